@@ -1,0 +1,1 @@
+"""Provides the implementations of the core's ports: formats, tokenizers, storage, providers."""

@@ -1,0 +1,1 @@
+"""Provides readers and writers for the agents' on-disk session formats."""

@@ -1,0 +1,148 @@
+"""Provides tolerant, streaming JSONL reading shared by the session readers.
+
+A session file may be hundreds of MB, half-written (the agent is still running), or damaged. Lines
+are read one at a time in binary, with their byte offsets; a bad line becomes a warning naming the
+file and line, and reading goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from smig_tui.core.models import ReadWarning
+from smig_tui.core.ports import WarningSink
+
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One parsed JSONL line with where it came from."""
+
+    line: int
+    """1-based line number."""
+    offset: int
+    """Byte offset of the line's start."""
+    data: dict[str, Any]
+
+
+def iter_lines(path: str, start: int = 0, start_line: int = 1) -> Iterator[tuple[int, int, bytes, bool]]:
+    """Yield (line number, byte offset, raw bytes without newline, complete) for each line.
+
+    `complete` is False only for a last line with no trailing newline, which a live writer may
+    still be finishing. Memory stays bounded by the longest line, not the file.
+    """
+    with open(path, "rb") as handle:
+        handle.seek(start)
+        offset, number = start, start_line
+        pending = b""
+        while True:
+            chunk = handle.read(_CHUNK)
+            if not chunk:
+                break
+            pending += chunk
+            begin = 0
+            while True:
+                end = pending.find(b"\n", begin)
+                if end < 0:
+                    break
+                yield number, offset, pending[begin:end], True
+                offset += end - begin + 1
+                number += 1
+                begin = end + 1
+            pending = pending[begin:]
+        if pending:
+            yield number, offset, pending, False
+
+
+def parse_line(raw: bytes, path: str, number: int, complete: bool, warn: WarningSink) -> dict[str, Any] | None:
+    """Parse one line into a JSON object, reporting why when it cannot be."""
+    stripped = raw.strip()
+    if not stripped:
+        return None
+    try:
+        text = stripped.decode("utf-8")
+    except UnicodeDecodeError:
+        text = stripped.decode("utf-8", errors="replace")
+        warn(ReadWarning(path, number, "invalid UTF-8 replaced with U+FFFD"))
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        if not complete:
+            warn(ReadWarning(path, number, "truncated last line skipped (is the session still being written?)"))
+        else:
+            warn(ReadWarning(path, number, f"corrupt JSON line skipped ({error.msg} at column {error.colno})"))
+        return None
+    if not isinstance(data, dict):
+        warn(ReadWarning(path, number, f"line is JSON {type(data).__name__}, not an object; skipped"))
+        return None
+    return data
+
+
+def iter_records(
+    path: str,
+    warn: WarningSink,
+    skip: Callable[[bytes], bool] | None = None,
+    start: int = 0,
+    start_line: int = 1,
+) -> Iterator[Record]:
+    """Yield each parseable object line of a JSONL file, streaming.
+
+    `skip` sees the raw bytes first, so records a reader never needs (snapshots, progress) cost a
+    substring test instead of a JSON parse.
+    """
+    for number, offset, raw, complete in iter_lines(path, start, start_line):
+        if skip is not None and skip(raw):
+            continue
+        data = parse_line(raw, path, number, complete, warn)
+        if data is not None:
+            yield Record(number, offset, data)
+
+
+def read_head(path: str, warn: WarningSink, max_lines: int = 64, max_bytes: int = 256 * 1024) -> list[Record]:
+    """Parse the first lines of a file, bounded by both a line and a byte budget."""
+    records: list[Record] = []
+    with open(path, "rb") as handle:
+        blob = handle.read(max_bytes)
+    cut = len(blob) == max_bytes
+    lines = blob.split(b"\n")
+    if cut:
+        lines = lines[:-1]  # cut by the byte budget, not by the writer: not worth a warning
+    offset = 0
+    for index, raw in enumerate(lines[:max_lines]):
+        complete = cut or index < len(lines) - 1
+        data = parse_line(raw, path, index + 1, complete, warn)
+        if data is not None:
+            records.append(Record(index + 1, offset, data))
+        offset += len(raw) + 1
+    return records
+
+
+def read_tail(path: str, max_bytes: int = 256 * 1024, quiet: bool = True) -> list[dict[str, Any]]:
+    """Parse the complete lines in the last `max_bytes` of a file, oldest first.
+
+    Line numbers are unknown from the tail, so damage here is left to the full read to report.
+    """
+    size = os.path.getsize(path)
+    with open(path, "rb") as handle:
+        handle.seek(max(0, size - max_bytes))
+        blob = handle.read()
+    lines = blob.split(b"\n")
+    if size > max_bytes:
+        lines = lines[1:]  # the first piece is most likely the end of a cut line
+    out: list[dict[str, Any]] = []
+    for raw in lines:
+        raw = raw.strip()
+        if not raw:
+            continue
+        try:
+            data = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            continue
+        if isinstance(data, dict):
+            out.append(data)
+    return out

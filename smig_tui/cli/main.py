@@ -1,0 +1,78 @@
+"""Provides `smig`: argument parsing, dispatch to command modules, and the one map of errors to exit codes.
+
+Exit codes: 0 ok; 1 error; 2 bad usage; 3 not found (session, model, migration); 4 write refused;
+5 locked by another smig; 6 summarizer provider failed; 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from smig_tui import __version__
+from smig_tui.cli.output import Output
+from smig_tui.core.errors import SmigError
+from smig_tui.services import Services, build_services
+
+COMMAND_MODULES = ("smig_tui.cli.sessions",)
+"""Each module has `register(subparsers)` and sets `handler(args, ctx) -> int` on its parsers."""
+
+
+@dataclass
+class Context:
+    """What a command handler gets: output streams and services built on first use."""
+
+    out: Output = field(default_factory=Output)
+
+    @cached_property
+    def services(self) -> Services:
+        """The composition root, built once."""
+        return build_services()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Assemble the parser from every command module."""
+    parser = argparse.ArgumentParser(
+        prog="smig",
+        description="Hand a Codex or Claude Code conversation to another agent and model. "
+        "With no command, opens the TUI.",
+    )
+    parser.add_argument("--version", action="version", version=f"smig {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    tui = subparsers.add_parser("tui", help="open the full-screen TUI (the default)")
+    tui.set_defaults(handler=run_tui)
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def run_tui(args: argparse.Namespace, ctx: Context) -> int:
+    """Open the TUI; Textual is imported only here so headless commands never load it."""
+    from smig_tui.tui.app import SmigApp
+
+    SmigApp(services=ctx.services).run()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None, ctx: Context | None = None) -> int:
+    """Run smig with `argv` and return the exit code."""
+    ctx = ctx or Context()
+    args = build_parser().parse_args(argv)
+    handler = getattr(args, "handler", run_tui)
+    try:
+        return int(handler(args, ctx))
+    except SmigError as error:
+        ctx.out.error(str(error))
+        return error.exit_code
+    except KeyboardInterrupt:
+        ctx.out.error("interrupted")
+        return 130
+    except BrokenPipeError:
+        sys.stderr.close()  # the reader went away (e.g. `| head`): nothing left to say
+        return 0
+    finally:
+        ctx.out.finish()

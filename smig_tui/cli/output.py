@@ -1,0 +1,60 @@
+"""Provides the only writer to stdout (data) and stderr (diagnostics) for the CLI."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from rich.console import Console
+
+from smig_tui.core.models import ReadWarning
+
+MAX_WARNINGS_SHOWN = 20
+"""Past this many reader warnings only a count is printed, so a damaged tree cannot flood stderr."""
+
+
+@dataclass
+class Output:
+    """Writes data to stdout and diagnostics to stderr; `--json` output is plain and stable."""
+
+    stdout: IO[str] = field(default_factory=lambda: sys.stdout)
+    stderr: IO[str] = field(default_factory=lambda: sys.stderr)
+    quiet: bool = False
+    warnings_seen: int = 0
+
+    @property
+    def console(self) -> Console:
+        """A rich console on stdout, for tables."""
+        return Console(file=self.stdout, soft_wrap=False, highlight=False)
+
+    def data(self, text: str) -> None:
+        """Write a line of data to stdout."""
+        print(text, file=self.stdout)
+
+    def json(self, value: Any) -> None:
+        """Write a JSON document to stdout."""
+        json.dump(value, self.stdout, indent=2, ensure_ascii=False, default=str)
+        self.stdout.write("\n")
+
+    def diag(self, text: str) -> None:
+        """Write a diagnostic line to stderr."""
+        if not self.quiet:
+            print(text, file=self.stderr)
+
+    def error(self, text: str) -> None:
+        """Write an error to stderr, even when quiet."""
+        print(f"smig: error: {text}", file=self.stderr)
+
+    def warn(self, warning: ReadWarning) -> None:
+        """Report a reader warning on stderr (a sink for readers)."""
+        self.warnings_seen += 1
+        if self.warnings_seen <= MAX_WARNINGS_SHOWN:
+            self.diag(f"smig: warning: {warning}")
+
+    def finish(self) -> None:
+        """Say how many warnings were not shown."""
+        hidden = self.warnings_seen - MAX_WARNINGS_SHOWN
+        if hidden > 0:
+            self.diag(f"smig: {hidden} more warnings not shown")

@@ -1,0 +1,1 @@
+"""Provides the pure core: models, token maths and plans; stdlib only, no I/O at import."""

@@ -1,0 +1,105 @@
+"""Provides smig's exception hierarchy, one class per thing a user can act on.
+
+    SmigError                      exit 1 unless a subclass says otherwise
+    ├── ConfigError                a config file or setting is invalid (names file and key)
+    ├── NotFoundError              exit 3
+    │   ├── SessionNotFoundError   no session matches an id or prefix
+    │   ├── UnknownModelError      a model is not in the capacity table (carries close matches)
+    │   └── MigrationNotFoundError no stored migration has that id
+    ├── AmbiguousIdError           exit 3: an id prefix matches several sessions
+    ├── SessionReadError           a session file cannot be read at all
+    ├── WriteRefusedError          exit 4: a write would clobber a file smig does not own
+    ├── LockedError                exit 5: another smig instance holds the lock
+    └── SummaryError               exit 6: the summarizer's provider failed (one-sentence message)
+        ├── NoApiKeyError
+        ├── AuthError
+        ├── RateLimitError
+        ├── ProviderUnavailableError
+        └── SummaryModelNotFoundError
+"""
+
+from __future__ import annotations
+
+
+class SmigError(Exception):
+    """Base of every error smig reports to a user; its message is one readable sentence."""
+
+    exit_code = 1
+
+
+class ConfigError(SmigError):
+    """A config file or setting is invalid."""
+
+
+class NotFoundError(SmigError):
+    """Something named by the user does not exist."""
+
+    exit_code = 3
+
+
+class SessionNotFoundError(NotFoundError):
+    """No session matches the id or prefix given."""
+
+
+class UnknownModelError(NotFoundError):
+    """A model name is not in the capacity table."""
+
+    def __init__(self, name: str, suggestions: list[str] | None = None) -> None:
+        self.name = name
+        self.suggestions = suggestions or []
+        hint = f" Did you mean: {', '.join(self.suggestions)}?" if self.suggestions else ""
+        super().__init__(
+            f"Unknown model {name!r}.{hint} See `smig models` for the table, or add it to the config file."
+        )
+
+
+class MigrationNotFoundError(NotFoundError):
+    """No stored migration has the id given."""
+
+
+class AmbiguousIdError(SmigError):
+    """An id prefix matches more than one session."""
+
+    exit_code = 3
+
+
+class SessionReadError(SmigError):
+    """A session file cannot be read at all (missing, unreadable, not a session)."""
+
+
+class WriteRefusedError(SmigError):
+    """A write was refused because it would clobber a file smig does not own."""
+
+    exit_code = 4
+
+
+class LockedError(SmigError):
+    """Another smig instance holds the lock on the same files."""
+
+    exit_code = 5
+
+
+class SummaryError(SmigError):
+    """The summarizer's provider failed; the message says what to do."""
+
+    exit_code = 6
+
+
+class NoApiKeyError(SummaryError):
+    """No API key is configured for the summarizer's provider."""
+
+
+class AuthError(SummaryError):
+    """The provider rejected the API key (HTTP 401/403)."""
+
+
+class RateLimitError(SummaryError):
+    """The provider rate-limited the request (HTTP 429) after retries."""
+
+
+class ProviderUnavailableError(SummaryError):
+    """The provider could not be reached or timed out."""
+
+
+class SummaryModelNotFoundError(SummaryError):
+    """The provider does not know the summarizer model."""

@@ -1,0 +1,256 @@
+"""Provides the neutral, agent-independent model of sessions and messages.
+
+Readers turn Codex rollouts and Claude Code transcripts into these frozen dataclasses; every other
+part of smig (token counting, plans, writers, the TUI) works on them only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class Agent(StrEnum):
+    """The coding agent a session belongs to."""
+
+    CODEX = "codex"
+    CLAUDE = "claude"
+
+
+class Role(StrEnum):
+    """Who produced a message, in the terms both agents share."""
+
+    SYSTEM = "system"
+    DEVELOPER = "developer"
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL = "tool"
+
+
+class Kind(StrEnum):
+    """What a message carries."""
+
+    TEXT = "text"
+    TOOL_CALL = "tool_call"
+    TOOL_RESULT = "tool_result"
+    REASONING = "reasoning"
+    SUMMARY = "summary"
+    IMAGE = "image"
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token usage an agent logged for one model call."""
+
+    input_tokens: int = 0
+    """Uncached prompt tokens (Claude) or all prompt tokens, cached included (Codex)."""
+    cached_input_tokens: int = 0
+    """Prompt tokens read from cache (Claude `cache_read_input_tokens`, Codex subset of input)."""
+    cache_creation_tokens: int = 0
+    """Prompt tokens written to cache (Claude only)."""
+    output_tokens: int = 0
+    """Completion tokens, reasoning included."""
+    reasoning_tokens: int = 0
+    """Reasoning share of the output, where logged."""
+    context_tokens: int = 0
+    """Tokens of context in use after this call: the figure to hold against a window."""
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One item of a conversation, in source order."""
+
+    index: int
+    """Position in `Session.messages`, from 0."""
+    id: str
+    """Stable id inside the session (Claude record uuid, or `L<line>` for Codex)."""
+    role: Role
+    kind: Kind
+    text: str
+    """Readable text: the prose, the tool call's arguments, or the tool output."""
+    tool_name: str | None = None
+    call_id: str | None = None
+    """Links a tool call with its result."""
+    timestamp: str | None = None
+    """ISO 8601 UTC as the agent wrote it."""
+    line: int | None = None
+    """1-based line number in the source file."""
+    offset: int | None = None
+    """Byte offset of that line in the source file."""
+    usage: Usage | None = None
+    """Usage of the model call that produced this message, where the agent logged it."""
+    is_error: bool = False
+    """A tool result the agent marked as failed."""
+    opaque: bool = False
+    """Content the agent stored encrypted (Codex reasoning): kept as a marker, never decoded."""
+    injected: bool = False
+    """Context the harness injected (AGENTS.md, environment, meta), not typed by a person."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReadWarning:
+    """Something a reader skipped or could not understand, with where it was."""
+
+    path: str
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line is not None else self.path
+        return f"{where}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """What is known about a session from its file head and tail, enough to list it."""
+
+    id: str
+    agent: Agent
+    path: str
+    cwd: str | None = None
+    title: str | None = None
+    model: str | None = None
+    created: str | None = None
+    """ISO 8601 UTC."""
+    updated: str | None = None
+    """ISO 8601 UTC of the last record seen (or the file mtime)."""
+    source_version: str | None = None
+    """Version of the agent that wrote the file (Codex `cli_version`, Claude `version`)."""
+    origin: str | None = None
+    """How the session was started: Codex `source`/`originator`, Claude `entrypoint`."""
+    parent_id: str | None = None
+    """Session this one was forked or spawned from."""
+    is_subagent: bool = False
+    """A sub-agent, review, compaction or `exec` session: hidden from listings by default."""
+    size: int = 0
+    mtime: float = 0.0
+    message_count: int | None = None
+    """Known only after a full read (or from the cache); None while unknown."""
+    context_tokens: int | None = None
+    """Context in use at the last model call, as the agent logged it."""
+    context_window: int | None = None
+    """The source model's window, where the agent logged it (Codex `model_context_window`)."""
+    project: str | None = None
+    """Grouping key: Claude project directory name, Codex cwd."""
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """A fully read session: its info plus the messages on the active conversation path."""
+
+    info: SessionInfo
+    messages: tuple[Message, ...]
+    warnings: tuple[ReadWarning, ...] = ()
+    instructions: str | None = None
+    """System or base instructions the source agent ran with, where recorded."""
+    measured_context_tokens: int | None = None
+    """Context in use at the last model call, from logged usage (de-duplicated)."""
+    compactions: int = 0
+    """How many times the agent compacted this conversation."""
+    extra: dict[str, str] = field(default_factory=dict)
+    """Small reader-specific facts worth showing (git branch, slug, …)."""
+
+    @property
+    def id(self) -> str:
+        """The session id."""
+        return self.info.id
+
+
+class Strategy(StrEnum):
+    """How a session too large for its target is compressed."""
+
+    AS_IS = "as-is"
+    """No compression: the whole session fits."""
+    TRUNCATE = "truncate"
+    """Keep whole messages from the newest backwards; a placeholder note replaces the rest."""
+    TOOLS_FIRST = "tools-first"
+    """Shorten or drop old tool output before dropping conversation."""
+    SUMMARY = "summary"
+    """Replace the whole conversation with an LLM-written handoff summary."""
+    SUMMARY_TAIL = "summary-tail"
+    """An LLM-written summary of the dropped head, plus the newest messages verbatim."""
+
+
+@dataclass(frozen=True, slots=True)
+class ModelCapacity:
+    """What a target model can take, from the capacity table (with provenance)."""
+
+    name: str
+    provider: str
+    context_window: int
+    max_output: int
+    encoding: str
+    """tiktoken encoding used to count for it (`o200k_base`, `cl100k_base`)."""
+    calibration: float = 1.0
+    """Multiplier from that encoding's count to this provider's tokenizer (an estimate when not 1)."""
+    harness_window: int | None = None
+    """The usable share when run inside an agent harness (Codex, Claude Code auto-compact)."""
+    source: str = ""
+    """Where the figures come from (URL or table name) and when."""
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """Whether a session fits a target as it is, by its actual size."""
+
+    target: str
+    session_tokens: int
+    """The session's size as the target would count it."""
+    window: int
+    reserve: int
+    """Room kept free for the target's reply."""
+    fits: bool
+
+    @property
+    def budget(self) -> int:
+        """Tokens available for the migrated conversation."""
+        return max(0, self.window - self.reserve)
+
+    @property
+    def over_by(self) -> int:
+        """How many tokens must go for the session to fit (0 when it fits)."""
+        return max(0, self.session_tokens - self.budget)
+
+
+@dataclass(frozen=True, slots=True)
+class PlanItem:
+    """One source message's fate in a plan."""
+
+    message: Message
+    tokens: int
+    """Tokens of the message as the target would receive it (after any shortening)."""
+    kept: bool
+    reason: str
+    """Why: `newest`, `pinned`, `over budget`, `orphaned tool pair`, `tool output shortened`, …"""
+    text: str | None = None
+    """Replacement text when the plan shortened the message; None keeps the original."""
+    original_tokens: int | None = None
+    """Tokens before shortening, when `text` is set."""
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """The full, previewable outcome of migrating one session to one target."""
+
+    strategy: Strategy
+    decision: Decision
+    items: tuple[PlanItem, ...]
+    placeholder: str | None = None
+    """The note put at the top in place of what was dropped."""
+    summary: str | None = None
+    """The LLM summary, for summary strategies, once written."""
+    summary_budget: int = 0
+    """Tokens reserved for the summary in summary strategies."""
+    tokens_before: int = 0
+    tokens_after: int = 0
+
+    @property
+    def kept(self) -> tuple[PlanItem, ...]:
+        """Items that survive, in source order."""
+        return tuple(item for item in self.items if item.kept)
+
+    @property
+    def dropped(self) -> tuple[PlanItem, ...]:
+        """Items that are dropped, in source order."""
+        return tuple(item for item in self.items if not item.kept)

@@ -1,0 +1,50 @@
+"""Provides the Protocols the core needs from the outside world, implemented in adapters."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Protocol
+
+from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
+
+WarningSink = Callable[[ReadWarning], None]
+"""Where readers report what they skipped; the CLI prints to stderr, the TUI notifies."""
+
+
+class TokenCounter(Protocol):
+    """Counts tokens of text for one encoding."""
+
+    @property
+    def name(self) -> str:
+        """The encoding's name (`o200k_base`, …) or `estimate` for the fallback."""
+        ...
+
+    @property
+    def exact(self) -> bool:
+        """False when the count is an estimate, so the UI can label it."""
+        ...
+
+    def count(self, text: str) -> int:
+        """Return the number of tokens in `text`."""
+        ...
+
+    def count_many(self, texts: Sequence[str]) -> list[int]:
+        """Return the token count of each text, in order."""
+        ...
+
+
+class SessionSource(Protocol):
+    """Finds and reads one agent's sessions."""
+
+    @property
+    def agent(self) -> Agent:
+        """The agent this source reads."""
+        ...
+
+    def discover(self, warn: WarningSink) -> Iterator[SessionInfo]:
+        """Yield every session found, cheaply (file heads and tails), newest first where possible."""
+        ...
+
+    def load(self, info: SessionInfo, warn: WarningSink) -> Session:
+        """Read one session in full, streaming the file."""
+        ...

@@ -1,0 +1,110 @@
+"""Provides the composition root shared by the CLI, the TUI and the MCP server.
+
+`build_services()` wires the adapters once; every front end calls the same methods, so no logic is
+duplicated between them. Nothing here imports Textual.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from smig_tui.adapters.config_file import load_config
+from smig_tui.adapters.paths import Paths, resolve_paths
+from smig_tui.core.errors import AmbiguousIdError, SessionNotFoundError
+from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
+from smig_tui.core.ports import SessionSource, WarningSink
+
+
+def _ignore(_: ReadWarning) -> None:
+    """Drop a warning; used where the caller asked for quiet."""
+
+
+@dataclass
+class Services:
+    """Everything a front end needs, built once per process."""
+
+    paths: Paths
+    config: dict[str, Any] = field(default_factory=dict)
+    """The parsed config file; each feature validates its own table."""
+    sources: list[SessionSource] = field(default_factory=list)
+
+    def source_for(self, agent: Agent) -> SessionSource:
+        """Return the reader for one agent."""
+        for source in self.sources:
+            if source.agent == agent:
+                return source
+        raise SessionNotFoundError(f"No reader for agent {agent}.")
+
+    def iter_sessions(
+        self,
+        agent: Agent | None = None,
+        cwd: str | None = None,
+        include_subagents: bool = False,
+        warn: WarningSink = _ignore,
+    ) -> Iterator[SessionInfo]:
+        """Yield sessions from every source, filtered, as they are discovered."""
+        wanted_cwd = os.path.realpath(cwd) if cwd else None
+        for source in self.sources:
+            if agent is not None and source.agent != agent:
+                continue
+            for info in source.discover(warn):
+                if info.is_subagent and not include_subagents:
+                    continue
+                if wanted_cwd and not _same_or_below(info.cwd, wanted_cwd):
+                    continue
+                yield info
+
+    def list_sessions(self, **filters: Any) -> list[SessionInfo]:
+        """Return all matching sessions, newest first."""
+        sessions = list(self.iter_sessions(**filters))
+        sessions.sort(key=lambda info: info.updated or "", reverse=True)
+        return sessions
+
+    def find_session(self, ref: str, warn: WarningSink = _ignore) -> SessionInfo:
+        """Resolve a session id, unique id prefix, or path to a session file."""
+        as_path = Path(ref).expanduser()
+        if as_path.suffix == ".jsonl" and as_path.is_file():
+            resolved = str(as_path.resolve())
+            for info in self.iter_sessions(include_subagents=True, warn=warn):
+                if os.path.realpath(info.path) == resolved:
+                    return info
+        matches = [
+            info
+            for info in self.iter_sessions(include_subagents=True, warn=warn)
+            if info.id == ref or info.id.startswith(ref)
+        ]
+        exact = [info for info in matches if info.id == ref]
+        if exact:
+            return exact[0]
+        if not matches:
+            raise SessionNotFoundError(f"No session matches {ref!r}. `smig list` shows the ids.")
+        if len({info.id for info in matches}) > 1:
+            shown = ", ".join(sorted({info.id for info in matches})[:5])
+            raise AmbiguousIdError(f"{ref!r} matches several sessions ({shown}); give more of the id.")
+        return matches[0]
+
+    def load_session(self, info: SessionInfo, warn: WarningSink = _ignore) -> Session:
+        """Read one session in full."""
+        return self.source_for(info.agent).load(info, warn)
+
+
+def _same_or_below(path: str | None, root: str) -> bool:
+    """Tell whether `path` is `root` or inside it."""
+    if not path:
+        return False
+    real = os.path.realpath(path)
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def build_services(env: dict[str, str] | None = None) -> Services:
+    """Wire the adapters from the environment and the config file."""
+    from smig_tui.adapters.formats.claude_code import ClaudeSource
+    from smig_tui.adapters.formats.codex import CodexSource
+
+    paths = resolve_paths(env)
+    config = load_config(paths.config_file)
+    return Services(paths=paths, config=config, sources=[CodexSource(paths), ClaudeSource(paths)])

@@ -1,0 +1,57 @@
+"""Shared test setup: every test runs against temp homes, never the real ~/.codex or ~/.claude."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).parent
+OWN_FIXTURES = TESTS / "fixtures"
+"""Checked-in fixtures: `codex_home/` and `claude_home/` are laid out exactly like the agents' homes."""
+SHARED = TESTS.parent.parent / "shared"
+SHARED_FIXTURES = SHARED / "fixtures"
+SHARED_TIKTOKEN = SHARED / "tiktoken"
+
+if SHARED_TIKTOKEN.is_dir() and not os.environ.get("TIKTOKEN_CACHE_DIR"):
+    # tiktoken reads this when it first loads an encoding; the offline copies make counts exact.
+    os.environ["TIKTOKEN_CACHE_DIR"] = str(SHARED_TIKTOKEN)
+
+
+@pytest.fixture(autouse=True)
+def isolated_homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+    """Point HOME, CODEX_HOME, CLAUDE_CONFIG_DIR and SMIG_TUI_HOME at empty temp folders."""
+    homes = {
+        "home": tmp_path / "home",
+        "codex": tmp_path / "home" / ".codex",
+        "claude": tmp_path / "home" / ".claude",
+        "smig": tmp_path / "smig",
+    }
+    homes["home"].mkdir()
+    monkeypatch.setenv("HOME", str(homes["home"]))
+    monkeypatch.setenv("CODEX_HOME", str(homes["codex"]))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(homes["claude"]))
+    monkeypatch.setenv("SMIG_TUI_HOME", str(homes["smig"]))
+    for key in ("OPENAI_API_KEY", "DEEPSEEK_API_KEY", "OPENAI_BASE_URL", "XDG_CONFIG_HOME", "XDG_DATA_HOME"):
+        monkeypatch.delenv(key, raising=False)
+    return homes
+
+
+@pytest.fixture
+def fake_home(isolated_homes: dict[str, Path]) -> dict[str, Path]:
+    """Fill the temp agent homes with the checked-in fixture trees."""
+    for name in ("codex", "claude"):
+        tree = OWN_FIXTURES / f"{name}_home"
+        if tree.is_dir():
+            shutil.copytree(tree, isolated_homes[name], dirs_exist_ok=True)
+    return isolated_homes
+
+
+@pytest.fixture
+def shared_fixtures() -> Path:
+    """The real public session files in ../shared/fixtures; skips when that folder is absent."""
+    if not SHARED_FIXTURES.is_dir():
+        pytest.skip("../shared/fixtures is not present (fresh clone)")
+    return SHARED_FIXTURES
