@@ -1,0 +1,103 @@
+"""Provides safe writes: atomic replace, no-clobber creation, and an inter-process lock.
+
+Every file smig writes goes through here, so a crash mid-write never leaves a half file and two smig
+instances never interleave.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from smig_tui.core.errors import LockedError, WriteRefusedError
+
+
+def atomic_write(
+    path: Path,
+    data: bytes | str,
+    *,
+    mode: int = 0o600,
+    overwrite: bool = True,
+    mtime: float | None = None,
+) -> None:
+    """Write `data` to `path` via a temp file in the same folder, fsync, then rename.
+
+    With `overwrite=False` the final step is a hard link, which fails if `path` appeared meanwhile,
+    so an existing file is never replaced even under a race.
+    """
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not overwrite and path.exists():
+        raise WriteRefusedError(f"Refusing to overwrite existing file {path}.")
+    fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp_name, mode)
+        if mtime is not None:
+            os.utime(temp_name, (mtime, mtime))
+        if overwrite:
+            os.replace(temp_name, path)
+        else:
+            try:
+                os.link(temp_name, path)
+            except FileExistsError as error:
+                raise WriteRefusedError(f"Refusing to overwrite existing file {path}.") from error
+            os.unlink(temp_name)
+        _fsync_dir(path.parent)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp_name)
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make a rename durable by syncing its folder (best effort where unsupported)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def file_lock(path: Path, timeout: float = 0.0, what: str = "this folder") -> Iterator[None]:
+    """Hold an exclusive advisory lock on `path` for the block.
+
+    Waits up to `timeout` seconds, then raises LockedError naming `what`, so a second smig instance
+    gets a clear message instead of corrupting shared state.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as error:
+                if error.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                    raise
+                if time.monotonic() >= deadline:
+                    raise LockedError(
+                        f"Another smig instance is working on {what} (lock {path}); try again when it is done."
+                    ) from error
+                time.sleep(0.05)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
