@@ -1,0 +1,34 @@
+"""Headless entry points must never load Textual; the core must stay free of third-party imports."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+
+def _loaded_after(code: str) -> set[str]:
+    out = subprocess.run(
+        [sys.executable, "-c", code + "\nimport sys\nprint('\\n'.join(sorted(sys.modules)))"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return set(out.split())
+
+
+def test_cli_and_services_do_not_import_textual() -> None:
+    loaded = _loaded_after("import smig_tui.cli.main, smig_tui.services\nsmig_tui.cli.main.build_parser()")
+    assert "textual" not in loaded
+    assert "smig_tui.tui" not in loaded
+
+
+@pytest.mark.parametrize("forbidden", ["textual", "rich", "tiktoken", "openai", "platformdirs"])
+def test_core_is_pure(forbidden: str) -> None:
+    code = (
+        "import pkgutil, importlib, smig_tui.core as core\n"
+        "for m in pkgutil.iter_modules(core.__path__):\n"
+        "    importlib.import_module('smig_tui.core.' + m.name)"
+    )
+    assert forbidden not in _loaded_after(code)
