@@ -188,6 +188,8 @@ class ModelCapacity:
     source: str = ""
     """Where the figures come from (URL or table name) and when."""
     aliases: tuple[str, ...] = ()
+    max_input: int | None = None
+    """The prompt limit when the provider caps input below the window (GPT-5: 272k of 400k)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,11 +203,20 @@ class Decision:
     reserve: int
     """Room kept free for the target's reply."""
     fits: bool
+    prompt_limit: int | None = None
+    """A cap on the prompt below `window - reserve` (input limit, or the harness's usable share)."""
+    harness: bool = False
+    """True when the target agent's harness share was applied (Codex 95%, Claude Code auto-compact)."""
+    exact: bool = True
+    """False when `session_tokens` is an estimate (offline fallback or another provider's tokenizer)."""
 
     @property
     def budget(self) -> int:
         """Tokens available for the migrated conversation."""
-        return max(0, self.window - self.reserve)
+        room = self.window - self.reserve
+        if self.prompt_limit is not None:
+            room = min(room, self.prompt_limit)
+        return max(0, room)
 
     @property
     def over_by(self) -> int:

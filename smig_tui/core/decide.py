@@ -1,0 +1,76 @@
+"""Provides the fit decision: does a session, at its actual size, fit a target model as it is.
+
+The room for the conversation is `min(window - reserve, prompt_limit)`, where
+
+- `window` is the model's context window;
+- `reserve` is room kept for the reply: `min(max_output, RESERVE_CAP)` unless set
+  (config `[plan] reserve = N`, CLI `--reserve N`);
+- `prompt_limit` is the lowest of the provider's input cap (`max_input`, e.g. GPT-5's 272k of
+  400k) and, with `harness=True` (the default, since smig migrates into an agent), the harness's
+  usable share `harness_window`: Codex runs at 95% of its `model_context_window`, Claude Code
+  auto-compacts about 33k tokens before the window (20k kept for output plus a 13k buffer).
+
+A session fits when its tokens are at most that room. The size of the source model's window
+plays no part: only the session's real size does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from smig_tui.core.errors import ConfigError
+from smig_tui.core.models import Decision, ModelCapacity
+
+RESERVE_CAP = 16_000
+"""Default ceiling on the reply reserve: enough for a long answer without wasting the window."""
+
+
+def default_reserve(capacity: ModelCapacity, cap: int = RESERVE_CAP) -> int:
+    """Return the reply reserve for a model: its max output, capped."""
+    return max(0, min(capacity.max_output, cap))
+
+
+def prompt_limit(capacity: ModelCapacity, harness: bool = True) -> int | None:
+    """Return the cap on the prompt below the window, or None when there is none."""
+    limits = [capacity.max_input] if capacity.max_input else []
+    if harness and capacity.harness_window:
+        limits.append(capacity.harness_window)
+    return min(limits) if limits else None
+
+
+def decide(
+    session_tokens: int,
+    capacity: ModelCapacity,
+    reserve: int | None = None,
+    harness: bool = True,
+    exact: bool = True,
+) -> Decision:
+    """Decide whether `session_tokens` fit `capacity` as they are.
+
+    Args:
+        session_tokens: The session's size as the target would count it (calibrated).
+        capacity: The target model.
+        reserve: Tokens kept for the reply; None uses `default_reserve`.
+        harness: Apply the target harness's usable share (`harness_window`).
+        exact: Whether `session_tokens` is an exact count (carried for labelling).
+    """
+    if reserve is None:
+        reserve = default_reserve(capacity)
+    if reserve < 0:
+        raise ConfigError(f"The reserve must be 0 or more tokens, not {reserve}.")
+    decision = Decision(
+        target=capacity.name,
+        session_tokens=session_tokens,
+        window=capacity.context_window,
+        reserve=reserve,
+        fits=False,
+        prompt_limit=prompt_limit(capacity, harness),
+        harness=harness and capacity.harness_window is not None,
+        exact=exact,
+    )
+    return _with_fit(decision)
+
+
+def _with_fit(decision: Decision) -> Decision:
+    """Fill in `fits` from the decision's own budget."""
+    return replace(decision, fits=decision.session_tokens <= decision.budget)

@@ -1,0 +1,98 @@
+"""Provides token counting over messages as a target model would receive them, and usage maths.
+
+What is counted for each message (`render_for_count`):
+
+- text, summaries and visible reasoning: the text itself;
+- tool calls: the tool name, a newline, then the arguments (JSON or patch text);
+- tool results: the output text;
+- images: the placeholder text the reader kept (the pixels are not sent as text);
+- opaque reasoning (Codex `encrypted_content`): nothing. It cannot be decoded, and no other
+  provider would accept it, so it is never migrated and costs 0 tokens.
+
+Each message also pays `MESSAGE_OVERHEAD` tokens of chat framing (role markers and separators:
+OpenAI's chat format spends 3 per message plus the role name, Anthropic's is similar), except an
+opaque reasoning item, which is not sent at all.
+
+Counts come from one tiktoken encoding; for providers with their own tokenizer the target's
+`calibration` factor scales them (`calibrate`) and the result is labelled an estimate.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+
+from smig_tui.core.models import Agent, Kind, Message, Usage
+from smig_tui.core.ports import TokenCounter
+
+MESSAGE_OVERHEAD = 4
+"""Tokens of chat framing per message (`<|start|>role ... <|end|>` and the like)."""
+
+
+def render_for_count(message: Message) -> str:
+    """Return the text the target would receive for `message` (empty when nothing is sent)."""
+    if message.opaque or (message.kind is Kind.REASONING and not message.text):
+        return ""
+    if message.kind is Kind.TOOL_CALL:
+        name = message.tool_name or "tool"
+        return f"{name}\n{message.text}" if message.text else name
+    return message.text
+
+
+def is_sent(message: Message) -> bool:
+    """Tell whether a message reaches the target at all (opaque reasoning does not)."""
+    return not message.opaque
+
+
+def framed(raw: int, message: Message) -> int:
+    """Add the per-message framing to a raw text count."""
+    return raw + MESSAGE_OVERHEAD if is_sent(message) else 0
+
+
+def count_messages(messages: Sequence[Message], counter: TokenCounter) -> list[int]:
+    """Return each message's tokens as the target would receive it, framing included."""
+    texts = [render_for_count(message) for message in messages]
+    raw = counter.count_many(texts)
+    return [framed(n, message) for n, message in zip(raw, messages, strict=True)]
+
+
+def count_text(text: str, counter: TokenCounter) -> int:
+    """Count a synthetic message smig inserts (placeholder, summary), framing included."""
+    return counter.count(text) + MESSAGE_OVERHEAD
+
+
+def calibrate(counts: Iterable[int], factor: float) -> list[int]:
+    """Scale encoding counts to a provider's tokenizer, rounding up so fits are never overstated."""
+    if factor == 1.0:
+        return list(counts)
+    return [math.ceil(n * factor) for n in counts]
+
+
+def calibrate_one(count: int, factor: float) -> int:
+    """Scale a single count like `calibrate`."""
+    return count if factor == 1.0 else math.ceil(count * factor)
+
+
+def usage_context(usage: Usage, agent: Agent) -> int:
+    """Return the prompt size one logged model call had: the figure held against a window.
+
+    Claude logs uncached input, cache reads and cache writes separately (they add up); Codex logs
+    all prompt tokens as `input_tokens`, cached ones being a subset. A reader's `context_tokens`
+    wins when set.
+    """
+    if usage.context_tokens:
+        return usage.context_tokens
+    if agent is Agent.CLAUDE:
+        return usage.input_tokens + usage.cached_input_tokens + usage.cache_creation_tokens
+    return usage.input_tokens
+
+
+def measured_ratio(measured: int | None, counted: int) -> float | None:
+    """Return how the agent's logged context compares with smig's count (None when unknown).
+
+    The logged figure also holds the source agent's system prompt and tool schemas, so a ratio
+    above 1 is normal; it is shown for orientation, never used to decide.
+    """
+    if not measured or counted <= 0:
+        return None
+    return measured / counted
