@@ -14,7 +14,9 @@ from typing import Any
 
 from smig_tui.adapters.config_file import load_config
 from smig_tui.adapters.paths import Paths, resolve_paths
+from smig_tui.adapters.memory_store import ApplyResult, MemoryStore
 from smig_tui.core.errors import AmbiguousIdError, SessionNotFoundError
+from smig_tui.core.memory_sync import Direction, MemoryPlan, Mode, plan_memory_sync
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import SessionSource, WarningSink
 
@@ -90,6 +92,25 @@ class Services:
     def load_session(self, info: SessionInfo, warn: WarningSink = _ignore) -> Session:
         """Read one session in full."""
         return self.source_for(info.agent).load(info, warn)
+
+    def memory_store(self) -> MemoryStore:
+        """The reader and writer of both agents' long-term memory."""
+        return MemoryStore(self.paths)
+
+    def memory_plan(
+        self,
+        directions: tuple[Direction, ...] = (Direction.TO_CLAUDE, Direction.TO_CODEX),
+        mode: Mode = Mode.AUTO,
+        project: str | None = None,
+        budget: int | None = None,
+    ) -> MemoryPlan:
+        """Plan a memory sync between Codex and Claude Code; reads only, writes nothing."""
+        inputs = self.memory_store().read_inputs(project)
+        return plan_memory_sync(inputs, directions, mode, budget)
+
+    def memory_apply(self, plan: MemoryPlan) -> ApplyResult:
+        """Make a planned memory sync's writes, under the memory lock (LockedError if held)."""
+        return self.memory_store().apply(plan)
 
 
 def _same_or_below(path: str | None, root: str) -> bool:

@@ -1,0 +1,222 @@
+"""Provides the I/O of memory sync: reading both agents' memory files and applying a MemoryPlan.
+
+Reads are read-only; the only files written are the two bundles smig owns (marker-checked again
+under the lock), one appended line in Claude's `MEMORY.md` and in Codex's `AGENTS.md`, and smig's
+own state file. Every write is atomic and re-checked against the text the plan was made from.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from smig_tui.adapters.fs import atomic_write, file_lock
+from smig_tui.adapters.paths import Paths
+from smig_tui.core.errors import SmigError
+from smig_tui.core.memory_sync import (
+    CLAUDE_BUNDLE_NAME,
+    CODEX_BUNDLE_NAME,
+    Action,
+    FileRole,
+    MemoryFile,
+    MemoryInputs,
+    MemoryPlan,
+    MemoryState,
+    PlannedWrite,
+    SyncTargets,
+    claude_project_name,
+    is_owned,
+)
+
+MAX_FILE_BYTES = 4 * 1024 * 1024
+"""A memory file bigger than this is listed by path but not read: memory is notes, not logs."""
+_MAX_PROJECT_NAME = 200
+
+
+@dataclass(frozen=True, slots=True)
+class ApplyResult:
+    """What applying a plan did."""
+
+    written: tuple[PlannedWrite, ...] = ()
+    skipped: tuple[str, ...] = ()
+    """One sentence per planned write that was not made (the file changed since planning)."""
+    state_written: bool = False
+
+
+@dataclass
+class MemoryStore:
+    """Reads both agents' memory and applies plans, under smig's memory lock."""
+
+    paths: Paths
+    home: Path = field(default_factory=lambda: Path(os.environ.get("HOME") or Path.home()))
+
+    @property
+    def state_dir(self) -> Path:
+        """Where smig keeps memory-sync state and its lock."""
+        return self.paths.data_dir / "memory"
+
+    @property
+    def state_file(self) -> Path:
+        """Hashes of what smig wrote and obstructions it reported."""
+        return self.state_dir / "state.json"
+
+    @property
+    def codex_memories(self) -> Path:
+        """Codex's memory root."""
+        return self.paths.codex_home / "memories"
+
+    def claude_memory_dir(self, project: str | None = None) -> Path:
+        """The Claude memory folder of `project` (default: the home folder, whose memory is global)."""
+        folder = os.path.abspath(os.path.expanduser(project)) if project else str(self.home)
+        name = claude_project_name(folder)
+        projects = self.paths.claude_projects
+        if len(name) > _MAX_PROJECT_NAME and projects.is_dir():
+            # Claude appends a runtime-specific hash to long names: a folder it made is the truth.
+            prefix = name[:_MAX_PROJECT_NAME] + "-"
+            for existing in sorted(projects.iterdir()):
+                if existing.name.startswith(prefix):
+                    return existing / "memory"
+        return projects / name / "memory"
+
+    def targets(self, project: str | None = None) -> SyncTargets:
+        """The four files a sync may write."""
+        claude_dir = self.claude_memory_dir(project)
+        return SyncTargets(
+            claude_bundle=str(claude_dir / CLAUDE_BUNDLE_NAME),
+            claude_index=str(claude_dir / "MEMORY.md"),
+            codex_bundle=str(self.codex_memories / CODEX_BUNDLE_NAME),
+            codex_agents=str(self.paths.codex_home / "AGENTS.md"),
+        )
+
+    def read_inputs(self, project: str | None = None) -> MemoryInputs:
+        """Read everything the planner needs; nothing is written."""
+        targets = self.targets(project)
+        paths = (targets.claude_bundle, targets.claude_index, targets.codex_bundle, targets.codex_agents)
+        return MemoryInputs(
+            codex_files=tuple(self._codex_files()),
+            claude_files=tuple(self._claude_files()),
+            targets=targets,
+            current={path: _read_text(Path(path)) for path in paths},
+            state=self.read_state(),
+            codex_root=str(self.codex_memories),
+        )
+
+    def read_state(self) -> MemoryState:
+        """The state of the last run (empty when there is none)."""
+        text = _read_text(self.state_file)
+        return MemoryState.from_json(text) if text is not None else MemoryState()
+
+    def _codex_files(self) -> Iterator[MemoryFile]:
+        """Codex's current memory layout, read-only; recaps newest first."""
+        root = self.codex_memories
+        for name, role in (
+            ("memory_summary.md", FileRole.SUMMARY),
+            ("MEMORY.md", FileRole.HANDBOOK),
+            ("raw_memories.md", FileRole.RAW),
+        ):
+            found = _memory_file(root / name, role)
+            if found is not None:
+                yield found
+        recaps = root / "rollout_summaries"
+        if recaps.is_dir():
+            files = [path for path in recaps.glob("*.md") if path.is_file()]
+            files.sort(key=lambda path: (-path.stat().st_mtime, path.name))
+            for path in files:
+                found = _memory_file(path, FileRole.RECAP)
+                if found is not None:
+                    yield found
+
+    def _claude_files(self) -> Iterator[MemoryFile]:
+        """Every topic file under `projects/*/memory/` (the planner drops indexes and smig's own)."""
+        projects = self.paths.claude_projects
+        if not projects.is_dir():
+            return
+        home_name = self.claude_memory_dir().parent.name
+        for project in sorted(projects.iterdir()):
+            memory = project / "memory"
+            if not memory.is_dir():
+                continue
+            for path in sorted(memory.glob("*.md")):
+                if path.name in ("MEMORY.md", CLAUDE_BUNDLE_NAME) or not path.is_file():
+                    continue
+                found = _memory_file(path, FileRole.TOPIC, project.name, project.name == home_name)
+                if found is not None:
+                    yield found
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold smig's memory-sync lock; a second run gets LockedError at once."""
+        with file_lock(self.state_dir / "lock", what="memory sync"):
+            yield
+
+    def apply(self, plan: MemoryPlan) -> ApplyResult:
+        """Make the plan's writes under the lock, each re-checked against the text it was planned from."""
+        with self.locked():
+            written: list[PlannedWrite] = []
+            skipped: list[str] = []
+            for write in plan.writes:
+                problem = self._check_unchanged(write)
+                if problem:
+                    skipped.append(problem)
+                    continue
+                self._write(write)
+                written.append(write)
+            state_written = False
+            if plan.state_changed and not skipped:
+                atomic_write(self.state_file, plan.state_after.to_json())
+                state_written = True
+            return ApplyResult(tuple(written), tuple(skipped), state_written)
+
+    def _check_unchanged(self, write: PlannedWrite) -> str:
+        """Say why a planned write must not go ahead ('' when the file is as planned)."""
+        current = _read_text(Path(write.path))
+        if current != write.before:
+            return f"Skipped {write.path}: it changed since the plan was made; run the sync again."
+        if write.action is Action.UPDATE and current is not None and not is_owned(current):
+            return f"Skipped {write.path}: it lost smig's generated-by marker, so smig leaves it alone."
+        return ""
+
+    def _write(self, write: PlannedWrite) -> None:
+        """Write one planned file atomically, keeping an existing file's permissions."""
+        path = Path(write.path)
+        try:
+            mode = path.stat().st_mode & 0o777
+        except FileNotFoundError:
+            mode = 0o600 if write.action is not Action.APPEND else 0o644
+        try:
+            # A file that was absent at planning time is created without clobbering a newcomer.
+            atomic_write(path, write.after, mode=mode, overwrite=write.before is not None)
+        except OSError as error:
+            raise SmigError(f"Cannot write {path}: {error.strerror or error}.") from error
+
+
+def _read_text(path: Path) -> str | None:
+    """A file's text, None when it does not exist; undecodable bytes are replaced, not fatal."""
+    try:
+        raw = path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except IsADirectoryError as error:
+        raise SmigError(f"Expected a file but found a folder at {path}.") from error
+    except OSError as error:
+        raise SmigError(f"Cannot read {path}: {error.strerror or error}.") from error
+    return raw.decode("utf-8", errors="replace")
+
+
+def _memory_file(
+    path: Path, role: FileRole, project: str | None = None, home: bool = False
+) -> MemoryFile | None:
+    """Read one memory file (None when absent); a huge one is kept as a path with no text."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return None
+    if size > MAX_FILE_BYTES:
+        return MemoryFile(str(path), role, f"(not read: {size:,} bytes)", size, project, home)
+    text = _read_text(path)
+    if text is None:
+        return None
+    return MemoryFile(str(path), role, text, size, project, home)
