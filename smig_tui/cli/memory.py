@@ -1,0 +1,169 @@
+"""Provides `smig memory status|sync`: long-term memory shared between Codex CLI and Claude Code."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from smig_tui.core.memory_sync import Direction, MemoryFile, MemoryPlan, Mode, redaction_counts
+
+if TYPE_CHECKING:
+    from smig_tui.adapters.memory_store import ApplyResult
+    from smig_tui.cli.main import Context
+
+EXIT_NEW_PROBLEM = 4
+"""Same as WriteRefusedError: something smig would not write through, reported for the first time."""
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `memory` to the CLI."""
+    memory = subparsers.add_parser(
+        "memory",
+        help="sync long-term memory between Codex and Claude Code",
+        description="Copy Codex's memory into a Claude Code memory file and Claude Code's memory "
+        "into a file Codex reads at session start. `status` (the default) only reads.",
+    )
+    memory.add_argument("action", nargs="?", choices=("status", "sync"), default="status")
+    way = memory.add_mutually_exclusive_group()
+    way.add_argument("--to-claude", action="store_true", help="only Codex → Claude Code")
+    way.add_argument("--to-codex", action="store_true", help="only Claude Code → Codex")
+    memory.add_argument(
+        "--mode",
+        choices=[mode.value for mode in Mode],
+        default=Mode.AUTO.value,
+        help="full text, an index of paths, or full while it fits the budget (default)",
+    )
+    memory.add_argument("--budget", type=int, metavar="BYTES", help="lower the full-text budget")
+    memory.add_argument("--project", metavar="PATH", help="Claude project to put Codex memory in (default: home)")
+    memory.add_argument("--dry-run", action="store_true", help="show the diff of what would change; write nothing")
+    memory.add_argument("--quiet", action="store_true", help="print nothing unless something changed or failed")
+    memory.add_argument("--json", action="store_true", help="print JSON for scripts")
+    memory.set_defaults(handler=run_memory)
+
+
+def run_memory(args: argparse.Namespace, ctx: Context) -> int:
+    """Plan the sync, then show it (status, dry run) or apply it."""
+    directions = _directions(args)
+    if args.budget is not None and args.budget <= 0:
+        ctx.out.error("--budget must be a positive number of bytes")
+        return 2
+    plan = ctx.services.memory_plan(directions, Mode(args.mode), args.project, args.budget)
+    applying = args.action == "sync" and not args.dry_run
+    result = ctx.services.memory_apply(plan) if applying else None
+    if args.json:
+        ctx.out.json(plan_to_json(plan, result, show_diffs=not applying))
+    elif args.action == "status" and not args.dry_run:
+        _print_status(plan, ctx, args.quiet)
+    else:
+        _print_sync(plan, result, ctx, args.quiet)
+    if result is not None and result.skipped:
+        return 1
+    return EXIT_NEW_PROBLEM if plan.new_problems and args.action == "sync" else 0
+
+
+def _directions(args: argparse.Namespace) -> tuple[Direction, ...]:
+    """The directions asked for (both by default)."""
+    if args.to_claude:
+        return (Direction.TO_CLAUDE,)
+    if args.to_codex:
+        return (Direction.TO_CODEX,)
+    return (Direction.TO_CLAUDE, Direction.TO_CODEX)
+
+
+def _size(size: int) -> str:
+    """A short human size."""
+    return f"{size / 1024:.1f} KB" if size >= 1024 else f"{size} B"
+
+
+def _print_status(plan: MemoryPlan, ctx: Context, quiet: bool) -> None:
+    """Print both sides' files, each direction's bundle, and what a sync would do."""
+    if quiet and not plan.writes and not plan.new_problems:
+        return
+    for report in plan.reports:
+        title = "Codex memory" if report.direction is Direction.TO_CLAUDE else "Claude Code memory"
+        ctx.out.data(f"{title} ({len(report.sources)} file(s))")
+        for source in report.sources:
+            ctx.out.data(f"  {_size(source.size):>9}  {source.role.value:<8}  {_label(source)}")
+        ctx.out.data(f"  {report.direction.value}: {report.note}{_redaction_note(report.redactions)}")
+        pending = [write for write in plan.writes if write.direction is report.direction]
+        for write in pending:
+            ctx.out.data(f"    would {write.action.value} {write.path}: {write.reason}")
+        if report.mode is not None and not pending:
+            ctx.out.data("    up to date")
+    for problem in plan.problems:
+        ctx.out.diag(f"smig: {problem.message}")
+
+
+def _label(source: MemoryFile) -> str:
+    """A memory file's path, shortened to what tells files apart."""
+    if source.project:
+        return f"{source.project}/{source.path.rsplit('/', 1)[-1]}"
+    parts = source.path.rsplit("/", 2)
+    return "/".join(parts[-2:]) if source.role.value == "recap" else parts[-1]
+
+
+def _redaction_note(counts: dict[str, int]) -> str:
+    """`, 2 secret(s) redacted (openai-key ×2)` or nothing."""
+    total = sum(counts.values())
+    if not total:
+        return ""
+    kinds = ", ".join(f"{kind} ×{count}" for kind, count in sorted(counts.items()))
+    return f", {total} secret(s) redacted ({kinds})"
+
+
+def _print_sync(plan: MemoryPlan, result: ApplyResult | None, ctx: Context, quiet: bool) -> None:
+    """Print the diffs (dry run) or what was written, then any problems."""
+    for problem in plan.new_problems if quiet or result is not None else plan.problems:
+        ctx.out.error(problem.message)
+    if result is None:
+        for write in plan.writes:
+            ctx.out.data(write.diff.rstrip("\n"))
+        if not plan.writes and not quiet:
+            ctx.out.diag("smig: memory is in sync; nothing would change")
+        return
+    for skipped in result.skipped:
+        ctx.out.error(skipped)
+    for write in result.written:
+        ctx.out.data(f"{write.action.value}: {write.path} ({write.reason})")
+    redactions = redaction_counts(plan)
+    if result.written and redactions:
+        ctx.out.diag(f"smig: {_redaction_note(dict(redactions)).removeprefix(', ')}")
+    if not result.written and not quiet:
+        ctx.out.diag("smig: memory is in sync; nothing written")
+
+
+def plan_to_json(plan: MemoryPlan, result: ApplyResult | None, show_diffs: bool) -> dict[str, Any]:
+    """Serialise a plan (and what applying it did) for `--json`."""
+    return {
+        "applied": result is not None,
+        "directions": [
+            {
+                "direction": report.direction.value,
+                "mode": report.mode.value if report.mode else None,
+                "bundle_bytes": report.bundle_bytes,
+                "redactions": report.redactions,
+                "note": report.note,
+                "sources": [
+                    {"path": s.path, "role": s.role.value, "size": s.size, "project": s.project}
+                    for s in report.sources
+                ],
+            }
+            for report in plan.reports
+        ],
+        "writes": [
+            {
+                "path": write.path,
+                "direction": write.direction.value,
+                "action": write.action.value,
+                "reason": write.reason,
+                **({"diff": write.diff} if show_diffs else {}),
+            }
+            for write in plan.writes
+        ],
+        "written": [write.path for write in result.written] if result else [],
+        "skipped": list(result.skipped) if result else [],
+        "problems": [
+            {"direction": p.direction.value, "path": p.path, "message": p.message, "new": p.new}
+            for p in plan.problems
+        ],
+    }
