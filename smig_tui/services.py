@@ -6,11 +6,13 @@ duplicated between them. Nothing here imports Textual.
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smig_tui.adapters.config_file import load_config
 from smig_tui.adapters.paths import Paths, resolve_paths
@@ -19,6 +21,12 @@ from smig_tui.core.errors import AmbiguousIdError, SessionNotFoundError
 from smig_tui.core.memory_sync import Direction, MemoryPlan, Mode, plan_memory_sync
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import SessionSource, WarningSink
+
+if TYPE_CHECKING:
+    from smig_tui.adapters.storage.migration_store import MigrationStore
+    from smig_tui.core.export import ExportFormat
+    from smig_tui.core.migration import Destination, MigrationResult
+    from smig_tui.core.models import Message, Plan
 
 
 def _ignore(_: ReadWarning) -> None:
@@ -111,6 +119,49 @@ class Services:
     def memory_apply(self, plan: MemoryPlan) -> ApplyResult:
         """Make a planned memory sync's writes, under the memory lock (LockedError if held)."""
         return self.memory_store().apply(plan)
+
+    @cached_property
+    def store(self) -> MigrationStore:
+        """smig's storage of committed migrations, per workspace."""
+        from smig_tui.adapters.storage.migration_store import MigrationStore
+
+        return MigrationStore(self.paths.data_dir / "migrations")
+
+    def migrate(
+        self,
+        session: Session,
+        plan: Plan,
+        to: Iterable[Destination] = (),
+        dry_run: bool = False,
+        out: Path | None = None,
+        force: bool = False,
+    ) -> MigrationResult:
+        """Commit a planned migration (or lay it out, with `dry_run`); storage always records it."""
+        from smig_tui.adapters.migration_commit import Committer
+
+        committer = Committer(self.paths, self.store)
+        return committer.migrate(session, plan, migrated_messages(plan), to, dry_run, out, force)
+
+    def export(self, session: Session, fmt: ExportFormat, plan: Plan | None = None) -> str:
+        """Render a session (or a plan's migrated conversation) as Markdown, JSON or OpenAI chat."""
+        from smig_tui.core import export
+
+        fmt = export.ExportFormat(fmt)
+        messages = migrated_messages(plan) if plan is not None else session.messages
+        if fmt is export.ExportFormat.MARKDOWN:
+            return export.to_markdown(session, messages, plan)
+        data: Any = export.to_openai(messages) if fmt is export.ExportFormat.OPENAI else (
+            export.to_record(session, messages, plan))
+        return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+
+def migrated_messages(plan: Plan) -> tuple[Message, ...]:
+    """The migrated conversation of a plan, from the planner when it provides `result_messages`."""
+    try:
+        from smig_tui.core.plans import result_messages
+    except ImportError:
+        from smig_tui.core.handoff import plan_messages as result_messages
+    return tuple(result_messages(plan))
 
 
 def _same_or_below(path: str | None, root: str) -> bool:

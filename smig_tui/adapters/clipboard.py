@@ -1,0 +1,71 @@
+"""Provides copying text to the clipboard: OSC 52 on a terminal, else a system tool on PATH.
+
+OSC 52 asks the terminal itself to set the clipboard, so it works over SSH and in tmux (with
+`set-clipboard on`); Textual's `App.copy_to_clipboard` sends the same sequence. When there is no
+terminal, the first of `wl-copy`, `xclip`, `xsel`, `pbcopy`, `clip.exe` found on PATH is used.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import shutil
+import subprocess
+from collections.abc import Mapping
+
+from smig_tui.core.errors import SmigError
+
+SYSTEM_TOOLS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("wl-copy", ()),
+    ("xclip", ("-selection", "clipboard")),
+    ("xsel", ("--clipboard", "--input")),
+    ("pbcopy", ()),
+    ("clip.exe", ()),
+)
+OSC52_LIMIT = 100_000
+"""Bytes of base64 most terminals accept in one OSC 52 sequence; past it a system tool is tried."""
+
+
+class ClipboardError(SmigError):
+    """No way to reach a clipboard was found."""
+
+
+def osc52_sequence(text: str) -> str:
+    """The escape sequence that asks the terminal to put `text` on the clipboard."""
+    encoded = base64.b64encode(text.encode("utf-8")).decode("ascii")
+    return f"\x1b]52;c;{encoded}\x07"
+
+
+def copy_to_clipboard(
+    text: str,
+    *,
+    tty_path: str | None = "/dev/tty",
+    use_terminal: bool = True,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 5.0,
+) -> str:
+    """Copy `text` and return how (`osc52`, or the tool's name); ClipboardError when nothing works."""
+    sequence = osc52_sequence(text)
+    if use_terminal and tty_path and len(sequence) <= OSC52_LIMIT:
+        try:
+            with open(tty_path, "w", encoding="ascii") as tty:
+                tty.write(sequence)
+                tty.flush()
+            return "osc52"
+        except OSError:
+            pass  # no controlling terminal: fall back to a system tool
+    search_path = (env or os.environ).get("PATH", os.defpath)
+    for name, args in SYSTEM_TOOLS:
+        tool = shutil.which(name, path=search_path)
+        if not tool:
+            continue
+        try:
+            subprocess.run([tool, *args], input=text.encode("utf-8"), check=True,
+                           timeout=timeout, capture_output=True)
+        except (OSError, subprocess.SubprocessError):
+            continue
+        return name
+    raise ClipboardError(
+        "No clipboard available: not on a terminal and none of wl-copy, xclip, xsel, pbcopy, "
+        "clip.exe is on PATH; use --out FILE instead."
+    )

@@ -1,0 +1,147 @@
+"""Provides the writer of a new Claude Code transcript that `claude --resume ID` can continue.
+
+The shape follows FORMATS.md 2.10: the first line is a `user` record with `cwd`; records are chained
+by `parentUuid`; user and assistant turns strictly alternate; no tool_use, no thinking blocks; a
+`custom-title` record at the end names it in the picker; the file mtime is the last message time.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from smig_tui.adapters.paths import Paths
+from smig_tui.core.migration import Destination, Lineage, NativeOutput, PlannedFile, Turn
+from smig_tui.core.models import Role
+from smig_tui.core.timeline import format_iso, monotonic_times
+
+CLAUDE_VERSION = "2.1.197"
+"""The Claude Code version stamped on written records (one whose resume was tested end to end)."""
+ASSISTANT_MODEL = "claude-sonnet-4-5"
+"""Model named on written assistant records when the target is not a Claude model."""
+MAX_SANITIZED = 200
+
+
+def sanitize_project(cwd: str) -> str:
+    """Claude Code's project folder name for `cwd` (FORMATS.md 2.1), without the long-path hash."""
+    return re.sub(r"[^a-zA-Z0-9]", "-", cwd)
+
+
+def _djb2_base36(text: str) -> str:
+    """The djb2 hash, base 36, that Claude Code's non-Bun fallback appends to long folder names."""
+    value = 5381
+    raw = text.encode("utf-16-le", "surrogatepass")
+    for unit in (raw[i] | raw[i + 1] << 8 for i in range(0, len(raw), 2)):
+        value = ((value << 5) + value + unit) & 0xFFFFFFFF
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while True:
+        value, rest = divmod(value, 36)
+        out = digits[rest] + out
+        if not value:
+            return out
+
+
+def project_dir(paths: Paths, cwd: str) -> Path:
+    """The folder Claude Code keeps `cwd`'s transcripts in, reusing an existing long-name folder."""
+    name = sanitize_project(cwd)
+    if len(name) <= MAX_SANITIZED:
+        return paths.claude_projects / name
+    prefix = name[:MAX_SANITIZED] + "-"
+    if paths.claude_projects.is_dir():
+        # The hash Claude appends depends on its runtime; a folder it already made is the truth.
+        for existing in sorted(paths.claude_projects.iterdir()):
+            if existing.name.startswith(prefix) and existing.is_dir():
+                return existing
+    return paths.claude_projects / (prefix + _djb2_base36(cwd))
+
+
+def resume_command(cwd: str, session_id: str) -> str:
+    """The exact command that continues the written session."""
+    return f"cd {shlex.quote(cwd)} && claude --resume {session_id}"
+
+
+class ClaudeWriter:
+    """Builds a Claude Code transcript from migrated turns; the service writes it (never over a file)."""
+
+    def __init__(self, paths: Paths) -> None:
+        self._paths = paths
+
+    def prepare(
+        self,
+        turns: tuple[Turn, ...],
+        cwd: str,
+        lineage: Lineage,
+        title: str,
+        model: str | None = None,
+        git_branch: str | None = None,
+        now: datetime | None = None,
+        session_id: str | None = None,
+    ) -> PlannedFile:
+        """Lay out the transcript for `turns` in `cwd`'s project folder, ready to be written."""
+        if not turns:
+            raise ValueError("nothing to write: the migrated conversation is empty")
+        session_id = session_id or str(uuid.uuid4())
+        now = now or datetime.now(UTC)
+        times = monotonic_times([turn.timestamp for turn in turns], now)
+        base = {
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": cwd,
+            "sessionId": session_id,
+            "version": CLAUDE_VERSION,
+            "gitBranch": git_branch or "",
+            "entrypoint": "cli",
+        }
+        model_name = model if model and model.startswith("claude") else ASSISTANT_MODEL
+        lines: list[dict[str, Any]] = []
+        parent: str | None = None
+        for number, (turn, moment) in enumerate(zip(turns, times, strict=True), start=1):
+            record_uuid = str(uuid.uuid5(uuid.UUID(session_id), f"smig:{number}"))
+            record = {"parentUuid": parent, **base, **_body(turn, number, model_name),
+                      "uuid": record_uuid, "timestamp": format_iso(moment)}
+            if number == 1:
+                record["smigLineage"] = _lineage_json(lineage)
+            lines.append(record)
+            parent = record_uuid
+        lines.append({"type": "custom-title", "customTitle": title, "sessionId": session_id})
+        path = project_dir(self._paths, cwd) / f"{session_id}.jsonl"
+        data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+        native = NativeOutput("claude", str(path), session_id, resume_command(cwd, session_id))
+        return PlannedFile(Destination.CLAUDE, str(path), data, times[-1].timestamp(), False, native)
+
+
+def _body(turn: Turn, number: int, model: str) -> dict[str, Any]:
+    """The `type` and `message` of one record."""
+    if turn.role is Role.USER:
+        return {"type": "user", "message": {"role": "user", "content": turn.text}}
+    return {
+        "type": "assistant",
+        "message": {
+            "id": f"msg_smig_{number:06d}",
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": [{"type": "text", "text": turn.text}],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 0, "output_tokens": 0},
+        },
+    }
+
+
+def _lineage_json(lineage: Lineage) -> dict[str, Any]:
+    """Lineage as stored in the written session."""
+    return {
+        "sourceAgent": lineage.source_agent,
+        "sourceId": lineage.source_id,
+        "sourcePath": lineage.source_path,
+        "migrationId": lineage.migration_id,
+        "strategy": lineage.strategy,
+        "omitted": lineage.omitted,
+    }

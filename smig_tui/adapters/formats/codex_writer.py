@@ -1,0 +1,205 @@
+"""Provides the writer of a new Codex rollout that `codex resume ID` lists and continues.
+
+The shape follows FORMATS.md 1.14-1.16: `session_meta` first (id = the UUIDv7 in the file name,
+`source: "cli"` so the default picker shows it), then one turn per user message with
+`task_started`, `turn_context`, `response_item` messages mirrored by `user_message` /
+`agent_message` events (the picker's preview), a `token_count` and `task_complete`. Tool traffic is
+text, so no call is ever left without its output. The state SQLite is never written: Codex rebuilds
+it from rollouts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import tomllib
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from smig_tui.adapters.paths import Paths
+from smig_tui.core.migration import Destination, Lineage, NativeOutput, PlannedFile, Turn
+from smig_tui.core.models import Role
+from smig_tui.core.timeline import format_iso, monotonic_times
+
+CODEX_VERSION = "0.171.0"
+"""`cli_version` stamped when `$CODEX_HOME/version.json` does not name the installed one."""
+DEFAULT_MODEL = "gpt-5.5"
+ORIGINATOR = "smig"
+TURN_PREFIX = "smig-import-turn-"
+"""Turn ids of imported history; like Codex's own importer, a prefix tools can recognise."""
+
+
+def uuid7(moment: datetime, random_bytes: bytes | None = None) -> str:
+    """A UUIDv7 whose embedded time is `moment` (Codex thread ids since late 2025)."""
+    millis = int(moment.timestamp() * 1000) & ((1 << 48) - 1)
+    rand = int.from_bytes(random_bytes or os.urandom(10), "big")
+    rand_a = (rand >> 62) & 0xFFF
+    rand_b = rand & ((1 << 62) - 1)
+    value = (millis << 80) | (0x7 << 76) | (rand_a << 64) | (0b10 << 62) | rand_b
+    return str(uuid.UUID(int=value))
+
+
+def rollout_path(paths: Paths, moment: datetime, thread_id: str) -> Path:
+    """`sessions/YYYY/MM/DD/rollout-<local time>-<id>.jsonl`: Codex names them in local time."""
+    local = moment.astimezone()
+    stamp = local.strftime("%Y-%m-%dT%H-%M-%S")
+    return paths.codex_sessions / local.strftime("%Y/%m/%d") / f"rollout-{stamp}-{thread_id}.jsonl"
+
+
+def resume_command(thread_id: str) -> str:
+    """The exact command that continues the written rollout."""
+    return f"codex resume {shlex.quote(thread_id)}"
+
+
+def installed_version(paths: Paths) -> str:
+    """The Codex version recorded in `$CODEX_HOME/version.json`, else a known-good default."""
+    try:
+        data = json.loads((paths.codex_home / "version.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return CODEX_VERSION
+    version = data.get("latest_version") if isinstance(data, dict) else None
+    return version if isinstance(version, str) and version else CODEX_VERSION
+
+
+def configured_provider(paths: Paths) -> str:
+    """The `model_provider` set in `$CODEX_HOME/config.toml`, else `openai`.
+
+    Codex refuses to resume a thread under a different provider than the one it records, so the
+    written rollout must name the provider the user's Codex will run with.
+    """
+    try:
+        with open(paths.codex_home / "config.toml", "rb") as handle:
+            config = tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError):
+        return "openai"
+    provider = config.get("model_provider")
+    return provider if isinstance(provider, str) and provider else "openai"
+
+
+class CodexWriter:
+    """Builds a Codex rollout from migrated turns; the service writes it (never over a file)."""
+
+    def __init__(self, paths: Paths) -> None:
+        self._paths = paths
+
+    def prepare(
+        self,
+        turns: tuple[Turn, ...],
+        cwd: str,
+        lineage: Lineage,
+        title: str,
+        model: str | None = None,
+        model_provider: str | None = None,
+        git_branch: str | None = None,
+        now: datetime | None = None,
+    ) -> PlannedFile:
+        """Lay out the rollout for `turns`, dated `now`, ready to be written."""
+        if not turns:
+            raise ValueError("nothing to write: the migrated conversation is empty")
+        now = now or datetime.now(UTC)
+        thread_id = uuid7(now)
+        times = monotonic_times([turn.timestamp for turn in turns], now)
+        provider = model_provider or configured_provider(self._paths)
+        meta = self._meta(thread_id, now, cwd, lineage, title, provider, git_branch)
+        lines = [_line(now, "session_meta", meta)]
+        lines += _turn_lines(turns, times, cwd, model or DEFAULT_MODEL)
+        path = rollout_path(self._paths, now, thread_id)
+        data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+        native = NativeOutput("codex", str(path), thread_id, resume_command(thread_id))
+        return PlannedFile(Destination.CODEX, str(path), data, times[-1].timestamp(), False, native)
+
+    def _meta(
+        self,
+        thread_id: str,
+        now: datetime,
+        cwd: str,
+        lineage: Lineage,
+        title: str,
+        model_provider: str,
+        git_branch: str | None,
+    ) -> dict[str, Any]:
+        """The `session_meta` payload, lineage included."""
+        meta: dict[str, Any] = {
+            "id": thread_id,
+            "timestamp": format_iso(now),
+            "cwd": cwd,
+            "originator": ORIGINATOR,
+            "cli_version": installed_version(self._paths),
+            "source": "cli",
+            "model_provider": model_provider,
+            "smig_lineage": {
+                "source_agent": lineage.source_agent,
+                "source_id": lineage.source_id,
+                "source_path": lineage.source_path,
+                "migration_id": lineage.migration_id,
+                "strategy": lineage.strategy,
+                "omitted": lineage.omitted,
+                "title": title,
+            },
+        }
+        if git_branch:
+            meta["git"] = {"branch": git_branch}
+        return meta
+
+
+def _line(moment: datetime, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """One rollout line in Codex's envelope."""
+    return {"timestamp": format_iso(moment), "type": kind, "payload": payload}
+
+
+def _turn_lines(
+    turns: tuple[Turn, ...], times: list[datetime], cwd: str, model: str
+) -> list[dict[str, Any]]:
+    """One Codex turn per user message, with the assistant turns that answered it."""
+    lines: list[dict[str, Any]] = []
+    turn_id: str | None = None
+    last_agent: str | None = None
+    number = 0
+    for turn, moment in zip(turns, times, strict=True):
+        if turn.role is Role.USER or turn_id is None:
+            if turn_id is not None:
+                lines += _close_turn(turn_id, last_agent, moment)
+            number += 1
+            turn_id, last_agent = f"{TURN_PREFIX}{number}", None
+            lines += _open_turn(turn_id, moment, cwd, model)
+        if turn.role is Role.USER:
+            lines.append(_line(moment, "response_item", _message("user", "input_text", turn.text)))
+            lines.append(_line(moment, "event_msg", {"type": "user_message", "message": turn.text,
+                                                     "images": [], "local_images": [],
+                                                     "text_elements": []}))
+        else:
+            lines.append(_line(moment, "response_item", _message("assistant", "output_text", turn.text)))
+            lines.append(_line(moment, "event_msg", {"type": "agent_message", "message": turn.text,
+                                                     "phase": None}))
+            last_agent = turn.text
+    if turn_id is not None:
+        lines += _close_turn(turn_id, last_agent, times[-1])
+    return lines
+
+
+def _open_turn(turn_id: str, moment: datetime, cwd: str, model: str) -> list[dict[str, Any]]:
+    """`task_started` and the `turn_context` Codex needs to know the model and policies."""
+    started = {"type": "task_started", "turn_id": turn_id, "started_at": int(moment.timestamp()),
+               "model_context_window": None, "collaboration_mode_kind": "default"}
+    context = {"turn_id": turn_id, "cwd": cwd, "approval_policy": "on-request",
+               "sandbox_policy": {"type": "read-only"}, "model": model, "summary": "auto"}
+    return [_line(moment, "event_msg", started), _line(moment, "turn_context", context)]
+
+
+def _close_turn(turn_id: str, last_agent: str | None, moment: datetime) -> list[dict[str, Any]]:
+    """A zero `token_count` (no model call happened here) and `task_complete`."""
+    zero = {"input_tokens": 0, "cached_input_tokens": 0, "output_tokens": 0,
+            "reasoning_output_tokens": 0, "total_tokens": 0}
+    count = {"type": "token_count", "info": {"total_token_usage": zero, "last_token_usage": zero,
+                                            "model_context_window": None}, "rate_limits": None}
+    complete = {"type": "task_complete", "turn_id": turn_id, "last_agent_message": last_agent,
+                "completed_at": int(moment.timestamp())}
+    return [_line(moment, "event_msg", count), _line(moment, "event_msg", complete)]
+
+
+def _message(role: str, content_type: str, text: str) -> dict[str, Any]:
+    """A `response_item` message payload."""
+    return {"type": "message", "role": role, "content": [{"type": content_type, "text": text}]}

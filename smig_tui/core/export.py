@@ -1,0 +1,125 @@
+"""Provides the Markdown handoff document and the JSON exports of a migrated conversation (pure)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from enum import StrEnum
+from typing import Any
+
+from smig_tui.core.handoff import goal_of, one_line, to_turns
+from smig_tui.core.migration import message_to_json
+from smig_tui.core.models import Kind, Message, Plan, Session
+
+
+class ExportFormat(StrEnum):
+    """What `smig export --format` produces."""
+
+    MARKDOWN = "markdown"
+    JSON = "json"
+    """The full record: source, decision, plan outcome and every migrated message."""
+    OPENAI = "openai"
+    """OpenAI chat messages, `[{"role", "content"}]`, tools flattened to text."""
+
+
+def _fence(text: str) -> str:
+    """A backtick fence longer than any run inside `text`, so code blocks never break."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def _facts(session: Session, plan: Plan | None) -> list[tuple[str, str]]:
+    """The header table of the handoff document."""
+    info = session.info
+    facts = [
+        ("Source session", f"`{info.id}`"),
+        ("Agent", info.agent.value),
+        ("Model", info.model or "unknown"),
+        ("Working directory", f"`{info.cwd}`" if info.cwd else "unknown"),
+        ("Source file", f"`{info.path}`"),
+    ]
+    if plan is not None:
+        decision = plan.decision
+        verdict = "fits as-is" if decision.fits else f"must compress (over by {decision.over_by:,} tokens)"
+        facts += [
+            ("Target", f"{decision.target} ({decision.window:,}-token window, {decision.reserve:,} reserved)"),
+            ("Decision", verdict),
+            ("Strategy", plan.strategy.value),
+            ("Messages kept", f"{len(plan.kept)} of {len(plan.items)}"),
+            ("Tokens", f"{plan.tokens_before:,} before → {plan.tokens_after:,} after"),
+        ]
+    return facts
+
+
+def _heading(position: int, message: Message) -> str:
+    """`### 3. Assistant · tool call shell · 2026-…` for one message."""
+    parts = [f"{position}. {message.role.value.capitalize()}"]
+    if message.kind is Kind.TOOL_CALL:
+        parts.append(f"tool call `{message.tool_name or 'tool'}`")
+    elif message.kind is Kind.TOOL_RESULT:
+        parts.append("tool result (error)" if message.is_error else "tool result")
+    elif message.kind is not Kind.TEXT:
+        parts.append(message.kind.value)
+    if message.timestamp:
+        parts.append(message.timestamp)
+    return "### " + " · ".join(parts)
+
+
+def _body(message: Message) -> str:
+    """A message's text: prose as it is, tool traffic fenced."""
+    if message.kind in (Kind.TOOL_CALL, Kind.TOOL_RESULT):
+        fence = _fence(message.text)
+        return f"{fence}\n{message.text}\n{fence}"
+    return message.text.strip() or "_(empty)_"
+
+
+def to_markdown(session: Session, messages: Iterable[Message], plan: Plan | None = None) -> str:
+    """The handoff document a person (or another agent) reads to pick the work up."""
+    messages = tuple(messages)
+    title = session.info.title or goal_of(session.messages) or session.info.id
+    lines = [f"# Handoff: {one_line(title, 100)}", "", "| | |", "|---|---|"]
+    lines += [f"| {key} | {value} |" for key, value in _facts(session, plan)]
+    goal = goal_of(message for message in session.messages)
+    if goal:
+        lines += ["", "## Goal", "", *[f"> {line}" if line else ">" for line in goal.splitlines()]]
+    lead = [message for message in messages if message.kind is Kind.SUMMARY]
+    if lead:
+        heading = "Summary of earlier conversation" if plan and plan.summary else "What was left out"
+        lines += ["", f"## {heading}", "", *(message.text.strip() for message in lead)]
+    lines += ["", "## Conversation", ""]
+    body = [message for message in messages if message.kind is not Kind.SUMMARY]
+    for position, message in enumerate(body, start=1):
+        lines += [_heading(position, message), "", _body(message), ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def to_openai(messages: Iterable[Message]) -> list[dict[str, str]]:
+    """OpenAI chat messages: strictly alternating user/assistant, tools flattened to text."""
+    return [{"role": turn.role.value, "content": turn.text} for turn in to_turns(messages)]
+
+
+def to_record(session: Session, messages: Iterable[Message], plan: Plan | None = None) -> dict[str, Any]:
+    """The full JSON export: where the conversation came from, what the plan did, every message."""
+    info = session.info
+    record: dict[str, Any] = {
+        "source": {"agent": info.agent.value, "id": info.id, "path": info.path, "cwd": info.cwd,
+                   "model": info.model, "title": info.title},
+        "goal": goal_of(session.messages),
+        "messages": [message_to_json(message) for message in messages],
+    }
+    if plan is not None:
+        record["plan"] = {
+            "target": plan.decision.target,
+            "window": plan.decision.window,
+            "reserve": plan.decision.reserve,
+            "fits": plan.decision.fits,
+            "strategy": plan.strategy.value,
+            "tokens_before": plan.tokens_before,
+            "tokens_after": plan.tokens_after,
+            "kept": len(plan.kept),
+            "dropped": len(plan.dropped),
+            "placeholder": plan.placeholder,
+            "summary": plan.summary,
+        }
+    return record
+

@@ -1,0 +1,124 @@
+"""Provides the flattening of a migrated conversation into turns any agent's API accepts.
+
+A native session written for another agent must never hold a tool call the target cannot pair with
+its result, reasoning it cannot verify, or harness context meant for the source agent. So tool calls
+and results become tagged assistant text, reasoning and injected context are left out, and runs of
+the same role are merged, which gives strictly alternating user/assistant turns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+
+from smig_tui.core.migration import Lineage, Turn
+from smig_tui.core.models import Kind, Message, Plan, Role
+
+TOOL_CALL_OPEN = "[tool call: {name}]"
+TOOL_CALL_CLOSE = "[/tool call]"
+TOOL_RESULT_OPEN = "[tool result{error}]"
+TOOL_RESULT_CLOSE = "[/tool result]"
+NOTE_PREFIX = "[smig: this conversation was migrated"
+"""Start of the lineage note; readers and loop guards can recognise a migrated session by it."""
+TITLE_PREFIX = "↪ from {agent}: "
+
+
+def flatten(message: Message) -> tuple[Role, str] | None:
+    """Return the role and text a message takes in a native session, or None to leave it out."""
+    if message.injected or message.opaque or message.kind is Kind.REASONING:
+        return None
+    if message.role in (Role.SYSTEM, Role.DEVELOPER) and message.kind is not Kind.SUMMARY:
+        return None
+    if message.kind is Kind.SUMMARY:
+        return Role.USER, message.text
+    if message.kind is Kind.TOOL_CALL:
+        name = message.tool_name or "tool"
+        return Role.ASSISTANT, f"{TOOL_CALL_OPEN.format(name=name)}\n{message.text}\n{TOOL_CALL_CLOSE}"
+    if message.kind is Kind.TOOL_RESULT:
+        error = ": error" if message.is_error else ""
+        return Role.ASSISTANT, f"{TOOL_RESULT_OPEN.format(error=error)}\n{message.text}\n{TOOL_RESULT_CLOSE}"
+    text = message.text if message.kind is not Kind.IMAGE else f"[image omitted] {message.text}".strip()
+    if not text.strip():
+        return None
+    role = Role.USER if message.role is Role.USER else Role.ASSISTANT
+    return role, text
+
+
+def to_turns(messages: Iterable[Message], note: str | None = None) -> tuple[Turn, ...]:
+    """Merge migrated messages into alternating turns, the lineage note leading the first user turn."""
+    turns: list[Turn] = []
+    for message in messages:
+        flat = flatten(message)
+        if flat is None:
+            continue
+        role, text = flat
+        stamp = message.timestamp
+        if turns and turns[-1].role is role:
+            last = turns[-1]
+            turns[-1] = Turn(role, f"{last.text}\n\n{text}", stamp or last.timestamp,
+                             last.source_ids + (message.id,))
+        else:
+            turns.append(Turn(role, text, stamp, (message.id,)))
+    if note:
+        if turns and turns[0].role is Role.USER:
+            first = turns[0]
+            turns[0] = Turn(Role.USER, f"{note}\n\n{first.text}", first.timestamp, first.source_ids)
+        else:
+            stamp = turns[0].timestamp if turns else None
+            turns.insert(0, Turn(Role.USER, note, stamp))
+    return tuple(turns)
+
+
+def migration_note(lineage: Lineage) -> str:
+    """Say, at the top of the migrated session, where it came from and what was left out."""
+    omitted = (
+        f"{lineage.omitted} earlier messages were left out ({lineage.strategy})"
+        if lineage.omitted
+        else "nothing was left out"
+    )
+    return (
+        f"{NOTE_PREFIX} from {lineage.source_agent} session {lineage.source_id} by smig "
+        f"(migration {lineage.migration_id}); {omitted}. Tool calls and results appear as text.]"
+    )
+
+
+def goal_of(messages: Iterable[Message]) -> str | None:
+    """Return the first real user message: what the person set out to do."""
+    for message in messages:
+        if (
+            message.role is Role.USER
+            and message.kind is Kind.TEXT
+            and not message.injected
+            and message.text.strip()
+        ):
+            return message.text.strip()
+    return None
+
+
+def one_line(text: str, width: int) -> str:
+    """Collapse whitespace and cut to `width` characters with an ellipsis."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def native_title(source_agent: str, title: str | None, goal: str | None) -> str:
+    """Title for the target agent's picker, marked as a migration from the source agent."""
+    body = one_line(title or goal or "migrated session", 80)
+    return TITLE_PREFIX.format(agent=source_agent) + body
+
+
+def plan_messages(plan: Plan) -> tuple[Message, ...]:
+    """The migrated conversation of a plan: the placeholder or summary first, then what is kept.
+
+    Mirrors `core.plans.result_messages`, which services prefer when the planner provides it.
+    """
+    lead_text = plan.summary or plan.placeholder
+    lead: tuple[Message, ...] = ()
+    if lead_text:
+        lead_id = "smig-summary" if plan.summary else "smig-placeholder"
+        lead = (Message(index=-1, id=lead_id, role=Role.USER, kind=Kind.SUMMARY, text=lead_text),)
+    kept = tuple(
+        replace(item.message, text=item.text) if item.text is not None else item.message
+        for item in plan.kept
+    )
+    return lead + kept

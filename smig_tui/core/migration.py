@@ -1,0 +1,272 @@
+"""Provides the record of a committed migration and what a migration writes, as plain data."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from smig_tui.core.errors import MigrationNotFoundError
+from smig_tui.core.models import Kind, Message, Plan, Role, Session
+
+SCHEMA_VERSION = 1
+"""Version of the stored JSON document; bumped only with a reader for the old shape."""
+
+MIGRATION_ID_RE = re.compile(r"^[0-9a-f]{12}[0-9a-f]{20}$")
+"""Migration ids: 12 hex digits of milliseconds since the epoch then 20 random hex digits (sortable)."""
+
+_WORKSPACE_KEY_RE = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
+
+
+class Destination(StrEnum):
+    """Where `smig migrate --to` can put the result."""
+
+    STORE = "store"
+    CLAUDE = "claude"
+    CODEX = "codex"
+    MARKDOWN = "markdown"
+    JSON = "json"
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One message of a native session as written: strictly alternating, tools flattened to text."""
+
+    role: Role
+    """USER or ASSISTANT only."""
+    text: str
+    timestamp: str | None = None
+    source_ids: tuple[str, ...] = ()
+    """Ids of the migrated messages merged into this turn."""
+
+
+@dataclass(frozen=True, slots=True)
+class Lineage:
+    """Where a written session came from, recorded in it and in storage."""
+
+    source_agent: str
+    source_id: str
+    source_path: str
+    migration_id: str
+    omitted: int = 0
+    """Messages the plan dropped (0 when migrated as-is)."""
+    strategy: str = "as-is"
+
+
+@dataclass(frozen=True, slots=True)
+class NativeOutput:
+    """A native session written (or, in a dry run, that would be written) for a target agent."""
+
+    agent: str
+    path: str
+    session_id: str
+    resume_command: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedFile:
+    """A file a migration will create: its bytes are ready before anything is written."""
+
+    destination: Destination
+    path: str
+    data: str
+    mtime: float | None = None
+    overwrite: bool = False
+    native: NativeOutput | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRef:
+    """The session a migration read, pinned by hash so a later change can be noticed."""
+
+    agent: str
+    id: str
+    path: str
+    sha256: str
+    size: int
+    mtime: float
+    cwd: str | None = None
+    title: str | None = None
+    model: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MigrationRecord:
+    """One committed migration as stored under smig's data folder."""
+
+    id: str
+    created: str
+    workspace: str
+    source: SourceRef
+    target: str
+    decision: dict[str, Any]
+    strategy: str
+    kept_ids: tuple[str, ...]
+    dropped_ids: tuple[str, ...]
+    tokens_before: int
+    tokens_after: int
+    messages: tuple[dict[str, Any], ...]
+    summary: str | None = None
+    placeholder: str | None = None
+    outputs: tuple[NativeOutput, ...] = ()
+    files: tuple[str, ...] = ()
+    """Export files (Markdown/JSON) written alongside."""
+    schema_version: int = SCHEMA_VERSION
+
+
+@dataclass(frozen=True, slots=True)
+class MigrationResult:
+    """What `services.migrate` did, or would do in a dry run."""
+
+    migration_id: str
+    dry_run: bool
+    files: tuple[PlannedFile, ...]
+    record: MigrationRecord
+    record_path: str | None = None
+    """Where the record is (or would be) stored; None when storage was not requested."""
+    outputs: tuple[NativeOutput, ...] = field(default=())
+
+    @property
+    def resume_commands(self) -> tuple[str, ...]:
+        """The commands that continue the migrated conversation in each target agent."""
+        return tuple(output.resume_command for output in self.outputs)
+
+
+def validate_migration_id(value: str) -> str:
+    """Return `value` if it is a well-formed migration id, else raise MigrationNotFoundError."""
+    if not MIGRATION_ID_RE.match(value):
+        raise MigrationNotFoundError(
+            f"{value!r} is not a migration id (32 hex digits); `smig history` lists them."
+        )
+    return value
+
+
+def workspace_key(cwd: str | None) -> str:
+    """Turn a session's cwd into a folder name: readable tail plus a short hash, never a path."""
+    if not cwd:
+        return "no-cwd"
+    tail = [part for part in re.split(r"[\\/]+", cwd) if part][-2:]
+    readable = re.sub(r"[^A-Za-z0-9_-]+", "-", "-".join(tail)).strip("-_")[:48] or "root"
+    digest = hashlib.sha256(cwd.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    return f"{readable}-{digest}"
+
+
+def is_workspace_key(value: str) -> bool:
+    """Tell whether `value` is safe as a folder name under the store (no separators, no dots)."""
+    return bool(_WORKSPACE_KEY_RE.match(value))
+
+
+def message_to_json(message: Message) -> dict[str, Any]:
+    """Serialise a migrated message for storage and JSON export."""
+    data = asdict(message)
+    data["role"] = message.role.value
+    data["kind"] = message.kind.value
+    data["usage"] = asdict(message.usage) if message.usage else None
+    return {key: value for key, value in data.items() if value not in (None, False) or key == "text"}
+
+
+def message_from_json(data: dict[str, Any]) -> Message:
+    """Rebuild a Message stored by `message_to_json` (usage is not restored: it is history)."""
+    return Message(
+        index=int(data.get("index", 0)),
+        id=str(data.get("id", "")),
+        role=Role(data.get("role", "user")),
+        kind=Kind(data.get("kind", "text")),
+        text=str(data.get("text", "")),
+        tool_name=data.get("tool_name"),
+        call_id=data.get("call_id"),
+        timestamp=data.get("timestamp"),
+        is_error=bool(data.get("is_error", False)),
+        injected=bool(data.get("injected", False)),
+    )
+
+
+def build_record(
+    migration_id: str,
+    created: str,
+    source: SourceRef,
+    plan: Plan,
+    messages: tuple[Message, ...],
+    outputs: tuple[NativeOutput, ...] = (),
+    files: tuple[str, ...] = (),
+) -> MigrationRecord:
+    """Assemble the stored record of one migration from its plan and results."""
+    decision = plan.decision
+    return MigrationRecord(
+        id=migration_id,
+        created=created,
+        workspace=workspace_key(source.cwd),
+        source=source,
+        target=decision.target,
+        decision={
+            "target": decision.target,
+            "session_tokens": decision.session_tokens,
+            "window": decision.window,
+            "reserve": decision.reserve,
+            "budget": decision.budget,
+            "fits": decision.fits,
+            "over_by": decision.over_by,
+        },
+        strategy=plan.strategy.value,
+        kept_ids=tuple(item.message.id for item in plan.kept),
+        dropped_ids=tuple(item.message.id for item in plan.dropped),
+        tokens_before=plan.tokens_before,
+        tokens_after=plan.tokens_after,
+        messages=tuple(message_to_json(message) for message in messages),
+        summary=plan.summary,
+        placeholder=plan.placeholder,
+        outputs=outputs,
+        files=files,
+    )
+
+
+def source_ref(session: Session, sha256: str, size: int, mtime: float) -> SourceRef:
+    """Describe the source session of a migration."""
+    info = session.info
+    return SourceRef(
+        agent=info.agent.value,
+        id=info.id,
+        path=info.path,
+        sha256=sha256,
+        size=size,
+        mtime=mtime,
+        cwd=info.cwd,
+        title=info.title,
+        model=info.model,
+    )
+
+
+def record_to_json(record: MigrationRecord) -> dict[str, Any]:
+    """Serialise a record to the stored JSON document."""
+    data = asdict(record)
+    data["kept_ids"] = list(record.kept_ids)
+    data["dropped_ids"] = list(record.dropped_ids)
+    data["messages"] = list(record.messages)
+    data["outputs"] = [asdict(output) for output in record.outputs]
+    data["files"] = list(record.files)
+    return data
+
+
+def record_from_json(data: dict[str, Any]) -> MigrationRecord:
+    """Rebuild a record from its stored JSON document (KeyError/TypeError on a damaged one)."""
+    return MigrationRecord(
+        id=data["id"],
+        created=data["created"],
+        workspace=data["workspace"],
+        source=SourceRef(**data["source"]),
+        target=data["target"],
+        decision=dict(data["decision"]),
+        strategy=data["strategy"],
+        kept_ids=tuple(data["kept_ids"]),
+        dropped_ids=tuple(data["dropped_ids"]),
+        tokens_before=int(data["tokens_before"]),
+        tokens_after=int(data["tokens_after"]),
+        messages=tuple(data["messages"]),
+        summary=data.get("summary"),
+        placeholder=data.get("placeholder"),
+        outputs=tuple(NativeOutput(**output) for output in data.get("outputs", [])),
+        files=tuple(data.get("files", [])),
+        schema_version=int(data.get("schema_version", SCHEMA_VERSION)),
+    )
