@@ -15,7 +15,9 @@
         ├── AuthError
         ├── RateLimitError
         ├── ProviderUnavailableError
-        └── SummaryModelNotFoundError
+        ├── SummaryModelNotFoundError
+        ├── SummaryConsentError    exit 2: sending needs an explicit opt-in (`--yes-send`)
+        └── SummaryCancelledError  exit 130: the user cancelled a summary mid-way
 """
 
 from __future__ import annotations
@@ -103,3 +105,15 @@ class ProviderUnavailableError(SummaryError):
 
 class SummaryModelNotFoundError(SummaryError):
     """The provider does not know the summarizer model."""
+
+
+class SummaryConsentError(SummaryError):
+    """A summary would send conversation text off the machine without the caller's opt-in."""
+
+    exit_code = 2
+
+
+class SummaryCancelledError(SummaryError):
+    """The user cancelled a summary while it was being written."""
+
+    exit_code = 130

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
@@ -47,4 +49,28 @@ class SessionSource(Protocol):
 
     def load(self, info: SessionInfo, warn: WarningSink) -> Session:
         """Read one session in full, streaming the file."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ChatReply:
+    """What one chat completion produced."""
+
+    text: str
+    truncated: bool = False
+    """The provider stopped at the output cap (`finish_reason == "length"`)."""
+
+
+class ChatBackend(Protocol):
+    """Sends one chat request to a summarizer model, streaming deltas where asked."""
+
+    def complete(
+        self,
+        messages: Sequence[Mapping[str, str]],
+        *,
+        max_output_tokens: int,
+        on_delta: Callable[[str], None] | None,
+        cancel: threading.Event | None,
+    ) -> ChatReply:
+        """Return the model's reply, calling `on_delta` per streamed piece; stop when `cancel` is set."""
         ...

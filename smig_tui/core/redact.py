@@ -27,15 +27,23 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("slack-token", re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}")),
     ("stripe-key", re.compile(r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}")),
     ("huggingface-token", re.compile(r"\bhf_[A-Za-z0-9]{30,}")),
+    ("gitlab-token", re.compile(r"\bglpat-[A-Za-z0-9_\-]{20,}")),
+    ("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    ("pypi-token", re.compile(r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,}")),
+    ("google-oauth-token", re.compile(r"\bya29\.[0-9A-Za-z_\-]{20,}")),
+    ("digitalocean-token", re.compile(r"\bdo[por]_v1_[a-f0-9]{64}\b")),
+    ("sendgrid-key", re.compile(r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}")),
+    ("slack-webhook", re.compile(r"(?<=https://hooks\.slack\.com/services/)[A-Za-z0-9_/\-]{20,}")),
     ("jwt", re.compile(r"\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}")),
     ("bearer-token", re.compile(r"(?i)(?<=\bBearer )[A-Za-z0-9_\-.=/+]{20,}")),
+    ("basic-auth", re.compile(r"(?i)(?<=\bBasic )[A-Za-z0-9+/]{16,}={0,2}")),
     ("url-credentials", re.compile(r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)")),
 )
 
 # `NAME=value` / `"name": "value"` where the name says secret; the value is replaced, the name kept.
 _ASSIGNMENT = re.compile(
     r"""(?ix)
-    (?P<name>\b[A-Z0-9_.\-]*(?:api[_\-]?key|secret|token|passw(?:or)?d|passwd|credential|auth[_\-]?key|private[_\-]?key)[A-Z0-9_\-]*)
+    (?P<name>\b[A-Z0-9_.\-]*(?:api[_\-]?key|secret|token|passw(?:or)?d|passwd|credential|auth[_\-]?key|private[_\-]?key|access[_\-]?key|account[_\-]?key)[A-Z0-9_\-]*)
     (?P<sep>["']?\s*[:=]\s*["']?)
     (?P<value>[^\s"',;]{6,})
     """
@@ -70,6 +78,8 @@ def redact(text: str) -> Redaction:
         value = match.group("value")
         if _PLACEHOLDER.fullmatch(value) or value.startswith("[REDACTED:") or _looks_harmless(value):
             return match.group(0)
+        if value.isdigit() and "tokens" in match.group("name").lower():
+            return match.group(0)  # a token count (`max_tokens=128000`), not a credential
         counts["secret-assignment"] += 1
         return f"{match.group('name')}{match.group('sep')}[REDACTED:secret-assignment]"
 
@@ -83,5 +93,6 @@ def _looks_harmless(value: str) -> bool:
     return (
         lowered in {"true", "false", "null", "none", "required", "optional", "string"}
         or value.startswith(("$", "${", "<", "os.environ", "process.env", "env."))
+        or (value.startswith(("http://", "https://")) and not set("@=") & set(value))
         or set(value) <= {"*", "x", "X", "."}
     )

@@ -1,0 +1,387 @@
+"""Provides the handoff-summary prompt, transcript rendering, and map-reduce chunk planning (pure).
+
+Nothing here touches the network: `plan_summary_job` turns messages into redacted chunks that fit the
+summarizer model's window, and `run_summary` drives any `ChatBackend` through map then reduce.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from smig_tui.core.errors import ConfigError, SummaryCancelledError
+from smig_tui.core.models import Kind, Message, Role
+from smig_tui.core.redact import redact
+
+if TYPE_CHECKING:
+    import threading
+
+    from smig_tui.core.ports import ChatBackend
+
+PROMPT_VERSION = "handoff-v1"
+"""Bumped whenever the prompts change, so cached summaries written by older prompts are not reused."""
+SECTIONS = ("Goal", "Current state", "Decisions", "Open questions", "Next steps", "Key files and commands")
+"""The headings every handoff summary carries, in order."""
+CHARS_PER_TOKEN = 3.5
+"""Conservative prose/code ratio used to turn a token budget into a character target."""
+DEFAULT_TARGET_CHARS = 6000
+PROMPT_OVERHEAD_TOKENS = 700
+"""Room for the system and instruction text around a chunk."""
+MIN_CHUNK_TOKENS = 1000
+
+ChatMessages = list[dict[str, str]]
+Counter_ = Callable[[str], int]
+
+
+def estimate_tokens(text: str) -> int:
+    """Over-estimate tokens from characters (about 3 per token), so chunks never overflow a window."""
+    return math.ceil(len(text) / 3) if text else 0
+
+
+def chars_for_tokens(tokens: int) -> int:
+    """Return the character target that keeps a summary within `tokens`."""
+    return max(400, int(tokens * CHARS_PER_TOKEN))
+
+
+def output_tokens_for(target_chars: int) -> int:
+    """Return the output cap for a request asked to write about `target_chars` characters."""
+    return math.ceil(target_chars / 2.5) + 1024
+
+
+@dataclass(frozen=True, slots=True)
+class RenderLimits:
+    """How much of each kind of message a transcript keeps; tool traffic is condensed hardest."""
+
+    text_chars: int = 12_000
+    tool_call_chars: int = 600
+    tool_result_chars: int = 800
+    reasoning_chars: int = 400
+    injected_chars: int = 300
+
+
+def condense(text: str, limit: int) -> str:
+    """Keep the head and tail of `text` within about `limit` characters, saying how much went."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    head = limit * 2 // 3
+    tail = limit - head
+    omitted = len(text) - head - tail
+    return f"{text[:head].rstrip()}\n… [{omitted:,} chars omitted] …\n{text[len(text) - tail:].lstrip()}"
+
+
+def render_message(message: Message, limits: RenderLimits = RenderLimits()) -> str | None:
+    """Render one message as a transcript block, or None when it carries nothing worth sending."""
+    if message.opaque or (not message.text.strip() and message.kind != Kind.IMAGE):
+        return None
+    tool = f" {message.tool_name}" if message.tool_name else ""
+    if message.kind == Kind.TOOL_CALL:
+        label, body = f"{message.role.value} → tool call{tool}", condense(message.text, limits.tool_call_chars)
+    elif message.kind == Kind.TOOL_RESULT:
+        failed = " (failed)" if message.is_error else ""
+        label, body = f"tool result{tool}{failed}", condense(message.text, limits.tool_result_chars)
+    elif message.kind == Kind.REASONING:
+        label, body = f"{message.role.value} reasoning", condense(message.text, limits.reasoning_chars)
+    elif message.kind == Kind.IMAGE:
+        label, body = f"{message.role.value} image", "[image not included]"
+    elif message.kind == Kind.SUMMARY:
+        label, body = "earlier summary", condense(message.text, limits.text_chars)
+    elif message.injected or message.role in (Role.SYSTEM, Role.DEVELOPER):
+        label, body = f"{message.role.value} context", condense(message.text, limits.injected_chars)
+    else:
+        label, body = message.role.value, condense(message.text, limits.text_chars)
+    return f"[{message.index}] {label}:\n{body}"
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One rendered, redacted message."""
+
+    index: int
+    text: str
+    tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A run of consecutive blocks sent in one map request."""
+
+    text: str
+    tokens: int
+    first_index: int
+    last_index: int
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryJob:
+    """Everything about a summary that is known before any request: what is sent, in how many parts."""
+
+    chunks: tuple[Chunk, ...]
+    redactions: dict[str, int]
+    """Secrets replaced before sending, by kind."""
+    target_chars: int
+    head_only: bool
+    content_sha256: str
+    """Hash of the redacted transcript: the cache key's content part."""
+    message_count: int
+    capacity_tokens: int
+    """Largest chunk the summarizer's window takes with room for prompt and output."""
+
+    @property
+    def tokens(self) -> int:
+        """Estimated tokens of transcript that will be sent."""
+        return sum(chunk.tokens for chunk in self.chunks)
+
+    @property
+    def redaction_total(self) -> int:
+        """How many secrets were replaced."""
+        return sum(self.redactions.values())
+
+    def cache_key(self, provider: str, model: str) -> str:
+        """Return the cache key: content after redaction, model, prompt version, target length."""
+        parts = [PROMPT_VERSION, provider, model, str(self.target_chars), str(self.head_only), self.content_sha256]
+        return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryResult:
+    """A written summary and what it took."""
+
+    text: str
+    model: str
+    provider: str
+    redactions: dict[str, int] = field(default_factory=dict)
+    chunks: int = 1
+    cached: bool = False
+    requests: int = 0
+    """Requests actually made (0 for a cache hit)."""
+    truncated: bool = False
+    """The provider stopped a reply at its output cap."""
+    prompt_version: str = PROMPT_VERSION
+
+    @property
+    def redaction_total(self) -> int:
+        """How many secrets were replaced before sending."""
+        return sum(self.redactions.values())
+
+
+def redact_blocks(
+    messages: Sequence[Message], count: Counter_, limits: RenderLimits = RenderLimits()
+) -> tuple[list[Block], Counter[str]]:
+    """Render and redact each message separately, so no secret is ever split across chunks."""
+    blocks: list[Block] = []
+    totals: Counter[str] = Counter()
+    for message in messages:
+        rendered = render_message(message, limits)
+        if rendered is None:
+            continue
+        cleaned = redact(rendered)
+        totals.update(cleaned.counts)
+        blocks.append(Block(message.index, cleaned.text, count(cleaned.text)))
+    return blocks, totals
+
+
+def split_block(block: Block, capacity: int, count: Counter_) -> list[Block]:
+    """Cut a block too big for one chunk into consecutive slices that each fit."""
+    pieces = max(2, math.ceil(block.tokens / capacity))
+    while True:
+        size = math.ceil(len(block.text) / pieces)
+        slices = [block.text[start : start + size] for start in range(0, len(block.text), size)]
+        blocks = [Block(block.index, piece, count(piece)) for piece in slices]
+        if all(part.tokens <= capacity for part in blocks) or size <= 1:
+            return blocks
+        pieces *= 2
+
+
+def plan_chunks(blocks: Sequence[Block], capacity: int, count: Counter_) -> tuple[Chunk, ...]:
+    """Pack blocks in order into as few chunks as fit `capacity` tokens each."""
+    chunks: list[Chunk] = []
+    current: list[Block] = []
+    used = 0
+    separator = count("\n\n")
+
+    def flush() -> None:
+        nonlocal current, used
+        if current:
+            text = "\n\n".join(part.text for part in current)
+            chunks.append(Chunk(text, used, current[0].index, current[-1].index))
+        current, used = [], 0
+
+    for block in blocks:
+        parts = split_block(block, capacity, count) if block.tokens > capacity else [block]
+        for part in parts:
+            extra = part.tokens + (separator if current else 0)
+            if current and used + extra > capacity:
+                flush()
+                extra = part.tokens
+            current.append(part)
+            used += extra
+    flush()
+    return tuple(chunks)
+
+
+def chunk_capacity(context_window: int, target_chars: int) -> int:
+    """Return the transcript tokens one request can carry in a window of `context_window`."""
+    margin = max(256, context_window // 20)
+    capacity = context_window - output_tokens_for(target_chars) - PROMPT_OVERHEAD_TOKENS - margin
+    if capacity < MIN_CHUNK_TOKENS:
+        raise ConfigError(
+            f"The summarizer's context_window ({context_window:,} tokens) is too small for a "
+            f"{target_chars:,}-character summary; raise [summarizer] context_window or lower the target."
+        )
+    return capacity
+
+
+def plan_summary_job(
+    messages: Sequence[Message],
+    *,
+    context_window: int,
+    target_chars: int = DEFAULT_TARGET_CHARS,
+    head_only: bool = False,
+    count: Counter_ = estimate_tokens,
+    limits: RenderLimits = RenderLimits(),
+) -> SummaryJob:
+    """Render, redact and chunk `messages` for a summarizer whose window is `context_window` tokens."""
+    capacity = chunk_capacity(context_window, target_chars)
+    blocks, redactions = redact_blocks(messages, count, limits)
+    digest = hashlib.sha256()
+    for block in blocks:
+        digest.update(block.text.encode("utf-8"))
+        digest.update(b"\x1e")
+    return SummaryJob(
+        chunks=plan_chunks(blocks, capacity, count),
+        redactions=dict(sorted(redactions.items())),
+        target_chars=target_chars,
+        head_only=head_only,
+        content_sha256=digest.hexdigest(),
+        message_count=len(messages),
+        capacity_tokens=capacity,
+    )
+
+
+def _system_prompt(target_chars: int) -> str:
+    """Return the instructions every request shares."""
+    headings = "\n".join(f"## {name}" for name in SECTIONS)
+    return (
+        "You write handoff notes so that another coding agent, which has never seen this "
+        "conversation, can pick the work up without asking anything.\n"
+        "Write Markdown with exactly these headings, in this order:\n"
+        f"{headings}\n"
+        "Be concrete: name files, functions, commands, error messages, versions and numbers. "
+        "Record what was tried and failed, and what the user asked for or ruled out. "
+        "Write 'None.' under a heading with nothing to report. Do not invent anything. "
+        "Text like [REDACTED:kind] stands for a secret that was removed: keep the marker, never guess it. "
+        f"Aim for about {target_chars:,} characters and never exceed {int(target_chars * 1.25):,}."
+    )
+
+
+def map_prompt(chunk: Chunk, part: int, parts: int, target_chars: int, head_only: bool) -> ChatMessages:
+    """Build the request that summarises one chunk (or the whole transcript when `parts` is 1)."""
+    if parts == 1:
+        scope = "Here is the conversation, oldest message first."
+    else:
+        scope = (
+            f"Here is part {part} of {parts} of a long conversation (messages {chunk.first_index}–"
+            f"{chunk.last_index}), oldest first. Write notes on this part only; they will be merged later."
+        )
+    if head_only:
+        scope += " The newest messages are handed over verbatim after your note, so cover only what is below."
+    return [
+        {"role": "system", "content": _system_prompt(target_chars)},
+        {"role": "user", "content": f"{scope}\n\n<transcript>\n{chunk.text}\n</transcript>"},
+    ]
+
+
+def reduce_prompt(notes: Sequence[str], target_chars: int, head_only: bool) -> ChatMessages:
+    """Build the request that merges notes on consecutive parts into one handoff summary."""
+    joined = "\n\n".join(f"<part number=\"{n}\">\n{text.strip()}\n</part>" for n, text in enumerate(notes, 1))
+    tail = " The newest messages follow your note verbatim." if head_only else ""
+    return [
+        {"role": "system", "content": _system_prompt(target_chars)},
+        {
+            "role": "user",
+            "content": "Below are handoff notes on consecutive parts of one conversation, oldest first. "
+            "Merge them into a single handoff note; where a later part contradicts an earlier one, "
+            f"the later part is the current truth.{tail}\n\n{joined}",
+        },
+    ]
+
+
+def group_notes(notes: Sequence[str], capacity: int, count: Counter_) -> list[list[str]]:
+    """Split notes into consecutive groups whose total fits `capacity`, for a multi-level reduce."""
+    groups: list[list[str]] = [[]]
+    used = 0
+    for note in notes:
+        size = count(note) + 16
+        if groups[-1] and used + size > capacity:
+            groups.append([])
+            used = 0
+        groups[-1].append(note)
+        used += size
+    return groups
+
+
+@dataclass
+class RunStats:
+    """What a run did, filled in as it goes."""
+
+    requests: int = 0
+    truncated: bool = False
+
+
+def run_summary(
+    job: SummaryJob,
+    backend: ChatBackend,
+    *,
+    on_delta: Callable[[str], None] | None = None,
+    on_progress: Callable[[str], None] | None = None,
+    cancel: threading.Event | None = None,
+    count: Counter_ = estimate_tokens,
+) -> tuple[str, RunStats]:
+    """Summarise each chunk, then reduce the notes; only the final answer streams to `on_delta`."""
+    stats = RunStats()
+    limit = output_tokens_for(job.target_chars)
+
+    def ask(messages: ChatMessages, stream_to: Callable[[str], None] | None) -> str:
+        if cancel is not None and cancel.is_set():
+            raise SummaryCancelledError("The summary was cancelled.")
+        stats.requests += 1
+        reply = backend.complete(messages, max_output_tokens=limit, on_delta=stream_to, cancel=cancel)
+        stats.truncated = stats.truncated or reply.truncated
+        return reply.text
+
+    parts = len(job.chunks)
+    if parts == 0:
+        raise ConfigError("There is nothing to summarise: the selected messages carry no text.")
+    if parts == 1:
+        return ask(map_prompt(job.chunks[0], 1, 1, job.target_chars, job.head_only), on_delta), stats
+    notes = []
+    for number, chunk in enumerate(job.chunks, 1):
+        if on_progress:
+            on_progress(f"summarising part {number} of {parts}")
+        notes.append(ask(map_prompt(chunk, number, parts, job.target_chars, job.head_only), None))
+    while True:
+        groups = group_notes(notes, job.capacity_tokens, count)
+        if len(groups) == len(notes) > 1:
+            # Notes too big to pair by size still halve in number each round, so this ends.
+            groups = [list(notes[start : start + 2]) for start in range(0, len(notes), 2)]
+        if len(groups) == 1:
+            if on_progress:
+                on_progress(f"merging {len(notes)} parts")
+            return ask(reduce_prompt(notes, job.target_chars, job.head_only), on_delta), stats
+        if on_progress:
+            on_progress(f"merging {len(notes)} parts in {len(groups)} groups")
+        notes = [ask(reduce_prompt(group, job.target_chars, job.head_only), None) for group in groups]
+
+
+def describe_redactions(redactions: dict[str, int]) -> str:
+    """Say how many secrets were redacted, by kind, in one short phrase."""
+    total = sum(redactions.values())
+    if not total:
+        return "no secrets redacted"
+    kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(redactions.items()))
+    return f"{total} secret{'s' if total != 1 else ''} redacted ({kinds})"

@@ -1,0 +1,89 @@
+"""Tests secret redaction: every credential shape is caught, labelled and counted; prose survives."""
+
+from __future__ import annotations
+
+import pytest
+
+from smig_tui.core.redact import redact
+
+# Fake credentials with the real shapes (none of them is live).
+CASES = [
+    ("openai-key", "sk-proj-Q7wErTy8uIoP4aSdFgHjKlZxCvBnM1234567"),
+    ("openai-key", "sk-0123456789abcdef0123456789abcdef"),  # DeepSeek keys have this shape
+    ("anthropic-key", "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789"),
+    ("github-token", "ghp_" + "a1B2c3D4e5" * 4),
+    ("aws-access-key", "AKIAIOSFODNN7EXAMPLE"),
+    ("google-api-key", "AIza" + "SyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW"),
+    ("slack-token", "xoxb-1234567890-abcdefghij"),
+    ("stripe-key", "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"),
+    ("huggingface-token", "hf_" + "abcdefghijklmnopqrstuvwxyzABCDEF"),
+    ("gitlab-token", "glpat-AbCdEfGhIjKlMnOpQrSt"),
+    ("npm-token", "npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"),
+    ("pypi-token", "pypi-AgEIcHlwaS5vcmc" + "CJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0LXV2d3h5ejAxMjM0NQACKlsz"),
+    ("google-oauth-token", "ya29.a0AfB_byDEFghijklmnopQRSTuvwxyz0123456789"),
+    ("digitalocean-token", "dop_v1_" + "0123456789abcdef" * 4),
+    ("sendgrid-key", "SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG"),
+    ("jwt", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"),
+]
+
+
+@pytest.mark.parametrize(("kind", "secret"), CASES)
+def test_each_credential_shape_is_replaced_and_counted(kind: str, secret: str) -> None:
+    result = redact(f"I ran it with {secret} and it worked.")
+    assert secret not in result.text
+    assert f"[REDACTED:{kind}]" in result.text
+    assert result.counts[kind] == 1 and result.total == 1
+    assert result.text.startswith("I ran it with ") and result.text.endswith(" and it worked.")
+
+
+@pytest.mark.parametrize(
+    ("text", "gone", "kind"),
+    [
+        ("export AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI", "secret-assignment"),
+        ('{"api_key": "abcdef123456"}', "abcdef123456", "secret-assignment"),
+        ("x-api-key: abcdefghijklmnop1234", "abcdefghijklmnop1234", "secret-assignment"),
+        ("DB_PASSWORD=hunter22", "hunter22", "secret-assignment"),
+        ("AccountKey=abcdefghijklmnopqrstuvwxyz0123456789ABCD", "abcdefghijklmnop", "secret-assignment"),
+        ("postgres://admin:s3cretpw@db.example.com:5432/app", "s3cretpw", "url-credentials"),
+        ("Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345", "abcdefghijklmnopqrstuvwxyz012345", "bearer-token"),
+        ("Authorization: Basic dXNlcjpwYXNzd29yZDEyMzQ1Ng==", "dXNlcjpwYXNzd29yZDEyMzQ1Ng", "basic-auth"),
+        ("https://hooks.slack.com/services/T00000000/B00000000/abcdefghijklmnopqrstuvwx", "abcdefghijklmnopqrstuvwx", "slack-webhook"),
+        ("reset_token_url=https://example.com/r?token=abcdef123456", "abcdef123456", "secret-assignment"),
+    ],
+)
+def test_contextual_secrets_are_replaced(text: str, gone: str, kind: str) -> None:
+    result = redact(text)
+    assert gone not in result.text
+    assert result.counts[kind] >= 1
+
+
+def test_private_key_block_is_removed_whole() -> None:
+    block = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----"
+    result = redact(f"key:\n{block}\ndone")
+    assert "b3BlbnNzaC1rZXktdjEAAAAA" not in result.text and result.text.endswith("done")
+    assert result.counts["private-key"] == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the token count was 12345 tokens",
+        "max_tokens=128000 and max_output_tokens: 32000",
+        "api_key = os.environ['OPENAI_API_KEY']",
+        "OPENAI_API_KEY=$OPENAI_API_KEY",
+        "password: required",
+        "docs_url=https://platform.openai.com/docs/api-reference",
+        "Set the secret in the dashboard, then rerun pytest -q.",
+    ],
+)
+def test_harmless_text_is_left_alone(text: str) -> None:
+    result = redact(text)
+    assert result.text == text and result.total == 0
+
+
+def test_redaction_is_idempotent_and_counts_add_up() -> None:
+    text = "a sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123 b TOKEN=abcdefgh123 c AKIAIOSFODNN7EXAMPLE"
+    first = redact(text)
+    again = redact(first.text)
+    assert again.text == first.text and again.total == 0
+    assert first.total == 3 and sum(first.counts.values()) == 3
