@@ -55,3 +55,14 @@ def shared_fixtures() -> Path:
     if not SHARED_FIXTURES.is_dir():
         pytest.skip("../shared/fixtures is not present (fresh clone)")
     return SHARED_FIXTURES
+
+
+@pytest.fixture
+def memory_home(isolated_homes: dict[str, Path]) -> dict[str, Path]:
+    """Fill the temp homes with the memory fixtures; `HOME_PROJECT` becomes the home folder's project."""
+    for name in ("codex", "claude"):
+        shutil.copytree(OWN_FIXTURES / "memory" / f"{name}_home", isolated_homes[name], dirs_exist_ok=True)
+    projects = isolated_homes["claude"] / "projects"
+    home_project = projects / "".join(c if c.isalnum() and c.isascii() else "-" for c in str(isolated_homes["home"]))
+    (projects / "HOME_PROJECT").rename(home_project)
+    return {**isolated_homes, "home_project": home_project}

@@ -185,7 +185,7 @@ class MemoryStore:
         try:
             mode = path.stat().st_mode & 0o777
         except FileNotFoundError:
-            mode = 0o600 if write.action is not Action.APPEND else 0o644
+            mode = 0o600 if write.owned else 0o644
         try:
             # A file that was absent at planning time is created without clobbering a newcomer.
             atomic_write(path, write.after, mode=mode, overwrite=write.before is not None)

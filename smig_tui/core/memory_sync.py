@@ -167,6 +167,8 @@ class PlannedWrite:
     before: str | None
     after: str
     reason: str
+    owned: bool = True
+    """A bundle smig owns (False: a line appended to the user's own file)."""
 
     @property
     def diff(self) -> str:
@@ -286,7 +288,7 @@ def _next_state(
     """Record hashes of owned writes; remember current problems, forget resolved ones."""
     written = dict(state.written)
     for write in writes:
-        if write.action is not Action.APPEND:
+        if write.owned:
             written[write.path] = sha256(write.after)
     prefixes = tuple(f"{direction.value}:" for direction in directions)
     kept = [key for key in state.reported if not key.startswith(prefixes)]
@@ -314,7 +316,7 @@ def _bundle_for(
     if mode is Mode.AUTO and _size(cleaned.text) > threshold:
         chosen = Mode.INDEX
         cleaned = redact(render(inputs, sources, chosen))
-    note = f"{len(sources)} file(s), {chosen.value} text"
+    note = f"{len(sources)} file(s), {chosen.value} text, {_kb(_size(cleaned.text))} bundle"
     if mode is Mode.AUTO and chosen is Mode.INDEX:
         note += f" (full text is over the {threshold:,}-byte budget)"
     report = DirectionReport(
@@ -393,7 +395,7 @@ def _pointer_write(
         return None, Problem(direction, path, why, f"{direction.value}:pointer:{path}:{sha256(text)}")
     action = Action.CREATE if current is None else Action.APPEND
     reason = "add the one line that points the agent at the bundle"
-    return PlannedWrite(path, direction, action, current, after, reason), None
+    return PlannedWrite(path, direction, action, current, after, reason, owned=False), None
 
 
 def _pointer_over_budget(direction: Direction, path: str, after: str) -> str:
@@ -604,9 +606,9 @@ def _render_for_codex(inputs: MemoryInputs, sources: Sequence[MemoryFile], mode:
             parts.append(f"- {meta.name}{kind}: {_one_line(meta.description)} — {source.path}")
             continue
         parts += [f"### {meta.name}{kind}", ""]
-        if meta.description:
+        if meta.description and not meta.body.lstrip().startswith(meta.description):
             parts += [f"_{_one_line(meta.description, 400)}_", ""]
-        parts += [f"Source: {source.path}", "", demote_headings(meta.body, 3), ""]
+        parts += [f"Source: {source.path}", "", demote_headings(meta.body, 3).strip("\n"), ""]
     return "\n".join(parts).rstrip("\n") + "\n"
 
 

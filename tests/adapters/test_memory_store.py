@@ -1,0 +1,171 @@
+"""Tests for memory-sync I/O on fake homes: reading both sides, applying plans, the lock."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from smig_tui.adapters.memory_store import MemoryStore
+from smig_tui.adapters.paths import resolve_paths
+from smig_tui.core.errors import LockedError
+from smig_tui.core.memory_sync import (
+    CLAUDE_BUNDLE_NAME,
+    CODEX_BUNDLE_NAME,
+    MARKER,
+    Direction,
+    FileRole,
+    plan_memory_sync,
+)
+
+FAKE_KEY = "ghp_" + "Zk4" * 12
+
+
+@pytest.fixture
+def store(memory_home: dict[str, Path]) -> MemoryStore:
+    return MemoryStore(resolve_paths())
+
+
+def _sync(store: MemoryStore, *directions: Direction):
+    plan = plan_memory_sync(store.read_inputs(), directions or (Direction.TO_CLAUDE, Direction.TO_CODEX))
+    return plan, store.apply(plan)
+
+
+def _stamp(*paths: Path) -> list[tuple[int, int]]:
+    return [(path.stat().st_ino, path.stat().st_mtime_ns) for path in paths]
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_reads_codex_layout_and_claude_topic_files(store: MemoryStore, memory_home: dict[str, Path]) -> None:
+    inputs = store.read_inputs()
+    roles = sorted(f.role.value for f in inputs.codex_files)
+    assert roles == ["handbook", "raw", "recap", "recap", "summary"]
+    names = {Path(f.path).name: f for f in inputs.claude_files}
+    assert "MEMORY.md" not in names and set(names) == {
+        "feedback_git_main.md", "user_editor.md", "project_db.md", "notes_without_frontmatter.md"
+    }
+    assert names["feedback_git_main.md"].home and not names["project_db.md"].home
+    assert inputs.targets.claude_bundle == str(memory_home["home_project"] / "memory" / CLAUDE_BUNDLE_NAME)
+    assert inputs.current[inputs.targets.codex_agents] is None
+
+
+def test_sync_both_ways_then_unchanged_runs_write_nothing(store: MemoryStore, memory_home: dict[str, Path]) -> None:
+    claude_dir = memory_home["home_project"] / "memory"
+    user_index = (claude_dir / "MEMORY.md").read_text()
+    plan, result = _sync(store)
+    assert len(result.written) == 4 and result.state_written and not result.skipped
+    bundle = (claude_dir / CLAUDE_BUNDLE_NAME).read_text()
+    assert MARKER in bundle and "uv run pytest -q" in bundle
+    codex_bundle = (memory_home["codex"] / "memories" / CODEX_BUNDLE_NAME).read_text()
+    assert "Git default branch should be main" in codex_bundle and "reversible" in codex_bundle
+    index = (claude_dir / "MEMORY.md").read_text()
+    assert index.startswith(user_index) and index.count(f"]({CLAUDE_BUNDLE_NAME})") == 1
+    written = [claude_dir / CLAUDE_BUNDLE_NAME, claude_dir / "MEMORY.md",
+               memory_home["codex"] / "memories" / CODEX_BUNDLE_NAME, memory_home["codex"] / "AGENTS.md",
+               store.state_file]
+    before = _stamp(*written)
+    for _ in range(2):
+        plan, result = _sync(store)
+        assert plan.writes == () and result.written == () and not result.state_written
+    assert _stamp(*written) == before
+    agents = (memory_home["codex"] / "AGENTS.md").read_text()
+    assert agents.count(CODEX_BUNDLE_NAME) == 1
+
+
+def test_source_change_updates_only_the_bundle(store: MemoryStore, memory_home: dict[str, Path]) -> None:
+    _sync(store)
+    summary = memory_home["codex"] / "memories" / "memory_summary.md"
+    summary.write_text(summary.read_text() + "- New: prefers pytest -x\n")
+    plan, result = _sync(store)
+    assert [(w.path.rsplit("/", 1)[-1], w.action.value) for w in result.written] == [(CLAUDE_BUNDLE_NAME, "update")]
+    assert "prefers pytest -x" in (memory_home["home_project"] / "memory" / CLAUDE_BUNDLE_NAME).read_text()
+
+
+def test_sources_are_never_modified(store: MemoryStore, memory_home: dict[str, Path]) -> None:
+    codex_before = _tree(memory_home["codex"] / "memories")
+    project_before = _tree(memory_home["claude"] / "projects" / "-work-shop-api")
+    _sync(store)
+    codex_after = _tree(memory_home["codex"] / "memories")
+    assert codex_after.pop(CODEX_BUNDLE_NAME)
+    assert codex_after == codex_before
+    assert _tree(memory_home["claude"] / "projects" / "-work-shop-api") == project_before
+
+
+def test_file_without_marker_is_left_alone(store: MemoryStore, memory_home: dict[str, Path]) -> None:
+    theirs = memory_home["home_project"] / "memory" / CLAUDE_BUNDLE_NAME
+    theirs.write_text("my own notes about codex\n")
+    before = _stamp(theirs)
+    plan, result = _sync(store, Direction.TO_CLAUDE)
+    assert [p.new for p in plan.problems] == [True] and result.written == ()
+    assert theirs.read_text() == "my own notes about codex\n" and _stamp(theirs) == before
+    assert CLAUDE_BUNDLE_NAME not in (theirs.parent / "MEMORY.md").read_text()
+    again, _ = _sync(store, Direction.TO_CLAUDE)
+    assert [p.new for p in again.problems] == [False]  # the state remembers it was reported
+
+
+def test_planted_secret_never_reaches_the_other_side(store: MemoryStore, memory_home: dict[str, Path]) -> None:
+    leaky = memory_home["home_project"] / "memory" / "tokens.md"
+    leaky.write_text(f"---\nname: Tokens\ndescription: ci token\n---\nGITHUB_TOKEN is {FAKE_KEY}\n")
+    plan, _ = _sync(store, Direction.TO_CODEX)
+    written = (memory_home["codex"] / "memories" / CODEX_BUNDLE_NAME).read_text()
+    assert FAKE_KEY not in written and "[REDACTED:github-token]" in written
+    assert plan.reports[0].redactions == {"github-token": 1}
+
+
+def test_a_file_changed_after_planning_is_skipped(store: MemoryStore, memory_home: dict[str, Path]) -> None:
+    plan = plan_memory_sync(store.read_inputs(), [Direction.TO_CODEX])
+    agents = memory_home["codex"] / "AGENTS.md"
+    agents.write_text("# my rules\n")
+    result = store.apply(plan)
+    assert any("changed since the plan" in why for why in result.skipped)
+    assert agents.read_text() == "# my rules\n" and not result.state_written
+
+
+def test_lock_held_by_another_process_refuses(store: MemoryStore) -> None:
+    holder = textwrap.dedent(
+        f"""
+        import sys
+        from pathlib import Path
+        from smig_tui.adapters.fs import file_lock
+        with file_lock(Path({str(store.state_dir / 'lock')!r})):
+            print("locked", flush=True)
+            sys.stdin.readline()
+        """
+    )
+    child = subprocess.Popen([sys.executable, "-c", holder], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "locked"
+        plan = plan_memory_sync(store.read_inputs())
+        with pytest.raises(LockedError, match="memory sync"):
+            store.apply(plan)
+        assert not (Path(plan.writes[0].path)).exists()
+    finally:
+        child.communicate("done\n", timeout=30)
+    assert store.apply(plan).written  # free again once the other run is done
+
+
+def test_real_transcripts_beside_memory_are_not_read_or_touched(
+    store: MemoryStore, memory_home: dict[str, Path], shared_fixtures: Path
+) -> None:
+    project = memory_home["claude"] / "projects" / "-work-shop-api"
+    real = sorted((shared_fixtures / "claude").glob("*.jsonl"))[0]
+    copy = project / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
+    shutil.copyfile(real, copy)
+    inputs = store.read_inputs()
+    assert all(f.role is FileRole.TOPIC and f.path.endswith(".md") for f in inputs.claude_files)
+    _sync(store)
+    assert copy.read_bytes() == real.read_bytes()
+
+
+def test_project_option_targets_that_projects_memory(store: MemoryStore, memory_home: dict[str, Path]) -> None:
+    targets = store.targets("/work/shop-api")
+    assert targets.claude_bundle == str(
+        memory_home["claude"] / "projects" / "-work-shop-api" / "memory" / CLAUDE_BUNDLE_NAME
+    )
