@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from smig_tui.adapters.config_file import load_config
 from smig_tui.adapters.paths import Paths, resolve_paths
 from smig_tui.adapters.memory_store import ApplyResult, MemoryStore
-from smig_tui.core.errors import AmbiguousIdError, SessionNotFoundError
+from smig_tui.core.errors import AmbiguousIdError, SessionNotFoundError, WriteRefusedError
 from smig_tui.core.memory_sync import Direction, MemoryPlan, Mode, plan_memory_sync
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import SessionSource, WarningSink
@@ -153,6 +153,22 @@ class Services:
         data: Any = export.to_openai(messages) if fmt is export.ExportFormat.OPENAI else (
             export.to_record(session, messages, plan))
         return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+    def save_export(self, text: str, out: Path, force: bool = False) -> Path:
+        """Write an export atomically; an existing file is replaced only with `force`."""
+        from smig_tui.adapters.fs import atomic_write
+
+        target = out.expanduser().absolute()
+        if target.exists() and not force:
+            raise WriteRefusedError(f"Refusing to overwrite existing file {target}; pass --force to replace it.")
+        atomic_write(target, text, mode=0o600, overwrite=force)
+        return target
+
+    def copy_text(self, text: str) -> str:
+        """Put text on the clipboard (OSC 52 on a terminal, else a system tool); says which."""
+        from smig_tui.adapters.clipboard import copy_to_clipboard
+
+        return copy_to_clipboard(text)
 
 
 def migrated_messages(plan: Plan) -> tuple[Message, ...]:

@@ -1,0 +1,207 @@
+"""Provides `smig migrate`, `smig export` and `smig history`: committing, exporting and recalling handoffs."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.table import Table
+
+from smig_tui.core.errors import SmigError
+from smig_tui.core.export import ExportFormat
+from smig_tui.core.migration import Destination, MigrationRecord, MigrationResult, record_to_json
+from smig_tui.core.models import Plan, Session, Strategy
+
+if TYPE_CHECKING:
+    from smig_tui.cli.main import Context
+
+_STRATEGIES = [strategy.value for strategy in Strategy]
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `migrate`, `export` and `history` to the CLI."""
+    migrate = subparsers.add_parser("migrate", help="commit a migration: store it, write native sessions or exports")
+    migrate.add_argument("id", help="session id, unique id prefix, or path to the .jsonl file")
+    migrate.add_argument("--target", required=True, metavar="MODEL", help="model to continue in")
+    migrate.add_argument("--to", action="append", choices=[d.value for d in Destination], default=[],
+                         help="destination, repeatable (default: store only; storage always records a commit)")
+    migrate.add_argument("--strategy", choices=_STRATEGIES,
+                         help="compression (default: as-is when it fits, else truncate)")
+    migrate.add_argument("--out", type=Path, metavar="FILE", help="file for --to markdown/json")
+    migrate.add_argument("--force", action="store_true", help="replace an existing --out file")
+    migrate.add_argument("--dry-run", action="store_true", help="show exactly what would be written, write nothing")
+    migrate.add_argument("--json", action="store_true", help="print JSON for scripts")
+    migrate.set_defaults(handler=run_migrate)
+
+    export = subparsers.add_parser("export", help="export a session (or its migration to a target) as Markdown/JSON")
+    export.add_argument("id", help="session id, unique id prefix, or path to the .jsonl file")
+    export.add_argument("--format", choices=[f.value for f in ExportFormat], default="markdown")
+    export.add_argument("--target", metavar="MODEL", help="export the conversation as migrated to MODEL")
+    export.add_argument("--strategy", choices=_STRATEGIES, help="compression when --target is given")
+    export.add_argument("--out", type=Path, metavar="FILE", help="write to FILE instead of stdout")
+    export.add_argument("--force", action="store_true", help="replace an existing --out file")
+    export.add_argument("--clipboard", action="store_true", help="copy to the clipboard (OSC 52 or a system tool)")
+    export.set_defaults(handler=run_export)
+
+    history = subparsers.add_parser("history", help="list committed migrations")
+    history.add_argument("--workspace", metavar="PATH", help="only migrations of sessions in PATH")
+    history.add_argument("--json", action="store_true", help="print JSON for scripts")
+    history.set_defaults(handler=run_history)
+    sub = history.add_subparsers(dest="history_command", metavar="COMMAND")
+    show = sub.add_parser("show", help="show one stored migration")
+    show.add_argument("migration_id", help="id from `smig history`")
+    show.add_argument("--json", action="store_true", help="print the stored JSON document")
+    show.set_defaults(handler=run_history_show)
+
+
+def _plan(ctx: Context, session: Session, target: str, strategy: str | None) -> Plan:
+    """Plan with the chosen strategy, or as-is when it fits and truncation when it does not."""
+    planner = getattr(ctx.services, "plan", None)
+    if planner is None:
+        raise SmigError("The planner is not available in this build; `smig plan` must exist first.")
+    if strategy:
+        return planner(session, target, Strategy(strategy))
+    plan = planner(session, target, Strategy.AS_IS)
+    return plan if plan.decision.fits else planner(session, target, Strategy.TRUNCATE)
+
+
+def _load(ctx: Context, ref: str) -> Session:
+    """Find and read the session named on the command line."""
+    info = ctx.services.find_session(ref, warn=ctx.out.warn)
+    return ctx.services.load_session(info, warn=ctx.out.warn)
+
+
+def run_migrate(args: argparse.Namespace, ctx: Context) -> int:
+    """Commit (or dry-run) a migration and print where everything went."""
+    session = _load(ctx, args.id)
+    plan = _plan(ctx, session, args.target, args.strategy)
+    destinations = {Destination(value) for value in args.to} or {Destination.STORE}
+    result = ctx.services.migrate(session, plan, destinations, dry_run=args.dry_run,
+                                  out=args.out, force=args.force)
+    if args.json:
+        ctx.out.json(result_to_json(result, include_data=args.dry_run))
+        return 0
+    _print_result(ctx, result, plan)
+    return 0
+
+
+def _print_result(ctx: Context, result: MigrationResult, plan: Plan) -> None:
+    """The human summary of a migration: decision, every path, the resume commands."""
+    record = result.record
+    verdict = "fits as-is" if plan.decision.fits else f"over by {plan.decision.over_by:,} tokens"
+    ctx.out.data(
+        f"{'Dry run: would migrate' if result.dry_run else 'Migrated'} {record.source.agent} session "
+        f"{record.source.id} to {record.target} ({verdict}; {record.strategy}, kept {len(record.kept_ids)} "
+        f"of {len(record.kept_ids) + len(record.dropped_ids)} messages, "
+        f"{record.tokens_before:,} → {record.tokens_after:,} tokens)"
+    )
+    ctx.out.data(f"  migration id: {result.migration_id}")
+    verb = "would write" if result.dry_run else "wrote"
+    ctx.out.data(f"  store: {verb} {result.record_path}")
+    for planned in result.files:
+        size = len(planned.data.encode("utf-8"))
+        ctx.out.data(f"  {planned.destination.value}: {verb} {planned.path} ({size:,} bytes)")
+    for command in result.resume_commands:
+        ctx.out.data(f"  resume: {command}")
+    if result.dry_run:
+        ctx.out.diag("smig: dry run: nothing was written")
+
+
+def result_to_json(result: MigrationResult, include_data: bool = False) -> dict[str, Any]:
+    """Serialise a migration result for `--json`; a dry run can include every file's content."""
+    files = []
+    for planned in result.files:
+        entry: dict[str, Any] = {"destination": planned.destination.value, "path": planned.path,
+                                 "bytes": len(planned.data.encode("utf-8"))}
+        if planned.native:
+            entry.update(session_id=planned.native.session_id, resume_command=planned.native.resume_command)
+        if include_data:
+            entry["data"] = planned.data
+        files.append(entry)
+    return {
+        "migration_id": result.migration_id,
+        "dry_run": result.dry_run,
+        "record_path": result.record_path,
+        "files": files,
+        "resume_commands": list(result.resume_commands),
+        "record": record_to_json(result.record),
+    }
+
+
+def run_export(args: argparse.Namespace, ctx: Context) -> int:
+    """Print, save or copy a session's export."""
+    session = _load(ctx, args.id)
+    plan = _plan(ctx, session, args.target, args.strategy) if args.target else None
+    text = ctx.services.export(session, ExportFormat(args.format), plan)
+    if args.out is None and not args.clipboard:
+        ctx.out.stdout.write(text)
+        return 0
+    if args.out is not None:
+        path = ctx.services.save_export(text, args.out, force=args.force)
+        ctx.out.diag(f"smig: wrote {path} ({len(text.encode('utf-8')):,} bytes)")
+    if args.clipboard:
+        how = ctx.services.copy_text(text)
+        ctx.out.diag(f"smig: copied {len(text):,} characters to the clipboard via {how}")
+    return 0
+
+
+def run_history(args: argparse.Namespace, ctx: Context) -> int:
+    """List stored migrations, newest first."""
+    records = ctx.services.store.list(args.workspace, warn=ctx.out.warn)
+    if args.json:
+        ctx.out.json([_history_row(record) for record in records])
+        return 0
+    if not records:
+        ctx.out.diag(f"smig: no migrations stored under {ctx.services.store.root}")
+        return 0
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for column in ("id", "created", "source", "target", "strategy", "tokens", "outputs"):
+        table.add_column(column, no_wrap=True, overflow="ellipsis", max_width=48)
+    for record in records:
+        row = _history_row(record)
+        table.add_row(record.id, record.created[:19].replace("T", " "), row["source"], record.target,
+                      record.strategy, f"{record.tokens_before:,} → {record.tokens_after:,}",
+                      ", ".join(output.agent for output in record.outputs) or "store")
+    ctx.out.console.print(table)
+    return 0
+
+
+def _history_row(record: MigrationRecord) -> dict[str, Any]:
+    """One line of `smig history --json`."""
+    return {
+        "id": record.id,
+        "created": record.created,
+        "workspace": record.workspace,
+        "source": f"{record.source.agent}:{record.source.id}",
+        "cwd": record.source.cwd,
+        "target": record.target,
+        "strategy": record.strategy,
+        "tokens_before": record.tokens_before,
+        "tokens_after": record.tokens_after,
+        "resume_commands": [output.resume_command for output in record.outputs],
+    }
+
+
+def run_history_show(args: argparse.Namespace, ctx: Context) -> int:
+    """Show one stored migration."""
+    record = ctx.services.store.get(args.migration_id)
+    if args.json:
+        ctx.out.json(record_to_json(record))
+        return 0
+    facts = [
+        ("id", record.id), ("created", record.created), ("source", f"{record.source.agent} {record.source.id}"),
+        ("source file", record.source.path), ("source sha256", record.source.sha256),
+        ("cwd", record.source.cwd or ""), ("target", record.target), ("strategy", record.strategy),
+        ("fits", "yes" if record.decision.get("fits") else "no"),
+        ("tokens", f"{record.tokens_before:,} → {record.tokens_after:,}"),
+        ("messages", f"{len(record.kept_ids)} kept, {len(record.dropped_ids)} dropped"),
+    ]
+    for key, value in facts:
+        ctx.out.data(f"{key:>13}: {value}")
+    for output in record.outputs:
+        ctx.out.data(f"{output.agent:>13}: {output.path}")
+        ctx.out.data(f"{'resume':>13}: {output.resume_command}")
+    for path in record.files:
+        ctx.out.data(f"{'export':>13}: {path}")
+    return 0
