@@ -1,0 +1,269 @@
+"""Provides `RolloutLoader`, which rebuilds a Codex thread's model-visible history from its records.
+
+It follows what Codex does on resume: response items in order; a `compacted` line with a
+replacement history replaces everything before it; usage comes from `token_count` events.
+Prompts that exist only as `user_message` events (filtered or paginated rollouts) are kept too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from smig_tui.adapters.formats.codex_items import (
+    RESPONSE_TYPES,
+    ItemMessage,
+    convert,
+    cwd_from_environment,
+    typed_prompt,
+)
+from smig_tui.adapters.formats.codex_scan import iso_or_none
+from smig_tui.adapters.jsonl import Record
+from smig_tui.core.models import Kind, Message, ReadWarning, Role, Session, SessionInfo, Usage
+
+_SKIPPED_TYPES = (b'"type":"world_state"', b'"type":"ghost_snapshot"')
+_WANTED_EVENTS = (b'"type":"token_count"', b'"type":"user_message"')
+
+
+@dataclass(slots=True)
+class _Prompt:
+    """A typed prompt seen as an event, and where the history stood when it came."""
+
+    position: int
+    text: str
+    line: int
+    offset: int
+    timestamp: str | None
+
+
+class RolloutLoader:
+    """Accumulates one rollout's records, in file order, into a Session."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.messages: list[Message] = []
+        self.prompts: list[_Prompt] = []
+        self.tool_names: dict[str, str] = {}
+        self.meta: dict[str, Any] | None = None
+        self.model: str | None = None
+        self.cwd: str | None = None
+        self.last_timestamp: str | None = None
+        self.last_total: Any = None
+        self.context_tokens: int | None = None
+        self.window: int | None = None
+        self.compactions = 0
+
+    @staticmethod
+    def skippable(raw: bytes) -> bool:
+        """Tell from the raw line, without parsing, that a record never matters to the history."""
+        start = raw[:160]
+        if any(tag in start for tag in _SKIPPED_TYPES):
+            return True
+        return b'"type":"event_msg"' in start and not any(tag in start for tag in _WANTED_EVENTS)
+
+    def feed(self, record: Record) -> None:
+        """Take one record."""
+        data = record.data
+        stamp = iso_or_none(data.get("timestamp"))
+        if stamp:
+            self.last_timestamp = stamp
+        payload = data.get("payload")
+        kind = data.get("type")
+        if not isinstance(payload, dict):
+            self._bare(record, kind)
+        elif kind == "response_item":
+            self._items(record, [payload], stamp, f"L{record.line}")
+        elif kind == "session_meta":
+            self._meta(payload)
+        elif kind == "turn_context":
+            self._turn_context(payload)
+        elif kind == "compacted":
+            self._compacted(record, payload, stamp)
+        elif kind == "event_msg":
+            self._event(record, payload, stamp)
+
+    def _bare(self, record: Record, kind: Any) -> None:
+        """Bare-era lines: the first holds the meta, the rest are ResponseItems or state markers."""
+        data = record.data
+        if record.line == 1 and kind is None and "id" in data:
+            self._meta(data)
+        elif kind in RESPONSE_TYPES:
+            self._items(record, [data], None, f"L{record.line}")
+
+    def _meta(self, payload: dict[str, Any]) -> None:
+        """Keep the first session_meta only: later ones belong to replayed parent history."""
+        if self.meta is None:
+            self.meta = payload
+            if isinstance(payload.get("cwd"), str):
+                self.cwd = payload["cwd"]
+
+    def _turn_context(self, payload: dict[str, Any]) -> None:
+        """The latest turn's model wins."""
+        if isinstance(payload.get("model"), str) and payload["model"]:
+            self.model = payload["model"]
+        if self.cwd is None and isinstance(payload.get("cwd"), str):
+            self.cwd = payload["cwd"]
+
+    def _items(self, record: Record, items: list[Any], stamp: str | None, base_id: str) -> None:
+        """Append the messages that ResponseItems carry; several from one line get suffixed ids."""
+        drafts: list[ItemMessage] = []
+        for item in items:
+            if isinstance(item, dict):
+                drafts.extend(convert(item, self.tool_names))
+        for number, draft in enumerate(drafts, start=1):
+            message_id = base_id if len(items) == 1 and len(drafts) == 1 else f"{base_id}.{number}"
+            self._append(draft, record, stamp, message_id)
+
+    def _append(self, draft: ItemMessage, record: Record, stamp: str | None, message_id: str) -> None:
+        """Freeze a draft into a Message at the end of the history."""
+        if self.cwd is None and draft.text.lstrip().startswith("<environment_context"):
+            self.cwd = cwd_from_environment(draft.text)
+        self.messages.append(
+            Message(
+                index=len(self.messages), id=message_id, role=draft.role, kind=draft.kind, text=draft.text,
+                tool_name=draft.tool_name, call_id=draft.call_id, timestamp=stamp, line=record.line,
+                offset=record.offset, is_error=draft.is_error, opaque=draft.opaque, injected=draft.injected,
+            )
+        )
+
+    def _compacted(self, record: Record, payload: dict[str, Any], stamp: str | None) -> None:
+        """Replace the history with the replacement one, as Codex does; else keep the summary text."""
+        self.compactions += 1
+        self.context_tokens = None  # the context measured before compaction is no longer in use
+        history = payload.get("replacement_history")
+        summary = payload.get("message")
+        if isinstance(history, list):
+            self.messages = []
+            self.prompts = []
+            self._items(record, history, stamp, f"L{record.line}")
+            if isinstance(summary, str) and summary.strip():
+                self._mark_summary(summary.strip())
+            return
+        if isinstance(summary, str) and summary.strip():
+            self._append(ItemMessage(Role.USER, Kind.SUMMARY, summary), record, stamp, f"L{record.line}")
+
+    def _mark_summary(self, summary: str) -> None:
+        """Codex's local compaction puts its summary in the replacement history as a user message."""
+        for position in range(len(self.messages) - 1, -1, -1):
+            message = self.messages[position]
+            if message.role is Role.USER and message.kind is Kind.TEXT and message.text.rstrip().endswith(summary):
+                self.messages[position] = replace(message, kind=Kind.SUMMARY)
+                return
+
+    def _event(self, record: Record, payload: dict[str, Any], stamp: str | None) -> None:
+        """Use token counts and typed prompts; every other event is UI noise for the history."""
+        kind = payload.get("type")
+        if kind == "token_count":
+            self._token_count(payload.get("info"))
+        elif kind == "user_message":
+            text = typed_prompt(str(payload.get("message") or ""))
+            if text:
+                self.prompts.append(_Prompt(len(self.messages), text, record.line, record.offset, stamp))
+
+    def _token_count(self, info: Any) -> None:
+        """Attach a model call's usage to the message it produced; re-emitted events count once."""
+        if not isinstance(info, dict) or not isinstance(info.get("last_token_usage"), dict):
+            return
+        if isinstance(info.get("model_context_window"), int) and info["model_context_window"] > 0:
+            self.window = info["model_context_window"]
+        total = info.get("total_token_usage")
+        if total is not None and total == self.last_total:
+            return
+        self.last_total = total
+        usage = usage_from(info["last_token_usage"])
+        self.context_tokens = usage.context_tokens or None
+        for position in range(len(self.messages) - 1, -1, -1):
+            if self.messages[position].role is Role.ASSISTANT:
+                self.messages[position] = replace(self.messages[position], usage=usage)
+                break
+
+    def finish(self, info: SessionInfo, warnings: tuple[ReadWarning, ...]) -> Session:
+        """Build the Session, with the facts only a full read knows written into its info."""
+        messages = self._with_event_prompts()
+        meta = self.meta or {}
+        model = self.model or info.model
+        full_info = replace(
+            info,
+            cwd=self.cwd or info.cwd,
+            project=info.project or self.cwd,
+            model=model,
+            updated=self.last_timestamp or info.updated,
+            message_count=len(messages),
+            context_tokens=self.context_tokens if self.context_tokens is not None else info.context_tokens,
+            context_window=self.window or info.context_window,
+        )
+        return Session(
+            info=full_info,
+            messages=tuple(messages),
+            warnings=warnings,
+            instructions=instructions_from(meta),
+            measured_context_tokens=self.context_tokens,
+            compactions=self.compactions,
+            extra=_extra(meta),
+        )
+
+    def _with_event_prompts(self) -> list[Message]:
+        """Add prompts that no user message mirrors (rollouts that dropped them), then renumber."""
+        messages = list(self.messages)
+        for prompt in reversed(self.prompts):
+            if _mirrored(messages, prompt.position):
+                continue
+            messages.insert(
+                prompt.position,
+                Message(index=0, id=f"L{prompt.line}", role=Role.USER, kind=Kind.TEXT, text=prompt.text,
+                        timestamp=prompt.timestamp, line=prompt.line, offset=prompt.offset),
+            )
+        return [replace(message, index=index) for index, message in enumerate(messages)]
+
+
+def _mirrored(messages: list[Message], position: int) -> bool:
+    """Tell whether a typed user message sits in the same input stretch as an event's position."""
+    for step in (-1, 1):
+        index = position - 1 if step < 0 else position
+        while 0 <= index < len(messages) and messages[index].role in (Role.USER, Role.DEVELOPER, Role.SYSTEM):
+            if messages[index].role is Role.USER and not messages[index].injected:
+                return True
+            index += step
+    return False
+
+
+def usage_from(usage: dict[str, Any]) -> Usage:
+    """Map Codex's TokenUsage; the context in use after a call is its `total_tokens` (input + output)."""
+
+    def number(key: str) -> int:
+        value = usage.get(key)
+        return value if isinstance(value, int) and value > 0 else 0
+
+    total = number("total_tokens") or number("input_tokens") + number("output_tokens")
+    return Usage(
+        input_tokens=number("input_tokens"),
+        cached_input_tokens=number("cached_input_tokens"),
+        output_tokens=number("output_tokens"),
+        reasoning_tokens=number("reasoning_output_tokens"),
+        context_tokens=total,
+    )
+
+
+def instructions_from(meta: dict[str, Any]) -> str | None:
+    """Return the base instructions, in either the newer `{text}` or the older string shape."""
+    base = meta.get("base_instructions")
+    if isinstance(base, dict) and isinstance(base.get("text"), str) and base["text"]:
+        return str(base["text"])
+    if isinstance(base, str) and base:
+        return base
+    old = meta.get("instructions")
+    return old if isinstance(old, str) and old else None
+
+
+def _extra(meta: dict[str, Any]) -> dict[str, str]:
+    """Small facts worth showing: originator, provider, git branch and commit, agent nickname."""
+    extra: dict[str, str] = {}
+    for key in ("originator", "model_provider", "agent_nickname", "agent_role", "thread_source"):
+        if isinstance(meta.get(key), str) and meta[key]:
+            extra[key] = meta[key]
+    git = meta.get("git")
+    if isinstance(git, dict):
+        for key, name in (("branch", "git_branch"), ("commit_hash", "git_commit")):
+            if isinstance(git.get(key), str) and git[key]:
+                extra[name] = git[key]
+    return extra

@@ -1,0 +1,275 @@
+"""Provides the cheap reads behind Codex session discovery: the rollout tree, names, state DB, heads, tails.
+
+Nothing here parses a whole rollout: a head read stops once it has what a listing needs, and a tail
+read looks only at the last 256 KB, so a 500 MB file costs about the same as a 5 KB one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from smig_tui.adapters.formats.codex_items import (
+    convert,
+    cwd_from_environment,
+    is_injected_text,
+    typed_prompt,
+)
+from smig_tui.adapters.jsonl import iter_lines
+from smig_tui.core.models import Kind, ReadWarning, Role
+from smig_tui.core.ports import WarningSink
+
+HEAD_LINES = 250
+"""Codex itself looks for a preview within 10 + 200 lines (FORMATS.md 1.14)."""
+HEAD_BYTES = 4 << 20
+"""Give up looking for a title after this much of the file."""
+TAIL_BYTES = 256 * 1024
+_HEAD_WANTED = (b'"session_meta"', b'"turn_context"', b'"user_message"')
+_ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}")
+_TS_FIELD = re.compile(rb'"timestamp"\s*:\s*"([^"]{10,40})"')
+_STATE_DB = re.compile(r"^state_(\d+)\.sqlite$")
+_THREAD_COLUMNS = (
+    "id", "rollout_path", "title", "model", "first_user_message", "cwd", "source", "cli_version", "archived",
+)
+
+
+def iso_or_none(value: Any) -> str | None:
+    """Keep a value only if it looks like an ISO 8601 timestamp."""
+    return value if isinstance(value, str) and _ISO.match(value) else None
+
+
+@dataclass(slots=True)
+class Head:
+    """What the first lines of a rollout say."""
+
+    meta: dict[str, Any] = field(default_factory=dict)
+    """The first `session_meta` payload (or the bare-era first line)."""
+    model: str | None = None
+    prompt: str | None = None
+    """The first typed user prompt."""
+    cwd: str | None = None
+    """From `<environment_context>`, for bare-era files that have no cwd in their meta."""
+    bare: bool = False
+
+
+@dataclass(slots=True)
+class Tail:
+    """What the last 256 KB of a rollout say."""
+
+    updated: str | None = None
+    model: str | None = None
+    last_usage: dict[str, Any] | None = None
+    window: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadRow:
+    """The columns smig uses from Codex's `threads` table."""
+
+    title: str | None
+    model: str | None
+    first_user_message: str | None
+
+
+def walk_rollouts(roots: list[Path], warn: WarningSink) -> tuple[list[str], int]:
+    """Return every `rollout-*.jsonl` under the roots, newest name first, and how many `.zst` were seen."""
+    found: list[str] = []
+    compressed = 0
+    for root in roots:
+        for path in _walk(str(root), warn):
+            name = os.path.basename(path)
+            if not name.startswith("rollout-"):
+                continue
+            if name.endswith(".jsonl"):
+                found.append(path)
+            elif name.endswith(".jsonl.zst"):
+                compressed += 1
+    # The name starts with the local start time, so sorting names sorts sessions by age.
+    found.sort(key=os.path.basename, reverse=True)
+    return found, compressed
+
+
+def _walk(root: str, warn: WarningSink) -> Iterator[str]:
+    """Yield files below `root`, reporting folders that cannot be read instead of failing."""
+    try:
+        with os.scandir(root) as entries:
+            listed = list(entries)
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        warn(ReadWarning(root, None, f"cannot read folder ({error.strerror or error}); its sessions are not listed"))
+        return
+    for entry in listed:
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                yield from _walk(entry.path, warn)
+            elif entry.is_file():
+                yield entry.path
+        except OSError as error:
+            warn(ReadWarning(entry.path, None, f"cannot read ({error.strerror or error}); skipped"))
+
+
+def read_session_index(path: Path, warn: WarningSink) -> dict[str, str]:
+    """Map thread ids to the names the user gave them; the last row per id wins."""
+    names: dict[str, str] = {}
+    if not path.is_file():
+        return names
+    try:
+        for _, _, raw, _ in iter_lines(str(path)):
+            try:
+                row = json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                continue
+            if isinstance(row, dict) and isinstance(row.get("id"), str):
+                name = row.get("thread_name")
+                if isinstance(name, str) and name.strip():
+                    names[row["id"]] = name.strip()
+                else:
+                    names.pop(row["id"], None)
+    except OSError as error:
+        warn(ReadWarning(str(path), None, f"cannot read thread names ({error.strerror or error})"))
+    return names
+
+
+def find_state_db(folders: list[Path]) -> Path | None:
+    """Return the newest-schema `state_N.sqlite` in the first folder that has one."""
+    for folder in folders:
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        numbered = [(int(m.group(1)), name) for name in names if (m := _STATE_DB.match(name))]
+        if numbered:
+            return folder / max(numbered)[1]
+    return None
+
+
+def read_state_db(path: Path, warn: WarningSink) -> dict[str, ThreadRow]:
+    """Read thread titles and models from Codex's state DB, read-only; a bad DB is a warning, not a failure."""
+    try:
+        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=0.2)
+    except sqlite3.Error as error:
+        warn(ReadWarning(str(path), None, f"cannot open Codex state DB ({error}); using the rollout files only"))
+        return {}
+    try:
+        columns = {row[1] for row in connection.execute("PRAGMA table_info(threads)")}
+        if "id" not in columns:
+            return {}
+        wanted = [name for name in _THREAD_COLUMNS if name in columns]
+        rows = connection.execute(f"SELECT {', '.join(wanted)} FROM threads").fetchall()
+    except sqlite3.Error as error:
+        warn(ReadWarning(str(path), None, f"cannot read Codex state DB ({error}); using the rollout files only"))
+        return {}
+    finally:
+        connection.close()
+    threads: dict[str, ThreadRow] = {}
+    for row in rows:
+        values = dict(zip(wanted, row, strict=True))
+        threads[str(values["id"])] = ThreadRow(
+            _text(values.get("title")), _text(values.get("model")), _text(values.get("first_user_message"))
+        )
+    return threads
+
+
+def _text(value: Any) -> str | None:
+    """Keep non-blank strings only."""
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def scan_head(path: str) -> Head:
+    """Read the first lines of a rollout for its meta, first model and first typed prompt."""
+    head = Head()
+    read = 0
+    for number, _, raw, _ in iter_lines(path):
+        read += len(raw) + 1
+        if number > HEAD_LINES or read > HEAD_BYTES or (head.meta and head.model and head.prompt):
+            break
+        if number > 1 and not head.bare and not any(tag in raw[:200] for tag in _HEAD_WANTED):
+            continue
+        try:
+            data = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            continue
+        if isinstance(data, dict):
+            _absorb_head(head, data, number)
+    return head
+
+
+def _absorb_head(head: Head, data: dict[str, Any], number: int) -> None:
+    """Take what a listing needs from one head record."""
+    kind, payload = data.get("type"), data.get("payload")
+    if number == 1 and "payload" not in data and "id" in data and kind is None:
+        head.meta, head.bare = data, True
+    elif not isinstance(payload, dict):
+        if head.bare and kind == "message":
+            _absorb_bare_message(head, data)
+    elif kind == "session_meta" and not head.meta:
+        head.meta = payload
+    elif kind == "turn_context" and head.model is None and isinstance(payload.get("model"), str):
+        head.model = payload["model"]
+    elif kind == "event_msg" and payload.get("type") == "user_message" and head.prompt is None:
+        text = typed_prompt(str(payload.get("message") or ""))
+        head.prompt = text or None
+
+
+def _absorb_bare_message(head: Head, item: dict[str, Any]) -> None:
+    """Bare-era files have no events: the cwd and prompt come from the user messages themselves."""
+    for message in convert(item, {}):
+        if message.role is not Role.USER or message.kind is not Kind.TEXT:
+            continue
+        if message.text.lstrip().startswith("<environment_context") and head.cwd is None:
+            head.cwd = cwd_from_environment(message.text)
+        elif not is_injected_text(message.text) and head.prompt is None:
+            head.prompt = typed_prompt(message.text) or None
+
+
+def scan_tail(path: str, size: int) -> Tail:
+    """Read the last 256 KB for the last timestamp, model and token usage, newest line first."""
+    tail = Tail()
+    with open(path, "rb") as handle:
+        handle.seek(max(0, size - TAIL_BYTES))
+        blob = handle.read(TAIL_BYTES)
+    lines = blob.split(b"\n")
+    if size > TAIL_BYTES:
+        lines = lines[1:]  # most likely the end of a line cut by the seek
+    for raw in reversed(lines):
+        if not raw.strip():
+            continue
+        if tail.updated is None:
+            stamp = _TS_FIELD.search(raw[:120])
+            tail.updated = iso_or_none(stamp.group(1).decode("ascii", "replace")) if stamp else None
+        if tail.last_usage is None and b'"type":"compacted"' in raw[:120]:
+            tail.last_usage = {}  # compacted after the last call: its context is no longer in use
+        if tail.last_usage is None and b'"token_count"' in raw[:200] and b'"info":null' not in raw:
+            _absorb_usage(tail, raw)
+        if tail.model is None and b'"turn_context"' in raw[:200]:
+            payload = _payload(raw)
+            tail.model = payload.get("model") if isinstance(payload.get("model"), str) else None
+        if tail.updated and tail.last_usage is not None and tail.model:
+            break
+    return tail
+
+
+def _absorb_usage(tail: Tail, raw: bytes) -> None:
+    """Take the last call's usage and the window from a `token_count` line."""
+    info = _payload(raw).get("info")
+    if isinstance(info, dict) and isinstance(info.get("last_token_usage"), dict):
+        tail.last_usage = info["last_token_usage"]
+        window = info.get("model_context_window")
+        tail.window = window if isinstance(window, int) and window > 0 else None
+
+
+def _payload(raw: bytes) -> dict[str, Any]:
+    """Parse a line's payload, or return {} for damage."""
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return {}
+    payload = data.get("payload") if isinstance(data, dict) else None
+    return payload if isinstance(payload, dict) else {}
