@@ -1,0 +1,83 @@
+"""Provides `SmigApp`, the full-screen TUI: browse sessions, measure, preview, commit, export."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from smig_tui.core.errors import SmigError
+from smig_tui.services import Services
+from smig_tui.tui.commands import ActionsProvider
+from smig_tui.tui.messages import WorkerFailed
+from smig_tui.tui.screens.browse import BrowseScreen
+from smig_tui.tui.screens.help import HelpModal, documented
+
+DARK, LIGHT = "textual-dark", "textual-light"
+
+
+def describe_error(error: BaseException) -> str:
+    """One sentence for any error: SmigError messages are written for users already."""
+    if isinstance(error, SmigError):
+        return str(error)
+    if isinstance(error, OSError):
+        where = f" ({error.filename})" if error.filename else ""
+        return f"{error.strerror or error}{where}."
+    return f"Unexpected {type(error).__name__}: {error}"
+
+
+class SmigApp(App[None]):
+    """Hand a Codex or Claude Code conversation to another agent, sized to fit its model."""
+
+    TITLE = "smig"
+    SUB_TITLE = "hand a conversation to another agent"
+    # The default screen's CSS_PATH is not loaded by Textual (only pushed and mode screens' are),
+    # so the app loads it; its rules are nested under BrowseScreen like any screen CSS.
+    CSS_PATH = ["app.tcss", "screens/browse.tcss"]
+    COMMANDS = App.COMMANDS | {ActionsProvider}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark", "help", "Help", tooltip="Show the keys and how smig works.", id="app.help"),
+        Binding("ctrl+t", "toggle_theme", "Theme", tooltip="Switch between the dark and light theme.", id="app.theme"),
+        Binding("m", "memory", "Memory", tooltip="Sync long-term memory between Codex and Claude Code.", id="app.memory"),
+        Binding("q", "quit", "Quit", tooltip="Leave smig.", id="app.quit"),
+    ]
+
+    def __init__(self, services: Services, here: str | None = None) -> None:
+        super().__init__()
+        self.services = services
+        self._here = here
+        self.theme = DARK
+
+    def get_default_screen(self) -> Screen[None]:
+        return BrowseScreen(self.services, here=self._here)
+
+    def action_help(self) -> None:
+        self.push_screen(HelpModal(documented(self.screen)))
+
+    def action_toggle_theme(self) -> None:
+        self.theme = LIGHT if self.theme == DARK else DARK
+
+    def action_memory(self) -> None:
+        try:
+            from smig_tui.tui.screens.memory import MemoryScreen
+        except ImportError:
+            self.notify("Memory sync is not available in this build of smig yet.", severity="warning")
+            return
+        self.push_screen(MemoryScreen(self.services))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state is WorkerState.ERROR and event.worker.error is not None:
+            self.report(event.worker.error)
+
+    @on(WorkerFailed)
+    def _worker_failed(self, message: WorkerFailed) -> None:
+        self.report(message.error)
+
+    def report(self, error: BaseException) -> None:
+        """Show an error as a notification and keep running."""
+        self.log.error(repr(error))
+        self.notify(describe_error(error), title="smig", severity="error", timeout=8)

@@ -1,0 +1,148 @@
+"""Provides the TUI's calls into `Services`, run from workers, each saying plainly what is missing.
+
+Screens call these from thread workers; each returns plain data for a message. Features another
+part of smig provides (planner, writers, summarizer) are looked up on `Services`, so a build without
+them shows a "not available" state instead of failing.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from smig_tui.core.errors import NoApiKeyError
+from smig_tui.core.migration import Destination
+from smig_tui.core.models import Agent, ModelCapacity, Plan, Session, Strategy
+from smig_tui.services import Services
+
+PLAN_STRATEGIES = (Strategy.TRUNCATE, Strategy.TOOLS_FIRST, Strategy.SUMMARY, Strategy.SUMMARY_TAIL)
+
+
+def missing(services: Services, *names: str) -> str | None:
+    """Name the first service feature that is not there, as a sentence, or None."""
+    for name in names:
+        if not hasattr(type(services), name):
+            return f"This build of smig has no {name.replace('_', ' ')} yet."
+    return None
+
+
+def all_models(services: Services) -> list[ModelCapacity]:
+    """Every model in the capacity table."""
+    table = services.capacities  # type: ignore[attr-defined]
+    for attribute in ("models", "all"):
+        found = getattr(table, attribute, None)
+        if found is not None:
+            models = found() if callable(found) else found
+            return list(models.values() if isinstance(models, dict) else models)
+    return list(table.search(""))
+
+
+def lookup(services: Services, name: str) -> ModelCapacity:
+    """Resolve a target name (raises UnknownModelError with suggestions)."""
+    capacity: ModelCapacity = services.capacities.lookup(name)  # type: ignore[attr-defined]
+    return capacity
+
+
+def plan_all(
+    services: Services,
+    session: Session,
+    target: str,
+    pins: frozenset[str],
+    summaries: dict[Strategy, str],
+) -> dict[Strategy, Plan]:
+    """Plan every strategy against one target; counts are cached by the services."""
+    plans: dict[Strategy, Plan] = {}
+    for strategy in PLAN_STRATEGIES:
+        plans[strategy] = services.plan(  # type: ignore[attr-defined]
+            session, target, strategy, pins=pins, summary=summaries.get(strategy)
+        )
+    return plans
+
+
+def measure(services: Services, session: Session, capacity: ModelCapacity) -> tuple[int, bool, str]:
+    """The session's size by the target's counter, and whether that counter is exact."""
+    counts: Iterable[int] = services.count_session(session, capacity)  # type: ignore[attr-defined]
+    counter = services.counter_for(capacity)  # type: ignore[attr-defined]
+    return sum(counts), bool(counter.exact), str(counter.name)
+
+
+def summary_notice(services: Services, messages: tuple[Any, ...], head_only: bool) -> str:
+    """The opt-in sentence: what pressing `s` sends, to whom, with redactions; or why it cannot."""
+    summarizer = services.summarizer  # type: ignore[attr-defined]
+    config = summarizer.config
+    if not config.api_key and not config.is_local:
+        env_name = config.api_key_env or "the variable named by [summarizer] api_key_env"
+        return str(
+            NoApiKeyError(
+                f"No API key for the {config.provider} summarizer: set {env_name} (or use provider = \"local\")."
+            )
+        )
+    preview = summarizer.preview(messages, head_only=head_only)
+    redacted = sum(preview.redactions.values())
+    if preview.cached:
+        return f"A cached summary by {preview.provider}/{preview.model} exists: press s to show it (nothing is sent)."
+    return (
+        f"Press s to send ~{preview.tokens:,} tokens ({redacted} secrets redacted) of"
+        f" {preview.message_count:,} messages to {preview.provider}/{preview.model}."
+    )
+
+
+def summarize(
+    services: Services,
+    messages: tuple[Any, ...],
+    *,
+    head_only: bool,
+    on_delta: Callable[[str], None],
+    cancel: threading.Event,
+) -> Any:
+    """Write the summary, streaming; the user pressed `s`, which is the opt-in."""
+    return services.summarize(  # type: ignore[attr-defined]
+        messages, head_only=head_only, on_delta=on_delta, cancel=cancel, allow_network=True
+    )
+
+
+def default_native(session: Session) -> str:
+    """The other agent: a Codex thread goes to Claude Code and the other way round."""
+    return "claude" if session.info.agent is Agent.CODEX else "codex"
+
+
+def commit_preview(services: Services, session: Session, plan: Plan) -> tuple[Any, dict[str, str]]:
+    """Dry-run every destination, so the dialog can say exactly where each one writes."""
+    wanted = {Destination.STORE, Destination.CLAUDE, Destination.CODEX}
+    result = services.migrate(session, plan, to=wanted, dry_run=True)  # type: ignore[attr-defined]
+    choices: dict[str, str] = {}
+    if result.record_path:
+        choices["store"] = f"record  {result.record_path}"
+    for planned in result.files:
+        line = f"new file  {planned.path}"
+        if planned.native is not None:
+            line += f"\nresume    {planned.native.resume_command}"
+        key = str(planned.destination)
+        choices[key] = f"{choices[key]}\n{line}" if key in choices else line
+    return result, choices
+
+
+def commit(services: Services, session: Session, plan: Plan, chosen: set[str]) -> Any:
+    """Write the migration to the destinations the user confirmed."""
+    wanted = {Destination(name) for name in chosen}
+    return services.migrate(session, plan, to=wanted, dry_run=False)  # type: ignore[attr-defined]
+
+
+def export(services: Services, session: Session, plan: Plan, request: Any) -> tuple[str, str | None]:
+    """Render an export; write it to the file (never clobbering), or return the text for the clipboard."""
+    text: str = services.export(session, request.format, plan)  # type: ignore[attr-defined]
+    if request.path is None:
+        return f"Copied the {request.format} export ({len(text):,} characters) to the clipboard via OSC 52.", text
+    path = services.save_export(text, Path(request.path))  # type: ignore[attr-defined]
+    return f"Wrote the {request.format} export ({len(text):,} characters) to {path}.", None
+
+
+DEFAULT_TARGETS = {Agent.CODEX: "claude-sonnet-4-5", Agent.CLAUDE: "gpt-5-codex"}
+"""Until the user picks one, a session is measured against a model of the other agent."""
+
+
+def default_target(session: Session) -> str:
+    """The target to measure against before the user has chosen one."""
+    return DEFAULT_TARGETS[session.info.agent]

@@ -1,0 +1,1 @@
+"""Provides the TUI's screens, one per module."""

@@ -1,0 +1,248 @@
+"""Provides the main screen: sources on the left, the selected session, its measure and previews."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Input, Static, Tree
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from smig_tui.core.models import ReadWarning, Session, SessionInfo, Strategy
+from smig_tui.services import Services
+from smig_tui.tui import backend
+from smig_tui.tui.messages import (
+    PlansReady,
+    PlansUnavailable,
+    SessionRead,
+    SessionsFound,
+    SessionsLoaded,
+    SummaryFinished,
+    WorkerFailed,
+)
+from smig_tui.tui.screens.migrate_actions import MigrateActions
+from smig_tui.tui.widgets.preview_tabs import TABS, PreviewTabs
+from smig_tui.tui.widgets.session_card import SessionCard
+from smig_tui.tui.widgets.source_tree import SourceTree
+
+BATCH_SECONDS = 0.1
+"""How often discovery posts what it has found, so the tree fills in while scanning."""
+
+
+class BrowseScreen(MigrateActions, Screen[None]):
+    """Browse sessions, measure one against a target, preview the compression."""
+
+    CSS_PATH = "browse.tcss"
+    BINDINGS = [
+        Binding("slash", "focus_filter", "Filter", tooltip="Filter sessions by title, folder, id or model.", id="browse.filter"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, tooltip="Clear the filter and go back to the tree.", id="browse.clear"),
+        Binding("a", "toggle_subagents", "Sub-agents", show=False, tooltip="Show or hide sub-agent and exec sessions.", id="browse.subagents"),
+        Binding("t", "pick_target", "Target", tooltip="Choose the model to continue in.", id="browse.target"),
+        Binding("p", "pin", "Pin", tooltip="Pin or unpin the highlighted message so every plan keeps it.", id="browse.pin"),
+        Binding("s", "summarize", "Summarize", tooltip="Send the conversation to the summarizer (summary tabs only).", id="browse.summarize"),
+        Binding("e", "edit_summary", "Edit", show=False, tooltip="Edit the summary before committing.", id="browse.edit"),
+        Binding("c", "commit", "Commit", tooltip="Write the migration: storage plus a native session.", id="browse.commit"),
+        Binding("x", "export", "Export", tooltip="Export the migrated conversation to the clipboard or a file.", id="browse.export"),
+        Binding("r", "reload", "Reload", show=False, tooltip="Scan the agents' folders again.", id="browse.reload"),
+        *(
+            Binding(str(number), f"show_tab('{strategy.value}')", title, show=False,
+                    tooltip=f"Preview the {title.lower()} plan.", id=f"browse.tab-{key}")
+            for number, (strategy, key, title) in enumerate(TABS, start=1)
+        ),
+    ]
+
+    def __init__(self, services: Services, here: str | None = None) -> None:
+        super().__init__()
+        self.services = services
+        self.here = here if here is not None else os.getcwd()
+        self.info: SessionInfo | None = None
+        """The session picked in the tree."""
+        self.session: Session | None = None
+        """That session, read in full."""
+        self.target: str | None = None
+        """The target model's name."""
+        self.plans: PlansReady | None = None
+        """The latest plans for `session` against `target`."""
+        self.pins: frozenset[str] = frozenset()
+        """Ids of messages every plan must keep."""
+        self.summaries: dict[Strategy, str] = {}
+        """Summaries written (and possibly edited) per summary strategy, for this session."""
+        self.summary_cancel = threading.Event()
+        self.recent: list[str] = []
+        """Recently chosen targets, newest first."""
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="body"):
+            with Vertical(id="sources"):
+                yield Input(placeholder="/ filter sessions", id="filter")
+                yield Static("Scanning…", id="progress")
+                yield SourceTree(here=self.here, id="tree")
+            with Vertical(id="detail"):
+                yield SessionCard(id="card")
+                yield PreviewTabs(id="preview")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#sources").border_title = "Sources"
+        self.query_one(SessionCard).border_title = "Session"
+        self.query_one(PreviewTabs).border_title = "Preview"
+        self.query_one(SourceTree).focus()
+        self.query_one(PreviewTabs).show_note("Select a session to preview its migration.")
+        self.load_prefs()
+        self.scan_sessions()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state is not WorkerState.ERROR or event.worker.error is None:
+            return
+        if event.worker.group == "summary.run":
+            self.post_message(SummaryFinished(self.query_one(PreviewTabs).strategy, "", None, True))
+        if event.worker.group == "session.plan":
+            self.post_message(PlansUnavailable(f"Cannot plan: {event.worker.error}"))
+        self.post_message(WorkerFailed(event.worker.error, event.worker.group))
+
+    # Discovery ------------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="sources.scan", exit_on_error=False)
+    def scan_sessions(self) -> None:
+        """Stream sessions in from every source, a batch at a time."""
+        worker = get_current_worker()
+        warnings: list[str] = []
+        batch: list[SessionInfo] = []
+        seen, last = 0, time.monotonic()
+        sink: Callable[[ReadWarning], None] = lambda warning: warnings.append(str(warning))
+        for info in self.services.iter_sessions(include_subagents=True, warn=sink):
+            if worker.is_cancelled:
+                return
+            batch.append(info)
+            seen += 1
+            if time.monotonic() - last >= BATCH_SECONDS:
+                self.post_message(SessionsFound(batch, seen))
+                batch, last = [], time.monotonic()
+        self.post_message(SessionsFound(batch, seen))
+        self.post_message(SessionsLoaded(seen, warnings))
+
+    @on(SessionsFound)
+    def _sessions_found(self, message: SessionsFound) -> None:
+        self.query_one(SourceTree).add_sessions(message.infos)
+        self.query_one("#progress", Static).update(f"Scanning… {message.seen:,} sessions")
+
+    @on(SessionsLoaded)
+    def _sessions_loaded(self, message: SessionsLoaded) -> None:
+        tree = self.query_one(SourceTree)
+        shown = len(tree.visible_sessions())
+        hidden = "" if tree.show_subagents else " · a: show sub-agents"
+        text = f"{shown:,} of {message.total:,} sessions{hidden}"
+        if not message.total:
+            text = "No sessions found in the Codex or Claude Code folders."
+        self.query_one("#progress", Static).update(text)
+        if message.warnings:
+            self.notify(
+                f"{len(message.warnings)} unreadable lines or files skipped; first: {message.warnings[0]}",
+                severity="warning",
+            )
+
+    def action_reload(self) -> None:
+        self.query_one(SourceTree).clear()
+        self.query_one(SourceTree).sessions.clear()
+        self.scan_sessions()
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#filter", Input).focus()
+
+    def action_clear_filter(self) -> None:
+        self.query_one("#filter", Input).value = ""
+        self.query_one(SourceTree).focus()
+
+    @on(Input.Changed, "#filter")
+    def _filter(self, event: Input.Changed) -> None:
+        self.query_one(SourceTree).set_filter(event.value)
+
+    @on(Input.Submitted, "#filter")
+    def _filter_done(self) -> None:
+        self.query_one(SourceTree).focus()
+
+    def action_toggle_subagents(self) -> None:
+        shown = self.query_one(SourceTree).toggle_subagents()
+        self.notify("Sub-agent and exec sessions shown." if shown else "Sub-agent and exec sessions hidden.")
+
+    # Selection and measure --------------------------------------------------------------------
+
+    @on(Tree.NodeSelected, "#tree")
+    def _session_selected(self, event: Tree.NodeSelected[SessionInfo | None]) -> None:
+        info = event.node.data
+        if info is None:
+            return
+        self.open_session(info)
+
+    def open_session(self, info: SessionInfo) -> None:
+        """Show a session's facts at once and read it in the background."""
+        self.info, self.session, self.plans = info, None, None
+        self.pins, self.summaries = frozenset(), {}
+        self.query_one(SessionCard).show_session(info, None)
+        self.query_one(PreviewTabs).show_note("Reading the session…")
+        self.read_session(info)
+
+    @work(thread=True, exclusive=True, group="session.read", exit_on_error=False)
+    def read_session(self, info: SessionInfo) -> None:
+        """Read the whole session file."""
+        session = self.services.load_session(info)
+        if not get_current_worker().is_cancelled:
+            self.post_message(SessionRead(session))
+
+    @on(SessionRead)
+    def _session_read(self, message: SessionRead) -> None:
+        if self.info is None or message.session.info.path != self.info.path:
+            return
+        self.session = message.session
+        self.query_one(SessionCard).show_session(message.session.info, message.session)
+        if message.session.warnings:
+            first = message.session.warnings[0]
+            self.notify(f"{len(message.session.warnings)} lines skipped; first: {first}", severity="warning")
+        self.replan()
+
+    def replan(self) -> None:
+        """Measure and plan the session against the target in the background."""
+        if self.session is None:
+            return
+        reason = backend.missing(self.services, "capacities", "plan", "count_session")
+        if reason is not None:
+            self.post_message(PlansUnavailable(f"Measuring and planning are not available: {reason}"))
+            return
+        target = self.target or backend.default_target(self.session)
+        self.plan_session(self.session, target, self.pins, dict(self.summaries))
+
+    @work(thread=True, exclusive=True, group="session.plan", exit_on_error=False)
+    def plan_session(
+        self, session: Session, target: str, pins: frozenset[str], summaries: dict[Strategy, str]
+    ) -> None:
+        """Count (cached per message) and plan every strategy."""
+        capacity = backend.lookup(self.services, target)
+        estimate, exact, counter = backend.measure(self.services, session, capacity)
+        plans = backend.plan_all(self.services, session, target, pins, summaries)
+        if not get_current_worker().is_cancelled:
+            self.post_message(PlansReady(session.id, capacity, plans, estimate, exact, counter))
+
+    @on(PlansReady)
+    def _plans_ready(self, message: PlansReady) -> None:
+        if self.session is None or message.session_id != self.session.id:
+            return
+        self.plans = message
+        decision = next(iter(message.plans.values())).decision
+        self.query_one(SessionCard).show_measure(
+            self.session, message.target, decision, message.estimate, message.exact, message.counter_name
+        )
+        self.query_one(PreviewTabs).show_plans(message.plans, self.pins)
+        self.refresh_summary_notices()
+
+    @on(PlansUnavailable)
+    def _plans_unavailable(self, message: PlansUnavailable) -> None:
+        self.query_one(SessionCard).show_note(message.reason)
+        self.query_one(PreviewTabs).show_note(message.reason)

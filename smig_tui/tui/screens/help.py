@@ -1,0 +1,58 @@
+"""Provides the help panel: every key of the screen below and of the app, with what it does."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Markdown
+
+INTRO = """\
+# smig
+
+Pick a session on the left (**Enter**), choose the model to continue in (**t**), read the
+decision, preview how it would be compressed (tabs **1**–**4**), then commit (**c**) or
+export (**x**). Nothing leaves the machine unless you press **s** on a summary tab.
+**Ctrl+P** opens the command palette: every action is there too.
+"""
+
+
+def keys_markdown(bindings: list[Binding]) -> str:
+    """A Markdown table of bindings, with their tooltips."""
+    rows = ["| Key | Action | What it does |", "|---|---|---|"]
+    for binding in bindings:
+        key = binding.key_display or binding.key
+        rows.append(f"| `{key}` | {binding.description} | {binding.tooltip} |")
+    return "\n".join(rows)
+
+
+def documented(screen: Screen[object]) -> list[Binding]:
+    """The bindings worth documenting: the screen's and the app's, those with an id."""
+    bindings = [*screen.BINDINGS, *screen.app.BINDINGS]
+    return [item for item in bindings if isinstance(item, Binding) and item.id and item.description]
+
+
+class HelpModal(ModalScreen[None]):
+    """Explains the flow and lists the keys."""
+
+    BINDINGS = [
+        Binding("escape,q,question_mark", "close", "Close", tooltip="Close the help.", id="help.close"),
+    ]
+    DEFAULT_CSS = """
+    HelpModal { align: center middle; }
+    HelpModal > VerticalScroll {
+        width: 100; height: 85%; border: thick $primary; background: $surface; padding: 0 1;
+    }
+    """
+
+    def __init__(self, bindings: list[Binding]) -> None:
+        super().__init__()
+        self._bindings = bindings
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Markdown(INTRO + "\n## Keys\n\n" + keys_markdown(self._bindings))
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,294 @@
+"""Provides the browse screen's migration actions: target, pins, summary, commit and export.
+
+They live apart from `browse.py` to keep each module within its size budget; `BrowseScreen` is the
+only class that mixes them in.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any
+
+from textual import on, work
+
+from smig_tui.core.errors import SmigError
+from smig_tui.core.models import ModelCapacity, Session, Strategy
+from smig_tui.tui import backend
+from smig_tui.tui.messages import (
+    Committed,
+    CommitPreviewed,
+    Exported,
+    SummaryNotice,
+    RecentTargetsSaved,
+    SummaryDelta,
+    SummaryFinished,
+)
+from smig_tui.tui.prefs import load_recent, remember, save_recent
+from smig_tui.tui.screens.commit import CommitModal
+from smig_tui.tui.screens.commit_result import CommitResultModal
+from smig_tui.tui.screens.export import ExportModal, ExportRequest
+from smig_tui.tui.screens.model_picker import ModelPickerModal
+from smig_tui.tui.widgets.preview_tabs import SUMMARY_STRATEGIES, PreviewTabs
+
+if TYPE_CHECKING:
+    from textual.widgets.markdown import MarkdownStream
+
+    from smig_tui.tui.screens.browse import BrowseScreen as _Base
+else:
+    _Base = object
+
+
+class MigrateActions(_Base):
+    """Target picking, pinning, summarising, committing and exporting for `BrowseScreen`."""
+
+    recent: list[str]
+    summary_stream: MarkdownStream | None = None
+
+    # Target -----------------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="prefs.load", exit_on_error=False)
+    def load_prefs(self) -> None:
+        """Read the recent targets."""
+        self.post_message(RecentTargetsSaved(load_recent(self.services.paths.data_dir / "tui.json")))
+
+    @on(RecentTargetsSaved)
+    def _recent_known(self, message: RecentTargetsSaved) -> None:
+        self.recent = message.names
+        if self.target is None and message.names:
+            self.target = message.names[0]
+            self.replan()
+
+    def action_pick_target(self) -> None:
+        reason = backend.missing(self.services, "capacities")
+        if reason is not None:
+            self.notify(f"Target models are not available: {reason}", severity="warning")
+            return
+        self.list_models()
+
+    @work(thread=True, exclusive=True, group="models.list", exit_on_error=False)
+    def list_models(self) -> None:
+        """Load the capacity table, then open the picker on the UI thread."""
+        models = backend.all_models(self.services)
+        self.app.call_from_thread(self._open_picker, models)
+
+    def _open_picker(self, models: list[ModelCapacity]) -> None:
+        self.app.push_screen(ModelPickerModal(models, self.recent, self.target), self._target_chosen)
+
+    def _target_chosen(self, name: str | None) -> None:
+        if not name or name == self.target:
+            return
+        self.target = name
+        self.recent = remember(self.recent, name)
+        self.store_recent(list(self.recent))
+        self.replan()
+
+    @work(thread=True, exclusive=True, group="prefs.save", exit_on_error=False)
+    def store_recent(self, names: list[str]) -> None:
+        """Persist the recent targets."""
+        save_recent(self.services.paths.data_dir / "tui.json", names)
+
+    # Tabs and pins ----------------------------------------------------------------------------
+
+    def action_show_tab(self, strategy: str) -> None:
+        self.query_one(PreviewTabs).activate(Strategy(strategy))
+
+    def action_pin(self) -> None:
+        table = self.query_one(PreviewTabs).table()
+        message = table.highlighted_message() if table is not None else None
+        if message is None:
+            self.notify("Highlight a message in a preview table to pin it.", severity="warning")
+            return
+        pinned = message.id not in self.pins
+        self.pins = self.pins | {message.id} if pinned else self.pins - {message.id}
+        self.notify(f"Message {message.index} {'pinned' if pinned else 'unpinned'}.")
+        self.replan()
+
+    # Summary ----------------------------------------------------------------------------------
+
+    def summary_messages(self, strategy: Strategy) -> tuple[Any, ...]:
+        """What the summarizer is given: the whole conversation, or the head the tail plan drops."""
+        if self.session is None:
+            return ()
+        if strategy is Strategy.SUMMARY_TAIL and self.plans is not None:
+            plan = self.plans.plans.get(strategy)
+            if plan is not None:
+                return tuple(item.message for item in plan.dropped)
+        return self.session.messages
+
+    def action_summarize(self) -> None:
+        tabs = self.query_one(PreviewTabs)
+        pane = tabs.summary_pane()
+        if pane is None or self.session is None:
+            self.notify("Open the Summary or Summary + tail tab (3 or 4) to summarise.", severity="warning")
+            return
+        if pane.streaming:
+            self.summary_cancel.set()
+            return
+        reason = backend.missing(self.services, "summarize")
+        if reason is not None:
+            self.notify(f"Summaries are not available: {reason}", severity="warning")
+            return
+        self.summary_cancel = threading.Event()
+        self.summary_stream = pane.start()
+        self.run_summary(tabs.strategy, self.summary_messages(tabs.strategy), self.summary_cancel)
+
+    @work(thread=True, exclusive=True, group="summary.run", exit_on_error=False)
+    def run_summary(self, strategy: Strategy, messages: tuple[Any, ...], cancel: threading.Event) -> None:
+        """Stream the summary from the provider, posting each delta."""
+        result = backend.summarize(
+            self.services,
+            messages,
+            head_only=strategy is Strategy.SUMMARY_TAIL,
+            on_delta=lambda text: self.post_message(SummaryDelta(text)),
+            cancel=cancel,
+        )
+        self.post_message(SummaryFinished(strategy, result.text, result, cancel.is_set()))
+
+    @on(SummaryDelta)
+    async def _summary_delta(self, message: SummaryDelta) -> None:
+        pane = self.query_one(PreviewTabs).summary_pane()
+        if pane is not None and pane.streaming:
+            pane.append(message.text)
+        if self.summary_stream is not None:
+            await self.summary_stream.write(message.text)
+
+    @on(SummaryFinished)
+    async def _summary_finished(self, message: SummaryFinished) -> None:
+        if self.summary_stream is not None:
+            await self.summary_stream.stop()
+            self.summary_stream = None
+        strategy = message.strategy
+        pane = self.query_one(PreviewTabs).summary_pane(strategy)
+        if pane is None:
+            return
+        pane.finish(message.text)
+        if message.cancelled:
+            self.notify("Summary cancelled; what arrived is kept for editing.", severity="warning")
+        self.summaries[strategy] = message.text
+        self.replan()
+
+    def refresh_summary_notices(self) -> None:
+        """Work out, in the background, what each summary tab would send."""
+        if self.session is None:
+            return
+        reason = backend.missing(self.services, "summarizer", "summarize")
+        if reason is not None:
+            for strategy in SUMMARY_STRATEGIES:
+                self.post_message(SummaryNotice(strategy, f"Summaries are not available: {reason}"))
+            return
+        wanted = {strategy: self.summary_messages(strategy) for strategy in SUMMARY_STRATEGIES}
+        self.summary_notices(wanted)
+
+    @work(thread=True, exclusive=True, group="summary.notice", exit_on_error=False)
+    def summary_notices(self, wanted: dict[Strategy, tuple[Any, ...]]) -> None:
+        """Preview what each summary would send (counts and redactions; nothing is sent)."""
+        for strategy, messages in wanted.items():
+            try:
+                text = backend.summary_notice(self.services, messages, strategy is Strategy.SUMMARY_TAIL)
+            except SmigError as error:
+                text = str(error)
+            self.post_message(SummaryNotice(strategy, text))
+
+    @on(SummaryNotice)
+    def _summary_notice(self, message: SummaryNotice) -> None:
+        pane = self.query_one(PreviewTabs).summary_pane(message.strategy)
+        if pane is not None:
+            if message.strategy in self.summaries:
+                pane.show_notice(f"Summary written: e edits it, s writes it again. {message.text}")
+            else:
+                pane.show_notice(message.text)
+
+    def action_edit_summary(self) -> None:
+        pane = self.query_one(PreviewTabs).summary_pane()
+        if pane is None or not pane.text:
+            self.notify("Write a summary first (s on a summary tab).", severity="warning")
+            return
+        if not pane.toggle_edit():
+            self.summaries[self.query_one(PreviewTabs).strategy] = pane.text
+            self.replan()
+
+    # Commit and export ------------------------------------------------------------------------
+
+    def ready_plan(self) -> tuple[Session, Any] | None:
+        """The session and the plan on show, when they can be committed; says why not otherwise."""
+        if self.session is None or self.plans is None:
+            self.notify("Select a session and a target first.", severity="warning")
+            return None
+        strategy = self.query_one(PreviewTabs).strategy
+        plan = self.plans.plans.get(strategy)
+        if plan is None:
+            self.notify("The planner has no plan for this tab.", severity="warning")
+            return None
+        if strategy in SUMMARY_STRATEGIES and not plan.summary:
+            self.notify("This tab needs its summary first: press s to write it.", severity="warning")
+            return None
+        return self.session, plan
+
+    def action_commit(self) -> None:
+        ready = self.ready_plan()
+        if ready is None:
+            return
+        reason = backend.missing(self.services, "migrate")
+        if reason is not None:
+            self.notify(f"Committing is not available: {reason}", severity="warning")
+            return
+        self.preview_commit(*ready)
+
+    @work(thread=True, exclusive=True, group="commit.preview", exit_on_error=False)
+    def preview_commit(self, session: Session, plan: Any) -> None:
+        """Dry-run the migration so the dialog can list exactly what goes where."""
+        preview, choices = backend.commit_preview(self.services, session, plan)
+        self.post_message(CommitPreviewed(preview, choices))
+
+    @on(CommitPreviewed)
+    def _commit_previewed(self, message: CommitPreviewed) -> None:
+        assert self.session is not None
+        default = backend.default_native(self.session)
+        modal = CommitModal(message.preview, message.choices, default)
+        ready = self.ready_plan()
+        if ready is not None:
+            self.app.push_screen(modal, lambda chosen: self._commit_confirmed(ready, chosen))
+
+    def _commit_confirmed(self, ready: tuple[Session, Any], chosen: set[str] | None) -> None:
+        if chosen is not None:
+            self.run_commit(ready[0], ready[1], chosen)
+
+    @work(thread=True, exclusive=True, group="commit.run", exit_on_error=False)
+    def run_commit(self, session: Session, plan: Any, chosen: set[str]) -> None:
+        """Write the migration."""
+        self.post_message(Committed(backend.commit(self.services, session, plan, chosen)))
+
+    @on(Committed)
+    def _committed(self, message: Committed) -> None:
+        self.notify("Migration committed.")
+        self.app.push_screen(CommitResultModal(message.result))
+
+    def action_export(self) -> None:
+        ready = self.ready_plan()
+        if ready is None:
+            return
+        reason = backend.missing(self.services, "export")
+        if reason is not None:
+            self.notify(f"Export is not available: {reason}", severity="warning")
+            return
+        default_dir = ready[0].info.cwd if ready[0].info.cwd else self.here
+        self.app.push_screen(
+            ExportModal(ready[0].id, default_dir), lambda request: self._export_chosen(ready, request)
+        )
+
+    def _export_chosen(self, ready: tuple[Session, Any], request: ExportRequest | None) -> None:
+        if request is not None:
+            self.run_export(ready[0], ready[1], request)
+
+    @work(thread=True, exclusive=True, group="export.run", exit_on_error=False)
+    def run_export(self, session: Session, plan: Any, request: ExportRequest) -> None:
+        """Render the export and write it to the file, or hand the text back for the clipboard."""
+        detail, text = backend.export(self.services, session, plan, request)
+        self.post_message(Exported(detail, text))
+
+    @on(Exported)
+    def _exported(self, message: Exported) -> None:
+        if message.text is not None:
+            self.app.copy_to_clipboard(message.text)
+        self.notify(message.detail)
+

@@ -1,0 +1,1 @@
+"""Provides the TUI's widgets, one per module."""

@@ -1,0 +1,98 @@
+"""Provides the preview tabs: one per compression strategy."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static, TabbedContent, TabPane
+
+from smig_tui.core.models import Plan, Strategy
+from smig_tui.tui.widgets.plan_table import PlanTable
+from smig_tui.tui.widgets.summary_pane import SummaryPane
+
+TABS: tuple[tuple[Strategy, str, str], ...] = (
+    (Strategy.TRUNCATE, "truncate", "Truncation"),
+    (Strategy.TOOLS_FIRST, "tools-first", "Tools first"),
+    (Strategy.SUMMARY, "summary", "Summary"),
+    (Strategy.SUMMARY_TAIL, "summary-tail", "Summary + tail"),
+)
+SUMMARY_STRATEGIES = (Strategy.SUMMARY, Strategy.SUMMARY_TAIL)
+
+
+def plan_line(plan: Plan) -> str:
+    """One line about a plan: what survives and what it costs."""
+    kept, dropped = len(plan.kept), len(plan.dropped)
+    return (
+        f"keeps {kept:,} of {kept + dropped:,} messages · drops {dropped:,}"
+        f" · {plan.tokens_before:,} → {plan.tokens_after:,} tokens"
+    )
+
+
+class PreviewTabs(Vertical):
+    """Truncation, tools-first, summary and summary-plus-tail previews of the selected session."""
+
+    DEFAULT_CSS = """
+    PreviewTabs { height: 1fr; }
+    PreviewTabs TabbedContent { height: 1fr; }
+    PreviewTabs TabPane { height: 1fr; padding: 0; }
+    PreviewTabs .plan-line { height: 1; padding: 0 1; color: $text-muted; }
+    PreviewTabs #tail-summary { height: 2fr; }
+    PreviewTabs PlanTable { height: 1fr; }
+    """
+
+    def compose(self) -> ComposeResult:
+        with TabbedContent(id="tabs"):
+            for strategy, key, title in TABS:
+                with TabPane(title, id=f"tab-{key}"):
+                    yield Static("", classes="plan-line", id=f"line-{key}")
+                    if strategy is Strategy.SUMMARY:
+                        yield SummaryPane(id="full-summary")
+                    elif strategy is Strategy.SUMMARY_TAIL:
+                        yield SummaryPane(id="tail-summary")
+                        yield PlanTable(id=f"table-{key}")
+                    else:
+                        yield PlanTable(id=f"table-{key}")
+
+    @property
+    def strategy(self) -> Strategy:
+        """The strategy of the tab on show."""
+        active = self.query_one(TabbedContent).active.removeprefix("tab-")
+        return next(strategy for strategy, key, _ in TABS if key == active)
+
+    def activate(self, strategy: Strategy) -> None:
+        """Switch to a strategy's tab."""
+        key = next(key for item, key, _ in TABS if item is strategy)
+        self.query_one(TabbedContent).active = f"tab-{key}"
+
+    def table(self, strategy: Strategy | None = None) -> PlanTable | None:
+        """The kept/dropped table of a tab (the summary-only tab has none)."""
+        key = next(key for item, key, _ in TABS if item is (strategy or self.strategy))
+        found = self.query(f"#table-{key}")
+        return found.first(PlanTable) if found else None
+
+    def summary_pane(self, strategy: Strategy | None = None) -> SummaryPane | None:
+        """The summary pane of a summary tab."""
+        strategy = strategy or self.strategy
+        if strategy is Strategy.SUMMARY:
+            return self.query_one("#full-summary", SummaryPane)
+        if strategy is Strategy.SUMMARY_TAIL:
+            return self.query_one("#tail-summary", SummaryPane)
+        return None
+
+    def show_plans(self, plans: dict[Strategy, Plan], pins: frozenset[str]) -> None:
+        """Fill every tab from its plan."""
+        for strategy, key, _ in TABS:
+            plan = plans.get(strategy)
+            line = self.query_one(f"#line-{key}", Static)
+            if plan is None:
+                line.update("The planner has no plan for this strategy yet.")
+                continue
+            line.update(plan_line(plan))
+            table = self.table(strategy)
+            if table is not None:
+                table.show_plan(plan, pins)
+
+    def show_note(self, text: str) -> None:
+        """Put the same note on every tab (nothing selected, planner missing)."""
+        for _, key, _ in TABS:
+            self.query_one(f"#line-{key}", Static).update(text)

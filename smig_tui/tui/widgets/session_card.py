@@ -1,0 +1,101 @@
+"""Provides the facts about the selected session and how it measures against the target."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Static
+
+from smig_tui.core.models import Decision, ModelCapacity, Session, SessionInfo
+from smig_tui.tui.widgets.token_gauge import TokenGauge
+
+
+def _stamp(value: str | None) -> str:
+    return (value or "—")[:16].replace("T", " ")
+
+
+def facts_markup(info: SessionInfo, session: Session | None) -> str:
+    """The header lines: title, agent, model, folder, dates, messages."""
+    count = len(session.messages) if session is not None else info.message_count
+    lines = [
+        f"[b]{Content(info.title or info.id).markup}[/b]",
+        f"[$text-muted]agent[/] {info.agent.value}   [$text-muted]model[/] {info.model or '—'}"
+        f"   [$text-muted]messages[/] {'…' if count is None else count}",
+        f"[$text-muted]cwd[/] {Content(info.cwd or '—').markup}",
+        f"[$text-muted]created[/] {_stamp(info.created)}   [$text-muted]updated[/] {_stamp(info.updated)}"
+        f"   [$text-muted]id[/] {info.id}",
+    ]
+    return "\n".join(lines)
+
+
+def tokens_markup(measured: int | None, estimate: int | None, exact: bool, counter: str) -> str:
+    """The token line: what the agent logged and what smig counts, the estimate labelled."""
+    logged = f"{measured:,} logged by the agent" if measured is not None else "not logged by the agent"
+    if estimate is None:
+        counted = "counting…"
+    elif exact:
+        counted = f"{estimate:,} counted ({counter})"
+    else:
+        counted = f"{estimate:,} [$warning]estimated[/] (tokenizer unavailable)"
+    return f"[$text-muted]tokens[/] {counted} · {logged}"
+
+
+def decision_markup(target: ModelCapacity, decision: Decision) -> str:
+    """The verdict line: fits as-is, or must compress by how much."""
+    head = (
+        f"[$text-muted]target[/] [b]{target.name}[/b] ({target.provider}) window {decision.window:,}"
+        f" · reserve {decision.reserve:,} · budget {decision.budget:,}"
+    )
+    if decision.fits:
+        verdict = "[$success b]✓ fits as-is[/]"
+    else:
+        verdict = f"[$error b]✗ must compress[/] by {decision.over_by:,} tokens"
+    return f"{head}\n{verdict}"
+
+
+class SessionCard(Vertical):
+    """Title, agent, model, folder, dates, message count, tokens, gauge and decision."""
+
+    DEFAULT_CSS = """
+    SessionCard { height: auto; }
+    SessionCard > Static { height: auto; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static("Select a session on the left (Enter) to measure it.", id="facts")
+        yield Static("", id="tokens")
+        yield TokenGauge(id="gauge")
+        yield Static("", id="decision")
+
+    def show_session(self, info: SessionInfo, session: Session | None) -> None:
+        """Show the header facts; token lines wait for the count."""
+        self.query_one("#facts", Static).update(Content.from_markup(facts_markup(info, session)))
+        measured = session.measured_context_tokens if session else info.context_tokens
+        self.query_one("#tokens", Static).update(
+            Content.from_markup(tokens_markup(measured, None, True, ""))
+        )
+        self.query_one(TokenGauge).show(None)
+        self.query_one("#decision", Static).update("")
+
+    def show_measure(
+        self,
+        session: Session,
+        target: ModelCapacity,
+        decision: Decision,
+        estimate: int,
+        exact: bool,
+        counter: str,
+    ) -> None:
+        """Show the count against the target and the decision."""
+        line = tokens_markup(session.measured_context_tokens, estimate, exact, counter)
+        self.query_one("#tokens", Static).update(Content.from_markup(line))
+        self.query_one(TokenGauge).show(decision)
+        self.query_one("#decision", Static).update(
+            Content.from_markup(decision_markup(target, decision))
+        )
+
+    def show_note(self, text: str) -> None:
+        """Show why there is no decision (planner missing, unknown target)."""
+        self.query_one(TokenGauge).show(None)
+        self.query_one("#decision", Static).update(Content(text))

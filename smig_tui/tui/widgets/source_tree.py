@@ -1,0 +1,140 @@
+"""Provides the tree of Codex threads and Claude projects, grouped by working directory."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from smig_tui.core.models import Agent, SessionInfo
+
+AGENT_LABELS = {Agent.CODEX: "Codex", Agent.CLAUDE: "Claude Code"}
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """A working directory (or Claude project) holding sessions."""
+
+    agent: Agent
+    key: str
+    here: bool
+
+
+def matches(info: SessionInfo, terms: list[str]) -> bool:
+    """Tell whether every filter term occurs in the session's title, cwd, id or model."""
+    haystack = " ".join(
+        part for part in (info.title, info.cwd, info.project, info.id, info.model) if part
+    ).lower()
+    return all(term in haystack for term in terms)
+
+
+def is_here(path: str | None, here: str | None) -> bool:
+    """Tell whether `path` is the current directory or inside it."""
+    if not path or not here:
+        return False
+    return path == here or path.startswith(here.rstrip(os.sep) + os.sep)
+
+
+def session_label(info: SessionInfo) -> Text:
+    """One line per session: date, title, message count."""
+    label = Text()
+    label.append((info.updated or info.created or "")[:16].replace("T", " ") or "—", style="dim")
+    label.append("  ")
+    title = " ".join((info.title or info.id).split())
+    label.append(title if len(title) <= 27 else title[:26] + "…")
+    if info.is_subagent:
+        label.append("  sub", style="italic dim")
+    if info.message_count is not None:
+        label.append(f"  {info.message_count} msgs", style="dim")
+    return label
+
+
+class SourceTree(Tree[SessionInfo | None]):
+    """Sessions from every agent, filtered, current directory first, sub-agents optional."""
+
+    def __init__(self, *, here: str | None = None, id: str | None = None) -> None:
+        super().__init__("Sources", id=id)
+        self.show_root = False
+        self.guide_depth = 2
+        self._here = os.path.realpath(here) if here else None
+        self._sessions: list[SessionInfo] = []
+        self._terms: list[str] = []
+        self.show_subagents = False
+        """Sub-agent, review and exec sessions are listed only when this is on."""
+
+    @property
+    def sessions(self) -> list[SessionInfo]:
+        """Every session received so far, filters not applied."""
+        return self._sessions
+
+    def visible_sessions(self) -> list[SessionInfo]:
+        """The sessions the filter and the sub-agent toggle let through."""
+        return [
+            info
+            for info in self._sessions
+            if (self.show_subagents or not info.is_subagent) and matches(info, self._terms)
+        ]
+
+    def add_sessions(self, infos: Iterable[SessionInfo]) -> None:
+        """Add a batch as it streams in from discovery."""
+        self._sessions.extend(infos)
+        self.rebuild()
+
+    def set_filter(self, text: str) -> None:
+        """Show only sessions matching every word of `text`."""
+        self._terms = text.lower().split()
+        self.rebuild()
+
+    def toggle_subagents(self) -> bool:
+        """Show or hide sub-agent sessions; returns the new state."""
+        self.show_subagents = not self.show_subagents
+        self.rebuild()
+        return self.show_subagents
+
+    def rebuild(self) -> None:
+        """Redraw the tree, keeping the highlighted session where it still shows."""
+        current = self.cursor_node.data if self.cursor_node is not None else None
+        self.clear()
+        grouped = self._grouped(self.visible_sessions())
+        target: TreeNode[SessionInfo | None] | None = None
+        for agent in (Agent.CODEX, Agent.CLAUDE):
+            groups = grouped.get(agent, {})
+            count = sum(len(items) for items in groups.values())
+            agent_node = self.root.add(f"{AGENT_LABELS[agent]} ({count})", expand=True)
+            for group, items in self._ordered(groups):
+                marker = "● " if group.here else ""
+                node = agent_node.add(f"{marker}{group.key} ({len(items)})", expand=True)
+                for info in items:
+                    leaf = node.add_leaf(session_label(info), data=info)
+                    if current is not None and info.path == current.path:
+                        target = leaf
+        if target is not None:
+            self.move_cursor(target)
+
+    def _grouped(self, infos: list[SessionInfo]) -> dict[Agent, dict[Group, list[SessionInfo]]]:
+        """Group sessions per agent by working directory."""
+        grouped: dict[Agent, dict[Group, list[SessionInfo]]] = {}
+        for info in infos:
+            key = info.cwd or info.project or "(unknown folder)"
+            group = Group(info.agent, key, is_here(info.cwd, self._here))
+            grouped.setdefault(info.agent, {}).setdefault(group, []).append(info)
+        return grouped
+
+    @staticmethod
+    def _ordered(groups: dict[Group, list[SessionInfo]]) -> list[tuple[Group, list[SessionInfo]]]:
+        """Current directory first, then the most recently active folders, sessions newest first."""
+        for items in groups.values():
+            items.sort(key=lambda info: info.updated or "", reverse=True)
+        return sorted(
+            groups.items(),
+            key=lambda pair: (not pair[0].here, _negated(pair[1][0].updated or "")),
+        )
+
+
+def _negated(stamp: str) -> tuple[int, ...]:
+    """Sort key that orders ISO timestamps newest first inside an ascending sort."""
+    return tuple(-ord(char) for char in stamp)
