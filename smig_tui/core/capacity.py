@@ -78,10 +78,18 @@ class CapacityTable:
                 self._index[normalise(name)] = model  # later entries (overrides) win
 
     def get(self, name: str) -> ModelCapacity | None:
-        """Return the model called `name` (or an alias), or None."""
-        for key in _variants(normalise(name)):
-            if key in self._index:
-                return self._index[key]
+        """Return the model called `name` (or an alias), or None.
+
+        `name[1m]` falls back to `name` when that model already has a 1M window.
+        """
+        key = normalise(name)
+        for form in _variants(key):
+            if form in self._index:
+                return self._index[form]
+        if key.endswith("[1m]"):
+            base = self.get(key[:-4])
+            if base is not None and base.context_window >= 1_000_000:
+                return base
         return None
 
     def lookup(self, name: str) -> ModelCapacity:

@@ -255,6 +255,8 @@ class Plan:
     """Tokens reserved for the summary in summary strategies."""
     tokens_before: int = 0
     tokens_after: int = 0
+    notes: tuple[str, ...] = ()
+    """Plain sentences about the plan worth showing: over budget, summary pending, estimates."""
 
     @property
     def kept(self) -> tuple[PlanItem, ...]:

@@ -1,0 +1,491 @@
+"""Provides migration plans: pure functions over per-message token counts, cheap to recompute.
+
+Rules every plan follows (and the tests hold it to):
+
+- Never migrated, in any plan: harness-injected context (`Message.injected`: AGENTS.md, environment
+  blocks, permission notes; the target agent injects its own), opaque reasoning (encrypted, and no
+  other provider accepts it), and tool calls or results whose partner is missing (a dangling call
+  at the end of an interrupted session, or a result whose call was compacted away): target APIs
+  reject a call without its result.
+- Messages move in units: a tool call with its result(s), the blocks of one Claude record (`id#n`),
+  and reasoning with the message it led to. A plan keeps or drops a unit whole.
+- Truncation keeps a contiguous newest tail and puts a placeholder note first, counted in the
+  budget. Pinned messages (and, with `pin_first_user`, the first message a person typed) are kept
+  whatever their age and are charged before anything else.
+- `tokens_after <= decision.budget` whenever that is possible; when even the pins do not fit, the
+  plan says so in `notes` instead of failing.
+
+Counts are the target's (already calibrated); `measure(text)` counts a synthetic message (the
+placeholder, a shortened tool output) the same way. Callers memoise it, so re-planning for another
+target costs O(n) and no tokenizer work for the session itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from smig_tui.core.models import Decision, Kind, Message, Plan, PlanItem, Role, Session, Strategy
+
+Measure = Callable[[str], int]
+"""Tokens of a message with this text, as the target counts it (framing included)."""
+
+PREVIEW_CHARS = 200
+PLACEHOLDER_ID = "smig-placeholder"
+SUMMARY_ID = "smig-summary"
+KEEP_RECENT_TOOLS = 8
+"""tools-first never shortens or drops the newest this many tool exchanges."""
+SHORTEN_MIN_TOKENS = 300
+"""Tool outputs smaller than this are left alone by tools-first."""
+HEAD_LINES = 20
+TAIL_LINES = 10
+EDGE_CHARS = 1_500
+"""Most characters kept at each end of a shortened output (long lines stay bounded)."""
+DEFAULT_SUMMARY_BUDGET = 6_000
+
+R_FITS, R_NEWEST, R_PINNED, R_FIRST_USER = "fits", "newest", "pinned", "first user message"
+R_OVER, R_ORPHAN, R_INJECTED, R_OPAQUE = "over budget", "orphaned tool pair", "injected harness context", "opaque reasoning"
+R_SHORTENED, R_OLD_TOOL, R_SUMMARISED = "tool output shortened", "old tool pair dropped", "summarised"
+
+
+@dataclass
+class _State:
+    """Working arrays for one plan: per-message tokens, texts, fates and units."""
+
+    messages: Sequence[Message]
+    tokens: list[int]
+    unit: list[int]
+    skip: dict[int, str]
+    """Never-migrated messages and why."""
+    pinned: dict[int, str]
+    texts: dict[int, str]
+    originals: dict[int, int]
+
+    def eligible(self, i: int) -> bool:
+        """Tell whether message `i` can be migrated at all."""
+        return i not in self.skip
+
+
+def prepare(session: Session, counts: Sequence[int], pins: frozenset[str] = frozenset(),
+            pin_first_user: bool = False) -> _State:
+    """Work out units, never-migrated messages and pins for a session."""
+    messages = session.messages
+    if len(counts) != len(messages):
+        raise ValueError(f"{len(counts)} counts for {len(messages)} messages")
+    skip = _never_migrated(messages)
+    unit = _units(messages, skip)
+    state = _State(messages, list(counts), unit, skip, {}, {}, {})
+    wanted = {i: R_PINNED for i, m in enumerate(messages) if m.id in pins}
+    if pin_first_user:
+        first = next((i for i, m in enumerate(messages) if _is_typed_prompt(m) and i not in skip), None)
+        if first is not None:
+            wanted.setdefault(first, R_FIRST_USER)
+    members: dict[int, list[int]] = {}
+    for i, u in enumerate(unit):
+        members.setdefault(u, []).append(i)
+    for i, why in wanted.items():
+        for j in members[unit[i]]:
+            if state.eligible(j):
+                state.pinned.setdefault(j, why)
+    return state
+
+
+def _is_typed_prompt(message: Message) -> bool:
+    """Tell whether a person typed this message (not tool output, not harness context)."""
+    return message.role is Role.USER and message.kind is Kind.TEXT and not message.injected
+
+
+def _never_migrated(messages: Sequence[Message]) -> dict[int, str]:
+    """Return the messages no plan migrates, with the reason."""
+    calls = {m.call_id for m in messages if m.kind is Kind.TOOL_CALL and m.call_id}
+    results = {m.call_id for m in messages if m.kind is Kind.TOOL_RESULT and m.call_id}
+    skip: dict[int, str] = {}
+    for i, m in enumerate(messages):
+        if m.injected:
+            skip[i] = R_INJECTED
+        elif m.opaque:
+            skip[i] = R_OPAQUE
+        elif m.kind is Kind.TOOL_CALL and m.call_id and m.call_id not in results:
+            skip[i] = R_ORPHAN
+        elif m.kind is Kind.TOOL_RESULT and (not m.call_id or m.call_id not in calls):
+            skip[i] = R_ORPHAN
+    return skip
+
+
+def _units(messages: Sequence[Message], skip: dict[int, str]) -> list[int]:
+    """Return a unit id per message: call+results, one record's blocks, reasoning+next, joined."""
+    parent = list(range(len(messages)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def join(a: int, b: int) -> None:
+        parent[find(b)] = find(a)
+
+    call_at: dict[str, int] = {}
+    for i, m in enumerate(messages):
+        if m.kind is Kind.TOOL_CALL and m.call_id:
+            call_at.setdefault(m.call_id, i)
+        elif m.kind is Kind.TOOL_RESULT and m.call_id in call_at:
+            join(call_at[m.call_id], i)  # type: ignore[index]
+        if i and _record(messages[i - 1]) is not None and _record(messages[i - 1]) == _record(m):
+            join(i - 1, i)
+        if i and messages[i - 1].kind is Kind.REASONING and (i - 1) not in skip and m.role is Role.ASSISTANT:
+            join(i - 1, i)
+    return [find(i) for i in range(len(messages))]
+
+
+def _record(message: Message) -> str | None:
+    """Return the source record a block came from (`uuid` of `uuid#2`), or None."""
+    head, sep, _ = message.id.partition("#")
+    return head if sep else None
+
+
+def _valid_cuts(state: _State) -> list[bool]:
+    """Return, for each k in 0..n, whether keeping messages k.. splits no unit."""
+    n = len(state.messages)
+    first: dict[int, int] = {}
+    last: dict[int, int] = {}
+    for i, u in enumerate(state.unit):
+        first.setdefault(u, i)
+        last[u] = i
+    cover = [0] * (n + 2)
+    for u, lo in first.items():
+        if last[u] > lo:
+            cover[lo + 1] += 1
+            cover[last[u] + 1] -= 1
+    valid, running = [], 0
+    for k in range(n + 1):
+        running += cover[k]
+        valid.append(running == 0)
+    return valid
+
+
+def placeholder_text(omitted: int, tokens: int, preview: str, what: str = "earlier messages") -> str:
+    """Return the note that stands in for dropped messages."""
+    began = f" The conversation began with: «{preview}»" if preview else ""
+    return f"[smig: {omitted} {what} omitted ({tokens:,} tokens).{began}]"
+
+
+def preview_of(message: Message | None, limit: int = PREVIEW_CHARS) -> str:
+    """Return a one-line preview of a message, about `limit` characters."""
+    if message is None:
+        return ""
+    flat = " ".join(message.text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def _total(state: _State, indices: Sequence[int] | range) -> int:
+    """Sum the current tokens of eligible messages among `indices`."""
+    return sum(state.tokens[i] for i in indices if state.eligible(i))
+
+
+def _truncate(state: _State, budget: int, measure: Measure, dropped: set[int],
+              what: str = "earlier messages") -> tuple[int, str | None, int]:
+    """Pick the smallest valid cut that fits; return (cut, placeholder, placeholder tokens).
+
+    `dropped` already holds messages removed by earlier steps; they count as omitted. One pass
+    over prefix sums, and `measure` is called once for a bound and once per candidate cut that
+    the bound lets through (almost always one).
+    """
+    n = len(state.messages)
+    live = [state.eligible(i) and i not in state.pinned and i not in dropped for i in range(n)]
+    suffix = [0] * (n + 1)
+    for i in range(n - 1, -1, -1):
+        suffix[i] = suffix[i + 1] + (state.tokens[i] if live[i] else 0)
+    before_count, before_tokens = [0] * (n + 1), [0] * (n + 1)
+    for i in range(n):
+        before_count[i + 1] = before_count[i] + live[i]
+        before_tokens[i + 1] = before_tokens[i] + (state.originals.get(i, state.tokens[i]) if live[i] else 0)
+    pins = sum(state.tokens[i] for i in state.pinned)
+    gone = _dropped_tokens(state, dropped)
+    first_live = next((i for i in range(n) if live[i]), n)
+    earliest = min([first_live, *dropped])
+    preview = preview_of(state.messages[earliest] if earliest < n else None)
+    bound = measure(placeholder_text(before_count[n] + len(dropped), before_tokens[n] + gone, preview, what))
+    valid = _valid_cuts(state)
+    for k in range(n + 1):
+        if not valid[k]:
+            continue
+        omitted = before_count[k] + len(dropped)
+        if omitted == 0:
+            if suffix[k] + pins <= budget:
+                return k, None, 0
+            continue
+        if suffix[k] + pins + bound > budget and k < n:
+            continue
+        text = placeholder_text(omitted, before_tokens[k] + gone, preview, what)
+        cost = measure(text)
+        if suffix[k] + pins + cost <= budget or k == n:
+            return k, text, cost
+    return n, None, 0
+
+
+def _dropped_tokens(state: _State, dropped: set[int]) -> int:
+    """Sum the original tokens of dropped messages."""
+    return sum(state.originals.get(i, state.tokens[i]) for i in dropped)
+
+
+def _items(state: _State, keep_from: int, dropped: set[int], dropped_reason: dict[int, str],
+           fits_reason: str) -> tuple[PlanItem, ...]:
+    """Build the plan items once every fate is known."""
+    items = []
+    for i, message in enumerate(state.messages):
+        tokens = state.tokens[i]
+        if i in state.skip:
+            items.append(PlanItem(message, tokens, False, state.skip[i]))
+        elif i in state.pinned:
+            items.append(_kept(state, i, state.pinned[i]))
+        elif i in dropped:
+            items.append(PlanItem(message, tokens, False, dropped_reason.get(i, R_OVER)))
+        elif i < keep_from:
+            items.append(PlanItem(message, tokens, False, R_OVER))
+        else:
+            items.append(_kept(state, i, fits_reason))
+    return tuple(items)
+
+
+def _kept(state: _State, i: int, reason: str) -> PlanItem:
+    """Build a kept item, carrying any shortened text."""
+    if i in state.texts:
+        return PlanItem(state.messages[i], state.tokens[i], True, R_SHORTENED,
+                        text=state.texts[i], original_tokens=state.originals[i])
+    return PlanItem(state.messages[i], state.tokens[i], True, reason)
+
+
+def _notes(decision: Decision, after: int, extra: Sequence[str] = ()) -> tuple[str, ...]:
+    """Return the standard notes: over budget, estimate."""
+    notes = list(extra)
+    if after > decision.budget:
+        notes.append(
+            f"Still {after - decision.budget:,} tokens over the {decision.budget:,}-token budget: "
+            "the pinned messages (or the note itself) do not fit; unpin some or pick a larger model."
+        )
+    if not decision.exact:
+        notes.append("Token counts are estimates.")
+    return tuple(notes)
+
+
+def plan_as_is(session: Session, counts: Sequence[int], decision: Decision) -> Plan:
+    """Migrate everything that can be migrated, unchanged."""
+    state = prepare(session, counts)
+    items = _items(state, 0, set(), {}, R_FITS)
+    before = _total(state, range(len(counts)))
+    return Plan(Strategy.AS_IS, decision, items, tokens_before=before, tokens_after=before,
+                notes=_notes(decision, before))
+
+
+def plan_truncation(session: Session, counts: Sequence[int], decision: Decision, measure: Measure,
+                    pins: frozenset[str] = frozenset(), pin_first_user: bool = False) -> Plan:
+    """Keep whole units from the newest backwards within the budget, a placeholder note first."""
+    state = prepare(session, counts, pins, pin_first_user)
+    cut, note, cost = _truncate(state, decision.budget, measure, set())
+    items = _items(state, cut, set(), {}, R_NEWEST)
+    after = cost + sum(item.tokens for item in items if item.kept)
+    return Plan(Strategy.TRUNCATE, decision, items, placeholder=note,
+                tokens_before=_total(state, range(len(counts))), tokens_after=after,
+                notes=_notes(decision, after))
+
+
+def shorten_output(text: str, tokens: int, measure: Measure) -> tuple[str, int] | None:
+    """Keep the head and tail of a long tool output with a marker between; None if not worth it."""
+    lines = text.split("\n")
+    head = "\n".join(lines[:HEAD_LINES])[:EDGE_CHARS]
+    tail = "\n".join(lines[-TAIL_LINES:])[-EDGE_CHARS:] if len(lines) > HEAD_LINES else ""
+    if len(head) + len(tail) >= len(text) * 0.8:
+        head, tail = text[:EDGE_CHARS], text[-EDGE_CHARS:]
+        if 2 * EDGE_CHARS >= len(text) * 0.8:
+            return None
+    kept_lines = head.count("\n") + tail.count("\n") + 2
+    elided_lines = max(0, len(lines) - kept_lines)
+    elided_tokens = max(0, tokens - measure(head + "\n" + tail))
+    marker = f"[… {elided_lines:,} lines / {elided_tokens:,} tokens elided by smig …]"
+    short = f"{head}\n{marker}\n{tail}" if tail else f"{head}\n{marker}"
+    cost = measure(short)
+    return (short, cost) if cost < tokens else None
+
+
+def _tool_units(state: _State) -> list[list[int]]:
+    """Return units made only of tool traffic (and reasoning), oldest first."""
+    members: dict[int, list[int]] = {}
+    for i, u in enumerate(state.unit):
+        members.setdefault(u, []).append(i)
+    tool_kinds = (Kind.TOOL_CALL, Kind.TOOL_RESULT, Kind.REASONING)
+    units = [
+        idx for idx in members.values()
+        if any(state.messages[i].kind is Kind.TOOL_RESULT for i in idx)
+        and all(state.messages[i].kind in tool_kinds for i in idx)
+        and all(state.eligible(i) for i in idx if state.messages[i].kind is not Kind.REASONING)
+    ]
+    units.sort(key=lambda idx: idx[-1])
+    return units
+
+
+def plan_tools_first(session: Session, counts: Sequence[int], decision: Decision, measure: Measure,
+                     pins: frozenset[str] = frozenset(), pin_first_user: bool = False,
+                     keep_recent: int = KEEP_RECENT_TOOLS) -> Plan:
+    """Shorten old tool outputs, then drop old tool exchanges, then truncate only if still over."""
+    state = prepare(session, counts, pins, pin_first_user)
+    before = _total(state, range(len(counts)))
+    budget = decision.budget
+    recent_from = -keep_recent if keep_recent > 0 else None
+    old = [u for u in _tool_units(state)[:recent_from] if not any(i in state.pinned for i in u)]
+    total = _shorten_until(state, old, before, budget, measure)
+    dropped: set[int] = set()
+    reasons: dict[int, str] = {}
+    if total > budget:
+        total = _drop_tool_units(state, old, total, budget, measure, dropped, reasons)
+    cut, note, cost = _truncate(state, budget, measure, dropped)
+    items = _items(state, cut, dropped, reasons, R_NEWEST)
+    after = cost + sum(item.tokens for item in items if item.kept)
+    return Plan(Strategy.TOOLS_FIRST, decision, items, placeholder=note, tokens_before=before,
+                tokens_after=after, notes=_notes(decision, after))
+
+
+def _shorten_until(state: _State, units: list[list[int]], total: int, budget: int,
+                   measure: Measure) -> int:
+    """Shorten tool outputs in `units`, oldest first, until the total fits; return the new total."""
+    for unit in units:
+        for i in unit:
+            if total <= budget:
+                return total
+            message = state.messages[i]
+            if message.kind is not Kind.TOOL_RESULT or state.tokens[i] < SHORTEN_MIN_TOKENS:
+                continue
+            shortened = shorten_output(message.text, state.tokens[i], measure)
+            if shortened is None:
+                continue
+            state.texts[i], new_tokens = shortened
+            state.originals[i] = state.tokens[i]
+            total -= state.tokens[i] - new_tokens
+            state.tokens[i] = new_tokens
+    return total
+
+
+def _drop_tool_units(state: _State, units: list[list[int]], total: int, budget: int, measure: Measure,
+                     dropped: set[int], reasons: dict[int, str]) -> int:
+    """Drop whole old tool exchanges, oldest first, until the total and a note fit."""
+    note_cost = measure(placeholder_text(len(state.messages), total, "x" * PREVIEW_CHARS))
+    for unit in units:
+        if total + note_cost <= budget:
+            break
+        for i in unit:
+            if state.eligible(i):
+                dropped.add(i)
+                reasons[i] = R_OLD_TOOL
+                total -= state.tokens[i]
+    return total
+
+
+def plan_summary_tail(session: Session, counts: Sequence[int], decision: Decision, measure: Measure,
+                      summary: str | None = None, summary_budget: int | None = None,
+                      pins: frozenset[str] = frozenset(), pin_first_user: bool = False) -> Plan:
+    """Reserve room for a summary of the dropped head and keep the newest tail verbatim.
+
+    The cut is chosen for `summary_budget`, not for the summary's real length, so the head a
+    summarizer was shown is exactly the head this plan drops. Without `summary` the plan is a
+    preview with the summary pending.
+    """
+    state = prepare(session, counts, pins, pin_first_user)
+    reserve = _summary_budget(decision, summary_budget)
+    flat_cost = lambda _text: reserve  # noqa: E731 - the summary stands where the note would
+    cut, note, _ = _truncate(state, decision.budget, flat_cost, set())
+    notes: list[str] = []
+    summary_text, cost = None, 0
+    if note is not None:
+        omitted = [i for i in range(cut) if state.eligible(i) and i not in state.pinned]
+        summary_text = summary_note(len(omitted), _dropped_tokens(state, set(omitted)), summary)
+        cost = measure(summary_text) if summary is not None else reserve
+        if summary is None:
+            notes.append("The summary is not written yet; its budget is reserved.")
+        elif cost > reserve:
+            notes.append(f"The summary is {cost - reserve:,} tokens over its {reserve:,}-token budget.")
+    items = _items(state, cut, set(), {}, R_NEWEST)
+    items = tuple(replace(it, reason=R_SUMMARISED) if it.reason == R_OVER else it for it in items)
+    after = cost + sum(item.tokens for item in items if item.kept)
+    return Plan(Strategy.SUMMARY_TAIL, decision, items, placeholder=summary_text,
+                summary=summary, summary_budget=reserve, tokens_before=_total(state, range(len(counts))),
+                tokens_after=after, notes=_notes(decision, after, notes))
+
+
+def _summary_budget(decision: Decision, summary_budget: int | None) -> int:
+    """Return the tokens reserved for a summary: as asked, bounded by the budget."""
+    wanted = DEFAULT_SUMMARY_BUDGET if summary_budget is None else summary_budget
+    return max(0, min(wanted, decision.budget))
+
+
+def summary_note(omitted: int, tokens: int, summary: str | None) -> str:
+    """Return the first message of a summary plan: a header line, then the summary."""
+    head = f"[smig: summary of {omitted} earlier messages ({tokens:,} tokens)]"
+    if summary is None:
+        return f"{head}\n\n(summary pending)"
+    return f"{head}\n\n{summary.strip()}"
+
+
+def plan_summary(session: Session, counts: Sequence[int], decision: Decision, measure: Measure,
+                 summary: str | None = None, summary_budget: int | None = None) -> Plan:
+    """Replace the whole conversation with a summary; only the reply reserve is kept free."""
+    state = prepare(session, counts)
+    reserve = max(0, min(decision.budget, summary_budget or decision.budget))
+    omitted = [i for i in range(len(counts)) if state.eligible(i)]
+    text = summary_note(len(omitted), _dropped_tokens(state, set(omitted)), summary)
+    cost = measure(text) if summary is not None else min(reserve, DEFAULT_SUMMARY_BUDGET)
+    items = tuple(
+        PlanItem(m, state.tokens[i], False, state.skip.get(i, R_SUMMARISED))
+        for i, m in enumerate(session.messages)
+    )
+    notes = [] if summary is not None else ["The summary is not written yet."]
+    return Plan(Strategy.SUMMARY, decision, items, placeholder=text,
+                summary=summary, summary_budget=reserve, tokens_before=_total(state, range(len(counts))),
+                tokens_after=cost, notes=_notes(decision, cost, notes))
+
+
+def result_messages(plan: Plan) -> tuple[Message, ...]:
+    """Return the migrated conversation: the note or summary first, then kept messages in order.
+
+    Messages are renumbered (`index`) for their new position; ids stay the source ids.
+    """
+    out: list[Message] = []
+    first = _first_message(plan)
+    if first is not None:
+        out.append(first)
+    for item in plan.kept:
+        message = item.message if item.text is None else replace(item.message, text=item.text)
+        out.append(replace(message, index=len(out)))
+    return tuple(out)
+
+
+def _first_message(plan: Plan) -> Message | None:
+    """Return the synthetic first message of a plan (the note, or the summary), if it has one."""
+    if plan.placeholder is None:
+        return None
+    summarised = plan.strategy in (Strategy.SUMMARY, Strategy.SUMMARY_TAIL)
+    return Message(index=0, id=SUMMARY_ID if summarised else PLACEHOLDER_ID, role=Role.USER,
+                   kind=Kind.SUMMARY, text=plan.placeholder)
+
+
+def migratable_tokens(session: Session, counts: Sequence[int]) -> int:
+    """Return the session's size as migrated: everything except what no plan migrates."""
+    skip = _never_migrated(session.messages)
+    return sum(n for i, n in enumerate(counts) if i not in skip)
+
+
+def make_plan(session: Session, counts: Sequence[int], decision: Decision, strategy: Strategy,
+              measure: Measure, pins: frozenset[str] = frozenset(), pin_first_user: bool = False,
+              summary: str | None = None, summary_budget: int | None = None) -> Plan:
+    """Build the plan for `strategy`; a session that fits migrates as it is unless a summary is asked for."""
+    if decision.fits and strategy is not Strategy.SUMMARY:
+        return plan_as_is(session, counts, decision)
+    if strategy is Strategy.AS_IS:
+        return plan_as_is(session, counts, decision)
+    if strategy is Strategy.TRUNCATE:
+        return plan_truncation(session, counts, decision, measure, pins, pin_first_user)
+    if strategy is Strategy.TOOLS_FIRST:
+        return plan_tools_first(session, counts, decision, measure, pins, pin_first_user)
+    if strategy is Strategy.SUMMARY_TAIL:
+        return plan_summary_tail(session, counts, decision, measure, summary, summary_budget,
+                                 pins, pin_first_user)
+    return plan_summary(session, counts, decision, measure, summary, summary_budget)
