@@ -1,0 +1,362 @@
+"""Provides the summarizer: provider config, the OpenAI-compatible chat backend, cache and opt-in.
+
+This is the only module that imports `openai`. It talks to any OpenAI-compatible endpoint (OpenAI,
+DeepSeek, Ollama, vLLM, llama.cpp, …) and never logs or prints an API key.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import openai
+
+from smig_tui.adapters.storage.summary_cache import SummaryCache
+from smig_tui.core.errors import (
+    AuthError,
+    ConfigError,
+    NoApiKeyError,
+    ProviderUnavailableError,
+    RateLimitError,
+    SummaryCancelledError,
+    SummaryConsentError,
+    SummaryError,
+    SummaryModelNotFoundError,
+)
+from smig_tui.core.models import Message
+from smig_tui.core.ports import ChatReply
+from smig_tui.core.redact import redact
+from smig_tui.core.summary import (
+    DEFAULT_TARGET_CHARS,
+    SummaryJob,
+    SummaryResult,
+    describe_redactions,
+    estimate_tokens,
+    plan_summary_job,
+    run_summary,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderPreset:
+    """Defaults for a well-known provider."""
+
+    base_url: str
+    api_key_env: str | None
+    model: str | None
+    context_window: int
+
+
+PROVIDERS: dict[str, ProviderPreset] = {
+    "openai": ProviderPreset("https://api.openai.com/v1", "OPENAI_API_KEY", "gpt-4.1-mini", 1_047_576),
+    "deepseek": ProviderPreset("https://api.deepseek.com", "DEEPSEEK_API_KEY", "deepseek-chat", 128_000),
+    # Ollama's OpenAI-compatible endpoint; its default context is small, so chunk conservatively.
+    "local": ProviderPreset("http://127.0.0.1:11434/v1", None, None, 8_192),
+}
+CUSTOM_CONTEXT_WINDOW = 32_768
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "0.0.0.0"}
+_KEYS = {"provider", "model", "base_url", "api_key_env", "timeout", "max_retries", "context_window"}
+
+
+@dataclass(frozen=True, slots=True)
+class SummarizerConfig:
+    """Where summaries are written and how long to wait; the key itself is never shown."""
+
+    provider: str
+    model: str
+    base_url: str
+    api_key_env: str | None
+    api_key: str | None = field(default=None, repr=False)
+    timeout: float = 120.0
+    max_retries: int = 2
+    context_window: int = CUSTOM_CONTEXT_WINDOW
+    """The summarizer model's own window: transcripts larger than it are chunked (map-reduce)."""
+
+    @property
+    def is_local(self) -> bool:
+        """True for a server on this machine, which needs no key."""
+        return self.provider == "local" or (urlsplit(self.base_url).hostname or "") in LOCAL_HOSTS
+
+    @property
+    def label(self) -> str:
+        """`provider/model`, for messages."""
+        return f"{self.provider}/{self.model}"
+
+
+def _typed(table: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    """Return `table[key]` (or None) after checking its type, naming the key when it is wrong."""
+    value = table.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, kind):
+        raise ConfigError(f"{where}: [summarizer] {key} has the wrong type ({type(value).__name__}).")
+    return value
+
+
+def resolve_config(
+    table: Mapping[str, Any],
+    env: Mapping[str, str],
+    *,
+    provider: str | None = None,
+    model: str | None = None,
+    base_url: str | None = None,
+    where: str = "config file",
+) -> SummarizerConfig:
+    """Merge provider defaults < the `[summarizer]` table < env (`SMIG_SUMMARY_*`) < explicit arguments."""
+    unknown = sorted(set(table) - _KEYS)
+    if unknown:
+        raise ConfigError(f"{where}: unknown key [summarizer] {unknown[0]} (known: {', '.join(sorted(_KEYS))}).")
+    name = provider or env.get("SMIG_SUMMARY_PROVIDER") or _typed(table, "provider", str, where)
+    name = name or _default_provider(env)
+    preset = PROVIDERS.get(name)
+    url = base_url or env.get("SMIG_SUMMARY_BASE_URL") or _typed(table, "base_url", str, where)
+    if not url and name == "openai":
+        url = env.get("OPENAI_BASE_URL")
+    url = url or (preset.base_url if preset else None)
+    if not url:
+        raise ConfigError(f"{where}: provider {name!r} needs [summarizer] base_url (or --base-url).")
+    chosen = model or env.get("SMIG_SUMMARY_MODEL") or _typed(table, "model", str, where)
+    chosen = chosen or (preset.model if preset else None)
+    if not chosen:
+        raise ConfigError(f"{where}: provider {name!r} needs [summarizer] model (or --model, SMIG_SUMMARY_MODEL).")
+    key_env = _typed(table, "api_key_env", str, where) or (preset.api_key_env if preset else None)
+    timeout = _typed(table, "timeout", (int, float), where)
+    retries = _typed(table, "max_retries", int, where)
+    window = _typed(table, "context_window", int, where)
+    if (timeout is not None and timeout <= 0) or (retries is not None and retries < 0):
+        raise ConfigError(f"{where}: [summarizer] timeout must be > 0 and max_retries >= 0.")
+    return SummarizerConfig(
+        provider=name,
+        model=chosen,
+        base_url=url.rstrip("/"),
+        api_key_env=key_env,
+        api_key=(env.get(key_env) or None) if key_env else None,
+        timeout=float(timeout) if timeout is not None else 120.0,
+        max_retries=retries if retries is not None else 2,
+        context_window=window or (preset.context_window if preset else CUSTOM_CONTEXT_WINDOW),
+    )
+
+
+def _default_provider(env: Mapping[str, str]) -> str:
+    """Pick the provider whose key is present; OpenAI when none is."""
+    if not env.get("OPENAI_API_KEY") and env.get("DEEPSEEK_API_KEY"):
+        return "deepseek"
+    return "openai"
+
+
+def _one_line(text: str, width: int = 200) -> str:
+    """Flatten and redact provider text before it goes into an error message."""
+    flat = " ".join(redact(text).text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _status_detail(error: openai.APIStatusError) -> str:
+    """The provider's own explanation, without the client's `Error code: N -` prefix."""
+    body = error.body
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        body = body["error"]
+    message = body.get("message") if isinstance(body, dict) else None
+    text = str(message or error.message or "no details")
+    if text.startswith("Error code:"):
+        text = text.split(" - ", 1)[-1]
+    return _one_line(text, 160).rstrip(".")
+
+
+def map_error(error: openai.OpenAIError, config: SummarizerConfig) -> SummaryError:
+    """Turn a client exception into the SummaryError a user can act on, in one sentence."""
+    where = _one_line(config.base_url)
+    if isinstance(error, openai.APITimeoutError):
+        return ProviderUnavailableError(f"{config.label} at {where} did not answer within {config.timeout:g} s; try again or raise [summarizer] timeout.")
+    if isinstance(error, openai.APIConnectionError):
+        return ProviderUnavailableError(f"Cannot reach the summarizer at {where}; check the URL and that the server is running.")
+    if isinstance(error, openai.AuthenticationError | openai.PermissionDeniedError):
+        source = f"from {config.api_key_env}" if config.api_key_env else "(none was sent)"
+        return AuthError(f"{config.provider} rejected the API key {source} (HTTP {error.status_code}); check the key and its access to {config.model}.")
+    if isinstance(error, openai.NotFoundError):
+        hint = f" (for Ollama: `ollama pull {config.model}`)" if config.is_local else ""
+        return SummaryModelNotFoundError(f"Model {config.model!r} was not found at {where} (HTTP 404); set [summarizer] model or --model{hint}.")
+    if isinstance(error, openai.RateLimitError):
+        return RateLimitError(f"{config.provider} is rate-limiting requests (HTTP 429) after {config.max_retries} retries; wait and try again, or check your quota.")
+    if isinstance(error, openai.APIStatusError):
+        detail = _status_detail(error)
+        if error.status_code >= 500:
+            return ProviderUnavailableError(
+                f"{config.provider} failed with HTTP {error.status_code} after {config.max_retries} retries ({detail})."
+            )
+        return SummaryError(f"{config.provider} refused the request with HTTP {error.status_code} ({detail}).")
+    return SummaryError(f"The summarizer failed: {_one_line(str(error), 160)}")
+
+
+class OpenAIChatBackend:
+    """A `ChatBackend` on the real `openai.OpenAI` client (any OpenAI-compatible server)."""
+
+    def __init__(self, config: SummarizerConfig, *, stream: bool = True) -> None:
+        if not config.api_key and not config.is_local:
+            env_name = config.api_key_env or "the variable named by [summarizer] api_key_env"
+            raise NoApiKeyError(f"No API key for the {config.provider} summarizer: set {env_name} (or use provider = \"local\").")
+        self.config = config
+        self.stream = stream
+        self._client = openai.OpenAI(
+            api_key=config.api_key or "no-key-needed",
+            base_url=config.base_url,
+            timeout=config.timeout,
+            max_retries=config.max_retries,
+        )
+
+    def complete(
+        self,
+        messages: Sequence[Mapping[str, str]],
+        *,
+        max_output_tokens: int,
+        on_delta: Callable[[str], None] | None,
+        cancel: threading.Event | None,
+    ) -> ChatReply:
+        """Send one chat request and return the reply; streamed when configured, cancellable between chunks."""
+        cap = "max_completion_tokens" if self.config.provider == "openai" else "max_tokens"
+        request: dict[str, Any] = {"model": self.config.model, "messages": list(messages), cap: max_output_tokens}
+        try:
+            if self.stream:
+                return self._streamed(request, on_delta, cancel)
+            response = self._client.chat.completions.create(**request)
+        except openai.OpenAIError as error:
+            raise map_error(error, self.config) from None
+        choice = response.choices[0] if response.choices else None
+        text = (choice.message.content or "") if choice else ""
+        if on_delta and text:
+            on_delta(text)
+        return self._reply(text, choice.finish_reason if choice else None)
+
+    def _streamed(
+        self, request: dict[str, Any], on_delta: Callable[[str], None] | None, cancel: threading.Event | None
+    ) -> ChatReply:
+        """Read a streamed reply piece by piece, closing the stream as soon as `cancel` is set."""
+        pieces: list[str] = []
+        finish: str | None = None
+        with self._client.chat.completions.create(**request, stream=True) as stream:
+            for chunk in stream:
+                if cancel is not None and cancel.is_set():
+                    raise SummaryCancelledError("The summary was cancelled.")
+                for choice in chunk.choices:
+                    finish = choice.finish_reason or finish
+                    piece = choice.delta.content if choice.delta else None
+                    if piece:
+                        pieces.append(piece)
+                        if on_delta:
+                            on_delta(piece)
+        if cancel is not None and cancel.is_set():
+            raise SummaryCancelledError("The summary was cancelled.")
+        return self._reply("".join(pieces), finish)
+
+    def _reply(self, text: str, finish: str | None) -> ChatReply:
+        """Check a reply is usable."""
+        if not text.strip():
+            raise SummaryError(f"{self.config.label} returned an empty reply; try another model.")
+        return ChatReply(text=text, truncated=finish == "length")
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryPreview:
+    """What a summary would send, before anything is sent."""
+
+    provider: str
+    model: str
+    base_url: str
+    message_count: int
+    requests: int
+    """Map requests plus the reduce (1 when the transcript fits one request)."""
+    tokens: int
+    """Estimated transcript tokens sent."""
+    redactions: dict[str, int]
+    cached: bool
+    """A summary for exactly this content is cached: nothing would be sent."""
+
+    def describe(self) -> str:
+        """One sentence for an opt-in prompt."""
+        if self.cached:
+            return f"A cached summary by {self.provider}/{self.model} exists; nothing will be sent ({describe_redactions(self.redactions)})."
+        parts = f"in {self.requests} requests" if self.requests > 1 else "in 1 request"
+        return (
+            f"Would send ~{self.tokens:,} tokens of {self.message_count} messages {parts} to "
+            f"{self.provider}/{self.model} at {_one_line(self.base_url)}; {describe_redactions(self.redactions)}."
+        )
+
+
+BackendFactory = Callable[[SummarizerConfig], Any]
+
+
+class Summarizer:
+    """Plans, previews and writes summaries, with the cache in front and the opt-in enforced."""
+
+    def __init__(
+        self,
+        config: SummarizerConfig,
+        cache: SummaryCache | None = None,
+        *,
+        backend_factory: BackendFactory = OpenAIChatBackend,
+        count: Callable[[str], int] = estimate_tokens,
+    ) -> None:
+        self.config = config
+        self.cache = cache
+        self._backend_factory = backend_factory
+        self._count = count
+
+    def plan(self, messages: Sequence[Message], *, target_chars: int = DEFAULT_TARGET_CHARS, head_only: bool = False) -> SummaryJob:
+        """Render, redact and chunk `messages` for this summarizer's window."""
+        return plan_summary_job(
+            messages, context_window=self.config.context_window, target_chars=target_chars,
+            head_only=head_only, count=self._count,
+        )
+
+    def preview(self, messages: Sequence[Message], *, target_chars: int = DEFAULT_TARGET_CHARS, head_only: bool = False) -> SummaryPreview:
+        """Say what `summarize` would send (requests, tokens, redactions) without sending anything."""
+        job = self.plan(messages, target_chars=target_chars, head_only=head_only)
+        cached = self._cached(job) is not None
+        requests = 1 if len(job.chunks) <= 1 else len(job.chunks) + 1
+        return SummaryPreview(
+            self.config.provider, self.config.model, self.config.base_url, job.message_count,
+            requests, job.tokens, job.redactions, cached,
+        )
+
+    def _cached(self, job: SummaryJob) -> SummaryResult | None:
+        """Return the cached result for a job, if any."""
+        if self.cache is None:
+            return None
+        return self.cache.get(job.cache_key(self.config.provider, self.config.model))
+
+    def summarize(
+        self,
+        messages: Sequence[Message],
+        *,
+        target_chars: int = DEFAULT_TARGET_CHARS,
+        head_only: bool = False,
+        on_delta: Callable[[str], None] | None = None,
+        on_progress: Callable[[str], None] | None = None,
+        cancel: threading.Event | None = None,
+        allow_network: bool = False,
+        use_cache: bool = True,
+    ) -> SummaryResult:
+        """Write (or fetch from cache) the handoff summary; sends nothing unless `allow_network` is True."""
+        job = self.plan(messages, target_chars=target_chars, head_only=head_only)
+        cached = self._cached(job) if use_cache else None
+        if cached is not None:
+            if on_delta:
+                on_delta(cached.text)
+            return cached
+        if not allow_network:
+            raise SummaryConsentError(
+                "Summarising sends the conversation to a model provider; confirm with --yes-send "
+                f"(or run `smig summarize`): {self.preview(messages, target_chars=target_chars, head_only=head_only).describe()}"
+            )
+        backend = self._backend_factory(self.config)
+        text, stats = run_summary(job, backend, on_delta=on_delta, on_progress=on_progress, cancel=cancel, count=self._count)
+        result = SummaryResult(
+            text=text.strip(), model=self.config.model, provider=self.config.provider,
+            redactions=job.redactions, chunks=len(job.chunks), cached=False,
+            requests=stats.requests, truncated=stats.truncated,
+        )
+        if self.cache is not None:
+            self.cache.put(job.cache_key(self.config.provider, self.config.model), result)
+        return result
