@@ -29,6 +29,7 @@ from smig_tui.core.errors import (
     SummaryModelNotFoundError,
 )
 from smig_tui.core.models import Kind, Message, Role
+from smig_tui.core.summary import SummaryResult
 
 API_KEY = "sk-test-" + "k" * 32
 PLANTED = "sk-proj-" + "Plant3dFakeKeyThatMustNeverLeave0001"
@@ -279,5 +280,7 @@ def test_unreadable_or_stale_cache_entries_are_misses(tmp_path: Path) -> None:
     assert cache.get(key) is None
     (tmp_path / "summaries" / f"{key}.json").write_text(json.dumps({"prompt_version": "old", "text": "x"}))
     assert cache.get(key) is None
+    assert cache.get("../../etc/passwd") is None
     with pytest.raises(ValueError):
-        cache.get("../../etc/passwd")
+        cache.put("../escape", SummaryResult("x", "m", "p"))
+    assert not (tmp_path / "escape.json").exists()
