@@ -1,0 +1,100 @@
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from migration_builders import make_plan, make_session
+
+from smig_tui.adapters.formats.codex_writer import CodexWriter, configured_provider, rollout_path, uuid7
+from smig_tui.adapters.paths import resolve_paths
+from smig_tui.core.handoff import NOTE_PREFIX, migration_note, plan_messages, to_turns
+from smig_tui.core.migration import Destination, Lineage, Turn
+from smig_tui.core.models import Agent, Role
+from smig_tui.services import build_services
+
+LINEAGE = Lineage("claude", "src-1", "/src.jsonl", "0" * 32, 0, "as-is")
+NOW = datetime(2026, 7, 9, 12, 0, 0, tzinfo=UTC)
+
+
+def test_uuid7_embeds_time_and_version() -> None:
+    value = uuid.UUID(uuid7(NOW, bytes(10)))
+    assert value.version == 7 and value.variant == uuid.RFC_4122
+    assert value.int >> 80 == int(NOW.timestamp() * 1000)
+
+
+def test_rollout_is_named_in_local_time() -> None:
+    path = rollout_path(resolve_paths(), NOW, "id-1")
+    local = NOW.astimezone()
+    assert path.parent.parts[-3:] == (f"{local:%Y}", f"{local:%m}", f"{local:%d}")
+    assert path.name == f"rollout-{local:%Y-%m-%dT%H-%M-%S}-id-1.jsonl"
+
+
+def test_provider_comes_from_codex_config(isolated_homes: dict[str, Path]) -> None:
+    paths = resolve_paths()
+    assert configured_provider(paths) == "openai"
+    paths.codex_home.mkdir(parents=True)
+    (paths.codex_home / "config.toml").write_text('model_provider = "fake"\n')
+    assert configured_provider(paths) == "fake"
+
+
+def test_rollout_shape() -> None:
+    turns = (Turn(Role.USER, "hello", "2026-07-09T11:00:00.000Z"), Turn(Role.ASSISTANT, "hi", None),
+             Turn(Role.ASSISTANT, "more", None), Turn(Role.USER, "again", None),
+             Turn(Role.ASSISTANT, "done", None))
+    planned = CodexWriter(resolve_paths()).prepare(turns, "/work/proj", LINEAGE, "t", model="gpt-5.5",
+                                                   git_branch="main", now=NOW)
+    lines = [json.loads(line) for line in planned.data.splitlines()]
+    meta = lines[0]
+    assert meta["type"] == "session_meta"
+    thread_id = meta["payload"]["id"]
+    assert planned.path.endswith(f"-{thread_id}.jsonl") and planned.native.session_id == thread_id
+    assert meta["payload"]["source"] == "cli" and meta["payload"]["cwd"] == "/work/proj"
+    assert meta["payload"]["model_provider"] == "openai" and meta["payload"]["git"] == {"branch": "main"}
+    assert meta["payload"]["smig_lineage"]["source_agent"] == "claude"
+    assert "base_instructions" not in meta["payload"]  # it would replace Codex's own system prompt
+    events = [(line["type"], line["payload"].get("type")) for line in lines[1:]]
+    turn = [("event_msg", "task_started"), ("turn_context", None)]
+    close = [("event_msg", "token_count"), ("event_msg", "task_complete")]
+    user = [("response_item", "message"), ("event_msg", "user_message")]
+    agent = [("response_item", "message"), ("event_msg", "agent_message")]
+    assert events == turn + user + agent + agent + close + turn + user + agent + close
+    contexts = [line["payload"] for line in lines if line["type"] == "turn_context"]
+    assert {c["model"] for c in contexts} == {"gpt-5.5"}
+    completes = [line["payload"] for line in lines if line["payload"].get("type") == "task_complete"]
+    assert [c["last_agent_message"] for c in completes] == ["more", "done"]
+    stamps = [line["timestamp"] for line in lines[1:]]
+    assert stamps == sorted(stamps)
+    assert planned.native.resume_command == f"codex resume {thread_id}"
+
+
+def test_migrate_writes_rollout_round_trips_and_leaves_source_alone(tmp_path: Path) -> None:
+    services = build_services()
+    session = make_session(tmp_path / "src", agent=Agent.CLAUDE)
+    source_hash = hashlib.sha256(Path(session.info.path).read_bytes()).hexdigest()
+    plan = make_plan(session)
+    result = services.migrate(session, plan, {Destination.CODEX})
+    [output] = result.outputs
+    assert re.search(r"/sessions/\d{4}/\d{2}/\d{2}/rollout-[\dT-]+-" + output.session_id + r"\.jsonl$",
+                     output.path)
+    [info] = [i for i in services.list_sessions(agent=Agent.CODEX) if i.id == output.session_id]
+    back = services.load_session(info)
+    lineage = Lineage("claude", session.id, session.info.path, result.migration_id, 0, "as-is")
+    expected = to_turns(plan_messages(plan), note=migration_note(lineage))
+    assert [(m.role, m.text) for m in back.messages] == [(t.role, t.text) for t in expected]
+    assert back.messages[0].text.startswith(NOTE_PREFIX)
+    assert hashlib.sha256(Path(session.info.path).read_bytes()).hexdigest() == source_hash
+    assert not list(services.paths.codex_home.glob("state_*.sqlite"))  # the state DB is Codex's
+
+
+def test_no_cwd_is_a_clear_error(tmp_path: Path) -> None:
+    from smig_tui.core.errors import SmigError
+
+    services = build_services()
+    session = make_session(tmp_path / "src", cwd=None)
+    with pytest.raises(SmigError, match="no working directory"):
+        services.migrate(session, make_plan(session), {Destination.CODEX})
