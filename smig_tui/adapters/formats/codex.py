@@ -78,8 +78,10 @@ class CodexSource:
 
         loader = RolloutLoader(info.path)
         try:
-            for record in iter_records(info.path, sink, skip=RolloutLoader.skippable):
+            for record in iter_records(info.path, sink, skip=loader.skippable):
                 loader.feed(record)
+        except BrokenPipeError:
+            raise  # the warning sink's reader went away; the CLI handles that
         except OSError as error:
             raise SessionReadError(f"Cannot read {info.path}: {error.strerror or error}.") from error
         return loader.finish(info, tuple(warnings))

@@ -7,6 +7,7 @@ Prompts that exist only as `user_message` events (filtered or paginated rollouts
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -23,6 +24,7 @@ from smig_tui.core.models import Kind, Message, ReadWarning, Role, Session, Sess
 
 _SKIPPED_TYPES = (b'"type":"world_state"', b'"type":"ghost_snapshot"')
 _WANTED_EVENTS = (b'"type":"token_count"', b'"type":"user_message"')
+_TIMESTAMP = re.compile(rb'^\{"timestamp":"([^"]{10,40})"')
 
 
 @dataclass(slots=True)
@@ -53,13 +55,20 @@ class RolloutLoader:
         self.window: int | None = None
         self.compactions = 0
 
-    @staticmethod
-    def skippable(raw: bytes) -> bool:
-        """Tell from the raw line, without parsing, that a record never matters to the history."""
+    def skippable(self, raw: bytes) -> bool:
+        """Tell from the raw line, without parsing, that a record never matters to the history.
+
+        A skipped line still moves `updated` on, so a full read agrees with discovery's tail read.
+        """
         start = raw[:160]
-        if any(tag in start for tag in _SKIPPED_TYPES):
-            return True
-        return b'"type":"event_msg"' in start and not any(tag in start for tag in _WANTED_EVENTS)
+        skip = any(tag in start for tag in _SKIPPED_TYPES) or (
+            b'"type":"event_msg"' in start and not any(tag in start for tag in _WANTED_EVENTS)
+        )
+        if skip:
+            stamp = _TIMESTAMP.search(start)
+            if stamp:
+                self.last_timestamp = iso_or_none(stamp.group(1).decode("ascii", "replace")) or self.last_timestamp
+        return skip
 
     def feed(self, record: Record) -> None:
         """Take one record."""
