@@ -1,0 +1,320 @@
+"""Provides the Claude Code session source: quick discovery from file heads and tails, full reads.
+
+Layout read (FORMATS.md Part 2): `$CLAUDE_CONFIG_DIR/projects/<munged cwd>/<session>.jsonl`, with
+sub-agent transcripts in `<session>/subagents/agent-*.jsonl` or, in 2.0.x, `agent-*.jsonl` beside
+the session. The directory name is lossy, so the cwd always comes from the records when it can.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from smig_tui.adapters.formats.claude_code_blocks import SYNTHETIC_MODEL, usage_from
+from smig_tui.adapters.formats.claude_code_load import load_session
+from smig_tui.adapters.formats.claude_code_scan import LINK_ONLY_TYPES, SKIPPED_TYPES, first_type, own_timestamp
+from smig_tui.adapters.formats.claude_code_titles import TitleFacts, prompt_of
+from smig_tui.adapters.jsonl import parse_line
+from smig_tui.adapters.paths import Paths
+from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
+from smig_tui.core.ports import WarningSink
+
+HEAD_BYTES = 64 * 1024
+HEAD_RETRY_BYTES = 1024 * 1024
+"""A second, larger head read for files whose first lines are huge (pasted images, big prompts)."""
+TAIL_BYTES = 256 * 1024
+_TITLE_MARKERS = (b'"type":"custom-title"', b'"type":"ai-title"', b'"type":"summary"')
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    """A transcript file found on disk, before it is opened."""
+
+    path: str
+    project: str
+    subagent: bool
+    parent_id: str | None
+    size: int
+    mtime: float
+
+
+@dataclass(slots=True)
+class _Facts:
+    """What the head and tail of one file say."""
+
+    cwd: str | None = None
+    created: str | None = None
+    updated: str | None = None
+    version: str | None = None
+    origin: str | None = None
+    session_id: str | None = None
+    model: str | None = None
+    context_tokens: int | None = None
+    sidechain: bool | None = None
+    """True when every conversation record in the head is a sidechain: a sub-agent's file."""
+    main_seen: bool = False
+    first_prompts: dict[bool, str | None] = field(default_factory=lambda: {False: None, True: None})
+    """First typed prompt among main-chain (False) and sidechain (True) records."""
+    titles: TitleFacts = field(default_factory=TitleFacts)
+    uuids: set[str] = field(default_factory=set)
+
+
+class ClaudeSource:
+    """Finds and reads Claude Code transcripts under `$CLAUDE_CONFIG_DIR/projects`."""
+
+    def __init__(self, paths: Paths) -> None:
+        self._paths = paths
+
+    @property
+    def agent(self) -> Agent:
+        """Claude Code."""
+        return Agent.CLAUDE
+
+    def discover(self, warn: WarningSink) -> Iterator[SessionInfo]:
+        """Yield every transcript, newest file first, reading only a head and a tail of each."""
+        candidates = sorted(_candidates(str(self._paths.claude_projects), warn), key=lambda c: -c.mtime)
+        for candidate in candidates:
+            info = _peek(candidate, warn)
+            if info is not None:
+                yield info
+
+    def load(self, info: SessionInfo, warn: WarningSink) -> Session:
+        """Read one transcript in full, streaming it."""
+        return load_session(info, warn)
+
+
+def _scan_dir(path: str, warn: WarningSink) -> list[os.DirEntry[str]]:
+    """List a directory; a missing one is empty, an unreadable one is a warning."""
+    try:
+        with os.scandir(path) as entries:
+            return sorted(entries, key=lambda entry: entry.name)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except OSError as error:
+        warn(ReadWarning(path, None, f"cannot read directory ({error.strerror or error}); skipped"))
+        return []
+
+
+def _candidates(root: str, warn: WarningSink) -> Iterator[_Candidate]:
+    """Find main and sub-agent transcripts in every project directory."""
+    for project in _scan_dir(root, warn):
+        if not _is_dir(project):
+            continue
+        for entry in _scan_dir(project.path, warn):
+            if entry.name.endswith(".jsonl") and _is_file(entry):
+                old_agent = entry.name.startswith("agent-")
+                yield from _candidate(entry, project.name, old_agent, None, warn)
+            elif _is_dir(entry):
+                for child in _scan_dir(os.path.join(entry.path, "subagents"), warn):
+                    if child.name.endswith(".jsonl") and _is_file(child):
+                        yield from _candidate(child, project.name, True, entry.name, warn)
+
+
+def _candidate(
+    entry: os.DirEntry[str], project: str, subagent: bool, parent: str | None, warn: WarningSink
+) -> Iterator[_Candidate]:
+    """Stat one file into a candidate."""
+    try:
+        stat = entry.stat()
+    except OSError as error:
+        warn(ReadWarning(entry.path, None, f"cannot stat file ({error.strerror or error}); skipped"))
+        return
+    yield _Candidate(entry.path, project, subagent, parent, stat.st_size, stat.st_mtime)
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    """Tell whether an entry is a directory, treating errors as no."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    """Tell whether an entry is a regular file, treating errors as no."""
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
+
+
+def _peek(candidate: _Candidate, warn: WarningSink) -> SessionInfo | None:
+    """Build a SessionInfo from a file's head and tail, or None (with a warning) if it is unusable."""
+    path = candidate.path
+    if candidate.size == 0:
+        warn(ReadWarning(path, None, "empty file; skipped"))
+        return None
+    facts = _Facts()
+    try:
+        with open(path, "rb") as handle:
+            _read_head(handle, path, candidate.size, facts, warn)
+            _read_tail(handle, candidate.size, facts, candidate.subagent)
+    except OSError as error:
+        warn(ReadWarning(path, None, f"cannot read file ({error.strerror or error}); skipped"))
+        return None
+    return _info(candidate, facts)
+
+
+def _info(candidate: _Candidate, facts: _Facts) -> SessionInfo:
+    """Combine what the path and the records say into a SessionInfo."""
+    stem = os.path.basename(candidate.path)[: -len(".jsonl")]
+    subagent = candidate.subagent or facts.sidechain is True
+    facts.titles.first_prompt = facts.first_prompts[subagent] or facts.first_prompts[not subagent]
+    parent = candidate.parent_id
+    if subagent and parent is None and facts.session_id and facts.session_id != stem:
+        parent = facts.session_id
+    mtime_iso = datetime.fromtimestamp(candidate.mtime, UTC).isoformat().replace("+00:00", "Z")
+    return SessionInfo(
+        id=stem,
+        agent=Agent.CLAUDE,
+        path=candidate.path,
+        cwd=facts.cwd or unmunge(candidate.project),
+        title=facts.titles.title(facts.uuids),
+        model=facts.model,
+        created=facts.created,
+        updated=facts.updated or mtime_iso,
+        source_version=facts.version,
+        origin=facts.origin,
+        parent_id=parent,
+        is_subagent=subagent,
+        size=candidate.size,
+        mtime=candidate.mtime,
+        context_tokens=facts.context_tokens,
+        project=candidate.project,
+    )
+
+
+def unmunge(project: str) -> str | None:
+    """Best guess at a cwd from a project directory name, used only when no record has a cwd."""
+    if not project.startswith("-"):
+        return project or None
+    return "/" + project[1:].replace("-", "/")
+
+
+def _read_head(handle: Any, path: str, size: int, facts: _Facts, warn: WarningSink) -> None:
+    """Parse the first lines: cwd, creation time, first prompt, early titles."""
+    for budget in (HEAD_BYTES, HEAD_RETRY_BYTES):
+        handle.seek(0)
+        blob = handle.read(budget)
+        lines = blob.split(b"\n")
+        cut = len(blob) < size
+        if cut:
+            lines = lines[:-1]  # cut by the budget, not by the writer
+        for number, raw in enumerate(lines, start=1):
+            complete = cut or number < len(lines) or blob.endswith(b"\n")
+            _head_line(raw, path, number, complete, facts, warn)
+        if facts.cwd is not None or not cut or budget == HEAD_RETRY_BYTES:
+            return
+        warn = _quiet  # the retry re-reads lines already reported
+
+
+def _quiet(_: ReadWarning) -> None:
+    """Drop a warning already given."""
+
+
+def _head_line(raw: bytes, path: str, number: int, complete: bool, facts: _Facts, warn: WarningSink) -> None:
+    """Take what one head line tells."""
+    if not raw.strip() or first_type(raw) in SKIPPED_TYPES | LINK_ONLY_TYPES:
+        return
+    data = parse_line(raw, path, number, complete, warn)
+    if data is None:
+        return
+    _envelope(data, facts, head=True)
+    if facts.titles.take(data):
+        return
+    if data.get("type") in ("user", "assistant"):
+        side = bool(data.get("isSidechain"))
+        facts.main_seen = facts.main_seen or not side
+        facts.sidechain = not facts.main_seen
+        if facts.first_prompts[side] is None:
+            facts.first_prompts[side] = prompt_of(data)
+
+
+def _envelope(data: dict[str, Any], facts: _Facts, head: bool) -> None:
+    """Note the envelope fields every conversation record repeats."""
+    if isinstance(data.get("uuid"), str):
+        facts.uuids.add(data["uuid"])
+    if facts.cwd is None and looks_absolute(data.get("cwd")):
+        facts.cwd = data["cwd"]
+    stamp = data.get("timestamp")
+    if head and facts.created is None and isinstance(stamp, str):
+        facts.created = stamp
+    if facts.session_id is None and isinstance(data.get("sessionId"), str):
+        facts.session_id = data["sessionId"]
+    if isinstance(data.get("version"), str) and (not head or facts.version is None):
+        facts.version = data["version"]
+    if isinstance(data.get("entrypoint"), str) and (not head or facts.origin is None):
+        facts.origin = data["entrypoint"]
+
+
+def looks_absolute(value: Any) -> bool:
+    """Tell whether a record's cwd is a usable absolute path (POSIX or Windows)."""
+    if not isinstance(value, str) or not value:
+        return False
+    return value.startswith(("/", "\\\\")) or (len(value) > 2 and value[1] == ":" and value[2] in "\\/")
+
+
+def _read_tail(handle: Any, size: int, facts: _Facts, subagent: bool) -> None:
+    """Read the last lines backwards: latest usage and model, last timestamp, late titles."""
+    start = max(0, size - TAIL_BYTES)
+    handle.seek(start)
+    lines = handle.read().split(b"\n")
+    if start > 0:
+        lines = lines[1:]  # most likely the end of a line cut by the seek
+    if size > HEAD_BYTES:
+        _tail_titles(lines, facts)
+    found_usage = False
+    for raw in reversed(lines):
+        if facts.updated is None:
+            facts.updated = own_timestamp(raw)
+        if not found_usage and b'"type":"assistant"' in raw and first_type(raw) not in SKIPPED_TYPES:
+            found_usage = _tail_usage(raw, facts, subagent or facts.sidechain is True)
+        if found_usage and facts.updated is not None:
+            return
+
+
+def _tail_titles(lines: list[bytes], facts: _Facts) -> None:
+    """Parse only the title records of the tail, found by a byte test."""
+    for raw in lines:
+        if any(marker in raw for marker in _TITLE_MARKERS):
+            data = _loads(raw)
+            if data is not None and not facts.titles.take(data):
+                _envelope(data, facts, head=False)
+        elif facts.cwd is None and b'"cwd":"' in raw:
+            data = _loads(raw)
+            if data is not None:
+                _envelope(data, facts, head=False)
+
+
+def _tail_usage(raw: bytes, facts: _Facts, sidechain_ok: bool) -> bool:
+    """Take model and context size from an assistant record; True once found."""
+    data = _loads(raw)
+    if data is None or data.get("type") != "assistant":
+        return False
+    if data.get("isSidechain") and not sidechain_ok:
+        return False
+    message = data.get("message")
+    if not isinstance(message, dict) or message.get("model") == SYNTHETIC_MODEL:
+        return False
+    usage = usage_from(message.get("usage"))
+    if usage is None or usage.context_tokens == 0:
+        return False
+    facts.model = message.get("model") if isinstance(message.get("model"), str) else None
+    facts.context_tokens = usage.context_tokens
+    _envelope(data, facts, head=False)
+    return True
+
+
+
+
+def _loads(raw: bytes) -> dict[str, Any] | None:
+    """Parse a tail line quietly; damage there is reported by the full read, with line numbers."""
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    return data if isinstance(data, dict) else None

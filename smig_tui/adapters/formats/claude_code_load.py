@@ -1,0 +1,213 @@
+"""Provides the full, streaming read of one Claude Code transcript into a neutral Session."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from smig_tui.adapters.formats.claude_code_blocks import Converted, convert_record
+from smig_tui.adapters.formats.claude_code_scan import LINK_ONLY_TYPES, SKIPPED_TYPES, first_type, links, own_timestamp
+from smig_tui.adapters.formats.claude_code_titles import TitleFacts, prompt_from_text
+from smig_tui.adapters.formats.claude_code_tree import Node, Tree
+from smig_tui.adapters.jsonl import iter_lines, parse_line
+from smig_tui.core.errors import SessionReadError
+from smig_tui.core.models import Kind, Message, ReadWarning, Role, Session, SessionInfo, Usage
+from smig_tui.core.ports import WarningSink
+
+
+
+@dataclass(slots=True)
+class _Reader:
+    """State of one streaming pass over a transcript."""
+
+    info: SessionInfo
+    warn: WarningSink
+    tree: Tree = field(default_factory=Tree)
+    titles: TitleFacts = field(default_factory=TitleFacts)
+    warnings: list[ReadWarning] = field(default_factory=list)
+    envelope: dict[str, str] = field(default_factory=dict)
+    """Last value seen of cwd, version, entrypoint, gitBranch, slug; first cwd under `first_cwd`."""
+    updated: str | None = None
+
+    def report(self, warning: ReadWarning) -> None:
+        """Keep a warning for the Session and pass it on."""
+        self.warnings.append(warning)
+        self.warn(warning)
+
+    def read(self) -> None:
+        """Stream every line once; bulky records cost a byte test, not a JSON parse."""
+        path = self.info.path
+        for number, offset, raw, complete in iter_lines(path):
+            line = raw.strip()
+            if not line:
+                continue
+            kind = first_type(line)
+            if complete and kind in SKIPPED_TYPES:
+                continue
+            if complete and kind in LINK_ONLY_TYPES and self._link_only(line, number):
+                continue
+            data = parse_line(line, path, number, complete, self.report)
+            if data is None:
+                self._damaged(line, number)
+                continue
+            self._record(data, number, offset)
+
+    def _link_only(self, line: bytes, number: int) -> bool:
+        """Add a progress/attachment record to the tree from its bytes; False if that failed."""
+        found = links(line)
+        if found is None:
+            return False
+        self.tree.add(Node(uuid=found[0], parent=found[1], line=number))
+        stamp = own_timestamp(line)
+        if stamp:
+            self.updated = stamp
+        return True
+
+    def _damaged(self, line: bytes, number: int) -> None:
+        """Remember an unparseable line, keeping its links when they survived."""
+        self.tree.damaged.append(number)
+        found = links(line)
+        if found is not None:
+            self.tree.add(Node(uuid=found[0], parent=found[1], line=number))
+
+    def _record(self, data: dict[str, Any], number: int, offset: int) -> None:
+        """Dispatch one parsed record."""
+        self._note_envelope(data)
+        if self.titles.take(data):
+            return
+        kind = data.get("type")
+        uuid = data.get("uuid")
+        parent = data.get("parentUuid") if isinstance(data.get("parentUuid"), str) else None
+        side = bool(data.get("isSidechain"))
+        if kind in ("user", "assistant"):
+            payload = convert_record(data, number, offset)
+            key = uuid if isinstance(uuid, str) and uuid else f"L{number}"
+            self.tree.add(Node(uuid=key, parent=parent, line=number, sidechain=side, payload=payload))
+        elif isinstance(uuid, str) and uuid:
+            boundary = kind == "system" and data.get("subtype") == "compact_boundary"
+            logical = data.get("logicalParentUuid") if boundary else None
+            self.tree.add(
+                Node(
+                    uuid=uuid,
+                    parent=parent,
+                    line=number,
+                    logical_parent=logical if isinstance(logical, str) else None,
+                    sidechain=side,
+                    boundary=boundary,
+                )
+            )
+
+    def _note_envelope(self, data: dict[str, Any]) -> None:
+        """Track the envelope fields worth reporting."""
+        for key in ("cwd", "version", "entrypoint", "gitBranch", "slug"):
+            value = data.get(key)
+            if isinstance(value, str) and value:
+                self.envelope[key] = value
+                if key == "cwd" and "first_cwd" not in self.envelope and value.startswith(("/", "\\")):
+                    self.envelope["first_cwd"] = value
+        stamp = data.get("timestamp")
+        if isinstance(stamp, str) and stamp:
+            self.updated = stamp
+
+
+def load_session(info: SessionInfo, warn: WarningSink) -> Session:
+    """Read a transcript in full and return its active conversation as a Session."""
+    reader = _Reader(info, warn)
+    try:
+        reader.read()
+    except OSError as error:
+        raise SessionReadError(f"Cannot read {info.path}: {error.strerror or error}.") from error
+    return _assemble(reader)
+
+
+@dataclass(slots=True)
+class _Assembly:
+    """Messages of the active path being put together."""
+
+    messages: list[Message] = field(default_factory=list)
+    group_last: dict[tuple[str, str], int] = field(default_factory=dict)
+    group_usage: dict[tuple[str, str], Usage] = field(default_factory=dict)
+    measured: Usage | None = None
+    model: str | None = None
+    compactions: int = 0
+
+    def add(self, node: Node, payload: Converted) -> None:
+        """Append one record's messages and note its response's usage."""
+        for draft in payload.messages:
+            self.messages.append(replace(draft, index=len(self.messages)))
+        if payload.model:
+            self.model = payload.model
+        usage = payload.usage
+        if usage is None:
+            return
+        if usage.context_tokens > 0:
+            self.measured = usage
+        key = payload.group or (node.uuid, "")
+        known = self.group_usage.get(key)
+        if known is None or usage.output_tokens >= known.output_tokens:
+            self.group_usage[key] = usage  # later split records carry the final output count
+        if payload.messages:
+            self.group_last[key] = len(self.messages) - 1
+
+    def finish(self) -> tuple[Message, ...]:
+        """Attach each response's usage to its last message."""
+        for key, index in self.group_last.items():
+            self.messages[index] = replace(self.messages[index], usage=self.group_usage[key])
+        return tuple(self.messages)
+
+
+def _assemble(reader: _Reader) -> Session:
+    """Pick the active path and turn it into a Session."""
+    info = reader.info
+    tree = reader.tree
+    own_side = info.is_subagent or not any(
+        node.payload is not None and not node.sidechain for node in tree.order
+    )
+    assembly = _Assembly()
+    for node in tree.active_path(own_chain_is_sidechain=own_side):
+        if node.boundary:
+            assembly.compactions += 1
+        if node.payload is None:
+            continue
+        for note in node.payload.notes:
+            reader.report(ReadWarning(info.path, node.line, note))
+        assembly.add(node, node.payload)
+    messages = assembly.finish()
+    reader.titles.first_prompt = _first_prompt(messages)
+    envelope = reader.envelope
+    measured = assembly.measured.context_tokens if assembly.measured else None
+    updated_info = replace(
+        info,
+        cwd=envelope.get("first_cwd") or info.cwd,
+        title=reader.titles.title(tree.nodes.keys()) or info.title,
+        model=assembly.model or info.model,
+        updated=reader.updated or info.updated,
+        source_version=envelope.get("version") or info.source_version,
+        origin=envelope.get("entrypoint") or info.origin,
+        message_count=len(messages),
+        context_tokens=measured if measured is not None else info.context_tokens,
+    )
+    extra = {key: envelope[key] for key in ("gitBranch", "slug") if key in envelope}
+    return Session(
+        info=updated_info,
+        messages=messages,
+        warnings=tuple(reader.warnings),
+        measured_context_tokens=measured,
+        compactions=assembly.compactions,
+        extra=extra,
+    )
+
+
+def _first_prompt(messages: tuple[Message, ...]) -> str | None:
+    """The first thing a person typed, for a title of last resort."""
+    for message in messages:
+        if message.role is not Role.USER or message.kind is not Kind.TEXT:
+            continue
+        if message.injected and "<command-name>" not in message.text:
+            continue
+        title = prompt_from_text(message.text)
+        if title:
+            return title
+    return None
+
+

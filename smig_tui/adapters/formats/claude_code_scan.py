@@ -1,0 +1,67 @@
+"""Provides byte-level tests on Claude Code JSONL lines, so bulky records skip the JSON parser."""
+
+from __future__ import annotations
+
+import re
+
+LINK_ONLY_TYPES = frozenset({b"progress", b"attachment"})
+"""Records that can sit on the parent chain but carry no conversation: only their links matter."""
+SKIPPED_TYPES = frozenset({b"file-history-snapshot", b"queue-operation"})
+"""Records with no uuid and nothing a reader needs."""
+
+_TYPE_KEY = b'"type":"'
+_PARENT_PREFIX = re.compile(rb'\{"parentUuid":(?:null|"([^"\\]*)")')
+_UUID_KEY = b'"uuid":"'
+_TIMESTAMP_KEY = b'"timestamp":"'
+
+
+def first_type(raw: bytes) -> bytes | None:
+    """Return the value of the first `"type"` key in a line.
+
+    Claude Code writes the envelope before `data`/`message`, so for the bulky record kinds this is
+    the record type; for `user`/`assistant` lines it is at worst a nested block type, which is never
+    one of the skipped kinds, so a false skip cannot happen on them.
+    """
+    start = raw.find(_TYPE_KEY)
+    if start < 0:
+        return None
+    start += len(_TYPE_KEY)
+    end = raw.find(b'"', start)
+    return raw[start:end] if end > 0 else None
+
+
+def links(raw: bytes) -> tuple[str, str | None] | None:
+    """Read (uuid, parentUuid) from a line's bytes, or None when its layout is not the usual one.
+
+    The usual layout starts with `parentUuid` and ends with the record's own `uuid`, after any
+    nested `data` that may hold uuids of its own; hence the last `"uuid"` key is the record's.
+    """
+    match = _PARENT_PREFIX.match(raw)
+    if match is None:
+        return None
+    start = raw.rfind(_UUID_KEY)
+    if start < 0:
+        return None
+    start += len(_UUID_KEY)
+    end = raw.find(b'"', start)
+    if end <= start:
+        return None
+    parent = match.group(1)
+    try:
+        return raw[start:end].decode("utf-8"), parent.decode("utf-8") if parent else None
+    except UnicodeDecodeError:
+        return None
+
+
+def own_timestamp(raw: bytes) -> str | None:
+    """Read a line's own timestamp from its bytes: the last one, after any nested data."""
+    start = raw.rfind(_TIMESTAMP_KEY)
+    if start < 0:
+        return None
+    start += len(_TIMESTAMP_KEY)
+    end = raw.find(b'"', start)
+    try:
+        value = raw[start:end].decode("ascii") if end > start else ""
+    except UnicodeDecodeError:
+        return None
+    return value if value[:2] in ("19", "20") and "T" in value else None

@@ -1,0 +1,113 @@
+"""Provides the uuid/parentUuid tree of a Claude Code transcript and its active conversation path.
+
+Claude Code appends records; each points at its parent, so rewinds and retries leave branches. The
+active conversation is the chain walked back from the newest conversation record. Parallel tool
+calls are the exception to "one chain": each result hangs off its own `tool_use` record, so results
+that sit on a side branch of the path are pulled back in.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+
+from smig_tui.adapters.formats.claude_code_blocks import Converted
+
+
+@dataclass(slots=True)
+class Node:
+    """One record that takes part in the tree."""
+
+    uuid: str
+    parent: str | None
+    line: int
+    logical_parent: str | None = None
+    """Set on `compact_boundary` records: the last record before the compaction."""
+    sidechain: bool = False
+    boundary: bool = False
+    payload: Converted | None = None
+    """The converted messages of a `user`/`assistant` record; None for link-only records."""
+
+
+@dataclass(slots=True)
+class Tree:
+    """All nodes of one file, in file order, plus the lines that could not be parsed."""
+
+    nodes: dict[str, Node] = field(default_factory=dict)
+    order: list[Node] = field(default_factory=list)
+    damaged: list[int] = field(default_factory=list)
+    """Line numbers of unparseable lines, ascending; the chain may have lost a link there."""
+
+    def add(self, node: Node) -> None:
+        """Record a node (a repeated uuid keeps its newest record)."""
+        self.nodes[node.uuid] = node
+        self.order.append(node)
+
+    def active_path(self, own_chain_is_sidechain: bool = False) -> list[Node]:
+        """Return the nodes on the active conversation path, in file order.
+
+        `own_chain_is_sidechain` is for sub-agent files, where every record is a sidechain.
+        """
+        eligible = [
+            node
+            for node in self.order
+            if node.payload is not None and (own_chain_is_sidechain or not node.sidechain)
+        ]
+        if not eligible:
+            return []
+        path = self._walk(eligible[-1], own_chain_is_sidechain)
+        on_path = {id(node) for node in path}
+        self._recover_parallel(path, on_path, own_chain_is_sidechain)
+        return sorted(path, key=lambda node: node.line)
+
+    def _walk(self, leaf: Node, allow_sidechain: bool) -> list[Node]:
+        """Follow parents (and logical parents across compactions) from `leaf` to the root."""
+        path: list[Node] = []
+        seen: set[int] = set()
+        node: Node | None = leaf
+        while node is not None and id(node) not in seen:
+            seen.add(id(node))
+            if allow_sidechain or not node.sidechain:
+                path.append(node)
+            target = node.parent or node.logical_parent
+            found = self.nodes.get(target) if target else None
+            if found is None and target and self.damaged:
+                found = self._bridge(node)
+            node = found
+        return path
+
+    def _bridge(self, node: Node) -> Node | None:
+        """Guess the parent lost on a damaged line: the last node before the nearest damage."""
+        position = bisect.bisect_left(self.damaged, node.line)
+        if position == 0:
+            return None
+        damaged_line = self.damaged[position - 1]
+        before = [candidate for candidate in self.order if candidate.line < damaged_line]
+        return before[-1] if before else None
+
+    def _recover_parallel(self, path: list[Node], on_path: set[int], allow_sidechain: bool) -> None:
+        """Add side-branch records that belong to responses already on the path."""
+        groups = {node.payload.group for node in path if node.payload and node.payload.group}
+        open_calls: set[str] = set()
+        for node in path:
+            if node.payload is not None:
+                open_calls.update(node.payload.calls)
+        for node in path:
+            if node.payload is not None:
+                open_calls.difference_update(node.payload.answered)
+        uuids = {node.uuid for node in path}
+        for node in self.order:
+            payload = node.payload
+            if payload is None or id(node) in on_path or node.parent not in uuids:
+                continue
+            if node.sidechain and not allow_sidechain:
+                continue
+            results = bool(payload.answered) and all(call in open_calls for call in payload.answered)
+            sibling_call = payload.group is not None and payload.group in groups
+            if not results and not sibling_call:
+                continue
+            open_calls.difference_update(payload.answered)
+            open_calls.update(payload.calls)
+            path.append(node)
+            on_path.add(id(node))
+            uuids.add(node.uuid)
