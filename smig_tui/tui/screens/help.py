@@ -48,11 +48,11 @@ class HelpModal(ModalScreen[None]):
 
     def __init__(self, bindings: list[Binding]) -> None:
         super().__init__()
-        self._bindings = bindings
+        self._documented = bindings
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Markdown(INTRO + "\n## Keys\n\n" + keys_markdown(self._bindings))
+            yield Markdown(INTRO + "\n## Keys\n\n" + keys_markdown(self._documented))
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -12,6 +12,8 @@ from textual.widgets.tree import TreeNode
 
 from smig_tui.core.models import Agent, SessionInfo
 
+TITLE_WIDTH = 24
+"""Characters of a title shown in the tree; the session pane shows it whole."""
 AGENT_LABELS = {Agent.CODEX: "Codex", Agent.CLAUDE: "Claude Code"}
 
 
@@ -42,10 +44,10 @@ def is_here(path: str | None, here: str | None) -> bool:
 def session_label(info: SessionInfo) -> Text:
     """One line per session: date, title, message count."""
     label = Text()
-    label.append((info.updated or info.created or "")[:16].replace("T", " ") or "—", style="dim")
+    label.append((info.updated or info.created or "")[:10] or "—" * 10, style="dim")
     label.append("  ")
     title = " ".join((info.title or info.id).split())
-    label.append(title if len(title) <= 27 else title[:26] + "…")
+    label.append(title if len(title) <= TITLE_WIDTH else title[: TITLE_WIDTH - 1] + "…")
     if info.is_subagent:
         label.append("  sub", style="italic dim")
     if info.message_count is not None:

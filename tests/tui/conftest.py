@@ -1,0 +1,68 @@
+"""TUI test setup: an app factory on the fixture homes, a steady cursor, and settle helpers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input, TextArea
+
+from smig_tui.core.models import SessionInfo
+from smig_tui.services import build_services
+from smig_tui.tui.app import SmigApp
+from smig_tui.tui.widgets.source_tree import SourceTree
+
+HERE = "/home/user/proj"
+"""The working directory the app believes it runs in: a fixture project, so it sorts first."""
+
+
+@pytest.fixture(autouse=True)
+def steady_cursor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep text cursors from blinking, so screenshots do not depend on timing."""
+    monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
+    monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)
+
+
+@pytest.fixture
+def make_app(fake_home: dict[str, Path]) -> Callable[..., SmigApp]:
+    """Build the real app on the real services, reading the fixture homes."""
+
+    def factory(here: str = HERE) -> SmigApp:
+        return SmigApp(services=build_services(), here=here)
+
+    return factory
+
+
+@pytest.fixture
+def empty_app(isolated_homes: dict[str, Path]) -> Callable[[], SmigApp]:
+    """The app on empty agent homes."""
+    return lambda: SmigApp(services=build_services(), here=HERE)
+
+
+async def settle(pilot: Pilot[None]) -> None:
+    """Wait until every worker (and what each one triggers) has finished and been applied."""
+    for _ in range(4):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+def tree_of(pilot: Pilot[None]) -> SourceTree:
+    """The sources tree on the browse screen."""
+    return pilot.app.screen.query_one(SourceTree)
+
+
+async def open_session(pilot: Pilot[None], match: Callable[[SessionInfo], bool]) -> SessionInfo:
+    """Highlight the first listed session `match` accepts, press Enter, and wait for its plans."""
+    tree = tree_of(pilot)
+    for line in range(tree.last_line + 1):
+        node = tree.get_node_at_line(line)
+        if node is not None and node.data is not None and match(node.data):
+            tree.focus()
+            tree.move_cursor(node)
+            await pilot.pause()
+            await pilot.press("enter")
+            await settle(pilot)
+            return node.data
+    raise AssertionError("no listed session matches")
