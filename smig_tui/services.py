@@ -27,6 +27,10 @@ if TYPE_CHECKING:
     from smig_tui.core.export import ExportFormat
     from smig_tui.core.migration import Destination, MigrationResult
     from smig_tui.core.models import Message, Plan
+    from smig_tui.adapters.storage.token_cache import TokenCache
+    from smig_tui.core.capacity import CapacityTable
+    from smig_tui.core.models import ModelCapacity, Strategy
+    from smig_tui.core.ports import TokenCounter
 
 
 def _ignore(_: ReadWarning) -> None:
@@ -100,6 +104,89 @@ class Services:
     def load_session(self, info: SessionInfo, warn: WarningSink = _ignore) -> Session:
         """Read one session in full."""
         return self.source_for(info.agent).load(info, warn)
+
+    @cached_property
+    def capacities(self) -> CapacityTable:
+        """The model capacity table: the shipped figures plus the config's `[models]` entries."""
+        from smig_tui.adapters.capacity_table import load_capacities
+
+        return load_capacities(self.config, self.paths.config_file)
+
+    @cached_property
+    def token_cache(self) -> TokenCache:
+        """The on-disk per-message token counts, so a session is tokenized once."""
+        from smig_tui.adapters.storage.token_cache import TokenCache
+
+        return TokenCache(self.paths.cache_dir / "tokens")
+
+    def counter_for(self, capacity: ModelCapacity) -> TokenCounter:
+        """The counter for a model's encoding, loaded once per process (an estimate offline)."""
+        counters: dict[str, TokenCounter] = self.__dict__.setdefault("_counters", {})
+        if capacity.encoding not in counters:
+            from smig_tui.adapters.tokenizers.tiktoken_counter import make_counter
+
+            counters[capacity.encoding] = make_counter(capacity.encoding)
+        return counters[capacity.encoding]
+
+    def count_session(self, session: Session, capacity: ModelCapacity) -> list[int]:
+        """Each message's tokens as `capacity` counts them (cached on disk and in memory)."""
+        from smig_tui.core.tokens import calibrate
+
+        counter = self.counter_for(capacity)
+        memo: dict[tuple[Any, ...], list[int]] = self.__dict__.setdefault("_count_memo", {})
+        key = (session.info.path, session.info.size, session.info.mtime, len(session.messages), counter.name)
+        if key not in memo:
+            memo[key] = self.token_cache.counts(session, counter).counts
+        return calibrate(memo[key], capacity.calibration)
+
+    def measure_for(self, capacity: ModelCapacity) -> Callable[[str], int]:
+        """Count a synthetic message (placeholder, shortened output) for `capacity`, memoised."""
+        from smig_tui.core.tokens import MESSAGE_OVERHEAD, calibrate_one
+
+        counter = self.counter_for(capacity)
+        memo: dict[tuple[str, str], int] = self.__dict__.setdefault("_measure_memo", {})
+
+        def measure(text: str) -> int:
+            key = (counter.name, text)
+            if key not in memo:
+                memo[key] = counter.count(text) + MESSAGE_OVERHEAD
+            return calibrate_one(memo[key], capacity.calibration)
+
+        return measure
+
+    def plan(
+        self,
+        session: Session,
+        target: str,
+        strategy: Strategy | str = "truncate",
+        pins: Iterable[str] = (),
+        reserve: int | None = None,
+        summary: str | None = None,
+        pin_first_user: bool | None = None,
+        harness: bool | None = None,
+        summary_budget: int | None = None,
+    ) -> Plan:
+        """Decide whether `session` fits `target` and plan its migration (the one call every front end uses)."""
+        from smig_tui.core.decide import decide, parse_plan_settings
+        from smig_tui.core.models import Strategy as StrategyEnum
+        from smig_tui.core.plans import make_plan, migratable_tokens
+
+        settings = parse_plan_settings(self.config, str(self.paths.config_file))
+        capacity = self.capacities.lookup(target)
+        counts = self.count_session(session, capacity)
+        exact = self.counter_for(capacity).exact and capacity.calibration == 1.0
+        decision = decide(
+            migratable_tokens(session, counts), capacity,
+            settings.reserve if reserve is None else reserve,
+            settings.harness if harness is None else harness, exact,
+        )
+        first = settings.pin_first_user if pin_first_user is None else pin_first_user
+        return make_plan(session, counts, decision, StrategyEnum(strategy), self.measure_for(capacity),
+                         frozenset(pins), first, summary, summary_budget)
+
+    def cached_stats(self, info: SessionInfo) -> tuple[int, int] | None:
+        """(messages, tokens) of a session counted before and unchanged since, else None."""
+        return self.token_cache.cached_stats(info)
 
     def memory_store(self) -> MemoryStore:
         """The reader and writer of both agents' long-term memory."""

@@ -16,7 +16,9 @@ plays no part: only the session's real size does.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
 
 from smig_tui.core.errors import ConfigError
 from smig_tui.core.models import Decision, ModelCapacity
@@ -74,3 +76,33 @@ def decide(
 def _with_fit(decision: Decision) -> Decision:
     """Fill in `fits` from the decision's own budget."""
     return replace(decision, fits=decision.session_tokens <= decision.budget)
+
+
+@dataclass(frozen=True, slots=True)
+class PlanSettings:
+    """The config file's `[plan]` table."""
+
+    reserve: int | None = None
+    """Tokens kept for the reply; None uses `default_reserve`."""
+    harness: bool = True
+    """Apply the target harness's usable share of the window."""
+    pin_first_user: bool = False
+    """Always keep the first message a person typed."""
+
+
+def parse_plan_settings(config: Mapping[str, Any], where: str) -> PlanSettings:
+    """Validate the `[plan]` table of a config mapping; errors name `where` and the key."""
+    table = config.get("plan", {})
+    if not isinstance(table, Mapping):
+        raise ConfigError(f"{where}: [plan] must be a table.")
+    known = {"reserve", "harness", "pin_first_user"}
+    for key in table:
+        if key not in known:
+            raise ConfigError(f"{where}: plan.{key} is not a setting (known: {', '.join(sorted(known))}).")
+    reserve = table.get("reserve")
+    if reserve is not None and (isinstance(reserve, bool) or not isinstance(reserve, int) or reserve < 0):
+        raise ConfigError(f"{where}: plan.reserve must be a whole number of tokens (0 or more), not {reserve!r}.")
+    for key in ("harness", "pin_first_user"):
+        if key in table and not isinstance(table[key], bool):
+            raise ConfigError(f"{where}: plan.{key} must be true or false, not {table[key]!r}.")
+    return PlanSettings(reserve, table.get("harness", True), table.get("pin_first_user", False))

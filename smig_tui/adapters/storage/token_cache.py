@@ -1,0 +1,185 @@
+"""Provides the persistent per-message token-count cache, so a session is tokenized once.
+
+One JSON file per (session file, encoding) under `cache_dir/tokens/`, holding the file's size,
+mtime_ns and a hash of its first and last 4 KB, plus each message's id, text hash and count.
+
+- Same size and mtime_ns, same message ids: every count is reused without hashing (a hit).
+- Any other change: counts are looked up by text hash, so only new or edited messages are
+  counted. When the file only grew (larger, and the old size's first and last 4 KB unchanged)
+  the lookup is reported as `grown`, else `changed`.
+- An unreadable or corrupt cache file is ignored and rewritten; nothing here is ever fatal.
+
+A small `index.json` keeps message count and migratable tokens per file, for listings.
+Estimates (the offline fallback) are never cached, so exact counts replace them once possible.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from smig_tui.adapters.fs import atomic_write, file_lock
+from smig_tui.core.errors import LockedError
+from smig_tui.core.models import Message, Session, SessionInfo
+from smig_tui.core.plans import migratable_tokens
+from smig_tui.core.ports import TokenCounter
+from smig_tui.core.tokens import framed, is_sent, render_for_count
+
+VERSION = 1
+EDGE = 4096
+
+
+def text_hash(text: str) -> str:
+    """Return a short stable hash of a text (for the memo; not for security)."""
+    data = text.encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(data, digest_size=10).hexdigest()
+
+
+def edge_hash(path: Path, size: int) -> str | None:
+    """Hash the first and last 4 KB of the file's first `size` bytes (None when unreadable)."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(min(EDGE, size))
+            handle.seek(max(0, size - EDGE))
+            tail = handle.read(min(EDGE, size))
+    except OSError:
+        return None
+    return hashlib.blake2b(head + b"\0" + tail, digest_size=12).hexdigest()
+
+
+def message_key(message: Message) -> str:
+    """Return the memo key of a message: what is sent, and whether it is sent at all."""
+    return text_hash(("s:" if is_sent(message) else "o:") + render_for_count(message))
+
+
+@dataclass
+class CountResult:
+    """Counts for one session, with how the cache served them."""
+
+    counts: list[int]
+    status: str
+    """`hit`, `grown`, `changed`, `miss`, or `uncached` (estimates, unreadable file)."""
+    counted: int
+    """How many messages went to the tokenizer."""
+
+
+class TokenCache:
+    """Caches per-message counts on disk, keyed by file, size, mtime and encoding."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._index: dict[str, Any] | None = None
+
+    def counts(self, session: Session, counter: TokenCounter) -> CountResult:
+        """Return each message's framed count under `counter`, tokenizing only what is new."""
+        messages = session.messages
+        path = Path(session.info.path)
+        stat = _stat(path)
+        if not counter.exact or stat is None:
+            return CountResult(_count(messages, counter, range(len(messages))), "uncached", len(messages))
+        size, mtime_ns = stat
+        entry = self._read(path, counter.name)
+        ids = [m.id for m in messages]
+        if entry and entry["size"] == size and entry["mtime_ns"] == mtime_ns and entry["ids"] == ids:
+            return CountResult(list(entry["counts"]), "hit", 0)
+        hashes = [message_key(m) for m in messages]
+        memo = dict(zip(entry["hashes"], entry["counts"], strict=True)) if entry else {}
+        missing = [i for i, h in enumerate(hashes) if h not in memo]
+        fresh = dict(zip(missing, _count(messages, counter, missing), strict=True))
+        counts = [fresh[i] if i in fresh else memo[h] for i, h in enumerate(hashes)]
+        status = "miss" if entry is None else self._change_kind(path, entry, size)
+        self._write(path, counter.name, size, mtime_ns, ids, hashes, counts)
+        self._update_index(path, counter.name, size, mtime_ns, len(messages), migratable_tokens(session, counts))
+        return CountResult(counts, status, len(missing))
+
+    def cached_stats(self, info: SessionInfo, encoding: str = "o200k_base") -> tuple[int, int] | None:
+        """Return (message count, migratable tokens) for a session counted before, if still current."""
+        if self._index is None:
+            self._index = _load_json(self.folder / "index.json") or {}
+        row = self._index.get(f"{encoding}:{info.path}")
+        if not isinstance(row, dict) or row.get("size") != info.size:
+            return None
+        if abs(row.get("mtime_ns", 0) / 1e9 - info.mtime) > 1e-3:
+            return None
+        return int(row["messages"]), int(row["tokens"])
+
+    def _change_kind(self, path: Path, entry: dict[str, Any], size: int) -> str:
+        """Tell a file that only grew from one that was rewritten."""
+        if size > entry["size"] and edge_hash(path, entry["size"]) == entry.get("edge"):
+            return "grown"
+        return "changed"
+
+    def _file(self, path: Path, encoding: str) -> Path:
+        """Return the cache file for one session file and encoding."""
+        key = hashlib.sha1(f"{encoding}\0{path}".encode("utf-8", "surrogatepass")).hexdigest()[:24]
+        return self.folder / f"{key}.json"
+
+    def _read(self, path: Path, encoding: str) -> dict[str, Any] | None:
+        """Return a valid cache entry, or None when absent or damaged."""
+        entry = _load_json(self._file(path, encoding))
+        if not entry or entry.get("v") != VERSION or entry.get("path") != str(path):
+            return None
+        try:
+            if not (len(entry["ids"]) == len(entry["hashes"]) == len(entry["counts"])):
+                return None
+            if not all(isinstance(n, int) for n in entry["counts"]):
+                return None
+            int(entry["size"]), int(entry["mtime_ns"])
+        except (KeyError, TypeError, ValueError):
+            return None
+        return entry
+
+    def _write(self, path: Path, encoding: str, size: int, mtime_ns: int, ids: list[str],
+               hashes: list[str], counts: list[int]) -> None:
+        """Store an entry atomically; a cache that cannot be written is simply skipped."""
+        entry = {"v": VERSION, "path": str(path), "encoding": encoding, "size": size,
+                 "mtime_ns": mtime_ns, "edge": edge_hash(path, size), "ids": ids,
+                 "hashes": hashes, "counts": counts}
+        try:
+            atomic_write(self._file(path, encoding), json.dumps(entry, separators=(",", ":")))
+        except OSError:
+            pass
+
+    def _update_index(self, path: Path, encoding: str, size: int, mtime_ns: int, messages: int,
+                      tokens: int) -> None:
+        """Record a session's totals in the listing index (best effort, locked)."""
+        index_path = self.folder / "index.json"
+        try:
+            with file_lock(self.folder / ".index.lock", timeout=1.0, what="the token cache"):
+                index = _load_json(index_path) or {}
+                index[f"{encoding}:{path}"] = {"size": size, "mtime_ns": mtime_ns,
+                                               "messages": messages, "tokens": tokens}
+                atomic_write(index_path, json.dumps(index, separators=(",", ":")))
+                self._index = index
+        except (OSError, LockedError):
+            pass
+
+
+def _count(messages: Sequence[Any], counter: TokenCounter, indices: Sequence[int] | range) -> list[int]:
+    """Count the given messages in one batch, framing included."""
+    texts = [render_for_count(messages[i]) for i in indices]
+    raw = counter.count_many(texts)
+    return [framed(n, messages[i]) for n, i in zip(raw, indices, strict=True)]
+
+
+def _stat(path: Path) -> tuple[int, int] | None:
+    """Return (size, mtime_ns) of a file, or None."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_size, info.st_mtime_ns
+
+
+def _load_json(path: Path) -> dict[str, Any] | None:
+    """Read a JSON object, or None when missing or damaged."""
+    try:
+        value = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
