@@ -1,0 +1,141 @@
+"""Provides a local fake of the Anthropic Messages and OpenAI Responses APIs that records requests."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+REPLY = "smig-e2e-ok"
+
+
+class FakeModelServer:
+    """A stdlib HTTP server on 127.0.0.1 in a thread; every request body is kept for assertions."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, str, dict[str, Any]]] = []
+        self.answered = threading.Event()
+        """Set once a model request has been answered."""
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        """Base URL without a path."""
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def __enter__(self) -> FakeModelServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def bodies(self, path_suffix: str) -> list[dict[str, Any]]:
+        """Bodies of the POST requests whose path ends with `path_suffix`."""
+        return [body for method, path, body in self.requests
+                if method == "POST" and path.split("?")[0].endswith(path_suffix)]
+
+
+def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *_: Any) -> None:  # keep test output clean
+            return
+
+        def _body(self) -> dict[str, Any]:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                data = json.loads(raw) if raw else {}
+            except ValueError:
+                data = {"_raw": raw.decode("utf-8", "replace")}
+            return data if isinstance(data, dict) else {"_value": data}
+
+        def _send(self, status: int, payload: bytes, content_type: str) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def do_GET(self) -> None:  # noqa: N802
+            server.requests.append(("GET", self.path, {}))
+            path = self.path.split("?")[0]
+            if path.endswith("/models"):
+                self._send(200, json.dumps({"data": [], "models": []}).encode(), "application/json")
+            else:
+                self._send(404, b'{"error":{"type":"not_found","message":"fake"}}', "application/json")
+
+        def do_HEAD(self) -> None:  # noqa: N802
+            self._send(200, b"", "text/plain")
+
+        def do_POST(self) -> None:  # noqa: N802
+            body = self._body()
+            server.requests.append(("POST", self.path, body))
+            path = self.path.split("?")[0]
+            if path.endswith("/messages/count_tokens"):
+                self._send(200, b'{"input_tokens": 100}', "application/json")
+            elif path.endswith("/messages"):
+                self._anthropic(body)
+            elif path.endswith("/responses"):
+                self._responses(body)
+            else:
+                self._send(404, b'{"error":{"type":"not_found","message":"fake"}}', "application/json")
+
+        def _anthropic(self, body: dict[str, Any]) -> None:
+            model = body.get("model", "claude-sonnet-4-5")
+            message = {"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
+                       "content": [], "stop_reason": None, "stop_sequence": None,
+                       "usage": {"input_tokens": 10, "output_tokens": 1}}
+            if not body.get("stream"):
+                message.update(content=[{"type": "text", "text": REPLY}], stop_reason="end_turn")
+                self._send(200, json.dumps(message).encode(), "application/json")
+                server.answered.set()
+                return
+            events = [
+                ("message_start", {"type": "message_start", "message": message}),
+                ("content_block_start", {"type": "content_block_start", "index": 0,
+                                         "content_block": {"type": "text", "text": ""}}),
+                ("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                         "delta": {"type": "text_delta", "text": REPLY}}),
+                ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+                ("message_delta", {"type": "message_delta",
+                                   "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                                   "usage": {"output_tokens": 1}}),
+                ("message_stop", {"type": "message_stop"}),
+            ]
+            self._sse(events)
+
+        def _responses(self, body: dict[str, Any]) -> None:
+            item = {"type": "message", "role": "assistant", "id": "msg_fake", "status": "completed",
+                    "content": [{"type": "output_text", "text": REPLY, "annotations": []}]}
+            usage = {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0},
+                     "output_tokens": 1, "output_tokens_details": {"reasoning_tokens": 0},
+                     "total_tokens": 11}
+            response = {"id": "resp_fake", "object": "response", "status": "completed",
+                        "model": body.get("model", "fake"), "output": [item], "usage": usage}
+            events = [
+                ("response.created", {"type": "response.created",
+                                      "response": {**response, "status": "in_progress", "output": []}}),
+                ("response.output_item.added", {"type": "response.output_item.added",
+                                                "output_index": 0, "item": {**item, "content": []}}),
+                ("response.output_text.delta", {"type": "response.output_text.delta", "item_id": "msg_fake",
+                                                "output_index": 0, "content_index": 0, "delta": REPLY}),
+                ("response.output_item.done", {"type": "response.output_item.done", "output_index": 0,
+                                               "item": item}),
+                ("response.completed", {"type": "response.completed", "response": response}),
+            ]
+            self._sse(events)
+
+        def _sse(self, events: list[tuple[str, dict[str, Any]]]) -> None:
+            payload = "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events)
+            self._send(200, payload.encode(), "text/event-stream")
+            server.answered.set()
+
+    return Handler

@@ -1,0 +1,173 @@
+"""Proves a migrated session resumes in the real Claude Code and Codex CLIs.
+
+smig migrates a session into temp agent homes; the real client resumes it non-interactively against
+a fake model server on 127.0.0.1, and the request the client sent must carry the migrated history.
+Skips when the clients are not installed (`.ci/run` installs them from npm into SMIG_E2E_BIN).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from fake_model_server import REPLY, FakeModelServer  # noqa: E402
+from migration_builders import make_plan, make_session  # noqa: E402
+
+from smig_tui.core.handoff import NOTE_PREFIX  # noqa: E402
+from smig_tui.core.migration import Destination, MigrationResult  # noqa: E402
+from smig_tui.core.models import Agent, Kind, Plan, PlanItem, Role, Session, Strategy  # noqa: E402
+from smig_tui.services import Services, build_services  # noqa: E402
+
+pytestmark = pytest.mark.e2e
+
+_DEFAULT_BIN = Path(os.path.expanduser("~")) / ".cache" / "smig-e2e" / "node_modules" / ".bin"
+CLIENT_TIMEOUT = 240
+
+
+def _client(name: str) -> str:
+    """The installed client binary, or skip."""
+    for folder in (os.environ.get("SMIG_E2E_BIN"), str(_DEFAULT_BIN)):
+        if folder and (Path(folder) / name).is_file():
+            return str(Path(folder) / name)
+    found = shutil.which(name)
+    if not found:
+        pytest.skip(f"{name} is not installed (set SMIG_E2E_BIN or run .ci/run)")
+    return found
+
+
+def _base_env(homes: dict[str, Path]) -> dict[str, str]:
+    """A clean environment: temp homes only, nothing from a real profile or a parent agent."""
+    env = {key: os.environ[key] for key in ("PATH", "LANG", "TMPDIR") if key in os.environ}
+    env.update(HOME=str(homes["home"]), CODEX_HOME=str(homes["codex"]),
+               CLAUDE_CONFIG_DIR=str(homes["claude"]), NO_COLOR="1", CI="1")
+    return env
+
+
+def _plan(services: Services, session: Session, target: str) -> Plan:
+    """The real planner's as-is plan when it is there; else every message kept."""
+    planner = getattr(services, "plan", None)
+    if planner is not None:
+        return planner(session, target, Strategy.AS_IS)
+    from smig_tui.core.models import Decision
+
+    items = tuple(PlanItem(message=m, tokens=1, kept=True, reason="as-is") for m in session.messages)
+    decision = Decision(target=target, session_tokens=len(items), window=10**6, reserve=0, fits=True)
+    return Plan(strategy=Strategy.AS_IS, decision=decision, items=items)
+
+
+def _install_fixture(kind: str, agent: Agent, shared: Path | None, homes: dict[str, Path],
+                     project: Path, tmp_path: Path) -> Session:
+    """Put a source session in the temp homes, its cwd pointed at a real folder, and read it."""
+    services = build_services()
+    if kind == "built":
+        session = make_session(tmp_path / "src", agent=agent, cwd=str(project))
+        return session
+    assert shared is not None
+    if agent is Agent.CODEX:
+        original = shared / "codex" / "jazzyalex__agent-sessions__stage0-codex-small.jsonl"
+        text = original.read_text(encoding="utf-8").replace('"/tmp/repo', json.dumps(str(project))[:-1])
+        thread = json.loads(text.splitlines()[0])["payload"]["id"]
+        target = homes["codex"] / "sessions" / "2026" / "08" / "03" / f"rollout-2026-08-03T10-48-56-{thread}.jsonl"
+    else:
+        original = shared / "claude" / "marot__spotter__short.jsonl"
+        old = "/home/marco/projects/spotter"
+        text = original.read_text(encoding="utf-8").replace(json.dumps(old)[:-1], json.dumps(str(project))[:-1])
+        sid = next(json.loads(line)["sessionId"] for line in text.splitlines() if '"sessionId"' in line)
+        target = homes["claude"] / "projects" / "spotter" / f"{sid}.jsonl"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    info = services.find_session(str(target))
+    return services.load_session(info)
+
+
+def _distinctive_texts(result: MigrationResult) -> list[str]:
+    """Texts from the migrated conversation the resumed request must carry."""
+    texts = []
+    for message in result.record.messages:
+        if message["kind"] == Kind.TEXT.value and message["role"] in (Role.USER.value, Role.ASSISTANT.value):
+            line = message["text"].strip().splitlines()[0] if message["text"].strip() else ""
+            if len(line) >= 12:
+                texts.append(line[:60])
+    assert texts, "the fixture has no prose to look for"
+    return [texts[0], texts[-1]]
+
+
+@pytest.fixture(params=["built", "shared"])
+def source_kind(request: pytest.FixtureRequest) -> str:
+    if request.param == "shared" and not (Path(__file__).parents[2].parent / "shared" / "fixtures").is_dir():
+        pytest.skip("../shared/fixtures is not present (fresh clone)")
+    return str(request.param)
+
+
+def _shared() -> Path:
+    return Path(__file__).parents[2].parent / "shared" / "fixtures"
+
+
+def test_claude_code_resumes_a_migrated_codex_session(
+    isolated_homes: dict[str, Path], tmp_path: Path, source_kind: str
+) -> None:
+    claude = _client("claude")
+    project = tmp_path / "project"
+    project.mkdir()
+    session = _install_fixture(source_kind, Agent.CODEX, _shared(), isolated_homes, project, tmp_path)
+    services = build_services()
+    result = services.migrate(session, _plan(services, session, "claude-sonnet-4-5"), {Destination.CLAUDE})
+    [output] = result.outputs
+    expected = _distinctive_texts(result)
+    before = Path(output.path).stat().st_size
+    with FakeModelServer() as server:
+        env = _base_env(isolated_homes) | {
+            "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "test",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
+        }
+        run = subprocess.run([claude, "-p", "--resume", output.session_id, "continue"], cwd=project, env=env,
+                             capture_output=True, text=True, timeout=CLIENT_TIMEOUT, stdin=subprocess.DEVNULL)
+        bodies = [b for b in server.bodies("/messages") if b.get("messages")]
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert REPLY in run.stdout
+    sent = [json.dumps(b, ensure_ascii=False) for b in bodies]
+    main = [s for s, b in zip(sent, bodies, strict=True) if "continue" in json.dumps(b["messages"][-1])]
+    assert main, "no request carried the new prompt"
+    for text in [NOTE_PREFIX, result.migration_id, *expected]:
+        assert any(json.dumps(text, ensure_ascii=False)[1:-1] in s for s in main), text
+    assert Path(output.path).stat().st_size > before  # resumed in place: the same session id and file
+
+
+def test_codex_resumes_a_migrated_claude_session(
+    isolated_homes: dict[str, Path], tmp_path: Path, source_kind: str
+) -> None:
+    codex = _client("codex")
+    project = tmp_path / "project"
+    project.mkdir()
+    session = _install_fixture(source_kind, Agent.CLAUDE, _shared(), isolated_homes, project, tmp_path)
+    with FakeModelServer() as server:
+        isolated_homes["codex"].mkdir(parents=True, exist_ok=True)
+        (isolated_homes["codex"] / "config.toml").write_text(
+            'model = "gpt-5.5"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
+            f'base_url = "{server.url}/v1"\nwire_api = "responses"\nenv_key = "SMIG_FAKE_KEY"\n',
+            encoding="utf-8")
+        services = build_services()
+        result = services.migrate(session, _plan(services, session, "gpt-5.5"), {Destination.CODEX})
+        [output] = result.outputs
+        expected = _distinctive_texts(result)
+        before = Path(output.path).stat().st_size
+        env = _base_env(isolated_homes) | {"SMIG_FAKE_KEY": "test"}
+        run = subprocess.run([codex, "exec", "--skip-git-repo-check", "resume", output.session_id, "continue"],
+                             cwd=project, env=env, capture_output=True, text=True, timeout=CLIENT_TIMEOUT,
+                             stdin=subprocess.DEVNULL)
+        bodies = server.bodies("/responses")
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert REPLY in run.stdout
+    assert bodies, "codex sent no Responses request"
+    sent = json.dumps(bodies[-1], ensure_ascii=False)
+    for text in [NOTE_PREFIX, result.migration_id, *expected, "continue"]:
+        assert json.dumps(text, ensure_ascii=False)[1:-1] in sent, text
+    assert "You are Codex" in sent  # Codex kept its own instructions: the rollout did not replace them
+    assert Path(output.path).stat().st_size > before  # resumed in place, appended to the same rollout
