@@ -202,10 +202,8 @@ def _truncate(state: _State, budget: int, measure: Measure, dropped: set[int],
         before_tokens[i + 1] = before_tokens[i] + (state.originals.get(i, state.tokens[i]) if live[i] else 0)
     pins = sum(state.tokens[i] for i in state.pinned)
     gone = _dropped_tokens(state, dropped)
-    first_live = next((i for i in range(n) if live[i]), n)
-    earliest = min([first_live, *dropped])
-    preview = preview_of(state.messages[earliest] if earliest < n else None)
-    bound = measure(placeholder_text(before_count[n] + len(dropped), before_tokens[n] + gone, preview, what))
+    pick = _PreviewPicker(state, live, dropped)
+    bound = measure(placeholder_text(before_count[n] + len(dropped), before_tokens[n] + gone, pick(n), what))
     valid = _valid_cuts(state)
     for k in range(n + 1):
         if not valid[k]:
@@ -217,11 +215,31 @@ def _truncate(state: _State, budget: int, measure: Measure, dropped: set[int],
             continue
         if suffix[k] + pins + bound > budget and k < n:
             continue
-        text = placeholder_text(omitted, before_tokens[k] + gone, preview, what)
+        text = placeholder_text(omitted, before_tokens[k] + gone, pick(k), what)
         cost = measure(text)
         if suffix[k] + pins + cost <= budget or k == n:
             return k, text, cost
     return n, None, 0
+
+
+class _PreviewPicker:
+    """Chooses what the placeholder quotes: the earliest omitted prose, else the earliest omitted message."""
+
+    def __init__(self, state: _State, live: list[bool], dropped: set[int]) -> None:
+        messages = state.messages
+        omittable = [i for i in range(len(messages)) if live[i] or i in dropped]
+        self._messages = messages
+        self._dropped = dropped
+        self._order = [i for i in omittable if messages[i].kind is Kind.TEXT][:1]
+        self._order += sorted(i for i in dropped if messages[i].kind is Kind.TEXT)[:1]
+        self._order += omittable[:1] + sorted(dropped)[:1]
+
+    def __call__(self, cut: int) -> str:
+        """Return the preview for a plan that omits live messages before `cut` plus the dropped ones."""
+        for index in self._order:
+            if index < cut or index in self._dropped:
+                return preview_of(self._messages[index])
+        return ""
 
 
 def _dropped_tokens(state: _State, dropped: set[int]) -> int:

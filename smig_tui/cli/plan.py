@@ -1,0 +1,174 @@
+"""Provides `smig plan` (does a session fit a target model, and what a compression keeps) and `smig models`."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from rich.table import Table
+
+from smig_tui.core.errors import UnknownModelError
+from smig_tui.core.models import Decision, ModelCapacity, Plan, Strategy
+
+if TYPE_CHECKING:
+    from smig_tui.cli.main import Context
+
+PREVIEW_WIDTH = 70
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `plan` and `models` to the CLI."""
+    plan = subparsers.add_parser("plan", help="check whether a session fits a target model and preview a compression")
+    plan.add_argument("id", help="session id, unique id prefix, or path to the .jsonl file")
+    plan.add_argument("--target", "-t", required=True, metavar="MODEL", help="target model (see `smig models`)")
+    plan.add_argument("--strategy", "-s", default=Strategy.TRUNCATE.value,
+                      choices=[s.value for s in Strategy], help="how to compress when it does not fit (default: truncate)")
+    plan.add_argument("--reserve", type=_tokens, metavar="N", help="tokens kept free for the reply (default: min(max output, 16000))")
+    plan.add_argument("--pin-first", action="store_true", help="always keep the first message you typed")
+    plan.add_argument("--pin", action="append", default=[], metavar="MESSAGE_ID", help="always keep this message (repeatable)")
+    plan.add_argument("--no-harness", action="store_true",
+                      help="use the model's full window, not the agent harness's usable share")
+    plan.add_argument("--json", action="store_true", help="print JSON for scripts")
+    plan.set_defaults(handler=run_plan)
+
+    models = subparsers.add_parser("models", help="list the models smig knows, with their windows")
+    models.add_argument("query", nargs="?", default="", help="only models whose name, alias or provider contains this")
+    models.add_argument("--json", action="store_true", help="print JSON for scripts")
+    models.set_defaults(handler=run_models)
+
+
+def _tokens(value: str) -> int:
+    """Parse a non-negative token count for argparse (accepts 16000, 16_000, 16k)."""
+    text = value.strip().lower().replace("_", "").replace(",", "")
+    scale = 1000 if text.endswith("k") else 1
+    try:
+        number = int(float(text.rstrip("k")) * scale)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of tokens") from None
+    if number < 0:
+        raise argparse.ArgumentTypeError("a token count cannot be negative")
+    return number
+
+
+def run_plan(args: argparse.Namespace, ctx: Context) -> int:
+    """Print the fit decision and the plan's kept/dropped table (or JSON)."""
+    services = ctx.services
+    capacity = services.capacities.lookup(args.target)
+    info = services.find_session(args.id, warn=ctx.out.warn)
+    session = services.load_session(info, warn=ctx.out.warn)
+    plan = services.plan(
+        session, capacity.name, Strategy(args.strategy), pins=args.pin, reserve=args.reserve,
+        pin_first_user=True if args.pin_first else None, harness=False if args.no_harness else None,
+    )
+    counter = services.counter_for(capacity)
+    reason = getattr(counter, "reason", "")
+    if reason:
+        ctx.out.diag(f"smig: {reason}")
+    if args.json:
+        ctx.out.json(plan_to_json(plan, capacity, counter.name))
+        return 0
+    ctx.out.data(decision_line(plan.decision, capacity))
+    ctx.out.data(plan_line(plan))
+    for note in plan.notes:
+        ctx.out.data(f"note: {note}")
+    if plan.placeholder:
+        ctx.out.data(f"first message: {_one_line(plan.placeholder, 160)}")
+    ctx.out.console.print(_items_table(plan))
+    return 0
+
+
+def decision_line(decision: Decision, capacity: ModelCapacity) -> str:
+    """Say whether the session fits, against what, and by how much it does not."""
+    label = "" if decision.exact else " (estimate)"
+    room = f"window {decision.window:,}, reserve {decision.reserve:,}"
+    if decision.prompt_limit is not None and decision.prompt_limit < decision.window - decision.reserve:
+        share = "harness share" if decision.harness else "input limit"
+        room += f", {share} {decision.prompt_limit:,}"
+    size = f"session {decision.session_tokens:,} tokens{label}, budget {decision.budget:,} ({room})"
+    if decision.fits:
+        return f"{capacity.name}: fits as-is: {size}, {decision.budget - decision.session_tokens:,} to spare"
+    return f"{capacity.name}: must compress: {size}, over by {decision.over_by:,}"
+
+
+def plan_line(plan: Plan) -> str:
+    """Summarise a plan in one line."""
+    kept = len(plan.kept)
+    total = len(plan.items)
+    return (f"{plan.strategy.value}: keeps {kept} of {total} messages, "
+            f"{plan.tokens_before:,} -> {plan.tokens_after:,} tokens")
+
+
+def _items_table(plan: Plan) -> Table:
+    """Build the kept/dropped table."""
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for column in ("#", "role", "kind", "tokens", "fate", "reason", "text"):
+        table.add_column(column, no_wrap=True, overflow="ellipsis", max_width=40 if column == "text" else None,
+                         justify="right" if column in ("#", "tokens") else "left")
+    for item in plan.items:
+        message = item.message
+        tokens = f"{item.tokens:,}"
+        if item.original_tokens is not None:
+            tokens = f"{item.original_tokens:,}->{item.tokens:,}"
+        table.add_row(str(message.index), message.role.value, message.kind.value, tokens,
+                      "keep" if item.kept else "drop", item.reason, _one_line(message.text, PREVIEW_WIDTH))
+    return table
+
+
+def _one_line(text: str, width: int) -> str:
+    """Collapse whitespace and cut to `width` characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def plan_to_json(plan: Plan, capacity: ModelCapacity, counter: str) -> dict[str, Any]:
+    """Serialise a plan for `--json` output."""
+    d = plan.decision
+    return {
+        "target": capacity.name,
+        "counter": counter,
+        "decision": {"fits": d.fits, "session_tokens": d.session_tokens, "budget": d.budget,
+                     "window": d.window, "reserve": d.reserve, "prompt_limit": d.prompt_limit,
+                     "harness": d.harness, "over_by": d.over_by, "exact": d.exact},
+        "strategy": plan.strategy.value,
+        "tokens_before": plan.tokens_before,
+        "tokens_after": plan.tokens_after,
+        "placeholder": plan.placeholder,
+        "summary_budget": plan.summary_budget,
+        "notes": list(plan.notes),
+        "items": [
+            {"index": it.message.index, "id": it.message.id, "role": it.message.role.value,
+             "kind": it.message.kind.value, "tokens": it.tokens, "kept": it.kept, "reason": it.reason,
+             "shortened": it.text is not None, "original_tokens": it.original_tokens}
+            for it in plan.items
+        ],
+    }
+
+
+def run_models(args: argparse.Namespace, ctx: Context) -> int:
+    """Print the capacity table, or the models matching a query."""
+    table = ctx.services.capacities
+    models = table.search(args.query)
+    if not models:
+        raise UnknownModelError(args.query, table.suggest(args.query))
+    if args.json:
+        ctx.out.json([model_to_json(model) for model in models])
+        return 0
+    out = Table(box=None, header_style="bold", pad_edge=False)
+    for column in ("model", "provider", "window", "max out", "harness", "encoding", "calib."):
+        out.add_column(column, no_wrap=True, justify="left" if column in ("model", "provider", "encoding") else "right")
+    for model in models:
+        out.add_row(model.name, model.provider, f"{model.context_window:,}", f"{model.max_output:,}",
+                    f"{model.harness_window:,}" if model.harness_window else "",
+                    model.encoding, f"{model.calibration:g}")
+    ctx.out.console.print(out)
+    return 0
+
+
+def model_to_json(model: ModelCapacity) -> dict[str, Any]:
+    """Serialise a capacity row for `--json` output."""
+    return {
+        "name": model.name, "provider": model.provider, "context_window": model.context_window,
+        "max_output": model.max_output, "max_input": model.max_input, "encoding": model.encoding,
+        "calibration": model.calibration, "harness_window": model.harness_window,
+        "source": model.source, "aliases": list(model.aliases),
+    }
