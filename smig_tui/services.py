@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from smig_tui.adapters.config_file import load_config
 from smig_tui.adapters.paths import Paths, resolve_paths
 from smig_tui.adapters.memory_store import ApplyResult, MemoryStore
-from smig_tui.core.errors import AmbiguousIdError, SessionNotFoundError, WriteRefusedError
+from smig_tui.core.errors import AmbiguousIdError, ConfigError, SessionNotFoundError, WriteRefusedError
 from smig_tui.core.memory_sync import Direction, MemoryPlan, Mode, plan_memory_sync
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import SessionSource, WarningSink
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
     from smig_tui.core.capacity import CapacityTable
     from smig_tui.core.models import ModelCapacity, Strategy
     from smig_tui.core.ports import TokenCounter
+    from smig_tui.adapters.summarizer import Summarizer, SummaryPreview
+    from smig_tui.core.summary import SummaryResult
 
 
 def _ignore(_: ReadWarning) -> None:
@@ -253,9 +256,68 @@ class Services:
 
     def copy_text(self, text: str) -> str:
         """Put text on the clipboard (OSC 52 on a terminal, else a system tool); says which."""
+        import sys
+
         from smig_tui.adapters.clipboard import copy_to_clipboard
 
-        return copy_to_clipboard(text)
+        return copy_to_clipboard(text, use_terminal=sys.stdout.isatty())
+
+    @cached_property
+    def summarizer(self) -> Summarizer:
+        """The summarizer from `[summarizer]` and the env, with its cache; openai is imported only here."""
+        return self.summarizer_for()
+
+    def summarizer_for(
+        self, provider: str | None = None, model: str | None = None, base_url: str | None = None
+    ) -> Summarizer:
+        """A summarizer with per-run overrides (CLI flags) on top of the config file and env."""
+        from smig_tui.adapters.storage.summary_cache import SummaryCache
+        from smig_tui.adapters.summarizer import Summarizer, resolve_config
+
+        table = self.config.get("summarizer", {})
+        if not isinstance(table, dict):
+            raise ConfigError(f"{self.paths.config_file}: [summarizer] must be a table.")
+        config = resolve_config(
+            table, os.environ, provider=provider, model=model, base_url=base_url, where=str(self.paths.config_file)
+        )
+        return Summarizer(config, SummaryCache(self.paths.cache_dir / "summaries"))
+
+    def summary_preview(
+        self, source: Session | Sequence[Message], *, target_chars: int | None = None,
+        target_tokens: int | None = None, head_only: bool = False, summarizer: Summarizer | None = None,
+    ) -> SummaryPreview:
+        """Say what a summary would send (provider, requests, tokens, redactions); sends nothing."""
+        chosen = summarizer or self.summarizer
+        return chosen.preview(_summary_messages(source), target_chars=_target_chars(target_chars, target_tokens),
+                              head_only=head_only)
+
+    def summarize(
+        self, source: Session | Sequence[Message], *, target_chars: int | None = None,
+        target_tokens: int | None = None, head_only: bool = False, allow_network: bool = False,
+        on_delta: Callable[[str], None] | None = None, on_progress: Callable[[str], None] | None = None,
+        cancel: threading.Event | None = None, summarizer: Summarizer | None = None, use_cache: bool = True,
+    ) -> SummaryResult:
+        """Write the handoff summary (streamed to `on_delta`); nothing is sent unless `allow_network`."""
+        chosen = summarizer or self.summarizer
+        return chosen.summarize(
+            _summary_messages(source), target_chars=_target_chars(target_chars, target_tokens),
+            head_only=head_only, on_delta=on_delta, on_progress=on_progress, cancel=cancel,
+            allow_network=allow_network, use_cache=use_cache,
+        )
+
+
+def _summary_messages(source: Session | Sequence[Message]) -> Sequence[Message]:
+    """The messages to summarise: a session's whole conversation, or the ones given."""
+    return source.messages if isinstance(source, Session) else source
+
+
+def _target_chars(target_chars: int | None, target_tokens: int | None) -> int:
+    """A summary's length in characters, from characters or a token budget."""
+    from smig_tui.core.summary import DEFAULT_TARGET_CHARS, chars_for_tokens
+
+    if target_chars:
+        return target_chars
+    return chars_for_tokens(target_tokens) if target_tokens else DEFAULT_TARGET_CHARS
 
 
 def migrated_messages(plan: Plan) -> tuple[Message, ...]:

@@ -190,13 +190,21 @@ def map_error(error: openai.OpenAIError, config: SummarizerConfig) -> SummaryErr
     return SummaryError(f"The summarizer failed: {_one_line(str(error), 160)}")
 
 
+def key_problem(config: SummarizerConfig) -> str | None:
+    """Say which env var to set when a remote provider has no key; None when ready."""
+    if config.api_key or config.is_local:
+        return None
+    env_name = config.api_key_env or "the variable named by [summarizer] api_key_env"
+    return f"No API key for the {config.provider} summarizer: set {env_name} (or use provider = \"local\")."
+
+
 class OpenAIChatBackend:
     """A `ChatBackend` on the real `openai.OpenAI` client (any OpenAI-compatible server)."""
 
     def __init__(self, config: SummarizerConfig, *, stream: bool = True) -> None:
-        if not config.api_key and not config.is_local:
-            env_name = config.api_key_env or "the variable named by [summarizer] api_key_env"
-            raise NoApiKeyError(f"No API key for the {config.provider} summarizer: set {env_name} (or use provider = \"local\").")
+        problem = key_problem(config)
+        if problem:
+            raise NoApiKeyError(problem)
         self.config = config
         self.stream = stream
         self._client = openai.OpenAI(
@@ -272,6 +280,8 @@ class SummaryPreview:
     redactions: dict[str, int]
     cached: bool
     """A summary for exactly this content is cached: nothing would be sent."""
+    problem: str | None = None
+    """Why sending cannot work as configured (the NoApiKeyError sentence), for an opt-in screen."""
 
     def describe(self) -> str:
         """One sentence for an opt-in prompt."""
@@ -317,7 +327,7 @@ class Summarizer:
         requests = 1 if len(job.chunks) <= 1 else len(job.chunks) + 1
         return SummaryPreview(
             self.config.provider, self.config.model, self.config.base_url, job.message_count,
-            requests, job.tokens, job.redactions, cached,
+            requests, job.tokens, job.redactions, cached, None if cached else key_problem(self.config),
         )
 
     def _cached(self, job: SummaryJob) -> SummaryResult | None:

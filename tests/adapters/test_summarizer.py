@@ -284,3 +284,10 @@ def test_unreadable_or_stale_cache_entries_are_misses(tmp_path: Path) -> None:
     with pytest.raises(ValueError):
         cache.put("../escape", SummaryResult("x", "m", "p"))
     assert not (tmp_path / "escape.json").exists()
+
+
+def test_preview_carries_the_missing_key_sentence_for_an_opt_in_screen() -> None:
+    preview = Summarizer(resolve_config({"provider": "deepseek"}, {})).preview(conversation())
+    assert preview.problem is not None and "set DEEPSEEK_API_KEY" in preview.problem
+    ready = Summarizer(resolve_config({"provider": "deepseek"}, {"DEEPSEEK_API_KEY": "sk-x"})).preview(conversation())
+    assert ready.problem is None

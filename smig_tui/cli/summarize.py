@@ -1,0 +1,131 @@
+"""Provides `smig summarize`: stream an LLM handoff summary of a session (running it is the opt-in to send)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from smig_tui.core.errors import NoApiKeyError
+from smig_tui.core.models import Message, Session, Strategy
+from smig_tui.core.summary import describe_redactions
+
+if TYPE_CHECKING:
+    from smig_tui.cli.main import Context
+    from smig_tui.core.summary import SummaryResult
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `summarize` to the CLI."""
+    parser = subparsers.add_parser(
+        "summarize",
+        help="write a handoff summary with an LLM (sends the redacted conversation to the provider)",
+        description="Stream a structured handoff summary to stdout. Running this command is the consent "
+        "to send the session, with secrets redacted, to the configured provider; a cached summary of the "
+        "same content is reused without sending anything.",
+    )
+    parser.add_argument("id", help="session id, unique id prefix, or path to the .jsonl file")
+    length = parser.add_mutually_exclusive_group()
+    length.add_argument("--target-chars", type=int, metavar="N", help="summary length in characters (default 6000)")
+    length.add_argument("--target-tokens", type=int, metavar="N", help="summary length as a token budget")
+    parser.add_argument("--model", metavar="M", help="summarizer model (overrides [summarizer] model)")
+    parser.add_argument("--provider", metavar="P", help="openai, deepseek, local, or a custom name with --base-url")
+    parser.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1")
+    parser.add_argument("--head-of-plan", metavar="TARGET",
+                        help="summarise only the head a summary-tail plan for TARGET drops, within its budget")
+    parser.add_argument("--dry-run", action="store_true", help="say what would be sent, send nothing")
+    parser.add_argument("--no-cache", action="store_true", help="write a fresh summary even when one is cached")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON instead of streaming")
+    parser.set_defaults(handler=run_summarize)
+
+
+def run_summarize(args: argparse.Namespace, ctx: Context) -> int:
+    """Stream the summary to stdout; provider, redactions and progress go to stderr."""
+    for flag in ("target_chars", "target_tokens"):
+        value = getattr(args, flag)
+        if value is not None and value <= 0:
+            ctx.out.error(f"--{flag.replace('_', '-')} must be a positive number.")
+            return 2
+    info = ctx.services.find_session(args.id, warn=ctx.out.warn)
+    session = ctx.services.load_session(info, warn=ctx.out.warn)
+    messages, target_tokens = _selection(args, ctx, session)
+    if not messages:
+        ctx.out.diag(f"smig: session {session.id} fits {args.head_of_plan} as it is; nothing to summarise")
+        return 0
+    summarizer = ctx.services.summarizer_for(args.provider, args.model, args.base_url)
+    options: dict[str, Any] = {
+        "target_chars": args.target_chars, "target_tokens": args.target_tokens or target_tokens,
+        "head_only": args.head_of_plan is not None, "summarizer": summarizer,
+    }
+    preview = ctx.services.summary_preview(messages, **options)
+    if args.dry_run:
+        ctx.out.data(preview.describe())
+        if preview.problem:
+            ctx.out.diag(f"smig: {preview.problem}")
+        return 0
+    if preview.problem:
+        raise NoApiKeyError(preview.problem)
+    ctx.out.diag(f"smig: {preview.describe()}".replace("Would send", "sending", 1))
+    result = _run(ctx, messages, options, stream=not args.json, fresh=args.no_cache)
+    if args.json:
+        ctx.out.json(result_to_json(result))
+    _report(ctx, result)
+    return 0
+
+
+def _selection(args: argparse.Namespace, ctx: Context, session: Session) -> tuple[Sequence[Message], int | None]:
+    """The messages to summarise and the plan's summary budget: the whole session, or a plan's dropped head."""
+    if not args.head_of_plan:
+        return session.messages, None
+    plan = ctx.services.plan(session, args.head_of_plan, Strategy.SUMMARY_TAIL)
+    ctx.out.diag(
+        f"smig: summary-tail plan for {args.head_of_plan}: {len(plan.dropped)} head messages to summarise "
+        f"within {plan.summary_budget:,} tokens, {len(plan.kept)} kept verbatim"
+    )
+    return [item.message for item in plan.dropped], plan.summary_budget
+
+
+def _run(
+    ctx: Context, messages: Sequence[Message], options: dict[str, Any], *, stream: bool, fresh: bool
+) -> SummaryResult:
+    """Write the summary, streaming deltas to stdout as they arrive."""
+    def on_delta(piece: str) -> None:
+        ctx.out.stdout.write(piece)
+        ctx.out.stdout.flush()
+
+    def on_progress(step: str) -> None:
+        ctx.out.diag(f"smig: {step}")
+
+    result = ctx.services.summarize(
+        messages, on_delta=on_delta if stream else None, on_progress=on_progress,
+        allow_network=True, use_cache=not fresh, **options,
+    )
+    if stream:
+        ctx.out.stdout.write("\n")
+        ctx.out.stdout.flush()
+    return result
+
+
+def _report(ctx: Context, result: SummaryResult) -> None:
+    """Say on stderr who wrote the summary and what it took."""
+    how = "from the cache, nothing sent" if result.cached else f"{result.requests} request(s)"
+    cut = "; a reply was cut at the output cap" if result.truncated else ""
+    ctx.out.diag(
+        f"smig: summary by {result.provider}/{result.model}: {len(result.text):,} characters, "
+        f"{result.chunks} part(s), {how}; {describe_redactions(result.redactions)}{cut}"
+    )
+
+
+def result_to_json(result: SummaryResult) -> dict[str, Any]:
+    """Serialise a summary result for `--json`."""
+    return {
+        "text": result.text,
+        "provider": result.provider,
+        "model": result.model,
+        "redactions": result.redactions,
+        "chunks": result.chunks,
+        "requests": result.requests,
+        "cached": result.cached,
+        "truncated": result.truncated,
+        "prompt_version": result.prompt_version,
+    }
