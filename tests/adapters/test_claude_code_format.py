@@ -314,7 +314,7 @@ def test_subagent_file_loads_as_its_own_session(fake_home: dict[str, Path]) -> N
 def test_corrupt_middle_line_is_reported_and_bridged(fake_home: dict[str, Path]) -> None:
     infos, discover_warnings = _discover()
     path = infos[CORRUPT].path
-    assert [(w.path, w.line) for w in discover_warnings if w.path == path] == [(path, 4)]
+    assert discover_warnings == []  # a listing leaves line damage to the full read
     session, warnings = _load(infos[CORRUPT])
     assert len(warnings) == 1 and warnings[0].line == 4 and "corrupt JSON line skipped" in warnings[0].message
     assert str(warnings[0]).startswith(f"{path}:4: ")

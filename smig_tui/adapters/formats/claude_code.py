@@ -151,7 +151,7 @@ def _peek(candidate: _Candidate, warn: WarningSink) -> SessionInfo | None:
     facts = _Facts()
     try:
         with open(path, "rb") as handle:
-            _read_head(handle, path, candidate.size, facts, warn)
+            _read_head(handle, path, candidate.size, facts)
             _read_tail(handle, candidate.size, facts, candidate.subagent)
     except OSError as error:
         warn(ReadWarning(path, None, f"cannot read file ({error.strerror or error}); skipped"))
@@ -195,8 +195,12 @@ def unmunge(project: str) -> str | None:
     return "/" + project[1:].replace("-", "/")
 
 
-def _read_head(handle: Any, path: str, size: int, facts: _Facts, warn: WarningSink) -> None:
-    """Parse the first lines: cwd, creation time, first prompt, early titles."""
+def _read_head(handle: Any, path: str, size: int, facts: _Facts) -> None:
+    """Parse the first lines: cwd, creation time, first prompt, early titles.
+
+    Damaged lines are left for the full read to report with their line numbers: a listing should
+    not warn about a session that is merely being written right now.
+    """
     for budget in (HEAD_BYTES, HEAD_RETRY_BYTES):
         handle.seek(0)
         blob = handle.read(budget)
@@ -205,22 +209,20 @@ def _read_head(handle: Any, path: str, size: int, facts: _Facts, warn: WarningSi
         if cut:
             lines = lines[:-1]  # cut by the budget, not by the writer
         for number, raw in enumerate(lines, start=1):
-            complete = cut or number < len(lines) or blob.endswith(b"\n")
-            _head_line(raw, path, number, complete, facts, warn)
+            _head_line(raw, path, number, facts)
         if facts.cwd is not None or not cut or budget == HEAD_RETRY_BYTES:
             return
-        warn = _quiet  # the retry re-reads lines already reported
 
 
 def _quiet(_: ReadWarning) -> None:
-    """Drop a warning already given."""
+    """Drop a warning the full read will give again, with more context."""
 
 
-def _head_line(raw: bytes, path: str, number: int, complete: bool, facts: _Facts, warn: WarningSink) -> None:
+def _head_line(raw: bytes, path: str, number: int, facts: _Facts) -> None:
     """Take what one head line tells."""
     if not raw.strip() or first_type(raw) in SKIPPED_TYPES | LINK_ONLY_TYPES:
         return
-    data = parse_line(raw, path, number, complete, warn)
+    data = parse_line(raw, path, number, True, _quiet)
     if data is None:
         return
     _envelope(data, facts, head=True)

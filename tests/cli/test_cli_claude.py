@@ -1,0 +1,103 @@
+"""`smig list` and `smig show` on the Claude fixture home, in-process: data on stdout, diagnostics on stderr."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from smig_tui.adapters.formats.claude_code import ClaudeSource
+from smig_tui.adapters.paths import resolve_paths
+from smig_tui.cli.main import Context, main
+from smig_tui.cli.output import Output
+from smig_tui.services import Services
+
+MAIN = "5f0c2a9e-8b1d-4c3e-9f6a-1d2e3f4a5b6c"
+CORRUPT = "7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+MY_APP = "9c8d7e6f-5a4b-4c3d-8e2f-1a0b9c8d7e6f"
+
+
+def _run(argv: list[str]) -> tuple[int, str, str]:
+    out = Output(stdout=io.StringIO(), stderr=io.StringIO())
+    ctx = Context(out=out)
+    paths = resolve_paths()
+    # Only the Claude reader: this file tests it, not whichever other readers exist.
+    ctx.__dict__["services"] = Services(paths=paths, sources=[ClaudeSource(paths)])
+    code = main(argv, ctx)
+    assert isinstance(out.stdout, io.StringIO) and isinstance(out.stderr, io.StringIO)
+    return code, out.stdout.getvalue(), out.stderr.getvalue()
+
+
+def _fixture_files(home: Path) -> dict[str, bytes]:
+    return {str(path): path.read_bytes() for path in sorted(home.rglob("*.jsonl"))}
+
+
+def test_list_json_is_data_only_and_warnings_go_to_stderr(fake_home: dict[str, Path]) -> None:
+    code, stdout, stderr = _run(["list", "--agent", "claude", "--json"])
+    assert code == 0
+    rows = json.loads(stdout)
+    assert [row["id"] for row in rows] == [MY_APP, CORRUPT, MAIN]
+    assert {row["agent"] for row in rows} == {"claude"}
+    by_id = {row["id"]: row for row in rows}
+    assert by_id[MY_APP]["cwd"] == "/home/user/my_app" and by_id[MY_APP]["project"] == "-home-user-my-app"
+    assert by_id[MAIN]["title"] == "Verbose flag for the CLI" and by_id[MAIN]["context_tokens"] == 12504
+    assert stderr == ""  # line damage is reported when a session is read, not on every listing
+
+
+def test_list_warns_about_an_empty_file_on_stderr(fake_home: dict[str, Path]) -> None:
+    empty = fake_home["claude"] / "projects" / "-home-user-proj" / "0e0e0e0e-0000-4000-8000-000000000000.jsonl"
+    empty.write_bytes(b"")
+    code, stdout, stderr = _run(["list", "--agent", "claude", "--json"])
+    assert code == 0 and len(json.loads(stdout)) == 3
+    assert stderr == f"smig: warning: {empty}: empty file; skipped\n"
+
+
+def test_list_all_shows_subagents(fake_home: dict[str, Path]) -> None:
+    code, stdout, _ = _run(["list", "--agent", "claude", "--json", "--all"])
+    rows = json.loads(stdout)
+    assert code == 0 and len(rows) == 5
+    assert sorted(row["id"] for row in rows if row["is_subagent"]) == ["agent-4f3e2d1c", "agent-a1b2c3d"]
+
+
+def test_list_table_names_the_sessions(fake_home: dict[str, Path]) -> None:
+    code, stdout, _ = _run(["list", "--agent", "claude"])
+    assert code == 0
+    assert all(session[:8] in stdout for session in (MAIN, CORRUPT, MY_APP))
+    assert "agent-a1b2c3d" not in stdout and "smig: warning" not in stdout
+
+
+def test_show_prints_header_and_messages(fake_home: dict[str, Path]) -> None:
+    code, stdout, stderr = _run(["show", MAIN[:8]])
+    assert code == 0 and stderr == ""
+    assert "title: Verbose flag for the CLI" in stdout
+    assert "cwd: /home/user/proj" in stdout and "compactions: 1" in stdout
+    assert "context: 12,504 tokens" in stdout
+    assert "Now rename it to --debug" not in stdout  # the abandoned branch
+
+
+def test_show_json_carries_messages_and_warnings(fake_home: dict[str, Path]) -> None:
+    code, stdout, stderr = _run(["show", CORRUPT, "--json"])
+    assert code == 0
+    assert stderr.splitlines() == [
+        f"smig: warning: {fake_home['claude'] / 'projects' / '-home-user-proj' / (CORRUPT + '.jsonl')}:4: "
+        "corrupt JSON line skipped (Unterminated string starting at at column 384)"
+    ]
+    document = json.loads(stdout)
+    assert len(document["messages"]) == 5 and document["info"]["message_count"] == 5
+    assert document["extra"] == {"gitBranch": "ci-fix", "slug": "brave-copper-lantern"}
+    assert len(document["warnings"]) == 1 and document["warnings"][0].endswith(
+        ":4: corrupt JSON line skipped (Unterminated string starting at at column 384)"
+    )
+
+
+def test_show_unknown_id_is_one_sentence_on_stderr(fake_home: dict[str, Path]) -> None:
+    code, stdout, stderr = _run(["show", "ffffffff"])
+    assert code == 3 and stdout == ""
+    assert stderr == "smig: error: No session matches 'ffffffff'. `smig list` shows the ids.\n"
+
+
+def test_cli_reading_never_modifies_files(fake_home: dict[str, Path]) -> None:
+    before = _fixture_files(fake_home["claude"])
+    for argv in (["list", "--agent", "claude", "--all"], ["show", MAIN], ["show", MY_APP, "--json"]):
+        assert _run(argv)[0] == 0
+    assert _fixture_files(fake_home["claude"]) == before
