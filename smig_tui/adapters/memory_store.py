@@ -69,7 +69,7 @@ class MemoryStore:
         return self.paths.codex_home / "memories"
 
     def claude_memory_dir(self, project: str | None = None) -> Path:
-        """The Claude memory folder of `project` (default: the home folder, whose memory is global)."""
+        """The Claude memory folder of `project` (default: home, whose memory is global)."""
         folder = os.path.abspath(os.path.expanduser(project)) if project else str(self.home)
         name = claude_project_name(folder)
         projects = self.paths.claude_projects
@@ -94,7 +94,12 @@ class MemoryStore:
     def read_inputs(self, project: str | None = None) -> MemoryInputs:
         """Read everything the planner needs; nothing is written."""
         targets = self.targets(project)
-        paths = (targets.claude_bundle, targets.claude_index, targets.codex_bundle, targets.codex_agents)
+        paths = (
+            targets.claude_bundle,
+            targets.claude_index,
+            targets.codex_bundle,
+            targets.codex_agents,
+        )
         return MemoryInputs(
             codex_files=tuple(self._codex_files()),
             claude_files=tuple(self._claude_files()),
@@ -130,7 +135,7 @@ class MemoryStore:
                     yield found
 
     def _claude_files(self) -> Iterator[MemoryFile]:
-        """Every topic file under `projects/*/memory/` (the planner drops indexes and smig's own)."""
+        """Every topic file under `projects/*/memory/` (the planner drops sync tools' own)."""
         projects = self.paths.claude_projects
         if not projects.is_dir():
             return
@@ -153,7 +158,7 @@ class MemoryStore:
             yield
 
     def apply(self, plan: MemoryPlan) -> ApplyResult:
-        """Make the plan's writes under the lock, each re-checked against the text it was planned from."""
+        """Make the plan's writes under the lock, each re-checked against its planned-from text."""
         with self.locked():
             written: list[PlannedWrite] = []
             skipped: list[str] = []
@@ -176,7 +181,7 @@ class MemoryStore:
         if current != write.before:
             return f"Skipped {write.path}: it changed since the plan was made; run the sync again."
         if write.action is Action.UPDATE and current is not None and not is_owned(current):
-            return f"Skipped {write.path}: it lost smig's generated-by marker, so smig leaves it alone."
+            return f"Skipped {write.path}: it lost smig's generated-by marker, so it is left alone."
         return ""
 
     def _write(self, write: PlannedWrite) -> None:

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from smig_tui.cli.main import Context
 
 EXIT_NEW_PROBLEM = 4
-"""Same as WriteRefusedError: something smig would not write through, reported for the first time."""
+"""As WriteRefusedError: something smig would not write through, reported for the first time."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,9 +34,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="full text, an index of paths, or full while it fits the budget (default)",
     )
     memory.add_argument("--budget", type=int, metavar="BYTES", help="lower the full-text budget")
-    memory.add_argument("--project", metavar="PATH", help="Claude project to put Codex memory in (default: home)")
-    memory.add_argument("--dry-run", action="store_true", help="show the diff of what would change; write nothing")
-    memory.add_argument("--quiet", action="store_true", help="print nothing unless something changed or failed")
+    memory.add_argument(
+        "--project", metavar="PATH", help="Claude project to put Codex memory in (default: home)"
+    )
+    memory.add_argument(
+        "--dry-run", action="store_true", help="show the diff of what would change; write nothing"
+    )
+    memory.add_argument(
+        "--quiet", action="store_true", help="print nothing unless something changed or failed"
+    )
     memory.add_argument("--json", action="store_true", help="print JSON for scripts")
     memory.set_defaults(handler=run_memory)
 
@@ -84,7 +90,9 @@ def _print_status(plan: MemoryPlan, ctx: Context, quiet: bool) -> None:
         ctx.out.data(f"{title} ({len(report.sources)} file(s))")
         for source in report.sources:
             ctx.out.data(f"  {_size(source.size):>9}  {source.role.value:<8}  {_label(source)}")
-        ctx.out.data(f"  {report.direction.value}: {report.note}{_redaction_note(report.redactions)}")
+        ctx.out.data(
+            f"  {report.direction.value}: {report.note}{_redaction_note(report.redactions)}"
+        )
         pending = [write for write in plan.writes if write.direction is report.direction]
         for write in pending:
             ctx.out.data(f"    would {write.action.value} {write.path}: {write.reason}")

@@ -31,7 +31,9 @@ def store(memory_home: dict[str, Path]) -> MemoryStore:
 
 
 def _sync(store: MemoryStore, *directions: Direction):
-    plan = plan_memory_sync(store.read_inputs(), directions or (Direction.TO_CLAUDE, Direction.TO_CODEX))
+    plan = plan_memory_sync(
+        store.read_inputs(), directions or (Direction.TO_CLAUDE, Direction.TO_CODEX)
+    )
     return plan, store.apply(plan)
 
 
@@ -40,23 +42,34 @@ def _stamp(*paths: Path) -> list[tuple[int, int]]:
 
 
 def _tree(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
 
 
-def test_reads_codex_layout_and_claude_topic_files(store: MemoryStore, memory_home: dict[str, Path]) -> None:
+def test_reads_codex_layout_and_claude_topic_files(
+    store: MemoryStore, memory_home: dict[str, Path]
+) -> None:
     inputs = store.read_inputs()
     roles = sorted(f.role.value for f in inputs.codex_files)
     assert roles == ["handbook", "raw", "recap", "recap", "summary"]
     names = {Path(f.path).name: f for f in inputs.claude_files}
     assert "MEMORY.md" not in names and set(names) == {
-        "feedback_git_main.md", "user_editor.md", "project_db.md", "notes_without_frontmatter.md"
+        "feedback_git_main.md",
+        "user_editor.md",
+        "project_db.md",
+        "notes_without_frontmatter.md",
     }
     assert names["feedback_git_main.md"].home and not names["project_db.md"].home
-    assert inputs.targets.claude_bundle == str(memory_home["home_project"] / "memory" / CLAUDE_BUNDLE_NAME)
+    assert inputs.targets.claude_bundle == str(
+        memory_home["home_project"] / "memory" / CLAUDE_BUNDLE_NAME
+    )
     assert inputs.current[inputs.targets.codex_agents] is None
 
 
-def test_sync_both_ways_then_unchanged_runs_write_nothing(store: MemoryStore, memory_home: dict[str, Path]) -> None:
+def test_sync_both_ways_then_unchanged_runs_write_nothing(
+    store: MemoryStore, memory_home: dict[str, Path]
+) -> None:
     claude_dir = memory_home["home_project"] / "memory"
     user_index = (claude_dir / "MEMORY.md").read_text()
     plan, result = _sync(store)
@@ -67,9 +80,13 @@ def test_sync_both_ways_then_unchanged_runs_write_nothing(store: MemoryStore, me
     assert "Git default branch should be main" in codex_bundle and "reversible" in codex_bundle
     index = (claude_dir / "MEMORY.md").read_text()
     assert index.startswith(user_index) and index.count(f"]({CLAUDE_BUNDLE_NAME})") == 1
-    written = [claude_dir / CLAUDE_BUNDLE_NAME, claude_dir / "MEMORY.md",
-               memory_home["codex"] / "memories" / CODEX_BUNDLE_NAME, memory_home["codex"] / "AGENTS.md",
-               store.state_file]
+    written = [
+        claude_dir / CLAUDE_BUNDLE_NAME,
+        claude_dir / "MEMORY.md",
+        memory_home["codex"] / "memories" / CODEX_BUNDLE_NAME,
+        memory_home["codex"] / "AGENTS.md",
+        store.state_file,
+    ]
     before = _stamp(*written)
     for _ in range(2):
         plan, result = _sync(store)
@@ -79,13 +96,20 @@ def test_sync_both_ways_then_unchanged_runs_write_nothing(store: MemoryStore, me
     assert agents.count(CODEX_BUNDLE_NAME) == 1
 
 
-def test_source_change_updates_only_the_bundle(store: MemoryStore, memory_home: dict[str, Path]) -> None:
+def test_source_change_updates_only_the_bundle(
+    store: MemoryStore, memory_home: dict[str, Path]
+) -> None:
     _sync(store)
     summary = memory_home["codex"] / "memories" / "memory_summary.md"
     summary.write_text(summary.read_text() + "- New: prefers pytest -x\n")
     plan, result = _sync(store)
-    assert [(w.path.rsplit("/", 1)[-1], w.action.value) for w in result.written] == [(CLAUDE_BUNDLE_NAME, "update")]
-    assert "prefers pytest -x" in (memory_home["home_project"] / "memory" / CLAUDE_BUNDLE_NAME).read_text()
+    assert [(w.path.rsplit("/", 1)[-1], w.action.value) for w in result.written] == [
+        (CLAUDE_BUNDLE_NAME, "update")
+    ]
+    assert (
+        "prefers pytest -x"
+        in (memory_home["home_project"] / "memory" / CLAUDE_BUNDLE_NAME).read_text()
+    )
 
 
 def test_sources_are_never_modified(store: MemoryStore, memory_home: dict[str, Path]) -> None:
@@ -98,7 +122,9 @@ def test_sources_are_never_modified(store: MemoryStore, memory_home: dict[str, P
     assert _tree(memory_home["claude"] / "projects" / "-work-shop-api") == project_before
 
 
-def test_file_without_marker_is_left_alone(store: MemoryStore, memory_home: dict[str, Path]) -> None:
+def test_file_without_marker_is_left_alone(
+    store: MemoryStore, memory_home: dict[str, Path]
+) -> None:
     theirs = memory_home["home_project"] / "memory" / CLAUDE_BUNDLE_NAME
     theirs.write_text("my own notes about codex\n")
     before = _stamp(theirs)
@@ -110,7 +136,9 @@ def test_file_without_marker_is_left_alone(store: MemoryStore, memory_home: dict
     assert [p.new for p in again.problems] == [False]  # the state remembers it was reported
 
 
-def test_planted_secret_never_reaches_the_other_side(store: MemoryStore, memory_home: dict[str, Path]) -> None:
+def test_planted_secret_never_reaches_the_other_side(
+    store: MemoryStore, memory_home: dict[str, Path]
+) -> None:
     leaky = memory_home["home_project"] / "memory" / "tokens.md"
     leaky.write_text(f"---\nname: Tokens\ndescription: ci token\n---\nGITHUB_TOKEN is {FAKE_KEY}\n")
     plan, _ = _sync(store, Direction.TO_CODEX)
@@ -119,7 +147,9 @@ def test_planted_secret_never_reaches_the_other_side(store: MemoryStore, memory_
     assert plan.reports[0].redactions == {"github-token": 1}
 
 
-def test_a_file_changed_after_planning_is_skipped(store: MemoryStore, memory_home: dict[str, Path]) -> None:
+def test_a_file_changed_after_planning_is_skipped(
+    store: MemoryStore, memory_home: dict[str, Path]
+) -> None:
     plan = plan_memory_sync(store.read_inputs(), [Direction.TO_CODEX])
     agents = memory_home["codex"] / "AGENTS.md"
     agents.write_text("# my rules\n")
@@ -134,12 +164,14 @@ def test_lock_held_by_another_process_refuses(store: MemoryStore) -> None:
         import sys
         from pathlib import Path
         from smig_tui.adapters.fs import file_lock
-        with file_lock(Path({str(store.state_dir / 'lock')!r})):
+        with file_lock(Path({str(store.state_dir / "lock")!r})):
             print("locked", flush=True)
             sys.stdin.readline()
         """
     )
-    child = subprocess.Popen([sys.executable, "-c", holder], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", holder], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert child.stdout is not None and child.stdout.readline().strip() == "locked"
         plan = plan_memory_sync(store.read_inputs())
@@ -164,7 +196,9 @@ def test_real_transcripts_beside_memory_are_not_read_or_touched(
     assert copy.read_bytes() == real.read_bytes()
 
 
-def test_project_option_targets_that_projects_memory(store: MemoryStore, memory_home: dict[str, Path]) -> None:
+def test_project_option_targets_that_projects_memory(
+    store: MemoryStore, memory_home: dict[str, Path]
+) -> None:
     targets = store.targets("/work/shop-api")
     assert targets.claude_bundle == str(
         memory_home["claude"] / "projects" / "-work-shop-api" / "memory" / CLAUDE_BUNDLE_NAME

@@ -47,7 +47,9 @@ async def test_shows_both_sides_and_the_pending_diff(memory_home: dict[str, Path
         assert not (memory_home["codex"] / "AGENTS.md").exists()  # showing writes nothing
 
 
-async def test_sync_on_confirm_writes_files_then_shows_up_to_date(memory_home: dict[str, Path]) -> None:
+async def test_sync_on_confirm_writes_files_then_shows_up_to_date(
+    memory_home: dict[str, Path],
+) -> None:
     app = HostApp()
     async with app.run_test(size=(140, 45)) as pilot:
         await _settle(app, pilot)
@@ -88,11 +90,15 @@ async def test_direction_and_mode_keys_replan(memory_home: dict[str, Path]) -> N
         screen = app.screen
         assert isinstance(screen, MemoryScreen) and screen.plan is not None
         assert [r.direction.value for r in screen.plan.reports] == ["to-codex"]
-        assert screen.plan.reports[0].mode is not None and screen.plan.reports[0].mode.value == "index"
+        assert (
+            screen.plan.reports[0].mode is not None and screen.plan.reports[0].mode.value == "index"
+        )
         assert screen.query_one("#codex-files", DataTable).row_count == 0
 
 
-async def test_obstruction_and_lock_errors_are_shown_not_raised(memory_home: dict[str, Path]) -> None:
+async def test_obstruction_and_lock_errors_are_shown_not_raised(
+    memory_home: dict[str, Path],
+) -> None:
     (memory_home["codex"] / "memories" / CODEX_BUNDLE_NAME).write_text("mine\n")
     app = HostApp()
     async with app.run_test(size=(140, 45)) as pilot:

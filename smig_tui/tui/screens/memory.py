@@ -55,7 +55,9 @@ class MemorySyncModal(ModalScreen[bool]):
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", tooltip="Write nothing.", id="memory-sync.cancel"),
-        Binding("enter", "confirm", "Sync", tooltip="Write the files listed.", id="memory-sync.confirm"),
+        Binding(
+            "enter", "confirm", "Sync", tooltip="Write the files listed.", id="memory-sync.confirm"
+        ),
     ]
     DEFAULT_CSS = """
     MemorySyncModal { align: center middle; }
@@ -80,7 +82,9 @@ class MemorySyncModal(ModalScreen[bool]):
             yield Label(f"Write {len(self._plan.writes)} file(s)?", id="memory-sync-title")
             yield Static(Content("\n".join(lines)), classes="where")
             if redacted:
-                yield Static(Content(f"{redacted} secret(s) redacted before crossing over."), classes="where")
+                yield Static(
+                    Content(f"{redacted} secret(s) redacted before crossing over."), classes="where"
+                )
             with Horizontal():
                 yield Button("Cancel", id="cancel")
                 yield Button("Sync", variant="primary", id="confirm")
@@ -102,11 +106,26 @@ class MemoryScreen(Screen[None]):
 
     CSS_PATH = "memory.tcss"
     BINDINGS = [
-        Binding("s", "sync", "Sync", tooltip="Write the pending changes (asks first).", id="memory.sync"),
-        Binding("r", "refresh", "Refresh", tooltip="Read both agents' memory again.", id="memory.refresh"),
-        Binding("m", "cycle_mode", "Mode", tooltip="Cycle auto, full text and index.", id="memory.mode"),
-        Binding("d", "cycle_direction", "Direction", tooltip="Cycle both ways, to Claude, to Codex.",
-                id="memory.direction"),
+        Binding(
+            "s", "sync", "Sync", tooltip="Write the pending changes (asks first).", id="memory.sync"
+        ),
+        Binding(
+            "r",
+            "refresh",
+            "Refresh",
+            tooltip="Read both agents' memory again.",
+            id="memory.refresh",
+        ),
+        Binding(
+            "m", "cycle_mode", "Mode", tooltip="Cycle auto, full text and index.", id="memory.mode"
+        ),
+        Binding(
+            "d",
+            "cycle_direction",
+            "Direction",
+            tooltip="Cycle both ways, to Claude, to Codex.",
+            id="memory.direction",
+        ),
         Binding("escape", "close", "Back", tooltip="Back to the sessions.", id="memory.close"),
     ]
 
@@ -181,7 +200,9 @@ class MemoryScreen(Screen[None]):
     def load_plan(self) -> None:
         """Read both sides and plan the sync off the UI thread."""
         try:
-            self.post_message(self.PlanReady(self._services.memory_plan(self.directions, self.mode)))
+            self.post_message(
+                self.PlanReady(self._services.memory_plan(self.directions, self.mode))
+            )
         except SmigError as error:
             self.post_message(self.Failed(str(error)))
 
@@ -203,7 +224,10 @@ class MemoryScreen(Screen[None]):
 
     def _fill_tables(self, plan: MemoryPlan) -> None:
         """Show each side's files (only directions being planned are read)."""
-        for table_id, direction in (("#codex-files", Direction.TO_CLAUDE), ("#claude-files", Direction.TO_CODEX)):
+        for table_id, direction in (
+            ("#codex-files", Direction.TO_CLAUDE),
+            ("#claude-files", Direction.TO_CODEX),
+        ):
             table = self.query_one(table_id, DataTable)
             table.clear()
             for report in plan.reports:
@@ -215,11 +239,15 @@ class MemoryScreen(Screen[None]):
 
     def _status(self, plan: MemoryPlan) -> Content:
         """One line per direction, then problems."""
-        lines = [f"Mode: {self.mode.value}   Directions: {', '.join(d.value for d in self.directions)}"]
+        lines = [
+            f"Mode: {self.mode.value}   Directions: {', '.join(d.value for d in self.directions)}"
+        ]
         for report in plan.reports:
             pending = sum(1 for write in plan.writes if write.direction is report.direction)
             state = f"{pending} pending write(s)" if pending else "up to date"
-            redacted = f", {report.redaction_total} secret(s) redacted" if report.redaction_total else ""
+            redacted = (
+                f", {report.redaction_total} secret(s) redacted" if report.redaction_total else ""
+            )
             lines.append(f"{report.direction.value}: {report.note}{redacted} — {state}")
         lines += [f"⚠ {problem.message}" for problem in plan.problems]
         return Content("\n".join(lines))
