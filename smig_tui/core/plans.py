@@ -408,7 +408,7 @@ def plan_summary_tail(session: Session, counts: Sequence[int], decision: Decisio
     preview with the summary pending.
     """
     state = prepare(session, counts, pins, pin_first_user)
-    reserve = _summary_budget(decision, summary_budget)
+    reserve = _summary_budget(decision, summary_budget, sum(state.tokens[i] for i in state.pinned))
     flat_cost = lambda _text: reserve  # noqa: E731 - the summary stands where the note would
     cut, note, _ = _truncate(state, decision.budget, flat_cost, set())
     notes: list[str] = []
@@ -429,10 +429,12 @@ def plan_summary_tail(session: Session, counts: Sequence[int], decision: Decisio
                 tokens_after=after, notes=_notes(decision, after, notes))
 
 
-def _summary_budget(decision: Decision, summary_budget: int | None) -> int:
-    """Return the tokens reserved for a summary: as asked, bounded by the budget."""
-    wanted = DEFAULT_SUMMARY_BUDGET if summary_budget is None else summary_budget
-    return max(0, min(wanted, decision.budget))
+def _summary_budget(decision: Decision, summary_budget: int | None, pinned: int = 0) -> int:
+    """Return the tokens reserved for a summary: as asked (default a quarter of the budget, at most
+    `DEFAULT_SUMMARY_BUDGET`), bounded by the room the pins leave."""
+    default = min(DEFAULT_SUMMARY_BUDGET, decision.budget // 4)
+    wanted = default if summary_budget is None else summary_budget
+    return max(0, min(wanted, decision.budget - pinned))
 
 
 def summary_note(omitted: int, tokens: int, summary: str | None) -> str:

@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+import pytest
+
+from smig_tui.core.decide import decide, default_reserve, parse_plan_settings, prompt_limit
+from smig_tui.core.errors import ConfigError
+from plan_helpers import capacity
+
+
+def test_exactly_fits_and_one_over() -> None:
+    cap = capacity(1000, max_output=100)
+    assert decide(900, cap).fits
+    over = decide(901, cap)
+    assert not over.fits and over.over_by == 1 and over.budget == 900
+
+
+def test_reserve_default_is_capped_max_output() -> None:
+    assert default_reserve(capacity(1_000_000, max_output=128_000)) == 16_000
+    assert default_reserve(capacity(8192, max_output=4096)) == 4096
+    assert decide(0, capacity(1000, max_output=100), reserve=0).budget == 1000
+
+
+def test_harness_share_applies_by_default_and_can_be_turned_off() -> None:
+    cap = capacity(200_000, max_output=64_000, harness_window=167_000)
+    assert decide(170_000, cap).budget == 167_000
+    assert not decide(170_000, cap).fits
+    off = decide(170_000, cap, harness=False)
+    assert off.budget == 184_000 and off.fits and not off.harness
+
+
+def test_input_cap_limits_budget() -> None:
+    cap = capacity(400_000, max_output=128_000, max_input=272_000)
+    assert prompt_limit(cap, harness=False) == 272_000
+    assert decide(272_000, cap, harness=False).fits
+    assert not decide(272_001, cap, harness=False).fits
+
+
+def test_decision_is_about_session_size_not_windows() -> None:
+    small_target = capacity(8_000, max_output=1_000)
+    assert decide(500, small_target).fits  # a tiny session fits a tiny window
+
+
+def test_negative_reserve_refused() -> None:
+    with pytest.raises(ConfigError):
+        decide(1, capacity(10), reserve=-1)
+
+
+def test_plan_settings_validation_names_key() -> None:
+    assert parse_plan_settings({"plan": {"reserve": 5000}}, "c.toml").reserve == 5000
+    with pytest.raises(ConfigError, match=r"c\.toml: plan\.reserve"):
+        parse_plan_settings({"plan": {"reserve": "lots"}}, "c.toml")
+    with pytest.raises(ConfigError, match="plan.colour"):
+        parse_plan_settings({"plan": {"colour": 1}}, "c.toml")

@@ -1,0 +1,66 @@
+"""Builders shared by the planner tests: sessions made by hand and a one-token-per-word counter."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from smig_tui.core.models import Agent, Kind, Message, ModelCapacity, Role, Session, SessionInfo
+from smig_tui.core.tokens import MESSAGE_OVERHEAD
+
+
+class WordCounter:
+    """Deterministic fake: one token per whitespace-separated word."""
+
+    name = "words"
+    exact = True
+
+    def __init__(self) -> None:
+        self.calls: list[int] = []
+
+    def count(self, text: str) -> int:
+        return len(text.split())
+
+    def count_many(self, texts: Sequence[str]) -> list[int]:
+        self.calls.append(len(texts))
+        return [len(t.split()) for t in texts]
+
+
+def measure(text: str) -> int:
+    """Count a synthetic message like the services do, with the word counter."""
+    return len(text.split()) + MESSAGE_OVERHEAD
+
+
+class Builder:
+    """Appends messages with sequential ids."""
+
+    def __init__(self) -> None:
+        self.messages: list[Message] = []
+
+    def add(self, role: Role, kind: Kind, text: str, **fields: object) -> Message:
+        message = Message(index=len(self.messages), id=fields.pop("id", f"m{len(self.messages)}"),  # type: ignore[arg-type]
+                          role=role, kind=kind, text=text, **fields)  # type: ignore[arg-type]
+        self.messages.append(message)
+        return message
+
+    def user(self, text: str, **fields: object) -> Message:
+        return self.add(Role.USER, Kind.TEXT, text, **fields)
+
+    def assistant(self, text: str, **fields: object) -> Message:
+        return self.add(Role.ASSISTANT, Kind.TEXT, text, **fields)
+
+    def tool(self, call_id: str, args: str, output: str) -> None:
+        self.add(Role.ASSISTANT, Kind.TOOL_CALL, args, tool_name="shell", call_id=call_id)
+        self.add(Role.TOOL, Kind.TOOL_RESULT, output, call_id=call_id)
+
+    def session(self) -> Session:
+        info = SessionInfo(id="s1", agent=Agent.CODEX, path="/nowhere/s1.jsonl")
+        return Session(info=info, messages=tuple(self.messages))
+
+
+def words(n: int, word: str = "w") -> str:
+    return " ".join([word] * n)
+
+
+def capacity(window: int, max_output: int = 10, **fields: object) -> ModelCapacity:
+    return ModelCapacity(name="target", provider="test", context_window=window, max_output=max_output,
+                         encoding="o200k_base", **fields)  # type: ignore[arg-type]
