@@ -22,6 +22,8 @@ SYSTEM_TOOLS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("pbcopy", ()),
     ("clip.exe", ()),
 )
+TTY_PATH = "/dev/tty"
+"""Where the OSC 52 sequence is written: the controlling terminal, whatever stdout is piped to."""
 OSC52_LIMIT = 100_000
 """Bytes of base64 most terminals accept in one OSC 52 sequence; past it a system tool is tried."""
 
@@ -39,14 +41,15 @@ def osc52_sequence(text: str) -> str:
 def copy_to_clipboard(
     text: str,
     *,
-    tty_path: str | None = "/dev/tty",
+    tty_path: str | None = None,
     use_terminal: bool = True,
     env: Mapping[str, str] | None = None,
     timeout: float = 5.0,
 ) -> str:
     """Copy `text` and return how (`osc52`, or the tool's name); ClipboardError when nothing works."""
     sequence = osc52_sequence(text)
-    if use_terminal and tty_path and len(sequence) <= OSC52_LIMIT:
+    tty_path = tty_path or TTY_PATH
+    if use_terminal and len(sequence) <= OSC52_LIMIT:
         try:
             with open(tty_path, "w", encoding="ascii") as tty:
                 tty.write(sequence)

@@ -34,7 +34,7 @@ from smig_tui.core.migration import (
     source_ref,
     workspace_key,
 )
-from smig_tui.core.models import Message, Plan, Session
+from smig_tui.core.models import Message, Plan, Session, Strategy
 from smig_tui.core.timeline import format_iso
 
 _BRANCH_KEYS = ("git_branch", "gitBranch", "branch")
@@ -74,6 +74,11 @@ class Committer:
         now: datetime | None = None,
     ) -> MigrationResult:
         """Write (or, in a dry run, only lay out) the migration to every destination in `to`."""
+        if plan.strategy in (Strategy.SUMMARY, Strategy.SUMMARY_TAIL) and not plan.summary:
+            raise SmigError(
+                f"The {plan.strategy.value} plan has no summary yet; write one first "
+                "(`smig summarize`) or choose --strategy truncate."
+            )
         wanted = set(to) or {Destination.STORE}
         now = now or datetime.now(UTC)
         migration_id = new_migration_id(now.timestamp())

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 
-from smig_tui.core.errors import SmigError
 from smig_tui.core.export import ExportFormat
 from smig_tui.core.migration import Destination, MigrationRecord, MigrationResult, record_to_json
 from smig_tui.core.models import Plan, Session, Strategy
@@ -27,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     migrate.add_argument("--to", action="append", choices=[d.value for d in Destination], default=[],
                          help="destination, repeatable (default: store only; storage always records a commit)")
     migrate.add_argument("--strategy", choices=_STRATEGIES,
-                         help="compression (default: as-is when it fits, else truncate)")
+                         help="compression (default: truncate, which migrates as-is when it fits)")
     migrate.add_argument("--out", type=Path, metavar="FILE", help="file for --to markdown/json")
     migrate.add_argument("--force", action="store_true", help="replace an existing --out file")
     migrate.add_argument("--dry-run", action="store_true", help="show exactly what would be written, write nothing")
@@ -56,14 +55,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _plan(ctx: Context, session: Session, target: str, strategy: str | None) -> Plan:
-    """Plan with the chosen strategy, or as-is when it fits and truncation when it does not."""
-    planner = getattr(ctx.services, "plan", None)
-    if planner is None:
-        raise SmigError("The planner is not available in this build; `smig plan` must exist first.")
-    if strategy:
-        return planner(session, target, Strategy(strategy))
-    plan = planner(session, target, Strategy.AS_IS)
-    return plan if plan.decision.fits else planner(session, target, Strategy.TRUNCATE)
+    """Plan with the chosen strategy; by default truncation, which keeps everything when it fits."""
+    return ctx.services.plan(session, target, Strategy(strategy or Strategy.TRUNCATE))
 
 
 def _load(ctx: Context, ref: str) -> Session:

@@ -1,0 +1,155 @@
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from smig_tui.adapters import clipboard
+from smig_tui.cli.main import Context, main
+from smig_tui.cli.output import Output
+
+SESSION = "01a20305-2ac0-7f6a-87b8-c9d0e1f2a3b4"
+
+
+def _run(*argv: str) -> tuple[int, str, str]:
+    ctx = Context(out=Output(stdout=io.StringIO(), stderr=io.StringIO()))
+    code = main(list(argv), ctx)
+    return code, ctx.out.stdout.getvalue(), ctx.out.stderr.getvalue()  # type: ignore[attr-defined]
+
+
+def _tree(*roots: Path) -> dict[str, tuple[int, int]]:
+    """Every file under the roots with its size and mtime, to prove nothing changed."""
+    files = {}
+    for root in roots:
+        for path in root.rglob("*") if root.exists() else []:
+            if path.is_file():
+                info = path.stat()
+                files[str(path)] = (info.st_size, info.st_mtime_ns)
+    return files
+
+
+def _source(fake_home: dict[str, Path]) -> Path:
+    [path] = fake_home["codex"].rglob(f"*{SESSION}.jsonl")
+    return path
+
+
+def test_migrate_to_claude_and_markdown(fake_home: dict[str, Path], tmp_path: Path) -> None:
+    source = _source(fake_home)
+    source_hash = hashlib.sha256(source.read_bytes()).hexdigest()
+    out = tmp_path / "handoff.md"
+    code, stdout, stderr = _run("migrate", SESSION[:13], "--target", "claude-sonnet-4-5",
+                                "--to", "claude", "--to", "markdown", "--out", str(out), "--json")
+    assert code == 0, stderr
+    result = json.loads(stdout)
+    [claude_file, md_file] = result["files"]
+    assert claude_file["destination"] == "claude" and Path(claude_file["path"]).is_file()
+    assert md_file["path"] == str(out) and out.read_text().startswith("# Handoff: ")
+    assert result["resume_commands"] == [f"cd /home/user/proj && claude --resume {claude_file['session_id']}"]
+    record_path = Path(result["record_path"])
+    assert stat.S_IMODE(record_path.stat().st_mode) == 0o600
+    stored = json.loads(record_path.read_text())
+    assert stored["source"]["sha256"] == source_hash and stored["target"] == "claude-sonnet-4-5"
+    assert stored["files"] == [str(out)]
+    assert hashlib.sha256(source.read_bytes()).hexdigest() == source_hash
+
+    code, stdout, _ = _run("history", "--json")
+    assert code == 0
+    [row] = json.loads(stdout)
+    assert row["id"] == result["migration_id"] and row["source"] == f"codex:{SESSION}"
+    code, stdout, _ = _run("history", "show", result["migration_id"])
+    assert code == 0 and f"claude --resume {claude_file['session_id']}" in stdout
+    code, stdout, _ = _run("history", "--workspace", "/somewhere/else", "--json")
+    assert code == 0 and json.loads(stdout) == []
+
+
+def test_dry_run_writes_nothing(fake_home: dict[str, Path], isolated_homes: dict[str, Path]) -> None:
+    # The agents' homes and smig's data folder stay byte-for-byte; only the token cache may warm up.
+    watched = (isolated_homes["home"], isolated_homes["smig"] / "data")
+    before = _tree(*watched)
+    code, stdout, stderr = _run("migrate", SESSION, "--target", "gpt-5.5", "--to", "codex", "--to", "claude",
+                                "--dry-run")
+    assert code == 0, stderr
+    assert "nothing was written" in stderr
+    assert "store: would write " in stdout and "codex: would write " in stdout and "claude: would write " in stdout
+    assert "resume: codex resume " in stdout
+    assert _tree(*watched) == before
+    code, stdout, _ = _run("migrate", SESSION, "--target", "gpt-5.5", "--to", "codex", "--dry-run", "--json")
+    planned = json.loads(stdout)
+    assert planned["dry_run"] is True and planned["files"][0]["data"].startswith('{"timestamp"')
+    assert _tree(*watched) == before
+
+
+def test_default_destination_is_the_store(fake_home: dict[str, Path]) -> None:
+    code, stdout, _ = _run("migrate", SESSION, "--target", "gpt-4o-mini", "--strategy", "truncate")
+    assert code == 0
+    assert stdout.startswith("Migrated codex session ") and "resume:" not in stdout
+    code, stdout, _ = _run("history")
+    assert code == 0 and "codex:01a20305" in stdout
+
+
+def test_export_formats_and_no_clobber(fake_home: dict[str, Path], tmp_path: Path) -> None:
+    code, stdout, _ = _run("export", SESSION, "--format", "openai")
+    assert code == 0
+    chat = json.loads(stdout)
+    roles = [m["role"] for m in chat]
+    assert roles and all(a != b for a, b in zip(roles, roles[1:], strict=False)) and roles[0] == "user"
+    code, stdout, _ = _run("export", SESSION, "--format", "json", "--target", "gpt-5.5")
+    assert code == 0 and json.loads(stdout)["plan"]["target"] == "gpt-5.5"
+    out = tmp_path / "x.md"
+    out.write_text("mine")
+    code, stdout, stderr = _run("export", SESSION, "--out", str(out))
+    assert code == 4 and "--force" in stderr and out.read_text() == "mine" and stdout == ""
+    code, _, stderr = _run("export", SESSION, "--out", str(out), "--force")
+    assert code == 0 and out.read_text().startswith("# Handoff:") and "wrote" in stderr
+
+
+def test_export_to_clipboard_via_system_tool(fake_home: dict[str, Path], tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    sink = tmp_path / "clipboard.txt"
+    tool = bin_dir / "xclip"
+    tool.write_text(f"#!/bin/sh\nexec /bin/cat > {sink}\n")
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    monkeypatch.setattr(clipboard, "TTY_PATH", str(tmp_path / "no-tty" / "tty"))
+    code, stdout, stderr = _run("export", SESSION, "--clipboard")
+    assert code == 0, stderr
+    assert stdout == "" and "via xclip" in stderr
+    assert sink.read_text().startswith("# Handoff: ")
+
+
+def test_clipboard_osc52_and_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tty = tmp_path / "tty"
+    tty.write_text("")
+    assert clipboard.copy_to_clipboard("héllo", tty_path=str(tty)) == "osc52"
+    assert tty.read_text() == "\x1b]52;c;aMOpbGxv\x07"
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    with pytest.raises(clipboard.ClipboardError, match="--out FILE"):
+        clipboard.copy_to_clipboard("x", use_terminal=False)
+
+
+@pytest.mark.parametrize(("argv", "code", "message"), [
+    (("history", "show", "../../etc/passwd"), 3, "not a migration id"),
+    (("history", "show", "0" * 32), 3, "No stored migration"),
+    (("migrate", "nope", "--target", "gpt-5.5"), 3, "No session matches"),
+    (("migrate", SESSION, "--target", "no-such-model-xyz"), 3, "Unknown model"),
+    (("migrate", SESSION, "--target", "gpt-5.5", "--strategy", "summary"), 1, "has no summary yet"),
+])
+def test_errors_are_one_sentence(fake_home: dict[str, Path], argv: tuple[str, ...], code: int, message: str) -> None:
+    got, stdout, stderr = _run(*argv)
+    assert got == code and message in stderr and "Traceback" not in stderr and stdout == ""
+    assert [line for line in stderr.splitlines() if line.startswith("smig: error:")] == [stderr.splitlines()[-1]]
+
+
+def test_migrated_session_is_listed_and_readable(fake_home: dict[str, Path]) -> None:
+    code, stdout, _ = _run("migrate", SESSION, "--target", "claude-sonnet-4-5", "--to", "claude", "--json")
+    sid = json.loads(stdout)["files"][0]["session_id"]
+    code, stdout, _ = _run("list", "--agent", "claude", "--json")
+    assert sid in [row["id"] for row in json.loads(stdout)]
+    assert os.path.isdir(fake_home["claude"] / "projects" / "-home-user-proj")
