@@ -169,9 +169,21 @@ def parse_model(name: str, fields: Any, where: str, base: ModelCapacity | None =
         )
     if "aliases" in values:
         values["aliases"] = tuple(values["aliases"])
+    _rescale_inherited(base, values)
     capacity = replace(base, name=name, **values)
     _check_consistent(label, capacity)
     return capacity
+
+
+def _rescale_inherited(base: ModelCapacity, values: dict[str, Any]) -> None:
+    """Keep inherited harness share and input cap sensible when an override changes the window."""
+    window = values.get("context_window")
+    if window is None or window == base.context_window:
+        return
+    if "harness_window" not in values and base.harness_window is not None:
+        values["harness_window"] = min(window, window * base.harness_window // base.context_window)
+    if "max_input" not in values and base.max_input is not None:
+        values["max_input"] = min(window, base.max_input)
 
 
 def _check_field(label: str, key: str, value: Any) -> Any:
