@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+import pytest
+import tiktoken
+
+from smig_tui.adapters.tokenizers import tiktoken_counter
+from smig_tui.adapters.tokenizers.approx_counter import ApproxCounter
+from smig_tui.adapters.tokenizers.tiktoken_counter import TiktokenCounter, make_counter
+
+
+def _exact(encoding: str) -> TiktokenCounter:
+    counter = make_counter(encoding)
+    if not counter.exact:
+        pytest.skip("tiktoken BPE files are not available offline here")
+    return counter  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize("encoding", ["o200k_base", "cl100k_base"])
+def test_hello_world_is_two_tokens(encoding: str) -> None:
+    counter = _exact(encoding)
+    assert counter.name == encoding and counter.count("hello world") == 2
+
+
+def test_batches_match_single_counts_and_tiktoken() -> None:
+    counter = _exact("o200k_base")
+    texts = [f"def f{i}(x):\n    return x * {i}  # café ✓" for i in range(200)] + ["", "<|endoftext|>"]
+    encoding = tiktoken.get_encoding("o200k_base")
+    expected = [len(encoding.encode_ordinary(t)) for t in texts]
+    assert counter.count_many(texts) == expected
+    assert [counter.count(t) for t in texts[:5]] == expected[:5]
+
+
+def test_offline_without_cache_falls_back_to_labelled_estimate(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "empty"))
+
+    def no_network(*_args, **_kwargs):
+        raise OSError("network is unreachable")
+
+    monkeypatch.setattr(tiktoken.load, "read_file", no_network)
+    attempts: list[str] = []
+
+    def loader(name: str) -> tiktoken.Encoding:
+        attempts.append(name)
+        return tiktoken.Encoding("fresh", **_constructor_args(name))
+
+    counter = make_counter("o200k_base", loader=loader)
+    assert isinstance(counter, ApproxCounter) and not counter.exact and counter.name == "estimate"
+    assert "o200k_base" in counter.reason and "TIKTOKEN_CACHE_DIR" in counter.reason
+    assert counter.count("hello world") > 0
+    counter.count_many(["a b c"] * 10)
+    assert attempts == ["o200k_base"]  # tried once, never per call
+
+
+def _constructor_args(name: str) -> dict:
+    from tiktoken_ext import openai_public
+
+    return getattr(openai_public, name)()  # reads the BPE file, which now fails
+
+
+def test_unknown_encoding_falls_back() -> None:
+    counter = make_counter("no_such_encoding")
+    assert not counter.exact
+
+
+def test_estimate_is_close_to_tiktoken_on_real_text(shared_fixtures) -> None:
+    counter = _exact("o200k_base")
+    text = "".join(p.read_text(encoding="utf-8", errors="replace")[:200_000]
+                   for p in sorted((shared_fixtures / "claude").glob("*.jsonl"))[:4])
+    exact, estimate = counter.count(text), ApproxCounter().count(text)
+    assert 0.7 < estimate / exact < 1.6
+
+
+def test_single_thread_path(monkeypatch) -> None:
+    counter = _exact("o200k_base")
+    single = TiktokenCounter(tiktoken.get_encoding("o200k_base"), threads=1)
+    texts = ["one two three"] * 100
+    assert single.count_many(texts) == counter.count_many(texts)
+    assert tiktoken_counter.BATCH_MIN > 1
