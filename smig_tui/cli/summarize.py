@@ -89,9 +89,12 @@ def _run(
     ctx: Context, messages: Sequence[Message], options: dict[str, Any], *, stream: bool, fresh: bool
 ) -> SummaryResult:
     """Write the summary, streaming deltas to stdout as they arrive."""
+    ended = ["\n"]
+
     def on_delta(piece: str) -> None:
         ctx.out.stdout.write(piece)
         ctx.out.stdout.flush()
+        ended[0] = piece[-1:] or ended[0]
 
     def on_progress(step: str) -> None:
         ctx.out.diag(f"smig: {step}")
@@ -100,7 +103,7 @@ def _run(
         messages, on_delta=on_delta if stream else None, on_progress=on_progress,
         allow_network=True, use_cache=not fresh, **options,
     )
-    if stream:
+    if stream and ended[0] != "\n":
         ctx.out.stdout.write("\n")
         ctx.out.stdout.flush()
     return result
