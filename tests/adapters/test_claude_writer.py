@@ -33,7 +33,14 @@ def test_sanitizer_matches_claude(cwd: str, folder: str) -> None:
     assert sanitize_project(cwd) == folder
 
 
-def test_long_cwd_gets_prefix_and_hash_and_reuses_existing_folder() -> None:
+def test_long_cwd_gets_claudes_hash_suffix() -> None:
+    # Observed: Claude Code 2.1.197 named this cwd's folder `<first 200 chars>-bg5uzw`.
+    cwd = "/tmp/lp8iuviok4/" + "a" * 120 + "/" + "b" * 120
+    made = project_dir(resolve_paths(), cwd)
+    assert made.name == sanitize_project(cwd)[:200] + "-bg5uzw"
+
+
+def test_long_cwd_reuses_the_folder_claude_made() -> None:
     paths = resolve_paths()
     cwd = "/" + "x" * 250
     made = project_dir(paths, cwd)

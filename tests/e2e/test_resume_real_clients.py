@@ -171,3 +171,29 @@ def test_codex_resumes_a_migrated_claude_session(
         assert json.dumps(text, ensure_ascii=False)[1:-1] in sent, text
     assert "You are Codex" in sent  # Codex kept its own instructions: the rollout did not replace them
     assert Path(output.path).stat().st_size > before  # resumed in place, appended to the same rollout
+
+
+def test_claude_code_finds_a_session_written_for_a_cwd_over_200_characters(
+    isolated_homes: dict[str, Path], tmp_path: Path
+) -> None:
+    claude = _client("claude")
+    project = tmp_path / ("long-" + "a" * 110) / ("deeper-" + "b" * 110)
+    project.mkdir(parents=True)
+    session = make_session(tmp_path / "src", agent=Agent.CODEX, cwd=str(project))
+    services = build_services()
+    result = services.migrate(session, make_plan(session, target="claude-sonnet-4-5"), {Destination.CLAUDE})
+    [output] = result.outputs
+    assert len(Path(output.path).parent.name) > 200
+    with FakeModelServer() as server:
+        env = _base_env(isolated_homes) | {
+            "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "test",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
+        }
+        run = subprocess.run([claude, "-p", "--resume", output.session_id, "continue"], cwd=project, env=env,
+                             capture_output=True, text=True, timeout=CLIENT_TIMEOUT, stdin=subprocess.DEVNULL)
+        sent = json.dumps(server.bodies("/messages"), ensure_ascii=False)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "OSPREY-93" in sent and "PELICAN-77" in sent
+    # Resumed in place: the one transcript with this id is still the file smig wrote, in its folder.
+    assert [p.parent for p in isolated_homes["claude"].rglob(f"{output.session_id}.jsonl")] == [
+        Path(output.path).parent]

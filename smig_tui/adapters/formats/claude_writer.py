@@ -28,16 +28,22 @@ MAX_SANITIZED = 200
 
 
 def sanitize_project(cwd: str) -> str:
-    """Claude Code's project folder name for `cwd` (FORMATS.md 2.1), without the long-path hash."""
+    """Claude Code's project folder name for `cwd` (FORMATS.md 2.1), before the long-name rule."""
     return re.sub(r"[^a-zA-Z0-9]", "-", cwd)
 
 
-def _djb2_base36(text: str) -> str:
-    """The djb2 hash, base 36, that Claude Code's non-Bun fallback appends to long folder names."""
-    value = 5381
+def path_hash(text: str) -> str:
+    """The suffix Claude Code appends to a folder name over 200 characters.
+
+    A 32-bit string hash (`h = h * 31 + code unit`, over UTF-16 code units), made positive and
+    written in base 36: checked against the folder Claude Code 2.1.197 created for a long cwd.
+    """
+    value = 0
     raw = text.encode("utf-16-le", "surrogatepass")
     for unit in (raw[i] | raw[i + 1] << 8 for i in range(0, len(raw), 2)):
-        value = ((value << 5) + value + unit) & 0xFFFFFFFF
+        value = (value * 31 + unit) & 0xFFFFFFFF
+    signed = value - (1 << 32) if value >= 1 << 31 else value
+    value = abs(signed)
     digits = "0123456789abcdefghijklmnopqrstuvwxyz"
     out = ""
     while True:
@@ -54,11 +60,11 @@ def project_dir(paths: Paths, cwd: str) -> Path:
         return paths.claude_projects / name
     prefix = name[:MAX_SANITIZED] + "-"
     if paths.claude_projects.is_dir():
-        # The hash Claude appends depends on its runtime; a folder it already made is the truth.
+        # A folder Claude already made for this cwd is the truth, whatever its hash.
         for existing in sorted(paths.claude_projects.iterdir()):
             if existing.name.startswith(prefix) and existing.is_dir():
                 return existing
-    return paths.claude_projects / (prefix + _djb2_base36(cwd))
+    return paths.claude_projects / (prefix + path_hash(cwd))
 
 
 def resume_command(cwd: str, session_id: str) -> str:
