@@ -13,9 +13,6 @@ from smig_tui.core.models import Decision, ModelCapacity, Plan, Strategy
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
 
-PREVIEW_WIDTH = 70
-
-
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `plan` and `models` to the CLI."""
     plan = subparsers.add_parser("plan", help="check whether a session fits a target model and preview a compression")
@@ -73,7 +70,8 @@ def run_plan(args: argparse.Namespace, ctx: Context) -> int:
         ctx.out.data(f"note: {note}")
     if plan.placeholder:
         ctx.out.data(f"first message: {_one_line(plan.placeholder, 160)}")
-    ctx.out.console.print(_items_table(plan))
+    console = ctx.out.console
+    console.print(_items_table(plan, console.width))
     return 0
 
 
@@ -98,19 +96,28 @@ def plan_line(plan: Plan) -> str:
             f"{plan.tokens_before:,} -> {plan.tokens_after:,} tokens")
 
 
-def _items_table(plan: Plan) -> Table:
-    """Build the kept/dropped table."""
+_ROLE = {"assistant": "asst", "developer": "dev"}
+_KIND = {"tool_call": "call", "tool_result": "result", "reasoning": "think"}
+
+
+def _items_table(plan: Plan, width: int) -> Table:
+    """Build the kept/dropped table: one row per source message, fitted to `width` columns."""
     table = Table(box=None, header_style="bold", pad_edge=False)
-    for column in ("#", "role", "kind", "tokens", "fate", "reason", "text"):
-        table.add_column(column, no_wrap=True, overflow="ellipsis", max_width=40 if column == "text" else None,
-                         justify="right" if column in ("#", "tokens") else "left")
+    digits = len(str(len(plan.items)))
+    text_width = max(16, width - digits - 11 - 9 - 24 - 8)
+    table.add_column("#", justify="right", no_wrap=True, min_width=digits)
+    table.add_column("message", no_wrap=True, min_width=11)
+    table.add_column("tokens", justify="right", no_wrap=True, min_width=6, max_width=9)
+    table.add_column("plan", no_wrap=True, max_width=24, overflow="ellipsis")
+    table.add_column("text", no_wrap=True, overflow="ellipsis", max_width=text_width)
     for item in plan.items:
         message = item.message
         tokens = f"{item.tokens:,}"
         if item.original_tokens is not None:
-            tokens = f"{item.original_tokens:,}->{item.tokens:,}"
-        table.add_row(str(message.index), message.role.value, message.kind.value, tokens,
-                      "keep" if item.kept else "drop", item.reason, _one_line(message.text, PREVIEW_WIDTH))
+            tokens = f"{item.original_tokens:,}>{item.tokens:,}"
+        who = f"{_ROLE.get(message.role.value, message.role.value)} {_KIND.get(message.kind.value, message.kind.value)}"
+        fate = f"{'keep' if item.kept else 'drop'} {item.reason}"
+        table.add_row(str(message.index), who, tokens, fate, _one_line(message.text, text_width))
     return table
 
 

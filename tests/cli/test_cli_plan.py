@@ -1,0 +1,109 @@
+"""`smig plan` and `smig models` in-process on the fixture homes: data on stdout, diagnostics on stderr."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from smig_tui.adapters.formats.claude_code import ClaudeSource
+from smig_tui.adapters.formats.codex import CodexSource
+from smig_tui.adapters.paths import resolve_paths
+from smig_tui.cli.main import Context, main
+from smig_tui.cli.output import Output
+from smig_tui.services import Services
+
+CLAUDE_MAIN = "5f0c2a9e-8b1d-4c3e-9f6a-1d2e3f4a5b6c"
+CODEX_MAIN = "01a1f866-0d00-7a1b-82c3-d4e5f6a7b8c9"
+
+
+def _run(argv: list[str], config: dict | None = None) -> tuple[int, str, str]:
+    out = Output(stdout=io.StringIO(), stderr=io.StringIO())
+    ctx = Context(out=out)
+    paths = resolve_paths()
+    ctx.__dict__["services"] = Services(paths=paths, config=config or {},
+                                        sources=[CodexSource(paths), ClaudeSource(paths)])
+    code = main(argv, ctx)
+    return code, out.stdout.getvalue(), out.stderr.getvalue()  # type: ignore[attr-defined]
+
+
+def test_plan_fits_as_is(fake_home: dict[str, Path]) -> None:
+    code, stdout, stderr = _run(["plan", CODEX_MAIN, "--target", "gpt-5"])
+    assert code == 0 and stderr == ""
+    first = stdout.splitlines()[0]
+    assert first.startswith("gpt-5: fits as-is: session ") and "to spare" in first
+    assert "as-is: keeps" in stdout
+
+
+def test_plan_must_compress_json(fake_home: dict[str, Path]) -> None:
+    code, stdout, _ = _run(["plan", CLAUDE_MAIN, "-t", "gpt-4", "--reserve", "7900", "--pin-first", "--json"])
+    assert code == 0
+    data = json.loads(stdout)
+    decision = data["decision"]
+    assert not decision["fits"] and decision["budget"] == 8192 - 7900
+    assert decision["over_by"] == decision["session_tokens"] - decision["budget"]
+    assert data["tokens_after"] <= decision["budget"] and data["strategy"] == "truncate"
+    assert data["placeholder"].startswith("[smig: ")
+    kept = [item for item in data["items"] if item["kept"]]
+    assert kept[0]["reason"] == "first user message"
+    assert data["counter"] == "cl100k_base"
+
+
+def test_plan_text_says_by_how_much(fake_home: dict[str, Path]) -> None:
+    code, stdout, _ = _run(["plan", CLAUDE_MAIN, "-t", "gpt-4", "--reserve", "7.9k", "-s", "tools-first"])
+    assert code == 0
+    assert "must compress" in stdout.splitlines()[0] and "over by" in stdout.splitlines()[0]
+    assert stdout.splitlines()[1].startswith("tools-first: keeps")
+
+
+def test_plan_labels_estimates_when_tiktoken_cannot_load(fake_home, monkeypatch) -> None:
+    from smig_tui.adapters.tokenizers import tiktoken_counter
+
+    def offline(name: str):
+        raise OSError("no network")
+
+    monkeypatch.setattr(tiktoken_counter.tiktoken, "get_encoding", offline)
+    code, stdout, stderr = _run(["plan", CODEX_MAIN, "-t", "gpt-5"])
+    assert code == 0
+    assert "(estimate)" in stdout.splitlines()[0]
+    assert "counts are estimates" in stderr
+
+
+def test_reserve_from_config_and_flag(fake_home: dict[str, Path]) -> None:
+    _, stdout, _ = _run(["plan", CODEX_MAIN, "-t", "gpt-4", "--json"], config={"plan": {"reserve": 1000}})
+    assert json.loads(stdout)["decision"]["reserve"] == 1000
+    _, stdout, _ = _run(["plan", CODEX_MAIN, "-t", "gpt-4", "--json", "--reserve", "0"], config={"plan": {"reserve": 1000}})
+    assert json.loads(stdout)["decision"]["reserve"] == 0
+
+
+def test_unknown_target_exit_3_with_suggestions(fake_home: dict[str, Path]) -> None:
+    code, stdout, stderr = _run(["plan", CODEX_MAIN, "-t", "claude-sonet-4-5"])
+    assert code == 3 and stdout == ""
+    assert "Unknown model 'claude-sonet-4-5'" in stderr and "claude-sonnet-4-5" in stderr
+
+
+def test_bad_reserve_is_usage_error(fake_home: dict[str, Path], capsys) -> None:
+    with pytest.raises(SystemExit) as caught:
+        _run(["plan", CODEX_MAIN, "-t", "gpt-5", "--reserve", "lots"])
+    assert caught.value.code == 2
+
+
+def test_models_table_and_query(isolated_homes) -> None:
+    code, stdout, _ = _run(["models", "--json"])
+    rows = json.loads(stdout)
+    assert code == 0 and len(rows) > 80
+    assert {"name", "context_window", "max_output", "encoding", "harness_window", "source", "aliases"} <= set(rows[0])
+    code, stdout, _ = _run(["models", "haiku"])
+    assert code == 0 and "claude-haiku-4-5" in stdout and "gpt-5" not in stdout
+
+
+def test_models_unknown_query(isolated_homes) -> None:
+    code, stdout, stderr = _run(["models", "zzzzzz"])
+    assert code == 3 and stdout == "" and "Unknown model" in stderr
+
+
+def test_models_config_error_names_file(isolated_homes) -> None:
+    code, _, stderr = _run(["models"], config={"models": {"gpt-4o": {"context_window": -1}}})
+    assert code == 1 and "config.toml: models.gpt-4o.context_window must be a positive" in stderr
