@@ -305,6 +305,33 @@ class Services:
             allow_network=allow_network, use_cache=use_cache,
         )
 
+    def plan_with_summary(
+        self, session: Session, target: str, strategy: Strategy | str, *, allow_network: bool = False,
+        on_delta: Callable[[str], None] | None = None, on_progress: Callable[[str], None] | None = None,
+        cancel: threading.Event | None = None, summarizer: Summarizer | None = None, **plan_options: Any,
+    ) -> tuple[Plan, SummaryResult | None]:
+        """Plan a summary strategy with its summary written: summarise what the plan drops, then re-plan.
+
+        The summary is asked to fit the plan's summary budget, and the re-plan keeps that budget, so the
+        head the summarizer saw is exactly the head the final plan drops. Without `allow_network` only a
+        cached summary is used (SummaryConsentError otherwise).
+        """
+        from smig_tui.core.models import Strategy as StrategyEnum
+        from smig_tui.core.plans import DEFAULT_SUMMARY_BUDGET, R_INJECTED, R_OPAQUE
+
+        pending = self.plan(session, target, strategy, **plan_options)
+        head = [item.message for item in pending.dropped if item.reason not in (R_INJECTED, R_OPAQUE)]
+        if pending.strategy not in (StrategyEnum.SUMMARY, StrategyEnum.SUMMARY_TAIL) or not head:
+            return pending, None
+        budget = pending.summary_budget
+        result = self.summarize(
+            head, target_tokens=min(budget, DEFAULT_SUMMARY_BUDGET) or None,
+            head_only=pending.strategy is StrategyEnum.SUMMARY_TAIL, allow_network=allow_network,
+            on_delta=on_delta, on_progress=on_progress, cancel=cancel, summarizer=summarizer,
+        )
+        options = {**plan_options, "summary": result.text, "summary_budget": budget}
+        return self.plan(session, target, strategy, **options), result
+
 
 def _summary_messages(source: Session | Sequence[Message]) -> Sequence[Message]:
     """The messages to summarise: a session's whole conversation, or the ones given."""

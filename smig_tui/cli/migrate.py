@@ -31,6 +31,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     migrate.add_argument("--force", action="store_true", help="replace an existing --out file")
     migrate.add_argument("--dry-run", action="store_true", help="show exactly what would be written, write nothing")
     migrate.add_argument("--json", action="store_true", help="print JSON for scripts")
+    migrate.add_argument("--yes-send", action="store_true",
+                         help="summary strategies: send the redacted conversation to the summarizer")
     migrate.set_defaults(handler=run_migrate)
 
     export = subparsers.add_parser("export", help="export a session (or its migration to a target) as Markdown/JSON")
@@ -41,6 +43,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     export.add_argument("--out", type=Path, metavar="FILE", help="write to FILE instead of stdout")
     export.add_argument("--force", action="store_true", help="replace an existing --out file")
     export.add_argument("--clipboard", action="store_true", help="copy to the clipboard (OSC 52 or a system tool)")
+    export.add_argument("--yes-send", action="store_true",
+                        help="summary strategies: send the redacted conversation to the summarizer")
     export.set_defaults(handler=run_export)
 
     history = subparsers.add_parser("history", help="list committed migrations")
@@ -54,8 +58,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     show.set_defaults(handler=run_history_show)
 
 
-def _plan(ctx: Context, session: Session, target: str, strategy: str | None) -> Plan:
+def _plan(ctx: Context, session: Session, target: str, strategy: str | None, yes_send: bool = False) -> Plan:
     """Plan with the chosen strategy; by default truncation, which keeps everything when it fits."""
+    if strategy in (Strategy.SUMMARY.value, Strategy.SUMMARY_TAIL.value):
+        from smig_tui.cli.summarize import summarized_plan
+
+        return summarized_plan(ctx, session, target, Strategy(strategy), yes_send=yes_send)
     return ctx.services.plan(session, target, Strategy(strategy or Strategy.TRUNCATE))
 
 
@@ -68,7 +76,7 @@ def _load(ctx: Context, ref: str) -> Session:
 def run_migrate(args: argparse.Namespace, ctx: Context) -> int:
     """Commit (or dry-run) a migration and print where everything went."""
     session = _load(ctx, args.id)
-    plan = _plan(ctx, session, args.target, args.strategy)
+    plan = _plan(ctx, session, args.target, args.strategy, args.yes_send)
     destinations = {Destination(value) for value in args.to} or {Destination.STORE}
     result = ctx.services.migrate(session, plan, destinations, dry_run=args.dry_run,
                                   out=args.out, force=args.force)
@@ -125,7 +133,7 @@ def result_to_json(result: MigrationResult, include_data: bool = False) -> dict[
 def run_export(args: argparse.Namespace, ctx: Context) -> int:
     """Print, save or copy a session's export."""
     session = _load(ctx, args.id)
-    plan = _plan(ctx, session, args.target, args.strategy) if args.target else None
+    plan = _plan(ctx, session, args.target, args.strategy, args.yes_send) if args.target else None
     text = ctx.services.export(session, ExportFormat(args.format), plan)
     if args.out is None and not args.clipboard:
         ctx.out.stdout.write(text)

@@ -26,6 +26,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     plan.add_argument("--no-harness", action="store_true",
                       help="use the model's full window, not the agent harness's usable share")
     plan.add_argument("--json", action="store_true", help="print JSON for scripts")
+    plan.add_argument("--yes-send", action="store_true",
+                      help="summary strategies: send the redacted head to the summarizer (see `smig summarize`)")
     plan.set_defaults(handler=run_plan)
 
     models = subparsers.add_parser("models", help="list the models smig knows, with their windows")
@@ -53,10 +55,16 @@ def run_plan(args: argparse.Namespace, ctx: Context) -> int:
     capacity = services.capacities.lookup(args.target)
     info = services.find_session(args.id, warn=ctx.out.warn)
     session = services.load_session(info, warn=ctx.out.warn)
-    plan = services.plan(
-        session, capacity.name, Strategy(args.strategy), pins=args.pin, reserve=args.reserve,
-        pin_first_user=True if args.pin_first else None, harness=False if args.no_harness else None,
-    )
+    options: dict[str, Any] = {"pins": args.pin, "reserve": args.reserve,
+                               "pin_first_user": True if args.pin_first else None,
+                               "harness": False if args.no_harness else None}
+    if args.strategy in (Strategy.SUMMARY.value, Strategy.SUMMARY_TAIL.value):
+        from smig_tui.cli.summarize import summarized_plan
+
+        plan = summarized_plan(ctx, session, capacity.name, Strategy(args.strategy), yes_send=args.yes_send,
+                               pending_ok=True, **options)
+    else:
+        plan = services.plan(session, capacity.name, Strategy(args.strategy), **options)
     counter = services.counter_for(capacity)
     reason = getattr(counter, "reason", "")
     if reason:
@@ -140,6 +148,7 @@ def plan_to_json(plan: Plan, capacity: ModelCapacity, counter: str) -> dict[str,
         "tokens_before": plan.tokens_before,
         "tokens_after": plan.tokens_after,
         "placeholder": plan.placeholder,
+        "summary": plan.summary,
         "summary_budget": plan.summary_budget,
         "notes": list(plan.notes),
         "items": [

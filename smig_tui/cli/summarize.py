@@ -6,8 +6,8 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from smig_tui.core.errors import NoApiKeyError
-from smig_tui.core.models import Message, Session, Strategy
+from smig_tui.core.errors import NoApiKeyError, SummaryConsentError
+from smig_tui.core.models import Message, Plan, Session, Strategy
 from smig_tui.core.summary import describe_redactions
 
 if TYPE_CHECKING:
@@ -132,3 +132,29 @@ def result_to_json(result: SummaryResult) -> dict[str, Any]:
         "truncated": result.truncated,
         "prompt_version": result.prompt_version,
     }
+
+
+def summarized_plan(
+    ctx: Context, session: Session, target: str, strategy: Strategy, *, yes_send: bool,
+    pending_ok: bool = False, **plan_options: Any,
+) -> Plan:
+    """Plan a summary strategy with its summary written: sent only with `--yes-send`, else from the cache.
+
+    Without consent and without a cached summary, `pending_ok` returns the plan with the summary
+    pending (for `smig plan`); otherwise SummaryConsentError says what would be sent and nothing is.
+    """
+    def on_progress(step: str) -> None:
+        ctx.out.diag(f"smig: {step}")
+
+    try:
+        plan, result = ctx.services.plan_with_summary(
+            session, target, strategy, allow_network=yes_send, on_progress=on_progress, **plan_options
+        )
+    except SummaryConsentError as error:
+        if not pending_ok:
+            raise
+        ctx.out.diag(f"smig: summary not written. {error}")
+        return ctx.services.plan(session, target, strategy, **plan_options)
+    if result is not None:
+        _report(ctx, result)
+    return plan

@@ -26,8 +26,9 @@ PROMPT_VERSION = "handoff-v1"
 """Bumped whenever the prompts change, so cached summaries written by older prompts are not reused."""
 SECTIONS = ("Goal", "Current state", "Decisions", "Open questions", "Next steps", "Key files and commands")
 """The headings every handoff summary carries, in order."""
-CHARS_PER_TOKEN = 3.5
-"""Conservative prose/code ratio used to turn a token budget into a character target."""
+CHARS_PER_TOKEN = 3.0
+"""Conservative prose/code ratio used to turn a token budget into a character target; with the
+prompt's 1.25x ceiling a summary stays within its budget at the usual ~4 characters per token."""
 DEFAULT_TARGET_CHARS = 6000
 PROMPT_OVERHEAD_TOKENS = 700
 """Room for the system and instruction text around a chunk."""

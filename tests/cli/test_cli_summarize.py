@@ -99,7 +99,7 @@ def test_json_output_for_scripts(configured: FakeLLM) -> None:
     record = json.loads(out)
     assert code == 0 and record["provider"] == "test" and record["requests"] == 1 and not record["cached"]
     assert record["text"].startswith("## Goal")
-    assert "2,800 characters" in configured.requests[0]["messages"][0]["content"]
+    assert "2,400 characters" in configured.requests[0]["messages"][0]["content"]
 
 
 def test_flags_override_the_config(configured: FakeLLM) -> None:
@@ -160,3 +160,59 @@ def test_real_codex_rollouts_summarise_without_leaking(
         assert out.startswith("## Goal") and len(configured.requests) > before
         sent = configured.requests[-1]["messages"][-1]["content"]
         assert sent.count("[") >= 1 and "<transcript>" in sent or "Merge them" in sent
+
+
+@pytest.fixture
+def tiny_target(configured: FakeLLM, fake_home: dict[str, Path]) -> str:
+    """Add a model whose window the fixture session does not fit, so summary strategies must cut."""
+    config = fake_home["smig"] / "config" / "config.toml"
+    config.write_text(config.read_text() + '\n[models."tiny-test"]\ncontext_window = 500\nmax_output = 100\n')
+    return "tiny-test"
+
+
+def _transcript(server: FakeLLM) -> str:
+    return server.requests[-1]["messages"][-1]["content"]
+
+
+def test_plan_summary_tail_without_consent_previews_and_sends_nothing(configured: FakeLLM, tiny_target: str) -> None:
+    code, out, err = run("plan", SESSION, "--target", tiny_target, "--strategy", "summary-tail")
+    assert code == 0 and configured.requests == []
+    assert "summary not written" in err and "--yes-send" in err and "test/handoff-model" in err
+    assert "The summary is not written yet" in out
+
+
+def test_plan_summary_tail_with_consent_summarises_exactly_the_dropped_head(configured: FakeLLM, tiny_target: str) -> None:
+    configured.respond = lambda body, n: Reply("## Goal\nAdd --verbose.")
+    code, out, err = run("plan", SESSION, "--target", tiny_target, "--strategy", "summary-tail", "--yes-send", "--json")
+    assert code == 0, err
+    plan = json.loads(out)
+    assert plan["summary"] == "## Goal\nAdd --verbose." and "## Goal\nAdd --verbose." in plan["placeholder"]
+    sent = _transcript(configured)
+    assert "verbatim after your note" in sent
+    summarised = [item["index"] for item in plan["items"] if item["reason"] == "summarised"]
+    kept = [item["index"] for item in plan["items"] if item["kept"]]
+    assert summarised and kept
+    assert all(f"[{i}] " in sent for i in summarised)
+    assert not any(f"[{i}] " in sent for i in kept)
+    again = run("plan", SESSION, "--target", tiny_target, "--strategy", "summary-tail", "--json")
+    assert again[0] == 0 and json.loads(again[1])["summary"] == plan["summary"] and len(configured.requests) == 1
+
+
+def test_migrate_with_a_summary_strategy_requires_yes_send(configured: FakeLLM, tiny_target: str, fake_home: dict[str, Path]) -> None:
+    code, out, err = run("migrate", SESSION, "--target", tiny_target, "--strategy", "summary-tail")
+    assert code == 2 and out == "" and configured.requests == []
+    assert "confirm with --yes-send" in err and "no secrets redacted" in err
+    assert not (fake_home["smig"] / "data" / "migrations").exists()
+    code, out, err = run("migrate", SESSION, "--target", tiny_target, "--strategy", "summary-tail", "--yes-send", "--json")
+    assert code == 0, err
+    record = json.loads(out)["record"]
+    assert record["summary"].startswith("## Goal") and len(configured.requests) == 1
+
+
+def test_summarize_head_of_plan_sends_only_the_head(configured: FakeLLM, tiny_target: str) -> None:
+    code, out, err = run("summarize", SESSION, "--head-of-plan", tiny_target)
+    assert code == 0, err
+    assert out.startswith("## Goal") and "head messages to summarise within 100 tokens" in err
+    sent = _transcript(configured)
+    assert "verbatim after your note" in sent and "Created CHANGELOG.md" not in sent
+    assert "400 characters" in configured.requests[0]["messages"][0]["content"]

@@ -225,5 +225,5 @@ def test_nothing_to_summarise_is_a_clear_error() -> None:
 
 
 def test_token_budget_converts_to_characters() -> None:
-    assert chars_for_tokens(2000) == 7000
+    assert chars_for_tokens(2000) == 6000
     assert chars_for_tokens(10) == 400
