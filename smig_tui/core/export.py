@@ -12,6 +12,10 @@ from smig_tui.core.migration import message_to_json
 from smig_tui.core.models import Kind, Message, Plan, Session
 
 
+LEAD_IDS = frozenset({"smig-placeholder", "smig-summary"})
+"""Ids the planner gives the note or summary that stands in for dropped messages."""
+
+
 class ExportFormat(StrEnum):
     """What `smig export --format` produces."""
 
@@ -82,12 +86,12 @@ def to_markdown(session: Session, messages: Iterable[Message], plan: Plan | None
     goal = goal_of(message for message in session.messages)
     if goal:
         lines += ["", "## Goal", "", *[f"> {line}" if line else ">" for line in goal.splitlines()]]
-    lead = [message for message in messages if message.kind is Kind.SUMMARY]
+    lead = [message for message in messages if message.id in LEAD_IDS]
     if lead:
         heading = "Summary of earlier conversation" if plan and plan.summary else "What was left out"
         lines += ["", f"## {heading}", "", *(message.text.strip() for message in lead)]
     lines += ["", "## Conversation", ""]
-    body = [message for message in messages if message.kind is not Kind.SUMMARY]
+    body = [message for message in messages if message.id not in LEAD_IDS and not message.opaque]
     for position, message in enumerate(body, start=1):
         lines += [_heading(position, message), "", _body(message), ""]
     return "\n".join(lines).rstrip() + "\n"

@@ -12,6 +12,7 @@ import pytest
 from smig_tui.adapters import clipboard
 from smig_tui.cli.main import Context, main
 from smig_tui.cli.output import Output
+from smig_tui.core.migration import Destination
 
 SESSION = "01a20305-2ac0-7f6a-87b8-c9d0e1f2a3b4"
 
@@ -88,8 +89,9 @@ def test_default_destination_is_the_store(fake_home: dict[str, Path]) -> None:
     code, stdout, _ = _run("migrate", SESSION, "--target", "gpt-4o-mini", "--strategy", "truncate")
     assert code == 0
     assert stdout.startswith("Migrated codex session ") and "resume:" not in stdout
+    ids = [row["id"] for row in json.loads(_run("history", "--json")[1])]
     code, stdout, _ = _run("history")
-    assert code == 0 and "codex:01a20305" in stdout
+    assert code == 0 and stdout.count("\n") == 2 and stdout.splitlines()[1].split()[0] == ids[0]
 
 
 def test_export_formats_and_no_clobber(fake_home: dict[str, Path], tmp_path: Path) -> None:
@@ -139,7 +141,6 @@ def test_clipboard_osc52_and_failure(tmp_path: Path, monkeypatch: pytest.MonkeyP
     (("history", "show", "0" * 32), 3, "No stored migration"),
     (("migrate", "nope", "--target", "gpt-5.5"), 3, "No session matches"),
     (("migrate", SESSION, "--target", "no-such-model-xyz"), 3, "Unknown model"),
-    (("migrate", SESSION, "--target", "gpt-5.5", "--strategy", "summary"), 1, "has no summary yet"),
 ])
 def test_errors_are_one_sentence(fake_home: dict[str, Path], argv: tuple[str, ...], code: int, message: str) -> None:
     got, stdout, stderr = _run(*argv)
@@ -153,3 +154,18 @@ def test_migrated_session_is_listed_and_readable(fake_home: dict[str, Path]) -> 
     code, stdout, _ = _run("list", "--agent", "claude", "--json")
     assert sid in [row["id"] for row in json.loads(stdout)]
     assert os.path.isdir(fake_home["claude"] / "projects" / "-home-user-proj")
+
+
+def test_a_summary_plan_without_its_summary_is_refused(fake_home: dict[str, Path]) -> None:
+    from smig_tui.core.errors import SmigError
+    from smig_tui.core.models import Strategy
+    from smig_tui.services import build_services
+
+    services = build_services()
+    session = services.load_session(services.find_session(SESSION))
+    plan = services.plan(session, "gpt-5.5", Strategy.SUMMARY)
+    assert plan.summary is None
+    before = _tree(fake_home["claude"])
+    with pytest.raises(SmigError, match="has no summary yet"):
+        services.migrate(session, plan, {Destination.CLAUDE})
+    assert _tree(fake_home["claude"]) == before and services.store.list() == []
