@@ -157,11 +157,13 @@ def run_history(args: argparse.Namespace, ctx: Context) -> int:
         ctx.out.diag(f"smig: no migrations stored under {ctx.services.store.root}")
         return 0
     table = Table(box=None, header_style="bold", pad_edge=False)
-    for column in ("id", "created", "source", "target", "strategy", "tokens", "outputs"):
-        table.add_column(column, no_wrap=True, overflow="ellipsis", max_width=48)
+    table.add_column("id", no_wrap=True, min_width=32)  # never cut: it is what `history show` takes
+    table.add_column("created", no_wrap=True, min_width=16)
+    for column in ("source", "target", "strategy", "tokens", "outputs"):
+        table.add_column(column, no_wrap=True, overflow="ellipsis", max_width=32)
     for record in records:
-        row = _history_row(record)
-        table.add_row(record.id, record.created[:19].replace("T", " "), row["source"], record.target,
+        table.add_row(record.id, record.created[:16].replace("T", " "),
+                      f"{record.source.agent}:{record.source.id[:8]}", record.target,
                       record.strategy, f"{record.tokens_before:,} → {record.tokens_after:,}",
                       ", ".join(output.agent for output in record.outputs) or "store")
     ctx.out.console.print(table)
