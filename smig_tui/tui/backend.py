@@ -8,7 +8,7 @@ them shows a "not available" state instead of failing.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,13 +30,7 @@ def missing(services: Services, *names: str) -> str | None:
 
 def all_models(services: Services) -> list[ModelCapacity]:
     """Every model in the capacity table."""
-    table = services.capacities  # type: ignore[attr-defined]
-    for attribute in ("models", "all"):
-        found = getattr(table, attribute, None)
-        if found is not None:
-            models = found() if callable(found) else found
-            return list(models.values() if isinstance(models, dict) else models)
-    return list(table.search(""))
+    return list(services.capacities.models)  # type: ignore[attr-defined]
 
 
 def lookup(services: Services, name: str) -> ModelCapacity:
@@ -61,17 +55,20 @@ def plan_all(
     return plans
 
 
-def measure(services: Services, session: Session, capacity: ModelCapacity) -> tuple[int, bool, str]:
-    """The session's size by the target's counter, and whether that counter is exact."""
-    counts: Iterable[int] = services.count_session(session, capacity)  # type: ignore[attr-defined]
+def counter_label(services: Services, capacity: ModelCapacity) -> tuple[bool, str]:
+    """Whether the target's count is exact, and how it was made (encoding, calibration)."""
     counter = services.counter_for(capacity)  # type: ignore[attr-defined]
-    return sum(counts), bool(counter.exact), str(counter.name)
+    exact = bool(counter.exact) and capacity.calibration == 1.0
+    if not counter.exact:
+        return False, "tokenizer unavailable"
+    if capacity.calibration != 1.0:
+        return False, f"{counter.name} × {capacity.calibration:g} for {capacity.provider}"
+    return True, str(counter.name)
 
 
 def summary_notice(services: Services, messages: tuple[Any, ...], head_only: bool) -> str:
     """The opt-in sentence: what pressing `s` sends, to whom, with redactions; or why it cannot."""
-    summarizer = services.summarizer  # type: ignore[attr-defined]
-    config = summarizer.config
+    config = services.summarizer.config  # type: ignore[attr-defined]
     if not config.api_key and not config.is_local:
         env_name = config.api_key_env or "the variable named by [summarizer] api_key_env"
         return str(
@@ -79,7 +76,9 @@ def summary_notice(services: Services, messages: tuple[Any, ...], head_only: boo
                 f"No API key for the {config.provider} summarizer: set {env_name} (or use provider = \"local\")."
             )
         )
-    preview = summarizer.preview(messages, head_only=head_only)
+    if not messages:
+        return "Nothing to summarise: this plan drops no messages."
+    preview = services.summary_preview(messages, head_only=head_only)  # type: ignore[attr-defined]
     redacted = sum(preview.redactions.values())
     if preview.cached:
         return f"A cached summary by {preview.provider}/{preview.model} exists: press s to show it (nothing is sent)."

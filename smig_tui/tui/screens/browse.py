@@ -225,10 +225,11 @@ class BrowseScreen(MigrateActions, Screen[None]):
     ) -> None:
         """Count (cached per message) and plan every strategy."""
         capacity = backend.lookup(self.services, target)
-        estimate, exact, counter = backend.measure(self.services, session, capacity)
         plans = backend.plan_all(self.services, session, target, pins, summaries)
+        exact, counter = backend.counter_label(self.services, capacity)
+        size = next(iter(plans.values())).decision.session_tokens
         if not get_current_worker().is_cancelled:
-            self.post_message(PlansReady(session.id, capacity, plans, estimate, exact, counter))
+            self.post_message(PlansReady(session.id, capacity, plans, size, exact, counter))
 
     @on(PlansReady)
     def _plans_ready(self, message: PlansReady) -> None:

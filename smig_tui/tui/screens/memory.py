@@ -244,7 +244,9 @@ class MemoryScreen(Screen[None]):
         ]
         for report in plan.reports:
             pending = sum(1 for write in plan.writes if write.direction is report.direction)
+            blocked = any(p.direction is report.direction for p in plan.problems)
             state = f"{pending} pending write(s)" if pending else "up to date"
+            state = "not synced (see below)" if blocked and not pending else state
             redacted = (
                 f", {report.redaction_total} secret(s) redacted" if report.redaction_total else ""
             )

@@ -1,7 +1,8 @@
 """Provides the browse screen's migration actions: target, pins, summary, commit and export.
 
 They live apart from `browse.py` to keep each module within its size budget; `BrowseScreen` is the
-only class that mixes them in.
+only class that mixes them in. Message handlers here use the `on_<message>` naming convention
+because Textual collects `@on` handlers only from classes built by its metaclass.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
-from textual import on, work
+from textual import work
 
 from smig_tui.core.errors import SmigError
 from smig_tui.core.models import ModelCapacity, Session, Strategy
@@ -29,6 +30,7 @@ from smig_tui.tui.screens.commit_result import CommitResultModal
 from smig_tui.tui.screens.export import ExportModal, ExportRequest
 from smig_tui.tui.screens.model_picker import ModelPickerModal
 from smig_tui.tui.widgets.preview_tabs import SUMMARY_STRATEGIES, PreviewTabs
+from smig_tui.tui.widgets.summary_pane import SummaryPane
 
 if TYPE_CHECKING:
     from textual.widgets.markdown import MarkdownStream
@@ -51,8 +53,7 @@ class MigrateActions(_Base):
         """Read the recent targets."""
         self.post_message(RecentTargetsSaved(load_recent(self.services.paths.data_dir / "tui.json")))
 
-    @on(RecentTargetsSaved)
-    def _recent_known(self, message: RecentTargetsSaved) -> None:
+    def on_recent_targets_saved(self, message: RecentTargetsSaved) -> None:
         self.recent = message.names
         if self.target is None and message.names:
             self.target = message.names[0]
@@ -72,7 +73,8 @@ class MigrateActions(_Base):
         self.app.call_from_thread(self._open_picker, models)
 
     def _open_picker(self, models: list[ModelCapacity]) -> None:
-        self.app.push_screen(ModelPickerModal(models, self.recent, self.target), self._target_chosen)
+        current = self.target or (backend.default_target(self.session) if self.session else None)
+        self.app.push_screen(ModelPickerModal(models, self.recent, current), self._target_chosen)
 
     def _target_chosen(self, name: str | None) -> None:
         if not name or name == self.target:
@@ -144,16 +146,14 @@ class MigrateActions(_Base):
         )
         self.post_message(SummaryFinished(strategy, result.text, result, cancel.is_set()))
 
-    @on(SummaryDelta)
-    async def _summary_delta(self, message: SummaryDelta) -> None:
+    async def on_summary_delta(self, message: SummaryDelta) -> None:
         pane = self.query_one(PreviewTabs).summary_pane()
         if pane is not None and pane.streaming:
             pane.append(message.text)
         if self.summary_stream is not None:
             await self.summary_stream.write(message.text)
 
-    @on(SummaryFinished)
-    async def _summary_finished(self, message: SummaryFinished) -> None:
+    async def on_summary_finished(self, message: SummaryFinished) -> None:
         if self.summary_stream is not None:
             await self.summary_stream.stop()
             self.summary_stream = None
@@ -189,8 +189,7 @@ class MigrateActions(_Base):
                 text = str(error)
             self.post_message(SummaryNotice(strategy, text))
 
-    @on(SummaryNotice)
-    def _summary_notice(self, message: SummaryNotice) -> None:
+    def on_summary_notice(self, message: SummaryNotice) -> None:
         pane = self.query_one(PreviewTabs).summary_pane(message.strategy)
         if pane is not None:
             if message.strategy in self.summaries:
@@ -203,9 +202,14 @@ class MigrateActions(_Base):
         if pane is None or not pane.text:
             self.notify("Write a summary first (s on a summary tab).", severity="warning")
             return
-        if not pane.toggle_edit():
-            self.summaries[self.query_one(PreviewTabs).strategy] = pane.text
-            self.replan()
+        pane.edit()
+        self.notify("Editing the summary: Escape keeps the edit and re-plans.")
+
+    def on_summary_pane_edited(self, message: SummaryPane.Edited) -> None:
+        strategy = Strategy.SUMMARY if message.pane.id == "full-summary" else Strategy.SUMMARY_TAIL
+        self.summaries[strategy] = message.text
+        self.query_one("#tabs Tabs").focus()
+        self.replan()
 
     # Commit and export ------------------------------------------------------------------------
 
@@ -240,8 +244,7 @@ class MigrateActions(_Base):
         preview, choices = backend.commit_preview(self.services, session, plan)
         self.post_message(CommitPreviewed(preview, choices))
 
-    @on(CommitPreviewed)
-    def _commit_previewed(self, message: CommitPreviewed) -> None:
+    def on_commit_previewed(self, message: CommitPreviewed) -> None:
         assert self.session is not None
         default = backend.default_native(self.session)
         modal = CommitModal(message.preview, message.choices, default)
@@ -258,8 +261,7 @@ class MigrateActions(_Base):
         """Write the migration."""
         self.post_message(Committed(backend.commit(self.services, session, plan, chosen)))
 
-    @on(Committed)
-    def _committed(self, message: Committed) -> None:
+    def on_committed(self, message: Committed) -> None:
         self.notify("Migration committed.")
         self.app.push_screen(CommitResultModal(message.result))
 
@@ -286,8 +288,7 @@ class MigrateActions(_Base):
         detail, text = backend.export(self.services, session, plan, request)
         self.post_message(Exported(detail, text))
 
-    @on(Exported)
-    def _exported(self, message: Exported) -> None:
+    def on_exported(self, message: Exported) -> None:
         if message.text is not None:
             self.app.copy_to_clipboard(message.text)
         self.notify(message.detail)

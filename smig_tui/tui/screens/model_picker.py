@@ -27,7 +27,7 @@ def model_label(capacity: ModelCapacity, recent: bool) -> Text:
 
 
 def ordered(models: list[ModelCapacity], recent: list[str], query: str) -> list[ModelCapacity]:
-    """The models matching every word of `query`, recent choices first in their order."""
+    """The models matching every word of `query`: recent choices first, then in table order."""
     terms = query.lower().split()
 
     def hit(capacity: ModelCapacity) -> bool:
@@ -35,10 +35,9 @@ def ordered(models: list[ModelCapacity], recent: list[str], query: str) -> list[
         return all(term in haystack for term in terms)
 
     rank = {name: position for position, name in enumerate(recent)}
-    found = [capacity for capacity in models if hit(capacity)]
-    return sorted(
-        found, key=lambda c: (rank.get(c.name, len(rank)), c.provider, c.name)
-    )
+    found = [(position, capacity) for position, capacity in enumerate(models) if hit(capacity)]
+    found.sort(key=lambda pair: (rank.get(pair[1].name, len(rank)), pair[0]))
+    return [capacity for _, capacity in found]
 
 
 class ModelPickerModal(ModalScreen[str | None]):

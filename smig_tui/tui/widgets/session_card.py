@@ -37,7 +37,7 @@ def tokens_markup(measured: int | None, estimate: int | None, exact: bool, count
     elif exact:
         counted = f"{estimate:,} counted ({counter})"
     else:
-        counted = f"{estimate:,} [$warning]estimated[/] (tokenizer unavailable)"
+        counted = f"{estimate:,} [$warning]estimated[/] ({counter})"
     return f"[$text-muted]tokens[/] {counted} · {logged}"
 
 

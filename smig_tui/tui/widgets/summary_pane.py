@@ -2,15 +2,30 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import Markdown, Static, TextArea
 from textual.widgets.markdown import MarkdownStream
 
 
 class SummaryPane(Vertical):
     """Shows what would be sent before anything is, then the summary as it streams in."""
+
+    BINDINGS = [
+        Binding("escape", "done_editing", "Done editing", tooltip="Keep the edited summary and re-plan.", id="summary.done"),
+    ]
+
+    @dataclass
+    class Edited(Message):
+        """The user finished editing the summary."""
+
+        pane: SummaryPane
+        text: str
 
     DEFAULT_CSS = """
     SummaryPane { height: 1fr; }
@@ -57,18 +72,21 @@ class SummaryPane(Vertical):
         self.query_one(Markdown).update(text)
         self.query_one(TextArea).load_text(text)
 
-    def toggle_edit(self) -> bool:
-        """Switch between the rendered summary and the editor; returns True while editing."""
+    def edit(self) -> None:
+        """Open the editor on the summary as it stands."""
         area = self.query_one(TextArea)
-        if self.has_class("-editing"):
-            self.text = area.text
-            self.query_one(Markdown).update(self.text)
-            self.remove_class("-editing")
-            return False
         area.load_text(self.text)
         self.add_class("-editing")
         area.focus()
-        return True
+
+    def action_done_editing(self) -> None:
+        """Close the editor, keep its text, and tell the screen."""
+        if not self.has_class("-editing"):
+            return
+        self.text = self.query_one(TextArea).text
+        self.query_one(Markdown).update(self.text)
+        self.remove_class("-editing")
+        self.post_message(self.Edited(self, self.text))
 
     def current_text(self) -> str:
         """The summary to commit, edits included."""

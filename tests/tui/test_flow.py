@@ -1,0 +1,239 @@
+"""Pilot tests of the whole flow: measure, change target, preview, pin, summarise, commit, export."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import open_session, settle
+from fake_llm_server import FakeLLM, llm_server  # noqa: F401 - fixture
+
+from smig_tui.core.models import Agent, SessionInfo, Strategy
+from smig_tui.services import build_services
+from smig_tui.tui.screens.commit import CommitModal
+from smig_tui.tui.screens.commit_result import CommitResultModal
+from smig_tui.tui.screens.export import ExportModal
+from smig_tui.tui.screens.model_picker import ModelPickerModal
+from smig_tui.tui.widgets.plan_table import PLACEHOLDER_KEY
+from smig_tui.tui.widgets.preview_tabs import PreviewTabs
+from smig_tui.tui.widgets.session_card import SessionCard
+
+RESERVE = 20
+
+
+def biggest_codex_session() -> tuple[SessionInfo, int]:
+    """The fixture Codex session with the most tokens, and its size as gpt-5 counts it."""
+    services = build_services()
+    sized = []
+    for info in services.list_sessions(agent=Agent.CODEX):
+        session = services.load_session(info)
+        sized.append((services.plan(session, "gpt-5", Strategy.TRUNCATE).decision.session_tokens, info))
+    tokens, info = max(sized, key=lambda pair: pair[0])
+    return info, tokens
+
+
+def build_sized(make_app, isolated_homes, extra: str = ""):
+    """The app with two test models in the config: one roomy, one that holds half the session."""
+    info, tokens = biggest_codex_session()
+    config = isolated_homes["smig"] / "config" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        f'[models."roomy-test"]\ncontext_window = {tokens * 10}\nmax_output = {RESERVE}\n\n'
+        f'[models."tiny-test"]\ncontext_window = {tokens // 2 + RESERVE}\nmax_output = {RESERVE}\n'
+        + extra,
+        encoding="utf-8",
+    )
+    return make_app(), info, tokens
+
+
+@pytest.fixture
+def sized_app(make_app, isolated_homes):
+    return build_sized(make_app, isolated_homes)
+
+
+async def choose_target(pilot, name: str) -> None:
+    await pilot.press("t")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, ModelPickerModal)
+    await pilot.press(*name, "enter")
+    await settle(pilot)
+
+
+async def test_changing_target_flips_the_decision_and_remembers_it(sized_app, isolated_homes) -> None:
+    app, info, tokens = sized_app
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await open_session(pilot, lambda i: i.path == info.path)
+        await choose_target(pilot, "roomy-test")
+        screen = app.screen
+        decision = screen.plans.plans[Strategy.TRUNCATE].decision
+        assert decision.target == "roomy-test" and decision.fits
+        assert decision.session_tokens == tokens
+        assert "fits as-is" in str(screen.query_one(SessionCard).query_one("#decision").render())
+
+        await choose_target(pilot, "tiny-test")
+        decision = screen.plans.plans[Strategy.TRUNCATE].decision
+        assert not decision.fits
+        assert decision.over_by == tokens - decision.budget > 0
+        shown = str(screen.query_one(SessionCard).query_one("#decision").render())
+        assert f"must compress by {decision.over_by:,} tokens" in shown
+        assert f"{tokens:,} counted" in str(screen.query_one(SessionCard).query_one("#tokens").render())
+
+    saved = json.loads((isolated_homes["smig"] / "data" / "tui.json").read_text())
+    assert saved["recent_targets"][:2] == ["tiny-test", "roomy-test"]
+
+
+async def test_truncation_preview_marks_dropped_rows_under_the_placeholder(sized_app) -> None:
+    app, info, _ = sized_app
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await open_session(pilot, lambda i: i.path == info.path)
+        await choose_target(pilot, "tiny-test")
+        plan = app.screen.plans.plans[Strategy.TRUNCATE]
+        table = app.screen.query_one(PreviewTabs).table(Strategy.TRUNCATE)
+        assert plan.dropped and plan.placeholder
+        assert table.get_row_at(0)[-1].plain.startswith(plan.placeholder.split()[0])
+        assert table.coordinate_to_cell_key((0, 0)).row_key.value == PLACEHOLDER_KEY
+        assert table.row_count == len(plan.items) + 1
+        markers = [str(table.get_row_at(row)[0]) for row in range(1, table.row_count)]
+        assert markers == ["+" if item.kept else "−" for item in plan.items]
+        tokens_column = [str(table.get_row_at(row)[4]) for row in range(1, table.row_count)]
+        assert tokens_column == [f"{item.tokens:,}" for item in plan.items]
+
+
+async def test_every_preview_tab_opens(sized_app) -> None:
+    app, info, _ = sized_app
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await open_session(pilot, lambda i: i.path == info.path)
+        await choose_target(pilot, "tiny-test")
+        tabs = app.screen.query_one(PreviewTabs)
+        for key, strategy in zip("1234", (Strategy.TRUNCATE, Strategy.TOOLS_FIRST, Strategy.SUMMARY, Strategy.SUMMARY_TAIL)):
+            await pilot.press(key)
+            await settle(pilot)
+            assert tabs.strategy is strategy
+            line = str(tabs.query_one(f"#line-{tabs.query_one('TabbedContent').active.removeprefix('tab-')}").render())
+            plan = app.screen.plans.plans[strategy]
+            assert f"drops {len(plan.dropped):,}" in line
+        notice = str(tabs.summary_pane(Strategy.SUMMARY_TAIL).query_one("#notice").render())
+        assert "No API key" in notice and "OPENAI_API_KEY" in notice
+
+
+async def test_pinning_a_dropped_message_keeps_it(sized_app) -> None:
+    app, info, _ = sized_app
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await open_session(pilot, lambda i: i.path == info.path)
+        await choose_target(pilot, "tiny-test")
+        plan = app.screen.plans.plans[Strategy.TRUNCATE]
+        victim = next(item.message for item in plan.dropped if item.message.role.value == "user")
+        table = app.screen.query_one(PreviewTabs).table(Strategy.TRUNCATE)
+        table.focus()
+        table.move_cursor(row=table.get_row_index(victim.id))
+        await pilot.press("p")
+        await settle(pilot)
+        replanned = {item.message.id: item for item in app.screen.plans.plans[Strategy.TRUNCATE].items}
+        assert replanned[victim.id].kept and replanned[victim.id].reason == "pinned"
+        assert app.screen.pins == frozenset({victim.id})
+        assert str(table.get_row_at(table.get_row_index(victim.id))[0]) == "📌"
+        await pilot.press("p")
+        await settle(pilot)
+        assert not {i.message.id: i for i in app.screen.plans.plans[Strategy.TRUNCATE].items}[victim.id].kept
+
+
+async def test_commit_writes_storage_and_a_claude_session(sized_app, isolated_homes) -> None:
+    app, info, _ = sized_app
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await open_session(pilot, lambda i: i.path == info.path)
+        await choose_target(pilot, "tiny-test")
+        await pilot.press("c")
+        await settle(pilot)
+        assert isinstance(app.screen, CommitModal)
+        assert app.screen.chosen == {"store", "claude"}
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, CommitResultModal)
+        result = app.screen.result
+    records = list((isolated_homes["smig"] / "data" / "migrations").rglob("*.json"))
+    assert [str(path) for path in records] == [result.record_path]
+    record = json.loads(records[0].read_text())
+    assert record["source"]["id"] == info.id and record["target"] == "tiny-test"
+    written = list((isolated_homes["claude"] / "projects").rglob("*.jsonl"))
+    native = [path for path in written if str(path) in {output.path for output in result.outputs}]
+    assert len(native) == 1 and "claude --resume" in result.resume_commands[0]
+    assert Path(info.path).exists()
+
+
+async def test_export_to_a_markdown_file_and_the_clipboard(sized_app, tmp_path) -> None:
+    app, info, _ = sized_app
+    target = tmp_path / "handoff.md"
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        session_info = await open_session(pilot, lambda i: i.path == info.path)
+        await choose_target(pilot, "roomy-test")
+        await pilot.press("x")
+        await settle(pilot)
+        assert isinstance(app.screen, ExportModal)
+        app.screen.query_one("#export-path").value = str(target)
+        await pilot.click("#confirm")
+        await settle(pilot)
+        text = target.read_text(encoding="utf-8")
+        assert session_info.title.split()[0] in text
+        assert any(f"Wrote the markdown export ({len(text):,} characters) to {target}" in n.message for n in app._notifications)
+
+        await pilot.press("x")
+        await settle(pilot)
+        await pilot.click("#dest-clipboard")
+        await pilot.click("#format-openai")
+        await pilot.click("#confirm")
+        await settle(pilot)
+        chat = json.loads(app.clipboard)
+        assert chat[0]["role"] in {"user", "system", "developer"}
+        assert any("clipboard" in n.message for n in app._notifications)
+
+
+async def test_export_refuses_to_clobber(sized_app, tmp_path) -> None:
+    app, info, _ = sized_app
+    target = tmp_path / "mine.md"
+    target.write_text("my notes\n")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await open_session(pilot, lambda i: i.path == info.path)
+        await pilot.press("x")
+        await settle(pilot)
+        app.screen.query_one("#export-path").value = str(target)
+        await pilot.click("#confirm")
+        await settle(pilot)
+        assert target.read_text() == "my notes\n"
+        errors = [n.message for n in app._notifications if n.severity == "error"]
+        assert errors and "overwrite" in errors[-1].lower()
+
+
+async def test_summary_streams_then_plans_with_the_edit(make_app, isolated_homes, llm_server: FakeLLM) -> None:
+    extra = f'\n[summarizer]\nprovider = "local"\nbase_url = "{llm_server.url}"\nmodel = "test-model"\n'
+    app, info, _ = build_sized(make_app, isolated_homes, extra)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await open_session(pilot, lambda i: i.path == info.path)
+        await choose_target(pilot, "tiny-test")
+        await pilot.press("4")
+        await settle(pilot)
+        pane = app.screen.query_one(PreviewTabs).summary_pane()
+        notice = str(pane.query_one("#notice").render())
+        assert "Press s to send" in notice and "local/test-model" in notice
+        assert not llm_server.requests
+        await pilot.press("s")
+        await settle(pilot)
+        assert len(llm_server.requests) == 1
+        assert "## Goal" in pane.text
+        plan = app.screen.plans.plans[Strategy.SUMMARY_TAIL]
+        assert plan.summary == pane.text
+        await pilot.press("e")
+        area = pane.query_one("TextArea")
+        assert area.has_focus
+        area.text = "## Goal\nEdited by hand.\n"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen.plans.plans[Strategy.SUMMARY_TAIL].summary == "## Goal\nEdited by hand.\n"
