@@ -6,6 +6,10 @@ The shape follows FORMATS.md 1.14-1.16: `session_meta` first (id = the UUIDv7 in
 `agent_message` events (the picker's preview), a `token_count` and `task_complete`. Tool traffic is
 text, so no call is ever left without its output. The state SQLite is never written: Codex rebuilds
 it from rollouts.
+
+Two facts checked against Codex 0.171: `model_provider` must be the provider the user's Codex runs
+with (it refuses to resume a thread under another one), and `base_instructions`, when present,
+replace Codex's own system prompt on resume, so none are written; lineage goes in `smig_lineage`.
 """
 
 from __future__ import annotations
