@@ -96,8 +96,9 @@ def _print_status(plan: MemoryPlan, ctx: Context, quiet: bool) -> None:
         pending = [write for write in plan.writes if write.direction is report.direction]
         for write in pending:
             ctx.out.data(f"    would {write.action.value} {write.path}: {write.reason}")
+        blocked = any(p.direction is report.direction for p in plan.problems)
         if report.mode is not None and not pending:
-            ctx.out.data("    up to date")
+            ctx.out.data("    not synced: see the message below" if blocked else "    up to date")
     for problem in plan.problems:
         ctx.out.diag(f"smig: {problem.message}")
 

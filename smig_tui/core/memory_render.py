@@ -85,7 +85,9 @@ _CODEX_TITLES = {
 }
 
 
-def render_for_claude(inputs: MemoryInputs, sources: Sequence[MemoryFile], mode: Mode) -> str:
+def render_for_claude(
+    inputs: MemoryInputs, sources: Sequence[MemoryFile], mode: Mode, folders: bool = False
+) -> str:
     """The topic file Claude gets: frontmatter, marker, then Codex's memory (full or index)."""
     root = inputs.codex_root or "$CODEX_HOME/memories"
     parts = [
@@ -144,8 +146,13 @@ def _codex_description(source: MemoryFile) -> str:
     return "Session recap: " + _one_line(_first_prose_line(source.text) or "(empty)")
 
 
-def render_for_codex(inputs: MemoryInputs, sources: Sequence[MemoryFile], mode: Mode) -> str:
-    """The file Codex is pointed at: marker, then Claude's topic files grouped by project."""
+def render_for_codex(
+    inputs: MemoryInputs, sources: Sequence[MemoryFile], mode: Mode, folders: bool = False
+) -> str:
+    """The file Codex is pointed at: marker, then Claude's topic files grouped by project.
+
+    `folders` shrinks the index to one line per memory folder, for setups too big for one per file.
+    """
     parts = [
         MARKER,
         "",
@@ -156,6 +163,8 @@ def render_for_codex(inputs: MemoryInputs, sources: Sequence[MemoryFile], mode: 
         "Memory of the "
         "home-folder project applies everywhere; other projects' memory applies in that project.",
     ]
+    if folders:
+        return "\n".join([*parts, "", *_folder_lines(sources)]) + "\n"
     project: str | None = None
     for source in sources:
         if source.project != project:
@@ -172,3 +181,17 @@ def render_for_codex(inputs: MemoryInputs, sources: Sequence[MemoryFile], mode: 
             parts += [f"_{_one_line(meta.description, 400)}_", ""]
         parts += [f"Source: {source.path}", "", demote_headings(meta.body, 3).strip("\n"), ""]
     return "\n".join(parts).rstrip("\n") + "\n"
+
+
+def _folder_lines(sources: Sequence[MemoryFile]) -> list[str]:
+    """One line per Claude memory folder: whose it is, how many files, where."""
+    counts: dict[str, int] = {}
+    labels: dict[str, str] = {}
+    for source in sources:
+        folder = source.path.rsplit("/", 1)[0]
+        counts[folder] = counts.get(folder, 0) + 1
+        labels[folder] = "home folder (global)" if source.home else f"project `{source.project}`"
+    return [
+        f"- {labels[folder]}: {count} memory file(s) — {folder}/ (read the .md files there)"
+        for folder, count in counts.items()
+    ]

@@ -15,6 +15,7 @@ What crosses over, and why:
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -95,6 +96,9 @@ __all__ = [
     "sha256",
 ]
 
+_PLACEHOLDER = re.compile(r"\[REDACTED:([a-z\-]+)\]")
+"""What `redact` leaves in place of a secret; counted in the final bundle."""
+
 
 def plan_memory_sync(
     inputs: MemoryInputs,
@@ -146,30 +150,38 @@ def _next_state(
 def _bundle_for(
     inputs: MemoryInputs, direction: Direction, mode: Mode, budget: int | None
 ) -> tuple[DirectionReport, str | None]:
-    """Render, redact and size one direction's bundle (None when there is nothing to carry)."""
+    """Redact, render and size one direction's bundle (None when there is nothing to carry)."""
     if direction is Direction.TO_CLAUDE:
         sources = _codex_sources(inputs.codex_files)
-        limit, render = CLAUDE_FULL_BUDGET, render_for_claude
+        limit, hard, render = CLAUDE_FULL_BUDGET, CLAUDE_BUNDLE_MAX_BYTES, render_for_claude
         empty = "No Codex memory found (memories are off unless `[features] memories = true`)."
     else:
         sources = _claude_sources(inputs.claude_files)
-        limit, render = CODEX_BUNDLE_MAX_BYTES, render_for_codex
+        limit, hard, render = CODEX_BUNDLE_MAX_BYTES, CODEX_BUNDLE_MAX_BYTES, render_for_codex
         empty = "No Claude Code memory files found under projects/*/memory/."
     if not sources:
         return DirectionReport(direction, (), None, note=empty), None
+    # Each file is redacted once, before any rendering, so no form of the bundle can leak.
+    cleaned = tuple(replace(source, text=_redacted_text(source)) for source in sources)
     threshold = min(limit, budget) if budget else limit
     chosen = Mode.FULL if mode is Mode.AUTO else mode
-    cleaned = redact(render(inputs, sources, chosen))
-    if mode is Mode.AUTO and _size(cleaned.text) > threshold:
-        chosen = Mode.INDEX
-        cleaned = redact(render(inputs, sources, chosen))
-    note = f"{len(sources)} file(s), {chosen.value} text, {human_size(_size(cleaned.text))} bundle"
-    if mode is Mode.AUTO and chosen is Mode.INDEX:
-        note += f" (full text is over the {threshold:,}-byte budget)"
-    report = DirectionReport(
-        direction, sources, chosen, _size(cleaned.text), dict(cleaned.counts), note
-    )
-    return report, cleaned.text
+    text = render(inputs, cleaned, chosen)
+    note = ""
+    if mode is Mode.AUTO and _size(text) > threshold:
+        chosen, note = Mode.INDEX, f" (full text is over the {threshold:,}-byte budget)"
+        text = render(inputs, cleaned, chosen)
+        if _size(text) > min(hard, threshold):
+            text = render(inputs, cleaned, chosen, folders=True)
+            note = f" per folder (a line per file is over the {min(hard, threshold):,}-byte budget)"
+    size = _size(text)
+    note = f"{len(sources)} file(s), {chosen.value}{note}, {human_size(size)} bundle"
+    counts = Counter(match.group(1) for match in _PLACEHOLDER.finditer(text))
+    return DirectionReport(direction, sources, chosen, size, dict(counts), note), text
+
+
+def _redacted_text(source: MemoryFile) -> str:
+    """A source's text as it may cross; raw notes are listed by path only, so none of theirs."""
+    return "" if source.role is FileRole.RAW else redact(source.text).text
 
 
 def _writes_for(

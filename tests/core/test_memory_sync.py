@@ -291,3 +291,41 @@ def test_state_round_trips_and_tolerates_garbage() -> None:
 def test_claude_project_name_matches_claude_code() -> None:
     assert claude_project_name("/home/me/my_proj") == "-home-me-my-proj"
     assert claude_project_name("C:\\src") == "C--src"
+
+
+def _many_topics(count: int) -> tuple[MemoryFile, ...]:
+    return tuple(
+        _file(
+            f"/h/.claude/projects/-w-p{i % 40}/memory/t{i}.md",
+            FileRole.TOPIC,
+            f"---\nname: Topic {i}\ndescription: {'detail ' * 8}{i}\n---\nbody {i}\n",
+            f"-w-p{i % 40}",
+        )
+        for i in range(count)
+    )
+
+
+def test_auto_mode_shrinks_to_one_line_per_folder_when_a_line_per_file_is_too_big() -> None:
+    topics = _many_topics(1000)
+    plan = plan_memory_sync(_inputs(claude=topics), [Direction.TO_CODEX])
+    report = plan.reports[0]
+    assert report.mode is Mode.INDEX and "per folder" in report.note
+    bundle = _write(plan, TARGETS.codex_bundle).after
+    assert report.bundle_bytes <= 32 * 1024 and bundle.count("memory file(s) — ") == 40
+    assert "- project `-w-p7`: 25 memory file(s) — /h/.claude/projects/-w-p7/memory/" in bundle
+    forced = plan_memory_sync(_inputs(claude=topics), [Direction.TO_CODEX], Mode.INDEX)
+    assert forced.writes == () and "index bundle is" in forced.problems[0].message
+
+
+def test_status_counts_only_secrets_that_cross() -> None:
+    leaky = _file(
+        "/h/.claude/projects/-h/memory/env.md",
+        FileRole.TOPIC,
+        f"---\nname: Env\ndescription: where keys live\n---\nkey {FAKE_KEY}\n",
+        "-h",
+        True,
+    )
+    full = plan_memory_sync(_inputs(claude=(leaky,)), [Direction.TO_CODEX], Mode.FULL)
+    index = plan_memory_sync(_inputs(claude=(leaky,)), [Direction.TO_CODEX], Mode.INDEX)
+    assert full.reports[0].redactions == {"openai-key": 1}
+    assert index.reports[0].redactions == {}  # the body (and its key) does not cross in an index
