@@ -29,7 +29,10 @@ HEAD_LINES = 250
 """Codex itself looks for a preview within 10 + 200 lines (FORMATS.md 1.14)."""
 HEAD_BYTES = 4 << 20
 """Give up looking for a title after this much of the file."""
+HEAD_CHUNK = 64 * 1024
 TAIL_BYTES = 256 * 1024
+TAIL_FIRST = 32 * 1024
+"""Most rollouts end with a token_count a few lines from the end: try a small tail read first."""
 _HEAD_WANTED = (b'"session_meta"', b'"turn_context"', b'"user_message"')
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}")
 _TS_FIELD = re.compile(rb'"timestamp"\s*:\s*"([^"]{10,40})"')
@@ -182,13 +185,29 @@ def _text(value: Any) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
+def _head_lines(path: str) -> Iterator[tuple[int, bytes]]:
+    """Yield (line number, raw line) from the start, reading small chunks so a stop costs little."""
+    with open(path, "rb") as handle:
+        pending, number, read = b"", 1, 0
+        while read < HEAD_BYTES:
+            chunk = handle.read(HEAD_CHUNK)
+            if not chunk:
+                break
+            read += len(chunk)
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            for raw in lines:
+                yield number, raw
+                number += 1
+        if pending and read < HEAD_BYTES:
+            yield number, pending
+
+
 def scan_head(path: str) -> Head:
     """Read the first lines of a rollout for its meta, first model and first typed prompt."""
     head = Head()
-    read = 0
-    for number, _, raw, _ in iter_lines(path):
-        read += len(raw) + 1
-        if number > HEAD_LINES or read > HEAD_BYTES or (head.meta and head.model and head.prompt):
+    for number, raw in _head_lines(path):
+        if number > HEAD_LINES or (head.meta and head.model and head.prompt):
             break
         if number > 1 and not head.bare and not any(tag in raw[:200] for tag in _HEAD_WANTED):
             continue
@@ -230,15 +249,24 @@ def _absorb_bare_message(head: Head, item: dict[str, Any]) -> None:
 
 
 def scan_tail(path: str, size: int) -> Tail:
-    """Read the last 256 KB for the last timestamp, model and token usage, newest line first."""
-    tail = Tail()
+    """Read up to the last 256 KB for the last timestamp, model and token usage, newest line first.
+
+    A 32 KB read settles most files; the model is taken from the tail only when its turn_context
+    falls inside what was read (the head's model is the fallback).
+    """
     with open(path, "rb") as handle:
-        handle.seek(max(0, size - TAIL_BYTES))
-        blob = handle.read(TAIL_BYTES)
-    lines = blob.split(b"\n")
-    if size > TAIL_BYTES:
-        lines = lines[1:]  # most likely the end of a line cut by the seek
-    for raw in reversed(lines):
+        for window in (TAIL_FIRST, TAIL_BYTES):
+            handle.seek(max(0, size - window))
+            tail = _scan_tail_blob(handle.read(window), cut=size > window)
+            if tail.updated and tail.last_usage is not None or size <= window:
+                return tail
+    return tail
+
+
+def _scan_tail_blob(blob: bytes, cut: bool) -> Tail:
+    """Look through the complete lines of a tail read, newest first."""
+    tail = Tail()
+    for raw in _reversed_lines(blob, cut):
         if not raw.strip():
             continue
         if tail.updated is None:
@@ -254,6 +282,17 @@ def scan_tail(path: str, size: int) -> Tail:
         if tail.updated and tail.last_usage is not None and tail.model:
             break
     return tail
+
+
+def _reversed_lines(blob: bytes, cut: bool) -> Iterator[bytes]:
+    """Yield the lines of a tail read from the last one back, without splitting all of it."""
+    end = len(blob)
+    while end > 0:
+        start = blob.rfind(b"\n", 0, end) + 1
+        if start == 0 and cut:
+            return  # most likely the end of a line cut by the seek
+        yield blob[start:end]
+        end = start - 1
 
 
 def _absorb_usage(tail: Tail, raw: bytes) -> None:
