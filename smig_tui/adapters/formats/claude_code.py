@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -27,7 +27,10 @@ HEAD_BYTES = 64 * 1024
 HEAD_RETRY_BYTES = 1024 * 1024
 """A second, larger head read for files whose first lines are huge (pasted images, big prompts)."""
 TAIL_BYTES = 256 * 1024
-_TITLE_MARKERS = (b'"type":"custom-title"', b'"type":"ai-title"', b'"type":"summary"')
+HEAD_LINES = 200
+_TITLE_MARKERS = (b'-title"', b'"summary"')
+"""Byte markers of custom-title, ai-title and summary records; the parse then checks the type."""
+_HEAD_SKIP = SKIPPED_TYPES | LINK_ONLY_TYPES
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +63,17 @@ class _Facts:
     first_prompts: dict[bool, str | None] = field(default_factory=lambda: {False: None, True: None})
     """First typed prompt among main-chain (False) and sidechain (True) records."""
     titles: TitleFacts = field(default_factory=TitleFacts)
-    uuids: set[str] = field(default_factory=set)
+    own_leaf: Callable[[str], bool] = lambda _: False
+    """Whether a summary's leafUuid is a record of this file."""
+
+    def head_done(self) -> bool:
+        """Tell whether the head has given all it can: cwd, creation time and the first prompt."""
+        return (
+            self.cwd is not None
+            and self.created is not None
+            and self.main_seen
+            and self.first_prompts[False] is not None
+        )
 
 
 class ClaudeSource:
@@ -151,11 +164,15 @@ def _peek(candidate: _Candidate, warn: WarningSink) -> SessionInfo | None:
     facts = _Facts()
     try:
         with open(path, "rb") as handle:
-            _read_head(handle, path, candidate.size, facts)
-            _read_tail(handle, candidate.size, facts, candidate.subagent)
+            head = _read_head(handle, path, candidate.size, facts)
+            tail = _read_tail(handle, candidate.size, facts, candidate.subagent)
     except OSError as error:
         warn(ReadWarning(path, None, f"cannot read file ({error.strerror or error}); skipped"))
         return None
+    if candidate.size > TAIL_BYTES:
+        _title_records(head, facts)  # old builds wrote summary records at the top
+    _title_records(tail, facts)
+    facts.own_leaf = lambda leaf: _has_uuid(head, leaf) or _has_uuid(tail, leaf)
     return _info(candidate, facts)
 
 
@@ -173,7 +190,7 @@ def _info(candidate: _Candidate, facts: _Facts) -> SessionInfo:
         agent=Agent.CLAUDE,
         path=candidate.path,
         cwd=facts.cwd or unmunge(candidate.project),
-        title=facts.titles.title(facts.uuids),
+        title=facts.titles.title(facts.own_leaf),
         model=facts.model,
         created=facts.created,
         updated=facts.updated or mtime_iso,
@@ -195,23 +212,27 @@ def unmunge(project: str) -> str | None:
     return "/" + project[1:].replace("-", "/")
 
 
-def _read_head(handle: Any, path: str, size: int, facts: _Facts) -> None:
-    """Parse the first lines: cwd, creation time, first prompt, early titles.
+def _read_head(handle: Any, path: str, size: int, facts: _Facts) -> bytes:
+    """Parse the first lines until cwd, creation time and first prompt are known; return the bytes.
 
     Damaged lines are left for the full read to report with their line numbers: a listing should
     not warn about a session that is merely being written right now.
     """
+    blob = b""
     for budget in (HEAD_BYTES, HEAD_RETRY_BYTES):
         handle.seek(0)
         blob = handle.read(budget)
-        lines = blob.split(b"\n")
         cut = len(blob) < size
-        if cut:
+        lines = blob.split(b"\n", HEAD_LINES)[:HEAD_LINES]
+        if cut and len(lines) < HEAD_LINES:
             lines = lines[:-1]  # cut by the budget, not by the writer
         for number, raw in enumerate(lines, start=1):
             _head_line(raw, path, number, facts)
-        if facts.cwd is not None or not cut or budget == HEAD_RETRY_BYTES:
-            return
+            if facts.head_done():
+                return blob
+        if facts.cwd is not None or not cut:
+            return blob
+    return blob
 
 
 def _quiet(_: ReadWarning) -> None:
@@ -219,15 +240,13 @@ def _quiet(_: ReadWarning) -> None:
 
 
 def _head_line(raw: bytes, path: str, number: int, facts: _Facts) -> None:
-    """Take what one head line tells."""
-    if not raw.strip() or first_type(raw) in SKIPPED_TYPES | LINK_ONLY_TYPES:
+    """Take what one head line tells (title records are found separately, by a byte search)."""
+    if not raw.strip() or first_type(raw) in _HEAD_SKIP:
         return
     data = parse_line(raw, path, number, True, _quiet)
     if data is None:
         return
     _envelope(data, facts, head=True)
-    if facts.titles.take(data):
-        return
     if data.get("type") in ("user", "assistant"):
         side = bool(data.get("isSidechain"))
         facts.main_seen = facts.main_seen or not side
@@ -238,8 +257,6 @@ def _head_line(raw: bytes, path: str, number: int, facts: _Facts) -> None:
 
 def _envelope(data: dict[str, Any], facts: _Facts, head: bool) -> None:
     """Note the envelope fields every conversation record repeats."""
-    if isinstance(data.get("uuid"), str):
-        facts.uuids.add(data["uuid"])
     if facts.cwd is None and looks_absolute(data.get("cwd")):
         facts.cwd = data["cwd"]
     stamp = data.get("timestamp")
@@ -260,36 +277,44 @@ def looks_absolute(value: Any) -> bool:
     return value.startswith(("/", "\\\\")) or (len(value) > 2 and value[1] == ":" and value[2] in "\\/")
 
 
-def _read_tail(handle: Any, size: int, facts: _Facts, subagent: bool) -> None:
-    """Read the last lines backwards: latest usage and model, last timestamp, late titles."""
+def _read_tail(handle: Any, size: int, facts: _Facts, subagent: bool) -> bytes:
+    """Walk the last lines backwards for the latest usage, model and timestamp; return the bytes."""
     start = max(0, size - TAIL_BYTES)
     handle.seek(start)
-    lines = handle.read().split(b"\n")
-    if start > 0:
-        lines = lines[1:]  # most likely the end of a line cut by the seek
-    if size > HEAD_BYTES:
-        _tail_titles(lines, facts)
+    blob = handle.read()
+    floor = blob.find(b"\n") + 1 if start > 0 else 0  # skip the line the seek cut
+    end = len(blob)
     found_usage = False
-    for raw in reversed(lines):
+    while end > floor:
+        begin = max(blob.rfind(b"\n", floor, end) + 1, floor)
+        raw = blob[begin:end]
+        end = begin - 1
         if facts.updated is None:
             facts.updated = own_timestamp(raw)
-        if not found_usage and b'"type":"assistant"' in raw and first_type(raw) not in SKIPPED_TYPES:
+        if not found_usage and b'"assistant"' in raw and first_type(raw) not in SKIPPED_TYPES:
             found_usage = _tail_usage(raw, facts, subagent or facts.sidechain is True)
         if found_usage and facts.updated is not None:
-            return
+            break
+    return blob
 
 
-def _tail_titles(lines: list[bytes], facts: _Facts) -> None:
-    """Parse only the title records of the tail, found by a byte test."""
-    for raw in lines:
-        if any(marker in raw for marker in _TITLE_MARKERS):
-            data = _loads(raw)
-            if data is not None and not facts.titles.take(data):
-                _envelope(data, facts, head=False)
-        elif facts.cwd is None and b'"cwd":"' in raw:
-            data = _loads(raw)
+def _title_records(blob: bytes, facts: _Facts) -> None:
+    """Parse the title records in a block of lines, found by byte search rather than line by line."""
+    for marker in _TITLE_MARKERS:
+        position = blob.find(marker)
+        while position >= 0:
+            begin = blob.rfind(b"\n", 0, position) + 1
+            end = blob.find(b"\n", position)
+            end = len(blob) if end < 0 else end
+            data = _loads(blob[begin:end])
             if data is not None:
-                _envelope(data, facts, head=False)
+                facts.titles.take(data)
+            position = blob.find(marker, end)
+
+
+def _has_uuid(blob: bytes, uuid: str) -> bool:
+    """Tell whether a record with this uuid is in a block of lines."""
+    return f'"uuid":"{uuid}"'.encode() in blob
 
 
 def _tail_usage(raw: bytes, facts: _Facts, sidechain_ok: bool) -> bool:

@@ -179,7 +179,7 @@ def _assemble(reader: _Reader) -> Session:
     updated_info = replace(
         info,
         cwd=envelope.get("first_cwd") or info.cwd,
-        title=reader.titles.title(tree.nodes.keys()) or info.title,
+        title=reader.titles.title(tree.nodes.__contains__) or info.title,
         model=assembly.model or info.model,
         updated=reader.updated or info.updated,
         source_version=envelope.get("version") or info.source_version,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,12 +79,12 @@ class TitleFacts:
             return False
         return True
 
-    def title(self, known_uuids: Collection[str] = ()) -> str | None:
+    def title(self, own_leaf: Callable[[str], bool]) -> str | None:
         """Pick the title; a summary of a leaf in this file beats one about another session."""
         for candidate in (self.custom, self.ai):
             if candidate and candidate.strip():
                 return one_line(candidate)
         if self.summaries:
-            own = [text for text, leaf in self.summaries if leaf in known_uuids]
+            own = [text for text, leaf in self.summaries if leaf is not None and own_leaf(leaf)]
             return one_line((own or [text for text, _ in self.summaries])[-1])
         return self.first_prompt
