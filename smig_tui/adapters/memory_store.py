@@ -32,7 +32,7 @@ from smig_tui.core.memory_sync import (
 )
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
-"""A memory file bigger than this is listed by path but not read: memory is notes, not logs."""
+"""Only this much of a memory file is read: past it a bundle falls back to an index anyway."""
 _MAX_PROJECT_NAME = 200
 
 
@@ -198,10 +198,11 @@ class MemoryStore:
             raise SmigError(f"Cannot write {path}: {error.strerror or error}.") from error
 
 
-def _read_text(path: Path) -> str | None:
-    """A file's text, None when it does not exist; undecodable bytes are replaced, not fatal."""
+def _read_text(path: Path, limit: int = -1) -> str | None:
+    """A file's text (its first `limit` bytes), None when absent; bad bytes are replaced."""
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as handle:
+            raw = handle.read(limit)
     except (FileNotFoundError, NotADirectoryError):
         return None
     except IsADirectoryError as error:
@@ -214,14 +215,12 @@ def _read_text(path: Path) -> str | None:
 def _memory_file(
     path: Path, role: FileRole, project: str | None = None, home: bool = False
 ) -> MemoryFile | None:
-    """Read one memory file (None when absent); a huge one is kept as a path with no text."""
+    """Read one memory file (None when absent); raw notes only cross as a path, so only a head."""
     try:
         size = path.stat().st_size
     except FileNotFoundError:
         return None
-    if size > MAX_FILE_BYTES:
-        return MemoryFile(str(path), role, f"(not read: {size:,} bytes)", size, project, home)
-    text = _read_text(path)
+    text = _read_text(path, 4096 if role is FileRole.RAW else MAX_FILE_BYTES)
     if text is None:
         return None
     return MemoryFile(str(path), role, text, size, project, home)
