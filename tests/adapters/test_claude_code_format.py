@@ -480,13 +480,17 @@ def test_bulky_records_skip_the_json_parser(isolated_homes: dict[str, Path], mon
     assert calls["loads"] == 4  # user, corrupt line, assistant, custom-title: no progress record
 
 
-def test_title_prefers_a_summary_of_its_own_leaf(isolated_homes: dict[str, Path]) -> None:
+@pytest.mark.parametrize("padding", [0, 400], ids=["small", "summaries-only-in-the-head"])
+def test_title_prefers_a_summary_of_its_own_leaf(isolated_homes: dict[str, Path], padding: int) -> None:
     path = isolated_homes["claude"] / "projects" / "-work-big" / "c1c1c1c1-0000-4000-8000-000000000000.jsonl"
-    _write(path, [
+    records: list[dict[str, Any] | bytes] = [
         {"type": "summary", "summary": "About this session", "leafUuid": "u1"},
         {"type": "summary", "summary": "About some other session", "leafUuid": "elsewhere"},
         _envelope("u1", None, "user", message={"role": "user", "content": "hello"}),
-    ])
+    ]
+    records += [_progress(f"p{number}", "u1") for number in range(padding)]
+    _write(path, records)
+    assert (path.stat().st_size > 512 * 1024) == bool(padding)
     infos, _ = _discover()
     assert infos[path.stem].title == "About this session"
     session, _ = _load(infos[path.stem])

@@ -27,7 +27,6 @@ HEAD_BYTES = 64 * 1024
 HEAD_RETRY_BYTES = 1024 * 1024
 """A second, larger head read for files whose first lines are huge (pasted images, big prompts)."""
 TAIL_BYTES = 256 * 1024
-HEAD_LINES = 200
 _TITLE_MARKERS = (b'-title"', b'"summary"')
 """Byte markers of custom-title, ai-title and summary records; the parse then checks the type."""
 _HEAD_SKIP = SKIPPED_TYPES | LINK_ONLY_TYPES
@@ -223,8 +222,8 @@ def _read_head(handle: Any, path: str, size: int, facts: _Facts) -> bytes:
         handle.seek(0)
         blob = handle.read(budget)
         cut = len(blob) < size
-        lines = blob.split(b"\n", HEAD_LINES)[:HEAD_LINES]
-        if cut and len(lines) < HEAD_LINES:
+        lines = blob.split(b"\n")
+        if cut:
             lines = lines[:-1]  # cut by the budget, not by the writer
         for number, raw in enumerate(lines, start=1):
             _head_line(raw, path, number, facts)
