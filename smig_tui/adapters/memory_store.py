@@ -186,7 +186,8 @@ class MemoryStore:
 
     def _write(self, write: PlannedWrite) -> None:
         """Write one planned file atomically, keeping an existing file's permissions."""
-        path = Path(write.path)
+        # Replace the file a symlink points at, so a MEMORY.md kept in a dotfiles repo stays linked.
+        path = Path(os.path.realpath(write.path))
         try:
             mode = path.stat().st_mode & 0o777
         except FileNotFoundError:

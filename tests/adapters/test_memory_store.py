@@ -203,3 +203,14 @@ def test_project_option_targets_that_projects_memory(
     assert targets.claude_bundle == str(
         memory_home["claude"] / "projects" / "-work-shop-api" / "memory" / CLAUDE_BUNDLE_NAME
     )
+
+
+def test_symlinked_index_keeps_its_link(store: MemoryStore, memory_home: dict[str, Path]) -> None:
+    index = memory_home["home_project"] / "memory" / "MEMORY.md"
+    dotfiles = memory_home["home"] / "dotfiles" / "MEMORY.md"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text(index.read_text())
+    index.unlink()
+    index.symlink_to(dotfiles)
+    _sync(store, Direction.TO_CLAUDE)
+    assert index.is_symlink() and f"]({CLAUDE_BUNDLE_NAME})" in dotfiles.read_text()
