@@ -36,7 +36,9 @@ def default_reply(body: dict[str, Any], number: int) -> Reply:
         kind = "map " + prompt.split("Here is part ", 1)[1].split(" of ", 1)[0]
     else:
         kind = "single"
-    return Reply(f"## Goal\nFinish the work ({kind}, request {number}).\n\n## Next steps\nRun the tests.\n")
+    return Reply(
+        f"## Goal\nFinish the work ({kind}, request {number}).\n\n## Next steps\nRun the tests.\n"
+    )
 
 
 @dataclass
@@ -83,7 +85,7 @@ def _pieces(text: str) -> Iterator[str]:
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:
         """Keep test output quiet."""
 
     def do_POST(self) -> None:
@@ -116,7 +118,11 @@ class _Handler(BaseHTTPRequestHandler):
             "created": 0,
             "model": body.get("model", ""),
             "choices": [
-                {"index": 0, "message": {"role": "assistant", "content": reply.text}, "finish_reason": reply.finish_reason}
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": reply.text},
+                    "finish_reason": reply.finish_reason,
+                }
             ],
             "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
         }
@@ -134,7 +140,11 @@ class _Handler(BaseHTTPRequestHandler):
     def _error(self, reply: Reply) -> None:
         headers = {"x-should-retry": "false", **reply.headers}
         try:
-            self._json(reply.status, {"error": {"message": reply.error_message, "type": "test", "code": None}}, headers)
+            self._json(
+                reply.status,
+                {"error": {"message": reply.error_message, "type": "test", "code": None}},
+                headers,
+            )
         except (BrokenPipeError, ConnectionResetError):
             return
 
@@ -164,12 +174,14 @@ class _Server(ThreadingHTTPServer):
         """A client that hung up mid-stream is expected in cancel tests; say nothing."""
 
 
-@pytest.fixture
-def llm_server() -> Iterator[FakeLLM]:
+@pytest.fixture(name="llm_server")
+def llm_server_fixture() -> Iterator[FakeLLM]:
     """Run the fake server on a free 127.0.0.1 port for one test."""
     server = _Server(("127.0.0.1", 0), _Handler)
     server.state = FakeLLM(url=f"http://127.0.0.1:{server.server_address[1]}/v1")
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+    )
     thread.start()
     try:
         yield server.state

@@ -51,8 +51,12 @@ class ProviderPreset:
 
 
 PROVIDERS: dict[str, ProviderPreset] = {
-    "openai": ProviderPreset("https://api.openai.com/v1", "OPENAI_API_KEY", "gpt-4.1-mini", 1_047_576),
-    "deepseek": ProviderPreset("https://api.deepseek.com", "DEEPSEEK_API_KEY", "deepseek-chat", 128_000),
+    "openai": ProviderPreset(
+        "https://api.openai.com/v1", "OPENAI_API_KEY", "gpt-4.1-mini", 1_047_576
+    ),
+    "deepseek": ProviderPreset(
+        "https://api.deepseek.com", "DEEPSEEK_API_KEY", "deepseek-chat", 128_000
+    ),
     # Ollama's OpenAI-compatible endpoint; its default context is small, so chunk conservatively.
     "local": ProviderPreset("http://127.0.0.1:11434/v1", None, None, 8_192),
 }
@@ -92,7 +96,9 @@ def _typed(table: Mapping[str, Any], key: str, kind: type | tuple[type, ...], wh
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, kind):
-        raise ConfigError(f"{where}: [summarizer] {key} has the wrong type ({type(value).__name__}).")
+        raise ConfigError(
+            f"{where}: [summarizer] {key} has the wrong type ({type(value).__name__})."
+        )
     return value
 
 
@@ -105,10 +111,12 @@ def resolve_config(
     base_url: str | None = None,
     where: str = "config file",
 ) -> SummarizerConfig:
-    """Merge provider defaults < the `[summarizer]` table < env (`SMIG_SUMMARY_*`) < explicit arguments."""
+    """Merge provider defaults < the `[summarizer]` table < env (`SMIG_SUMMARY_*`) < arguments."""
     unknown = sorted(set(table) - _KEYS)
     if unknown:
-        raise ConfigError(f"{where}: unknown key [summarizer] {unknown[0]} (known: {', '.join(sorted(_KEYS))}).")
+        raise ConfigError(
+            f"{where}: unknown key [summarizer] {unknown[0]} (known: {', '.join(sorted(_KEYS))})."
+        )
     name = provider or env.get("SMIG_SUMMARY_PROVIDER") or _typed(table, "provider", str, where)
     name = name or _default_provider(env)
     preset = PROVIDERS.get(name)
@@ -117,11 +125,15 @@ def resolve_config(
         url = env.get("OPENAI_BASE_URL")
     url = url or (preset.base_url if preset else None)
     if not url:
-        raise ConfigError(f"{where}: provider {name!r} needs [summarizer] base_url (or --base-url).")
+        raise ConfigError(
+            f"{where}: provider {name!r} needs [summarizer] base_url (or --base-url)."
+        )
     chosen = model or env.get("SMIG_SUMMARY_MODEL") or _typed(table, "model", str, where)
     chosen = chosen or (preset.model if preset else None)
     if not chosen:
-        raise ConfigError(f"{where}: provider {name!r} needs [summarizer] model (or --model, SMIG_SUMMARY_MODEL).")
+        raise ConfigError(
+            f"{where}: provider {name!r} needs [summarizer] model (or --model, SMIG_SUMMARY_MODEL)."
+        )
     key_env = _typed(table, "api_key_env", str, where) or (preset.api_key_env if preset else None)
     timeout = _typed(table, "timeout", (int, float), where)
     retries = _typed(table, "max_retries", int, where)
@@ -169,24 +181,41 @@ def map_error(error: openai.OpenAIError, config: SummarizerConfig) -> SummaryErr
     """Turn a client exception into the SummaryError a user can act on, in one sentence."""
     where = _one_line(config.base_url)
     if isinstance(error, openai.APITimeoutError):
-        return ProviderUnavailableError(f"{config.label} at {where} did not answer within {config.timeout:g} s; try again or raise [summarizer] timeout.")
+        return ProviderUnavailableError(
+            f"{config.label} at {where} did not answer within {config.timeout:g} s; "
+            "try again or raise [summarizer] timeout."
+        )
     if isinstance(error, openai.APIConnectionError):
-        return ProviderUnavailableError(f"Cannot reach the summarizer at {where}; check the URL and that the server is running.")
+        return ProviderUnavailableError(
+            f"Cannot reach the summarizer at {where}; check the URL and that the server is running."
+        )
     if isinstance(error, openai.AuthenticationError | openai.PermissionDeniedError):
         source = f"from {config.api_key_env}" if config.api_key_env else "(none was sent)"
-        return AuthError(f"{config.provider} rejected the API key {source} (HTTP {error.status_code}); check the key and its access to {config.model}.")
+        return AuthError(
+            f"{config.provider} rejected the API key {source} (HTTP {error.status_code}); "
+            f"check the key and its access to {config.model}."
+        )
     if isinstance(error, openai.NotFoundError):
         hint = f" (for Ollama: `ollama pull {config.model}`)" if config.is_local else ""
-        return SummaryModelNotFoundError(f"Model {config.model!r} was not found at {where} (HTTP 404); set [summarizer] model or --model{hint}.")
+        return SummaryModelNotFoundError(
+            f"Model {config.model!r} was not found at {where} (HTTP 404); "
+            f"set [summarizer] model or --model{hint}."
+        )
     if isinstance(error, openai.RateLimitError):
-        return RateLimitError(f"{config.provider} is rate-limiting requests (HTTP 429) after {config.max_retries} retries; wait and try again, or check your quota.")
+        return RateLimitError(
+            f"{config.provider} is rate-limiting requests (HTTP 429) after "
+            f"{config.max_retries} retries; wait and try again, or check your quota."
+        )
     if isinstance(error, openai.APIStatusError):
         detail = _status_detail(error)
         if error.status_code >= 500:
             return ProviderUnavailableError(
-                f"{config.provider} failed with HTTP {error.status_code} after {config.max_retries} retries ({detail})."
+                f"{config.provider} failed with HTTP {error.status_code} after "
+                f"{config.max_retries} retries ({detail})."
             )
-        return SummaryError(f"{config.provider} refused the request with HTTP {error.status_code} ({detail}).")
+        return SummaryError(
+            f"{config.provider} refused the request with HTTP {error.status_code} ({detail})."
+        )
     return SummaryError(f"The summarizer failed: {_one_line(str(error), 160)}")
 
 
@@ -195,7 +224,10 @@ def key_problem(config: SummarizerConfig) -> str | None:
     if config.api_key or config.is_local:
         return None
     env_name = config.api_key_env or "the variable named by [summarizer] api_key_env"
-    return f"No API key for the {config.provider} summarizer: set {env_name} (or use provider = \"local\")."
+    return (
+        f"No API key for the {config.provider} summarizer: set {env_name} "
+        '(or use provider = "local").'
+    )
 
 
 class OpenAIChatBackend:
@@ -222,9 +254,13 @@ class OpenAIChatBackend:
         on_delta: Callable[[str], None] | None,
         cancel: threading.Event | None,
     ) -> ChatReply:
-        """Send one chat request and return the reply; streamed when configured, cancellable between chunks."""
+        """Send one chat request and return the reply, streamed and cancellable between chunks."""
         cap = "max_completion_tokens" if self.config.provider == "openai" else "max_tokens"
-        request: dict[str, Any] = {"model": self.config.model, "messages": list(messages), cap: max_output_tokens}
+        request: dict[str, Any] = {
+            "model": self.config.model,
+            "messages": list(messages),
+            cap: max_output_tokens,
+        }
         try:
             if self.stream:
                 return self._streamed(request, on_delta, cancel)
@@ -238,7 +274,10 @@ class OpenAIChatBackend:
         return self._reply(text, choice.finish_reason if choice else None)
 
     def _streamed(
-        self, request: dict[str, Any], on_delta: Callable[[str], None] | None, cancel: threading.Event | None
+        self,
+        request: dict[str, Any],
+        on_delta: Callable[[str], None] | None,
+        cancel: threading.Event | None,
     ) -> ChatReply:
         """Read a streamed reply piece by piece, closing the stream as soon as `cancel` is set."""
         pieces: list[str] = []
@@ -286,11 +325,15 @@ class SummaryPreview:
     def describe(self) -> str:
         """One sentence for an opt-in prompt."""
         if self.cached:
-            return f"A cached summary by {self.provider}/{self.model} exists; nothing will be sent ({describe_redactions(self.redactions)})."
+            return (
+                f"A cached summary by {self.provider}/{self.model} exists; nothing will be sent "
+                f"({describe_redactions(self.redactions)})."
+            )
         parts = f"in {self.requests} requests" if self.requests > 1 else "in 1 request"
         return (
             f"Would send ~{self.tokens:,} tokens of {self.message_count} messages {parts} to "
-            f"{self.provider}/{self.model} at {_one_line(self.base_url)}; {describe_redactions(self.redactions)}."
+            f"{self.provider}/{self.model} at {_one_line(self.base_url)}; "
+            f"{describe_redactions(self.redactions)}."
         )
 
 
@@ -313,21 +356,46 @@ class Summarizer:
         self._backend_factory = backend_factory
         self._count = count
 
-    def plan(self, messages: Sequence[Message], *, target_chars: int = DEFAULT_TARGET_CHARS, head_only: bool = False) -> SummaryJob:
+    def plan(
+        self,
+        messages: Sequence[Message],
+        *,
+        target_chars: int = DEFAULT_TARGET_CHARS,
+        head_only: bool = False,
+    ) -> SummaryJob:
         """Render, redact and chunk `messages` for this summarizer's window."""
         return plan_summary_job(
-            messages, context_window=self.config.context_window, target_chars=target_chars,
-            head_only=head_only, count=self._count,
+            messages,
+            context_window=self.config.context_window,
+            target_chars=target_chars,
+            head_only=head_only,
+            count=self._count,
         )
 
-    def preview(self, messages: Sequence[Message], *, target_chars: int = DEFAULT_TARGET_CHARS, head_only: bool = False) -> SummaryPreview:
-        """Say what `summarize` would send (requests, tokens, redactions) without sending anything."""
+    def preview(
+        self,
+        messages: Sequence[Message],
+        *,
+        target_chars: int = DEFAULT_TARGET_CHARS,
+        head_only: bool = False,
+    ) -> SummaryPreview:
+        """Say what `summarize` would send (requests, tokens, redactions), sending nothing."""
         job = self.plan(messages, target_chars=target_chars, head_only=head_only)
-        cached = self._cached(job) is not None
+        return self._preview_of(job, self._cached(job) is not None)
+
+    def _preview_of(self, job: SummaryJob, cached: bool) -> SummaryPreview:
+        """Describe a planned job."""
         requests = 1 if len(job.chunks) <= 1 else len(job.chunks) + 1
         return SummaryPreview(
-            self.config.provider, self.config.model, self.config.base_url, job.message_count,
-            requests, job.tokens, job.redactions, cached, None if cached else key_problem(self.config),
+            self.config.provider,
+            self.config.model,
+            self.config.base_url,
+            job.message_count,
+            requests,
+            job.tokens,
+            job.redactions,
+            cached,
+            None if cached else key_problem(self.config),
         )
 
     def _cached(self, job: SummaryJob) -> SummaryResult | None:
@@ -348,7 +416,7 @@ class Summarizer:
         allow_network: bool = False,
         use_cache: bool = True,
     ) -> SummaryResult:
-        """Write (or fetch from cache) the handoff summary; sends nothing unless `allow_network` is True."""
+        """Write (or fetch from cache) the handoff summary; sends nothing unless `allow_network`."""
         job = self.plan(messages, target_chars=target_chars, head_only=head_only)
         cached = self._cached(job) if use_cache else None
         if cached is not None:
@@ -358,14 +426,26 @@ class Summarizer:
         if not allow_network:
             raise SummaryConsentError(
                 "Summarising sends the conversation to a model provider; confirm with --yes-send "
-                f"(or run `smig summarize`): {self.preview(messages, target_chars=target_chars, head_only=head_only).describe()}"
+                f"(or run `smig summarize`): {self._preview_of(job, cached=False).describe()}"
             )
         backend = self._backend_factory(self.config)
-        text, stats = run_summary(job, backend, on_delta=on_delta, on_progress=on_progress, cancel=cancel, count=self._count)
+        text, stats = run_summary(
+            job,
+            backend,
+            on_delta=on_delta,
+            on_progress=on_progress,
+            cancel=cancel,
+            count=self._count,
+        )
         result = SummaryResult(
-            text=text.strip(), model=self.config.model, provider=self.config.provider,
-            redactions=job.redactions, chunks=len(job.chunks), cached=False,
-            requests=stats.requests, truncated=stats.truncated,
+            text=text.strip(),
+            model=self.config.model,
+            provider=self.config.provider,
+            redactions=job.redactions,
+            chunks=len(job.chunks),
+            cached=False,
+            requests=stats.requests,
+            truncated=stats.truncated,
         )
         if self.cache is not None:
             self.cache.put(job.cache_key(self.config.provider, self.config.model), result)

@@ -1,4 +1,4 @@
-"""Provides `smig summarize`: stream an LLM handoff summary of a session (running it is the opt-in to send)."""
+"""Provides `smig summarize`: stream an LLM handoff summary (running it is the opt-in to send)."""
 
 from __future__ import annotations
 
@@ -19,23 +19,44 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add `summarize` to the CLI."""
     parser = subparsers.add_parser(
         "summarize",
-        help="write a handoff summary with an LLM (sends the redacted conversation to the provider)",
-        description="Stream a structured handoff summary to stdout. Running this command is the consent "
-        "to send the session, with secrets redacted, to the configured provider; a cached summary of the "
-        "same content is reused without sending anything.",
+        help="write a handoff summary with an LLM (sends the redacted conversation)",
+        description="Stream a structured handoff summary to stdout. Running this command is the "
+        "consent to send the session, with secrets redacted, to the configured provider; a cached "
+        "summary of the same content is reused without sending anything.",
     )
     parser.add_argument("id", help="session id, unique id prefix, or path to the .jsonl file")
     length = parser.add_mutually_exclusive_group()
-    length.add_argument("--target-chars", type=int, metavar="N", help="summary length in characters (default 6000)")
-    length.add_argument("--target-tokens", type=int, metavar="N", help="summary length as a token budget")
-    parser.add_argument("--model", metavar="M", help="summarizer model (overrides [summarizer] model)")
-    parser.add_argument("--provider", metavar="P", help="openai, deepseek, local, or a custom name with --base-url")
-    parser.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1")
-    parser.add_argument("--head-of-plan", metavar="TARGET",
-                        help="summarise only the head a summary-tail plan for TARGET drops, within its budget")
-    parser.add_argument("--dry-run", action="store_true", help="say what would be sent, send nothing")
-    parser.add_argument("--no-cache", action="store_true", help="write a fresh summary even when one is cached")
-    parser.add_argument("--json", action="store_true", help="print the result as JSON instead of streaming")
+    length.add_argument(
+        "--target-chars", type=int, metavar="N", help="summary length in characters (default 6000)"
+    )
+    length.add_argument(
+        "--target-tokens", type=int, metavar="N", help="summary length as a token budget"
+    )
+    parser.add_argument(
+        "--model", metavar="M", help="summarizer model (overrides [summarizer] model)"
+    )
+    parser.add_argument(
+        "--provider", metavar="P", help="openai, deepseek, local, or a custom name with --base-url"
+    )
+    parser.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1",
+    )
+    parser.add_argument(
+        "--head-of-plan",
+        metavar="TARGET",
+        help="summarise only the head a summary-tail plan for TARGET drops, within its budget",
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="say what would be sent, send nothing"
+    )
+    parser.add_argument(
+        "--no-cache", action="store_true", help="write a fresh summary even when one is cached"
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print the result as JSON instead of streaming"
+    )
     parser.set_defaults(handler=run_summarize)
 
 
@@ -50,12 +71,16 @@ def run_summarize(args: argparse.Namespace, ctx: Context) -> int:
     session = ctx.services.load_session(info, warn=ctx.out.warn)
     messages, target_tokens = _selection(args, ctx, session)
     if not messages:
-        ctx.out.diag(f"smig: session {session.id} fits {args.head_of_plan} as it is; nothing to summarise")
+        ctx.out.diag(
+            f"smig: session {session.id} fits {args.head_of_plan} as it is; nothing to summarise"
+        )
         return 0
     summarizer = ctx.services.summarizer_for(args.provider, args.model, args.base_url)
     options: dict[str, Any] = {
-        "target_chars": args.target_chars, "target_tokens": args.target_tokens or target_tokens,
-        "head_only": args.head_of_plan is not None, "summarizer": summarizer,
+        "target_chars": args.target_chars,
+        "target_tokens": args.target_tokens or target_tokens,
+        "head_only": args.head_of_plan is not None,
+        "summarizer": summarizer,
     }
     preview = ctx.services.summary_preview(messages, **options)
     if args.dry_run:
@@ -73,13 +98,16 @@ def run_summarize(args: argparse.Namespace, ctx: Context) -> int:
     return 0
 
 
-def _selection(args: argparse.Namespace, ctx: Context, session: Session) -> tuple[Sequence[Message], int | None]:
-    """The messages to summarise and the plan's summary budget: the whole session, or a plan's dropped head."""
+def _selection(
+    args: argparse.Namespace, ctx: Context, session: Session
+) -> tuple[Sequence[Message], int | None]:
+    """The messages to summarise (all, or a plan's dropped head) and the plan's summary budget."""
     if not args.head_of_plan:
         return session.messages, None
     plan = ctx.services.plan(session, args.head_of_plan, Strategy.SUMMARY_TAIL)
     ctx.out.diag(
-        f"smig: summary-tail plan for {args.head_of_plan}: {len(plan.dropped)} head messages to summarise "
+        f"smig: summary-tail plan for {args.head_of_plan}: {len(plan.dropped)} head messages "
+        "to summarise "
         f"within {plan.summary_budget:,} tokens, {len(plan.kept)} kept verbatim"
     )
     return [item.message for item in plan.dropped], plan.summary_budget
@@ -100,8 +128,12 @@ def _run(
         ctx.out.diag(f"smig: {step}")
 
     result = ctx.services.summarize(
-        messages, on_delta=on_delta if stream else None, on_progress=on_progress,
-        allow_network=True, use_cache=not fresh, **options,
+        messages,
+        on_delta=on_delta if stream else None,
+        on_progress=on_progress,
+        allow_network=True,
+        use_cache=not fresh,
+        **options,
     )
     if stream and ended[0] != "\n":
         ctx.out.stdout.write("\n")
@@ -135,20 +167,32 @@ def result_to_json(result: SummaryResult) -> dict[str, Any]:
 
 
 def summarized_plan(
-    ctx: Context, session: Session, target: str, strategy: Strategy, *, yes_send: bool,
-    pending_ok: bool = False, **plan_options: Any,
+    ctx: Context,
+    session: Session,
+    target: str,
+    strategy: Strategy,
+    *,
+    yes_send: bool,
+    pending_ok: bool = False,
+    **plan_options: Any,
 ) -> Plan:
-    """Plan a summary strategy with its summary written: sent only with `--yes-send`, else from the cache.
+    """Plan a summary strategy with its summary written (sent only with `--yes-send`, else cached).
 
     Without consent and without a cached summary, `pending_ok` returns the plan with the summary
     pending (for `smig plan`); otherwise SummaryConsentError says what would be sent and nothing is.
     """
+
     def on_progress(step: str) -> None:
         ctx.out.diag(f"smig: {step}")
 
     try:
         plan, result = ctx.services.plan_with_summary(
-            session, target, strategy, allow_network=yes_send, on_progress=on_progress, **plan_options
+            session,
+            target,
+            strategy,
+            allow_network=yes_send,
+            on_progress=on_progress,
+            **plan_options,
         )
     except SummaryConsentError as error:
         if not pending_ok:

@@ -1,7 +1,7 @@
 """Provides the handoff-summary prompt, transcript rendering, and map-reduce chunk planning (pure).
 
-Nothing here touches the network: `plan_summary_job` turns messages into redacted chunks that fit the
-summarizer model's window, and `run_summary` drives any `ChatBackend` through map then reduce.
+Nothing here touches the network: `plan_summary_job` turns messages into redacted chunks that fit
+the summarizer model's window, and `run_summary` drives any `ChatBackend` through map then reduce.
 """
 
 from __future__ import annotations
@@ -23,8 +23,15 @@ if TYPE_CHECKING:
     from smig_tui.core.ports import ChatBackend
 
 PROMPT_VERSION = "handoff-v1"
-"""Bumped whenever the prompts change, so cached summaries written by older prompts are not reused."""
-SECTIONS = ("Goal", "Current state", "Decisions", "Open questions", "Next steps", "Key files and commands")
+"""Bumped whenever the prompts change, so summaries cached from older prompts are not reused."""
+SECTIONS = (
+    "Goal",
+    "Current state",
+    "Decisions",
+    "Open questions",
+    "Next steps",
+    "Key files and commands",
+)
 """The headings every handoff summary carries, in order."""
 CHARS_PER_TOKEN = 3.0
 """Conservative prose/code ratio used to turn a token budget into a character target; with the
@@ -39,7 +46,7 @@ Counter_ = Callable[[str], int]
 
 
 def estimate_tokens(text: str) -> int:
-    """Over-estimate tokens from characters (about 3 per token), so chunks never overflow a window."""
+    """Over-estimate tokens (3 characters each), so chunks never overflow a window."""
     return math.ceil(len(text) / 3) if text else 0
 
 
@@ -72,7 +79,8 @@ def condense(text: str, limit: int) -> str:
     head = limit * 2 // 3
     tail = limit - head
     omitted = len(text) - head - tail
-    return f"{text[:head].rstrip()}\n… [{omitted:,} chars omitted] …\n{text[len(text) - tail:].lstrip()}"
+    ending = text[len(text) - tail :].lstrip()
+    return f"{text[:head].rstrip()}\n… [{omitted:,} chars omitted] …\n{ending}"
 
 
 def render_message(message: Message, limits: RenderLimits = RenderLimits()) -> str | None:
@@ -81,12 +89,18 @@ def render_message(message: Message, limits: RenderLimits = RenderLimits()) -> s
         return None
     tool = f" {message.tool_name}" if message.tool_name else ""
     if message.kind == Kind.TOOL_CALL:
-        label, body = f"{message.role.value} → tool call{tool}", condense(message.text, limits.tool_call_chars)
+        label, body = (
+            f"{message.role.value} → tool call{tool}",
+            condense(message.text, limits.tool_call_chars),
+        )
     elif message.kind == Kind.TOOL_RESULT:
         failed = " (failed)" if message.is_error else ""
         label, body = f"tool result{tool}{failed}", condense(message.text, limits.tool_result_chars)
     elif message.kind == Kind.REASONING:
-        label, body = f"{message.role.value} reasoning", condense(message.text, limits.reasoning_chars)
+        label, body = (
+            f"{message.role.value} reasoning",
+            condense(message.text, limits.reasoning_chars),
+        )
     elif message.kind == Kind.IMAGE:
         label, body = f"{message.role.value} image", "[image not included]"
     elif message.kind == Kind.SUMMARY:
@@ -119,7 +133,7 @@ class Chunk:
 
 @dataclass(frozen=True, slots=True)
 class SummaryJob:
-    """Everything about a summary that is known before any request: what is sent, in how many parts."""
+    """Everything known about a summary before any request: what is sent, in how many parts."""
 
     chunks: tuple[Chunk, ...]
     redactions: dict[str, int]
@@ -144,7 +158,14 @@ class SummaryJob:
 
     def cache_key(self, provider: str, model: str) -> str:
         """Return the cache key: content after redaction, model, prompt version, target length."""
-        parts = [PROMPT_VERSION, provider, model, str(self.target_chars), str(self.head_only), self.content_sha256]
+        parts = [
+            PROMPT_VERSION,
+            provider,
+            model,
+            str(self.target_chars),
+            str(self.head_only),
+            self.content_sha256,
+        ]
         return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
 
 
@@ -232,7 +253,8 @@ def chunk_capacity(context_window: int, target_chars: int) -> int:
     if capacity < MIN_CHUNK_TOKENS:
         raise ConfigError(
             f"The summarizer's context_window ({context_window:,} tokens) is too small for a "
-            f"{target_chars:,}-character summary; raise [summarizer] context_window or lower the target."
+            f"{target_chars:,}-character summary; raise [summarizer] context_window or lower "
+            "the target."
         )
     return capacity
 
@@ -246,7 +268,7 @@ def plan_summary_job(
     count: Counter_ = estimate_tokens,
     limits: RenderLimits = RenderLimits(),
 ) -> SummaryJob:
-    """Render, redact and chunk `messages` for a summarizer whose window is `context_window` tokens."""
+    """Render, redact and chunk `messages` for a summarizer with a `context_window`-token window."""
     capacity = chunk_capacity(context_window, target_chars)
     blocks, redactions = redact_blocks(messages, count, limits)
     digest = hashlib.sha256()
@@ -275,22 +297,29 @@ def _system_prompt(target_chars: int) -> str:
         "Be concrete: name files, functions, commands, error messages, versions and numbers. "
         "Record what was tried and failed, and what the user asked for or ruled out. "
         "Write 'None.' under a heading with nothing to report. Do not invent anything. "
-        "Text like [REDACTED:kind] stands for a secret that was removed: keep the marker, never guess it. "
+        "Text like [REDACTED:kind] stands for a secret that was removed: keep the marker, "
+        "never guess it. "
         f"Aim for about {target_chars:,} characters and never exceed {int(target_chars * 1.25):,}."
     )
 
 
-def map_prompt(chunk: Chunk, part: int, parts: int, target_chars: int, head_only: bool) -> ChatMessages:
+def map_prompt(
+    chunk: Chunk, part: int, parts: int, target_chars: int, head_only: bool
+) -> ChatMessages:
     """Build the request that summarises one chunk (or the whole transcript when `parts` is 1)."""
     if parts == 1:
         scope = "Here is the conversation, oldest message first."
     else:
         scope = (
-            f"Here is part {part} of {parts} of a long conversation (messages {chunk.first_index}–"
-            f"{chunk.last_index}), oldest first. Write notes on this part only; they will be merged later."
+            f"Here is part {part} of {parts} of a long conversation (messages "
+            f"{chunk.first_index}–{chunk.last_index}), oldest first. Write notes on this part "
+            "only; they will be merged later."
         )
     if head_only:
-        scope += " The newest messages are handed over verbatim after your note, so cover only what is below."
+        scope += (
+            " The newest messages are handed over verbatim after your note, so cover only what "
+            "is below."
+        )
     return [
         {"role": "system", "content": _system_prompt(target_chars)},
         {"role": "user", "content": f"{scope}\n\n<transcript>\n{chunk.text}\n</transcript>"},
@@ -299,13 +328,16 @@ def map_prompt(chunk: Chunk, part: int, parts: int, target_chars: int, head_only
 
 def reduce_prompt(notes: Sequence[str], target_chars: int, head_only: bool) -> ChatMessages:
     """Build the request that merges notes on consecutive parts into one handoff summary."""
-    joined = "\n\n".join(f"<part number=\"{n}\">\n{text.strip()}\n</part>" for n, text in enumerate(notes, 1))
+    joined = "\n\n".join(
+        f'<part number="{n}">\n{text.strip()}\n</part>' for n, text in enumerate(notes, 1)
+    )
     tail = " The newest messages follow your note verbatim." if head_only else ""
     return [
         {"role": "system", "content": _system_prompt(target_chars)},
         {
             "role": "user",
-            "content": "Below are handoff notes on consecutive parts of one conversation, oldest first. "
+            "content": "Below are handoff notes on consecutive parts of one conversation, "
+            "oldest first. "
             "Merge them into a single handoff note; where a later part contradicts an earlier one, "
             f"the later part is the current truth.{tail}\n\n{joined}",
         },
@@ -351,7 +383,9 @@ def run_summary(
         if cancel is not None and cancel.is_set():
             raise SummaryCancelledError("The summary was cancelled.")
         stats.requests += 1
-        reply = backend.complete(messages, max_output_tokens=limit, on_delta=stream_to, cancel=cancel)
+        reply = backend.complete(
+            messages, max_output_tokens=limit, on_delta=stream_to, cancel=cancel
+        )
         stats.truncated = stats.truncated or reply.truncated
         return reply.text
 
@@ -359,7 +393,9 @@ def run_summary(
     if parts == 0:
         raise ConfigError("There is nothing to summarise: the selected messages carry no text.")
     if parts == 1:
-        return ask(map_prompt(job.chunks[0], 1, 1, job.target_chars, job.head_only), on_delta), stats
+        return ask(
+            map_prompt(job.chunks[0], 1, 1, job.target_chars, job.head_only), on_delta
+        ), stats
     notes = []
     for number, chunk in enumerate(job.chunks, 1):
         if on_progress:
@@ -376,7 +412,9 @@ def run_summary(
             return ask(reduce_prompt(notes, job.target_chars, job.head_only), on_delta), stats
         if on_progress:
             on_progress(f"merging {len(notes)} parts in {len(groups)} groups")
-        notes = [ask(reduce_prompt(group, job.target_chars, job.head_only), None) for group in groups]
+        notes = [
+            ask(reduce_prompt(group, job.target_chars, job.head_only), None) for group in groups
+        ]
 
 
 def describe_redactions(redactions: dict[str, int]) -> str:

@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from fake_llm_server import FakeLLM, Reply, default_reply, llm_server  # noqa: F401 - fixture
+from fake_llm_server import FakeLLM, Reply, default_reply, llm_server_fixture  # noqa: F401 - fixture
 
 from smig_tui.adapters.storage.summary_cache import SummaryCache
 from smig_tui.adapters.summarizer import (
@@ -37,36 +37,82 @@ PLANTED = "sk-proj-" + "Plant3dFakeKeyThatMustNeverLeave0001"
 
 def conversation(count: int = 6, words: int = 40) -> list[Message]:
     messages = [
-        Message(i, f"m{i}", Role.USER if i % 2 == 0 else Role.ASSISTANT, Kind.TEXT,
-                " ".join(f"w{i}_{n}" for n in range(words)))
+        Message(
+            i,
+            f"m{i}",
+            Role.USER if i % 2 == 0 else Role.ASSISTANT,
+            Kind.TEXT,
+            " ".join(f"w{i}_{n}" for n in range(words)),
+        )
         for i in range(count)
     ]
-    messages.append(Message(count, "secret", Role.USER, Kind.TEXT, f"my key is {PLANTED}, password=hunter2hunter2"))
-    messages.append(Message(count + 1, "call", Role.ASSISTANT, Kind.TOOL_CALL, '{"cmd":"env"}', tool_name="shell"))
-    messages.append(Message(count + 2, "out", Role.TOOL, Kind.TOOL_RESULT, f"OPENAI_API_KEY={PLANTED}\n" * 3, tool_name="shell"))
+    messages.append(
+        Message(
+            count, "secret", Role.USER, Kind.TEXT, f"my key is {PLANTED}, password=hunter2hunter2"
+        )
+    )
+    messages.append(
+        Message(
+            count + 1, "call", Role.ASSISTANT, Kind.TOOL_CALL, '{"cmd":"env"}', tool_name="shell"
+        )
+    )
+    messages.append(
+        Message(
+            count + 2,
+            "out",
+            Role.TOOL,
+            Kind.TOOL_RESULT,
+            f"OPENAI_API_KEY={PLANTED}\n" * 3,
+            tool_name="shell",
+        )
+    )
     return messages
 
 
 def make_config(server: FakeLLM, **changes: object) -> SummarizerConfig:
     values: dict[str, object] = {
-        "provider": "test", "model": "test-model", "base_url": server.url, "api_key_env": "TEST_SUMMARY_KEY",
-        "api_key": API_KEY, "timeout": 5.0, "max_retries": 0, "context_window": 32_000,
+        "provider": "test",
+        "model": "test-model",
+        "base_url": server.url,
+        "api_key_env": "TEST_SUMMARY_KEY",
+        "api_key": API_KEY,
+        "timeout": 5.0,
+        "max_retries": 0,
+        "context_window": 32_000,
     }
     values.update(changes)
     return SummarizerConfig(**values)  # type: ignore[arg-type]
 
 
-def make_summarizer(server: FakeLLM, tmp_path: Path | None = None, stream: bool = True, **changes: object) -> Summarizer:
+def make_summarizer(
+    server: FakeLLM, tmp_path: Path | None = None, stream: bool = True, **changes: object
+) -> Summarizer:
     cache = SummaryCache(tmp_path / "summaries") if tmp_path else None
-    return Summarizer(make_config(server, **changes), cache, backend_factory=lambda c: OpenAIChatBackend(c, stream=stream))
+    return Summarizer(
+        make_config(server, **changes),
+        cache,
+        backend_factory=lambda c: OpenAIChatBackend(c, stream=stream),
+    )
 
 
 def test_streaming_assembles_the_summary_from_deltas(llm_server: FakeLLM) -> None:
     deltas: list[str] = []
-    result = make_summarizer(llm_server).summarize(conversation(), on_delta=deltas.append, allow_network=True)
+    result = make_summarizer(llm_server).summarize(
+        conversation(), on_delta=deltas.append, allow_network=True
+    )
     assert len(deltas) > 5
-    assert result.text == "".join(deltas).strip() == default_reply({"messages": [{"content": ""}]}, 1).text.strip()
-    assert (result.model, result.provider, result.chunks, result.requests, result.cached) == ("test-model", "test", 1, 1, False)
+    assert (
+        result.text
+        == "".join(deltas).strip()
+        == default_reply({"messages": [{"content": ""}]}, 1).text.strip()
+    )
+    assert (result.model, result.provider, result.chunks, result.requests, result.cached) == (
+        "test-model",
+        "test",
+        1,
+        1,
+        False,
+    )
     [body] = llm_server.requests
     assert body["stream"] is True and body["model"] == "test-model" and body["max_tokens"] > 0
     assert [m["role"] for m in body["messages"]] == ["system", "user"]
@@ -78,7 +124,9 @@ def test_streaming_assembles_the_summary_from_deltas(llm_server: FakeLLM) -> Non
 def test_non_streaming_returns_the_whole_reply(llm_server: FakeLLM) -> None:
     llm_server.respond = lambda body, n: Reply("## Goal\nOne piece.")
     deltas: list[str] = []
-    result = make_summarizer(llm_server, stream=False).summarize(conversation(), on_delta=deltas.append, allow_network=True)
+    result = make_summarizer(llm_server, stream=False).summarize(
+        conversation(), on_delta=deltas.append, allow_network=True
+    )
     assert result.text == "## Goal\nOne piece." and deltas == ["## Goal\nOne piece."]
     assert "stream" not in llm_server.requests[0] or llm_server.requests[0]["stream"] is False
 
@@ -96,12 +144,19 @@ def test_long_session_sends_map_requests_then_a_reduce(llm_server: FakeLLM) -> N
     job = summarizer.plan(messages, target_chars=2000)
     progress: list[str] = []
     deltas: list[str] = []
-    result = summarizer.summarize(messages, target_chars=2000, on_delta=deltas.append,
-                                  on_progress=progress.append, allow_network=True)
+    result = summarizer.summarize(
+        messages,
+        target_chars=2000,
+        on_delta=deltas.append,
+        on_progress=progress.append,
+        allow_network=True,
+    )
     parts = len(job.chunks)
     assert parts >= 3 and result.chunks == parts and result.requests == parts + 1
     prompts = [body["messages"][-1]["content"] for body in llm_server.requests]
-    assert [f"Here is part {n} of {parts}" in prompt for n, prompt in enumerate(prompts[:-1], 1)] == [True] * parts
+    assert [
+        f"Here is part {n} of {parts}" in prompt for n, prompt in enumerate(prompts[:-1], 1)
+    ] == [True] * parts
     assert "Merge them into a single handoff note" in prompts[-1]
     assert all(f"(map {n}, request {n})" in prompts[-1] for n in range(1, parts + 1))
     assert result.text.startswith(f"## Goal\nFinish the work (reduce, request {parts + 1})")
@@ -140,7 +195,9 @@ def test_server_errors_are_retried_with_backoff(llm_server: FakeLLM) -> None:
         return Reply("## Goal\nAfter a retry.")
 
     llm_server.respond = flaky
-    result = make_summarizer(llm_server, max_retries=2).summarize(conversation(), allow_network=True)
+    result = make_summarizer(llm_server, max_retries=2).summarize(
+        conversation(), allow_network=True
+    )
     assert result.text == "## Goal\nAfter a retry." and len(llm_server.requests) == 2
 
 
@@ -150,7 +207,9 @@ def test_slow_server_times_out_as_provider_unavailable(llm_server: FakeLLM) -> N
         make_summarizer(llm_server, timeout=0.3).summarize(conversation(), allow_network=True)
 
 
-def test_cancel_mid_stream_closes_it_and_caches_nothing(llm_server: FakeLLM, tmp_path: Path) -> None:
+def test_cancel_mid_stream_closes_it_and_caches_nothing(
+    llm_server: FakeLLM, tmp_path: Path
+) -> None:
     llm_server.respond = lambda body, n: Reply("one two three four five six", hold_after_pieces=3)
     cancel = threading.Event()
     seen: list[str] = []
@@ -167,14 +226,21 @@ def test_cancel_mid_stream_closes_it_and_caches_nothing(llm_server: FakeLLM, tmp
     assert not (tmp_path / "summaries").exists() or not list((tmp_path / "summaries").iterdir())
 
 
-def test_cache_hit_makes_no_request_and_needs_no_consent(llm_server: FakeLLM, tmp_path: Path) -> None:
+def test_cache_hit_makes_no_request_and_needs_no_consent(
+    llm_server: FakeLLM, tmp_path: Path
+) -> None:
     first = make_summarizer(llm_server, tmp_path).summarize(conversation(), allow_network=True)
     assert len(llm_server.requests) == 1
     again = make_summarizer(llm_server, tmp_path)
     deltas: list[str] = []
     second = again.summarize(conversation(), on_delta=deltas.append)
     assert len(llm_server.requests) == 1
-    assert second.cached and second.requests == 0 and second.text == first.text and deltas == [first.text]
+    assert (
+        second.cached
+        and second.requests == 0
+        and second.text == first.text
+        and deltas == [first.text]
+    )
     assert second.redactions == first.redactions
     assert again.preview(conversation()).cached
     other_target = again.preview(conversation(), target_chars=1234)
@@ -184,13 +250,18 @@ def test_cache_hit_makes_no_request_and_needs_no_consent(llm_server: FakeLLM, tm
 
 
 def test_nothing_is_sent_without_consent(llm_server: FakeLLM) -> None:
-    with pytest.raises(SummaryConsentError, match=r"--yes-send.*Would send ~\d+ tokens of 9 messages in 1 request to test/test-model"):
+    with pytest.raises(
+        SummaryConsentError,
+        match=r"--yes-send.*Would send ~\d+ tokens of 9 messages in 1 request to test/test-model",
+    ):
         make_summarizer(llm_server).summarize(conversation())
     assert llm_server.requests == []
 
 
 def test_preview_counts_requests_and_redactions_without_sending(llm_server: FakeLLM) -> None:
-    preview = make_summarizer(llm_server, context_window=8_192).preview(conversation(240, 60), target_chars=2000)
+    preview = make_summarizer(llm_server, context_window=8_192).preview(
+        conversation(240, 60), target_chars=2000
+    )
     assert preview.requests > 3 and preview.tokens > 10_000
     assert preview.redactions == {"openai-key": 4, "secret-assignment": 1}
     assert "5 secrets redacted" in preview.describe()
@@ -198,7 +269,9 @@ def test_preview_counts_requests_and_redactions_without_sending(llm_server: Fake
 
 
 def test_local_server_needs_no_key(llm_server: FakeLLM) -> None:
-    config = resolve_config({"provider": "local", "model": "llama3.2", "base_url": llm_server.url}, {})
+    config = resolve_config(
+        {"provider": "local", "model": "llama3.2", "base_url": llm_server.url}, {}
+    )
     assert config.api_key is None and config.is_local
     result = Summarizer(config).summarize(conversation(), allow_network=True)
     assert result.provider == "local" and llm_server.requests[0]["model"] == "llama3.2"
@@ -208,15 +281,30 @@ def test_connection_refused_is_provider_unavailable() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    config = SummarizerConfig("test", "m", f"http://127.0.0.1:{port}/v1", None, timeout=2, max_retries=0)
-    with pytest.raises(ProviderUnavailableError, match="Cannot reach the summarizer at http://127.0.0.1"):
+    config = SummarizerConfig(
+        "test", "m", f"http://127.0.0.1:{port}/v1", None, timeout=2, max_retries=0
+    )
+    with pytest.raises(
+        ProviderUnavailableError, match="Cannot reach the summarizer at http://127.0.0.1"
+    ):
         Summarizer(config).summarize(conversation(), allow_network=True)
 
 
 @pytest.mark.parametrize(
     ("table", "env_name"),
-    [({}, "OPENAI_API_KEY"), ({"provider": "deepseek"}, "DEEPSEEK_API_KEY"),
-     ({"provider": "groq", "base_url": "https://api.groq.com/openai/v1", "model": "x", "api_key_env": "GROQ_API_KEY"}, "GROQ_API_KEY")],
+    [
+        ({}, "OPENAI_API_KEY"),
+        ({"provider": "deepseek"}, "DEEPSEEK_API_KEY"),
+        (
+            {
+                "provider": "groq",
+                "base_url": "https://api.groq.com/openai/v1",
+                "model": "x",
+                "api_key_env": "GROQ_API_KEY",
+            },
+            "GROQ_API_KEY",
+        ),
+    ],
 )
 def test_missing_key_names_the_env_var_to_set(table: dict[str, str], env_name: str) -> None:
     config = resolve_config(table, {})
@@ -228,7 +316,11 @@ def test_config_precedence_defaults_file_env_arguments() -> None:
     table = {"provider": "deepseek", "model": "deepseek-reasoner", "timeout": 30, "max_retries": 4}
     env = {"DEEPSEEK_API_KEY": "sk-" + "d" * 32}
     config = resolve_config(table, env)
-    assert (config.provider, config.model, config.base_url) == ("deepseek", "deepseek-reasoner", "https://api.deepseek.com")
+    assert (config.provider, config.model, config.base_url) == (
+        "deepseek",
+        "deepseek-reasoner",
+        "https://api.deepseek.com",
+    )
     assert (config.timeout, config.max_retries, config.context_window) == (30.0, 4, 128_000)
     assert config.api_key == env["DEEPSEEK_API_KEY"] and env["DEEPSEEK_API_KEY"] not in repr(config)
     env["SMIG_SUMMARY_MODEL"] = "deepseek-chat"
@@ -278,7 +370,9 @@ def test_unreadable_or_stale_cache_entries_are_misses(tmp_path: Path) -> None:
     (tmp_path / "summaries").mkdir()
     (tmp_path / "summaries" / f"{key}.json").write_text("{not json")
     assert cache.get(key) is None
-    (tmp_path / "summaries" / f"{key}.json").write_text(json.dumps({"prompt_version": "old", "text": "x"}))
+    (tmp_path / "summaries" / f"{key}.json").write_text(
+        json.dumps({"prompt_version": "old", "text": "x"})
+    )
     assert cache.get(key) is None
     assert cache.get("../../etc/passwd") is None
     with pytest.raises(ValueError):
@@ -289,5 +383,7 @@ def test_unreadable_or_stale_cache_entries_are_misses(tmp_path: Path) -> None:
 def test_preview_carries_the_missing_key_sentence_for_an_opt_in_screen() -> None:
     preview = Summarizer(resolve_config({"provider": "deepseek"}, {})).preview(conversation())
     assert preview.problem is not None and "set DEEPSEEK_API_KEY" in preview.problem
-    ready = Summarizer(resolve_config({"provider": "deepseek"}, {"DEEPSEEK_API_KEY": "sk-x"})).preview(conversation())
+    ready = Summarizer(
+        resolve_config({"provider": "deepseek"}, {"DEEPSEEK_API_KEY": "sk-x"})
+    ).preview(conversation())
     assert ready.problem is None

@@ -8,13 +8,15 @@ import shutil
 from pathlib import Path
 
 import pytest
-from fake_llm_server import FakeLLM, Reply, llm_server  # noqa: F401 - fixture
+from fake_llm_server import FakeLLM, Reply, llm_server_fixture  # noqa: F401 - fixture
 
 from smig_tui.cli.main import Context, main
 from smig_tui.cli.output import Output
 
 SESSION = "01a1f866-0d00-7a1b-82c3-d4e5f6a7b8c9"
-ROLLOUT = "sessions/2026/11/20/rollout-2026-11-20T10-00-00-01a1f866-0d00-7a1b-82c3-d4e5f6a7b8c9.jsonl"
+ROLLOUT = (
+    "sessions/2026/11/20/rollout-2026-11-20T10-00-00-01a1f866-0d00-7a1b-82c3-d4e5f6a7b8c9.jsonl"
+)
 KEY = "sk-test-" + "c" * 32
 PLANTED = "sk-proj-" + "CliPlantedKeyThatMustStayHome00001"
 
@@ -26,7 +28,9 @@ def run(*argv: str) -> tuple[int, str, str]:
 
 
 @pytest.fixture
-def configured(fake_home: dict[str, Path], llm_server: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> FakeLLM:
+def configured(
+    fake_home: dict[str, Path], llm_server: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> FakeLLM:
     """Point the summarizer at the fake server through the real config file and env."""
     config = fake_home["smig"] / "config" / "config.toml"
     config.parent.mkdir(parents=True)
@@ -46,19 +50,39 @@ def configured(fake_home: dict[str, Path], llm_server: FakeLLM, monkeypatch: pyt
 def plant_secret(codex_home: Path) -> None:
     """Append a user message and a tool output carrying a fake key to a fixture rollout."""
     lines = [
-        {"type": "message", "role": "user",
-         "content": [{"type": "input_text", "text": f"Use OPENAI_API_KEY={PLANTED} for the deploy."}]},
-        {"type": "function_call", "name": "shell", "arguments": '{"command":["env"]}', "call_id": "call_env"},
-        {"type": "function_call_output", "call_id": "call_env", "output": f"HOME=/home/user\nAPI_TOKEN={PLANTED}\n"},
+        {
+            "type": "message",
+            "role": "user",
+            "content": [
+                {"type": "input_text", "text": f"Use OPENAI_API_KEY={PLANTED} for the deploy."}
+            ],
+        },
+        {
+            "type": "function_call",
+            "name": "shell",
+            "arguments": '{"command":["env"]}',
+            "call_id": "call_env",
+        },
+        {
+            "type": "function_call_output",
+            "call_id": "call_env",
+            "output": f"HOME=/home/user\nAPI_TOKEN={PLANTED}\n",
+        },
     ]
     with (codex_home / ROLLOUT).open("a", encoding="utf-8") as handle:
         for n, payload in enumerate(lines):
-            record = {"timestamp": f"2026-11-20T10:30:0{n}.000Z", "type": "response_item", "payload": payload}
+            record = {
+                "timestamp": f"2026-11-20T10:30:0{n}.000Z",
+                "type": "response_item",
+                "payload": payload,
+            }
             handle.write(json.dumps(record) + "\n")
 
 
 def test_streams_the_summary_to_stdout_and_diagnostics_to_stderr(configured: FakeLLM) -> None:
-    configured.respond = lambda body, n: Reply("## Goal\nShip the parser.\n\n## Next steps\nRun make check.")
+    configured.respond = lambda body, n: Reply(
+        "## Goal\nShip the parser.\n\n## Next steps\nRun make check."
+    )
     code, out, err = run("summarize", SESSION[:10])
     assert code == 0, err
     assert out == "## Goal\nShip the parser.\n\n## Next steps\nRun make check.\n"
@@ -70,7 +94,9 @@ def test_streams_the_summary_to_stdout_and_diagnostics_to_stderr(configured: Fak
     assert sent.index("How does the CLI parse its arguments?") < sent.index("Created CHANGELOG.md")
 
 
-def test_planted_secret_is_redacted_and_counted(configured: FakeLLM, fake_home: dict[str, Path]) -> None:
+def test_planted_secret_is_redacted_and_counted(
+    configured: FakeLLM, fake_home: dict[str, Path]
+) -> None:
     plant_secret(fake_home["codex"])
     code, _, err = run("summarize", SESSION)
     assert code == 0, err
@@ -89,7 +115,7 @@ def test_second_run_is_served_from_the_cache(configured: FakeLLM) -> None:
 
 
 def test_dry_run_says_what_would_be_sent_and_sends_nothing(configured: FakeLLM) -> None:
-    code, out, err = run("summarize", SESSION, "--dry-run", "--target-chars", "3000")
+    code, out, _ = run("summarize", SESSION, "--dry-run", "--target-chars", "3000")
     assert code == 0 and configured.requests == []
     assert out.startswith("Would send ~") and "to test/handoff-model at http://127.0.0.1:" in out
 
@@ -97,23 +123,42 @@ def test_dry_run_says_what_would_be_sent_and_sends_nothing(configured: FakeLLM) 
 def test_json_output_for_scripts(configured: FakeLLM) -> None:
     code, out, _ = run("summarize", SESSION, "--json", "--target-tokens", "800")
     record = json.loads(out)
-    assert code == 0 and record["provider"] == "test" and record["requests"] == 1 and not record["cached"]
+    assert (
+        code == 0
+        and record["provider"] == "test"
+        and record["requests"] == 1
+        and not record["cached"]
+    )
     assert record["text"].startswith("## Goal")
     assert "2,400 characters" in configured.requests[0]["messages"][0]["content"]
 
 
 def test_flags_override_the_config(configured: FakeLLM) -> None:
-    code, _, err = run("summarize", SESSION, "--model", "other-model", "--provider", "mine", "--base-url", configured.url)
+    code, _, err = run(
+        "summarize",
+        SESSION,
+        "--model",
+        "other-model",
+        "--provider",
+        "mine",
+        "--base-url",
+        configured.url,
+    )
     assert code == 0, err
     assert configured.requests[0]["model"] == "other-model" and "mine/other-model" in err
 
 
-def test_no_key_fails_with_the_env_var_to_set(configured: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_key_fails_with_the_env_var_to_set(
+    configured: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("SMIG_TEST_SUMMARY_KEY")
     # A server on this machine needs no key, so name a remote one; the error comes before any request.
     code, out, err = run("summarize", SESSION, "--base-url", "https://llm.example.invalid/v1")
     assert code == 6 and out == "" and configured.requests == []
-    assert err.strip() == 'smig: error: No API key for the test summarizer: set SMIG_TEST_SUMMARY_KEY (or use provider = "local").'
+    assert (
+        err.strip()
+        == 'smig: error: No API key for the test summarizer: set SMIG_TEST_SUMMARY_KEY (or use provider = "local").'
+    )
 
 
 def test_provider_rejection_is_one_line_with_exit_6(configured: FakeLLM) -> None:
@@ -166,7 +211,9 @@ def test_real_codex_rollouts_summarise_without_leaking(
 def tiny_target(configured: FakeLLM, fake_home: dict[str, Path]) -> str:
     """Add a model whose window the fixture session does not fit, so summary strategies must cut."""
     config = fake_home["smig"] / "config" / "config.toml"
-    config.write_text(config.read_text() + '\n[models."tiny-test"]\ncontext_window = 500\nmax_output = 100\n')
+    config.write_text(
+        config.read_text() + '\n[models."tiny-test"]\ncontext_window = 500\nmax_output = 100\n'
+    )
     return "tiny-test"
 
 
@@ -174,19 +221,35 @@ def _transcript(server: FakeLLM) -> str:
     return server.requests[-1]["messages"][-1]["content"]
 
 
-def test_plan_summary_tail_without_consent_previews_and_sends_nothing(configured: FakeLLM, tiny_target: str) -> None:
+def test_plan_summary_tail_without_consent_previews_and_sends_nothing(
+    configured: FakeLLM, tiny_target: str
+) -> None:
     code, out, err = run("plan", SESSION, "--target", tiny_target, "--strategy", "summary-tail")
     assert code == 0 and configured.requests == []
     assert "summary not written" in err and "--yes-send" in err and "test/handoff-model" in err
     assert "The summary is not written yet" in out
 
 
-def test_plan_summary_tail_with_consent_summarises_exactly_the_dropped_head(configured: FakeLLM, tiny_target: str) -> None:
+def test_plan_summary_tail_with_consent_summarises_exactly_the_dropped_head(
+    configured: FakeLLM, tiny_target: str
+) -> None:
     configured.respond = lambda body, n: Reply("## Goal\nAdd --verbose.")
-    code, out, err = run("plan", SESSION, "--target", tiny_target, "--strategy", "summary-tail", "--yes-send", "--json")
+    code, out, err = run(
+        "plan",
+        SESSION,
+        "--target",
+        tiny_target,
+        "--strategy",
+        "summary-tail",
+        "--yes-send",
+        "--json",
+    )
     assert code == 0, err
     plan = json.loads(out)
-    assert plan["summary"] == "## Goal\nAdd --verbose." and "## Goal\nAdd --verbose." in plan["placeholder"]
+    assert (
+        plan["summary"] == "## Goal\nAdd --verbose."
+        and "## Goal\nAdd --verbose." in plan["placeholder"]
+    )
     sent = _transcript(configured)
     assert "verbatim after your note" in sent
     summarised = [item["index"] for item in plan["items"] if item["reason"] == "summarised"]
@@ -195,15 +258,30 @@ def test_plan_summary_tail_with_consent_summarises_exactly_the_dropped_head(conf
     assert all(f"[{i}] " in sent for i in summarised)
     assert not any(f"[{i}] " in sent for i in kept)
     again = run("plan", SESSION, "--target", tiny_target, "--strategy", "summary-tail", "--json")
-    assert again[0] == 0 and json.loads(again[1])["summary"] == plan["summary"] and len(configured.requests) == 1
+    assert (
+        again[0] == 0
+        and json.loads(again[1])["summary"] == plan["summary"]
+        and len(configured.requests) == 1
+    )
 
 
-def test_migrate_with_a_summary_strategy_requires_yes_send(configured: FakeLLM, tiny_target: str, fake_home: dict[str, Path]) -> None:
+def test_migrate_with_a_summary_strategy_requires_yes_send(
+    configured: FakeLLM, tiny_target: str, fake_home: dict[str, Path]
+) -> None:
     code, out, err = run("migrate", SESSION, "--target", tiny_target, "--strategy", "summary-tail")
     assert code == 2 and out == "" and configured.requests == []
     assert "confirm with --yes-send" in err and "no secrets redacted" in err
     assert not (fake_home["smig"] / "data" / "migrations").exists()
-    code, out, err = run("migrate", SESSION, "--target", tiny_target, "--strategy", "summary-tail", "--yes-send", "--json")
+    code, out, err = run(
+        "migrate",
+        SESSION,
+        "--target",
+        tiny_target,
+        "--strategy",
+        "summary-tail",
+        "--yes-send",
+        "--json",
+    )
     assert code == 0, err
     record = json.loads(out)["record"]
     assert record["summary"].startswith("## Goal") and len(configured.requests) == 1

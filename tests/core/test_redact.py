@@ -19,11 +19,17 @@ CASES = [
     ("huggingface-token", "hf_" + "abcdefghijklmnopqrstuvwxyzABCDEF"),
     ("gitlab-token", "glpat-AbCdEfGhIjKlMnOpQrSt"),
     ("npm-token", "npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"),
-    ("pypi-token", "pypi-AgEIcHlwaS5vcmc" + "CJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0LXV2d3h5ejAxMjM0NQACKlsz"),
+    (
+        "pypi-token",
+        "pypi-AgEIcHlwaS5vcmc" + "CJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0LXV2d3h5ejAxMjM0NQACKlsz",
+    ),
     ("google-oauth-token", "ya29.a0AfB_byDEFghijklmnopQRSTuvwxyz0123456789"),
     ("digitalocean-token", "dop_v1_" + "0123456789abcdef" * 4),
     ("sendgrid-key", "SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG"),
-    ("jwt", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"),
+    (
+        "jwt",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    ),
 ]
 
 
@@ -39,16 +45,40 @@ def test_each_credential_shape_is_replaced_and_counted(kind: str, secret: str) -
 @pytest.mark.parametrize(
     ("text", "gone", "kind"),
     [
-        ("export AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI", "secret-assignment"),
+        (
+            "export AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "wJalrXUtnFEMI",
+            "secret-assignment",
+        ),
         ('{"api_key": "abcdef123456"}', "abcdef123456", "secret-assignment"),
         ("x-api-key: abcdefghijklmnop1234", "abcdefghijklmnop1234", "secret-assignment"),
         ("DB_PASSWORD=hunter22", "hunter22", "secret-assignment"),
-        ("AccountKey=abcdefghijklmnopqrstuvwxyz0123456789ABCD", "abcdefghijklmnop", "secret-assignment"),
+        (
+            "AccountKey=abcdefghijklmnopqrstuvwxyz0123456789ABCD",
+            "abcdefghijklmnop",
+            "secret-assignment",
+        ),
         ("postgres://admin:s3cretpw@db.example.com:5432/app", "s3cretpw", "url-credentials"),
-        ("Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345", "abcdefghijklmnopqrstuvwxyz012345", "bearer-token"),
-        ("Authorization: Basic dXNlcjpwYXNzd29yZDEyMzQ1Ng==", "dXNlcjpwYXNzd29yZDEyMzQ1Ng", "basic-auth"),
-        ("https://hooks.slack.com/services/T00000000/B00000000/abcdefghijklmnopqrstuvwx", "abcdefghijklmnopqrstuvwx", "slack-webhook"),
-        ("reset_token_url=https://example.com/r?token=abcdef123456", "abcdef123456", "secret-assignment"),
+        (
+            "Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345",
+            "abcdefghijklmnopqrstuvwxyz012345",
+            "bearer-token",
+        ),
+        (
+            "Authorization: Basic dXNlcjpwYXNzd29yZDEyMzQ1Ng==",
+            "dXNlcjpwYXNzd29yZDEyMzQ1Ng",
+            "basic-auth",
+        ),
+        (
+            "https://hooks.slack.com/services/T00000000/B00000000/abcdefghijklmnopqrstuvwx",
+            "abcdefghijklmnopqrstuvwx",
+            "slack-webhook",
+        ),
+        (
+            "reset_token_url=https://example.com/r?token=abcdef123456",
+            "abcdef123456",
+            "secret-assignment",
+        ),
     ],
 )
 def test_contextual_secrets_are_replaced(text: str, gone: str, kind: str) -> None:
@@ -82,7 +112,9 @@ def test_harmless_text_is_left_alone(text: str) -> None:
 
 
 def test_redaction_is_idempotent_and_counts_add_up() -> None:
-    text = "a sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123 b TOKEN=abcdefgh123 c AKIAIOSFODNN7EXAMPLE"
+    text = (
+        "a sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123 b TOKEN=abcdefgh123 c AKIAIOSFODNN7EXAMPLE"
+    )
     first = redact(text)
     again = redact(first.text)
     assert again.text == first.text and again.total == 0

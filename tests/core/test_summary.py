@@ -31,14 +31,20 @@ from smig_tui.core.summary import (
 FAKE_KEY = "sk-proj-" + "Q7wErTy8uIoP4aSdFgHjKlZxCvBnM1234567"
 
 
-def msg(index: int, text: str, role: Role = Role.USER, kind: Kind = Kind.TEXT, **extra: object) -> Message:
+def msg(
+    index: int, text: str, role: Role = Role.USER, kind: Kind = Kind.TEXT, **extra: object
+) -> Message:
     return Message(index=index, id=f"m{index}", role=role, kind=kind, text=text, **extra)  # type: ignore[arg-type]
 
 
 def conversation(count: int, words: int = 60) -> list[Message]:
     """Alternate user and assistant messages, each `words` distinct words long."""
     return [
-        msg(i, " ".join(f"w{i}_{n}" for n in range(words)), Role.USER if i % 2 == 0 else Role.ASSISTANT)
+        msg(
+            i,
+            " ".join(f"w{i}_{n}" for n in range(words)),
+            Role.USER if i % 2 == 0 else Role.ASSISTANT,
+        )
         for i in range(count)
     ]
 
@@ -68,8 +74,12 @@ class FakeBackend:
 
 def test_tool_traffic_is_condensed_and_prose_kept() -> None:
     output = "line\n" * 2000
-    call = render_message(msg(3, '{"cmd": "pytest -q"}', Role.ASSISTANT, Kind.TOOL_CALL, tool_name="shell"))
-    result = render_message(msg(4, output, Role.TOOL, Kind.TOOL_RESULT, tool_name="shell", is_error=True))
+    call = render_message(
+        msg(3, '{"cmd": "pytest -q"}', Role.ASSISTANT, Kind.TOOL_CALL, tool_name="shell")
+    )
+    result = render_message(
+        msg(4, output, Role.TOOL, Kind.TOOL_RESULT, tool_name="shell", is_error=True)
+    )
     prose = render_message(msg(5, "Please keep the public API stable."))
     assert call == '[3] assistant → tool call shell:\n{"cmd": "pytest -q"}'
     assert result is not None and result.startswith("[4] tool result shell (failed):")
@@ -80,7 +90,9 @@ def test_tool_traffic_is_condensed_and_prose_kept() -> None:
 def test_opaque_and_empty_messages_are_not_sent() -> None:
     assert render_message(msg(0, "gAAAAB...", Role.ASSISTANT, Kind.REASONING, opaque=True)) is None
     assert render_message(msg(1, "   ")) is None
-    assert render_message(msg(2, "", Role.USER, Kind.IMAGE)) == "[2] user image:\n[image not included]"
+    assert (
+        render_message(msg(2, "", Role.USER, Kind.IMAGE)) == "[2] user image:\n[image not included]"
+    )
 
 
 def test_long_prose_is_condensed_by_default() -> None:
@@ -97,13 +109,19 @@ def test_condense_keeps_head_and_tail() -> None:
 
 
 def test_job_redacts_before_anything_is_planned() -> None:
-    messages = [msg(0, f"export OPENAI_API_KEY={FAKE_KEY}"), msg(1, "password: hunter22", Role.ASSISTANT)]
+    messages = [
+        msg(0, f"export OPENAI_API_KEY={FAKE_KEY}"),
+        msg(1, "password: hunter22", Role.ASSISTANT),
+    ]
     job = plan_summary_job(messages, context_window=16_000)
     sent = "".join(chunk.text for chunk in job.chunks)
     assert FAKE_KEY not in sent and "hunter22" not in sent
     assert job.redactions == {"openai-key": 1, "secret-assignment": 1}
     assert job.redaction_total == 2
-    assert describe_redactions(job.redactions) == "2 secrets redacted (openai-key 1, secret-assignment 1)"
+    assert (
+        describe_redactions(job.redactions)
+        == "2 secrets redacted (openai-key 1, secret-assignment 1)"
+    )
 
 
 def test_small_session_is_one_chunk() -> None:
@@ -128,7 +146,9 @@ def test_chunks_fit_capacity_keep_order_and_cover_everything(count: int, window:
 
 def test_one_huge_message_is_split_into_fitting_slices() -> None:
     huge = msg(0, "y" * 200_000)
-    job = plan_summary_job([huge], context_window=8_192, target_chars=2000, limits=RenderLimits(text_chars=10**6))
+    job = plan_summary_job(
+        [huge], context_window=8_192, target_chars=2000, limits=RenderLimits(text_chars=10**6)
+    )
     assert len(job.chunks) >= 10
     assert all(chunk.tokens <= job.capacity_tokens for chunk in job.chunks)
     assert all(chunk.first_index == 0 for chunk in job.chunks)
@@ -136,7 +156,9 @@ def test_one_huge_message_is_split_into_fitting_slices() -> None:
 
 def test_plan_chunks_packs_greedily() -> None:
     blocks = [Block(i, "z" * 30, 10) for i in range(10)]
-    chunks = plan_chunks(blocks, capacity=35, count=lambda text: 1 if text == "\n\n" else len(text) // 3)
+    chunks = plan_chunks(
+        blocks, capacity=35, count=lambda text: 1 if text == "\n\n" else len(text) // 3
+    )
     assert [(c.first_index, c.last_index) for c in chunks] == [(0, 2), (3, 5), (6, 8), (9, 9)]
 
 
@@ -152,8 +174,17 @@ def test_cache_key_depends_on_content_model_target_and_prompt_version() -> None:
     other_text = plan_summary_job(conversation(5), context_window=32_000, target_chars=3000)
     key = base.cache_key("openai", "gpt-4.1-mini")
     assert key == same.cache_key("openai", "gpt-4.1-mini")
-    assert len({key, base.cache_key("openai", "gpt-4o"), other_target.cache_key("openai", "gpt-4.1-mini"),
-                other_text.cache_key("openai", "gpt-4.1-mini")}) == 4
+    assert (
+        len(
+            {
+                key,
+                base.cache_key("openai", "gpt-4o"),
+                other_target.cache_key("openai", "gpt-4.1-mini"),
+                other_text.cache_key("openai", "gpt-4.1-mini"),
+            }
+        )
+        == 4
+    )
 
 
 def test_cache_key_changes_with_the_prompt_version(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -193,9 +224,13 @@ def test_map_then_reduce_streams_only_the_reduce() -> None:
     text, stats = run_summary(job, backend, on_delta=deltas.append, on_progress=progress.append)
     assert text == "merged" and "".join(deltas).strip() == "merged"
     assert stats.requests == parts + 1
-    assert all(f"Here is part {n} of {parts}" in backend.prompts[n - 1] for n in range(1, parts + 1))
+    assert all(
+        f"Here is part {n} of {parts}" in backend.prompts[n - 1] for n in range(1, parts + 1)
+    )
     assert all(f"part-note-{n}" in backend.prompts[-1] for n in range(1, parts + 1))
-    assert progress[0] == f"summarising part 1 of {parts}" and progress[-1] == f"merging {parts} parts"
+    assert (
+        progress[0] == f"summarising part 1 of {parts}" and progress[-1] == f"merging {parts} parts"
+    )
 
 
 def test_notes_too_big_for_one_reduce_are_merged_in_levels() -> None:

@@ -14,7 +14,7 @@ _KEY = re.compile(r"[0-9a-f]{64}")
 
 
 class SummaryCache:
-    """Summaries keyed by `SummaryJob.cache_key(...)`, one JSON file each under `cache_dir/summaries`."""
+    """Summaries keyed by `SummaryJob.cache_key(...)`, one JSON file each."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
@@ -26,7 +26,7 @@ class SummaryCache:
         return self.folder / f"{key}.json"
 
     def get(self, key: str) -> SummaryResult | None:
-        """Return the cached summary, or None when absent, unreadable or from another prompt version."""
+        """Return the cached summary; None when absent, unreadable or from another prompt."""
         try:
             record = json.loads(self._path(key).read_text("utf-8"))
         except (OSError, ValueError):
