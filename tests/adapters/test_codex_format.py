@@ -33,7 +33,9 @@ def _source() -> CodexSource:
     return CodexSource(resolve_paths())
 
 
-def _discover(source: CodexSource | None = None) -> tuple[dict[str, SessionInfo], list[ReadWarning]]:
+def _discover(
+    source: CodexSource | None = None,
+) -> tuple[dict[str, SessionInfo], list[ReadWarning]]:
     warnings: list[ReadWarning] = []
     infos = list((source or _source()).discover(warnings.append))
     return {info.id: info for info in infos}, warnings
@@ -73,7 +75,11 @@ def _fingerprint(root: Path) -> dict[str, tuple[int, int, str]]:
     for path in sorted(root.rglob("*")):
         if path.is_file():
             stat = path.stat()
-            out[str(path)] = (stat.st_size, stat.st_mtime_ns, hashlib.sha256(path.read_bytes()).hexdigest())
+            out[str(path)] = (
+                stat.st_size,
+                stat.st_mtime_ns,
+                hashlib.sha256(path.read_bytes()).hexdigest(),
+            )
     return out
 
 
@@ -85,22 +91,46 @@ def _write_rollout(path: Path, records: list[dict[str, Any]], extra: bytes = b""
 
 
 def _meta(session_id: str, **extra: Any) -> dict[str, Any]:
-    payload = {"id": session_id, "timestamp": "2026-11-23T10:00:00.000Z", "cwd": "/home/user/tmpproj",
-               "originator": "codex-tui", "cli_version": "0.128.0", "source": "cli", **extra}
+    payload = {
+        "id": session_id,
+        "timestamp": "2026-11-23T10:00:00.000Z",
+        "cwd": "/home/user/tmpproj",
+        "originator": "codex-tui",
+        "cli_version": "0.128.0",
+        "source": "cli",
+        **extra,
+    }
     return {"timestamp": "2026-11-23T10:00:00.100Z", "type": "session_meta", "payload": payload}
 
 
 def _item(payload: dict[str, Any], second: int = 1) -> dict[str, Any]:
-    return {"timestamp": f"2026-11-23T10:00:{second:02d}.000Z", "type": "response_item", "payload": payload}
+    return {
+        "timestamp": f"2026-11-23T10:00:{second:02d}.000Z",
+        "type": "response_item",
+        "payload": payload,
+    }
 
 
 def _token_count(total: int, last: int) -> dict[str, Any]:
     def usage(n: int) -> dict[str, int]:
-        return {"input_tokens": n - 10, "cached_input_tokens": 0, "output_tokens": 10,
-                "reasoning_output_tokens": 0, "total_tokens": n}
-    info = {"total_token_usage": usage(total), "last_token_usage": usage(last), "model_context_window": 200000}
-    return {"timestamp": "2026-11-23T10:00:30.000Z", "type": "event_msg",
-            "payload": {"type": "token_count", "info": info, "rate_limits": None}}
+        return {
+            "input_tokens": n - 10,
+            "cached_input_tokens": 0,
+            "output_tokens": 10,
+            "reasoning_output_tokens": 0,
+            "total_tokens": n,
+        }
+
+    info = {
+        "total_token_usage": usage(total),
+        "last_token_usage": usage(last),
+        "model_context_window": 200000,
+    }
+    return {
+        "timestamp": "2026-11-23T10:00:30.000Z",
+        "type": "event_msg",
+        "payload": {"type": "token_count", "info": info, "rate_limits": None},
+    }
 
 
 # --- real public rollouts -----------------------------------------------------------------------
@@ -129,8 +159,14 @@ def test_exec_rollout_077_shell_tool_and_instructions(shared_fixtures: Path) -> 
     assert info.cwd == "/Users/Nikita_Levyankov/repos/EPMCDME/codemie-ai/codemie-code"
     assert info.model == "gpt-5-1-codex-2025-11-13"
     assert session.instructions and session.instructions.startswith("## Skills")
-    assert _kinds(session) == Counter({("user", "text"): 3, ("assistant", "reasoning"): 3,
-                                       ("assistant", "tool_call"): 3, ("tool", "tool_result"): 3})
+    assert _kinds(session) == Counter(
+        {
+            ("user", "text"): 3,
+            ("assistant", "reasoning"): 3,
+            ("assistant", "tool_call"): 3,
+            ("tool", "tool_result"): 3,
+        }
+    )
     users = [m for m in session.messages if m.role is Role.USER]
     assert [m.injected for m in users] == [True, True, False]
     assert users[2].text.startswith("what is current repository about?")
@@ -151,12 +187,18 @@ def test_exec_rollout_077_shell_tool_and_instructions(shared_fixtures: Path) -> 
 def test_filtered_desktop_rollout_keeps_event_only_prompts(shared_fixtures: Path) -> None:
     session, _ = _load(_shared(shared_fixtures, "2026-05-11T13-28-45"))
     info = session.info
-    assert (info.origin, info.is_subagent, info.source_version) == ("vscode", False, "0.128.0-alpha.1")
+    assert (info.origin, info.is_subagent, info.source_version) == (
+        "vscode",
+        False,
+        "0.128.0-alpha.1",
+    )
     assert info.model is None  # this capture has no turn_context lines
     assert info.title and info.title.startswith("analyze trascript and summarzie action items")
     prompts = [m for m in session.messages if m.role is Role.USER]
     assert [m.id for m in prompts] == ["L2", "L31", "L33"]
-    assert prompts[0].text.startswith("analyze trascript")  # "## My request for Codex:" preamble gone
+    assert prompts[0].text.startswith(
+        "analyze trascript"
+    )  # "## My request for Codex:" preamble gone
     assert session.messages[0].id == "L2"
     counts = _kinds(session)
     assert counts[("assistant", "tool_call")] == counts[("tool", "tool_result")] == 38
@@ -196,7 +238,9 @@ def test_complete_single_turn_rollout(shared_fixtures: Path) -> None:
 def test_catalogue_rollout_applies_the_last_replacement_history(shared_fixtures: Path) -> None:
     session, _ = _load(_shared(shared_fixtures, "stage0-codex-small"))
     info = session.info
-    assert info.id == "019fc8be-3658-7ca3-9e29-000000000000"  # the first of its seven session_meta lines
+    assert (
+        info.id == "019fc8be-3658-7ca3-9e29-000000000000"
+    )  # the first of its seven session_meta lines
     assert (info.cwd, info.source_version, info.is_subagent) == ("/tmp/repo", "0.146.0", False)
     assert session.compactions == 6
     assert all(m.id.startswith("L111.") for m in session.messages[:13])
@@ -227,7 +271,11 @@ def test_discovery_lists_every_rollout_newest_first(fake_home: dict[str, Path]) 
     main = by_id[MAIN]
     assert main.title == "Add --verbose flag to the CLI"  # session_index.jsonl, last row wins
     assert (main.cwd, main.project, main.model, main.source_version) == (
-        "/home/user/proj", "/home/user/proj", "gpt-5.5", "0.128.0")
+        "/home/user/proj",
+        "/home/user/proj",
+        "gpt-5.5",
+        "0.128.0",
+    )
     assert main.created == "2026-11-20T10:00:00.000Z"
     assert main.updated == "2026-11-20T10:03:33.490Z"
     assert (main.context_tokens, main.context_window) == (10570, 258400)
@@ -238,7 +286,11 @@ def test_discovery_lists_every_rollout_newest_first(fake_home: dict[str, Path]) 
     sub = by_id[SUBAGENT]
     assert (sub.is_subagent, sub.parent_id, sub.origin) == (True, MAIN, "subagent:thread_spawn")
     bare = by_id[BARE]
-    assert (bare.cwd, bare.title, bare.is_subagent) == ("/home/user/legacy", "Port the setup.py to pyproject.toml.", False)
+    assert (bare.cwd, bare.title, bare.is_subagent) == (
+        "/home/user/legacy",
+        "Port the setup.py to pyproject.toml.",
+        False,
+    )
 
 
 def test_services_hide_exec_and_subagents_unless_asked(fake_home: dict[str, Path]) -> None:
@@ -261,37 +313,58 @@ def test_reading_never_modifies_the_codex_home(fake_home: dict[str, Path]) -> No
     assert _fingerprint(fake_home["codex"]) == before
 
 
+THREADS_DDL = (
+    "CREATE TABLE threads (id TEXT PRIMARY KEY, rollout_path TEXT NOT NULL,"
+    " created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, source TEXT NOT NULL,"
+    " model_provider TEXT NOT NULL, cwd TEXT NOT NULL, title TEXT NOT NULL,"
+    " sandbox_policy TEXT NOT NULL, approval_mode TEXT NOT NULL,"
+    " tokens_used INTEGER NOT NULL DEFAULT 0, archived INTEGER NOT NULL DEFAULT 0,"
+    " archived_at INTEGER, git_sha TEXT, git_branch TEXT, git_origin_url TEXT,"
+    " model TEXT, first_user_message TEXT)"
+)
+"""FORMATS.md 1.12: the initial migration plus the later columns smig reads."""
+
+
 def _threads_db(path: Path, rows: list[dict[str, Any]], columns: str | None = None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     connection = sqlite3.connect(path)
-    connection.execute(columns or (
-        "CREATE TABLE threads (id TEXT PRIMARY KEY, rollout_path TEXT NOT NULL, created_at INTEGER NOT NULL,"
-        " updated_at INTEGER NOT NULL, source TEXT NOT NULL, model_provider TEXT NOT NULL, cwd TEXT NOT NULL,"
-        " title TEXT NOT NULL, sandbox_policy TEXT NOT NULL, approval_mode TEXT NOT NULL,"
-        " tokens_used INTEGER NOT NULL DEFAULT 0, archived INTEGER NOT NULL DEFAULT 0, archived_at INTEGER,"
-        " git_sha TEXT, git_branch TEXT, git_origin_url TEXT, model TEXT, first_user_message TEXT)"
-    ))
+    connection.execute(columns or THREADS_DDL)
     for row in rows:
         keys = ", ".join(row)
-        connection.execute(f"INSERT INTO threads ({keys}) VALUES ({', '.join('?' * len(row))})", list(row.values()))
+        connection.execute(
+            f"INSERT INTO threads ({keys}) VALUES ({', '.join('?' * len(row))})", list(row.values())
+        )
     connection.commit()
     connection.close()
 
 
 def _row(thread_id: str, title: str, **extra: Any) -> dict[str, Any]:
-    return {"id": thread_id, "rollout_path": f"/gone/{thread_id}.jsonl", "created_at": 1, "updated_at": 2,
-            "source": "cli", "model_provider": "openai", "cwd": "/home/user/proj", "title": title,
-            "sandbox_policy": "read-only", "approval_mode": "on-request", **extra}
+    return {
+        "id": thread_id,
+        "rollout_path": f"/gone/{thread_id}.jsonl",
+        "created_at": 1,
+        "updated_at": 2,
+        "source": "cli",
+        "model_provider": "openai",
+        "cwd": "/home/user/proj",
+        "title": title,
+        "sandbox_policy": "read-only",
+        "approval_mode": "on-request",
+        **extra,
+    }
 
 
 def test_state_db_titles_fill_in_but_files_stay_authoritative(fake_home: dict[str, Path]) -> None:
     codex = fake_home["codex"]
     _threads_db(codex / "state_5.sqlite", [_row(OTHER, "stale schema title")])
-    _threads_db(codex / "state_7.sqlite", [
-        _row(OTHER, "Makefile check target", model="gpt-5.4-mini"),
-        _row(MAIN, "db title loses to the thread name"),
-        _row("0199ffff-0000-7000-8000-000000000000", "file is gone"),
-    ])
+    _threads_db(
+        codex / "state_7.sqlite",
+        [
+            _row(OTHER, "Makefile check target", model="gpt-5.4-mini"),
+            _row(MAIN, "db title loses to the thread name"),
+            _row("0199ffff-0000-7000-8000-000000000000", "file is gone"),
+        ],
+    )
     before = _fingerprint(codex)
     found, warnings = _discover()
     assert warnings == []
@@ -302,11 +375,15 @@ def test_state_db_titles_fill_in_but_files_stay_authoritative(fake_home: dict[st
     assert _fingerprint(codex) == before  # opened read-only
 
 
-def test_state_db_with_few_columns_and_sqlite_home(fake_home: dict[str, Path], tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_state_db_with_few_columns_and_sqlite_home(
+    fake_home: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     elsewhere = tmp_path / "sqlite-home"
-    _threads_db(elsewhere / "state_5.sqlite", [{"id": CORRUPT, "title": "Release workflow on tags"}],
-                columns="CREATE TABLE threads (id TEXT PRIMARY KEY, title TEXT)")
+    _threads_db(
+        elsewhere / "state_5.sqlite",
+        [{"id": CORRUPT, "title": "Release workflow on tags"}],
+        columns="CREATE TABLE threads (id TEXT PRIMARY KEY, title TEXT)",
+    )
     monkeypatch.setenv("CODEX_SQLITE_HOME", str(elsewhere))
     found, warnings = _discover()
     assert warnings == []
@@ -326,10 +403,14 @@ def test_compressed_rollouts_get_one_notice(fake_home: dict[str, Path]) -> None:
     day = fake_home["codex"] / "sessions" / "2026" / "11" / "23"
     day.mkdir(parents=True)
     for n in range(3):
-        (day / f"rollout-2026-11-23T0{n}-00-00-0199{n}000-0000-7000-8000-000000000000.jsonl.zst").write_bytes(b"\x28\xb5\x2f\xfd")
+        (
+            day / f"rollout-2026-11-23T0{n}-00-00-0199{n}000-0000-7000-8000-000000000000.jsonl.zst"
+        ).write_bytes(b"\x28\xb5\x2f\xfd")
     found, warnings = _discover()
     assert len(found) == 7
-    assert [w.message for w in warnings] == ["3 compressed rollout(s) (.jsonl.zst) skipped: smig cannot read zstd"]
+    assert [w.message for w in warnings] == [
+        "3 compressed rollout(s) (.jsonl.zst) skipped: smig cannot read zstd"
+    ]
 
 
 def test_missing_codex_home_lists_nothing(isolated_homes: dict[str, Path]) -> None:
@@ -343,16 +424,21 @@ def test_empty_and_metaless_files_are_skipped_with_a_warning(fake_home: dict[str
     day.mkdir(parents=True)
     empty = day / "rollout-2026-11-24T10-00-00-0199aaaa-0000-7000-8000-000000000001.jsonl"
     empty.write_bytes(b"")
-    stray = _write_rollout(day / "rollout-2026-11-24T11-00-00-0199aaaa-0000-7000-8000-000000000002.jsonl",
-                           [_item({"type": "message", "role": "user", "content": []})])
+    stray = _write_rollout(
+        day / "rollout-2026-11-24T11-00-00-0199aaaa-0000-7000-8000-000000000002.jsonl",
+        [_item({"type": "message", "role": "user", "content": []})],
+    )
     found, warnings = _discover()
     assert len(found) == 7
     assert {(w.path, w.message.split(";")[0]) for w in warnings} == {
-        (str(stray), "no session_meta line at the start"), (str(empty), "empty rollout file")}
+        (str(stray), "no session_meta line at the start"),
+        (str(empty), "empty rollout file"),
+    }
 
 
-def test_unreadable_folder_is_named_and_the_rest_listed(fake_home: dict[str, Path],
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unreadable_folder_is_named_and_the_rest_listed(
+    fake_home: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     blocked = str(fake_home["codex"] / "sessions" / "2026" / "11" / "21")
     real_scandir = os.scandir
 
@@ -365,10 +451,13 @@ def test_unreadable_folder_is_named_and_the_rest_listed(fake_home: dict[str, Pat
     found, warnings = _discover()
     assert OTHER not in found and EXEC not in found and MAIN in found
     assert [(w.path, w.message) for w in warnings] == [
-        (blocked, "cannot read folder (Permission denied); its sessions are not listed")]
+        (blocked, "cannot read folder (Permission denied); its sessions are not listed")
+    ]
 
 
-@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root ignores folder permissions")
+@pytest.mark.skipif(
+    hasattr(os, "geteuid") and os.geteuid() == 0, reason="root ignores folder permissions"
+)
 def test_chmod_000_folder_is_reported(fake_home: dict[str, Path]) -> None:
     blocked = fake_home["codex"] / "sessions" / "2026" / "11" / "22"
     blocked.chmod(0)
@@ -380,16 +469,37 @@ def test_chmod_000_folder_is_reported(fake_home: dict[str, Path]) -> None:
     assert [w.path for w in warnings] == [str(blocked)]
 
 
-def test_discovery_reads_only_head_and_tail_of_a_big_file(isolated_homes: dict[str, Path],
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    path = isolated_homes["codex"] / "sessions" / "2026" / "11" / "23" / (
-        "rollout-2026-11-23T10-00-00-0199bbbb-0000-7000-8000-000000000000.jsonl")
-    filler = json.dumps(_item({"type": "function_call_output", "call_id": "c", "output": "x" * 4000}),
-                        separators=(",", ":")).encode() + b"\n"
-    head = [_meta("0199bbbb-0000-7000-8000-000000000000"),
-            {"timestamp": "2026-11-23T10:00:00.200Z", "type": "event_msg",
-             "payload": {"type": "user_message", "message": "Big one"}},
-            {"timestamp": "2026-11-23T10:00:00.300Z", "type": "turn_context", "payload": {"model": "gpt-5.5"}}]
+def test_discovery_reads_only_head_and_tail_of_a_big_file(
+    isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = (
+        isolated_homes["codex"]
+        / "sessions"
+        / "2026"
+        / "11"
+        / "23"
+        / ("rollout-2026-11-23T10-00-00-0199bbbb-0000-7000-8000-000000000000.jsonl")
+    )
+    filler = (
+        json.dumps(
+            _item({"type": "function_call_output", "call_id": "c", "output": "x" * 4000}),
+            separators=(",", ":"),
+        ).encode()
+        + b"\n"
+    )
+    head = [
+        _meta("0199bbbb-0000-7000-8000-000000000000"),
+        {
+            "timestamp": "2026-11-23T10:00:00.200Z",
+            "type": "event_msg",
+            "payload": {"type": "user_message", "message": "Big one"},
+        },
+        {
+            "timestamp": "2026-11-23T10:00:00.300Z",
+            "type": "turn_context",
+            "payload": {"model": "gpt-5.5"},
+        },
+    ]
     tail = json.dumps(_token_count(900, 500), separators=(",", ":")).encode() + b"\n"
     _write_rollout(path, head, filler * 8000 + tail)  # ~32 MB
     read: list[int] = []
@@ -436,9 +546,16 @@ def test_main_session_is_replaced_by_its_compaction(fake_home: dict[str, Path]) 
     assert (first.id, first.text) == ("L16.1", "How does the CLI parse its arguments?")
     assert summary.kind is Kind.SUMMARY and summary.text.endswith("main() dispatches on it.")
     assert not any("<environment_context>" in m.text for m in session.messages)  # replaced away
-    assert _kinds(session) == Counter({
-        ("user", "text"): 3, ("user", "summary"): 1, ("assistant", "reasoning"): 2,
-        ("assistant", "tool_call"): 6, ("tool", "tool_result"): 6, ("assistant", "text"): 2})
+    assert _kinds(session) == Counter(
+        {
+            ("user", "text"): 3,
+            ("user", "summary"): 1,
+            ("assistant", "reasoning"): 2,
+            ("assistant", "tool_call"): 6,
+            ("tool", "tool_result"): 6,
+            ("assistant", "text"): 2,
+        }
+    )
     patch = next(m for m in session.messages if m.tool_name == "apply_patch")
     assert patch.text.startswith("*** Begin Patch\n*** Update File: src/proj/cli.py")
     results = {m.call_id: m for m in session.messages if m.kind is Kind.TOOL_RESULT}
@@ -447,11 +564,21 @@ def test_main_session_is_replaced_by_its_compaction(fake_home: dict[str, Path]) 
     reasoning = [m for m in session.messages if m.kind is Kind.REASONING]
     assert [m.opaque for m in reasoning] == [False, True]
     assert session.measured_context_tokens == 10570 == session.info.context_tokens
-    assert session.messages[-1].usage is not None and session.messages[-1].usage.cached_input_tokens == 9528
-    assert session.instructions == "You are Codex, a coding agent running in a terminal. Be concise and precise."
+    assert (
+        session.messages[-1].usage is not None
+        and session.messages[-1].usage.cached_input_tokens == 9528
+    )
+    assert (
+        session.instructions
+        == "You are Codex, a coding agent running in a terminal. Be concise and precise."
+    )
     assert session.extra["git_branch"] == "main"
     info = session.info
-    assert (info.message_count, info.model, info.updated) == (20, "gpt-5.5", "2026-11-20T10:03:33.490Z")
+    assert (info.message_count, info.model, info.updated) == (
+        20,
+        "gpt-5.5",
+        "2026-11-20T10:03:33.490Z",
+    )
 
 
 def test_image_input_is_marked_not_copied(fake_home: dict[str, Path]) -> None:
@@ -463,7 +590,8 @@ def test_image_input_is_marked_not_copied(fake_home: dict[str, Path]) -> None:
 def test_corrupt_middle_line_warns_and_the_rest_loads(fake_home: dict[str, Path]) -> None:
     session, warnings = _load_fixture(CORRUPT)
     assert [(Path(w.path).name, w.line) for w in warnings] == [
-        (f"rollout-2026-11-22T08-00-00-{CORRUPT}.jsonl", 5)]
+        (f"rollout-2026-11-22T08-00-00-{CORRUPT}.jsonl", 5)
+    ]
     assert "corrupt JSON line skipped" in warnings[0].message
     assert session.warnings == tuple(warnings)
     assert [m.role for m in session.messages] == [Role.USER, Role.ASSISTANT]
@@ -486,19 +614,25 @@ def test_bare_era_rollout_loads(fake_home: dict[str, Path]) -> None:
 
 
 def test_invalid_utf8_is_replaced_and_reported(tmp_path: Path) -> None:
-    path = _write_rollout(tmp_path / "rollout-2026-11-23T10-00-00-0199cccc-0000-7000-8000-000000000000.jsonl",
-                          [_meta("0199cccc-0000-7000-8000-000000000000")])
+    path = _write_rollout(
+        tmp_path / "rollout-2026-11-23T10-00-00-0199cccc-0000-7000-8000-000000000000.jsonl",
+        [_meta("0199cccc-0000-7000-8000-000000000000")],
+    )
     with path.open("ab") as handle:
-        handle.write(b'{"timestamp":"2026-11-23T10:00:01.000Z","type":"response_item","payload":{"type":"message",'
-                     b'"role":"user","content":[{"type":"input_text","text":"caf\xe9 au lait"}]}}\n')
+        handle.write(
+            b'{"timestamp":"2026-11-23T10:00:01.000Z","type":"response_item","payload":{"type":"message",'
+            b'"role":"user","content":[{"type":"input_text","text":"caf\xe9 au lait"}]}}\n'
+        )
     session, warnings = _load(path)
     assert [(w.line, w.message) for w in warnings] == [(2, "invalid UTF-8 replaced with U+FFFD")]
     assert session.messages[0].text == "caf\ufffd au lait"
 
 
 def test_missing_file_is_a_one_sentence_error(tmp_path: Path) -> None:
-    path = _write_rollout(tmp_path / "rollout-2026-11-23T10-00-00-0199dddd-0000-7000-8000-000000000000.jsonl",
-                          [_meta("0199dddd-0000-7000-8000-000000000000")])
+    path = _write_rollout(
+        tmp_path / "rollout-2026-11-23T10-00-00-0199dddd-0000-7000-8000-000000000000.jsonl",
+        [_meta("0199dddd-0000-7000-8000-000000000000")],
+    )
     info = _info_for(path)
     path.unlink()
     with pytest.raises(SessionReadError, match=r"^Cannot read .*: No such file or directory\.$"):
@@ -506,13 +640,28 @@ def test_missing_file_is_a_one_sentence_error(tmp_path: Path) -> None:
 
 
 def test_reemitted_token_count_is_not_attached_twice(tmp_path: Path) -> None:
-    path = _write_rollout(tmp_path / "rollout-2026-11-23T10-00-00-0199eeee-0000-7000-8000-000000000000.jsonl", [
-        _meta("0199eeee-0000-7000-8000-000000000000"),
-        _item({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "one"}]}),
-        _token_count(1000, 1000),
-        _item({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "two"}]}),
-        _token_count(1000, 1000),  # the same event again: no new model call
-    ])
+    path = _write_rollout(
+        tmp_path / "rollout-2026-11-23T10-00-00-0199eeee-0000-7000-8000-000000000000.jsonl",
+        [
+            _meta("0199eeee-0000-7000-8000-000000000000"),
+            _item(
+                {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": "one"}],
+                }
+            ),
+            _token_count(1000, 1000),
+            _item(
+                {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": "two"}],
+                }
+            ),
+            _token_count(1000, 1000),  # the same event again: no new model call
+        ],
+    )
     session, _ = _load(path)
     one, two = session.messages
     assert one.usage is not None and one.usage.context_tokens == 1000
@@ -521,25 +670,76 @@ def test_reemitted_token_count_is_not_attached_twice(tmp_path: Path) -> None:
 
 
 def test_less_common_item_shapes(tmp_path: Path) -> None:
-    path = _write_rollout(tmp_path / "rollout-2026-11-23T10-00-00-0199ffff-0000-7000-8000-000000000000.jsonl", [
-        _meta("0199ffff-0000-7000-8000-000000000000"),
-        _item({"type": "local_shell_call", "call_id": "ls1", "status": "completed",
-               "action": {"type": "exec", "command": ["bash", "-lc", "echo 'hi there'"]}}),
-        _item({"type": "function_call_output", "call_id": "ls1",
-               "output": [{"type": "input_text", "text": "hi there"}, {"type": "input_image", "image_url": "https://x.invalid/a.png"}]}),
-        _item({"type": "web_search_call", "status": "completed", "action": {"type": "search", "query": "textual datatable"}}),
-        _item({"type": "function_call", "name": "search", "namespace": "mcp__docs", "arguments": "{\"q\":1}", "call_id": "m1"}),
-        _item({"type": "function_call_output", "call_id": "m1", "output": {"content": "nope", "success": False}}),
-        _item({"type": "ghost_snapshot", "ghost_commit": {"id": "abc"}}),
-        {"timestamp": "2026-11-23T10:00:09.000Z", "type": "world_state", "payload": {"full": True}},
-        {"timestamp": "2026-11-23T10:00:09.000Z", "type": "something_new", "payload": {"x": 1}},
-        {"timestamp": "2026-11-23T10:00:10.000Z", "type": "compacted", "payload": {"message": "Short summary."}},
-    ])
+    path = _write_rollout(
+        tmp_path / "rollout-2026-11-23T10-00-00-0199ffff-0000-7000-8000-000000000000.jsonl",
+        [
+            _meta("0199ffff-0000-7000-8000-000000000000"),
+            _item(
+                {
+                    "type": "local_shell_call",
+                    "call_id": "ls1",
+                    "status": "completed",
+                    "action": {"type": "exec", "command": ["bash", "-lc", "echo 'hi there'"]},
+                }
+            ),
+            _item(
+                {
+                    "type": "function_call_output",
+                    "call_id": "ls1",
+                    "output": [
+                        {"type": "input_text", "text": "hi there"},
+                        {"type": "input_image", "image_url": "https://x.invalid/a.png"},
+                    ],
+                }
+            ),
+            _item(
+                {
+                    "type": "web_search_call",
+                    "status": "completed",
+                    "action": {"type": "search", "query": "textual datatable"},
+                }
+            ),
+            _item(
+                {
+                    "type": "function_call",
+                    "name": "search",
+                    "namespace": "mcp__docs",
+                    "arguments": '{"q":1}',
+                    "call_id": "m1",
+                }
+            ),
+            _item(
+                {
+                    "type": "function_call_output",
+                    "call_id": "m1",
+                    "output": {"content": "nope", "success": False},
+                }
+            ),
+            _item({"type": "ghost_snapshot", "ghost_commit": {"id": "abc"}}),
+            {
+                "timestamp": "2026-11-23T10:00:09.000Z",
+                "type": "world_state",
+                "payload": {"full": True},
+            },
+            {"timestamp": "2026-11-23T10:00:09.000Z", "type": "something_new", "payload": {"x": 1}},
+            {
+                "timestamp": "2026-11-23T10:00:10.000Z",
+                "type": "compacted",
+                "payload": {"message": "Short summary."},
+            },
+        ],
+    )
     session, warnings = _load(path)
     assert warnings == []
     shell, output, search, call, failed, summary = session.messages
-    assert (shell.tool_name, shell.text) == ("local_shell", "bash -lc 'echo '\"'\"'hi there'\"'\"''")
-    assert (output.tool_name, output.text) == ("local_shell", "hi there\n[image: https://x.invalid/a.png]")
+    assert (shell.tool_name, shell.text) == (
+        "local_shell",
+        "bash -lc 'echo '\"'\"'hi there'\"'\"''",
+    )
+    assert (output.tool_name, output.text) == (
+        "local_shell",
+        "hi there\n[image: https://x.invalid/a.png]",
+    )
     assert (search.tool_name, search.text) == ("web_search", "search: textual datatable")
     assert call.tool_name == "mcp__docs.search" and failed.is_error and failed.text == "nope"
     assert (summary.kind, summary.text, session.compactions) == (Kind.SUMMARY, "Short summary.", 1)

@@ -1,4 +1,4 @@
-"""`smig list` and `smig show` on the Codex fixture home, in-process: data on stdout, diagnostics on stderr."""
+"""`smig list` and `smig show` on the Codex fixture home: data on stdout, diagnostics on stderr."""
 
 from __future__ import annotations
 
@@ -31,7 +31,13 @@ def test_list_json_is_data_only(fake_home: dict[str, Path]) -> None:
     code, stdout, stderr = _run(["list", "--json"])
     assert code == 0 and stderr == ""
     rows = json.loads(stdout)
-    assert [row["id"][:8] for row in rows] == ["01a20305", "01a20244", "01a1fd63", "01a1f866", "5b7e0d2a"]
+    assert [row["id"][:8] for row in rows] == [
+        "01a20305",
+        "01a20244",
+        "01a1fd63",
+        "01a1f866",
+        "5b7e0d2a",
+    ]
     main_row = next(row for row in rows if row["id"] == MAIN)
     assert main_row["title"] == "Add --verbose flag to the CLI"
     assert main_row["agent"] == "codex" and main_row["context_tokens"] == 10570
@@ -60,7 +66,9 @@ def test_show_prints_header_and_messages(fake_home: dict[str, Path]) -> None:
     assert "title: Add --verbose flag to the CLI" in stdout
     assert "compactions: 1" in stdout
     assert "messages: 20" in stdout and "model: gpt-5.5" in stdout
-    assert "apply_patch" in stdout and "reasoning" in stdout  # table rows (wrapped to the console width)
+    assert (
+        "apply_patch" in stdout and "reasoning" in stdout
+    )  # table rows (wrapped to the console width)
 
 
 def test_show_json_reports_the_corrupt_line_on_stderr(fake_home: dict[str, Path]) -> None:
@@ -69,7 +77,8 @@ def test_show_json_reports_the_corrupt_line_on_stderr(fake_home: dict[str, Path]
     data = json.loads(stdout)
     assert [m["role"] for m in data["messages"]] == ["user", "assistant"]
     assert len(data["warnings"]) == 1 and data["warnings"][0].endswith(
-        "jsonl:5: corrupt JSON line skipped (Unterminated string starting at at column 99)")
+        "jsonl:5: corrupt JSON line skipped (Unterminated string starting at at column 99)"
+    )
     assert stderr.startswith("smig: warning: ") and ".jsonl:5: corrupt JSON line skipped" in stderr
 
 

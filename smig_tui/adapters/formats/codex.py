@@ -38,6 +38,7 @@ TITLE_MAX = 120
 INTERACTIVE_SOURCES = frozenset({"cli", "vscode", "unknown"})
 """Codex's own picker shows these; exec, mcp, custom, internal and sub-agent threads are hidden."""
 
+
 class CodexSource:
     """Reads Codex CLI sessions from `$CODEX_HOME` without ever writing to it."""
 
@@ -59,8 +60,13 @@ class CodexSource:
         roots = [self._paths.codex_sessions, home / "archived_sessions"]
         files, compressed = walk_rollouts(roots, warn)
         if compressed:
-            warn(ReadWarning(str(self._paths.codex_sessions), None,
-                             f"{compressed} compressed rollout(s) (.jsonl.zst) skipped: smig cannot read zstd"))
+            warn(
+                ReadWarning(
+                    str(self._paths.codex_sessions),
+                    None,
+                    f"{compressed} compressed rollout(s) (.jsonl.zst) skipped: smig cannot read zstd",  # noqa: E501
+                )
+            )
         names = read_session_index(home / "session_index.jsonl", warn)
         threads = self._threads(warn)
         for path in files:
@@ -83,7 +89,9 @@ class CodexSource:
         except BrokenPipeError:
             raise  # the warning sink's reader went away; the CLI handles that
         except OSError as error:
-            raise SessionReadError(f"Cannot read {info.path}: {error.strerror or error}.") from error
+            raise SessionReadError(
+                f"Cannot read {info.path}: {error.strerror or error}."
+            ) from error
         return loader.finish(info, tuple(warnings))
 
     def _threads(self, warn: WarningSink) -> dict[str, ThreadRow]:
@@ -106,7 +114,11 @@ class CodexSource:
             warn(ReadWarning(path, None, f"cannot read ({error.strerror or error}); skipped"))
             return None
         if not head.meta or not isinstance(head.meta.get("id"), str):
-            warn(ReadWarning(path, None, "no session_meta line at the start; not a Codex rollout, skipped"))
+            warn(
+                ReadWarning(
+                    path, None, "no session_meta line at the start; not a Codex rollout, skipped"
+                )
+            )
             return None
         return _info(path, head, tail, stat.st_size, stat.st_mtime)
 
@@ -127,7 +139,9 @@ def _info(path: str, head: Head, tail: Tail, size: int, mtime: float) -> Session
         model=tail.model or head.model,
         created=iso_or_none(meta.get("timestamp")),
         updated=tail.updated or iso_from_mtime(mtime),
-        source_version=meta.get("cli_version") if isinstance(meta.get("cli_version"), str) else None,
+        source_version=meta.get("cli_version")
+        if isinstance(meta.get("cli_version"), str)
+        else None,
         origin=origin,
         parent_id=parent,
         is_subagent=subagent,
@@ -140,7 +154,7 @@ def _info(path: str, head: Head, tail: Tail, size: int, mtime: float) -> Session
 
 
 def classify(meta: dict[str, Any]) -> tuple[bool, str | None, str | None]:
-    """Return (is sub-agent or non-interactive, parent thread id, origin label) from a session_meta."""
+    """Return (hidden as sub-agent or non-interactive, parent id, origin label) for a meta."""
     source = meta.get("source", "vscode")  # serde default when the field is absent
     parent = meta.get("forked_from_id") or meta.get("parent_thread_id")
     if isinstance(source, dict) and source:
@@ -158,7 +172,10 @@ def classify(meta: dict[str, Any]) -> tuple[bool, str | None, str | None]:
     else:
         label = str(source)
         hidden = label not in INTERACTIVE_SOURCES
-    if meta.get("thread_source") in ("subagent", "memory_consolidation") or meta.get("originator") == "codex_exec":
+    if (
+        meta.get("thread_source") in ("subagent", "memory_consolidation")
+        or meta.get("originator") == "codex_exec"
+    ):
         hidden = True
     return hidden, parent if isinstance(parent, str) and parent else None, label
 

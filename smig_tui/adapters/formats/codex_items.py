@@ -35,12 +35,28 @@ INJECTED_PREFIXES = (
 """Starts of user-role text the harness writes itself, seen in real rollouts."""
 
 CALL_TYPES = frozenset(
-    {"function_call", "custom_tool_call", "local_shell_call", "web_search_call", "tool_search_call", "image_generation_call"}
+    {
+        "function_call",
+        "custom_tool_call",
+        "local_shell_call",
+        "web_search_call",
+        "tool_search_call",
+        "image_generation_call",
+    }
 )
 RESULT_TYPES = frozenset({"function_call_output", "custom_tool_call_output", "tool_search_output"})
-RESPONSE_TYPES = CALL_TYPES | RESULT_TYPES | {
-    "message", "reasoning", "compaction", "compaction_summary", "context_compaction", "agent_message",
-}
+RESPONSE_TYPES = (
+    CALL_TYPES
+    | RESULT_TYPES
+    | {
+        "message",
+        "reasoning",
+        "compaction",
+        "compaction_summary",
+        "context_compaction",
+        "agent_message",
+    }
+)
 """Item types that carry conversation; anything else (ghost_snapshot, Other) is skipped."""
 
 _EXIT_LINE = re.compile(r"^Process exited with code (-?\d+)\s*$", re.MULTILINE)
@@ -80,7 +96,7 @@ def cwd_from_environment(text: str) -> str | None:
 
 
 def convert(payload: dict[str, Any], tool_names: dict[str, str]) -> list[ItemMessage]:
-    """Turn one ResponseItem into message drafts; `tool_names` maps call ids seen so far to names."""
+    """Turn one ResponseItem into message drafts; `tool_names` maps call ids seen to names."""
     kind = payload.get("type")
     if kind == "message":
         return _message(payload)
@@ -114,7 +130,14 @@ def _content_text(content: Any) -> tuple[str, bool]:
         if not isinstance(item, dict):
             continue
         kind = item.get("type")
-        if kind in ("input_text", "output_text", "text", "summary_text", "reasoning_text", "inputText"):
+        if kind in (
+            "input_text",
+            "output_text",
+            "text",
+            "summary_text",
+            "reasoning_text",
+            "inputText",
+        ):
             parts.append(str(item.get("text") or ""))
         elif kind in ("input_image", "image"):
             images += 1
@@ -142,7 +165,9 @@ def _message(payload: dict[str, Any]) -> list[ItemMessage]:
     if not text:
         return []
     kind = Kind.IMAGE if only_images else Kind.TEXT
-    injected = role in (Role.DEVELOPER, Role.SYSTEM) or (role is Role.USER and is_injected_text(text))
+    injected = role in (Role.DEVELOPER, Role.SYSTEM) or (
+        role is Role.USER and is_injected_text(text)
+    )
     return [ItemMessage(role, kind, text, injected=injected)]
 
 
@@ -159,15 +184,20 @@ def _reasoning(payload: dict[str, Any]) -> ItemMessage:
 def _call(payload: dict[str, Any]) -> ItemMessage:
     """Map a tool call of any flavour to its name and readable arguments."""
     kind = payload.get("type")
-    call_id = _str_or_none(payload.get("call_id") or payload.get("id"))
+    call_id = _str_or_none(payload.get("call_id"))
     if kind == "function_call":
         name, text = _qualified(payload), _as_text(payload.get("arguments"))
     elif kind == "custom_tool_call":
         name, text = _qualified(payload), _as_text(payload.get("input"))
     elif kind == "local_shell_call":
-        action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
-        command = action.get("command")
-        text = shlex.join(str(part) for part in command) if isinstance(command, list) else _as_text(command)
+        action = payload.get("action")
+        command = action.get("command") if isinstance(action, dict) else None
+        call_id = call_id or _str_or_none(payload.get("id"))  # older builds linked outputs by id
+        text = (
+            shlex.join(str(part) for part in command)
+            if isinstance(command, list)
+            else _as_text(command)
+        )
         name = "local_shell"
     elif kind == "web_search_call":
         name, text = "web_search", _web_search_text(payload.get("action"))
@@ -205,8 +235,18 @@ def _result(payload: dict[str, Any], tool_names: dict[str, str]) -> ItemMessage:
     name = tool_names.get(call_id or "") or _str_or_none(payload.get("name"))
     if payload.get("type") == "tool_search_output":
         tools = payload.get("tools")
-        names = [str(tool.get("name")) for tool in tools if isinstance(tool, dict)] if isinstance(tools, list) else []
-        return ItemMessage(Role.TOOL, Kind.TOOL_RESULT, "tools found: " + ", ".join(names), name or "tool_search", call_id)
+        names = (
+            [str(tool.get("name")) for tool in tools if isinstance(tool, dict)]
+            if isinstance(tools, list)
+            else []
+        )
+        return ItemMessage(
+            Role.TOOL,
+            Kind.TOOL_RESULT,
+            "tools found: " + ", ".join(names),
+            name or "tool_search",
+            call_id,
+        )
     text, exit_code = unwrap_output(payload.get("output"))
     failed = exit_code is not None and exit_code != 0
     if isinstance(payload.get("output"), dict) and payload["output"].get("success") is False:
@@ -265,4 +305,3 @@ def _as_text(value: Any) -> str:
 def _str_or_none(value: Any) -> str | None:
     """Keep non-empty strings only."""
     return value if isinstance(value, str) and value else None
-

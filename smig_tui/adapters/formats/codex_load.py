@@ -67,7 +67,9 @@ class RolloutLoader:
         if skip:
             stamp = _TIMESTAMP.search(start)
             if stamp:
-                self.last_timestamp = iso_or_none(stamp.group(1).decode("ascii", "replace")) or self.last_timestamp
+                self.last_timestamp = (
+                    iso_or_none(stamp.group(1).decode("ascii", "replace")) or self.last_timestamp
+                )
         return skip
 
     def feed(self, record: Record) -> None:
@@ -107,7 +109,7 @@ class RolloutLoader:
                 self.cwd = payload["cwd"]
 
     def _turn_context(self, payload: dict[str, Any]) -> None:
-        """The latest turn's model wins."""
+        """Take the model and cwd; the latest turn's model wins."""
         if isinstance(payload.get("model"), str) and payload["model"]:
             self.model = payload["model"]
         if self.cwd is None and isinstance(payload.get("cwd"), str):
@@ -123,20 +125,32 @@ class RolloutLoader:
             message_id = base_id if len(items) == 1 and len(drafts) == 1 else f"{base_id}.{number}"
             self._append(draft, record, stamp, message_id)
 
-    def _append(self, draft: ItemMessage, record: Record, stamp: str | None, message_id: str) -> None:
+    def _append(
+        self, draft: ItemMessage, record: Record, stamp: str | None, message_id: str
+    ) -> None:
         """Freeze a draft into a Message at the end of the history."""
         if self.cwd is None and draft.text.lstrip().startswith("<environment_context"):
             self.cwd = cwd_from_environment(draft.text)
         self.messages.append(
             Message(
-                index=len(self.messages), id=message_id, role=draft.role, kind=draft.kind, text=draft.text,
-                tool_name=draft.tool_name, call_id=draft.call_id, timestamp=stamp, line=record.line,
-                offset=record.offset, is_error=draft.is_error, opaque=draft.opaque, injected=draft.injected,
+                index=len(self.messages),
+                id=message_id,
+                role=draft.role,
+                kind=draft.kind,
+                text=draft.text,
+                tool_name=draft.tool_name,
+                call_id=draft.call_id,
+                timestamp=stamp,
+                line=record.line,
+                offset=record.offset,
+                is_error=draft.is_error,
+                opaque=draft.opaque,
+                injected=draft.injected,
             )
         )
 
     def _compacted(self, record: Record, payload: dict[str, Any], stamp: str | None) -> None:
-        """Replace the history with the replacement one, as Codex does; else keep the summary text."""
+        """Replace the history with the replacement one, as Codex does; else keep the summary."""
         self.compactions += 1
         self.context_tokens = None  # the context measured before compaction is no longer in use
         history = payload.get("replacement_history")
@@ -149,13 +163,19 @@ class RolloutLoader:
                 self._mark_summary(summary.strip())
             return
         if isinstance(summary, str) and summary.strip():
-            self._append(ItemMessage(Role.USER, Kind.SUMMARY, summary), record, stamp, f"L{record.line}")
+            self._append(
+                ItemMessage(Role.USER, Kind.SUMMARY, summary), record, stamp, f"L{record.line}"
+            )
 
     def _mark_summary(self, summary: str) -> None:
-        """Codex's local compaction puts its summary in the replacement history as a user message."""
+        """Mark the summary: local compaction keeps it in the replacement history as a user turn."""
         for position in range(len(self.messages) - 1, -1, -1):
             message = self.messages[position]
-            if message.role is Role.USER and message.kind is Kind.TEXT and message.text.rstrip().endswith(summary):
+            if (
+                message.role is Role.USER
+                and message.kind is Kind.TEXT
+                and message.text.rstrip().endswith(summary)
+            ):
                 self.messages[position] = replace(message, kind=Kind.SUMMARY)
                 return
 
@@ -167,7 +187,9 @@ class RolloutLoader:
         elif kind == "user_message":
             text = typed_prompt(str(payload.get("message") or ""))
             if text:
-                self.prompts.append(_Prompt(len(self.messages), text, record.line, record.offset, stamp))
+                self.prompts.append(
+                    _Prompt(len(self.messages), text, record.line, record.offset, stamp)
+                )
 
     def _token_count(self, info: Any) -> None:
         """Attach a model call's usage to the message it produced; re-emitted events count once."""
@@ -198,7 +220,9 @@ class RolloutLoader:
             model=model,
             updated=self.last_timestamp or info.updated,
             message_count=len(messages),
-            context_tokens=self.context_tokens if self.context_tokens is not None else info.context_tokens,
+            context_tokens=self.context_tokens
+            if self.context_tokens is not None
+            else info.context_tokens,
             context_window=self.window or info.context_window,
         )
         return Session(
@@ -219,8 +243,16 @@ class RolloutLoader:
                 continue
             messages.insert(
                 prompt.position,
-                Message(index=0, id=f"L{prompt.line}", role=Role.USER, kind=Kind.TEXT, text=prompt.text,
-                        timestamp=prompt.timestamp, line=prompt.line, offset=prompt.offset),
+                Message(
+                    index=0,
+                    id=f"L{prompt.line}",
+                    role=Role.USER,
+                    kind=Kind.TEXT,
+                    text=prompt.text,
+                    timestamp=prompt.timestamp,
+                    line=prompt.line,
+                    offset=prompt.offset,
+                ),
             )
         return [replace(message, index=index) for index, message in enumerate(messages)]
 
@@ -229,7 +261,11 @@ def _mirrored(messages: list[Message], position: int) -> bool:
     """Tell whether a typed user message sits in the same input stretch as an event's position."""
     for step in (-1, 1):
         index = position - 1 if step < 0 else position
-        while 0 <= index < len(messages) and messages[index].role in (Role.USER, Role.DEVELOPER, Role.SYSTEM):
+        while 0 <= index < len(messages) and messages[index].role in (
+            Role.USER,
+            Role.DEVELOPER,
+            Role.SYSTEM,
+        ):
             if messages[index].role is Role.USER and not messages[index].injected:
                 return True
             index += step
@@ -237,7 +273,7 @@ def _mirrored(messages: list[Message], position: int) -> bool:
 
 
 def usage_from(usage: dict[str, Any]) -> Usage:
-    """Map Codex's TokenUsage; the context in use after a call is its `total_tokens` (input + output)."""
+    """Map Codex's TokenUsage; the context in use after a call is `total_tokens` (in + out)."""
 
     def number(key: str) -> int:
         value = usage.get(key)

@@ -1,4 +1,4 @@
-"""Provides the cheap reads behind Codex session discovery: the rollout tree, names, state DB, heads, tails.
+"""Provides the cheap reads behind Codex discovery: rollout tree, names, state DB, heads, tails.
 
 Nothing here parses a whole rollout: a head read stops once it has what a listing needs, and a tail
 read looks only at the last 256 KB, so a 500 MB file costs about the same as a 5 KB one.
@@ -38,7 +38,15 @@ _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}")
 _TS_FIELD = re.compile(rb'"timestamp"\s*:\s*"([^"]{10,40})"')
 _STATE_DB = re.compile(r"^state_(\d+)\.sqlite$")
 _THREAD_COLUMNS = (
-    "id", "rollout_path", "title", "model", "first_user_message", "cwd", "source", "cli_version", "archived",
+    "id",
+    "rollout_path",
+    "title",
+    "model",
+    "first_user_message",
+    "cwd",
+    "source",
+    "cli_version",
+    "archived",
 )
 
 
@@ -81,7 +89,7 @@ class ThreadRow:
 
 
 def walk_rollouts(roots: list[Path], warn: WarningSink) -> tuple[list[str], int]:
-    """Return every `rollout-*.jsonl` under the roots, newest name first, and how many `.zst` were seen."""
+    """Return every `rollout-*.jsonl` under the roots, newest first, and the `.zst` count."""
     found: list[str] = []
     compressed = 0
     for root in roots:
@@ -106,7 +114,13 @@ def _walk(root: str, warn: WarningSink) -> Iterator[str]:
     except FileNotFoundError:
         return
     except OSError as error:
-        warn(ReadWarning(root, None, f"cannot read folder ({error.strerror or error}); its sessions are not listed"))
+        warn(
+            ReadWarning(
+                root,
+                None,
+                f"cannot read folder ({error.strerror or error}); its sessions are not listed",
+            )
+        )
         return
     for entry in listed:
         try:
@@ -154,11 +168,17 @@ def find_state_db(folders: list[Path]) -> Path | None:
 
 
 def read_state_db(path: Path, warn: WarningSink) -> dict[str, ThreadRow]:
-    """Read thread titles and models from Codex's state DB, read-only; a bad DB is a warning, not a failure."""
+    """Read titles and models from Codex's state DB, read-only; a bad DB is only a warning."""
     try:
         connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=0.2)
     except sqlite3.Error as error:
-        warn(ReadWarning(str(path), None, f"cannot open Codex state DB ({error}); using the rollout files only"))
+        warn(
+            ReadWarning(
+                str(path),
+                None,
+                f"cannot open Codex state DB ({error}); using the rollout files only",
+            )
+        )
         return {}
     try:
         columns = {row[1] for row in connection.execute("PRAGMA table_info(threads)")}
@@ -167,7 +187,13 @@ def read_state_db(path: Path, warn: WarningSink) -> dict[str, ThreadRow]:
         wanted = [name for name in _THREAD_COLUMNS if name in columns]
         rows = connection.execute(f"SELECT {', '.join(wanted)} FROM threads").fetchall()
     except sqlite3.Error as error:
-        warn(ReadWarning(str(path), None, f"cannot read Codex state DB ({error}); using the rollout files only"))
+        warn(
+            ReadWarning(
+                str(path),
+                None,
+                f"cannot read Codex state DB ({error}); using the rollout files only",
+            )
+        )
         return {}
     finally:
         connection.close()
@@ -175,7 +201,9 @@ def read_state_db(path: Path, warn: WarningSink) -> dict[str, ThreadRow]:
     for row in rows:
         values = dict(zip(wanted, row, strict=True))
         threads[str(values["id"])] = ThreadRow(
-            _text(values.get("title")), _text(values.get("model")), _text(values.get("first_user_message"))
+            _text(values.get("title")),
+            _text(values.get("model")),
+            _text(values.get("first_user_message")),
         )
     return threads
 
