@@ -1,0 +1,289 @@
+"""Provides smig's benchmark: one table of measured figures against their goals, on a generated corpus.
+
+    python -m smig_tui.devtools.bench [--quick] [--sessions N] [--huge-mb M] [--workdir DIR]
+
+Each row runs the real code (the `smig` CLI or `Services`) in a fresh child process, so start-up,
+imports and caches count as a user would feel them, and peak memory is measured from outside
+(`RUSAGE_CHILDREN`). Not part of the unit tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from smig_tui.devtools.corpus import GB, GENERATOR_VERSION, MB, Manifest, generate
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the table."""
+
+    measure: str
+    value: float | None
+    unit: str
+    goal: str
+    ok: bool | None
+    """None when the row could not be measured (`note` says why)."""
+    note: str = ""
+
+    def cells(self) -> list[str]:
+        """The row as table cells."""
+        if self.value is None:
+            return [self.measure, "not available", self.goal, "n/a", self.note]
+        shown = f"{self.value:,.3f}" if self.value < 10 else f"{self.value:,.1f}"
+        return [self.measure, f"{shown} {self.unit}", self.goal, "PASS" if self.ok else "MISS", self.note]
+
+
+@dataclass(frozen=True)
+class Child:
+    """What a child process measured, with its own peak memory."""
+
+    result: dict[str, Any]
+    seconds: float
+    max_rss_mb: float
+
+
+def corpus_env(workdir: Path, smig_home: Path) -> dict[str, str]:
+    """The environment that points smig at the corpus and at a given smig home."""
+    env = dict(os.environ)
+    env.update(CODEX_HOME=str(workdir / "codex"), CLAUDE_CONFIG_DIR=str(workdir / "claude"),
+               SMIG_TUI_HOME=str(smig_home), HOME=str(workdir / "home"), COLUMNS="160")
+    shared = Path(__file__).resolve().parents[3] / "shared" / "tiktoken"
+    if "TIKTOKEN_CACHE_DIR" not in env and shared.is_dir():
+        env["TIKTOKEN_CACHE_DIR"] = str(shared)
+    return env
+
+
+def run_child(argv: Sequence[str], env: dict[str, str], timeout: float = 900.0) -> Child:
+    """Run a child to completion; return its JSON result, wall time and the children's peak RSS.
+
+    `RUSAGE_CHILDREN.ru_maxrss` is the largest of all children reaped so far, so the one row
+    whose memory matters (the huge session) runs first.
+    """
+    started = time.perf_counter()
+    proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout, check=False)
+    seconds = time.perf_counter() - started
+    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv[2:6])} failed ({proc.returncode}): {proc.stderr.strip()[-400:]}")
+    last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "{}"
+    result = json.loads(last) if last.startswith("{") else {}
+    return Child(result, seconds, rss)
+
+
+def evict_page_cache(workdir: Path) -> str:
+    """Drop the corpus from the OS page cache if the system lets us; say which cold was measured."""
+    os.sync()
+    try:
+        Path("/proc/sys/vm/drop_caches").write_text("1\n")
+        return "page cache dropped (drop_caches)"
+    except OSError:
+        pass
+    evicted = 0
+    for path in workdir.rglob("*.jsonl"):
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            evicted += 1
+        finally:
+            os.close(fd)
+    return f"drop_caches refused; {evicted} corpus files evicted with fadvise(DONTNEED)"
+
+
+def ensure_corpus(workdir: Path, params: dict[str, Any], log: Callable[[str], None]) -> Manifest:
+    """Reuse the corpus in `workdir` when it was made with the same parameters, else generate it."""
+    existing = Manifest.load(workdir / "codex")
+    wanted = {key: params[key] for key in ("sessions", "total_bytes", "huge", "huge_bytes", "seed")}
+    if existing and all(existing.params.get(k) == v for k, v in wanted.items()):
+        if existing.params.get("version") == GENERATOR_VERSION:
+            log(f"reusing the corpus in {workdir} ({existing.total_bytes / MB:,.0f} MB)")
+            return existing
+    log(f"generating {params['sessions']} sessions, {params['total_bytes'] / GB:.2f} GB in {workdir} …")
+    started = time.process_time()
+    manifest = generate(workdir / "codex", workdir / "claude", **wanted)
+    cpu = time.process_time() - started
+    log(f"  written in {manifest.seconds:.1f} s ({manifest.total_bytes / MB / manifest.seconds:,.0f} MB/s wall, "
+        f"{manifest.total_bytes / MB / max(cpu, 1e-9):,.0f} MB/s of CPU time)")
+    return manifest
+
+
+def bench_list(workdir: Path, manifest: Manifest) -> list[Row]:
+    """Time `smig list` in fresh processes: cold (empty smig caches, evicted files), then warm."""
+    listed = sum(1 for e in manifest.sessions if not e.empty and not e.is_subagent)
+    smig_home = workdir / "smig-list"
+    _reset(smig_home)
+    env = corpus_env(workdir, smig_home)
+    argv = [sys.executable, "-m", "smig_tui", "list"]
+    cold_kind = evict_page_cache(workdir)
+    cold = run_child(argv, env)
+    warm = [run_child(argv, env).seconds for _ in range(3)]
+    note = f"{listed} sessions listed of {len(manifest.sessions)} files"
+    return [
+        Row("smig list, cold", cold.seconds, "s", "< 2 s", cold.seconds < 2.0, f"{cold_kind}; {note}"),
+        Row("smig list, warm (median of 3)", statistics.median(warm), "s", "< 0.3 s",
+            statistics.median(warm) < 0.3, f"runs {', '.join(f'{w:.2f}' for w in warm)} s"),
+    ]
+
+
+def _reset(folder: Path) -> None:
+    """Empty one of the benchmark's own smig homes (never anything else)."""
+    import shutil
+
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+
+
+def child_argv(workdir: Path, name: str, *extra: str) -> list[str]:
+    """Argv for one in-process measurement in a fresh interpreter."""
+    return [sys.executable, "-m", "smig_tui.devtools.bench", "--workdir", str(workdir), "--child", name, *extra]
+
+
+def bench_huge(workdir: Path, manifest: Manifest) -> list[Row]:
+    """Open and plan the biggest session in a fresh process with empty caches."""
+    entry = max(manifest.sessions, key=lambda e: e.size)
+    smig_home = workdir / "smig-huge"
+    _reset(smig_home)
+    evict_page_cache(workdir)
+    child = run_child(child_argv(workdir, "plan", entry.path), corpus_env(workdir, smig_home))
+    r = child.result
+    steps = f"find {r['find']:.2f} s, load {r['load']:.2f} s, plan {r['plan']:.2f} s"
+    what = f"{entry.agent} {entry.size / MB:,.0f} MB, {r['messages']:,} messages; {steps}; {r['decision']}"
+    total = r["find"] + r["load"] + r["plan"]
+    return [
+        Row(f"open + plan {entry.size / MB:,.0f} MB session, cold", total, "s", "< 10 s", total < 10, what),
+        Row("  peak RSS of that process", child.max_rss_mb, "MB", "< 400 MB", child.max_rss_mb < 400),
+    ]
+
+
+def bench_tokens(workdir: Path, manifest: Manifest, text_mb: float) -> list[Row]:
+    """Compare smig's counting path with raw tiktoken, then time a cached re-count."""
+    smig_home = workdir / "smig-tokens"
+    _reset(smig_home)
+    sessions = [e for e in sorted(manifest.sessions, key=lambda e: -e.size)
+                if not e.empty and e.size < 200 * MB]
+    child = run_child(child_argv(workdir, "tokens", str(text_mb), *(e.path for e in sessions[:400])),
+                      corpus_env(workdir, smig_home))
+    r = child.result
+    ratio = r["raw"] / r["smig"]
+    speedup = r["smig"] / r["cached"]
+    note = f"{r['mb']:.1f} MB of text, {r['messages']:,} messages; raw {r['raw']:.2f} s, smig {r['smig']:.2f} s"
+    return [
+        Row("token counting vs raw tiktoken", ratio, "x", ">= 0.8", ratio >= 0.8, note),
+        Row("cached re-count speed-up", speedup, "x", ">= 50", speedup >= 50,
+            f"cold {r['smig']:.2f} s, cached {r['cached'] * 1000:.1f} ms (fresh Services, disk cache)"),
+    ]
+
+
+def bench_replan(workdir: Path, manifest: Manifest) -> list[Row]:
+    """Time a plan after a target change on 5,000 messages whose counts are known."""
+    smig_home = workdir / "smig-replan"
+    _reset(smig_home)
+    candidates = [e.path for e in sorted(manifest.sessions, key=lambda e: e.size)
+                  if not e.empty and not e.is_subagent and 4 * MB < e.size]
+    child = run_child(child_argv(workdir, "replan", *candidates[:40]), corpus_env(workdir, smig_home))
+    r = child.result
+    if not r.get("ok"):
+        return [Row("re-plan after target change", None, "ms", "< 50 ms", None, r.get("reason", ""))]
+    ms = r["median"] * 1000
+    note = f"{r['messages']:,} messages; first switch {r['first'] * 1000:.1f} ms, worst {r['worst'] * 1000:.1f} ms"
+    return [Row(f"re-plan after target change ({r['messages']:,} msgs)", ms, "ms", "< 50 ms", ms < 50, note)]
+
+
+def bench_tui(workdir: Path, manifest: Manifest) -> list[Row]:
+    """Time the TUI's first paint with the corpus's sessions in the tree, via Pilot."""
+    try:
+        import smig_tui.tui.app  # noqa: F401
+    except ImportError as error:
+        return [Row("TUI first paint", None, "s", "< 1 s", None, f"TUI not importable: {error}")]
+    smig_home = workdir / "smig-tui"
+    _reset(smig_home)
+    child = run_child(child_argv(workdir, "tui"), corpus_env(workdir, smig_home))
+    r = child.result
+    if not r.get("ok"):
+        return [Row("TUI first paint", None, "s", "< 1 s", None, r.get("reason", ""))]
+    note = (f"{r['shown']} sessions in the tree at first paint; all {r['total']} in after "
+            f"{r['loaded']:.2f} s; app start {r['start']:.2f} s")
+    return [Row("TUI first paint (tree non-empty)", r["paint"], "s", "< 1 s", r["paint"] < 1.0, note)]
+
+
+def render(rows: Sequence[Row]) -> str:
+    """Format the rows as one aligned text table."""
+    header = ["measure", "value", "goal", "result", "notes"]
+    cells = [header] + [row.cells() for row in rows]
+    widths = [max(len(line[i]) for line in cells) for i in range(4)]
+    lines = []
+    for index, line in enumerate(cells):
+        lines.append("  ".join(cell.ljust(width) for cell, width in zip(line[:4], widths)) + "  " + line[4])
+        if index == 0:
+            lines.append("  ".join("-" * width for width in widths) + "  -----")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Generate or reuse the corpus, run every row, print the table."""
+    log = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731
+    params = {"sessions": args.sessions, "total_bytes": int(args.total_gb * GB), "huge": 1 if args.huge_mb else 0,
+              "huge_bytes": int(args.huge_mb * MB), "seed": args.seed}
+    workdir: Path = args.workdir
+    manifest = ensure_corpus(workdir, params, log)
+    rows: list[Row] = []
+    steps: list[tuple[str, Callable[[], list[Row]]]] = [
+        ("open + plan", lambda: bench_huge(workdir, manifest)),
+        ("smig list", lambda: bench_list(workdir, manifest)),
+        ("token counting", lambda: bench_tokens(workdir, manifest, 4.0 if args.quick else 24.0)),
+        ("re-plan", lambda: bench_replan(workdir, manifest)),
+        ("TUI first paint", lambda: bench_tui(workdir, manifest)),
+    ]
+    for name, step in steps:
+        log(f"measuring {name} …")
+        try:
+            rows += step()
+        except (RuntimeError, KeyError, ValueError, OSError, subprocess.TimeoutExpired) as error:
+            rows.append(Row(name, None, "", "", None, f"failed: {str(error).splitlines()[-1][:200]}"))
+    table = render(rows)
+    print(f"smig benchmark, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} CPUs, "
+          f"{len(manifest.sessions)} sessions / {manifest.total_bytes / GB:.2f} GB\n\n{table}")
+    (workdir / "bench-results.json").write_text(json.dumps([row.__dict__ for row in rows], indent=1))
+    return 0 if all(row.ok is not False for row in rows) else 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse options; `--child` runs one measurement in this process (used by the table rows)."""
+    parser = argparse.ArgumentParser(prog="python -m smig_tui.devtools.bench", description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="200 sessions, 0.25 GB, a 50 MB huge session")
+    parser.add_argument("--sessions", type=int)
+    parser.add_argument("--total-gb", type=float)
+    parser.add_argument("--huge-mb", type=float)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--workdir", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "smig-bench")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("rest", nargs="*", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        from smig_tui.devtools.bench_children import run_child_measure
+
+        print(json.dumps(run_child_measure(args.child, args.rest)))
+        return 0
+    defaults = (200, 0.25, 50.0) if args.quick else (2000, 2.0, 500.0)
+    args.sessions = args.sessions or defaults[0]
+    args.total_gb = args.total_gb or defaults[1]
+    args.huge_mb = defaults[2] if args.huge_mb is None else args.huge_mb
+    return run(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

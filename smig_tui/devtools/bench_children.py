@@ -1,0 +1,150 @@
+"""Provides the benchmark's in-process measurements, each run in a fresh child by `bench.py`."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from smig_tui.core.models import Message, Session, SessionInfo
+from smig_tui.services import Services, build_services
+
+PLAN_TARGET = "gpt-5"
+REPLAN_TARGETS = ("o3", "gpt-5.1", "gpt-4.1")
+REPLAN_MESSAGES = 5000
+
+
+def run_child_measure(name: str, args: Sequence[str]) -> dict[str, Any]:
+    """Run the named measurement and return its figures."""
+    measures: dict[str, Callable[[Sequence[str]], dict[str, Any]]] = {
+        "plan": measure_plan, "tokens": measure_tokens, "replan": measure_replan, "tui": measure_tui,
+    }
+    return measures[name](args)
+
+
+def measure_plan(args: Sequence[str]) -> dict[str, Any]:
+    """Find, load and plan one session as `smig plan PATH --target gpt-5` would."""
+    services = build_services()
+    started = time.perf_counter()
+    info = services.find_session(args[0])
+    found = time.perf_counter()
+    session = services.load_session(info)
+    loaded = time.perf_counter()
+    plan = services.plan(session, PLAN_TARGET, "truncate")
+    planned = time.perf_counter()
+    decision = (f"{plan.decision.session_tokens:,} tokens for a {plan.decision.window:,} window, "
+                f"{len(plan.kept):,} messages kept ({plan.tokens_after:,} tokens)")
+    return {"find": found - started, "load": loaded - found, "plan": planned - loaded,
+            "messages": len(session.messages), "decision": decision}
+
+
+def index_paths(services: Services, paths: Sequence[str]) -> list[SessionInfo]:
+    """Return the infos of `paths`, in that order, from one discovery pass."""
+    by_path = {info.path: info for info in services.iter_sessions(include_subagents=True)}
+    return [by_path[path] for path in paths if path in by_path]
+
+
+def services_at(home: Path) -> Services:
+    """Build fresh Services whose caches live under `home`."""
+    return build_services(dict(os.environ, SMIG_TUI_HOME=str(home)))
+
+
+def measure_tokens(args: Sequence[str]) -> dict[str, Any]:
+    """Time smig's counting against raw tiktoken on the same texts, then a cached re-count."""
+    import tiktoken  # the baseline smig's counter is measured against, nothing else
+
+    from smig_tui.core.tokens import render_for_count
+
+    text_bytes, paths = float(args[0]) * (1 << 20), args[1:]
+    base = Path(os.environ["SMIG_TUI_HOME"])
+    services = services_at(base / "a")
+    capacity = services.capacities.lookup(PLAN_TARGET)
+    sessions, size = [], 0
+    for info in index_paths(services, paths):
+        session = services.load_session(info)
+        sessions.append(session)
+        size += sum(len(render_for_count(m)) for m in session.messages)
+        if size >= text_bytes:
+            break
+    texts = [[render_for_count(m) for m in s.messages] for s in sessions]
+    encoding = tiktoken.get_encoding(capacity.encoding)
+    services.counter_for(capacity).count("warm up")
+    raw = min(_timed(lambda: [encoding.encode_ordinary_batch(t, num_threads=os.cpu_count() or 1)
+                              for t in texts]) for _ in range(2))
+    cold = [_count_all(services_at(base / name), sessions, capacity) for name in ("a", "b")]
+    cached = min(_count_all(services_at(base / "a"), sessions, capacity) for _ in range(3))
+    return {"raw": raw, "smig": min(cold), "cached": cached, "mb": size / (1 << 20),
+            "messages": sum(len(s.messages) for s in sessions)}
+
+
+def _timed(work: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    work()
+    return time.perf_counter() - started
+
+
+def _count_all(services: Services, sessions: list[Session], capacity: Any) -> float:
+    """Seconds for `services.count_session` over all sessions (the encoding loaded beforehand)."""
+    services.counter_for(capacity).count("warm up")
+    return _timed(lambda: [services.count_session(s, capacity) for s in sessions])
+
+
+def measure_replan(args: Sequence[str]) -> dict[str, Any]:
+    """Plan 5,000 messages for one target, then time plans after switching targets."""
+    services = build_services()
+    messages: list[Message] = []
+    first: Session | None = None
+    for info in index_paths(services, args):
+        session = services.load_session(info)
+        first = first or session
+        messages += session.messages
+        if len(messages) >= REPLAN_MESSAGES:
+            break
+    if first is None or len(messages) < REPLAN_MESSAGES:
+        return {"ok": False, "reason": f"the corpus has only {len(messages)} messages in large sessions"}
+    picked = [replace(m, index=i) for i, m in enumerate(messages[:REPLAN_MESSAGES])]
+    session = replace(first, messages=tuple(picked))
+    services.plan(session, PLAN_TARGET, "truncate")
+    times = []
+    for _ in range(3):
+        for target in REPLAN_TARGETS:
+            times.append(_timed(lambda target=target: services.plan(session, target, "truncate")))
+    return {"ok": True, "messages": len(picked), "first": times[0], "median": statistics.median(times),
+            "worst": max(times)}
+
+
+def measure_tui(args: Sequence[str]) -> dict[str, Any]:
+    """Time SmigApp from start to the first pause with sessions in the tree, then to a full scan."""
+    try:
+        from smig_tui.tui.app import SmigApp
+        from smig_tui.tui.widgets.source_tree import SourceTree
+    except ImportError as error:
+        return {"ok": False, "reason": f"TUI not importable: {error}"}
+    return asyncio.run(_drive_tui(SmigApp, SourceTree))
+
+
+async def _drive_tui(app_type: Any, tree_type: Any) -> dict[str, Any]:
+    """Drive the app with Pilot; nothing sleeps, the loop only awaits `pilot.pause()`."""
+    app = app_type(services=build_services())
+    started = time.perf_counter()
+    figures: dict[str, Any] = {"ok": False, "reason": "the tree stayed empty for 60 s"}
+    async with app.run_test(size=(120, 36)) as pilot:
+        figures["start"] = time.perf_counter() - started
+        while time.perf_counter() - started < 60:
+            await pilot.pause()
+            tree = app.screen.query_one(tree_type)
+            if tree.root.children:
+                figures.update(ok=True, paint=time.perf_counter() - started, shown=len(tree.sessions))
+                break
+        while figures["ok"] and time.perf_counter() - started < 300:
+            if not any(w.group == "sources.scan" and not w.is_finished for w in app.workers):
+                break
+            await pilot.pause()
+        await pilot.pause()
+        figures.update(loaded=time.perf_counter() - started, total=len(app.screen.query_one(tree_type).sessions))
+    return figures
