@@ -14,7 +14,7 @@ import pytest
 
 from smig_tui.adapters import jsonl
 from smig_tui.adapters.formats import codex_scan
-from smig_tui.adapters.formats.codex import CodexSource, iso_from_mtime
+from smig_tui.adapters.formats.codex import CodexSource, classify, iso_from_mtime
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Kind, ReadWarning, Role, Session, SessionInfo
@@ -747,3 +747,100 @@ def test_less_common_item_shapes(tmp_path: Path) -> None:
 
 def test_mtime_fallback_is_iso_utc() -> None:
     assert iso_from_mtime(0.5) == "1970-01-01T00:00:00.500Z"
+
+
+@pytest.mark.parametrize(
+    ("meta", "expected"),
+    [
+        ({"source": "cli"}, (False, None, "cli")),
+        ({}, (False, None, "vscode")),  # serde default when the field is absent
+        ({"source": "exec", "originator": "codex_exec"}, (True, None, "exec")),
+        ({"source": "mcp"}, (True, None, "mcp")),
+        ({"source": {"custom": "ci-bot"}}, (True, None, "custom:ci-bot")),
+        (
+            {"source": {"internal": "memory_consolidation"}},
+            (True, None, "internal:memory_consolidation"),
+        ),
+        ({"source": {"subagent": "review"}}, (True, None, "subagent:review")),
+        (
+            {"source": {"subagent": {"thread_spawn": {"parent_thread_id": "p-1", "depth": 1}}}},
+            (True, "p-1", "subagent:thread_spawn"),
+        ),
+        ({"source": "cli", "thread_source": "subagent"}, (True, None, "cli")),
+        ({"source": "cli", "originator": "codex_exec"}, (True, None, "cli")),
+        ({"source": "vscode", "forked_from_id": "f-1"}, (False, "f-1", "vscode")),
+    ],
+)
+def test_sources_that_codex_hides_are_flagged(
+    meta: dict[str, Any], expected: tuple[Any, ...]
+) -> None:
+    assert classify(meta) == expected
+
+
+def test_title_is_one_line_and_capped(isolated_homes: dict[str, Path]) -> None:
+    prompt = "Fix   the\nflaky test " + "in the payments module " * 10
+    day = isolated_homes["codex"] / "sessions" / "2026" / "11" / "23"
+    _write_rollout(
+        day / "rollout-2026-11-23T10-00-00-0199abab-0000-7000-8000-000000000000.jsonl",
+        [
+            _meta("0199abab-0000-7000-8000-000000000000"),
+            {
+                "timestamp": "2026-11-23T10:00:01.000Z",
+                "type": "event_msg",
+                "payload": {
+                    "type": "user_message",
+                    "message": "\n# Files mentioned by the user:\n\n## a.py: /x/a.py\n\n"
+                    "## My request for Codex:\n" + prompt,
+                },
+            },
+        ],
+    )
+    [info] = _discover()[0].values()
+    assert info.title is not None and len(info.title) == 120 and info.title.endswith("…")
+    assert info.title.startswith("Fix the flaky test in the payments module in the")
+
+
+def test_title_falls_back_to_the_first_typed_user_item(isolated_homes: dict[str, Path]) -> None:
+    day = isolated_homes["codex"] / "sessions" / "2026" / "11" / "23"
+    _write_rollout(
+        day / "rollout-2026-11-23T10-00-00-0199acac-0000-7000-8000-000000000000.jsonl",
+        [
+            _meta("0199acac-0000-7000-8000-000000000000", history_mode="paginated"),
+            _item(
+                {
+                    "type": "message",
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "input_text",
+                            "text": "<environment_context>\n  <cwd>/x</cwd>\n"
+                            "</environment_context>",
+                        }
+                    ],
+                }
+            ),
+            _item(
+                {
+                    "type": "message",
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": "Bump the version"}],
+                }
+            ),
+        ],
+    )
+    [info] = _discover()[0].values()
+    assert info.title == "Bump the version"
+
+
+def test_locked_state_db_is_a_warning(fake_home: dict[str, Path]) -> None:
+    db = fake_home["codex"] / "state_5.sqlite"
+    _threads_db(db, [_row(OTHER, "never read")])
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        found, warnings = _discover()
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert found[OTHER].title == "What does the Makefile's check target run?"
+    assert [w.path for w in warnings] == [str(db)] and "locked" in warnings[0].message

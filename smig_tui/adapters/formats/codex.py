@@ -135,7 +135,7 @@ def _info(path: str, head: Head, tail: Tail, size: int, mtime: float) -> Session
         agent=Agent.CODEX,
         path=path,
         cwd=cwd,
-        title=_one_line(head.prompt),
+        title=_one_line(head.prompt or head.typed),
         model=tail.model or head.model,
         created=iso_or_none(meta.get("timestamp")),
         updated=tail.updated or iso_from_mtime(mtime),

@@ -33,7 +33,7 @@ HEAD_CHUNK = 64 * 1024
 TAIL_BYTES = 256 * 1024
 TAIL_FIRST = 32 * 1024
 """Most rollouts end with a token_count a few lines from the end: try a small tail read first."""
-_HEAD_WANTED = (b'"session_meta"', b'"turn_context"', b'"user_message"')
+_HEAD_WANTED = (b'"session_meta"', b'"turn_context"', b'"user_message"', b'"role":"user"')
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}")
 _TS_FIELD = re.compile(rb'"timestamp"\s*:\s*"([^"]{10,40})"')
 _STATE_DB = re.compile(r"^state_(\d+)\.sqlite$")
@@ -63,7 +63,9 @@ class Head:
     """The first `session_meta` payload (or the bare-era first line)."""
     model: str | None = None
     prompt: str | None = None
-    """The first typed user prompt."""
+    """The first typed prompt, from its `user_message` event (what Codex's own picker shows)."""
+    typed: str | None = None
+    """The first user message that is not harness context: the title when no event has one."""
     cwd: str | None = None
     """From `<environment_context>`, for bare-era files that have no cwd in their meta."""
     bare: bool = False
@@ -263,17 +265,19 @@ def _absorb_head(head: Head, data: dict[str, Any], number: int) -> None:
     elif kind == "event_msg" and payload.get("type") == "user_message" and head.prompt is None:
         text = typed_prompt(str(payload.get("message") or ""))
         head.prompt = text or None
+    elif kind == "response_item" and payload.get("type") == "message":
+        _absorb_bare_message(head, payload)
 
 
 def _absorb_bare_message(head: Head, item: dict[str, Any]) -> None:
-    """Bare-era files have no events: the cwd and prompt come from the user messages themselves."""
+    """Take the cwd and a fallback prompt from user messages (bare-era and paginated files)."""
     for message in convert(item, {}):
         if message.role is not Role.USER or message.kind is not Kind.TEXT:
             continue
         if message.text.lstrip().startswith("<environment_context") and head.cwd is None:
             head.cwd = cwd_from_environment(message.text)
-        elif not is_injected_text(message.text) and head.prompt is None:
-            head.prompt = typed_prompt(message.text) or None
+        elif not is_injected_text(message.text) and head.typed is None:
+            head.typed = typed_prompt(message.text) or None
 
 
 def scan_tail(path: str, size: int) -> Tail:
