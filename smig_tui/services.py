@@ -272,7 +272,8 @@ class Services:
     ) -> Summarizer:
         """A summarizer with per-run overrides (CLI flags) on top of the config file and env."""
         from smig_tui.adapters.storage.summary_cache import SummaryCache
-        from smig_tui.adapters.summarizer import Summarizer, resolve_config
+        from smig_tui.adapters.summarizer import Summarizer
+        from smig_tui.adapters.summarizer_config import resolve_config
 
         table = self.config.get("summarizer", {})
         if not isinstance(table, dict):

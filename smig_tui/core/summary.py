@@ -13,26 +13,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from smig_tui.core import summary_prompt
 from smig_tui.core.errors import ConfigError, SummaryCancelledError
 from smig_tui.core.models import Kind, Message, Role
 from smig_tui.core.redact import redact
+from smig_tui.core.summary_prompt import (
+    PROMPT_VERSION,
+    ChatMessages,
+    map_prompt,
+    reduce_prompt,
+)
 
 if TYPE_CHECKING:
     import threading
 
     from smig_tui.core.ports import ChatBackend
 
-PROMPT_VERSION = "handoff-v1"
-"""Bumped whenever the prompts change, so summaries cached from older prompts are not reused."""
-SECTIONS = (
-    "Goal",
-    "Current state",
-    "Decisions",
-    "Open questions",
-    "Next steps",
-    "Key files and commands",
-)
-"""The headings every handoff summary carries, in order."""
 CHARS_PER_TOKEN = 3.0
 """Conservative prose/code ratio used to turn a token budget into a character target; with the
 prompt's 1.25x ceiling a summary stays within its budget at the usual ~4 characters per token."""
@@ -41,7 +37,6 @@ PROMPT_OVERHEAD_TOKENS = 700
 """Room for the system and instruction text around a chunk."""
 MIN_CHUNK_TOKENS = 1000
 
-ChatMessages = list[dict[str, str]]
 Counter_ = Callable[[str], int]
 
 
@@ -159,7 +154,7 @@ class SummaryJob:
     def cache_key(self, provider: str, model: str) -> str:
         """Return the cache key: content after redaction, model, prompt version, target length."""
         parts = [
-            PROMPT_VERSION,
+            summary_prompt.PROMPT_VERSION,
             provider,
             model,
             str(self.target_chars),
@@ -286,64 +281,6 @@ def plan_summary_job(
     )
 
 
-def _system_prompt(target_chars: int) -> str:
-    """Return the instructions every request shares."""
-    headings = "\n".join(f"## {name}" for name in SECTIONS)
-    return (
-        "You write handoff notes so that another coding agent, which has never seen this "
-        "conversation, can pick the work up without asking anything.\n"
-        "Write Markdown with exactly these headings, in this order:\n"
-        f"{headings}\n"
-        "Be concrete: name files, functions, commands, error messages, versions and numbers. "
-        "Record what was tried and failed, and what the user asked for or ruled out. "
-        "Write 'None.' under a heading with nothing to report. Do not invent anything. "
-        "Text like [REDACTED:kind] stands for a secret that was removed: keep the marker, "
-        "never guess it. "
-        f"Aim for about {target_chars:,} characters and never exceed {int(target_chars * 1.25):,}."
-    )
-
-
-def map_prompt(
-    chunk: Chunk, part: int, parts: int, target_chars: int, head_only: bool
-) -> ChatMessages:
-    """Build the request that summarises one chunk (or the whole transcript when `parts` is 1)."""
-    if parts == 1:
-        scope = "Here is the conversation, oldest message first."
-    else:
-        scope = (
-            f"Here is part {part} of {parts} of a long conversation (messages "
-            f"{chunk.first_index}–{chunk.last_index}), oldest first. Write notes on this part "
-            "only; they will be merged later."
-        )
-    if head_only:
-        scope += (
-            " The newest messages are handed over verbatim after your note, so cover only what "
-            "is below."
-        )
-    return [
-        {"role": "system", "content": _system_prompt(target_chars)},
-        {"role": "user", "content": f"{scope}\n\n<transcript>\n{chunk.text}\n</transcript>"},
-    ]
-
-
-def reduce_prompt(notes: Sequence[str], target_chars: int, head_only: bool) -> ChatMessages:
-    """Build the request that merges notes on consecutive parts into one handoff summary."""
-    joined = "\n\n".join(
-        f'<part number="{n}">\n{text.strip()}\n</part>' for n, text in enumerate(notes, 1)
-    )
-    tail = " The newest messages follow your note verbatim." if head_only else ""
-    return [
-        {"role": "system", "content": _system_prompt(target_chars)},
-        {
-            "role": "user",
-            "content": "Below are handoff notes on consecutive parts of one conversation, "
-            "oldest first. "
-            "Merge them into a single handoff note; where a later part contradicts an earlier one, "
-            f"the later part is the current truth.{tail}\n\n{joined}",
-        },
-    ]
-
-
 def group_notes(notes: Sequence[str], capacity: int, count: Counter_) -> list[list[str]]:
     """Split notes into consecutive groups whose total fits `capacity`, for a multi-level reduce."""
     groups: list[list[str]] = [[]]
@@ -366,6 +303,54 @@ class RunStats:
     truncated: bool = False
 
 
+def _quiet(_: str) -> None:
+    """Ignore a progress step."""
+
+
+@dataclass
+class _Runner:
+    """Sends the requests of one job, counting them and stopping when cancelled."""
+
+    job: SummaryJob
+    backend: ChatBackend
+    cancel: threading.Event | None
+    count: Counter_
+    stats: RunStats = field(default_factory=RunStats)
+
+    def ask(self, messages: ChatMessages, stream_to: Callable[[str], None] | None) -> str:
+        """Send one request, unless the user has cancelled."""
+        if self.cancel is not None and self.cancel.is_set():
+            raise SummaryCancelledError("The summary was cancelled.")
+        self.stats.requests += 1
+        reply = self.backend.complete(
+            messages,
+            max_output_tokens=output_tokens_for(self.job.target_chars),
+            on_delta=stream_to,
+            cancel=self.cancel,
+        )
+        self.stats.truncated = self.stats.truncated or reply.truncated
+        return reply.text
+
+    def reduce(
+        self,
+        notes: list[str],
+        on_delta: Callable[[str], None] | None,
+        progress: Callable[[str], None],
+    ) -> str:
+        """Merge part notes, in rounds while they are too big for one request."""
+        target, head_only = self.job.target_chars, self.job.head_only
+        while True:
+            groups = group_notes(notes, self.job.capacity_tokens, self.count)
+            if len(groups) == len(notes) > 1:
+                # Notes too big to pair by size still halve in number each round, so this ends.
+                groups = [list(notes[start : start + 2]) for start in range(0, len(notes), 2)]
+            if len(groups) == 1:
+                progress(f"merging {len(notes)} parts")
+                return self.ask(reduce_prompt(notes, target, head_only), on_delta)
+            progress(f"merging {len(notes)} parts in {len(groups)} groups")
+            notes = [self.ask(reduce_prompt(group, target, head_only), None) for group in groups]
+
+
 def run_summary(
     job: SummaryJob,
     backend: ChatBackend,
@@ -376,45 +361,21 @@ def run_summary(
     count: Counter_ = estimate_tokens,
 ) -> tuple[str, RunStats]:
     """Summarise each chunk, then reduce the notes; only the final answer streams to `on_delta`."""
-    stats = RunStats()
-    limit = output_tokens_for(job.target_chars)
-
-    def ask(messages: ChatMessages, stream_to: Callable[[str], None] | None) -> str:
-        if cancel is not None and cancel.is_set():
-            raise SummaryCancelledError("The summary was cancelled.")
-        stats.requests += 1
-        reply = backend.complete(
-            messages, max_output_tokens=limit, on_delta=stream_to, cancel=cancel
-        )
-        stats.truncated = stats.truncated or reply.truncated
-        return reply.text
-
+    runner = _Runner(job, backend, cancel, count)
+    progress = on_progress or _quiet
     parts = len(job.chunks)
     if parts == 0:
         raise ConfigError("There is nothing to summarise: the selected messages carry no text.")
     if parts == 1:
-        return ask(
-            map_prompt(job.chunks[0], 1, 1, job.target_chars, job.head_only), on_delta
-        ), stats
+        first = map_prompt(job.chunks[0], 1, 1, job.target_chars, job.head_only)
+        return runner.ask(first, on_delta), runner.stats
     notes = []
     for number, chunk in enumerate(job.chunks, 1):
-        if on_progress:
-            on_progress(f"summarising part {number} of {parts}")
-        notes.append(ask(map_prompt(chunk, number, parts, job.target_chars, job.head_only), None))
-    while True:
-        groups = group_notes(notes, job.capacity_tokens, count)
-        if len(groups) == len(notes) > 1:
-            # Notes too big to pair by size still halve in number each round, so this ends.
-            groups = [list(notes[start : start + 2]) for start in range(0, len(notes), 2)]
-        if len(groups) == 1:
-            if on_progress:
-                on_progress(f"merging {len(notes)} parts")
-            return ask(reduce_prompt(notes, job.target_chars, job.head_only), on_delta), stats
-        if on_progress:
-            on_progress(f"merging {len(notes)} parts in {len(groups)} groups")
-        notes = [
-            ask(reduce_prompt(group, job.target_chars, job.head_only), None) for group in groups
-        ]
+        progress(f"summarising part {number} of {parts}")
+        notes.append(
+            runner.ask(map_prompt(chunk, number, parts, job.target_chars, job.head_only), None)
+        )
+    return runner.reduce(notes, on_delta, progress), runner.stats
 
 
 def describe_redactions(redactions: dict[str, int]) -> str:

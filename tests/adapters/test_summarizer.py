@@ -11,12 +11,8 @@ import pytest
 from fake_llm_server import FakeLLM, Reply, default_reply, llm_server_fixture  # noqa: F401 - fixture
 
 from smig_tui.adapters.storage.summary_cache import SummaryCache
-from smig_tui.adapters.summarizer import (
-    OpenAIChatBackend,
-    Summarizer,
-    SummarizerConfig,
-    resolve_config,
-)
+from smig_tui.adapters.summarizer import OpenAIChatBackend, Summarizer
+from smig_tui.adapters.summarizer_config import SummarizerConfig, resolve_config
 from smig_tui.core.errors import (
     AuthError,
     ConfigError,

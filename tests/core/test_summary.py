@@ -11,8 +11,6 @@ from smig_tui.core.errors import ConfigError, SummaryCancelledError
 from smig_tui.core.models import Kind, Message, Role
 from smig_tui.core.ports import ChatReply
 from smig_tui.core.summary import (
-    PROMPT_VERSION,
-    SECTIONS,
     Block,
     RenderLimits,
     chars_for_tokens,
@@ -20,13 +18,12 @@ from smig_tui.core.summary import (
     condense,
     describe_redactions,
     estimate_tokens,
-    map_prompt,
     plan_chunks,
     plan_summary_job,
-    reduce_prompt,
     render_message,
     run_summary,
 )
+from smig_tui.core.summary_prompt import PROMPT_VERSION, SECTIONS, map_prompt, reduce_prompt
 
 FAKE_KEY = "sk-proj-" + "Q7wErTy8uIoP4aSdFgHjKlZxCvBnM1234567"
 
@@ -190,7 +187,7 @@ def test_cache_key_depends_on_content_model_target_and_prompt_version() -> None:
 def test_cache_key_changes_with_the_prompt_version(monkeypatch: pytest.MonkeyPatch) -> None:
     job = plan_summary_job(conversation(4), context_window=32_000)
     before = job.cache_key("openai", "m")
-    monkeypatch.setattr("smig_tui.core.summary.PROMPT_VERSION", PROMPT_VERSION + "-next")
+    monkeypatch.setattr("smig_tui.core.summary_prompt.PROMPT_VERSION", PROMPT_VERSION + "-next")
     assert job.cache_key("openai", "m") != before
 
 
