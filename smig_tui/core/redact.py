@@ -49,6 +49,13 @@ _ASSIGNMENT = re.compile(
     """
 )
 _PLACEHOLDER = re.compile(r"\[REDACTED:[a-z\-]+\]")
+_COUNT = re.compile(r"\d[\d_,.]*[)\]}]*")
+_PLAIN_WORDS = {
+    "true", "false", "null", "none", "required", "optional", "string", "number", "boolean",
+    "undefined", "unknown", "any", "str", "int", "bytes", "secretstr",
+}
+# `settings.api_key`, `document.querySelector(`, `getToken()`: code that reads a secret, not one.
+_CODE_REFERENCE = re.compile(r"[A-Za-z_]+(?:\.[A-Za-z_]+)+\(?|[A-Za-z_]+\(\)?")
 
 
 @dataclass
@@ -78,7 +85,7 @@ def redact(text: str) -> Redaction:
         value = match.group("value")
         if _PLACEHOLDER.fullmatch(value) or value.startswith("[REDACTED:") or _looks_harmless(value):
             return match.group(0)
-        if value.isdigit() and "tokens" in match.group("name").lower():
+        if _COUNT.fullmatch(value) and "tokens" in match.group("name").lower():
             return match.group(0)  # a token count (`max_tokens=128000`), not a credential
         counts["secret-assignment"] += 1
         return f"{match.group('name')}{match.group('sep')}[REDACTED:secret-assignment]"
@@ -88,11 +95,12 @@ def redact(text: str) -> Redaction:
 
 
 def _looks_harmless(value: str) -> bool:
-    """Skip values that are clearly not secrets: references, placeholders, booleans."""
-    lowered = value.lower()
+    """Skip values that are clearly not secrets: references, placeholders, types, code."""
+    lowered = value.lower().rstrip(")]}>,.")
     return (
-        lowered in {"true", "false", "null", "none", "required", "optional", "string"}
+        lowered in _PLAIN_WORDS
         or value.startswith(("$", "${", "<", "os.environ", "process.env", "env."))
+        or bool(_CODE_REFERENCE.fullmatch(value))
         or (value.startswith(("http://", "https://")) and not set("@=") & set(value))
         or set(value) <= {"*", "x", "X", "."}
     )

@@ -79,6 +79,8 @@ def test_each_credential_shape_is_replaced_and_counted(kind: str, secret: str) -
             "abcdef123456",
             "secret-assignment",
         ),
+        ("TOKEN=a1b2c3d4.e5f6g7h8", "a1b2c3d4", "secret-assignment"),
+        ('"db_password": "correct.horse9"', "correct.horse9", "secret-assignment"),
     ],
 )
 def test_contextual_secrets_are_replaced(text: str, gone: str, kind: str) -> None:
@@ -104,6 +106,10 @@ def test_private_key_block_is_removed_whole() -> None:
         "password: required",
         "docs_url=https://platform.openai.com/docs/api-reference",
         "Set the secret in the dashboard, then rerun pytest -q.",
+        '"total_tokens":11062},"last_token_usage":{"maxThinkingTokens":31999},',
+        "showPopup: (project: string, credentialType: string) => void",
+        "const csrfToken = document.querySelector(\"meta[name='csrf-token']\")",
+        "api_key=settings.OPENAI_API_KEY and token = get_token()",
     ],
 )
 def test_harmless_text_is_left_alone(text: str) -> None:
