@@ -294,3 +294,31 @@ def test_summarize_head_of_plan_sends_only_the_head(configured: FakeLLM, tiny_ta
     sent = _transcript(configured)
     assert "verbatim after your note" in sent and "Created CHANGELOG.md" not in sent
     assert "400 characters" in configured.requests[0]["messages"][0]["content"]
+
+
+def test_real_claude_transcripts_chunk_for_a_small_local_window(
+    configured: FakeLLM, fake_home: dict[str, Path], shared_fixtures: Path
+) -> None:
+    """Public Claude Code transcripts, read by the reader, map-reduce within an 8k-token window."""
+    project = fake_home["claude"] / "projects" / "-home-user-shared-fixtures"
+    project.mkdir(parents=True)
+    for source in sorted((shared_fixtures / "claude").glob("*.jsonl")):
+        shutil.copy(source, project / source.name.split("__")[-1])
+    config = fake_home["smig"] / "config" / "config.toml"
+    config.write_text(config.read_text() + "context_window = 8192\n")
+    code, out, _ = run("list", "--agent", "claude", "--all", "--json")
+    ids = sorted(item["id"] for item in json.loads(out))
+    assert code == 0 and len(ids) >= 5
+    chunked = 0
+    for session_id in ids:
+        before = len(configured.requests)
+        code, out, err = run("summarize", session_id)
+        assert code == 0, err
+        made = configured.requests[before:]
+        assert out.startswith("## Goal") and made
+        assert all(len(json.dumps(body)) < 8192 * 3 for body in made)
+        if len(made) > 1:
+            chunked += 1
+            assert "Merge them into a single handoff note" in made[-1]["messages"][-1]["content"]
+            assert f"{len(made) - 1} part(s)" in err
+    assert chunked >= 2
