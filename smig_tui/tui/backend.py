@@ -7,6 +7,7 @@ them shows a "not available" state instead of failing.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -115,9 +116,10 @@ def commit_preview(services: Services, session: Session, plan: Plan) -> tuple[An
     if result.record_path:
         choices["store"] = f"record  {result.record_path}"
     for planned in result.files:
-        line = f"new file  {planned.path}"
+        # Native session files get a fresh id when written, so the folder is what is certain here.
+        line = f"new file in {Path(planned.path).parent}{os.sep}"
         if planned.native is not None:
-            line += f"\nresume    {planned.native.resume_command}"
+            line += f"\n({planned.native.agent} session; its resume command is shown once written)"
         key = str(planned.destination)
         choices[key] = f"{choices[key]}\n{line}" if key in choices else line
     return result, choices

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from conftest import open_session, settle
-from fake_llm_server import FakeLLM, llm_server  # noqa: F401 - fixture
+from fake_llm_server import FakeLLM, llm_server_fixture  # noqa: F401 - fixture
 
 from smig_tui.core.models import Agent, SessionInfo, Strategy
 from smig_tui.services import build_services

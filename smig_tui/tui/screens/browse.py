@@ -99,6 +99,9 @@ class BrowseScreen(MigrateActions, Screen[None]):
         self.load_prefs()
         self.scan_sessions()
 
+    def on_resize(self) -> None:
+        self.set_class(self.size.width < 100, "-narrow")
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is not WorkerState.ERROR or event.worker.error is None:
             return

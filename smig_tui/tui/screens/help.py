@@ -18,11 +18,23 @@ export (**x**). Nothing leaves the machine unless you press **s** on a summary t
 """
 
 
+KEY_NAMES = {"slash": "/", "question_mark": "?", "escape": "Esc", "enter": "Enter"}
+"""How keys are written for people."""
+
+
+def key_name(key: str) -> str:
+    """`ctrl+t` -> `Ctrl+T`, `slash` -> `/`."""
+    first = key.split(",")[0]
+    if first in KEY_NAMES:
+        return KEY_NAMES[first]
+    return "+".join(part.capitalize() if len(part) > 1 else part.upper() for part in first.split("+")) if "+" in first else first
+
+
 def keys_markdown(bindings: list[Binding]) -> str:
     """A Markdown table of bindings, with their tooltips."""
-    rows = ["| Key | Action | What it does |", "|---|---|---|"]
+    rows = ["| Key | Action | What it does |", "|---|---|---|", "| `Enter` | Open | Open the highlighted session and measure it. |"]
     for binding in bindings:
-        key = binding.key_display or binding.key
+        key = binding.key_display or key_name(binding.key)
         rows.append(f"| `{key}` | {binding.description} | {binding.tooltip} |")
     return "\n".join(rows)
 

@@ -12,7 +12,7 @@ PLACEHOLDER_KEY = "smig-placeholder"
 COLUMNS = ("", "#", "role", "kind", "tokens", "why", "text")
 
 
-def _flat(text: str, width: int = 90) -> str:
+def _flat(text: str, width: int = 60) -> str:
     """One line of a message, whitespace collapsed."""
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"

@@ -1,0 +1,110 @@
+"""Writes the README screenshots by driving the real app on the checked-in fixture homes.
+
+Run `python scripts/screenshots.py`: it copies `tests/fixtures/*_home` into a temp folder, points
+CODEX_HOME / CLAUDE_CONFIG_DIR / SMIG_TUI_HOME there, and saves SVGs (and PNGs when
+`rsvg-convert` is installed) into `screenshots/`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "screenshots"
+SIZE = (120, 36)
+TINY_CONFIG = '[models."small-window"]\ncontext_window = 300\nmax_output = 20\nprovider = "example"\n'
+
+
+def prepare_homes(root: Path) -> None:
+    """Copy the fixture homes and point smig at them."""
+    shutil.copytree(ROOT / "tests/fixtures/codex_home", root / "codex")
+    shutil.copytree(ROOT / "tests/fixtures/claude_home", root / "claude")
+    (root / "smig/config").mkdir(parents=True)
+    (root / "smig/config/config.toml").write_text(TINY_CONFIG, encoding="utf-8")
+    os.environ.update(
+        HOME=str(root), CODEX_HOME=str(root / "codex"), CLAUDE_CONFIG_DIR=str(root / "claude"),
+        SMIG_TUI_HOME=str(root / "smig"),
+    )
+    shared = ROOT.parent / "shared" / "tiktoken"
+    if shared.is_dir():
+        os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(shared))
+
+
+async def settle(pilot: object) -> None:
+    """Wait for every worker and what it triggers."""
+    for _ in range(4):
+        await pilot.app.workers.wait_for_complete()  # type: ignore[attr-defined]
+        await pilot.pause()  # type: ignore[attr-defined]
+
+
+async def open_first(pilot: object, title_start: str) -> None:
+    """Open the first session whose title starts with `title_start`."""
+    tree = pilot.app.screen.query_one("#tree")  # type: ignore[attr-defined]
+    for line in range(tree.last_line + 1):
+        node = tree.get_node_at_line(line)
+        if node is not None and node.data is not None and (node.data.title or "").startswith(title_start):
+            tree.move_cursor(node)
+            break
+    await pilot.press("enter")  # type: ignore[attr-defined]
+    await settle(pilot)
+
+
+async def shoot(name: str, steps: Callable[[object], Awaitable[None]]) -> Path:
+    """Run the app through `steps` and save the screen."""
+    from smig_tui.services import build_services
+    from smig_tui.tui.app import SmigApp
+
+    app = SmigApp(services=build_services(), here="/home/user/proj")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await steps(pilot)
+        await settle(pilot)
+        app.clear_notifications()
+        await pilot.pause()
+        return Path(app.save_screenshot(f"{name}.svg", path=str(OUT)))
+
+
+async def main() -> None:
+    async def truncation(pilot: object) -> None:
+        await open_first(pilot, "Add --verbose")
+        await pilot.press("t")  # type: ignore[attr-defined]
+        await settle(pilot)
+        await pilot.press(*"small-window", "enter")  # type: ignore[attr-defined]
+
+    async def picker(pilot: object) -> None:
+        await open_first(pilot, "Add --verbose")
+        await pilot.press("t", *"claude")  # type: ignore[attr-defined]
+
+    async def commit(pilot: object) -> None:
+        await truncation(pilot)
+        await settle(pilot)
+        await pilot.press("c")  # type: ignore[attr-defined]
+
+    async def selected(pilot: object) -> None:
+        await open_first(pilot, "Verbose flag")
+
+    async def help_panel(pilot: object) -> None:
+        await pilot.press("question_mark")  # type: ignore[attr-defined]
+
+    shots = {"hero": truncation, "session": selected, "model-picker": picker, "commit": commit, "help": help_panel}
+    OUT.mkdir(exist_ok=True)
+    for name, steps in shots.items():
+        svg = await shoot(name, steps)
+        print(svg.relative_to(ROOT))
+        if shutil.which("rsvg-convert"):
+            subprocess.run(["rsvg-convert", str(svg), "-o", str(svg.with_suffix(".png"))], check=True)
+            print(svg.with_suffix(".png").relative_to(ROOT))
+
+
+if __name__ == "__main__":
+    with tempfile.TemporaryDirectory(prefix="smig-shots-") as temp:
+        prepare_homes(Path(temp))
+        sys.path.insert(0, str(ROOT))
+        asyncio.run(main())

@@ -1,0 +1,72 @@
+"""Snapshot tests of the main screens on the fixture homes (regenerate with --snapshot-update)."""
+
+from __future__ import annotations
+
+from conftest import open_session, settle
+from test_flow import build_sized
+
+from smig_tui.core.models import Agent
+
+
+async def quiet(pilot) -> None:
+    """Settle, then drop toasts: their lifetime is a timer, not part of the screen's state."""
+    await settle(pilot)
+    pilot.app.clear_notifications()
+    await pilot.pause()
+
+
+def test_snapshot_empty_homes(snap_compare, empty_app) -> None:
+    assert snap_compare(empty_app(), terminal_size=(120, 36), run_before=quiet)
+
+
+def test_snapshot_session_selected(snap_compare, make_app) -> None:
+    async def select(pilot) -> None:
+        await settle(pilot)
+        await open_session(pilot, lambda info: info.agent is Agent.CLAUDE and not info.is_subagent)
+        await quiet(pilot)
+
+    assert snap_compare(make_app(), terminal_size=(120, 36), run_before=select)
+
+
+def test_snapshot_truncation_preview(snap_compare, make_app, isolated_homes) -> None:
+    app, info, _ = build_sized(make_app, isolated_homes)
+
+    async def preview(pilot) -> None:
+        await settle(pilot)
+        await open_session(pilot, lambda i: i.path == info.path)
+        await pilot.press("t")
+        await settle(pilot)
+        await pilot.press(*"tiny-test", "enter")
+        await quiet(pilot)
+
+    assert snap_compare(app, terminal_size=(120, 36), run_before=preview)
+
+
+def test_snapshot_model_picker(snap_compare, make_app) -> None:
+    async def picker(pilot) -> None:
+        await settle(pilot)
+        await open_session(pilot, lambda info: info.agent is Agent.CODEX and not info.is_subagent)
+        await pilot.press("t")
+        await settle(pilot)
+        await pilot.press(*"sonnet")
+        await quiet(pilot)
+
+    assert snap_compare(make_app(), terminal_size=(120, 36), run_before=picker)
+
+
+def test_snapshot_help(snap_compare, make_app) -> None:
+    async def help_panel(pilot) -> None:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await quiet(pilot)
+
+    assert snap_compare(make_app(), terminal_size=(120, 36), run_before=help_panel)
+
+
+def test_snapshot_narrow_terminal(snap_compare, make_app) -> None:
+    async def select(pilot) -> None:
+        await settle(pilot)
+        await open_session(pilot, lambda info: info.agent is Agent.CODEX and not info.is_subagent)
+        await quiet(pilot)
+
+    assert snap_compare(make_app(), terminal_size=(80, 24), run_before=select)
