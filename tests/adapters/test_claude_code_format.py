@@ -535,3 +535,12 @@ def test_the_newest_leaf_wins_and_a_trailing_sidechain_does_not(isolated_homes: 
     infos, _ = _discover()
     session, _ = _load(infos[path.stem])
     assert [m.text for m in session.messages] == ["second try", "go on"]
+
+
+def test_a_huge_first_record_still_yields_cwd_and_title(isolated_homes: dict[str, Path]) -> None:
+    path = isolated_homes["claude"] / "projects" / "-work-big" / "a2a2a2a2-0000-4000-8000-000000000000.jsonl"
+    pasted = "Explain this log:\n" + "log line\n" * 20_000  # ~180 KB, more than the first head read
+    _write(path, [_envelope("u1", None, "user", message={"role": "user", "content": pasted})])
+    infos, _ = _discover()
+    assert infos[path.stem].cwd == "/work/big"
+    assert infos[path.stem].title is not None and infos[path.stem].title.startswith("Explain this log: log line")

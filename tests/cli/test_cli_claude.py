@@ -101,3 +101,10 @@ def test_cli_reading_never_modifies_files(fake_home: dict[str, Path]) -> None:
     for argv in (["list", "--agent", "claude", "--all"], ["show", MAIN], ["show", MY_APP, "--json"]):
         assert _run(argv)[0] == 0
     assert _fixture_files(fake_home["claude"]) == before
+
+
+def test_show_accepts_the_transcript_path(fake_home: dict[str, Path]) -> None:
+    path = fake_home["claude"] / "projects" / "-home-user-my-app" / f"{MY_APP}.jsonl"
+    code, stdout, stderr = _run(["show", str(path), "--json"])
+    assert code == 0 and json.loads(stdout)["info"]["id"] == MY_APP
+    assert stderr.count("truncated last line skipped") == 1
