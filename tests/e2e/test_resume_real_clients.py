@@ -197,3 +197,29 @@ def test_claude_code_finds_a_session_written_for_a_cwd_over_200_characters(
     # Resumed in place: the one transcript with this id is still the file smig wrote, in its folder.
     assert [p.parent for p in isolated_homes["claude"].rglob(f"{output.session_id}.jsonl")] == [
         Path(output.path).parent]
+
+
+def test_codex_lists_the_migrated_session_as_the_latest(isolated_homes: dict[str, Path], tmp_path: Path) -> None:
+    """`resume --last` goes through Codex's listing (file name, head, source and provider filters)."""
+    codex = _client("codex")
+    project = tmp_path / "project"
+    project.mkdir()
+    session = make_session(tmp_path / "src", agent=Agent.CLAUDE, cwd=str(project))
+    with FakeModelServer() as server:
+        isolated_homes["codex"].mkdir(parents=True, exist_ok=True)
+        (isolated_homes["codex"] / "config.toml").write_text(
+            'model = "gpt-5.5"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
+            f'base_url = "{server.url}/v1"\nwire_api = "responses"\nenv_key = "SMIG_FAKE_KEY"\n',
+            encoding="utf-8")
+        services = build_services()
+        result = services.migrate(session, make_plan(session), {Destination.CODEX})
+        [output] = result.outputs
+        before = Path(output.path).stat().st_size
+        env = _base_env(isolated_homes) | {"SMIG_FAKE_KEY": "test"}
+        run = subprocess.run([codex, "exec", "--skip-git-repo-check", "resume", "--last", "continue"],
+                             cwd=project, env=env, capture_output=True, text=True, timeout=CLIENT_TIMEOUT,
+                             stdin=subprocess.DEVNULL)
+        sent = json.dumps(server.bodies("/responses"), ensure_ascii=False)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "OSPREY-93" in sent and result.migration_id in sent
+    assert Path(output.path).stat().st_size > before
