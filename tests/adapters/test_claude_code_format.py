@@ -544,3 +544,15 @@ def test_a_huge_first_record_still_yields_cwd_and_title(isolated_homes: dict[str
     infos, _ = _discover()
     assert infos[path.stem].cwd == "/work/big"
     assert infos[path.stem].title is not None and infos[path.stem].title.startswith("Explain this log: log line")
+
+
+def test_typed_text_that_looks_like_a_notice_is_not_flagged(isolated_homes: dict[str, Path]) -> None:
+    path = isolated_homes["claude"] / "projects" / "-work-big" / "a3a3a3a3-0000-4000-8000-000000000000.jsonl"
+    _write(path, [
+        _envelope("u1", None, "user", message={"role": "user", "content": "Caveat: the API is rate limited"}),
+        _envelope("u2", "u1", "user", message={"role": "user", "content": "so retry slowly"}),
+    ])
+    infos, _ = _discover()
+    assert infos[path.stem].title == "so retry slowly"  # never a title
+    session, _ = _load(infos[path.stem])
+    assert [m.injected for m in session.messages] == [False, False]  # but kept as what the user typed

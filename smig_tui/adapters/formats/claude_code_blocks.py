@@ -19,7 +19,6 @@ INJECTED_PREFIXES = (
     "<local-command-stderr>",
     "<local-command-caveat>",
     "<system-reminder>",
-    "Caveat:",
     "[Request interrupted by user",
 )
 """Text the harness puts in user records: slash-command echoes, reminders, interruption markers."""

@@ -52,7 +52,9 @@ def prompt_from_text(text: str) -> str | None:
         if name and args and args.group(1).strip():
             return one_line(f"{name.group(1)} {args.group(1)}")
         return None
-    return None if is_injected_text(text) else one_line(text)
+    if is_injected_text(text) or text.lstrip().startswith("Caveat:"):
+        return None  # a bare "Caveat:" is how older builds began their local-command notice
+    return one_line(text)
 
 
 @dataclass(slots=True)
