@@ -556,3 +556,43 @@ def test_typed_text_that_looks_like_a_notice_is_not_flagged(isolated_homes: dict
     assert infos[path.stem].title == "so retry slowly"  # never a title
     session, _ = _load(infos[path.stem])
     assert [m.injected for m in session.messages] == [False, False]  # but kept as what the user typed
+
+
+@pytest.mark.parametrize("fraction", [0.2, 0.5, 0.8])
+def test_shared_files_cut_anywhere_still_load(shared_fixtures: Path, isolated_homes: dict[str, Path], fraction: float) -> None:
+    project = isolated_homes["claude"] / "projects" / "-src-cut"
+    project.mkdir(parents=True)
+    for source in sorted((shared_fixtures / "claude").glob("*.jsonl")):
+        raw = source.read_bytes()
+        cut = int(len(raw) * fraction)
+        lines = raw[:cut].split(b"\n")
+        del lines[len(lines) // 2]  # and lose one line in the middle too
+        (project / source.name).write_bytes(b"\n".join(lines))
+    infos, _ = _discover()
+    assert len(infos) == len(list((shared_fixtures / "claude").glob("*.jsonl")))
+    for info in infos.values():
+        session, warnings = _load(info)
+        assert all(w.path == info.path and w.line is not None for w in warnings)
+        assert session.info.message_count == len(session.messages)
+
+
+def test_hostile_records_are_skipped_not_fatal(isolated_homes: dict[str, Path]) -> None:
+    path = isolated_homes["claude"] / "projects" / "-work-big" / "a4a4a4a4-0000-4000-8000-000000000000.jsonl"
+    odd_usage = {"input_tokens": "many", "output_tokens": None, "cache_read_input_tokens": True}
+    _write(path, [
+        b"[1, 2, 3]",
+        b"null",
+        _envelope("u1", None, "user", message="not an object"),
+        _envelope("u2", "u1", "user", message={"role": "user", "content": [7, None, {"type": "mystery"}, {"type": "text", "text": "hi"}]}),
+        _envelope("a1", "u2", "assistant", message={"model": 5, "content": {"oops": 1}, "usage": odd_usage}),
+        _envelope("a2", "a1", "assistant", message={"id": "m2", "model": "claude-x", "content": [{"type": "tool_use", "input": {"a": {1, 2}.__class__.__name__}}], "usage": odd_usage}),
+        {"type": "summary", "summary": 42},
+        {"type": "custom-title", "customTitle": None},
+    ])
+    infos, _ = _discover()
+    session, warnings = _load(infos[path.stem])
+    assert [w.line for w in warnings] == [1, 2, 3, 4]
+    assert "not an object" in warnings[0].message and "unknown type 'mystery'" in warnings[3].message
+    assert [(m.kind, m.text) for m in session.messages] == [(Kind.TEXT, "hi"), (Kind.TOOL_CALL, '{"a": "set"}')]
+    assert session.messages[1].usage is not None and session.messages[1].usage.context_tokens == 0
+    assert session.measured_context_tokens is None and session.info.title == "hi"
