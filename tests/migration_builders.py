@@ -77,3 +77,35 @@ def make_plan(session: Session, target: str = "gpt-5.5", keep_last: int | None =
     return Plan(strategy=Strategy.AS_IS if fits else Strategy.TRUNCATE, decision=decision, items=items,
                 placeholder=placeholder, tokens_before=10 * total,
                 tokens_after=10 * (total - kept_from) + (12 if placeholder else 0))
+
+
+def install_shared_fixture(original: Path, codex_home: Path, claude_home: Path) -> Path | None:
+    """Lay a real fixture file out where its agent keeps sessions; None when it names no session."""
+    lines = [line for line in original.read_text(encoding="utf-8", errors="replace").splitlines() if line.strip()]
+    if original.parent.name == "codex":
+        for line in lines:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if record.get("type") == "session_meta":
+                thread = record["payload"]["id"]
+                target = codex_home / "sessions" / "2026" / "01" / "01" / f"rollout-2026-01-01T00-00-00-{thread}.jsonl"
+                break
+        else:
+            return None
+    else:
+        session_id = None
+        for line in lines:
+            try:
+                session_id = json.loads(line).get("sessionId") or session_id
+            except ValueError:
+                continue
+            if session_id:
+                break
+        if not session_id:
+            return None
+        target = claude_home / "projects" / "-fixture" / f"{session_id}.jsonl"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(original.read_bytes())
+    return target

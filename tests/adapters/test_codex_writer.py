@@ -98,3 +98,40 @@ def test_no_cwd_is_a_clear_error(tmp_path: Path) -> None:
     session = make_session(tmp_path / "src", cwd=None)
     with pytest.raises(SmigError, match="no working directory"):
         services.migrate(session, make_plan(session), {Destination.CODEX})
+
+
+def _shared_files() -> list[Path]:
+    root = Path(__file__).parents[2].parent / "shared" / "fixtures"
+    return sorted(p for p in root.glob("*/*.jsonl")) if root.is_dir() else []
+
+
+@pytest.mark.parametrize("original", _shared_files(), ids=lambda p: p.name[:60])
+def test_real_sessions_round_trip_into_both_agents(original: Path, isolated_homes: dict[str, Path],
+                                                   shared_fixtures: Path) -> None:
+    from migration_builders import install_shared_fixture
+
+    placed = install_shared_fixture(original, isolated_homes["codex"], isolated_homes["claude"])
+    assert placed is not None
+    services = build_services()
+    info = services.find_session(str(placed))
+    if info.is_subagent:
+        pytest.skip("sub-agent transcript: not a session a person migrates")
+    session = services.load_session(info)
+    source_hash = hashlib.sha256(placed.read_bytes()).hexdigest()
+    target = "gpt-5.5" if info.agent is Agent.CLAUDE else "claude-sonnet-4-5"
+    plan = services.plan(session, target, "truncate")
+    if not session.info.cwd:
+        pytest.skip("the fixture records no cwd")
+    result = services.migrate(session, plan, {Destination.CLAUDE, Destination.CODEX})
+    lineage = Lineage(info.agent.value, session.id, session.info.path, result.migration_id,
+                      len(plan.dropped), plan.strategy.value)
+    from smig_tui.services import migrated_messages
+
+    expected = [(t.role, t.text) for t in to_turns(migrated_messages(plan), note=migration_note(lineage))]
+    for output in result.outputs:
+        [written] = [i for i in services.list_sessions(include_subagents=True) if i.id == output.session_id]
+        back = services.load_session(written)
+        assert [(m.role, m.text) for m in back.messages] == expected, output.agent
+        roles = [m.role for m in back.messages]
+        assert all(a is not b for a, b in zip(roles, roles[1:], strict=False))
+    assert hashlib.sha256(placed.read_bytes()).hexdigest() == source_hash
