@@ -223,3 +223,28 @@ def test_codex_lists_the_migrated_session_as_the_latest(isolated_homes: dict[str
     assert run.returncode == 0, run.stderr[-2000:]
     assert "OSPREY-93" in sent and result.migration_id in sent
     assert Path(output.path).stat().st_size > before
+
+
+def test_claude_code_continues_the_migrated_session_as_the_latest_in_its_folder(
+    isolated_homes: dict[str, Path], tmp_path: Path
+) -> None:
+    """`claude -c` finds sessions through the project folder of the cwd, not by id."""
+    claude = _client("claude")
+    project = tmp_path / "project"
+    project.mkdir()
+    session = make_session(tmp_path / "src", agent=Agent.CODEX, cwd=str(project))
+    services = build_services()
+    result = services.migrate(session, make_plan(session, target="claude-sonnet-4-5"), {Destination.CLAUDE})
+    [output] = result.outputs
+    before = Path(output.path).stat().st_size
+    with FakeModelServer() as server:
+        env = _base_env(isolated_homes) | {
+            "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "test",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
+        }
+        run = subprocess.run([claude, "-p", "-c", "continue"], cwd=project, env=env, capture_output=True,
+                             text=True, timeout=CLIENT_TIMEOUT, stdin=subprocess.DEVNULL)
+        sent = json.dumps(server.bodies("/messages"), ensure_ascii=False)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "OSPREY-93" in sent and result.migration_id in sent
+    assert Path(output.path).stat().st_size > before
