@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 
+from smig_tui.core.errors import SmigError
 from smig_tui.core.export import ExportFormat
 from smig_tui.core.migration import Destination, MigrationRecord, MigrationResult, record_to_json
 from smig_tui.core.models import Plan, Session, Strategy
@@ -16,6 +17,12 @@ if TYPE_CHECKING:
     from smig_tui.cli.main import Context
 
 _STRATEGIES = [strategy.value for strategy in Strategy]
+
+
+class UsageError(SmigError):
+    """Options that do not make sense together."""
+
+    exit_code = 2
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -78,6 +85,8 @@ def run_migrate(args: argparse.Namespace, ctx: Context) -> int:
     session = _load(ctx, args.id)
     plan = _plan(ctx, session, args.target, args.strategy, args.yes_send)
     destinations = {Destination(value) for value in args.to} or {Destination.STORE}
+    if args.out is not None and not destinations & {Destination.MARKDOWN, Destination.JSON}:
+        raise UsageError("--out names the file for --to markdown or --to json; add one of them.")
     result = ctx.services.migrate(session, plan, destinations, dry_run=args.dry_run,
                                   out=args.out, force=args.force)
     if args.json:

@@ -24,6 +24,8 @@ class ExportFormat(StrEnum):
     """The full record: source, decision, plan outcome and every migrated message."""
     OPENAI = "openai"
     """OpenAI chat messages, `[{"role", "content"}]`, tools flattened to text."""
+    MEMORY = "memory"
+    """A memory note (goal, files, commands, last state) with Claude memory-topic frontmatter."""
 
 
 def _fence(text: str) -> str:

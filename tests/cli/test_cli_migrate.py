@@ -100,6 +100,8 @@ def test_export_formats_and_no_clobber(fake_home: dict[str, Path], tmp_path: Pat
     chat = json.loads(stdout)
     roles = [m["role"] for m in chat]
     assert roles and all(a != b for a, b in zip(roles, roles[1:], strict=False)) and roles[0] == "user"
+    code, stdout, _ = _run("export", SESSION, "--format", "memory")
+    assert code == 0 and stdout.startswith("---\nname: ") and "## Files touched" in stdout
     code, stdout, _ = _run("export", SESSION, "--format", "json", "--target", "gpt-5.5")
     assert code == 0 and json.loads(stdout)["plan"]["target"] == "gpt-5.5"
     out = tmp_path / "x.md"
@@ -138,6 +140,7 @@ def test_clipboard_osc52_and_failure(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 @pytest.mark.parametrize(("argv", "code", "message"), [
     (("history", "show", "../../etc/passwd"), 3, "not a migration id"),
+    (("migrate", SESSION, "--target", "gpt-5.5", "--to", "claude", "--out", "x.md"), 2, "--to markdown"),
     (("history", "show", "0" * 32), 3, "No stored migration"),
     (("migrate", "nope", "--target", "gpt-5.5"), 3, "No session matches"),
     (("migrate", SESSION, "--target", "no-such-model-xyz"), 3, "Unknown model"),
