@@ -233,13 +233,17 @@ class Services:
         return committer.migrate(session, plan, migrated_messages(plan), to, dry_run, out, force)
 
     def export(self, session: Session, fmt: ExportFormat, plan: Plan | None = None) -> str:
-        """Render a session (or a plan's migrated conversation) as Markdown, JSON or OpenAI chat."""
+        """Render a session (or a plan's migrated conversation) as Markdown, JSON, OpenAI chat or a memory note."""
         from smig_tui.core import export
 
         fmt = export.ExportFormat(fmt)
         messages = migrated_messages(plan) if plan is not None else session.messages
         if fmt is export.ExportFormat.MARKDOWN:
             return export.to_markdown(session, messages, plan)
+        if fmt is export.ExportFormat.MEMORY:
+            from smig_tui.core.memory_markdown import to_memory_markdown
+
+            return to_memory_markdown(session, plan)
         data: Any = export.to_openai(messages) if fmt is export.ExportFormat.OPENAI else (
             export.to_record(session, messages, plan))
         return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
