@@ -59,7 +59,8 @@ RESPONSE_TYPES = (
 )
 """Item types that carry conversation; anything else (ghost_snapshot, Other) is skipped."""
 
-_EXIT_LINE = re.compile(r"^Process exited with code (-?\d+)\s*$", re.MULTILINE)
+_EXIT_PREFIX = "Process exited with code "
+_EXIT_CODE = re.compile(r"(-?\d+)[ \t]*(?:\r?\n|$)")
 _CWD = re.compile(r"<cwd>(.*?)</cwd>", re.DOTALL)
 
 
@@ -262,12 +263,20 @@ def unwrap_output(output: Any) -> tuple[str, int | None]:
             metadata = envelope.get("metadata")
             code = metadata.get("exit_code") if isinstance(metadata, dict) else None
             return envelope["output"], code if isinstance(code, int) else None
-        found = _EXIT_LINE.search(output[:2000])
-        return output, int(found.group(1)) if found else None
+        return output, _exit_code(output)
     if isinstance(output, dict) and isinstance(output.get("content"), str):
         return output["content"], None
     text, _ = _content_text(output)
     return text, None
+
+
+def _exit_code(output: str) -> int | None:
+    """Read unified exec's `Process exited with code N` header line, when there is one."""
+    start = output.find(_EXIT_PREFIX, 0, 2000)
+    if start < 0 or (start > 0 and output[start - 1] != "\n"):
+        return None
+    found = _EXIT_CODE.match(output, start + len(_EXIT_PREFIX))
+    return int(found.group(1)) if found else None
 
 
 def _agent_message(payload: dict[str, Any]) -> list[ItemMessage]:

@@ -54,6 +54,8 @@ class RolloutLoader:
         self.context_tokens: int | None = None
         self.window: int | None = None
         self.compactions = 0
+        self.usages: dict[int, Usage] = {}
+        """Usage per history position, applied once at the end (frozen messages are costly to copy)."""
 
     def skippable(self, raw: bytes) -> bool:
         """Tell from the raw line, without parsing, that a record never matters to the history.
@@ -158,6 +160,7 @@ class RolloutLoader:
         if isinstance(history, list):
             self.messages = []
             self.prompts = []
+            self.usages = {}
             self._items(record, history, stamp, f"L{record.line}")
             if isinstance(summary, str) and summary.strip():
                 self._mark_summary(summary.strip())
@@ -205,7 +208,7 @@ class RolloutLoader:
         self.context_tokens = usage.context_tokens or None
         for position in range(len(self.messages) - 1, -1, -1):
             if self.messages[position].role is Role.ASSISTANT:
-                self.messages[position] = replace(self.messages[position], usage=usage)
+                self.usages[position] = usage
                 break
 
     def finish(self, info: SessionInfo, warnings: tuple[ReadWarning, ...]) -> Session:
@@ -236,8 +239,15 @@ class RolloutLoader:
         )
 
     def _with_event_prompts(self) -> list[Message]:
-        """Add prompts that no user message mirrors (rollouts that dropped them), then renumber."""
-        messages = list(self.messages)
+        """Apply usage, add prompts no user message mirrors (rollouts that dropped them), renumber."""
+        messages = [
+            _rebuilt(message, message.index, self.usages[position])
+            if position in self.usages
+            else message
+            for position, message in enumerate(self.messages)
+        ]
+        if all(_mirrored(messages, prompt.position) for prompt in self.prompts):
+            return messages
         for prompt in reversed(self.prompts):
             if _mirrored(messages, prompt.position):
                 continue
@@ -254,7 +264,30 @@ class RolloutLoader:
                     offset=prompt.offset,
                 ),
             )
-        return [replace(message, index=index) for index, message in enumerate(messages)]
+        return [
+            message if message.index == index else _rebuilt(message, index, message.usage)
+            for index, message in enumerate(messages)
+        ]
+
+
+def _rebuilt(message: Message, index: int, usage: Usage | None) -> Message:
+    """Copy a message with a new position and usage; spelled out because `replace` is slow here."""
+    return Message(
+        index,
+        message.id,
+        message.role,
+        message.kind,
+        message.text,
+        message.tool_name,
+        message.call_id,
+        message.timestamp,
+        message.line,
+        message.offset,
+        usage,
+        message.is_error,
+        message.opaque,
+        message.injected,
+    )
 
 
 def _mirrored(messages: list[Message], position: int) -> bool:
