@@ -55,7 +55,7 @@ class RolloutLoader:
         self.window: int | None = None
         self.compactions = 0
         self.usages: dict[int, Usage] = {}
-        """Usage per history position, applied once at the end (frozen messages are costly to copy)."""
+        """Usage per history position, applied once at the end: copying frozen messages costs."""
 
     def skippable(self, raw: bytes) -> bool:
         """Tell from the raw line, without parsing, that a record never matters to the history.
@@ -239,7 +239,7 @@ class RolloutLoader:
         )
 
     def _with_event_prompts(self) -> list[Message]:
-        """Apply usage, add prompts no user message mirrors (rollouts that dropped them), renumber."""
+        """Apply usage, add prompts no user message mirrors (dropped by the rollout), renumber."""
         messages = [
             _rebuilt(message, message.index, self.usages[position])
             if position in self.usages
