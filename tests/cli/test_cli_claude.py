@@ -1,4 +1,4 @@
-"""`smig list` and `smig show` on the Claude fixture home, in-process: data on stdout, diagnostics on stderr."""
+"""`smig list` and `smig show` on the Claude fixture home: data on stdout, diagnostics on stderr."""
 
 from __future__ import annotations
 
@@ -39,13 +39,24 @@ def test_list_json_is_data_only_and_warnings_go_to_stderr(fake_home: dict[str, P
     assert [row["id"] for row in rows] == [MY_APP, CORRUPT, MAIN]
     assert {row["agent"] for row in rows} == {"claude"}
     by_id = {row["id"]: row for row in rows}
-    assert by_id[MY_APP]["cwd"] == "/home/user/my_app" and by_id[MY_APP]["project"] == "-home-user-my-app"
-    assert by_id[MAIN]["title"] == "Verbose flag for the CLI" and by_id[MAIN]["context_tokens"] == 12504
+    assert (
+        by_id[MY_APP]["cwd"] == "/home/user/my_app"
+        and by_id[MY_APP]["project"] == "-home-user-my-app"
+    )
+    assert (
+        by_id[MAIN]["title"] == "Verbose flag for the CLI"
+        and by_id[MAIN]["context_tokens"] == 12504
+    )
     assert stderr == ""  # line damage is reported when a session is read, not on every listing
 
 
 def test_list_warns_about_an_empty_file_on_stderr(fake_home: dict[str, Path]) -> None:
-    empty = fake_home["claude"] / "projects" / "-home-user-proj" / "0e0e0e0e-0000-4000-8000-000000000000.jsonl"
+    empty = (
+        fake_home["claude"]
+        / "projects"
+        / "-home-user-proj"
+        / "0e0e0e0e-0000-4000-8000-000000000000.jsonl"
+    )
     empty.write_bytes(b"")
     code, stdout, stderr = _run(["list", "--agent", "claude", "--json"])
     assert code == 0 and len(json.loads(stdout)) == 3
@@ -56,7 +67,10 @@ def test_list_all_shows_subagents(fake_home: dict[str, Path]) -> None:
     code, stdout, _ = _run(["list", "--agent", "claude", "--json", "--all"])
     rows = json.loads(stdout)
     assert code == 0 and len(rows) == 5
-    assert sorted(row["id"] for row in rows if row["is_subagent"]) == ["agent-4f3e2d1c", "agent-a1b2c3d"]
+    assert sorted(row["id"] for row in rows if row["is_subagent"]) == [
+        "agent-4f3e2d1c",
+        "agent-a1b2c3d",
+    ]
 
 
 def test_list_table_names_the_sessions(fake_home: dict[str, Path]) -> None:
@@ -79,7 +93,7 @@ def test_show_json_carries_messages_and_warnings(fake_home: dict[str, Path]) -> 
     code, stdout, stderr = _run(["show", CORRUPT, "--json"])
     assert code == 0
     assert stderr.splitlines() == [
-        f"smig: warning: {fake_home['claude'] / 'projects' / '-home-user-proj' / (CORRUPT + '.jsonl')}:4: "
+        f"smig: warning: {fake_home['claude'] / 'projects' / '-home-user-proj' / CORRUPT}.jsonl:4: "
         "corrupt JSON line skipped (Unterminated string starting at at column 384)"
     ]
     document = json.loads(stdout)
@@ -98,7 +112,11 @@ def test_show_unknown_id_is_one_sentence_on_stderr(fake_home: dict[str, Path]) -
 
 def test_cli_reading_never_modifies_files(fake_home: dict[str, Path]) -> None:
     before = _fixture_files(fake_home["claude"])
-    for argv in (["list", "--agent", "claude", "--all"], ["show", MAIN], ["show", MY_APP, "--json"]):
+    for argv in (
+        ["list", "--agent", "claude", "--all"],
+        ["show", MAIN],
+        ["show", MY_APP, "--json"],
+    ):
         assert _run(argv)[0] == 0
     assert _fixture_files(fake_home["claude"]) == before
 

@@ -12,11 +12,17 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, BinaryIO
 
 from smig_tui.adapters.formats.claude_code_blocks import SYNTHETIC_MODEL, usage_from
 from smig_tui.adapters.formats.claude_code_load import load_session
-from smig_tui.adapters.formats.claude_code_scan import LINK_ONLY_TYPES, SKIPPED_TYPES, first_type, own_timestamp
+from smig_tui.adapters.formats.claude_code_scan import (
+    LINK_ONLY_TYPES,
+    SKIPPED_TYPES,
+    first_type,
+    looks_absolute,
+    own_timestamp,
+)
 from smig_tui.adapters.formats.claude_code_titles import TitleFacts, prompt_of
 from smig_tui.adapters.jsonl import parse_line
 from smig_tui.adapters.paths import Paths
@@ -88,7 +94,9 @@ class ClaudeSource:
 
     def discover(self, warn: WarningSink) -> Iterator[SessionInfo]:
         """Yield every transcript, newest file first, reading only a head and a tail of each."""
-        candidates = sorted(_candidates(str(self._paths.claude_projects), warn), key=lambda c: -c.mtime)
+        candidates = sorted(
+            _candidates(str(self._paths.claude_projects), warn), key=lambda c: -c.mtime
+        )
         for candidate in candidates:
             info = _peek(candidate, warn)
             if info is not None:
@@ -133,7 +141,9 @@ def _candidate(
     try:
         stat = entry.stat()
     except OSError as error:
-        warn(ReadWarning(entry.path, None, f"cannot stat file ({error.strerror or error}); skipped"))
+        warn(
+            ReadWarning(entry.path, None, f"cannot stat file ({error.strerror or error}); skipped")
+        )
         return
     yield _Candidate(entry.path, project, subagent, parent, stat.st_size, stat.st_mtime)
 
@@ -155,7 +165,7 @@ def _is_file(entry: os.DirEntry[str]) -> bool:
 
 
 def _peek(candidate: _Candidate, warn: WarningSink) -> SessionInfo | None:
-    """Build a SessionInfo from a file's head and tail, or None (with a warning) if it is unusable."""
+    """Build a SessionInfo from a file's head and tail; None, with a warning, if unusable."""
     path = candidate.path
     if candidate.size == 0:
         warn(ReadWarning(path, None, "empty file; skipped"))
@@ -211,7 +221,7 @@ def unmunge(project: str) -> str | None:
     return "/" + project[1:].replace("-", "/")
 
 
-def _read_head(handle: Any, path: str, size: int, facts: _Facts) -> bytes:
+def _read_head(handle: BinaryIO, path: str, size: int, facts: _Facts) -> bytes:
     """Parse the first lines until cwd, creation time and first prompt are known; return the bytes.
 
     Damaged lines are left for the full read to report with their line numbers: a listing should
@@ -269,14 +279,7 @@ def _envelope(data: dict[str, Any], facts: _Facts, head: bool) -> None:
         facts.origin = data["entrypoint"]
 
 
-def looks_absolute(value: Any) -> bool:
-    """Tell whether a record's cwd is a usable absolute path (POSIX or Windows)."""
-    if not isinstance(value, str) or not value:
-        return False
-    return value.startswith(("/", "\\\\")) or (len(value) > 2 and value[1] == ":" and value[2] in "\\/")
-
-
-def _read_tail(handle: Any, size: int, facts: _Facts, subagent: bool) -> bytes:
+def _read_tail(handle: BinaryIO, size: int, facts: _Facts, subagent: bool) -> bytes:
     """Walk the last lines backwards for the latest usage, model and timestamp; return the bytes."""
     start = max(0, size - TAIL_BYTES)
     handle.seek(start)
@@ -298,7 +301,7 @@ def _read_tail(handle: Any, size: int, facts: _Facts, subagent: bool) -> bytes:
 
 
 def _title_records(blob: bytes, facts: _Facts) -> None:
-    """Parse the title records in a block of lines, found by byte search rather than line by line."""
+    """Parse the title records in a block of lines, found by byte search, not line by line."""
     for marker in _TITLE_MARKERS:
         position = blob.find(marker)
         while position >= 0:
@@ -333,8 +336,6 @@ def _tail_usage(raw: bytes, facts: _Facts, sidechain_ok: bool) -> bool:
     facts.context_tokens = usage.context_tokens
     _envelope(data, facts, head=False)
     return True
-
-
 
 
 def _loads(raw: bytes) -> dict[str, Any] | None:

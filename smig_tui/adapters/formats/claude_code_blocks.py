@@ -42,7 +42,7 @@ class Converted:
 
 
 def usage_from(raw: Any) -> Usage | None:
-    """Turn a Messages API `usage` object into Usage; context = input + cache writes + cache reads."""
+    """Turn a Messages API `usage` into Usage; context = input + cache writes + cache reads."""
     if not isinstance(raw, dict):
         return None
     fresh = _int(raw.get("input_tokens"))
@@ -68,24 +68,21 @@ def is_injected_text(text: str) -> bool:
 
 
 def convert_record(data: dict[str, Any], line: int, offset: int) -> Converted:
-    """Convert one `user` or `assistant` record; ids are the uuid, `#<block>` when there are several."""
+    """Convert a `user` or `assistant` record; ids are the uuid, plus `#<block>` if several."""
     message = data.get("message")
     if not isinstance(message, dict):
         return Converted(notes=["record has no message object; skipped"])
-    if data.get("type") == "assistant":
-        out = _assistant(data, message)
-    else:
-        out = _user(data, message)
+    out = _assistant(data, message) if data.get("type") == "assistant" else _user(data, message)
     uuid = str(data.get("uuid") or f"L{line}")
     timestamp = data.get("timestamp") if isinstance(data.get("timestamp"), str) else None
     several = len(out.messages) > 1
-    out.messages = [
-        _place(draft, uuid, several, timestamp, line, offset) for draft in out.messages
-    ]
+    out.messages = [_place(draft, uuid, several, timestamp, line, offset) for draft in out.messages]
     return out
 
 
-def _place(draft: Message, uuid: str, several: bool, timestamp: str | None, line: int, offset: int) -> Message:
+def _place(
+    draft: Message, uuid: str, several: bool, timestamp: str | None, line: int, offset: int
+) -> Message:
     """Stamp a drafted message with its id and source position (its id holds the block index)."""
     block = draft.id
     return Message(
@@ -198,7 +195,9 @@ def _user(data: dict[str, Any], message: dict[str, Any]) -> Converted:
     return out
 
 
-def _user_block(index: int, block: Any, meta: bool, summary: bool, notes: list[str]) -> Message | None:
+def _user_block(
+    index: int, block: Any, meta: bool, summary: bool, notes: list[str]
+) -> Message | None:
     """Convert one user content block."""
     if not isinstance(block, dict):
         return None

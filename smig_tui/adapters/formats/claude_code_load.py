@@ -6,14 +6,21 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from smig_tui.adapters.formats.claude_code_blocks import Converted, convert_record
-from smig_tui.adapters.formats.claude_code_scan import LINK_ONLY_TYPES, SKIPPED_TYPES, first_type, links, own_timestamp
+from smig_tui.adapters.formats.claude_code_scan import (
+    LINK_ONLY_TYPES,
+    SKIPPED_TYPES,
+    first_type,
+    is_timestamp,
+    links,
+    looks_absolute,
+    own_timestamp,
+)
 from smig_tui.adapters.formats.claude_code_titles import TitleFacts, prompt_from_text
 from smig_tui.adapters.formats.claude_code_tree import Node, Tree
 from smig_tui.adapters.jsonl import iter_lines, parse_line
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Kind, Message, ReadWarning, Role, Session, SessionInfo, Usage
 from smig_tui.core.ports import WarningSink
-
 
 
 @dataclass(slots=True)
@@ -82,7 +89,9 @@ class _Reader:
         if kind in ("user", "assistant"):
             payload = convert_record(data, number, offset)
             key = uuid if isinstance(uuid, str) and uuid else f"L{number}"
-            self.tree.add(Node(uuid=key, parent=parent, line=number, sidechain=side, payload=payload))
+            self.tree.add(
+                Node(uuid=key, parent=parent, line=number, sidechain=side, payload=payload)
+            )
         elif isinstance(uuid, str) and uuid:
             boundary = kind == "system" and data.get("subtype") == "compact_boundary"
             logical = data.get("logicalParentUuid") if boundary else None
@@ -103,11 +112,10 @@ class _Reader:
             value = data.get(key)
             if isinstance(value, str) and value:
                 self.envelope[key] = value
-                if key == "cwd" and "first_cwd" not in self.envelope and value.startswith(("/", "\\")):
+                if key == "cwd" and "first_cwd" not in self.envelope and looks_absolute(value):
                     self.envelope["first_cwd"] = value
-        stamp = data.get("timestamp")
-        if isinstance(stamp, str) and stamp:
-            self.updated = stamp
+        if is_timestamp(data.get("timestamp")):
+            self.updated = data["timestamp"]
 
 
 def load_session(info: SessionInfo, warn: WarningSink) -> Session:
@@ -187,7 +195,7 @@ def _assemble(reader: _Reader) -> Session:
         message_count=len(messages),
         context_tokens=measured if measured is not None else info.context_tokens,
     )
-    extra = {key: envelope[key] for key in ("gitBranch", "slug") if key in envelope}
+    extra: dict[str, str] = {key: envelope[key] for key in ("gitBranch", "slug") if key in envelope}
     return Session(
         info=updated_info,
         messages=messages,
@@ -199,7 +207,7 @@ def _assemble(reader: _Reader) -> Session:
 
 
 def _first_prompt(messages: tuple[Message, ...]) -> str | None:
-    """The first thing a person typed, for a title of last resort."""
+    """Return the first thing a person typed, for a title of last resort."""
     for message in messages:
         if message.role is not Role.USER or message.kind is not Kind.TEXT:
             continue
@@ -209,5 +217,3 @@ def _first_prompt(messages: tuple[Message, ...]) -> str | None:
         if title:
             return title
     return None
-
-

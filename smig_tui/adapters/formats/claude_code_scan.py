@@ -1,8 +1,9 @@
-"""Provides byte-level tests on Claude Code JSONL lines, so bulky records skip the JSON parser."""
+"""Provides quick tests on Claude Code lines and fields, so bulky records skip the JSON parser."""
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 LINK_ONLY_TYPES = frozenset({b"progress", b"attachment"})
 """Records that can sit on the parent chain but carry no conversation: only their links matter."""
@@ -64,4 +65,18 @@ def own_timestamp(raw: bytes) -> str | None:
         value = raw[start:end].decode("ascii") if end > start else ""
     except UnicodeDecodeError:
         return None
-    return value if value[:2] in ("19", "20") and "T" in value else None
+    return value if is_timestamp(value) else None
+
+
+def is_timestamp(value: Any) -> bool:
+    """Tell whether a field looks like the ISO 8601 time Claude Code writes."""
+    return isinstance(value, str) and value[:2] in ("19", "20") and "T" in value
+
+
+def looks_absolute(value: Any) -> bool:
+    """Tell whether a record's cwd is a usable absolute path (POSIX or Windows)."""
+    if not isinstance(value, str) or not value:
+        return False
+    return value.startswith(("/", "\\\\")) or (
+        len(value) > 2 and value[1] == ":" and value[2] in "\\/"
+    )

@@ -102,7 +102,9 @@ class Tree:
                 continue
             if node.sidechain and not allow_sidechain:
                 continue
-            results = bool(payload.answered) and all(call in open_calls for call in payload.answered)
+            results = bool(payload.answered) and all(
+                call in open_calls for call in payload.answered
+            )
             sibling_call = payload.group is not None and payload.group in groups
             if not results and not sibling_call:
                 continue
