@@ -79,7 +79,7 @@ class Committer:
                 f"The {plan.strategy.value} plan has no summary yet; write one first "
                 "(`smig summarize`) or choose --strategy truncate."
             )
-        wanted = set(to) or {Destination.STORE}
+        wanted = {Destination(value) for value in to} or {Destination.STORE}
         now = now or datetime.now(UTC)
         migration_id = new_migration_id(now.timestamp())
         sha, size, mtime = file_fingerprint(session.info.path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -158,7 +159,8 @@ def run_export(args: argparse.Namespace, ctx: Context) -> int:
 
 def run_history(args: argparse.Namespace, ctx: Context) -> int:
     """List stored migrations, newest first."""
-    records = ctx.services.store.list(args.workspace, warn=ctx.out.warn)
+    workspace = os.path.abspath(os.path.expanduser(args.workspace)) if args.workspace else None
+    records = ctx.services.store.list(workspace, warn=ctx.out.warn)
     if args.json:
         ctx.out.json([_history_row(record) for record in records])
         return 0

@@ -145,6 +145,7 @@ def validate_migration_id(value: str) -> str:
 
 def workspace_key(cwd: str | None) -> str:
     """Turn a session's cwd into a folder name: readable tail plus a short hash, never a path."""
+    cwd = cwd.rstrip("/\\") or cwd[:1] if cwd else cwd
     if not cwd:
         return "no-cwd"
     tail = [part for part in re.split(r"[\\/]+", cwd) if part][-2:]

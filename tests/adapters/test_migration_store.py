@@ -78,7 +78,8 @@ def test_workspace_keys_never_escape(cwd: str) -> None:
 
 
 def test_same_cwd_same_key_different_cwd_different_key() -> None:
-    assert workspace_key("/a/proj") == workspace_key("/a/proj")
+    assert workspace_key("/a/proj") == workspace_key("/a/proj/")
+    assert workspace_key("/") == workspace_key("/") != workspace_key(None)
     assert workspace_key("/a/proj") != workspace_key("/b/proj")
 
 
