@@ -172,20 +172,26 @@ class Services:
         """Decide whether `session` fits `target` and plan its migration (the one call every front end uses)."""
         from smig_tui.core.decide import decide, parse_plan_settings
         from smig_tui.core.models import Strategy as StrategyEnum
-        from smig_tui.core.plans import make_plan, migratable_tokens
+        from smig_tui.core.plans import analyse, make_plan, migratable_tokens
 
         settings = parse_plan_settings(self.config, str(self.paths.config_file))
         capacity = self.capacities.lookup(target)
         counts = self.count_session(session, capacity)
+        shapes: dict[int, tuple[Session, Any]] = self.__dict__.setdefault("_shape_memo", {})
+        if id(session) not in shapes or shapes[id(session)][0] is not session:
+            shapes[id(session)] = (session, analyse(session))  # holding the session keeps its id unique
+            while len(shapes) > 4:  # only the sessions in use, so big ones are not kept alive
+                shapes.pop(next(iter(shapes)))
+        shape = shapes[id(session)][1]
         exact = self.counter_for(capacity).exact and capacity.calibration == 1.0
         decision = decide(
-            migratable_tokens(session, counts), capacity,
+            migratable_tokens(session, counts, shape), capacity,
             settings.reserve if reserve is None else reserve,
             settings.harness if harness is None else harness, exact,
         )
         first = settings.pin_first_user if pin_first_user is None else pin_first_user
         return make_plan(session, counts, decision, StrategyEnum(strategy), self.measure_for(capacity),
-                         frozenset(pins), first, summary, summary_budget)
+                         frozenset(pins), first, summary, summary_budget, shape)
 
     def cached_stats(self, info: SessionInfo) -> tuple[int, int] | None:
         """(messages, tokens) of a session counted before and unchanged since, else None."""

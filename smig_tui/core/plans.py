@@ -23,9 +23,10 @@ target costs O(n) and no tokenizer work for the session itself.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from smig_tui.core.models import Decision, Kind, Message, Plan, PlanItem, Role, Session, Strategy
+from smig_tui.core.tokens import MESSAGE_OVERHEAD
 
 Measure = Callable[[str], int]
 """Tokens of a message with this text, as the target counts it (framing included)."""
@@ -60,32 +61,61 @@ class _State:
     pinned: dict[int, str]
     texts: dict[int, str]
     originals: dict[int, int]
+    shape: Structure
 
     def eligible(self, i: int) -> bool:
         """Tell whether message `i` can be migrated at all."""
         return i not in self.skip
 
 
-def prepare(session: Session, counts: Sequence[int], pins: frozenset[str] = frozenset(),
-            pin_first_user: bool = False) -> _State:
-    """Work out units, never-migrated messages and pins for a session."""
+@dataclass(frozen=True)
+class Structure:
+    """What a plan needs to know about a session that no target changes: compute once, reuse."""
+
+    skip: dict[int, str]
+    """Never-migrated messages and why."""
+    unit: list[int]
+    """Unit id per message."""
+    members: dict[int, list[int]]
+    """Messages of each unit, in order."""
+    valid: list[bool]
+    """For each k in 0..n, whether keeping messages k.. splits no unit."""
+    first_user: int | None
+    """The first message a person typed, if any."""
+    items: dict[tuple[int, int, bool, str], PlanItem] = field(default_factory=dict, compare=False, repr=False)
+    """Plan items already built for this session, reused when a re-plan gives a message the same fate."""
+    edges: dict[int, tuple[str, str, int] | None] = field(default_factory=dict, compare=False, repr=False)
+    """Head and tail of tool outputs tools-first has looked at, by message index."""
+    tool_units: list[list[int]] = field(default_factory=list, compare=False, repr=False)
+    """Units made only of tool traffic, oldest first; filled on first use by tools-first."""
+
+
+def analyse(session: Session) -> Structure:
+    """Work out never-migrated messages, units and valid cut points of a session."""
     messages = session.messages
-    if len(counts) != len(messages):
-        raise ValueError(f"{len(counts)} counts for {len(messages)} messages")
     skip = _never_migrated(messages)
     unit = _units(messages, skip)
-    state = _State(messages, list(counts), unit, skip, {}, {}, {})
-    wanted = {i: R_PINNED for i, m in enumerate(messages) if m.id in pins}
-    if pin_first_user:
-        first = next((i for i, m in enumerate(messages) if _is_typed_prompt(m) and i not in skip), None)
-        if first is not None:
-            wanted.setdefault(first, R_FIRST_USER)
     members: dict[int, list[int]] = {}
     for i, u in enumerate(unit):
         members.setdefault(u, []).append(i)
+    first = next((i for i, m in enumerate(messages) if _is_typed_prompt(m) and i not in skip), None)
+    return Structure(skip, unit, members, _valid_cuts(unit), first)
+
+
+def prepare(session: Session, counts: Sequence[int], pins: frozenset[str] = frozenset(),
+            pin_first_user: bool = False, structure: Structure | None = None) -> _State:
+    """Set up a plan's working state: the session's structure, its counts and its pins."""
+    messages = session.messages
+    if len(counts) != len(messages):
+        raise ValueError(f"{len(counts)} counts for {len(messages)} messages")
+    shape = structure or analyse(session)
+    state = _State(messages, list(counts), shape.unit, shape.skip, {}, {}, {}, shape)
+    wanted = {i: R_PINNED for i, m in enumerate(messages) if m.id in pins} if pins else {}
+    if pin_first_user and shape.first_user is not None:
+        wanted.setdefault(shape.first_user, R_FIRST_USER)
     for i, why in wanted.items():
-        for j in members[unit[i]]:
-            if state.eligible(j):
+        for j in shape.members[shape.unit[i]]:
+            if j not in shape.skip:
                 state.pinned.setdefault(j, why)
     return state
 
@@ -144,12 +174,12 @@ def _record(message: Message) -> str | None:
     return head if sep else None
 
 
-def _valid_cuts(state: _State) -> list[bool]:
+def _valid_cuts(unit: list[int]) -> list[bool]:
     """Return, for each k in 0..n, whether keeping messages k.. splits no unit."""
-    n = len(state.messages)
+    n = len(unit)
     first: dict[int, int] = {}
     last: dict[int, int] = {}
-    for i, u in enumerate(state.unit):
+    for i, u in enumerate(unit):
         first.setdefault(u, i)
         last[u] = i
     cover = [0] * (n + 2)
@@ -180,7 +210,8 @@ def preview_of(message: Message | None, limit: int = PREVIEW_CHARS) -> str:
 
 def _total(state: _State, indices: Sequence[int] | range) -> int:
     """Sum the current tokens of eligible messages among `indices`."""
-    return sum(state.tokens[i] for i in indices if state.eligible(i))
+    skip, tokens = state.skip, state.tokens
+    return sum(tokens[i] for i in indices if i not in skip)
 
 
 def _truncate(state: _State, budget: int, measure: Measure, dropped: set[int],
@@ -192,7 +223,8 @@ def _truncate(state: _State, budget: int, measure: Measure, dropped: set[int],
     the bound lets through (almost always one).
     """
     n = len(state.messages)
-    live = [state.eligible(i) and i not in state.pinned and i not in dropped for i in range(n)]
+    skip, pinned = state.skip, state.pinned
+    live = [i not in skip and i not in pinned and i not in dropped for i in range(n)]
     suffix = [0] * (n + 1)
     for i in range(n - 1, -1, -1):
         suffix[i] = suffix[i + 1] + (state.tokens[i] if live[i] else 0)
@@ -204,7 +236,7 @@ def _truncate(state: _State, budget: int, measure: Measure, dropped: set[int],
     gone = _dropped_tokens(state, dropped)
     pick = _PreviewPicker(state, live, dropped)
     bound = measure(placeholder_text(before_count[n] + len(dropped), before_tokens[n] + gone, pick(n), what))
-    valid = _valid_cuts(state)
+    valid = state.shape.valid
     for k in range(n + 1):
         if not valid[k]:
             continue
@@ -249,29 +281,30 @@ def _dropped_tokens(state: _State, dropped: set[int]) -> int:
 
 def _items(state: _State, keep_from: int, dropped: set[int], dropped_reason: dict[int, str],
            fits_reason: str) -> tuple[PlanItem, ...]:
-    """Build the plan items once every fate is known."""
+    """Build the plan items once every fate is known (identical items are reused across plans)."""
+    skip, pinned, texts, tokens = state.skip, state.pinned, state.texts, state.tokens
+    memo = state.shape.items
     items = []
     for i, message in enumerate(state.messages):
-        tokens = state.tokens[i]
-        if i in state.skip:
-            items.append(PlanItem(message, tokens, False, state.skip[i]))
-        elif i in state.pinned:
-            items.append(_kept(state, i, state.pinned[i]))
+        if i in skip:
+            kept, reason = False, skip[i]
+        elif i in pinned:
+            kept, reason = True, pinned[i]
         elif i in dropped:
-            items.append(PlanItem(message, tokens, False, dropped_reason.get(i, R_OVER)))
-        elif i < keep_from:
-            items.append(PlanItem(message, tokens, False, R_OVER))
+            kept, reason = False, dropped_reason.get(i, R_OVER)
         else:
-            items.append(_kept(state, i, fits_reason))
+            kept, reason = (False, R_OVER) if i < keep_from else (True, fits_reason)
+        if i in texts:
+            items.append(PlanItem(message, tokens[i], True, R_SHORTENED, text=texts[i],
+                                  original_tokens=state.originals[i]) if kept else
+                         PlanItem(message, state.originals[i], False, reason))
+            continue
+        key = (i, tokens[i], kept, reason)
+        item = memo.get(key)
+        if item is None:
+            item = memo[key] = PlanItem(message, tokens[i], kept, reason)
+        items.append(item)
     return tuple(items)
-
-
-def _kept(state: _State, i: int, reason: str) -> PlanItem:
-    """Build a kept item, carrying any shortened text."""
-    if i in state.texts:
-        return PlanItem(state.messages[i], state.tokens[i], True, R_SHORTENED,
-                        text=state.texts[i], original_tokens=state.originals[i])
-    return PlanItem(state.messages[i], state.tokens[i], True, reason)
 
 
 def _notes(decision: Decision, after: int, extra: Sequence[str] = ()) -> tuple[str, ...]:
@@ -287,9 +320,10 @@ def _notes(decision: Decision, after: int, extra: Sequence[str] = ()) -> tuple[s
     return tuple(notes)
 
 
-def plan_as_is(session: Session, counts: Sequence[int], decision: Decision) -> Plan:
+def plan_as_is(session: Session, counts: Sequence[int], decision: Decision,
+               structure: Structure | None = None) -> Plan:
     """Migrate everything that can be migrated, unchanged."""
-    state = prepare(session, counts)
+    state = prepare(session, counts, structure=structure)
     items = _items(state, 0, set(), {}, R_FITS)
     before = _total(state, range(len(counts)))
     return Plan(Strategy.AS_IS, decision, items, tokens_before=before, tokens_after=before,
@@ -297,9 +331,10 @@ def plan_as_is(session: Session, counts: Sequence[int], decision: Decision) -> P
 
 
 def plan_truncation(session: Session, counts: Sequence[int], decision: Decision, measure: Measure,
-                    pins: frozenset[str] = frozenset(), pin_first_user: bool = False) -> Plan:
+                    pins: frozenset[str] = frozenset(), pin_first_user: bool = False,
+                    structure: Structure | None = None) -> Plan:
     """Keep whole units from the newest backwards within the budget, a placeholder note first."""
-    state = prepare(session, counts, pins, pin_first_user)
+    state = prepare(session, counts, pins, pin_first_user, structure)
     cut, note, cost = _truncate(state, decision.budget, measure, set())
     items = _items(state, cut, set(), {}, R_NEWEST)
     after = cost + sum(item.tokens for item in items if item.kept)
@@ -308,29 +343,52 @@ def plan_truncation(session: Session, counts: Sequence[int], decision: Decision,
                 notes=_notes(decision, after))
 
 
-def shorten_output(text: str, tokens: int, measure: Measure) -> tuple[str, int] | None:
-    """Keep the head and tail of a long tool output with a marker between; None if not worth it."""
+MARKER_SLACK = 2
+"""Tokens added to a shortened output's cost for the two joins around the marker, which a BPE
+tokenizer may count one token differently each: the estimate never falls below the real count."""
+
+
+def output_edges(text: str) -> tuple[str, str, int] | None:
+    """Split a long output into the head and tail kept and the number of lines between them."""
     lines = text.split("\n")
     head = "\n".join(lines[:HEAD_LINES])[:EDGE_CHARS]
     tail = "\n".join(lines[-TAIL_LINES:])[-EDGE_CHARS:] if len(lines) > HEAD_LINES else ""
     if len(head) + len(tail) >= len(text) * 0.8:
-        head, tail = text[:EDGE_CHARS], text[-EDGE_CHARS:]
         if 2 * EDGE_CHARS >= len(text) * 0.8:
             return None
+        head, tail = text[:EDGE_CHARS], text[-EDGE_CHARS:]
     kept_lines = head.count("\n") + tail.count("\n") + 2
-    elided_lines = max(0, len(lines) - kept_lines)
-    elided_tokens = max(0, tokens - measure(head + "\n" + tail))
-    marker = f"[… {elided_lines:,} lines / {elided_tokens:,} tokens elided by smig …]"
+    return head, tail, max(0, len(lines) - kept_lines)
+
+
+def shorten_output(text: str, tokens: int, measure: Measure,
+                   edges: tuple[str, str, int] | None = None) -> tuple[str, int] | None:
+    """Keep the head and tail of a long tool output with a marker between; None if not worth it.
+
+    The cost is the kept text plus the marker, measured apart (both memoisable across targets),
+    plus `MARKER_SLACK`.
+    """
+    parts = edges or output_edges(text)
+    if parts is None:
+        return None
+    head, tail, elided_lines = parts
+    kept = measure(head + "\n" + tail)
+    marker = f"[… {elided_lines:,} lines / {max(0, tokens - kept):,} tokens elided by smig …]"
     short = f"{head}\n{marker}\n{tail}" if tail else f"{head}\n{marker}"
-    cost = measure(short)
+    cost = kept + measure(marker) - MESSAGE_OVERHEAD + MARKER_SLACK
     return (short, cost) if cost < tokens else None
 
 
 def _tool_units(state: _State) -> list[list[int]]:
-    """Return units made only of tool traffic (and reasoning), oldest first."""
-    members: dict[int, list[int]] = {}
-    for i, u in enumerate(state.unit):
-        members.setdefault(u, []).append(i)
+    """Return units made only of tool traffic (and reasoning), oldest first (computed once)."""
+    if not state.shape.tool_units:
+        state.shape.tool_units.extend(_find_tool_units(state))
+    return state.shape.tool_units
+
+
+def _find_tool_units(state: _State) -> list[list[int]]:
+    """Find the units made only of tool traffic (and reasoning), oldest first."""
+    members = state.shape.members
     tool_kinds = (Kind.TOOL_CALL, Kind.TOOL_RESULT, Kind.REASONING)
     units = [
         idx for idx in members.values()
@@ -344,9 +402,9 @@ def _tool_units(state: _State) -> list[list[int]]:
 
 def plan_tools_first(session: Session, counts: Sequence[int], decision: Decision, measure: Measure,
                      pins: frozenset[str] = frozenset(), pin_first_user: bool = False,
-                     keep_recent: int = KEEP_RECENT_TOOLS) -> Plan:
+                     keep_recent: int = KEEP_RECENT_TOOLS, structure: Structure | None = None) -> Plan:
     """Shorten old tool outputs, then drop old tool exchanges, then truncate only if still over."""
-    state = prepare(session, counts, pins, pin_first_user)
+    state = prepare(session, counts, pins, pin_first_user, structure)
     before = _total(state, range(len(counts)))
     budget = decision.budget
     recent_from = -keep_recent if keep_recent > 0 else None
@@ -373,7 +431,10 @@ def _shorten_until(state: _State, units: list[list[int]], total: int, budget: in
             message = state.messages[i]
             if message.kind is not Kind.TOOL_RESULT or state.tokens[i] < SHORTEN_MIN_TOKENS:
                 continue
-            shortened = shorten_output(message.text, state.tokens[i], measure)
+            edges = state.shape.edges
+            if i not in edges:
+                edges[i] = output_edges(message.text)
+            shortened = shorten_output(message.text, state.tokens[i], measure, edges[i])
             if shortened is None:
                 continue
             state.texts[i], new_tokens = shortened
@@ -400,14 +461,15 @@ def _drop_tool_units(state: _State, units: list[list[int]], total: int, budget: 
 
 def plan_summary_tail(session: Session, counts: Sequence[int], decision: Decision, measure: Measure,
                       summary: str | None = None, summary_budget: int | None = None,
-                      pins: frozenset[str] = frozenset(), pin_first_user: bool = False) -> Plan:
+                      pins: frozenset[str] = frozenset(), pin_first_user: bool = False,
+                      structure: Structure | None = None) -> Plan:
     """Reserve room for a summary of the dropped head and keep the newest tail verbatim.
 
     The cut is chosen for `summary_budget`, not for the summary's real length, so the head a
     summarizer was shown is exactly the head this plan drops. Without `summary` the plan is a
     preview with the summary pending.
     """
-    state = prepare(session, counts, pins, pin_first_user)
+    state = prepare(session, counts, pins, pin_first_user, structure)
     reserve = _summary_budget(decision, summary_budget, sum(state.tokens[i] for i in state.pinned))
     flat_cost = lambda _text: reserve  # noqa: E731 - the summary stands where the note would
     cut, note, _ = _truncate(state, decision.budget, flat_cost, set())
@@ -446,9 +508,10 @@ def summary_note(omitted: int, tokens: int, summary: str | None) -> str:
 
 
 def plan_summary(session: Session, counts: Sequence[int], decision: Decision, measure: Measure,
-                 summary: str | None = None, summary_budget: int | None = None) -> Plan:
+                 summary: str | None = None, summary_budget: int | None = None,
+                 structure: Structure | None = None) -> Plan:
     """Replace the whole conversation with a summary; only the reply reserve is kept free."""
-    state = prepare(session, counts)
+    state = prepare(session, counts, structure=structure)
     reserve = max(0, min(decision.budget, summary_budget or decision.budget))
     omitted = [i for i in range(len(counts)) if state.eligible(i)]
     text = summary_note(len(omitted), _dropped_tokens(state, set(omitted)), summary)
@@ -487,25 +550,25 @@ def _first_message(plan: Plan) -> Message | None:
                    kind=Kind.SUMMARY, text=plan.placeholder)
 
 
-def migratable_tokens(session: Session, counts: Sequence[int]) -> int:
+def migratable_tokens(session: Session, counts: Sequence[int], structure: Structure | None = None) -> int:
     """Return the session's size as migrated: everything except what no plan migrates."""
-    skip = _never_migrated(session.messages)
+    skip = structure.skip if structure is not None else _never_migrated(session.messages)
     return sum(n for i, n in enumerate(counts) if i not in skip)
 
 
 def make_plan(session: Session, counts: Sequence[int], decision: Decision, strategy: Strategy,
               measure: Measure, pins: frozenset[str] = frozenset(), pin_first_user: bool = False,
-              summary: str | None = None, summary_budget: int | None = None) -> Plan:
+              summary: str | None = None, summary_budget: int | None = None,
+              structure: Structure | None = None) -> Plan:
     """Build the plan for `strategy`; a session that fits migrates as it is unless a summary is asked for."""
-    if decision.fits and strategy is not Strategy.SUMMARY:
-        return plan_as_is(session, counts, decision)
-    if strategy is Strategy.AS_IS:
-        return plan_as_is(session, counts, decision)
+    shape = structure or analyse(session)
+    if strategy is Strategy.AS_IS or (decision.fits and strategy is not Strategy.SUMMARY):
+        return plan_as_is(session, counts, decision, shape)
     if strategy is Strategy.TRUNCATE:
-        return plan_truncation(session, counts, decision, measure, pins, pin_first_user)
+        return plan_truncation(session, counts, decision, measure, pins, pin_first_user, shape)
     if strategy is Strategy.TOOLS_FIRST:
-        return plan_tools_first(session, counts, decision, measure, pins, pin_first_user)
+        return plan_tools_first(session, counts, decision, measure, pins, pin_first_user, structure=shape)
     if strategy is Strategy.SUMMARY_TAIL:
         return plan_summary_tail(session, counts, decision, measure, summary, summary_budget,
-                                 pins, pin_first_user)
-    return plan_summary(session, counts, decision, measure, summary, summary_budget)
+                                 pins, pin_first_user, shape)
+    return plan_summary(session, counts, decision, measure, summary, summary_budget, shape)

@@ -76,3 +76,25 @@ def test_single_thread_path(monkeypatch) -> None:
     texts = ["one two three"] * 100
     assert single.count_many(texts) == counter.count_many(texts)
     assert tiktoken_counter.BATCH_MIN > 1
+
+
+def test_shortened_output_cost_never_undercounts(shared_fixtures) -> None:
+    from smig_tui.core.plans import shorten_output
+    from smig_tui.core.tokens import MESSAGE_OVERHEAD
+
+    counter = _exact("o200k_base")
+
+    def measure(text: str) -> int:
+        return counter.count(text) + MESSAGE_OVERHEAD
+
+    checked = 0
+    for path in sorted((shared_fixtures / "codex").glob("*.jsonl")) + sorted((shared_fixtures / "claude").glob("*.jsonl")):
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        for start in range(0, max(1, len(lines) - 80), 40):
+            text = "\n".join(lines[start:start + 80])
+            result = shorten_output(text, measure(text), measure)
+            if result is not None:
+                short, cost = result
+                assert cost >= measure(short), path.name
+                checked += 1
+    assert checked > 10
