@@ -70,7 +70,7 @@ class MemoryStore:
 
     def claude_memory_dir(self, project: str | None = None) -> Path:
         """The Claude memory folder of `project` (default: home, whose memory is global)."""
-        folder = os.path.abspath(os.path.expanduser(project)) if project else str(self.home)
+        folder = _memory_root(project) if project else str(self.home)
         name = claude_project_name(folder)
         projects = self.paths.claude_projects
         if len(name) > _MAX_PROJECT_NAME and projects.is_dir():
@@ -197,6 +197,23 @@ class MemoryStore:
             atomic_write(path, write.after, mode=mode, overwrite=write.before is not None)
         except OSError as error:
             raise SmigError(f"Cannot write {path}: {error.strerror or error}.") from error
+
+
+def _memory_root(project: str) -> str:
+    """The folder Claude keys a project's memory by: its git root, the main one for a worktree."""
+    start = Path(os.path.abspath(os.path.expanduser(project)))
+    for folder in (start, *start.parents):
+        marker = folder / ".git"
+        if marker.is_dir():
+            return str(folder)
+        if marker.is_file():
+            # A worktree's `.git` file says `gitdir: <main>/.git/worktrees/<name>`.
+            gitdir = marker.read_text(encoding="utf-8", errors="replace").partition("gitdir:")[2]
+            main = Path(gitdir.strip())
+            if main.parent.name == "worktrees" and main.parent.parent.name == ".git":
+                return str(main.parent.parent.parent)
+            return str(folder)
+    return str(start)
 
 
 def _read_text(path: Path, limit: int = -1) -> str | None:

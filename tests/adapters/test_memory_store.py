@@ -19,6 +19,7 @@ from smig_tui.core.memory_sync import (
     MARKER,
     Direction,
     FileRole,
+    claude_project_name,
     plan_memory_sync,
 )
 
@@ -214,3 +215,18 @@ def test_symlinked_index_keeps_its_link(store: MemoryStore, memory_home: dict[st
     index.symlink_to(dotfiles)
     _sync(store, Direction.TO_CLAUDE)
     assert index.is_symlink() and f"]({CLAUDE_BUNDLE_NAME})" in dotfiles.read_text()
+
+
+def test_project_memory_is_keyed_by_the_git_root(store: MemoryStore, tmp_path: Path) -> None:
+    repo = tmp_path / "src" / "shop"
+    (repo / ".git" / "worktrees" / "feature").mkdir(parents=True)
+    (repo / "pkg").mkdir()
+    worktree = tmp_path / "src" / "shop-feature"
+    worktree.mkdir()
+    (worktree / ".git").write_text(f"gitdir: {repo / '.git' / 'worktrees' / 'feature'}\n")
+    expected = store.paths.claude_projects / claude_project_name(str(repo)) / "memory"
+    assert store.claude_memory_dir(str(repo / "pkg")) == expected
+    assert store.claude_memory_dir(str(worktree)) == expected
+    plain = tmp_path / "notes"
+    plain.mkdir()
+    assert store.claude_memory_dir(str(plain)).parent.name == claude_project_name(str(plain))
