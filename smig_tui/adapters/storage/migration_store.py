@@ -60,7 +60,8 @@ class MigrationStore:
     def write_locked(self, record: MigrationRecord) -> Path:
         """Store a record while the caller already holds `lock()` (the lock is not re-entrant)."""
         path = self.path_for(record)
-        payload = json.dumps(record_to_json(record), ensure_ascii=False, indent=2) + "\n"
+        # Compact: the C encoder is several times faster than the indenting one on big histories.
+        payload = json.dumps(record_to_json(record), ensure_ascii=False, separators=(",", ":")) + "\n"
         atomic_write(path, payload, mode=0o600, overwrite=False)
         return path
 
