@@ -116,3 +116,22 @@ async def test_obstruction_and_lock_errors_are_shown_not_raised(
         assert any("Another smig instance" in n.message for n in app._notifications)
         assert not (memory_home["home_project"] / "memory" / CLAUDE_BUNDLE_NAME).exists()
         assert (memory_home["codex"] / "memories" / CODEX_BUNDLE_NAME).read_text() == "mine\n"
+
+
+async def test_the_real_app_opens_it_with_m_and_escape_goes_back(
+    memory_home: dict[str, Path],
+) -> None:
+    from smig_tui.services import build_services
+    from smig_tui.tui.app import SmigApp
+
+    app = SmigApp(services=build_services())
+    async with app.run_test(size=(140, 45)) as pilot:
+        await _settle(app, pilot)
+        await pilot.press("m")
+        await _settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, MemoryScreen) and screen.plan is not None
+        assert screen.query_one("#claude-files", DataTable).row_count == 4
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, MemoryScreen)
