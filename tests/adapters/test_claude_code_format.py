@@ -868,3 +868,46 @@ def test_hostile_records_are_skipped_not_fatal(isolated_homes: dict[str, Path]) 
     ]
     assert session.messages[1].usage is not None and session.messages[1].usage.context_tokens == 0
     assert session.measured_context_tokens is None and session.info.title == "hi"
+
+
+def test_prompts_queued_mid_turn_are_kept_as_user_messages(isolated_homes: dict[str, Path]) -> None:
+    path = (
+        isolated_homes["claude"]
+        / "projects"
+        / "-work-big"
+        / "a5a5a5a5-0000-4000-8000-000000000000.jsonl"
+    )
+    use = {"type": "tool_use", "id": "toolu_q", "name": "Bash", "input": {"command": "make"}}
+    call = {"id": "m1", "model": "claude-x", "content": [use]}
+    result = [{"type": "tool_result", "tool_use_id": "toolu_q", "content": "ok"}]
+    queued = {"type": "queued_command", "prompt": "also run the linter", "commandMode": "prompt"}
+    image = {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"},
+    }
+    blocks = [image, {"type": "text", "text": "and look at this"}]
+    _write(
+        path,
+        [
+            _envelope("u1", None, "user", message={"role": "user", "content": "build it"}),
+            _envelope("a1", "u1", "assistant", message=call),
+            _envelope("q1", "a1", "attachment", attachment=queued),
+            _envelope(
+                "t1", "q1", "attachment", attachment={"type": "task_reminder", "content": []}
+            ),
+            {"type": "attachment", "attachment": {"type": "queued_command", "prompt": blocks}},
+            _envelope("r1", "t1", "user", message={"role": "user", "content": result}),
+        ],
+    )
+    infos, _ = _discover()
+    session, warnings = _load(infos[path.stem])
+    assert warnings == []
+    assert [(m.role, m.kind, m.text) for m in session.messages] == [
+        (Role.USER, Kind.TEXT, "build it"),
+        (Role.ASSISTANT, Kind.TOOL_CALL, '{"command": "make"}'),
+        (Role.USER, Kind.TEXT, "also run the linter"),
+        (Role.USER, Kind.IMAGE, "[image: image/png]"),
+        (Role.USER, Kind.TEXT, "and look at this"),
+        (Role.TOOL, Kind.TOOL_RESULT, "ok"),
+    ]
+    assert session.messages[2].id == "q1" and session.messages[3].id == "L5#0"

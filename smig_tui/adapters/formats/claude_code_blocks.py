@@ -73,6 +73,36 @@ def convert_record(data: dict[str, Any], line: int, offset: int) -> Converted:
     if not isinstance(message, dict):
         return Converted(notes=["record has no message object; skipped"])
     out = _assistant(data, message) if data.get("type") == "assistant" else _user(data, message)
+    return _placed(out, data, line, offset)
+
+
+def queued_prompt(data: dict[str, Any]) -> Any:
+    """Return the prompt of a `queued_command` attachment, or None for any other record.
+
+    Claude Code writes one when the user sends a message while a tool is still running; the model
+    acts on it, and it appears nowhere else in the transcript.
+    """
+    attachment = data.get("attachment")
+    if data.get("type") != "attachment" or not isinstance(attachment, dict):
+        return None
+    if attachment.get("type") != "queued_command":
+        return None
+    prompt = attachment.get("prompt")
+    return prompt if isinstance(prompt, (str, list)) and prompt else None
+
+
+def convert_queued(data: dict[str, Any], prompt: Any, line: int, offset: int) -> Converted:
+    """Convert a queued prompt into user messages, like a typed prompt."""
+    attachment = data.get("attachment")
+    meta = bool(data.get("isMeta")) or (
+        isinstance(attachment, dict) and bool(attachment.get("isMeta"))
+    )
+    out = _user({"isMeta": meta}, {"content": prompt})
+    return _placed(out, data, line, offset)
+
+
+def _placed(out: Converted, data: dict[str, Any], line: int, offset: int) -> Converted:
+    """Give the drafted messages their ids and source positions."""
     uuid = str(data.get("uuid") or f"L{line}")
     timestamp = data.get("timestamp") if isinstance(data.get("timestamp"), str) else None
     several = len(out.messages) > 1

@@ -5,7 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from smig_tui.adapters.formats.claude_code_blocks import Converted, convert_record
+from smig_tui.adapters.formats.claude_code_blocks import (
+    Converted,
+    convert_queued,
+    convert_record,
+    queued_prompt,
+)
 from smig_tui.adapters.formats.claude_code_scan import (
     LINK_ONLY_TYPES,
     SKIPPED_TYPES,
@@ -21,6 +26,9 @@ from smig_tui.adapters.jsonl import iter_lines, parse_line
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Kind, Message, ReadWarning, Role, Session, SessionInfo, Usage
 from smig_tui.core.ports import WarningSink
+
+_QUEUED = b'"queued_command"'
+"""Marks an attachment with a prompt the user sent mid-turn: it must be parsed, not skipped."""
 
 
 @dataclass(slots=True)
@@ -51,7 +59,8 @@ class _Reader:
             kind = first_type(line)
             if complete and kind in SKIPPED_TYPES:
                 continue
-            if complete and kind in LINK_ONLY_TYPES and self._link_only(line, number):
+            bulky = complete and kind in LINK_ONLY_TYPES and _QUEUED not in line
+            if bulky and self._link_only(line, number):
                 continue
             data = parse_line(line, path, number, complete, self.report)
             if data is None:
@@ -86,18 +95,22 @@ class _Reader:
         uuid = data.get("uuid")
         parent = data.get("parentUuid") if isinstance(data.get("parentUuid"), str) else None
         side = bool(data.get("isSidechain"))
-        if kind in ("user", "assistant"):
-            payload = convert_record(data, number, offset)
-            key = uuid if isinstance(uuid, str) and uuid else f"L{number}"
-            self.tree.add(
-                Node(uuid=key, parent=parent, line=number, sidechain=side, payload=payload)
-            )
-        elif isinstance(uuid, str) and uuid:
+        has_uuid = isinstance(uuid, str) and bool(uuid)
+        key = uuid if isinstance(uuid, str) and uuid else f"L{number}"
+        prompt = queued_prompt(data)
+        if kind in ("user", "assistant") or prompt is not None:
+            if prompt is not None:
+                payload = convert_queued(data, prompt, number, offset)
+            else:
+                payload = convert_record(data, number, offset)
+            node = Node(key, parent, number, sidechain=side, payload=payload, floating=not has_uuid)
+            self.tree.add(node)
+        elif has_uuid:
             boundary = kind == "system" and data.get("subtype") == "compact_boundary"
             logical = data.get("logicalParentUuid") if boundary else None
             self.tree.add(
                 Node(
-                    uuid=uuid,
+                    uuid=key,
                     parent=parent,
                     line=number,
                     logical_parent=logical if isinstance(logical, str) else None,

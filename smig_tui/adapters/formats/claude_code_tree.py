@@ -25,6 +25,8 @@ class Node:
     """Set on `compact_boundary` records: the last record before the compaction."""
     sidechain: bool = False
     boundary: bool = False
+    floating: bool = False
+    """A record with no uuid of its own (older queued prompts): placed by file position instead."""
     payload: Converted | None = None
     """The converted messages of a `user`/`assistant` record; None for link-only records."""
 
@@ -51,14 +53,29 @@ class Tree:
         eligible = [
             node
             for node in self.order
-            if node.payload is not None and (own_chain_is_sidechain or not node.sidechain)
+            if node.payload is not None
+            and not node.floating
+            and (own_chain_is_sidechain or not node.sidechain)
         ]
         if not eligible:
             return []
         path = self._walk(eligible[-1], own_chain_is_sidechain)
         on_path = {id(node) for node in path}
         self._recover_parallel(path, on_path, own_chain_is_sidechain)
+        self._place_floating(path, on_path, own_chain_is_sidechain)
         return sorted(path, key=lambda node: node.line)
+
+    def _place_floating(self, path: list[Node], on_path: set[int], allow_sidechain: bool) -> None:
+        """Add uuid-less records that come after the start of the path, where they were written."""
+        if not path:
+            return
+        first = min(node.line for node in path)
+        for node in self.order:
+            if not node.floating or id(node) in on_path or node.line <= first:
+                continue
+            if allow_sidechain or not node.sidechain:
+                path.append(node)
+                on_path.add(id(node))
 
     def _walk(self, leaf: Node, allow_sidechain: bool) -> list[Node]:
         """Follow parents (and logical parents across compactions) from `leaf` to the root."""
