@@ -110,6 +110,7 @@ def test_private_key_block_is_removed_whole() -> None:
         "showPopup: (project: string, credentialType: string) => void",
         "const csrfToken = document.querySelector(\"meta[name='csrf-token']\")",
         "api_key=settings.OPENAI_API_KEY and token = get_token()",
+        "pip install flask-sqlalchemy-utilities-extra and task-runner-configuration-v2",
     ],
 )
 def test_harmless_text_is_left_alone(text: str) -> None:
@@ -125,3 +126,18 @@ def test_redaction_is_idempotent_and_counts_add_up() -> None:
     again = redact(first.text)
     assert again.text == first.text and again.total == 0
     assert first.total == 3 and sum(first.counts.values()) == 3
+
+
+def test_text_whose_lowering_changes_length_is_still_redacted() -> None:
+    result = redact("İstanbul İİ PASSWORD=hunter22x and Authorization: Bearer abcdefghijklmnopqrstuvwx")
+    assert "hunter22x" not in result.text and "abcdefghijklmnopqrstuvwx" not in result.text
+    assert result.text.startswith("İstanbul İİ PASSWORD=[REDACTED:secret-assignment]")
+    assert dict(result.counts) == {"secret-assignment": 1, "bearer-token": 1}
+
+
+def test_a_long_transcript_redacts_in_linear_time() -> None:
+    line = '{"type":"token_count","total_tokens":123456,"note":"lorem ipsum tokenizer"}\n'
+    text = line * 20_000 + "OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz12\n"
+    result = redact(text)  # 1.5 MB of token-heavy lines: quadratic scanning would take minutes
+    assert result.counts == {"openai-key": 1}
+    assert result.text.endswith("OPENAI_API_KEY=[REDACTED:openai-key]\n")
