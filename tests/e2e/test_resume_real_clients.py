@@ -248,3 +248,30 @@ def test_claude_code_continues_the_migrated_session_as_the_latest_in_its_folder(
     assert run.returncode == 0, run.stderr[-2000:]
     assert "OSPREY-93" in sent and result.migration_id in sent
     assert Path(output.path).stat().st_size > before
+
+
+def test_codex_resumes_a_truncated_migration_with_its_placeholder(
+    isolated_homes: dict[str, Path], tmp_path: Path
+) -> None:
+    codex = _client("codex")
+    project = tmp_path / "project"
+    project.mkdir()
+    session = make_session(tmp_path / "src", agent=Agent.CLAUDE, cwd=str(project))
+    with FakeModelServer() as server:
+        isolated_homes["codex"].mkdir(parents=True, exist_ok=True)
+        (isolated_homes["codex"] / "config.toml").write_text(
+            'model = "gpt-5.5"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
+            f'base_url = "{server.url}/v1"\nwire_api = "responses"\nenv_key = "SMIG_FAKE_KEY"\n',
+            encoding="utf-8")
+        services = build_services()
+        result = services.migrate(session, make_plan(session, keep_last=2), {Destination.CODEX})
+        [output] = result.outputs
+        env = _base_env(isolated_homes) | {"SMIG_FAKE_KEY": "test"}
+        run = subprocess.run([codex, "exec", "--skip-git-repo-check", "resume", output.session_id, "continue"],
+                             cwd=project, env=env, capture_output=True, text=True, timeout=CLIENT_TIMEOUT,
+                             stdin=subprocess.DEVNULL)
+        sent = json.dumps(server.bodies("/responses"), ensure_ascii=False)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "[smig: 9 earlier messages omitted" in sent and "9 earlier messages were left out" in sent
+    assert "OSPREY-93" in sent and "test_osprey" in sent
+    assert "PELICAN-77" not in sent  # dropped by the plan, so never sent
