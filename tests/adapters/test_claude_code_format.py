@@ -911,3 +911,13 @@ def test_prompts_queued_mid_turn_are_kept_as_user_messages(isolated_homes: dict[
         (Role.TOOL, Kind.TOOL_RESULT, "ok"),
     ]
     assert session.messages[2].id == "q1" and session.messages[3].id == "L5#0"
+
+
+def test_subagent_type_comes_from_its_meta_sidecar(fake_home: dict[str, Path]) -> None:
+    infos, _ = _discover()
+    sidecar = Path(infos[SUBAGENT].path).with_suffix(".meta.json")
+    assert _load(infos[SUBAGENT])[0].extra == {"gitBranch": "main", "slug": "quiet-amber-river"}
+    sidecar.write_text('{"agentType":"general-purpose","spawnDepth":1}')
+    assert _load(infos[SUBAGENT])[0].extra["agentType"] == "general-purpose"
+    sidecar.write_text("{not json")
+    assert "agentType" not in _load(infos[SUBAGENT])[0].extra

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -209,6 +211,9 @@ def _assemble(reader: _Reader) -> Session:
         context_tokens=measured if measured is not None else info.context_tokens,
     )
     extra: dict[str, str] = {key: envelope[key] for key in ("gitBranch", "slug") if key in envelope}
+    agent_type = _agent_type(info.path)
+    if agent_type:
+        extra["agentType"] = agent_type
     return Session(
         info=updated_info,
         messages=messages,
@@ -217,6 +222,19 @@ def _assemble(reader: _Reader) -> Session:
         compactions=assembly.compactions,
         extra=extra,
     )
+
+
+def _agent_type(path: str) -> str | None:
+    """Read a sub-agent's type from its `agent-<id>.meta.json` sidecar, when there is one."""
+    if not os.path.basename(path).startswith("agent-") or not path.endswith(".jsonl"):
+        return None
+    try:
+        with open(path[: -len(".jsonl")] + ".meta.json", "rb") as handle:
+            meta = json.loads(handle.read(64 * 1024))
+    except (OSError, ValueError):
+        return None  # the sidecar is optional and only informative
+    kind = meta.get("agentType") if isinstance(meta, dict) else None
+    return kind if isinstance(kind, str) and kind else None
 
 
 def _first_prompt(messages: tuple[Message, ...]) -> str | None:
