@@ -88,8 +88,16 @@ class MemoryStore:
             claude_bundle=str(claude_dir / CLAUDE_BUNDLE_NAME),
             claude_index=str(claude_dir / "MEMORY.md"),
             codex_bundle=str(self.codex_memories / CODEX_BUNDLE_NAME),
-            codex_agents=str(self.paths.codex_home / "AGENTS.md"),
+            codex_agents=str(self.codex_instructions()),
         )
+
+    def codex_instructions(self) -> Path:
+        """Codex's global instructions: a non-empty `AGENTS.override.md` wins over `AGENTS.md`."""
+        override = self.paths.codex_home / "AGENTS.override.md"
+        text = _read_text(override)
+        if text is not None and text.strip():
+            return override
+        return self.paths.codex_home / "AGENTS.md"
 
     def read_inputs(self, project: str | None = None) -> MemoryInputs:
         """Read everything the planner needs; nothing is written."""

@@ -230,3 +230,16 @@ def test_project_memory_is_keyed_by_the_git_root(store: MemoryStore, tmp_path: P
     plain = tmp_path / "notes"
     plain.mkdir()
     assert store.claude_memory_dir(str(plain)).parent.name == claude_project_name(str(plain))
+
+
+def test_pointer_goes_where_codex_reads_global_instructions(
+    store: MemoryStore, memory_home: dict[str, Path]
+) -> None:
+    override = memory_home["codex"] / "AGENTS.override.md"
+    override.write_text("   \n")  # empty: Codex skips it and reads AGENTS.md
+    assert store.targets().codex_agents == str(memory_home["codex"] / "AGENTS.md")
+    override.write_text("# temporary global rules\n")
+    _sync(store, Direction.TO_CODEX)
+    assert override.read_text().startswith("# temporary global rules\n")
+    assert CODEX_BUNDLE_NAME in override.read_text()
+    assert not (memory_home["codex"] / "AGENTS.md").exists()
