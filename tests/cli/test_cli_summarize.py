@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -322,3 +324,19 @@ def test_real_claude_transcripts_chunk_for_a_small_local_window(
             assert "Merge them into a single handoff note" in made[-1]["messages"][-1]["content"]
             assert f"{len(made) - 1} part(s)" in err
     assert chunked >= 2
+
+
+def test_openai_is_imported_only_with_the_summarizer() -> None:
+    code = (
+        "import sys, smig_tui.cli.main as m, smig_tui.services as s\n"
+        "m.build_parser()\n"
+        "s.build_services().summarizer_for('local', 'x')\n"
+        "print('openai' in sys.modules)\n"
+    )
+    lazy = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert lazy.stdout.strip() == "True"
+    parse_only = code.replace("s.build_services().summarizer_for('local', 'x')\n", "")
+    eager = subprocess.run(
+        [sys.executable, "-c", parse_only], capture_output=True, text=True, check=True
+    )
+    assert eager.stdout.strip() == "False"
