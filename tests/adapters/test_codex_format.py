@@ -722,16 +722,11 @@ def test_less_common_item_shapes(tmp_path: Path) -> None:
                 "payload": {"full": True},
             },
             {"timestamp": "2026-11-23T10:00:09.000Z", "type": "something_new", "payload": {"x": 1}},
-            {
-                "timestamp": "2026-11-23T10:00:10.000Z",
-                "type": "compacted",
-                "payload": {"message": "Short summary."},
-            },
         ],
     )
     session, warnings = _load(path)
     assert warnings == []
-    shell, output, search, call, failed, summary = session.messages
+    shell, output, search, call, failed = session.messages
     assert (shell.tool_name, shell.text) == (
         "local_shell",
         "bash -lc 'echo '\"'\"'hi there'\"'\"''",
@@ -742,7 +737,6 @@ def test_less_common_item_shapes(tmp_path: Path) -> None:
     )
     assert (search.tool_name, search.text) == ("web_search", "search: textual datatable")
     assert call.tool_name == "mcp__docs.search" and failed.is_error and failed.text == "nope"
-    assert (summary.kind, summary.text, session.compactions) == (Kind.SUMMARY, "Short summary.", 1)
 
 
 def test_mtime_fallback_is_iso_utc() -> None:
@@ -844,3 +838,86 @@ def test_locked_state_db_is_a_warning(fake_home: dict[str, Path]) -> None:
         holder.close()
     assert found[OTHER].title == "What does the Makefile's check target run?"
     assert [w.path for w in warnings] == [str(db)] and "locked" in warnings[0].message
+
+
+def _user(text: str, second: int = 1) -> dict[str, Any]:
+    return _item(
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]},
+        second,
+    )
+
+
+def _assistant(text: str, second: int = 1) -> dict[str, Any]:
+    return _item(
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": text}],
+        },
+        second,
+    )
+
+
+def _event(payload: dict[str, Any]) -> dict[str, Any]:
+    return {"timestamp": "2026-11-23T10:00:20.000Z", "type": "event_msg", "payload": payload}
+
+
+def test_compaction_without_replacement_keeps_typed_prompts_and_the_summary(tmp_path: Path) -> None:
+    path = _write_rollout(
+        tmp_path / "rollout-2026-11-23T10-00-00-0199adad-0000-7000-8000-000000000000.jsonl",
+        [
+            _meta("0199adad-0000-7000-8000-000000000000"),
+            _user("<environment_context>\n  <cwd>/x</cwd>\n</environment_context>"),
+            _user("first ask"),
+            _assistant("first answer"),
+            _event({"type": "user_message", "message": "second ask, seen only as an event"}),
+            _assistant("second answer"),
+            {
+                "timestamp": "2026-11-23T10:00:30.000Z",
+                "type": "compacted",
+                "payload": {"message": "Short summary."},
+            },
+            _user("third ask", 40),
+        ],
+    )
+    session, warnings = _load(path)
+    assert warnings == [] and session.compactions == 1
+    assert [(m.kind, m.text) for m in session.messages] == [
+        (Kind.TEXT, "first ask"),
+        (Kind.TEXT, "second ask, seen only as an event"),
+        (Kind.SUMMARY, "Short summary."),
+        (Kind.TEXT, "third ask"),
+    ]
+    assert [m.index for m in session.messages] == [0, 1, 2, 3]
+
+
+def test_thread_rollback_drops_the_newest_user_turns(tmp_path: Path) -> None:
+    path = _write_rollout(
+        tmp_path / "rollout-2026-11-23T10-00-00-0199aeae-0000-7000-8000-000000000000.jsonl",
+        [
+            _meta("0199aeae-0000-7000-8000-000000000000"),
+            _user("# AGENTS.md instructions for /x\n\n<INSTRUCTIONS>\nbe brief\n</INSTRUCTIONS>"),
+            _user("turn one"),
+            _assistant("answer one"),
+            _user("turn two"),
+            _assistant("answer two"),
+            _token_count(900, 900),
+            _user("turn three"),
+            _assistant("answer three"),
+            _event({"type": "thread_rolled_back", "num_turns": 2}),
+            _user("turn two, edited", 50),
+            _assistant("answer two, edited", 51),
+        ],
+    )
+    session, _ = _load(path)
+    assert [m.text for m in session.messages] == [
+        "# AGENTS.md instructions for /x\n\n<INSTRUCTIONS>\nbe brief\n</INSTRUCTIONS>",
+        "turn one",
+        "answer one",
+        "turn two, edited",
+        "answer two, edited",
+    ]
+    assert all(
+        m.usage is None for m in session.messages
+    )  # the call that produced it was rolled back
+    assert session.measured_context_tokens is None and session.info.context_tokens is None

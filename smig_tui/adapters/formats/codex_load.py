@@ -23,7 +23,11 @@ from smig_tui.adapters.jsonl import Record
 from smig_tui.core.models import Kind, Message, ReadWarning, Role, Session, SessionInfo, Usage
 
 _SKIPPED_TYPES = (b'"type":"world_state"', b'"type":"ghost_snapshot"')
-_WANTED_EVENTS = (b'"type":"token_count"', b'"type":"user_message"')
+_WANTED_EVENTS = (
+    b'"type":"token_count"',
+    b'"type":"user_message"',
+    b'"type":"thread_rolled_back"',
+)
 _TIMESTAMP = re.compile(rb'^\{"timestamp":"([^"]{10,40})"')
 
 
@@ -152,7 +156,11 @@ class RolloutLoader:
         )
 
     def _compacted(self, record: Record, payload: dict[str, Any], stamp: str | None) -> None:
-        """Replace the history with the replacement one, as Codex does; else keep the summary."""
+        """Replace the history as Codex does on resume.
+
+        With a replacement history, that is the new history. Without one, Codex rebuilds it from the
+        typed user messages so far plus the summary.
+        """
         self.compactions += 1
         self.context_tokens = None  # the context measured before compaction is no longer in use
         history = payload.get("replacement_history")
@@ -165,10 +173,35 @@ class RolloutLoader:
             if isinstance(summary, str) and summary.strip():
                 self._mark_summary(summary.strip())
             return
+        self._settle()
+        typed = [m for m in self.messages if m.role is Role.USER and not m.injected]
+        self.messages = [_rebuilt(message, index, None) for index, message in enumerate(typed)]
         if isinstance(summary, str) and summary.strip():
             self._append(
                 ItemMessage(Role.USER, Kind.SUMMARY, summary), record, stamp, f"L{record.line}"
             )
+
+    def _settle(self) -> None:
+        """Fold pending usage and event-only prompts into the history before it is rewritten."""
+        self.messages = self._with_event_prompts()
+        self.prompts = []
+        self.usages = {}
+
+    def _roll_back(self, turns: Any) -> None:
+        """Drop the newest `turns` user turns, as Codex does for `thread_rolled_back`."""
+        if not isinstance(turns, int) or turns <= 0:
+            return
+        self.context_tokens = None  # measured on the history that was just cut
+        self._settle()
+        starts = [
+            index
+            for index, message in enumerate(self.messages)
+            if message.role is Role.USER
+            and not message.injected
+            and message.kind is not Kind.SUMMARY
+        ]
+        if starts:
+            self.messages = self.messages[: starts[max(0, len(starts) - turns)]]
 
     def _mark_summary(self, summary: str) -> None:
         """Mark the summary: local compaction keeps it in the replacement history as a user turn."""
@@ -183,10 +216,12 @@ class RolloutLoader:
                 return
 
     def _event(self, record: Record, payload: dict[str, Any], stamp: str | None) -> None:
-        """Use token counts and typed prompts; every other event is UI noise for the history."""
+        """Use token counts, typed prompts and rollbacks; other events are UI noise here."""
         kind = payload.get("type")
         if kind == "token_count":
             self._token_count(payload.get("info"))
+        elif kind == "thread_rolled_back":
+            self._roll_back(payload.get("num_turns"))
         elif kind == "user_message":
             text = typed_prompt(str(payload.get("message") or ""))
             if text:

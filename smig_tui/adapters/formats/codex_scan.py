@@ -34,6 +34,7 @@ TAIL_BYTES = 256 * 1024
 TAIL_FIRST = 32 * 1024
 """Most rollouts end with a token_count a few lines from the end: try a small tail read first."""
 _HEAD_WANTED = (b'"session_meta"', b'"turn_context"', b'"user_message"', b'"role":"user"')
+_HISTORY_REWRITES = (b'"type":"compacted"', b'"type":"thread_rolled_back"')
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}")
 _TS_FIELD = re.compile(rb'"timestamp"\s*:\s*"([^"]{10,40})"')
 _STATE_DB = re.compile(r"^state_(\d+)\.sqlite$")
@@ -304,8 +305,8 @@ def _scan_tail_blob(blob: bytes, cut: bool) -> Tail:
         if tail.updated is None:
             stamp = _TS_FIELD.search(raw[:120])
             tail.updated = iso_or_none(stamp.group(1).decode("ascii", "replace")) if stamp else None
-        if tail.last_usage is None and b'"type":"compacted"' in raw[:120]:
-            tail.last_usage = {}  # compacted after the last call: its context is no longer in use
+        if tail.last_usage is None and any(tag in raw[:120] for tag in _HISTORY_REWRITES):
+            tail.last_usage = {}  # compacted or rolled back after the last call: figure is stale
         if tail.last_usage is None and b'"token_count"' in raw[:200] and b'"info":null' not in raw:
             _absorb_usage(tail, raw)
         if tail.model is None and b'"turn_context"' in raw[:200]:
