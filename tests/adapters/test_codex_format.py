@@ -600,6 +600,10 @@ def test_corrupt_middle_line_warns_and_the_rest_loads(fake_home: dict[str, Path]
 def test_truncated_last_line_warns_and_the_rest_loads(fake_home: dict[str, Path]) -> None:
     session, warnings = _load_fixture(TRUNCATED)
     assert [w.line for w in warnings] == [8] and "truncated last line" in warnings[0].message
+    assert session.info.updated == "2026-11-22T11:30:02.770Z"
+    assert (
+        _discover()[0][TRUNCATED].updated == session.info.updated
+    )  # listing skips the half line too
     assert [m.kind for m in session.messages] == [Kind.TEXT, Kind.TOOL_CALL, Kind.TOOL_RESULT]
 
 

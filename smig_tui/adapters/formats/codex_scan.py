@@ -299,9 +299,14 @@ def scan_tail(path: str, size: int) -> Tail:
 def _scan_tail_blob(blob: bytes, cut: bool) -> Tail:
     """Look through the complete lines of a tail read, newest first."""
     tail = Tail()
+    unterminated = not blob.endswith(b"\n")
     for raw in _reversed_lines(blob, cut):
         if not raw.strip():
             continue
+        if unterminated:
+            unterminated = False
+            if not _payload(raw) and not _parses(raw):
+                continue  # a line still being written: the full read skips it too
         if tail.updated is None:
             stamp = _TS_FIELD.search(raw[:120])
             tail.updated = iso_or_none(stamp.group(1).decode("ascii", "replace")) if stamp else None
@@ -335,6 +340,14 @@ def _absorb_usage(tail: Tail, raw: bytes) -> None:
         tail.last_usage = info["last_token_usage"]
         window = info.get("model_context_window")
         tail.window = window if isinstance(window, int) and window > 0 else None
+
+
+def _parses(raw: bytes) -> bool:
+    """Tell whether a line is a JSON object."""
+    try:
+        return isinstance(json.loads(raw), dict)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return False
 
 
 def _payload(raw: bytes) -> dict[str, Any]:
