@@ -48,22 +48,37 @@ def run_list(args: argparse.Namespace, ctx: Context) -> int:
             f"or {ctx.services.paths.claude_projects}"
         )
         return 0
-    table = Table(box=None, header_style="bold", pad_edge=False)
-    for column in ("agent", "id", "title", "cwd", "model", "msgs", "updated", "context"):
-        table.add_column(column, no_wrap=column != "title", overflow="ellipsis", max_width=48)
-    for info in sessions:
-        table.add_row(
+    rows = [
+        (
             info.agent.value,
             info.id[:13],
-            info.title or "",
+            " ".join((info.title or "").split()),
             info.cwd or "",
             info.model or "",
             "" if info.message_count is None else str(info.message_count),
             (info.updated or "")[:16].replace("T", " "),
             "" if info.context_tokens is None else f"{info.context_tokens:,}",
         )
-    ctx.out.console.print(table)
+        for info in sessions
+    ]
+    header = ("agent", "id", "title", "cwd", "model", "msgs", "updated", "context")
+    for line in plain_table(header, rows, max_width=48):
+        ctx.out.data(line)
     return 0
+
+
+def plain_table(header: tuple[str, ...], rows: list[tuple[str, ...]], max_width: int) -> list[str]:
+    """Align rows in columns, cutting long cells with an ellipsis.
+
+    A rich Table measures every cell several times: for thousands of sessions that cost more than
+    discovering them, so listings use this plain layout.
+    """
+    widths = [min(max_width, max(len(row[i]) for row in (header, *rows))) for i in range(len(header))]
+    lines = []
+    for row in (header, *rows):
+        cells = [cell if len(cell) <= width else cell[: width - 1] + "…" for cell, width in zip(row, widths)]
+        lines.append("  ".join(cell.ljust(width) for cell, width in zip(cells, widths)).rstrip())
+    return lines
 
 
 def run_show(args: argparse.Namespace, ctx: Context) -> int:
