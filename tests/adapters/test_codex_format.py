@@ -44,7 +44,7 @@ def _discover(
 def _info_for(path: Path) -> SessionInfo:
     """Describe a file that is not under CODEX_HOME, the way `smig show PATH` would."""
     source = _source()
-    info = source._describe(str(path), lambda _: None)
+    info = source.describe(str(path), lambda _: None)
     assert info is not None
     return info
 

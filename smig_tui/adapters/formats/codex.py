@@ -3,7 +3,9 @@
 Discovery reads only each file's head and tail, plus the thread names and the state DB for titles;
 the rollout files stay authoritative. A full load streams the file and rebuilds the model-visible
 history the way Codex does on resume: a `compacted` line's replacement history replaces what came
-before it. Layout and record shapes: FORMATS.md Part 1.
+before it, and `thread_rolled_back` drops the newest user turns. The context in use is the last
+model call's `total_tokens` (its input, which held the whole context, plus its output, which joins
+it). Layout and record shapes: FORMATS.md Part 1.
 """
 
 from __future__ import annotations
@@ -70,7 +72,7 @@ class CodexSource:
         names = read_session_index(home / "session_index.jsonl", warn)
         threads = self._threads(warn)
         for path in files:
-            info = self._describe(path, warn)
+            info = self.describe(path, warn)
             if info is not None:
                 yield _with_title(info, names.get(info.id), threads.get(info.id))
 
@@ -101,7 +103,7 @@ class CodexSource:
         path = find_state_db(folders)
         return read_state_db(path, warn) if path else {}
 
-    def _describe(self, path: str, warn: WarningSink) -> SessionInfo | None:
+    def describe(self, path: str, warn: WarningSink) -> SessionInfo | None:
         """Build one listing entry from the file's head and tail, or say why it cannot be listed."""
         try:
             stat = os.stat(path)
