@@ -1,8 +1,9 @@
 """Provides `RolloutLoader`, which rebuilds a Codex thread's model-visible history from its records.
 
 It follows what Codex does on resume: response items in order; a `compacted` line with a
-replacement history replaces everything before it; usage comes from `token_count` events.
-Prompts that exist only as `user_message` events (filtered or paginated rollouts) are kept too.
+replacement history replaces everything before it (without one, the typed prompts and the summary
+remain); `thread_rolled_back` drops the newest user turns; usage comes from `token_count` events.
+Prompts that exist only as `user_message` events (filtered rollouts) are kept too.
 """
 
 from __future__ import annotations
