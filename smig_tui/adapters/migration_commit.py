@@ -116,18 +116,23 @@ class Committer:
             )
         lineage = Lineage(info.agent.value, info.id, info.path, migration_id,
                           len(plan.dropped), plan.strategy.value)
-        turns = to_turns(messages, note=migration_note(lineage))
+        note = migration_note(lineage)
+        if not to_turns(messages):
+            raise SmigError(
+                f"Session {info.id} has no user or assistant messages to carry over, so no native "
+                "session was written."
+            )
         title = native_title(info.agent.value, info.title, goal_of(session.messages))
         branch = next((session.extra[key] for key in _BRANCH_KEYS if session.extra.get(key)), None)
         target = plan.decision.target
         files: list[PlannedFile] = []
         if Destination.CLAUDE in natives:
-            files.append(self._claude.prepare(turns, info.cwd, lineage, title, model=target,
-                                              git_branch=branch, now=now))
+            files.append(self._claude.prepare(to_turns(messages, note=note), info.cwd, lineage, title,
+                                              model=target, git_branch=branch, now=now))
         if Destination.CODEX in natives:
             model = None if target.startswith("claude") else target
-            files.append(self._codex.prepare(turns, info.cwd, lineage, title, model=model,
-                                             git_branch=branch, now=now))
+            files.append(self._codex.prepare(to_turns(messages), info.cwd, lineage, title, model=model,
+                                             git_branch=branch, now=now, note=note))
         return files
 
     def _export_files(

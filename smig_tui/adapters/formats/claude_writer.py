@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from smig_tui.adapters.paths import Paths
+from smig_tui.core.errors import SmigError
 from smig_tui.core.migration import Destination, Lineage, NativeOutput, PlannedFile, Turn
 from smig_tui.core.models import Role
 from smig_tui.core.timeline import format_iso, monotonic_times
@@ -91,7 +92,7 @@ class ClaudeWriter:
     ) -> PlannedFile:
         """Lay out the transcript for `turns` in `cwd`'s project folder, ready to be written."""
         if not turns:
-            raise ValueError("nothing to write: the migrated conversation is empty")
+            raise SmigError("Nothing to write: the migrated conversation is empty.")
         session_id = session_id or str(uuid.uuid4())
         now = now or datetime.now(UTC)
         times = monotonic_times([turn.timestamp for turn in turns], now)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from smig_tui.adapters.paths import Paths
+from smig_tui.core.errors import SmigError
 from smig_tui.core.migration import Destination, Lineage, NativeOutput, PlannedFile, Turn
 from smig_tui.core.models import Role
 from smig_tui.core.timeline import format_iso, monotonic_times
@@ -99,17 +100,23 @@ class CodexWriter:
         model_provider: str | None = None,
         git_branch: str | None = None,
         now: datetime | None = None,
+        note: str | None = None,
     ) -> PlannedFile:
-        """Lay out the rollout for `turns`, dated `now`, ready to be written."""
+        """Lay out the rollout for `turns`, dated `now`, ready to be written.
+
+        The lineage `note` becomes a model-visible user item with no `user_message` event, the way
+        Codex itself carries AGENTS.md: the model reads it, while the picker's preview stays the
+        conversation's own first prompt, so several migrated sessions remain tellable apart.
+        """
         if not turns:
-            raise ValueError("nothing to write: the migrated conversation is empty")
+            raise SmigError("Nothing to write: the migrated conversation is empty.")
         now = now or datetime.now(UTC)
         thread_id = uuid7(now)
         times = monotonic_times([turn.timestamp for turn in turns], now)
         provider = model_provider or configured_provider(self._paths)
         meta = self._meta(thread_id, now, cwd, lineage, title, provider, git_branch)
         lines = [_line(now, "session_meta", meta)]
-        lines += _turn_lines(turns, times, cwd, model or DEFAULT_MODEL)
+        lines += _turn_lines(turns, times, cwd, model or DEFAULT_MODEL, note)
         path = rollout_path(self._paths, now, thread_id)
         data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
         native = NativeOutput("codex", str(path), thread_id, resume_command(thread_id))
@@ -155,7 +162,7 @@ def _line(moment: datetime, kind: str, payload: dict[str, Any]) -> dict[str, Any
 
 
 def _turn_lines(
-    turns: tuple[Turn, ...], times: list[datetime], cwd: str, model: str
+    turns: tuple[Turn, ...], times: list[datetime], cwd: str, model: str, note: str | None
 ) -> list[dict[str, Any]]:
     """One Codex turn per user message, with the assistant turns that answered it."""
     lines: list[dict[str, Any]] = []
@@ -169,6 +176,8 @@ def _turn_lines(
             number += 1
             turn_id, last_agent = f"{TURN_PREFIX}{number}", None
             lines += _open_turn(turn_id, moment, cwd, model)
+            if note and number == 1:
+                lines.append(_line(moment, "response_item", _message("user", "input_text", note)))
         if turn.role is Role.USER:
             lines.append(_line(moment, "response_item", _message("user", "input_text", turn.text)))
             lines.append(_line(moment, "event_msg", {"type": "user_message", "message": turn.text,
