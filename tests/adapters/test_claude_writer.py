@@ -75,6 +75,14 @@ def test_transcript_shape() -> None:
     assert planned.native.resume_command == f"cd /work/proj && claude --resume {planned.native.session_id}"
 
 
+def test_first_record_is_always_a_user_record() -> None:
+    turns = (Turn(Role.ASSISTANT, "an answer first", None),)
+    planned = ClaudeWriter(resolve_paths()).prepare(turns, "/work/proj", LINEAGE, "t")
+    first, second, _title = [json.loads(line) for line in planned.data.splitlines()]
+    assert first["type"] == "user" and first["message"]["content"].startswith(NOTE_PREFIX)
+    assert second["type"] == "assistant" and second["parentUuid"] == first["uuid"]
+
+
 def test_migrate_writes_resumable_transcript_and_leaves_source_alone(tmp_path: Path) -> None:
     services = build_services()
     session = make_session(tmp_path / "src")

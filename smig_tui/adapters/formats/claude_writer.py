@@ -17,6 +17,7 @@ from typing import Any
 
 from smig_tui.adapters.paths import Paths
 from smig_tui.core.errors import SmigError
+from smig_tui.core.handoff import migration_note
 from smig_tui.core.migration import Destination, Lineage, NativeOutput, PlannedFile, Turn
 from smig_tui.core.models import Role
 from smig_tui.core.timeline import format_iso, monotonic_times
@@ -93,6 +94,9 @@ class ClaudeWriter:
         """Lay out the transcript for `turns` in `cwd`'s project folder, ready to be written."""
         if not turns:
             raise SmigError("Nothing to write: the migrated conversation is empty.")
+        if turns[0].role is not Role.USER:
+            # Claude buckets a transcript by its first line, which must be a user record with cwd.
+            turns = (Turn(Role.USER, migration_note(lineage), turns[0].timestamp), *turns)
         session_id = session_id or str(uuid.uuid4())
         now = now or datetime.now(UTC)
         times = monotonic_times([turn.timestamp for turn in turns], now)
