@@ -32,7 +32,7 @@ from smig_tui.tui.widgets.preview_tabs import TABS, PreviewTabs
 from smig_tui.tui.widgets.session_card import SessionCard
 from smig_tui.tui.widgets.source_tree import SourceTree
 
-BATCH_SECONDS = 0.1
+BATCH_SECONDS = 0.25
 """How often discovery posts what it has found, so the tree fills in while scanning."""
 
 
@@ -140,6 +140,7 @@ class BrowseScreen(MigrateActions, Screen[None]):
     @on(SessionsLoaded)
     def _sessions_loaded(self, message: SessionsLoaded) -> None:
         tree = self.query_one(SourceTree)
+        tree.rebuild()
         shown = len(tree.visible_sessions())
         hidden = "" if tree.show_subagents else " · a: show sub-agents"
         text = f"{shown:,} of {message.total:,} sessions{hidden}"
@@ -153,8 +154,9 @@ class BrowseScreen(MigrateActions, Screen[None]):
             )
 
     def action_reload(self) -> None:
-        self.query_one(SourceTree).clear()
-        self.query_one(SourceTree).sessions.clear()
+        tree = self.query_one(SourceTree)
+        tree.sessions.clear()
+        tree.rebuild()
         self.scan_sessions()
 
     def action_focus_filter(self) -> None:

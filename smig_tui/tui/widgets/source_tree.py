@@ -67,6 +67,8 @@ class SourceTree(Tree[SessionInfo | None]):
         self._terms: list[str] = []
         self.show_subagents = False
         """Sub-agent, review and exec sessions are listed only when this is on."""
+        self._agent_nodes: dict[Agent, TreeNode[SessionInfo | None]] = {}
+        self._group_nodes: dict[Group, tuple[TreeNode[SessionInfo | None], list[SessionInfo]]] = {}
 
     @property
     def sessions(self) -> list[SessionInfo]:
@@ -82,9 +84,36 @@ class SourceTree(Tree[SessionInfo | None]):
         ]
 
     def add_sessions(self, infos: Iterable[SessionInfo]) -> None:
-        """Add a batch as it streams in from discovery."""
-        self._sessions.extend(infos)
-        self.rebuild()
+        """Append a batch as it streams in from discovery, without redrawing what is there.
+
+        Folders appear in arrival order while streaming; `rebuild()` at the end sorts them.
+        """
+        batch = list(infos)
+        self._sessions.extend(batch)
+        if not self._agent_nodes:
+            self.rebuild()
+            return
+        for info in batch:
+            if (self.show_subagents or not info.is_subagent) and matches(info, self._terms):
+                self._append(info)
+
+    def _append(self, info: SessionInfo) -> None:
+        """Add one leaf under its folder, creating the folder node if needed, and fix the counts."""
+        group = self._group_of(info)
+        if group not in self._group_nodes:
+            node = self._agent_nodes[info.agent].add("", expand=True)
+            self._group_nodes[group] = (node, [])
+        node, items = self._group_nodes[group]
+        items.append(info)
+        node.add_leaf(session_label(info), data=info)
+        node.set_label(f"{'● ' if group.here else ''}{group.key} ({len(items)})")
+        agent_node = self._agent_nodes[info.agent]
+        total = sum(len(found) for g, (_, found) in self._group_nodes.items() if g.agent is info.agent)
+        agent_node.set_label(f"{AGENT_LABELS[info.agent]} ({total})")
+
+    def _group_of(self, info: SessionInfo) -> Group:
+        key = info.cwd or info.project or "(unknown folder)"
+        return Group(info.agent, key, is_here(info.cwd, self._here))
 
     def set_filter(self, text: str) -> None:
         """Show only sessions matching every word of `text`."""
@@ -101,15 +130,19 @@ class SourceTree(Tree[SessionInfo | None]):
         """Redraw the tree, keeping the highlighted session where it still shows."""
         current = self.cursor_node.data if self.cursor_node is not None else None
         self.clear()
+        self._agent_nodes.clear()
+        self._group_nodes.clear()
         grouped = self._grouped(self.visible_sessions())
         target: TreeNode[SessionInfo | None] | None = None
         for agent in (Agent.CODEX, Agent.CLAUDE):
             groups = grouped.get(agent, {})
             count = sum(len(items) for items in groups.values())
             agent_node = self.root.add(f"{AGENT_LABELS[agent]} ({count})", expand=True)
+            self._agent_nodes[agent] = agent_node
             for group, items in self._ordered(groups):
                 marker = "● " if group.here else ""
                 node = agent_node.add(f"{marker}{group.key} ({len(items)})", expand=True)
+                self._group_nodes[group] = (node, list(items))
                 for info in items:
                     leaf = node.add_leaf(session_label(info), data=info)
                     if current is not None and info.path == current.path:
@@ -121,8 +154,7 @@ class SourceTree(Tree[SessionInfo | None]):
         """Group sessions per agent by working directory."""
         grouped: dict[Agent, dict[Group, list[SessionInfo]]] = {}
         for info in infos:
-            key = info.cwd or info.project or "(unknown folder)"
-            group = Group(info.agent, key, is_here(info.cwd, self._here))
+            group = self._group_of(info)
             grouped.setdefault(info.agent, {}).setdefault(group, []).append(info)
         return grouped
 
