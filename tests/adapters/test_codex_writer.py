@@ -71,7 +71,7 @@ def test_rollout_shape() -> None:
     assert [c["last_agent_message"] for c in completes] == ["more", "done"]
     stamps = [line["timestamp"] for line in lines[1:]]
     assert stamps == sorted(stamps)
-    assert planned.native.resume_command == f"codex resume {thread_id}"
+    assert planned.native.resume_command == f"cd /work/proj && codex resume {thread_id}"
 
 
 def test_migrate_writes_rollout_round_trips_and_leaves_source_alone(tmp_path: Path) -> None:

@@ -77,7 +77,7 @@ def test_dry_run_writes_nothing(fake_home: dict[str, Path], isolated_homes: dict
     assert code == 0, stderr
     assert "nothing was written" in stderr
     assert "store: would write " in stdout and "codex: would write " in stdout and "claude: would write " in stdout
-    assert "resume: codex resume " in stdout
+    assert "resume: cd /home/user/proj && codex resume " in stdout
     assert _tree(*watched) == before
     code, stdout, _ = _run("migrate", SESSION, "--target", "gpt-5.5", "--to", "codex", "--dry-run", "--json")
     planned = json.loads(stdout)

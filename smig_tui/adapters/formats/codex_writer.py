@@ -54,9 +54,13 @@ def rollout_path(paths: Paths, moment: datetime, thread_id: str) -> Path:
     return paths.codex_sessions / local.strftime("%Y/%m/%d") / f"rollout-{stamp}-{thread_id}.jsonl"
 
 
-def resume_command(thread_id: str) -> str:
-    """The exact command that continues the written rollout."""
-    return f"codex resume {shlex.quote(thread_id)}"
+def resume_command(cwd: str, thread_id: str) -> str:
+    """The exact command that continues the written rollout.
+
+    Codex works in the directory it is started in, not the one the rollout records (checked with
+    0.171), so the command changes to the project first, as the Claude one does.
+    """
+    return f"cd {shlex.quote(cwd)} && codex resume {shlex.quote(thread_id)}"
 
 
 def installed_version(paths: Paths) -> str:
@@ -119,7 +123,7 @@ class CodexWriter:
         lines += _turn_lines(turns, times, cwd, model or DEFAULT_MODEL, note)
         path = rollout_path(self._paths, now, thread_id)
         data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
-        native = NativeOutput("codex", str(path), thread_id, resume_command(thread_id))
+        native = NativeOutput("codex", str(path), thread_id, resume_command(cwd, thread_id))
         return PlannedFile(Destination.CODEX, str(path), data, times[-1].timestamp(), False, native)
 
     def _meta(
