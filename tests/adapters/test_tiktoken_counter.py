@@ -98,3 +98,35 @@ def test_shortened_output_cost_never_undercounts(shared_fixtures) -> None:
                 assert cost >= measure(short), path.name
                 checked += 1
     assert checked > 10
+
+
+def test_anthropic_calibration_matches_logged_context_growth(shared_fixtures) -> None:
+    """Claude logs its own count of the context per call; growth between calls vs our o200k count."""
+    from smig_tui.adapters.capacity_table import load_builtin
+    from smig_tui.adapters.formats.claude_code import ClaudeSource
+    from smig_tui.adapters.paths import resolve_paths
+    from smig_tui.core.models import Agent, Kind, Role, SessionInfo
+    from smig_tui.core.tokens import count_messages, usage_context
+
+    counter = _exact("o200k_base")
+    source = ClaudeSource(resolve_paths())
+    ours = theirs = 0
+    for path in sorted((shared_fixtures / "claude").glob("*.jsonl")):
+        stat = path.stat()
+        info = SessionInfo(id=path.stem, agent=Agent.CLAUDE, path=str(path), size=stat.st_size, mtime=stat.st_mtime)
+        session = source.load(info, lambda _w: None)
+        counts = count_messages(session.messages, counter)
+        points = [(i, usage_context(m.usage, Agent.CLAUDE)) for i, m in enumerate(session.messages)
+                  if m.usage is not None and m.role is Role.ASSISTANT]
+        previous = None
+        for index, context in points:
+            if previous and context > previous[1]:
+                added = sum(counts[j] for j in range(previous[0], index) if session.messages[j].kind is not Kind.REASONING)
+                if added > 200:
+                    ours, theirs = ours + added, theirs + context - previous[1]
+            if previous is None or context != previous[1]:
+                previous = (index, context)
+    assert ours > 50_000
+    ratio = theirs / ours
+    calibration = load_builtin().lookup("claude-sonnet-4-5").calibration
+    assert 1.1 < ratio < 1.6 and abs(calibration - ratio) < 0.2
