@@ -1,0 +1,39 @@
+"""Tests for the benchmark's table and corpus reuse (the measurements themselves are not unit tests)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from smig_tui.cli.sessions import plain_table
+from smig_tui.devtools.bench import Row, ensure_corpus, render
+from smig_tui.devtools.corpus import KB, MB
+
+
+def test_rows_say_pass_miss_or_why_not_measured() -> None:
+    rows = [
+        Row("smig list, warm", 0.2512, "s", "< 0.3 s", True),
+        Row("open + plan", 23.75, "s", "< 10 s", False, "CPU 9.6 s"),
+        Row("TUI first paint", None, "s", "< 1 s", None, "TUI not importable"),
+    ]
+    lines = render(rows).splitlines()
+    assert lines[0].split()[:4] == ["measure", "value", "goal", "result"]
+    assert "0.251 s" in lines[2] and lines[2].split()[-1] == "PASS"
+    assert "23.8 s" in lines[3] and "MISS" in lines[3] and lines[3].endswith("CPU 9.6 s")
+    assert "not available" in lines[4] and "n/a" in lines[4] and lines[4].endswith("TUI not importable")
+    assert lines[0].index("goal") == lines[2].index("< 0.3 s") == lines[3].index("< 10 s")
+
+
+def test_a_corpus_is_reused_only_with_the_same_parameters(tmp_path: Path) -> None:
+    said: list[str] = []
+    params = {"sessions": 6, "total_bytes": 200 * KB, "huge": 0, "huge_bytes": MB, "seed": 1}
+    first = ensure_corpus(tmp_path, params, said.append)
+    again = ensure_corpus(tmp_path, params, said.append)
+    assert [e.path for e in again.sessions] == [e.path for e in first.sessions]
+    assert said[-1].startswith("reusing")
+    other = ensure_corpus(tmp_path, {**params, "seed": 2}, said.append)
+    assert said[-2].startswith("generating") and other.params["seed"] == 2
+
+
+def test_plain_table_aligns_columns_and_cuts_long_cells() -> None:
+    lines = plain_table(("id", "title"), [("a1", "x" * 60), ("b22", "short")], max_width=10)
+    assert lines == ["id   title", "a1   xxxxxxxxx…", "b22  short"]
