@@ -77,9 +77,19 @@ class Services:
 
     def list_sessions(self, **filters: Any) -> list[SessionInfo]:
         """Return all matching sessions, newest first."""
-        sessions = list(self.iter_sessions(**filters))
+        sessions = [self._with_cached_counts(info) for info in self.iter_sessions(**filters)]
         sessions.sort(key=lambda info: info.updated or "", reverse=True)
         return sessions
+
+    def _with_cached_counts(self, info: SessionInfo) -> SessionInfo:
+        """Fill in message count and token count from the token cache, when it has them."""
+        stats = self.token_cache.cached_stats(info)
+        if stats is None:
+            return info
+        from dataclasses import replace
+
+        return replace(info, message_count=info.message_count if info.message_count is not None else stats[0],
+                       counted_tokens=stats[1])
 
     def find_session(self, ref: str, warn: WarningSink = _ignore) -> SessionInfo:
         """Resolve a session id, unique id prefix, or path to a session file."""

@@ -132,6 +132,8 @@ class SessionInfo:
     """The source model's window, where the agent logged it (Codex `model_context_window`)."""
     project: str | None = None
     """Grouping key: Claude project directory name, Codex cwd."""
+    counted_tokens: int | None = None
+    """smig's own o200k count of what would migrate, when the session was counted before and is unchanged."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -120,3 +120,18 @@ def test_real_codex_session_through_services(shared_fixtures, isolated_homes) ->
     files = list((services.paths.cache_dir / "tokens").glob("*.json"))
     assert any(json.loads(f.read_text())["counts"] == counts for f in files if f.name != "index.json")
     assert services.cached_stats(info)[0] == len(session.messages)
+
+
+def test_listing_shows_counts_of_sessions_counted_before(fake_home) -> None:
+    from smig_tui.services import build_services
+
+    services = build_services()
+    before = {info.id: info for info in services.list_sessions()}
+    assert all(info.counted_tokens is None for info in before.values())
+    info = next(iter(before.values()))
+    session = services.load_session(info)
+    services.plan(session, "gpt-5", "truncate")
+    after = {i.id: i for i in build_services().list_sessions()}
+    assert after[info.id].counted_tokens == services.plan(session, "gpt-5").decision.session_tokens
+    assert after[info.id].message_count is not None
+    assert all(i.counted_tokens is None for k, i in after.items() if k != info.id)
