@@ -1,0 +1,84 @@
+"""Provides the listing cache: what discovery found in each session file, kept while the file is unchanged.
+
+Reading a head and a tail of 2,000 files costs seconds of CPU; a warm `smig list` or TUI start
+should cost a directory walk and one JSON file. Entries are keyed by path, size and mtime_ns, so an
+agent appending to a session (size changes) or rewriting it (mtime changes) invalidates it. Files
+discovery cannot list are never cached, so their warnings come back on every run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import asdict, fields
+from pathlib import Path
+from typing import Any
+
+from smig_tui import __version__
+from smig_tui.adapters.fs import atomic_write
+from smig_tui.core.models import Agent, SessionInfo
+
+VERSION = f"1:{__version__}"
+"""Bumped with smig itself, so a newer reader never trusts an older one's findings."""
+_FIELDS = frozenset(field.name for field in fields(SessionInfo))
+
+
+class DiscoveryCache:
+    """Remembers each file's listing entry for one agent, written back after a full discovery pass."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._old: dict[str, Any] | None = None
+        self._seen: dict[str, Any] = {}
+        self._changed = False
+
+    def lookup(self, path: str, build: Callable[[], SessionInfo | None]) -> SessionInfo | None:
+        """Return the cached entry for `path` when the file is unchanged, else `build()` it."""
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return build()
+        key = [stat.st_size, stat.st_mtime_ns]
+        row = self._rows().get(path)
+        if isinstance(row, dict) and row.get("key") == key:
+            info = _decode(row.get("info"))
+            if info is not None:
+                self._seen[path] = row
+                return info
+        info = build()
+        if info is not None:
+            self._seen[path] = {"key": key, "info": asdict(info)}
+            self._changed = True
+        return info
+
+    def save(self) -> None:
+        """Store what this pass saw (files gone since are dropped); a failed write is only a lost speed-up."""
+        if not self._changed and self._seen.keys() == self._rows().keys():
+            return
+        try:
+            atomic_write(self.path, json.dumps({"v": VERSION, "files": self._seen}, separators=(",", ":")))
+        except OSError:
+            return
+        self._old, self._changed = dict(self._seen), False
+
+    def _rows(self) -> dict[str, Any]:
+        """The entries on disk, read once; a missing, damaged or older cache is empty."""
+        if self._old is None:
+            try:
+                data = json.loads(self.path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                data = None
+            ok = isinstance(data, dict) and data.get("v") == VERSION and isinstance(data.get("files"), dict)
+            self._old = data["files"] if ok else {}
+        return self._old
+
+
+def _decode(data: Any) -> SessionInfo | None:
+    """Rebuild a SessionInfo from its JSON form, or None when it does not fit the current model."""
+    if not isinstance(data, dict) or set(data) != _FIELDS:
+        return None
+    try:
+        return SessionInfo(**{**data, "agent": Agent(data["agent"])})
+    except (TypeError, ValueError):
+        return None
