@@ -7,6 +7,7 @@ own state file. Every write is atomic and re-checked against the text the plan w
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -115,12 +116,26 @@ class MemoryStore:
             current={path: _read_text(Path(path)) for path in paths},
             state=self.read_state(),
             codex_root=str(self.codex_memories),
+            claude_memory_off=self._claude_memory_off(),
         )
 
     def read_state(self) -> MemoryState:
         """The state of the last run (empty when there is none)."""
         text = _read_text(self.state_file)
         return MemoryState.from_json(text) if text is not None else MemoryState()
+
+    def _claude_memory_off(self) -> str:
+        """Why Claude Code's auto memory is off ('' when on): its env switch or user setting."""
+        if os.environ.get("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "").strip() in ("1", "true"):
+            return "CLAUDE_CODE_DISABLE_AUTO_MEMORY is set"
+        text = _read_text(self.paths.claude_home / "settings.json")
+        try:
+            settings = json.loads(text) if text else {}
+        except ValueError:
+            return ""
+        if isinstance(settings, dict) and settings.get("autoMemoryEnabled") is False:
+            return "`autoMemoryEnabled` is false in settings.json"
+        return ""
 
     def _codex_files(self) -> Iterator[MemoryFile]:
         """Codex's current memory layout, read-only; recaps newest first."""

@@ -141,6 +141,8 @@ class MemoryInputs:
     """Current text of each target path (None when absent)."""
     state: MemoryState = field(default_factory=MemoryState)
     codex_root: str = ""
+    claude_memory_off: str = ""
+    """Why Claude Code will not load auto memory (a setting or env var), or '' when it will."""
     """`$CODEX_HOME/memories`, named in the bundle so Claude knows where more lives."""
 
 

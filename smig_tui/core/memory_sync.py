@@ -175,6 +175,8 @@ def _bundle_for(
             note = f" per folder (a line per file is over the {min(hard, threshold):,}-byte budget)"
     size = _size(text)
     note = f"{len(sources)} file(s), {chosen.value}{note}, {human_size(size)} bundle"
+    if direction is Direction.TO_CLAUDE and inputs.claude_memory_off:
+        note += f"; Claude Code will not load it while {inputs.claude_memory_off}"
     counts = Counter(match.group(1) for match in _PLACEHOLDER.finditer(text))
     return DirectionReport(direction, sources, chosen, size, dict(counts), note), text
 

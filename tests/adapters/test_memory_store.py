@@ -243,3 +243,19 @@ def test_pointer_goes_where_codex_reads_global_instructions(
     assert override.read_text().startswith("# temporary global rules\n")
     assert CODEX_BUNDLE_NAME in override.read_text()
     assert not (memory_home["codex"] / "AGENTS.md").exists()
+
+
+def test_status_says_when_claude_auto_memory_is_off(
+    store: MemoryStore, memory_home: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def note() -> str:
+        plan = plan_memory_sync(store.read_inputs(), [Direction.TO_CLAUDE])
+        return plan.reports[0].note
+
+    assert "will not load" not in note()
+    (memory_home["claude"] / "settings.json").write_text('{"autoMemoryEnabled": false}')
+    assert "`autoMemoryEnabled` is false" in note()
+    (memory_home["claude"] / "settings.json").write_text("{not json")
+    assert "will not load" not in note()
+    monkeypatch.setenv("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1")
+    assert "CLAUDE_CODE_DISABLE_AUTO_MEMORY is set" in note()
