@@ -146,11 +146,13 @@ class Services:
         from smig_tui.core.tokens import calibrate
 
         counter = self.counter_for(capacity)
-        memo: dict[tuple[Any, ...], list[int]] = self.__dict__.setdefault("_count_memo", {})
-        key = (session.info.path, session.info.size, session.info.mtime, len(session.messages), counter.name)
-        if key not in memo:
-            memo[key] = self.token_cache.counts(session, counter).counts
-        return calibrate(memo[key], capacity.calibration)
+        memo: dict[tuple[int, str], tuple[Any, list[int]]] = self.__dict__.setdefault("_count_memo", {})
+        key = (id(session.messages), counter.name)
+        if key not in memo or memo[key][0] is not session.messages:
+            memo[key] = (session.messages, self.token_cache.counts(session, counter).counts)
+            while len(memo) > 8:  # only sessions in use; holding their messages keeps ids unique
+                memo.pop(next(iter(memo)))
+        return calibrate(memo[key][1], capacity.calibration)
 
     def measure_for(self, capacity: ModelCapacity) -> Callable[[str], int]:
         """Count a synthetic message (placeholder, shortened output) for `capacity`, memoised."""
