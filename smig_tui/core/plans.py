@@ -233,7 +233,18 @@ def plan_truncation(session: Session, counts: Sequence[int], decision: Decision,
     after = cost + sum(item.tokens for item in items if item.kept)
     return Plan(Strategy.TRUNCATE, decision, items, placeholder=note,
                 tokens_before=_total(state, range(len(counts))), tokens_after=after,
-                notes=_notes(decision, after))
+                notes=_notes(decision, after, _nothing_kept(items)))
+
+
+def _nothing_kept(items: Sequence[PlanItem]) -> list[str]:
+    """Explain a truncation that could keep no message at all, and what to try instead."""
+    if any(item.kept and item.reason == R_NEWEST for item in items):
+        return []
+    newest = [item for item in items if item.reason == R_OVER]
+    if not newest:
+        return []
+    return [f"The newest message alone ({newest[-1].tokens:,} tokens, with its tool call or result) "
+            "does not fit: try --strategy tools-first, a summary, or a larger model."]
 
 
 MARKER_SLACK = 2
