@@ -925,3 +925,16 @@ def test_thread_rollback_drops_the_newest_user_turns(tmp_path: Path) -> None:
         m.usage is None for m in session.messages
     )  # the call that produced it was rolled back
     assert session.measured_context_tokens is None and session.info.context_tokens is None
+
+
+def test_a_line_that_is_not_an_object_is_reported(tmp_path: Path) -> None:
+    path = _write_rollout(
+        tmp_path / "rollout-2026-11-23T10-00-00-0199afaf-0000-7000-8000-000000000000.jsonl",
+        [_meta("0199afaf-0000-7000-8000-000000000000")],
+        b'["not", "a", "record"]\n' + json.dumps(_user("still read")).encode() + b"\n",
+    )
+    session, warnings = _load(path)
+    assert [(w.line, w.message) for w in warnings] == [
+        (2, "line is JSON list, not an object; skipped")
+    ]
+    assert [m.text for m in session.messages] == ["still read"]

@@ -38,17 +38,7 @@ _HISTORY_REWRITES = (b'"type":"compacted"', b'"type":"thread_rolled_back"')
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}")
 _TS_FIELD = re.compile(rb'"timestamp"\s*:\s*"([^"]{10,40})"')
 _STATE_DB = re.compile(r"^state_(\d+)\.sqlite$")
-_THREAD_COLUMNS = (
-    "id",
-    "rollout_path",
-    "title",
-    "model",
-    "first_user_message",
-    "cwd",
-    "source",
-    "cli_version",
-    "archived",
-)
+_THREAD_COLUMNS = ("id", "title", "model", "first_user_message")
 
 
 def iso_or_none(value: Any) -> str | None:
