@@ -340,10 +340,11 @@ class Services:
         cached summary is used (SummaryConsentError otherwise).
         """
         from smig_tui.core.models import Strategy as StrategyEnum
-        from smig_tui.core.plans import DEFAULT_SUMMARY_BUDGET, R_INJECTED, R_OPAQUE
+        from smig_tui.core.plans import DEFAULT_SUMMARY_BUDGET
 
         pending = self.plan(session, target, strategy, **plan_options)
-        head = [item.message for item in pending.dropped if item.reason not in (R_INJECTED, R_OPAQUE)]
+        # Harness context and encrypted reasoning are never migrated, so they are not summarised.
+        head = [it.message for it in pending.dropped if not (it.message.injected or it.message.opaque)]
         if pending.strategy not in (StrategyEnum.SUMMARY, StrategyEnum.SUMMARY_TAIL) or not head:
             return pending, None
         budget = pending.summary_budget

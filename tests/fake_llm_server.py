@@ -25,6 +25,8 @@ class Reply:
     """Block before sending anything until `FakeLLM.release` is set (for timeouts)."""
     hold_after_pieces: int | None = None
     """Stream this many pieces, then block until `release` is set (for cancel)."""
+    drop_after_pieces: int | None = None
+    """Stream this many pieces, then hang up without a finish reason or `[DONE]`."""
 
 
 def default_reply(body: dict[str, Any], number: int) -> Reply:
@@ -156,6 +158,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(_chunk(model, {"role": "assistant", "content": ""}, None))
         for sent, piece in enumerate(_pieces(reply.text)):
+            if reply.drop_after_pieces is not None and sent == reply.drop_after_pieces:
+                return
             if reply.hold_after_pieces is not None and sent == reply.hold_after_pieces:
                 self.wfile.flush()
                 self.server.state.release.wait(30)

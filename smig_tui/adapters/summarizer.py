@@ -173,7 +173,8 @@ class OpenAIChatBackend:
         """Check a reply is usable."""
         if not text.strip():
             raise SummaryError(f"{self.config.label} returned an empty reply; try another model.")
-        return ChatReply(text=text, truncated=finish == "length")
+        # No finish reason means the stream ended early (a dropped connection): flag it like a cut.
+        return ChatReply(text=text, truncated=finish in ("length", None))
 
 
 @dataclass(frozen=True, slots=True)

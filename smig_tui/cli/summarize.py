@@ -144,7 +144,11 @@ def _run(
 def _report(ctx: Context, result: SummaryResult) -> None:
     """Say on stderr who wrote the summary and what it took."""
     how = "from the cache, nothing sent" if result.cached else f"{result.requests} request(s)"
-    cut = "; a reply was cut at the output cap" if result.truncated else ""
+    cut = (
+        "; a reply may be incomplete (output cap reached or stream ended early)"
+        if result.truncated
+        else ""
+    )
     ctx.out.diag(
         f"smig: summary by {result.provider}/{result.model}: {len(result.text):,} characters, "
         f"{result.chunks} part(s), {how}; {describe_redactions(result.redactions)}{cut}"

@@ -58,7 +58,7 @@ class ChatReply:
 
     text: str
     truncated: bool = False
-    """The provider stopped at the output cap (`finish_reason == "length"`)."""
+    """The reply may be incomplete: cut at the output cap, or the stream ended without finishing."""
 
 
 class ChatBackend(Protocol):

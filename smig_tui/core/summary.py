@@ -177,7 +177,7 @@ class SummaryResult:
     requests: int = 0
     """Requests actually made (0 for a cache hit)."""
     truncated: bool = False
-    """The provider stopped a reply at its output cap."""
+    """A reply may be incomplete: cut at its output cap, or its stream ended early."""
     prompt_version: str = PROMPT_VERSION
 
     @property

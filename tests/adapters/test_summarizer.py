@@ -383,3 +383,23 @@ def test_preview_carries_the_missing_key_sentence_for_an_opt_in_screen() -> None
         resolve_config({"provider": "deepseek"}, {"DEEPSEEK_API_KEY": "sk-x"})
     ).preview(conversation())
     assert ready.problem is None
+
+
+def test_stream_that_hangs_up_early_is_flagged_incomplete(llm_server: FakeLLM) -> None:
+    llm_server.respond = lambda body, n: Reply(
+        "## Goal\nFinish the parser today.", drop_after_pieces=3
+    )
+    result = make_summarizer(llm_server).summarize(conversation(), allow_network=True)
+    assert result.text == "## Goal\nFinish" and result.truncated
+
+
+def test_stream_that_stalls_midway_times_out(llm_server: FakeLLM) -> None:
+    llm_server.respond = lambda body, n: Reply(
+        "## Goal\nFinish the parser today.", hold_after_pieces=2
+    )
+    deltas: list[str] = []
+    with pytest.raises(ProviderUnavailableError, match="did not answer within 0.3 s"):
+        make_summarizer(llm_server, timeout=0.3).summarize(
+            conversation(), on_delta=deltas.append, allow_network=True
+        )
+    assert deltas == ["## ", "Goal\n"]
