@@ -114,15 +114,25 @@ def commit_preview(services: Services, session: Session, plan: Plan) -> tuple[An
     result = services.migrate(session, plan, to=wanted, dry_run=True)  # type: ignore[attr-defined]
     choices: dict[str, str] = {}
     if result.record_path:
-        choices["store"] = f"record  {result.record_path}"
+        # The record's id is fresh on every run, so the workspace folder is what is certain here.
+        choices["store"] = f"new record in {shown(Path(result.record_path).parent)}{os.sep}"
     for planned in result.files:
-        # Native session files get a fresh id when written, so the folder is what is certain here.
-        line = f"new file in {Path(planned.path).parent}{os.sep}"
+        # Native session files get a fresh id when written, too.
+        line = f"new file in {shown(Path(planned.path).parent)}{os.sep}"
         if planned.native is not None:
             line += f"\n({planned.native.agent} session; its resume command is shown once written)"
         key = str(planned.destination)
         choices[key] = f"{choices[key]}\n{line}" if key in choices else line
     return result, choices
+
+
+def shown(path: Path) -> str:
+    """A path as people write it: the home folder as `~`."""
+    home = Path(os.environ.get("HOME") or Path.home())
+    try:
+        return str(Path("~") / path.relative_to(home))
+    except ValueError:
+        return str(path)
 
 
 def commit(services: Services, session: Session, plan: Plan, chosen: set[str]) -> Any:

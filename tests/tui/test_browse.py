@@ -47,7 +47,7 @@ async def test_filter_narrows_by_title_and_folder(make_app) -> None:
         assert all(word in " ".join(filter(None, (i.title, i.cwd, i.project, i.id, i.model))).lower() for i in shown)
         await pilot.press("escape")
         assert tree.visible_sessions() == everything
-        await pilot.press("slash", *"no-such-session-anywhere")
+        await pilot.press("slash", *"zqxj")
         assert tree.visible_sessions() == []
 
 
@@ -113,6 +113,11 @@ async def test_help_theme_and_palette(make_app) -> None:
         before = app.theme
         await pilot.press("ctrl+t")
         assert app.theme != before
+        await pilot.press("m")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "MemoryScreen"
+        await pilot.press("escape")
+        await settle(pilot)
         screen_ids = {b.id for b in app.screen.BINDINGS if b.id}
         app_ids = {b.id for b in app.BINDINGS if getattr(b, "id", None)}
         assert screen_ids | app_ids <= set(PALETTE_TITLES), "every keyed action has a palette title"

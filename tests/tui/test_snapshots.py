@@ -70,3 +70,22 @@ def test_snapshot_narrow_terminal(snap_compare, make_app) -> None:
         await quiet(pilot)
 
     assert snap_compare(make_app(), terminal_size=(80, 24), run_before=select)
+
+
+def test_snapshot_commit_dialog(snap_compare, make_app, isolated_homes, monkeypatch) -> None:
+    # smig's own folder under HOME, so the dialog's paths read `~/...` and do not depend on tmp names.
+    monkeypatch.setenv("SMIG_TUI_HOME", str(isolated_homes["home"] / ".smig"))
+    isolated_homes["smig"] = isolated_homes["home"] / ".smig"
+    app, info, _ = build_sized(make_app, isolated_homes)
+
+    async def confirm(pilot) -> None:
+        await settle(pilot)
+        await open_session(pilot, lambda i: i.path == info.path)
+        await pilot.press("t")
+        await settle(pilot)
+        await pilot.press(*"tiny-test", "enter")
+        await settle(pilot)
+        await pilot.press("c")
+        await quiet(pilot)
+
+    assert snap_compare(app, terminal_size=(120, 36), run_before=confirm)

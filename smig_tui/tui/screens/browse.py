@@ -32,8 +32,12 @@ from smig_tui.tui.widgets.preview_tabs import TABS, PreviewTabs
 from smig_tui.tui.widgets.session_card import SessionCard
 from smig_tui.tui.widgets.source_tree import SourceTree
 
-BATCH_SECONDS = 0.25
-"""How often discovery posts what it has found, so the tree fills in while scanning."""
+BATCH_SECONDS = 0.2
+"""How soon discovery posts its first sessions, so the tree shows something at once."""
+LATER_BATCH_SECONDS = 1.0
+"""How often it posts after that: each batch costs the UI thread a redraw of the tree."""
+NEEDS_PLANS = frozenset({"pin", "summarize", "edit_summary", "commit", "export"})
+"""Actions that act on the plans of the selected session."""
 
 
 class BrowseScreen(MigrateActions, Screen[None]):
@@ -99,6 +103,12 @@ class BrowseScreen(MigrateActions, Screen[None]):
         self.load_prefs()
         self.scan_sessions()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Grey out what needs a measured session until there is one."""
+        if action in NEEDS_PLANS and self.plans is None:
+            return None
+        return True
+
     def on_resize(self) -> None:
         self.set_class(self.size.width < 100, "-narrow")
 
@@ -126,7 +136,7 @@ class BrowseScreen(MigrateActions, Screen[None]):
                 return
             batch.append(info)
             seen += 1
-            if time.monotonic() - last >= BATCH_SECONDS:
+            if time.monotonic() - last >= (BATCH_SECONDS if seen == len(batch) else LATER_BATCH_SECONDS):
                 self.post_message(SessionsFound(batch, seen))
                 batch, last = [], time.monotonic()
         self.post_message(SessionsFound(batch, seen))
@@ -191,6 +201,7 @@ class BrowseScreen(MigrateActions, Screen[None]):
         """Show a session's facts at once and read it in the background."""
         self.info, self.session, self.plans = info, None, None
         self.pins, self.summaries = frozenset(), {}
+        self.refresh_bindings()
         self.query_one(SessionCard).show_session(info, None)
         self.query_one(PreviewTabs).show_note("Reading the session…")
         self.read_session(info)
@@ -241,6 +252,7 @@ class BrowseScreen(MigrateActions, Screen[None]):
         if self.session is None or message.session_id != self.session.id:
             return
         self.plans = message
+        self.refresh_bindings()
         decision = next(iter(message.plans.values())).decision
         self.query_one(SessionCard).show_measure(
             self.session, message.target, decision, message.estimate, message.exact, message.counter_name

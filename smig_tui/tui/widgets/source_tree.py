@@ -14,6 +14,8 @@ from smig_tui.core.models import Agent, SessionInfo
 
 TITLE_WIDTH = 24
 """Characters of a title shown in the tree; the session pane shows it whole."""
+OPEN_FOLDERS = 3
+"""Folders per agent shown open after a rebuild (besides the current one and those the user opened)."""
 AGENT_LABELS = {Agent.CODEX: "Codex", Agent.CLAUDE: "Claude Code"}
 
 
@@ -93,23 +95,27 @@ class SourceTree(Tree[SessionInfo | None]):
         if not self._agent_nodes:
             self.rebuild()
             return
+        touched: dict[Group, list[SessionInfo]] = {}
         for info in batch:
             if (self.show_subagents or not info.is_subagent) and matches(info, self._terms):
-                self._append(info)
+                touched.setdefault(self._group_of(info), []).append(info)
+        for group, infos in touched.items():
+            self._append(group, infos)
+        for agent in {group.agent for group in touched}:
+            total = sum(len(found) for g, (_, found) in self._group_nodes.items() if g.agent is agent)
+            self._agent_nodes[agent].set_label(f"{AGENT_LABELS[agent]} ({total})")
 
-    def _append(self, info: SessionInfo) -> None:
-        """Add one leaf under its folder, creating the folder node if needed, and fix the counts."""
-        group = self._group_of(info)
+    def _append(self, group: Group, infos: list[SessionInfo]) -> None:
+        """Add leaves under a folder, creating the folder node if needed, and fix its count."""
         if group not in self._group_nodes:
-            node = self._agent_nodes[info.agent].add("", expand=True)
+            # Folders that arrive while streaming start closed: every open leaf costs a redraw.
+            node = self._agent_nodes[group.agent].add("", expand=group.here)
             self._group_nodes[group] = (node, [])
         node, items = self._group_nodes[group]
-        items.append(info)
-        node.add_leaf(session_label(info), data=info)
+        items.extend(infos)
+        for info in infos:
+            node.add_leaf(session_label(info), data=info)
         node.set_label(f"{'● ' if group.here else ''}{group.key} ({len(items)})")
-        agent_node = self._agent_nodes[info.agent]
-        total = sum(len(found) for g, (_, found) in self._group_nodes.items() if g.agent is info.agent)
-        agent_node.set_label(f"{AGENT_LABELS[info.agent]} ({total})")
 
     def _group_of(self, info: SessionInfo) -> Group:
         key = info.cwd or info.project or "(unknown folder)"
@@ -129,6 +135,7 @@ class SourceTree(Tree[SessionInfo | None]):
     def rebuild(self) -> None:
         """Redraw the tree, keeping the highlighted session where it still shows."""
         current = self.cursor_node.data if self.cursor_node is not None else None
+        opened = {group for group, (node, _) in self._group_nodes.items() if node.is_expanded}
         self.clear()
         self._agent_nodes.clear()
         self._group_nodes.clear()
@@ -139,9 +146,10 @@ class SourceTree(Tree[SessionInfo | None]):
             count = sum(len(items) for items in groups.values())
             agent_node = self.root.add(f"{AGENT_LABELS[agent]} ({count})", expand=True)
             self._agent_nodes[agent] = agent_node
-            for group, items in self._ordered(groups):
+            for position, (group, items) in enumerate(self._ordered(groups)):
                 marker = "● " if group.here else ""
-                node = agent_node.add(f"{marker}{group.key} ({len(items)})", expand=True)
+                expand = group.here or group in opened or position < OPEN_FOLDERS
+                node = agent_node.add(f"{marker}{group.key} ({len(items)})", expand=expand)
                 self._group_nodes[group] = (node, list(items))
                 for info in items:
                     leaf = node.add_leaf(session_label(info), data=info)
