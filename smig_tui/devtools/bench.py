@@ -257,7 +257,7 @@ def run(args: argparse.Namespace) -> int:
     steps: list[tuple[str, Callable[[], list[Row]]]] = [
         ("open + plan", lambda: bench_huge(workdir, manifest)),
         ("smig list", lambda: bench_list(workdir, manifest)),
-        ("token counting", lambda: bench_tokens(workdir, manifest, 4.0 if args.quick else 24.0)),
+        ("token counting", lambda: bench_tokens(workdir, manifest, 4.0 if args.quick else 12.0)),
         ("re-plan", lambda: bench_replan(workdir, manifest)),
         ("TUI first paint", lambda: bench_tui(workdir, manifest)),
     ]
