@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from smig_tui.adapters.paths import Paths
 from smig_tui.adapters.storage.migration_store import MigrationStore, new_migration_id
 from smig_tui.core.errors import SessionReadError, SmigError, WriteRefusedError
 from smig_tui.core.export import to_markdown, to_record
-from smig_tui.core.handoff import goal_of, migration_note, native_title, to_turns
+from smig_tui.core.handoff import goal_of, migration_note, native_title, redact_messages, redact_session, to_turns
 from smig_tui.core.migration import (
     Destination,
     Lineage,
@@ -35,6 +36,7 @@ from smig_tui.core.migration import (
     workspace_key,
 )
 from smig_tui.core.models import Message, Plan, Session, Strategy
+from smig_tui.core.redact import redact
 from smig_tui.core.timeline import format_iso
 
 _BRANCH_KEYS = ("git_branch", "gitBranch", "branch")
@@ -72,14 +74,25 @@ class Committer:
         out: Path | None = None,
         force: bool = False,
         now: datetime | None = None,
+        redact_secrets: bool = True,
     ) -> MigrationResult:
-        """Write (or, in a dry run, only lay out) the migration to every destination in `to`."""
+        """Write (or, in a dry run, only lay out) the migration to every destination in `to`.
+
+        Secrets are replaced in everything written unless `redact_secrets` is False; the source
+        session keeps the originals.
+        """
         if plan.strategy in (Strategy.SUMMARY, Strategy.SUMMARY_TAIL) and not plan.summary:
             raise SmigError(
                 f"The {plan.strategy.value} plan has no summary yet; write one first "
                 "(`smig summarize`) or choose --strategy truncate."
             )
         wanted = {Destination(value) for value in to} or {Destination.STORE}
+        redactions: dict[str, int] = {}
+        if redact_secrets:
+            session = redact_session(session)
+            messages, redactions = redact_messages(messages)
+            plan = replace(plan, summary=redact(plan.summary).text if plan.summary else None,
+                           placeholder=redact(plan.placeholder).text if plan.placeholder else None)
         now = now or datetime.now(UTC)
         migration_id = new_migration_id(now.timestamp())
         sha, size, mtime = file_fingerprint(session.info.path)
@@ -88,9 +101,11 @@ class Committer:
         files += self._export_files(session, plan, messages, wanted, migration_id, out, force)
         natives = tuple(planned.native for planned in files if planned.native)
         exports = tuple(planned.path for planned in files if not planned.native)
-        record = build_record(migration_id, format_iso(now), source, plan, messages, natives, exports)
+        record = build_record(migration_id, format_iso(now), source, plan, messages, natives, exports,
+                              redactions)
         record_path = str(self._store.path_for(record))
-        result = MigrationResult(migration_id, dry_run, tuple(files), record, record_path, natives)
+        result = MigrationResult(migration_id, dry_run, tuple(files), record, record_path, natives,
+                                 redactions)
         if not dry_run:
             self._commit(files, record)
         return result

@@ -39,6 +39,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     migrate.add_argument("--force", action="store_true", help="replace an existing --out file")
     migrate.add_argument("--dry-run", action="store_true", help="show exactly what would be written, write nothing")
     migrate.add_argument("--json", action="store_true", help="print JSON for scripts")
+    migrate.add_argument("--no-redact", action="store_true",
+                         help="keep secrets (API keys, tokens) as they are instead of [REDACTED:kind]")
     migrate.add_argument("--yes-send", action="store_true",
                          help="summary strategies: send the redacted conversation to the summarizer")
     migrate.set_defaults(handler=run_migrate)
@@ -51,6 +53,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     export.add_argument("--out", type=Path, metavar="FILE", help="write to FILE instead of stdout")
     export.add_argument("--force", action="store_true", help="replace an existing --out file")
     export.add_argument("--clipboard", action="store_true", help="copy to the clipboard (OSC 52 or a system tool)")
+    export.add_argument("--no-redact", action="store_true", help="keep secrets as they are")
     export.add_argument("--yes-send", action="store_true",
                         help="summary strategies: send the redacted conversation to the summarizer")
     export.set_defaults(handler=run_export)
@@ -89,7 +92,10 @@ def run_migrate(args: argparse.Namespace, ctx: Context) -> int:
     if args.out is not None and not destinations & {Destination.MARKDOWN, Destination.JSON}:
         raise UsageError("--out names the file for --to markdown or --to json; add one of them.")
     result = ctx.services.migrate(session, plan, destinations, dry_run=args.dry_run,
-                                  out=args.out, force=args.force)
+                                  out=args.out, force=args.force, redact=not args.no_redact)
+    if result.redactions:
+        kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(result.redactions.items()))
+        ctx.out.diag(f"smig: redacted {sum(result.redactions.values())} secrets ({kinds}); --no-redact keeps them")
     if args.json:
         ctx.out.json(result_to_json(result, include_data=args.dry_run))
         return 0
@@ -136,6 +142,7 @@ def result_to_json(result: MigrationResult, include_data: bool = False) -> dict[
         "record_path": result.record_path,
         "files": files,
         "resume_commands": list(result.resume_commands),
+        "redactions": dict(result.redactions),
         "record": record_to_json(result.record),
     }
 
@@ -144,7 +151,7 @@ def run_export(args: argparse.Namespace, ctx: Context) -> int:
     """Print, save or copy a session's export."""
     session = _load(ctx, args.id)
     plan = _plan(ctx, session, args.target, args.strategy, args.yes_send) if args.target else None
-    text = ctx.services.export(session, ExportFormat(args.format), plan)
+    text = ctx.services.export(session, ExportFormat(args.format), plan, redact=not args.no_redact)
     if args.out is None and not args.clipboard:
         ctx.out.stdout.write(text)
         return 0

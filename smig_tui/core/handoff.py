@@ -8,11 +8,13 @@ the same role are merged, which gives strictly alternating user/assistant turns.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import replace
 
 from smig_tui.core.migration import Lineage, Turn
-from smig_tui.core.models import Kind, Message, Plan, Role
+from smig_tui.core.models import Kind, Message, Plan, Role, Session
+from smig_tui.core.redact import redact
 
 TOOL_CALL_OPEN = "[tool call: {name}]"
 TOOL_CALL_CLOSE = "[/tool call]"
@@ -122,3 +124,25 @@ def plan_messages(plan: Plan) -> tuple[Message, ...]:
         for item in plan.kept
     )
     return lead + kept
+
+
+def redact_messages(messages: Iterable[Message]) -> tuple[tuple[Message, ...], dict[str, int]]:
+    """Replace secrets in every migrated message, returning the counts by kind.
+
+    A migrated conversation goes to another agent and its provider, so credentials the source saw
+    (keys in tool output, env dumps) are replaced with `[REDACTED:<kind>]` markers first.
+    """
+    counts: Counter[str] = Counter()
+    out: list[Message] = []
+    for message in messages:
+        result = redact(message.text)
+        counts.update(result.counts)
+        out.append(replace(message, text=result.text) if result.total else message)
+    return tuple(out), dict(counts)
+
+
+def redact_session(session: Session) -> Session:
+    """The session with secrets replaced in its messages and title (for goals, titles, headers)."""
+    messages, _ = redact_messages(session.messages)
+    title = redact(session.info.title).text if session.info.title else None
+    return replace(session, messages=messages, info=replace(session.info, title=title))

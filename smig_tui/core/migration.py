@@ -113,6 +113,8 @@ class MigrationRecord:
     outputs: tuple[NativeOutput, ...] = ()
     files: tuple[str, ...] = ()
     """Export files (Markdown/JSON) written alongside."""
+    redactions: dict[str, int] = field(default_factory=dict)
+    """Secrets replaced before anything was written, by kind."""
     schema_version: int = SCHEMA_VERSION
 
 
@@ -127,6 +129,8 @@ class MigrationResult:
     record_path: str | None = None
     """Where the record is (or would be) stored; None when storage was not requested."""
     outputs: tuple[NativeOutput, ...] = field(default=())
+    redactions: dict[str, int] = field(default_factory=dict)
+    """Secrets replaced in what was written, by kind (empty when none, or with redaction off)."""
 
     @property
     def resume_commands(self) -> tuple[str, ...]:
@@ -205,6 +209,7 @@ def build_record(
     messages: tuple[Message, ...],
     outputs: tuple[NativeOutput, ...] = (),
     files: tuple[str, ...] = (),
+    redactions: dict[str, int] | None = None,
 ) -> MigrationRecord:
     """Assemble the stored record of one migration from its plan and results."""
     decision = plan.decision
@@ -233,6 +238,7 @@ def build_record(
         placeholder=plan.placeholder,
         outputs=outputs,
         files=files,
+        redactions=dict(redactions or {}),
     )
 
 
@@ -262,6 +268,7 @@ def record_to_json(record: MigrationRecord) -> dict[str, Any]:
     data["messages"] = list(record.messages)
     data["outputs"] = [asdict(output) for output in record.outputs]
     data["files"] = list(record.files)
+    data["redactions"] = dict(record.redactions)
     return data
 
 
@@ -284,5 +291,6 @@ def record_from_json(data: dict[str, Any]) -> MigrationRecord:
         placeholder=data.get("placeholder"),
         outputs=tuple(NativeOutput(**output) for output in data.get("outputs", [])),
         files=tuple(data.get("files", [])),
+        redactions=dict(data.get("redactions", {})),
         schema_version=int(data.get("schema_version", SCHEMA_VERSION)),
     )

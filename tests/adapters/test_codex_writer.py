@@ -12,7 +12,7 @@ from migration_builders import make_plan, make_session
 
 from smig_tui.adapters.formats.codex_writer import CodexWriter, configured_provider, rollout_path, uuid7
 from smig_tui.adapters.paths import resolve_paths
-from smig_tui.core.handoff import NOTE_PREFIX, migration_note, plan_messages, to_turns
+from smig_tui.core.handoff import NOTE_PREFIX, migration_note, plan_messages, redact_messages, to_turns
 from smig_tui.core.migration import Destination, Lineage, Turn
 from smig_tui.core.models import Agent, Role
 from smig_tui.services import build_services
@@ -138,8 +138,10 @@ def test_real_sessions_round_trip_into_both_agents(original: Path, isolated_home
     lineage = Lineage(info.agent.value, session.id, session.info.path, result.migration_id,
                       len(plan.dropped), plan.strategy.value)
     note = migration_note(lineage)
-    merged = [(t.role, t.text) for t in to_turns(migrated_messages(plan), note=note)]
-    separate = [(Role.USER, note)] + [(t.role, t.text) for t in to_turns(migrated_messages(plan))]
+    written_messages, redactions = redact_messages(migrated_messages(plan))
+    assert result.redactions == redactions
+    merged = [(t.role, t.text) for t in to_turns(written_messages, note=note)]
+    separate = [(Role.USER, note)] + [(t.role, t.text) for t in to_turns(written_messages)]
     for output in result.outputs:
         [written] = [i for i in services.list_sessions(include_subagents=True) if i.id == output.session_id]
         back = services.load_session(written)

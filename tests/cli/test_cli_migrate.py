@@ -5,6 +5,7 @@ import io
 import json
 import os
 import stat
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -172,3 +173,22 @@ def test_a_summary_plan_without_its_summary_is_refused(fake_home: dict[str, Path
     with pytest.raises(SmigError, match="has no summary yet"):
         services.migrate(session, plan, {Destination.CLAUDE})
     assert _tree(fake_home["claude"]) == before and services.store.list() == []
+
+
+def test_secrets_are_redacted_in_everything_written(fake_home: dict[str, Path]) -> None:
+    from smig_tui.core.models import Strategy
+    from smig_tui.services import build_services
+
+    services = build_services()
+    session = services.load_session(services.find_session(SESSION))
+    secret = "sk-proj-" + "A1b2C3d4" * 6
+    planted = replace(session.messages[-1], text=session.messages[-1].text + f"\nOPENAI_API_KEY={secret}")
+    session = replace(session, messages=(*session.messages[:-1], planted))
+    plan = services.plan(session, "gpt-5.5", Strategy.TRUNCATE)
+    result = services.migrate(session, plan, {Destination.CLAUDE, Destination.CODEX, Destination.MARKDOWN})
+    assert sum(result.redactions.values()) >= 1
+    written = [Path(f.path).read_text() for f in result.files] + [Path(result.record_path).read_text()]
+    assert all(secret not in text for text in written) and all("[REDACTED:" in text for text in written)
+    assert secret not in services.export(session, "openai") and secret not in services.export(session, "memory")
+    raw = services.migrate(session, plan, {Destination.CODEX}, redact=False)
+    assert raw.redactions == {} and secret in Path(raw.files[0].path).read_text()
