@@ -243,36 +243,25 @@ class Services:
         dry_run: bool = False,
         out: Path | None = None,
         force: bool = False,
-        redact: bool = True,
     ) -> MigrationResult:
         """Commit a planned migration (or lay it out, with `dry_run`); storage always records it."""
         from smig_tui.adapters.migration_commit import Committer
 
         committer = Committer(self.paths, self.store)
-        return committer.migrate(session, plan, migrated_messages(plan), to, dry_run, out, force,
-                                 redact_secrets=redact)
+        return committer.migrate(session, plan, migrated_messages(plan), to, dry_run, out, force)
 
-    def export(
-        self, session: Session, fmt: ExportFormat, plan: Plan | None = None, redact: bool = True
-    ) -> str:
+    def export(self, session: Session, fmt: ExportFormat, plan: Plan | None = None) -> str:
         """Render a session (or a plan's migrated conversation) as Markdown, JSON, OpenAI chat or a memory note."""
         from smig_tui.core import export
 
         fmt = export.ExportFormat(fmt)
         messages = migrated_messages(plan) if plan is not None else session.messages
-        if redact:
-            from smig_tui.core.handoff import redact_messages, redact_session
-
-            session, messages = redact_session(session), redact_messages(messages)[0]
         if fmt is export.ExportFormat.MARKDOWN:
             return export.to_markdown(session, messages, plan)
         if fmt is export.ExportFormat.MEMORY:
             from smig_tui.core.memory_markdown import to_memory_markdown
 
-            from smig_tui.core.redact import redact as redact_text
-
-            note = to_memory_markdown(session, plan)
-            return redact_text(note).text if redact else note
+            return to_memory_markdown(session, plan)
         data: Any = export.to_openai(messages) if fmt is export.ExportFormat.OPENAI else (
             export.to_record(session, messages, plan))
         return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
@@ -319,11 +308,12 @@ class Services:
     def summary_preview(
         self, source: Session | Sequence[Message], *, target_chars: int | None = None,
         target_tokens: int | None = None, head_only: bool = False, summarizer: Summarizer | None = None,
+        use_cache: bool = True,
     ) -> SummaryPreview:
         """Say what a summary would send (provider, requests, tokens, redactions); sends nothing."""
         chosen = summarizer or self.summarizer
         return chosen.preview(_summary_messages(source), target_chars=_target_chars(target_chars, target_tokens),
-                              head_only=head_only)
+                              head_only=head_only, use_cache=use_cache)
 
     def summarize(
         self, source: Session | Sequence[Message], *, target_chars: int | None = None,

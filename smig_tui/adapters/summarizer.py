@@ -251,10 +251,11 @@ class Summarizer:
         *,
         target_chars: int = DEFAULT_TARGET_CHARS,
         head_only: bool = False,
+        use_cache: bool = True,
     ) -> SummaryPreview:
         """Say what `summarize` would send (requests, tokens, redactions), sending nothing."""
         job = self.plan(messages, target_chars=target_chars, head_only=head_only)
-        return self._preview_of(job, self._cached(job) is not None)
+        return self._preview_of(job, use_cache and self._cached(job) is not None)
 
     def _preview_of(self, job: SummaryJob, cached: bool) -> SummaryPreview:
         """Describe a planned job."""

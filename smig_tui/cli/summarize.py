@@ -82,7 +82,7 @@ def run_summarize(args: argparse.Namespace, ctx: Context) -> int:
         "head_only": args.head_of_plan is not None,
         "summarizer": summarizer,
     }
-    preview = ctx.services.summary_preview(messages, **options)
+    preview = ctx.services.summary_preview(messages, use_cache=not args.no_cache, **options)
     if args.dry_run:
         ctx.out.data(preview.describe())
         if preview.problem:

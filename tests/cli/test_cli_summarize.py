@@ -340,3 +340,10 @@ def test_openai_is_imported_only_with_the_summarizer() -> None:
         [sys.executable, "-c", parse_only], capture_output=True, text=True, check=True
     )
     assert eager.stdout.strip() == "False"
+
+
+def test_no_cache_says_it_sends_even_when_a_summary_is_cached(configured: FakeLLM) -> None:
+    assert run("summarize", SESSION)[0] == 0
+    code, _, err = run("summarize", SESSION, "--no-cache")
+    assert code == 0 and len(configured.requests) == 2
+    assert "smig: sending ~" in err and "cached" not in err.splitlines()[0]
