@@ -243,25 +243,36 @@ class Services:
         dry_run: bool = False,
         out: Path | None = None,
         force: bool = False,
+        redact: bool = True,
     ) -> MigrationResult:
         """Commit a planned migration (or lay it out, with `dry_run`); storage always records it."""
         from smig_tui.adapters.migration_commit import Committer
 
         committer = Committer(self.paths, self.store)
-        return committer.migrate(session, plan, migrated_messages(plan), to, dry_run, out, force)
+        return committer.migrate(session, plan, migrated_messages(plan), to, dry_run, out, force,
+                                 redact_secrets=redact)
 
-    def export(self, session: Session, fmt: ExportFormat, plan: Plan | None = None) -> str:
+    def export(
+        self, session: Session, fmt: ExportFormat, plan: Plan | None = None, redact: bool = True
+    ) -> str:
         """Render a session (or a plan's migrated conversation) as Markdown, JSON, OpenAI chat or a memory note."""
         from smig_tui.core import export
 
         fmt = export.ExportFormat(fmt)
         messages = migrated_messages(plan) if plan is not None else session.messages
+        if redact:
+            from smig_tui.core.handoff import redact_messages, redact_session
+
+            session, messages = redact_session(session), redact_messages(messages)[0]
         if fmt is export.ExportFormat.MARKDOWN:
             return export.to_markdown(session, messages, plan)
         if fmt is export.ExportFormat.MEMORY:
             from smig_tui.core.memory_markdown import to_memory_markdown
 
-            return to_memory_markdown(session, plan)
+            from smig_tui.core.redact import redact as redact_text
+
+            note = to_memory_markdown(session, plan)
+            return redact_text(note).text if redact else note
         data: Any = export.to_openai(messages) if fmt is export.ExportFormat.OPENAI else (
             export.to_record(session, messages, plan))
         return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
