@@ -52,6 +52,8 @@ class FakeLLM:
     headers: list[dict[str, str]] = field(default_factory=list)
     respond: Callable[[dict[str, Any], int], Reply] = default_reply
     release: threading.Event = field(default_factory=threading.Event)
+    received: threading.Event = field(default_factory=threading.Event)
+    """Set as soon as the first request has been read (so a test can act while the server holds)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -99,6 +101,7 @@ class _Handler(BaseHTTPRequestHandler):
             state.requests.append(body)
             state.headers.append({key.lower(): value for key, value in self.headers.items()})
             number = len(state.requests)
+        state.received.set()
         if self.path.rstrip("/") != "/v1/chat/completions":
             return self._error(Reply(status=404, error_message=f"no route {self.path}"))
         reply = state.respond(body, number)

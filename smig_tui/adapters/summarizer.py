@@ -6,6 +6,7 @@ DeepSeek, Ollama, vLLM, llama.cpp, …) and never logs or prints an API key.
 
 from __future__ import annotations
 
+import queue
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -102,6 +103,23 @@ def map_error(error: openai.OpenAIError, config: SummarizerConfig) -> SummaryErr
     return SummaryError(f"The summarizer failed: {_one_line(str(error), 160)}")
 
 
+_DONE = object()
+"""Marks the end of a streamed reply in the helper thread's queue."""
+_CANCEL_POLL = 0.05
+"""How often (seconds) a wait for the next chunk checks `cancel`."""
+
+
+def _next_item(items: queue.Queue[Any], cancel: threading.Event | None) -> Any:
+    """Return the next chunk, error or `_DONE`; raise SummaryCancelledError once `cancel` is set."""
+    while True:
+        if cancel is not None and cancel.is_set():
+            raise SummaryCancelledError("The summary was cancelled.")
+        try:
+            return items.get(timeout=_CANCEL_POLL if cancel is not None else None)
+        except queue.Empty:
+            continue
+
+
 class OpenAIChatBackend:
     """A `ChatBackend` on the real `openai.OpenAI` client (any OpenAI-compatible server)."""
 
@@ -151,23 +169,46 @@ class OpenAIChatBackend:
         on_delta: Callable[[str], None] | None,
         cancel: threading.Event | None,
     ) -> ChatReply:
-        """Read a streamed reply piece by piece, closing the stream as soon as `cancel` is set."""
+        """Read a streamed reply piece by piece; `cancel` stops it at once, even mid-wait.
+
+        The HTTP read runs in a helper thread, because a read blocked on a silent server cannot be
+        interrupted from outside: on cancel this returns straight away, and the helper closes the
+        stream when its read returns (bounded by `timeout`).
+        """
         pieces: list[str] = []
         finish: str | None = None
-        with self._client.chat.completions.create(**request, stream=True) as stream:
-            for chunk in stream:
-                if cancel is not None and cancel.is_set():
-                    raise SummaryCancelledError("The summary was cancelled.")
-                for choice in chunk.choices:
+        items: queue.Queue[Any] = queue.Queue()
+        abandon = threading.Event()
+        threading.Thread(target=self._pump, args=(request, items, abandon), daemon=True).start()
+        try:
+            while (item := _next_item(items, cancel)) is not _DONE:
+                if isinstance(item, BaseException):
+                    raise item
+                for choice in item.choices:
                     finish = choice.finish_reason or finish
                     piece = choice.delta.content if choice.delta else None
                     if piece:
                         pieces.append(piece)
                         if on_delta:
                             on_delta(piece)
-        if cancel is not None and cancel.is_set():
-            raise SummaryCancelledError("The summary was cancelled.")
+        finally:
+            abandon.set()
         return self._reply("".join(pieces), finish)
+
+    def _pump(
+        self, request: dict[str, Any], items: queue.Queue[Any], abandon: threading.Event
+    ) -> None:
+        """Move stream chunks (or the error that ended it) into `items`, until told to stop."""
+        try:
+            with self._client.chat.completions.create(**request, stream=True) as stream:
+                for chunk in stream:
+                    if abandon.is_set():
+                        return
+                    items.put(chunk)
+        except Exception as error:  # noqa: BLE001 - handed to the caller's thread, which raises it
+            items.put(error)
+        finally:
+            items.put(_DONE)
 
     def _reply(self, text: str, finish: str | None) -> ChatReply:
         """Check a reply is usable."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -403,3 +404,23 @@ def test_stream_that_stalls_midway_times_out(llm_server: FakeLLM) -> None:
             conversation(), on_delta=deltas.append, allow_network=True
         )
     assert deltas == ["## ", "Goal\n"]
+
+
+def test_cancel_while_the_server_is_silent_returns_at_once(
+    llm_server: FakeLLM, tmp_path: Path
+) -> None:
+    llm_server.respond = lambda body, n: Reply("never sent", hold_before=True)
+    cancel = threading.Event()
+
+    def cancel_once_sent() -> None:
+        llm_server.received.wait(10)
+        cancel.set()
+
+    threading.Thread(target=cancel_once_sent, daemon=True).start()
+    started = time.monotonic()
+    with pytest.raises(SummaryCancelledError, match="cancelled"):
+        make_summarizer(llm_server, tmp_path, timeout=30).summarize(
+            conversation(), cancel=cancel, allow_network=True
+        )
+    assert time.monotonic() - started < 10  # far below the 30 s read timeout
+    assert len(llm_server.requests) == 1 and not (tmp_path / "summaries").exists()
