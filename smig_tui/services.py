@@ -209,6 +209,12 @@ class Services:
         """(messages, tokens) of a session counted before and unchanged since, else None."""
         return self.token_cache.cached_stats(info)
 
+    def source_status(self, path: str, sha256: str, size: int) -> str:
+        """Whether a migrated source file is `unchanged`, only `grown`, `changed` or `missing` since commit."""
+        from smig_tui.adapters.source_check import source_status
+
+        return source_status(path, sha256, size)
+
     def memory_store(self) -> MemoryStore:
         """The reader and writer of both agents' long-term memory."""
         return MemoryStore(self.paths)

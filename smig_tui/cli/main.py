@@ -18,7 +18,7 @@ from smig_tui.cli.output import Output
 from smig_tui.core.errors import SmigError
 from smig_tui.services import Services, build_services
 
-COMMAND_MODULES = ("smig_tui.cli.sessions", "smig_tui.cli.memory", "smig_tui.cli.migrate", "smig_tui.cli.summarize", "smig_tui.cli.plan")
+COMMAND_MODULES = ("smig_tui.cli.sessions", "smig_tui.cli.memory", "smig_tui.cli.migrate", "smig_tui.cli.summarize", "smig_tui.cli.plan", "smig_tui.cli.mcp_cmd")
 """Each module has `register(subparsers)` and sets `handler(args, ctx) -> int` on its parsers."""
 
 
