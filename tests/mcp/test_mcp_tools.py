@@ -1,0 +1,164 @@
+"""The MCP tools' behaviour in-process: chat conversion, source verification, recall, and a missing `mcp`."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from migration_builders import install_shared_fixture
+from smig_tui.adapters.source_check import source_status
+from smig_tui.cli.main import Context, main
+from smig_tui.cli.output import Output
+from smig_tui.core.models import Kind, Message, Role
+from smig_tui.core.openai_chat import MAX_CHAT_MESSAGES, ChatInputError, load_chat, to_chat
+from smig_tui.mcp.recall import match_omitted
+from smig_tui.mcp.tools import InvalidArgumentError, SmigTools, check_session_id
+from smig_tui.services import build_services
+
+
+def test_chat_parts_tool_calls_and_results_become_neutral_messages() -> None:
+    messages = load_chat(json.dumps([
+        {"role": "developer", "content": [{"type": "input_text", "text": "Be brief."}]},
+        {"role": "user", "content": [{"type": "text", "text": "Look at"}, {"type": "image_url", "image_url": {}}]},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "a", "function": {"name": "read", "arguments": {"path": "x.py"}}},
+            {"id": "b", "function": {"name": "grep", "arguments": "{\"q\": 1}"}}]},
+        {"role": "tool", "tool_call_id": "a", "content": "print(1)"},
+        {"role": "tool", "tool_call_id": "b", "content": "x.py:1"},
+        {"role": "assistant", "content": [{"type": "refusal", "refusal": "No."}]},
+    ]))
+    assert [(m.id, m.role, m.kind) for m in messages] == [
+        ("m0", Role.DEVELOPER, Kind.TEXT), ("m1", Role.USER, Kind.TEXT),
+        ("m2.c0", Role.ASSISTANT, Kind.TOOL_CALL), ("m2.c1", Role.ASSISTANT, Kind.TOOL_CALL),
+        ("m3", Role.TOOL, Kind.TOOL_RESULT), ("m4", Role.TOOL, Kind.TOOL_RESULT), ("m5", Role.ASSISTANT, Kind.TEXT)]
+    assert [m.index for m in messages] == list(range(7))
+    assert messages[1].text == "Look at\n[image]" and messages[2].text == '{"path": "x.py"}'
+    assert [m.call_id for m in messages[2:6]] == ["a", "b", "a", "b"] and messages[6].text == "No."
+
+
+def test_to_chat_regroups_tool_calls_on_their_own_turn_only() -> None:
+    chat = [
+        {"role": "assistant", "content": "Done with step one."},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "read", "arguments": "{}"}},
+            {"id": "b", "type": "function", "function": {"name": "ls", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "a", "content": "1"},
+        {"role": "tool", "tool_call_id": "b", "content": "2"},
+        {"role": "assistant", "content": "Next", "tool_calls": [
+            {"id": "c", "type": "function", "function": {"name": "read", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c", "content": "3"},
+    ]
+    assert to_chat(load_chat(chat)) == chat
+    summary = Message(0, "smig-placeholder", Role.USER, Kind.SUMMARY, "[3 earlier messages omitted]")
+    hidden = Message(1, "r", Role.ASSISTANT, Kind.REASONING, "thinking")
+    assert to_chat([summary, hidden]) == [{"role": "user", "content": "[3 earlier messages omitted]"}]
+
+
+@pytest.mark.parametrize(("data", "error"), [
+    ("{\"role\": ", "not valid JSON"),
+    ('{"role": "user"}', "must be a JSON array"),
+    ("[]", "is empty"),
+    ('["hi"]', "messages[0] must be an object"),
+    ('[{"role": "user", "content": 5}]', "messages[0].content must be a string"),
+    ('[{"role": "user", "content": [{"type": "audio"}]}]', "messages[0].content[0] is not a text"),
+    ('[{"role": "assistant", "tool_calls": [{"id": "x"}]}]', "tool_calls[0] needs a function"),
+    ('[{"role": "assistant", "tool_calls": {}}]', "tool_calls must be an array"),
+])
+def test_bad_chat_input_is_one_sentence(data: str, error: str) -> None:
+    with pytest.raises(ChatInputError, match=error.replace("[", r"\[").replace("]", r"\]")):
+        load_chat(data)
+
+
+def test_oversized_chat_input_is_refused_before_parsing() -> None:
+    with pytest.raises(ChatInputError, match="larger than 20 MB"):
+        load_chat("[" + " " * 20_000_001 + "]")
+    with pytest.raises(ChatInputError, match="more than the limit"):
+        load_chat([{"role": "user", "content": ""}] * (MAX_CHAT_MESSAGES + 1))
+
+
+@pytest.mark.parametrize("bad", ["../../etc/passwd", "/etc/passwd", "a.jsonl", "abc", "x" * 129, "ab\0cd", ""])
+def test_session_ids_never_carry_a_path(bad: str) -> None:
+    with pytest.raises(InvalidArgumentError, match="is not a session id"):
+        check_session_id(bad)
+    assert check_session_id("agent-a1b2c3d") == "agent-a1b2c3d"
+
+
+def test_source_status_tells_unchanged_grown_changed_and_missing(tmp_path: Path) -> None:
+    import hashlib
+
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"a": 1}\n' * 1000)
+    digest, size = hashlib.sha256(path.read_bytes()).hexdigest(), path.stat().st_size
+    assert source_status(str(path), digest, size) == "unchanged"
+    with path.open("ab") as handle:
+        handle.write(b'{"b": 2}\n')
+    assert source_status(str(path), digest, size) == "grown"
+    path.write_bytes(b'{"a": 2}\n' * 1001)
+    assert source_status(str(path), digest, size) == "changed"
+    path.write_bytes(b'{"a": 1}\n' * 999)
+    assert source_status(str(path), digest, size) == "changed"
+    path.unlink()
+    assert source_status(str(path), digest, size) == "missing"
+
+
+def test_recall_matches_phrase_first_then_all_words_case_blind() -> None:
+    texts = ["Release: the workflow failed", "workflow for  THE release", "nothing here", "RELEASE notes"]
+    messages = [Message(i, f"m{i}", Role.USER, Kind.TEXT, text) for i, text in enumerate(texts)]
+    assert [m.id for m in match_omitted(messages, "the release")] == ["m1", "m0"]
+    assert [m.id for m in match_omitted(messages, "release workflow")] == ["m0", "m1"]
+    assert [m.id for m in match_omitted(messages, "workflow for")] == ["m1"]
+    assert [m.id for m in match_omitted(messages, "release")] == ["m0", "m1", "m3"]
+    assert [m.id for m in match_omitted(messages, "  ")] == ["m0", "m1", "m2", "m3"]
+    assert match_omitted(messages, "deploy") == []
+
+
+def test_smig_mcp_without_the_mcp_package_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in [key for key in sys.modules if key == "mcp" or key.startswith("mcp.")] + ["mcp"]:
+        monkeypatch.setitem(sys.modules, name, None)
+    monkeypatch.delitem(sys.modules, "smig_tui.mcp.server", raising=False)
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["mcp"], Context(out=Output(stdout=out, stderr=err)))
+    assert code == 1 and out.getvalue() == ""
+    message = err.getvalue().strip()
+    assert "install smig-tui[mcp]" in message and message.count("\n") == 0
+
+
+def test_real_sessions_round_trip_through_preview_commit_and_recall(
+    shared_fixtures: Path, isolated_homes: dict[str, Path]
+) -> None:
+    installed = [install_shared_fixture(path, isolated_homes["codex"], isolated_homes["claude"])
+                 for path in sorted((shared_fixtures / "claude").glob("*.jsonl"))
+                 + sorted((shared_fixtures / "codex").glob("*.jsonl"))]
+    assert any(installed)
+    services = build_services()
+    tools = SmigTools(services)
+    checked = round_trips = 0
+    for entry in tools.list_sessions(limit=500)["sessions"]:
+        session = services.load_session(services.find_session(entry["id"]))
+        if len(session.messages) < 20:
+            continue
+        preview = tools.preview_migration(entry["id"], "gpt-4", reserve=6_000)
+        if not preview["dropped"] or not session.info.cwd:
+            continue
+        done = tools.commit_migration(entry["id"], "gpt-4", reserve=6_000)
+        recalled = tools.recall_omitted(done["migration_id"], "", limit=100)
+        texts = {m.id: m.text for m in session.messages}
+        assert recalled["source"]["status"] == "unchanged"
+        assert recalled["total_matches"] == len([i for i in preview["dropped"] if not _opaque(session, i["id"])])
+        assert all(texts[m["id"]][: len(m["text"])] == m["text"] for m in recalled["messages"])
+        chat = to_chat(session.messages)
+        pure = tools.migrate_session(chat, "gpt-5.1", "gpt-5.5")
+        if pure["decision"]["fits"] and not pure["dropped"]:
+            assert pure["messages"] == to_chat(load_chat(chat))
+            round_trips += 1
+        checked += 1
+    assert checked >= 3 and round_trips >= 1
+
+
+def _opaque(session, message_id: str) -> bool:  # type: ignore[no-untyped-def]
+    """Whether a message is opaque reasoning (never recalled: it cannot be read)."""
+    return any(m.id == message_id and m.opaque for m in session.messages)
