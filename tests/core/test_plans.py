@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import random
-import time
 
 import pytest
 from plan_helpers import Builder, capacity, measure, words
@@ -223,7 +222,8 @@ def test_random_invariants(seed: int) -> None:
         assert len(result_messages(plan)) == len(plan.kept) + (plan.placeholder is not None)
 
 
-def test_replanning_5000_messages_is_fast() -> None:
+def test_replanning_5000_messages_for_a_new_target_counts_no_messages_again() -> None:
+    """Re-planning is pure arithmetic over the per-message counts (its speed is in the benchmark)."""
     rng = random.Random(1)
     b = Builder()
     for t in range(1250):
@@ -232,16 +232,15 @@ def test_replanning_5000_messages_is_fast() -> None:
         b.assistant(words(rng.randint(5, 60)))
     session = b.session()
     counts = counts_of(session)
-    memo: dict[str, int] = {}
+    measured: list[str] = []
 
-    def memo_measure(text: str) -> int:
-        if text not in memo:
-            memo[text] = measure(text)
-        return memo[text]
+    def spy_measure(text: str) -> int:
+        measured.append(text)
+        return measure(text)
 
-    make_plan(session, counts, _decision(session, 50_000), Strategy.TRUNCATE, memo_measure)
-    start = time.perf_counter()
-    plan = make_plan(session, counts, _decision(session, 120_000), Strategy.TRUNCATE, memo_measure)
-    elapsed = time.perf_counter() - start
+    make_plan(session, counts, _decision(session, 50_000), Strategy.TRUNCATE, spy_measure)
+    measured.clear()
+    plan = make_plan(session, counts, _decision(session, 120_000), Strategy.TRUNCATE, spy_measure)
     assert len(session.messages) == 5000 and plan.tokens_after <= 120_000
-    assert elapsed < 0.5  # goal 50 ms; generous here so a loaded CI box does not flake
+    # Only the placeholder note, whose omitted count changed, is measured again.
+    assert all(text.startswith("[smig:") for text in measured) and len(measured) <= 2
