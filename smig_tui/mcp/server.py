@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, cast
 
 from pydantic import Field
+from typing_extensions import TypedDict  # pydantic needs this one for schemas before Python 3.12
 
 from smig_tui import __version__
 from smig_tui.core.errors import SmigError
@@ -36,6 +37,28 @@ T = TypeVar("T")
 ModelName = Annotated[str, Field(description="model name or alias, e.g. gpt-5.1 or claude-sonnet-4-5")]
 SessionId = Annotated[str, Field(description="session id or unique prefix, from list_sessions")]
 MigrationId = Annotated[str, Field(description="32-hex-digit id returned by commit_migration or get_handoff")]
+
+
+class ModelInfo(TypedDict):
+    """One row of the capacity table, as the tools return it (gives clients an output schema)."""
+
+    name: str
+    provider: str
+    context_window: int
+    max_output: int
+    max_input: int | None
+    harness_window: int | None
+    encoding: str
+    calibration: float
+    source: str
+    aliases: list[str]
+
+
+class ModelList(TypedDict):
+    """The models matching a query."""
+
+    count: int
+    models: list[ModelInfo]
 
 
 class McpMissingError(SmigError):
@@ -71,7 +94,11 @@ def _tool_error() -> type[Exception]:
 
 def build_server(services: Services | None = None) -> MCPServer[Any]:
     """Create the MCP server with every smig tool registered."""
-    server = _server_class()(name="smig", instructions=INSTRUCTIONS, version=__version__)
+    cls = _server_class()
+    try:
+        server = cls(name="smig", instructions=INSTRUCTIONS, version=__version__)
+    except TypeError:  # mcp 1.x's FastMCP takes no version
+        server = cls(name="smig", instructions=INSTRUCTIONS)
     tools = SmigTools(services or build_services())
     tool_error = _tool_error()
     lock = threading.Lock()
@@ -95,14 +122,14 @@ def _register_model_tools(server: Any, tools: SmigTools, call: Callable[[Callabl
     """The read-only model table tools and the pure in-memory migration."""
 
     @server.tool()
-    def model_context_window(model: ModelName) -> dict[str, Any]:
+    def model_context_window(model: ModelName) -> ModelInfo:
         """Return a model's context window, max output, agent-harness usable window, provider, tokenizer encoding and the source of the figures. An unknown name is an error that lists close matches."""
-        return call(lambda: tools.model_context_window(model))
+        return cast(ModelInfo, call(lambda: tools.model_context_window(model)))
 
     @server.tool()
-    def list_known_models(query: str = "") -> dict[str, Any]:
+    def list_known_models(query: str = "") -> ModelList:
         """List the models smig knows (name, provider, windows), filtered by a name, alias or provider substring."""
-        return call(lambda: tools.list_known_models(query))
+        return cast(ModelList, call(lambda: tools.list_known_models(query)))
 
     @server.tool()
     def migrate_session(messages_json: str | list[dict[str, Any]], source_model: ModelName, target_model: ModelName,

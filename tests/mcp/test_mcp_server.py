@@ -89,6 +89,8 @@ async def test_lists_every_tool_with_a_schema(homes: dict[str, Path], tmp_path: 
     assert tools["commit_migration"].input_schema["properties"]["to"]["anyOf"][0]["items"]["enum"][:3] == [
         "store", "claude", "codex"]
     assert all(tool.description for tool in tools.values())
+    window = tools["model_context_window"].output_schema
+    assert window["properties"]["context_window"]["type"] == "integer" and "harness_window" in window["required"]
 
 
 async def test_model_tools_answer_from_the_capacity_table(homes: dict[str, Path], tmp_path: Path) -> None:
