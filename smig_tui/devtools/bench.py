@@ -13,7 +13,6 @@ import argparse
 import json
 import os
 import resource
-import statistics
 import subprocess
 import sys
 import time
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from smig_tui.devtools.corpus import GB, GENERATOR_VERSION, MB, Manifest, generate
+
 
 @dataclass(frozen=True)
 class Row:
@@ -41,7 +41,13 @@ class Row:
         if self.value is None:
             return [self.measure, "not available", self.goal, "n/a", self.note]
         shown = f"{self.value:,.3f}" if self.value < 10 else f"{self.value:,.1f}"
-        return [self.measure, f"{shown} {self.unit}", self.goal, "PASS" if self.ok else "MISS", self.note]
+        return [
+            self.measure,
+            f"{shown} {self.unit}",
+            self.goal,
+            "PASS" if self.ok else "MISS",
+            self.note,
+        ]
 
 
 @dataclass(frozen=True)
@@ -58,8 +64,13 @@ class Child:
 def corpus_env(workdir: Path, smig_home: Path) -> dict[str, str]:
     """The environment that points smig at the corpus and at a given smig home."""
     env = dict(os.environ)
-    env.update(CODEX_HOME=str(workdir / "codex"), CLAUDE_CONFIG_DIR=str(workdir / "claude"),
-               SMIG_TUI_HOME=str(smig_home), HOME=str(workdir / "home"), COLUMNS="160")
+    env.update(
+        CODEX_HOME=str(workdir / "codex"),
+        CLAUDE_CONFIG_DIR=str(workdir / "claude"),
+        SMIG_TUI_HOME=str(smig_home),
+        HOME=str(workdir / "home"),
+        COLUMNS="160",
+    )
     shared = Path(__file__).resolve().parents[3] / "shared" / "tiktoken"
     if "TIKTOKEN_CACHE_DIR" not in env and shared.is_dir():
         env["TIKTOKEN_CACHE_DIR"] = str(shared)
@@ -74,13 +85,17 @@ def run_child(argv: Sequence[str], env: dict[str, str], timeout: float = 900.0) 
     """
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout, check=False)
+    proc = subprocess.run(
+        argv, env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
     seconds = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     rss = after.ru_maxrss / 1024
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(argv[2:6])} failed ({proc.returncode}): {proc.stderr.strip()[-400:]}")
+        raise RuntimeError(
+            f"{' '.join(argv[2:6])} failed ({proc.returncode}): {proc.stderr.strip()[-400:]}"
+        )
     last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "{}"
     result = json.loads(last) if last.startswith("{") else {}
     return Child(result, seconds, rss, cpu)
@@ -112,16 +127,20 @@ def ensure_corpus(workdir: Path, params: dict[str, Any], log: Callable[[str], No
     """Reuse the corpus in `workdir` when it was made with the same parameters, else generate it."""
     existing = Manifest.load(workdir / "codex")
     wanted = {key: params[key] for key in ("sessions", "total_bytes", "huge", "huge_bytes", "seed")}
-    if existing and all(existing.params.get(k) == v for k, v in wanted.items()):
-        if existing.params.get("version") == GENERATOR_VERSION:
-            log(f"reusing the corpus in {workdir} ({existing.total_bytes / MB:,.0f} MB)")
-            return existing
-    log(f"generating {params['sessions']} sessions, {params['total_bytes'] / GB:.2f} GB in {workdir} …")
+    same = existing and all(existing.params.get(k) == v for k, v in wanted.items())
+    if existing and same and existing.params.get("version") == GENERATOR_VERSION:
+        log(f"reusing the corpus in {workdir} ({existing.total_bytes / MB:,.0f} MB)")
+        return existing
+    log(
+        f"generating {params['sessions']} sessions, {params['total_bytes'] / GB:.2f} GB in {workdir} …"
+    )
     started = time.process_time()
     manifest = generate(workdir / "codex", workdir / "claude", **wanted)
     cpu = time.process_time() - started
-    log(f"  written in {manifest.seconds:.1f} s ({manifest.total_bytes / MB / manifest.seconds:,.0f} MB/s wall, "
-        f"{manifest.total_bytes / MB / max(cpu, 1e-9):,.0f} MB/s of CPU time)")
+    log(
+        f"  written in {manifest.seconds:.1f} s ({manifest.total_bytes / MB / manifest.seconds:,.0f} MB/s wall, "
+        f"{manifest.total_bytes / MB / max(cpu, 1e-9):,.0f} MB/s of CPU time)"
+    )
     return manifest
 
 
@@ -137,10 +156,22 @@ def bench_list(workdir: Path, manifest: Manifest) -> list[Row]:
     warm = sorted((run_child(argv, env) for _ in range(3)), key=lambda child: child.seconds)
     note = f"{listed} sessions listed of {len(manifest.sessions)} files"
     return [
-        Row("smig list, cold", cold.seconds, "s", "< 2 s", cold.seconds < 2.0,
-            f"CPU {cold.cpu:.2f} s; {cold_kind}; {note}"),
-        Row("smig list, warm (median of 3)", warm[1].seconds, "s", "< 0.3 s", warm[1].seconds < 0.3,
-            f"CPU {warm[1].cpu:.2f} s; runs {', '.join(f'{w.seconds:.2f}' for w in warm)} s"),
+        Row(
+            "smig list, cold",
+            cold.seconds,
+            "s",
+            "< 2 s",
+            cold.seconds < 2.0,
+            f"CPU {cold.cpu:.2f} s; {cold_kind}; {note}",
+        ),
+        Row(
+            "smig list, warm (median of 3)",
+            warm[1].seconds,
+            "s",
+            "< 0.3 s",
+            warm[1].seconds < 0.3,
+            f"CPU {warm[1].cpu:.2f} s; runs {', '.join(f'{w.seconds:.2f}' for w in warm)} s",
+        ),
     ]
 
 
@@ -155,7 +186,16 @@ def _reset(folder: Path) -> None:
 
 def child_argv(workdir: Path, name: str, *extra: str) -> list[str]:
     """Argv for one in-process measurement in a fresh interpreter."""
-    return [sys.executable, "-m", "smig_tui.devtools.bench", "--workdir", str(workdir), "--child", name, *extra]
+    return [
+        sys.executable,
+        "-m",
+        "smig_tui.devtools.bench",
+        "--workdir",
+        str(workdir),
+        "--child",
+        name,
+        *extra,
+    ]
 
 
 def bench_huge(workdir: Path, manifest: Manifest) -> list[Row]:
@@ -167,12 +207,23 @@ def bench_huge(workdir: Path, manifest: Manifest) -> list[Row]:
     child = run_child(child_argv(workdir, "plan", entry.path), corpus_env(workdir, smig_home))
     r = child.result
     steps = f"find {r['find']:.2f} s, load {r['load']:.2f} s, plan {r['plan']:.2f} s"
-    what = (f"CPU {child.cpu:.1f} s; {entry.agent} {entry.size / MB:,.0f} MB, {r['messages']:,} messages; "
-            f"{steps}; {r['decision']}")
+    what = (
+        f"CPU {child.cpu:.1f} s; {entry.agent} {entry.size / MB:,.0f} MB, {r['messages']:,} messages; "
+        f"{steps}; {r['decision']}"
+    )
     total = r["find"] + r["load"] + r["plan"]
     return [
-        Row(f"open + plan {entry.size / MB:,.0f} MB session, cold", total, "s", "< 10 s", total < 10, what),
-        Row("  peak RSS of that process", child.max_rss_mb, "MB", "< 400 MB", child.max_rss_mb < 400),
+        Row(
+            f"open + plan {entry.size / MB:,.0f} MB session, cold",
+            total,
+            "s",
+            "< 10 s",
+            total < 10,
+            what,
+        ),
+        Row(
+            "  peak RSS of that process", child.max_rss_mb, "MB", "< 400 MB", child.max_rss_mb < 400
+        ),
     ]
 
 
@@ -180,18 +231,29 @@ def bench_tokens(workdir: Path, manifest: Manifest, text_mb: float) -> list[Row]
     """Compare smig's counting path with raw tiktoken, then time a cached re-count."""
     smig_home = workdir / "smig-tokens"
     _reset(smig_home)
-    sessions = [e for e in sorted(manifest.sessions, key=lambda e: -e.size)
-                if not e.empty and e.size < 200 * MB]
-    child = run_child(child_argv(workdir, "tokens", str(text_mb), *(e.path for e in sessions[:400])),
-                      corpus_env(workdir, smig_home))
+    sessions = [
+        e
+        for e in sorted(manifest.sessions, key=lambda e: -e.size)
+        if not e.empty and e.size < 200 * MB
+    ]
+    child = run_child(
+        child_argv(workdir, "tokens", str(text_mb), *(e.path for e in sessions[:400])),
+        corpus_env(workdir, smig_home),
+    )
     r = child.result
     ratio = r["raw"] / r["smig"]
     speedup = r["smig"] / r["cached"]
     note = f"{r['mb']:.1f} MB of text, {r['messages']:,} messages; raw {r['raw']:.2f} s, smig {r['smig']:.2f} s"
     return [
         Row("token counting vs raw tiktoken", ratio, "x", ">= 0.8", ratio >= 0.8, note),
-        Row("cached re-count speed-up", speedup, "x", ">= 50", speedup >= 50,
-            f"cold {r['smig']:.2f} s, cached {r['cached'] * 1000:.1f} ms (fresh Services, disk cache)"),
+        Row(
+            "cached re-count speed-up",
+            speedup,
+            "x",
+            ">= 50",
+            speedup >= 50,
+            f"cold {r['smig']:.2f} s, cached {r['cached'] * 1000:.1f} ms (fresh Services, disk cache)",
+        ),
     ]
 
 
@@ -199,15 +261,31 @@ def bench_replan(workdir: Path, manifest: Manifest) -> list[Row]:
     """Time a plan after a target change on 5,000 messages whose counts are known."""
     smig_home = workdir / "smig-replan"
     _reset(smig_home)
-    candidates = [e.path for e in sorted(manifest.sessions, key=lambda e: e.size)
-                  if not e.empty and not e.is_subagent and 4 * MB < e.size]
-    child = run_child(child_argv(workdir, "replan", *candidates[:40]), corpus_env(workdir, smig_home))
+    candidates = [
+        e.path
+        for e in sorted(manifest.sessions, key=lambda e: e.size)
+        if not e.empty and not e.is_subagent and e.size > 4 * MB
+    ]
+    child = run_child(
+        child_argv(workdir, "replan", *candidates[:40]), corpus_env(workdir, smig_home)
+    )
     r = child.result
     if not r.get("ok"):
-        return [Row("re-plan after target change", None, "ms", "< 50 ms", None, r.get("reason", ""))]
+        return [
+            Row("re-plan after target change", None, "ms", "< 50 ms", None, r.get("reason", ""))
+        ]
     ms = r["median"] * 1000
     note = f"{r['messages']:,} messages; first switch {r['first'] * 1000:.1f} ms, worst {r['worst'] * 1000:.1f} ms"
-    return [Row(f"re-plan after target change ({r['messages']:,} msgs)", ms, "ms", "< 50 ms", ms < 50, note)]
+    return [
+        Row(
+            f"re-plan after target change ({r['messages']:,} msgs)",
+            ms,
+            "ms",
+            "< 50 ms",
+            ms < 50,
+            note,
+        )
+    ]
 
 
 def bench_tui(workdir: Path, manifest: Manifest) -> list[Row]:
@@ -222,9 +300,13 @@ def bench_tui(workdir: Path, manifest: Manifest) -> list[Row]:
     r = child.result
     if not r.get("ok"):
         return [Row("TUI first paint", None, "s", "< 1 s", None, r.get("reason", ""))]
-    note = (f"CPU {child.cpu:.1f} s in all; {r['shown']} sessions in the tree at first paint; all {r['total']} in after "
-            f"{r['loaded']:.2f} s; app start {r['start']:.2f} s")
-    return [Row("TUI first paint (tree non-empty)", r["paint"], "s", "< 1 s", r["paint"] < 1.0, note)]
+    note = (
+        f"CPU {child.cpu:.1f} s in all; {r['shown']} sessions in the tree at first paint; all {r['total']} in after "
+        f"{r['loaded']:.2f} s; app start {r['start']:.2f} s"
+    )
+    return [
+        Row("TUI first paint (tree non-empty)", r["paint"], "s", "< 1 s", r["paint"] < 1.0, note)
+    ]
 
 
 def render(rows: Sequence[Row]) -> str:
@@ -234,7 +316,9 @@ def render(rows: Sequence[Row]) -> str:
     widths = [max(len(line[i]) for line in cells) for i in range(4)]
     lines = []
     for index, line in enumerate(cells):
-        lines.append("  ".join(cell.ljust(width) for cell, width in zip(line[:4], widths)) + "  " + line[4])
+        lines.append(
+            "  ".join(cell.ljust(width) for cell, width in zip(line[:4], widths, strict=True)) + "  " + line[4]
+        )
         if index == 0:
             lines.append("  ".join("-" * width for width in widths) + "  -----")
     return "\n".join(lines)
@@ -247,9 +331,17 @@ def _load() -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Generate or reuse the corpus, run every row, print the table."""
-    log = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731
-    params = {"sessions": args.sessions, "total_bytes": int(args.total_gb * GB), "huge": 1 if args.huge_mb else 0,
-              "huge_bytes": int(args.huge_mb * MB), "seed": args.seed}
+
+    def log(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    params = {
+        "sessions": args.sessions,
+        "total_bytes": int(args.total_gb * GB),
+        "huge": 1 if args.huge_mb else 0,
+        "huge_bytes": int(args.huge_mb * MB),
+        "seed": args.seed,
+    }
     workdir: Path = args.workdir
     manifest = ensure_corpus(workdir, params, log)
     load = _load()
@@ -266,24 +358,36 @@ def run(args: argparse.Namespace) -> int:
         try:
             rows += step()
         except (RuntimeError, KeyError, ValueError, OSError, subprocess.TimeoutExpired) as error:
-            rows.append(Row(name, None, "", "", None, f"failed: {str(error).splitlines()[-1][:200]}"))
+            rows.append(
+                Row(name, None, "", "", None, f"failed: {str(error).splitlines()[-1][:200]}")
+            )
     table = render(rows)
-    print(f"smig benchmark, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} CPUs, "
-          f"load average {load} at start, {_load()} at end; "
-          f"{len(manifest.sessions)} sessions / {manifest.total_bytes / GB:.2f} GB\n\n{table}")
-    (workdir / "bench-results.json").write_text(json.dumps([row.__dict__ for row in rows], indent=1))
+    print(
+        f"smig benchmark, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} CPUs, "
+        f"load average {load} at start, {_load()} at end; "
+        f"{len(manifest.sessions)} sessions / {manifest.total_bytes / GB:.2f} GB\n\n{table}"
+    )
+    (workdir / "bench-results.json").write_text(
+        json.dumps([row.__dict__ for row in rows], indent=1)
+    )
     return 0 if all(row.ok is not False for row in rows) else 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse options; `--child` runs one measurement in this process (used by the table rows)."""
-    parser = argparse.ArgumentParser(prog="python -m smig_tui.devtools.bench", description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="200 sessions, 0.25 GB, a 50 MB huge session")
+    parser = argparse.ArgumentParser(
+        prog="python -m smig_tui.devtools.bench", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="200 sessions, 0.25 GB, a 50 MB huge session"
+    )
     parser.add_argument("--sessions", type=int)
     parser.add_argument("--total-gb", type=float)
     parser.add_argument("--huge-mb", type=float)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--workdir", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "smig-bench")
+    parser.add_argument(
+        "--workdir", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "smig-bench"
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("rest", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

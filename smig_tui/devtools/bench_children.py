@@ -22,7 +22,10 @@ REPLAN_MESSAGES = 5000
 def run_child_measure(name: str, args: Sequence[str]) -> dict[str, Any]:
     """Run the named measurement and return its figures."""
     measures: dict[str, Callable[[Sequence[str]], dict[str, Any]]] = {
-        "plan": measure_plan, "tokens": measure_tokens, "replan": measure_replan, "tui": measure_tui,
+        "plan": measure_plan,
+        "tokens": measure_tokens,
+        "replan": measure_replan,
+        "tui": measure_tui,
     }
     return measures[name](args)
 
@@ -37,10 +40,17 @@ def measure_plan(args: Sequence[str]) -> dict[str, Any]:
     loaded = time.perf_counter()
     plan = services.plan(session, PLAN_TARGET, "truncate")
     planned = time.perf_counter()
-    decision = (f"{plan.decision.session_tokens:,} tokens for a {plan.decision.window:,} window, "
-                f"{len(plan.kept):,} messages kept ({plan.tokens_after:,} tokens)")
-    return {"find": found - started, "load": loaded - found, "plan": planned - loaded,
-            "messages": len(session.messages), "decision": decision}
+    decision = (
+        f"{plan.decision.session_tokens:,} tokens for a {plan.decision.window:,} window, "
+        f"{len(plan.kept):,} messages kept ({plan.tokens_after:,} tokens)"
+    )
+    return {
+        "find": found - started,
+        "load": loaded - found,
+        "plan": planned - loaded,
+        "messages": len(session.messages),
+        "decision": decision,
+    }
 
 
 def index_paths(services: Services, paths: Sequence[str]) -> list[SessionInfo]:
@@ -74,12 +84,23 @@ def measure_tokens(args: Sequence[str]) -> dict[str, Any]:
     texts = [[render_for_count(m) for m in s.messages] for s in sessions]
     encoding = tiktoken.get_encoding(capacity.encoding)
     services.counter_for(capacity).count("warm up")
-    raw = min(_timed(lambda: [encoding.encode_ordinary_batch(t, num_threads=os.cpu_count() or 1)
-                              for t in texts]) for _ in range(2))
+    raw = min(
+        _timed(
+            lambda: [
+                encoding.encode_ordinary_batch(t, num_threads=os.cpu_count() or 1) for t in texts
+            ]
+        )
+        for _ in range(2)
+    )
     cold = [_count_all(services_at(base / name), sessions, capacity) for name in ("a", "b")]
     cached = min(_count_all(services_at(base / "a"), sessions, capacity) for _ in range(3))
-    return {"raw": raw, "smig": min(cold), "cached": cached, "mb": size / (1 << 20),
-            "messages": sum(len(s.messages) for s in sessions)}
+    return {
+        "raw": raw,
+        "smig": min(cold),
+        "cached": cached,
+        "mb": size / (1 << 20),
+        "messages": sum(len(s.messages) for s in sessions),
+    }
 
 
 def _timed(work: Callable[[], object]) -> float:
@@ -106,16 +127,26 @@ def measure_replan(args: Sequence[str]) -> dict[str, Any]:
         if len(messages) >= REPLAN_MESSAGES:
             break
     if first is None or len(messages) < REPLAN_MESSAGES:
-        return {"ok": False, "reason": f"the corpus has only {len(messages)} messages in large sessions"}
+        return {
+            "ok": False,
+            "reason": f"the corpus has only {len(messages)} messages in large sessions",
+        }
     picked = [replace(m, index=i) for i, m in enumerate(messages[:REPLAN_MESSAGES])]
     session = replace(first, messages=tuple(picked))
     services.plan(session, PLAN_TARGET, "truncate")
-    times = []
+    times: list[float] = []
     for _ in range(3):
         for target in REPLAN_TARGETS:
-            times.append(_timed(lambda target=target: services.plan(session, target, "truncate")))
-    return {"ok": True, "messages": len(picked), "first": times[0], "median": statistics.median(times),
-            "worst": max(times)}
+            started = time.perf_counter()
+            services.plan(session, target, "truncate")
+            times.append(time.perf_counter() - started)
+    return {
+        "ok": True,
+        "messages": len(picked),
+        "first": times[0],
+        "median": statistics.median(times),
+        "worst": max(times),
+    }
 
 
 def measure_tui(args: Sequence[str]) -> dict[str, Any]:
@@ -139,12 +170,17 @@ async def _drive_tui(app_type: Any, tree_type: Any) -> dict[str, Any]:
             await pilot.pause()
             tree = app.screen.query_one(tree_type)
             if tree.root.children:
-                figures.update(ok=True, paint=time.perf_counter() - started, shown=len(tree.sessions))
+                figures.update(
+                    ok=True, paint=time.perf_counter() - started, shown=len(tree.sessions)
+                )
                 break
         while figures["ok"] and time.perf_counter() - started < 300:
             if not any(w.group == "sources.scan" and not w.is_finished for w in app.workers):
                 break
             await pilot.pause()
         await pilot.pause()
-        figures.update(loaded=time.perf_counter() - started, total=len(app.screen.query_one(tree_type).sessions))
+        figures.update(
+            loaded=time.perf_counter() - started,
+            total=len(app.screen.query_one(tree_type).sessions),
+        )
     return figures

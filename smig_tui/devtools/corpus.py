@@ -1,4 +1,4 @@
-"""Provides a seeded generator of realistic fake `$CODEX_HOME` and `$CLAUDE_CONFIG_DIR` trees.
+r"""Provides a seeded generator of realistic fake `$CODEX_HOME` and `$CLAUDE_CONFIG_DIR` trees.
 
     python -m smig_tui.devtools.corpus --codex-home DIR --claude-home DIR --sessions 2000 \\
         --total-gb 2 [--huge 1 --huge-mb 500] [--seed 7]
@@ -39,8 +39,22 @@ BASE_TIME = 1_795_600_000.0
 """2026-11-25T08:26:40Z: sessions are spread over the 120 days before it."""
 _POOL = 40
 
-_PROJECTS = ("smig", "my_app", "api.v2", "web-client", "infra", "data_pipeline", "docs", "cli-tools",
-             "ml.research", "mobile_app", "billing", "auth-service", "search", "scratch")
+_PROJECTS = (
+    "smig",
+    "my_app",
+    "api.v2",
+    "web-client",
+    "infra",
+    "data_pipeline",
+    "docs",
+    "cli-tools",
+    "ml.research",
+    "mobile_app",
+    "billing",
+    "auth-service",
+    "search",
+    "scratch",
+)
 
 
 @dataclass
@@ -82,8 +96,14 @@ class Manifest:
 
     def save(self, *homes: Path) -> None:
         """Write the manifest into each home."""
-        data = json.dumps({"params": self.params, "seconds": self.seconds,
-                           "sessions": [asdict(e) for e in self.sessions]}, indent=1)
+        data = json.dumps(
+            {
+                "params": self.params,
+                "seconds": self.seconds,
+                "sessions": [asdict(e) for e in self.sessions],
+            },
+            indent=1,
+        )
         for home in homes:
             (home / MANIFEST).write_text(data, encoding="utf-8")
 
@@ -92,7 +112,9 @@ class Manifest:
         """Read the manifest a previous run left in `home`, if any."""
         try:
             data = json.loads((home / MANIFEST).read_text(encoding="utf-8"))
-            return cls(data["params"], [SessionEntry(**e) for e in data["sessions"]], data["seconds"])
+            return cls(
+                data["params"], [SessionEntry(**e) for e in data["sessions"]], data["seconds"]
+            )
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
@@ -123,9 +145,15 @@ class Pools:
     def __init__(self, seed: int) -> None:
         rng = random.Random(f"{seed}:pools")
         self.codex = sorted((turns.codex_turn(rng) for _ in range(_POOL)), key=lambda t: t.size)
-        self.claude = sorted((turns.claude_turn(rng, False) for _ in range(_POOL)), key=lambda t: t.size)
-        self.sidechain = sorted((turns.claude_turn(rng, True) for _ in range(_POOL // 2)), key=lambda t: t.size)
-        self.sizes = {id(pool): [t.size for t in pool] for pool in (self.codex, self.claude, self.sidechain)}
+        self.claude = sorted(
+            (turns.claude_turn(rng, False) for _ in range(_POOL)), key=lambda t: t.size
+        )
+        self.sidechain = sorted(
+            (turns.claude_turn(rng, True) for _ in range(_POOL // 2)), key=lambda t: t.size
+        )
+        self.sizes = {
+            id(pool): [t.size for t in pool] for pool in (self.codex, self.claude, self.sidechain)
+        }
         self.codex_compaction = turns.codex_compaction(rng)
         self.claude_compaction = turns.claude_compaction(rng)
         self.instructions = text.prose(rng, 60)
@@ -161,7 +189,9 @@ def plan_specs(seed: int, count: int, total: int, huge: int, huge_bytes: int) ->
     mains: dict[str, list[int]] = {"codex": [], "claude": []}
     for index, size in enumerate(plan_sizes(rng, count, total, huge, huge_bytes)):
         agent = ("codex", "claude")[index % 2] if index < huge else rng.choice(("codex", "claude"))
-        spec = Spec(index, agent, "main", size, BASE_TIME - rng.uniform(0, 120 * 86400), rng.choice(cwds))
+        spec = Spec(
+            index, agent, "main", size, BASE_TIME - rng.uniform(0, 120 * 86400), rng.choice(cwds)
+        )
         roll = rng.random()
         if index >= huge and mains[agent] and roll < 0.16:
             parent = specs[rng.choice(mains[agent])]
@@ -188,14 +218,21 @@ def plan_specs(seed: int, count: int, total: int, huge: int, huge_bytes: int) ->
 def _ensure_variety(specs: list[Spec], huge: int) -> None:
     """Make even a small corpus hold every case once: damage, empty file, exec, sub-agents, compaction."""
     parents = {s.parent for s in specs}
-    free = [s for s in specs[huge:] if s.kind == "main" and s.index not in parents
-            and not (s.corrupt or s.truncated or s.empty or s.compacted)]
+    free = [
+        s
+        for s in specs[huge:]
+        if s.kind == "main"
+        and s.index not in parents
+        and not (s.corrupt or s.truncated or s.empty or s.compacted)
+    ]
     for flag in ("corrupt", "truncated", "empty", "compacted"):
         if free and not any(getattr(s, flag) for s in specs):
             setattr(free.pop(), flag, True)
     kinds = {(s.agent, s.kind) for s in specs}
     for agent, kind in (("codex", "exec"), ("codex", "subagent"), ("claude", "subagent")):
-        hosts = [s for s in specs[huge:] if s.agent == agent and s.kind == "main" and s not in free[-1:]]
+        hosts = [
+            s for s in specs[huge:] if s.agent == agent and s.kind == "main" and s not in free[-1:]
+        ]
         if (agent, kind) in kinds or not free or (kind == "subagent" and not hosts):
             continue
         child = free.pop()
@@ -233,8 +270,16 @@ def munge(cwd: str) -> str:
     return re.sub(r"[^a-zA-Z0-9]", "-", cwd)
 
 
-def write_body(handle: Any, filler: Filler, pools: Pools, pool: list[Template], spec: Spec,
-               entry: SessionEntry, compaction: Template | None, trailer: str = "") -> None:
+def write_body(
+    handle: Any,
+    filler: Filler,
+    pools: Pools,
+    pool: list[Template],
+    spec: Spec,
+    entry: SessionEntry,
+    compaction: Template | None,
+    trailer: str = "",
+) -> None:
     """Write turns until the file reaches its size, then `trailer`, with the damage planned for it."""
     rng = filler.rng
     written, lines = entry.size, entry.lines
@@ -271,11 +316,15 @@ def write_body(handle: Any, filler: Filler, pools: Pools, pool: list[Template], 
 def _broken_line(chunk: str) -> str:
     """Cut a conversation line (one every reader must parse) short, as a crash mid-write would."""
     lines = chunk.split("\n")
-    line = next((x for x in lines if '"type":"response_item"' in x or '"type":"user"' in x), lines[0])
+    line = next(
+        (x for x in lines if '"type":"response_item"' in x or '"type":"user"' in x), lines[0]
+    )
     return line[: len(line) * 2 // 3] + "\n"
 
 
-def write_header(handle: Any, filler: Filler, records: list[dict[str, Any]], entry: SessionEntry) -> None:
+def write_header(
+    handle: Any, filler: Filler, records: list[dict[str, Any]], entry: SessionEntry
+) -> None:
     """Write the per-session opening lines through the filler so their slots are filled too."""
     chunk = filler.fill(Template.build(records, last_uuid=records[-1].get("_last", -1)))
     handle.write(chunk)
@@ -293,8 +342,15 @@ def write_codex(spec: Spec, specs: list[Spec], pools: Pools, home: Path, seed: i
     folder = home / "sessions" / stamp[:4] / stamp[5:7] / stamp[8:10]
     path = folder / f"rollout-{stamp}-{spec.id}.jsonl"
     parent = specs[spec.parent] if spec.parent is not None else None
-    entry = SessionEntry("codex", spec.kind, spec.id, str(path), spec.cwd, parent.id if parent else None,
-                         spec.kind != "main")
+    entry = SessionEntry(
+        "codex",
+        spec.kind,
+        spec.id,
+        str(path),
+        spec.cwd,
+        parent.id if parent else None,
+        spec.kind != "main",
+    )
     model = ("gpt-5.1-codex", "gpt-5.2", "gpt-5-codex")[spec.index % 3]
     filler = _filler(spec, seed, {"CWD": spec.cwd, "MODEL": model})
     entry.prompt = text.prose(filler.rng, 1)[:300]
@@ -309,39 +365,73 @@ def write_codex(spec: Spec, specs: list[Spec], pools: Pools, home: Path, seed: i
     return entry
 
 
-def codex_header(spec: Spec, parent: Spec | None, pools: Pools, prompt: str) -> list[dict[str, Any]]:
+def codex_header(
+    spec: Spec, parent: Spec | None, pools: Pools, prompt: str
+) -> list[dict[str, Any]]:
     """Return session_meta, the injected context and a first short turn."""
     meta: dict[str, Any] = {
-        "id": spec.id, "timestamp": turns.T, "cwd": spec.cwd, "originator": "codex-tui",
-        "cli_version": "0.125.0", "source": "cli", "model_provider": "openai",
+        "id": spec.id,
+        "timestamp": turns.T,
+        "cwd": spec.cwd,
+        "originator": "codex-tui",
+        "cli_version": "0.125.0",
+        "source": "cli",
+        "model_provider": "openai",
         "base_instructions": {"text": pools.instructions},
-        "git": {"commit_hash": f"{spec.index:040x}", "branch": "main",
-                "repository_url": f"git@github.com:dev/{spec.cwd.rsplit('/', 1)[1]}.git"}}
+        "git": {
+            "commit_hash": f"{spec.index:040x}",
+            "branch": "main",
+            "repository_url": f"git@github.com:dev/{spec.cwd.rsplit('/', 1)[1]}.git",
+        },
+    }
     if spec.kind == "exec":
         meta.update(originator="codex_exec", source="exec")
     elif parent is not None:
-        spawn = {"parent_thread_id": parent.id, "depth": 1, "agent_nickname": "Euclid", "agent_role": "explorer"}
-        meta.update(source={"subagent": {"thread_spawn": spawn}}, thread_source="subagent",
-                    agent_nickname="Euclid", agent_role="explorer")
+        spawn = {
+            "parent_thread_id": parent.id,
+            "depth": 1,
+            "agent_nickname": "Euclid",
+            "agent_role": "explorer",
+        }
+        meta.update(
+            source={"subagent": {"thread_spawn": spawn}},
+            thread_source="subagent",
+            agent_nickname="Euclid",
+            agent_role="explorer",
+        )
     context = f"<environment_context>\n  <cwd>{spec.cwd}</cwd>\n  <shell>bash</shell>\n</environment_context>"
     answer = text.sentence(random.Random(spec.id))
     return [
         {"timestamp": turns.T, "type": "session_meta", "payload": meta},
-        turns.codex_event({"type": "task_started", "turn_id": "@@TURN@@", "model_context_window": 258400}),
-        turns.codex_message("developer", "<permissions instructions>\nApprovals: on-request.\n</permissions instructions>"),
-        turns.codex_message("user", f"# AGENTS.md instructions for {spec.cwd}\n\n<INSTRUCTIONS>\n{pools.agents_md}\n</INSTRUCTIONS>"),
+        turns.codex_event(
+            {"type": "task_started", "turn_id": "@@TURN@@", "model_context_window": 258400}
+        ),
+        turns.codex_message(
+            "developer",
+            "<permissions instructions>\nApprovals: on-request.\n</permissions instructions>",
+        ),
+        turns.codex_message(
+            "user",
+            f"# AGENTS.md instructions for {spec.cwd}\n\n<INSTRUCTIONS>\n{pools.agents_md}\n</INSTRUCTIONS>",
+        ),
         turns.codex_message("user", context),
         turns.codex_turn_context(),
         turns.codex_message("user", prompt),
-        turns.codex_event({"type": "user_message", "message": prompt, "local_images": [], "text_elements": []}),
+        turns.codex_event(
+            {"type": "user_message", "message": prompt, "local_images": [], "text_elements": []}
+        ),
         turns.codex_message("assistant", answer, "final_answer"),
         turns.codex_event({"type": "agent_message", "message": answer, "phase": "final_answer"}),
         turns.codex_token_count(),
-        turns.codex_event({"type": "task_complete", "turn_id": "@@TURN@@", "last_agent_message": answer}),
+        turns.codex_event(
+            {"type": "task_complete", "turn_id": "@@TURN@@", "last_agent_message": answer}
+        ),
     ]
 
 
-def write_claude(spec: Spec, specs: list[Spec], pools: Pools, home: Path, seed: int) -> SessionEntry:
+def write_claude(
+    spec: Spec, specs: list[Spec], pools: Pools, home: Path, seed: int
+) -> SessionEntry:
     """Write one transcript under `projects/<munged cwd>/`, or a sub-agent file beside its parent."""
     project = home / "projects" / munge(spec.cwd)
     parent = specs[spec.parent] if spec.parent is not None else None
@@ -351,21 +441,44 @@ def write_claude(spec: Spec, specs: list[Spec], pools: Pools, home: Path, seed: 
         path, session_id = project / f"agent-{spec.id}.jsonl", parent.id
     else:
         path, session_id = project / parent.id / "subagents" / f"agent-{spec.id}.jsonl", parent.id
-    entry = SessionEntry("claude", spec.kind, path.stem, str(path), spec.cwd, parent.id if parent else None,
-                         parent is not None)
-    consts = {"CWD": spec.cwd, "SID": session_id, "AGENT": spec.id, "VER": "2.0.76" if spec.old_layout else "2.1.80",
-              "MODEL": ("claude-opus-4-6", "claude-sonnet-4-5-20250929")[spec.index % 2]}
+    entry = SessionEntry(
+        "claude",
+        spec.kind,
+        path.stem,
+        str(path),
+        spec.cwd,
+        parent.id if parent else None,
+        parent is not None,
+    )
+    consts = {
+        "CWD": spec.cwd,
+        "SID": session_id,
+        "AGENT": spec.id,
+        "VER": "2.0.76" if spec.old_layout else "2.1.80",
+        "MODEL": ("claude-opus-4-6", "claude-sonnet-4-5-20250929")[spec.index % 2],
+    }
     filler = _filler(spec, seed, consts)
     entry.prompt = text.prose(filler.rng, 1)[:300]
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8", newline="\n", buffering=1 << 20) as handle:
         if not spec.empty:
-            write_header(handle, filler, claude_header(spec, entry.prompt, parent is not None), entry)
+            write_header(
+                handle, filler, claude_header(spec, entry.prompt, parent is not None), entry
+            )
             pool = pools.claude if parent is None else pools.sidechain
             trailer = ""
             if spec.titled and parent is None:
                 entry.title = f"{text.ident(filler.rng).replace('_', ' ')} #{spec.index}"
-                trailer = json.dumps({"type": "custom-title", "customTitle": entry.title, "sessionId": session_id}) + "\n"
+                trailer = (
+                    json.dumps(
+                        {
+                            "type": "custom-title",
+                            "customTitle": entry.title,
+                            "sessionId": session_id,
+                        }
+                    )
+                    + "\n"
+                )
             compaction = pools.claude_compaction if parent is None else None
             write_body(handle, filler, pools, pool, spec, entry, compaction, trailer)
     if parent is not None and not spec.old_layout:
@@ -383,8 +496,14 @@ def claude_header(spec: Spec, prompt: str, sidechain: bool) -> list[dict[str, An
     """Return the opening records: sometimes a snapshot first (no cwd), then prompt and answer."""
     records: list[dict[str, Any]] = []
     if not sidechain and spec.index % 3 == 0:
-        records.append({"type": "file-history-snapshot", "messageId": "@@U0@@", "snapshot": {
-            "messageId": "@@U0@@", "trackedFileBackups": {}, "timestamp": turns.T}, "isSnapshotUpdate": False})
+        records.append(
+            {
+                "type": "file-history-snapshot",
+                "messageId": "@@U0@@",
+                "snapshot": {"messageId": "@@U0@@", "trackedFileBackups": {}, "timestamp": turns.T},
+                "isSnapshotUpdate": False,
+            }
+        )
     first = turns.claude_envelope("user", 0, None, sidechain)
     first["message"] = {"role": "user", "content": prompt}
     answer = {"type": "text", "text": text.sentence(random.Random(spec.id))}
@@ -397,18 +516,33 @@ def prepare(home: Path) -> None:
     """Make `home` empty, refusing to touch a folder the generator did not make."""
     if home.is_dir() and any(home.iterdir()):
         if not (home / MANIFEST).is_file():
-            raise WriteRefusedError(f"{home} is not empty and holds no {MANIFEST}, so the corpus will not replace it.")
+            raise WriteRefusedError(
+                f"{home} is not empty and holds no {MANIFEST}, so the corpus will not replace it."
+            )
         shutil.rmtree(home)
     home.mkdir(parents=True, exist_ok=True)
 
 
-def generate(codex_home: Path, claude_home: Path, sessions: int = 2000, total_bytes: int = 2 * GB,
-             huge: int = 0, huge_bytes: int = 500 * MB, seed: int = 7,
-             progress: Callable[[int, int], None] | None = None) -> Manifest:
+def generate(
+    codex_home: Path,
+    claude_home: Path,
+    sessions: int = 2000,
+    total_bytes: int = 2 * GB,
+    huge: int = 0,
+    huge_bytes: int = 500 * MB,
+    seed: int = 7,
+    progress: Callable[[int, int], None] | None = None,
+) -> Manifest:
     """Write a corpus into the two homes and return its manifest."""
     started = time.perf_counter()
-    params = {"sessions": sessions, "total_bytes": total_bytes, "huge": huge, "huge_bytes": huge_bytes,
-              "seed": seed, "version": GENERATOR_VERSION}
+    params = {
+        "sessions": sessions,
+        "total_bytes": total_bytes,
+        "huge": huge,
+        "huge_bytes": huge_bytes,
+        "seed": seed,
+        "version": GENERATOR_VERSION,
+    }
     for home in (codex_home, claude_home):
         prepare(home)
     specs = plan_specs(seed, sessions, total_bytes, huge, huge_bytes)
@@ -417,7 +551,9 @@ def generate(codex_home: Path, claude_home: Path, sessions: int = 2000, total_by
     entries, written = [], 0
     for spec in specs:
         writer = write_codex if spec.agent == "codex" else write_claude
-        entry = writer(spec, specs, pools, codex_home if spec.agent == "codex" else claude_home, seed)
+        entry = writer(
+            spec, specs, pools, codex_home if spec.agent == "codex" else claude_home, seed
+        )
         entries.append(entry)
         written += entry.size
         if progress:
@@ -434,8 +570,17 @@ def write_session_index(home: Path, specs: list[Spec], entries: list[SessionEntr
     for spec, entry in zip(specs, entries, strict=True):
         if entry.agent == "codex" and spec.titled and not spec.empty:
             entry.title = f"{text.ident(random.Random(spec.id)).replace('_', ' ')} #{spec.index}"
-            rows.append(json.dumps({"id": entry.id, "thread_name": entry.title,
-                                    "updated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(spec.created))}))
+            rows.append(
+                json.dumps(
+                    {
+                        "id": entry.id,
+                        "thread_name": entry.title,
+                        "updated_at": time.strftime(
+                            "%Y-%m-%dT%H:%M:%SZ", time.gmtime(spec.created)
+                        ),
+                    }
+                )
+            )
     index = home / "session_index.jsonl"
     index.write_text("".join(row + "\n" for row in rows), encoding="utf-8")
     os.utime(index, (BASE_TIME, BASE_TIME))
@@ -443,27 +588,41 @@ def write_session_index(home: Path, specs: list[Spec], entries: list[SessionEntr
 
 def main(argv: list[str] | None = None) -> int:
     """Run the generator from the command line and print what it wrote."""
-    parser = argparse.ArgumentParser(prog="python -m smig_tui.devtools.corpus", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m smig_tui.devtools.corpus", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--codex-home", type=Path, required=True)
     parser.add_argument("--claude-home", type=Path, required=True)
     parser.add_argument("--sessions", type=int, default=2000)
     parser.add_argument("--total-gb", type=float, default=2.0)
-    parser.add_argument("--huge", type=int, default=0, help="how many huge sessions (alternating agents)")
+    parser.add_argument(
+        "--huge", type=int, default=0, help="how many huge sessions (alternating agents)"
+    )
     parser.add_argument("--huge-mb", type=float, default=500.0)
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
     try:
-        manifest = generate(args.codex_home, args.claude_home, args.sessions, int(args.total_gb * GB),
-                            args.huge, int(args.huge_mb * MB), args.seed)
+        manifest = generate(
+            args.codex_home,
+            args.claude_home,
+            args.sessions,
+            int(args.total_gb * GB),
+            args.huge,
+            int(args.huge_mb * MB),
+            args.seed,
+        )
     except SmigError as error:
         print(f"corpus: error: {error}", file=sys.stderr)
         return error.exit_code
     sizes = sorted(entry.size for entry in manifest.sessions)
     rate = manifest.total_bytes / MB / max(manifest.seconds, 1e-9)
-    print(f"{len(sizes)} sessions, {manifest.total_bytes / MB:,.0f} MB in {manifest.seconds:.1f} s "
-          f"({rate:,.0f} MB/s); sizes p10 {sizes[len(sizes) // 10] // KB} KB, "
-          f"median {sizes[len(sizes) // 2] // KB} KB, p99 {sizes[len(sizes) * 99 // 100] // KB} KB, "
-          f"max {sizes[-1] // MB} MB", file=sys.stderr)
+    print(
+        f"{len(sizes)} sessions, {manifest.total_bytes / MB:,.0f} MB in {manifest.seconds:.1f} s "
+        f"({rate:,.0f} MB/s); sizes p10 {sizes[len(sizes) // 10] // KB} KB, "
+        f"median {sizes[len(sizes) // 2] // KB} KB, p99 {sizes[len(sizes) * 99 // 100] // KB} KB, "
+        f"max {sizes[-1] // MB} MB",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-_WORDS = (
+_WORD_TEXT = (
     "the a an this that we it is are was be can should will must not and or but so then if when "
     "because while after before each every only also still already just now here there which "
     "function module class method test tests file files path config option value error warning "
@@ -19,13 +19,15 @@ _WORDS = (
     "previous newest oldest fits compress truncate summary placeholder pinned dropped kept "
     "branch commit merge rebase diff patch review comment issue bug feature release version "
     "migration schema database query transaction lock atomic write read open close flush sync"
-).split()
+)
+_WORDS = tuple(_WORD_TEXT.split())
 
-_NAMES = (
+_NAME_TEXT = (
     "session reader writer parser counter planner budget window record message index cache "
     "config loader store worker handler client server request response payload item entry node "
     "tree chain path offset usage total result plan decision target source"
-).split()
+)
+_NAMES = tuple(_NAME_TEXT.split())
 
 _DIRS = ("src", "lib", "app", "core", "adapters", "services", "tests", "utils", "api", "cli", "ui")
 _EXTS = (".py", ".ts", ".rs", ".go", ".tsx", ".md", ".json", ".toml")
@@ -114,10 +116,14 @@ def shell_output(rng: random.Random, lines: int, root: str) -> str:
                 f"{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d} {path(rng)}"
             )
         elif kind == 1:
-            out.append(f"{path(rng, root)}:{rng.randint(1, 900)}:{code_line(rng, rng.randint(0, 2))}")
+            out.append(
+                f"{path(rng, root)}:{rng.randint(1, 900)}:{code_line(rng, rng.randint(0, 2))}"
+            )
         elif kind == 2:
             verdict = rng.choice(("PASSED", "PASSED", "PASSED", "FAILED", "SKIPPED"))
-            out.append(f"tests/{path(rng)}::test_{ident(rng)} {verdict} [{number * 100 // lines:>3}%]")
+            out.append(
+                f"tests/{path(rng)}::test_{ident(rng)} {verdict} [{number * 100 // lines:>3}%]"
+            )
         elif kind == 3:
             out.append(f"{rng.getrandbits(28):07x} {sentence(rng)[:72]}")
         else:

@@ -53,7 +53,9 @@ class Template:
     @classmethod
     def build(cls, records: Sequence[Record], last_uuid: int = -1) -> Template:
         """Render records to compact JSON lines and split them at their slots."""
-        rendered = "".join(json.dumps(r, separators=(",", ":"), ensure_ascii=False) + "\n" for r in records)
+        rendered = "".join(
+            json.dumps(r, separators=(",", ":"), ensure_ascii=False) + "\n" for r in records
+        )
         pieces = _SLOT.split(_RAW_SLOT.sub(r"@@\1\2@@", rendered))
         segments = pieces[0::3]
         keys: dict[str, tuple[str, str, int]] = {}
@@ -68,11 +70,19 @@ class Template:
         others = tuple(k for k in keys.values() if k[1] not in ("T", "U"))
         uuids = tuple((k[0], k[2]) for k in keys.values() if k[1] == "U")
         # Deterministic, irregular gaps of 0.05-3 s between records.
-        times = tuple((k[0], 50 + (i * 7919 + size) % 2950) for i, k in enumerate(keys.values()) if k[1] == "T")
-        return cls(tuple(parts), tuple(order), others, uuids, times, size, rendered.count("\n"), last_uuid)
+        times = tuple(
+            (k[0], 50 + (i * 7919 + size) % 2950)
+            for i, k in enumerate(keys.values())
+            if k[1] == "T"
+        )
+        return cls(
+            tuple(parts), tuple(order), others, uuids, times, size, rendered.count("\n"), last_uuid
+        )
 
 
-_CLOCK = [f"{second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}." for second in range(86400)]
+_CLOCK = [
+    f"{second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}." for second in range(86400)
+]
 """`hh:mm:ss.` for every second of a day: formatting timestamps is the generator's hottest path."""
 
 
@@ -106,10 +116,11 @@ class Filler:
             "TU": lambda n: f"toolu_01{self._ids}{n:02x}",
             "K": lambda n: f"{(self.rep * 31 + n) & 0xFFFFFF:06x}",
             "TURN": lambda _: f"{self.tag}-turn-{self.rep}",
-            "NCTX": lambda _: str(self.context), "NTOT": lambda _: str(self.total),
+            "NCTX": lambda _: str(self.context),
+            "NTOT": lambda _: str(self.total),
         }
         for name, value in self.consts.items():
-            self._handlers[name] = lambda _, value=value: value
+            self._handlers[name] = _constant(value)
 
     def uuid(self, n: int) -> str:
         """Return the uuid of record `n` of the current repeat."""
@@ -123,7 +134,10 @@ class Filler:
             whole, ms = divmod(millis, 1000)
             day, second = divmod(whole, 86400)
             if day != self._day:
-                self._day, self._day_text = day, time.strftime("%Y-%m-%dT", time.gmtime(day * 86400))
+                self._day, self._day_text = (
+                    day,
+                    time.strftime("%Y-%m-%dT", time.gmtime(day * 86400)),
+                )
             values[key] = f"{self._day_text}{_CLOCK[second]}{ms:03d}Z"
         self.clock = millis / 1000
 
@@ -147,6 +161,15 @@ class Filler:
         return "".join(out)
 
 
+def _constant(value: str) -> Callable[[int], str]:
+    """Return a slot handler that always gives `value`."""
+
+    def handler(_: int) -> str:
+        return value
+
+    return handler
+
+
 def tool_output(rng: random.Random) -> str:
     """Return a tool output whose size has a long tail (a few lines to ~150 KB)."""
     lines = int(min(3000, max(2, rng.lognormvariate(3.2, 1.4))))
@@ -155,11 +178,13 @@ def tool_output(rng: random.Random) -> str:
 
 def command(rng: random.Random) -> str:
     """Return a shell command an agent would run."""
-    return rng.choice((
-        f"rg -n '{text.ident(rng)}' {text.path(rng)}",
-        f"sed -n '1,{rng.randint(40, 400)}p' {text.path(rng)}",
-        f"pytest -q tests/{text.path(rng)}",
-        f"git log --oneline -n {rng.randint(5, 60)}",
-        f"ls -la {text.path(rng).rsplit('/', 1)[0]}",
-        f"cat {text.path(rng)}",
-    ))
+    return rng.choice(
+        (
+            f"rg -n '{text.ident(rng)}' {text.path(rng)}",
+            f"sed -n '1,{rng.randint(40, 400)}p' {text.path(rng)}",
+            f"pytest -q tests/{text.path(rng)}",
+            f"git log --oneline -n {rng.randint(5, 60)}",
+            f"ls -la {text.path(rng).rsplit('/', 1)[0]}",
+            f"cat {text.path(rng)}",
+        )
+    )

@@ -29,8 +29,18 @@ class Builder:
 
 
 def info_for(path: str) -> SessionInfo:
-    return SessionInfo(id="019e1625-789d", agent=Agent.CODEX, path=path, cwd="/home/u/p", title="Fix the parser",
-                       size=8, mtime=1.5, is_subagent=True, parent_id="p-1", context_tokens=1234)
+    return SessionInfo(
+        id="019e1625-789d",
+        agent=Agent.CODEX,
+        path=path,
+        cwd="/home/u/p",
+        title="Fix the parser",
+        size=8,
+        mtime=1.5,
+        is_subagent=True,
+        parent_id="p-1",
+        context_tokens=1234,
+    )
 
 
 def test_a_second_pass_reads_nothing_and_returns_the_same_info(tmp_path: Path) -> None:
@@ -77,8 +87,12 @@ def test_damaged_or_older_caches_are_ignored(tmp_path: Path) -> None:
     path = make_file(tmp_path)
     build = Builder(info_for(path))
     store = tmp_path / "cache.json"
-    for content in ("{not json", json.dumps({"v": "0:old", "files": {}}), json.dumps([1, 2]),
-                    json.dumps({"v": "x", "files": {path: {"key": [1, 2], "info": {"id": 3}}}})):
+    for content in (
+        "{not json",
+        json.dumps({"v": "0:old", "files": {}}),
+        json.dumps([1, 2]),
+        json.dumps({"v": "x", "files": {path: {"key": [1, 2], "info": {"id": 3}}}}),
+    ):
         store.write_text(content)
         assert DiscoveryCache(store).lookup(path, build) == build.info
     assert build.calls == 4

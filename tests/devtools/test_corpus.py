@@ -25,8 +25,10 @@ def tree_digest(root: Path) -> dict[str, tuple[str, int]]:
     digest = {}
     for path in sorted(root.rglob("*")):
         if path.is_file() and path.name != MANIFEST:
-            digest[str(path.relative_to(root))] = (hashlib.sha256(path.read_bytes()).hexdigest(),
-                                                    int(path.stat().st_mtime))
+            digest[str(path.relative_to(root))] = (
+                hashlib.sha256(path.read_bytes()).hexdigest(),
+                int(path.stat().st_mtime),
+            )
     return digest
 
 
@@ -79,8 +81,13 @@ def test_every_line_parses_except_the_planned_damage(corpus: Manifest) -> None:
 
 def test_a_small_corpus_still_holds_every_case(corpus: Manifest) -> None:
     kinds = {(e.agent, e.kind) for e in corpus.sessions}
-    assert {("codex", "main"), ("codex", "exec"), ("codex", "subagent"), ("claude", "main"),
-            ("claude", "subagent")} <= kinds
+    assert {
+        ("codex", "main"),
+        ("codex", "exec"),
+        ("codex", "subagent"),
+        ("claude", "main"),
+        ("claude", "subagent"),
+    } <= kinds
     assert any(e.empty and e.size == 0 for e in corpus.sessions)
     assert any(e.compactions for e in corpus.sessions)
     assert any(e.title for e in corpus.sessions)
@@ -92,7 +99,9 @@ def test_codex_files_follow_the_rollout_layout(corpus: Manifest) -> None:
         if entry.agent != "codex" or entry.empty:
             continue
         path = Path(entry.path)
-        assert re.fullmatch(r"rollout-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-" + re.escape(entry.id) + r"\.jsonl", path.name)
+        assert re.fullmatch(
+            r"rollout-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-" + re.escape(entry.id) + r"\.jsonl", path.name
+        )
         assert path.parent.parent.parent.parent.name == "sessions"
         assert entry.id[14] == "7"  # UUIDv7
         records = [json.loads(line) for line in read_lines(entry)[:3]]
@@ -103,10 +112,22 @@ def test_codex_files_follow_the_rollout_layout(corpus: Manifest) -> None:
             assert meta["source"] == "exec" and meta["originator"] == "codex_exec"
         if entry.kind == "subagent":
             assert meta["source"]["subagent"]["thread_spawn"]["parent_thread_id"] == entry.parent_id
-        kinds |= {json.loads(line)["payload"].get("type") for line in read_lines(entry)
-                  if line.startswith(b'{"timestamp"') and line.endswith(b"}}")}
-    assert {"function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output", "reasoning",
-            "token_count", "message", "exec_command_end", "user_message"} <= kinds
+        kinds |= {
+            json.loads(line)["payload"].get("type")
+            for line in read_lines(entry)
+            if line.startswith(b'{"timestamp"') and line.endswith(b"}}")
+        }
+    assert {
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "reasoning",
+        "token_count",
+        "message",
+        "exec_command_end",
+        "user_message",
+    } <= kinds
 
 
 def test_claude_uuid_chains_are_real_chains(corpus: Manifest) -> None:
@@ -125,27 +146,43 @@ def test_claude_uuid_chains_are_real_chains(corpus: Manifest) -> None:
         assert all(r["parentUuid"] in known for r in records if r.get("parentUuid"))
         sidechain = {r["isSidechain"] for r in records if "isSidechain" in r}
         assert sidechain == {entry.is_subagent}
-        assert all(r["sessionId"] == (entry.parent_id or entry.id) for r in records if "sessionId" in r)
+        assert all(
+            r["sessionId"] == (entry.parent_id or entry.id) for r in records if "sessionId" in r
+        )
         assert all(r["type"] == "assistant" for r in records if "requestId" in r)
 
 
 def test_sizes_have_a_long_tail_and_the_requested_total(tmp_path: Path) -> None:
-    manifest = generate(tmp_path / "x", tmp_path / "y", sessions=30, total_bytes=12 * MB, huge=1,
-                        huge_bytes=4 * MB, seed=2)
+    manifest = generate(
+        tmp_path / "x",
+        tmp_path / "y",
+        sessions=30,
+        total_bytes=12 * MB,
+        huge=1,
+        huge_bytes=4 * MB,
+        seed=2,
+    )
     sizes = sorted(e.size for e in manifest.sessions if not e.empty)
     assert sizes[-1] >= 4 * MB
     assert sizes[0] >= 8 * KB
     assert 0.8 * 12 * MB <= manifest.total_bytes <= 1.25 * 12 * MB
 
 
-def test_refuses_to_write_into_a_folder_it_did_not_make(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_refuses_to_write_into_a_folder_it_did_not_make(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     foreign = tmp_path / "real-codex"
     foreign.mkdir()
     (foreign / "config.toml").write_text("model = 'x'\n")
     with pytest.raises(WriteRefusedError, match="will not replace it"):
         generate(foreign, tmp_path / "claude", sessions=2, total_bytes=64 * KB)
     assert (foreign / "config.toml").read_text() == "model = 'x'\n"
-    assert main(["--codex-home", str(foreign), "--claude-home", str(tmp_path / "c"), "--sessions", "2"]) == 4
+    assert (
+        main(
+            ["--codex-home", str(foreign), "--claude-home", str(tmp_path / "c"), "--sessions", "2"]
+        )
+        == 4
+    )
     assert "will not replace it" in capsys.readouterr().err
 
 
@@ -153,7 +190,9 @@ def test_regenerating_over_its_own_corpus_replaces_it(tmp_path: Path) -> None:
     small(tmp_path, seed=5)
     again = small(tmp_path, seed=6)
     on_disk = {str(p) for p in tmp_path.rglob("*.jsonl")}
-    assert on_disk == {e.path for e in again.sessions} | {str(tmp_path / "codex" / "session_index.jsonl")}
+    assert on_disk == {e.path for e in again.sessions} | {
+        str(tmp_path / "codex" / "session_index.jsonl")
+    }
 
 
 def services_for(root: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
@@ -166,11 +205,15 @@ def services_for(root: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[n
     return build_services()
 
 
-def test_readers_discover_every_readable_session(corpus: Manifest, corpus_root: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_readers_discover_every_readable_session(
+    corpus: Manifest, corpus_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     services = services_for(corpus_root, monkeypatch)
     warnings: list[ReadWarning] = []
-    found = {info.path: info for info in services.list_sessions(include_subagents=True, warn=warnings.append)}
+    found = {
+        info.path: info
+        for info in services.list_sessions(include_subagents=True, warn=warnings.append)
+    }
     expected = {e.path: e for e in corpus.sessions if not e.empty}
     assert set(found) == set(expected)
     for path, entry in expected.items():
@@ -186,8 +229,9 @@ def test_readers_discover_every_readable_session(corpus: Manifest, corpus_root: 
     assert listed == {p for p, e in expected.items() if not e.is_subagent}
 
 
-def test_damaged_lines_become_warnings_naming_file_and_line(corpus: Manifest, corpus_root: Path,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_damaged_lines_become_warnings_naming_file_and_line(
+    corpus: Manifest, corpus_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     services = services_for(corpus_root, monkeypatch)
     infos = {info.path: info for info in services.list_sessions(include_subagents=True)}
     for entry in corpus.sessions:
