@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from smig_tui.core.errors import MigrationNotFoundError, SmigError
+from smig_tui.core.errors import MigrationNotFoundError, SmigError, SummaryConsentError
 from smig_tui.core.export import to_markdown
 from smig_tui.core.migration import Destination, MigrationRecord, message_from_json
 from smig_tui.core.models import Agent, Message, ModelCapacity, Plan, Role, Session, SessionInfo, Strategy
@@ -174,8 +174,11 @@ class SmigTools:
         checked = _bounded("reserve", reserve, 0, capacity.context_window, -1)
         options: dict[str, Any] = {"pins": pins, "reserve": None if checked < 0 else checked}
         if write_summary and strategy in (Strategy.SUMMARY, Strategy.SUMMARY_TAIL):
-            plan, _ = self.services.plan_with_summary(session, capacity.name, strategy,
-                                                      allow_network=yes_send, **options)
+            try:
+                plan, _ = self.services.plan_with_summary(session, capacity.name, strategy,
+                                                          allow_network=yes_send, **options)
+            except SummaryConsentError as error:  # the CLI's wording names its flag; say the tool's
+                raise SummaryConsentError(str(error).replace("--yes-send", "yes_send=true")) from None
             return plan
         return self.services.plan(session, capacity.name, strategy, **options)
 

@@ -13,6 +13,7 @@ from migration_builders import install_shared_fixture
 from smig_tui.adapters.source_check import source_status
 from smig_tui.cli.main import Context, main
 from smig_tui.cli.output import Output
+from smig_tui.core.errors import SummaryConsentError
 from smig_tui.core.models import Kind, Message, Role
 from smig_tui.core.openai_chat import MAX_CHAT_MESSAGES, ChatInputError, load_chat, to_chat
 from smig_tui.mcp.recall import match_omitted
@@ -162,3 +163,22 @@ def test_real_sessions_round_trip_through_preview_commit_and_recall(
 def _opaque(session, message_id: str) -> bool:  # type: ignore[no-untyped-def]
     """Whether a message is opaque reasoning (never recalled: it cannot be read)."""
     return any(m.id == message_id and m.opaque for m in session.messages)
+
+
+def test_handoff_pages_and_summaries_need_consent(fake_home: dict[str, Path]) -> None:
+    tools = SmigTools(build_services())
+    with pytest.raises(SummaryConsentError, match="confirm with yes_send=true"):
+        tools.commit_migration("5f0c2a9e", "gpt-4", strategy="summary")
+    done = tools.commit_migration("5f0c2a9e", "gpt-4", to=["store"])
+    first = tools.get_handoff("/home/user/proj", max_chars=1_000)
+    assert first["migration_id"] == done["migration_id"] and len(first["content"]) == 1_000
+    rest = tools.get_handoff("/home/user/proj", offset=first["next_offset"], max_chars=10_000_000)
+    whole = tools.get_handoff("/home/user/proj", max_chars=10_000_000)
+    assert first["content"] + rest["content"] == whole["content"] and rest["next_offset"] is None
+    assert first["total_chars"] == len(whole["content"]) > 1_000
+    stored = tools.get_handoff("/home/user/proj", format="json")["content"]
+    assert [m["id"] for m in stored] == list(tools.services.store.get(done["migration_id"]).kept_ids)
+    with pytest.raises(InvalidArgumentError, match="Unknown format"):
+        tools.get_handoff("/home/user/proj", format="yaml")
+    with pytest.raises(InvalidArgumentError, match="max_chars must be"):
+        tools.get_handoff("/home/user/proj", max_chars=10)
