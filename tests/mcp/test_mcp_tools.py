@@ -182,3 +182,18 @@ def test_handoff_pages_and_summaries_need_consent(fake_home: dict[str, Path]) ->
         tools.get_handoff("/home/user/proj", format="yaml")
     with pytest.raises(InvalidArgumentError, match="max_chars must be"):
         tools.get_handoff("/home/user/proj", max_chars=10)
+
+
+def _modules_after(code: str) -> set[str]:
+    """Modules loaded by a fresh interpreter after running `code`."""
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", code + "\nimport sys\nprint('\\n'.join(sys.modules))"],
+                         check=True, capture_output=True, text=True, timeout=120).stdout
+    return set(out.split())
+
+
+def test_the_cli_never_loads_mcp_and_the_server_never_loads_textual_or_openai() -> None:
+    assert "mcp" not in _modules_after("import smig_tui.cli.main as m\nm.build_parser()")
+    served = _modules_after("from smig_tui.mcp.server import build_server\nbuild_server()")
+    assert "mcp" in served and not {"textual", "openai", "smig_tui.tui"} & served
