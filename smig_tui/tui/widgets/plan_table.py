@@ -9,7 +9,10 @@ from textual.widgets.data_table import CellDoesNotExist
 from smig_tui.core.models import Message, Plan, PlanItem
 
 PLACEHOLDER_KEY = "smig-placeholder"
-COLUMNS = ("", "#", "role", "kind", "tokens", "why", "text")
+COLUMNS = (("", 2), ("#", 5), ("role", 9), ("kind", 11), ("tokens", 7), ("why", 20), ("text", 62))
+"""Column labels and widths."""
+CHUNK = 250
+"""Rows added at a time: DataTable measures every cell it is given, so rows arrive as you scroll."""
 
 
 def _flat(text: str, width: int = 60) -> str:
@@ -27,9 +30,12 @@ class PlanTable(DataTable[Text | str]):
         """The plan on show."""
         self.pins: frozenset[str] = frozenset()
         """Ids of pinned messages, marked in the first column."""
+        self._pending: list[PlanItem] = []
+        """Plan items not yet added as rows."""
 
     def on_mount(self) -> None:
-        self.add_columns(*COLUMNS)
+        for label, width in COLUMNS:
+            self.add_column(label, width=width)
 
     def show_plan(self, plan: Plan, pins: frozenset[str]) -> None:
         """Replace the rows, keeping the cursor on the same message."""
@@ -44,9 +50,26 @@ class PlanTable(DataTable[Text | str]):
         if plan.summary:
             self.add_row(Text("Σ", style="bold"), "", "user", "summary", "", "summary",
                          _flat(plan.summary, 140), key="smig-summary")
-        self.add_rows_keyed(plan.items, colours)
+        self._pending = list(plan.items)
+        self.add_more()
+        while key is not None and key not in self.rows and self._pending:
+            self.add_more()
         if key is not None and key in self.rows:
             self.move_cursor(row=self.get_row_index(key))
+
+    def add_more(self) -> None:
+        """Add the next chunk of rows."""
+        chunk, self._pending = self._pending[:CHUNK], self._pending[CHUNK:]
+        self.add_rows_keyed(tuple(chunk), self.app.theme_variables)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self._pending and new_value >= self.max_scroll_y - self.size.height:
+            self.add_more()
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if self._pending and event.cursor_row >= self.row_count - self.size.height:
+            self.add_more()
 
     def add_rows_keyed(self, items: tuple[PlanItem, ...], colours: dict[str, str]) -> None:
         """Add one styled row per plan item."""
