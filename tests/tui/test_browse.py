@@ -121,3 +121,19 @@ async def test_help_theme_and_palette(make_app) -> None:
         screen_ids = {b.id for b in app.screen.BINDINGS if b.id}
         app_ids = {b.id for b in app.BINDINGS if getattr(b, "id", None)}
         assert screen_ids | app_ids <= set(PALETTE_TITLES), "every keyed action has a palette title"
+
+
+async def test_palette_runs_screen_actions(make_app) -> None:
+    from smig_tui.tui.screens.model_picker import ModelPickerModal
+
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await open_session(pilot, lambda i: i.agent is Agent.CLAUDE and not i.is_subagent)
+        await pilot.press("ctrl+p")
+        await settle(pilot)
+        await pilot.press(*"Target: choose")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ModelPickerModal)
