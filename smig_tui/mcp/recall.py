@@ -17,8 +17,11 @@ from smig_tui.core.models import Message
 from smig_tui.services import Services
 
 
-def source_messages(services: Services, record: MigrationRecord) -> tuple[str, list[Message]]:
-    """Return the source's status and the record's dropped messages as the source holds them."""
+def source_messages(services: Services, record: MigrationRecord) -> tuple[str, list[Message], int]:
+    """Return the source's status, the record's dropped messages as the source holds them, and how many it no longer shows.
+
+    A grown source can hide a few (a later rollback takes them off the active path); they are counted.
+    """
     source = record.source
     status = services.source_status(source.path, source.sha256, source.size)
     if status == "missing":
@@ -34,7 +37,9 @@ def source_messages(services: Services, record: MigrationRecord) -> tuple[str, l
     info = services.find_session(source.path)
     session = services.load_session(info)
     wanted = set(record.dropped_ids)
-    return status, [message for message in session.messages if message.id in wanted and not message.opaque]
+    found = [message for message in session.messages if message.id in wanted]
+    missing = len(wanted - {message.id for message in found})
+    return status, [message for message in found if not message.opaque], missing
 
 
 def match_omitted(messages: Sequence[Message], query: str) -> list[Message]:

@@ -258,11 +258,11 @@ class SmigTools:
         count = _bounded("limit", limit, 1, 100, 10)
         if not isinstance(query, str) or len(query) > 2_000:
             raise InvalidArgumentError("query must be text of at most 2,000 characters.")
-        status, omitted = source_messages(self.services, record)
+        status, omitted, unavailable = source_messages(self.services, record)
         matches = match_omitted(omitted, query)
         return {"migration_id": record.id, "source": {"agent": record.source.agent, "id": record.source.id,
                                                       "path": record.source.path, "status": status},
-                "omitted": len(record.dropped_ids), "total_matches": len(matches),
+                "omitted": len(record.dropped_ids), "unavailable": unavailable, "total_matches": len(matches),
                 "messages": [_recalled(message) for message in matches[:count]]}
 
 

@@ -247,6 +247,7 @@ async def test_commit_then_handoff_then_recall(homes: dict[str, Path], tmp_path:
     assert {m["id"] for m in recalled["messages"]} == holders and recalled["source"]["status"] == "unchanged"
     assert {m["id"] for m in everything["messages"]} == {item["id"] for item in preview["dropped"]} - opaque
     assert grown["source"]["status"] == "grown" and {m["id"] for m in grown["messages"]} == holders
+    assert recalled["unavailable"] == grown["unavailable"] == 0
     assert "was rewritten since migration" in rewritten
     assert "is gone" in gone
     assert not (set(tree(homes["codex"])) - set(before))
