@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import tiktoken
 
@@ -38,12 +39,26 @@ class TiktokenCounter:
         return len(self._encoding.encode_ordinary(text))
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
-        """Return each text's token count, encoding in parallel for large batches."""
+        """Return each text's token count, encoding in parallel for large batches.
+
+        Each thread counts an interleaved share of the texts and keeps only the lengths:
+        `encode_ordinary_batch` would hold every token list at once (gigabytes of ints for a
+        500 MB session) and pays a thread hand-off per text.
+        """
         if len(texts) < BATCH_MIN or self._threads == 1:
-            encode = self._encoding.encode_ordinary
-            return [len(encode(text)) for text in texts]
-        batch = self._encoding.encode_ordinary_batch(list(texts), num_threads=self._threads)
-        return [len(tokens) for tokens in batch]
+            return self._count_share(texts)
+        shares = [texts[start :: self._threads] for start in range(self._threads)]
+        with ThreadPoolExecutor(self._threads) as pool:
+            counted = list(pool.map(self._count_share, shares))
+        counts = [0] * len(texts)
+        for start, share in enumerate(counted):
+            counts[start :: self._threads] = share
+        return counts
+
+    def _count_share(self, texts: Sequence[str]) -> list[int]:
+        """Count texts one by one; tiktoken releases the GIL while it encodes."""
+        encode = self._encoding.encode_ordinary
+        return [len(encode(text)) for text in texts]
 
 
 def _load(encoding: str) -> tiktoken.Encoding:
