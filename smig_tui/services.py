@@ -413,4 +413,8 @@ def build_services(env: dict[str, str] | None = None) -> Services:
 
     paths = resolve_paths(env)
     config = load_config(paths.config_file)
-    return Services(paths=paths, config=config, sources=[CodexSource(paths), ClaudeSource(paths)])
+    sources: list[SessionSource] = [
+        CodexSource(paths, listing_cache=paths.cache_dir / "listing-codex.json"),
+        ClaudeSource(paths, listing_cache=paths.cache_dir / "listing-claude.json"),
+    ]
+    return Services(paths=paths, config=config, sources=sources)

@@ -131,3 +131,27 @@ def test_an_unwritable_cache_is_only_a_lost_speed_up(tmp_path: Path) -> None:
     cache = DiscoveryCache(blocker / "cache.json")
     assert cache.lookup(path, Builder(info_for(path))) is not None
     cache.save()
+
+
+def test_a_warm_listing_reads_no_session_file(fake_home, monkeypatch) -> None:
+    from smig_tui.adapters.formats import claude_code, codex
+    from smig_tui.services import build_services
+
+    cold = build_services().list_sessions(include_subagents=True)
+    assert {info.agent for info in cold} == {Agent.CODEX, Agent.CLAUDE}
+
+    def no_reading(*_args: object) -> None:
+        raise AssertionError("a warm listing read a session file")
+
+    originals = codex.scan_head, claude_code._peek
+    monkeypatch.setattr(codex, "scan_head", no_reading)
+    monkeypatch.setattr(claude_code, "_peek", no_reading)
+    assert build_services().list_sessions(include_subagents=True) == cold
+
+    grown = next(info for info in cold if info.agent is Agent.CODEX)
+    with open(grown.path, "a") as handle:
+        handle.write('{"timestamp":"2026-11-30T10:00:00.000Z","type":"event_msg","payload":{"type":"x"}}\n')
+    monkeypatch.setattr(codex, "scan_head", originals[0])
+    monkeypatch.setattr(claude_code, "_peek", originals[1])
+    again = {info.path: info for info in build_services().list_sessions(include_subagents=True)}
+    assert again[grown.path].size > grown.size

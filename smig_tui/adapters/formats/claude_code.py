@@ -12,6 +12,7 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, BinaryIO
 
 from smig_tui.adapters.formats.claude_code_blocks import SYNTHETIC_MODEL, usage_from
@@ -26,6 +27,7 @@ from smig_tui.adapters.formats.claude_code_scan import (
 from smig_tui.adapters.formats.claude_code_titles import TitleFacts, prompt_of
 from smig_tui.adapters.jsonl import parse_line
 from smig_tui.adapters.paths import Paths
+from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
 
@@ -84,8 +86,10 @@ class _Facts:
 class ClaudeSource:
     """Finds and reads Claude Code transcripts under `$CLAUDE_CONFIG_DIR/projects`."""
 
-    def __init__(self, paths: Paths) -> None:
+    def __init__(self, paths: Paths, listing_cache: Path | None = None) -> None:
         self._paths = paths
+        self._listing_cache = listing_cache
+        """Where discovery remembers unchanged files' entries (None: read every file)."""
 
     @property
     def agent(self) -> Agent:
@@ -97,10 +101,16 @@ class ClaudeSource:
         candidates = sorted(
             _candidates(str(self._paths.claude_projects), warn), key=lambda c: -c.mtime
         )
+        cache = DiscoveryCache(self._listing_cache) if self._listing_cache else None
         for candidate in candidates:
-            info = _peek(candidate, warn)
+            if cache is None:
+                info = _peek(candidate, warn)
+            else:
+                info = cache.lookup(candidate.path, lambda: _peek(candidate, warn))  # noqa: B023
             if info is not None:
                 yield info
+        if cache is not None:
+            cache.save()
 
     def load(self, info: SessionInfo, warn: WarningSink) -> Session:
         """Read one transcript in full, streaming it."""

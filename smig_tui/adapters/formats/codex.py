@@ -31,6 +31,7 @@ from smig_tui.adapters.formats.codex_scan import (
     walk_rollouts,
 )
 from smig_tui.adapters.jsonl import iter_records
+from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
 from smig_tui.adapters.paths import Paths
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
@@ -44,8 +45,11 @@ INTERACTIVE_SOURCES = frozenset({"cli", "vscode", "unknown"})
 class CodexSource:
     """Reads Codex CLI sessions from `$CODEX_HOME` without ever writing to it."""
 
-    def __init__(self, paths: Paths, sqlite_home: Path | None = None) -> None:
+    def __init__(self, paths: Paths, sqlite_home: Path | None = None,
+                 listing_cache: Path | None = None) -> None:
         self._paths = paths
+        self._listing_cache = listing_cache
+        """Where discovery remembers unchanged files' entries (None: read every file)."""
         env_home = os.environ.get("CODEX_SQLITE_HOME")
         self._sqlite_home = sqlite_home or (Path(env_home) if env_home else None)
 
@@ -71,10 +75,16 @@ class CodexSource:
             )
         names = read_session_index(home / "session_index.jsonl", warn)
         threads = self._threads(warn)
+        cache = DiscoveryCache(self._listing_cache) if self._listing_cache else None
         for path in files:
-            info = self.describe(path, warn)
+            if cache is None:
+                info = self.describe(path, warn)
+            else:
+                info = cache.lookup(path, lambda: self.describe(path, warn))  # noqa: B023 (called at once)
             if info is not None:
                 yield _with_title(info, names.get(info.id), threads.get(info.id))
+        if cache is not None:
+            cache.save()
 
     def load(self, info: SessionInfo, warn: WarningSink) -> Session:
         """Read a rollout in full, streaming it, into the model-visible conversation."""
