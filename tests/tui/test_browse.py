@@ -137,3 +137,15 @@ async def test_palette_runs_screen_actions(make_app) -> None:
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, ModelPickerModal)
+
+
+def test_current_folder_means_the_folder_and_below_but_not_from_home_or_root() -> None:
+    from smig_tui.tui.widgets.source_tree import is_here
+
+    assert is_here("/home/user/proj", "/home/user/proj")
+    assert is_here("/home/user/proj/sub", "/home/user/proj")
+    assert not is_here("/home/user/project", "/home/user/proj")
+    broad = frozenset({"/", "/home/user"})
+    assert not is_here("/home/user/proj", "/home/user", broad)
+    assert not is_here("/home/user/proj", "/", broad)
+    assert is_here("/home/user", "/home/user", broad)

@@ -36,11 +36,17 @@ def matches(info: SessionInfo, terms: list[str]) -> bool:
     return all(term in haystack for term in terms)
 
 
-def is_here(path: str | None, here: str | None) -> bool:
-    """Tell whether `path` is the current directory or inside it."""
+def is_here(path: str | None, here: str | None, broad: frozenset[str] = frozenset()) -> bool:
+    """Tell whether `path` is the current directory or inside it.
+
+    From a `broad` folder (the root, the home folder) only that very folder counts, or every
+    session would be "here".
+    """
     if not path or not here:
         return False
-    return path == here or path.startswith(here.rstrip(os.sep) + os.sep)
+    if path == here:
+        return True
+    return here not in broad and path.startswith(here.rstrip(os.sep) + os.sep)
 
 
 def session_label(info: SessionInfo) -> Text:
@@ -65,6 +71,7 @@ class SourceTree(Tree[SessionInfo | None]):
         self.show_root = False
         self.guide_depth = 2
         self._here = os.path.realpath(here) if here else None
+        self._broad = frozenset({os.sep, os.path.realpath(os.path.expanduser("~"))})
         self._sessions: list[SessionInfo] = []
         self._terms: list[str] = []
         self.show_subagents = False
@@ -119,7 +126,7 @@ class SourceTree(Tree[SessionInfo | None]):
 
     def _group_of(self, info: SessionInfo) -> Group:
         key = info.cwd or info.project or "(unknown folder)"
-        return Group(info.agent, key, is_here(info.cwd, self._here))
+        return Group(info.agent, key, is_here(info.cwd, self._here, self._broad))
 
     def set_filter(self, text: str) -> None:
         """Show only sessions matching every word of `text`."""
@@ -141,6 +148,7 @@ class SourceTree(Tree[SessionInfo | None]):
         self._group_nodes.clear()
         grouped = self._grouped(self.visible_sessions())
         target: TreeNode[SessionInfo | None] | None = None
+        first: TreeNode[SessionInfo | None] | None = None
         for agent in (Agent.CODEX, Agent.CLAUDE):
             groups = grouped.get(agent, {})
             count = sum(len(items) for items in groups.values())
@@ -155,8 +163,16 @@ class SourceTree(Tree[SessionInfo | None]):
                     leaf = node.add_leaf(session_label(info), data=info)
                     if current is not None and info.path == current.path:
                         target = leaf
-        if target is not None:
-            self.move_cursor(target)
+                    first = first or (leaf if expand else None)
+        # With nothing highlighted yet, start on the newest session so Enter opens it at once.
+        chosen = target or (first if current is None else None)
+        if chosen is not None:
+            # New nodes get their line numbers on the next render, so move once they have them.
+            self.call_after_refresh(self._move_to, chosen)
+
+    def _move_to(self, node: TreeNode[SessionInfo | None]) -> None:
+        if node.line >= 0:
+            self.move_cursor(node)
 
     def _grouped(self, infos: list[SessionInfo]) -> dict[Agent, dict[Group, list[SessionInfo]]]:
         """Group sessions per agent by working directory."""
