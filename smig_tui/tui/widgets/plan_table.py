@@ -9,7 +9,7 @@ from textual.widgets.data_table import CellDoesNotExist
 from smig_tui.core.models import Message, Plan, PlanItem
 
 PLACEHOLDER_KEY = "smig-placeholder"
-COLUMNS = (("", 2), ("#", 5), ("role", 9), ("kind", 11), ("tokens", 7), ("why", 20), ("text", 62))
+COLUMNS = (("", 2), ("#", 4), ("role", 9), ("kind", 11), ("tokens", 6), ("text", 40), ("why", 18))
 """Column labels and widths."""
 CHUNK = 250
 """Rows added at a time: DataTable measures every cell it is given, so rows arrive as you scroll."""
@@ -45,11 +45,11 @@ class PlanTable(DataTable[Text | str]):
         colours = self.app.theme_variables
         if plan.placeholder:
             note = Text(_flat(plan.placeholder, 140), style=f"italic {colours.get('warning', '')}")
-            self.add_row(Text("⋯", style="bold"), "", "user", "note", "", "placeholder", note,
+            self.add_row(Text("⋯", style="bold"), "", "user", "note", "", note, "placeholder",
                          key=PLACEHOLDER_KEY)
         if plan.summary:
-            self.add_row(Text("Σ", style="bold"), "", "user", "summary", "", "summary",
-                         _flat(plan.summary, 140), key="smig-summary")
+            self.add_row(Text("Σ", style="bold"), "", "user", "summary", "",
+                         _flat(plan.summary, 140), "summary", key="smig-summary")
         self._pending = list(plan.items)
         self.add_more()
         while key is not None and key not in self.rows and self._pending:
@@ -92,8 +92,8 @@ class PlanTable(DataTable[Text | str]):
                 message.role.value,
                 message.kind.value,
                 Text(f"{item.tokens:,}", justify="right"),
-                item.reason,
                 Text(_flat(text), style=style),
+                item.reason,
                 key=message.id,
             )
 
