@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 from smig_tui.adapters.config_file import load_config
 from smig_tui.adapters.paths import Paths, resolve_paths
-from smig_tui.adapters.memory_store import ApplyResult, MemoryStore
 from smig_tui.core.errors import AmbiguousIdError, ConfigError, SessionNotFoundError, WriteRefusedError
-from smig_tui.core.memory_sync import Direction, MemoryPlan, Mode, plan_memory_sync
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import SessionSource, WarningSink
 
 if TYPE_CHECKING:
+    from smig_tui.adapters.memory_store import ApplyResult, MemoryStore
+    from smig_tui.core.memory_sync import Direction, MemoryPlan, Mode
     from smig_tui.adapters.storage.migration_store import MigrationStore
     from smig_tui.core.export import ExportFormat
     from smig_tui.core.migration import Destination, MigrationResult
@@ -217,18 +217,23 @@ class Services:
 
     def memory_store(self) -> MemoryStore:
         """The reader and writer of both agents' long-term memory."""
+        from smig_tui.adapters.memory_store import MemoryStore
+
         return MemoryStore(self.paths)
 
     def memory_plan(
         self,
-        directions: tuple[Direction, ...] = (Direction.TO_CLAUDE, Direction.TO_CODEX),
-        mode: Mode = Mode.AUTO,
+        directions: tuple[Direction, ...] | None = None,
+        mode: Mode | None = None,
         project: str | None = None,
         budget: int | None = None,
     ) -> MemoryPlan:
-        """Plan a memory sync between Codex and Claude Code; reads only, writes nothing."""
+        """Plan a memory sync between Codex and Claude Code (both ways, auto mode by default); writes nothing."""
+        from smig_tui.core.memory_sync import Direction, Mode, plan_memory_sync
+
         inputs = self.memory_store().read_inputs(project)
-        return plan_memory_sync(inputs, directions, mode, budget)
+        directions = directions or (Direction.TO_CLAUDE, Direction.TO_CODEX)
+        return plan_memory_sync(inputs, directions, mode or Mode.AUTO, budget)
 
     def memory_apply(self, plan: MemoryPlan) -> ApplyResult:
         """Make a planned memory sync's writes, under the memory lock (LockedError if held)."""

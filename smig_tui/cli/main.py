@@ -18,8 +18,20 @@ from smig_tui.cli.output import Output
 from smig_tui.core.errors import SmigError
 from smig_tui.services import Services, build_services
 
-COMMAND_MODULES = ("smig_tui.cli.sessions", "smig_tui.cli.memory", "smig_tui.cli.migrate", "smig_tui.cli.summarize", "smig_tui.cli.plan", "smig_tui.cli.mcp_cmd")
-"""Each module has `register(subparsers)` and sets `handler(args, ctx) -> int` on its parsers."""
+COMMANDS = {
+    "list": "smig_tui.cli.sessions",
+    "show": "smig_tui.cli.sessions",
+    "plan": "smig_tui.cli.plan",
+    "models": "smig_tui.cli.plan",
+    "migrate": "smig_tui.cli.migrate",
+    "export": "smig_tui.cli.migrate",
+    "history": "smig_tui.cli.migrate",
+    "summarize": "smig_tui.cli.summarize",
+    "memory": "smig_tui.cli.memory",
+    "mcp": "smig_tui.cli.mcp_cmd",
+}
+"""Which module registers each command; each has `register(subparsers)` and sets `handler(args, ctx) -> int`."""
+COMMAND_MODULES = tuple(dict.fromkeys(COMMANDS.values()))
 
 
 @dataclass
@@ -34,8 +46,11 @@ class Context:
         return build_services()
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Assemble the parser from every command module."""
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """Assemble the parser: only the named command's module when `argv` names one, else all of them.
+
+    Importing every command's dependencies would double the start-up time of `smig list`.
+    """
     parser = argparse.ArgumentParser(
         prog="smig",
         description="Hand a Codex or Claude Code conversation to another agent and model. "
@@ -45,9 +60,17 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     tui = subparsers.add_parser("tui", help="open the full-screen TUI (the default)")
     tui.set_defaults(handler=run_tui)
-    for name in COMMAND_MODULES:
+    for name in _modules_for(argv):
         importlib.import_module(name).register(subparsers)
     return parser
+
+
+def _modules_for(argv: Sequence[str] | None) -> tuple[str, ...]:
+    """The command modules needed to parse `argv`: the command's own, or all for help and errors."""
+    words = [word for word in (argv or ()) if not word.startswith("-")]
+    if words and words[0] in COMMANDS:
+        return (COMMANDS[words[0]],)
+    return COMMAND_MODULES
 
 
 def run_tui(args: argparse.Namespace, ctx: Context) -> int:
@@ -61,7 +84,8 @@ def run_tui(args: argparse.Namespace, ctx: Context) -> int:
 def main(argv: Sequence[str] | None = None, ctx: Context | None = None) -> int:
     """Run smig with `argv` and return the exit code."""
     ctx = ctx or Context()
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(argv).parse_args(argv)
     handler = getattr(args, "handler", run_tui)
     try:
         return int(handler(args, ctx))

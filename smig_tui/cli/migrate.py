@@ -7,14 +7,14 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rich.table import Table
-
 from smig_tui.core.errors import SmigError
 from smig_tui.core.export import ExportFormat
 from smig_tui.core.migration import Destination, MigrationRecord, MigrationResult, record_to_json
 from smig_tui.core.models import Plan, Session, Strategy
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from smig_tui.cli.main import Context
 
 _STRATEGIES = [strategy.value for strategy in Strategy]
@@ -174,6 +174,8 @@ def run_history(args: argparse.Namespace, ctx: Context) -> int:
     if not records:
         ctx.out.diag(f"smig: no migrations stored under {ctx.services.store.root}")
         return 0
+    from rich.table import Table
+
     table = Table(box=None, header_style="bold", pad_edge=False)
     table.add_column("id", no_wrap=True, min_width=32)  # never cut: it is what `history show` takes
     table.add_column("created", no_wrap=True, min_width=16)

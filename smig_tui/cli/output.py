@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass, field
-from typing import IO, Any
-
-from rich.console import Console
+from typing import IO, TYPE_CHECKING, Any
 
 from smig_tui.core.models import ReadWarning
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 MAX_WARNINGS_SHOWN = 20
 """Past this many reader warnings only a count is printed, so a damaged tree cannot flood stderr."""
@@ -26,7 +27,9 @@ class Output:
 
     @property
     def console(self) -> Console:
-        """A rich console on stdout, for tables."""
+        """A rich console on stdout, for tables (rich is imported only by commands that print one)."""
+        from rich.console import Console
+
         return Console(file=self.stdout, soft_wrap=False, highlight=False)
 
     def data(self, text: str) -> None:

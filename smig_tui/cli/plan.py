@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from rich.table import Table
-
 from smig_tui.core.errors import UnknownModelError
 from smig_tui.core.models import Decision, ModelCapacity, Plan, Strategy
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from smig_tui.cli.main import Context
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -110,6 +110,8 @@ _KIND = {"tool_call": "call", "tool_result": "result", "reasoning": "think"}
 
 def _items_table(plan: Plan, width: int) -> Table:
     """Build the kept/dropped table: one row per source message, fitted to `width` columns."""
+    from rich.table import Table
+
     table = Table(box=None, header_style="bold", pad_edge=False)
     digits = len(str(len(plan.items)))
     text_width = max(16, width - digits - 11 - 9 - 24 - 8)
@@ -169,6 +171,8 @@ def run_models(args: argparse.Namespace, ctx: Context) -> int:
     if args.json:
         ctx.out.json([model_to_json(model) for model in models])
         return 0
+    from rich.table import Table
+
     out = Table(box=None, header_style="bold", pad_edge=False)
     for column in ("model", "provider", "window", "max out", "harness", "encoding", "calib."):
         out.add_column(column, no_wrap=True, justify="left" if column in ("model", "provider", "encoding") else "right")

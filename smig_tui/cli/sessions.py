@@ -6,11 +6,11 @@ import argparse
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from rich.table import Table
-
 from smig_tui.core.models import Agent, Session, SessionInfo
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from smig_tui.cli.main import Context
 
 
@@ -89,6 +89,8 @@ def run_show(args: argparse.Namespace, ctx: Context) -> int:
         ctx.out.json(session_to_json(session))
         return 0
     _print_header(session, ctx)
+    from rich.table import Table
+
     table = Table(box=None, header_style="bold", pad_edge=False)
     for column in ("#", "role", "kind", "tool", "text"):
         table.add_column(column, no_wrap=column != "text", overflow="fold")
