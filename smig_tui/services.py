@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,6 +34,13 @@ if TYPE_CHECKING:
     from smig_tui.core.ports import TokenCounter
     from smig_tui.adapters.summarizer import Summarizer, SummaryPreview
     from smig_tui.core.summary import SummaryResult
+
+
+COUNT_MARGIN = 0.1
+"""Count exactly this share past the budget, so a re-plan that keeps a little more rarely counts again."""
+PLAN_ROUNDS = 4
+"""Plans tried while kept messages still hold guesses; the last one counts the whole session."""
+PARTIAL_NOTE = "Older messages the plan drops are estimated from their length (≈); every kept message is counted."
 
 
 def _ignore(_: ReadWarning) -> None:
@@ -142,17 +149,44 @@ class Services:
         return counters[capacity.encoding]
 
     def count_session(self, session: Session, capacity: ModelCapacity) -> list[int]:
-        """Each message's tokens as `capacity` counts them (cached on disk and in memory)."""
-        from smig_tui.core.tokens import calibrate
+        """Each message's tokens as `capacity` counts them, all exact (cached on disk and in memory)."""
+        return self.count_newest(session, capacity)[0]
+
+    def count_newest(
+        self, session: Session, capacity: ModelCapacity, need: float = float("inf"),
+        indices: Iterable[int] = (), skip: Container[int] = (),
+    ) -> tuple[list[int], set[int]]:
+        """Counts exact from the newest message back until the migratable tail passes `need`, plus `indices`.
+
+        Older messages keep a length guess (`core.tokens.estimate`); returns the calibrated counts and
+        the indices still guessed. Exact counts are cached on disk, guesses never are.
+        """
+        from smig_tui.core.tokens import calibrate, count_messages, count_newest, estimate
 
         counter = self.counter_for(capacity)
-        memo: dict[tuple[int, str], tuple[Any, list[int]]] = self.__dict__.setdefault("_count_memo", {})
+        memo: dict[tuple[int, str], list[Any]] = self.__dict__.setdefault("_count_memo", {})
         key = (id(session.messages), counter.name)
         if key not in memo or memo[key][0] is not session.messages:
-            memo[key] = (session.messages, self.token_cache.counts(session, counter).counts)
+            memo[key] = [session.messages, self.token_cache.known(session, counter), None]
             while len(memo) > 8:  # only sessions in use; holding their messages keeps ids unique
                 memo.pop(next(iter(memo)))
-        return calibrate(memo[key][1], capacity.calibration)
+        messages, known, guesses = memo[key]
+        counts: list[int | None] = known.counts
+
+        def count(batch: list[int]) -> list[int]:
+            return count_messages([messages[i] for i in batch], counter)
+
+        counted = count_newest(messages, counts, need, count, skip, capacity.calibration)
+        extra = [i for i in dict.fromkeys(indices) if counts[i] is None]
+        for i, n in zip(extra, count(extra) if extra else [], strict=True):
+            counts[i] = n
+        if counted or extra:
+            self.token_cache.remember(session, counter, known)
+        guessed = {i for i, n in enumerate(counts) if n is None}
+        if guessed and guesses is None:
+            guesses = memo[key][2] = [estimate(m) for m in messages]
+        merged = [guesses[i] if n is None else n for i, n in enumerate(counts)] if guessed else list(counts)
+        return calibrate(merged, capacity.calibration), guessed
 
     def measure_for(self, capacity: ModelCapacity) -> Callable[[str], int]:
         """Count a synthetic message (placeholder, shortened output) for `capacity`, memoised."""
@@ -188,7 +222,6 @@ class Services:
 
         settings = parse_plan_settings(self.config, str(self.paths.config_file))
         capacity = self.capacities.lookup(target)
-        counts = self.count_session(session, capacity)
         shapes: dict[int, tuple[Session, Any]] = self.__dict__.setdefault("_shape_memo", {})
         if id(session) not in shapes or shapes[id(session)][0] is not session:
             shapes[id(session)] = (session, analyse(session))  # holding the session keeps its id unique
@@ -196,14 +229,27 @@ class Services:
                 shapes.pop(next(iter(shapes)))
         shape = shapes[id(session)][1]
         exact = self.counter_for(capacity).exact and capacity.calibration == 1.0
-        decision = decide(
-            migratable_tokens(session, counts, shape), capacity,
-            settings.reserve if reserve is None else reserve,
-            settings.harness if harness is None else harness, exact,
-        )
+        reserve = settings.reserve if reserve is None else reserve
+        harness = settings.harness if harness is None else harness
+        need = decide(0, capacity, reserve, harness).budget * (1 + COUNT_MARGIN)
         first = settings.pin_first_user if pin_first_user is None else pin_first_user
-        return make_plan(session, counts, decision, StrategyEnum(strategy), self.measure_for(capacity),
-                         frozenset(pins), first, summary, summary_budget, shape)
+        wanted: list[int] = []
+        for attempt in range(PLAN_ROUNDS):
+            if attempt == PLAN_ROUNDS - 1:
+                need = float("inf")  # the kept set keeps moving: count everything and settle it
+            counts, guessed = self.count_newest(session, capacity, need, wanted, shape.skip)
+            decision = decide(migratable_tokens(session, counts, shape), capacity, reserve, harness, exact)
+            if guessed:
+                decision = replace(decision, partial=True)
+            plan = make_plan(session, counts, decision, StrategyEnum(strategy), self.measure_for(capacity),
+                             frozenset(pins), first, summary, summary_budget, shape)
+            # Kept messages need exact counts, so tokens_after <= budget is exact; shortened ones are measured.
+            wanted = [i for i, item in enumerate(plan.items) if i in guessed and item.kept and item.text is None]
+            if not wanted:
+                break
+        if guessed:
+            plan = replace(plan, notes=(*plan.notes, PARTIAL_NOTE))
+        return plan
 
     def cached_stats(self, info: SessionInfo) -> tuple[int, int] | None:
         """(messages, tokens) of a session counted before and unchanged since, else None."""

@@ -86,14 +86,16 @@ def run_plan(args: argparse.Namespace, ctx: Context) -> int:
 def decision_line(decision: Decision, capacity: ModelCapacity) -> str:
     """Say whether the session fits, against what, and by how much it does not."""
     label = "" if decision.exact else " (estimate)"
+    approx = "≈" if decision.partial else ""
+    label += " (older messages estimated)" if decision.partial else ""
     room = f"window {decision.window:,}, reserve {decision.reserve:,}"
     if decision.prompt_limit is not None and decision.prompt_limit < decision.window - decision.reserve:
         share = "harness share" if decision.harness else "input limit"
         room += f", {share} {decision.prompt_limit:,}"
-    size = f"session {decision.session_tokens:,} tokens{label}, budget {decision.budget:,} ({room})"
+    size = f"session {approx}{decision.session_tokens:,} tokens{label}, budget {decision.budget:,} ({room})"
     if decision.fits:
         return f"{capacity.name}: fits as-is: {size}, {decision.budget - decision.session_tokens:,} to spare"
-    return f"{capacity.name}: must compress: {size}, over by {decision.over_by:,}"
+    return f"{capacity.name}: must compress: {size}, over by {approx}{decision.over_by:,}"
 
 
 def plan_line(plan: Plan) -> str:
@@ -145,7 +147,7 @@ def plan_to_json(plan: Plan, capacity: ModelCapacity, counter: str) -> dict[str,
         "counter": counter,
         "decision": {"fits": d.fits, "session_tokens": d.session_tokens, "budget": d.budget,
                      "window": d.window, "reserve": d.reserve, "prompt_limit": d.prompt_limit,
-                     "harness": d.harness, "over_by": d.over_by, "exact": d.exact},
+                     "harness": d.harness, "over_by": d.over_by, "exact": d.exact, "partial": d.partial},
         "strategy": plan.strategy.value,
         "tokens_before": plan.tokens_before,
         "tokens_after": plan.tokens_after,

@@ -211,6 +211,9 @@ class Decision:
     """True when the target agent's harness share was applied (Codex 95%, Claude Code auto-compact)."""
     exact: bool = True
     """False when `session_tokens` is an estimate (offline fallback or another provider's tokenizer)."""
+    partial: bool = False
+    """True when messages older than what any plan keeps were guessed from their length, not counted:
+    `session_tokens` is then approximate, but `fits` (False) is certain."""
 
     @property
     def budget(self) -> int:

@@ -20,7 +20,7 @@ Counts come from one tiktoken encoding; for providers with their own tokenizer t
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 
 from smig_tui.core.models import Agent, Kind, Message, Usage
 from smig_tui.core.ports import TokenCounter
@@ -96,3 +96,52 @@ def measured_ratio(measured: int | None, counted: int) -> float | None:
     if not measured or counted <= 0:
         return None
     return measured / counted
+
+
+CHARS_PER_TOKEN = 3.0
+"""Characters per token assumed by `estimate`: o200k averages about 4 on prose and code, so this
+over-estimates (a guess should lean towards "does not fit")."""
+
+
+def estimate(message: Message) -> int:
+    """Guess a message's tokens from its length, framing included, without a tokenizer."""
+    return framed(math.ceil(len(render_for_count(message)) / CHARS_PER_TOKEN), message)
+
+
+BATCH = 2_048
+"""Most messages sent to the tokenizer at once while counting newest-first."""
+
+
+def count_newest(
+    messages: Sequence[Message],
+    known: list[int | None],
+    need: float,
+    count: Callable[[list[int]], list[int]],
+    skip: Container[int] = (),
+    factor: float = 1.0,
+) -> int:
+    """Count exactly from the newest message back until the exact migratable tail exceeds `need`.
+
+    `known` holds exact framed counts (None where not counted) and is filled in place; `count`
+    returns the framed counts of the given indices. Messages in `skip` are never migrated, so
+    they add nothing to the tail. Guesses (`estimate`) only size each batch, so the tokenizer
+    sees little more than the tail needs. Returns how many messages were counted.
+    """
+    tail, counted, i = 0, 0, len(messages) - 1
+    while i >= 0 and tail <= need:
+        batch: list[int] = []
+        guess = tail
+        while i >= 0 and len(batch) < BATCH and guess <= need:
+            n = known[i]
+            if n is None:
+                batch.append(i)
+                guess += 0 if i in skip else calibrate_one(estimate(messages[i]), factor)
+            elif i not in skip:
+                tail += calibrate_one(n, factor)
+                guess += calibrate_one(n, factor)
+            i -= 1
+        for j, n in zip(batch, count(batch) if batch else [], strict=True):
+            known[j] = n
+            tail += 0 if j in skip else calibrate_one(n, factor)
+        counted += len(batch)
+    return counted

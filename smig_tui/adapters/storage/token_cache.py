@@ -10,7 +10,9 @@ mtime_ns and a hash of its first and last 4 KB, plus each message's id, text has
 - An unreadable or corrupt cache file is ignored and rewritten; nothing here is ever fatal.
 
 A small `index.json` keeps message count and migratable tokens per file, for listings.
-Estimates (the offline fallback) are never cached, so exact counts replace them once possible.
+Estimates (the offline fallback, or the length guesses for messages a plan never needed) are
+never cached: a message not counted exactly is stored as `null`, and the index is written only
+once every message is counted.
 """
 
 from __future__ import annotations
@@ -68,6 +70,18 @@ class CountResult:
     """How many messages went to the tokenizer."""
 
 
+@dataclass
+class Known:
+    """The exact counts the cache holds for one session; None where a message was never counted."""
+
+    counts: list[int | None]
+    status: str
+    """`hit`, `grown`, `changed`, `miss`, or `uncached` (estimates, unreadable file)."""
+    hashes: list[str] | None
+    """Each message's memo key (None when uncached)."""
+    stat: tuple[int, int] | None
+
+
 class TokenCache:
     """Caches per-message counts on disk, keyed by file, size, mtime and encoding."""
 
@@ -85,10 +99,10 @@ class TokenCache:
         size, mtime_ns = stat
         entry = self._read(path, counter.name)
         ids = [m.id for m in messages]
-        if entry and entry["size"] == size and entry["mtime_ns"] == mtime_ns and entry["ids"] == ids:
-            return CountResult(list(entry["counts"]), "hit", 0)
+        if _same(entry, size, mtime_ns, ids) and None not in entry["counts"]:  # type: ignore[index]
+            return CountResult(list(entry["counts"]), "hit", 0)  # type: ignore[index]
         hashes = [message_key(m) for m in messages]
-        memo = dict(zip(entry["hashes"], entry["counts"], strict=True)) if entry else {}
+        memo = _memo(entry)
         missing = [i for i, h in enumerate(hashes) if h not in memo]
         fresh = dict(zip(missing, _count(messages, counter, missing), strict=True))
         counts = [fresh[i] if i in fresh else memo[h] for i, h in enumerate(hashes)]
@@ -96,6 +110,33 @@ class TokenCache:
         self._write(path, counter.name, size, mtime_ns, ids, hashes, counts)
         self._update_index(path, counter.name, size, mtime_ns, len(messages), migratable_tokens(session, counts))
         return CountResult(counts, status, len(missing))
+
+    def known(self, session: Session, counter: TokenCounter) -> Known:
+        """Return the exact counts already cached for `session`, counting nothing."""
+        messages = session.messages
+        path = Path(session.info.path)
+        stat = _stat(path)
+        if not counter.exact or stat is None:
+            return Known([None] * len(messages), "uncached", None, stat)
+        entry = self._read(path, counter.name)
+        if entry is not None and _same(entry, *stat, [m.id for m in messages]):
+            return Known(list(entry["counts"]), "hit", list(entry["hashes"]), stat)
+        hashes = [message_key(m) for m in messages]
+        memo = _memo(entry)
+        status = "miss" if entry is None else self._change_kind(path, entry, stat[0])
+        return Known([memo.get(h) for h in hashes], status, hashes, stat)
+
+    def remember(self, session: Session, counter: TokenCounter, known: Known) -> None:
+        """Store the exact counts in `known` (None stays uncounted); the index only once all are known."""
+        if not counter.exact or known.stat is None or known.hashes is None:
+            return
+        path = Path(session.info.path)
+        size, mtime_ns = known.stat
+        ids = [m.id for m in session.messages]
+        self._write(path, counter.name, size, mtime_ns, ids, known.hashes, known.counts)
+        if None not in known.counts:
+            counts = [n for n in known.counts if n is not None]
+            self._update_index(path, counter.name, size, mtime_ns, len(counts), migratable_tokens(session, counts))
 
     def cached_stats(self, info: SessionInfo, encoding: str = "o200k_base") -> tuple[int, int] | None:
         """Return (message count, migratable tokens) for a session counted before, if still current."""
@@ -127,7 +168,7 @@ class TokenCache:
         try:
             if not (len(entry["ids"]) == len(entry["hashes"]) == len(entry["counts"])):
                 return None
-            if not all(isinstance(n, int) for n in entry["counts"]):
+            if not all(n is None or isinstance(n, int) for n in entry["counts"]):
                 return None
             int(entry["size"]), int(entry["mtime_ns"])
         except (KeyError, TypeError, ValueError):
@@ -135,7 +176,7 @@ class TokenCache:
         return entry
 
     def _write(self, path: Path, encoding: str, size: int, mtime_ns: int, ids: list[str],
-               hashes: list[str], counts: list[int]) -> None:
+               hashes: list[str], counts: Sequence[int | None]) -> None:
         """Store an entry atomically; a cache that cannot be written is simply skipped."""
         entry = {"v": VERSION, "path": str(path), "encoding": encoding, "size": size,
                  "mtime_ns": mtime_ns, "edge": edge_hash(path, size), "ids": ids,
@@ -158,6 +199,18 @@ class TokenCache:
                 self._index = index
         except (OSError, LockedError):
             pass
+
+
+def _same(entry: dict[str, Any] | None, size: int, mtime_ns: int, ids: list[str]) -> bool:
+    """Tell whether a cache entry describes this very file and message list."""
+    return bool(entry) and entry["size"] == size and entry["mtime_ns"] == mtime_ns and entry["ids"] == ids  # type: ignore[index]
+
+
+def _memo(entry: dict[str, Any] | None) -> dict[str, int]:
+    """Map text hash to exact count for the messages an entry counted."""
+    if not entry:
+        return {}
+    return {h: n for h, n in zip(entry["hashes"], entry["counts"], strict=True) if n is not None}
 
 
 def _count(messages: Sequence[Any], counter: TokenCounter, indices: Sequence[int] | range) -> list[int]:
