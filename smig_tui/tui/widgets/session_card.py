@@ -88,6 +88,8 @@ class SessionCard(Vertical):
         counter: str,
     ) -> None:
         """Show the count against the target and the decision."""
+        if decision.partial:  # only the newest messages were counted; older ones are length guesses
+            exact, counter = False, f"{counter}: newest counted, older ≈"
         line = tokens_markup(session.measured_context_tokens, estimate, exact, counter)
         self.query_one("#tokens", Static).update(Content.from_markup(line))
         self.query_one(TokenGauge).show(decision)
