@@ -41,13 +41,13 @@ async def test_filter_narrows_by_title_and_folder(make_app) -> None:
         some = next(info for info in everything if info.title)
         word = some.title.split()[-1].lower()
         await pilot.press("slash")
-        await pilot.press(*word)
+        await pilot.press(*word, "enter")
         shown = tree.visible_sessions()
         assert some in shown
         assert all(word in " ".join(filter(None, (i.title, i.cwd, i.project, i.id, i.model))).lower() for i in shown)
         await pilot.press("escape")
         assert tree.visible_sessions() == everything
-        await pilot.press("slash", *"zqxj")
+        await pilot.press("slash", *"zqxj", "enter")
         assert tree.visible_sessions() == []
 
 

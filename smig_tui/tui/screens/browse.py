@@ -12,6 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static, Tree
 from textual.worker import Worker, WorkerState, get_current_worker
 
@@ -36,6 +37,8 @@ BATCH_SECONDS = 0.2
 """How soon discovery posts its first sessions, so the tree shows something at once."""
 LATER_BATCH_SECONDS = 1.0
 """How often it posts after that: each batch costs the UI thread a redraw of the tree."""
+FILTER_DELAY = 0.15
+"""Seconds of no typing before the filter applies: each keystroke restarts the wait."""
 NEEDS_PLANS = frozenset({"pin", "summarize", "edit_summary", "commit", "export"})
 """Actions that act on the plans of the selected session."""
 
@@ -44,6 +47,8 @@ class BrowseScreen(MigrateActions, Screen[None]):
     """Browse sessions, measure one against a target, preview the compression."""
 
     CSS_PATH = "browse.tcss"
+    filter_delay: float = FILTER_DELAY
+    """The debounce of the filter; 0 applies it on every keystroke."""
     BINDINGS = [
         Binding("slash", "focus_filter", "Filter", tooltip="Filter sessions by title, folder, id or model.", id="browse.filter"),
         Binding("escape", "clear_filter", "Clear filter", show=False, tooltip="Clear the filter and go back to the tree.", id="browse.clear"),
@@ -81,6 +86,8 @@ class BrowseScreen(MigrateActions, Screen[None]):
         self.summary_cancel = threading.Event()
         self.recent: list[str] = []
         """Recently chosen targets, newest first."""
+        self._filter_timer: Timer | None = None
+        """The pending filter, restarted by each keystroke."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -174,14 +181,30 @@ class BrowseScreen(MigrateActions, Screen[None]):
 
     def action_clear_filter(self) -> None:
         self.query_one("#filter", Input).value = ""
+        self.apply_filter()
         self.query_one(SourceTree).focus()
 
     @on(Input.Changed, "#filter")
     def _filter(self, event: Input.Changed) -> None:
-        self.query_one(SourceTree).set_filter(event.value)
+        """Wait for a pause in typing: rebuilding the tree per keystroke makes typing lag."""
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+            self._filter_timer = None
+        if self.filter_delay <= 0:
+            self.apply_filter()
+        else:
+            self._filter_timer = self.set_timer(self.filter_delay, self.apply_filter)
+
+    def apply_filter(self) -> None:
+        """Filter the tree by what the filter box holds now, cancelling any pending wait."""
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+            self._filter_timer = None
+        self.query_one(SourceTree).set_filter(self.query_one("#filter", Input).value)
 
     @on(Input.Submitted, "#filter")
     def _filter_done(self) -> None:
+        self.apply_filter()
         self.query_one(SourceTree).focus()
 
     def action_toggle_subagents(self) -> None:

@@ -28,11 +28,15 @@ class Group:
     here: bool
 
 
-def matches(info: SessionInfo, terms: list[str]) -> bool:
-    """Tell whether every filter term occurs in the session's title, cwd, id or model."""
-    haystack = " ".join(
+def _haystack(info: SessionInfo) -> str:
+    return " ".join(
         part for part in (info.title, info.cwd, info.project, info.id, info.model) if part
     ).lower()
+
+
+def matches(info: SessionInfo, terms: list[str]) -> bool:
+    """Tell whether every filter term occurs in the session's title, cwd, id or model."""
+    haystack = _haystack(info)
     return all(term in haystack for term in terms)
 
 
@@ -78,6 +82,10 @@ class SourceTree(Tree[SessionInfo | None]):
         """Sub-agent, review and exec sessions are listed only when this is on."""
         self._agent_nodes: dict[Agent, TreeNode[SessionInfo | None]] = {}
         self._group_nodes: dict[Group, tuple[TreeNode[SessionInfo | None], list[SessionInfo]]] = {}
+        self._unfilled: dict[int, Group] = {}
+        """Folder nodes (by node id) whose leaves are not added yet: a closed folder costs one line."""
+        self._haystacks: dict[str, str] = {}
+        """Lower-cased searchable text per session path, so a keystroke does not rebuild it."""
 
     @property
     def sessions(self) -> list[SessionInfo]:
@@ -86,11 +94,17 @@ class SourceTree(Tree[SessionInfo | None]):
 
     def visible_sessions(self) -> list[SessionInfo]:
         """The sessions the filter and the sub-agent toggle let through."""
-        return [
-            info
-            for info in self._sessions
-            if (self.show_subagents or not info.is_subagent) and matches(info, self._terms)
-        ]
+        return [info for info in self._sessions if self._shows(info)]
+
+    def _shows(self, info: SessionInfo) -> bool:
+        if info.is_subagent and not self.show_subagents:
+            return False
+        if not self._terms:
+            return True
+        haystack = self._haystacks.get(info.path)
+        if haystack is None:
+            haystack = self._haystacks[info.path] = _haystack(info)
+        return all(term in haystack for term in self._terms)
 
     def add_sessions(self, infos: Iterable[SessionInfo]) -> None:
         """Append a batch as it streams in from discovery, without redrawing what is there.
@@ -104,7 +118,7 @@ class SourceTree(Tree[SessionInfo | None]):
             return
         touched: dict[Group, list[SessionInfo]] = {}
         for info in batch:
-            if (self.show_subagents or not info.is_subagent) and matches(info, self._terms):
+            if self._shows(info):
                 touched.setdefault(self._group_of(info), []).append(info)
         for group, infos in touched.items():
             self._append(group, infos)
@@ -118,10 +132,13 @@ class SourceTree(Tree[SessionInfo | None]):
             # Folders that arrive while streaming start closed: every open leaf costs a redraw.
             node = self._agent_nodes[group.agent].add("", expand=group.here)
             self._group_nodes[group] = (node, [])
+            if not group.here:
+                self._unfilled[node.id] = group
         node, items = self._group_nodes[group]
         items.extend(infos)
-        for info in infos:
-            node.add_leaf(session_label(info), data=info)
+        if node.id not in self._unfilled:
+            for info in infos:
+                node.add_leaf(session_label(info), data=info)
         node.set_label(f"{'● ' if group.here else ''}{group.key} ({len(items)})")
 
     def _group_of(self, info: SessionInfo) -> Group:
@@ -129,9 +146,22 @@ class SourceTree(Tree[SessionInfo | None]):
         return Group(info.agent, key, is_here(info.cwd, self._here, self._broad))
 
     def set_filter(self, text: str) -> None:
-        """Show only sessions matching every word of `text`."""
-        self._terms = text.lower().split()
-        self.rebuild()
+        """Show only sessions matching every word of `text` (nothing to do if the words are the same)."""
+        terms = text.lower().split()
+        if terms != self._terms:
+            self._terms = terms
+            self.rebuild()
+
+    def on_tree_node_expanded(self, event: Tree.NodeExpanded[SessionInfo | None]) -> None:
+        """Add a folder's leaves the first time it opens."""
+        group = self._unfilled.pop(event.node.id, None)
+        if group is not None:
+            self._fill(event.node, self._group_nodes[group][1])
+
+    @staticmethod
+    def _fill(node: TreeNode[SessionInfo | None], items: list[SessionInfo]) -> None:
+        for info in items:
+            node.add_leaf(session_label(info), data=info)
 
     def toggle_subagents(self) -> bool:
         """Show or hide sub-agent sessions; returns the new state."""
@@ -146,6 +176,7 @@ class SourceTree(Tree[SessionInfo | None]):
         self.clear()
         self._agent_nodes.clear()
         self._group_nodes.clear()
+        self._unfilled.clear()
         grouped = self._grouped(self.visible_sessions())
         target: TreeNode[SessionInfo | None] | None = None
         first: TreeNode[SessionInfo | None] | None = None
@@ -159,11 +190,14 @@ class SourceTree(Tree[SessionInfo | None]):
                 expand = group.here or group in opened or position < OPEN_FOLDERS
                 node = agent_node.add(f"{marker}{group.key} ({len(items)})", expand=expand)
                 self._group_nodes[group] = (node, list(items))
+                if not expand:
+                    self._unfilled[node.id] = group
+                    continue
                 for info in items:
                     leaf = node.add_leaf(session_label(info), data=info)
                     if current is not None and info.path == current.path:
                         target = leaf
-                    first = first or (leaf if expand else None)
+                    first = first or leaf
         # With nothing highlighted yet, start on the newest session so Enter opens it at once.
         chosen = target or (first if current is None else None)
         if chosen is not None:
