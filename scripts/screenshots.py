@@ -99,8 +99,21 @@ async def main() -> None:
         svg = await shoot(name, steps)
         print(svg.relative_to(ROOT))
         if shutil.which("rsvg-convert"):
-            subprocess.run(["rsvg-convert", str(svg), "-o", str(svg.with_suffix(".png"))], check=True)
+            to_png(svg)
             print(svg.with_suffix(".png").relative_to(ROOT))
+
+
+def to_png(svg: Path) -> None:
+    """Render an SVG screenshot with rsvg-convert, keeping the spaces between text runs.
+
+    Rich writes each styled run as its own <text>, spaces as U+00A0. Under the default
+    xml:space librsvg trims leading and trailing white space of every run, NBSP included, so
+    "agent" and " codex" render glued ("agentcodex"); `xml:space="preserve"` keeps them.
+    """
+    text = svg.read_text(encoding="utf-8").replace("<svg ", '<svg xml:space="preserve" ', 1)
+    subprocess.run(
+        ["rsvg-convert", "-o", str(svg.with_suffix(".png"))], input=text.encode(), check=True
+    )
 
 
 if __name__ == "__main__":
