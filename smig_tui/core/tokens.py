@@ -105,7 +105,12 @@ over-estimates (a guess should lean towards "does not fit")."""
 
 def estimate(message: Message) -> int:
     """Guess a message's tokens from its length, framing included, without a tokenizer."""
-    return framed(math.ceil(len(render_for_count(message)) / CHARS_PER_TOKEN), message)
+    if message.opaque:
+        return 0
+    chars = len(message.text)
+    if message.kind is Kind.TOOL_CALL:  # the length `render_for_count` gives, without building it
+        chars += len(message.tool_name or "tool") + (1 if message.text else 0)
+    return math.ceil(chars / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD
 
 
 BATCH = 2_048

@@ -133,3 +133,19 @@ def test_count_newest_stops_once_the_exact_tail_passes_the_need() -> None:
     tail = [n for n in known if n is not None]
     assert sum(tail) > 140 and known[-1] == 14 and known[0] is None
     assert known[: len(messages) - len(tail)] == [None] * (len(messages) - len(tail))
+
+
+def test_estimate_is_the_rendered_length_rule() -> None:
+    import math
+
+    from smig_tui.core.tokens import CHARS_PER_TOKEN, framed, render_for_count
+
+    builder = Builder()
+    builder.user("hello there")
+    builder.tool("c1", '{"cmd": "ls -la"}', "x" * 100)
+    builder.add(builder.messages[0].role, builder.messages[0].kind, "secret", opaque=True)
+    builder.add(builder.messages[1].role, builder.messages[1].kind, "", tool_name="shell", call_id="c2")
+    for message in builder.messages:
+        rendered = render_for_count(message)
+        expected = framed(math.ceil(len(rendered) / CHARS_PER_TOKEN), message)
+        assert estimate(message) == expected

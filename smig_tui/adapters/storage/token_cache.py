@@ -77,8 +77,8 @@ class Known:
     counts: list[int | None]
     status: str
     """`hit`, `grown`, `changed`, `miss`, or `uncached` (estimates, unreadable file)."""
-    hashes: list[str] | None
-    """Each message's memo key (None when uncached)."""
+    hashes: list[str | None] | None
+    """Each message's memo key (None when uncached; an item is None until its message is counted)."""
     stat: tuple[int, int] | None
 
 
@@ -121,10 +121,11 @@ class TokenCache:
         entry = self._read(path, counter.name)
         if entry is not None and _same(entry, *stat, [m.id for m in messages]):
             return Known(list(entry["counts"]), "hit", list(entry["hashes"]), stat)
-        hashes = [message_key(m) for m in messages]
+        if entry is None:  # nothing to look up: hash only what gets counted, when it is stored
+            return Known([None] * len(messages), "miss", [None] * len(messages), stat)
+        hashes: list[str | None] = [message_key(m) for m in messages]
         memo = _memo(entry)
-        status = "miss" if entry is None else self._change_kind(path, entry, stat[0])
-        return Known([memo.get(h) for h in hashes], status, hashes, stat)
+        return Known([memo.get(h) for h in hashes], self._change_kind(path, entry, stat[0]), hashes, stat)
 
     def remember(self, session: Session, counter: TokenCounter, known: Known) -> None:
         """Store the exact counts in `known` (None stays uncounted); the index only once all are known."""
@@ -132,8 +133,13 @@ class TokenCache:
             return
         path = Path(session.info.path)
         size, mtime_ns = known.stat
-        ids = [m.id for m in session.messages]
-        self._write(path, counter.name, size, mtime_ns, ids, known.hashes, known.counts)
+        messages = session.messages
+        ids = [m.id for m in messages]
+        hashes = known.hashes
+        for i, n in enumerate(known.counts):
+            if n is not None and hashes[i] is None:
+                hashes[i] = message_key(messages[i])
+        self._write(path, counter.name, size, mtime_ns, ids, hashes, known.counts)
         if None not in known.counts:
             counts = [n for n in known.counts if n is not None]
             self._update_index(path, counter.name, size, mtime_ns, len(counts), migratable_tokens(session, counts))
@@ -176,7 +182,7 @@ class TokenCache:
         return entry
 
     def _write(self, path: Path, encoding: str, size: int, mtime_ns: int, ids: list[str],
-               hashes: list[str], counts: Sequence[int | None]) -> None:
+               hashes: Sequence[str | None], counts: Sequence[int | None]) -> None:
         """Store an entry atomically; a cache that cannot be written is simply skipped."""
         entry = {"v": VERSION, "path": str(path), "encoding": encoding, "size": size,
                  "mtime_ns": mtime_ns, "edge": edge_hash(path, size), "ids": ids,
@@ -210,7 +216,7 @@ def _memo(entry: dict[str, Any] | None) -> dict[str, int]:
     """Map text hash to exact count for the messages an entry counted."""
     if not entry:
         return {}
-    return {h: n for h, n in zip(entry["hashes"], entry["counts"], strict=True) if n is not None}
+    return {h: n for h, n in zip(entry["hashes"], entry["counts"], strict=True) if n is not None and h}
 
 
 def _count(messages: Sequence[Any], counter: TokenCounter, indices: Sequence[int] | range) -> list[int]:
