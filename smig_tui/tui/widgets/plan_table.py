@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.console import JustifyMethod
 from rich.text import Text
 from textual.widgets import DataTable
 from textual.widgets.data_table import CellDoesNotExist
@@ -19,6 +20,12 @@ def _flat(text: str, width: int = 60) -> str:
     """One line of a message, whitespace collapsed."""
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _cell(text: str, style: str = "", justify: JustifyMethod | None = None) -> Text:
+    """A ready one-line cell: DataTable would otherwise parse plain strings as markup on every
+    render, and wrap Text it is given."""
+    return Text(text, style=style, justify=justify, no_wrap=True, end="")
 
 
 class PlanTable(DataTable[Text | str]):
@@ -78,22 +85,22 @@ class PlanTable(DataTable[Text | str]):
             message = item.message
             pinned = message.id in self.pins
             if not item.kept:
-                marker, style = Text("−", style=f"bold {drop_colour}"), "dim strike"
+                marker, style = _cell("−", f"bold {drop_colour}"), "dim strike"
             elif pinned:
-                marker, style = Text("📌"), ""
+                marker, style = _cell("📌"), ""
             elif item.text is not None:
-                marker, style = Text("~", style=f"bold {colours.get('warning', 'yellow')}"), ""
+                marker, style = _cell("~", f"bold {colours.get('warning', 'yellow')}"), ""
             else:
-                marker, style = Text("+", style=f"bold {kept_colour}"), ""
+                marker, style = _cell("+", f"bold {kept_colour}"), ""
             text = item.text if item.text is not None else message.text
             self.add_row(
                 marker,
-                str(message.index),
-                message.role.value,
-                message.kind.value,
-                Text(f"{item.tokens:,}", justify="right"),
-                Text(_flat(text), style=style),
-                item.reason,
+                _cell(str(message.index)),
+                _cell(message.role.value),
+                _cell(message.kind.value),
+                _cell(f"{item.tokens:,}", justify="right"),
+                _cell(_flat(text), style),
+                _cell(item.reason),
                 key=message.id,
             )
 
