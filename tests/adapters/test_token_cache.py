@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import pytest
+
 import json
 import os
 import shutil
@@ -122,6 +124,7 @@ def test_real_codex_session_through_services(shared_fixtures, isolated_homes) ->
     assert services.cached_stats(info)[0] == len(session.messages)
 
 
+@pytest.mark.usefixtures("exact_tokens")
 def test_listing_shows_counts_of_sessions_counted_before(fake_home) -> None:
     from smig_tui.services import build_services
 

@@ -29,6 +29,7 @@ def _run(argv: list[str], config: dict | None = None) -> tuple[int, str, str]:
     return code, out.stdout.getvalue(), out.stderr.getvalue()  # type: ignore[attr-defined]
 
 
+@pytest.mark.usefixtures("exact_tokens")
 def test_plan_fits_as_is(fake_home: dict[str, Path]) -> None:
     code, stdout, stderr = _run(["plan", CODEX_MAIN, "--target", "gpt-5"])
     assert code == 0 and stderr == ""
@@ -37,6 +38,7 @@ def test_plan_fits_as_is(fake_home: dict[str, Path]) -> None:
     assert "as-is: keeps" in stdout
 
 
+@pytest.mark.usefixtures("exact_tokens")
 def test_plan_must_compress_json(fake_home: dict[str, Path]) -> None:
     code, stdout, _ = _run(["plan", CLAUDE_MAIN, "-t", "gpt-4", "--reserve", "7900", "--pin-first", "--json"])
     assert code == 0

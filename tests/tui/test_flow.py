@@ -60,6 +60,7 @@ async def choose_target(pilot, name: str) -> None:
     await settle(pilot)
 
 
+@pytest.mark.usefixtures("exact_tokens")
 async def test_changing_target_flips_the_decision_and_remembers_it(sized_app, isolated_homes) -> None:
     app, info, tokens = sized_app
     async with app.run_test(size=(120, 36)) as pilot:

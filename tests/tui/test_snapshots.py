@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from conftest import open_session, settle
 from test_flow import build_sized
 
@@ -19,6 +21,7 @@ def test_snapshot_empty_homes(snap_compare, empty_app) -> None:
     assert snap_compare(empty_app(), terminal_size=(120, 36), run_before=quiet)
 
 
+@pytest.mark.usefixtures("exact_tokens")
 def test_snapshot_session_selected(snap_compare, make_app) -> None:
     async def select(pilot) -> None:
         await settle(pilot)
@@ -28,6 +31,7 @@ def test_snapshot_session_selected(snap_compare, make_app) -> None:
     assert snap_compare(make_app(), terminal_size=(120, 36), run_before=select)
 
 
+@pytest.mark.usefixtures("exact_tokens")
 def test_snapshot_truncation_preview(snap_compare, make_app, isolated_homes) -> None:
     app, info, _ = build_sized(make_app, isolated_homes)
 
@@ -63,6 +67,7 @@ def test_snapshot_help(snap_compare, make_app) -> None:
     assert snap_compare(make_app(), terminal_size=(120, 36), run_before=help_panel)
 
 
+@pytest.mark.usefixtures("exact_tokens")
 def test_snapshot_narrow_terminal(snap_compare, make_app) -> None:
     async def select(pilot) -> None:
         await settle(pilot)
