@@ -8,7 +8,6 @@ file and line, and reading goes on.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -102,47 +101,3 @@ def iter_records(
         if data is not None:
             yield Record(number, offset, data)
 
-
-def read_head(path: str, warn: WarningSink, max_lines: int = 64, max_bytes: int = 256 * 1024) -> list[Record]:
-    """Parse the first lines of a file, bounded by both a line and a byte budget."""
-    records: list[Record] = []
-    with open(path, "rb") as handle:
-        blob = handle.read(max_bytes)
-    cut = len(blob) == max_bytes
-    lines = blob.split(b"\n")
-    if cut:
-        lines = lines[:-1]  # cut by the byte budget, not by the writer: not worth a warning
-    offset = 0
-    for index, raw in enumerate(lines[:max_lines]):
-        complete = cut or index < len(lines) - 1
-        data = parse_line(raw, path, index + 1, complete, warn)
-        if data is not None:
-            records.append(Record(index + 1, offset, data))
-        offset += len(raw) + 1
-    return records
-
-
-def read_tail(path: str, max_bytes: int = 256 * 1024, quiet: bool = True) -> list[dict[str, Any]]:
-    """Parse the complete lines in the last `max_bytes` of a file, oldest first.
-
-    Line numbers are unknown from the tail, so damage here is left to the full read to report.
-    """
-    size = os.path.getsize(path)
-    with open(path, "rb") as handle:
-        handle.seek(max(0, size - max_bytes))
-        blob = handle.read()
-    lines = blob.split(b"\n")
-    if size > max_bytes:
-        lines = lines[1:]  # the first piece is most likely the end of a cut line
-    out: list[dict[str, Any]] = []
-    for raw in lines:
-        raw = raw.strip()
-        if not raw:
-            continue
-        try:
-            data = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            continue
-        if isinstance(data, dict):
-            out.append(data)
-    return out

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from smig_tui.adapters.jsonl import iter_records, read_head, read_tail
+from smig_tui.adapters.jsonl import iter_records
 from smig_tui.core.models import ReadWarning
 
 
@@ -72,21 +72,6 @@ def test_long_lines_across_read_chunks(tmp_path: Path) -> None:
     assert records[1].offset == len(big) + 11
 
 
-def test_head_respects_budgets_and_tail_drops_cut_line(tmp_path: Path) -> None:
-    lines = b"".join(b'{"n":%d}\n' % n for n in range(1000))
-    path = _write(tmp_path / "a.jsonl", lines)
-    warnings: list[ReadWarning] = []
-    head = read_head(path, warnings.append, max_lines=5)
-    assert [r.data["n"] for r in head] == [0, 1, 2, 3, 4]
-    small = read_head(path, warnings.append, max_lines=100, max_bytes=20)
-    assert [r.data["n"] for r in small] == [0, 1]
-    assert warnings == []
-    tail = read_tail(path, max_bytes=25)
-    assert [d["n"] for d in tail] == [998, 999]
-
-
 def test_empty_file(tmp_path: Path) -> None:
     path = _write(tmp_path / "a.jsonl", b"")
     assert list(iter_records(path, lambda w: None)) == []
-    assert read_head(path, lambda w: None) == []
-    assert read_tail(path) == []

@@ -187,16 +187,22 @@ def _assistant_block(index: int, block: Any, notes: list[str]) -> Message | None
             call_id=_str(block.get("id")) or None,
         )
     if isinstance(kind, str) and kind.endswith("tool_result"):
-        return _draft(
-            index,
-            Role.TOOL,
-            Kind.TOOL_RESULT,
-            result_text(block.get("content")),
-            call_id=_str(block.get("tool_use_id")) or None,
-            is_error=bool(block.get("is_error")),
-        )
+        return _tool_result(index, block)
     notes.append(f"content block of unknown type {kind!r} skipped")
     return None
+
+
+def _tool_result(index: int, block: dict[str, Any], injected: bool = False) -> Message:
+    """Convert a tool result block, whichever side of the conversation carried it."""
+    return _draft(
+        index,
+        Role.TOOL,
+        Kind.TOOL_RESULT,
+        result_text(block.get("content")),
+        call_id=_str(block.get("tool_use_id")) or None,
+        is_error=bool(block.get("is_error")),
+        injected=injected,
+    )
 
 
 def _user(data: dict[str, Any], message: dict[str, Any]) -> Converted:
@@ -238,15 +244,7 @@ def _user_block(
             return _draft(index, Role.USER, Kind.SUMMARY, text)
         return _draft(index, Role.USER, Kind.TEXT, text, injected=meta or is_injected_text(text))
     if kind == "tool_result":
-        return _draft(
-            index,
-            Role.TOOL,
-            Kind.TOOL_RESULT,
-            result_text(block.get("content")),
-            call_id=_str(block.get("tool_use_id")) or None,
-            is_error=bool(block.get("is_error")),
-            injected=meta,
-        )
+        return _tool_result(index, block, injected=meta)
     if kind in ("image", "document"):
         return _draft(index, Role.USER, Kind.IMAGE, media_placeholder(block), injected=meta)
     notes.append(f"content block of unknown type {kind!r} skipped")
