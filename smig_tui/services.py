@@ -441,12 +441,10 @@ def _target_chars(target_chars: int | None, target_tokens: int | None) -> int:
 
 
 def migrated_messages(plan: Plan) -> tuple[Message, ...]:
-    """The migrated conversation of a plan, from the planner when it provides `result_messages`."""
-    try:
-        from smig_tui.core.plans import result_messages
-    except ImportError:
-        from smig_tui.core.handoff import plan_messages as result_messages
-    return tuple(result_messages(plan))
+    """The migrated conversation of a plan: the note or summary first, then what is kept."""
+    from smig_tui.core.plans import result_messages
+
+    return result_messages(plan)
 
 
 def _same_or_below(path: str | None, root: str) -> bool:

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from smig_tui.core.migration import Lineage, Turn
-from smig_tui.core.models import Kind, Message, Plan, Role, Session
+from smig_tui.core.models import Kind, Message, Role, Session
 from smig_tui.core.redact import redact
 
 TOOL_CALL_OPEN = "[tool call: {name}]"
@@ -107,23 +107,6 @@ def native_title(source_agent: str, title: str | None, goal: str | None) -> str:
     """Title for the target agent's picker, marked as a migration from the source agent."""
     body = one_line(title or goal or "migrated session", 80)
     return TITLE_PREFIX.format(agent=source_agent) + body
-
-
-def plan_messages(plan: Plan) -> tuple[Message, ...]:
-    """The migrated conversation of a plan: the placeholder or summary first, then what is kept.
-
-    Mirrors `core.plans.result_messages`, which services prefer when the planner provides it.
-    """
-    lead_text = plan.summary or plan.placeholder
-    lead: tuple[Message, ...] = ()
-    if lead_text:
-        lead_id = "smig-summary" if plan.summary else "smig-placeholder"
-        lead = (Message(index=-1, id=lead_id, role=Role.USER, kind=Kind.SUMMARY, text=lead_text),)
-    kept = tuple(
-        replace(item.message, text=item.text) if item.text is not None else item.message
-        for item in plan.kept
-    )
-    return lead + kept
 
 
 def redact_messages(messages: Iterable[Message]) -> tuple[tuple[Message, ...], dict[str, int]]:

@@ -16,6 +16,7 @@ from smig_tui.core.handoff import NOTE_PREFIX
 from smig_tui.core.migration import Destination, Lineage, Turn
 from smig_tui.core.models import Agent, Role
 from smig_tui.services import build_services
+from smig_tui.core.plans import result_messages
 
 LINEAGE = Lineage("codex", "src-1", "/src.jsonl", "0" * 32, 3, "truncate")
 
@@ -122,11 +123,11 @@ def test_round_trip_through_our_claude_reader(tmp_path: Path) -> None:
 
 
 def _expected_turns(session, migration_id):  # type: ignore[no-untyped-def]
-    from smig_tui.core.handoff import migration_note, plan_messages, to_turns
+    from smig_tui.core.handoff import migration_note, to_turns
 
     plan = make_plan(session)
     lineage = Lineage(session.info.agent.value, session.id, session.info.path, migration_id, 0, "as-is")
-    return to_turns(plan_messages(plan), note=migration_note(lineage))
+    return to_turns(result_messages(plan), note=migration_note(lineage))
 
 
 def test_existing_file_refuses_the_whole_commit(tmp_path: Path) -> None:

@@ -12,10 +12,11 @@ from migration_builders import make_plan, make_session
 
 from smig_tui.adapters.formats.codex_writer import CodexWriter, configured_provider, rollout_path, uuid7
 from smig_tui.adapters.paths import resolve_paths
-from smig_tui.core.handoff import NOTE_PREFIX, migration_note, plan_messages, redact_messages, to_turns
+from smig_tui.core.handoff import NOTE_PREFIX, migration_note, redact_messages, to_turns
 from smig_tui.core.migration import Destination, Lineage, Turn
 from smig_tui.core.models import Agent, Role
 from smig_tui.services import build_services
+from smig_tui.core.plans import result_messages
 
 LINEAGE = Lineage("claude", "src-1", "/src.jsonl", "0" * 32, 0, "as-is")
 NOW = datetime(2026, 7, 9, 12, 0, 0, tzinfo=UTC)
@@ -86,7 +87,7 @@ def test_migrate_writes_rollout_round_trips_and_leaves_source_alone(tmp_path: Pa
     [info] = [i for i in services.list_sessions(agent=Agent.CODEX) if i.id == output.session_id]
     back = services.load_session(info)
     lineage = Lineage("claude", session.id, session.info.path, result.migration_id, 0, "as-is")
-    expected = [(Role.USER, migration_note(lineage))] + [(t.role, t.text) for t in to_turns(plan_messages(plan))]
+    expected = [(Role.USER, migration_note(lineage))] + [(t.role, t.text) for t in to_turns(result_messages(plan))]
     assert [(m.role, m.text) for m in back.messages] == expected
     assert back.messages[0].text.startswith(NOTE_PREFIX)
     # The picker previews the first typed prompt, not the note.

@@ -10,9 +10,9 @@ import pytest
 from migration_builders import make_plan, make_session
 
 import smig_tui.adapters.storage.migration_store as store_module
+from smig_tui.core.plans import result_messages
 from smig_tui.adapters.storage.migration_store import MigrationStore, new_migration_id
 from smig_tui.core.errors import LockedError, MigrationNotFoundError, WriteRefusedError
-from smig_tui.core.handoff import plan_messages
 from smig_tui.core.migration import (
     MIGRATION_ID_RE,
     MigrationRecord,
@@ -31,7 +31,7 @@ def _record(tmp_path: Path, cwd: str = "/work/proj", now: float = 1_767_000_000.
     source = source_ref(session, "ab" * 32, 10, 1.0)
     output = NativeOutput("claude", "/x/y.jsonl", "sid", "cd /work/proj && claude --resume sid")
     return build_record(new_migration_id(now), "2026-01-02T10:00:00.000Z", source, plan,
-                        plan_messages(plan), (output,))
+                        result_messages(plan), (output,))
 
 
 def test_save_get_list_latest_round_trip(tmp_path: Path) -> None:

@@ -7,17 +7,18 @@ from pathlib import Path
 from migration_builders import make_plan, make_session
 
 from smig_tui.core.export import ExportFormat, to_markdown, to_openai, to_record
-from smig_tui.core.handoff import migration_note, native_title, plan_messages, to_turns
+from smig_tui.core.handoff import migration_note, native_title, to_turns
 from smig_tui.core.memory_markdown import files_and_commands, to_memory_markdown
 from smig_tui.core.migration import Lineage
 from smig_tui.core.models import Kind, Message, Role
 from smig_tui.core.timeline import format_iso, monotonic_times
+from smig_tui.core.plans import result_messages
 
 
 def test_markdown_handoff_document(tmp_path: Path) -> None:
     session = make_session(tmp_path)
     plan = make_plan(session, target="claude-sonnet-4-5", keep_last=4)
-    text = to_markdown(session, plan_messages(plan), plan)
+    text = to_markdown(session, result_messages(plan), plan)
     assert text.startswith("# Handoff: Fix the flaky parser\n")
     for fact in ("| Source session | `019b7f94-51b4-7593-922e-ba12b5b73b52` |", "| Agent | codex |",
                  "| Model | gpt-5-codex |", "| Working directory | `/work/proj` |",
@@ -45,7 +46,7 @@ def test_markdown_fences_survive_backticks(tmp_path: Path) -> None:
 
 def test_openai_export_alternates_and_flattens_tools(tmp_path: Path) -> None:
     session = make_session(tmp_path)
-    chat = to_openai(plan_messages(make_plan(session)))
+    chat = to_openai(result_messages(make_plan(session)))
     roles = [m["role"] for m in chat]
     assert roles == ["user", "assistant", "user", "assistant"]
     assert set(chat[0]) == {"role", "content"}
@@ -57,7 +58,7 @@ def test_openai_export_alternates_and_flattens_tools(tmp_path: Path) -> None:
 def test_record_export(tmp_path: Path) -> None:
     session = make_session(tmp_path)
     plan = make_plan(session, keep_last=2)
-    record = to_record(session, plan_messages(plan), plan)
+    record = to_record(session, result_messages(plan), plan)
     assert record["source"]["id"] == session.id and record["goal"].startswith("Fix the flaky")
     assert [m["id"] for m in record["messages"]] == ["smig-placeholder", "m9", "m10"]
     assert record["plan"]["kept"] == 2 and record["plan"]["dropped"] == 9
