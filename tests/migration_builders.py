@@ -46,7 +46,7 @@ def make_session(
     messages = []
     for index, (role, kind, text, tool) in enumerate(CONVERSATION):
         messages.append(Message(
-            index=index, id=f"m{index}", role=role, kind=kind, text=text, tool_name=tool,
+            index=index, id=f"m{index}", role=role, kind=kind, body=text, tool_name=tool,
             call_id=f"c{index // 2}" if tool else None,
             timestamp=f"2026-01-02T10:00:{index:02d}.000Z",
             injected=index == 0,

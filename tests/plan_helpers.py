@@ -38,7 +38,7 @@ class Builder:
 
     def add(self, role: Role, kind: Kind, text: str, **fields: object) -> Message:
         message = Message(index=len(self.messages), id=fields.pop("id", f"m{len(self.messages)}"),  # type: ignore[arg-type]
-                          role=role, kind=kind, text=text, **fields)  # type: ignore[arg-type]
+                          role=role, kind=kind, body=text, **fields)  # type: ignore[arg-type]
         self.messages.append(message)
         return message
 

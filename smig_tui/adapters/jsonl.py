@@ -27,6 +27,8 @@ class Record:
     offset: int
     """Byte offset of the line's start."""
     data: dict[str, Any]
+    size: int = 0
+    """Bytes of the line, newline excluded."""
 
 
 def iter_lines(path: str, start: int = 0, start_line: int = 1) -> Iterator[tuple[int, int, bytes, bool]]:
@@ -99,5 +101,5 @@ def iter_records(
             continue
         data = parse_line(raw, path, number, complete, warn)
         if data is not None:
-            yield Record(number, offset, data)
+            yield Record(number, offset, data, len(raw))
 

@@ -129,7 +129,7 @@ def _items_table(plan: Plan, width: int) -> Table:
             tokens = f"{item.original_tokens:,}>{item.tokens:,}"
         who = f"{_ROLE.get(message.role.value, message.role.value)} {_KIND.get(message.kind.value, message.kind.value)}"
         fate = f"{'keep' if item.kept else 'drop'} {item.reason}"
-        table.add_row(str(message.index), who, tokens, fate, _one_line(message.text, text_width))
+        table.add_row(str(message.index), who, tokens, fate, _one_line(message.head(4 * text_width), text_width))
     return table
 
 

@@ -6,7 +6,7 @@ import argparse
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from smig_tui.core.models import Agent, Session, SessionInfo
+from smig_tui.core.models import Agent, Message, Session, SessionInfo
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -95,7 +95,7 @@ def run_show(args: argparse.Namespace, ctx: Context) -> int:
     for column in ("#", "role", "kind", "tool", "text"):
         table.add_column(column, no_wrap=column != "text", overflow="fold")
     for message in session.messages:
-        text = message.text if args.full else _one_line(message.text, 160)
+        text = message.text if args.full else _one_line(message.head(640), 160)
         table.add_row(
             str(message.index),
             message.role.value,
@@ -142,11 +142,20 @@ def info_to_json(info: SessionInfo) -> dict[str, Any]:
     return asdict(info)
 
 
+def message_to_dict(message: Message) -> dict[str, Any]:
+    """Every field of a message for `--json`, with its whole text (read back if it was left on disk)."""
+    data: dict[str, Any] = {}
+    for name in message.__dataclass_fields__:
+        value = getattr(message, "text" if name == "body" else name)
+        data["text" if name == "body" else name] = asdict(value) if name == "usage" and value else value
+    return data
+
+
 def session_to_json(session: Session) -> dict[str, Any]:
     """Serialise a Session for `--json` output."""
     return {
         "info": info_to_json(session.info),
-        "messages": [asdict(message) for message in session.messages],
+        "messages": [message_to_dict(message) for message in session.messages],
         "warnings": [str(warning) for warning in session.warnings],
         "instructions": session.instructions,
         "measured_context_tokens": session.measured_context_tokens,

@@ -69,6 +69,10 @@ class SessionReadError(SmigError):
     """A session file cannot be read at all (missing, unreadable, not a session)."""
 
 
+class SourceChangedError(SessionReadError):
+    """A session file was rewritten after smig read it, so a text it left there cannot be read back."""
+
+
 class WriteRefusedError(SmigError):
     """A write was refused because it would clobber a file smig does not own."""
 

@@ -120,7 +120,7 @@ def redact_messages(messages: Iterable[Message]) -> tuple[tuple[Message, ...], d
     for message in messages:
         result = redact(message.text)
         counts.update(result.counts)
-        out.append(replace(message, text=result.text) if result.total else message)
+        out.append(replace(message, body=result.text) if result.total else message)
     return tuple(out), dict(counts)
 
 

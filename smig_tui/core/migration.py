@@ -192,7 +192,7 @@ def message_from_json(data: dict[str, Any]) -> Message:
         id=str(data.get("id", "")),
         role=Role(data.get("role", "user")),
         kind=Kind(data.get("kind", "text")),
-        text=str(data.get("text", "")),
+        body=str(data.get("text", "")),
         tool_name=data.get("tool_name"),
         call_id=data.get("call_id"),
         timestamp=data.get("timestamp"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Protocol
 
 
 class Agent(StrEnum):
@@ -56,9 +57,35 @@ class Usage:
     """Tokens of context in use after this call: the figure to hold against a window."""
 
 
+class StoredText(Protocol):
+    """A message text left in its source file and read back when asked for (an adapter makes it).
+
+    Readers leave the long texts of huge sessions on disk, so a 500 MB session does not hold its
+    tool outputs in memory; reading one back raises `SourceChangedError` if the file was rewritten.
+    """
+
+    @property
+    def length(self) -> int:
+        """Characters of the text."""
+        ...
+
+    @property
+    def head(self) -> str:
+        """The text's first few hundred characters, held for previews."""
+        ...
+
+    def read(self) -> str:
+        """Return the whole text from the source file."""
+        ...
+
+    def fingerprint(self) -> str:
+        """A stable key of the stored text (a hash of its source line), read without parsing."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class Message:
-    """One item of a conversation, in source order."""
+    """One item of a conversation, in source order; `text` is its readable content."""
 
     index: int
     """Position in `Session.messages`, from 0."""
@@ -66,8 +93,8 @@ class Message:
     """Stable id inside the session (Claude record uuid, or `L<line>` for Codex)."""
     role: Role
     kind: Kind
-    text: str
-    """Readable text: the prose, the tool call's arguments, or the tool output."""
+    body: str | StoredText
+    """The text itself, or where a reader left a long one (`text` reads it either way)."""
     tool_name: str | None = None
     call_id: str | None = None
     """Links a tool call with its result."""
@@ -85,6 +112,25 @@ class Message:
     """Content the agent stored encrypted (Codex reasoning): kept as a marker, never decoded."""
     injected: bool = False
     """Context the harness injected (AGENTS.md, environment, meta), not typed by a person."""
+
+    @property
+    def text(self) -> str:
+        """Readable text: the prose, the tool call's arguments, or the tool output."""
+        body = self.body
+        return body if isinstance(body, str) else body.read()
+
+    @property
+    def text_length(self) -> int:
+        """Characters of `text`, known without reading a stored text back."""
+        body = self.body
+        return len(body) if isinstance(body, str) else body.length
+
+    def head(self, chars: int) -> str:
+        """The first `chars` characters of `text`; a stored text is read back only if its head is short."""
+        body = self.body
+        if isinstance(body, str):
+            return body[:chars]
+        return body.head[:chars] if chars <= len(body.head) else body.read()[:chars]
 
 
 @dataclass(frozen=True, slots=True)

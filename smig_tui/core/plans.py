@@ -97,7 +97,7 @@ def preview_of(message: Message | None, limit: int = PREVIEW_CHARS) -> str:
     """Return a one-line preview of a message, about `limit` characters."""
     if message is None:
         return ""
-    flat = " ".join(message.text.split())
+    flat = " ".join(message.head(4 * limit).split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
@@ -440,7 +440,7 @@ def result_messages(plan: Plan) -> tuple[Message, ...]:
     if first is not None:
         out.append(first)
     for item in plan.kept:
-        message = item.message if item.text is None else replace(item.message, text=item.text)
+        message = item.message if item.text is None else replace(item.message, body=item.text)
         out.append(replace(message, index=len(out)))
     return tuple(out)
 
@@ -451,7 +451,7 @@ def _first_message(plan: Plan) -> Message | None:
         return None
     summarised = plan.strategy in (Strategy.SUMMARY, Strategy.SUMMARY_TAIL)
     return Message(index=0, id=SUMMARY_ID if summarised else PLACEHOLDER_ID, role=Role.USER,
-                   kind=Kind.SUMMARY, text=plan.placeholder)
+                   kind=Kind.SUMMARY, body=plan.placeholder)
 
 
 def migratable_tokens(session: Session, counts: Sequence[int], structure: Structure | None = None) -> int:

@@ -31,7 +31,7 @@ MESSAGE_OVERHEAD = 4
 
 def render_for_count(message: Message) -> str:
     """Return the text the target would receive for `message` (empty when nothing is sent)."""
-    if message.opaque or (message.kind is Kind.REASONING and not message.text):
+    if message.opaque or (message.kind is Kind.REASONING and not message.text_length):
         return ""
     if message.kind is Kind.TOOL_CALL:
         name = message.tool_name or "tool"
@@ -107,9 +107,9 @@ def estimate(message: Message) -> int:
     """Guess a message's tokens from its length, framing included, without a tokenizer."""
     if message.opaque:
         return 0
-    chars = len(message.text)
+    chars = message.text_length  # never reads a stored text back
     if message.kind is Kind.TOOL_CALL:  # the length `render_for_count` gives, without building it
-        chars += len(message.tool_name or "tool") + (1 if message.text else 0)
+        chars += len(message.tool_name or "tool") + (1 if chars else 0)
     return math.ceil(chars / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD
 
 

@@ -182,7 +182,7 @@ def test_secrets_are_redacted_in_everything_written(fake_home: dict[str, Path]) 
     services = build_services()
     session = services.load_session(services.find_session(SESSION))
     secret = "sk-proj-" + "A1b2C3d4" * 6
-    planted = replace(session.messages[-1], text=session.messages[-1].text + f"\nOPENAI_API_KEY={secret}")
+    planted = replace(session.messages[-1], body=session.messages[-1].text + f"\nOPENAI_API_KEY={secret}")
     session = replace(session, messages=(*session.messages[:-1], planted))
     plan = services.plan(session, "gpt-5.5", Strategy.TRUNCATE)
     result = services.migrate(session, plan, {Destination.CLAUDE, Destination.CODEX, Destination.MARKDOWN})

@@ -37,7 +37,7 @@ def test_markdown_handoff_document(tmp_path: Path) -> None:
 
 def test_markdown_fences_survive_backticks(tmp_path: Path) -> None:
     session = make_session(tmp_path)
-    call = Message(index=0, id="x", role=Role.ASSISTANT, kind=Kind.TOOL_CALL, text="echo ```` done",
+    call = Message(index=0, id="x", role=Role.ASSISTANT, kind=Kind.TOOL_CALL, body="echo ```` done",
                    tool_name="shell")
     text = to_markdown(session, (call,))
     assert "`````\necho ```` done\n`````" in text
@@ -103,11 +103,11 @@ def test_memory_markdown(tmp_path: Path) -> None:
 
 def test_files_and_commands_from_patches_and_argv() -> None:
     patch = Message(index=0, id="a", role=Role.ASSISTANT, kind=Kind.TOOL_CALL, tool_name="apply_patch",
-                    text="*** Begin Patch\n*** Add File: docs/new.md\n+hi\n*** Update File: src/a.py\n")
+                    body="*** Begin Patch\n*** Add File: docs/new.md\n+hi\n*** Update File: src/a.py\n")
     exec_cmd = Message(index=1, id="b", role=Role.ASSISTANT, kind=Kind.TOOL_CALL, tool_name="exec_command",
-                       text='{"cmd": "rg parser", "workdir": "/w"}')
+                       body='{"cmd": "rg parser", "workdir": "/w"}')
     argv = Message(index=2, id="c", role=Role.ASSISTANT, kind=Kind.TOOL_CALL, tool_name="shell",
-                   text='{"command": ["git", "status"]}')
+                   body='{"command": ["git", "status"]}')
     files, commands = files_and_commands([patch, exec_cmd, argv, exec_cmd])
     assert files == ["docs/new.md", "src/a.py"]
     assert commands == ["rg parser", "git status"]

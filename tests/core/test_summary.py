@@ -31,7 +31,7 @@ FAKE_KEY = "sk-proj-" + "Q7wErTy8uIoP4aSdFgHjKlZxCvBnM1234567"
 def msg(
     index: int, text: str, role: Role = Role.USER, kind: Kind = Kind.TEXT, **extra: object
 ) -> Message:
-    return Message(index=index, id=f"m{index}", role=role, kind=kind, text=text, **extra)  # type: ignore[arg-type]
+    return Message(index=index, id=f"m{index}", role=role, kind=kind, body=text, **extra)  # type: ignore[arg-type]
 
 
 def conversation(count: int, words: int = 60) -> list[Message]:

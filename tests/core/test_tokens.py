@@ -8,7 +8,7 @@ from plan_helpers import WordCounter
 
 
 def _m(kind: Kind, text: str, **fields: object) -> Message:
-    return Message(index=0, id="x", role=Role.ASSISTANT, kind=kind, text=text, **fields)  # type: ignore[arg-type]
+    return Message(index=0, id="x", role=Role.ASSISTANT, kind=kind, body=text, **fields)  # type: ignore[arg-type]
 
 
 def test_render_tool_call_is_name_then_arguments() -> None:

@@ -120,7 +120,7 @@ def _place(
         id=f"{uuid}#{block}" if several else uuid,
         role=draft.role,
         kind=draft.kind,
-        text=draft.text,
+        body=draft.text,
         tool_name=draft.tool_name,
         call_id=draft.call_id,
         timestamp=timestamp,
@@ -134,7 +134,7 @@ def _place(
 
 def _draft(block: int, role: Role, kind: Kind, text: str, **extra: Any) -> Message:
     """Make a message whose id is, for now, the index of the block it came from."""
-    return Message(index=0, id=str(block), role=role, kind=kind, text=text, **extra)
+    return Message(index=0, id=str(block), role=role, kind=kind, body=text, **extra)
 
 
 def _assistant(data: dict[str, Any], message: dict[str, Any]) -> Converted:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -24,6 +25,7 @@ from smig_tui.adapters.formats.claude_code_scan import (
 )
 from smig_tui.adapters.formats.claude_code_titles import TitleFacts, prompt_from_text
 from smig_tui.adapters.formats.claude_code_tree import Node, Tree
+from smig_tui.adapters.formats.stored_text import TextStore
 from smig_tui.adapters.jsonl import iter_lines, parse_line
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Kind, Message, ReadWarning, Role, Session, SessionInfo, Usage
@@ -45,6 +47,8 @@ class _Reader:
     envelope: dict[str, str] = field(default_factory=dict)
     """Last value seen of cwd, version, entrypoint, gitBranch, slug; first cwd under `first_cwd`."""
     updated: str | None = None
+    store: TextStore | None = None
+    """Leaves long texts on disk when the transcript is large."""
 
     def report(self, warning: ReadWarning) -> None:
         """Keep a warning for the Session and pass it on."""
@@ -54,6 +58,7 @@ class _Reader:
     def read(self) -> None:
         """Stream every line once; bulky records cost a byte test, not a JSON parse."""
         path = self.info.path
+        self.store = TextStore.for_file(path, os.stat(path).st_size, line_texts)
         for number, offset, raw, complete in iter_lines(path):
             line = raw.strip()
             if not line:
@@ -68,7 +73,7 @@ class _Reader:
             if data is None:
                 self._damaged(line, number)
                 continue
-            self._record(data, number, offset)
+            self._record(data, number, offset, len(raw))
 
     def _link_only(self, line: bytes, number: int) -> bool:
         """Add a progress/attachment record to the tree from its bytes; False if that failed."""
@@ -88,7 +93,7 @@ class _Reader:
         if found is not None:
             self.tree.add(Node(uuid=found[0], parent=found[1], line=number))
 
-    def _record(self, data: dict[str, Any], number: int, offset: int) -> None:
+    def _record(self, data: dict[str, Any], number: int, offset: int, size: int) -> None:
         """Dispatch one parsed record."""
         self._note_envelope(data)
         if self.titles.take(data):
@@ -105,6 +110,8 @@ class _Reader:
                 payload = convert_queued(data, prompt, number, offset)
             else:
                 payload = convert_record(data, number, offset)
+            if self.store is not None and self.store.active:
+                payload.messages = self.store.leave(payload.messages, offset, size)
             node = Node(key, parent, number, sidechain=side, payload=payload, floating=not has_uuid)
             self.tree.add(node)
         elif has_uuid:
@@ -131,6 +138,14 @@ class _Reader:
                     self.envelope["first_cwd"] = value
         if is_timestamp(data.get("timestamp")):
             self.updated = data["timestamp"]
+
+
+def line_texts(data: dict[str, Any]) -> Sequence[str]:
+    """The texts a user, assistant or queued-prompt record gives, in order, for `TextStore`."""
+    prompt = queued_prompt(data)
+    if prompt is not None:
+        return [message.text for message in convert_queued(data, prompt, 0, 0).messages]
+    return [message.text for message in convert_record(data, 0, 0).messages]
 
 
 def load_session(info: SessionInfo, warn: WarningSink) -> Session:

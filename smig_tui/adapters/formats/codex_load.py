@@ -8,7 +8,9 @@ Prompts that exist only as `user_message` events (filtered rollouts) are kept to
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -20,6 +22,7 @@ from smig_tui.adapters.formats.codex_items import (
     typed_prompt,
 )
 from smig_tui.adapters.formats.codex_scan import iso_or_none
+from smig_tui.adapters.formats.stored_text import TextStore
 from smig_tui.adapters.jsonl import Record
 from smig_tui.core.models import Kind, Message, ReadWarning, Role, Session, SessionInfo, Usage
 
@@ -48,6 +51,11 @@ class RolloutLoader:
 
     def __init__(self, path: str) -> None:
         self.path = path
+        try:
+            size = os.stat(path).st_size
+        except OSError:
+            size = 0  # the read that follows reports the error
+        self.store = TextStore.for_file(path, size, line_texts)
         self.messages: list[Message] = []
         self.prompts: list[_Prompt] = []
         self.tool_names: dict[str, str] = {}
@@ -122,15 +130,24 @@ class RolloutLoader:
         if self.cwd is None and isinstance(payload.get("cwd"), str):
             self.cwd = payload["cwd"]
 
-    def _items(self, record: Record, items: list[Any], stamp: str | None, base_id: str) -> None:
-        """Append the messages that ResponseItems carry; several from one line get suffixed ids."""
+    def _items(
+        self, record: Record, items: list[Any], stamp: str | None, base_id: str, whole_line: bool = True
+    ) -> None:
+        """Append the messages that ResponseItems carry; several from one line get suffixed ids.
+
+        Long texts of a line that holds one item are left on disk in a large file (`TextStore`); a
+        compacted line's replacement history is held, as reading one item back would parse them all.
+        """
         drafts: list[ItemMessage] = []
         for item in items:
             if isinstance(item, dict):
                 drafts.extend(convert(item, self.tool_names))
+        start = len(self.messages)
         for number, draft in enumerate(drafts, start=1):
             message_id = base_id if len(items) == 1 and len(drafts) == 1 else f"{base_id}.{number}"
             self._append(draft, record, stamp, message_id)
+        if whole_line and self.store.active and drafts:
+            self.messages[start:] = self.store.leave(self.messages[start:], record.offset, record.size)
 
     def _append(
         self, draft: ItemMessage, record: Record, stamp: str | None, message_id: str
@@ -144,7 +161,7 @@ class RolloutLoader:
                 id=message_id,
                 role=draft.role,
                 kind=draft.kind,
-                text=draft.text,
+                body=draft.text,
                 tool_name=draft.tool_name,
                 call_id=draft.call_id,
                 timestamp=stamp,
@@ -170,7 +187,7 @@ class RolloutLoader:
             self.messages = []
             self.prompts = []
             self.usages = {}
-            self._items(record, history, stamp, f"L{record.line}")
+            self._items(record, history, stamp, f"L{record.line}", whole_line=False)
             if isinstance(summary, str) and summary.strip():
                 self._mark_summary(summary.strip())
             return
@@ -294,7 +311,7 @@ class RolloutLoader:
                     id=f"L{prompt.line}",
                     role=Role.USER,
                     kind=Kind.TEXT,
-                    text=prompt.text,
+                    body=prompt.text,
                     timestamp=prompt.timestamp,
                     line=prompt.line,
                     offset=prompt.offset,
@@ -306,6 +323,13 @@ class RolloutLoader:
         ]
 
 
+def line_texts(data: dict[str, Any]) -> Sequence[str]:
+    """The texts a response-item line (or a bare-era item line) gives, in order, for `TextStore`."""
+    payload = data.get("payload")
+    item = payload if isinstance(payload, dict) else data
+    return [draft.text for draft in convert(item, {})]
+
+
 def _rebuilt(message: Message, index: int, usage: Usage | None) -> Message:
     """Copy a message with a new position and usage; spelled out because `replace` is slow here."""
     return Message(
@@ -313,7 +337,7 @@ def _rebuilt(message: Message, index: int, usage: Usage | None) -> Message:
         message.id,
         message.role,
         message.kind,
-        message.text,
+        message.body,
         message.tool_name,
         message.call_id,
         message.timestamp,

@@ -55,8 +55,16 @@ def edge_hash(path: Path, size: int) -> str | None:
 
 
 def message_key(message: Message) -> str:
-    """Return the memo key of a message: what is sent, and whether it is sent at all."""
-    return text_hash(("s:" if is_sent(message) else "o:") + render_for_count(message))
+    """Return the memo key of a message: what is sent, and whether it is sent at all.
+
+    A text left on disk is keyed by its line's bytes instead, so a grown huge file is matched
+    without parsing every long line again.
+    """
+    sent = "s:" if is_sent(message) else "o:"
+    body = message.body
+    if isinstance(body, str):
+        return text_hash(sent + render_for_count(message))
+    return text_hash(f"{sent}@{message.kind}:{message.tool_name}:{body.fingerprint()}")
 
 
 @dataclass

@@ -92,7 +92,7 @@ class PlanTable(DataTable[Text | str]):
                 marker, style = _cell("~", f"bold {colours.get('warning', 'yellow')}"), ""
             else:
                 marker, style = _cell("+", f"bold {kept_colour}"), ""
-            text = item.text if item.text is not None else message.text
+            text = item.text if item.text is not None else message.head(240)  # a stored text stays on disk
             self.add_row(
                 marker,
                 _cell(str(message.index)),

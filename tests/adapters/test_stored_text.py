@@ -1,0 +1,161 @@
+"""Long texts of large session files stay on disk (`LineText`) and read back exactly as if held."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from smig_tui.adapters.formats import stored_text
+from smig_tui.adapters.formats.claude_code import ClaudeSource
+from smig_tui.adapters.formats.codex import CodexSource
+from smig_tui.adapters.formats.stored_text import LineText
+from smig_tui.core.errors import SourceChangedError
+from smig_tui.core.models import Agent, Kind, Session, SessionInfo
+from smig_tui.services import build_services
+
+OWN = Path(__file__).parents[1] / "fixtures"
+
+
+def _load(agent: Agent, path: Path) -> Session:
+    services = build_services()
+    reader = CodexSource(services.paths) if agent is Agent.CODEX else ClaudeSource(services.paths)
+    stat = path.stat()
+    info = SessionInfo(id=path.stem, agent=agent, path=str(path), size=stat.st_size, mtime=stat.st_mtime)
+    return reader.load(info, lambda _warning: None)
+
+
+def _files(*roots: Path) -> Iterator[tuple[Agent, Path]]:
+    for root in roots:
+        for path in sorted(root.rglob("*.jsonl")):
+            if path.name == "session_index.jsonl":
+                continue
+            yield (Agent.CODEX if "codex" in str(path.relative_to(root.parent)) else Agent.CLAUDE), path
+
+
+def _store_everything(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make every file 'large' and every text 'long', so each text that can be left on disk is."""
+    monkeypatch.setattr(stored_text, "FILE_BYTES", 0)
+    monkeypatch.setattr(stored_text, "TEXT_CHARS", 0)
+
+
+def _same_sessions(monkeypatch: pytest.MonkeyPatch, files: list[tuple[Agent, Path]]) -> int:
+    """Load each file held and stored; assert the same messages; return how many texts were stored."""
+    held = {path: _load(agent, path) for agent, path in files}
+    _store_everything(monkeypatch)
+    stored_count = 0
+    for agent, path in files:
+        stored = _load(agent, path)
+        before = held[path]
+        assert [m.id for m in stored.messages] == [m.id for m in before.messages], path
+        for old, new in zip(before.messages, stored.messages, strict=True):
+            assert isinstance(old.body, str)
+            assert new.text == old.text and new.text_length == len(old.text), (path, new.id)
+            assert new.head(50) == old.text[:50]
+            assert (new.kind, new.role, new.tool_name, new.usage) == (old.kind, old.role, old.tool_name, old.usage)
+            stored_count += isinstance(new.body, LineText)
+    return stored_count
+
+
+def test_own_fixtures_read_back_identically(monkeypatch: pytest.MonkeyPatch) -> None:
+    files = list(_files(OWN / "codex_home", OWN / "claude_home"))
+    assert {agent for agent, _ in files} == {Agent.CODEX, Agent.CLAUDE}
+    assert _same_sessions(monkeypatch, files) > 20
+
+
+def test_real_fixtures_read_back_identically(shared_fixtures: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = [(Agent.CODEX, p) for p in sorted((shared_fixtures / "codex").glob("*.jsonl"))]
+    files += [(Agent.CLAUDE, p) for p in sorted((shared_fixtures / "claude").glob("*.jsonl"))]
+    assert _same_sessions(monkeypatch, files) > 100
+
+
+def _codex_rollout(path: Path, outputs: list[str]) -> None:
+    """A small rollout: a prompt, then one shell call and its (long) output per entry."""
+    lines = [
+        {"timestamp": "2026-11-01T10:00:00.000Z", "type": "session_meta",
+         "payload": {"id": "01a1fe68-2300-7c3d-84e5-f6a7b8c9d0e1", "cwd": "/work/x", "originator": "codex_cli_rs"}},
+        {"timestamp": "2026-11-01T10:00:01.000Z", "type": "response_item",
+         "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "list it"}]}},
+    ]
+    for n, output in enumerate(outputs):
+        lines.append({"timestamp": "2026-11-01T10:00:02.000Z", "type": "response_item",
+                      "payload": {"type": "function_call", "name": "shell", "call_id": f"c{n}",
+                                  "arguments": json.dumps({"command": ["ls"]})}})
+        lines.append({"timestamp": "2026-11-01T10:00:03.000Z", "type": "response_item",
+                      "payload": {"type": "function_call_output", "call_id": f"c{n}", "output": output}})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def _rollout_path(home: Path) -> Path:
+    return home / "sessions/2026/11/01/rollout-2026-11-01T10-00-00-01a1fe68-2300-7c3d-84e5-f6a7b8c9d0e1.jsonl"
+
+
+def test_small_files_and_short_texts_are_held(isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _rollout_path(isolated_homes["codex"])
+    _codex_rollout(path, ["x" * 5000, "short"])
+    assert not any(isinstance(m.body, LineText) for m in _load(Agent.CODEX, path).messages)  # file too small
+    monkeypatch.setattr(stored_text, "FILE_BYTES", 0)
+    session = _load(Agent.CODEX, path)
+    stored = [m for m in session.messages if isinstance(m.body, LineText)]
+    assert [m.text_length for m in stored] == [5000]  # only the text over TEXT_CHARS
+    assert stored[0].kind is Kind.TOOL_RESULT and stored[0].text == "x" * 5000
+
+
+def test_a_grown_file_still_reads_back(isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _rollout_path(isolated_homes["codex"])
+    _codex_rollout(path, ["first " * 1000])
+    _store_everything(monkeypatch)
+    session = _load(Agent.CODEX, path)
+    key = session.messages[-1].body.fingerprint()  # type: ignore[union-attr]
+    with path.open("a") as handle:  # the agent goes on writing
+        handle.write(json.dumps({"type": "response_item", "payload": {"type": "message", "role": "user",
+                                 "content": [{"type": "input_text", "text": "more"}]}}) + "\n")
+    assert session.messages[-1].text == "first " * 1000
+    assert session.messages[-1].body.fingerprint() == key  # type: ignore[union-attr]
+
+
+def test_a_rewritten_file_is_reported_not_misread(isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _rollout_path(isolated_homes["codex"])
+    _codex_rollout(path, ["a" * 3000, "b" * 3000])
+    _store_everything(monkeypatch)
+    session = _load(Agent.CODEX, path)
+    _codex_rollout(path, ["c" * 2000, "b" * 3000])  # same lines, different lengths: offsets move
+    with pytest.raises(SourceChangedError, match="rewritten after smig read it"):
+        _ = session.messages[-1].text
+    assert session.messages[-1].head(20) == "b" * 20  # previews need no read-back
+    path.unlink()
+    with pytest.raises(SourceChangedError, match="Cannot read .* again"):
+        _ = session.messages[2].text
+
+
+def test_planning_a_stored_session_reads_back_only_what_it_keeps(
+    isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _rollout_path(isolated_homes["codex"])
+    _codex_rollout(path, [f"output {n} " * 800 for n in range(40)])
+    monkeypatch.setattr(stored_text, "FILE_BYTES", 0)
+    session = _load(Agent.CODEX, path)
+    reads: list[int] = []
+    real_read = LineText.read
+    monkeypatch.setattr(LineText, "read", lambda self: reads.append(self.offset) or real_read(self))
+    plan = build_services().plan(session, "gpt-4", "truncate", reserve=8_192 - 6_000)
+    assert not plan.decision.fits and 0 < len(plan.kept) < len(session.messages)
+    stored_kept = {it.message.offset for it in plan.kept if isinstance(it.message.body, LineText)}
+    assert set(reads) <= stored_kept | {m.offset for m in session.messages[-8:]}
+    assert 0 < len(set(reads)) < 40  # the dropped outputs were never parsed again
+
+
+def test_claude_transcript_texts_stay_on_disk(isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    source = OWN / "claude_home/projects/-home-user-proj/7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d.jsonl"
+    path = isolated_homes["claude"] / "projects/-home-user-proj" / source.name
+    path.parent.mkdir(parents=True)
+    shutil.copy(source, path)
+    _store_everything(monkeypatch)
+    session = _load(Agent.CLAUDE, path)
+    stored = [m for m in session.messages if isinstance(m.body, LineText)]
+    assert stored and all(m.text == m.body.read() for m in stored)  # type: ignore[union-attr]
+    assert {m.body.offset for m in stored} <= {m.offset for m in session.messages}  # type: ignore[union-attr]
