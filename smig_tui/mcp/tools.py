@@ -26,6 +26,8 @@ SESSION_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{3,127}$")
 MAX_LIMIT = 500
 MAX_PINS = 1_000
 HANDOFF_CHARS = 100_000
+LISTED = 2_000
+"""Most message ids a plan lists per kind (kept, dropped); counts cover the rest."""
 """Default page of a handoff document: agent clients cap tool output (Claude Code near 25k tokens)."""
 INLINE_PATH = "<inline messages>"
 """The path of a session built from `migrate_session` input: never a file, so nothing is cached."""
@@ -85,12 +87,21 @@ def decision_json(plan: Plan) -> dict[str, Any]:
 
 
 def plan_json(plan: Plan) -> dict[str, Any]:
-    """What a plan keeps and drops, by message id, with its token figures."""
+    """What a plan keeps and drops, by message id, with its token figures.
+
+    A huge session drops hundreds of thousands of messages: the lists name the newest `LISTED` of
+    each (the dropped ones nearest the cut are the ones worth recalling) and the counts say the rest.
+    """
+    kept, dropped = plan.kept, plan.dropped
     return {
         "decision": decision_json(plan), "strategy": plan.strategy.value,
         "tokens_before": plan.tokens_before, "tokens_after": plan.tokens_after,
-        "kept_ids": [item.message.id for item in plan.kept],
-        "dropped": [{"id": item.message.id, "tokens": item.tokens, "reason": item.reason} for item in plan.dropped],
+        "kept_count": len(kept), "dropped_count": len(dropped),
+        "dropped_tokens": sum(item.tokens for item in dropped),
+        "kept_ids": [item.message.id for item in kept[-LISTED:]],
+        "dropped": [{"id": item.message.id, "tokens": item.tokens, "reason": item.reason}
+                    for item in dropped[-LISTED:]],
+        "lists_cut": len(kept) > LISTED or len(dropped) > LISTED,
         "shortened": [{"id": item.message.id, "tokens": item.tokens, "original_tokens": item.original_tokens}
                       for item in plan.kept if item.text is not None],
         "placeholder": plan.placeholder, "summary": plan.summary, "notes": list(plan.notes),

@@ -197,3 +197,18 @@ def test_the_cli_never_loads_mcp_and_the_server_never_loads_textual_or_openai() 
     assert "mcp" not in _modules_after("import smig_tui.cli.main as m\nm.build_parser()")
     served = _modules_after("from smig_tui.mcp.server import build_server\nbuild_server()")
     assert "mcp" in served and not {"textual", "openai", "smig_tui.tui"} & served
+
+
+def test_plan_lists_are_capped_for_huge_sessions_and_counts_tell_the_rest(monkeypatch: pytest.MonkeyPatch) -> None:
+    import smig_tui.mcp.tools as tools_module
+
+    monkeypatch.setattr(tools_module, "LISTED", 5)
+    chat = [{"role": "user" if n % 2 == 0 else "assistant", "content": f"message {n} " + "word " * 300}
+            for n in range(60)]
+    result = SmigTools(build_services()).migrate_session(chat, "gpt-4o", "gpt-4", reserve=8_192 - 2_000)
+    assert result["lists_cut"] and result["dropped_count"] > 5 and result["kept_count"] >= 1
+    assert len(result["dropped"]) == 5 and len(result["kept_ids"]) == min(5, result["kept_count"])
+    assert result["dropped_count"] + result["kept_count"] == 60
+    dropped_ids = [item["id"] for item in result["dropped"]]
+    assert dropped_ids == [f"m{n}" for n in range(result["dropped_count"] - 5, result["dropped_count"])]
+    assert result["dropped_tokens"] > sum(item["tokens"] for item in result["dropped"])
