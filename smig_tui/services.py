@@ -23,16 +23,15 @@ from smig_tui.core.ports import SessionSource, WarningSink
 
 if TYPE_CHECKING:
     from smig_tui.adapters.memory_store import ApplyResult, MemoryStore
-    from smig_tui.core.memory_sync import Direction, MemoryPlan, Mode
     from smig_tui.adapters.storage.migration_store import MigrationStore
-    from smig_tui.core.export import ExportFormat
-    from smig_tui.core.migration import Destination, MigrationResult
-    from smig_tui.core.models import Message, Plan
     from smig_tui.adapters.storage.token_cache import TokenCache
-    from smig_tui.core.capacity import CapacityTable
-    from smig_tui.core.models import ModelCapacity, Strategy
-    from smig_tui.core.ports import TokenCounter
     from smig_tui.adapters.summarizer import Summarizer, SummaryPreview
+    from smig_tui.core.capacity import CapacityTable
+    from smig_tui.core.export import ExportFormat
+    from smig_tui.core.memory_sync import Direction, MemoryPlan, Mode
+    from smig_tui.core.migration import Destination, MigrationResult
+    from smig_tui.core.models import Message, ModelCapacity, Plan, Strategy
+    from smig_tui.core.ports import TokenCounter
     from smig_tui.core.summary import SummaryResult
 
 
@@ -185,7 +184,7 @@ class Services:
         guessed = {i for i, n in enumerate(counts) if n is None}
         if guessed and guesses is None:
             guesses = memo[key][2] = [estimate(m) for m in messages]
-        merged = [guesses[i] if n is None else n for i, n in enumerate(counts)] if guessed else list(counts)
+        merged: list[int] = [guesses[i] if n is None else n for i, n in enumerate(counts)]
         return calibrate(merged, capacity.calibration), guessed
 
     def measure_for(self, capacity: ModelCapacity) -> Callable[[str], int]:
@@ -325,7 +324,6 @@ class Services:
             return export.to_markdown(session, messages, plan)
         if fmt is export.ExportFormat.MEMORY:
             from smig_tui.core.memory_markdown import to_memory_markdown
-
             from smig_tui.core.redact import redact as redact_text
 
             note = to_memory_markdown(session, plan)

@@ -205,7 +205,7 @@ class OpenAIChatBackend:
                     if abandon.is_set():
                         return
                     items.put(chunk)
-        except Exception as error:  # noqa: BLE001 - handed to the caller's thread, which raises it
+        except Exception as error:
             items.put(error)
         finally:
             items.put(_DONE)

@@ -13,7 +13,6 @@ from smig_tui.core.migration import Destination, MigrationRecord, MigrationResul
 from smig_tui.core.models import Plan, Session, Strategy
 
 if TYPE_CHECKING:
-    from rich.table import Table
 
     from smig_tui.cli.main import Context
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from smig_tui.core.models import Agent, Message, Session, SessionInfo
 
 if TYPE_CHECKING:
-    from rich.table import Table
 
     from smig_tui.cli.main import Context
 
@@ -67,7 +67,7 @@ def run_list(args: argparse.Namespace, ctx: Context) -> int:
     return 0
 
 
-def plain_table(header: tuple[str, ...], rows: list[tuple[str, ...]], max_width: int) -> list[str]:
+def plain_table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]], max_width: int) -> list[str]:
     """Align rows in columns, cutting long cells with an ellipsis.
 
     A rich Table measures every cell several times: for thousands of sessions that cost more than
@@ -76,8 +76,8 @@ def plain_table(header: tuple[str, ...], rows: list[tuple[str, ...]], max_width:
     widths = [min(max_width, max(len(row[i]) for row in (header, *rows))) for i in range(len(header))]
     lines = []
     for row in (header, *rows):
-        cells = [cell if len(cell) <= width else cell[: width - 1] + "…" for cell, width in zip(row, widths)]
-        lines.append("  ".join(cell.ljust(width) for cell, width in zip(cells, widths)).rstrip())
+        cells = [cell if len(cell) <= width else cell[: width - 1] + "…" for cell, width in zip(row, widths, strict=True)]
+        lines.append("  ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=True)).rstrip())
     return lines
 
 

@@ -11,7 +11,6 @@ from smig_tui.core.handoff import goal_of, one_line, to_turns
 from smig_tui.core.migration import message_to_json
 from smig_tui.core.models import Kind, Message, Plan, Session
 
-
 LEAD_IDS = frozenset({"smig-placeholder", "smig-summary"})
 """Ids the planner gives the note or summary that stands in for dropped messages."""
 

@@ -258,7 +258,7 @@ def output_edges(text: str) -> tuple[str, str, int] | None:
     head = "\n".join(lines[:HEAD_LINES])[:EDGE_CHARS]
     tail = "\n".join(lines[-TAIL_LINES:])[-EDGE_CHARS:] if len(lines) > HEAD_LINES else ""
     if len(head) + len(tail) >= len(text) * 0.8:
-        if 2 * EDGE_CHARS >= len(text) * 0.8:
+        if len(text) * 0.8 <= 2 * EDGE_CHARS:
             return None
         head, tail = text[:EDGE_CHARS], text[-EDGE_CHARS:]
     kept_lines = head.count("\n") + tail.count("\n") + 2

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 
 # Each pattern starts with a literal or a small character set, so `re` can skip ahead quickly; the
 # word boundary a key needs in front is checked in `_replace` instead of by a leading `\b`, which
@@ -127,7 +128,7 @@ def redact(text: str) -> Redaction:
     lowered = text.lower()
     for kind, pattern, bounded in _PATTERNS:
         if any(needle in lowered for needle in _NEEDLES.get(kind, ("",))):
-            text = pattern.sub(lambda match, k=kind, b=bounded: _replace(match, k, b, counts), text)
+            text = pattern.sub(partial(_replace, kind=kind, bounded=bounded, counts=counts), text)
 
     if any(needle in lowered for needle in _NAME_NEEDLES):
         text = _redact_assignments(text, counts)

@@ -77,7 +77,7 @@ def _server_class() -> type[MCPServer[Any]]:
     except ImportError:
         pass
     try:
-        from mcp.server.fastmcp import FastMCP
+        from mcp.server.fastmcp import FastMCP  # type: ignore[attr-defined]  # mcp 1.x
     except ImportError:
         raise McpMissingError() from None
     return FastMCP  # type: ignore[return-value]

@@ -15,8 +15,8 @@ from smig_tui.core.errors import WriteRefusedError
 from smig_tui.core.handoff import NOTE_PREFIX
 from smig_tui.core.migration import Destination, Lineage, Turn
 from smig_tui.core.models import Agent, Role
-from smig_tui.services import build_services
 from smig_tui.core.plans import result_messages
+from smig_tui.services import build_services
 
 LINEAGE = Lineage("codex", "src-1", "/src.jsonl", "0" * 32, 3, "truncate")
 

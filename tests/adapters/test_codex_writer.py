@@ -15,8 +15,8 @@ from smig_tui.adapters.paths import resolve_paths
 from smig_tui.core.handoff import NOTE_PREFIX, migration_note, redact_messages, to_turns
 from smig_tui.core.migration import Destination, Lineage, Turn
 from smig_tui.core.models import Agent, Role
-from smig_tui.services import build_services
 from smig_tui.core.plans import result_messages
+from smig_tui.services import build_services
 
 LINEAGE = Lineage("claude", "src-1", "/src.jsonl", "0" * 32, 0, "as-is")
 NOW = datetime(2026, 7, 9, 12, 0, 0, tzinfo=UTC)

@@ -65,9 +65,8 @@ def test_second_holder_gets_locked_error(tmp_path: Path) -> None:
     holder.start()
     try:
         assert ready.wait(30)
-        with pytest.raises(LockedError, match="Another smig instance"):
-            with file_lock(lock, what="the store"):
-                pass
+        with pytest.raises(LockedError, match="Another smig instance"), file_lock(lock, what="the store"):
+            pass
     finally:
         release.set()
         holder.join(30)

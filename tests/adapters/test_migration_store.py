@@ -10,7 +10,6 @@ import pytest
 from migration_builders import make_plan, make_session
 
 import smig_tui.adapters.storage.migration_store as store_module
-from smig_tui.core.plans import result_messages
 from smig_tui.adapters.storage.migration_store import MigrationStore, new_migration_id
 from smig_tui.core.errors import LockedError, MigrationNotFoundError, WriteRefusedError
 from smig_tui.core.migration import (
@@ -23,6 +22,7 @@ from smig_tui.core.migration import (
     source_ref,
     workspace_key,
 )
+from smig_tui.core.plans import result_messages
 
 
 def _record(tmp_path: Path, cwd: str = "/work/proj", now: float = 1_767_000_000.0) -> MigrationRecord:

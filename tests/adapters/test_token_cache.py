@@ -1,12 +1,11 @@
 from __future__ import annotations
 
-import pytest
-
 import json
 import os
 import shutil
 from pathlib import Path
 
+import pytest
 from plan_helpers import WordCounter
 
 from smig_tui.adapters.storage.token_cache import TokenCache

@@ -1,10 +1,10 @@
 from __future__ import annotations
 
 import pytest
+from plan_helpers import capacity
 
 from smig_tui.core.decide import decide, default_reserve, parse_plan_settings, prompt_limit
 from smig_tui.core.errors import ConfigError
-from plan_helpers import capacity
 
 
 def test_exactly_fits_and_one_over() -> None:

@@ -11,8 +11,8 @@ from smig_tui.core.handoff import migration_note, native_title, to_turns
 from smig_tui.core.memory_markdown import files_and_commands, to_memory_markdown
 from smig_tui.core.migration import Lineage
 from smig_tui.core.models import Kind, Message, Role
-from smig_tui.core.timeline import format_iso, monotonic_times
 from smig_tui.core.plans import result_messages
+from smig_tui.core.timeline import format_iso, monotonic_times
 
 
 def test_markdown_handoff_document(tmp_path: Path) -> None:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from plan_helpers import Builder, WordCounter, words
+
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.cli.plan import decision_line
 from smig_tui.core.models import Agent, Session, SessionInfo, Strategy
 from smig_tui.core.tokens import MESSAGE_OVERHEAD, count_newest, estimate
 from smig_tui.services import PARTIAL_NOTE, build_services
-from plan_helpers import Builder, WordCounter, words
 
 
 class SpyCounter(WordCounter):

@@ -8,8 +8,15 @@ from plan_helpers import Builder, capacity, measure, words
 from smig_tui.core.decide import decide
 from smig_tui.core.models import Kind, Role, Session, Strategy
 from smig_tui.core.plans import (
-    PLACEHOLDER_ID, SUMMARY_ID, make_plan, migratable_tokens, plan_summary, plan_summary_tail,
-    plan_tools_first, plan_truncation, result_messages,
+    PLACEHOLDER_ID,
+    SUMMARY_ID,
+    make_plan,
+    migratable_tokens,
+    plan_summary,
+    plan_summary_tail,
+    plan_tools_first,
+    plan_truncation,
+    result_messages,
 )
 from smig_tui.core.tokens import MESSAGE_OVERHEAD
 

@@ -1,10 +1,16 @@
 from __future__ import annotations
 
+from plan_helpers import WordCounter
+
 from smig_tui.core.models import Agent, Kind, Message, Role, Usage
 from smig_tui.core.tokens import (
-    MESSAGE_OVERHEAD, calibrate, count_messages, measured_ratio, render_for_count, usage_context,
+    MESSAGE_OVERHEAD,
+    calibrate,
+    count_messages,
+    measured_ratio,
+    render_for_count,
+    usage_context,
 )
-from plan_helpers import WordCounter
 
 
 def _m(kind: Kind, text: str, **fields: object) -> Message:

@@ -64,7 +64,7 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(payload)
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             server.requests.append(("GET", self.path, {}))
             path = self.path.split("?")[0]
             if path.endswith("/models"):
@@ -72,10 +72,10 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
             else:
                 self._send(404, b'{"error":{"type":"not_found","message":"fake"}}', "application/json")
 
-        def do_HEAD(self) -> None:  # noqa: N802
+        def do_HEAD(self) -> None:
             self._send(200, b"", "text/plain")
 
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             body = self._body()
             server.requests.append(("POST", self.path, body))
             path = self.path.split("?")[0]

@@ -17,13 +17,13 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from fake_model_server import REPLY, FakeModelServer  # noqa: E402
-from migration_builders import make_plan, make_session  # noqa: E402
+from fake_model_server import REPLY, FakeModelServer
+from migration_builders import make_plan, make_session
 
-from smig_tui.core.handoff import NOTE_PREFIX  # noqa: E402
-from smig_tui.core.migration import Destination, MigrationResult  # noqa: E402
-from smig_tui.core.models import Agent, Kind, Plan, PlanItem, Role, Session, Strategy  # noqa: E402
-from smig_tui.services import Services, build_services  # noqa: E402
+from smig_tui.core.handoff import NOTE_PREFIX
+from smig_tui.core.migration import Destination, MigrationResult
+from smig_tui.core.models import Agent, Kind, Plan, PlanItem, Role, Session, Strategy
+from smig_tui.services import Services, build_services
 
 pytestmark = pytest.mark.e2e
 

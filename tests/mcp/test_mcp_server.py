@@ -18,7 +18,6 @@ mcp = pytest.importorskip("mcp")
 from mcp import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
-from smig_tui.core.models import Kind  # noqa: E402
 from smig_tui.services import build_services  # noqa: E402
 
 TIMEOUT = 60

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from migration_builders import install_shared_fixture
+
 from smig_tui.adapters.source_check import source_status
 from smig_tui.cli.main import Context, main
 from smig_tui.cli.output import Output

@@ -31,8 +31,8 @@ from smig_tui.adapters.formats.codex_scan import (
     walk_rollouts,
 )
 from smig_tui.adapters.jsonl import iter_records
-from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
 from smig_tui.adapters.paths import Paths
+from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
@@ -70,7 +70,7 @@ class CodexSource:
                 ReadWarning(
                     str(self._paths.codex_sessions),
                     None,
-                    f"{compressed} compressed rollout(s) (.jsonl.zst) skipped: smig cannot read zstd",  # noqa: E501
+                    f"{compressed} compressed rollout(s) (.jsonl.zst) skipped: smig cannot read zstd",
                 )
             )
         names = read_session_index(home / "session_index.jsonl", warn)

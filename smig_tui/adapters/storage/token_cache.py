@@ -17,6 +17,7 @@ once every message is counted.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -131,9 +132,10 @@ class TokenCache:
             return Known(list(entry["counts"]), "hit", list(entry["hashes"]), stat)
         if entry is None:  # nothing to look up: hash only what gets counted, when it is stored
             return Known([None] * len(messages), "miss", [None] * len(messages), stat)
-        hashes: list[str | None] = [message_key(m) for m in messages]
+        keys = [message_key(m) for m in messages]
         memo = _memo(entry)
-        return Known([memo.get(h) for h in hashes], self._change_kind(path, entry, stat[0]), hashes, stat)
+        hashes: list[str | None] = list(keys)
+        return Known([memo.get(h) for h in keys], self._change_kind(path, entry, stat[0]), hashes, stat)
 
     def remember(self, session: Session, counter: TokenCounter, known: Known) -> None:
         """Store the exact counts in `known` (None stays uncounted); the index only once all are known."""
@@ -195,10 +197,8 @@ class TokenCache:
         entry = {"v": VERSION, "path": str(path), "encoding": encoding, "size": size,
                  "mtime_ns": mtime_ns, "edge": edge_hash(path, size), "ids": ids,
                  "hashes": hashes, "counts": counts}
-        try:
+        with contextlib.suppress(OSError):
             atomic_write(self._file(path, encoding), json.dumps(entry, separators=(",", ":")))
-        except OSError:
-            pass
 
     def _update_index(self, path: Path, encoding: str, size: int, mtime_ns: int, messages: int,
                       tokens: int) -> None:
