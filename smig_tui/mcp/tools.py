@@ -253,12 +253,23 @@ class SmigTools:
                 if record.dropped_ids else None}
 
     def _latest(self, workspace: str) -> MigrationRecord:
-        """The newest record for a workspace, trying the path as given and resolved."""
+        """The newest record for a workspace, as given and resolved, else for the nearest folder above it.
+
+        An agent started in `repo/sub` picks up a migration made in `repo`; the walk stops below the
+        home folder and the root, whose sessions would otherwise match every project.
+        """
         given = os.path.abspath(os.path.expanduser(workspace))
-        for candidate in dict.fromkeys((given, os.path.realpath(given))):
-            record = self.services.store.latest(candidate)
-            if record is not None:
-                return record
+        stops = {os.path.abspath(os.path.expanduser("~")), os.path.realpath(os.path.expanduser("~"))}
+        for start in dict.fromkeys((given, os.path.realpath(given))):
+            folder = start
+            while True:
+                record = self.services.store.latest(folder)
+                if record is not None:
+                    return record
+                parent = os.path.dirname(folder)
+                if parent == folder or parent in stops or os.path.dirname(parent) == parent:
+                    break
+                folder = parent
         raise MigrationNotFoundError(
             f"No migration is stored for workspace {given}; commit one with commit_migration or `smig migrate`."
         )

@@ -13,7 +13,7 @@ from migration_builders import install_shared_fixture
 from smig_tui.adapters.source_check import source_status
 from smig_tui.cli.main import Context, main
 from smig_tui.cli.output import Output
-from smig_tui.core.errors import SummaryConsentError
+from smig_tui.core.errors import MigrationNotFoundError, SummaryConsentError
 from smig_tui.core.models import Kind, Message, Role
 from smig_tui.core.openai_chat import MAX_CHAT_MESSAGES, ChatInputError, load_chat, to_chat
 from smig_tui.mcp.recall import match_omitted
@@ -182,6 +182,21 @@ def test_handoff_pages_and_summaries_need_consent(fake_home: dict[str, Path]) ->
         tools.get_handoff("/home/user/proj", format="yaml")
     with pytest.raises(InvalidArgumentError, match="max_chars must be"):
         tools.get_handoff("/home/user/proj", max_chars=10)
+
+
+def test_handoff_is_found_from_a_subfolder_but_never_from_home_or_root(fake_home: dict[str, Path]) -> None:
+    tools = SmigTools(build_services())
+    done = tools.commit_migration("5f0c2a9e", "gpt-4", to=["store"])
+    below = tools.get_handoff("/home/user/proj/src/deep", format="json")
+    assert below["migration_id"] == done["migration_id"] and below["workspace"] == "/home/user/proj"
+    with pytest.raises(MigrationNotFoundError, match="No migration is stored for workspace /home/user/other"):
+        tools.get_handoff("/home/user/other")
+    asked: list[str] = []
+    tools.services.store.latest = lambda folder: asked.append(folder)  # type: ignore[method-assign]
+    home = fake_home["home"]
+    with pytest.raises(MigrationNotFoundError):
+        tools.get_handoff(str(home / "code" / "app"))
+    assert asked == [str(home / "code" / "app"), str(home / "code")]  # not HOME, not above it
 
 
 def _modules_after(code: str) -> set[str]:
