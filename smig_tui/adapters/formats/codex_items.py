@@ -59,6 +59,10 @@ RESPONSE_TYPES = (
 )
 """Item types that carry conversation; anything else (ghost_snapshot, Other) is skipped."""
 
+_TEXT_PARTS = frozenset(
+    ("input_text", "output_text", "text", "summary_text", "reasoning_text", "inputText")
+)
+"""Content part types whose `text` is readable text."""
 _EXIT_PREFIX = "Process exited with code "
 _EXIT_CODE = re.compile(r"(-?\d+)[ \t]*(?:\r?\n|$)")
 _CWD = re.compile(r"<cwd>(.*?)</cwd>", re.DOTALL)
@@ -125,20 +129,15 @@ def _content_text(content: Any) -> tuple[str, bool]:
         content = [content]
     if not isinstance(content, list):
         return "", False
+    if len(content) == 1 and isinstance(content[0], dict) and content[0].get("type") in _TEXT_PARTS:
+        return str(content[0].get("text") or ""), False  # the usual case, without the join
     parts: list[str] = []
     images = 0
     for item in content:
         if not isinstance(item, dict):
             continue
         kind = item.get("type")
-        if kind in (
-            "input_text",
-            "output_text",
-            "text",
-            "summary_text",
-            "reasoning_text",
-            "inputText",
-        ):
+        if kind in _TEXT_PARTS:
             parts.append(str(item.get("text") or ""))
         elif kind in ("input_image", "image"):
             images += 1

@@ -33,6 +33,10 @@ _WANTED_EVENTS = (
     b'"type":"thread_rolled_back"',
 )
 _TIMESTAMP = re.compile(rb'^\{"timestamp":"([^"]{10,40})"')
+_LEAD = re.compile(rb'^\{"timestamp":"([^"]{10,40})","type":"(\w+)","payload":\{"type":"(\w+)"')
+"""How Codex itself writes a line's start: one match gives the time, the type and the payload type."""
+_SKIPPED = frozenset((b"world_state", b"ghost_snapshot"))
+_EVENTS_WANTED = frozenset((b"token_count", b"user_message", b"thread_rolled_back"))
 
 
 @dataclass(slots=True)
@@ -76,6 +80,13 @@ class RolloutLoader:
         A skipped line still moves `updated` on, so a full read agrees with discovery's tail read.
         """
         start = raw[:160]
+        lead = _LEAD.match(start)
+        if lead is not None:  # the usual shape: decided from the two types alone
+            kind, inner = lead.group(2), lead.group(3)
+            skip = inner in _SKIPPED or kind in _SKIPPED or (kind == b"event_msg" and inner not in _EVENTS_WANTED)
+            if skip:
+                self.last_timestamp = iso_or_none(lead.group(1).decode("ascii", "replace")) or self.last_timestamp
+            return skip
         skip = any(tag in start for tag in _SKIPPED_TYPES) or (
             b'"type":"event_msg"' in start and not any(tag in start for tag in _WANTED_EVENTS)
         )
@@ -142,26 +153,25 @@ class RolloutLoader:
         for item in items:
             if isinstance(item, dict):
                 drafts.extend(convert(item, self.tool_names))
-        start = len(self.messages)
+        several = len(items) != 1 or len(drafts) != 1
         for number, draft in enumerate(drafts, start=1):
-            message_id = base_id if len(items) == 1 and len(drafts) == 1 else f"{base_id}.{number}"
-            self._append(draft, record, stamp, message_id)
-        if whole_line and self.store.active and drafts:
-            self.messages[start:] = self.store.leave(self.messages[start:], record.offset, record.size)
+            message_id = f"{base_id}.{number}" if several else base_id
+            self._append(draft, record, stamp, message_id, number - 1 if whole_line else None)
 
     def _append(
-        self, draft: ItemMessage, record: Record, stamp: str | None, message_id: str
+        self, draft: ItemMessage, record: Record, stamp: str | None, message_id: str, part: int | None = None
     ) -> None:
-        """Freeze a draft into a Message at the end of the history."""
-        if self.cwd is None and draft.text.lstrip().startswith("<environment_context"):
-            self.cwd = cwd_from_environment(draft.text)
+        """Freeze a draft into a Message at the end of the history; `part` is its place in a one-item line."""
+        text = draft.text
+        if self.cwd is None and text.lstrip().startswith("<environment_context"):
+            self.cwd = cwd_from_environment(text)
         self.messages.append(
             Message(
                 index=len(self.messages),
                 id=message_id,
                 role=draft.role,
                 kind=draft.kind,
-                body=draft.text,
+                body=text if part is None else self.store.body(text, record.offset, record.size, part),
                 tool_name=draft.tool_name,
                 call_id=draft.call_id,
                 timestamp=stamp,

@@ -92,6 +92,12 @@ class TextStore:
         """A store that leaves long texts on disk only when the file is large."""
         return cls(path, texts, file_size >= FILE_BYTES)
 
+    def body(self, text: str, offset: int, size: int, part: int) -> str | LineText:
+        """The body for the `part`-th text of the line at `offset`: the text, or where to find it."""
+        if not self.active or len(text) <= TEXT_CHARS:
+            return text
+        return LineText(self.path, offset, size, part, len(text), text[:HEAD_CHARS], self.texts)
+
     def leave(self, messages: list[Message], offset: int, size: int) -> list[Message]:
         """Swap the long texts among one line's messages for `LineText`s pointing back at it."""
         if not self.active:
@@ -102,8 +108,5 @@ class TextStore:
             if isinstance(body, str) and len(body) > TEXT_CHARS:
                 if out is messages:
                     out = list(messages)
-                stored = LineText(
-                    self.path, offset, size, part, len(body), body[:HEAD_CHARS], self.texts
-                )
-                out[part] = replace(message, body=stored)
+                out[part] = replace(message, body=self.body(body, offset, size, part))
         return out
