@@ -172,7 +172,7 @@ class _Assembly:
     def add(self, node: Node, payload: Converted) -> None:
         """Append one record's messages and note its response's usage."""
         for draft in payload.messages:
-            self.messages.append(replace(draft, index=len(self.messages)))
+            self.messages.append(draft.placed(len(self.messages), draft.usage))
         if payload.model:
             self.model = payload.model
         usage = payload.usage
@@ -190,7 +190,7 @@ class _Assembly:
     def finish(self) -> tuple[Message, ...]:
         """Attach each response's usage to its last message."""
         for key, index in self.group_last.items():
-            self.messages[index] = replace(self.messages[index], usage=self.group_usage[key])
+            self.messages[index] = self.messages[index].placed(index, self.group_usage[key])
         return tuple(self.messages)
 
 
@@ -210,6 +210,7 @@ def _assemble(reader: _Reader) -> Session:
         for note in node.payload.notes:
             reader.report(ReadWarning(info.path, node.line, note))
         assembly.add(node, node.payload)
+        node.payload = None  # its messages now live in the assembly: free the drafts as we go
     messages = assembly.finish()
     reader.titles.first_prompt = _first_prompt(messages)
     envelope = reader.envelope

@@ -42,6 +42,9 @@ class Tree:
 
     def add(self, node: Node) -> None:
         """Record a node (a repeated uuid keeps its newest record)."""
+        parent = self.nodes.get(node.parent) if node.parent is not None else None
+        if parent is not None:
+            node.parent = parent.uuid  # one string for both ends of the link: a huge file has 250,000
         self.nodes[node.uuid] = node
         self.order.append(node)
 

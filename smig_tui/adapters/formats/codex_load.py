@@ -203,7 +203,7 @@ class RolloutLoader:
             return
         self._settle()
         typed = [m for m in self.messages if m.role is Role.USER and not m.injected]
-        self.messages = [_rebuilt(message, index, None) for index, message in enumerate(typed)]
+        self.messages = [message.placed(index, None) for index, message in enumerate(typed)]
         if isinstance(summary, str) and summary.strip():
             self._append(
                 ItemMessage(Role.USER, Kind.SUMMARY, summary), record, stamp, f"L{record.line}"
@@ -304,7 +304,7 @@ class RolloutLoader:
     def _with_event_prompts(self) -> list[Message]:
         """Apply usage, add prompts no user message mirrors (dropped by the rollout), renumber."""
         messages = [
-            _rebuilt(message, message.index, self.usages[position])
+            message.placed(message.index, self.usages[position])
             if position in self.usages
             else message
             for position, message in enumerate(self.messages)
@@ -328,7 +328,7 @@ class RolloutLoader:
                 ),
             )
         return [
-            message if message.index == index else _rebuilt(message, index, message.usage)
+            message if message.index == index else message.placed(index, message.usage)
             for index, message in enumerate(messages)
         ]
 
@@ -338,26 +338,6 @@ def line_texts(data: dict[str, Any]) -> Sequence[str]:
     payload = data.get("payload")
     item = payload if isinstance(payload, dict) else data
     return [draft.text for draft in convert(item, {})]
-
-
-def _rebuilt(message: Message, index: int, usage: Usage | None) -> Message:
-    """Copy a message with a new position and usage; spelled out because `replace` is slow here."""
-    return Message(
-        index,
-        message.id,
-        message.role,
-        message.kind,
-        message.body,
-        message.tool_name,
-        message.call_id,
-        message.timestamp,
-        message.line,
-        message.offset,
-        usage,
-        message.is_error,
-        message.opaque,
-        message.injected,
-    )
 
 
 def _mirrored(messages: list[Message], position: int) -> bool:
