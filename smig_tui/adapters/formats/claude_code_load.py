@@ -26,7 +26,7 @@ from smig_tui.adapters.formats.claude_code_scan import (
 from smig_tui.adapters.formats.claude_code_titles import TitleFacts, prompt_from_text
 from smig_tui.adapters.formats.claude_code_tree import Node, Tree
 from smig_tui.adapters.formats.stored_text import TextStore
-from smig_tui.adapters.jsonl import iter_lines, parse_line
+from smig_tui.adapters.jsonl import iter_lines, no_cyclic_gc, parse_line
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Kind, Message, ReadWarning, Role, Session, SessionInfo, Usage
 from smig_tui.core.ports import WarningSink
@@ -151,11 +151,12 @@ def line_texts(data: dict[str, Any]) -> Sequence[str]:
 def load_session(info: SessionInfo, warn: WarningSink) -> Session:
     """Read a transcript in full and return its active conversation as a Session."""
     reader = _Reader(info, warn)
-    try:
-        reader.read()
-    except OSError as error:
-        raise SessionReadError(f"Cannot read {info.path}: {error.strerror or error}.") from error
-    return _assemble(reader)
+    with no_cyclic_gc():
+        try:
+            reader.read()
+        except OSError as error:
+            raise SessionReadError(f"Cannot read {info.path}: {error.strerror or error}.") from error
+        return _assemble(reader)
 
 
 @dataclass(slots=True)

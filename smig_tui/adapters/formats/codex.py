@@ -30,7 +30,7 @@ from smig_tui.adapters.formats.codex_scan import (
     scan_tail,
     walk_rollouts,
 )
-from smig_tui.adapters.jsonl import iter_records
+from smig_tui.adapters.jsonl import iter_records, no_cyclic_gc
 from smig_tui.adapters.paths import Paths
 from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
 from smig_tui.core.errors import SessionReadError
@@ -96,8 +96,9 @@ class CodexSource:
 
         loader = RolloutLoader(info.path)
         try:
-            for record in iter_records(info.path, sink, skip=loader.skippable):
-                loader.feed(record)
+            with no_cyclic_gc():
+                for record in iter_records(info.path, sink, skip=loader.skippable):
+                    loader.feed(record)
         except BrokenPipeError:
             raise  # the warning sink's reader went away; the CLI handles that
         except OSError as error:
