@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from smig_tui.adapters.jsonl import iter_records
 from smig_tui.core.models import ReadWarning
 
@@ -75,3 +77,20 @@ def test_long_lines_across_read_chunks(tmp_path: Path) -> None:
 def test_empty_file(tmp_path: Path) -> None:
     path = _write(tmp_path / "a.jsonl", b"")
     assert list(iter_records(path, lambda w: None)) == []
+
+
+def test_full_reads_pause_the_cyclic_gc_and_always_restore_it() -> None:
+    import gc
+
+    from smig_tui.adapters.jsonl import no_cyclic_gc
+
+    assert gc.isenabled()
+    with no_cyclic_gc():
+        assert not gc.isenabled()
+        with no_cyclic_gc():  # nested: the inner one must not switch it back on early
+            pass
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(ValueError), no_cyclic_gc():
+        raise ValueError("a reader failed")
+    assert gc.isenabled()
