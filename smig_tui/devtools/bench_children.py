@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import resource
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -45,6 +46,7 @@ def measure_plan(args: Sequence[str]) -> dict[str, Any]:
         f"{len(plan.kept):,} messages kept ({plan.tokens_after:,} tokens)"
     )
     return {
+        "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "find": found - started,
         "load": loaded - found,
         "plan": planned - loaded,
