@@ -59,7 +59,6 @@ def plan_all(
 def counter_label(services: Services, capacity: ModelCapacity) -> tuple[bool, str]:
     """Whether the target's count is exact, and how it was made (encoding, calibration)."""
     counter = services.counter_for(capacity)  # type: ignore[attr-defined]
-    exact = bool(counter.exact) and capacity.calibration == 1.0
     if not counter.exact:
         return False, "tokenizer unavailable"
     if capacity.calibration != 1.0:

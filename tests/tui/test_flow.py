@@ -110,7 +110,7 @@ async def test_every_preview_tab_opens(sized_app) -> None:
         await open_session(pilot, lambda i: i.path == info.path)
         await choose_target(pilot, "tiny-test")
         tabs = app.screen.query_one(PreviewTabs)
-        for key, strategy in zip("1234", (Strategy.TRUNCATE, Strategy.TOOLS_FIRST, Strategy.SUMMARY, Strategy.SUMMARY_TAIL)):
+        for key, strategy in zip("1234", (Strategy.TRUNCATE, Strategy.TOOLS_FIRST, Strategy.SUMMARY, Strategy.SUMMARY_TAIL), strict=True):
             await pilot.press(key)
             await settle(pilot)
             assert tabs.strategy is strategy

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import open_session, settle
 from test_flow import build_sized
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -37,6 +36,8 @@ BATCH_SECONDS = 0.2
 """How soon discovery posts its first sessions, so the tree shows something at once."""
 LATER_BATCH_SECONDS = 1.0
 """How often it posts after that: each batch costs the UI thread a redraw of the tree."""
+FIRST_BATCH = 40
+"""Sessions that make a first screenful: posted as soon as they are found."""
 FILTER_DELAY = 0.15
 """Seconds of no typing before the filter applies: each keystroke restarts the wait."""
 NEEDS_PLANS = frozenset({"pin", "summarize", "edit_summary", "commit", "export"})
@@ -108,7 +109,7 @@ class BrowseScreen(MigrateActions, Screen[None]):
         self.query_one(SourceTree).focus()
         self.query_one(PreviewTabs).show_note("Select a session to preview its migration.")
         self.load_prefs()
-        self.scan_sessions()
+        self.call_after_refresh(self.scan_sessions)  # paint the frame first: the scan holds the GIL
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Grey out what needs a measured session until there is one."""
@@ -137,13 +138,18 @@ class BrowseScreen(MigrateActions, Screen[None]):
         warnings: list[str] = []
         batch: list[SessionInfo] = []
         seen, last = 0, time.monotonic()
-        sink: Callable[[ReadWarning], None] = lambda warning: warnings.append(str(warning))
+        def sink(warning: ReadWarning) -> None:
+            warnings.append(str(warning))
+
         for info in self.services.iter_sessions(include_subagents=True, warn=sink):
             if worker.is_cancelled:
                 return
             batch.append(info)
             seen += 1
-            if time.monotonic() - last >= (BATCH_SECONDS if seen == len(batch) else LATER_BATCH_SECONDS):
+            first = seen == len(batch)
+            if (first and seen >= FIRST_BATCH) or time.monotonic() - last >= (
+                BATCH_SECONDS if first else LATER_BATCH_SECONDS
+            ):
                 self.post_message(SessionsFound(batch, seen))
                 batch, last = [], time.monotonic()
         self.post_message(SessionsFound(batch, seen))

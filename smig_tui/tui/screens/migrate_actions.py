@@ -16,13 +16,13 @@ from smig_tui.core.errors import SmigError
 from smig_tui.core.models import ModelCapacity, Session, Strategy
 from smig_tui.tui import backend
 from smig_tui.tui.messages import (
-    Committed,
     CommitPreviewed,
+    Committed,
     Exported,
-    SummaryNotice,
     RecentTargetsSaved,
     SummaryDelta,
     SummaryFinished,
+    SummaryNotice,
 )
 from smig_tui.tui.prefs import load_recent, remember, save_recent
 from smig_tui.tui.screens.commit import CommitModal
