@@ -132,6 +132,7 @@ def test_a_rewritten_file_is_reported_not_misread(isolated_homes: dict[str, Path
         _ = session.messages[2].text
 
 
+@pytest.mark.usefixtures("exact_tokens")
 def test_planning_a_stored_session_reads_back_only_what_it_keeps(
     isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
