@@ -87,6 +87,20 @@ def _install_fixture(kind: str, agent: Agent, shared: Path | None, homes: dict[s
     return services.load_session(info)
 
 
+def _carries_prompt(body: dict, prompt: str) -> bool:
+    """True when a user message anywhere in the request is the prompt (Claude Code 2.1.332 appends a
+    `role: "system"` environment message after it, so the prompt is not always the last message)."""
+    for message in body.get("messages") or []:
+        if message.get("role") != "user":
+            continue
+        content = message.get("content")
+        blocks = [content] if isinstance(content, str) else content or []
+        texts = [b if isinstance(b, str) else b.get("text", "") for b in blocks if isinstance(b, (str, dict))]
+        if any(text.strip() == prompt for text in texts):
+            return True
+    return False
+
+
 def _distinctive_texts(result: MigrationResult) -> list[str]:
     """Texts from the migrated conversation the resumed request must carry."""
     texts = []
@@ -133,7 +147,7 @@ def test_claude_code_resumes_a_migrated_codex_session(
     assert run.returncode == 0, run.stderr[-2000:]
     assert REPLY in run.stdout
     sent = [json.dumps(b, ensure_ascii=False) for b in bodies]
-    main = [s for s, b in zip(sent, bodies, strict=True) if "continue" in json.dumps(b["messages"][-1])]
+    main = [s for s, b in zip(sent, bodies, strict=True) if _carries_prompt(b, "continue")]
     assert main, "no request carried the new prompt"
     for text in [NOTE_PREFIX, result.migration_id, *expected]:
         assert any(json.dumps(text, ensure_ascii=False)[1:-1] in s for s in main), text
