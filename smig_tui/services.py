@@ -300,13 +300,17 @@ class Services:
         out: Path | None = None,
         force: bool = False,
         redact: bool = True,
+        cwd: str | None = None,
     ) -> MigrationResult:
-        """Commit a planned migration (or lay it out, with `dry_run`); storage always records it."""
+        """Commit a planned migration (or lay it out, with `dry_run`); storage always records it.
+
+        `cwd` writes the native sessions for another project folder than the source's.
+        """
         from smig_tui.adapters.migration_commit import Committer
 
         committer = Committer(self.paths, self.store)
         return committer.migrate(session, plan, migrated_messages(plan), to, dry_run, out, force,
-                                 redact_secrets=redact)
+                                 redact_secrets=redact, cwd=cwd)
 
     def export(
         self, session: Session, fmt: ExportFormat, plan: Plan | None = None, redact: bool = True

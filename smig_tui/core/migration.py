@@ -51,8 +51,14 @@ class Lineage:
     source_path: str
     migration_id: str
     omitted: int = 0
-    """Messages the plan dropped (0 when migrated as-is)."""
+    """Conversation messages the plan left out (`plans.left_out`; 0 when migrated as-is)."""
     strategy: str = "as-is"
+    omitted_tokens: int = 0
+    """Their tokens, as the placeholder states them."""
+    target: str | None = None
+    """The model the plan was sized for (the written session may record another the agent runs)."""
+    origin_cwd: str | None = None
+    """The source's working directory when the session was written for another folder (`--cwd`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -286,6 +286,6 @@ def test_codex_resumes_a_truncated_migration_with_its_placeholder(
                              stdin=subprocess.DEVNULL)
         sent = json.dumps(server.bodies("/responses"), ensure_ascii=False)
     assert run.returncode == 0, run.stderr[-2000:]
-    assert "[smig: 9 earlier messages omitted" in sent and "9 earlier messages were left out" in sent
+    assert "[smig: 9 earlier messages omitted (90 tokens)" in sent and "9 earlier messages (90 tokens) were left out" in sent
     assert "OSPREY-93" in sent and "test_osprey" in sent
     assert "PELICAN-77" not in sent  # dropped by the plan, so never sent
