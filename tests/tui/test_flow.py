@@ -87,6 +87,18 @@ async def test_changing_target_flips_the_decision_and_remembers_it(sized_app, is
     assert saved["recent_targets"][:2] == ["tiny-test", "roomy-test"]
 
 
+async def test_the_card_shows_the_receiving_agents_overhead_in_the_budget(sized_app) -> None:
+    app, info, _ = sized_app
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await open_session(pilot, lambda i: i.path == info.path)
+        await choose_target(pilot, "gpt-5.5")
+        decision = app.screen.plans.plans[Strategy.TRUNCATE].decision
+        assert decision.target == "gpt-5.5" and decision.overhead == 7_820  # Codex 0.171.0, measured
+        shown = str(app.screen.query_one(SessionCard).query_one("#decision").render())
+        assert f"agent overhead {decision.overhead:,} · budget {decision.budget:,}" in shown
+
+
 async def test_truncation_preview_marks_dropped_rows_under_the_placeholder(sized_app) -> None:
     app, info, _ = sized_app
     async with app.run_test(size=(120, 36)) as pilot:
