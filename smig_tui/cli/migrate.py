@@ -235,7 +235,7 @@ def run_history_show(args: argparse.Namespace, ctx: Context) -> int:
         ("cwd", record.source.cwd or ""), ("target", record.target), ("strategy", record.strategy),
         ("fits", "yes" if record.decision.get("fits") else "no"),
         ("tokens", f"{record.tokens_before:,} → {record.tokens_after:,}"),
-        ("messages", f"{len(record.kept_ids)} kept, {len(record.dropped_ids)} dropped"),
+        ("messages", f"{len(record.kept_ids)} kept, {record.left_out} left out ({record.left_out_tokens:,} tokens)"),
     ]
     for key, value in facts:
         ctx.out.data(f"{key:>13}: {value}")

@@ -224,6 +224,7 @@ class SmigTools:
                 "workspace": record.source.cwd, "files": files, "resume_commands": list(result.resume_commands),
                 "decision": decision_json(plan), "strategy": record.strategy, "kept": len(record.kept_ids),
                 "dropped": len(record.dropped_ids), "tokens_before": record.tokens_before,
+                "left_out": {"messages": record.left_out, "tokens": record.left_out_tokens},
                 "tokens_after": record.tokens_after}
 
     def get_handoff(self, workspace: str, format: str = "markdown", offset: int = 0,

@@ -63,7 +63,11 @@ def test_an_intact_write_passes_the_read_back(tmp_path: Path) -> None:
     services = build_services()
     session = make_session(tmp_path / "src", agent=Agent.CLAUDE)
     result = services.migrate(session, make_plan(session, keep_last=2), {Destination.CODEX, Destination.CLAUDE})
-    assert len(result.outputs) == 2 and services.store.get(result.migration_id).outputs == result.outputs
+    stored = services.store.get(result.migration_id)
+    assert len(result.outputs) == 2 and stored.outputs == result.outputs
+    assert (stored.left_out, stored.left_out_tokens) == (9, 90)  # the figures of the note and placeholder
+    for output in result.outputs:
+        assert "9 earlier messages (90 tokens) were left out" in Path(output.path).read_text(encoding="utf-8")
 
 
 def test_session_index_is_only_appended_to(isolated_homes: dict[str, Path]) -> None:
