@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from smig_tui.adapters.storage.token_cache import TokenCache
     from smig_tui.adapters.summarizer import Summarizer, SummaryPreview
     from smig_tui.core.capacity import CapacityTable
+    from smig_tui.core.decide import AgentOverhead
     from smig_tui.core.export import ExportFormat
     from smig_tui.core.memory_sync import Direction, MemoryPlan, Mode
     from smig_tui.core.migration import Destination, MigrationResult
@@ -230,14 +231,16 @@ class Services:
         exact = self.counter_for(capacity).exact and capacity.calibration == 1.0
         reserve = settings.reserve if reserve is None else reserve
         harness = settings.harness if harness is None else harness
-        need = decide(0, capacity, reserve, harness).budget * (1 + COUNT_MARGIN)
+        overhead = self.overhead_tokens(capacity) if harness else 0
+        need = decide(0, capacity, reserve, harness, overhead=overhead).budget * (1 + COUNT_MARGIN)
         first = settings.pin_first_user if pin_first_user is None else pin_first_user
         wanted: list[int] = []
         for attempt in range(PLAN_ROUNDS):
             if attempt == PLAN_ROUNDS - 1:
                 need = float("inf")  # the kept set keeps moving: count everything and settle it
             counts, guessed = self.count_newest(session, capacity, need, wanted, shape.skip)
-            decision = decide(migratable_tokens(session, counts, shape), capacity, reserve, harness, exact)
+            decision = decide(migratable_tokens(session, counts, shape), capacity, reserve, harness, exact,
+                              overhead)
             if guessed:
                 decision = replace(decision, partial=True)
             plan = make_plan(session, counts, decision, StrategyEnum(strategy), self.measure_for(capacity),
@@ -249,6 +252,27 @@ class Services:
         if guessed:
             plan = replace(plan, notes=(*plan.notes, PARTIAL_NOTE))
         return plan
+
+    @cached_property
+    def agent_overheads(self) -> dict[str, AgentOverhead]:
+        """What Claude Code and Codex add to every request: measured, or set in the config."""
+        from smig_tui.adapters.agent_overhead import load_overheads
+
+        return load_overheads(self.config, str(self.paths.config_file))
+
+    def overhead_for(self, capacity: ModelCapacity) -> AgentOverhead | None:
+        """The overhead of the agent a session for this model is resumed in, if smig knows it."""
+        from smig_tui.core.decide import receiving_agent
+
+        agent = receiving_agent(capacity)
+        return self.agent_overheads.get(agent) if agent else None
+
+    def overhead_tokens(self, capacity: ModelCapacity) -> int:
+        """That overhead in the target's tokens (0 for a model no known agent runs)."""
+        from smig_tui.core.tokens import calibrate_one
+
+        overhead = self.overhead_for(capacity)
+        return calibrate_one(overhead.tokens, capacity.calibration) if overhead else 0
 
     def cached_stats(self, info: SessionInfo) -> tuple[int, int] | None:
         """(messages, tokens) of a session counted before and unchanged since, else None."""
@@ -300,13 +324,17 @@ class Services:
         out: Path | None = None,
         force: bool = False,
         redact: bool = True,
+        cwd: str | None = None,
     ) -> MigrationResult:
-        """Commit a planned migration (or lay it out, with `dry_run`); storage always records it."""
+        """Commit a planned migration (or lay it out, with `dry_run`); storage always records it.
+
+        `cwd` writes the native sessions for another project folder than the source's.
+        """
         from smig_tui.adapters.migration_commit import Committer
 
         committer = Committer(self.paths, self.store)
         return committer.migrate(session, plan, migrated_messages(plan), to, dry_run, out, force,
-                                 redact_secrets=redact)
+                                 redact_secrets=redact, cwd=cwd)
 
     def export(
         self, session: Session, fmt: ExportFormat, plan: Plan | None = None, redact: bool = True

@@ -2,8 +2,9 @@
 
 Everything to be written is laid out first (so a dry run can show it byte for byte), every target
 is checked for an existing file before the first byte is written, and all writes happen under the
-store's lock. If any write fails, the files this commit already created are removed again, so a
-failed commit leaves the disk as it found it.
+store's lock. Every native session is read back with smig's own reader and compared with the plan
+before the record is stored. If any write or check fails, the files this commit already created are
+removed again, so a failed commit leaves the disk as it found it.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from smig_tui.adapters.formats.claude_writer import ClaudeWriter
-from smig_tui.adapters.formats.codex_writer import CodexWriter
+from smig_tui.adapters.formats.codex_writer import CodexWriter, append_session_index, index_line, recorded_model
 from smig_tui.adapters.fs import atomic_write
 from smig_tui.adapters.paths import Paths
+from smig_tui.adapters.readback import Expected, expected_from, verify
 from smig_tui.adapters.storage.migration_store import MigrationStore, new_migration_id
 from smig_tui.core.errors import SessionReadError, SmigError, WriteRefusedError
 from smig_tui.core.export import to_markdown, to_record
@@ -36,6 +38,7 @@ from smig_tui.core.migration import (
     workspace_key,
 )
 from smig_tui.core.models import Message, Plan, Session, Strategy
+from smig_tui.core.plans import PLACEHOLDER_ID, SUMMARY_ID, left_out
 from smig_tui.core.redact import redact
 from smig_tui.core.timeline import format_iso
 
@@ -63,6 +66,10 @@ class Committer:
         self._store = store
         self._claude = ClaudeWriter(paths)
         self._codex = CodexWriter(paths)
+        self._expected: dict[str, tuple[Expected, ...]] = {}
+        """What each native file written by this commit must read back as, by path."""
+        self._index_lines: list[str] = []
+        """Lines for Codex's session_index.jsonl, appended once every file has read back right."""
 
     def migrate(
         self,
@@ -75,11 +82,12 @@ class Committer:
         force: bool = False,
         now: datetime | None = None,
         redact_secrets: bool = True,
+        cwd: str | None = None,
     ) -> MigrationResult:
         """Write (or, in a dry run, only lay out) the migration to every destination in `to`.
 
         Secrets are replaced in everything written unless `redact_secrets` is False; the source
-        session keeps the originals.
+        session keeps the originals. `cwd` writes the native sessions for another project folder.
         """
         if plan.strategy in (Strategy.SUMMARY, Strategy.SUMMARY_TAIL) and not plan.summary:
             raise SmigError(
@@ -87,6 +95,7 @@ class Committer:
                 "(`smig summarize`) or choose --strategy truncate."
             )
         wanted = {Destination(value) for value in to} or {Destination.STORE}
+        self._expected, self._index_lines = {}, []
         redactions: dict[str, int] = {}
         if redact_secrets:
             session = redact_session(session)
@@ -97,7 +106,7 @@ class Committer:
         migration_id = new_migration_id(now.timestamp())
         sha, size, mtime = file_fingerprint(session.info.path)
         source = source_ref(session, sha, size, mtime)
-        files = self._native_files(session, plan, messages, wanted, migration_id, now)
+        files = self._native_files(session, plan, messages, wanted, migration_id, now, cwd)
         files += self._export_files(session, plan, messages, wanted, migration_id, out, force)
         natives = tuple(planned.native for planned in files if planned.native)
         exports = tuple(planned.path for planned in files if not planned.native)
@@ -118,19 +127,24 @@ class Committer:
         wanted: set[Destination],
         migration_id: str,
         now: datetime,
+        cwd: str | None = None,
     ) -> list[PlannedFile]:
-        """Lay out the Claude and/or Codex sessions."""
+        """Lay out the Claude and/or Codex sessions, in `cwd` when given, else the source's folder."""
         natives = wanted & {Destination.CLAUDE, Destination.CODEX}
         if not natives:
             return []
         info = session.info
-        if not info.cwd:
+        folder = cwd or info.cwd
+        if not folder:
             raise SmigError(
                 f"Session {info.id} records no working directory, so no native session can be written "
-                "for it; use --to markdown or --to json."
+                "for it; give one with --cwd, or use --to markdown or --to json."
             )
-        lineage = Lineage(info.agent.value, info.id, info.path, migration_id,
-                          len(plan.dropped), plan.strategy.value)
+        omitted, omitted_tokens = left_out(plan)
+        target = plan.decision.target
+        origin = info.cwd if cwd and info.cwd and cwd != info.cwd else None
+        lineage = Lineage(info.agent.value, info.id, info.path, migration_id, omitted, plan.strategy.value,
+                          omitted_tokens, target, origin)
         note = migration_note(lineage)
         if not to_turns(messages):
             raise SmigError(
@@ -139,15 +153,21 @@ class Committer:
             )
         title = native_title(info.agent.value, info.title, goal_of(session.messages))
         branch = next((session.extra[key] for key in _BRANCH_KEYS if session.extra.get(key)), None)
-        target = plan.decision.target
         files: list[PlannedFile] = []
         if Destination.CLAUDE in natives:
-            files.append(self._claude.prepare(to_turns(messages, note=note), info.cwd, lineage, title,
-                                              model=target, git_branch=branch, now=now))
+            turns = to_turns(messages, note=note)
+            planned = self._claude.prepare(turns, folder, lineage, title, model=target, git_branch=branch, now=now)
+            self._expected[planned.path] = expected_from(turns)
+            files.append(planned)
         if Destination.CODEX in natives:
-            model = None if target.startswith("claude") else target
-            files.append(self._codex.prepare(to_turns(messages), info.cwd, lineage, title, model=model,
-                                             git_branch=branch, now=now, note=note))
+            preamble, rest = _codex_preamble(note, messages)
+            turns = to_turns(rest)
+            planned = self._codex.prepare(turns, folder, lineage, title, git_branch=branch, now=now,
+                                          model=recorded_model(self._paths, target), note=preamble)
+            self._expected[planned.path] = expected_from(turns, preamble)
+            if planned.native:
+                self._index_lines.append(index_line(planned.native.session_id, title, now))
+            files.append(planned)
         return files
 
     def _export_files(
@@ -195,9 +215,26 @@ class Committer:
                                  mtime=planned.mtime)
                     if not existed:
                         created.append(target)
+                for planned in files:
+                    if planned.native and planned.path in self._expected:
+                        verify(self._paths, planned.native, self._expected[planned.path])
+                for line in self._index_lines:
+                    append_session_index(self._paths, line)
                 self._store.write_locked(record)
             except BaseException:
                 for path in created:
                     with contextlib.suppress(OSError):
                         path.unlink()
                 raise
+
+
+def _codex_preamble(note: str, messages: tuple[Message, ...]) -> tuple[str, tuple[Message, ...]]:
+    """The model-visible text before the conversation in a Codex rollout, and the rest.
+
+    The lineage note and the plan's placeholder (or summary) go in one user item without a
+    `user_message` event, so Codex's preview and thread list show the conversation's own prompt,
+    not "[smig: 162 earlier messages omitted …". A plan that is only a summary keeps it as a turn.
+    """
+    if messages and messages[0].id in (PLACEHOLDER_ID, SUMMARY_ID) and to_turns(messages[1:]):
+        return f"{note}\n\n{messages[0].text}", messages[1:]
+    return note, messages

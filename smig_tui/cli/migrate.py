@@ -11,6 +11,7 @@ from smig_tui.core.errors import SmigError
 from smig_tui.core.export import ExportFormat
 from smig_tui.core.migration import Destination, MigrationRecord, MigrationResult, record_to_json
 from smig_tui.core.models import Plan, Session, Strategy
+from smig_tui.core.plans import left_out
 
 if TYPE_CHECKING:
 
@@ -35,6 +36,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     migrate.add_argument("--strategy", choices=_STRATEGIES,
                          help="compression (default: truncate, which migrates as-is when it fits)")
     migrate.add_argument("--out", type=Path, metavar="FILE", help="file for --to markdown/json")
+    migrate.add_argument("--cwd", metavar="PATH",
+                         help="write the claude/codex session for this project folder instead of the source's")
     migrate.add_argument("--force", action="store_true", help="replace an existing --out file")
     migrate.add_argument("--dry-run", action="store_true", help="show exactly what would be written, write nothing")
     migrate.add_argument("--json", action="store_true", help="print JSON for scripts")
@@ -90,8 +93,9 @@ def run_migrate(args: argparse.Namespace, ctx: Context) -> int:
     destinations = {Destination(value) for value in args.to} or {Destination.STORE}
     if args.out is not None and not destinations & {Destination.MARKDOWN, Destination.JSON}:
         raise UsageError("--out names the file for --to markdown or --to json; add one of them.")
+    cwd = _landing_folder(ctx, args.cwd, destinations) if args.cwd is not None else None
     result = ctx.services.migrate(session, plan, destinations, dry_run=args.dry_run,
-                                  out=args.out, force=args.force, redact=not args.no_redact)
+                                  out=args.out, force=args.force, redact=not args.no_redact, cwd=cwd)
     if result.redactions:
         kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(result.redactions.items()))
         ctx.out.diag(f"smig: redacted {sum(result.redactions.values())} secrets ({kinds}); --no-redact keeps them")
@@ -102,14 +106,28 @@ def run_migrate(args: argparse.Namespace, ctx: Context) -> int:
     return 0
 
 
+def _landing_folder(ctx: Context, value: str, destinations: set[Destination]) -> str:
+    """The absolute project folder `--cwd` names; it may be another machine's path, so it need not exist."""
+    if not destinations & {Destination.CLAUDE, Destination.CODEX}:
+        raise UsageError("--cwd names the project folder of a native session; add --to claude or --to codex.")
+    folder = os.path.expanduser(value.strip())
+    if not folder:
+        raise UsageError("--cwd needs a folder.")
+    folder = os.path.normpath(os.path.abspath(folder))
+    if not os.path.isdir(folder):
+        ctx.out.diag(f"smig: {folder} is not a folder here; the session is written for it anyway")
+    return folder
+
+
 def _print_result(ctx: Context, result: MigrationResult, plan: Plan) -> None:
     """The human summary of a migration: decision, every path, the resume commands."""
     record = result.record
     verdict = "fits as-is" if plan.decision.fits else f"over by {plan.decision.over_by:,} tokens"
+    omitted, omitted_tokens = left_out(plan)
     ctx.out.data(
         f"{'Dry run: would migrate' if result.dry_run else 'Migrated'} {record.source.agent} session "
         f"{record.source.id} to {record.target} ({verdict}; {record.strategy}, kept {len(record.kept_ids)} "
-        f"of {len(record.kept_ids) + len(record.dropped_ids)} messages, "
+        f"messages, left out {omitted} ({omitted_tokens:,} tokens), "
         f"{record.tokens_before:,} → {record.tokens_after:,} tokens)"
     )
     ctx.out.data(f"  migration id: {result.migration_id}")
@@ -217,7 +235,7 @@ def run_history_show(args: argparse.Namespace, ctx: Context) -> int:
         ("cwd", record.source.cwd or ""), ("target", record.target), ("strategy", record.strategy),
         ("fits", "yes" if record.decision.get("fits") else "no"),
         ("tokens", f"{record.tokens_before:,} → {record.tokens_after:,}"),
-        ("messages", f"{len(record.kept_ids)} kept, {len(record.dropped_ids)} dropped"),
+        ("messages", f"{len(record.kept_ids)} kept, {record.left_out} left out ({record.left_out_tokens:,} tokens)"),
     ]
     for key, value in facts:
         ctx.out.data(f"{key:>13}: {value}")

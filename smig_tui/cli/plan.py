@@ -7,11 +7,13 @@ from typing import TYPE_CHECKING, Any
 
 from smig_tui.core.errors import UnknownModelError
 from smig_tui.core.models import Decision, ModelCapacity, Plan, Strategy
+from smig_tui.core.plans import left_out
 
 if TYPE_CHECKING:
     from rich.table import Table
 
     from smig_tui.cli.main import Context
+    from smig_tui.core.decide import AgentOverhead
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `plan` and `models` to the CLI."""
@@ -70,9 +72,17 @@ def run_plan(args: argparse.Namespace, ctx: Context) -> int:
     if reason:
         ctx.out.diag(f"smig: {reason}")
     if args.json:
-        ctx.out.json(plan_to_json(plan, capacity, counter.name))
+        overhead = services.overhead_for(capacity) if plan.decision.overhead else None
+        ctx.out.json(plan_to_json(plan, capacity, counter.name) | {"agent_overhead": overhead_to_json(plan, overhead)})
         return 0
     ctx.out.data(decision_line(plan.decision, capacity))
+    if plan.decision.overhead:
+        overhead = services.overhead_for(capacity)
+        source = f"; {overhead.source}" if overhead else ""
+        agent = overhead.agent if overhead else "the agent"
+        ctx.out.data(f"agent overhead: {plan.decision.overhead:,} tokens that {agent} adds to every request "
+                     f"(system prompt, tools, injected context{source}; [agents.{agent}] overhead = N "
+                     "in config.toml changes it)")
     ctx.out.data(plan_line(plan))
     for note in plan.notes:
         ctx.out.data(f"note: {note}")
@@ -92,6 +102,8 @@ def decision_line(decision: Decision, capacity: ModelCapacity) -> str:
     if decision.prompt_limit is not None and decision.prompt_limit < decision.window - decision.reserve:
         share = "harness share" if decision.harness else "input limit"
         room += f", {share} {decision.prompt_limit:,}"
+    if decision.overhead:
+        room += f", agent overhead {decision.overhead:,}"
     size = f"session {approx}{decision.session_tokens:,} tokens{label}, budget {decision.budget:,} ({room})"
     if decision.fits:
         return f"{capacity.name}: fits as-is: {size}, {decision.budget - decision.session_tokens:,} to spare"
@@ -99,11 +111,19 @@ def decision_line(decision: Decision, capacity: ModelCapacity) -> str:
 
 
 def plan_line(plan: Plan) -> str:
-    """Summarise a plan in one line."""
-    kept = len(plan.kept)
-    total = len(plan.items)
-    return (f"{plan.strategy.value}: keeps {kept} of {total} messages, "
+    """Summarise a plan in one line: kept, left out (conversation messages only), tokens."""
+    omitted, omitted_tokens = left_out(plan)
+    gone = f"leaves out {omitted} ({omitted_tokens:,} tokens)" if omitted else "leaves out nothing"
+    return (f"{plan.strategy.value}: keeps {len(plan.kept)} messages, {gone}, "
             f"{plan.tokens_before:,} -> {plan.tokens_after:,} tokens")
+
+
+def overhead_to_json(plan: Plan, overhead: AgentOverhead | None) -> dict[str, Any] | None:
+    """The receiving agent's overhead taken off the budget, with where the figure comes from."""
+    if not plan.decision.overhead:
+        return None
+    return {"agent": overhead.agent if overhead else None, "tokens": plan.decision.overhead,
+            "source": overhead.source if overhead else None}
 
 
 _ROLE = {"assistant": "asst", "developer": "dev"}
@@ -147,7 +167,9 @@ def plan_to_json(plan: Plan, capacity: ModelCapacity, counter: str) -> dict[str,
         "counter": counter,
         "decision": {"fits": d.fits, "session_tokens": d.session_tokens, "budget": d.budget,
                      "window": d.window, "reserve": d.reserve, "prompt_limit": d.prompt_limit,
-                     "harness": d.harness, "over_by": d.over_by, "exact": d.exact, "partial": d.partial},
+                     "harness": d.harness, "over_by": d.over_by, "exact": d.exact, "partial": d.partial,
+                     "overhead": d.overhead},
+        "left_out": dict(zip(("messages", "tokens"), left_out(plan), strict=True)),
         "strategy": plan.strategy.value,
         "tokens_before": plan.tokens_before,
         "tokens_after": plan.tokens_after,

@@ -10,6 +10,12 @@ The room for the conversation is `min(window - reserve, prompt_limit)`, where
   usable share `harness_window`: Codex runs at 95% of its `model_context_window`, Claude Code
   auto-compacts about 33k tokens before the window (20k kept for output plus a 13k buffer).
 
+When the session goes into an agent (`harness=True`), the receiving agent's fixed overhead (its
+system prompt, tool definitions and injected context, measured from the real clients' requests and
+shipped in `data/agent_overhead.json`, overridable in config `[agents.claude]` / `[agents.codex]`
+`overhead = N`) is taken off that room too: a session that "fits" must still fit once the agent
+has added its own.
+
 A session fits when its tokens are at most that room. The size of the source model's window
 plays no part: only the session's real size does.
 """
@@ -40,12 +46,50 @@ def prompt_limit(capacity: ModelCapacity, harness: bool = True) -> int | None:
     return min(limits) if limits else None
 
 
+@dataclass(frozen=True, slots=True)
+class AgentOverhead:
+    """What a receiving agent adds to every request, and where the figure comes from."""
+
+    agent: str
+    tokens: int
+    """In o200k tokens as measured (calibrated for the target when used)."""
+    source: str
+    """`measured with Claude Code 2.1.332` or `config.toml [agents.claude]`."""
+
+
+def receiving_agent(capacity: ModelCapacity) -> str | None:
+    """The agent a session for this model is resumed in: Claude Code for Anthropic, Codex for OpenAI."""
+    return {"anthropic": "claude", "openai": "codex"}.get(capacity.provider)
+
+
+def parse_agent_overheads(config: Mapping[str, Any], where: str) -> dict[str, int]:
+    """Validate the config's `[agents.claude]` / `[agents.codex]` `overhead` settings."""
+    table = config.get("agents", {})
+    if not isinstance(table, Mapping):
+        raise ConfigError(f"{where}: [agents] must be a table.")
+    out: dict[str, int] = {}
+    for agent, settings in table.items():
+        if agent not in ("claude", "codex"):
+            raise ConfigError(f"{where}: [agents.{agent}] is not an agent (known: claude, codex).")
+        if not isinstance(settings, Mapping):
+            raise ConfigError(f"{where}: [agents.{agent}] must be a table.")
+        for key, value in settings.items():
+            if key != "overhead":
+                raise ConfigError(f"{where}: agents.{agent}.{key} is not a setting (known: overhead).")
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ConfigError(f"{where}: agents.{agent}.overhead must be a whole number of tokens "
+                                  f"(0 or more), not {value!r}.")
+            out[agent] = value
+    return out
+
+
 def decide(
     session_tokens: int,
     capacity: ModelCapacity,
     reserve: int | None = None,
     harness: bool = True,
     exact: bool = True,
+    overhead: int = 0,
 ) -> Decision:
     """Decide whether `session_tokens` fit `capacity` as they are.
 
@@ -55,6 +99,7 @@ def decide(
         reserve: Tokens kept for the reply; None uses `default_reserve`.
         harness: Apply the target harness's usable share (`harness_window`).
         exact: Whether `session_tokens` is an exact count (carried for labelling).
+        overhead: The receiving agent's fixed tokens per request; applied with the harness share only.
     """
     if reserve is None:
         reserve = default_reserve(capacity)
@@ -69,6 +114,7 @@ def decide(
         prompt_limit=prompt_limit(capacity, harness),
         harness=harness and capacity.harness_window is not None,
         exact=exact,
+        overhead=max(0, overhead) if harness and capacity.harness_window is not None else 0,
     )
     return _with_fit(decision)
 

@@ -73,14 +73,15 @@ def to_turns(messages: Iterable[Message], note: str | None = None) -> tuple[Turn
 
 def migration_note(lineage: Lineage) -> str:
     """Say, at the top of the migrated session, where it came from and what was left out."""
-    omitted = (
-        f"{lineage.omitted} earlier messages were left out ({lineage.strategy})"
-        if lineage.omitted
-        else "nothing was left out"
-    )
+    if lineage.omitted:
+        tokens = f" ({lineage.omitted_tokens:,} tokens)" if lineage.omitted_tokens else ""
+        omitted = f"{lineage.omitted} earlier messages{tokens} were left out ({lineage.strategy})"
+    else:
+        omitted = "nothing was left out"
+    moved = f"; it was recorded in {lineage.origin_cwd}" if lineage.origin_cwd else ""
     return (
         f"{NOTE_PREFIX} from {lineage.source_agent} session {lineage.source_id} by smig "
-        f"(migration {lineage.migration_id}); {omitted}. Tool calls and results appear as text.]"
+        f"(migration {lineage.migration_id}){moved}; {omitted}. Tool calls and results appear as text.]"
     )
 
 

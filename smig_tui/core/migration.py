@@ -10,6 +10,7 @@ from typing import Any
 
 from smig_tui.core.errors import MigrationNotFoundError
 from smig_tui.core.models import Kind, Message, Plan, Role, Session
+from smig_tui.core.plans import left_out as plan_left_out
 
 SCHEMA_VERSION = 1
 """Version of the stored JSON document; bumped only with a reader for the old shape."""
@@ -51,8 +52,14 @@ class Lineage:
     source_path: str
     migration_id: str
     omitted: int = 0
-    """Messages the plan dropped (0 when migrated as-is)."""
+    """Conversation messages the plan left out (`plans.left_out`; 0 when migrated as-is)."""
     strategy: str = "as-is"
+    omitted_tokens: int = 0
+    """Their tokens, as the placeholder states them."""
+    target: str | None = None
+    """The model the plan was sized for (the written session may record another the agent runs)."""
+    origin_cwd: str | None = None
+    """The source's working directory when the session was written for another folder (`--cwd`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +122,9 @@ class MigrationRecord:
     """Export files (Markdown/JSON) written alongside."""
     redactions: dict[str, int] = field(default_factory=dict)
     """Secrets replaced before anything was written, by kind."""
+    left_out: int = 0
+    """Conversation messages the plan left out (`plans.left_out`: the lineage note's figure)."""
+    left_out_tokens: int = 0
     schema_version: int = SCHEMA_VERSION
 
 
@@ -213,6 +223,7 @@ def build_record(
 ) -> MigrationRecord:
     """Assemble the stored record of one migration from its plan and results."""
     decision = plan.decision
+    left_out = plan_left_out(plan)
     return MigrationRecord(
         id=migration_id,
         created=created,
@@ -239,6 +250,8 @@ def build_record(
         outputs=outputs,
         files=files,
         redactions=dict(redactions or {}),
+        left_out=left_out[0],
+        left_out_tokens=left_out[1],
     )
 
 
@@ -292,5 +305,7 @@ def record_from_json(data: dict[str, Any]) -> MigrationRecord:
         outputs=tuple(NativeOutput(**output) for output in data.get("outputs", [])),
         files=tuple(data.get("files", [])),
         redactions=dict(data.get("redactions", {})),
+        left_out=int(data.get("left_out", 0)),
+        left_out_tokens=int(data.get("left_out_tokens", 0)),
         schema_version=int(data.get("schema_version", SCHEMA_VERSION)),
     )

@@ -266,14 +266,16 @@ class Decision:
     partial: bool = False
     """True when messages older than what any plan keeps were guessed from their length, not counted:
     `session_tokens` is then approximate, but `fits` (False) is certain."""
+    overhead: int = 0
+    """Tokens the receiving agent adds to every request (its system prompt, tools, injected context)."""
 
     @property
     def budget(self) -> int:
-        """Tokens available for the migrated conversation."""
+        """Tokens available for the migrated conversation, after the receiving agent's overhead."""
         room = self.window - self.reserve
         if self.prompt_limit is not None:
             room = min(room, self.prompt_limit)
-        return max(0, room)
+        return max(0, room - self.overhead)
 
     @property
     def over_by(self) -> int:

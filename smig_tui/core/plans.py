@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from smig_tui.core.models import Decision, Kind, Message, Plan, PlanItem, Role, Session, Strategy
-from smig_tui.core.plan_structure import Structure, analyse, never_migrated
+from smig_tui.core.plan_structure import Structure, analyse, is_typed_prompt, never_migrated
 from smig_tui.core.tokens import MESSAGE_OVERHEAD
 
 Measure = Callable[[str], int]
@@ -48,6 +48,10 @@ DEFAULT_SUMMARY_BUDGET = 6_000
 R_FITS, R_NEWEST, R_PINNED, R_FIRST_USER = "fits", "newest", "pinned", "first user message"
 R_OVER = "over budget"
 R_SHORTENED, R_OLD_TOOL, R_SUMMARISED = "tool output shortened", "old tool pair dropped", "summarised"
+R_NEWEST_PROMPT = "newest prompt"
+LEFT_OUT_REASONS = frozenset({R_OVER, R_OLD_TOOL, R_SUMMARISED})
+"""Why a conversation message is left out; never-migrated harness context is not counted as left out."""
+PROMPT_ELISION = "[… {chars:,} characters / {tokens:,} tokens elided by smig …]"
 
 
 @dataclass
@@ -167,6 +171,17 @@ class _PreviewPicker:
         return ""
 
 
+def left_out(plan: Plan) -> tuple[int, int]:
+    """Count the conversation messages a plan leaves out and their tokens (before any shortening).
+
+    The one figure notes, placeholders, `smig plan`, the TUI and MCP all give: harness context
+    (AGENTS.md, environment blocks, `/compact` wrappers), opaque reasoning and orphaned tool halves
+    are never migrated by any plan, so they are not "left out" of this one.
+    """
+    items = [item for item in plan.items if not item.kept and item.reason in LEFT_OUT_REASONS]
+    return len(items), sum(item.tokens for item in items)
+
+
 def _dropped_tokens(state: _State, dropped: set[int]) -> int:
     """Sum the original tokens of dropped messages."""
     return sum(state.originals.get(i, state.tokens[i]) for i in dropped)
@@ -229,6 +244,8 @@ def plan_truncation(session: Session, counts: Sequence[int], decision: Decision,
     """Keep whole units from the newest backwards within the budget, a placeholder note first."""
     state = prepare(session, counts, pins, pin_first_user, structure)
     cut, note, cost = _truncate(state, decision.budget, measure, set())
+    if _keep_newest_prompt(state, cut, decision.budget, measure, set()):
+        cut, note, cost = _truncate(state, decision.budget, measure, set())
     items = _items(state, cut, set(), {}, R_NEWEST)
     after = cost + sum(item.tokens for item in items if item.kept)
     return Plan(Strategy.TRUNCATE, decision, items, placeholder=note,
@@ -236,9 +253,70 @@ def plan_truncation(session: Session, counts: Sequence[int], decision: Decision,
                 notes=_notes(decision, after, _nothing_kept(items)))
 
 
+def _newest_prompt(state: _State) -> int | None:
+    """The index of the newest message a person typed that can be migrated, if any."""
+    for i in range(len(state.messages) - 1, -1, -1):
+        message = state.messages[i]
+        if i not in state.skip and is_typed_prompt(message) and message.text_length:
+            return i
+    return None
+
+
+def _keep_newest_prompt(state: _State, cut: int, budget: int, measure: Measure, dropped: set[int]) -> bool:
+    """Pin the newest typed prompt when a cut would lose it, shortened to fit when it alone is too big.
+
+    A handoff without the last thing the person asked is useless, so the prompt stays whatever the
+    budget; when it does not fit next to the other pins and the placeholder, its head and tail are
+    kept around a counted elision marker. Returns True when the state changed (re-plan).
+    """
+    newest = _newest_prompt(state)
+    if newest is None or newest >= cut or newest in state.pinned or newest in dropped:
+        return False
+    for j in state.shape.members[state.shape.unit[newest]]:
+        if j not in state.skip:
+            state.pinned.setdefault(j, R_NEWEST_PROMPT)
+    n = len(state.messages)
+    live = [i not in state.skip and i not in state.pinned and i not in dropped for i in range(n)]
+    gone = sum(live) + len(dropped)
+    tokens = sum(state.tokens[i] for i in range(n) if live[i]) + _dropped_tokens(state, dropped)
+    preview = _PreviewPicker(state, live, dropped)(n)
+    note = measure(placeholder_text(gone, tokens, preview)) + MARKER_SLACK if gone else 0
+    others = sum(state.tokens[i] for i in state.pinned if i != newest)
+    room = budget - others - note
+    if state.tokens[newest] > room:
+        shortened = shorten_prompt(state.messages[newest].text, state.tokens[newest], room, measure)
+        if shortened is not None:
+            state.texts[newest], new_tokens = shortened
+            state.originals[newest] = state.tokens[newest]
+            state.tokens[newest] = new_tokens
+    return True
+
+
+def shorten_prompt(text: str, tokens: int, room: int, measure: Measure) -> tuple[str, int] | None:
+    """Keep as much of the head and tail of `text` as fits `room` tokens, around a counted marker.
+
+    Binary search on the characters kept at each end; None when not even the marker fits.
+    """
+    def build(keep: int) -> str:
+        elided = len(text) - 2 * keep
+        marker = PROMPT_ELISION.format(chars=elided, tokens=max(0, tokens - measure(text[:keep] + text[-keep:])))
+        return f"{text[:keep]}\n{marker}\n{text[-keep:]}" if keep else marker
+
+    low, high, best = 0, max(0, (len(text) - 1) // 2), None
+    while low <= high:
+        middle = (low + high) // 2
+        short = build(middle)
+        cost = measure(short)
+        if cost <= room:
+            best, low = (short, cost), middle + 1
+        else:
+            high = middle - 1
+    return best
+
+
 def _nothing_kept(items: Sequence[PlanItem]) -> list[str]:
     """Explain a truncation that could keep no message at all, and what to try instead."""
-    if any(item.kept and item.reason == R_NEWEST for item in items):
+    if any(item.kept and item.reason in (R_NEWEST, R_NEWEST_PROMPT, R_SHORTENED) for item in items):
         return []
     newest = [item for item in items if item.reason == R_OVER]
     if not newest:
@@ -319,6 +397,8 @@ def plan_tools_first(session: Session, counts: Sequence[int], decision: Decision
     if total > budget:
         total = _drop_tool_units(state, old, total, budget, measure, dropped, reasons)
     cut, note, cost = _truncate(state, budget, measure, dropped)
+    if _keep_newest_prompt(state, cut, budget, measure, dropped):
+        cut, note, cost = _truncate(state, budget, measure, dropped)
     items = _items(state, cut, dropped, reasons, R_NEWEST)
     after = cost + sum(item.tokens for item in items if item.kept)
     return Plan(Strategy.TOOLS_FIRST, decision, items, placeholder=note, tokens_before=before,

@@ -18,6 +18,7 @@ from smig_tui.core.export import to_markdown
 from smig_tui.core.migration import Destination, MigrationRecord, message_from_json
 from smig_tui.core.models import Agent, Message, ModelCapacity, Plan, Role, Session, SessionInfo, Strategy
 from smig_tui.core.openai_chat import load_chat, to_chat
+from smig_tui.core.plans import left_out
 from smig_tui.mcp.recall import match_omitted, source_messages
 from smig_tui.services import Services, migrated_messages
 
@@ -83,7 +84,7 @@ def decision_json(plan: Plan) -> dict[str, Any]:
     d = plan.decision
     return {"target": d.target, "fits": d.fits, "session_tokens": d.session_tokens, "budget": d.budget,
             "window": d.window, "reserve": d.reserve, "prompt_limit": d.prompt_limit, "harness": d.harness,
-            "over_by": d.over_by, "exact": d.exact}
+            "over_by": d.over_by, "exact": d.exact, "agent_overhead": d.overhead}
 
 
 def plan_json(plan: Plan) -> dict[str, Any]:
@@ -98,6 +99,7 @@ def plan_json(plan: Plan) -> dict[str, Any]:
         "tokens_before": plan.tokens_before, "tokens_after": plan.tokens_after,
         "kept_count": len(kept), "dropped_count": len(dropped),
         "dropped_tokens": sum(item.tokens for item in dropped),
+        "left_out": dict(zip(("messages", "tokens"), left_out(plan), strict=True)),
         "kept_ids": [item.message.id for item in kept[-LISTED:]],
         "dropped": [{"id": item.message.id, "tokens": item.tokens, "reason": item.reason}
                     for item in dropped[-LISTED:]],
@@ -222,6 +224,7 @@ class SmigTools:
                 "workspace": record.source.cwd, "files": files, "resume_commands": list(result.resume_commands),
                 "decision": decision_json(plan), "strategy": record.strategy, "kept": len(record.kept_ids),
                 "dropped": len(record.dropped_ids), "tokens_before": record.tokens_before,
+                "left_out": {"messages": record.left_out, "tokens": record.left_out_tokens},
                 "tokens_after": record.tokens_after}
 
     def get_handoff(self, workspace: str, format: str = "markdown", offset: int = 0,

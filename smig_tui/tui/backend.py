@@ -134,10 +134,12 @@ def shown(path: Path) -> str:
         return str(path)
 
 
-def commit(services: Services, session: Session, plan: Plan, chosen: set[str]) -> Any:
-    """Write the migration to the destinations the user confirmed."""
+def commit(services: Services, session: Session, plan: Plan, chosen: set[str], cwd: str | None = None) -> Any:
+    """Write the migration to the destinations the user confirmed, for `cwd` when one was typed."""
     wanted = {Destination(name) for name in chosen}
-    return services.migrate(session, plan, to=wanted, dry_run=False)  # type: ignore[attr-defined]
+    if cwd is not None:
+        cwd = os.path.normpath(os.path.abspath(os.path.expanduser(cwd)))
+    return services.migrate(session, plan, to=wanted, dry_run=False, cwd=cwd)  # type: ignore[attr-defined]
 
 
 def export(services: Services, session: Session, plan: Plan, request: Any) -> tuple[str, str | None]:

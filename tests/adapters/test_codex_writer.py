@@ -14,8 +14,8 @@ from smig_tui.adapters.formats.codex_writer import CodexWriter, configured_provi
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.core.handoff import NOTE_PREFIX, migration_note, redact_messages, to_turns
 from smig_tui.core.migration import Destination, Lineage, Turn
-from smig_tui.core.models import Agent, Role
-from smig_tui.core.plans import result_messages
+from smig_tui.core.models import Agent, Role, Strategy
+from smig_tui.core.plans import left_out, result_messages
 from smig_tui.services import build_services
 
 LINEAGE = Lineage("claude", "src-1", "/src.jsonl", "0" * 32, 0, "as-is")
@@ -90,8 +90,10 @@ def test_migrate_writes_rollout_round_trips_and_leaves_source_alone(tmp_path: Pa
     expected = [(Role.USER, migration_note(lineage))] + [(t.role, t.text) for t in to_turns(result_messages(plan))]
     assert [(m.role, m.text) for m in back.messages] == expected
     assert back.messages[0].text.startswith(NOTE_PREFIX)
-    # The picker previews the first typed prompt, not the note.
-    assert info.title is not None and info.title.startswith("Fix the flaky parser test ZEBRA-41")
+    # Named in session_index.jsonl (one appended line); the preview stays the first typed prompt.
+    assert info.title == "↪ from claude: Fix the flaky parser"
+    [row] = [json.loads(line) for line in (services.paths.codex_home / "session_index.jsonl").read_text().splitlines()]
+    assert row["id"] == output.session_id and row["thread_name"] == info.title
     assert hashlib.sha256(Path(session.info.path).read_bytes()).hexdigest() == source_hash
     assert not list(services.paths.codex_home.glob("state_*.sqlite"))  # the state DB is Codex's
 
@@ -136,13 +138,24 @@ def test_real_sessions_round_trip_into_both_agents(original: Path, isolated_home
         assert services.store.list() == []
         return
     result = services.migrate(session, plan, {Destination.CLAUDE, Destination.CODEX})
+    omitted, omitted_tokens = left_out(plan)
+    if plan.strategy is Strategy.AS_IS:
+        assert omitted == 0  # harness context is never migrated, so it is not "left out"
     lineage = Lineage(info.agent.value, session.id, session.info.path, result.migration_id,
-                      len(plan.dropped), plan.strategy.value)
+                      omitted, plan.strategy.value, omitted_tokens, target)
     note = migration_note(lineage)
     written_messages, redactions = redact_messages(migrated_messages(plan))
     assert result.redactions == redactions
+    if plan.placeholder:
+        assert plan.placeholder.startswith(f"[smig: {omitted} earlier messages omitted ({omitted_tokens:,} tokens)")
+        assert f"{omitted} earlier messages ({omitted_tokens:,} tokens) were left out" in note
     merged = [(t.role, t.text) for t in to_turns(written_messages, note=note)]
-    separate = [(Role.USER, note)] + [(t.role, t.text) for t in to_turns(written_messages)]
+    # Codex: the note and the placeholder lead as one model-visible item, out of the picker's preview.
+    first, *rest = written_messages
+    if plan.placeholder and to_turns(rest):
+        separate = [(Role.USER, f"{note}\n\n{first.text}")] + [(t.role, t.text) for t in to_turns(rest)]
+    else:
+        separate = [(Role.USER, note)] + [(t.role, t.text) for t in to_turns(written_messages)]
     for output in result.outputs:
         [written] = [i for i in services.list_sessions(include_subagents=True) if i.id == output.session_id]
         back = services.load_session(written)

@@ -8,7 +8,7 @@ import pytest
 
 from smig_tui.adapters.formats.claude_code import ClaudeSource
 from smig_tui.adapters.formats.codex import CodexSource
-from smig_tui.core.models import Agent, Kind, SessionInfo, Strategy
+from smig_tui.core.models import Agent, Kind, Role, SessionInfo, Strategy
 from smig_tui.core.plans import result_messages
 from smig_tui.services import build_services
 
@@ -52,6 +52,14 @@ def test_three_thousand_token_target_forces_compression(shared_fixtures) -> None
         if not plan.decision.fits:
             compressed += 1
             assert plan.placeholder and plan.placeholder.startswith("[smig: ")
+            prompts = [it for it in plan.items if it.message.role is Role.USER and it.message.kind is Kind.TEXT
+                       and not it.message.injected and it.reason != "orphaned tool pair"
+                       and it.message.text.strip()]
+            if prompts:  # the newest typed prompt always survives, shortened when it must be
+                assert prompts[-1].kept, session.id
+                assert plan.tokens_after <= plan.decision.budget, session.id
+            if [it.reason for it in plan.kept] in (["newest prompt"], ["tool output shortened"]):
+                continue  # only the prompt fitted: nothing newer could
             if not plan.kept:
                 assert any("does not fit: try --strategy tools-first" in note for note in plan.notes)
                 better = services.plan(session, "gpt-4", Strategy.TOOLS_FIRST, reserve=8_192 - 3_000)

@@ -192,3 +192,25 @@ def test_secrets_are_redacted_in_everything_written(fake_home: dict[str, Path]) 
     assert secret not in services.export(session, "openai") and secret not in services.export(session, "memory")
     raw = services.migrate(session, plan, {Destination.CODEX}, redact=False)
     assert raw.redactions == {} and secret in Path(raw.files[0].path).read_text()
+
+
+def test_migrate_cwd_writes_the_sessions_for_another_project_folder(fake_home: dict[str, Path], tmp_path: Path) -> None:
+    moved = tmp_path / "clone" / "proj"
+    moved.mkdir(parents=True)
+    code, stdout, stderr = _run("migrate", SESSION, "--target", "gpt-5.5", "--to", "codex", "--to", "claude",
+                                "--cwd", str(moved), "--json")
+    assert code == 0, stderr
+    result = json.loads(stdout)
+    assert len(result["resume_commands"]) == 2
+    for entry in result["files"]:
+        if entry["destination"] not in ("claude", "codex"):
+            continue
+        assert entry["resume_command"].startswith(f"cd {moved} && ")
+        text = Path(entry["path"]).read_text(encoding="utf-8")
+        first = json.loads(text.splitlines()[0])
+        assert (first["payload"]["cwd"] if entry["destination"] == "codex" else first["cwd"]) == str(moved)
+        assert "it was recorded in /home/user/proj" in text  # the note says where it came from
+    code, _, stderr = _run("migrate", SESSION, "--target", "gpt-5.5", "--to", "markdown", "--cwd", str(moved))
+    assert code != 0 and "--cwd names the project folder of a native session" in stderr
+    code, _, stderr = _run("migrate", SESSION, "--target", "gpt-5.5", "--to", "codex", "--cwd", "/not/here/proj")
+    assert code == 0 and "/not/here/proj is not a folder here; the session is written for it anyway" in stderr

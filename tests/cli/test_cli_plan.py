@@ -109,3 +109,26 @@ def test_models_unknown_query(isolated_homes) -> None:
 def test_models_config_error_names_file(isolated_homes) -> None:
     code, _, stderr = _run(["models"], config={"models": {"gpt-4o": {"context_window": -1}}})
     assert code == 1 and "config.toml: models.gpt-4o.context_window must be a positive" in stderr
+
+
+@pytest.mark.usefixtures("exact_tokens")
+def test_plan_shows_and_subtracts_the_receiving_agents_overhead(fake_home: dict[str, Path]) -> None:
+    shipped = json.loads((Path(__file__).parents[2] / "smig_tui" / "data" / "agent_overhead.json").read_text())
+    claude = shipped["agents"]["claude"]
+    assert claude["client_version"] == "2.1.332" and claude["tokens"] == sum(claude["parts"].values())
+    _, stdout, _ = _run(["plan", CODEX_MAIN, "-t", "claude-sonnet-4-5", "--json"])
+    data = json.loads(stdout)
+    decision, overhead = data["decision"], data["agent_overhead"]
+    assert overhead["agent"] == "claude" and overhead["source"] == "measured with Claude Code 2.1.332"
+    assert decision["overhead"] == overhead["tokens"] >= claude["tokens"]  # calibrated for Anthropic's tokenizer
+    assert decision["budget"] == min(decision["window"] - decision["reserve"], decision["prompt_limit"]) \
+        - decision["overhead"]
+    assert data["left_out"] == {"messages": 0, "tokens": 0}
+    _, stdout, _ = _run(["plan", CODEX_MAIN, "-t", "claude-sonnet-4-5", "--json"],
+                        config={"agents": {"claude": {"overhead": 30_000}}})
+    assert json.loads(stdout)["agent_overhead"]["source"].endswith("[agents.claude]")
+    _, stdout, _ = _run(["plan", CODEX_MAIN, "-t", "gpt-5.5"])
+    assert "agent overhead 7,820" in stdout.splitlines()[0]
+    assert "tokens that codex adds to every request" in stdout and "measured with Codex CLI 0.171.0" in stdout
+    _, stdout, _ = _run(["plan", CODEX_MAIN, "-t", "gpt-5.5", "--no-harness", "--json"])
+    assert json.loads(stdout)["decision"]["overhead"] == 0 and json.loads(stdout)["agent_overhead"] is None

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from plan_helpers import capacity
 
-from smig_tui.core.decide import decide, default_reserve, parse_plan_settings, prompt_limit
+from smig_tui.core.decide import decide, default_reserve, parse_agent_overheads, parse_plan_settings, prompt_limit
 from smig_tui.core.errors import ConfigError
 
 
@@ -51,3 +51,23 @@ def test_plan_settings_validation_names_key() -> None:
         parse_plan_settings({"plan": {"reserve": "lots"}}, "c.toml")
     with pytest.raises(ConfigError, match="plan.colour"):
         parse_plan_settings({"plan": {"colour": 1}}, "c.toml")
+
+
+def test_the_receiving_agents_overhead_comes_off_the_budget_with_the_harness_share() -> None:
+    cap = capacity(200_000, max_output=64_000, harness_window=167_000)
+    with_agent = decide(160_000, cap, overhead=11_296)
+    assert with_agent.budget == 167_000 - 11_296 and with_agent.overhead == 11_296
+    assert not with_agent.fits and decide(160_000, cap).fits  # "fits" until the agent adds its own
+    raw = decide(160_000, cap, harness=False, overhead=11_296)  # an export or raw API: no agent adds anything
+    assert raw.overhead == 0 and raw.budget == 184_000
+
+
+def test_agent_overheads_from_config_are_validated() -> None:
+    assert parse_agent_overheads({"agents": {"claude": {"overhead": 25_000}}}, "c.toml") == {"claude": 25_000}
+    assert parse_agent_overheads({}, "c.toml") == {}
+    with pytest.raises(ConfigError, match="c.toml: agents.codex.overhead must be a whole number"):
+        parse_agent_overheads({"agents": {"codex": {"overhead": -1}}}, "c.toml")
+    with pytest.raises(ConfigError, match=r"\[agents.gemini\] is not an agent"):
+        parse_agent_overheads({"agents": {"gemini": {"overhead": 1}}}, "c.toml")
+    with pytest.raises(ConfigError, match="agents.claude.window is not a setting"):
+        parse_agent_overheads({"agents": {"claude": {"window": 1}}}, "c.toml")

@@ -10,6 +10,7 @@ from smig_tui.core.models import Kind, Role, Session, Strategy
 from smig_tui.core.plans import (
     PLACEHOLDER_ID,
     SUMMARY_ID,
+    left_out,
     make_plan,
     migratable_tokens,
     plan_summary,
@@ -251,3 +252,52 @@ def test_replanning_5000_messages_for_a_new_target_counts_no_messages_again() ->
     assert len(session.messages) == 5000 and plan.tokens_after <= 120_000
     # Only the placeholder note, whose omitted count changed, is measured again.
     assert all(text.startswith("[smig:") for text in measured) and len(measured) <= 2
+
+
+def test_a_tiny_budget_keeps_the_newest_prompt_shortened_around_a_counted_marker() -> None:
+    b = Builder()
+    b.user("set up the project", id="first")
+    b.assistant(words(50, "a"))
+    b.user("START " + words(400, "p") + " END", id="newest")
+    b.assistant(words(300, "r"))
+    session = b.session()
+    plan = plan_truncation(session, counts_of(session), _decision(session, 120), measure)
+    [kept] = plan.kept
+    assert kept.message.id == "newest" and kept.text is not None and kept.original_tokens
+    assert kept.text.startswith("START p") and kept.text.endswith("p END")
+    assert "tokens elided by smig" in kept.text and len(kept.text) < len(session.messages[2].text)
+    assert plan.tokens_after == measure(plan.placeholder) + kept.tokens <= 120
+    assert left_out(plan) == (3, sum(counts_of(session)) - kept.original_tokens)
+    assert plan.placeholder.startswith("[smig: 3 earlier messages omitted (")
+    assert [m.id for m in result_messages(plan)] == [PLACEHOLDER_ID, "newest"]
+
+
+def test_the_newest_prompt_is_kept_when_the_reply_after_it_is_too_big() -> None:
+    b = Builder()
+    b.user("first question")
+    b.assistant(words(20, "a"))
+    b.user("the question that matters now", id="newest")
+    b.assistant(words(500, "r"))
+    session = b.session()
+    plan = plan_truncation(session, counts_of(session), _decision(session, 80), measure)
+    assert [it.message.id for it in plan.kept] == ["newest"]
+    assert plan.kept[0].text is None and plan.kept[0].reason == "newest prompt"
+    assert plan.tokens_after <= 80 and not any("does not fit" in note for note in plan.notes)
+
+
+def test_left_out_counts_conversation_messages_only_and_matches_the_placeholder() -> None:
+    b = Builder()
+    b.user("# AGENTS.md instructions", injected=True)
+    b.user("please fix the login test")
+    b.assistant(words(40, "a"))
+    b.tool("c1", words(3, "ls"), words(40, "out"))
+    b.user(words(5, "u"))
+    b.assistant(words(5, "done"))
+    session = b.session()
+    counts = counts_of(session)
+    as_is = make_plan(session, counts, _decision(session, 10_000), Strategy.AS_IS, measure)
+    assert left_out(as_is) == (0, 0)  # the AGENTS.md block is never migrated, so not "left out"
+    plan = plan_truncation(session, counts, _decision(session, 40), measure)
+    omitted, tokens = left_out(plan)
+    assert plan.placeholder.startswith(f"[smig: {omitted} earlier messages omitted ({tokens:,} tokens)")
+    assert omitted == 4 and tokens == sum(counts[1:5])

@@ -12,7 +12,9 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -87,6 +89,20 @@ def _install_fixture(kind: str, agent: Agent, shared: Path | None, homes: dict[s
     return services.load_session(info)
 
 
+def _carries_prompt(body: dict, prompt: str) -> bool:
+    """True when a user message anywhere in the request is the prompt (Claude Code 2.1.332 appends a
+    `role: "system"` environment message after it, so the prompt is not always the last message)."""
+    for message in body.get("messages") or []:
+        if message.get("role") != "user":
+            continue
+        content = message.get("content")
+        blocks = [content] if isinstance(content, str) else content or []
+        texts = [b if isinstance(b, str) else b.get("text", "") for b in blocks if isinstance(b, (str, dict))]
+        if any(text.strip() == prompt for text in texts):
+            return True
+    return False
+
+
 def _distinctive_texts(result: MigrationResult) -> list[str]:
     """Texts from the migrated conversation the resumed request must carry."""
     texts = []
@@ -133,7 +149,7 @@ def test_claude_code_resumes_a_migrated_codex_session(
     assert run.returncode == 0, run.stderr[-2000:]
     assert REPLY in run.stdout
     sent = [json.dumps(b, ensure_ascii=False) for b in bodies]
-    main = [s for s, b in zip(sent, bodies, strict=True) if "continue" in json.dumps(b["messages"][-1])]
+    main = [s for s, b in zip(sent, bodies, strict=True) if _carries_prompt(b, "continue")]
     assert main, "no request carried the new prompt"
     for text in [NOTE_PREFIX, result.migration_id, *expected]:
         assert any(json.dumps(text, ensure_ascii=False)[1:-1] in s for s in main), text
@@ -272,6 +288,120 @@ def test_codex_resumes_a_truncated_migration_with_its_placeholder(
                              stdin=subprocess.DEVNULL)
         sent = json.dumps(server.bodies("/responses"), ensure_ascii=False)
     assert run.returncode == 0, run.stderr[-2000:]
-    assert "[smig: 9 earlier messages omitted" in sent and "9 earlier messages were left out" in sent
+    assert "[smig: 9 earlier messages omitted (90 tokens)" in sent and "9 earlier messages (90 tokens) were left out" in sent
     assert "OSPREY-93" in sent and "test_osprey" in sent
     assert "PELICAN-77" not in sent  # dropped by the plan, so never sent
+
+
+def _claude_env(homes: dict[str, Path], server: FakeModelServer) -> dict[str, str]:
+    return _base_env(homes) | {
+        "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "test",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
+    }
+
+
+def _codex_home(homes: dict[str, Path], server: FakeModelServer) -> None:
+    homes["codex"].mkdir(parents=True, exist_ok=True)
+    (homes["codex"] / "config.toml").write_text(
+        'model = "gpt-5.5"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
+        f'base_url = "{server.url}/v1"\nwire_api = "responses"\nenv_key = "SMIG_FAKE_KEY"\n',
+        encoding="utf-8")
+
+
+def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    run = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=CLIENT_TIMEOUT,
+                         stdin=subprocess.DEVNULL)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return run
+
+
+def test_claude_continues_the_migration_not_a_session_the_user_had_there(
+    isolated_homes: dict[str, Path], tmp_path: Path
+) -> None:
+    """`claude -p -c` after a migration continues it, though the folder holds a session of the user's
+    modified after the migrated conversation's last message (the file is dated when it is written)."""
+    claude = _client("claude")
+    project = tmp_path / "project"
+    project.mkdir()
+    with FakeModelServer() as server:
+        env = _claude_env(isolated_homes, server)
+        _run([claude, "-p", "an earlier session of the user's"], project, env)
+        [theirs] = list(isolated_homes["claude"].rglob("*.jsonl"))
+        session = make_session(tmp_path / "src", agent=Agent.CODEX, cwd=str(project))
+        services = build_services()
+        result = services.migrate(session, make_plan(session, target="claude-sonnet-4-5"), {Destination.CLAUDE})
+        [output] = result.outputs
+        theirs_size, before = theirs.stat().st_size, Path(output.path).stat().st_size
+        server.requests.clear()
+        _run([claude, "-p", "-c", "continue"], project, env)
+        sent = json.dumps(server.bodies("/messages"), ensure_ascii=False)
+    assert result.migration_id in sent and "OSPREY-93" in sent
+    assert Path(output.path).stat().st_size > before and theirs.stat().st_size == theirs_size
+
+
+def _codex_threads(homes: dict[str, Path], cwd: Path) -> list[dict[str, Any]]:
+    """Codex's own thread list (`codex app-server` `thread/list`), through the shared harness."""
+    lister = Path(__file__).parents[2].parent / "shared" / "harness" / "codex_threads.py"
+    if not lister.is_file():
+        pytest.skip("../shared/harness is not present (fresh clone)")
+    env = dict(os.environ, PEERS_BIN=str(Path(_client("codex")).parent))
+    run = subprocess.run([sys.executable, str(lister), str(homes["codex"]), str(cwd)], env=env,
+                         capture_output=True, text=True, timeout=CLIENT_TIMEOUT)
+    answer = json.loads(run.stdout)
+    assert answer["error"] is None, answer
+    return list(answer["threads"])
+
+
+def test_codex_lists_the_migration_first_with_a_readable_name_and_continues_it(
+    isolated_homes: dict[str, Path], tmp_path: Path
+) -> None:
+    codex = _client("codex")
+    project = tmp_path / "project"
+    project.mkdir()
+    with FakeModelServer() as server:
+        _codex_home(isolated_homes, server)
+        env = _base_env(isolated_homes) | {"SMIG_FAKE_KEY": "test"}
+        # A thread of the user's in the same folder, modified after the migrated conversation ended.
+        session = make_session(tmp_path / "src", agent=Agent.CLAUDE, cwd=str(project))
+        services = build_services()
+        first = services.migrate(session, make_plan(session), {Destination.CODEX}).outputs[0]
+        os.utime(first.path, (time.time() - 60,) * 2)  # long after its conversation ended
+        result = services.migrate(session, make_plan(session, target="tiny", keep_last=2), {Destination.CODEX})
+        [output] = result.outputs
+        threads = _codex_threads(isolated_homes, project)
+        before = Path(output.path).stat().st_size
+        run = _run([codex, "exec", "--skip-git-repo-check", "resume", "--last", "continue"], project, env)
+        sent = json.dumps(server.bodies("/responses"), ensure_ascii=False)
+    assert [thread["id"] for thread in threads] == [output.session_id, first.session_id]
+    newest = threads[0]
+    assert newest["name"] == "↪ from claude: Fix the flaky parser"
+    assert not newest["preview"].startswith("[smig") and "OSPREY-93" in newest["preview"]
+    assert newest["model"] == "gpt-5.5"  # a model Codex runs, not the planning target "tiny"
+    assert result.migration_id in sent and "[smig: 9 earlier messages omitted (90 tokens)" in sent
+    assert Path(output.path).stat().st_size > before
+    assert "recorded with model" not in run.stderr
+
+
+def test_both_clients_continue_a_session_written_for_another_folder(
+    isolated_homes: dict[str, Path], tmp_path: Path
+) -> None:
+    """`--cwd`: a session recorded in one folder lands in another (a moved or cloned repository)."""
+    claude, codex = _client("claude"), _client("codex")
+    recorded, moved = tmp_path / "old" / "repo", tmp_path / "clone" / "repo"
+    moved.mkdir(parents=True)
+    with FakeModelServer() as server:
+        _codex_home(isolated_homes, server)
+        services = build_services()
+        to_claude = make_session(tmp_path / "a", agent=Agent.CODEX, cwd=str(recorded))
+        to_codex = make_session(tmp_path / "b", agent=Agent.CLAUDE, cwd=str(recorded))
+        claude_id = services.migrate(to_claude, make_plan(to_claude, target="claude-sonnet-4-5"),
+                                     {Destination.CLAUDE}, cwd=str(moved)).migration_id
+        codex_id = services.migrate(to_codex, make_plan(to_codex), {Destination.CODEX}, cwd=str(moved)).migration_id
+        _run([claude, "-p", "-c", "continue"], moved, _claude_env(isolated_homes, server))
+        to_anthropic = json.dumps(server.bodies("/messages"), ensure_ascii=False)
+        _run([codex, "exec", "--skip-git-repo-check", "resume", "--last", "continue"], moved,
+             _base_env(isolated_homes) | {"SMIG_FAKE_KEY": "test"})
+        to_openai = json.dumps(server.bodies("/responses"), ensure_ascii=False)
+    for sent, migration_id in ((to_anthropic, claude_id), (to_openai, codex_id)):
+        assert migration_id in sent and "OSPREY-93" in sent
+        assert f"it was recorded in {recorded}" in sent

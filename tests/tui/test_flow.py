@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from conftest import open_session, settle
 from fake_llm_server import FakeLLM, llm_server_fixture  # noqa: F401 - fixture
 
 from smig_tui.core.models import Agent, SessionInfo, Strategy
+from smig_tui.core.plans import left_out
 from smig_tui.services import build_services
 from smig_tui.tui.screens.commit import CommitModal
 from smig_tui.tui.screens.commit_result import CommitResultModal
@@ -85,6 +87,18 @@ async def test_changing_target_flips_the_decision_and_remembers_it(sized_app, is
     assert saved["recent_targets"][:2] == ["tiny-test", "roomy-test"]
 
 
+async def test_the_card_shows_the_receiving_agents_overhead_in_the_budget(sized_app) -> None:
+    app, info, _ = sized_app
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await open_session(pilot, lambda i: i.path == info.path)
+        await choose_target(pilot, "gpt-5.5")
+        decision = app.screen.plans.plans[Strategy.TRUNCATE].decision
+        assert decision.target == "gpt-5.5" and decision.overhead == 7_820  # Codex 0.171.0, measured
+        shown = str(app.screen.query_one(SessionCard).query_one("#decision").render())
+        assert f"agent overhead {decision.overhead:,} · budget {decision.budget:,}" in shown
+
+
 async def test_truncation_preview_marks_dropped_rows_under_the_placeholder(sized_app) -> None:
     app, info, _ = sized_app
     async with app.run_test(size=(120, 36)) as pilot:
@@ -116,7 +130,8 @@ async def test_every_preview_tab_opens(sized_app) -> None:
             assert tabs.strategy is strategy
             line = str(tabs.query_one(f"#line-{tabs.query_one('TabbedContent').active.removeprefix('tab-')}").render())
             plan = app.screen.plans.plans[strategy]
-            assert f"drops {len(plan.dropped):,}" in line
+            omitted, omitted_tokens = left_out(plan)  # the figures the lineage note and placeholder give
+            assert f"leaves out {omitted:,} ({omitted_tokens:,} tokens)" in line
         notice = str(tabs.summary_pane(Strategy.SUMMARY_TAIL).query_one("#notice").render())
         assert "No API key" in notice and "OPENAI_API_KEY" in notice
 
@@ -165,6 +180,29 @@ async def test_commit_writes_storage_and_a_claude_session(sized_app, isolated_ho
     native = [path for path in written if str(path) in {output.path for output in result.outputs}]
     assert len(native) == 1 and "claude --resume" in result.resume_commands[0]
     assert Path(info.path).exists()
+
+
+async def test_commit_dialog_writes_the_session_for_another_project_folder(sized_app, isolated_homes, tmp_path) -> None:
+    app, info, _ = sized_app
+    moved = tmp_path / "moved" / "repo"
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        session_info = await open_session(pilot, lambda i: i.path == info.path)
+        await choose_target(pilot, "tiny-test")
+        await pilot.press("c")
+        await settle(pilot)
+        assert isinstance(app.screen, CommitModal)
+        field = app.screen.query_one("#cwd")
+        assert field.value == session_info.cwd  # the source's folder unless changed
+        field.value = str(moved)
+        await pilot.click("#confirm")
+        await settle(pilot)
+        assert isinstance(app.screen, CommitResultModal)
+        [output] = app.screen.result.outputs
+    assert output.resume_command.startswith(f"cd {moved} && claude --resume ")
+    first = json.loads(Path(output.path).read_text(encoding="utf-8").splitlines()[0])
+    assert first["cwd"] == str(moved) and Path(output.path).parent.name == re.sub(r"[^A-Za-z0-9]", "-", str(moved))
+    assert f"it was recorded in {session_info.cwd}" in first["message"]["content"]
 
 
 async def test_export_to_a_markdown_file_and_the_clipboard(sized_app, tmp_path) -> None:

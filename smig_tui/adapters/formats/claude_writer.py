@@ -2,7 +2,9 @@
 
 The shape follows FORMATS.md 2.10: the first line is a `user` record with `cwd`; records are chained
 by `parentUuid`; user and assistant turns strictly alternate; no tool_use, no thinking blocks; a
-`custom-title` record at the end names it in the picker; the file mtime is the last message time.
+`custom-title` record at the end names it in the picker. The file's mtime is the time of writing:
+`claude -c` and the picker order sessions by it, and a user who just migrated means to continue the
+migration (the records inside keep their own times).
 """
 
 from __future__ import annotations
@@ -124,7 +126,7 @@ class ClaudeWriter:
         path = project_dir(self._paths, cwd) / f"{session_id}.jsonl"
         data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
         native = NativeOutput("claude", str(path), session_id, resume_command(cwd, session_id))
-        return PlannedFile(Destination.CLAUDE, str(path), data, times[-1].timestamp(), False, native)
+        return PlannedFile(Destination.CLAUDE, str(path), data, None, False, native)
 
 
 def _body(turn: Turn, number: int, model: str) -> dict[str, Any]:
@@ -155,4 +157,7 @@ def _lineage_json(lineage: Lineage) -> dict[str, Any]:
         "migrationId": lineage.migration_id,
         "strategy": lineage.strategy,
         "omitted": lineage.omitted,
+        "omittedTokens": lineage.omitted_tokens,
+        "planningTarget": lineage.target,
+        "originCwd": lineage.origin_cwd,
     }

@@ -5,7 +5,8 @@ The shape follows FORMATS.md 1.14-1.16: `session_meta` first (id = the UUIDv7 in
 `task_started`, `turn_context`, `response_item` messages mirrored by `user_message` /
 `agent_message` events (the picker's preview), a `token_count` and `task_complete`. Tool traffic is
 text, so no call is ever left without its output. The state SQLite is never written: Codex rebuilds
-it from rollouts.
+it from rollouts. The thread's name goes in `session_index.jsonl`, one appended line (Codex's own
+`thread/list` shows it as the thread's name, checked with 0.171.0); no other line is ever touched.
 
 Two facts checked against Codex 0.171: `model_provider` must be the provider the user's Codex runs
 with (it refuses to resume a thread under another one), and `base_instructions`, when present,
@@ -17,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import stat
 import tomllib
 import uuid
 from datetime import UTC, datetime
@@ -73,18 +75,41 @@ def installed_version(paths: Paths) -> str:
     return version if isinstance(version, str) and version else CODEX_VERSION
 
 
+def _config(paths: Paths) -> dict[str, Any]:
+    """`$CODEX_HOME/config.toml`, or nothing when it is missing or unreadable."""
+    try:
+        with open(paths.codex_home / "config.toml", "rb") as handle:
+            return tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
+
+
+def runs_in_codex(model: str) -> bool:
+    """Tell whether Codex runs `model` itself (the GPT-5 family and the Codex models)."""
+    name = model.lower()
+    return (name.startswith("gpt-5") and "chat" not in name) or "codex" in name
+
+
+def recorded_model(paths: Paths, target: str | None) -> str:
+    """The model a written rollout records: one the receiving Codex runs.
+
+    The planning target when Codex runs it; else the `model` of the receiving home's config.toml;
+    else Codex's default. Recording a model Codex does not run (a custom target like `tiny`) makes
+    Codex warn on resume that the thread "was recorded with model 'tiny'".
+    """
+    if target and runs_in_codex(target):
+        return target
+    configured = _config(paths).get("model")
+    return configured if isinstance(configured, str) and configured else DEFAULT_MODEL
+
+
 def configured_provider(paths: Paths) -> str:
     """The `model_provider` set in `$CODEX_HOME/config.toml`, else `openai`.
 
     Codex refuses to resume a thread under a different provider than the one it records, so the
     written rollout must name the provider the user's Codex will run with.
     """
-    try:
-        with open(paths.codex_home / "config.toml", "rb") as handle:
-            config = tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError):
-        return "openai"
-    provider = config.get("model_provider")
+    provider = _config(paths).get("model_provider")
     return provider if isinstance(provider, str) and provider else "openai"
 
 
@@ -120,11 +145,13 @@ class CodexWriter:
         provider = model_provider or configured_provider(self._paths)
         meta = self._meta(thread_id, now, cwd, lineage, title, provider, git_branch)
         lines = [_line(now, "session_meta", meta)]
-        lines += _turn_lines(turns, times, cwd, model or DEFAULT_MODEL, note)
+        lines += _turn_lines(turns, times, cwd, model or recorded_model(self._paths, None), note)
         path = rollout_path(self._paths, now, thread_id)
         data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
         native = NativeOutput("codex", str(path), thread_id, resume_command(cwd, thread_id))
-        return PlannedFile(Destination.CODEX, str(path), data, times[-1].timestamp(), False, native)
+        # The file's mtime stays the time of writing: `codex resume --last` and the picker order
+        # threads by it, and a user who just migrated means to continue the migration.
+        return PlannedFile(Destination.CODEX, str(path), data, None, False, native)
 
     def _meta(
         self,
@@ -152,6 +179,9 @@ class CodexWriter:
                 "migration_id": lineage.migration_id,
                 "strategy": lineage.strategy,
                 "omitted": lineage.omitted,
+                "omitted_tokens": lineage.omitted_tokens,
+                "planning_target": lineage.target,
+                "origin_cwd": lineage.origin_cwd,
                 "title": title,
             },
         }
@@ -220,3 +250,46 @@ def _close_turn(turn_id: str, last_agent: str | None, moment: datetime) -> list[
 def _message(role: str, content_type: str, text: str) -> dict[str, Any]:
     """A `response_item` message payload."""
     return {"type": "message", "role": role, "content": [{"type": content_type, "text": text}]}
+
+
+SESSION_INDEX = "session_index.jsonl"
+
+
+def index_line(thread_id: str, title: str, now: datetime) -> str:
+    """The `session_index.jsonl` line that names a thread (`{id, thread_name, updated_at}`)."""
+    row = {"id": thread_id, "thread_name": title, "updated_at": format_iso(now)}
+    return json.dumps(row, ensure_ascii=False) + "\n"
+
+
+def append_session_index(paths: Paths, line: str) -> None:
+    """Append one line to Codex's `session_index.jsonl`, creating it if needed.
+
+    One `write` on an `O_APPEND` descriptor, so a line Codex appends at the same moment is not
+    interleaved; never follows a symlink, never writes to anything but a regular file, and starts
+    on a new line when the last one was left unterminated. Other lines are never rewritten.
+    """
+    path = paths.codex_home / SESSION_INDEX
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        descriptor = os.open(path, flags, 0o600)
+    except OSError as error:
+        raise SmigError(f"Cannot name the thread in {path} ({error.strerror or error}).") from error
+    try:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            raise SmigError(f"{path} is not a regular file, so smig did not add the thread's name to it.")
+        data = line.encode("utf-8")
+        if info.st_size and not _ends_with_newline(path):
+            data = b"\n" + data
+        os.write(descriptor, data)
+    except OSError as error:
+        raise SmigError(f"Cannot name the thread in {path} ({error.strerror or error}).") from error
+    finally:
+        os.close(descriptor)
+
+
+def _ends_with_newline(path: Path) -> bool:
+    """Tell whether a file's last byte is a newline."""
+    with open(path, "rb") as handle:
+        handle.seek(-1, os.SEEK_END)
+        return handle.read(1) == b"\n"

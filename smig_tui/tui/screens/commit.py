@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label, RadioButton, RadioSet, Static
+from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 
 NATIVE_CHOICES = (("claude", "Claude Code session"), ("codex", "Codex session"), ("", "No native session"))
 
@@ -35,8 +35,10 @@ class CommitModal(ModalScreen[set[str] | None]):
     CommitModal Button { margin-left: 2; }
     """
 
-    def __init__(self, preview: Any, choices: dict[str, str], native: str) -> None:
+    def __init__(self, preview: Any, choices: dict[str, str], native: str, cwd: str = "") -> None:
         super().__init__()
+        self._cwd = cwd
+        """The source's project folder: the native session is written for it unless changed."""
         self._preview = preview
         self._choices = choices
         """Destination -> where it writes, from the dry run."""
@@ -53,6 +55,8 @@ class CommitModal(ModalScreen[set[str] | None]):
                         continue
                     yield RadioButton(label, value=key == self._native, id=f"native-{key or 'none'}")
             yield Static("", classes="where", id="native-where")
+            yield Label("Project folder the session is written for (change it for a moved or cloned repository):")
+            yield Input(value=self._cwd, id="cwd")
             with Horizontal():
                 yield Button("Cancel", id="cancel")
                 yield Button("Commit", variant="primary", id="confirm")
@@ -76,6 +80,13 @@ class CommitModal(ModalScreen[set[str] | None]):
         """The destinations that would be written with the current choice."""
         return {"store", self._native} - {""}
 
+    @property
+    def landing(self) -> str | None:
+        """The folder typed in the dialog when it differs from the source's, else None."""
+        typed = self.query_one("#cwd", Input).value.strip()
+        return typed if typed and typed != self._cwd else None
+
+    @on(Input.Submitted, "#cwd")
     @on(Button.Pressed, "#confirm")
     def action_confirm(self) -> None:
         self.dismiss(self.chosen)

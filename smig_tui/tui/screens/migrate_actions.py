@@ -247,19 +247,19 @@ class MigrateActions(_Base):
     def on_commit_previewed(self, message: CommitPreviewed) -> None:
         assert self.session is not None
         default = backend.default_native(self.session)
-        modal = CommitModal(message.preview, message.choices, default)
+        modal = CommitModal(message.preview, message.choices, default, self.session.info.cwd or "")
         ready = self.ready_plan()
         if ready is not None:
-            self.app.push_screen(modal, lambda chosen: self._commit_confirmed(ready, chosen))
+            self.app.push_screen(modal, lambda chosen: self._commit_confirmed(ready, chosen, modal.landing))
 
-    def _commit_confirmed(self, ready: tuple[Session, Any], chosen: set[str] | None) -> None:
+    def _commit_confirmed(self, ready: tuple[Session, Any], chosen: set[str] | None, cwd: str | None = None) -> None:
         if chosen is not None:
-            self.run_commit(ready[0], ready[1], chosen)
+            self.run_commit(ready[0], ready[1], chosen, cwd)
 
     @work(thread=True, exclusive=True, group="commit.run", exit_on_error=False)
-    def run_commit(self, session: Session, plan: Any, chosen: set[str]) -> None:
-        """Write the migration."""
-        self.post_message(Committed(backend.commit(self.services, session, plan, chosen)))
+    def run_commit(self, session: Session, plan: Any, chosen: set[str], cwd: str | None = None) -> None:
+        """Write the migration (for another project folder when `cwd` is given)."""
+        self.post_message(Committed(backend.commit(self.services, session, plan, chosen, cwd)))
 
     def on_committed(self, message: Committed) -> None:
         self.notify("Migration committed.")

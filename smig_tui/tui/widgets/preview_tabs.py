@@ -7,6 +7,7 @@ from textual.containers import Vertical
 from textual.widgets import Static, TabbedContent, TabPane
 
 from smig_tui.core.models import Plan, Strategy
+from smig_tui.core.plans import left_out
 from smig_tui.tui.widgets.plan_table import PlanTable
 from smig_tui.tui.widgets.summary_pane import SummaryPane
 
@@ -20,10 +21,10 @@ SUMMARY_STRATEGIES = (Strategy.SUMMARY, Strategy.SUMMARY_TAIL)
 
 
 def plan_line(plan: Plan) -> str:
-    """One line about a plan: what survives and what it costs."""
-    kept, dropped = len(plan.kept), len(plan.dropped)
+    """One line about a plan: what survives, what it leaves out (the note's figures) and what it costs."""
+    omitted, omitted_tokens = left_out(plan)
     return (
-        f"keeps {kept:,} of {kept + dropped:,} messages · drops {dropped:,}"
+        f"keeps {len(plan.kept):,} messages · leaves out {omitted:,} ({omitted_tokens:,} tokens)"
         f" · {plan.tokens_before:,} → {plan.tokens_after:,} tokens"
     )
 

@@ -45,7 +45,9 @@ def decision_markup(target: ModelCapacity, decision: Decision) -> str:
     """The verdict line: fits as-is, or must compress by how much."""
     head = (
         f"[$text-muted]target[/] [b]{target.name}[/b] ({target.provider}) window {decision.window:,}"
-        f" · reserve {decision.reserve:,} · budget {decision.budget:,}"
+        f" · reserve {decision.reserve:,}"
+        + (f" · agent overhead {decision.overhead:,}" if decision.overhead else "")
+        + f" · budget {decision.budget:,}"
     )
     if decision.fits:
         verdict = "[$success b]✓ fits as-is[/]"

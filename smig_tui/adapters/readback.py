@@ -1,0 +1,84 @@
+"""Provides the read-back check of a written native session: smig's own reader must see the plan.
+
+A writer bug, a full disk or a client-format drift could leave a session that resumes with
+messages missing, reordered or altered. So after writing, the file is read back with the same
+reader `smig list` uses and compared with what the plan meant to write: the number of messages,
+their order and roles, and a hash of every text. The first difference is reported in one sentence.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from smig_tui.adapters.paths import Paths
+from smig_tui.core.errors import SmigError
+from smig_tui.core.migration import NativeOutput, Turn
+from smig_tui.core.models import Agent, Role, Session, SessionInfo
+
+
+class ReadBackError(SmigError):
+    """A written native session does not read back as planned."""
+
+
+@dataclass(frozen=True, slots=True)
+class Expected:
+    """One message a native session should read back as: its role and the hash of its text."""
+
+    role: Role
+    sha256: str
+
+    @classmethod
+    def of(cls, role: Role, text: str) -> Expected:
+        """The expectation for a message with this role and text."""
+        return cls(role, _digest(text))
+
+
+def expected_from(turns: Sequence[Turn], preamble: str | None = None) -> tuple[Expected, ...]:
+    """What a session written from `turns` (after a separate model-visible `preamble`) reads back as."""
+    head = (Expected.of(Role.USER, preamble),) if preamble else ()
+    return head + tuple(Expected.of(turn.role, turn.text) for turn in turns)
+
+
+def read_back(paths: Paths, output: NativeOutput) -> Session:
+    """Read a written native session with smig's own reader."""
+    ignore = lambda _warning: None  # noqa: E731 - warnings are the reader's, the comparison decides
+    if output.agent == Agent.CODEX.value:
+        from smig_tui.adapters.formats.codex import CodexSource
+
+        source = CodexSource(paths)
+        info = source.describe(output.path, ignore)
+        if info is None:
+            raise ReadBackError(f"The written Codex session {output.path} cannot be read back.")
+        return source.load(info, ignore)
+    from smig_tui.adapters.formats.claude_code_load import load_session
+
+    return load_session(SessionInfo(id=output.session_id, agent=Agent.CLAUDE, path=output.path), ignore)
+
+
+def verify(paths: Paths, output: NativeOutput, expected: Sequence[Expected]) -> None:
+    """Raise ReadBackError naming the first difference between the written session and the plan."""
+    try:
+        session = read_back(paths, output)
+    except ReadBackError:
+        raise
+    except (SmigError, OSError, ValueError) as error:
+        raise ReadBackError(f"The written {output.agent} session {output.path} cannot be read back ({error}).") \
+            from error
+    got = [Expected.of(message.role, message.text) for message in session.messages]
+    where = f"The written {output.agent} session {output.path}"
+    if len(got) != len(expected):
+        raise ReadBackError(f"{where} reads back {len(got)} messages where the plan wrote {len(expected)}.")
+    for number, (back, meant) in enumerate(zip(got, expected, strict=True), start=1):
+        if back.role is not meant.role:
+            raise ReadBackError(f"{where} reads back message {number} as {back.role.value}, "
+                                f"where the plan wrote {meant.role.value}.")
+        if back.sha256 != meant.sha256:
+            raise ReadBackError(f"{where} reads back message {number} with other text than the plan wrote "
+                                f"(sha256 {back.sha256[:12]} instead of {meant.sha256[:12]}).")
+
+
+def _digest(text: str) -> str:
+    """sha256 of a text (surrogates kept, as readers keep them)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
