@@ -16,11 +16,26 @@ else:
     from backports import zstd
 
 ZstdError = zstd.ZstdError
+DAMAGED = (zstd.ZstdError, EOFError)
+"""What reading a corrupt or truncated zstd stream raises (EOFError: it ends before its frame does)."""
+SUFFIX = ".zst"
 
 
 def open_zstd_read(path: Path) -> BinaryIO:
     """A binary stream of the decompressed bytes of `path` (all frames, read lazily)."""
     return cast(BinaryIO, zstd.open(path, "rb"))
+
+
+def is_compressed(path: str | Path) -> bool:
+    """Tell from the name whether a file is zstd-compressed (Codex's `rollout-*.jsonl.zst`)."""
+    return str(path).endswith(SUFFIX)
+
+
+def open_binary(path: str | Path) -> BinaryIO:
+    """Open a file for reading its (decompressed, when `.zst`) bytes as a stream."""
+    if is_compressed(path):
+        return open_zstd_read(Path(path))
+    return open(path, "rb")
 
 
 def compress(data: bytes, level: int = 3) -> bytes:
