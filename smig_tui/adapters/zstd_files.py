@@ -6,6 +6,7 @@ Python 3.14 ships `compression.zstd`; older Pythons get the same module from its
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import BinaryIO, cast
@@ -36,6 +37,18 @@ def open_binary(path: str | Path) -> BinaryIO:
     if is_compressed(path):
         return open_zstd_read(Path(path))
     return open(path, "rb")
+
+
+def current_form(path: str) -> str:
+    """The path, or its plain or compressed twin when only that exists now.
+
+    Codex rewrites an idle rollout as `.jsonl.zst` and materialises the plain file again to append,
+    deleting the other: a migration's source stays the same content under either name.
+    """
+    if os.path.exists(path):
+        return path
+    twin = path[: -len(SUFFIX)] if is_compressed(path) else path + SUFFIX
+    return twin if os.path.exists(twin) else path
 
 
 def compress(data: bytes, level: int = 3) -> bytes:

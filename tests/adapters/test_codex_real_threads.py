@@ -20,7 +20,9 @@ import pytest
 from smig_tui.adapters import zstd_files
 from smig_tui.adapters.formats import codex_scan
 from smig_tui.adapters.formats.codex import CodexSource
+from smig_tui.adapters.migration_commit import file_fingerprint
 from smig_tui.adapters.paths import resolve_paths
+from smig_tui.adapters.source_check import source_status
 from smig_tui.cli.main import Context, main
 from smig_tui.cli.output import Output
 from smig_tui.core.models import ReadWarning
@@ -200,3 +202,31 @@ def test_a_thread_in_two_files_lists_once_and_loads_both_in_order(
     assert rows == _seen("auto_compaction", COMPACTED)
     code, stdout, _ = _run(["list", "--all", "--json"])
     assert code == 0 and [row["path"] for row in json.loads(stdout)] == [str(second)]
+
+
+@pytest.mark.parametrize("first", ["plain", "compressed"])
+def test_a_migration_source_stays_recallable_when_codex_swaps_its_form(
+    isolated_homes: dict[str, Path], first: str
+) -> None:
+    """Migrate today, Codex compresses the idle rollout next week (or materialises it to append)."""
+    _install("compressed", isolated_homes["codex"])
+    [zst] = (isolated_homes["codex"] / DAY).glob("*.zst")
+    plain = zst.with_suffix("")
+    content = zstd_files.decompress(zst.read_bytes())
+    if first == "plain":
+        plain.write_bytes(content)
+        zst.unlink()
+    recorded = plain if first == "plain" else zst
+    sha, size, _ = file_fingerprint(str(recorded))
+    assert size == len(content)
+    if first == "plain":  # Codex compresses it
+        zst.write_bytes(zstd_files.compress(content))
+        plain.unlink()
+        assert source_status(str(recorded), sha, size) == "unchanged"
+    else:  # Codex materialises it and appends a turn
+        plain.write_bytes(content + b'{"timestamp":"2026-12-13T00:00:00.000Z","type":"event_msg","payload":{}}\n')
+        zst.unlink()
+        assert source_status(str(recorded), sha, size) == "grown"
+    services = Services(paths=resolve_paths(), sources=[CodexSource(resolve_paths())])
+    assert services.find_session(str(recorded)).id == COMPRESSED
+    assert source_status(str(recorded), "0" * 64, size) == "changed"
