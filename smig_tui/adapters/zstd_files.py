@@ -51,6 +51,13 @@ def current_form(path: str) -> str:
     return twin if os.path.exists(twin) else path
 
 
+def compress_file(source: Path, target: Path, level: int = 3) -> None:
+    """Write `source` compressed into `target` as one zstd stream, a megabyte at a time."""
+    with open(source, "rb") as plain, zstd.open(target, "wb", level=level) as packed:
+        while chunk := plain.read(1 << 20):
+            packed.write(chunk)
+
+
 def compress(data: bytes, level: int = 3) -> bytes:
     """One zstd frame holding `data`."""
     return zstd.compress(data, level=level)
