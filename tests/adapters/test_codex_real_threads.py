@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from smig_tui.adapters import zstd_files
-from smig_tui.adapters.formats import codex_scan
+from smig_tui.adapters.formats import codex_scan, stored_text
 from smig_tui.adapters.formats.codex import CodexSource
 from smig_tui.adapters.migration_commit import file_fingerprint
 from smig_tui.adapters.paths import resolve_paths
@@ -230,3 +230,21 @@ def test_a_migration_source_stays_recallable_when_codex_swaps_its_form(
     services = Services(paths=resolve_paths(), sources=[CodexSource(resolve_paths())])
     assert services.find_session(str(recorded)).id == COMPRESSED
     assert source_status(str(recorded), "0" * 64, size) == "changed"
+
+
+def test_a_huge_compressed_thread_packs_its_long_texts_and_reads_the_same(
+    isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A .zst cannot be entered at a line, so a huge one's long texts are held packed, not left on disk."""
+    _install("fork_lineage", isolated_homes["codex"])
+    monkeypatch.setattr(stored_text, "FILE_BYTES", 1)  # every file counts as huge
+    source = CodexSource(resolve_paths())
+    [info] = [i for i in source.discover(lambda _: None) if i.id == GRANDCHILD]
+    session = source.load(info, lambda _: None)
+    kinds = {type(m.body).__name__ for m in session.messages}
+    assert {"PackedText", "LineText", "str"} <= kinds  # the parent is packed, the fork's own left on disk
+    packed = [m for m in session.messages if isinstance(m.body, stored_text.PackedText)]
+    assert all(m.text_length == len(m.text) > stored_text.TEXT_CHARS for m in packed)
+    rows = [_row(m.role.value, m.kind.value, m.text, m.call_id, m.tool_name)
+            for m in session.messages if not m.injected]
+    assert rows == _seen("fork_lineage", GRANDCHILD)

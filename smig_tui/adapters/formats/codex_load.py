@@ -24,7 +24,7 @@ from smig_tui.adapters.formats.codex_items import (
 from smig_tui.adapters.formats.codex_scan import iso_or_none
 from smig_tui.adapters.formats.stored_text import TextStore
 from smig_tui.adapters.jsonl import Record
-from smig_tui.adapters.zstd_files import is_compressed
+from smig_tui.adapters.zstd_files import content_size, is_compressed
 from smig_tui.core.models import Kind, Message, ReadWarning, Role, Session, SessionInfo, Usage
 
 _SKIPPED_TYPES = (b'"type":"world_state"', b'"type":"ghost_snapshot"')
@@ -344,9 +344,11 @@ class RolloutLoader:
 
 
 def _store_for(path: str) -> TextStore:
-    """Where long texts of a file may be left on disk: never in a compressed file (no cheap seek)."""
+    """Where long texts of a huge file go: left on disk, or packed in memory for a compressed file (no cheap seek)."""
+    if is_compressed(path):
+        return TextStore.for_compressed(path, content_size(path), line_texts)
     try:
-        size = 0 if is_compressed(path) else os.stat(path).st_size
+        size = os.stat(path).st_size
     except OSError:
         size = 0  # the read that follows reports the error
     return TextStore.for_file(path, size, line_texts)
