@@ -248,3 +248,20 @@ def test_a_huge_compressed_thread_packs_its_long_texts_and_reads_the_same(
     rows = [_row(m.role.value, m.kind.value, m.text, m.call_id, m.tool_name)
             for m in session.messages if not m.injected]
     assert rows == _seen("fork_lineage", GRANDCHILD)
+
+
+def test_a_warm_listing_decompresses_nothing(isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The listing cache (path, size, mtime) spares a .zst's streamed tail read on the next run."""
+    from smig_tui.adapters.formats import codex
+    from smig_tui.services import build_services
+
+    _install("fork_lineage", isolated_homes["codex"])
+    cold = build_services().list_sessions(include_subagents=True)
+    assert any(info.path.endswith(".zst") for info in cold)
+
+    def no_reading(*_args: object) -> None:
+        raise AssertionError("a warm listing read a rollout")
+
+    monkeypatch.setattr(codex, "scan_head", no_reading)
+    monkeypatch.setattr(codex, "scan_tail", no_reading)
+    assert build_services().list_sessions(include_subagents=True) == cold
