@@ -34,6 +34,7 @@ FORK = "01a23b77-ba4f-7b02-98a6-18e397590485"
 GRANDCHILD = "01a23b78-db78-7dd2-bcf7-a002f58cba32"
 COMPACTED = "01a23b78-7adb-74e3-8126-e86b52049d09"
 COMPRESSED = "01a23b78-167b-7f32-b718-2bab157d4425"
+REVERTED = "01a23b89-18b2-74f2-a65a-6314008766f2"
 DAY = Path("sessions/2026/12/03")
 
 
@@ -86,6 +87,7 @@ def _seen(scenario: str, thread: str) -> list[tuple[Any, ...]]:
         ("auto_compaction", COMPACTED),  # auto-compaction in the middle of a tool turn, then resumed
         ("compressed", COMPRESSED),  # a rollout Codex compressed (then resumed from, see README)
         ("compressed_and_plain", COMPRESSED),  # the .zst and the newer plain copy Codex materialised
+        ("revert_segments", REVERTED),  # app-server thread/revert: a second file of the thread, cut back
     ],
 )
 def test_show_equals_what_the_model_saw(isolated_homes: dict[str, Path], scenario: str, thread: str) -> None:
@@ -179,6 +181,16 @@ def test_a_lineage_loop_stops_with_one_warning(isolated_homes: dict[str, Path]) 
     assert rows == _seen("fork_lineage", GRANDCHILD)[-6:]
     assert len(warnings) == 1 and "history lineage loops back to" in warnings[0].message
     assert warnings[0].path.endswith(f"{FORK}.jsonl")
+
+
+def test_a_reverted_thread_lists_once_from_its_newest_segment(isolated_homes: dict[str, Path]) -> None:
+    _install("revert_segments", isolated_homes["codex"])
+    code, stdout, _ = _run(["list", "--all", "--json"])
+    [row] = json.loads(stdout)
+    assert code == 0 and row["id"] == REVERTED and row["path"].endswith(f"{REVERTED}_01a23b89-45c5-7733-83aa-410e784826bf.jsonl")
+    assert codex_scan.thread_id_of(row["path"]) == REVERTED
+    shown = _shown(REVERTED)
+    assert "remember third" not in [text for _, _, text, _, _ in shown]  # the turn the revert took back
 
 
 @pytest.mark.parametrize("linked", [True, False])

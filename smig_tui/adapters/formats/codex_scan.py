@@ -40,7 +40,9 @@ _HEAD_WANTED = (
 _HISTORY_REWRITES = (b'"type":"compacted"', b'"type":"thread_rolled_back"')
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}")
 _TS_FIELD = re.compile(rb'"timestamp"\s*:\s*"([^"]{10,40})"')
-_NAME_ID = re.compile(r"-([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl(?:\.zst)?$")
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+_NAME_ID = re.compile(rf"-({_UUID})(?:_{_UUID})?\.jsonl(?:\.zst)?$")
+"""`rollout-<time>-<thread>.jsonl`, or `…-<thread>_<segment>.jsonl` for a later file of the thread (0.171)."""
 _STATE_DB = re.compile(r"^state_(\d+)\.sqlite$")
 _THREAD_COLUMNS = ("id", "title", "model", "first_user_message")
 
@@ -122,7 +124,7 @@ def _mtime(path: str) -> float:
 
 
 def thread_id_of(path: str) -> str | None:
-    """The thread id Codex puts at the end of a rollout's name (`rollout-<time>-<uuid>.jsonl`)."""
+    """The thread id Codex puts in a rollout's name (a revert's new segment adds `_<segment id>`)."""
     match = _NAME_ID.search(os.path.basename(path))
     return match.group(1) if match else None
 
