@@ -147,9 +147,10 @@ def test_compressed_thread_plans_and_migrates_like_a_plain_one(isolated_homes: d
 
 
 def _load(thread: str) -> tuple[list[tuple[Any, ...]], list[ReadWarning]]:
+    """A thread's conversation rows and the warnings its full read gave."""
     source = CodexSource(resolve_paths())
+    [info] = [i for i in source.discover(lambda _: None) if i.id == thread]
     warnings: list[ReadWarning] = []
-    [info] = [i for i in source.discover(warnings.append) if i.id == thread]
     session = source.load(info, warnings.append)
     rows = [_row(m.role.value, m.kind.value, m.text, m.call_id, m.tool_name)
             for m in session.messages if not m.injected]
@@ -168,6 +169,13 @@ def test_a_fork_whose_parent_is_gone_keeps_its_own_turns_with_one_warning(isolat
     ]
     rows, warnings = _load(GRANDCHILD)  # the fork's own part still comes before the grandchild's
     assert rows == _seen("fork_lineage", GRANDCHILD)[-6:] and len(warnings) == 1
+    listing: list[ReadWarning] = []
+    listed = [info.id for info in CodexSource(resolve_paths()).discover(listing.append)]
+    assert sorted(listed) == sorted([FORK, GRANDCHILD])  # the orphan still lists, and so does its child
+    assert [(Path(w.path).name, w.message) for w in listing] == [
+        (f"rollout-2026-12-03T10-33-51-{FORK}.jsonl",
+         f"forked from thread {PARENT}, whose rollout is not found; the history it inherited is missing")
+    ]
 
 
 def test_a_lineage_loop_stops_with_one_warning(isolated_homes: dict[str, Path]) -> None:

@@ -29,6 +29,7 @@ from smig_tui.adapters.formats.codex_scan import (
     read_state_db,
     scan_head,
     scan_tail,
+    thread_id_of,
     walk_rollouts,
 )
 from smig_tui.adapters.jsonl import iter_records, no_cyclic_gc
@@ -70,6 +71,7 @@ class CodexSource:
         threads = self._threads(warn)
         cache = DiscoveryCache(self._listing_cache) if self._listing_cache else None
         listed: set[str] = set()
+        known = {thread_id_of(path) for path in files}
         for path in files:
             if cache is None:
                 info = self.describe(path, warn)
@@ -77,6 +79,9 @@ class CodexSource:
                 info = cache.lookup(path, lambda: self.describe(path, warn))  # noqa: B023 (called at once)
             if info is not None and info.id not in listed:
                 listed.add(info.id)  # a thread of several files: its newest file stands for it
+                if _orphaned_fork(info, known):
+                    warn(ReadWarning(info.path, None, f"forked from thread {info.parent_id}, whose rollout is "
+                                                      "not found; the history it inherited is missing"))
                 yield _with_title(info, names.get(info.id), threads.get(info.id))
         if cache is not None:
             cache.save()
@@ -146,6 +151,11 @@ class CodexSource:
             )
             return None
         return _info(path, head, tail, stat.st_size, stat.st_mtime)
+
+
+def _orphaned_fork(info: SessionInfo, known: set[str | None]) -> bool:
+    """Tell whether a fork's parent thread has no rollout left (a sub-agent's parent is not its history)."""
+    return bool(info.parent_id) and info.parent_id not in known and not (info.origin or "").startswith("subagent")
 
 
 def _feed(loader: RolloutLoader, part: Part, prefix: str, warn: WarningSink) -> None:
