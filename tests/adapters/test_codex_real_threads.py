@@ -285,3 +285,21 @@ def test_a_warm_listing_decompresses_nothing(isolated_homes: dict[str, Path], mo
     monkeypatch.setattr(codex, "scan_head", no_reading)
     monkeypatch.setattr(codex, "scan_tail", no_reading)
     assert build_services().list_sessions(include_subagents=True) == cold
+
+
+def test_an_older_fork_that_copied_its_parent_is_not_reported_when_the_parent_is_gone(
+    isolated_homes: dict[str, Path],
+) -> None:
+    """Before history_base a fork copied its parent's items: a deleted parent costs it nothing."""
+    _install("fork_lineage", isolated_homes["codex"])
+    day = isolated_homes["codex"] / DAY
+    [parent] = day.glob(f"*{PARENT}*")
+    parent.unlink()
+    [fork] = day.glob(f"*{FORK}*")
+    lines = fork.read_text(encoding="utf-8").splitlines(keepends=True)
+    meta = json.loads(lines[0])
+    del meta["payload"]["history_base"]
+    fork.write_text(json.dumps(meta) + "\n" + "".join(lines[1:]), encoding="utf-8")
+    listing: list[ReadWarning] = []
+    infos = {info.id: info for info in CodexSource(resolve_paths()).discover(listing.append)}
+    assert listing == [] and infos[FORK].parent_id == PARENT

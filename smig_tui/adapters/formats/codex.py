@@ -154,8 +154,18 @@ class CodexSource:
 
 
 def _orphaned_fork(info: SessionInfo, known: set[str | None]) -> bool:
-    """Tell whether a fork's parent thread has no rollout left (a sub-agent's parent is not its history)."""
-    return bool(info.parent_id) and info.parent_id not in known and not (info.origin or "").startswith("subagent")
+    """Tell whether a thread inherits its history (`history_base`) from a parent with no rollout left.
+
+    Older forks copied their parent's items and sub-agents never shared their parent's history, so
+    only a missing parent of a `history_base` costs turns; the head is read only in that rare case.
+    """
+    if not info.parent_id or info.parent_id in known:
+        return False
+    try:
+        base = scan_head(info.path).meta.get("history_base")
+    except (OSError, *DAMAGED):
+        return False
+    return isinstance(base, dict) and base.get("thread_id") == info.parent_id
 
 
 def _feed(loader: RolloutLoader, part: Part, prefix: str, warn: WarningSink) -> None:
