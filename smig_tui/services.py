@@ -101,7 +101,11 @@ class Services:
     def find_session(self, ref: str, warn: WarningSink = _ignore) -> SessionInfo:
         """Resolve a session id, unique id prefix, or path to a session file."""
         as_path = Path(ref).expanduser()
-        if as_path.suffix == ".jsonl" and as_path.is_file():
+        if as_path.name.endswith((".jsonl", ".jsonl.zst")):
+            from smig_tui.adapters.zstd_files import current_form
+
+            as_path = Path(current_form(str(as_path)))  # Codex may have (de)compressed it since
+        if as_path.name.endswith((".jsonl", ".jsonl.zst")) and as_path.is_file():
             resolved = str(as_path.resolve())
             for info in self.iter_sessions(include_subagents=True, warn=warn):
                 if os.path.realpath(info.path) == resolved:

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from smig_tui.adapters.zstd_files import open_binary
 from smig_tui.core.models import ReadWarning
 from smig_tui.core.ports import WarningSink
 
@@ -54,9 +55,10 @@ def iter_lines(path: str, start: int = 0, start_line: int = 1) -> Iterator[tuple
     """Yield (line number, byte offset, raw bytes without newline, complete) for each line.
 
     `complete` is False only for a last line with no trailing newline, which a live writer may
-    still be finishing. Memory stays bounded by the longest line, not the file.
+    still be finishing. Memory stays bounded by the longest line, not the file. A `.zst` file is
+    read decompressed, its offsets counting decompressed bytes.
     """
-    with open(path, "rb") as handle:
+    with open_binary(path) as handle:
         handle.seek(start)
         offset, number = start, start_line
         pending = b""

@@ -24,6 +24,7 @@ from smig_tui.adapters.fs import atomic_write
 from smig_tui.adapters.paths import Paths
 from smig_tui.adapters.readback import Expected, expected_from, verify
 from smig_tui.adapters.storage.migration_store import MigrationStore, new_migration_id
+from smig_tui.adapters.zstd_files import DAMAGED, open_binary
 from smig_tui.core.errors import SessionReadError, SmigError, WriteRefusedError
 from smig_tui.core.export import to_markdown, to_record
 from smig_tui.core.handoff import goal_of, migration_note, native_title, redact_messages, redact_session, to_turns
@@ -46,16 +47,24 @@ _BRANCH_KEYS = ("git_branch", "gitBranch", "branch")
 
 
 def file_fingerprint(path: str) -> tuple[str, int, float]:
-    """sha256, size and mtime of a source file, read in chunks (sessions can be hundreds of MB)."""
+    """sha256, size and mtime of a source file's content, read in chunks (sessions can be hundreds of MB).
+
+    A `.jsonl.zst` rollout is hashed decompressed, so the record still matches once Codex swaps it
+    for its plain twin (or back).
+    """
     digest = hashlib.sha256()
+    size = 0
     try:
-        with open(path, "rb") as handle:
+        with open_binary(path) as handle:
             for chunk in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(chunk)
+                size += len(chunk)
         stat = os.stat(path)
     except OSError as error:
         raise SessionReadError(f"Cannot read the source session {path} ({error.strerror}).") from error
-    return digest.hexdigest(), stat.st_size, stat.st_mtime
+    except DAMAGED as error:
+        raise SessionReadError(f"Cannot read the source session {path}: it is damaged ({error}).") from error
+    return digest.hexdigest(), size, stat.st_mtime
 
 
 class Committer:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import os
 
+from smig_tui.adapters.zstd_files import DAMAGED, current_form, is_compressed, open_binary
+
 CHUNK = 1 << 20
 
 UNCHANGED, GROWN, CHANGED, MISSING = "unchanged", "grown", "changed", "missing"
@@ -15,13 +17,15 @@ def source_status(path: str, sha256: str, size: int) -> str:
     """Compare a source file with the hash and size recorded at commit time, reading it in chunks.
 
     Agents append to a live session, so a file that only grew still holds every migrated message.
+    A Codex rollout compressed since (or materialised again) is compared by its content.
     """
+    path = current_form(path)
     try:
         actual = os.stat(path).st_size
-        if actual < size:
+        if actual < size and not is_compressed(path):
             return CHANGED
         digest = hashlib.sha256()
-        with open(path, "rb") as handle:
+        with open_binary(path) as handle:
             left = size
             while left > 0:
                 chunk = handle.read(min(CHUNK, left))
@@ -29,8 +33,12 @@ def source_status(path: str, sha256: str, size: int) -> str:
                     return CHANGED
                 digest.update(chunk)
                 left -= len(chunk)
+            if is_compressed(path):  # its content's length is known only by reading on
+                actual = size + sum(len(chunk) for chunk in iter(lambda: handle.read(CHUNK), b""))
     except OSError:
         return MISSING
+    except DAMAGED:
+        return CHANGED
     if digest.hexdigest() != sha256:
         return CHANGED
     return UNCHANGED if actual == size else GROWN

@@ -113,7 +113,7 @@ def evict_page_cache(workdir: Path) -> str:
     except OSError:
         pass
     evicted = 0
-    for path in workdir.rglob("*.jsonl"):
+    for path in [*workdir.rglob("*.jsonl"), *workdir.rglob("*.jsonl.zst")]:
         try:
             fd = os.open(path, os.O_RDONLY)
         except OSError:
@@ -129,8 +129,9 @@ def evict_page_cache(workdir: Path) -> str:
 def ensure_corpus(workdir: Path, params: dict[str, Any], log: Callable[[str], None]) -> Manifest:
     """Reuse the corpus in `workdir` when it was made with the same parameters, else generate it."""
     existing = Manifest.load(workdir / "codex")
-    wanted = {key: params[key] for key in ("sessions", "total_bytes", "huge", "huge_bytes", "seed")}
-    same = existing and all(existing.params.get(k) == v for k, v in wanted.items())
+    keys = ("sessions", "total_bytes", "huge", "huge_bytes", "seed", "compressed_share", "fork_share")
+    wanted = {key: params[key] for key in keys if key in params}
+    same = existing and all(existing.params.get(k, 0.0) == v for k, v in wanted.items())
     if existing and same and existing.params.get("version") == GENERATOR_VERSION:
         log(f"reusing the corpus in {workdir} ({existing.total_bytes / MB:,.0f} MB)")
         return existing
@@ -157,7 +158,8 @@ def bench_list(workdir: Path, manifest: Manifest) -> list[Row]:
     cold_kind = evict_page_cache(workdir)
     cold = run_child(argv, env)
     warm = sorted((run_child(argv, env) for _ in range(3)), key=lambda child: child.seconds)
-    note = f"{listed} sessions listed of {len(manifest.sessions)} files"
+    packed = sum(e.compressed for e in manifest.sessions)
+    note = f"{listed} sessions listed of {len(manifest.sessions)} files ({packed} .jsonl.zst)"
     return [
         Row(
             "smig list, cold",
@@ -238,6 +240,70 @@ def _bench_one_huge(workdir: Path, entry: Any) -> list[Row]:
             "  peak RSS of that process", rss, "MB", "< 400 MB", rss < 400
         ),
     ]
+
+
+def bench_compressed(workdir: Path, manifest: Manifest) -> list[Row]:
+    """Open the biggest Codex session compressed as Codex would, against the same file plain; open a fork.
+
+    The compressed copy lives in its own CODEX_HOME (`codex-zst`), so each child finds one thread.
+    """
+    from smig_tui.adapters.zstd_files import compress_file
+
+    codex = [e for e in manifest.sessions if e.agent == "codex" and not e.compressed and e.kind == "main"]
+    if not codex:
+        return [Row("open compressed Codex session", None, "x", "<= 1.3x plain", None, "no Codex session")]
+    plain = max(codex, key=lambda e: e.size)
+    zst_home = workdir / "codex-zst"
+    source = Path(plain.path)
+    packed = zst_home / source.relative_to(workdir / "codex").parent / f"{source.name}.zst"
+    if not packed.is_file() or packed.stat().st_mtime < source.stat().st_mtime:
+        packed.parent.mkdir(parents=True, exist_ok=True)
+        compress_file(source, packed)
+    timings = {}
+    for label, path, home in (("plain", source, workdir / "codex"), ("zst", packed, zst_home)):
+        smig_home = workdir / "smig-zst"
+        _reset(smig_home)
+        evict_page_cache(workdir)
+        env = {**corpus_env(workdir, smig_home), "CODEX_HOME": str(home)}
+        child = run_child(child_argv(workdir, "plan", str(path)), env)
+        timings[label] = {**child.result, "cpu": child.cpu}
+    # CPU time, not wall: on a shared machine the wall figures of two runs differ by 2x either way
+    ratio = timings["zst"]["load_cpu"] / max(timings["plain"]["load_cpu"], 1e-9)
+    rows = [
+        Row(
+            f"open {plain.size / MB:,.0f} MB Codex session as .jsonl.zst vs plain (CPU)",
+            ratio,
+            "x",
+            "<= 1.3x",
+            ratio <= 1.3,
+            f"load CPU {timings['zst']['load_cpu']:.2f} s vs {timings['plain']['load_cpu']:.2f} s "
+            f"(wall {timings['zst']['load']:.2f} vs {timings['plain']['load']:.2f} s; "
+            f"{packed.stat().st_size / MB:,.1f} MB compressed); whole `plan` process CPU "
+            f"{timings['zst']['cpu'] / max(timings['plain']['cpu'], 1e-9):.2f}x; {timings['zst']['messages']:,} messages; "
+            f"peak RSS {timings['zst']['rss_mb']:,.0f} vs {timings['plain']['rss_mb']:,.0f} MB",
+        )
+    ]
+    forks = [e for e in manifest.sessions if e.kind == "fork"]
+    packed_count = sum(e.compressed for e in manifest.sessions)
+    if forks:
+        fork = max(forks, key=lambda e: e.inherited)
+        smig_home = workdir / "smig-zst"
+        _reset(smig_home)
+        child = run_child(child_argv(workdir, "plan", fork.path), corpus_env(workdir, smig_home))
+        r = child.result
+        total = r["find"] + r["load"] + r["plan"]
+        rows.append(
+            Row(
+                "open + plan a fork with its parent's history",
+                total,
+                "s",
+                "< 10 s",
+                total < 10,
+                f"find {r['find']:.2f} s, load {r['load']:.2f} s, plan {r['plan']:.2f} s; {r['messages']:,} messages, "
+                f"{fork.inherited:,} parent lines inherited; corpus: {len(forks)} forks, {packed_count} .jsonl.zst",
+            )
+        )
+    return rows
 
 
 def bench_tokens(workdir: Path, manifest: Manifest, text_mb: float) -> list[Row]:
@@ -355,6 +421,8 @@ def run(args: argparse.Namespace) -> int:
         "huge": 2 if args.huge_mb else 0,  # one per agent
         "huge_bytes": int(args.huge_mb * MB),
         "seed": args.seed,
+        "compressed_share": args.compressed_share,
+        "fork_share": args.fork_share,
     }
     workdir: Path = args.workdir
     manifest = ensure_corpus(workdir, params, log)
@@ -363,6 +431,7 @@ def run(args: argparse.Namespace) -> int:
     steps: list[tuple[str, Callable[[], list[Row]]]] = [
         ("open + plan", lambda: bench_huge(workdir, manifest)),
         ("smig list", lambda: bench_list(workdir, manifest)),
+        ("compressed and forked Codex", lambda: bench_compressed(workdir, manifest)),
         ("token counting", lambda: bench_tokens(workdir, manifest, 4.0 if args.quick else 12.0)),
         ("re-plan", lambda: bench_replan(workdir, manifest)),
         ("TUI first paint", lambda: bench_tui(workdir, manifest)),
@@ -399,6 +468,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--total-gb", type=float)
     parser.add_argument("--huge-mb", type=float)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--compressed-share", type=float, default=0.2,
+                        help="share of Codex threads stored as .jsonl.zst (Codex compresses idle ones)")
+    parser.add_argument("--fork-share", type=float, default=0.03, help="share of Codex threads forked")
     parser.add_argument(
         "--workdir", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "smig-bench"
     )

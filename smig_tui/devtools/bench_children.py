@@ -36,9 +36,9 @@ def measure_plan(args: Sequence[str]) -> dict[str, Any]:
     services = build_services()
     started = time.perf_counter()
     info = services.find_session(args[0])
-    found = time.perf_counter()
+    found, cpu = time.perf_counter(), time.process_time()
     session = services.load_session(info)
-    loaded = time.perf_counter()
+    loaded, load_cpu = time.perf_counter(), time.process_time() - cpu
     plan = services.plan(session, PLAN_TARGET, "truncate")
     planned = time.perf_counter()
     decision = (
@@ -49,6 +49,7 @@ def measure_plan(args: Sequence[str]) -> dict[str, Any]:
         "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "find": found - started,
         "load": loaded - found,
+        "load_cpu": load_cpu,
         "plan": planned - loaded,
         "messages": len(session.messages),
         "decision": decision,

@@ -5,7 +5,8 @@ r"""Provides a seeded generator of realistic fake `$CODEX_HOME` and `$CLAUDE_CON
 
 Sizes have a long tail (most sessions 10 KB-2 MB, a few tens of MB, `--huge` ones of hundreds);
 sub-agent, exec and compaction-agent sessions, compactions, corrupt middle lines, truncated last
-lines and empty files are mixed in. Everything follows from the seed, so two runs give identical
+lines and empty files are mixed in; `--fork-share` / `--compressed-share` add Codex forks
+(`history_base`) and `.jsonl.zst` rollouts. Everything follows from the seed, so two runs give identical
 bytes. A manifest (`smig-corpus.json` in both homes) says what was written, for tests and the
 benchmark. Pure stdlib.
 """
@@ -26,6 +27,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from smig_tui.adapters.zstd_files import compress_file
 from smig_tui.core.errors import SmigError, WriteRefusedError
 from smig_tui.devtools import corpus_text as text
 from smig_tui.devtools import turns
@@ -79,6 +81,10 @@ class SessionEntry:
     truncated_line: int | None = None
     empty: bool = False
     compactions: int = 0
+    compressed: bool = False
+    """Written as `.jsonl.zst`, the way Codex rewrites an idle rollout."""
+    inherited: int = 0
+    """A fork's lines that come from its parent's file (`history_base`), not from its own."""
 
 
 @dataclass
@@ -532,10 +538,16 @@ def generate(
     huge_bytes: int = 500 * MB,
     seed: int = 7,
     progress: Callable[[int, int], None] | None = None,
+    compressed_share: float = 0.0,
+    fork_share: float = 0.0,
 ) -> Manifest:
-    """Write a corpus into the two homes and return its manifest."""
+    """Write a corpus into the two homes and return its manifest.
+
+    `fork_share` of the Codex main threads get a fork (Codex 0.146+: `history_base` names the
+    parent, no items copied); then `compressed_share` of them are rewritten as `.jsonl.zst`.
+    """
     started = time.perf_counter()
-    params = {
+    params: dict[str, Any] = {
         "sessions": sessions,
         "total_bytes": total_bytes,
         "huge": huge,
@@ -543,6 +555,8 @@ def generate(
         "seed": seed,
         "version": GENERATOR_VERSION,
     }
+    if compressed_share or fork_share:  # absent otherwise, so older corpora still match
+        params.update(compressed_share=compressed_share, fork_share=fork_share)
     for home in (codex_home, claude_home):
         prepare(home)
     specs = plan_specs(seed, sessions, total_bytes, huge, huge_bytes)
@@ -559,9 +573,71 @@ def generate(
         if progress:
             progress(len(entries), written)
     write_session_index(codex_home, specs, entries)
+    if fork_share or compressed_share:
+        rng = random.Random(f"{seed}:lineage")
+        threads = [e for e in entries if e.agent == "codex" and e.kind == "main" and not e.empty
+                   and e.truncated_line is None and e.size < huge_bytes]
+        for parent in rng.sample(threads, _share(len(threads), fork_share)):
+            entries.append(write_codex_fork(parent, rng))
+        for entry in rng.sample(threads, _share(len(threads), compressed_share)):
+            compress_rollout(entry)
     manifest = Manifest(params, entries, round(time.perf_counter() - started, 3))
     manifest.save(codex_home, claude_home)
     return manifest
+
+
+def _share(count: int, share: float) -> int:
+    """How many of `count` make `share` of them: at least one when the share is not zero."""
+    return min(count, max(1, round(count * share))) if share > 0 and count else 0
+
+
+def write_codex_fork(parent: SessionEntry, rng: random.Random) -> SessionEntry:
+    """Fork a written thread as Codex 0.171 does: a new rollout whose meta names the parent's history."""
+    created = os.stat(parent.path).st_mtime + rng.uniform(60, 3600)
+    bits = rng.getrandbits(128)
+    ms, raw = f"{int(created * 1000):012x}", f"{bits:032x}"
+    thread = f"{ms[:8]}-{ms[8:12]}-7{raw[:3]}-{'89ab'[bits % 4]}{raw[4:7]}-{raw[8:20]}"
+    stamp = time.strftime("%Y-%m-%dT%H-%M-%S", time.gmtime(created))
+    iso = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(created))
+    path = Path(parent.path).parent / f"rollout-{stamp}-{thread}.jsonl"
+    prompt = f"Carry on from the fork: {text.prose(rng, 1)[:200]}"
+    answer = text.sentence(rng)
+    meta = {
+        "id": thread, "session_id": thread, "forked_from_id": parent.id, "timestamp": iso, "cwd": parent.cwd,
+        "originator": "codex-tui", "cli_version": "0.171.0", "source": "cli", "model_provider": "openai",
+        "history_mode": "paginated",
+        "history_base": {"thread_id": parent.id, "end_byte_offset": parent.size},
+    }
+    usage = {"input_tokens": 9000, "cached_input_tokens": 0, "output_tokens": 40, "reasoning_output_tokens": 0,
+             "total_tokens": 9040}
+    items = [
+        ("session_meta", meta),
+        ("turn_context", {"cwd": parent.cwd, "model": "gpt-5.5", "approval_policy": "on-request"}),
+        ("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}]}),
+        ("event_msg", {"type": "item_completed", "thread_id": thread,
+                       "item": {"type": "UserMessage", "content": [{"type": "text", "text": prompt}]}}),
+        ("response_item", {"type": "message", "role": "assistant",
+                           "content": [{"type": "output_text", "text": answer}]}),
+        ("event_msg", {"type": "token_count", "info": {"total_token_usage": usage, "last_token_usage": usage,
+                                                       "model_context_window": 258400}}),
+    ]
+    lines = [json.dumps({"timestamp": iso, "type": kind, "payload": payload}) for kind, payload in items]
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    os.utime(path, (created, created))
+    entry = SessionEntry("codex", "fork", thread, str(path), parent.cwd, parent.id, False, None, prompt)
+    entry.size, entry.lines, entry.inherited = path.stat().st_size, len(lines), parent.lines
+    return entry
+
+
+def compress_rollout(entry: SessionEntry) -> None:
+    """Rewrite a rollout as `.jsonl.zst` with its mtime, removing the plain file, as Codex does."""
+    plain = Path(entry.path)
+    packed = Path(f"{plain}.zst")
+    stat = plain.stat()
+    compress_file(plain, packed)
+    os.utime(packed, (stat.st_atime, stat.st_mtime))
+    plain.unlink()
+    entry.path, entry.compressed = str(packed), True
 
 
 def write_session_index(home: Path, specs: list[Spec], entries: list[SessionEntry]) -> None:
@@ -600,6 +676,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--huge-mb", type=float, default=500.0)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--compressed-share", type=float, default=0.0,
+                        help="share of Codex threads written as .jsonl.zst")
+    parser.add_argument("--fork-share", type=float, default=0.0,
+                        help="share of Codex threads that get a fork (history_base)")
     args = parser.parse_args(argv)
     try:
         manifest = generate(
@@ -610,6 +690,8 @@ def main(argv: list[str] | None = None) -> int:
             args.huge,
             int(args.huge_mb * MB),
             args.seed,
+            compressed_share=args.compressed_share,
+            fork_share=args.fork_share,
         )
     except SmigError as error:
         print(f"corpus: error: {error}", file=sys.stderr)

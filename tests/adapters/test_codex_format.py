@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from smig_tui.adapters import jsonl
+from smig_tui.adapters import jsonl, zstd_files
 from smig_tui.adapters.formats import codex_scan
 from smig_tui.adapters.formats.codex import CodexSource, classify, iso_from_mtime
 from smig_tui.adapters.paths import resolve_paths
@@ -399,18 +399,18 @@ def test_corrupt_state_db_is_a_warning_not_a_failure(fake_home: dict[str, Path])
     assert "using the rollout files only" in warnings[0].message
 
 
-def test_compressed_rollouts_get_one_notice(fake_home: dict[str, Path]) -> None:
+def test_damaged_compressed_rollouts_get_one_warning_each(fake_home: dict[str, Path]) -> None:
     day = fake_home["codex"] / "sessions" / "2026" / "11" / "23"
     day.mkdir(parents=True)
-    for n in range(3):
-        (
-            day / f"rollout-2026-11-23T0{n}-00-00-0199{n}000-0000-7000-8000-000000000000.jsonl.zst"
-        ).write_bytes(b"\x28\xb5\x2f\xfd")
+    names = [f"rollout-2026-11-23T0{n}-00-00-0199{n}000-0000-7000-8000-000000000000.jsonl.zst" for n in range(3)]
+    (day / names[0]).write_bytes(b"\x28\xb5\x2f\xfd")  # a frame header and nothing else
+    (day / names[1]).write_bytes(b"not zstd at all\n")
+    whole = zstd_files.compress(b'{"timestamp":"2026-11-23T02:00:00Z","type":"session_meta","payload":{}}\n' * 50)
+    (day / names[2]).write_bytes(whole[: len(whole) // 2])  # truncated mid-frame
     found, warnings = _discover()
-    assert len(found) == 7
-    assert [w.message for w in warnings] == [
-        "3 compressed rollout(s) (.jsonl.zst) skipped: smig cannot read zstd"
-    ]
+    assert len(found) == 7  # every other session still lists
+    assert sorted(w.path.rsplit("/", 1)[1] for w in warnings) == sorted(names)
+    assert all(w.message.startswith("compressed rollout is damaged (") for w in warnings)
 
 
 def test_missing_codex_home_lists_nothing(isolated_homes: dict[str, Path]) -> None:

@@ -160,3 +160,19 @@ def test_claude_transcript_texts_stay_on_disk(isolated_homes: dict[str, Path], m
     stored = [m for m in session.messages if isinstance(m.body, LineText)]
     assert stored and all(m.text == m.body.read() for m in stored)  # type: ignore[union-attr]
     assert {m.body.offset for m in stored} <= {m.offset for m in session.messages}  # type: ignore[union-attr]
+
+
+def test_packed_texts_read_back_across_sealed_blocks() -> None:
+    """Texts of a huge compressed session packed in 1 MB blocks read back whole, in any order."""
+    from smig_tui.adapters.formats.stored_text import BLOCK_BYTES, PackedText, TextPacker
+
+    packer = TextPacker()
+    texts = [f"{n} tool output ✓ 日本語 " * (300 + n * 37) for n in range(120)]
+    packed = [PackedText.of(text, packer) for text in texts]
+    assert sum(len(t.encode()) for t in texts) > 3 * BLOCK_BYTES
+    assert packed[0].block.raw is None and packed[0].block.packed  # sealed: held compressed
+    assert len(packed[0].block.packed) < BLOCK_BYTES // 4
+    for index in [*range(len(texts)), 5, 119, 0, 64]:
+        assert packed[index].read() == texts[index] and packed[index].length == len(texts[index])
+    assert packed[3].fingerprint() != packed[4].fingerprint()
+    assert packed[3].fingerprint() == PackedText.of(texts[3], TextPacker()).fingerprint()

@@ -242,3 +242,33 @@ def test_damaged_lines_become_warnings_naming_file_and_line(
         session = services.load_session(infos[entry.path], warn=warnings.append)
         assert sorted({w.line for w in warnings if w.path == entry.path}) == planned
         assert len(session.messages) > 2
+
+
+def test_compressed_rollouts_and_forks_read_like_codex_writes_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A share of .jsonl.zst rollouts and forks: each listed once, a fork loads its parent's history first."""
+    from smig_tui.adapters.formats.codex import CodexSource
+    from smig_tui.adapters.paths import resolve_paths
+
+    manifest = generate(tmp_path / "codex", tmp_path / "claude", sessions=40, total_bytes=3 * MB, seed=5,
+                        compressed_share=0.5, fork_share=0.2)
+    packed = [e for e in manifest.sessions if e.compressed]
+    forks = [e for e in manifest.sessions if e.kind == "fork"]
+    assert packed and forks and all(e.path.endswith(".jsonl.zst") and Path(e.path).is_file() for e in packed)
+    assert not any(Path(e.path[: -len(".zst")]).exists() for e in packed)
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    source = CodexSource(resolve_paths())
+    warnings: list[ReadWarning] = []
+    listed = {info.id: info for info in source.discover(warnings.append)}
+    assert {e.id for e in packed + forks} <= set(listed)
+    for entry in packed:
+        assert listed[entry.id].path == entry.path and listed[entry.id].context_tokens
+    by_id = {e.id: e for e in manifest.sessions}
+    for fork in forks:
+        own = source.load(listed[fork.id], warnings.append).messages
+        parent = source.load(listed[fork.parent_id], warnings.append).messages
+        assert [m.text for m in own[:-2]] == [m.text for m in parent]
+        assert own[-2].text == fork.prompt and by_id[fork.parent_id].kind == "main"
+    assert all("empty rollout" in w.message or "corrupt" in w.message or "truncated" in w.message
+               for w in warnings)

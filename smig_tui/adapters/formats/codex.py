@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from smig_tui.adapters.formats.codex_lineage import Part, lineage, part_ids
 from smig_tui.adapters.formats.codex_load import RolloutLoader
 from smig_tui.adapters.formats.codex_scan import (
     Head,
@@ -28,11 +29,13 @@ from smig_tui.adapters.formats.codex_scan import (
     read_state_db,
     scan_head,
     scan_tail,
+    thread_id_of,
     walk_rollouts,
 )
 from smig_tui.adapters.jsonl import iter_records, no_cyclic_gc
 from smig_tui.adapters.paths import Paths
 from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
+from smig_tui.adapters.zstd_files import DAMAGED
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
@@ -63,31 +66,36 @@ class CodexSource:
         home = self._paths.codex_home
         if not home.is_dir():
             return
-        roots = [self._paths.codex_sessions, home / "archived_sessions"]
-        files, compressed = walk_rollouts(roots, warn)
-        if compressed:
-            warn(
-                ReadWarning(
-                    str(self._paths.codex_sessions),
-                    None,
-                    f"{compressed} compressed rollout(s) (.jsonl.zst) skipped: smig cannot read zstd",
-                )
-            )
+        files = walk_rollouts(self._roots(), warn)
         names = read_session_index(home / "session_index.jsonl", warn)
         threads = self._threads(warn)
         cache = DiscoveryCache(self._listing_cache) if self._listing_cache else None
+        listed: set[str] = set()
+        known = {thread_id_of(path) for path in files}
         for path in files:
             if cache is None:
                 info = self.describe(path, warn)
             else:
                 info = cache.lookup(path, lambda: self.describe(path, warn))  # noqa: B023 (called at once)
-            if info is not None:
+            if info is not None and info.id not in listed:
+                listed.add(info.id)  # a thread of several files: its newest file stands for it
+                if _orphaned_fork(info, known):
+                    warn(ReadWarning(info.path, None, f"forked from thread {info.parent_id}, whose rollout is "
+                                                      "not found; the history it inherited is missing"))
                 yield _with_title(info, names.get(info.id), threads.get(info.id))
         if cache is not None:
             cache.save()
 
+    def _roots(self) -> list[Path]:
+        """Where rollouts live: live and archived threads."""
+        return [self._paths.codex_sessions, self._paths.codex_home / "archived_sessions"]
+
     def load(self, info: SessionInfo, warn: WarningSink) -> Session:
-        """Read a rollout in full, streaming it, into the model-visible conversation."""
+        """Read a thread in full, streaming it, into the model-visible conversation.
+
+        The history it inherited (a fork's parent up to the fork, earlier files of the thread) is
+        read first, as Codex replays it; a compressed file is read through the zstd stream.
+        """
         warnings: list[ReadWarning] = []
 
         def sink(warning: ReadWarning) -> None:
@@ -96,9 +104,15 @@ class CodexSource:
 
         loader = RolloutLoader(info.path)
         try:
+            meta = scan_head(info.path).meta
+            parts = lineage(info.path, meta, self._roots(), sink) if meta else [Part(info.path, info.id)]
             with no_cyclic_gc():
-                for record in iter_records(info.path, sink, skip=loader.skippable):
-                    loader.feed(record)
+                if meta:
+                    loader.adopt_meta(meta)
+                for part, prefix in part_ids(parts):
+                    _feed(loader, part, prefix, sink)
+        except DAMAGED as error:
+            raise SessionReadError(f"Cannot read {info.path}: the compressed rollout is damaged ({error}).") from error
         except BrokenPipeError:
             raise  # the warning sink's reader went away; the CLI handles that
         except OSError as error:
@@ -126,6 +140,9 @@ class CodexSource:
         except OSError as error:
             warn(ReadWarning(path, None, f"cannot read ({error.strerror or error}); skipped"))
             return None
+        except DAMAGED as error:
+            warn(ReadWarning(path, None, f"compressed rollout is damaged ({error}); skipped"))
+            return None
         if not head.meta or not isinstance(head.meta.get("id"), str):
             warn(
                 ReadWarning(
@@ -134,6 +151,36 @@ class CodexSource:
             )
             return None
         return _info(path, head, tail, stat.st_size, stat.st_mtime)
+
+
+def _orphaned_fork(info: SessionInfo, known: set[str | None]) -> bool:
+    """Tell whether a thread inherits its history (`history_base`) from a parent with no rollout left.
+
+    Older forks copied their parent's items and sub-agents never shared their parent's history, so
+    only a missing parent of a `history_base` costs turns; the head is read only in that rare case.
+    """
+    if not info.parent_id or info.parent_id in known:
+        return False
+    try:
+        base = scan_head(info.path).meta.get("history_base")
+    except (OSError, *DAMAGED):
+        return False
+    return isinstance(base, dict) and base.get("thread_id") == info.parent_id
+
+
+def _feed(loader: RolloutLoader, part: Part, prefix: str, warn: WarningSink) -> None:
+    """Feed one file of the lineage to the loader, up to where the child inherited it.
+
+    A damaged compressed file keeps what was read before the damage, with a warning.
+    """
+    loader.begin_file(part.path, prefix)
+    try:
+        for record in iter_records(part.path, warn, skip=loader.skippable):
+            if part.ends_before(record.offset, record.data):
+                break
+            loader.feed(record)
+    except DAMAGED as error:
+        warn(ReadWarning(part.path, None, f"compressed rollout is damaged ({error}); read up to the damage"))
 
 
 def _info(path: str, head: Head, tail: Tail, size: int, mtime: float) -> SessionInfo:

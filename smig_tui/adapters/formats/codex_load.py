@@ -24,6 +24,7 @@ from smig_tui.adapters.formats.codex_items import (
 from smig_tui.adapters.formats.codex_scan import iso_or_none
 from smig_tui.adapters.formats.stored_text import TextStore
 from smig_tui.adapters.jsonl import Record
+from smig_tui.adapters.zstd_files import content_size, is_compressed
 from smig_tui.core.models import Kind, Message, ReadWarning, Role, Session, SessionInfo, Usage
 
 _SKIPPED_TYPES = (b'"type":"world_state"', b'"type":"ghost_snapshot"')
@@ -45,6 +46,7 @@ class _Prompt:
 
     position: int
     text: str
+    id: str
     line: int
     offset: int
     timestamp: str | None
@@ -55,11 +57,9 @@ class RolloutLoader:
 
     def __init__(self, path: str) -> None:
         self.path = path
-        try:
-            size = os.stat(path).st_size
-        except OSError:
-            size = 0  # the read that follows reports the error
-        self.store = TextStore.for_file(path, size, line_texts)
+        self.prefix = ""
+        """Put before message ids: empty for the thread's own file, the thread id for inherited ones."""
+        self.store = _store_for(path)
         self.messages: list[Message] = []
         self.prompts: list[_Prompt] = []
         self.tool_names: dict[str, str] = {}
@@ -73,6 +73,15 @@ class RolloutLoader:
         self.compactions = 0
         self.usages: dict[int, Usage] = {}
         """Usage per history position, applied once at the end: copying frozen messages costs."""
+
+    def begin_file(self, path: str, prefix: str) -> None:
+        """Read the next file of the thread's lineage (a parent's, before the thread's own)."""
+        self.store = _store_for(path)
+        self.prefix = prefix
+
+    def adopt_meta(self, payload: dict[str, Any]) -> None:
+        """Take the thread's own session_meta first, so the inherited files' metas are ignored."""
+        self._meta(payload)
 
     def skippable(self, raw: bytes) -> bool:
         """Tell from the raw line, without parsing, that a record never matters to the history.
@@ -109,7 +118,7 @@ class RolloutLoader:
         if not isinstance(payload, dict):
             self._bare(record, kind)
         elif kind == "response_item":
-            self._items(record, [payload], stamp, f"L{record.line}")
+            self._items(record, [payload], stamp, f"{self.prefix}L{record.line}")
         elif kind == "session_meta":
             self._meta(payload)
         elif kind == "turn_context":
@@ -125,7 +134,7 @@ class RolloutLoader:
         if record.line == 1 and kind is None and "id" in data:
             self._meta(data)
         elif kind in RESPONSE_TYPES:
-            self._items(record, [data], None, f"L{record.line}")
+            self._items(record, [data], None, f"{self.prefix}L{record.line}")
 
     def _meta(self, payload: dict[str, Any]) -> None:
         """Keep the first session_meta only: later ones belong to replayed parent history."""
@@ -197,7 +206,7 @@ class RolloutLoader:
             self.messages = []
             self.prompts = []
             self.usages = {}
-            self._items(record, history, stamp, f"L{record.line}", whole_line=False)
+            self._items(record, history, stamp, f"{self.prefix}L{record.line}", whole_line=False)
             if isinstance(summary, str) and summary.strip():
                 self._mark_summary(summary.strip())
             return
@@ -206,7 +215,7 @@ class RolloutLoader:
         self.messages = [message.placed(index, None) for index, message in enumerate(typed)]
         if isinstance(summary, str) and summary.strip():
             self._append(
-                ItemMessage(Role.USER, Kind.SUMMARY, summary), record, stamp, f"L{record.line}"
+                ItemMessage(Role.USER, Kind.SUMMARY, summary), record, stamp, f"{self.prefix}L{record.line}"
             )
 
     def _settle(self) -> None:
@@ -254,7 +263,8 @@ class RolloutLoader:
             text = typed_prompt(str(payload.get("message") or ""))
             if text:
                 self.prompts.append(
-                    _Prompt(len(self.messages), text, record.line, record.offset, stamp)
+                    _Prompt(len(self.messages), text, f"{self.prefix}L{record.line}", record.line,
+                            record.offset, stamp)
                 )
 
     def _token_count(self, info: Any) -> None:
@@ -318,7 +328,7 @@ class RolloutLoader:
                 prompt.position,
                 Message(
                     index=0,
-                    id=f"L{prompt.line}",
+                    id=prompt.id,
                     role=Role.USER,
                     kind=Kind.TEXT,
                     body=prompt.text,
@@ -331,6 +341,17 @@ class RolloutLoader:
             message if message.index == index else message.placed(index, message.usage)
             for index, message in enumerate(messages)
         ]
+
+
+def _store_for(path: str) -> TextStore:
+    """Where long texts of a huge file go: left on disk, or packed in memory for a compressed file (no cheap seek)."""
+    if is_compressed(path):
+        return TextStore.for_compressed(path, content_size(path), line_texts)
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        size = 0  # the read that follows reports the error
+    return TextStore.for_file(path, size, line_texts)
 
 
 def line_texts(data: dict[str, Any]) -> Sequence[str]:

@@ -22,6 +22,7 @@ from smig_tui.adapters.formats.codex_items import (
     typed_prompt,
 )
 from smig_tui.adapters.jsonl import iter_lines
+from smig_tui.adapters.zstd_files import SUFFIX, is_compressed, open_binary
 from smig_tui.core.models import Kind, ReadWarning, Role
 from smig_tui.core.ports import WarningSink
 
@@ -33,10 +34,15 @@ HEAD_CHUNK = 64 * 1024
 TAIL_BYTES = 256 * 1024
 TAIL_FIRST = 32 * 1024
 """Most rollouts end with a token_count a few lines from the end: try a small tail read first."""
-_HEAD_WANTED = (b'"session_meta"', b'"turn_context"', b'"user_message"', b'"role":"user"')
+_HEAD_WANTED = (
+    b'"session_meta"', b'"turn_context"', b'"user_message"', b'"role":"user"', b'"item_completed"'
+)
 _HISTORY_REWRITES = (b'"type":"compacted"', b'"type":"thread_rolled_back"')
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}")
 _TS_FIELD = re.compile(rb'"timestamp"\s*:\s*"([^"]{10,40})"')
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+_NAME_ID = re.compile(rf"-({_UUID})(?:_{_UUID})?\.jsonl(?:\.zst)?$")
+"""`rollout-<time>-<thread>.jsonl`, or `…-<thread>_<segment>.jsonl` for a later file of the thread (0.171)."""
 _STATE_DB = re.compile(r"^state_(\d+)\.sqlite$")
 _THREAD_COLUMNS = ("id", "title", "model", "first_user_message")
 
@@ -81,22 +87,46 @@ class ThreadRow:
     first_user_message: str | None
 
 
-def walk_rollouts(roots: list[Path], warn: WarningSink) -> tuple[list[str], int]:
-    """Return every `rollout-*.jsonl` under the roots, newest first, and the `.zst` count."""
-    found: list[str] = []
-    compressed = 0
+def walk_rollouts(roots: list[Path], warn: WarningSink) -> list[str]:
+    """Return every `rollout-*.jsonl` and `rollout-*.jsonl.zst` under the roots, newest first.
+
+    Codex compresses idle rollouts and materialises a plain copy again before appending, so both
+    forms of one file can sit side by side for a while: the one modified last is kept.
+    """
+    chosen: dict[str, tuple[float, str]] = {}
     for root in roots:
         for path in _walk(str(root), warn):
             name = os.path.basename(path)
             if not name.startswith("rollout-"):
                 continue
             if name.endswith(".jsonl"):
-                found.append(path)
+                stem = path
             elif name.endswith(".jsonl.zst"):
-                compressed += 1
+                stem = path[: -len(SUFFIX)]
+            else:
+                continue
+            mtime = _mtime(path)
+            kept = chosen.get(stem)
+            if kept is None or mtime > kept[0] or (mtime == kept[0] and path == stem):
+                chosen[stem] = (mtime, path)
+    found = [path for _, path in chosen.values()]
     # The name starts with the local start time, so sorting names sorts sessions by age.
     found.sort(key=os.path.basename, reverse=True)
-    return found, compressed
+    return found
+
+
+def _mtime(path: str) -> float:
+    """A file's mtime, or 0 when it cannot be read (the read that follows reports why)."""
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return 0.0
+
+
+def thread_id_of(path: str) -> str | None:
+    """The thread id Codex puts in a rollout's name (a revert's new segment adds `_<segment id>`)."""
+    match = _NAME_ID.search(os.path.basename(path))
+    return match.group(1) if match else None
 
 
 def _walk(root: str, warn: WarningSink) -> Iterator[str]:
@@ -208,7 +238,7 @@ def _text(value: Any) -> str | None:
 
 def _head_lines(path: str) -> Iterator[tuple[int, bytes]]:
     """Yield (line number, raw line) from the start, reading small chunks so a stop costs little."""
-    with open(path, "rb") as handle:
+    with open_binary(path) as handle:
         pending, number, read = b"", 1, 0
         while read < HEAD_BYTES:
             chunk = handle.read(HEAD_CHUNK)
@@ -256,8 +286,19 @@ def _absorb_head(head: Head, data: dict[str, Any], number: int) -> None:
     elif kind == "event_msg" and payload.get("type") == "user_message" and head.prompt is None:
         text = typed_prompt(str(payload.get("message") or ""))
         head.prompt = text or None
+    elif kind == "event_msg" and payload.get("type") == "item_completed" and head.prompt is None:
+        head.prompt = completed_user_text(payload.get("item")) or None
     elif kind == "response_item" and payload.get("type") == "message":
         _absorb_bare_message(head, payload)
+
+
+def completed_user_text(item: Any) -> str | None:
+    """The typed prompt of a paginated thread's `item_completed` UserMessage (Codex 0.154+)."""
+    if not isinstance(item, dict) or item.get("type") != "UserMessage":
+        return None
+    parts = item.get("content")
+    texts = [p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)] if isinstance(parts, list) else []
+    return typed_prompt("".join(texts)) or None
 
 
 def _absorb_bare_message(head: Head, item: dict[str, Any]) -> None:
@@ -275,8 +316,12 @@ def scan_tail(path: str, size: int) -> Tail:
     """Read up to the last 256 KB for the last timestamp, model and token usage, newest line first.
 
     A 32 KB read settles most files; the model is taken from the tail only when its turn_context
-    falls inside what was read (the head's model is the fallback).
+    falls inside what was read (the head's model is the fallback). A compressed rollout cannot be
+    entered at its end, so it is streamed through, keeping only its last 256 KB.
     """
+    if is_compressed(path):
+        blob, cut = _stream_tail(path)
+        return _scan_tail_blob(blob, cut)
     with open(path, "rb") as handle:
         for window in (TAIL_FIRST, TAIL_BYTES):
             handle.seek(max(0, size - window))
@@ -284,6 +329,19 @@ def scan_tail(path: str, size: int) -> Tail:
             if tail.updated and tail.last_usage is not None or size <= window:
                 return tail
     return tail
+
+
+def _stream_tail(path: str) -> tuple[bytes, bool]:
+    """The last `TAIL_BYTES` of a compressed file's content, and whether anything came before."""
+    kept, cut = b"", False
+    with open_binary(path) as handle:
+        while chunk := handle.read(1 << 20):
+            kept += chunk
+            if len(kept) > 2 * TAIL_BYTES:
+                kept, cut = kept[-TAIL_BYTES:], True
+    if len(kept) > TAIL_BYTES:
+        kept, cut = kept[-TAIL_BYTES:], True
+    return kept, cut
 
 
 def _scan_tail_blob(blob: bytes, cut: bool) -> Tail:

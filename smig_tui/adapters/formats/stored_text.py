@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from smig_tui.adapters.zstd_files import Packer, decompress
 from smig_tui.core.errors import SourceChangedError
 from smig_tui.core.models import Message
 
@@ -79,23 +80,113 @@ class LineText:
         )
 
 
+BLOCK_BYTES = 1 << 20
+"""Long texts of a compressed session are packed together in blocks of about this size."""
+
+
+class TextBlock:
+    """Long texts packed together: raw bytes while it fills, one zstd frame once full."""
+
+    __slots__ = ("packed", "raw")
+
+    def __init__(self) -> None:
+        self.raw: bytearray | None = bytearray()
+        self.packed: bytes | None = None
+
+    def content(self) -> bytes:
+        """The block's bytes; the last one unpacked is kept, as readers go through texts in order."""
+        global _last_unpacked
+        if self.raw is not None:
+            return bytes(self.raw)
+        last = _last_unpacked
+        if last is not None and last[0] is self:
+            return last[1]
+        data = decompress(self.packed or b"")
+        _last_unpacked = (self, data)
+        return data
+
+
+_last_unpacked: tuple[TextBlock, bytes] | None = None
+
+
+class TextPacker:
+    """Fills blocks with one read's long texts and packs each block when full (one per reader)."""
+
+    def __init__(self) -> None:
+        self._packer = Packer()
+        self._block = TextBlock()
+
+    def add(self, data: bytes) -> tuple[TextBlock, int]:
+        """Put `data` in the current block; return the block and where in it `data` starts."""
+        block = self._block
+        assert block.raw is not None
+        start = len(block.raw)
+        block.raw += data
+        if len(block.raw) >= BLOCK_BYTES:
+            block.packed, block.raw = self._packer.pack(bytes(block.raw)), None
+            self._block = TextBlock()
+        return block, start
+
+
+@dataclass(frozen=True, slots=True)
+class PackedText:
+    """A long text of a huge compressed session, held zstd-packed in memory with its neighbours.
+
+    A `.jsonl.zst` file cannot be entered at a line's offset without decompressing all before it,
+    so its long texts cannot be left on disk; packed, they cost a fraction of their size.
+    """
+
+    block: TextBlock
+    start: int
+    size: int
+    length: int
+    head: str
+
+    @classmethod
+    def of(cls, text: str, packer: TextPacker) -> PackedText:
+        """Pack a text into the reader's current block."""
+        data = text.encode("utf-8", "surrogatepass")
+        block, start = packer.add(data)
+        return cls(block, start, len(data), len(text), text[:HEAD_CHARS])
+
+    def _bytes(self) -> bytes:
+        return self.block.content()[self.start : self.start + self.size]
+
+    def read(self) -> str:
+        """Unpack the text."""
+        return self._bytes().decode("utf-8", "surrogatepass")
+
+    def fingerprint(self) -> str:
+        """A hash of the text's bytes (taken when asked, like `LineText`'s, not while loading)."""
+        return hashlib.blake2b(self._bytes(), digest_size=10).hexdigest()
+
+
 @dataclass(frozen=True, slots=True)
 class TextStore:
-    """Decides, for one file being read, which message texts to leave on disk."""
+    """Decides, for one file being read, which message texts to leave on disk (or pack, when compressed)."""
 
     path: str
     texts: LineTexts
     active: bool
+    packer: TextPacker | None = None
+    """Set for a compressed file: its long texts are packed in memory instead."""
 
     @classmethod
     def for_file(cls, path: str, file_size: int, texts: LineTexts) -> TextStore:
         """A store that leaves long texts on disk only when the file is large."""
         return cls(path, texts, file_size >= FILE_BYTES)
 
-    def body(self, text: str, offset: int, size: int, part: int) -> str | LineText:
+    @classmethod
+    def for_compressed(cls, path: str, content_size: int, texts: LineTexts) -> TextStore:
+        """A store that packs long texts in memory when the decompressed content is large."""
+        return cls(path, texts, content_size >= FILE_BYTES, TextPacker())
+
+    def body(self, text: str, offset: int, size: int, part: int) -> str | LineText | PackedText:
         """The body for the `part`-th text of the line at `offset`: the text, or where to find it."""
         if not self.active or len(text) <= TEXT_CHARS:
             return text
+        if self.packer is not None:
+            return PackedText.of(text, self.packer)
         return LineText(self.path, offset, size, part, len(text), text[:HEAD_CHARS], self.texts)
 
     def leave(self, messages: list[Message], offset: int, size: int) -> list[Message]:
