@@ -1,8 +1,8 @@
 """Provides the Claude Code session source: quick discovery from file heads and tails, full reads.
 
 Layout read (FORMATS.md Part 2): `$CLAUDE_CONFIG_DIR/projects/<munged cwd>/<session>.jsonl`, with
-sub-agent transcripts in `<session>/subagents/agent-*.jsonl` or, in 2.0.x, `agent-*.jsonl` beside
-the session. The directory name is lossy, so the cwd always comes from the records when it can.
+sub-agent transcripts in `<session>/subagents/agent-*.jsonl` (workflow agents one level deeper, in
+`subagents/workflows/wf_<id>/`) or, in 2.0.x, `agent-*.jsonl` beside the session. The directory name is lossy, so the cwd always comes from the records when it can.
 """
 
 from __future__ import annotations
@@ -139,9 +139,30 @@ def _candidates(root: str, warn: WarningSink) -> Iterator[_Candidate]:
                 old_agent = entry.name.startswith("agent-")
                 yield from _candidate(entry, project.name, old_agent, None, warn)
             elif _is_dir(entry):
-                for child in _scan_dir(os.path.join(entry.path, "subagents"), warn):
-                    if child.name.endswith(".jsonl") and _is_file(child):
-                        yield from _candidate(child, project.name, True, entry.name, warn)
+                yield from _subagent_candidates(entry, project.name, warn)
+
+
+def _subagent_candidates(
+    session_dir: os.DirEntry[str], project: str, warn: WarningSink
+) -> Iterator[_Candidate]:
+    """Find a session's sub-agents: `subagents/agent-*.jsonl`, and the agents of its workflow runs
+    in `subagents/workflows/wf_<id>/agent-*.jsonl` (2.1.3xx; their `journal.jsonl` is a ledger)."""
+    folder = os.path.join(session_dir.path, "subagents")
+    for child in _scan_dir(folder, warn):
+        if child.name.endswith(".jsonl") and _is_file(child):
+            yield from _candidate(child, project, True, session_dir.name, warn)
+        elif child.name == "workflows" and _is_dir(child):
+            for run in _scan_dir(child.path, warn):
+                if not run.name.startswith("wf_") or not _is_dir(run):
+                    continue
+                for agent in _scan_dir(run.path, warn):
+                    if _is_agent_file(agent):
+                        yield from _candidate(agent, project, True, session_dir.name, warn)
+
+
+def _is_agent_file(entry: os.DirEntry[str]) -> bool:
+    """Tell whether a directory entry is a sub-agent transcript (`agent-*.jsonl`, a regular file)."""
+    return entry.name.startswith("agent-") and entry.name.endswith(".jsonl") and _is_file(entry)
 
 
 def _candidate(

@@ -24,7 +24,7 @@ from smig_tui.adapters.formats.claude_code_scan import (
     own_timestamp,
 )
 from smig_tui.adapters.formats.claude_code_titles import TitleFacts, prompt_from_text
-from smig_tui.adapters.formats.claude_code_tree import Node, Tree
+from smig_tui.adapters.formats.claude_code_tree import Node, PreservedSegment, Tree, in_model_order
 from smig_tui.adapters.formats.stored_text import TextStore
 from smig_tui.adapters.jsonl import iter_lines, no_cyclic_gc, parse_line
 from smig_tui.core.errors import SessionReadError
@@ -125,6 +125,7 @@ class _Reader:
                     logical_parent=logical if isinstance(logical, str) else None,
                     sidechain=side,
                     boundary=boundary,
+                    preserved=_preserved_segment(data) if boundary else None,
                 )
             )
 
@@ -138,6 +139,18 @@ class _Reader:
                     self.envelope["first_cwd"] = value
         if is_timestamp(data.get("timestamp")):
             self.updated = data["timestamp"]
+
+
+def _preserved_segment(data: dict[str, Any]) -> PreservedSegment | None:
+    """Read a compact boundary's `compactMetadata.preservedSegment`, when complete."""
+    metadata = data.get("compactMetadata")
+    segment = metadata.get("preservedSegment") if isinstance(metadata, dict) else None
+    if not isinstance(segment, dict):
+        return None
+    head, tail, anchor = (segment.get(key) for key in ("headUuid", "tailUuid", "anchorUuid"))
+    if not (isinstance(head, str) and isinstance(tail, str) and isinstance(anchor, str)):
+        return None
+    return PreservedSegment(head, tail, anchor)
 
 
 def line_texts(data: dict[str, Any]) -> Sequence[str]:
@@ -203,7 +216,7 @@ def _assemble(reader: _Reader) -> Session:
         node.payload is not None and not node.sidechain for node in tree.order
     )
     assembly = _Assembly()
-    for node in tree.active_path(own_chain_is_sidechain=own_side):
+    for node in in_model_order(tree.active_path(own_chain_is_sidechain=own_side)):
         if node.boundary:
             assembly.compactions += 1
         if node.payload is None:

@@ -1,0 +1,164 @@
+"""The Claude Code reader against sessions the real Claude Code 2.1.332 wrote, and what it sent.
+
+`tests/fixtures/real/claude/` holds transcripts made by the real client against a local fake model
+server (its README says how), and for each the conversation of the last request the client sent
+(plus the model's reply) as the server logged it. `smig show --json` must give the same items, in the
+same order. Left out on both sides: harness context the client adds by itself (its own system
+prompt, the `role: "system"` environment message it puts after the prompt, `<system-reminder>`
+blocks, slash-command echoes), because smig never migrates harness context: the target agent adds
+its own. Thinking blocks are left out too (the fake model sends none).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from smig_tui.adapters.formats.claude_code import ClaudeSource
+from smig_tui.adapters.paths import resolve_paths
+from smig_tui.cli.main import Context, main
+from smig_tui.cli.output import Output
+from smig_tui.services import Services
+
+REAL = Path(__file__).parent.parent / "fixtures" / "real" / "claude"
+SCENARIOS = sorted(path.stem for path in (REAL / "expected").glob("*.json"))
+
+
+def _expected(scenario: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((REAL / "expected" / f"{scenario}.json").read_text("utf-8"))
+    return data
+
+
+def _run(argv: list[str]) -> tuple[int, str, str]:
+    out = Output(stdout=io.StringIO(), stderr=io.StringIO())
+    ctx = Context(out=out)
+    paths = resolve_paths()
+    ctx.__dict__["services"] = Services(paths=paths, sources=[ClaudeSource(paths)])
+    code = main(argv, ctx)
+    assert isinstance(out.stdout, io.StringIO) and isinstance(out.stderr, io.StringIO)
+    return code, out.stdout.getvalue(), out.stderr.getvalue()
+
+
+@pytest.fixture
+def real_home(isolated_homes: dict[str, Path]) -> Path:
+    """The real transcripts, copied into the temp `CLAUDE_CONFIG_DIR`."""
+    projects = isolated_homes["claude"] / "projects"
+    shutil.copytree(REAL / "projects", projects)
+    return projects
+
+
+def _show(session_id: str) -> list[dict[str, Any]]:
+    code, stdout, stderr = _run(["show", session_id, "--json", "--full"])
+    assert code == 0, stderr
+    assert stderr == ""
+    messages: list[dict[str, Any]] = json.loads(stdout)["messages"]
+    return messages
+
+
+def _as_sent(message: dict[str, Any]) -> tuple[Any, ...]:
+    """A smig message in the logged request's terms (a compact summary is a user text there)."""
+    kind = "text" if message["kind"] == "summary" else message["kind"]
+    return message["role"], kind, message["text"], message["tool_name"], message["call_id"]
+
+
+def _logged(item: dict[str, Any]) -> tuple[Any, ...]:
+    return item["role"], item["kind"], item["text"], item["name"], item["call_id"]
+
+
+def _conversation(messages: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    return [_as_sent(m) for m in messages if not m["injected"] and m["kind"] != "reasoning"]
+
+
+def _last_summary(messages: list[dict[str, Any]]) -> int | None:
+    found = [index for index, m in enumerate(messages) if m["kind"] == "summary"]
+    return found[-1] if found else None
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_show_equals_what_the_client_sent_last(real_home: Path, scenario: str) -> None:
+    expected = _expected(scenario)
+    messages = _show(expected["session_id"])
+    cut = _last_summary(messages)
+    # smig keeps what came before a compaction (a migration to a bigger window can use it); the
+    # model's view starts at the summary, so that part is compared with the request.
+    in_view = messages if cut is None else messages[cut:]
+    assert _conversation(in_view) == [_logged(item) for item in expected["model_saw_last"]]
+    if "model_saw_before_compaction" in expected:
+        assert cut is not None
+        # the history before the summary is what the model saw before the compaction, minus
+        # the preserved messages, which now follow the summary as the model receives them
+        before = [_logged(item) for item in expected["model_saw_before_compaction"]]
+        history = _conversation(messages[:cut])
+        assert history == before[: len(history)]
+        assert before[len(history) :][:1] == _conversation(messages[cut + 1 :])[:1]
+
+
+def test_scenarios_cover_the_issue() -> None:
+    assert set(SCENARIOS) == {"tools", "fork", "compact", "auto", "synthetic", "workflow"}
+    for scenario in ("compact", "auto"):
+        assert "model_saw_before_compaction" in _expected(scenario)
+
+
+@pytest.mark.parametrize("scenario", ["compact", "auto"])
+def test_preserved_messages_follow_the_summary(real_home: Path, scenario: str) -> None:
+    """Claude Code re-anchors a compaction's preserved messages after its summary; so does smig,
+    so that truncation, which keeps the newest messages, keeps them with the summary."""
+    expected = _expected(scenario)
+    messages = _show(expected["session_id"])
+    boundary = _boundary(real_home, expected["session_id"])
+    segment = boundary["compactMetadata"]["preservedSegment"]
+    ids = [m["id"].split("#")[0] for m in messages]
+    summary = ids.index(segment["anchorUuid"])
+    assert ids.index(segment["headUuid"]) == summary + 1
+    assert ids.index(segment["tailUuid"]) > summary
+    assert messages[summary]["kind"] == "summary"
+
+
+def _boundary(projects: Path, session_id: str) -> dict[str, Any]:
+    (path,) = projects.glob(f"*/{session_id}.jsonl")
+    for line in path.read_text("utf-8").splitlines():
+        record = json.loads(line)
+        if record.get("subtype") == "compact_boundary":
+            boundary: dict[str, Any] = record
+            return boundary
+    raise AssertionError("no compact boundary")
+
+
+def test_synthetic_reply_is_kept_as_the_client_sends_it(real_home: Path) -> None:
+    messages = _show(_expected("synthetic")["session_id"])
+    (filler,) = [m for m in messages if m["text"] == "No response requested."]
+    assert filler["role"] == "assistant" and filler["kind"] == "text"
+    assert not filler["injected"]
+
+
+def test_workflow_agents_are_listed_behind_all(real_home: Path) -> None:
+    parent = _expected("workflow")["session_id"]
+    code, stdout, _ = _run(["list", "--json"])
+    assert code == 0
+    assert [row["id"] for row in json.loads(stdout) if row["parent_id"] == parent] == []
+    code, stdout, stderr = _run(["list", "--all", "--json"])
+    assert code == 0 and stderr == ""
+    agents = [row for row in json.loads(stdout) if row["parent_id"] == parent and row["is_subagent"]]
+    on_disk = sorted(real_home.glob(f"*/{parent}/subagents/workflows/wf_*/agent-*.jsonl"))
+    assert len(on_disk) == 2
+    assert sorted(Path(row["path"]).name for row in agents) == [path.name for path in on_disk]
+    for row in agents:
+        messages = _show(row["id"])
+        assert messages[0]["role"] == "user" and "WF-AGENT" in messages[0]["text"]
+        assert messages[-1]["role"] == "assistant" and messages[-1]["text"].startswith("ECHO")
+
+
+def test_a_damaged_workflow_agent_is_one_warning_and_the_rest_list(real_home: Path) -> None:
+    parent = _expected("workflow")["session_id"]
+    agent = sorted(real_home.glob(f"*/{parent}/subagents/workflows/wf_*/agent-*.jsonl"))[0]
+    agent.write_bytes(b"")
+    code, stdout, stderr = _run(["list", "--all", "--json"])
+    assert code == 0
+    assert stderr.count("\n") == 1 and str(agent) in stderr and "empty file" in stderr
+    listed = {row["id"] for row in json.loads(stdout)}
+    assert {_expected(name)["session_id"] for name in SCENARIOS} <= listed
