@@ -186,6 +186,9 @@ class SessionInfo:
     """Grouping key: Claude project directory name, Codex cwd."""
     counted_tokens: int | None = None
     """smig's own o200k count of what would migrate, when the session was counted before and is unchanged."""
+    root_record: str | None = None
+    """Claude: uuid of the first conversation record. A native fork copies its parent's records,
+    uuids included, so sessions sharing it are one conversation and its forks."""
 
 
 @dataclass(frozen=True, slots=True)

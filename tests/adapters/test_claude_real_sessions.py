@@ -162,3 +162,26 @@ def test_a_damaged_workflow_agent_is_one_warning_and_the_rest_list(real_home: Pa
     assert stderr.count("\n") == 1 and str(agent) in stderr and "empty file" in stderr
     listed = {row["id"] for row in json.loads(stdout)}
     assert {_expected(name)["session_id"] for name in SCENARIOS} <= listed
+
+
+def test_a_native_fork_is_listed_as_a_fork_of_its_parent(real_home: Path) -> None:
+    parent, fork = _expected("tools")["session_id"], _expected("fork")["session_id"]
+    code, stdout, _ = _run(["list", "--json"])
+    assert code == 0
+    rows = {row["id"]: row for row in json.loads(stdout)}
+    assert rows[fork]["parent_id"] == parent
+    assert rows[fork]["root_record"] == rows[parent]["root_record"] is not None
+    assert rows[parent]["parent_id"] is None
+    assert rows[fork]["created"] > rows[parent]["created"]  # the fork's own start, not the copied one
+    others = [row for row in rows.values() if row["id"] not in (parent, fork)]
+    assert all(row["parent_id"] is None for row in others)
+
+
+def test_forks_are_found_again_from_the_listing_cache(real_home: Path, tmp_path: Path) -> None:
+    parent, fork = _expected("tools")["session_id"], _expected("fork")["session_id"]
+    cache = tmp_path / "listing.json"
+    source = ClaudeSource(resolve_paths(), listing_cache=cache)
+    for _ in range(2):  # the second pass takes every entry from the cache
+        infos = {info.id: info for info in source.discover(lambda warning: None)}
+        assert cache.is_file()
+        assert infos[fork].parent_id == parent and infos[parent].parent_id is None
