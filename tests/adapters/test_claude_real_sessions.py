@@ -185,3 +185,37 @@ def test_forks_are_found_again_from_the_listing_cache(real_home: Path, tmp_path:
         infos = {info.id: info for info in source.discover(lambda warning: None)}
         assert cache.is_file()
         assert infos[fork].parent_id == parent and infos[parent].parent_id is None
+
+
+def test_a_persisted_output_counts_as_its_preview_and_points_at_the_full_file(real_home: Path) -> None:
+    messages = _show(_expected("tools")["session_id"])
+    (persisted,) = [m for m in messages if m["full_output_path"]]
+    assert persisted["kind"] == "tool_result"
+    assert persisted["text"].startswith("<persisted-output>")  # the preview the model saw
+    full = Path(persisted["full_output_path"])
+    assert full.parent.name == "tool-results" and full.is_relative_to(real_home)  # found after the move
+    assert full.read_text("utf-8").splitlines() == [str(n) for n in range(5001, 30001)]
+    assert len(persisted["text"]) < full.stat().st_size // 10
+
+
+def test_a_persisted_output_whose_file_is_gone_has_no_pointer(real_home: Path) -> None:
+    session = _expected("tools")["session_id"]
+    (transcript,) = real_home.glob(f"*/{session}.jsonl")
+    # as on another machine: the recorded absolute path does not exist, and neither does the copy
+    transcript.write_text(transcript.read_text("utf-8").replace("/tmp/smig-real-claude/", "/gone/"), "utf-8")
+    for path in real_home.glob(f"*/{session}/tool-results/*"):
+        path.unlink()
+    messages = _show(session)
+    assert all(m["full_output_path"] is None for m in messages)
+    assert any(m["text"].startswith("<persisted-output>") for m in messages)
+
+
+def test_the_markdown_export_says_where_the_full_output_is(real_home: Path) -> None:
+    from smig_tui.core.export import to_markdown
+
+    source = ClaudeSource(resolve_paths())
+    (info,) = [i for i in source.discover(lambda w: None) if i.id == _expected("tools")["session_id"]]
+    session = source.load(info, lambda w: None)
+    markdown = to_markdown(session, session.messages)
+    (path,) = {m.full_output_path for m in session.messages if m.full_output_path}
+    assert f"_Full output: `{path}` (the model saw the preview above)._" in markdown

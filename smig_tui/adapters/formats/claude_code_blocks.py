@@ -132,6 +132,7 @@ def _place(
         is_error=draft.is_error,
         opaque=draft.opaque,
         injected=draft.injected,
+        full_output_path=draft.full_output_path,
     )
 
 
@@ -234,15 +235,26 @@ def _user(data: dict[str, Any], message: dict[str, Any]) -> Converted:
     if not isinstance(content, list):
         return out
     answered: list[str] = []
+    persisted = persisted_output_path(data)
     for index, block in enumerate(content):
         draft = _user_block(index, block, meta, bool(data.get("isCompactSummary")), out.notes)
         if draft is None:
             continue
+        if persisted and draft.kind is Kind.TOOL_RESULT:
+            draft = replace(draft, full_output_path=persisted)
         if draft.kind is Kind.TOOL_RESULT and draft.call_id:
             answered.append(draft.call_id)
         out.messages.append(draft)
     out.answered = tuple(answered)
     return out
+
+
+def persisted_output_path(data: dict[str, Any]) -> str | None:
+    """The file Claude Code saved a large tool output to (`toolUseResult.persistedOutputPath`);
+    the model got a `<persisted-output>` preview instead, which is what the record's content holds."""
+    result = data.get("toolUseResult")
+    path = result.get("persistedOutputPath") if isinstance(result, dict) else None
+    return path if isinstance(path, str) and path else None
 
 
 def _user_block(

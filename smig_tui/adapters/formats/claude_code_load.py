@@ -110,6 +110,8 @@ class _Reader:
                 payload = convert_queued(data, prompt, number, offset)
             else:
                 payload = convert_record(data, number, offset)
+            if any(message.full_output_path for message in payload.messages):
+                payload.messages = [self._locate_output(message) for message in payload.messages]
             if self.store is not None and self.store.active:
                 payload.messages = self.store.leave(payload.messages, offset, size)
             node = Node(key, parent, number, sidechain=side, payload=payload, floating=not has_uuid)
@@ -128,6 +130,18 @@ class _Reader:
                     preserved=_preserved_segment(data) if boundary else None,
                 )
             )
+
+    def _locate_output(self, message: Message) -> Message:
+        """Point a persisted tool output at the file that holds it: its name in this session's own
+        `tool-results/` (right after a home was moved or copied too), else the recorded path if it
+        is a `tool-results/` file; None when neither is there."""
+        recorded = message.full_output_path
+        if recorded is None:
+            return message
+        own = os.path.join(self.info.path[: -len(".jsonl")], "tool-results", os.path.basename(recorded))
+        choices = (own, recorded) if os.path.basename(os.path.dirname(recorded)) == "tool-results" else (own,)
+        found = next((path for path in choices if os.path.isfile(path)), None)
+        return message if found == recorded else replace(message, full_output_path=found)
 
     def _note_envelope(self, data: dict[str, Any]) -> None:
         """Track the envelope fields worth reporting."""
