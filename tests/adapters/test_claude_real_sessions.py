@@ -219,3 +219,19 @@ def test_the_markdown_export_says_where_the_full_output_is(real_home: Path) -> N
     markdown = to_markdown(session, session.messages)
     (path,) = {m.full_output_path for m in session.messages if m.full_output_path}
     assert f"_Full output: `{path}` (the model saw the preview above)._" in markdown
+
+
+def test_a_preserved_segment_that_is_not_there_is_one_warning(real_home: Path) -> None:
+    session = _expected("compact")["session_id"]
+    (transcript,) = real_home.glob(f"*/{session}.jsonl")
+    head = _boundary(real_home, session)["compactMetadata"]["preservedSegment"]["headUuid"]
+    text = transcript.read_text("utf-8")
+    transcript.write_text(text.replace(f'"headUuid":"{head}"', '"headUuid":"gone"'), "utf-8")
+    code, stdout, stderr = _run(["show", session, "--json"])
+    assert code == 0
+    (warning,) = stderr.splitlines()
+    assert str(transcript) in warning and "preservedSegment" in warning and "file order" in warning
+    messages = json.loads(stdout)["messages"]
+    assert messages[-1]["text"] == _expected("compact")["model_saw_last"][-1]["text"]  # the rest loads
+    summary = _last_summary(messages)
+    assert summary is not None and [m["id"] for m in messages].index(head) < summary  # as written

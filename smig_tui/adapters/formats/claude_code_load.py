@@ -35,6 +35,12 @@ _QUEUED = b'"queued_command"'
 """Marks an attachment with a prompt the user sent mid-turn: it must be parsed, not skipped."""
 
 
+_MISPLACED = (
+    "the messages this compaction kept (compactMetadata.preservedSegment) are not on the"
+    " conversation path; they stay in file order"
+)
+
+
 @dataclass(slots=True)
 class _Reader:
     """State of one streaming pass over a transcript."""
@@ -230,7 +236,10 @@ def _assemble(reader: _Reader) -> Session:
         node.payload is not None and not node.sidechain for node in tree.order
     )
     assembly = _Assembly()
-    for node in in_model_order(tree.active_path(own_chain_is_sidechain=own_side)):
+    def misplaced(boundary: Node) -> None:
+        reader.report(ReadWarning(info.path, boundary.line, _MISPLACED))
+
+    for node in in_model_order(tree.active_path(own_chain_is_sidechain=own_side), misplaced):
         if node.boundary:
             assembly.compactions += 1
         if node.payload is None:

@@ -9,6 +9,7 @@ that sit on a side branch of the path are pulled back in.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from smig_tui.adapters.formats.claude_code_blocks import Converted
@@ -147,12 +148,13 @@ class Tree:
             uuids.add(node.uuid)
 
 
-def in_model_order(path: list[Node]) -> list[Node]:
+def in_model_order(path: list[Node], misplaced: Callable[[Node], None]) -> list[Node]:
     """Put each compaction's preserved messages right after its summary, as the model receives them.
 
     Claude Code 2.1.3xx keeps the newest messages of a compacted conversation (`preservedSegment`)
     and re-anchors them after the summary; the file keeps them where they were written, before
-    the boundary. A segment whose ends are not on the path is left where it is.
+    the boundary. A segment whose ends are not on the path is left where it is, and its boundary
+    is passed to `misplaced`.
     """
     for boundary in [node for node in path if node.preserved is not None]:
         segment = boundary.preserved
@@ -160,6 +162,7 @@ def in_model_order(path: list[Node]) -> list[Node]:
         where = {node.uuid: index for index, node in enumerate(path)}
         head, tail, anchor = where.get(segment.head), where.get(segment.tail), where.get(segment.anchor)
         if head is None or tail is None or anchor is None or not head <= tail < anchor:
+            misplaced(boundary)
             continue
         moved = path[head : tail + 1]
         rest = path[:head] + path[tail + 1 :]
