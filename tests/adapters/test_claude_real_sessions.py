@@ -235,3 +235,33 @@ def test_a_preserved_segment_that_is_not_there_is_one_warning(real_home: Path) -
     assert messages[-1]["text"] == _expected("compact")["model_saw_last"][-1]["text"]  # the rest loads
     summary = _last_summary(messages)
     assert summary is not None and [m["id"] for m in messages].index(head) < summary  # as written
+
+
+@pytest.mark.parametrize("scenario", ["compact", "auto"])
+def test_truncation_never_keeps_a_summary_without_its_preserved_messages(
+    real_home: Path, scenario: str
+) -> None:
+    """Whatever the budget, a truncation that keeps the compact summary keeps what the model had
+    after it: the preserved messages come after the summary, so newest-first keeps them first."""
+    from plan_helpers import measure
+
+    from smig_tui.core.models import Decision, Strategy
+    from smig_tui.core.plans import make_plan
+
+    session_id = _expected(scenario)["session_id"]
+    source = ClaudeSource(resolve_paths())
+    (info,) = [i for i in source.discover(lambda w: None) if i.id == session_id]
+    session = source.load(info, lambda w: None)
+    segment = _boundary(real_home, session_id)["compactMetadata"]["preservedSegment"]
+    preserved = {m.id for m in session.messages if m.id.split("#")[0] in (segment["headUuid"], segment["tailUuid"])}
+    (summary,) = [m.id for m in session.messages if m.kind.value == "summary"]
+    counts = [measure(m.text) for m in session.messages]
+    total = sum(counts)
+    kept_summary = 0
+    for budget in range(40, total + 200, 10):
+        decision = Decision(target="t", session_tokens=total, window=budget, reserve=0, fits=False)
+        kept = {item.message.id for item in make_plan(session, counts, decision, Strategy.TRUNCATE, measure).kept}
+        if summary in kept:
+            kept_summary += 1
+            assert preserved <= kept, budget
+    assert kept_summary > 0
