@@ -8,6 +8,8 @@ from pathlib import Path
 
 import platformdirs
 
+from smig_tui.adapters.formats.claude_code_scan import project_dir_override
+
 APP_NAME = "smig"
 
 
@@ -25,6 +27,9 @@ class Paths:
     """smig's caches: token counts, session index, summaries."""
     config_dir: Path
     """smig's config: `config.toml`."""
+    claude_project_dir_name: str | None = None
+    """`$CLAUDE_CODE_PROJECT_DIR_NAME` when Claude Code would honour it: the one `projects/` folder
+    it then keeps every session in, whatever the cwd."""
 
     @property
     def config_file(self) -> Path:
@@ -52,14 +57,16 @@ def resolve_paths(env: dict[str, str] | None = None) -> Paths:
     home = Path(env.get("HOME") or Path.home())
     codex = Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex"
     claude = Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else home / ".claude"
+    project_dir = project_dir_override(env)
     smig_home = env.get("SMIG_TUI_HOME")
     if smig_home:
         root = Path(smig_home)
-        return Paths(codex, claude, root / "data", root / "cache", root / "config")
+        return Paths(codex, claude, root / "data", root / "cache", root / "config", project_dir)
     return Paths(
         codex_home=codex,
         claude_home=claude,
         data_dir=Path(platformdirs.user_data_dir(APP_NAME, appauthor=False)),
         cache_dir=Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False)),
         config_dir=Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)),
+        claude_project_dir_name=project_dir,
     )

@@ -74,7 +74,10 @@ def _body(message: Message) -> str:
     """A message's text: prose as it is, tool traffic fenced."""
     if message.kind in (Kind.TOOL_CALL, Kind.TOOL_RESULT):
         fence = _fence(message.text)
-        return f"{fence}\n{message.text}\n{fence}"
+        fenced = f"{fence}\n{message.text}\n{fence}"
+        if message.full_output_path:
+            return f"{fenced}\n\n_Full output: `{message.full_output_path}` (the model saw the preview above)._"
+        return fenced
     return message.text.strip() or "_(empty)_"
 
 

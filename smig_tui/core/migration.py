@@ -174,7 +174,7 @@ def is_workspace_key(value: str) -> bool:
 
 
 _MESSAGE_FIELDS = ("index", "id", "role", "kind", "text", "tool_name", "call_id", "timestamp", "line",
-                   "offset", "usage", "is_error", "opaque", "injected")
+                   "offset", "usage", "is_error", "opaque", "injected", "full_output_path")
 
 
 def message_to_json(message: Message) -> dict[str, Any]:
@@ -208,6 +208,7 @@ def message_from_json(data: dict[str, Any]) -> Message:
         timestamp=data.get("timestamp"),
         is_error=bool(data.get("is_error", False)),
         injected=bool(data.get("injected", False)),
+        full_output_path=data.get("full_output_path") if isinstance(data.get("full_output_path"), str) else None,
     )
 
 

@@ -112,6 +112,9 @@ class Message:
     """Content the agent stored encrypted (Codex reasoning): kept as a marker, never decoded."""
     injected: bool = False
     """Context the harness injected (AGENTS.md, environment, meta), not typed by a person."""
+    full_output_path: str | None = None
+    """Where the whole output of a tool result lives when the agent stored it outside the session
+    (Claude Code's `tool-results/`); `text` is then the preview the model saw, which counts use."""
 
     @property
     def text(self) -> str:
@@ -129,7 +132,8 @@ class Message:
         """A copy at another position with another usage: readers renumber every message, and
         `dataclasses.replace` costs several times this on 150,000 of them."""
         return Message(index, self.id, self.role, self.kind, self.body, self.tool_name, self.call_id,
-                       self.timestamp, self.line, self.offset, usage, self.is_error, self.opaque, self.injected)
+                       self.timestamp, self.line, self.offset, usage, self.is_error, self.opaque, self.injected,
+                       self.full_output_path)
 
     def head(self, chars: int) -> str:
         """The first `chars` characters of `text`; a stored text is read back only if its head is short."""
@@ -186,6 +190,9 @@ class SessionInfo:
     """Grouping key: Claude project directory name, Codex cwd."""
     counted_tokens: int | None = None
     """smig's own o200k count of what would migrate, when the session was counted before and is unchanged."""
+    root_record: str | None = None
+    """Claude: uuid of the first conversation record. A native fork copies its parent's records,
+    uuids included, so sessions sharing it are one conversation and its forks."""
 
 
 @dataclass(frozen=True, slots=True)

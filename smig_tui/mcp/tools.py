@@ -315,5 +315,6 @@ def _recalled(message: Message) -> dict[str, Any]:
     cut = len(message.text) > RECALL_CHARS
     return {"id": message.id, "index": message.index, "role": message.role.value, "kind": message.kind.value,
             "tool_name": message.tool_name, "timestamp": message.timestamp, "injected": message.injected,
-            "text": message.text[:RECALL_CHARS], "truncated": cut, "chars": len(message.text)}
+            "text": message.text[:RECALL_CHARS], "truncated": cut, "chars": len(message.text),
+            "full_output_path": message.full_output_path}
 

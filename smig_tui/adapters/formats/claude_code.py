@@ -1,8 +1,8 @@
 """Provides the Claude Code session source: quick discovery from file heads and tails, full reads.
 
 Layout read (FORMATS.md Part 2): `$CLAUDE_CONFIG_DIR/projects/<munged cwd>/<session>.jsonl`, with
-sub-agent transcripts in `<session>/subagents/agent-*.jsonl` or, in 2.0.x, `agent-*.jsonl` beside
-the session. The directory name is lossy, so the cwd always comes from the records when it can.
+sub-agent transcripts in `<session>/subagents/agent-*.jsonl` (workflow agents one level deeper, in
+`subagents/workflows/wf_<id>/`) or, in 2.0.x, `agent-*.jsonl` beside the session. The directory name is lossy, so the cwd always comes from the records when it can.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -67,6 +67,10 @@ class _Facts:
     sidechain: bool | None = None
     """True when every conversation record in the head is a sidechain: a sub-agent's file."""
     main_seen: bool = False
+    root_record: str | None = None
+    """uuid of the first main-chain conversation record."""
+    first_queued: str | None = None
+    """Time of the first `queue-operation` line: when this file took its first prompt."""
     first_prompts: dict[bool, str | None] = field(default_factory=lambda: {False: None, True: None})
     """First typed prompt among main-chain (False) and sidechain (True) records."""
     titles: TitleFacts = field(default_factory=TitleFacts)
@@ -102,19 +106,43 @@ class ClaudeSource:
             _candidates(str(self._paths.claude_projects), warn), key=lambda c: -c.mtime
         )
         cache = DiscoveryCache(self._listing_cache) if self._listing_cache else None
+        found: list[SessionInfo] = []
         for candidate in candidates:
             if cache is None:
                 info = _peek(candidate, warn)
             else:
                 info = cache.lookup(candidate.path, lambda: _peek(candidate, warn))  # noqa: B023
             if info is not None:
-                yield info
+                found.append(info)
         if cache is not None:
             cache.save()
+        yield from mark_forks(found)
 
     def load(self, info: SessionInfo, warn: WarningSink) -> Session:
         """Read one transcript in full, streaming it."""
         return load_session(info, warn)
+
+
+def mark_forks(infos: list[SessionInfo]) -> list[SessionInfo]:
+    """Mark native forks (`/fork`, `--fork-session`, background copies) as forks of their parent.
+
+    A fork is a new file that copies its parent's records, uuids included: sessions of one project
+    whose first record is the same are one conversation. The file that started first is the
+    original; the others get it as `parent_id` (a fork of a fork is marked against the original).
+    """
+    groups: dict[tuple[str | None, str], list[int]] = {}
+    for index, info in enumerate(infos):
+        if info.root_record and not info.is_subagent and info.parent_id is None:
+            groups.setdefault((info.project, info.root_record), []).append(index)
+    marked = list(infos)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        ordered = sorted(members, key=lambda i: (infos[i].created or "", infos[i].mtime))
+        original = infos[ordered[0]].id
+        for index in ordered[1:]:
+            marked[index] = replace(infos[index], parent_id=original)
+    return marked
 
 
 def _scan_dir(path: str, warn: WarningSink) -> list[os.DirEntry[str]]:
@@ -139,9 +167,30 @@ def _candidates(root: str, warn: WarningSink) -> Iterator[_Candidate]:
                 old_agent = entry.name.startswith("agent-")
                 yield from _candidate(entry, project.name, old_agent, None, warn)
             elif _is_dir(entry):
-                for child in _scan_dir(os.path.join(entry.path, "subagents"), warn):
-                    if child.name.endswith(".jsonl") and _is_file(child):
-                        yield from _candidate(child, project.name, True, entry.name, warn)
+                yield from _subagent_candidates(entry, project.name, warn)
+
+
+def _subagent_candidates(
+    session_dir: os.DirEntry[str], project: str, warn: WarningSink
+) -> Iterator[_Candidate]:
+    """Find a session's sub-agents: `subagents/agent-*.jsonl`, and the agents of its workflow runs
+    in `subagents/workflows/wf_<id>/agent-*.jsonl` (2.1.3xx; their `journal.jsonl` is a ledger)."""
+    folder = os.path.join(session_dir.path, "subagents")
+    for child in _scan_dir(folder, warn):
+        if child.name.endswith(".jsonl") and _is_file(child):
+            yield from _candidate(child, project, True, session_dir.name, warn)
+        elif child.name == "workflows" and _is_dir(child):
+            for run in _scan_dir(child.path, warn):
+                if not run.name.startswith("wf_") or not _is_dir(run):
+                    continue
+                for agent in _scan_dir(run.path, warn):
+                    if _is_agent_file(agent):
+                        yield from _candidate(agent, project, True, session_dir.name, warn)
+
+
+def _is_agent_file(entry: os.DirEntry[str]) -> bool:
+    """Tell whether a directory entry is a sub-agent transcript (`agent-*.jsonl`, a regular file)."""
+    return entry.name.startswith("agent-") and entry.name.endswith(".jsonl") and _is_file(entry)
 
 
 def _candidate(
@@ -211,7 +260,7 @@ def _info(candidate: _Candidate, facts: _Facts) -> SessionInfo:
         cwd=facts.cwd or unmunge(candidate.project),
         title=facts.titles.title(facts.own_leaf),
         model=facts.model,
-        created=facts.created,
+        created=_created(facts),
         updated=facts.updated or mtime_iso,
         source_version=facts.version,
         origin=facts.origin,
@@ -221,7 +270,16 @@ def _info(candidate: _Candidate, facts: _Facts) -> SessionInfo:
         mtime=candidate.mtime,
         context_tokens=facts.context_tokens,
         project=candidate.project,
+        root_record=facts.root_record,
     )
+
+
+def _created(facts: _Facts) -> str | None:
+    """When the file began: its first record's time, unless the records were copied from an
+    older session (a native fork), whose own first prompt was queued later."""
+    if facts.created and facts.first_queued and facts.first_queued > facts.created:
+        return facts.first_queued
+    return facts.created
 
 
 def unmunge(project: str) -> str | None:
@@ -260,7 +318,10 @@ def _quiet(_: ReadWarning) -> None:
 
 def _head_line(raw: bytes, path: str, number: int, facts: _Facts) -> None:
     """Take what one head line tells (title records are found separately, by a byte search)."""
-    if not raw.strip() or first_type(raw) in _HEAD_SKIP:
+    kind = first_type(raw)
+    if kind == b"queue-operation" and facts.first_queued is None:
+        facts.first_queued = own_timestamp(raw)
+    if not raw.strip() or kind in _HEAD_SKIP:
         return
     data = parse_line(raw, path, number, True, _quiet)
     if data is None:
@@ -269,6 +330,8 @@ def _head_line(raw: bytes, path: str, number: int, facts: _Facts) -> None:
     if data.get("type") in ("user", "assistant"):
         side = bool(data.get("isSidechain"))
         facts.main_seen = facts.main_seen or not side
+        if not side and facts.root_record is None and isinstance(data.get("uuid"), str):
+            facts.root_record = data["uuid"]
         facts.sidechain = not facts.main_seen
         if facts.first_prompts[side] is None:
             facts.first_prompts[side] = prompt_of(data)

@@ -9,7 +9,8 @@ from typing import Any
 from smig_tui.core.models import Kind, Message, Role, Usage
 
 SYNTHETIC_MODEL = "<synthetic>"
-"""The model Claude Code writes on assistant records it made up itself (API errors, refusals)."""
+"""The model Claude Code writes on assistant records it made up itself: API errors, refusals, and
+the "No response requested." reply it puts after a transcript that ended on a user turn."""
 
 INJECTED_PREFIXES = (
     "<command-name>",
@@ -20,8 +21,10 @@ INJECTED_PREFIXES = (
     "<local-command-caveat>",
     "<system-reminder>",
     "[Request interrupted by user",
+    "<task-notification>",
 )
-"""Text the harness puts in user records: slash-command echoes, reminders, interruption markers."""
+"""Text the harness puts in user records: slash-command echoes, reminders, interruption markers,
+background-task notices (sent to the model inside a `<system-reminder>` "not user input" note)."""
 
 
 @dataclass(slots=True)
@@ -129,6 +132,7 @@ def _place(
         is_error=draft.is_error,
         opaque=draft.opaque,
         injected=draft.injected,
+        full_output_path=draft.full_output_path,
     )
 
 
@@ -142,6 +146,7 @@ def _assistant(data: dict[str, Any], message: dict[str, Any]) -> Converted:
     model = message.get("model") if isinstance(message.get("model"), str) else None
     synthetic = model == SYNTHETIC_MODEL or bool(data.get("isApiErrorMessage"))
     out = Converted(model=None if model == SYNTHETIC_MODEL else model)
+    hidden = synthetic and not _sent_synthetic(data)
     if not synthetic:
         out.usage = usage_from(message.get("usage"))
     msg_id, request_id = message.get("id"), data.get("requestId")
@@ -157,13 +162,23 @@ def _assistant(data: dict[str, Any], message: dict[str, Any]) -> Converted:
         draft = _assistant_block(index, block, out.notes)
         if draft is None:
             continue
-        if synthetic:
+        if hidden:
             draft = replace(draft, injected=True)
         if draft.kind is Kind.TOOL_CALL and draft.call_id:
             calls.append(draft.call_id)
         out.messages.append(draft)
     out.calls = tuple(calls)
     return out
+
+
+def _sent_synthetic(data: dict[str, Any]) -> bool:
+    """Tell whether a made-up assistant record is one the client sends to the model.
+
+    Error notices (an `error` field, `isApiErrorMessage`) are shown to the user only; the filler
+    reply written when a transcript ended on a user turn carries neither, and the model gets it
+    (seen in Claude Code 2.1.332's requests).
+    """
+    return data.get("error") is None and not data.get("isApiErrorMessage")
 
 
 def _assistant_block(index: int, block: Any, notes: list[str]) -> Message | None:
@@ -220,15 +235,26 @@ def _user(data: dict[str, Any], message: dict[str, Any]) -> Converted:
     if not isinstance(content, list):
         return out
     answered: list[str] = []
+    persisted = persisted_output_path(data)
     for index, block in enumerate(content):
         draft = _user_block(index, block, meta, bool(data.get("isCompactSummary")), out.notes)
         if draft is None:
             continue
+        if persisted and draft.kind is Kind.TOOL_RESULT:
+            draft = replace(draft, full_output_path=persisted)
         if draft.kind is Kind.TOOL_RESULT and draft.call_id:
             answered.append(draft.call_id)
         out.messages.append(draft)
     out.answered = tuple(answered)
     return out
+
+
+def persisted_output_path(data: dict[str, Any]) -> str | None:
+    """The file Claude Code saved a large tool output to (`toolUseResult.persistedOutputPath`);
+    the model got a `<persisted-output>` preview instead, which is what the record's content holds."""
+    result = data.get("toolUseResult")
+    path = result.get("persistedOutputPath") if isinstance(result, dict) else None
+    return path if isinstance(path, str) and path else None
 
 
 def _user_block(

@@ -24,7 +24,7 @@ from smig_tui.adapters.formats.claude_code_scan import (
     own_timestamp,
 )
 from smig_tui.adapters.formats.claude_code_titles import TitleFacts, prompt_from_text
-from smig_tui.adapters.formats.claude_code_tree import Node, Tree
+from smig_tui.adapters.formats.claude_code_tree import Node, PreservedSegment, Tree, in_model_order
 from smig_tui.adapters.formats.stored_text import TextStore
 from smig_tui.adapters.jsonl import iter_lines, no_cyclic_gc, parse_line
 from smig_tui.core.errors import SessionReadError
@@ -33,6 +33,12 @@ from smig_tui.core.ports import WarningSink
 
 _QUEUED = b'"queued_command"'
 """Marks an attachment with a prompt the user sent mid-turn: it must be parsed, not skipped."""
+
+
+_MISPLACED = (
+    "the messages this compaction kept (compactMetadata.preservedSegment) are not on the"
+    " conversation path; they stay in file order"
+)
 
 
 @dataclass(slots=True)
@@ -110,6 +116,8 @@ class _Reader:
                 payload = convert_queued(data, prompt, number, offset)
             else:
                 payload = convert_record(data, number, offset)
+            if any(message.full_output_path for message in payload.messages):
+                payload.messages = [self._locate_output(message) for message in payload.messages]
             if self.store is not None and self.store.active:
                 payload.messages = self.store.leave(payload.messages, offset, size)
             node = Node(key, parent, number, sidechain=side, payload=payload, floating=not has_uuid)
@@ -125,8 +133,21 @@ class _Reader:
                     logical_parent=logical if isinstance(logical, str) else None,
                     sidechain=side,
                     boundary=boundary,
+                    preserved=_preserved_segment(data) if boundary else None,
                 )
             )
+
+    def _locate_output(self, message: Message) -> Message:
+        """Point a persisted tool output at the file that holds it: its name in this session's own
+        `tool-results/` (right after a home was moved or copied too), else the recorded path if it
+        is a `tool-results/` file; None when neither is there."""
+        recorded = message.full_output_path
+        if recorded is None:
+            return message
+        own = os.path.join(self.info.path[: -len(".jsonl")], "tool-results", os.path.basename(recorded))
+        choices = (own, recorded) if os.path.basename(os.path.dirname(recorded)) == "tool-results" else (own,)
+        found = next((path for path in choices if os.path.isfile(path)), None)
+        return message if found == recorded else replace(message, full_output_path=found)
 
     def _note_envelope(self, data: dict[str, Any]) -> None:
         """Track the envelope fields worth reporting."""
@@ -138,6 +159,18 @@ class _Reader:
                     self.envelope["first_cwd"] = value
         if is_timestamp(data.get("timestamp")):
             self.updated = data["timestamp"]
+
+
+def _preserved_segment(data: dict[str, Any]) -> PreservedSegment | None:
+    """Read a compact boundary's `compactMetadata.preservedSegment`, when complete."""
+    metadata = data.get("compactMetadata")
+    segment = metadata.get("preservedSegment") if isinstance(metadata, dict) else None
+    if not isinstance(segment, dict):
+        return None
+    head, tail, anchor = (segment.get(key) for key in ("headUuid", "tailUuid", "anchorUuid"))
+    if not (isinstance(head, str) and isinstance(tail, str) and isinstance(anchor, str)):
+        return None
+    return PreservedSegment(head, tail, anchor)
 
 
 def line_texts(data: dict[str, Any]) -> Sequence[str]:
@@ -203,7 +236,10 @@ def _assemble(reader: _Reader) -> Session:
         node.payload is not None and not node.sidechain for node in tree.order
     )
     assembly = _Assembly()
-    for node in tree.active_path(own_chain_is_sidechain=own_side):
+    def misplaced(boundary: Node) -> None:
+        reader.report(ReadWarning(info.path, boundary.line, _MISPLACED))
+
+    for node in in_model_order(tree.active_path(own_chain_is_sidechain=own_side), misplaced):
         if node.boundary:
             assembly.compactions += 1
         if node.payload is None:

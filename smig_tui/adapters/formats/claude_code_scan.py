@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 LINK_ONLY_TYPES = frozenset({b"progress", b"attachment"})
@@ -10,10 +11,21 @@ LINK_ONLY_TYPES = frozenset({b"progress", b"attachment"})
 SKIPPED_TYPES = frozenset({b"file-history-snapshot", b"queue-operation"})
 """Records with no uuid and nothing a reader needs."""
 
+PROJECT_DIR_ENV = "CLAUDE_CODE_PROJECT_DIR_NAME"
+"""Since 2.1.234 it names the `projects/` folder of every session the client starts or resumes."""
+_PROJECT_DIR_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""What 2.1.332 accepts; anything else (a dot, a slash, 65+ characters) is ignored for the default."""
+
 _TYPE_KEY = b'"type":"'
 _PARENT_PREFIX = re.compile(rb'\{"parentUuid":(?:null|"([^"\\]*)")')
 _UUID_KEY = b'"uuid":"'
 _TIMESTAMP_KEY = b'"timestamp":"'
+
+
+def project_dir_override(environ: Mapping[str, str]) -> str | None:
+    """The project folder name `CLAUDE_CODE_PROJECT_DIR_NAME` sets, when Claude Code would use it."""
+    name = environ.get(PROJECT_DIR_ENV, "")
+    return name if _PROJECT_DIR_NAME.fullmatch(name) else None
 
 
 def first_type(raw: bytes) -> bytes | None:

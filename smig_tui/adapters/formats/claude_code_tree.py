@@ -9,9 +9,20 @@ that sit on a side branch of the path are pulled back in.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from smig_tui.adapters.formats.claude_code_blocks import Converted
+
+
+@dataclass(frozen=True, slots=True)
+class PreservedSegment:
+    """What a 2.1.3xx compaction kept verbatim: the records from `head` to `tail`, which the model
+    receives right after the summary record `anchor`, although the file holds them before it."""
+
+    head: str
+    tail: str
+    anchor: str
 
 
 @dataclass(slots=True)
@@ -25,6 +36,8 @@ class Node:
     """Set on `compact_boundary` records: the last record before the compaction."""
     sidechain: bool = False
     boundary: bool = False
+    preserved: PreservedSegment | None = None
+    """Set on a `compact_boundary` that kept some messages verbatim."""
     floating: bool = False
     """A record with no uuid of its own (older queued prompts): placed by file position instead."""
     payload: Converted | None = None
@@ -133,3 +146,26 @@ class Tree:
             path.append(node)
             on_path.add(id(node))
             uuids.add(node.uuid)
+
+
+def in_model_order(path: list[Node], misplaced: Callable[[Node], None]) -> list[Node]:
+    """Put each compaction's preserved messages right after its summary, as the model receives them.
+
+    Claude Code 2.1.3xx keeps the newest messages of a compacted conversation (`preservedSegment`)
+    and re-anchors them after the summary; the file keeps them where they were written, before
+    the boundary. A segment whose ends are not on the path is left where it is, and its boundary
+    is passed to `misplaced`.
+    """
+    for boundary in [node for node in path if node.preserved is not None]:
+        segment = boundary.preserved
+        assert segment is not None
+        where = {node.uuid: index for index, node in enumerate(path)}
+        head, tail, anchor = where.get(segment.head), where.get(segment.tail), where.get(segment.anchor)
+        if head is None or tail is None or anchor is None or not head <= tail < anchor:
+            misplaced(boundary)
+            continue
+        moved = path[head : tail + 1]
+        rest = path[:head] + path[tail + 1 :]
+        after = anchor - len(moved) + 1
+        path = rest[:after] + moved + rest[after:]
+    return path

@@ -59,6 +59,8 @@ def path_hash(text: str) -> str:
 
 def project_dir(paths: Paths, cwd: str) -> Path:
     """The folder Claude Code keeps `cwd`'s transcripts in, reusing an existing long-name folder."""
+    if paths.claude_project_dir_name:
+        return paths.claude_projects / paths.claude_project_dir_name  # CLAUDE_CODE_PROJECT_DIR_NAME
     name = sanitize_project(cwd)
     if len(name) <= MAX_SANITIZED:
         return paths.claude_projects / name
