@@ -130,12 +130,15 @@ def _results(log: Path, labels: list[str]) -> dict[str, dict[str, Any]]:
         if item.get("type") in ("function_call", "tool_search_call"):
             calls.append(item["call_id"])
         elif item.get("type") in ("function_call_output", "tool_search_output"):
-            output = item.get("output")
+            output = item.get("output", item.get("tools"))
             text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
-            if isinstance(output, list):
+            if isinstance(output, list) and item["type"] != "tool_search_output":
                 text = "".join(part.get("text", "") for part in output if isinstance(part, dict))
             results[item["call_id"]] = {"text": text, "is_error": None}
-    return {label: results[call] for label, call in zip(labels, calls, strict=False) if call in results}
+    found = {label: results[call] for label, call in zip(labels, calls, strict=False) if call in results}
+    first = next(entry["body"] for entry in entries if isinstance(entry.get("body"), dict) and entry["body"].get("tools"))
+    found["first_request"] = {"text": json.dumps(first), "is_error": None}
+    return found
 
 
 def _parsed(result: dict[str, Any]) -> dict[str, Any]:
@@ -180,7 +183,12 @@ def _check(results: dict[str, dict[str, Any]], prepared: dict[str, Any], homes: 
     """Every tool answered correctly in the client's next request, the handoff read whole, errors as errors."""
     assert set(results) >= {"window", "models", "sessions", "migrate", "preview", "commit", "recall", "bad_model",
                             "bad_id", "past_end"}, sorted(results)
-    ok = {label: _parsed(result) for label, result in results.items() if not label.startswith(("bad", "past", "load"))}
+    ok = {label: _parsed(result) for label, result in results.items()
+          if not label.startswith(("bad", "past", "load", "first"))}
+    first = results["first_request"]["text"] + results["load"]["text"]  # Claude names them; Codex's search finds them
+    assert all(name in first for name in ("model_context_window", "list_known_models", "migrate_session",
+                                          "list_sessions", "preview_migration", "commit_migration", "get_handoff",
+                                          "recall_omitted")), "smig's tools were missing from the first request"
     assert ok["window"]["context_window"] == build_services().capacities.lookup("gpt-5.1").context_window
     assert ok["models"]["count"] >= 3 and all("claude" in m["name"] for m in ok["models"]["models"])
     table = [model["name"] for model in ok["all0"]["models"] + ok["all1"]["models"]]
@@ -194,6 +202,7 @@ def _check(results: dict[str, dict[str, Any]], prepared: dict[str, Any], homes: 
     assert ok["preview"]["session_id"] == SESSION and ok["preview"]["dropped_count"] >= 1
     commit = ok["commit"]
     assert Path(commit["record_path"]).is_file() and not commit["dry_run"]
+    assert Path(commit["record_path"]).is_relative_to(homes["smig"])  # SMIG_TUI_HOME arrived too
     text = ""
     pages = len(prepared["handoff_offsets"])
     assert pages >= 2
@@ -219,16 +228,17 @@ def homes(fake_home: dict[str, Path], tmp_path: Path) -> dict[str, Path]:
     config = fake_home["smig"] / "config"
     config.mkdir(parents=True)
     (config / "config.toml").write_text(f'[models."{TINY}"]\ncontext_window = 400\n', encoding="utf-8")
-    project = tmp_path / "project"
+    project, user = tmp_path / "project", tmp_path / "user"
     project.mkdir()
-    return {**fake_home, "project": project}
+    user.mkdir()  # HOME is elsewhere, so only the variables prove which homes smig was given
+    return {**fake_home, "project": project, "user": user}
 
 
 def _env(homes: dict[str, Path]) -> dict[str, str]:
     """A clean environment whose PATH finds this checkout's `smig` first."""
     bin_dir = str(Path(sys.executable).parent)
     assert shutil.which("smig", path=bin_dir), "this checkout's smig is not installed in its venv"
-    return {"PATH": f"{bin_dir}:/usr/local/bin:/usr/bin:/bin", "HOME": str(homes["home"]), "LANG": "C.UTF-8",
+    return {"PATH": f"{bin_dir}:/usr/local/bin:/usr/bin:/bin", "HOME": str(homes["user"]), "LANG": "C.UTF-8",
             "TMPDIR": tempfile.gettempdir(), "CODEX_HOME": str(homes["codex"]),
             "CLAUDE_CONFIG_DIR": str(homes["claude"]), "SMIG_TUI_HOME": str(homes["smig"]), "NO_COLOR": "1",
             "TIKTOKEN_CACHE_DIR": os.environ.get("TIKTOKEN_CACHE_DIR", "")}
@@ -270,3 +280,27 @@ def _run_codex(homes: dict[str, Path], codex: str, config_text: str, env: dict[s
     wrapper.chmod(0o755)
     env = {**env, "FAKE_PORT": "{PORT}"}
     return _run(homes, [str(wrapper), "exec", "--skip-git-repo-check", "E2E-MCP: use smig"], env, script, tmp_path)
+
+
+def test_codex_without_the_readme_settings_hides_the_homes_and_refuses_the_writer(
+        homes: dict[str, Path], tmp_path: Path) -> None:
+    """Why the README's Codex block has env_vars, and what approval_mode does: without env_vars Codex
+    starts smig with a cleared environment (smig says which homes it searched); with the writer set to
+    "prompt", `codex exec` (which cannot ask) refuses it while the read-only tools still run."""
+    codex = _client("codex")
+    provider = ('model = "gpt-5.5"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
+                'base_url = "http://127.0.0.1:{PORT}/v1"\nwire_api = "responses"\nenv_key = "FAKE_MODEL_KEY"\n'
+                'request_max_retries = 0\nstream_max_retries = 0\n\n')
+    bare = ('[mcp_servers.smig]\ncommand = "smig"\nargs = ["mcp"]\nrequired = true\n\n'
+            '[mcp_servers.smig.tools.commit_migration]\napproval_mode = "prompt"\n')
+    chain = [{"tool_search": {"query": "smig sessions migration", "limit": 20}, "label": "load"},
+             {"call": {"tool": "list_sessions", "server": "smig", "args": {"agent": "codex"}}, "label": "sessions"},
+             {"call": {"tool": "commit_migration", "server": "smig", "args": {"session_id": SESSION,
+                                                                              "target_model": TINY}}, "label": "commit"}]
+    env = {**_env(homes), "FAKE_MODEL_KEY": "fake-key"}
+    results = _run_codex(homes, codex, provider + bare, env, {"chain": chain, "default": "E2E-MCP done"}, tmp_path)
+    listed = _parsed(results["sessions"])
+    assert listed["searched"]["codex"] == {"path": str(homes["user"] / ".codex"), "exists": False}
+    assert listed["sessions"] == []
+    assert "approval" in results["commit"]["text"] and "migration_id" not in results["commit"]["text"]
+    assert not (homes["smig"] / "data").exists() and not (homes["user"] / ".local").exists()
