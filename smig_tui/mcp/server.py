@@ -82,7 +82,8 @@ class SmigToolRunner:
             with contextlib.redirect_stdout(sys.stderr):  # stdout carries the protocol: nothing else may print there
                 result = getattr(self.tools(), name)(**given)
         except SmigError as error:
-            return _error(for_tools(str(error)))
+            message = for_tools(str(error))
+            return _error(message if message.startswith(name) else f"{name}: {message}")
         except RecursionError:
             return _error(f"{name}: the input is nested too deeply.")
         except MemoryError:

@@ -278,7 +278,8 @@ async def test_errors_name_tools_and_arguments_not_cli_flags(homes: dict[str, Pa
                              strategy="summary")
         not_found = await fail(session, "preview_migration", session_id="ffffffff-0000", target_model=TINY)
         still_alive = await call(session, "model_context_window", model="gpt-5.1")
-    assert "list_known_models" in unknown_model and "smig models" not in unknown_model
+    assert unknown_model.startswith("model_context_window: Unknown model") and "list_known_models" in unknown_model
+    assert "smig models" not in unknown_model and not_found.startswith("preview_migration: No session matches")
     assert wrong_type == "list_sessions: limit must be an integer, not string."
     assert out_of_range == "get_handoff: max_chars must be from 2,000 to 100,000, not 10."
     assert "list_known_models has no argument 'colour'" in extra

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from fake_llm_server import FakeLLM, llm_server_fixture  # noqa: F401 - fixture
 from migration_builders import install_shared_fixture
 
 from smig_tui.adapters.source_check import source_status
@@ -253,3 +254,24 @@ def test_a_decoded_array_over_20_mb_is_refused_like_a_string() -> None:
         tools.migrate_session(big, "gpt-4o", "gpt-4")
     with pytest.raises(InvalidArgumentError, match="more than the limit of 20 MB"):
         tools.migrate_session(json.dumps(big), "gpt-4o", "gpt-4")
+
+
+def test_summaries_are_offered_with_the_clis_consent_and_a_configured_summarizer(
+        fake_home: dict[str, Path], llm_server: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = fake_home["smig"] / "config" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(f'[summarizer]\nprovider = "test"\nbase_url = "{llm_server.url}"\nmodel = "handoff-model"\n'
+                      'api_key_env = "SMIG_TEST_SUMMARY_KEY"\nmax_retries = 0\ntimeout = 10\n'
+                      '[models."tiny-test"]\ncontext_window = 400\n', encoding="utf-8")
+    monkeypatch.setenv("SMIG_TEST_SUMMARY_KEY", "sk-test-summary")
+    tools = SmigTools(build_services())
+    preview = tools.preview_migration("5f0c2a9e", "tiny-test", strategy="summary")
+    with pytest.raises(SummaryConsentError):
+        tools.commit_migration("5f0c2a9e", "tiny-test", strategy="summary")
+    assert preview["strategy"] == "summary" and not llm_server.requests  # nothing sent without consent
+    done = tools.commit_migration("5f0c2a9e", "tiny-test", strategy="summary", yes_send=True)
+    record = tools.services.store.get(done["migration_id"])
+    assert len(llm_server.requests) >= 1 and done["strategy"] == "summary"
+    assert record.summary and "Finish the work" in record.summary
+    handoff = tools.get_handoff("/home/user/proj", max_chars=100_000)
+    assert "Finish the work" in handoff["content"]
