@@ -1,7 +1,7 @@
 """Provides the MCP tools' behaviour over `Services`, as plain functions returning JSON-ready dicts.
 
-Nothing here imports `mcp`: the server module only binds these methods to tool names, so they are
-tested in-process and reused by any other front end. Every argument is validated before it reaches
+The server loads this module on the first tool call and calls these methods by tool name, so they
+are tested in-process and reused by any other front end. Every argument is validated before it reaches
 a service; ids must match strict patterns, so no path can be smuggled through one. Only
 `commit_migration` writes to the agents' folders, and only through `Services.migrate`.
 """
