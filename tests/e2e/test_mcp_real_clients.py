@@ -1,9 +1,10 @@
 """Proves smig's MCP server works inside the real Claude Code and Codex CLIs, set up as the README says.
 
 Each client is started with the README's configuration block as written (`smig` found on PATH is this
-checkout's), against the shared harness's fake model server, whose script calls every smig tool by
-name, reads a paged handoff to its end and provokes errors; the tool results come back in the
-client's next request, where the test reads them. Skips without the clients or `../shared/harness`.
+checkout's), against the project's fake model server playing a scripted model that calls every smig
+tool by name, reads a paged handoff to its end and provokes errors; the tool results come back in
+the client's next request, where the test reads them. Skips when the clients are not installed
+(`SMIG_E2E_BIN`; CI installs them pinned).
 """
 
 from __future__ import annotations
@@ -20,31 +21,34 @@ from typing import Any
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).parent))
+from fake_model_server import FakeModelServer
+
 from smig_tui.mcp.tools import SmigTools
 from smig_tui.services import build_services
 
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).parents[2]
-HARNESS = ROOT.parent / "shared" / "harness" / "fake_mcp_model_server.py"
-DEFAULT_BIN = Path(os.path.expanduser("~")) / ".cache" / "smig-e2e" / "node_modules" / ".bin"
 SESSION = "5f0c2a9e-8b1d-4c3e-9f6a-1d2e3f4a5b6c"
 """The Claude fixture session in /home/user/proj (tests/fixtures/claude_home)."""
-CODEX_SESSION_PREFIX = "019"
 TINY = "tiny-test"
 PAGE = 2_000
 CLIENT_TIMEOUT = 240
+CODEX_PROVIDER = ('model = "gpt-5.5"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
+                  'base_url = "{url}/v1"\nwire_api = "responses"\nenv_key = "FAKE_MODEL_KEY"\n'
+                  'request_max_retries = 0\nstream_max_retries = 0\n\n')
+"""Codex's provider pointing at the fake model server; the README's block is appended to it."""
 
 
 def _client(name: str) -> str:
+    """The installed client, or skip."""
     folder = os.environ.get("SMIG_E2E_BIN")
     if not folder:
         pytest.skip("SMIG_E2E_BIN is not set (the real clients are not installed)")
     path = Path(folder) / name
     if not path.is_file():
         pytest.skip(f"{name} is not installed in {folder}")
-    if not HARNESS.is_file():
-        pytest.skip("../shared/harness is not present")
     return str(path)
 
 
@@ -73,8 +77,8 @@ def _prepare() -> dict[str, Any]:
             "models_offset": tools.list_known_models()["next_offset"]}
 
 
-def _script(prepared: dict[str, Any], codex: bool) -> dict[str, Any]:
-    """Every tool once or more, a paged handoff read to its end, then errors; each call labelled."""
+def _calls(prepared: dict[str, Any], agent: str) -> list[tuple[str, str, dict[str, Any]]]:
+    """Every tool once or more, a paged handoff read to its end, then errors: (label, tool, arguments)."""
     chat = [{"role": "system", "content": "Be terse."}] + [
         {"role": "user" if n % 2 == 0 else "assistant", "content": f"turn {n} " + "word " * 200} for n in range(6)]
     calls: list[tuple[str, str, dict[str, Any]]] = [
@@ -82,7 +86,7 @@ def _script(prepared: dict[str, Any], codex: bool) -> dict[str, Any]:
         ("models", "list_known_models", {"query": "claude"}),
         ("all0", "list_known_models", {}),  # the whole table is over 20,000 characters: two default pages
         ("all1", "list_known_models", {"offset": prepared["models_offset"]}),
-        ("sessions", "list_sessions", {"agent": "codex" if codex else "claude", "limit": 50}),
+        ("sessions", "list_sessions", {"agent": agent, "limit": 50}),
         ("migrate", "migrate_session", {"messages_json": json.dumps(chat), "source_model": "gpt-5.1",
                                         "target_model": TINY}),
         ("preview", "preview_migration", {"session_id": SESSION[:8], "target_model": TINY}),
@@ -90,31 +94,48 @@ def _script(prepared: dict[str, Any], codex: bool) -> dict[str, Any]:
     ]
     for n, offset in enumerate(prepared["handoff_offsets"]):
         calls.append((f"page{n}", "get_handoff", {"workspace": "/home/user/proj", "max_chars": PAGE, "offset": offset}))
-    calls += [
+    return calls + [
         ("recall", "recall_omitted", {"migration_id": prepared["migration_id"], "query": ""}),
         ("bad_model", "model_context_window", {"model": "no-such-model-9"}),
         ("bad_id", "recall_omitted", {"migration_id": "../../etc/passwd", "query": "x"}),
         ("past_end", "get_handoff", {"workspace": "/home/user/proj", "offset": 10_000_000}),
     ]
-    chain = [{"call": {"tool": tool, "server": "smig", "args": args}, "label": label} for label, tool, args in calls]
-    if not codex:  # Claude Code defers MCP tools: their schemas are loaded with its ToolSearch tool first
-        names = ",".join(f"mcp__smig__{name}" for name in sorted({tool for _, tool, _ in calls}))
-        chain.insert(0, {"call": {"name": "ToolSearch", "args": {"query": f"select:{names}", "max_results": 10}},
-                         "label": "load"})
-    else:  # so does Codex, through its client-side tool_search
-        chain.insert(0, {"tool_search": {"query": "smig model session migration handoff omitted", "limit": 20},
-                         "label": "load"})
-    return {"chain": chain, "default": "E2E-MCP done", "side_reply": "OK"}
 
 
-def _results(log: Path, labels: list[str]) -> dict[str, dict[str, Any]]:
+def _steps(calls: list[tuple[str, str, dict[str, Any]]], agent: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """The scripted model's steps for one client, and their labels.
+
+    Both clients defer MCP tools: Claude Code loads their schemas with its ToolSearch tool, Codex with
+    its client-side tool_search, which groups them in the namespace `mcp__smig`.
+    """
+    if agent == "claude":
+        names = ",".join(f"mcp__smig__{tool}" for tool in sorted({tool for _, tool, _ in calls}))
+        steps = [{"name": "ToolSearch", "args": {"query": f"select:{names}", "max_results": 10}}]
+        steps += [{"name": f"mcp__smig__{tool}", "args": args} for _, tool, args in calls]
+    else:
+        steps = [{"tool_search": {"query": "smig model session migration handoff omitted", "limit": 20}}]
+        steps += [{"name": tool, "namespace": "mcp__smig", "args": args} for _, tool, args in calls]
+    return steps, ["load"] + [label for label, _, _ in calls]
+
+
+def _run(homes: dict[str, Path], command: list[str], env: dict[str, str], server: FakeModelServer,
+         labels: list[str]) -> dict[str, dict[str, Any]]:
+    """Run the client to completion against the running server; return the labelled tool results."""
+    done = subprocess.run(command, env=env, cwd=homes["project"], capture_output=True, text=True,
+                          timeout=CLIENT_TIMEOUT, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr[-2000:]
+    turns = [body for method, _, body in server.requests if method == "POST" and body.get("tools")]
+    assert turns, "the client sent no request"
+    return _results(turns, labels)
+
+
+def _results(bodies: list[dict[str, Any]], labels: list[str]) -> dict[str, dict[str, Any]]:
     """Each labelled call's result as the client sent it to the model, read from its last request.
 
     The calls are the tool uses in the conversation, in order (one per chain step); a result is the
     text the model got back for that call, and whether the client flagged it an error.
     """
-    entries = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
-    body = [entry["body"] for entry in entries if isinstance(entry.get("body"), dict) and entry["body"].get("tools")][-1]
+    body = bodies[-1]
     calls: list[str] = []
     results: dict[str, dict[str, Any]] = {}
     for item in body.get("messages") or []:  # Anthropic Messages
@@ -136,8 +157,7 @@ def _results(log: Path, labels: list[str]) -> dict[str, dict[str, Any]]:
                 text = "".join(part.get("text", "") for part in output if isinstance(part, dict))
             results[item["call_id"]] = {"text": text, "is_error": None}
     found = {label: results[call] for label, call in zip(labels, calls, strict=False) if call in results}
-    first = next(entry["body"] for entry in entries if isinstance(entry.get("body"), dict) and entry["body"].get("tools"))
-    found["first_request"] = {"text": json.dumps(first), "is_error": None}
+    found["first_request"] = {"text": json.dumps(bodies[0]), "is_error": None}
     return found
 
 
@@ -145,38 +165,6 @@ def _parsed(result: dict[str, Any]) -> dict[str, Any]:
     """The JSON object a result starts with (a client may append its own notes after it)."""
     text = result["text"]
     return json.JSONDecoder().raw_decode(text[text.index("{"):])[0]
-
-
-def _run(homes: dict[str, Path], command: list[str], env: dict[str, str], script: dict[str, Any],
-         tmp_path: Path) -> dict[str, dict[str, Any]]:
-    """Start the fake model server, run the client to completion, return the labelled tool results."""
-    log, port_file, script_file = tmp_path / "requests.jsonl", tmp_path / "port", tmp_path / "script.json"
-    script_file.write_text(json.dumps(script), encoding="utf-8")
-    server = subprocess.Popen([sys.executable, str(HARNESS), "--port", "0", "--port-file", str(port_file), "--log",
-                               str(log), "--script", str(script_file), "--idle", "300"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        port = _wait_for_port(server, port_file)
-        env = {key: value.replace("{PORT}", port) for key, value in env.items()}
-        done = subprocess.run(command, env=env, cwd=homes["project"], capture_output=True, text=True,
-                              timeout=CLIENT_TIMEOUT, stdin=subprocess.DEVNULL)
-        assert done.returncode == 0, done.stderr[-2000:]
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
-    return _results(log, [step["label"] for step in script["chain"]])
-
-
-def _wait_for_port(server: subprocess.Popen[bytes], port_file: Path) -> str:
-    """The port the server chose, once it has written it (the server writes it right after binding)."""
-    import select
-
-    for _ in range(600):
-        if port_file.is_file() and port_file.read_text().strip():
-            return port_file.read_text().strip()
-        assert server.poll() is None, "the fake model server exited"
-        select.select([], [], [], 0.05)  # a bounded wait for another process, not a sleep in test logic
-    raise AssertionError("the fake model server did not start")
 
 
 def _check(results: dict[str, dict[str, Any]], prepared: dict[str, Any], homes: dict[str, Path], agent: str) -> None:
@@ -249,56 +237,43 @@ def test_claude_code_calls_every_smig_tool_from_the_readme_config(homes: dict[st
     prepared = _prepare()
     config = tmp_path / "mcp.json"
     config.write_text(readme_block("json", "mcpServers"), encoding="utf-8")
-    env = {**_env(homes), "ANTHROPIC_BASE_URL": "http://127.0.0.1:{PORT}", "ANTHROPIC_API_KEY": "sk-ant-fake",
-           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1"}
-    results = _run(homes, [claude, "-p", "E2E-MCP: use smig", "--mcp-config", str(config),
-                           "--allowedTools", "mcp__smig__*"], env, _script(prepared, codex=False), tmp_path)
+    steps, labels = _steps(_calls(prepared, "claude"), "claude")
+    with FakeModelServer(steps) as server:
+        env = {**_env(homes), "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "sk-ant-fake",
+               "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1"}
+        results = _run(homes, [claude, "-p", "E2E-MCP: use smig", "--mcp-config", str(config),
+                               "--allowedTools", "mcp__smig__*"], env, server, labels)
     _check(results, prepared, homes, "claude")
 
 
-def test_codex_calls_every_smig_tool_from_the_readme_config(homes: dict[str, Path], tmp_path: Path) -> None:
+def _run_codex(homes: dict[str, Path], codex: str, mcp_config: str, steps: list[dict[str, Any]],
+               labels: list[str]) -> dict[str, dict[str, Any]]:
+    """`codex exec` with the fake provider and the given MCP block in CODEX_HOME's config.toml."""
+    with FakeModelServer(steps) as server:
+        config = CODEX_PROVIDER.replace("{url}", server.url) + mcp_config
+        (homes["codex"] / "config.toml").write_text(config, encoding="utf-8")
+        env = {**_env(homes), "FAKE_MODEL_KEY": "fake-key"}
+        return _run(homes, [codex, "exec", "--skip-git-repo-check", "E2E-MCP: use smig"], env, server, labels)
+
+
+def test_codex_calls_every_smig_tool_from_the_readme_config(homes: dict[str, Path]) -> None:
     codex = _client("codex")
     prepared = _prepare()
-    provider = ('model = "gpt-5.5"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
-                'base_url = "http://127.0.0.1:{PORT}/v1"\nwire_api = "responses"\nenv_key = "FAKE_MODEL_KEY"\n'
-                'request_max_retries = 0\nstream_max_retries = 0\n\n')
-    config_text = provider + readme_block("toml", "[mcp_servers.smig]")
-    env = {**_env(homes), "FAKE_MODEL_KEY": "fake-key"}
-    results = _run_codex(homes, codex, config_text, env, _script(prepared, codex=True), tmp_path)
+    steps, labels = _steps(_calls(prepared, "codex"), "codex")
+    results = _run_codex(homes, codex, readme_block("toml", "[mcp_servers.smig]"), steps, labels)
     _check(results, prepared, homes, "codex")
 
 
-def _run_codex(homes: dict[str, Path], codex: str, config_text: str, env: dict[str, str], script: dict[str, Any],
-               tmp_path: Path) -> dict[str, dict[str, Any]]:
-    """Codex reads its config from CODEX_HOME: write it once the port is known, through a wrapper."""
-    wrapper = tmp_path / "codex-with-config.sh"
-    config = homes["codex"] / "config.toml"
-    template = tmp_path / "config.toml.in"
-    template.write_text(config_text, encoding="utf-8")
-    wrapper.write_text(f'#!/bin/sh\nsed "s/{{PORT}}/$FAKE_PORT/" {template} > {config}\nexec {codex} "$@"\n',
-                       encoding="utf-8")
-    wrapper.chmod(0o755)
-    env = {**env, "FAKE_PORT": "{PORT}"}
-    return _run(homes, [str(wrapper), "exec", "--skip-git-repo-check", "E2E-MCP: use smig"], env, script, tmp_path)
-
-
-def test_codex_without_the_readme_settings_hides_the_homes_and_refuses_the_writer(
-        homes: dict[str, Path], tmp_path: Path) -> None:
+def test_codex_without_the_readme_settings_hides_the_homes_and_refuses_the_writer(homes: dict[str, Path]) -> None:
     """Why the README's Codex block has env_vars, and what approval_mode does: without env_vars Codex
     starts smig with a cleared environment (smig says which homes it searched); with the writer set to
     "prompt", `codex exec` (which cannot ask) refuses it while the read-only tools still run."""
     codex = _client("codex")
-    provider = ('model = "gpt-5.5"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
-                'base_url = "http://127.0.0.1:{PORT}/v1"\nwire_api = "responses"\nenv_key = "FAKE_MODEL_KEY"\n'
-                'request_max_retries = 0\nstream_max_retries = 0\n\n')
     bare = ('[mcp_servers.smig]\ncommand = "smig"\nargs = ["mcp"]\nrequired = true\n\n'
             '[mcp_servers.smig.tools.commit_migration]\napproval_mode = "prompt"\n')
-    chain = [{"tool_search": {"query": "smig sessions migration", "limit": 20}, "label": "load"},
-             {"call": {"tool": "list_sessions", "server": "smig", "args": {"agent": "codex"}}, "label": "sessions"},
-             {"call": {"tool": "commit_migration", "server": "smig", "args": {"session_id": SESSION,
-                                                                              "target_model": TINY}}, "label": "commit"}]
-    env = {**_env(homes), "FAKE_MODEL_KEY": "fake-key"}
-    results = _run_codex(homes, codex, provider + bare, env, {"chain": chain, "default": "E2E-MCP done"}, tmp_path)
+    calls = [("sessions", "list_sessions", {"agent": "codex"}),
+             ("commit", "commit_migration", {"session_id": SESSION, "target_model": TINY})]
+    results = _run_codex(homes, codex, bare, *_steps(calls, "codex"))
     listed = _parsed(results["sessions"])
     assert listed["searched"]["codex"] == {"path": str(homes["user"] / ".codex"), "exists": False}
     assert listed["sessions"] == []
