@@ -19,7 +19,8 @@ PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 MAX_LINE_BYTES = 64_000_000
 """Largest request line read at all; the 20 MB cap on `messages_json` is checked on the decoded value,
 since escaping a JSON document inside a JSON string can nearly double its size on the wire."""
-PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = (
+    -32700, -32600, -32601, -32602, -32603)
 
 ToolCaller = Callable[[str, dict[str, Any]], dict[str, Any]]
 """Runs a tool by name and returns its `CallToolResult` (content, structuredContent, isError)."""
@@ -51,8 +52,12 @@ class StdioServer:
             if not line.strip():
                 continue
             reply = self.handle_line(line)
-            if reply is not None:
+            if reply is None:
+                continue
+            try:
                 self._send(writer, reply)
+            except (BrokenPipeError, ConnectionResetError):
+                return  # the client has gone: nothing left to answer
 
     def handle_line(self, line: bytes) -> dict[str, Any] | None:
         """The reply to one JSON-RPC message, or None for a notification."""
@@ -67,6 +72,13 @@ class StdioServer:
                           "Not a JSON-RPC 2.0 request.")
         if "id" not in message:
             return None  # notifications (initialized, cancelled, ...) need no answer
+        try:
+            return self._dispatch(message)
+        except Exception as error:  # last resort: a sentence to the client, and serve on
+            return _error(message["id"], INTERNAL_ERROR, f"smig failed on this request ({type(error).__name__}).")
+
+    def _dispatch(self, message: dict[str, Any]) -> dict[str, Any]:
+        """The reply to one request."""
         request_id, method = message["id"], message["method"]
         params = message.get("params") or {}
         if not isinstance(params, dict):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import sys
@@ -325,3 +326,34 @@ def test_the_server_answers_the_handshake_without_loading_the_core(tmp_path: Pat
     assert replies[2]["error"]["code"] == -32601 and replies[3]["result"] == {}
     assert replies[4]["error"]["code"] == -32700
     assert done.stderr.strip().splitlines()[-1] == "[]"
+
+
+def test_an_unexpected_failure_is_one_sentence_and_the_server_serves_on() -> None:
+    """A bug in a tool or the dispatcher must not kill the server or print a traceback to the client."""
+    from smig_tui.mcp.protocol import StdioServer
+
+    def broken_tool(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        raise KeyError(name)
+
+    server = StdioServer("smig", "0", "", [], broken_tool)
+    call = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "x", "arguments": {}}})
+    ping = json.dumps({"jsonrpc": "2.0", "id": 8, "method": "ping"})
+    reader, writer = io.BytesIO(f"{call}\n{ping}\n".encode()), io.BytesIO()
+    server.serve(reader, writer)
+    replies = [json.loads(line) for line in writer.getvalue().splitlines()]
+    assert replies[0] == {"jsonrpc": "2.0", "id": 7, "error": {"code": -32603,
+                                                              "message": "smig failed on this request (KeyError)."}}
+    assert replies[1] == {"jsonrpc": "2.0", "id": 8, "result": {}}
+
+
+def test_a_tool_that_raises_unexpectedly_is_a_tool_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from smig_tui.mcp.server import SmigToolRunner
+    from smig_tui.mcp.tools import SmigTools
+
+    def boom(self: SmigTools, model: str) -> dict[str, Any]:
+        raise ValueError("internal detail")
+
+    monkeypatch.setattr(SmigTools, "model_context_window", boom)
+    result = SmigToolRunner()("model_context_window", {"model": "gpt-5.1"})
+    assert result == {"content": [{"type": "text", "text": "model_context_window failed unexpectedly (ValueError); "
+                                                          "please report it."}], "isError": True}
