@@ -162,15 +162,19 @@ TOOLS: list[dict[str, Any]] = [
     _tool("recall_omitted",
           "Messages a stored migration left out whose text contains the query (case-blind: the exact phrase "
           "first, then messages holding every word), read back from the source session after checking it is "
-          "unchanged." + PAGED_NOTE,
+          "unchanged; each shows its first 4,000 characters, message_id reads one whole." + PAGED_NOTE,
           {"migration_id": {"type": "string", "description": "The 32-hex-digit migration id from "
                                                              "commit_migration or get_handoff."},
-           "query": {"type": "string", "description": "Words or a phrase to look for, at most 2,000 characters; "
-                                                      "empty: every omitted message."},
+           "query": {"type": "string", "description": "Words or a phrase to look for, at most 2,000 characters. "
+                                                      "Default empty: every omitted message."},
            "limit": {"type": "integer", "minimum": 1, "maximum": 100,
                      "description": "Most matching messages to consider, 1 to 100. Default 10."},
-           **_paging("matches", "an index into messages")},
-          ("migration_id", "query")),
+           "message_id": {"type": "string", "description": "Read this one omitted message whole (a match shows "
+                                                           "only its first 4,000 characters); its text is paged. "
+                                                           "Default: none, list the matches."},
+           **_paging("matches (or of the message's text)", "an index into messages, or a character offset into "
+                                                          "the text with message_id")},
+          ("migration_id",)),
 ]
 """Every tool smig serves, as `tools/list` returns it."""
 

@@ -319,18 +319,32 @@ class SmigTools:
             f"No migration is stored for workspace {given}; commit one with commit_migration."
         )
 
-    def recall_omitted(self, migration_id: str, query: str, limit: int | None = None, offset: int | None = None,
-                       max_chars: int | None = None) -> dict[str, Any]:
-        """Messages a stored migration left out that match `query`, read back from the verified source."""
+    def recall_omitted(self, migration_id: str, query: str = "", limit: int | None = None,
+                       offset: int | None = None, max_chars: int | None = None,
+                       message_id: str | None = None) -> dict[str, Any]:
+        """Messages a stored migration left out that match `query`, read back from the verified source.
+
+        Each match shows its first `RECALL_CHARS` characters; `message_id` reads one message whole,
+        its text paged like a handoff, so nothing left out is out of reach.
+        """
         record = self.services.store.get(migration_id)
         count = _bounded("limit", limit, 1, 100, 10)
         if not isinstance(query, str) or len(query) > 2_000:
             raise InvalidArgumentError("recall_omitted: query must be text of at most 2,000 characters.")
         status, omitted, unavailable = source_messages(self.services, record)
+        result: dict[str, Any] = {"migration_id": record.id, "source": {"agent": record.source.agent,
+                                                                        "id": record.source.id,
+                                                                        "path": record.source.path, "status": status}}
+        if message_id is not None:
+            message = next((m for m in omitted if m.id == message_id), None)
+            if message is None:
+                raise InvalidArgumentError(f"recall_omitted: {message_id!r} is not a message migration {record.id} "
+                                           "left out; a query lists their ids.")
+            head = {key: value for key, value in _recalled(message).items() if key not in ("text", "truncated", "more")}
+            return page_text({**result, **head}, "text", message.text, _offset(offset), _page_size(max_chars),
+                             "recall_omitted")
         matches = match_omitted(omitted, query)
-        result = {"migration_id": record.id, "source": {"agent": record.source.agent, "id": record.source.id,
-                                                        "path": record.source.path, "status": status},
-                  "omitted": len(record.dropped_ids), "unavailable": unavailable, "total_matches": len(matches)}
+        result.update(omitted=len(record.dropped_ids), unavailable=unavailable, total_matches=len(matches))
         return page_items(result, "messages", [_recalled(message) for message in matches[:count]],
                           _offset(offset), _page_size(max_chars), "recall_omitted")
 
@@ -363,14 +377,14 @@ def _input_count(messages_json: str | list[Any]) -> int:
     return len(decoded) if isinstance(decoded, list) else 0
 
 
-RECALL_CHARS = 20_000
-"""Most characters of one recalled message returned; the rest is marked as cut."""
+RECALL_CHARS = 4_000
+"""Characters of each recalled message shown in a list of matches; `message_id` reads one whole."""
 
 
 def _recalled(message: Message) -> dict[str, Any]:
-    """One recalled message."""
+    """One recalled message: its start, and how to read the rest when there is more."""
     cut = len(message.text) > RECALL_CHARS
     return {"id": message.id, "index": message.index, "role": message.role.value, "kind": message.kind.value,
             "tool_name": message.tool_name, "timestamp": message.timestamp, "injected": message.injected,
-            "text": message.text[:RECALL_CHARS], "truncated": cut, "chars": len(message.text)}
-
+            "text": message.text[:RECALL_CHARS], "truncated": cut, "chars": len(message.text),
+            "more": f"Call recall_omitted with message_id={message.id!r} to read all of it." if cut else None}

@@ -275,3 +275,27 @@ def test_summaries_are_offered_with_the_clis_consent_and_a_configured_summarizer
     assert record.summary and "Finish the work" in record.summary
     handoff = tools.get_handoff("/home/user/proj", max_chars=100_000)
     assert "Finish the work" in handoff["content"]
+
+
+def test_a_long_omitted_message_is_read_whole_page_by_page(fake_home: dict[str, Path]) -> None:
+    transcript = next((fake_home["claude"] / "projects").rglob("5f0c2a9e*.jsonl"))
+    long_text = "Actually keep --verbose, but add a short -v alias. " + "Détails «précis» 🙂 line\n" * 400
+    original = "Actually keep --verbose, but add a short -v alias"
+    transcript.write_text(transcript.read_text(encoding="utf-8").replace(original, json.dumps(long_text)[1:-1]),
+                          encoding="utf-8")
+    config = fake_home["smig"] / "config" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('[models."tiny-test"]\ncontext_window = 400\n', encoding="utf-8")
+    tools = SmigTools(build_services())
+    done = tools.commit_migration("5f0c2a9e", "tiny-test")
+    [match] = tools.recall_omitted(done["migration_id"], "short -v alias")["messages"]
+    assert match["truncated"] and match["chars"] == len(long_text) and long_text.startswith(match["text"])
+    assert f"message_id={match['id']!r}" in match["more"]
+    text, offset = "", 0
+    while offset is not None:
+        page = tools.recall_omitted(done["migration_id"], message_id=match["id"], offset=offset, max_chars=2_000)
+        assert len(json.dumps(page, ensure_ascii=False, separators=(",", ":"))) <= 2_000
+        text, offset = text + page["text"], page["next_offset"]
+    assert text == long_text and page["total_chars"] == len(long_text)
+    with pytest.raises(InvalidArgumentError, match="is not a message migration"):
+        tools.recall_omitted(done["migration_id"], message_id="nope")
