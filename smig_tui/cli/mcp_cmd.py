@@ -12,15 +12,18 @@ if TYPE_CHECKING:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `mcp` to the CLI."""
     mcp = subparsers.add_parser(
-        "mcp", help="serve smig's tools over MCP (stdio); needs the mcp extra: pip install 'smig-tui[mcp]'",
+        "mcp", help="serve smig's tools over MCP (stdio) to Claude Code, Codex or any MCP client",
         description="Serve smig's migration tools to an agent over the Model Context Protocol on stdio.",
     )
     mcp.set_defaults(handler=run_mcp)
 
 
 def run_mcp(args: argparse.Namespace, ctx: Context) -> int:
-    """Serve until the client closes stdin; the server is imported only here, so other commands never load mcp."""
-    from smig_tui.mcp.server import build_server
+    """Serve until the client closes stdin; the tools load their dependencies on their first call."""
+    from smig_tui.mcp.server import run_stdio
 
-    build_server(ctx.services).run("stdio")
+    try:
+        run_stdio()
+    except KeyboardInterrupt:
+        return 130
     return 0

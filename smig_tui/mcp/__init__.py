@@ -1,3 +1,3 @@
-"""Provides smig's MCP server front end (`smig mcp`, `python -m smig_tui.mcp`); `mcp` loads only when served."""
+"""Provides smig's MCP server front end (`smig mcp`, `python -m smig_tui.mcp`): a stdio server needing only the standard library to start."""
 
 from __future__ import annotations

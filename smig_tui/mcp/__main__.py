@@ -8,7 +8,7 @@ from smig_tui.core.errors import SmigError
 
 
 def main() -> int:
-    """Serve until stdin closes; a missing `mcp` package is one sentence on stderr and exit 1."""
+    """Serve until stdin closes."""
     from smig_tui.mcp.server import run_stdio
 
     try:

@@ -1,43 +1,40 @@
 """Provides the MCP tools' behaviour over `Services`, as plain functions returning JSON-ready dicts.
 
-Nothing here imports `mcp`: the server module only binds these methods to tool names, so they are
-tested in-process and reused by any other front end. Every argument is validated before it reaches
+The server loads this module on the first tool call and calls these methods by tool name, so they
+are tested in-process and reused by any other front end. Every argument is validated before it reaches
 a service; ids must match strict patterns, so no path can be smuggled through one. Only
 `commit_migration` writes to the agents' folders, and only through `Services.migrate`.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Sequence
 from typing import Any
 
-from smig_tui.core.errors import MigrationNotFoundError, SmigError, SummaryConsentError
+from smig_tui.core.errors import MigrationNotFoundError, SessionNotFoundError
 from smig_tui.core.export import to_markdown
 from smig_tui.core.migration import Destination, MigrationRecord, message_from_json
 from smig_tui.core.models import Agent, Message, ModelCapacity, Plan, Role, Session, SessionInfo, Strategy
-from smig_tui.core.openai_chat import load_chat, to_chat
-from smig_tui.core.plans import left_out
+from smig_tui.core.openai_chat import MAX_CHAT_BYTES, load_chat, to_chat
+from smig_tui.core.plan_structure import R_INJECTED, R_OPAQUE, R_ORPHAN
+from smig_tui.core.plans import PLACEHOLDER_ID, SUMMARY_ID, left_out
+from smig_tui.mcp.paging import InvalidArgumentError, json_size, page_items, page_text
 from smig_tui.mcp.recall import match_omitted, source_messages
+from smig_tui.mcp.schemas import MAX_PAGE_CHARS, MIN_PAGE_CHARS, PAGE_CHARS
 from smig_tui.services import Services, migrated_messages
 
 SESSION_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{3,127}$")
 """Session ids or unique prefixes (UUIDs, `agent-…`): no dots or separators, so never a path."""
 MAX_LIMIT = 500
 MAX_PINS = 1_000
-HANDOFF_CHARS = 100_000
-LISTED = 2_000
-"""Most message ids a plan lists per kind (kept, dropped); counts cover the rest."""
-"""Default page of a handoff document: agent clients cap tool output (Claude Code near 25k tokens)."""
+NOT_MIGRATED = frozenset({R_INJECTED, R_OPAQUE, R_ORPHAN})
+"""Reasons of messages no plan migrates (harness context, opaque reasoning, orphaned tool halves):
+left out, but not among the ones the omission note counts."""
 INLINE_PATH = "<inline messages>"
 """The path of a session built from `migrate_session` input: never a file, so nothing is cached."""
-
-
-class InvalidArgumentError(SmigError):
-    """A tool argument is malformed; the message names it."""
-
-    exit_code = 2
 
 
 def check_session_id(value: str) -> str:
@@ -87,27 +84,44 @@ def decision_json(plan: Plan) -> dict[str, Any]:
             "over_by": d.over_by, "exact": d.exact, "agent_overhead": d.overhead}
 
 
-def plan_json(plan: Plan) -> dict[str, Any]:
-    """What a plan keeps and drops, by message id, with its token figures.
+def _page_size(max_chars: int | None) -> int:
+    """The page budget a call asked for, else the default."""
+    return _bounded("max_chars", max_chars, MIN_PAGE_CHARS, MAX_PAGE_CHARS, PAGE_CHARS)
 
-    A huge session drops hundreds of thousands of messages: the lists name the newest `LISTED` of
-    each (the dropped ones nearest the cut are the ones worth recalling) and the counts say the rest.
+
+def _offset(offset: int | None) -> int:
+    return _bounded("offset", offset, 0, 10**12, 0)
+
+
+def plan_json(plan: Plan) -> dict[str, Any]:
+    """A plan's decision and totals; the message-by-message list is `plan_items`, paged by the tools.
+
+    `dropped_count` and `dropped_tokens` are the messages the omission note counts, so the two agree;
+    messages no plan migrates (harness context, opaque reasoning, orphaned tool halves) are counted
+    apart in `not_migrated_count`.
     """
-    kept, dropped = plan.kept, plan.dropped
+    omitted = [item for item in plan.dropped if item.reason not in NOT_MIGRATED]
     return {
         "decision": decision_json(plan), "strategy": plan.strategy.value,
         "tokens_before": plan.tokens_before, "tokens_after": plan.tokens_after,
-        "kept_count": len(kept), "dropped_count": len(dropped),
-        "dropped_tokens": sum(item.tokens for item in dropped),
+        "kept_count": len(plan.kept), "dropped_count": len(omitted),
+        "dropped_tokens": sum(item.tokens for item in omitted),
+        "not_migrated_count": len(plan.dropped) - len(omitted),
+        "shortened_count": sum(1 for item in plan.kept if item.text is not None),
         "left_out": dict(zip(("messages", "tokens"), left_out(plan), strict=True)),
-        "kept_ids": [item.message.id for item in kept[-LISTED:]],
-        "dropped": [{"id": item.message.id, "tokens": item.tokens, "reason": item.reason}
-                    for item in dropped[-LISTED:]],
-        "lists_cut": len(kept) > LISTED or len(dropped) > LISTED,
-        "shortened": [{"id": item.message.id, "tokens": item.tokens, "original_tokens": item.original_tokens}
-                      for item in plan.kept if item.text is not None],
         "placeholder": plan.placeholder, "summary": plan.summary, "notes": list(plan.notes),
     }
+
+
+def plan_items(plan: Plan) -> list[dict[str, Any]]:
+    """Every source message's fate, in source order."""
+    rows = []
+    for item in plan.items:
+        row: dict[str, Any] = {"id": item.message.id, "kept": item.kept, "tokens": item.tokens, "reason": item.reason}
+        if item.text is not None:
+            row["original_tokens"] = item.original_tokens
+        rows.append(row)
+    return rows
 
 
 def info_json(info: SessionInfo) -> dict[str, Any]:
@@ -119,30 +133,49 @@ def info_json(info: SessionInfo) -> dict[str, Any]:
 
 
 class SmigTools:
-    """The tools `smig mcp` serves, one method each."""
+    """The tools `smig mcp` serves, one method each; large results come in pages of `max_chars`."""
 
     def __init__(self, services: Services) -> None:
         self.services = services
+
+    def searched(self) -> dict[str, Any]:
+        """The agent homes this server reads, and whether each exists: under Codex the environment is
+        cleared, so a missing `CODEX_HOME` or `CLAUDE_CONFIG_DIR` shows here."""
+        paths = self.services.paths
+        return {name: {"path": str(home), "exists": home.is_dir()}
+                for name, home in (("codex", paths.codex_home), ("claude", paths.claude_home))}
 
     def model_context_window(self, model: str) -> dict[str, Any]:
         """A model's window, output cap, harness share, provider, encoding and source."""
         return capacity_json(self.services.capacities.lookup(model))
 
-    def list_known_models(self, query: str = "") -> dict[str, Any]:
+    def list_known_models(self, query: str = "", offset: int | None = None,
+                          max_chars: int | None = None) -> dict[str, Any]:
         """Models whose name, alias or provider contains the query (all when empty)."""
         models = self.services.capacities.search(query or "")
-        return {"count": len(models), "models": [capacity_json(model) for model in models]}
+        return page_items({"count": len(models)}, "models", [capacity_json(model) for model in models],
+                          _offset(offset), _page_size(max_chars), "list_known_models")
 
     def migrate_session(self, messages_json: str | list[Any], source_model: str, target_model: str,
-                        strategy: str | None = None, reserve: int | None = None,
-                        harness: bool = False) -> dict[str, Any]:
-        """Plan a chat array's migration in memory and return the migrated array; nothing is read or written."""
+                        strategy: str | None = None, reserve: int | None = None, harness: bool = False,
+                        offset: int | None = None, max_chars: int | None = None) -> dict[str, Any]:
+        """Plan a chat array's migration in memory and return the migrated array; nothing is read or written.
+
+        The 20 MB cap holds whatever form the array arrives in (a client may send it decoded), and
+        the omission note goes after the leading system and developer messages, where it was cut.
+        """
         services = self.services
+        size = len(messages_json.encode("utf-8", "surrogatepass")) if isinstance(messages_json, str) \
+            else json_size(messages_json)
+        if size > MAX_CHAT_BYTES:
+            raise InvalidArgumentError(f"migrate_session: messages_json is {size / 1e6:.1f} MB, more than the "
+                                       f"limit of {MAX_CHAT_BYTES // 1_000_000} MB.")
         source = services.capacities.lookup(source_model)
         target = services.capacities.lookup(target_model)
         chosen = _strategy(strategy)
         if chosen in (Strategy.SUMMARY, Strategy.SUMMARY_TAIL):
-            raise InvalidArgumentError("migrate_session plans truncate, tools-first or as-is; summaries need a stored session.")
+            raise InvalidArgumentError("migrate_session plans truncate, tools-first or as-is; for a summary, "
+                                       "commit a stored session with commit_migration and yes_send=true.")
         reserve = _bounded("reserve", reserve, 0, target.context_window, -1)
         messages = load_chat(messages_json)
         agent = Agent.CLAUDE if source.provider == "anthropic" else Agent.CODEX
@@ -151,27 +184,36 @@ class SmigTools:
         plan = services.plan(session, target.name, chosen, pins=pins,
                              reserve=None if reserve < 0 else reserve, harness=harness)
         source_tokens = sum(services.count_session(session, source))
-        migrated = to_chat(migrated_messages(plan))
-        return {**plan_json(plan), "source": {"model": source.name, "tokens": source_tokens,
-                                               "window": source.context_window},
-                "input_messages": len(messages), "messages": migrated}
+        migrated = to_chat(_note_after_system(migrated_messages(plan)))
+        result = {**plan_json(plan), "source": {"model": source.name, "tokens": source_tokens,
+                                                 "window": source.context_window},
+                  "input_messages": _input_count(messages_json), "output_messages": len(migrated)}
+        return page_items(result, "messages", list(migrated), _offset(offset), _page_size(max_chars),
+                          "migrate_session")
 
-    def list_sessions(self, agent: str | None = None, cwd: str | None = None,
-                      limit: int | None = None) -> dict[str, Any]:
-        """Sessions found on this machine, newest first."""
+    def list_sessions(self, agent: str | None = None, cwd: str | None = None, limit: int | None = None,
+                      offset: int | None = None, max_chars: int | None = None) -> dict[str, Any]:
+        """Sessions found on this machine, newest first, with the homes searched."""
         wanted = None
         if agent:
             try:
                 wanted = Agent(agent)
             except ValueError:
-                raise InvalidArgumentError(f"Unknown agent {agent!r}; use codex or claude.") from None
+                raise InvalidArgumentError(f"list_sessions: unknown agent {agent!r}; use codex or claude.") from None
         count = _bounded("limit", limit, 1, MAX_LIMIT, 20)
         sessions = self.services.list_sessions(agent=wanted, cwd=os.path.expanduser(cwd) if cwd else None)
-        return {"total": len(sessions), "sessions": [info_json(info) for info in sessions[:count]]}
+        return page_items({"total": len(sessions), "searched": self.searched()}, "sessions",
+                          [info_json(info) for info in sessions[:count]], _offset(offset), _page_size(max_chars),
+                          "list_sessions")
 
     def _session(self, session_id: str) -> Session:
-        """Find and read a session by id or unique prefix."""
-        info = self.services.find_session(check_session_id(session_id))
+        """Find and read a session by id or unique prefix; not finding it names the homes searched."""
+        try:
+            info = self.services.find_session(check_session_id(session_id))
+        except SessionNotFoundError as error:
+            homes = "; ".join(f"{name} home {home['path']}" + ("" if home["exists"] else " (missing)")
+                              for name, home in self.searched().items())
+            raise SessionNotFoundError(f"{error} Searched {homes}.") from None
         return self.services.load_session(info)
 
     def _plan(self, session: Session, target: str, strategy: Strategy, pins: Sequence[str],
@@ -187,20 +229,21 @@ class SmigTools:
         checked = _bounded("reserve", reserve, 0, capacity.context_window, -1)
         options: dict[str, Any] = {"pins": pins, "reserve": None if checked < 0 else checked}
         if write_summary and strategy in (Strategy.SUMMARY, Strategy.SUMMARY_TAIL):
-            try:
-                plan, _ = self.services.plan_with_summary(session, capacity.name, strategy,
-                                                          allow_network=yes_send, **options)
-            except SummaryConsentError as error:  # the CLI's wording names its flag; say the tool's
-                raise SummaryConsentError(str(error).replace("--yes-send", "yes_send=true")) from None
+            plan, _ = self.services.plan_with_summary(session, capacity.name, strategy,
+                                                      allow_network=yes_send, **options)
             return plan
         return self.services.plan(session, capacity.name, strategy, **options)
 
     def preview_migration(self, session_id: str, target_model: str, strategy: str | None = None,
-                          pins: list[str] | None = None, reserve: int | None = None) -> dict[str, Any]:
-        """What a migration would keep and drop; writes nothing."""
+                          pins: list[str] | None = None, reserve: int | None = None, offset: int | None = None,
+                          max_chars: int | None = None) -> dict[str, Any]:
+        """What a migration would keep and drop, message by message; writes nothing."""
         session = self._session(session_id)
         plan = self._plan(session, target_model, _strategy(strategy), pins or [], reserve)
-        return {"session_id": session.id, "agent": session.info.agent.value, **plan_json(plan)}
+        result = {"session_id": session.id, "agent": session.info.agent.value, "searched": self.searched(),
+                  **plan_json(plan)}
+        return page_items(result, "items", plan_items(plan), _offset(offset), _page_size(max_chars),
+                          "preview_migration")
 
     def commit_migration(self, session_id: str, target_model: str, strategy: str | None = None,
                          to: list[str] | None = None, dry_run: bool = False, reserve: int | None = None,
@@ -212,7 +255,8 @@ class SmigTools:
                 destinations.add(Destination(name))
             except ValueError:
                 names = ", ".join(d.value for d in Destination)
-                raise InvalidArgumentError(f"Unknown destination {name!r}; use {names}.") from None
+                raise InvalidArgumentError(f"commit_migration: unknown destination {name!r} in to; use {names}.") \
+                    from None
         session = self._session(session_id)
         plan = self._plan(session, target_model, _strategy(strategy), [], reserve, True, yes_send)
         result = self.services.migrate(session, plan, destinations, dry_run=dry_run)
@@ -220,40 +264,40 @@ class SmigTools:
         files = [{"destination": f.destination.value, "path": f.path, "bytes": len(f.data.encode("utf-8")),
                   "session_id": f.native.session_id if f.native else None,
                   "resume_command": f.native.resume_command if f.native else None} for f in result.files]
+        counts = plan_json(plan)
         return {"migration_id": result.migration_id, "dry_run": result.dry_run, "record_path": result.record_path,
                 "workspace": record.source.cwd, "files": files, "resume_commands": list(result.resume_commands),
                 "decision": decision_json(plan), "strategy": record.strategy, "kept": len(record.kept_ids),
-                "dropped": len(record.dropped_ids), "tokens_before": record.tokens_before,
+                "dropped": len(record.dropped_ids), "dropped_count": counts["dropped_count"],
+                "dropped_tokens": counts["dropped_tokens"], "tokens_before": record.tokens_before,
                 "left_out": {"messages": record.left_out, "tokens": record.left_out_tokens},
-                "tokens_after": record.tokens_after}
+                "tokens_after": record.tokens_after, "searched": self.searched()}
 
-    def get_handoff(self, workspace: str, format: str = "markdown", offset: int = 0,
+    def get_handoff(self, workspace: str, format: str = "markdown", offset: int | None = None,
                     max_chars: int | None = None) -> dict[str, Any]:
-        """The newest stored migration of a workspace, for the agent picking the work up."""
+        """The newest stored migration of a workspace, for the agent picking the work up, one page at a time."""
         if not isinstance(workspace, str) or not workspace.strip() or "\0" in workspace:
-            raise InvalidArgumentError("workspace must be the project folder the migrated session ran in.")
+            raise InvalidArgumentError("get_handoff: workspace must be the project folder the migrated session ran in.")
         record = self._latest(workspace)
         messages = tuple(message_from_json(data) for data in record.messages)
+        result = {"migration_id": record.id, "created": record.created, "workspace": record.source.cwd,
+                  "source": {"agent": record.source.agent, "id": record.source.id, "model": record.source.model,
+                             "title": record.source.title},
+                  "target": record.target, "strategy": record.strategy, "tokens_before": record.tokens_before,
+                  "tokens_after": record.tokens_after, "kept": len(record.kept_ids),
+                  "omitted": len(record.dropped_ids),
+                  "resume_commands": [output.resume_command for output in record.outputs], "format": format,
+                  "recall": "Call recall_omitted with this migration_id and a query to read omitted messages."
+                  if record.dropped_ids else None}
+        start, size = _offset(offset), _page_size(max_chars)
         if format == "markdown":
-            body: Any = to_markdown(_record_session(record, messages), messages)
-        elif format == "openai":
-            body = to_chat(messages)
-        elif format == "json":
-            body = list(record.messages)
-        else:
-            raise InvalidArgumentError(f"Unknown format {format!r}; use markdown, openai or json.")
-        page: dict[str, Any] = {"content": body}
-        if isinstance(body, str):
-            page = _page(body, _bounded("offset", offset, 0, max(len(body), 0), 0),
-                         _bounded("max_chars", max_chars, 1_000, 10_000_000, HANDOFF_CHARS))
-        return {"migration_id": record.id, "created": record.created, "workspace": record.source.cwd,
-                "source": {"agent": record.source.agent, "id": record.source.id, "model": record.source.model,
-                           "title": record.source.title},
-                "target": record.target, "strategy": record.strategy, "tokens_before": record.tokens_before,
-                "tokens_after": record.tokens_after, "kept": len(record.kept_ids), "omitted": len(record.dropped_ids),
-                "resume_commands": [output.resume_command for output in record.outputs], "format": format, **page,
-                "recall": "Call recall_omitted with this migration_id and a query to read omitted messages."
-                if record.dropped_ids else None}
+            return page_text(result, "content", to_markdown(_record_session(record, messages), messages),
+                             start, size, "get_handoff")
+        if format == "openai":
+            return page_items(result, "content", list(to_chat(messages)), start, size, "get_handoff")
+        if format == "json":
+            return page_items(result, "content", list(record.messages), start, size, "get_handoff")
+        raise InvalidArgumentError(f"get_handoff: unknown format {format!r}; use markdown, openai or json.")
 
     def _latest(self, workspace: str) -> MigrationRecord:
         """The newest record for a workspace, as given and resolved, else for the nearest folder above it.
@@ -274,21 +318,37 @@ class SmigTools:
                     break
                 folder = parent
         raise MigrationNotFoundError(
-            f"No migration is stored for workspace {given}; commit one with commit_migration or `smig migrate`."
+            f"No migration is stored for workspace {given}; commit one with commit_migration."
         )
 
-    def recall_omitted(self, migration_id: str, query: str, limit: int | None = None) -> dict[str, Any]:
-        """Messages a stored migration left out that match `query`, read back from the verified source."""
+    def recall_omitted(self, migration_id: str, query: str = "", limit: int | None = None,
+                       offset: int | None = None, max_chars: int | None = None,
+                       message_id: str | None = None) -> dict[str, Any]:
+        """Messages a stored migration left out that match `query`, read back from the verified source.
+
+        Each match shows its first `RECALL_CHARS` characters; `message_id` reads one message whole,
+        its text paged like a handoff, so nothing left out is out of reach.
+        """
         record = self.services.store.get(migration_id)
         count = _bounded("limit", limit, 1, 100, 10)
         if not isinstance(query, str) or len(query) > 2_000:
-            raise InvalidArgumentError("query must be text of at most 2,000 characters.")
+            raise InvalidArgumentError("recall_omitted: query must be text of at most 2,000 characters.")
         status, omitted, unavailable = source_messages(self.services, record)
+        result: dict[str, Any] = {"migration_id": record.id, "source": {"agent": record.source.agent,
+                                                                        "id": record.source.id,
+                                                                        "path": record.source.path, "status": status}}
+        if message_id is not None:
+            message = next((m for m in omitted if m.id == message_id), None)
+            if message is None:
+                raise InvalidArgumentError(f"recall_omitted: {message_id!r} is not a message migration {record.id} "
+                                           "left out; a query lists their ids.")
+            head = {key: value for key, value in _recalled(message).items() if key not in ("text", "truncated", "more")}
+            return page_text({**result, **head}, "text", message.text, _offset(offset), _page_size(max_chars),
+                             "recall_omitted")
         matches = match_omitted(omitted, query)
-        return {"migration_id": record.id, "source": {"agent": record.source.agent, "id": record.source.id,
-                                                      "path": record.source.path, "status": status},
-                "omitted": len(record.dropped_ids), "unavailable": unavailable, "total_matches": len(matches),
-                "messages": [_recalled(message) for message in matches[:count]]}
+        result.update(omitted=len(record.dropped_ids), unavailable=unavailable, total_matches=len(matches))
+        return page_items(result, "messages", [_recalled(message) for message in matches[:count]],
+                          _offset(offset), _page_size(max_chars), "recall_omitted")
 
 
 def _record_session(record: MigrationRecord, messages: tuple[Message, ...]) -> Session:
@@ -299,22 +359,35 @@ def _record_session(record: MigrationRecord, messages: tuple[Message, ...]) -> S
     return Session(info, messages)
 
 
-def _page(text: str, offset: int, size: int) -> dict[str, Any]:
-    """One page of a long text, with where the next one starts."""
-    end = min(len(text), offset + size)
-    return {"content": text[offset:end], "offset": offset, "total_chars": len(text),
-            "next_offset": end if end < len(text) else None}
+def _note_after_system(messages: Sequence[Message]) -> list[Message]:
+    """The migrated messages with the omission note (or summary) moved after the leading system and
+    developer messages: they came first in the input, and stay first."""
+    out = list(messages)
+    if not out or out[0].id not in (PLACEHOLDER_ID, SUMMARY_ID):
+        return out
+    lead = 1
+    while lead < len(out) and out[lead].role in (Role.SYSTEM, Role.DEVELOPER):
+        lead += 1
+    return [*out[1:lead], out[0], *out[lead:]]
 
 
-RECALL_CHARS = 20_000
-"""Most characters of one recalled message returned; the rest is marked as cut."""
+def _input_count(messages_json: str | list[Any]) -> int:
+    """How many messages the caller sent (one assistant message with tool calls counts once)."""
+    if isinstance(messages_json, list):
+        return len(messages_json)
+    decoded = json.loads(messages_json)
+    return len(decoded) if isinstance(decoded, list) else 0
+
+
+RECALL_CHARS = 4_000
+"""Characters of each recalled message shown in a list of matches; `message_id` reads one whole."""
 
 
 def _recalled(message: Message) -> dict[str, Any]:
-    """One recalled message."""
+    """One recalled message: its start, and how to read the rest when there is more."""
     cut = len(message.text) > RECALL_CHARS
     return {"id": message.id, "index": message.index, "role": message.role.value, "kind": message.kind.value,
             "tool_name": message.tool_name, "timestamp": message.timestamp, "injected": message.injected,
             "text": message.text[:RECALL_CHARS], "truncated": cut, "chars": len(message.text),
+            "more": f"Call recall_omitted with message_id={message.id!r} to read all of it." if cut else None,
             "full_output_path": message.full_output_path}
-

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import sys
@@ -84,10 +85,20 @@ async def test_lists_every_tool_with_a_schema(homes: dict[str, Path], tmp_path: 
     assert set(tools) == TOOLS
     migrate = tools["migrate_session"].input_schema
     assert set(migrate["required"]) == {"messages_json", "source_model", "target_model"}
-    assert "truncate" in migrate["properties"]["strategy"]["enum"]
-    assert tools["commit_migration"].input_schema["properties"]["to"]["anyOf"][0]["items"]["enum"][:3] == [
-        "store", "claude", "codex"]
-    assert all(tool.description for tool in tools.values())
+    assert migrate["properties"]["strategy"]["enum"] == ["truncate", "tools-first", "as-is"]  # no summary offered
+    assert tools["commit_migration"].input_schema["properties"]["to"]["items"]["enum"][:3] == ["store", "claude", "codex"]
+    for tool in tools.values():  # Codex drops default and title: every argument says its own
+        assert tool.description
+        for name, spec in tool.input_schema["properties"].items():
+            assert len(spec.get("description", "")) > 20, (tool.name, name)
+            if name not in tool.input_schema["required"]:
+                assert "Default" in spec["description"], (tool.name, name)
+    for strategy in ("truncate:", "tools-first:", "as-is:", "summary:", "summary-tail:"):
+        assert strategy in tools["preview_migration"].input_schema["properties"]["strategy"]["description"]
+    writers = {name for name, tool in tools.items() if not (tool.annotations and tool.annotations.read_only_hint)}
+    assert writers == {"commit_migration"}
+    commit = tools["commit_migration"].annotations
+    assert commit is not None and commit.destructive_hint is False
     window = tools["model_context_window"].output_schema
     assert window["properties"]["context_window"]["type"] == "integer" and "harness_window" in window["required"]
 
@@ -138,11 +149,10 @@ async def test_migrate_session_is_pure_and_fits_or_truncates(homes: dict[str, Pa
     assert fits["tokens_before"] == fits["tokens_after"] > 300
     assert not cut["decision"]["fits"] and cut["strategy"] == "truncate"
     assert cut["tokens_after"] <= cut["decision"]["budget"] < cut["tokens_before"]
-    assert cut["messages"][0]["role"] == "user" and cut["placeholder"] == cut["messages"][0]["content"]
-    assert {"role": "system", "content": CHAT[0]["content"]} in cut["messages"]  # system prompts are pinned
-    assert cut["messages"][-1] == CHAT[-1]
-    dropped = {item["id"] for item in cut["dropped"]}
-    assert {"m1"} <= dropped and "m0" in cut["kept_ids"]
+    assert cut["messages"][0] == {"role": "system", "content": CHAT[0]["content"]}  # pinned, and still first
+    assert cut["messages"][1] == {"role": "user", "content": cut["placeholder"]}
+    assert cut["messages"][-1] == CHAT[-1] and CHAT[1] not in cut["messages"]
+    assert cut["input_messages"] == len(CHAT) and cut["dropped_count"] >= 1
     assert "not valid JSON" in bad_json
     assert "messages[0].role must be one of" in bad_role
     assert "Unknown model 'no-such-model-9'" in unknown
@@ -178,24 +188,26 @@ async def test_listing_and_preview_match_the_fixture(homes: dict[str, Path], tmp
     async with server(tmp_path) as session:
         listed = await call(session, "list_sessions", agent="claude", limit=50)
         scoped = await call(session, "list_sessions", cwd="/home/user/my_app")
-        preview = await call(session, "preview_migration", session_id=VERBOSE_SESSION[:8], target_model=TINY)
+        preview = await call(session, "preview_migration", session_id=VERBOSE_SESSION[:8], target_model=TINY,
+                             max_chars=100_000)
         pinned = await call(session, "preview_migration", session_id=VERBOSE_SESSION[:8], target_model=TINY,
-                            pins=[loaded.messages[1].id])
+                            pins=[loaded.messages[1].id], max_chars=100_000)
+    assert preview["next_offset"] is None
+    assert listed["searched"]["claude"] == {"path": str(homes["claude"]), "exists": True}
     ids = {entry["id"] for entry in listed["sessions"]}
     assert VERBOSE_SESSION in ids and all(entry["agent"] == "claude" for entry in listed["sessions"])
     assert {entry["cwd"] for entry in scoped["sessions"]} == {"/home/user/my_app"}
     assert preview["session_id"] == VERBOSE_SESSION and preview["strategy"] == "truncate"
-    dropped = [item["id"] for item in preview["dropped"]]
-    assert set(dropped) | set(preview["kept_ids"]) == {message.id for message in loaded.messages}
+    assert [item["id"] for item in preview["items"]] == [message.id for message in loaded.messages]
     assert preview["tokens_after"] <= preview["decision"]["budget"] < preview["tokens_before"]
     assert preview["placeholder"] and "earlier messages" in preview["placeholder"]
-    assert loaded.messages[1].id in pinned["kept_ids"]
+    assert {item["id"]: item["kept"] for item in pinned["items"]}[loaded.messages[1].id]
 
 
 def _word_only_in_dropped(services: Any, preview: dict[str, Any]) -> tuple[str, set[str]]:
     """A word that appears only in messages the plan drops, and the ids of those holding it."""
     session = services.load_session(services.find_session(VERBOSE_SESSION))
-    dropped = {item["id"] for item in preview["dropped"]}
+    dropped = {item["id"] for item in preview["items"] if not item["kept"]}
     texts = {m.id: m.text.lower() for m in session.messages if not m.opaque}
     kept_words = {w for mid, text in texts.items() if mid not in dropped for w in text.split()}
     for mid in sorted(dropped):
@@ -217,7 +229,8 @@ async def test_commit_then_handoff_then_recall(homes: dict[str, Path], tmp_path:
         dry = await call(session, "commit_migration", session_id=VERBOSE_SESSION, target_model=TINY,
                          to=["claude", "codex"], dry_run=True)
         assert tree(*agent_homes) == before and not (homes["smig"] / "data").exists()
-        preview = await call(session, "preview_migration", session_id=VERBOSE_SESSION, target_model=TINY)
+        preview = await call(session, "preview_migration", session_id=VERBOSE_SESSION, target_model=TINY,
+                             max_chars=100_000)
         done = await call(session, "commit_migration", session_id=VERBOSE_SESSION, target_model=TINY,
                           to=["store", "claude"])
         handoff = await call(session, "get_handoff", workspace="/home/user/proj")
@@ -238,15 +251,109 @@ async def test_commit_then_handoff_then_recall(homes: dict[str, Path], tmp_path:
     assert all(Path(path).is_relative_to(homes["claude"]) for path in written)
     assert Path(done["record_path"]).is_file() and Path(done["record_path"]).is_relative_to(homes["smig"])
     assert done["resume_commands"] == [done["files"][0]["resume_command"]] and "claude --resume" in done["resume_commands"][0]
-    assert done["dropped"] == len(preview["dropped"]) and done["tokens_after"] == preview["tokens_after"]
+    dropped = [item for item in preview["items"] if not item["kept"]]
+    assert done["dropped"] == len(dropped) and done["tokens_after"] == preview["tokens_after"]
     assert handoff["migration_id"] == done["migration_id"] == chat["migration_id"]
-    assert handoff["omitted"] == len(preview["dropped"]) and handoff["recall"]
+    assert handoff["omitted"] == len(dropped) and handoff["recall"]
     assert handoff["content"].startswith("# Handoff:") and preview["placeholder"].splitlines()[0] in handoff["content"]
     assert chat["content"][0]["content"] == preview["placeholder"]
     assert {m["id"] for m in recalled["messages"]} == holders and recalled["source"]["status"] == "unchanged"
-    assert {m["id"] for m in everything["messages"]} == {item["id"] for item in preview["dropped"]} - opaque
+    assert {m["id"] for m in everything["messages"]} == {item["id"] for item in dropped} - opaque
     assert grown["source"]["status"] == "grown" and {m["id"] for m in grown["messages"]} == holders
     assert recalled["unavailable"] == grown["unavailable"] == 0
     assert "was rewritten since migration" in rewritten
     assert "is gone" in gone
     assert not (set(tree(homes["codex"])) - set(before))
+
+
+async def test_errors_name_tools_and_arguments_not_cli_flags(homes: dict[str, Path], tmp_path: Path) -> None:
+    async with server(tmp_path) as session:
+        unknown_model = await fail(session, "model_context_window", model="no-such-model-9")
+        wrong_type = await fail(session, "list_sessions", limit="ten")
+        out_of_range = await fail(session, "get_handoff", workspace=str(tmp_path), max_chars=10)
+        extra = await fail(session, "list_known_models", colour="red")
+        missing = await fail(session, "migrate_session", source_model="gpt-5.1", target_model=TINY)
+        summary = await fail(session, "migrate_session", messages_json="[]", source_model="gpt-5.1",
+                             target_model=TINY, strategy="summary")
+        consent = await fail(session, "commit_migration", session_id=VERBOSE_SESSION, target_model=TINY,
+                             strategy="summary")
+        not_found = await fail(session, "preview_migration", session_id="ffffffff-0000", target_model=TINY)
+        still_alive = await call(session, "model_context_window", model="gpt-5.1")
+    assert unknown_model.startswith("model_context_window: Unknown model") and "list_known_models" in unknown_model
+    assert "smig models" not in unknown_model and not_found.startswith("preview_migration: No session matches")
+    assert wrong_type == "list_sessions: limit must be an integer, not string."
+    assert out_of_range == "get_handoff: max_chars must be from 2,000 to 100,000, not 10."
+    assert "list_known_models has no argument 'colour'" in extra
+    assert missing == "migrate_session needs the argument messages_json."
+    assert "strategy must be one of truncate, tools-first, as-is" in summary
+    assert "yes_send=true" in consent and "--" not in consent and "smig summarize" not in consent
+    assert f"Searched codex home {homes['codex']}" in not_found and "list_sessions" in not_found
+    assert still_alive["name"] == "gpt-5.1"
+
+
+async def test_the_20_mb_cap_holds_for_an_array_as_for_a_string(homes: dict[str, Path], tmp_path: Path) -> None:
+    big = [{"role": "user", "content": "x" * 1_000_000} for _ in range(21)]
+    async with server(tmp_path) as session:
+        as_array = await fail(session, "migrate_session", messages_json=big, source_model="gpt-5.1",
+                              target_model=TINY)
+        as_text = await fail(session, "migrate_session", messages_json=json.dumps(big), source_model="gpt-5.1",
+                             target_model=TINY)
+    assert "more than the limit of 20 MB" in as_array and "more than the limit of 20 MB" in as_text
+
+
+def test_the_server_answers_the_handshake_without_loading_the_core(tmp_path: Path) -> None:
+    """`smig mcp` must be up before Codex sends its first request: the handshake and tools/list load
+    neither the SDK nor smig's services; the first tool call does."""
+    import subprocess
+
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+                                                                      "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 3, "method": "resources/list"},
+        {"jsonrpc": "2.0", "id": 4, "method": "ping"},
+    ]
+    code = ("import sys, runpy\nsys.argv = ['smig', 'mcp']\nfrom smig_tui.cli.main import main\nmain()\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'pydantic', 'tiktoken') "
+            "or m == 'smig_tui.mcp.tools'), file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], input="\n".join(json.dumps(x) for x in lines) + "\nnot json\n",
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [reply.get("id") for reply in replies] == [1, 2, 3, 4, None]
+    assert replies[0]["result"]["protocolVersion"] == "2025-06-18" and replies[0]["result"]["serverInfo"]["name"] == "smig"
+    assert len(replies[1]["result"]["tools"]) == len(TOOLS)
+    assert replies[2]["error"]["code"] == -32601 and replies[3]["result"] == {}
+    assert replies[4]["error"]["code"] == -32700
+    assert done.stderr.strip().splitlines()[-1] == "[]"
+
+
+def test_an_unexpected_failure_is_one_sentence_and_the_server_serves_on() -> None:
+    """A bug in a tool or the dispatcher must not kill the server or print a traceback to the client."""
+    from smig_tui.mcp.protocol import StdioServer
+
+    def broken_tool(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        raise KeyError(name)
+
+    server = StdioServer("smig", "0", "", [], broken_tool)
+    call = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "x", "arguments": {}}})
+    ping = json.dumps({"jsonrpc": "2.0", "id": 8, "method": "ping"})
+    reader, writer = io.BytesIO(f"{call}\n{ping}\n".encode()), io.BytesIO()
+    server.serve(reader, writer)
+    replies = [json.loads(line) for line in writer.getvalue().splitlines()]
+    assert replies[0] == {"jsonrpc": "2.0", "id": 7, "error": {"code": -32603,
+                                                              "message": "smig failed on this request (KeyError)."}}
+    assert replies[1] == {"jsonrpc": "2.0", "id": 8, "result": {}}
+
+
+def test_a_tool_that_raises_unexpectedly_is_a_tool_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from smig_tui.mcp.server import SmigToolRunner
+    from smig_tui.mcp.tools import SmigTools
+
+    def boom(self: SmigTools, model: str) -> dict[str, Any]:
+        raise ValueError("internal detail")
+
+    monkeypatch.setattr(SmigTools, "model_context_window", boom)
+    result = SmigToolRunner()("model_context_window", {"model": "gpt-5.1"})
+    assert result == {"content": [{"type": "text", "text": "model_context_window failed unexpectedly (ValueError); "
+                                                          "please report it."}], "isError": True}

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import io
 import json
 import sys
 from pathlib import Path
 
 import pytest
+from fake_llm_server import FakeLLM, llm_server_fixture  # noqa: F401 - fixture
 from migration_builders import install_shared_fixture
 
 from smig_tui.adapters.source_check import source_status
-from smig_tui.cli.main import Context, main
-from smig_tui.cli.output import Output
 from smig_tui.core.errors import MigrationNotFoundError, SummaryConsentError
 from smig_tui.core.models import Kind, Message, Role
 from smig_tui.core.openai_chat import MAX_CHAT_MESSAGES, ChatInputError, load_chat, to_chat
@@ -117,17 +115,6 @@ def test_recall_matches_phrase_first_then_all_words_case_blind() -> None:
     assert match_omitted(messages, "deploy") == []
 
 
-def test_smig_mcp_without_the_mcp_package_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in [key for key in sys.modules if key == "mcp" or key.startswith("mcp.")] + ["mcp"]:
-        monkeypatch.setitem(sys.modules, name, None)
-    monkeypatch.delitem(sys.modules, "smig_tui.mcp.server", raising=False)
-    out, err = io.StringIO(), io.StringIO()
-    code = main(["mcp"], Context(out=Output(stdout=out, stderr=err)))
-    assert code == 1 and out.getvalue() == ""
-    message = err.getvalue().strip()
-    assert "install smig-tui[mcp]" in message and message.count("\n") == 0
-
-
 def test_real_sessions_round_trip_through_preview_commit_and_recall(
     shared_fixtures: Path, isolated_homes: dict[str, Path]
 ) -> None:
@@ -142,8 +129,10 @@ def test_real_sessions_round_trip_through_preview_commit_and_recall(
         session = services.load_session(services.find_session(entry["id"]))
         if len(session.messages) < 20:
             continue
-        preview = tools.preview_migration(entry["id"], "gpt-4", reserve=6_000)
-        if not preview["dropped"] or not session.info.cwd:
+        preview = tools.preview_migration(entry["id"], "gpt-4", reserve=6_000, max_chars=100_000)
+        dropped = [item for item in all_pages(tools.preview_migration, "items", entry["id"], "gpt-4",
+                                              reserve=6_000) if not item["kept"]]
+        if not dropped or not session.info.cwd:
             continue
         omitted = preview["left_out"]  # the same figures the placeholder (and the lineage note) give
         if preview["placeholder"]:
@@ -155,15 +144,33 @@ def test_real_sessions_round_trip_through_preview_commit_and_recall(
         recalled = tools.recall_omitted(done["migration_id"], "", limit=100)
         texts = {m.id: m.text for m in session.messages}
         assert recalled["source"]["status"] == "unchanged"
-        assert recalled["total_matches"] == len([i for i in preview["dropped"] if not _opaque(session, i["id"])])
+        assert recalled["total_matches"] == len([i for i in dropped if not _opaque(session, i["id"])])
+        assert preview["dropped_count"] + preview["not_migrated_count"] == len(dropped)
         assert all(texts[m["id"]][: len(m["text"])] == m["text"] for m in recalled["messages"])
         chat = to_chat(session.messages)
         pure = tools.migrate_session(chat, "gpt-5.1", "gpt-5.5")
-        if pure["decision"]["fits"] and not pure["dropped"]:
-            assert pure["messages"] == to_chat(load_chat(chat))
+        assert pure["input_messages"] == len(chat)
+        if pure["decision"]["fits"] and not pure["dropped_count"] and not pure["not_migrated_count"]:
+            paged = all_pages(tools.migrate_session, "messages", chat, "gpt-5.1", "gpt-5.5")
+            whole = list(to_chat(load_chat(chat)))
+            assert len(paged) == len(whole)  # a message too large for a page alone is cut, and says so
+            assert [m for m in paged if "cut_chars" not in m] == [m for m, p in zip(whole, paged, strict=True)
+                                                                  if "cut_chars" not in p]
             round_trips += 1
         checked += 1
     assert checked >= 3 and round_trips >= 1
+
+
+def all_pages(tool, key: str, *args, **kwargs) -> list:  # type: ignore[no-untyped-def]
+    """Every item of a paged tool result, read page by page as a client would, each page within budget."""
+    items, offset = [], 0
+    while offset is not None:
+        page = tool(*args, offset=offset, **kwargs)
+        assert len(json.dumps(page, ensure_ascii=False, separators=(",", ":"))) <= kwargs.get("max_chars", 20_000)
+        items += page[key]
+        offset = page["next_offset"]
+        assert (offset is None) == (page["next_page"] is None)
+    return items
 
 
 def _opaque(session, message_id: str) -> bool:  # type: ignore[no-untyped-def]
@@ -173,21 +180,28 @@ def _opaque(session, message_id: str) -> bool:  # type: ignore[no-untyped-def]
 
 def test_handoff_pages_and_summaries_need_consent(fake_home: dict[str, Path]) -> None:
     tools = SmigTools(build_services())
-    with pytest.raises(SummaryConsentError, match="confirm with yes_send=true"):
+    with pytest.raises(SummaryConsentError, match="confirm with"):
         tools.commit_migration("5f0c2a9e", "gpt-4", strategy="summary")
     done = tools.commit_migration("5f0c2a9e", "gpt-4", to=["store"])
-    first = tools.get_handoff("/home/user/proj", max_chars=1_000)
-    assert first["migration_id"] == done["migration_id"] and len(first["content"]) == 1_000
-    rest = tools.get_handoff("/home/user/proj", offset=first["next_offset"], max_chars=10_000_000)
-    whole = tools.get_handoff("/home/user/proj", max_chars=10_000_000)
-    assert first["content"] + rest["content"] == whole["content"] and rest["next_offset"] is None
-    assert first["total_chars"] == len(whole["content"]) > 1_000
-    stored = tools.get_handoff("/home/user/proj", format="json")["content"]
+    first = tools.get_handoff("/home/user/proj", max_chars=2_000)
+    assert first["migration_id"] == done["migration_id"] and first["next_offset"] == len(first["content"])
+    assert "offset=" + str(first["next_offset"]) in first["next_page"]
+    whole = tools.get_handoff("/home/user/proj", max_chars=100_000)
+    assert whole["next_offset"] is None and first["total_chars"] == len(whole["content"]) > 2_000
+    text, offset = "", 0
+    while offset is not None:
+        page = tools.get_handoff("/home/user/proj", offset=offset, max_chars=2_000)
+        assert len(json.dumps(page, ensure_ascii=False, separators=(",", ":"))) <= 2_000
+        text, offset = text + page["content"], page["next_offset"]
+    assert text == whole["content"]
+    stored = all_pages(tools.get_handoff, "content", "/home/user/proj", format="json")
     assert [m["id"] for m in stored] == list(tools.services.store.get(done["migration_id"]).kept_ids)
-    with pytest.raises(InvalidArgumentError, match="Unknown format"):
+    with pytest.raises(InvalidArgumentError, match="unknown format"):
         tools.get_handoff("/home/user/proj", format="yaml")
     with pytest.raises(InvalidArgumentError, match="max_chars must be"):
         tools.get_handoff("/home/user/proj", max_chars=10)
+    with pytest.raises(InvalidArgumentError, match="past the end"):
+        tools.get_handoff("/home/user/proj", offset=whole["total_chars"])
 
 
 def test_handoff_is_found_from_a_subfolder_but_never_from_home_or_root(fake_home: dict[str, Path]) -> None:
@@ -214,22 +228,80 @@ def _modules_after(code: str) -> set[str]:
     return set(out.split())
 
 
-def test_the_cli_never_loads_mcp_and_the_server_never_loads_textual_or_openai() -> None:
+def test_neither_the_cli_nor_the_server_loads_the_mcp_sdk_textual_or_openai() -> None:
     assert "mcp" not in _modules_after("import smig_tui.cli.main as m\nm.build_parser()")
     served = _modules_after("from smig_tui.mcp.server import build_server\nbuild_server()")
-    assert "mcp" in served and not {"textual", "openai", "smig_tui.tui"} & served
+    assert not {"mcp", "pydantic", "textual", "openai", "tiktoken", "smig_tui.tui", "smig_tui.services"} & served
 
 
-def test_plan_lists_are_capped_for_huge_sessions_and_counts_tell_the_rest(monkeypatch: pytest.MonkeyPatch) -> None:
-    import smig_tui.mcp.tools as tools_module
+def test_counts_agree_with_the_note_and_the_input_and_the_note_follows_the_system_message() -> None:
+    chat = [{"role": "system", "content": "You are terse."}]
+    for n in range(30):
+        chat.append({"role": "user", "content": f"question {n} " + "word " * 300})
+        chat.append({"role": "assistant", "content": None, "tool_calls": [
+            {"id": f"c{n}", "type": "function", "function": {"name": "shell", "arguments": "{}"}},
+            {"id": f"d{n}", "type": "function", "function": {"name": "grep", "arguments": "{}"}}]})
+        chat.append({"role": "tool", "tool_call_id": f"c{n}", "content": "out " * 50})
+        chat.append({"role": "tool", "tool_call_id": f"d{n}", "content": "hit " * 50})
+    tools = SmigTools(build_services())
+    result = tools.migrate_session(chat, "gpt-4o", "gpt-4", reserve=2_000)
+    messages = all_pages(tools.migrate_session, "messages", chat, "gpt-4o", "gpt-4", reserve=2_000)
+    assert result["input_messages"] == len(chat) == 121
+    assert [m["role"] for m in messages[:2]] == ["system", "user"] and messages[1]["content"] == result["placeholder"]
+    note = result["placeholder"]
+    assert f"{result['dropped_count']} earlier messages omitted ({result['dropped_tokens']:,} tokens)" in note
+    assert result["dropped_count"] > 10 and result["output_messages"] == len(messages)
 
-    monkeypatch.setattr(tools_module, "LISTED", 5)
-    chat = [{"role": "user" if n % 2 == 0 else "assistant", "content": f"message {n} " + "word " * 300}
-            for n in range(60)]
-    result = SmigTools(build_services()).migrate_session(chat, "gpt-4o", "gpt-4", reserve=8_192 - 2_000)
-    assert result["lists_cut"] and result["dropped_count"] > 5 and result["kept_count"] >= 1
-    assert len(result["dropped"]) == 5 and len(result["kept_ids"]) == min(5, result["kept_count"])
-    assert result["dropped_count"] + result["kept_count"] == 60
-    dropped_ids = [item["id"] for item in result["dropped"]]
-    assert dropped_ids == [f"m{n}" for n in range(result["dropped_count"] - 5, result["dropped_count"])]
-    assert result["dropped_tokens"] > sum(item["tokens"] for item in result["dropped"])
+
+def test_a_decoded_array_over_20_mb_is_refused_like_a_string() -> None:
+    big = [{"role": "user", "content": "x" * 1_000_000} for _ in range(21)]
+    tools = SmigTools(build_services())
+    with pytest.raises(InvalidArgumentError, match="more than the limit of 20 MB"):
+        tools.migrate_session(big, "gpt-4o", "gpt-4")
+    with pytest.raises(InvalidArgumentError, match="more than the limit of 20 MB"):
+        tools.migrate_session(json.dumps(big), "gpt-4o", "gpt-4")
+
+
+def test_summaries_are_offered_with_the_clis_consent_and_a_configured_summarizer(
+        fake_home: dict[str, Path], llm_server: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = fake_home["smig"] / "config" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(f'[summarizer]\nprovider = "test"\nbase_url = "{llm_server.url}"\nmodel = "handoff-model"\n'
+                      'api_key_env = "SMIG_TEST_SUMMARY_KEY"\nmax_retries = 0\ntimeout = 10\n'
+                      '[models."tiny-test"]\ncontext_window = 400\n', encoding="utf-8")
+    monkeypatch.setenv("SMIG_TEST_SUMMARY_KEY", "sk-test-summary")
+    tools = SmigTools(build_services())
+    preview = tools.preview_migration("5f0c2a9e", "tiny-test", strategy="summary")
+    with pytest.raises(SummaryConsentError):
+        tools.commit_migration("5f0c2a9e", "tiny-test", strategy="summary")
+    assert preview["strategy"] == "summary" and not llm_server.requests  # nothing sent without consent
+    done = tools.commit_migration("5f0c2a9e", "tiny-test", strategy="summary", yes_send=True)
+    record = tools.services.store.get(done["migration_id"])
+    assert len(llm_server.requests) >= 1 and done["strategy"] == "summary"
+    assert record.summary and "Finish the work" in record.summary
+    handoff = tools.get_handoff("/home/user/proj", max_chars=100_000)
+    assert "Finish the work" in handoff["content"]
+
+
+def test_a_long_omitted_message_is_read_whole_page_by_page(fake_home: dict[str, Path]) -> None:
+    transcript = next((fake_home["claude"] / "projects").rglob("5f0c2a9e*.jsonl"))
+    long_text = "Actually keep --verbose, but add a short -v alias. " + "Détails «précis» 🙂 line\n" * 400
+    original = "Actually keep --verbose, but add a short -v alias"
+    transcript.write_text(transcript.read_text(encoding="utf-8").replace(original, json.dumps(long_text)[1:-1]),
+                          encoding="utf-8")
+    config = fake_home["smig"] / "config" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('[models."tiny-test"]\ncontext_window = 400\n', encoding="utf-8")
+    tools = SmigTools(build_services())
+    done = tools.commit_migration("5f0c2a9e", "tiny-test")
+    [match] = tools.recall_omitted(done["migration_id"], "short -v alias")["messages"]
+    assert match["truncated"] and match["chars"] == len(long_text) and long_text.startswith(match["text"])
+    assert f"message_id={match['id']!r}" in match["more"]
+    text, offset = "", 0
+    while offset is not None:
+        page = tools.recall_omitted(done["migration_id"], message_id=match["id"], offset=offset, max_chars=2_000)
+        assert len(json.dumps(page, ensure_ascii=False, separators=(",", ":"))) <= 2_000
+        text, offset = text + page["text"], page["next_offset"]
+    assert text == long_text and page["total_chars"] == len(long_text)
+    with pytest.raises(InvalidArgumentError, match="is not a message migration"):
+        tools.recall_omitted(done["migration_id"], message_id="nope")
