@@ -11,19 +11,16 @@ its own. Thinking blocks are left out too (the fake model sends none).
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_runner import run_cli
 
 from smig_tui.adapters.formats.claude_code import ClaudeSource
 from smig_tui.adapters.paths import resolve_paths
-from smig_tui.cli.main import Context, main
-from smig_tui.cli.output import Output
-from smig_tui.services import Services
 
 REAL = Path(__file__).parent.parent / "fixtures" / "real" / "claude"
 SCENARIOS = sorted(path.stem for path in (REAL / "expected").glob("*.json"))
@@ -35,13 +32,7 @@ def _expected(scenario: str) -> dict[str, Any]:
 
 
 def _run(argv: list[str]) -> tuple[int, str, str]:
-    out = Output(stdout=io.StringIO(), stderr=io.StringIO())
-    ctx = Context(out=out)
-    paths = resolve_paths()
-    ctx.__dict__["services"] = Services(paths=paths, sources=[ClaudeSource(paths)])
-    code = main(argv, ctx)
-    assert isinstance(out.stdout, io.StringIO) and isinstance(out.stderr, io.StringIO)
-    return code, out.stdout.getvalue(), out.stderr.getvalue()
+    return run_cli(argv, ClaudeSource)
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ rollout side by side, and an auto-compaction are covered.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import shutil
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_runner import run_cli
 
 from smig_tui.adapters import zstd_files
 from smig_tui.adapters.formats import codex_scan, stored_text
@@ -23,8 +23,6 @@ from smig_tui.adapters.formats.codex import CodexSource
 from smig_tui.adapters.migration_commit import file_fingerprint
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.adapters.source_check import source_status
-from smig_tui.cli.main import Context, main
-from smig_tui.cli.output import Output
 from smig_tui.core.models import ReadWarning
 from smig_tui.services import Services
 
@@ -50,13 +48,7 @@ def _install(scenario: str, codex_home: Path) -> None:
 
 
 def _run(argv: list[str]) -> tuple[int, str, str]:
-    out = Output(stdout=io.StringIO(), stderr=io.StringIO())
-    ctx = Context(out=out)
-    paths = resolve_paths()
-    ctx.__dict__["services"] = Services(paths=paths, sources=[CodexSource(paths)])
-    code = main(argv, ctx)
-    assert isinstance(out.stdout, io.StringIO) and isinstance(out.stderr, io.StringIO)
-    return code, out.stdout.getvalue(), out.stderr.getvalue()
+    return run_cli(argv, CodexSource)
 
 
 def _shown(thread: str) -> list[tuple[Any, ...]]:
