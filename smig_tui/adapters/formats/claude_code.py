@@ -352,6 +352,6 @@ def _loads(raw: bytes) -> dict[str, Any] | None:
     """Parse a tail line quietly; damage there is reported by the full read, with line numbers."""
     try:
         data = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # damaged or nested too deeply
         return None
     return data if isinstance(data, dict) else None

@@ -248,7 +248,7 @@ def _agent_type(path: str) -> str | None:
     try:
         with open(path[: -len(".jsonl")] + ".meta.json", "rb") as handle:
             meta = json.loads(handle.read(64 * 1024))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None  # the sidecar is optional and only informative
     kind = meta.get("agentType") if isinstance(meta, dict) else None
     return kind if isinstance(kind, str) and kind else None

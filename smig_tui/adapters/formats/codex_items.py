@@ -296,7 +296,7 @@ def _json_object(text: str) -> dict[str, Any] | None:
         return None
     try:
         value = json.loads(stripped)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
 

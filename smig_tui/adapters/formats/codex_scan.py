@@ -134,7 +134,7 @@ def read_session_index(path: Path, warn: WarningSink) -> dict[str, str]:
         for _, _, raw, _ in iter_lines(str(path)):
             try:
                 row = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError):
+            except (ValueError, RecursionError):  # damaged or nested too deeply
                 continue
             if isinstance(row, dict) and isinstance(row.get("id"), str):
                 name = row.get("thread_name")
@@ -234,7 +234,7 @@ def scan_head(path: str) -> Head:
             continue
         try:
             data = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        except (ValueError, RecursionError):  # damaged or nested too deeply
             continue
         if isinstance(data, dict):
             _absorb_head(head, data, number)
@@ -336,7 +336,7 @@ def _parses(raw: bytes) -> bool:
     """Tell whether a line is a JSON object."""
     try:
         return isinstance(json.loads(raw), dict)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # damaged or nested too deeply
         return False
 
 
@@ -344,7 +344,7 @@ def _payload(raw: bytes) -> dict[str, Any]:
     """Parse a line's payload, or return {} for damage."""
     try:
         data = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # damaged or nested too deeply
         return {}
     payload = data.get("payload") if isinstance(data, dict) else None
     return payload if isinstance(payload, dict) else {}

@@ -250,7 +250,8 @@ class BrowseScreen(MigrateActions, Screen[None]):
         self.query_one(SessionCard).show_session(message.session.info, message.session)
         if message.session.warnings:
             first = message.session.warnings[0]
-            self.notify(f"{len(message.session.warnings)} lines skipped; first: {first}", severity="warning")
+            self.notify(f"{len(message.session.warnings)} lines skipped; first: {first}", severity="warning",
+                        markup=False)
         self.replan()
 
     def replan(self) -> None:

@@ -291,5 +291,5 @@ class MigrateActions(_Base):
     def on_exported(self, message: Exported) -> None:
         if message.text is not None:
             self.app.copy_to_clipboard(message.text)
-        self.notify(message.detail)
+        self.notify(message.detail, markup=False)
 
