@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from smig_tui.adapters.config_file import load_config
 from smig_tui.adapters.paths import Paths, resolve_paths
-from smig_tui.core.errors import AmbiguousIdError, ConfigError, SessionNotFoundError, WriteRefusedError
+from smig_tui.core.errors import AmbiguousIdError, ConfigError, SessionNotFoundError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import SessionSource, WarningSink
 
@@ -332,14 +332,16 @@ class Services:
             export.to_record(session, messages, plan))
         return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
-    def save_export(self, text: str, out: Path, force: bool = False) -> Path:
-        """Write an export atomically; an existing file is replaced only with `force`."""
-        from smig_tui.adapters.fs import atomic_write
+    def save_export(self, text: str, out: Path, force: bool = False, source: str | None = None) -> Path:
+        """Write an export atomically where the output-path rules allow (see `output_paths`).
 
-        target = out.expanduser().absolute()
-        if target.exists() and not force:
-            raise WriteRefusedError(f"Refusing to overwrite existing file {target}; pass --force to replace it.")
-        atomic_write(target, text, mode=0o600, overwrite=force)
+        An existing regular file is replaced only with `force`; `source` (the session read) never is.
+        """
+        from smig_tui.adapters.fs import atomic_write
+        from smig_tui.adapters.output_paths import check_output_path
+
+        target = check_output_path(out, self.paths, force=force, sources=[source] if source else [])
+        atomic_write(target, text, mode=0o600, overwrite=force, make_parents=False)
         return target
 
     def copy_text(self, text: str) -> str:

@@ -12,7 +12,7 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,6 +20,7 @@ from pathlib import Path
 from smig_tui.adapters.formats.claude_writer import ClaudeWriter
 from smig_tui.adapters.formats.codex_writer import CodexWriter
 from smig_tui.adapters.fs import atomic_write
+from smig_tui.adapters.output_paths import check_output_path
 from smig_tui.adapters.paths import Paths
 from smig_tui.adapters.storage.migration_store import MigrationStore, new_migration_id
 from smig_tui.core.errors import SessionReadError, SmigError, WriteRefusedError
@@ -107,7 +108,8 @@ class Committer:
         result = MigrationResult(migration_id, dry_run, tuple(files), record, record_path, natives,
                                  redactions)
         if not dry_run:
-            self._commit(files, record)
+            chosen = {planned.path for planned in files if out is not None and not planned.native}
+            self._commit(files, record, user_paths=chosen)
         return result
 
     def _native_files(
@@ -169,7 +171,8 @@ class Committer:
                 folder = self._paths.data_dir / "exports" / workspace_key(session.info.cwd)
                 path = folder / f"{migration_id}{suffix}"
             else:
-                path = out if len(kinds) == 1 else out.with_suffix(suffix)
+                chosen = out if len(kinds) == 1 else out.with_suffix(suffix)
+                path = check_output_path(chosen, self._paths, force=force, sources=[session.info.path])
             if kind is Destination.MARKDOWN:
                 data = to_markdown(session, messages, plan)
             else:
@@ -177,8 +180,10 @@ class Committer:
             files.append(PlannedFile(kind, str(path.expanduser().absolute()), data, None, force))
         return files
 
-    def _commit(self, files: list[PlannedFile], record: MigrationRecord) -> None:
-        """Write every file and then the record, all or nothing, under the store's lock."""
+    def _commit(self, files: list[PlannedFile], record: MigrationRecord, user_paths: Collection[str] = ()) -> None:
+        """Write every file and then the record, all or nothing, under the store's lock.
+
+        Folders are made for smig's own paths; a user's `--out` folder was checked to exist."""
         with self._store.lock():
             for planned in files:
                 if not planned.overwrite and Path(planned.path).exists():
@@ -192,7 +197,7 @@ class Committer:
                     target = Path(planned.path)
                     existed = target.exists()
                     atomic_write(target, planned.data, mode=0o600, overwrite=planned.overwrite,
-                                 mtime=planned.mtime)
+                                 mtime=planned.mtime, make_parents=planned.path not in user_paths)
                     if not existed:
                         created.append(target)
                 self._store.write_locked(record)
