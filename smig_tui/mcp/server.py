@@ -16,6 +16,7 @@ from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs this one for schemas before Python 3.12
 
 from smig_tui import __version__
+from smig_tui.adapters.crash_log import one_line
 from smig_tui.core.errors import SmigError
 from smig_tui.mcp.tools import SmigTools
 from smig_tui.services import Services, build_services
@@ -112,6 +113,8 @@ def build_server(services: Services | None = None) -> MCPServer[Any]:
                 raise tool_error(str(error)) from None
             except RecursionError:
                 raise tool_error("The input is nested too deeply.") from None
+            except Exception as error:  # the last resort: one line naming a crash log, never a traceback
+                raise tool_error(one_line(error, where="smig mcp")) from None
 
     _register_model_tools(server, tools, call)
     _register_session_tools(server, tools, call)
