@@ -308,6 +308,16 @@ class Services:
         return committer.migrate(session, plan, migrated_messages(plan), to, dry_run, out, force,
                                  redact_secrets=redact)
 
+    def recover_commits(self) -> list[str]:
+        """Finish or clean up commits a kill interrupted; one sentence each (see `commit_journal`)."""
+        from smig_tui.adapters.commit_journal import CommitJournal
+
+        journal = CommitJournal(self.paths.data_dir / "journal")
+        if not journal.pending():
+            return []
+        with self.store.lock():
+            return journal.recover(self.store)
+
     def export(
         self, session: Session, fmt: ExportFormat, plan: Plan | None = None, redact: bool = True
     ) -> str:

@@ -17,6 +17,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from smig_tui.adapters.commit_journal import CommitJournal
 from smig_tui.adapters.formats.claude_writer import ClaudeWriter
 from smig_tui.adapters.formats.codex_writer import CodexWriter
 from smig_tui.adapters.fs import atomic_write
@@ -64,6 +65,9 @@ class Committer:
         self._store = store
         self._claude = ClaudeWriter(paths)
         self._codex = CodexWriter(paths)
+        self.journal = CommitJournal(paths.data_dir / "journal")
+        self.recovered: list[str] = []
+        """What recovering interrupted commits did before this one (see `commit_journal`)."""
 
     def migrate(
         self,
@@ -185,12 +189,14 @@ class Committer:
 
         Folders are made for smig's own paths; a user's `--out` folder was checked to exist."""
         with self._store.lock():
+            self.recovered = self.journal.recover(self._store)
             for planned in files:
                 if not planned.overwrite and Path(planned.path).exists():
                     raise WriteRefusedError(
                         f"Refusing to overwrite existing file {planned.path}"
                         + ("; pass --force to replace it." if not planned.native else ".")
                     )
+            self.journal.begin(record, self._store.path_for(record), files)
             created: list[Path] = []
             try:
                 for planned in files:
@@ -205,4 +211,6 @@ class Committer:
                 for path in created:
                     with contextlib.suppress(OSError):
                         path.unlink()
+                self.journal.end(record.id)
                 raise
+            self.journal.end(record.id)

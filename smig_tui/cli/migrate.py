@@ -90,6 +90,9 @@ def run_migrate(args: argparse.Namespace, ctx: Context) -> int:
     destinations = {Destination(value) for value in args.to} or {Destination.STORE}
     if args.out is not None and not destinations & {Destination.MARKDOWN, Destination.JSON}:
         raise UsageError("--out names the file for --to markdown or --to json; add one of them.")
+    if not args.dry_run:
+        for note in ctx.services.recover_commits():
+            ctx.out.diag(note)
     result = ctx.services.migrate(session, plan, destinations, dry_run=args.dry_run,
                                   out=args.out, force=args.force, redact=not args.no_redact)
     if result.redactions:
@@ -170,6 +173,8 @@ def run_export(args: argparse.Namespace, ctx: Context) -> int:
 def run_history(args: argparse.Namespace, ctx: Context) -> int:
     """List stored migrations, newest first."""
     workspace = os.path.abspath(os.path.expanduser(args.workspace)) if args.workspace else None
+    for note in ctx.services.recover_commits():
+        ctx.out.diag(note)
     records = ctx.services.store.list(workspace, warn=ctx.out.warn)
     if args.json:
         ctx.out.json([_history_row(record) for record in records])
