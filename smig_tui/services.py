@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from smig_tui.adapters.config_file import load_config
 from smig_tui.adapters.paths import Paths, resolve_paths
-from smig_tui.core.errors import AmbiguousIdError, ConfigError, SessionNotFoundError
+from smig_tui.core.errors import AmbiguousIdError, ConfigError, SessionNotFoundError, SmigError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import SessionSource, WarningSink
 
@@ -46,6 +46,13 @@ def _ignore(_: ReadWarning) -> None:
     """Drop a warning; used where the caller asked for quiet."""
 
 
+def _folder_filter(cwd: str) -> str:
+    """The real path of a folder to list sessions under, `~` expanded; a NUL is one sentence."""
+    if "\x00" in cwd:
+        raise SmigError("The folder to list sessions under contains a NUL character, which no path can hold.")
+    return os.path.realpath(os.path.expanduser(cwd))
+
+
 @dataclass
 class Services:
     """Everything a front end needs, built once per process."""
@@ -70,7 +77,7 @@ class Services:
         warn: WarningSink = _ignore,
     ) -> Iterator[SessionInfo]:
         """Yield sessions from every source, filtered, as they are discovered."""
-        wanted_cwd = os.path.realpath(cwd) if cwd else None
+        wanted_cwd = _folder_filter(cwd) if cwd else None
         for source in self.sources:
             if agent is not None and source.agent != agent:
                 continue

@@ -79,6 +79,25 @@ def describe_kind(mode: int) -> str:
     return next((word for test, word in kinds if test(mode)), "a special file")
 
 
+def not_a_session_file(entry: os.DirEntry[str]) -> str | None:
+    """Why an entry named like a session (`*.jsonl`) cannot be read as one, or None when it can.
+
+    A FIFO would block a reader forever and a link loop fails every open, so such an entry is
+    skipped, and the user is told once why a session they expected is not listed.
+    """
+    try:
+        if entry.is_file():
+            return None
+        info = os.stat(entry.path)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return "named like a session but it is a symbolic link loop; skipped"
+        if isinstance(error, FileNotFoundError) and os.path.islink(entry.path):
+            return "named like a session but it is a symbolic link to nothing; skipped"
+        return f"named like a session but cannot be read ({error.strerror or error}); skipped"
+    return f"named like a session but it is {describe_kind(info.st_mode)}; skipped"
+
+
 def _write_via_temp(path: Path, payload: bytes, mode: int, overwrite: bool, mtime: float | None) -> None:
     """The temp file, fsync and rename (or link) steps of `atomic_write`."""
     fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

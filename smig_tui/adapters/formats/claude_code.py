@@ -25,6 +25,7 @@ from smig_tui.adapters.formats.claude_code_scan import (
     own_timestamp,
 )
 from smig_tui.adapters.formats.claude_code_titles import TitleFacts, prompt_of
+from smig_tui.adapters.fs import not_a_session_file
 from smig_tui.adapters.jsonl import parse_line
 from smig_tui.adapters.paths import Paths
 from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
@@ -138,10 +139,19 @@ def _candidates(root: str, warn: WarningSink) -> Iterator[_Candidate]:
             if entry.name.endswith(".jsonl") and _is_file(entry):
                 old_agent = entry.name.startswith("agent-")
                 yield from _candidate(entry, project.name, old_agent, None, warn)
+            elif entry.name.endswith(".jsonl"):
+                _not_a_transcript(entry, warn)
             elif _is_dir(entry):
                 for child in _scan_dir(os.path.join(entry.path, "subagents"), warn):
                     if child.name.endswith(".jsonl") and _is_file(child):
                         yield from _candidate(child, project.name, True, entry.name, warn)
+                    elif child.name.endswith(".jsonl"):
+                        _not_a_transcript(child, warn)
+
+
+def _not_a_transcript(entry: os.DirEntry[str], warn: WarningSink) -> None:
+    """Say once why a `*.jsonl` entry that is no regular file (FIFO, folder, broken link) is skipped."""
+    warn(ReadWarning(entry.path, None, not_a_session_file(entry) or "not a regular file; skipped"))
 
 
 def _candidate(

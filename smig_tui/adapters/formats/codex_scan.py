@@ -21,6 +21,7 @@ from smig_tui.adapters.formats.codex_items import (
     is_injected_text,
     typed_prompt,
 )
+from smig_tui.adapters.fs import not_a_session_file
 from smig_tui.adapters.jsonl import iter_lines
 from smig_tui.core.models import Kind, ReadWarning, Role
 from smig_tui.core.ports import WarningSink
@@ -118,11 +119,16 @@ def _walk(root: str, warn: WarningSink) -> Iterator[str]:
     for entry in listed:
         try:
             if entry.is_dir(follow_symlinks=False):
+                if entry.name.endswith(".jsonl"):
+                    warn(ReadWarning(entry.path, None, "named like a session but it is a folder; looked inside"))
                 yield from _walk(entry.path, warn)
             elif entry.is_file():
                 yield entry.path
+            elif entry.name.endswith(".jsonl"):
+                warn(ReadWarning(entry.path, None, not_a_session_file(entry) or "not a regular file; skipped"))
         except OSError as error:
-            warn(ReadWarning(entry.path, None, f"cannot read ({error.strerror or error}); skipped"))
+            why = not_a_session_file(entry) if entry.name.endswith(".jsonl") else None
+            warn(ReadWarning(entry.path, None, why or f"cannot read ({error.strerror or error}); skipped"))
 
 
 def read_session_index(path: Path, warn: WarningSink) -> dict[str, str]:
