@@ -111,6 +111,16 @@ def parse_line(raw: bytes, path: str, number: int, complete: bool, warn: Warning
     return data
 
 
+SHAPE_ERRORS = (TypeError, AttributeError, KeyError, IndexError, ValueError, RecursionError)
+"""What a reader meets in valid JSON of the wrong shape (a list where an object belongs, a number
+for a name): the record is skipped with `shape_warning`, and reading goes on."""
+
+
+def shape_warning(path: str, number: int, error: Exception) -> ReadWarning:
+    """The warning for a record a reader could not use because of its shape."""
+    return ReadWarning(path, number, f"record of an unexpected shape skipped ({type(error).__name__})")
+
+
 def decode_problem(error: json.JSONDecodeError) -> str:
     """The decoder's reason and column, without its doubled "at" ("starting at at column 5")."""
     reason = error.msg.removesuffix(" at")

@@ -30,7 +30,7 @@ from smig_tui.adapters.formats.codex_scan import (
     scan_tail,
     walk_rollouts,
 )
-from smig_tui.adapters.jsonl import iter_records, no_cyclic_gc
+from smig_tui.adapters.jsonl import SHAPE_ERRORS, iter_records, no_cyclic_gc, shape_warning
 from smig_tui.adapters.paths import Paths
 from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
 from smig_tui.core.errors import SessionReadError
@@ -98,7 +98,10 @@ class CodexSource:
         try:
             with no_cyclic_gc():
                 for record in iter_records(info.path, sink, skip=loader.skippable):
-                    loader.feed(record)
+                    try:
+                        loader.feed(record)
+                    except SHAPE_ERRORS as error:
+                        sink(shape_warning(info.path, record.line, error))
         except BrokenPipeError:
             raise  # the warning sink's reader went away; the CLI handles that
         except OSError as error:
