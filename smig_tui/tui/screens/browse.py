@@ -173,7 +173,7 @@ class BrowseScreen(MigrateActions, Screen[None]):
         if message.warnings:
             self.notify(
                 f"{len(message.warnings)} unreadable lines or files skipped; first: {message.warnings[0]}",
-                severity="warning",
+                severity="warning", markup=False,
             )
 
     def action_reload(self) -> None:
