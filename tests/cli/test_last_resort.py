@@ -123,3 +123,54 @@ async def test_mcp_tools_turn_an_unforeseen_error_into_a_tool_error_naming_the_l
     with pytest.raises(_tool_error()) as raised:  # the SDK sends a ToolError's text as an isError result
         await build_server().call_tool("list_sessions", {})
     _assert_logged(str(raised.value), fake_home, "mcp")
+
+
+PLANTED_BUG = """
+import sys
+from smig_tui.services import Services
+
+def boom(*args, **kwargs):
+    raise ValueError("planted nobody bug")
+
+Services.iter_sessions = boom
+from smig_tui.cli.main import main
+raise SystemExit(main(["list"]))
+"""
+
+
+def test_as_a_non_root_user_the_log_is_private_and_an_unwritable_cache_still_gives_one_line(
+        fake_home: dict[str, Path]) -> None:
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root and setpriv to run a command as nobody")
+    shared = Path(tempfile.mkdtemp(prefix="smig-nonroot-"))
+    try:
+        shared.chmod(0o755)
+        writable, locked = shared / "writable", shared / "locked"
+        writable.mkdir()
+        subprocess.run(["chown", "nobody", str(writable)], check=True)
+        (locked / "cache").mkdir(parents=True, mode=0o755)  # root's: nobody cannot make crashes/ in it
+        lines = {}
+        for name, smig_home in (("writable", writable), ("locked", locked)):
+            env = {"HOME": str(smig_home), "SMIG_TUI_HOME": str(smig_home), "CODEX_HOME": str(smig_home / "c"),
+                   "CLAUDE_CONFIG_DIR": str(smig_home / "cl"), "PATH": "/usr/bin:/bin",
+                   "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+            done = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", sys.executable,
+                                   "-c", PLANTED_BUG], env=env, capture_output=True, text=True, timeout=120, check=False)
+            assert done.returncode == 1 and "Traceback" not in done.stderr
+            [lines[name]] = done.stderr.splitlines()
+        match = LOG_LINE.search(lines["writable"])
+        assert match and match.group(1) == "nobody"
+        log = Path(match.group(2))
+        assert log.parent == writable / "cache" / "crashes"
+        nobody = __import__("pwd").getpwnam("nobody").pw_uid
+        assert (log.stat().st_uid, stat.S_IMODE(log.stat().st_mode)) == (nobody, 0o600)
+        assert stat.S_IMODE(log.parent.stat().st_mode) == 0o700
+        assert lines["locked"] == ("smig: error: Unexpected ValueError (planted nobody bug); no log could be written "
+                                   "(Permission denied).")
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
