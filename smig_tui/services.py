@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from smig_tui.adapters.config_file import load_config
 from smig_tui.adapters.paths import Paths, resolve_paths
-from smig_tui.core.errors import AmbiguousIdError, ConfigError, SessionNotFoundError, WriteRefusedError
+from smig_tui.core.errors import AmbiguousIdError, ConfigError, SessionNotFoundError, SmigError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import SessionSource, WarningSink
 
@@ -47,6 +47,13 @@ def _ignore(_: ReadWarning) -> None:
     """Drop a warning; used where the caller asked for quiet."""
 
 
+def _folder_filter(cwd: str) -> str:
+    """The real path of a folder to list sessions under, `~` expanded; a NUL is one sentence."""
+    if "\x00" in cwd:
+        raise SmigError("The folder to list sessions under contains a NUL character, which no path can hold.")
+    return os.path.realpath(os.path.expanduser(cwd))
+
+
 @dataclass
 class Services:
     """Everything a front end needs, built once per process."""
@@ -71,7 +78,7 @@ class Services:
         warn: WarningSink = _ignore,
     ) -> Iterator[SessionInfo]:
         """Yield sessions from every source, filtered, as they are discovered."""
-        wanted_cwd = os.path.realpath(cwd) if cwd else None
+        wanted_cwd = _folder_filter(cwd) if cwd else None
         for source in self.sources:
             if agent is not None and source.agent != agent:
                 continue
@@ -340,6 +347,16 @@ class Services:
         return committer.migrate(session, plan, migrated_messages(plan), to, dry_run, out, force,
                                  redact_secrets=redact, cwd=cwd)
 
+    def recover_commits(self) -> list[str]:
+        """Finish or clean up commits a kill interrupted; one sentence each (see `commit_journal`)."""
+        from smig_tui.adapters.commit_journal import CommitJournal
+
+        journal = CommitJournal(self.paths.data_dir / "journal")
+        if not journal.pending():
+            return []
+        with self.store.lock():
+            return journal.recover(self.store)
+
     def export(
         self, session: Session, fmt: ExportFormat, plan: Plan | None = None, redact: bool = True
     ) -> str:
@@ -364,14 +381,16 @@ class Services:
             export.to_record(session, messages, plan))
         return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
-    def save_export(self, text: str, out: Path, force: bool = False) -> Path:
-        """Write an export atomically; an existing file is replaced only with `force`."""
-        from smig_tui.adapters.fs import atomic_write
+    def save_export(self, text: str, out: Path, force: bool = False, source: str | None = None) -> Path:
+        """Write an export atomically where the output-path rules allow (see `output_paths`).
 
-        target = out.expanduser().absolute()
-        if target.exists() and not force:
-            raise WriteRefusedError(f"Refusing to overwrite existing file {target}; pass --force to replace it.")
-        atomic_write(target, text, mode=0o600, overwrite=force)
+        An existing regular file is replaced only with `force`; `source` (the session read) never is.
+        """
+        from smig_tui.adapters.fs import atomic_write
+        from smig_tui.adapters.output_paths import check_output_path
+
+        target = check_output_path(out, self.paths, force=force, sources=[source] if source else [])
+        atomic_write(target, text, mode=0o600, overwrite=force, make_parents=False)
         return target
 
     def copy_text(self, text: str) -> str:

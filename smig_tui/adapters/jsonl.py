@@ -61,24 +61,29 @@ def iter_lines(path: str, start: int = 0, start_line: int = 1) -> Iterator[tuple
     with open_binary(path) as handle:
         handle.seek(start)
         offset, number = start, start_line
-        pending = b""
+        pieces: list[bytes] = []  # a line longer than a chunk, joined once at its end: linear time
         while True:
             chunk = handle.read(_CHUNK)
             if not chunk:
                 break
-            pending += chunk
             begin = 0
-            while True:
-                end = pending.find(b"\n", begin)
-                if end < 0:
-                    break
-                yield number, offset, pending[begin:end], True
-                offset += end - begin + 1
+            end = chunk.find(b"\n")
+            while end >= 0:
+                if pieces:
+                    pieces.append(chunk[begin:end])
+                    raw = b"".join(pieces)
+                    pieces = []
+                else:
+                    raw = chunk[begin:end]
+                yield number, offset, raw, True
+                offset += len(raw) + 1
                 number += 1
                 begin = end + 1
-            pending = pending[begin:]
-        if pending:
-            yield number, offset, pending, False
+                end = chunk.find(b"\n", begin)
+            if begin < len(chunk):
+                pieces.append(chunk[begin:])
+        if pieces:
+            yield number, offset, b"".join(pieces), False
 
 
 def parse_line(raw: bytes, path: str, number: int, complete: bool, warn: WarningSink) -> dict[str, Any] | None:
@@ -93,16 +98,35 @@ def parse_line(raw: bytes, path: str, number: int, complete: bool, warn: Warning
         warn(ReadWarning(path, number, "invalid UTF-8 replaced with U+FFFD"))
     try:
         data = json.loads(text)
+    except RecursionError:
+        warn(ReadWarning(path, number, "JSON nested too deeply to read; line skipped"))
+        return None
     except json.JSONDecodeError as error:
         if not complete:
             warn(ReadWarning(path, number, "truncated last line skipped (is the session still being written?)"))
         else:
-            warn(ReadWarning(path, number, f"corrupt JSON line skipped ({error.msg} at column {error.colno})"))
+            warn(ReadWarning(path, number, f"corrupt JSON line skipped ({decode_problem(error)})"))
         return None
     if not isinstance(data, dict):
         warn(ReadWarning(path, number, f"line is JSON {type(data).__name__}, not an object; skipped"))
         return None
     return data
+
+
+SHAPE_ERRORS = (TypeError, AttributeError, KeyError, IndexError, ValueError, RecursionError)
+"""What a reader meets in valid JSON of the wrong shape (a list where an object belongs, a number
+for a name): the record is skipped with `shape_warning`, and reading goes on."""
+
+
+def shape_warning(path: str, number: int, error: Exception) -> ReadWarning:
+    """The warning for a record a reader could not use because of its shape."""
+    return ReadWarning(path, number, f"record of an unexpected shape skipped ({type(error).__name__})")
+
+
+def decode_problem(error: json.JSONDecodeError) -> str:
+    """The decoder's reason and column, without its doubled "at" ("starting at at column 5")."""
+    reason = error.msg.removesuffix(" at")
+    return f"{reason} at column {error.colno}"
 
 
 def iter_records(

@@ -13,14 +13,16 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from smig_tui.adapters.commit_journal import CommitJournal
 from smig_tui.adapters.formats.claude_writer import ClaudeWriter
 from smig_tui.adapters.formats.codex_writer import CodexWriter, append_session_index, index_line, recorded_model
 from smig_tui.adapters.fs import atomic_write
+from smig_tui.adapters.output_paths import check_output_path
 from smig_tui.adapters.paths import Paths
 from smig_tui.adapters.readback import Expected, expected_from, verify
 from smig_tui.adapters.storage.migration_store import MigrationStore, new_migration_id
@@ -79,6 +81,9 @@ class Committer:
         """What each native file written by this commit must read back as, by path."""
         self._index_lines: list[str] = []
         """Lines for Codex's session_index.jsonl, appended once every file has read back right."""
+        self.journal = CommitJournal(paths.data_dir / "journal")
+        self.recovered: list[str] = []
+        """What recovering interrupted commits did before this one (see `commit_journal`)."""
 
     def migrate(
         self,
@@ -125,7 +130,8 @@ class Committer:
         result = MigrationResult(migration_id, dry_run, tuple(files), record, record_path, natives,
                                  redactions)
         if not dry_run:
-            self._commit(files, record)
+            chosen = {planned.path for planned in files if out is not None and not planned.native}
+            self._commit(files, record, user_paths=chosen)
         return result
 
     def _native_files(
@@ -198,7 +204,8 @@ class Committer:
                 folder = self._paths.data_dir / "exports" / workspace_key(session.info.cwd)
                 path = folder / f"{migration_id}{suffix}"
             else:
-                path = out if len(kinds) == 1 else out.with_suffix(suffix)
+                chosen = out if len(kinds) == 1 else out.with_suffix(suffix)
+                path = check_output_path(chosen, self._paths, force=force, sources=[session.info.path])
             if kind is Destination.MARKDOWN:
                 data = to_markdown(session, messages, plan)
             else:
@@ -206,22 +213,26 @@ class Committer:
             files.append(PlannedFile(kind, str(path.expanduser().absolute()), data, None, force))
         return files
 
-    def _commit(self, files: list[PlannedFile], record: MigrationRecord) -> None:
-        """Write every file and then the record, all or nothing, under the store's lock."""
+    def _commit(self, files: list[PlannedFile], record: MigrationRecord, user_paths: Collection[str] = ()) -> None:
+        """Write every file and then the record, all or nothing, under the store's lock.
+
+        Folders are made for smig's own paths; a user's `--out` folder was checked to exist."""
         with self._store.lock():
+            self.recovered = self.journal.recover(self._store)
             for planned in files:
                 if not planned.overwrite and Path(planned.path).exists():
                     raise WriteRefusedError(
                         f"Refusing to overwrite existing file {planned.path}"
                         + ("; pass --force to replace it." if not planned.native else ".")
                     )
+            self.journal.begin(record, self._store.path_for(record), files)
             created: list[Path] = []
             try:
                 for planned in files:
                     target = Path(planned.path)
                     existed = target.exists()
                     atomic_write(target, planned.data, mode=0o600, overwrite=planned.overwrite,
-                                 mtime=planned.mtime)
+                                 mtime=planned.mtime, make_parents=planned.path not in user_paths)
                     if not existed:
                         created.append(target)
                 for planned in files:
@@ -234,7 +245,9 @@ class Committer:
                 for path in created:
                     with contextlib.suppress(OSError):
                         path.unlink()
+                self.journal.end(record.id)
                 raise
+            self.journal.end(record.id)
 
 
 def _codex_preamble(note: str, messages: tuple[Message, ...]) -> tuple[str, tuple[Message, ...]]:

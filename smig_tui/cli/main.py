@@ -77,7 +77,11 @@ def run_tui(args: argparse.Namespace, ctx: Context) -> int:
     """Open the TUI; Textual is imported only here so headless commands never load it."""
     from smig_tui.tui.app import SmigApp
 
-    SmigApp(services=ctx.services).run()
+    app = SmigApp(services=ctx.services)
+    app.run()
+    if app.crash_line:
+        ctx.out.error(app.crash_line)
+        return 1
     return 0
 
 
@@ -98,5 +102,10 @@ def main(argv: Sequence[str] | None = None, ctx: Context | None = None) -> int:
     except BrokenPipeError:
         sys.stderr.close()  # the reader went away (e.g. `| head`): nothing left to say
         return 0
+    except Exception as error:  # the last resort: one line, and a log file for anything unforeseen
+        from smig_tui.adapters.crash_log import one_line
+
+        ctx.out.error(one_line(error, where=f"smig {args.command or 'tui'}"))
+        return 1
     finally:
         ctx.out.finish()

@@ -94,6 +94,9 @@ def run_migrate(args: argparse.Namespace, ctx: Context) -> int:
     if args.out is not None and not destinations & {Destination.MARKDOWN, Destination.JSON}:
         raise UsageError("--out names the file for --to markdown or --to json; add one of them.")
     cwd = _landing_folder(ctx, args.cwd, destinations) if args.cwd is not None else None
+    if not args.dry_run:
+        for note in ctx.services.recover_commits():
+            ctx.out.diag(note)
     result = ctx.services.migrate(session, plan, destinations, dry_run=args.dry_run,
                                   out=args.out, force=args.force, redact=not args.no_redact, cwd=cwd)
     if result.redactions:
@@ -167,13 +170,17 @@ def result_to_json(result: MigrationResult, include_data: bool = False) -> dict[
 def run_export(args: argparse.Namespace, ctx: Context) -> int:
     """Print, save or copy a session's export."""
     session = _load(ctx, args.id)
+    if args.out is not None:  # refuse a bad --out before any planning or summarizing
+        from smig_tui.adapters.output_paths import check_output_path
+
+        check_output_path(args.out, ctx.services.paths, force=args.force, sources=[session.info.path])
     plan = _plan(ctx, session, args.target, args.strategy, args.yes_send) if args.target else None
     text = ctx.services.export(session, ExportFormat(args.format), plan, redact=not args.no_redact)
     if args.out is None and not args.clipboard:
         ctx.out.stdout.write(text)
         return 0
     if args.out is not None:
-        path = ctx.services.save_export(text, args.out, force=args.force)
+        path = ctx.services.save_export(text, args.out, force=args.force, source=session.info.path)
         ctx.out.diag(f"smig: wrote {path} ({len(text.encode('utf-8')):,} bytes)")
     if args.clipboard:
         how = ctx.services.copy_text(text)
@@ -184,6 +191,8 @@ def run_export(args: argparse.Namespace, ctx: Context) -> int:
 def run_history(args: argparse.Namespace, ctx: Context) -> int:
     """List stored migrations, newest first."""
     workspace = os.path.abspath(os.path.expanduser(args.workspace)) if args.workspace else None
+    for note in ctx.services.recover_commits():
+        ctx.out.diag(note)
     records = ctx.services.store.list(workspace, warn=ctx.out.warn)
     if args.json:
         ctx.out.json([_history_row(record) for record in records])

@@ -27,10 +27,14 @@ class Output:
 
     @property
     def console(self) -> Console:
-        """A rich console on stdout, for tables (rich is imported only by commands that print one)."""
+        """A rich console on stdout, for tables (rich is imported only by commands that print one).
+
+        Markup and emoji codes are off: cells hold conversation text, and `[/bold]` or `:smile:` in a
+        message must print as written, not be parsed (a stray closing tag would crash the command).
+        """
         from rich.console import Console
 
-        return Console(file=self.stdout, soft_wrap=False, highlight=False)
+        return Console(file=self.stdout, soft_wrap=False, highlight=False, markup=False, emoji=False)
 
     def data(self, text: str) -> None:
         """Write a line of data to stdout."""

@@ -25,7 +25,7 @@ def _arguments(message: Message) -> Any:
     """A tool call's arguments as data when they are JSON, else the raw text."""
     try:
         return json.loads(message.text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return message.text
 
 

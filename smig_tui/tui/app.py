@@ -10,7 +10,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from smig_tui.core.errors import SmigError
+from smig_tui.adapters.crash_log import one_line
 from smig_tui.services import Services
 from smig_tui.tui.commands import ActionsProvider
 from smig_tui.tui.messages import WorkerFailed
@@ -21,13 +21,9 @@ DARK, LIGHT = "textual-dark", "textual-light"
 
 
 def describe_error(error: BaseException) -> str:
-    """One sentence for any error: SmigError messages are written for users already."""
-    if isinstance(error, SmigError):
-        return str(error)
-    if isinstance(error, OSError):
-        where = f" ({error.filename})" if error.filename else ""
-        return f"{error.strerror or error}{where}."
-    return f"Unexpected {type(error).__name__}: {error}"
+    """One sentence for any error: SmigError messages are written for users already; an unexpected
+    error's traceback goes to a crash log that the sentence names."""
+    return one_line(error, where="smig tui")
 
 
 class SmigApp(App[None]):
@@ -51,6 +47,8 @@ class SmigApp(App[None]):
         self.services = services
         self._here = here
         self.theme = DARK
+        self.crash_line: str | None = None
+        """Set when an unforeseen error ended the app: the one line to print instead of a traceback."""
 
     def get_default_screen(self) -> Screen[None]:
         return BrowseScreen(self.services, here=self._here)
@@ -80,4 +78,14 @@ class SmigApp(App[None]):
     def report(self, error: BaseException) -> None:
         """Show an error as a notification and keep running."""
         self.log.error(repr(error))
-        self.notify(describe_error(error), title="smig", severity="error", timeout=8)
+        self.notify(describe_error(error), title="smig", severity="error", timeout=8, markup=False)
+
+    def _handle_exception(self, error: Exception) -> None:
+        """The last resort: an error no handler caught still ends the app (its state is unknown),
+        but with one line and a crash log instead of Textual's traceback on the terminal."""
+        self.crash_line = describe_error(error)
+        self._return_code = 1
+        if self._exception is None:  # Textual's test pilot re-raises the first error it saw
+            self._exception = error
+            self._exception_event.set()
+        self._close_messages_no_wait()

@@ -142,12 +142,21 @@ def commit(services: Services, session: Session, plan: Plan, chosen: set[str], c
     return services.migrate(session, plan, to=wanted, dry_run=False, cwd=cwd)  # type: ignore[attr-defined]
 
 
+def export_folder(session: Session, here: str | None) -> str:
+    """The export dialog's default folder: one that exists (the session's recorded folder may be
+    another machine's), so exporting never has to create folders."""
+    for folder in (session.info.cwd, here, os.getcwd(), os.path.expanduser("~")):
+        if folder and os.path.isdir(folder):
+            return folder
+    return os.path.expanduser("~")
+
+
 def export(services: Services, session: Session, plan: Plan, request: Any) -> tuple[str, str | None]:
     """Render an export; write it to the file (never clobbering), or return the text for the clipboard."""
     text: str = services.export(session, request.format, plan)  # type: ignore[attr-defined]
     if request.path is None:
         return f"Copied the {request.format} export ({len(text):,} characters) to the clipboard via OSC 52.", text
-    path = services.save_export(text, Path(request.path))  # type: ignore[attr-defined]
+    path = services.save_export(text, Path(request.path), source=session.info.path)  # type: ignore[attr-defined]
     return f"Wrote the {request.format} export ({len(text):,} characters) to {path}.", None
 
 

@@ -94,3 +94,45 @@ def test_full_reads_pause_the_cyclic_gc_and_always_restore_it() -> None:
     with pytest.raises(ValueError), no_cyclic_gc():
         raise ValueError("a reader failed")
     assert gc.isenabled()
+
+
+def test_deeply_nested_line_is_one_warning_and_reading_goes_on(tmp_path: Path) -> None:
+    nested = b"[" * 5000 + b"]" * 5000
+    path = _write(tmp_path / "a.jsonl", b'{"a":1}\n' + nested + b'\n{"b":' + nested + b'}\n{"c":3}\n')
+    warnings: list[ReadWarning] = []
+    records = list(iter_records(path, warnings.append))
+    assert [r.data for r in records] == [{"a": 1}, {"c": 3}]
+    assert [(w.path, w.line, w.message) for w in warnings] == [
+        (path, 2, "JSON nested too deeply to read; line skipped"),
+        (path, 3, "JSON nested too deeply to read; line skipped"),
+    ]
+
+
+def test_a_line_spanning_many_chunks_keeps_its_bytes_offsets_and_numbers(tmp_path: Path) -> None:
+    from smig_tui.adapters import jsonl
+
+    long = b'{"t":"' + bytes(range(97, 123)) * ((3 * jsonl._CHUNK) // 26) + b'"}'
+    data = b'{"a":1}\n' + long + b"\n\n" + b"x" * (jsonl._CHUNK + 5)
+    path = _write(tmp_path / "a.jsonl", data)
+    lines = list(jsonl.iter_lines(path))
+    assert [(n, off, len(raw), done) for n, off, raw, done in lines] == [
+        (1, 0, 7, True), (2, 8, len(long), True), (3, 9 + len(long), 0, True),
+        (4, 10 + len(long), jsonl._CHUNK + 5, False),
+    ]
+    assert lines[1][2] == long
+    assert b"\n".join(raw for _, _, raw, _ in lines) == data
+
+
+def test_a_chunk_ending_exactly_on_a_newline_splits_nothing(tmp_path: Path) -> None:
+    from smig_tui.adapters import jsonl
+
+    first = b"y" * (jsonl._CHUNK - 1)
+    path = _write(tmp_path / "a.jsonl", first + b"\n" + b'{"b":2}\n')
+    assert [raw for _, _, raw, _ in jsonl.iter_lines(path)] == [first, b'{"b":2}']
+
+
+def test_the_decoders_reason_reads_without_a_doubled_at(tmp_path: Path) -> None:
+    path = _write(tmp_path / "a.jsonl", b'{"a":"open\n{"b":2}\n')
+    warnings: list[ReadWarning] = []
+    list(iter_records(path, warnings.append))
+    assert [w.message for w in warnings] == ["corrupt JSON line skipped (Unterminated string starting at column 6)"]

@@ -94,13 +94,13 @@ def test_show_json_carries_messages_and_warnings(fake_home: dict[str, Path]) -> 
     assert code == 0
     assert stderr.splitlines() == [
         f"smig: warning: {fake_home['claude'] / 'projects' / '-home-user-proj' / CORRUPT}.jsonl:4: "
-        "corrupt JSON line skipped (Unterminated string starting at at column 384)"
+        "corrupt JSON line skipped (Unterminated string starting at column 384)"
     ]
     document = json.loads(stdout)
     assert len(document["messages"]) == 5 and document["info"]["message_count"] == 5
     assert document["extra"] == {"gitBranch": "ci-fix", "slug": "brave-copper-lantern"}
     assert len(document["warnings"]) == 1 and document["warnings"][0].endswith(
-        ":4: corrupt JSON line skipped (Unterminated string starting at at column 384)"
+        ":4: corrupt JSON line skipped (Unterminated string starting at column 384)"
     )
 
 

@@ -77,7 +77,7 @@ def test_show_json_reports_the_corrupt_line_on_stderr(fake_home: dict[str, Path]
     data = json.loads(stdout)
     assert [m["role"] for m in data["messages"]] == ["user", "assistant"]
     assert len(data["warnings"]) == 1 and data["warnings"][0].endswith(
-        "jsonl:5: corrupt JSON line skipped (Unterminated string starting at at column 99)"
+        "jsonl:5: corrupt JSON line skipped (Unterminated string starting at column 99)"
     )
     assert stderr.startswith("smig: warning: ") and ".jsonl:5: corrupt JSON line skipped" in stderr
 

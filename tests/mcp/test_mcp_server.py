@@ -355,5 +355,6 @@ def test_a_tool_that_raises_unexpectedly_is_a_tool_error(monkeypatch: pytest.Mon
 
     monkeypatch.setattr(SmigTools, "model_context_window", boom)
     result = SmigToolRunner()("model_context_window", {"model": "gpt-5.1"})
-    assert result == {"content": [{"type": "text", "text": "model_context_window failed unexpectedly (ValueError); "
-                                                          "please report it."}], "isError": True}
+    assert result["isError"] is True
+    [content] = result["content"]
+    assert content["text"].startswith("model_context_window: Unexpected ValueError (internal detail); the details are in ")

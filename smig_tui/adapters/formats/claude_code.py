@@ -25,6 +25,7 @@ from smig_tui.adapters.formats.claude_code_scan import (
     own_timestamp,
 )
 from smig_tui.adapters.formats.claude_code_titles import TitleFacts, prompt_of
+from smig_tui.adapters.fs import not_a_session_file
 from smig_tui.adapters.jsonl import parse_line
 from smig_tui.adapters.paths import Paths
 from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
@@ -166,6 +167,8 @@ def _candidates(root: str, warn: WarningSink) -> Iterator[_Candidate]:
             if entry.name.endswith(".jsonl") and _is_file(entry):
                 old_agent = entry.name.startswith("agent-")
                 yield from _candidate(entry, project.name, old_agent, None, warn)
+            elif entry.name.endswith(".jsonl"):
+                _not_a_transcript(entry, warn)
             elif _is_dir(entry):
                 yield from _subagent_candidates(entry, project.name, warn)
 
@@ -179,6 +182,8 @@ def _subagent_candidates(
     for child in _scan_dir(folder, warn):
         if child.name.endswith(".jsonl") and _is_file(child):
             yield from _candidate(child, project, True, session_dir.name, warn)
+        elif child.name.endswith(".jsonl"):
+            _not_a_transcript(child, warn)
         elif child.name == "workflows" and _is_dir(child):
             for run in _scan_dir(child.path, warn):
                 if not run.name.startswith("wf_") or not _is_dir(run):
@@ -191,6 +196,11 @@ def _subagent_candidates(
 def _is_agent_file(entry: os.DirEntry[str]) -> bool:
     """Tell whether a directory entry is a sub-agent transcript (`agent-*.jsonl`, a regular file)."""
     return entry.name.startswith("agent-") and entry.name.endswith(".jsonl") and _is_file(entry)
+
+
+def _not_a_transcript(entry: os.DirEntry[str], warn: WarningSink) -> None:
+    """Say once why a `*.jsonl` entry that is no regular file (FIFO, folder, broken link) is skipped."""
+    warn(ReadWarning(entry.path, None, not_a_session_file(entry) or "not a regular file; skipped"))
 
 
 def _candidate(
@@ -415,6 +425,6 @@ def _loads(raw: bytes) -> dict[str, Any] | None:
     """Parse a tail line quietly; damage there is reported by the full read, with line numbers."""
     try:
         data = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # damaged or nested too deeply
         return None
     return data if isinstance(data, dict) else None

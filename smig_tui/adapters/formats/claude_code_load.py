@@ -26,7 +26,7 @@ from smig_tui.adapters.formats.claude_code_scan import (
 from smig_tui.adapters.formats.claude_code_titles import TitleFacts, prompt_from_text
 from smig_tui.adapters.formats.claude_code_tree import Node, PreservedSegment, Tree, in_model_order
 from smig_tui.adapters.formats.stored_text import TextStore
-from smig_tui.adapters.jsonl import iter_lines, no_cyclic_gc, parse_line
+from smig_tui.adapters.jsonl import SHAPE_ERRORS, iter_lines, no_cyclic_gc, parse_line, shape_warning
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Kind, Message, ReadWarning, Role, Session, SessionInfo, Usage
 from smig_tui.core.ports import WarningSink
@@ -79,7 +79,10 @@ class _Reader:
             if data is None:
                 self._damaged(line, number)
                 continue
-            self._record(data, number, offset, len(raw))
+            try:
+                self._record(data, number, offset, len(raw))
+            except SHAPE_ERRORS as error:
+                self.report(shape_warning(path, number, error))
 
     def _link_only(self, line: bytes, number: int) -> bool:
         """Add a progress/attachment record to the tree from its bytes; False if that failed."""
@@ -284,7 +287,7 @@ def _agent_type(path: str) -> str | None:
     try:
         with open(path[: -len(".jsonl")] + ".meta.json", "rb") as handle:
             meta = json.loads(handle.read(64 * 1024))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None  # the sidecar is optional and only informative
     kind = meta.get("agentType") if isinstance(meta, dict) else None
     return kind if isinstance(kind, str) and kind else None

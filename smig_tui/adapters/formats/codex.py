@@ -32,7 +32,7 @@ from smig_tui.adapters.formats.codex_scan import (
     thread_id_of,
     walk_rollouts,
 )
-from smig_tui.adapters.jsonl import iter_records, no_cyclic_gc
+from smig_tui.adapters.jsonl import SHAPE_ERRORS, iter_records, no_cyclic_gc, shape_warning
 from smig_tui.adapters.paths import Paths
 from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
 from smig_tui.adapters.zstd_files import DAMAGED
@@ -178,7 +178,10 @@ def _feed(loader: RolloutLoader, part: Part, prefix: str, warn: WarningSink) -> 
         for record in iter_records(part.path, warn, skip=loader.skippable):
             if part.ends_before(record.offset, record.data):
                 break
-            loader.feed(record)
+            try:
+                loader.feed(record)
+            except SHAPE_ERRORS as error:
+                warn(shape_warning(part.path, record.line, error))
     except DAMAGED as error:
         warn(ReadWarning(part.path, None, f"compressed rollout is damaged ({error}); read up to the damage"))
 

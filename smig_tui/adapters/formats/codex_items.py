@@ -103,6 +103,8 @@ def cwd_from_environment(text: str) -> str | None:
 def convert(payload: dict[str, Any], tool_names: dict[str, str]) -> list[ItemMessage]:
     """Turn one ResponseItem into message drafts; `tool_names` maps call ids seen to names."""
     kind = payload.get("type")
+    if not isinstance(kind, str):
+        return []  # a damaged item: nothing a model saw can be rebuilt from it
     if kind == "message":
         return _message(payload)
     if kind == "reasoning":
@@ -296,7 +298,7 @@ def _json_object(text: str) -> dict[str, Any] | None:
         return None
     try:
         value = json.loads(stripped)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
 

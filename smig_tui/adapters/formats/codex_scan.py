@@ -21,6 +21,7 @@ from smig_tui.adapters.formats.codex_items import (
     is_injected_text,
     typed_prompt,
 )
+from smig_tui.adapters.fs import not_a_session_file
 from smig_tui.adapters.jsonl import iter_lines
 from smig_tui.adapters.zstd_files import SUFFIX, is_compressed, open_binary
 from smig_tui.core.models import Kind, ReadWarning, Role
@@ -148,11 +149,16 @@ def _walk(root: str, warn: WarningSink) -> Iterator[str]:
     for entry in listed:
         try:
             if entry.is_dir(follow_symlinks=False):
+                if entry.name.endswith(".jsonl"):
+                    warn(ReadWarning(entry.path, None, "named like a session but it is a folder; looked inside"))
                 yield from _walk(entry.path, warn)
             elif entry.is_file():
                 yield entry.path
+            elif entry.name.endswith(".jsonl"):
+                warn(ReadWarning(entry.path, None, not_a_session_file(entry) or "not a regular file; skipped"))
         except OSError as error:
-            warn(ReadWarning(entry.path, None, f"cannot read ({error.strerror or error}); skipped"))
+            why = not_a_session_file(entry) if entry.name.endswith(".jsonl") else None
+            warn(ReadWarning(entry.path, None, why or f"cannot read ({error.strerror or error}); skipped"))
 
 
 def read_session_index(path: Path, warn: WarningSink) -> dict[str, str]:
@@ -164,7 +170,7 @@ def read_session_index(path: Path, warn: WarningSink) -> dict[str, str]:
         for _, _, raw, _ in iter_lines(str(path)):
             try:
                 row = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError):
+            except (ValueError, RecursionError):  # damaged or nested too deeply
                 continue
             if isinstance(row, dict) and isinstance(row.get("id"), str):
                 name = row.get("thread_name")
@@ -264,7 +270,7 @@ def scan_head(path: str) -> Head:
             continue
         try:
             data = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        except (ValueError, RecursionError):  # damaged or nested too deeply
             continue
         if isinstance(data, dict):
             _absorb_head(head, data, number)
@@ -394,7 +400,7 @@ def _parses(raw: bytes) -> bool:
     """Tell whether a line is a JSON object."""
     try:
         return isinstance(json.loads(raw), dict)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # damaged or nested too deeply
         return False
 
 
@@ -402,7 +408,7 @@ def _payload(raw: bytes) -> dict[str, Any]:
     """Parse a line's payload, or return {} for damage."""
     try:
         data = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # damaged or nested too deeply
         return {}
     payload = data.get("payload") if isinstance(data, dict) else None
     return payload if isinstance(payload, dict) else {}

@@ -173,7 +173,7 @@ class BrowseScreen(MigrateActions, Screen[None]):
         if message.warnings:
             self.notify(
                 f"{len(message.warnings)} unreadable lines or files skipped; first: {message.warnings[0]}",
-                severity="warning",
+                severity="warning", markup=False,
             )
 
     def action_reload(self) -> None:
@@ -250,7 +250,8 @@ class BrowseScreen(MigrateActions, Screen[None]):
         self.query_one(SessionCard).show_session(message.session.info, message.session)
         if message.session.warnings:
             first = message.session.warnings[0]
-            self.notify(f"{len(message.session.warnings)} lines skipped; first: {first}", severity="warning")
+            self.notify(f"{len(message.session.warnings)} lines skipped; first: {first}", severity="warning",
+                        markup=False)
         self.replan()
 
     def replan(self) -> None:

@@ -273,7 +273,7 @@ class MigrateActions(_Base):
         if reason is not None:
             self.notify(f"Export is not available: {reason}", severity="warning")
             return
-        default_dir = ready[0].info.cwd if ready[0].info.cwd else self.here
+        default_dir = backend.export_folder(ready[0], self.here)
         self.app.push_screen(
             ExportModal(ready[0].id, default_dir), lambda request: self._export_chosen(ready, request)
         )
@@ -291,5 +291,5 @@ class MigrateActions(_Base):
     def on_exported(self, message: Exported) -> None:
         if message.text is not None:
             self.app.copy_to_clipboard(message.text)
-        self.notify(message.detail)
+        self.notify(message.detail, markup=False)
 

@@ -1,0 +1,133 @@
+"""Provides the commit journal: an intent record written before a commit's first file, so a commit cut
+short (SIGKILL, power loss) is finished or cleaned up by the next run instead of leaving native
+sessions that `smig history` never learns of.
+
+Layout: `<data_dir>/journal/<migration id>.json` (0600), holding the stored record to be written and
+every file the commit will write with the sha256 of its bytes and whether it existed before. The
+entry is removed once the record is stored. Recovery runs under the store's lock:
+
+- the record is stored already: the commit finished; the entry is dropped;
+- every file is on disk with the planned bytes: only the record was missing; it is written now
+  ("finished");
+- otherwise the files this commit created, and still hold its bytes, are removed with any temp
+  files it left ("cleaned up"); files it did not create, or that changed since, are left alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from smig_tui.adapters.fs import atomic_write
+from smig_tui.adapters.storage.migration_store import MigrationStore
+from smig_tui.core.errors import MigrationNotFoundError
+from smig_tui.core.migration import (
+    MigrationRecord,
+    PlannedFile,
+    record_from_json,
+    record_to_json,
+    validate_migration_id,
+)
+
+
+def _sha256(data: bytes) -> str:
+    """The hex digest that pins a planned file's bytes."""
+    return hashlib.sha256(data).hexdigest()
+
+
+class CommitJournal:
+    """Intent records of commits in progress."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        """`<data_dir>/journal`."""
+
+    def begin(self, record: MigrationRecord, record_path: Path, files: Sequence[PlannedFile]) -> Path:
+        """Record what a commit is about to write; call under the store's lock, before any file."""
+        entry = {
+            "migration_id": record.id,
+            "record_path": str(record_path),
+            "record": record_to_json(record),
+            "files": [{"path": planned.path, "sha256": _sha256(planned.data.encode("utf-8")),
+                       "created": not os.path.lexists(planned.path)} for planned in files],
+        }
+        path = self._entry(record.id)
+        atomic_write(path, json.dumps(entry, ensure_ascii=False) + "\n", mode=0o600, overwrite=False)
+        return path
+
+    def end(self, migration_id: str) -> None:
+        """Drop a commit's entry once its record is stored (or its files were rolled back)."""
+        with contextlib.suppress(FileNotFoundError):
+            self._entry(migration_id).unlink()
+
+    def pending(self) -> bool:
+        """Whether any commit was interrupted (cheap: no lock, no reading)."""
+        return self.folder.is_dir() and any(self.folder.glob("*.json"))
+
+    def recover(self, store: MigrationStore) -> list[str]:
+        """Finish or clean up every interrupted commit; one sentence each. Call under the store's lock."""
+        notes: list[str] = []
+        for path in sorted(self.folder.glob("*.json")) if self.folder.is_dir() else []:
+            try:
+                entry = json.loads(path.read_text(encoding="utf-8"))
+                validate_migration_id(entry["migration_id"])
+                notes.extend(self._recover_one(entry, store))
+            except (OSError, ValueError, KeyError, TypeError, MigrationNotFoundError) as error:
+                notes.append(f"smig: an interrupted commit's journal {path} is unreadable "
+                             f"({type(error).__name__}); left in place.")
+                continue
+            path.unlink()
+        return notes
+
+    def _recover_one(self, entry: dict[str, Any], store: MigrationStore) -> list[str]:
+        """Finish or clean up one commit; the notes to show."""
+        migration_id = entry["migration_id"]
+        if Path(entry["record_path"]).exists():
+            return []  # finished; only dropping the entry was cut short
+        files = entry["files"]
+        intact = [item for item in files if _holds(item["path"], item["sha256"])]
+        for item in files:
+            _remove_temp_files(Path(item["path"]))
+        if len(intact) == len(files):
+            store.write_locked(record_from_json(entry["record"]))
+            return [f"smig: finished migration {migration_id}, which was interrupted after writing its "
+                    f"{len(files)} file(s): it is now recorded (`smig history show {migration_id}`)."]
+        removed = 0
+        for item in intact:
+            if item["created"]:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(item["path"])
+                    removed += 1
+        return [f"smig: cleaned up migration {migration_id}, which was interrupted after writing "
+                f"{len(intact)} of its {len(files)} file(s): removed {removed} it had created; nothing was recorded."]
+
+    def _entry(self, migration_id: str) -> Path:
+        """One commit's entry, by its checked id."""
+        return self.folder / f"{validate_migration_id(migration_id)}.json"
+
+
+def _holds(path: str, sha256: str) -> bool:
+    """Whether `path` is a regular file holding exactly the planned bytes."""
+    try:
+        if not os.path.isfile(path) or os.path.islink(path):
+            return False
+        with open(path, "rb") as handle:
+            return _sha256(handle.read()) == sha256
+    except OSError:
+        return False
+
+
+def _remove_temp_files(target: Path) -> None:
+    """Remove the temp files `atomic_write` leaves beside `target` when killed mid-write."""
+    folder = target.parent
+    if not folder.is_dir():
+        return
+    for temp in folder.glob(f".{glob.escape(target.name)}.*.tmp"):
+        with contextlib.suppress(OSError):
+            temp.unlink()
