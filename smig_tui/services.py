@@ -317,9 +317,10 @@ class Services:
         fmt = export.ExportFormat(fmt)
         messages = migrated_messages(plan) if plan is not None else session.messages
         if redact:
-            from smig_tui.core.handoff import redact_messages, redact_session
+            from smig_tui.core.handoff import redact_messages, redact_plan, redact_session
 
             session, messages = redact_session(session), redact_messages(messages)[0]
+            plan = redact_plan(plan) if plan is not None else None
         if fmt is export.ExportFormat.MARKDOWN:
             return export.to_markdown(session, messages, plan)
         if fmt is export.ExportFormat.MEMORY:

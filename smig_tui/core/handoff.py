@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from smig_tui.core.migration import Lineage, Turn
-from smig_tui.core.models import Kind, Message, Role, Session
+from smig_tui.core.models import Kind, Message, Plan, Role, Session
 from smig_tui.core.redact import redact
 
 TOOL_CALL_OPEN = "[tool call: {name}]"
@@ -129,3 +129,16 @@ def redact_session(session: Session) -> Session:
     messages, _ = redact_messages(session.messages)
     title = redact(session.info.title).text if session.info.title else None
     return replace(session, messages=messages, info=replace(session.info, title=title))
+
+
+def redact_plan(plan: Plan) -> Plan:
+    """The plan with secrets replaced in the text it adds: the placeholder note and the summary.
+
+    The placeholder quotes the first omitted prompt and the summary may echo what it read; the
+    messages themselves go through `redact_messages` wherever they are rendered.
+    """
+    return replace(
+        plan,
+        placeholder=redact(plan.placeholder).text if plan.placeholder else plan.placeholder,
+        summary=redact(plan.summary).text if plan.summary else plan.summary,
+    )

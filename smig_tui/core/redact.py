@@ -18,6 +18,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 
 # Each pattern starts with a literal or a small character set, so `re` can skip ahead quickly; the
 # word boundary a key needs in front is checked in `_replace` instead of by a leading `\b`, which
@@ -250,6 +251,17 @@ def redact(text: str) -> Redaction:
     if any(needle in lowered for needle in _NAME_NEEDLES):
         text = _redact_assignments(text, lowered, counts)
     return Redaction(text, counts)
+
+
+def redact_json(value: Any) -> Any:
+    """The same JSON-like value with every string in it redacted: one pass over a whole tool reply."""
+    if isinstance(value, str):
+        return redact(value).text
+    if isinstance(value, dict):
+        return {key: redact_json(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redact_json(item) for item in value]
+    return value
 
 
 def _replace(match: re.Match[str], kind: str, bounded: bool, counts: Counter[str]) -> str:

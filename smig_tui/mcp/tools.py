@@ -15,9 +15,11 @@ from typing import Any
 
 from smig_tui.core.errors import MigrationNotFoundError, SmigError, SummaryConsentError
 from smig_tui.core.export import to_markdown
+from smig_tui.core.handoff import redact_messages
 from smig_tui.core.migration import Destination, MigrationRecord, message_from_json
 from smig_tui.core.models import Agent, Message, ModelCapacity, Plan, Role, Session, SessionInfo, Strategy
 from smig_tui.core.openai_chat import load_chat, to_chat
+from smig_tui.core.redact import redact_json
 from smig_tui.mcp.recall import match_omitted, source_messages
 from smig_tui.services import Services, migrated_messages
 
@@ -150,9 +152,9 @@ class SmigTools:
                              reserve=None if reserve < 0 else reserve, harness=harness)
         source_tokens = sum(services.count_session(session, source))
         migrated = to_chat(migrated_messages(plan))
-        return {**plan_json(plan), "source": {"model": source.name, "tokens": source_tokens,
-                                               "window": source.context_window},
-                "input_messages": len(messages), "messages": migrated}
+        return _clean({**plan_json(plan), "source": {"model": source.name, "tokens": source_tokens,
+                                                      "window": source.context_window},
+                       "input_messages": len(messages), "messages": migrated})
 
     def list_sessions(self, agent: str | None = None, cwd: str | None = None,
                       limit: int | None = None) -> dict[str, Any]:
@@ -165,7 +167,7 @@ class SmigTools:
                 raise InvalidArgumentError(f"Unknown agent {agent!r}; use codex or claude.") from None
         count = _bounded("limit", limit, 1, MAX_LIMIT, 20)
         sessions = self.services.list_sessions(agent=wanted, cwd=os.path.expanduser(cwd) if cwd else None)
-        return {"total": len(sessions), "sessions": [info_json(info) for info in sessions[:count]]}
+        return _clean({"total": len(sessions), "sessions": [info_json(info) for info in sessions[:count]]})
 
     def _session(self, session_id: str) -> Session:
         """Find and read a session by id or unique prefix."""
@@ -198,7 +200,7 @@ class SmigTools:
         """What a migration would keep and drop; writes nothing."""
         session = self._session(session_id)
         plan = self._plan(session, target_model, _strategy(strategy), pins or [], reserve)
-        return {"session_id": session.id, "agent": session.info.agent.value, **plan_json(plan)}
+        return _clean({"session_id": session.id, "agent": session.info.agent.value, **plan_json(plan)})
 
     def commit_migration(self, session_id: str, target_model: str, strategy: str | None = None,
                          to: list[str] | None = None, dry_run: bool = False, reserve: int | None = None,
@@ -218,11 +220,11 @@ class SmigTools:
         files = [{"destination": f.destination.value, "path": f.path, "bytes": len(f.data.encode("utf-8")),
                   "session_id": f.native.session_id if f.native else None,
                   "resume_command": f.native.resume_command if f.native else None} for f in result.files]
-        return {"migration_id": result.migration_id, "dry_run": result.dry_run, "record_path": result.record_path,
+        return _clean({"migration_id": result.migration_id, "dry_run": result.dry_run, "record_path": result.record_path,
                 "workspace": record.source.cwd, "files": files, "resume_commands": list(result.resume_commands),
                 "decision": decision_json(plan), "strategy": record.strategy, "kept": len(record.kept_ids),
                 "dropped": len(record.dropped_ids), "tokens_before": record.tokens_before,
-                "tokens_after": record.tokens_after}
+                "tokens_after": record.tokens_after})
 
     def get_handoff(self, workspace: str, format: str = "markdown", offset: int = 0,
                     max_chars: int | None = None) -> dict[str, Any]:
@@ -230,27 +232,28 @@ class SmigTools:
         if not isinstance(workspace, str) or not workspace.strip() or "\0" in workspace:
             raise InvalidArgumentError("workspace must be the project folder the migrated session ran in.")
         record = self._latest(workspace)
-        messages = tuple(message_from_json(data) for data in record.messages)
+        # Redacted before rendering and paging, so no page boundary can split a secret out of reach.
+        messages = redact_messages(message_from_json(data) for data in record.messages)[0]
         if format == "markdown":
             body: Any = to_markdown(_record_session(record, messages), messages)
         elif format == "openai":
             body = to_chat(messages)
         elif format == "json":
-            body = list(record.messages)
+            body = redact_json(list(record.messages))
         else:
             raise InvalidArgumentError(f"Unknown format {format!r}; use markdown, openai or json.")
         page: dict[str, Any] = {"content": body}
         if isinstance(body, str):
             page = _page(body, _bounded("offset", offset, 0, max(len(body), 0), 0),
                          _bounded("max_chars", max_chars, 1_000, 10_000_000, HANDOFF_CHARS))
-        return {"migration_id": record.id, "created": record.created, "workspace": record.source.cwd,
+        return _clean({"migration_id": record.id, "created": record.created, "workspace": record.source.cwd,
                 "source": {"agent": record.source.agent, "id": record.source.id, "model": record.source.model,
                            "title": record.source.title},
                 "target": record.target, "strategy": record.strategy, "tokens_before": record.tokens_before,
                 "tokens_after": record.tokens_after, "kept": len(record.kept_ids), "omitted": len(record.dropped_ids),
                 "resume_commands": [output.resume_command for output in record.outputs], "format": format, **page,
                 "recall": "Call recall_omitted with this migration_id and a query to read omitted messages."
-                if record.dropped_ids else None}
+                if record.dropped_ids else None}, keep="content")
 
     def _latest(self, workspace: str) -> MigrationRecord:
         """The newest record for a workspace, as given and resolved, else for the nearest folder above it.
@@ -281,11 +284,20 @@ class SmigTools:
         if not isinstance(query, str) or len(query) > 2_000:
             raise InvalidArgumentError("query must be text of at most 2,000 characters.")
         status, omitted, unavailable = source_messages(self.services, record)
-        matches = match_omitted(omitted, query)
-        return {"migration_id": record.id, "source": {"agent": record.source.agent, "id": record.source.id,
+        # The source holds the originals: redact before matching and cutting, like every other path out.
+        matches = match_omitted(redact_messages(omitted)[0], query)
+        return _clean({"migration_id": record.id, "source": {"agent": record.source.agent, "id": record.source.id,
                                                       "path": record.source.path, "status": status},
                 "omitted": len(record.dropped_ids), "unavailable": unavailable, "total_matches": len(matches),
-                "messages": [_recalled(message) for message in matches[:count]]}
+                "messages": [_recalled(message) for message in matches[:count]]})
+
+
+def _clean(reply: dict[str, Any], keep: str | None = None) -> dict[str, Any]:
+    """A tool's reply with secrets redacted in every string (titles, placeholder, paths), except `keep`.
+
+    `keep` names a value already redacted before it was paged, which must stay exactly as paged.
+    """
+    return {key: value if key == keep else redact_json(value) for key, value in reply.items()}
 
 
 def _record_session(record: MigrationRecord, messages: tuple[Message, ...]) -> Session:
