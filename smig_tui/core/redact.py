@@ -219,7 +219,7 @@ _METADATA_WORDS = frozenset({
 _NAME_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 # Stand-ins and templates: `your-api-key-here`, `<token>`, `xxxx`, `'{0}:{1}'`, `"%s:%s"`.
 _PLACEHOLDER_VALUE = re.compile(
-    r"(?i)(?:your|my)[_\-].*|.*[_\-]here|<.*>|x{4,}|\*{3,}|.*(?:\.{3}|…).*|.*\{[0-9a-z_]*\}.*|.*%[sdr].*"
+    r"(?i)(?:your|my)[_\-].*|.*[_\-]here|<.*>|x{4,}|\*{3,}|[^.…]{0,8}(?:\.{3}|…).*|.*\{[0-9a-z_]*\}.*|.*(?<![A-Za-z0-9])(?-i:%[sdr])(?![A-Za-z0-9]).*"
 )
 
 
@@ -355,7 +355,8 @@ def _value_after(text: str, word_end: int, name_start: int) -> tuple[int, int] |
     tail = _AFTER_WORD.match(text, word_end)
     if tail is not None:
         quote = (tail.group("quote") or "")[-1:]
-        value = _VALUE[quote].match(text, tail.end())
+        # A quote that never closes (the text was cut) still opens a value.
+        value = _VALUE[quote].match(text, tail.end()) or (_VALUE[""].match(text, tail.end()) if quote else None)
         return (value.start(), value.end()) if value else None
     name_end = word_end
     while name_end < len(text) and (text[name_end].isalnum() or text[name_end] in "_-"):

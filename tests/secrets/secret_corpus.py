@@ -394,6 +394,6 @@ def ordinary_code(seed: int = 13) -> list[str]:
         png = base64.b64encode(bytes(rng.getrandbits(8) for _ in range(120))).decode()
         lines.append(f'<img src="data:image/png;base64,{png}" alt="logo">')
         lines.append(f"integrity=\"sha384-{base64.b64encode(hashlib.sha384(png.encode()).digest()).decode()}\"")
-        lines.append(f"etag: W/\"{hashlib.md5(png.encode()).hexdigest()}\"")  # noqa: S324 - data, not crypto
+        lines.append(f"etag: W/\"{hashlib.md5(png.encode()).hexdigest()}\"")
         lines.append(f"npm install left-pad@1.3.0 --save  # lockfile {hashlib.sha512(png.encode()).hexdigest()[:40]}")
     return lines
