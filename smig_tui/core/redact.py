@@ -26,6 +26,17 @@ from typing import Any
 # Needles are substrings (of the lowered text) without which the pattern cannot match: a plain
 # `in` test skips most regex passes, which matters on megabytes of tool output.
 _END = r"(?![A-Za-z0-9_\-])"
+
+
+def _starts_token(prefix: str) -> str:
+    """A check, placed right after a literal `prefix`, that the prefix does not continue a run of
+    token characters (a JSON escape like `\\n` in front is a break).
+
+    Placed after the literal, not before it, so `re` still skips ahead to the literal quickly; and a
+    run like `eyJeyJeyJ…` is tried once, not at every repeat, which keeps redaction linear.
+    """
+    width = len(prefix.replace("\\", ""))
+    return rf"(?:(?<=\\[nrt].{{{width}}})|(?<![A-Za-z0-9_\-].{{{width}}})|(?<=^.{{{width}}}))"
 _Q = r"""(?:\\?["'])?"""  # an optional quote, escaped when the text is JSON-encoded
 _PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], bool], ...] = (
     (
@@ -60,7 +71,7 @@ _PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], bool], ...] = (
     ("pypi-token", ("pypi-",), re.compile(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,}"), True),
     ("google-oauth-token", ("ya29.",), re.compile(r"ya29\.[0-9A-Za-z_\-]{20,}"), True),
     ("digitalocean-token", ("_v1_",), re.compile(r"do[por]_v1_[a-f0-9]{64}\b"), True),
-    ("sendgrid-key", ("sg.",), re.compile(r"SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"), True),
+    ("sendgrid-key", ("sg.",), re.compile(r"SG\." + _starts_token("SG.") + r"[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"), True),
     ("twilio-key", ("sk", "ac"), re.compile(r"(?:SK|AC)[0-9a-f]{32}(?![0-9A-Za-z])"), True),
     ("mailgun-key", ("key-",), re.compile(r"key-[0-9a-f]{32}(?![0-9A-Za-z])"), True),
     (
@@ -72,7 +83,7 @@ _PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], bool], ...] = (
     (
         "discord-bot-token",
         (".",),
-        re.compile(r"[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6,7}\.[A-Za-z0-9_\-]{27,40}" + _END),
+        re.compile(r"[MNO]" + _starts_token("M") + r"[A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6,7}\.[A-Za-z0-9_\-]{27,40}" + _END),
         True,
     ),
     ("shopify-token", ("shp",), re.compile(r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"), True),
@@ -84,7 +95,7 @@ _PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], bool], ...] = (
     ("terraform-token", (".atlasv1.",), re.compile(r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{60,}"), True),
     ("newrelic-key", ("nrak-", "nrii-", "nrjs-"), re.compile(r"NR(?:AK|II|JS)-[A-Za-z0-9]{19,}"), True),
     ("age-secret-key", ("age-secret-key-",), re.compile(r"AGE-SECRET-KEY-1[0-9A-Z]{58}"), True),
-    ("mapbox-token", ("sk.eyj",), re.compile(r"sk\.eyJ[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-]{20,}"), True),
+    ("mapbox-token", ("sk.eyj",), re.compile(r"sk\.eyJ" + _starts_token("sk.eyJ") + r"[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-]{20,}"), True),
     ("atlassian-token", ("atatt",), re.compile(r"ATATT3[A-Za-z0-9_\-=]{150,}"), True),
     ("postman-key", ("pmak-",), re.compile(r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"), True),
     ("square-token", ("eaaa", "sq0"), re.compile(r"(?:EAAA[A-Za-z0-9_\-]{60}|sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,})"
@@ -107,7 +118,7 @@ _PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], bool], ...] = (
     (
         "jwt",
         ("eyj",),
-        re.compile(r"eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),
+        re.compile(r"eyJ" + _starts_token("eyJ") + r"[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),
         True,
     ),
     (
@@ -121,29 +132,30 @@ _PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], bool], ...] = (
         "authorization-header",
         ("authorization",),
         re.compile(
-            r"(?i)authorization" + _Q + r"[ \t]*:[ \t]*" + _Q
-            + r"(?:(?:token|bot|digest|apikey|key|sso-key|otoken)[ \t]+)?(?P<secret>[A-Za-z0-9_\-.=/+~:]{16,})"
-            r"(?![A-Za-z0-9_\-.=/+~:(\[])"
+            r"[Aa]uthorization" + _Q + r"[ \t]*:[ \t]*" + _Q
+            + r"(?:(?i:token|bot|digest|apikey|key|sso-key|otoken)[ \t]+)?(?P<secret>[A-Za-z0-9_\-.=/+~:]{16,})"
+            r"(?![A-Za-z0-9_\-.=/+~:(\[])",
         ),
         True,
     ),
     (
         "docker-auth",
-        ('auth',),
-        re.compile(r"""\\?"auth\\?"[ \t]*:[ \t]*\\?"(?P<secret>[A-Za-z0-9+/]{8,}={0,2})"""),
+        ('"auth',),
+        re.compile(r""""auth\\?"[ \t]*:[ \t]*\\?"(?P<secret>[A-Za-z0-9+/]{8,}={0,2})"""),
         False,
     ),
     ("azure-sas", ("sig=",), re.compile(r"[?&]sig=(?P<secret>[A-Za-z0-9%+/=]{20,})"), False),
     (
         "url-credentials",
         ("://",),
-        re.compile(r"://[^/\s:@\\\"'<>]*:(?P<secret>[^/\s@\\\"'<>$%{][^/\s@\\\"'<>]*|%(?!7B)[^/\s@\\\"'<>]*)(?=@)"),
+        re.compile(r"://[^/\s:@\\\"'<>]{0,256}:(?P<secret>[^/\s@\\\"'<>$%{][^/\s@\\\"'<>]{0,256}"
+                   r"|%(?!7B)[^/\s@\\\"'<>]{0,256})(?=@)"),
         False,
     ),
     (
         "mysql-password",
         ("mysql", "mariadb"),
-        re.compile(r"(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?[ \t]-p(?P<secret>[^\s\\\"'$-][^\s\\\"']*)"),
+        re.compile(r"(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]{0,200}?[ \t]-p(?P<secret>[^\s\\\"'$-][^\s\\\"']*)"),
         False,
     ),
     (
@@ -183,9 +195,10 @@ _SECRET_WORD = re.compile(
 # The same words, searched in lowered text: a case-sensitive alternation of literals is much faster.
 _SECRET_WORD_LOWER = re.compile(_SECRET_WORD.pattern.removeprefix("(?i)"))
 # What may follow the secret word: the rest of the name and the separator (quotes may be escaped).
-_AFTER_WORD = re.compile(r"""[A-Za-z0-9_\-]*(?P<sep>(?:\\?["'])?[ \t]*[:=][ \t]*(?P<quote>\\?["'])?)""")
+_AFTER_WORD = re.compile(r"""[A-Za-z0-9_\-]{0,64}(?P<sep>(?:\\?["'])?[ \t]*[:=][ \t]*(?P<quote>\\?["'])?)""")
 # A command-line flag naming a secret: `--password PW`, `--api-key=KEY`.
 _FLAG = re.compile(r"(?:(?<!\S)|(?<=\\[nt]))--?[A-Za-z0-9\-]*$")
+_NAME_TAIL = re.compile(r"[A-Za-z0-9_\-]{0,64}")
 _FLAG_VALUE = re.compile(r"""(?:=|[ \t]+)(?P<value>[^\s\\"'<$\-|>][^\s\\"'|;&]{5,})""")
 # A value: unquoted up to a space, quote or separator; quoted up to its closing (maybe escaped) quote.
 _VALUE = {
@@ -193,6 +206,9 @@ _VALUE = {
     '"': re.compile(r'[^"\\\s,;)][^"\\\n]{3,}(?=\\?")'),
     "'": re.compile(r"[^'\\\s,;)][^'\\\n]{3,}(?=\\?')"),
 }
+_NAME_REACH = 64
+"""Most characters a name runs on either side of its secret word; longer runs are not names (and
+bounding them keeps the scan linear on megabytes of identifier soup)."""
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _PLACEHOLDER = re.compile(r"\[REDACTED:[a-z\-]+\]")
 _COUNT = re.compile(r"\d[\d_,.]*[)\]}]*")
@@ -321,13 +337,13 @@ def _redact_assignments(text: str, lowered: str, counts: Counter[str]) -> str:
     if len(lowered) != len(text):
         finder, haystack = _SECRET_WORD, text
     while hit := finder.search(haystack, search_from):
-        start = hit.start()
-        while start > done and text[start - 1] in _NAME_CHARS:
-            start -= 1
-        found = _value_after(text, hit.end(), start)
+        found = _value_after(text, hit.start(), hit.end())
         if found is None:
             search_from = hit.end()
             continue
+        start = hit.start()
+        while start > max(done, hit.start() - _NAME_REACH) and text[start - 1] in _NAME_CHARS:
+            start -= 1
         value_start, value_end = found
         value = text[value_start:value_end]
         quoted = text[value_start - 1] in "\"'"
@@ -345,24 +361,23 @@ def _redact_assignments(text: str, lowered: str, counts: Counter[str]) -> str:
 def _full_name(text: str, start: int, word_end: int) -> str:
     """The whole name around the secret word: `DB_PASSWORD`, `aws_secret_access_key`, `--api-key`."""
     end = word_end
-    while end < len(text) and (text[end].isalnum() or text[end] in "_-"):
+    while end < min(len(text), word_end + _NAME_REACH) and (text[end].isalnum() or text[end] in "_-"):
         end += 1
     return text[start:end]
 
 
-def _value_after(text: str, word_end: int, name_start: int) -> tuple[int, int] | None:
-    """Where the value assigned to the name ending near `word_end` lies, if one is assigned."""
+def _value_after(text: str, word_start: int, word_end: int) -> tuple[int, int] | None:
+    """Where the value assigned to the name around the secret word lies, if one is assigned."""
     tail = _AFTER_WORD.match(text, word_end)
     if tail is not None:
         quote = (tail.group("quote") or "")[-1:]
         # A quote that never closes (the text was cut) still opens a value.
         value = _VALUE[quote].match(text, tail.end()) or (_VALUE[""].match(text, tail.end()) if quote else None)
         return (value.start(), value.end()) if value else None
-    name_end = word_end
-    while name_end < len(text) and (text[name_end].isalnum() or text[name_end] in "_-"):
-        name_end += 1
-    if _FLAG.search(text, max(0, name_start - 2), name_end):
-        flag = _FLAG_VALUE.match(text, name_end)
+    reach = max(0, word_start - _NAME_REACH)
+    if text.find("-", reach, word_start) >= 0 and _FLAG.search(text, reach, word_start):
+        name_end = _NAME_TAIL.match(text, word_end)
+        flag = _FLAG_VALUE.match(text, name_end.end() if name_end else word_end)
         if flag:
             return flag.start("value"), flag.end("value")
     return None
