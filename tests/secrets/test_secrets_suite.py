@@ -196,8 +196,9 @@ def test_export_with_a_plan_redacts_its_placeholder(planted_homes: dict[str, lis
     window = services.capacities.lookup(TARGET).context_window
     plan = services.plan(session, TARGET, Strategy.TRUNCATE, reserve=window - 4_000)
     assert plan.placeholder and plan.dropped
-    score(f"export json with a truncating plan ({agent})", planted_homes[agent],
-          lambda: services.export(session, ExportFormat.JSON, plan), monkeypatch, 1)
+    for fmt in ExportFormat:
+        score(f"export {fmt.value} with a truncating plan ({agent})", planted_homes[agent],
+              lambda fmt=fmt: services.export(session, fmt, plan), monkeypatch, 1)
 
 
 @pytest.mark.parametrize(("agent", "session_id"), SESSIONS)
