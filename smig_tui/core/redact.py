@@ -167,6 +167,27 @@ _PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], bool], ...] = (
         ),
         False,
     ),
+    # Passwords that commands take on their command line.
+    (
+        "cli-password",
+        ("curl", "wget"),
+        re.compile(r"(?:curl|wget)\b[^\n|;&]{0,200}?[ \t](?:-u|--user)[ \t=]+[\\\"']*"
+                   r"[^\s:'\"\\$]*:(?P<secret>[^\s\\\"'$@-][^\s\\\"']*)"),
+        False,
+    ),
+    (
+        "cli-password",
+        ("docker",),
+        re.compile(r"docker[ \t]+login\b[^\n|;&]{0,200}?[ \t]-p[ \t]+[\\\"']*(?P<secret>[^\s\\\"'$@-][^\s\\\"']*)"),
+        False,
+    ),
+    ("cli-password", ("redis-cli",), re.compile(r"redis-cli\b[^\n|;&]{0,200}?[ \t]-a[ \t]+[\\\"']*(?P<secret>[^\s\\\"'$@-][^\s\\\"']*)"), False),
+    (
+        "cli-password",
+        ("htpasswd",),
+        re.compile(r"htpasswd[ \t]+-[A-Za-z]*b[A-Za-z]*[ \t]+(?:-[A-Za-z]+[ \t]+)*[^\s\\]+[ \t]+[^\s\\]+[ \t]+[\\\"']*(?P<secret>[^\s\\\"'$@-][^\s\\\"']*)"),
+        False,
+    ),
     (
         "netrc-password",
         ("password",),

@@ -1,7 +1,7 @@
 """The secrets suite: every kind of secret, planted everywhere a session holds text, is gone on every path out.
 
 Two real-format sessions (a Codex rollout and a Claude Code transcript, built on the checked-in
-fixture homes) hold each of the 90 kinds in user text, assistant text, tool-call arguments and tool
+fixture homes) hold each of the 94 kinds in user text, assistant text, tool-call arguments and tool
 output, each a different synthetic secret. Each output path runs twice: once with the detector
 switched off, which shows which planted secrets reach that path at all (the denominator), and once
 as shipped, which must drop at least 98% of them. Ordinary code must come through unchanged: at
