@@ -366,9 +366,12 @@ class Services:
         fmt = export.ExportFormat(fmt)
         messages = migrated_messages(plan) if plan is not None else session.messages
         if redact:
-            from smig_tui.core.handoff import redact_messages, redact_session
+            from smig_tui.core.handoff import redact_messages, redact_plan, redact_session
 
             session, messages = redact_session(session), redact_messages(messages)[0]
+            # The memory note reads (and cuts) the kept messages itself, so they are redacted first.
+            kept = fmt is export.ExportFormat.MEMORY
+            plan = redact_plan(plan, kept_messages=kept) if plan is not None else None
         if fmt is export.ExportFormat.MARKDOWN:
             return export.to_markdown(session, messages, plan)
         if fmt is export.ExportFormat.MEMORY:

@@ -14,7 +14,6 @@ import hashlib
 import json
 import os
 from collections.abc import Collection, Iterable
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -29,7 +28,15 @@ from smig_tui.adapters.storage.migration_store import MigrationStore, new_migrat
 from smig_tui.adapters.zstd_files import DAMAGED, open_binary
 from smig_tui.core.errors import SessionReadError, SmigError, WriteRefusedError
 from smig_tui.core.export import to_markdown, to_record
-from smig_tui.core.handoff import goal_of, migration_note, native_title, redact_messages, redact_session, to_turns
+from smig_tui.core.handoff import (
+    goal_of,
+    migration_note,
+    native_title,
+    redact_messages,
+    redact_plan,
+    redact_session,
+    to_turns,
+)
 from smig_tui.core.migration import (
     Destination,
     Lineage,
@@ -42,7 +49,6 @@ from smig_tui.core.migration import (
 )
 from smig_tui.core.models import Message, Plan, Session, Strategy
 from smig_tui.core.plans import PLACEHOLDER_ID, SUMMARY_ID, left_out
-from smig_tui.core.redact import redact
 from smig_tui.core.timeline import format_iso
 
 _BRANCH_KEYS = ("git_branch", "gitBranch", "branch")
@@ -114,8 +120,7 @@ class Committer:
         if redact_secrets:
             session = redact_session(session)
             messages, redactions = redact_messages(messages)
-            plan = replace(plan, summary=redact(plan.summary).text if plan.summary else None,
-                           placeholder=redact(plan.placeholder).text if plan.placeholder else None)
+            plan = redact_plan(plan)
         now = now or datetime.now(UTC)
         migration_id = new_migration_id(now.timestamp())
         sha, size, mtime = file_fingerprint(session.info.path)

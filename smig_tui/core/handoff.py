@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from smig_tui.core.migration import Lineage, Turn
-from smig_tui.core.models import Kind, Message, Role, Session
+from smig_tui.core.models import Kind, Message, Plan, Role, Session
 from smig_tui.core.redact import redact
 
 TOOL_CALL_OPEN = "[tool call: {name}]"
@@ -130,3 +130,22 @@ def redact_session(session: Session) -> Session:
     messages, _ = redact_messages(session.messages)
     title = redact(session.info.title).text if session.info.title else None
     return replace(session, messages=messages, info=replace(session.info, title=title))
+
+
+def redact_plan(plan: Plan, kept_messages: bool = False) -> Plan:
+    """The plan with secrets replaced in the text it adds: the placeholder note and the summary.
+
+    The placeholder quotes the first omitted prompt and the summary may echo what it read; the
+    messages themselves go through `redact_messages` wherever they are rendered, or here with
+    `kept_messages` for renderers (the memory note) that read and cut the kept messages directly.
+    """
+    items = plan.items
+    if kept_messages:
+        items = tuple(replace(item, message=redact_messages((item.message,))[0][0]) if item.kept else item
+                      for item in plan.items)
+    return replace(
+        plan,
+        items=items,
+        placeholder=redact(plan.placeholder).text if plan.placeholder else plan.placeholder,
+        summary=redact(plan.summary).text if plan.summary else plan.summary,
+    )

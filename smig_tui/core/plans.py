@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 
 from smig_tui.core.models import Decision, Kind, Message, Plan, PlanItem, Role, Session, Strategy
 from smig_tui.core.plan_structure import Structure, analyse, is_typed_prompt, never_migrated
+from smig_tui.core.redact import redact
 from smig_tui.core.tokens import MESSAGE_OVERHEAD
 
 Measure = Callable[[str], int]
@@ -101,7 +102,8 @@ def preview_of(message: Message | None, limit: int = PREVIEW_CHARS) -> str:
     """Return a one-line preview of a message, about `limit` characters."""
     if message is None:
         return ""
-    flat = " ".join(message.head(4 * limit).split())
+    # Redacted before cutting, so the cut can never leave half a secret that no pattern recognises.
+    flat = " ".join(redact(message.head(4 * limit)).text.split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 

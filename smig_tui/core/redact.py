@@ -1,8 +1,15 @@
 """Provides secret redaction for any text that leaves the machine or crosses between agents.
 
-Patterns cover the common credential shapes (provider API keys, cloud keys, tokens, private keys,
-`KEY=value` lines in env dumps). Each hit becomes `[REDACTED:<kind>]`, so the reader still sees that
-something was there.
+Three kinds of evidence find a secret: its own shape (provider tokens with a known prefix, JWTs,
+private key blocks), its neighbourhood (the 40 characters after an AWS key id, the password of a
+`mysql -p`, `sshpass -p` or `.netrc` line, the user:password of any URL), and its name
+(`NAME=value`, `"name": "value"`, `--password value` where the name says secret). Each hit becomes
+`[REDACTED:<kind>]`, so the reader still sees that something was there.
+
+Text is often JSON-encoded (tool-call arguments, tool output inside a transcript line), so every
+value stops at a backslash and separators may be escaped quotes: a literal `\\n` ends a value the
+way a newline does. Every pattern is gated by a cheap substring test and scans forward only, so
+redaction stays linear on whole sessions.
 """
 
 from __future__ import annotations
@@ -11,102 +18,246 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 
 # Each pattern starts with a literal or a small character set, so `re` can skip ahead quickly; the
 # word boundary a key needs in front is checked in `_replace` instead of by a leading `\b`, which
 # would make every position a candidate. A `secret` group, where present, is the part replaced.
-_PATTERNS: tuple[tuple[str, re.Pattern[str], bool], ...] = (
+# Needles are substrings (of the lowered text) without which the pattern cannot match: a plain
+# `in` test skips most regex passes, which matters on megabytes of tool output.
+_END = r"(?![A-Za-z0-9_\-])"
+
+
+def _starts_token(prefix: str) -> str:
+    """A check, placed right after a literal `prefix`, that the prefix does not continue a run of
+    token characters (a JSON escape like `\\n` in front is a break).
+
+    Placed after the literal, not before it, so `re` still skips ahead to the literal quickly; and a
+    run like `eyJeyJeyJ…` is tried once, not at every repeat, which keeps redaction linear.
+    """
+    width = len(prefix.replace("\\", ""))
+    return rf"(?:(?<=\\[nrt].{{{width}}})|(?<![A-Za-z0-9_\-].{{{width}}})|(?<=^.{{{width}}}))"
+_Q = r"""(?:\\?["'])?"""  # an optional quote, escaped when the text is JSON-encoded
+_PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], bool], ...] = (
     (
         "private-key",
+        ("private key",),
         re.compile(
-            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----.*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|\Z)",
+            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?"
+            r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
             re.DOTALL,
         ),
         False,
     ),
-    ("anthropic-key", re.compile(r"sk-ant-[A-Za-z0-9_\-]{20,}"), True),
-    ("openai-key", re.compile(r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"), True),
+    ("anthropic-key", ("sk-ant-",), re.compile(r"sk-ant-[A-Za-z0-9_\-]{20,}"), True),
+    ("openai-key", ("sk-",), re.compile(r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"), True),
     (
         "github-token",
+        ("gh", "github_pat_"),
         re.compile(r"g(?:h[pousr]_[A-Za-z0-9]{30,}|ithub_pat_[A-Za-z0-9_]{40,})"),
         True,
     ),
-    ("aws-access-key", re.compile(r"A(?:KIA|SIA)[0-9A-Z]{16}\b"), True),
-    ("google-api-key", re.compile(r"AIza[0-9A-Za-z_\-]{35}\b"), True),
-    ("slack-token", re.compile(r"xox[abprs]-[A-Za-z0-9\-]{10,}"), True),
-    ("stripe-key", re.compile(r"[rs]k_(?:live|test)_[A-Za-z0-9]{16,}"), True),
-    ("huggingface-token", re.compile(r"hf_[A-Za-z0-9]{30,}"), True),
-    ("gitlab-token", re.compile(r"glpat-[A-Za-z0-9_\-]{20,}"), True),
-    ("npm-token", re.compile(r"npm_[A-Za-z0-9]{36}\b"), True),
-    ("pypi-token", re.compile(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,}"), True),
-    ("google-oauth-token", re.compile(r"ya29\.[0-9A-Za-z_\-]{20,}"), True),
-    ("digitalocean-token", re.compile(r"do[por]_v1_[a-f0-9]{64}\b"), True),
-    ("sendgrid-key", re.compile(r"SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"), True),
+    ("aws-access-key", ("akia", "asia"), re.compile(r"A(?:KIA|SIA)[0-9A-Z]{16}\b"), True),
+    ("google-api-key", ("aiza",), re.compile(r"AIza[0-9A-Za-z_\-]{35}" + _END), True),
+    ("google-oauth-secret", ("gocspx-",), re.compile(r"GOCSPX-[A-Za-z0-9_\-]{20,}"), True),
+    ("slack-token", ("xox", "xapp-"), re.compile(r"x(?:ox[abprse]|app)-[A-Za-z0-9\-]{10,}"), True),
+    ("stripe-key", ("_live_", "_test_"), re.compile(r"[rsp]k_(?:live|test)_[A-Za-z0-9]{16,}"), True),
+    ("stripe-webhook-secret", ("whsec_",), re.compile(r"whsec_[A-Za-z0-9+/=]{24,}"), True),
+    ("huggingface-token", ("hf_",), re.compile(r"hf_[A-Za-z0-9]{30,}"), True),
+    ("gitlab-token", ("gl",), re.compile(r"gl(?:pat|rt|dt|ptt|ft|imt|agent|oas|cbt|soat)-[A-Za-z0-9_\-]{20,}"),
+     True),
+    ("grafana-token", ("glsa_", "glc_"), re.compile(r"gl(?:sa|c)_[A-Za-z0-9_+/=]{32,}"), True),
+    ("npm-token", ("npm_",), re.compile(r"npm_[A-Za-z0-9]{36}" + _END), True),
+    ("pypi-token", ("pypi-",), re.compile(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,}"), True),
+    ("google-oauth-token", ("ya29.",), re.compile(r"ya29\.[0-9A-Za-z_\-]{20,}"), True),
+    ("digitalocean-token", ("_v1_",), re.compile(r"do[por]_v1_[a-f0-9]{64}\b"), True),
+    ("sendgrid-key", ("sg.",), re.compile(r"SG\." + _starts_token("SG.") + r"[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"), True),
+    ("twilio-key", ("sk", "ac"), re.compile(r"(?:SK|AC)[0-9a-f]{32}(?![0-9A-Za-z])"), True),
+    ("mailgun-key", ("key-",), re.compile(r"key-[0-9a-f]{32}(?![0-9A-Za-z])"), True),
+    (
+        "telegram-bot-token",
+        (":aa",),
+        re.compile(r"(?:(?<=bot)|(?<=\\[nrt])|(?<![A-Za-z0-9_]))[0-9]{6,12}:AA[A-Za-z0-9_\-]{31,34}" + _END),
+        False,
+    ),
+    (
+        "discord-bot-token",
+        (".",),
+        re.compile(r"[MNO]" + _starts_token("M") + r"[A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6,7}\.[A-Za-z0-9_\-]{27,40}" + _END),
+        True,
+    ),
+    ("shopify-token", ("shp",), re.compile(r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"), True),
+    ("linear-key", ("lin_api_",), re.compile(r"lin_api_[A-Za-z0-9]{40}"), True),
+    ("doppler-token", ("dp.",), re.compile(r"dp\.(?:pt|st|ct|sa|scim|audit)\.[A-Za-z0-9]{40,}"), True),
+    ("databricks-token", ("dapi",), re.compile(r"dapi[a-f0-9]{32}(?:-\d)?(?![0-9A-Za-z])"), True),
+    ("pulumi-token", ("pul-",), re.compile(r"pul-[a-f0-9]{40}"), True),
+    ("vault-token", ("hvs.", "hvb.", "hvr."), re.compile(r"hv[sbr]\.[A-Za-z0-9_\-]{24,}"), True),
+    ("terraform-token", (".atlasv1.",), re.compile(r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{60,}"), True),
+    ("newrelic-key", ("nrak-", "nrii-", "nrjs-"), re.compile(r"NR(?:AK|II|JS)-[A-Za-z0-9]{19,}"), True),
+    ("age-secret-key", ("age-secret-key-",), re.compile(r"AGE-SECRET-KEY-1[0-9A-Z]{58}"), True),
+    ("mapbox-token", ("sk.eyj",), re.compile(r"sk\.eyJ" + _starts_token("sk.eyJ") + r"[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-]{20,}"), True),
+    ("atlassian-token", ("atatt",), re.compile(r"ATATT3[A-Za-z0-9_\-=]{150,}"), True),
+    ("postman-key", ("pmak-",), re.compile(r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"), True),
+    ("square-token", ("eaaa", "sq0"), re.compile(r"(?:EAAA[A-Za-z0-9_\-]{60}|sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,})"
+                                                 + _END), True),
+    ("heroku-key", ("hrku-",), re.compile(r"HRKU-[A-Za-z0-9_\-]{40,}"), True),
+    ("sentry-token", ("sntry",), re.compile(r"sntry[su]_[A-Za-z0-9_\-=+/]{40,}"), True),
+    ("cloudflare-ca-key", ("v1.0-",), re.compile(r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}"), True),
     (
         "slack-webhook",
-        re.compile(r"https://hooks\.slack\.com/services/(?P<secret>[A-Za-z0-9_/\-]{20,})"),
+        ("hooks.slack.com",),
+        re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9_/\-]{20,})"),
+        False,
+    ),
+    (
+        "discord-webhook",
+        ("/api/webhooks/",),
+        re.compile(r"/api/webhooks/(?P<secret>[0-9]{15,20}/[A-Za-z0-9_\-]{40,})"),
         False,
     ),
     (
         "jwt",
-        re.compile(r"eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),
+        ("eyj",),
+        re.compile(r"eyJ" + _starts_token("eyJ") + r"[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),
         True,
     ),
     (
         "bearer-token",
-        re.compile(r"[Bb][Ee][Aa][Rr][Ee][Rr] (?P<secret>[A-Za-z0-9_\-.=/+]{20,})"),
+        ("bearer ",),
+        re.compile(r"[Bb][Ee][Aa][Rr][Ee][Rr] (?P<secret>[A-Za-z0-9_\-.=/+~]{20,})"),
         True,
     ),
-    ("basic-auth", re.compile(r"[Bb][Aa][Ss][Ii][Cc] (?P<secret>[A-Za-z0-9+/]{16,}={0,2})"), True),
-    ("url-credentials", re.compile(r"://(?P<secret>[^/\s:@]+:[^/\s@]+)(?=@)"), False),
+    ("basic-auth", ("basic ",), re.compile(r"[Bb][Aa][Ss][Ii][Cc] (?P<secret>[A-Za-z0-9+/]{16,}={0,2})"), True),
+    (
+        "authorization-header",
+        ("authorization",),
+        re.compile(
+            r"[Aa]uthorization" + _Q + r"[ \t]*:[ \t]*" + _Q
+            + r"(?:(?i:token|bot|digest|apikey|key|sso-key|otoken)[ \t]+)?(?P<secret>[A-Za-z0-9_\-.=/+~:]{16,})"
+            r"(?![A-Za-z0-9_\-.=/+~:(\[])",
+        ),
+        True,
+    ),
+    (
+        "docker-auth",
+        ('"auth',),
+        re.compile(r""""auth\\?"[ \t]*:[ \t]*\\?"(?P<secret>[A-Za-z0-9+/]{8,}={0,2})"""),
+        False,
+    ),
+    ("azure-sas", ("sig=",), re.compile(r"[?&]sig=(?P<secret>[A-Za-z0-9%+/=]{20,})"), False),
+    (
+        "url-credentials",
+        ("://",),
+        re.compile(r"://[^/\s:@\\\"'<>]{0,256}:(?P<secret>[^/\s@\\\"'<>$%{][^/\s@\\\"'<>]{0,256}"
+                   r"|%(?!7B)[^/\s@\\\"'<>]{0,256})(?=@)"),
+        False,
+    ),
+    (
+        "mysql-password",
+        ("mysql", "mariadb"),
+        re.compile(r"(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]{0,200}?[ \t]-p(?P<secret>[^\s\\\"'$-][^\s\\\"']*)"),
+        False,
+    ),
+    (
+        "sshpass-password",
+        ("sshpass",),
+        re.compile(
+            r"sshpass[ \t]+(?:-[a-oq-zA-Z][ \t]+)*-p[ \t]*"
+            r"""(?:\\?'(?P<secret>[^'\\]+)|\\?"(?P<dq>[^"\\]+)|(?P<bare>[^\s\\"'$][^\s\\"']*))"""
+        ),
+        False,
+    ),
+    # Passwords that commands take on their command line.
+    (
+        "cli-password",
+        ("curl", "wget"),
+        re.compile(r"(?:curl|wget)\b[^\n|;&]{0,200}?[ \t](?:-u|--user)[ \t=]+[\\\"']*"
+                   r"[^\s:'\"\\$]*:(?P<secret>[^\s\\\"'$@-][^\s\\\"']*)"),
+        False,
+    ),
+    (
+        "cli-password",
+        ("docker",),
+        re.compile(r"docker[ \t]+login\b[^\n|;&]{0,200}?[ \t]-p[ \t]+[\\\"']*(?P<secret>[^\s\\\"'$@-][^\s\\\"']*)"),
+        False,
+    ),
+    ("cli-password", ("redis-cli",), re.compile(r"redis-cli\b[^\n|;&]{0,200}?[ \t]-a[ \t]+[\\\"']*(?P<secret>[^\s\\\"'$@-][^\s\\\"']*)"), False),
+    (
+        "cli-password",
+        ("htpasswd",),
+        re.compile(r"htpasswd[ \t]+-[A-Za-z]*b[A-Za-z]*[ \t]+(?:-[A-Za-z]+[ \t]+)*[^\s\\]+[ \t]+[^\s\\]+[ \t]+[\\\"']*(?P<secret>[^\s\\\"'$@-][^\s\\\"']*)"),
+        False,
+    ),
+    (
+        "netrc-password",
+        ("password",),
+        re.compile(
+            r"(?:machine|login)[ \t]+[^\s\\]+(?:\s|\\[nrt])+(?:login[ \t]+[^\s\\]+(?:\s|\\[nrt])+)?"
+            r"password[ \t]+(?P<secret>[^\s\\\"']+)"
+        ),
+        False,
+    ),
 )
+_AWS_KEY_ID = re.compile(r"\[REDACTED:aws-access-key\]")
+# An AWS secret key is 40 characters of base64 with both cases; after a key id it is the key's pair.
+_AWS_SECRET = re.compile(r"(?:(?<=\\[nrt])|(?<![A-Za-z0-9/+]))[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+_AWS_REACH = 200
+"""How far after a key id its secret may stand (a CSV row, the next line of a console page)."""
+_TWILIO_SID = re.compile(r"\[REDACTED:twilio-key\]")
+_HEX32 = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{32}(?![0-9A-Za-z])")
 
-# Substrings without which a pattern cannot match: a plain `in` test skips most regex passes, which
-# matters on megabytes of tool output. Checked against the lowered text.
-_NEEDLES: dict[str, tuple[str, ...]] = {
-    "private-key": ("private key",),
-    "anthropic-key": ("sk-ant-",),
-    "openai-key": ("sk-",),
-    "github-token": ("gh", "github_pat_"),
-    "aws-access-key": ("akia", "asia"),
-    "google-api-key": ("aiza",),
-    "slack-token": ("xox",),
-    "stripe-key": ("_live_", "_test_"),
-    "huggingface-token": ("hf_",),
-    "gitlab-token": ("glpat-",),
-    "npm-token": ("npm_",),
-    "pypi-token": ("pypi-",),
-    "google-oauth-token": ("ya29.",),
-    "digitalocean-token": ("_v1_",),
-    "sendgrid-key": ("sg.",),
-    "slack-webhook": ("hooks.slack.com",),
-    "jwt": ("eyj",),
-    "bearer-token": ("bearer ",),
-    "basic-auth": ("basic ",),
-    "url-credentials": ("://",),
-}
-_NAME_NEEDLES = ("key", "secret", "token", "passw", "credential")
+_NAME_NEEDLES = ("key", "secret", "token", "passw", "pwd", "credential")
 
 # `NAME=value` / `"name": "value"` where the name says secret; the value is replaced, the name kept.
 _SECRET_WORD = re.compile(
-    r"(?i)api[_\-]?key|secret|token|passw(?:or)?d|passwd|credential|auth[_\-]?key"
+    r"(?i)api[_\-]?key|secret|token|passw(?:or)?d|passwd|pwd|credential|auth[_\-]?key"
     r"|private[_\-]?key|access[_\-]?key|account[_\-]?key"
 )
 # The same words, searched in lowered text: a case-sensitive alternation of literals is much faster.
 _SECRET_WORD_LOWER = re.compile(_SECRET_WORD.pattern.removeprefix("(?i)"))
-# What may follow the secret word: the rest of the name, the separator, and the value itself.
-_AFTER_WORD = re.compile(
-    r"""(?i)[A-Z0-9_\-]*(?P<sep>["']?\s*[:=]\s*["']?)(?P<value>[^\s"',;]{6,})"""
-)
+# What may follow the secret word: the rest of the name and the separator (quotes may be escaped).
+_AFTER_WORD = re.compile(r"""[A-Za-z0-9_\-]{0,64}(?P<sep>(?:\\?["'])?[ \t]*[:=][ \t]*(?P<quote>\\?["'])?)""")
+# A command-line flag naming a secret: `--password PW`, `--api-key=KEY`.
+_FLAG = re.compile(r"(?:(?<!\S)|(?<=\\[nt]))--?[A-Za-z0-9\-]*$")
+_NAME_TAIL = re.compile(r"[A-Za-z0-9_\-]{0,64}")
+_FLAG_VALUE = re.compile(r"""(?:=|[ \t]+)(?P<value>[^\s\\"'<$\-|>][^\s\\"'|;&]{5,})""")
+# A value: unquoted up to a space, quote or separator; quoted up to its closing (maybe escaped) quote.
+_VALUE = {
+    "": re.compile(r"""[^\s"'`,;&\\]{6,}"""),
+    '"': re.compile(r'[^"\\\s,;)][^"\\\n]{3,}(?=\\?")'),
+    "'": re.compile(r"[^'\\\s,;)][^'\\\n]{3,}(?=\\?')"),
+}
+_NAME_REACH = 64
+"""Most characters a name runs on either side of its secret word; longer runs are not names (and
+bounding them keeps the scan linear on megabytes of identifier soup)."""
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _PLACEHOLDER = re.compile(r"\[REDACTED:[a-z\-]+\]")
 _COUNT = re.compile(r"\d[\d_,.]*[)\]}]*")
 _PLAIN_WORDS = {
     "true", "false", "null", "none", "required", "optional", "string", "number", "boolean",
-    "undefined", "unknown", "any", "str", "int", "bytes", "secretstr",
+    "undefined", "unknown", "any", "str", "int", "bytes", "secretstr", "bearer", "basic",
 }
 # `settings.api_key`, `document.querySelector(`, `getToken()`: code that reads a secret, not one.
 _CODE_REFERENCE = re.compile(r"[A-Za-z_]+(?:\.[A-Za-z_]+)+\(?|[A-Za-z_]+\(\)?")
+# An unquoted value that calls or indexes something: `bcrypt.hashpw(`, `len(tokens)`, `config[`.
+_CODE_EXPRESSION = re.compile(r"[(\[]|[A-Za-z_][A-Za-z0-9_.]*[(\[]")
+# An operator after an unquoted value makes it an expression: `Token = Ignore + PlainToken`.
+_OPERATOR_AFTER = re.compile(r"[ \t]*[-+*/%][ \t]")
+# The last word of a name that describes a secret rather than holding one: `password_hash`,
+# `token_count`, `SecretId`, `secret_name`, `token_type`, `max_tokens`.
+_METADATA_WORDS = frozenset({
+    "hash", "hashed", "hasher", "hashers", "digest", "count", "counts", "id", "ids", "arn", "name", "names",
+    "type", "types", "field", "fields", "file", "files", "path", "dir", "expires", "expiry", "expire",
+    "expiration", "ttl", "length", "len", "size", "limit", "prefix", "suffix", "label", "hint", "policy",
+    "validators", "validator", "header", "env", "var", "mode", "format", "version", "endpoint", "ref",
+    "tokens", "keys", "secrets", "passwords", "usage", "input", "widget", "form", "manager", "store",
+    "url", "uri", "location", "stdin", "required", "enabled", "reset", "mgr", "handler", "class",
+})
+_NAME_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+# Stand-ins and templates: `your-api-key-here`, `<token>`, `xxxx`, `'{0}:{1}'`, `"%s:%s"`.
+_PLACEHOLDER_VALUE = re.compile(
+    r"(?i)(?:your|my)[_\-].*|.*[_\-]here|<.*>|x{4,}|\*{3,}|[^.…]{0,8}(?:\.{3}|…).*|.*\{[0-9a-z_]*\}.*|.*(?<![A-Za-z0-9])(?-i:%[sdr])(?![A-Za-z0-9]).*"
+)
 
 
 @dataclass
@@ -126,29 +277,75 @@ def redact(text: str) -> Redaction:
     """Replace every secret-looking run in `text` with a labelled placeholder."""
     counts: Counter[str] = Counter()
     lowered = text.lower()
-    for kind, pattern, bounded in _PATTERNS:
-        if any(needle in lowered for needle in _NEEDLES.get(kind, ("",))):
+    for kind, needles, pattern, bounded in _PATTERNS:
+        if any(needle in lowered for needle in needles):
             text = pattern.sub(partial(_replace, kind=kind, bounded=bounded, counts=counts), text)
-
+    if counts["aws-access-key"]:
+        text = _redact_after(text, _AWS_KEY_ID, _AWS_SECRET, "aws-secret-key", counts, _mixed_case)
+    if counts["twilio-key"]:
+        text = _redact_after(text, _TWILIO_SID, _HEX32, "twilio-auth-token", counts, lambda _: True)
+    lowered = text.lower()
     if any(needle in lowered for needle in _NAME_NEEDLES):
-        text = _redact_assignments(text, counts)
+        text = _redact_assignments(text, lowered, counts)
     return Redaction(text, counts)
+
+
+def redact_json(value: Any) -> Any:
+    """The same JSON-like value with every string in it redacted: one pass over a whole tool reply."""
+    if isinstance(value, str):
+        return redact(value).text
+    if isinstance(value, dict):
+        return {key: redact_json(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redact_json(item) for item in value]
+    return value
 
 
 def _replace(match: re.Match[str], kind: str, bounded: bool, counts: Counter[str]) -> str:
     """Replace a hit (or just its `secret` group) unless it is glued to a word in front of it."""
     whole, start = match.group(0), match.start()
-    before = match.string[start - 1] if start > 0 else " "
-    if bounded and (before.isalnum() or before == "_"):
+    if bounded and _glued(match.string, start):
         return whole
     counts[kind] += 1
-    if "secret" not in match.re.groupindex:
+    groups = [name for name in ("secret", "dq", "bare") if name in match.re.groupindex and match.group(name)]
+    if not groups:
         return f"[REDACTED:{kind}]"
-    head, tail = match.start("secret") - start, match.end("secret") - start
+    head, tail = match.start(groups[0]) - start, match.end(groups[0]) - start
     return f"{whole[:head]}[REDACTED:{kind}]{whole[tail:]}"
 
 
-def _redact_assignments(text: str, counts: Counter[str]) -> str:
+def _glued(text: str, start: int) -> bool:
+    """Tell whether position `start` continues a word (a JSON escape like `\\n` in front is a break)."""
+    before = text[start - 1] if start > 0 else " "
+    if not (before.isalnum() or before == "_"):
+        return False
+    return not (before in "nrt" and start > 1 and text[start - 2] == "\\")
+
+
+def _mixed_case(value: str) -> bool:
+    """Base64 secrets mix cases and digits; a hex digest or a word does not."""
+    return any(c.isupper() for c in value) and any(c.islower() for c in value)
+
+
+def _redact_after(text: str, anchor: re.Pattern[str], shape: re.Pattern[str], kind: str,
+                  counts: Counter[str], accept: object) -> str:
+    """Replace the first run of `shape` within reach after each `anchor`: a secret's known pair."""
+    out: list[str] = []
+    done = 0
+    for hit in anchor.finditer(text):
+        if hit.end() < done:
+            continue
+        found = shape.search(text, hit.end(), min(len(text), hit.end() + _AWS_REACH))
+        if found is None or not callable(accept) or not accept(found.group(0)):
+            continue
+        out.append(text[done:found.start()] + f"[REDACTED:{kind}]")
+        counts[kind] += 1
+        done = found.end()
+    out.append(text[done:])
+    return "".join(out)
+
+
+def _redact_assignments(text: str, lowered: str, counts: Counter[str]) -> str:
     """Replace the value of every `NAME=value` whose name says secret, scanning from the word.
 
     Anchoring on the secret word (then widening to the whole name) keeps this linear; a regex that
@@ -156,46 +353,85 @@ def _redact_assignments(text: str, counts: Counter[str]) -> str:
     """
     out: list[str] = []
     done = search_from = 0
-    lowered = text.lower()
     # Lowering can change the length of a few characters; then search the text itself.
     finder, haystack = (_SECRET_WORD_LOWER, lowered)
     if len(lowered) != len(text):
         finder, haystack = _SECRET_WORD, text
     while hit := finder.search(haystack, search_from):
-        tail = _AFTER_WORD.match(text, hit.end())
-        if tail is None:
+        found = _value_after(text, hit.start(), hit.end())
+        if found is None:
             search_from = hit.end()
             continue
         start = hit.start()
-        while start > done and text[start - 1] in _NAME_CHARS:
+        while start > max(done, hit.start() - _NAME_REACH) and text[start - 1] in _NAME_CHARS:
             start -= 1
-        name, sep, value = text[start : tail.start("sep")], tail.group("sep"), tail.group("value")
-        out.append(text[done:start] + name + sep)
-        if _keeps(name, value):
-            out.append(value)
-        else:
-            out.append("[REDACTED:secret-assignment]")
-            counts["secret-assignment"] += 1
-        done = search_from = tail.end()
+        value_start, value_end = found
+        value = text[value_start:value_end]
+        quoted = text[value_start - 1] in "\"'"
+        if _keeps(_full_name(text, start, hit.end()), value, quoted) or (
+                not quoted and value.isidentifier() and _OPERATOR_AFTER.match(text, value_end)):
+            search_from = value_start
+            continue
+        out.append(text[done:value_start] + "[REDACTED:secret-assignment]")
+        counts["secret-assignment"] += 1
+        done = search_from = value_end
     out.append(text[done:])
     return "".join(out)
 
 
-def _keeps(name: str, value: str) -> bool:
+def _full_name(text: str, start: int, word_end: int) -> str:
+    """The whole name around the secret word: `DB_PASSWORD`, `aws_secret_access_key`, `--api-key`."""
+    end = word_end
+    while end < min(len(text), word_end + _NAME_REACH) and (text[end].isalnum() or text[end] in "_-"):
+        end += 1
+    return text[start:end]
+
+
+def _value_after(text: str, word_start: int, word_end: int) -> tuple[int, int] | None:
+    """Where the value assigned to the name around the secret word lies, if one is assigned."""
+    tail = _AFTER_WORD.match(text, word_end)
+    if tail is not None:
+        quote = (tail.group("quote") or "")[-1:]
+        # A quote that never closes (the text was cut) still opens a value.
+        value = _VALUE[quote].match(text, tail.end()) or (_VALUE[""].match(text, tail.end()) if quote else None)
+        return (value.start(), value.end()) if value else None
+    reach = max(0, word_start - _NAME_REACH)
+    if text.find("-", reach, word_start) >= 0 and _FLAG.search(text, reach, word_start):
+        name_end = _NAME_TAIL.match(text, word_end)
+        flag = _FLAG_VALUE.match(text, name_end.end() if name_end else word_end)
+        if flag:
+            return flag.start("value"), flag.end("value")
+    return None
+
+
+def _keeps(name: str, value: str, quoted: bool) -> bool:
     """Tell whether an assignment's value is evidently not a secret."""
     if _PLACEHOLDER.fullmatch(value) or value.startswith("[REDACTED:") or _looks_harmless(value):
+        return True
+    words = [word.lower() for word in _NAME_WORDS.findall(name)]
+    if words and words[-1] in _METADATA_WORDS:
+        return True
+    if not quoted and _is_code(value):
         return True
     # A token count (`max_tokens=128000`), not a credential.
     return bool(_COUNT.fullmatch(value)) and "tokens" in name.lower()
 
 
+def _is_code(value: str) -> bool:
+    """An unquoted value that is an expression: a call, an index, or a variable named like a secret."""
+    if _CODE_EXPRESSION.match(value):
+        return True
+    return value.isidentifier() and bool(_SECRET_WORD.search(value))
+
+
 def _looks_harmless(value: str) -> bool:
     """Skip values that are clearly not secrets: references, placeholders, types, code."""
-    lowered = value.lower().rstrip(")]}>,.")
+    lowered = value.lower().rstrip(")]}>,.:")
     return (
         lowered in _PLAIN_WORDS
-        or value.startswith(("$", "${", "<", "os.environ", "process.env", "env."))
+        or value.startswith(("$", "${", "<", "os.environ", "process.env", "env.", "{{"))
         or bool(_CODE_REFERENCE.fullmatch(value))
+        or bool(_PLACEHOLDER_VALUE.fullmatch(value))
         or (value.startswith(("http://", "https://")) and not set("@=") & set(value))
         or set(value) <= {"*", "x", "X", "."}
     )

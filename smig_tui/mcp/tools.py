@@ -16,11 +16,13 @@ from typing import Any
 
 from smig_tui.core.errors import MigrationNotFoundError, SessionNotFoundError
 from smig_tui.core.export import to_markdown
+from smig_tui.core.handoff import redact_messages
 from smig_tui.core.migration import Destination, MigrationRecord, message_from_json
 from smig_tui.core.models import Agent, Message, ModelCapacity, Plan, Role, Session, SessionInfo, Strategy
 from smig_tui.core.openai_chat import MAX_CHAT_BYTES, load_chat, to_chat
 from smig_tui.core.plan_structure import R_INJECTED, R_OPAQUE, R_ORPHAN
 from smig_tui.core.plans import PLACEHOLDER_ID, SUMMARY_ID, left_out
+from smig_tui.core.redact import redact_json
 from smig_tui.mcp.paging import InvalidArgumentError, json_size, page_items, page_text
 from smig_tui.mcp.recall import match_omitted, source_messages
 from smig_tui.mcp.schemas import MAX_PAGE_CHARS, MIN_PAGE_CHARS, PAGE_CHARS
@@ -188,8 +190,8 @@ class SmigTools:
         result = {**plan_json(plan), "source": {"model": source.name, "tokens": source_tokens,
                                                  "window": source.context_window},
                   "input_messages": _input_count(messages_json), "output_messages": len(migrated)}
-        return page_items(result, "messages", list(migrated), _offset(offset), _page_size(max_chars),
-                          "migrate_session")
+        return page_items(_clean(result), "messages", redact_json(list(migrated)), _offset(offset),
+                          _page_size(max_chars), "migrate_session")
 
     def list_sessions(self, agent: str | None = None, cwd: str | None = None, limit: int | None = None,
                       offset: int | None = None, max_chars: int | None = None) -> dict[str, Any]:
@@ -202,9 +204,9 @@ class SmigTools:
                 raise InvalidArgumentError(f"list_sessions: unknown agent {agent!r}; use codex or claude.") from None
         count = _bounded("limit", limit, 1, MAX_LIMIT, 20)
         sessions = self.services.list_sessions(agent=wanted, cwd=os.path.expanduser(cwd) if cwd else None)
-        return page_items({"total": len(sessions), "searched": self.searched()}, "sessions",
-                          [info_json(info) for info in sessions[:count]], _offset(offset), _page_size(max_chars),
-                          "list_sessions")
+        return page_items(_clean({"total": len(sessions), "searched": self.searched()}), "sessions",
+                          redact_json([info_json(info) for info in sessions[:count]]), _offset(offset),
+                          _page_size(max_chars), "list_sessions")
 
     def _session(self, session_id: str) -> Session:
         """Find and read a session by id or unique prefix; not finding it names the homes searched."""
@@ -242,8 +244,8 @@ class SmigTools:
         plan = self._plan(session, target_model, _strategy(strategy), pins or [], reserve)
         result = {"session_id": session.id, "agent": session.info.agent.value, "searched": self.searched(),
                   **plan_json(plan)}
-        return page_items(result, "items", plan_items(plan), _offset(offset), _page_size(max_chars),
-                          "preview_migration")
+        return page_items(_clean(result), "items", redact_json(plan_items(plan)), _offset(offset),
+                          _page_size(max_chars), "preview_migration")
 
     def commit_migration(self, session_id: str, target_model: str, strategy: str | None = None,
                          to: list[str] | None = None, dry_run: bool = False, reserve: int | None = None,
@@ -265,13 +267,13 @@ class SmigTools:
                   "session_id": f.native.session_id if f.native else None,
                   "resume_command": f.native.resume_command if f.native else None} for f in result.files]
         counts = plan_json(plan)
-        return {"migration_id": result.migration_id, "dry_run": result.dry_run, "record_path": result.record_path,
+        return _clean({"migration_id": result.migration_id, "dry_run": result.dry_run, "record_path": result.record_path,
                 "workspace": record.source.cwd, "files": files, "resume_commands": list(result.resume_commands),
                 "decision": decision_json(plan), "strategy": record.strategy, "kept": len(record.kept_ids),
                 "dropped": len(record.dropped_ids), "dropped_count": counts["dropped_count"],
                 "dropped_tokens": counts["dropped_tokens"], "tokens_before": record.tokens_before,
                 "left_out": {"messages": record.left_out, "tokens": record.left_out_tokens},
-                "tokens_after": record.tokens_after, "searched": self.searched()}
+                "tokens_after": record.tokens_after, "searched": self.searched()})
 
     def get_handoff(self, workspace: str, format: str = "markdown", offset: int | None = None,
                     max_chars: int | None = None) -> dict[str, Any]:
@@ -279,7 +281,8 @@ class SmigTools:
         if not isinstance(workspace, str) or not workspace.strip() or "\0" in workspace:
             raise InvalidArgumentError("get_handoff: workspace must be the project folder the migrated session ran in.")
         record = self._latest(workspace)
-        messages = tuple(message_from_json(data) for data in record.messages)
+        # Redacted before rendering and paging, so no page boundary can split a secret out of reach.
+        messages = redact_messages(message_from_json(data) for data in record.messages)[0]
         result = {"migration_id": record.id, "created": record.created, "workspace": record.source.cwd,
                   "source": {"agent": record.source.agent, "id": record.source.id, "model": record.source.model,
                              "title": record.source.title},
@@ -289,6 +292,7 @@ class SmigTools:
                   "resume_commands": [output.resume_command for output in record.outputs], "format": format,
                   "recall": "Call recall_omitted with this migration_id and a query to read omitted messages."
                   if record.dropped_ids else None}
+        result = _clean(result)
         start, size = _offset(offset), _page_size(max_chars)
         if format == "markdown":
             return page_text(result, "content", to_markdown(_record_session(record, messages), messages),
@@ -296,7 +300,7 @@ class SmigTools:
         if format == "openai":
             return page_items(result, "content", list(to_chat(messages)), start, size, "get_handoff")
         if format == "json":
-            return page_items(result, "content", list(record.messages), start, size, "get_handoff")
+            return page_items(result, "content", redact_json(list(record.messages)), start, size, "get_handoff")
         raise InvalidArgumentError(f"get_handoff: unknown format {format!r}; use markdown, openai or json.")
 
     def _latest(self, workspace: str) -> MigrationRecord:
@@ -334,6 +338,8 @@ class SmigTools:
         if not isinstance(query, str) or len(query) > 2_000:
             raise InvalidArgumentError("recall_omitted: query must be text of at most 2,000 characters.")
         status, omitted, unavailable = source_messages(self.services, record)
+        # The source holds the originals: redact before matching and cutting, like every other path out.
+        omitted = list(redact_messages(omitted)[0])
         result: dict[str, Any] = {"migration_id": record.id, "source": {"agent": record.source.agent,
                                                                         "id": record.source.id,
                                                                         "path": record.source.path, "status": status}}
@@ -343,12 +349,20 @@ class SmigTools:
                 raise InvalidArgumentError(f"recall_omitted: {message_id!r} is not a message migration {record.id} "
                                            "left out; a query lists their ids.")
             head = {key: value for key, value in _recalled(message).items() if key not in ("text", "truncated", "more")}
-            return page_text({**result, **head}, "text", message.text, _offset(offset), _page_size(max_chars),
+            return page_text(_clean({**result, **head}), "text", message.text, _offset(offset), _page_size(max_chars),
                              "recall_omitted")
         matches = match_omitted(omitted, query)
         result.update(omitted=len(record.dropped_ids), unavailable=unavailable, total_matches=len(matches))
-        return page_items(result, "messages", [_recalled(message) for message in matches[:count]],
+        return page_items(_clean(result), "messages", [_recalled(message) for message in matches[:count]],
                           _offset(offset), _page_size(max_chars), "recall_omitted")
+
+
+def _clean(reply: dict[str, Any]) -> dict[str, Any]:
+    """A tool's reply with secrets redacted in every string (titles, placeholder, paths).
+
+    Paged content is redacted before it is paged, so no page boundary can split a secret out of reach.
+    """
+    return {key: redact_json(value) for key, value in reply.items()}
 
 
 def _record_session(record: MigrationRecord, messages: tuple[Message, ...]) -> Session:

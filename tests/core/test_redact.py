@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from smig_tui.core.redact import redact
@@ -141,3 +143,73 @@ def test_a_long_transcript_redacts_in_linear_time() -> None:
     result = redact(text)  # 1.5 MB of token-heavy lines: quadratic scanning would take minutes
     assert result.counts == {"openai-key": 1}
     assert result.text.endswith("OPENAI_API_KEY=[REDACTED:openai-key]\n")
+
+
+def test_json_escaped_lines_are_redacted_one_by_one() -> None:
+    # Tool-call arguments arrive JSON-encoded: a value must stop at the `\n` escape, or the next
+    # line's secret rides along unredacted inside the first value's replacement.
+    args = json.dumps({"cmd": "export OPENAI_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz12\nAWS_SECRET=Zq8xR2mN5vB7cL1k\n"
+                              "ghp_abcdefghijklmnopqrstuvwxyz0123456789\n"})
+    result = redact(args)
+    assert "Zq8xR2mN5vB7cL1k" not in result.text and "ghp_abcdefghij" not in result.text
+    assert result.counts == {"openai-key": 1, "secret-assignment": 1, "github-token": 1}
+    assert json.loads(result.text)["cmd"].endswith("AWS_SECRET=[REDACTED:secret-assignment]\n[REDACTED:github-token]\n")
+
+
+def test_escaped_quotes_separate_names_from_values() -> None:
+    text = json.dumps({"output": '{"username": "admin", "password": "pa55word!X"}'})
+    assert "pa55word!X" not in redact(text).text
+
+
+@pytest.mark.parametrize(
+    ("text", "gone"),
+    [
+        ("AKIAIOSFODNN7EXAMPL3\nwJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKE", "wJalrXUtnFEMI"),
+        ("redis://:s3cr3t-pw@cache:6379/0", "s3cr3t-pw"),
+        ("amqp://guest:gu3st!pw@mq:5672/", "gu3st!pw"),
+        ("mysql -uroot -pHunt3r22 shop", "Hunt3r22"),
+        ("sshpass -p 'Hunt3r22' ssh deploy@host", "Hunt3r22"),
+        ("machine api.example.com login bot password Hunt3r22", "Hunt3r22"),
+        ('{"auths": {"r.io": {"auth": "dXNlcjpIdW50M3IyMg=="}}}', "dXNlcjpIdW50M3IyMg"),
+        ("https://a.blob.core.windows.net/c?sv=2022&sig=abcdefghijklmnopqrstuvwxyz%3D", "abcdefghijklmnop"),
+        ("SK0123456789abcdef0123456789abcdef", "0123456789abcdef0123"),
+        ("key-0123456789abcdef0123456789abcdef", "0123456789abcdef0123"),
+        ("https://api.telegram.org/bot123456789:AAabcdefghijklmnopqrstuvwxyz0123456/getMe", "AAabcdefghij"),
+    ],
+)
+def test_kinds_the_old_patterns_missed(text: str, gone: str) -> None:
+    assert gone not in redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password_hash = bcrypt.hashpw(password.encode(), bcrypt.gensalt())",
+        "token_count = len(tokens)",
+        '<div class="btn task-sk-primary mask-sk-hidden">',
+        "client.get_secret_value(SecretId='prod/db')",
+        "self.password = password",
+        'token_type = "bearer"',
+        "codemie-claude --api-key sk-... \"review code\"",
+        "credentials = '{0}:{1}'.format(user, passwd)",
+        "authorization = self.headers.get('authorization')",
+    ],
+)
+def test_code_that_names_a_secret_is_left_alone(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "mysql " * 50_000,
+        "eyJ" * 200_000,
+        "SG." * 200_000,
+        "://aaaa:bbbb" * 50_000,
+        "secret_token_password_" * 20_000,
+        " --password" * 50_000,
+    ],
+)
+def test_hostile_repeats_stay_linear(text: str) -> None:
+    # Each of these took minutes (or hours) when a pattern rescanned the run from every repeat.
+    assert redact(text).text.startswith(text[:3])

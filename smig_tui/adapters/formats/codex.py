@@ -39,6 +39,7 @@ from smig_tui.adapters.zstd_files import DAMAGED
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
+from smig_tui.core.redact import redact
 
 TITLE_MAX = 120
 INTERACTIVE_SOURCES = frozenset({"cli", "vscode", "unknown"})
@@ -252,11 +253,15 @@ def _with_title(info: SessionInfo, name: str | None, row: ThreadRow | None) -> S
     return replace(info, title=title or None, model=model)
 
 
+TITLE_HEAD = 4_000
+"""How much of a long first prompt is redacted to make its title (the title keeps far less)."""
+
+
 def _one_line(text: str | None) -> str | None:
-    """Collapse whitespace and cut to the title length."""
+    """Collapse whitespace and cut to the title length, secrets redacted first so no cut leaves half of one."""
     if not text:
         return None
-    flat = " ".join(text.split())
+    flat = " ".join(redact(text[:TITLE_HEAD]).text.split())
     if not flat:
         return None
     return flat if len(flat) <= TITLE_MAX else flat[: TITLE_MAX - 1] + "…"

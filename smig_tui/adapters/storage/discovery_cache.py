@@ -19,8 +19,8 @@ from smig_tui import __version__
 from smig_tui.adapters.fs import atomic_write
 from smig_tui.core.models import Agent, SessionInfo
 
-VERSION = f"1:{__version__}"
-"""Bumped with smig itself, so a newer reader never trusts an older one's findings."""
+VERSION = f"2:{__version__}"
+"""Bumped with smig itself, so a newer reader never trusts an older one's findings (2: titles are redacted)."""
 _FIELDS = frozenset(field.name for field in fields(SessionInfo))
 
 

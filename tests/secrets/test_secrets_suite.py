@@ -1,0 +1,383 @@
+"""The secrets suite: every kind of secret, planted everywhere a session holds text, is gone on every path out.
+
+Two real-format sessions (a Codex rollout and a Claude Code transcript, built on the checked-in
+fixture homes) hold each of the 94 kinds in user text, assistant text, tool-call arguments and tool
+output, each a different synthetic secret. Each output path runs twice: once with the detector
+switched off, which shows which planted secrets reach that path at all (the denominator), and once
+as shipped, which must drop at least 98% of them. Ordinary code must come through unchanged: at
+most 3% of its lines altered.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from fake_llm_server import FakeLLM, llm_server_fixture  # noqa: F401 - fixture
+from secret_corpus import Planted, ordinary_code, secrets
+
+import smig_tui.core.redact as detector
+from smig_tui.adapters.storage.summary_cache import SummaryCache
+from smig_tui.adapters.summarizer import OpenAIChatBackend, Summarizer
+from smig_tui.adapters.summarizer_config import SummarizerConfig
+from smig_tui.cli.main import main
+from smig_tui.core.export import ExportFormat
+from smig_tui.core.migration import Destination
+from smig_tui.core.models import Session, Strategy
+from smig_tui.core.redact import redact
+from smig_tui.mcp.tools import SmigTools
+from smig_tui.services import Services, build_services
+
+POSITIONS = ("user", "tool-call", "tool-output", "assistant")
+BATCH = 25
+"""Kinds per batch: each planted message starts `(batch-N)`, so one recall_omitted call (at most 100
+messages) can ask for one batch's four positions."""
+CODEX_ID = "01a2c0de-5ec0-7e75-8a1b-2c3d4e5f6a7b"
+CLAUDE_ID = "c1a0de5e-c0de-4e75-8a1b-2c3d4e5f6a7b"
+WORKSPACE = "/home/user/vault"
+TARGET = "gpt-4o"
+MIN_CAUGHT = 0.98
+MAX_ALTERED = 0.03
+CODEX_TEMPLATE = "sessions/2026/11/21/rollout-2026-11-21T09-15-00-01a1fd63-3620-7b2c-83d4-e5f6a7b8c9d0.jsonl"
+CLAUDE_TEMPLATE = "projects/-home-user-proj/7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d.jsonl"
+
+
+@dataclass(frozen=True)
+class Item:
+    """One planted secret: which agent's session, where in it, and the secret itself."""
+
+    agent: str
+    position: str
+    planted: Planted
+
+    def shows_in(self, text: str) -> bool:
+        """Whether any fragment of the secret is in `text`, as written or JSON-escaped."""
+        return any(fragment in text or json.dumps(fragment)[1:-1] in text for fragment in self.planted.secrets)
+
+
+def _plants(agent: str) -> dict[str, list[Planted]]:
+    """A different secret of every kind for each position of one agent's session."""
+    base = 100 if agent == "codex" else 200
+    return {position: secrets(base + n) for n, position in enumerate(POSITIONS)}
+
+
+def _marked(index: int, planted: Planted) -> str:
+    """The planted text with its batch marker in front."""
+    return f"(batch-{index // BATCH}) {planted.text}"
+
+
+def _lines(path: Path, count: int) -> list[dict]:
+    """The first `count` records of a fixture (later lines may be damaged on purpose)."""
+    return [json.loads(line) for line in path.read_text().split("\n")[:count]]
+
+
+def _write_codex(home: Path, plants: dict[str, list[Planted]]) -> None:
+    """A rollout shaped like the fixture's: its header lines, then four items per kind."""
+    template = _lines(home / CODEX_TEMPLATE, 5)
+    meta, turn = template[0], template[4]
+    meta["payload"] = {**meta["payload"], "id": CODEX_ID, "cwd": WORKSPACE}
+    turn["payload"] = {**turn["payload"], "cwd": WORKSPACE}
+    out = [meta, template[1], template[2], turn]
+
+    def item(n: int, payload: dict) -> dict:
+        return {"timestamp": f"2026-11-23T10:{n // 60:02d}:{n % 60:02d}.000Z", "type": "response_item",
+                "payload": payload}
+
+    for i in range(len(plants["user"])):
+        n = 4 * i
+        out.append(item(n, {"type": "message", "role": "user",
+                            "content": [{"type": "input_text", "text": _marked(i, plants["user"][i])}]}))
+        out.append(item(n + 1, {"type": "function_call", "name": "exec_command", "call_id": f"call_{i}",
+                                "arguments": json.dumps({"cmd": _marked(i, plants["tool-call"][i]), "workdir": WORKSPACE})}))
+        out.append(item(n + 2, {"type": "function_call_output", "call_id": f"call_{i}",
+                                "output": _marked(i, plants["tool-output"][i])}))
+        out.append(item(n + 3, {"type": "message", "role": "assistant",
+                                "content": [{"type": "output_text", "text": _marked(i, plants["assistant"][i])}]}))
+    folder = home / "sessions/2026/11/23"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"rollout-2026-11-23T10-00-00-{CODEX_ID}.jsonl").write_text(
+        "".join(json.dumps(line) + "\n" for line in out))
+
+
+def _write_claude(home: Path, plants: dict[str, list[Planted]], session_id: str = CLAUDE_ID,
+                  count: int | None = None, mark: Callable[[int, Planted], str] = _marked) -> None:
+    """A transcript shaped like the fixture's: its user and assistant envelopes, four lines per kind."""
+    template = _lines(home / CLAUDE_TEMPLATE, 2)
+    user, assistant = template[0], template[1]
+    out: list[dict] = []
+    parent = None
+
+    def add(base: dict, message: dict) -> None:
+        nonlocal parent
+        uid = f"{len(out):08x}-0000-4000-8000-{session_id[-12:]}"
+        out.append({**base, "parentUuid": parent, "uuid": uid, "sessionId": session_id, "cwd": WORKSPACE,
+                    "timestamp": f"2026-11-23T11:{len(out) // 60 % 60:02d}:{len(out) % 60:02d}.000Z",
+                    "message": {**base["message"], **message}})
+        parent = uid
+
+    for i in range(count if count is not None else len(plants["user"])):
+        add(user, {"role": "user", "content": mark(i, plants["user"][i])})
+        add(assistant, {"id": f"msg_{i}a", "content": [
+            {"type": "tool_use", "id": f"toolu_{i}", "name": "Bash", "input": {"command": mark(i, plants["tool-call"][i])}}]})
+        add(user, {"role": "user", "content": [
+            {"type": "tool_result", "content": mark(i, plants["tool-output"][i]), "tool_use_id": f"toolu_{i}"}]})
+        add(assistant, {"id": f"msg_{i}b", "content": [{"type": "text", "text": mark(i, plants["assistant"][i])}]})
+    folder = home / "projects/-home-user-vault"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{session_id}.jsonl").write_text("".join(json.dumps(line) + "\n" for line in out))
+
+
+@pytest.fixture
+def planted_homes(fake_home: dict[str, Path]) -> dict[str, list[Item]]:
+    """Both agents' homes with the planted sessions; returns every planted item by agent."""
+    items: dict[str, list[Item]] = {}
+    for agent, write in (("codex", _write_codex), ("claude", _write_claude)):
+        plants = _plants(agent)
+        write(fake_home[agent], plants)
+        items[agent] = [Item(agent, position, planted) for position in POSITIONS for planted in plants[position]]
+    return items
+
+
+@contextmanager
+def detector_off(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Switch every rule of the detector off: whatever a path shows now is what reaches it."""
+    with monkeypatch.context() as patch:
+        patch.setattr(detector, "_PATTERNS", ())
+        patch.setattr(detector, "_NAME_NEEDLES", ())
+        yield
+
+
+def score(name: str, items: list[Item], run: Callable[[], str], monkeypatch: pytest.MonkeyPatch,
+          min_reaching: int = 60 * len(POSITIONS)) -> None:
+    """Run a path without and with redaction; at least 98% of the secrets that reach it must be gone."""
+    with detector_off(monkeypatch):
+        raw = run()
+    reaching = [item for item in items if item.shows_in(raw)]
+    assert len(reaching) >= min_reaching, f"{name}: only {len(reaching)} planted secrets reach this path"
+    assert len({item.planted.kind for item in reaching}) >= 60 or min_reaching < 60
+    out = run()
+    leaked = [item for item in reaching if item.shows_in(out)]
+    caught = 1 - len(leaked) / len(reaching)
+    print(f"secrets suite: {name}: {len(reaching) - len(leaked)} of {len(reaching)} caught ({caught:.1%})"
+          + "".join(f"; missed {item.position} {item.planted.kind}" for item in leaked))
+    assert caught >= MIN_CAUGHT, f"{name}: leaked {[(i.position, i.planted.kind) for i in leaked]}"
+
+
+def _session(services: Services, session_id: str) -> Session:
+    return services.load_session(services.find_session(session_id))
+
+
+SESSIONS = [("codex", CODEX_ID), ("claude", CLAUDE_ID)]
+
+
+@pytest.mark.parametrize(("agent", "session_id"), SESSIONS)
+@pytest.mark.parametrize("fmt", [f.value for f in ExportFormat])
+def test_exports_redact_every_kind(planted_homes: dict[str, list[Item]], monkeypatch: pytest.MonkeyPatch,
+                                   agent: str, session_id: str, fmt: str) -> None:
+    services = build_services()
+    session = _session(services, session_id)
+    # The memory note keeps the goal, commands and last state only: it carries what it carries.
+    least = 1 if fmt == ExportFormat.MEMORY.value else 60 * len(POSITIONS)
+    score(f"export {fmt} ({agent})", planted_homes[agent],
+          lambda: services.export(session, ExportFormat(fmt)), monkeypatch, least)
+
+
+@pytest.mark.parametrize(("agent", "session_id"), SESSIONS)
+def test_export_with_a_plan_redacts_its_placeholder(planted_homes: dict[str, list[Item]],
+                                                    monkeypatch: pytest.MonkeyPatch, agent: str, session_id: str) -> None:
+    services = build_services()
+    session = _session(services, session_id)
+    window = services.capacities.lookup(TARGET).context_window
+    plan = services.plan(session, TARGET, Strategy.TRUNCATE, reserve=window - 4_000)
+    assert plan.placeholder and plan.dropped
+    for fmt in ExportFormat:
+        score(f"export {fmt.value} with a truncating plan ({agent})", planted_homes[agent],
+              lambda fmt=fmt: services.export(session, fmt, plan), monkeypatch, 1)
+
+
+@pytest.mark.parametrize(("agent", "session_id"), SESSIONS)
+def test_clipboard_gets_the_redacted_export(planted_homes: dict[str, list[Item]], monkeypatch: pytest.MonkeyPatch,
+                                            tmp_path: Path, agent: str, session_id: str,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    bin_dir, pasted = tmp_path / "bin", tmp_path / "pasted.txt"
+    bin_dir.mkdir()
+    tool = bin_dir / "wl-copy"
+    tool.write_text(f"#!/bin/sh\ncat > '{pasted}'\n")
+    tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+
+    def run() -> str:
+        assert main(["export", session_id, "--format", "markdown", "--clipboard"]) == 0
+        capsys.readouterr()
+        return pasted.read_text()
+
+    score(f"clipboard ({agent})", planted_homes[agent], run, monkeypatch)
+
+
+@pytest.mark.parametrize(("agent", "session_id"), SESSIONS)
+def test_native_sessions_and_storage_redact_every_kind(planted_homes: dict[str, list[Item]],
+                                                       monkeypatch: pytest.MonkeyPatch, agent: str,
+                                                       session_id: str) -> None:
+    services = build_services()
+    session = _session(services, session_id)
+    plan = services.plan(session, TARGET, Strategy.AS_IS)
+    outputs: dict[str, str] = {}
+
+    def commit() -> None:
+        result = services.migrate(session, plan, {Destination.CODEX, Destination.CLAUDE})
+        for file in result.files:
+            outputs[file.destination.value] = Path(file.path).read_text()
+        outputs["storage"] = Path(result.record_path).read_text()
+
+    for name in ("codex", "claude", "storage"):
+        score(f"{'native ' if name != 'storage' else ''}{name} ({agent})", planted_homes[agent],
+              lambda name=name: (commit(), outputs[name])[1], monkeypatch)
+
+
+@pytest.mark.parametrize(("agent", "session_id"), SESSIONS)
+def test_summarizer_requests_redact_every_kind(planted_homes: dict[str, list[Item]], monkeypatch: pytest.MonkeyPatch,
+                                               llm_server: FakeLLM, tmp_path: Path, agent: str,
+                                               session_id: str) -> None:
+    session = _session(build_services(), session_id)
+    config = SummarizerConfig(provider="test", model="test-model", base_url=llm_server.url,
+                              api_key_env="TEST_SUMMARY_KEY", api_key="test-key", timeout=5.0, max_retries=0,
+                              context_window=32_000)
+
+    def run() -> str:
+        llm_server.requests.clear()
+        summarizer = Summarizer(config, SummaryCache(tmp_path / "summaries"),
+                                backend_factory=lambda c: OpenAIChatBackend(c, stream=True))
+        summarizer.summarize(session.messages, allow_network=True, use_cache=False)
+        return llm_server.bodies
+
+    score(f"summarizer requests ({agent})", planted_homes[agent], run, monkeypatch)
+
+
+@pytest.mark.parametrize(("agent", "session_id"), SESSIONS)
+def test_mcp_tools_redact_every_kind(planted_homes: dict[str, list[Item]], monkeypatch: pytest.MonkeyPatch,
+                                     agent: str, session_id: str) -> None:
+    tools = SmigTools(build_services())
+    window = tools.services.capacities.lookup(TARGET).context_window
+
+    def commit(reserve: int = 0) -> dict:
+        return tools.commit_migration(session_id, TARGET, "truncate", to=["store"], reserve=reserve)
+
+    def handoff(fmt: str) -> str:
+        commit()
+        return every_page(lambda offset: tools.get_handoff(WORKSPACE, fmt, offset=offset, max_chars=100_000))
+
+    def recall() -> str:
+        migration = commit(window - 2_000)["migration_id"]
+        batches = range(-(-len(planted_homes[agent]) // (BATCH * len(POSITIONS))))
+        return "\n".join(every_page(lambda offset, n=n: tools.recall_omitted(
+            migration, f"(batch-{n})", limit=100, offset=offset, max_chars=100_000)) for n in batches)
+
+    reply = json.dumps(commit(), ensure_ascii=False)  # ids, paths and figures: no text of the session
+    assert not [item for item in planted_homes[agent] if item.shows_in(reply)]
+    for fmt in ("markdown", "openai", "json"):
+        score(f"mcp get_handoff {fmt} ({agent})", planted_homes[agent], lambda fmt=fmt: handoff(fmt), monkeypatch)
+    score(f"mcp recall_omitted ({agent})", planted_homes[agent], recall, monkeypatch)
+    score(f"mcp preview_migration ({agent})", planted_homes[agent], lambda: every_page(
+        lambda offset: tools.preview_migration(session_id, TARGET, "truncate", reserve=window - 2_000,
+                                               offset=offset, max_chars=100_000)), monkeypatch, 1)
+
+
+def every_page(call: Callable[[int], dict]) -> str:
+    """Every page of a paged MCP reply as one text; paged text is joined as it was cut, so a secret
+    split across two pages would still show."""
+    offset: int | None = 0
+    replies, text = [], []
+    while offset is not None:
+        page = call(offset)
+        for key in ("content", "text"):
+            if isinstance(page.get(key), str):
+                text.append(page.pop(key))
+        replies.append(json.dumps(page, ensure_ascii=False))
+        offset = page["next_offset"]
+    return "\n".join(replies) + "\n" + "".join(text)
+
+
+def test_mcp_migrate_session_redacts_every_kind(monkeypatch: pytest.MonkeyPatch) -> None:
+    plants = _plants("codex")
+    items = [Item("chat", position, planted) for position in POSITIONS for planted in plants[position]]
+    chat: list[dict] = []
+    for i in range(len(plants["user"])):
+        chat.append({"role": "user", "content": plants["user"][i].text})
+        chat.append({"role": "assistant", "content": None, "tool_calls": [{
+            "id": f"call_{i}", "type": "function",
+            "function": {"name": "shell", "arguments": json.dumps({"cmd": plants["tool-call"][i].text})}}]})
+        chat.append({"role": "tool", "tool_call_id": f"call_{i}", "content": plants["tool-output"][i].text})
+        chat.append({"role": "assistant", "content": plants["assistant"][i].text})
+    tools = SmigTools(build_services())
+    score("mcp migrate_session", items,
+          lambda: every_page(lambda offset: tools.migrate_session(chat, "gpt-4o", "gpt-4o", offset=offset,
+                                                                  max_chars=100_000)), monkeypatch)
+
+
+@pytest.fixture
+def first_prompt_sessions(fake_home: dict[str, Path]) -> list[tuple[str, Item]]:
+    """One small Claude session per kind whose first prompt holds the secret, then a short exchange."""
+    made = []
+    for i, planted in enumerate(secrets(300)):
+        session_id = f"5ec0{i:04x}-0000-4000-8000-0000000000{i % 100:02d}"
+        # A second prompt follows: the newest prompt is always kept, so the first one is what a plan drops.
+        short = {"user": [planted, Planted("-", "Now the tests.", ())],
+                 "tool-call": [Planted("-", "ls", ())] * 2, "tool-output": [Planted("-", "a b", ())] * 2,
+                 "assistant": [Planted("-", "Done.", ())] * 2}
+        _write_claude(fake_home["claude"], short, session_id, 2, mark=lambda _, planted: planted.text)
+        made.append((session_id, Item("claude", "first prompt", planted)))
+    return made
+
+
+def test_titles_and_the_placeholders_first_prompt_are_redacted(first_prompt_sessions: list[tuple[str, Item]],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    tools = SmigTools(build_services())
+    items = [item for _, item in first_prompt_sessions]
+    window = tools.services.capacities.lookup(TARGET).context_window
+
+    def previews() -> str:
+        return "\n".join(json.dumps(tools.preview_migration(session_id, TARGET, "truncate", reserve=window - 60),
+                                    ensure_ascii=False) for session_id, _ in first_prompt_sessions)
+
+    score("mcp list_sessions titles", items,
+          lambda: every_page(lambda offset: tools.list_sessions(limit=500, offset=offset, max_chars=100_000)),
+          monkeypatch, 60)
+    # The placeholder quotes the first 200 characters: secrets planted further in never reach it.
+    score("mcp preview_migration placeholder (first prompt)", items, previews, monkeypatch, 45)
+
+
+def test_memory_sync_redacts_every_kind(memory_home: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    plants = secrets(400)
+    items = [Item("memory", "memory file", planted) for planted in plants]
+    note = memory_home["home_project"] / "memory" / "user_editor.md"
+    body = "\n\n".join(f"- {planted.text}" for planted in plants)
+    note.write_text(note.read_text() + "\n## Credentials I was given\n\n" + body + "\n")
+    services = build_services()
+
+    def run() -> str:
+        return "\n".join(write.after for write in services.memory_plan().writes)
+
+    score("memory sync", items, run, monkeypatch, 60)
+    result = services.memory_apply(services.memory_plan())
+    on_disk = "\n".join(Path(write.path).read_text() for write in result.written)
+    assert result.written and not [item for item in items if item.shows_in(on_disk)]
+
+
+def test_ordinary_code_comes_through_unchanged() -> None:
+    lines = ordinary_code()
+    assert len(lines) >= 300
+    for form, wrap in (("plain", lambda line: line), ("json", lambda line: json.dumps({"cmd": line}))):
+        altered = [line for line in lines if redact(wrap(line)).text != wrap(line)]
+        share = len(altered) / len(lines)
+        print(f"secrets suite: ordinary code ({form}): {len(altered)} of {len(lines)} lines altered ({share:.1%})")
+        assert share <= MAX_ALTERED, altered
+
+
+def test_corpus_has_at_least_sixty_kinds() -> None:
+    assert len({planted.kind for planted in secrets()}) >= 60
