@@ -13,7 +13,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from smig_tui.core.errors import NoApiKeyError
 from smig_tui.core.migration import Destination
 from smig_tui.core.models import Agent, ModelCapacity, Plan, Session, Strategy
 from smig_tui.services import Services
@@ -66,22 +65,33 @@ def counter_label(services: Services, capacity: ModelCapacity) -> tuple[bool, st
     return True, str(counter.name)
 
 
+def summary_problem(services: Services) -> str | None:
+    """Why pressing `s` cannot send anything as configured (no API key), or None when it can."""
+    from smig_tui.adapters.summarizer_config import key_problem
+
+    return key_problem(services.summarizer.config)  # type: ignore[attr-defined]
+
+
+def provider_setup(services: Services) -> str:
+    """How to give smig a summarizer: the key's variable, or a local provider in the config file."""
+    config_file = services.paths.config_file
+    return (
+        "To summarise, set the API key variable before starting smig, or use a local model by adding"
+        f' to {shown(Path(config_file))}: [summarizer] provider = "local",'
+        ' base_url = "http://127.0.0.1:8080/v1", model = "<name>".'
+    )
+
+
 def summary_notice(services: Services, messages: tuple[Any, ...], head_only: bool) -> str:
-    """The opt-in sentence: what pressing `s` sends, to whom, with redactions; or why it cannot."""
-    config = services.summarizer.config  # type: ignore[attr-defined]
-    if not config.api_key and not config.is_local:
-        env_name = config.api_key_env or "the variable named by [summarizer] api_key_env"
-        return str(
-            NoApiKeyError(
-                f"No API key for the {config.provider} summarizer: set {env_name} (or use provider = \"local\")."
-            )
-        )
+    """The opt-in sentence: what pressing `s` sends, to whom, with redactions; or why it cannot (plain text)."""
     if not messages:
         return "Nothing to summarise: this plan drops no messages."
     preview = services.summary_preview(messages, head_only=head_only)  # type: ignore[attr-defined]
-    redacted = sum(preview.redactions.values())
     if preview.cached:
         return f"A cached summary by {preview.provider}/{preview.model} exists: press s to show it (nothing is sent)."
+    if preview.problem:
+        return f"No summary yet. {preview.describe()} Nothing is sent: {preview.problem} {provider_setup(services)}"
+    redacted = sum(preview.redactions.values())
     return (
         f"Press s to send ~{preview.tokens:,} tokens ({redacted} secrets redacted) of"
         f" {preview.message_count:,} messages to {preview.provider}/{preview.model}."

@@ -78,6 +78,8 @@ class SummaryFinished(Message):
     text: str
     result: Any = None
     cancelled: bool = False
+    failed: bool = False
+    """The summarizer raised: nothing usable arrived, whatever `text` holds."""
 
 
 @dataclass

@@ -12,7 +12,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Input, Static, Tree
+from textual.widgets import DataTable, Footer, Header, Input, Static, Tree
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from smig_tui.core.models import ReadWarning, Session, SessionInfo, Strategy
@@ -28,6 +28,7 @@ from smig_tui.tui.messages import (
     WorkerFailed,
 )
 from smig_tui.tui.screens.migrate_actions import MigrateActions
+from smig_tui.tui.widgets.plan_table import PlanTable
 from smig_tui.tui.widgets.preview_tabs import TABS, PreviewTabs
 from smig_tui.tui.widgets.session_card import SessionCard
 from smig_tui.tui.widgets.source_tree import SourceTree
@@ -40,8 +41,6 @@ FIRST_BATCH = 40
 """Sessions that make a first screenful: posted as soon as they are found."""
 FILTER_DELAY = 0.15
 """Seconds of no typing before the filter applies: each keystroke restarts the wait."""
-NEEDS_PLANS = frozenset({"pin", "summarize", "edit_summary", "commit", "export"})
-"""Actions that act on the plans of the selected session."""
 
 
 class BrowseScreen(MigrateActions, Screen[None]):
@@ -111,11 +110,11 @@ class BrowseScreen(MigrateActions, Screen[None]):
         self.load_prefs()
         self.call_after_refresh(self.scan_sessions)  # paint the frame first: the scan holds the GIL
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Grey out what needs a measured session until there is one."""
-        if action in NEEDS_PLANS and self.plans is None:
-            return None
-        return True
+    @on(DataTable.RowSelected)
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter on a plan row opens the whole message."""
+        if isinstance(event.data_table, PlanTable):
+            self.view_row(event.data_table)
 
     def on_resize(self) -> None:
         self.set_class(self.size.width < 100, "-narrow")
@@ -124,7 +123,7 @@ class BrowseScreen(MigrateActions, Screen[None]):
         if event.state is not WorkerState.ERROR or event.worker.error is None:
             return
         if event.worker.group == "summary.run":
-            self.post_message(SummaryFinished(self.query_one(PreviewTabs).strategy, "", None, True))
+            self.post_message(SummaryFinished(self.query_one(PreviewTabs).strategy, "", None, True, failed=True))
         if event.worker.group == "session.plan":
             self.post_message(PlansUnavailable(f"Cannot plan: {event.worker.error}"))
         self.post_message(WorkerFailed(event.worker.error, event.worker.group))

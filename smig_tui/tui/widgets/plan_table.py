@@ -10,6 +10,7 @@ from textual.widgets.data_table import CellDoesNotExist
 from smig_tui.core.models import Message, Plan, PlanItem
 
 PLACEHOLDER_KEY = "smig-placeholder"
+SUMMARY_KEY = "smig-summary"
 COLUMNS = (("", 2), ("#", 4), ("role", 9), ("kind", 11), ("tokens", 6), ("text", 40), ("why", 18))
 """Column labels and widths."""
 CHUNK = 250
@@ -56,7 +57,7 @@ class PlanTable(DataTable[Text | str]):
                          key=PLACEHOLDER_KEY)
         if plan.summary:
             self.add_row(Text("Σ", style="bold"), "", "user", "summary", "",
-                         _flat(plan.summary, 140), "summary", key="smig-summary")
+                         _flat(plan.summary, 140), "summary", key=SUMMARY_KEY)
         self._pending = list(plan.items)
         self.add_more()
         while key is not None and key not in self.rows and self._pending:
