@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from smig_tui.core.errors import SmigError
 from smig_tui.core.migration import Destination
 from smig_tui.core.models import Agent, ModelCapacity, Plan, Session, Strategy
 from smig_tui.services import Services
@@ -135,6 +136,12 @@ def commit_preview(services: Services, session: Session, plan: Plan) -> tuple[An
     return result, choices
 
 
+def searched_folders(services: Services) -> list[str]:
+    """The folders discovery reads, as people write them."""
+    paths = services.paths
+    return [shown(paths.codex_sessions), shown(paths.claude_projects)]
+
+
 def shown(path: Path) -> str:
     """A path as people write it: the home folder as `~`."""
     home = Path(os.environ.get("HOME") or Path.home())
@@ -151,11 +158,15 @@ def commit(services: Services, session: Session, plan: Plan, chosen: set[str]) -
 
 
 def export(services: Services, session: Session, plan: Plan, request: Any) -> tuple[str, str | None]:
-    """Render an export; write it to the file (never clobbering), or return the text for the clipboard."""
+    """Render an export; write it to the file (replacing one only when confirmed), or return the text for the clipboard."""
     text: str = services.export(session, request.format, plan)  # type: ignore[attr-defined]
     if request.path is None:
-        return f"Copied the {request.format} export ({len(text):,} characters) to the clipboard via OSC 52.", text
-    path = services.save_export(text, Path(request.path))  # type: ignore[attr-defined]
+        return f"the {request.format} export ({len(text):,} characters)", text
+    target = Path(request.path)
+    try:
+        path = services.save_export(text, target, force=request.replace)  # type: ignore[attr-defined]
+    except PermissionError as error:
+        raise SmigError(f"Cannot write {target}: {error.strerror or 'permission denied'}.") from error
     return f"Wrote the {request.format} export ({len(text):,} characters) to {path}.", None
 
 

@@ -4,16 +4,24 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from conftest import open_session, settle
 from test_flow import build_sized, choose_target
 
 from smig_tui.core.models import Kind, Strategy
 from smig_tui.tui.screens.commit import CommitModal
 from smig_tui.tui.screens.commit_result import CommitResultModal
+from smig_tui.tui.screens.confirm import ConfirmModal
 from smig_tui.tui.screens.message_viewer import MessageViewer
 from smig_tui.tui.screens.migrate_actions import NEVER_MIGRATED
 from smig_tui.tui.widgets.plan_table import PLACEHOLDER_KEY
 from smig_tui.tui.widgets.preview_tabs import PreviewTabs
+
+
+@pytest.fixture
+def sized(make_app, isolated_homes):
+    """The app on the fixture homes with the `roomy-test` and `tiny-test` models configured."""
+    return build_sized(make_app, isolated_homes)
 
 
 def notes(app) -> list[str]:
@@ -134,3 +142,116 @@ async def test_summary_without_an_api_key_sends_nothing_and_claims_nothing(make_
         await pilot.press("c")
         await pilot.pause()
         assert "needs its summary first" in notes(app)[-1]
+
+
+async def test_filter_enter_opens_the_first_match_and_counts_follow(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        tree = app.screen.query_one("#tree")
+        total = len(tree.sessions)
+        progress = app.screen.query_one("#progress")
+        assert f"of {total:,} sessions" in str(progress.render())
+        wanted = next(info for info in tree.visible_sessions() if info.agent.value == "claude")
+        await pilot.press("slash", *wanted.id[:8], "enter")
+        await settle(pilot)
+        assert str(progress.render()).startswith(f"1 of {total:,} sessions")
+        assert app.screen.info == wanted and app.screen.plans is not None
+        assert tree.has_focus and tree.cursor_node.data == wanted
+
+        await pilot.press("slash", *"zzz-nothing")
+        app.screen.apply_filter()
+        await settle(pilot)
+        assert "No session matches" in str(progress.render()) and "zzz-nothing" in str(progress.render())
+        await pilot.press("escape")
+        await settle(pilot)
+        assert str(progress.render()).startswith(f"{len(tree.visible_sessions()):,} of {total:,}")
+
+
+async def test_empty_homes_say_where_smig_looked(empty_app, isolated_homes) -> None:
+    app = empty_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        facts = str(app.screen.query_one("#facts").render())
+        assert "~/.codex/sessions" in facts and "~/.claude/projects" in facts
+
+
+async def test_clipboard_is_worded_honestly_and_wrapped_for_tmux(sized, monkeypatch) -> None:
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "STY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TMUX", "/tmp/tmux-0/default,1,0")
+    app, info, _ = sized
+    written: list[str] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        monkeypatch.setattr(app._driver, "write", written.append)
+        await settle(pilot)
+        await open_session(pilot, lambda i: i.path == info.path)
+        await choose_target(pilot, "roomy-test")
+        await pilot.press("x")
+        await settle(pilot)
+        await pilot.click("#dest-clipboard")
+        await pilot.click("#confirm")
+        await settle(pilot)
+        said = notes(app)[-1]
+        assert said.startswith("Sent the markdown export") and "passed through tmux" in said
+        assert "export to a file" in said and "Copied" not in said
+        sequence = next(text for text in written if "52;c;" in text)
+        assert sequence.startswith("\x1bPtmux;\x1b\x1b]52;c;") and sequence.endswith("\x1b\\")
+
+
+async def test_clipboard_uses_a_system_tool_when_one_works(sized, monkeypatch, tmp_path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    received = tmp_path / "received.txt"
+    tool = bin_dir / "xclip"
+    tool.write_text(f"#!/bin/sh\ncat > {received}\n")
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    monkeypatch.setenv("DISPLAY", ":0")
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    app, info, _ = sized
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_session(pilot, lambda i: i.path == info.path)
+        await pilot.press("x")
+        await settle(pilot)
+        await pilot.click("#dest-clipboard")
+        await pilot.click("#confirm")
+        await settle(pilot)
+        assert notes(app)[-1].startswith("Copied the markdown export") and "with xclip" in notes(app)[-1]
+    assert received.read_text(encoding="utf-8") == app.clipboard
+
+
+async def test_export_onto_an_existing_file_asks_before_replacing(sized, tmp_path) -> None:
+    app, info, _ = sized
+    target = tmp_path / "mine.md"
+    target.write_text("my notes\n")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await open_session(pilot, lambda i: i.path == info.path)
+        await pilot.press("x")
+        await settle(pilot)
+        assert app.screen.query_one("#confirm").region.bottom <= 24
+        app.screen.query_one("#export-path").value = str(target)
+        await pilot.click("#confirm")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmModal) and str(target) in str(app.screen.query_one("#question").render())
+        await pilot.press("n")
+        await settle(pilot)
+        assert target.read_text() == "my notes\n"
+        await pilot.click("#confirm")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert target.read_text() != "my notes\n" and "Handoff" in target.read_text()
+        assert not [n for n in app._notifications if n.severity == "error"]
+
+
+def test_cli_wording_is_translated_for_the_tui() -> None:
+    from smig_tui.core.errors import WriteRefusedError
+    from smig_tui.tui.app import describe_error
+
+    refused = describe_error(WriteRefusedError("Refusing to overwrite existing file /x/a.md; pass --force to replace it."))
+    assert "--" not in refused and "confirm replacing" in refused
+    denied = describe_error(PermissionError(13, "Permission denied", "/srv/out/.a.md.x1y2.tmp"))
+    assert denied == "Permission denied (writing in /srv/out)."

@@ -207,9 +207,11 @@ async def test_export_refuses_to_clobber(sized_app, tmp_path) -> None:
         app.screen.query_one("#export-path").value = str(target)
         await pilot.click("#confirm")
         await settle(pilot)
+        assert "already exists" in str(app.screen.query_one("#question").render())
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, ExportModal)
         assert target.read_text() == "my notes\n"
-        errors = [n.message for n in app._notifications if n.severity == "error"]
-        assert errors and "overwrite" in errors[-1].lower()
 
 
 async def test_summary_streams_then_plans_with_the_edit(make_app, isolated_homes, llm_server: FakeLLM) -> None:

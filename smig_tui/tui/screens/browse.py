@@ -88,6 +88,8 @@ class BrowseScreen(MigrateActions, Screen[None]):
         """Recently chosen targets, newest first."""
         self._filter_timer: Timer | None = None
         """The pending filter, restarted by each keystroke."""
+        self.scanned = False
+        """Discovery has finished at least once."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -161,19 +163,29 @@ class BrowseScreen(MigrateActions, Screen[None]):
 
     @on(SessionsLoaded)
     def _sessions_loaded(self, message: SessionsLoaded) -> None:
-        tree = self.query_one(SourceTree)
-        tree.rebuild()
-        shown = len(tree.visible_sessions())
-        hidden = "" if tree.show_subagents else " · a: show sub-agents"
-        text = f"{shown:,} of {message.total:,} sessions{hidden}"
-        if not message.total:
-            text = "No sessions found in the Codex or Claude Code folders."
-        self.query_one("#progress", Static).update(text)
+        self.scanned = True
+        self.query_one(SourceTree).rebuild()
+        self.show_counts()
         if message.warnings:
             self.notify(
                 f"{len(message.warnings)} unreadable lines or files skipped; first: {message.warnings[0]}",
                 severity="warning",
             )
+
+    def show_counts(self) -> None:
+        """The line under the filter: how many sessions show of how many, or why none do."""
+        tree = self.query_one(SourceTree)
+        total, shown = len(tree.sessions), len(tree.visible_sessions())
+        if not total:
+            text = "No sessions found (see right)."
+        elif tree.filter_text and not shown:
+            text = f"No session matches “{tree.filter_text}” · Escape clears"
+        else:
+            hidden = "" if tree.show_subagents else " · a: sub-agents"
+            text = f"{shown:,} of {total:,} sessions{hidden}"
+        self.query_one("#progress", Static).update(text)
+        if not total:
+            self.query_one(SessionCard).show_empty(backend.searched_folders(self.services))
 
     def action_reload(self) -> None:
         tree = self.query_one(SourceTree)
@@ -206,14 +218,31 @@ class BrowseScreen(MigrateActions, Screen[None]):
             self._filter_timer.stop()
             self._filter_timer = None
         self.query_one(SourceTree).set_filter(self.query_one("#filter", Input).value)
+        if self.scanned:
+            self.show_counts()
 
     @on(Input.Submitted, "#filter")
     def _filter_done(self) -> None:
+        """Enter in the filter opens the first session that matches."""
         self.apply_filter()
-        self.query_one(SourceTree).focus()
+        tree = self.query_one(SourceTree)
+        tree.focus()
+        self.call_after_refresh(self._open_first_match)
+
+    def _open_first_match(self) -> None:
+        tree = self.query_one(SourceTree)
+        first = tree.first_session_node()
+        if first is None:
+            self.notify("No session matches the filter.", severity="warning")
+            return
+        tree.move_to(first)
+        if first.data is not None:
+            self.open_session(first.data)
 
     def action_toggle_subagents(self) -> None:
         shown = self.query_one(SourceTree).toggle_subagents()
+        if self.scanned:
+            self.show_counts()
         self.notify("Sub-agent and exec sessions shown." if shown else "Sub-agent and exec sessions hidden.")
 
     # Selection and measure --------------------------------------------------------------------

@@ -354,7 +354,13 @@ class MigrateActions(_Base):
         self.post_message(Exported(detail, text))
 
     def on_exported(self, message: Exported) -> None:
-        if message.text is not None:
+        if message.text is None:
+            self.notify(message.detail)
+            return
+        share = getattr(self.app, "share_text", None)
+        if share is not None:
+            share(message.text, message.detail)
+        else:
             self.app.copy_to_clipboard(message.text)
-        self.notify(message.detail)
+            self.notify(f"Sent {message.detail} to the terminal's clipboard (OSC 52).")
 

@@ -97,6 +97,14 @@ class SessionCard(Vertical):
             Content.from_markup(decision_markup(target, decision))
         )
 
+    def show_empty(self, folders: list[str]) -> None:
+        """Say there is nothing to migrate yet, and where smig looked."""
+        lines = "\n".join(f"  {folder}" for folder in folders)
+        self.query_one("#facts", Static).update(Content(
+            f"No Codex or Claude Code sessions found. smig looked in:\n{lines}\n"
+            "Set CODEX_HOME or CLAUDE_CONFIG_DIR if the agents keep them elsewhere, then press r."
+        ))
+
     def show_note(self, text: str) -> None:
         """Show why there is no decision (planner missing, unknown target)."""
         self.query_one(TokenGauge).show(None)
