@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import gc
 import json
+import os
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -18,6 +20,22 @@ from smig_tui.core.models import ReadWarning
 from smig_tui.core.ports import WarningSink
 
 _CHUNK = 1 << 20
+_watch = threading.local()
+"""The progress callback of the read running in this thread, if any (see `reading_progress`)."""
+
+
+@contextmanager
+def reading_progress(report: Callable[[int, int], None]) -> Iterator[None]:
+    """Call `report(bytes_read, file_size)` after every chunk `iter_lines` reads in this thread.
+
+    It lets a front end draw a progress bar for a big session; `report` may raise to abandon the read.
+    """
+    previous = getattr(_watch, "report", None)
+    _watch.report = report
+    try:
+        yield
+    finally:
+        _watch.report = previous
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,14 +74,20 @@ def iter_lines(path: str, start: int = 0, start_line: int = 1) -> Iterator[tuple
     `complete` is False only for a last line with no trailing newline, which a live writer may
     still be finishing. Memory stays bounded by the longest line, not the file.
     """
+    report: Callable[[int, int], None] | None = getattr(_watch, "report", None)
     with open(path, "rb") as handle:
         handle.seek(start)
+        total = os.fstat(handle.fileno()).st_size if report is not None else 0
+        done = start
         offset, number = start, start_line
         pending = b""
         while True:
             chunk = handle.read(_CHUNK)
             if not chunk:
                 break
+            if report is not None:
+                done += len(chunk)
+                report(done, total)
             pending += chunk
             begin = 0
             while True:

@@ -15,7 +15,7 @@ from typing import Any
 
 from smig_tui.core.errors import SmigError
 from smig_tui.core.migration import Destination
-from smig_tui.core.models import Agent, ModelCapacity, Plan, Session, Strategy
+from smig_tui.core.models import Agent, ModelCapacity, Plan, Session, SessionInfo, Strategy
 from smig_tui.services import Services
 
 PLAN_STRATEGIES = (Strategy.TRUNCATE, Strategy.TOOLS_FIRST, Strategy.SUMMARY, Strategy.SUMMARY_TAIL)
@@ -34,10 +34,22 @@ def all_models(services: Services) -> list[ModelCapacity]:
     return list(services.capacities.models)  # type: ignore[attr-defined]
 
 
+def read_session(services: Services, info: SessionInfo, report: Callable[[int, int], None]) -> Session:
+    """Read a session in full, calling `report(bytes_read, size)` as it goes (it may raise to stop)."""
+    from smig_tui.adapters.jsonl import reading_progress
+
+    with reading_progress(report):
+        return services.load_session(info)
+
+
 def lookup(services: Services, name: str) -> ModelCapacity:
     """Resolve a target name (raises UnknownModelError with suggestions)."""
     capacity: ModelCapacity = services.capacities.lookup(name)  # type: ignore[attr-defined]
     return capacity
+
+
+PLAN_ROUNDS = 3
+"""Times every strategy is planned at most: each may count messages the others only guessed."""
 
 
 def plan_all(
@@ -47,13 +59,28 @@ def plan_all(
     pins: frozenset[str],
     summaries: dict[Strategy, str],
 ) -> dict[Strategy, Plan]:
-    """Plan every strategy against one target; counts are cached by the services."""
+    """Plan every strategy against one target, on the same counts, so every tab shows one session figure.
+
+    A plan counts exactly the messages it needs; a later strategy may count some the earlier ones
+    only estimated. Planning again (counts are cached) until the figures agree puts every tab on the
+    same numbers.
+    """
     plans: dict[Strategy, Plan] = {}
-    for strategy in PLAN_STRATEGIES:
-        plans[strategy] = services.plan(  # type: ignore[attr-defined]
-            session, target, strategy, pins=pins, summary=summaries.get(strategy)
-        )
+    for _ in range(PLAN_ROUNDS):
+        for strategy in PLAN_STRATEGIES:
+            plans[strategy] = services.plan(  # type: ignore[attr-defined]
+                session, target, strategy, pins=pins, summary=summaries.get(strategy)
+            )
+        if len({plan.decision.session_tokens for plan in plans.values()}) == 1:
+            break
     return plans
+
+
+def estimated_ids(services: Services, session: Session, capacity: ModelCapacity) -> frozenset[str]:
+    """Ids of the messages whose tokens are still a length guess (nothing new is counted)."""
+    _, guessed = services.count_newest(session, capacity, need=-1)  # type: ignore[attr-defined]
+    messages = session.messages
+    return frozenset(messages[i].id for i in guessed)
 
 
 def counter_label(services: Services, capacity: ModelCapacity) -> tuple[bool, str]:

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+import shutil
+import threading
+from pathlib import Path
 
 import pytest
 from conftest import open_session, settle
 from test_flow import build_sized, choose_target
 
-from smig_tui.core.models import Kind, Strategy
+from smig_tui.core.models import Agent, Kind, SessionInfo, Strategy
+from smig_tui.devtools.corpus import MB, generate
+from smig_tui.services import Services, build_services
 from smig_tui.tui.screens.commit import CommitModal
 from smig_tui.tui.screens.commit_result import CommitResultModal
 from smig_tui.tui.screens.confirm import ConfirmModal
@@ -255,3 +260,105 @@ def test_cli_wording_is_translated_for_the_tui() -> None:
     assert "--" not in refused and "confirm replacing" in refused
     denied = describe_error(PermissionError(13, "Permission denied", "/srv/out/.a.md.x1y2.tmp"))
     assert denied == "Permission denied (writing in /srv/out)."
+
+
+async def test_every_tab_shows_one_session_figure_and_the_gauge_counts_budgets(
+    make_app, isolated_homes, tmp_path
+) -> None:
+    big = big_codex_session(isolated_homes, tmp_path)  # 3× Claude Sonnet's budget: older messages stay guesses
+    app = make_app()
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        await open_session(pilot, lambda i: i.path == big.path)
+        plans = app.screen.plans.plans
+        figures = {plan.decision.session_tokens for plan in plans.values()}
+        assert len(figures) == 1
+        tabs = app.screen.query_one(PreviewTabs)
+        heads = {str(tabs.query_one(f"#line-{key}").render()).split(" → ")[0] for key in
+                 ("truncate", "tools-first", "summary", "summary-tail")}
+        assert len(heads) == 1
+        gauge = app.screen.query_one("#gauge")
+        decision = plans[Strategy.TRUNCATE].decision
+        shown = str(gauge.render())
+        assert f"{decision.session_tokens / decision.budget:,.0f}× the budget" in shown and "%" not in shown
+        assert gauge.size.height == 1 and len(shown) <= gauge.size.width
+        table = tabs.table(Strategy.TRUNCATE)
+        assert not app.screen.plans.exact  # a Claude target's count is a calibrated estimate: every row ≈
+        assert all(str(table.get_row_at(row)[4]).startswith("≈") for row in range(1, table.row_count))
+
+        await choose_target(pilot, "gpt-5")  # exact tokenizer: only the rows still guessed carry ≈
+        decision = app.screen.plans.plans[Strategy.TRUNCATE].decision
+        estimated = app.screen.plans.estimated
+        assert app.screen.plans.exact and decision.partial and estimated
+        assert "≈" in str(tabs.query_one("#line-truncate").render())
+        marked = set()
+        for row in range(table.row_count):
+            key = table.coordinate_to_cell_key((row, 0)).row_key.value
+            if str(table.get_row_at(row)[4]).startswith("≈"):
+                marked.add(key)
+        assert marked and marked <= estimated and marked == {key for key in estimated if key in table.rows}
+        text_column, why_column = list(table.columns.values())[5:]
+        assert text_column.width > 60 and why_column.width == 24  # wider than at 120 columns, reasons whole
+
+
+def big_codex_session(isolated_homes, tmp_path) -> SessionInfo:
+    """A generated ~2.5 MB Codex session added to the temp Codex home (the corpus writes real formats)."""
+    manifest = generate(tmp_path / "gen-codex", tmp_path / "gen-claude", sessions=2, total_bytes=3 * MB, seed=3)
+    entry = max((e for e in manifest.sessions if e.agent == "codex"), key=lambda e: e.size)
+    source = Path(entry.path)
+    copy = isolated_homes["codex"] / source.relative_to(tmp_path / "gen-codex")
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, copy)
+    return next(info for info in build_services().list_sessions(agent=Agent.CODEX) if info.path == str(copy))
+
+
+async def test_a_big_session_clears_old_rows_shows_progress_and_escape_cancels(
+    make_app, isolated_homes, monkeypatch, tmp_path
+) -> None:
+    app, small_info, _ = build_sized(make_app, isolated_homes)  # before the big one, which it would pick
+    big = big_codex_session(isolated_homes, tmp_path)
+    gate = threading.Event()
+    real = Services.load_session
+
+    def gated(self, info, warn=lambda _: None):
+        if info.path == big.path:
+            assert gate.wait(30)  # released by the test below; never a sleep
+        return real(self, info, warn)
+
+    monkeypatch.setattr(Services, "load_session", gated)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        screen.progress_from_bytes, screen.progress_seconds = 1, 0.0
+        await settle(pilot)
+        await open_session(pilot, lambda i: i.path == small_info.path)
+        table = screen.query_one(PreviewTabs).table(Strategy.TRUNCATE)
+        assert table.row_count > 0
+        await open_session_no_wait(pilot, big)
+        assert table.row_count == 0 and screen.reading  # the old rows went at once
+        tabs = screen.query_one(PreviewTabs)
+        assert tabs.has_class("-loading") and "Escape cancels" in str(tabs.query_one("#loading-text").render())
+        await pilot.press("escape")
+        gate.set()
+        await settle(pilot)
+        assert screen.session is None and screen.plans is None and not screen.reading
+        assert "Reading cancelled" in str(tabs.query_one("#line-truncate").render())
+
+        await open_session(pilot, lambda i: i.path == big.path)
+        bar = tabs.query_one("#loading-bar")
+        assert bar.total == big.size and bar.progress == big.size  # every chunk reported, to the last byte
+        assert screen.session is not None and screen.plans is not None and not tabs.has_class("-loading")
+
+
+async def open_session_no_wait(pilot, info: SessionInfo) -> None:
+    """Highlight a session and press Enter without waiting for its read."""
+    tree = pilot.app.screen.query_one("#tree")
+    for line in range(tree.last_line + 1):
+        node = tree.get_node_at_line(line)
+        if node is not None and node.data is not None and node.data.path == info.path:
+            tree.focus()
+            tree.move_cursor(node)
+            await pilot.pause()
+            await pilot.press("enter")
+            await pilot.pause()
+            return
+    raise AssertionError("the session is not listed")

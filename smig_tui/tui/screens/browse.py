@@ -19,6 +19,8 @@ from smig_tui.core.models import ReadWarning, Session, SessionInfo, Strategy
 from smig_tui.services import Services
 from smig_tui.tui import backend
 from smig_tui.tui.messages import (
+    LoadProgress,
+    LoadStopped,
     PlansReady,
     PlansUnavailable,
     SessionRead,
@@ -39,8 +41,16 @@ LATER_BATCH_SECONDS = 1.0
 """How often it posts after that: each batch costs the UI thread a redraw of the tree."""
 FIRST_BATCH = 40
 """Sessions that make a first screenful: posted as soon as they are found."""
+PROGRESS_FROM_BYTES = 8 * 1024 * 1024
+"""Sessions at least this big show a progress bar while they are read."""
+PROGRESS_SECONDS = 0.1
+"""How often the read posts its progress: each post costs the UI thread a redraw."""
 FILTER_DELAY = 0.15
 """Seconds of no typing before the filter applies: each keystroke restarts the wait."""
+
+
+class ReadCancelled(Exception):
+    """Raised inside a session read to abandon it (the user pressed Escape)."""
 
 
 class BrowseScreen(MigrateActions, Screen[None]):
@@ -49,9 +59,11 @@ class BrowseScreen(MigrateActions, Screen[None]):
     CSS_PATH = "browse.tcss"
     filter_delay: float = FILTER_DELAY
     """The debounce of the filter; 0 applies it on every keystroke."""
+    progress_from_bytes: int = PROGRESS_FROM_BYTES
+    progress_seconds: float = PROGRESS_SECONDS
     BINDINGS = [
         Binding("slash", "focus_filter", "Filter", tooltip="Filter sessions by title, folder, id or model.", id="browse.filter"),
-        Binding("escape", "clear_filter", "Clear filter", show=False, tooltip="Clear the filter and go back to the tree.", id="browse.clear"),
+        Binding("escape", "back", "Cancel / clear filter", show=False, tooltip="Stop reading a big session, or clear the filter and go back to the tree.", id="browse.clear"),
         Binding("a", "toggle_subagents", "Sub-agents", show=False, tooltip="Show or hide sub-agent and exec sessions.", id="browse.subagents"),
         Binding("t", "pick_target", "Target", tooltip="Choose the model to continue in.", id="browse.target"),
         Binding("p", "pin", "Pin", tooltip="Pin or unpin the highlighted message so every plan keeps it.", id="browse.pin"),
@@ -90,6 +102,8 @@ class BrowseScreen(MigrateActions, Screen[None]):
         """The pending filter, restarted by each keystroke."""
         self.scanned = False
         """Discovery has finished at least once."""
+        self.reading = False
+        """A session is being read (Escape cancels it)."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -196,6 +210,18 @@ class BrowseScreen(MigrateActions, Screen[None]):
     def action_focus_filter(self) -> None:
         self.query_one("#filter", Input).focus()
 
+    def action_back(self) -> None:
+        """Escape: stop a session read in progress, else clear the filter."""
+        if self.reading:
+            self.workers.cancel_group(self, "session.read")
+            self.reading = False
+            self.query_one(PreviewTabs).hide_loading()
+            self.query_one(PreviewTabs).show_note("Reading cancelled: Enter on the session reads it again.")
+            self.query_one(SessionCard).show_note("Reading cancelled.")
+            self.info = None
+            return
+        self.action_clear_filter()
+
     def action_clear_filter(self) -> None:
         self.query_one("#filter", Input).value = ""
         self.apply_filter()
@@ -260,21 +286,52 @@ class BrowseScreen(MigrateActions, Screen[None]):
         self.pins, self.summaries = frozenset(), {}
         self.refresh_bindings()
         self.query_one(SessionCard).show_session(info, None)
-        self.query_one(PreviewTabs).show_note("Reading the session…")
+        tabs = self.query_one(PreviewTabs)
+        tabs.clear_plans()
+        tabs.show_note("Reading the session…")
+        self.reading = True
+        if info.size >= self.progress_from_bytes:
+            tabs.show_loading(0, info.size)
+        else:
+            tabs.hide_loading()
         self.read_session(info)
 
     @work(thread=True, exclusive=True, group="session.read", exit_on_error=False)
     def read_session(self, info: SessionInfo) -> None:
-        """Read the whole session file."""
-        session = self.services.load_session(info)
-        if not get_current_worker().is_cancelled:
+        """Read the whole session file, posting how far it got; Escape stops it between chunks."""
+        worker = get_current_worker()
+        last = 0.0
+
+        def report(done: int, total: int) -> None:
+            nonlocal last
+            if worker.is_cancelled:
+                raise ReadCancelled
+            now = time.monotonic()
+            if total >= self.progress_from_bytes and now - last >= self.progress_seconds:
+                last = now
+                self.post_message(LoadProgress(info.path, done, total))
+
+        try:
+            session = backend.read_session(self.services, info, report)
+        except ReadCancelled:
+            self.post_message(LoadStopped(info.path))
+            return
+        if not worker.is_cancelled:
             self.post_message(SessionRead(session))
+
+    @on(LoadProgress)
+    def _load_progress(self, message: LoadProgress) -> None:
+        if self.reading and self.info is not None and message.path == self.info.path:
+            self.query_one(PreviewTabs).show_loading(message.done, message.total)
 
     @on(SessionRead)
     def _session_read(self, message: SessionRead) -> None:
         if self.info is None or message.session.info.path != self.info.path:
             return
         self.session = message.session
+        self.reading = False
+        self.query_one(PreviewTabs).hide_loading()
+        self.query_one(PreviewTabs).show_note("Counting tokens…")
         self.query_one(SessionCard).show_session(message.session.info, message.session)
         if message.session.warnings:
             first = message.session.warnings[0]
@@ -300,9 +357,11 @@ class BrowseScreen(MigrateActions, Screen[None]):
         capacity = backend.lookup(self.services, target)
         plans = backend.plan_all(self.services, session, target, pins, summaries)
         exact, counter = backend.counter_label(self.services, capacity)
-        size = next(iter(plans.values())).decision.session_tokens
+        decision = next(iter(plans.values())).decision
+        estimated = backend.estimated_ids(self.services, session, capacity) if decision.partial else frozenset()
         if not get_current_worker().is_cancelled:
-            self.post_message(PlansReady(session.id, capacity, plans, size, exact, counter))
+            self.post_message(PlansReady(session.id, capacity, plans, decision.session_tokens, exact, counter,
+                                         estimated))
 
     @on(PlansReady)
     def _plans_ready(self, message: PlansReady) -> None:
@@ -314,8 +373,12 @@ class BrowseScreen(MigrateActions, Screen[None]):
         self.query_one(SessionCard).show_measure(
             self.session, message.target, decision, message.estimate, message.exact, message.counter_name
         )
-        self.query_one(PreviewTabs).show_plans(message.plans, self.pins)
+        self.query_one(PreviewTabs).show_plans(message.plans, self.pins, message.estimated, message.exact)
         self.refresh_summary_notices()
+
+    @on(LoadStopped)
+    def _load_stopped(self, message: LoadStopped) -> None:
+        """The read ended by Escape: nothing more to do (the screen already says so)."""
 
     @on(PlansUnavailable)
     def _plans_unavailable(self, message: PlansUnavailable) -> None:

@@ -11,13 +11,15 @@ from smig_tui.core.models import Message, Plan, PlanItem
 
 PLACEHOLDER_KEY = "smig-placeholder"
 SUMMARY_KEY = "smig-summary"
-COLUMNS = (("", 2), ("#", 4), ("role", 9), ("kind", 11), ("tokens", 6), ("text", 40), ("why", 18))
-"""Column labels and widths."""
+COLUMNS = (("", 2), ("#", 5), ("role", 9), ("kind", 11), ("tokens", 9), ("text", 40), ("why", 18))
+"""Column labels and starting widths; `text` and `why` follow the table's width."""
+WHY_WIDTH = 24
+"""Room for the longest reason ("injected harness context") once the table is wide enough."""
 CHUNK = 250
 """Rows added at a time: DataTable measures every cell it is given, so rows arrive as you scroll."""
 
 
-def _flat(text: str, width: int = 60) -> str:
+def _flat(text: str, width: int = 300) -> str:
     """One line of a message, whitespace collapsed."""
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
@@ -40,15 +42,36 @@ class PlanTable(DataTable[Text | str]):
         """Ids of pinned messages, marked in the first column."""
         self._pending: list[PlanItem] = []
         """Plan items not yet added as rows."""
+        self.estimated: frozenset[str] = frozenset()
+        """Ids of messages whose tokens are a length guess."""
+        self.exact = True
+        """False when every count is the labelled estimate (no tokenizer, or a calibration)."""
 
     def on_mount(self) -> None:
         for label, width in COLUMNS:
             self.add_column(label, width=width)
 
-    def show_plan(self, plan: Plan, pins: frozenset[str]) -> None:
-        """Replace the rows, keeping the cursor on the same message."""
+    def on_resize(self) -> None:
+        """Give the text column whatever width the other columns leave."""
+        if len(self.columns) != len(COLUMNS):
+            return
+        columns = list(self.columns.values())
+        padding = 2 * self.cell_padding * len(columns)
+        fixed = sum(column.width for column in columns[:5])
+        room = self.size.width - fixed - padding - 1  # 1: the vertical scrollbar's gutter
+        why = WHY_WIDTH if room >= 40 + WHY_WIDTH else 18
+        text = max(16, room - why)
+        if (columns[5].width, columns[6].width) != (text, why):
+            columns[5].width, columns[6].width = text, why
+            self._require_update_dimensions = True
+            self.refresh()
+
+    def show_plan(self, plan: Plan, pins: frozenset[str], estimated: frozenset[str] = frozenset(),
+                  exact: bool = True) -> None:
+        """Replace the rows, keeping the cursor on the same message; guessed counts read `≈`."""
         key = self.highlighted_key()
         self.plan, self.pins = plan, pins
+        self.estimated, self.exact = estimated, exact
         self.clear()
         colours = self.app.theme_variables
         if plan.placeholder:
@@ -99,7 +122,8 @@ class PlanTable(DataTable[Text | str]):
                 _cell(str(message.index)),
                 _cell(message.role.value),
                 _cell(message.kind.value),
-                _cell(f"{item.tokens:,}", justify="right"),
+                _cell(("" if self.exact and message.id not in self.estimated else "≈") + f"{item.tokens:,}",
+                      justify="right"),
                 _cell(_flat(text), style),
                 _cell(item.reason),
                 key=message.id,
