@@ -99,7 +99,7 @@ async def test_truncation_preview_marks_dropped_rows_under_the_placeholder(sized
         assert table.row_count == len(plan.items) + 1
         markers = [str(table.get_row_at(row)[0]) for row in range(1, table.row_count)]
         assert markers == ["+" if item.kept else "−" for item in plan.items]
-        tokens_column = [str(table.get_row_at(row)[4]) for row in range(1, table.row_count)]
+        tokens_column = [str(table.get_row_at(row)[4]).strip() for row in range(1, table.row_count)]
         assert tokens_column == [f"{item.tokens:,}" for item in plan.items]
 
 

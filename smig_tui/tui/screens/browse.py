@@ -133,7 +133,14 @@ class BrowseScreen(MigrateActions, Screen[None]):
             self.view_row(event.data_table)
 
     def on_resize(self) -> None:
-        self.set_class(self.size.width < 100, "-narrow")
+        """Fit the terminal: a narrower source list, a shorter card and a compact footer when small."""
+        narrow, short = self.size.width < 100, self.size.height < 32
+        self.set_class(narrow, "-narrow")
+        self.set_class(self.size.width >= 160, "-wide")
+        self.query_one(SessionCard).set_compact(narrow or short)
+        footer = self.query_one(Footer)
+        footer.compact = narrow
+        footer.show_command_palette = not narrow
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is not WorkerState.ERROR or event.worker.error is None:

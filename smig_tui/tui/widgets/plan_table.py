@@ -11,8 +11,10 @@ from smig_tui.core.models import Message, Plan, PlanItem
 
 PLACEHOLDER_KEY = "smig-placeholder"
 SUMMARY_KEY = "smig-summary"
-COLUMNS = (("", 2), ("#", 5), ("role", 9), ("kind", 11), ("tokens", 9), ("text", 40), ("why", 18))
+COLUMNS = (("", 2), ("#", 5), ("role", 10), ("kind", 12), ("tokens", 9), ("text", 40), ("why", 18))
 """Column labels and starting widths; `text` and `why` follow the table's width."""
+NARROW = 70
+"""Below this many columns the table drops its padding and the role and why columns."""
 WHY_WIDTH = 24
 """Room for the longest reason ("injected harness context") once the table is wide enough."""
 CHUNK = 250
@@ -52,17 +54,22 @@ class PlanTable(DataTable[Text | str]):
             self.add_column(label, width=width)
 
     def on_resize(self) -> None:
-        """Give the text column whatever width the other columns leave."""
+        """Give the text column whatever width the others leave; when narrow, drop padding, role and why."""
         if len(self.columns) != len(COLUMNS):
             return
+        narrow = self.size.width < NARROW
+        self.cell_padding = 0 if narrow else 1  # cells end in a space, so columns stay apart
         columns = list(self.columns.values())
+        widths = [width for _, width in COLUMNS]
+        if narrow:
+            widths[2] = 0  # role: the kind says most of it, and the viewer (Enter) says all
         padding = 2 * self.cell_padding * len(columns)
-        fixed = sum(column.width for column in columns[:5])
-        room = self.size.width - fixed - padding - 1  # 1: the vertical scrollbar's gutter
-        why = WHY_WIDTH if room >= 40 + WHY_WIDTH else 18
-        text = max(16, room - why)
-        if (columns[5].width, columns[6].width) != (text, why):
-            columns[5].width, columns[6].width = text, why
+        room = self.size.width - sum(widths[:5]) - padding - 1  # 1: the vertical scrollbar's gutter
+        widths[6] = 0 if narrow else WHY_WIDTH if room >= 40 + WHY_WIDTH else widths[6]
+        widths[5] = max(16, room - widths[6])
+        if [column.width for column in columns] != widths:
+            for column, width in zip(columns, widths, strict=True):
+                column.width = width
             self._require_update_dimensions = True
             self.refresh()
 
@@ -119,12 +126,12 @@ class PlanTable(DataTable[Text | str]):
             text = item.text if item.text is not None else message.head(240)  # a stored text stays on disk
             self.add_row(
                 marker,
-                _cell(str(message.index)),
-                _cell(message.role.value),
-                _cell(message.kind.value),
-                _cell(("" if self.exact and message.id not in self.estimated else "≈") + f"{item.tokens:,}",
+                _cell(f"{message.index} "),
+                _cell(f"{message.role.value} "),
+                _cell(f"{message.kind.value} "),
+                _cell(("" if self.exact and message.id not in self.estimated else "≈") + f"{item.tokens:,} ",
                       justify="right"),
-                _cell(_flat(text), style),
+                _cell(" " + _flat(text), style),  # a space after the right-aligned tokens
                 _cell(item.reason),
                 key=message.id,
             )

@@ -12,8 +12,8 @@ from textual.widgets.tree import TreeNode
 
 from smig_tui.core.models import Agent, SessionInfo
 
-TITLE_WIDTH = 24
-"""Characters of a title shown in the tree; the session pane shows it whole."""
+TITLE_WIDTH = 40
+"""Characters of a title kept in the tree (the tree cuts it to its width); the session pane shows it whole."""
 OPEN_FOLDERS = 3
 """Folders per agent shown open after a rebuild (besides the current one and those the user opened)."""
 AGENT_LABELS = {Agent.CODEX: "Codex", Agent.CLAUDE: "Claude Code"}
