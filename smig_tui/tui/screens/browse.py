@@ -141,6 +141,8 @@ class BrowseScreen(MigrateActions, Screen[None]):
         footer = self.query_one(Footer)
         footer.compact = narrow
         footer.show_command_palette = not narrow
+        if self.scanned:
+            self.show_counts()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is not WorkerState.ERROR or event.worker.error is None:
@@ -202,7 +204,7 @@ class BrowseScreen(MigrateActions, Screen[None]):
         elif tree.filter_text and not shown:
             text = f"No session matches “{tree.filter_text}” · Escape clears"
         else:
-            hidden = "" if tree.show_subagents else " · a: sub-agents"
+            hidden = "" if tree.show_subagents or self.has_class("-narrow") else " · a: sub-agents"
             text = f"{shown:,} of {total:,} sessions{hidden}"
         self.query_one("#progress", Static).update(text)
         if not total:
