@@ -38,6 +38,14 @@ from smig_tui.tui.widgets.summary_pane import SummaryPane
 NEVER_MIGRATED = frozenset({R_INJECTED, R_OPAQUE, R_ORPHAN})
 """Plan reasons that no pin can change: the message is never part of a migration."""
 
+
+
+def notice_key(strategy: Strategy, messages: tuple[Any, ...]) -> tuple[Any, ...]:
+    """What a summary notice depends on: the strategy and exactly which messages would be sent."""
+    ids = tuple(message.id for message in messages[:1] + messages[-1:])
+    return (strategy, len(messages), ids)
+
+
 if TYPE_CHECKING:
     from textual.widgets.markdown import MarkdownStream
 
@@ -218,6 +226,7 @@ class MigrateActions(_Base):
         if pane is None:
             return
         pane.finish(message.text)
+        self.__dict__.pop("_notices", None)  # a new summary may be cached now: say so next time
         if message.failed or not message.text.strip():
             # Nothing usable arrived: there is no summary, and the tab must not say there is one.
             self.summaries.pop(strategy, None)
@@ -238,7 +247,16 @@ class MigrateActions(_Base):
                 self.post_message(SummaryNotice(strategy, f"Summaries are not available: {reason}"))
             return
         wanted = {strategy: self.summary_messages(strategy) for strategy in SUMMARY_STRATEGIES}
-        self.summary_notices(wanted)
+        known: dict[tuple[Any, ...], str] = self.__dict__.setdefault("_notices", {})
+        todo = {}
+        for strategy, messages in wanted.items():
+            key = notice_key(strategy, messages)
+            if key in known:  # same messages as last time (a target switch rarely changes them): no new scan
+                self.post_message(SummaryNotice(strategy, known[key]))
+            else:
+                todo[strategy] = messages
+        if todo:
+            self.summary_notices(todo)
 
     @work(thread=True, exclusive=True, group="summary.notice", exit_on_error=False)
     def summary_notices(self, wanted: dict[Strategy, tuple[Any, ...]]) -> None:
@@ -248,6 +266,8 @@ class MigrateActions(_Base):
                 text = backend.summary_notice(self.services, messages, strategy is Strategy.SUMMARY_TAIL)
             except SmigError as error:
                 text = str(error)
+            else:
+                self.__dict__.setdefault("_notices", {})[notice_key(strategy, messages)] = text
             self.post_message(SummaryNotice(strategy, text))
 
     def on_summary_notice(self, message: SummaryNotice) -> None:

@@ -17,7 +17,7 @@ NARROW = 70
 """Below this many columns the table drops its padding and the role and why columns."""
 WHY_WIDTH = 24
 """Room for the longest reason ("injected harness context") once the table is wide enough."""
-CHUNK = 250
+CHUNK = 80
 """Rows added at a time: DataTable measures every cell it is given, so rows arrive as you scroll."""
 
 
