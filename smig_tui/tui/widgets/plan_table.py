@@ -66,7 +66,7 @@ class PlanTable(DataTable[Text | str]):
         padding = 2 * self.cell_padding * len(columns)
         room = self.size.width - sum(widths[:5]) - padding - 1  # 1: the vertical scrollbar's gutter
         widths[6] = 0 if narrow else WHY_WIDTH if room >= 40 + WHY_WIDTH else widths[6]
-        widths[5] = max(16, room - widths[6])
+        widths[5] = max(8, room - widths[6] - (1 if narrow else 0))
         if [column.width for column in columns] != widths:
             for column, width in zip(columns, widths, strict=True):
                 column.width = width
