@@ -56,13 +56,13 @@ async def open_first(pilot: object, title_start: str) -> None:
     await settle(pilot)
 
 
-async def shoot(name: str, steps: Callable[[object], Awaitable[None]]) -> Path:
+async def shoot(name: str, steps: Callable[[object], Awaitable[None]], size: tuple[int, int] = SIZE) -> Path:
     """Run the app through `steps` and save the screen."""
     from smig_tui.services import build_services
     from smig_tui.tui.app import SmigApp
 
     app = SmigApp(services=build_services(), here="/home/user/proj")
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await settle(pilot)
         await steps(pilot)
         await settle(pilot)
@@ -90,13 +90,27 @@ async def main() -> None:
     async def selected(pilot: object) -> None:
         await open_first(pilot, "Verbose flag")
 
+    async def viewer(pilot: object) -> None:
+        await truncation(pilot)
+        await settle(pilot)
+        screen = pilot.app.screen  # type: ignore[attr-defined]
+        table = screen.query_one("#table-truncate")
+        call = next(item.message for item in screen.plans.plans["truncate"].items if item.message.kind == "tool_call")
+        table.focus()
+        table.move_cursor(row=table.get_row_index(call.id))
+        await pilot.press("enter")  # type: ignore[attr-defined]
+
     async def help_panel(pilot: object) -> None:
         await pilot.press("question_mark")  # type: ignore[attr-defined]
 
-    shots = {"hero": truncation, "session": selected, "model-picker": picker, "commit": commit, "help": help_panel}
+    shots = {"hero": truncation, "session": selected, "model-picker": picker, "commit": commit,
+             "message-viewer": viewer, "help": help_panel}
+    sized = {"small-terminal": (truncation, (80, 24))}
     OUT.mkdir(exist_ok=True)
-    for name, steps in shots.items():
-        svg = await shoot(name, steps)
+    runs = [(name, steps, SIZE) for name, steps in shots.items()]
+    runs += [(name, steps, size) for name, (steps, size) in sized.items()]
+    for name, steps, size in runs:
+        svg = await shoot(name, steps, size)
         print(svg.relative_to(ROOT))
         if shutil.which("rsvg-convert"):
             to_png(svg)

@@ -1,8 +1,10 @@
 """Provides copying text to the clipboard: OSC 52 on a terminal, else a system tool on PATH.
 
-OSC 52 asks the terminal itself to set the clipboard, so it works over SSH and in tmux (with
-`set-clipboard on`); Textual's `App.copy_to_clipboard` sends the same sequence. When there is no
-terminal, the first of `wl-copy`, `xclip`, `xsel`, `pbcopy`, `clip.exe` found on PATH is used.
+OSC 52 asks the terminal itself to set the clipboard, so it works over SSH. Inside tmux or GNU
+screen the sequence is wrapped in their passthrough escape, or the multiplexer would swallow it
+(tmux's default `set-clipboard external` ignores a bare one from an application). Nothing comes
+back to say the terminal honoured it, so callers must word the result as "sent", never "copied".
+A system tool (`wl-copy`, `xclip`, `xsel`, `pbcopy`, `clip.exe`) does report success.
 """
 
 from __future__ import annotations
@@ -36,6 +38,54 @@ def osc52_sequence(text: str) -> str:
     """The escape sequence that asks the terminal to put `text` on the clipboard."""
     encoded = base64.b64encode(text.encode("utf-8")).decode("ascii")
     return f"\x1b]52;c;{encoded}\x07"
+
+
+def for_multiplexer(sequence: str, env: Mapping[str, str]) -> str:
+    """Wrap an escape sequence so tmux or GNU screen pass it through to the outer terminal."""
+    if env.get("TMUX"):
+        return "\x1bPtmux;" + sequence.replace("\x1b", "\x1b\x1b") + "\x1b\\"
+    if env.get("STY") or env.get("TERM", "").startswith("screen"):
+        return "\x1bP" + sequence + "\x1b\\"
+    return sequence
+
+
+def multiplexer(env: Mapping[str, str]) -> str | None:
+    """`tmux` or `screen` when running inside one, else None."""
+    if env.get("TMUX"):
+        return "tmux"
+    if env.get("STY") or env.get("TERM", "").startswith("screen"):
+        return "screen"
+    return None
+
+
+def usable_tools(env: Mapping[str, str]) -> list[tuple[str, str, tuple[str, ...]]]:
+    """(name, path, args) of the system clipboard tools on PATH that can reach a clipboard here.
+
+    `wl-copy` needs a Wayland session and `xclip`/`xsel` an X display; without one they fail or hang.
+    """
+    search_path = env.get("PATH", os.defpath)
+    found = []
+    for name, args in SYSTEM_TOOLS:
+        if name == "wl-copy" and not env.get("WAYLAND_DISPLAY"):
+            continue
+        if name in {"xclip", "xsel"} and not env.get("DISPLAY"):
+            continue
+        tool = shutil.which(name, path=search_path)
+        if tool:
+            found.append((name, tool, args))
+    return found
+
+
+def copy_with_tool(text: str, env: Mapping[str, str], timeout: float = 5.0) -> str | None:
+    """Copy with the first system tool that succeeds; its name, or None when none could."""
+    for name, tool, args in usable_tools(env):
+        try:
+            subprocess.run([tool, *args], input=text.encode("utf-8"), check=True,
+                           timeout=timeout, capture_output=True)
+        except (OSError, subprocess.SubprocessError):
+            continue
+        return name
+    return None
 
 
 def copy_to_clipboard(

@@ -9,16 +9,34 @@ from __future__ import annotations
 
 import gc
 import json
+import os
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from smig_tui.adapters.zstd_files import open_binary
+from smig_tui.adapters.zstd_files import content_size, is_compressed, open_binary
 from smig_tui.core.models import ReadWarning
 from smig_tui.core.ports import WarningSink
 
 _CHUNK = 1 << 20
+_watch = threading.local()
+"""The progress callback of the read running in this thread, if any (see `reading_progress`)."""
+
+
+@contextmanager
+def reading_progress(report: Callable[[int, int], None]) -> Iterator[None]:
+    """Call `report(bytes_read, file_size)` after every chunk `iter_lines` reads in this thread.
+
+    It lets a front end draw a progress bar for a big session; `report` may raise to abandon the read.
+    """
+    previous = getattr(_watch, "report", None)
+    _watch.report = report
+    try:
+        yield
+    finally:
+        _watch.report = previous
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,14 +76,22 @@ def iter_lines(path: str, start: int = 0, start_line: int = 1) -> Iterator[tuple
     still be finishing. Memory stays bounded by the longest line, not the file. A `.zst` file is
     read decompressed, its offsets counting decompressed bytes.
     """
+    report: Callable[[int, int], None] | None = getattr(_watch, "report", None)
     with open_binary(path) as handle:
         handle.seek(start)
+        total = 0
+        if report is not None:  # a compressed file reports decompressed bytes, of its recorded size
+            total = content_size(path) if is_compressed(path) else os.fstat(handle.fileno()).st_size
+        done = start
         offset, number = start, start_line
         pieces: list[bytes] = []  # a line longer than a chunk, joined once at its end: linear time
         while True:
             chunk = handle.read(_CHUNK)
             if not chunk:
                 break
+            if report is not None:
+                done += len(chunk)
+                report(min(done, total), total)
             begin = 0
             end = chunk.find(b"\n")
             while end >= 0:

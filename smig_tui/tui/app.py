@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import os
+import re
 from typing import ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
+from smig_tui.adapters import clipboard
 from smig_tui.adapters.crash_log import one_line
+from smig_tui.core.errors import SmigError
 from smig_tui.services import Services
 from smig_tui.tui.commands import ActionsProvider
 from smig_tui.tui.messages import WorkerFailed
@@ -20,9 +24,35 @@ from smig_tui.tui.screens.help import HelpModal, documented
 DARK, LIGHT = "textual-dark", "textual-light"
 
 
+CLI_HINTS = (
+    ("; pass --force to replace it.", "; export again and confirm replacing it."),
+    ("use --out FILE instead.", "export to a file instead."),
+    ("(`smig summarize`) or choose --strategy truncate.", "(s on a summary tab) or use the Truncation tab."),
+    ("try --strategy tools-first, a summary, or a larger model.",
+     "try the Tools first tab, a summary, or a larger model (t)."),
+    ("; use --mode index (or auto)", "; choose the index mode"),
+    ("confirm with --yes-send", "press s on a summary tab"),
+)
+"""Sentences written for the command line, and how the TUI says the same thing."""
+FLAG = re.compile(r",? ?\(?(?:or )?--[a-z][a-z-]*(?: [A-Z]+)?\)?")
+
+
+def for_the_tui(text: str) -> str:
+    """Reword a message written for the CLI: no flags the TUI has no use for."""
+    for cli, tui in CLI_HINTS:
+        text = text.replace(cli, tui)
+    return FLAG.sub("", text)
+
+
 def describe_error(error: BaseException) -> str:
-    """One sentence for any error: SmigError messages are written for users already; an unexpected
-    error's traceback goes to a crash log that the sentence names."""
+    """One sentence for any error: SmigError messages are written for users already, reworded
+    without CLI flags; an unexpected error's traceback goes to a crash log that the sentence names."""
+    if isinstance(error, SmigError):
+        return for_the_tui(str(error))
+    if isinstance(error, OSError) and error.filename:
+        name = os.path.basename(str(error.filename))
+        if name.startswith(".") and name.endswith(".tmp"):  # an atomic write's temp file: name its folder
+            return f"{error.strerror or error} (writing in {os.path.dirname(str(error.filename))})."
     return one_line(error, where="smig tui")
 
 
@@ -66,6 +96,34 @@ class SmigApp(App[None]):
             self.notify("Memory sync is not available in this build of smig yet.", severity="warning")
             return
         self.push_screen(MemoryScreen(self.services))
+
+    def copy_to_clipboard(self, text: str) -> None:
+        """Send OSC 52 to the terminal, wrapped for tmux or screen so it reaches the outer terminal."""
+        self._clipboard = text
+        if self._driver is not None:
+            self._driver.write(clipboard.for_multiplexer(clipboard.osc52_sequence(text), os.environ))
+
+    def share_text(self, text: str, what: str) -> None:
+        """Put `text` on the clipboard by the surest way here, and say honestly what happened."""
+        self._copy_with_tool(text, what)
+
+    @work(thread=True, group="clipboard", exit_on_error=False)
+    def _copy_with_tool(self, text: str, what: str) -> None:
+        tool = clipboard.copy_with_tool(text, os.environ)
+        self.call_from_thread(self._shared, text, what, tool)
+
+    def _shared(self, text: str, what: str, tool: str | None) -> None:
+        self._clipboard = text
+        if tool is not None:
+            self.notify(f"Copied {what} to the clipboard with {tool}.")
+            return
+        self.copy_to_clipboard(text)
+        via = clipboard.multiplexer(os.environ)
+        wrapped = f", passed through {via}" if via else ""
+        self.notify(
+            f"Sent {what} to the terminal's clipboard (OSC 52{wrapped}); if nothing arrived,"
+            " your terminal does not allow it: export to a file instead."
+        )
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR and event.worker.error is not None:

@@ -13,9 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from smig_tui.core.errors import NoApiKeyError
 from smig_tui.core.migration import Destination
-from smig_tui.core.models import Agent, ModelCapacity, Plan, Session, Strategy
+from smig_tui.core.models import Agent, ModelCapacity, Plan, Session, SessionInfo, Strategy
 from smig_tui.services import Services
 
 PLAN_STRATEGIES = (Strategy.TRUNCATE, Strategy.TOOLS_FIRST, Strategy.SUMMARY, Strategy.SUMMARY_TAIL)
@@ -34,10 +33,22 @@ def all_models(services: Services) -> list[ModelCapacity]:
     return list(services.capacities.models)  # type: ignore[attr-defined]
 
 
+def read_session(services: Services, info: SessionInfo, report: Callable[[int, int], None]) -> Session:
+    """Read a session in full, calling `report(bytes_read, size)` as it goes (it may raise to stop)."""
+    from smig_tui.adapters.jsonl import reading_progress
+
+    with reading_progress(report):
+        return services.load_session(info)
+
+
 def lookup(services: Services, name: str) -> ModelCapacity:
     """Resolve a target name (raises UnknownModelError with suggestions)."""
     capacity: ModelCapacity = services.capacities.lookup(name)  # type: ignore[attr-defined]
     return capacity
+
+
+PLAN_ROUNDS = 3
+"""Times every strategy is planned at most: each may count messages the others only guessed."""
 
 
 def plan_all(
@@ -47,13 +58,28 @@ def plan_all(
     pins: frozenset[str],
     summaries: dict[Strategy, str],
 ) -> dict[Strategy, Plan]:
-    """Plan every strategy against one target; counts are cached by the services."""
+    """Plan every strategy against one target, on the same counts, so every tab shows one session figure.
+
+    A plan counts exactly the messages it needs; a later strategy may count some the earlier ones
+    only estimated. Planning again (counts are cached) until the figures agree puts every tab on the
+    same numbers.
+    """
     plans: dict[Strategy, Plan] = {}
-    for strategy in PLAN_STRATEGIES:
-        plans[strategy] = services.plan(  # type: ignore[attr-defined]
-            session, target, strategy, pins=pins, summary=summaries.get(strategy)
-        )
+    for _ in range(PLAN_ROUNDS):
+        for strategy in PLAN_STRATEGIES:
+            plans[strategy] = services.plan(  # type: ignore[attr-defined]
+                session, target, strategy, pins=pins, summary=summaries.get(strategy)
+            )
+        if len({plan.decision.session_tokens for plan in plans.values()}) == 1:
+            break
     return plans
+
+
+def estimated_ids(services: Services, session: Session, capacity: ModelCapacity) -> frozenset[str]:
+    """Ids of the messages whose tokens are still a length guess (nothing new is counted)."""
+    _, guessed = services.count_newest(session, capacity, need=-1)  # type: ignore[attr-defined]
+    messages = session.messages
+    return frozenset(messages[i].id for i in guessed)
 
 
 def counter_label(services: Services, capacity: ModelCapacity) -> tuple[bool, str]:
@@ -66,22 +92,33 @@ def counter_label(services: Services, capacity: ModelCapacity) -> tuple[bool, st
     return True, str(counter.name)
 
 
+def summary_problem(services: Services) -> str | None:
+    """Why pressing `s` cannot send anything as configured (no API key), or None when it can."""
+    from smig_tui.adapters.summarizer_config import key_problem
+
+    return key_problem(services.summarizer.config)  # type: ignore[attr-defined]
+
+
+def provider_setup(services: Services) -> str:
+    """How to give smig a summarizer: the key's variable, or a local provider in the config file."""
+    config_file = services.paths.config_file
+    return (
+        "To summarise, set the API key variable before starting smig, or use a local model by adding"
+        f' to {shown(Path(config_file))}: [summarizer] provider = "local",'
+        ' base_url = "http://127.0.0.1:8080/v1", model = "<name>".'
+    )
+
+
 def summary_notice(services: Services, messages: tuple[Any, ...], head_only: bool) -> str:
-    """The opt-in sentence: what pressing `s` sends, to whom, with redactions; or why it cannot."""
-    config = services.summarizer.config  # type: ignore[attr-defined]
-    if not config.api_key and not config.is_local:
-        env_name = config.api_key_env or "the variable named by [summarizer] api_key_env"
-        return str(
-            NoApiKeyError(
-                f"No API key for the {config.provider} summarizer: set {env_name} (or use provider = \"local\")."
-            )
-        )
+    """The opt-in sentence: what pressing `s` sends, to whom, with redactions; or why it cannot (plain text)."""
     if not messages:
         return "Nothing to summarise: this plan drops no messages."
     preview = services.summary_preview(messages, head_only=head_only)  # type: ignore[attr-defined]
-    redacted = sum(preview.redactions.values())
     if preview.cached:
         return f"A cached summary by {preview.provider}/{preview.model} exists: press s to show it (nothing is sent)."
+    if preview.problem:
+        return f"No summary yet. {preview.describe()} Nothing is sent: {preview.problem} {provider_setup(services)}"
+    redacted = sum(preview.redactions.values())
     return (
         f"Press s to send ~{preview.tokens:,} tokens ({redacted} secrets redacted) of"
         f" {preview.message_count:,} messages to {preview.provider}/{preview.model}."
@@ -125,6 +162,12 @@ def commit_preview(services: Services, session: Session, plan: Plan) -> tuple[An
     return result, choices
 
 
+def searched_folders(services: Services) -> list[str]:
+    """The folders discovery reads, as people write them."""
+    paths = services.paths
+    return [shown(paths.codex_sessions), shown(paths.claude_projects)]
+
+
 def shown(path: Path) -> str:
     """A path as people write it: the home folder as `~`."""
     home = Path(os.environ.get("HOME") or Path.home())
@@ -152,11 +195,13 @@ def export_folder(session: Session, here: str | None) -> str:
 
 
 def export(services: Services, session: Session, plan: Plan, request: Any) -> tuple[str, str | None]:
-    """Render an export; write it to the file (never clobbering), or return the text for the clipboard."""
+    """Render an export; write it to the file (replacing one only when confirmed), or return the text for the clipboard."""
     text: str = services.export(session, request.format, plan)  # type: ignore[attr-defined]
     if request.path is None:
-        return f"Copied the {request.format} export ({len(text):,} characters) to the clipboard via OSC 52.", text
-    path = services.save_export(text, Path(request.path), source=session.info.path)  # type: ignore[attr-defined]
+        return f"the {request.format} export ({len(text):,} characters)", text
+    target = Path(request.path)
+    path = services.save_export(text, target, force=request.replace,  # type: ignore[attr-defined]
+                                source=session.info.path)
     return f"Wrote the {request.format} export ({len(text):,} characters) to {path}.", None
 
 

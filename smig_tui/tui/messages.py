@@ -35,6 +35,22 @@ class SessionRead(Message):
 
 
 @dataclass
+class LoadProgress(Message):
+    """Bytes of a session file read so far."""
+
+    path: str
+    done: int
+    total: int
+
+
+@dataclass
+class LoadStopped(Message):
+    """Reading a session was cancelled (Escape) before it finished."""
+
+    path: str
+
+
+@dataclass
 class PlansReady(Message):
     """Every strategy's plan for one session against one target."""
 
@@ -46,6 +62,8 @@ class PlansReady(Message):
     exact: bool
     """False when that counter is the labelled estimate, not the real tokenizer."""
     counter_name: str = ""
+    estimated: frozenset[str] = frozenset()
+    """Ids of messages whose tokens are a length guess, marked ≈ in the tables."""
 
 
 @dataclass
@@ -78,6 +96,8 @@ class SummaryFinished(Message):
     text: str
     result: Any = None
     cancelled: bool = False
+    failed: bool = False
+    """The summarizer raised: nothing usable arrived, whatever `text` holds."""
 
 
 @dataclass

@@ -97,7 +97,9 @@ async def test_empty_homes_say_so(empty_app) -> None:
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         progress = str(app.screen.query_one("#progress").render())
-        assert progress == "No sessions found in the Codex or Claude Code folders."
+        assert progress == "No sessions found (see right)."
+        facts = str(app.screen.query_one("#facts").render())
+        assert "No Codex or Claude Code sessions found" in facts and "~/.codex/sessions" in facts
 
 
 async def test_help_theme_and_palette(make_app) -> None:

@@ -113,7 +113,7 @@ async def test_truncation_preview_marks_dropped_rows_under_the_placeholder(sized
         assert table.row_count == len(plan.items) + 1
         markers = [str(table.get_row_at(row)[0]) for row in range(1, table.row_count)]
         assert markers == ["+" if item.kept else "−" for item in plan.items]
-        tokens_column = [str(table.get_row_at(row)[4]) for row in range(1, table.row_count)]
+        tokens_column = [str(table.get_row_at(row)[4]).strip() for row in range(1, table.row_count)]
         assert tokens_column == [f"{item.tokens:,}" for item in plan.items]
 
 
@@ -245,9 +245,11 @@ async def test_export_refuses_to_clobber(sized_app, tmp_path) -> None:
         app.screen.query_one("#export-path").value = str(target)
         await pilot.click("#confirm")
         await settle(pilot)
+        assert "already exists" in str(app.screen.query_one("#question").render())
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, ExportModal)
         assert target.read_text() == "my notes\n"
-        errors = [n.message for n in app._notifications if n.severity == "error"]
-        assert errors and "overwrite" in errors[-1].lower()
 
 
 async def test_summary_streams_then_plans_with_the_edit(make_app, isolated_homes, llm_server: FakeLLM) -> None:

@@ -6,7 +6,7 @@ import pytest
 from conftest import open_session, settle
 from test_flow import build_sized
 
-from smig_tui.core.models import Agent
+from smig_tui.core.models import Agent, Kind, Strategy
 
 
 async def quiet(pilot) -> None:
@@ -93,3 +93,75 @@ def test_snapshot_commit_dialog(snap_compare, make_app, isolated_homes, monkeypa
         await quiet(pilot)
 
     assert snap_compare(app, terminal_size=(120, 36), run_before=confirm)
+
+
+SIZES = [(80, 24), (120, 40), (200, 60)]
+"""Every main screen and dialog is checked at a small, a common and a wide terminal."""
+SIZE_IDS = [f"{w}x{h}" for w, h in SIZES]
+
+
+@pytest.mark.usefixtures("exact_tokens")
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+def test_snapshot_main_screen(snap_compare, make_app, isolated_homes, size) -> None:
+    app, info, _ = build_sized(make_app, isolated_homes)
+
+    async def main_screen(pilot) -> None:
+        await settle(pilot)
+        await open_session(pilot, lambda i: i.path == info.path)
+        await pilot.press("t")
+        await settle(pilot)
+        await pilot.press(*"tiny-test", "enter")
+        await quiet(pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=main_screen)
+
+
+@pytest.mark.usefixtures("exact_tokens")
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+def test_snapshot_message_viewer(snap_compare, make_app, isolated_homes, size) -> None:
+    app, info, _ = build_sized(make_app, isolated_homes)
+
+    async def viewer(pilot) -> None:
+        await settle(pilot)
+        await open_session(pilot, lambda i: i.path == info.path)
+        table = pilot.app.screen.query_one("#table-truncate")
+        plan = pilot.app.screen.plans.plans[Strategy.TRUNCATE]
+        call = next(item.message for item in plan.items if item.message.kind is Kind.TOOL_CALL)
+        table.focus()
+        table.move_cursor(row=table.get_row_index(call.id))
+        await pilot.press("enter")
+        await quiet(pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=viewer)
+
+
+@pytest.mark.usefixtures("exact_tokens")
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+def test_snapshot_commit_dialog_sizes(snap_compare, make_app, isolated_homes, monkeypatch, size) -> None:
+    monkeypatch.setenv("SMIG_TUI_HOME", str(isolated_homes["home"] / ".smig"))
+    isolated_homes["smig"] = isolated_homes["home"] / ".smig"
+    app, info, _ = build_sized(make_app, isolated_homes)
+
+    async def confirm(pilot) -> None:
+        await settle(pilot)
+        await open_session(pilot, lambda i: i.path == info.path)
+        await pilot.press("c")
+        await settle(pilot)
+        await pilot.press("down")  # the paths follow the highlighted destination
+        await quiet(pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=confirm)
+
+
+@pytest.mark.usefixtures("exact_tokens")
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+def test_snapshot_export_dialog(snap_compare, make_app, isolated_homes, size) -> None:
+    app, info, _ = build_sized(make_app, isolated_homes)
+
+    async def export(pilot) -> None:
+        await settle(pilot)
+        await open_session(pilot, lambda i: i.path == info.path)
+        await pilot.press("x")
+        await quiet(pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=export)

@@ -12,13 +12,15 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Input, Static, Tree
+from textual.widgets import DataTable, Footer, Header, Input, Static, Tree
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from smig_tui.core.models import ReadWarning, Session, SessionInfo, Strategy
 from smig_tui.services import Services
 from smig_tui.tui import backend
 from smig_tui.tui.messages import (
+    LoadProgress,
+    LoadStopped,
     PlansReady,
     PlansUnavailable,
     SessionRead,
@@ -28,6 +30,7 @@ from smig_tui.tui.messages import (
     WorkerFailed,
 )
 from smig_tui.tui.screens.migrate_actions import MigrateActions
+from smig_tui.tui.widgets.plan_table import PlanTable
 from smig_tui.tui.widgets.preview_tabs import TABS, PreviewTabs
 from smig_tui.tui.widgets.session_card import SessionCard
 from smig_tui.tui.widgets.source_tree import SourceTree
@@ -38,10 +41,16 @@ LATER_BATCH_SECONDS = 1.0
 """How often it posts after that: each batch costs the UI thread a redraw of the tree."""
 FIRST_BATCH = 40
 """Sessions that make a first screenful: posted as soon as they are found."""
+PROGRESS_FROM_BYTES = 8 * 1024 * 1024
+"""Sessions at least this big show a progress bar while they are read."""
+PROGRESS_SECONDS = 0.1
+"""How often the read posts its progress: each post costs the UI thread a redraw."""
 FILTER_DELAY = 0.15
 """Seconds of no typing before the filter applies: each keystroke restarts the wait."""
-NEEDS_PLANS = frozenset({"pin", "summarize", "edit_summary", "commit", "export"})
-"""Actions that act on the plans of the selected session."""
+
+
+class ReadCancelled(Exception):
+    """Raised inside a session read to abandon it (the user pressed Escape)."""
 
 
 class BrowseScreen(MigrateActions, Screen[None]):
@@ -50,9 +59,11 @@ class BrowseScreen(MigrateActions, Screen[None]):
     CSS_PATH = "browse.tcss"
     filter_delay: float = FILTER_DELAY
     """The debounce of the filter; 0 applies it on every keystroke."""
+    progress_from_bytes: int = PROGRESS_FROM_BYTES
+    progress_seconds: float = PROGRESS_SECONDS
     BINDINGS = [
         Binding("slash", "focus_filter", "Filter", tooltip="Filter sessions by title, folder, id or model.", id="browse.filter"),
-        Binding("escape", "clear_filter", "Clear filter", show=False, tooltip="Clear the filter and go back to the tree.", id="browse.clear"),
+        Binding("escape", "back", "Cancel / clear filter", show=False, tooltip="Stop reading a big session, or clear the filter and go back to the tree.", id="browse.clear"),
         Binding("a", "toggle_subagents", "Sub-agents", show=False, tooltip="Show or hide sub-agent and exec sessions.", id="browse.subagents"),
         Binding("t", "pick_target", "Target", tooltip="Choose the model to continue in.", id="browse.target"),
         Binding("p", "pin", "Pin", tooltip="Pin or unpin the highlighted message so every plan keeps it.", id="browse.pin"),
@@ -89,6 +100,10 @@ class BrowseScreen(MigrateActions, Screen[None]):
         """Recently chosen targets, newest first."""
         self._filter_timer: Timer | None = None
         """The pending filter, restarted by each keystroke."""
+        self.scanned = False
+        """Discovery has finished at least once."""
+        self.reading = False
+        """A session is being read (Escape cancels it)."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -111,20 +126,29 @@ class BrowseScreen(MigrateActions, Screen[None]):
         self.load_prefs()
         self.call_after_refresh(self.scan_sessions)  # paint the frame first: the scan holds the GIL
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Grey out what needs a measured session until there is one."""
-        if action in NEEDS_PLANS and self.plans is None:
-            return None
-        return True
+    @on(DataTable.RowSelected)
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter on a plan row opens the whole message."""
+        if isinstance(event.data_table, PlanTable):
+            self.view_row(event.data_table)
 
     def on_resize(self) -> None:
-        self.set_class(self.size.width < 100, "-narrow")
+        """Fit the terminal: a narrower source list, a shorter card and a compact footer when small."""
+        narrow, short = self.size.width < 100, self.size.height < 32
+        self.set_class(narrow, "-narrow")
+        self.set_class(self.size.width >= 160, "-wide")
+        self.query_one(SessionCard).set_compact(narrow or short)
+        footer = self.query_one(Footer)
+        footer.compact = narrow
+        footer.show_command_palette = not narrow
+        if self.scanned:
+            self.show_counts()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is not WorkerState.ERROR or event.worker.error is None:
             return
         if event.worker.group == "summary.run":
-            self.post_message(SummaryFinished(self.query_one(PreviewTabs).strategy, "", None, True))
+            self.post_message(SummaryFinished(self.query_one(PreviewTabs).strategy, "", None, True, failed=True))
         if event.worker.group == "session.plan":
             self.post_message(PlansUnavailable(f"Cannot plan: {event.worker.error}"))
         self.post_message(WorkerFailed(event.worker.error, event.worker.group))
@@ -162,19 +186,29 @@ class BrowseScreen(MigrateActions, Screen[None]):
 
     @on(SessionsLoaded)
     def _sessions_loaded(self, message: SessionsLoaded) -> None:
-        tree = self.query_one(SourceTree)
-        tree.rebuild()
-        shown = len(tree.visible_sessions())
-        hidden = "" if tree.show_subagents else " · a: show sub-agents"
-        text = f"{shown:,} of {message.total:,} sessions{hidden}"
-        if not message.total:
-            text = "No sessions found in the Codex or Claude Code folders."
-        self.query_one("#progress", Static).update(text)
+        self.scanned = True
+        self.query_one(SourceTree).rebuild()
+        self.show_counts()
         if message.warnings:
             self.notify(
                 f"{len(message.warnings)} unreadable lines or files skipped; first: {message.warnings[0]}",
                 severity="warning", markup=False,
             )
+
+    def show_counts(self) -> None:
+        """The line under the filter: how many sessions show of how many, or why none do."""
+        tree = self.query_one(SourceTree)
+        total, shown = len(tree.sessions), len(tree.visible_sessions())
+        if not total:
+            text = "No sessions found (see right)."
+        elif tree.filter_text and not shown:
+            text = f"No session matches “{tree.filter_text}” · Escape clears"
+        else:
+            hidden = "" if tree.show_subagents or self.has_class("-narrow") else " · a: sub-agents"
+            text = f"{shown:,} of {total:,} sessions{hidden}"
+        self.query_one("#progress", Static).update(text)
+        if not total:
+            self.query_one(SessionCard).show_empty(backend.searched_folders(self.services))
 
     def action_reload(self) -> None:
         tree = self.query_one(SourceTree)
@@ -184,6 +218,18 @@ class BrowseScreen(MigrateActions, Screen[None]):
 
     def action_focus_filter(self) -> None:
         self.query_one("#filter", Input).focus()
+
+    def action_back(self) -> None:
+        """Escape: stop a session read in progress, else clear the filter."""
+        if self.reading:
+            self.workers.cancel_group(self, "session.read")
+            self.reading = False
+            self.query_one(PreviewTabs).hide_loading()
+            self.query_one(PreviewTabs).show_note("Reading cancelled: Enter on the session reads it again.")
+            self.query_one(SessionCard).show_note("Reading cancelled.")
+            self.info = None
+            return
+        self.action_clear_filter()
 
     def action_clear_filter(self) -> None:
         self.query_one("#filter", Input).value = ""
@@ -207,14 +253,31 @@ class BrowseScreen(MigrateActions, Screen[None]):
             self._filter_timer.stop()
             self._filter_timer = None
         self.query_one(SourceTree).set_filter(self.query_one("#filter", Input).value)
+        if self.scanned:
+            self.show_counts()
 
     @on(Input.Submitted, "#filter")
     def _filter_done(self) -> None:
+        """Enter in the filter opens the first session that matches."""
         self.apply_filter()
-        self.query_one(SourceTree).focus()
+        tree = self.query_one(SourceTree)
+        tree.focus()
+        self.call_after_refresh(self._open_first_match)
+
+    def _open_first_match(self) -> None:
+        tree = self.query_one(SourceTree)
+        first = tree.first_session_node()
+        if first is None:
+            self.notify("No session matches the filter.", severity="warning")
+            return
+        tree.move_to(first)
+        if first.data is not None:
+            self.open_session(first.data)
 
     def action_toggle_subagents(self) -> None:
         shown = self.query_one(SourceTree).toggle_subagents()
+        if self.scanned:
+            self.show_counts()
         self.notify("Sub-agent and exec sessions shown." if shown else "Sub-agent and exec sessions hidden.")
 
     # Selection and measure --------------------------------------------------------------------
@@ -232,21 +295,52 @@ class BrowseScreen(MigrateActions, Screen[None]):
         self.pins, self.summaries = frozenset(), {}
         self.refresh_bindings()
         self.query_one(SessionCard).show_session(info, None)
-        self.query_one(PreviewTabs).show_note("Reading the session…")
+        tabs = self.query_one(PreviewTabs)
+        tabs.clear_plans()
+        tabs.show_note("Reading the session…")
+        self.reading = True
+        if info.size >= self.progress_from_bytes:
+            tabs.show_loading(0, info.size)
+        else:
+            tabs.hide_loading()
         self.read_session(info)
 
     @work(thread=True, exclusive=True, group="session.read", exit_on_error=False)
     def read_session(self, info: SessionInfo) -> None:
-        """Read the whole session file."""
-        session = self.services.load_session(info)
-        if not get_current_worker().is_cancelled:
+        """Read the whole session file, posting how far it got; Escape stops it between chunks."""
+        worker = get_current_worker()
+        last = 0.0
+
+        def report(done: int, total: int) -> None:
+            nonlocal last
+            if worker.is_cancelled:
+                raise ReadCancelled
+            now = time.monotonic()
+            if total >= self.progress_from_bytes and now - last >= self.progress_seconds:
+                last = now
+                self.post_message(LoadProgress(info.path, done, total))
+
+        try:
+            session = backend.read_session(self.services, info, report)
+        except ReadCancelled:
+            self.post_message(LoadStopped(info.path))
+            return
+        if not worker.is_cancelled:
             self.post_message(SessionRead(session))
+
+    @on(LoadProgress)
+    def _load_progress(self, message: LoadProgress) -> None:
+        if self.reading and self.info is not None and message.path == self.info.path:
+            self.query_one(PreviewTabs).show_loading(message.done, message.total)
 
     @on(SessionRead)
     def _session_read(self, message: SessionRead) -> None:
         if self.info is None or message.session.info.path != self.info.path:
             return
         self.session = message.session
+        self.reading = False
+        self.query_one(PreviewTabs).hide_loading()
+        self.query_one(PreviewTabs).show_note("Counting tokens…")
         self.query_one(SessionCard).show_session(message.session.info, message.session)
         if message.session.warnings:
             first = message.session.warnings[0]
@@ -273,9 +367,11 @@ class BrowseScreen(MigrateActions, Screen[None]):
         capacity = backend.lookup(self.services, target)
         plans = backend.plan_all(self.services, session, target, pins, summaries)
         exact, counter = backend.counter_label(self.services, capacity)
-        size = next(iter(plans.values())).decision.session_tokens
+        decision = next(iter(plans.values())).decision
+        estimated = backend.estimated_ids(self.services, session, capacity) if decision.partial else frozenset()
         if not get_current_worker().is_cancelled:
-            self.post_message(PlansReady(session.id, capacity, plans, size, exact, counter))
+            self.post_message(PlansReady(session.id, capacity, plans, decision.session_tokens, exact, counter,
+                                         estimated))
 
     @on(PlansReady)
     def _plans_ready(self, message: PlansReady) -> None:
@@ -287,8 +383,12 @@ class BrowseScreen(MigrateActions, Screen[None]):
         self.query_one(SessionCard).show_measure(
             self.session, message.target, decision, message.estimate, message.exact, message.counter_name
         )
-        self.query_one(PreviewTabs).show_plans(message.plans, self.pins)
+        self.query_one(PreviewTabs).show_plans(message.plans, self.pins, message.estimated, message.exact)
         self.refresh_summary_notices()
+
+    @on(LoadStopped)
+    def _load_stopped(self, message: LoadStopped) -> None:
+        """The read ended by Escape: nothing more to do (the screen already says so)."""
 
     @on(PlansUnavailable)
     def _plans_unavailable(self, message: PlansUnavailable) -> None:

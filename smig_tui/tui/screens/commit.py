@@ -7,16 +7,21 @@ from typing import Any
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
+from textual.widgets import Button, Input, Label, OptionList, Static
+from textual.widgets.option_list import Option
 
 NATIVE_CHOICES = (("claude", "Claude Code session"), ("codex", "Codex session"), ("", "No native session"))
 
 
 class CommitModal(ModalScreen[set[str] | None]):
-    """Confirm a commit; returns the destinations chosen, or None when cancelled."""
+    """Confirm a commit; returns the destinations chosen, or None when cancelled.
+
+    Focus starts on the destination list: arrows move the choice, the paths follow it, and Enter
+    commits the highlighted destination, so what is read is what is written.
+    """
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", tooltip="Write nothing.", id="commit.cancel"),
@@ -25,51 +30,61 @@ class CommitModal(ModalScreen[set[str] | None]):
     DEFAULT_CSS = """
     CommitModal { align: center middle; }
     CommitModal > Vertical {
-        width: 100; height: auto; max-height: 90%; border: thick $primary;
-        background: $surface; padding: 1 2;
+        width: 100; max-width: 100%; height: auto; max-height: 100%; border: thick $primary;
+        background: $surface; padding: 0 1;
     }
+    CommitModal VerticalScroll { height: auto; max-height: 1fr; }
     CommitModal #commit-title { text-style: bold; }
     CommitModal .where { height: auto; padding: 0 0 0 2; color: $text-muted; }
-    CommitModal RadioSet { width: 100%; margin: 1 0; }
-    CommitModal Horizontal { height: auto; align-horizontal: right; }
+    CommitModal OptionList { height: auto; margin: 1 0 0 0; }
+    CommitModal Input { margin: 0 0 1 0; }
+    CommitModal #commit-buttons { height: 3; align-horizontal: right; }
     CommitModal Button { margin-left: 2; }
     """
 
     def __init__(self, preview: Any, choices: dict[str, str], native: str, cwd: str = "") -> None:
         super().__init__()
-        self._cwd = cwd
-        """The source's project folder: the native session is written for it unless changed."""
         self._preview = preview
         self._choices = choices
         """Destination -> where it writes, from the dry run."""
         self._native = native if native in choices else ""
+        self._cwd = cwd
+        """The source's project folder: the native session is written for it unless changed."""
+        self._keys = [key for key, _ in NATIVE_CHOICES if not key or key in choices]
+        """The destinations offered, in list order."""
 
     def compose(self) -> ComposeResult:
+        labels = dict(NATIVE_CHOICES)
         with Vertical():
-            yield Label("Commit this migration?", id="commit-title")
-            yield Static(Content.from_markup("[b]Always:[/b] smig's storage record"))
-            yield Static(Content(self._choices.get("store", "(storage)")), classes="where")
-            with RadioSet(id="native"):
-                for key, label in NATIVE_CHOICES:
-                    if key and key not in self._choices:
-                        continue
-                    yield RadioButton(label, value=key == self._native, id=f"native-{key or 'none'}")
-            yield Static("", classes="where", id="native-where")
-            yield Label("Project folder the session is written for (change it for a moved or cloned repository):")
-            yield Input(value=self._cwd, id="cwd")
-            with Horizontal():
+            with VerticalScroll():
+                yield Label("Commit this migration?", id="commit-title")
+                yield Static(Content.from_markup("[b]Always:[/b] smig's storage record"))
+                yield Static(Content(self._choices.get("store", "(storage)")), classes="where")
+                yield OptionList(
+                    *(Option(labels[key], id=f"native-{key or 'none'}") for key in self._keys), id="native"
+                )
+                yield Static("", classes="where", id="native-where")
+                yield Label("Project folder to write it for (change it for a moved or cloned repo):")
+                yield Input(value=self._cwd, id="cwd")
+            with Horizontal(id="commit-buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Commit", variant="primary", id="confirm")
 
     def on_mount(self) -> None:
+        destinations = self.query_one("#native", OptionList)
+        destinations.highlighted = self._keys.index(self._native)
+        destinations.focus()
         self._show_where()
-        self.query_one("#confirm", Button).focus()
 
-    @on(RadioSet.Changed)
-    def _native_changed(self, event: RadioSet.Changed) -> None:
-        button_id = event.pressed.id or ""
-        self._native = button_id.removeprefix("native-").replace("none", "")
+    @on(OptionList.OptionHighlighted, "#native")
+    def _native_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self._native = (event.option.id or "").removeprefix("native-").replace("none", "")
         self._show_where()
+
+    @on(OptionList.OptionSelected, "#native")
+    def _native_selected(self, event: OptionList.OptionSelected) -> None:
+        self._native = (event.option.id or "").removeprefix("native-").replace("none", "")
+        self.action_confirm()
 
     def _show_where(self) -> None:
         where = self._choices.get(self._native, "Only the storage record is written.")

@@ -55,8 +55,11 @@ class CommitResultModal(ModalScreen[None]):
         if not commands:
             self.notify("No native session was written, so there is nothing to resume.", severity="warning")
             return
-        self.app.copy_to_clipboard(commands[0])
-        self.notify(f"Copied to the clipboard (OSC 52): {commands[0]}")
+        share = getattr(self.app, "share_text", None)
+        if share is not None:
+            share(commands[0], f"the resume command ({commands[0]})")
+        else:
+            self.app.copy_to_clipboard(commands[0])
 
     def action_close(self) -> None:
         self.dismiss(None)

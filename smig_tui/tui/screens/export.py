@@ -12,6 +12,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet
 
+from smig_tui.tui.screens.confirm import ConfirmModal
+
 FORMATS = (("markdown", "Markdown handoff", "md"), ("json", "JSON record", "json"), ("openai", "OpenAI chat JSON", "json"))
 
 
@@ -23,6 +25,8 @@ class ExportRequest:
     """`markdown`, `json` or `openai`."""
     path: str | None
     """The file to write; None means the clipboard."""
+    replace: bool = False
+    """The user confirmed replacing the file that is there."""
 
 
 class ExportModal(ModalScreen[ExportRequest | None]):
@@ -34,12 +38,13 @@ class ExportModal(ModalScreen[ExportRequest | None]):
     DEFAULT_CSS = """
     ExportModal { align: center middle; }
     ExportModal > Vertical {
-        width: 90; height: auto; border: thick $primary; background: $surface; padding: 1 2;
+        width: 90; max-width: 100%; height: auto; max-height: 100%; border: thick $primary;
+        background: $surface; padding: 0 1;
     }
     ExportModal #export-title { text-style: bold; }
     ExportModal RadioSet { width: 100%; margin: 1 0 0 0; }
     ExportModal Input { margin: 1 0; }
-    ExportModal Horizontal { height: auto; align-horizontal: right; }
+    ExportModal Horizontal { height: 3; align-horizontal: right; }
     ExportModal Button { margin-left: 2; }
     """
 
@@ -56,7 +61,7 @@ class ExportModal(ModalScreen[ExportRequest | None]):
                     yield RadioButton(label, value=index == 0, id=f"format-{key}")
             with RadioSet(id="dest"):
                 yield RadioButton("File", value=True, id="dest-file")
-                yield RadioButton("Clipboard (OSC 52)", id="dest-clipboard")
+                yield RadioButton("Clipboard", id="dest-clipboard")
             yield Input(self._path_for("markdown"), id="export-path")
             with Horizontal():
                 yield Button("Cancel", id="cancel")
@@ -88,10 +93,26 @@ class ExportModal(ModalScreen[ExportRequest | None]):
     def action_confirm(self) -> None:
         to_clipboard = self.query_one("#dest-clipboard", RadioButton).value
         path = None if to_clipboard else os.path.expanduser(self.query_one("#export-path", Input).value)
-        if path is not None and not path.strip():
+        if path is None:
+            self.dismiss(ExportRequest(self.format, None))
+            return
+        if not path.strip():
             self.notify("Give a file name, or choose the clipboard.", severity="warning")
             return
+        if os.path.isdir(path) or (os.path.lexists(path) and not os.path.isfile(path)):
+            self.notify(f"{path} is not a regular file: give a file name.", severity="warning")
+            return
+        if os.path.lexists(path):
+            question = f"{path} already exists. Replace it with this export?"
+            self.app.push_screen(ConfirmModal(question), lambda yes: self._replace_answered(path, yes))
+            return
         self.dismiss(ExportRequest(self.format, path))
+
+    def _replace_answered(self, path: str, yes: bool | None) -> None:
+        if yes:
+            self.dismiss(ExportRequest(self.format, path, replace=True))
+        else:
+            self.query_one("#export-path", Input).focus()
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 
 from smig_tui.core.errors import SmigError
-from smig_tui.core.models import ModelCapacity, Session, Strategy
+from smig_tui.core.models import Message, ModelCapacity, Session, Strategy
+from smig_tui.core.plan_structure import R_INJECTED, R_OPAQUE, R_ORPHAN
 from smig_tui.tui import backend
 from smig_tui.tui.messages import (
     CommitPreviewed,
@@ -28,9 +29,22 @@ from smig_tui.tui.prefs import load_recent, remember, save_recent
 from smig_tui.tui.screens.commit import CommitModal
 from smig_tui.tui.screens.commit_result import CommitResultModal
 from smig_tui.tui.screens.export import ExportModal, ExportRequest
+from smig_tui.tui.screens.message_viewer import MessageViewer, Viewed, view_of_item
 from smig_tui.tui.screens.model_picker import ModelPickerModal
+from smig_tui.tui.widgets.plan_table import PLACEHOLDER_KEY, SUMMARY_KEY, PlanTable
 from smig_tui.tui.widgets.preview_tabs import SUMMARY_STRATEGIES, PreviewTabs
 from smig_tui.tui.widgets.summary_pane import SummaryPane
+
+NEVER_MIGRATED = frozenset({R_INJECTED, R_OPAQUE, R_ORPHAN})
+"""Plan reasons that no pin can change: the message is never part of a migration."""
+
+
+
+def notice_key(strategy: Strategy, messages: tuple[Any, ...]) -> tuple[Any, ...]:
+    """What a summary notice depends on: the strategy and exactly which messages would be sent."""
+    ids = tuple(message.id for message in messages[:1] + messages[-1:])
+    return (strategy, len(messages), ids)
+
 
 if TYPE_CHECKING:
     from textual.widgets.markdown import MarkdownStream
@@ -95,15 +109,56 @@ class MigrateActions(_Base):
         self.query_one(PreviewTabs).activate(Strategy(strategy))
 
     def action_pin(self) -> None:
-        table = self.query_one(PreviewTabs).table()
-        message = table.highlighted_message() if table is not None else None
-        if message is None:
-            self.notify("Highlight a message in a preview table to pin it.", severity="warning")
+        if self.plans is None:
+            self.notify("Open a session first (Enter on the tree), then pin messages in its preview.",
+                        severity="warning")
             return
+        table = self.query_one(PreviewTabs).table()
+        message = table.highlighted_message() if table is not None and table.has_focus else None
+        if message is None:
+            self.notify("Highlight a message in a preview table (Tab to it) to pin it.", severity="warning")
+            return
+        self.toggle_pin(message)
+
+    def unpinnable(self, message: Message) -> str | None:
+        """Why no plan can keep `message` (harness context, sealed reasoning, half a tool pair), or None."""
+        if self.plans is None:
+            return None
+        for plan in self.plans.plans.values():
+            for item in plan.items:
+                if item.message.id == message.id:
+                    return item.reason if item.reason in NEVER_MIGRATED else None
+        return None
+
+    def toggle_pin(self, message: Message) -> bool:
+        """Pin or unpin a message and re-plan; returns whether it is pinned now."""
+        why_not = self.unpinnable(message)
+        if why_not is not None:
+            self.notify(f"Message {message.index} cannot be pinned: it is {why_not}, which no plan migrates.",
+                        severity="warning")
+            return False
         pinned = message.id not in self.pins
         self.pins = self.pins | {message.id} if pinned else self.pins - {message.id}
-        self.notify(f"Message {message.index} {'pinned' if pinned else 'unpinned'}.")
+        self.notify(f"Message {message.index} {'pinned: every plan keeps it' if pinned else 'unpinned'}.")
         self.replan()
+        return pinned
+
+    def view_row(self, table: PlanTable) -> None:
+        """Open the viewer on the row under the table's cursor: a message, the summary or the placeholder."""
+        key, plan = table.highlighted_key(), table.plan
+        if key is None or plan is None:
+            return
+        if key == PLACEHOLDER_KEY and plan.placeholder:
+            viewed = Viewed("Placeholder · stands in for the dropped messages", plan.placeholder)
+        elif key == SUMMARY_KEY and plan.summary:
+            viewed = Viewed("Summary · replaces the older messages", plan.summary)
+        else:
+            item = next((item for item in plan.items if item.message.id == key), None)
+            if item is None:
+                return
+            viewed = view_of_item(item, item.message.id in self.pins, self.unpinnable(item.message))
+        self.app.push_screen(MessageViewer(viewed, viewed.message is not None and viewed.message.id in self.pins,
+                                           self.toggle_pin))
 
     # Summary ----------------------------------------------------------------------------------
 
@@ -120,7 +175,11 @@ class MigrateActions(_Base):
     def action_summarize(self) -> None:
         tabs = self.query_one(PreviewTabs)
         pane = tabs.summary_pane()
-        if pane is None or self.session is None:
+        if self.session is None:
+            self.notify("Open a session first (Enter on the tree), then summarise it on tab 3 or 4.",
+                        severity="warning")
+            return
+        if pane is None:
             self.notify("Open the Summary or Summary + tail tab (3 or 4) to summarise.", severity="warning")
             return
         if pane.streaming:
@@ -129,6 +188,11 @@ class MigrateActions(_Base):
         reason = backend.missing(self.services, "summarize")
         if reason is not None:
             self.notify(f"Summaries are not available: {reason}", severity="warning")
+            return
+        problem = backend.summary_problem(self.services)
+        if problem is not None:
+            self.notify(f"Nothing was sent. {problem} {backend.provider_setup(self.services)}",
+                        severity="warning", timeout=10)
             return
         self.summary_cancel = threading.Event()
         self.summary_stream = pane.start()
@@ -162,6 +226,12 @@ class MigrateActions(_Base):
         if pane is None:
             return
         pane.finish(message.text)
+        self.__dict__.pop("_notices", None)  # a new summary may be cached now: say so next time
+        if message.failed or not message.text.strip():
+            # Nothing usable arrived: there is no summary, and the tab must not say there is one.
+            self.summaries.pop(strategy, None)
+            self.refresh_summary_notices()
+            return
         if message.cancelled:
             self.notify("Summary cancelled; what arrived is kept for editing.", severity="warning")
         self.summaries[strategy] = message.text
@@ -177,7 +247,16 @@ class MigrateActions(_Base):
                 self.post_message(SummaryNotice(strategy, f"Summaries are not available: {reason}"))
             return
         wanted = {strategy: self.summary_messages(strategy) for strategy in SUMMARY_STRATEGIES}
-        self.summary_notices(wanted)
+        known: dict[tuple[Any, ...], str] = self.__dict__.setdefault("_notices", {})
+        todo = {}
+        for strategy, messages in wanted.items():
+            key = notice_key(strategy, messages)
+            if key in known:  # same messages as last time (a target switch rarely changes them): no new scan
+                self.post_message(SummaryNotice(strategy, known[key]))
+            else:
+                todo[strategy] = messages
+        if todo:
+            self.summary_notices(todo)
 
     @work(thread=True, exclusive=True, group="summary.notice", exit_on_error=False)
     def summary_notices(self, wanted: dict[Strategy, tuple[Any, ...]]) -> None:
@@ -187,12 +266,14 @@ class MigrateActions(_Base):
                 text = backend.summary_notice(self.services, messages, strategy is Strategy.SUMMARY_TAIL)
             except SmigError as error:
                 text = str(error)
+            else:
+                self.__dict__.setdefault("_notices", {})[notice_key(strategy, messages)] = text
             self.post_message(SummaryNotice(strategy, text))
 
     def on_summary_notice(self, message: SummaryNotice) -> None:
         pane = self.query_one(PreviewTabs).summary_pane(message.strategy)
         if pane is not None:
-            if message.strategy in self.summaries:
+            if self.summaries.get(message.strategy, "").strip():
                 pane.show_notice(f"Summary written: e edits it, s writes it again. {message.text}")
             else:
                 pane.show_notice(message.text)
@@ -200,7 +281,7 @@ class MigrateActions(_Base):
     def action_edit_summary(self) -> None:
         pane = self.query_one(PreviewTabs).summary_pane()
         if pane is None or not pane.text:
-            self.notify("Write a summary first (s on a summary tab).", severity="warning")
+            self.notify("There is no summary to edit yet: press s on tab 3 or 4 to write one.", severity="warning")
             return
         pane.edit()
         self.notify("Editing the summary: Escape keeps the edit and re-plans.")
@@ -215,8 +296,12 @@ class MigrateActions(_Base):
 
     def ready_plan(self) -> tuple[Session, Any] | None:
         """The session and the plan on show, when they can be committed; says why not otherwise."""
+        if self.info is None:
+            self.notify("Open a session first: highlight it on the left and press Enter.", severity="warning")
+            return None
         if self.session is None or self.plans is None:
-            self.notify("Select a session and a target first.", severity="warning")
+            self.notify("The session is still being read and measured; its figures show when ready.",
+                        severity="warning")
             return None
         strategy = self.query_one(PreviewTabs).strategy
         plan = self.plans.plans.get(strategy)
@@ -289,7 +374,13 @@ class MigrateActions(_Base):
         self.post_message(Exported(detail, text))
 
     def on_exported(self, message: Exported) -> None:
-        if message.text is not None:
+        if message.text is None:
+            self.notify(message.detail, markup=False)
+            return
+        share = getattr(self.app, "share_text", None)
+        if share is not None:
+            share(message.text, message.detail)
+        else:
             self.app.copy_to_clipboard(message.text)
-        self.notify(message.detail, markup=False)
+            self.notify(f"Sent {message.detail} to the terminal's clipboard (OSC 52).", markup=False)
 

@@ -10,13 +10,18 @@ from textual.widgets.data_table import CellDoesNotExist
 from smig_tui.core.models import Message, Plan, PlanItem
 
 PLACEHOLDER_KEY = "smig-placeholder"
-COLUMNS = (("", 2), ("#", 4), ("role", 9), ("kind", 11), ("tokens", 6), ("text", 40), ("why", 18))
-"""Column labels and widths."""
-CHUNK = 250
+SUMMARY_KEY = "smig-summary"
+COLUMNS = (("", 2), ("#", 5), ("role", 10), ("kind", 12), ("tokens", 9), ("text", 40), ("why", 18))
+"""Column labels and starting widths; `text` and `why` follow the table's width."""
+NARROW = 70
+"""Below this many columns the table drops its padding and the role and why columns."""
+WHY_WIDTH = 24
+"""Room for the longest reason ("injected harness context") once the table is wide enough."""
+CHUNK = 80
 """Rows added at a time: DataTable measures every cell it is given, so rows arrive as you scroll."""
 
 
-def _flat(text: str, width: int = 60) -> str:
+def _flat(text: str, width: int = 300) -> str:
     """One line of a message, whitespace collapsed."""
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
@@ -39,15 +44,41 @@ class PlanTable(DataTable[Text | str]):
         """Ids of pinned messages, marked in the first column."""
         self._pending: list[PlanItem] = []
         """Plan items not yet added as rows."""
+        self.estimated: frozenset[str] = frozenset()
+        """Ids of messages whose tokens are a length guess."""
+        self.exact = True
+        """False when every count is the labelled estimate (no tokenizer, or a calibration)."""
 
     def on_mount(self) -> None:
         for label, width in COLUMNS:
             self.add_column(label, width=width)
 
-    def show_plan(self, plan: Plan, pins: frozenset[str]) -> None:
-        """Replace the rows, keeping the cursor on the same message."""
+    def on_resize(self) -> None:
+        """Give the text column whatever width the others leave; when narrow, drop padding, role and why."""
+        if len(self.columns) != len(COLUMNS):
+            return
+        narrow = self.size.width < NARROW
+        self.cell_padding = 0 if narrow else 1  # cells end in a space, so columns stay apart
+        columns = list(self.columns.values())
+        widths = [width for _, width in COLUMNS]
+        if narrow:
+            widths[2] = 0  # role: the kind says most of it, and the viewer (Enter) says all
+        padding = 2 * self.cell_padding * len(columns)
+        room = self.size.width - sum(widths[:5]) - padding - 1  # 1: the vertical scrollbar's gutter
+        widths[6] = 0 if narrow else WHY_WIDTH if room >= 40 + WHY_WIDTH else widths[6]
+        widths[5] = max(8, room - widths[6] - (1 if narrow else 0))
+        if [column.width for column in columns] != widths:
+            for column, width in zip(columns, widths, strict=True):
+                column.width = width
+            self._require_update_dimensions = True
+            self.refresh()
+
+    def show_plan(self, plan: Plan, pins: frozenset[str], estimated: frozenset[str] = frozenset(),
+                  exact: bool = True) -> None:
+        """Replace the rows, keeping the cursor on the same message; guessed counts read `≈`."""
         key = self.highlighted_key()
         self.plan, self.pins = plan, pins
+        self.estimated, self.exact = estimated, exact
         self.clear()
         colours = self.app.theme_variables
         if plan.placeholder:
@@ -56,7 +87,7 @@ class PlanTable(DataTable[Text | str]):
                          key=PLACEHOLDER_KEY)
         if plan.summary:
             self.add_row(Text("Σ", style="bold"), "", "user", "summary", "",
-                         _flat(plan.summary, 140), "summary", key="smig-summary")
+                         _flat(plan.summary, 140), "summary", key=SUMMARY_KEY)
         self._pending = list(plan.items)
         self.add_more()
         while key is not None and key not in self.rows and self._pending:
@@ -95,11 +126,12 @@ class PlanTable(DataTable[Text | str]):
             text = item.text if item.text is not None else message.head(240)  # a stored text stays on disk
             self.add_row(
                 marker,
-                _cell(str(message.index)),
-                _cell(message.role.value),
-                _cell(message.kind.value),
-                _cell(f"{item.tokens:,}", justify="right"),
-                _cell(_flat(text), style),
+                _cell(f"{message.index} "),
+                _cell(f"{message.role.value} "),
+                _cell(f"{message.kind.value} "),
+                _cell(("" if self.exact and message.id not in self.estimated else "≈") + f"{item.tokens:,} ",
+                      justify="right"),
+                _cell(" " + _flat(text), style),  # a space after the right-aligned tokens
                 _cell(item.reason),
                 key=message.id,
             )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Static, TabbedContent, TabPane
+from textual.widgets import ProgressBar, Static, TabbedContent, TabPane
 
 from smig_tui.core.models import Plan, Strategy
 from smig_tui.core.plans import left_out
@@ -20,12 +20,15 @@ TABS: tuple[tuple[Strategy, str, str], ...] = (
 SUMMARY_STRATEGIES = (Strategy.SUMMARY, Strategy.SUMMARY_TAIL)
 
 
-def plan_line(plan: Plan) -> str:
-    """One line about a plan: what survives, what it leaves out (the note's figures) and what it costs."""
+def plan_line(plan: Plan, exact: bool = True) -> str:
+    """One line about a plan: what it costs first (the part a narrow screen must keep), then what
+    survives and what it leaves out (the note's figures)."""
     omitted, omitted_tokens = left_out(plan)
+    about = "" if exact and not plan.decision.partial else "≈"
+    after = "" if exact else "≈"
     return (
-        f"keeps {len(plan.kept):,} messages · leaves out {omitted:,} ({omitted_tokens:,} tokens)"
-        f" · {plan.tokens_before:,} → {plan.tokens_after:,} tokens"
+        f"{about}{plan.tokens_before:,} → {after}{plan.tokens_after:,} tokens"
+        f" · keeps {len(plan.kept):,} messages · leaves out {omitted:,} ({omitted_tokens:,} tokens)"
     )
 
 
@@ -39,9 +42,16 @@ class PreviewTabs(Vertical):
     PreviewTabs .plan-line { height: 1; padding: 0 1; color: $text-muted; }
     PreviewTabs #tail-summary { height: 2fr; }
     PreviewTabs PlanTable { height: 1fr; }
+    PreviewTabs #loading { height: auto; padding: 0 1; display: none; }
+    PreviewTabs.-loading #loading { display: block; }
+    PreviewTabs.-loading TabbedContent { display: none; }
+    PreviewTabs #loading-bar { width: 100%; }
     """
 
     def compose(self) -> ComposeResult:
+        with Vertical(id="loading"):
+            yield Static("", id="loading-text")
+            yield ProgressBar(id="loading-bar", show_eta=False)
         with TabbedContent(id="tabs"):
             for strategy, key, title in TABS:
                 with TabPane(title, id=f"tab-{key}"):
@@ -80,18 +90,45 @@ class PreviewTabs(Vertical):
             return self.query_one("#tail-summary", SummaryPane)
         return None
 
-    def show_plans(self, plans: dict[Strategy, Plan], pins: frozenset[str]) -> None:
-        """Fill every tab from its plan."""
+    def show_plans(self, plans: dict[Strategy, Plan], pins: frozenset[str],
+                   estimated: frozenset[str] = frozenset(), exact: bool = True) -> None:
+        """Fill every tab from its plan; `estimated` rows (or all, when not `exact`) are marked ≈."""
         for strategy, key, _ in TABS:
             plan = plans.get(strategy)
             line = self.query_one(f"#line-{key}", Static)
             if plan is None:
                 line.update("The planner has no plan for this strategy yet.")
                 continue
-            line.update(plan_line(plan))
+            line.update(plan_line(plan, exact))
             table = self.table(strategy)
             if table is not None:
-                table.show_plan(plan, pins)
+                table.show_plan(plan, pins, estimated, exact)
+
+    def clear_plans(self) -> None:
+        """Empty every table at once, so no row of the previous session stays on show."""
+        for strategy, _, _ in TABS:
+            table = self.table(strategy)
+            if table is not None:
+                table.clear()
+                table.plan = None
+        for strategy in SUMMARY_STRATEGIES:
+            pane = self.summary_pane(strategy)
+            if pane is not None:
+                pane.finish("")
+                pane.show_notice("")
+
+    def show_loading(self, done: int, total: int) -> None:
+        """Show how much of the session file is read: a bar, the bytes, and how to stop."""
+        self.add_class("-loading")
+        mb = 1024 * 1024
+        self.query_one("#loading-text", Static).update(
+            f"Reading the session… {done / mb:,.1f} of {total / mb:,.1f} MB · Escape cancels"
+        )
+        self.query_one("#loading-bar", ProgressBar).update(total=max(1, total), progress=done)
+
+    def hide_loading(self) -> None:
+        """Back to the tabs."""
+        self.remove_class("-loading")
 
     def show_note(self, text: str) -> None:
         """Put the same note on every tab (nothing selected, planner missing)."""

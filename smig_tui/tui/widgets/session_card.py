@@ -15,9 +15,15 @@ def _stamp(value: str | None) -> str:
     return (value or "—")[:16].replace("T", " ")
 
 
-def facts_markup(info: SessionInfo, session: Session | None) -> str:
-    """The header lines: title, agent, model, folder, dates, messages."""
+def facts_markup(info: SessionInfo, session: Session | None, compact: bool = False) -> str:
+    """The header lines: title, agent, model, folder, dates, messages (compact: the first two)."""
     count = len(session.messages) if session is not None else info.message_count
+    if compact:
+        return "\n".join([
+            f"[b]{Content(info.title or info.id).markup}[/b]",
+            f"{info.agent.value} · {info.model or '—'} · {'…' if count is None else count} msgs"
+            f" · {_stamp(info.updated)}",
+        ])
     lines = [
         f"[b]{Content(info.title or info.id).markup}[/b]",
         f"[$text-muted]agent[/] {info.agent.value}   [$text-muted]model[/] {info.model or '—'}"
@@ -41,8 +47,11 @@ def tokens_markup(measured: int | None, estimate: int | None, exact: bool, count
     return f"[$text-muted]tokens[/] {counted} · {logged}"
 
 
-def decision_markup(target: ModelCapacity, decision: Decision) -> str:
-    """The verdict line: fits as-is, or must compress by how much."""
+def decision_markup(target: ModelCapacity, decision: Decision, compact: bool = False) -> str:
+    """The verdict line: fits as-is, or must compress by how much (compact: one line)."""
+    if compact:
+        verdict = "[$success b]✓ fits[/]" if decision.fits else f"[$error b]✗ over by {decision.over_by:,}[/]"
+        return f"[b]{target.name}[/b] budget {decision.budget:,} · {verdict}"
     head = (
         f"[$text-muted]target[/] [b]{target.name}[/b] ({target.provider}) window {decision.window:,}"
         f" · reserve {decision.reserve:,}"
@@ -62,7 +71,26 @@ class SessionCard(Vertical):
     DEFAULT_CSS = """
     SessionCard { height: auto; }
     SessionCard > Static { height: auto; }
+    SessionCard.-compact > Static { height: auto; max-height: 2; }
     """
+
+    def __init__(self, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.compact = False
+        """Two-line facts and a one-line verdict, for small terminals."""
+        self._shown: tuple[SessionInfo, Session | None] | None = None
+        self._measured: tuple[Session, ModelCapacity, Decision, int, bool, str] | None = None
+
+    def set_compact(self, compact: bool) -> None:
+        """Switch between the full and the compact card, redrawing what is on show."""
+        if compact == self.compact:
+            return
+        self.compact = compact
+        self.set_class(compact, "-compact")
+        if self._shown is not None:
+            self.show_session(*self._shown)
+        if self._measured is not None:
+            self.show_measure(*self._measured)
 
     def compose(self) -> ComposeResult:
         yield Static("Select a session on the left (Enter) to measure it.", id="facts")
@@ -72,7 +100,8 @@ class SessionCard(Vertical):
 
     def show_session(self, info: SessionInfo, session: Session | None) -> None:
         """Show the header facts; token lines wait for the count."""
-        self.query_one("#facts", Static).update(Content.from_markup(facts_markup(info, session)))
+        self._shown, self._measured = (info, session), None
+        self.query_one("#facts", Static).update(Content.from_markup(facts_markup(info, session, self.compact)))
         measured = session.measured_context_tokens if session else info.context_tokens
         self.query_one("#tokens", Static).update(
             Content.from_markup(tokens_markup(measured, None, True, ""))
@@ -90,14 +119,23 @@ class SessionCard(Vertical):
         counter: str,
     ) -> None:
         """Show the count against the target and the decision."""
+        self._measured = (session, target, decision, estimate, exact, counter)
         if decision.partial:  # only the newest messages were counted; older ones are length guesses
             exact, counter = False, f"{counter}: newest counted, older ≈"
         line = tokens_markup(session.measured_context_tokens, estimate, exact, counter)
         self.query_one("#tokens", Static).update(Content.from_markup(line))
         self.query_one(TokenGauge).show(decision)
         self.query_one("#decision", Static).update(
-            Content.from_markup(decision_markup(target, decision))
+            Content.from_markup(decision_markup(target, decision, self.compact))
         )
+
+    def show_empty(self, folders: list[str]) -> None:
+        """Say there is nothing to migrate yet, and where smig looked."""
+        lines = "\n".join(f"  {folder}" for folder in folders)
+        self.query_one("#facts", Static).update(Content(
+            f"No Codex or Claude Code sessions found. smig looked in:\n{lines}\n"
+            "Set CODEX_HOME or CLAUDE_CONFIG_DIR if the agents keep them elsewhere, then press r."
+        ))
 
     def show_note(self, text: str) -> None:
         """Show why there is no decision (planner missing, unknown target)."""

@@ -12,8 +12,8 @@ from textual.widgets.tree import TreeNode
 
 from smig_tui.core.models import Agent, SessionInfo
 
-TITLE_WIDTH = 24
-"""Characters of a title shown in the tree; the session pane shows it whole."""
+TITLE_WIDTH = 40
+"""Characters of a title kept in the tree (the tree cuts it to its width); the session pane shows it whole."""
 OPEN_FOLDERS = 3
 """Folders per agent shown open after a rebuild (besides the current one and those the user opened)."""
 AGENT_LABELS = {Agent.CODEX: "Codex", Agent.CLAUDE: "Claude Code"}
@@ -145,6 +145,24 @@ class SourceTree(Tree[SessionInfo | None]):
         key = info.cwd or info.project or "(unknown folder)"
         return Group(info.agent, key, is_here(info.cwd, self._here, self._broad))
 
+    @property
+    def filter_text(self) -> str:
+        """The filter's words, as applied."""
+        return " ".join(self._terms)
+
+    def first_session_node(self) -> TreeNode[SessionInfo | None] | None:
+        """The first session listed (the filter applied), opening its folder if needed."""
+        for agent_node in self.root.children:
+            for folder in agent_node.children:
+                if not folder.is_expanded:
+                    folder.expand()  # fills it (see on_tree_node_expanded) before we look inside
+                    group = self._unfilled.pop(folder.id, None)
+                    if group is not None:
+                        self._fill(folder, self._group_nodes[group][1])
+                if folder.children:
+                    return folder.children[0]
+        return None
+
     def set_filter(self, text: str) -> None:
         """Show only sessions matching every word of `text` (nothing to do if the words are the same)."""
         terms = text.lower().split()
@@ -202,9 +220,11 @@ class SourceTree(Tree[SessionInfo | None]):
         chosen = target or (first if current is None else None)
         if chosen is not None:
             # New nodes get their line numbers on the next render, so move once they have them.
-            self.call_after_refresh(self._move_to, chosen)
+            self.call_after_refresh(self.move_to, chosen)
 
-    def _move_to(self, node: TreeNode[SessionInfo | None]) -> None:
+    def move_to(self, node: TreeNode[SessionInfo | None]) -> None:
+        """Put the cursor on a node, once it has a line."""
+        _ = self.last_line  # builds the lines of nodes added since the last render
         if node.line >= 0:
             self.move_cursor(node)
 

@@ -48,9 +48,9 @@ class SummaryPane(Vertical):
             yield Markdown("")
         yield TextArea("", language="markdown", soft_wrap=True)
 
-    def show_notice(self, markup: str) -> None:
-        """Say what pressing `s` would send, or why it cannot."""
-        self.query_one("#notice", Static).update(Content.from_markup(markup))
+    def show_notice(self, text: str) -> None:
+        """Say what pressing `s` would send, or why it cannot (plain text: config names hold brackets)."""
+        self.query_one("#notice", Static).update(Content(text))
 
     def start(self) -> MarkdownStream:
         """Clear the preview and hand back a stream to append deltas to."""

@@ -7,18 +7,29 @@ from textual.widgets import Static
 
 from smig_tui.core.models import Decision
 
+FAR_OVER = 2.0
+"""From this many budgets on, the gauge says "N× the budget" instead of a percentage nobody can picture."""
+
+
+def gauge_label(decision: Decision) -> str:
+    """The figure after the bar: the share of the window, or how many budgets when far over."""
+    times = decision.session_tokens / max(1, decision.budget)
+    if times >= FAR_OVER:
+        return f"{times:,.0f}× the budget"
+    return f"{100 * decision.session_tokens / max(1, decision.window):.0f}%"
+
 
 def gauge_markup(decision: Decision, width: int) -> str:
-    """Draw the bar: used share, the reserve at the end, overflow marked."""
+    """Draw the bar in `width` cells, label included: used share, the reserve at the end, overflow marked."""
     window = max(1, decision.window)
-    cells = max(10, width)
+    label = gauge_label(decision)
+    cells = max(10, width - len(label) - 1)
     used = min(cells, round(cells * decision.session_tokens / window))
     reserve = min(cells - used, round(cells * decision.reserve / window))
     free = cells - used - reserve
     colour = "$success" if decision.fits else "$error"
     bar = f"[{colour}]{'█' * used}[/][$foreground-muted]{'░' * free}[/][$warning]{'▒' * reserve}[/]"
-    percent = 100 * decision.session_tokens / window
-    return f"{bar} [b]{percent:.0f}%[/b]"
+    return f"{bar} [b]{label}[/b]"
 
 
 class TokenGauge(Static):
@@ -45,5 +56,5 @@ class TokenGauge(Static):
         if self.decision is None:
             self.update("")
             return
-        width = max(10, self.size.width - 6)
+        width = max(10, self.size.width)
         self.update(Content.from_markup(gauge_markup(self.decision, width)))
