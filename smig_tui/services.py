@@ -54,6 +54,8 @@ class Services:
     config: dict[str, Any] = field(default_factory=dict)
     """The parsed config file; each feature validates its own table."""
     sources: list[SessionSource] = field(default_factory=list)
+    env: dict[str, str] | None = None
+    """The environment the agents' settings are read from (None: this process's)."""
 
     def source_for(self, agent: Agent) -> SessionSource:
         """Return the reader for one agent."""
@@ -126,10 +128,14 @@ class Services:
 
     @cached_property
     def capacities(self) -> CapacityTable:
-        """The model capacity table: the shipped figures plus the config's `[models]` entries."""
+        """The model capacity table: shipped figures, cached live ones, the config's `[models]`, agent settings."""
+        from smig_tui.adapters.agent_config import read_agent_settings
         from smig_tui.adapters.capacity_table import load_capacities
+        from smig_tui.adapters.provider_capacity import LiveCache
 
-        return load_capacities(self.config, self.paths.config_file)
+        settings = read_agent_settings(self.paths, os.environ if self.env is None else self.env)
+        live = LiveCache(self.paths.cache_dir).load()
+        return load_capacities(self.config, self.paths.config_file, settings, live)
 
     @cached_property
     def token_cache(self) -> TokenCache:
@@ -220,7 +226,7 @@ class Services:
         from smig_tui.core.plans import analyse, make_plan, migratable_tokens
 
         settings = parse_plan_settings(self.config, str(self.paths.config_file))
-        capacity = self.capacities.lookup(target)
+        capacity = self.capacities.target(target)
         shapes: dict[int, tuple[Session, Any]] = self.__dict__.setdefault("_shape_memo", {})
         if id(session) not in shapes or shapes[id(session)][0] is not session:
             shapes[id(session)] = (session, analyse(session))  # holding the session keeps its id unique
@@ -464,4 +470,4 @@ def build_services(env: dict[str, str] | None = None) -> Services:
         CodexSource(paths, listing_cache=paths.cache_dir / "listing-codex.json"),
         ClaudeSource(paths, listing_cache=paths.cache_dir / "listing-claude.json"),
     ]
-    return Services(paths=paths, config=config, sources=sources)
+    return Services(paths=paths, config=config, sources=sources, env=env)
