@@ -221,12 +221,13 @@ class Services:
         summary_budget: int | None = None,
     ) -> Plan:
         """Decide whether `session` fits `target` and plan its migration (the one call every front end uses)."""
+        from smig_tui.core.capacity import retired_warning
         from smig_tui.core.decide import decide, parse_plan_settings
         from smig_tui.core.models import Strategy as StrategyEnum
         from smig_tui.core.plans import analyse, make_plan, migratable_tokens
 
         settings = parse_plan_settings(self.config, str(self.paths.config_file))
-        capacity = self.capacities.target(target)
+        capacity = self.capacities.lookup(target)
         shapes: dict[int, tuple[Session, Any]] = self.__dict__.setdefault("_shape_memo", {})
         if id(session) not in shapes or shapes[id(session)][0] is not session:
             shapes[id(session)] = (session, analyse(session))  # holding the session keeps its id unique
@@ -254,6 +255,9 @@ class Services:
                 break
         if guessed:
             plan = replace(plan, notes=(*plan.notes, PARTIAL_NOTE))
+        retired = retired_warning(capacity)
+        if retired:
+            plan = replace(plan, notes=(retired, *plan.notes))
         return plan
 
     def cached_stats(self, info: SessionInfo) -> tuple[int, int] | None:

@@ -52,7 +52,7 @@ def _tokens(value: str) -> int:
 def run_plan(args: argparse.Namespace, ctx: Context) -> int:
     """Print the fit decision and the plan's kept/dropped table (or JSON)."""
     services = ctx.services
-    capacity = services.capacities.target(args.target)
+    capacity = services.capacities.lookup(args.target)
     info = services.find_session(args.id, warn=ctx.out.warn)
     session = services.load_session(info, warn=ctx.out.warn)
     options: dict[str, Any] = {"pins": args.pin, "reserve": args.reserve,

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from smig_tui.core.errors import ConfigError, RetiredModelError, UnknownModelError
+from smig_tui.core.errors import ConfigError, UnknownModelError
 from smig_tui.core.models import AgentWindow, ModelCapacity
 
 ENCODINGS = frozenset({"o200k_base", "cl100k_base"})
@@ -66,6 +66,16 @@ class TokenizerFamily:
     encoding: str
     calibration: float
     source: str
+
+
+def retired_warning(model: ModelCapacity) -> str | None:
+    """Return the one-sentence warning for a retired model chosen as a target, or None."""
+    if model.status != "retired":
+        return None
+    when = f" on {model.retired}" if model.retired else ""
+    instead = f"; use {model.replacement} instead" if model.replacement else ""
+    return (f"{model.name} was retired{when}{instead} (set status = \"current\" under "
+            f"[models.\"{model.name}\"] in the config file if your provider still serves it).")
 
 
 def usable_window(agent: str, window: int, auto_compact: int | None = None) -> int:
@@ -138,13 +148,6 @@ class CapacityTable:
         found = self.get(name)
         if found is None:
             raise UnknownModelError(name, self.suggest(name))
-        return found
-
-    def target(self, name: str) -> ModelCapacity:
-        """Return the model called `name` as a migration target: a retired one is refused, naming its replacement."""
-        found = self.lookup(name)
-        if found.status == "retired":
-            raise RetiredModelError(found.name, found.retired, found.replacement)
         return found
 
     def suggest(self, name: str, limit: int = 5) -> list[str]:

@@ -5,7 +5,6 @@
     ├── NotFoundError              exit 3
     │   ├── SessionNotFoundError   no session matches an id or prefix
     │   ├── UnknownModelError      a model is not in the capacity table (carries close matches)
-    │   ├── RetiredModelError      a target model is retired (names its replacement)
     │   └── MigrationNotFoundError no stored migration has that id
     ├── AmbiguousIdError           exit 3: an id prefix matches several sessions
     ├── SessionReadError           a session file cannot be read at all
@@ -53,20 +52,6 @@ class UnknownModelError(NotFoundError):
         hint = f" Did you mean: {', '.join(self.suggestions)}?" if self.suggestions else ""
         super().__init__(
             f"Unknown model {name!r}.{hint} See `smig models` for the table, or add it to the config file."
-        )
-
-
-class RetiredModelError(NotFoundError):
-    """A retired model was asked for as a target: it is known (old sessions use it) but no longer served."""
-
-    def __init__(self, name: str, retired: str | None, replacement: str | None) -> None:
-        self.name = name
-        self.replacement = replacement
-        when = f" on {retired}" if retired else ""
-        instead = f"; use {replacement} instead" if replacement else ""
-        super().__init__(
-            f"{name} was retired{when}{instead} (or set status = \"current\" under [models.\"{name}\"] "
-            "in the config file if your provider still serves it)."
         )
 
 
