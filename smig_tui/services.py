@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from smig_tui.adapters.storage.migration_store import MigrationStore
     from smig_tui.adapters.storage.token_cache import TokenCache
     from smig_tui.adapters.summarizer import Summarizer, SummaryPreview
-    from smig_tui.core.capacity import CapacityTable
+    from smig_tui.core.capacity import CapacityTable, LiveListing
     from smig_tui.core.export import ExportFormat
     from smig_tui.core.memory_sync import Direction, MemoryPlan, Mode
     from smig_tui.core.migration import Destination, MigrationResult
@@ -136,6 +136,48 @@ class Services:
         settings = read_agent_settings(self.paths, os.environ if self.env is None else self.env)
         live = LiveCache(self.paths.cache_dir).load()
         return load_capacities(self.config, self.paths.config_file, settings, live)
+
+    def refresh_capacities(self, names: Sequence[str] = ()) -> list[tuple[str, LiveListing | str]]:
+        """Fetch live windows from providers (all configured or keyed ones when `names` is empty) and cache them.
+
+        Returns each provider with its listing, or the one-sentence reason it gave none (nothing
+        else changes then: the previous figures stay).
+        """
+        from smig_tui.adapters.provider_capacity import (
+            LiveCache,
+            ProviderFetchError,
+            fetch_listing,
+            providers_from_config,
+        )
+
+        env = os.environ if self.env is None else self.env
+        providers = providers_from_config(self.config, str(self.paths.config_file))
+        if not names:
+            configured = self.config.get("providers", {})
+            names = [n for n, p in providers.items() if n in configured or (p.api_key_env and env.get(p.api_key_env))]
+        results: list[tuple[str, LiveListing | str]] = []
+        cache = LiveCache(self.paths.cache_dir)
+        for name in names:
+            if name not in providers:
+                known = ", ".join(sorted(providers))
+                results.append((name, f"{name} is not a provider smig knows (known: {known}); "
+                                      f"add [providers.{name}] with base_url to the config file."))
+                continue
+            try:
+                listing = fetch_listing(providers[name], env)
+            except ProviderFetchError as error:
+                results.append((name, str(error)))
+                continue
+            cache.save(listing)
+            results.append((name, listing))
+        self.__dict__.pop("capacities", None)  # rebuilt with the new figures on next use
+        return results
+
+    def live_capacities(self) -> list[LiveListing]:
+        """The provider listings cached by earlier refreshes (empty when offline or never fetched)."""
+        from smig_tui.adapters.provider_capacity import LiveCache
+
+        return LiveCache(self.paths.cache_dir).load()
 
     @cached_property
     def token_cache(self) -> TokenCache:

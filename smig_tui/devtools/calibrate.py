@@ -24,6 +24,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from smig_tui.core.models import Agent, Kind, Message, Session
 from smig_tui.core.tokens import usage_context
@@ -98,11 +99,11 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def measure_files(files: Sequence[Path]) -> list[dict[str, object]]:
+def measure_files(files: Sequence[Path]) -> list[dict[str, Any]]:
     """Read each transcript the way smig does (in a scratch home) and measure it."""
     from smig_tui.services import build_services
 
-    rows: list[dict[str, object]] = []
+    rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as scratch:
         home = Path(scratch)
         project = home / "claude" / "projects" / "calibration"
