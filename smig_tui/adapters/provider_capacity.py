@@ -100,11 +100,14 @@ def fetch_listing(provider: Provider, env: Mapping[str, str] | None = None, now:
     try:
         with client:
             if provider.kind == "ollama":
-                models = _ollama(client)
+                models = _ollama(client, provider)
             elif provider.kind == "lmstudio":
                 models = _listed(client.get("/api/v0/models", cast_to=object), provider)
             else:
                 models = _listed(client.get("/models", cast_to=object), provider)
+    except (TypeError, AttributeError, ValueError) as error:  # a listing of the wrong shape somewhere inside
+        raise ProviderFetchError(f"{provider.name} at {provider.base_url} answered something that is not a model list; "
+                                 "the shipped figures stay.") from error
     except openai.APIStatusError as error:
         raise ProviderFetchError(f"{provider.name} at {provider.base_url} answered HTTP {error.status_code}; "
                                  "the shipped figures stay.") from error
@@ -124,7 +127,8 @@ def _listed(body: Any, provider: Provider) -> list[LiveModel]:
     """Read an OpenAI-style `{"data": [...]}` listing (LM Studio's too) into models with a window."""
     items = body.get("data") if isinstance(body, dict) else None
     if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
-        raise ProviderFetchError(f"{provider.name} answered something that is not a model list; the shipped figures stay.")
+        raise ProviderFetchError(f"{provider.name} at {provider.base_url} answered something that is not a model list; "
+                                 "the shipped figures stay.")
     models = []
     for item in items:
         ident = item.get("id")
@@ -138,12 +142,13 @@ def _listed(body: Any, provider: Provider) -> list[LiveModel]:
     return models
 
 
-def _ollama(client: Any) -> list[LiveModel]:
+def _ollama(client: Any, provider: Provider) -> list[LiveModel]:
     """Read Ollama's tags, then each model's window from `/api/show`."""
     tags = client.get("/api/tags", cast_to=object)
     entries = tags.get("models") if isinstance(tags, dict) else None
     if not isinstance(entries, list):
-        raise ProviderFetchError("ollama answered something that is not a model list; the shipped figures stay.")
+        raise ProviderFetchError(f"{provider.name} at {provider.base_url} answered something that is not a model list; "
+                                 "the shipped figures stay.")
     models = []
     for entry in entries:
         name = entry.get("name") or entry.get("model") if isinstance(entry, dict) else None
@@ -152,8 +157,9 @@ def _ollama(client: Any) -> list[LiveModel]:
         shown = client.post("/api/show", body={"model": name}, cast_to=object)
         if not isinstance(shown, dict):
             continue
+        info = shown.get("model_info") if isinstance(shown.get("model_info"), dict) else {}
         window = _num_ctx(shown.get("parameters")) or _first(
-            {k.rsplit(".", 1)[-1]: v for k, v in (shown.get("model_info") or {}).items()}, ("context_length",))
+            {key.rsplit(".", 1)[-1]: value for key, value in info.items()}, ("context_length",))
         if window:
             models.append(LiveModel(name, window))
     return models

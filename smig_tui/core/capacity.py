@@ -240,7 +240,8 @@ def parse_model(
         )
     elif not {"source", "agents"} & set(values):  # an override: its figures come from `where`
         given = [key for key in (*FIGURES, "harness_window") if key in values]
-        values["sources"] = tuple((key, f"{where} [models.{_quote(name)}]") for key in given) + base.sources
+        kept = tuple(pair for pair in base.sources if pair[0] not in given)
+        values["sources"] = tuple((key, f"{where} [models.{_quote(name)}]") for key in given) + kept
     if "aliases" in values:
         values["aliases"] = tuple(values["aliases"])
     if "tokenizer" in values:
