@@ -157,7 +157,8 @@ def _ollama(client: Any, provider: Provider) -> list[LiveModel]:
         shown = client.post("/api/show", body={"model": name}, cast_to=object)
         if not isinstance(shown, dict):
             continue
-        info = shown.get("model_info") if isinstance(shown.get("model_info"), dict) else {}
+        info = shown.get("model_info")
+        info = info if isinstance(info, dict) else {}
         window = _num_ctx(shown.get("parameters")) or _first(
             {key.rsplit(".", 1)[-1]: value for key, value in info.items()}, ("context_length",))
         if window:
