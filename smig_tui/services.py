@@ -280,6 +280,7 @@ class Services:
         reserve = settings.reserve if reserve is None else reserve
         harness = settings.harness if harness is None else harness
         need = decide(0, capacity, reserve, harness).budget * (1 + COUNT_MARGIN)
+        capacity, own_note = self._own_calibration(session, capacity, need)
         first = settings.pin_first_user if pin_first_user is None else pin_first_user
         wanted: list[int] = []
         for attempt in range(PLAN_ROUNDS):
@@ -300,7 +301,31 @@ class Services:
         retired = retired_warning(capacity)
         if retired:
             plan = replace(plan, notes=(retired, *plan.notes))
+        if own_note:
+            plan = replace(plan, notes=(*plan.notes, own_note))
         return plan
+
+    def _own_calibration(self, session: Session, capacity: ModelCapacity, need: float) -> tuple[ModelCapacity, str | None]:
+        """Measure the session's logged prompt growth against smig's count over the tail the plan counts anyway.
+
+        The ratio replaces the target's calibration when the target shares the session model's
+        tokenizer family and is not counted exactly: then it is a measurement of this very text by
+        that tokenizer, where the family factor is an average over other sessions.
+        """
+        from smig_tui.core.calibration import measure_growth, own_calibration_note
+
+        source = self.capacities.get(session.info.model) if session.info.model else None
+        if source is None:
+            return capacity, None
+        raw = replace(capacity, calibration=1.0)
+        counts, guessed = self.count_newest(session, raw, need / capacity.calibration)
+        growth = measure_growth(session, counts, guessed)
+        note = own_calibration_note(growth, session.info.agent, source, capacity)
+        used = source.tokenizer == capacity.tokenizer and capacity.calibration != 1.0
+        if used and growth.ratio is not None:
+            capacity = replace(capacity, calibration=round(growth.ratio, 3),
+                               calibration_source=f"session {session.id}'s logged usage")
+        return capacity, note
 
     def cached_stats(self, info: SessionInfo) -> tuple[int, int] | None:
         """(messages, tokens) of a session counted before and unchanged since, else None."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from smig_tui.core.capacity import normalise
 from smig_tui.core.errors import UnknownModelError
 from smig_tui.core.models import ModelCapacity
 
@@ -29,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run_models(args: argparse.Namespace, ctx: Context) -> int:
-    """Print the capacity table (one model: every figure with its source), after a refresh when asked."""
+    """Print the capacity table; a query naming one model prints its every figure with the source."""
     if args.provider and not args.refresh:
         raise argparse.ArgumentTypeError("--provider needs --refresh")
     if args.refresh:
@@ -41,9 +42,9 @@ def run_models(args: argparse.Namespace, ctx: Context) -> int:
     if args.json:
         ctx.out.json([model_to_json(model) for model in models])
         return 0
-    exact = table.get(args.query) if args.query else None
-    if exact is not None and (len(models) == 1 or exact in models):
-        _print_detail(ctx, exact)
+    named = table.get(args.query) if args.query else None
+    if named is not None and (len(models) == 1 or normalise(args.query) == normalise(named.name)):
+        _print_detail(ctx, named)
     else:
         _print_table(ctx, models)
     ctx.out.diag(origin_line(ctx.services.live_capacities()))
@@ -99,9 +100,11 @@ def _print_table(ctx: Context, models: list[ModelCapacity]) -> None:
 
     out = Table(box=None, header_style="bold", pad_edge=False)
     columns = ("model", "status", "window", "input cap", "max out", "usable in agent", "calib.")
+    widest = max(len(model.name) for model in models)
     for column in columns:
         left = column in ("model", "status", "usable in agent")
-        out.add_column(column, no_wrap=True, justify="left" if left else "right")
+        out.add_column(column, no_wrap=True, justify="left" if left else "right",
+                       min_width=widest if column == "model" else None)  # names are never cut
     for model in models:
         out.add_row(model.name, _status_cell(model), f"{model.context_window:,}",
                     f"{model.max_input:,}" if model.max_input else "", f"{model.max_output:,}",

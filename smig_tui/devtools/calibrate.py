@@ -2,16 +2,10 @@ r"""Measures how a provider's tokenizer compares with smig's count, from the usa
 
     python -m smig_tui.devtools.calibrate ../shared/fixtures/claude [more dirs or files] [--json]
 
-Each model call logs the size of the prompt it was sent. Between two calls the prompt grows by
-exactly the messages that came in between (the reply, tool results, the next user message), so
-
-    ratio = sum of logged growth / sum of smig's count of those messages
-
-compares the provider's tokenizer with the encoding smig counts in, free of the system prompt and
-tool schemas the agent adds (they are in both prompts and cancel out). A stretch is skipped when
-the prompt shrank (a compaction) or when it holds reasoning (Claude drops old thinking from the
-prompt, so it would count on one side only). Transcripts are grouped by the tokenizer family of
-their model, and each family's spread is printed.
+The ratio is `core.calibration.measure_growth`'s (logged prompt growth over smig's o200k count of
+the same messages); a transcript needs `MIN_COUNTED` measurable tokens to give one. Transcripts are
+grouped by the tokenizer family of their model, and each family's spread is printed: the
+`tokenizers` factors in `data/models.json` come from this.
 """
 
 from __future__ import annotations
@@ -22,63 +16,16 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from smig_tui.core.models import Agent, Kind, Message, Session
-from smig_tui.core.tokens import usage_context
-
-MIN_COUNTED = 5_000
-"""Stretches must add up to this many counted tokens for a transcript's ratio to mean anything."""
-
-
-@dataclass(frozen=True, slots=True)
-class Growth:
-    """Logged prompt growth against smig's count of the same messages, for one session."""
-
-    logged: int
-    counted: int
-    stretches: int
-
-    @property
-    def ratio(self) -> float | None:
-        """Logged over counted, or None when too little was measured."""
-        return self.logged / self.counted if self.counted >= MIN_COUNTED and self.logged > 0 else None
-
-
-def measure_growth(session: Session, counts: Sequence[int]) -> Growth:
-    """Compare each logged prompt's growth with smig's counts (framed, uncalibrated) of what came between."""
-    calls = _calls(session.messages, session.info.agent)
-    logged = counted = stretches = 0
-    for (start, prompt), (next_start, next_prompt) in zip(calls, calls[1:], strict=False):
-        between = session.messages[start:next_start]
-        growth = next_prompt - prompt
-        if growth <= 0 or any(m.kind is Kind.REASONING for m in between):
-            continue
-        logged += growth
-        counted += sum(counts[start:next_start])
-        stretches += 1
-    return Growth(logged, counted, stretches)
-
-
-def _calls(messages: Sequence[Message], agent: Agent) -> list[tuple[int, int]]:
-    """Return (first message index, logged prompt size) of each model call, once per call."""
-    calls: list[tuple[int, int]] = []
-    last_usage = None
-    for message in messages:
-        usage = message.usage
-        if usage is None or usage == last_usage:
-            continue  # Claude logs one record per content block, each with the call's usage
-        last_usage = usage
-        calls.append((message.index, usage_context(usage, agent)))
-    return calls
+from smig_tui.core.calibration import measure_growth
 
 
 def main(argv: list[str] | None = None) -> int:
     """Measure the given transcripts and print each one's ratio and each family's spread."""
     parser = argparse.ArgumentParser(prog="python -m smig_tui.devtools.calibrate", description=__doc__.split("\n")[0])
-    parser.add_argument("paths", nargs="+", type=Path, help="Claude Code transcripts, or folders of them")
+    parser.add_argument("paths", nargs="+", type=Path, help="Claude Code transcripts or Codex rollouts, or folders of them")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     files = sorted(f for p in args.paths for f in ([p] if p.is_file() else p.glob("*.jsonl")))
@@ -88,10 +35,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     for row in rows:
         print(f"{row['file'][:70]:70} {row['model'] or '?':28} {row['family']:12} "
-              f"{row['logged']:>8,} / {row['counted']:>8,} = {row['ratio'] or '-'}")
+              f"{row['logged']:>8,} / {row['counted']:>8,} = {row['ratio'] or '-'}{'' if row['trusted'] else ' (too little)'}")
     families: dict[str, list[float]] = {}
     for row in rows:
-        if row["ratio"]:
+        if row["trusted"]:
             families.setdefault(row["family"], []).append(row["ratio"])
     for family, ratios in sorted(families.items()):
         print(f"{family}: {len(ratios)} transcripts, ratio {min(ratios):.2f}-{max(ratios):.2f}, "
@@ -108,8 +55,12 @@ def measure_files(files: Sequence[Path]) -> list[dict[str, Any]]:
         home = Path(scratch)
         project = home / "claude" / "projects" / "calibration"
         project.mkdir(parents=True)
+        rollouts = home / "codex" / "sessions" / "2026" / "01" / "01"
+        rollouts.mkdir(parents=True)
         for file in files:
-            shutil.copy(file, project / file.name)
+            is_codex = '"session_meta"' in file.read_text(encoding="utf-8", errors="replace")[:4000]
+            name = file.name if not is_codex or file.name.startswith("rollout-") else f"rollout-{file.name}"
+            shutil.copy(file, (rollouts if is_codex else project) / name)
         services = build_services({"HOME": scratch, "SMIG_TUI_HOME": str(home / "smig"),
                                    "CODEX_HOME": str(home / "codex"), "CLAUDE_CONFIG_DIR": str(home / "claude")})
         table = services.capacities
@@ -118,11 +69,11 @@ def measure_files(files: Sequence[Path]) -> list[dict[str, Any]]:
             session = services.load_session(info)
             growth = measure_growth(session, services.count_session(session, counter_model))
             model = table.get(session.info.model) if session.info.model else None
-            ratio = growth.ratio
+            raw = growth.logged / growth.counted if growth.counted else None
             rows.append({"file": Path(info.path).name, "model": session.info.model,
                          "family": model.tokenizer if model else "?", "logged": growth.logged,
                          "counted": growth.counted, "stretches": growth.stretches,
-                         "ratio": round(ratio, 3) if ratio else None})
+                         "ratio": round(raw, 3) if raw else None, "trusted": growth.ratio is not None})
     return sorted(rows, key=lambda row: str(row["file"]))
 
 
