@@ -126,7 +126,8 @@ def _print_detail(ctx: Context, model: ModelCapacity) -> None:
     if model.max_input:
         say(f"  input cap {model.max_input:,}: {model.source_of('max_input')}")
     for agent in model.agents:
-        most = f", up to {agent.max_window:,} in its config" if agent.max_window else ""
+        how = "with the [1m] model suffix" if agent.agent == "claude" else "via model_context_window"
+        most = f", up to {agent.max_window:,} {how}" if agent.max_window else ""
         say(f"  in {AGENT_LABELS.get(agent.agent, agent.agent)}: usable {agent.usable:,} of {agent.window:,}{most}: {agent.source}")
     if model.harness_window and dict(model.sources).get("harness_window"):
         say(f"  usable window {model.harness_window:,}: {model.source_of('harness_window')}")

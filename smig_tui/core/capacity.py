@@ -140,7 +140,7 @@ class CapacityTable:
         if key.endswith("[1m]"):
             base = self.get(key[:-4])
             if base is not None and base.context_window >= 1_000_000:
-                return base
+                return _with_1m_in_agents(base)
         return None
 
     def lookup(self, name: str) -> ModelCapacity:
@@ -179,6 +179,19 @@ class CapacityTable:
         replaced = {normalise(model.name) for model in other.models}
         kept = [model for model in self.models if normalise(model.name) not in replaced]
         return CapacityTable(tuple(kept) + other.models, tokenizers={**self.tokenizers, **other.tokenizers})
+
+
+def _with_1m_in_agents(model: ModelCapacity) -> ModelCapacity:
+    """Return `model` as its `[1m]` variant runs: Claude Code opens such a window to its maximum (Opus 4.6: 1M)."""
+    raised = tuple(
+        replace(a, window=a.max_window, usable=usable_window(a.agent, a.max_window))
+        if a.agent == "claude" and a.max_window else a
+        for a in model.agents
+    )
+    if raised == model.agents:
+        return model
+    explicit = dict(model.sources).get("harness_window") is not None
+    return replace(model, agents=raised, harness_window=model.harness_window if explicit else raised[0].usable)
 
 
 def _haystack(model: ModelCapacity) -> tuple[str, ...]:

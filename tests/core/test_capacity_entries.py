@@ -85,3 +85,11 @@ def test_calibration_by_tokenizer_family(table) -> None:
     assert "transcripts" in old.source_of("calibration")
     assert table.lookup("gpt-5.6-sol").calibration == 1.0
     assert table.lookup("gemini-4-argon").tokenizer == "gemini"
+
+
+def test_claude_code_windows_follow_its_catalog(table) -> None:
+    """Claude Code 2.1.332's bundled catalog: Opus/Sonnet 4.6 run at 200K unless named with `[1m]`."""
+    assert table.lookup("claude-opus-4-6").harness_window == 167_000
+    assert table.lookup("claude-opus-4-6[1m]").harness_window == 967_000
+    assert table.lookup("claude-sonnet-4-6").agents[0].max_window == 1_000_000
+    assert table.lookup("fable").name == "claude-fable-5-2"  # Claude Code's alias target
