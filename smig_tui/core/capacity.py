@@ -414,7 +414,7 @@ def _adjusted(
         return agent
     window, notes = agent.window, []
     if settings.codex_context_window:
-        ceiling = agent.max_window or model.context_window
+        ceiling = agent.max_window or agent.window  # Codex caps model_context_window at its catalog's maximum
         window = min(settings.codex_context_window, ceiling)
         capped = f", capped at Codex's max_context_window {ceiling:,}" if window < settings.codex_context_window else ""
         notes.append(f"model_context_window {settings.codex_context_window:,}{capped}")

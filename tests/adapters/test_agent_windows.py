@@ -23,18 +23,22 @@ def test_defaults_without_agent_config(isolated_homes) -> None:
     assert table.lookup("claude-opus-5-5").harness_window == 967_000
 
 
-def test_codex_model_context_window_raises_the_configured_model_up_to_its_catalog_ceiling(isolated_homes) -> None:
-    path = _codex_config(isolated_homes, 'model = "gpt-5.4"\nmodel_context_window = 1000000\n')
+def test_codex_model_context_window_moves_the_configured_model_up_to_its_catalog_ceiling(isolated_homes) -> None:
+    path = _codex_config(isolated_homes, 'model = "gpt-5.6-sol"\nmodel_context_window = 600000\n')
     table = build_services().capacities
-    (codex,) = table.lookup("gpt-5.4").agents
-    assert (codex.window, codex.usable) == (1_000_000, 950_000)
-    assert str(path) in codex.source and "model_context_window 1,000,000" in codex.source
-    assert table.lookup("gpt-5.4").harness_window == 950_000
-    assert table.lookup("gpt-5.5").harness_window == 258_400  # another model: untouched
+    (codex,) = table.lookup("gpt-5.6-sol").agents
+    assert (codex.window, codex.usable) == (600_000, 570_000)
+    assert str(path) in codex.source and "model_context_window 600,000" in codex.source
+    assert table.lookup("gpt-5.6-sol").harness_window == 570_000
+    assert table.lookup("gpt-5.6-luna").harness_window == 258_400  # another model: untouched
 
     _codex_config(isolated_homes, 'model = "gpt-5.6-sol"\nmodel_context_window = 2000000\n')
     (capped,) = build_services().capacities.lookup("gpt-5.6-sol").agents
     assert capped.window == 872_000 and "capped at Codex's max_context_window 872,000" in capped.source
+
+    _codex_config(isolated_homes, 'model = "gpt-5.4"\nmodel_context_window = 2000000\n')
+    (outside,) = build_services().capacities.lookup("gpt-5.4").agents  # not in Codex's catalog: held at 272,000
+    assert (outside.window, outside.usable) == (272_000, 258_400)
 
 
 def test_codex_auto_compact_limit_and_profiles(isolated_homes) -> None:
@@ -68,7 +72,9 @@ def test_claude_code_disable_1m_holds_native_1m_models_to_200k(isolated_homes, m
 
 
 def test_config_harness_window_wins_over_agent_config(isolated_homes) -> None:
-    _codex_config(isolated_homes, "model_context_window = 1000000\n")
+    _codex_config(isolated_homes, "model_context_window = 800000\n")
     services = build_services()
-    services.config = {"models": {"gpt-5.4": {"harness_window": 500_000}}}
-    assert services.capacities.lookup("gpt-5.4").harness_window == 500_000
+    assert services.capacities.lookup("gpt-6-sol").harness_window == 760_000
+    services = build_services()
+    services.config = {"models": {"gpt-6-sol": {"harness_window": 500_000}}}
+    assert services.capacities.lookup("gpt-6-sol").harness_window == 500_000
