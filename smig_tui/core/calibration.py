@@ -81,7 +81,7 @@ def own_calibration_note(growth: Growth, agent: Agent, source: ModelCapacity, ta
     if ratio is None:
         return None
     who = "Claude Code" if agent is Agent.CLAUDE else "Codex"
-    shown = (f"{who} logged {growth.logged:,} tokens of prompt growth over {growth.stretches} calls where smig "
+    shown = (f"{who} logged {growth.logged:,} tokens of prompt growth across {growth.stretches} turns where smig "
              f"counts {growth.counted:,}: ratio {ratio:.2f} for this session")
     if source.tokenizer != target.tokenizer:
         return f"{shown}; not used for {target.name}, which has another tokenizer ({target.tokenizer or 'unknown'})."
