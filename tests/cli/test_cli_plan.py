@@ -109,3 +109,13 @@ def test_models_unknown_query(isolated_homes) -> None:
 def test_models_config_error_names_file(isolated_homes) -> None:
     code, _, stderr = _run(["models"], config={"models": {"gpt-4o": {"context_window": -1}}})
     assert code == 1 and "config.toml: models.gpt-4o.context_window must be a positive" in stderr
+
+
+@pytest.mark.usefixtures("exact_tokens")
+def test_a_retired_target_is_warned_about_with_its_replacement(fake_home: dict[str, Path]) -> None:
+    code, stdout, _ = _run(["plan", CODEX_MAIN, "--target", "claude-sonnet-4"])
+    assert code == 0
+    assert "note: claude-sonnet-4 was retired on 2026-06-15; use claude-sonnet-5-5 instead" in stdout
+    still_served = {"models": {"claude-sonnet-4": {"status": "current"}}}
+    code, stdout, _ = _run(["plan", CODEX_MAIN, "--target", "claude-sonnet-4"], config=still_served)
+    assert code == 0 and "retired" not in stdout
