@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from smig_tui.adapters.storage.migration_store import MigrationStore
     from smig_tui.adapters.storage.token_cache import TokenCache
     from smig_tui.adapters.summarizer import Summarizer, SummaryPreview
-    from smig_tui.core.capacity import CapacityTable
+    from smig_tui.core.capacity import CapacityTable, LiveListing
     from smig_tui.core.decide import AgentOverhead
     from smig_tui.core.export import ExportFormat
     from smig_tui.core.memory_sync import Direction, MemoryPlan, Mode
@@ -62,6 +62,8 @@ class Services:
     config: dict[str, Any] = field(default_factory=dict)
     """The parsed config file; each feature validates its own table."""
     sources: list[SessionSource] = field(default_factory=list)
+    env: dict[str, str] | None = None
+    """The environment the agents' settings are read from (None: this process's)."""
 
     def source_for(self, agent: Agent) -> SessionSource:
         """Return the reader for one agent."""
@@ -138,10 +140,56 @@ class Services:
 
     @cached_property
     def capacities(self) -> CapacityTable:
-        """The model capacity table: the shipped figures plus the config's `[models]` entries."""
+        """The model capacity table: shipped figures, cached live ones, the config's `[models]`, agent settings."""
+        from smig_tui.adapters.agent_config import read_agent_settings
         from smig_tui.adapters.capacity_table import load_capacities
+        from smig_tui.adapters.provider_capacity import LiveCache
 
-        return load_capacities(self.config, self.paths.config_file)
+        settings = read_agent_settings(self.paths, os.environ if self.env is None else self.env)
+        live = LiveCache(self.paths.cache_dir).load()
+        return load_capacities(self.config, self.paths.config_file, settings, live)
+
+    def refresh_capacities(self, names: Sequence[str] = ()) -> list[tuple[str, LiveListing | str]]:
+        """Fetch live windows from providers (all configured or keyed ones when `names` is empty) and cache them.
+
+        Returns each provider with its listing, or the one-sentence reason it gave none (nothing
+        else changes then: the previous figures stay).
+        """
+        from smig_tui.adapters.provider_capacity import (
+            LiveCache,
+            ProviderFetchError,
+            fetch_listing,
+            providers_from_config,
+        )
+
+        env = os.environ if self.env is None else self.env
+        providers = providers_from_config(self.config, str(self.paths.config_file))
+        if not names:
+            configured = self.config.get("providers", {})
+            names = [n for n, p in providers.items() if n in configured or (p.api_key_env and env.get(p.api_key_env))]
+        results: list[tuple[str, LiveListing | str]] = []
+        cache = LiveCache(self.paths.cache_dir)
+        for name in names:
+            if name not in providers:
+                known = ", ".join(sorted(providers))
+                results.append((name, f"{name} is not a provider smig knows (known: {known}); "
+                                      f"add [providers.{name}] with base_url to the config file."))
+                continue
+            try:
+                listing = fetch_listing(providers[name], env)
+            except ProviderFetchError as error:
+                results.append((name, str(error)))
+                continue
+            cache.save(listing)
+            results.append((name, listing))
+        self.__dict__.pop("capacities", None)  # rebuilt with the new figures on next use
+        return results
+
+    def live_capacities(self) -> list[LiveListing]:
+        """The provider listings cached by earlier refreshes (empty when offline or never fetched)."""
+        from smig_tui.adapters.provider_capacity import LiveCache
+
+        return LiveCache(self.paths.cache_dir).load()
 
     @cached_property
     def token_cache(self) -> TokenCache:
@@ -227,6 +275,7 @@ class Services:
         summary_budget: int | None = None,
     ) -> Plan:
         """Decide whether `session` fits `target` and plan its migration (the one call every front end uses)."""
+        from smig_tui.core.capacity import retired_warning
         from smig_tui.core.decide import decide, parse_plan_settings
         from smig_tui.core.models import Strategy as StrategyEnum
         from smig_tui.core.plans import analyse, make_plan, migratable_tokens
@@ -244,6 +293,7 @@ class Services:
         harness = settings.harness if harness is None else harness
         overhead = self.overhead_tokens(capacity) if harness else 0
         need = decide(0, capacity, reserve, harness, overhead=overhead).budget * (1 + COUNT_MARGIN)
+        capacity, own_note = self._own_calibration(session, capacity, need)
         first = settings.pin_first_user if pin_first_user is None else pin_first_user
         wanted: list[int] = []
         for attempt in range(PLAN_ROUNDS):
@@ -262,6 +312,11 @@ class Services:
                 break
         if guessed:
             plan = replace(plan, notes=(*plan.notes, PARTIAL_NOTE))
+        retired = retired_warning(capacity)
+        if retired:
+            plan = replace(plan, notes=(retired, *plan.notes))
+        if own_note:
+            plan = replace(plan, notes=(*plan.notes, own_note))
         return plan
 
     @cached_property
@@ -284,6 +339,28 @@ class Services:
 
         overhead = self.overhead_for(capacity)
         return calibrate_one(overhead.tokens, capacity.calibration) if overhead else 0
+
+    def _own_calibration(self, session: Session, capacity: ModelCapacity, need: float) -> tuple[ModelCapacity, str | None]:
+        """Measure the session's logged prompt growth against smig's count over the tail the plan counts anyway.
+
+        The ratio replaces the target's calibration when the target shares the session model's
+        tokenizer family and is not counted exactly: then it is a measurement of this very text by
+        that tokenizer, where the family factor is an average over other sessions.
+        """
+        from smig_tui.core.calibration import measure_growth, own_calibration_note
+
+        source = self.capacities.get(session.info.model) if session.info.model else None
+        if source is None:
+            return capacity, None
+        raw = replace(capacity, calibration=1.0)
+        counts, guessed = self.count_newest(session, raw, need / capacity.calibration)
+        growth = measure_growth(session, counts, guessed)
+        note = own_calibration_note(growth, session.info.agent, source, capacity)
+        used = source.tokenizer == capacity.tokenizer and capacity.calibration != 1.0
+        if used and growth.ratio is not None:
+            capacity = replace(capacity, calibration=round(growth.ratio, 3),
+                               calibration_source=f"session {session.id}'s logged usage")
+        return capacity, note
 
     def cached_stats(self, info: SessionInfo) -> tuple[int, int] | None:
         """(messages, tokens) of a session counted before and unchanged since, else None."""
@@ -518,4 +595,4 @@ def build_services(env: dict[str, str] | None = None) -> Services:
         CodexSource(paths, listing_cache=paths.cache_dir / "listing-codex.json"),
         ClaudeSource(paths, listing_cache=paths.cache_dir / "listing-claude.json"),
     ]
-    return Services(paths=paths, config=config, sources=sources)
+    return Services(paths=paths, config=config, sources=sources, env=env)

@@ -1,13 +1,23 @@
-"""Provides the capacity table: the shipped `data/models.json` plus the user's config overrides."""
+"""Provides the capacity table: the shipped `data/models.json`, live provider figures, the user's overrides."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from smig_tui.core.capacity import CapacityTable, apply_overrides, parse_table
+from smig_tui.core.capacity import (
+    AgentSettings,
+    CapacityTable,
+    LiveListing,
+    apply_agent_settings,
+    apply_live,
+    apply_overrides,
+    parse_table,
+    parse_tokenizers,
+)
 from smig_tui.core.errors import ConfigError
 
 PACKAGE_TABLE = "models.json"
@@ -15,6 +25,19 @@ PACKAGE_TABLE = "models.json"
 
 def load_builtin() -> CapacityTable:
     """Read and validate the table shipped with smig."""
+    document = _shipped_document()
+    where = f"smig_tui/data/{PACKAGE_TABLE}"
+    tokenizers = parse_tokenizers(document.get("tokenizers", {}), where)
+    return parse_table(document["models"], where, tokenizers)
+
+
+def shipped_date() -> str:
+    """The date the shipped table was last checked."""
+    return str(_shipped_document().get("updated", "unknown"))
+
+
+def _shipped_document() -> dict[str, Any]:
+    """Return the parsed `data/models.json`."""
     source = resources.files("smig_tui") / "data" / PACKAGE_TABLE
     where = f"smig_tui/data/{PACKAGE_TABLE}"
     try:
@@ -23,17 +46,26 @@ def load_builtin() -> CapacityTable:
         raise ConfigError(f"{where} cannot be read ({error}); reinstall smig.") from error
     if not isinstance(document, dict) or "models" not in document:
         raise ConfigError(f"{where} has no `models` table; reinstall smig.")
-    return parse_table(document["models"], where)
+    return document
 
 
-def load_capacities(config: dict[str, Any], config_path: Path | str = "config.toml") -> CapacityTable:
-    """Return the built-in table with the config file's `[models."name"]` entries applied.
+def load_capacities(
+    config: dict[str, Any],
+    config_path: Path | str = "config.toml",
+    agent_settings: AgentSettings | None = None,
+    live: Iterable[LiveListing] = (),
+) -> CapacityTable:
+    """Return the table smig decides with, built in this order (later wins):
 
-    An entry naming a known model (or one of its aliases) overrides just the fields it gives;
-    any other name adds a model, which needs at least `context_window`.
+    the shipped table; live figures fetched from providers (`smig models --refresh`); the config
+    file's `[models."name"]` entries (one naming a known model overrides just the fields it gives,
+    any other name adds a model, which needs at least `context_window`); then the user's agent
+    configuration, which moves each agent's usable window.
     """
-    table = load_builtin()
+    table = apply_live(load_builtin(), live)
     overrides = config.get("models")
-    if overrides is None:
-        return table
-    return apply_overrides(table, overrides, str(config_path))
+    if overrides is not None:
+        table = apply_overrides(table, overrides, str(config_path))
+    if agent_settings is not None:
+        table = apply_agent_settings(table, agent_settings)
+    return table

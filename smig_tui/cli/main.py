@@ -22,7 +22,7 @@ COMMANDS = {
     "list": "smig_tui.cli.sessions",
     "show": "smig_tui.cli.sessions",
     "plan": "smig_tui.cli.plan",
-    "models": "smig_tui.cli.plan",
+    "models": "smig_tui.cli.models",
     "migrate": "smig_tui.cli.migrate",
     "export": "smig_tui.cli.migrate",
     "history": "smig_tui.cli.migrate",

@@ -73,6 +73,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _plan(ctx: Context, session: Session, target: str, strategy: str | None, yes_send: bool = False) -> Plan:
     """Plan with the chosen strategy; by default truncation, which keeps everything when it fits."""
+    from smig_tui.core.capacity import retired_warning
+
+    retired = retired_warning(ctx.services.capacities.lookup(target))
+    if retired:
+        ctx.out.diag(f"smig: warning: {retired}")
     if strategy in (Strategy.SUMMARY.value, Strategy.SUMMARY_TAIL.value):
         from smig_tui.cli.summarize import summarized_plan
 

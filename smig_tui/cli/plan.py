@@ -1,11 +1,10 @@
-"""Provides `smig plan` (does a session fit a target model, and what a compression keeps) and `smig models`."""
+"""Provides `smig plan`: does a session fit a target model, and what a compression keeps."""
 
 from __future__ import annotations
 
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from smig_tui.core.errors import UnknownModelError
 from smig_tui.core.models import Decision, ModelCapacity, Plan, Strategy
 from smig_tui.core.plans import left_out
 
@@ -16,7 +15,7 @@ if TYPE_CHECKING:
     from smig_tui.core.decide import AgentOverhead
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add `plan` and `models` to the CLI."""
+    """Add `plan` to the CLI."""
     plan = subparsers.add_parser("plan", help="check whether a session fits a target model and preview a compression")
     plan.add_argument("id", help="session id, unique id prefix, or path to the .jsonl file")
     plan.add_argument("--target", "-t", required=True, metavar="MODEL", help="target model (see `smig models`)")
@@ -31,11 +30,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     plan.add_argument("--yes-send", action="store_true",
                       help="summary strategies: send the redacted head to the summarizer (see `smig summarize`)")
     plan.set_defaults(handler=run_plan)
-
-    models = subparsers.add_parser("models", help="list the models smig knows, with their windows")
-    models.add_argument("query", nargs="?", default="", help="only models whose name, alias or provider contains this")
-    models.add_argument("--json", action="store_true", help="print JSON for scripts")
-    models.set_defaults(handler=run_models)
 
 
 def _tokens(value: str) -> int:
@@ -183,36 +177,4 @@ def plan_to_json(plan: Plan, capacity: ModelCapacity, counter: str) -> dict[str,
              "shortened": it.text is not None, "original_tokens": it.original_tokens}
             for it in plan.items
         ],
-    }
-
-
-def run_models(args: argparse.Namespace, ctx: Context) -> int:
-    """Print the capacity table, or the models matching a query."""
-    table = ctx.services.capacities
-    models = table.search(args.query)
-    if not models:
-        raise UnknownModelError(args.query, table.suggest(args.query))
-    if args.json:
-        ctx.out.json([model_to_json(model) for model in models])
-        return 0
-    from rich.table import Table
-
-    out = Table(box=None, header_style="bold", pad_edge=False)
-    for column in ("model", "provider", "window", "max out", "harness", "encoding", "calib."):
-        out.add_column(column, no_wrap=True, justify="left" if column in ("model", "provider", "encoding") else "right")
-    for model in models:
-        out.add_row(model.name, model.provider, f"{model.context_window:,}", f"{model.max_output:,}",
-                    f"{model.harness_window:,}" if model.harness_window else "",
-                    model.encoding, f"{model.calibration:g}")
-    ctx.out.console.print(out)
-    return 0
-
-
-def model_to_json(model: ModelCapacity) -> dict[str, Any]:
-    """Serialise a capacity row for `--json` output."""
-    return {
-        "name": model.name, "provider": model.provider, "context_window": model.context_window,
-        "max_output": model.max_output, "max_input": model.max_input, "encoding": model.encoding,
-        "calibration": model.calibration, "harness_window": model.harness_window,
-        "source": model.source, "aliases": list(model.aliases),
     }

@@ -16,19 +16,25 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from smig_tui.core.errors import ConfigError, UnknownModelError
-from smig_tui.core.models import ModelCapacity
+from smig_tui.core.models import AgentWindow, ModelCapacity
 
 ENCODINGS = frozenset({"o200k_base", "cl100k_base"})
 """Encodings smig counts with; other providers are counted with one of these and calibrated."""
 
 FIELDS = {
     "provider": str,
+    "status": str,
+    "released": str,
+    "retired": str,
+    "replacement": str,
     "context_window": int,
     "max_output": int,
     "max_input": int,
+    "tokenizer": str,
     "encoding": str,
     "calibration": float,
     "harness_window": int,
+    "agents": Mapping,
     "source": str,
     "aliases": list,
 }
@@ -36,6 +42,49 @@ FIELDS = {
 
 REQUIRED = ("context_window",)
 """Keys a new model must have; overrides of a known model may give any subset."""
+
+STATUSES = ("current", "legacy", "retired")
+"""A model's status: served and recommended, served but superseded, or no longer served."""
+
+FIGURES = ("context_window", "max_output", "max_input", "calibration")
+"""The numbers a model entry gives, each with a source (see `ModelCapacity.source_of`)."""
+
+CODEX_USABLE_PERCENT = 95
+"""Codex fills 95% of `model_context_window` (its `effective_context_window_percent`)."""
+CLAUDE_COMPACT_MARGIN = 33_000
+"""Claude Code auto-compacts about this far before the window (20k kept for output, 13k buffer)."""
+CLAUDE_WINDOW_WITHOUT_1M = 200_000
+"""The window Claude Code holds native-1M models to when `CLAUDE_CODE_DISABLE_1M_CONTEXT` is set."""
+AGENTS = ("codex", "claude")
+
+
+@dataclass(frozen=True, slots=True)
+class TokenizerFamily:
+    """Models that count alike: the encoding smig counts them with and the factor to their tokenizer."""
+
+    name: str
+    encoding: str
+    calibration: float
+    source: str
+
+
+def retired_warning(model: ModelCapacity) -> str | None:
+    """Return the one-sentence warning for a retired model chosen as a target, or None."""
+    if model.status != "retired":
+        return None
+    when = f" on {model.retired}" if model.retired else ""
+    instead = f"; use {model.replacement} instead" if model.replacement else ""
+    return (f"{model.name} was retired{when}{instead} (set status = \"current\" under "
+            f"[models.\"{model.name}\"] in the config file if your provider still serves it).")
+
+
+def usable_window(agent: str, window: int, auto_compact: int | None = None) -> int:
+    """Return what a conversation can fill of `window` inside `agent` before it compacts."""
+    if agent == "codex":
+        usable = window * CODEX_USABLE_PERCENT // 100
+        return min(usable, auto_compact) if auto_compact else usable
+    return max(1, window - CLAUDE_COMPACT_MARGIN)
+
 
 _DATED = re.compile(r"(?:[-@_](?:20\d{2}-?\d{2}-?\d{2}|\d{4}))$")
 _LATEST = re.compile(r"-latest$")
@@ -70,6 +119,8 @@ class CapacityTable:
     """The models smig knows, indexed by every normalised name and alias."""
 
     models: tuple[ModelCapacity, ...]
+    tokenizers: dict[str, TokenizerFamily] = field(default_factory=dict, repr=False, compare=False)
+    """The tokenizer families the shipped table defines (config entries may name them)."""
     _index: dict[str, ModelCapacity] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -89,7 +140,7 @@ class CapacityTable:
         if key.endswith("[1m]"):
             base = self.get(key[:-4])
             if base is not None and base.context_window >= 1_000_000:
-                return base
+                return _with_1m_in_agents(base)
         return None
 
     def lookup(self, name: str) -> ModelCapacity:
@@ -127,7 +178,20 @@ class CapacityTable:
         """Return this table with `other`'s models added (or replacing same-named ones)."""
         replaced = {normalise(model.name) for model in other.models}
         kept = [model for model in self.models if normalise(model.name) not in replaced]
-        return CapacityTable(tuple(kept) + other.models)
+        return CapacityTable(tuple(kept) + other.models, tokenizers={**self.tokenizers, **other.tokenizers})
+
+
+def _with_1m_in_agents(model: ModelCapacity) -> ModelCapacity:
+    """Return `model` as its `[1m]` variant runs: Claude Code opens such a window to its maximum (Opus 4.6: 1M)."""
+    raised = tuple(
+        replace(a, window=a.max_window, usable=usable_window(a.agent, a.max_window))
+        if a.agent == "claude" and a.max_window else a
+        for a in model.agents
+    )
+    if raised == model.agents:
+        return model
+    explicit = dict(model.sources).get("harness_window") is not None
+    return replace(model, agents=raised, harness_window=model.harness_window if explicit else raised[0].usable)
 
 
 def _haystack(model: ModelCapacity) -> tuple[str, ...]:
@@ -143,15 +207,35 @@ def _unique_names(models: Iterable[ModelCapacity]) -> list[str]:
     return list(seen)
 
 
-def parse_table(data: Mapping[str, Any], where: str) -> CapacityTable:
+def parse_tokenizers(data: Any, where: str) -> dict[str, TokenizerFamily]:
+    """Validate the `tokenizers` table: family name -> encoding, calibration and source."""
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{where}: `tokenizers` must be a table of tokenizer families.")
+    families = {}
+    for name, fields in data.items():
+        label = f"{where}: tokenizers.{_quote(name)}"
+        if not isinstance(fields, Mapping) or not isinstance(fields.get("source"), str):
+            raise ConfigError(f"{label} must give encoding, calibration and source.")
+        encoding = _check_field(label, "encoding", fields.get("encoding"))
+        calibration = _check_field(label, "calibration", fields.get("calibration"))
+        families[name] = TokenizerFamily(name, encoding, calibration, fields["source"])
+    return families
+
+
+def parse_table(
+    data: Mapping[str, Any], where: str, tokenizers: Mapping[str, TokenizerFamily] | None = None,
+) -> CapacityTable:
     """Validate a mapping of name -> fields into a table; errors name `where` and the key."""
     if not isinstance(data, Mapping):
         raise ConfigError(f"{where}: the model table must be a mapping of model names to tables.")
-    models = tuple(parse_model(name, fields, where) for name, fields in data.items())
-    return CapacityTable(models)
+    models = tuple(parse_model(name, fields, where, tokenizers=tokenizers) for name, fields in data.items())
+    return CapacityTable(models, tokenizers=dict(tokenizers or {}))
 
 
-def parse_model(name: str, fields: Any, where: str, base: ModelCapacity | None = None) -> ModelCapacity:
+def parse_model(
+    name: str, fields: Any, where: str, base: ModelCapacity | None = None,
+    tokenizers: Mapping[str, TokenizerFamily] | None = None,
+) -> ModelCapacity:
     """Validate one model entry; with `base`, the entry overrides a known model's fields."""
     label = f"{where}: models.{_quote(name)}"
     if not isinstance(fields, Mapping):
@@ -167,16 +251,57 @@ def parse_model(name: str, fields: Any, where: str, base: ModelCapacity | None =
             name=name, provider="custom", context_window=values["context_window"],
             max_output=min(values["context_window"] // 4, 32_000), encoding="o200k_base",
         )
+    elif not {"source", "agents"} & set(values):  # an override: its figures come from `where`
+        given = [key for key in (*FIGURES, "harness_window") if key in values]
+        kept = tuple(pair for pair in base.sources if pair[0] not in given)
+        values["sources"] = tuple((key, f"{where} [models.{_quote(name)}]") for key in given) + kept
     if "aliases" in values:
         values["aliases"] = tuple(values["aliases"])
+    if "tokenizer" in values:
+        _apply_tokenizer(label, values, tokenizers or {})
+    elif "calibration" in values:
+        values["calibration_source"] = f"{where} [models.{_quote(name)}]"
+    if "agents" in values:
+        values["agents"] = _parse_agents(label, values["agents"])
     _rescale_inherited(base, values)
     capacity = replace(base, name=name, **values)
+    if "harness_window" not in values and capacity.agents:
+        capacity = replace(capacity, harness_window=capacity.agents[0].usable)
     _check_consistent(label, capacity)
     return capacity
 
 
+def _apply_tokenizer(label: str, values: dict[str, Any], tokenizers: Mapping[str, TokenizerFamily]) -> None:
+    """Fill encoding and calibration from the entry's tokenizer family, unless it gives them."""
+    family = tokenizers.get(values["tokenizer"])
+    if family is None:
+        known = ", ".join(sorted(tokenizers)) or "none"
+        raise ConfigError(f"{label}.tokenizer must name a tokenizer family (known: {known}), not {values['tokenizer']!r}.")
+    values.setdefault("encoding", family.encoding)
+    if "calibration" not in values:
+        values["calibration"] = family.calibration
+        values["calibration_source"] = f"tokenizer family {family.name}: {family.source}"
+
+
+def _parse_agents(label: str, data: Mapping[str, Any]) -> tuple[AgentWindow, ...]:
+    """Validate `agents = {codex = {window, max_window?, source}, ...}` into windows, home agent first."""
+    windows = []
+    for agent, fields in data.items():
+        where = f"{label}.agents.{agent}"
+        if agent not in AGENTS:
+            raise ConfigError(f"{where} is not an agent smig knows (known: {', '.join(AGENTS)}).")
+        if not isinstance(fields, Mapping) or not isinstance(fields.get("source"), str):
+            raise ConfigError(f"{where} must give window and source.")
+        window = _check_field(where, "context_window", fields.get("window"))
+        most = fields.get("max_window")
+        if most is not None:
+            most = _check_field(where, "context_window", most)
+        windows.append(AgentWindow(agent, window, usable_window(agent, window), fields["source"], most))
+    return tuple(windows)
+
+
 def _rescale_inherited(base: ModelCapacity, values: dict[str, Any]) -> None:
-    """Keep inherited harness share and input cap sensible when an override changes the window."""
+    """Keep inherited harness share, agent windows and input cap sensible when an override changes the window."""
     window = values.get("context_window")
     if window is None or window == base.context_window:
         return
@@ -184,6 +309,13 @@ def _rescale_inherited(base: ModelCapacity, values: dict[str, Any]) -> None:
         values["harness_window"] = min(window, window * base.harness_window // base.context_window)
     if "max_input" not in values and base.max_input is not None:
         values["max_input"] = min(window, base.max_input)
+    if "max_output" not in values and base.max_output >= window:
+        values["max_output"] = max(1, window // 4)
+    if "agents" not in values and base.agents:
+        values["agents"] = tuple(
+            replace(a, window=min(a.window, window), usable=usable_window(a.agent, min(a.window, window)))
+            for a in base.agents
+        )
 
 
 def _check_field(label: str, key: str, value: Any) -> Any:
@@ -196,13 +328,16 @@ def _check_field(label: str, key: str, value: Any) -> Any:
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
         value, ok = float(value), True
     if not ok:
-        raise ConfigError(f"{label}.{key} must be a {kind.__name__}, not {value!r}.")
+        name = "table" if kind is Mapping else kind.__name__
+        raise ConfigError(f"{label}.{key} must be a {name}, not {value!r}.")
     if kind is int and value <= 0:
         raise ConfigError(f"{label}.{key} must be a positive number of tokens, not {value}.")
     if key == "calibration" and not 0.2 <= value <= 5.0:
         raise ConfigError(f"{label}.calibration must be between 0.2 and 5, not {value}.")
     if key == "encoding" and value not in ENCODINGS:
         raise ConfigError(f"{label}.encoding must be one of {', '.join(sorted(ENCODINGS))}, not {value!r}.")
+    if key == "status" and value not in STATUSES:
+        raise ConfigError(f"{label}.status must be one of {', '.join(STATUSES)}, not {value!r}.")
     if key == "aliases" and not all(isinstance(item, str) and item for item in value):
         raise ConfigError(f"{label}.aliases must be a list of names.")
     return value
@@ -214,6 +349,9 @@ def _check_consistent(label: str, capacity: ModelCapacity) -> None:
         raise ConfigError(f"{label}.harness_window cannot exceed context_window ({capacity.context_window}).")
     if capacity.max_input is not None and capacity.max_input > capacity.context_window:
         raise ConfigError(f"{label}.max_input cannot exceed context_window ({capacity.context_window}).")
+    for agent in capacity.agents:
+        if agent.window > capacity.context_window:
+            raise ConfigError(f"{label}.agents.{agent.agent}.window cannot exceed context_window ({capacity.context_window}).")
 
 
 def _quote(name: str) -> str:
@@ -228,5 +366,111 @@ def apply_overrides(table: CapacityTable, overrides: Mapping[str, Any], where: s
     added = []
     for name, fields in overrides.items():
         base = table.get(name)
-        added.append(parse_model(base.name if base else name, fields, where, base=base))
+        added.append(parse_model(base.name if base else name, fields, where, base=base, tokenizers=table.tokenizers))
     return table.merged(CapacityTable(tuple(added)))
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSettings:
+    """What the user's own agent configuration changes about the windows (read by an adapter)."""
+
+    codex_context_window: int | None = None
+    """Codex `model_context_window` in `$CODEX_HOME/config.toml`."""
+    codex_auto_compact: int | None = None
+    """Codex `model_auto_compact_token_limit`: it compacts when the conversation reaches this."""
+    codex_model: str | None = None
+    """Codex `model`: the model the two settings above are meant for (None: whatever model runs)."""
+    codex_where: str = ""
+    claude_disable_1m: bool = False
+    """`CLAUDE_CODE_DISABLE_1M_CONTEXT` set (environment or Claude Code's settings `env`)."""
+    claude_where: str = ""
+
+
+def apply_agent_settings(table: CapacityTable, settings: AgentSettings) -> CapacityTable:
+    """Return `table` with each agent window adjusted by the user's agent configuration."""
+    codex_target = table.get(settings.codex_model) if settings.codex_model else None
+    changed = []
+    for model in table.models:
+        agents = tuple(_adjusted(model, agent, settings, codex_target) for agent in model.agents)
+        if agents == model.agents:
+            continue
+        explicit = dict(model.sources).get("harness_window") is not None
+        harness = model.harness_window if explicit else agents[0].usable
+        changed.append(replace(model, agents=agents, harness_window=harness))
+    return table.merged(CapacityTable(tuple(changed))) if changed else table
+
+
+def _adjusted(
+    model: ModelCapacity, agent: AgentWindow, settings: AgentSettings, codex_target: ModelCapacity | None,
+) -> AgentWindow:
+    """Return one agent window as the user's agent configuration makes it."""
+    if agent.agent == "claude" and settings.claude_disable_1m and agent.window >= 1_000_000:
+        window = CLAUDE_WINDOW_WITHOUT_1M
+        return replace(agent, window=window, usable=usable_window("claude", window),
+                       source=f"CLAUDE_CODE_DISABLE_1M_CONTEXT in {settings.claude_where} holds it to 200K")
+    if agent.agent != "codex" or (codex_target is not None and codex_target.name != model.name):
+        return agent
+    if settings.codex_model and codex_target is None:
+        return agent
+    window, notes = agent.window, []
+    if settings.codex_context_window:
+        ceiling = agent.max_window or agent.window  # Codex caps model_context_window at its catalog's maximum
+        window = min(settings.codex_context_window, ceiling)
+        capped = f", capped at Codex's max_context_window {ceiling:,}" if window < settings.codex_context_window else ""
+        notes.append(f"model_context_window {settings.codex_context_window:,}{capped}")
+    limit = settings.codex_auto_compact
+    if limit:
+        notes.append(f"model_auto_compact_token_limit {limit:,}")
+    if not notes:
+        return agent
+    return replace(agent, window=window, usable=usable_window("codex", window, limit),
+                   source=f"{' and '.join(notes)} in {settings.codex_where}")
+
+
+@dataclass(frozen=True, slots=True)
+class LiveModel:
+    """One model as a provider's own listing describes it."""
+
+    id: str
+    context_window: int
+    max_output: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LiveListing:
+    """What one provider reported, and when."""
+
+    provider: str
+    fetched: str
+    """ISO 8601 UTC time of the fetch."""
+    models: tuple[LiveModel, ...]
+
+    @property
+    def provenance(self) -> str:
+        """How `smig models` credits these figures."""
+        return f"live from {self.provider}, fetched {self.fetched[:16].replace('T', ' ')} UTC"
+
+
+def apply_live(table: CapacityTable, listings: Iterable[LiveListing]) -> CapacityTable:
+    """Return `table` with the windows providers reported: known models updated, others added.
+
+    A provider's figure is what it actually serves (a local server may run a model with less than
+    its native window), so it replaces the shipped one; the config's `[models]` entries still win.
+    """
+    for listing in listings:
+        where = listing.provenance
+        changed = []
+        for live in listing.models:
+            fields: dict[str, Any] = {"context_window": live.context_window}
+            if live.max_output and live.max_output < live.context_window:
+                fields["max_output"] = live.max_output
+            base = table.get(live.id)
+            if base is None:
+                fields.update(provider=listing.provider, source=where)
+                changed.append(parse_model(live.id, fields, where, tokenizers=table.tokenizers))
+                continue
+            updated = parse_model(base.name, fields, where, base=base, tokenizers=table.tokenizers)
+            given = tuple((key, where) for key in fields)
+            changed.append(replace(updated, sources=given + tuple(s for s in base.sources if s[0] not in fields)))
+        table = table.merged(CapacityTable(tuple(changed)))
+    return table

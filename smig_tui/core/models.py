@@ -233,6 +233,22 @@ class Strategy(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class AgentWindow:
+    """How much of a model's window one agent lets a conversation fill, and where that came from."""
+
+    agent: str
+    """`codex` or `claude`."""
+    window: int
+    """The window the agent runs the model at (Codex `model_context_window`, Claude Code 1M or 200K)."""
+    usable: int
+    """What a conversation can fill before the agent compacts: Codex 95%, Claude Code ~33k less."""
+    source: str
+    """Where `window` comes from: the agent's catalog, or the user's own agent configuration."""
+    max_window: int | None = None
+    """The most the user may raise `window` to in the agent's configuration (Codex `max_context_window`)."""
+
+
+@dataclass(frozen=True, slots=True)
 class ModelCapacity:
     """What a target model can take, from the capacity table (with provenance)."""
 
@@ -251,6 +267,27 @@ class ModelCapacity:
     aliases: tuple[str, ...] = ()
     max_input: int | None = None
     """The prompt limit when the provider caps input below the window (GPT-5: 272k of 400k)."""
+    status: str = "current"
+    """`current`, `legacy` (still served, superseded) or `retired` (kept to read old sessions)."""
+    retired: str | None = None
+    """The date a retired model stopped being served."""
+    replacement: str | None = None
+    """The model to use instead of a retired one."""
+    released: str | None = None
+    tokenizer: str = ""
+    """The tokenizer family (`claude-4.7`, `gemini`, …): models of one family count alike."""
+    calibration_source: str = ""
+    """How `calibration` was measured or estimated."""
+    agents: tuple[AgentWindow, ...] = ()
+    """The window inside each agent that runs the model; the first is its home agent (`harness_window`)."""
+    sources: tuple[tuple[str, str], ...] = ()
+    """Per-figure sources (`field`, source) where one differs from `source` (live fetches, overrides)."""
+
+    def source_of(self, figure: str) -> str:
+        """Return where one figure (`context_window`, `max_output`, …) comes from."""
+        if figure == "calibration" and self.calibration_source:
+            return self.calibration_source
+        return dict(self.sources).get(figure, self.source)
 
 
 @dataclass(frozen=True, slots=True)

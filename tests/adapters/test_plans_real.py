@@ -48,7 +48,7 @@ def test_real_sessions_plan_within_budget_and_keep_pairs(shared_fixtures, strate
 def test_three_thousand_token_target_forces_compression(shared_fixtures) -> None:
     compressed = 0
     for services, session in _sessions(shared_fixtures):
-        plan = services.plan(session, "gpt-4", Strategy.TRUNCATE, reserve=8_192 - 3_000)
+        plan = services.plan(session, "gpt-4", Strategy.TRUNCATE, reserve=8_192 - 3_000, harness=False)
         if not plan.decision.fits:
             compressed += 1
             assert plan.placeholder and plan.placeholder.startswith("[smig: ")
@@ -62,7 +62,7 @@ def test_three_thousand_token_target_forces_compression(shared_fixtures) -> None
                 continue  # only the prompt fitted: nothing newer could
             if not plan.kept:
                 assert any("does not fit: try --strategy tools-first" in note for note in plan.notes)
-                better = services.plan(session, "gpt-4", Strategy.TOOLS_FIRST, reserve=8_192 - 3_000)
+                better = services.plan(session, "gpt-4", Strategy.TOOLS_FIRST, reserve=8_192 - 3_000, harness=False)
                 assert better.tokens_after <= 3_000
                 continue
             assert plan.kept[-1].message.index == max(

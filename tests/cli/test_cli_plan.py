@@ -40,7 +40,8 @@ def test_plan_fits_as_is(fake_home: dict[str, Path]) -> None:
 
 @pytest.mark.usefixtures("exact_tokens")
 def test_plan_must_compress_json(fake_home: dict[str, Path]) -> None:
-    code, stdout, _ = _run(["plan", CLAUDE_MAIN, "-t", "gpt-4", "--reserve", "7900", "--pin-first", "--json"])
+    code, stdout, _ = _run(["plan", CLAUDE_MAIN, "-t", "gpt-4", "--reserve", "7900", "--pin-first", "--json",
+                            "--no-harness"])
     assert code == 0
     data = json.loads(stdout)
     decision = data["decision"]
@@ -54,7 +55,8 @@ def test_plan_must_compress_json(fake_home: dict[str, Path]) -> None:
 
 
 def test_plan_text_says_by_how_much(fake_home: dict[str, Path]) -> None:
-    code, stdout, _ = _run(["plan", CLAUDE_MAIN, "-t", "gpt-4", "--reserve", "7.9k", "-s", "tools-first"])
+    code, stdout, _ = _run(["plan", CLAUDE_MAIN, "-t", "gpt-4", "--reserve", "7.9k", "-s", "tools-first",
+                            "--no-harness"])
     assert code == 0
     assert "must compress" in stdout.splitlines()[0] and "over by" in stdout.splitlines()[0]
     assert stdout.splitlines()[1].startswith("tools-first: keeps")
@@ -132,3 +134,13 @@ def test_plan_shows_and_subtracts_the_receiving_agents_overhead(fake_home: dict[
     assert "tokens that codex adds to every request" in stdout and "measured with Codex CLI 0.171.0" in stdout
     _, stdout, _ = _run(["plan", CODEX_MAIN, "-t", "gpt-5.5", "--no-harness", "--json"])
     assert json.loads(stdout)["decision"]["overhead"] == 0 and json.loads(stdout)["agent_overhead"] is None
+
+
+@pytest.mark.usefixtures("exact_tokens")
+def test_a_retired_target_is_warned_about_with_its_replacement(fake_home: dict[str, Path]) -> None:
+    code, stdout, _ = _run(["plan", CODEX_MAIN, "--target", "claude-sonnet-4"])
+    assert code == 0
+    assert "note: claude-sonnet-4 was retired on 2026-06-15; use claude-sonnet-5-5 instead" in stdout
+    still_served = {"models": {"claude-sonnet-4": {"status": "current"}}}
+    code, stdout, _ = _run(["plan", CODEX_MAIN, "--target", "claude-sonnet-4"], config=still_served)
+    assert code == 0 and "retired" not in stdout

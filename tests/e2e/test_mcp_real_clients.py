@@ -74,7 +74,16 @@ def _prepare() -> dict[str, Any]:
         offsets.append(offset)
         offset = tools.get_handoff("/home/user/proj", offset=offset, max_chars=PAGE)["next_offset"]
     return {"migration_id": done["migration_id"], "handoff_offsets": offsets,
-            "models_offset": tools.list_known_models()["next_offset"]}
+            "models_offsets": _page_offsets(lambda offset: tools.list_known_models(offset=offset))}
+
+
+def _page_offsets(call: Any) -> list[int]:
+    """The offset of every page of a paged tool's reply."""
+    offsets, offset = [], 0
+    while offset is not None:
+        offsets.append(offset)
+        offset = call(offset)["next_offset"]
+    return offsets
 
 
 def _calls(prepared: dict[str, Any], agent: str) -> list[tuple[str, str, dict[str, Any]]]:
@@ -84,8 +93,9 @@ def _calls(prepared: dict[str, Any], agent: str) -> list[tuple[str, str, dict[st
     calls: list[tuple[str, str, dict[str, Any]]] = [
         ("window", "model_context_window", {"model": "gpt-5.1"}),
         ("models", "list_known_models", {"query": "claude"}),
-        ("all0", "list_known_models", {}),  # the whole table is over 20,000 characters: two default pages
-        ("all1", "list_known_models", {"offset": prepared["models_offset"]}),
+        ("all0", "list_known_models", {}),  # the whole table is over 20,000 characters: several default pages
+        *((f"all{n}", "list_known_models", {"offset": offset})
+          for n, offset in enumerate(prepared["models_offsets"][1:], start=1)),
         ("sessions", "list_sessions", {"agent": agent, "limit": 50}),
         ("migrate", "migrate_session", {"messages_json": json.dumps(chat), "source_model": "gpt-5.1",
                                         "target_model": TINY}),
@@ -179,8 +189,10 @@ def _check(results: dict[str, dict[str, Any]], prepared: dict[str, Any], homes: 
                                           "recall_omitted")), "smig's tools were missing from the first request"
     assert ok["window"]["context_window"] == build_services().capacities.lookup("gpt-5.1").context_window
     assert ok["models"]["count"] >= 3 and all("claude" in m["name"] for m in ok["models"]["models"])
-    table = [model["name"] for model in ok["all0"]["models"] + ok["all1"]["models"]]
-    assert ok["all1"]["next_offset"] is None and table == [m.name for m in build_services().capacities.search("")]
+    pages = [ok[f"all{n}"] for n in range(len(prepared["models_offsets"]))]
+    table = [model["name"] for page in pages for model in page["models"]]
+    assert len(pages) >= 2 and pages[-1]["next_offset"] is None
+    assert table == [m.name for m in build_services().capacities.search("")]
     assert 10_000 < len(results["all0"]["text"]) < 21_000  # a default page reaches the model whole
     searched = ok["sessions"]["searched"][agent]
     assert searched == {"path": str(homes[agent]), "exists": True}  # the homes reached smig through the config

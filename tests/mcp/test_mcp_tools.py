@@ -182,7 +182,7 @@ def test_handoff_pages_and_summaries_need_consent(fake_home: dict[str, Path]) ->
     tools = SmigTools(build_services())
     with pytest.raises(SummaryConsentError, match="confirm with"):
         tools.commit_migration("5f0c2a9e", "gpt-4", strategy="summary")
-    done = tools.commit_migration("5f0c2a9e", "gpt-4", to=["store"])
+    done = tools.commit_migration("5f0c2a9e", "gpt-4o", to=["store"])
     first = tools.get_handoff("/home/user/proj", max_chars=2_000)
     assert first["migration_id"] == done["migration_id"] and first["next_offset"] == len(first["content"])
     assert "offset=" + str(first["next_offset"]) in first["next_page"]

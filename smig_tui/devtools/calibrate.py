@@ -1,0 +1,81 @@
+r"""Measures how a provider's tokenizer compares with smig's count, from the usage real transcripts logged.
+
+    python -m smig_tui.devtools.calibrate ../shared/fixtures/claude [more dirs or files] [--json]
+
+The ratio is `core.calibration.measure_growth`'s (logged prompt growth over smig's o200k count of
+the same messages); a transcript needs `MIN_COUNTED` measurable tokens to give one. Transcripts are
+grouped by the tokenizer family of their model, and each family's spread is printed: the
+`tokenizers` factors in `data/models.json` come from this.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from smig_tui.core.calibration import measure_growth
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Measure the given transcripts and print each one's ratio and each family's spread."""
+    parser = argparse.ArgumentParser(prog="python -m smig_tui.devtools.calibrate", description=__doc__.split("\n")[0])
+    parser.add_argument("paths", nargs="+", type=Path, help="Claude Code transcripts or Codex rollouts, or folders of them")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    files = sorted(f for p in args.paths for f in ([p] if p.is_file() else p.glob("*.jsonl")))
+    rows = measure_files(files)
+    if args.json:
+        print(json.dumps(rows, indent=1))
+        return 0
+    for row in rows:
+        print(f"{row['file'][:70]:70} {row['model'] or '?':28} {row['family']:12} "
+              f"{row['logged']:>8,} / {row['counted']:>8,} = {row['ratio'] or '-'}{'' if row['trusted'] else ' (too little)'}")
+    families: dict[str, list[float]] = {}
+    for row in rows:
+        if row["trusted"]:
+            families.setdefault(row["family"], []).append(row["ratio"])
+    for family, ratios in sorted(families.items()):
+        print(f"{family}: {len(ratios)} transcripts, ratio {min(ratios):.2f}-{max(ratios):.2f}, "
+              f"median {sorted(ratios)[len(ratios) // 2]:.2f}")
+    return 0
+
+
+def measure_files(files: Sequence[Path]) -> list[dict[str, Any]]:
+    """Read each transcript the way smig does (in a scratch home) and measure it."""
+    from smig_tui.services import build_services
+
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory() as scratch:
+        home = Path(scratch)
+        project = home / "claude" / "projects" / "calibration"
+        project.mkdir(parents=True)
+        rollouts = home / "codex" / "sessions" / "2026" / "01" / "01"
+        rollouts.mkdir(parents=True)
+        for file in files:
+            is_codex = '"session_meta"' in file.read_text(encoding="utf-8", errors="replace")[:4000]
+            name = file.name if not is_codex or file.name.startswith("rollout-") else f"rollout-{file.name}"
+            shutil.copy(file, (rollouts if is_codex else project) / name)
+        services = build_services({"HOME": scratch, "SMIG_TUI_HOME": str(home / "smig"),
+                                   "CODEX_HOME": str(home / "codex"), "CLAUDE_CONFIG_DIR": str(home / "claude")})
+        table = services.capacities
+        counter_model = table.lookup("gpt-5.5")  # o200k_base, calibration 1: smig's raw count
+        for info in services.list_sessions(include_subagents=True):
+            session = services.load_session(info)
+            growth = measure_growth(session, services.count_session(session, counter_model))
+            model = table.get(session.info.model) if session.info.model else None
+            raw = growth.logged / growth.counted if growth.counted else None
+            rows.append({"file": Path(info.path).name, "model": session.info.model,
+                         "family": model.tokenizer if model else "?", "logged": growth.logged,
+                         "counted": growth.counted, "stretches": growth.stretches,
+                         "ratio": round(raw, 3) if raw else None, "trusted": growth.ratio is not None})
+    return sorted(rows, key=lambda row: str(row["file"]))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
