@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 from smig_tui.adapters.config_file import load_config
 from smig_tui.adapters.paths import Paths, resolve_paths
-from smig_tui.core.errors import AmbiguousIdError, ConfigError, SessionNotFoundError, WriteRefusedError
+from smig_tui.core.errors import AmbiguousIdError, ConfigError, SessionNotFoundError, SmigError, WriteRefusedError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import SessionSource, WarningSink
 
 if TYPE_CHECKING:
     from smig_tui.adapters.memory_store import ApplyResult, MemoryStore
+    from smig_tui.adapters.search_index import Notice, Progress, RefreshReport, SearchFilters, SearchHit, SearchIndex
     from smig_tui.adapters.storage.migration_store import MigrationStore
     from smig_tui.adapters.storage.token_cache import TokenCache
     from smig_tui.adapters.summarizer import Summarizer, SummaryPreview
@@ -454,6 +455,44 @@ class Services:
         )
         options = {**plan_options, "summary": result.text, "summary_budget": budget}
         return self.plan(session, target, strategy, **options), result
+
+    # --- full-text search (issue 20) ---------------------------------------------------------------
+
+    @cached_property
+    def search_index(self) -> SearchIndex:
+        """The full-text index of every session, in smig's cache folder."""
+        from smig_tui.adapters.search_index import SearchIndex
+
+        return SearchIndex(self.paths.cache_dir / "search")
+
+    def refresh_search_index(
+        self, warn: WarningSink = _ignore, progress: Progress | None = None, notice: Notice | None = None
+    ) -> RefreshReport:
+        """Index what is new or changed in every source's sessions (any agent a source reads)."""
+        return self.search_index.refresh(self.sources, warn, progress, notice)
+
+    def search(
+        self, query: str, filters: SearchFilters | None = None, limit: int = 20, offset: int = 0,
+        warn: WarningSink = _ignore, progress: Progress | None = None, notice: Notice | None = None,
+        refresh: bool = True,
+    ) -> list[SearchHit]:
+        """Search every session's messages (refreshing the index first); a damaged index is rebuilt."""
+        import sqlite3
+
+        from smig_tui.adapters.search_index import IndexDamagedError, SearchFilters
+        from smig_tui.core.search import parse_query
+
+        parsed = parse_query(query)
+        try:
+            if refresh:
+                self.refresh_search_index(warn, progress, notice)
+            try:
+                return self.search_index.search(parsed, filters or SearchFilters(), limit, offset, notice)
+            except IndexDamagedError:
+                self.refresh_search_index(warn, progress, notice)
+                return self.search_index.search(parsed, filters or SearchFilters(), limit, offset, notice)
+        except (sqlite3.Error, IndexDamagedError) as error:
+            raise SmigError(f"The search index at {self.search_index.db_path} cannot be used: {str(error).rstrip('.')}.") from None
 
 
 def _summary_messages(source: Session | Sequence[Message]) -> Sequence[Message]:

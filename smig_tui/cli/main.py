@@ -29,6 +29,7 @@ COMMANDS = {
     "summarize": "smig_tui.cli.summarize",
     "memory": "smig_tui.cli.memory",
     "mcp": "smig_tui.cli.mcp_cmd",
+    "search": "smig_tui.cli.search",
 }
 """Which module registers each command; each has `register(subparsers)` and sets `handler(args, ctx) -> int`."""
 COMMAND_MODULES = tuple(dict.fromkeys(COMMANDS.values()))
