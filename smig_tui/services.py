@@ -22,6 +22,7 @@ from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import SessionSource, WarningSink
 
 if TYPE_CHECKING:
+    from smig_tui.adapters.archive import Archive
     from smig_tui.adapters.memory_store import ApplyResult, MemoryStore
     from smig_tui.adapters.search_index import Notice, Progress, RefreshReport, SearchFilters, SearchHit, SearchIndex
     from smig_tui.adapters.storage.migration_store import MigrationStore
@@ -535,4 +536,19 @@ def build_services(env: dict[str, str] | None = None) -> Services:
         CodexSource(paths, listing_cache=paths.cache_dir / "listing-codex.json"),
         ClaudeSource(paths, listing_cache=paths.cache_dir / "listing-claude.json"),
     ]
-    return Services(paths=paths, config=config, sources=sources)
+    return Services(paths=paths, config=config, sources=with_archive(paths, sources))
+
+
+def session_archive(paths: Paths) -> Archive:
+    """smig's archive of session files, restoring into each agent's home (issue 20)."""
+    from smig_tui.adapters.archive import Archive
+
+    return Archive(paths.data_dir / "archive", {"codex": paths.codex_home, "claude": paths.claude_home})
+
+
+def with_archive(paths: Paths, sources: list[SessionSource]) -> list[SessionSource]:
+    """Each reader wrapped so archived sessions whose originals are gone still list (issue 20)."""
+    from smig_tui.adapters.archive import ArchivedSource
+
+    archive = session_archive(paths)
+    return [ArchivedSource(source, archive, paths.cache_dir / "archive-view") for source in sources]

@@ -30,6 +30,7 @@ COMMANDS = {
     "memory": "smig_tui.cli.memory",
     "mcp": "smig_tui.cli.mcp_cmd",
     "search": "smig_tui.cli.search",
+    "archive": "smig_tui.cli.archive",
 }
 """Which module registers each command; each has `register(subparsers)` and sets `handler(args, ctx) -> int`."""
 COMMAND_MODULES = tuple(dict.fromkeys(COMMANDS.values()))
