@@ -351,6 +351,16 @@ class SmigTools:
                           _offset(offset), _page_size(max_chars), "recall_omitted")
 
 
+    def search_sessions(self, query: str, agent: str | None = None, cwd: str | None = None,
+                        since: str | None = None, role: str | None = None, limit: int | None = None,
+                        offset: int | None = None, max_chars: int | None = None) -> dict[str, Any]:
+        """Full-text search over every session (issue 20): ranked hits with redacted, marked snippets, paged."""
+        from smig_tui.mcp.search_tool import search_hits
+
+        hits = search_hits(self.services, query, agent, cwd, since, role, _bounded("limit", limit, 1, 100, 20))
+        return page_items({"query": query, "total": len(hits)}, "hits", hits, _offset(offset),
+                          _page_size(max_chars), "search_sessions")
+
 def _record_session(record: MigrationRecord, messages: tuple[Message, ...]) -> Session:
     """A stand-in session for rendering a stored migration's messages."""
     source = record.source
