@@ -1,8 +1,10 @@
 """Provides the full-text index of every session: SQLite FTS5 in smig's cache folder.
 
-Every message of every session any reader yields is stored once (redacted, zstd-packed when long)
-and indexed in a word table (unicode61, ranked by bm25) and, when it holds a script written without
-spaces, in a trigram table too. Both FTS tables are contentless, so the text is not stored twice.
+Every message of every session any reader yields is stored once, redacted, in zstd blocks of about
+256 KB (one session's messages side by side compress well), and indexed in a word table (unicode61,
+without positions: a third of the size; phrases are confirmed on the text) and, when it holds a
+script written without spaces, in a trigram table too. Both FTS tables are contentless, so the text
+is not stored twice.
 The index follows the files: keyed by (path, size, mtime), a file that only grew gets only its new
 messages, a rewritten one is indexed again, a removed one leaves. A damaged index file is deleted
 and built again, with a notice: it is a cache, the sessions are the truth.
@@ -13,13 +15,15 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from smig_tui.adapters.fs import file_lock
-from smig_tui.adapters.zstd_files import Packer, decompress
+from smig_tui.adapters.zstd_files import DAMAGED, compress, decompress
 from smig_tui.core.errors import LockedError
 from smig_tui.core.models import Kind, Message, Session, SessionInfo
 from smig_tui.core.ports import SessionSource, WarningSink
@@ -33,12 +37,19 @@ from smig_tui.core.search import (
     tier,
 )
 
-SCHEMA_VERSION = "1"
-PACK_FROM = 512
-"""Texts at least this long are stored zstd-packed; shorter ones gain nothing."""
+SCHEMA_VERSION = "2"
+BLOCK_BYTES = 256 * 1024
+"""Texts are packed together into zstd blocks of about this many bytes."""
+CACHED_BLOCKS = 32
+"""Unpacked blocks kept in memory while searching."""
+CONFIRM_BATCH = 200
+"""Candidates read per round when phrases must be confirmed on the text."""
 MAX_INDEXED_CHARS = 1 << 20
 """The head of a message indexed; a bigger tool output is searchable in its first megabyte only."""
 SKIPPED_KINDS = (Kind.IMAGE,)
+BLOCK_LEVEL = 3
+OPTIMIZE_AFTER = 50
+"""Sessions indexed in one refresh past which the FTS segments are merged."""
 CORRUPT_HINTS = ("malformed", "not a database", "corrupt", "no such table", "no such column", "disk i/o")
 
 Progress = Callable[[int, int], None]
@@ -52,11 +63,15 @@ CREATE TABLE files(
     id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, agent TEXT NOT NULL, session_id TEXT NOT NULL,
     title TEXT, cwd TEXT, cwd_real TEXT, updated TEXT, size INTEGER, mtime REAL,
     subagent INTEGER, archived INTEGER, indexed INTEGER, last_id TEXT);
+CREATE TABLE blocks(id INTEGER PRIMARY KEY AUTOINCREMENT, file INTEGER NOT NULL, data BLOB NOT NULL);
+CREATE INDEX blocks_file ON blocks(file);
 CREATE TABLE messages(
     id INTEGER PRIMARY KEY, file INTEGER NOT NULL, position INTEGER NOT NULL, message_id TEXT NOT NULL,
-    role TEXT, kind TEXT, tier INTEGER, timestamp TEXT, grams INTEGER, body);
+    role TEXT, kind TEXT, tier INTEGER, timestamp TEXT, grams INTEGER,
+    block INTEGER, start INTEGER, length INTEGER);
 CREATE INDEX messages_file ON messages(file, position);
-CREATE VIRTUAL TABLE words USING fts5(body, content='', tokenize='unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE words USING fts5(
+    body, content='', detail=none, columnsize=0, tokenize='unicode61 remove_diacritics 2');
 CREATE VIRTUAL TABLE grams USING fts5(body, content='', tokenize='trigram');
 """
 
@@ -135,7 +150,8 @@ class SearchIndex:
         self.db_path = folder / "index.sqlite3"
         self._conn: sqlite3.Connection | None = None
         self._guard = threading.RLock()
-        self._packer = Packer()
+        self._blocks: OrderedDict[int, bytes] = OrderedDict()
+        """Recently unpacked blocks by id (ids are never reused, so an entry never goes stale)."""
 
     # --- opening, and recovering from a damaged file ---------------------------------------------
 
@@ -144,15 +160,16 @@ class SearchIndex:
         if self._conn is None:
             self.folder.mkdir(parents=True, exist_ok=True)
             fresh = not self.db_path.exists()
+            if fresh:  # private from the first byte; SQLite gives its -wal and -shm files the same mode
+                os.close(os.open(self.db_path, os.O_CREAT | os.O_WRONLY, 0o600))
             conn = sqlite3.connect(self.db_path, check_same_thread=False, isolation_level=None)
             try:
-                conn.create_function("smig_text", 1, _plain_lower, deterministic=True)
+                conn.create_function("smig_text", 4, self._lowered_text)
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
                 if fresh or not _has_schema(conn):
                     conn.executescript(_SCHEMA)
                     conn.execute("INSERT INTO meta VALUES ('version', ?)", (SCHEMA_VERSION,))
-                    os.chmod(self.db_path, 0o600)
                 else:
                     row = conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
                     if row is None or row[0] != SCHEMA_VERSION:
@@ -173,6 +190,7 @@ class SearchIndex:
     def _reset(self) -> None:
         """Delete the index files so the next use builds it again."""
         self.close()
+        self._blocks.clear()
         for suffix in ("", "-wal", "-shm"):
             Path(str(self.db_path) + suffix).unlink(missing_ok=True)
 
@@ -261,6 +279,11 @@ class SearchIndex:
                 self._index_file(conn, session, known.get(info.path), report)
             if progress and todo:
                 progress(len(todo), len(todo))
+            if len(todo) >= OPTIMIZE_AFTER:  # many new segments: merge them, smaller and faster to query
+                conn.execute("INSERT INTO words(words) VALUES ('optimize')")
+                conn.execute("INSERT INTO grams(grams) VALUES ('optimize')")
+            if todo or gone:
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def _index_file(self, conn: sqlite3.Connection, session: Session, old: _Known | None, report: RefreshReport) -> None:
         """Index one session file in one transaction: only its new messages when it just grew."""
@@ -305,35 +328,88 @@ class SearchIndex:
     def _insert_messages(
         self, conn: sqlite3.Connection, file_id: int, session: Session, messages: Iterable[Message]
     ) -> int:
+        """Store and index messages, their texts packed together in blocks."""
         added = 0
+        pending: list[tuple[Message, str, int, int]] = []
+        packed: list[bytes] = []
+        size = 0
+
+        def flush() -> None:
+            nonlocal size
+            if not pending:
+                return
+            block = conn.execute("INSERT INTO blocks(file, data) VALUES (?, ?)",
+                                 (file_id, compress(b"".join(packed), BLOCK_LEVEL))).lastrowid
+            for message, text, start, length in pending:
+                grams = needs_grams(text)
+                row = conn.execute(
+                    "INSERT INTO messages(file, position, message_id, role, kind, tier, timestamp, grams, block,"
+                    " start, length) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    (file_id, message.index, message.id, message.role.value, message.kind.value,
+                     tier(message.role, message.kind, message.injected),
+                     message.timestamp or session.info.updated, int(grams), block, start, length),
+                ).lastrowid
+                conn.execute("INSERT INTO words(rowid, body) VALUES (?, ?)", (row, text))
+                if grams:
+                    conn.execute("INSERT INTO grams(rowid, body) VALUES (?, ?)", (row, text))
+            pending.clear()
+            packed.clear()
+            size = 0
+
         for message in messages:
             text = _indexed_text(message)
             if not text:
                 continue
-            grams = needs_grams(text)
-            body: str | bytes = self._packer.pack(text.encode()) if len(text) >= PACK_FROM else text
-            cursor = conn.execute(
-                "INSERT INTO messages(file, position, message_id, role, kind, tier, timestamp, grams, body)"
-                " VALUES (?,?,?,?,?,?,?,?,?)",
-                (file_id, message.index, message.id, message.role.value, message.kind.value,
-                 tier(message.role, message.kind, message.injected),
-                 message.timestamp or session.info.updated, int(grams), body),
-            )
-            conn.execute("INSERT INTO words(rowid, body) VALUES (?, ?)", (cursor.lastrowid, text))
-            if grams:
-                conn.execute("INSERT INTO grams(rowid, body) VALUES (?, ?)", (cursor.lastrowid, text))
+            data = text.encode()
+            pending.append((message, text, size, len(data)))
+            packed.append(data)
+            size += len(data)
             added += 1
+            if size >= BLOCK_BYTES:
+                flush()
+        flush()
         return added
 
     def _drop_messages(self, conn: sqlite3.Connection, file_id: int) -> None:
         """Remove a file's messages from the tables; contentless FTS needs each text to forget it."""
-        rows = conn.execute("SELECT id, grams, body FROM messages WHERE file = ?", (file_id,)).fetchall()
-        for message_id, grams, body in rows:
-            text = _plain(body)
+        rows = conn.execute("SELECT id, grams, block, start, length FROM messages WHERE file = ?",
+                            (file_id,)).fetchall()
+        for message_id, grams, block, start, length in rows:
+            text = self._text(conn, block, start, length)
             conn.execute("INSERT INTO words(words, rowid, body) VALUES ('delete', ?, ?)", (message_id, text))
             if grams:
                 conn.execute("INSERT INTO grams(grams, rowid, body) VALUES ('delete', ?, ?)", (message_id, text))
         conn.execute("DELETE FROM messages WHERE file = ?", (file_id,))
+        conn.execute("DELETE FROM blocks WHERE file = ?", (file_id,))
+
+    def _block(self, conn: sqlite3.Connection, block: int, data: bytes | None = None) -> bytes:
+        """The unpacked bytes of a block, from the memory cache when recently used."""
+        cached = self._blocks.get(block)
+        if cached is None:
+            if data is None:
+                row = conn.execute("SELECT data FROM blocks WHERE id = ?", (block,)).fetchone()
+                if row is None:
+                    raise sqlite3.DatabaseError(f"no such block {block}: the index is damaged")
+                data = row[0]
+            try:
+                cached = decompress(data)
+            except DAMAGED as error:
+                raise sqlite3.DatabaseError(f"block {block} is corrupt ({error})") from None
+            self._blocks[block] = cached
+            while len(self._blocks) > CACHED_BLOCKS:
+                self._blocks.popitem(last=False)
+        else:
+            self._blocks.move_to_end(block)
+        return cached
+
+    def _text(self, conn: sqlite3.Connection, block: int, start: int, length: int) -> str:
+        """One message's stored text."""
+        return self._block(conn, block)[start : start + length].decode()
+
+    def _lowered_text(self, block: int, data: bytes, start: int, length: int) -> str:
+        """`smig_text()` in SQL: a stored text ASCII-lowered, for substring scans."""
+        assert self._conn is not None
+        return ascii_lower(self._block(self._conn, block, data)[start : start + length].decode())
 
     def _drop_file(self, conn: sqlite3.Connection, file_id: int) -> None:
         conn.execute("BEGIN IMMEDIATE")
@@ -373,15 +449,16 @@ class SearchIndex:
             source = "words JOIN messages m ON m.id = words.rowid"
             where.append("words MATCH ?")
             args.append(words)
-            score = "bm25(words), "
         else:
-            source, score = "messages m", ""
+            source = "messages m"
         source += " JOIN files f ON f.id = m.file"
         if query.gram_match:
             where.append("m.id IN (SELECT rowid FROM grams WHERE grams MATCH ?)")
             args.append(query.gram_match)
+        if query.scans:
+            source += " JOIN blocks b ON b.id = m.block"
         for needle in query.scans:
-            where.append("instr(smig_text(m.body), ?) > 0")
+            where.append("instr(smig_text(m.block, b.data, m.start, m.length), ?) > 0")
             args.append(needle)
         if filters.agent:
             where.append("f.agent = ?")
@@ -396,25 +473,52 @@ class SearchIndex:
         if filters.role:
             where.append("m.role = ?")
             args.append(filters.role)
+        # One occurrence in a shorter message weighs more (bm25 with a term frequency of one; the
+        # word table keeps no frequencies), then the newest.
         sql = (
-            "SELECT m.position, m.message_id, m.role, m.kind, m.timestamp, m.body, f.agent, f.session_id, f.path,"
-            f" f.title, f.cwd, f.archived FROM {source} WHERE {' AND '.join(where) or '1'}"
-            f" ORDER BY m.tier, {score}m.timestamp DESC LIMIT ? OFFSET ?"
+            "SELECT m.position, m.message_id, m.role, m.kind, m.timestamp, m.block, m.start, m.length, f.agent,"
+            f" f.session_id, f.path, f.title, f.cwd, f.archived FROM {source} WHERE {' AND '.join(where) or '1'}"
+            " ORDER BY m.tier, m.length, m.timestamp DESC LIMIT ? OFFSET ?"
         )
         try:
-            rows = conn.execute(sql, (*args, limit, offset)).fetchall()
+            rows = self._rows(conn, sql, args, query, limit, offset)
         except sqlite3.OperationalError as error:
             if "fts5" in str(error) or "syntax" in str(error):
                 raise SearchQueryError(f"The search index cannot run this query: {error}.") from None
             raise
         hits = []
-        for position, message_id, role, kind, stamp, body, agent, session_id, path, title, cwd, archived in rows:
-            snippet = make_snippet(redact(_plain(body)).text, query.needles)
+        for position, message_id, role, kind, stamp, text, agent, session_id, path, title, cwd, archived in rows:
+            snippet = make_snippet(redact(text).text, query.needles)
             hits.append(SearchHit(
                 agent, session_id, path, redact(title).text if title else None, cwd, message_id, position, role,
                 kind, stamp, snippet.text, snippet.spans, bool(archived),
             ))
         return hits
+
+    def _rows(self, conn: sqlite3.Connection, sql: str, args: list[object], query: SearchQuery, limit: int,
+              offset: int) -> list[tuple[Any, ...]]:
+        """The hits' rows with their texts; phrases are confirmed on the text, reading candidates in rounds."""
+        if not query.needs_confirming:
+            rows = conn.execute(sql, (*args, limit, offset)).fetchall()
+            return [(*row[:5], self._text(conn, *row[5:8]), *row[8:]) for row in rows]
+        found: list[tuple[Any, ...]] = []
+        skipped = read = 0
+        while len(found) < limit:
+            rows = conn.execute(sql, (*args, CONFIRM_BATCH, read)).fetchall()
+            read += len(rows)
+            for row in rows:
+                text = self._text(conn, *row[5:8])
+                if not query.confirms(text):
+                    continue
+                if skipped < offset:
+                    skipped += 1
+                    continue
+                found.append((*row[:5], text, *row[8:]))
+                if len(found) == limit:
+                    break
+            if len(rows) < CONFIRM_BATCH:
+                break
+        return found
 
     def stats(self) -> dict[str, int]:
         """Sessions, messages and bytes the index holds."""
@@ -464,13 +568,3 @@ def _indexed_text(message: Message) -> str:
     if message.kind is Kind.TOOL_CALL and message.tool_name:
         text = f"{message.tool_name} {text}"
     return redact(text).text if text.strip() else ""
-
-
-def _plain(body: str | bytes) -> str:
-    """A stored text, unpacked."""
-    return decompress(body).decode() if isinstance(body, bytes) else body
-
-
-def _plain_lower(body: str | bytes | None) -> str:
-    """`smig_text()` in SQL: a stored text unpacked and ASCII-lowered, for substring scans."""
-    return ascii_lower(_plain(body)) if body is not None else ""

@@ -68,13 +68,34 @@ class SearchQuery:
 
     @property
     def word_match(self) -> str | None:
-        """The FTS5 expression for the word table, or None when no term is a word term."""
+        """The FTS5 expression for the word table (every word of every word term, ANDed), or None.
+
+        The word table keeps no positions (a third of the size), so a phrase is found by its words
+        here and confirmed by `confirms` on the text.
+        """
         parts = []
         for term in self.terms:
             if term.answered_by == "words":
-                quoted = '"' + " ".join(term.words) + '"'
-                parts.append(quoted + ("*" if term.prefix else ""))
+                words = term.words
+                parts += [f'"{word}"' for word in words[:-1]]
+                parts.append(f'"{words[-1]}"' + ("*" if term.prefix else ""))
         return " AND ".join(parts) or None
+
+    @property
+    def needs_confirming(self) -> bool:
+        """True when a word term spans several words, so its order must be checked on the text."""
+        return any(term.answered_by == "words" and len(term.words) > 1 for term in self.terms)
+
+    def confirms(self, text: str) -> bool:
+        """Tell whether every several-word term occurs in `text` as those words in that order."""
+        folded: str | None = None
+        for term in self.terms:
+            if term.answered_by != "words" or len(term.words) < 2:
+                continue
+            folded = folded if folded is not None else fast_fold(text)
+            if not phrase_pattern(term.words, term.prefix).search(folded):
+                return False
+        return True
 
     @property
     def gram_match(self) -> str | None:
@@ -89,8 +110,10 @@ class SearchQuery:
 
     @property
     def needles(self) -> tuple[str, ...]:
-        """What to highlight in a hit: each term's text, longest first."""
-        return tuple(sorted({term.text for term in self.terms}, key=len, reverse=True))
+        """What to highlight in a hit: each term's text and its words, longest first."""
+        texts = {term.text for term in self.terms}
+        texts |= {word for term in self.terms if term.answered_by == "words" for word in term.text.split()}
+        return tuple(sorted(texts, key=len, reverse=True))
 
 
 def parse_query(text: str) -> SearchQuery:
@@ -128,6 +151,24 @@ def word_tokens(text: str) -> list[str]:
     if current:
         tokens.append("".join(current))
     return tokens
+
+
+def fast_fold(text: str) -> str:
+    """Fold a whole text as `fold` does each character (lengths may change: for matching only)."""
+    if text.isascii():
+        return text.lower()
+    return _COMBINING.sub("", unicodedata.normalize("NFD", text)).lower()
+
+
+_COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+_SEPARATOR = r"[\W_]+"
+"""What the word tokenizer splits on: anything but letters and digits (underscore included)."""
+
+
+def phrase_pattern(words: list[str], prefix: bool) -> re.Pattern[str]:
+    """A regex finding folded `words` in order, separated as the tokenizer separates them."""
+    body = _SEPARATOR.join(re.escape(word) for word in words)
+    return re.compile(r"(?<![^\W_])" + body + ("" if prefix else r"(?![^\W_])"))
 
 
 def fold(char: str) -> str:
@@ -203,7 +244,7 @@ def make_snippet(text: str, needles: tuple[str, ...], width: int = 160) -> Snipp
     Matching folds case and accents like the word index, so `cafe` highlights `Café`.
     """
     flat = " ".join(text.split())
-    folded = "".join(fold(c) for c in flat)
+    folded = flat.lower() if flat.isascii() else "".join(fold(c) for c in flat)
     wanted = [folded_needle for n in needles if (folded_needle := "".join(fold(c) for c in " ".join(n.split())))]
     hits = sorted(
         (start, start + len(needle))
