@@ -32,6 +32,7 @@ from smig_tui.core.search import (
     SearchQuery,
     SearchQueryError,
     ascii_lower,
+    char_tokens,
     make_snippet,
     needs_grams,
     tier,
@@ -40,7 +41,7 @@ from smig_tui.core.search import (
 SCHEMA_VERSION = "2"
 BLOCK_BYTES = 256 * 1024
 """Texts are packed together into zstd blocks of about this many bytes."""
-CACHED_BLOCKS = 32
+CACHED_BLOCKS = 64
 """Unpacked blocks kept in memory while searching."""
 CONFIRM_BATCH = 200
 """Candidates read per round when phrases must be confirmed on the text."""
@@ -349,7 +350,7 @@ class SearchIndex:
                      tier(message.role, message.kind, message.injected),
                      message.timestamp or session.info.updated, int(grams), block, start, length),
                 ).lastrowid
-                conn.execute("INSERT INTO words(rowid, body) VALUES (?, ?)", (row, text))
+                conn.execute("INSERT INTO words(rowid, body) VALUES (?, ?)", (row, _word_text(text)))
                 if grams:
                     conn.execute("INSERT INTO grams(rowid, body) VALUES (?, ?)", (row, text))
             pending.clear()
@@ -376,7 +377,8 @@ class SearchIndex:
                             (file_id,)).fetchall()
         for message_id, grams, block, start, length in rows:
             text = self._text(conn, block, start, length)
-            conn.execute("INSERT INTO words(words, rowid, body) VALUES ('delete', ?, ?)", (message_id, text))
+            conn.execute("INSERT INTO words(words, rowid, body) VALUES ('delete', ?, ?)",
+                         (message_id, _word_text(text)))
             if grams:
                 conn.execute("INSERT INTO grams(grams, rowid, body) VALUES ('delete', ?, ?)", (message_id, text))
         conn.execute("DELETE FROM messages WHERE file = ?", (file_id,))
@@ -506,14 +508,18 @@ class SearchIndex:
         while len(found) < limit:
             rows = conn.execute(sql, (*args, CONFIRM_BATCH, read)).fetchall()
             read += len(rows)
-            for row in rows:
+            texts: dict[int, str] = {}
+            for index, row in sorted(enumerate(rows), key=lambda pair: pair[1][5]):  # each block unpacked once
                 text = self._text(conn, *row[5:8])
-                if not query.confirms(text):
+                if query.confirms(text):
+                    texts[index] = text
+            for index, row in enumerate(rows):
+                if index not in texts:
                     continue
                 if skipped < offset:
                     skipped += 1
                     continue
-                found.append((*row[:5], text, *row[8:]))
+                found.append((*row[:5], texts[index], *row[8:]))
                 if len(found) == limit:
                     break
             if len(rows) < CONFIRM_BATCH:
@@ -549,6 +555,12 @@ def _meta(info: SessionInfo) -> tuple[object, ...]:
     """The listing facts stored per file: agent, id, title, cwd, updated, sub-agent, archived."""
     return (info.agent.value, info.id, info.title, info.cwd, info.updated, int(info.is_subagent),
             int(bool(getattr(info, "archived", False))))
+
+
+def _word_text(text: str) -> str:
+    """What the word table indexes for a text: the text plus a token per emoji or CJK character."""
+    extra = char_tokens(text)
+    return f"{text}\n{extra}" if extra else text
 
 
 def _real(cwd: str | None) -> str | None:

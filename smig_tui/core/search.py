@@ -31,6 +31,13 @@ SPLITLESS = re.compile(
 )
 """Characters of scripts written without spaces between words (Thai, Lao, Myanmar, Khmer, kana,
 Bopomofo, Han, Hangul): messages holding one go into the trigram table."""
+CHAR_TOKEN = re.compile(
+    SPLITLESS.pattern[:-1]
+    + "\u2190-\u21ff\u2300-\u23ff\u2460-\u24ff\u25a0-\u27bf\u2900-\u297f\u2b00-\u2bff"
+    "\U0001f000-\U0001faff\u200d\ufe0f]+"
+)
+"""Runs of characters the word tokenizer drops or cannot split: emoji, arrows and symbols, and the
+scripts of `SPLITLESS`. Each such character also gets a token of its own (`char_tokens`)."""
 TRIGRAM = 3
 """The trigram tokenizer cannot match a substring shorter than this."""
 CONVERSATION, TOOLING, CONTEXT = 0, 1, 2
@@ -54,10 +61,18 @@ class Term:
 
     @property
     def answered_by(self) -> str:
-        """`words`, `grams` or `scan`: which part of the index finds this term."""
-        if SPLITLESS.search(self.text):
-            return "grams" if len(self.text.strip()) >= TRIGRAM else "scan"
-        return "words" if self.words else "scan"
+        """`words`, `grams`, `chars` or `scan`: which part of the index finds this term.
+
+        `chars`: a term of emoji or of one or two CJK characters, found by the per-character tokens
+        the word table holds for such characters and confirmed on the text; `scan` (punctuation
+        such as `->`) reads every stored text.
+        """
+        if SPLITLESS.search(self.text) and len(self.text.strip()) >= TRIGRAM:
+            return "grams"
+        if SPLITLESS.search(self.text) or not self.words:
+            visible = "".join(self.text.split())
+            return "chars" if CHAR_TOKEN.fullmatch(visible) else "scan"
+        return "words"
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,18 +94,25 @@ class SearchQuery:
                 words = term.words
                 parts += [f'"{word}"' for word in words[:-1]]
                 parts.append(f'"{words[-1]}"' + ("*" if term.prefix else ""))
+            elif term.answered_by == "chars":
+                parts += [f'"{token}"' for token in sorted(set(char_tokens(term.text).split()))]
         return " AND ".join(parts) or None
 
     @property
     def needs_confirming(self) -> bool:
-        """True when a word term spans several words, so its order must be checked on the text."""
-        return any(term.answered_by == "words" and len(term.words) > 1 for term in self.terms)
+        """True when a term must be checked on the text: several words in order, or characters."""
+        return any(_confirmed(term) for term in self.terms)
 
     def confirms(self, text: str) -> bool:
-        """Tell whether every several-word term occurs in `text` as those words in that order."""
+        """Tell whether every several-word term occurs in `text` as those words in that order, and
+        every character term as written."""
         folded: str | None = None
         for term in self.terms:
-            if term.answered_by != "words" or len(term.words) < 2:
+            if not _confirmed(term):
+                continue
+            if term.answered_by == "chars":
+                if " ".join(term.text.split()) not in text:
+                    return False
                 continue
             folded = folded if folded is not None else fast_fold(text)
             if not phrase_pattern(term.words, term.prefix).search(folded):
@@ -114,6 +136,11 @@ class SearchQuery:
         texts = {term.text for term in self.terms}
         texts |= {word for term in self.terms if term.answered_by == "words" for word in term.text.split()}
         return tuple(sorted(texts, key=len, reverse=True))
+
+
+def _confirmed(term: Term) -> bool:
+    """Whether the index alone cannot be sure of a term."""
+    return term.answered_by == "chars" or (term.answered_by == "words" and len(term.words) > 1)
 
 
 def parse_query(text: str) -> SearchQuery:
@@ -186,6 +213,13 @@ def ascii_lower(text: str) -> str:
 
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def char_tokens(text: str) -> str:
+    """A word-table token for each distinct emoji, symbol or CJK character of `text` (`smigch1f680`
+    for 🚀), so one or two such characters are found without reading every text."""
+    chars = {char for run in CHAR_TOKEN.findall(text) for char in run if char not in "\u200d\ufe0f"}
+    return " ".join(f"smigch{ord(char):x}" for char in sorted(chars))
 
 
 def needs_grams(text: str) -> bool:

@@ -28,6 +28,10 @@ def run_child_measure(name: str, args: Sequence[str]) -> dict[str, Any]:
         "replan": measure_replan,
         "tui": measure_tui,
     }
+    if name.startswith(("search-", "archive-")):
+        from smig_tui.devtools.bench_search import run_search_measure
+
+        return run_search_measure(name, args)
     return measures[name](args)
 
 

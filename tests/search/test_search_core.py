@@ -12,6 +12,7 @@ from smig_tui.core.search import (
     CONVERSATION,
     TOOLING,
     SearchQueryError,
+    char_tokens,
     make_snippet,
     parse_query,
     parse_since,
@@ -42,11 +43,19 @@ def test_operators_and_quotes_inside_terms_are_searched_for_not_obeyed() -> None
     assert query.word_match == '"not" AND "foo" AND "bar"'
 
 
-def test_cjk_goes_to_the_trigram_table_and_short_cjk_or_emoji_to_a_scan() -> None:
+def test_cjk_goes_to_trigrams_short_cjk_and_emoji_to_character_tokens_punctuation_to_a_scan() -> None:
     query = parse_query("数据库 迁移 🚀 ->")
+    assert [term.answered_by for term in query.terms] == ["grams", "chars", "chars", "scan"]
     assert query.gram_match == '"数据库"'
-    assert query.scans == ("迁移", "🚀", "->")
-    assert query.word_match is None
+    assert query.word_match == '"smigch79fb" AND "smigch8fc1" AND "smigch1f680"'
+    assert query.scans == ("->",) and query.needs_confirming
+    assert query.confirms("数据库迁移 🚀") and not query.confirms("移迁 🚀")
+
+
+def test_each_emoji_and_cjk_character_gets_its_own_token() -> None:
+    assert set(char_tokens("我们 🚀👍🏽 ok").split()) == {
+        "smigch4eec", "smigch6211", "smigch1f680", "smigch1f44d", "smigch1f3fd"}
+    assert char_tokens("plain words -> only") == ""
 
 
 def test_accents_and_case_fold_as_the_word_tokenizer_does() -> None:
