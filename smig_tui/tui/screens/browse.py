@@ -52,6 +52,7 @@ class BrowseScreen(MigrateActions, Screen[None]):
     """The debounce of the filter; 0 applies it on every keystroke."""
     BINDINGS = [
         Binding("slash", "focus_filter", "Filter", tooltip="Filter sessions by title, folder, id or model.", id="browse.filter"),
+        Binding("f", "search", "Search", show=False, tooltip="Search the text of every session's messages.", id="browse.search"),
         Binding("escape", "clear_filter", "Clear filter", show=False, tooltip="Clear the filter and go back to the tree.", id="browse.clear"),
         Binding("a", "toggle_subagents", "Sub-agents", show=False, tooltip="Show or hide sub-agent and exec sessions.", id="browse.subagents"),
         Binding("t", "pick_target", "Target", tooltip="Choose the model to continue in.", id="browse.target"),
@@ -89,6 +90,8 @@ class BrowseScreen(MigrateActions, Screen[None]):
         """Recently chosen targets, newest first."""
         self._filter_timer: Timer | None = None
         """The pending filter, restarted by each keystroke."""
+        self.found_message: str | None = None
+        """The message a search hit asked to show once the session's plans are ready."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -213,6 +216,22 @@ class BrowseScreen(MigrateActions, Screen[None]):
         self.apply_filter()
         self.query_one(SourceTree).focus()
 
+    def action_search(self) -> None:
+        from smig_tui.tui.screens.search import SearchModal
+
+        self.app.push_screen(SearchModal(self.services), callback=self._search_done)
+
+    def _search_done(self, hit: object) -> None:
+        """Open the session of the chosen hit; its plan table then moves to the hit's message."""
+        from smig_tui.adapters.search_index import SearchHit
+
+        if not isinstance(hit, SearchHit):
+            return
+        known = [info for info in self.query_one(SourceTree).sessions if info.path == hit.path]
+        info = known[0] if known else self.services.find_session(hit.path)
+        self.found_message = hit.message_id
+        self.open_session(info)
+
     def action_toggle_subagents(self) -> None:
         shown = self.query_one(SourceTree).toggle_subagents()
         self.notify("Sub-agent and exec sessions shown." if shown else "Sub-agent and exec sessions hidden.")
@@ -288,6 +307,10 @@ class BrowseScreen(MigrateActions, Screen[None]):
         )
         self.query_one(PreviewTabs).show_plans(message.plans, self.pins)
         self.refresh_summary_notices()
+        if self.found_message is not None:  # opened from a search hit: show that message
+            table, key, self.found_message = self.query_one(PreviewTabs).table(), self.found_message, None
+            if table is not None and not table.show_message(key):
+                self.notify(f"Message {key} is not in the preview of this plan.", severity="warning")
 
     @on(PlansUnavailable)
     def _plans_unavailable(self, message: PlansUnavailable) -> None:
