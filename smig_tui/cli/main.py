@@ -90,7 +90,12 @@ def main(argv: Sequence[str] | None = None, ctx: Context | None = None) -> int:
     args = build_parser(argv).parse_args(argv)
     handler = getattr(args, "handler", run_tui)
     try:
-        return int(handler(args, ctx))
+        code = int(handler(args, ctx))
+        if code == 0 and getattr(args, "command", None) not in (None, "tui", "mcp", "archive"):
+            from smig_tui.cli.archive import auto_archive  # `[archive] auto = true` (issue 20)
+
+            auto_archive(args.command, ctx)
+        return code
     except SmigError as error:
         ctx.out.error(str(error))
         return error.exit_code

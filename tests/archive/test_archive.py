@@ -179,3 +179,24 @@ def test_refused_writes_are_typed(fake_home: dict[str, Path]) -> None:
     archive = session_archive(build_services().paths)
     with pytest.raises(WriteRefusedError):
         archive.restore(CLAUDE_SESSION)
+
+
+def test_auto_archive_runs_after_a_command_when_the_config_asks(fake_home: dict[str, Path]) -> None:
+    config = fake_home["smig"] / "config" / "config.toml"
+    config.parent.mkdir(parents=True)
+    code, _, stderr = smig("list")
+    assert code == 0 and "archived" not in stderr  # off by default
+    config.write_text("[archive]\nauto = true\n", encoding="utf-8")
+    code, _, stderr = smig("list")
+    assert code == 0 and "smig: archived" in stderr
+    assert json.loads(smig("archive", "--status", "--json")[1])["pending"]["new"] == 0
+    config.write_text('[archive]\nauto = "yes"\n', encoding="utf-8")
+    code, _, stderr = smig("list")
+    assert code == 0 and "archive.auto must be true or false" in stderr
+
+
+def test_list_marks_an_archived_session(fake_home: dict[str, Path]) -> None:
+    smig("archive")
+    claude_file(fake_home).unlink()
+    code, stdout, _ = smig("list")
+    assert code == 0 and "[archived] Verbose flag for the CLI" in stdout
