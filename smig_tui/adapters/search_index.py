@@ -2,9 +2,11 @@
 
 Every message of every session any reader yields is stored once, redacted, in zstd blocks of about
 256 KB (one session's messages side by side compress well), and indexed in a word table (unicode61,
-without positions: a third of the size; phrases are confirmed on the text) and, when it holds a
-script written without spaces, in a trigram table too. Both FTS tables are contentless, so the text
-is not stored twice.
+with positions, so phrases are exact and bm25 ranks) and, when it holds a script written without
+spaces, in a trigram table too. Both FTS tables are contentless, so the text is not stored twice.
+A position-less word table would be half the size, but a phrase would then have to be confirmed on
+the text of every candidate: on the generated corpus, 44% instead of 77% of the indexed text, and a
+query p95 of 320 ms instead of 25 ms.
 The index follows the files: keyed by (path, size, mtime), a file that only grew gets only its new
 messages, a rewritten one is indexed again, a removed one leaves. A damaged index file is deleted
 and built again, with a notice: it is a cache, the sessions are the truth.
@@ -38,13 +40,13 @@ from smig_tui.core.search import (
     tier,
 )
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 BLOCK_BYTES = 256 * 1024
 """Texts are packed together into zstd blocks of about this many bytes."""
 CACHED_BLOCKS = 64
 """Unpacked blocks kept in memory while searching."""
 CONFIRM_BATCH = 200
-"""Candidates read per round when phrases must be confirmed on the text."""
+"""Candidates read per round when emoji or CJK characters must be confirmed on the text."""
 MAX_INDEXED_CHARS = 1 << 20
 """The head of a message indexed; a bigger tool output is searchable in its first megabyte only."""
 SKIPPED_KINDS = (Kind.IMAGE,)
@@ -71,8 +73,7 @@ CREATE TABLE messages(
     role TEXT, kind TEXT, tier INTEGER, timestamp TEXT, grams INTEGER,
     block INTEGER, start INTEGER, length INTEGER);
 CREATE INDEX messages_file ON messages(file, position);
-CREATE VIRTUAL TABLE words USING fts5(
-    body, content='', detail=none, columnsize=0, tokenize='unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE words USING fts5(body, content='', tokenize='unicode61 remove_diacritics 2');
 CREATE VIRTUAL TABLE grams USING fts5(body, content='', tokenize='trigram');
 """
 
@@ -451,8 +452,9 @@ class SearchIndex:
             source = "words JOIN messages m ON m.id = words.rowid"
             where.append("words MATCH ?")
             args.append(words)
+            score = "bm25(words), "
         else:
-            source = "messages m"
+            source, score = "messages m", ""
         source += " JOIN files f ON f.id = m.file"
         if query.gram_match:
             where.append("m.id IN (SELECT rowid FROM grams WHERE grams MATCH ?)")
@@ -475,12 +477,10 @@ class SearchIndex:
         if filters.role:
             where.append("m.role = ?")
             args.append(filters.role)
-        # One occurrence in a shorter message weighs more (bm25 with a term frequency of one; the
-        # word table keeps no frequencies), then the newest.
         sql = (
             "SELECT m.position, m.message_id, m.role, m.kind, m.timestamp, m.block, m.start, m.length, f.agent,"
             f" f.session_id, f.path, f.title, f.cwd, f.archived FROM {source} WHERE {' AND '.join(where) or '1'}"
-            " ORDER BY m.tier, m.length, m.timestamp DESC LIMIT ? OFFSET ?"
+            f" ORDER BY m.tier, {score}m.timestamp DESC LIMIT ? OFFSET ?"
         )
         try:
             rows = self._rows(conn, sql, args, query, limit, offset)
@@ -499,7 +499,7 @@ class SearchIndex:
 
     def _rows(self, conn: sqlite3.Connection, sql: str, args: list[object], query: SearchQuery, limit: int,
               offset: int) -> list[tuple[Any, ...]]:
-        """The hits' rows with their texts; phrases are confirmed on the text, reading candidates in rounds."""
+        """The hits' rows with their texts; character terms are confirmed on the text, in rounds of candidates."""
         if not query.needs_confirming:
             rows = conn.execute(sql, (*args, limit, offset)).fetchall()
             return [(*row[:5], self._text(conn, *row[5:8]), *row[8:]) for row in rows]

@@ -83,41 +83,24 @@ class SearchQuery:
 
     @property
     def word_match(self) -> str | None:
-        """The FTS5 expression for the word table (every word of every word term, ANDed), or None.
-
-        The word table keeps no positions (a third of the size), so a phrase is found by its words
-        here and confirmed by `confirms` on the text.
-        """
+        """The FTS5 expression for the word table (each word term a phrase of its words, ANDed), or None."""
         parts = []
         for term in self.terms:
             if term.answered_by == "words":
-                words = term.words
-                parts += [f'"{word}"' for word in words[:-1]]
-                parts.append(f'"{words[-1]}"' + ("*" if term.prefix else ""))
+                parts.append('"' + " ".join(term.words) + '"' + ("*" if term.prefix else ""))
             elif term.answered_by == "chars":
                 parts += [f'"{token}"' for token in sorted(set(char_tokens(term.text).split()))]
         return " AND ".join(parts) or None
 
     @property
     def needs_confirming(self) -> bool:
-        """True when a term must be checked on the text: several words in order, or characters."""
-        return any(_confirmed(term) for term in self.terms)
+        """True when a term of emoji or CJK characters must be checked on the text (the index finds
+        texts holding each of its characters, in any order)."""
+        return any(term.answered_by == "chars" for term in self.terms)
 
     def confirms(self, text: str) -> bool:
-        """Tell whether every several-word term occurs in `text` as those words in that order, and
-        every character term as written."""
-        folded: str | None = None
-        for term in self.terms:
-            if not _confirmed(term):
-                continue
-            if term.answered_by == "chars":
-                if " ".join(term.text.split()) not in text:
-                    return False
-                continue
-            folded = folded if folded is not None else fast_fold(text)
-            if not phrase_pattern(term.words, term.prefix).search(folded):
-                return False
-        return True
+        """Tell whether every character term occurs in `text` as written."""
+        return all(" ".join(term.text.split()) in text for term in self.terms if term.answered_by == "chars")
 
     @property
     def gram_match(self) -> str | None:
@@ -136,11 +119,6 @@ class SearchQuery:
         texts = {term.text for term in self.terms}
         texts |= {word for term in self.terms if term.answered_by == "words" for word in term.text.split()}
         return tuple(sorted(texts, key=len, reverse=True))
-
-
-def _confirmed(term: Term) -> bool:
-    """Whether the index alone cannot be sure of a term."""
-    return term.answered_by == "chars" or (term.answered_by == "words" and len(term.words) > 1)
 
 
 def parse_query(text: str) -> SearchQuery:
@@ -178,24 +156,6 @@ def word_tokens(text: str) -> list[str]:
     if current:
         tokens.append("".join(current))
     return tokens
-
-
-def fast_fold(text: str) -> str:
-    """Fold a whole text as `fold` does each character (lengths may change: for matching only)."""
-    if text.isascii():
-        return text.lower()
-    return _COMBINING.sub("", unicodedata.normalize("NFD", text)).lower()
-
-
-_COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
-_SEPARATOR = r"[\W_]+"
-"""What the word tokenizer splits on: anything but letters and digits (underscore included)."""
-
-
-def phrase_pattern(words: list[str], prefix: bool) -> re.Pattern[str]:
-    """A regex finding folded `words` in order, separated as the tokenizer separates them."""
-    body = _SEPARATOR.join(re.escape(word) for word in words)
-    return re.compile(r"(?<![^\W_])" + body + ("" if prefix else r"(?![^\W_])"))
 
 
 def fold(char: str) -> str:

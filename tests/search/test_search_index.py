@@ -148,3 +148,12 @@ def test_a_malformed_query_never_touches_the_index(isolated_homes: dict[str, Pat
     with pytest.raises(SearchQueryError):
         services.search('"open')
     assert not services.search_index.db_path.exists()
+
+
+def test_phrases_match_words_in_order_across_punctuation_and_accents(isolated_homes: dict[str, Path]) -> None:
+    write_rollout(isolated_homes["codex"], [("user", "a UNIT, test of the Résumé_parser"),
+                                            ("assistant", "a test unit of the resume parser")])
+    services = build_services()
+    assert [hit.role for hit in services.search('"unit test"')] == ["user"]
+    assert len(services.search('"resume pars"*')) == 2
+    assert [hit.role for hit in services.search('"unit test" "résumé pars"*')] == ["user"]
