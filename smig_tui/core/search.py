@@ -4,8 +4,9 @@ ranking tiers, `--since` parsing and highlighted snippets.
 The index (an adapter) keeps two FTS5 tables: one split into words (unicode61, ranked with bm25)
 for text written with spaces, and one of trigrams for messages holding scripts written without
 spaces (Chinese, Japanese, Korean, Thai, …), which a word tokenizer would keep as one long token.
-A term neither can find (an emoji, `->`, a one- or two-character CJK word) is matched as a plain
-substring of the stored text. This module decides which of the three answers each term.
+Emoji and one- or two-character CJK terms, shorter than a trigram, are found through a token per
+character the word table also holds, then confirmed on the text; only punctuation (`->`) is matched
+by reading every stored text. This module decides which answers each term.
 """
 
 from __future__ import annotations
