@@ -554,7 +554,7 @@ def _is_damage(error: sqlite3.DatabaseError) -> bool:
 def _meta(info: SessionInfo) -> tuple[object, ...]:
     """The listing facts stored per file: agent, id, title, cwd, updated, sub-agent, archived."""
     return (info.agent.value, info.id, info.title, info.cwd, info.updated, int(info.is_subagent),
-            int(bool(getattr(info, "archived", False))))
+            int(info.archived))
 
 
 def _word_text(text: str) -> str:

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from search_helpers import message_line, tool_lines, write_rollout
 
+from smig_tui.adapters.fs import file_lock
 from smig_tui.adapters.search_index import SearchFilters
 from smig_tui.core.errors import SmigError
+from smig_tui.core.models import Agent, Session, SessionInfo
+from smig_tui.core.ports import SessionSource, WarningSink
 from smig_tui.core.search import SearchQueryError
 from smig_tui.services import Services, build_services
 
@@ -157,3 +161,50 @@ def test_phrases_match_words_in_order_across_punctuation_and_accents(isolated_ho
     assert [hit.role for hit in services.search('"unit test"')] == ["user"]
     assert len(services.search('"resume pars"*')) == 2
     assert [hit.role for hit in services.search('"unit test" "résumé pars"*')] == ["user"]
+
+
+class GrowingSource:
+    """A real reader whose file gets two more lines while it is being indexed (as a live agent writes)."""
+
+    def __init__(self, inner: SessionSource, path: Path) -> None:
+        self.inner, self.path, self.grown = inner, path, False
+
+    @property
+    def agent(self) -> Agent:
+        return self.inner.agent
+
+    def discover(self, warn: WarningSink) -> Iterator[SessionInfo]:
+        return self.inner.discover(warn)
+
+    def load(self, info: SessionInfo, warn: WarningSink) -> Session:
+        if not self.grown:
+            self.grown = True
+            with self.path.open("a", encoding="utf-8") as handle:
+                handle.write(message_line("user", "written while indexing: osprey"))
+                handle.write(message_line("assistant", "osprey noted"))
+        return self.inner.load(info, warn)
+
+
+def test_a_session_that_grows_during_indexing_is_indexed_once_and_completely(
+    isolated_homes: dict[str, Path],
+) -> None:
+    path = write_rollout(isolated_homes["codex"], [("user", "first words"), ("assistant", "first reply")])
+    base = build_services()
+    services = Services(paths=base.paths, sources=[GrowingSource(base.sources[0], path)])
+    services.refresh_search_index()
+    assert len(services.search("osprey")) == 2  # read in full, though discovery saw the shorter file
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(message_line("user", "and later: osprey again"))
+    report = services.refresh_search_index()
+    assert (report.grown, report.messages) == (1, 1)
+    assert len(services.search("osprey")) == 3 and len(services.search("first")) == 2
+
+
+def test_another_smig_indexing_is_not_waited_for(isolated_homes: dict[str, Path]) -> None:
+    write_rollout(isolated_homes["codex"], [("user", "heron")])
+    services = build_services()
+    notices: list[str] = []
+    with file_lock(services.search_index.folder / "index.lock"):
+        assert services.search("heron", notice=notices.append) == []
+    assert notices == ["Another smig is updating the search index; searching it as it is."]
+    assert len(services.search("heron")) == 1
