@@ -342,18 +342,20 @@ class SearchIndex:
                 return
             block = conn.execute("INSERT INTO blocks(file, data) VALUES (?, ?)",
                                  (file_id, compress(b"".join(packed), BLOCK_LEVEL))).lastrowid
-            for message, text, start, length in pending:
-                grams = needs_grams(text)
-                row = conn.execute(
-                    "INSERT INTO messages(file, position, message_id, role, kind, tier, timestamp, grams, block,"
-                    " start, length) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                    (file_id, message.index, message.id, message.role.value, message.kind.value,
-                     tier(message.role, message.kind, message.injected),
-                     message.timestamp or session.info.updated, int(grams), block, start, length),
-                ).lastrowid
-                conn.execute("INSERT INTO words(rowid, body) VALUES (?, ?)", (row, _word_text(text)))
-                if grams:
-                    conn.execute("INSERT INTO grams(rowid, body) VALUES (?, ?)", (row, text))
+            first = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM messages").fetchone()[0]
+            rows = [(first + n, message, text, start, length, needs_grams(text))
+                    for n, (message, text, start, length) in enumerate(pending)]
+            conn.executemany(
+                "INSERT INTO messages(id, file, position, message_id, role, kind, tier, timestamp, grams, block,"
+                " start, length) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                [(row, file_id, message.index, message.id, message.role.value, message.kind.value,
+                  tier(message.role, message.kind, message.injected), message.timestamp or session.info.updated,
+                  int(grams), block, start, length) for row, message, _, start, length, grams in rows],
+            )
+            conn.executemany("INSERT INTO words(rowid, body) VALUES (?, ?)",
+                             [(row, _word_text(text)) for row, _, text, _, _, _ in rows])
+            conn.executemany("INSERT INTO grams(rowid, body) VALUES (?, ?)",
+                             [(row, text) for row, _, text, _, _, grams in rows if grams])
             pending.clear()
             packed.clear()
             size = 0

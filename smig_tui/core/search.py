@@ -179,13 +179,15 @@ _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrst
 def char_tokens(text: str) -> str:
     """A word-table token for each distinct emoji, symbol or CJK character of `text` (`smigch1f680`
     for 🚀), so one or two such characters are found without reading every text."""
+    if text.isascii():  # most texts: no regex pass needed
+        return ""
     chars = {char for run in CHAR_TOKEN.findall(text) for char in run if char not in "\u200d\ufe0f"}
     return " ".join(f"smigch{ord(char):x}" for char in sorted(chars))
 
 
 def needs_grams(text: str) -> bool:
     """Tell whether a message's text holds a script the word index cannot split."""
-    return SPLITLESS.search(text) is not None
+    return not text.isascii() and SPLITLESS.search(text) is not None
 
 
 def tier(role: Role | str, kind: Kind | str, injected: bool) -> int:
