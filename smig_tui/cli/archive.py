@@ -6,7 +6,7 @@ import argparse
 from dataclasses import asdict
 from typing import TYPE_CHECKING
 
-from smig_tui.core.errors import SmigError
+from smig_tui.core.errors import SmigError, WriteRefusedError
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
@@ -35,8 +35,14 @@ def run_archive(args: argparse.Namespace, ctx: Context) -> int:
     if args.action == "restore":
         if not args.id:
             raise UsageError("`smig archive restore` needs the id of an archived session.")
-        target = archive.restore(args.id)
         entry = archive.find(args.id)
+        live = [info for info in services.iter_sessions(include_subagents=True, warn=ctx.out.warn)
+                if info.id == entry.session_id and not info.archived]
+        if live:
+            raise WriteRefusedError(
+                f"Session {entry.session_id} is still in the agent's folder ({live[0].path}); nothing restored."
+            )
+        target = archive.restore(entry.session_id)
         if args.json:
             ctx.out.json({"session_id": entry.session_id, "agent": entry.agent, "path": str(target)})
         else:

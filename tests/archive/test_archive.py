@@ -140,7 +140,7 @@ def test_restore_writes_the_file_back_and_never_over_an_existing_one(fake_home: 
     original = path.read_bytes()
     smig("archive")
     code, _, stderr = smig("archive", "restore", CLAUDE_SESSION[:8])
-    assert code == 4 and "Refusing to restore over existing file" in stderr
+    assert code == 4 and "is still in the agent's folder" in stderr
     path.unlink()
     code, stdout, _ = smig("archive", "restore", CLAUDE_SESSION[:8])
     assert code == 0 and stdout.strip() == str(path)
@@ -168,17 +168,37 @@ def test_restore_refuses_a_damaged_archive_and_unknown_ids(fake_home: dict[str, 
     piece = services.paths.data_dir / "archive" / "pieces" / entry.pieces[0][:2] / f"{entry.pieces[0]}.zst"
     piece.write_bytes(b"\x00" * 40)
     code, _, stderr = smig("archive", "restore", CLAUDE_SESSION)
-    assert code == 1 and "damaged" in stderr and stderr.count("\n") == 1
+    errors = [line for line in stderr.splitlines() if line.startswith("smig: error:")]
+    assert code == 1 and len(errors) == 1 and "damaged" in errors[0]
     assert not claude_file(fake_home).exists()
     code, _, stderr = smig("archive", "restore", "ffffffff")
     assert code == 3 and "No archived session" in stderr
 
 
-def test_refused_writes_are_typed(fake_home: dict[str, Path]) -> None:
+def test_restore_never_writes_over_an_existing_file(fake_home: dict[str, Path]) -> None:
     smig("archive")
     archive = session_archive(build_services().paths)
-    with pytest.raises(WriteRefusedError):
+    before = claude_file(fake_home).read_bytes()
+    with pytest.raises(WriteRefusedError, match="Refusing to restore over existing file"):
         archive.restore(CLAUDE_SESSION)
+    assert claude_file(fake_home).read_bytes() == before
+
+
+def test_a_session_codex_compressed_since_is_live_not_restored(isolated_homes: dict[str, Path]) -> None:
+    from smig_tui.adapters.zstd_files import compress_file
+
+    rollouts = Path(__file__).parents[1] / "fixtures" / "codex_home" / "sessions" / "2026" / "11" / "20"
+    folder = isolated_homes["codex"] / "sessions" / "2026" / "11" / "20"
+    folder.mkdir(parents=True)
+    plain = folder / next(p.name for p in rollouts.iterdir() if "0d00" in p.name)
+    shutil.copy(rollouts / plain.name, plain)
+    smig("archive")
+    compress_file(plain, Path(str(plain) + ".zst"))  # Codex rewrites an idle rollout compressed
+    plain.unlink()
+    listed = json.loads(smig("list", "--json")[1])
+    assert [info["archived"] for info in listed] == [False]
+    code, _, stderr = smig("archive", "restore", listed[0]["id"])
+    assert code == 4 and "still in the agent's folder" in stderr and not plain.exists()
 
 
 def test_auto_archive_runs_after_a_command_when_the_config_asks(fake_home: dict[str, Path]) -> None:
