@@ -7,9 +7,11 @@ spaces, in a trigram table too. Both FTS tables are contentless, so the text is 
 A position-less word table would be half the size, but a phrase would then have to be confirmed on
 the text of every candidate: on the generated corpus, 44% instead of 77% of the indexed text, and a
 query p95 of 320 ms instead of 25 ms.
-The index follows the files: keyed by (path, size, mtime), a file that only grew gets only its new
-messages, a rewritten one is indexed again, a removed one leaves. A damaged index file is deleted
-and built again, with a notice: it is a cache, the sessions are the truth.
+
+The index follows the files: each session is keyed by (agent, id, path) and checked by the file's
+size and mtime. A file that only grew gets only its new messages, a rewritten one is indexed again,
+a removed one leaves. A damaged index file is deleted and built again, with a notice: it is a cache,
+the sessions are the truth.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from smig_tui.core.search import (
     tier,
 )
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 BLOCK_BYTES = 256 * 1024
 """Texts are packed together into zstd blocks of about this many bytes."""
 CACHED_BLOCKS = 64
@@ -63,7 +65,8 @@ Notice = Callable[[str], None]
 _SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE files(
-    id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, agent TEXT NOT NULL, session_id TEXT NOT NULL,
+    id INTEGER PRIMARY KEY, key TEXT UNIQUE NOT NULL, path TEXT NOT NULL, agent TEXT NOT NULL,
+    session_id TEXT NOT NULL,
     title TEXT, cwd TEXT, cwd_real TEXT, updated TEXT, size INTEGER, mtime REAL,
     subagent INTEGER, archived INTEGER, indexed INTEGER, last_id TEXT);
 CREATE TABLE blocks(id INTEGER PRIMARY KEY AUTOINCREMENT, file INTEGER NOT NULL, data BLOB NOT NULL);
@@ -244,7 +247,7 @@ class SearchIndex:
             known = {
                 row[0]: _Known(row[1], row[2], row[3], row[4], row[5], tuple(row[6:]))
                 for row in conn.execute(
-                    "SELECT path, id, size, mtime, indexed, last_id, title, cwd, updated, subagent, archived "
+                    "SELECT key, id, size, mtime, indexed, last_id, title, cwd, updated, subagent, archived "
                     "FROM files"
                 )
             }
@@ -253,10 +256,11 @@ class SearchIndex:
             seen: set[str] = set()
             for source in sources:
                 for info in source.discover(warn):
-                    if info.path in seen:
+                    key = _key(info)
+                    if key in seen:
                         continue
-                    seen.add(info.path)
-                    old = known.get(info.path)
+                    seen.add(key)
+                    old = known.get(key)
                     if old is None or old.size != info.size or old.mtime != info.mtime:
                         todo.append((source, info))
                     elif old.meta != _meta(info)[2:]:
@@ -264,7 +268,7 @@ class SearchIndex:
                             "UPDATE files SET title=?, cwd=?, updated=?, subagent=?, archived=?, cwd_real=? "
                             "WHERE id=?", (*_meta(info)[2:], _real(info.cwd), old.id),
                         )
-            gone = [old.id for path, old in known.items() if path not in seen and _agent_of(conn, old.id) in agents]
+            gone = [old.id for key, old in known.items() if key not in seen and _agent_of(conn, old.id) in agents]
             for file_id in gone:
                 self._drop_file(conn, file_id)
                 report.removed += 1
@@ -278,7 +282,7 @@ class SearchIndex:
 
                     warn(ReadWarning(info.path, None, f"not indexed for search: {error}"))
                     continue
-                self._index_file(conn, session, known.get(info.path), report)
+                self._index_file(conn, session, known.get(_key(info)), report)
             if progress and todo:
                 progress(len(todo), len(todo))
             if len(todo) >= OPTIMIZE_AFTER:  # many new segments: merge them, smaller and faster to query
@@ -300,9 +304,9 @@ class SearchIndex:
         try:
             if old is None:
                 cursor = conn.execute(
-                    "INSERT INTO files(path, agent, session_id, title, cwd, updated, subagent, archived, cwd_real,"
-                    " size, mtime, indexed) VALUES (?,?,?,?,?,?,?,?,?,?,?,0)",
-                    (info.path, *_meta(info), _real(info.cwd), info.size, info.mtime),
+                    "INSERT INTO files(key, path, agent, session_id, title, cwd, updated, subagent, archived,"
+                    " cwd_real, size, mtime, indexed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0)",
+                    (_key(info), info.path, *_meta(info), _real(info.cwd), info.size, info.mtime),
                 )
                 file_id, start = int(cursor.lastrowid or 0), 0
                 report.added += 1
@@ -551,6 +555,11 @@ def _is_damage(error: sqlite3.DatabaseError) -> bool:
     """Tell a damaged or foreign index file from a query error."""
     text = str(error).lower()
     return any(hint in text for hint in CORRUPT_HINTS) or type(error) is sqlite3.DatabaseError
+
+
+def _key(info: SessionInfo) -> str:
+    """What the index follows: a session in a file (an agent may keep several sessions in one file)."""
+    return f"{info.agent.value}\t{info.id}\t{info.path}"
 
 
 def _meta(info: SessionInfo) -> tuple[object, ...]:

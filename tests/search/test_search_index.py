@@ -12,7 +12,7 @@ from search_helpers import message_line, tool_lines, write_rollout
 from smig_tui.adapters.fs import file_lock
 from smig_tui.adapters.search_index import SearchFilters
 from smig_tui.core.errors import SmigError
-from smig_tui.core.models import Agent, Session, SessionInfo
+from smig_tui.core.models import Agent, Kind, Message, Role, Session, SessionInfo
 from smig_tui.core.ports import SessionSource, WarningSink
 from smig_tui.core.search import SearchQueryError
 from smig_tui.services import Services, build_services
@@ -208,3 +208,33 @@ def test_another_smig_indexing_is_not_waited_for(isolated_homes: dict[str, Path]
         assert services.search("heron", notice=notices.append) == []
     assert notices == ["Another smig is updating the search index; searching it as it is."]
     assert len(services.search("heron")) == 1
+
+
+class SharedFileSource:
+    """An agent that keeps several sessions in one file (as a database-backed agent would)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @property
+    def agent(self) -> Agent:
+        return Agent.CODEX
+
+    def discover(self, warn: WarningSink) -> Iterator[SessionInfo]:
+        stat = self.path.stat()
+        for session_id in ("shared-one", "shared-two"):
+            yield SessionInfo(session_id, Agent.CODEX, str(self.path), size=stat.st_size, mtime=stat.st_mtime)
+
+    def load(self, info: SessionInfo, warn: WarningSink) -> Session:
+        text = f"{info.id} talks about the {'pelican' if info.id.endswith('one') else 'cormorant'}"
+        return Session(info, (Message(0, "m0", Role.USER, Kind.TEXT, text),))
+
+
+def test_sessions_sharing_one_file_are_each_indexed(isolated_homes: dict[str, Path], tmp_path: Path) -> None:
+    shared = tmp_path / "store.db"
+    shared.write_text("x", encoding="utf-8")
+    base = build_services()
+    services = Services(paths=base.paths, sources=[SharedFileSource(shared)])
+    assert services.refresh_search_index().added == 2
+    assert [hit.session_id for hit in services.search("pelican")] == ["shared-one"]
+    assert [hit.session_id for hit in services.search("cormorant")] == ["shared-two"]
