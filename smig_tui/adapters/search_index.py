@@ -564,8 +564,8 @@ def _key(info: SessionInfo) -> str:
 
 def _meta(info: SessionInfo) -> tuple[object, ...]:
     """The listing facts stored per file: agent, id, title, cwd, updated, sub-agent, archived."""
-    return (info.agent.value, info.id, info.title, info.cwd, info.updated, int(info.is_subagent),
-            int(info.archived))
+    title = redact(info.title).text if info.title else info.title  # a first prompt may hold a secret
+    return (info.agent.value, info.id, title, info.cwd, info.updated, int(info.is_subagent), int(info.archived))
 
 
 def _word_text(text: str) -> str:

@@ -220,3 +220,13 @@ def test_list_marks_an_archived_session(fake_home: dict[str, Path]) -> None:
     claude_file(fake_home).unlink()
     code, stdout, _ = smig("list")
     assert code == 0 and "[archived] Verbose flag for the CLI" in stdout
+
+
+def test_a_damaged_manifest_is_one_sentence_and_listing_still_works(fake_home: dict[str, Path]) -> None:
+    smig("archive")
+    manifest = fake_home["smig"] / "data" / "archive" / "manifest.json"
+    manifest.write_text("{not json", encoding="utf-8")
+    code, stdout, stderr = smig("list", "--json")
+    assert code == 0 and json.loads(stdout) and "archive manifest" in stderr
+    code, _, stderr = smig("archive")
+    assert code == 1 and stderr.startswith("smig: error: The archive manifest") and stderr.count("\n") == 1
