@@ -493,7 +493,8 @@ class Services:
                 self.refresh_search_index(warn, progress, notice)
                 return self.search_index.search(parsed, filters or SearchFilters(), limit, offset, notice)
         except (sqlite3.Error, IndexDamagedError) as error:
-            raise SmigError(f"The search index at {self.search_index.db_path} cannot be used: {str(error).rstrip('.')}.") from None
+            reason = str(error).rstrip(".")
+            raise SmigError(f"The search index at {self.search_index.db_path} cannot be used: {reason}.") from None
 
 
 def _summary_messages(source: Session | Sequence[Message]) -> Sequence[Message]:

@@ -227,8 +227,15 @@ class BrowseScreen(MigrateActions, Screen[None]):
 
         if not isinstance(hit, SearchHit):
             return
-        known = [info for info in self.query_one(SourceTree).sessions if info.path == hit.path]
-        info = known[0] if known else self.services.find_session(hit.path)
+        from smig_tui.core.errors import SmigError
+
+        known = [info for info in self.query_one(SourceTree).sessions
+                 if info.path == hit.path and info.id == hit.session_id]
+        try:
+            info = known[0] if known else self.services.find_session(hit.session_id)
+        except SmigError as error:
+            self.notify(str(error), severity="error")
+            return
         self.found_message = hit.message_id
         self.open_session(info)
 
