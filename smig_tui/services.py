@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from smig_tui.core.migration import Destination, MigrationResult
     from smig_tui.core.models import Message, ModelCapacity, Plan, Strategy
     from smig_tui.core.ports import TokenCounter
+    from smig_tui.core.search import Snippet
     from smig_tui.core.summary import SummaryResult
 
 
@@ -495,6 +496,12 @@ class Services:
         except (sqlite3.Error, IndexDamagedError) as error:
             reason = str(error).rstrip(".")
             raise SmigError(f"The search index at {self.search_index.db_path} cannot be used: {reason}.") from None
+
+    def search_excerpt(self, hit: SearchHit, query: str, width: int = 1200) -> Snippet:
+        """More of a hit's message around the match (for a message view), redacted and marked."""
+        from smig_tui.core.search import parse_query
+
+        return self.search_index.excerpt(hit, parse_query(query), width)
 
 
 def _summary_messages(source: Session | Sequence[Message]) -> Sequence[Message]:

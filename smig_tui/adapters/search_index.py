@@ -35,6 +35,7 @@ from smig_tui.core.redact import redact
 from smig_tui.core.search import (
     SearchQuery,
     SearchQueryError,
+    Snippet,
     ascii_lower,
     char_tokens,
     make_snippet,
@@ -531,6 +532,20 @@ class SearchIndex:
             if len(rows) < CONFIRM_BATCH:
                 break
         return found
+
+    def excerpt(self, hit: SearchHit, query: SearchQuery, width: int = 1200) -> Snippet:
+        """A longer window of a hit's message around its first match, redacted, matches marked."""
+        with self._guard:
+            conn = self._connection()
+            row = conn.execute(
+                "SELECT m.block, m.start, m.length FROM messages m JOIN files f ON f.id = m.file"
+                " WHERE f.path = ? AND f.session_id = ? AND m.message_id = ?",
+                (hit.path, hit.session_id, hit.message_id),
+            ).fetchone()
+            if row is None:
+                return Snippet(hit.snippet, hit.spans)
+            text = self._text(conn, *row)
+        return make_snippet(redact(text).text, query.needles, width)
 
     def stats(self) -> dict[str, int]:
         """Sessions, messages and bytes the index holds."""

@@ -238,3 +238,15 @@ def test_sessions_sharing_one_file_are_each_indexed(isolated_homes: dict[str, Pa
     assert services.refresh_search_index().added == 2
     assert [hit.session_id for hit in services.search("pelican")] == ["shared-one"]
     assert [hit.session_id for hit in services.search("cormorant")] == ["shared-two"]
+
+
+def test_an_excerpt_shows_more_of_the_hit_message_redacted_and_marked(isolated_homes: dict[str, Path]) -> None:
+    key = "sk-ant-" + "a1B2c3D4e5F6g7H8i9J0k1L2m3"
+    text = "intro words " * 40 + f"the albatross landed; key {key} " + "tail words " * 200
+    write_rollout(isolated_homes["codex"], [("user", text)])
+    services = build_services()
+    [hit] = services.search("albatross")
+    excerpt = services.search_excerpt(hit, "albatross")
+    assert len(excerpt.text) > len(hit.snippet) > 0
+    assert [excerpt.text[a:b] for a, b in excerpt.spans] == ["albatross"]
+    assert key not in excerpt.text and "[REDACTED:anthropic-key]" in excerpt.text

@@ -45,6 +45,14 @@ class IndexReady(Message):
 
 
 @dataclass
+class ExcerptRead(Message):
+    """More of a hit's message, to show under the list."""
+
+    index: int
+    excerpt: Text
+
+
+@dataclass
 class HitsFound(Message):
     """The hits of one query (or why it could not run)."""
 
@@ -63,11 +71,16 @@ def hit_label(hit: SearchHit) -> Text:
         label.append("archived  ", style="italic")
     label.append(" ".join((hit.title or "").split())[:60], style="bold")
     label.append("\n  ")
-    snippet = Text(hit.snippet)
-    for start, end in hit.spans:
-        snippet.stylize("bold reverse", start, end)
-    label.append_text(snippet)
+    label.append_text(marked(hit.snippet, hit.spans))
     return label
+
+
+def marked(text: str, spans: tuple[tuple[int, int], ...]) -> Text:
+    """Text with each match highlighted."""
+    styled = Text(text)
+    for start, end in spans:
+        styled.stylize("bold reverse", start, end)
+    return styled
 
 
 class SearchModal(ModalScreen[SearchHit | None]):
@@ -85,6 +98,9 @@ class SearchModal(ModalScreen[SearchHit | None]):
         width: 90%; height: 85%; border: thick $primary; background: $surface; padding: 0 1;
     }
     SearchModal OptionList { height: 1fr; border: none; }
+    SearchModal #search-message {
+        height: 12; border-top: solid $primary; padding: 0 1; overflow-y: auto;
+    }
     SearchModal #search-title { text-style: bold; padding: 0 0 1 0; }
     SearchModal #search-status { color: $text-muted; }
     """
@@ -103,6 +119,7 @@ class SearchModal(ModalScreen[SearchHit | None]):
             yield Input(placeholder="what was said…", id="search-input")
             yield Static("Updating the search index…", id="search-status")
             yield OptionList(id="search-hits")
+            yield Static("", id="search-message")
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
@@ -171,6 +188,7 @@ class SearchModal(ModalScreen[SearchHit | None]):
         status = self.query_one("#search-status", Static)
         options = self.query_one(OptionList)
         options.clear_options()
+        self.query_one("#search-message", Static).update("")
         self.hits = message.hits
         if message.error:
             status.update(message.error)
@@ -179,6 +197,25 @@ class SearchModal(ModalScreen[SearchHit | None]):
         options.add_options([Option(hit_label(hit)) for hit in message.hits])
         if message.hits:
             options.highlighted = 0
+
+    @on(OptionList.OptionHighlighted, "#search-hits")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        """Show more of the highlighted hit's message, the matches marked."""
+        if 0 <= event.option_index < len(self.hits):
+            self.read_excerpt(event.option_index, self.hits[event.option_index], self.query_one(Input).value)
+
+    @work(thread=True, exclusive=True, group="search.excerpt", exit_on_error=False)
+    def read_excerpt(self, index: int, hit: SearchHit, query: str) -> None:
+        try:
+            excerpt = self.services.search_excerpt(hit, query)
+        except SmigError:
+            return
+        self.post_message(ExcerptRead(index, marked(excerpt.text, excerpt.spans)))
+
+    @on(ExcerptRead)
+    def _excerpt(self, message: ExcerptRead) -> None:
+        if self.query_one(OptionList).highlighted == message.index:
+            self.query_one("#search-message", Static).update(message.excerpt)
 
     @on(Input.Submitted, "#search-input")
     def _submitted(self) -> None:
