@@ -485,6 +485,11 @@ class Services:
         from smig_tui.core.search import parse_query
 
         parsed = parse_query(query)
+        agents = [source.agent.value for source in self.sources]
+        if filters and filters.agent and filters.agent not in agents:
+            from smig_tui.core.search import SearchQueryError
+
+            raise SearchQueryError(f"Unknown agent {filters.agent!r}; smig reads {', '.join(agents)}.")
         try:
             if refresh:
                 self.refresh_search_index(warn, progress, notice)

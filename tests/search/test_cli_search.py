@@ -54,7 +54,8 @@ def test_search_filters_by_agent_role_since_and_cwd(isolated_homes: dict[str, Pa
 
 
 def test_malformed_queries_and_dates_are_one_line_with_exit_2(isolated_homes: dict[str, Path]) -> None:
-    for argv in (("search", '"open phrase'), ("search", "x", "--since", "someday"), ("search", "*")):
+    for argv in (("search", '"open phrase'), ("search", "x", "--since", "someday"), ("search", "*"),
+                 ("search", "x", "--agent", "cursor")):
         code, stdout, stderr = smig(*argv)
         assert code == 2 and stdout == ""
         assert stderr.count("\n") == 1 and stderr.startswith("smig: error: ")
