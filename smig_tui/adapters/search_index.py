@@ -28,8 +28,8 @@ from typing import Any
 
 from smig_tui.adapters.fs import file_lock
 from smig_tui.adapters.zstd_files import DAMAGED, compress, decompress
-from smig_tui.core.errors import LockedError
-from smig_tui.core.models import Kind, Message, Session, SessionInfo
+from smig_tui.core.errors import LockedError, SmigError
+from smig_tui.core.models import Kind, Message, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import SessionSource, WarningSink
 from smig_tui.core.redact import redact
 from smig_tui.core.search import (
@@ -176,10 +176,10 @@ class SearchIndex:
                 if fresh or not _has_schema(conn):
                     conn.executescript(_SCHEMA)
                     conn.execute("INSERT INTO meta VALUES ('version', ?)", (SCHEMA_VERSION,))
-                else:
-                    row = conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
-                    if row is None or row[0] != SCHEMA_VERSION:
-                        raise sqlite3.DatabaseError("no such table: index of another schema version")
+                elif _version(conn) != SCHEMA_VERSION:  # an index an older smig built: a cache, so start over
+                    conn.close()
+                    self._reset()
+                    return self._connection()
             except BaseException:
                 conn.close()
                 raise
@@ -278,9 +278,7 @@ class SearchIndex:
                     progress(done, len(todo))
                 try:
                     session = source.load(info, warn)
-                except Exception as error:  # a reader that cannot read one file must not stop the index
-                    from smig_tui.core.models import ReadWarning
-
+                except (SmigError, OSError, ValueError) as error:  # one unreadable file must not stop the index
                     warn(ReadWarning(info.path, None, f"not indexed for search: {error}"))
                     continue
                 self._index_file(conn, session, known.get(_key(info)), report)
@@ -564,6 +562,12 @@ class SearchIndex:
 def _has_schema(conn: sqlite3.Connection) -> bool:
     """Tell whether the file already holds an index (any version)."""
     return conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone() is not None
+
+
+def _version(conn: sqlite3.Connection) -> str | None:
+    """The schema version an existing index was built with."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+    return str(row[0]) if row else None
 
 
 def _is_damage(error: sqlite3.DatabaseError) -> bool:

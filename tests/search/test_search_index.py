@@ -250,3 +250,17 @@ def test_an_excerpt_shows_more_of_the_hit_message_redacted_and_marked(isolated_h
     assert len(excerpt.text) > len(hit.snippet) > 0
     assert [excerpt.text[a:b] for a, b in excerpt.spans] == ["albatross"]
     assert key not in excerpt.text and "[REDACTED:anthropic-key]" in excerpt.text
+
+
+def test_an_index_of_another_schema_version_is_rebuilt_quietly(isolated_homes: dict[str, Path]) -> None:
+    write_rollout(isolated_homes["codex"], [("user", "gannet")])
+    services = build_services()
+    assert len(services.search("gannet")) == 1
+    services.search_index.close()
+    conn = sqlite3.connect(services.search_index.db_path)
+    conn.execute("UPDATE meta SET value = '0' WHERE key = 'version'")
+    conn.commit()
+    conn.close()
+    notices: list[str] = []
+    assert len(build_services().search("gannet", notice=notices.append)) == 1
+    assert notices == []
