@@ -141,46 +141,43 @@ class Archive:
         return run
 
     def _archive_file(self, info: SessionInfo, old: ArchivedFile | None, run: ArchiveRun) -> ArchivedFile:
-        """Store the pieces of one file; a file that only grew re-reads only from its last full piece."""
-        digest = hashlib.sha256()
-        pieces: list[str] = []
-        start = 0
+        """Store the pieces of one file; one that only grew stores only from its last full piece on."""
         stat = os.stat(info.path)
         with open(info.path, "rb") as handle:
-            if old is not None and stat.st_size >= old.size and self._same_prefix(handle, old):
-                keep = old.size // PIECE
-                pieces, start = old.pieces[:keep], keep * PIECE
-                handle.seek(0)
-                for _ in range(keep):  # the prefix is unchanged, but the whole-file hash needs it
-                    digest.update(handle.read(PIECE))
-                run.grown += 1
+            prefix = self._unchanged_prefix(handle, old) if old is not None and stat.st_size >= old.size else None
+            if prefix is not None and old is not None:
+                digest, keep = prefix
+                pieces, start, kind = old.pieces[:keep], keep * PIECE, "grown"
             else:
-                if old is None:
-                    run.new += 1
-                else:
-                    run.changed += 1
+                digest, pieces, start, kind = hashlib.sha256(), [], 0, "new" if old is None else "changed"
             handle.seek(start)
+            read = 0
+            stored: list[str] = []
             while piece := handle.read(PIECE):
                 digest.update(piece)
-                run.bytes_read += len(piece)
-                pieces.append(self._store_piece(piece, run))
-                start += len(piece)
+                read += len(piece)
+                stored.append(self._store_piece(piece, run))
+        setattr(run, kind, getattr(run, kind) + 1)
+        run.bytes_read += read
         entry_info = {key: value for key, value in asdict(info).items() if key != "archived"}
         home = self.homes.get(info.agent.value)
-        return ArchivedFile(info.path, info.agent.value, info.id, str(home) if home else None, start,
-                            stat.st_mtime, digest.hexdigest(), pieces, entry_info)
+        return ArchivedFile(info.path, info.agent.value, info.id, str(home) if home else None, start + read,
+                            stat.st_mtime, digest.hexdigest(), pieces + stored, entry_info)
 
-    def _same_prefix(self, handle: Any, old: ArchivedFile) -> bool:
-        """Tell whether the file still starts with the bytes archived before (append-only growth)."""
+    def _unchanged_prefix(self, handle: Any, old: ArchivedFile) -> tuple[Any, int] | None:
+        """If the file still starts with the bytes archived before (append-only growth): the hash of its
+        full pieces, to continue from, and how many there are; else None."""
         digest = hashlib.sha256()
-        remaining = old.size
-        while remaining:
-            chunk = handle.read(min(PIECE, remaining))
-            if not chunk:
-                return False
+        keep = old.size // PIECE
+        at_last_full_piece = digest.copy()
+        for index in range(keep + 1):
+            if index == keep:
+                at_last_full_piece = digest.copy()
+            chunk = handle.read(PIECE if index < keep else old.size - keep * PIECE)
+            if index < keep and len(chunk) < PIECE:
+                return None
             digest.update(chunk)
-            remaining -= len(chunk)
-        return digest.hexdigest() == old.sha256
+        return (at_last_full_piece, keep) if digest.hexdigest() == old.sha256 else None
 
     def _piece_path(self, name: str) -> Path:
         return self.folder / "pieces" / name[:2] / f"{name}.zst"
