@@ -91,20 +91,30 @@ class Archive:
         self.homes = {agent: Path(home) for agent, home in homes.items()}
         """Each agent's home, where a restore puts a file back."""
         self._manifest_path = folder / "manifest.json"
+        self._parsed: tuple[tuple[int, int], dict[str, ArchivedFile]] | None = None
 
     # --- the manifest ----------------------------------------------------------------------------
 
     def entries(self) -> dict[str, ArchivedFile]:
-        """Every archived file by its original path."""
+        """Every archived file by its original path (the manifest is parsed once while it is unchanged)."""
         try:
-            raw = json.loads(self._manifest_path.read_text(encoding="utf-8"))
+            stat = self._manifest_path.stat()
         except FileNotFoundError:
             return {}
-        except (OSError, ValueError) as error:
+        except OSError as error:
             raise SmigError(f"The archive manifest {self._manifest_path} cannot be read ({error}).") from None
-        if not isinstance(raw, dict) or raw.get("version") != MANIFEST_VERSION:
-            raise SmigError(f"The archive manifest {self._manifest_path} is of an unknown version.")
-        return {path: ArchivedFile(**entry) for path, entry in raw.get("files", {}).items()}
+        if self._parsed is None or self._parsed[0] != (stat.st_mtime_ns, stat.st_size):
+            self._parsed = ((stat.st_mtime_ns, stat.st_size), self._parse())
+        return dict(self._parsed[1])
+
+    def _parse(self) -> dict[str, ArchivedFile]:
+        try:
+            raw = json.loads(self._manifest_path.read_text(encoding="utf-8"))
+            if not isinstance(raw, dict) or raw.get("version") != MANIFEST_VERSION:
+                raise SmigError(f"The archive manifest {self._manifest_path} is of an unknown version.")
+            return {path: ArchivedFile(**entry) for path, entry in raw.get("files", {}).items()}
+        except (OSError, ValueError, TypeError) as error:
+            raise SmigError(f"The archive manifest {self._manifest_path} cannot be read ({error}).") from None
 
     def _save(self, files: Mapping[str, ArchivedFile]) -> None:
         document = {"version": MANIFEST_VERSION, "files": {path: asdict(entry) for path, entry in files.items()}}
