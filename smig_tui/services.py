@@ -22,7 +22,9 @@ from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import SessionSource, WarningSink
 
 if TYPE_CHECKING:
+    from smig_tui.adapters.archive import Archive
     from smig_tui.adapters.memory_store import ApplyResult, MemoryStore
+    from smig_tui.adapters.search_index import Notice, Progress, RefreshReport, SearchFilters, SearchHit, SearchIndex
     from smig_tui.adapters.storage.migration_store import MigrationStore
     from smig_tui.adapters.storage.token_cache import TokenCache
     from smig_tui.adapters.summarizer import Summarizer, SummaryPreview
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
     from smig_tui.core.migration import Destination, MigrationResult
     from smig_tui.core.models import Message, ModelCapacity, Plan, Strategy
     from smig_tui.core.ports import TokenCounter
+    from smig_tui.core.search import Snippet
     from smig_tui.core.summary import SummaryResult
 
 
@@ -554,6 +557,56 @@ class Services:
         options = {**plan_options, "summary": result.text, "summary_budget": budget}
         return self.plan(session, target, strategy, **options), result
 
+    # --- full-text search (issue 20) ---------------------------------------------------------------
+
+    @cached_property
+    def search_index(self) -> SearchIndex:
+        """The full-text index of every session, in smig's cache folder."""
+        from smig_tui.adapters.search_index import SearchIndex
+
+        return SearchIndex(self.paths.cache_dir / "search")
+
+    def refresh_search_index(
+        self, warn: WarningSink = _ignore, progress: Progress | None = None, notice: Notice | None = None
+    ) -> RefreshReport:
+        """Index what is new or changed in every source's sessions (any agent a source reads)."""
+        return self.search_index.refresh(self.sources, warn, progress, notice)
+
+    def search(
+        self, query: str, filters: SearchFilters | None = None, limit: int = 20, offset: int = 0,
+        warn: WarningSink = _ignore, progress: Progress | None = None, notice: Notice | None = None,
+        refresh: bool = True,
+    ) -> list[SearchHit]:
+        """Search every session's messages (refreshing the index first); a damaged index is rebuilt."""
+        import sqlite3
+
+        from smig_tui.adapters.search_index import IndexDamagedError, SearchFilters
+        from smig_tui.core.search import parse_query
+
+        parsed = parse_query(query)
+        agents = [source.agent.value for source in self.sources]
+        if filters and filters.agent and filters.agent not in agents:
+            from smig_tui.core.search import SearchQueryError
+
+            raise SearchQueryError(f"Unknown agent {filters.agent!r}; smig reads {', '.join(agents)}.")
+        try:
+            if refresh:
+                self.refresh_search_index(warn, progress, notice)
+            try:
+                return self.search_index.search(parsed, filters or SearchFilters(), limit, offset, notice)
+            except IndexDamagedError:
+                self.refresh_search_index(warn, progress, notice)
+                return self.search_index.search(parsed, filters or SearchFilters(), limit, offset, notice)
+        except (sqlite3.Error, IndexDamagedError) as error:
+            reason = str(error).rstrip(".")
+            raise SmigError(f"The search index at {self.search_index.db_path} cannot be used: {reason}.") from None
+
+    def search_excerpt(self, hit: SearchHit, query: str, width: int = 1200) -> Snippet:
+        """More of a hit's message around the match (for a message view), redacted and marked."""
+        from smig_tui.core.search import parse_query
+
+        return self.search_index.excerpt(hit, parse_query(query), width)
+
 
 def _summary_messages(source: Session | Sequence[Message]) -> Sequence[Message]:
     """The messages to summarise: a session's whole conversation, or the ones given."""
@@ -595,4 +648,19 @@ def build_services(env: dict[str, str] | None = None) -> Services:
         CodexSource(paths, listing_cache=paths.cache_dir / "listing-codex.json"),
         ClaudeSource(paths, listing_cache=paths.cache_dir / "listing-claude.json"),
     ]
-    return Services(paths=paths, config=config, sources=sources, env=env)
+    return Services(paths=paths, config=config, sources=with_archive(paths, sources), env=env)
+
+
+def session_archive(paths: Paths) -> Archive:
+    """smig's archive of session files, restoring into each agent's home (issue 20)."""
+    from smig_tui.adapters.archive import Archive
+
+    return Archive(paths.data_dir / "archive", {"codex": paths.codex_home, "claude": paths.claude_home})
+
+
+def with_archive(paths: Paths, sources: list[SessionSource]) -> list[SessionSource]:
+    """Each reader wrapped so archived sessions whose originals are gone still list (issue 20)."""
+    from smig_tui.adapters.archive import ArchivedSource
+
+    archive = session_archive(paths)
+    return [ArchivedSource(source, archive, paths.cache_dir / "archive-view") for source in sources]

@@ -29,6 +29,8 @@ COMMANDS = {
     "summarize": "smig_tui.cli.summarize",
     "memory": "smig_tui.cli.memory",
     "mcp": "smig_tui.cli.mcp_cmd",
+    "search": "smig_tui.cli.search",
+    "archive": "smig_tui.cli.archive",
 }
 """Which module registers each command; each has `register(subparsers)` and sets `handler(args, ctx) -> int`."""
 COMMAND_MODULES = tuple(dict.fromkeys(COMMANDS.values()))
@@ -92,7 +94,12 @@ def main(argv: Sequence[str] | None = None, ctx: Context | None = None) -> int:
     args = build_parser(argv).parse_args(argv)
     handler = getattr(args, "handler", run_tui)
     try:
-        return int(handler(args, ctx))
+        code = int(handler(args, ctx))
+        if code == 0 and getattr(args, "command", None) not in (None, "tui", "mcp", "archive"):
+            from smig_tui.cli.archive import auto_archive  # `[archive] auto = true` (issue 20)
+
+            auto_archive(args.command, ctx)
+        return code
     except SmigError as error:
         ctx.out.error(str(error))
         return error.exit_code

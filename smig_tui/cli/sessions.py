@@ -52,7 +52,7 @@ def run_list(args: argparse.Namespace, ctx: Context) -> int:
         (
             info.agent.value,
             info.id[:13],
-            " ".join((info.title or "").split()),
+            ("[archived] " if info.archived else "") + " ".join((info.title or "").split()),
             info.cwd or "",
             info.model or "",
             "" if info.message_count is None else str(info.message_count),

@@ -193,6 +193,8 @@ class SessionInfo:
     root_record: str | None = None
     """Claude: uuid of the first conversation record. A native fork copies its parent's records,
     uuids included, so sessions sharing it are one conversation and its forks."""
+    archived: bool = False
+    """Read from smig's archive: the agent deleted the original file."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from smig_tui.devtools.bench_search import archive_rows, search_rows
 from smig_tui.devtools.corpus import GB, GENERATOR_VERSION, MB, Manifest, generate
 
 
@@ -462,7 +463,11 @@ def run(args: argparse.Namespace) -> int:
         ("re-plan", lambda: bench_replan(workdir, manifest)),
         ("TUI first paint", lambda: bench_tui(workdir, manifest)),
         ("TUI big session and filter", lambda: bench_tui_big(workdir, manifest)),
+        ("search", lambda: search_rows(workdir, manifest)),
+        ("archive", lambda: archive_rows(workdir, manifest)),
     ]
+    if args.only:
+        steps = [step for step in steps if args.only in step[0]]
     for name, step in steps:
         log(f"measuring {name} …")
         try:
@@ -501,6 +506,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--workdir", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "smig-bench"
     )
+    parser.add_argument("--only", metavar="NAME", help="run only the rows whose step name contains NAME "
+                        "(e.g. search, archive, smig list)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("rest", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

@@ -29,6 +29,10 @@ def run_child_measure(name: str, args: Sequence[str]) -> dict[str, Any]:
         "tui": measure_tui,
         "tui-big": measure_tui_big,
     }
+    if name.startswith(("search-", "archive-")):
+        from smig_tui.devtools.bench_search import run_search_measure
+
+        return run_search_measure(name, args)
     return measures[name](args)
 
 

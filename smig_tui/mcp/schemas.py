@@ -175,6 +175,24 @@ TOOLS: list[dict[str, Any]] = [
            **_paging("matches (or of the message's text)", "an index into messages, or a character offset into "
                                                           "the text with message_id")},
           ("migration_id",)),
+    _tool("search_sessions",
+          "Full-text search over every message of every session on this machine (and smig's archive): hits "
+          "ranked with conversation before tool output, each with its session, message id, time and a snippet "
+          "with the match in «». Words must all match; \"quoted words\" match as a phrase, migr* as a prefix; "
+          "Chinese, Japanese, Korean and emoji match as written. Secrets are redacted." + PAGED_NOTE,
+          {"query": {"type": "string", "description": "What to find, at most 500 characters."},
+           "agent": {"type": "string", "description": "Only this agent's sessions, e.g. codex or claude. "
+                                                      "Default: every agent."},
+           "cwd": {"type": "string", "description": "Only sessions that ran in this folder or below it. "
+                                                    "Default: every folder."},
+           "since": {"type": "string", "description": "Only messages since an age (30m, 12h, 7d, 2w) or an "
+                                                      "ISO date. Default: all time."},
+           "role": {"type": "string", "enum": ["user", "assistant", "tool", "system", "developer"],
+                    "description": "Only messages of this role. Default: any."},
+           "limit": {"type": "integer", "minimum": 1, "maximum": 100,
+                     "description": "Most hits to return, 1 to 100. Default 20."},
+           **_paging("hits", "an index into hits")},
+          ("query",)),
 ]
 """Every tool smig serves, as `tools/list` returns it."""
 

@@ -356,6 +356,16 @@ class SmigTools:
         return page_items(_clean(result), "messages", [_recalled(message) for message in matches[:count]],
                           _offset(offset), _page_size(max_chars), "recall_omitted")
 
+    def search_sessions(self, query: str, agent: str | None = None, cwd: str | None = None,
+                        since: str | None = None, role: str | None = None, limit: int | None = None,
+                        offset: int | None = None, max_chars: int | None = None) -> dict[str, Any]:
+        """Full-text search over every session (issue 20): ranked hits with redacted, marked snippets, paged."""
+        from smig_tui.mcp.search_tool import search_hits
+
+        hits = search_hits(self.services, query, agent, cwd, since, role, _bounded("limit", limit, 1, 100, 20))
+        return page_items(_clean({"query": query, "total": len(hits)}), "hits", hits, _offset(offset),
+                          _page_size(max_chars), "search_sessions")
+
 
 def _clean(reply: dict[str, Any]) -> dict[str, Any]:
     """A tool's reply with secrets redacted in every string (titles, placeholder, paths).

@@ -13,6 +13,7 @@ PALETTE_TITLES: dict[str, str] = {
     "browse.clear": "Sessions: clear filter",
     "browse.subagents": "Sessions: show or hide sub-agents",
     "browse.reload": "Sessions: reload",
+    "browse.search": "Sessions: search the text of every message",
     "browse.target": "Target: choose model",
     "browse.pin": "Message: pin or unpin",
     "browse.summarize": "Summary: write (sends to the provider)",

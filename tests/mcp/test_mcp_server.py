@@ -25,7 +25,7 @@ TIMEOUT = 60
 """Bound on every exchange with the server (start-up imports tiktoken and the SDK)."""
 TINY = "tiny-test"
 TOOLS = {"model_context_window", "list_known_models", "migrate_session", "list_sessions", "preview_migration",
-         "commit_migration", "get_handoff", "recall_omitted"}
+         "commit_migration", "get_handoff", "recall_omitted", "search_sessions"}
 VERBOSE_SESSION = "5f0c2a9e-8b1d-4c3e-9f6a-1d2e3f4a5b6c"
 """The Claude fixture session in /home/user/proj (checked in under tests/fixtures/claude_home)."""
 

@@ -64,6 +64,7 @@ class BrowseScreen(MigrateActions, Screen[None]):
     BINDINGS = [
         Binding("slash", "focus_filter", "Filter", tooltip="Filter sessions by title, folder, id or model.", id="browse.filter"),
         Binding("escape", "back", "Cancel / clear filter", show=False, tooltip="Stop reading a big session, or clear the filter and go back to the tree.", id="browse.clear"),
+        Binding("f", "search", "Search", show=False, tooltip="Search the text of every session's messages.", id="browse.search"),
         Binding("a", "toggle_subagents", "Sub-agents", show=False, tooltip="Show or hide sub-agent and exec sessions.", id="browse.subagents"),
         Binding("t", "pick_target", "Target", tooltip="Choose the model to continue in.", id="browse.target"),
         Binding("p", "pin", "Pin", tooltip="Pin or unpin the highlighted message so every plan keeps it.", id="browse.pin"),
@@ -104,6 +105,8 @@ class BrowseScreen(MigrateActions, Screen[None]):
         """Discovery has finished at least once."""
         self.reading = False
         """A session is being read (Escape cancels it)."""
+        self.found_message: str | None = None
+        """The message a search hit asked to show once the session's plans are ready."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -274,6 +277,29 @@ class BrowseScreen(MigrateActions, Screen[None]):
         if first.data is not None:
             self.open_session(first.data)
 
+    def action_search(self) -> None:
+        from smig_tui.tui.screens.search import SearchModal
+
+        self.app.push_screen(SearchModal(self.services), callback=self._search_done)
+
+    def _search_done(self, hit: object) -> None:
+        """Open the session of the chosen hit; its plan table then moves to the hit's message."""
+        from smig_tui.adapters.search_index import SearchHit
+
+        if not isinstance(hit, SearchHit):
+            return
+        from smig_tui.core.errors import SmigError
+
+        known = [info for info in self.query_one(SourceTree).sessions
+                 if info.path == hit.path and info.id == hit.session_id]
+        try:
+            info = known[0] if known else self.services.find_session(hit.session_id)
+        except SmigError as error:
+            self.notify(str(error), severity="error")
+            return
+        self.found_message = hit.message_id
+        self.open_session(info)
+
     def action_toggle_subagents(self) -> None:
         shown = self.query_one(SourceTree).toggle_subagents()
         if self.scanned:
@@ -385,6 +411,10 @@ class BrowseScreen(MigrateActions, Screen[None]):
         )
         self.query_one(PreviewTabs).show_plans(message.plans, self.pins, message.estimated, message.exact)
         self.refresh_summary_notices()
+        if self.found_message is not None:  # opened from a search hit: show that message
+            table, key, self.found_message = self.query_one(PreviewTabs).table(), self.found_message, None
+            if table is not None and not table.show_message(key):
+                self.notify(f"Message {key} is not in the preview of this plan.", severity="warning")
 
     @on(LoadStopped)
     def _load_stopped(self, message: LoadStopped) -> None:

@@ -136,6 +136,15 @@ class PlanTable(DataTable[Text | str]):
                 key=message.id,
             )
 
+    def show_message(self, message_id: str) -> bool:
+        """Move the cursor to a message's row (adding the rows before it); False if the plan has none."""
+        while message_id not in self.rows and self._pending:
+            self.add_more()
+        if message_id not in self.rows:
+            return False
+        self.move_cursor(row=self.get_row_index(message_id), scroll=True)
+        return True
+
     def highlighted_key(self) -> str | None:
         """The row key under the cursor."""
         if not self.row_count:

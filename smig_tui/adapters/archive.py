@@ -1,0 +1,316 @@
+"""Provides smig's archive: a compressed, deduplicated copy of every session file, which outlives
+the agents' own cleanup (Claude Code deletes transcripts after `cleanupPeriodDays`).
+
+Each file is cut at fixed offsets into pieces of `PIECE` bytes; each piece is stored once, as a zstd
+frame named by the sha256 of its bytes, under `<data>/archive/pieces/`. Identical files (Codex
+moving a rollout to `archived_sessions/`) therefore share every piece, and a file that only grew
+stores only its new bytes plus a new copy of its last, partial piece. `manifest.json` maps each file
+to its pieces and to the listing entry its reader gave. Sources are only ever read; archive files
+are 0600, written atomically, under a lock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from smig_tui.adapters.fs import atomic_write, file_lock
+from smig_tui.adapters.zstd_files import DAMAGED, compress, decompress
+from smig_tui.core.errors import SessionNotFoundError, SmigError, WriteRefusedError
+from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
+from smig_tui.core.ports import SessionSource, WarningSink
+
+PIECE = 1 << 20
+"""Files are cut at multiples of this offset; growth rewrites at most one piece."""
+MANIFEST_VERSION = 1
+
+
+@dataclass
+class ArchivedFile:
+    """One archived session file: where it was, what it held, and its pieces."""
+
+    path: str
+    agent: str
+    session_id: str
+    home: str | None
+    """The agent's home when it was archived; a restore puts the file at the same place under the current one."""
+    size: int
+    mtime: float
+    sha256: str
+    pieces: list[str]
+    info: dict[str, Any] = field(default_factory=dict)
+    """The listing entry the agent's reader gave, so the session lists with its title and cwd."""
+
+    @property
+    def relative(self) -> str | None:
+        """The file's path inside the agent's home, when it was inside it."""
+        if self.home and _inside(self.path, self.home):
+            return os.path.relpath(self.path, self.home)
+        return None
+
+
+@dataclass
+class ArchiveRun:
+    """What one archive pass did (or, with `dry_run`, would do)."""
+
+    new: int = 0
+    grown: int = 0
+    changed: int = 0
+    unchanged: int = 0
+    bytes_read: int = 0
+    bytes_stored: int = 0
+    """Compressed bytes of the pieces this run added (pieces already held cost nothing)."""
+
+    @property
+    def touched(self) -> int:
+        """Files this run archived."""
+        return self.new + self.grown + self.changed
+
+
+@dataclass
+class ArchiveStatus:
+    """What the archive holds and what a run would add."""
+
+    sessions: int
+    original_bytes: int
+    stored_bytes: int
+    originals_missing: int
+    pending: ArchiveRun
+
+
+class Archive:
+    """The archive under `folder` (`<data>/archive/`)."""
+
+    def __init__(self, folder: Path, homes: Mapping[str, Path]) -> None:
+        self.folder = folder
+        self.homes = {agent: Path(home) for agent, home in homes.items()}
+        """Each agent's home, where a restore puts a file back."""
+        self._manifest_path = folder / "manifest.json"
+        self._parsed: tuple[tuple[int, int], dict[str, ArchivedFile]] | None = None
+
+    # --- the manifest ----------------------------------------------------------------------------
+
+    def entries(self) -> dict[str, ArchivedFile]:
+        """Every archived file by its original path (the manifest is parsed once while it is unchanged)."""
+        try:
+            stat = self._manifest_path.stat()
+        except FileNotFoundError:
+            return {}
+        except OSError as error:
+            raise SmigError(f"The archive manifest {self._manifest_path} cannot be read ({error}).") from None
+        if self._parsed is None or self._parsed[0] != (stat.st_mtime_ns, stat.st_size):
+            self._parsed = ((stat.st_mtime_ns, stat.st_size), self._parse())
+        return dict(self._parsed[1])
+
+    def _parse(self) -> dict[str, ArchivedFile]:
+        try:
+            raw = json.loads(self._manifest_path.read_text(encoding="utf-8"))
+            if not isinstance(raw, dict) or raw.get("version") != MANIFEST_VERSION:
+                raise SmigError(f"The archive manifest {self._manifest_path} is of an unknown version.")
+            return {path: ArchivedFile(**entry) for path, entry in raw.get("files", {}).items()}
+        except (OSError, ValueError, TypeError) as error:
+            raise SmigError(f"The archive manifest {self._manifest_path} cannot be read ({error}).") from None
+
+    def _save(self, files: Mapping[str, ArchivedFile]) -> None:
+        document = {"version": MANIFEST_VERSION, "files": {path: asdict(entry) for path, entry in files.items()}}
+        atomic_write(self._manifest_path, json.dumps(document, ensure_ascii=False), mode=0o600)
+
+    # --- archiving -------------------------------------------------------------------------------
+
+    def run(self, sources: list[SessionSource], warn: WarningSink, dry_run: bool = False) -> ArchiveRun:
+        """Archive every session file the sources list that is new or changed since the last run."""
+        run = ArchiveRun()
+        with file_lock(self.folder / "archive.lock", timeout=0.0, what="the archive"):
+            files = self.entries()
+            for source in sources:
+                for info in source.discover(warn):
+                    if info.archived or not os.path.isfile(info.path):
+                        continue
+                    old = files.get(info.path)
+                    if old is not None and old.size == info.size and old.mtime == info.mtime:
+                        run.unchanged += 1
+                        continue
+                    if dry_run:
+                        kind = "new" if old is None else ("grown" if info.size > old.size else "changed")
+                        setattr(run, kind, getattr(run, kind) + 1)
+                        run.bytes_read += info.size - (old.size if kind == "grown" and old else 0)
+                        continue
+                    try:
+                        files[info.path] = self._archive_file(info, old, run)
+                    except OSError as error:
+                        warn(ReadWarning(info.path, None, f"not archived: {error.strerror or error}"))
+                    if run.touched % 50 == 0:
+                        self._save(files)  # a long first run keeps what it did if it is stopped
+            if not dry_run and run.touched:
+                self._save(files)
+        return run
+
+    def _archive_file(self, info: SessionInfo, old: ArchivedFile | None, run: ArchiveRun) -> ArchivedFile:
+        """Store the pieces of one file; one that only grew stores only from its last full piece on."""
+        stat = os.stat(info.path)
+        with open(info.path, "rb") as handle:
+            prefix = self._unchanged_prefix(handle, old) if old is not None and stat.st_size >= old.size else None
+            if prefix is not None and old is not None:
+                digest, keep = prefix
+                pieces, start, kind = old.pieces[:keep], keep * PIECE, "grown"
+            else:
+                digest, pieces, start, kind = hashlib.sha256(), [], 0, "new" if old is None else "changed"
+            handle.seek(start)
+            read = 0
+            stored: list[str] = []
+            while piece := handle.read(PIECE):
+                digest.update(piece)
+                read += len(piece)
+                stored.append(self._store_piece(piece, run))
+        setattr(run, kind, getattr(run, kind) + 1)
+        run.bytes_read += read
+        entry_info = {key: value for key, value in asdict(info).items() if key != "archived"}
+        home = self.homes.get(info.agent.value)
+        return ArchivedFile(info.path, info.agent.value, info.id, str(home) if home else None, start + read,
+                            stat.st_mtime, digest.hexdigest(), pieces + stored, entry_info)
+
+    def _unchanged_prefix(self, handle: Any, old: ArchivedFile) -> tuple[Any, int] | None:
+        """If the file still starts with the bytes archived before (append-only growth): the hash of its
+        full pieces, to continue from, and how many there are; else None."""
+        digest = hashlib.sha256()
+        keep = old.size // PIECE
+        at_last_full_piece = digest.copy()
+        for index in range(keep + 1):
+            if index == keep:
+                at_last_full_piece = digest.copy()
+            chunk = handle.read(PIECE if index < keep else old.size - keep * PIECE)
+            if index < keep and len(chunk) < PIECE:
+                return None
+            digest.update(chunk)
+        return (at_last_full_piece, keep) if digest.hexdigest() == old.sha256 else None
+
+    def _piece_path(self, name: str) -> Path:
+        return self.folder / "pieces" / name[:2] / f"{name}.zst"
+
+    def _store_piece(self, piece: bytes, run: ArchiveRun) -> str:
+        name = hashlib.sha256(piece).hexdigest()
+        target = self._piece_path(name)
+        if not target.exists():
+            packed = compress(piece)
+            atomic_write(target, packed, mode=0o600)
+            run.bytes_stored += len(packed)
+        return name
+
+    # --- reading back ----------------------------------------------------------------------------
+
+    def content(self, entry: ArchivedFile) -> bytes:
+        """The archived bytes of a file, checked against its sha256."""
+        try:
+            data = b"".join(decompress(self._piece_path(name).read_bytes()) for name in entry.pieces)
+        except (OSError, ValueError, *DAMAGED) as error:
+            raise SmigError(f"The archived copy of {entry.path} is damaged or incomplete ({error}).") from None
+        if hashlib.sha256(data).hexdigest() != entry.sha256:
+            raise SmigError(f"The archived copy of {entry.path} does not match its checksum; it was not used.")
+        return data
+
+    def status(self, sources: list[SessionSource], warn: WarningSink) -> ArchiveStatus:
+        """How many sessions and bytes the archive holds, and what a run would add (reads no session)."""
+        files = self.entries()
+        stored = sum(path.stat().st_size for path in (self.folder / "pieces").rglob("*.zst")) if files else 0
+        pending = self.run(sources, warn, dry_run=True)
+        missing = sum(1 for entry in files.values() if not os.path.exists(entry.path))
+        return ArchiveStatus(len(files), sum(e.size for e in files.values()), stored, missing, pending)
+
+    def find(self, ref: str) -> ArchivedFile:
+        """The newest archived file of a session id or unique id prefix."""
+        matches = [e for e in self.entries().values() if e.session_id == ref or e.session_id.startswith(ref)]
+        if not matches:
+            raise SessionNotFoundError(f"No archived session matches {ref!r}. `smig archive --status` says what is held.")
+        if len({e.session_id for e in matches}) > 1:
+            shown = ", ".join(sorted({e.session_id for e in matches})[:5])
+            raise SessionNotFoundError(f"{ref!r} matches several archived sessions ({shown}); give more of the id.")
+        return max(matches, key=lambda e: e.mtime)
+
+    def restore_target(self, entry: ArchivedFile) -> Path:
+        """Where a restore writes the file: its place under the agent's current home, else its old path."""
+        home = self.homes.get(entry.agent)
+        if home is not None and entry.relative is not None:
+            return home / entry.relative
+        return Path(entry.path)
+
+    def restore(self, ref: str) -> Path:
+        """Write an archived session back where its agent looks for it, never over an existing file."""
+        entry = self.find(ref)
+        target = self.restore_target(entry)
+        if target.exists() or target.is_symlink():
+            raise WriteRefusedError(f"Refusing to restore over existing file {target}.")
+        atomic_write(target, self.content(entry), mode=0o600, overwrite=False, mtime=entry.mtime)
+        return target
+
+    def view(self, entry: ArchivedFile, view_root: Path) -> Path:
+        """A readable copy of an archived file under `view_root` (made once), for the agent's reader."""
+        relative = entry.relative or hashlib.sha256(entry.path.encode()).hexdigest()[:16] + "-" + Path(entry.path).name
+        target = view_root / entry.agent / relative
+        if not (target.is_file() and target.stat().st_size == entry.size):
+            atomic_write(target, self.content(entry), mode=0o600, mtime=entry.mtime)
+        return target
+
+
+class ArchivedSource:
+    """An agent's reader plus its archived sessions whose originals the agent deleted.
+
+    Those list after the live ones, marked `archived`, read from a copy in smig's cache by the
+    agent's own reader; everything else (search, plan, migrate, export) then works unchanged.
+    """
+
+    def __init__(self, inner: SessionSource, archive: Archive, view_root: Path) -> None:
+        self.inner = inner
+        self.archive = archive
+        self.view_root = view_root
+
+    @property
+    def agent(self) -> Agent:
+        """The wrapped reader's agent."""
+        return self.inner.agent
+
+    def discover(self, warn: WarningSink) -> Iterator[SessionInfo]:
+        """The live sessions, then the archived ones no live file holds any more."""
+        live: set[str] = set()
+        for info in self.inner.discover(warn):
+            live.add(info.id)
+            yield info
+        try:
+            entries = self.archive.entries()
+        except SmigError as error:
+            warn(ReadWarning(str(self.archive.folder), None, str(error)))
+            return
+        newest: dict[str, ArchivedFile] = {}
+        for entry in entries.values():
+            if entry.agent != self.agent.value or entry.session_id in live or os.path.exists(entry.path):
+                continue
+            if entry.session_id not in newest or entry.mtime > newest[entry.session_id].mtime:
+                newest[entry.session_id] = entry
+        for entry in newest.values():
+            try:
+                copy = self.archive.view(entry, self.view_root)
+            except (SmigError, OSError) as error:
+                warn(ReadWarning(entry.path, None, f"archived copy unusable: {error}"))
+                continue
+            yield _archived_info(entry, copy)
+
+    def load(self, info: SessionInfo, warn: WarningSink) -> Session:
+        """Read a session, live or archived, with the agent's reader."""
+        return self.inner.load(info, warn)
+
+
+def _archived_info(entry: ArchivedFile, copy: Path) -> SessionInfo:
+    """The listing entry of an archived session, pointing at its readable copy."""
+    fields = {key: value for key, value in entry.info.items() if key in SessionInfo.__dataclass_fields__}
+    fields["agent"] = Agent(entry.agent)
+    info = SessionInfo(**fields)
+    stat = copy.stat()
+    return replace(info, path=str(copy), size=stat.st_size, mtime=stat.st_mtime, archived=True)
+
+
+def _inside(path: str, root: str) -> bool:
+    return os.path.abspath(path).startswith(os.path.abspath(root).rstrip(os.sep) + os.sep)

@@ -1,0 +1,128 @@
+"""Provides `smig archive`: keep a compressed copy of every session, say what it holds, restore one."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import asdict
+from typing import TYPE_CHECKING
+
+from smig_tui.core.errors import SmigError, WriteRefusedError
+
+if TYPE_CHECKING:
+    from smig_tui.cli.main import Context
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `archive` (and `archive restore ID`) to the CLI."""
+    archive = subparsers.add_parser(
+        "archive", help="copy every session into smig's archive (compressed, deduplicated)",
+        description="Copy every session file into smig's data folder, compressed and deduplicated, so it "
+        "outlives the agents' cleanup. `smig archive restore ID` writes one back where its agent finds it.",
+    )
+    archive.add_argument("action", nargs="?", choices=["restore"], help="restore: write an archived session back")
+    archive.add_argument("id", nargs="?", help="the session id (or unique prefix) to restore")
+    archive.add_argument("--status", action="store_true", help="say what the archive holds and what a run would add")
+    archive.add_argument("--json", action="store_true", help="print JSON for scripts")
+    archive.set_defaults(handler=run_archive)
+
+
+def run_archive(args: argparse.Namespace, ctx: Context) -> int:
+    """Archive, report, or restore."""
+    from smig_tui.services import session_archive
+
+    services = ctx.services
+    archive = session_archive(services.paths)
+    if args.action == "restore":
+        if not args.id:
+            raise UsageError("`smig archive restore` needs the id of an archived session.")
+        entry = archive.find(args.id)
+        live = [info for info in services.iter_sessions(include_subagents=True, warn=ctx.out.warn)
+                if info.id == entry.session_id and not info.archived]
+        if live:
+            raise WriteRefusedError(
+                f"Session {entry.session_id} is still in the agent's folder ({live[0].path}); nothing restored."
+            )
+        target = archive.restore(entry.session_id)
+        if args.json:
+            ctx.out.json({"session_id": entry.session_id, "agent": entry.agent, "path": str(target)})
+        else:
+            ctx.out.data(str(target))
+            ctx.out.diag(f"smig: restored {entry.agent} session {entry.session_id}")
+        return 0
+    if args.id:
+        raise UsageError(f"Unexpected {args.id!r}: did you mean `smig archive restore {args.id}`?")
+    if args.status:
+        status = archive.status(services.sources, ctx.out.warn)
+        if args.json:
+            ctx.out.json(asdict(status))
+            return 0
+        pending = status.pending
+        ctx.out.data(
+            f"archive: {status.sessions} session files, {_size(status.original_bytes)} of sessions "
+            f"stored in {_size(status.stored_bytes)}; {status.originals_missing} no longer in the agent's folder"
+        )
+        ctx.out.data(
+            f"a run would add: {pending.new} new, {pending.grown} grown, {pending.changed} changed "
+            f"({_size(pending.bytes_read)} to read)"
+        )
+        return 0
+    run = archive.run(services.sources, ctx.out.warn)
+    if args.json:
+        ctx.out.json(asdict(run))
+        return 0
+    ctx.out.data(
+        f"archived {run.touched} session files ({run.new} new, {run.grown} grown, {run.changed} changed, "
+        f"{run.unchanged} unchanged): read {_size(run.bytes_read)}, stored {_size(run.bytes_stored)}"
+    )
+    return 0
+
+
+AUTO_SKIPPED = frozenset({"archive", "mcp", "tui", None})
+"""Commands after which `[archive] auto` does not run: the archive itself, and long-running servers."""
+
+
+def auto_archive_wanted(config: dict[str, object], where: str) -> bool:
+    """`[archive] auto = true` in the config file (validated: a table, and a true or false)."""
+    from smig_tui.core.errors import ConfigError
+
+    table = config.get("archive", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: [archive] must be a table.")
+    auto = table.get("auto", False)
+    if not isinstance(auto, bool):
+        raise ConfigError(f"{where}: archive.auto must be true or false, not {auto!r}.")
+    return auto
+
+
+def auto_archive(command: str | None, ctx: Context) -> None:
+    """Archive what is new after a command when the config asks for it; a failure is one line on stderr."""
+    if command in AUTO_SKIPPED:
+        return
+    from smig_tui.services import session_archive
+
+    services = ctx.services
+    try:
+        if not auto_archive_wanted(services.config, str(services.paths.config_file)):
+            return
+        run = session_archive(services.paths).run(services.sources, lambda _: None)
+    except SmigError as error:
+        ctx.out.diag(f"smig: archive not updated: {error}")
+        return
+    if run.touched:
+        ctx.out.diag(f"smig: archived {run.touched} new or changed session files")
+
+
+class UsageError(SmigError):
+    """The archive command was given the wrong words."""
+
+    exit_code = 2
+
+
+def _size(count: int) -> str:
+    """Bytes as a short human figure."""
+    value = float(count)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{count} B"  # pragma: no cover

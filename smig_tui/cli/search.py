@@ -1,0 +1,107 @@
+"""Provides `smig search`: full-text search over every session's messages, ranked, with snippets."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import asdict
+from typing import IO, TYPE_CHECKING
+
+from smig_tui.core.models import Agent, Role
+
+if TYPE_CHECKING:
+    from smig_tui.cli.main import Context
+
+BAR_WIDTH = 24
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `search` to the CLI."""
+    search = subparsers.add_parser(
+        "search", help="find messages in every session (words, \"phrases\", prefix*)",
+        description='Search every session\'s messages. Terms must all match; "quoted words" match as a phrase, '
+        "migr* as a prefix. Chinese, Japanese, Korean and emoji are matched as written.",
+    )
+    search.add_argument("query", nargs="+", help="what to find")
+    search.add_argument("--agent", help=f"only this agent ({', '.join(a.value for a in Agent)}, …)")
+    search.add_argument("--cwd", metavar="PATH", help="only sessions recorded in PATH or below it")
+    search.add_argument("--since", metavar="WHEN", help="only messages since an age (30m, 12h, 7d, 2w) or a date")
+    search.add_argument("--role", choices=[role.value for role in Role], help="only messages of this role")
+    search.add_argument("--limit", type=int, default=20, metavar="N", help="show at most N hits (default 20)")
+    search.add_argument("--json", action="store_true", help="print JSON for scripts")
+    search.set_defaults(handler=run_search)
+
+
+def run_search(args: argparse.Namespace, ctx: Context) -> int:
+    """Refresh the index (a progress bar on stderr), then print the ranked hits."""
+    from smig_tui.adapters.search_index import SearchFilters
+    from smig_tui.core.search import SearchQueryError, parse_since
+
+    if args.limit < 1:
+        raise SearchQueryError("--limit must be at least 1.")
+    filters = SearchFilters(
+        agent=args.agent, cwd=args.cwd, role=args.role,
+        since=parse_since(args.since) if args.since else None,
+    )
+    bar = ProgressBar(ctx.out.stderr, quiet=ctx.out.quiet)
+    hits = ctx.services.search(
+        " ".join(args.query), filters, limit=args.limit, warn=ctx.out.warn, progress=bar.update,
+        notice=lambda text: ctx.out.diag(f"smig: {text}"),
+    )
+    bar.finish()
+    if args.json:
+        ctx.out.json([asdict(hit) | {"spans": [list(span) for span in hit.spans]} for hit in hits])
+        return 0
+    if not hits:
+        ctx.out.diag("smig: no matches")
+        return 0
+    color = ctx.out.stdout.isatty()
+    for hit in hits:
+        when = (hit.timestamp or "")[:16].replace("T", " ")
+        mark = " [archived]" if hit.archived else ""
+        title = " ".join((hit.title or "").split())[:60]
+        ctx.out.data(f"{hit.agent} {hit.session_id}  {when}  {hit.role}/{hit.kind}  #{hit.message_id}{mark}  {title}")
+        before, after = ("\x1b[1;33m", "\x1b[0m") if color else ("«", "»")
+        ctx.out.data("    " + _marked(hit.snippet, hit.spans, before, after))
+    return 0
+
+
+def _marked(text: str, spans: tuple[tuple[int, int], ...], before: str, after: str) -> str:
+    """The snippet with each match wrapped in `before` … `after`."""
+    from smig_tui.core.search import Snippet
+
+    return Snippet(text, spans).marked(before, after)
+
+
+class ProgressBar:
+    """A one-line progress bar on stderr while the index is built: redrawn on a terminal, else two lines."""
+
+    def __init__(self, stream: IO[str], quiet: bool = False) -> None:
+        self.stream = stream
+        self.quiet = quiet
+        self.live = stream.isatty()
+        self.total = 0
+        self.done = 0
+
+    def update(self, done: int, total: int) -> None:
+        """Show `done` of `total` sessions indexed."""
+        if self.quiet or total == 0:
+            return
+        if self.total == 0:
+            self.total = total
+            if not self.live:
+                print(f"smig: indexing {total} new or changed sessions for search…", file=self.stream)
+        self.done = done
+        if self.live:
+            filled = BAR_WIDTH * done // total
+            bar = "█" * filled + "░" * (BAR_WIDTH - filled)
+            self.stream.write(f"\rsmig: indexing sessions {bar} {done}/{total}")
+            self.stream.flush()
+
+    def finish(self) -> None:
+        """End the bar's line."""
+        if self.quiet or self.total == 0:
+            return
+        if self.live:
+            self.stream.write("\n")
+        else:
+            print(f"smig: indexed {self.done} sessions", file=self.stream)

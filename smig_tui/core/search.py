@@ -1,0 +1,273 @@
+"""Provides the pure rules of full-text search: query parsing, which index answers each term,
+ranking tiers, `--since` parsing and highlighted snippets.
+
+The index (an adapter) keeps two FTS5 tables: one split into words (unicode61, ranked with bm25)
+for text written with spaces, and one of trigrams for messages holding scripts written without
+spaces (Chinese, Japanese, Korean, Thai, …), which a word tokenizer would keep as one long token.
+Emoji and one- or two-character CJK terms, shorter than a trigram, are found through a token per
+character the word table also holds, then confirmed on the text; only punctuation (`->`) is matched
+by reading every stored text. This module decides which answers each term.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from smig_tui.core.errors import SmigError
+from smig_tui.core.models import Kind, Role
+
+
+class SearchQueryError(SmigError):
+    """A search query smig cannot run (unbalanced quote, nothing to search for, a bad date)."""
+
+    exit_code = 2
+
+
+SPLITLESS = re.compile(
+    "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3100-\u312f\u3400-\u4dbf\u4e00-\u9fff"
+    "\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f]"
+)
+"""Characters of scripts written without spaces between words (Thai, Lao, Myanmar, Khmer, kana,
+Bopomofo, Han, Hangul): messages holding one go into the trigram table."""
+CHAR_TOKEN = re.compile(
+    SPLITLESS.pattern[:-1]
+    + "\u2190-\u21ff\u2300-\u23ff\u2460-\u24ff\u25a0-\u27bf\u2900-\u297f\u2b00-\u2bff"
+    "\U0001f000-\U0001faff\u200d\ufe0f]+"
+)
+"""Runs of characters the word tokenizer drops or cannot split: emoji, arrows and symbols, and the
+scripts of `SPLITLESS`. Each such character also gets a token of its own (`char_tokens`)."""
+TRIGRAM = 3
+"""The trigram tokenizer cannot match a substring shorter than this."""
+CONVERSATION, TOOLING, CONTEXT = 0, 1, 2
+"""Ranking tiers, best first: what a person or the model wrote, then tool calls, tool outputs and
+reasoning, then context the harness injected."""
+SINCE_UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """One thing the user asked for: a word, a "phrase", or a prefix (`migr*`)."""
+
+    text: str
+    phrase: bool = False
+    prefix: bool = False
+
+    @property
+    def words(self) -> list[str]:
+        """The term split and folded as the word index splits and folds text."""
+        return word_tokens(self.text)
+
+    @property
+    def answered_by(self) -> str:
+        """`words`, `grams`, `chars` or `scan`: which part of the index finds this term.
+
+        `chars`: a term of emoji or of one or two CJK characters, found by the per-character tokens
+        the word table holds for such characters and confirmed on the text; `scan` (punctuation
+        such as `->`) reads every stored text.
+        """
+        if SPLITLESS.search(self.text) and len(self.text.strip()) >= TRIGRAM:
+            return "grams"
+        if SPLITLESS.search(self.text) or not self.words:
+            visible = "".join(self.text.split())
+            return "chars" if CHAR_TOKEN.fullmatch(visible) else "scan"
+        return "words"
+
+
+@dataclass(frozen=True, slots=True)
+class SearchQuery:
+    """A parsed query: every term must match (AND)."""
+
+    terms: tuple[Term, ...]
+
+    @property
+    def word_match(self) -> str | None:
+        """The FTS5 expression for the word table (each word term a phrase of its words, ANDed), or None."""
+        parts = []
+        for term in self.terms:
+            if term.answered_by == "words":
+                parts.append('"' + " ".join(term.words) + '"' + ("*" if term.prefix else ""))
+            elif term.answered_by == "chars":
+                parts += [f'"{token}"' for token in sorted(set(char_tokens(term.text).split()))]
+        return " AND ".join(parts) or None
+
+    @property
+    def needs_confirming(self) -> bool:
+        """True when a term of emoji or CJK characters must be checked on the text (the index finds
+        texts holding each of its characters, in any order)."""
+        return any(term.answered_by == "chars" for term in self.terms)
+
+    def confirms(self, text: str) -> bool:
+        """Tell whether every character term occurs in `text` as written."""
+        return all(" ".join(term.text.split()) in text for term in self.terms if term.answered_by == "chars")
+
+    @property
+    def gram_match(self) -> str | None:
+        """The FTS5 expression for the trigram table, or None when no term needs it."""
+        parts = ['"' + term.text.replace('"', '""') + '"' for term in self.terms if term.answered_by == "grams"]
+        return " AND ".join(parts) or None
+
+    @property
+    def scans(self) -> tuple[str, ...]:
+        """Substrings matched by reading the stored text (lowered as SQLite lowers: ASCII only)."""
+        return tuple(ascii_lower(term.text) for term in self.terms if term.answered_by == "scan")
+
+    @property
+    def needles(self) -> tuple[str, ...]:
+        """What to highlight in a hit: each term's text and its words, longest first."""
+        texts = {term.text for term in self.terms}
+        texts |= {word for term in self.terms if term.answered_by == "words" for word in term.text.split()}
+        return tuple(sorted(texts, key=len, reverse=True))
+
+
+def parse_query(text: str) -> SearchQuery:
+    """Parse `words "a phrase" prefix*` into terms; raise SearchQueryError on a malformed query."""
+    terms: list[Term] = []
+    rest = text.strip()
+    if rest.count('"') % 2:
+        raise SearchQueryError(f"Unbalanced quote in search query {text!r}: close the phrase with another \".")
+    for match in re.finditer(r'"([^"]*)"(\*?)|(\S+)', rest):
+        phrase, star, word = match.group(1), match.group(2), match.group(3)
+        raw = phrase if phrase is not None else word
+        prefix = bool(star) or (word is not None and word.endswith("*"))
+        raw = raw.rstrip("*") if word is not None else raw
+        if not raw.strip():
+            if prefix:
+                raise SearchQueryError(f"A lone * in search query {text!r}: put it after the start of a word, e.g. migr*.")
+            continue
+        terms.append(Term(" ".join(raw.split()), phrase=phrase is not None, prefix=prefix))
+    if not terms:
+        raise SearchQueryError("Empty search query: give a word, a \"phrase\" or a prefix such as migr*.")
+    return SearchQuery(tuple(terms))
+
+
+def word_tokens(text: str) -> list[str]:
+    """Split text as FTS5's unicode61 tokenizer does (letters, digits and private-use characters
+    make words) and fold it as `remove_diacritics 2` does (lower case, accents dropped)."""
+    tokens: list[str] = []
+    current: list[str] = []
+    for char in text:
+        if unicodedata.category(char)[0] in "LN" or unicodedata.category(char) == "Co":
+            current.append(fold(char))
+        elif current:
+            tokens.append("".join(current))
+            current = []
+    if current:
+        tokens.append("".join(current))
+    return tokens
+
+
+def fold(char: str) -> str:
+    """One character lowered and stripped of accents (é -> e), kept whole if that would split it."""
+    base = "".join(c for c in unicodedata.normalize("NFD", char) if not unicodedata.combining(c)).lower()
+    if len(base) == 1:
+        return base
+    lowered = char.lower()
+    return lowered if len(lowered) == 1 else char
+
+
+def ascii_lower(text: str) -> str:
+    """Lower ASCII letters only, as SQLite's `lower()` does."""
+    return text.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def char_tokens(text: str) -> str:
+    """A word-table token for each distinct emoji, symbol or CJK character of `text` (`smigch1f680`
+    for 🚀), so one or two such characters are found without reading every text."""
+    if text.isascii():  # most texts: no regex pass needed
+        return ""
+    chars = {char for run in CHAR_TOKEN.findall(text) for char in run if char not in "\u200d\ufe0f"}
+    return " ".join(f"smigch{ord(char):x}" for char in sorted(chars))
+
+
+def needs_grams(text: str) -> bool:
+    """Tell whether a message's text holds a script the word index cannot split."""
+    return not text.isascii() and SPLITLESS.search(text) is not None
+
+
+def tier(role: Role | str, kind: Kind | str, injected: bool) -> int:
+    """The ranking tier of a message: conversation first, tool traffic below, injected context last."""
+    if injected:
+        return CONTEXT
+    if Role(role) in (Role.USER, Role.ASSISTANT) and Kind(kind) in (Kind.TEXT, Kind.SUMMARY):
+        return CONVERSATION
+    return TOOLING
+
+
+def parse_since(value: str, now: datetime | None = None) -> str:
+    """`7d`, `12h`, `30m`, `2w` back from now, or an ISO date/time, as an ISO 8601 UTC string."""
+    now = now or datetime.now(UTC)
+    match = re.fullmatch(r"(\d+)\s*([mhdw])", value.strip())
+    if match:
+        moment = now - timedelta(seconds=int(match.group(1)) * SINCE_UNITS[match.group(2)])
+    else:
+        try:
+            moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise SearchQueryError(
+                f"--since {value!r} is neither an age (30m, 12h, 7d, 2w) nor a date (2026-11-30)."
+            ) from None
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S")
+
+
+@dataclass(frozen=True, slots=True)
+class Snippet:
+    """A short window of a message around the first match, with the matches marked."""
+
+    text: str
+    spans: tuple[tuple[int, int], ...]
+    """(start, end) character offsets of each highlighted match in `text`."""
+
+    def marked(self, before: str = "[", after: str = "]") -> str:
+        """The text with every span wrapped in `before` … `after`."""
+        out, done = [], 0
+        for start, end in self.spans:
+            out += [self.text[done:start], before, self.text[start:end], after]
+            done = end
+        out.append(self.text[done:])
+        return "".join(out)
+
+
+def make_snippet(text: str, needles: tuple[str, ...], width: int = 160) -> Snippet:
+    """Cut a one-line window of about `width` characters around the first needle, and mark needles.
+
+    Matching folds case and accents like the word index, so `cafe` highlights `Café`.
+    """
+    flat = " ".join(text.split())
+    folded = flat.lower() if flat.isascii() else "".join(fold(c) for c in flat)
+    wanted = [folded_needle for n in needles if (folded_needle := "".join(fold(c) for c in " ".join(n.split())))]
+    hits = sorted(
+        (start, start + len(needle))
+        for needle in wanted
+        for start in _find_all(folded, needle)
+    )
+    first = hits[0][0] if hits else 0
+    start = max(0, first - width // 3)
+    if start:  # begin at a word boundary when one is close
+        space = flat.find(" ", start, first)
+        start = space + 1 if space != -1 else start
+    end = min(len(flat), start + width)
+    window = flat[start:end]
+    spans: list[tuple[int, int]] = []
+    for hit_start, hit_end in hits:
+        if hit_start >= start and hit_end <= end and (not spans or hit_start - start >= spans[-1][1]):
+            spans.append((hit_start - start, hit_end - start))
+    prefix, suffix = ("…" if start else ""), ("…" if end < len(flat) else "")
+    shift = len(prefix)
+    return Snippet(prefix + window + suffix, tuple((a + shift, b + shift) for a, b in spans))
+
+
+def _find_all(haystack: str, needle: str) -> list[int]:
+    """Every start of `needle` in `haystack`, not overlapping."""
+    found, at = [], haystack.find(needle)
+    while at != -1:
+        found.append(at)
+        at = haystack.find(needle, at + len(needle))
+    return found
