@@ -105,7 +105,7 @@ class Services:
             from smig_tui.adapters.zstd_files import current_form
 
             as_path = Path(current_form(str(as_path)))  # Codex may have (de)compressed it since
-        if as_path.name.endswith((".jsonl", ".jsonl.zst")) and as_path.is_file():
+        if as_path.name.endswith((".jsonl", ".jsonl.zst", ".json")) and as_path.is_file():
             resolved = str(as_path.resolve())
             for info in self.iter_sessions(include_subagents=True, warn=warn):
                 if os.path.realpath(info.path) == resolved:
@@ -496,4 +496,8 @@ def build_services(env: dict[str, str] | None = None) -> Services:
         CodexSource(paths, listing_cache=paths.cache_dir / "listing-codex.json"),
         ClaudeSource(paths, listing_cache=paths.cache_dir / "listing-claude.json"),
     ]
+    if paths.gemini_home is not None:
+        from smig_tui.adapters.agents.gemini.source import GeminiSource
+
+        sources.append(GeminiSource(paths.gemini_home, listing_cache=paths.cache_dir / "listing-gemini.json"))
     return Services(paths=paths, config=config, sources=sources)
