@@ -69,7 +69,7 @@ class FakeGeminiServer:
     def turns(self) -> list[dict[str, Any]]:
         """Bodies of the model requests that offered tools: the agent's own turns, in order."""
         return [entry["body"] for entry in self.requests
-                if "generateContent" in entry["path"].lower() and entry["body"].get("tools")]
+                if "generatecontent" in entry["path"].lower() and entry["body"].get("tools")]
 
 
 def request_texts(body: dict[str, Any]) -> list[tuple[str, str]]:
