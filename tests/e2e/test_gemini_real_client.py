@@ -145,3 +145,25 @@ def test_codex_and_claude_resume_a_migrated_gemini_session(
             assert "earlier messages omitted" in sent and "Let me read the notes." not in sent  # dropped
         else:
             assert "PELICAN-77 is the release codename." in sent  # a tool result, flattened to text
+
+
+def test_the_shipped_gemini_overhead_is_what_the_client_adds_to_a_request(
+    isolated_homes: dict[str, Path], tmp_path: Path, exact_tokens: None
+) -> None:
+    """System prompt, tool definitions and `<session_context>` of a fresh home's first request, by o200k."""
+    from smig_tui.adapters.tokenizers.tiktoken_counter import make_counter
+
+    project = tmp_path / "empty"
+    project.mkdir()
+    with FakeGeminiServer() as server:
+        run_gemini(isolated_homes["home"], project, server, "-p", "hello there")
+        body = server.turns()[-1]
+    counter = make_counter("o200k_base")
+    system = "".join(part.get("text", "") for part in body["systemInstruction"]["parts"])
+    context = [part["text"] for content in body["contents"] for part in content["parts"]
+               if part.get("text") and part["text"] != "hello there"]
+    measured = counter.count(system) + counter.count(json.dumps(body["tools"], ensure_ascii=False)) + sum(
+        counter.count(text) for text in context)
+    shipped = build_services().agent_overheads["gemini"]
+    assert shipped.source == "measured with Gemini CLI 0.61.0"
+    assert abs(measured - shipped.tokens) <= 60  # the date and temp paths in the context vary a little
