@@ -201,7 +201,7 @@ class SmigTools:
             try:
                 wanted = Agent(agent)
             except ValueError:
-                raise InvalidArgumentError(f"list_sessions: unknown agent {agent!r}; use codex or claude.") from None
+                raise InvalidArgumentError(f"list_sessions: unknown agent {agent!r}; use codex, claude or gemini.") from None
         count = _bounded("limit", limit, 1, MAX_LIMIT, 20)
         sessions = self.services.list_sessions(agent=wanted, cwd=os.path.expanduser(cwd) if cwd else None)
         return page_items({"total": len(sessions), "searched": self.searched()}, "sessions",
