@@ -66,7 +66,7 @@ def test_a_loaded_session_is_what_the_client_sent_the_model_on_resume(gemini_hom
     assert warnings == []
     assert session_items(session)[: len(sent)] == sent
     assert session_items(session)[len(sent):] == [("model", "text", "It was notes.txt, in the project root.")]
-    assert info.message_count == len(session.messages)
+    assert info.message_count is None  # a listing reads the file's ends only; the count comes with a load
     assert session.messages[0].injected and session.messages[0].text.startswith("<session_context>")
     [thought] = [m for m in session.messages if m.kind is Kind.REASONING]
     assert thought.text == "**Reading the notes** I should open notes.txt first."
@@ -96,10 +96,11 @@ def test_a_half_written_last_line_is_one_warning_and_the_rest_still_reads(gemini
         handle.write('{"id":"half","timestamp":"2026-12-03T13:40:00.000Z","type":"user","content":[{"te')
     [info], warnings = _read(gemini_home)
     session, load_warnings = _load(gemini_home, info)
-    [warning] = warnings
-    assert (warning.path, warning.line) == (str(path), lines + 1)
-    assert "damaged" in warning.message
-    assert load_warnings == [warning]
+    [listed] = warnings  # the listing reads the file's ends: it names the file
+    assert listed.path == str(path) and "half-written" in listed.message
+    [loaded] = load_warnings  # the full read names the line
+    assert (loaded.path, loaded.line) == (str(path), lines + 1) and "damaged" in loaded.message
+    assert info.title == "OSPREY-93: read notes.txt and tell me the release codename" and info.context_tokens == 514
     assert session_items(session)[-1] == ("model", "text", "It was notes.txt, in the project root.")
 
 
@@ -114,8 +115,12 @@ def test_a_corrupt_document_is_one_warning_naming_it_and_other_sessions_still_li
 
 
 def test_an_older_json_document_reads_like_the_json_lines(gemini_home: Path) -> None:
-    """Gemini CLI wrote one JSON document per session before its JSON-lines files (and still reads them)."""
+    """Gemini CLI wrote one JSON document per session before its JSON-lines files (and still reads them).
+
+    A document is parsed whole, a JSON-lines file is listed from its ends: both give the same facts.
+    """
     path = _session_file(gemini_home)
+    [from_ends], _ = _read(gemini_home)
     parsed = read_conversation(path)
     document = {**parsed.meta, "messages": list(parsed.messages.values())}
     legacy = path.with_name(path.name.removesuffix("l"))
@@ -124,6 +129,8 @@ def test_an_older_json_document_reads_like_the_json_lines(gemini_home: Path) -> 
     [info], warnings = _read(gemini_home)
     session, _ = _load(gemini_home, info)
     assert warnings == [] and info.path == str(legacy)
+    facts = ("id", "cwd", "title", "model", "context_tokens", "updated", "created")
+    assert [getattr(info, name) for name in facts] == [getattr(from_ends, name) for name in facts]
     assert session_items(session)[:-1] == request_items(_last_turn("session1-run2.jsonl"), once=True)
     assert session.extra["format"].startswith("one JSON document")
 

@@ -85,7 +85,10 @@ def _apply(conversation: ConversationFile, record: dict[str, Any], number: int) 
             _add_all(conversation, update["messages"], number)
         conversation.meta.update({key: value for key, value in update.items() if key != "messages"})
     elif isinstance(record.get("sessionId"), str) and isinstance(record.get("projectHash"), str):
+        started = conversation.meta.get("startTime")  # a resume writes the metadata again, restamped
         conversation.meta.update({key: value for key, value in record.items() if key != "messages"})
+        if started:
+            conversation.meta["startTime"] = started
         if isinstance(record.get("messages"), list):
             _add_all(conversation, record["messages"], number)
 

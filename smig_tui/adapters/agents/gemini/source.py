@@ -1,8 +1,8 @@
 """Provides `GeminiSource`: finds and reads Gemini CLI sessions (`~/.gemini/tmp/<project>/chats/`).
 
-Listing and loading both parse the whole session file (Gemini CLI rewrites and updates records in
-place, so no head or tail alone says what the conversation is); the listing cache keeps each
-unchanged file's entry, so a warm listing reads no session. A file with damaged lines (a line
+Listing reads each JSON-lines file's head and tail only (`scan`); an older whole-document session is
+parsed in full. The listing cache keeps each unchanged file's entry, so a warm listing reads no
+session. Loading parses the whole file the way the client does (`records`, `convert`). A file with damaged lines (a line
 half-written while the client appends, or a damaged `.json` document) is one warning naming the
 file and its lines; the rest still lists and loads.
 """
@@ -17,6 +17,7 @@ from typing import Any
 from smig_tui.adapters.agents.gemini.convert import convert
 from smig_tui.adapters.agents.gemini.layout import SESSION_PREFIX, ProjectFolders
 from smig_tui.adapters.agents.gemini.records import ConversationFile, NotASession, read_conversation
+from smig_tui.adapters.agents.gemini.scan import Facts, scan
 from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
@@ -58,8 +59,12 @@ class GeminiSource:
                  project: Path | None = None, parent: str | None = None) -> SessionInfo | None:
         """The listing entry of one session file, or None (with a warning) when it cannot be read."""
         project = project or _project_folder(path)
+        folders = folders or ProjectFolders(self._home)
         try:
             stat = path.stat()
+            facts = scan(path, stat.st_size) if path.name.endswith(".jsonl") else None
+            if facts is not None:
+                return _quick_info(path, stat, facts, folders, project, parent, warn)
             conversation = read_conversation(path)
         except NotASession as error:
             warn(ReadWarning(str(path), None, f"skipped: {error}"))
@@ -72,7 +77,6 @@ class GeminiSource:
         if not any(not m.injected for m in converted.messages):
             return None  # a start-up only session: the client deletes these and never lists them
         meta = conversation.meta
-        folders = folders or ProjectFolders(self._home)
         recorded_hash = meta.get("projectHash") if isinstance(meta.get("projectHash"), str) else None
         cwd = folders.cwd_of(project, recorded_hash)
         kind = meta.get("kind") if isinstance(meta.get("kind"), str) else None
@@ -118,6 +122,37 @@ class GeminiSource:
             extra["format"] = "one JSON document (as Gemini CLI wrote before its JSON-lines files)"
         return Session(info=info, messages=tuple(converted.messages), warnings=tuple(warnings),
                        measured_context_tokens=converted.context_tokens or None, extra=extra)
+
+
+def _quick_info(path: Path, stat: os.stat_result, facts: Facts, folders: ProjectFolders, project: Path,
+                parent: str | None, warn: WarningSink) -> SessionInfo | None:
+    """The listing entry from a file's head and tail (the message count stays unknown until loaded)."""
+    if facts.half_written:
+        warn(ReadWarning(str(path), None, "the last line is half-written or damaged; it is skipped and the rest "
+                                          "of the session is read"))
+    if not facts.has_conversation:
+        return None  # a start-up only session: the client deletes these and never lists them
+    meta = facts.meta
+    recorded_hash = meta.get("projectHash") if isinstance(meta.get("projectHash"), str) else None
+    cwd = folders.cwd_of(project, recorded_hash)
+    kind = meta.get("kind") if isinstance(meta.get("kind"), str) else None
+    return SessionInfo(
+        id=str(meta["sessionId"]),
+        agent=Agent.GEMINI,
+        path=str(path),
+        cwd=cwd,
+        title=_one_line(facts.summary or _text(meta.get("summary"))) or _one_line(facts.first_prompt),
+        model=facts.model,
+        created=_text(meta.get("startTime")),
+        updated=facts.updated or _text(meta.get("lastUpdated")),
+        origin=kind,
+        parent_id=parent,
+        is_subagent=kind == "subagent" or parent is not None,
+        size=stat.st_size,
+        mtime=stat.st_mtime,
+        context_tokens=facts.context_tokens,
+        project=cwd or project.name,
+    )
 
 
 def _session_files(tmp: Path, warn: WarningSink) -> Iterator[tuple[Path, Path, str | None]]:
