@@ -167,3 +167,18 @@ def test_the_shipped_gemini_overhead_is_what_the_client_adds_to_a_request(
     shipped = build_services().agent_overheads["gemini"]
     assert shipped.source == "measured with Gemini CLI 0.61.0"
     assert abs(measured - shipped.tokens) <= 60  # the date and temp paths in the context vary a little
+
+
+def test_gemini_resumes_a_truncated_gemini_session_smig_wrote(isolated_homes: dict[str, Path], tmp_path: Path) -> None:
+    """Gemini to Gemini: the recorded session cut to its newest messages, written beside the original."""
+    project = _project(tmp_path)
+    session = _gemini_source(isolated_homes, project)
+    result = build_services().migrate(session, make_plan(session, "gemini-2.5-pro", keep_last=4),
+                                      {Destination.GEMINI})
+    [output] = result.outputs
+    assert Path(output.path).parent == isolated_homes["home"] / ".gemini" / "tmp" / "osprey-app" / "chats"
+    with FakeGeminiServer() as server:
+        run_gemini(isolated_homes["home"], project, server, "--resume", output.session_id, "-p", "continue")
+        sent = json.dumps(server.turns()[-1], ensure_ascii=False)
+    assert result.migration_id in sent and "earlier messages omitted" in sent
+    assert "It was notes.txt, in the project root." in sent and "Let me read the notes." not in sent
