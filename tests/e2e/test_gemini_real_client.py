@@ -20,7 +20,7 @@ from fake_model_server import REPLY as OTHER_REPLY
 from fake_model_server import FakeModelServer
 from gemini_client import run_gemini
 from gemini_items import request_items, session_items
-from migration_builders import make_plan
+from migration_builders import make_plan, make_session
 from test_resume_real_clients import (
     _claude_env,
     _client,
@@ -182,3 +182,20 @@ def test_gemini_resumes_a_truncated_gemini_session_smig_wrote(isolated_homes: di
         sent = json.dumps(server.turns()[-1], ensure_ascii=False)
     assert result.migration_id in sent and "earlier messages omitted" in sent
     assert "It was notes.txt, in the project root." in sent and "Let me read the notes." not in sent
+
+
+def test_resume_latest_continues_the_migration_not_an_older_session_of_the_user(
+    isolated_homes: dict[str, Path], tmp_path: Path
+) -> None:
+    """`gemini --resume latest` picks by `startTime`; the user's own session there started after the
+    migrated conversation's first message, yet the migration, written later, is the latest."""
+    project = _project(tmp_path)
+    with FakeGeminiServer() as server:
+        run_gemini(isolated_homes["home"], project, server, "-p", "an earlier session of the user's")
+        session = make_session(tmp_path / "src", agent=Agent.CODEX, cwd=str(project))
+        result = build_services().migrate(session, make_plan(session, "gemini-2.5-pro"), {Destination.GEMINI})
+        server.requests.clear()
+        run_gemini(isolated_homes["home"], project, server, "--resume", "latest", "-p", "continue")
+        sent = json.dumps(server.turns()[-1], ensure_ascii=False)
+    assert result.migration_id in sent and "OSPREY-93" in sent
+    assert "an earlier session of the user's" not in sent

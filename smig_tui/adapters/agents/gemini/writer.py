@@ -4,7 +4,9 @@ The file is what Gemini CLI 0.61.0 itself appends: a metadata line (`sessionId`,
 = sha256 of the project path, `startTime`, `lastUpdated`, `kind: "main"`, `summary`, the picker's
 title), then one record per turn (`type` `user` with text parts, or `gemini` with text), named
 `session-<YYYY-MM-DDTHH-MM>-<first 8 of the id>.jsonl` in the project's `chats/` folder: the name
-`--resume ID` looks for. Tool calls are flattened to text (`core.handoff`), so the API never sees an
+`--resume ID` looks for. The session is dated when it is written (the records keep their own times),
+since `gemini --resume latest` and the picker's numbering order sessions by `startTime`: a user who
+just migrated means to continue the migration. Tool calls are flattened to text (`core.handoff`), so the API never sees an
 unpaired call. The client drops a user turn that starts with `/` or `?` (a slash command) or with
 its own context tags on resume; such a turn gets a leading zero-width space, so it is still sent.
 """
@@ -72,10 +74,10 @@ class GeminiWriter:
         now = now or datetime.now(UTC)
         times = monotonic_times([turn.timestamp for turn in turns], now)
         model_name = model if model and model.startswith("gemini") else DEFAULT_MODEL
-        start = format_iso(times[0])
+        written = format_iso(now)  # `--resume latest` and the picker's numbers go by startTime
         lines: list[dict[str, Any]] = [{
-            "sessionId": session_id, "projectHash": project_hash(cwd), "startTime": start,
-            "lastUpdated": format_iso(times[-1]), "kind": "main", "summary": title,
+            "sessionId": session_id, "projectHash": project_hash(cwd), "startTime": written,
+            "lastUpdated": written, "kind": "main", "summary": title,
             "smigLineage": _lineage_json(lineage),
         }]
         for number, (turn, moment) in enumerate(zip(turns, times, strict=True), start=1):
