@@ -20,7 +20,7 @@ from smig_tui.adapters.agents.gemini.records import ConversationFile, NotASessio
 from smig_tui.adapters.agents.gemini.scan import Facts, scan
 from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
 from smig_tui.core.errors import SessionReadError
-from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
+from smig_tui.core.models import Agent, ReadWarning, Role, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
 
 TITLE_MAX = 120
@@ -64,7 +64,7 @@ class GeminiSource:
             stat = path.stat()
             facts = scan(path, stat.st_size) if path.name.endswith(".jsonl") else None
             if facts is not None:
-                return _quick_info(path, stat, facts, folders, project, parent, warn)
+                return _info(path, stat, facts, folders, project, parent, warn)
             conversation = read_conversation(path)
         except NotASession as error:
             warn(ReadWarning(str(path), None, f"skipped: {error}"))
@@ -74,31 +74,12 @@ class GeminiSource:
             return None
         _warn_damaged(path, conversation, warn)
         converted = convert(conversation.messages.values(), conversation.lines)
-        if not any(not m.injected for m in converted.messages):
-            return None  # a start-up only session: the client deletes these and never lists them
         meta = conversation.meta
-        recorded_hash = meta.get("projectHash") if isinstance(meta.get("projectHash"), str) else None
-        cwd = folders.cwd_of(project, recorded_hash)
-        kind = meta.get("kind") if isinstance(meta.get("kind"), str) else None
-        title = _one_line(_text(meta.get("summary"))) or _one_line(converted.first_prompt)
-        return SessionInfo(
-            id=str(conversation.session_id),
-            agent=Agent.GEMINI,
-            path=str(path),
-            cwd=cwd,
-            title=title,
-            model=converted.model,
-            created=_text(meta.get("startTime")),
-            updated=_text(meta.get("lastUpdated")),
-            origin=kind,
-            parent_id=parent,
-            is_subagent=kind == "subagent" or parent is not None,
-            size=stat.st_size,
-            mtime=stat.st_mtime,
-            message_count=len(converted.messages),
-            context_tokens=converted.context_tokens or None,
-            project=cwd or project.name,
-        )
+        facts = Facts(meta=meta, first_prompt=converted.first_prompt, summary=_text(meta.get("summary")),
+                      model=converted.model, context_tokens=converted.context_tokens or None,
+                      updated=_text(meta.get("lastUpdated")),
+                      has_reply=any(not m.injected and m.role is not Role.USER for m in converted.messages))
+        return _info(path, stat, facts, folders, project, parent, warn, message_count=len(converted.messages))
 
     def load(self, info: SessionInfo, warn: WarningSink) -> Session:
         """Read one session in full."""
@@ -124,9 +105,9 @@ class GeminiSource:
                        measured_context_tokens=converted.context_tokens or None, extra=extra)
 
 
-def _quick_info(path: Path, stat: os.stat_result, facts: Facts, folders: ProjectFolders, project: Path,
-                parent: str | None, warn: WarningSink) -> SessionInfo | None:
-    """The listing entry from a file's head and tail (the message count stays unknown until loaded)."""
+def _info(path: Path, stat: os.stat_result, facts: Facts, folders: ProjectFolders, project: Path,
+          parent: str | None, warn: WarningSink, message_count: int | None = None) -> SessionInfo | None:
+    """The listing entry from what was read (a JSON-lines file's ends leave the message count unknown)."""
     if facts.half_written:
         warn(ReadWarning(str(path), None, "the last line is half-written or damaged; it is skipped and the rest "
                                           "of the session is read"))
@@ -150,6 +131,7 @@ def _quick_info(path: Path, stat: os.stat_result, facts: Facts, folders: Project
         is_subagent=kind == "subagent" or parent is not None,
         size=stat.st_size,
         mtime=stat.st_mtime,
+        message_count=message_count,
         context_tokens=facts.context_tokens,
         project=cwd or project.name,
     )
