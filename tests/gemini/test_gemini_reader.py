@@ -86,7 +86,9 @@ def test_the_first_run_reads_as_its_last_request(gemini_home: Path, tmp_path: Pa
     assert session_items(session)[len(sent):] == [
         ("model", "text", "The release codename is PELICAN-77 (from notes.txt).")]
     usage = [m.usage for m in session.messages if m.usage is not None]
-    assert [u.context_tokens for u in usage] == [208, 294, 400]  # each call's tokens.total, on its last message
+    assert [u.context_tokens for u in usage] == [208, 294, 400]  # each call's tokens.total, on its first message
+    records = [m.id.split(":")[0] for m in session.messages]
+    assert all(records[i - 1] != records[i] for i, m in enumerate(session.messages) if m.usage is not None)
 
 
 def test_a_half_written_last_line_is_one_warning_and_the_rest_still_reads(gemini_home: Path) -> None:

@@ -133,8 +133,9 @@ def _reply(out: Converted, record: dict[str, Any], record_id: str, line: int | N
     if usage is not None:
         out.context_tokens = usage.context_tokens
         if len(out.messages) > first:
-            last = out.messages[-1]
-            out.messages[-1] = last.placed(last.index, usage)
+            # On the call's first message: the next call's prompt grew by this reply and what followed it.
+            opening = out.messages[first]
+            out.messages[first] = opening.placed(opening.index, usage)
 
 
 def _call(out: Converted, call: dict[str, Any], message_id: str, line: int | None, stamp: str | None) -> None:
