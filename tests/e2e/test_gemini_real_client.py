@@ -199,3 +199,24 @@ def test_resume_latest_continues_the_migration_not_an_older_session_of_the_user(
         sent = json.dumps(server.turns()[-1], ensure_ascii=False)
     assert result.migration_id in sent and "OSPREY-93" in sent
     assert "an earlier session of the user's" not in sent
+
+
+def test_a_session_written_into_an_older_hash_folder_is_carried_over_by_the_client(
+    isolated_homes: dict[str, Path], tmp_path: Path
+) -> None:
+    """Before slugs, Gemini CLI named a project's folder by the sha256 of its path, and it copies such a
+    folder to the slug folder on start. smig writes into it, so the user's older sessions still move."""
+    from smig_tui.adapters.agents.gemini.layout import project_hash
+
+    project = _project(tmp_path)
+    legacy = isolated_homes["home"] / ".gemini" / "tmp" / project_hash(str(project))
+    (legacy / "chats").mkdir(parents=True)
+    session = make_session(tmp_path / "src", agent=Agent.CLAUDE, cwd=str(project))
+    [output] = build_services().migrate(session, make_plan(session, "gemini-2.5-pro"), {Destination.GEMINI}).outputs
+    assert Path(output.path).parent == legacy / "chats"
+    with FakeGeminiServer() as server:
+        run_gemini(isolated_homes["home"], project, server, "--resume", output.session_id, "-p", "continue")
+        sent = json.dumps(server.turns()[-1], ensure_ascii=False)
+    assert "OSPREY-93" in sent
+    slug_copy = isolated_homes["home"] / ".gemini" / "tmp" / "osprey-app" / "chats" / Path(output.path).name
+    assert slug_copy.is_file()  # the client moved the folder over, the migration with it

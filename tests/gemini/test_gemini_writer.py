@@ -90,3 +90,14 @@ def test_an_existing_file_is_never_overwritten(isolated_homes: dict[str, Path], 
         services.migrate(session, make_plan(session), {Destination.GEMINI})
     assert Path(planned.path).read_text(encoding="utf-8") == "theirs"
     assert [p.name for p in chats.iterdir()] == [Path(planned.path).name]  # nothing else was left behind
+
+
+def test_a_folder_named_by_the_older_path_hash_is_written_into(isolated_homes: dict[str, Path], tmp_path: Path) -> None:
+    """The client copies it to the slug folder on start only while that folder holds nothing."""
+    project = tmp_path / "repo"
+    legacy = isolated_homes["home"] / ".gemini" / "tmp" / project_hash(str(project))
+    (legacy / "chats").mkdir(parents=True)
+    session = make_session(tmp_path / "src", agent=Agent.CODEX, cwd=str(project))
+    result = build_services().migrate(session, make_plan(session), {Destination.GEMINI})
+    assert [Path(f.path).parent for f in result.files if f.destination is Destination.GEMINI] == [legacy / "chats"]
+    assert not (isolated_homes["home"] / ".gemini" / "tmp" / "repo").exists()

@@ -80,7 +80,7 @@ def chats_dir_for(home: Path, cwd: str) -> tuple[Path, bool]:
     """The `chats/` folder Gemini CLI will use for `cwd`, and whether its `.project_root` must be created.
 
     An existing folder is found the way the client finds it: the registry entry, else a folder whose
-    `.project_root` names the path. A project the client has never seen gets the slug it would
+    `.project_root` names the path, else the folder an older release named by the path's hash. A project the client has never seen gets the slug it would
     claim (the first of `name`, `name-1`, … that no registry entry or folder holds); writing its
     `.project_root` is enough, since the client adopts a folder whose marker names the path.
     """
@@ -94,6 +94,11 @@ def chats_dir_for(home: Path, cwd: str) -> tuple[Path, bool]:
         for folder in sorted(tmp.iterdir()):
             if folder.is_dir() and read_owner(folder) == cwd:
                 return folder / "chats", False
+    legacy = tmp / project_hash(cwd)
+    if legacy.is_dir():
+        # Sessions of a release that named folders by hash: the client copies this folder to the
+        # project's slug folder on its next start, unless that folder already holds something.
+        return legacy / "chats", False
     taken = set(registry.values())
     base = slugify(os.path.basename(cwd))
     counter = 0
