@@ -113,7 +113,8 @@ def test_a_corrupt_document_is_one_warning_naming_it_and_other_sessions_still_li
     infos, warnings = _read(gemini_home)
     assert [info.id for info in infos] == [SESSION_ID]
     [warning] = warnings
-    assert warning.path == str(broken) and warning.message.startswith("skipped: not a Gemini CLI session")
+    assert warning.path == str(broken)
+    assert warning.message == "skipped: not a readable Gemini CLI session (its JSON is cut off or damaged at line 1, column 80)"
 
 
 def test_an_older_json_document_reads_like_the_json_lines(gemini_home: Path) -> None:

@@ -107,9 +107,10 @@ def _parse_document(raw: bytes, lines: ConversationFile) -> ConversationFile:
     except ValueError as error:
         if lines.session_id:  # JSON lines with a metadata line that lacks projectHash: keep what there is
             return lines
-        raise NotASession(f"not a Gemini CLI session: {error.__class__.__name__} ({error})") from error
+        where = f" at line {error.lineno}, column {error.colno}" if isinstance(error, json.JSONDecodeError) else ""
+        raise NotASession(f"not a readable Gemini CLI session (its JSON is cut off or damaged{where})") from error
     if not isinstance(document, dict) or not isinstance(document.get("sessionId"), str):
-        raise NotASession("not a Gemini CLI session: no sessionId")
+        raise NotASession("not a Gemini CLI session (no sessionId)")
     conversation = ConversationFile(legacy=True)
     conversation.meta = {key: value for key, value in document.items() if key != "messages"}
     if isinstance(document.get("messages"), list):
