@@ -5,7 +5,8 @@ It follows what the client sends the model on resume (`convertSessionToClientHis
 slash command) is not sent; `<session_context>` and `<hook_context>` blocks are the harness's
 context (kept, marked injected: the receiving agent adds its own); a reply's thoughts, text and
 tool calls come in that order, then the calls' results. A call's result is recorded twice, in the
-call (`toolCalls[].result`) and as the next user record's `functionResponse`; it is read once.
+call (`toolCalls[].result`) and as the next user record's `functionResponse`; it is read once. The
+figures the client logged for a call (`tokens`) go on the reply's first message.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from smig_tui.core.models import Kind, Message, Role, Usage
 
 HARNESS_PREFIXES = ("<session_context>", "<hook_context>")
 COMMAND_PREFIXES = ("/", "?")
-DISPLAY_ONLY = frozenset({"info", "error", "warning"})
 
 
 @dataclass
@@ -32,7 +32,8 @@ class Converted:
     context_tokens: int | None = None
     """`tokens.total` of the last reply that logged it."""
     first_prompt: str | None = None
-    _results: set[str] = field(default_factory=set)
+    answered: set[str] = field(default_factory=set)
+    """Call ids whose result is already read (the client records each result twice)."""
 
     def add(self, record_id: str, suffix: str, role: Role, kind: Kind, text: str, line: int | None,
             stamp: str | None, **extra: Any) -> None:
@@ -159,8 +160,8 @@ def _call_result(out: Converted, call: dict[str, Any], message_id: str, line: in
         response = part.get("functionResponse")
         if isinstance(response, dict):
             _result(out, {**response, "id": response.get("id") or call.get("id")}, message_id, line, stamp, failed)
-        elif isinstance(part.get("text"), str) and call_id not in out._results:
-            out._results.add(call_id)
+        elif isinstance(part.get("text"), str) and call_id not in out.answered:
+            out.answered.add(call_id)
             out.add(message_id, "", Role.TOOL, Kind.TOOL_RESULT, part["text"], line, stamp,
                     tool_name=str(call.get("name") or "tool"), call_id=call_id, is_error=failed)
 
@@ -168,9 +169,9 @@ def _call_result(out: Converted, call: dict[str, Any], message_id: str, line: in
 def _result(out: Converted, response: dict[str, Any], message_id: str, line: int | None, stamp: str | None,
             failed: bool = False) -> None:
     call_id = _call_id(response.get("id"))
-    if call_id in out._results:
+    if call_id in out.answered:
         return  # the same result again (recorded in the call and as the next user record)
-    out._results.add(call_id)
+    out.answered.add(call_id)
     body = response.get("response")
     error = False
     if isinstance(body, dict) and isinstance(body.get("output"), str):
