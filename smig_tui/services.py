@@ -117,7 +117,7 @@ class Services:
             from smig_tui.adapters.zstd_files import current_form
 
             as_path = Path(current_form(str(as_path)))  # Codex may have (de)compressed it since
-        if as_path.name.endswith((".jsonl", ".jsonl.zst")) and as_path.is_file():
+        if as_path.name.endswith((".jsonl", ".jsonl.zst", ".json")) and as_path.is_file():
             resolved = str(as_path.resolve())
             for info in self.iter_sessions(include_subagents=True, warn=warn):
                 if os.path.realpath(info.path) == resolved:
@@ -648,6 +648,10 @@ def build_services(env: dict[str, str] | None = None) -> Services:
         CodexSource(paths, listing_cache=paths.cache_dir / "listing-codex.json"),
         ClaudeSource(paths, listing_cache=paths.cache_dir / "listing-claude.json"),
     ]
+    if paths.gemini_home is not None:
+        from smig_tui.adapters.agents.gemini.source import GeminiSource
+
+        sources.append(GeminiSource(paths.gemini_home, listing_cache=paths.cache_dir / "listing-gemini.json"))
     return Services(paths=paths, config=config, sources=with_archive(paths, sources), env=env)
 
 
@@ -655,7 +659,10 @@ def session_archive(paths: Paths) -> Archive:
     """smig's archive of session files, restoring into each agent's home (issue 20)."""
     from smig_tui.adapters.archive import Archive
 
-    return Archive(paths.data_dir / "archive", {"codex": paths.codex_home, "claude": paths.claude_home})
+    homes = {"codex": paths.codex_home, "claude": paths.claude_home}
+    if paths.gemini_home is not None:
+        homes["gemini"] = paths.gemini_home
+    return Archive(paths.data_dir / "archive", homes)
 
 
 def with_archive(paths: Paths, sources: list[SessionSource]) -> list[SessionSource]:

@@ -17,6 +17,7 @@ from collections.abc import Collection, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from smig_tui.adapters.agents.gemini.writer import GeminiWriter, sendable
 from smig_tui.adapters.commit_journal import CommitJournal
 from smig_tui.adapters.formats.claude_writer import ClaudeWriter
 from smig_tui.adapters.formats.codex_writer import CodexWriter, append_session_index, index_line, recorded_model
@@ -83,6 +84,7 @@ class Committer:
         self._store = store
         self._claude = ClaudeWriter(paths)
         self._codex = CodexWriter(paths)
+        self._gemini = GeminiWriter(paths.gemini_home) if paths.gemini_home is not None else None
         self._expected: dict[str, tuple[Expected, ...]] = {}
         """What each native file written by this commit must read back as, by path."""
         self._index_lines: list[str] = []
@@ -128,7 +130,8 @@ class Committer:
         files = self._native_files(session, plan, messages, wanted, migration_id, now, cwd)
         files += self._export_files(session, plan, messages, wanted, migration_id, out, force)
         natives = tuple(planned.native for planned in files if planned.native)
-        exports = tuple(planned.path for planned in files if not planned.native)
+        exports = tuple(planned.path for planned in files if planned.destination in (Destination.MARKDOWN,
+                                                                                     Destination.JSON))
         record = build_record(migration_id, format_iso(now), source, plan, messages, natives, exports,
                               redactions)
         record_path = str(self._store.path_for(record))
@@ -150,7 +153,7 @@ class Committer:
         cwd: str | None = None,
     ) -> list[PlannedFile]:
         """Lay out the Claude and/or Codex sessions, in `cwd` when given, else the source's folder."""
-        natives = wanted & {Destination.CLAUDE, Destination.CODEX}
+        natives = wanted & {Destination.CLAUDE, Destination.CODEX, Destination.GEMINI}
         if not natives:
             return []
         info = session.info
@@ -188,7 +191,20 @@ class Committer:
             if planned.native:
                 self._index_lines.append(index_line(planned.native.session_id, title, now))
             files.append(planned)
+        if Destination.GEMINI in natives:
+            files += self._gemini_files(messages, note, folder, lineage, title, target, now)
         return files
+
+    def _gemini_files(self, messages: tuple[Message, ...], note: str, folder: str, lineage: Lineage, title: str,
+                      target: str, now: datetime) -> list[PlannedFile]:
+        """Lay out the Gemini CLI session (and its project folder's owner file when the folder is new)."""
+        if self._gemini is None:
+            raise SmigError("Gemini CLI's folder is unknown, so no Gemini session can be written.")
+        turns = to_turns(messages, note=note)
+        planned = self._gemini.prepare(turns, folder, lineage, title, model=target, now=now)
+        session = planned[-1]
+        self._expected[session.path] = expected_from(tuple(sendable(turn) for turn in turns))
+        return planned
 
     def _export_files(
         self,

@@ -30,6 +30,8 @@ class Paths:
     claude_project_dir_name: str | None = None
     """`$CLAUDE_CODE_PROJECT_DIR_NAME` when Claude Code would honour it: the one `projects/` folder
     it then keeps every session in, whatever the cwd."""
+    gemini_home: Path | None = None
+    """Gemini CLI's folder: `$GEMINI_CLI_HOME/.gemini`, default `~/.gemini`."""
 
     @property
     def config_file(self) -> Path:
@@ -58,10 +60,11 @@ def resolve_paths(env: dict[str, str] | None = None) -> Paths:
     codex = Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex"
     claude = Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else home / ".claude"
     project_dir = project_dir_override(env)
+    gemini = Path(env.get("GEMINI_CLI_HOME") or home) / ".gemini"
     smig_home = env.get("SMIG_TUI_HOME")
     if smig_home:
         root = Path(smig_home)
-        return Paths(codex, claude, root / "data", root / "cache", root / "config", project_dir)
+        return Paths(codex, claude, root / "data", root / "cache", root / "config", project_dir, gemini)
     return Paths(
         codex_home=codex,
         claude_home=claude,
@@ -69,4 +72,5 @@ def resolve_paths(env: dict[str, str] | None = None) -> Paths:
         cache_dir=Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False)),
         config_dir=Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)),
         claude_project_dir_name=project_dir,
+        gemini_home=gemini,
     )

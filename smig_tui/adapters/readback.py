@@ -52,6 +52,16 @@ def read_back(paths: Paths, output: NativeOutput) -> Session:
         if info is None:
             raise ReadBackError(f"The written Codex session {output.path} cannot be read back.")
         return source.load(info, ignore)
+    if output.agent == Agent.GEMINI.value and paths.gemini_home is not None:
+        from pathlib import Path
+
+        from smig_tui.adapters.agents.gemini.source import GeminiSource
+
+        gemini = GeminiSource(paths.gemini_home)
+        found = gemini.describe(Path(output.path), ignore)
+        if found is None:
+            raise ReadBackError(f"The written Gemini session {output.path} cannot be read back.")
+        return gemini.load(found, ignore)
     from smig_tui.adapters.formats.claude_code_load import load_session
 
     return load_session(SessionInfo(id=output.session_id, agent=Agent.CLAUDE, path=output.path), ignore)

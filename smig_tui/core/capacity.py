@@ -55,7 +55,9 @@ CLAUDE_COMPACT_MARGIN = 33_000
 """Claude Code auto-compacts about this far before the window (20k kept for output, 13k buffer)."""
 CLAUDE_WINDOW_WITHOUT_1M = 200_000
 """The window Claude Code holds native-1M models to when `CLAUDE_CODE_DISABLE_1M_CONTEXT` is set."""
-AGENTS = ("codex", "claude")
+GEMINI_COMPRESS_PERCENT = 50
+"""Gemini CLI compresses the chat at half of the model's token limit (`model.compressionThreshold`)."""
+AGENTS = ("codex", "claude", "gemini")
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +85,8 @@ def usable_window(agent: str, window: int, auto_compact: int | None = None) -> i
     if agent == "codex":
         usable = window * CODEX_USABLE_PERCENT // 100
         return min(usable, auto_compact) if auto_compact else usable
+    if agent == "gemini":
+        return window * GEMINI_COMPRESS_PERCENT // 100
     return max(1, window - CLAUDE_COMPACT_MARGIN)
 
 

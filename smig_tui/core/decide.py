@@ -58,8 +58,9 @@ class AgentOverhead:
 
 
 def receiving_agent(capacity: ModelCapacity) -> str | None:
-    """The agent a session for this model is resumed in: Claude Code for Anthropic, Codex for OpenAI."""
-    return {"anthropic": "claude", "openai": "codex"}.get(capacity.provider)
+    """The agent a session for this model is resumed in: Claude Code for Anthropic, Codex for OpenAI,
+    Gemini CLI for Google."""
+    return {"anthropic": "claude", "openai": "codex", "google": "gemini"}.get(capacity.provider)
 
 
 def parse_agent_overheads(config: Mapping[str, Any], where: str) -> dict[str, int]:
@@ -69,8 +70,8 @@ def parse_agent_overheads(config: Mapping[str, Any], where: str) -> dict[str, in
         raise ConfigError(f"{where}: [agents] must be a table.")
     out: dict[str, int] = {}
     for agent, settings in table.items():
-        if agent not in ("claude", "codex"):
-            raise ConfigError(f"{where}: [agents.{agent}] is not an agent (known: claude, codex).")
+        if agent not in ("claude", "codex", "gemini"):
+            raise ConfigError(f"{where}: [agents.{agent}] is not an agent (known: claude, codex, gemini).")
         if not isinstance(settings, Mapping):
             raise ConfigError(f"{where}: [agents.{agent}] must be a table.")
         for key, value in settings.items():

@@ -27,6 +27,7 @@ class Destination(StrEnum):
     STORE = "store"
     CLAUDE = "claude"
     CODEX = "codex"
+    GEMINI = "gemini"
     MARKDOWN = "markdown"
     JSON = "json"
 

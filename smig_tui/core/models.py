@@ -16,6 +16,7 @@ class Agent(StrEnum):
 
     CODEX = "codex"
     CLAUDE = "claude"
+    GEMINI = "gemini"
 
 
 class Role(StrEnum):

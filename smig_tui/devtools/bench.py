@@ -181,6 +181,28 @@ def bench_list(workdir: Path, manifest: Manifest) -> list[Row]:
     ]
 
 
+def bench_gemini_list(workdir: Path, manifest: Manifest) -> list[Row]:
+    """`smig list --agent gemini` against `--agent codex`, cold, on a Gemini home mirroring the Codex threads."""
+    from smig_tui.devtools.gemini_corpus import generate_gemini
+
+    codex = [e for e in manifest.sessions if e.agent == "codex" and not e.empty and not e.is_subagent]
+    count = generate_gemini(workdir / "gemini", codex)
+    rows: list[Row] = []
+    colds: dict[str, Child] = {}
+    for agent in ("codex", "gemini"):
+        smig_home = workdir / f"smig-list-{agent}"
+        _reset(smig_home)
+        env = corpus_env(workdir, smig_home) | {"GEMINI_CLI_HOME": str(workdir / "gemini")}
+        evict_page_cache(workdir)
+        colds[agent] = run_child([sys.executable, "-m", "smig_tui", "list", "--agent", agent], env)
+    ratio = colds["gemini"].seconds / max(colds["codex"].seconds, 1e-9)
+    rows.append(Row(f"smig list --agent gemini, cold ({count} sessions)", colds["gemini"].seconds, "s",
+                    "<= 1.5x codex", ratio <= 1.5,
+                    f"{ratio:.2f}x `--agent codex` cold ({colds['codex'].seconds:.2f} s, same sizes); "
+                    f"CPU {colds['gemini'].cpu:.2f} s vs {colds['codex'].cpu:.2f} s"))
+    return rows
+
+
 def _reset(folder: Path) -> None:
     """Empty one of the benchmark's own smig homes (never anything else)."""
     import shutil
@@ -458,6 +480,7 @@ def run(args: argparse.Namespace) -> int:
     steps: list[tuple[str, Callable[[], list[Row]]]] = [
         ("open + plan", lambda: bench_huge(workdir, manifest)),
         ("smig list", lambda: bench_list(workdir, manifest)),
+        ("smig list, Gemini CLI", lambda: bench_gemini_list(workdir, manifest)),
         ("compressed and forked Codex", lambda: bench_compressed(workdir, manifest)),
         ("token counting", lambda: bench_tokens(workdir, manifest, 4.0 if args.quick else 12.0)),
         ("re-plan", lambda: bench_replan(workdir, manifest)),

@@ -67,7 +67,7 @@ def test_agent_overheads_from_config_are_validated() -> None:
     assert parse_agent_overheads({}, "c.toml") == {}
     with pytest.raises(ConfigError, match="c.toml: agents.codex.overhead must be a whole number"):
         parse_agent_overheads({"agents": {"codex": {"overhead": -1}}}, "c.toml")
-    with pytest.raises(ConfigError, match=r"\[agents.gemini\] is not an agent"):
-        parse_agent_overheads({"agents": {"gemini": {"overhead": 1}}}, "c.toml")
+    with pytest.raises(ConfigError, match=r"\[agents.cursor\] is not an agent"):
+        parse_agent_overheads({"agents": {"cursor": {"overhead": 1}}}, "c.toml")
     with pytest.raises(ConfigError, match="agents.claude.window is not a setting"):
         parse_agent_overheads({"agents": {"claude": {"window": 1}}}, "c.toml")

@@ -13,7 +13,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-NATIVE_CHOICES = (("claude", "Claude Code session"), ("codex", "Codex session"), ("", "No native session"))
+NATIVE_CHOICES = (("claude", "Claude Code session"), ("codex", "Codex session"), ("gemini", "Gemini CLI session"),
+                  ("", "No native session"))
 
 
 class CommitModal(ModalScreen[set[str] | None]):

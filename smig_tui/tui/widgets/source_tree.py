@@ -16,7 +16,9 @@ TITLE_WIDTH = 40
 """Characters of a title kept in the tree (the tree cuts it to its width); the session pane shows it whole."""
 OPEN_FOLDERS = 3
 """Folders per agent shown open after a rebuild (besides the current one and those the user opened)."""
-AGENT_LABELS = {Agent.CODEX: "Codex", Agent.CLAUDE: "Claude Code"}
+AGENT_LABELS = {Agent.CODEX: "Codex", Agent.CLAUDE: "Claude Code", Agent.GEMINI: "Gemini CLI"}
+ALWAYS_SHOWN = (Agent.CODEX, Agent.CLAUDE)
+"""Agents whose node shows even when empty; any other agent shows once it has sessions."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,8 +115,8 @@ class SourceTree(Tree[SessionInfo | None]):
         """
         batch = list(infos)
         self._sessions.extend(batch)
-        if not self._agent_nodes:
-            self.rebuild()
+        if not self._agent_nodes or any(info.agent not in self._agent_nodes for info in batch if self._shows(info)):
+            self.rebuild()  # the first batch, or the first session of an agent not shown yet
             return
         touched: dict[Group, list[SessionInfo]] = {}
         for info in batch:
@@ -124,7 +126,7 @@ class SourceTree(Tree[SessionInfo | None]):
             self._append(group, infos)
         for agent in {group.agent for group in touched}:
             total = sum(len(found) for g, (_, found) in self._group_nodes.items() if g.agent is agent)
-            self._agent_nodes[agent].set_label(f"{AGENT_LABELS[agent]} ({total})")
+            self._agent_nodes[agent].set_label(f"{AGENT_LABELS.get(agent, agent.value)} ({total})")
 
     def _append(self, group: Group, infos: list[SessionInfo]) -> None:
         """Add leaves under a folder, creating the folder node if needed, and fix its count."""
@@ -198,10 +200,12 @@ class SourceTree(Tree[SessionInfo | None]):
         grouped = self._grouped(self.visible_sessions())
         target: TreeNode[SessionInfo | None] | None = None
         first: TreeNode[SessionInfo | None] | None = None
-        for agent in (Agent.CODEX, Agent.CLAUDE):
+        for agent in Agent:
+            if agent not in grouped and agent not in ALWAYS_SHOWN:
+                continue
             groups = grouped.get(agent, {})
             count = sum(len(items) for items in groups.values())
-            agent_node = self.root.add(f"{AGENT_LABELS[agent]} ({count})", expand=True)
+            agent_node = self.root.add(f"{AGENT_LABELS.get(agent, agent.value)} ({count})", expand=True)
             self._agent_nodes[agent] = agent_node
             for position, (group, items) in enumerate(self._ordered(groups)):
                 marker = "● " if group.here else ""

@@ -1,0 +1,195 @@
+"""Provides `GeminiSource`: finds and reads Gemini CLI sessions (`~/.gemini/tmp/<project>/chats/`).
+
+Listing reads each JSON-lines file's head and tail only (`scan`); an older whole-document session is
+parsed in full. The listing cache keeps each unchanged file's entry, so a warm listing reads no
+session. Loading parses the whole file the way the client does (`records`, `convert`). A file with damaged lines (a line
+half-written while the client appends, or a damaged `.json` document) is one warning naming the
+file and its lines; the rest still lists and loads.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from smig_tui.adapters.agents.gemini.convert import convert
+from smig_tui.adapters.agents.gemini.layout import SESSION_PREFIX, ProjectFolders
+from smig_tui.adapters.agents.gemini.records import ConversationFile, NotASession, read_conversation
+from smig_tui.adapters.agents.gemini.scan import Facts, scan
+from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
+from smig_tui.core.errors import SessionReadError
+from smig_tui.core.models import Agent, ReadWarning, Role, Session, SessionInfo
+from smig_tui.core.ports import WarningSink
+
+TITLE_MAX = 120
+
+
+class GeminiSource:
+    """Reads Gemini CLI sessions from its home without ever writing to it."""
+
+    def __init__(self, home: Path, listing_cache: Path | None = None) -> None:
+        self._home = home
+        self._listing_cache = listing_cache
+
+    @property
+    def agent(self) -> Agent:
+        """The agent this source reads."""
+        return Agent.GEMINI
+
+    def discover(self, warn: WarningSink) -> Iterator[SessionInfo]:
+        """Yield every session with a conversation in it, newest file first."""
+        tmp = self._home / "tmp"
+        if not tmp.is_dir():
+            return
+        folders = ProjectFolders(self._home)
+        cache = DiscoveryCache(self._listing_cache) if self._listing_cache else None
+        for path, project, parent in sorted(_session_files(tmp, warn), key=_newest_first):
+            def build(path: Path = path, project: Path = project, parent: str | None = parent) -> SessionInfo | None:
+                return self.describe(path, warn, folders, project, parent)
+
+            info = build() if cache is None else cache.lookup(str(path), build)
+            if info is not None:
+                yield info
+        if cache is not None:
+            cache.save()
+
+    def describe(self, path: Path, warn: WarningSink, folders: ProjectFolders | None = None,
+                 project: Path | None = None, parent: str | None = None) -> SessionInfo | None:
+        """The listing entry of one session file, or None (with a warning) when it cannot be read."""
+        project = project or _project_folder(path)
+        folders = folders or ProjectFolders(self._home)
+        try:
+            stat = path.stat()
+            facts = scan(path, stat.st_size) if path.name.endswith(".jsonl") else None
+            if facts is not None:
+                return _info(path, stat, facts, folders, project, parent, warn)
+            conversation = read_conversation(path)
+        except NotASession as error:
+            warn(ReadWarning(str(path), None, f"skipped: {error}"))
+            return None
+        except OSError as error:
+            warn(ReadWarning(str(path), None, f"skipped: cannot read it ({error.strerror or error})"))
+            return None
+        _warn_damaged(path, conversation, warn)
+        converted = convert(conversation.messages.values(), conversation.lines)
+        meta = conversation.meta
+        facts = Facts(meta=meta, first_prompt=converted.first_prompt, summary=_text(meta.get("summary")),
+                      model=converted.model, context_tokens=converted.context_tokens or None,
+                      updated=_text(meta.get("lastUpdated")),
+                      has_reply=any(not m.injected and m.role is not Role.USER for m in converted.messages))
+        return _info(path, stat, facts, folders, project, parent, warn, message_count=len(converted.messages))
+
+    def load(self, info: SessionInfo, warn: WarningSink) -> Session:
+        """Read one session in full."""
+        path = Path(info.path)
+        warnings: list[ReadWarning] = []
+
+        def sink(warning: ReadWarning) -> None:
+            warnings.append(warning)
+            warn(warning)
+
+        try:
+            conversation = read_conversation(path)
+        except NotASession as error:
+            raise SessionReadError(f"Cannot read {path}: {error}.") from error
+        except OSError as error:
+            raise SessionReadError(f"Cannot read {path}: {error.strerror or error}.") from error
+        _warn_damaged(path, conversation, sink)
+        converted = convert(conversation.messages.values(), conversation.lines)
+        extra = {"kind": str(conversation.meta.get("kind"))} if conversation.meta.get("kind") else {}
+        if conversation.legacy:
+            extra["format"] = "one JSON document (as Gemini CLI wrote before its JSON-lines files)"
+        return Session(info=info, messages=tuple(converted.messages), warnings=tuple(warnings),
+                       measured_context_tokens=converted.context_tokens or None, extra=extra)
+
+
+def _info(path: Path, stat: os.stat_result, facts: Facts, folders: ProjectFolders, project: Path,
+          parent: str | None, warn: WarningSink, message_count: int | None = None) -> SessionInfo | None:
+    """The listing entry from what was read (a JSON-lines file's ends leave the message count unknown)."""
+    if facts.half_written:
+        warn(ReadWarning(str(path), None, "the last line is half-written or damaged; it is skipped and the rest "
+                                          "of the session is read"))
+    if not facts.has_conversation:
+        return None  # a start-up only session: the client deletes these and never lists them
+    meta = facts.meta
+    recorded_hash = meta.get("projectHash") if isinstance(meta.get("projectHash"), str) else None
+    cwd = folders.cwd_of(project, recorded_hash)
+    kind = meta.get("kind") if isinstance(meta.get("kind"), str) else None
+    return SessionInfo(
+        id=str(meta["sessionId"]),
+        agent=Agent.GEMINI,
+        path=str(path),
+        cwd=cwd,
+        title=_one_line(facts.summary or _text(meta.get("summary"))) or _one_line(facts.first_prompt),
+        model=facts.model,
+        created=_text(meta.get("startTime")),
+        updated=facts.updated or _text(meta.get("lastUpdated")),
+        origin=kind,
+        parent_id=parent,
+        is_subagent=kind == "subagent" or parent is not None,
+        size=stat.st_size,
+        mtime=stat.st_mtime,
+        message_count=message_count,
+        context_tokens=facts.context_tokens,
+        project=cwd or project.name,
+    )
+
+
+def _session_files(tmp: Path, warn: WarningSink) -> Iterator[tuple[Path, Path, str | None]]:
+    """(file, project folder, parent session id for a sub-agent) for every session file under `tmp/`."""
+    for project in _entries(tmp, warn):
+        chats = project / "chats"
+        if not project.is_dir() or not chats.is_dir():
+            continue
+        for entry in _entries(chats, warn):
+            if entry.name.startswith(SESSION_PREFIX) and entry.name.endswith((".json", ".jsonl")):
+                if entry.is_file():
+                    yield entry, project, None
+            elif entry.is_dir() and not entry.is_symlink():
+                for child in _entries(entry, warn):
+                    if child.name.endswith(".jsonl") and child.is_file():
+                        yield child, project, entry.name
+
+
+def _entries(folder: Path, warn: WarningSink) -> list[Path]:
+    try:
+        return [Path(entry.path) for entry in os.scandir(folder)]
+    except OSError as error:
+        warn(ReadWarning(str(folder), None, f"skipped: cannot list it ({error.strerror or error})"))
+        return []
+
+
+def _newest_first(item: tuple[Path, Path, str | None]) -> float:
+    try:
+        return -item[0].stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _project_folder(path: Path) -> Path:
+    """`tmp/<project>` of a session file (`chats/` or `chats/<parent>/` below it)."""
+    chats = next((parent for parent in path.parents if parent.name == "chats"), path.parent)
+    return chats.parent
+
+
+def _warn_damaged(path: Path, conversation: ConversationFile, warn: WarningSink) -> None:
+    if conversation.damaged:
+        lines = ", ".join(str(n) for n in conversation.damaged[:5]) + ("…" if len(conversation.damaged) > 5 else "")
+        first = conversation.damaged[0]
+        warn(ReadWarning(str(path), first, f"skipped {len(conversation.damaged)} damaged line(s) ({lines}); "
+                                           "the rest of the session is read"))
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _one_line(text: str | None) -> str | None:
+    if not text:
+        return None
+    flat = " ".join(text.split())
+    if not flat:
+        return None
+    return flat if len(flat) <= TITLE_MAX else flat[: TITLE_MAX - 1] + "…"

@@ -1,0 +1,114 @@
+"""Provides the writer of a new Gemini CLI session that `gemini --resume ID` continues.
+
+The file is what Gemini CLI 0.61.0 itself appends: a metadata line (`sessionId`, `projectHash`
+= sha256 of the project path, `startTime`, `lastUpdated`, `kind: "main"`, `summary`, the picker's
+title), then one record per turn (`type` `user` with text parts, or `gemini` with text), named
+`session-<YYYY-MM-DDTHH-MM>-<first 8 of the id>.jsonl` in the project's `chats/` folder: the name
+`--resume ID` looks for. The session is dated when it is written (the records keep their own times),
+since `gemini --resume latest` and the picker's numbering order sessions by `startTime`: a user who
+just migrated means to continue the migration. Tool calls are flattened to text (`core.handoff`), so the API never sees an
+unpaired call. The client drops a user turn that starts with `/` or `?` (a slash command) or with
+its own context tags on resume; such a turn gets a leading zero-width space, so it is still sent.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from smig_tui.adapters.agents.gemini.convert import COMMAND_PREFIXES, HARNESS_PREFIXES
+from smig_tui.adapters.agents.gemini.layout import PROJECT_ROOT_FILE, chats_dir_for, normalize, project_hash
+from smig_tui.core.errors import SmigError
+from smig_tui.core.handoff import migration_note
+from smig_tui.core.migration import Destination, Lineage, NativeOutput, PlannedFile, Turn
+from smig_tui.core.models import Role
+from smig_tui.core.timeline import format_iso, monotonic_times
+
+DEFAULT_MODEL = "gemini-2.5-pro"
+"""Model named on written replies when the target is not a Gemini model (Gemini CLI's default Pro)."""
+KEEP_AS_PROMPT = "\u200b"
+"""Put before a user turn the client would otherwise take for a command or its own context."""
+
+
+def resume_command(cwd: str, session_id: str) -> str:
+    """The exact command that continues the written session."""
+    return f"cd {shlex.quote(cwd)} && gemini --resume {session_id}"
+
+
+def sendable(turn: Turn) -> Turn:
+    """A user turn the client will send on resume (not taken for a slash command or its own context)."""
+    stripped = turn.text.strip()
+    if turn.role is Role.USER and (not stripped or stripped.startswith(COMMAND_PREFIXES + HARNESS_PREFIXES)):
+        return Turn(turn.role, KEEP_AS_PROMPT + turn.text, turn.timestamp, turn.source_ids)
+    return turn
+
+
+class GeminiWriter:
+    """Builds a Gemini CLI session from migrated turns; the committer writes it (never over a file)."""
+
+    def __init__(self, home: Path) -> None:
+        self._home = home
+
+    def prepare(
+        self,
+        turns: tuple[Turn, ...],
+        cwd: str,
+        lineage: Lineage,
+        title: str,
+        model: str | None = None,
+        now: datetime | None = None,
+        session_id: str | None = None,
+    ) -> list[PlannedFile]:
+        """Lay out the session for `turns` in `cwd`'s project folder (and that folder's owner file, if new)."""
+        if not turns:
+            raise SmigError("Nothing to write: the migrated conversation is empty.")
+        if turns[0].role is not Role.USER:
+            turns = (Turn(Role.USER, migration_note(lineage), turns[0].timestamp), *turns)
+        turns = tuple(sendable(turn) for turn in turns)
+        cwd = normalize(cwd)
+        session_id = session_id or str(uuid.uuid4())
+        now = now or datetime.now(UTC)
+        times = monotonic_times([turn.timestamp for turn in turns], now)
+        model_name = model if model and model.startswith("gemini") else DEFAULT_MODEL
+        written = format_iso(now)  # `--resume latest` and the picker's numbers go by startTime
+        lines: list[dict[str, Any]] = [{
+            "sessionId": session_id, "projectHash": project_hash(cwd), "startTime": written,
+            "lastUpdated": written, "kind": "main", "summary": title,
+            "smigLineage": _lineage_json(lineage),
+        }]
+        for number, (turn, moment) in enumerate(zip(turns, times, strict=True), start=1):
+            record: dict[str, Any] = {"id": str(uuid.uuid5(uuid.UUID(session_id), f"smig:{number}")),
+                                      "timestamp": format_iso(moment)}
+            if turn.role is Role.USER:
+                record |= {"type": "user", "content": [{"text": turn.text}]}
+            else:
+                record |= {"type": "gemini", "content": turn.text, "thoughts": [], "model": model_name}
+            lines.append(record)
+        chats, new_project = chats_dir_for(self._home, cwd)
+        path = chats / f"session-{now.strftime('%Y-%m-%dT%H-%M')}-{session_id[:8]}.jsonl"
+        data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+        native = NativeOutput("gemini", str(path), session_id, resume_command(cwd, session_id))
+        files = [PlannedFile(Destination.GEMINI, str(path), data, None, False, native)]
+        if new_project:
+            # The client adopts a folder whose owner file names the project (its registry does the rest).
+            files.insert(0, PlannedFile(Destination.GEMINI, str(chats.parent / PROJECT_ROOT_FILE), cwd))
+        return files
+
+
+def _lineage_json(lineage: Lineage) -> dict[str, Any]:
+    """Lineage as stored in the written session's metadata."""
+    return {
+        "sourceAgent": lineage.source_agent,
+        "sourceId": lineage.source_id,
+        "sourcePath": lineage.source_path,
+        "migrationId": lineage.migration_id,
+        "strategy": lineage.strategy,
+        "omitted": lineage.omitted,
+        "omittedTokens": lineage.omitted_tokens,
+        "planningTarget": lineage.target,
+        "originCwd": lineage.origin_cwd,
+    }

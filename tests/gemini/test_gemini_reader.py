@@ -1,0 +1,191 @@
+"""The Gemini CLI reader on a session recorded with the real client (tests/fixtures/gemini), and on damage."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from cli_runner import run_cli
+from gemini_items import request_items, session_items
+
+from smig_tui.adapters.agents.gemini.layout import project_hash
+from smig_tui.adapters.agents.gemini.records import read_conversation
+from smig_tui.adapters.agents.gemini.source import GeminiSource
+from smig_tui.core.models import Agent, Kind, ReadWarning, Session, SessionInfo
+from smig_tui.services import build_services
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "gemini"
+SESSION_ID = "91ffce34-43fe-493b-adc5-17413feeec43"
+RECORDED_CWD = "/tmp/smig-gemini-fixture/osprey-app"
+
+
+@pytest.fixture
+def gemini_home(isolated_homes: dict[str, Path]) -> Path:
+    """The recorded Gemini home copied into the temp HOME."""
+    home = isolated_homes["home"] / ".gemini"
+    shutil.copytree(FIXTURE / "home" / ".gemini", home)
+    return home
+
+
+def _session_file(home: Path) -> Path:
+    [path] = (home / "tmp" / "osprey-app" / "chats").glob("session-*.jsonl")
+    return path
+
+
+def _read(home: Path) -> tuple[list[SessionInfo], list[ReadWarning]]:
+    warnings: list[ReadWarning] = []
+    return list(GeminiSource(home).discover(warnings.append)), warnings
+
+
+def _load(home: Path, info: SessionInfo) -> tuple[Session, list[ReadWarning]]:
+    warnings: list[ReadWarning] = []
+    return GeminiSource(home).load(info, warnings.append), warnings
+
+
+def _last_turn(log: str) -> dict[str, object]:
+    requests = [json.loads(line) for line in (FIXTURE / "requests" / log).read_text(encoding="utf-8").splitlines()]
+    return [r for r in requests if r["offers_tools"]][-1]
+
+
+def test_listing_gives_the_facts_of_the_recorded_session(gemini_home: Path) -> None:
+    [info], warnings = _read(gemini_home)
+    assert warnings == []
+    assert (info.id, info.agent, info.cwd) == (SESSION_ID, Agent.GEMINI, RECORDED_CWD)  # from .project_root
+    assert info.title == "OSPREY-93: read notes.txt and tell me the release codename"
+    assert info.model == "gemini-2.5-pro" and info.origin == "main" and not info.is_subagent
+    assert info.context_tokens == 514  # tokens.total of the last reply, as the client logged it
+    assert info.updated == "2026-12-03T13:33:10.319Z"
+
+
+def test_a_loaded_session_is_what_the_client_sent_the_model_on_resume(gemini_home: Path) -> None:
+    [info], _ = _read(gemini_home)
+    session, warnings = _load(gemini_home, info)
+    sent = request_items(_last_turn("session1-run2.jsonl"), once=True)
+    assert warnings == []
+    assert session_items(session)[: len(sent)] == sent
+    assert session_items(session)[len(sent):] == [("model", "text", "It was notes.txt, in the project root.")]
+    assert info.message_count is None  # a listing reads the file's ends only; the count comes with a load
+    assert session.messages[0].injected and session.messages[0].text.startswith("<session_context>")
+    [thought] = [m for m in session.messages if m.kind is Kind.REASONING]
+    assert thought.text == "**Reading the notes** I should open notes.txt first."
+    assert session.measured_context_tokens == 514
+
+
+def test_the_first_run_reads_as_its_last_request(gemini_home: Path, tmp_path: Path) -> None:
+    """The file as it stood after the first run (up to the second run's metadata line)."""
+    path = _session_file(gemini_home)
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    second_run = next(i for i, line in enumerate(lines) if i and '"projectHash"' in line and '"$set"' not in line)
+    path.write_text("".join(lines[:second_run]), encoding="utf-8")
+    [info], _ = _read(gemini_home)
+    session, _ = _load(gemini_home, info)
+    sent = request_items(_last_turn("session1-run1.jsonl"))
+    assert session_items(session)[: len(sent)] == sent
+    assert session_items(session)[len(sent):] == [
+        ("model", "text", "The release codename is PELICAN-77 (from notes.txt).")]
+    usage = [m.usage for m in session.messages if m.usage is not None]
+    assert [u.context_tokens for u in usage] == [208, 294, 400]  # each call's tokens.total, on its first message
+    records = [m.id.split(":")[0] for m in session.messages]
+    assert all(records[i - 1] != records[i] for i, m in enumerate(session.messages) if m.usage is not None)
+
+
+def test_a_half_written_last_line_is_one_warning_and_the_rest_still_reads(gemini_home: Path) -> None:
+    path = _session_file(gemini_home)
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write('{"id":"half","timestamp":"2026-12-03T13:40:00.000Z","type":"user","content":[{"te')
+    [info], warnings = _read(gemini_home)
+    session, load_warnings = _load(gemini_home, info)
+    [listed] = warnings  # the listing reads the file's ends: it names the file
+    assert listed.path == str(path) and "half-written" in listed.message
+    [loaded] = load_warnings  # the full read names the line
+    assert (loaded.path, loaded.line) == (str(path), lines + 1) and "damaged" in loaded.message
+    assert info.title == "OSPREY-93: read notes.txt and tell me the release codename" and info.context_tokens == 514
+    assert session_items(session)[-1] == ("model", "text", "It was notes.txt, in the project root.")
+
+
+def test_a_corrupt_document_is_one_warning_naming_it_and_other_sessions_still_list(gemini_home: Path) -> None:
+    broken = _session_file(gemini_home).with_name("session-2026-12-01T10-00-0badf00d.json")
+    broken.write_text('{"sessionId": "0badf00d-0000-4000-8000-000000000000", "messages": [{"id": "a", "ty',
+                      encoding="utf-8")
+    infos, warnings = _read(gemini_home)
+    assert [info.id for info in infos] == [SESSION_ID]
+    [warning] = warnings
+    assert warning.path == str(broken)
+    assert warning.message == "skipped: not a readable Gemini CLI session (its JSON is cut off or damaged at line 1, column 80)"
+
+
+def test_an_older_json_document_reads_like_the_json_lines(gemini_home: Path) -> None:
+    """Gemini CLI wrote one JSON document per session before its JSON-lines files (and still reads them).
+
+    A document is parsed whole, a JSON-lines file is listed from its ends: both give the same facts.
+    """
+    path = _session_file(gemini_home)
+    [from_ends], _ = _read(gemini_home)
+    parsed = read_conversation(path)
+    document = {**parsed.meta, "messages": list(parsed.messages.values())}
+    legacy = path.with_name(path.name.removesuffix("l"))
+    path.unlink()
+    legacy.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    [info], warnings = _read(gemini_home)
+    session, _ = _load(gemini_home, info)
+    assert warnings == [] and info.path == str(legacy)
+    facts = ("id", "cwd", "title", "model", "context_tokens", "updated", "created")
+    assert [getattr(info, name) for name in facts] == [getattr(from_ends, name) for name in facts]
+    assert session_items(session)[:-1] == request_items(_last_turn("session1-run2.jsonl"), once=True)
+    assert session.extra["format"].startswith("one JSON document")
+
+
+def test_a_rewind_drops_the_message_and_everything_after_it(gemini_home: Path) -> None:
+    path = _session_file(gemini_home)
+    prompt = next(json.loads(line)["id"] for line in path.read_text(encoding="utf-8").splitlines()
+                  if "Which file held it" in line and line.startswith('{"id"'))
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"$rewindTo": prompt}) + "\n")
+    [info], _ = _read(gemini_home)
+    session, _ = _load(gemini_home, info)
+    assert session_items(session)[-1] == ("model", "text", "The release codename is PELICAN-77 (from notes.txt).")
+
+
+def test_a_folder_named_by_the_older_path_hash_finds_its_cwd_in_the_registry(gemini_home: Path) -> None:
+    old = gemini_home / "tmp" / project_hash(RECORDED_CWD)
+    (gemini_home / "tmp" / "osprey-app").rename(old)
+    (old / ".project_root").unlink()
+    [info], _ = _read(gemini_home)
+    assert info.cwd == RECORDED_CWD
+
+
+def test_sub_agent_sessions_are_listed_as_such(gemini_home: Path) -> None:
+    chats = _session_file(gemini_home).parent
+    child = chats / SESSION_ID / "a1b2c3d4-0000-4000-8000-000000000000.jsonl"
+    child.parent.mkdir()
+    child.write_text(
+        json.dumps({"sessionId": "a1b2c3d4-0000-4000-8000-000000000000", "projectHash": "x", "kind": "subagent"})
+        + "\n" + json.dumps({"id": "u1", "type": "user", "content": [{"text": "Find the codename"}]}) + "\n",
+        encoding="utf-8")
+    infos, _ = _read(gemini_home)
+    [sub] = [info for info in infos if info.is_subagent]
+    assert sub.parent_id == SESSION_ID and sub.cwd == RECORDED_CWD
+
+
+def test_gemini_cli_home_moves_the_folder(isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch,
+                                          tmp_path: Path) -> None:
+    shutil.copytree(FIXTURE / "home" / ".gemini", tmp_path / "elsewhere" / ".gemini")
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "elsewhere"))
+    [info] = build_services().list_sessions(agent=Agent.GEMINI)
+    assert info.id == SESSION_ID
+
+
+def test_cli_lists_shows_and_plans_a_gemini_session(gemini_home: Path) -> None:
+    source = lambda paths: GeminiSource(gemini_home)  # noqa: E731
+    code, out, err = run_cli(["list", "--agent", "gemini", "--json"], source)
+    assert code == 0 and err == ""
+    assert [row["id"] for row in json.loads(out)] == [SESSION_ID]
+    code, out, _ = run_cli(["show", SESSION_ID[:8]], source)
+    assert code == 0 and "PELICAN-77" in out
+    code, out, _ = run_cli(["plan", SESSION_ID[:8], "--target", "gemini-2.5-pro", "--json"], source)
+    assert code == 0
+    plan = json.loads(out)
+    assert plan["decision"]["fits"] is True
