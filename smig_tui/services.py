@@ -496,4 +496,13 @@ def build_services(env: dict[str, str] | None = None) -> Services:
         CodexSource(paths, listing_cache=paths.cache_dir / "listing-codex.json"),
         ClaudeSource(paths, listing_cache=paths.cache_dir / "listing-claude.json"),
     ]
+    sources.append(_opencode_source(env))
     return Services(paths=paths, config=config, sources=sources)
+
+
+def _opencode_source(env: dict[str, str] | None) -> SessionSource:
+    """OpenCode's reader, at `OPENCODE_DB` or under `$XDG_DATA_HOME/opencode` (issue 18)."""
+    from smig_tui.adapters.agents.opencode.home import resolve_home
+    from smig_tui.adapters.agents.opencode.source import OpenCodeSource
+
+    return OpenCodeSource(resolve_home(env))

@@ -34,7 +34,8 @@ def isolated_homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str,
     monkeypatch.setenv("CODEX_HOME", str(homes["codex"]))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(homes["claude"]))
     monkeypatch.setenv("SMIG_TUI_HOME", str(homes["smig"]))
-    for key in ("OPENAI_API_KEY", "DEEPSEEK_API_KEY", "OPENAI_BASE_URL", "XDG_CONFIG_HOME", "XDG_DATA_HOME"):
+    for key in ("OPENAI_API_KEY", "DEEPSEEK_API_KEY", "OPENAI_BASE_URL", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
+                "OPENCODE_DB"):
         monkeypatch.delenv(key, raising=False)
     return homes
 

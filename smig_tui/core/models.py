@@ -16,6 +16,7 @@ class Agent(StrEnum):
 
     CODEX = "codex"
     CLAUDE = "claude"
+    OPENCODE = "opencode"
 
 
 class Role(StrEnum):
