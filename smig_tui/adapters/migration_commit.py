@@ -18,6 +18,8 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from smig_tui.adapters.agents.opencode.home import resolve_home
+from smig_tui.adapters.agents.opencode.writer import OpenCodeWriter
 from smig_tui.adapters.formats.claude_writer import ClaudeWriter
 from smig_tui.adapters.formats.codex_writer import CodexWriter, append_session_index, index_line, recorded_model
 from smig_tui.adapters.fs import atomic_write
@@ -52,6 +54,13 @@ def file_fingerprint(path: str) -> tuple[str, int, float]:
     A `.jsonl.zst` rollout is hashed decompressed, so the record still matches once Codex swaps it
     for its plain twin (or back).
     """
+    from smig_tui.adapters.agents.opencode.home import split_ref
+
+    ref = split_ref(path)
+    if ref is not None:  # an OpenCode session: rows in its database, hashed in order
+        from smig_tui.adapters.agents.opencode.fingerprint import session_fingerprint
+
+        return session_fingerprint(Path(ref[0]), ref[1])
     digest = hashlib.sha256()
     size = 0
     try:
@@ -79,6 +88,7 @@ class Committer:
         """What each native file written by this commit must read back as, by path."""
         self._index_lines: list[str] = []
         """Lines for Codex's session_index.jsonl, appended once every file has read back right."""
+        self._opencode = OpenCodeWriter(resolve_home(), paths.data_dir / "opencode-imports")
 
     def migrate(
         self,
@@ -139,7 +149,7 @@ class Committer:
         cwd: str | None = None,
     ) -> list[PlannedFile]:
         """Lay out the Claude and/or Codex sessions, in `cwd` when given, else the source's folder."""
-        natives = wanted & {Destination.CLAUDE, Destination.CODEX}
+        natives = wanted & {Destination.CLAUDE, Destination.CODEX, Destination.OPENCODE}
         if not natives:
             return []
         info = session.info
@@ -176,6 +186,11 @@ class Committer:
             self._expected[planned.path] = expected_from(turns, preamble)
             if planned.native:
                 self._index_lines.append(index_line(planned.native.session_id, title, now))
+            files.append(planned)
+        if Destination.OPENCODE in natives:
+            turns = to_turns(messages, note=note)
+            planned = self._opencode.prepare(turns, folder, lineage, title, model=target, now=now)
+            self._expected[planned.path] = expected_from(turns)
             files.append(planned)
         return files
 
@@ -216,6 +231,7 @@ class Committer:
                         + ("; pass --force to replace it." if not planned.native else ".")
                     )
             created: list[Path] = []
+            imported: list[str] = []
             try:
                 for planned in files:
                     target = Path(planned.path)
@@ -224,6 +240,11 @@ class Committer:
                                  mtime=planned.mtime)
                     if not existed:
                         created.append(target)
+                for planned in files:
+                    if planned.destination is Destination.OPENCODE and planned.native:
+                        # The file is smig's import document; OpenCode writes its own database.
+                        self._opencode.import_session(planned)
+                        imported.append(planned.native.session_id)
                 for planned in files:
                     if planned.native and planned.path in self._expected:
                         verify(self._paths, planned.native, self._expected[planned.path])
@@ -234,6 +255,9 @@ class Committer:
                 for path in created:
                     with contextlib.suppress(OSError):
                         path.unlink()
+                for session_id in imported:
+                    with contextlib.suppress(SmigError):
+                        self._opencode.delete_session(session_id)
                 raise
 
 

@@ -108,8 +108,8 @@ def run_migrate(args: argparse.Namespace, ctx: Context) -> int:
 
 def _landing_folder(ctx: Context, value: str, destinations: set[Destination]) -> str:
     """The absolute project folder `--cwd` names; it may be another machine's path, so it need not exist."""
-    if not destinations & {Destination.CLAUDE, Destination.CODEX}:
-        raise UsageError("--cwd names the project folder of a native session; add --to claude or --to codex.")
+    if not destinations & {Destination.CLAUDE, Destination.CODEX, Destination.OPENCODE}:
+        raise UsageError("--cwd names the project folder of a native session; add --to claude, codex or opencode.")
     folder = os.path.expanduser(value.strip())
     if not folder:
         raise UsageError("--cwd needs a folder.")

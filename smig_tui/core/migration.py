@@ -27,6 +27,7 @@ class Destination(StrEnum):
     STORE = "store"
     CLAUDE = "claude"
     CODEX = "codex"
+    OPENCODE = "opencode"
     MARKDOWN = "markdown"
     JSON = "json"
 
