@@ -48,8 +48,8 @@ def read_back(paths: Paths, output: NativeOutput) -> Session:
         from smig_tui.adapters.agents.opencode.home import resolve_home
         from smig_tui.adapters.agents.opencode.source import OpenCodeSource
 
-        info = SessionInfo(id=output.session_id, agent=Agent.OPENCODE, path=output.path)
-        return OpenCodeSource(resolve_home()).load(info, ignore)
+        written = SessionInfo(id=output.session_id, agent=Agent.OPENCODE, path=output.path)
+        return OpenCodeSource(resolve_home()).load(written, ignore)
     if output.agent == Agent.CODEX.value:
         from smig_tui.adapters.formats.codex import CodexSource
 
