@@ -340,6 +340,14 @@ class Services:
         return committer.migrate(session, plan, migrated_messages(plan), to, dry_run, out, force,
                                  redact_secrets=redact, cwd=cwd)
 
+    def can_write(self, destination: Destination) -> bool:
+        """Whether a native session can be written there here: OpenCode's needs its `opencode` command."""
+        if str(destination) != "opencode":
+            return True
+        from smig_tui.adapters.agents.opencode.writer import find_binary
+
+        return find_binary() is not None
+
     def export(
         self, session: Session, fmt: ExportFormat, plan: Plan | None = None, redact: bool = True
     ) -> str:

@@ -142,8 +142,12 @@ class SmigTools:
         """The agent homes this server reads, and whether each exists: under Codex the environment is
         cleared, so a missing `CODEX_HOME` or `CLAUDE_CONFIG_DIR` shows here."""
         paths = self.services.paths
-        return {name: {"path": str(home), "exists": home.is_dir()}
-                for name, home in (("codex", paths.codex_home), ("claude", paths.claude_home))}
+        from smig_tui.adapters.agents.opencode.home import resolve_home
+
+        opencode = resolve_home().database
+        return {name: {"path": str(home), "exists": home.is_dir() or home.is_file()}
+                for name, home in (("codex", paths.codex_home), ("claude", paths.claude_home),
+                                   ("opencode", opencode))}
 
     def model_context_window(self, model: str) -> dict[str, Any]:
         """A model's window, output cap, harness share, provider, encoding and source."""
@@ -199,7 +203,7 @@ class SmigTools:
             try:
                 wanted = Agent(agent)
             except ValueError:
-                raise InvalidArgumentError(f"list_sessions: unknown agent {agent!r}; use codex or claude.") from None
+                raise InvalidArgumentError(f"list_sessions: unknown agent {agent!r}; use codex, claude or opencode.") from None
         count = _bounded("limit", limit, 1, MAX_LIMIT, 20)
         sessions = self.services.list_sessions(agent=wanted, cwd=os.path.expanduser(cwd) if cwd else None)
         return page_items({"total": len(sessions), "searched": self.searched()}, "sessions",

@@ -110,6 +110,8 @@ def default_native(session: Session) -> str:
 def commit_preview(services: Services, session: Session, plan: Plan) -> tuple[Any, dict[str, str]]:
     """Dry-run every destination, so the dialog can say exactly where each one writes."""
     wanted = {Destination.STORE, Destination.CLAUDE, Destination.CODEX}
+    if services.can_write(Destination.OPENCODE):  # offered only where its `opencode` command is installed
+        wanted.add(Destination.OPENCODE)
     result = services.migrate(session, plan, to=wanted, dry_run=True)  # type: ignore[attr-defined]
     choices: dict[str, str] = {}
     if result.record_path:
@@ -151,10 +153,10 @@ def export(services: Services, session: Session, plan: Plan, request: Any) -> tu
     return f"Wrote the {request.format} export ({len(text):,} characters) to {path}.", None
 
 
-DEFAULT_TARGETS = {Agent.CODEX: "claude-sonnet-4-5", Agent.CLAUDE: "gpt-5-codex"}
+DEFAULT_TARGETS = {Agent.CODEX: "claude-sonnet-4-5", Agent.CLAUDE: "gpt-5-codex", Agent.OPENCODE: "gpt-5-codex"}
 """Until the user picks one, a session is measured against a model of the other agent."""
 
 
 def default_target(session: Session) -> str:
     """The target to measure against before the user has chosen one."""
-    return DEFAULT_TARGETS[session.info.agent]
+    return DEFAULT_TARGETS.get(session.info.agent, "claude-sonnet-4-5")

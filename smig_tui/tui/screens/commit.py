@@ -12,7 +12,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 
-NATIVE_CHOICES = (("claude", "Claude Code session"), ("codex", "Codex session"), ("", "No native session"))
+NATIVE_CHOICES = (("claude", "Claude Code session"), ("codex", "Codex session"), ("opencode", "OpenCode session"),
+                  ("", "No native session"))
 
 
 class CommitModal(ModalScreen[set[str] | None]):
