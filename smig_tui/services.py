@@ -504,13 +504,13 @@ def build_services(env: dict[str, str] | None = None) -> Services:
         CodexSource(paths, listing_cache=paths.cache_dir / "listing-codex.json"),
         ClaudeSource(paths, listing_cache=paths.cache_dir / "listing-claude.json"),
     ]
-    sources.append(_opencode_source(env))
+    sources.append(_opencode_source(env, paths.cache_dir / "listing-opencode.json"))
     return Services(paths=paths, config=config, sources=sources)
 
 
-def _opencode_source(env: dict[str, str] | None) -> SessionSource:
+def _opencode_source(env: dict[str, str] | None, listing_cache: Path) -> SessionSource:
     """OpenCode's reader, at `OPENCODE_DB` or under `$XDG_DATA_HOME/opencode` (issue 18)."""
     from smig_tui.adapters.agents.opencode.home import resolve_home
     from smig_tui.adapters.agents.opencode.source import OpenCodeSource
 
-    return OpenCodeSource(resolve_home(env))
+    return OpenCodeSource(resolve_home(env), listing_cache=listing_cache)

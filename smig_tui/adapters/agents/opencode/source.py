@@ -8,6 +8,7 @@ install's `storage/` JSON tree are listed too, unless the database holds the sam
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -32,9 +33,11 @@ SENT_PARTS = "('text', 'reasoning', 'tool')"
 class OpenCodeSource:
     """Reads OpenCode sessions from its database (read-only) and its legacy JSON tree."""
 
-    def __init__(self, home: OpenCodeHome, timeout: float | None = None) -> None:
+    def __init__(self, home: OpenCodeHome, timeout: float | None = None, listing_cache: Path | None = None) -> None:
         self._home = home
         self._given_timeout = timeout
+        self._listing_cache = listing_cache
+        """Where listing remembers each session's message count by its update time (None: count every time)."""
 
     @property
     def _timeout(self) -> float:
@@ -93,11 +96,11 @@ class OpenCodeSource:
             optional = [name for name in ("parent_id", "title", "version", "model", "slug", "time_archived")
                         if name in have]
             picked = ", ".join(f"s.{name}" for name in optional)
-            counts = _part_counts(connection)
             rows = connection.execute(
                 f"SELECT s.id, s.directory, s.time_created, s.time_updated{', ' if picked else ''}{picked} "
                 "FROM session s ORDER BY s.time_updated DESC"
             ).fetchall()
+            counts = self._counts(connection, database, {str(row[0]): row[3] for row in rows})
             mtime = os.stat(database).st_mtime
         infos = []
         for row in rows:
@@ -108,10 +111,28 @@ class OpenCodeSource:
                 cwd=row[1] or None, title=extra.get("title") or None, model=_model_id(extra.get("model")),
                 created=iso_ms(row[2]), updated=iso_ms(row[3]), source_version=extra.get("version"),
                 origin="opencode", parent_id=extra.get("parent_id"), is_subagent=bool(extra.get("parent_id")),
-                mtime=(row[3] or 0) / 1000 or mtime, message_count=counts.get(session_id, 0),
+                mtime=(row[3] or 0) / 1000 or mtime, message_count=counts.get(session_id),
                 project=extra.get("slug"),
             ))
         return infos
+
+    def _counts(self, connection: sqlite3.Connection, database: Path, updated: dict[str, Any]) -> dict[str, int]:
+        """Each session's message count: remembered for sessions not updated since, counted for the rest.
+
+        Counting reads every part's JSON (most of a cold listing's time), so the counts are kept in
+        smig's cache keyed by the session's update time, which OpenCode bumps on every change.
+        """
+        cached = _read_cache(self._listing_cache, database)
+        known = {sid: entry[1] for sid, entry in cached.items() if sid in updated and entry[0] == updated[sid]}
+        stale = [sid for sid in updated if sid not in known]
+        if stale:
+            fresh = _part_counts(connection, None if len(stale) == len(updated) else stale)
+            if fresh is None:
+                return known
+            known.update({sid: fresh.get(sid, 0) for sid in stale})
+        if self._listing_cache is not None and (stale or len(cached) != len(known)):
+            _write_cache(self._listing_cache, database, {sid: [updated[sid], n] for sid, n in known.items()})
+        return known
 
     def _load_database(self, database: Path, session_id: str, warn: WarningSink) -> tuple[list[Row], Any]:
         """The message rows of one session with their parts, and its revert marker."""
@@ -141,16 +162,39 @@ class OpenCodeSource:
         return rows, revert
 
 
-def _part_counts(connection: sqlite3.Connection) -> dict[str, int]:
-    """Per session, how many messages its parts become (a tool part is a call and a result)."""
+def _part_counts(connection: sqlite3.Connection, only: list[str] | None) -> dict[str, int] | None:
+    """Per session (all, or `only` these), how many messages its parts become (a tool part gives two)."""
+    where = "" if only is None else "AND session_id IN (SELECT value FROM json_each(?)) "
     try:
         rows = connection.execute(
             "SELECT session_id, SUM(CASE json_extract(data, '$.type') WHEN 'tool' THEN 2 ELSE 1 END) "
-            f"FROM part WHERE json_extract(data, '$.type') IN {SENT_PARTS} GROUP BY session_id"
+            f"FROM part WHERE json_extract(data, '$.type') IN {SENT_PARTS} {where}GROUP BY session_id",
+            () if only is None else (json.dumps(only),),
         ).fetchall()
     except sqlite3.OperationalError:  # no part table or no JSON functions: counts stay unknown
-        return {}
+        return None
     return {str(session_id): int(count) for session_id, count in rows}
+
+
+def _read_cache(path: Path | None, database: Path) -> dict[str, list[Any]]:
+    """The remembered counts for this database (empty when missing, damaged or for another database)."""
+    if path is None:
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("db") != str(database) or not isinstance(data.get("counts"), dict):
+        return {}
+    return {sid: entry for sid, entry in data["counts"].items() if isinstance(entry, list) and len(entry) == 2}
+
+
+def _write_cache(path: Path, database: Path, counts: dict[str, list[Any]]) -> None:
+    """Remember the counts; a failed write is only a lost speed-up."""
+    from smig_tui.adapters.fs import atomic_write
+
+    with contextlib.suppress(OSError):
+        atomic_write(path, json.dumps({"db": str(database), "counts": counts}, separators=(",", ":")))
 
 
 def _model_id(value: object) -> str | None:
