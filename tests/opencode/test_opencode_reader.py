@@ -220,3 +220,38 @@ def test_opencode_db_names_the_database(isolated_homes: dict[str, Path], monkeyp
     monkeypatch.setenv("OPENCODE_DB", str(elsewhere))
     [info] = build_services().list_sessions(agent=Agent.OPENCODE)
     assert info.path.startswith(str(elsewhere))
+
+
+def test_a_compacted_session_reads_from_its_last_summary_as_opencode_sends_it(data_dir: Path) -> None:
+    """The rows OpenCode 1.18.33 wrote for an automatic compaction (seen with a small context limit),
+    added to the recorded session: the resumed request then held only these three messages."""
+    database = data_dir / "opencode.db"
+    rows = [
+        ("msg_23c29b8640014wY1HfzOWOe3ff", {"role": "user", "agent": "build", "time": {"created": 1796305000000}},
+         [{"type": "compaction", "auto": True}]),
+        ("msg_23c29b876001WYOnMyUCibJAz7", {"role": "assistant", "summary": True, "finish": "stop", "mode": "compaction",
+                                             "agent": "compaction", "parentID": "msg_23c29b8640014wY1HfzOWOe3ff",
+                                             "time": {"created": 1796305000001}},
+         [{"type": "step-start"}, {"type": "text", "text": "Summary: three commands ran."},
+          {"type": "step-finish", "tokens": {"input": 300, "output": 12, "cache": {"read": 0, "write": 0}}}]),
+        ("msg_23c29b90b001NzDgpqoP72WQ2j", {"role": "user", "agent": "build", "time": {"created": 1796305000002}},
+         [{"type": "text", "synthetic": True,
+           "text": "Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed."}]),
+    ]
+    with sqlite3.connect(database) as connection:
+        for number, (message_id, info, parts) in enumerate(rows):
+            moment = info["time"]["created"]
+            connection.execute("INSERT INTO message VALUES (?, ?, ?, ?, ?)",
+                               (message_id, SESSION_ID, moment, moment, json.dumps(info)))
+            for offset, part in enumerate(parts):
+                connection.execute("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)",
+                                   (f"prt_23c29b9{number}{offset}00000000000000000", message_id, SESSION_ID, moment,
+                                    moment, json.dumps(part)))
+    source = _source()
+    session = source.load(next(source.discover(lambda _: None)), lambda _: None)
+    assert [(m.role, m.kind, m.injected) for m in session.messages] == [
+        (Role.USER, Kind.TEXT, True), (Role.ASSISTANT, Kind.SUMMARY, False), (Role.USER, Kind.TEXT, True)]
+    assert [m.text for m in session.messages] == [
+        "What did we do so far?", "Summary: three commands ran.",
+        "Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed."]
+    assert session.compactions == 1 and session.measured_context_tokens == 300

@@ -6,7 +6,9 @@ OpenCode stores a conversation as messages (`info`: role, model, tokens, time) e
 its model on resume, and so what this returns:
 
 - history starts at the last finished compaction: the user message holding a `compaction` part
-  whose summary (an assistant message with `summary: true`) finished; that summary is a SUMMARY;
+  (sent as "What did we do so far?") whose summary (an assistant message with `summary: true`)
+  finished; that summary is a SUMMARY, and the synthetic "Continue if you have next steps…" prompt
+  OpenCode adds after an automatic one is injected context;
 - a session reverted to a message ends before it;
 - `ignored` text parts are not sent; `synthetic` ones are context OpenCode added (injected);
 - a finished tool's output is sent as it is, a cleared one (`time.compacted`) as a fixed note, an
@@ -29,6 +31,8 @@ CLEARED_OUTPUT = "[Old tool result content cleared]"
 """What OpenCode sends in place of a tool output it pruned."""
 INTERRUPTED = "[Tool execution was interrupted]"
 """What OpenCode sends for a tool call that never finished."""
+COMPACTION_PROMPT = "What did we do so far?"
+"""What OpenCode 1.18.33 sends for the `compaction` part that asked for a summary (before the summary)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +139,8 @@ def _user_part(part: dict[str, Any], index: int, stamp: str | None) -> Message |
     if kind == "text" and isinstance(part.get("text"), str) and not part.get("ignored"):
         return Message(index, pid, Role.USER, Kind.TEXT, part["text"], timestamp=stamp,
                        injected=bool(part.get("synthetic")))
+    if kind == "compaction":
+        return Message(index, pid, Role.USER, Kind.TEXT, COMPACTION_PROMPT, timestamp=stamp, injected=True)
     if kind == "file":
         name = part.get("filename") or part.get("url") or "file"
         mime = str(part.get("mime") or "")
