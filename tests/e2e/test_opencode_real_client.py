@@ -27,6 +27,7 @@ from test_resume_real_clients import _base_env, _client, _distinctive_texts, _in
 from smig_tui.core.handoff import NOTE_PREFIX
 from smig_tui.core.migration import Destination
 from smig_tui.core.models import Agent, Kind, Strategy
+from smig_tui.core.plans import left_out
 from smig_tui.services import build_services
 
 pytestmark = pytest.mark.e2e
@@ -153,12 +154,17 @@ def test_opencode_resumes_a_migrated_real_session(
     project = tmp_path / "project"
     project.mkdir()
     session = _install_fixture("shared", agent, _shared(), isolated_homes, project, tmp_path)
+    tokens = build_services().plan(session, "claude-sonnet-4-5", Strategy.AS_IS, harness=False).decision.session_tokens
+    config = isolated_homes["smig"] / "config" / "config.toml"  # a model that holds about half of it
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f'[models."half-test"]\ncontext_window = {tokens // 2 + 20}\nmax_output = 20\n', encoding="utf-8")
     with FakeModelServer() as server:
         env = _configure(isolated_homes, server)
         services = build_services()
-        for strategy in (Strategy.AS_IS, Strategy.TRUNCATE):
-            plan = services.plan(session, "claude-haiku-4-5" if strategy is Strategy.TRUNCATE else
-                                 "claude-sonnet-4-5", strategy)
+        for target, strategy in (("claude-sonnet-4-5", Strategy.AS_IS), ("half-test", Strategy.TRUNCATE)):
+            plan = services.plan(session, target, strategy, harness=False)
+            omitted = left_out(plan)[0]
+            assert (strategy is Strategy.TRUNCATE) == (omitted > 0)
             result = services.migrate(session, plan, {Destination.OPENCODE})
             [output] = result.outputs
             expected = _distinctive_texts(result)
@@ -167,6 +173,13 @@ def test_opencode_resumes_a_migrated_real_session(
             sent = json.dumps(_main_requests(server)[before:], ensure_ascii=False)
             for text in [NOTE_PREFIX, result.migration_id, *expected]:
                 assert json.dumps(text, ensure_ascii=False)[1:-1] in sent, (strategy, text)
+            if omitted:
+                assert f"{omitted} earlier messages" in sent
+                kept_text = "".join(kept.message.text for kept in plan.kept)
+                gone = [item.message.text[:60] for item in plan.dropped if not item.message.injected
+                        and len(item.message.text) >= 12 and item.message.text[:60] not in kept_text]
+                assert gone, "the truncation left out no distinctive text"
+                assert not [text for text in gone if json.dumps(text, ensure_ascii=False)[1:-1] in sent]
 
 
 @pytest.mark.parametrize("target", [Destination.CODEX, Destination.CLAUDE])
