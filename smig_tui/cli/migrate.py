@@ -136,6 +136,9 @@ def _print_result(ctx: Context, result: MigrationResult, plan: Plan) -> None:
     for planned in result.files:
         size = len(planned.data.encode("utf-8"))
         ctx.out.data(f"  {planned.destination.value}: {verb} {planned.path} ({size:,} bytes)")
+        if planned.destination is Destination.OPENCODE and planned.native:  # the file is smig's import document
+            how = "would import" if result.dry_run else "imported"
+            ctx.out.data(f"  opencode: {how} it as session {planned.native.session_id} (`opencode import`)")
     for command in result.resume_commands:
         ctx.out.data(f"  resume: {command}")
     if result.dry_run:
