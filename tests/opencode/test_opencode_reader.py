@@ -64,6 +64,7 @@ def _read(messages: tuple[Message, ...]) -> list[tuple[str, str, Any]]:
 
 
 def test_lists_the_recorded_session_with_what_opencode_recorded(data_dir: Path) -> None:
+    before = {path.name: path.read_bytes() for path in data_dir.iterdir()}
     warnings: list[ReadWarning] = []
     [info] = list(_source().discover(warnings.append))
     assert warnings == []
@@ -75,6 +76,7 @@ def test_lists_the_recorded_session_with_what_opencode_recorded(data_dir: Path) 
     assert info.path == session_ref(data_dir / "opencode.db", SESSION_ID)
     assert info.created is not None and info.updated is not None and info.created < info.updated
     assert info.message_count == len(_source().load(info, warnings.append).messages)
+    assert {path.name: path.read_bytes() for path in data_dir.iterdir()} == before  # nothing created or changed
 
 
 def test_loads_the_history_opencode_sent_the_model_on_resume(data_dir: Path) -> None:

@@ -3,7 +3,8 @@
 The database runs in WAL mode while OpenCode works. smig opens it through a `mode=ro` URI with
 `query_only` on, so it cannot write, take a write lock or checkpoint the WAL (a read-only
 connection never does), and a writer holding a transaction open does not stop it reading the last
-committed state. A database it cannot read (locked in another journal mode, corrupt, not a
+committed state. When OpenCode is not running (no -wal or -shm file), the file is opened
+`immutable`, so reading it creates nothing beside it. A database it cannot read (locked in another journal mode, corrupt, not a
 database) raises `OpenCodeDbError` with one sentence; the source turns that into one ReadWarning.
 """
 
@@ -37,6 +38,10 @@ def describe_error(path: Path, error: sqlite3.Error) -> str:
 def read_only(path: Path, timeout: float = BUSY_TIMEOUT) -> Iterator[sqlite3.Connection]:
     """A read-only connection to the database at `path`; OpenCodeDbError when it cannot be used."""
     uri = f"file:{quote(str(path))}?mode=ro"
+    if _checkpointed_wal(path):
+        # Nothing is pending in a WAL: read the file as it is, or SQLite would create the -wal and
+        # -shm files beside it (a writer starting meanwhile writes to its WAL, not to this file).
+        uri += "&immutable=1"
     try:
         connection = sqlite3.connect(uri, uri=True, timeout=timeout, check_same_thread=False)
     except sqlite3.Error as error:
@@ -48,6 +53,18 @@ def read_only(path: Path, timeout: float = BUSY_TIMEOUT) -> Iterator[sqlite3.Con
         raise OpenCodeDbError(describe_error(path, error)) from error
     finally:
         connection.close()
+
+
+def _checkpointed_wal(path: Path) -> bool:
+    """True for a WAL-mode database with no -wal or -shm file beside it (OpenCode is not running)."""
+    if Path(f"{path}-wal").exists() or Path(f"{path}-shm").exists():
+        return False
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(20)
+    except OSError:
+        return False
+    return header.startswith(b"SQLite format 3\0") and header[18:20] == b"\x02\x02"
 
 
 def columns(connection: sqlite3.Connection, table: str) -> set[str]:
