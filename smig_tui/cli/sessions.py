@@ -45,7 +45,7 @@ def run_list(args: argparse.Namespace, ctx: Context) -> int:
     if not sessions:
         ctx.out.diag(
             f"smig: no sessions found under {ctx.services.paths.codex_sessions} "
-            f"or {ctx.services.paths.claude_projects}"
+            f"or {ctx.services.paths.claude_projects}, nor in OpenCode's database"
         )
         return 0
     rows = [
