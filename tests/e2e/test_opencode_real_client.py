@@ -220,3 +220,25 @@ def test_a_recorded_opencode_session_resumes_in_codex_and_claude_code(
     for text in [NOTE_PREFIX, result.migration_id, "TOOLS-A: go", "Running the first command.", "UNICODE-REPLY: now",
                  "héllo wörld ✓ 日本語 🚀"]:
         assert json.dumps(text, ensure_ascii=False)[1:-1] in sent, text
+
+
+def test_a_task_sub_session_of_the_real_client_is_hidden_but_reachable(
+    isolated_homes: dict[str, Path], tmp_path: Path, opencode: str
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    steps = [{"name": "task", "args": {"description": "Look around", "prompt": "List the files here.",
+                                       "subagent_type": "general"}}]
+    with FakeModelServer(steps) as server:
+        env = _configure(isolated_homes, server)
+        _run([opencode, "run", "delegate-a-task"], project, env)
+    services = build_services()
+    shown = services.list_sessions(agent=Agent.OPENCODE)
+    every = services.list_sessions(agent=Agent.OPENCODE, include_subagents=True)
+    [parent] = shown
+    children = [info for info in every if info.id != parent.id]
+    assert children and all(child.parent_id == parent.id and child.is_subagent for child in children)
+    child = services.load_session(services.find_session(children[0].id))
+    assert any("List the files here." in m.text for m in child.messages)
+    calls = [m for m in services.load_session(parent).messages if m.tool_name == "task"]
+    assert [m.kind for m in calls] == [Kind.TOOL_CALL, Kind.TOOL_RESULT]
