@@ -75,7 +75,9 @@ def test_lists_the_recorded_session_with_what_opencode_recorded(data_dir: Path) 
     assert info.title == "OK"
     assert info.path == session_ref(data_dir / "opencode.db", SESSION_ID)
     assert info.created is not None and info.updated is not None and info.created < info.updated
-    assert info.message_count == len(_source().load(info, warnings.append).messages)
+    session = _source().load(info, warnings.append)
+    assert info.message_count == len(session.messages)
+    assert info.context_tokens == session.measured_context_tokens == 190  # the last call's logged input
     assert {path.name: path.read_bytes() for path in data_dir.iterdir()} == before  # nothing created or changed
 
 

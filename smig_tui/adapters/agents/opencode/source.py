@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from smig_tui.adapters.agents.opencode import database as database_module
-from smig_tui.adapters.agents.opencode.convert import Row, iso_ms, to_conversation
+from smig_tui.adapters.agents.opencode.convert import Row, iso_ms, to_conversation, usage_of
 from smig_tui.adapters.agents.opencode.database import OpenCodeDbError, columns, read_only
 from smig_tui.adapters.agents.opencode.home import OpenCodeHome, session_ref, split_ref
 from smig_tui.adapters.agents.opencode.storage_tree import describe_stored, load_stored_rows, stored_sessions
@@ -100,7 +100,7 @@ class OpenCodeSource:
                 f"SELECT s.id, s.directory, s.time_created, s.time_updated{', ' if picked else ''}{picked} "
                 "FROM session s ORDER BY s.time_updated DESC"
             ).fetchall()
-            counts = self._counts(connection, database, {str(row[0]): row[3] for row in rows})
+            stats = self._stats(connection, database, {str(row[0]): row[3] for row in rows})
             mtime = os.stat(database).st_mtime
         infos = []
         for row in rows:
@@ -111,27 +111,31 @@ class OpenCodeSource:
                 cwd=row[1] or None, title=extra.get("title") or None, model=_model_id(extra.get("model")),
                 created=iso_ms(row[2]), updated=iso_ms(row[3]), source_version=extra.get("version"),
                 origin="opencode", parent_id=extra.get("parent_id"), is_subagent=bool(extra.get("parent_id")),
-                mtime=(row[3] or 0) / 1000 or mtime, message_count=counts.get(session_id),
-                project=extra.get("slug"),
+                mtime=(row[3] or 0) / 1000 or mtime, message_count=stats.get(session_id, (None, None))[0],
+                context_tokens=stats.get(session_id, (None, None))[1], project=extra.get("slug"),
             ))
         return infos
 
-    def _counts(self, connection: sqlite3.Connection, database: Path, updated: dict[str, Any]) -> dict[str, int]:
-        """Each session's message count: remembered for sessions not updated since, counted for the rest.
+    def _stats(self, connection: sqlite3.Connection, database: Path,
+               updated: dict[str, Any]) -> dict[str, tuple[int, int | None]]:
+        """Each session's message count and logged context: remembered for sessions not updated since,
+        read for the rest.
 
-        Counting reads every part's JSON (most of a cold listing's time), so the counts are kept in
+        Counting reads every part's JSON (most of a cold listing's time), so the figures are kept in
         smig's cache keyed by the session's update time, which OpenCode bumps on every change.
         """
         cached = _read_cache(self._listing_cache, database)
-        known = {sid: entry[1] for sid, entry in cached.items() if sid in updated and entry[0] == updated[sid]}
+        known = {sid: (entry[1], entry[2]) for sid, entry in cached.items()
+                 if sid in updated and entry[0] == updated[sid]}
         stale = [sid for sid in updated if sid not in known]
         if stale:
             fresh = _part_counts(connection, None if len(stale) == len(updated) else stale)
             if fresh is None:
                 return known
-            known.update({sid: fresh.get(sid, 0) for sid in stale})
+            known.update({sid: (fresh.get(sid, 0), _last_context(connection, sid)) for sid in stale})
         if self._listing_cache is not None and (stale or len(cached) != len(known)):
-            _write_cache(self._listing_cache, database, {sid: [updated[sid], n] for sid, n in known.items()})
+            _write_cache(self._listing_cache, database,
+                         {sid: [updated[sid], count, context] for sid, (count, context) in known.items()})
         return known
 
     def _load_database(self, database: Path, session_id: str, warn: WarningSink) -> tuple[list[Row], Any]:
@@ -176,6 +180,22 @@ def _part_counts(connection: sqlite3.Connection, only: list[str] | None) -> dict
     return {str(session_id): int(count) for session_id, count in rows}
 
 
+def _last_context(connection: sqlite3.Connection, session_id: str) -> int | None:
+    """The context OpenCode logged for the session's last model call (its newest assistant message)."""
+    for (data,) in connection.execute(
+        "SELECT data FROM message WHERE session_id = ? ORDER BY time_created DESC, id DESC LIMIT 20", (session_id,)
+    ):
+        try:
+            info = json.loads(data)
+        except ValueError:
+            continue
+        if isinstance(info, dict) and info.get("role") == "assistant":
+            usage = usage_of(info.get("tokens"))
+            if usage is not None:
+                return usage.context_tokens
+    return None
+
+
 def _read_cache(path: Path | None, database: Path) -> dict[str, list[Any]]:
     """The remembered counts for this database (empty when missing, damaged or for another database)."""
     if path is None:
@@ -186,7 +206,7 @@ def _read_cache(path: Path | None, database: Path) -> dict[str, list[Any]]:
         return {}
     if not isinstance(data, dict) or data.get("db") != str(database) or not isinstance(data.get("counts"), dict):
         return {}
-    return {sid: entry for sid, entry in data["counts"].items() if isinstance(entry, list) and len(entry) == 2}
+    return {sid: entry for sid, entry in data["counts"].items() if isinstance(entry, list) and len(entry) == 3}
 
 
 def _write_cache(path: Path, database: Path, counts: dict[str, list[Any]]) -> None:
