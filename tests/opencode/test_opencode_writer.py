@@ -76,6 +76,16 @@ def test_messages_name_the_users_configured_default_model(tmp_path: Path, isolat
     assert user["model"] == {"providerID": "local", "modelID": "qwen3-coder"}
 
 
+def test_without_a_configured_model_messages_name_the_latest_sessions_model(
+    tmp_path: Path, isolated_homes: dict[str, Path]
+) -> None:
+    install_database(isolated_homes["home"] / ".local" / "share" / "opencode")  # its session ran fake/claude-sonnet-4-5
+    document, _ = _dry_run(tmp_path)
+    user = next(m["info"] for m in document["messages"] if m["info"]["role"] == "user")
+    assert user["model"] == {"providerID": "fake", "modelID": "claude-sonnet-4-5"}
+    assert document["info"]["model"] == {"id": "claude-sonnet-4-5", "providerID": "fake"}
+
+
 def test_ids_sort_like_opencodes() -> None:
     millis = int(NOW.timestamp() * 1000)
     assert opencode_id("msg", millis, 1) < opencode_id("msg", millis, 2) < opencode_id("msg", millis + 1, 0)

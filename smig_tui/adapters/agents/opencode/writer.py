@@ -7,8 +7,8 @@ it runs offline, files the session under the project of the folder it runs in, h
 `OPENCODE_DB` and `XDG_DATA_HOME` as the reader does, and a re-import of an id already there
 replaces nothing visible but reports success, so the writer picks a fresh id and checks it is free.
 OpenCode resumes with the model the session's messages name, so they name the user's configured
-default model (else the plan's target); the session's update time is the time of writing, so
-`opencode -c` and the picker put the migration first.
+default model, else the model of their most recent OpenCode session, else the plan's target; the
+session's update time is the time of writing, so `opencode -c` and the picker put the migration first.
 
 The import document is written first as a file smig owns (under its data folder, never over an
 existing one); after `opencode import` the session is read back from the database with smig's own
@@ -23,6 +23,7 @@ import os
 import secrets
 import shlex
 import shutil
+import sqlite3
 import string
 import subprocess
 from collections.abc import Mapping
@@ -136,7 +137,8 @@ class OpenCodeWriter:
         now = now or datetime.now(UTC)
         millis = int(now.timestamp() * 1000)
         session_id = opencode_id("ses", millis, 0, descending=True)
-        provider, model_id = configured_model() or (provider_of(model or ""), model or "claude-sonnet-4-5")
+        provider, model_id = (configured_model() or self.recent_model()
+                              or (provider_of(model or ""), model or "claude-sonnet-4-5"))
         times = [int(moment.timestamp() * 1000) for moment in monotonic_times([t.timestamp for t in turns], now)]
         messages = []
         parent: str | None = None
@@ -199,6 +201,24 @@ class OpenCodeWriter:
         binary = find_binary()
         if binary is not None and self.exists(session_id):
             _run([binary, "session", "delete", session_id], str(Path.home()))
+
+    def recent_model(self) -> tuple[str, str] | None:
+        """The (provider, model) of the user's most recently updated OpenCode session: one that runs."""
+        if not self._home.database.is_file():
+            return None
+        try:
+            with read_only(self._home.database) as connection:
+                row = connection.execute(
+                    "SELECT model FROM session WHERE model IS NOT NULL ORDER BY time_updated DESC LIMIT 1").fetchone()
+        except (OpenCodeDbError, sqlite3.Error):
+            return None
+        try:
+            model = json.loads(row[0]) if row else None
+        except ValueError:
+            return None
+        if isinstance(model, dict) and isinstance(model.get("providerID"), str) and isinstance(model.get("id"), str):
+            return model["providerID"], model["id"]
+        return None
 
     def exists(self, session_id: str) -> bool:
         """Whether OpenCode's database holds the session (read-only)."""
