@@ -242,3 +242,23 @@ def test_a_task_sub_session_of_the_real_client_is_hidden_but_reachable(
     assert any("List the files here." in m.text for m in child.messages)
     calls = [m for m in services.load_session(parent).messages if m.tool_name == "task"]
     assert [m.kind for m in calls] == [Kind.TOOL_CALL, Kind.TOOL_RESULT]
+
+
+@pytest.mark.parametrize("truncated", [False, True], ids=["as-is", "truncated"])
+def test_a_recorded_opencode_session_migrated_to_opencode_resumes(
+    isolated_homes: dict[str, Path], tmp_path: Path, opencode: str, truncated: bool
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    install_database(isolated_homes["home"] / ".local" / "share" / "opencode")
+    services = build_services()
+    session = services.load_session(services.list_sessions(agent=Agent.OPENCODE)[0])
+    with FakeModelServer() as server:
+        env = _configure(isolated_homes, server)
+        plan = make_plan(session, target="claude-sonnet-4-5", keep_last=3 if truncated else None)
+        result = build_services().migrate(session, plan, {Destination.OPENCODE}, cwd=str(project))
+        [output] = result.outputs
+        _run([opencode, "run", "-s", output.session_id, "continue"], project, env)
+        sent = json.dumps(_main_requests(server), ensure_ascii=False)
+    assert NOTE_PREFIX in sent and result.migration_id in sent and "UNICODE-REPLY: now" in sent
+    assert ("TOOLS-A: go" in sent) is not truncated  # the first prompt is left out only by the truncation
