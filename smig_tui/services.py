@@ -100,6 +100,14 @@ class Services:
 
     def find_session(self, ref: str, warn: WarningSink = _ignore) -> SessionInfo:
         """Resolve a session id, unique id prefix, or path to a session file."""
+        from smig_tui.adapters.agents.opencode.home import split_ref
+
+        if (opencode := split_ref(ref)) is not None:  # an OpenCode session's path: `<database>#<id>`
+            found = [info for info in self.iter_sessions(agent=Agent.OPENCODE, include_subagents=True, warn=warn)
+                     if info.path == ref]
+            if found:
+                return found[0]
+            raise SessionNotFoundError(f"No OpenCode session {opencode[1]} in {opencode[0]}.")
         as_path = Path(ref).expanduser()
         if as_path.name.endswith((".jsonl", ".jsonl.zst")):
             from smig_tui.adapters.zstd_files import current_form
@@ -339,6 +347,13 @@ class Services:
         committer = Committer(self.paths, self.store)
         return committer.migrate(session, plan, migrated_messages(plan), to, dry_run, out, force,
                                  redact_secrets=redact, cwd=cwd)
+
+    def agent_homes(self) -> dict[str, Path]:
+        """Where each agent's sessions are read from: a folder, or OpenCode's database file."""
+        from smig_tui.adapters.agents.opencode.home import resolve_home
+
+        return {"codex": self.paths.codex_home, "claude": self.paths.claude_home,
+                "opencode": resolve_home().database}
 
     def can_write(self, destination: Destination) -> bool:
         """Whether a native session can be written there here: OpenCode's needs its `opencode` command."""

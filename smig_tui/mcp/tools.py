@@ -141,13 +141,8 @@ class SmigTools:
     def searched(self) -> dict[str, Any]:
         """The agent homes this server reads, and whether each exists: under Codex the environment is
         cleared, so a missing `CODEX_HOME` or `CLAUDE_CONFIG_DIR` shows here."""
-        paths = self.services.paths
-        from smig_tui.adapters.agents.opencode.home import resolve_home
-
-        opencode = resolve_home().database
         return {name: {"path": str(home), "exists": home.is_dir() or home.is_file()}
-                for name, home in (("codex", paths.codex_home), ("claude", paths.claude_home),
-                                   ("opencode", opencode))}
+                for name, home in self.services.agent_homes().items()}
 
     def model_context_window(self, model: str) -> dict[str, Any]:
         """A model's window, output cap, harness share, provider, encoding and source."""

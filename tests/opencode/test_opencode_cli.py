@@ -26,6 +26,8 @@ def test_list_show_and_plan_an_opencode_session(isolated_homes: dict[str, Path])
     code, out, err = run_cli(["show", SESSION_ID[:12]], _source)
     assert code == 0, err
     assert "agent: opencode" in out and "1.18.33" in out and "UNICODE-REPLY" in out
+    code, by_path, err = run_cli(["show", listed["path"]], _source)  # the `<database>#<id>` path works too
+    assert code == 0 and by_path == out, err
     code, out, err = run_cli(["plan", SESSION_ID, "--target", "gpt-5.5", "--strategy", "truncate"], _source)
     assert code == 0, err
     assert "fits as-is" in out and "keeps 11 messages" in out
