@@ -1,7 +1,9 @@
 """Provides where OpenCode keeps its sessions, with the overrides OpenCode itself honours.
 
 OpenCode 1.18 keeps every session in one SQLite database, `$XDG_DATA_HOME/opencode/opencode.db`
-(default `~/.local/share/opencode/opencode.db`); `OPENCODE_DB` names another file. Installs from
+(default `~/.local/share/opencode/opencode.db`); `OPENCODE_DB` names another file, absolute or
+relative to that folder (as OpenCode 1.18.33 resolves it). Builds of other release channels than
+latest/beta/prod keep `opencode-<channel>.db` instead; smig reads the released one. Installs from
 before the database kept one JSON file per session, message and part under `storage/` beside it.
 """
 
