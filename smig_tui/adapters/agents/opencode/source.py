@@ -93,7 +93,7 @@ class OpenCodeSource:
             have = columns(connection, "session")
             if not have:
                 return []
-            optional = [name for name in ("parent_id", "title", "version", "model", "slug", "time_archived")
+            optional = [name for name in ("parent_id", "title", "version", "model", "slug")
                         if name in have]
             picked = ", ".join(f"s.{name}" for name in optional)
             rows = connection.execute(
