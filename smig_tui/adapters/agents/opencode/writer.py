@@ -177,7 +177,8 @@ class OpenCodeWriter:
     def import_session(self, planned: PlannedFile) -> None:
         """Have OpenCode import a written document; the session must not exist yet."""
         native = planned.native
-        assert native is not None
+        if native is None:
+            raise OpenCodeWriteError(f"{planned.path} is not an OpenCode import document.")
         binary = find_binary()
         if binary is None:
             raise WriteRefusedError(
