@@ -112,6 +112,14 @@ class Services:
 
     def find_session(self, ref: str, warn: WarningSink = _ignore) -> SessionInfo:
         """Resolve a session id, unique id prefix, or path to a session file."""
+        from smig_tui.adapters.agents.opencode.home import split_ref
+
+        if (opencode := split_ref(ref)) is not None:  # an OpenCode session's path: `<database>#<id>`
+            found = [info for info in self.iter_sessions(agent=Agent.OPENCODE, include_subagents=True, warn=warn)
+                     if info.path == ref]
+            if found:
+                return found[0]
+            raise SessionNotFoundError(f"No OpenCode session {opencode[1]} in {opencode[0]}.")
         as_path = Path(ref).expanduser()
         if as_path.name.endswith((".jsonl", ".jsonl.zst")):
             from smig_tui.adapters.zstd_files import current_form
@@ -437,6 +445,24 @@ class Services:
         with self.store.lock():
             return journal.recover(self.store)
 
+    def agent_homes(self) -> dict[str, Path]:
+        """Where each agent's sessions are read from: a folder, or OpenCode's database file."""
+        from smig_tui.adapters.agents.opencode.home import resolve_home
+
+        homes = {"codex": self.paths.codex_home, "claude": self.paths.claude_home}
+        if self.paths.gemini_home is not None:
+            homes["gemini"] = self.paths.gemini_home
+        homes["opencode"] = resolve_home(self.env).database
+        return homes
+
+    def can_write(self, destination: Destination) -> bool:
+        """Whether a native session can be written there here: OpenCode's needs its `opencode` command."""
+        if str(destination) != "opencode":
+            return True
+        from smig_tui.adapters.agents.opencode.writer import find_binary
+
+        return find_binary() is not None
+
     def export(
         self, session: Session, fmt: ExportFormat, plan: Plan | None = None, redact: bool = True
     ) -> str:
@@ -652,6 +678,7 @@ def build_services(env: dict[str, str] | None = None) -> Services:
         from smig_tui.adapters.agents.gemini.source import GeminiSource
 
         sources.append(GeminiSource(paths.gemini_home, listing_cache=paths.cache_dir / "listing-gemini.json"))
+    sources.append(_opencode_source(env, paths.cache_dir / "listing-opencode.json"))
     return Services(paths=paths, config=config, sources=with_archive(paths, sources), env=env)
 
 
@@ -671,3 +698,11 @@ def with_archive(paths: Paths, sources: list[SessionSource]) -> list[SessionSour
 
     archive = session_archive(paths)
     return [ArchivedSource(source, archive, paths.cache_dir / "archive-view") for source in sources]
+
+
+def _opencode_source(env: dict[str, str] | None, listing_cache: Path) -> SessionSource:
+    """OpenCode's reader, at `OPENCODE_DB` or under `$XDG_DATA_HOME/opencode` (issue 18)."""
+    from smig_tui.adapters.agents.opencode.home import resolve_home
+    from smig_tui.adapters.agents.opencode.source import OpenCodeSource
+
+    return OpenCodeSource(resolve_home(env), listing_cache=listing_cache)

@@ -18,6 +18,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from smig_tui.adapters.agents.gemini.writer import GeminiWriter, sendable
+from smig_tui.adapters.agents.opencode.home import resolve_home
+from smig_tui.adapters.agents.opencode.writer import OpenCodeWriter
 from smig_tui.adapters.commit_journal import CommitJournal
 from smig_tui.adapters.formats.claude_writer import ClaudeWriter
 from smig_tui.adapters.formats.codex_writer import CodexWriter, append_session_index, index_line, recorded_model
@@ -61,6 +63,13 @@ def file_fingerprint(path: str) -> tuple[str, int, float]:
     A `.jsonl.zst` rollout is hashed decompressed, so the record still matches once Codex swaps it
     for its plain twin (or back).
     """
+    from smig_tui.adapters.agents.opencode.home import split_ref
+
+    ref = split_ref(path)
+    if ref is not None:  # an OpenCode session: rows in its database, hashed in order
+        from smig_tui.adapters.agents.opencode.fingerprint import session_fingerprint
+
+        return session_fingerprint(Path(ref[0]), ref[1])
     digest = hashlib.sha256()
     size = 0
     try:
@@ -92,6 +101,7 @@ class Committer:
         self.journal = CommitJournal(paths.data_dir / "journal")
         self.recovered: list[str] = []
         """What recovering interrupted commits did before this one (see `commit_journal`)."""
+        self._opencode = OpenCodeWriter(resolve_home(), paths.data_dir / "opencode-imports")
 
     def migrate(
         self,
@@ -153,7 +163,7 @@ class Committer:
         cwd: str | None = None,
     ) -> list[PlannedFile]:
         """Lay out the Claude and/or Codex sessions, in `cwd` when given, else the source's folder."""
-        natives = wanted & {Destination.CLAUDE, Destination.CODEX, Destination.GEMINI}
+        natives = wanted & {Destination.CLAUDE, Destination.CODEX, Destination.GEMINI, Destination.OPENCODE}
         if not natives:
             return []
         info = session.info
@@ -193,6 +203,11 @@ class Committer:
             files.append(planned)
         if Destination.GEMINI in natives:
             files += self._gemini_files(messages, note, folder, lineage, title, target, now)
+        if Destination.OPENCODE in natives:
+            turns = to_turns(messages, note=note)
+            planned = self._opencode.prepare(turns, folder, lineage, title, model=target, now=now)
+            self._expected[planned.path] = expected_from(turns)
+            files.append(planned)
         return files
 
     def _gemini_files(self, messages: tuple[Message, ...], note: str, folder: str, lineage: Lineage, title: str,
@@ -248,6 +263,7 @@ class Committer:
                     )
             self.journal.begin(record, self._store.path_for(record), files)
             created: list[Path] = []
+            imported: list[str] = []
             try:
                 for planned in files:
                     target = Path(planned.path)
@@ -256,6 +272,11 @@ class Committer:
                                  mtime=planned.mtime, make_parents=planned.path not in user_paths)
                     if not existed:
                         created.append(target)
+                for planned in files:
+                    if planned.destination is Destination.OPENCODE and planned.native:
+                        # The file is smig's import document; OpenCode writes its own database.
+                        self._opencode.import_session(planned)
+                        imported.append(planned.native.session_id)
                 for planned in files:
                     if planned.native and planned.path in self._expected:
                         verify(self._paths, planned.native, self._expected[planned.path])
@@ -266,6 +287,9 @@ class Committer:
                 for path in created:
                     with contextlib.suppress(OSError):
                         path.unlink()
+                for session_id in imported:
+                    with contextlib.suppress(SmigError):
+                        self._opencode.delete_session(session_id)
                 self.journal.end(record.id)
                 raise
             self.journal.end(record.id)

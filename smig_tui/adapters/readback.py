@@ -44,6 +44,12 @@ def expected_from(turns: Sequence[Turn], preamble: str | None = None) -> tuple[E
 def read_back(paths: Paths, output: NativeOutput) -> Session:
     """Read a written native session with smig's own reader."""
     ignore = lambda _warning: None  # noqa: E731 - warnings are the reader's, the comparison decides
+    if output.agent == Agent.OPENCODE.value:
+        from smig_tui.adapters.agents.opencode.home import resolve_home
+        from smig_tui.adapters.agents.opencode.source import OpenCodeSource
+
+        written = SessionInfo(id=output.session_id, agent=Agent.OPENCODE, path=output.path)
+        return OpenCodeSource(resolve_home()).load(written, ignore)
     if output.agent == Agent.CODEX.value:
         from smig_tui.adapters.formats.codex import CodexSource
 

@@ -116,8 +116,8 @@ def run_migrate(args: argparse.Namespace, ctx: Context) -> int:
 
 def _landing_folder(ctx: Context, value: str, destinations: set[Destination]) -> str:
     """The absolute project folder `--cwd` names; it may be another machine's path, so it need not exist."""
-    if not destinations & {Destination.CLAUDE, Destination.CODEX, Destination.GEMINI}:
-        raise UsageError("--cwd names the project folder of a native session; add --to claude, codex or gemini.")
+    if not destinations & {Destination.CLAUDE, Destination.CODEX, Destination.GEMINI, Destination.OPENCODE}:
+        raise UsageError("--cwd names the project folder of a native session; add --to claude, codex, gemini or opencode.")
     folder = os.path.expanduser(value.strip())
     if not folder:
         raise UsageError("--cwd needs a folder.")
@@ -144,6 +144,9 @@ def _print_result(ctx: Context, result: MigrationResult, plan: Plan) -> None:
     for planned in result.files:
         size = len(planned.data.encode("utf-8"))
         ctx.out.data(f"  {planned.destination.value}: {verb} {planned.path} ({size:,} bytes)")
+        if planned.destination is Destination.OPENCODE and planned.native:  # the file is smig's import document
+            how = "would import" if result.dry_run else "imported"
+            ctx.out.data(f"  opencode: {how} it as session {planned.native.session_id} (`opencode import`)")
     for command in result.resume_commands:
         ctx.out.data(f"  resume: {command}")
     if result.dry_run:

@@ -47,6 +47,7 @@ def run_list(args: argparse.Namespace, ctx: Context) -> int:
             f"smig: no sessions found under {ctx.services.paths.codex_sessions} "
             f"or {ctx.services.paths.claude_projects}"
             + (f" or {ctx.services.paths.gemini_home / 'tmp'}" if ctx.services.paths.gemini_home else "")
+            + ", nor in OpenCode's database"
         )
         return 0
     rows = [

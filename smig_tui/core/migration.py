@@ -28,6 +28,7 @@ class Destination(StrEnum):
     CLAUDE = "claude"
     CODEX = "codex"
     GEMINI = "gemini"
+    OPENCODE = "opencode"
     MARKDOWN = "markdown"
     JSON = "json"
 

@@ -17,6 +17,7 @@ class Agent(StrEnum):
     CODEX = "codex"
     CLAUDE = "claude"
     GEMINI = "gemini"
+    OPENCODE = "opencode"
 
 
 class Role(StrEnum):

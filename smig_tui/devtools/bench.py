@@ -203,6 +203,33 @@ def bench_gemini_list(workdir: Path, manifest: Manifest) -> list[Row]:
     return rows
 
 
+def bench_opencode_list(workdir: Path, manifest: Manifest) -> list[Row]:
+    """Time `smig list --agent opencode` on a generated OpenCode database with as many sessions as the
+    corpus, first with empty smig caches, then warm; the goal is the warm Codex listing's time x 1.5."""
+    from smig_tui.devtools.opencode_corpus import generate as generate_opencode
+
+    sessions = len(manifest.sessions)
+    database = workdir / "opencode" / f"opencode-{sessions}.db"
+    if not database.is_file():
+        generate_opencode(database, sessions)
+    smig_home = workdir / "smig-opencode"
+    _reset(smig_home)
+    env = corpus_env(workdir, smig_home) | {"OPENCODE_DB": str(database)}
+    argv = [sys.executable, "-m", "smig_tui", "list", "--agent", "opencode"]
+    first = run_child(argv, env)
+    warm = sorted((run_child(argv, env) for _ in range(3)), key=lambda child: child.seconds)
+    codex_env = corpus_env(workdir, workdir / "smig-list")
+    codex = sorted((run_child([*argv[:-1], "codex"], codex_env) for _ in range(3)), key=lambda c: c.seconds)
+    goal = codex[1].seconds * 1.5
+    return [
+        Row(f"smig list, {sessions:,} OpenCode sessions, first", first.seconds, "s", "< 2 s", first.seconds < 2.0,
+            f"CPU {first.cpu:.2f} s; empty smig caches: every session's parts counted"),
+        Row(f"smig list, {sessions:,} OpenCode sessions, warm (median of 3)", warm[1].seconds, "s",
+            f"<= 1.5x Codex ({goal:.2f} s)", warm[1].seconds <= goal,
+            f"CPU {warm[1].cpu:.2f} s; `smig list --agent codex` warm: {codex[1].seconds:.2f} s"),
+    ]
+
+
 def _reset(folder: Path) -> None:
     """Empty one of the benchmark's own smig homes (never anything else)."""
     import shutil
@@ -481,6 +508,7 @@ def run(args: argparse.Namespace) -> int:
         ("open + plan", lambda: bench_huge(workdir, manifest)),
         ("smig list", lambda: bench_list(workdir, manifest)),
         ("smig list, Gemini CLI", lambda: bench_gemini_list(workdir, manifest)),
+        ("OpenCode listing", lambda: bench_opencode_list(workdir, manifest)),
         ("compressed and forked Codex", lambda: bench_compressed(workdir, manifest)),
         ("token counting", lambda: bench_tokens(workdir, manifest, 4.0 if args.quick else 12.0)),
         ("re-plan", lambda: bench_replan(workdir, manifest)),

@@ -22,7 +22,7 @@ STRATEGIES = {
     "summary-tail": "an LLM summary of everything before the last user turn (commit needs yes_send=true)",
 }
 PLANNED_IN_MEMORY = ("truncate", "tools-first", "as-is")
-DESTINATIONS = ("store", "claude", "codex", "gemini", "markdown", "json")
+DESTINATIONS = ("store", "claude", "codex", "gemini", "opencode", "markdown", "json")
 
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 
@@ -108,10 +108,10 @@ TOOLS: list[dict[str, Any]] = [
            **_paging("messages", "an index into messages")},
           ("messages_json", "source_model", "target_model")),
     _tool("list_sessions",
-          "Codex CLI, Claude Code and Gemini CLI sessions on this machine, newest first, and which agent homes were "
+          "Codex CLI, Claude Code, Gemini CLI and OpenCode sessions on this machine, newest first, and which agent homes were "
           "searched." + PAGED_NOTE,
-          {"agent": {"type": "string", "enum": ["codex", "claude", "gemini"],
-                     "description": "Only this agent's sessions: codex, claude or gemini. Default: all."},
+          {"agent": {"type": "string", "enum": ["codex", "claude", "gemini", "opencode"],
+                     "description": "Only this agent's sessions: codex, claude, gemini or opencode. Default: all."},
            "cwd": {"type": "string", "description": "Only sessions that ran in this folder or below it. "
                                                     "Default: every folder."},
            "limit": {"type": "integer", "minimum": 1, "maximum": 500,
@@ -135,7 +135,7 @@ TOOLS: list[dict[str, Any]] = [
           {"session_id": SESSION_ID, "target_model": MODEL,
            "strategy": _strategy(tuple(STRATEGIES)),
            "to": {"type": "array", "items": {"type": "string", "enum": list(DESTINATIONS)},
-                  "description": "Where to write: store (smig's storage only), claude, codex or gemini (a "
+                  "description": "Where to write: store (smig's storage only), claude, codex, gemini or opencode (a "
                                  "native session to resume), markdown or json (an export in smig's data folder). Default "
                                  "[\"store\"]."},
            "dry_run": {"type": "boolean", "description": "true: plan and report the paths, write nothing. "

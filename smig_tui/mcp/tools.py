@@ -143,11 +143,8 @@ class SmigTools:
     def searched(self) -> dict[str, Any]:
         """The agent homes this server reads, and whether each exists: under Codex the environment is
         cleared, so a missing `CODEX_HOME` or `CLAUDE_CONFIG_DIR` shows here."""
-        paths = self.services.paths
-        homes = [("codex", paths.codex_home), ("claude", paths.claude_home)]
-        if paths.gemini_home is not None:
-            homes.append(("gemini", paths.gemini_home))
-        return {name: {"path": str(home), "exists": home.is_dir()} for name, home in homes}
+        return {name: {"path": str(home), "exists": home.is_dir() or home.is_file()}
+                for name, home in self.services.agent_homes().items()}
 
     def model_context_window(self, model: str) -> dict[str, Any]:
         """A model's window, output cap, harness share, provider, encoding and source."""
@@ -203,7 +200,7 @@ class SmigTools:
             try:
                 wanted = Agent(agent)
             except ValueError:
-                raise InvalidArgumentError(f"list_sessions: unknown agent {agent!r}; use codex, claude or gemini.") from None
+                raise InvalidArgumentError(f"list_sessions: unknown agent {agent!r}; use codex, claude, gemini or opencode.") from None
         count = _bounded("limit", limit, 1, MAX_LIMIT, 20)
         sessions = self.services.list_sessions(agent=wanted, cwd=os.path.expanduser(cwd) if cwd else None)
         return page_items(_clean({"total": len(sessions), "searched": self.searched()}), "sessions",

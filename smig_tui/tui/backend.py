@@ -147,6 +147,8 @@ def default_native(session: Session) -> str:
 def commit_preview(services: Services, session: Session, plan: Plan) -> tuple[Any, dict[str, str]]:
     """Dry-run every destination, so the dialog can say exactly where each one writes."""
     wanted = {Destination.STORE, Destination.CLAUDE, Destination.CODEX, Destination.GEMINI}
+    if services.can_write(Destination.OPENCODE):  # offered only where its `opencode` command is installed
+        wanted.add(Destination.OPENCODE)
     result = services.migrate(session, plan, to=wanted, dry_run=True)  # type: ignore[attr-defined]
     choices: dict[str, str] = {}
     if result.record_path:
@@ -205,7 +207,8 @@ def export(services: Services, session: Session, plan: Plan, request: Any) -> tu
     return f"Wrote the {request.format} export ({len(text):,} characters) to {path}.", None
 
 
-DEFAULT_TARGETS = {Agent.CODEX: "claude-sonnet-4-5", Agent.CLAUDE: "gpt-5-codex", Agent.GEMINI: "claude-sonnet-4-5"}
+DEFAULT_TARGETS = {Agent.CODEX: "claude-sonnet-4-5", Agent.CLAUDE: "gpt-5-codex", Agent.GEMINI: "claude-sonnet-4-5",
+                   Agent.OPENCODE: "gpt-5-codex"}
 """Until the user picks one, a session is measured against a model of the other agent."""
 
 

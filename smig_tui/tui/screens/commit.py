@@ -14,6 +14,7 @@ from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 NATIVE_CHOICES = (("claude", "Claude Code session"), ("codex", "Codex session"), ("gemini", "Gemini CLI session"),
+                  ("opencode", "OpenCode session"),
                   ("", "No native session"))
 
 

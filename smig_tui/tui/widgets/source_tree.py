@@ -16,9 +16,17 @@ TITLE_WIDTH = 40
 """Characters of a title kept in the tree (the tree cuts it to its width); the session pane shows it whole."""
 OPEN_FOLDERS = 3
 """Folders per agent shown open after a rebuild (besides the current one and those the user opened)."""
-AGENT_LABELS = {Agent.CODEX: "Codex", Agent.CLAUDE: "Claude Code", Agent.GEMINI: "Gemini CLI"}
+AGENT_LABELS = {Agent.CODEX: "Codex", Agent.CLAUDE: "Claude Code", Agent.GEMINI: "Gemini CLI",
+                Agent.OPENCODE: "OpenCode"}
+
+
 ALWAYS_SHOWN = (Agent.CODEX, Agent.CLAUDE)
-"""Agents whose node shows even when empty; any other agent shows once it has sessions."""
+"""Agents whose node shows even when empty (the others appear once they have sessions)."""
+
+
+def agent_label(agent: Agent) -> str:
+    """The agent's name as its users write it (its id for an agent not named here)."""
+    return AGENT_LABELS.get(agent, agent.value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +134,7 @@ class SourceTree(Tree[SessionInfo | None]):
             self._append(group, infos)
         for agent in {group.agent for group in touched}:
             total = sum(len(found) for g, (_, found) in self._group_nodes.items() if g.agent is agent)
-            self._agent_nodes[agent].set_label(f"{AGENT_LABELS.get(agent, agent.value)} ({total})")
+            self._agent_nodes[agent].set_label(f"{agent_label(agent)} ({total})")
 
     def _append(self, group: Group, infos: list[SessionInfo]) -> None:
         """Add leaves under a folder, creating the folder node if needed, and fix its count."""
@@ -200,12 +208,12 @@ class SourceTree(Tree[SessionInfo | None]):
         grouped = self._grouped(self.visible_sessions())
         target: TreeNode[SessionInfo | None] | None = None
         first: TreeNode[SessionInfo | None] | None = None
-        for agent in Agent:
-            if agent not in grouped and agent not in ALWAYS_SHOWN:
-                continue
+        for agent in Agent:  # every agent smig reads, in the enum's order
             groups = grouped.get(agent, {})
             count = sum(len(items) for items in groups.values())
-            agent_node = self.root.add(f"{AGENT_LABELS.get(agent, agent.value)} ({count})", expand=True)
+            if not count and agent not in ALWAYS_SHOWN:
+                continue  # an agent added later shows once it has sessions here
+            agent_node = self.root.add(f"{agent_label(agent)} ({count})", expand=True)
             self._agent_nodes[agent] = agent_node
             for position, (group, items) in enumerate(self._ordered(groups)):
                 marker = "● " if group.here else ""

@@ -1,0 +1,72 @@
+"""Provides read-only access to OpenCode's SQLite database that never blocks OpenCode.
+
+The database runs in WAL mode while OpenCode works. smig opens it through a `mode=ro` URI with
+`query_only` on, so it cannot write, take a write lock or checkpoint the WAL (a read-only
+connection never does), and a writer holding a transaction open does not stop it reading the last
+committed state. When OpenCode is not running (no -wal or -shm file), the file is opened
+`immutable`, so reading it creates nothing beside it. A database it cannot read (locked in another journal mode, corrupt, not a
+database) raises `OpenCodeDbError` with one sentence; the source turns that into one ReadWarning.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+BUSY_TIMEOUT = 2.0
+"""Seconds to wait for a lock before giving up: only a non-WAL writer can hold one against a reader."""
+
+
+class OpenCodeDbError(Exception):
+    """The OpenCode database cannot be read just now; the message is one sentence for the user."""
+
+
+def describe_error(path: Path, error: sqlite3.Error) -> str:
+    """One sentence saying why the database could not be read."""
+    text = str(error)
+    if "locked" in text or "busy" in text:
+        return f"The OpenCode database {path} is locked by another program; its sessions are skipped for now."
+    if "not a database" in text or "malformed" in text or "corrupt" in text:
+        return f"The OpenCode database {path} is damaged ({text}); its sessions are skipped."
+    return f"Cannot read the OpenCode database {path} ({text}); its sessions are skipped."
+
+
+@contextlib.contextmanager
+def read_only(path: Path, timeout: float = BUSY_TIMEOUT) -> Iterator[sqlite3.Connection]:
+    """A read-only connection to the database at `path`; OpenCodeDbError when it cannot be used."""
+    uri = f"file:{quote(str(path))}?mode=ro"
+    if _checkpointed_wal(path):
+        # Nothing is pending in a WAL: read the file as it is, or SQLite would create the -wal and
+        # -shm files beside it (a writer starting meanwhile writes to its WAL, not to this file).
+        uri += "&immutable=1"
+    try:
+        connection = sqlite3.connect(uri, uri=True, timeout=timeout, check_same_thread=False)
+    except sqlite3.Error as error:
+        raise OpenCodeDbError(describe_error(path, error)) from error
+    try:
+        connection.execute("PRAGMA query_only = ON")
+        yield connection
+    except sqlite3.Error as error:
+        raise OpenCodeDbError(describe_error(path, error)) from error
+    finally:
+        connection.close()
+
+
+def _checkpointed_wal(path: Path) -> bool:
+    """True for a WAL-mode database with no -wal or -shm file beside it (OpenCode is not running)."""
+    if Path(f"{path}-wal").exists() or Path(f"{path}-shm").exists():
+        return False
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(20)
+    except OSError:
+        return False
+    return header.startswith(b"SQLite format 3\0") and header[18:20] == b"\x02\x02"
+
+
+def columns(connection: sqlite3.Connection, table: str) -> set[str]:
+    """The column names of one table (empty when it does not exist): older schemas lack some."""
+    return {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}

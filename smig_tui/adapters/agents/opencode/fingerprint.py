@@ -1,0 +1,69 @@
+"""Provides the fingerprint of one OpenCode session, the database's stand-in for a file's sha256.
+
+A migration pins its source by hash and size so a later change can be noticed. An OpenCode session
+is rows in a shared database, so the hash runs over its rows in order (each message, then its
+parts), read-only. Rows only ever get appended as a session goes on, so a session that only grew
+still hashes to the recorded value over its first `size` bytes, as an appended-to file does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from pathlib import Path
+
+from smig_tui.adapters.agents.opencode.database import OpenCodeDbError, read_only
+from smig_tui.core.errors import SessionReadError
+
+UNCHANGED, GROWN, CHANGED, MISSING = "unchanged", "grown", "changed", "missing"
+
+
+def _chunks(database: Path, session_id: str) -> Iterator[bytes]:
+    """The session's rows as bytes, in a stable order; nothing when the session is gone."""
+    with read_only(database) as connection:
+        messages = connection.execute(
+            "SELECT id, data FROM message WHERE session_id = ? ORDER BY id", (session_id,)).fetchall()
+        parts: dict[str, list[tuple[str, str]]] = {}
+        for part_id, message_id, data in connection.execute(
+                "SELECT id, message_id, data FROM part WHERE session_id = ? ORDER BY id", (session_id,)):
+            parts.setdefault(message_id, []).append((part_id, data))
+    for message_id, data in messages:
+        yield f"{message_id}\t{data}\n".encode("utf-8", "surrogatepass")
+        for part_id, part in parts.get(message_id, ()):
+            yield f"{part_id}\t{part}\n".encode("utf-8", "surrogatepass")
+
+
+def session_fingerprint(database: Path, session_id: str) -> tuple[str, int, float]:
+    """sha256 and size of the session's rows, and the database's mtime."""
+    digest = hashlib.sha256()
+    size = 0
+    try:
+        for chunk in _chunks(database, session_id):
+            digest.update(chunk)
+            size += len(chunk)
+        mtime = database.stat().st_mtime
+    except (OpenCodeDbError, OSError) as error:
+        raise SessionReadError(f"Cannot read the source OpenCode session {session_id} ({error}).") from error
+    return digest.hexdigest(), size, mtime
+
+
+def session_status(database: Path, session_id: str, sha256: str, size: int) -> str:
+    """Whether the session is `unchanged`, only `grown`, `changed` or `missing` since it was pinned."""
+    digest = hashlib.sha256()
+    seen = 0
+    prefix: str | None = None
+    try:
+        for chunk in _chunks(database, session_id):
+            if seen < size:
+                part = chunk[: size - seen]
+                digest.update(part)
+                if seen + len(part) == size:
+                    prefix = digest.hexdigest()
+            seen += len(chunk)
+    except (OpenCodeDbError, OSError):
+        return MISSING
+    if seen == 0:
+        return MISSING
+    if prefix != sha256:
+        return CHANGED
+    return UNCHANGED if seen == size else GROWN

@@ -1,0 +1,243 @@
+"""Provides `OpenCodeSource`: lists and reads OpenCode sessions, never writing to OpenCode's files.
+
+Listing is one query over the `session` table (plus a count of the parts the model is sent);
+loading one session reads its `message` and `part` rows. Sub-sessions (a task's child session,
+`parent_id` set) are listed as sub-agents: hidden by default, reachable by id. Sessions of an old
+install's `storage/` JSON tree are listed too, unless the database holds the same id.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from smig_tui.adapters.agents.opencode import database as database_module
+from smig_tui.adapters.agents.opencode.convert import Row, iso_ms, to_conversation, usage_of
+from smig_tui.adapters.agents.opencode.database import OpenCodeDbError, columns, read_only
+from smig_tui.adapters.agents.opencode.home import OpenCodeHome, session_ref, split_ref
+from smig_tui.adapters.agents.opencode.storage_tree import describe_stored, load_stored_rows, stored_sessions
+from smig_tui.core.errors import SessionReadError
+from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
+from smig_tui.core.ports import WarningSink
+
+SENT_PARTS = "('text', 'reasoning', 'tool')"
+"""Part types that become messages (a tool part becomes two)."""
+
+
+class OpenCodeSource:
+    """Reads OpenCode sessions from its database (read-only) and its legacy JSON tree."""
+
+    def __init__(self, home: OpenCodeHome, timeout: float | None = None, listing_cache: Path | None = None) -> None:
+        self._home = home
+        self._given_timeout = timeout
+        self._listing_cache = listing_cache
+        """Where listing remembers each session's message count by its update time (None: count every time)."""
+
+    @property
+    def _timeout(self) -> float:
+        """Seconds to wait for a lock: the one given, else the module's default (read at each use)."""
+        return database_module.BUSY_TIMEOUT if self._given_timeout is None else self._given_timeout
+
+    @property
+    def agent(self) -> Agent:
+        """The agent this source reads."""
+        return Agent.OPENCODE
+
+    @property
+    def home(self) -> OpenCodeHome:
+        """Where the sessions are read from."""
+        return self._home
+
+    def discover(self, warn: WarningSink) -> Iterator[SessionInfo]:
+        """Yield every session, newest first: the database's, then the legacy tree's not in it."""
+        listed: set[str] = set()
+        database = self._home.database
+        if database.is_file():
+            try:
+                infos = self._list_database(database)
+            except OpenCodeDbError as error:
+                warn(ReadWarning(str(database), None, str(error)))
+                infos = []
+            for info in infos:
+                listed.add(info.id)
+                yield info
+        for path in stored_sessions(self._home.storage):
+            stored = describe_stored(path, warn)
+            if stored is not None and stored.id not in listed:
+                yield stored
+
+    def load(self, info: SessionInfo, warn: WarningSink) -> Session:
+        """Read one session in full: the conversation OpenCode would send on resume."""
+        ref = split_ref(info.path)
+        if ref is None:
+            rows, revert = load_stored_rows(self._home.storage, info, warn), None
+        else:
+            rows, revert = self._load_database(Path(ref[0]), ref[1], warn)
+        conversation = to_conversation(rows, revert)
+        measured = conversation.last_usage.context_tokens if conversation.last_usage else None
+        info = replace(info, message_count=len(conversation.messages), model=info.model or conversation.model,
+                       context_tokens=measured if measured is not None else info.context_tokens)
+        extra = {key: value for key, value in (("slug", info.project), ("version", info.source_version)) if value}
+        return Session(info, conversation.messages, measured_context_tokens=measured,
+                       compactions=conversation.compactions, extra=extra)
+
+    def _list_database(self, database: Path) -> list[SessionInfo]:
+        """Every session row of the database as a listing entry."""
+        with read_only(database, self._timeout) as connection:
+            have = columns(connection, "session")
+            if not have:
+                return []
+            optional = [name for name in ("parent_id", "title", "version", "model", "slug")
+                        if name in have]
+            picked = ", ".join(f"s.{name}" for name in optional)
+            rows = connection.execute(
+                f"SELECT s.id, s.directory, s.time_created, s.time_updated{', ' if picked else ''}{picked} "
+                "FROM session s ORDER BY s.time_updated DESC"
+            ).fetchall()
+            stats = self._stats(connection, database, {str(row[0]): row[3] for row in rows})
+            mtime = os.stat(database).st_mtime
+        infos = []
+        for row in rows:
+            extra = dict(zip(optional, row[4:], strict=True))
+            session_id = str(row[0])
+            infos.append(SessionInfo(
+                id=session_id, agent=Agent.OPENCODE, path=session_ref(database, session_id),
+                cwd=row[1] or None, title=extra.get("title") or None, model=_model_id(extra.get("model")),
+                created=iso_ms(row[2]), updated=iso_ms(row[3]), source_version=extra.get("version"),
+                origin="opencode", parent_id=extra.get("parent_id"), is_subagent=bool(extra.get("parent_id")),
+                mtime=(row[3] or 0) / 1000 or mtime, message_count=stats.get(session_id, (None, None))[0],
+                context_tokens=stats.get(session_id, (None, None))[1], project=extra.get("slug"),
+            ))
+        return infos
+
+    def _stats(self, connection: sqlite3.Connection, database: Path,
+               updated: dict[str, Any]) -> dict[str, tuple[int, int | None]]:
+        """Each session's message count and logged context: remembered for sessions not updated since,
+        read for the rest.
+
+        Counting reads every part's JSON (most of a cold listing's time), so the figures are kept in
+        smig's cache keyed by the session's update time, which OpenCode bumps on every change.
+        """
+        cached = _read_cache(self._listing_cache, database)
+        known = {sid: (entry[1], entry[2]) for sid, entry in cached.items()
+                 if sid in updated and entry[0] == updated[sid]}
+        stale = [sid for sid in updated if sid not in known]
+        if stale:
+            fresh = _part_counts(connection, None if len(stale) == len(updated) else stale)
+            if fresh is None:
+                return known
+            known.update({sid: (fresh.get(sid, 0), _last_context(connection, sid)) for sid in stale})
+        if self._listing_cache is not None and (stale or len(cached) != len(known)):
+            _write_cache(self._listing_cache, database,
+                         {sid: [updated[sid], count, context] for sid, (count, context) in known.items()})
+        return known
+
+    def _load_database(self, database: Path, session_id: str, warn: WarningSink) -> tuple[list[Row], Any]:
+        """The message rows of one session with their parts, and its revert marker."""
+        try:
+            with read_only(database, self._timeout) as connection:
+                found = connection.execute("SELECT revert FROM session WHERE id = ?", (session_id,)).fetchone()
+                if found is None:
+                    raise SessionReadError(f"OpenCode session {session_id} is no longer in {database}.")
+                messages = connection.execute(
+                    "SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id", (session_id,)
+                ).fetchall()
+                parts: dict[str, list[dict[str, Any]]] = {}
+                for part_id, message_id, data in connection.execute(
+                    "SELECT id, message_id, data FROM part WHERE session_id = ? ORDER BY id", (session_id,)
+                ):
+                    part = _json(data, database, warn)
+                    if part is not None:
+                        parts.setdefault(message_id, []).append({**part, "id": part_id})
+        except OpenCodeDbError as error:
+            raise SessionReadError(str(error)) from error
+        rows = []
+        for message_id, data in messages:
+            info = _json(data, database, warn)
+            if info is not None:
+                rows.append(Row({**info, "id": message_id}, tuple(parts.get(message_id, ()))))
+        revert = _json(found[0], database, warn) if found[0] else None
+        return rows, revert
+
+
+def _part_counts(connection: sqlite3.Connection, only: list[str] | None) -> dict[str, int] | None:
+    """Per session (all, or `only` these), how many messages its parts become (a tool part gives two)."""
+    where = "" if only is None else "AND session_id IN (SELECT value FROM json_each(?)) "
+    try:
+        rows = connection.execute(
+            "SELECT session_id, SUM(CASE json_extract(data, '$.type') WHEN 'tool' THEN 2 ELSE 1 END) "
+            f"FROM part WHERE json_extract(data, '$.type') IN {SENT_PARTS} {where}GROUP BY session_id",
+            () if only is None else (json.dumps(only),),
+        ).fetchall()
+    except sqlite3.OperationalError:  # no part table or no JSON functions: counts stay unknown
+        return None
+    return {str(session_id): int(count) for session_id, count in rows}
+
+
+def _last_context(connection: sqlite3.Connection, session_id: str) -> int | None:
+    """The context OpenCode logged for the session's last model call (its newest assistant message)."""
+    for (data,) in connection.execute(
+        "SELECT data FROM message WHERE session_id = ? ORDER BY time_created DESC, id DESC LIMIT 20", (session_id,)
+    ):
+        try:
+            info = json.loads(data)
+        except ValueError:
+            continue
+        if isinstance(info, dict) and info.get("role") == "assistant":
+            usage = usage_of(info.get("tokens"))
+            if usage is not None:
+                return usage.context_tokens
+    return None
+
+
+def _read_cache(path: Path | None, database: Path) -> dict[str, list[Any]]:
+    """The remembered counts for this database (empty when missing, damaged or for another database)."""
+    if path is None:
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("db") != str(database) or not isinstance(data.get("counts"), dict):
+        return {}
+    return {sid: entry for sid, entry in data["counts"].items() if isinstance(entry, list) and len(entry) == 3}
+
+
+def _write_cache(path: Path, database: Path, counts: dict[str, list[Any]]) -> None:
+    """Remember the counts; a failed write is only a lost speed-up."""
+    from smig_tui.adapters.fs import atomic_write
+
+    with contextlib.suppress(OSError):
+        atomic_write(path, json.dumps({"db": str(database), "counts": counts}, separators=(",", ":")))
+
+
+def _model_id(value: object) -> str | None:
+    """The model id of the session's `model` column (`{"id": …, "providerID": …}`)."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        return value
+    if isinstance(parsed, dict):
+        model = parsed.get("id") or parsed.get("modelID")
+        return str(model) if model else None
+    return None
+
+
+def _json(data: object, database: Path, warn: WarningSink) -> dict[str, Any] | None:
+    """One row's JSON object, or None with a warning when it does not parse."""
+    try:
+        parsed = json.loads(data) if isinstance(data, str | bytes) else None
+    except ValueError:
+        parsed = None
+    if not isinstance(parsed, dict):
+        warn(ReadWarning(str(database), None, "skipped an OpenCode record that is not a JSON object"))
+        return None
+    return parsed

@@ -1,0 +1,242 @@
+"""Provides the writer of a new OpenCode session that `opencode -s ID` resumes, through `opencode import`.
+
+OpenCode's public contract for bringing in a session is `opencode import FILE`, reading the shape
+`opencode export` writes: `{info, messages: [{info, parts}]}`. Going through it, not the database,
+leaves OpenCode's schema, its event log and its locking to OpenCode. Checked with OpenCode 1.18.33:
+it runs offline, files the session under the project of the folder it runs in, honours
+`OPENCODE_DB` and `XDG_DATA_HOME` as the reader does, and a re-import of an id already there
+replaces nothing visible but reports success, so the writer picks a fresh id and checks it is free.
+OpenCode resumes with the model the session's messages name, so they name the user's configured
+default model, else the model of their most recent OpenCode session, else the plan's target; the
+session's update time is the time of writing, so `opencode -c` and the picker put the migration first.
+
+The import document is written first as a file smig owns (under its data folder, never over an
+existing one); after `opencode import` the session is read back from the database with smig's own
+reader and compared with the plan. If the import or the check fails, the imported session is
+deleted again with `opencode session delete` (it is the one smig just created) and the error named.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shlex
+import shutil
+import sqlite3
+import string
+import subprocess
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from smig_tui.adapters.agents.opencode.database import OpenCodeDbError, read_only
+from smig_tui.adapters.agents.opencode.home import OpenCodeHome, session_ref
+from smig_tui.core.errors import SmigError, WriteRefusedError
+from smig_tui.core.handoff import migration_note
+from smig_tui.core.migration import Destination, Lineage, NativeOutput, PlannedFile, Turn
+from smig_tui.core.models import Role
+from smig_tui.core.timeline import monotonic_times
+
+OPENCODE_VERSION = "1.18.33"
+"""The OpenCode version stamped on written sessions (the one whose import and resume were tested)."""
+IMPORT_TIMEOUT = 120
+"""Seconds `opencode import` may take (it starts OpenCode's runtime and migrates its database once)."""
+BIN_ENV = "SMIG_OPENCODE_BIN"
+"""Names the `opencode` executable when it is not on PATH."""
+_ID_CHARS = string.ascii_letters + string.digits
+
+
+class OpenCodeWriteError(SmigError):
+    """`opencode import` failed or its result did not read back as planned."""
+
+
+def opencode_id(prefix: str, millis: int, counter: int, descending: bool = False) -> str:
+    """An id shaped like OpenCode's: prefix, 12 hex digits of time and counter, 14 random characters.
+
+    Message and part ids ascend with time (OpenCode orders by them); session ids descend, so the
+    newest sorts first.
+    """
+    value = (millis * 0x1000 + counter) & 0xFFFFFFFFFFFF
+    if descending:
+        value = ~value & 0xFFFFFFFFFFFF
+    return f"{prefix}_{value:012x}{''.join(secrets.choice(_ID_CHARS) for _ in range(14))}"
+
+
+def provider_of(model: str) -> str:
+    """The OpenCode provider id that serves a model name (written on messages, shown in its picker)."""
+    name = model.lower()
+    if name.startswith("claude"):
+        return "anthropic"
+    if name.startswith(("gpt", "o1", "o3", "o4", "codex")):
+        return "openai"
+    if name.startswith("gemini"):
+        return "google"
+    return "opencode"
+
+
+def configured_model(env: Mapping[str, str] | None = None) -> tuple[str, str] | None:
+    """The (provider, model) OpenCode's own config sets as default (`model: "provider/model"`), if any.
+
+    OpenCode resumes a session with the model its last user message names, so a session written
+    for a provider the user has not set up would not resume; the user's default always can.
+    """
+    env = os.environ if env is None else env
+    xdg = env.get("XDG_CONFIG_HOME")
+    folder = Path(xdg) if xdg else Path(env.get("HOME") or Path.home()) / ".config"
+    candidates = [Path(env["OPENCODE_CONFIG"])] if env.get("OPENCODE_CONFIG") else []
+    candidates += [folder / "opencode" / "opencode.json", folder / "opencode" / "config.json"]
+    for candidate in candidates:
+        try:
+            config = json.loads(candidate.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        model = config.get("model") if isinstance(config, dict) else None
+        if isinstance(model, str) and "/" in model:
+            provider, _, name = model.partition("/")
+            return provider, name
+    return None
+
+
+def resume_command(cwd: str, session_id: str) -> str:
+    """The exact command that continues the written session."""
+    return f"cd {shlex.quote(cwd)} && opencode -s {session_id}"
+
+
+def find_binary(env: Mapping[str, str] | None = None) -> str | None:
+    """The `opencode` executable: `SMIG_OPENCODE_BIN`, else the one on PATH."""
+    env = os.environ if env is None else env
+    named = env.get(BIN_ENV)
+    if named:
+        return named if os.access(named, os.X_OK) else None
+    return shutil.which("opencode", path=env.get("PATH"))
+
+
+class OpenCodeWriter:
+    """Builds the import document for migrated turns and has OpenCode import it."""
+
+    def __init__(self, home: OpenCodeHome, imports_dir: Path) -> None:
+        self._home = home
+        self._imports_dir = imports_dir
+
+    def prepare(
+        self,
+        turns: tuple[Turn, ...],
+        cwd: str,
+        lineage: Lineage,
+        title: str,
+        model: str | None = None,
+        now: datetime | None = None,
+    ) -> PlannedFile:
+        """Lay out the import document for `turns` in `cwd`, ready to be written and imported."""
+        if not turns:
+            raise SmigError("Nothing to write: the migrated conversation is empty.")
+        if turns[0].role is not Role.USER:
+            turns = (Turn(Role.USER, migration_note(lineage), turns[0].timestamp), *turns)
+        now = now or datetime.now(UTC)
+        millis = int(now.timestamp() * 1000)
+        session_id = opencode_id("ses", millis, 0, descending=True)
+        provider, model_id = (configured_model() or self.recent_model()
+                              or (provider_of(model or ""), model or "claude-sonnet-4-5"))
+        times = [int(moment.timestamp() * 1000) for moment in monotonic_times([t.timestamp for t in turns], now)]
+        messages = []
+        parent: str | None = None
+        for number, (turn, created) in enumerate(zip(turns, times, strict=True), start=1):
+            message_id = opencode_id("msg", millis, 2 * number)
+            part = {"id": opencode_id("prt", millis, 2 * number + 1), "sessionID": session_id,
+                    "messageID": message_id, "type": "text", "text": turn.text}
+            if turn.role is Role.USER:
+                info: dict[str, Any] = {"id": message_id, "sessionID": session_id, "role": "user",
+                                        "time": {"created": created}, "agent": "build",
+                                        "model": {"providerID": provider, "modelID": model_id}}
+                parent = message_id
+            else:
+                info = {"id": message_id, "sessionID": session_id, "role": "assistant", "parentID": parent,
+                        "mode": "build", "agent": "build", "path": {"cwd": cwd, "root": cwd}, "cost": 0,
+                        "tokens": {"input": 0, "output": 0, "reasoning": 0, "cache": {"read": 0, "write": 0}},
+                        "modelID": model_id, "providerID": provider,
+                        "time": {"created": created, "completed": created}, "finish": "stop"}
+            messages.append({"info": info, "parts": [part]})
+        document = {
+            "info": {"id": session_id, "slug": f"smig-{lineage.migration_id[-8:]}", "projectID": "global",
+                     "directory": cwd, "title": title, "version": OPENCODE_VERSION,
+                     "model": {"id": model_id, "providerID": provider},
+                     "time": {"created": times[0], "updated": max(times[-1], millis)}},
+            "messages": messages,
+            "smigLineage": {"sourceAgent": lineage.source_agent, "sourceId": lineage.source_id,
+                            "migrationId": lineage.migration_id, "strategy": lineage.strategy,
+                            "omitted": lineage.omitted, "planningTarget": lineage.target},
+        }
+        path = self._imports_dir / f"{session_id}.json"
+        data = json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+        native = NativeOutput("opencode", session_ref(self._home.database, session_id), session_id,
+                              resume_command(cwd, session_id))
+        return PlannedFile(Destination.OPENCODE, str(path), data, None, False, native)
+
+    def import_session(self, planned: PlannedFile) -> None:
+        """Have OpenCode import a written document; the session must not exist yet."""
+        native = planned.native
+        if native is None:
+            raise OpenCodeWriteError(f"{planned.path} is not an OpenCode import document.")
+        binary = find_binary()
+        if binary is None:
+            raise WriteRefusedError(
+                "Writing an OpenCode session needs the `opencode` command (not found on PATH; "
+                f"{BIN_ENV} can name it); the migration was not written."
+            )
+        if self.exists(native.session_id):
+            raise WriteRefusedError(f"OpenCode already has a session {native.session_id}; nothing was written.")
+        folder = json.loads(planned.data)["info"]["directory"]
+        run_in = folder if os.path.isdir(folder) else str(Path.home())
+        result = _run([binary, "import", planned.path], run_in)
+        if result.returncode != 0 or not self.exists(native.session_id):
+            reason = (result.stderr or result.stdout or "").strip().splitlines()
+            raise OpenCodeWriteError(
+                f"`opencode import` did not create session {native.session_id} (exit {result.returncode}"
+                + (f": {reason[-1]}" if reason else "") + ")."
+            )
+
+    def delete_session(self, session_id: str) -> None:
+        """Remove a session this writer imported (after a failed check); quiet if it cannot."""
+        binary = find_binary()
+        if binary is not None and self.exists(session_id):
+            _run([binary, "session", "delete", session_id], str(Path.home()))
+
+    def recent_model(self) -> tuple[str, str] | None:
+        """The (provider, model) of the user's most recently updated OpenCode session: one that runs."""
+        if not self._home.database.is_file():
+            return None
+        try:
+            with read_only(self._home.database) as connection:
+                row = connection.execute(
+                    "SELECT model FROM session WHERE model IS NOT NULL ORDER BY time_updated DESC LIMIT 1").fetchone()
+        except (OpenCodeDbError, sqlite3.Error):
+            return None
+        try:
+            model = json.loads(row[0]) if row else None
+        except ValueError:
+            return None
+        if isinstance(model, dict) and isinstance(model.get("providerID"), str) and isinstance(model.get("id"), str):
+            return model["providerID"], model["id"]
+        return None
+
+    def exists(self, session_id: str) -> bool:
+        """Whether OpenCode's database holds the session (read-only)."""
+        if not self._home.database.is_file():
+            return False
+        try:
+            with read_only(self._home.database) as connection:
+                row = connection.execute("SELECT 1 FROM session WHERE id = ?", (session_id,)).fetchone()
+        except OpenCodeDbError as error:
+            raise OpenCodeWriteError(str(error)) from error
+        return row is not None
+
+
+def _run(command: list[str], cwd: str) -> subprocess.CompletedProcess[str]:
+    """Run an `opencode` command quietly, with a time limit; a failure to start is one sentence."""
+    try:
+        return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=IMPORT_TIMEOUT,
+                              stdin=subprocess.DEVNULL, check=False)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise OpenCodeWriteError(f"Could not run `{' '.join(command[:2])}` ({error}).") from error

@@ -1,0 +1,264 @@
+"""Proves smig's OpenCode reader and writer against the real OpenCode CLI (opencode-ai 1.18.33).
+
+OpenCode runs offline in a temp home against the local fake model server, through a custom
+provider on its bundled Anthropic SDK (`options.baseURL`); no provider package is downloaded.
+- a session the real client recorded reads, in smig, as the history OpenCode sends on resume;
+- Codex and Claude Code sessions migrated to OpenCode (as-is and truncated) resume in the real
+  `opencode run -s ID` with the migrated history in its request;
+- an OpenCode session migrated to Codex and to Claude Code resumes in those real clients.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from fake_model_server import REPLY, FakeModelServer
+from migration_builders import make_plan, make_session
+from opencode_builders import install_database
+from test_resume_real_clients import _base_env, _client, _distinctive_texts, _install_fixture, _shared
+
+from smig_tui.core.handoff import NOTE_PREFIX
+from smig_tui.core.migration import Destination
+from smig_tui.core.models import Agent, Kind, Strategy
+from smig_tui.core.plans import left_out
+from smig_tui.services import build_services
+
+pytestmark = pytest.mark.e2e
+
+CLIENT_TIMEOUT = 240
+QUIET = {
+    "OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_MODELS_FETCH": "1", "OPENCODE_DISABLE_SHARE": "1",
+    "OPENCODE_DISABLE_LSP_DOWNLOAD": "1", "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1", "OPENCODE_DISABLE_CLAUDE_CODE": "1",
+}
+
+
+@pytest.fixture
+def opencode(monkeypatch: pytest.MonkeyPatch) -> str:
+    """The real client, also named to smig's writer (which runs `opencode import`)."""
+    binary = _client("opencode")
+    monkeypatch.setenv("SMIG_OPENCODE_BIN", binary)
+    for key, value in QUIET.items():
+        monkeypatch.setenv(key, value)
+    return binary
+
+
+def _configure(homes: dict[str, Path], server: FakeModelServer) -> dict[str, str]:
+    """OpenCode's config in the temp home: a provider `fake` at the server; the env to run it with."""
+    folder = homes["home"] / ".config" / "opencode"
+    folder.mkdir(parents=True, exist_ok=True)
+    config = {
+        "$schema": "https://opencode.ai/config.json", "model": "fake/claude-sonnet-4-5", "autoupdate": False,
+        "share": "disabled",
+        "provider": {"fake": {"npm": "@ai-sdk/anthropic", "name": "fake",
+                              "options": {"baseURL": f"{server.url}/v1", "apiKey": "test"},
+                              "models": {"claude-sonnet-4-5": {"name": "fake", "limit": {"context": 200000,
+                                                                                          "output": 8000}}}}},
+    }
+    (folder / "opencode.json").write_text(json.dumps(config), encoding="utf-8")
+    return _base_env(homes) | QUIET
+
+
+def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    run = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=CLIENT_TIMEOUT,
+                         stdin=subprocess.DEVNULL)
+    assert run.returncode == 0, (run.stdout[-1000:], run.stderr[-2000:])
+    return run
+
+
+def _main_requests(server: FakeModelServer) -> list[dict[str, Any]]:
+    """The agent's turns (requests offering tools), not its title requests."""
+    return [body for body in server.bodies("/messages") if body.get("tools")]
+
+
+def _history(body: dict[str, Any]) -> list[tuple[str, str, Any]]:
+    """An Anthropic request's messages as (role, kind, content), tool inputs parsed."""
+    out: list[tuple[str, str, Any]] = []
+    for message in body["messages"]:
+        content = message["content"]
+        for block in [{"type": "text", "text": content}] if isinstance(content, str) else content:
+            if block["type"] == "text":
+                out.append((message["role"], "text", block["text"]))
+            elif block["type"] == "tool_use":
+                out.append(("assistant", "tool_call", block["input"]))
+            elif block["type"] == "tool_result":
+                body_ = block["content"]
+                out.append(("tool", "tool_result",
+                            body_ if isinstance(body_, str) else "".join(b.get("text", "") for b in body_)))
+    return out
+
+
+def test_smig_reads_a_real_opencode_session_as_opencode_sends_it(
+    isolated_homes: dict[str, Path], tmp_path: Path, opencode: str
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    steps = [{"name": "bash", "args": {"command": "printf 'héllo ✓ 日本語\\n'", "description": "Print"}},
+             {"name": "bash", "args": {"command": "seq 1 3", "description": "Count"}}]
+    with FakeModelServer(steps) as server:
+        env = _configure(isolated_homes, server)
+        _run([opencode, "run", "first turn: run two commands"], project, env)
+        [info] = build_services().list_sessions(agent=Agent.OPENCODE)
+        read = build_services().load_session(info)
+        _run([opencode, "run", "-s", info.id, "second turn"], project, env)
+        resumed = _main_requests(server)[-1]
+    mine = [(m.role.value, m.kind.value, json.loads(m.text) if m.kind is Kind.TOOL_CALL else m.text)
+            for m in read.messages]
+    sent = _history(resumed)
+    assert sent[-1] == ("user", "text", '"second turn"')  # `opencode run` quotes an argument with spaces
+    assert mine == sent[:-1]
+    assert [kind for _, kind, _ in mine].count("tool_call") == 2
+    assert info.cwd == str(project) and info.model == "claude-sonnet-4-5"
+    assert read.measured_context_tokens  # the fake server reports usage; OpenCode logged it
+
+
+@pytest.mark.parametrize("truncated", [False, True], ids=["as-is", "truncated"])
+@pytest.mark.parametrize("agent", [Agent.CODEX, Agent.CLAUDE])
+def test_opencode_resumes_a_migrated_built_session(
+    isolated_homes: dict[str, Path], tmp_path: Path, opencode: str, agent: Agent, truncated: bool
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    session = make_session(tmp_path / "src", agent=agent, cwd=str(project))
+    with FakeModelServer() as server:
+        env = _configure(isolated_homes, server)
+        services = build_services()
+        plan = make_plan(session, target="claude-sonnet-4-5", keep_last=2 if truncated else None)
+        result = services.migrate(session, plan, {Destination.OPENCODE})
+        [output] = result.outputs
+        run = _run([opencode, "run", "-s", output.session_id, "continue"], project, env)
+        sent = json.dumps(_main_requests(server), ensure_ascii=False)
+    assert REPLY in run.stdout
+    assert NOTE_PREFIX in sent and result.migration_id in sent and "OSPREY-93" in sent
+    if truncated:
+        assert "9 earlier messages (90 tokens) were left out" in sent
+        assert "PELICAN-77" not in sent  # dropped by the plan, so never sent
+    else:
+        assert "PELICAN-77" in sent
+    listed = {info.id for info in build_services().list_sessions(agent=Agent.OPENCODE)}
+    assert output.session_id in listed
+
+
+@pytest.mark.parametrize("agent", [Agent.CODEX, Agent.CLAUDE])
+def test_opencode_resumes_a_migrated_real_session(
+    isolated_homes: dict[str, Path], tmp_path: Path, opencode: str, agent: Agent
+) -> None:
+    if not _shared().is_dir():
+        pytest.skip("../shared/fixtures is not present (fresh clone)")
+    project = tmp_path / "project"
+    project.mkdir()
+    session = _install_fixture("shared", agent, _shared(), isolated_homes, project, tmp_path)
+    tokens = build_services().plan(session, "claude-sonnet-4-5", Strategy.AS_IS, harness=False).decision.session_tokens
+    config = isolated_homes["smig"] / "config" / "config.toml"  # a model that holds about half of it
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f'[models."half-test"]\ncontext_window = {tokens // 2 + 20}\nmax_output = 20\n', encoding="utf-8")
+    with FakeModelServer() as server:
+        env = _configure(isolated_homes, server)
+        services = build_services()
+        for target, strategy in (("claude-sonnet-4-5", Strategy.AS_IS), ("half-test", Strategy.TRUNCATE)):
+            plan = services.plan(session, target, strategy, harness=False)
+            omitted = left_out(plan)[0]
+            assert (strategy is Strategy.TRUNCATE) == (omitted > 0)
+            result = services.migrate(session, plan, {Destination.OPENCODE})
+            [output] = result.outputs
+            expected = _distinctive_texts(result)
+            before = len(_main_requests(server))
+            _run([opencode, "run", "-s", output.session_id, "continue"], project, env)
+            sent = json.dumps(_main_requests(server)[before:], ensure_ascii=False)
+            for text in [NOTE_PREFIX, result.migration_id, *expected]:
+                assert json.dumps(text, ensure_ascii=False)[1:-1] in sent, (strategy, text)
+            if omitted:
+                assert f"{omitted} earlier messages" in sent
+                kept_text = "".join(kept.message.text for kept in plan.kept)
+                gone = [item.message.text[:60] for item in plan.dropped if not item.message.injected
+                        and len(item.message.text) >= 12 and item.message.text[:60] not in kept_text]
+                assert gone, "the truncation left out no distinctive text"
+                assert not [text for text in gone if json.dumps(text, ensure_ascii=False)[1:-1] in sent]
+
+
+@pytest.mark.parametrize("target", [Destination.CODEX, Destination.CLAUDE])
+def test_a_recorded_opencode_session_resumes_in_codex_and_claude_code(
+    isolated_homes: dict[str, Path], tmp_path: Path, target: Destination
+) -> None:
+    client = _client("codex" if target is Destination.CODEX else "claude")
+    project = tmp_path / "project"
+    project.mkdir()
+    install_database(isolated_homes["home"] / ".local" / "share" / "opencode")
+    services = build_services()
+    [info] = services.list_sessions(agent=Agent.OPENCODE)
+    session = services.load_session(info)
+    with FakeModelServer() as server:
+        env = _base_env(isolated_homes)
+        if target is Destination.CODEX:
+            isolated_homes["codex"].mkdir(parents=True, exist_ok=True)
+            (isolated_homes["codex"] / "config.toml").write_text(
+                'model = "gpt-5.5"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
+                f'base_url = "{server.url}/v1"\nwire_api = "responses"\nenv_key = "SMIG_FAKE_KEY"\n',
+                encoding="utf-8")
+            env |= {"SMIG_FAKE_KEY": "test"}
+        else:
+            env |= {"ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "test",
+                    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1"}
+        model = "gpt-5.5" if target is Destination.CODEX else "claude-sonnet-4-5"
+        result = build_services().migrate(session, services.plan(session, model, Strategy.AS_IS), {target},
+                                          cwd=str(project))
+        [output] = result.outputs
+        if target is Destination.CODEX:
+            argv = [client, "exec", "--skip-git-repo-check", "resume", output.session_id, "continue"]
+        else:
+            argv = [client, "-p", "--resume", output.session_id, "continue"]
+        run = _run(argv, project, env)
+        sent = json.dumps(server.bodies("/responses" if target is Destination.CODEX else "/messages"),
+                          ensure_ascii=False)
+    assert REPLY in run.stdout
+    for text in [NOTE_PREFIX, result.migration_id, "TOOLS-A: go", "Running the first command.", "UNICODE-REPLY: now",
+                 "héllo wörld ✓ 日本語 🚀"]:
+        assert json.dumps(text, ensure_ascii=False)[1:-1] in sent, text
+
+
+def test_a_task_sub_session_of_the_real_client_is_hidden_but_reachable(
+    isolated_homes: dict[str, Path], tmp_path: Path, opencode: str
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    steps = [{"name": "task", "args": {"description": "Look around", "prompt": "List the files here.",
+                                       "subagent_type": "general"}}]
+    with FakeModelServer(steps) as server:
+        env = _configure(isolated_homes, server)
+        _run([opencode, "run", "delegate-a-task"], project, env)
+    services = build_services()
+    shown = services.list_sessions(agent=Agent.OPENCODE)
+    every = services.list_sessions(agent=Agent.OPENCODE, include_subagents=True)
+    [parent] = shown
+    children = [info for info in every if info.id != parent.id]
+    assert children and all(child.parent_id == parent.id and child.is_subagent for child in children)
+    child = services.load_session(services.find_session(children[0].id))
+    assert any("List the files here." in m.text for m in child.messages)
+    calls = [m for m in services.load_session(parent).messages if m.tool_name == "task"]
+    assert [m.kind for m in calls] == [Kind.TOOL_CALL, Kind.TOOL_RESULT]
+
+
+@pytest.mark.parametrize("truncated", [False, True], ids=["as-is", "truncated"])
+def test_a_recorded_opencode_session_migrated_to_opencode_resumes(
+    isolated_homes: dict[str, Path], tmp_path: Path, opencode: str, truncated: bool
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    install_database(isolated_homes["home"] / ".local" / "share" / "opencode")
+    services = build_services()
+    session = services.load_session(services.list_sessions(agent=Agent.OPENCODE)[0])
+    with FakeModelServer() as server:
+        env = _configure(isolated_homes, server)
+        plan = make_plan(session, target="claude-sonnet-4-5", keep_last=3 if truncated else None)
+        result = build_services().migrate(session, plan, {Destination.OPENCODE}, cwd=str(project))
+        [output] = result.outputs
+        _run([opencode, "run", "-s", output.session_id, "continue"], project, env)
+        sent = json.dumps(_main_requests(server), ensure_ascii=False)
+    assert NOTE_PREFIX in sent and result.migration_id in sent and "UNICODE-REPLY: now" in sent
+    assert ("TOOLS-A: go" in sent) is not truncated  # the first prompt is left out only by the truncation

@@ -1,0 +1,79 @@
+"""The TUI's commit dialog writes an OpenCode session through the real `opencode import` (Pilot), and
+the real client resumes it: the path a TUI user takes, end to end."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input, OptionList
+
+sys.path.insert(0, str(Path(__file__).parent))
+from fake_model_server import REPLY, FakeModelServer
+from test_opencode_real_client import _configure, _main_requests, _run, opencode  # noqa: F401 - fixture
+
+from smig_tui.core.handoff import NOTE_PREFIX
+from smig_tui.core.migration import NativeOutput
+from smig_tui.core.models import Agent
+from smig_tui.services import build_services
+from smig_tui.tui.app import SmigApp
+from smig_tui.tui.screens.commit import CommitModal
+from smig_tui.tui.screens.commit_result import CommitResultModal
+from smig_tui.tui.widgets.source_tree import SourceTree
+
+pytestmark = pytest.mark.e2e
+
+
+async def _settle(pilot: Pilot[None]) -> None:
+    for _ in range(4):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+async def test_the_commit_dialog_writes_an_opencode_session_opencode_resumes(
+    fake_home: dict[str, Path], tmp_path: Path, opencode: str  # noqa: F811 - the fixture
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    with FakeModelServer() as server:
+        # OpenCode's config exists before the commit, as a user's does: the session names its default model.
+        env = _configure(fake_home, server)
+        output, migration_id = await _commit_to_opencode(project)
+        run = _run([opencode, "run", "-s", output.session_id, "continue"], project, env)
+        sent = json.dumps(_main_requests(server), ensure_ascii=False)
+    assert output.agent == "opencode" and output.resume_command.endswith(f"opencode -s {output.session_id}")
+    assert output.session_id in {info.id for info in build_services().list_sessions(agent=Agent.OPENCODE)}
+    assert REPLY in run.stdout
+    assert NOTE_PREFIX in sent and migration_id in sent
+
+
+async def _commit_to_opencode(project: Path) -> tuple[NativeOutput, str]:
+    """Open a Codex session in the TUI, choose an OpenCode session in the commit dialog, commit."""
+    app = SmigApp(services=build_services(), here="/home/user/proj")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await _settle(pilot)
+        tree = app.screen.query_one(SourceTree)
+        node = next(found for line in range(tree.last_line + 1)
+                    if (found := tree.get_node_at_line(line)) is not None and found.data is not None
+                    and found.data.agent is Agent.CODEX and found.data.title)
+        tree.focus()
+        tree.move_cursor(node)
+        await pilot.pause()
+        await pilot.press("enter")
+        await _settle(pilot)
+        await pilot.press("c")
+        await _settle(pilot)
+        assert isinstance(app.screen, CommitModal)
+        destinations = app.screen.query_one("#native", OptionList)
+        destinations.highlighted = destinations.get_option_index("native-opencode")
+        await pilot.pause()
+        assert app.screen.chosen == {"store", "opencode"}
+        app.screen.query_one("#cwd", Input).value = str(project)
+        await pilot.click("#confirm")
+        await _settle(pilot)
+        assert isinstance(app.screen, CommitResultModal)
+        [output] = app.screen.result.outputs
+        return output, app.screen.result.migration_id
