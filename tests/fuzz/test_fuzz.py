@@ -37,7 +37,8 @@ FILE_LEVEL = ("named like a session", "cannot read", "cannot stat", "empty file"
               "not a Codex rollout", "not a regular file")
 """Warnings about a whole file, which have no line to name."""
 OTHER_STDERR = re.compile(r"^smig: (\d+ more warnings not shown|redacted \d+ secrets .*|dry run: .*|wrote .*"
-                          r"|no sessions found under .*)$")
+                          r"|no sessions found under .*"
+                          r"|tiktoken could not load .*; counts are estimates\. .*)$")  # offline, without its file
 
 
 class Hang(BaseException):

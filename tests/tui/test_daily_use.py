@@ -262,6 +262,7 @@ def test_cli_wording_is_translated_for_the_tui() -> None:
     assert denied == "Permission denied (writing in /srv/out)."
 
 
+@pytest.mark.usefixtures("exact_tokens")
 async def test_every_tab_shows_one_session_figure_and_the_gauge_counts_budgets(
     make_app, isolated_homes, tmp_path
 ) -> None:

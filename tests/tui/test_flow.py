@@ -99,6 +99,7 @@ async def test_the_card_shows_the_receiving_agents_overhead_in_the_budget(sized_
         assert f"agent overhead {decision.overhead:,} · budget {decision.budget:,}" in shown
 
 
+@pytest.mark.usefixtures("exact_tokens")
 async def test_truncation_preview_marks_dropped_rows_under_the_placeholder(sized_app) -> None:
     app, info, _ = sized_app
     async with app.run_test(size=(120, 36)) as pilot:
