@@ -86,7 +86,7 @@ def _units(messages: Sequence[Message], skip: dict[int, str]) -> list[int]:
         if m.kind is Kind.TOOL_CALL and m.call_id:
             call_at.setdefault(m.call_id, i)
         elif m.kind is Kind.TOOL_RESULT and m.call_id in call_at:
-            join(call_at[m.call_id], i)  # type: ignore[index]
+            join(call_at[m.call_id], i)
         if i and _record(messages[i - 1]) is not None and _record(messages[i - 1]) == _record(m):
             join(i - 1, i)
         if i and messages[i - 1].kind is Kind.REASONING and (i - 1) not in skip and m.role is Role.ASSISTANT:

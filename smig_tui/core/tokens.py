@@ -56,11 +56,6 @@ def count_messages(messages: Sequence[Message], counter: TokenCounter) -> list[i
     return [framed(n, message) for n, message in zip(raw, messages, strict=True)]
 
 
-def count_text(text: str, counter: TokenCounter) -> int:
-    """Count a synthetic message smig inserts (placeholder, summary), framing included."""
-    return counter.count(text) + MESSAGE_OVERHEAD
-
-
 def calibrate(counts: Iterable[int], factor: float) -> list[int]:
     """Scale encoding counts to a provider's tokenizer, rounding up so fits are never overstated."""
     if factor == 1.0:

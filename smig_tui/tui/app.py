@@ -10,7 +10,6 @@ from textual import on, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.worker import Worker, WorkerState
 
 from smig_tui.adapters import clipboard
 from smig_tui.adapters.crash_log import one_line
@@ -90,11 +89,8 @@ class SmigApp(App[None]):
         self.theme = LIGHT if self.theme == DARK else DARK
 
     def action_memory(self) -> None:
-        try:
-            from smig_tui.tui.screens.memory import MemoryScreen
-        except ImportError:
-            self.notify("Memory sync is not available in this build of smig yet.", severity="warning")
-            return
+        from smig_tui.tui.screens.memory import MemoryScreen
+
         self.push_screen(MemoryScreen(self.services))
 
     def copy_to_clipboard(self, text: str) -> None:
@@ -124,10 +120,6 @@ class SmigApp(App[None]):
             f"Sent {what} to the terminal's clipboard (OSC 52{wrapped}); if nothing arrived,"
             " your terminal does not allow it: export to a file instead."
         )
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state is WorkerState.ERROR and event.worker.error is not None:
-            self.report(event.worker.error)
 
     @on(WorkerFailed)
     def _worker_failed(self, message: WorkerFailed) -> None:

@@ -1,8 +1,6 @@
-"""Provides the TUI's calls into `Services`, run from workers, each saying plainly what is missing.
+"""Provides the TUI's calls into `Services`, run from workers.
 
-Screens call these from thread workers; each returns plain data for a message. Features another
-part of smig provides (planner, writers, summarizer) are looked up on `Services`, so a build without
-them shows a "not available" state instead of failing.
+Screens call these from thread workers; each returns plain data for a message.
 """
 
 from __future__ import annotations
@@ -20,17 +18,9 @@ from smig_tui.services import Services
 PLAN_STRATEGIES = (Strategy.TRUNCATE, Strategy.TOOLS_FIRST, Strategy.SUMMARY, Strategy.SUMMARY_TAIL)
 
 
-def missing(services: Services, *names: str) -> str | None:
-    """Name the first service feature that is not there, as a sentence, or None."""
-    for name in names:
-        if not hasattr(type(services), name):
-            return f"This build of smig has no {name.replace('_', ' ')} yet."
-    return None
-
-
 def all_models(services: Services) -> list[ModelCapacity]:
     """Every model in the capacity table."""
-    return list(services.capacities.models)  # type: ignore[attr-defined]
+    return list(services.capacities.models)
 
 
 def read_session(services: Services, info: SessionInfo, report: Callable[[int, int], None]) -> Session:
@@ -43,7 +33,7 @@ def read_session(services: Services, info: SessionInfo, report: Callable[[int, i
 
 def lookup(services: Services, name: str) -> ModelCapacity:
     """Resolve a target name (raises UnknownModelError with suggestions)."""
-    capacity: ModelCapacity = services.capacities.lookup(name)  # type: ignore[attr-defined]
+    capacity: ModelCapacity = services.capacities.lookup(name)
     return capacity
 
 
@@ -67,7 +57,7 @@ def plan_all(
     plans: dict[Strategy, Plan] = {}
     for _ in range(PLAN_ROUNDS):
         for strategy in PLAN_STRATEGIES:
-            plans[strategy] = services.plan(  # type: ignore[attr-defined]
+            plans[strategy] = services.plan(
                 session, target, strategy, pins=pins, summary=summaries.get(strategy)
             )
         if len({plan.decision.session_tokens for plan in plans.values()}) == 1:
@@ -77,14 +67,14 @@ def plan_all(
 
 def estimated_ids(services: Services, session: Session, capacity: ModelCapacity) -> frozenset[str]:
     """Ids of the messages whose tokens are still a length guess (nothing new is counted)."""
-    _, guessed = services.count_newest(session, capacity, need=-1)  # type: ignore[attr-defined]
+    _, guessed = services.count_newest(session, capacity, need=-1)
     messages = session.messages
     return frozenset(messages[i].id for i in guessed)
 
 
 def counter_label(services: Services, capacity: ModelCapacity) -> tuple[bool, str]:
     """Whether the target's count is exact, and how it was made (encoding, calibration)."""
-    counter = services.counter_for(capacity)  # type: ignore[attr-defined]
+    counter = services.counter_for(capacity)
     if not counter.exact:
         return False, "tokenizer unavailable"
     if capacity.calibration != 1.0:
@@ -96,7 +86,7 @@ def summary_problem(services: Services) -> str | None:
     """Why pressing `s` cannot send anything as configured (no API key), or None when it can."""
     from smig_tui.adapters.summarizer_config import key_problem
 
-    return key_problem(services.summarizer.config)  # type: ignore[attr-defined]
+    return key_problem(services.summarizer.config)
 
 
 def provider_setup(services: Services) -> str:
@@ -113,7 +103,7 @@ def summary_notice(services: Services, messages: tuple[Any, ...], head_only: boo
     """The opt-in sentence: what pressing `s` sends, to whom, with redactions; or why it cannot (plain text)."""
     if not messages:
         return "Nothing to summarise: this plan drops no messages."
-    preview = services.summary_preview(messages, head_only=head_only)  # type: ignore[attr-defined]
+    preview = services.summary_preview(messages, head_only=head_only)
     if preview.cached:
         return f"A cached summary by {preview.provider}/{preview.model} exists: press s to show it (nothing is sent)."
     if preview.problem:
@@ -134,7 +124,7 @@ def summarize(
     cancel: threading.Event,
 ) -> Any:
     """Write the summary, streaming; the user pressed `s`, which is the opt-in."""
-    return services.summarize(  # type: ignore[attr-defined]
+    return services.summarize(
         messages, head_only=head_only, on_delta=on_delta, cancel=cancel, allow_network=True
     )
 
@@ -149,7 +139,7 @@ def commit_preview(services: Services, session: Session, plan: Plan) -> tuple[An
     wanted = {Destination.STORE, Destination.CLAUDE, Destination.CODEX, Destination.GEMINI}
     if services.can_write(Destination.OPENCODE):  # offered only where its `opencode` command is installed
         wanted.add(Destination.OPENCODE)
-    result = services.migrate(session, plan, to=wanted, dry_run=True)  # type: ignore[attr-defined]
+    result = services.migrate(session, plan, to=wanted, dry_run=True)
     choices: dict[str, str] = {}
     if result.record_path:
         # The record's id is fresh on every run, so the workspace folder is what is certain here.
@@ -184,7 +174,7 @@ def commit(services: Services, session: Session, plan: Plan, chosen: set[str], c
     wanted = {Destination(name) for name in chosen}
     if cwd is not None:
         cwd = os.path.normpath(os.path.abspath(os.path.expanduser(cwd)))
-    return services.migrate(session, plan, to=wanted, dry_run=False, cwd=cwd)  # type: ignore[attr-defined]
+    return services.migrate(session, plan, to=wanted, dry_run=False, cwd=cwd)
 
 
 def export_folder(session: Session, here: str | None) -> str:
@@ -198,11 +188,11 @@ def export_folder(session: Session, here: str | None) -> str:
 
 def export(services: Services, session: Session, plan: Plan, request: Any) -> tuple[str, str | None]:
     """Render an export; write it to the file (replacing one only when confirmed), or return the text for the clipboard."""
-    text: str = services.export(session, request.format, plan)  # type: ignore[attr-defined]
+    text: str = services.export(session, request.format, plan)
     if request.path is None:
         return f"the {request.format} export ({len(text):,} characters)", text
     target = Path(request.path)
-    path = services.save_export(text, target, force=request.replace,  # type: ignore[attr-defined]
+    path = services.save_export(text, target, force=request.replace,
                                 source=session.info.path)
     return f"Wrote the {request.format} export ({len(text):,} characters) to {path}.", None
 

@@ -135,3 +135,31 @@ async def test_the_real_app_opens_it_with_m_and_escape_goes_back(
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, MemoryScreen)
+
+
+async def test_an_unforeseen_error_reading_memory_is_a_notice_not_a_stall(
+    fake_home: dict[str, Path], monkeypatch
+) -> None:
+    """The screen's worker raises something smig did not foresee: the status stops saying
+    "Reading memory…" and the real app shows one notice naming the crash log."""
+    from smig_tui.services import build_services
+    from smig_tui.tui.app import SmigApp
+
+    def broken(*args, **kwargs):
+        raise ValueError("planted memory bug")
+
+    monkeypatch.setattr(Services, "memory_plan", broken)
+    app = SmigApp(services=build_services(), here="/home/user/proj")
+    async with app.run_test(size=(140, 45)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("m")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, MemoryScreen)
+        await screen.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.pause()
+        status = _text(screen, "#memory-status")
+        assert "Reading memory" not in status and "unexpected error" in status
+        notices = [n.message for n in app._notifications]
+        assert any("Unexpected ValueError (planted memory bug)" in n and "crash-" in n for n in notices), notices

@@ -10,10 +10,9 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Header, Input, Static, Tree
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.worker import get_current_worker
 
 from smig_tui.core.models import ReadWarning, Session, SessionInfo, Strategy
 from smig_tui.services import Services
@@ -27,8 +26,8 @@ from smig_tui.tui.messages import (
     SessionsFound,
     SessionsLoaded,
     SummaryFinished,
-    WorkerFailed,
 )
+from smig_tui.tui.screens.base import SmigScreen
 from smig_tui.tui.screens.migrate_actions import MigrateActions
 from smig_tui.tui.widgets.plan_table import PlanTable
 from smig_tui.tui.widgets.preview_tabs import TABS, PreviewTabs
@@ -53,7 +52,7 @@ class ReadCancelled(Exception):
     """Raised inside a session read to abandon it (the user pressed Escape)."""
 
 
-class BrowseScreen(MigrateActions, Screen[None]):
+class BrowseScreen(MigrateActions, SmigScreen[None]):
     """Browse sessions, measure one against a target, preview the compression."""
 
     CSS_PATH = "browse.tcss"
@@ -147,14 +146,11 @@ class BrowseScreen(MigrateActions, Screen[None]):
         if self.scanned:
             self.show_counts()
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state is not WorkerState.ERROR or event.worker.error is None:
-            return
-        if event.worker.group == "summary.run":
+    def worker_failed(self, group: str, error: BaseException) -> None:
+        if group == "summary.run":
             self.post_message(SummaryFinished(self.query_one(PreviewTabs).strategy, "", None, True, failed=True))
-        if event.worker.group == "session.plan":
-            self.post_message(PlansUnavailable(f"Cannot plan: {event.worker.error}"))
-        self.post_message(WorkerFailed(event.worker.error, event.worker.group))
+        if group == "session.plan":
+            self.post_message(PlansUnavailable(f"Cannot plan: {error}"))
 
     # Discovery ------------------------------------------------------------------------------
 
@@ -377,10 +373,6 @@ class BrowseScreen(MigrateActions, Screen[None]):
     def replan(self) -> None:
         """Measure and plan the session against the target in the background."""
         if self.session is None:
-            return
-        reason = backend.missing(self.services, "capacities", "plan", "count_session")
-        if reason is not None:
-            self.post_message(PlansUnavailable(f"Measuring and planning are not available: {reason}"))
             return
         target = self.target or backend.default_target(self.session)
         self.plan_session(self.session, target, self.pins, dict(self.summaries))

@@ -10,13 +10,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.screen import ModalScreen, Screen
+from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Footer, Label, Static
 
 from smig_tui.adapters.memory_store import ApplyResult
 from smig_tui.core.errors import SmigError
 from smig_tui.core.memory_sync import Direction, MemoryPlan, Mode
 from smig_tui.services import Services
+from smig_tui.tui.screens.base import SmigScreen
 
 DIRECTION_CHOICES: tuple[tuple[Direction, ...], ...] = (
     (Direction.TO_CLAUDE, Direction.TO_CODEX),
@@ -101,7 +102,7 @@ class MemorySyncModal(ModalScreen[bool]):
         self.dismiss(False)
 
 
-class MemoryScreen(Screen[None]):
+class MemoryScreen(SmigScreen[None]):
     """Shows Codex's and Claude Code's memory side by side and syncs them on confirm."""
 
     CSS_PATH = "memory.tcss"
@@ -262,6 +263,14 @@ class MemoryScreen(Screen[None]):
             self.notify(skipped, severity="warning", timeout=8)
         self.notify(f"Memory sync wrote {len(result.written)} file(s).", title="smig")
         self._reload()
+
+    def worker_failed(self, group: str, error: BaseException) -> None:
+        """An unforeseen error reading or syncing: the status says so instead of "Reading memory…"."""
+        self._busy = False
+        self.query_one("#memory-status", Static).update(
+            Content("Memory sync stopped: an unexpected error (see the notice).")
+        )
+        self.refresh_bindings()
 
     @on(Failed)
     def _failed(self, message: Failed) -> None:

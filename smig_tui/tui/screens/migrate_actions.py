@@ -74,10 +74,6 @@ class MigrateActions(_Base):
             self.replan()
 
     def action_pick_target(self) -> None:
-        reason = backend.missing(self.services, "capacities")
-        if reason is not None:
-            self.notify(f"Target models are not available: {reason}", severity="warning")
-            return
         self.list_models()
 
     @work(thread=True, exclusive=True, group="models.list", exit_on_error=False)
@@ -185,10 +181,6 @@ class MigrateActions(_Base):
         if pane.streaming:
             self.summary_cancel.set()
             return
-        reason = backend.missing(self.services, "summarize")
-        if reason is not None:
-            self.notify(f"Summaries are not available: {reason}", severity="warning")
-            return
         problem = backend.summary_problem(self.services)
         if problem is not None:
             self.notify(f"Nothing was sent. {problem} {backend.provider_setup(self.services)}",
@@ -240,11 +232,6 @@ class MigrateActions(_Base):
     def refresh_summary_notices(self) -> None:
         """Work out, in the background, what each summary tab would send."""
         if self.session is None:
-            return
-        reason = backend.missing(self.services, "summarizer", "summarize")
-        if reason is not None:
-            for strategy in SUMMARY_STRATEGIES:
-                self.post_message(SummaryNotice(strategy, f"Summaries are not available: {reason}"))
             return
         wanted = {strategy: self.summary_messages(strategy) for strategy in SUMMARY_STRATEGIES}
         known: dict[tuple[Any, ...], str] = self.__dict__.setdefault("_notices", {})
@@ -317,10 +304,6 @@ class MigrateActions(_Base):
         ready = self.ready_plan()
         if ready is None:
             return
-        reason = backend.missing(self.services, "migrate")
-        if reason is not None:
-            self.notify(f"Committing is not available: {reason}", severity="warning")
-            return
         self.preview_commit(*ready)
 
     @work(thread=True, exclusive=True, group="commit.preview", exit_on_error=False)
@@ -353,10 +336,6 @@ class MigrateActions(_Base):
     def action_export(self) -> None:
         ready = self.ready_plan()
         if ready is None:
-            return
-        reason = backend.missing(self.services, "export")
-        if reason is not None:
-            self.notify(f"Export is not available: {reason}", severity="warning")
             return
         default_dir = backend.export_folder(ready[0], self.here)
         self.app.push_screen(
