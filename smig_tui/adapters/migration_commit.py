@@ -50,8 +50,9 @@ from smig_tui.core.migration import (
     source_ref,
     workspace_key,
 )
-from smig_tui.core.models import Message, Plan, Session, Strategy
+from smig_tui.core.models import Message, Plan, Session
 from smig_tui.core.plans import PLACEHOLDER_ID, SUMMARY_ID, left_out
+from smig_tui.core.strategies import needs_summary
 from smig_tui.core.timeline import format_iso
 
 _BRANCH_KEYS = ("git_branch", "gitBranch", "branch")
@@ -121,7 +122,7 @@ class Committer:
         Secrets are replaced in everything written unless `redact_secrets` is False; the source
         session keeps the originals. `cwd` writes the native sessions for another project folder.
         """
-        if plan.strategy in (Strategy.SUMMARY, Strategy.SUMMARY_TAIL) and not plan.summary:
+        if needs_summary(plan.strategy) and not plan.summary:
             raise SmigError(
                 f"The {plan.strategy.value} plan has no summary yet; write one first "
                 "(`smig summarize`) or choose --strategy truncate."

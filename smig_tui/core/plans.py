@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from smig_tui.core.models import Decision, Kind, Message, Plan, PlanItem, Role, Session, Strategy
 from smig_tui.core.plan_structure import Structure, analyse, is_typed_prompt, never_migrated
 from smig_tui.core.redact import redact
+from smig_tui.core.strategies import needs_summary
 from smig_tui.core.tokens import MESSAGE_OVERHEAD
 
 Measure = Callable[[str], int]
@@ -531,7 +532,7 @@ def _first_message(plan: Plan) -> Message | None:
     """Return the synthetic first message of a plan (the note, or the summary), if it has one."""
     if plan.placeholder is None:
         return None
-    summarised = plan.strategy in (Strategy.SUMMARY, Strategy.SUMMARY_TAIL)
+    summarised = needs_summary(plan.strategy)
     return Message(index=0, id=SUMMARY_ID if summarised else PLACEHOLDER_ID, role=Role.USER,
                    kind=Kind.SUMMARY, body=plan.placeholder)
 

@@ -10,16 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from smig_tui.core import strategies as strategy_table
+
 PAGE_CHARS = 20_000
 """Default size of a tool result: both Claude Code and Codex pass about 20,000 characters whole."""
 MIN_PAGE_CHARS, MAX_PAGE_CHARS = 2_000, 100_000
 
 STRATEGIES = {
-    "truncate": "keep the newest whole messages that fit; a note replaces the older ones",
-    "tools-first": "shorten or drop old tool output first, then truncate like truncate",
-    "as-is": "keep everything (only when it fits, else an error)",
-    "summary": "an LLM summary of the older messages plus the newest ones (commit needs yes_send=true)",
-    "summary-tail": "an LLM summary of everything before the last user turn (commit needs yes_send=true)",
+    info.strategy.value: info.description + (" (commit needs yes_send=true)" if info.needs_summary else "")
+    for info in strategy_table.STRATEGIES
 }
 PLANNED_IN_MEMORY = ("truncate", "tools-first", "as-is")
 DESTINATIONS = ("store", "claude", "codex", "gemini", "opencode", "markdown", "json")

@@ -23,6 +23,7 @@ from smig_tui.core.openai_chat import MAX_CHAT_BYTES, load_chat, to_chat
 from smig_tui.core.plan_structure import R_INJECTED, R_OPAQUE, R_ORPHAN
 from smig_tui.core.plans import PLACEHOLDER_ID, SUMMARY_ID, left_out
 from smig_tui.core.redact import redact_json
+from smig_tui.core.strategies import needs_summary
 from smig_tui.mcp.paging import InvalidArgumentError, json_size, page_items, page_text
 from smig_tui.mcp.recall import match_omitted, source_messages
 from smig_tui.mcp.schemas import MAX_PAGE_CHARS, MIN_PAGE_CHARS, PAGE_CHARS
@@ -174,7 +175,7 @@ class SmigTools:
         source = services.capacities.lookup(source_model)
         target = services.capacities.lookup(target_model)
         chosen = _strategy(strategy)
-        if chosen in (Strategy.SUMMARY, Strategy.SUMMARY_TAIL):
+        if needs_summary(chosen):
             raise InvalidArgumentError("migrate_session plans truncate, tools-first or as-is; for a summary, "
                                        "commit a stored session with commit_migration and yes_send=true.")
         reserve = _bounded("reserve", reserve, 0, target.context_window, -1)
@@ -229,7 +230,7 @@ class SmigTools:
         capacity = self.services.capacities.lookup(target)
         checked = _bounded("reserve", reserve, 0, capacity.context_window, -1)
         options: dict[str, Any] = {"pins": pins, "reserve": None if checked < 0 else checked}
-        if write_summary and strategy in (Strategy.SUMMARY, Strategy.SUMMARY_TAIL):
+        if write_summary and needs_summary(strategy):
             plan, _ = self.services.plan_with_summary(session, capacity.name, strategy,
                                                       allow_network=yes_send, **options)
             return plan

@@ -13,9 +13,10 @@ from typing import Any
 
 from smig_tui.core.migration import Destination
 from smig_tui.core.models import Agent, ModelCapacity, Plan, Session, SessionInfo, Strategy
+from smig_tui.core.strategies import TAB_STRATEGIES
 from smig_tui.services import Services
 
-PLAN_STRATEGIES = (Strategy.TRUNCATE, Strategy.TOOLS_FIRST, Strategy.SUMMARY, Strategy.SUMMARY_TAIL)
+PLAN_STRATEGIES = TAB_STRATEGIES
 
 
 def all_models(services: Services) -> list[ModelCapacity]:

@@ -15,6 +15,7 @@ from textual import work
 from smig_tui.core.errors import SmigError
 from smig_tui.core.models import Message, ModelCapacity, Session, Strategy
 from smig_tui.core.plan_structure import R_INJECTED, R_OPAQUE, R_ORPHAN
+from smig_tui.core.strategies import SUMMARY_STRATEGIES
 from smig_tui.tui import backend
 from smig_tui.tui.messages import (
     CommitPreviewed,
@@ -32,7 +33,7 @@ from smig_tui.tui.screens.export import ExportModal, ExportRequest
 from smig_tui.tui.screens.message_viewer import MessageViewer, Viewed, view_of_item
 from smig_tui.tui.screens.model_picker import ModelPickerModal
 from smig_tui.tui.widgets.plan_table import PLACEHOLDER_KEY, SUMMARY_KEY, PlanTable
-from smig_tui.tui.widgets.preview_tabs import SUMMARY_STRATEGIES, PreviewTabs
+from smig_tui.tui.widgets.preview_tabs import PreviewTabs
 from smig_tui.tui.widgets.summary_pane import SummaryPane
 
 NEVER_MIGRATED = frozenset({R_INJECTED, R_OPAQUE, R_ORPHAN})

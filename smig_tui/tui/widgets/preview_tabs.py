@@ -8,16 +8,14 @@ from textual.widgets import ProgressBar, Static, TabbedContent, TabPane
 
 from smig_tui.core.models import Plan, Strategy
 from smig_tui.core.plans import left_out
+from smig_tui.core.strategies import STRATEGIES, SUMMARY_STRATEGIES
 from smig_tui.tui.widgets.plan_table import PlanTable
 from smig_tui.tui.widgets.summary_pane import SummaryPane
 
-TABS: tuple[tuple[Strategy, str, str], ...] = (
-    (Strategy.TRUNCATE, "truncate", "Truncation"),
-    (Strategy.TOOLS_FIRST, "tools-first", "Tools first"),
-    (Strategy.SUMMARY, "summary", "Summary"),
-    (Strategy.SUMMARY_TAIL, "summary-tail", "Summary + tail"),
+TABS: tuple[tuple[Strategy, str, str], ...] = tuple(
+    (info.strategy, info.strategy.value, info.title) for info in STRATEGIES if info.tab
 )
-SUMMARY_STRATEGIES = (Strategy.SUMMARY, Strategy.SUMMARY_TAIL)
+"""(strategy, tab id, title) of each preview tab, from the strategy table."""
 
 
 def plan_line(plan: Plan, exact: bool = True) -> str:
