@@ -54,7 +54,7 @@ def run_list(args: argparse.Namespace, ctx: Context) -> int:
         (
             info.agent.value,
             info.id[:13],
-            ("[archived] " if info.archived else "") + " ".join((info.title or "").split()),
+            ("[archived] " if info.archived else "") + fork_mark(info) + " ".join((info.title or "").split()),
             info.cwd or "",
             info.model or "",
             "" if info.message_count is None else str(info.message_count),
@@ -67,6 +67,13 @@ def run_list(args: argparse.Namespace, ctx: Context) -> int:
     for line in plain_table(header, rows, max_width=48):
         ctx.out.data(line)
     return 0
+
+
+def fork_mark(info: SessionInfo) -> str:
+    """`[fork of 1a2b3c4d] ` for a native fork, so a near-copy of its parent does not read as unrelated."""
+    if info.parent_id and not info.is_subagent:
+        return f"[fork of {info.parent_id[:8]}] "
+    return ""
 
 
 def plain_table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]], max_width: int) -> list[str]:

@@ -166,6 +166,10 @@ def test_a_native_fork_is_listed_as_a_fork_of_its_parent(real_home: Path) -> Non
     assert rows[fork]["created"] > rows[parent]["created"]  # the fork's own start, not the copied one
     others = [row for row in rows.values() if row["id"] not in (parent, fork)]
     assert all(row["parent_id"] is None for row in others)
+    _, table, _ = _run(["list"])  # the table says so too, not only --json
+    marked = [line for line in table.splitlines() if f"[fork of {parent[:8]}]" in line]
+    assert len(marked) == 1 and fork[:13] in marked[0]
+    assert sum("[fork of" in line for line in table.splitlines()) == 1
 
 
 def test_forks_are_found_again_from_the_listing_cache(real_home: Path, tmp_path: Path) -> None:

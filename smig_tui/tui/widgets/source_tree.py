@@ -72,6 +72,8 @@ def session_label(info: SessionInfo) -> Text:
     label.append(title if len(title) <= TITLE_WIDTH else title[: TITLE_WIDTH - 1] + "…")
     if info.is_subagent:
         label.append("  sub", style="italic dim")
+    elif info.parent_id:
+        label.append(f"  fork of {info.parent_id[:8]}", style="italic dim")
     if info.message_count is not None:
         label.append(f"  {info.message_count} msgs", style="dim")
     return label
