@@ -10,11 +10,13 @@ import json
 import os
 import threading
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from smig_tui.adapters import clipboard as clipboard  # the TUI copies through it (see the front-end facade below)
 from smig_tui.adapters.config_file import load_config
 from smig_tui.adapters.paths import Paths, resolve_paths
 from smig_tui.core.errors import AmbiguousIdError, ConfigError, SessionNotFoundError, SmigError
@@ -508,6 +510,18 @@ class Services:
             export.to_record(session, messages, plan))
         return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
+    def check_output(self, out: Path, force: bool = False, source: str | None = None) -> Path:
+        """Refuse a bad output path before any work is done (see `output_paths`); return where it writes."""
+        from smig_tui.adapters.output_paths import check_output_path
+
+        return check_output_path(out, self.paths, force=force, sources=[source] if source else [])
+
+    def summary_key_problem(self) -> str | None:
+        """Why a summary cannot be sent as configured (no API key for a remote provider), or None."""
+        from smig_tui.adapters.summarizer_config import key_problem
+
+        return key_problem(self.summarizer.config)
+
     def save_export(self, text: str, out: Path, force: bool = False, source: str | None = None) -> Path:
         """Write an export atomically where the output-path rules allow (see `output_paths`).
 
@@ -679,6 +693,45 @@ def _same_or_below(path: str | None, root: str) -> bool:
         return False
     real = os.path.realpath(path)
     return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+
+
+# What the front ends use of the adapters besides `Services`, so they reach adapters only through this
+# module (tests/test_layers.py checks it). Each imports its adapter on first use.
+
+
+def describe_failure(error: BaseException, where: str) -> str:
+    """One sentence for any error; an unforeseen one's traceback goes to a crash log the sentence names."""
+    from smig_tui.adapters.crash_log import one_line
+
+    return one_line(error, where=where)
+
+
+def reading_progress(report: Callable[[int, int], None]) -> AbstractContextManager[None]:
+    """Call `report(bytes_read, size)` as sessions are read in this thread (a front end's progress bar)."""
+    from smig_tui.adapters.jsonl import reading_progress as watch
+
+    return watch(report)
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write a small file of smig's own (preferences) atomically, readable only by the user."""
+    from smig_tui.adapters.fs import atomic_write
+
+    atomic_write(path, text)
+
+
+def search_filters(**fields: Any) -> SearchFilters:
+    """The filters of a search (agent, cwd, since, role), checked by the index."""
+    from smig_tui.adapters.search_index import SearchFilters
+
+    return SearchFilters(**fields)
+
+
+def table_date() -> str:
+    """The date the shipped capacity table was checked."""
+    from smig_tui.adapters.capacity_table import shipped_date
+
+    return shipped_date()
 
 
 def build_services(env: dict[str, str] | None = None) -> Services:

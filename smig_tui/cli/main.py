@@ -110,9 +110,9 @@ def main(argv: Sequence[str] | None = None, ctx: Context | None = None) -> int:
         sys.stderr.close()  # the reader went away (e.g. `| head`): nothing left to say
         return 0
     except Exception as error:  # the last resort: one line, and a log file for anything unforeseen
-        from smig_tui.adapters.crash_log import one_line
+        from smig_tui.services import describe_failure
 
-        ctx.out.error(one_line(error, where=f"smig {args.command or 'tui'}"))
+        ctx.out.error(describe_failure(error, f"smig {args.command or 'tui'}"))
         return 1
     finally:
         ctx.out.finish()

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 from smig_tui.core.memory_sync import Direction, MemoryFile, MemoryPlan, Mode, redaction_counts
 
 if TYPE_CHECKING:
-    from smig_tui.adapters.memory_store import ApplyResult
     from smig_tui.cli.main import Context
+    from smig_tui.services import ApplyResult
 
 EXIT_NEW_PROBLEM = 4
 """As WriteRefusedError: something smig would not write through, reported for the first time."""

@@ -179,9 +179,7 @@ def run_export(args: argparse.Namespace, ctx: Context) -> int:
     """Print, save or copy a session's export."""
     session = _load(ctx, args.id)
     if args.out is not None:  # refuse a bad --out before any planning or summarizing
-        from smig_tui.adapters.output_paths import check_output_path
-
-        check_output_path(args.out, ctx.services.paths, force=args.force, sources=[session.info.path])
+        ctx.services.check_output(args.out, force=args.force, source=session.info.path)
     plan = _plan(ctx, session, args.target, args.strategy, args.yes_send) if args.target else None
     text = ctx.services.export(session, ExportFormat(args.format), plan, redact=not args.no_redact)
     if args.out is None and not args.clipboard:

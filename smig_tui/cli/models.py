@@ -75,9 +75,9 @@ def _refresh(args: argparse.Namespace, ctx: Context) -> int:
 
 def origin_line(live: list[LiveListing]) -> str:
     """Say where the table's figures come from: the shipped table, and any live listings in the cache."""
-    from smig_tui.adapters.capacity_table import shipped_date
+    from smig_tui.services import table_date
 
-    shipped = f"Figures: the table shipped with smig (checked {shipped_date()})"
+    shipped = f"Figures: the table shipped with smig (checked {table_date()})"
     if not live:
         return f"{shipped}; no live figures (offline until `smig models --refresh`)."
     fetched = "; ".join(f"{listing.provenance} ({len(listing.models)} models)" for listing in live)

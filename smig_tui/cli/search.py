@@ -33,12 +33,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run_search(args: argparse.Namespace, ctx: Context) -> int:
     """Refresh the index (a progress bar on stderr), then print the ranked hits."""
-    from smig_tui.adapters.search_index import SearchFilters
     from smig_tui.core.search import SearchQueryError, parse_since
+    from smig_tui.services import search_filters
 
     if args.limit < 1:
         raise SearchQueryError("--limit must be at least 1.")
-    filters = SearchFilters(
+    filters = search_filters(
         agent=args.agent, cwd=args.cwd, role=args.role,
         since=parse_since(args.since) if args.since else None,
     )

@@ -14,13 +14,13 @@ MAX_QUERY_CHARS = 500
 def search_hits(services: Services, query: str, agent: str | None, cwd: str | None, since: str | None,
                 role: str | None, limit: int) -> list[dict[str, Any]]:
     """The best `limit` hits, each with its session, message id, time and a snippet marking the match in «»."""
-    from smig_tui.adapters.search_index import SearchFilters
     from smig_tui.core.search import SearchQueryError, Snippet, parse_since
+    from smig_tui.services import search_filters
 
     if len(query) > MAX_QUERY_CHARS:
         raise InvalidArgumentError(f"search_sessions: query must be at most {MAX_QUERY_CHARS} characters.")
     try:
-        filters = SearchFilters(agent=agent or None, cwd=os.path.expanduser(cwd) if cwd else None, role=role,
+        filters = search_filters(agent=agent or None, cwd=os.path.expanduser(cwd) if cwd else None, role=role,
                                 since=parse_since(since) if since else None)
         hits = services.search(query, filters, limit=limit)
     except SearchQueryError as error:

@@ -15,7 +15,6 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from smig_tui import __version__
-from smig_tui.adapters.crash_log import one_line
 from smig_tui.core.errors import SmigError
 from smig_tui.mcp.protocol import StdioServer
 from smig_tui.mcp.schemas import TOOLS, check_arguments
@@ -90,7 +89,9 @@ class SmigToolRunner:
         except MemoryError:
             return _error(f"{name}: the input is too large to process.")
         except Exception as error:  # last resort: the model gets a sentence, the server lives on
-            return _error(f"{name}: {one_line(error, where='smig mcp')}")
+            from smig_tui.services import describe_failure
+
+            return _error(f"{name}: {describe_failure(error, 'smig mcp')}")
         return _success(result)
 
 

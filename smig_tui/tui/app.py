@@ -11,10 +11,8 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from smig_tui.adapters import clipboard
-from smig_tui.adapters.crash_log import one_line
 from smig_tui.core.errors import SmigError
-from smig_tui.services import Services
+from smig_tui.services import Services, clipboard, describe_failure
 from smig_tui.tui.commands import ActionsProvider
 from smig_tui.tui.messages import WorkerFailed
 from smig_tui.tui.screens.browse import BrowseScreen
@@ -52,7 +50,7 @@ def describe_error(error: BaseException) -> str:
         name = os.path.basename(str(error.filename))
         if name.startswith(".") and name.endswith(".tmp"):  # an atomic write's temp file: name its folder
             return f"{error.strerror or error} (writing in {os.path.dirname(str(error.filename))})."
-    return one_line(error, where="smig tui")
+    return describe_failure(error, "smig tui")
 
 
 class SmigApp(App[None]):

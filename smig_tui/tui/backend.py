@@ -26,7 +26,7 @@ def all_models(services: Services) -> list[ModelCapacity]:
 
 def read_session(services: Services, info: SessionInfo, report: Callable[[int, int], None]) -> Session:
     """Read a session in full, calling `report(bytes_read, size)` as it goes (it may raise to stop)."""
-    from smig_tui.adapters.jsonl import reading_progress
+    from smig_tui.services import reading_progress
 
     with reading_progress(report):
         return services.load_session(info)
@@ -85,9 +85,7 @@ def counter_label(services: Services, capacity: ModelCapacity) -> tuple[bool, st
 
 def summary_problem(services: Services) -> str | None:
     """Why pressing `s` cannot send anything as configured (no API key), or None when it can."""
-    from smig_tui.adapters.summarizer_config import key_problem
-
-    return key_problem(services.summarizer.config)
+    return services.summary_key_problem()
 
 
 def provider_setup(services: Services) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from smig_tui.adapters.fs import atomic_write
+from smig_tui.services import write_private
 
 RECENT_LIMIT = 8
 """How many recent targets the picker lists first."""
@@ -28,4 +28,4 @@ def remember(recent: list[str], name: str) -> list[str]:
 
 def save_recent(path: Path, names: list[str]) -> None:
     """Write the recent targets atomically."""
-    atomic_write(path, json.dumps({"recent_targets": names}, indent=2) + "\n")
+    write_private(path, json.dumps({"recent_targets": names}, indent=2) + "\n")

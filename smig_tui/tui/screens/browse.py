@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -33,6 +34,9 @@ from smig_tui.tui.widgets.plan_table import PlanTable
 from smig_tui.tui.widgets.preview_tabs import TABS, PreviewTabs
 from smig_tui.tui.widgets.session_card import SessionCard
 from smig_tui.tui.widgets.source_tree import SourceTree
+
+if TYPE_CHECKING:
+    from smig_tui.services import SearchHit
 
 BATCH_SECONDS = 0.2
 """How soon discovery posts its first sessions, so the tree shows something at once."""
@@ -278,11 +282,9 @@ class BrowseScreen(MigrateActions, SmigScreen[None]):
 
         self.app.push_screen(SearchModal(self.services), callback=self._search_done)
 
-    def _search_done(self, hit: object) -> None:
+    def _search_done(self, hit: SearchHit | None) -> None:
         """Open the session of the chosen hit; its plan table then moves to the hit's message."""
-        from smig_tui.adapters.search_index import SearchHit
-
-        if not isinstance(hit, SearchHit):
+        if hit is None:
             return
         from smig_tui.core.errors import SmigError
 

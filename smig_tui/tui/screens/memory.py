@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -13,11 +14,13 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Footer, Label, Static
 
-from smig_tui.adapters.memory_store import ApplyResult
 from smig_tui.core.errors import SmigError
 from smig_tui.core.memory_sync import Direction, MemoryPlan, Mode
 from smig_tui.services import Services
 from smig_tui.tui.screens.base import SmigScreen
+
+if TYPE_CHECKING:
+    from smig_tui.services import ApplyResult
 
 DIRECTION_CHOICES: tuple[tuple[Direction, ...], ...] = (
     (Direction.TO_CLAUDE, Direction.TO_CODEX),

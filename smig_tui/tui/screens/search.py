@@ -7,6 +7,7 @@ query runs in another worker, so typing never waits on either.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -20,9 +21,11 @@ from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from smig_tui.adapters.search_index import SearchHit
 from smig_tui.core.errors import SmigError
 from smig_tui.services import Services
+
+if TYPE_CHECKING:
+    from smig_tui.services import SearchHit
 
 SEARCH_DELAY = 0.15
 """Seconds of no typing before a query runs."""
@@ -83,7 +86,7 @@ def marked(text: str, spans: tuple[tuple[int, int], ...]) -> Text:
     return styled
 
 
-class SearchModal(ModalScreen[SearchHit | None]):
+class SearchModal(ModalScreen["SearchHit | None"]):
     """Search every session; Enter opens the hit's session at its message."""
 
     search_delay: float = SEARCH_DELAY
