@@ -25,8 +25,10 @@ from smig_tui.core.ports import SessionSource, WarningSink
 
 if TYPE_CHECKING:
     from smig_tui.adapters.archive import Archive
-    from smig_tui.adapters.memory_store import ApplyResult, MemoryStore
-    from smig_tui.adapters.search_index import Notice, Progress, RefreshReport, SearchFilters, SearchHit, SearchIndex
+    from smig_tui.adapters.memory_store import ApplyResult as ApplyResult  # re-exported for the front ends
+    from smig_tui.adapters.memory_store import MemoryStore
+    from smig_tui.adapters.search_index import Notice, Progress, RefreshReport, SearchFilters, SearchIndex
+    from smig_tui.adapters.search_index import SearchHit as SearchHit  # re-exported for the front ends
     from smig_tui.adapters.storage.migration_store import MigrationStore
     from smig_tui.adapters.storage.token_cache import TokenCache
     from smig_tui.adapters.summarizer import Summarizer, SummaryPreview
@@ -308,7 +310,8 @@ class Services:
         from smig_tui.core.capacity import retired_warning
         from smig_tui.core.decide import decide, parse_plan_settings
         from smig_tui.core.models import Strategy as StrategyEnum
-        from smig_tui.core.plans import analyse, make_plan, migratable_tokens
+        from smig_tui.core.plan_structure import analyse
+        from smig_tui.core.plans import make_plan, migratable_tokens
 
         settings = parse_plan_settings(self.config, str(self.paths.config_file))
         capacity = self.capacities.lookup(target)

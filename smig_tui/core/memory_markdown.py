@@ -34,7 +34,7 @@ def _command_text(value: Any) -> str | None:
     if isinstance(value, str) and value.strip():
         return value.strip()
     if isinstance(value, list) and all(isinstance(part, str) for part in value):
-        argv = list(value)
+        argv: list[str] = list(value)
         if len(argv) >= 3 and argv[1] in ("-lc", "-c"):
             return argv[2].strip()
         return shlex.join(argv)

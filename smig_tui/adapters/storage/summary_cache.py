@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from smig_tui.adapters.fs import atomic_write
-from smig_tui.core.summary import PROMPT_VERSION, SummaryResult
+from smig_tui.core.summary import SummaryResult
+from smig_tui.core.summary_prompt import PROMPT_VERSION
 
 _KEY = re.compile(r"[0-9a-f]{64}")
 

@@ -167,7 +167,7 @@ class MigrateActions(_Base):
             plan = self.plans.plans.get(strategy)
             if plan is not None:
                 return tuple(item.message for item in plan.dropped)
-        return self.session.messages
+        return tuple(self.session.messages)
 
     def action_summarize(self) -> None:
         tabs = self.query_one(PreviewTabs)
