@@ -155,7 +155,10 @@ def test_snapshot_commit_dialog_sizes(snap_compare, make_app, isolated_homes, mo
 
 @pytest.mark.usefixtures("exact_tokens")
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
-def test_snapshot_export_dialog(snap_compare, make_app, isolated_homes, size) -> None:
+def test_snapshot_export_dialog(snap_compare, make_app, isolated_homes, size, monkeypatch) -> None:
+    # The dialog proposes the first folder that exists: neither the session's recorded folder nor
+    # HERE does on a test machine, so it falls back to the working directory: make that the same everywhere.
+    monkeypatch.chdir("/")
     app, info, _ = build_sized(make_app, isolated_homes)
 
     async def export(pilot) -> None:
