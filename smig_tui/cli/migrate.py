@@ -71,7 +71,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     show.set_defaults(handler=run_history_show)
 
 
-def _plan(ctx: Context, session: Session, target: str, strategy: str | None, yes_send: bool = False) -> Plan:
+_NATIVE = (Destination.CLAUDE, Destination.CODEX, Destination.GEMINI, Destination.OPENCODE)
+
+
+def receiving_agent_of(destinations: set[Destination]) -> str | None:
+    """The one agent the session is written for, whose overhead the plan takes off (None: by the model)."""
+    native = [destination.value for destination in _NATIVE if destination in destinations]
+    return native[0] if len(native) == 1 else None
+
+
+def _plan(ctx: Context, session: Session, target: str, strategy: str | None, yes_send: bool = False,
+          agent: str | None = None) -> Plan:
     """Plan with the chosen strategy; by default truncation, which keeps everything when it fits."""
     from smig_tui.core.capacity import retired_warning
 
@@ -81,8 +91,8 @@ def _plan(ctx: Context, session: Session, target: str, strategy: str | None, yes
     if strategy in (Strategy.SUMMARY.value, Strategy.SUMMARY_TAIL.value):
         from smig_tui.cli.summarize import summarized_plan
 
-        return summarized_plan(ctx, session, target, Strategy(strategy), yes_send=yes_send)
-    return ctx.services.plan(session, target, Strategy(strategy or Strategy.TRUNCATE))
+        return summarized_plan(ctx, session, target, Strategy(strategy), yes_send=yes_send, agent=agent)
+    return ctx.services.plan(session, target, Strategy(strategy or Strategy.TRUNCATE), agent=agent)
 
 
 def _load(ctx: Context, ref: str) -> Session:
@@ -94,8 +104,8 @@ def _load(ctx: Context, ref: str) -> Session:
 def run_migrate(args: argparse.Namespace, ctx: Context) -> int:
     """Commit (or dry-run) a migration and print where everything went."""
     session = _load(ctx, args.id)
-    plan = _plan(ctx, session, args.target, args.strategy, args.yes_send)
     destinations = {Destination(value) for value in args.to} or {Destination.STORE}
+    plan = _plan(ctx, session, args.target, args.strategy, args.yes_send, receiving_agent_of(destinations))
     if args.out is not None and not destinations & {Destination.MARKDOWN, Destination.JSON}:
         raise UsageError("--out names the file for --to markdown or --to json; add one of them.")
     cwd = _landing_folder(ctx, args.cwd, destinations) if args.cwd is not None else None
