@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING, Any
 
 from smig_tui.core.errors import SmigError
 from smig_tui.core.export import ExportFormat
-from smig_tui.core.migration import Destination, MigrationRecord, MigrationResult, record_to_json
+from smig_tui.core.migration import (
+    Destination,
+    MigrationRecord,
+    MigrationResult,
+    receiving_agent_of,
+    record_to_json,
+)
 from smig_tui.core.models import Plan, Session, Strategy
 from smig_tui.core.plans import left_out
 
@@ -69,15 +75,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     show.add_argument("migration_id", help="id from `smig history`")
     show.add_argument("--json", action="store_true", help="print the stored JSON document")
     show.set_defaults(handler=run_history_show)
-
-
-_NATIVE = (Destination.CLAUDE, Destination.CODEX, Destination.GEMINI, Destination.OPENCODE)
-
-
-def receiving_agent_of(destinations: set[Destination]) -> str | None:
-    """The one agent the session is written for, whose overhead the plan takes off (None: by the model)."""
-    native = [destination.value for destination in _NATIVE if destination in destinations]
-    return native[0] if len(native) == 1 else None
 
 
 def _plan(ctx: Context, session: Session, target: str, strategy: str | None, yes_send: bool = False,

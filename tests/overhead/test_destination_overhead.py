@@ -66,3 +66,15 @@ def test_migrate_plans_for_the_destination_s_overhead(fake_home: dict[str, Path]
     assert _budget([*base, "--to", "opencode"]) == WINDOW - RESERVE - 6000  # the config's [agents.opencode]
     assert _budget(base) == WINDOW - RESERVE - claude  # no agent named: the one the model implies
     assert _budget([*base, "--to", "codex", "--to", "gemini"]) == WINDOW - RESERVE - claude  # two: by the model
+
+
+def test_mcp_commit_plans_for_the_destination_s_overhead(fake_home: dict[str, Path]) -> None:
+    from smig_tui.mcp.tools import SmigTools
+
+    target = _probe_model(fake_home)
+    services = build_services()
+    session_id = services.list_sessions()[0].id
+    tools = SmigTools(services)
+    to_opencode = tools.commit_migration(session_id, target, to=["opencode"], dry_run=True)["decision"]
+    to_claude = tools.commit_migration(session_id, target, to=["claude"], dry_run=True)["decision"]
+    assert (to_opencode["agent_overhead"], to_claude["agent_overhead"]) == (6000, services.agent_overheads["claude"].tokens)
