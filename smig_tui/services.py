@@ -305,8 +305,13 @@ class Services:
         pin_first_user: bool | None = None,
         harness: bool | None = None,
         summary_budget: int | None = None,
+        agent: str | None = None,
     ) -> Plan:
-        """Decide whether `session` fits `target` and plan its migration (the one call every front end uses)."""
+        """Decide whether `session` fits `target` and plan its migration (the one call every front end uses).
+
+        `agent` names the receiving agent when the destination is known (`--to opencode`), so its own
+        overhead is taken off the room; without it the agent is the one the target's provider implies.
+        """
         from smig_tui.core.capacity import retired_warning
         from smig_tui.core.decide import decide, parse_plan_settings
         from smig_tui.core.models import Strategy as StrategyEnum
@@ -324,7 +329,7 @@ class Services:
         exact = self.counter_for(capacity).exact and capacity.calibration == 1.0
         reserve = settings.reserve if reserve is None else reserve
         harness = settings.harness if harness is None else harness
-        overhead = self.overhead_tokens(capacity) if harness else 0
+        overhead = self.overhead_tokens(capacity, agent) if harness else 0
         need = decide(0, capacity, reserve, harness, overhead=overhead).budget * (1 + COUNT_MARGIN)
         capacity, own_note = self._own_calibration(session, capacity, need)
         first = settings.pin_first_user if pin_first_user is None else pin_first_user
@@ -360,18 +365,19 @@ class Services:
 
         return load_overheads(self.config, str(self.paths.config_file))
 
-    def overhead_for(self, capacity: ModelCapacity) -> AgentOverhead | None:
-        """The overhead of the agent a session for this model is resumed in, if smig knows it."""
+    def overhead_for(self, capacity: ModelCapacity, agent: str | None = None) -> AgentOverhead | None:
+        """The overhead of the agent the session is resumed in (`agent`, else the one the model's
+        provider implies), if smig knows it."""
         from smig_tui.core.decide import receiving_agent
 
-        agent = receiving_agent(capacity)
+        agent = agent or receiving_agent(capacity)
         return self.agent_overheads.get(agent) if agent else None
 
-    def overhead_tokens(self, capacity: ModelCapacity) -> int:
+    def overhead_tokens(self, capacity: ModelCapacity, agent: str | None = None) -> int:
         """That overhead in the target's tokens (0 for a model no known agent runs)."""
         from smig_tui.core.tokens import calibrate_one
 
-        overhead = self.overhead_for(capacity)
+        overhead = self.overhead_for(capacity, agent)
         return calibrate_one(overhead.tokens, capacity.calibration) if overhead else 0
 
     def _own_calibration(self, session: Session, capacity: ModelCapacity, need: float) -> tuple[ModelCapacity, str | None]:
@@ -603,11 +609,12 @@ class Services:
         """
         from smig_tui.core.models import Strategy as StrategyEnum
         from smig_tui.core.plans import DEFAULT_SUMMARY_BUDGET
+        from smig_tui.core.strategies import needs_summary
 
         pending = self.plan(session, target, strategy, **plan_options)
         # Harness context and encrypted reasoning are never migrated, so they are not summarised.
         head = [it.message for it in pending.dropped if not (it.message.injected or it.message.opaque)]
-        if pending.strategy not in (StrategyEnum.SUMMARY, StrategyEnum.SUMMARY_TAIL) or not head:
+        if not needs_summary(pending.strategy) or not head:
             return pending, None
         budget = pending.summary_budget
         result = self.summarize(

@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING, Any
 
 from smig_tui.core.errors import SmigError
 from smig_tui.core.export import ExportFormat
-from smig_tui.core.migration import Destination, MigrationRecord, MigrationResult, record_to_json
+from smig_tui.core.migration import (
+    Destination,
+    MigrationRecord,
+    MigrationResult,
+    receiving_agent_of,
+    record_to_json,
+)
 from smig_tui.core.models import Plan, Session, Strategy
 from smig_tui.core.plans import left_out
 
@@ -71,7 +77,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     show.set_defaults(handler=run_history_show)
 
 
-def _plan(ctx: Context, session: Session, target: str, strategy: str | None, yes_send: bool = False) -> Plan:
+def _plan(ctx: Context, session: Session, target: str, strategy: str | None, yes_send: bool = False,
+          agent: str | None = None) -> Plan:
     """Plan with the chosen strategy; by default truncation, which keeps everything when it fits."""
     from smig_tui.core.capacity import retired_warning
 
@@ -81,8 +88,8 @@ def _plan(ctx: Context, session: Session, target: str, strategy: str | None, yes
     if strategy in (Strategy.SUMMARY.value, Strategy.SUMMARY_TAIL.value):
         from smig_tui.cli.summarize import summarized_plan
 
-        return summarized_plan(ctx, session, target, Strategy(strategy), yes_send=yes_send)
-    return ctx.services.plan(session, target, Strategy(strategy or Strategy.TRUNCATE))
+        return summarized_plan(ctx, session, target, Strategy(strategy), yes_send=yes_send, agent=agent)
+    return ctx.services.plan(session, target, Strategy(strategy or Strategy.TRUNCATE), agent=agent)
 
 
 def _load(ctx: Context, ref: str) -> Session:
@@ -94,8 +101,8 @@ def _load(ctx: Context, ref: str) -> Session:
 def run_migrate(args: argparse.Namespace, ctx: Context) -> int:
     """Commit (or dry-run) a migration and print where everything went."""
     session = _load(ctx, args.id)
-    plan = _plan(ctx, session, args.target, args.strategy, args.yes_send)
     destinations = {Destination(value) for value in args.to} or {Destination.STORE}
+    plan = _plan(ctx, session, args.target, args.strategy, args.yes_send, receiving_agent_of(destinations))
     if args.out is not None and not destinations & {Destination.MARKDOWN, Destination.JSON}:
         raise UsageError("--out names the file for --to markdown or --to json; add one of them.")
     cwd = _landing_folder(ctx, args.cwd, destinations) if args.cwd is not None else None

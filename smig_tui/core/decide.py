@@ -12,9 +12,9 @@ The room for the conversation is `min(window - reserve, prompt_limit)`, where
 
 When the session goes into an agent (`harness=True`), the receiving agent's fixed overhead (its
 system prompt, tool definitions and injected context, measured from the real clients' requests and
-shipped in `data/agent_overhead.json`, overridable in config `[agents.claude]` / `[agents.codex]`
-`overhead = N`) is taken off that room too: a session that "fits" must still fit once the agent
-has added its own.
+shipped in `data/agent_overhead.json`, overridable in config `[agents.NAME] overhead = N`) is taken
+off that room too (the agent named by the destination, else the one the target's provider
+implies): a session that "fits" must still fit once the agent has added its own.
 
 A session fits when its tokens are at most that room. The size of the source model's window
 plays no part: only the session's real size does.
@@ -70,8 +70,8 @@ def parse_agent_overheads(config: Mapping[str, Any], where: str) -> dict[str, in
         raise ConfigError(f"{where}: [agents] must be a table.")
     out: dict[str, int] = {}
     for agent, settings in table.items():
-        if agent not in ("claude", "codex", "gemini"):
-            raise ConfigError(f"{where}: [agents.{agent}] is not an agent (known: claude, codex, gemini).")
+        if agent not in ("claude", "codex", "gemini", "opencode"):
+            raise ConfigError(f"{where}: [agents.{agent}] is not an agent (known: claude, codex, gemini, opencode).")
         if not isinstance(settings, Mapping):
             raise ConfigError(f"{where}: [agents.{agent}] must be a table.")
         for key, value in settings.items():

@@ -33,6 +33,16 @@ class Destination(StrEnum):
     JSON = "json"
 
 
+NATIVE_DESTINATIONS = (Destination.CLAUDE, Destination.CODEX, Destination.GEMINI, Destination.OPENCODE)
+
+
+def receiving_agent_of(destinations: set[Destination]) -> str | None:
+    """The one agent a migration is written for, whose overhead its plan takes off; None when there is
+    no native destination or several (then the agent the target model's provider implies counts)."""
+    native = [destination.value for destination in NATIVE_DESTINATIONS if destination in destinations]
+    return native[0] if len(native) == 1 else None
+
+
 @dataclass(frozen=True, slots=True)
 class Turn:
     """One message of a native session as written: strictly alternating, tools flattened to text."""

@@ -17,7 +17,7 @@ from typing import Any
 from smig_tui.core.errors import MigrationNotFoundError, SessionNotFoundError
 from smig_tui.core.export import to_markdown
 from smig_tui.core.handoff import redact_messages
-from smig_tui.core.migration import Destination, MigrationRecord, message_from_json
+from smig_tui.core.migration import Destination, MigrationRecord, message_from_json, receiving_agent_of
 from smig_tui.core.models import Agent, Message, ModelCapacity, Plan, Role, Session, SessionInfo, Strategy
 from smig_tui.core.openai_chat import MAX_CHAT_BYTES, load_chat, to_chat
 from smig_tui.core.plan_structure import R_INJECTED, R_OPAQUE, R_ORPHAN
@@ -219,7 +219,8 @@ class SmigTools:
         return self.services.load_session(info)
 
     def _plan(self, session: Session, target: str, strategy: Strategy, pins: Sequence[str],
-              reserve: int | None, write_summary: bool = False, yes_send: bool = False) -> Plan:
+              reserve: int | None, write_summary: bool = False, yes_send: bool = False,
+              agent: str | None = None) -> Plan:
         """Plan with pins and reserve checked; a written summary comes from the cache unless sending is allowed."""
         known = {message.id for message in session.messages}
         if len(pins) > MAX_PINS:
@@ -229,7 +230,7 @@ class SmigTools:
             raise InvalidArgumentError(f"{unknown[0]!r} is not a message id of session {session.id}.")
         capacity = self.services.capacities.lookup(target)
         checked = _bounded("reserve", reserve, 0, capacity.context_window, -1)
-        options: dict[str, Any] = {"pins": pins, "reserve": None if checked < 0 else checked}
+        options: dict[str, Any] = {"pins": pins, "reserve": None if checked < 0 else checked, "agent": agent}
         if write_summary and needs_summary(strategy):
             plan, _ = self.services.plan_with_summary(session, capacity.name, strategy,
                                                       allow_network=yes_send, **options)
@@ -260,7 +261,8 @@ class SmigTools:
                 raise InvalidArgumentError(f"commit_migration: unknown destination {name!r} in to; use {names}.") \
                     from None
         session = self._session(session_id)
-        plan = self._plan(session, target_model, _strategy(strategy), [], reserve, True, yes_send)
+        plan = self._plan(session, target_model, _strategy(strategy), [], reserve, True, yes_send,
+                          receiving_agent_of(destinations))
         result = self.services.migrate(session, plan, destinations, dry_run=dry_run)
         record = result.record
         files = [{"destination": f.destination.value, "path": f.path, "bytes": len(f.data.encode("utf-8")),

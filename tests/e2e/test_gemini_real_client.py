@@ -8,7 +8,6 @@ to Codex and Claude Code must be resumed by those real clients. Skips when the c
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from fake_model_server import FakeModelServer
 from gemini_client import run_gemini
 from gemini_items import request_items, session_items
 from migration_builders import make_plan, make_session
+from real_clients import install_gemini_source
 from test_resume_real_clients import (
     _claude_env,
     _client,
@@ -37,8 +37,6 @@ from smig_tui.core.models import Agent, Plan, Session, Strategy
 from smig_tui.services import Services, build_services
 
 pytestmark = pytest.mark.e2e
-
-FIXTURE = Path(__file__).parents[1] / "fixtures" / "gemini"
 
 
 def _project(tmp_path: Path) -> Path:
@@ -109,11 +107,8 @@ def test_gemini_resumes_a_migrated_claude_or_codex_session(
 
 def _gemini_source(isolated_homes: dict[str, Path], project: Path) -> Session:
     """The recorded Gemini session in the temp home, its project folder pointed at `project`."""
-    home = isolated_homes["home"] / ".gemini"
-    shutil.copytree(FIXTURE / "home" / ".gemini", home)
-    (home / "tmp" / "osprey-app" / ".project_root").write_text(str(project), encoding="utf-8")
     services = build_services()
-    [info] = services.list_sessions(agent=Agent.GEMINI)
+    info = services.find_session(install_gemini_source(isolated_homes, project))
     assert info.cwd == str(project)
     return services.load_session(info)
 

@@ -22,6 +22,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from fake_model_server import REPLY, FakeModelServer
 from migration_builders import make_plan, make_session
 from opencode_builders import install_database
+from real_clients import OPENCODE_QUIET as QUIET
+from real_clients import configure_opencode as _configure
 from test_resume_real_clients import _base_env, _client, _distinctive_texts, _install_fixture, _shared
 
 from smig_tui.core.handoff import NOTE_PREFIX
@@ -33,10 +35,6 @@ from smig_tui.services import build_services
 pytestmark = pytest.mark.e2e
 
 CLIENT_TIMEOUT = 240
-QUIET = {
-    "OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_MODELS_FETCH": "1", "OPENCODE_DISABLE_SHARE": "1",
-    "OPENCODE_DISABLE_LSP_DOWNLOAD": "1", "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1", "OPENCODE_DISABLE_CLAUDE_CODE": "1",
-}
 
 
 @pytest.fixture
@@ -47,22 +45,6 @@ def opencode(monkeypatch: pytest.MonkeyPatch) -> str:
     for key, value in QUIET.items():
         monkeypatch.setenv(key, value)
     return binary
-
-
-def _configure(homes: dict[str, Path], server: FakeModelServer) -> dict[str, str]:
-    """OpenCode's config in the temp home: a provider `fake` at the server; the env to run it with."""
-    folder = homes["home"] / ".config" / "opencode"
-    folder.mkdir(parents=True, exist_ok=True)
-    config = {
-        "$schema": "https://opencode.ai/config.json", "model": "fake/claude-sonnet-4-5", "autoupdate": False,
-        "share": "disabled",
-        "provider": {"fake": {"npm": "@ai-sdk/anthropic", "name": "fake",
-                              "options": {"baseURL": f"{server.url}/v1", "apiKey": "test"},
-                              "models": {"claude-sonnet-4-5": {"name": "fake", "limit": {"context": 200000,
-                                                                                          "output": 8000}}}}},
-    }
-    (folder / "opencode.json").write_text(json.dumps(config), encoding="utf-8")
-    return _base_env(homes) | QUIET
 
 
 def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:

@@ -1,0 +1,123 @@
+"""Shared pieces for running the four real clients on a migrated session: sources and receivers.
+
+A source puts one agent's real recorded session into the temp homes; a receiver configures one real
+client against a local fake model server, resumes a session by id and returns the request the
+client sent the model for that turn. The Codex, Claude Code and OpenCode receivers share one
+`FakeModelServer` (Responses and Messages APIs); Gemini CLI talks to a `FakeGeminiServer`.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_gemini_server import FakeGeminiServer
+from fake_model_server import FakeModelServer
+from gemini_client import run_gemini
+from opencode_builders import install_database
+from test_resume_real_clients import (
+    _base_env,
+    _carries_prompt,
+    _claude_env,
+    _client,
+    _codex_home,
+    _install_fixture,
+    _shared,
+)
+
+from smig_tui.core.models import Agent
+from smig_tui.services import build_services
+
+CLIENT_TIMEOUT = 240
+GEMINI_FIXTURE = Path(__file__).parents[1] / "fixtures" / "gemini"
+OPENCODE_QUIET = {
+    "OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_MODELS_FETCH": "1", "OPENCODE_DISABLE_SHARE": "1",
+    "OPENCODE_DISABLE_LSP_DOWNLOAD": "1", "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1", "OPENCODE_DISABLE_CLAUDE_CODE": "1",
+}
+PROMPT = "continue"
+CODEX_ROLLOUT = "madshn__localpush__rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl"
+
+
+def install_gemini_source(homes: dict[str, Path], project: Path) -> str:
+    """The recorded Gemini CLI session in the temp home, its project folder pointed at `project`; its id."""
+    home = homes["home"] / ".gemini"
+    shutil.copytree(GEMINI_FIXTURE / "home" / ".gemini", home, dirs_exist_ok=True)
+    (home / "tmp" / "osprey-app" / ".project_root").write_text(str(project), encoding="utf-8")
+    [info] = build_services().list_sessions(agent=Agent.GEMINI)
+    return info.id
+
+
+def install_source(agent: str, homes: dict[str, Path], project: Path, tmp_path: Path) -> str:
+    """One agent's real recorded session in the temp homes; its id (skips when ../shared is absent)."""
+    if agent in ("codex", "claude") and not _shared().is_dir():
+        pytest.skip("../shared/fixtures is not present (fresh clone)")
+    if agent == "codex":  # a real rollout whose prose (redacted by its publisher) is distinct in every message
+        rollout = _shared() / "codex" / CODEX_ROLLOUT
+        folder = homes["codex"] / "sessions" / "2026" / "02" / "23"
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(rollout, folder / rollout.name.removeprefix("madshn__localpush__"))
+        return "019c8bfe-ec25-79e0-97d7-bda6a9c575ff"
+    if agent == "claude":
+        return _install_fixture("shared", Agent.CLAUDE, _shared(), homes, project, tmp_path).id
+    if agent == "gemini":
+        return install_gemini_source(homes, project)
+    install_database(homes["home"] / ".local" / "share" / "opencode")
+    [info] = build_services().list_sessions(agent=Agent.OPENCODE)
+    return info.id
+
+
+def configure_opencode(homes: dict[str, Path], server: FakeModelServer) -> dict[str, str]:
+    """OpenCode's config in the temp home: a provider `fake` at the server; the env to run it with."""
+    folder = homes["home"] / ".config" / "opencode"
+    folder.mkdir(parents=True, exist_ok=True)
+    config = {
+        "$schema": "https://opencode.ai/config.json", "model": "fake/claude-sonnet-4-5", "autoupdate": False,
+        "share": "disabled",
+        "provider": {"fake": {"npm": "@ai-sdk/anthropic", "name": "fake",
+                              "options": {"baseURL": f"{server.url}/v1", "apiKey": "test"},
+                              "models": {"claude-sonnet-4-5": {"name": "fake", "limit": {"context": 200000,
+                                                                                          "output": 8000}}}}},
+    }
+    (folder / "opencode.json").write_text(json.dumps(config), encoding="utf-8")
+    return _base_env(homes) | OPENCODE_QUIET
+
+
+def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    run = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=CLIENT_TIMEOUT,
+                         stdin=subprocess.DEVNULL)
+    assert run.returncode == 0, (run.stdout[-1000:], run.stderr[-2000:])
+    return run
+
+
+def prepare_receiver(agent: str, homes: dict[str, Path], server: FakeModelServer) -> None:
+    """The receiving client's config, written before smig migrates (smig reads Codex's provider from it)."""
+    if agent == "codex":
+        _codex_home(homes, server)
+    elif agent == "opencode":
+        configure_opencode(homes, server)
+
+
+def resume(agent: str, session_id: str, homes: dict[str, Path], project: Path,
+           server: FakeModelServer, gemini_server: FakeGeminiServer) -> dict[str, Any]:
+    """Resume `session_id` in the real client of `agent` with PROMPT; the model request of that turn."""
+    server.requests.clear()
+    gemini_server.requests.clear()
+    if agent == "codex":
+        _run([_client("codex"), "exec", "--skip-git-repo-check", "resume", session_id, PROMPT], project,
+             _base_env(homes) | {"SMIG_FAKE_KEY": "test"})
+        bodies = server.bodies("/responses")
+    elif agent == "claude":
+        _run([_client("claude"), "-p", "--resume", session_id, PROMPT], project, _claude_env(homes, server))
+        bodies = [body for body in server.bodies("/messages") if _carries_prompt(body, PROMPT)]
+    elif agent == "gemini":
+        run_gemini(homes["home"], project, gemini_server, "--resume", session_id, "-p", PROMPT)
+        bodies = gemini_server.turns()
+    else:
+        _run([_client("opencode"), "run", "-s", session_id, PROMPT], project, configure_opencode(homes, server))
+        bodies = [body for body in server.bodies("/messages") if body.get("tools")]
+    assert bodies, f"{agent} sent the model no request"
+    return bodies[-1]
