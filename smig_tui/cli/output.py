@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import IO, TYPE_CHECKING, Any
 
 from smig_tui.core.models import ReadWarning
@@ -13,7 +15,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 JSON_BLOCK_CHARS = 1 << 16
-"""JSON output is handed to stdout in blocks this size: `json.dump` writes each token on its own, which
+"""JSON and streamed output is handed to stdout in blocks this size: `json.dump` writes each token on its own, which
 unbuffered (PYTHONUNBUFFERED=1) is one `write()` system call per token, millions on a huge plan."""
 
 MAX_WARNINGS_SHOWN = 20
@@ -47,17 +49,21 @@ class Output:
     def json(self, value: Any) -> None:
         """Write a JSON document to stdout in blocks (a few writes however it is buffered)."""
         encoder = json.JSONEncoder(indent=2, ensure_ascii=False, default=str)
+        self.write_blocks(chain(encoder.iterencode(value), ("\n",)))
+
+    def write_blocks(self, pieces: Iterable[str]) -> None:
+        """Write many small pieces of text to stdout joined into blocks of about `JSON_BLOCK_CHARS`."""
         block: list[str] = []
         size = 0
-        for chunk in encoder.iterencode(value):
-            block.append(chunk)
-            size += len(chunk)
+        for piece in pieces:
+            block.append(piece)
+            size += len(piece)
             if size >= JSON_BLOCK_CHARS:
                 self.stdout.write("".join(block))
                 block.clear()
                 size = 0
-        block.append("\n")
-        self.stdout.write("".join(block))
+        if block:
+            self.stdout.write("".join(block))
 
     def diag(self, text: str) -> None:
         """Write a diagnostic line to stderr."""
