@@ -496,28 +496,41 @@ class Services:
         self, session: Session, fmt: ExportFormat, plan: Plan | None = None, redact: bool = True
     ) -> str:
         """Render a session (or a plan's migrated conversation) as Markdown, JSON, OpenAI chat or a memory note."""
+        return "".join(self.export_chunks(session, fmt, plan, redact))
+
+    def export_chunks(
+        self, session: Session, fmt: ExportFormat, plan: Plan | None = None, redact: bool = True
+    ) -> Iterator[str]:
+        """`export` in pieces: Markdown streams message by message, each redacted as it is written,
+        so a whole huge session is neither redacted twice nor held in memory as one document."""
         from smig_tui.core import export
+        from smig_tui.core.handoff import redact_header, redact_messages, redact_plan, redact_session
 
         fmt = export.ExportFormat(fmt)
         messages = migrated_messages(plan) if plan is not None else session.messages
-        if redact:
-            from smig_tui.core.handoff import redact_messages, redact_plan, redact_session
-
-            session, messages = redact_session(session), redact_messages(messages)[0]
-            # The memory note reads (and cuts) the kept messages itself, so they are redacted first.
-            kept = fmt is export.ExportFormat.MEMORY
-            plan = redact_plan(plan, kept_messages=kept) if plan is not None else None
-        if fmt is export.ExportFormat.MARKDOWN:
-            return export.to_markdown(session, messages, plan)
         if fmt is export.ExportFormat.MEMORY:
             from smig_tui.core.memory_markdown import to_memory_markdown
             from smig_tui.core.redact import redact as redact_text
 
-            note = to_memory_markdown(session, plan)
-            return redact_text(note).text if redact else note
+            if not redact:
+                yield to_memory_markdown(session, plan)
+                return
+            # The memory note reads (and cuts) the messages itself, so they are redacted first.
+            plan = redact_plan(plan, kept_messages=True) if plan is not None else None
+            yield redact_text(to_memory_markdown(redact_session(session), plan)).text
+            return
+        if redact:
+            session = redact_header(session)  # renderers read only its title and goal
+            plan = redact_plan(plan) if plan is not None else None
+        if fmt is export.ExportFormat.MARKDOWN:
+            prepare = _redact_one if redact else _unchanged
+            yield from export.markdown_chunks(session, messages, plan, prepare)
+            return
+        if redact:
+            messages = redact_messages(messages)[0]
         data: Any = export.to_openai(messages) if fmt is export.ExportFormat.OPENAI else (
             export.to_record(session, messages, plan))
-        return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+        yield json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
     def check_output(self, out: Path, force: bool = False, source: str | None = None) -> Path:
         """Refuse a bad output path before any work is done (see `output_paths`); return where it writes."""
@@ -531,7 +544,9 @@ class Services:
 
         return key_problem(self.summarizer.config)
 
-    def save_export(self, text: str, out: Path, force: bool = False, source: str | None = None) -> Path:
+    def save_export(
+        self, text: str | Iterable[str], out: Path, force: bool = False, source: str | None = None
+    ) -> Path:
         """Write an export atomically where the output-path rules allow (see `output_paths`).
 
         An existing regular file is replaced only with `force`; `source` (the session read) never is.
@@ -688,6 +703,18 @@ def _target_chars(target_chars: int | None, target_tokens: int | None) -> int:
     if target_chars:
         return target_chars
     return chars_for_tokens(target_tokens) if target_tokens else DEFAULT_TARGET_CHARS
+
+
+def _redact_one(message: Message) -> Message:
+    """One message with its secrets replaced (for renderers that stream)."""
+    from smig_tui.core.handoff import redact_messages
+
+    return redact_messages((message,))[0][0]
+
+
+def _unchanged(message: Message) -> Message:
+    """A message as it is (`--no-redact`)."""
+    return message
 
 
 def migrated_messages(plan: Plan) -> tuple[Message, ...]:

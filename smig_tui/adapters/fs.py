@@ -13,7 +13,7 @@ import os
 import stat
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from smig_tui.core.errors import LockedError, SmigError, WriteRefusedError
@@ -34,7 +34,7 @@ def write_failed(path: Path | str, error: OSError) -> WriteFailedError:
 
 def atomic_write(
     path: Path,
-    data: bytes | str,
+    data: bytes | str | Iterable[str],
     *,
     mode: int = 0o600,
     overwrite: bool = True,
@@ -46,7 +46,8 @@ def atomic_write(
     With `overwrite=False` the final step is a hard link, which fails if `path` appeared meanwhile,
     so an existing file is never replaced even under a race. Only a regular file is ever replaced:
     a FIFO, device, folder or symbolic link at `path` is refused. `make_parents=False` is for paths a
-    user typed, whose missing folder is a mistake to report, not to create.
+    user typed, whose missing folder is a mistake to report, not to create. `data` may be pieces of
+    text, written as they come (a whole-session export is never one string in memory).
     """
     payload = data.encode("utf-8") if isinstance(data, str) else data
     try:
@@ -98,12 +99,16 @@ def not_a_session_file(entry: os.DirEntry[str]) -> str | None:
     return f"named like a session but it is {describe_kind(info.st_mode)}; skipped"
 
 
-def _write_via_temp(path: Path, payload: bytes, mode: int, overwrite: bool, mtime: float | None) -> None:
+def _write_via_temp(path: Path, payload: bytes | Iterable[str], mode: int, overwrite: bool, mtime: float | None) -> None:
     """The temp file, fsync and rename (or link) steps of `atomic_write`."""
     fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
+            if isinstance(payload, bytes):
+                handle.write(payload)
+            else:
+                for piece in payload:
+                    handle.write(piece.encode("utf-8"))
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temp_name, mode)

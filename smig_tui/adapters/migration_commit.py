@@ -35,9 +35,9 @@ from smig_tui.core.handoff import (
     goal_of,
     migration_note,
     native_title,
+    redact_header,
     redact_messages,
     redact_plan,
-    redact_session,
     to_turns,
 )
 from smig_tui.core.migration import (
@@ -131,7 +131,7 @@ class Committer:
         self._expected, self._index_lines = {}, []
         redactions: dict[str, int] = {}
         if redact_secrets:
-            session = redact_session(session)
+            session = redact_header(session)  # only its title and goal are written
             messages, redactions = redact_messages(messages)
             plan = redact_plan(plan)
         now = now or datetime.now(UTC)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -188,10 +189,16 @@ def run_export(args: argparse.Namespace, ctx: Context) -> int:
     if args.out is not None:  # refuse a bad --out before any planning or summarizing
         ctx.services.check_output(args.out, force=args.force, source=session.info.path)
     plan = _plan(ctx, session, args.target, args.strategy, args.yes_send) if args.target else None
-    text = ctx.services.export(session, ExportFormat(args.format), plan, redact=not args.no_redact)
+    chunks = ctx.services.export_chunks(session, ExportFormat(args.format), plan, redact=not args.no_redact)
     if args.out is None and not args.clipboard:
-        ctx.out.stdout.write(text)
+        ctx.out.write_blocks(chunks)
         return 0
+    if not args.clipboard:  # a file only: streamed, never one string in memory
+        written = _ByteCount(chunks)
+        path = ctx.services.save_export(written, args.out, force=args.force, source=session.info.path)
+        ctx.out.diag(f"smig: wrote {path} ({written.bytes:,} bytes)")
+        return 0
+    text = "".join(chunks)
     if args.out is not None:
         path = ctx.services.save_export(text, args.out, force=args.force, source=session.info.path)
         ctx.out.diag(f"smig: wrote {path} ({len(text.encode('utf-8')):,} bytes)")
@@ -199,6 +206,19 @@ def run_export(args: argparse.Namespace, ctx: Context) -> int:
         how = ctx.services.copy_text(text)
         ctx.out.diag(f"smig: copied {len(text):,} characters to the clipboard via {how}")
     return 0
+
+
+class _ByteCount:
+    """Passes pieces of text through, counting their UTF-8 bytes (the size reported after a write)."""
+
+    def __init__(self, pieces: Iterable[str]) -> None:
+        self.pieces = pieces
+        self.bytes = 0
+
+    def __iter__(self) -> Iterator[str]:
+        for piece in self.pieces:
+            self.bytes += len(piece.encode("utf-8"))
+            yield piece
 
 
 def run_history(args: argparse.Namespace, ctx: Context) -> int:

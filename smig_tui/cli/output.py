@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import IO, TYPE_CHECKING, Any
 
 from smig_tui.core.models import ReadWarning
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+JSON_BLOCK_CHARS = 1 << 16
+"""JSON and streamed output is handed to stdout in blocks this size: `json.dump` writes each token on its own, which
+unbuffered (PYTHONUNBUFFERED=1) is one `write()` system call per token, millions on a huge plan."""
 
 MAX_WARNINGS_SHOWN = 20
 """Past this many reader warnings only a count is printed, so a damaged tree cannot flood stderr."""
@@ -41,9 +47,23 @@ class Output:
         print(text, file=self.stdout)
 
     def json(self, value: Any) -> None:
-        """Write a JSON document to stdout."""
-        json.dump(value, self.stdout, indent=2, ensure_ascii=False, default=str)
-        self.stdout.write("\n")
+        """Write a JSON document to stdout in blocks (a few writes however it is buffered)."""
+        encoder = json.JSONEncoder(indent=2, ensure_ascii=False, default=str)
+        self.write_blocks(chain(encoder.iterencode(value), ("\n",)))
+
+    def write_blocks(self, pieces: Iterable[str]) -> None:
+        """Write many small pieces of text to stdout joined into blocks of about `JSON_BLOCK_CHARS`."""
+        block: list[str] = []
+        size = 0
+        for piece in pieces:
+            block.append(piece)
+            size += len(piece)
+            if size >= JSON_BLOCK_CHARS:
+                self.stdout.write("".join(block))
+                block.clear()
+                size = 0
+        if block:
+            self.stdout.write("".join(block))
 
     def diag(self, text: str) -> None:
         """Write a diagnostic line to stderr."""

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from smig_tui.core.models import Decision, ModelCapacity, Plan, Strategy
+from smig_tui.core.models import Decision, ModelCapacity, Plan, PlanItem, Strategy
 from smig_tui.core.plans import left_out
 
 if TYPE_CHECKING:
@@ -27,6 +28,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     plan.add_argument("--no-harness", action="store_true",
                       help="use the model's full window, not the agent harness's usable share")
     plan.add_argument("--json", action="store_true", help="print JSON for scripts")
+    plan.add_argument("--all", action="store_true", dest="all_rows",
+                      help="list every dropped message (by default long runs of them are cut to their ends)")
     plan.add_argument("--yes-send", action="store_true",
                       help="summary strategies: send the redacted head to the summarizer (see `smig summarize`)")
     plan.set_defaults(handler=run_plan)
@@ -83,7 +86,7 @@ def run_plan(args: argparse.Namespace, ctx: Context) -> int:
     if plan.placeholder:
         ctx.out.data(f"first message: {_one_line(plan.placeholder, 160)}")
     console = ctx.out.console
-    console.print(_items_table(plan, console.width))
+    console.print(_items_table(plan, console.width, all_rows=args.all_rows))
     return 0
 
 
@@ -124,8 +127,31 @@ _ROLE = {"assistant": "asst", "developer": "dev"}
 _KIND = {"tool_call": "call", "tool_result": "result", "reasoning": "think"}
 
 
-def _items_table(plan: Plan, width: int) -> Table:
-    """Build the kept/dropped table: one row per source message, fitted to `width` columns."""
+DROPPED_RUN_ENDS = 3
+"""Rows shown at each end of a run of dropped messages; the middle becomes one "hidden" line. A huge
+session drops over a hundred thousand messages, and laying out a table row for each is most of the time."""
+
+
+def shown_rows(items: Sequence[PlanItem], ends: int = DROPPED_RUN_ENDS) -> Iterator[PlanItem | int]:
+    """Every kept item, and the first and last `ends` of each run of dropped ones; a count for the rest."""
+    run: list[PlanItem] = []
+    for item in [*items, None]:
+        if item is not None and not item.kept:
+            run.append(item)
+            continue
+        if len(run) > 2 * ends + 1:
+            yield from run[:ends]
+            yield len(run) - 2 * ends
+            yield from run[-ends:]
+        else:
+            yield from run
+        run = []
+        if item is not None:
+            yield item
+
+
+def _items_table(plan: Plan, width: int, all_rows: bool = False) -> Table:
+    """Build the kept/dropped table: one row per source message (long dropped runs cut), fitted to `width`."""
     from rich.table import Table
 
     table = Table(box=None, header_style="bold", pad_edge=False)
@@ -136,7 +162,10 @@ def _items_table(plan: Plan, width: int) -> Table:
     table.add_column("tokens", justify="right", no_wrap=True, min_width=6, max_width=9)
     table.add_column("plan", no_wrap=True, max_width=24, overflow="ellipsis")
     table.add_column("text", no_wrap=True, overflow="ellipsis", max_width=text_width)
-    for item in plan.items:
+    for item in plan.items if all_rows else shown_rows(plan.items):
+        if isinstance(item, int):
+            table.add_row("", "", "", f"… {item:,} more dropped", "not shown: --all lists every message")
+            continue
         message = item.message
         tokens = f"{item.tokens:,}"
         if item.original_tokens is not None:

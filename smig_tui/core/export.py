@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from enum import StrEnum
 from typing import Any
 
@@ -83,22 +83,40 @@ def _body(message: Message) -> str:
 
 def to_markdown(session: Session, messages: Iterable[Message], plan: Plan | None = None) -> str:
     """The handoff document a person (or another agent) reads to pick the work up."""
-    messages = tuple(messages)
+    return "".join(markdown_chunks(session, tuple(messages), plan))
+
+
+def markdown_chunks(
+    session: Session,
+    messages: Sequence[Message],
+    plan: Plan | None = None,
+    prepare: Callable[[Message], Message] = lambda message: message,
+) -> Iterator[str]:
+    """The handoff document in pieces, one per message, so a whole session streams to its file.
+
+    `prepare` is applied to each message just before it is rendered (the caller's redaction), so no
+    second copy of the conversation is ever built.
+    """
     title = session.info.title or goal_of(session.messages) or session.info.id
     lines = [f"# Handoff: {one_line(title, 100)}", "", "| | |", "|---|---|"]
     lines += [f"| {key} | {value} |" for key, value in _facts(session, plan)]
     goal = goal_of(message for message in session.messages)
     if goal:
         lines += ["", "## Goal", "", *[f"> {line}" if line else ">" for line in goal.splitlines()]]
-    lead = [message for message in messages if message.id in LEAD_IDS]
+    lead = [prepare(message) for message in messages if message.id in LEAD_IDS]
     if lead:
         heading = "Summary of earlier conversation" if plan and plan.summary else "What was left out"
         lines += ["", f"## {heading}", "", *(message.text.strip() for message in lead)]
-    lines += ["", "## Conversation", ""]
-    body = [message for message in messages if message.id not in LEAD_IDS and not message.opaque]
-    for position, message in enumerate(body, start=1):
-        lines += [_heading(position, message), "", _body(message), ""]
-    return "\n".join(lines).rstrip() + "\n"
+    lines += ["", "## Conversation"]
+    yield "\n".join(lines)
+    position = 0
+    for message in messages:
+        if message.id in LEAD_IDS or message.opaque:
+            continue
+        position += 1
+        message = prepare(message)
+        yield f"\n\n{_heading(position, message)}\n\n{_body(message)}"
+    yield "\n"
 
 
 def to_openai(messages: Iterable[Message]) -> list[dict[str, str]]:

@@ -132,6 +132,19 @@ def redact_session(session: Session) -> Session:
     return replace(session, messages=messages, info=replace(session.info, title=title))
 
 
+def redact_header(session: Session) -> Session:
+    """The session as a header for renderers: title redacted, messages cut to the redacted goal.
+
+    Renderers take the conversation they write as its own argument (redacted with `redact_messages`)
+    and read only the title and the goal from the session; redacting a huge session's other hundred
+    thousand messages here (reading each stored text back) was most of a migration's time.
+    """
+    goal = next((message for message in session.messages if goal_of((message,))), None)
+    messages, _ = redact_messages(() if goal is None else (goal,))
+    title = redact(session.info.title).text if session.info.title else None
+    return replace(session, messages=messages, info=replace(session.info, title=title))
+
+
 def redact_plan(plan: Plan, kept_messages: bool = False) -> Plan:
     """The plan with secrets replaced in the text it adds: the placeholder note and the summary.
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from smig_tui.devtools.bench_commands import command_rows
 from smig_tui.devtools.bench_search import archive_rows, search_rows
 from smig_tui.devtools.corpus import GB, GENERATOR_VERSION, MB, Manifest, generate
 
@@ -516,6 +517,7 @@ def run(args: argparse.Namespace) -> int:
         ("TUI big session and filter", lambda: bench_tui_big(workdir, manifest)),
         ("search", lambda: search_rows(workdir, manifest)),
         ("archive", lambda: archive_rows(workdir, manifest)),
+        ("commands on the huge sessions", lambda: command_rows(workdir, manifest)),
     ]
     if args.only:
         steps = [step for step in steps if args.only in step[0]]

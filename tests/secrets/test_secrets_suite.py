@@ -221,6 +221,42 @@ def test_clipboard_gets_the_redacted_export(planted_homes: dict[str, list[Item]]
 
 
 @pytest.mark.parametrize(("agent", "session_id"), SESSIONS)
+@pytest.mark.parametrize("where", ["stdout", "file"])
+def test_streamed_markdown_export_redacts_every_kind(planted_homes: dict[str, list[Item]],
+                                                    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, agent: str,
+                                                    session_id: str, where: str,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """`smig export` streams Markdown message by message to stdout or its file, redacting each on the way."""
+    out = tmp_path / "export.md"
+
+    def run() -> str:
+        argv = ["export", session_id, "--format", "markdown"] + (["--out", str(out), "--force"] if where == "file" else [])
+        assert main(argv) == 0
+        printed = capsys.readouterr().out
+        return out.read_text() if where == "file" else printed
+
+    score(f"streamed export to {where} ({agent})", planted_homes[agent], run, monkeypatch)
+
+
+@pytest.mark.parametrize(("agent", "session_id"), SESSIONS)
+def test_truncating_migration_redacts_the_header_it_writes(planted_homes: dict[str, list[Item]],
+                                                           monkeypatch: pytest.MonkeyPatch, agent: str,
+                                                           session_id: str) -> None:
+    """A migration redacts only what it writes: the kept messages, the note, and the title and goal."""
+    services = build_services()
+    session = _session(services, session_id)
+    window = services.capacities.lookup(TARGET).context_window
+    plan = services.plan(session, TARGET, Strategy.TRUNCATE, reserve=window - 4_000)
+    assert plan.dropped
+
+    def commit() -> str:
+        result = services.migrate(session, plan, {Destination.CODEX, Destination.CLAUDE, Destination.MARKDOWN})
+        return "\n".join(Path(file.path).read_text() for file in result.files) + Path(result.record_path).read_text()
+
+    score(f"truncating migration ({agent})", planted_homes[agent], commit, monkeypatch, 1)
+
+
+@pytest.mark.parametrize(("agent", "session_id"), SESSIONS)
 def test_native_sessions_and_storage_redact_every_kind(planted_homes: dict[str, list[Item]],
                                                        monkeypatch: pytest.MonkeyPatch, agent: str,
                                                        session_id: str) -> None:

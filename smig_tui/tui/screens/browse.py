@@ -379,7 +379,9 @@ class BrowseScreen(MigrateActions, SmigScreen[None]):
         target = self.target or backend.default_target(self.session)
         self.plan_session(self.session, target, self.pins, dict(self.summaries))
 
-    @work(thread=True, exclusive=True, group="session.plan", exit_on_error=False)
+    # A description of its own: else Textual builds one from repr() of the whole session or plan (seconds).
+    @work(thread=True, exclusive=True, group="session.plan", exit_on_error=False,
+          description="plan the open session")
     def plan_session(
         self, session: Session, target: str, pins: frozenset[str], summaries: dict[Strategy, str]
     ) -> None:

@@ -191,7 +191,9 @@ class MigrateActions(_Base):
         self.summary_stream = pane.start()
         self.run_summary(tabs.strategy, self.summary_messages(tabs.strategy), self.summary_cancel)
 
-    @work(thread=True, exclusive=True, group="summary.run", exit_on_error=False)
+    # A description of its own: else Textual builds one from repr() of the whole session or plan (seconds).
+    @work(thread=True, exclusive=True, group="summary.run", exit_on_error=False,
+          description="summarize the dropped messages")
     def run_summary(self, strategy: Strategy, messages: tuple[Any, ...], cancel: threading.Event) -> None:
         """Stream the summary from the provider, posting each delta."""
         result = backend.summarize(
@@ -246,7 +248,9 @@ class MigrateActions(_Base):
         if todo:
             self.summary_notices(todo)
 
-    @work(thread=True, exclusive=True, group="summary.notice", exit_on_error=False)
+    # A description of its own: else Textual builds one from repr() of the whole session or plan (seconds).
+    @work(thread=True, exclusive=True, group="summary.notice", exit_on_error=False,
+          description="check for cached summaries")
     def summary_notices(self, wanted: dict[Strategy, tuple[Any, ...]]) -> None:
         """Preview what each summary would send (counts and redactions; nothing is sent)."""
         for strategy, messages in wanted.items():
@@ -307,7 +311,9 @@ class MigrateActions(_Base):
             return
         self.preview_commit(*ready)
 
-    @work(thread=True, exclusive=True, group="commit.preview", exit_on_error=False)
+    # A description of its own: else Textual builds one from repr() of the whole session or plan (seconds).
+    @work(thread=True, exclusive=True, group="commit.preview", exit_on_error=False,
+          description="preview the commit")
     def preview_commit(self, session: Session, plan: Any) -> None:
         """Dry-run the migration so the dialog can list exactly what goes where."""
         preview, choices = backend.commit_preview(self.services, session, plan)
@@ -325,7 +331,9 @@ class MigrateActions(_Base):
         if chosen is not None:
             self.run_commit(ready[0], ready[1], chosen, cwd)
 
-    @work(thread=True, exclusive=True, group="commit.run", exit_on_error=False)
+    # A description of its own: else Textual builds one from repr() of the whole session or plan (seconds).
+    @work(thread=True, exclusive=True, group="commit.run", exit_on_error=False,
+          description="commit the migration")
     def run_commit(self, session: Session, plan: Any, chosen: set[str], cwd: str | None = None) -> None:
         """Write the migration (for another project folder when `cwd` is given)."""
         self.post_message(Committed(backend.commit(self.services, session, plan, chosen, cwd)))
@@ -347,7 +355,9 @@ class MigrateActions(_Base):
         if request is not None:
             self.run_export(ready[0], ready[1], request)
 
-    @work(thread=True, exclusive=True, group="export.run", exit_on_error=False)
+    # A description of its own: else Textual builds one from repr() of the whole session or plan (seconds).
+    @work(thread=True, exclusive=True, group="export.run", exit_on_error=False,
+          description="export the session")
     def run_export(self, session: Session, plan: Any, request: ExportRequest) -> None:
         """Render the export and write it to the file, or hand the text back for the clipboard."""
         detail, text = backend.export(self.services, session, plan, request)

@@ -1,0 +1,149 @@
+"""Provides the benchmark rows of the commands a user runs on a huge session (issue 22).
+
+`smig plan` (table, `--json`, unbuffered `--json`), `smig migrate` each way and `smig export` to
+Markdown, each a real `smig` process on each agent's biggest session, with that process's own CPU
+time and peak RSS (from `wait4`, not the largest child so far). Migrations write into scratch agent
+homes and exports into a scratch folder, so the corpus stays reusable.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from smig_tui.devtools.corpus import MB, Manifest
+
+TARGETS = {"codex": "gpt-5", "claude": "claude-sonnet-5-5"}
+"""A target of each agent's own family whose window the huge session overflows, so plans drop most of it."""
+TABLE_OVER_JSON = 1.2
+UNBUFFERED_WRITES = 2
+"""Unbuffered output may make at most this many times the buffered run's write() calls: judged on the
+calls, not time, since a few hundred thousand extra calls hide in the noise of a shared machine."""
+MIGRATE_GOAL = 6.0
+EXPORT_GOAL = 7.0
+EXPORT_RSS_GOAL = 400.0
+"""The goals of issue 22, set for the 500 MB session; at a smaller size they hold with room to spare."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """One `smig` process: wall time, its own CPU time and peak RSS."""
+
+    seconds: float
+    cpu: float
+    rss_mb: float
+    writes: int | None
+    """write() system calls made (from /proc/PID/io, read before the child is reaped), None where unknown."""
+
+
+def run_smig(argv: list[str], env: dict[str, str], stdout: Path | None) -> Run:
+    """Run `smig ARGV` with stdout to a file (as `> file` would), or to a pipe this process drains
+    (as `| jq` would) when `stdout` is None, and measure that process alone."""
+    with (stdout.open("wb") if stdout else open(os.devnull, "wb")) as sink:
+        started = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-m", "smig_tui", *argv], env=env,
+                                stdout=sink if stdout else subprocess.PIPE, stderr=subprocess.PIPE)
+        if proc.stdout:
+            while proc.stdout.read(1 << 16):
+                pass
+            proc.stdout.close()
+        writes = _write_calls(proc.pid)
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - started
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        error = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+        if proc.stderr:
+            proc.stderr.close()
+    if proc.returncode != 0:
+        raise RuntimeError(f"smig {' '.join(argv[:2])} failed ({proc.returncode}): {error.strip()[-300:]}")
+    return Run(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, writes)
+
+
+def _write_calls(pid: int) -> int | None:
+    """Wait for `pid` to exit without reaping it, then read how many write() calls it made."""
+    try:
+        os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+        fields = dict(line.split(": ") for line in Path(f"/proc/{pid}/io").read_text().splitlines())
+        return int(fields["syscw"])
+    except (OSError, KeyError, ValueError, AttributeError):
+        return None
+
+
+def command_rows(workdir: Path, manifest: Manifest) -> list[Any]:
+    """Plan, migrate and export rows for each agent's biggest session."""
+    rows: list[Any] = []
+    for agent in ("claude", "codex"):
+        entries = [e for e in manifest.sessions if e.agent == agent and not e.compressed]
+        if entries:
+            rows += _rows_for(workdir, max(entries, key=lambda e: e.size))
+    return rows
+
+
+def _rows_for(workdir: Path, entry: Any) -> list[Any]:
+    """The rows of one huge session."""
+    from smig_tui.devtools.bench import Row, _reset, corpus_env
+
+    scratch = workdir / "smig-commands"
+    _reset(scratch)
+    for folder in ("smig", "codex", "claude", "cwd"):
+        (scratch / folder).mkdir()
+    env = corpus_env(workdir, scratch / "smig")
+    env.pop("PYTHONUNBUFFERED", None)  # the buffered baseline; one row sets it
+    target = TARGETS[entry.agent]
+    size = f"{entry.size / MB:,.0f} MB {entry.agent}"
+    out = scratch / "stdout"
+    plan = ["plan", entry.path, "--target", target]
+    as_json = run_smig([*plan, "--json"], env, None)
+    table = run_smig(plan, env, None)
+    unbuffered = run_smig([*plan, "--json"], env | {"PYTHONUNBUFFERED": "1"}, None)
+    other = "codex" if entry.agent == "claude" else "claude"
+    homes = {"codex": "CODEX_HOME", "claude": "CLAUDE_CONFIG_DIR"}
+    migrate_env = env | {homes[other]: str(scratch / other)}
+    migrate = run_smig(["migrate", entry.path, "--target", TARGETS[other], "--to", other, "--cwd",
+                        str(scratch / "cwd")], migrate_env, out)
+    export = run_smig(["export", entry.path, "--format", "markdown", "--out", str(scratch / "export.md")],
+                      env, out)
+    exported = (scratch / "export.md").stat().st_size / MB
+    shutil.rmtree(scratch)
+
+    def facts(run: Run) -> str:
+        return f"CPU {run.cpu:.1f} s, peak RSS {run.rss_mb:,.0f} MB"
+
+    # The ratios compare CPU time (user + system, so write() calls count): on a machine shared with
+    # other work, wall clock swings more than the difference being measured.
+    table_ratio = table.cpu / as_json.cpu
+    unbuffered_ratio = unbuffered.cpu / as_json.cpu
+    return [
+        Row(f"smig plan (table), {size}", table_ratio, "x --json", f"<= {TABLE_OVER_JSON}x (CPU)",
+            table_ratio <= TABLE_OVER_JSON,
+            f"table {table.seconds:.2f} s, {facts(table)}; --json {as_json.seconds:.2f} s, {facts(as_json)}"),
+        Row(f"smig plan --json, PYTHONUNBUFFERED=1, {size}", unbuffered_ratio, "x buffered",
+            f"write() calls <= {UNBUFFERED_WRITES}x buffered", _within(unbuffered, as_json),
+            f"{unbuffered.seconds:.2f} s, {facts(unbuffered)}; write() calls {_count(unbuffered.writes)} "
+            f"(buffered {_count(as_json.writes)})"),
+        Row(f"smig migrate {entry.agent} -> {other}, {size}", migrate.seconds, "s", f"<= {MIGRATE_GOAL:.0f} s",
+            migrate.seconds <= MIGRATE_GOAL, facts(migrate)),
+        Row(f"smig export to Markdown, {size}", export.seconds, "s",
+            f"<= {EXPORT_GOAL:.0f} s, <= {EXPORT_RSS_GOAL:.0f} MB",
+            export.seconds <= EXPORT_GOAL and export.rss_mb <= EXPORT_RSS_GOAL,
+            f"{facts(export)}; {exported:,.1f} MB written"),
+    ]
+
+
+def _count(number: int | None) -> str:
+    """A count for a note, or "unknown"."""
+    return "unknown" if number is None else f"{number:,}"
+
+
+def _within(unbuffered: Run, buffered: Run) -> bool:
+    """Whether unbuffered output stayed within `UNBUFFERED_WRITES` times the buffered write() calls
+    (where /proc does not count them, within 10% of its CPU time)."""
+    if unbuffered.writes is None or buffered.writes is None:
+        return unbuffered.cpu <= 1.1 * buffered.cpu
+    return unbuffered.writes <= UNBUFFERED_WRITES * max(buffered.writes, 1)

@@ -1,0 +1,38 @@
+"""Opening a session starts its workers without `repr()` of the session or its plans.
+
+Textual describes a worker by `repr()` of its arguments unless it is given a description; on a huge
+session that repr (every message) blocked the UI thread for seconds before the worker even started.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import open_session, settle
+
+from smig_tui.core.models import Agent, Plan, Session
+
+
+async def test_plan_worker_is_described_without_repr_of_the_session(make_app, monkeypatch: pytest.MonkeyPatch) -> None:
+    described: list[str] = []
+
+    def refuse(self: object) -> str:
+        described.append(type(self).__name__)
+        return f"<{type(self).__name__}>"
+
+    monkeypatch.setattr(Session, "__repr__", refuse)
+    monkeypatch.setattr(Plan, "__repr__", refuse)
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        descriptions: list[str] = []
+        original = app.screen.run_worker
+
+        def recording(*args, **kwargs):  # type: ignore[no-untyped-def]
+            descriptions.append(kwargs.get("description", ""))
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(app.screen, "run_worker", recording)
+        await open_session(pilot, lambda info: info.agent is Agent.CLAUDE)
+        assert app.screen.session is not None and app.screen.plans, "the session opened and was planned"
+    assert "plan the open session" in descriptions
+    assert described == [], "no worker description was built from repr() of a session or plan"
