@@ -11,6 +11,7 @@ by reading every stored text. This module decides which answers each term.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -104,6 +105,31 @@ class SearchQuery:
         return all(" ".join(term.text.split()) in text for term in self.terms if term.answered_by == "chars")
 
     @property
+    def loose_word_match(self) -> str | None:
+        """The FTS5 expression for the position-less word table: every word of every word term ANDed
+        (a phrase there is only narrowed to texts holding its words, then confirmed on the text)."""
+        parts = []
+        for term in self.terms:
+            if term.answered_by == "words":
+                words = term.words
+                parts += [f'"{word}"' + ("*" if term.prefix and n == len(words) - 1 else "") for n, word in enumerate(words)]
+            elif term.answered_by == "chars":
+                parts += [f'"{token}"' for token in sorted(set(char_tokens(term.text).split()))]
+        return " AND ".join(parts) or None
+
+    @property
+    def needs_confirming_loosely(self) -> bool:
+        """True when a hit of the position-less table must be checked on its text: a character term,
+        or a term of several words (a phrase)."""
+        return self.needs_confirming or any(len(term.words) > 1 for term in self.terms if term.answered_by == "words")
+
+    def confirms_loosely(self, text: str) -> bool:
+        """Tell whether `text` holds every character term, and every word term as consecutive words."""
+        return self.confirms(text) and all(
+            _has_phrase(text, term) for term in self.terms if term.answered_by == "words" and len(term.words) > 1
+        )
+
+    @property
     def gram_match(self) -> str | None:
         """The FTS5 expression for the trigram table, or None when no term needs it."""
         parts = ['"' + term.text.replace('"', '""') + '"' for term in self.terms if term.answered_by == "grams"]
@@ -141,6 +167,27 @@ def parse_query(text: str) -> SearchQuery:
     if not terms:
         raise SearchQueryError("Empty search query: give a word, a \"phrase\" or a prefix such as migr*.")
     return SearchQuery(tuple(terms))
+
+
+def _has_phrase(text: str, term: Term) -> bool:
+    """Tell whether the term's words follow each other in `text`, as the positional word table would."""
+    words = term.words
+    if text.isascii():  # the common case: a regex over the raw text instead of tokenising it
+        return _phrase_pattern(tuple(words), term.prefix).search(text) is not None
+    tokens = word_tokens(text)
+    last = len(words) - 1
+    return any(
+        tokens[start : start + last] == words[:last]
+        and (tokens[start + last].startswith(words[last]) if term.prefix else tokens[start + last] == words[last])
+        for start in range(len(tokens) - last)
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _phrase_pattern(words: tuple[str, ...], prefix: bool) -> re.Pattern[str]:
+    """Consecutive ASCII words: letters and digits make words, anything else separates them."""
+    body = "[^A-Za-z0-9]+".join(re.escape(word) for word in words)
+    return re.compile(f"(?<![A-Za-z0-9]){body}" + ("" if prefix else "(?![A-Za-z0-9])"), re.IGNORECASE)
 
 
 def word_tokens(text: str) -> list[str]:
