@@ -48,6 +48,12 @@ def search_rows(workdir: Path, manifest: Manifest) -> list[Any]:
         g = run_child(child_argv(workdir, "search-grow", entry.path), env).result
         rows.append(Row("search refresh after one session grows 1 MB", g["seconds"], "s", "<= 0.5 s",
                         g["seconds"] <= 0.5, f"{g['messages']:,} new messages indexed; {g['grown']} grown"))
+        biggest = grown[-1]
+        if biggest is not entry:  # the huge session: a reader that reads it all again shows here
+            h = run_child(child_argv(workdir, "search-grow", biggest.path), env).result
+            rows.append(Row(f"search refresh after the biggest session ({biggest.size / MB:,.0f} MB) grows 1 MB",
+                            h["seconds"], "s", "<= 0.5 s", h["seconds"] <= 0.5,
+                            f"{h['messages']:,} new messages indexed; {h['grown']} grown"))
     q = run_child(child_argv(workdir, "search-query"), env).result
     rows.append(Row("search query p95", q["p95"] * 1000, "ms", "<= 50 ms", q["p95"] <= 0.05,
                     f"median {q['median'] * 1000:.1f} ms over {q['runs']} queries (words, phrases, prefixes)"))
