@@ -57,6 +57,8 @@ MAX_INDEXED_CHARS = 1 << 20
 """The head of a message indexed; a bigger tool output is searchable in its first megabyte only."""
 SKIPPED_KINDS = (Kind.IMAGE,)
 BLOCK_LEVEL = 3
+DUPLICATE_MARGIN = 10
+"""Extra candidates read per round so hits dropped as a fork's inherited copies rarely need a second round."""
 OPTIMIZE_AFTER = 50
 """Sessions indexed in one refresh past which the FTS segments are merged."""
 CORRUPT_HINTS = ("malformed", "not a database", "corrupt", "no such table", "no such column", "disk i/o")
@@ -465,12 +467,15 @@ class SearchIndex:
         phrases confirmed on the text), newest first."""
         conn = self._connection()
         wanted = offset + limit
+        seen: dict[tuple[Any, ...], int] = {}
         if query.word_match:
-            rows = self._phase(conn, query, filters, "words", query.word_match, wanted)
+            rows = self._phase(conn, query, filters, "words", query.word_match, wanted, seen)
             if len(rows) < wanted:
-                rows += self._phase(conn, query, filters, "tool_words", query.loose_word_match, wanted - len(rows))
+                seen = {key: -1 for key in seen}  # the next phase only needs to know these were shown
+                rows += self._phase(conn, query, filters, "tool_words", query.loose_word_match, wanted - len(rows),
+                                    seen)
         else:
-            rows = self._phase(conn, query, filters, None, None, wanted)
+            rows = self._phase(conn, query, filters, None, None, wanted, seen)
         hits = []
         for position, message_id, role, kind, stamp, text, agent, session_id, path, title, cwd, archived in rows[offset:]:
             snippet = make_snippet(redact(text).text, query.needles)
@@ -481,7 +486,7 @@ class SearchIndex:
         return hits
 
     def _phase(self, conn: sqlite3.Connection, query: SearchQuery, filters: SearchFilters, table: str | None,
-               match: str | None, wanted: int) -> list[tuple[Any, ...]]:
+               match: str | None, wanted: int, seen: dict[tuple[Any, ...], int]) -> list[tuple[Any, ...]]:
         """The first `wanted` matching rows from one word table (or from every message when `table` is None)."""
         where: list[str] = []
         args: list[object] = []
@@ -492,6 +497,8 @@ class SearchIndex:
             score = f"bm25({table}), " if table == "words" else ""
         else:
             source, score = "messages m", ""
+        # Tool traffic: newest sessions first, each from its end, so candidates come block by block.
+        order = "f.updated DESC, m.id DESC" if table == "tool_words" else "m.timestamp DESC"
         source += " JOIN files f ON f.id = m.file"
         if query.gram_match:
             where.append("m.id IN (SELECT rowid FROM grams WHERE grams MATCH ?)")
@@ -517,37 +524,50 @@ class SearchIndex:
         sql = (
             "SELECT m.position, m.message_id, m.role, m.kind, m.timestamp, m.block, m.start, m.length, f.agent,"
             f" f.session_id, f.path, f.title, f.cwd, f.archived FROM {source} WHERE {' AND '.join(where) or '1'}"
-            f" ORDER BY m.tier, {score}m.timestamp DESC LIMIT ? OFFSET ?"
+            f" ORDER BY m.tier, {score}{order} LIMIT ? OFFSET ?"
         )
         loose = table == "tool_words"
         confirm = query.confirms_loosely if loose else query.confirms
         needs = query.needs_confirming_loosely if loose else query.needs_confirming
         try:
-            return self._rows(conn, sql, args, confirm if needs else None, wanted)
+            return self._rows(conn, sql, args, confirm if needs else None, wanted, seen)
         except sqlite3.OperationalError as error:
             if "fts5" in str(error) or "syntax" in str(error):
                 raise SearchQueryError(f"The search index cannot run this query: {error}.") from None
             raise
 
     def _rows(self, conn: sqlite3.Connection, sql: str, args: list[object], confirm: Callable[[str], bool] | None,
-              wanted: int) -> list[tuple[Any, ...]]:
-        """The first `wanted` rows with their texts; when the index only narrows (characters, phrases in
-        the position-less table) each candidate is confirmed on its text, in rounds of candidates."""
-        if confirm is None:
-            rows = conn.execute(sql, (*args, wanted, 0)).fetchall()
-            return [(*row[:5], self._text(conn, *row[5:8]), *row[8:]) for row in rows]
+              wanted: int, seen: dict[tuple[Any, ...], int]) -> list[tuple[Any, ...]]:
+        """The first `wanted` rows with their texts, read in rounds of candidates.
+
+        When the index only narrows (characters, phrases in the position-less table) each candidate
+        is confirmed on its text. A message a fork inherited is the same message in several
+        sessions: it is shown once, from the session that wrote it when that is among the hits.
+        """
         found: list[tuple[Any, ...]] = []
-        read = 0
-        while len(found) < wanted:
-            rows = conn.execute(sql, (*args, CONFIRM_BATCH, read)).fetchall()
-            read += len(rows)
+        if confirm is None:  # a top-N sort, read again further on only when copies were dropped
+            batches: Iterator[list[Any]] = _offset_batches(conn, sql, args, wanted + DUPLICATE_MARGIN)
+        else:  # one sort, candidates read on from it
+            cursor = conn.execute(sql, (*args, -1, 0))
+            batches = iter(lambda: cursor.fetchmany(CONFIRM_BATCH), [])
+        for rows in batches:
             texts: dict[int, str] = {}
             for index, row in sorted(enumerate(rows), key=lambda pair: pair[1][5]):  # each block unpacked once
                 text = self._text(conn, *row[5:8])
-                if confirm(text):
+                if confirm is None or confirm(text):
                     texts[index] = text
-            found += [(*row[:5], texts[index], *row[8:]) for index, row in enumerate(rows) if index in texts]
-            if len(rows) < CONFIRM_BATCH:
+            for index, row in enumerate(rows):
+                if index not in texts:
+                    continue
+                hit = (*row[:5], texts[index], *row[8:])
+                key = (row[8], row[2], row[3], row[4], texts[index])  # agent, role, kind, time, text
+                if key in seen:  # an inherited copy: keep the one the session wrote itself
+                    if seen[key] >= 0 and _inherited(found[seen[key]][1]) and not _inherited(row[1]):
+                        found[seen[key]] = hit
+                    continue
+                seen[key] = len(found)
+                found.append(hit)
+            if len(found) >= wanted:
                 break
         return found[:wanted]
 
@@ -611,6 +631,22 @@ def _word_text(text: str) -> str:
     """What the word table indexes for a text: the text plus a token per emoji or CJK character."""
     extra = char_tokens(text)
     return f"{text}\n{extra}" if extra else text
+
+
+def _offset_batches(conn: sqlite3.Connection, sql: str, args: list[object], size: int) -> Iterator[list[Any]]:
+    """The query's rows `size` at a time, each round its own LIMIT/OFFSET query, until they run out."""
+    read = 0
+    while True:
+        rows = conn.execute(sql, (*args, size, read)).fetchall()
+        yield rows
+        read += len(rows)
+        if len(rows) < size:
+            return
+
+
+def _inherited(message_id: str) -> bool:
+    """Tell whether a message id names a message inherited from another thread (`<thread>@<n>:<id>`)."""
+    return "@" in message_id
 
 
 def _word_table(rank: int) -> str:

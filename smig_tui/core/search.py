@@ -102,7 +102,7 @@ class SearchQuery:
 
     def confirms(self, text: str) -> bool:
         """Tell whether every character term occurs in `text` as written."""
-        return all(" ".join(term.text.split()) in text for term in self.terms if term.answered_by == "chars")
+        return all(chars in text for chars in _char_terms(self))
 
     @property
     def loose_word_match(self) -> str | None:
@@ -125,9 +125,7 @@ class SearchQuery:
 
     def confirms_loosely(self, text: str) -> bool:
         """Tell whether `text` holds every character term, and every word term as consecutive words."""
-        return self.confirms(text) and all(
-            _has_phrase(text, term) for term in self.terms if term.answered_by == "words" and len(term.words) > 1
-        )
+        return self.confirms(text) and all(_has_phrase(text, words, prefix) for words, prefix in _phrases(self))
 
     @property
     def gram_match(self) -> str | None:
@@ -169,25 +167,42 @@ def parse_query(text: str) -> SearchQuery:
     return SearchQuery(tuple(terms))
 
 
-def _has_phrase(text: str, term: Term) -> bool:
-    """Tell whether the term's words follow each other in `text`, as the positional word table would."""
-    words = term.words
-    if text.isascii():  # the common case: a regex over the raw text instead of tokenising it
-        return _phrase_pattern(tuple(words), term.prefix).search(text) is not None
+@functools.lru_cache(maxsize=32)
+def _char_terms(query: SearchQuery) -> tuple[str, ...]:
+    """The query's character terms as they must appear in a text (worked out once per query)."""
+    return tuple(" ".join(term.text.split()) for term in query.terms if term.answered_by == "chars")
+
+
+@functools.lru_cache(maxsize=32)
+def _phrases(query: SearchQuery) -> tuple[tuple[tuple[str, ...], bool], ...]:
+    """The query's word terms of several words, folded, each with its prefix flag (worked out once)."""
+    return tuple((tuple(term.words), term.prefix) for term in query.terms
+                 if term.answered_by == "words" and len(term.words) > 1)
+
+
+def _has_phrase(text: str, words: tuple[str, ...], prefix: bool) -> bool:
+    """Tell whether the words follow each other in `text`, as the positional word table would."""
+    if text.isascii():  # the common case: a literal-led regex over the lowered text, no tokenising
+        lowered = text.lower()
+        return any(
+            match.start() == 0 or not lowered[match.start() - 1].isalnum()
+            for match in _phrase_pattern(words, prefix).finditer(lowered)
+        )
     tokens = word_tokens(text)
     last = len(words) - 1
     return any(
-        tokens[start : start + last] == words[:last]
-        and (tokens[start + last].startswith(words[last]) if term.prefix else tokens[start + last] == words[last])
+        tuple(tokens[start : start + last]) == words[:last]
+        and (tokens[start + last].startswith(words[last]) if prefix else tokens[start + last] == words[last])
         for start in range(len(tokens) - last)
     )
 
 
 @functools.lru_cache(maxsize=64)
 def _phrase_pattern(words: tuple[str, ...], prefix: bool) -> re.Pattern[str]:
-    """Consecutive ASCII words: letters and digits make words, anything else separates them."""
-    body = "[^A-Za-z0-9]+".join(re.escape(word) for word in words)
-    return re.compile(f"(?<![A-Za-z0-9]){body}" + ("" if prefix else "(?![A-Za-z0-9])"), re.IGNORECASE)
+    """Consecutive lowered ASCII words: letters and digits make words, anything else separates them.
+    It starts with the first word itself, so the regex engine skips ahead to it."""
+    body = "[^a-z0-9]+".join(re.escape(word) for word in words)
+    return re.compile(body + ("" if prefix else "(?![a-z0-9])"))
 
 
 def word_tokens(text: str) -> list[str]:
