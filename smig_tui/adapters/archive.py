@@ -7,6 +7,10 @@ moving a rollout to `archived_sessions/`) therefore share every piece, and a fil
 stores only its new bytes plus a new copy of its last, partial piece. `manifest.json` maps each file
 to its pieces and to the listing entry its reader gave. Sources are only ever read; archive files
 are 0600, written atomically, under a lock.
+
+OpenCode keeps every session in one SQLite database (`<db>#<id>` paths): each session is archived
+as a small database of its own rows, read in one transaction, which OpenCode's own reader then
+reads like the original.
 """
 
 from __future__ import annotations
@@ -14,11 +18,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sqlite3
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from smig_tui.adapters.agents.opencode.database import OpenCodeDbError, read_only
+from smig_tui.adapters.agents.opencode.home import session_ref, split_ref
 from smig_tui.adapters.fs import atomic_write, file_lock
 from smig_tui.adapters.zstd_files import DAMAGED, compress, decompress
 from smig_tui.core.errors import SessionNotFoundError, SmigError, WriteRefusedError
@@ -26,6 +33,8 @@ from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import SessionSource, WarningSink
 
 PIECE = 1 << 20
+SNAPSHOT_TABLES = ("session", "message", "part")
+"""OpenCode keeps many sessions in one database: one session's rows of these tables are archived."""
 """Files are cut at multiples of this offset; growth rewrites at most one piece."""
 MANIFEST_VERSION = 1
 
@@ -65,6 +74,8 @@ class ArchiveRun:
     bytes_read: int = 0
     bytes_stored: int = 0
     """Compressed bytes of the pieces this run added (pieces already held cost nothing)."""
+    listed: set[str] = field(default_factory=set, repr=False)
+    """The paths the sources listed (a session inside a database has no file of its own to look for)."""
 
     @property
     def touched(self) -> int:
@@ -129,10 +140,12 @@ class Archive:
             files = self.entries()
             for source in sources:
                 for info in source.discover(warn):
-                    if info.archived or not os.path.isfile(info.path):
+                    in_database = split_ref(info.path) is not None
+                    if info.archived or not (in_database or os.path.isfile(info.path)):
                         continue
+                    run.listed.add(info.path)
                     old = files.get(info.path)
-                    if old is not None and old.size == info.size and old.mtime == info.mtime:
+                    if old is not None and _unchanged(old, info, in_database):
                         run.unchanged += 1
                         continue
                     if dry_run:
@@ -141,9 +154,14 @@ class Archive:
                         run.bytes_read += info.size - (old.size if kind == "grown" and old else 0)
                         continue
                     try:
-                        files[info.path] = self._archive_file(info, old, run)
+                        if in_database:
+                            files[info.path] = self._archive_rows(info, old, run)
+                        else:
+                            files[info.path] = self._archive_file(info, old, run)
                     except OSError as error:
                         warn(ReadWarning(info.path, None, f"not archived: {error.strerror or error}"))
+                    except OpenCodeDbError as error:
+                        warn(ReadWarning(info.path, None, f"not archived: {error}"))
                     if run.touched % 50 == 0:
                         self._save(files)  # a long first run keeps what it did if it is stopped
             if not dry_run and run.touched:
@@ -173,6 +191,19 @@ class Archive:
         home = self.homes.get(info.agent.value)
         return ArchivedFile(info.path, info.agent.value, info.id, str(home) if home else None, start + read,
                             stat.st_mtime, digest.hexdigest(), pieces + stored, entry_info)
+
+    def _archive_rows(self, info: SessionInfo, old: ArchivedFile | None, run: ArchiveRun) -> ArchivedFile:
+        """Store one database session as a database of its own rows (a consistent snapshot)."""
+        database, session_id = split_ref(info.path) or ("", "")
+        data = session_snapshot(Path(database), session_id)
+        kind = "new" if old is None else "changed"
+        setattr(run, kind, getattr(run, kind) + 1)
+        run.bytes_read += len(data)
+        pieces = [self._store_piece(data[start:start + PIECE], run) for start in range(0, len(data), PIECE)]
+        entry_info = {key: value for key, value in asdict(info).items() if key != "archived"}
+        home = self.homes.get(info.agent.value)
+        return ArchivedFile(info.path, info.agent.value, info.id, str(home) if home else None, len(data),
+                            info.mtime, hashlib.sha256(data).hexdigest(), pieces, entry_info)
 
     def _unchanged_prefix(self, handle: Any, old: ArchivedFile) -> tuple[Any, int] | None:
         """If the file still starts with the bytes archived before (append-only growth): the hash of its
@@ -218,7 +249,7 @@ class Archive:
         files = self.entries()
         stored = sum(path.stat().st_size for path in (self.folder / "pieces").rglob("*.zst")) if files else 0
         pending = self.run(sources, warn, dry_run=True)
-        missing = sum(1 for entry in files.values() if not os.path.exists(entry.path))
+        missing = sum(1 for entry in files.values() if not _still_there(entry, pending.listed))
         return ArchiveStatus(len(files), sum(e.size for e in files.values()), stored, missing, pending)
 
     def find(self, ref: str) -> ArchivedFile:
@@ -241,6 +272,11 @@ class Archive:
     def restore(self, ref: str) -> Path:
         """Write an archived session back where its agent looks for it, never over an existing file."""
         entry = self.find(ref)
+        if split_ref(entry.path) is not None:
+            raise WriteRefusedError(
+                f"Restoring OpenCode session {entry.session_id} is not supported: OpenCode keeps it in its own "
+                "database, which smig never writes; `smig export` or `smig migrate` it from the archive instead."
+            )
         target = self.restore_target(entry)
         if target.exists() or target.is_symlink():
             raise WriteRefusedError(f"Refusing to restore over existing file {target}.")
@@ -249,7 +285,10 @@ class Archive:
 
     def view(self, entry: ArchivedFile, view_root: Path) -> Path:
         """A readable copy of an archived file under `view_root` (made once), for the agent's reader."""
-        relative = entry.relative or hashlib.sha256(entry.path.encode()).hexdigest()[:16] + "-" + Path(entry.path).name
+        if split_ref(entry.path) is not None:  # one session of a database: a database file of its own
+            relative = hashlib.sha256(entry.path.encode()).hexdigest()[:16] + f"-{entry.session_id}.db"
+        else:
+            relative = entry.relative or hashlib.sha256(entry.path.encode()).hexdigest()[:16] + "-" + Path(entry.path).name
         target = view_root / entry.agent / relative
         if not (target.is_file() and target.stat().st_size == entry.size):
             atomic_write(target, self.content(entry), mode=0o600, mtime=entry.mtime)
@@ -286,7 +325,7 @@ class ArchivedSource:
             return
         newest: dict[str, ArchivedFile] = {}
         for entry in entries.values():
-            if entry.agent != self.agent.value or entry.session_id in live or os.path.exists(entry.path):
+            if entry.agent != self.agent.value or entry.session_id in live or _file_exists(entry.path):
                 continue
             if entry.session_id not in newest or entry.mtime > newest[entry.session_id].mtime:
                 newest[entry.session_id] = entry
@@ -309,8 +348,57 @@ def _archived_info(entry: ArchivedFile, copy: Path) -> SessionInfo:
     fields["agent"] = Agent(entry.agent)
     info = SessionInfo(**fields)
     stat = copy.stat()
-    return replace(info, path=str(copy), size=stat.st_size, mtime=stat.st_mtime, archived=True)
+    path = session_ref(copy, entry.session_id) if split_ref(entry.path) is not None else str(copy)
+    return replace(info, path=path, size=stat.st_size, mtime=stat.st_mtime, archived=True)
 
 
 def _inside(path: str, root: str) -> bool:
     return os.path.abspath(path).startswith(os.path.abspath(root).rstrip(os.sep) + os.sep)
+
+
+def session_snapshot(database: Path, session_id: str) -> bytes:
+    """One OpenCode session's rows as a database file of its own, read in one read transaction.
+
+    The tables keep OpenCode's own definitions, so OpenCode's reader reads the copy as it reads
+    the original; the source is opened read-only and never written.
+    """
+    with read_only(database) as source:
+        source.execute("BEGIN")  # one snapshot: a session OpenCode writes meanwhile stays consistent
+        try:
+            definitions = dict(source.execute(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name IN (?, ?, ?)", SNAPSHOT_TABLES
+            ).fetchall())
+            if set(definitions) != set(SNAPSHOT_TABLES):
+                raise OpenCodeDbError(f"The OpenCode database {database} lacks the session tables.")
+            copy = sqlite3.connect(":memory:")
+            try:
+                for table in SNAPSHOT_TABLES:
+                    copy.execute(definitions[table])
+                    column = "id" if table == "session" else "session_id"
+                    cursor = source.execute(f"SELECT * FROM {table} WHERE {column} = ?", (session_id,))
+                    marks = ", ".join("?" * len(cursor.description))
+                    copy.executemany(f"INSERT INTO {table} VALUES ({marks})", cursor)
+                copy.commit()
+                return copy.serialize()
+            finally:
+                copy.close()
+        finally:
+            source.execute("ROLLBACK")
+
+
+def _unchanged(old: ArchivedFile, info: SessionInfo, in_database: bool) -> bool:
+    """Tell whether a listed session is as archived: a file by size and mtime, a database session by
+    its listing (OpenCode bumps the update time on every change)."""
+    if in_database:
+        return (old.info.get("mtime"), old.info.get("size")) == (info.mtime, info.size)
+    return old.size == info.size and old.mtime == info.mtime
+
+
+def _file_exists(path: str) -> bool:
+    """Tell whether an archived original still exists (a database session: never, as a file)."""
+    return split_ref(path) is None and os.path.exists(path)
+
+
+def _still_there(entry: ArchivedFile, listed: set[str]) -> bool:
+    """Tell whether an archived session's original is still around."""
+    return entry.path in listed if split_ref(entry.path) is not None else os.path.exists(entry.path)

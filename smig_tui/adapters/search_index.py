@@ -1,12 +1,15 @@
 """Provides the full-text index of every session: SQLite FTS5 in smig's cache folder.
 
 Every message of every session any reader yields is stored once, redacted, in zstd blocks of about
-256 KB (one session's messages side by side compress well), and indexed in a word table (unicode61,
-with positions, so phrases are exact and bm25 ranks) and, when it holds a script written without
-spaces, in a trigram table too. Both FTS tables are contentless, so the text is not stored twice.
-A position-less word table would be half the size, but a phrase would then have to be confirmed on
-the text of every candidate: on the generated corpus, 44% instead of 77% of the indexed text, and a
-query p95 of 320 ms instead of 25 ms.
+1 MB (one session's messages side by side; a session repeats itself, files read again and again, so
+a block this size compresses about twice as well as one of 256 KB). Conversation is indexed in a word
+table with positions (unicode61: phrases exact, bm25 ranks); tool traffic, most of the text, in a
+word table without positions (a third of the size), whose phrase hits are confirmed on the text;
+it ranks below conversation anyway. A message holding a script written without spaces also goes
+into a trigram table. The FTS tables are contentless, so the text is not stored twice. On the
+generated 100-session corpus this takes the index from 77% to 34% of the indexed text; the bench's
+query mix keeps its p95 under 50 ms, but a phrase found only in tool output reads the text of every
+candidate (167 ms p95 on that row, growing with the corpus).
 
 The index follows the files: each session is keyed by (agent, id, path) and checked by the file's
 size and mtime. A file that only grew gets only its new messages, a rewritten one is indexed again,
@@ -33,6 +36,7 @@ from smig_tui.core.models import Kind, Message, ReadWarning, Session, SessionInf
 from smig_tui.core.ports import SessionSource, WarningSink
 from smig_tui.core.redact import redact
 from smig_tui.core.search import (
+    CONVERSATION,
     SearchQuery,
     SearchQueryError,
     Snippet,
@@ -43,17 +47,19 @@ from smig_tui.core.search import (
     tier,
 )
 
-SCHEMA_VERSION = "4"
-BLOCK_BYTES = 256 * 1024
+SCHEMA_VERSION = "5"
+BLOCK_BYTES = 1 << 20
 """Texts are packed together into zstd blocks of about this many bytes."""
-CACHED_BLOCKS = 64
+CACHED_BLOCKS = 24
 """Unpacked blocks kept in memory while searching."""
 CONFIRM_BATCH = 200
-"""Candidates read per round when emoji or CJK characters must be confirmed on the text."""
+"""Candidates read per round when they must be confirmed on the text (emoji, CJK, tool-output phrases)."""
 MAX_INDEXED_CHARS = 1 << 20
 """The head of a message indexed; a bigger tool output is searchable in its first megabyte only."""
 SKIPPED_KINDS = (Kind.IMAGE,)
 BLOCK_LEVEL = 3
+DUPLICATE_MARGIN = 10
+"""Extra candidates read per round so hits dropped as a fork's inherited copies rarely need a second round."""
 OPTIMIZE_AFTER = 50
 """Sessions indexed in one refresh past which the FTS segments are merged."""
 CORRUPT_HINTS = ("malformed", "not a database", "corrupt", "no such table", "no such column", "disk i/o")
@@ -78,6 +84,7 @@ CREATE TABLE messages(
     block INTEGER, start INTEGER, length INTEGER);
 CREATE INDEX messages_file ON messages(file, position);
 CREATE VIRTUAL TABLE words USING fts5(body, content='', tokenize='unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE tool_words USING fts5(body, content='', detail=none, columnsize=0, tokenize='unicode61 remove_diacritics 2');
 CREATE VIRTUAL TABLE grams USING fts5(body, content='', tokenize='trigram');
 """
 
@@ -171,6 +178,8 @@ class SearchIndex:
             conn = sqlite3.connect(self.db_path, check_same_thread=False, isolation_level=None)
             try:
                 conn.create_function("smig_text", 4, self._lowered_text)
+                if fresh:  # only takes effect before the first table and the switch to WAL
+                    conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
                 if fresh or not _has_schema(conn):
@@ -286,7 +295,9 @@ class SearchIndex:
                 progress(len(todo), len(todo))
             if len(todo) >= OPTIMIZE_AFTER:  # many new segments: merge them, smaller and faster to query
                 conn.execute("INSERT INTO words(words) VALUES ('optimize')")
+                conn.execute("INSERT INTO tool_words(tool_words) VALUES ('optimize')")
                 conn.execute("INSERT INTO grams(grams) VALUES ('optimize')")
+                conn.executescript("PRAGMA incremental_vacuum;")  # run to the end: execute() frees one page
             if todo or gone:
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
@@ -346,19 +357,22 @@ class SearchIndex:
             block = conn.execute("INSERT INTO blocks(file, data) VALUES (?, ?)",
                                  (file_id, compress(b"".join(packed), BLOCK_LEVEL))).lastrowid
             first = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM messages").fetchone()[0]
-            rows = [(first + n, message, text, start, length, needs_grams(text))
+            rows = [(first + n, message, text, start, length, needs_grams(text),
+                     tier(message.role, message.kind, message.injected))
                     for n, (message, text, start, length) in enumerate(pending)]
             conn.executemany(
                 "INSERT INTO messages(id, file, position, message_id, role, kind, tier, timestamp, grams, block,"
                 " start, length) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                [(row, file_id, message.index, message.id, message.role.value, message.kind.value,
-                  tier(message.role, message.kind, message.injected), message.timestamp or session.info.updated,
-                  int(grams), block, start, length) for row, message, _, start, length, grams in rows],
+                [(row, file_id, message.index, message.id, message.role.value, message.kind.value, rank,
+                  message.timestamp or session.info.updated, int(grams), block, start, length)
+                 for row, message, _, start, length, grams, rank in rows],
             )
-            conn.executemany("INSERT INTO words(rowid, body) VALUES (?, ?)",
-                             [(row, _word_text(text)) for row, _, text, _, _, _ in rows])
+            for table in ("words", "tool_words"):
+                conn.executemany(f"INSERT INTO {table}(rowid, body) VALUES (?, ?)",
+                                 [(row, _word_text(text)) for row, _, text, _, _, _, rank in rows
+                                  if _word_table(rank) == table])
             conn.executemany("INSERT INTO grams(rowid, body) VALUES (?, ?)",
-                             [(row, text) for row, _, text, _, _, grams in rows if grams])
+                             [(row, text) for row, _, text, _, _, grams, _ in rows if grams])
             pending.clear()
             packed.clear()
             size = 0
@@ -379,11 +393,12 @@ class SearchIndex:
 
     def _drop_messages(self, conn: sqlite3.Connection, file_id: int) -> None:
         """Remove a file's messages from the tables; contentless FTS needs each text to forget it."""
-        rows = conn.execute("SELECT id, grams, block, start, length FROM messages WHERE file = ?",
+        rows = conn.execute("SELECT id, tier, grams, block, start, length FROM messages WHERE file = ?",
                             (file_id,)).fetchall()
-        for message_id, grams, block, start, length in rows:
+        for message_id, rank, grams, block, start, length in rows:
             text = self._text(conn, block, start, length)
-            conn.execute("INSERT INTO words(words, rowid, body) VALUES ('delete', ?, ?)",
+            table = _word_table(rank)
+            conn.execute(f"INSERT INTO {table}({table}, rowid, body) VALUES ('delete', ?, ?)",
                          (message_id, _word_text(text)))
             if grams:
                 conn.execute("INSERT INTO grams(grams, rowid, body) VALUES ('delete', ?, ?)", (message_id, text))
@@ -449,17 +464,42 @@ class SearchIndex:
                 raise IndexDamagedError(str(error)) from None
 
     def _search(self, query: SearchQuery, filters: SearchFilters, limit: int, offset: int) -> list[SearchHit]:
+        """Conversation hits first (positional index, bm25), then tool traffic (position-less index,
+        phrases confirmed on the text), newest first."""
         conn = self._connection()
+        wanted = offset + limit
+        seen: dict[tuple[Any, ...], int] = {}
+        if query.word_match:
+            rows = self._phase(conn, query, filters, "words", query.word_match, wanted, seen)
+            if len(rows) < wanted:
+                seen = {key: -1 for key in seen}  # the next phase only needs to know these were shown
+                rows += self._phase(conn, query, filters, "tool_words", query.loose_word_match, wanted - len(rows),
+                                    seen)
+        else:
+            rows = self._phase(conn, query, filters, None, None, wanted, seen)
+        hits = []
+        for position, message_id, role, kind, stamp, text, agent, session_id, path, title, cwd, archived in rows[offset:]:
+            snippet = make_snippet(redact(text).text, query.needles)
+            hits.append(SearchHit(
+                agent, session_id, path, redact(title).text if title else None, cwd, message_id, position, role,
+                kind, stamp, snippet.text, snippet.spans, bool(archived),
+            ))
+        return hits
+
+    def _phase(self, conn: sqlite3.Connection, query: SearchQuery, filters: SearchFilters, table: str | None,
+               match: str | None, wanted: int, seen: dict[tuple[Any, ...], int]) -> list[tuple[Any, ...]]:
+        """The first `wanted` matching rows from one word table (or from every message when `table` is None)."""
         where: list[str] = []
         args: list[object] = []
-        words = query.word_match
-        if words:
-            source = "words JOIN messages m ON m.id = words.rowid"
-            where.append("words MATCH ?")
-            args.append(words)
-            score = "bm25(words), "
+        if table and match:
+            source = f"{table} JOIN messages m ON m.id = {table}.rowid"
+            where.append(f"{table} MATCH ?")
+            args.append(match)
+            score = f"bm25({table}), " if table == "words" else ""
         else:
             source, score = "messages m", ""
+        # Tool traffic: newest sessions first, each from its end, so candidates come block by block.
+        order = "f.updated DESC, m.id DESC" if table == "tool_words" else "m.timestamp DESC"
         source += " JOIN files f ON f.id = m.file"
         if query.gram_match:
             where.append("m.id IN (SELECT rowid FROM grams WHERE grams MATCH ?)")
@@ -485,51 +525,52 @@ class SearchIndex:
         sql = (
             "SELECT m.position, m.message_id, m.role, m.kind, m.timestamp, m.block, m.start, m.length, f.agent,"
             f" f.session_id, f.path, f.title, f.cwd, f.archived FROM {source} WHERE {' AND '.join(where) or '1'}"
-            f" ORDER BY m.tier, {score}m.timestamp DESC LIMIT ? OFFSET ?"
+            f" ORDER BY m.tier, {score}{order} LIMIT ? OFFSET ?"
         )
+        loose = table == "tool_words"
+        confirm = query.confirms_loosely if loose else query.confirms
+        needs = query.needs_confirming_loosely if loose else query.needs_confirming
         try:
-            rows = self._rows(conn, sql, args, query, limit, offset)
+            return self._rows(conn, sql, args, confirm if needs else None, wanted, seen)
         except sqlite3.OperationalError as error:
             if "fts5" in str(error) or "syntax" in str(error):
                 raise SearchQueryError(f"The search index cannot run this query: {error}.") from None
             raise
-        hits = []
-        for position, message_id, role, kind, stamp, text, agent, session_id, path, title, cwd, archived in rows:
-            snippet = make_snippet(redact(text).text, query.needles)
-            hits.append(SearchHit(
-                agent, session_id, path, redact(title).text if title else None, cwd, message_id, position, role,
-                kind, stamp, snippet.text, snippet.spans, bool(archived),
-            ))
-        return hits
 
-    def _rows(self, conn: sqlite3.Connection, sql: str, args: list[object], query: SearchQuery, limit: int,
-              offset: int) -> list[tuple[Any, ...]]:
-        """The hits' rows with their texts; character terms are confirmed on the text, in rounds of candidates."""
-        if not query.needs_confirming:
-            rows = conn.execute(sql, (*args, limit, offset)).fetchall()
-            return [(*row[:5], self._text(conn, *row[5:8]), *row[8:]) for row in rows]
+    def _rows(self, conn: sqlite3.Connection, sql: str, args: list[object], confirm: Callable[[str], bool] | None,
+              wanted: int, seen: dict[tuple[Any, ...], int]) -> list[tuple[Any, ...]]:
+        """The first `wanted` rows with their texts, read in rounds of candidates.
+
+        When the index only narrows (characters, phrases in the position-less table) each candidate
+        is confirmed on its text. A message a fork inherited is the same message in several
+        sessions: it is shown once, from the session that wrote it when that is among the hits.
+        """
         found: list[tuple[Any, ...]] = []
-        skipped = read = 0
-        while len(found) < limit:
-            rows = conn.execute(sql, (*args, CONFIRM_BATCH, read)).fetchall()
-            read += len(rows)
+        if confirm is None:  # a top-N sort, read again further on only when copies were dropped
+            batches: Iterator[list[Any]] = _offset_batches(conn, sql, args, wanted + DUPLICATE_MARGIN)
+        else:  # one sort, candidates read on from it
+            cursor = conn.execute(sql, (*args, -1, 0))
+            batches = iter(lambda: cursor.fetchmany(CONFIRM_BATCH), [])
+        for rows in batches:
             texts: dict[int, str] = {}
             for index, row in sorted(enumerate(rows), key=lambda pair: pair[1][5]):  # each block unpacked once
                 text = self._text(conn, *row[5:8])
-                if query.confirms(text):
+                if confirm is None or confirm(text):
                     texts[index] = text
             for index, row in enumerate(rows):
                 if index not in texts:
                     continue
-                if skipped < offset:
-                    skipped += 1
+                hit = (*row[:5], texts[index], *row[8:])
+                key = (row[8], row[2], row[3], row[4], texts[index])  # agent, role, kind, time, text
+                if key in seen:  # an inherited copy: keep the one the session wrote itself
+                    if seen[key] >= 0 and _inherited(found[seen[key]][1]) and not _inherited(row[1]):
+                        found[seen[key]] = hit
                     continue
-                found.append((*row[:5], texts[index], *row[8:]))
-                if len(found) == limit:
-                    break
-            if len(rows) < CONFIRM_BATCH:
+                seen[key] = len(found)
+                found.append(hit)
+            if len(found) >= wanted:
                 break
-        return found
+        return found[:wanted]
 
     def excerpt(self, hit: SearchHit, query: SearchQuery, width: int = 1200) -> Snippet:
         """A longer window of a hit's message around its first match, redacted, matches marked."""
@@ -591,6 +632,27 @@ def _word_text(text: str) -> str:
     """What the word table indexes for a text: the text plus a token per emoji or CJK character."""
     extra = char_tokens(text)
     return f"{text}\n{extra}" if extra else text
+
+
+def _offset_batches(conn: sqlite3.Connection, sql: str, args: list[object], size: int) -> Iterator[list[Any]]:
+    """The query's rows `size` at a time, each round its own LIMIT/OFFSET query, until they run out."""
+    read = 0
+    while True:
+        rows = conn.execute(sql, (*args, size, read)).fetchall()
+        yield rows
+        read += len(rows)
+        if len(rows) < size:
+            return
+
+
+def _inherited(message_id: str) -> bool:
+    """Tell whether a message id names a message inherited from another thread (`<thread>@<n>:<id>`)."""
+    return "@" in message_id
+
+
+def _word_table(rank: int) -> str:
+    """The word table a message of this ranking tier is indexed in."""
+    return "words" if rank == CONVERSATION else "tool_words"
 
 
 def _real(cwd: str | None) -> str | None:

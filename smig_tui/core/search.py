@@ -11,6 +11,7 @@ by reading every stored text. This module decides which answers each term.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -101,7 +102,30 @@ class SearchQuery:
 
     def confirms(self, text: str) -> bool:
         """Tell whether every character term occurs in `text` as written."""
-        return all(" ".join(term.text.split()) in text for term in self.terms if term.answered_by == "chars")
+        return all(chars in text for chars in _char_terms(self))
+
+    @property
+    def loose_word_match(self) -> str | None:
+        """The FTS5 expression for the position-less word table: every word of every word term ANDed
+        (a phrase there is only narrowed to texts holding its words, then confirmed on the text)."""
+        parts = []
+        for term in self.terms:
+            if term.answered_by == "words":
+                words = term.words
+                parts += [f'"{word}"' + ("*" if term.prefix and n == len(words) - 1 else "") for n, word in enumerate(words)]
+            elif term.answered_by == "chars":
+                parts += [f'"{token}"' for token in sorted(set(char_tokens(term.text).split()))]
+        return " AND ".join(parts) or None
+
+    @property
+    def needs_confirming_loosely(self) -> bool:
+        """True when a hit of the position-less table must be checked on its text: a character term,
+        or a term of several words (a phrase)."""
+        return self.needs_confirming or any(len(term.words) > 1 for term in self.terms if term.answered_by == "words")
+
+    def confirms_loosely(self, text: str) -> bool:
+        """Tell whether `text` holds every character term, and every word term as consecutive words."""
+        return self.confirms(text) and all(_has_phrase(text, words, prefix) for words, prefix in _phrases(self))
 
     @property
     def gram_match(self) -> str | None:
@@ -141,6 +165,44 @@ def parse_query(text: str) -> SearchQuery:
     if not terms:
         raise SearchQueryError("Empty search query: give a word, a \"phrase\" or a prefix such as migr*.")
     return SearchQuery(tuple(terms))
+
+
+@functools.lru_cache(maxsize=32)
+def _char_terms(query: SearchQuery) -> tuple[str, ...]:
+    """The query's character terms as they must appear in a text (worked out once per query)."""
+    return tuple(" ".join(term.text.split()) for term in query.terms if term.answered_by == "chars")
+
+
+@functools.lru_cache(maxsize=32)
+def _phrases(query: SearchQuery) -> tuple[tuple[tuple[str, ...], bool], ...]:
+    """The query's word terms of several words, folded, each with its prefix flag (worked out once)."""
+    return tuple((tuple(term.words), term.prefix) for term in query.terms
+                 if term.answered_by == "words" and len(term.words) > 1)
+
+
+def _has_phrase(text: str, words: tuple[str, ...], prefix: bool) -> bool:
+    """Tell whether the words follow each other in `text`, as the positional word table would."""
+    if text.isascii():  # the common case: a literal-led regex over the lowered text, no tokenising
+        lowered = text.lower()
+        return any(
+            match.start() == 0 or not lowered[match.start() - 1].isalnum()
+            for match in _phrase_pattern(words, prefix).finditer(lowered)
+        )
+    tokens = word_tokens(text)
+    last = len(words) - 1
+    return any(
+        tuple(tokens[start : start + last]) == words[:last]
+        and (tokens[start + last].startswith(words[last]) if prefix else tokens[start + last] == words[last])
+        for start in range(len(tokens) - last)
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _phrase_pattern(words: tuple[str, ...], prefix: bool) -> re.Pattern[str]:
+    """Consecutive lowered ASCII words: letters and digits make words, anything else separates them.
+    It starts with the first word itself, so the regex engine skips ahead to it."""
+    body = "[^a-z0-9]+".join(re.escape(word) for word in words)
+    return re.compile(body + ("" if prefix else "(?![a-z0-9])"))
 
 
 def word_tokens(text: str) -> list[str]:
