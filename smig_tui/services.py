@@ -773,8 +773,8 @@ def table_date() -> str:
 
 def build_services(env: dict[str, str] | None = None) -> Services:
     """Wire the adapters from the environment and the config file."""
-    from smig_tui.adapters.formats.claude_code import ClaudeSource
-    from smig_tui.adapters.formats.codex import CodexSource
+    from smig_tui.adapters.agents.claude.source import ClaudeSource
+    from smig_tui.adapters.agents.codex.source import CodexSource
 
     paths = resolve_paths(env)
     config = load_config(paths.config_file)

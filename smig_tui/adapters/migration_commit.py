@@ -17,12 +17,12 @@ from collections.abc import Collection, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from smig_tui.adapters.agents.claude.writer import ClaudeWriter
+from smig_tui.adapters.agents.codex.writer import CodexWriter, append_session_index, index_line, recorded_model
 from smig_tui.adapters.agents.gemini.writer import GeminiWriter, sendable
 from smig_tui.adapters.agents.opencode.home import resolve_home
 from smig_tui.adapters.agents.opencode.writer import OpenCodeWriter
 from smig_tui.adapters.commit_journal import CommitJournal
-from smig_tui.adapters.formats.claude_writer import ClaudeWriter
-from smig_tui.adapters.formats.codex_writer import CodexWriter, append_session_index, index_line, recorded_model
 from smig_tui.adapters.fs import atomic_write
 from smig_tui.adapters.output_paths import check_output_path
 from smig_tui.adapters.paths import Paths

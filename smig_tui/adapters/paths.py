@@ -8,7 +8,7 @@ from pathlib import Path
 
 import platformdirs
 
-from smig_tui.adapters.formats.claude_code_scan import project_dir_override
+from smig_tui.adapters.agents.claude.scan import project_dir_override
 
 APP_NAME = "smig"
 

@@ -51,7 +51,7 @@ def read_back(paths: Paths, output: NativeOutput) -> Session:
         written = SessionInfo(id=output.session_id, agent=Agent.OPENCODE, path=output.path)
         return OpenCodeSource(resolve_home()).load(written, ignore)
     if output.agent == Agent.CODEX.value:
-        from smig_tui.adapters.formats.codex import CodexSource
+        from smig_tui.adapters.agents.codex.source import CodexSource
 
         source = CodexSource(paths)
         info = source.describe(output.path, ignore)
@@ -68,7 +68,7 @@ def read_back(paths: Paths, output: NativeOutput) -> Session:
         if found is None:
             raise ReadBackError(f"The written Gemini session {output.path} cannot be read back.")
         return gemini.load(found, ignore)
-    from smig_tui.adapters.formats.claude_code_load import load_session
+    from smig_tui.adapters.agents.claude.load import load_session
 
     return load_session(SessionInfo(id=output.session_id, agent=Agent.CLAUDE, path=output.path), ignore)
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from smig_tui.adapters.formats.claude_code import ClaudeSource
+from smig_tui.adapters.agents.claude.source import ClaudeSource
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Kind, ReadWarning, Role, Session, SessionInfo

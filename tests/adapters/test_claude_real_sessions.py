@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from cli_runner import run_cli
 
-from smig_tui.adapters.formats.claude_code import ClaudeSource
+from smig_tui.adapters.agents.claude.source import ClaudeSource
 from smig_tui.adapters.paths import resolve_paths
 
 REAL = Path(__file__).parent.parent / "fixtures" / "real" / "claude"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from migration_builders import make_plan, make_session
 
-from smig_tui.adapters.formats.claude_writer import ClaudeWriter, project_dir, sanitize_project
+from smig_tui.adapters.agents.claude.writer import ClaudeWriter, project_dir, sanitize_project
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.core.errors import WriteRefusedError
 from smig_tui.core.handoff import NOTE_PREFIX
@@ -148,7 +148,7 @@ def test_existing_transcript_path_is_never_overwritten(tmp_path: Path, monkeypat
     services = build_services()
     session = make_session(tmp_path / "src")
     fixed = "5222442d-6755-4f37-9d4f-9b508f790a9e"
-    monkeypatch.setattr("smig_tui.adapters.formats.claude_writer.uuid.uuid4", lambda: fixed)
+    monkeypatch.setattr("smig_tui.adapters.agents.claude.writer.uuid.uuid4", lambda: fixed)
     target = services.paths.claude_projects / "-work-proj" / f"{fixed}.jsonl"
     target.parent.mkdir(parents=True)
     target.write_text("a real Claude transcript\n")

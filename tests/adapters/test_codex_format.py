@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from smig_tui.adapters import jsonl, zstd_files
-from smig_tui.adapters.formats import codex_scan
-from smig_tui.adapters.formats.codex import CodexSource, classify, iso_from_mtime
+from smig_tui.adapters.agents.codex import scan as codex_scan
+from smig_tui.adapters.agents.codex.source import CodexSource, classify, iso_from_mtime
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Kind, ReadWarning, Role, Session, SessionInfo

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from cli_runner import run_cli
 
-from smig_tui.adapters import zstd_files
-from smig_tui.adapters.formats import codex_scan, stored_text
-from smig_tui.adapters.formats.codex import CodexSource
+from smig_tui.adapters import stored_text, zstd_files
+from smig_tui.adapters.agents.codex import scan as codex_scan
+from smig_tui.adapters.agents.codex.source import CodexSource
 from smig_tui.adapters.migration_commit import file_fingerprint
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.adapters.source_check import source_status
@@ -264,7 +264,7 @@ def test_a_huge_compressed_thread_packs_its_long_texts_and_reads_the_same(
 
 def test_a_warm_listing_decompresses_nothing(isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     """The listing cache (path, size, mtime) spares a .zst's streamed tail read on the next run."""
-    from smig_tui.adapters.formats import codex
+    from smig_tui.adapters.agents.codex import source as codex
     from smig_tui.services import build_services
 
     _install("fork_lineage", isolated_homes["codex"])

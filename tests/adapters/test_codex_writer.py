@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from migration_builders import make_plan, make_session
 
-from smig_tui.adapters.formats.codex_writer import CodexWriter, configured_provider, rollout_path, uuid7
+from smig_tui.adapters.agents.codex.writer import CodexWriter, configured_provider, rollout_path, uuid7
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.core.handoff import NOTE_PREFIX, migration_note, redact_messages, to_turns
 from smig_tui.core.migration import Destination, Lineage, Turn

@@ -134,7 +134,8 @@ def test_an_unwritable_cache_is_only_a_lost_speed_up(tmp_path: Path) -> None:
 
 
 def test_a_warm_listing_reads_no_session_file(fake_home, monkeypatch) -> None:
-    from smig_tui.adapters.formats import claude_code, codex
+    from smig_tui.adapters.agents.claude import source as claude_code
+    from smig_tui.adapters.agents.codex import source as codex
     from smig_tui.services import build_services
 
     cold = build_services().list_sessions(include_subagents=True)

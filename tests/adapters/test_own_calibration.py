@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from smig_tui.adapters.formats.claude_code import ClaudeSource
+from smig_tui.adapters.agents.claude.source import ClaudeSource
 from smig_tui.core.calibration import MIN_COUNTED, measure_growth
 from smig_tui.core.models import Agent, SessionInfo
 from smig_tui.devtools.calibrate import measure_files

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from smig_tui.adapters.formats.claude_code import ClaudeSource
-from smig_tui.adapters.formats.codex import CodexSource
+from smig_tui.adapters.agents.claude.source import ClaudeSource
+from smig_tui.adapters.agents.codex.source import CodexSource
 from smig_tui.core.models import Agent, Kind, Role, SessionInfo, Strategy
 from smig_tui.core.plans import result_messages
 from smig_tui.services import build_services

@@ -11,7 +11,7 @@ import pytest
 from migration_builders import make_plan, make_session
 
 from smig_tui.adapters import migration_commit
-from smig_tui.adapters.formats.codex_writer import append_session_index, recorded_model
+from smig_tui.adapters.agents.codex.writer import append_session_index, recorded_model
 from smig_tui.adapters.readback import ReadBackError
 from smig_tui.core.errors import SmigError
 from smig_tui.core.migration import Destination

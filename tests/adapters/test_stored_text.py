@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from smig_tui.adapters.formats import stored_text
-from smig_tui.adapters.formats.claude_code import ClaudeSource
-from smig_tui.adapters.formats.codex import CodexSource
-from smig_tui.adapters.formats.stored_text import LineText
+from smig_tui.adapters import stored_text
+from smig_tui.adapters.agents.claude.source import ClaudeSource
+from smig_tui.adapters.agents.codex.source import CodexSource
+from smig_tui.adapters.stored_text import LineText
 from smig_tui.core.errors import SourceChangedError
 from smig_tui.core.models import Agent, Kind, Session, SessionInfo
 from smig_tui.services import build_services
@@ -164,7 +164,7 @@ def test_claude_transcript_texts_stay_on_disk(isolated_homes: dict[str, Path], m
 
 def test_packed_texts_read_back_across_sealed_blocks() -> None:
     """Texts of a huge compressed session packed in 1 MB blocks read back whole, in any order."""
-    from smig_tui.adapters.formats.stored_text import BLOCK_BYTES, PackedText, TextPacker
+    from smig_tui.adapters.stored_text import BLOCK_BYTES, PackedText, TextPacker
 
     packer = TextPacker()
     texts = [f"{n} tool output ✓ 日本語 " * (300 + n * 37) for n in range(120)]

@@ -102,8 +102,8 @@ def test_shortened_output_cost_never_undercounts(shared_fixtures) -> None:
 
 def test_anthropic_calibration_matches_logged_context_growth(shared_fixtures) -> None:
     """Claude logs its own count of the context per call; growth between calls vs our o200k count."""
+    from smig_tui.adapters.agents.claude.source import ClaudeSource
     from smig_tui.adapters.capacity_table import load_builtin
-    from smig_tui.adapters.formats.claude_code import ClaudeSource
     from smig_tui.adapters.paths import resolve_paths
     from smig_tui.core.models import Agent, Kind, Role, SessionInfo
     from smig_tui.core.tokens import count_messages, usage_context

@@ -6,7 +6,7 @@ import io
 import json
 from pathlib import Path
 
-from smig_tui.adapters.formats.claude_code import ClaudeSource
+from smig_tui.adapters.agents.claude.source import ClaudeSource
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.cli.main import Context, main
 from smig_tui.cli.output import Output

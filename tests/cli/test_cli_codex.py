@@ -6,7 +6,7 @@ import io
 import json
 from pathlib import Path
 
-from smig_tui.adapters.formats.codex import CodexSource
+from smig_tui.adapters.agents.codex.source import CodexSource
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.cli.main import Context, main
 from smig_tui.cli.output import Output

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from smig_tui.adapters.formats.claude_code import ClaudeSource
-from smig_tui.adapters.formats.codex import CodexSource
+from smig_tui.adapters.agents.claude.source import ClaudeSource
+from smig_tui.adapters.agents.codex.source import CodexSource
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.cli.main import Context, main
 from smig_tui.cli.output import Output

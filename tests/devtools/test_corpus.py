@@ -196,8 +196,8 @@ def test_regenerating_over_its_own_corpus_replaces_it(tmp_path: Path) -> None:
 
 
 def services_for(root: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    pytest.importorskip("smig_tui.adapters.formats.codex")
-    pytest.importorskip("smig_tui.adapters.formats.claude_code")
+    pytest.importorskip("smig_tui.adapters.agents.codex.source")
+    pytest.importorskip("smig_tui.adapters.agents.claude.source")
     from smig_tui.services import build_services
 
     monkeypatch.setenv("CODEX_HOME", str(root / "codex"))
@@ -248,7 +248,7 @@ def test_compressed_rollouts_and_forks_read_like_codex_writes_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A share of .jsonl.zst rollouts and forks: each listed once, a fork loads its parent's history first."""
-    from smig_tui.adapters.formats.codex import CodexSource
+    from smig_tui.adapters.agents.codex.source import CodexSource
     from smig_tui.adapters.paths import resolve_paths
 
     manifest = generate(tmp_path / "codex", tmp_path / "claude", sessions=40, total_bytes=3 * MB, seed=5,

@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from fake_model_server import REPLY, FakeModelServer
 from migration_builders import make_plan, make_session
 
-from smig_tui.adapters.formats.claude_code_scan import project_dir_override
-from smig_tui.adapters.formats.claude_writer import project_dir
+from smig_tui.adapters.agents.claude.scan import project_dir_override
+from smig_tui.adapters.agents.claude.writer import project_dir
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.core.migration import Destination
 from smig_tui.core.models import Agent

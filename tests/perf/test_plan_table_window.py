@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from cli_runner import run_cli
 
-from smig_tui.adapters.formats.claude_code import ClaudeSource
+from smig_tui.adapters.agents.claude.source import ClaudeSource
 from smig_tui.cli.output import JSON_BLOCK_CHARS, Output
 from smig_tui.cli.plan import DROPPED_RUN_ENDS
 

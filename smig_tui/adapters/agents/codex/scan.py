@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from smig_tui.adapters.formats.codex_items import (
+from smig_tui.adapters.agents.codex.items import (
     convert,
     cwd_from_environment,
     is_injected_text,

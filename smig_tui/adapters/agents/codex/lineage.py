@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from smig_tui.adapters.formats.codex_scan import scan_head, thread_id_of, walk_rollouts
+from smig_tui.adapters.agents.codex.scan import scan_head, thread_id_of, walk_rollouts
 from smig_tui.adapters.zstd_files import DAMAGED
 from smig_tui.core.models import ReadWarning
 from smig_tui.core.ports import WarningSink

@@ -8,13 +8,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from smig_tui.adapters.formats.claude_code_blocks import (
+from smig_tui.adapters.agents.claude.blocks import (
     Converted,
     convert_queued,
     convert_record,
     queued_prompt,
 )
-from smig_tui.adapters.formats.claude_code_scan import (
+from smig_tui.adapters.agents.claude.scan import (
     LINK_ONLY_TYPES,
     SKIPPED_TYPES,
     first_type,
@@ -23,10 +23,10 @@ from smig_tui.adapters.formats.claude_code_scan import (
     looks_absolute,
     own_timestamp,
 )
-from smig_tui.adapters.formats.claude_code_titles import TitleFacts, prompt_from_text
-from smig_tui.adapters.formats.claude_code_tree import Node, PreservedSegment, Tree, in_model_order
-from smig_tui.adapters.formats.stored_text import TextStore
+from smig_tui.adapters.agents.claude.titles import TitleFacts, prompt_from_text
+from smig_tui.adapters.agents.claude.tree import Node, PreservedSegment, Tree, in_model_order
 from smig_tui.adapters.jsonl import SHAPE_ERRORS, iter_lines, no_cyclic_gc, parse_line, shape_warning
+from smig_tui.adapters.stored_text import TextStore
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Kind, Message, ReadWarning, Role, Session, SessionInfo, Usage
 from smig_tui.core.ports import WarningSink

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from smig_tui.adapters.formats.claude_code_blocks import is_injected_text
+from smig_tui.adapters.agents.claude.blocks import is_injected_text
 from smig_tui.core.redact import redact
 
 TITLE_WIDTH = 120

@@ -12,7 +12,7 @@ import bisect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from smig_tui.adapters.formats.claude_code_blocks import Converted
+from smig_tui.adapters.agents.claude.blocks import Converted
 
 
 @dataclass(frozen=True, slots=True)

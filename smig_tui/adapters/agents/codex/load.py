@@ -14,16 +14,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from smig_tui.adapters.formats.codex_items import (
+from smig_tui.adapters.agents.codex.items import (
     RESPONSE_TYPES,
     ItemMessage,
     convert,
     cwd_from_environment,
     typed_prompt,
 )
-from smig_tui.adapters.formats.codex_scan import iso_or_none
-from smig_tui.adapters.formats.stored_text import TextStore
+from smig_tui.adapters.agents.codex.scan import iso_or_none
 from smig_tui.adapters.jsonl import Record
+from smig_tui.adapters.stored_text import TextStore
 from smig_tui.adapters.zstd_files import content_size, is_compressed
 from smig_tui.core.models import Kind, Message, ReadWarning, Role, Session, SessionInfo, Usage
 

@@ -15,16 +15,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from smig_tui.adapters.formats.claude_code_blocks import SYNTHETIC_MODEL, usage_from
-from smig_tui.adapters.formats.claude_code_load import load_session
-from smig_tui.adapters.formats.claude_code_scan import (
+from smig_tui.adapters.agents.claude.blocks import SYNTHETIC_MODEL, usage_from
+from smig_tui.adapters.agents.claude.load import load_session
+from smig_tui.adapters.agents.claude.scan import (
     LINK_ONLY_TYPES,
     SKIPPED_TYPES,
     first_type,
     looks_absolute,
     own_timestamp,
 )
-from smig_tui.adapters.formats.claude_code_titles import TitleFacts, prompt_of
+from smig_tui.adapters.agents.claude.titles import TitleFacts, prompt_of
 from smig_tui.adapters.fs import not_a_session_file
 from smig_tui.adapters.jsonl import parse_line
 from smig_tui.adapters.paths import Paths

@@ -17,9 +17,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from smig_tui.adapters.formats.codex_lineage import Part, lineage, part_ids
-from smig_tui.adapters.formats.codex_load import RolloutLoader
-from smig_tui.adapters.formats.codex_scan import (
+from smig_tui.adapters.agents.codex.lineage import Part, lineage, part_ids
+from smig_tui.adapters.agents.codex.load import RolloutLoader
+from smig_tui.adapters.agents.codex.scan import (
     Head,
     Tail,
     ThreadRow,

@@ -1,1 +1,0 @@
-"""Provides readers and writers for the agents' on-disk session formats."""
