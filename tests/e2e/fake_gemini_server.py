@@ -21,6 +21,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from fake_model_server import JsonRequestHandler
+
 REPLY = "smig-gemini-ok"
 
 
@@ -120,28 +122,7 @@ def _wants_json(body: dict[str, Any]) -> bool:
 
 
 def _handler(server: FakeGeminiServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *_: Any) -> None:  # keep test output clean
-            return
-
-        def _body(self) -> dict[str, Any]:
-            length = int(self.headers.get("Content-Length") or 0)
-            raw = self.rfile.read(length) if length else b""
-            try:
-                data = json.loads(raw) if raw else {}
-            except ValueError:
-                data = {"_raw": raw.decode("utf-8", "replace")}
-            return data if isinstance(data, dict) else {"_value": data}
-
-        def _send(self, status: int, data: bytes, content_type: str) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
+    class Handler(JsonRequestHandler):
         def do_GET(self) -> None:
             server.record("GET", self.path, {})
             self._send(200, b'{"models": []}', "application/json")

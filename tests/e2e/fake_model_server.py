@@ -63,29 +63,33 @@ class FakeModelServer:
                 if method == "POST" and path.split("?")[0].endswith(path_suffix)]
 
 
+class JsonRequestHandler(BaseHTTPRequestHandler):
+    """What every fake model server's handler shares: quiet logs, a JSON body, a sized reply."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *_: Any) -> None:  # keep test output clean
+        return
+
+    def _body(self) -> dict[str, Any]:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            data = json.loads(raw) if raw else {}
+        except ValueError:
+            data = {"_raw": raw.decode("utf-8", "replace")}
+        return data if isinstance(data, dict) else {"_value": data}
+
+    def _send(self, status: int, payload: bytes, content_type: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+
 def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *_: Any) -> None:  # keep test output clean
-            return
-
-        def _body(self) -> dict[str, Any]:
-            length = int(self.headers.get("Content-Length") or 0)
-            raw = self.rfile.read(length) if length else b""
-            try:
-                data = json.loads(raw) if raw else {}
-            except ValueError:
-                data = {"_raw": raw.decode("utf-8", "replace")}
-            return data if isinstance(data, dict) else {"_value": data}
-
-        def _send(self, status: int, payload: bytes, content_type: str) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
+    class Handler(JsonRequestHandler):
         def do_GET(self) -> None:
             server.requests.append(("GET", self.path, {}))
             path = self.path.split("?")[0]

@@ -8,29 +8,21 @@ import sys
 from pathlib import Path
 
 import pytest
-from textual.pilot import Pilot
-from textual.widgets import Input, OptionList
+from textual.widgets import Input
 
 sys.path.insert(0, str(Path(__file__).parent))
 from fake_model_server import REPLY, FakeModelServer
 from test_opencode_real_client import _configure, _main_requests, _run, opencode  # noqa: F401 - fixture
+from tui_pilot import commit_dialog_choosing, settle
 
 from smig_tui.core.handoff import NOTE_PREFIX
 from smig_tui.core.migration import NativeOutput
 from smig_tui.core.models import Agent
 from smig_tui.services import build_services
 from smig_tui.tui.app import SmigApp
-from smig_tui.tui.screens.commit import CommitModal
 from smig_tui.tui.screens.commit_result import CommitResultModal
-from smig_tui.tui.widgets.source_tree import SourceTree
 
 pytestmark = pytest.mark.e2e
-
-
-async def _settle(pilot: Pilot[None]) -> None:
-    for _ in range(4):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
 
 
 async def test_the_commit_dialog_writes_an_opencode_session_opencode_resumes(
@@ -54,26 +46,11 @@ async def _commit_to_opencode(project: Path) -> tuple[NativeOutput, str]:
     """Open a Codex session in the TUI, choose an OpenCode session in the commit dialog, commit."""
     app = SmigApp(services=build_services(), here="/home/user/proj")
     async with app.run_test(size=(120, 36)) as pilot:
-        await _settle(pilot)
-        tree = app.screen.query_one(SourceTree)
-        node = next(found for line in range(tree.last_line + 1)
-                    if (found := tree.get_node_at_line(line)) is not None and found.data is not None
-                    and found.data.agent is Agent.CODEX and found.data.title)
-        tree.focus()
-        tree.move_cursor(node)
-        await pilot.pause()
-        await pilot.press("enter")
-        await _settle(pilot)
-        await pilot.press("c")
-        await _settle(pilot)
-        assert isinstance(app.screen, CommitModal)
-        destinations = app.screen.query_one("#native", OptionList)
-        destinations.highlighted = destinations.get_option_index("native-opencode")
-        await pilot.pause()
-        assert app.screen.chosen == {"store", "opencode"}
-        app.screen.query_one("#cwd", Input).value = str(project)
+        dialog = await commit_dialog_choosing(pilot, lambda info: info.agent is Agent.CODEX and bool(info.title),
+                                              "opencode")
+        dialog.query_one("#cwd", Input).value = str(project)
         await pilot.click("#confirm")
-        await _settle(pilot)
+        await settle(pilot)
         assert isinstance(app.screen, CommitResultModal)
         [output] = app.screen.result.outputs
         return output, app.screen.result.migration_id

@@ -5,8 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from textual.pilot import Pilot
-from textual.widgets import OptionList
+from tui_pilot import commit_dialog_choosing, settle
 
 from smig_tui.core.models import Agent
 from smig_tui.services import build_services
@@ -17,17 +16,11 @@ from smig_tui.tui.widgets.source_tree import SourceTree
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "gemini"
 
 
-async def _settle(pilot: Pilot[None]) -> None:
-    for _ in range(4):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-
-
 async def test_the_tree_lists_gemini_sessions_and_opens_one(fake_home: dict[str, Path]) -> None:
     shutil.copytree(FIXTURE / "home" / ".gemini", fake_home["home"] / ".gemini")
     app = SmigApp(services=build_services(), here="/home/user/proj")
     async with app.run_test(size=(120, 36)) as pilot:
-        await _settle(pilot)
+        await settle(pilot)
         tree = app.screen.query_one(SourceTree)
         labels = [str(node.label) for node in tree.root.children]
         assert labels[:2] == [label for label in labels if label.startswith(("Codex", "Claude Code"))]
@@ -40,35 +33,18 @@ async def test_the_tree_lists_gemini_sessions_and_opens_one(fake_home: dict[str,
         tree.move_cursor(leaf)
         await pilot.pause()
         await pilot.press("enter")
-        await _settle(pilot)
+        await settle(pilot)
         facts = str(app.screen.query_one(SessionCard).query_one("#facts").render())
         assert "91ffce34-43fe-493b-adc5-17413feeec43" in facts and "messages 11" in facts
 
 
 async def test_the_commit_dialog_writes_a_gemini_session(fake_home: dict[str, Path]) -> None:
-    from smig_tui.tui.screens.commit import CommitModal
-
     app = SmigApp(services=build_services(), here="/home/user/proj")
     async with app.run_test(size=(120, 36)) as pilot:
-        await _settle(pilot)
-        tree = app.screen.query_one(SourceTree)
-        leaf = next(node for line in range(tree.last_line + 1)
-                    if (node := tree.get_node_at_line(line)) is not None and node.data is not None
-                    and node.data.agent is Agent.CODEX and node.data.cwd == "/home/user/proj")
-        tree.focus()
-        tree.move_cursor(leaf)
-        await pilot.pause()
-        await pilot.press("enter")
-        await _settle(pilot)
-        await pilot.press("c")
-        await _settle(pilot)
-        assert isinstance(app.screen, CommitModal)
-        destinations = app.screen.query_one("#native", OptionList)
-        destinations.highlighted = destinations.get_option_index("native-gemini")
-        await pilot.pause()
-        assert app.screen.chosen == {"store", "gemini"}
+        await commit_dialog_choosing(pilot, lambda info: info.agent is Agent.CODEX and info.cwd == "/home/user/proj",
+                                     "gemini")
         await pilot.click("#confirm")
-        await _settle(pilot)
+        await settle(pilot)
         result = app.screen.result
     [output] = result.outputs
     assert output.agent == "gemini" and output.resume_command.startswith("cd /home/user/proj && gemini --resume ")

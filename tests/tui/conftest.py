@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
+from tui_pilot import settle
 
 from smig_tui.core.models import SessionInfo
 from smig_tui.services import build_services
@@ -39,13 +40,6 @@ def make_app(fake_home: dict[str, Path]) -> Callable[..., SmigApp]:
 def empty_app(isolated_homes: dict[str, Path]) -> Callable[[], SmigApp]:
     """The app on empty agent homes."""
     return lambda: SmigApp(services=build_services(), here=HERE)
-
-
-async def settle(pilot: Pilot[None]) -> None:
-    """Wait until every worker (and what each one triggers) has finished and been applied."""
-    for _ in range(4):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
 
 
 def tree_of(pilot: Pilot[None]) -> SourceTree:
