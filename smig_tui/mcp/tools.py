@@ -283,8 +283,6 @@ class SmigTools:
         if not isinstance(workspace, str) or not workspace.strip() or "\0" in workspace:
             raise InvalidArgumentError("get_handoff: workspace must be the project folder the migrated session ran in.")
         record = self._latest(workspace)
-        # Redacted before rendering and paging, so no page boundary can split a secret out of reach.
-        messages = redact_messages(message_from_json(data) for data in record.messages)[0]
         result = {"migration_id": record.id, "created": record.created, "workspace": record.source.cwd,
                   "source": {"agent": record.source.agent, "id": record.source.id, "model": record.source.model,
                              "title": record.source.title},
@@ -296,14 +294,16 @@ class SmigTools:
                   if record.dropped_ids else None}
         result = _clean(result)
         start, size = _offset(offset), _page_size(max_chars)
-        if format == "markdown":
-            return page_text(result, "content", to_markdown(_record_session(record, messages), messages),
-                             start, size, "get_handoff")
-        if format == "openai":
-            return page_items(result, "content", list(to_chat(messages)), start, size, "get_handoff")
+        # Redacted before rendering and paging, so no page boundary can split a secret out of reach.
         if format == "json":
             return page_items(result, "content", redact_json(list(record.messages)), start, size, "get_handoff")
-        raise InvalidArgumentError(f"get_handoff: unknown format {format!r}; use markdown, openai or json.")
+        if format not in ("markdown", "openai"):
+            raise InvalidArgumentError(f"get_handoff: unknown format {format!r}; use markdown, openai or json.")
+        messages = redact_messages(message_from_json(data) for data in record.messages)[0]
+        if format == "openai":
+            return page_items(result, "content", list(to_chat(messages)), start, size, "get_handoff")
+        return page_text(result, "content", to_markdown(_record_session(record, messages), messages),
+                         start, size, "get_handoff")
 
     def _latest(self, workspace: str) -> MigrationRecord:
         """The newest record for a workspace, as given and resolved, else for the nearest folder above it.
