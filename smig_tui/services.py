@@ -24,6 +24,7 @@ from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import SessionSource, WarningSink
 
 if TYPE_CHECKING:
+    from smig_tui.adapters.agents.entry import AgentEntry as AgentEntry  # re-exported for the front ends
     from smig_tui.adapters.archive import Archive
     from smig_tui.adapters.memory_store import ApplyResult as ApplyResult  # re-exported for the front ends
     from smig_tui.adapters.memory_store import MemoryStore
@@ -88,6 +89,12 @@ class Services:
     sources: list[SessionSource] = field(default_factory=list)
     env: dict[str, str] | None = None
     """The environment the agents' settings are read from (None: this process's)."""
+    agents: tuple[AgentEntry, ...] = field(default_factory=lambda: agent_entries())
+    """The agents this process reads and writes (the registry's); front ends loop over these."""
+
+    def agent_entry(self, agent: str) -> AgentEntry | None:
+        """The registry entry of one agent (by id), or None for an agent smig does not know."""
+        return next((entry for entry in self.agents if entry.id == agent), None)
 
     def source_for(self, agent: Agent) -> SessionSource:
         """Return the reader for one agent."""
@@ -460,7 +467,7 @@ class Services:
         """
         from smig_tui.adapters.migration_commit import Committer
 
-        committer = Committer(self.paths, self.store)
+        committer = Committer(self.paths, self.store, self.agents, self.env)
         return committer.migrate(session, plan, migrated_messages(plan), to, dry_run, out, force,
                                  redact_secrets=redact, cwd=cwd)
 
@@ -476,21 +483,16 @@ class Services:
 
     def agent_homes(self) -> dict[str, Path]:
         """Where each agent's sessions are read from: a folder, or OpenCode's database file."""
-        from smig_tui.adapters.agents.opencode.home import resolve_home
+        homes = {entry.id: entry.home(self.paths, self.env) for entry in self.agents}
+        return {agent: home for agent, home in homes.items() if home is not None}
 
-        homes = {"codex": self.paths.codex_home, "claude": self.paths.claude_home}
-        if self.paths.gemini_home is not None:
-            homes["gemini"] = self.paths.gemini_home
-        homes["opencode"] = resolve_home(self.env).database
-        return homes
-
-    def can_write(self, destination: Destination) -> bool:
-        """Whether a native session can be written there here: OpenCode's needs its `opencode` command."""
-        if str(destination) != "opencode":
-            return True
-        from smig_tui.adapters.agents.opencode.writer import find_binary
-
-        return find_binary() is not None
+    def can_write(self, destination: Destination | str) -> bool:
+        """Whether a destination can be written here: an agent's needs its writer (OpenCode its command)."""
+        entry = self.agent_entry(str(destination))
+        if entry is None:
+            return True  # the store and the exports are smig's own files
+        writer = entry.writer(self.paths, self.env)
+        return writer is not None and writer.unavailable() is None
 
     def export(
         self, session: Session, fmt: ExportFormat, plan: Plan | None = None, redact: bool = True
@@ -771,23 +773,20 @@ def table_date() -> str:
     return shipped_date()
 
 
-def build_services(env: dict[str, str] | None = None) -> Services:
-    """Wire the adapters from the environment and the config file."""
-    from smig_tui.adapters.agents.claude.source import ClaudeSource
-    from smig_tui.adapters.agents.codex.source import CodexSource
+def agent_entries() -> tuple[AgentEntry, ...]:
+    """The registry of agents (`adapters/agents/registry.py`), for front ends that build choices before services."""
+    from smig_tui.adapters.agents import registry
 
+    return registry.AGENTS
+
+
+def build_services(env: dict[str, str] | None = None, agents: Sequence[AgentEntry] | None = None) -> Services:
+    """Wire the adapters from the environment and the config file: one reader per agent of the registry."""
     paths = resolve_paths(env)
     config = load_config(paths.config_file)
-    sources: list[SessionSource] = [
-        CodexSource(paths, listing_cache=paths.cache_dir / "listing-codex.json"),
-        ClaudeSource(paths, listing_cache=paths.cache_dir / "listing-claude.json"),
-    ]
-    if paths.gemini_home is not None:
-        from smig_tui.adapters.agents.gemini.source import GeminiSource
-
-        sources.append(GeminiSource(paths.gemini_home, listing_cache=paths.cache_dir / "listing-gemini.json"))
-    sources.append(_opencode_source(env, paths.cache_dir / "listing-opencode.json"))
-    return Services(paths=paths, config=config, sources=with_archive(paths, sources), env=env)
+    entries = tuple(agent_entries() if agents is None else agents)
+    sources = [source for entry in entries if (source := entry.source(paths, env)) is not None]
+    return Services(paths=paths, config=config, sources=with_archive(paths, sources), env=env, agents=entries)
 
 
 def session_archive(paths: Paths) -> Archive:
@@ -807,10 +806,3 @@ def with_archive(paths: Paths, sources: list[SessionSource]) -> list[SessionSour
     archive = session_archive(paths)
     return [ArchivedSource(source, archive, paths.cache_dir / "archive-view") for source in sources]
 
-
-def _opencode_source(env: dict[str, str] | None, listing_cache: Path) -> SessionSource:
-    """OpenCode's reader, at `OPENCODE_DB` or under `$XDG_DATA_HOME/opencode` (issue 18)."""
-    from smig_tui.adapters.agents.opencode.home import resolve_home
-    from smig_tui.adapters.agents.opencode.source import OpenCodeSource
-
-    return OpenCodeSource(resolve_home(env), listing_cache=listing_cache)

@@ -13,15 +13,11 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from smig_tui.adapters.agents.claude.writer import ClaudeWriter
-from smig_tui.adapters.agents.codex.writer import CodexWriter, append_session_index, index_line, recorded_model
-from smig_tui.adapters.agents.gemini.writer import GeminiWriter, sendable
-from smig_tui.adapters.agents.opencode.home import resolve_home
-from smig_tui.adapters.agents.opencode.writer import OpenCodeWriter
+from smig_tui.adapters.agents.entry import AgentEntry
 from smig_tui.adapters.commit_journal import CommitJournal
 from smig_tui.adapters.fs import atomic_write
 from smig_tui.adapters.output_paths import check_output_path
@@ -51,7 +47,8 @@ from smig_tui.core.migration import (
     workspace_key,
 )
 from smig_tui.core.models import Message, Plan, Session
-from smig_tui.core.plans import PLACEHOLDER_ID, SUMMARY_ID, left_out
+from smig_tui.core.plans import left_out
+from smig_tui.core.ports import NativeRequest, NativeWriter
 from smig_tui.core.strategies import needs_summary
 from smig_tui.core.timeline import format_iso
 
@@ -89,20 +86,30 @@ def file_fingerprint(path: str) -> tuple[str, int, float]:
 class Committer:
     """Turns a plan into written files and a stored record."""
 
-    def __init__(self, paths: Paths, store: MigrationStore) -> None:
+    def __init__(self, paths: Paths, store: MigrationStore, agents: Sequence[AgentEntry],
+                 env: Mapping[str, str] | None = None) -> None:
         self._paths = paths
         self._store = store
-        self._claude = ClaudeWriter(paths)
-        self._codex = CodexWriter(paths)
-        self._gemini = GeminiWriter(paths.gemini_home) if paths.gemini_home is not None else None
+        self._agents = {entry.id: entry for entry in agents}
+        """The agents a native session can be written for (the registry's), by destination name."""
+        self._env = env
+        self._writers: dict[str, NativeWriter] = {}
+        """Each destination's writer, built on first use."""
         self._expected: dict[str, tuple[Expected, ...]] = {}
         """What each native file written by this commit must read back as, by path."""
-        self._index_lines: list[str] = []
-        """Lines for Codex's session_index.jsonl, appended once every file has read back right."""
         self.journal = CommitJournal(paths.data_dir / "journal")
         self.recovered: list[str] = []
         """What recovering interrupted commits did before this one (see `commit_journal`)."""
-        self._opencode = OpenCodeWriter(resolve_home(), paths.data_dir / "opencode-imports")
+
+    def _writer(self, destination: str) -> NativeWriter:
+        """The writer of one agent's native sessions (one sentence when its home is unknown)."""
+        if destination not in self._writers:
+            entry = self._agents[destination]
+            writer = entry.writer(self._paths, self._env)
+            if writer is None:
+                raise SmigError(f"{entry.name}'s folder is unknown, so no {entry.name} session can be written.")
+            self._writers[destination] = writer
+        return self._writers[destination]
 
     def migrate(
         self,
@@ -128,7 +135,7 @@ class Committer:
                 "(`smig summarize`) or choose --strategy truncate."
             )
         wanted = {Destination(value) for value in to} or {Destination.STORE}
-        self._expected, self._index_lines = {}, []
+        self._expected = {}
         redactions: dict[str, int] = {}
         if redact_secrets:
             session = redact_header(session)  # only its title and goal are written
@@ -163,8 +170,9 @@ class Committer:
         now: datetime,
         cwd: str | None = None,
     ) -> list[PlannedFile]:
-        """Lay out the Claude and/or Codex sessions, in `cwd` when given, else the source's folder."""
-        natives = wanted & {Destination.CLAUDE, Destination.CODEX, Destination.GEMINI, Destination.OPENCODE}
+        """Lay out each wanted agent's session with its writer, in `cwd` when given, else the source's folder."""
+        natives = [destination for destination in Destination if destination in wanted
+                   and destination.value in self._agents]
         if not natives:
             return []
         info = session.info
@@ -179,7 +187,6 @@ class Committer:
         origin = info.cwd if cwd and info.cwd and cwd != info.cwd else None
         lineage = Lineage(info.agent.value, info.id, info.path, migration_id, omitted, plan.strategy.value,
                           omitted_tokens, target, origin)
-        note = migration_note(lineage)
         if not to_turns(messages):
             raise SmigError(
                 f"Session {info.id} has no user or assistant messages to carry over, so no native "
@@ -187,40 +194,14 @@ class Committer:
             )
         title = native_title(info.agent.value, info.title, goal_of(session.messages))
         branch = next((session.extra[key] for key in _BRANCH_KEYS if session.extra.get(key)), None)
+        request = NativeRequest(messages, migration_note(lineage), folder, lineage, title, target, branch, now)
         files: list[PlannedFile] = []
-        if Destination.CLAUDE in natives:
-            turns = to_turns(messages, note=note)
-            planned = self._claude.prepare(turns, folder, lineage, title, model=target, git_branch=branch, now=now)
-            self._expected[planned.path] = expected_from(turns)
-            files.append(planned)
-        if Destination.CODEX in natives:
-            preamble, rest = _codex_preamble(note, messages)
-            turns = to_turns(rest)
-            planned = self._codex.prepare(turns, folder, lineage, title, git_branch=branch, now=now,
-                                          model=recorded_model(self._paths, target), note=preamble)
-            self._expected[planned.path] = expected_from(turns, preamble)
-            if planned.native:
-                self._index_lines.append(index_line(planned.native.session_id, title, now))
-            files.append(planned)
-        if Destination.GEMINI in natives:
-            files += self._gemini_files(messages, note, folder, lineage, title, target, now)
-        if Destination.OPENCODE in natives:
-            turns = to_turns(messages, note=note)
-            planned = self._opencode.prepare(turns, folder, lineage, title, model=target, now=now)
-            self._expected[planned.path] = expected_from(turns)
-            files.append(planned)
+        for destination in natives:
+            layout = self._writer(destination.value).lay_out(request)
+            session_file = layout.files[-1]
+            self._expected[session_file.path] = expected_from(layout.turns, layout.preamble)
+            files += layout.files
         return files
-
-    def _gemini_files(self, messages: tuple[Message, ...], note: str, folder: str, lineage: Lineage, title: str,
-                      target: str, now: datetime) -> list[PlannedFile]:
-        """Lay out the Gemini CLI session (and its project folder's owner file when the folder is new)."""
-        if self._gemini is None:
-            raise SmigError("Gemini CLI's folder is unknown, so no Gemini session can be written.")
-        turns = to_turns(messages, note=note)
-        planned = self._gemini.prepare(turns, folder, lineage, title, model=target, now=now)
-        session = planned[-1]
-        self._expected[session.path] = expected_from(tuple(sendable(turn) for turn in turns))
-        return planned
 
     def _export_files(
         self,
@@ -264,7 +245,7 @@ class Committer:
                     )
             self.journal.begin(record, self._store.path_for(record), files)
             created: list[Path] = []
-            imported: list[str] = []
+            installed: list[PlannedFile] = []
             try:
                 for planned in files:
                     target = Path(planned.path)
@@ -273,36 +254,24 @@ class Committer:
                                  mtime=planned.mtime, make_parents=planned.path not in user_paths)
                     if not existed:
                         created.append(target)
-                for planned in files:
-                    if planned.destination is Destination.OPENCODE and planned.native:
-                        # The file is smig's import document; OpenCode writes its own database.
-                        self._opencode.import_session(planned)
-                        imported.append(planned.native.session_id)
-                for planned in files:
+                natives = [planned for planned in files if planned.native]
+                for planned in natives:
+                    self._writer(planned.destination.value).install(planned)  # OpenCode imports its document
+                    installed.append(planned)
+                for planned in natives:
                     if planned.native and planned.path in self._expected:
-                        verify(self._paths, planned.native, self._expected[planned.path])
-                for line in self._index_lines:
-                    append_session_index(self._paths, line)
+                        verify(self._writer(planned.destination.value), planned.native, self._expected[planned.path])
+                for planned in natives:
+                    self._writer(planned.destination.value).announce(planned)  # Codex names the thread
                 self._store.write_locked(record)
             except BaseException:
                 for path in created:
                     with contextlib.suppress(OSError):
                         path.unlink()
-                for session_id in imported:
+                for planned in installed:
                     with contextlib.suppress(SmigError):
-                        self._opencode.delete_session(session_id)
+                        self._writer(planned.destination.value).uninstall(planned)
                 self.journal.end(record.id)
                 raise
             self.journal.end(record.id)
 
-
-def _codex_preamble(note: str, messages: tuple[Message, ...]) -> tuple[str, tuple[Message, ...]]:
-    """The model-visible text before the conversation in a Codex rollout, and the rest.
-
-    The lineage note and the plan's placeholder (or summary) go in one user item without a
-    `user_message` event, so Codex's preview and thread list show the conversation's own prompt,
-    not "[smig: 162 earlier messages omitted …". A plan that is only a summary keeps it as a turn.
-    """
-    if messages and messages[0].id in (PLACEHOLDER_ID, SUMMARY_ID) and to_turns(messages[1:]):
-        return f"{note}\n\n{messages[0].text}", messages[1:]
-    return note, messages

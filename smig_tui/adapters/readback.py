@@ -12,10 +12,10 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from smig_tui.adapters.paths import Paths
 from smig_tui.core.errors import SmigError
 from smig_tui.core.migration import NativeOutput, Turn
-from smig_tui.core.models import Agent, Role, Session, SessionInfo
+from smig_tui.core.models import Role
+from smig_tui.core.ports import NativeWriter
 
 
 class ReadBackError(SmigError):
@@ -41,42 +41,13 @@ def expected_from(turns: Sequence[Turn], preamble: str | None = None) -> tuple[E
     return head + tuple(Expected.of(turn.role, turn.text) for turn in turns)
 
 
-def read_back(paths: Paths, output: NativeOutput) -> Session:
-    """Read a written native session with smig's own reader."""
-    ignore = lambda _warning: None  # noqa: E731 - warnings are the reader's, the comparison decides
-    if output.agent == Agent.OPENCODE.value:
-        from smig_tui.adapters.agents.opencode.home import resolve_home
-        from smig_tui.adapters.agents.opencode.source import OpenCodeSource
+def verify(writer: NativeWriter, output: NativeOutput, expected: Sequence[Expected]) -> None:
+    """Raise ReadBackError naming the first difference between the written session and the plan.
 
-        written = SessionInfo(id=output.session_id, agent=Agent.OPENCODE, path=output.path)
-        return OpenCodeSource(resolve_home()).load(written, ignore)
-    if output.agent == Agent.CODEX.value:
-        from smig_tui.adapters.agents.codex.source import CodexSource
-
-        source = CodexSource(paths)
-        info = source.describe(output.path, ignore)
-        if info is None:
-            raise ReadBackError(f"The written Codex session {output.path} cannot be read back.")
-        return source.load(info, ignore)
-    if output.agent == Agent.GEMINI.value and paths.gemini_home is not None:
-        from pathlib import Path
-
-        from smig_tui.adapters.agents.gemini.source import GeminiSource
-
-        gemini = GeminiSource(paths.gemini_home)
-        found = gemini.describe(Path(output.path), ignore)
-        if found is None:
-            raise ReadBackError(f"The written Gemini session {output.path} cannot be read back.")
-        return gemini.load(found, ignore)
-    from smig_tui.adapters.agents.claude.load import load_session
-
-    return load_session(SessionInfo(id=output.session_id, agent=Agent.CLAUDE, path=output.path), ignore)
-
-
-def verify(paths: Paths, output: NativeOutput, expected: Sequence[Expected]) -> None:
-    """Raise ReadBackError naming the first difference between the written session and the plan."""
+    The session is read by its writer's `read_back`: the reader `smig list` uses for that agent.
+    """
     try:
-        session = read_back(paths, output)
+        session = writer.read_back(output)
     except ReadBackError:
         raise
     except (SmigError, OSError, ValueError) as error:

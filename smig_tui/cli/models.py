@@ -8,12 +8,15 @@ from typing import TYPE_CHECKING, Any
 from smig_tui.core.capacity import normalise
 from smig_tui.core.errors import UnknownModelError
 from smig_tui.core.models import ModelCapacity
+from smig_tui.services import agent_entries
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
     from smig_tui.core.capacity import LiveListing
 
-AGENT_LABELS = {"codex": "Codex", "claude": "Claude Code"}
+def _agent_name(agent: str) -> str:
+    """An agent's name as its users write it (the registry's), its id for one smig does not know."""
+    return next((entry.name for entry in agent_entries() if entry.id == agent), agent)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -86,7 +89,7 @@ def origin_line(live: list[LiveListing]) -> str:
 
 def _agent_cell(model: ModelCapacity) -> str:
     """The usable window inside each agent, e.g. `Codex 258,400`."""
-    return ", ".join(f"{AGENT_LABELS.get(a.agent, a.agent)} {a.usable:,}" for a in model.agents)
+    return ", ".join(f"{_agent_name(a.agent)} {a.usable:,}" for a in model.agents)
 
 
 def _status_cell(model: ModelCapacity) -> str:
@@ -128,7 +131,7 @@ def _print_detail(ctx: Context, model: ModelCapacity) -> None:
     for agent in model.agents:
         how = "with the [1m] model suffix" if agent.agent == "claude" else "via model_context_window"
         most = f", up to {agent.max_window:,} {how}" if agent.max_window else ""
-        say(f"  in {AGENT_LABELS.get(agent.agent, agent.agent)}: usable {agent.usable:,} of {agent.window:,}{most}: {agent.source}")
+        say(f"  in {_agent_name(agent.agent)}: usable {agent.usable:,} of {agent.window:,}{most}: {agent.source}")
     if model.harness_window and dict(model.sources).get("harness_window"):
         say(f"  usable window {model.harness_window:,}: {model.source_of('harness_window')}")
     exact = "exact" if model.calibration == 1.0 else "estimate"

@@ -8,6 +8,7 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from smig_tui.core.models import Agent, Message, Session, SessionInfo
+from smig_tui.services import agent_entries
 
 if TYPE_CHECKING:
 
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `list` and `show` to the CLI."""
     listing = subparsers.add_parser("list", help="list Codex and Claude Code sessions")
-    listing.add_argument("--agent", choices=[agent.value for agent in Agent], help="only this agent")
+    listing.add_argument("--agent", choices=[entry.id for entry in agent_entries()], help="only this agent")
     listing.add_argument("--cwd", metavar="PATH", help="only sessions in PATH or below it")
     listing.add_argument("--all", action="store_true", help="include sub-agent and exec sessions")
     listing.add_argument("--limit", type=int, default=0, metavar="N", help="show the newest N only")

@@ -5,9 +5,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from datetime import datetime
+from typing import TYPE_CHECKING, Protocol
 
-from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
+from smig_tui.core.models import Agent, Message, ReadWarning, Session, SessionInfo
+
+if TYPE_CHECKING:  # core.migration imports core.tokens, which imports this module
+    from smig_tui.core.migration import Lineage, NativeOutput, PlannedFile, Turn
 
 WarningSink = Callable[[ReadWarning], None]
 """Where readers report what they skipped; the CLI prints to stderr, the TUI notifies."""
@@ -49,6 +53,68 @@ class SessionSource(Protocol):
 
     def load(self, info: SessionInfo, warn: WarningSink) -> Session:
         """Read one session in full, streaming the file."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class NativeRequest:
+    """What every writer is given: the migrated conversation (already redacted) and where it goes."""
+
+    messages: tuple[Message, ...]
+    note: str
+    """The lineage note (where the session came from, what was left out); each writer places it."""
+    folder: str
+    """The project folder the session is written for."""
+    lineage: Lineage
+    title: str
+    target: str
+    """The model the plan was made for (a writer records it when its client can run it)."""
+    git_branch: str | None
+    now: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class NativeLayout:
+    """The files of one native session, ready to write (the session file last), and what it reads back as."""
+
+    files: tuple[PlannedFile, ...]
+    """Usually one; Gemini CLI adds its project folder's owner file before the session when the folder is new."""
+    turns: tuple[Turn, ...]
+    """The conversation as the client will see it, compared with the file read back after writing."""
+    preamble: str | None = None
+    """Model-visible text written before the turns as its own message (Codex's lineage note)."""
+
+
+class NativeWriter(Protocol):
+    """Lays out, and after writing completes, a session one agent's client resumes (`--to <agent>`)."""
+
+    @property
+    def agent(self) -> Agent:
+        """The agent whose sessions this writes."""
+        ...
+
+    def unavailable(self) -> str | None:
+        """Why this machine cannot write such a session (a missing command), or None when it can."""
+        ...
+
+    def lay_out(self, request: NativeRequest) -> NativeLayout:
+        """Build every file's bytes; nothing is written (a dry run shows exactly this)."""
+        ...
+
+    def install(self, planned: PlannedFile) -> None:
+        """After the files are written: make the session the client's (OpenCode imports it); most do nothing."""
+        ...
+
+    def uninstall(self, planned: PlannedFile) -> None:
+        """Undo `install` when the commit fails later; quiet when there is nothing to undo."""
+        ...
+
+    def read_back(self, output: NativeOutput) -> Session:
+        """Read a written session with smig's own reader, to compare it with the plan."""
+        ...
+
+    def announce(self, planned: PlannedFile) -> None:
+        """After every session read back right: tell the client about it (Codex names the thread)."""
         ...
 
 

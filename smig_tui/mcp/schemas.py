@@ -11,6 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from smig_tui.core import strategies as strategy_table
+from smig_tui.core.migration import Destination
+from smig_tui.core.models import Agent
 
 PAGE_CHARS = 20_000
 """Default size of a tool result: both Claude Code and Codex pass about 20,000 characters whole."""
@@ -21,7 +23,10 @@ STRATEGIES = {
     for info in strategy_table.STRATEGIES
 }
 PLANNED_IN_MEMORY = ("truncate", "tools-first", "as-is")
-DESTINATIONS = ("store", "claude", "codex", "gemini", "opencode", "markdown", "json")
+AGENTS = tuple(agent.value for agent in Agent)
+"""What `list_sessions` filters by: the agents of the registry (a test holds them equal; the server
+starts without loading services)."""
+DESTINATIONS = tuple(destination.value for destination in Destination)
 
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 
@@ -109,8 +114,8 @@ TOOLS: list[dict[str, Any]] = [
     _tool("list_sessions",
           "Codex CLI, Claude Code, Gemini CLI and OpenCode sessions on this machine, newest first, and which agent homes were "
           "searched." + PAGED_NOTE,
-          {"agent": {"type": "string", "enum": ["codex", "claude", "gemini", "opencode"],
-                     "description": "Only this agent's sessions: codex, claude, gemini or opencode. Default: all."},
+          {"agent": {"type": "string", "enum": list(AGENTS),
+                     "description": f"Only this agent's sessions: {', '.join(AGENTS)}. Default: all."},
            "cwd": {"type": "string", "description": "Only sessions that ran in this folder or below it. "
                                                     "Default: every folder."},
            "limit": {"type": "integer", "minimum": 1, "maximum": 500,

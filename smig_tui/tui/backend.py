@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from smig_tui.core.migration import Destination
-from smig_tui.core.models import Agent, ModelCapacity, Plan, Session, SessionInfo, Strategy
+from smig_tui.core.models import ModelCapacity, Plan, Session, SessionInfo, Strategy
 from smig_tui.core.strategies import TAB_STRATEGIES
-from smig_tui.services import Services
+from smig_tui.services import Services, agent_entries
 
 PLAN_STRATEGIES = TAB_STRATEGIES
 
@@ -129,15 +129,16 @@ def summarize(
 
 
 def default_native(session: Session) -> str:
-    """The other agent: a Codex thread goes to Claude Code and the other way round."""
-    return "claude" if session.info.agent is Agent.CODEX else "codex"
+    """The agent the registry hands this one's sessions to: a Codex thread goes to Claude Code and back."""
+    entry = next((entry for entry in agent_entries() if entry.agent == session.info.agent), None)
+    return entry.hand_to.value if entry else "codex"
 
 
 def commit_preview(services: Services, session: Session, plan: Plan) -> tuple[Any, dict[str, str]]:
-    """Dry-run every destination, so the dialog can say exactly where each one writes."""
-    wanted = {Destination.STORE, Destination.CLAUDE, Destination.CODEX, Destination.GEMINI}
-    if services.can_write(Destination.OPENCODE):  # offered only where its `opencode` command is installed
-        wanted.add(Destination.OPENCODE)
+    """Dry-run every destination this machine can write (OpenCode's needs its command), so the dialog
+    can say exactly where each one writes."""
+    wanted = {Destination.STORE} | {Destination(entry.id) for entry in services.agents
+                                    if services.can_write(entry.id)}
     result = services.migrate(session, plan, to=wanted, dry_run=True)
     choices: dict[str, str] = {}
     if result.record_path:
@@ -196,11 +197,7 @@ def export(services: Services, session: Session, plan: Plan, request: Any) -> tu
     return f"Wrote the {request.format} export ({len(text):,} characters) to {path}.", None
 
 
-DEFAULT_TARGETS = {Agent.CODEX: "claude-sonnet-4-5", Agent.CLAUDE: "gpt-5-codex", Agent.GEMINI: "claude-sonnet-4-5",
-                   Agent.OPENCODE: "gpt-5-codex"}
-"""Until the user picks one, a session is measured against a model of the other agent."""
-
-
 def default_target(session: Session) -> str:
-    """The target to measure against before the user has chosen one (another agent's model)."""
-    return DEFAULT_TARGETS.get(session.info.agent, "claude-sonnet-4-5")
+    """The target to measure against before the user has chosen one (another agent's model, per the registry)."""
+    entry = next((entry for entry in agent_entries() if entry.agent == session.info.agent), None)
+    return entry.default_target if entry else "claude-sonnet-4-5"

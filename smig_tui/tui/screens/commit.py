@@ -13,9 +13,15 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-NATIVE_CHOICES = (("claude", "Claude Code session"), ("codex", "Codex session"), ("gemini", "Gemini CLI session"),
-                  ("opencode", "OpenCode session"),
-                  ("", "No native session"))
+from smig_tui.core.migration import Destination
+from smig_tui.services import agent_entries
+
+
+def native_choices() -> tuple[tuple[str, str], ...]:
+    """Each agent a native session can be written for (the registry's) in `Destination`'s order, then none."""
+    order = [destination.value for destination in Destination]
+    entries = sorted(agent_entries(), key=lambda entry: order.index(entry.id) if entry.id in order else len(order))
+    return (*((entry.id, f"{entry.name} session") for entry in entries), ("", "No native session"))
 
 
 class CommitModal(ModalScreen[set[str] | None]):
@@ -52,11 +58,12 @@ class CommitModal(ModalScreen[set[str] | None]):
         self._native = native if native in choices else ""
         self._cwd = cwd
         """The source's project folder: the native session is written for it unless changed."""
-        self._keys = [key for key, _ in NATIVE_CHOICES if not key or key in choices]
+        self._labels = dict(native_choices())
+        self._keys = [key for key in self._labels if not key or key in choices]
         """The destinations offered, in list order."""
 
     def compose(self) -> ComposeResult:
-        labels = dict(NATIVE_CHOICES)
+        labels = self._labels
         with Vertical():
             with VerticalScroll():
                 yield Label("Commit this migration?", id="commit-title")

@@ -11,22 +11,17 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from smig_tui.core.models import Agent, SessionInfo
+from smig_tui.services import agent_entries
 
 TITLE_WIDTH = 40
 """Characters of a title kept in the tree (the tree cuts it to its width); the session pane shows it whole."""
 OPEN_FOLDERS = 3
 """Folders per agent shown open after a rebuild (besides the current one and those the user opened)."""
-AGENT_LABELS = {Agent.CODEX: "Codex", Agent.CLAUDE: "Claude Code", Agent.GEMINI: "Gemini CLI",
-                Agent.OPENCODE: "OpenCode"}
-
-
-ALWAYS_SHOWN = (Agent.CODEX, Agent.CLAUDE)
-"""Agents whose node shows even when empty (the others appear once they have sessions)."""
 
 
 def agent_label(agent: Agent) -> str:
-    """The agent's name as its users write it (its id for an agent not named here)."""
-    return AGENT_LABELS.get(agent, agent.value)
+    """The agent's name as its users write it (its id for an agent the registry does not name)."""
+    return next((entry.name for entry in agent_entries() if entry.agent == agent), agent.value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,12 +205,13 @@ class SourceTree(Tree[SessionInfo | None]):
         grouped = self._grouped(self.visible_sessions())
         target: TreeNode[SessionInfo | None] | None = None
         first: TreeNode[SessionInfo | None] | None = None
-        for agent in Agent:  # every agent smig reads, in the enum's order
+        for entry in agent_entries():  # every agent smig reads, in the registry's order
+            agent = entry.agent
             groups = grouped.get(agent, {})
             count = sum(len(items) for items in groups.values())
-            if not count and agent not in ALWAYS_SHOWN:
+            if not count and not entry.shown_when_empty:
                 continue  # an agent added later shows once it has sessions here
-            agent_node = self.root.add(f"{agent_label(agent)} ({count})", expand=True)
+            agent_node = self.root.add(f"{entry.name} ({count})", expand=True)
             self._agent_nodes[agent] = agent_node
             for position, (group, items) in enumerate(self._ordered(groups)):
                 marker = "● " if group.here else ""

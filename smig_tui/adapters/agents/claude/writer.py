@@ -19,9 +19,10 @@ from typing import Any
 
 from smig_tui.adapters.paths import Paths
 from smig_tui.core.errors import SmigError
-from smig_tui.core.handoff import migration_note
+from smig_tui.core.handoff import migration_note, to_turns
 from smig_tui.core.migration import Destination, Lineage, NativeOutput, PlannedFile, Turn
-from smig_tui.core.models import Role
+from smig_tui.core.models import Agent, Role, Session, SessionInfo
+from smig_tui.core.ports import NativeLayout, NativeRequest
 from smig_tui.core.timeline import format_iso, monotonic_times
 
 CLAUDE_VERSION = "2.1.197"
@@ -81,8 +82,37 @@ def resume_command(cwd: str, session_id: str) -> str:
 class ClaudeWriter:
     """Builds a Claude Code transcript from migrated turns; the service writes it (never over a file)."""
 
+    agent = Agent.CLAUDE
+
     def __init__(self, paths: Paths) -> None:
         self._paths = paths
+
+    def unavailable(self) -> str | None:
+        """Claude Code sessions are plain files: always writable."""
+        return None
+
+    def lay_out(self, request: NativeRequest) -> NativeLayout:
+        """The transcript, the lineage note leading the first user turn."""
+        turns = to_turns(request.messages, note=request.note)
+        planned = self.prepare(turns, request.folder, request.lineage, request.title, model=request.target,
+                               git_branch=request.git_branch, now=request.now)
+        return NativeLayout((planned,), turns)
+
+    def install(self, planned: PlannedFile) -> None:
+        """Nothing to do: Claude Code finds the file."""
+
+    def uninstall(self, planned: PlannedFile) -> None:
+        """Nothing to undo."""
+
+    def announce(self, planned: PlannedFile) -> None:
+        """Nothing to announce: the transcript names itself (`custom-title`)."""
+
+    def read_back(self, output: NativeOutput) -> Session:
+        """The transcript as `smig list` reads it."""
+        from smig_tui.adapters.agents.claude.load import load_session
+
+        info = SessionInfo(id=output.session_id, agent=Agent.CLAUDE, path=output.path)
+        return load_session(info, lambda _warning: None)
 
     def prepare(
         self,

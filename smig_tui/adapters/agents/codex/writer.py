@@ -27,8 +27,11 @@ from typing import Any
 
 from smig_tui.adapters.paths import Paths
 from smig_tui.core.errors import SmigError
+from smig_tui.core.handoff import to_turns
 from smig_tui.core.migration import Destination, Lineage, NativeOutput, PlannedFile, Turn
-from smig_tui.core.models import Role
+from smig_tui.core.models import Agent, Message, Role, Session
+from smig_tui.core.plans import PLACEHOLDER_ID, SUMMARY_ID
+from smig_tui.core.ports import NativeLayout, NativeRequest
 from smig_tui.core.timeline import format_iso, monotonic_times
 
 CODEX_VERSION = "0.171.0"
@@ -116,8 +119,49 @@ def configured_provider(paths: Paths) -> str:
 class CodexWriter:
     """Builds a Codex rollout from migrated turns; the service writes it (never over a file)."""
 
+    agent = Agent.CODEX
+
     def __init__(self, paths: Paths) -> None:
         self._paths = paths
+        self._index_lines: dict[str, str] = {}
+        """The `session_index.jsonl` line of each rollout laid out, by path, appended once it reads back."""
+
+    def unavailable(self) -> str | None:
+        """Codex rollouts are plain files: always writable."""
+        return None
+
+    def lay_out(self, request: NativeRequest) -> NativeLayout:
+        """The rollout, the lineage note (and placeholder) as one model-visible preamble item."""
+        preamble, rest = codex_preamble(request.note, request.messages)
+        turns = to_turns(rest)
+        planned = self.prepare(turns, request.folder, request.lineage, request.title, git_branch=request.git_branch,
+                               now=request.now, model=recorded_model(self._paths, request.target), note=preamble)
+        if planned.native:
+            self._index_lines[planned.path] = index_line(planned.native.session_id, request.title, request.now)
+        return NativeLayout((planned,), turns, preamble)
+
+    def install(self, planned: PlannedFile) -> None:
+        """Nothing to do: Codex finds the rollout."""
+
+    def uninstall(self, planned: PlannedFile) -> None:
+        """Nothing to undo (the index line is only appended by `announce`)."""
+
+    def announce(self, planned: PlannedFile) -> None:
+        """Name the thread in Codex's `session_index.jsonl` (one appended line)."""
+        line = self._index_lines.pop(planned.path, None)
+        if line is not None:
+            append_session_index(self._paths, line)
+
+    def read_back(self, output: NativeOutput) -> Session:
+        """The rollout as `smig list` reads it."""
+        from smig_tui.adapters.agents.codex.source import CodexSource
+        from smig_tui.adapters.readback import ReadBackError
+
+        source = CodexSource(self._paths)
+        info = source.describe(output.path, lambda _warning: None)
+        if info is None:
+            raise ReadBackError(f"The written Codex session {output.path} cannot be read back.")
+        return source.load(info, lambda _warning: None)
 
     def prepare(
         self,
@@ -293,3 +337,15 @@ def _ends_with_newline(path: Path) -> bool:
     with open(path, "rb") as handle:
         handle.seek(-1, os.SEEK_END)
         return handle.read(1) == b"\n"
+
+
+def codex_preamble(note: str, messages: tuple[Message, ...]) -> tuple[str, tuple[Message, ...]]:
+    """The model-visible text before the conversation in a Codex rollout, and the rest.
+
+    The lineage note and the plan's placeholder (or summary) go in one user item without a
+    `user_message` event, so Codex's preview and thread list show the conversation's own prompt,
+    not "[smig: 162 earlier messages omitted …". A plan that is only a summary keeps it as a turn.
+    """
+    if messages and messages[0].id in (PLACEHOLDER_ID, SUMMARY_ID) and to_turns(messages[1:]):
+        return f"{note}\n\n{messages[0].text}", messages[1:]
+    return note, messages

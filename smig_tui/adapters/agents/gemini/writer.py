@@ -23,9 +23,10 @@ from typing import Any
 from smig_tui.adapters.agents.gemini.convert import COMMAND_PREFIXES, HARNESS_PREFIXES
 from smig_tui.adapters.agents.gemini.layout import PROJECT_ROOT_FILE, chats_dir_for, normalize, project_hash
 from smig_tui.core.errors import SmigError
-from smig_tui.core.handoff import migration_note
+from smig_tui.core.handoff import migration_note, to_turns
 from smig_tui.core.migration import Destination, Lineage, NativeOutput, PlannedFile, Turn
-from smig_tui.core.models import Role
+from smig_tui.core.models import Agent, Role, Session
+from smig_tui.core.ports import NativeLayout, NativeRequest
 from smig_tui.core.timeline import format_iso, monotonic_times
 
 DEFAULT_MODEL = "gemini-2.5-pro"
@@ -50,8 +51,41 @@ def sendable(turn: Turn) -> Turn:
 class GeminiWriter:
     """Builds a Gemini CLI session from migrated turns; the committer writes it (never over a file)."""
 
+    agent = Agent.GEMINI
+
     def __init__(self, home: Path) -> None:
         self._home = home
+
+    def unavailable(self) -> str | None:
+        """Gemini CLI sessions are plain files: always writable."""
+        return None
+
+    def lay_out(self, request: NativeRequest) -> NativeLayout:
+        """The session (and its project folder's owner file when the folder is new)."""
+        turns = to_turns(request.messages, note=request.note)
+        planned = self.prepare(turns, request.folder, request.lineage, request.title, model=request.target,
+                               now=request.now)
+        return NativeLayout(tuple(planned), tuple(sendable(turn) for turn in turns))
+
+    def install(self, planned: PlannedFile) -> None:
+        """Nothing to do: Gemini CLI finds the file."""
+
+    def uninstall(self, planned: PlannedFile) -> None:
+        """Nothing to undo."""
+
+    def announce(self, planned: PlannedFile) -> None:
+        """Nothing to announce: the session's first line names it."""
+
+    def read_back(self, output: NativeOutput) -> Session:
+        """The session as `smig list` reads it."""
+        from smig_tui.adapters.agents.gemini.source import GeminiSource
+        from smig_tui.adapters.readback import ReadBackError
+
+        gemini = GeminiSource(self._home)
+        found = gemini.describe(Path(output.path), lambda _warning: None)
+        if found is None:
+            raise ReadBackError(f"The written Gemini session {output.path} cannot be read back.")
+        return gemini.load(found, lambda _warning: None)
 
     def prepare(
         self,

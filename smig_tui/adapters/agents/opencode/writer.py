@@ -18,6 +18,7 @@ deleted again with `opencode session delete` (it is the one smig just created) a
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -34,9 +35,10 @@ from typing import Any
 from smig_tui.adapters.agents.opencode.database import OpenCodeDbError, read_only
 from smig_tui.adapters.agents.opencode.home import OpenCodeHome, session_ref
 from smig_tui.core.errors import SmigError, WriteRefusedError
-from smig_tui.core.handoff import migration_note
+from smig_tui.core.handoff import migration_note, to_turns
 from smig_tui.core.migration import Destination, Lineage, NativeOutput, PlannedFile, Turn
-from smig_tui.core.models import Role
+from smig_tui.core.models import Agent, Role, Session, SessionInfo
+from smig_tui.core.ports import NativeLayout, NativeRequest
 from smig_tui.core.timeline import monotonic_times
 
 OPENCODE_VERSION = "1.18.33"
@@ -116,9 +118,44 @@ def find_binary(env: Mapping[str, str] | None = None) -> str | None:
 class OpenCodeWriter:
     """Builds the import document for migrated turns and has OpenCode import it."""
 
+    agent = Agent.OPENCODE
+
     def __init__(self, home: OpenCodeHome, imports_dir: Path) -> None:
         self._home = home
         self._imports_dir = imports_dir
+
+    def unavailable(self) -> str | None:
+        """OpenCode writes its own database: smig needs its `opencode` command."""
+        if find_binary() is None:
+            return f"Writing an OpenCode session needs the `opencode` command (not found on PATH; {BIN_ENV} can name it)."
+        return None
+
+    def lay_out(self, request: NativeRequest) -> NativeLayout:
+        """The import document, the lineage note leading the first user turn."""
+        turns = to_turns(request.messages, note=request.note)
+        planned = self.prepare(turns, request.folder, request.lineage, request.title, model=request.target,
+                               now=request.now)
+        return NativeLayout((planned,), turns)
+
+    def install(self, planned: PlannedFile) -> None:
+        """Have OpenCode import the written document (its database is OpenCode's to write)."""
+        self.import_session(planned)
+
+    def uninstall(self, planned: PlannedFile) -> None:
+        """Delete the session this commit imported; quiet when it cannot."""
+        if planned.native is not None:
+            with contextlib.suppress(SmigError):
+                self.delete_session(planned.native.session_id)
+
+    def announce(self, planned: PlannedFile) -> None:
+        """Nothing to announce: the import made it OpenCode's."""
+
+    def read_back(self, output: NativeOutput) -> Session:
+        """The imported session, read from OpenCode's database as `smig list` reads it."""
+        from smig_tui.adapters.agents.opencode.source import OpenCodeSource
+
+        written = SessionInfo(id=output.session_id, agent=Agent.OPENCODE, path=output.path)
+        return OpenCodeSource(self._home).load(written, lambda _warning: None)
 
     def prepare(
         self,
