@@ -20,6 +20,7 @@ from smig_tui.adapters import clipboard as clipboard  # the TUI copies through i
 from smig_tui.adapters.config_file import load_config
 from smig_tui.adapters.paths import Paths, resolve_paths
 from smig_tui.core.errors import AmbiguousIdError, ConfigError, SessionNotFoundError, SmigError
+from smig_tui.core.memo import IdentityMemo, Memo
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import SessionSource, WarningSink
 
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from smig_tui.adapters.search_index import Notice, Progress, RefreshReport, SearchFilters, SearchIndex
     from smig_tui.adapters.search_index import SearchHit as SearchHit  # re-exported for the front ends
     from smig_tui.adapters.storage.migration_store import MigrationStore
-    from smig_tui.adapters.storage.token_cache import TokenCache
+    from smig_tui.adapters.storage.token_cache import Known, TokenCache
     from smig_tui.adapters.summarizer import Summarizer, SummaryPreview
     from smig_tui.core.capacity import CapacityTable, LiveListing
     from smig_tui.core.decide import AgentOverhead
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from smig_tui.core.memory_sync import Direction, MemoryPlan, Mode
     from smig_tui.core.migration import Destination, MigrationResult
     from smig_tui.core.models import Message, ModelCapacity, Plan, Strategy
+    from smig_tui.core.plan_structure import Structure
     from smig_tui.core.ports import TokenCounter
     from smig_tui.core.search import Snippet
     from smig_tui.core.summary import SummaryResult
@@ -68,6 +70,16 @@ def _older_guessed(guessed: set[int], skip: Container[int], before: int, count: 
     return older
 
 
+@dataclass
+class _Counted:
+    """What counting one session's messages for one encoding has learnt so far (see `count_newest`)."""
+
+    known: Known
+    """The exact counts, from the token cache and counted since; None where a message is still a guess."""
+    guesses: list[int] | None = None
+    """Each message's length guess, made once the first time one is needed."""
+
+
 def _ignore(_: ReadWarning) -> None:
     """Drop a warning; used where the caller asked for quiet."""
 
@@ -91,6 +103,17 @@ class Services:
     """The environment the agents' settings are read from (None: this process's)."""
     agents: tuple[AgentEntry, ...] = field(default_factory=lambda: agent_entries())
     """The agents this process reads and writes (the registry's); front ends loop over these."""
+    counters: Memo[str, TokenCounter] = field(default_factory=Memo, init=False, repr=False, compare=False)
+    """Each encoding's counter, loaded once per process."""
+    _counted: IdentityMemo[tuple[Message, ...], _Counted] = field(
+        default_factory=lambda: IdentityMemo(8), init=False, repr=False, compare=False)
+    """Counts of the sessions in use, by their messages and the encoding."""
+    _measured: Memo[tuple[str, str], int] = field(
+        default_factory=lambda: Memo(100_000), init=False, repr=False, compare=False)
+    """Tokens of synthetic texts (placeholders, shortened outputs), by encoding and text."""
+    _shapes: IdentityMemo[Session, Structure] = field(
+        default_factory=lambda: IdentityMemo(4), init=False, repr=False, compare=False)
+    """Each session's plan structure (tool pairs, injected context), only the sessions in use."""
 
     def agent_entry(self, agent: str) -> AgentEntry | None:
         """The registry entry of one agent (by id), or None for an agent smig does not know."""
@@ -239,12 +262,9 @@ class Services:
 
     def counter_for(self, capacity: ModelCapacity) -> TokenCounter:
         """The counter for a model's encoding, loaded once per process (an estimate offline)."""
-        counters: dict[str, TokenCounter] = self.__dict__.setdefault("_counters", {})
-        if capacity.encoding not in counters:
-            from smig_tui.adapters.tokenizers.tiktoken_counter import make_counter
+        from smig_tui.adapters.tokenizers.tiktoken_counter import make_counter
 
-            counters[capacity.encoding] = make_counter(capacity.encoding)
-        return counters[capacity.encoding]
+        return self.counters.get(capacity.encoding, lambda: make_counter(capacity.encoding))
 
     def count_session(self, session: Session, capacity: ModelCapacity) -> list[int]:
         """Each message's tokens as `capacity` counts them, all exact (cached on disk and in memory)."""
@@ -262,13 +282,9 @@ class Services:
         from smig_tui.core.tokens import calibrate, count_messages, count_newest, estimate
 
         counter = self.counter_for(capacity)
-        memo: dict[tuple[int, str], list[Any]] = self.__dict__.setdefault("_count_memo", {})
-        key = (id(session.messages), counter.name)
-        if key not in memo or memo[key][0] is not session.messages:
-            memo[key] = [session.messages, self.token_cache.known(session, counter), None]
-            while len(memo) > 8:  # only sessions in use; holding their messages keeps ids unique
-                memo.pop(next(iter(memo)))
-        messages, known, guesses = memo[key]
+        state = self._counted.get(session.messages, lambda: _Counted(self.token_cache.known(session, counter)),
+                                  tag=counter.name)
+        messages, known = session.messages, state.known
         counts: list[int | None] = known.counts
 
         def count(batch: list[int]) -> list[int]:
@@ -281,8 +297,9 @@ class Services:
         if counted or extra:
             self.token_cache.remember(session, counter, known)
         guessed = {i for i, n in enumerate(counts) if n is None}
-        if guessed and guesses is None:
-            guesses = memo[key][2] = [estimate(m) for m in messages]
+        if guessed and state.guesses is None:
+            state.guesses = [estimate(m) for m in messages]
+        guesses = state.guesses or []
         merged: list[int] = [guesses[i] if n is None else n for i, n in enumerate(counts)]
         return calibrate(merged, capacity.calibration), guessed
 
@@ -291,13 +308,9 @@ class Services:
         from smig_tui.core.tokens import MESSAGE_OVERHEAD, calibrate_one
 
         counter = self.counter_for(capacity)
-        memo: dict[tuple[str, str], int] = self.__dict__.setdefault("_measure_memo", {})
-
         def measure(text: str) -> int:
-            key = (counter.name, text)
-            if key not in memo:
-                memo[key] = counter.count(text) + MESSAGE_OVERHEAD
-            return calibrate_one(memo[key], capacity.calibration)
+            tokens = self._measured.get((counter.name, text), lambda: counter.count(text) + MESSAGE_OVERHEAD)
+            return calibrate_one(tokens, capacity.calibration)
 
         return measure
 
@@ -327,12 +340,7 @@ class Services:
 
         settings = parse_plan_settings(self.config, str(self.paths.config_file))
         capacity = self.capacities.lookup(target)
-        shapes: dict[int, tuple[Session, Any]] = self.__dict__.setdefault("_shape_memo", {})
-        if id(session) not in shapes or shapes[id(session)][0] is not session:
-            shapes[id(session)] = (session, analyse(session))  # holding the session keeps its id unique
-            while len(shapes) > 4:  # only the sessions in use, so big ones are not kept alive
-                shapes.pop(next(iter(shapes)))
-        shape = shapes[id(session)][1]
+        shape = self._shapes.get(session, lambda: analyse(session))
         exact = self.counter_for(capacity).exact and capacity.calibration == 1.0
         reserve = settings.reserve if reserve is None else reserve
         harness = settings.harness if harness is None else harness

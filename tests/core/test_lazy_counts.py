@@ -44,7 +44,7 @@ def services_with(tmp_path: Path, counter: WordCounter, models: dict[str, int]):
     config.write_text("".join(f'[models."{name}"]\ncontext_window = {window}\nmax_output = 100\n\n'
                               for name, window in models.items()), encoding="utf-8")
     services = build_services()
-    services.__dict__["_counters"] = {"o200k_base": counter}
+    services.counters.put("o200k_base", counter)
     return services
 
 
