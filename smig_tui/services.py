@@ -46,28 +46,7 @@ if TYPE_CHECKING:
     from smig_tui.core.summary import SummaryResult
 
 
-COUNT_MARGIN = 0.1
-"""Count exactly this share past the budget, so a re-plan that keeps a little more rarely counts again."""
-PLAN_ROUNDS = 6
-"""Plans tried while kept messages still hold guesses; the last one counts the whole session."""
-PARTIAL_NOTE = "Older messages the plan drops are estimated from their length (≈); every kept message is counted."
-
-
-def _older_guessed(guessed: set[int], skip: Container[int], before: int, count: int) -> list[int]:
-    """Up to `count` still-guessed messages just older than `before`, counted along with the kept ones.
-
-    A plan that shortens tool outputs (tools-first) keeps messages further back each time its guesses
-    become counts, about half as many again per round. Counting four times as many past them settled
-    a 15,000-message session in two rounds (2,640 messages counted) where the old last round counted
-    all of them.
-    """
-    older: list[int] = []
-    for i in range(before - 1, -1, -1):
-        if len(older) == count:
-            break
-        if i in guessed and i not in skip:
-            older.append(i)
-    return older
+from smig_tui.core.replan import PARTIAL_NOTE as PARTIAL_NOTE  # what a plan with guessed counts says
 
 
 @dataclass
@@ -333,39 +312,29 @@ class Services:
         overhead is taken off the room; without it the agent is the one the target's provider implies.
         """
         from smig_tui.core.capacity import retired_warning
-        from smig_tui.core.decide import decide, parse_plan_settings
+        from smig_tui.core.decide import parse_plan_settings
         from smig_tui.core.models import Strategy as StrategyEnum
         from smig_tui.core.plan_structure import analyse
-        from smig_tui.core.plans import make_plan, migratable_tokens
+        from smig_tui.core.replan import PlanInputs, counting_need, plan_counting_kept
 
         settings = parse_plan_settings(self.config, str(self.paths.config_file))
         capacity = self.capacities.lookup(target)
-        shape = self._shapes.get(session, lambda: analyse(session))
-        exact = self.counter_for(capacity).exact and capacity.calibration == 1.0
-        reserve = settings.reserve if reserve is None else reserve
         harness = settings.harness if harness is None else harness
-        overhead = self.overhead_tokens(capacity, agent) if harness else 0
-        need = decide(0, capacity, reserve, harness, overhead=overhead).budget * (1 + COUNT_MARGIN)
+        inputs = PlanInputs(
+            session, capacity, StrategyEnum(strategy), settings.reserve if reserve is None else reserve, harness,
+            exact=self.counter_for(capacity).exact and capacity.calibration == 1.0,
+            overhead=self.overhead_tokens(capacity, agent) if harness else 0, pins=frozenset(pins),
+            pin_first_user=settings.pin_first_user if pin_first_user is None else pin_first_user,
+            summary=summary, summary_budget=summary_budget, shape=self._shapes.get(session, lambda: analyse(session)),
+        )
+        need = counting_need(inputs)
         capacity, own_note = self._own_calibration(session, capacity, need)
-        first = settings.pin_first_user if pin_first_user is None else pin_first_user
-        wanted: list[int] = []
-        for attempt in range(PLAN_ROUNDS):
-            if attempt == PLAN_ROUNDS - 1:
-                need = float("inf")  # the kept set keeps moving: count everything and settle it
-            counts, guessed = self.count_newest(session, capacity, need, wanted, shape.skip)
-            decision = decide(migratable_tokens(session, counts, shape), capacity, reserve, harness, exact,
-                              overhead)
-            if guessed:
-                decision = replace(decision, partial=True)
-            plan = make_plan(session, counts, decision, StrategyEnum(strategy), self.measure_for(capacity),
-                             frozenset(pins), first, summary, summary_budget, shape)
-            # Kept messages need exact counts, so tokens_after <= budget is exact; shortened ones are measured.
-            wanted = [i for i, item in enumerate(plan.items) if i in guessed and item.kept and item.text is None]
-            if not wanted:
-                break
-            wanted += _older_guessed(guessed, shape.skip, min(wanted), 4 * len(wanted))
-        if guessed:
-            plan = replace(plan, notes=(*plan.notes, PARTIAL_NOTE))
+        inputs = replace(inputs, capacity=capacity)
+
+        def count(need: float, indices: Sequence[int], skip: Container[int]) -> tuple[list[int], set[int]]:
+            return self.count_newest(session, capacity, need, indices, skip)
+
+        plan = plan_counting_kept(inputs, count, self.measure_for(capacity), need)
         retired = retired_warning(capacity)
         if retired:
             plan = replace(plan, notes=(retired, *plan.notes))
