@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import threading
 import time
 from typing import TYPE_CHECKING
 
@@ -26,7 +25,6 @@ from smig_tui.tui.messages import (
     SessionRead,
     SessionsFound,
     SessionsLoaded,
-    SummaryFinished,
 )
 from smig_tui.tui.screens.base import SmigScreen
 from smig_tui.tui.screens.migrate_actions import MigrateActions
@@ -34,6 +32,7 @@ from smig_tui.tui.widgets.plan_table import PlanTable
 from smig_tui.tui.widgets.preview_tabs import TABS, PreviewTabs
 from smig_tui.tui.widgets.session_card import SessionCard
 from smig_tui.tui.widgets.source_tree import SourceTree
+from smig_tui.tui.widgets.summary_pane import SummaryPane
 
 if TYPE_CHECKING:
     from smig_tui.services import SearchHit
@@ -56,7 +55,7 @@ class ReadCancelled(Exception):
     """Raised inside a session read to abandon it (the user pressed Escape)."""
 
 
-class BrowseScreen(MigrateActions, SmigScreen[None]):
+class BrowseScreen(SmigScreen[None]):
     """Browse sessions, measure one against a target, preview the compression."""
 
     CSS_PATH = "browse.tcss"
@@ -99,9 +98,6 @@ class BrowseScreen(MigrateActions, SmigScreen[None]):
         """Ids of messages every plan must keep."""
         self.summaries: dict[Strategy, str] = {}
         """Summaries written (and possibly edited) per summary strategy, for this session."""
-        self.summary_cancel = threading.Event()
-        self.recent: list[str] = []
-        """Recently chosen targets, newest first."""
         self._filter_timer: Timer | None = None
         """The pending filter, restarted by each keystroke."""
         self.scanned = False
@@ -122,6 +118,7 @@ class BrowseScreen(MigrateActions, SmigScreen[None]):
                 yield SessionCard(id="card")
                 yield PreviewTabs(id="preview")
         yield Footer()
+        yield MigrateActions(self.services)
 
     def on_mount(self) -> None:
         self.query_one("#sources").border_title = "Sources"
@@ -129,14 +126,43 @@ class BrowseScreen(MigrateActions, SmigScreen[None]):
         self.query_one(PreviewTabs).border_title = "Preview"
         self.query_one(SourceTree).focus()
         self.query_one(PreviewTabs).show_note("Select a session to preview its migration.")
-        self.load_prefs()
         self.call_after_refresh(self.scan_sessions)  # paint the frame first: the scan holds the GIL
 
     @on(DataTable.RowSelected)
     def _row_selected(self, event: DataTable.RowSelected) -> None:
         """Enter on a plan row opens the whole message."""
         if isinstance(event.data_table, PlanTable):
-            self.view_row(event.data_table)
+            self.actions.view_row(event.data_table)
+
+    @property
+    def actions(self) -> MigrateActions:
+        """Target, pins, summary, commit and export: a widget that runs their workers."""
+        return self.query_one(MigrateActions)
+
+    # The bindings of those actions (t, p, 1-4, s, e, c, x).
+    def action_pick_target(self) -> None:
+        self.actions.pick_target()
+
+    def action_pin(self) -> None:
+        self.actions.pin()
+
+    def action_show_tab(self, strategy: str) -> None:
+        self.actions.show_tab(strategy)
+
+    def action_summarize(self) -> None:
+        self.actions.summarize()
+
+    def action_edit_summary(self) -> None:
+        self.actions.edit_summary()
+
+    def action_commit(self) -> None:
+        self.actions.commit()
+
+    def action_export(self) -> None:
+        self.actions.export()
+
+    def on_summary_pane_edited(self, message: SummaryPane.Edited) -> None:
+        self.actions.summary_edited(message)
 
     def on_resize(self) -> None:
         """Fit the terminal: a narrower source list, a shorter card and a compact footer when small."""
@@ -151,8 +177,6 @@ class BrowseScreen(MigrateActions, SmigScreen[None]):
             self.show_counts()
 
     def worker_failed(self, group: str, error: BaseException) -> None:
-        if group == "summary.run":
-            self.post_message(SummaryFinished(self.query_one(PreviewTabs).strategy, "", None, True, failed=True))
         if group == "session.plan":
             self.post_message(PlansUnavailable(f"Cannot plan: {error}"))
 
@@ -406,7 +430,7 @@ class BrowseScreen(MigrateActions, SmigScreen[None]):
             self.session, message.target, decision, message.estimate, message.exact, message.counter_name
         )
         self.query_one(PreviewTabs).show_plans(message.plans, self.pins, message.estimated, message.exact)
-        self.refresh_summary_notices()
+        self.actions.refresh_summary_notices()
         if self.found_message is not None:  # opened from a search hit: show that message
             table, key, self.found_message = self.query_one(PreviewTabs).table(), self.found_message, None
             if table is not None and not table.show_message(key):

@@ -1,14 +1,14 @@
 """Provides the browse screen's migration actions: target, pins, summary, commit and export.
 
-They live apart from `browse.py` to keep each module within its size budget; `BrowseScreen` is the
-only class that mixes them in. Message handlers here use the `on_<message>` naming convention
-because Textual collects `@on` handlers only from classes built by its metaclass.
+`MigrateActions` is a widget without a face, mounted once by `BrowseScreen`: it owns the workers of
+these actions (so their failures are reported here, see `SmigWidget`) and reads the screen's state
+(session, plans, target, pins, summaries) through `browse`; the screen's key bindings call its methods.
 """
 
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual import work
 
@@ -27,6 +27,7 @@ from smig_tui.tui.messages import (
     SummaryNotice,
 )
 from smig_tui.tui.prefs import load_recent, remember, save_recent
+from smig_tui.tui.screens.base import SmigWidget
 from smig_tui.tui.screens.commit import CommitModal
 from smig_tui.tui.screens.commit_result import CommitResultModal
 from smig_tui.tui.screens.export import ExportModal, ExportRequest
@@ -50,16 +51,37 @@ def notice_key(strategy: Strategy, messages: tuple[Any, ...]) -> tuple[Any, ...]
 if TYPE_CHECKING:
     from textual.widgets.markdown import MarkdownStream
 
-    from smig_tui.tui.screens.browse import BrowseScreen as _Base
-else:
-    _Base = object
+    from smig_tui.services import Services
+    from smig_tui.tui.screens.browse import BrowseScreen
 
 
-class MigrateActions(_Base):
+class MigrateActions(SmigWidget):
     """Target picking, pinning, summarising, committing and exporting for `BrowseScreen`."""
 
-    recent: list[str]
-    summary_stream: MarkdownStream | None = None
+    DEFAULT_CSS = "MigrateActions { display: none; }"
+
+    def __init__(self, services: Services) -> None:
+        super().__init__(id="migrate-actions")
+        self.services = services
+        self.recent: list[str] = []
+        """Recently chosen targets, newest first."""
+        self.summary_cancel = threading.Event()
+        self.summary_stream: MarkdownStream | None = None
+        self._notices: dict[tuple[Any, ...], str] = {}
+        """What each summary tab would send, by `notice_key`, so a target switch does not scan again."""
+
+    @property
+    def browse(self) -> BrowseScreen:
+        """The screen whose session, plans, target, pins and summaries these actions use."""
+        return cast("BrowseScreen", self.screen)
+
+    def on_mount(self) -> None:
+        self.load_prefs()
+
+    def worker_failed(self, group: str, error: BaseException) -> None:
+        if group == "summary.run":  # the summary pane stops streaming and says nothing was written
+            self.post_message(SummaryFinished(self.browse.query_one(PreviewTabs).strategy, "", None, True,
+                                              failed=True))
 
     # Target -----------------------------------------------------------------------------------
 
@@ -70,11 +92,11 @@ class MigrateActions(_Base):
 
     def on_recent_targets_saved(self, message: RecentTargetsSaved) -> None:
         self.recent = message.names
-        if self.target is None and message.names:
-            self.target = message.names[0]
-            self.replan()
+        if self.browse.target is None and message.names:
+            self.browse.target = message.names[0]
+            self.browse.replan()
 
-    def action_pick_target(self) -> None:
+    def pick_target(self) -> None:
         self.list_models()
 
     @work(thread=True, exclusive=True, group="models.list", exit_on_error=False)
@@ -84,16 +106,16 @@ class MigrateActions(_Base):
         self.app.call_from_thread(self._open_picker, models)
 
     def _open_picker(self, models: list[ModelCapacity]) -> None:
-        current = self.target or (backend.default_target(self.session) if self.session else None)
+        current = self.browse.target or (backend.default_target(self.browse.session) if self.browse.session else None)
         self.app.push_screen(ModelPickerModal(models, self.recent, current), self._target_chosen)
 
     def _target_chosen(self, name: str | None) -> None:
-        if not name or name == self.target:
+        if not name or name == self.browse.target:
             return
-        self.target = name
+        self.browse.target = name
         self.recent = remember(self.recent, name)
         self.store_recent(list(self.recent))
-        self.replan()
+        self.browse.replan()
 
     @work(thread=True, exclusive=True, group="prefs.save", exit_on_error=False)
     def store_recent(self, names: list[str]) -> None:
@@ -102,15 +124,15 @@ class MigrateActions(_Base):
 
     # Tabs and pins ----------------------------------------------------------------------------
 
-    def action_show_tab(self, strategy: str) -> None:
-        self.query_one(PreviewTabs).activate(Strategy(strategy))
+    def show_tab(self, strategy: str) -> None:
+        self.browse.query_one(PreviewTabs).activate(Strategy(strategy))
 
-    def action_pin(self) -> None:
-        if self.plans is None:
+    def pin(self) -> None:
+        if self.browse.plans is None:
             self.notify("Open a session first (Enter on the tree), then pin messages in its preview.",
                         severity="warning")
             return
-        table = self.query_one(PreviewTabs).table()
+        table = self.browse.query_one(PreviewTabs).table()
         message = table.highlighted_message() if table is not None and table.has_focus else None
         if message is None:
             self.notify("Highlight a message in a preview table (Tab to it) to pin it.", severity="warning")
@@ -119,9 +141,9 @@ class MigrateActions(_Base):
 
     def unpinnable(self, message: Message) -> str | None:
         """Why no plan can keep `message` (harness context, sealed reasoning, half a tool pair), or None."""
-        if self.plans is None:
+        if self.browse.plans is None:
             return None
-        for plan in self.plans.plans.values():
+        for plan in self.browse.plans.plans.values():
             for item in plan.items:
                 if item.message.id == message.id:
                     return item.reason if item.reason in NEVER_MIGRATED else None
@@ -134,10 +156,10 @@ class MigrateActions(_Base):
             self.notify(f"Message {message.index} cannot be pinned: it is {why_not}, which no plan migrates.",
                         severity="warning")
             return False
-        pinned = message.id not in self.pins
-        self.pins = self.pins | {message.id} if pinned else self.pins - {message.id}
+        pinned = message.id not in self.browse.pins
+        self.browse.pins = self.browse.pins | {message.id} if pinned else self.browse.pins - {message.id}
         self.notify(f"Message {message.index} {'pinned: every plan keeps it' if pinned else 'unpinned'}.")
-        self.replan()
+        self.browse.replan()
         return pinned
 
     def view_row(self, table: PlanTable) -> None:
@@ -153,26 +175,26 @@ class MigrateActions(_Base):
             item = next((item for item in plan.items if item.message.id == key), None)
             if item is None:
                 return
-            viewed = view_of_item(item, item.message.id in self.pins, self.unpinnable(item.message))
-        self.app.push_screen(MessageViewer(viewed, viewed.message is not None and viewed.message.id in self.pins,
+            viewed = view_of_item(item, item.message.id in self.browse.pins, self.unpinnable(item.message))
+        self.app.push_screen(MessageViewer(viewed, viewed.message is not None and viewed.message.id in self.browse.pins,
                                            self.toggle_pin))
 
     # Summary ----------------------------------------------------------------------------------
 
     def summary_messages(self, strategy: Strategy) -> tuple[Any, ...]:
         """What the summarizer is given: the whole conversation, or the head the tail plan drops."""
-        if self.session is None:
+        if self.browse.session is None:
             return ()
-        if strategy is Strategy.SUMMARY_TAIL and self.plans is not None:
-            plan = self.plans.plans.get(strategy)
+        if strategy is Strategy.SUMMARY_TAIL and self.browse.plans is not None:
+            plan = self.browse.plans.plans.get(strategy)
             if plan is not None:
                 return tuple(item.message for item in plan.dropped)
-        return tuple(self.session.messages)
+        return tuple(self.browse.session.messages)
 
-    def action_summarize(self) -> None:
-        tabs = self.query_one(PreviewTabs)
+    def summarize(self) -> None:
+        tabs = self.browse.query_one(PreviewTabs)
         pane = tabs.summary_pane()
-        if self.session is None:
+        if self.browse.session is None:
             self.notify("Open a session first (Enter on the tree), then summarise it on tab 3 or 4.",
                         severity="warning")
             return
@@ -196,17 +218,17 @@ class MigrateActions(_Base):
           description="summarize the dropped messages")
     def run_summary(self, strategy: Strategy, messages: tuple[Any, ...], cancel: threading.Event) -> None:
         """Stream the summary from the provider, posting each delta."""
+
+        def on_delta(text: str) -> None:
+            self.post_message(SummaryDelta(text))
+
         result = backend.summarize(
-            self.services,
-            messages,
-            head_only=strategy is Strategy.SUMMARY_TAIL,
-            on_delta=lambda text: self.post_message(SummaryDelta(text)),
-            cancel=cancel,
+            self.services, messages, head_only=strategy is Strategy.SUMMARY_TAIL, on_delta=on_delta, cancel=cancel
         )
         self.post_message(SummaryFinished(strategy, result.text, result, cancel.is_set()))
 
     async def on_summary_delta(self, message: SummaryDelta) -> None:
-        pane = self.query_one(PreviewTabs).summary_pane()
+        pane = self.browse.query_one(PreviewTabs).summary_pane()
         if pane is not None and pane.streaming:
             pane.append(message.text)
         if self.summary_stream is not None:
@@ -217,27 +239,27 @@ class MigrateActions(_Base):
             await self.summary_stream.stop()
             self.summary_stream = None
         strategy = message.strategy
-        pane = self.query_one(PreviewTabs).summary_pane(strategy)
+        pane = self.browse.query_one(PreviewTabs).summary_pane(strategy)
         if pane is None:
             return
         pane.finish(message.text)
-        self.__dict__.pop("_notices", None)  # a new summary may be cached now: say so next time
+        self._notices.clear()  # a new summary may be cached now: say so next time
         if message.failed or not message.text.strip():
             # Nothing usable arrived: there is no summary, and the tab must not say there is one.
-            self.summaries.pop(strategy, None)
+            self.browse.summaries.pop(strategy, None)
             self.refresh_summary_notices()
             return
         if message.cancelled:
             self.notify("Summary cancelled; what arrived is kept for editing.", severity="warning")
-        self.summaries[strategy] = message.text
-        self.replan()
+        self.browse.summaries[strategy] = message.text
+        self.browse.replan()
 
     def refresh_summary_notices(self) -> None:
         """Work out, in the background, what each summary tab would send."""
-        if self.session is None:
+        if self.browse.session is None:
             return
         wanted = {strategy: self.summary_messages(strategy) for strategy in SUMMARY_STRATEGIES}
-        known: dict[tuple[Any, ...], str] = self.__dict__.setdefault("_notices", {})
+        known = self._notices
         todo = {}
         for strategy, messages in wanted.items():
             key = notice_key(strategy, messages)
@@ -259,53 +281,54 @@ class MigrateActions(_Base):
             except SmigError as error:
                 text = str(error)
             else:
-                self.__dict__.setdefault("_notices", {})[notice_key(strategy, messages)] = text
+                self._notices[notice_key(strategy, messages)] = text
             self.post_message(SummaryNotice(strategy, text))
 
     def on_summary_notice(self, message: SummaryNotice) -> None:
-        pane = self.query_one(PreviewTabs).summary_pane(message.strategy)
+        pane = self.browse.query_one(PreviewTabs).summary_pane(message.strategy)
         if pane is not None:
-            if self.summaries.get(message.strategy, "").strip():
+            if self.browse.summaries.get(message.strategy, "").strip():
                 pane.show_notice(f"Summary written: e edits it, s writes it again. {message.text}")
             else:
                 pane.show_notice(message.text)
 
-    def action_edit_summary(self) -> None:
-        pane = self.query_one(PreviewTabs).summary_pane()
+    def edit_summary(self) -> None:
+        pane = self.browse.query_one(PreviewTabs).summary_pane()
         if pane is None or not pane.text:
             self.notify("There is no summary to edit yet: press s on tab 3 or 4 to write one.", severity="warning")
             return
         pane.edit()
         self.notify("Editing the summary: Escape keeps the edit and re-plans.")
 
-    def on_summary_pane_edited(self, message: SummaryPane.Edited) -> None:
+    def summary_edited(self, message: SummaryPane.Edited) -> None:
+        """A summary pane's edit was kept: plan with it (the screen passes the pane's message on)."""
         strategy = Strategy.SUMMARY if message.pane.id == "full-summary" else Strategy.SUMMARY_TAIL
-        self.summaries[strategy] = message.text
-        self.query_one("#tabs Tabs").focus()
-        self.replan()
+        self.browse.summaries[strategy] = message.text
+        self.browse.query_one("#tabs Tabs").focus()
+        self.browse.replan()
 
     # Commit and export ------------------------------------------------------------------------
 
     def ready_plan(self) -> tuple[Session, Any] | None:
         """The session and the plan on show, when they can be committed; says why not otherwise."""
-        if self.info is None:
+        if self.browse.info is None:
             self.notify("Open a session first: highlight it on the left and press Enter.", severity="warning")
             return None
-        if self.session is None or self.plans is None:
+        if self.browse.session is None or self.browse.plans is None:
             self.notify("The session is still being read and measured; its figures show when ready.",
                         severity="warning")
             return None
-        strategy = self.query_one(PreviewTabs).strategy
-        plan = self.plans.plans.get(strategy)
+        strategy = self.browse.query_one(PreviewTabs).strategy
+        plan = self.browse.plans.plans.get(strategy)
         if plan is None:
             self.notify("The planner has no plan for this tab.", severity="warning")
             return None
         if strategy in SUMMARY_STRATEGIES and not plan.summary:
             self.notify("This tab needs its summary first: press s to write it.", severity="warning")
             return None
-        return self.session, plan
+        return self.browse.session, plan
 
-    def action_commit(self) -> None:
+    def commit(self) -> None:
         ready = self.ready_plan()
         if ready is None:
             return
@@ -320,9 +343,9 @@ class MigrateActions(_Base):
         self.post_message(CommitPreviewed(preview, choices))
 
     def on_commit_previewed(self, message: CommitPreviewed) -> None:
-        assert self.session is not None
-        default = backend.default_native(self.session)
-        modal = CommitModal(message.preview, message.choices, default, self.session.info.cwd or "")
+        assert self.browse.session is not None
+        default = backend.default_native(self.browse.session)
+        modal = CommitModal(message.preview, message.choices, default, self.browse.session.info.cwd or "")
         ready = self.ready_plan()
         if ready is not None:
             self.app.push_screen(modal, lambda chosen: self._commit_confirmed(ready, chosen, modal.landing))
@@ -342,11 +365,11 @@ class MigrateActions(_Base):
         self.notify("Migration committed.")
         self.app.push_screen(CommitResultModal(message.result))
 
-    def action_export(self) -> None:
+    def export(self) -> None:
         ready = self.ready_plan()
         if ready is None:
             return
-        default_dir = backend.export_folder(ready[0], self.here)
+        default_dir = backend.export_folder(ready[0], self.browse.here)
         self.app.push_screen(
             ExportModal(ready[0].id, default_dir), lambda request: self._export_chosen(ready, request)
         )
