@@ -198,8 +198,9 @@ class Committer:
         files: list[PlannedFile] = []
         for destination in natives:
             layout = self._writer(destination.value).lay_out(request)
-            session_file = layout.files[-1]
-            self._expected[session_file.path] = expected_from(layout.turns, layout.preamble)
+            for planned in layout.files:
+                if planned.native:  # the session itself, not a file beside it (Gemini's project owner file)
+                    self._expected[planned.path] = expected_from(layout.turns, layout.preamble)
             files += layout.files
         return files
 

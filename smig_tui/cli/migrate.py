@@ -124,8 +124,10 @@ def run_migrate(args: argparse.Namespace, ctx: Context) -> int:
 
 def _landing_folder(ctx: Context, value: str, destinations: set[Destination]) -> str:
     """The absolute project folder `--cwd` names; it may be another machine's path, so it need not exist."""
-    if not destinations & {Destination.CLAUDE, Destination.CODEX, Destination.GEMINI, Destination.OPENCODE}:
-        raise UsageError("--cwd names the project folder of a native session; add --to claude, codex, gemini or opencode.")
+    agents = [entry.id for entry in ctx.services.agents]
+    if not {destination.value for destination in destinations} & set(agents):
+        raise UsageError(f"--cwd names the project folder of a native session; add --to {', '.join(agents[:-1])} "
+                         f"or {agents[-1]}.")
     folder = os.path.expanduser(value.strip())
     if not folder:
         raise UsageError("--cwd needs a folder.")
