@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from smig_tui.core.memory_agents import ALL_DIRECTIONS, MEMORY_AGENTS, memory_agent
-from smig_tui.core.memory_sync import Direction, MemoryFile, MemoryPlan, Mode, redaction_counts
+from smig_tui.core.memory_sync import Direction, MemoryFile, MemoryPlan, Mode, memory_plan_json, redaction_counts
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
@@ -149,34 +149,7 @@ def plan_to_json(plan: MemoryPlan, result: ApplyResult | None, show_diffs: bool)
     """Serialise a plan (and what applying it did) for `--json`."""
     return {
         "applied": result is not None,
-        "directions": [
-            {
-                "direction": report.direction.value,
-                "mode": report.mode.value if report.mode else None,
-                "bundle_bytes": report.bundle_bytes,
-                "redactions": report.redactions,
-                "note": report.note,
-                "sources": [
-                    {"path": s.path, "role": s.role.value, "size": s.size, "project": s.project}
-                    for s in report.sources
-                ],
-            }
-            for report in plan.reports
-        ],
-        "writes": [
-            {
-                "path": write.path,
-                "direction": write.direction.value,
-                "action": write.action.value,
-                "reason": write.reason,
-                **({"diff": write.diff} if show_diffs else {}),
-            }
-            for write in plan.writes
-        ],
+        **memory_plan_json(plan, show_diffs),
         "written": [write.path for write in result.written] if result else [],
         "skipped": list(result.skipped) if result else [],
-        "problems": [
-            {"direction": p.direction.value, "path": p.path, "message": p.message, "new": p.new}
-            for p in plan.problems
-        ],
     }

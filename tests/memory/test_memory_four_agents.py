@@ -170,3 +170,26 @@ async def test_memory_screen_shows_gemini_and_opencode_files(isolated_homes: dic
         assert [report.direction for report in screen.plan.reports] == [Direction.TO_GEMINI]
         assert screen.query_one("#gemini-files", DataTable).row_count == 0
         assert not files["gemini_bundle"].exists()  # showing writes nothing
+
+
+def test_mcp_memory_sync_reports_then_applies_for_the_named_agents(isolated_homes: dict[str, Path]) -> None:
+    from smig_tui.mcp.server import SmigToolRunner
+
+    files = _four_agent_home(isolated_homes)
+    run = SmigToolRunner(_services())
+    report = run("memory_sync", {"to": ["gemini", "opencode"]})
+    assert report["isError"] is False
+    reply = report["structuredContent"]
+    assert [d["direction"] for d in reply["directions"]] == ["to-gemini", "to-opencode"]
+    assert reply["directions"][0]["sources_by_agent"] == {"codex": 1, "claude": 1, "opencode": 1}
+    assert {w["path"] for w in reply["writes"]} == {str(files["gemini"]), str(files["gemini_bundle"]),
+                                                    str(files["opencode"]), str(files["opencode_bundle"])}
+    assert reply["applied"] is False and not files["gemini_bundle"].exists()
+    assert FAKE_KEY not in report["content"][0]["text"]  # names files and counts, never their secrets
+
+    applied = run("memory_sync", {"to": ["gemini"], "apply": True})["structuredContent"]
+    assert applied["applied"] is True and set(applied["written"]) == {str(files["gemini"]), str(files["gemini_bundle"])}
+    assert not files["opencode_bundle"].exists()
+    assert run("memory_sync", {"to": ["gemini"]})["structuredContent"]["writes"] == []
+    wrong = run("memory_sync", {"to": ["cursor"]})
+    assert wrong["isError"] is True and "memory_sync" in wrong["content"][0]["text"]
