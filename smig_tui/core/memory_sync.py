@@ -97,6 +97,7 @@ __all__ = [
     "codex_pointer_line",
     "gemini_import_line",
     "opencode_pointer_line",
+    "without_gemini_imports",
     "demote_headings",
     "is_owned",
     "memory_plan_json",
@@ -196,6 +197,8 @@ def _bundle_for(
         if _size(text) > min(hard, threshold):
             text = render(inputs, cleaned, chosen, folders=True)
             note = f" per folder (a line per file is over the {min(hard, threshold):,}-byte budget)"
+    if direction is Direction.TO_GEMINI:
+        text = without_gemini_imports(text)
     size = _size(text)
     note = f"{len(sources)} file(s), {chosen.value}{note}, {human_size(size)} bundle"
     if direction is Direction.TO_CLAUDE and inputs.claude_memory_off:
@@ -339,6 +342,17 @@ def codex_pointer_line(bundle_path: str) -> str:
 def gemini_import_line() -> str:
     """The line smig adds to Gemini CLI's global `GEMINI.md`: an import Gemini inlines."""
     return f"@./{GEMINI_BUNDLE_NAME}"
+
+
+_GEMINI_IMPORT = re.compile(r"(^|[ \t\r\n])@(?=[./A-Za-z])")
+"""Where Gemini CLI sees an import: `@` at a line start or after a space, then `.`, `/` or a letter."""
+
+
+def without_gemini_imports(text: str) -> str:
+    """Keep Gemini CLI from reading `@path` in carried memory as an import (which would inline that file
+    into every request, or swap the words for an "Import failed" comment): a zero-width space goes
+    before each such `@`, so it reads the same and no longer follows whitespace."""
+    return _GEMINI_IMPORT.sub(lambda match: f"{match.group(1)}\u200b@", text)
 
 
 def opencode_pointer_line(bundle_path: str) -> str:

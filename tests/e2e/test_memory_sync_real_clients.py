@@ -179,7 +179,10 @@ def test_gemini_cli_reads_the_context_file_its_settings_name(
     project = tmp_path / "project"
     project.mkdir()
     _gemini_settings(homes["home"], "CONTEXT.md")
-    _write(homes["codex"] / "memories" / "memory_summary.md", f"# Summary\n\n- {NOTES['codex']}\n")
+    # A note that mentions a file the way Gemini CLI writes an import must not pull that file in.
+    _write(homes["home"] / ".gemini" / "private.md", "PRIVATE-99\n")
+    _write(homes["codex"] / "memories" / "memory_summary.md",
+           f"# Summary\n\n- {NOTES['codex']}\n- notes kept in @./private.md\n")
 
     report = _sync()
     context = homes["home"] / ".gemini" / "CONTEXT.md"
@@ -187,7 +190,8 @@ def test_gemini_cli_reads_the_context_file_its_settings_name(
     assert not (homes["home"] / ".gemini" / "GEMINI.md").exists()
 
     sent = _gemini_request(homes, project, gemini_server)
-    assert NOTES["codex"] in sent
+    assert NOTES["codex"] in sent and "notes kept in" in sent
+    assert "PRIVATE-99" not in sent and "Import failed" not in sent
 
 
 

@@ -193,3 +193,21 @@ def test_mcp_memory_sync_reports_then_applies_for_the_named_agents(isolated_home
     assert run("memory_sync", {"to": ["gemini"]})["structuredContent"]["writes"] == []
     wrong = run("memory_sync", {"to": ["cursor"]})
     assert wrong["isError"] is True and "memory_sync" in wrong["content"][0]["text"]
+
+
+def test_the_gemini_bundle_holds_no_import_gemini_would_follow(isolated_homes: dict[str, Path]) -> None:
+    files = _four_agent_home(isolated_homes)
+    _write(isolated_homes["codex"] / "memories" / "memory_summary.md",
+           "# Summary\n@./secrets.md at a line start\n- see @docs/style.md, mail a@b.com\n")
+    code, _, err = _smig("sync", "--to-gemini")
+    assert code == 0, err
+    bundle = files["gemini_bundle"].read_text(encoding="utf-8")
+    assert "\u200b@./secrets.md at a line start" in bundle and "see \u200b@docs/style.md" in bundle
+    assert "mail a@b.com" in bundle  # an @ inside a word is no import: left as it is
+    lines = bundle.splitlines()
+    assert not any(line.startswith("@") or " @" in line for line in lines)
+    # The other agents get the text unchanged.
+    code, _, err = _smig("sync", "--to-claude")
+    assert code == 0, err
+    claude_bundle = (files["claude_memory"] / "codex_memory_smig.md").read_text(encoding="utf-8")
+    assert "\n@./secrets.md at a line start" in claude_bundle and "\u200b" not in claude_bundle
