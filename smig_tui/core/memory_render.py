@@ -94,8 +94,8 @@ def render_for_claude(
     parts = [
         "---",
         "name: Codex CLI memory",
-        "description: What OpenAI Codex CLI has learned about this user and their projects, "
-        "synced by "
+        "description: What OpenAI Codex CLI has learned about this user and their projects"
+        f"{_also_from(sources)}, synced by "
         "smig; read it when a task may depend on earlier work done in Codex",
         "type: reference",
         "---",
@@ -110,6 +110,14 @@ def render_for_claude(
     parts += _codex_body(sources, mode)
     parts += instruction_sections(sources, mode)
     return "\n".join(parts).rstrip("\n") + "\n"
+
+
+def _also_from(sources: Sequence[MemoryFile]) -> str:
+    """`, with Gemini CLI's and OpenCode's global instructions` when the bundle holds them, else ''."""
+    labels = list(dict.fromkeys(INSTRUCTION_LABELS.get(s.agent, s.agent) for s in sources
+                                if s.role is FileRole.INSTRUCTIONS))
+    owners = " and ".join(f"{label}'s" for label in labels)
+    return f", with {owners} global instructions" if labels else ""
 
 
 def _codex_body(sources: Sequence[MemoryFile], mode: Mode) -> list[str]:

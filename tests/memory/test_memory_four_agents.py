@@ -92,6 +92,8 @@ def test_each_new_agent_gets_the_other_agents_memory_and_gives_its_own(isolated_
     for bundle in (codex_bundle, claude_bundle, gemini_bundle):
         assert OPENCODE_NOTE in bundle and FAKE_KEY not in bundle and "[REDACTED:" in bundle
     assert GEMINI_NOTE in codex_bundle and GEMINI_NOTE in claude_bundle
+    # Claude picks topic files by their description, so it names what else the file holds.
+    assert "their projects, with Gemini CLI's and OpenCode's global instructions, synced by smig" in claude_bundle
     # smig's own lines never travel back: a second run has nothing to do.
     code, _, err = _smig("sync", "--quiet")
     assert (code, err) == (0, "")
