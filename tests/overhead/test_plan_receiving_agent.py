@@ -57,6 +57,9 @@ def test_a_gpt5_plan_is_for_codex_unless_told_opencode(fake_home: dict[str, Path
     # The room grows by exactly the difference between the two agents' overheads.
     assert chosen["decision"]["budget"] - assumed["decision"]["budget"] == _shipped("codex") - _shipped("opencode")
 
+    summary = _json("-t", "gpt-5.5", "--to", "opencode", "--strategy", "summary-tail")  # summary pending, nothing sent
+    assert summary["decision"]["overhead"] == 6_901 and summary["agent_overhead"]["agent"] == "opencode"
+
     _, text = _plan("-t", "gpt-5.5")
     assert "tokens that codex adds to every request (assumed from the openai provider; --to AGENT" in text
     _, text = _plan("-t", "gpt-5.5", "--to", "opencode")
