@@ -68,6 +68,9 @@ def run_memory(args: argparse.Namespace, ctx: Context) -> int:
         ctx.out.json(plan_to_json(plan, result, show_diffs=not applying))
     elif args.action == "status" and not args.dry_run:
         _print_status(plan, ctx, args.quiet)
+        if not args.quiet:
+            for label in _not_set_up(directions, plan):
+                ctx.out.data(f"{label}: not set up on this machine, so nothing is synced to it")
     else:
         _print_sync(plan, result, ctx, args.quiet)
     if result is not None and result.skipped:
@@ -78,6 +81,12 @@ def run_memory(args: argparse.Namespace, ctx: Context) -> int:
 def _directions(args: argparse.Namespace) -> tuple[Direction, ...]:
     """The directions asked for (all by default; agents not set up here are skipped)."""
     return (Direction(args.only),) if args.only else ALL_DIRECTIONS
+
+
+def _not_set_up(directions: tuple[Direction, ...], plan: MemoryPlan) -> list[str]:
+    """The agents asked for that the plan left out: their folders are not on this machine."""
+    planned = {report.direction for report in plan.reports}
+    return [memory_agent(d).label for d in directions if d not in planned]
 
 
 def _size(size: int) -> str:

@@ -69,6 +69,9 @@ def test_agents_not_set_up_get_no_files(isolated_homes: dict[str, Path]) -> None
     assert [report.direction for report in plan.reports] == [Direction.TO_CLAUDE, Direction.TO_CODEX]
     assert not (isolated_homes["home"] / ".gemini").exists()
     assert not (isolated_homes["home"] / ".config").exists()
+    code, out, _ = _smig()
+    assert code == 0 and "Gemini CLI: not set up on this machine, so nothing is synced to it" in out
+    assert "OpenCode: not set up on this machine" in out
 
 
 def test_each_new_agent_gets_the_other_agents_memory_and_gives_its_own(isolated_homes: dict[str, Path]) -> None:
