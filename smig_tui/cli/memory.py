@@ -43,7 +43,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     memory.add_argument("--budget", type=int, metavar="BYTES", help="lower the full-text budget")
     memory.add_argument(
-        "--project", metavar="PATH", help="Claude Code project to put the other agents' memory in (default: home; Claude loads a project's memory only when it runs there)"
+        "--project",
+        metavar="PATH",
+        help="Claude Code project to put the other agents' memory in (default: home; Claude loads "
+        "a project's memory only when it runs there)",
     )
     memory.add_argument(
         "--dry-run", action="store_true", help="show the diff of what would change; write nothing"

@@ -87,7 +87,8 @@ def run_plan(args: argparse.Namespace, ctx: Context) -> int:
         overhead = services.overhead_for(capacity, args.to)
         source = f"; {overhead.source}" if overhead else ""
         agent = overhead.agent if overhead else "the agent"
-        chosen = "chosen with --to" if args.to else f"assumed from the {capacity.provider} provider; --to AGENT plans for another"
+        chosen = ("chosen with --to" if args.to
+                  else f"assumed from the {capacity.provider} provider; --to AGENT plans for another")
         ctx.out.data(f"agent overhead: {plan.decision.overhead:,} tokens that {agent} adds to every request "
                      f"({chosen}; system prompt, tools, injected context{source}; [agents.{agent}] overhead = N "
                      "in config.toml changes it)")

@@ -33,7 +33,8 @@ async def test_committing_to_another_agent_plans_for_its_overhead(fake_home: dic
     for_gemini = services.plan(session, record.target, record.strategy, agent="gemini").decision
     assert for_claude.overhead == services.overhead_tokens(capacity, "claude") != for_gemini.overhead
     assert record.decision["budget"] == for_gemini.budget != for_claude.budget
-    assert any(note.startswith(f"Planned again for gemini, which adds {for_gemini.overhead:,} tokens") for note in notes)
+    expected = f"Planned again for gemini, which adds {for_gemini.overhead:,} tokens"
+    assert any(note.startswith(expected) for note in notes)
 
 
 async def test_committing_to_the_previewed_agent_writes_the_preview(fake_home: dict[str, Path]) -> None:
