@@ -397,7 +397,7 @@ class Services:
         return source_status(path, sha256, size)
 
     def memory_store(self) -> MemoryStore:
-        """The reader and writer of both agents' long-term memory."""
+        """The reader and writer of the agents' long-term memory."""
         from smig_tui.adapters.memory_store import MemoryStore
 
         return MemoryStore(self.paths)
@@ -409,11 +409,12 @@ class Services:
         project: str | None = None,
         budget: int | None = None,
     ) -> MemoryPlan:
-        """Plan a memory sync between Codex and Claude Code (both ways, auto mode by default); writes nothing."""
-        from smig_tui.core.memory_sync import Direction, Mode, plan_memory_sync
+        """Plan a memory sync among the agents set up here (every direction, auto mode by default); writes nothing."""
+        from smig_tui.core.memory_agents import ALL_DIRECTIONS
+        from smig_tui.core.memory_sync import Mode, plan_memory_sync
 
         inputs = self.memory_store().read_inputs(project)
-        directions = directions or (Direction.TO_CLAUDE, Direction.TO_CODEX)
+        directions = directions or ALL_DIRECTIONS
         return plan_memory_sync(inputs, directions, mode or Mode.AUTO, budget)
 
     def memory_apply(self, plan: MemoryPlan) -> ApplyResult:

@@ -1,8 +1,9 @@
-"""Provides the I/O of memory sync: reading both agents' memory files and applying a MemoryPlan.
+"""Provides the I/O of memory sync: reading the four agents' memory files and applying a MemoryPlan.
 
-Reads are read-only; the only files written are the two bundles smig owns (marker-checked again
-under the lock), one appended line in Claude's `MEMORY.md` and in Codex's `AGENTS.md`, and smig's
-own state file. Every write is atomic and re-checked against the text the plan was made from.
+Reads are read-only; the only files written are the bundles smig owns (marker-checked again under
+the lock), one appended line in each agent's index or global instructions (Claude's `MEMORY.md`,
+Codex's `AGENTS.md`, Gemini CLI's `GEMINI.md`, OpenCode's `AGENTS.md`), and smig's own state file.
+Every write is atomic and re-checked against the text the plan was made from.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 from smig_tui.adapters.fs import atomic_write, file_lock
 from smig_tui.adapters.paths import Paths
 from smig_tui.core.errors import SmigError
+from smig_tui.core.memory_model import GEMINI_BUNDLE_NAME, OPENCODE_BUNDLE_NAME
 from smig_tui.core.memory_sync import (
     CLAUDE_BUNDLE_NAME,
     CODEX_BUNDLE_NAME,
@@ -83,14 +85,69 @@ class MemoryStore:
         return projects / name / "memory"
 
     def targets(self, project: str | None = None) -> SyncTargets:
-        """The four files a sync may write."""
+        """The files a sync may write (Gemini CLI's and OpenCode's only when they are set up here)."""
         claude_dir = self.claude_memory_dir(project)
+        gemini, opencode = self.gemini_home, self.opencode_config
+        gemini_set_up = gemini.is_dir()
+        opencode_set_up = opencode.is_dir() or self.opencode_data.is_dir()
         return SyncTargets(
             claude_bundle=str(claude_dir / CLAUDE_BUNDLE_NAME),
             claude_index=str(claude_dir / "MEMORY.md"),
             codex_bundle=str(self.codex_memories / CODEX_BUNDLE_NAME),
             codex_agents=str(self.codex_instructions()),
+            gemini_bundle=str(gemini / GEMINI_BUNDLE_NAME) if gemini_set_up else "",
+            gemini_memory=str(gemini / self.gemini_context_names()[0]) if gemini_set_up else "",
+            opencode_bundle=str(opencode / OPENCODE_BUNDLE_NAME) if opencode_set_up else "",
+            opencode_agents=str(opencode / "AGENTS.md") if opencode_set_up else "",
         )
+
+    @property
+    def gemini_home(self) -> Path:
+        """Gemini CLI's folder (`$GEMINI_CLI_HOME/.gemini`, default `~/.gemini`)."""
+        return self.paths.gemini_home or self.home / ".gemini"
+
+    def gemini_context_names(self) -> list[str]:
+        """The context file names Gemini CLI loads: `context.fileName` (a name or a list), else GEMINI.md.
+
+        Gemini's `save_memory` tool writes to the first, so smig's import line goes there too.
+        """
+        text = _read_text(self.gemini_home / "settings.json")
+        try:
+            settings = json.loads(text) if text else {}
+        except ValueError:
+            settings = {}
+        context = settings.get("context") if isinstance(settings, dict) else None
+        names = context.get("fileName") if isinstance(context, dict) else None
+        if isinstance(names, str):
+            names = [names]
+        chosen = [name for name in names or () if isinstance(name, str) and name and "/" not in name]
+        return chosen or ["GEMINI.md"]
+
+    @property
+    def opencode_config(self) -> Path:
+        """OpenCode's global config folder, `$XDG_CONFIG_HOME/opencode` (default `~/.config/opencode`)."""
+        xdg = os.environ.get("XDG_CONFIG_HOME")
+        return (Path(xdg) if xdg else self.home / ".config") / "opencode"
+
+    @property
+    def opencode_data(self) -> Path:
+        """OpenCode's data folder (its database): present once OpenCode has run."""
+        xdg = os.environ.get("XDG_DATA_HOME")
+        return (Path(xdg) if xdg else self.home / ".local" / "share") / "opencode"
+
+    def opencode_claude_fallback(self, targets: SyncTargets) -> str:
+        """`~/.claude/CLAUDE.md` while OpenCode reads it in place of a missing global `AGENTS.md`.
+
+        OpenCode takes the first of `<config>/AGENTS.md` and `$HOME/.claude/CLAUDE.md` that exists,
+        unless `OPENCODE_DISABLE_CLAUDE_CODE(_PROMPT)` is set (checked against OpenCode 1.18).
+        """
+        if not targets.opencode_agents or Path(targets.opencode_agents).exists():
+            return ""
+        if any(os.environ.get(name, "").strip().lower() in ("1", "true")
+               for name in ("OPENCODE_DISABLE_CLAUDE_CODE", "OPENCODE_DISABLE_CLAUDE_CODE_PROMPT")):
+            return ""
+        fallback = self.home / ".claude" / "CLAUDE.md"
+        return str(fallback) if fallback.is_file() else ""
 
     def codex_instructions(self) -> Path:
         """Codex's global instructions: a non-empty `AGENTS.override.md` wins over `AGENTS.md`."""
@@ -108,15 +165,22 @@ class MemoryStore:
             targets.claude_index,
             targets.codex_bundle,
             targets.codex_agents,
+            targets.gemini_bundle,
+            targets.gemini_memory,
+            targets.opencode_bundle,
+            targets.opencode_agents,
         )
         return MemoryInputs(
             codex_files=tuple(self._codex_files()),
             claude_files=tuple(self._claude_files()),
             targets=targets,
-            current={path: _read_text(Path(path)) for path in paths},
+            current={path: _read_text(Path(path)) for path in paths if path},
             state=self.read_state(),
             codex_root=str(self.codex_memories),
             claude_memory_off=self._claude_memory_off(),
+            gemini_files=tuple(self._gemini_files(targets)),
+            opencode_files=tuple(self._opencode_files(targets)),
+            opencode_claude_fallback=self.opencode_claude_fallback(targets),
         )
 
     def read_state(self) -> MemoryState:
@@ -173,6 +237,22 @@ class MemoryStore:
                 found = _memory_file(path, FileRole.TOPIC, project.name, project.name == home_name)
                 if found is not None:
                     yield found
+
+    def _gemini_files(self, targets: SyncTargets) -> Iterator[MemoryFile]:
+        """Gemini CLI's global context files (where `save_memory` writes), when Gemini is set up."""
+        if not targets.gemini_bundle:
+            return
+        for name in self.gemini_context_names():
+            found = _memory_file(self.gemini_home / name, FileRole.INSTRUCTIONS, agent="gemini")
+            if found is not None:
+                yield found
+
+    def _opencode_files(self, targets: SyncTargets) -> Iterator[MemoryFile]:
+        """OpenCode's global `AGENTS.md`, when OpenCode is set up."""
+        if targets.opencode_agents:
+            found = _memory_file(Path(targets.opencode_agents), FileRole.INSTRUCTIONS, agent="opencode")
+            if found is not None:
+                yield found
 
     @contextmanager
     def locked(self) -> Iterator[None]:
@@ -254,7 +334,7 @@ def _read_text(path: Path, limit: int = -1) -> str | None:
 
 
 def _memory_file(
-    path: Path, role: FileRole, project: str | None = None, home: bool = False
+    path: Path, role: FileRole, project: str | None = None, home: bool = False, agent: str = ""
 ) -> MemoryFile | None:
     """Read one memory file (None when absent); raw notes only cross as a path, so only a head."""
     try:
@@ -264,4 +344,4 @@ def _memory_file(
     text = _read_text(path, 4096 if role is FileRole.RAW else MAX_FILE_BYTES)
     if text is None:
         return None
-    return MemoryFile(str(path), role, text, size, project, home)
+    return MemoryFile(str(path), role, text, size, project, home, agent)

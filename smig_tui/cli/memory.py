@@ -1,11 +1,12 @@
-"""Provides `smig memory status|sync`: long-term memory shared between Codex CLI and Claude Code."""
+"""Provides `smig memory status|sync`: long-term memory shared among Codex, Claude Code, Gemini CLI and OpenCode."""
 
 from __future__ import annotations
 
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from smig_tui.core.memory_sync import Direction, MemoryFile, MemoryPlan, Mode, redaction_counts
+from smig_tui.core.memory_agents import ALL_DIRECTIONS, MEMORY_AGENTS, memory_agent
+from smig_tui.core.memory_sync import Direction, MemoryFile, MemoryPlan, Mode, memory_plan_json, redaction_counts
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
@@ -19,14 +20,21 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add `memory` to the CLI."""
     memory = subparsers.add_parser(
         "memory",
-        help="sync long-term memory between Codex and Claude Code",
-        description="Copy Codex's memory into a Claude Code memory file and Claude Code's memory "
-        "into a file Codex reads at session start. `status` (the default) only reads.",
+        help="sync long-term memory among Codex, Claude Code, Gemini CLI and OpenCode",
+        description="Give each agent set up here one file holding the other agents' memory, and one "
+        "line in its own index or global instructions that makes it read that file. `status` (the "
+        "default) only reads.",
     )
     memory.add_argument("action", nargs="?", choices=("status", "sync"), default="status")
     way = memory.add_mutually_exclusive_group()
-    way.add_argument("--to-claude", action="store_true", help="only Codex → Claude Code")
-    way.add_argument("--to-codex", action="store_true", help="only Claude Code → Codex")
+    for entry in MEMORY_AGENTS:
+        way.add_argument(
+            f"--{entry.direction.value}",
+            dest="only",
+            action="store_const",
+            const=entry.direction.value,
+            help=f"only the other agents' memory → {entry.label}",
+        )
     memory.add_argument(
         "--mode",
         choices=[mode.value for mode in Mode],
@@ -35,7 +43,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     memory.add_argument("--budget", type=int, metavar="BYTES", help="lower the full-text budget")
     memory.add_argument(
-        "--project", metavar="PATH", help="Claude project to put Codex memory in (default: home)"
+        "--project",
+        metavar="PATH",
+        help="Claude Code project to put the other agents' memory in (default: home; Claude loads "
+        "a project's memory only when it runs there)",
     )
     memory.add_argument(
         "--dry-run", action="store_true", help="show the diff of what would change; write nothing"
@@ -60,6 +71,9 @@ def run_memory(args: argparse.Namespace, ctx: Context) -> int:
         ctx.out.json(plan_to_json(plan, result, show_diffs=not applying))
     elif args.action == "status" and not args.dry_run:
         _print_status(plan, ctx, args.quiet)
+        if not args.quiet:
+            for label in _not_set_up(directions, plan):
+                ctx.out.data(f"{label}: not set up on this machine, so nothing is synced to it")
     else:
         _print_sync(plan, result, ctx, args.quiet)
     if result is not None and result.skipped:
@@ -68,12 +82,14 @@ def run_memory(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def _directions(args: argparse.Namespace) -> tuple[Direction, ...]:
-    """The directions asked for (both by default)."""
-    if args.to_claude:
-        return (Direction.TO_CLAUDE,)
-    if args.to_codex:
-        return (Direction.TO_CODEX,)
-    return (Direction.TO_CLAUDE, Direction.TO_CODEX)
+    """The directions asked for (all by default; agents not set up here are skipped)."""
+    return (Direction(args.only),) if args.only else ALL_DIRECTIONS
+
+
+def _not_set_up(directions: tuple[Direction, ...], plan: MemoryPlan) -> list[str]:
+    """The agents asked for that the plan left out: their folders are not on this machine."""
+    planned = {report.direction for report in plan.reports}
+    return [memory_agent(d).label for d in directions if d not in planned]
 
 
 def _size(size: int) -> str:
@@ -86,7 +102,7 @@ def _print_status(plan: MemoryPlan, ctx: Context, quiet: bool) -> None:
     if quiet and not plan.writes and not plan.new_problems:
         return
     for report in plan.reports:
-        title = "Codex memory" if report.direction is Direction.TO_CLAUDE else "Claude Code memory"
+        title = f"Memory for {memory_agent(report.direction).label}"
         ctx.out.data(f"{title} ({len(report.sources)} file(s))")
         for source in report.sources:
             ctx.out.data(f"  {_size(source.size):>9}  {source.role.value:<8}  {_label(source)}")
@@ -105,8 +121,8 @@ def _print_status(plan: MemoryPlan, ctx: Context, quiet: bool) -> None:
 
 def _label(source: MemoryFile) -> str:
     """A memory file's path, shortened to what tells files apart."""
-    if source.project:
-        return f"{source.project}/{source.path.rsplit('/', 1)[-1]}"
+    if source.project or source.agent:
+        return f"{source.project or source.agent}/{source.path.rsplit('/', 1)[-1]}"
     parts = source.path.rsplit("/", 2)
     return "/".join(parts[-2:]) if source.role.value == "recap" else parts[-1]
 
@@ -145,34 +161,7 @@ def plan_to_json(plan: MemoryPlan, result: ApplyResult | None, show_diffs: bool)
     """Serialise a plan (and what applying it did) for `--json`."""
     return {
         "applied": result is not None,
-        "directions": [
-            {
-                "direction": report.direction.value,
-                "mode": report.mode.value if report.mode else None,
-                "bundle_bytes": report.bundle_bytes,
-                "redactions": report.redactions,
-                "note": report.note,
-                "sources": [
-                    {"path": s.path, "role": s.role.value, "size": s.size, "project": s.project}
-                    for s in report.sources
-                ],
-            }
-            for report in plan.reports
-        ],
-        "writes": [
-            {
-                "path": write.path,
-                "direction": write.direction.value,
-                "action": write.action.value,
-                "reason": write.reason,
-                **({"diff": write.diff} if show_diffs else {}),
-            }
-            for write in plan.writes
-        ],
+        **memory_plan_json(plan, show_diffs),
         "written": [write.path for write in result.written] if result else [],
         "skipped": list(result.skipped) if result else [],
-        "problems": [
-            {"direction": p.direction.value, "path": p.path, "message": p.message, "new": p.new}
-            for p in plan.problems
-        ],
     }

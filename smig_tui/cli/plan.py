@@ -15,6 +15,10 @@ if TYPE_CHECKING:
     from smig_tui.cli.main import Context
     from smig_tui.core.decide import AgentOverhead
 
+RECEIVING_AGENTS = ("claude", "codex", "gemini", "opencode")
+"""Agents a plan can be made for: each adds its own overhead to every request."""
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `plan` to the CLI."""
     plan = subparsers.add_parser("plan", help="check whether a session fits a target model and preview a compression")
@@ -27,6 +31,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     plan.add_argument("--pin", action="append", default=[], metavar="MESSAGE_ID", help="always keep this message (repeatable)")
     plan.add_argument("--no-harness", action="store_true",
                       help="use the model's full window, not the agent harness's usable share")
+    plan.add_argument("--to", choices=RECEIVING_AGENTS, metavar="AGENT",
+                      help="the agent that will resume it, whose overhead (system prompt, tools) is taken off "
+                           f"the room ({', '.join(RECEIVING_AGENTS)}; default: the one the model's provider implies)")
     plan.add_argument("--json", action="store_true", help="print JSON for scripts")
     plan.add_argument("--all", action="store_true", dest="all_rows",
                       help="list every dropped message (by default long runs of them are cut to their ends)")
@@ -56,7 +63,7 @@ def run_plan(args: argparse.Namespace, ctx: Context) -> int:
     session = services.load_session(info, warn=ctx.out.warn)
     options: dict[str, Any] = {"pins": args.pin, "reserve": args.reserve,
                                "pin_first_user": True if args.pin_first else None,
-                               "harness": False if args.no_harness else None}
+                               "harness": False if args.no_harness else None, "agent": args.to}
     if args.strategy in (Strategy.SUMMARY.value, Strategy.SUMMARY_TAIL.value):
         from smig_tui.cli.summarize import summarized_plan
 
@@ -69,17 +76,24 @@ def run_plan(args: argparse.Namespace, ctx: Context) -> int:
     if reason:
         ctx.out.diag(f"smig: {reason}")
     if args.json:
-        overhead = services.overhead_for(capacity) if plan.decision.overhead else None
-        ctx.out.json(plan_to_json(plan, capacity, counter.name) | {"agent_overhead": overhead_to_json(plan, overhead)})
+        overhead = services.overhead_for(capacity, args.to) if plan.decision.overhead else None
+        agent_json = overhead_to_json(plan, overhead)
+        if agent_json is not None:
+            agent_json["assumed"] = args.to is None
+        ctx.out.json(plan_to_json(plan, capacity, counter.name) | {"agent_overhead": agent_json})
         return 0
     ctx.out.data(decision_line(plan.decision, capacity))
     if plan.decision.overhead:
-        overhead = services.overhead_for(capacity)
+        overhead = services.overhead_for(capacity, args.to)
         source = f"; {overhead.source}" if overhead else ""
         agent = overhead.agent if overhead else "the agent"
+        chosen = ("chosen with --to" if args.to
+                  else f"assumed from the {capacity.provider} provider; --to AGENT plans for another")
         ctx.out.data(f"agent overhead: {plan.decision.overhead:,} tokens that {agent} adds to every request "
-                     f"(system prompt, tools, injected context{source}; [agents.{agent}] overhead = N "
+                     f"({chosen}; system prompt, tools, injected context{source}; [agents.{agent}] overhead = N "
                      "in config.toml changes it)")
+    elif not args.no_harness:
+        ctx.out.data(f"agent overhead: none taken off: {_no_overhead_reason(capacity, args.to)}")
     ctx.out.data(plan_line(plan))
     for note in plan.notes:
         ctx.out.data(f"note: {note}")
@@ -88,6 +102,15 @@ def run_plan(args: argparse.Namespace, ctx: Context) -> int:
     console = ctx.out.console
     console.print(_items_table(plan, console.width, all_rows=args.all_rows))
     return 0
+
+
+def _no_overhead_reason(capacity: ModelCapacity, agent: str | None) -> str:
+    """Why a plan with the harness on takes no agent's overhead off."""
+    if capacity.harness_window is None:
+        return (f"smig knows no agent's usable window for {capacity.name}, so it plans on the full window "
+                f'(set harness_window under [models."{capacity.name}"] in config.toml to plan for an agent)')
+    return (f"no agent is implied by the {capacity.provider} provider; --to AGENT takes off the overhead of "
+            "the agent that will resume it")
 
 
 def decision_line(decision: Decision, capacity: ModelCapacity) -> str:

@@ -29,6 +29,13 @@ CODEX_BUNDLE_MAX_BYTES = 32 * 1024
 """The bundle Codex is told to read at session start is held to the same budget."""
 MAX_RECAPS = 30
 """Newest Codex rollout recaps listed; the rest are counted and left in their folder."""
+GEMINI_BUNDLE_NAME = "smig_memory.md"
+"""Beside Gemini CLI's global `GEMINI.md`, which imports it with an `@./smig_memory.md` line."""
+OPENCODE_BUNDLE_NAME = "smig_memory.md"
+"""Beside OpenCode's global `AGENTS.md`, which points at it."""
+INSTRUCTIONS_BUNDLE_MAX_BYTES = 32 * 1024
+"""Gemini CLI inlines its import into every request; OpenCode's model reads it on demand: both
+bundles are held to the budget Codex gives its own instruction files."""
 
 
 class Direction(StrEnum):
@@ -36,6 +43,8 @@ class Direction(StrEnum):
 
     TO_CLAUDE = "to-claude"
     TO_CODEX = "to-codex"
+    TO_GEMINI = "to-gemini"
+    TO_OPENCODE = "to-opencode"
 
 
 class Mode(StrEnum):
@@ -56,6 +65,8 @@ class FileRole(StrEnum):
     RAW = "raw"
     RECAP = "recap"
     TOPIC = "topic"
+    INSTRUCTIONS = "instructions"
+    """A global instruction file the user keeps for Gemini CLI (`GEMINI.md`) or OpenCode (`AGENTS.md`)."""
 
 
 class Action(StrEnum):
@@ -80,6 +91,15 @@ class MemoryFile:
     """Claude project folder name (munged cwd); None for Codex."""
     home: bool = False
     """The Claude project of the home folder: its memory is global, so it goes first."""
+    agent: str = ""
+    """Whose file it is (an `Agent` value); set for instruction files."""
+
+    @property
+    def owner(self) -> str:
+        """The agent whose memory this file is (`codex`, `claude`, `gemini` or `opencode`)."""
+        if self.agent:
+            return self.agent
+        return "claude" if self.role is FileRole.TOPIC else "codex"
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +112,14 @@ class SyncTargets:
     codex_bundle: str
     codex_agents: str
     """`$CODEX_HOME/AGENTS.md`."""
+    gemini_bundle: str = ""
+    """'' when Gemini CLI is not set up here (no `~/.gemini`): nothing is synced to it."""
+    gemini_memory: str = ""
+    """Gemini CLI's global context file (`~/.gemini/GEMINI.md`, or the `context.fileName` it names)."""
+    opencode_bundle: str = ""
+    """'' when OpenCode is not set up here (no config or data folder)."""
+    opencode_agents: str = ""
+    """OpenCode's global rules file, `$XDG_CONFIG_HOME/opencode/AGENTS.md`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +171,13 @@ class MemoryInputs:
     codex_root: str = ""
     claude_memory_off: str = ""
     """Why Claude Code will not load auto memory (a setting or env var), or '' when it will."""
-    """`$CODEX_HOME/memories`, named in the bundle so Claude knows where more lives."""
+    gemini_files: tuple[MemoryFile, ...] = ()
+    """Gemini CLI's global context files (role INSTRUCTIONS)."""
+    opencode_files: tuple[MemoryFile, ...] = ()
+    """OpenCode's global `AGENTS.md` (role INSTRUCTIONS)."""
+    opencode_claude_fallback: str = ""
+    """`~/.claude/CLAUDE.md` while OpenCode reads it as its global rules: OpenCode takes the first of
+    its `AGENTS.md` and that file, so creating `AGENTS.md` would silently drop it."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""Provides the pure planner for long-term memory sync between Codex CLI and Claude Code.
+"""Provides the pure planner for long-term memory sync between Codex, Claude Code, Gemini CLI and OpenCode.
 
 The adapter reads both agents' memory files and the current text of every file smig may touch; this
 module decides what each side should see and returns a `MemoryPlan`: planned writes with their
@@ -11,6 +11,11 @@ What crosses over, and why:
   `raw_memories.md` only as a path (unconsolidated stage-1 notes that `MEMORY.md` distils).
 - Claude → Codex: every topic file under `projects/*/memory/` (home project first), frontmatter
   turned into a heading and a one-line description; `MEMORY.md` is only Claude's index of them.
+- Gemini CLI and OpenCode keep memory as one global instruction file (`~/.gemini/GEMINI.md`, where
+  its `save_memory` tool writes; `~/.config/opencode/AGENTS.md`): each crosses whole (minus smig's
+  own line) to every other agent. Each of them gets one bundle with the other three agents' memory:
+  Gemini CLI inlines it through an `@./smig_memory.md` import line in `GEMINI.md`; OpenCode gets a
+  line in its `AGENTS.md` naming the bundle, as Codex does.
 """
 
 from __future__ import annotations
@@ -19,7 +24,9 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from typing import Any
 
+from smig_tui.core.memory_agents import ALL_DIRECTIONS, memory_agent
 from smig_tui.core.memory_model import (
     CLAUDE_BUNDLE_MAX_BYTES,
     CLAUDE_BUNDLE_NAME,
@@ -30,6 +37,7 @@ from smig_tui.core.memory_model import (
     CODEX_BUNDLE_MAX_BYTES,
     CODEX_BUNDLE_NAME,
     FOREIGN_GENERATED,
+    GEMINI_BUNDLE_NAME,
     MARKER,
     MAX_RECAPS,
     Action,
@@ -55,6 +63,7 @@ from smig_tui.core.memory_render import (
     parse_frontmatter,
     render_for_claude,
     render_for_codex,
+    render_for_instructions,
 )
 from smig_tui.core.redact import redact
 
@@ -86,8 +95,12 @@ __all__ = [
     "claude_index_line",
     "claude_project_name",
     "codex_pointer_line",
+    "gemini_import_line",
+    "opencode_pointer_line",
+    "without_gemini_imports",
     "demote_headings",
     "is_owned",
+    "memory_plan_json",
     "parse_frontmatter",
     "plan_memory_sync",
     "redaction_counts",
@@ -102,17 +115,20 @@ _PLACEHOLDER = re.compile(r"\[REDACTED:([a-z\-]+)\]")
 
 def plan_memory_sync(
     inputs: MemoryInputs,
-    directions: Sequence[Direction] = (Direction.TO_CLAUDE, Direction.TO_CODEX),
+    directions: Sequence[Direction] = ALL_DIRECTIONS,
     mode: Mode = Mode.AUTO,
     budget: int | None = None,
 ) -> MemoryPlan:
     """Work out every write and refusal for the chosen directions.
 
-    `budget` lowers the full-text threshold (bytes); it never raises an agent's own limit.
+    An agent that is not set up here (no bundle target) is left out: smig does not create an
+    agent's folders. `budget` lowers the full-text threshold (bytes); it never raises an agent's
+    own limit.
     """
     writes: list[PlannedWrite] = []
     problems: list[Problem] = []
     reports: list[DirectionReport] = []
+    directions = [d for d in directions if memory_agent(d).bundle_path(inputs.targets)]
     for direction in directions:
         report, bundle = _bundle_for(inputs, direction, mode, budget)
         reports.append(report)
@@ -151,15 +167,23 @@ def _bundle_for(
     inputs: MemoryInputs, direction: Direction, mode: Mode, budget: int | None
 ) -> tuple[DirectionReport, str | None]:
     """Redact, render and size one direction's bundle (None when there is nothing to carry)."""
+    receiver = memory_agent(direction)
+    sources = tuple(
+        source
+        for entry in _SOURCE_ORDER
+        if entry != receiver.agent
+        for source in _sources_of(inputs, entry)
+    )
     if direction is Direction.TO_CLAUDE:
-        sources = _codex_sources(inputs.codex_files)
         limit, hard, render = CLAUDE_FULL_BUDGET, CLAUDE_BUNDLE_MAX_BYTES, render_for_claude
-        empty = "No Codex memory found (memories are off unless `[features] memories = true`)."
-    else:
-        sources = _claude_sources(inputs.claude_files)
+    elif direction is Direction.TO_CODEX:
         limit, hard, render = CODEX_BUNDLE_MAX_BYTES, CODEX_BUNDLE_MAX_BYTES, render_for_codex
-        empty = "No Claude Code memory files found under projects/*/memory/."
+    else:
+        limit = hard = receiver.bundle_max_bytes
+        render = render_for_instructions
     if not sources:
+        others = [memory_agent(entry).memory_kind for entry in _SOURCE_ORDER if entry != receiver.agent]
+        empty = "No " + "; no ".join(others) + "."
         return DirectionReport(direction, (), None, note=empty), None
     # Each file is redacted once, before any rendering, so no form of the bundle can leak.
     cleaned = tuple(replace(source, text=_redacted_text(source)) for source in sources)
@@ -173,6 +197,8 @@ def _bundle_for(
         if _size(text) > min(hard, threshold):
             text = render(inputs, cleaned, chosen, folders=True)
             note = f" per folder (a line per file is over the {min(hard, threshold):,}-byte budget)"
+    if direction is Direction.TO_GEMINI:
+        text = without_gemini_imports(text)
     size = _size(text)
     note = f"{len(sources)} file(s), {chosen.value}{note}, {human_size(size)} bundle"
     if direction is Direction.TO_CLAUDE and inputs.claude_memory_off:
@@ -190,21 +216,10 @@ def _writes_for(
     inputs: MemoryInputs, direction: Direction, bundle: str, report: DirectionReport
 ) -> tuple[list[PlannedWrite], list[Problem]]:
     """Plan the bundle write and the one pointer line, or say why not."""
-    targets = inputs.targets
-    if direction is Direction.TO_CLAUDE:
-        bundle_path, pointer_path, hard_limit = (
-            targets.claude_bundle,
-            targets.claude_index,
-            CLAUDE_BUNDLE_MAX_BYTES,
-        )
-        agent = "Claude Code"
-    else:
-        bundle_path, pointer_path, hard_limit = (
-            targets.codex_bundle,
-            targets.codex_agents,
-            CODEX_BUNDLE_MAX_BYTES,
-        )
-        agent = "Codex"
+    receiver = memory_agent(direction)
+    bundle_path = receiver.bundle_path(inputs.targets)
+    pointer_path = receiver.pointer_path(inputs.targets)
+    hard_limit, agent = receiver.bundle_max_bytes, receiver.label
     if report.bundle_bytes > hard_limit:
         hint = "" if report.mode is Mode.INDEX else "; use --mode index (or auto)"
         message = (
@@ -261,10 +276,22 @@ def _pointer_write(
     text = current or ""
     if direction is Direction.TO_CLAUDE:
         needle, line = f"]({CLAUDE_BUNDLE_NAME})", claude_index_line()
-    else:
+    elif direction is Direction.TO_CODEX:
         needle, line = inputs.targets.codex_bundle, codex_pointer_line(inputs.targets.codex_bundle)
+    elif direction is Direction.TO_GEMINI:
+        line = gemini_import_line()
+        needle = line
+    else:
+        needle = inputs.targets.opencode_bundle
+        line = opencode_pointer_line(needle)
     if needle in text:
         return None, None
+    if direction is Direction.TO_OPENCODE and current is None and inputs.opencode_claude_fallback:
+        message = (
+            f"Not creating {path}: OpenCode now reads {inputs.opencode_claude_fallback} as its global "
+            "rules and would stop once this file exists; copy that file there yourself and run again."
+        )
+        return None, Problem(direction, path, message, f"{direction.value}:fallback:{path}")
     after = text + ("" if not text or text.endswith("\n") else "\n") + line + "\n"
     why = _pointer_over_budget(direction, path, after)
     if why:
@@ -312,6 +339,56 @@ def codex_pointer_line(bundle_path: str) -> str:
     )
 
 
+def gemini_import_line() -> str:
+    """The line smig adds to Gemini CLI's global `GEMINI.md`: an import Gemini inlines."""
+    return f"@./{GEMINI_BUNDLE_NAME}"
+
+
+_GEMINI_IMPORT = re.compile(r"(^|[ \t\r\n])@(?=[./A-Za-z])")
+"""Where Gemini CLI sees an import: `@` at a line start or after a space, then `.`, `/` or a letter."""
+
+
+def without_gemini_imports(text: str) -> str:
+    """Keep Gemini CLI from reading `@path` in carried memory as an import (which would inline that file
+    into every request, or swap the words for an "Import failed" comment): a zero-width space goes
+    before each such `@`, so it reads the same and no longer follows whitespace."""
+    return _GEMINI_IMPORT.sub(lambda match: f"{match.group(1)}\u200b@", text)
+
+
+def opencode_pointer_line(bundle_path: str) -> str:
+    """The line smig adds to OpenCode's global `AGENTS.md` (OpenCode has no import syntax)."""
+    return (
+        f"- At session start, also read {bundle_path}: the user's memory from their other coding "
+        "agents (Codex, Claude Code, Gemini CLI), synced by smig."
+    )
+
+
+_SOURCE_ORDER = ("codex", "claude", "gemini", "opencode")
+"""The order agents' memory appears in a bundle."""
+
+
+def _sources_of(inputs: MemoryInputs, agent: str) -> tuple[MemoryFile, ...]:
+    """What one agent contributes to the other agents' bundles."""
+    if agent == "codex":
+        return _codex_sources(inputs.codex_files)
+    if agent == "claude":
+        return _claude_sources(inputs.claude_files)
+    files = inputs.gemini_files if agent == "gemini" else inputs.opencode_files
+    own_line = gemini_import_line() if agent == "gemini" else opencode_pointer_line(inputs.targets.opencode_bundle)
+    return _instruction_sources(files, own_line)
+
+
+def _instruction_sources(files: Iterable[MemoryFile], own_line: str) -> tuple[MemoryFile, ...]:
+    """Global instruction files minus smig's own line, so a bundle never carries itself back."""
+    chosen = []
+    for source in files:
+        kept = [line for line in source.text.splitlines() if line.strip() != own_line]
+        text = "\n".join(kept)
+        if text.strip() and not any(stamp in text for stamp in FOREIGN_GENERATED):
+            chosen.append(replace(source, text=text))
+    return tuple(chosen)
+
+
 def _size(text: str) -> int:
     """Bytes the text takes on disk."""
     return len(text.encode("utf-8"))
@@ -343,3 +420,37 @@ def redaction_counts(plan: MemoryPlan) -> Counter[str]:
     for report in plan.reports:
         total.update(report.redactions)
     return total
+
+
+def memory_plan_json(plan: MemoryPlan, show_diffs: bool) -> dict[str, Any]:
+    """A plan as JSON for scripts and MCP: each direction, each write (with its diff if asked), problems."""
+    return {
+        "directions": [
+            {
+                "direction": report.direction.value,
+                "mode": report.mode.value if report.mode else None,
+                "bundle_bytes": report.bundle_bytes,
+                "redactions": report.redactions,
+                "note": report.note,
+                "sources": [
+                    {"path": s.path, "role": s.role.value, "size": s.size, "project": s.project, "agent": s.owner}
+                    for s in report.sources
+                ],
+            }
+            for report in plan.reports
+        ],
+        "writes": [
+            {
+                "path": write.path,
+                "direction": write.direction.value,
+                "action": write.action.value,
+                "reason": write.reason,
+                **({"diff": write.diff} if show_diffs else {}),
+            }
+            for write in plan.writes
+        ],
+        "problems": [
+            {"direction": p.direction.value, "path": p.path, "message": p.message, "new": p.new}
+            for p in plan.problems
+        ],
+    }

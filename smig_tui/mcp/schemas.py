@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from smig_tui.core import strategies as strategy_table
+from smig_tui.core.memory_agents import MEMORY_AGENTS
 from smig_tui.core.migration import Destination
 from smig_tui.core.models import Agent
 
@@ -27,6 +28,8 @@ AGENTS = tuple(agent.value for agent in Agent)
 """What `list_sessions` filters by: the agents of the registry (a test holds them equal; the server
 starts without loading services)."""
 DESTINATIONS = tuple(destination.value for destination in Destination)
+MEMORY_AGENT_NAMES = tuple(memory_agent.agent for memory_agent in MEMORY_AGENTS)
+"""The agents memory sync writes to (the table in `core/memory_agents.py`)."""
 
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 
@@ -197,6 +200,21 @@ TOOLS: list[dict[str, Any]] = [
                      "description": "Most hits to return, 1 to 100. Default 20."},
            **_paging("hits", "an index into hits")},
           ("query",)),
+    _tool("memory_sync",
+          "Long-term memory shared among Codex, Claude Code, Gemini CLI and OpenCode: each agent set up on this "
+          "machine gets one file smig owns holding the other agents' memory (secrets redacted) and one line in "
+          "its own memory index or global instructions that makes it read that file. apply=false only reports "
+          "each direction, the writes a sync would make and what smig will not write through; apply=true makes "
+          "the writes (files smig does not own are never overwritten).",
+          {"to": {"type": "array", "items": {"type": "string", "enum": list(MEMORY_AGENT_NAMES)},
+                  "description": "The agents to give the others' memory to: claude, codex, gemini or opencode. "
+                                 "Default: every agent set up here."},
+           "mode": {"type": "string", "enum": ["auto", "full", "index"],
+                    "description": "Default auto: full text while it fits the agent's budget, else an index of "
+                                   "paths. full: always full text; index: always one line per file."},
+           "apply": {"type": "boolean", "description": "true: write the changes. Default false: report only."}},
+          annotations={"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True,
+                       "openWorldHint": False}),
 ]
 """Every tool smig serves, as `tools/list` returns it."""
 

@@ -28,8 +28,8 @@ INSTRUCTIONS = (
     "with model_context_window, find sessions with list_sessions, see what would be kept with "
     "preview_migration, write it with commit_migration, read it in the new agent with get_handoff "
     "(every page, until next_offset is null), and fetch omitted details with recall_omitted. "
-    "migrate_session plans an OpenAI-style message array in memory. Nothing is written except by "
-    "commit_migration."
+    "migrate_session plans an OpenAI-style message array in memory; memory_sync shares long-term memory "
+    "among the agents. Nothing is written except by commit_migration and memory_sync with apply=true."
 )
 
 CLI_WORDING = (

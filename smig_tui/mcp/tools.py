@@ -3,7 +3,8 @@
 The server loads this module on the first tool call and calls these methods by tool name, so they
 are tested in-process and reused by any other front end. Every argument is validated before it reaches
 a service; ids must match strict patterns, so no path can be smuggled through one. Only
-`commit_migration` writes to the agents' folders, and only through `Services.migrate`.
+`commit_migration` (through `Services.migrate`) and `memory_sync` with apply=true (through
+`Services.memory_apply`) write to the agents' folders.
 """
 
 from __future__ import annotations
@@ -367,6 +368,23 @@ class SmigTools:
         hits = search_hits(self.services, query, agent, cwd, since, role, _bounded("limit", limit, 1, 100, 20))
         return page_items(_clean({"query": query, "total": len(hits)}), "hits", hits, _offset(offset),
                           _page_size(max_chars), "search_sessions")
+
+    def memory_sync(self, to: Sequence[str] | None = None, mode: str = "auto", apply: bool = False) -> dict[str, Any]:
+        """Plan (and with `apply`, make) a memory sync among the agents; the reply names files, never their text."""
+        from smig_tui.core.memory_agents import memory_agent
+        from smig_tui.core.memory_sync import Mode, memory_plan_json
+
+        directions = tuple(dict.fromkeys(memory_agent(name).direction for name in to)) if to else None
+        plan = self.services.memory_plan(directions, Mode(mode))
+        result = self.services.memory_apply(plan) if apply else None
+        reply = memory_plan_json(plan, show_diffs=False)
+        for report in reply["directions"]:
+            sources = report.pop("sources")
+            report["sources_by_agent"] = {agent: sum(1 for s in sources if s["agent"] == agent)
+                                          for agent in dict.fromkeys(s["agent"] for s in sources)}
+        return _clean({"applied": result is not None, **reply,
+                       "written": [write.path for write in result.written] if result else [],
+                       "skipped": list(result.skipped) if result else []})
 
 
 def _clean(reply: dict[str, Any]) -> dict[str, Any]:

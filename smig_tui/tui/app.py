@@ -65,7 +65,7 @@ class SmigApp(App[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", tooltip="Show the keys and how smig works.", id="app.help"),
         Binding("ctrl+t", "toggle_theme", "Theme", tooltip="Switch between the dark and light theme.", id="app.theme"),
-        Binding("m", "memory", "Memory", tooltip="Sync long-term memory between Codex and Claude Code.", id="app.memory"),
+        Binding("m", "memory", "Memory", tooltip="Sync long-term memory among Codex, Claude Code, Gemini CLI and OpenCode.", id="app.memory"),
         Binding("q", "quit", "Quit", tooltip="Leave smig.", id="app.quit"),
     ]
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from smig_tui.core.migration import Destination
+from smig_tui.core.migration import Destination, receiving_agent_of
 from smig_tui.core.models import ModelCapacity, Plan, Session, SessionInfo, Strategy
 from smig_tui.core.strategies import TAB_STRATEGIES
 from smig_tui.services import Services, agent_entries
@@ -167,6 +167,28 @@ def shown(path: Path) -> str:
         return str(Path("~") / path.relative_to(home))
     except ValueError:
         return str(path)
+
+
+def plan_for_destination(
+    services: Services, session: Session, plan: Plan, chosen: set[str], pins: frozenset[str]
+) -> tuple[Plan, str]:
+    """The plan to write for the agent chosen in the commit dialog, and a sentence when it was redone.
+
+    The tabs plan for the agent the target's provider implies; the dialog may pick another (a gpt-5
+    target resumed in OpenCode rather than Codex), whose own prompt and tools then take the room, so
+    the strategy on show is planned again for that agent, as `smig migrate --to` plans.
+    """
+    agent = receiving_agent_of({Destination(name) for name in chosen})
+    if agent is None or not plan.decision.overhead:
+        return plan, ""
+    capacity = services.capacities.lookup(plan.decision.target)
+    overhead = services.overhead_tokens(capacity, agent)
+    if overhead == plan.decision.overhead:
+        return plan, ""
+    again = services.plan(session, capacity.name, plan.strategy, pins=pins, summary=plan.summary, agent=agent)
+    note = (f"Planned again for {agent}, which adds {overhead:,} tokens to every request (the preview took "
+            f"off {plan.decision.overhead:,}): {len(again.kept)} messages kept, {again.tokens_after:,} tokens.")
+    return again, note
 
 
 def commit(services: Services, session: Session, plan: Plan, chosen: set[str], cwd: str | None = None) -> Any:

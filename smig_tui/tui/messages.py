@@ -114,6 +114,8 @@ class Committed(Message):
     """The migration has been written."""
 
     result: Any
+    note: str = ""
+    """Why what was written differs from the preview (planned again for the chosen agent), or ''."""
 
 
 @dataclass

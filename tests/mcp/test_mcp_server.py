@@ -25,7 +25,7 @@ TIMEOUT = 60
 """Bound on every exchange with the server (start-up imports tiktoken and the SDK)."""
 TINY = "tiny-test"
 TOOLS = {"model_context_window", "list_known_models", "migrate_session", "list_sessions", "preview_migration",
-         "commit_migration", "get_handoff", "recall_omitted", "search_sessions"}
+         "commit_migration", "get_handoff", "recall_omitted", "search_sessions", "memory_sync"}
 VERBOSE_SESSION = "5f0c2a9e-8b1d-4c3e-9f6a-1d2e3f4a5b6c"
 """The Claude fixture session in /home/user/proj (checked in under tests/fixtures/claude_home)."""
 
@@ -96,7 +96,7 @@ async def test_lists_every_tool_with_a_schema(homes: dict[str, Path], tmp_path: 
     for strategy in ("truncate:", "tools-first:", "as-is:", "summary:", "summary-tail:"):
         assert strategy in tools["preview_migration"].input_schema["properties"]["strategy"]["description"]
     writers = {name for name, tool in tools.items() if not (tool.annotations and tool.annotations.read_only_hint)}
-    assert writers == {"commit_migration"}
+    assert writers == {"commit_migration", "memory_sync"}
     commit = tools["commit_migration"].annotations
     assert commit is not None and commit.destructive_hint is False
     window = tools["model_context_window"].output_schema

@@ -1,4 +1,4 @@
-"""Provides the memory screen: both agents' memory files, the pending diff, and sync on confirm."""
+"""Provides the memory screen: each agent's memory files, the pending diff, and sync on confirm."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Footer, Label, Static
 
 from smig_tui.core.errors import SmigError
+from smig_tui.core.memory_agents import ALL_DIRECTIONS, MEMORY_AGENTS
 from smig_tui.core.memory_sync import Direction, MemoryPlan, Mode
 from smig_tui.services import Services
 from smig_tui.tui.screens.base import SmigScreen
@@ -23,10 +24,10 @@ if TYPE_CHECKING:
     from smig_tui.services import ApplyResult
 
 DIRECTION_CHOICES: tuple[tuple[Direction, ...], ...] = (
-    (Direction.TO_CLAUDE, Direction.TO_CODEX),
-    (Direction.TO_CLAUDE,),
-    (Direction.TO_CODEX,),
+    ALL_DIRECTIONS,
+    *((direction,) for direction in ALL_DIRECTIONS),
 )
+"""Every way at once, then to each agent alone (agents not set up here are skipped)."""
 MODES = (Mode.AUTO, Mode.FULL, Mode.INDEX)
 
 
@@ -38,7 +39,7 @@ def _size(size: int) -> str:
 def diff_content(plan: MemoryPlan) -> Content:
     """The plan's diffs, coloured by line kind with theme variables."""
     if not plan.writes:
-        return Content("Nothing to sync: both sides are up to date.")
+        return Content("Nothing to sync: every agent is up to date.")
     parts: list[Content] = []
     for write in plan.writes:
         for line in write.diff.splitlines():
@@ -117,7 +118,7 @@ class MemoryScreen(SmigScreen[None]):
             "r",
             "refresh",
             "Refresh",
-            tooltip="Read both agents' memory again.",
+            tooltip="Read the agents' memory again.",
             id="memory.refresh",
         ),
         Binding(
@@ -127,7 +128,7 @@ class MemoryScreen(SmigScreen[None]):
             "d",
             "cycle_direction",
             "Direction",
-            tooltip="Cycle both ways, to Claude, to Codex.",
+            tooltip="Cycle every way, to Claude, to Codex, to Gemini CLI, to OpenCode.",
             id="memory.direction",
         ),
         Binding("escape", "close", "Back", tooltip="Back to the sessions.", id="memory.close"),
@@ -162,12 +163,10 @@ class MemoryScreen(SmigScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="memory-sides"):
-            with Vertical(classes="memory-side"):
-                yield Label("Codex memory", classes="memory-title")
-                yield DataTable(id="codex-files", cursor_type="row", zebra_stripes=True)
-            with Vertical(classes="memory-side"):
-                yield Label("Claude Code memory", classes="memory-title")
-                yield DataTable(id="claude-files", cursor_type="row", zebra_stripes=True)
+            for entry in MEMORY_AGENTS:
+                with Vertical(classes="memory-side"):
+                    yield Label(f"{entry.label} memory", classes="memory-title")
+                    yield DataTable(id=f"{entry.agent}-files", cursor_type="row", zebra_stripes=True)
         yield Static("Reading memory…", id="memory-status")
         with VerticalScroll(id="memory-diff"):
             yield Static(id="memory-diff-text")
@@ -227,19 +226,19 @@ class MemoryScreen(SmigScreen[None]):
         self.refresh_bindings()
 
     def _fill_tables(self, plan: MemoryPlan) -> None:
-        """Show each side's files (only directions being planned are read)."""
-        for table_id, direction in (
-            ("#codex-files", Direction.TO_CLAUDE),
-            ("#claude-files", Direction.TO_CODEX),
-        ):
-            table = self.query_one(table_id, DataTable)
+        """Show each agent's own files that the planned directions carry to another agent."""
+        shown: set[str] = set()
+        for table in self.query(DataTable):
             table.clear()
-            for report in plan.reports:
-                if report.direction is direction:
-                    for source in report.sources:
-                        name = source.path.rsplit("/", 1)[-1]
-                        label = f"{source.project}/{name}" if source.project else name
-                        table.add_row(label, source.role.value, _size(source.size), key=source.path)
+        for report in plan.reports:
+            for source in report.sources:
+                if source.path in shown:
+                    continue
+                shown.add(source.path)
+                name = source.path.rsplit("/", 1)[-1]
+                label = f"{source.project}/{name}" if source.project else name
+                table = self.query_one(f"#{source.owner}-files", DataTable)
+                table.add_row(label, source.role.value, _size(source.size), key=source.path)
 
     def _status(self, plan: MemoryPlan) -> Content:
         """One line per direction, then problems."""

@@ -358,10 +358,13 @@ class MigrateActions(SmigWidget):
     @work(thread=True, exclusive=True, group="commit.run", exit_on_error=False,
           description="commit the migration")
     def run_commit(self, session: Session, plan: Any, chosen: set[str], cwd: str | None = None) -> None:
-        """Write the migration (for another project folder when `cwd` is given)."""
-        self.post_message(Committed(backend.commit(self.services, session, plan, chosen, cwd)))
+        """Write the migration (for another project folder when `cwd` is given), planned for the chosen agent."""
+        plan, note = backend.plan_for_destination(self.services, session, plan, chosen, self.browse.pins)
+        self.post_message(Committed(backend.commit(self.services, session, plan, chosen, cwd), note))
 
     def on_committed(self, message: Committed) -> None:
+        if message.note:
+            self.notify(message.note, timeout=10)
         self.notify("Migration committed.")
         self.app.push_screen(CommitResultModal(message.result))
 

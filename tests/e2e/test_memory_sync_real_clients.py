@@ -1,0 +1,224 @@
+"""Memory sync among the four agents, proven by what each real client sends its model.
+
+Each agent's own memory gets a distinct note: a Codex memory summary, a Claude Code topic file,
+Gemini CLI's global `GEMINI.md` (as its `save_memory` tool writes it) and OpenCode's global
+`AGENTS.md`. After `smig memory sync`, each real client starts a session against a local fake model
+server and the request it sent shows what the sync gave it:
+- Gemini CLI inlines the bundle its `GEMINI.md` imports, so the other three agents' notes are in it;
+- OpenCode, Codex and Claude Code load their global rules or memory index, so the line naming
+  smig's bundle is in it (the model opens the bundle when a task needs it). Claude Code's index is
+  per project: it is loaded when Claude runs in the project smig targeted (default: home).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from fake_gemini_server import FakeGeminiServer
+from fake_model_server import FakeModelServer
+from gemini_client import run_gemini
+from real_clients import _run, configure_opencode
+from test_resume_real_clients import _base_env, _claude_env, _client, _codex_home
+
+from smig_tui.cli.main import Context, main
+from smig_tui.cli.output import Output
+from smig_tui.core.memory_model import claude_project_name
+
+pytestmark = pytest.mark.e2e
+
+NOTES = {
+    "codex": "OTTER-CODEX-17 prefers uv over pip",
+    "claude": "HERON-CLAUDE-41 never force-push to main",
+    "gemini": "KESTREL-GEMINI-23 tests live in tests/unit",
+    "opencode": "LYNX-OPENCODE-59 answer in British English",
+}
+PROMPT = "hello"
+
+
+@pytest.fixture(scope="module")
+def model_server() -> Iterator[FakeModelServer]:
+    with FakeModelServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def gemini_server() -> Iterator[FakeGeminiServer]:
+    with FakeGeminiServer() as server:
+        yield server
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def _gemini_settings(home: Path, context_file: str | None) -> None:
+    """API-key auth (what `run_gemini` needs) and, when given, a `context.fileName`."""
+    settings: dict[str, Any] = {"security": {"auth": {"selectedType": "gemini-api-key"}}}
+    if context_file:
+        settings["context"] = {"fileName": [context_file, "GEMINI.md"]}
+    _write(home / ".gemini" / "settings.json", json.dumps(settings))
+
+
+def _seed_memories(homes: dict[str, Path], gemini_file: str) -> None:
+    """One note in each agent's own memory, where that agent itself keeps it."""
+    _write(homes["codex"] / "memories" / "memory_summary.md", f"# Summary\n\n- {NOTES['codex']}\n")
+    claude_memory = homes["claude"] / "projects" / claude_project_name(str(homes["home"])) / "memory"
+    _write(claude_memory / "feedback_push.md",
+           f"---\nname: push rule\ndescription: {NOTES['claude']}\ntype: feedback\n---\n\n{NOTES['claude']}.\n")
+    _write(homes["home"] / ".gemini" / gemini_file, f"## Gemini Added Memories\n- {NOTES['gemini']}\n")
+    _write(homes["home"] / ".config" / "opencode" / "AGENTS.md", f"# Rules\n\n- {NOTES['opencode']}\n")
+
+
+def _sync() -> dict[str, Any]:
+    """`smig memory sync --json` in-process; its parsed report (fails the test on a non-zero exit)."""
+    out = Output(stdout=io.StringIO(), stderr=io.StringIO())
+    code = main(["memory", "sync", "--json"], Context(out=out))
+    assert isinstance(out.stdout, io.StringIO) and isinstance(out.stderr, io.StringIO)
+    assert code == 0, out.stderr.getvalue()
+    return dict(json.loads(out.stdout.getvalue()))
+
+
+def _sent(body: dict[str, Any]) -> str:
+    """A request body as one searchable string (JSON escapes undone)."""
+    return json.dumps(body, ensure_ascii=False).replace("\\n", "\n").replace('\\"', '"')
+
+
+def _gemini_request(homes: dict[str, Path], project: Path, server: FakeGeminiServer) -> str:
+    server.requests.clear()
+    run_gemini(homes["home"], project, server, "-p", PROMPT)
+    turns = server.turns()
+    assert turns, "Gemini CLI sent the model no request"
+    return _sent(turns[-1])
+
+
+def _opencode_request(homes: dict[str, Path], project: Path, server: FakeModelServer) -> str:
+    server.requests.clear()
+    _run([_client("opencode"), "run", PROMPT], project, configure_opencode(homes, server))
+    bodies = [body for body in server.bodies("/messages") if body.get("tools")]
+    assert bodies, "OpenCode sent the model no request"
+    return _sent(bodies[-1])
+
+
+def _codex_request(homes: dict[str, Path], project: Path, server: FakeModelServer) -> str:
+    server.requests.clear()
+    _run([_client("codex"), "exec", "--skip-git-repo-check", PROMPT], project,
+         _base_env(homes) | {"SMIG_FAKE_KEY": "test"})
+    bodies = server.bodies("/responses")
+    assert bodies, "Codex sent the model no request"
+    return _sent(bodies[-1])
+
+
+def _claude_request(homes: dict[str, Path], project: Path, server: FakeModelServer) -> str:
+    server.requests.clear()
+    _run([_client("claude"), "-p", PROMPT], project, _claude_env(homes, server))
+    bodies = [body for body in server.bodies("/messages") if body.get("tools")]
+    assert bodies, "Claude Code sent the model no request"
+    return _sent(bodies[-1])
+
+
+def test_each_real_client_receives_the_other_agents_memory(
+    isolated_homes: dict[str, Path], tmp_path: Path, model_server: FakeModelServer,
+    gemini_server: FakeGeminiServer,
+) -> None:
+    homes = isolated_homes
+    project = tmp_path / "project"
+    project.mkdir()
+    _gemini_settings(homes["home"], None)
+    _codex_home(homes, model_server)
+    configure_opencode(homes, model_server)
+    _seed_memories(homes, "GEMINI.md")
+
+    report = _sync()
+    written = set(report["written"])
+    gemini_bundle = homes["home"] / ".gemini" / "smig_memory.md"
+    opencode_bundle = homes["home"] / ".config" / "opencode" / "smig_memory.md"
+    codex_bundle = homes["codex"] / "memories" / "claude_code_smig.md"
+    assert {str(gemini_bundle), str(opencode_bundle), str(codex_bundle)} <= written
+    # Each bundle holds the other three agents' notes and never the receiver's own.
+    for agent, bundle in (("gemini", gemini_bundle), ("opencode", opencode_bundle)):
+        text = bundle.read_text(encoding="utf-8")
+        assert [note for key, note in NOTES.items() if key != agent and note not in text] == []
+        assert NOTES[agent] not in text
+    # The user's own files kept every line they had; smig only appended its one line.
+    gemini_memory = (homes["home"] / ".gemini" / "GEMINI.md").read_text(encoding="utf-8")
+    assert gemini_memory == f"## Gemini Added Memories\n- {NOTES['gemini']}\n@./smig_memory.md\n"
+
+    sent = _gemini_request(homes, project, gemini_server)
+    for agent in ("codex", "claude", "opencode"):
+        assert NOTES[agent] in sent, f"Gemini CLI's request lacks the {agent} note"
+    assert NOTES["gemini"] in sent
+
+    sent = _opencode_request(homes, project, model_server)
+    assert f"also read {opencode_bundle}" in sent and NOTES["opencode"] in sent
+
+    sent = _codex_request(homes, project, model_server)
+    assert f"also read {codex_bundle}" in sent
+
+    # Claude Code loads the memory of the project it runs in; smig's default target is the home
+    # folder's project (`--project` picks another), so Claude is started there.
+    sent = _claude_request(homes, homes["home"], model_server)
+    assert "[codex_memory_smig.md](codex_memory_smig.md)" in sent
+
+    # A second sync finds nothing to do: no bundle carried itself back into another.
+    assert _sync()["writes"] == []
+
+
+def test_gemini_cli_reads_the_context_file_its_settings_name(
+    isolated_homes: dict[str, Path], tmp_path: Path, gemini_server: FakeGeminiServer,
+) -> None:
+    homes = isolated_homes
+    project = tmp_path / "project"
+    project.mkdir()
+    _gemini_settings(homes["home"], "CONTEXT.md")
+    # A note that mentions a file the way Gemini CLI writes an import must not pull that file in.
+    _write(homes["home"] / ".gemini" / "private.md", "PRIVATE-99\n")
+    _write(homes["codex"] / "memories" / "memory_summary.md",
+           f"# Summary\n\n- {NOTES['codex']}\n- notes kept in @./private.md\n")
+
+    report = _sync()
+    context = homes["home"] / ".gemini" / "CONTEXT.md"
+    assert str(context) in report["written"]
+    assert not (homes["home"] / ".gemini" / "GEMINI.md").exists()
+
+    sent = _gemini_request(homes, project, gemini_server)
+    assert NOTES["codex"] in sent and "notes kept in" in sent
+    assert "PRIVATE-99" not in sent and "Import failed" not in sent
+
+
+
+def test_opencode_keeps_reading_claude_md_when_smig_will_not_shadow_it(
+    isolated_homes: dict[str, Path], tmp_path: Path, model_server: FakeModelServer,
+) -> None:
+    homes = isolated_homes
+    project = tmp_path / "project"
+    project.mkdir()
+    configure_opencode(homes, model_server)
+    _write(homes["claude"] / "CLAUDE.md", f"- {NOTES['claude']}\n")
+    _write(homes["codex"] / "memories" / "memory_summary.md", f"# Summary\n\n- {NOTES['codex']}\n")
+    agents_md = homes["home"] / ".config" / "opencode" / "AGENTS.md"
+
+    out = Output(stdout=io.StringIO(), stderr=io.StringIO())
+    code = main(["memory", "sync", "--to-opencode"], Context(out=out))
+    assert isinstance(out.stderr, io.StringIO)
+    assert code == 4 and "OpenCode now reads" in out.stderr.getvalue()
+    assert not agents_md.exists()
+
+    # Without smig's refusal the user would lose this: OpenCode reads CLAUDE.md only while AGENTS.md is absent.
+    env = configure_opencode(homes, model_server)
+    env.pop("OPENCODE_DISABLE_CLAUDE_CODE")
+    model_server.requests.clear()
+    _run([_client("opencode"), "run", PROMPT], project, env)
+    assert NOTES["claude"] in _sent([b for b in model_server.bodies("/messages") if b.get("tools")][-1])
+    agents_md.write_text("# Rules\n", encoding="utf-8")
+    model_server.requests.clear()
+    _run([_client("opencode"), "run", PROMPT], project, env)
+    assert NOTES["claude"] not in _sent([b for b in model_server.bodies("/messages") if b.get("tools")][-1])

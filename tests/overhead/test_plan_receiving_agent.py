@@ -1,0 +1,81 @@
+"""`smig plan` takes off the overhead of the agent that will resume the session, and says which.
+
+Without `--to` the agent is the one the target's provider implies (a gpt-5 target: Codex), and the
+output says it was assumed; `--to opencode` plans for OpenCode's smaller overhead instead, because
+OpenCode resumes gpt-5 sessions too.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from smig_tui.adapters.agents.claude.source import ClaudeSource
+from smig_tui.adapters.agents.codex.source import CodexSource
+from smig_tui.adapters.paths import resolve_paths
+from smig_tui.cli.main import Context, main
+from smig_tui.cli.output import Output
+from smig_tui.core.tokens import calibrate_one
+from smig_tui.services import Services
+
+CODEX_MAIN = "01a1f866-0d00-7a1b-82c3-d4e5f6a7b8c9"
+SHIPPED = json.loads((Path(__file__).parents[2] / "smig_tui" / "data" / "agent_overhead.json").read_text())
+
+
+def _services() -> Services:
+    paths = resolve_paths()
+    return Services(paths=paths, config={}, sources=[CodexSource(paths), ClaudeSource(paths)])
+
+
+def _plan(*argv: str) -> tuple[int, str]:
+    out = Output(stdout=io.StringIO(), stderr=io.StringIO())
+    ctx = Context(out=out)
+    ctx.__dict__["services"] = _services()
+    code = main(["plan", CODEX_MAIN, *argv], ctx)
+    return code, out.stdout.getvalue()  # type: ignore[attr-defined]
+
+
+def _json(*argv: str) -> dict[str, Any]:
+    code, stdout = _plan(*argv, "--json")
+    assert code == 0
+    return dict(json.loads(stdout))
+
+
+def _shipped(agent: str) -> int:
+    return int(SHIPPED["agents"][agent]["tokens"])
+
+
+def test_a_gpt5_plan_is_for_codex_unless_told_opencode(fake_home: dict[str, Path]) -> None:
+    assumed = _json("-t", "gpt-5.5")
+    assert assumed["agent_overhead"] == {"agent": "codex", "tokens": _shipped("codex"), "assumed": True,
+                                         "source": "measured with Codex CLI 0.171.0"}
+    chosen = _json("-t", "gpt-5.5", "--to", "opencode")
+    assert chosen["agent_overhead"]["agent"] == "opencode" and chosen["agent_overhead"]["assumed"] is False
+    assert chosen["decision"]["overhead"] == _shipped("opencode") == 6_901
+    # The room grows by exactly the difference between the two agents' overheads.
+    assert chosen["decision"]["budget"] - assumed["decision"]["budget"] == _shipped("codex") - _shipped("opencode")
+
+    summary = _json("-t", "gpt-5.5", "--to", "opencode", "--strategy", "summary-tail")  # summary pending, nothing sent
+    assert summary["decision"]["overhead"] == 6_901 and summary["agent_overhead"]["agent"] == "opencode"
+
+    _, text = _plan("-t", "gpt-5.5")
+    assert "tokens that codex adds to every request (assumed from the openai provider; --to AGENT" in text
+    _, text = _plan("-t", "gpt-5.5", "--to", "opencode")
+    assert "6,901 tokens that opencode adds to every request (chosen with --to;" in text
+
+
+def test_a_gemini_target_is_planned_for_gemini_cli(fake_home: dict[str, Path]) -> None:
+    capacity = _services().capacities.lookup("gemini-2.5-pro")
+    data = _json("-t", "gemini-2.5-pro")
+    assert data["agent_overhead"]["agent"] == "gemini"
+    assert data["decision"]["overhead"] == calibrate_one(_shipped("gemini"), capacity.calibration)
+
+
+def test_a_model_no_agent_window_is_known_for_says_why_nothing_is_taken_off(fake_home: dict[str, Path]) -> None:
+    for argv in ((), ("--to", "opencode")):
+        data = _json("-t", "deepseek-chat", *argv)
+        assert data["decision"]["overhead"] == 0 and data["agent_overhead"] is None
+        _, text = _plan("-t", "deepseek-chat", *argv)
+        assert "agent overhead: none taken off: smig knows no agent's usable window for deepseek-chat" in text
