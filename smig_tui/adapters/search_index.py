@@ -33,7 +33,7 @@ from smig_tui.adapters.fs import file_lock
 from smig_tui.adapters.zstd_files import DAMAGED, compress, decompress
 from smig_tui.core.errors import LockedError, SmigError
 from smig_tui.core.models import Kind, Message, ReadWarning, Session, SessionInfo
-from smig_tui.core.ports import SessionSource, WarningSink
+from smig_tui.core.ports import Appended, AppendReader, ResumePoint, SessionSource, WarningSink
 from smig_tui.core.redact import redact
 from smig_tui.core.search import (
     CONVERSATION,
@@ -47,7 +47,7 @@ from smig_tui.core.search import (
     tier,
 )
 
-SCHEMA_VERSION = "5"
+SCHEMA_VERSION = "6"
 BLOCK_BYTES = 1 << 20
 """Texts are packed together into zstd blocks of about this many bytes."""
 CACHED_BLOCKS = 24
@@ -75,7 +75,8 @@ CREATE TABLE files(
     id INTEGER PRIMARY KEY, key TEXT UNIQUE NOT NULL, path TEXT NOT NULL, agent TEXT NOT NULL,
     session_id TEXT NOT NULL,
     title TEXT, cwd TEXT, cwd_real TEXT, updated TEXT, size INTEGER, mtime REAL,
-    subagent INTEGER, archived INTEGER, indexed INTEGER, last_id TEXT);
+    subagent INTEGER, archived INTEGER, indexed INTEGER, last_id TEXT,
+    resume_offset INTEGER, resume_line INTEGER, resume_digest TEXT);
 CREATE TABLE blocks(id INTEGER PRIMARY KEY AUTOINCREMENT, file INTEGER NOT NULL, data BLOB NOT NULL);
 CREATE INDEX blocks_file ON blocks(file);
 CREATE TABLE messages(
@@ -149,6 +150,8 @@ class _Known:
     indexed: int
     last_id: str | None
     meta: tuple[object, ...] = field(default=())
+    resume: ResumePoint | None = None
+    """Where the file's complete lines ended when last read, for a reader that can read on from there."""
 
 
 class IndexDamagedError(Exception):
@@ -255,10 +258,11 @@ class SearchIndex:
         with self._guard:
             conn = self._connection()
             known = {
-                row[0]: _Known(row[1], row[2], row[3], row[4], row[5], tuple(row[6:]))
+                row[0]: _Known(row[1], row[2], row[3], row[4], row[5], tuple(row[6:11]),
+                               ResumePoint(row[11], row[12], row[13]) if row[11] is not None else None)
                 for row in conn.execute(
-                    "SELECT key, id, size, mtime, indexed, last_id, title, cwd, updated, subagent, archived "
-                    "FROM files"
+                    "SELECT key, id, size, mtime, indexed, last_id, title, cwd, updated, subagent, archived,"
+                    " resume_offset, resume_line, resume_digest FROM files"
                 )
             }
             todo: list[tuple[SessionSource, SessionInfo]] = []
@@ -285,12 +289,22 @@ class SearchIndex:
             for done, (source, info) in enumerate(todo):
                 if progress:
                     progress(done, len(todo))
+                old = known.get(_key(info))
+                appender = source if isinstance(source, AppendReader) else None
                 try:
+                    if appender and old and old.resume and info.size > old.size:  # grown: read on, if it only grew
+                        appended = appender.read_appended(info, old.resume, old.indexed, warn)
+                        if appended is not None:
+                            self._append_file(conn, info, old, appended, report)
+                            continue
                     session = source.load(info, warn)
+                    point = appender.resume_point(info) if appender else None
                 except (SmigError, OSError, ValueError) as error:  # one unreadable file must not stop the index
                     warn(ReadWarning(info.path, None, f"not indexed for search: {error}"))
                     continue
-                self._index_file(conn, session, known.get(_key(info)), report)
+                # A reader that could not read on has seen the old lines change: none of them is kept.
+                rewritten = bool(appender and old and old.resume)
+                self._index_file(conn, session, old, report, point, rewritten)
             if progress and todo:
                 progress(len(todo), len(todo))
             if len(todo) >= OPTIMIZE_AFTER:  # many new segments: merge them, smaller and faster to query
@@ -301,11 +315,13 @@ class SearchIndex:
             if todo or gone:
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
-    def _index_file(self, conn: sqlite3.Connection, session: Session, old: _Known | None, report: RefreshReport) -> None:
-        """Index one session file in one transaction: only its new messages when it just grew."""
+    def _index_file(self, conn: sqlite3.Connection, session: Session, old: _Known | None, report: RefreshReport,
+                    point: ResumePoint | None = None, rewritten: bool = False) -> None:
+        """Index one session file, read whole, in one transaction: only its new messages when it just grew."""
         info, messages = session.info, session.messages
         grew = (
-            old is not None
+            not rewritten
+            and old is not None
             and info.size >= old.size
             and old.indexed <= len(messages)
             and (old.indexed == 0 or messages[old.indexed - 1].id == old.last_id)
@@ -329,20 +345,39 @@ class SearchIndex:
                 file_id, start = old.id, 0
                 self._drop_messages(conn, file_id)
                 report.reindexed += 1
-            report.messages += self._insert_messages(conn, file_id, session, messages[start:])
+            report.messages += self._insert_messages(conn, file_id, info.updated, messages[start:])
             conn.execute(
                 "UPDATE files SET agent=?, session_id=?, title=?, cwd=?, updated=?, subagent=?, archived=?, cwd_real=?,"
-                " size=?, mtime=?, indexed=?, last_id=? WHERE id=?",
+                " size=?, mtime=?, indexed=?, last_id=?, resume_offset=?, resume_line=?, resume_digest=? WHERE id=?",
                 (*_meta(info), _real(info.cwd), info.size, info.mtime, len(messages),
-                 messages[-1].id if messages else None, file_id),
+                 messages[-1].id if messages else None, *_resume_columns(point), file_id),
             )
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
 
+    def _append_file(self, conn: sqlite3.Connection, info: SessionInfo, old: _Known, appended: Appended,
+                     report: RefreshReport) -> None:
+        """Index the messages a file gained, read from where its lines ended, in one transaction."""
+        messages = appended.messages
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            report.messages += self._insert_messages(conn, old.id, info.updated, messages)
+            conn.execute(
+                "UPDATE files SET title=?, updated=?, size=?, mtime=?, indexed=?, last_id=?, resume_offset=?,"
+                " resume_line=?, resume_digest=? WHERE id=?",
+                (_meta(info)[2], info.updated, info.size, info.mtime, old.indexed + len(messages),
+                 messages[-1].id if messages else old.last_id, *_resume_columns(appended.point), old.id),
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        report.grown += 1
+
     def _insert_messages(
-        self, conn: sqlite3.Connection, file_id: int, session: Session, messages: Iterable[Message]
+        self, conn: sqlite3.Connection, file_id: int, updated: str | None, messages: Iterable[Message]
     ) -> int:
         """Store and index messages, their texts packed together in blocks."""
         added = 0
@@ -364,7 +399,7 @@ class SearchIndex:
                 "INSERT INTO messages(id, file, position, message_id, role, kind, tier, timestamp, grams, block,"
                 " start, length) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 [(row, file_id, message.index, message.id, message.role.value, message.kind.value, rank,
-                  message.timestamp or session.info.updated, int(grams), block, start, length)
+                  message.timestamp or updated, int(grams), block, start, length)
                  for row, message, _, start, length, grams, rank in rows],
             )
             for table in ("words", "tool_words"):
@@ -626,6 +661,10 @@ def _meta(info: SessionInfo) -> tuple[object, ...]:
     """The listing facts stored per file: agent, id, title, cwd, updated, sub-agent, archived."""
     title = redact(info.title).text if info.title else info.title  # a first prompt may hold a secret
     return (info.agent.value, info.id, title, info.cwd, info.updated, int(info.is_subagent), int(info.archived))
+
+
+def _resume_columns(point: ResumePoint | None) -> tuple[int | None, int | None, str | None]:
+    return (point.offset, point.line, point.digest) if point else (None, None, None)
 
 
 def _word_text(text: str) -> str:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
-from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
+from smig_tui.core.models import Agent, Message, ReadWarning, Session, SessionInfo
 
 WarningSink = Callable[[ReadWarning], None]
 """Where readers report what they skipped; the CLI prints to stderr, the TUI notifies."""
@@ -49,6 +49,43 @@ class SessionSource(Protocol):
 
     def load(self, info: SessionInfo, warn: WarningSink) -> Session:
         """Read one session in full, streaming the file."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ResumePoint:
+    """Where the lines of a session file read so far end, so a file that only grew is read on from there."""
+
+    offset: int
+    """Byte offset just past the last complete line read."""
+    line: int
+    """The 1-based number of the line that starts at `offset`."""
+    digest: str
+    """A digest of the bytes just before `offset`: a file rewritten in place no longer matches it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Appended:
+    """The messages of the lines a session file gained, and where its lines now end."""
+
+    messages: tuple[Message, ...]
+    """Numbered on from the messages read before."""
+    point: ResumePoint
+
+
+@runtime_checkable
+class AppendReader(Protocol):
+    """A source that can read only the lines a session file gained (the search index uses it)."""
+
+    def resume_point(self, info: SessionInfo) -> ResumePoint | None:
+        """Where a later read of appended lines may start, just after a full load of `info`; None when
+        the file cannot be read on (compressed, or it changed since `info` was taken)."""
+        ...
+
+    def read_appended(self, info: SessionInfo, point: ResumePoint, first_position: int,
+                      warn: WarningSink) -> Appended | None:
+        """The messages after `point`, or None when the file must be read whole again: its bytes
+        before `point` changed, or the new lines rewrite earlier history (a compaction, a rollback)."""
         ...
 
 
