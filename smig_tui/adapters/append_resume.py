@@ -16,9 +16,10 @@ DIGEST_SPAN = 4096
 _CHUNK = 1 << 20
 
 
-def resume_point(info: SessionInfo) -> ResumePoint | None:
-    """The point after the last complete line of the file as `info` saw it (size and mtime), or None
-    when it has changed since, so the lines a full load read are exactly the ones before the point."""
+def resume_point(info: SessionInfo, state: str = "") -> ResumePoint | None:
+    """The point at the end of the file as `info` saw it (size and mtime), or None when it has changed
+    since or its last line has no newline yet (a full load may have read it: reading on from before it
+    would read it twice), so the lines a full load read are exactly the ones before the point."""
     try:
         with open(info.path, "rb") as handle:
             stat = os.fstat(handle.fileno())
@@ -35,16 +36,18 @@ def resume_point(info: SessionInfo) -> ResumePoint | None:
                 if last >= 0:
                     after_last = done + last + 1
                 done += len(chunk)
-            return ResumePoint(after_last, lines + 1, _digest(handle, after_last))
+            if after_last != info.size:
+                return None
+            return ResumePoint(after_last, lines + 1, _digest(handle, after_last), state)
     except OSError:
         return None
 
 
-def point_after(path: str, offset: int, line: int) -> ResumePoint | None:
+def point_after(path: str, offset: int, line: int, state: str = "") -> ResumePoint | None:
     """The resume point at `offset` (just past a complete line), or None when the file is unreadable."""
     try:
         with open(path, "rb") as handle:
-            return ResumePoint(offset, line, _digest(handle, offset))
+            return ResumePoint(offset, line, _digest(handle, offset), state)
     except OSError:
         return None
 

@@ -341,9 +341,9 @@ class ArchivedSource:
         """Read a session, live or archived, with the agent's reader."""
         return self.inner.load(info, warn)
 
-    def resume_point(self, info: SessionInfo) -> ResumePoint | None:
+    def resume_point(self, session: Session) -> ResumePoint | None:
         """The wrapped reader's, when it can read a grown file on (the search index asks)."""
-        return self.inner.resume_point(info) if isinstance(self.inner, AppendReader) else None
+        return self.inner.resume_point(session) if isinstance(self.inner, AppendReader) else None
 
     def read_appended(self, info: SessionInfo, point: ResumePoint, first_position: int,
                       warn: WarningSink) -> Appended | None:

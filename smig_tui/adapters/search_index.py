@@ -76,7 +76,7 @@ CREATE TABLE files(
     session_id TEXT NOT NULL,
     title TEXT, cwd TEXT, cwd_real TEXT, updated TEXT, size INTEGER, mtime REAL,
     subagent INTEGER, archived INTEGER, indexed INTEGER, last_id TEXT,
-    resume_offset INTEGER, resume_line INTEGER, resume_digest TEXT);
+    resume_offset INTEGER, resume_line INTEGER, resume_digest TEXT, resume_state TEXT);
 CREATE TABLE blocks(id INTEGER PRIMARY KEY AUTOINCREMENT, file INTEGER NOT NULL, data BLOB NOT NULL);
 CREATE INDEX blocks_file ON blocks(file);
 CREATE TABLE messages(
@@ -259,10 +259,10 @@ class SearchIndex:
             conn = self._connection()
             known = {
                 row[0]: _Known(row[1], row[2], row[3], row[4], row[5], tuple(row[6:11]),
-                               ResumePoint(row[11], row[12], row[13]) if row[11] is not None else None)
+                               ResumePoint(row[11], row[12], row[13], row[14]) if row[11] is not None else None)
                 for row in conn.execute(
                     "SELECT key, id, size, mtime, indexed, last_id, title, cwd, updated, subagent, archived,"
-                    " resume_offset, resume_line, resume_digest FROM files"
+                    " resume_offset, resume_line, resume_digest, resume_state FROM files"
                 )
             }
             todo: list[tuple[SessionSource, SessionInfo]] = []
@@ -298,7 +298,7 @@ class SearchIndex:
                             self._append_file(conn, info, old, appended, report)
                             continue
                     session = source.load(info, warn)
-                    point = appender.resume_point(info) if appender else None
+                    point = appender.resume_point(session) if appender else None
                 except (SmigError, OSError, ValueError) as error:  # one unreadable file must not stop the index
                     warn(ReadWarning(info.path, None, f"not indexed for search: {error}"))
                     continue
@@ -348,7 +348,8 @@ class SearchIndex:
             report.messages += self._insert_messages(conn, file_id, info.updated, messages[start:])
             conn.execute(
                 "UPDATE files SET agent=?, session_id=?, title=?, cwd=?, updated=?, subagent=?, archived=?, cwd_real=?,"
-                " size=?, mtime=?, indexed=?, last_id=?, resume_offset=?, resume_line=?, resume_digest=? WHERE id=?",
+                " size=?, mtime=?, indexed=?, last_id=?, resume_offset=?, resume_line=?, resume_digest=?, resume_state=?"
+                " WHERE id=?",
                 (*_meta(info), _real(info.cwd), info.size, info.mtime, len(messages),
                  messages[-1].id if messages else None, *_resume_columns(point), file_id),
             )
@@ -366,7 +367,7 @@ class SearchIndex:
             report.messages += self._insert_messages(conn, old.id, info.updated, messages)
             conn.execute(
                 "UPDATE files SET title=?, updated=?, size=?, mtime=?, indexed=?, last_id=?, resume_offset=?,"
-                " resume_line=?, resume_digest=? WHERE id=?",
+                " resume_line=?, resume_digest=?, resume_state=? WHERE id=?",
                 (_meta(info)[2], info.updated, info.size, info.mtime, old.indexed + len(messages),
                  messages[-1].id if messages else old.last_id, *_resume_columns(appended.point), old.id),
             )
@@ -663,8 +664,8 @@ def _meta(info: SessionInfo) -> tuple[object, ...]:
     return (info.agent.value, info.id, title, info.cwd, info.updated, int(info.is_subagent), int(info.archived))
 
 
-def _resume_columns(point: ResumePoint | None) -> tuple[int | None, int | None, str | None]:
-    return (point.offset, point.line, point.digest) if point else (None, None, None)
+def _resume_columns(point: ResumePoint | None) -> tuple[int | None, int | None, str | None, str | None]:
+    return (point.offset, point.line, point.digest, point.state) if point else (None, None, None, None)
 
 
 def _word_text(text: str) -> str:

@@ -62,6 +62,8 @@ class ResumePoint:
     """The 1-based number of the line that starts at `offset`."""
     digest: str
     """A digest of the bytes just before `offset`: a file rewritten in place no longer matches it."""
+    state: str = ""
+    """What else the reader needs to read on, in its own words (Claude: the record the path ended at)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,9 +79,9 @@ class Appended:
 class AppendReader(Protocol):
     """A source that can read only the lines a session file gained (the search index uses it)."""
 
-    def resume_point(self, info: SessionInfo) -> ResumePoint | None:
-        """Where a later read of appended lines may start, just after a full load of `info`; None when
-        the file cannot be read on (compressed, or it changed since `info` was taken)."""
+    def resume_point(self, session: Session) -> ResumePoint | None:
+        """Where a later read of appended lines may start, just after `session` was read whole; None
+        when the file cannot be read on (compressed, or it changed since its info was taken)."""
         ...
 
     def read_appended(self, info: SessionInfo, point: ResumePoint, first_position: int,

@@ -124,9 +124,9 @@ class CodexSource:
             ) from error
         return loader.finish(info, tuple(warnings))
 
-    def resume_point(self, info: SessionInfo) -> ResumePoint | None:
+    def resume_point(self, session: Session) -> ResumePoint | None:
         """Where the search index may read this rollout on from after a full load (None: compressed)."""
-        return None if is_compressed(info.path) else resume_point(info)
+        return None if is_compressed(session.info.path) else resume_point(session.info)
 
     def read_appended(self, info: SessionInfo, point: ResumePoint, first_position: int,
                       warn: WarningSink) -> Appended | None:
