@@ -12,9 +12,11 @@ query mix keeps its p95 under 50 ms, but a phrase found only in tool output read
 candidate (167 ms p95 on that row, growing with the corpus).
 
 The index follows the files: each session is keyed by (agent, id, path) and checked by the file's
-size and mtime. A file that only grew gets only its new messages, a rewritten one is indexed again,
-a removed one leaves. A damaged index file is deleted and built again, with a notice: it is a cache,
-the sessions are the truth.
+size and mtime. A file that only grew gets only its new messages: a reader that can (`AppendReader`:
+Codex, Claude Code) reads on from where the file's lines ended, kept per file with a digest of the
+bytes before; others read it whole. A rewritten one is indexed again, a removed one leaves. A big
+refresh redacts in a worker process while this one reads and writes. A damaged index file is
+deleted and built again, with a notice: it is a cache, the sessions are the truth.
 """
 
 from __future__ import annotations
