@@ -30,7 +30,7 @@ from smig_tui.adapters.fs import atomic_write, file_lock
 from smig_tui.adapters.zstd_files import DAMAGED, compress, decompress
 from smig_tui.core.errors import SessionNotFoundError, SmigError, WriteRefusedError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
-from smig_tui.core.ports import SessionSource, WarningSink
+from smig_tui.core.ports import Appended, AppendReader, ResumePoint, SessionSource, WarningSink
 
 PIECE = 1 << 20
 SNAPSHOT_TABLES = ("session", "message", "part")
@@ -340,6 +340,17 @@ class ArchivedSource:
     def load(self, info: SessionInfo, warn: WarningSink) -> Session:
         """Read a session, live or archived, with the agent's reader."""
         return self.inner.load(info, warn)
+
+    def resume_point(self, session: Session) -> ResumePoint | None:
+        """The wrapped reader's, when it can read a grown file on (the search index asks)."""
+        return self.inner.resume_point(session) if isinstance(self.inner, AppendReader) else None
+
+    def read_appended(self, info: SessionInfo, point: ResumePoint, first_position: int,
+                      warn: WarningSink) -> Appended | None:
+        """The wrapped reader's messages after `point`; None (read it whole) when it cannot read on."""
+        if isinstance(self.inner, AppendReader):
+            return self.inner.read_appended(info, point, first_position, warn)
+        return None
 
 
 def _archived_info(entry: ArchivedFile, copy: Path) -> SessionInfo:

@@ -12,20 +12,26 @@ query mix keeps its p95 under 50 ms, but a phrase found only in tool output read
 candidate (167 ms p95 on that row, growing with the corpus).
 
 The index follows the files: each session is keyed by (agent, id, path) and checked by the file's
-size and mtime. A file that only grew gets only its new messages, a rewritten one is indexed again,
-a removed one leaves. A damaged index file is deleted and built again, with a notice: it is a cache,
-the sessions are the truth.
+size and mtime. A file that only grew gets only its new messages: a reader that can (`AppendReader`:
+Codex, Claude Code) reads on from where the file's lines ended, kept per file with a digest of the
+bytes before; others read it whole. A rewritten one is indexed again, a removed one leaves. A big
+refresh redacts in a worker process while this one reads and writes. A damaged index file is
+deleted and built again, with a notice: it is a cache, the sessions are the truth.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sqlite3
 import threading
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +39,8 @@ from smig_tui.adapters.fs import file_lock
 from smig_tui.adapters.zstd_files import DAMAGED, compress, decompress
 from smig_tui.core.errors import LockedError, SmigError
 from smig_tui.core.models import Kind, Message, ReadWarning, Session, SessionInfo
-from smig_tui.core.ports import SessionSource, WarningSink
-from smig_tui.core.redact import redact
+from smig_tui.core.ports import Appended, AppendReader, ResumePoint, SessionSource, WarningSink
+from smig_tui.core.redact import redact, redact_texts
 from smig_tui.core.search import (
     CONVERSATION,
     SearchQuery,
@@ -47,7 +53,7 @@ from smig_tui.core.search import (
     tier,
 )
 
-SCHEMA_VERSION = "5"
+SCHEMA_VERSION = "6"
 BLOCK_BYTES = 1 << 20
 """Texts are packed together into zstd blocks of about this many bytes."""
 CACHED_BLOCKS = 24
@@ -60,6 +66,12 @@ SKIPPED_KINDS = (Kind.IMAGE,)
 BLOCK_LEVEL = 3
 DUPLICATE_MARGIN = 10
 """Extra candidates read per round so hits dropped as a fork's inherited copies rarely need a second round."""
+PARALLEL_BYTES = 64 << 20
+"""Session bytes to index in one refresh from which texts are redacted in a worker process."""
+REDACT_BATCH = 4 << 20
+"""Characters of text sent to the worker at a time: a huge session flows through in pieces."""
+AHEAD = 3
+"""Sessions read ahead while their texts are being redacted."""
 OPTIMIZE_AFTER = 50
 """Sessions indexed in one refresh past which the FTS segments are merged."""
 CORRUPT_HINTS = ("malformed", "not a database", "corrupt", "no such table", "no such column", "disk i/o")
@@ -75,7 +87,8 @@ CREATE TABLE files(
     id INTEGER PRIMARY KEY, key TEXT UNIQUE NOT NULL, path TEXT NOT NULL, agent TEXT NOT NULL,
     session_id TEXT NOT NULL,
     title TEXT, cwd TEXT, cwd_real TEXT, updated TEXT, size INTEGER, mtime REAL,
-    subagent INTEGER, archived INTEGER, indexed INTEGER, last_id TEXT);
+    subagent INTEGER, archived INTEGER, indexed INTEGER, last_id TEXT,
+    resume_offset INTEGER, resume_line INTEGER, resume_digest TEXT, resume_state TEXT);
 CREATE TABLE blocks(id INTEGER PRIMARY KEY AUTOINCREMENT, file INTEGER NOT NULL, data BLOB NOT NULL);
 CREATE INDEX blocks_file ON blocks(file);
 CREATE TABLE messages(
@@ -149,6 +162,8 @@ class _Known:
     indexed: int
     last_id: str | None
     meta: tuple[object, ...] = field(default=())
+    resume: ResumePoint | None = None
+    """Where the file's complete lines ended when last read, for a reader that can read on from there."""
 
 
 class IndexDamagedError(Exception):
@@ -165,6 +180,8 @@ class SearchIndex:
         self._guard = threading.RLock()
         self._blocks: OrderedDict[int, bytes] = OrderedDict()
         """Recently unpacked blocks by id (ids are never reused, so an entry never goes stale)."""
+        self.parallel: bool | None = None
+        """Redact in a worker process: None decides by how much there is to index."""
 
     # --- opening, and recovering from a damaged file ---------------------------------------------
 
@@ -255,10 +272,11 @@ class SearchIndex:
         with self._guard:
             conn = self._connection()
             known = {
-                row[0]: _Known(row[1], row[2], row[3], row[4], row[5], tuple(row[6:]))
+                row[0]: _Known(row[1], row[2], row[3], row[4], row[5], tuple(row[6:11]),
+                               ResumePoint(row[11], row[12], row[13], row[14]) if row[11] is not None else None)
                 for row in conn.execute(
-                    "SELECT key, id, size, mtime, indexed, last_id, title, cwd, updated, subagent, archived "
-                    "FROM files"
+                    "SELECT key, id, size, mtime, indexed, last_id, title, cwd, updated, subagent, archived,"
+                    " resume_offset, resume_line, resume_digest, resume_state FROM files"
                 )
             }
             todo: list[tuple[SessionSource, SessionInfo]] = []
@@ -282,15 +300,20 @@ class SearchIndex:
             for file_id in gone:
                 self._drop_file(conn, file_id)
                 report.removed += 1
-            for done, (source, info) in enumerate(todo):
-                if progress:
-                    progress(done, len(todo))
-                try:
-                    session = source.load(info, warn)
-                except (SmigError, OSError, ValueError) as error:  # one unreadable file must not stop the index
-                    warn(ReadWarning(info.path, None, f"not indexed for search: {error}"))
-                    continue
-                self._index_file(conn, session, known.get(_key(info)), report)
+            parallel = self.parallel if self.parallel is not None else (
+                sum(info.size for _, info in todo) >= PARALLEL_BYTES)
+            with _Redactor(parallel) as redactor:
+                writes: deque[Callable[[], None]] = deque()  # in file order, each once its texts are redacted
+                for done, (source, info) in enumerate(todo):
+                    if progress:
+                        progress(done, len(todo))
+                    write = self._read(conn, source, info, known.get(_key(info)), warn, redactor, report)
+                    if write is not None:
+                        writes.append(write)
+                    while len(writes) > AHEAD:
+                        writes.popleft()()
+                while writes:
+                    writes.popleft()()
             if progress and todo:
                 progress(len(todo), len(todo))
             if len(todo) >= OPTIMIZE_AFTER:  # many new segments: merge them, smaller and faster to query
@@ -301,15 +324,40 @@ class SearchIndex:
             if todo or gone:
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
-    def _index_file(self, conn: sqlite3.Connection, session: Session, old: _Known | None, report: RefreshReport) -> None:
-        """Index one session file in one transaction: only its new messages when it just grew."""
-        info, messages = session.info, session.messages
+    def _read(self, conn: sqlite3.Connection, source: SessionSource, info: SessionInfo, old: _Known | None,
+              warn: WarningSink, redactor: _Redactor, report: RefreshReport) -> Callable[[], None] | None:
+        """Read one session (on from where it ended when it only grew), send its texts to be redacted,
+        and return what writes it to the index once they are; None when it cannot be read."""
+        appender = source if isinstance(source, AppendReader) else None
+        try:
+            if appender and old and old.resume and info.size > old.size:  # grown: read on, if it only grew
+                appended = appender.read_appended(info, old.resume, old.indexed, warn)
+                if appended is not None:
+                    texts = redactor.submit([_raw_text(message) for message in appended.messages])
+                    return partial(self._append_file, conn, info, old, appended, report, texts)
+            session = source.load(info, warn)
+            point = appender.resume_point(session) if appender else None
+        except (SmigError, OSError, ValueError) as error:  # one unreadable file must not stop the index
+            warn(ReadWarning(info.path, None, f"not indexed for search: {error}"))
+            return None
+        # A reader that could not read on has seen the old lines change: none of them is kept.
+        rewritten = bool(appender and old and old.resume)
+        messages = session.messages
         grew = (
-            old is not None
+            not rewritten
+            and old is not None
             and info.size >= old.size
             and old.indexed <= len(messages)
             and (old.indexed == 0 or messages[old.indexed - 1].id == old.last_id)
         )
+        start = old.indexed if grew and old else 0
+        texts = redactor.submit([_raw_text(message) for message in messages[start:]])
+        return partial(self._index_file, conn, session, old, report, point, grew, texts)
+
+    def _index_file(self, conn: sqlite3.Connection, session: Session, old: _Known | None, report: RefreshReport,
+                    point: ResumePoint | None, grew: bool, texts: Callable[[], list[str]]) -> None:
+        """Index one session file, read whole, in one transaction: only its new messages when it just grew."""
+        info, messages = session.info, session.messages
         conn.execute("BEGIN IMMEDIATE")
         try:
             if old is None:
@@ -329,22 +377,43 @@ class SearchIndex:
                 file_id, start = old.id, 0
                 self._drop_messages(conn, file_id)
                 report.reindexed += 1
-            report.messages += self._insert_messages(conn, file_id, session, messages[start:])
+            report.messages += self._insert_messages(conn, file_id, info.updated, messages[start:], texts())
             conn.execute(
                 "UPDATE files SET agent=?, session_id=?, title=?, cwd=?, updated=?, subagent=?, archived=?, cwd_real=?,"
-                " size=?, mtime=?, indexed=?, last_id=? WHERE id=?",
+                " size=?, mtime=?, indexed=?, last_id=?, resume_offset=?, resume_line=?, resume_digest=?, resume_state=?"
+                " WHERE id=?",
                 (*_meta(info), _real(info.cwd), info.size, info.mtime, len(messages),
-                 messages[-1].id if messages else None, file_id),
+                 messages[-1].id if messages else None, *_resume_columns(point), file_id),
             )
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
 
+    def _append_file(self, conn: sqlite3.Connection, info: SessionInfo, old: _Known, appended: Appended,
+                     report: RefreshReport, texts: Callable[[], list[str]]) -> None:
+        """Index the messages a file gained, read from where its lines ended, in one transaction."""
+        messages = appended.messages
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            report.messages += self._insert_messages(conn, old.id, info.updated, messages, texts())
+            conn.execute(
+                "UPDATE files SET title=?, updated=?, size=?, mtime=?, indexed=?, last_id=?, resume_offset=?,"
+                " resume_line=?, resume_digest=?, resume_state=? WHERE id=?",
+                (_meta(info)[2], info.updated, info.size, info.mtime, old.indexed + len(messages),
+                 messages[-1].id if messages else old.last_id, *_resume_columns(appended.point), old.id),
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        report.grown += 1
+
     def _insert_messages(
-        self, conn: sqlite3.Connection, file_id: int, session: Session, messages: Iterable[Message]
+        self, conn: sqlite3.Connection, file_id: int, updated: str | None, messages: Iterable[Message],
+        texts: list[str],
     ) -> int:
-        """Store and index messages, their texts packed together in blocks."""
+        """Store and index messages with their redacted texts (empty: not indexed), packed together in blocks."""
         added = 0
         pending: list[tuple[Message, str, int, int]] = []
         packed: list[bytes] = []
@@ -364,7 +433,7 @@ class SearchIndex:
                 "INSERT INTO messages(id, file, position, message_id, role, kind, tier, timestamp, grams, block,"
                 " start, length) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 [(row, file_id, message.index, message.id, message.role.value, message.kind.value, rank,
-                  message.timestamp or session.info.updated, int(grams), block, start, length)
+                  message.timestamp or updated, int(grams), block, start, length)
                  for row, message, _, start, length, grams, rank in rows],
             )
             for table in ("words", "tool_words"):
@@ -377,8 +446,7 @@ class SearchIndex:
             packed.clear()
             size = 0
 
-        for message in messages:
-            text = _indexed_text(message)
+        for message, text in zip(messages, texts, strict=True):
             if not text:
                 continue
             data = text.encode()
@@ -628,6 +696,10 @@ def _meta(info: SessionInfo) -> tuple[object, ...]:
     return (info.agent.value, info.id, title, info.cwd, info.updated, int(info.is_subagent), int(info.archived))
 
 
+def _resume_columns(point: ResumePoint | None) -> tuple[int | None, int | None, str | None, str | None]:
+    return (point.offset, point.line, point.digest, point.state) if point else (None, None, None, None)
+
+
 def _word_text(text: str) -> str:
     """What the word table indexes for a text: the text plus a token per emoji or CJK character."""
     extra = char_tokens(text)
@@ -664,11 +736,76 @@ def _agent_of(conn: sqlite3.Connection, file_id: int) -> str | None:
     return row[0] if row else None
 
 
-def _indexed_text(message: Message) -> str:
-    """The text a message is found by, redacted: its prose, a tool call's name and arguments, an output."""
+def _raw_text(message: Message) -> str:
+    """The text a message is found by, before redaction: its prose, a tool call's name and arguments,
+    an output; empty when it is not indexed."""
     if message.opaque or message.kind in SKIPPED_KINDS:
         return ""
     text = message.text[:MAX_INDEXED_CHARS]
     if message.kind is Kind.TOOL_CALL and message.tool_name:
         text = f"{message.tool_name} {text}"
-    return redact(text).text if text.strip() else ""
+    return text if text.strip() else ""
+
+
+class _Redactor:
+    """Redacts the texts to index: in a worker process when a refresh has much to read, so one core
+    reads sessions and writes the index while the other redacts (redaction is about half of a build);
+    otherwise, or when no worker can start, right here. Results come back in the order asked."""
+
+    def __init__(self, parallel: bool) -> None:
+        self._pool: ProcessPoolExecutor | None = None
+        if parallel:
+            try:
+                self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+            except (OSError, ValueError, NotImplementedError):
+                self._pool = None
+
+    def __enter__(self) -> _Redactor:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def submit(self, texts: list[str]) -> Callable[[], list[str]]:
+        """Start redacting `texts`; the returned call gives them redacted (waiting if need be)."""
+        if self._pool is None:
+            done = _merged(texts, redact_texts(texts))
+            return lambda: done
+        batches: list[tuple[list[str], Future[list[str | None]] | None]] = []
+        for batch in _batches(texts):
+            try:
+                batches.append((batch, self._pool.submit(redact_texts, batch)))
+            except (BrokenProcessPool, RuntimeError):  # the worker died: go on here
+                batches.append((batch, None))
+
+        def result() -> list[str]:
+            out: list[str] = []
+            for batch, future in batches:
+                try:
+                    found = future.result() if future is not None else redact_texts(batch)
+                except (BrokenProcessPool, OSError):
+                    found = redact_texts(batch)
+                out += _merged(batch, found)
+            return out
+
+        return result
+
+
+def _batches(texts: list[str]) -> Iterator[list[str]]:
+    """The texts in runs of about `REDACT_BATCH` characters."""
+    batch: list[str] = []
+    size = 0
+    for text in texts:
+        batch.append(text)
+        size += len(text)
+        if size >= REDACT_BATCH:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def _merged(texts: list[str], redacted: list[str | None]) -> list[str]:
+    """Each text, or its redacted form where redaction changed it."""
+    return [text if new is None else new for text, new in zip(texts, redacted, strict=True)]

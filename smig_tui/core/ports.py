@@ -6,7 +6,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from smig_tui.core.models import Agent, Message, ReadWarning, Session, SessionInfo
 
@@ -115,6 +115,45 @@ class NativeWriter(Protocol):
 
     def announce(self, planned: PlannedFile) -> None:
         """After every session read back right: tell the client about it (Codex names the thread)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ResumePoint:
+    """Where the lines of a session file read so far end, so a file that only grew is read on from there."""
+
+    offset: int
+    """Byte offset just past the last complete line read."""
+    line: int
+    """The 1-based number of the line that starts at `offset`."""
+    digest: str
+    """A digest of the bytes just before `offset`: a file rewritten in place no longer matches it."""
+    state: str = ""
+    """What else the reader needs to read on, in its own words (Claude: the record the path ended at)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Appended:
+    """The messages of the lines a session file gained, and where its lines now end."""
+
+    messages: tuple[Message, ...]
+    """Numbered on from the messages read before."""
+    point: ResumePoint
+
+
+@runtime_checkable
+class AppendReader(Protocol):
+    """A source that can read only the lines a session file gained (the search index uses it)."""
+
+    def resume_point(self, session: Session) -> ResumePoint | None:
+        """Where a later read of appended lines may start, just after `session` was read whole; None
+        when the file cannot be read on (compressed, or it changed since its info was taken)."""
+        ...
+
+    def read_appended(self, info: SessionInfo, point: ResumePoint, first_position: int,
+                      warn: WarningSink) -> Appended | None:
+        """The messages after `point`, or None when the file must be read whole again: its bytes
+        before `point` changed, or the new lines rewrite earlier history (a compaction, a rollback)."""
         ...
 
 

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from smig_tui.adapters.agents.codex.appended import read_appended
 from smig_tui.adapters.agents.codex.lineage import Part, lineage, part_ids
 from smig_tui.adapters.agents.codex.load import RolloutLoader
 from smig_tui.adapters.agents.codex.scan import (
@@ -32,13 +33,14 @@ from smig_tui.adapters.agents.codex.scan import (
     thread_id_of,
     walk_rollouts,
 )
+from smig_tui.adapters.append_resume import resume_point
 from smig_tui.adapters.jsonl import SHAPE_ERRORS, iter_records, no_cyclic_gc, shape_warning
 from smig_tui.adapters.paths import Paths
 from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
-from smig_tui.adapters.zstd_files import DAMAGED
+from smig_tui.adapters.zstd_files import DAMAGED, is_compressed
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
-from smig_tui.core.ports import WarningSink
+from smig_tui.core.ports import Appended, ResumePoint, WarningSink
 from smig_tui.core.redact import redact
 
 TITLE_MAX = 120
@@ -121,6 +123,15 @@ class CodexSource:
                 f"Cannot read {info.path}: {error.strerror or error}."
             ) from error
         return loader.finish(info, tuple(warnings))
+
+    def resume_point(self, session: Session) -> ResumePoint | None:
+        """Where the search index may read this rollout on from after a full load (None: compressed)."""
+        return None if is_compressed(session.info.path) else resume_point(session.info)
+
+    def read_appended(self, info: SessionInfo, point: ResumePoint, first_position: int,
+                      warn: WarningSink) -> Appended | None:
+        """The messages of the lines the rollout gained after `point` (see `appended.read_appended`)."""
+        return read_appended(info.path, point, first_position, warn)
 
     def _threads(self, warn: WarningSink) -> dict[str, ThreadRow]:
         """Titles and models from the state DB, when there is one."""
