@@ -132,7 +132,10 @@ class Message:
 
     def placed(self, index: int, usage: Usage | None) -> Message:
         """A copy at another position with another usage: readers renumber every message, and
-        `dataclasses.replace` costs several times this on 150,000 of them."""
+        `dataclasses.replace` costs several times this on 150,000 of them. A message already
+        there is returned as it is, so a reader that numbers messages as it meets them copies none."""
+        if index == self.index and usage is self.usage:
+            return self
         return Message(index, self.id, self.role, self.kind, self.body, self.tool_name, self.call_id,
                        self.timestamp, self.line, self.offset, usage, self.is_error, self.opaque, self.injected,
                        self.full_output_path)

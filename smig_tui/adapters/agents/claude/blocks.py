@@ -42,6 +42,8 @@ class Converted:
     """tool_use ids this record carries results for."""
     calls: tuple[str, ...] = ()
     """tool_use ids this record starts."""
+    blocks: list[int] = field(default_factory=list)
+    """The content block each message came from."""
 
 
 def usage_from(raw: Any) -> Usage | None:
@@ -70,13 +72,19 @@ def is_injected_text(text: str) -> bool:
     return text.lstrip().startswith(INJECTED_PREFIXES)
 
 
-def convert_record(data: dict[str, Any], line: int, offset: int) -> Converted:
-    """Convert a `user` or `assistant` record; ids are the uuid, plus `#<block>` if several."""
+def convert_record(data: dict[str, Any], line: int, offset: int, first_index: int = 0) -> Converted:
+    """Convert a `user` or `assistant` record; ids are the uuid, plus `#<block>` if several.
+
+    Messages are numbered from `first_index`: the loader's guess of where they end up, right
+    whenever the conversation has no branches, so it need not copy them to renumber.
+    """
     message = data.get("message")
     if not isinstance(message, dict):
         return Converted(notes=["record has no message object; skipped"])
-    out = _assistant(data, message) if data.get("type") == "assistant" else _user(data, message)
-    return _placed(out, data, line, offset)
+    stamp = _Stamp.of(data, line, offset, first_index)
+    if data.get("type") == "assistant":
+        return _numbered(_assistant(data, message, stamp), stamp)
+    return _numbered(_user(data, message, stamp), stamp)
 
 
 def queued_prompt(data: dict[str, Any]) -> Any:
@@ -94,54 +102,54 @@ def queued_prompt(data: dict[str, Any]) -> Any:
     return prompt if isinstance(prompt, (str, list)) and prompt else None
 
 
-def convert_queued(data: dict[str, Any], prompt: Any, line: int, offset: int) -> Converted:
-    """Convert a queued prompt into user messages, like a typed prompt."""
+def convert_queued(data: dict[str, Any], prompt: Any, line: int, offset: int, first_index: int = 0) -> Converted:
+    """Convert a queued prompt into user messages, like a typed prompt (numbered as `convert_record`)."""
     attachment = data.get("attachment")
     meta = bool(data.get("isMeta")) or (
         isinstance(attachment, dict) and bool(attachment.get("isMeta"))
     )
-    out = _user({"isMeta": meta}, {"content": prompt})
-    return _placed(out, data, line, offset)
+    stamp = _Stamp.of(data, line, offset, first_index)
+    return _numbered(_user({"isMeta": meta}, {"content": prompt}, stamp), stamp)
 
 
-def _placed(out: Converted, data: dict[str, Any], line: int, offset: int) -> Converted:
-    """Give the drafted messages their ids and source positions."""
-    uuid = str(data.get("uuid") or f"L{line}")
-    timestamp = data.get("timestamp") if isinstance(data.get("timestamp"), str) else None
-    several = len(out.messages) > 1
-    out.messages = [_place(draft, uuid, several, timestamp, line, offset) for draft in out.messages]
+@dataclass(slots=True)
+class _Stamp:
+    """Where a record's messages come from: each is built once, already carrying it."""
+
+    uuid: str
+    timestamp: str | None
+    line: int
+    offset: int
+    index: int
+    """The index the next message gets."""
+
+    @classmethod
+    def of(cls, data: dict[str, Any], line: int, offset: int, index: int) -> _Stamp:
+        timestamp = data.get("timestamp")
+        return cls(str(data.get("uuid") or f"L{line}"), timestamp if isinstance(timestamp, str) else None,
+                   line, offset, index)
+
+    def message(self, role: Role, kind: Kind, text: str, **extra: Any) -> Message:
+        """The record's next message, with the record's uuid as its id (see `_numbered`)."""
+        self.index += 1
+        return Message(self.index - 1, self.uuid, role, kind, text, timestamp=self.timestamp, line=self.line,
+                       offset=self.offset, **extra)
+
+
+def _numbered(out: Converted, stamp: _Stamp) -> Converted:
+    """Give each message of a record with several the index of its block: `<uuid>#<block>`.
+
+    Claude Code writes one content block per record almost always, so the messages are made with
+    the bare uuid and only records with several are re-made.
+    """
+    if len(out.messages) > 1:
+        out.messages = [
+            replace(message, id=f"{stamp.uuid}#{block}") for message, block in zip(out.messages, out.blocks, strict=True)
+        ]
     return out
 
 
-def _place(
-    draft: Message, uuid: str, several: bool, timestamp: str | None, line: int, offset: int
-) -> Message:
-    """Stamp a drafted message with its id and source position (its id holds the block index)."""
-    block = draft.id
-    return Message(
-        index=0,
-        id=f"{uuid}#{block}" if several else uuid,
-        role=draft.role,
-        kind=draft.kind,
-        body=draft.text,
-        tool_name=draft.tool_name,
-        call_id=draft.call_id,
-        timestamp=timestamp,
-        line=line,
-        offset=offset,
-        is_error=draft.is_error,
-        opaque=draft.opaque,
-        injected=draft.injected,
-        full_output_path=draft.full_output_path,
-    )
-
-
-def _draft(block: int, role: Role, kind: Kind, text: str, **extra: Any) -> Message:
-    """Make a message whose id is, for now, the index of the block it came from."""
-    return Message(index=0, id=str(block), role=role, kind=kind, body=text, **extra)
-
-
-def _assistant(data: dict[str, Any], message: dict[str, Any]) -> Converted:
+def _assistant(data: dict[str, Any], message: dict[str, Any], stamp: _Stamp) -> Converted:
     """Convert an assistant record: one message per content block, in order."""
     model = message.get("model") if isinstance(message.get("model"), str) else None
     synthetic = model == SYNTHETIC_MODEL or bool(data.get("isApiErrorMessage"))
@@ -159,14 +167,13 @@ def _assistant(data: dict[str, Any], message: dict[str, Any]) -> Converted:
         return out
     calls: list[str] = []
     for index, block in enumerate(content):
-        draft = _assistant_block(index, block, out.notes)
-        if draft is None:
+        converted = _assistant_block(block, hidden, stamp, out.notes)
+        if converted is None:
             continue
-        if hidden:
-            draft = replace(draft, injected=True)
-        if draft.kind is Kind.TOOL_CALL and draft.call_id:
-            calls.append(draft.call_id)
-        out.messages.append(draft)
+        if converted.kind is Kind.TOOL_CALL and converted.call_id:
+            calls.append(converted.call_id)
+        out.messages.append(converted)
+        out.blocks.append(index)
     out.calls = tuple(calls)
     return out
 
@@ -181,70 +188,72 @@ def _sent_synthetic(data: dict[str, Any]) -> bool:
     return data.get("error") is None and not data.get("isApiErrorMessage")
 
 
-def _assistant_block(index: int, block: Any, notes: list[str]) -> Message | None:
+def _assistant_block(block: Any, hidden: bool, stamp: _Stamp, notes: list[str]) -> Message | None:
     """Convert one assistant content block; thinking signatures are dropped."""
     if not isinstance(block, dict):
         return None
     kind = block.get("type")
     if kind == "text":
-        return _draft(index, Role.ASSISTANT, Kind.TEXT, _str(block.get("text")))
+        return stamp.message(Role.ASSISTANT, Kind.TEXT, _str(block.get("text")), injected=hidden)
     if kind == "thinking":
-        return _draft(index, Role.ASSISTANT, Kind.REASONING, _str(block.get("thinking")))
+        return stamp.message(Role.ASSISTANT, Kind.REASONING, _str(block.get("thinking")), injected=hidden)
     if kind == "redacted_thinking":
-        return _draft(index, Role.ASSISTANT, Kind.REASONING, "[redacted thinking]", opaque=True)
+        return stamp.message(Role.ASSISTANT, Kind.REASONING, "[redacted thinking]", opaque=True, injected=hidden)
     if kind in ("tool_use", "server_tool_use", "mcp_tool_use"):
-        return _draft(
-            index,
+        return stamp.message(
             Role.ASSISTANT,
             Kind.TOOL_CALL,
             render_input(block.get("input")),
             tool_name=_str(block.get("name")) or None,
             call_id=_str(block.get("id")) or None,
+            injected=hidden,
         )
     if isinstance(kind, str) and kind.endswith("tool_result"):
-        return _tool_result(index, block)
+        return _tool_result(block, stamp, injected=hidden)
     notes.append(f"content block of unknown type {kind!r} skipped")
     return None
 
 
-def _tool_result(index: int, block: dict[str, Any], injected: bool = False) -> Message:
+def _tool_result(block: dict[str, Any], stamp: _Stamp, injected: bool = False,
+                 full_output_path: str | None = None) -> Message:
     """Convert a tool result block, whichever side of the conversation carried it."""
-    return _draft(
-        index,
+    return stamp.message(
         Role.TOOL,
         Kind.TOOL_RESULT,
         result_text(block.get("content")),
         call_id=_str(block.get("tool_use_id")) or None,
         is_error=bool(block.get("is_error")),
         injected=injected,
+        full_output_path=full_output_path,
     )
 
 
-def _user(data: dict[str, Any], message: dict[str, Any]) -> Converted:
+def _user(data: dict[str, Any], message: dict[str, Any], stamp: _Stamp) -> Converted:
     """Convert a user record: prompts, tool results, images, or the compact summary."""
     out = Converted()
     meta = bool(data.get("isMeta"))
     content = message.get("content")
     if isinstance(content, str):
         if data.get("isCompactSummary"):
-            out.messages.append(_draft(0, Role.USER, Kind.SUMMARY, content))
+            out.messages.append(stamp.message(Role.USER, Kind.SUMMARY, content))
         else:
             injected = meta or is_injected_text(content)
-            out.messages.append(_draft(0, Role.USER, Kind.TEXT, content, injected=injected))
+            out.messages.append(stamp.message(Role.USER, Kind.TEXT, content, injected=injected))
+        out.blocks.append(0)
         return out
     if not isinstance(content, list):
         return out
     answered: list[str] = []
     persisted = persisted_output_path(data)
+    summary = bool(data.get("isCompactSummary"))
     for index, block in enumerate(content):
-        draft = _user_block(index, block, meta, bool(data.get("isCompactSummary")), out.notes)
-        if draft is None:
+        converted = _user_block(block, meta, summary, persisted, stamp, out.notes)
+        if converted is None:
             continue
-        if persisted and draft.kind is Kind.TOOL_RESULT:
-            draft = replace(draft, full_output_path=persisted)
-        if draft.kind is Kind.TOOL_RESULT and draft.call_id:
-            answered.append(draft.call_id)
-        out.messages.append(draft)
+        if converted.kind is Kind.TOOL_RESULT and converted.call_id:
+            answered.append(converted.call_id)
+        out.messages.append(converted)
+        out.blocks.append(index)
     out.answered = tuple(answered)
     return out
 
@@ -258,7 +267,7 @@ def persisted_output_path(data: dict[str, Any]) -> str | None:
 
 
 def _user_block(
-    index: int, block: Any, meta: bool, summary: bool, notes: list[str]
+    block: Any, meta: bool, summary: bool, persisted: str | None, stamp: _Stamp, notes: list[str]
 ) -> Message | None:
     """Convert one user content block."""
     if not isinstance(block, dict):
@@ -267,12 +276,12 @@ def _user_block(
     if kind == "text":
         text = _str(block.get("text"))
         if summary:
-            return _draft(index, Role.USER, Kind.SUMMARY, text)
-        return _draft(index, Role.USER, Kind.TEXT, text, injected=meta or is_injected_text(text))
+            return stamp.message(Role.USER, Kind.SUMMARY, text)
+        return stamp.message(Role.USER, Kind.TEXT, text, injected=meta or is_injected_text(text))
     if kind == "tool_result":
-        return _tool_result(index, block, injected=meta)
+        return _tool_result(block, stamp, injected=meta, full_output_path=persisted)
     if kind in ("image", "document"):
-        return _draft(index, Role.USER, Kind.IMAGE, media_placeholder(block), injected=meta)
+        return stamp.message(Role.USER, Kind.IMAGE, media_placeholder(block), injected=meta)
     notes.append(f"content block of unknown type {kind!r} skipped")
     return None
 

@@ -55,6 +55,8 @@ class _Reader:
     updated: str | None = None
     store: TextStore | None = None
     """Leaves long texts on disk when the transcript is large."""
+    converted: int = 0
+    """Messages converted so far: where the next ones land if the conversation never branched."""
 
     def report(self, warning: ReadWarning) -> None:
         """Keep a warning for the Session and pass it on."""
@@ -116,9 +118,10 @@ class _Reader:
         prompt = queued_prompt(data)
         if kind in ("user", "assistant") or prompt is not None:
             if prompt is not None:
-                payload = convert_queued(data, prompt, number, offset)
+                payload = convert_queued(data, prompt, number, offset, self.converted)
             else:
-                payload = convert_record(data, number, offset)
+                payload = convert_record(data, number, offset, self.converted)
+            self.converted += len(payload.messages)
             if any(message.full_output_path for message in payload.messages):
                 payload.messages = [self._locate_output(message) for message in payload.messages]
             if self.store is not None and self.store.active:
