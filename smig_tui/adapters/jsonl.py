@@ -7,7 +7,6 @@ file and line, and reading goes on.
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import threading
@@ -17,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from smig_tui.adapters.zstd_files import content_size, is_compressed, open_binary
+from smig_tui.core.gc_pause import no_cyclic_gc as no_cyclic_gc  # readers take it from here; plans use it too
 from smig_tui.core.models import ReadWarning
 from smig_tui.core.ports import WarningSink
 
@@ -50,23 +50,6 @@ class Record:
     data: dict[str, Any]
     size: int = 0
     """Bytes of the line, newline excluded."""
-
-
-@contextmanager
-def no_cyclic_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a reader builds a whole session.
-
-    A full read makes hundreds of thousands of objects that all stay alive; each collection would
-    walk them again, which doubled the time to read a 500 MB transcript. Nothing a reader makes
-    forms cycles, and whatever others make meanwhile is collected once this ends.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def iter_lines(path: str, start: int = 0, start_line: int = 1) -> Iterator[tuple[int, int, bytes, bool]]:

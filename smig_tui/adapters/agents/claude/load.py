@@ -195,7 +195,9 @@ def load_session(info: SessionInfo, warn: WarningSink) -> Session:
             reader.read()
         except OSError as error:
             raise SessionReadError(f"Cannot read {info.path}: {error.strerror or error}.") from error
-        return _assemble(reader)
+        session = _assemble(reader)
+        del reader  # its tree, a node per record, goes before the collector is back: it would walk them all
+    return session
 
 
 @dataclass(slots=True)
