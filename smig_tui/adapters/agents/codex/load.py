@@ -174,22 +174,10 @@ class RolloutLoader:
         text = draft.text
         if self.cwd is None and text.lstrip().startswith("<environment_context"):
             self.cwd = cwd_from_environment(text)
+        body = text if part is None else self.store.body(text, record.offset, record.size, part)
         self.messages.append(
-            Message(
-                index=len(self.messages),
-                id=message_id,
-                role=draft.role,
-                kind=draft.kind,
-                body=text if part is None else self.store.body(text, record.offset, record.size, part),
-                tool_name=draft.tool_name,
-                call_id=draft.call_id,
-                timestamp=stamp,
-                line=record.line,
-                offset=record.offset,
-                is_error=draft.is_error,
-                opaque=draft.opaque,
-                injected=draft.injected,
-            )
+            Message(len(self.messages), message_id, draft.role, draft.kind, body, draft.tool_name, draft.call_id,
+                    stamp, record.line, record.offset, None, draft.is_error, draft.opaque, draft.injected)
         )
 
     def _compacted(self, record: Record, payload: dict[str, Any], stamp: str | None) -> None:

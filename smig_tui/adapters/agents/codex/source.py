@@ -112,6 +112,7 @@ class CodexSource:
                     loader.adopt_meta(meta)
                 for part, prefix in part_ids(parts):
                     _feed(loader, part, prefix, sink)
+                session = loader.finish(info, tuple(warnings))  # copies a message per model call: still paused
         except DAMAGED as error:
             raise SessionReadError(f"Cannot read {info.path}: the compressed rollout is damaged ({error}).") from error
         except BrokenPipeError:
@@ -120,7 +121,7 @@ class CodexSource:
             raise SessionReadError(
                 f"Cannot read {info.path}: {error.strerror or error}."
             ) from error
-        return loader.finish(info, tuple(warnings))
+        return session
 
     def _threads(self, warn: WarningSink) -> dict[str, ThreadRow]:
         """Titles and models from the state DB, when there is one."""
