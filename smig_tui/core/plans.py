@@ -201,6 +201,8 @@ def _items(state: _State, keep_from: int, dropped: set[int], dropped_reason: dic
     """
     skip, pinned, texts, tokens = state.skip, state.pinned, state.texts, state.tokens
     memo = state.shape.items
+    if len(memo) != len(state.messages):
+        memo[:] = [None] * len(state.messages)
     special = set(skip) | set(pinned) | set(texts) | dropped
     items: list[PlanItem] = []
     append = items.append
@@ -211,7 +213,7 @@ def _items(state: _State, keep_from: int, dropped: set[int], dropped_reason: dic
         kept = i >= keep_from
         reason = fits_reason if kept else R_OVER
         count = tokens[i]
-        item = memo.get(i)
+        item = memo[i]
         if item is None or item.tokens != count or item.kept is not kept or item.reason != reason:
             item = memo[i] = PlanItem(message, count, kept, reason)
         append(item)
