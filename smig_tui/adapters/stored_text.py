@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from smig_tui.adapters.zstd_files import Packer, decompress
@@ -199,5 +199,5 @@ class TextStore:
             if isinstance(body, str) and len(body) > TEXT_CHARS:
                 if out is messages:
                     out = list(messages)
-                out[part] = replace(message, body=self.body(body, offset, size, part))
+                out[part] = message.with_body(self.body(body, offset, size, part))
         return out

@@ -129,11 +129,13 @@ class _Stamp:
         return cls(str(data.get("uuid") or f"L{line}"), timestamp if isinstance(timestamp, str) else None,
                    line, offset, index)
 
-    def message(self, role: Role, kind: Kind, text: str, **extra: Any) -> Message:
+    def message(self, role: Role, kind: Kind, text: str, *, tool_name: str | None = None,
+                call_id: str | None = None, is_error: bool = False, opaque: bool = False,
+                injected: bool = False, full_output_path: str | None = None) -> Message:
         """The record's next message, with the record's uuid as its id (see `_numbered`)."""
         self.index += 1
-        return Message(self.index - 1, self.uuid, role, kind, text, timestamp=self.timestamp, line=self.line,
-                       offset=self.offset, **extra)
+        return Message(self.index - 1, self.uuid, role, kind, text, tool_name, call_id, self.timestamp,
+                       self.line, self.offset, None, is_error, opaque, injected, full_output_path)
 
 
 def _numbered(out: Converted, stamp: _Stamp) -> Converted:
@@ -291,9 +293,13 @@ def render_input(value: Any) -> str:
     if value is None:
         return "{}"
     try:
-        return json.dumps(value, ensure_ascii=False)
+        return _INPUT_JSON.encode(value)
     except (TypeError, ValueError):
         return str(value)
+
+
+_INPUT_JSON = json.JSONEncoder(ensure_ascii=False)
+"""What `json.dumps(value, ensure_ascii=False)` uses, made once: `dumps` makes a new one per call."""
 
 
 def result_text(content: Any) -> str:

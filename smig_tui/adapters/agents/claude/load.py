@@ -35,6 +35,9 @@ _QUEUED = b'"queued_command"'
 """Marks an attachment with a prompt the user sent mid-turn: it must be parsed, not skipped."""
 
 
+_ENVELOPE = ("cwd", "version", "entrypoint", "gitBranch", "slug")
+"""Envelope fields whose last value is reported."""
+
 _MISPLACED = (
     "the messages this compaction kept (compactMetadata.preservedSegment) are not on the"
     " conversation path; they stay in file order"
@@ -157,14 +160,16 @@ class _Reader:
 
     def _note_envelope(self, data: dict[str, Any]) -> None:
         """Track the envelope fields worth reporting."""
-        for key in ("cwd", "version", "entrypoint", "gitBranch", "slug"):
+        envelope = self.envelope
+        for key in _ENVELOPE:
             value = data.get(key)
             if isinstance(value, str) and value:
-                self.envelope[key] = value
-                if key == "cwd" and "first_cwd" not in self.envelope and looks_absolute(value):
-                    self.envelope["first_cwd"] = value
-        if is_timestamp(data.get("timestamp")):
-            self.updated = data["timestamp"]
+                envelope[key] = value
+        if "first_cwd" not in envelope and looks_absolute(data.get("cwd")):
+            envelope["first_cwd"] = data["cwd"]
+        stamp = data.get("timestamp")
+        if is_timestamp(stamp):
+            self.updated = stamp
 
 
 def _preserved_segment(data: dict[str, Any]) -> PreservedSegment | None:
