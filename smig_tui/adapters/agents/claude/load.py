@@ -126,7 +126,7 @@ class _Reader:
                 payload = convert_record(data, number, offset, self.converted)
             self.converted += len(payload.messages)
             if any(message.full_output_path for message in payload.messages):
-                payload.messages = [self._locate_output(message) for message in payload.messages]
+                payload.messages = tuple(self._locate_output(message) for message in payload.messages)
             if self.store is not None and self.store.active:
                 payload.messages = self.store.leave(payload.messages, offset, size)
             node = Node(key, parent, number, sidechain=side, payload=payload, floating=not has_uuid)
