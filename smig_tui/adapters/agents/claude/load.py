@@ -110,22 +110,23 @@ class _Reader:
     def _record(self, data: dict[str, Any], number: int, offset: int, size: int) -> None:
         """Dispatch one parsed record."""
         self._note_envelope(data)
-        if self.titles.take(data):
-            return
         kind = data.get("type")
+        conversation = kind == "user" or kind == "assistant"
+        if not conversation and self.titles.take(data):
+            return
         uuid = data.get("uuid")
         parent = data.get("parentUuid") if isinstance(data.get("parentUuid"), str) else None
         side = bool(data.get("isSidechain"))
         has_uuid = isinstance(uuid, str) and bool(uuid)
         key = uuid if isinstance(uuid, str) and uuid else f"L{number}"
-        prompt = queued_prompt(data)
-        if kind in ("user", "assistant") or prompt is not None:
+        prompt = queued_prompt(data) if kind == "attachment" else None
+        if conversation or prompt is not None:
             if prompt is not None:
                 payload = convert_queued(data, prompt, number, offset, self.converted)
             else:
                 payload = convert_record(data, number, offset, self.converted)
             self.converted += len(payload.messages)
-            if any(message.full_output_path for message in payload.messages):
+            if kind == "user" and any(message.full_output_path for message in payload.messages):
                 payload.messages = tuple(self._locate_output(message) for message in payload.messages)
             if self.store is not None and self.store.active:
                 payload.messages = self.store.leave(payload.messages, offset, size)
@@ -160,9 +161,9 @@ class _Reader:
 
     def _note_envelope(self, data: dict[str, Any]) -> None:
         """Track the envelope fields worth reporting."""
-        envelope = self.envelope
+        envelope, get = self.envelope, data.get
         for key in _ENVELOPE:
-            value = data.get(key)
+            value = get(key)
             if isinstance(value, str) and value:
                 envelope[key] = value
         if "first_cwd" not in envelope and looks_absolute(data.get("cwd")):
