@@ -85,13 +85,16 @@ def _units(messages: Sequence[Message], skip: dict[int, str]) -> list[int]:
         parent[find(b)] = find(a)
 
     call_at: dict[str, int] = {}
+    previous_record: str | None = None  # `_record` of message i - 1, worked out once per message
     for i, m in enumerate(messages):
         if m.kind is Kind.TOOL_CALL and m.call_id:
             call_at.setdefault(m.call_id, i)
         elif m.kind is Kind.TOOL_RESULT and m.call_id in call_at:
             join(call_at[m.call_id], i)
-        if i and _record(messages[i - 1]) is not None and _record(messages[i - 1]) == _record(m):
+        record = _record(m)
+        if previous_record is not None and previous_record == record:
             join(i - 1, i)
+        previous_record = record
         if i and messages[i - 1].kind is Kind.REASONING and (i - 1) not in skip and m.role is Role.ASSISTANT:
             join(i - 1, i)
     return [find(i) for i in range(len(messages))]
