@@ -75,16 +75,18 @@ def is_injected_text(text: str) -> bool:
     return text.lstrip().startswith(INJECTED_PREFIXES)
 
 
-def convert_record(data: dict[str, Any], line: int, offset: int, first_index: int = 0) -> Converted:
+def convert_record(data: dict[str, Any], line: int, offset: int, first_index: int = 0,
+                   strings: dict[str, str] | None = None) -> Converted:
     """Convert a `user` or `assistant` record; ids are the uuid, plus `#<block>` if several.
 
     Messages are numbered from `first_index`: the loader's guess of where they end up, right
-    whenever the conversation has no branches, so it need not copy them to renumber.
+    whenever the conversation has no branches, so it need not copy them to renumber. `strings`
+    is the reader's table of tool names and open call ids (see `_Stamp.strings`).
     """
     message = data.get("message")
     if not isinstance(message, dict):
         return Converted(notes=["record has no message object; skipped"])
-    stamp = _Stamp.of(data, line, offset, first_index)
+    stamp = _Stamp.of(data, line, offset, first_index, strings)
     if data.get("type") == "assistant":
         return _numbered(_assistant(data, message, stamp), stamp)
     return _numbered(_user(data, message, stamp), stamp)
@@ -105,13 +107,14 @@ def queued_prompt(data: dict[str, Any]) -> Any:
     return prompt if isinstance(prompt, (str, list)) and prompt else None
 
 
-def convert_queued(data: dict[str, Any], prompt: Any, line: int, offset: int, first_index: int = 0) -> Converted:
+def convert_queued(data: dict[str, Any], prompt: Any, line: int, offset: int, first_index: int = 0,
+                   strings: dict[str, str] | None = None) -> Converted:
     """Convert a queued prompt into user messages, like a typed prompt (numbered as `convert_record`)."""
     attachment = data.get("attachment")
     meta = bool(data.get("isMeta")) or (
         isinstance(attachment, dict) and bool(attachment.get("isMeta"))
     )
-    stamp = _Stamp.of(data, line, offset, first_index)
+    stamp = _Stamp.of(data, line, offset, first_index, strings)
     return _numbered(_user({"isMeta": meta}, {"content": prompt}, stamp), stamp)
 
 
@@ -125,12 +128,24 @@ class _Stamp:
     offset: int
     index: int
     """The index the next message gets."""
+    strings: dict[str, str]
+    """One string object for each tool name, and for a call id until its result comes: a 500 MB
+    transcript would otherwise hold 80,000 copies (4 MB)."""
 
     @classmethod
-    def of(cls, data: dict[str, Any], line: int, offset: int, index: int) -> _Stamp:
+    def of(cls, data: dict[str, Any], line: int, offset: int, index: int,
+           strings: dict[str, str] | None) -> _Stamp:
         timestamp = data.get("timestamp")
         return cls(str(data.get("uuid") or f"L{line}"), timestamp if isinstance(timestamp, str) else None,
-                   line, offset, index)
+                   line, offset, index, {} if strings is None else strings)
+
+    def shared(self, value: str | None) -> str | None:
+        """The table's copy of a tool name or call id (added when new)."""
+        return None if value is None else self.strings.setdefault(value, value)
+
+    def answered(self, call_id: str | None) -> str | None:
+        """The call's copy of the id a result answers, taken off the table."""
+        return None if call_id is None else self.strings.pop(call_id, call_id)
 
     def message(self, role: Role, kind: Kind, text: str, *, tool_name: str | None = None,
                 call_id: str | None = None, is_error: bool = False, opaque: bool = False,
@@ -223,8 +238,8 @@ def _assistant_block(block: Any, hidden: bool, stamp: _Stamp, notes: list[str]) 
             Role.ASSISTANT,
             Kind.TOOL_CALL,
             render_input(block.get("input")),
-            tool_name=_str(block.get("name")) or None,
-            call_id=_str(block.get("id")) or None,
+            tool_name=stamp.shared(_str(block.get("name")) or None),
+            call_id=stamp.shared(_str(block.get("id")) or None),
             injected=hidden,
         )
     if isinstance(kind, str) and kind.endswith("tool_result"):
@@ -240,7 +255,7 @@ def _tool_result(block: dict[str, Any], stamp: _Stamp, injected: bool = False,
         Role.TOOL,
         Kind.TOOL_RESULT,
         result_text(block.get("content")),
-        call_id=_str(block.get("tool_use_id")) or None,
+        call_id=stamp.answered(_str(block.get("tool_use_id")) or None),
         is_error=bool(block.get("is_error")),
         injected=injected,
         full_output_path=full_output_path,

@@ -60,6 +60,8 @@ class _Reader:
     """Leaves long texts on disk when the transcript is large."""
     converted: int = 0
     """Messages converted so far: where the next ones land if the conversation never branched."""
+    strings: dict[str, str] = field(default_factory=dict)
+    """Tool names and open call ids, so messages share one string each (see `blocks._Stamp`)."""
 
     def report(self, warning: ReadWarning) -> None:
         """Keep a warning for the Session and pass it on."""
@@ -122,9 +124,9 @@ class _Reader:
         prompt = queued_prompt(data) if kind == "attachment" else None
         if conversation or prompt is not None:
             if prompt is not None:
-                payload = convert_queued(data, prompt, number, offset, self.converted)
+                payload = convert_queued(data, prompt, number, offset, self.converted, self.strings)
             else:
-                payload = convert_record(data, number, offset, self.converted)
+                payload = convert_record(data, number, offset, self.converted, self.strings)
             self.converted += len(payload.messages)
             if kind == "user" and any(message.full_output_path for message in payload.messages):
                 payload.messages = tuple(self._locate_output(message) for message in payload.messages)
