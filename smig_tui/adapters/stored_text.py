@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from smig_tui.adapters.zstd_files import Packer, decompress
@@ -189,15 +189,15 @@ class TextStore:
             return PackedText.of(text, self.packer)
         return LineText(self.path, offset, size, part, len(text), text[:HEAD_CHARS], self.texts)
 
-    def leave(self, messages: list[Message], offset: int, size: int) -> list[Message]:
+    def leave(self, messages: Sequence[Message], offset: int, size: int) -> Sequence[Message]:
         """Swap the long texts among one line's messages for `LineText`s pointing back at it."""
         if not self.active:
             return messages
-        out = messages
+        out: list[Message] | None = None
         for part, message in enumerate(messages):
             body = message.body
             if isinstance(body, str) and len(body) > TEXT_CHARS:
-                if out is messages:
+                if out is None:
                     out = list(messages)
-                out[part] = replace(message, body=self.body(body, offset, size, part))
-        return out
+                out[part] = message.with_body(self.body(body, offset, size, part))
+        return messages if out is None else tuple(out)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from smig_tui.core.gc_pause import no_cyclic_gc
 from smig_tui.core.models import Kind, Message, PlanItem, Role, Session
 
 R_ORPHAN, R_INJECTED, R_OPAQUE = "orphaned tool pair", "injected harness context", "opaque reasoning"
@@ -28,14 +29,16 @@ class Structure:
     """For each k in 0..n, whether keeping messages k.. splits no unit."""
     first_user: int | None
     """The first message a person typed, if any."""
-    items: dict[tuple[int, int, bool, str], PlanItem] = field(default_factory=dict, compare=False, repr=False)
-    """Plan items already built for this session, reused when a re-plan gives a message the same fate."""
+    items: list[PlanItem | None] = field(default_factory=list, compare=False, repr=False)
+    """The last plan item built for each message (by index, once a plan filled it), reused when a
+    re-plan gives it the same fate."""
     edges: dict[int, tuple[str, str, int] | None] = field(default_factory=dict, compare=False, repr=False)
     """Head and tail of tool outputs tools-first has looked at, by message index."""
     tool_units: list[list[int]] = field(default_factory=list, compare=False, repr=False)
     """Units made only of tool traffic, oldest first; filled on first use by tools-first."""
 
 
+@no_cyclic_gc()  # a list per unit: the collector would walk the whole session several times
 def analyse(session: Session) -> Structure:
     """Work out never-migrated messages, units and valid cut points of a session."""
     messages = session.messages
@@ -82,13 +85,16 @@ def _units(messages: Sequence[Message], skip: dict[int, str]) -> list[int]:
         parent[find(b)] = find(a)
 
     call_at: dict[str, int] = {}
+    previous_record: str | None = None  # `_record` of message i - 1, worked out once per message
     for i, m in enumerate(messages):
         if m.kind is Kind.TOOL_CALL and m.call_id:
             call_at.setdefault(m.call_id, i)
         elif m.kind is Kind.TOOL_RESULT and m.call_id in call_at:
             join(call_at[m.call_id], i)
-        if i and _record(messages[i - 1]) is not None and _record(messages[i - 1]) == _record(m):
+        record = _record(m)
+        if previous_record is not None and previous_record == record:
             join(i - 1, i)
+        previous_record = record
         if i and messages[i - 1].kind is Kind.REASONING and (i - 1) not in skip and m.role is Role.ASSISTANT:
             join(i - 1, i)
     return [find(i) for i in range(len(messages))]

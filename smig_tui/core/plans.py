@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from smig_tui.core.gc_pause import no_cyclic_gc
 from smig_tui.core.models import Decision, Kind, Message, Plan, PlanItem, Role, Session, Strategy
 from smig_tui.core.plan_structure import Structure, analyse, is_typed_prompt, never_migrated
 from smig_tui.core.redact import redact
@@ -192,30 +193,50 @@ def _dropped_tokens(state: _State, dropped: set[int]) -> int:
 
 def _items(state: _State, keep_from: int, dropped: set[int], dropped_reason: dict[int, str],
            fits_reason: str) -> tuple[PlanItem, ...]:
-    """Build the plan items once every fate is known (identical items are reused across plans)."""
+    """Build the plan items once every fate is known.
+
+    Most messages of a huge session are plain "over budget" or "newest" rows: they take a short
+    path, and a message whose item is unchanged since the last plan reuses it (re-plans and the
+    other strategies build few new ones).
+    """
     skip, pinned, texts, tokens = state.skip, state.pinned, state.texts, state.tokens
     memo = state.shape.items
-    items = []
+    if len(memo) != len(state.messages):
+        memo[:] = [None] * len(state.messages)
+    special = set(skip) | set(pinned) | set(texts) | dropped
+    items: list[PlanItem] = []
+    append = items.append
     for i, message in enumerate(state.messages):
-        if i in skip:
-            kept, reason = False, skip[i]
-        elif i in pinned:
-            kept, reason = True, pinned[i]
-        elif i in dropped:
-            kept, reason = False, dropped_reason.get(i, R_OVER)
-        else:
-            kept, reason = (False, R_OVER) if i < keep_from else (True, fits_reason)
-        if i in texts:
-            items.append(PlanItem(message, tokens[i], True, R_SHORTENED, text=texts[i],
-                                  original_tokens=state.originals[i]) if kept else
-                         PlanItem(message, state.originals[i], False, reason))
+        if i in special:
+            append(_special_item(state, i, message, keep_from, dropped, dropped_reason, fits_reason))
             continue
-        key = (i, tokens[i], kept, reason)
-        item = memo.get(key)
-        if item is None:
-            item = memo[key] = PlanItem(message, tokens[i], kept, reason)
-        items.append(item)
+        kept = i >= keep_from
+        reason = fits_reason if kept else R_OVER
+        count = tokens[i]
+        item = memo[i]
+        if item is None or item.tokens != count or item.kept is not kept or item.reason != reason:
+            item = memo[i] = PlanItem(message, count, kept, reason)
+        append(item)
     return tuple(items)
+
+
+def _special_item(state: _State, i: int, message: Message, keep_from: int, dropped: set[int],
+                  dropped_reason: dict[int, str], fits_reason: str) -> PlanItem:
+    """The item of a message that is never migrated, pinned, dropped by a step, or shortened."""
+    if i in state.skip:
+        kept, reason = False, state.skip[i]
+    elif i in state.pinned:
+        kept, reason = True, state.pinned[i]
+    elif i in dropped:
+        kept, reason = False, dropped_reason.get(i, R_OVER)
+    else:
+        kept, reason = (False, R_OVER) if i < keep_from else (True, fits_reason)
+    if i in state.texts:
+        if kept:
+            return PlanItem(message, state.tokens[i], True, R_SHORTENED, text=state.texts[i],
+                            original_tokens=state.originals[i])
+        return PlanItem(message, state.originals[i], False, reason)
+    return PlanItem(message, state.tokens[i], kept, reason)
 
 
 def _notes(decision: Decision, after: int, extra: Sequence[str] = ()) -> tuple[str, ...]:
@@ -548,6 +569,15 @@ def make_plan(session: Session, counts: Sequence[int], decision: Decision, strat
               summary: str | None = None, summary_budget: int | None = None,
               structure: Structure | None = None) -> Plan:
     """Build the plan for `strategy`; a session that fits migrates as it is unless a summary is asked for."""
+    with no_cyclic_gc():  # a plan item per message: the collector would walk the session many times over
+        return _make_plan(session, counts, decision, strategy, measure, pins, pin_first_user, summary,
+                          summary_budget, structure)
+
+
+def _make_plan(session: Session, counts: Sequence[int], decision: Decision, strategy: Strategy,
+               measure: Measure, pins: frozenset[str], pin_first_user: bool, summary: str | None,
+               summary_budget: int | None, structure: Structure | None) -> Plan:
+    """`make_plan`, with the collector paused."""
     shape = structure or analyse(session)
     if strategy is Strategy.AS_IS or (decision.fits and strategy is not Strategy.SUMMARY):
         return plan_as_is(session, counts, decision, shape)

@@ -293,6 +293,11 @@ def bench_huge(workdir: Path, manifest: Manifest) -> list[Row]:
     return rows
 
 
+OPEN_PLAN_GOALS = {"claude": (5.0, 350.0), "codex": (3.5, 400.0)}
+"""Seconds and peak MB to open and plan each agent's huge session (issue 22, set for 500 MB: Claude was
+7.5 s and 382 MB, Codex 4.7 s); at a smaller size they hold with room to spare."""
+
+
 def _bench_one_huge(workdir: Path, entry: Any) -> list[Row]:
     """Open and plan one session cold; its peak RSS is the child's own (`RUSAGE_SELF`)."""
     smig_home = workdir / "smig-huge"
@@ -301,23 +306,24 @@ def _bench_one_huge(workdir: Path, entry: Any) -> list[Row]:
     child = run_child(child_argv(workdir, "plan", entry.path), corpus_env(workdir, smig_home))
     r = child.result
     rss = r.get("rss_mb", child.max_rss_mb)
-    steps = f"find {r['find']:.2f} s, load {r['load']:.2f} s, plan {r['plan']:.2f} s"
+    steps = f"find {r['find']:.2f} s, load {r['load']:.2f} s (CPU {r['load_cpu']:.2f} s), plan {r['plan']:.2f} s"
     what = (
         f"CPU {child.cpu:.1f} s; {entry.agent} {entry.size / MB:,.0f} MB, {r['messages']:,} messages; "
         f"{steps}; {r['decision']}"
     )
     total = r["find"] + r["load"] + r["plan"]
+    seconds, megabytes = OPEN_PLAN_GOALS.get(entry.agent, (10.0, 400.0))
     return [
         Row(
             f"open + plan {entry.size / MB:,.0f} MB {entry.agent} session, cold",
             total,
             "s",
-            "< 10 s",
-            total < 10,
+            f"<= {seconds:g} s",
+            total <= seconds,
             what,
         ),
         Row(
-            "  peak RSS of that process", rss, "MB", "< 400 MB", rss < 400
+            "  peak RSS of that process", rss, "MB", f"<= {megabytes:g} MB", rss <= megabytes
         ),
     ]
 

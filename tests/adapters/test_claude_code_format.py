@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from smig_tui.adapters.agents.claude import load as claude_load
 from smig_tui.adapters.agents.claude.source import ClaudeSource
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.core.errors import SessionReadError
@@ -620,15 +621,15 @@ def test_bulky_records_skip_the_json_parser(
     _big_session(path, 300)
     infos, _ = _discover()
     calls = Counter[str]()
-    real_loads = json.loads
+    real_parse = claude_load.parse_line
 
-    def counting_loads(text: Any, **kwargs: Any) -> Any:
-        calls["loads"] += 1
-        return real_loads(text, **kwargs)
+    def counting_parse(*args: Any) -> Any:
+        calls["parses"] += 1
+        return real_parse(*args)
 
-    monkeypatch.setattr(json, "loads", counting_loads)
+    monkeypatch.setattr(claude_load, "parse_line", counting_parse)
     _load(infos[path.stem])
-    assert calls["loads"] == 4  # user, corrupt line, assistant, custom-title: no progress record
+    assert calls["parses"] == 4  # user, corrupt line, assistant, custom-title: no progress record
 
 
 @pytest.mark.parametrize("padding", [0, 400], ids=["small", "summaries-only-in-the-head"])

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from smig_tui.core.models import Kind, Message, Role, Usage
@@ -31,8 +32,9 @@ background-task notices (sent to the model inside a `<system-reminder>` "not use
 class Converted:
     """The messages one record yields, plus what the loader needs to know about it."""
 
-    messages: list[Message] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    messages: Sequence[Message] = ()
+    """A tuple once converted: 140,000 one-message lists cost 6 MB more than tuples."""
+    notes: Sequence[str] = ()
     """Problems worth a warning if the record turns out to be on the active path."""
     usage: Usage | None = None
     group: tuple[str, str] | None = None
@@ -42,6 +44,9 @@ class Converted:
     """tool_use ids this record carries results for."""
     calls: tuple[str, ...] = ()
     """tool_use ids this record starts."""
+    blocks: Sequence[int] = ()
+    """The content block each message came from, kept only when there are several messages (a
+    500 MB transcript has 140,000 records, and an empty list each costs 10 MB)."""
 
 
 def usage_from(raw: Any) -> Usage | None:
@@ -70,13 +75,21 @@ def is_injected_text(text: str) -> bool:
     return text.lstrip().startswith(INJECTED_PREFIXES)
 
 
-def convert_record(data: dict[str, Any], line: int, offset: int) -> Converted:
-    """Convert a `user` or `assistant` record; ids are the uuid, plus `#<block>` if several."""
+def convert_record(data: dict[str, Any], line: int, offset: int, first_index: int = 0,
+                   strings: dict[str, str] | None = None) -> Converted:
+    """Convert a `user` or `assistant` record; ids are the uuid, plus `#<block>` if several.
+
+    Messages are numbered from `first_index`: the loader's guess of where they end up, right
+    whenever the conversation has no branches, so it need not copy them to renumber. `strings`
+    is the reader's table of tool names and open call ids (see `_Stamp.strings`).
+    """
     message = data.get("message")
     if not isinstance(message, dict):
         return Converted(notes=["record has no message object; skipped"])
-    out = _assistant(data, message) if data.get("type") == "assistant" else _user(data, message)
-    return _placed(out, data, line, offset)
+    stamp = _Stamp.of(data, line, offset, first_index, strings)
+    if data.get("type") == "assistant":
+        return _numbered(_assistant(data, message, stamp), stamp)
+    return _numbered(_user(data, message, stamp), stamp)
 
 
 def queued_prompt(data: dict[str, Any]) -> Any:
@@ -94,54 +107,69 @@ def queued_prompt(data: dict[str, Any]) -> Any:
     return prompt if isinstance(prompt, (str, list)) and prompt else None
 
 
-def convert_queued(data: dict[str, Any], prompt: Any, line: int, offset: int) -> Converted:
-    """Convert a queued prompt into user messages, like a typed prompt."""
+def convert_queued(data: dict[str, Any], prompt: Any, line: int, offset: int, first_index: int = 0,
+                   strings: dict[str, str] | None = None) -> Converted:
+    """Convert a queued prompt into user messages, like a typed prompt (numbered as `convert_record`)."""
     attachment = data.get("attachment")
     meta = bool(data.get("isMeta")) or (
         isinstance(attachment, dict) and bool(attachment.get("isMeta"))
     )
-    out = _user({"isMeta": meta}, {"content": prompt})
-    return _placed(out, data, line, offset)
+    stamp = _Stamp.of(data, line, offset, first_index, strings)
+    return _numbered(_user({"isMeta": meta}, {"content": prompt}, stamp), stamp)
 
 
-def _placed(out: Converted, data: dict[str, Any], line: int, offset: int) -> Converted:
-    """Give the drafted messages their ids and source positions."""
-    uuid = str(data.get("uuid") or f"L{line}")
-    timestamp = data.get("timestamp") if isinstance(data.get("timestamp"), str) else None
-    several = len(out.messages) > 1
-    out.messages = [_place(draft, uuid, several, timestamp, line, offset) for draft in out.messages]
+@dataclass(slots=True)
+class _Stamp:
+    """Where a record's messages come from: each is built once, already carrying it."""
+
+    uuid: str
+    timestamp: str | None
+    line: int
+    offset: int
+    index: int
+    """The index the next message gets."""
+    strings: dict[str, str]
+    """One string object for each tool name, and for a call id until its result comes: a 500 MB
+    transcript would otherwise hold 80,000 copies (4 MB)."""
+
+    @classmethod
+    def of(cls, data: dict[str, Any], line: int, offset: int, index: int,
+           strings: dict[str, str] | None) -> _Stamp:
+        timestamp = data.get("timestamp")
+        return cls(str(data.get("uuid") or f"L{line}"), timestamp if isinstance(timestamp, str) else None,
+                   line, offset, index, {} if strings is None else strings)
+
+    def shared(self, value: str | None) -> str | None:
+        """The table's copy of a tool name or call id (added when new)."""
+        return None if value is None else self.strings.setdefault(value, value)
+
+    def answered(self, call_id: str | None) -> str | None:
+        """The call's copy of the id a result answers, taken off the table."""
+        return None if call_id is None else self.strings.pop(call_id, call_id)
+
+    def message(self, role: Role, kind: Kind, text: str, *, tool_name: str | None = None,
+                call_id: str | None = None, is_error: bool = False, opaque: bool = False,
+                injected: bool = False, full_output_path: str | None = None) -> Message:
+        """The record's next message, with the record's uuid as its id (see `_numbered`)."""
+        self.index += 1
+        return Message(self.index - 1, self.uuid, role, kind, text, tool_name, call_id, self.timestamp,
+                       self.line, self.offset, None, is_error, opaque, injected, full_output_path)
+
+
+def _numbered(out: Converted, stamp: _Stamp) -> Converted:
+    """Give each message of a record with several the index of its block: `<uuid>#<block>`.
+
+    Claude Code writes one content block per record almost always, so the messages are made with
+    the bare uuid and only records with several are re-made.
+    """
+    if len(out.messages) > 1:
+        out.messages = tuple(
+            replace(message, id=f"{stamp.uuid}#{block}") for message, block in zip(out.messages, out.blocks, strict=True)
+        )
     return out
 
 
-def _place(
-    draft: Message, uuid: str, several: bool, timestamp: str | None, line: int, offset: int
-) -> Message:
-    """Stamp a drafted message with its id and source position (its id holds the block index)."""
-    block = draft.id
-    return Message(
-        index=0,
-        id=f"{uuid}#{block}" if several else uuid,
-        role=draft.role,
-        kind=draft.kind,
-        body=draft.text,
-        tool_name=draft.tool_name,
-        call_id=draft.call_id,
-        timestamp=timestamp,
-        line=line,
-        offset=offset,
-        is_error=draft.is_error,
-        opaque=draft.opaque,
-        injected=draft.injected,
-        full_output_path=draft.full_output_path,
-    )
-
-
-def _draft(block: int, role: Role, kind: Kind, text: str, **extra: Any) -> Message:
-    """Make a message whose id is, for now, the index of the block it came from."""
-    return Message(index=0, id=str(block), role=role, kind=kind, body=text, **extra)
-
-
-def _assistant(data: dict[str, Any], message: dict[str, Any]) -> Converted:
+def _assistant(data: dict[str, Any], message: dict[str, Any], stamp: _Stamp) -> Converted:
     """Convert an assistant record: one message per content block, in order."""
     model = message.get("model") if isinstance(message.get("model"), str) else None
     synthetic = model == SYNTHETIC_MODEL or bool(data.get("isApiErrorMessage"))
@@ -158,16 +186,29 @@ def _assistant(data: dict[str, Any], message: dict[str, Any]) -> Converted:
     if not isinstance(content, list):
         return out
     calls: list[str] = []
+    messages: list[Message] = []
+    notes: list[str] = []
+    blocks: list[int] = []
     for index, block in enumerate(content):
-        draft = _assistant_block(index, block, out.notes)
-        if draft is None:
+        converted = _assistant_block(block, hidden, stamp, notes)
+        if converted is None:
             continue
-        if hidden:
-            draft = replace(draft, injected=True)
-        if draft.kind is Kind.TOOL_CALL and draft.call_id:
-            calls.append(draft.call_id)
-        out.messages.append(draft)
+        if converted.kind is Kind.TOOL_CALL and converted.call_id:
+            calls.append(converted.call_id)
+        messages.append(converted)
+        blocks.append(index)
     out.calls = tuple(calls)
+    return _kept(out, messages, notes, blocks)
+
+
+def _kept(out: Converted, messages: list[Message], notes: list[str], blocks: list[int]) -> Converted:
+    """Keep a record's messages, and its notes and block numbers only when they matter (see
+    `Converted.blocks`)."""
+    out.messages = tuple(messages)
+    if notes:
+        out.notes = notes
+    if len(blocks) > 1:
+        out.blocks = blocks
     return out
 
 
@@ -181,72 +222,76 @@ def _sent_synthetic(data: dict[str, Any]) -> bool:
     return data.get("error") is None and not data.get("isApiErrorMessage")
 
 
-def _assistant_block(index: int, block: Any, notes: list[str]) -> Message | None:
+def _assistant_block(block: Any, hidden: bool, stamp: _Stamp, notes: list[str]) -> Message | None:
     """Convert one assistant content block; thinking signatures are dropped."""
     if not isinstance(block, dict):
         return None
     kind = block.get("type")
     if kind == "text":
-        return _draft(index, Role.ASSISTANT, Kind.TEXT, _str(block.get("text")))
+        return stamp.message(Role.ASSISTANT, Kind.TEXT, _str(block.get("text")), injected=hidden)
     if kind == "thinking":
-        return _draft(index, Role.ASSISTANT, Kind.REASONING, _str(block.get("thinking")))
+        return stamp.message(Role.ASSISTANT, Kind.REASONING, _str(block.get("thinking")), injected=hidden)
     if kind == "redacted_thinking":
-        return _draft(index, Role.ASSISTANT, Kind.REASONING, "[redacted thinking]", opaque=True)
+        return stamp.message(Role.ASSISTANT, Kind.REASONING, "[redacted thinking]", opaque=True, injected=hidden)
     if kind in ("tool_use", "server_tool_use", "mcp_tool_use"):
-        return _draft(
-            index,
+        return stamp.message(
             Role.ASSISTANT,
             Kind.TOOL_CALL,
             render_input(block.get("input")),
-            tool_name=_str(block.get("name")) or None,
-            call_id=_str(block.get("id")) or None,
+            tool_name=stamp.shared(_str(block.get("name")) or None),
+            call_id=stamp.shared(_str(block.get("id")) or None),
+            injected=hidden,
         )
     if isinstance(kind, str) and kind.endswith("tool_result"):
-        return _tool_result(index, block)
+        return _tool_result(block, stamp, injected=hidden)
     notes.append(f"content block of unknown type {kind!r} skipped")
     return None
 
 
-def _tool_result(index: int, block: dict[str, Any], injected: bool = False) -> Message:
+def _tool_result(block: dict[str, Any], stamp: _Stamp, injected: bool = False,
+                 full_output_path: str | None = None) -> Message:
     """Convert a tool result block, whichever side of the conversation carried it."""
-    return _draft(
-        index,
+    return stamp.message(
         Role.TOOL,
         Kind.TOOL_RESULT,
         result_text(block.get("content")),
-        call_id=_str(block.get("tool_use_id")) or None,
+        call_id=stamp.answered(_str(block.get("tool_use_id")) or None),
         is_error=bool(block.get("is_error")),
         injected=injected,
+        full_output_path=full_output_path,
     )
 
 
-def _user(data: dict[str, Any], message: dict[str, Any]) -> Converted:
+def _user(data: dict[str, Any], message: dict[str, Any], stamp: _Stamp) -> Converted:
     """Convert a user record: prompts, tool results, images, or the compact summary."""
     out = Converted()
     meta = bool(data.get("isMeta"))
     content = message.get("content")
     if isinstance(content, str):
         if data.get("isCompactSummary"):
-            out.messages.append(_draft(0, Role.USER, Kind.SUMMARY, content))
+            out.messages = (stamp.message(Role.USER, Kind.SUMMARY, content),)
         else:
             injected = meta or is_injected_text(content)
-            out.messages.append(_draft(0, Role.USER, Kind.TEXT, content, injected=injected))
+            out.messages = (stamp.message(Role.USER, Kind.TEXT, content, injected=injected),)
         return out
     if not isinstance(content, list):
         return out
     answered: list[str] = []
+    messages: list[Message] = []
+    notes: list[str] = []
+    blocks: list[int] = []
     persisted = persisted_output_path(data)
+    summary = bool(data.get("isCompactSummary"))
     for index, block in enumerate(content):
-        draft = _user_block(index, block, meta, bool(data.get("isCompactSummary")), out.notes)
-        if draft is None:
+        converted = _user_block(block, meta, summary, persisted, stamp, notes)
+        if converted is None:
             continue
-        if persisted and draft.kind is Kind.TOOL_RESULT:
-            draft = replace(draft, full_output_path=persisted)
-        if draft.kind is Kind.TOOL_RESULT and draft.call_id:
-            answered.append(draft.call_id)
-        out.messages.append(draft)
+        if converted.kind is Kind.TOOL_RESULT and converted.call_id:
+            answered.append(converted.call_id)
+        messages.append(converted)
+        blocks.append(index)
     out.answered = tuple(answered)
-    return out
+    return _kept(out, messages, notes, blocks)
 
 
 def persisted_output_path(data: dict[str, Any]) -> str | None:
@@ -258,7 +303,7 @@ def persisted_output_path(data: dict[str, Any]) -> str | None:
 
 
 def _user_block(
-    index: int, block: Any, meta: bool, summary: bool, notes: list[str]
+    block: Any, meta: bool, summary: bool, persisted: str | None, stamp: _Stamp, notes: list[str]
 ) -> Message | None:
     """Convert one user content block."""
     if not isinstance(block, dict):
@@ -267,12 +312,12 @@ def _user_block(
     if kind == "text":
         text = _str(block.get("text"))
         if summary:
-            return _draft(index, Role.USER, Kind.SUMMARY, text)
-        return _draft(index, Role.USER, Kind.TEXT, text, injected=meta or is_injected_text(text))
+            return stamp.message(Role.USER, Kind.SUMMARY, text)
+        return stamp.message(Role.USER, Kind.TEXT, text, injected=meta or is_injected_text(text))
     if kind == "tool_result":
-        return _tool_result(index, block, injected=meta)
+        return _tool_result(block, stamp, injected=meta, full_output_path=persisted)
     if kind in ("image", "document"):
-        return _draft(index, Role.USER, Kind.IMAGE, media_placeholder(block), injected=meta)
+        return stamp.message(Role.USER, Kind.IMAGE, media_placeholder(block), injected=meta)
     notes.append(f"content block of unknown type {kind!r} skipped")
     return None
 
@@ -282,9 +327,13 @@ def render_input(value: Any) -> str:
     if value is None:
         return "{}"
     try:
-        return json.dumps(value, ensure_ascii=False)
+        return _INPUT_JSON.encode(value)
     except (TypeError, ValueError):
         return str(value)
+
+
+_INPUT_JSON = json.JSONEncoder(ensure_ascii=False)
+"""What `json.dumps(value, ensure_ascii=False)` uses, made once: `dumps` makes a new one per call."""
 
 
 def result_text(content: Any) -> str:

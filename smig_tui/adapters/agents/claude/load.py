@@ -35,6 +35,9 @@ _QUEUED = b'"queued_command"'
 """Marks an attachment with a prompt the user sent mid-turn: it must be parsed, not skipped."""
 
 
+_ENVELOPE = ("cwd", "version", "entrypoint", "gitBranch", "slug")
+"""Envelope fields whose last value is reported."""
+
 _MISPLACED = (
     "the messages this compaction kept (compactMetadata.preservedSegment) are not on the"
     " conversation path; they stay in file order"
@@ -55,6 +58,10 @@ class _Reader:
     updated: str | None = None
     store: TextStore | None = None
     """Leaves long texts on disk when the transcript is large."""
+    converted: int = 0
+    """Messages converted so far: where the next ones land if the conversation never branched."""
+    strings: dict[str, str] = field(default_factory=dict)
+    """Tool names and open call ids, so messages share one string each (see `blocks._Stamp`)."""
 
     def report(self, warning: ReadWarning) -> None:
         """Keep a warning for the Session and pass it on."""
@@ -105,22 +112,24 @@ class _Reader:
     def _record(self, data: dict[str, Any], number: int, offset: int, size: int) -> None:
         """Dispatch one parsed record."""
         self._note_envelope(data)
-        if self.titles.take(data):
-            return
         kind = data.get("type")
+        conversation = kind == "user" or kind == "assistant"
+        if not conversation and self.titles.take(data):
+            return
         uuid = data.get("uuid")
         parent = data.get("parentUuid") if isinstance(data.get("parentUuid"), str) else None
         side = bool(data.get("isSidechain"))
         has_uuid = isinstance(uuid, str) and bool(uuid)
         key = uuid if isinstance(uuid, str) and uuid else f"L{number}"
-        prompt = queued_prompt(data)
-        if kind in ("user", "assistant") or prompt is not None:
+        prompt = queued_prompt(data) if kind == "attachment" else None
+        if conversation or prompt is not None:
             if prompt is not None:
-                payload = convert_queued(data, prompt, number, offset)
+                payload = convert_queued(data, prompt, number, offset, self.converted, self.strings)
             else:
-                payload = convert_record(data, number, offset)
-            if any(message.full_output_path for message in payload.messages):
-                payload.messages = [self._locate_output(message) for message in payload.messages]
+                payload = convert_record(data, number, offset, self.converted, self.strings)
+            self.converted += len(payload.messages)
+            if kind == "user" and any(message.full_output_path for message in payload.messages):
+                payload.messages = tuple(self._locate_output(message) for message in payload.messages)
             if self.store is not None and self.store.active:
                 payload.messages = self.store.leave(payload.messages, offset, size)
             node = Node(key, parent, number, sidechain=side, payload=payload, floating=not has_uuid)
@@ -154,14 +163,16 @@ class _Reader:
 
     def _note_envelope(self, data: dict[str, Any]) -> None:
         """Track the envelope fields worth reporting."""
-        for key in ("cwd", "version", "entrypoint", "gitBranch", "slug"):
-            value = data.get(key)
+        envelope, get = self.envelope, data.get
+        for key in _ENVELOPE:
+            value = get(key)
             if isinstance(value, str) and value:
-                self.envelope[key] = value
-                if key == "cwd" and "first_cwd" not in self.envelope and looks_absolute(value):
-                    self.envelope["first_cwd"] = value
-        if is_timestamp(data.get("timestamp")):
-            self.updated = data["timestamp"]
+                envelope[key] = value
+        if "first_cwd" not in envelope and looks_absolute(data.get("cwd")):
+            envelope["first_cwd"] = data["cwd"]
+        stamp = data.get("timestamp")
+        if is_timestamp(stamp):
+            self.updated = stamp
 
 
 def _preserved_segment(data: dict[str, Any]) -> PreservedSegment | None:
@@ -192,7 +203,9 @@ def load_session(info: SessionInfo, warn: WarningSink) -> Session:
             reader.read()
         except OSError as error:
             raise SessionReadError(f"Cannot read {info.path}: {error.strerror or error}.") from error
-        return _assemble(reader)
+        session = _assemble(reader)
+        del reader  # its tree, a node per record, goes before the collector is back: it would walk them all
+    return session
 
 
 @dataclass(slots=True)

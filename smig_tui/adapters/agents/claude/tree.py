@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from smig_tui.adapters.agents.claude.blocks import Converted
 
@@ -44,6 +45,9 @@ class Node:
     """The converted messages of a `user`/`assistant` record; None for link-only records."""
 
 
+_LINE = attrgetter("line")
+
+
 @dataclass(slots=True)
 class Tree:
     """All nodes of one file, in file order, plus the lines that could not be parsed."""
@@ -52,6 +56,10 @@ class Tree:
     order: list[Node] = field(default_factory=list)
     damaged: list[int] = field(default_factory=list)
     """Line numbers of unparseable lines, ascending; the chain may have lost a link there."""
+    floating: int = 0
+    """How many nodes have no uuid of their own (see `Node.floating`)."""
+    converted: int = 0
+    """How many nodes carry messages."""
 
     def add(self, node: Node) -> None:
         """Record a node (a repeated uuid keeps its newest record)."""
@@ -60,30 +68,39 @@ class Tree:
             node.parent = parent.uuid  # one string for both ends of the link: a huge file has 250,000
         self.nodes[node.uuid] = node
         self.order.append(node)
+        if node.floating:
+            self.floating += 1
+        if node.payload is not None:
+            self.converted += 1
 
     def active_path(self, own_chain_is_sidechain: bool = False) -> list[Node]:
         """Return the nodes on the active conversation path, in file order.
 
         `own_chain_is_sidechain` is for sub-agent files, where every record is a sidechain.
         """
-        eligible = [
-            node
-            for node in self.order
-            if node.payload is not None
-            and not node.floating
-            and (own_chain_is_sidechain or not node.sidechain)
-        ]
-        if not eligible:
+        leaf = next(
+            (
+                node
+                for node in reversed(self.order)
+                if node.payload is not None
+                and not node.floating
+                and (own_chain_is_sidechain or not node.sidechain)
+            ),
+            None,
+        )
+        if leaf is None:
             return []
-        path = self._walk(eligible[-1], own_chain_is_sidechain)
+        path = self._walk(leaf, own_chain_is_sidechain)
         on_path = {id(node) for node in path}
-        self._recover_parallel(path, on_path, own_chain_is_sidechain)
+        if sum(node.payload is not None for node in path) < self.converted:  # some messages are off the path
+            self._recover_parallel(path, on_path, own_chain_is_sidechain)
         self._place_floating(path, on_path, own_chain_is_sidechain)
-        return sorted(path, key=lambda node: node.line)
+        path.sort(key=_LINE)
+        return path
 
     def _place_floating(self, path: list[Node], on_path: set[int], allow_sidechain: bool) -> None:
         """Add uuid-less records that come after the start of the path, where they were written."""
-        if not path:
+        if not path or not self.floating:
             return
         first = min(node.line for node in path)
         for node in self.order:
@@ -94,7 +111,29 @@ class Tree:
                 on_path.add(id(node))
 
     def _walk(self, leaf: Node, allow_sidechain: bool) -> list[Node]:
-        """Follow parents (and logical parents across compactions) from `leaf` to the root."""
+        """Follow parents (and logical parents across compactions) from `leaf` to the root.
+
+        A walk longer than the tree has nodes went round a loop of links: it is walked again,
+        stopping where it first comes back to a node.
+        """
+        path: list[Node] = []
+        nodes, limit = self.nodes, len(self.order)
+        node: Node | None = leaf
+        while node is not None:
+            if allow_sidechain or not node.sidechain:
+                path.append(node)
+            target = node.parent or node.logical_parent
+            found = nodes.get(target) if target else None
+            if found is None and target and self.damaged:
+                found = self._bridge(node)
+            node = found
+            limit -= 1
+            if limit < 0:
+                return self._walk_once(leaf, allow_sidechain)
+        return path
+
+    def _walk_once(self, leaf: Node, allow_sidechain: bool) -> list[Node]:
+        """`_walk` for a chain with a loop: each node is visited once."""
         path: list[Node] = []
         seen: set[int] = set()
         node: Node | None = leaf

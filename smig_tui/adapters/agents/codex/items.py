@@ -9,8 +9,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from smig_tui.core.models import Kind, Role
 
@@ -68,9 +67,9 @@ _EXIT_CODE = re.compile(r"(-?\d+)[ \t]*(?:\r?\n|$)")
 _CWD = re.compile(r"<cwd>(.*?)</cwd>", re.DOTALL)
 
 
-@dataclass(frozen=True, slots=True)
-class ItemMessage:
-    """What one item says, before the reader gives it an id and a position."""
+class ItemMessage(NamedTuple):
+    """What one item says, before the reader gives it an id and a position (a tuple: a 500 MB
+    rollout makes 150,000 of them, and a frozen dataclass costs three times as much to build)."""
 
     role: Role
     kind: Kind

@@ -23,9 +23,9 @@ from smig_tui.adapters.agents.codex.items import (
 )
 from smig_tui.adapters.agents.codex.scan import iso_or_none
 from smig_tui.adapters.jsonl import Record
-from smig_tui.adapters.stored_text import TextStore
+from smig_tui.adapters.stored_text import TEXT_CHARS, TextStore
 from smig_tui.adapters.zstd_files import content_size, is_compressed
-from smig_tui.core.models import Kind, Message, ReadWarning, Role, Session, SessionInfo, Usage
+from smig_tui.core.models import Kind, Message, ReadWarning, Role, Session, SessionInfo, StoredText, Usage
 
 _SKIPPED_TYPES = (b'"type":"world_state"', b'"type":"ghost_snapshot"')
 _WANTED_EVENTS = (
@@ -118,7 +118,7 @@ class RolloutLoader:
         if not isinstance(payload, dict):
             self._bare(record, kind)
         elif kind == "response_item":
-            self._items(record, [payload], stamp, f"{self.prefix}L{record.line}")
+            self._item(record, payload, stamp)
         elif kind == "session_meta":
             self._meta(payload)
         elif kind == "turn_context":
@@ -150,6 +150,17 @@ class RolloutLoader:
         if self.cwd is None and isinstance(payload.get("cwd"), str):
             self.cwd = payload["cwd"]
 
+    def _item(self, record: Record, payload: dict[str, Any], stamp: str | None) -> None:
+        """Append the messages of a `response_item` line: `_items` for its one item, without the list
+        and loop (a 500 MB rollout has 150,000 of them)."""
+        drafts = convert(payload, self.tool_names)
+        base_id = f"{self.prefix}L{record.line}"
+        if len(drafts) == 1:
+            self._append(drafts[0], record, stamp, base_id, 0)
+            return
+        for number, draft in enumerate(drafts, start=1):
+            self._append(draft, record, stamp, f"{base_id}.{number}", number - 1)
+
     def _items(
         self, record: Record, items: list[Any], stamp: str | None, base_id: str, whole_line: bool = True
     ) -> None:
@@ -174,22 +185,12 @@ class RolloutLoader:
         text = draft.text
         if self.cwd is None and text.lstrip().startswith("<environment_context"):
             self.cwd = cwd_from_environment(text)
+        body: str | StoredText = text
+        if part is not None and len(text) > TEXT_CHARS:  # `TextStore.body` keeps shorter ones as they are
+            body = self.store.body(text, record.offset, record.size, part)
         self.messages.append(
-            Message(
-                index=len(self.messages),
-                id=message_id,
-                role=draft.role,
-                kind=draft.kind,
-                body=text if part is None else self.store.body(text, record.offset, record.size, part),
-                tool_name=draft.tool_name,
-                call_id=draft.call_id,
-                timestamp=stamp,
-                line=record.line,
-                offset=record.offset,
-                is_error=draft.is_error,
-                opaque=draft.opaque,
-                injected=draft.injected,
-            )
+            Message(len(self.messages), message_id, draft.role, draft.kind, body, draft.tool_name, draft.call_id,
+                    stamp, record.line, record.offset, None, draft.is_error, draft.opaque, draft.injected)
         )
 
     def _compacted(self, record: Record, payload: dict[str, Any], stamp: str | None) -> None:

@@ -114,6 +114,7 @@ class CodexSource:
                     loader.adopt_meta(meta)
                 for part, prefix in part_ids(parts):
                     _feed(loader, part, prefix, sink)
+                session = loader.finish(info, tuple(warnings))  # copies a message per model call: still paused
         except DAMAGED as error:
             raise SessionReadError(f"Cannot read {info.path}: the compressed rollout is damaged ({error}).") from error
         except BrokenPipeError:
@@ -122,7 +123,7 @@ class CodexSource:
             raise SessionReadError(
                 f"Cannot read {info.path}: {error.strerror or error}."
             ) from error
-        return loader.finish(info, tuple(warnings))
+        return session
 
     def resume_point(self, session: Session) -> ResumePoint | None:
         """Where the search index may read this rollout on from after a full load (None: compressed)."""
