@@ -12,10 +12,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Header, Input, Static, Tree
+from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, Tree
 from textual.worker import get_current_worker
 
 from smig_tui.core.models import ReadWarning, Session, SessionInfo, Strategy
+from smig_tui.core.strategies import SUMMARY_STRATEGIES
 from smig_tui.services import Services
 from smig_tui.tui import backend
 from smig_tui.tui.messages import (
@@ -110,6 +111,8 @@ class BrowseScreen(MigrateActions, SmigScreen[None]):
         """A session is being read (Escape cancels it)."""
         self.found_message: str | None = None
         """The message a search hit asked to show once the session's plans are ready."""
+        self.plan_generation = 0
+        """Counts plan requests, so plans made for a superseded target or pins are not shown."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -373,44 +376,62 @@ class BrowseScreen(MigrateActions, SmigScreen[None]):
         self.replan()
 
     def replan(self) -> None:
-        """Measure and plan the session against the target in the background."""
+        """Measure and plan the session against the target in the background, the tab on show first."""
         if self.session is None:
             return
         target = self.target or backend.default_target(self.session)
-        self.plan_session(self.session, target, self.pins, dict(self.summaries))
+        self.plan_generation += 1
+        first = self.query_one(PreviewTabs).strategy
+        self.plan_session(self.session, target, self.pins, dict(self.summaries), first, self.plan_generation)
 
     # A description of its own: else Textual builds one from repr() of the whole session or plan (seconds).
     @work(thread=True, exclusive=True, group="session.plan", exit_on_error=False,
           description="plan the open session")
     def plan_session(
-        self, session: Session, target: str, pins: frozenset[str], summaries: dict[Strategy, str]
+        self, session: Session, target: str, pins: frozenset[str], summaries: dict[Strategy, str],
+        first: Strategy, generation: int,
     ) -> None:
-        """Count (cached per message) and plan every strategy."""
+        """Count (cached per message) and plan `first`, post it, then the other strategies."""
+        worker = get_current_worker()
         capacity = backend.lookup(self.services, target)
-        plans = backend.plan_all(self.services, session, target, pins, summaries)
         exact, counter = backend.counter_label(self.services, capacity)
-        decision = next(iter(plans.values())).decision
-        estimated = backend.estimated_ids(self.services, session, capacity) if decision.partial else frozenset()
-        if not get_current_worker().is_cancelled:
+        stop = lambda: worker.is_cancelled  # noqa: E731 - asked between plans
+        for plans in backend.plans_visible_first(self.services, session, target, pins, summaries, first, stop):
+            decision = plans[first].decision
+            estimated = backend.estimated_ids(self.services, session, capacity) if decision.partial else frozenset()
+            if worker.is_cancelled:
+                return
+            pending = frozenset(backend.PLAN_STRATEGIES) - plans.keys()
             self.post_message(PlansReady(session.id, capacity, plans, decision.session_tokens, exact, counter,
-                                         estimated))
+                                         estimated, pending=pending, generation=generation))
 
     @on(PlansReady)
     def _plans_ready(self, message: PlansReady) -> None:
         if self.session is None or message.session_id != self.session.id:
             return
+        if message.generation != self.plan_generation:
+            return  # planned for a target or pins since replaced
         self.plans = message
         self.refresh_bindings()
         decision = next(iter(message.plans.values())).decision
         self.query_one(SessionCard).show_measure(
             self.session, message.target, decision, message.estimate, message.exact, message.counter_name
         )
-        self.query_one(PreviewTabs).show_plans(message.plans, self.pins, message.estimated, message.exact)
-        self.refresh_summary_notices()
+        tabs = self.query_one(PreviewTabs)
+        tabs.show_plans(message.plans, self.pins, message.estimated, message.exact, message.pending)
+        if not message.pending and tabs.strategy in SUMMARY_STRATEGIES:
+            self.refresh_summary_notices()
         if self.found_message is not None:  # opened from a search hit: show that message
-            table, key, self.found_message = self.query_one(PreviewTabs).table(), self.found_message, None
+            table, key, self.found_message = tabs.table(), self.found_message, None
             if table is not None and not table.show_message(key):
                 self.notify(f"Message {key} is not in the preview of this plan.", severity="warning")
+
+    @on(TabbedContent.TabActivated, "#tabs")
+    def _tab_shown(self) -> None:
+        """A summary tab says what pressing `s` would send: worked out when it shows, not for every plan
+        (it redacts every message it would send, seconds on a big session)."""
+        if self.plans is not None and not self.plans.pending and self.query_one(PreviewTabs).strategy in SUMMARY_STRATEGIES:
+            self.refresh_summary_notices()
 
     @on(LoadStopped)
     def _load_stopped(self, message: LoadStopped) -> None:
