@@ -5,6 +5,7 @@ Screens call these from thread workers; each returns plain data for a message.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -75,6 +76,22 @@ def plans_visible_first(
         if len({each.decision.session_tokens for each in plans.values()}) == 1:
             break
     yield {strategy: plans[strategy] for strategy in PLAN_STRATEGIES}
+
+
+def warm_counter(services: Services, name: str) -> None:
+    """Load the tokenizer a target counts with, so the first session measured against it does not wait."""
+    from smig_tui.core.errors import SmigError
+
+    with contextlib.suppress(SmigError):  # an unknown target: the plan says so when a session opens
+        services.counter_for(services.capacities.lookup(name))
+
+
+def likely_targets(agents: set[Agent], chosen: str | None) -> list[str]:
+    """The targets the next session opened is likely measured against: the chosen one, else each listed
+    agent's default."""
+    if chosen:
+        return [chosen]
+    return list(dict.fromkeys(DEFAULT_TARGETS.get(agent, "claude-sonnet-4-5") for agent in sorted(agents)))
 
 
 def estimated_ids(services: Services, session: Session, capacity: ModelCapacity) -> frozenset[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 import time
@@ -51,6 +52,19 @@ PROGRESS_SECONDS = 0.1
 """How often the read posts its progress: each post costs the UI thread a redraw."""
 FILTER_DELAY = 0.15
 """Seconds of no typing before the filter applies: each keystroke restarts the wait."""
+
+
+def keep_out_of_gc() -> None:
+    """Leave what is alive now out of later cyclic collections: a session read and planned is
+    hundreds of thousands of objects, and a full collection walking them all froze the UI for
+    0.3-0.9 s in the middle of typing. Sessions and plans form no cycles, so refcounting still
+    frees them; `let_gc_see_all` hands everything back when another session is opened."""
+    gc.freeze()
+
+
+def let_gc_see_all() -> None:
+    """Undo `keep_out_of_gc`, so cycles that became garbage since are collected again."""
+    gc.unfreeze()
 
 
 class ReadCancelled(Exception):
@@ -141,6 +155,9 @@ class BrowseScreen(MigrateActions, SmigScreen[None]):
         if isinstance(event.data_table, PlanTable):
             self.view_row(event.data_table)
 
+    def on_unmount(self) -> None:
+        let_gc_see_all()
+
     def on_resize(self) -> None:
         """Fit the terminal: a narrower source list, a shorter card and a compact footer when small."""
         narrow, short = self.size.width < 100, self.size.height < 32
@@ -193,13 +210,23 @@ class BrowseScreen(MigrateActions, SmigScreen[None]):
     @on(SessionsLoaded)
     def _sessions_loaded(self, message: SessionsLoaded) -> None:
         self.scanned = True
-        self.query_one(SourceTree).rebuild()
+        keep_out_of_gc()
+        tree = self.query_one(SourceTree)
+        tree.rebuild()
         self.show_counts()
+        self.warm_counters(backend.likely_targets({info.agent for info in tree.sessions}, self.target))
         if message.warnings:
             self.notify(
                 f"{len(message.warnings)} unreadable lines or files skipped; first: {message.warnings[0]}",
                 severity="warning", markup=False,
             )
+
+    @work(thread=True, exclusive=True, group="tokens.warm", exit_on_error=False)
+    def warm_counters(self, targets: list[str]) -> None:
+        """Load the tokenizers while the user looks at the list: about half a second each, which the
+        first session opened would otherwise wait for before its first figures."""
+        for name in targets:
+            backend.warm_counter(self.services, name)
 
     def show_counts(self) -> None:
         """The line under the filter: how many sessions show of how many, or why none do."""
@@ -320,6 +347,7 @@ class BrowseScreen(MigrateActions, SmigScreen[None]):
         """Show a session's facts at once and read it in the background."""
         self.info, self.session, self.plans = info, None, None
         self.pins, self.summaries = frozenset(), {}
+        let_gc_see_all()
         self.refresh_bindings()
         self.query_one(SessionCard).show_session(info, None)
         tabs = self.query_one(PreviewTabs)
@@ -365,6 +393,7 @@ class BrowseScreen(MigrateActions, SmigScreen[None]):
         if self.info is None or message.session.info.path != self.info.path:
             return
         self.session = message.session
+        keep_out_of_gc()
         self.reading = False
         self.query_one(PreviewTabs).hide_loading()
         self.query_one(PreviewTabs).show_note("Counting tokens…")
@@ -419,8 +448,10 @@ class BrowseScreen(MigrateActions, SmigScreen[None]):
         )
         tabs = self.query_one(PreviewTabs)
         tabs.show_plans(message.plans, self.pins, message.estimated, message.exact, message.pending)
-        if not message.pending and tabs.strategy in SUMMARY_STRATEGIES:
-            self.refresh_summary_notices()
+        if not message.pending:
+            keep_out_of_gc()
+            if tabs.strategy in SUMMARY_STRATEGIES:
+                self.refresh_summary_notices()
         if self.found_message is not None:  # opened from a search hit: show that message
             table, key, self.found_message = tabs.table(), self.found_message, None
             if table is not None and not table.show_message(key):
