@@ -198,6 +198,7 @@ async def _drive_tui_big(app_type: Any, path: str, mode: str) -> dict[str, Any]:
         await _until(pilot, lambda: screen.plans is not None)
         first, cpu_first = time.perf_counter() - started, time.process_time() - cpu
         await _until(pilot, lambda: screen.plans is not None and not getattr(screen.plans, "pending", ()))
+        figures.pop("reason")
         figures.update(ok=screen.plans is not None, read=read, first_figures=first, cpu_first=cpu_first,
                        all_tabs=time.perf_counter() - started, cpu_all=time.process_time() - cpu,
                        messages=len(screen.session.messages) if screen.session else 0, sessions=len(tree.sessions))
