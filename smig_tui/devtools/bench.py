@@ -23,6 +23,7 @@ from typing import Any
 
 from smig_tui.devtools.bench_commands import command_rows
 from smig_tui.devtools.bench_search import archive_rows, search_rows
+from smig_tui.devtools.bench_tui import tui_big_rows, tui_rows
 from smig_tui.devtools.corpus import GB, GENERATOR_VERSION, MB, Manifest, generate
 
 
@@ -453,54 +454,6 @@ def bench_replan(workdir: Path, manifest: Manifest) -> list[Row]:
     ]
 
 
-def bench_tui(workdir: Path, manifest: Manifest) -> list[Row]:
-    """Time the TUI's first paint with the corpus's sessions in the tree, via Pilot."""
-    try:
-        import smig_tui.tui.app  # noqa: F401
-    except ImportError as error:
-        return [Row("TUI first paint", None, "s", "< 1 s", None, f"TUI not importable: {error}")]
-    smig_home = workdir / "smig-tui"
-    _reset(smig_home)
-    rows: list[Row] = []
-    for label in ("first launch, empty caches", "next launch, listing cache warm"):
-        child = run_child(child_argv(workdir, "tui"), corpus_env(workdir, smig_home))
-        r = child.result
-        if not r.get("ok"):
-            return [Row("TUI first paint", None, "s", "< 1 s", None, r.get("reason", ""))]
-        note = (
-            f"CPU {child.cpu:.1f} s in all; {r['shown']} sessions in the tree at first paint; "
-            f"all {r['total']} in after {r['loaded']:.2f} s; app start {r['start']:.2f} s"
-        )
-        rows.append(Row(f"TUI first paint, {label}", r["paint"], "s", "< 1 s", r["paint"] < 1.0, note))
-    return rows
-
-
-def bench_tui_big(workdir: Path, manifest: Manifest) -> list[Row]:
-    """In the TUI, on the biggest Codex session: first figures, target switch, filter keystrokes."""
-    entries = [e for e in manifest.sessions if e.agent == "codex" and not e.empty]
-    if not entries:
-        return [Row("TUI: big session's first figures", None, "s", "< 2 s", None, "no Codex session")]
-    entry = max(entries, key=lambda e: e.size)
-    smig_home = workdir / "smig-tui-big"
-    _reset(smig_home)
-    child = run_child(child_argv(workdir, "tui-big", entry.path), corpus_env(workdir, smig_home))
-    r = child.result
-    if not r.get("ok"):
-        return [Row("TUI: big session's first figures", None, "s", "< 2 s", None, r.get("reason", ""))]
-    size = f"{entry.size / MB:,.0f} MB {entry.agent} session, {r['messages']:,} messages"
-    switch = max(r["switch"])
-    return [
-        Row(f"TUI: first figures of a {entry.size / MB:,.0f} MB session", r["first_figures"], "s", "< 2 s",
-            r["first_figures"] < 2.0, f"{size}; from Enter to the gauge and every tab"),
-        Row("TUI: switch target on it", switch, "s", "< 0.3 s", switch < 0.3,
-            "worst of switching to an already-counted encoding and back; " + ", ".join(f"{t:.2f}" for t in r["switch"])),
-        Row(f"TUI: filter keystroke, {r['sessions']:,} sessions", r["keystroke_worst"] * 1000, "ms", "< 50 ms",
-            r["keystroke_worst"] < 0.05,
-            f"worst of 19 keys, median {r['keystroke_median'] * 1000:.1f} ms; the debounced rebuild "
-            f"{r['filter_apply'] * 1000:.0f} ms"),
-    ]
-
-
 def render(rows: Sequence[Row]) -> str:
     """Format the rows as one aligned text table."""
     header = ["measure", "value", "goal", "result", "notes"]
@@ -548,8 +501,8 @@ def run(args: argparse.Namespace) -> int:
         ("compressed and forked Codex", lambda: bench_compressed(workdir, manifest)),
         ("token counting", lambda: bench_tokens(workdir, manifest, 4.0 if args.quick else 12.0)),
         ("re-plan", lambda: bench_replan(workdir, manifest)),
-        ("TUI first paint", lambda: bench_tui(workdir, manifest)),
-        ("TUI big session and filter", lambda: bench_tui_big(workdir, manifest)),
+        ("TUI first paint", lambda: tui_rows(workdir, manifest)),
+        ("TUI big session and filter", lambda: tui_big_rows(workdir, manifest)),
         ("search", lambda: search_rows(workdir, manifest)),
         ("archive", lambda: archive_rows(workdir, manifest)),
         ("commands on the huge sessions", lambda: command_rows(workdir, manifest)),

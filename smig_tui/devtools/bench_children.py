@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import resource
 import statistics
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from smig_tui.core.models import Message, Session, SessionInfo
+from smig_tui.devtools.bench_tui import measure_tui, measure_tui_big
 from smig_tui.services import Services, build_services
 
 PLAN_TARGET = "gpt-5"
@@ -155,98 +155,3 @@ def measure_replan(args: Sequence[str]) -> dict[str, Any]:
         "median": statistics.median(times),
         "worst": max(times),
     }
-
-
-def measure_tui(args: Sequence[str]) -> dict[str, Any]:
-    """Time SmigApp from start to the first pause with sessions in the tree, then to a full scan."""
-    try:
-        from smig_tui.tui.app import SmigApp
-        from smig_tui.tui.widgets.source_tree import SourceTree
-    except ImportError as error:
-        return {"ok": False, "reason": f"TUI not importable: {error}"}
-    return asyncio.run(_drive_tui(SmigApp, SourceTree))
-
-
-async def _drive_tui(app_type: Any, tree_type: Any) -> dict[str, Any]:
-    """Drive the app with Pilot; nothing sleeps, the loop only awaits `pilot.pause()`."""
-    app = app_type(services=build_services())
-    started = time.perf_counter()
-    figures: dict[str, Any] = {"ok": False, "reason": "the tree stayed empty for 60 s"}
-    async with app.run_test(size=(120, 36)) as pilot:
-        figures["start"] = time.perf_counter() - started
-        while time.perf_counter() - started < 60:
-            await pilot.pause()
-            tree = app.screen.query_one(tree_type)
-            if tree.root.children:
-                figures.update(
-                    ok=True, paint=time.perf_counter() - started, shown=len(tree.sessions)
-                )
-                break
-        while figures["ok"] and time.perf_counter() - started < 300:
-            if not any(w.group == "sources.scan" and not w.is_finished for w in app.workers):
-                break
-            await pilot.pause()
-        await pilot.pause()
-        figures.update(
-            loaded=time.perf_counter() - started,
-            total=len(app.screen.query_one(tree_type).sessions),
-        )
-    return figures
-
-
-def measure_tui_big(args: Sequence[str]) -> dict[str, Any]:
-    """In the TUI: open the session at `args[0]` until its first figures, switch target, type a filter."""
-    try:
-        from smig_tui.tui.app import SmigApp
-    except ImportError as error:
-        return {"ok": False, "reason": f"TUI not importable: {error}"}
-    return asyncio.run(_drive_tui_big(SmigApp, args[0]))
-
-
-async def _settle(pilot: Any) -> None:
-    for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-
-
-async def _drive_tui_big(app_type: Any, path: str) -> dict[str, Any]:
-    """Drive the app with Pilot; every figure is wall time around awaited UI work, nothing sleeps."""
-    app = app_type(services=build_services())
-    figures: dict[str, Any] = {"ok": False, "reason": f"{path} is not listed"}
-    async with app.run_test(size=(120, 40)) as pilot:
-        await _settle(pilot)
-        screen = app.screen
-        tree = screen.query_one("#tree")
-        info = next((i for i in tree.sessions if i.path == path), None)
-        if info is None:
-            return figures
-        started = time.perf_counter()
-        screen.open_session(info)
-        while screen.plans is None and time.perf_counter() - started < 300:
-            await pilot.pause()
-        figures.update(ok=screen.plans is not None, first_figures=time.perf_counter() - started,
-                       size=info.size, messages=len(screen.session.messages) if screen.session else 0)
-        await _settle(pilot)
-        switches = []
-        for target in ("gpt-5", "claude-sonnet-4-5", "gpt-5"):
-            started = time.perf_counter()
-            screen.target = target
-            screen.plans = None
-            screen.replan()
-            while screen.plans is None and time.perf_counter() - started < 120:
-                await pilot.pause()
-            switches.append(time.perf_counter() - started)
-        figures["switch"] = switches[1:]  # the first one counts gpt-5's tokens; switching back is the case
-        figures["sessions"] = len(tree.sessions)
-        screen.query_one("#filter").focus()
-        keystrokes = []
-        for char in "refactor the parser":
-            started = time.perf_counter()
-            await pilot.press(char)
-            keystrokes.append(time.perf_counter() - started)
-        started = time.perf_counter()
-        screen.apply_filter()  # the debounced rebuild, as it runs after a pause in typing
-        await pilot.pause()
-        figures.update(keystroke_worst=max(keystrokes), keystroke_median=statistics.median(keystrokes),
-                       filter_apply=time.perf_counter() - started)
-    return figures

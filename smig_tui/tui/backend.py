@@ -5,14 +5,15 @@ Screens call these from thread workers; each returns plain data for a message.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from smig_tui.core.migration import Destination, receiving_agent_of
-from smig_tui.core.models import ModelCapacity, Plan, Session, SessionInfo, Strategy
+from smig_tui.core.models import Agent, ModelCapacity, Plan, Session, SessionInfo, Strategy
 from smig_tui.core.strategies import TAB_STRATEGIES
 from smig_tui.services import Services, agent_entries
 
@@ -42,28 +43,56 @@ PLAN_ROUNDS = 3
 """Times every strategy is planned at most: each may count messages the others only guessed."""
 
 
-def plan_all(
+def plans_visible_first(
     services: Services,
     session: Session,
     target: str,
     pins: frozenset[str],
     summaries: dict[Strategy, str],
-) -> dict[Strategy, Plan]:
-    """Plan every strategy against one target, on the same counts, so every tab shows one session figure.
+    first: Strategy,
+    stop: Callable[[], bool] = lambda: False,
+) -> Iterator[dict[Strategy, Plan]]:
+    """Plan the strategy on show and yield it alone, then plan the others and yield them all.
 
-    A plan counts exactly the messages it needs; a later strategy may count some the earlier ones
-    only estimated. Planning again (counts are cached) until the figures agree puts every tab on the
-    same numbers.
+    The first yield is what the user waits for (one strategy, seconds on a huge session); the
+    others follow in the background. A plan counts exactly the messages it needs, and a later
+    strategy may count some an earlier one only estimated, so the rest are planned again (counts
+    are cached) until every tab shows the same session figure. `stop` is asked between plans, so
+    a superseded request (another target, another session) ends at the next one.
     """
-    plans: dict[Strategy, Plan] = {}
+    order = [first, *(strategy for strategy in PLAN_STRATEGIES if strategy is not first)]
+
+    def plan(strategy: Strategy) -> Plan:
+        return services.plan(session, target, strategy, pins=pins, summary=summaries.get(strategy))
+
+    plans = {first: plan(first)}
+    yield dict(plans)
     for _ in range(PLAN_ROUNDS):
-        for strategy in PLAN_STRATEGIES:
-            plans[strategy] = services.plan(
-                session, target, strategy, pins=pins, summary=summaries.get(strategy)
-            )
-        if len({plan.decision.session_tokens for plan in plans.values()}) == 1:
+        for strategy in order:
+            if stop():
+                return
+            if len(plans) == len(order) or strategy not in plans:
+                plans[strategy] = plan(strategy)
+        if len({each.decision.session_tokens for each in plans.values()}) == 1:
             break
-    return plans
+    yield {strategy: plans[strategy] for strategy in PLAN_STRATEGIES}
+
+
+def warm_counter(services: Services, name: str) -> None:
+    """Load the tokenizer a target counts with, so the first session measured against it does not wait."""
+    from smig_tui.core.errors import SmigError
+
+    with contextlib.suppress(SmigError):  # an unknown target: the plan says so when a session opens
+        services.counter_for(services.capacities.lookup(name))
+
+
+def likely_targets(agents: set[Agent], chosen: str | None) -> list[str]:
+    """The targets the next session opened is likely measured against: the chosen one, else each listed
+    agent's default."""
+    if chosen:
+        return [chosen]
+    defaults = {entry.agent: entry.default_target for entry in agent_entries()}
+    return list(dict.fromkeys(defaults[agent] for agent in sorted(agents) if agent in defaults))
 
 
 def estimated_ids(services: Services, session: Session, capacity: ModelCapacity) -> frozenset[str]:

@@ -52,7 +52,7 @@ class LoadStopped(Message):
 
 @dataclass
 class PlansReady(Message):
-    """Every strategy's plan for one session against one target."""
+    """Plans for one session against one target: the tab on show first, then every strategy."""
 
     session_id: str
     target: ModelCapacity
@@ -64,6 +64,10 @@ class PlansReady(Message):
     counter_name: str = ""
     estimated: frozenset[str] = frozenset()
     """Ids of messages whose tokens are a length guess, marked ≈ in the tables."""
+    pending: frozenset[Strategy] = frozenset()
+    """Strategies still being planned (the tab on show is planned first, the others follow)."""
+    generation: int = 0
+    """Which plan request these answer: a newer one (another target, a pin) supersedes them."""
 
 
 @dataclass

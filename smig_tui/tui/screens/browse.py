@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 from typing import TYPE_CHECKING
@@ -11,10 +12,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Header, Input, Static, Tree
+from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, Tree
 from textual.worker import get_current_worker
 
 from smig_tui.core.models import ReadWarning, Session, SessionInfo, Strategy
+from smig_tui.core.strategies import SUMMARY_STRATEGIES
 from smig_tui.services import Services
 from smig_tui.tui import backend
 from smig_tui.tui.messages import (
@@ -49,6 +51,19 @@ PROGRESS_SECONDS = 0.1
 """How often the read posts its progress: each post costs the UI thread a redraw."""
 FILTER_DELAY = 0.15
 """Seconds of no typing before the filter applies: each keystroke restarts the wait."""
+
+
+def keep_out_of_gc() -> None:
+    """Leave what is alive now out of later cyclic collections: a session read and planned is
+    hundreds of thousands of objects, and a full collection walking them all froze the UI for
+    0.3-0.9 s in the middle of typing. Sessions and plans form no cycles, so refcounting still
+    frees them; `let_gc_see_all` hands everything back when another session is opened."""
+    gc.freeze()
+
+
+def let_gc_see_all() -> None:
+    """Undo `keep_out_of_gc`, so cycles that became garbage since are collected again."""
+    gc.unfreeze()
 
 
 class ReadCancelled(Exception):
@@ -106,6 +121,8 @@ class BrowseScreen(SmigScreen[None]):
         """A session is being read (Escape cancels it)."""
         self.found_message: str | None = None
         """The message a search hit asked to show once the session's plans are ready."""
+        self.plan_generation = 0
+        """Counts plan requests, so plans made for a superseded target or pins are not shown."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -164,6 +181,9 @@ class BrowseScreen(SmigScreen[None]):
     def on_summary_pane_edited(self, message: SummaryPane.Edited) -> None:
         self.actions.summary_edited(message)
 
+    def on_unmount(self) -> None:
+        let_gc_see_all()
+
     def on_resize(self) -> None:
         """Fit the terminal: a narrower source list, a shorter card and a compact footer when small."""
         narrow, short = self.size.width < 100, self.size.height < 32
@@ -214,13 +234,23 @@ class BrowseScreen(SmigScreen[None]):
     @on(SessionsLoaded)
     def _sessions_loaded(self, message: SessionsLoaded) -> None:
         self.scanned = True
-        self.query_one(SourceTree).rebuild()
+        keep_out_of_gc()
+        tree = self.query_one(SourceTree)
+        tree.rebuild()
         self.show_counts()
+        self.warm_counters(backend.likely_targets({info.agent for info in tree.sessions}, self.target))
         if message.warnings:
             self.notify(
                 f"{len(message.warnings)} unreadable lines or files skipped; first: {message.warnings[0]}",
                 severity="warning", markup=False,
             )
+
+    @work(thread=True, exclusive=True, group="tokens.warm", exit_on_error=False)
+    def warm_counters(self, targets: list[str]) -> None:
+        """Load the tokenizers while the user looks at the list: about half a second each, which the
+        first session opened would otherwise wait for before its first figures."""
+        for name in targets:
+            backend.warm_counter(self.services, name)
 
     def show_counts(self) -> None:
         """The line under the filter: how many sessions show of how many, or why none do."""
@@ -341,6 +371,7 @@ class BrowseScreen(SmigScreen[None]):
         """Show a session's facts at once and read it in the background."""
         self.info, self.session, self.plans = info, None, None
         self.pins, self.summaries = frozenset(), {}
+        let_gc_see_all()
         self.refresh_bindings()
         self.query_one(SessionCard).show_session(info, None)
         tabs = self.query_one(PreviewTabs)
@@ -386,6 +417,7 @@ class BrowseScreen(SmigScreen[None]):
         if self.info is None or message.session.info.path != self.info.path:
             return
         self.session = message.session
+        keep_out_of_gc()
         self.reading = False
         self.query_one(PreviewTabs).hide_loading()
         self.query_one(PreviewTabs).show_note("Counting tokens…")
@@ -397,44 +429,64 @@ class BrowseScreen(SmigScreen[None]):
         self.replan()
 
     def replan(self) -> None:
-        """Measure and plan the session against the target in the background."""
+        """Measure and plan the session against the target in the background, the tab on show first."""
         if self.session is None:
             return
         target = self.target or backend.default_target(self.session)
-        self.plan_session(self.session, target, self.pins, dict(self.summaries))
+        self.plan_generation += 1
+        first = self.query_one(PreviewTabs).strategy
+        self.plan_session(self.session, target, self.pins, dict(self.summaries), first, self.plan_generation)
 
     # A description of its own: else Textual builds one from repr() of the whole session or plan (seconds).
     @work(thread=True, exclusive=True, group="session.plan", exit_on_error=False,
           description="plan the open session")
     def plan_session(
-        self, session: Session, target: str, pins: frozenset[str], summaries: dict[Strategy, str]
+        self, session: Session, target: str, pins: frozenset[str], summaries: dict[Strategy, str],
+        first: Strategy, generation: int,
     ) -> None:
-        """Count (cached per message) and plan every strategy."""
+        """Count (cached per message) and plan `first`, post it, then the other strategies."""
+        worker = get_current_worker()
         capacity = backend.lookup(self.services, target)
-        plans = backend.plan_all(self.services, session, target, pins, summaries)
         exact, counter = backend.counter_label(self.services, capacity)
-        decision = next(iter(plans.values())).decision
-        estimated = backend.estimated_ids(self.services, session, capacity) if decision.partial else frozenset()
-        if not get_current_worker().is_cancelled:
+        stop = lambda: worker.is_cancelled  # noqa: E731 - asked between plans
+        for plans in backend.plans_visible_first(self.services, session, target, pins, summaries, first, stop):
+            decision = plans[first].decision
+            estimated = backend.estimated_ids(self.services, session, capacity) if decision.partial else frozenset()
+            if worker.is_cancelled:
+                return
+            pending = frozenset(backend.PLAN_STRATEGIES) - plans.keys()
             self.post_message(PlansReady(session.id, capacity, plans, decision.session_tokens, exact, counter,
-                                         estimated))
+                                         estimated, pending=pending, generation=generation))
 
     @on(PlansReady)
     def _plans_ready(self, message: PlansReady) -> None:
         if self.session is None or message.session_id != self.session.id:
             return
+        if message.generation != self.plan_generation:
+            return  # planned for a target or pins since replaced
         self.plans = message
         self.refresh_bindings()
         decision = next(iter(message.plans.values())).decision
         self.query_one(SessionCard).show_measure(
             self.session, message.target, decision, message.estimate, message.exact, message.counter_name
         )
-        self.query_one(PreviewTabs).show_plans(message.plans, self.pins, message.estimated, message.exact)
-        self.actions.refresh_summary_notices()
+        tabs = self.query_one(PreviewTabs)
+        tabs.show_plans(message.plans, self.pins, message.estimated, message.exact, message.pending)
+        if not message.pending:
+            keep_out_of_gc()
+            if tabs.strategy in SUMMARY_STRATEGIES:
+                self.actions.refresh_summary_notices()
         if self.found_message is not None:  # opened from a search hit: show that message
-            table, key, self.found_message = self.query_one(PreviewTabs).table(), self.found_message, None
+            table, key, self.found_message = tabs.table(), self.found_message, None
             if table is not None and not table.show_message(key):
                 self.notify(f"Message {key} is not in the preview of this plan.", severity="warning")
+
+    @on(TabbedContent.TabActivated, "#tabs")
+    def _tab_shown(self) -> None:
+        """A summary tab says what pressing `s` would send: worked out when it shows, not for every plan
+        (it redacts every message it would send, seconds on a big session)."""
+        if self.plans is not None and not self.plans.pending and self.query_one(PreviewTabs).strategy in SUMMARY_STRATEGIES:
+            self.actions.refresh_summary_notices()
 
     @on(LoadStopped)
     def _load_stopped(self, message: LoadStopped) -> None:

@@ -95,6 +95,11 @@ class PlanTable(DataTable[Text | str]):
         if key is not None and key in self.rows:
             self.move_cursor(row=self.get_row_index(key))
 
+    def forget(self) -> None:
+        """Show no plan: no rows now, and none of the old plan's arriving on scroll."""
+        self.clear()
+        self.plan, self._pending = None, []
+
     def add_more(self) -> None:
         """Add the next chunk of rows."""
         chunk, self._pending = self._pending[:CHUNK], self._pending[CHUNK:]

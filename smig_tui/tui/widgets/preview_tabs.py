@@ -16,6 +16,7 @@ TABS: tuple[tuple[Strategy, str, str], ...] = tuple(
     (info.strategy, info.strategy.value, info.title) for info in STRATEGIES if info.tab
 )
 """(strategy, tab id, title) of each preview tab, from the strategy table."""
+PLANNING = "Planning… (the tab on show is planned first; this one follows)"
 
 
 def plan_line(plan: Plan, exact: bool = True) -> str:
@@ -89,17 +90,26 @@ class PreviewTabs(Vertical):
         return None
 
     def show_plans(self, plans: dict[Strategy, Plan], pins: frozenset[str],
-                   estimated: frozenset[str] = frozenset(), exact: bool = True) -> None:
-        """Fill every tab from its plan; `estimated` rows (or all, when not `exact`) are marked ≈."""
+                   estimated: frozenset[str] = frozenset(), exact: bool = True,
+                   pending: frozenset[Strategy] = frozenset()) -> None:
+        """Fill every tab from its plan; `estimated` rows (or all, when not `exact`) are marked ≈.
+
+        A `pending` strategy's tab is emptied and says it is being planned, so it never shows
+        figures of the previous target or session; a table already showing this very plan is left
+        as it is.
+        """
         for strategy, key, _ in TABS:
             plan = plans.get(strategy)
             line = self.query_one(f"#line-{key}", Static)
+            table = self.table(strategy)
             if plan is None:
-                line.update("The planner has no plan for this strategy yet.")
+                line.update(PLANNING if strategy in pending else "The planner has no plan for this strategy yet.")
+                if table is not None and table.plan is not None:
+                    table.forget()
                 continue
             line.update(plan_line(plan, exact))
-            table = self.table(strategy)
-            if table is not None:
+            if table is not None and (table.plan is not plan or table.estimated != estimated
+                                      or table.exact != exact):
                 table.show_plan(plan, pins, estimated, exact)
 
     def clear_plans(self) -> None:
@@ -107,8 +117,7 @@ class PreviewTabs(Vertical):
         for strategy, _, _ in TABS:
             table = self.table(strategy)
             if table is not None:
-                table.clear()
-                table.plan = None
+                table.forget()
         for strategy in SUMMARY_STRATEGIES:
             pane = self.summary_pane(strategy)
             if pane is not None:

@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
@@ -93,6 +94,11 @@ class SourceTree(Tree[SessionInfo | None]):
         """Folder nodes (by node id) whose leaves are not added yet: a closed folder costs one line."""
         self._haystacks: dict[str, str] = {}
         """Lower-cased searchable text per session path, so a keystroke does not rebuild it."""
+        self._visible: tuple[tuple[object, ...], list[SessionInfo]] | None = None
+        """The sessions shown, and the (count, words, toggle) they were worked out for."""
+        self._labels: dict[str, tuple[SessionInfo, Text]] = {}
+        """Each session's line, made once per listing of it: a rebuild (every filter change) adds
+        hundreds of leaves."""
 
     @property
     def sessions(self) -> list[SessionInfo]:
@@ -100,17 +106,29 @@ class SourceTree(Tree[SessionInfo | None]):
         return self._sessions
 
     def visible_sessions(self) -> list[SessionInfo]:
-        """The sessions the filter and the sub-agent toggle let through."""
-        return [info for info in self._sessions if self._shows(info)]
+        """The sessions the filter and the sub-agent toggle let through (worked out once per change)."""
+        key = (len(self._sessions), tuple(self._terms), self.show_subagents)
+        if self._visible is None or self._visible[0] != key:
+            self._visible = (key, self._matching())
+        return self._visible[1]
+
+    def _matching(self) -> list[SessionInfo]:
+        """One pass per filter word over the sessions the previous word let through."""
+        shown = list(self._sessions) if self.show_subagents else [info for info in self._sessions if not info.is_subagent]
+        for term in self._terms:
+            shown = [info for info in shown if term in self._haystack_of(info)]
+        return shown
+
+    def _haystack_of(self, info: SessionInfo) -> str:
+        haystack = self._haystacks.get(info.path)
+        if haystack is None:
+            haystack = self._haystacks[info.path] = _haystack(info)
+        return haystack
 
     def _shows(self, info: SessionInfo) -> bool:
         if info.is_subagent and not self.show_subagents:
             return False
-        if not self._terms:
-            return True
-        haystack = self._haystacks.get(info.path)
-        if haystack is None:
-            haystack = self._haystacks[info.path] = _haystack(info)
+        haystack = self._haystack_of(info) if self._terms else ""
         return all(term in haystack for term in self._terms)
 
     def add_sessions(self, infos: Iterable[SessionInfo]) -> None:
@@ -133,6 +151,25 @@ class SourceTree(Tree[SessionInfo | None]):
             total = sum(len(found) for g, (_, found) in self._group_nodes.items() if g.agent is agent)
             self._agent_nodes[agent].set_label(f"{agent_label(agent)} ({total})")
 
+    def process_label(self, label: str | Text) -> Text:
+        """Take a one-line Text as it is: Tree's own copies and splits every label it is given."""
+        if isinstance(label, Text) and "\n" not in label.plain:
+            return label
+        return super().process_label(label)
+
+    def get_label_width(self, node: TreeNode[SessionInfo | None]) -> int:
+        """A line's width from its label's length: Tree's own renders every line's label to measure
+        the tree, each time a filter rebuilds it."""
+        icon = (self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE) if node.allow_expand else ""
+        label = node.label
+        return cell_len(icon) + (label.cell_len if isinstance(label, Text) else cell_len(label))
+
+    def _leaf_label(self, info: SessionInfo) -> Text:
+        known = self._labels.get(info.path)
+        if known is None or known[0] is not info:  # a reload lists the session anew
+            known = self._labels[info.path] = (info, session_label(info))
+        return known[1]
+
     def _append(self, group: Group, infos: list[SessionInfo]) -> None:
         """Add leaves under a folder, creating the folder node if needed, and fix its count."""
         if group not in self._group_nodes:
@@ -145,7 +182,7 @@ class SourceTree(Tree[SessionInfo | None]):
         items.extend(infos)
         if node.id not in self._unfilled:
             for info in infos:
-                node.add_leaf(session_label(info), data=info)
+                node.add_leaf(self._leaf_label(info), data=info)
         node.set_label(f"{'● ' if group.here else ''}{group.key} ({len(items)})")
 
     def _group_of(self, info: SessionInfo) -> Group:
@@ -183,10 +220,9 @@ class SourceTree(Tree[SessionInfo | None]):
         if group is not None:
             self._fill(event.node, self._group_nodes[group][1])
 
-    @staticmethod
-    def _fill(node: TreeNode[SessionInfo | None], items: list[SessionInfo]) -> None:
+    def _fill(self, node: TreeNode[SessionInfo | None], items: list[SessionInfo]) -> None:
         for info in items:
-            node.add_leaf(session_label(info), data=info)
+            node.add_leaf(self._leaf_label(info), data=info)
 
     def toggle_subagents(self) -> bool:
         """Show or hide sub-agent sessions; returns the new state."""
@@ -202,6 +238,7 @@ class SourceTree(Tree[SessionInfo | None]):
         self._agent_nodes.clear()
         self._group_nodes.clear()
         self._unfilled.clear()
+        self._visible = None  # the sessions may have been replaced (a reload) as well as added
         grouped = self._grouped(self.visible_sessions())
         target: TreeNode[SessionInfo | None] | None = None
         first: TreeNode[SessionInfo | None] | None = None
@@ -222,7 +259,7 @@ class SourceTree(Tree[SessionInfo | None]):
                     self._unfilled[node.id] = group
                     continue
                 for info in items:
-                    leaf = node.add_leaf(session_label(info), data=info)
+                    leaf = node.add_leaf(self._leaf_label(info), data=info)
                     if current is not None and info.path == current.path:
                         target = leaf
                     first = first or leaf
