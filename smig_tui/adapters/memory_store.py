@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -74,7 +75,7 @@ class MemoryStore:
         return self.paths.codex_home / "memories"
 
     def claude_memory_dir(self, project: str | None = None) -> Path:
-        """The Claude memory folder of `project` (default: home, whose memory is global)."""
+        """The Claude memory folder of `project` (default: the home folder's project)."""
         folder = _memory_root(project) if project else str(self.home)
         name = claude_project_name(folder)
         projects = self.paths.claude_projects
@@ -193,7 +194,7 @@ class MemoryStore:
             current={path: _read_text(Path(path)) for path in paths if path},
             state=self.read_state(),
             codex_root=str(self.codex_memories),
-            claude_memory_off=self._claude_memory_off(),
+            claude_memory_off=self._claude_memory_off(targets.claude_user),
             gemini_files=tuple(self._gemini_files(targets)),
             opencode_files=tuple(self._opencode_files(targets)),
             opencode_claude_fallback=self.opencode_claude_fallback(targets),
@@ -204,8 +205,16 @@ class MemoryStore:
         text = _read_text(self.state_file)
         return MemoryState.from_json(text) if text is not None else MemoryState()
 
-    def _claude_memory_off(self) -> str:
-        """Why Claude Code's auto memory is off ('' when on): its env switch or user setting."""
+    def _claude_memory_off(self, user: bool) -> str:
+        """Why Claude Code will not load the bundle ('' when it will).
+
+        User memory (`CLAUDE.md`) is off only with `CLAUDE_CODE_DISABLE_CLAUDE_MDS`; a project's
+        `MEMORY.md` is auto memory, off by its own env switch or user setting (checked against 2.1.332).
+        """
+        if user:
+            if os.environ.get("CLAUDE_CODE_DISABLE_CLAUDE_MDS", "").strip() in ("1", "true"):
+                return "CLAUDE_CODE_DISABLE_CLAUDE_MDS is set"
+            return ""
         if os.environ.get("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "").strip() in ("1", "true"):
             return "CLAUDE_CODE_DISABLE_AUTO_MEMORY is set"
         text = _read_text(self.paths.claude_home / "settings.json")
@@ -352,6 +361,15 @@ def _memory_root(project: str) -> str:
 
 def _read_text(path: Path, limit: int = -1) -> str | None:
     """A file's text (its first `limit` bytes), None when absent; bad bytes are replaced."""
+    try:
+        kind = path.stat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as error:
+        raise SmigError(f"Cannot read {path}: {error.strerror or error}.") from error
+    if not stat.S_ISREG(kind) and not stat.S_ISDIR(kind):
+        # A pipe or device would block the read or be written over: never smig's to touch.
+        raise SmigError(f"Not reading {path}: it is not a regular file.")
     try:
         with path.open("rb") as handle:
             raw = handle.read(limit)

@@ -100,7 +100,8 @@ class MemoryFile:
     project: str | None = None
     """Claude project folder name (munged cwd); None for Codex."""
     home: bool = False
-    """The Claude project of the home folder: its memory is global, so it goes first."""
+    """The Claude project of the home folder: most likely the user's general notes, so it goes first
+    (Claude Code loads it only in sessions started in the home folder)."""
     agent: str = ""
     """Whose file it is (an `Agent` value); set for instruction files."""
 
@@ -187,7 +188,7 @@ class MemoryInputs:
     state: MemoryState = field(default_factory=MemoryState)
     codex_root: str = ""
     claude_memory_off: str = ""
-    """Why Claude Code will not load auto memory (a setting or env var), or '' when it will."""
+    """Why Claude Code will not load the bundle (an env var or setting), or '' when it will."""
     gemini_files: tuple[MemoryFile, ...] = ()
     """Gemini CLI's global context files (role INSTRUCTIONS)."""
     opencode_files: tuple[MemoryFile, ...] = ()

@@ -219,7 +219,7 @@ def _bundle_for(
         text = without_claude_imports(text)
     size = _size(text)
     note = f"{len(sources)} file(s), {chosen.value}{note}, {human_size(size)} bundle"
-    if direction is Direction.TO_CLAUDE and inputs.claude_memory_off and not inputs.targets.claude_user:
+    if direction is Direction.TO_CLAUDE and inputs.claude_memory_off:
         note += f"; Claude Code will not load it while {inputs.claude_memory_off}"
     counts = Counter(match.group(1) for match in _PLACEHOLDER.finditer(text))
     return DirectionReport(direction, sources, chosen, size, dict(counts), note), text

@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import stat
 from pathlib import Path
+
+import pytest
 
 from smig_tui.adapters.memory_store import MemoryStore
 from smig_tui.adapters.paths import resolve_paths
@@ -139,3 +143,24 @@ def test_the_claude_bundle_holds_no_import_claude_would_follow(memory_home: dict
     assert "\n\u200b@~/.ssh/config at a line start" in bundle and "see \u200b@docs/style.md" in bundle
     assert "mail a@b.com" in bundle  # an @ inside a word is no import: left as it is
     assert not any(line.startswith("@") or " @" in line or "\t@" in line for line in bundle.splitlines())
+
+
+def test_status_says_when_claude_code_will_not_load_claude_md(
+    memory_home: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Auto memory off does not matter to CLAUDE.md imports; CLAUDE_CODE_DISABLE_CLAUDE_MDS does.
+    (memory_home["claude"] / "settings.json").write_text('{"autoMemoryEnabled": false}', encoding="utf-8")
+    code, out, _ = _smig("--to-claude")
+    assert code == 0 and "will not load" not in out
+    monkeypatch.setenv("CLAUDE_CODE_DISABLE_CLAUDE_MDS", "1")
+    code, out, _ = _smig("--to-claude")
+    assert code == 0 and "Claude Code will not load it while CLAUDE_CODE_DISABLE_CLAUDE_MDS is set" in out
+
+
+def test_a_claude_md_that_is_no_regular_file_stops_the_sync_with_one_sentence(memory_home: dict[str, Path]) -> None:
+    claude_md = memory_home["claude"] / "CLAUDE.md"
+    os.mkfifo(claude_md)  # reading it would block; writing over it would replace the user's pipe
+    code, out, err = _smig("sync", "--to-claude")
+    assert code != 0 and f"Not reading {claude_md}: it is not a regular file." in err and "Traceback" not in err
+    assert stat.S_ISFIFO(claude_md.lstat().st_mode)
+    assert not (memory_home["claude"] / CLAUDE_USER_BUNDLE_NAME).exists()
