@@ -1,8 +1,10 @@
 """Provides the I/O of memory sync: reading the four agents' memory files and applying a MemoryPlan.
 
 Reads are read-only; the only files written are the bundles smig owns (marker-checked again under
-the lock), one appended line in each agent's index or global instructions (Claude's `MEMORY.md`,
-Codex's `AGENTS.md`, Gemini CLI's `GEMINI.md`, OpenCode's `AGENTS.md`), and smig's own state file.
+the lock), one appended line in each agent's global instructions or index (Claude's `CLAUDE.md`, or a
+project's `MEMORY.md` with `--project`; Codex's `AGENTS.md`, Gemini CLI's `GEMINI.md`, OpenCode's
+`AGENTS.md`), and smig's own state file. Retiring an earlier sync's Claude bundle deletes only that
+marker-checked file and takes only smig's line out of its `MEMORY.md`.
 Every write is atomic and re-checked against the text the plan was made from.
 """
 
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -18,7 +21,7 @@ from pathlib import Path
 from smig_tui.adapters.fs import atomic_write, file_lock
 from smig_tui.adapters.paths import Paths
 from smig_tui.core.errors import SmigError
-from smig_tui.core.memory_model import GEMINI_BUNDLE_NAME, OPENCODE_BUNDLE_NAME
+from smig_tui.core.memory_model import CLAUDE_USER_BUNDLE_NAME, GEMINI_BUNDLE_NAME, OPENCODE_BUNDLE_NAME
 from smig_tui.core.memory_sync import (
     CLAUDE_BUNDLE_NAME,
     CODEX_BUNDLE_NAME,
@@ -72,7 +75,7 @@ class MemoryStore:
         return self.paths.codex_home / "memories"
 
     def claude_memory_dir(self, project: str | None = None) -> Path:
-        """The Claude memory folder of `project` (default: home, whose memory is global)."""
+        """The Claude memory folder of `project` (default: the home folder's project)."""
         folder = _memory_root(project) if project else str(self.home)
         name = claude_project_name(folder)
         projects = self.paths.claude_projects
@@ -85,20 +88,32 @@ class MemoryStore:
         return projects / name / "memory"
 
     def targets(self, project: str | None = None) -> SyncTargets:
-        """The files a sync may write (Gemini CLI's and OpenCode's only when they are set up here)."""
+        """The files a sync may write (Gemini CLI's and OpenCode's only when they are set up here).
+
+        Claude's bundle is user memory by default (imported by `CLAUDE.md`, loaded in every project);
+        `project` puts it in that project's memory instead, loaded only there.
+        """
         claude_dir = self.claude_memory_dir(project)
+        if project:
+            claude_bundle, claude_index = claude_dir / CLAUDE_BUNDLE_NAME, claude_dir / "MEMORY.md"
+        else:
+            claude_home = self.paths.claude_home
+            claude_bundle, claude_index = claude_home / CLAUDE_USER_BUNDLE_NAME, claude_home / "CLAUDE.md"
         gemini, opencode = self.gemini_home, self.opencode_config
         gemini_set_up = gemini.is_dir()
         opencode_set_up = opencode.is_dir() or self.opencode_data.is_dir()
         return SyncTargets(
-            claude_bundle=str(claude_dir / CLAUDE_BUNDLE_NAME),
-            claude_index=str(claude_dir / "MEMORY.md"),
+            claude_bundle=str(claude_bundle),
+            claude_index=str(claude_index),
             codex_bundle=str(self.codex_memories / CODEX_BUNDLE_NAME),
             codex_agents=str(self.codex_instructions()),
             gemini_bundle=str(gemini / GEMINI_BUNDLE_NAME) if gemini_set_up else "",
             gemini_memory=str(gemini / self.gemini_context_names()[0]) if gemini_set_up else "",
             opencode_bundle=str(opencode / OPENCODE_BUNDLE_NAME) if opencode_set_up else "",
             opencode_agents=str(opencode / "AGENTS.md") if opencode_set_up else "",
+            claude_user=not project,
+            claude_legacy_bundle="" if project else str(claude_dir / CLAUDE_BUNDLE_NAME),
+            claude_legacy_index="" if project else str(claude_dir / "MEMORY.md"),
         )
 
     @property
@@ -169,6 +184,8 @@ class MemoryStore:
             targets.gemini_memory,
             targets.opencode_bundle,
             targets.opencode_agents,
+            targets.claude_legacy_bundle,
+            targets.claude_legacy_index,
         )
         return MemoryInputs(
             codex_files=tuple(self._codex_files()),
@@ -177,7 +194,7 @@ class MemoryStore:
             current={path: _read_text(Path(path)) for path in paths if path},
             state=self.read_state(),
             codex_root=str(self.codex_memories),
-            claude_memory_off=self._claude_memory_off(),
+            claude_memory_off=self._claude_memory_off(targets.claude_user),
             gemini_files=tuple(self._gemini_files(targets)),
             opencode_files=tuple(self._opencode_files(targets)),
             opencode_claude_fallback=self.opencode_claude_fallback(targets),
@@ -188,8 +205,16 @@ class MemoryStore:
         text = _read_text(self.state_file)
         return MemoryState.from_json(text) if text is not None else MemoryState()
 
-    def _claude_memory_off(self) -> str:
-        """Why Claude Code's auto memory is off ('' when on): its env switch or user setting."""
+    def _claude_memory_off(self, user: bool) -> str:
+        """Why Claude Code will not load the bundle ('' when it will).
+
+        User memory (`CLAUDE.md`) is off only with `CLAUDE_CODE_DISABLE_CLAUDE_MDS`; a project's
+        `MEMORY.md` is auto memory, off by its own env switch or user setting (checked against 2.1.332).
+        """
+        if user:
+            if os.environ.get("CLAUDE_CODE_DISABLE_CLAUDE_MDS", "").strip() in ("1", "true"):
+                return "CLAUDE_CODE_DISABLE_CLAUDE_MDS is set"
+            return ""
         if os.environ.get("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "").strip() in ("1", "true"):
             return "CLAUDE_CODE_DISABLE_AUTO_MEMORY is set"
         text = _read_text(self.paths.claude_home / "settings.json")
@@ -283,12 +308,15 @@ class MemoryStore:
         current = _read_text(Path(write.path))
         if current != write.before:
             return f"Skipped {write.path}: it changed since the plan was made; run the sync again."
-        if write.action is Action.UPDATE and current is not None and not is_owned(current):
+        if write.action in (Action.UPDATE, Action.DELETE) and current is not None and not is_owned(current):
             return f"Skipped {write.path}: it lost smig's generated-by marker, so it is left alone."
         return ""
 
     def _write(self, write: PlannedWrite) -> None:
         """Write one planned file atomically, keeping an existing file's permissions."""
+        if write.action is Action.DELETE:
+            _delete_owned(Path(write.path))
+            return
         # Replace the file a symlink points at, so a MEMORY.md kept in a dotfiles repo stays linked.
         path = Path(os.path.realpath(write.path))
         try:
@@ -300,6 +328,18 @@ class MemoryStore:
             atomic_write(path, write.after, mode=mode, overwrite=write.before is not None)
         except OSError as error:
             raise SmigError(f"Cannot write {path}: {error.strerror or error}.") from error
+
+
+def _delete_owned(path: Path) -> None:
+    """Remove a bundle smig owns; anything but a regular file (a link, a folder) is left alone."""
+    if path.is_symlink() or not path.is_file():
+        raise SmigError(f"Not removing {path}: it is not a regular file.")
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise SmigError(f"Cannot remove {path}: {error.strerror or error}.") from error
 
 
 def _memory_root(project: str) -> str:
@@ -321,6 +361,15 @@ def _memory_root(project: str) -> str:
 
 def _read_text(path: Path, limit: int = -1) -> str | None:
     """A file's text (its first `limit` bytes), None when absent; bad bytes are replaced."""
+    try:
+        kind = path.stat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as error:
+        raise SmigError(f"Cannot read {path}: {error.strerror or error}.") from error
+    if not stat.S_ISREG(kind) and not stat.S_ISDIR(kind):
+        # A pipe or device would block the read or be written over: never smig's to touch.
+        raise SmigError(f"Not reading {path}: it is not a regular file.")
     try:
         with path.open("rb") as handle:
             raw = handle.read(limit)

@@ -45,8 +45,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     memory.add_argument(
         "--project",
         metavar="PATH",
-        help="Claude Code project to put the other agents' memory in (default: home; Claude loads "
-        "a project's memory only when it runs there)",
+        help="put Claude Code's bundle in this project's memory, loaded only when Claude runs there "
+        "(default: user memory, imported by ~/.claude/CLAUDE.md and loaded in every project)",
     )
     memory.add_argument(
         "--dry-run", action="store_true", help="show the diff of what would change; write nothing"

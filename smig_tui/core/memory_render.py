@@ -195,7 +195,7 @@ def _claude_body(sources: Sequence[MemoryFile], mode: Mode, folders: bool) -> li
     for source in topics:
         if source.project != project:
             project = source.project
-            label = "home folder (global)" if source.home else f"project `{project}`"
+            label = "the home folder's project" if source.home else f"project `{project}`"
             parts += ["", f"## Memory from {label}", ""]
         meta = parse_frontmatter(source.text, source.path.rsplit("/", 1)[-1].removesuffix(".md"))
         kind = f" ({meta.type})" if meta.type else ""
@@ -258,7 +258,7 @@ def _folder_lines(sources: Sequence[MemoryFile]) -> list[str]:
     for source in sources:
         folder = source.path.rsplit("/", 1)[0]
         counts[folder] = counts.get(folder, 0) + 1
-        labels[folder] = "home folder (global)" if source.home else f"project `{source.project}`"
+        labels[folder] = "the home folder's project" if source.home else f"project `{source.project}`"
     return [
         f"- {labels[folder]}: {count} memory file(s) — {folder}/ (read the .md files there)"
         for folder, count in counts.items()

@@ -11,6 +11,10 @@ What crosses over, and why:
   `raw_memories.md` only as a path (unconsolidated stage-1 notes that `MEMORY.md` distils).
 - Claude → Codex: every topic file under `projects/*/memory/` (home project first), frontmatter
   turned into a heading and a one-line description; `MEMORY.md` is only Claude's index of them.
+- Claude Code gets its bundle as user memory: `~/.claude/CLAUDE.md` imports it with an
+  `@smig_memory.md` line, and Claude loads that file in every project (a project's `MEMORY.md`, the
+  `--project` target, is loaded only there). Earlier syncs' bundle in the home folder's project is
+  retired: smig deletes its own bundle and takes its own index line out of that `MEMORY.md`.
 - Gemini CLI and OpenCode keep memory as one global instruction file (`~/.gemini/GEMINI.md`, where
   its `save_memory` tool writes; `~/.config/opencode/AGENTS.md`): each crosses whole (minus smig's
   own line) to every other agent. Each of them gets one bundle with the other three agents' memory:
@@ -31,8 +35,10 @@ from smig_tui.core.memory_model import (
     CLAUDE_BUNDLE_MAX_BYTES,
     CLAUDE_BUNDLE_NAME,
     CLAUDE_FULL_BUDGET,
+    CLAUDE_IMPORT_MAX_BYTES,
     CLAUDE_INDEX_MAX_BYTES,
     CLAUDE_INDEX_MAX_LINES,
+    CLAUDE_USER_BUNDLE_NAME,
     CODEX_AGENTS_MAX_BYTES,
     CODEX_BUNDLE_MAX_BYTES,
     CODEX_BUNDLE_NAME,
@@ -92,11 +98,13 @@ __all__ = [
     "PlannedWrite",
     "Problem",
     "SyncTargets",
+    "claude_import_line",
     "claude_index_line",
     "claude_project_name",
     "codex_pointer_line",
     "gemini_import_line",
     "opencode_pointer_line",
+    "without_claude_imports",
     "without_gemini_imports",
     "demote_headings",
     "is_owned",
@@ -132,10 +140,16 @@ def plan_memory_sync(
     for direction in directions:
         report, bundle = _bundle_for(inputs, direction, mode, budget)
         reports.append(report)
+        new_writes: list[PlannedWrite] = []
+        new_problems: list[Problem] = []
         if bundle is not None:
             new_writes, new_problems = _writes_for(inputs, direction, bundle, report)
-            writes.extend(new_writes)
-            problems.extend(new_problems)
+        if direction is Direction.TO_CLAUDE and not new_problems:
+            # Retired only once the new place is fine, so Claude never loses the memory on the way.
+            retired, retire_problems = _retire_legacy_claude(inputs)
+            new_writes, new_problems = new_writes + retired, retire_problems
+        writes.extend(new_writes)
+        problems.extend(new_problems)
     problems = [replace(p, new=p.key not in inputs.state.reported) for p in problems]
     return MemoryPlan(
         writes=tuple(writes),
@@ -155,7 +169,9 @@ def _next_state(
     """Record hashes of owned writes; remember current problems, forget resolved ones."""
     written = dict(state.written)
     for write in writes:
-        if write.owned:
+        if write.action is Action.DELETE:
+            written.pop(write.path, None)
+        elif write.owned:
             written[write.path] = sha256(write.after)
     prefixes = tuple(f"{direction.value}:" for direction in directions)
     kept = [key for key in state.reported if not key.startswith(prefixes)]
@@ -175,7 +191,7 @@ def _bundle_for(
         for source in _sources_of(inputs, entry)
     )
     if direction is Direction.TO_CLAUDE:
-        limit, hard, render = CLAUDE_FULL_BUDGET, CLAUDE_BUNDLE_MAX_BYTES, render_for_claude
+        limit, hard, render = CLAUDE_FULL_BUDGET, _claude_max_bytes(inputs), render_for_claude
     elif direction is Direction.TO_CODEX:
         limit, hard, render = CODEX_BUNDLE_MAX_BYTES, CODEX_BUNDLE_MAX_BYTES, render_for_codex
     else:
@@ -199,6 +215,8 @@ def _bundle_for(
             note = f" per folder (a line per file is over the {min(hard, threshold):,}-byte budget)"
     if direction is Direction.TO_GEMINI:
         text = without_gemini_imports(text)
+    elif direction is Direction.TO_CLAUDE:
+        text = without_claude_imports(text)
     size = _size(text)
     note = f"{len(sources)} file(s), {chosen.value}{note}, {human_size(size)} bundle"
     if direction is Direction.TO_CLAUDE and inputs.claude_memory_off:
@@ -220,6 +238,8 @@ def _writes_for(
     bundle_path = receiver.bundle_path(inputs.targets)
     pointer_path = receiver.pointer_path(inputs.targets)
     hard_limit, agent = receiver.bundle_max_bytes, receiver.label
+    if direction is Direction.TO_CLAUDE:
+        hard_limit = _claude_max_bytes(inputs)
     if report.bundle_bytes > hard_limit:
         hint = "" if report.mode is Mode.INDEX else "; use --mode index (or auto)"
         message = (
@@ -274,7 +294,10 @@ def _pointer_write(
     """Append the one index/pointer line unless it is there already or would be out of budget."""
     current = inputs.current.get(path)
     text = current or ""
-    if direction is Direction.TO_CLAUDE:
+    if direction is Direction.TO_CLAUDE and inputs.targets.claude_user:
+        line = claude_import_line()
+        needle = line
+    elif direction is Direction.TO_CLAUDE:
         needle, line = f"]({CLAUDE_BUNDLE_NAME})", claude_index_line()
     elif direction is Direction.TO_CODEX:
         needle, line = inputs.targets.codex_bundle, codex_pointer_line(inputs.targets.codex_bundle)
@@ -293,7 +316,9 @@ def _pointer_write(
         )
         return None, Problem(direction, path, message, f"{direction.value}:fallback:{path}")
     after = text + ("" if not text or text.endswith("\n") else "\n") + line + "\n"
-    why = _pointer_over_budget(direction, path, after)
+    why = "" if inputs.targets.claude_user and direction is Direction.TO_CLAUDE else (
+        _pointer_over_budget(direction, path, after)
+    )
     if why:
         return None, Problem(
             direction, path, why, f"{direction.value}:pointer:{path}:{sha256(text)}"
@@ -331,6 +356,48 @@ def claude_index_line() -> str:
     )
 
 
+def claude_import_line() -> str:
+    """The line smig adds to the user's `CLAUDE.md`: an import (relative to that file) Claude inlines."""
+    return f"@{CLAUDE_USER_BUNDLE_NAME}"
+
+
+def _claude_max_bytes(inputs: MemoryInputs) -> int:
+    """The most a Claude bundle may be: an import rides in every request, a topic file is read on demand."""
+    return CLAUDE_IMPORT_MAX_BYTES if inputs.targets.claude_user else CLAUDE_BUNDLE_MAX_BYTES
+
+
+def _retire_legacy_claude(inputs: MemoryInputs) -> tuple[list[PlannedWrite], list[Problem]]:
+    """Undo what earlier syncs wrote in the home folder's project: only smig's bundle and its line."""
+    targets, direction = inputs.targets, Direction.TO_CLAUDE
+    writes: list[PlannedWrite] = []
+    problems: list[Problem] = []
+    old = inputs.current.get(targets.claude_legacy_bundle) if targets.claude_legacy_bundle else None
+    if old is not None and is_owned(old):
+        last = inputs.state.written.get(targets.claude_legacy_bundle)
+        if last is not None and last != sha256(old):
+            message = (
+                f"Left {targets.claude_legacy_bundle} in place: it was edited by hand since smig "
+                "wrote it; Claude Code now gets synced memory through CLAUDE.md, so remove it "
+                "yourself once you have kept what you need."
+            )
+            key = f"{direction.value}:legacy-edited:{sha256(old)}"
+            problems.append(Problem(direction, targets.claude_legacy_bundle, message, key))
+        else:
+            reason = "retire an earlier sync's bundle: Claude Code now gets it in every project through CLAUDE.md"
+            writes.append(PlannedWrite(targets.claude_legacy_bundle, direction, Action.DELETE, old, "", reason))
+    index = inputs.current.get(targets.claude_legacy_index) if targets.claude_legacy_index else None
+    if index is not None:
+        lines = index.splitlines(keepends=True)
+        kept = [line for line in lines if line.rstrip("\r\n") != claude_index_line()]
+        if len(kept) != len(lines):
+            reason = "take out the index line an earlier sync added (nothing else changes)"
+            writes.append(PlannedWrite(
+                targets.claude_legacy_index, direction, Action.DROP_LINE, index, "".join(kept), reason,
+                owned=False,
+            ))
+    return writes, problems
+
+
 def codex_pointer_line(bundle_path: str) -> str:
     """The line smig adds to Codex's global AGENTS.md."""
     return (
@@ -353,6 +420,17 @@ def without_gemini_imports(text: str) -> str:
     into every request, or swap the words for an "Import failed" comment): a zero-width space goes
     before each such `@`, so it reads the same and no longer follows whitespace."""
     return _GEMINI_IMPORT.sub(lambda match: f"{match.group(1)}\u200b@", text)
+
+
+_CLAUDE_IMPORT = re.compile(r"(^|\s)@(?=\S)")
+"""Where Claude Code sees an import: `@` at a line start or after whitespace, then a path (any
+non-space, `~/…` too); it follows imports inside imported files, so the bundle's text is escaped."""
+
+
+def without_claude_imports(text: str) -> str:
+    """Keep Claude Code from reading `@path` in carried memory as an import (checked against 2.1.332:
+    the zero-width space before `@` stops it, the words read the same)."""
+    return _CLAUDE_IMPORT.sub(lambda match: f"{match.group(1)}\u200b@", text)
 
 
 def opencode_pointer_line(bundle_path: str) -> str:

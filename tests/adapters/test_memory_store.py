@@ -15,6 +15,7 @@ from smig_tui.adapters.paths import resolve_paths
 from smig_tui.core.errors import LockedError
 from smig_tui.core.memory_sync import (
     CLAUDE_BUNDLE_NAME,
+    CLAUDE_USER_BUNDLE_NAME,
     CODEX_BUNDLE_NAME,
     MARKER,
     Direction,
@@ -31,9 +32,9 @@ def store(memory_home: dict[str, Path]) -> MemoryStore:
     return MemoryStore(resolve_paths())
 
 
-def _sync(store: MemoryStore, *directions: Direction):
+def _sync(store: MemoryStore, *directions: Direction, project: str | None = None):
     plan = plan_memory_sync(
-        store.read_inputs(), directions or (Direction.TO_CLAUDE, Direction.TO_CODEX)
+        store.read_inputs(project), directions or (Direction.TO_CLAUDE, Direction.TO_CODEX)
     )
     return plan, store.apply(plan)
 
@@ -62,9 +63,8 @@ def test_reads_codex_layout_and_claude_topic_files(
         "notes_without_frontmatter.md",
     }
     assert names["feedback_git_main.md"].home and not names["project_db.md"].home
-    assert inputs.targets.claude_bundle == str(
-        memory_home["home_project"] / "memory" / CLAUDE_BUNDLE_NAME
-    )
+    assert inputs.targets.claude_bundle == str(memory_home["claude"] / CLAUDE_USER_BUNDLE_NAME)
+    assert inputs.targets.claude_index == str(memory_home["claude"] / "CLAUDE.md")
     assert inputs.current[inputs.targets.codex_agents] is None
 
 
@@ -73,7 +73,8 @@ def test_sync_both_ways_then_unchanged_runs_write_nothing(
 ) -> None:
     claude_dir = memory_home["home_project"] / "memory"
     user_index = (claude_dir / "MEMORY.md").read_text()
-    plan, result = _sync(store)
+    home = str(memory_home["home"])  # --project HOME: the per-project target of earlier versions
+    plan, result = _sync(store, project=home)
     assert len(result.written) == 4 and result.state_written and not result.skipped
     bundle = (claude_dir / CLAUDE_BUNDLE_NAME).read_text()
     assert MARKER in bundle and "uv run pytest -q" in bundle
@@ -90,7 +91,7 @@ def test_sync_both_ways_then_unchanged_runs_write_nothing(
     ]
     before = _stamp(*written)
     for _ in range(2):
-        plan, result = _sync(store)
+        plan, result = _sync(store, project=home)
         assert plan.writes == () and result.written == () and not result.state_written
     assert _stamp(*written) == before
     agents = (memory_home["codex"] / "AGENTS.md").read_text()
@@ -100,10 +101,11 @@ def test_sync_both_ways_then_unchanged_runs_write_nothing(
 def test_source_change_updates_only_the_bundle(
     store: MemoryStore, memory_home: dict[str, Path]
 ) -> None:
-    _sync(store)
+    home = str(memory_home["home"])
+    _sync(store, project=home)
     summary = memory_home["codex"] / "memories" / "memory_summary.md"
     summary.write_text(summary.read_text() + "- New: prefers pytest -x\n")
-    plan, result = _sync(store)
+    plan, result = _sync(store, project=home)
     assert [(w.path.rsplit("/", 1)[-1], w.action.value) for w in result.written] == [
         (CLAUDE_BUNDLE_NAME, "update")
     ]
@@ -129,11 +131,12 @@ def test_file_without_marker_is_left_alone(
     theirs = memory_home["home_project"] / "memory" / CLAUDE_BUNDLE_NAME
     theirs.write_text("my own notes about codex\n")
     before = _stamp(theirs)
-    plan, result = _sync(store, Direction.TO_CLAUDE)
+    home = str(memory_home["home"])
+    plan, result = _sync(store, Direction.TO_CLAUDE, project=home)
     assert [p.new for p in plan.problems] == [True] and result.written == ()
     assert theirs.read_text() == "my own notes about codex\n" and _stamp(theirs) == before
     assert CLAUDE_BUNDLE_NAME not in (theirs.parent / "MEMORY.md").read_text()
-    again, _ = _sync(store, Direction.TO_CLAUDE)
+    again, _ = _sync(store, Direction.TO_CLAUDE, project=home)
     assert [p.new for p in again.problems] == [False]  # the state remembers it was reported
 
 
@@ -213,7 +216,7 @@ def test_symlinked_index_keeps_its_link(store: MemoryStore, memory_home: dict[st
     dotfiles.write_text(index.read_text())
     index.unlink()
     index.symlink_to(dotfiles)
-    _sync(store, Direction.TO_CLAUDE)
+    _sync(store, Direction.TO_CLAUDE, project=str(memory_home["home"]))
     assert index.is_symlink() and f"]({CLAUDE_BUNDLE_NAME})" in dotfiles.read_text()
 
 
@@ -249,7 +252,8 @@ def test_status_says_when_claude_auto_memory_is_off(
     store: MemoryStore, memory_home: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def note() -> str:
-        plan = plan_memory_sync(store.read_inputs(), [Direction.TO_CLAUDE])
+        # Auto memory only matters to a project's MEMORY.md; CLAUDE.md imports load regardless.
+        plan = plan_memory_sync(store.read_inputs(str(memory_home["home"])), [Direction.TO_CLAUDE])
         return plan.reports[0].note
 
     assert "will not load" not in note()

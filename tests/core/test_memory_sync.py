@@ -134,7 +134,7 @@ def test_to_codex_orders_home_first_strips_frontmatter_and_skips_indexes_and_syn
     bundle = _write(plan, TARGETS.codex_bundle).after
     assert bundle.startswith(MARKER + "\n")
     assert bundle.index("### Branch main (feedback)") < bundle.index("### DB rules (project)")
-    assert "home folder (global)" in bundle and "project `-w-api`" in bundle
+    assert "the home folder's project" in bundle and "project `-w-api`" in bundle
     assert "_init with main_" in bundle and "Run git init -b main." in bundle
     assert "originSessionId" not in bundle and "\n---\n" not in bundle
     assert "loop" not in bundle and "[git.md](git.md)" not in bundle

@@ -4,10 +4,11 @@ Each agent's own memory gets a distinct note: a Codex memory summary, a Claude C
 Gemini CLI's global `GEMINI.md` (as its `save_memory` tool writes it) and OpenCode's global
 `AGENTS.md`. After `smig memory sync`, each real client starts a session against a local fake model
 server and the request it sent shows what the sync gave it:
-- Gemini CLI inlines the bundle its `GEMINI.md` imports, so the other three agents' notes are in it;
-- OpenCode, Codex and Claude Code load their global rules or memory index, so the line naming
-  smig's bundle is in it (the model opens the bundle when a task needs it). Claude Code's index is
-  per project: it is loaded when Claude runs in the project smig targeted (default: home).
+- Gemini CLI and Claude Code inline the bundle their global `GEMINI.md` / `~/.claude/CLAUDE.md`
+  imports, so the other three agents' notes are in it, whatever folder the client runs in;
+- OpenCode and Codex load their global rules, so the line naming smig's bundle is in it (the model
+  opens the bundle when a task needs it). With `--project`, Claude Code's bundle is listed in that
+  project's `MEMORY.md` instead, which Claude loads only when it runs there.
 """
 
 from __future__ import annotations
@@ -163,10 +164,11 @@ def test_each_real_client_receives_the_other_agents_memory(
     sent = _codex_request(homes, project, model_server)
     assert f"also read {codex_bundle}" in sent
 
-    # Claude Code loads the memory of the project it runs in; smig's default target is the home
-    # folder's project (`--project` picks another), so Claude is started there.
-    sent = _claude_request(homes, homes["home"], model_server)
-    assert "[codex_memory_smig.md](codex_memory_smig.md)" in sent
+    # Claude Code inlines what its user-level CLAUDE.md imports, in a folder that is not home too.
+    assert (homes["claude"] / "CLAUDE.md").read_text(encoding="utf-8") == "@smig_memory.md\n"
+    sent = _claude_request(homes, project, model_server)
+    for agent in ("codex", "gemini", "opencode"):
+        assert NOTES[agent] in sent, f"Claude Code's request lacks the {agent} note"
 
     # A second sync finds nothing to do: no bundle carried itself back into another.
     assert _sync()["writes"] == []
@@ -222,3 +224,30 @@ def test_opencode_keeps_reading_claude_md_when_smig_will_not_shadow_it(
     model_server.requests.clear()
     _run([_client("opencode"), "run", PROMPT], project, env)
     assert NOTES["claude"] not in _sent([b for b in model_server.bodies("/messages") if b.get("tools")][-1])
+
+
+def test_claude_code_gets_synced_memory_in_any_folder_and_follows_no_import_in_it(
+    isolated_homes: dict[str, Path], tmp_path: Path, model_server: FakeModelServer,
+) -> None:
+    homes = isolated_homes
+    elsewhere = tmp_path / "work" / "other-repo"
+    elsewhere.mkdir(parents=True)
+    _write(homes["claude"] / "CLAUDE.md", "# My rules\n- USER-RULE-31 keep diffs small\n")
+    # Claude Code follows `@path` imports inside imported files: a note naming a file that way must
+    # not pull it into every request.
+    _write(homes["claude"] / "private.md", "PRIVATE-CLAUDE-88\n")
+    _write(homes["codex"] / "memories" / "memory_summary.md",
+           f"# Summary\n\n- {NOTES['codex']}\n- notes kept in @private.md\n@private.md\n")
+
+    out = Output(stdout=io.StringIO(), stderr=io.StringIO())
+    assert main(["memory", "sync", "--to-claude"], Context(out=out)) == 0
+    sent = _claude_request(homes, elsewhere, model_server)
+    assert NOTES["codex"] in sent and "notes kept in" in sent and "USER-RULE-31" in sent
+    assert "PRIVATE-CLAUDE-88" not in sent
+
+    # The per-project target: the bundle is listed in that project's MEMORY.md and reaches Claude only there.
+    (homes["claude"] / "CLAUDE.md").write_text("# My rules\n", encoding="utf-8")
+    out = Output(stdout=io.StringIO(), stderr=io.StringIO())
+    assert main(["memory", "sync", "--to-claude", "--project", str(elsewhere)], Context(out=out)) == 0
+    assert "[codex_memory_smig.md](codex_memory_smig.md)" in _claude_request(homes, elsewhere, model_server)
+    assert "codex_memory_smig.md" not in _claude_request(homes, tmp_path, model_server)

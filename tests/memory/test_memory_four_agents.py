@@ -91,7 +91,7 @@ def test_each_new_agent_gets_the_other_agents_memory_and_gives_its_own(isolated_
     assert f"also read {files['opencode_bundle']}" in files["opencode"].read_text(encoding="utf-8")
     # Gemini's and OpenCode's notes reach Codex and Claude Code too.
     codex_bundle = (isolated_homes["codex"] / "memories" / "claude_code_smig.md").read_text(encoding="utf-8")
-    claude_bundle = (files["claude_memory"] / "codex_memory_smig.md").read_text(encoding="utf-8")
+    claude_bundle = (isolated_homes["claude"] / "smig_memory.md").read_text(encoding="utf-8")
     for bundle in (codex_bundle, claude_bundle, gemini_bundle):
         assert OPENCODE_NOTE in bundle and FAKE_KEY not in bundle and "[REDACTED:" in bundle
     assert GEMINI_NOTE in codex_bundle and GEMINI_NOTE in claude_bundle
@@ -211,8 +211,13 @@ def test_the_gemini_bundle_holds_no_import_gemini_would_follow(isolated_homes: d
     assert "mail a@b.com" in bundle  # an @ inside a word is no import: left as it is
     lines = bundle.splitlines()
     assert not any(line.startswith("@") or " @" in line for line in lines)
-    # The other agents get the text unchanged.
+    # Claude Code follows imports in imported files too, so its bundle is escaped the same way.
     code, _, err = _smig("sync", "--to-claude")
     assert code == 0, err
-    claude_bundle = (files["claude_memory"] / "codex_memory_smig.md").read_text(encoding="utf-8")
-    assert "\n@./secrets.md at a line start" in claude_bundle and "\u200b" not in claude_bundle
+    claude_bundle = (isolated_homes["claude"] / "smig_memory.md").read_text(encoding="utf-8")
+    assert "\n\u200b@./secrets.md at a line start" in claude_bundle and "mail a@b.com" in claude_bundle
+    # Codex reads its bundle as plain text: unchanged.
+    code, _, err = _smig("sync", "--to-codex")
+    assert code == 0, err
+    codex_bundle = (isolated_homes["codex"] / "memories" / "claude_code_smig.md").read_text(encoding="utf-8")
+    assert "\u200b" not in codex_bundle

@@ -8,7 +8,8 @@ from textual.app import App
 from textual.widgets import DataTable, Static
 
 from smig_tui.adapters.paths import resolve_paths
-from smig_tui.core.memory_sync import CLAUDE_BUNDLE_NAME, CODEX_BUNDLE_NAME, MARKER
+from smig_tui.core.memory_model import CLAUDE_USER_BUNDLE_NAME
+from smig_tui.core.memory_sync import CODEX_BUNDLE_NAME, MARKER
 from smig_tui.services import Services
 from smig_tui.tui.screens.memory import MemoryScreen, MemorySyncModal
 
@@ -61,7 +62,7 @@ async def test_sync_on_confirm_writes_files_then_shows_up_to_date(
         await _settle(app, pilot)  # the sync worker, then the re-plan worker it starts
         screen = app.screen
         assert isinstance(screen, MemoryScreen)
-        assert MARKER in (memory_home["home_project"] / "memory" / CLAUDE_BUNDLE_NAME).read_text()
+        assert MARKER in (memory_home["claude"] / CLAUDE_USER_BUNDLE_NAME).read_text()
         assert (memory_home["codex"] / "memories" / CODEX_BUNDLE_NAME).exists()
         assert screen.plan is not None and screen.plan.writes == ()
         assert "Nothing to sync" in _text(screen, "#memory-diff-text")
@@ -114,7 +115,7 @@ async def test_obstruction_and_lock_errors_are_shown_not_raised(
             await _settle(app, pilot)
         assert "Another smig instance" in _text(screen, "#memory-status")
         assert any("Another smig instance" in n.message for n in app._notifications)
-        assert not (memory_home["home_project"] / "memory" / CLAUDE_BUNDLE_NAME).exists()
+        assert not (memory_home["claude"] / CLAUDE_USER_BUNDLE_NAME).exists()
         assert (memory_home["codex"] / "memories" / CODEX_BUNDLE_NAME).read_text() == "mine\n"
 
 
