@@ -251,4 +251,4 @@ def export(services: Services, session: Session, plan: Plan, request: Any) -> tu
 def default_target(session: Session) -> str:
     """The target to measure against before the user has chosen one (another agent's model, per the registry)."""
     entry = next((entry for entry in agent_entries() if entry.agent == session.info.agent), None)
-    return entry.default_target if entry else "claude-sonnet-4-5"
+    return entry.default_target if entry else "claude-sonnet-5-5"

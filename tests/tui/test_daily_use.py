@@ -266,11 +266,12 @@ def test_cli_wording_is_translated_for_the_tui() -> None:
 async def test_every_tab_shows_one_session_figure_and_the_gauge_counts_budgets(
     make_app, isolated_homes, tmp_path
 ) -> None:
-    big = big_codex_session(isolated_homes, tmp_path)  # 3× Claude Sonnet's budget: older messages stay guesses
+    big = big_codex_session(isolated_homes, tmp_path)  # 3× a 200k Claude budget: older messages stay guesses
     app = make_app()
     async with app.run_test(size=(200, 60)) as pilot:
         await settle(pilot)
         await open_session(pilot, lambda i: i.path == big.path)
+        await choose_target(pilot, "claude-haiku-4-5")  # a 200k window (the default target holds 1M)
         plans = app.screen.plans.plans
         figures = {plan.decision.session_tokens for plan in plans.values()}
         assert len(figures) == 1
