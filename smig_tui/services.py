@@ -85,13 +85,16 @@ class Services:
     counters: Memo[str, TokenCounter] = field(default_factory=Memo, init=False, repr=False, compare=False)
     """Each encoding's counter, loaded once per process."""
     _counted: IdentityMemo[tuple[Message, ...], _Counted] = field(
-        default_factory=lambda: IdentityMemo(8), init=False, repr=False, compare=False)
+        default_factory=lambda: IdentityMemo(8), init=False, repr=False, compare=False
+    )
     """Counts of the sessions in use, by their messages and the encoding."""
     _measured: Memo[tuple[str, str], int] = field(
-        default_factory=lambda: Memo(100_000), init=False, repr=False, compare=False)
+        default_factory=lambda: Memo(100_000), init=False, repr=False, compare=False
+    )
     """Tokens of synthetic texts (placeholders, shortened outputs), by encoding and text."""
     _shapes: IdentityMemo[Session, Structure] = field(
-        default_factory=lambda: IdentityMemo(4), init=False, repr=False, compare=False)
+        default_factory=lambda: IdentityMemo(4), init=False, repr=False, compare=False
+    )
     """Each session's plan structure (tool pairs, injected context), only the sessions in use."""
 
     def agent_entry(self, agent: str) -> AgentEntry | None:
@@ -137,16 +140,22 @@ class Services:
             return info
         from dataclasses import replace
 
-        return replace(info, message_count=info.message_count if info.message_count is not None else stats[0],
-                       counted_tokens=stats[1])
+        return replace(
+            info,
+            message_count=info.message_count if info.message_count is not None else stats[0],
+            counted_tokens=stats[1],
+        )
 
     def find_session(self, ref: str, warn: WarningSink = _ignore) -> SessionInfo:
         """Resolve a session id, unique id prefix, or path to a session file."""
         from smig_tui.adapters.agents.opencode.home import split_ref
 
         if (opencode := split_ref(ref)) is not None:  # an OpenCode session's path: `<database>#<id>`
-            found = [info for info in self.iter_sessions(agent=Agent.OPENCODE, include_subagents=True, warn=warn)
-                     if info.path == ref]
+            found = [
+                info
+                for info in self.iter_sessions(agent=Agent.OPENCODE, include_subagents=True, warn=warn)
+                if info.path == ref
+            ]
             if found:
                 return found[0]
             raise SessionNotFoundError(f"No OpenCode session {opencode[1]} in {opencode[0]}.")
@@ -213,8 +222,13 @@ class Services:
         for name in names:
             if name not in providers:
                 known = ", ".join(sorted(providers))
-                results.append((name, f"{name} is not a provider smig knows (known: {known}); "
-                                      f"add [providers.{name}] with base_url to the config file."))
+                results.append(
+                    (
+                        name,
+                        f"{name} is not a provider smig knows (known: {known}); "
+                        f"add [providers.{name}] with base_url to the config file.",
+                    )
+                )
                 continue
             try:
                 listing = fetch_listing(providers[name], env)
@@ -250,8 +264,12 @@ class Services:
         return self.count_newest(session, capacity)[0]
 
     def count_newest(
-        self, session: Session, capacity: ModelCapacity, need: float = float("inf"),
-        indices: Iterable[int] = (), skip: Container[int] = (),
+        self,
+        session: Session,
+        capacity: ModelCapacity,
+        need: float = float("inf"),
+        indices: Iterable[int] = (),
+        skip: Container[int] = (),
     ) -> tuple[list[int], set[int]]:
         """Counts exact from the newest message back until the migratable tail passes `need`, plus `indices`.
 
@@ -261,8 +279,9 @@ class Services:
         from smig_tui.core.tokens import calibrate, count_messages, count_newest, estimate
 
         counter = self.counter_for(capacity)
-        state = self._counted.get(session.messages, lambda: _Counted(self.token_cache.known(session, counter)),
-                                  tag=counter.name)
+        state = self._counted.get(
+            session.messages, lambda: _Counted(self.token_cache.known(session, counter)), tag=counter.name
+        )
         messages, known = session.messages, state.known
         counts: list[int | None] = known.counts
 
@@ -287,6 +306,7 @@ class Services:
         from smig_tui.core.tokens import MESSAGE_OVERHEAD, calibrate_one
 
         counter = self.counter_for(capacity)
+
         def measure(text: str) -> int:
             tokens = self._measured.get((counter.name, text), lambda: counter.count(text) + MESSAGE_OVERHEAD)
             return calibrate_one(tokens, capacity.calibration)
@@ -321,11 +341,18 @@ class Services:
         capacity = self.capacities.lookup(target)
         harness = settings.harness if harness is None else harness
         inputs = PlanInputs(
-            session, capacity, StrategyEnum(strategy), settings.reserve if reserve is None else reserve, harness,
+            session,
+            capacity,
+            StrategyEnum(strategy),
+            settings.reserve if reserve is None else reserve,
+            harness,
             exact=self.counter_for(capacity).exact and capacity.calibration == 1.0,
-            overhead=self.overhead_tokens(capacity, agent) if harness else 0, pins=frozenset(pins),
+            overhead=self.overhead_tokens(capacity, agent) if harness else 0,
+            pins=frozenset(pins),
             pin_first_user=settings.pin_first_user if pin_first_user is None else pin_first_user,
-            summary=summary, summary_budget=summary_budget, shape=self._shapes.get(session, lambda: analyse(session)),
+            summary=summary,
+            summary_budget=summary_budget,
+            shape=self._shapes.get(session, lambda: analyse(session)),
         )
         need = counting_need(inputs)
         capacity, own_note = self._own_calibration(session, capacity, need)
@@ -364,7 +391,9 @@ class Services:
         overhead = self.overhead_for(capacity, agent)
         return calibrate_one(overhead.tokens, capacity.calibration) if overhead else 0
 
-    def _own_calibration(self, session: Session, capacity: ModelCapacity, need: float) -> tuple[ModelCapacity, str | None]:
+    def _own_calibration(
+        self, session: Session, capacity: ModelCapacity, need: float
+    ) -> tuple[ModelCapacity, str | None]:
         """Measure the session's logged prompt growth against smig's count over the tail the plan counts anyway.
 
         The ratio replaces the target's calibration when the target shares the session model's
@@ -382,8 +411,9 @@ class Services:
         note = own_calibration_note(growth, session.info.agent, source, capacity)
         used = source.tokenizer == capacity.tokenizer and capacity.calibration != 1.0
         if used and growth.ratio is not None:
-            capacity = replace(capacity, calibration=round(growth.ratio, 3),
-                               calibration_source=f"session {session.id}'s logged usage")
+            capacity = replace(
+                capacity, calibration=round(growth.ratio, 3), calibration_source=f"session {session.id}'s logged usage"
+            )
         return capacity, note
 
     def cached_stats(self, info: SessionInfo) -> tuple[int, int] | None:
@@ -446,8 +476,9 @@ class Services:
         from smig_tui.adapters.migration_commit import Committer
 
         committer = Committer(self.paths, self.store, self.agents, self.env)
-        return committer.migrate(session, plan, migrated_messages(plan), to, dry_run, out, force,
-                                 redact_secrets=redact, cwd=cwd)
+        return committer.migrate(
+            session, plan, migrated_messages(plan), to, dry_run, out, force, redact_secrets=redact, cwd=cwd
+        )
 
     def recover_commits(self) -> list[str]:
         """Finish or clean up commits a kill interrupted; one sentence each (see `commit_journal`)."""
@@ -472,9 +503,7 @@ class Services:
         writer = entry.writer(self.paths, self.env)
         return writer is not None and writer.unavailable() is None
 
-    def export(
-        self, session: Session, fmt: ExportFormat, plan: Plan | None = None, redact: bool = True
-    ) -> str:
+    def export(self, session: Session, fmt: ExportFormat, plan: Plan | None = None, redact: bool = True) -> str:
         """Render a session (or a plan's migrated conversation) as Markdown, JSON, OpenAI chat or a memory note."""
         return "".join(self.export_chunks(session, fmt, plan, redact))
 
@@ -508,8 +537,11 @@ class Services:
             return
         if redact:
             messages = redact_messages(messages)[0]
-        data: Any = export.to_openai(messages) if fmt is export.ExportFormat.OPENAI else (
-            export.to_record(session, messages, plan))
+        data: Any = (
+            export.to_openai(messages)
+            if fmt is export.ExportFormat.OPENAI
+            else (export.to_record(session, messages, plan))
+        )
         yield json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
     def check_output(self, out: Path, force: bool = False, source: str | None = None) -> Path:
@@ -524,9 +556,7 @@ class Services:
 
         return key_problem(self.summarizer.config)
 
-    def save_export(
-        self, text: str | Iterable[str], out: Path, force: bool = False, source: str | None = None
-    ) -> Path:
+    def save_export(self, text: str | Iterable[str], out: Path, force: bool = False, source: str | None = None) -> Path:
         """Write an export atomically where the output-path rules allow (see `output_paths`).
 
         An existing regular file is replaced only with `force`; `source` (the session read) never is.
@@ -568,33 +598,63 @@ class Services:
         return Summarizer(config, SummaryCache(self.paths.cache_dir / "summaries"))
 
     def summary_preview(
-        self, source: Session | Sequence[Message], *, target_chars: int | None = None,
-        target_tokens: int | None = None, head_only: bool = False, summarizer: Summarizer | None = None,
+        self,
+        source: Session | Sequence[Message],
+        *,
+        target_chars: int | None = None,
+        target_tokens: int | None = None,
+        head_only: bool = False,
+        summarizer: Summarizer | None = None,
         use_cache: bool = True,
     ) -> SummaryPreview:
         """Say what a summary would send (provider, requests, tokens, redactions); sends nothing."""
         chosen = summarizer or self.summarizer
-        return chosen.preview(_summary_messages(source), target_chars=_target_chars(target_chars, target_tokens),
-                              head_only=head_only, use_cache=use_cache)
+        return chosen.preview(
+            _summary_messages(source),
+            target_chars=_target_chars(target_chars, target_tokens),
+            head_only=head_only,
+            use_cache=use_cache,
+        )
 
     def summarize(
-        self, source: Session | Sequence[Message], *, target_chars: int | None = None,
-        target_tokens: int | None = None, head_only: bool = False, allow_network: bool = False,
-        on_delta: Callable[[str], None] | None = None, on_progress: Callable[[str], None] | None = None,
-        cancel: threading.Event | None = None, summarizer: Summarizer | None = None, use_cache: bool = True,
+        self,
+        source: Session | Sequence[Message],
+        *,
+        target_chars: int | None = None,
+        target_tokens: int | None = None,
+        head_only: bool = False,
+        allow_network: bool = False,
+        on_delta: Callable[[str], None] | None = None,
+        on_progress: Callable[[str], None] | None = None,
+        cancel: threading.Event | None = None,
+        summarizer: Summarizer | None = None,
+        use_cache: bool = True,
     ) -> SummaryResult:
         """Write the handoff summary (streamed to `on_delta`); nothing is sent unless `allow_network`."""
         chosen = summarizer or self.summarizer
         return chosen.summarize(
-            _summary_messages(source), target_chars=_target_chars(target_chars, target_tokens),
-            head_only=head_only, on_delta=on_delta, on_progress=on_progress, cancel=cancel,
-            allow_network=allow_network, use_cache=use_cache,
+            _summary_messages(source),
+            target_chars=_target_chars(target_chars, target_tokens),
+            head_only=head_only,
+            on_delta=on_delta,
+            on_progress=on_progress,
+            cancel=cancel,
+            allow_network=allow_network,
+            use_cache=use_cache,
         )
 
     def plan_with_summary(
-        self, session: Session, target: str, strategy: Strategy | str, *, allow_network: bool = False,
-        on_delta: Callable[[str], None] | None = None, on_progress: Callable[[str], None] | None = None,
-        cancel: threading.Event | None = None, summarizer: Summarizer | None = None, **plan_options: Any,
+        self,
+        session: Session,
+        target: str,
+        strategy: Strategy | str,
+        *,
+        allow_network: bool = False,
+        on_delta: Callable[[str], None] | None = None,
+        on_progress: Callable[[str], None] | None = None,
+        cancel: threading.Event | None = None,
+        summarizer: Summarizer | None = None,
+        **plan_options: Any,
     ) -> tuple[Plan, SummaryResult | None]:
         """Plan a summary strategy with its summary written: summarise what the plan drops, then re-plan.
 
@@ -613,9 +673,14 @@ class Services:
             return pending, None
         budget = pending.summary_budget
         result = self.summarize(
-            head, target_tokens=min(budget, DEFAULT_SUMMARY_BUDGET) or None,
-            head_only=pending.strategy is StrategyEnum.SUMMARY_TAIL, allow_network=allow_network,
-            on_delta=on_delta, on_progress=on_progress, cancel=cancel, summarizer=summarizer,
+            head,
+            target_tokens=min(budget, DEFAULT_SUMMARY_BUDGET) or None,
+            head_only=pending.strategy is StrategyEnum.SUMMARY_TAIL,
+            allow_network=allow_network,
+            on_delta=on_delta,
+            on_progress=on_progress,
+            cancel=cancel,
+            summarizer=summarizer,
         )
         options = {**plan_options, "summary": result.text, "summary_budget": budget}
         return self.plan(session, target, strategy, **options), result
@@ -636,8 +701,14 @@ class Services:
         return self.search_index.refresh(self.sources, warn, progress, notice)
 
     def search(
-        self, query: str, filters: SearchFilters | None = None, limit: int = 20, offset: int = 0,
-        warn: WarningSink = _ignore, progress: Progress | None = None, notice: Notice | None = None,
+        self,
+        query: str,
+        filters: SearchFilters | None = None,
+        limit: int = 20,
+        offset: int = 0,
+        warn: WarningSink = _ignore,
+        progress: Progress | None = None,
+        notice: Notice | None = None,
         refresh: bool = True,
     ) -> list[SearchHit]:
         """Search every session's messages (refreshing the index first); a damaged index is rebuilt."""
@@ -783,4 +854,3 @@ def with_archive(paths: Paths, sources: list[SessionSource]) -> list[SessionSour
 
     archive = session_archive(paths)
     return [ArchivedSource(source, archive, paths.cache_dir / "archive-view") for source in sources]
-

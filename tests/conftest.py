@@ -34,9 +34,18 @@ def isolated_homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str,
     monkeypatch.setenv("CODEX_HOME", str(homes["codex"]))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(homes["claude"]))
     monkeypatch.setenv("SMIG_TUI_HOME", str(homes["smig"]))
-    for key in ("OPENAI_API_KEY", "DEEPSEEK_API_KEY", "OPENAI_BASE_URL", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
-                "OPENROUTER_API_KEY", "VLLM_API_KEY", "CLAUDE_CODE_DISABLE_1M_CONTEXT", "GEMINI_CLI_HOME",
-                "OPENCODE_DB"):
+    for key in (
+        "OPENAI_API_KEY",
+        "DEEPSEEK_API_KEY",
+        "OPENAI_BASE_URL",
+        "XDG_CONFIG_HOME",
+        "XDG_DATA_HOME",
+        "OPENROUTER_API_KEY",
+        "VLLM_API_KEY",
+        "CLAUDE_CODE_DISABLE_1M_CONTEXT",
+        "GEMINI_CLI_HOME",
+        "OPENCODE_DB",
+    ):
         monkeypatch.delenv(key, raising=False)
     return homes
 

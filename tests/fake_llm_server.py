@@ -38,9 +38,7 @@ def default_reply(body: dict[str, Any], number: int) -> Reply:
         kind = "map " + prompt.split("Here is part ", 1)[1].split(" of ", 1)[0]
     else:
         kind = "single"
-    return Reply(
-        f"## Goal\nFinish the work ({kind}, request {number}).\n\n## Next steps\nRun the tests.\n"
-    )
+    return Reply(f"## Goal\nFinish the work ({kind}, request {number}).\n\n## Next steps\nRun the tests.\n")
 
 
 @dataclass
@@ -186,9 +184,7 @@ def llm_server_fixture() -> Iterator[FakeLLM]:
     """Run the fake server on a free 127.0.0.1 port for one test."""
     server = _Server(("127.0.0.1", 0), _Handler)
     server.state = FakeLLM(url=f"http://127.0.0.1:{server.server_address[1]}/v1")
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-    )
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:
         yield server.state

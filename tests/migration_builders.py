@@ -45,16 +45,31 @@ def make_session(
     source.write_text(json.dumps({"source": "fake", "id": session_id}) + "\n", encoding="utf-8")
     messages = []
     for index, (role, kind, text, tool) in enumerate(CONVERSATION):
-        messages.append(Message(
-            index=index, id=f"m{index}", role=role, kind=kind, body=text, tool_name=tool,
-            call_id=f"c{index // 2}" if tool else None,
-            timestamp=f"2026-01-02T10:00:{index:02d}.000Z",
-            injected=index == 0,
-        ))
-    info = SessionInfo(id=session_id, agent=agent, path=str(source), cwd=cwd,
-                       title="Fix the flaky parser", model="gpt-5-codex",
-                       created="2026-01-02T10:00:00.000Z", updated="2026-01-02T10:00:10.000Z",
-                       size=source.stat().st_size, mtime=source.stat().st_mtime)
+        messages.append(
+            Message(
+                index=index,
+                id=f"m{index}",
+                role=role,
+                kind=kind,
+                body=text,
+                tool_name=tool,
+                call_id=f"c{index // 2}" if tool else None,
+                timestamp=f"2026-01-02T10:00:{index:02d}.000Z",
+                injected=index == 0,
+            )
+        )
+    info = SessionInfo(
+        id=session_id,
+        agent=agent,
+        path=str(source),
+        cwd=cwd,
+        title="Fix the flaky parser",
+        model="gpt-5-codex",
+        created="2026-01-02T10:00:00.000Z",
+        updated="2026-01-02T10:00:10.000Z",
+        size=source.stat().st_size,
+        mtime=source.stat().st_mtime,
+    )
     return Session(info=info, messages=tuple(messages), extra={"git_branch": "main"})
 
 
@@ -63,20 +78,34 @@ def make_plan(session: Session, target: str = "gpt-5.5", keep_last: int | None =
     total = len(session.messages)
     kept_from = 0 if keep_last is None else total - keep_last
     items = tuple(
-        PlanItem(message=message, tokens=10, kept=message.index >= kept_from,
-                 reason="newest" if message.index >= kept_from else "over budget")
+        PlanItem(
+            message=message,
+            tokens=10,
+            kept=message.index >= kept_from,
+            reason="newest" if message.index >= kept_from else "over budget",
+        )
         for message in session.messages
     )
     fits = keep_last is None
-    decision = Decision(target=target, session_tokens=10 * total, window=10 * total if fits else 50,
-                        reserve=0, fits=fits)
-    placeholder = None if fits else (
-        f"[smig: {kept_from} earlier messages omitted ({10 * kept_from} tokens). "
-        f"The conversation began with: «{session.messages[1].text}»]"
+    decision = Decision(
+        target=target, session_tokens=10 * total, window=10 * total if fits else 50, reserve=0, fits=fits
     )
-    return Plan(strategy=Strategy.AS_IS if fits else Strategy.TRUNCATE, decision=decision, items=items,
-                placeholder=placeholder, tokens_before=10 * total,
-                tokens_after=10 * (total - kept_from) + (12 if placeholder else 0))
+    placeholder = (
+        None
+        if fits
+        else (
+            f"[smig: {kept_from} earlier messages omitted ({10 * kept_from} tokens). "
+            f"The conversation began with: «{session.messages[1].text}»]"
+        )
+    )
+    return Plan(
+        strategy=Strategy.AS_IS if fits else Strategy.TRUNCATE,
+        decision=decision,
+        items=items,
+        placeholder=placeholder,
+        tokens_before=10 * total,
+        tokens_after=10 * (total - kept_from) + (12 if placeholder else 0),
+    )
 
 
 def install_shared_fixture(original: Path, codex_home: Path, claude_home: Path) -> Path | None:

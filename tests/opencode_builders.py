@@ -44,5 +44,7 @@ def add_child_session(database: Path, child_id: str, parent_id: str = SESSION_ID
             "'child task', version, share_url, summary_additions, summary_deletions, summary_files, summary_diffs, "
             "metadata, cost, tokens_input, tokens_output, tokens_reasoning, tokens_cache_read, tokens_cache_write, "
             "revert, permission, agent, model, time_created, time_updated, time_compacting, time_archived "
-            "FROM session WHERE id = ?2", (child_id, parent_id))
+            "FROM session WHERE id = ?2",
+            (child_id, parent_id),
+        )
     connection.close()

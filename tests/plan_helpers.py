@@ -37,8 +37,14 @@ class Builder:
         self.messages: list[Message] = []
 
     def add(self, role: Role, kind: Kind, text: str, **fields: object) -> Message:
-        message = Message(index=len(self.messages), id=fields.pop("id", f"m{len(self.messages)}"),  # type: ignore[arg-type]
-                          role=role, kind=kind, body=text, **fields)  # type: ignore[arg-type]
+        message = Message(
+            index=len(self.messages),
+            id=fields.pop("id", f"m{len(self.messages)}"),  # type: ignore[arg-type]
+            role=role,
+            kind=kind,
+            body=text,
+            **fields,
+        )  # type: ignore[arg-type]
         self.messages.append(message)
         return message
 
@@ -62,5 +68,6 @@ def words(n: int, word: str = "w") -> str:
 
 
 def capacity(window: int, max_output: int = 10, **fields: object) -> ModelCapacity:
-    return ModelCapacity(name="target", provider="test", context_window=window, max_output=max_output,
-                         encoding="o200k_base", **fields)  # type: ignore[arg-type]
+    return ModelCapacity(
+        name="target", provider="test", context_window=window, max_output=max_output, encoding="o200k_base", **fields
+    )  # type: ignore[arg-type]

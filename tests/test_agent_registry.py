@@ -72,10 +72,18 @@ def test_services_the_cli_and_the_commit_dialog_follow_the_registry() -> None:
 
 def _wisp_session(path: Path, warn: WarningSink) -> Session:
     data = json.loads(path.read_text(encoding="utf-8"))
-    info = SessionInfo(id=data["id"], agent=Agent.GEMINI, path=str(path), cwd=data["cwd"], title=data["title"],
-                       updated="2026-01-03T00:00:00Z")
-    messages = tuple(Message(index=i, id=f"w{i}", role=Role(role), kind=Kind.TEXT, body=text)
-                     for i, (role, text) in enumerate(data["turns"]))
+    info = SessionInfo(
+        id=data["id"],
+        agent=Agent.GEMINI,
+        path=str(path),
+        cwd=data["cwd"],
+        title=data["title"],
+        updated="2026-01-03T00:00:00Z",
+    )
+    messages = tuple(
+        Message(index=i, id=f"w{i}", role=Role(role), kind=Kind.TEXT, body=text)
+        for i, (role, text) in enumerate(data["turns"])
+    )
     return Session(info=info, messages=messages)
 
 
@@ -111,8 +119,14 @@ class WispWriter:
         turns = to_turns(request.messages, note=request.note)
         session_id = f"wisp-{request.lineage.migration_id}"
         path = self.home / f"{session_id}.json"
-        data = json.dumps({"id": session_id, "cwd": request.folder, "title": request.title,
-                           "turns": [[turn.role.value, turn.text] for turn in turns]})
+        data = json.dumps(
+            {
+                "id": session_id,
+                "cwd": request.folder,
+                "title": request.title,
+                "turns": [[turn.role.value, turn.text] for turn in turns],
+            }
+        )
         native = NativeOutput("gemini", str(path), session_id, f"wisp --resume {session_id}")
         return NativeLayout((PlannedFile(Destination.GEMINI, str(path), data, native=native),), turns)
 
@@ -135,8 +149,16 @@ def wisp_registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The registry as codex, claude and Wisp (no OpenCode); Wisp's home holds one session."""
     home = tmp_path / "wisp"
     home.mkdir()
-    (home / "w1.json").write_text(json.dumps({"id": "wisp-one", "cwd": str(tmp_path), "title": "Tame the wisp",
-                                              "turns": [["user", "hello"], ["assistant", "hi"]]}))
+    (home / "w1.json").write_text(
+        json.dumps(
+            {
+                "id": "wisp-one",
+                "cwd": str(tmp_path),
+                "title": "Tame the wisp",
+                "turns": [["user", "hello"], ["assistant", "hi"]],
+            }
+        )
+    )
 
     def source(_paths: Paths, _env: Env) -> SessionSource:
         return WispSource(home)
@@ -144,8 +166,16 @@ def wisp_registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     def writer(_paths: Paths, _env: Env) -> NativeWriter:
         return WispWriter(home)
 
-    wisp = AgentEntry(Agent.GEMINI, "Wisp", hand_to=Agent.CLAUDE, default_target="gpt-5.5",
-                      shown_when_empty=False, home=lambda _paths, _env: home, source=source, writer=writer)
+    wisp = AgentEntry(
+        Agent.GEMINI,
+        "Wisp",
+        hand_to=Agent.CLAUDE,
+        default_target="gpt-5.5",
+        shown_when_empty=False,
+        home=lambda _paths, _env: home,
+        source=source,
+        writer=writer,
+    )
     monkeypatch.setattr(registry, "AGENTS", (codex.ENTRY, claude.ENTRY, wisp))
     WispWriter.calls = []
     return home
@@ -157,8 +187,12 @@ def test_services_and_the_cli_list_the_agent_the_registry_names(wisp_registry: P
     assert [info.title for info in services.list_sessions()] == ["Tame the wisp"]
     assert services.agent_homes()["gemini"] == wisp_registry and "opencode" not in services.agent_homes()
     assert _choices(build_parser(), "list", "--agent") == ["codex", "claude", "gemini"]
-    assert native_choices() == (("claude", "Claude Code session"), ("codex", "Codex session"),
-                                ("gemini", "Wisp session"), ("", "No native session"))
+    assert native_choices() == (
+        ("claude", "Claude Code session"),
+        ("codex", "Codex session"),
+        ("gemini", "Wisp session"),
+        ("", "No native session"),
+    )
 
 
 def test_a_commit_writes_reads_back_and_announces_through_the_registered_writer(

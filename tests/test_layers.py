@@ -79,5 +79,9 @@ def test_the_checker_sees_every_form_of_import() -> None:
         "    from smig_tui.adapters.search_index import SearchHit\n"
     )
     seen = _imports(PACKAGE / "tui" / "app.py", source)
-    assert {"smig_tui.adapters.fs", "smig_tui.adapters.clipboard", "smig_tui.tui.widgets.plan_table",
-            "smig_tui.adapters.search_index"} <= set(seen)
+    assert {
+        "smig_tui.adapters.fs",
+        "smig_tui.adapters.clipboard",
+        "smig_tui.tui.widgets.plan_table",
+        "smig_tui.adapters.search_index",
+    } <= set(seen)

@@ -19,13 +19,18 @@ async def settle(pilot: Pilot[None]) -> None:
         await pilot.pause()
 
 
-async def commit_dialog_choosing(pilot: Pilot[None], match: Callable[[SessionInfo], bool], destination: str) -> CommitModal:
+async def commit_dialog_choosing(
+    pilot: Pilot[None], match: Callable[[SessionInfo], bool], destination: str
+) -> CommitModal:
     """Open the first listed session `match` accepts, press `c`, and highlight `destination` in the dialog."""
     await settle(pilot)
     app = pilot.app
     tree = app.screen.query_one(SourceTree)
-    leaf = next(node for line in range(tree.last_line + 1)
-                if (node := tree.get_node_at_line(line)) is not None and node.data is not None and match(node.data))
+    leaf = next(
+        node
+        for line in range(tree.last_line + 1)
+        if (node := tree.get_node_at_line(line)) is not None and node.data is not None and match(node.data)
+    )
     tree.focus()
     tree.move_cursor(leaf)
     await pilot.pause()

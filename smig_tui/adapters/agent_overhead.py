@@ -19,8 +19,9 @@ def load_overheads(config: dict[str, Any], where: str = "config.toml") -> dict[s
         document = json.loads(source.read_text(encoding="utf-8"))
         agents = document["agents"]
         shipped = {
-            name: AgentOverhead(name, int(entry["tokens"]),
-                                f"measured with {entry['client']} {entry['client_version']}")
+            name: AgentOverhead(
+                name, int(entry["tokens"]), f"measured with {entry['client']} {entry['client_version']}"
+            )
             for name, entry in agents.items()
         }
     except (OSError, ValueError, KeyError, TypeError) as error:

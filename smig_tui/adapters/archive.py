@@ -189,8 +189,17 @@ class Archive:
         run.bytes_read += read
         entry_info = {key: value for key, value in asdict(info).items() if key != "archived"}
         home = self.homes.get(info.agent.value)
-        return ArchivedFile(info.path, info.agent.value, info.id, str(home) if home else None, start + read,
-                            stat.st_mtime, digest.hexdigest(), pieces + stored, entry_info)
+        return ArchivedFile(
+            info.path,
+            info.agent.value,
+            info.id,
+            str(home) if home else None,
+            start + read,
+            stat.st_mtime,
+            digest.hexdigest(),
+            pieces + stored,
+            entry_info,
+        )
 
     def _archive_rows(self, info: SessionInfo, old: ArchivedFile | None, run: ArchiveRun) -> ArchivedFile:
         """Store one database session as a database of its own rows (a consistent snapshot)."""
@@ -199,11 +208,20 @@ class Archive:
         kind = "new" if old is None else "changed"
         setattr(run, kind, getattr(run, kind) + 1)
         run.bytes_read += len(data)
-        pieces = [self._store_piece(data[start:start + PIECE], run) for start in range(0, len(data), PIECE)]
+        pieces = [self._store_piece(data[start : start + PIECE], run) for start in range(0, len(data), PIECE)]
         entry_info = {key: value for key, value in asdict(info).items() if key != "archived"}
         home = self.homes.get(info.agent.value)
-        return ArchivedFile(info.path, info.agent.value, info.id, str(home) if home else None, len(data),
-                            info.mtime, hashlib.sha256(data).hexdigest(), pieces, entry_info)
+        return ArchivedFile(
+            info.path,
+            info.agent.value,
+            info.id,
+            str(home) if home else None,
+            len(data),
+            info.mtime,
+            hashlib.sha256(data).hexdigest(),
+            pieces,
+            entry_info,
+        )
 
     def _unchanged_prefix(self, handle: Any, old: ArchivedFile) -> tuple[Any, int] | None:
         """If the file still starts with the bytes archived before (append-only growth): the hash of its
@@ -256,7 +274,9 @@ class Archive:
         """The newest archived file of a session id or unique id prefix."""
         matches = [e for e in self.entries().values() if e.session_id == ref or e.session_id.startswith(ref)]
         if not matches:
-            raise SessionNotFoundError(f"No archived session matches {ref!r}. `smig archive --status` says what is held.")
+            raise SessionNotFoundError(
+                f"No archived session matches {ref!r}. `smig archive --status` says what is held."
+            )
         if len({e.session_id for e in matches}) > 1:
             shown = ", ".join(sorted({e.session_id for e in matches})[:5])
             raise SessionNotFoundError(f"{ref!r} matches several archived sessions ({shown}); give more of the id.")
@@ -288,7 +308,9 @@ class Archive:
         if split_ref(entry.path) is not None:  # one session of a database: a database file of its own
             relative = hashlib.sha256(entry.path.encode()).hexdigest()[:16] + f"-{entry.session_id}.db"
         else:
-            relative = entry.relative or hashlib.sha256(entry.path.encode()).hexdigest()[:16] + "-" + Path(entry.path).name
+            relative = (
+                entry.relative or hashlib.sha256(entry.path.encode()).hexdigest()[:16] + "-" + Path(entry.path).name
+            )
         target = view_root / entry.agent / relative
         if not (target.is_file() and target.stat().st_size == entry.size):
             atomic_write(target, self.content(entry), mode=0o600, mtime=entry.mtime)
@@ -345,8 +367,9 @@ class ArchivedSource:
         """The wrapped reader's, when it can read a grown file on (the search index asks)."""
         return self.inner.resume_point(session) if isinstance(self.inner, AppendReader) else None
 
-    def read_appended(self, info: SessionInfo, point: ResumePoint, first_position: int,
-                      warn: WarningSink) -> Appended | None:
+    def read_appended(
+        self, info: SessionInfo, point: ResumePoint, first_position: int, warn: WarningSink
+    ) -> Appended | None:
         """The wrapped reader's messages after `point`; None (read it whole) when it cannot read on."""
         if isinstance(self.inner, AppendReader):
             return self.inner.read_appended(info, point, first_position, warn)
@@ -376,9 +399,11 @@ def session_snapshot(database: Path, session_id: str) -> bytes:
     with read_only(database) as source:
         source.execute("BEGIN")  # one snapshot: a session OpenCode writes meanwhile stays consistent
         try:
-            definitions = dict(source.execute(
-                "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name IN (?, ?, ?)", SNAPSHOT_TABLES
-            ).fetchall())
+            definitions = dict(
+                source.execute(
+                    "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name IN (?, ?, ?)", SNAPSHOT_TABLES
+                ).fetchall()
+            )
             if set(definitions) != set(SNAPSHOT_TABLES):
                 raise OpenCodeDbError(f"The OpenCode database {database} lacks the session tables.")
             copy = sqlite3.connect(":memory:")

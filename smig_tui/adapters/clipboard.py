@@ -80,8 +80,7 @@ def copy_with_tool(text: str, env: Mapping[str, str], timeout: float = 5.0) -> s
     """Copy with the first system tool that succeeds; its name, or None when none could."""
     for name, tool, args in usable_tools(env):
         try:
-            subprocess.run([tool, *args], input=text.encode("utf-8"), check=True,
-                           timeout=timeout, capture_output=True)
+            subprocess.run([tool, *args], input=text.encode("utf-8"), check=True, timeout=timeout, capture_output=True)
         except (OSError, subprocess.SubprocessError):
             continue
         return name
@@ -113,8 +112,7 @@ def copy_to_clipboard(
         if not tool:
             continue
         try:
-            subprocess.run([tool, *args], input=text.encode("utf-8"), check=True,
-                           timeout=timeout, capture_output=True)
+            subprocess.run([tool, *args], input=text.encode("utf-8"), check=True, timeout=timeout, capture_output=True)
         except (OSError, subprocess.SubprocessError):
             continue
         return name

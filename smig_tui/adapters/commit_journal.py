@@ -54,8 +54,14 @@ class CommitJournal:
             "migration_id": record.id,
             "record_path": str(record_path),
             "record": record_to_json(record),
-            "files": [{"path": planned.path, "sha256": _sha256(planned.data.encode("utf-8")),
-                       "created": not os.path.lexists(planned.path)} for planned in files],
+            "files": [
+                {
+                    "path": planned.path,
+                    "sha256": _sha256(planned.data.encode("utf-8")),
+                    "created": not os.path.lexists(planned.path),
+                }
+                for planned in files
+            ],
         }
         path = self._entry(record.id)
         atomic_write(path, json.dumps(entry, ensure_ascii=False) + "\n", mode=0o600, overwrite=False)
@@ -79,8 +85,10 @@ class CommitJournal:
                 validate_migration_id(entry["migration_id"])
                 notes.extend(self._recover_one(entry, store))
             except (OSError, ValueError, KeyError, TypeError, MigrationNotFoundError) as error:
-                notes.append(f"smig: an interrupted commit's journal {path} is unreadable "
-                             f"({type(error).__name__}); left in place.")
+                notes.append(
+                    f"smig: an interrupted commit's journal {path} is unreadable "
+                    f"({type(error).__name__}); left in place."
+                )
                 continue
             path.unlink()
         return notes
@@ -96,16 +104,20 @@ class CommitJournal:
             _remove_temp_files(Path(item["path"]))
         if len(intact) == len(files):
             store.write_locked(record_from_json(entry["record"]))
-            return [f"smig: finished migration {migration_id}, which was interrupted after writing its "
-                    f"{len(files)} file(s): it is now recorded (`smig history show {migration_id}`)."]
+            return [
+                f"smig: finished migration {migration_id}, which was interrupted after writing its "
+                f"{len(files)} file(s): it is now recorded (`smig history show {migration_id}`)."
+            ]
         removed = 0
         for item in intact:
             if item["created"]:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(item["path"])
                     removed += 1
-        return [f"smig: cleaned up migration {migration_id}, which was interrupted after writing "
-                f"{len(intact)} of its {len(files)} file(s): removed {removed} it had created; nothing was recorded."]
+        return [
+            f"smig: cleaned up migration {migration_id}, which was interrupted after writing "
+            f"{len(intact)} of its {len(files)} file(s): removed {removed} it had created; nothing was recorded."
+        ]
 
     def _entry(self, migration_id: str) -> Path:
         """One commit's entry, by its checked id."""

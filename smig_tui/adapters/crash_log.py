@@ -48,8 +48,7 @@ def one_line(error: BaseException, where: str = "smig") -> str:
     try:
         log = write_crash_log(error, where)
     except OSError as failure:
-        return (f"Unexpected {type(error).__name__} ({detail}); no log could be written "
-                f"({failure.strerror or failure}).")
+        return f"Unexpected {type(error).__name__} ({detail}); no log could be written ({failure.strerror or failure})."
     return f"Unexpected {type(error).__name__} ({detail}); the details are in {log}."
 
 
@@ -59,8 +58,9 @@ def write_crash_log(error: BaseException, where: str) -> Path:
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
     path = folder / f"crash-{stamp}-{os.getpid()}.log"
-    text = (f"smig crash in {where} at {stamp}\n\n"
-            + "".join(traceback.format_exception(type(error), error, error.__traceback__)))
+    text = f"smig crash in {where} at {stamp}\n\n" + "".join(
+        traceback.format_exception(type(error), error, error.__traceback__)
+    )
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as handle:
         handle.write(text)

@@ -75,8 +75,14 @@ def _check_replaceable(path: Path, overwrite: bool) -> None:
 
 def describe_kind(mode: int) -> str:
     """What a non-regular file is, in words."""
-    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-             (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+    kinds = (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    )
     return next((word for test, word in kinds if test(mode)), "a special file")
 
 
@@ -99,7 +105,9 @@ def not_a_session_file(entry: os.DirEntry[str]) -> str | None:
     return f"named like a session but it is {describe_kind(info.st_mode)}; skipped"
 
 
-def _write_via_temp(path: Path, payload: bytes | Iterable[str], mode: int, overwrite: bool, mtime: float | None) -> None:
+def _write_via_temp(
+    path: Path, payload: bytes | Iterable[str], mode: int, overwrite: bool, mtime: float | None
+) -> None:
     """The temp file, fsync and rename (or link) steps of `atomic_write`."""
     fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

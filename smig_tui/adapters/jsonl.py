@@ -173,4 +173,3 @@ def iter_records(
         data = parse_line(raw, path, number, complete, warn)
         if data is not None:
             yield Record(number, offset, data, len(raw))
-

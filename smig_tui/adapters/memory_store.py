@@ -158,8 +158,10 @@ class MemoryStore:
         """
         if not targets.opencode_agents or Path(targets.opencode_agents).exists():
             return ""
-        if any(os.environ.get(name, "").strip().lower() in ("1", "true")
-               for name in ("OPENCODE_DISABLE_CLAUDE_CODE", "OPENCODE_DISABLE_CLAUDE_CODE_PROMPT")):
+        if any(
+            os.environ.get(name, "").strip().lower() in ("1", "true")
+            for name in ("OPENCODE_DISABLE_CLAUDE_CODE", "OPENCODE_DISABLE_CLAUDE_CODE_PROMPT")
+        ):
             return ""
         fallback = self.home / ".claude" / "CLAUDE.md"
         return str(fallback) if fallback.is_file() else ""

@@ -86,8 +86,9 @@ def file_fingerprint(path: str) -> tuple[str, int, float]:
 class Committer:
     """Turns a plan into written files and a stored record."""
 
-    def __init__(self, paths: Paths, store: MigrationStore, agents: Sequence[AgentEntry],
-                 env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, paths: Paths, store: MigrationStore, agents: Sequence[AgentEntry], env: Mapping[str, str] | None = None
+    ) -> None:
         self._paths = paths
         self._store = store
         self._agents = {entry.id: entry for entry in agents}
@@ -148,13 +149,12 @@ class Committer:
         files = self._native_files(session, plan, messages, wanted, migration_id, now, cwd)
         files += self._export_files(session, plan, messages, wanted, migration_id, out, force)
         natives = tuple(planned.native for planned in files if planned.native)
-        exports = tuple(planned.path for planned in files if planned.destination in (Destination.MARKDOWN,
-                                                                                     Destination.JSON))
-        record = build_record(migration_id, format_iso(now), source, plan, messages, natives, exports,
-                              redactions)
+        exports = tuple(
+            planned.path for planned in files if planned.destination in (Destination.MARKDOWN, Destination.JSON)
+        )
+        record = build_record(migration_id, format_iso(now), source, plan, messages, natives, exports, redactions)
         record_path = str(self._store.path_for(record))
-        result = MigrationResult(migration_id, dry_run, tuple(files), record, record_path, natives,
-                                 redactions)
+        result = MigrationResult(migration_id, dry_run, tuple(files), record, record_path, natives, redactions)
         if not dry_run:
             chosen = {planned.path for planned in files if out is not None and not planned.native}
             self._commit(files, record, user_paths=chosen)
@@ -171,8 +171,9 @@ class Committer:
         cwd: str | None = None,
     ) -> list[PlannedFile]:
         """Lay out each wanted agent's session with its writer, in `cwd` when given, else the source's folder."""
-        natives = [destination for destination in Destination if destination in wanted
-                   and destination.value in self._agents]
+        natives = [
+            destination for destination in Destination if destination in wanted and destination.value in self._agents
+        ]
         if not natives:
             return []
         info = session.info
@@ -185,12 +186,20 @@ class Committer:
         omitted, omitted_tokens = left_out(plan)
         target = plan.decision.target
         origin = info.cwd if cwd and info.cwd and cwd != info.cwd else None
-        lineage = Lineage(info.agent.value, info.id, info.path, migration_id, omitted, plan.strategy.value,
-                          omitted_tokens, target, origin)
+        lineage = Lineage(
+            info.agent.value,
+            info.id,
+            info.path,
+            migration_id,
+            omitted,
+            plan.strategy.value,
+            omitted_tokens,
+            target,
+            origin,
+        )
         if not to_turns(messages):
             raise SmigError(
-                f"Session {info.id} has no user or assistant messages to carry over, so no native "
-                "session was written."
+                f"Session {info.id} has no user or assistant messages to carry over, so no native session was written."
             )
         title = native_title(info.agent.value, info.title, goal_of(session.messages))
         branch = next((session.extra[key] for key in _BRANCH_KEYS if session.extra.get(key)), None)
@@ -251,8 +260,14 @@ class Committer:
                 for planned in files:
                     target = Path(planned.path)
                     existed = target.exists()
-                    atomic_write(target, planned.data, mode=0o600, overwrite=planned.overwrite,
-                                 mtime=planned.mtime, make_parents=planned.path not in user_paths)
+                    atomic_write(
+                        target,
+                        planned.data,
+                        mode=0o600,
+                        overwrite=planned.overwrite,
+                        mtime=planned.mtime,
+                        make_parents=planned.path not in user_paths,
+                    )
                     if not existed:
                         created.append(target)
                 natives = [planned for planned in files if planned.native]
@@ -275,4 +290,3 @@ class Committer:
                 self.journal.end(record.id)
                 raise
             self.journal.end(record.id)
-

@@ -42,7 +42,9 @@ def check_output_path(
         return _checked(target, paths, force, sources)
     except OSError as error:
         if error.errno == errno.ENAMETOOLONG:
-            raise OutputPathError(f"The output path is too long for the file system ({len(str(target)):,} characters).") from None
+            raise OutputPathError(
+                f"The output path is too long for the file system ({len(str(target)):,} characters)."
+            ) from None
         raise OutputPathError(f"Cannot use {target} as the output file: {error.strerror or error}.") from None
 
 

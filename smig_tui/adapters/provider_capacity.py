@@ -106,14 +106,19 @@ def fetch_listing(provider: Provider, env: Mapping[str, str] | None = None, now:
             else:
                 models = _listed(client.get("/models", cast_to=object), provider)
     except (TypeError, AttributeError, ValueError) as error:  # a listing of the wrong shape somewhere inside
-        raise ProviderFetchError(f"{provider.name} at {provider.base_url} answered something that is not a model list; "
-                                 "the shipped figures stay.") from error
+        raise ProviderFetchError(
+            f"{provider.name} at {provider.base_url} answered something that is not a model list; "
+            "the shipped figures stay."
+        ) from error
     except openai.APIStatusError as error:
-        raise ProviderFetchError(f"{provider.name} at {provider.base_url} answered HTTP {error.status_code}; "
-                                 "the shipped figures stay.") from error
+        raise ProviderFetchError(
+            f"{provider.name} at {provider.base_url} answered HTTP {error.status_code}; the shipped figures stay."
+        ) from error
     except openai.APIError as error:  # connection refused, timeout, a body that is not JSON
-        raise ProviderFetchError(f"{provider.name} at {provider.base_url} could not be read "
-                                 f"({type(error).__name__}); the shipped figures stay.") from error
+        raise ProviderFetchError(
+            f"{provider.name} at {provider.base_url} could not be read "
+            f"({type(error).__name__}); the shipped figures stay."
+        ) from error
     stamp = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
     return LiveListing(provider.name, stamp, tuple(models))
 
@@ -127,8 +132,10 @@ def _listed(body: Any, provider: Provider) -> list[LiveModel]:
     """Read an OpenAI-style `{"data": [...]}` listing (LM Studio's too) into models with a window."""
     items = body.get("data") if isinstance(body, dict) else None
     if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
-        raise ProviderFetchError(f"{provider.name} at {provider.base_url} answered something that is not a model list; "
-                                 "the shipped figures stay.")
+        raise ProviderFetchError(
+            f"{provider.name} at {provider.base_url} answered something that is not a model list; "
+            "the shipped figures stay."
+        )
     models = []
     for item in items:
         ident = item.get("id")
@@ -137,8 +144,9 @@ def _listed(body: Any, provider: Provider) -> list[LiveModel]:
         if isinstance(ident, str) and ident and window:
             models.append(LiveModel(ident, window, _first(nested, OUTPUT_FIELDS) or _first(item, OUTPUT_FIELDS)))
     if items and not models:
-        raise ProviderFetchError(f"{provider.name} lists {len(items)} models but reports no context lengths; "
-                                 "the shipped figures stay.")
+        raise ProviderFetchError(
+            f"{provider.name} lists {len(items)} models but reports no context lengths; the shipped figures stay."
+        )
     return models
 
 
@@ -147,8 +155,10 @@ def _ollama(client: Any, provider: Provider) -> list[LiveModel]:
     tags = client.get("/api/tags", cast_to=object)
     entries = tags.get("models") if isinstance(tags, dict) else None
     if not isinstance(entries, list):
-        raise ProviderFetchError(f"{provider.name} at {provider.base_url} answered something that is not a model list; "
-                                 "the shipped figures stay.")
+        raise ProviderFetchError(
+            f"{provider.name} at {provider.base_url} answered something that is not a model list; "
+            "the shipped figures stay."
+        )
     models = []
     for entry in entries:
         name = entry.get("name") or entry.get("model") if isinstance(entry, dict) else None
@@ -160,7 +170,8 @@ def _ollama(client: Any, provider: Provider) -> list[LiveModel]:
         info = shown.get("model_info")
         info = info if isinstance(info, dict) else {}
         window = _num_ctx(shown.get("parameters")) or _first(
-            {key.rsplit(".", 1)[-1]: value for key, value in info.items()}, ("context_length",))
+            {key.rsplit(".", 1)[-1]: value for key, value in info.items()}, ("context_length",)
+        )
         if window:
             models.append(LiveModel(name, window))
     return models
@@ -197,8 +208,11 @@ class LiveCache:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
             return [
-                LiveListing(name, entry["fetched"], tuple(LiveModel(m["id"], m["context_window"], m.get("max_output"))
-                                                           for m in entry["models"]))
+                LiveListing(
+                    name,
+                    entry["fetched"],
+                    tuple(LiveModel(m["id"], m["context_window"], m.get("max_output")) for m in entry["models"]),
+                )
                 for name, entry in data["providers"].items()
             ]
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
@@ -208,9 +222,18 @@ class LiveCache:
         """Store one provider's listing, replacing its previous one."""
         kept = {other.provider: other for other in self.load() if other.provider != listing.provider}
         kept[listing.provider] = listing
-        document = {"version": 1, "providers": {
-            name: {"fetched": item.fetched, "models": [
-                {"id": m.id, "context_window": m.context_window, "max_output": m.max_output} for m in item.models]}
-            for name, item in kept.items()}}
+        document = {
+            "version": 1,
+            "providers": {
+                name: {
+                    "fetched": item.fetched,
+                    "models": [
+                        {"id": m.id, "context_window": m.context_window, "max_output": m.max_output}
+                        for m in item.models
+                    ],
+                }
+                for name, item in kept.items()
+            },
+        }
         self.path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(self.path, json.dumps(document, indent=1) + "\n")

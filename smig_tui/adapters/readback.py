@@ -51,19 +51,23 @@ def verify(writer: NativeWriter, output: NativeOutput, expected: Sequence[Expect
     except ReadBackError:
         raise
     except (SmigError, OSError, ValueError) as error:
-        raise ReadBackError(f"The written {output.agent} session {output.path} cannot be read back ({error}).") \
-            from error
+        raise ReadBackError(
+            f"The written {output.agent} session {output.path} cannot be read back ({error})."
+        ) from error
     got = [Expected.of(message.role, message.text) for message in session.messages]
     where = f"The written {output.agent} session {output.path}"
     if len(got) != len(expected):
         raise ReadBackError(f"{where} reads back {len(got)} messages where the plan wrote {len(expected)}.")
     for number, (back, meant) in enumerate(zip(got, expected, strict=True), start=1):
         if back.role is not meant.role:
-            raise ReadBackError(f"{where} reads back message {number} as {back.role.value}, "
-                                f"where the plan wrote {meant.role.value}.")
+            raise ReadBackError(
+                f"{where} reads back message {number} as {back.role.value}, where the plan wrote {meant.role.value}."
+            )
         if back.sha256 != meant.sha256:
-            raise ReadBackError(f"{where} reads back message {number} with other text than the plan wrote "
-                                f"(sha256 {back.sha256[:12]} instead of {meant.sha256[:12]}).")
+            raise ReadBackError(
+                f"{where} reads back message {number} with other text than the plan wrote "
+                f"(sha256 {back.sha256[:12]} instead of {meant.sha256[:12]})."
+            )
 
 
 def _digest(text: str) -> str:

@@ -272,8 +272,15 @@ class SearchIndex:
         with self._guard:
             conn = self._connection()
             known = {
-                row[0]: _Known(row[1], row[2], row[3], row[4], row[5], tuple(row[6:11]),
-                               ResumePoint(row[11], row[12], row[13], row[14]) if row[11] is not None else None)
+                row[0]: _Known(
+                    row[1],
+                    row[2],
+                    row[3],
+                    row[4],
+                    row[5],
+                    tuple(row[6:11]),
+                    ResumePoint(row[11], row[12], row[13], row[14]) if row[11] is not None else None,
+                )
                 for row in conn.execute(
                     "SELECT key, id, size, mtime, indexed, last_id, title, cwd, updated, subagent, archived,"
                     " resume_offset, resume_line, resume_digest, resume_state FROM files"
@@ -293,15 +300,16 @@ class SearchIndex:
                         todo.append((source, info))
                     elif old.meta != _meta(info)[2:]:
                         conn.execute(
-                            "UPDATE files SET title=?, cwd=?, updated=?, subagent=?, archived=?, cwd_real=? "
-                            "WHERE id=?", (*_meta(info)[2:], _real(info.cwd), old.id),
+                            "UPDATE files SET title=?, cwd=?, updated=?, subagent=?, archived=?, cwd_real=? WHERE id=?",
+                            (*_meta(info)[2:], _real(info.cwd), old.id),
                         )
             gone = [old.id for key, old in known.items() if key not in seen and _agent_of(conn, old.id) in agents]
             for file_id in gone:
                 self._drop_file(conn, file_id)
                 report.removed += 1
-            parallel = self.parallel if self.parallel is not None else (
-                sum(info.size for _, info in todo) >= PARALLEL_BYTES)
+            parallel = (
+                self.parallel if self.parallel is not None else (sum(info.size for _, info in todo) >= PARALLEL_BYTES)
+            )
             with _Redactor(parallel) as redactor:
                 writes: deque[Callable[[], None]] = deque()  # in file order, each once its texts are redacted
                 for done, (source, info) in enumerate(todo):
@@ -324,8 +332,16 @@ class SearchIndex:
             if todo or gone:
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
-    def _read(self, conn: sqlite3.Connection, source: SessionSource, info: SessionInfo, old: _Known | None,
-              warn: WarningSink, redactor: _Redactor, report: RefreshReport) -> Callable[[], None] | None:
+    def _read(
+        self,
+        conn: sqlite3.Connection,
+        source: SessionSource,
+        info: SessionInfo,
+        old: _Known | None,
+        warn: WarningSink,
+        redactor: _Redactor,
+        report: RefreshReport,
+    ) -> Callable[[], None] | None:
         """Read one session (on from where it ended when it only grew), send its texts to be redacted,
         and return what writes it to the index once they are; None when it cannot be read."""
         appender = source if isinstance(source, AppendReader) else None
@@ -354,8 +370,16 @@ class SearchIndex:
         texts = redactor.submit([_raw_text(message) for message in messages[start:]])
         return partial(self._index_file, conn, session, old, report, point, grew, texts)
 
-    def _index_file(self, conn: sqlite3.Connection, session: Session, old: _Known | None, report: RefreshReport,
-                    point: ResumePoint | None, grew: bool, texts: Callable[[], list[str]]) -> None:
+    def _index_file(
+        self,
+        conn: sqlite3.Connection,
+        session: Session,
+        old: _Known | None,
+        report: RefreshReport,
+        point: ResumePoint | None,
+        grew: bool,
+        texts: Callable[[], list[str]],
+    ) -> None:
         """Index one session file, read whole, in one transaction: only its new messages when it just grew."""
         info, messages = session.info, session.messages
         conn.execute("BEGIN IMMEDIATE")
@@ -382,16 +406,31 @@ class SearchIndex:
                 "UPDATE files SET agent=?, session_id=?, title=?, cwd=?, updated=?, subagent=?, archived=?, cwd_real=?,"
                 " size=?, mtime=?, indexed=?, last_id=?, resume_offset=?, resume_line=?, resume_digest=?, resume_state=?"
                 " WHERE id=?",
-                (*_meta(info), _real(info.cwd), info.size, info.mtime, len(messages),
-                 messages[-1].id if messages else None, *_resume_columns(point), file_id),
+                (
+                    *_meta(info),
+                    _real(info.cwd),
+                    info.size,
+                    info.mtime,
+                    len(messages),
+                    messages[-1].id if messages else None,
+                    *_resume_columns(point),
+                    file_id,
+                ),
             )
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
 
-    def _append_file(self, conn: sqlite3.Connection, info: SessionInfo, old: _Known, appended: Appended,
-                     report: RefreshReport, texts: Callable[[], list[str]]) -> None:
+    def _append_file(
+        self,
+        conn: sqlite3.Connection,
+        info: SessionInfo,
+        old: _Known,
+        appended: Appended,
+        report: RefreshReport,
+        texts: Callable[[], list[str]],
+    ) -> None:
         """Index the messages a file gained, read from where its lines ended, in one transaction."""
         messages = appended.messages
         conn.execute("BEGIN IMMEDIATE")
@@ -400,8 +439,16 @@ class SearchIndex:
             conn.execute(
                 "UPDATE files SET title=?, updated=?, size=?, mtime=?, indexed=?, last_id=?, resume_offset=?,"
                 " resume_line=?, resume_digest=?, resume_state=? WHERE id=?",
-                (_meta(info)[2], info.updated, info.size, info.mtime, old.indexed + len(messages),
-                 messages[-1].id if messages else old.last_id, *_resume_columns(appended.point), old.id),
+                (
+                    _meta(info)[2],
+                    info.updated,
+                    info.size,
+                    info.mtime,
+                    old.indexed + len(messages),
+                    messages[-1].id if messages else old.last_id,
+                    *_resume_columns(appended.point),
+                    old.id,
+                ),
             )
             conn.execute("COMMIT")
         except BaseException:
@@ -410,7 +457,11 @@ class SearchIndex:
         report.grown += 1
 
     def _insert_messages(
-        self, conn: sqlite3.Connection, file_id: int, updated: str | None, messages: Iterable[Message],
+        self,
+        conn: sqlite3.Connection,
+        file_id: int,
+        updated: str | None,
+        messages: Iterable[Message],
         texts: list[str],
     ) -> int:
         """Store and index messages with their redacted texts (empty: not indexed), packed together in blocks."""
@@ -423,25 +474,52 @@ class SearchIndex:
             nonlocal size
             if not pending:
                 return
-            block = conn.execute("INSERT INTO blocks(file, data) VALUES (?, ?)",
-                                 (file_id, compress(b"".join(packed), BLOCK_LEVEL))).lastrowid
+            block = conn.execute(
+                "INSERT INTO blocks(file, data) VALUES (?, ?)", (file_id, compress(b"".join(packed), BLOCK_LEVEL))
+            ).lastrowid
             first = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM messages").fetchone()[0]
-            rows = [(first + n, message, text, start, length, needs_grams(text),
-                     tier(message.role, message.kind, message.injected))
-                    for n, (message, text, start, length) in enumerate(pending)]
+            rows = [
+                (
+                    first + n,
+                    message,
+                    text,
+                    start,
+                    length,
+                    needs_grams(text),
+                    tier(message.role, message.kind, message.injected),
+                )
+                for n, (message, text, start, length) in enumerate(pending)
+            ]
             conn.executemany(
                 "INSERT INTO messages(id, file, position, message_id, role, kind, tier, timestamp, grams, block,"
                 " start, length) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                [(row, file_id, message.index, message.id, message.role.value, message.kind.value, rank,
-                  message.timestamp or updated, int(grams), block, start, length)
-                 for row, message, _, start, length, grams, rank in rows],
+                [
+                    (
+                        row,
+                        file_id,
+                        message.index,
+                        message.id,
+                        message.role.value,
+                        message.kind.value,
+                        rank,
+                        message.timestamp or updated,
+                        int(grams),
+                        block,
+                        start,
+                        length,
+                    )
+                    for row, message, _, start, length, grams, rank in rows
+                ],
             )
             for table in ("words", "tool_words"):
-                conn.executemany(f"INSERT INTO {table}(rowid, body) VALUES (?, ?)",
-                                 [(row, _word_text(text)) for row, _, text, _, _, _, rank in rows
-                                  if _word_table(rank) == table])
-            conn.executemany("INSERT INTO grams(rowid, body) VALUES (?, ?)",
-                             [(row, text) for row, _, text, _, _, grams, _ in rows if grams])
+                conn.executemany(
+                    f"INSERT INTO {table}(rowid, body) VALUES (?, ?)",
+                    [(row, _word_text(text)) for row, _, text, _, _, _, rank in rows if _word_table(rank) == table],
+                )
+            conn.executemany(
+                "INSERT INTO grams(rowid, body) VALUES (?, ?)",
+                [(row, text) for row, _, text, _, _, grams, _ in rows if grams],
+            )
             pending.clear()
             packed.clear()
             size = 0
@@ -461,13 +539,15 @@ class SearchIndex:
 
     def _drop_messages(self, conn: sqlite3.Connection, file_id: int) -> None:
         """Remove a file's messages from the tables; contentless FTS needs each text to forget it."""
-        rows = conn.execute("SELECT id, tier, grams, block, start, length FROM messages WHERE file = ?",
-                            (file_id,)).fetchall()
+        rows = conn.execute(
+            "SELECT id, tier, grams, block, start, length FROM messages WHERE file = ?", (file_id,)
+        ).fetchall()
         for message_id, rank, grams, block, start, length in rows:
             text = self._text(conn, block, start, length)
             table = _word_table(rank)
-            conn.execute(f"INSERT INTO {table}({table}, rowid, body) VALUES ('delete', ?, ?)",
-                         (message_id, _word_text(text)))
+            conn.execute(
+                f"INSERT INTO {table}({table}, rowid, body) VALUES ('delete', ?, ?)", (message_id, _word_text(text))
+            )
             if grams:
                 conn.execute("INSERT INTO grams(grams, rowid, body) VALUES ('delete', ?, ?)", (message_id, text))
         conn.execute("DELETE FROM messages WHERE file = ?", (file_id,))
@@ -515,7 +595,11 @@ class SearchIndex:
     # --- searching -------------------------------------------------------------------------------
 
     def search(
-        self, query: SearchQuery, filters: SearchFilters = SearchFilters(), limit: int = 20, offset: int = 0,
+        self,
+        query: SearchQuery,
+        filters: SearchFilters = SearchFilters(),
+        limit: int = 20,
+        offset: int = 0,
         notice: Notice | None = None,
     ) -> list[SearchHit]:
         """The best `limit` hits after `offset`: conversation before tool traffic, then by bm25, newest first."""
@@ -541,21 +625,45 @@ class SearchIndex:
             rows = self._phase(conn, query, filters, "words", query.word_match, wanted, seen)
             if len(rows) < wanted:
                 seen = {key: -1 for key in seen}  # the next phase only needs to know these were shown
-                rows += self._phase(conn, query, filters, "tool_words", query.loose_word_match, wanted - len(rows),
-                                    seen)
+                rows += self._phase(
+                    conn, query, filters, "tool_words", query.loose_word_match, wanted - len(rows), seen
+                )
         else:
             rows = self._phase(conn, query, filters, None, None, wanted, seen)
         hits = []
-        for position, message_id, role, kind, stamp, text, agent, session_id, path, title, cwd, archived in rows[offset:]:
+        for position, message_id, role, kind, stamp, text, agent, session_id, path, title, cwd, archived in rows[
+            offset:
+        ]:
             snippet = make_snippet(redact(text).text, query.needles)
-            hits.append(SearchHit(
-                agent, session_id, path, redact(title).text if title else None, cwd, message_id, position, role,
-                kind, stamp, snippet.text, snippet.spans, bool(archived),
-            ))
+            hits.append(
+                SearchHit(
+                    agent,
+                    session_id,
+                    path,
+                    redact(title).text if title else None,
+                    cwd,
+                    message_id,
+                    position,
+                    role,
+                    kind,
+                    stamp,
+                    snippet.text,
+                    snippet.spans,
+                    bool(archived),
+                )
+            )
         return hits
 
-    def _phase(self, conn: sqlite3.Connection, query: SearchQuery, filters: SearchFilters, table: str | None,
-               match: str | None, wanted: int, seen: dict[tuple[Any, ...], int]) -> list[tuple[Any, ...]]:
+    def _phase(
+        self,
+        conn: sqlite3.Connection,
+        query: SearchQuery,
+        filters: SearchFilters,
+        table: str | None,
+        match: str | None,
+        wanted: int,
+        seen: dict[tuple[Any, ...], int],
+    ) -> list[tuple[Any, ...]]:
         """The first `wanted` matching rows from one word table (or from every message when `table` is None)."""
         where: list[str] = []
         args: list[object] = []
@@ -605,8 +713,15 @@ class SearchIndex:
                 raise SearchQueryError(f"The search index cannot run this query: {error}.") from None
             raise
 
-    def _rows(self, conn: sqlite3.Connection, sql: str, args: list[object], confirm: Callable[[str], bool] | None,
-              wanted: int, seen: dict[tuple[Any, ...], int]) -> list[tuple[Any, ...]]:
+    def _rows(
+        self,
+        conn: sqlite3.Connection,
+        sql: str,
+        args: list[object],
+        confirm: Callable[[str], bool] | None,
+        wanted: int,
+        seen: dict[tuple[Any, ...], int],
+    ) -> list[tuple[Any, ...]]:
         """The first `wanted` rows with their texts, read in rounds of candidates.
 
         When the index only narrows (characters, phrases in the position-less table) each candidate

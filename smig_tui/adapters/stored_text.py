@@ -75,8 +75,7 @@ class LineText:
 
     def _changed(self) -> SourceChangedError:
         return SourceChangedError(
-            f"{self.path} was rewritten after smig read it (line at byte {self.offset} differs); "
-            "reload the session."
+            f"{self.path} was rewritten after smig read it (line at byte {self.offset} differs); reload the session."
         )
 
 

@@ -82,8 +82,7 @@ def map_error(error: openai.OpenAIError, config: SummarizerConfig) -> SummaryErr
     if isinstance(error, openai.NotFoundError):
         hint = f" (for Ollama: `ollama pull {config.model}`)" if config.is_local else ""
         return SummaryModelNotFoundError(
-            f"Model {config.model!r} was not found at {where} (HTTP 404); "
-            f"set [summarizer] model or --model{hint}."
+            f"Model {config.model!r} was not found at {where} (HTTP 404); set [summarizer] model or --model{hint}."
         )
     if isinstance(error, openai.RateLimitError):
         return RateLimitError(
@@ -94,12 +93,9 @@ def map_error(error: openai.OpenAIError, config: SummarizerConfig) -> SummaryErr
         detail = _status_detail(error)
         if error.status_code >= 500:
             return ProviderUnavailableError(
-                f"{config.provider} failed with HTTP {error.status_code} after "
-                f"{config.max_retries} retries ({detail})."
+                f"{config.provider} failed with HTTP {error.status_code} after {config.max_retries} retries ({detail})."
             )
-        return SummaryError(
-            f"{config.provider} refused the request with HTTP {error.status_code} ({detail})."
-        )
+        return SummaryError(f"{config.provider} refused the request with HTTP {error.status_code} ({detail}).")
     return SummaryError(f"The summarizer failed: {_one_line(str(error), 160)}")
 
 
@@ -195,9 +191,7 @@ class OpenAIChatBackend:
             abandon.set()
         return self._reply("".join(pieces), finish)
 
-    def _pump(
-        self, request: dict[str, Any], items: queue.Queue[Any], abandon: threading.Event
-    ) -> None:
+    def _pump(self, request: dict[str, Any], items: queue.Queue[Any], abandon: threading.Event) -> None:
         """Move stream chunks (or the error that ended it) into `items`, until told to stop."""
         try:
             with self._client.chat.completions.create(**request, stream=True) as stream:

@@ -21,12 +21,8 @@ class ProviderPreset:
 
 
 PROVIDERS: dict[str, ProviderPreset] = {
-    "openai": ProviderPreset(
-        "https://api.openai.com/v1", "OPENAI_API_KEY", "gpt-4.1-mini", 1_047_576
-    ),
-    "deepseek": ProviderPreset(
-        "https://api.deepseek.com", "DEEPSEEK_API_KEY", "deepseek-chat", 128_000
-    ),
+    "openai": ProviderPreset("https://api.openai.com/v1", "OPENAI_API_KEY", "gpt-4.1-mini", 1_047_576),
+    "deepseek": ProviderPreset("https://api.deepseek.com", "DEEPSEEK_API_KEY", "deepseek-chat", 128_000),
     # Ollama's OpenAI-compatible endpoint; its default context is small, so chunk conservatively.
     "local": ProviderPreset("http://127.0.0.1:11434/v1", None, None, 8_192),
 }
@@ -66,9 +62,7 @@ def _typed(table: Mapping[str, Any], key: str, kind: type | tuple[type, ...], wh
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, kind):
-        raise ConfigError(
-            f"{where}: [summarizer] {key} has the wrong type ({type(value).__name__})."
-        )
+        raise ConfigError(f"{where}: [summarizer] {key} has the wrong type ({type(value).__name__}).")
     return value
 
 
@@ -84,9 +78,7 @@ def resolve_config(
     """Merge provider defaults < the `[summarizer]` table < env (`SMIG_SUMMARY_*`) < arguments."""
     unknown = sorted(set(table) - _KEYS)
     if unknown:
-        raise ConfigError(
-            f"{where}: unknown key [summarizer] {unknown[0]} (known: {', '.join(sorted(_KEYS))})."
-        )
+        raise ConfigError(f"{where}: unknown key [summarizer] {unknown[0]} (known: {', '.join(sorted(_KEYS))}).")
     name = provider or env.get("SMIG_SUMMARY_PROVIDER") or _typed(table, "provider", str, where)
     name = name or _default_provider(env)
     preset = PROVIDERS.get(name)
@@ -95,15 +87,11 @@ def resolve_config(
         url = env.get("OPENAI_BASE_URL")
     url = url or (preset.base_url if preset else None)
     if not url:
-        raise ConfigError(
-            f"{where}: provider {name!r} needs [summarizer] base_url (or --base-url)."
-        )
+        raise ConfigError(f"{where}: provider {name!r} needs [summarizer] base_url (or --base-url).")
     chosen = model or env.get("SMIG_SUMMARY_MODEL") or _typed(table, "model", str, where)
     chosen = chosen or (preset.model if preset else None)
     if not chosen:
-        raise ConfigError(
-            f"{where}: provider {name!r} needs [summarizer] model (or --model, SMIG_SUMMARY_MODEL)."
-        )
+        raise ConfigError(f"{where}: provider {name!r} needs [summarizer] model (or --model, SMIG_SUMMARY_MODEL).")
     key_env = _typed(table, "api_key_env", str, where) or (preset.api_key_env if preset else None)
     timeout = _typed(table, "timeout", (int, float), where)
     retries = _typed(table, "max_retries", int, where)
@@ -134,7 +122,4 @@ def key_problem(config: SummarizerConfig) -> str | None:
     if config.api_key or config.is_local:
         return None
     env_name = config.api_key_env or "the variable named by [summarizer] api_key_env"
-    return (
-        f"No API key for the {config.provider} summarizer: set {env_name} "
-        '(or use provider = "local").'
-    )
+    return f'No API key for the {config.provider} summarizer: set {env_name} (or use provider = "local").'

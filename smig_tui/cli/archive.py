@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `archive` (and `archive restore ID`) to the CLI."""
     archive = subparsers.add_parser(
-        "archive", help="copy every session into smig's archive (compressed, deduplicated)",
+        "archive",
+        help="copy every session into smig's archive (compressed, deduplicated)",
         description="Copy every session file into smig's data folder, compressed and deduplicated, so it "
         "outlives the agents' cleanup. `smig archive restore ID` writes one back where its agent finds it.",
     )
@@ -36,8 +37,11 @@ def run_archive(args: argparse.Namespace, ctx: Context) -> int:
         if not args.id:
             raise UsageError("`smig archive restore` needs the id of an archived session.")
         entry = archive.find(args.id)
-        live = [info for info in services.iter_sessions(include_subagents=True, warn=ctx.out.warn)
-                if info.id == entry.session_id and not info.archived]
+        live = [
+            info
+            for info in services.iter_sessions(include_subagents=True, warn=ctx.out.warn)
+            if info.id == entry.session_id and not info.archived
+        ]
         if live:
             raise WriteRefusedError(
                 f"Session {entry.session_id} is still in the agent's folder ({live[0].path}); nothing restored."

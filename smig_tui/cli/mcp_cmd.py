@@ -12,7 +12,8 @@ if TYPE_CHECKING:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `mcp` to the CLI."""
     mcp = subparsers.add_parser(
-        "mcp", help="serve smig's tools over MCP (stdio) to Claude Code, Codex or any MCP client",
+        "mcp",
+        help="serve smig's tools over MCP (stdio) to Claude Code, Codex or any MCP client",
         description="Serve smig's migration tools to an agent over the Model Context Protocol on stdio.",
     )
     mcp.set_defaults(handler=run_mcp)

@@ -48,12 +48,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="put Claude Code's bundle in this project's memory, loaded only when Claude runs there "
         "(default: user memory, imported by ~/.claude/CLAUDE.md and loaded in every project)",
     )
-    memory.add_argument(
-        "--dry-run", action="store_true", help="show the diff of what would change; write nothing"
-    )
-    memory.add_argument(
-        "--quiet", action="store_true", help="print nothing unless something changed or failed"
-    )
+    memory.add_argument("--dry-run", action="store_true", help="show the diff of what would change; write nothing")
+    memory.add_argument("--quiet", action="store_true", help="print nothing unless something changed or failed")
     memory.add_argument("--json", action="store_true", help="print JSON for scripts")
     memory.set_defaults(handler=run_memory)
 
@@ -106,9 +102,7 @@ def _print_status(plan: MemoryPlan, ctx: Context, quiet: bool) -> None:
         ctx.out.data(f"{title} ({len(report.sources)} file(s))")
         for source in report.sources:
             ctx.out.data(f"  {_size(source.size):>9}  {source.role.value:<8}  {_label(source)}")
-        ctx.out.data(
-            f"  {report.direction.value}: {report.note}{_redaction_note(report.redactions)}"
-        )
+        ctx.out.data(f"  {report.direction.value}: {report.note}{_redaction_note(report.redactions)}")
         pending = [write for write in plan.writes if write.direction is report.direction]
         for write in pending:
             ctx.out.data(f"    would {write.action.value} {write.path}: {write.reason}")

@@ -21,7 +21,6 @@ from smig_tui.core.models import Plan, Session, Strategy
 from smig_tui.core.plans import left_out
 
 if TYPE_CHECKING:
-
     from smig_tui.cli.main import Context
 
 _STRATEGIES = [strategy.value for strategy in Strategy]
@@ -38,20 +37,31 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     migrate = subparsers.add_parser("migrate", help="commit a migration: store it, write native sessions or exports")
     migrate.add_argument("id", help="session id, unique id prefix, or path to the .jsonl file")
     migrate.add_argument("--target", required=True, metavar="MODEL", help="model to continue in")
-    migrate.add_argument("--to", action="append", choices=[d.value for d in Destination], default=[],
-                         help="destination, repeatable (default: store only; storage always records a commit)")
-    migrate.add_argument("--strategy", choices=_STRATEGIES,
-                         help="compression (default: truncate, which migrates as-is when it fits)")
+    migrate.add_argument(
+        "--to",
+        action="append",
+        choices=[d.value for d in Destination],
+        default=[],
+        help="destination, repeatable (default: store only; storage always records a commit)",
+    )
+    migrate.add_argument(
+        "--strategy", choices=_STRATEGIES, help="compression (default: truncate, which migrates as-is when it fits)"
+    )
     migrate.add_argument("--out", type=Path, metavar="FILE", help="file for --to markdown/json")
-    migrate.add_argument("--cwd", metavar="PATH",
-                         help="write the claude/codex session for this project folder instead of the source's")
+    migrate.add_argument(
+        "--cwd", metavar="PATH", help="write the claude/codex session for this project folder instead of the source's"
+    )
     migrate.add_argument("--force", action="store_true", help="replace an existing --out file")
     migrate.add_argument("--dry-run", action="store_true", help="show exactly what would be written, write nothing")
     migrate.add_argument("--json", action="store_true", help="print JSON for scripts")
-    migrate.add_argument("--no-redact", action="store_true",
-                         help="keep secrets (API keys, tokens) as they are instead of [REDACTED:kind]")
-    migrate.add_argument("--yes-send", action="store_true",
-                         help="summary strategies: send the redacted conversation to the summarizer")
+    migrate.add_argument(
+        "--no-redact",
+        action="store_true",
+        help="keep secrets (API keys, tokens) as they are instead of [REDACTED:kind]",
+    )
+    migrate.add_argument(
+        "--yes-send", action="store_true", help="summary strategies: send the redacted conversation to the summarizer"
+    )
     migrate.set_defaults(handler=run_migrate)
 
     export = subparsers.add_parser("export", help="export a session (or its migration to a target) as Markdown/JSON")
@@ -63,8 +73,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     export.add_argument("--force", action="store_true", help="replace an existing --out file")
     export.add_argument("--clipboard", action="store_true", help="copy to the clipboard (OSC 52 or a system tool)")
     export.add_argument("--no-redact", action="store_true", help="keep secrets as they are")
-    export.add_argument("--yes-send", action="store_true",
-                        help="summary strategies: send the redacted conversation to the summarizer")
+    export.add_argument(
+        "--yes-send", action="store_true", help="summary strategies: send the redacted conversation to the summarizer"
+    )
     export.set_defaults(handler=run_export)
 
     history = subparsers.add_parser("history", help="list committed migrations")
@@ -78,8 +89,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     show.set_defaults(handler=run_history_show)
 
 
-def _plan(ctx: Context, session: Session, target: str, strategy: str | None, yes_send: bool = False,
-          agent: str | None = None) -> Plan:
+def _plan(
+    ctx: Context, session: Session, target: str, strategy: str | None, yes_send: bool = False, agent: str | None = None
+) -> Plan:
     """Plan with the chosen strategy; by default truncation, which keeps everything when it fits."""
     from smig_tui.core.capacity import retired_warning
 
@@ -110,8 +122,16 @@ def run_migrate(args: argparse.Namespace, ctx: Context) -> int:
     if not args.dry_run:
         for note in ctx.services.recover_commits():
             ctx.out.diag(note)
-    result = ctx.services.migrate(session, plan, destinations, dry_run=args.dry_run,
-                                  out=args.out, force=args.force, redact=not args.no_redact, cwd=cwd)
+    result = ctx.services.migrate(
+        session,
+        plan,
+        destinations,
+        dry_run=args.dry_run,
+        out=args.out,
+        force=args.force,
+        redact=not args.no_redact,
+        cwd=cwd,
+    )
     if result.redactions:
         kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(result.redactions.items()))
         ctx.out.diag(f"smig: redacted {sum(result.redactions.values())} secrets ({kinds}); --no-redact keeps them")
@@ -126,8 +146,9 @@ def _landing_folder(ctx: Context, value: str, destinations: set[Destination]) ->
     """The absolute project folder `--cwd` names; it may be another machine's path, so it need not exist."""
     agents = [entry.id for entry in ctx.services.agents]
     if not {destination.value for destination in destinations} & set(agents):
-        raise UsageError(f"--cwd names the project folder of a native session; add --to {', '.join(agents[:-1])} "
-                         f"or {agents[-1]}.")
+        raise UsageError(
+            f"--cwd names the project folder of a native session; add --to {', '.join(agents[:-1])} or {agents[-1]}."
+        )
     folder = os.path.expanduser(value.strip())
     if not folder:
         raise UsageError("--cwd needs a folder.")
@@ -167,8 +188,11 @@ def result_to_json(result: MigrationResult, include_data: bool = False) -> dict[
     """Serialise a migration result for `--json`; a dry run can include every file's content."""
     files = []
     for planned in result.files:
-        entry: dict[str, Any] = {"destination": planned.destination.value, "path": planned.path,
-                                 "bytes": len(planned.data.encode("utf-8"))}
+        entry: dict[str, Any] = {
+            "destination": planned.destination.value,
+            "path": planned.path,
+            "bytes": len(planned.data.encode("utf-8")),
+        }
         if planned.native:
             entry.update(session_id=planned.native.session_id, resume_command=planned.native.resume_command)
         if include_data:
@@ -243,10 +267,15 @@ def run_history(args: argparse.Namespace, ctx: Context) -> int:
     for column in ("source", "target", "strategy", "tokens", "outputs"):
         table.add_column(column, no_wrap=True, overflow="ellipsis", max_width=32)
     for record in records:
-        table.add_row(record.id, record.created[:16].replace("T", " "),
-                      f"{record.source.agent}:{record.source.id[:8]}", record.target,
-                      record.strategy, f"{record.tokens_before:,} → {record.tokens_after:,}",
-                      ", ".join(output.agent for output in record.outputs) or "store")
+        table.add_row(
+            record.id,
+            record.created[:16].replace("T", " "),
+            f"{record.source.agent}:{record.source.id[:8]}",
+            record.target,
+            record.strategy,
+            f"{record.tokens_before:,} → {record.tokens_after:,}",
+            ", ".join(output.agent for output in record.outputs) or "store",
+        )
     ctx.out.console.print(table)
     return 0
 
@@ -274,9 +303,14 @@ def run_history_show(args: argparse.Namespace, ctx: Context) -> int:
         ctx.out.json(record_to_json(record))
         return 0
     facts = [
-        ("id", record.id), ("created", record.created), ("source", f"{record.source.agent} {record.source.id}"),
-        ("source file", record.source.path), ("source sha256", record.source.sha256),
-        ("cwd", record.source.cwd or ""), ("target", record.target), ("strategy", record.strategy),
+        ("id", record.id),
+        ("created", record.created),
+        ("source", f"{record.source.agent} {record.source.id}"),
+        ("source file", record.source.path),
+        ("source sha256", record.source.sha256),
+        ("cwd", record.source.cwd or ""),
+        ("target", record.target),
+        ("strategy", record.strategy),
         ("fits", "yes" if record.decision.get("fits") else "no"),
         ("tokens", f"{record.tokens_before:,} → {record.tokens_after:,}"),
         ("messages", f"{len(record.kept_ids)} kept, {record.left_out} left out ({record.left_out_tokens:,} tokens)"),

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from smig_tui.cli.main import Context
     from smig_tui.core.capacity import LiveListing
 
+
 def _agent_name(agent: str) -> str:
     """An agent's name as its users write it (the registry's), its id for one smig does not know."""
     return next((entry.name for entry in agent_entries() if entry.id == agent), agent)
@@ -24,11 +25,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     models = subparsers.add_parser("models", help="list the models smig knows, with their windows and sources")
     models.add_argument("query", nargs="?", default="", help="only models whose name, alias or provider contains this")
     models.add_argument("--json", action="store_true", help="print JSON for scripts")
-    models.add_argument("--refresh", action="store_true",
-                        help="fetch windows live from providers (those in [providers] or with an API key set) and cache them")
-    models.add_argument("--provider", action="append", default=[], metavar="NAME",
-                        help="with --refresh: ask this provider (openai, openrouter, deepseek, ollama, vllm, lmstudio, "
-                             "or a [providers.NAME] table); repeatable")
+    models.add_argument(
+        "--refresh",
+        action="store_true",
+        help="fetch windows live from providers (those in [providers] or with an API key set) and cache them",
+    )
+    models.add_argument(
+        "--provider",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="with --refresh: ask this provider (openai, openrouter, deepseek, ollama, vllm, lmstudio, "
+        "or a [providers.NAME] table); repeatable",
+    )
     models.set_defaults(handler=run_models)
 
 
@@ -58,8 +67,10 @@ def _refresh(args: argparse.Namespace, ctx: Context) -> int:
     """Ask the providers, cache what they report, and say what happened in one line each."""
     results = ctx.services.refresh_capacities(args.provider)
     if not results:
-        ctx.out.diag("smig: no provider to ask: name one with --provider (openai, openrouter, deepseek, ollama, "
-                     "vllm, lmstudio) or add [providers.NAME] with base_url to the config file.")
+        ctx.out.diag(
+            "smig: no provider to ask: name one with --provider (openai, openrouter, deepseek, ollama, "
+            "vllm, lmstudio) or add [providers.NAME] with base_url to the config file."
+        )
         return 1
     rows = []
     for name, outcome in results:
@@ -106,12 +117,19 @@ def _print_table(ctx: Context, models: list[ModelCapacity]) -> None:
     widest = max(len(model.name) for model in models)
     for column in columns:
         left = column in ("model", "status", "usable in agent")
-        out.add_column(column, no_wrap=True, justify="left" if left else "right",
-                       min_width=widest if column == "model" else None)  # names are never cut
+        out.add_column(
+            column, no_wrap=True, justify="left" if left else "right", min_width=widest if column == "model" else None
+        )  # names are never cut
     for model in models:
-        out.add_row(model.name, _status_cell(model), f"{model.context_window:,}",
-                    f"{model.max_input:,}" if model.max_input else "", f"{model.max_output:,}",
-                    _agent_cell(model), f"{model.calibration:g}")
+        out.add_row(
+            model.name,
+            _status_cell(model),
+            f"{model.context_window:,}",
+            f"{model.max_input:,}" if model.max_input else "",
+            f"{model.max_output:,}",
+            _agent_cell(model),
+            f"{model.calibration:g}",
+        )
     ctx.out.console.print(out)
 
 
@@ -135,22 +153,36 @@ def _print_detail(ctx: Context, model: ModelCapacity) -> None:
     if model.harness_window and dict(model.sources).get("harness_window"):
         say(f"  usable window {model.harness_window:,}: {model.source_of('harness_window')}")
     exact = "exact" if model.calibration == 1.0 else "estimate"
-    say(f"  counted with {model.encoding} x {model.calibration:g} ({exact}, {model.tokenizer or 'no'} tokenizer family): "
-        f"{model.source_of('calibration') or model.source}")
+    say(
+        f"  counted with {model.encoding} x {model.calibration:g} ({exact}, {model.tokenizer or 'no'} tokenizer family): "
+        f"{model.source_of('calibration') or model.source}"
+    )
 
 
 def model_to_json(model: ModelCapacity) -> dict[str, Any]:
     """Serialise a capacity row for `--json` output, every figure with its source."""
     return {
-        "name": model.name, "provider": model.provider, "status": model.status, "retired": model.retired,
-        "replacement": model.replacement, "released": model.released,
-        "context_window": model.context_window, "max_output": model.max_output, "max_input": model.max_input,
-        "encoding": model.encoding, "tokenizer": model.tokenizer, "calibration": model.calibration,
+        "name": model.name,
+        "provider": model.provider,
+        "status": model.status,
+        "retired": model.retired,
+        "replacement": model.replacement,
+        "released": model.released,
+        "context_window": model.context_window,
+        "max_output": model.max_output,
+        "max_input": model.max_input,
+        "encoding": model.encoding,
+        "tokenizer": model.tokenizer,
+        "calibration": model.calibration,
         "harness_window": model.harness_window,
-        "agents": [{"agent": a.agent, "window": a.window, "usable": a.usable, "max_window": a.max_window,
-                    "source": a.source} for a in model.agents],
+        "agents": [
+            {"agent": a.agent, "window": a.window, "usable": a.usable, "max_window": a.max_window, "source": a.source}
+            for a in model.agents
+        ],
         "source": model.source,
-        "sources": {figure: model.source_of(figure) for figure in ("context_window", "max_output", "max_input",
-                                                                  "calibration", "harness_window")},
+        "sources": {
+            figure: model.source_of(figure)
+            for figure in ("context_window", "max_output", "max_input", "calibration", "harness_window")
+        },
         "aliases": list(model.aliases),
     }

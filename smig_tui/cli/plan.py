@@ -24,21 +24,42 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     plan = subparsers.add_parser("plan", help="check whether a session fits a target model and preview a compression")
     plan.add_argument("id", help="session id, unique id prefix, or path to the .jsonl file")
     plan.add_argument("--target", "-t", required=True, metavar="MODEL", help="target model (see `smig models`)")
-    plan.add_argument("--strategy", "-s", default=Strategy.TRUNCATE.value,
-                      choices=[s.value for s in Strategy], help="how to compress when it does not fit (default: truncate)")
-    plan.add_argument("--reserve", type=_tokens, metavar="N", help="tokens kept free for the reply (default: min(max output, 16000))")
+    plan.add_argument(
+        "--strategy",
+        "-s",
+        default=Strategy.TRUNCATE.value,
+        choices=[s.value for s in Strategy],
+        help="how to compress when it does not fit (default: truncate)",
+    )
+    plan.add_argument(
+        "--reserve", type=_tokens, metavar="N", help="tokens kept free for the reply (default: min(max output, 16000))"
+    )
     plan.add_argument("--pin-first", action="store_true", help="always keep the first message you typed")
-    plan.add_argument("--pin", action="append", default=[], metavar="MESSAGE_ID", help="always keep this message (repeatable)")
-    plan.add_argument("--no-harness", action="store_true",
-                      help="use the model's full window, not the agent harness's usable share")
-    plan.add_argument("--to", choices=RECEIVING_AGENTS, metavar="AGENT",
-                      help="the agent that will resume it, whose overhead (system prompt, tools) is taken off "
-                           f"the room ({', '.join(RECEIVING_AGENTS)}; default: the one the model's provider implies)")
+    plan.add_argument(
+        "--pin", action="append", default=[], metavar="MESSAGE_ID", help="always keep this message (repeatable)"
+    )
+    plan.add_argument(
+        "--no-harness", action="store_true", help="use the model's full window, not the agent harness's usable share"
+    )
+    plan.add_argument(
+        "--to",
+        choices=RECEIVING_AGENTS,
+        metavar="AGENT",
+        help="the agent that will resume it, whose overhead (system prompt, tools) is taken off "
+        f"the room ({', '.join(RECEIVING_AGENTS)}; default: the one the model's provider implies)",
+    )
     plan.add_argument("--json", action="store_true", help="print JSON for scripts")
-    plan.add_argument("--all", action="store_true", dest="all_rows",
-                      help="list every dropped message (by default long runs of them are cut to their ends)")
-    plan.add_argument("--yes-send", action="store_true",
-                      help="summary strategies: send the redacted head to the summarizer (see `smig summarize`)")
+    plan.add_argument(
+        "--all",
+        action="store_true",
+        dest="all_rows",
+        help="list every dropped message (by default long runs of them are cut to their ends)",
+    )
+    plan.add_argument(
+        "--yes-send",
+        action="store_true",
+        help="summary strategies: send the redacted head to the summarizer (see `smig summarize`)",
+    )
     plan.set_defaults(handler=run_plan)
 
 
@@ -61,14 +82,19 @@ def run_plan(args: argparse.Namespace, ctx: Context) -> int:
     capacity = services.capacities.lookup(args.target)
     info = services.find_session(args.id, warn=ctx.out.warn)
     session = services.load_session(info, warn=ctx.out.warn)
-    options: dict[str, Any] = {"pins": args.pin, "reserve": args.reserve,
-                               "pin_first_user": True if args.pin_first else None,
-                               "harness": False if args.no_harness else None, "agent": args.to}
+    options: dict[str, Any] = {
+        "pins": args.pin,
+        "reserve": args.reserve,
+        "pin_first_user": True if args.pin_first else None,
+        "harness": False if args.no_harness else None,
+        "agent": args.to,
+    }
     if args.strategy in (Strategy.SUMMARY.value, Strategy.SUMMARY_TAIL.value):
         from smig_tui.cli.summarize import summarized_plan
 
-        plan = summarized_plan(ctx, session, capacity.name, Strategy(args.strategy), yes_send=args.yes_send,
-                               pending_ok=True, **options)
+        plan = summarized_plan(
+            ctx, session, capacity.name, Strategy(args.strategy), yes_send=args.yes_send, pending_ok=True, **options
+        )
     else:
         plan = services.plan(session, capacity.name, Strategy(args.strategy), **options)
     counter = services.counter_for(capacity)
@@ -87,11 +113,16 @@ def run_plan(args: argparse.Namespace, ctx: Context) -> int:
         overhead = services.overhead_for(capacity, args.to)
         source = f"; {overhead.source}" if overhead else ""
         agent = overhead.agent if overhead else "the agent"
-        chosen = ("chosen with --to" if args.to
-                  else f"assumed from the {capacity.provider} provider; --to AGENT plans for another")
-        ctx.out.data(f"agent overhead: {plan.decision.overhead:,} tokens that {agent} adds to every request "
-                     f"({chosen}; system prompt, tools, injected context{source}; [agents.{agent}] overhead = N "
-                     "in config.toml changes it)")
+        chosen = (
+            "chosen with --to"
+            if args.to
+            else f"assumed from the {capacity.provider} provider; --to AGENT plans for another"
+        )
+        ctx.out.data(
+            f"agent overhead: {plan.decision.overhead:,} tokens that {agent} adds to every request "
+            f"({chosen}; system prompt, tools, injected context{source}; [agents.{agent}] overhead = N "
+            "in config.toml changes it)"
+        )
     elif not args.no_harness:
         ctx.out.data(f"agent overhead: none taken off: {_no_overhead_reason(capacity, args.to)}")
     ctx.out.data(plan_line(plan))
@@ -107,10 +138,14 @@ def run_plan(args: argparse.Namespace, ctx: Context) -> int:
 def _no_overhead_reason(capacity: ModelCapacity, agent: str | None) -> str:
     """Why a plan with the harness on takes no agent's overhead off."""
     if capacity.harness_window is None:
-        return (f"smig knows no agent's usable window for {capacity.name}, so it plans on the full window "
-                f'(set harness_window under [models."{capacity.name}"] in config.toml to plan for an agent)')
-    return (f"no agent is implied by the {capacity.provider} provider; --to AGENT takes off the overhead of "
-            "the agent that will resume it")
+        return (
+            f"smig knows no agent's usable window for {capacity.name}, so it plans on the full window "
+            f'(set harness_window under [models."{capacity.name}"] in config.toml to plan for an agent)'
+        )
+    return (
+        f"no agent is implied by the {capacity.provider} provider; --to AGENT takes off the overhead of "
+        "the agent that will resume it"
+    )
 
 
 def decision_line(decision: Decision, capacity: ModelCapacity) -> str:
@@ -134,16 +169,21 @@ def plan_line(plan: Plan) -> str:
     """Summarise a plan in one line: kept, left out (conversation messages only), tokens."""
     omitted, omitted_tokens = left_out(plan)
     gone = f"leaves out {omitted} ({omitted_tokens:,} tokens)" if omitted else "leaves out nothing"
-    return (f"{plan.strategy.value}: keeps {len(plan.kept)} messages, {gone}, "
-            f"{plan.tokens_before:,} -> {plan.tokens_after:,} tokens")
+    return (
+        f"{plan.strategy.value}: keeps {len(plan.kept)} messages, {gone}, "
+        f"{plan.tokens_before:,} -> {plan.tokens_after:,} tokens"
+    )
 
 
 def overhead_to_json(plan: Plan, overhead: AgentOverhead | None) -> dict[str, Any] | None:
     """The receiving agent's overhead taken off the budget, with where the figure comes from."""
     if not plan.decision.overhead:
         return None
-    return {"agent": overhead.agent if overhead else None, "tokens": plan.decision.overhead,
-            "source": overhead.source if overhead else None}
+    return {
+        "agent": overhead.agent if overhead else None,
+        "tokens": plan.decision.overhead,
+        "source": overhead.source if overhead else None,
+    }
 
 
 _ROLE = {"assistant": "asst", "developer": "dev"}
@@ -211,10 +251,19 @@ def plan_to_json(plan: Plan, capacity: ModelCapacity, counter: str) -> dict[str,
     return {
         "target": capacity.name,
         "counter": counter,
-        "decision": {"fits": d.fits, "session_tokens": d.session_tokens, "budget": d.budget,
-                     "window": d.window, "reserve": d.reserve, "prompt_limit": d.prompt_limit,
-                     "harness": d.harness, "over_by": d.over_by, "exact": d.exact, "partial": d.partial,
-                     "overhead": d.overhead},
+        "decision": {
+            "fits": d.fits,
+            "session_tokens": d.session_tokens,
+            "budget": d.budget,
+            "window": d.window,
+            "reserve": d.reserve,
+            "prompt_limit": d.prompt_limit,
+            "harness": d.harness,
+            "over_by": d.over_by,
+            "exact": d.exact,
+            "partial": d.partial,
+            "overhead": d.overhead,
+        },
         "left_out": dict(zip(("messages", "tokens"), left_out(plan), strict=True)),
         "strategy": plan.strategy.value,
         "tokens_before": plan.tokens_before,
@@ -224,9 +273,17 @@ def plan_to_json(plan: Plan, capacity: ModelCapacity, counter: str) -> dict[str,
         "summary_budget": plan.summary_budget,
         "notes": list(plan.notes),
         "items": [
-            {"index": it.message.index, "id": it.message.id, "role": it.message.role.value,
-             "kind": it.message.kind.value, "tokens": it.tokens, "kept": it.kept, "reason": it.reason,
-             "shortened": it.text is not None, "original_tokens": it.original_tokens}
+            {
+                "index": it.message.index,
+                "id": it.message.id,
+                "role": it.message.role.value,
+                "kind": it.message.kind.value,
+                "tokens": it.tokens,
+                "kept": it.kept,
+                "reason": it.reason,
+                "shortened": it.text is not None,
+                "original_tokens": it.original_tokens,
+            }
             for it in plan.items
         ],
     }

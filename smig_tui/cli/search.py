@@ -18,7 +18,8 @@ BAR_WIDTH = 24
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `search` to the CLI."""
     search = subparsers.add_parser(
-        "search", help="find messages in every session (words, \"phrases\", prefix*)",
+        "search",
+        help='find messages in every session (words, "phrases", prefix*)',
         description='Search every session\'s messages. Terms must all match; "quoted words" match as a phrase, '
         "migr* as a prefix. Chinese, Japanese, Korean and emoji are matched as written.",
     )
@@ -40,12 +41,18 @@ def run_search(args: argparse.Namespace, ctx: Context) -> int:
     if args.limit < 1:
         raise SearchQueryError("--limit must be at least 1.")
     filters = search_filters(
-        agent=args.agent, cwd=args.cwd, role=args.role,
+        agent=args.agent,
+        cwd=args.cwd,
+        role=args.role,
         since=parse_since(args.since) if args.since else None,
     )
     bar = ProgressBar(ctx.out.stderr, quiet=ctx.out.quiet)
     hits = ctx.services.search(
-        " ".join(args.query), filters, limit=args.limit, warn=ctx.out.warn, progress=bar.update,
+        " ".join(args.query),
+        filters,
+        limit=args.limit,
+        warn=ctx.out.warn,
+        progress=bar.update,
         notice=lambda text: ctx.out.diag(f"smig: {text}"),
     )
     bar.finish()

@@ -11,7 +11,6 @@ from smig_tui.core.models import Agent, Message, Session, SessionInfo
 from smig_tui.services import agent_entries
 
 if TYPE_CHECKING:
-
     from smig_tui.cli.main import Context
 
 
@@ -35,9 +34,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run_list(args: argparse.Namespace, ctx: Context) -> int:
     """Print the session table (or JSON)."""
     agent = Agent(args.agent) if args.agent else None
-    sessions = ctx.services.list_sessions(
-        agent=agent, cwd=args.cwd, include_subagents=args.all, warn=ctx.out.warn
-    )
+    sessions = ctx.services.list_sessions(agent=agent, cwd=args.cwd, include_subagents=args.all, warn=ctx.out.warn)
     if args.limit > 0:
         sessions = sessions[: args.limit]
     if args.json:
@@ -86,7 +83,9 @@ def plain_table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]], max_wi
     widths = [min(max_width, max(len(row[i]) for row in (header, *rows))) for i in range(len(header))]
     lines = []
     for row in (header, *rows):
-        cells = [cell if len(cell) <= width else cell[: width - 1] + "…" for cell, width in zip(row, widths, strict=True)]
+        cells = [
+            cell if len(cell) <= width else cell[: width - 1] + "…" for cell, width in zip(row, widths, strict=True)
+        ]
         lines.append("  ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=True)).rstrip())
     return lines
 
@@ -131,8 +130,12 @@ def _print_header(session: Session, ctx: Context) -> None:
         ("version", info.source_version),
         ("path", info.path),
         ("messages", str(len(session.messages))),
-        ("context", f"{session.measured_context_tokens:,} tokens (logged by the agent)"
-         if session.measured_context_tokens is not None else None),
+        (
+            "context",
+            f"{session.measured_context_tokens:,} tokens (logged by the agent)"
+            if session.measured_context_tokens is not None
+            else None,
+        ),
         ("compactions", str(session.compactions) if session.compactions else None),
     ]
     for key, value in facts:

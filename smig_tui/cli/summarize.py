@@ -26,18 +26,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("id", help="session id, unique id prefix, or path to the .jsonl file")
     length = parser.add_mutually_exclusive_group()
-    length.add_argument(
-        "--target-chars", type=int, metavar="N", help="summary length in characters (default 6000)"
-    )
-    length.add_argument(
-        "--target-tokens", type=int, metavar="N", help="summary length as a token budget"
-    )
-    parser.add_argument(
-        "--model", metavar="M", help="summarizer model (overrides [summarizer] model)"
-    )
-    parser.add_argument(
-        "--provider", metavar="P", help="openai, deepseek, local, or a custom name with --base-url"
-    )
+    length.add_argument("--target-chars", type=int, metavar="N", help="summary length in characters (default 6000)")
+    length.add_argument("--target-tokens", type=int, metavar="N", help="summary length as a token budget")
+    parser.add_argument("--model", metavar="M", help="summarizer model (overrides [summarizer] model)")
+    parser.add_argument("--provider", metavar="P", help="openai, deepseek, local, or a custom name with --base-url")
     parser.add_argument(
         "--base-url",
         metavar="URL",
@@ -48,15 +40,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="TARGET",
         help="summarise only the head a summary-tail plan for TARGET drops, within its budget",
     )
-    parser.add_argument(
-        "--dry-run", action="store_true", help="say what would be sent, send nothing"
-    )
-    parser.add_argument(
-        "--no-cache", action="store_true", help="write a fresh summary even when one is cached"
-    )
-    parser.add_argument(
-        "--json", action="store_true", help="print the result as JSON instead of streaming"
-    )
+    parser.add_argument("--dry-run", action="store_true", help="say what would be sent, send nothing")
+    parser.add_argument("--no-cache", action="store_true", help="write a fresh summary even when one is cached")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON instead of streaming")
     parser.set_defaults(handler=run_summarize)
 
 
@@ -71,9 +57,7 @@ def run_summarize(args: argparse.Namespace, ctx: Context) -> int:
     session = ctx.services.load_session(info, warn=ctx.out.warn)
     messages, target_tokens = _selection(args, ctx, session)
     if not messages:
-        ctx.out.diag(
-            f"smig: session {session.id} fits {args.head_of_plan} as it is; nothing to summarise"
-        )
+        ctx.out.diag(f"smig: session {session.id} fits {args.head_of_plan} as it is; nothing to summarise")
         return 0
     summarizer = ctx.services.summarizer_for(args.provider, args.model, args.base_url)
     options: dict[str, Any] = {
@@ -98,9 +82,7 @@ def run_summarize(args: argparse.Namespace, ctx: Context) -> int:
     return 0
 
 
-def _selection(
-    args: argparse.Namespace, ctx: Context, session: Session
-) -> tuple[Sequence[Message], int | None]:
+def _selection(args: argparse.Namespace, ctx: Context, session: Session) -> tuple[Sequence[Message], int | None]:
     """The messages to summarise (all, or a plan's dropped head) and the plan's summary budget."""
     if not args.head_of_plan:
         return session.messages, None
@@ -144,11 +126,7 @@ def _run(
 def _report(ctx: Context, result: SummaryResult) -> None:
     """Say on stderr who wrote the summary and what it took."""
     how = "from the cache, nothing sent" if result.cached else f"{result.requests} request(s)"
-    cut = (
-        "; a reply may be incomplete (output cap reached or stream ended early)"
-        if result.truncated
-        else ""
-    )
+    cut = "; a reply may be incomplete (output cap reached or stream ended early)" if result.truncated else ""
     ctx.out.diag(
         f"smig: summary by {result.provider}/{result.model}: {len(result.text):,} characters, "
         f"{result.chunks} part(s), {how}; {describe_redactions(result.redactions)}{cut}"

@@ -81,11 +81,15 @@ def own_calibration_note(growth: Growth, agent: Agent, source: ModelCapacity, ta
     if ratio is None:
         return None
     who = "Claude Code" if agent is Agent.CLAUDE else "Codex"
-    shown = (f"{who} logged {growth.logged:,} tokens of prompt growth across {growth.stretches} turns where smig "
-             f"counts {growth.counted:,}: ratio {ratio:.2f} for this session")
+    shown = (
+        f"{who} logged {growth.logged:,} tokens of prompt growth across {growth.stretches} turns where smig "
+        f"counts {growth.counted:,}: ratio {ratio:.2f} for this session"
+    )
     if source.tokenizer != target.tokenizer:
         return f"{shown}; not used for {target.name}, which has another tokenizer ({target.tokenizer or 'unknown'})."
     if target.calibration == 1.0:
         return f"{shown}; not needed for {target.name}, which smig counts exactly."
-    return (f"{shown}; the plan counts with it (same {target.tokenizer} tokenizer), "
-            f"not the family's {target.calibration:g}.")
+    return (
+        f"{shown}; the plan counts with it (same {target.tokenizer} tokenizer), "
+        f"not the family's {target.calibration:g}."
+    )

@@ -76,8 +76,10 @@ def retired_warning(model: ModelCapacity) -> str | None:
         return None
     when = f" on {model.retired}" if model.retired else ""
     instead = f"; use {model.replacement} instead" if model.replacement else ""
-    return (f"{model.name} was retired{when}{instead} (set status = \"current\" under "
-            f"[models.\"{model.name}\"] in the config file if your provider still serves it).")
+    return (
+        f'{model.name} was retired{when}{instead} (set status = "current" under '
+        f'[models."{model.name}"] in the config file if your provider still serves it).'
+    )
 
 
 def usable_window(agent: str, window: int, auto_compact: int | None = None) -> int:
@@ -164,11 +166,7 @@ class CapacityTable:
     def search(self, query: str = "") -> list[ModelCapacity]:
         """Return models whose name, alias or provider contains `query` (all when empty)."""
         words = normalise(query).split("-") if query.strip() else []
-        hits = [
-            model
-            for model in self.models
-            if all(any(w in normalise(n) for n in _haystack(model)) for w in words)
-        ]
+        hits = [model for model in self.models if all(any(w in normalise(n) for n in _haystack(model)) for w in words)]
         if hits or not words:
             return hits
         suggested = set(self.suggest(query, limit=10))
@@ -189,7 +187,8 @@ def _with_1m_in_agents(model: ModelCapacity) -> ModelCapacity:
     """Return `model` as its `[1m]` variant runs: Claude Code opens such a window to its maximum (Opus 4.6: 1M)."""
     raised = tuple(
         replace(a, window=a.max_window, usable=usable_window(a.agent, a.max_window))
-        if a.agent == "claude" and a.max_window else a
+        if a.agent == "claude" and a.max_window
+        else a
         for a in model.agents
     )
     if raised == model.agents:
@@ -227,7 +226,9 @@ def parse_tokenizers(data: Any, where: str) -> dict[str, TokenizerFamily]:
 
 
 def parse_table(
-    data: Mapping[str, Any], where: str, tokenizers: Mapping[str, TokenizerFamily] | None = None,
+    data: Mapping[str, Any],
+    where: str,
+    tokenizers: Mapping[str, TokenizerFamily] | None = None,
 ) -> CapacityTable:
     """Validate a mapping of name -> fields into a table; errors name `where` and the key."""
     if not isinstance(data, Mapping):
@@ -237,7 +238,10 @@ def parse_table(
 
 
 def parse_model(
-    name: str, fields: Any, where: str, base: ModelCapacity | None = None,
+    name: str,
+    fields: Any,
+    where: str,
+    base: ModelCapacity | None = None,
     tokenizers: Mapping[str, TokenizerFamily] | None = None,
 ) -> ModelCapacity:
     """Validate one model entry; with `base`, the entry overrides a known model's fields."""
@@ -252,8 +256,11 @@ def parse_model(
         if missing:
             raise ConfigError(f"{label}.{missing[0]} is required for a model smig does not know.")
         base = ModelCapacity(
-            name=name, provider="custom", context_window=values["context_window"],
-            max_output=min(values["context_window"] // 4, 32_000), encoding="o200k_base",
+            name=name,
+            provider="custom",
+            context_window=values["context_window"],
+            max_output=min(values["context_window"] // 4, 32_000),
+            encoding="o200k_base",
         )
     elif not {"source", "agents"} & set(values):  # an override: its figures come from `where`
         given = [key for key in (*FIGURES, "harness_window") if key in values]
@@ -280,7 +287,9 @@ def _apply_tokenizer(label: str, values: dict[str, Any], tokenizers: Mapping[str
     family = tokenizers.get(values["tokenizer"])
     if family is None:
         known = ", ".join(sorted(tokenizers)) or "none"
-        raise ConfigError(f"{label}.tokenizer must name a tokenizer family (known: {known}), not {values['tokenizer']!r}.")
+        raise ConfigError(
+            f"{label}.tokenizer must name a tokenizer family (known: {known}), not {values['tokenizer']!r}."
+        )
     values.setdefault("encoding", family.encoding)
     if "calibration" not in values:
         values["calibration"] = family.calibration
@@ -355,7 +364,9 @@ def _check_consistent(label: str, capacity: ModelCapacity) -> None:
         raise ConfigError(f"{label}.max_input cannot exceed context_window ({capacity.context_window}).")
     for agent in capacity.agents:
         if agent.window > capacity.context_window:
-            raise ConfigError(f"{label}.agents.{agent.agent}.window cannot exceed context_window ({capacity.context_window}).")
+            raise ConfigError(
+                f"{label}.agents.{agent.agent}.window cannot exceed context_window ({capacity.context_window})."
+            )
 
 
 def _quote(name: str) -> str:
@@ -405,13 +416,20 @@ def apply_agent_settings(table: CapacityTable, settings: AgentSettings) -> Capac
 
 
 def _adjusted(
-    model: ModelCapacity, agent: AgentWindow, settings: AgentSettings, codex_target: ModelCapacity | None,
+    model: ModelCapacity,
+    agent: AgentWindow,
+    settings: AgentSettings,
+    codex_target: ModelCapacity | None,
 ) -> AgentWindow:
     """Return one agent window as the user's agent configuration makes it."""
     if agent.agent == "claude" and settings.claude_disable_1m and agent.window >= 1_000_000:
         window = CLAUDE_WINDOW_WITHOUT_1M
-        return replace(agent, window=window, usable=usable_window("claude", window),
-                       source=f"CLAUDE_CODE_DISABLE_1M_CONTEXT in {settings.claude_where} holds it to 200K")
+        return replace(
+            agent,
+            window=window,
+            usable=usable_window("claude", window),
+            source=f"CLAUDE_CODE_DISABLE_1M_CONTEXT in {settings.claude_where} holds it to 200K",
+        )
     if agent.agent != "codex" or (codex_target is not None and codex_target.name != model.name):
         return agent
     if settings.codex_model and codex_target is None:
@@ -427,8 +445,12 @@ def _adjusted(
         notes.append(f"model_auto_compact_token_limit {limit:,}")
     if not notes:
         return agent
-    return replace(agent, window=window, usable=usable_window("codex", window, limit),
-                   source=f"{' and '.join(notes)} in {settings.codex_where}")
+    return replace(
+        agent,
+        window=window,
+        usable=usable_window("codex", window, limit),
+        source=f"{' and '.join(notes)} in {settings.codex_where}",
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -78,8 +78,9 @@ def parse_agent_overheads(config: Mapping[str, Any], where: str) -> dict[str, in
             if key != "overhead":
                 raise ConfigError(f"{where}: agents.{agent}.{key} is not a setting (known: overhead).")
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ConfigError(f"{where}: agents.{agent}.overhead must be a whole number of tokens "
-                                  f"(0 or more), not {value!r}.")
+                raise ConfigError(
+                    f"{where}: agents.{agent}.overhead must be a whole number of tokens (0 or more), not {value!r}."
+                )
             out[agent] = value
     return out
 

@@ -1,23 +1,23 @@
 """Provides smig's exception hierarchy, one class per thing a user can act on.
 
-    SmigError                      exit 1 unless a subclass says otherwise
-    ├── ConfigError                a config file or setting is invalid (names file and key)
-    ├── NotFoundError              exit 3
-    │   ├── SessionNotFoundError   no session matches an id or prefix
-    │   ├── UnknownModelError      a model is not in the capacity table (carries close matches)
-    │   └── MigrationNotFoundError no stored migration has that id
-    ├── AmbiguousIdError           exit 3: an id prefix matches several sessions
-    ├── SessionReadError           a session file cannot be read at all
-    ├── WriteRefusedError          exit 4: a write would clobber a file smig does not own
-    ├── LockedError                exit 5: another smig instance holds the lock
-    └── SummaryError               exit 6: the summarizer's provider failed (one-sentence message)
-        ├── NoApiKeyError
-        ├── AuthError
-        ├── RateLimitError
-        ├── ProviderUnavailableError
-        ├── SummaryModelNotFoundError
-        ├── SummaryConsentError    exit 2: sending needs an explicit opt-in (`--yes-send`)
-        └── SummaryCancelledError  exit 130: the user cancelled a summary mid-way
+SmigError                      exit 1 unless a subclass says otherwise
+├── ConfigError                a config file or setting is invalid (names file and key)
+├── NotFoundError              exit 3
+│   ├── SessionNotFoundError   no session matches an id or prefix
+│   ├── UnknownModelError      a model is not in the capacity table (carries close matches)
+│   └── MigrationNotFoundError no stored migration has that id
+├── AmbiguousIdError           exit 3: an id prefix matches several sessions
+├── SessionReadError           a session file cannot be read at all
+├── WriteRefusedError          exit 4: a write would clobber a file smig does not own
+├── LockedError                exit 5: another smig instance holds the lock
+└── SummaryError               exit 6: the summarizer's provider failed (one-sentence message)
+    ├── NoApiKeyError
+    ├── AuthError
+    ├── RateLimitError
+    ├── ProviderUnavailableError
+    ├── SummaryModelNotFoundError
+    ├── SummaryConsentError    exit 2: sending needs an explicit opt-in (`--yes-send`)
+    └── SummaryCancelledError  exit 130: the user cancelled a summary mid-way
 """
 
 from __future__ import annotations

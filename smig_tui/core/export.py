@@ -128,8 +128,14 @@ def to_record(session: Session, messages: Iterable[Message], plan: Plan | None =
     """The full JSON export: where the conversation came from, what the plan did, every message."""
     info = session.info
     record: dict[str, Any] = {
-        "source": {"agent": info.agent.value, "id": info.id, "path": info.path, "cwd": info.cwd,
-                   "model": info.model, "title": info.title},
+        "source": {
+            "agent": info.agent.value,
+            "id": info.id,
+            "path": info.path,
+            "cwd": info.cwd,
+            "model": info.model,
+            "title": info.title,
+        },
         "goal": goal_of(session.messages),
         "messages": [message_to_json(message) for message in messages],
     }
@@ -148,4 +154,3 @@ def to_record(session: Session, messages: Iterable[Message], plan: Plan | None =
             "summary": plan.summary,
         }
     return record
-

@@ -57,8 +57,7 @@ def to_turns(messages: Iterable[Message], note: str | None = None) -> tuple[Turn
         stamp = message.timestamp
         if turns and turns[-1].role is role:
             last = turns[-1]
-            turns[-1] = Turn(role, f"{last.text}\n\n{text}", stamp or last.timestamp,
-                             last.source_ids + (message.id,))
+            turns[-1] = Turn(role, f"{last.text}\n\n{text}", stamp or last.timestamp, last.source_ids + (message.id,))
         else:
             turns.append(Turn(role, text, stamp, (message.id,)))
     if note:
@@ -88,12 +87,7 @@ def migration_note(lineage: Lineage) -> str:
 def goal_of(messages: Iterable[Message]) -> str | None:
     """Return the first real user message: what the person set out to do."""
     for message in messages:
-        if (
-            message.role is Role.USER
-            and message.kind is Kind.TEXT
-            and not message.injected
-            and message.text.strip()
-        ):
+        if message.role is Role.USER and message.kind is Kind.TEXT and not message.injected and message.text.strip():
             return message.text.strip()
     return None
 
@@ -154,8 +148,9 @@ def redact_plan(plan: Plan, kept_messages: bool = False) -> Plan:
     """
     items = plan.items
     if kept_messages:
-        items = tuple(replace(item, message=redact_messages((item.message,))[0][0]) if item.kept else item
-                      for item in plan.items)
+        items = tuple(
+            replace(item, message=redact_messages((item.message,))[0][0]) if item.kept else item for item in plan.items
+        )
     return replace(
         plan,
         items=items,

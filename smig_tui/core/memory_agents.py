@@ -51,14 +51,34 @@ class MemoryAgent:
 
 
 MEMORY_AGENTS: tuple[MemoryAgent, ...] = (
-    MemoryAgent("claude", "Claude Code", Direction.TO_CLAUDE, CLAUDE_BUNDLE_MAX_BYTES,
-                "Claude Code memory files found under projects/*/memory/"),
-    MemoryAgent("codex", "Codex", Direction.TO_CODEX, CODEX_BUNDLE_MAX_BYTES,
-                "Codex memory found (memories are off unless `[features] memories = true`)"),
-    MemoryAgent("gemini", "Gemini CLI", Direction.TO_GEMINI, INSTRUCTIONS_BUNDLE_MAX_BYTES,
-                "Gemini CLI global context file (GEMINI.md)"),
-    MemoryAgent("opencode", "OpenCode", Direction.TO_OPENCODE, INSTRUCTIONS_BUNDLE_MAX_BYTES,
-                "OpenCode global rules file (AGENTS.md)"),
+    MemoryAgent(
+        "claude",
+        "Claude Code",
+        Direction.TO_CLAUDE,
+        CLAUDE_BUNDLE_MAX_BYTES,
+        "Claude Code memory files found under projects/*/memory/",
+    ),
+    MemoryAgent(
+        "codex",
+        "Codex",
+        Direction.TO_CODEX,
+        CODEX_BUNDLE_MAX_BYTES,
+        "Codex memory found (memories are off unless `[features] memories = true`)",
+    ),
+    MemoryAgent(
+        "gemini",
+        "Gemini CLI",
+        Direction.TO_GEMINI,
+        INSTRUCTIONS_BUNDLE_MAX_BYTES,
+        "Gemini CLI global context file (GEMINI.md)",
+    ),
+    MemoryAgent(
+        "opencode",
+        "OpenCode",
+        Direction.TO_OPENCODE,
+        INSTRUCTIONS_BUNDLE_MAX_BYTES,
+        "OpenCode global rules file (AGENTS.md)",
+    ),
 )
 """Every agent memory sync reads from and writes to (Claude first: the order reports keep)."""
 

@@ -86,9 +86,7 @@ _CODEX_TITLES = {
 }
 
 
-def render_for_claude(
-    inputs: MemoryInputs, sources: Sequence[MemoryFile], mode: Mode, folders: bool = False
-) -> str:
+def render_for_claude(inputs: MemoryInputs, sources: Sequence[MemoryFile], mode: Mode, folders: bool = False) -> str:
     """The topic file Claude gets: frontmatter, marker, then Codex's memory (full or index)."""
     root = inputs.codex_root or "$CODEX_HOME/memories"
     parts = [
@@ -114,8 +112,9 @@ def render_for_claude(
 
 def _also_from(sources: Sequence[MemoryFile]) -> str:
     """`, with Gemini CLI's and OpenCode's global instructions` when the bundle holds them, else ''."""
-    labels = list(dict.fromkeys(INSTRUCTION_LABELS.get(s.agent, s.agent) for s in sources
-                                if s.role is FileRole.INSTRUCTIONS))
+    labels = list(
+        dict.fromkeys(INSTRUCTION_LABELS.get(s.agent, s.agent) for s in sources if s.role is FileRole.INSTRUCTIONS)
+    )
     owners = " and ".join(f"{label}'s" for label in labels)
     return f", with {owners} global instructions" if labels else ""
 
@@ -163,9 +162,7 @@ def _codex_description(source: MemoryFile) -> str:
     return "Session recap: " + _one_line(_first_prose_line(source.text) or "(empty)")
 
 
-def render_for_codex(
-    inputs: MemoryInputs, sources: Sequence[MemoryFile], mode: Mode, folders: bool = False
-) -> str:
+def render_for_codex(inputs: MemoryInputs, sources: Sequence[MemoryFile], mode: Mode, folders: bool = False) -> str:
     """The file Codex is pointed at: marker, then Claude's topic files grouped by project.
 
     `folders` shrinks the index to one line per memory folder, for setups too big for one per file.

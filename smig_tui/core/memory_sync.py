@@ -185,10 +185,7 @@ def _bundle_for(
     """Redact, render and size one direction's bundle (None when there is nothing to carry)."""
     receiver = memory_agent(direction)
     sources = tuple(
-        source
-        for entry in _SOURCE_ORDER
-        if entry != receiver.agent
-        for source in _sources_of(inputs, entry)
+        source for entry in _SOURCE_ORDER if entry != receiver.agent for source in _sources_of(inputs, entry)
     )
     if direction is Direction.TO_CLAUDE:
         limit, hard, render = CLAUDE_FULL_BUDGET, _claude_max_bytes(inputs), render_for_claude
@@ -246,9 +243,7 @@ def _writes_for(
             f"Not writing {bundle_path}: the {report.mode} bundle is "
             f"{report.bundle_bytes:,} bytes, over the {hard_limit:,} bytes {agent} takes{hint}."
         )
-        return [], [
-            Problem(direction, bundle_path, message, f"{direction.value}:refused:{sha256(bundle)}")
-        ]
+        return [], [Problem(direction, bundle_path, message, f"{direction.value}:refused:{sha256(bundle)}")]
     writes: list[PlannedWrite] = []
     bundle_write, problem = _bundle_write(inputs, direction, bundle_path, bundle)
     if problem is not None:
@@ -274,23 +269,17 @@ def _bundle_write(
             "smig's "
             "to overwrite; rename or remove it to let smig sync."
         )
-        return None, Problem(
-            direction, path, message, f"{direction.value}:obstructed:{path}:{sha256(current)}"
-        )
+        return None, Problem(direction, path, message, f"{direction.value}:obstructed:{path}:{sha256(current)}")
     if current == bundle:
         return None, None
     reason = "source memory changed"
     last = inputs.state.written.get(path)
     if last is not None and last != sha256(current):
-        reason += (
-            "; the bundle was edited by hand since smig wrote it, and those edits are replaced"
-        )
+        reason += "; the bundle was edited by hand since smig wrote it, and those edits are replaced"
     return PlannedWrite(path, direction, Action.UPDATE, current, bundle, reason), None
 
 
-def _pointer_write(
-    inputs: MemoryInputs, direction: Direction, path: str
-) -> tuple[PlannedWrite | None, Problem | None]:
+def _pointer_write(inputs: MemoryInputs, direction: Direction, path: str) -> tuple[PlannedWrite | None, Problem | None]:
     """Append the one index/pointer line unless it is there already or would be out of budget."""
     current = inputs.current.get(path)
     text = current or ""
@@ -316,13 +305,13 @@ def _pointer_write(
         )
         return None, Problem(direction, path, message, f"{direction.value}:fallback:{path}")
     after = text + ("" if not text or text.endswith("\n") else "\n") + line + "\n"
-    why = "" if inputs.targets.claude_user and direction is Direction.TO_CLAUDE else (
-        _pointer_over_budget(direction, path, after)
+    why = (
+        ""
+        if inputs.targets.claude_user and direction is Direction.TO_CLAUDE
+        else (_pointer_over_budget(direction, path, after))
     )
     if why:
-        return None, Problem(
-            direction, path, why, f"{direction.value}:pointer:{path}:{sha256(text)}"
-        )
+        return None, Problem(direction, path, why, f"{direction.value}:pointer:{path}:{sha256(text)}")
     action = Action.CREATE if current is None else Action.APPEND
     reason = "add the one line that points the agent at the bundle"
     return PlannedWrite(path, direction, action, current, after, reason, owned=False), None
@@ -391,10 +380,17 @@ def _retire_legacy_claude(inputs: MemoryInputs) -> tuple[list[PlannedWrite], lis
         kept = [line for line in lines if line.rstrip("\r\n") != claude_index_line()]
         if len(kept) != len(lines):
             reason = "take out the index line an earlier sync added (nothing else changes)"
-            writes.append(PlannedWrite(
-                targets.claude_legacy_index, direction, Action.DROP_LINE, index, "".join(kept), reason,
-                owned=False,
-            ))
+            writes.append(
+                PlannedWrite(
+                    targets.claude_legacy_index,
+                    direction,
+                    Action.DROP_LINE,
+                    index,
+                    "".join(kept),
+                    reason,
+                    owned=False,
+                )
+            )
     return writes, problems
 
 
@@ -528,7 +524,6 @@ def memory_plan_json(plan: MemoryPlan, show_diffs: bool) -> dict[str, Any]:
             for write in plan.writes
         ],
         "problems": [
-            {"direction": p.direction.value, "path": p.path, "message": p.message, "new": p.new}
-            for p in plan.problems
+            {"direction": p.direction.value, "path": p.path, "message": p.message, "new": p.new} for p in plan.problems
         ],
     }

@@ -163,9 +163,7 @@ class MigrationResult:
 def validate_migration_id(value: str) -> str:
     """Return `value` if it is a well-formed migration id, else raise MigrationNotFoundError."""
     if not MIGRATION_ID_RE.match(value):
-        raise MigrationNotFoundError(
-            f"{value!r} is not a migration id (32 hex digits); `smig history` lists them."
-        )
+        raise MigrationNotFoundError(f"{value!r} is not a migration id (32 hex digits); `smig history` lists them.")
     return value
 
 
@@ -185,8 +183,23 @@ def is_workspace_key(value: str) -> bool:
     return bool(_WORKSPACE_KEY_RE.match(value))
 
 
-_MESSAGE_FIELDS = ("index", "id", "role", "kind", "text", "tool_name", "call_id", "timestamp", "line",
-                   "offset", "usage", "is_error", "opaque", "injected", "full_output_path")
+_MESSAGE_FIELDS = (
+    "index",
+    "id",
+    "role",
+    "kind",
+    "text",
+    "tool_name",
+    "call_id",
+    "timestamp",
+    "line",
+    "offset",
+    "usage",
+    "is_error",
+    "opaque",
+    "injected",
+    "full_output_path",
+)
 
 
 def message_to_json(message: Message) -> dict[str, Any]:

@@ -136,15 +136,43 @@ class Message:
         there is returned as it is, so a reader that numbers messages as it meets them copies none."""
         if index == self.index and usage is self.usage:
             return self
-        return Message(index, self.id, self.role, self.kind, self.body, self.tool_name, self.call_id,
-                       self.timestamp, self.line, self.offset, usage, self.is_error, self.opaque, self.injected,
-                       self.full_output_path)
+        return Message(
+            index,
+            self.id,
+            self.role,
+            self.kind,
+            self.body,
+            self.tool_name,
+            self.call_id,
+            self.timestamp,
+            self.line,
+            self.offset,
+            usage,
+            self.is_error,
+            self.opaque,
+            self.injected,
+            self.full_output_path,
+        )
 
     def with_body(self, body: str | StoredText) -> Message:
         """A copy with another body (a reader leaving a long text on disk), cheaper than `replace`."""
-        return Message(self.index, self.id, self.role, self.kind, body, self.tool_name, self.call_id,
-                       self.timestamp, self.line, self.offset, self.usage, self.is_error, self.opaque,
-                       self.injected, self.full_output_path)
+        return Message(
+            self.index,
+            self.id,
+            self.role,
+            self.kind,
+            body,
+            self.tool_name,
+            self.call_id,
+            self.timestamp,
+            self.line,
+            self.offset,
+            self.usage,
+            self.is_error,
+            self.opaque,
+            self.injected,
+            self.full_output_path,
+        )
 
     def head(self, chars: int) -> str:
         """The first `chars` characters of `text`; a stored text is read back only if its head is short."""

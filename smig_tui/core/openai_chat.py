@@ -20,8 +20,13 @@ MAX_CHAT_BYTES = 20_000_000
 """Largest JSON document accepted (20 MB), so a runaway caller cannot exhaust memory."""
 MAX_CHAT_MESSAGES = 50_000
 
-_ROLES = {"system": Role.SYSTEM, "developer": Role.DEVELOPER, "user": Role.USER,
-          "assistant": Role.ASSISTANT, "tool": Role.TOOL}
+_ROLES = {
+    "system": Role.SYSTEM,
+    "developer": Role.DEVELOPER,
+    "user": Role.USER,
+    "assistant": Role.ASSISTANT,
+    "tool": Role.TOOL,
+}
 _TEXT_PARTS = frozenset({"text", "input_text", "output_text"})
 _IMAGE_PARTS = frozenset({"image_url", "input_image", "image"})
 IMAGE_MARKER = "[image]"
@@ -46,7 +51,7 @@ def load_chat(data: str | Sequence[Any]) -> tuple[Message, ...]:
                 f"The messages are not valid JSON ({error.msg} at line {error.lineno}, column {error.colno})."
             ) from None
     if not isinstance(data, list):
-        raise ChatInputError("The messages must be a JSON array of {\"role\", \"content\"} objects.")
+        raise ChatInputError('The messages must be a JSON array of {"role", "content"} objects.')
     if len(data) > MAX_CHAT_MESSAGES:
         raise ChatInputError(f"{len(data):,} messages is more than the limit of {MAX_CHAT_MESSAGES:,}.")
     if not data:
@@ -61,23 +66,41 @@ def _parse_one(position: int, item: Any, start: int) -> list[Message]:
     """Turn one chat element into one or more messages (an assistant turn with tool calls splits)."""
     where = f"messages[{position}]"
     if not isinstance(item, Mapping):
-        raise ChatInputError(f"{where} must be an object with \"role\" and \"content\".")
+        raise ChatInputError(f'{where} must be an object with "role" and "content".')
     role = _ROLES.get(str(item.get("role", "")))
     if role is None:
         raise ChatInputError(f"{where}.role must be one of {', '.join(_ROLES)}, not {item.get('role')!r}.")
     text = _content_text(item.get("content"), where)
     mid = f"m{position}"
     if role is Role.TOOL:
-        return [Message(start, mid, Role.TOOL, Kind.TOOL_RESULT, text, tool_name=_opt_str(item.get("name")),
-                        call_id=_opt_str(item.get("tool_call_id")))]
+        return [
+            Message(
+                start,
+                mid,
+                Role.TOOL,
+                Kind.TOOL_RESULT,
+                text,
+                tool_name=_opt_str(item.get("name")),
+                call_id=_opt_str(item.get("tool_call_id")),
+            )
+        ]
     messages: list[Message] = []
     if text or not item.get("tool_calls"):
         messages.append(Message(start, mid, role, Kind.TEXT, text))
     if role is Role.ASSISTANT:
         for n, call in enumerate(_tool_calls(item.get("tool_calls"), where)):
             name, arguments, call_id = call
-            messages.append(Message(start + len(messages), f"{mid}.c{n}", Role.ASSISTANT, Kind.TOOL_CALL,
-                                    arguments, tool_name=name, call_id=call_id))
+            messages.append(
+                Message(
+                    start + len(messages),
+                    f"{mid}.c{n}",
+                    Role.ASSISTANT,
+                    Kind.TOOL_CALL,
+                    arguments,
+                    tool_name=name,
+                    call_id=call_id,
+                )
+            )
     return messages
 
 
@@ -138,8 +161,11 @@ def to_chat(messages: Iterable[Message]) -> list[dict[str, Any]]:
             continue
         origin = message.id.split(".", 1)[0]
         if message.kind is Kind.TOOL_CALL:
-            call = {"id": message.call_id, "type": "function",
-                    "function": {"name": message.tool_name or "tool", "arguments": message.text}}
+            call = {
+                "id": message.call_id,
+                "type": "function",
+                "function": {"name": message.tool_name or "tool", "arguments": message.text},
+            }
             if out and out[-1]["role"] == "assistant" and origins[-1] == origin:
                 out[-1].setdefault("tool_calls", []).append(call)
                 continue

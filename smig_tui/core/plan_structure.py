@@ -66,7 +66,13 @@ def never_migrated(messages: Sequence[Message]) -> dict[int, str]:
             skip[i] = R_INJECTED
         elif m.opaque:
             skip[i] = R_OPAQUE
-        elif m.kind is Kind.TOOL_CALL and m.call_id and m.call_id not in results or m.kind is Kind.TOOL_RESULT and (not m.call_id or m.call_id not in calls):
+        elif (
+            m.kind is Kind.TOOL_CALL
+            and m.call_id
+            and m.call_id not in results
+            or m.kind is Kind.TOOL_RESULT
+            and (not m.call_id or m.call_id not in calls)
+        ):
             skip[i] = R_ORPHAN
     return skip
 

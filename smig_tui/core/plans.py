@@ -76,8 +76,13 @@ class _State:
         return i not in self.skip
 
 
-def prepare(session: Session, counts: Sequence[int], pins: frozenset[str] = frozenset(),
-            pin_first_user: bool = False, structure: Structure | None = None) -> _State:
+def prepare(
+    session: Session,
+    counts: Sequence[int],
+    pins: frozenset[str] = frozenset(),
+    pin_first_user: bool = False,
+    structure: Structure | None = None,
+) -> _State:
     """Set up a plan's working state: the session's structure, its counts and its pins."""
     messages = session.messages
     if len(counts) != len(messages):
@@ -115,8 +120,9 @@ def _total(state: _State, indices: Sequence[int] | range) -> int:
     return sum(tokens[i] for i in indices if i not in skip)
 
 
-def _truncate(state: _State, budget: int, measure: Measure, dropped: set[int],
-              what: str = "earlier messages") -> tuple[int, str | None, int]:
+def _truncate(
+    state: _State, budget: int, measure: Measure, dropped: set[int], what: str = "earlier messages"
+) -> tuple[int, str | None, int]:
     """Pick the smallest valid cut that fits; return (cut, placeholder, placeholder tokens).
 
     `dropped` already holds messages removed by earlier steps; they count as omitted. One pass
@@ -191,8 +197,9 @@ def _dropped_tokens(state: _State, dropped: set[int]) -> int:
     return sum(state.originals.get(i, state.tokens[i]) for i in dropped)
 
 
-def _items(state: _State, keep_from: int, dropped: set[int], dropped_reason: dict[int, str],
-           fits_reason: str) -> tuple[PlanItem, ...]:
+def _items(
+    state: _State, keep_from: int, dropped: set[int], dropped_reason: dict[int, str], fits_reason: str
+) -> tuple[PlanItem, ...]:
     """Build the plan items once every fate is known.
 
     Most messages of a huge session are plain "over budget" or "newest" rows: they take a short
@@ -220,8 +227,15 @@ def _items(state: _State, keep_from: int, dropped: set[int], dropped_reason: dic
     return tuple(items)
 
 
-def _special_item(state: _State, i: int, message: Message, keep_from: int, dropped: set[int],
-                  dropped_reason: dict[int, str], fits_reason: str) -> PlanItem:
+def _special_item(
+    state: _State,
+    i: int,
+    message: Message,
+    keep_from: int,
+    dropped: set[int],
+    dropped_reason: dict[int, str],
+    fits_reason: str,
+) -> PlanItem:
     """The item of a message that is never migrated, pinned, dropped by a step, or shortened."""
     if i in state.skip:
         kept, reason = False, state.skip[i]
@@ -233,8 +247,9 @@ def _special_item(state: _State, i: int, message: Message, keep_from: int, dropp
         kept, reason = (False, R_OVER) if i < keep_from else (True, fits_reason)
     if i in state.texts:
         if kept:
-            return PlanItem(message, state.tokens[i], True, R_SHORTENED, text=state.texts[i],
-                            original_tokens=state.originals[i])
+            return PlanItem(
+                message, state.tokens[i], True, R_SHORTENED, text=state.texts[i], original_tokens=state.originals[i]
+            )
         return PlanItem(message, state.originals[i], False, reason)
     return PlanItem(message, state.tokens[i], kept, reason)
 
@@ -252,19 +267,25 @@ def _notes(decision: Decision, after: int, extra: Sequence[str] = ()) -> tuple[s
     return tuple(notes)
 
 
-def plan_as_is(session: Session, counts: Sequence[int], decision: Decision,
-               structure: Structure | None = None) -> Plan:
+def plan_as_is(session: Session, counts: Sequence[int], decision: Decision, structure: Structure | None = None) -> Plan:
     """Migrate everything that can be migrated, unchanged."""
     state = prepare(session, counts, structure=structure)
     items = _items(state, 0, set(), {}, R_FITS)
     before = _total(state, range(len(counts)))
-    return Plan(Strategy.AS_IS, decision, items, tokens_before=before, tokens_after=before,
-                notes=_notes(decision, before))
+    return Plan(
+        Strategy.AS_IS, decision, items, tokens_before=before, tokens_after=before, notes=_notes(decision, before)
+    )
 
 
-def plan_truncation(session: Session, counts: Sequence[int], decision: Decision, measure: Measure,
-                    pins: frozenset[str] = frozenset(), pin_first_user: bool = False,
-                    structure: Structure | None = None) -> Plan:
+def plan_truncation(
+    session: Session,
+    counts: Sequence[int],
+    decision: Decision,
+    measure: Measure,
+    pins: frozenset[str] = frozenset(),
+    pin_first_user: bool = False,
+    structure: Structure | None = None,
+) -> Plan:
     """Keep whole units from the newest backwards within the budget, a placeholder note first."""
     state = prepare(session, counts, pins, pin_first_user, structure)
     cut, note, cost = _truncate(state, decision.budget, measure, set())
@@ -272,9 +293,15 @@ def plan_truncation(session: Session, counts: Sequence[int], decision: Decision,
         cut, note, cost = _truncate(state, decision.budget, measure, set())
     items = _items(state, cut, set(), {}, R_NEWEST)
     after = cost + sum(item.tokens for item in items if item.kept)
-    return Plan(Strategy.TRUNCATE, decision, items, placeholder=note,
-                tokens_before=_total(state, range(len(counts))), tokens_after=after,
-                notes=_notes(decision, after, _nothing_kept(items)))
+    return Plan(
+        Strategy.TRUNCATE,
+        decision,
+        items,
+        placeholder=note,
+        tokens_before=_total(state, range(len(counts))),
+        tokens_after=after,
+        notes=_notes(decision, after, _nothing_kept(items)),
+    )
 
 
 def _newest_prompt(state: _State) -> int | None:
@@ -321,6 +348,7 @@ def shorten_prompt(text: str, tokens: int, room: int, measure: Measure) -> tuple
 
     Binary search on the characters kept at each end; None when not even the marker fits.
     """
+
     def build(keep: int) -> str:
         elided = len(text) - 2 * keep
         marker = PROMPT_ELISION.format(chars=elided, tokens=max(0, tokens - measure(text[:keep] + text[-keep:])))
@@ -345,8 +373,10 @@ def _nothing_kept(items: Sequence[PlanItem]) -> list[str]:
     newest = [item for item in items if item.reason == R_OVER]
     if not newest:
         return []
-    return [f"The newest message alone ({newest[-1].tokens:,} tokens, with its tool call or result) "
-            "does not fit: try --strategy tools-first, a summary, or a larger model."]
+    return [
+        f"The newest message alone ({newest[-1].tokens:,} tokens, with its tool call or result) "
+        "does not fit: try --strategy tools-first, a summary, or a larger model."
+    ]
 
 
 MARKER_SLACK = 2
@@ -367,8 +397,9 @@ def output_edges(text: str) -> tuple[str, str, int] | None:
     return head, tail, max(0, len(lines) - kept_lines)
 
 
-def shorten_output(text: str, tokens: int, measure: Measure,
-                   edges: tuple[str, str, int] | None = None) -> tuple[str, int] | None:
+def shorten_output(
+    text: str, tokens: int, measure: Measure, edges: tuple[str, str, int] | None = None
+) -> tuple[str, int] | None:
     """Keep the head and tail of a long tool output with a marker between; None if not worth it.
 
     The cost is the kept text plus the marker, measured apart (both memoisable across targets),
@@ -397,7 +428,8 @@ def _find_tool_units(state: _State) -> list[list[int]]:
     members = state.shape.members
     tool_kinds = (Kind.TOOL_CALL, Kind.TOOL_RESULT, Kind.REASONING)
     units = [
-        idx for idx in members.values()
+        idx
+        for idx in members.values()
         if any(state.messages[i].kind is Kind.TOOL_RESULT for i in idx)
         and all(state.messages[i].kind in tool_kinds for i in idx)
         and all(state.eligible(i) for i in idx if state.messages[i].kind is not Kind.REASONING)
@@ -406,9 +438,16 @@ def _find_tool_units(state: _State) -> list[list[int]]:
     return units
 
 
-def plan_tools_first(session: Session, counts: Sequence[int], decision: Decision, measure: Measure,
-                     pins: frozenset[str] = frozenset(), pin_first_user: bool = False,
-                     keep_recent: int = KEEP_RECENT_TOOLS, structure: Structure | None = None) -> Plan:
+def plan_tools_first(
+    session: Session,
+    counts: Sequence[int],
+    decision: Decision,
+    measure: Measure,
+    pins: frozenset[str] = frozenset(),
+    pin_first_user: bool = False,
+    keep_recent: int = KEEP_RECENT_TOOLS,
+    structure: Structure | None = None,
+) -> Plan:
     """Shorten old tool outputs, then drop old tool exchanges, then truncate only if still over."""
     state = prepare(session, counts, pins, pin_first_user, structure)
     before = _total(state, range(len(counts)))
@@ -425,12 +464,18 @@ def plan_tools_first(session: Session, counts: Sequence[int], decision: Decision
         cut, note, cost = _truncate(state, budget, measure, dropped)
     items = _items(state, cut, dropped, reasons, R_NEWEST)
     after = cost + sum(item.tokens for item in items if item.kept)
-    return Plan(Strategy.TOOLS_FIRST, decision, items, placeholder=note, tokens_before=before,
-                tokens_after=after, notes=_notes(decision, after))
+    return Plan(
+        Strategy.TOOLS_FIRST,
+        decision,
+        items,
+        placeholder=note,
+        tokens_before=before,
+        tokens_after=after,
+        notes=_notes(decision, after),
+    )
 
 
-def _shorten_until(state: _State, units: list[list[int]], total: int, budget: int,
-                   measure: Measure) -> int:
+def _shorten_until(state: _State, units: list[list[int]], total: int, budget: int, measure: Measure) -> int:
     """Shorten tool outputs in `units`, oldest first, until the total fits; return the new total."""
     for unit in units:
         for i in unit:
@@ -452,8 +497,15 @@ def _shorten_until(state: _State, units: list[list[int]], total: int, budget: in
     return total
 
 
-def _drop_tool_units(state: _State, units: list[list[int]], total: int, budget: int, measure: Measure,
-                     dropped: set[int], reasons: dict[int, str]) -> int:
+def _drop_tool_units(
+    state: _State,
+    units: list[list[int]],
+    total: int,
+    budget: int,
+    measure: Measure,
+    dropped: set[int],
+    reasons: dict[int, str],
+) -> int:
     """Drop whole old tool exchanges, oldest first, until the total and a note fit."""
     note_cost = measure(placeholder_text(len(state.messages), total, "x" * PREVIEW_CHARS))
     for unit in units:
@@ -467,10 +519,17 @@ def _drop_tool_units(state: _State, units: list[list[int]], total: int, budget: 
     return total
 
 
-def plan_summary_tail(session: Session, counts: Sequence[int], decision: Decision, measure: Measure,
-                      summary: str | None = None, summary_budget: int | None = None,
-                      pins: frozenset[str] = frozenset(), pin_first_user: bool = False,
-                      structure: Structure | None = None) -> Plan:
+def plan_summary_tail(
+    session: Session,
+    counts: Sequence[int],
+    decision: Decision,
+    measure: Measure,
+    summary: str | None = None,
+    summary_budget: int | None = None,
+    pins: frozenset[str] = frozenset(),
+    pin_first_user: bool = False,
+    structure: Structure | None = None,
+) -> Plan:
     """Reserve room for a summary of the dropped head and keep the newest tail verbatim.
 
     The cut is chosen for `summary_budget`, not for the summary's real length, so the head a
@@ -494,9 +553,17 @@ def plan_summary_tail(session: Session, counts: Sequence[int], decision: Decisio
     items = _items(state, cut, set(), {}, R_NEWEST)
     items = tuple(replace(it, reason=R_SUMMARISED) if it.reason == R_OVER else it for it in items)
     after = cost + sum(item.tokens for item in items if item.kept)
-    return Plan(Strategy.SUMMARY_TAIL, decision, items, placeholder=summary_text,
-                summary=summary, summary_budget=reserve, tokens_before=_total(state, range(len(counts))),
-                tokens_after=after, notes=_notes(decision, after, notes))
+    return Plan(
+        Strategy.SUMMARY_TAIL,
+        decision,
+        items,
+        placeholder=summary_text,
+        summary=summary,
+        summary_budget=reserve,
+        tokens_before=_total(state, range(len(counts))),
+        tokens_after=after,
+        notes=_notes(decision, after, notes),
+    )
 
 
 def _summary_budget(decision: Decision, summary_budget: int | None, pinned: int = 0) -> int:
@@ -515,9 +582,15 @@ def summary_note(omitted: int, tokens: int, summary: str | None) -> str:
     return f"{head}\n\n{summary.strip()}"
 
 
-def plan_summary(session: Session, counts: Sequence[int], decision: Decision, measure: Measure,
-                 summary: str | None = None, summary_budget: int | None = None,
-                 structure: Structure | None = None) -> Plan:
+def plan_summary(
+    session: Session,
+    counts: Sequence[int],
+    decision: Decision,
+    measure: Measure,
+    summary: str | None = None,
+    summary_budget: int | None = None,
+    structure: Structure | None = None,
+) -> Plan:
     """Replace the whole conversation with a summary; only the reply reserve is kept free."""
     state = prepare(session, counts, structure=structure)
     reserve = max(0, min(decision.budget, summary_budget or decision.budget))
@@ -525,13 +598,20 @@ def plan_summary(session: Session, counts: Sequence[int], decision: Decision, me
     text = summary_note(len(omitted), _dropped_tokens(state, set(omitted)), summary)
     cost = measure(text) if summary is not None else min(reserve, DEFAULT_SUMMARY_BUDGET)
     items = tuple(
-        PlanItem(m, state.tokens[i], False, state.skip.get(i, R_SUMMARISED))
-        for i, m in enumerate(session.messages)
+        PlanItem(m, state.tokens[i], False, state.skip.get(i, R_SUMMARISED)) for i, m in enumerate(session.messages)
     )
     notes = [] if summary is not None else ["The summary is not written yet."]
-    return Plan(Strategy.SUMMARY, decision, items, placeholder=text,
-                summary=summary, summary_budget=reserve, tokens_before=_total(state, range(len(counts))),
-                tokens_after=cost, notes=_notes(decision, cost, notes))
+    return Plan(
+        Strategy.SUMMARY,
+        decision,
+        items,
+        placeholder=text,
+        summary=summary,
+        summary_budget=reserve,
+        tokens_before=_total(state, range(len(counts))),
+        tokens_after=cost,
+        notes=_notes(decision, cost, notes),
+    )
 
 
 def result_messages(plan: Plan) -> tuple[Message, ...]:
@@ -554,8 +634,13 @@ def _first_message(plan: Plan) -> Message | None:
     if plan.placeholder is None:
         return None
     summarised = needs_summary(plan.strategy)
-    return Message(index=0, id=SUMMARY_ID if summarised else PLACEHOLDER_ID, role=Role.USER,
-                   kind=Kind.SUMMARY, body=plan.placeholder)
+    return Message(
+        index=0,
+        id=SUMMARY_ID if summarised else PLACEHOLDER_ID,
+        role=Role.USER,
+        kind=Kind.SUMMARY,
+        body=plan.placeholder,
+    )
 
 
 def migratable_tokens(session: Session, counts: Sequence[int], structure: Structure | None = None) -> int:
@@ -564,19 +649,37 @@ def migratable_tokens(session: Session, counts: Sequence[int], structure: Struct
     return sum(n for i, n in enumerate(counts) if i not in skip)
 
 
-def make_plan(session: Session, counts: Sequence[int], decision: Decision, strategy: Strategy,
-              measure: Measure, pins: frozenset[str] = frozenset(), pin_first_user: bool = False,
-              summary: str | None = None, summary_budget: int | None = None,
-              structure: Structure | None = None) -> Plan:
+def make_plan(
+    session: Session,
+    counts: Sequence[int],
+    decision: Decision,
+    strategy: Strategy,
+    measure: Measure,
+    pins: frozenset[str] = frozenset(),
+    pin_first_user: bool = False,
+    summary: str | None = None,
+    summary_budget: int | None = None,
+    structure: Structure | None = None,
+) -> Plan:
     """Build the plan for `strategy`; a session that fits migrates as it is unless a summary is asked for."""
     with no_cyclic_gc():  # a plan item per message: the collector would walk the session many times over
-        return _make_plan(session, counts, decision, strategy, measure, pins, pin_first_user, summary,
-                          summary_budget, structure)
+        return _make_plan(
+            session, counts, decision, strategy, measure, pins, pin_first_user, summary, summary_budget, structure
+        )
 
 
-def _make_plan(session: Session, counts: Sequence[int], decision: Decision, strategy: Strategy,
-               measure: Measure, pins: frozenset[str], pin_first_user: bool, summary: str | None,
-               summary_budget: int | None, structure: Structure | None) -> Plan:
+def _make_plan(
+    session: Session,
+    counts: Sequence[int],
+    decision: Decision,
+    strategy: Strategy,
+    measure: Measure,
+    pins: frozenset[str],
+    pin_first_user: bool,
+    summary: str | None,
+    summary_budget: int | None,
+    structure: Structure | None,
+) -> Plan:
     """`make_plan`, with the collector paused."""
     shape = structure or analyse(session)
     if strategy is Strategy.AS_IS or (decision.fits and strategy is not Strategy.SUMMARY):
@@ -586,6 +689,7 @@ def _make_plan(session: Session, counts: Sequence[int], decision: Decision, stra
     if strategy is Strategy.TOOLS_FIRST:
         return plan_tools_first(session, counts, decision, measure, pins, pin_first_user, structure=shape)
     if strategy is Strategy.SUMMARY_TAIL:
-        return plan_summary_tail(session, counts, decision, measure, summary, summary_budget,
-                                 pins, pin_first_user, shape)
+        return plan_summary_tail(
+            session, counts, decision, measure, summary, summary_budget, pins, pin_first_user, shape
+        )
     return plan_summary(session, counts, decision, measure, summary, summary_budget, shape)

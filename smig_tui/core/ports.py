@@ -150,8 +150,9 @@ class AppendReader(Protocol):
         when the file cannot be read on (compressed, or it changed since its info was taken)."""
         ...
 
-    def read_appended(self, info: SessionInfo, point: ResumePoint, first_position: int,
-                      warn: WarningSink) -> Appended | None:
+    def read_appended(
+        self, info: SessionInfo, point: ResumePoint, first_position: int, warn: WarningSink
+    ) -> Appended | None:
         """The messages after `point`, or None when the file must be read whole again: its bytes
         before `point` changed, or the new lines rewrite earlier history (a compaction, a rollback)."""
         ...

@@ -39,6 +39,8 @@ def _starts_token(prefix: str) -> str:
     """
     width = len(prefix.replace("\\", ""))
     return rf"(?:(?<=\\[nrt].{{{width}}})|(?<![A-Za-z0-9_\-].{{{width}}})|(?<=^.{{{width}}}))"
+
+
 _Q = r"""(?:\\?["'])?"""  # an optional quote, escaped when the text is JSON-encoded
 _PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], bool], ...] = (
     (
@@ -66,14 +68,18 @@ _PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], bool], ...] = (
     ("stripe-key", ("_live_", "_test_"), re.compile(r"[rsp]k_(?:live|test)_[A-Za-z0-9]{16,}"), True),
     ("stripe-webhook-secret", ("whsec_",), re.compile(r"whsec_[A-Za-z0-9+/=]{24,}"), True),
     ("huggingface-token", ("hf_",), re.compile(r"hf_[A-Za-z0-9]{30,}"), True),
-    ("gitlab-token", ("gl",), re.compile(r"gl(?:pat|rt|dt|ptt|ft|imt|agent|oas|cbt|soat)-[A-Za-z0-9_\-]{20,}"),
-     True),
+    ("gitlab-token", ("gl",), re.compile(r"gl(?:pat|rt|dt|ptt|ft|imt|agent|oas|cbt|soat)-[A-Za-z0-9_\-]{20,}"), True),
     ("grafana-token", ("glsa_", "glc_"), re.compile(r"gl(?:sa|c)_[A-Za-z0-9_+/=]{32,}"), True),
     ("npm-token", ("npm_",), re.compile(r"npm_[A-Za-z0-9]{36}" + _END), True),
     ("pypi-token", ("pypi-",), re.compile(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,}"), True),
     ("google-oauth-token", ("ya29.",), re.compile(r"ya29\.[0-9A-Za-z_\-]{20,}"), True),
     ("digitalocean-token", ("_v1_",), re.compile(r"do[por]_v1_[a-f0-9]{64}\b"), True),
-    ("sendgrid-key", ("sg.",), re.compile(r"SG\." + _starts_token("SG.") + r"[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"), True),
+    (
+        "sendgrid-key",
+        ("sg.",),
+        re.compile(r"SG\." + _starts_token("SG.") + r"[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),
+        True,
+    ),
     ("twilio-key", ("SK", "AC"), re.compile(r"(?:SK|AC)[0-9a-f]{32}(?![0-9A-Za-z])"), True),
     ("mailgun-key", ("key-",), re.compile(r"key-[0-9a-f]{32}(?![0-9A-Za-z])"), True),
     (
@@ -85,7 +91,9 @@ _PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], bool], ...] = (
     (
         "discord-bot-token",
         (".",),
-        re.compile(r"[MNO]" + _starts_token("M") + r"[A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6,7}\.[A-Za-z0-9_\-]{27,40}" + _END),
+        re.compile(
+            r"[MNO]" + _starts_token("M") + r"[A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6,7}\.[A-Za-z0-9_\-]{27,40}" + _END
+        ),
         True,
     ),
     ("shopify-token", ("shp",), re.compile(r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"), True),
@@ -97,11 +105,20 @@ _PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], bool], ...] = (
     ("terraform-token", (".atlasv1.",), re.compile(r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{60,}"), True),
     ("newrelic-key", ("nrak-", "nrii-", "nrjs-"), re.compile(r"NR(?:AK|II|JS)-[A-Za-z0-9]{19,}"), True),
     ("age-secret-key", ("age-secret-key-",), re.compile(r"AGE-SECRET-KEY-1[0-9A-Z]{58}"), True),
-    ("mapbox-token", ("sk.eyj",), re.compile(r"sk\.eyJ" + _starts_token("sk.eyJ") + r"[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-]{20,}"), True),
+    (
+        "mapbox-token",
+        ("sk.eyj",),
+        re.compile(r"sk\.eyJ" + _starts_token("sk.eyJ") + r"[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-]{20,}"),
+        True,
+    ),
     ("atlassian-token", ("atatt",), re.compile(r"ATATT3[A-Za-z0-9_\-=]{150,}"), True),
     ("postman-key", ("pmak-",), re.compile(r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"), True),
-    ("square-token", ("eaaa", "sq0"), re.compile(r"(?:EAAA[A-Za-z0-9_\-]{60}|sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,})"
-                                                 + _END), True),
+    (
+        "square-token",
+        ("eaaa", "sq0"),
+        re.compile(r"(?:EAAA[A-Za-z0-9_\-]{60}|sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,})" + _END),
+        True,
+    ),
     ("heroku-key", ("hrku-",), re.compile(r"HRKU-[A-Za-z0-9_\-]{40,}"), True),
     ("sentry-token", ("sntry",), re.compile(r"sntry[su]_[A-Za-z0-9_\-=+/]{40,}"), True),
     ("cloudflare-ca-key", ("v1.0-",), re.compile(r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}"), True),
@@ -134,7 +151,10 @@ _PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], bool], ...] = (
         "authorization-header",
         ("authorization",),
         re.compile(
-            r"[Aa]uthorization" + _Q + r"[ \t]*:[ \t]*" + _Q
+            r"[Aa]uthorization"
+            + _Q
+            + r"[ \t]*:[ \t]*"
+            + _Q
             + r"(?:(?i:token|bot|digest|apikey|key|sso-key|otoken)[ \t]+)?(?P<secret>[A-Za-z0-9_\-.=/+~:]{16,})"
             r"(?![A-Za-z0-9_\-.=/+~:(\[])",
         ),
@@ -150,14 +170,18 @@ _PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], bool], ...] = (
     (
         "url-credentials",
         ("://",),
-        re.compile(r"://[^/\s:@\\\"'<>]{0,256}:(?P<secret>[^/\s@\\\"'<>$%{][^/\s@\\\"'<>]{0,256}"
-                   r"|%(?!7B)[^/\s@\\\"'<>]{0,256})(?=@)"),
+        re.compile(
+            r"://[^/\s:@\\\"'<>]{0,256}:(?P<secret>[^/\s@\\\"'<>$%{][^/\s@\\\"'<>]{0,256}"
+            r"|%(?!7B)[^/\s@\\\"'<>]{0,256})(?=@)"
+        ),
         False,
     ),
     (
         "mysql-password",
         ("mysql", "mariadb"),
-        re.compile(r"(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]{0,200}?[ \t]-p(?P<secret>[^\s\\\"'$-][^\s\\\"']*)"),
+        re.compile(
+            r"(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]{0,200}?[ \t]-p(?P<secret>[^\s\\\"'$-][^\s\\\"']*)"
+        ),
         False,
     ),
     (
@@ -173,8 +197,10 @@ _PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], bool], ...] = (
     (
         "cli-password",
         ("curl", "wget"),
-        re.compile(r"(?:curl|wget)\b[^\n|;&]{0,200}?[ \t](?:-u|--user)[ \t=]+[\\\"']*"
-                   r"[^\s:'\"\\$]*:(?P<secret>[^\s\\\"'$@-][^\s\\\"']*)"),
+        re.compile(
+            r"(?:curl|wget)\b[^\n|;&]{0,200}?[ \t](?:-u|--user)[ \t=]+[\\\"']*"
+            r"[^\s:'\"\\$]*:(?P<secret>[^\s\\\"'$@-][^\s\\\"']*)"
+        ),
         False,
     ),
     (
@@ -183,11 +209,18 @@ _PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], bool], ...] = (
         re.compile(r"docker[ \t]+login\b[^\n|;&]{0,200}?[ \t]-p[ \t]+[\\\"']*(?P<secret>[^\s\\\"'$@-][^\s\\\"']*)"),
         False,
     ),
-    ("cli-password", ("redis-cli",), re.compile(r"redis-cli\b[^\n|;&]{0,200}?[ \t]-a[ \t]+[\\\"']*(?P<secret>[^\s\\\"'$@-][^\s\\\"']*)"), False),
+    (
+        "cli-password",
+        ("redis-cli",),
+        re.compile(r"redis-cli\b[^\n|;&]{0,200}?[ \t]-a[ \t]+[\\\"']*(?P<secret>[^\s\\\"'$@-][^\s\\\"']*)"),
+        False,
+    ),
     (
         "cli-password",
         ("htpasswd",),
-        re.compile(r"htpasswd[ \t]+-[A-Za-z]*b[A-Za-z]*[ \t]+(?:-[A-Za-z]+[ \t]+)*[^\s\\]+[ \t]+[^\s\\]+[ \t]+[\\\"']*(?P<secret>[^\s\\\"'$@-][^\s\\\"']*)"),
+        re.compile(
+            r"htpasswd[ \t]+-[A-Za-z]*b[A-Za-z]*[ \t]+(?:-[A-Za-z]+[ \t]+)*[^\s\\]+[ \t]+[^\s\\]+[ \t]+[\\\"']*(?P<secret>[^\s\\\"'$@-][^\s\\\"']*)"
+        ),
         False,
     ),
     (
@@ -236,8 +269,24 @@ _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 _PLACEHOLDER = re.compile(r"\[REDACTED:[a-z\-]+\]")
 _COUNT = re.compile(r"\d[\d_,.]*[)\]}]*")
 _PLAIN_WORDS = {
-    "true", "false", "null", "none", "required", "optional", "string", "number", "boolean",
-    "undefined", "unknown", "any", "str", "int", "bytes", "secretstr", "bearer", "basic",
+    "true",
+    "false",
+    "null",
+    "none",
+    "required",
+    "optional",
+    "string",
+    "number",
+    "boolean",
+    "undefined",
+    "unknown",
+    "any",
+    "str",
+    "int",
+    "bytes",
+    "secretstr",
+    "bearer",
+    "basic",
 }
 # `settings.api_key`, `document.querySelector(`, `getToken()`: code that reads a secret, not one.
 _CODE_REFERENCE = re.compile(r"[A-Za-z_]+(?:\.[A-Za-z_]+)+\(?|[A-Za-z_]+\(\)?")
@@ -247,14 +296,74 @@ _CODE_EXPRESSION = re.compile(r"[(\[]|[A-Za-z_][A-Za-z0-9_.]*[(\[]")
 _OPERATOR_AFTER = re.compile(r"[ \t]*[-+*/%][ \t]")
 # The last word of a name that describes a secret rather than holding one: `password_hash`,
 # `token_count`, `SecretId`, `secret_name`, `token_type`, `max_tokens`.
-_METADATA_WORDS = frozenset({
-    "hash", "hashed", "hasher", "hashers", "digest", "count", "counts", "id", "ids", "arn", "name", "names",
-    "type", "types", "field", "fields", "file", "files", "path", "dir", "expires", "expiry", "expire",
-    "expiration", "ttl", "length", "len", "size", "limit", "prefix", "suffix", "label", "hint", "policy",
-    "validators", "validator", "header", "env", "var", "mode", "format", "version", "endpoint", "ref",
-    "tokens", "keys", "secrets", "passwords", "usage", "input", "widget", "form", "manager", "store",
-    "url", "uri", "location", "stdin", "required", "enabled", "reset", "mgr", "handler", "class",
-})
+_METADATA_WORDS = frozenset(
+    {
+        "hash",
+        "hashed",
+        "hasher",
+        "hashers",
+        "digest",
+        "count",
+        "counts",
+        "id",
+        "ids",
+        "arn",
+        "name",
+        "names",
+        "type",
+        "types",
+        "field",
+        "fields",
+        "file",
+        "files",
+        "path",
+        "dir",
+        "expires",
+        "expiry",
+        "expire",
+        "expiration",
+        "ttl",
+        "length",
+        "len",
+        "size",
+        "limit",
+        "prefix",
+        "suffix",
+        "label",
+        "hint",
+        "policy",
+        "validators",
+        "validator",
+        "header",
+        "env",
+        "var",
+        "mode",
+        "format",
+        "version",
+        "endpoint",
+        "ref",
+        "tokens",
+        "keys",
+        "secrets",
+        "passwords",
+        "usage",
+        "input",
+        "widget",
+        "form",
+        "manager",
+        "store",
+        "url",
+        "uri",
+        "location",
+        "stdin",
+        "required",
+        "enabled",
+        "reset",
+        "mgr",
+        "handler",
+        "class",
+    }
+)
 _NAME_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 # Stand-ins and templates: `your-api-key-here`, `<token>`, `xxxx`, `'{0}:{1}'`, `"%s:%s"`.
 _PLACEHOLDER_VALUE = re.compile(
@@ -327,9 +436,11 @@ class _Gates:
 
 def _anchor(needle: str) -> int:
     """Where in the needle its rarest character stands."""
+
     def commonness(char: str) -> int:
         found = _COMMON_FIRST.find(char)
         return len(_COMMON_FIRST) if found < 0 else found
+
     return max(range(len(needle)), key=lambda at: commonness(needle[at]))
 
 
@@ -359,8 +470,9 @@ def _build_gates(patterns: tuple[Any, ...]) -> _Gates:
     for index, (_, needles, _, _) in enumerate(patterns):
         for needle in needles:
             patterns_of.setdefault(needle, []).append(index)
-    implied = {needle: tuple(other for other in patterns_of if other != needle and other in needle)
-               for needle in patterns_of}
+    implied = {
+        needle: tuple(other for other in patterns_of if other != needle and other in needle) for needle in patterns_of
+    }
     return _Gates(
         patterns,
         {needle: tuple(indexes) for needle, indexes in patterns_of.items()},
@@ -474,8 +586,9 @@ def _mixed_case(value: str) -> bool:
     return any(c.isupper() for c in value) and any(c.islower() for c in value)
 
 
-def _redact_after(text: str, anchor: re.Pattern[str], shape: re.Pattern[str], kind: str,
-                  counts: Counter[str], accept: object) -> str:
+def _redact_after(
+    text: str, anchor: re.Pattern[str], shape: re.Pattern[str], kind: str, counts: Counter[str], accept: object
+) -> str:
     """Replace the first run of `shape` within reach after each `anchor`: a secret's known pair."""
     out: list[str] = []
     done = 0
@@ -485,7 +598,7 @@ def _redact_after(text: str, anchor: re.Pattern[str], shape: re.Pattern[str], ki
         found = shape.search(text, hit.end(), min(len(text), hit.end() + _AWS_REACH))
         if found is None or not callable(accept) or not accept(found.group(0)):
             continue
-        out.append(text[done:found.start()] + f"[REDACTED:{kind}]")
+        out.append(text[done : found.start()] + f"[REDACTED:{kind}]")
         counts[kind] += 1
         done = found.end()
     out.append(text[done:])
@@ -516,7 +629,8 @@ def _redact_assignments(text: str, lowered: str, counts: Counter[str]) -> str:
         value = text[value_start:value_end]
         quoted = text[value_start - 1] in "\"'"
         if _keeps(_full_name(text, start, hit.end()), value, quoted) or (
-                not quoted and value.isidentifier() and _OPERATOR_AFTER.match(text, value_end)):
+            not quoted and value.isidentifier() and _OPERATOR_AFTER.match(text, value_end)
+        ):
             search_from = value_start
             continue
         out.append(text[done:value_start] + "[REDACTED:secret-assignment]")

@@ -62,12 +62,28 @@ def plan_counting_kept(inputs: PlanInputs, count: CountNewest, measure: Measure,
         if attempt == PLAN_ROUNDS - 1:
             need = float("inf")  # the kept set keeps moving: count everything and settle it
         counts, guessed = count(need, wanted, shape.skip)
-        decision = decide(migratable_tokens(session, counts, shape), inputs.capacity, inputs.reserve,
-                          inputs.harness, inputs.exact, inputs.overhead)
+        decision = decide(
+            migratable_tokens(session, counts, shape),
+            inputs.capacity,
+            inputs.reserve,
+            inputs.harness,
+            inputs.exact,
+            inputs.overhead,
+        )
         if guessed:
             decision = replace(decision, partial=True)
-        plan = make_plan(session, counts, decision, inputs.strategy, measure, inputs.pins, inputs.pin_first_user,
-                         inputs.summary, inputs.summary_budget, shape)
+        plan = make_plan(
+            session,
+            counts,
+            decision,
+            inputs.strategy,
+            measure,
+            inputs.pins,
+            inputs.pin_first_user,
+            inputs.summary,
+            inputs.summary_budget,
+            shape,
+        )
         # Kept messages need exact counts, so tokens_after <= budget is exact; shortened ones are measured.
         wanted = [i for i, item in enumerate(plan.items) if i in guessed and item.kept and item.text is None]
         if not wanted:

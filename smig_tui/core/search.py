@@ -34,8 +34,7 @@ SPLITLESS = re.compile(
 """Characters of scripts written without spaces between words (Thai, Lao, Myanmar, Khmer, kana,
 Bopomofo, Han, Hangul): messages holding one go into the trigram table."""
 CHAR_TOKEN = re.compile(
-    SPLITLESS.pattern[:-1]
-    + "\u2190-\u21ff\u2300-\u23ff\u2460-\u24ff\u25a0-\u27bf\u2900-\u297f\u2b00-\u2bff"
+    SPLITLESS.pattern[:-1] + "\u2190-\u21ff\u2300-\u23ff\u2460-\u24ff\u25a0-\u27bf\u2900-\u297f\u2b00-\u2bff"
     "\U0001f000-\U0001faff\u200d\ufe0f]+"
 )
 """Runs of characters the word tokenizer drops or cannot split: emoji, arrows and symbols, and the
@@ -112,7 +111,9 @@ class SearchQuery:
         for term in self.terms:
             if term.answered_by == "words":
                 words = term.words
-                parts += [f'"{word}"' + ("*" if term.prefix and n == len(words) - 1 else "") for n, word in enumerate(words)]
+                parts += [
+                    f'"{word}"' + ("*" if term.prefix and n == len(words) - 1 else "") for n, word in enumerate(words)
+                ]
             elif term.answered_by == "chars":
                 parts += [f'"{token}"' for token in sorted(set(char_tokens(term.text).split()))]
         return " AND ".join(parts) or None
@@ -151,7 +152,7 @@ def parse_query(text: str) -> SearchQuery:
     terms: list[Term] = []
     rest = text.strip()
     if rest.count('"') % 2:
-        raise SearchQueryError(f"Unbalanced quote in search query {text!r}: close the phrase with another \".")
+        raise SearchQueryError(f'Unbalanced quote in search query {text!r}: close the phrase with another ".')
     for match in re.finditer(r'"([^"]*)"(\*?)|(\S+)', rest):
         phrase, star, word = match.group(1), match.group(2), match.group(3)
         raw = phrase if phrase is not None else word
@@ -159,11 +160,13 @@ def parse_query(text: str) -> SearchQuery:
         raw = raw.rstrip("*") if word is not None else raw
         if not raw.strip():
             if prefix:
-                raise SearchQueryError(f"A lone * in search query {text!r}: put it after the start of a word, e.g. migr*.")
+                raise SearchQueryError(
+                    f"A lone * in search query {text!r}: put it after the start of a word, e.g. migr*."
+                )
             continue
         terms.append(Term(" ".join(raw.split()), phrase=phrase is not None, prefix=prefix))
     if not terms:
-        raise SearchQueryError("Empty search query: give a word, a \"phrase\" or a prefix such as migr*.")
+        raise SearchQueryError('Empty search query: give a word, a "phrase" or a prefix such as migr*.')
     return SearchQuery(tuple(terms))
 
 
@@ -176,8 +179,9 @@ def _char_terms(query: SearchQuery) -> tuple[str, ...]:
 @functools.lru_cache(maxsize=32)
 def _phrases(query: SearchQuery) -> tuple[tuple[tuple[str, ...], bool], ...]:
     """The query's word terms of several words, folded, each with its prefix flag (worked out once)."""
-    return tuple((tuple(term.words), term.prefix) for term in query.terms
-                 if term.answered_by == "words" and len(term.words) > 1)
+    return tuple(
+        (tuple(term.words), term.prefix) for term in query.terms if term.answered_by == "words" and len(term.words) > 1
+    )
 
 
 def _has_phrase(text: str, words: tuple[str, ...], prefix: bool) -> bool:
@@ -305,11 +309,7 @@ def make_snippet(text: str, needles: tuple[str, ...], width: int = 160) -> Snipp
     flat = " ".join(text.split())
     folded = flat.lower() if flat.isascii() else "".join(fold(c) for c in flat)
     wanted = [folded_needle for n in needles if (folded_needle := "".join(fold(c) for c in " ".join(n.split())))]
-    hits = sorted(
-        (start, start + len(needle))
-        for needle in wanted
-        for start in _find_all(folded, needle)
-    )
+    hits = sorted((start, start + len(needle)) for needle in wanted for start in _find_all(folded, needle))
     first = hits[0][0] if hits else 0
     start = max(0, first - width // 3)
     if start:  # begin at a word boundary when one is close

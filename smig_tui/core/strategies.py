@@ -27,14 +27,24 @@ class StrategyInfo:
 
 
 STRATEGIES: tuple[StrategyInfo, ...] = (
-    StrategyInfo(Strategy.TRUNCATE, "Truncation", False, True,
-                 "keep the newest whole messages that fit; a note replaces the older ones"),
-    StrategyInfo(Strategy.TOOLS_FIRST, "Tools first", False, True,
-                 "shorten or drop old tool output first, then truncate like truncate"),
-    StrategyInfo(Strategy.SUMMARY, "Summary", True, True,
-                 "an LLM summary of the older messages plus the newest ones"),
-    StrategyInfo(Strategy.SUMMARY_TAIL, "Summary + tail", True, True,
-                 "an LLM summary of everything before the last user turn"),
+    StrategyInfo(
+        Strategy.TRUNCATE,
+        "Truncation",
+        False,
+        True,
+        "keep the newest whole messages that fit; a note replaces the older ones",
+    ),
+    StrategyInfo(
+        Strategy.TOOLS_FIRST,
+        "Tools first",
+        False,
+        True,
+        "shorten or drop old tool output first, then truncate like truncate",
+    ),
+    StrategyInfo(Strategy.SUMMARY, "Summary", True, True, "an LLM summary of the older messages plus the newest ones"),
+    StrategyInfo(
+        Strategy.SUMMARY_TAIL, "Summary + tail", True, True, "an LLM summary of everything before the last user turn"
+    ),
     StrategyInfo(Strategy.AS_IS, "As is", False, False, "keep everything (only when it fits, else an error)"),
 )
 

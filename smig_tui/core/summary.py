@@ -372,9 +372,7 @@ def run_summary(
     notes = []
     for number, chunk in enumerate(job.chunks, 1):
         progress(f"summarising part {number} of {parts}")
-        notes.append(
-            runner.ask(map_prompt(chunk, number, parts, job.target_chars, job.head_only), None)
-        )
+        notes.append(runner.ask(map_prompt(chunk, number, parts, job.target_chars, job.head_only), None))
     return runner.reduce(notes, on_delta, progress), runner.stats
 
 

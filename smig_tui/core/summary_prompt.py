@@ -39,9 +39,7 @@ def _system_prompt(target_chars: int) -> str:
     )
 
 
-def map_prompt(
-    chunk: Chunk, part: int, parts: int, target_chars: int, head_only: bool
-) -> ChatMessages:
+def map_prompt(chunk: Chunk, part: int, parts: int, target_chars: int, head_only: bool) -> ChatMessages:
     """Build the request that summarises one chunk (or the whole transcript when `parts` is 1)."""
     if parts == 1:
         scope = "Here is the conversation, oldest message first."
@@ -52,10 +50,7 @@ def map_prompt(
             "only; they will be merged later."
         )
     if head_only:
-        scope += (
-            " The newest messages are handed over verbatim after your note, so cover only what "
-            "is below."
-        )
+        scope += " The newest messages are handed over verbatim after your note, so cover only what is below."
     return [
         {"role": "system", "content": _system_prompt(target_chars)},
         {"role": "user", "content": f"{scope}\n\n<transcript>\n{chunk.text}\n</transcript>"},
@@ -64,9 +59,7 @@ def map_prompt(
 
 def reduce_prompt(notes: Sequence[str], target_chars: int, head_only: bool) -> ChatMessages:
     """Build the request that merges notes on consecutive parts into one handoff summary."""
-    joined = "\n\n".join(
-        f'<part number="{n}">\n{text.strip()}\n</part>' for n, text in enumerate(notes, 1)
-    )
+    joined = "\n\n".join(f'<part number="{n}">\n{text.strip()}\n</part>' for n, text in enumerate(notes, 1))
     tail = " The newest messages follow your note verbatim." if head_only else ""
     return [
         {"role": "system", "content": _system_prompt(target_chars)},

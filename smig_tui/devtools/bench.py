@@ -91,17 +91,13 @@ def run_child(argv: Sequence[str], env: dict[str, str], timeout: float = 900.0) 
     """
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    proc = subprocess.run(
-        argv, env=env, capture_output=True, text=True, timeout=timeout, check=False
-    )
+    proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout, check=False)
     seconds = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     rss = after.ru_maxrss / 1024
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     if proc.returncode != 0:
-        raise RuntimeError(
-            f"{' '.join(argv[2:6])} failed ({proc.returncode}): {proc.stderr.strip()[-400:]}"
-        )
+        raise RuntimeError(f"{' '.join(argv[2:6])} failed ({proc.returncode}): {proc.stderr.strip()[-400:]}")
     last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "{}"
     result = json.loads(last) if last.startswith("{") else {}
     return Child(result, seconds, rss, cpu)
@@ -138,9 +134,7 @@ def ensure_corpus(workdir: Path, params: dict[str, Any], log: Callable[[str], No
     if existing and same and existing.params.get("version") == GENERATOR_VERSION:
         log(f"reusing the corpus in {workdir} ({existing.total_bytes / MB:,.0f} MB)")
         return existing
-    log(
-        f"generating {params['sessions']} sessions, {params['total_bytes'] / GB:.2f} GB in {workdir} …"
-    )
+    log(f"generating {params['sessions']} sessions, {params['total_bytes'] / GB:.2f} GB in {workdir} …")
     started = time.process_time()
     manifest = generate(workdir / "codex", workdir / "claude", **wanted)
     cpu = time.process_time() - started
@@ -198,10 +192,17 @@ def bench_gemini_list(workdir: Path, manifest: Manifest) -> list[Row]:
         evict_page_cache(workdir)
         colds[agent] = run_child([sys.executable, "-m", "smig_tui", "list", "--agent", agent], env)
     ratio = colds["gemini"].seconds / max(colds["codex"].seconds, 1e-9)
-    rows.append(Row(f"smig list --agent gemini, cold ({count} sessions)", colds["gemini"].seconds, "s",
-                    "<= 1.5x codex", ratio <= 1.5,
-                    f"{ratio:.2f}x `--agent codex` cold ({colds['codex'].seconds:.2f} s, same sizes); "
-                    f"CPU {colds['gemini'].cpu:.2f} s vs {colds['codex'].cpu:.2f} s"))
+    rows.append(
+        Row(
+            f"smig list --agent gemini, cold ({count} sessions)",
+            colds["gemini"].seconds,
+            "s",
+            "<= 1.5x codex",
+            ratio <= 1.5,
+            f"{ratio:.2f}x `--agent codex` cold ({colds['codex'].seconds:.2f} s, same sizes); "
+            f"CPU {colds['gemini'].cpu:.2f} s vs {colds['codex'].cpu:.2f} s",
+        )
+    )
     return rows + _gemini_list_at_corpus_size(workdir, manifest, codex)
 
 
@@ -225,12 +226,23 @@ def _gemini_list_at_corpus_size(workdir: Path, manifest: Manifest, codex: list[A
     codex_warm = sorted((run_child([*argv[:-1], "codex"], codex_env) for _ in range(3)), key=lambda c: c.seconds)
     goal = codex_warm[1].seconds * 1.5
     return [
-        Row(f"smig list, {sessions:,} Gemini CLI sessions, first", first.seconds, "s", "< 2 s", first.seconds < 2.0,
-            f"CPU {first.cpu:.2f} s; empty smig caches"),
-        Row(f"smig list, {sessions:,} Gemini CLI sessions, warm (median of 3)", warm[1].seconds, "s",
-            f"<= 1.5x Codex ({goal:.2f} s)", warm[1].seconds <= goal,
+        Row(
+            f"smig list, {sessions:,} Gemini CLI sessions, first",
+            first.seconds,
+            "s",
+            "< 2 s",
+            first.seconds < 2.0,
+            f"CPU {first.cpu:.2f} s; empty smig caches",
+        ),
+        Row(
+            f"smig list, {sessions:,} Gemini CLI sessions, warm (median of 3)",
+            warm[1].seconds,
+            "s",
+            f"<= 1.5x Codex ({goal:.2f} s)",
+            warm[1].seconds <= goal,
             f"CPU {warm[1].cpu:.2f} s; `smig list --agent codex` warm ({len(codex):,} threads): "
-            f"{codex_warm[1].seconds:.2f} s, CPU {codex_warm[1].cpu:.2f} s"),
+            f"{codex_warm[1].seconds:.2f} s, CPU {codex_warm[1].cpu:.2f} s",
+        ),
     ]
 
 
@@ -253,11 +265,22 @@ def bench_opencode_list(workdir: Path, manifest: Manifest) -> list[Row]:
     codex = sorted((run_child([*argv[:-1], "codex"], codex_env) for _ in range(3)), key=lambda c: c.seconds)
     goal = codex[1].seconds * 1.5
     return [
-        Row(f"smig list, {sessions:,} OpenCode sessions, first", first.seconds, "s", "< 2 s", first.seconds < 2.0,
-            f"CPU {first.cpu:.2f} s; empty smig caches: every session's parts counted"),
-        Row(f"smig list, {sessions:,} OpenCode sessions, warm (median of 3)", warm[1].seconds, "s",
-            f"<= 1.5x Codex ({goal:.2f} s)", warm[1].seconds <= goal,
-            f"CPU {warm[1].cpu:.2f} s; `smig list --agent codex` warm: {codex[1].seconds:.2f} s"),
+        Row(
+            f"smig list, {sessions:,} OpenCode sessions, first",
+            first.seconds,
+            "s",
+            "< 2 s",
+            first.seconds < 2.0,
+            f"CPU {first.cpu:.2f} s; empty smig caches: every session's parts counted",
+        ),
+        Row(
+            f"smig list, {sessions:,} OpenCode sessions, warm (median of 3)",
+            warm[1].seconds,
+            "s",
+            f"<= 1.5x Codex ({goal:.2f} s)",
+            warm[1].seconds <= goal,
+            f"CPU {warm[1].cpu:.2f} s; `smig list --agent codex` warm: {codex[1].seconds:.2f} s",
+        ),
     ]
 
 
@@ -323,9 +346,7 @@ def _bench_one_huge(workdir: Path, entry: Any) -> list[Row]:
             total <= seconds,
             what,
         ),
-        Row(
-            "  peak RSS of that process", rss, "MB", f"<= {megabytes:g} MB", rss <= megabytes
-        ),
+        Row("  peak RSS of that process", rss, "MB", f"<= {megabytes:g} MB", rss <= megabytes),
     ]
 
 
@@ -397,11 +418,7 @@ def bench_tokens(workdir: Path, manifest: Manifest, text_mb: float) -> list[Row]
     """Compare smig's counting path with raw tiktoken, then time a cached re-count."""
     smig_home = workdir / "smig-tokens"
     _reset(smig_home)
-    sessions = [
-        e
-        for e in sorted(manifest.sessions, key=lambda e: -e.size)
-        if not e.empty and e.size < 200 * MB
-    ]
+    sessions = [e for e in sorted(manifest.sessions, key=lambda e: -e.size) if not e.empty and e.size < 200 * MB]
     child = run_child(
         child_argv(workdir, "tokens", str(text_mb), *(e.path for e in sessions[:400])),
         corpus_env(workdir, smig_home),
@@ -432,14 +449,10 @@ def bench_replan(workdir: Path, manifest: Manifest) -> list[Row]:
         for e in sorted(manifest.sessions, key=lambda e: e.size)
         if not e.empty and not e.is_subagent and e.size > 4 * MB
     ]
-    child = run_child(
-        child_argv(workdir, "replan", *candidates[:40]), corpus_env(workdir, smig_home)
-    )
+    child = run_child(child_argv(workdir, "replan", *candidates[:40]), corpus_env(workdir, smig_home))
     r = child.result
     if not r.get("ok"):
-        return [
-            Row("re-plan after target change", None, "ms", "< 50 ms", None, r.get("reason", ""))
-        ]
+        return [Row("re-plan after target change", None, "ms", "< 50 ms", None, r.get("reason", ""))]
     ms = r["median"] * 1000
     note = f"{r['messages']:,} messages; first switch {r['first'] * 1000:.1f} ms, worst {r['worst'] * 1000:.1f} ms"
     return [
@@ -514,41 +527,38 @@ def run(args: argparse.Namespace) -> int:
         try:
             rows += step()
         except (RuntimeError, KeyError, ValueError, OSError, subprocess.TimeoutExpired) as error:
-            rows.append(
-                Row(name, None, "", "", None, f"failed: {str(error).splitlines()[-1][:200]}")
-            )
+            rows.append(Row(name, None, "", "", None, f"failed: {str(error).splitlines()[-1][:200]}"))
     table = render(rows)
     print(
         f"smig benchmark, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} CPUs, "
         f"load average {load} at start, {_load()} at end; "
         f"{len(manifest.sessions)} sessions / {manifest.total_bytes / GB:.2f} GB\n\n{table}"
     )
-    (workdir / "bench-results.json").write_text(
-        json.dumps([row.__dict__ for row in rows], indent=1)
-    )
+    (workdir / "bench-results.json").write_text(json.dumps([row.__dict__ for row in rows], indent=1))
     return 0 if all(row.ok is not False for row in rows) else 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse options; `--child` runs one measurement in this process (used by the table rows)."""
-    parser = argparse.ArgumentParser(
-        prog="python -m smig_tui.devtools.bench", description=__doc__.split("\n")[0]
-    )
-    parser.add_argument(
-        "--quick", action="store_true", help="200 sessions, 0.25 GB, a 50 MB huge session per agent"
-    )
+    parser = argparse.ArgumentParser(prog="python -m smig_tui.devtools.bench", description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="200 sessions, 0.25 GB, a 50 MB huge session per agent")
     parser.add_argument("--sessions", type=int)
     parser.add_argument("--total-gb", type=float)
     parser.add_argument("--huge-mb", type=float)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--compressed-share", type=float, default=0.2,
-                        help="share of Codex threads stored as .jsonl.zst (Codex compresses idle ones)")
-    parser.add_argument("--fork-share", type=float, default=0.03, help="share of Codex threads forked")
     parser.add_argument(
-        "--workdir", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "smig-bench"
+        "--compressed-share",
+        type=float,
+        default=0.2,
+        help="share of Codex threads stored as .jsonl.zst (Codex compresses idle ones)",
     )
-    parser.add_argument("--only", metavar="NAME", help="run only the rows whose step name contains NAME "
-                        "(e.g. search, archive, smig list)")
+    parser.add_argument("--fork-share", type=float, default=0.03, help="share of Codex threads forked")
+    parser.add_argument("--workdir", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "smig-bench")
+    parser.add_argument(
+        "--only",
+        metavar="NAME",
+        help="run only the rows whose step name contains NAME (e.g. search, archive, smig list)",
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("rest", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

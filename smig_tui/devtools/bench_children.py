@@ -93,11 +93,7 @@ def measure_tokens(args: Sequence[str]) -> dict[str, Any]:
     encoding = tiktoken.get_encoding(capacity.encoding)
     services.counter_for(capacity).count("warm up")
     raw = min(
-        _timed(
-            lambda: [
-                encoding.encode_ordinary_batch(t, num_threads=os.cpu_count() or 1) for t in texts
-            ]
-        )
+        _timed(lambda: [encoding.encode_ordinary_batch(t, num_threads=os.cpu_count() or 1) for t in texts])
         for _ in range(2)
     )
     cold = [_count_all(services_at(base / name), sessions, capacity) for name in ("a", "b")]

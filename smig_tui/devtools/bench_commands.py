@@ -45,10 +45,14 @@ class Run:
 def run_smig(argv: list[str], env: dict[str, str], stdout: Path | None) -> Run:
     """Run `smig ARGV` with stdout to a file (as `> file` would), or to a pipe this process drains
     (as `| jq` would) when `stdout` is None, and measure that process alone."""
-    with (stdout.open("wb") if stdout else open(os.devnull, "wb")) as sink:
+    with stdout.open("wb") if stdout else open(os.devnull, "wb") as sink:
         started = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "smig_tui", *argv], env=env,
-                                stdout=sink if stdout else subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "smig_tui", *argv],
+            env=env,
+            stdout=sink if stdout else subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         if proc.stdout:
             while proc.stdout.read(1 << 16):
                 pass
@@ -105,10 +109,12 @@ def _rows_for(workdir: Path, entry: Any) -> list[Any]:
     other = "codex" if entry.agent == "claude" else "claude"
     homes = {"codex": "CODEX_HOME", "claude": "CLAUDE_CONFIG_DIR"}
     migrate_env = env | {homes[other]: str(scratch / other)}
-    migrate = run_smig(["migrate", entry.path, "--target", TARGETS[other], "--to", other, "--cwd",
-                        str(scratch / "cwd")], migrate_env, out)
-    export = run_smig(["export", entry.path, "--format", "markdown", "--out", str(scratch / "export.md")],
-                      env, out)
+    migrate = run_smig(
+        ["migrate", entry.path, "--target", TARGETS[other], "--to", other, "--cwd", str(scratch / "cwd")],
+        migrate_env,
+        out,
+    )
+    export = run_smig(["export", entry.path, "--format", "markdown", "--out", str(scratch / "export.md")], env, out)
     exported = (scratch / "export.md").stat().st_size / MB
     shutil.rmtree(scratch)
 
@@ -120,19 +126,39 @@ def _rows_for(workdir: Path, entry: Any) -> list[Any]:
     table_ratio = table.cpu / as_json.cpu
     unbuffered_ratio = unbuffered.cpu / as_json.cpu
     return [
-        Row(f"smig plan (table), {size}", table_ratio, "x --json", f"<= {TABLE_OVER_JSON}x (CPU)",
+        Row(
+            f"smig plan (table), {size}",
+            table_ratio,
+            "x --json",
+            f"<= {TABLE_OVER_JSON}x (CPU)",
             table_ratio <= TABLE_OVER_JSON,
-            f"table {table.seconds:.2f} s, {facts(table)}; --json {as_json.seconds:.2f} s, {facts(as_json)}"),
-        Row(f"smig plan --json, PYTHONUNBUFFERED=1, {size}", unbuffered_ratio, "x buffered",
-            f"write() calls <= {UNBUFFERED_WRITES}x buffered", _within(unbuffered, as_json),
+            f"table {table.seconds:.2f} s, {facts(table)}; --json {as_json.seconds:.2f} s, {facts(as_json)}",
+        ),
+        Row(
+            f"smig plan --json, PYTHONUNBUFFERED=1, {size}",
+            unbuffered_ratio,
+            "x buffered",
+            f"write() calls <= {UNBUFFERED_WRITES}x buffered",
+            _within(unbuffered, as_json),
             f"{unbuffered.seconds:.2f} s, {facts(unbuffered)}; write() calls {_count(unbuffered.writes)} "
-            f"(buffered {_count(as_json.writes)})"),
-        Row(f"smig migrate {entry.agent} -> {other}, {size}", migrate.seconds, "s", f"<= {MIGRATE_GOAL:.0f} s",
-            migrate.seconds <= MIGRATE_GOAL, facts(migrate)),
-        Row(f"smig export to Markdown, {size}", export.seconds, "s",
+            f"(buffered {_count(as_json.writes)})",
+        ),
+        Row(
+            f"smig migrate {entry.agent} -> {other}, {size}",
+            migrate.seconds,
+            "s",
+            f"<= {MIGRATE_GOAL:.0f} s",
+            migrate.seconds <= MIGRATE_GOAL,
+            facts(migrate),
+        ),
+        Row(
+            f"smig export to Markdown, {size}",
+            export.seconds,
+            "s",
             f"<= {EXPORT_GOAL:.0f} s, <= {EXPORT_RSS_GOAL:.0f} MB",
             export.seconds <= EXPORT_GOAL and export.rss_mb <= EXPORT_RSS_GOAL,
-            f"{facts(export)}; {exported:,.1f} MB written"),
+            f"{facts(export)}; {exported:,.1f} MB written",
+        ),
     ]
 
 

@@ -17,8 +17,20 @@ from typing import Any
 
 from smig_tui.devtools.corpus import MB, Manifest
 
-QUERIES = ("parser", "token budget", '"the parser"', "pars*", "schema option", "config", "error handle",
-           "migration", '"write comment"', "sync*", "fixture test", "cache")
+QUERIES = (
+    "parser",
+    "token budget",
+    '"the parser"',
+    "pars*",
+    "schema option",
+    "config",
+    "error handle",
+    "migration",
+    '"write comment"',
+    "sync*",
+    "fixture test",
+    "cache",
+)
 """Words, phrases and prefixes as a person types them; each is run several times for the p95."""
 TOOL_QUERIES = ('"the parser"', '"write comment"', '"error handle"', '"token budget"', "parser", "pars*")
 """Run with `--role tool`: found only in tool output, the position-less table, phrases confirmed on the text."""
@@ -35,33 +47,77 @@ def search_rows(workdir: Path, manifest: Manifest) -> list[Any]:
     env = corpus_env(workdir, home)
     build = run_child(child_argv(workdir, "search-build"), env)
     b = build.result
-    grown = sorted((e for e in manifest.sessions if e.agent == "codex" and not e.compressed and not e.empty
-                    and not e.is_subagent), key=lambda e: e.size)
+    grown = sorted(
+        (e for e in manifest.sessions if e.agent == "codex" and not e.compressed and not e.empty and not e.is_subagent),
+        key=lambda e: e.size,
+    )
     rows = [
-        Row("search index, full build", b["seconds"], "s", "<= 60 s", b["seconds"] <= 60,
+        Row(
+            "search index, full build",
+            b["seconds"],
+            "s",
+            "<= 60 s",
+            b["seconds"] <= 60,
             f"CPU {build.cpu:.1f} s; {b['sessions']:,} sessions, {b['messages']:,} messages, "
-            f"{b['text'] / MB:,.1f} MB of text from {manifest.total_bytes / MB:,.0f} MB of files"),
-        Row("search index size / indexed text", 100 * b["bytes"] / max(b["text"], 1), "%", "<= 40 %",
+            f"{b['text'] / MB:,.1f} MB of text from {manifest.total_bytes / MB:,.0f} MB of files",
+        ),
+        Row(
+            "search index size / indexed text",
+            100 * b["bytes"] / max(b["text"], 1),
+            "%",
+            "<= 40 %",
             b["bytes"] <= 0.4 * b["text"],
-            f"{b['bytes'] / MB:,.1f} MB; {100 * b['bytes'] / manifest.total_bytes:.0f}% of the session files"),
+            f"{b['bytes'] / MB:,.1f} MB; {100 * b['bytes'] / manifest.total_bytes:.0f}% of the session files",
+        ),
     ]
     if grown:
         entry = grown[len(grown) // 2]
         g = run_child(child_argv(workdir, "search-grow", entry.path), env).result
-        rows.append(Row("search refresh after one session grows 1 MB", g["seconds"], "s", "<= 0.5 s",
-                        g["seconds"] <= 0.5, f"{g['messages']:,} new messages indexed; {g['grown']} grown"))
+        rows.append(
+            Row(
+                "search refresh after one session grows 1 MB",
+                g["seconds"],
+                "s",
+                "<= 0.5 s",
+                g["seconds"] <= 0.5,
+                f"{g['messages']:,} new messages indexed; {g['grown']} grown",
+            )
+        )
         biggest = grown[-1]
         if biggest is not entry:  # the huge session: a reader that reads it all again shows here
             h = run_child(child_argv(workdir, "search-grow", biggest.path), env).result
-            rows.append(Row(f"search refresh after the biggest session ({biggest.size / MB:,.0f} MB) grows 1 MB",
-                            h["seconds"], "s", "<= 0.5 s", h["seconds"] <= 0.5,
-                            f"{h['messages']:,} new messages indexed; {h['grown']} grown"))
+            rows.append(
+                Row(
+                    f"search refresh after the biggest session ({biggest.size / MB:,.0f} MB) grows 1 MB",
+                    h["seconds"],
+                    "s",
+                    "<= 0.5 s",
+                    h["seconds"] <= 0.5,
+                    f"{h['messages']:,} new messages indexed; {h['grown']} grown",
+                )
+            )
     q = run_child(child_argv(workdir, "search-query"), env).result
-    rows.append(Row("search query p95", q["p95"] * 1000, "ms", "<= 50 ms", q["p95"] <= 0.05,
-                    f"median {q['median'] * 1000:.1f} ms over {q['runs']} queries (words, phrases, prefixes)"))
+    rows.append(
+        Row(
+            "search query p95",
+            q["p95"] * 1000,
+            "ms",
+            "<= 50 ms",
+            q["p95"] <= 0.05,
+            f"median {q['median'] * 1000:.1f} ms over {q['runs']} queries (words, phrases, prefixes)",
+        )
+    )
     t = run_child(child_argv(workdir, "search-query", "tool"), env).result
-    rows.append(Row("search query p95, tool output only", t["p95"] * 1000, "ms", "<= 50 ms", t["p95"] <= 0.05,
-                    f"median {t['median'] * 1000:.1f} ms over {t['runs']} queries; phrases read the candidates' text"))
+    rows.append(
+        Row(
+            "search query p95, tool output only",
+            t["p95"] * 1000,
+            "ms",
+            "<= 50 ms",
+            t["p95"] <= 0.05,
+            f"median {t['median'] * 1000:.1f} ms over {t['runs']} queries; phrases read the candidates' text",
+        )
+    )
     return rows
 
 
@@ -77,11 +133,23 @@ def archive_rows(workdir: Path, manifest: Manifest) -> list[Any]:
     a, s = first.result, second.result
     share = 100 * a["stored"] / manifest.total_bytes
     return [
-        Row("archive, full run", a["seconds"], "s", "<= 90 s", a["seconds"] <= 90,
-            f"CPU {first.cpu:.1f} s; {a['files']:,} files, {a['read'] / MB:,.0f} MB read"),
+        Row(
+            "archive, full run",
+            a["seconds"],
+            "s",
+            "<= 90 s",
+            a["seconds"] <= 90,
+            f"CPU {first.cpu:.1f} s; {a['files']:,} files, {a['read'] / MB:,.0f} MB read",
+        ),
         Row("archive size / corpus", share, "%", "<= 25 %", share <= 25, f"{a['stored'] / MB:,.1f} MB stored"),
-        Row("archive, second run with nothing new", s["seconds"], "s", "<= 1 s", s["seconds"] <= 1,
-            f"{s['unchanged']:,} files unchanged"),
+        Row(
+            "archive, second run with nothing new",
+            s["seconds"],
+            "s",
+            "<= 1 s",
+            s["seconds"] <= 1,
+            f"{s['unchanged']:,} files unchanged",
+        ),
     ]
 
 
@@ -99,8 +167,7 @@ def run_search_measure(name: str, args: Sequence[str]) -> dict[str, Any]:
         text = conn.execute("SELECT coalesce(sum(length), 0) FROM messages").fetchone()[0]
         index.close()
         size = sum(p.stat().st_size for p in index.folder.glob("index.sqlite3*"))
-        return {"seconds": seconds, "sessions": report.added, "messages": report.messages, "text": text,
-                "bytes": size}
+        return {"seconds": seconds, "sessions": report.added, "messages": report.messages, "text": text, "bytes": size}
     if name == "search-grow":
         return _measure_growth(services, args[0])
     if name == "search-query":
@@ -115,25 +182,44 @@ def run_search_measure(name: str, args: Sequence[str]) -> dict[str, Any]:
                 services.search(query, SearchFilters(role="tool" if tool else None), limit=20, refresh=False)
                 timings.append(time.perf_counter() - started)
         timings.sort()
-        return {"p95": timings[int(0.95 * (len(timings) - 1))], "median": statistics.median(timings),
-                "runs": len(timings)}
+        return {
+            "p95": timings[int(0.95 * (len(timings) - 1))],
+            "median": statistics.median(timings),
+            "runs": len(timings),
+        }
     if name == "archive-run":
         archive = session_archive(services.paths)
         started = time.perf_counter()
         run = archive.run(services.sources, lambda _: None)
         seconds = time.perf_counter() - started
         stored = sum(p.stat().st_size for p in archive.folder.rglob("*") if p.is_file())
-        return {"seconds": seconds, "files": run.touched, "read": run.bytes_read, "stored": stored,
-                "unchanged": run.unchanged}
+        return {
+            "seconds": seconds,
+            "files": run.touched,
+            "read": run.bytes_read,
+            "stored": stored,
+            "unchanged": run.unchanged,
+        }
     raise KeyError(name)
 
 
 def _measure_growth(services: Any, path: str) -> dict[str, Any]:
     """Append 1 MB of turns to a rollout, time the refresh, then put the file back as it was."""
     before = os.stat(path)
-    line = json.dumps({"timestamp": "2026-12-01T00:00:00.000Z", "type": "response_item", "payload": {
-        "type": "message", "role": "assistant",
-        "content": [{"type": "output_text", "text": "grown text about the parser and its cache " * 20}]}}) + "\n"
+    line = (
+        json.dumps(
+            {
+                "timestamp": "2026-12-01T00:00:00.000Z",
+                "type": "response_item",
+                "payload": {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": "grown text about the parser and its cache " * 20}],
+                },
+            }
+        )
+        + "\n"
+    )
     try:
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(line * (GROWTH // len(line)))

@@ -47,16 +47,27 @@ def tui_rows(workdir: Path, manifest: Manifest) -> list[Any]:
     paints = [child.result["paint"] for child in firsts]
     r = warm.result
     return [
-        Row(f"TUI first paint, first launch, empty caches (worst of {FIRST_LAUNCHES})", max(paints), "s", "< 1 s",
+        Row(
+            f"TUI first paint, first launch, empty caches (worst of {FIRST_LAUNCHES})",
+            max(paints),
+            "s",
+            "< 1 s",
             max(paints) < 1.0,
             f"from launch: runs {', '.join(f'{p:.2f}' for p in paints)} s, of which interpreter"
             f" {statistics.median(c.result['interpreter'] for c in firsts):.2f} s and imports"
             f" {statistics.median(c.result['imports'] for c in firsts):.2f} s (medians); CPU"
             f" {statistics.median(c.cpu for c in firsts):.2f} s (median, the whole run);"
-            f" {firsts[0].result['shown']} sessions at first paint"),
-        Row("TUI first paint, next launch, listing cache warm", r["paint"], "s", "< 1 s", r["paint"] < 1.0,
+            f" {firsts[0].result['shown']} sessions at first paint",
+        ),
+        Row(
+            "TUI first paint, next launch, listing cache warm",
+            r["paint"],
+            "s",
+            "< 1 s",
+            r["paint"] < 1.0,
             f"from launch; CPU {warm.cpu:.2f} s in all; all {r['total']} sessions in after {r['loaded']:.2f} s;"
-            f" app running after {r['start']:.2f} s"),
+            f" app running after {r['start']:.2f} s",
+        ),
     ]
 
 
@@ -82,31 +93,64 @@ def tui_big_rows(workdir: Path, manifest: Manifest) -> list[Any]:
         first_goal, all_goal, rss_goal = (8.0, 12.0, 500.0) if huge else (2.0, 4.0, 500.0)
         about = f"{entry.size / MB:,.0f} MB {agent} session, {r['messages']:,} messages, {r['sessions']:,} sessions"
         rows += [
-            Row(f"TUI: first figures of a {about}", r["first_figures"], "s", f"< {first_goal:g} s",
+            Row(
+                f"TUI: first figures of a {about}",
+                r["first_figures"],
+                "s",
+                f"< {first_goal:g} s",
                 r["first_figures"] < first_goal,
-                f"Enter to the gauge and the tab on show; read {r['read']:.2f} s; CPU {r['cpu_first']:.2f} s"),
-            Row("  all four tabs planned", r["all_tabs"], "s", f"< {all_goal:g} s", r["all_tabs"] < all_goal,
-                f"CPU {r['cpu_all']:.2f} s"),
-            Row("  peak RSS of the TUI process", r["rss_mb"], "MB", f"< {rss_goal:g} MB", r["rss_mb"] < rss_goal,
-                f"CPU {child.cpu:.1f} s for the whole child"),
+                f"Enter to the gauge and the tab on show; read {r['read']:.2f} s; CPU {r['cpu_first']:.2f} s",
+            ),
+            Row(
+                "  all four tabs planned",
+                r["all_tabs"],
+                "s",
+                f"< {all_goal:g} s",
+                r["all_tabs"] < all_goal,
+                f"CPU {r['cpu_all']:.2f} s",
+            ),
+            Row(
+                "  peak RSS of the TUI process",
+                r["rss_mb"],
+                "MB",
+                f"< {rss_goal:g} MB",
+                r["rss_mb"] < rss_goal,
+                f"CPU {child.cpu:.1f} s for the whole child",
+            ),
         ]
         if mode != "full":
             continue
         switch = max(r["switch"])
         rows += [
-            Row("TUI: switch target on it", switch, "s", "< 0.3 s", switch < 0.3,
+            Row(
+                "TUI: switch target on it",
+                switch,
+                "s",
+                "< 0.3 s",
+                switch < 0.3,
                 "worst of switching to an already-counted encoding and back, until the tab on show is"
-                f" planned; {', '.join(f'{t:.2f}' for t in r['switch'])} s, CPU {r['cpu_switch']:.2f} s"),
-            Row(f"TUI: filter keystroke, {r['sessions']:,} sessions", r["keystroke_worst"] * 1000, "ms",
-                "< 50 ms", r["keystroke_worst"] < 0.05,
+                f" planned; {', '.join(f'{t:.2f}' for t in r['switch'])} s, CPU {r['cpu_switch']:.2f} s",
+            ),
+            Row(
+                f"TUI: filter keystroke, {r['sessions']:,} sessions",
+                r["keystroke_worst"] * 1000,
+                "ms",
+                "< 50 ms",
+                r["keystroke_worst"] < 0.05,
                 f"worst of {len(TYPED)} keys handled and drawn, median {r['keystroke_median'] * 1000:.1f} ms;"
                 f" UI thread CPU worst {r['keystroke_cpu_worst'] * 1000:.1f} ms; longest UI stall while"
-                f" typing {r['stall'] * 1000:.0f} ms"),
-            Row("  the filter applied after a pause", r["filter_apply"] * 1000, "ms", "< 50 ms",
+                f" typing {r['stall'] * 1000:.0f} ms",
+            ),
+            Row(
+                "  the filter applied after a pause",
+                r["filter_apply"] * 1000,
+                "ms",
+                "< 50 ms",
                 r["filter_apply"] < 0.05,
                 "worst of narrowing to one word, to all the words, and clearing it again (every session"
                 f" back): {', '.join(f'{t * 1000:.0f}' for t in r['applies'])} ms; UI thread CPU worst"
-                f" {r['apply_cpu_worst'] * 1000:.1f} ms"),
+                f" {r['apply_cpu_worst'] * 1000:.1f} ms",
+            ),
         ]
     return rows
 
@@ -199,9 +243,16 @@ async def _drive_tui_big(app_type: Any, path: str, mode: str) -> dict[str, Any]:
         first, cpu_first = time.perf_counter() - started, time.process_time() - cpu
         await _until(pilot, lambda: screen.plans is not None and not getattr(screen.plans, "pending", ()))
         figures.pop("reason")
-        figures.update(ok=screen.plans is not None, read=read, first_figures=first, cpu_first=cpu_first,
-                       all_tabs=time.perf_counter() - started, cpu_all=time.process_time() - cpu,
-                       messages=len(screen.session.messages) if screen.session else 0, sessions=len(tree.sessions))
+        figures.update(
+            ok=screen.plans is not None,
+            read=read,
+            first_figures=first,
+            cpu_first=cpu_first,
+            all_tabs=time.perf_counter() - started,
+            cpu_all=time.process_time() - cpu,
+            messages=len(screen.session.messages) if screen.session else 0,
+            sessions=len(tree.sessions),
+        )
         await _settle(pilot)
         figures["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         if mode != "full":
@@ -262,6 +313,12 @@ async def _type_filter(pilot: Any, screen: Any) -> dict[str, Any]:
         app.screen._on_timer_update()
         applies.append(time.perf_counter() - started)
         apply_cpus.append(time.thread_time() - cpu)
-    return {"keystroke_worst": max(keys), "keystroke_median": statistics.median(keys), "stall": stall,
-            "keystroke_cpu_worst": max(cpus), "filter_apply": max(applies), "applies": applies,
-            "apply_cpu_worst": max(apply_cpus)}
+    return {
+        "keystroke_worst": max(keys),
+        "keystroke_median": statistics.median(keys),
+        "stall": stall,
+        "keystroke_cpu_worst": max(cpus),
+        "filter_apply": max(applies),
+        "applies": applies,
+        "apply_cpu_worst": max(apply_cpus),
+    }

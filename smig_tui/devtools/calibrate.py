@@ -25,7 +25,9 @@ from smig_tui.core.calibration import measure_growth
 def main(argv: list[str] | None = None) -> int:
     """Measure the given transcripts and print each one's ratio and each family's spread."""
     parser = argparse.ArgumentParser(prog="python -m smig_tui.devtools.calibrate", description=__doc__.split("\n")[0])
-    parser.add_argument("paths", nargs="+", type=Path, help="Claude Code transcripts or Codex rollouts, or folders of them")
+    parser.add_argument(
+        "paths", nargs="+", type=Path, help="Claude Code transcripts or Codex rollouts, or folders of them"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     files = sorted(f for p in args.paths for f in ([p] if p.is_file() else p.glob("*.jsonl")))
@@ -34,15 +36,19 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(rows, indent=1))
         return 0
     for row in rows:
-        print(f"{row['file'][:70]:70} {row['model'] or '?':28} {row['family']:12} "
-              f"{row['logged']:>8,} / {row['counted']:>8,} = {row['ratio'] or '-'}{'' if row['trusted'] else ' (too little)'}")
+        print(
+            f"{row['file'][:70]:70} {row['model'] or '?':28} {row['family']:12} "
+            f"{row['logged']:>8,} / {row['counted']:>8,} = {row['ratio'] or '-'}{'' if row['trusted'] else ' (too little)'}"
+        )
     families: dict[str, list[float]] = {}
     for row in rows:
         if row["trusted"]:
             families.setdefault(row["family"], []).append(row["ratio"])
     for family, ratios in sorted(families.items()):
-        print(f"{family}: {len(ratios)} transcripts, ratio {min(ratios):.2f}-{max(ratios):.2f}, "
-              f"median {sorted(ratios)[len(ratios) // 2]:.2f}")
+        print(
+            f"{family}: {len(ratios)} transcripts, ratio {min(ratios):.2f}-{max(ratios):.2f}, "
+            f"median {sorted(ratios)[len(ratios) // 2]:.2f}"
+        )
     return 0
 
 
@@ -61,8 +67,14 @@ def measure_files(files: Sequence[Path]) -> list[dict[str, Any]]:
             is_codex = '"session_meta"' in file.read_text(encoding="utf-8", errors="replace")[:4000]
             name = file.name if not is_codex or file.name.startswith("rollout-") else f"rollout-{file.name}"
             shutil.copy(file, (rollouts if is_codex else project) / name)
-        services = build_services({"HOME": scratch, "SMIG_TUI_HOME": str(home / "smig"),
-                                   "CODEX_HOME": str(home / "codex"), "CLAUDE_CONFIG_DIR": str(home / "claude")})
+        services = build_services(
+            {
+                "HOME": scratch,
+                "SMIG_TUI_HOME": str(home / "smig"),
+                "CODEX_HOME": str(home / "codex"),
+                "CLAUDE_CONFIG_DIR": str(home / "claude"),
+            }
+        )
         table = services.capacities
         counter_model = table.lookup("gpt-5.5")  # o200k_base, calibration 1: smig's raw count
         for info in services.list_sessions(include_subagents=True):
@@ -70,10 +82,18 @@ def measure_files(files: Sequence[Path]) -> list[dict[str, Any]]:
             growth = measure_growth(session, services.count_session(session, counter_model))
             model = table.get(session.info.model) if session.info.model else None
             raw = growth.logged / growth.counted if growth.counted else None
-            rows.append({"file": Path(info.path).name, "model": session.info.model,
-                         "family": model.tokenizer if model else "?", "logged": growth.logged,
-                         "counted": growth.counted, "stretches": growth.stretches,
-                         "ratio": round(raw, 3) if raw else None, "trusted": growth.ratio is not None})
+            rows.append(
+                {
+                    "file": Path(info.path).name,
+                    "model": session.info.model,
+                    "family": model.tokenizer if model else "?",
+                    "logged": growth.logged,
+                    "counted": growth.counted,
+                    "stretches": growth.stretches,
+                    "ratio": round(raw, 3) if raw else None,
+                    "trusted": growth.ratio is not None,
+                }
+            )
     return sorted(rows, key=lambda row: str(row["file"]))
 
 

@@ -118,9 +118,7 @@ class Manifest:
         """Read the manifest a previous run left in `home`, if any."""
         try:
             data = json.loads((home / MANIFEST).read_text(encoding="utf-8"))
-            return cls(
-                data["params"], [SessionEntry(**e) for e in data["sessions"]], data["seconds"]
-            )
+            return cls(data["params"], [SessionEntry(**e) for e in data["sessions"]], data["seconds"])
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
@@ -151,15 +149,9 @@ class Pools:
     def __init__(self, seed: int) -> None:
         rng = random.Random(f"{seed}:pools")
         self.codex = sorted((turns.codex_turn(rng) for _ in range(_POOL)), key=lambda t: t.size)
-        self.claude = sorted(
-            (turns.claude_turn(rng, False) for _ in range(_POOL)), key=lambda t: t.size
-        )
-        self.sidechain = sorted(
-            (turns.claude_turn(rng, True) for _ in range(_POOL // 2)), key=lambda t: t.size
-        )
-        self.sizes = {
-            id(pool): [t.size for t in pool] for pool in (self.codex, self.claude, self.sidechain)
-        }
+        self.claude = sorted((turns.claude_turn(rng, False) for _ in range(_POOL)), key=lambda t: t.size)
+        self.sidechain = sorted((turns.claude_turn(rng, True) for _ in range(_POOL // 2)), key=lambda t: t.size)
+        self.sizes = {id(pool): [t.size for t in pool] for pool in (self.codex, self.claude, self.sidechain)}
         self.codex_compaction = turns.codex_compaction(rng)
         self.claude_compaction = turns.claude_compaction(rng)
         self.instructions = text.prose(rng, 60)
@@ -195,9 +187,7 @@ def plan_specs(seed: int, count: int, total: int, huge: int, huge_bytes: int) ->
     mains: dict[str, list[int]] = {"codex": [], "claude": []}
     for index, size in enumerate(plan_sizes(rng, count, total, huge, huge_bytes)):
         agent = ("codex", "claude")[index % 2] if index < huge else rng.choice(("codex", "claude"))
-        spec = Spec(
-            index, agent, "main", size, BASE_TIME - rng.uniform(0, 120 * 86400), rng.choice(cwds)
-        )
+        spec = Spec(index, agent, "main", size, BASE_TIME - rng.uniform(0, 120 * 86400), rng.choice(cwds))
         roll = rng.random()
         if index >= huge and mains[agent] and roll < 0.16:
             parent = specs[rng.choice(mains[agent])]
@@ -227,18 +217,14 @@ def _ensure_variety(specs: list[Spec], huge: int) -> None:
     free = [
         s
         for s in specs[huge:]
-        if s.kind == "main"
-        and s.index not in parents
-        and not (s.corrupt or s.truncated or s.empty or s.compacted)
+        if s.kind == "main" and s.index not in parents and not (s.corrupt or s.truncated or s.empty or s.compacted)
     ]
     for flag in ("corrupt", "truncated", "empty", "compacted"):
         if free and not any(getattr(s, flag) for s in specs):
             setattr(free.pop(), flag, True)
     kinds = {(s.agent, s.kind) for s in specs}
     for agent, kind in (("codex", "exec"), ("codex", "subagent"), ("claude", "subagent")):
-        hosts = [
-            s for s in specs[huge:] if s.agent == agent and s.kind == "main" and s not in free[-1:]
-        ]
+        hosts = [s for s in specs[huge:] if s.agent == agent and s.kind == "main" and s not in free[-1:]]
         if (agent, kind) in kinds or not free or (kind == "subagent" and not hosts):
             continue
         child = free.pop()
@@ -322,15 +308,11 @@ def write_body(
 def _broken_line(chunk: str) -> str:
     """Cut a conversation line (one every reader must parse) short, as a crash mid-write would."""
     lines = chunk.split("\n")
-    line = next(
-        (x for x in lines if '"type":"response_item"' in x or '"type":"user"' in x), lines[0]
-    )
+    line = next((x for x in lines if '"type":"response_item"' in x or '"type":"user"' in x), lines[0])
     return line[: len(line) * 2 // 3] + "\n"
 
 
-def write_header(
-    handle: Any, filler: Filler, records: list[dict[str, Any]], entry: SessionEntry
-) -> None:
+def write_header(handle: Any, filler: Filler, records: list[dict[str, Any]], entry: SessionEntry) -> None:
     """Write the per-session opening lines through the filler so their slots are filled too."""
     chunk = filler.fill(Template.build(records, last_uuid=records[-1].get("_last", -1)))
     handle.write(chunk)
@@ -371,9 +353,7 @@ def write_codex(spec: Spec, specs: list[Spec], pools: Pools, home: Path, seed: i
     return entry
 
 
-def codex_header(
-    spec: Spec, parent: Spec | None, pools: Pools, prompt: str
-) -> list[dict[str, Any]]:
+def codex_header(spec: Spec, parent: Spec | None, pools: Pools, prompt: str) -> list[dict[str, Any]]:
     """Return session_meta, the injected context and a first short turn."""
     meta: dict[str, Any] = {
         "id": spec.id,
@@ -409,9 +389,7 @@ def codex_header(
     answer = text.sentence(random.Random(spec.id))
     return [
         {"timestamp": turns.T, "type": "session_meta", "payload": meta},
-        turns.codex_event(
-            {"type": "task_started", "turn_id": "@@TURN@@", "model_context_window": 258400}
-        ),
+        turns.codex_event({"type": "task_started", "turn_id": "@@TURN@@", "model_context_window": 258400}),
         turns.codex_message(
             "developer",
             "<permissions instructions>\nApprovals: on-request.\n</permissions instructions>",
@@ -423,21 +401,15 @@ def codex_header(
         turns.codex_message("user", context),
         turns.codex_turn_context(),
         turns.codex_message("user", prompt),
-        turns.codex_event(
-            {"type": "user_message", "message": prompt, "local_images": [], "text_elements": []}
-        ),
+        turns.codex_event({"type": "user_message", "message": prompt, "local_images": [], "text_elements": []}),
         turns.codex_message("assistant", answer, "final_answer"),
         turns.codex_event({"type": "agent_message", "message": answer, "phase": "final_answer"}),
         turns.codex_token_count(),
-        turns.codex_event(
-            {"type": "task_complete", "turn_id": "@@TURN@@", "last_agent_message": answer}
-        ),
+        turns.codex_event({"type": "task_complete", "turn_id": "@@TURN@@", "last_agent_message": answer}),
     ]
 
 
-def write_claude(
-    spec: Spec, specs: list[Spec], pools: Pools, home: Path, seed: int
-) -> SessionEntry:
+def write_claude(spec: Spec, specs: list[Spec], pools: Pools, home: Path, seed: int) -> SessionEntry:
     """Write one transcript under `projects/<munged cwd>/`, or a sub-agent file beside its parent."""
     project = home / "projects" / munge(spec.cwd)
     parent = specs[spec.parent] if spec.parent is not None else None
@@ -468,9 +440,7 @@ def write_claude(
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8", newline="\n", buffering=1 << 20) as handle:
         if not spec.empty:
-            write_header(
-                handle, filler, claude_header(spec, entry.prompt, parent is not None), entry
-            )
+            write_header(handle, filler, claude_header(spec, entry.prompt, parent is not None), entry)
             pool = pools.claude if parent is None else pools.sidechain
             trailer = ""
             if spec.titled and parent is None:
@@ -522,9 +492,7 @@ def prepare(home: Path) -> None:
     """Make `home` empty, refusing to touch a folder the generator did not make."""
     if home.is_dir() and any(home.iterdir()):
         if not (home / MANIFEST).is_file():
-            raise WriteRefusedError(
-                f"{home} is not empty and holds no {MANIFEST}, so the corpus will not replace it."
-            )
+            raise WriteRefusedError(f"{home} is not empty and holds no {MANIFEST}, so the corpus will not replace it.")
         shutil.rmtree(home)
     home.mkdir(parents=True, exist_ok=True)
 
@@ -565,9 +533,7 @@ def generate(
     entries, written = [], 0
     for spec in specs:
         writer = write_codex if spec.agent == "codex" else write_claude
-        entry = writer(
-            spec, specs, pools, codex_home if spec.agent == "codex" else claude_home, seed
-        )
+        entry = writer(spec, specs, pools, codex_home if spec.agent == "codex" else claude_home, seed)
         entries.append(entry)
         written += entry.size
         if progress:
@@ -575,8 +541,15 @@ def generate(
     write_session_index(codex_home, specs, entries)
     if fork_share or compressed_share:
         rng = random.Random(f"{seed}:lineage")
-        threads = [e for e in entries if e.agent == "codex" and e.kind == "main" and not e.empty
-                   and e.truncated_line is None and e.size < huge_bytes]
+        threads = [
+            e
+            for e in entries
+            if e.agent == "codex"
+            and e.kind == "main"
+            and not e.empty
+            and e.truncated_line is None
+            and e.size < huge_bytes
+        ]
         for parent in rng.sample(threads, _share(len(threads), fork_share)):
             entries.append(write_codex_fork(parent, rng))
         for entry in rng.sample(threads, _share(len(threads), compressed_share)):
@@ -603,23 +576,48 @@ def write_codex_fork(parent: SessionEntry, rng: random.Random) -> SessionEntry:
     prompt = f"Carry on from the fork: {text.prose(rng, 1)[:200]}"
     answer = text.sentence(rng)
     meta = {
-        "id": thread, "session_id": thread, "forked_from_id": parent.id, "timestamp": iso, "cwd": parent.cwd,
-        "originator": "codex-tui", "cli_version": "0.171.0", "source": "cli", "model_provider": "openai",
+        "id": thread,
+        "session_id": thread,
+        "forked_from_id": parent.id,
+        "timestamp": iso,
+        "cwd": parent.cwd,
+        "originator": "codex-tui",
+        "cli_version": "0.171.0",
+        "source": "cli",
+        "model_provider": "openai",
         "history_mode": "paginated",
         "history_base": {"thread_id": parent.id, "end_byte_offset": parent.size},
     }
-    usage = {"input_tokens": 9000, "cached_input_tokens": 0, "output_tokens": 40, "reasoning_output_tokens": 0,
-             "total_tokens": 9040}
+    usage = {
+        "input_tokens": 9000,
+        "cached_input_tokens": 0,
+        "output_tokens": 40,
+        "reasoning_output_tokens": 0,
+        "total_tokens": 9040,
+    }
     items = [
         ("session_meta", meta),
         ("turn_context", {"cwd": parent.cwd, "model": "gpt-5.5", "approval_policy": "on-request"}),
         ("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}]}),
-        ("event_msg", {"type": "item_completed", "thread_id": thread,
-                       "item": {"type": "UserMessage", "content": [{"type": "text", "text": prompt}]}}),
-        ("response_item", {"type": "message", "role": "assistant",
-                           "content": [{"type": "output_text", "text": answer}]}),
-        ("event_msg", {"type": "token_count", "info": {"total_token_usage": usage, "last_token_usage": usage,
-                                                       "model_context_window": 258400}}),
+        (
+            "event_msg",
+            {
+                "type": "item_completed",
+                "thread_id": thread,
+                "item": {"type": "UserMessage", "content": [{"type": "text", "text": prompt}]},
+            },
+        ),
+        (
+            "response_item",
+            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": answer}]},
+        ),
+        (
+            "event_msg",
+            {
+                "type": "token_count",
+                "info": {"total_token_usage": usage, "last_token_usage": usage, "model_context_window": 258400},
+            },
+        ),
     ]
     lines = [json.dumps({"timestamp": iso, "type": kind, "payload": payload}) for kind, payload in items]
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
@@ -651,9 +649,7 @@ def write_session_index(home: Path, specs: list[Spec], entries: list[SessionEntr
                     {
                         "id": entry.id,
                         "thread_name": entry.title,
-                        "updated_at": time.strftime(
-                            "%Y-%m-%dT%H:%M:%SZ", time.gmtime(spec.created)
-                        ),
+                        "updated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(spec.created)),
                     }
                 )
             )
@@ -664,22 +660,20 @@ def write_session_index(home: Path, specs: list[Spec], entries: list[SessionEntr
 
 def main(argv: list[str] | None = None) -> int:
     """Run the generator from the command line and print what it wrote."""
-    parser = argparse.ArgumentParser(
-        prog="python -m smig_tui.devtools.corpus", description=__doc__.split("\n")[0]
-    )
+    parser = argparse.ArgumentParser(prog="python -m smig_tui.devtools.corpus", description=__doc__.split("\n")[0])
     parser.add_argument("--codex-home", type=Path, required=True)
     parser.add_argument("--claude-home", type=Path, required=True)
     parser.add_argument("--sessions", type=int, default=2000)
     parser.add_argument("--total-gb", type=float, default=2.0)
-    parser.add_argument(
-        "--huge", type=int, default=0, help="how many huge sessions (alternating agents)"
-    )
+    parser.add_argument("--huge", type=int, default=0, help="how many huge sessions (alternating agents)")
     parser.add_argument("--huge-mb", type=float, default=500.0)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--compressed-share", type=float, default=0.0,
-                        help="share of Codex threads written as .jsonl.zst")
-    parser.add_argument("--fork-share", type=float, default=0.0,
-                        help="share of Codex threads that get a fork (history_base)")
+    parser.add_argument(
+        "--compressed-share", type=float, default=0.0, help="share of Codex threads written as .jsonl.zst"
+    )
+    parser.add_argument(
+        "--fork-share", type=float, default=0.0, help="share of Codex threads that get a fork (history_base)"
+    )
     args = parser.parse_args(argv)
     try:
         manifest = generate(

@@ -116,14 +116,10 @@ def shell_output(rng: random.Random, lines: int, root: str) -> str:
                 f"{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d} {path(rng)}"
             )
         elif kind == 1:
-            out.append(
-                f"{path(rng, root)}:{rng.randint(1, 900)}:{code_line(rng, rng.randint(0, 2))}"
-            )
+            out.append(f"{path(rng, root)}:{rng.randint(1, 900)}:{code_line(rng, rng.randint(0, 2))}")
         elif kind == 2:
             verdict = rng.choice(("PASSED", "PASSED", "PASSED", "FAILED", "SKIPPED"))
-            out.append(
-                f"tests/{path(rng)}::test_{ident(rng)} {verdict} [{number * 100 // lines:>3}%]"
-            )
+            out.append(f"tests/{path(rng)}::test_{ident(rng)} {verdict} [{number * 100 // lines:>3}%]")
         elif kind == 3:
             out.append(f"{rng.getrandbits(28):07x} {sentence(rng)[:72]}")
         else:

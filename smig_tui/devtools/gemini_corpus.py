@@ -41,8 +41,9 @@ def generate_gemini(home: Path, entries: list[SessionEntry], seed: int = 7) -> i
         (folder / ".project_root").write_text(cwd, encoding="utf-8")
         session_id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
         path = folder / "chats" / f"session-2026-11-{1 + number % 28:02d}T10-00-{session_id[:8]}.jsonl"
-        path.write_text(_session(session_id, cwd, entry.prompt or f"Task {number}", max(entry.size, 2_000), rng),
-                        encoding="utf-8")
+        path.write_text(
+            _session(session_id, cwd, entry.prompt or f"Task {number}", max(entry.size, 2_000), rng), encoding="utf-8"
+        )
     (home / ".gemini" / "projects.json").write_text(json.dumps({"projects": projects}), encoding="utf-8")
     marker.write_text(json.dumps(wanted), encoding="utf-8")
     return len(entries)
@@ -52,12 +53,31 @@ def _session(session_id: str, cwd: str, prompt: str, size: int, rng: random.Rand
     """One session of about `size` bytes: prompt, tool calls with padded output, a final reply."""
     stamp = "2026-11-20T10:00:00.000Z"
     lines: list[dict[str, Any]] = [
-        {"sessionId": session_id, "projectHash": uuid.uuid5(uuid.NAMESPACE_URL, cwd).hex * 2, "startTime": stamp,
-         "lastUpdated": stamp, "kind": "main"},
-        {"$set": {"messages": [{"id": "ctx", "timestamp": stamp, "type": "user",
-                                "content": [{"text": f"<session_context>\nWorkspace: {cwd}\n</session_context>"}]}]}},
-        {"id": str(uuid.UUID(int=rng.getrandbits(128))), "timestamp": stamp, "type": "user",
-         "content": [{"text": prompt}]},
+        {
+            "sessionId": session_id,
+            "projectHash": uuid.uuid5(uuid.NAMESPACE_URL, cwd).hex * 2,
+            "startTime": stamp,
+            "lastUpdated": stamp,
+            "kind": "main",
+        },
+        {
+            "$set": {
+                "messages": [
+                    {
+                        "id": "ctx",
+                        "timestamp": stamp,
+                        "type": "user",
+                        "content": [{"text": f"<session_context>\nWorkspace: {cwd}\n</session_context>"}],
+                    }
+                ]
+            }
+        },
+        {
+            "id": str(uuid.UUID(int=rng.getrandbits(128))),
+            "timestamp": stamp,
+            "type": "user",
+            "content": [{"text": prompt}],
+        },
     ]
     written = sum(len(json.dumps(line)) for line in lines)
     turn = 0
@@ -67,19 +87,57 @@ def _session(session_id: str, cwd: str, prompt: str, size: int, rng: random.Rand
         call_id = f"run_shell_command__{turn}"
         response = {"functionResponse": {"id": call_id, "name": "run_shell_command", "response": {"output": output}}}
         reply_id = str(uuid.UUID(int=rng.getrandbits(128)))
-        reply = {"id": reply_id, "timestamp": stamp, "type": "gemini", "content": f"Step {turn}.", "thoughts": [],
-                 "tokens": {"input": 1000 * turn, "output": 40, "cached": 0, "thoughts": 0, "tool": 0,
-                            "total": 1000 * turn + 40},
-                 "model": "gemini-2.5-pro",
-                 "toolCalls": [{"id": call_id, "name": "run_shell_command", "args": {"command": f"step {turn}"},
-                                "result": [response], "status": "success", "timestamp": stamp}]}
-        follow = {"id": str(uuid.UUID(int=rng.getrandbits(128))), "timestamp": stamp, "type": "user",
-                  "content": [response]}
+        reply = {
+            "id": reply_id,
+            "timestamp": stamp,
+            "type": "gemini",
+            "content": f"Step {turn}.",
+            "thoughts": [],
+            "tokens": {
+                "input": 1000 * turn,
+                "output": 40,
+                "cached": 0,
+                "thoughts": 0,
+                "tool": 0,
+                "total": 1000 * turn + 40,
+            },
+            "model": "gemini-2.5-pro",
+            "toolCalls": [
+                {
+                    "id": call_id,
+                    "name": "run_shell_command",
+                    "args": {"command": f"step {turn}"},
+                    "result": [response],
+                    "status": "success",
+                    "timestamp": stamp,
+                }
+            ],
+        }
+        follow = {
+            "id": str(uuid.UUID(int=rng.getrandbits(128))),
+            "timestamp": stamp,
+            "type": "user",
+            "content": [response],
+        }
         for line in (reply, follow, {"$set": {"lastUpdated": stamp}}):
             lines.append(line)
             written += len(json.dumps(line))
-    lines.append({"id": str(uuid.UUID(int=rng.getrandbits(128))), "timestamp": stamp, "type": "gemini",
-                  "content": "Done.", "thoughts": [], "model": "gemini-2.5-pro",
-                  "tokens": {"input": 1000 * (turn + 1), "output": 5, "cached": 0, "thoughts": 0, "tool": 0,
-                             "total": 1000 * (turn + 1) + 5}})
+    lines.append(
+        {
+            "id": str(uuid.UUID(int=rng.getrandbits(128))),
+            "timestamp": stamp,
+            "type": "gemini",
+            "content": "Done.",
+            "thoughts": [],
+            "model": "gemini-2.5-pro",
+            "tokens": {
+                "input": 1000 * (turn + 1),
+                "output": 5,
+                "cached": 0,
+                "thoughts": 0,
+                "tool": 0,
+                "total": 1000 * (turn + 1) + 5,
+            },
+        }
+    )
     return "".join(json.dumps(line) + "\n" for line in lines)

@@ -42,8 +42,28 @@ CREATE INDEX part_session_idx ON part (session_id);
 CREATE INDEX session_project_idx ON session (project_id);
 CREATE INDEX session_parent_idx ON session (parent_id);
 """
-_WORDS = ("parser", "tokens", "window", "migrate", "session", "refactor", "test", "cache", "index", "query",
-          "module", "error", "config", "schema", "listing", "résumé", "日本語", "build", "deploy", "lint")
+_WORDS = (
+    "parser",
+    "tokens",
+    "window",
+    "migrate",
+    "session",
+    "refactor",
+    "test",
+    "cache",
+    "index",
+    "query",
+    "module",
+    "error",
+    "config",
+    "schema",
+    "listing",
+    "résumé",
+    "日本語",
+    "build",
+    "deploy",
+    "lint",
+)
 
 
 def _id(prefix: str, number: int) -> str:
@@ -64,8 +84,10 @@ def generate(database: Path, sessions: int, seed: int = 7) -> int:
     connection = sqlite3.connect(database)
     connection.executescript(SCHEMA)
     connection.execute("PRAGMA journal_mode=WAL")
-    connection.execute("INSERT INTO project VALUES ('global', '/', NULL, NULL, NULL, NULL, NULL, ?, ?, NULL, '[]', NULL)",
-                       (BASE_MS, BASE_MS))
+    connection.execute(
+        "INSERT INTO project VALUES ('global', '/', NULL, NULL, NULL, NULL, NULL, ?, ?, NULL, '[]', NULL)",
+        (BASE_MS, BASE_MS),
+    )
     counter = 0
     parts = 0
     parents: list[str] = []
@@ -82,27 +104,78 @@ def generate(database: Path, sessions: int, seed: int = 7) -> int:
                 counter += 1
                 user = _id("msg", counter)
                 moment += rng.randrange(1000, 60_000)
-                rows_message.append((user, session_id, moment, moment, json.dumps(
-                    {"role": "user", "time": {"created": moment}, "agent": "build",
-                     "model": {"providerID": "anthropic", "modelID": "claude-sonnet-4-5"}})))
+                rows_message.append(
+                    (
+                        user,
+                        session_id,
+                        moment,
+                        moment,
+                        json.dumps(
+                            {
+                                "role": "user",
+                                "time": {"created": moment},
+                                "agent": "build",
+                                "model": {"providerID": "anthropic", "modelID": "claude-sonnet-4-5"},
+                            }
+                        ),
+                    )
+                )
                 counter += 1
-                rows_part.append((_id("prt", counter), user, session_id, moment, moment,
-                                  json.dumps({"type": "text", "text": _prose(rng, rng.randrange(5, 60))})))
+                rows_part.append(
+                    (
+                        _id("prt", counter),
+                        user,
+                        session_id,
+                        moment,
+                        moment,
+                        json.dumps({"type": "text", "text": _prose(rng, rng.randrange(5, 60))}),
+                    )
+                )
                 for _step in range(rng.randrange(1, 4)):
                     counter += 1
                     reply = _id("msg", counter)
                     moment += rng.randrange(500, 20_000)
-                    tokens = {"input": rng.randrange(1000, 90_000), "output": rng.randrange(10, 2000), "reasoning": 0,
-                              "cache": {"read": rng.randrange(0, 50_000), "write": 0}}
-                    rows_message.append((reply, session_id, moment, moment, json.dumps(
-                        {"role": "assistant", "parentID": user, "modelID": "claude-sonnet-4-5",
-                         "providerID": "anthropic", "tokens": tokens, "time": {"created": moment}, "finish": "stop"})))
-                    step = [{"type": "step-start"}, {"type": "reasoning", "text": _prose(rng, 30)},
-                            {"type": "text", "text": _prose(rng, rng.randrange(10, 120))},
-                            {"type": "tool", "tool": "bash", "callID": f"toolu_{counter}",
-                             "state": {"status": "completed", "input": {"command": "ls -la"},
-                                       "output": _prose(rng, rng.randrange(20, 400))}},
-                            {"type": "step-finish", "reason": "stop", "tokens": tokens}]
+                    tokens = {
+                        "input": rng.randrange(1000, 90_000),
+                        "output": rng.randrange(10, 2000),
+                        "reasoning": 0,
+                        "cache": {"read": rng.randrange(0, 50_000), "write": 0},
+                    }
+                    rows_message.append(
+                        (
+                            reply,
+                            session_id,
+                            moment,
+                            moment,
+                            json.dumps(
+                                {
+                                    "role": "assistant",
+                                    "parentID": user,
+                                    "modelID": "claude-sonnet-4-5",
+                                    "providerID": "anthropic",
+                                    "tokens": tokens,
+                                    "time": {"created": moment},
+                                    "finish": "stop",
+                                }
+                            ),
+                        )
+                    )
+                    step = [
+                        {"type": "step-start"},
+                        {"type": "reasoning", "text": _prose(rng, 30)},
+                        {"type": "text", "text": _prose(rng, rng.randrange(10, 120))},
+                        {
+                            "type": "tool",
+                            "tool": "bash",
+                            "callID": f"toolu_{counter}",
+                            "state": {
+                                "status": "completed",
+                                "input": {"command": "ls -la"},
+                                "output": _prose(rng, rng.randrange(20, 400)),
+                            },
+                        },
+                        {"type": "step-finish", "reason": "stop", "tokens": tokens},
+                    ]
                     for part in step:
                         counter += 1
                         rows_part.append((_id("prt", counter), reply, session_id, moment, moment, json.dumps(part)))
@@ -112,8 +185,17 @@ def generate(database: Path, sessions: int, seed: int = 7) -> int:
             connection.execute(
                 "INSERT INTO session (id, project_id, parent_id, slug, directory, title, version, model, time_created, "
                 "time_updated) VALUES (?, 'global', ?, ?, ?, ?, '1.18.33', ?, ?, ?)",
-                (session_id, parent, f"bench-{number}", folder, _prose(rng, 5), json.dumps(
-                    {"id": "claude-sonnet-4-5", "providerID": "anthropic"}), created, moment))
+                (
+                    session_id,
+                    parent,
+                    f"bench-{number}",
+                    folder,
+                    _prose(rng, 5),
+                    json.dumps({"id": "claude-sonnet-4-5", "providerID": "anthropic"}),
+                    created,
+                    moment,
+                ),
+            )
             if parent is None:
                 parents.append(session_id)
     connection.close()
@@ -121,8 +203,9 @@ def generate(database: Path, sessions: int, seed: int = 7) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m smig_tui.devtools.opencode_corpus",
-                                     description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m smig_tui.devtools.opencode_corpus", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--db", type=Path, required=True)
     parser.add_argument("--sessions", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=7)

@@ -53,9 +53,7 @@ class Template:
     @classmethod
     def build(cls, records: Sequence[Record], last_uuid: int = -1) -> Template:
         """Render records to compact JSON lines and split them at their slots."""
-        rendered = "".join(
-            json.dumps(r, separators=(",", ":"), ensure_ascii=False) + "\n" for r in records
-        )
+        rendered = "".join(json.dumps(r, separators=(",", ":"), ensure_ascii=False) + "\n" for r in records)
         pieces = _SLOT.split(_RAW_SLOT.sub(r"@@\1\2@@", rendered))
         segments = pieces[0::3]
         keys: dict[str, tuple[str, str, int]] = {}
@@ -70,19 +68,11 @@ class Template:
         others = tuple(k for k in keys.values() if k[1] not in ("T", "U"))
         uuids = tuple((k[0], k[2]) for k in keys.values() if k[1] == "U")
         # Deterministic, irregular gaps of 0.05-3 s between records.
-        times = tuple(
-            (k[0], 50 + (i * 7919 + size) % 2950)
-            for i, k in enumerate(keys.values())
-            if k[1] == "T"
-        )
-        return cls(
-            tuple(parts), tuple(order), others, uuids, times, size, rendered.count("\n"), last_uuid
-        )
+        times = tuple((k[0], 50 + (i * 7919 + size) % 2950) for i, k in enumerate(keys.values()) if k[1] == "T")
+        return cls(tuple(parts), tuple(order), others, uuids, times, size, rendered.count("\n"), last_uuid)
 
 
-_CLOCK = [
-    f"{second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}." for second in range(86400)
-]
+_CLOCK = [f"{second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}." for second in range(86400)]
 """`hh:mm:ss.` for every second of a day: formatting timestamps is the generator's hottest path."""
 
 

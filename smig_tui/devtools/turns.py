@@ -108,9 +108,7 @@ def codex_tool_loop(rng: random.Random, call: int) -> list[Record]:
         ),
         codex_token_count(),
         codex_event(end),
-        codex_item(
-            {"type": "function_call_output", "call_id": slot("C", call), "output": header + output}
-        ),
+        codex_item({"type": "function_call_output", "call_id": slot("C", call), "output": header + output}),
     ]
 
 
@@ -133,9 +131,7 @@ def codex_patch(rng: random.Random, call: int) -> list[Record]:
                 "input": text.patch(rng, rng.randint(4, 80)),
             }
         ),
-        codex_item(
-            {"type": "custom_tool_call_output", "call_id": slot("C", call), "output": result}
-        ),
+        codex_item({"type": "custom_tool_call_output", "call_id": slot("C", call), "output": result}),
     ]
 
 
@@ -153,9 +149,7 @@ def codex_turn(rng: random.Random) -> Template:
         ),
         codex_turn_context(),
         codex_message("user", prompt),
-        codex_event(
-            {"type": "user_message", "message": prompt, "local_images": [], "text_elements": []}
-        ),
+        codex_event({"type": "user_message", "message": prompt, "local_images": [], "text_elements": []}),
     ]
     calls = rng.choice((0, 1, 1, 2, 3, 4, 6))
     for call in range(calls):
@@ -167,9 +161,7 @@ def codex_turn(rng: random.Random) -> Template:
         codex_message("assistant", answer, "final_answer"),
         codex_event({"type": "agent_message", "message": answer, "phase": "final_answer"}),
         codex_token_count(),
-        codex_event(
-            {"type": "task_complete", "turn_id": slot("TURN"), "last_agent_message": answer[:200]}
-        ),
+        codex_event({"type": "task_complete", "turn_id": slot("TURN"), "last_agent_message": answer[:200]}),
     ]
     return Template.build(records)
 
@@ -224,9 +216,7 @@ def claude_usage() -> Record:
     }
 
 
-def claude_assistant(
-    uuid: int, parent: int | None, msg: int, block: Record, sidechain: bool
-) -> Record:
+def claude_assistant(uuid: int, parent: int | None, msg: int, block: Record, sidechain: bool) -> Record:
     """Return one split assistant record (one content block of response `msg`)."""
     record = claude_envelope("assistant", uuid, parent, sidechain)
     record["message"] = {
@@ -256,9 +246,7 @@ def claude_progress(uuid: int, parent: int, hook: str, tool: int, sidechain: boo
     return record
 
 
-def claude_tool(
-    rng: random.Random, first: int, parent: int, msg: int, sidechain: bool
-) -> list[Record]:
+def claude_tool(rng: random.Random, first: int, parent: int, msg: int, sidechain: bool) -> list[Record]:
     """Return tool_use, its progress records and the tool_result (uuids first..first+3)."""
     output = tool_output(rng)
     use = {
@@ -325,9 +313,7 @@ def claude_turn(rng: random.Random, sidechain: bool) -> Template:
     answer = {"type": "text", "text": text.prose(rng, rng.randint(2, 12))}
     records.append(claude_assistant(uuid, parent, 9, answer, sidechain))
     duration = claude_envelope("system", uuid + 1, uuid, sidechain)
-    duration.update(
-        {"subtype": "turn_duration", "durationMs": rng.randint(900, 240_000), "isMeta": False}
-    )
+    duration.update({"subtype": "turn_duration", "durationMs": rng.randint(900, 240_000), "isMeta": False})
     records.append(duration)
     return Template.build(records, last_uuid=uuid)
 
@@ -351,8 +337,7 @@ def claude_compaction(rng: random.Random) -> Template:
         "role": "user",
         "content": (
             "This session is being continued from a previous conversation that ran out of context. "
-            "The summary below covers the earlier portion of the conversation.\n\nAnalysis:\n"
-            + text.prose(rng, 14)
+            "The summary below covers the earlier portion of the conversation.\n\nAnalysis:\n" + text.prose(rng, 14)
         ),
     }
     summary["isCompactSummary"] = True

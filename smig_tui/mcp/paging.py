@@ -28,8 +28,9 @@ def json_size(value: Any) -> int:
     return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
 
-def page_items(result: dict[str, Any], key: str, items: list[Any], offset: int, max_chars: int,
-               call: str) -> dict[str, Any]:
+def page_items(
+    result: dict[str, Any], key: str, items: list[Any], offset: int, max_chars: int, call: str
+) -> dict[str, Any]:
     """`result` with `key` set to the items from `offset` that fit in `max_chars`, and how to get the rest.
 
     The first item of a page is always included; one too large alone has its longest texts cut,
@@ -52,8 +53,7 @@ def page_items(result: dict[str, Any], key: str, items: list[Any], offset: int, 
     return {**result, key: chosen, **_links(offset, end, len(items), call)}
 
 
-def page_text(result: dict[str, Any], key: str, text: str, offset: int, max_chars: int,
-              call: str) -> dict[str, Any]:
+def page_text(result: dict[str, Any], key: str, text: str, offset: int, max_chars: int, call: str) -> dict[str, Any]:
     """`result` with `key` set to the characters of `text` from `offset` that fit in `max_chars` as JSON."""
     _check_offset(offset, len(text))
     room = max(200, max_chars - json_size(result) - ENVELOPE - len(call))
@@ -66,16 +66,20 @@ def page_text(result: dict[str, Any], key: str, text: str, offset: int, max_char
 def _links(offset: int, end: int, total: int, call: str) -> dict[str, Any]:
     """Where this page starts and how to ask for the next one."""
     following = end if end < total else None
-    hint = (f"This is part of the result. For the next page call {call} with the same arguments and "
-            f"offset={following}." if following is not None else None)
+    hint = (
+        f"This is part of the result. For the next page call {call} with the same arguments and offset={following}."
+        if following is not None
+        else None
+    )
     return {"offset": offset, "next_offset": following, "next_page": hint}
 
 
 def _check_offset(offset: int, total: int) -> None:
     """An offset past the end is a mistake worth a sentence, not an empty page."""
     if offset > total or (offset == total and total > 0):
-        raise InvalidArgumentError(f"offset {offset:,} is past the end; the result has {total:,} (0 to "
-                                   f"{max(total - 1, 0):,}).")
+        raise InvalidArgumentError(
+            f"offset {offset:,} is past the end; the result has {total:,} (0 to {max(total - 1, 0):,})."
+        )
 
 
 def shrink(item: Any, room: int) -> Any:

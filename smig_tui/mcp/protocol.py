@@ -20,7 +20,12 @@ MAX_LINE_BYTES = 64_000_000
 """Largest request line read at all; the 20 MB cap on `messages_json` is checked on the decoded value,
 since escaping a JSON document inside a JSON string can nearly double its size on the wire."""
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = (
-    -32700, -32600, -32601, -32602, -32603)
+    -32700,
+    -32600,
+    -32601,
+    -32602,
+    -32603,
+)
 
 ToolCaller = Callable[[str, dict[str, Any]], dict[str, Any]]
 """Runs a tool by name and returns its `CallToolResult` (content, structuredContent, isError)."""
@@ -29,8 +34,9 @@ ToolCaller = Callable[[str, dict[str, Any]], dict[str, Any]]
 class StdioServer:
     """A tools-only MCP server over a pair of byte streams."""
 
-    def __init__(self, name: str, version: str, instructions: str, tools: list[dict[str, Any]],
-                 call_tool: ToolCaller) -> None:
+    def __init__(
+        self, name: str, version: str, instructions: str, tools: list[dict[str, Any]], call_tool: ToolCaller
+    ) -> None:
         self.info = {"name": name, "version": version}
         self.instructions = instructions
         self.tools = tools
@@ -46,8 +52,14 @@ class StdioServer:
                 return
             if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
                 _skip_rest_of_line(reader)
-                self._send(writer, _error(None, INVALID_REQUEST, "The request is larger than 64 MB; "
-                                          "migrate_session accepts at most 20 MB of messages_json."))
+                self._send(
+                    writer,
+                    _error(
+                        None,
+                        INVALID_REQUEST,
+                        "The request is larger than 64 MB; migrate_session accepts at most 20 MB of messages_json.",
+                    ),
+                )
                 continue
             if not line.strip():
                 continue
@@ -68,8 +80,9 @@ class StdioServer:
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or "method" not in message:
             if isinstance(message, dict) and ("result" in message or "error" in message):
                 return None  # a reply to a request smig never sends
-            return _error(message.get("id") if isinstance(message, dict) else None, INVALID_REQUEST,
-                          "Not a JSON-RPC 2.0 request.")
+            return _error(
+                message.get("id") if isinstance(message, dict) else None, INVALID_REQUEST, "Not a JSON-RPC 2.0 request."
+            )
         if "id" not in message:
             return None  # notifications (initialized, cancelled, ...) need no answer
         try:
@@ -100,8 +113,12 @@ class StdioServer:
         """The handshake: the client's protocol revision when smig serves it, else smig's newest."""
         asked = params.get("protocolVersion")
         version = asked if asked in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[0]
-        return {"protocolVersion": version, "capabilities": {"tools": {"listChanged": False}},
-                "serverInfo": self.info, "instructions": self.instructions}
+        return {
+            "protocolVersion": version,
+            "capabilities": {"tools": {"listChanged": False}},
+            "serverInfo": self.info,
+            "instructions": self.instructions,
+        }
 
     @staticmethod
     def _send(writer: IO[bytes], message: dict[str, Any]) -> None:

@@ -36,50 +36,93 @@ READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": T
 
 def _strategy(choices: tuple[str, ...], extra: str = "") -> dict[str, Any]:
     lines = "; ".join(f"{name}: {STRATEGIES[name]}" for name in choices)
-    return {"type": "string", "enum": list(choices),
-            "description": f"How to make the conversation fit. Default truncate. {lines}.{extra}"}
+    return {
+        "type": "string",
+        "enum": list(choices),
+        "description": f"How to make the conversation fit. Default truncate. {lines}.{extra}",
+    }
 
 
 def _paging(what: str, unit: str) -> dict[str, Any]:
     return {
-        "offset": {"type": "integer", "minimum": 0,
-                   "description": f"Where this page starts ({unit}). Default 0. Each result's next_offset says "
-                                  f"where the next page of {what} starts; null means this was the last page."},
-        "max_chars": {"type": "integer", "minimum": MIN_PAGE_CHARS, "maximum": MAX_PAGE_CHARS,
-                      "description": f"Most characters in this result, {MIN_PAGE_CHARS:,} to {MAX_PAGE_CHARS:,}. "
-                                     f"Default {PAGE_CHARS:,}, which agent clients pass to the model whole."},
+        "offset": {
+            "type": "integer",
+            "minimum": 0,
+            "description": f"Where this page starts ({unit}). Default 0. Each result's next_offset says "
+            f"where the next page of {what} starts; null means this was the last page.",
+        },
+        "max_chars": {
+            "type": "integer",
+            "minimum": MIN_PAGE_CHARS,
+            "maximum": MAX_PAGE_CHARS,
+            "description": f"Most characters in this result, {MIN_PAGE_CHARS:,} to {MAX_PAGE_CHARS:,}. "
+            f"Default {PAGE_CHARS:,}, which agent clients pass to the model whole.",
+        },
     }
 
 
-MODEL = {"type": "string", "description": "Model name or alias, e.g. gpt-5.1 or claude-sonnet-4-5; "
-                                          "list_known_models lists them."}
-SESSION_ID = {"type": "string", "description": "Session id or a unique prefix of at least 4 characters, as "
-                                               "list_sessions shows it."}
-RESERVE = {"type": "integer", "minimum": 0,
-           "description": "Tokens to leave free in the target's window for the reply. Default: the target "
-                          "model's max output (capped at a quarter of the window)."}
+MODEL = {
+    "type": "string",
+    "description": "Model name or alias, e.g. gpt-5.1 or claude-sonnet-4-5; list_known_models lists them.",
+}
+SESSION_ID = {
+    "type": "string",
+    "description": "Session id or a unique prefix of at least 4 characters, as list_sessions shows it.",
+}
+RESERVE = {
+    "type": "integer",
+    "minimum": 0,
+    "description": "Tokens to leave free in the target's window for the reply. Default: the target "
+    "model's max output (capped at a quarter of the window).",
+}
 PAGED_NOTE = " Large results come in pages: see offset and max_chars."
 
 _MODEL_INFO = {
     "type": "object",
     "properties": {
-        "name": {"type": "string"}, "provider": {"type": "string"}, "context_window": {"type": "integer"},
-        "max_output": {"type": "integer"}, "max_input": {"type": ["integer", "null"]},
-        "harness_window": {"type": ["integer", "null"]}, "encoding": {"type": "string"},
-        "calibration": {"type": "number"}, "source": {"type": "string"},
+        "name": {"type": "string"},
+        "provider": {"type": "string"},
+        "context_window": {"type": "integer"},
+        "max_output": {"type": "integer"},
+        "max_input": {"type": ["integer", "null"]},
+        "harness_window": {"type": ["integer", "null"]},
+        "encoding": {"type": "string"},
+        "calibration": {"type": "number"},
+        "source": {"type": "string"},
         "aliases": {"type": "array", "items": {"type": "string"}},
     },
-    "required": ["name", "provider", "context_window", "max_output", "max_input", "harness_window", "encoding",
-                 "calibration", "source", "aliases"],
+    "required": [
+        "name",
+        "provider",
+        "context_window",
+        "max_output",
+        "max_input",
+        "harness_window",
+        "encoding",
+        "calibration",
+        "source",
+        "aliases",
+    ],
 }
 
 
-def _tool(name: str, description: str, properties: dict[str, Any], required: tuple[str, ...] = (),
-          annotations: dict[str, Any] | None = None, output: dict[str, Any] | None = None) -> dict[str, Any]:
+def _tool(
+    name: str,
+    description: str,
+    properties: dict[str, Any],
+    required: tuple[str, ...] = (),
+    annotations: dict[str, Any] | None = None,
+    output: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     tool: dict[str, Any] = {
-        "name": name, "description": description,
-        "inputSchema": {"type": "object", "properties": properties, "required": list(required),
-                        "additionalProperties": False},
+        "name": name,
+        "description": description,
+        "inputSchema": {
+            "type": "object",
+            "properties": properties,
+            "required": list(required),
+            "additionalProperties": False,
+        },
         "annotations": {"title": name.replace("_", " "), **(annotations or READ_ONLY)},
     }
     if output is not None:
@@ -88,133 +131,245 @@ def _tool(name: str, description: str, properties: dict[str, Any], required: tup
 
 
 TOOLS: list[dict[str, Any]] = [
-    _tool("model_context_window",
-          "A model's context window, max output, agent-harness usable window, provider, tokenizer encoding and "
-          "where the figures come from. An unknown name is an error that lists close matches.",
-          {"model": MODEL}, ("model",), output=_MODEL_INFO),
-    _tool("list_known_models",
-          "The models smig knows (name, provider, windows), optionally filtered." + PAGED_NOTE,
-          {"query": {"type": "string", "description": "Keep models whose name, alias or provider contains this "
-                                                      "text. Default: empty, all models."},
-           **_paging("models", "an index into models")}),
-    _tool("migrate_session",
-          "Fit an OpenAI-chat message array to target_model in memory: counts tokens, decides fit or compress, "
-          "and returns the decision, tokens before and after, and the migrated messages (system and developer "
-          "messages always kept, the omission note right after them). Reads and writes nothing." + PAGED_NOTE,
-          {"messages_json": {"type": ["string", "array"], "items": {"type": "object"},
-                             "description": "The conversation: a JSON array (or the text of one) of "
-                                            "{role, content} messages, content a string or text parts, with "
-                                            "assistant tool_calls and tool messages. At most 20 MB and 50,000 "
-                                            "messages."},
-           "source_model": {**MODEL, "description": "The model the conversation was held with; " + MODEL["description"]},
-           "target_model": {**MODEL, "description": "The model to fit it to; " + MODEL["description"]},
-           "strategy": _strategy(PLANNED_IN_MEMORY, " Summaries need a stored session: use commit_migration."),
-           "reserve": RESERVE,
-           "harness": {"type": "boolean", "description": "true: fit into the agent harness's usable share of "
-                                                         "the window instead of the whole window. Default false."},
-           **_paging("messages", "an index into messages")},
-          ("messages_json", "source_model", "target_model")),
-    _tool("list_sessions",
-          "Codex CLI, Claude Code, Gemini CLI and OpenCode sessions on this machine, newest first, and which agent homes were "
-          "searched." + PAGED_NOTE,
-          {"agent": {"type": "string", "enum": list(AGENTS),
-                     "description": f"Only this agent's sessions: {', '.join(AGENTS)}. Default: all."},
-           "cwd": {"type": "string", "description": "Only sessions that ran in this folder or below it. "
-                                                    "Default: every folder."},
-           "limit": {"type": "integer", "minimum": 1, "maximum": 500,
-                     "description": "Most sessions to list, 1 to 500. Default 20."},
-           **_paging("sessions", "an index into sessions")}),
-    _tool("preview_migration",
-          "What migrating a stored session to target_model would keep and drop (each message's id, tokens, "
-          "kept or not and why) and the note that replaces what is dropped. Writes nothing, sends nothing."
-          + PAGED_NOTE,
-          {"session_id": SESSION_ID, "target_model": MODEL,
-           "strategy": _strategy(tuple(STRATEGIES), " A summary preview shows what would be summarised; "
-                                                    "nothing is sent."),
-           "pins": {"type": "array", "items": {"type": "string"},
-                    "description": "Message ids (from a previous preview) always kept. Default: none."},
-           "reserve": RESERVE, **_paging("items", "an index into items")},
-          ("session_id", "target_model")),
-    _tool("commit_migration",
-          "Migrate a stored session: the migration is always recorded in smig's storage; to=[\"claude\"] or "
-          "[\"codex\"] or [\"gemini\"] also writes a native session that agent can resume (new files only: nothing existing is "
-          "changed). Returns the migration id, every path written and the resume commands.",
-          {"session_id": SESSION_ID, "target_model": MODEL,
-           "strategy": _strategy(tuple(STRATEGIES)),
-           "to": {"type": "array", "items": {"type": "string", "enum": list(DESTINATIONS)},
-                  "description": "Where to write: store (smig's storage only), claude, codex, gemini or opencode (a "
-                                 "native session to resume), markdown or json (an export in smig's data folder). Default "
-                                 "[\"store\"]."},
-           "dry_run": {"type": "boolean", "description": "true: plan and report the paths, write nothing. "
-                                                        "Default false."},
-           "reserve": RESERVE,
-           "yes_send": {"type": "boolean",
-                        "description": "Consent to send the redacted conversation to the summarizer configured "
-                                       "in smig's config.toml, needed by summary and summary-tail. Default false."}},
-          ("session_id", "target_model"),
-          annotations={"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False,
-                       "openWorldHint": False}),
-    _tool("get_handoff",
-          "The newest migration stored for a project folder (or the nearest folder above it), for the agent "
-          "taking the work over: a Markdown handoff, OpenAI chat messages or the stored JSON messages. Read "
-          "every page: call again with offset=next_offset until next_offset is null.",
-          {"workspace": {"type": "string", "description": "The project folder the migrated session ran in "
-                                                          "(usually the current working directory)."},
-           "format": {"type": "string", "enum": ["markdown", "openai", "json"],
-                      "description": "Default markdown: one document to read. openai: chat messages; json: "
-                                     "smig's stored messages."},
-           **_paging("the handoff", "a character offset into the Markdown for format=markdown, else an index "
-                                    "into messages")},
-          ("workspace",)),
-    _tool("recall_omitted",
-          "Messages a stored migration left out whose text contains the query (case-blind: the exact phrase "
-          "first, then messages holding every word), read back from the source session after checking it is "
-          "unchanged; each shows its first 4,000 characters, message_id reads one whole." + PAGED_NOTE,
-          {"migration_id": {"type": "string", "description": "The 32-hex-digit migration id from "
-                                                             "commit_migration or get_handoff."},
-           "query": {"type": "string", "description": "Words or a phrase to look for, at most 2,000 characters. "
-                                                      "Default empty: every omitted message."},
-           "limit": {"type": "integer", "minimum": 1, "maximum": 100,
-                     "description": "Most matching messages to consider, 1 to 100. Default 10."},
-           "message_id": {"type": "string", "description": "Read this one omitted message whole (a match shows "
-                                                           "only its first 4,000 characters); its text is paged. "
-                                                           "Default: none, list the matches."},
-           **_paging("matches (or of the message's text)", "an index into messages, or a character offset into "
-                                                          "the text with message_id")},
-          ("migration_id",)),
-    _tool("search_sessions",
-          "Full-text search over every message of every session on this machine (and smig's archive): hits "
-          "ranked with conversation before tool output, each with its session, message id, time and a snippet "
-          "with the match in «». Words must all match; \"quoted words\" match as a phrase, migr* as a prefix; "
-          "Chinese, Japanese, Korean and emoji match as written. Secrets are redacted." + PAGED_NOTE,
-          {"query": {"type": "string", "description": "What to find, at most 500 characters."},
-           "agent": {"type": "string", "description": "Only this agent's sessions, e.g. codex or claude. "
-                                                      "Default: every agent."},
-           "cwd": {"type": "string", "description": "Only sessions that ran in this folder or below it. "
-                                                    "Default: every folder."},
-           "since": {"type": "string", "description": "Only messages since an age (30m, 12h, 7d, 2w) or an "
-                                                      "ISO date. Default: all time."},
-           "role": {"type": "string", "enum": ["user", "assistant", "tool", "system", "developer"],
-                    "description": "Only messages of this role. Default: any."},
-           "limit": {"type": "integer", "minimum": 1, "maximum": 100,
-                     "description": "Most hits to return, 1 to 100. Default 20."},
-           **_paging("hits", "an index into hits")},
-          ("query",)),
-    _tool("memory_sync",
-          "Long-term memory shared among Codex, Claude Code, Gemini CLI and OpenCode: each agent set up on this "
-          "machine gets one file smig owns holding the other agents' memory (secrets redacted) and one line in "
-          "its own memory index or global instructions that makes it read that file. apply=false only reports "
-          "each direction, the writes a sync would make and what smig will not write through; apply=true makes "
-          "the writes (files smig does not own are never overwritten).",
-          {"to": {"type": "array", "items": {"type": "string", "enum": list(MEMORY_AGENT_NAMES)},
-                  "description": "The agents to give the others' memory to: claude, codex, gemini or opencode. "
-                                 "Default: every agent set up here."},
-           "mode": {"type": "string", "enum": ["auto", "full", "index"],
-                    "description": "Default auto: full text while it fits the agent's budget, else an index of "
-                                   "paths. full: always full text; index: always one line per file."},
-           "apply": {"type": "boolean", "description": "true: write the changes. Default false: report only."}},
-          annotations={"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True,
-                       "openWorldHint": False}),
+    _tool(
+        "model_context_window",
+        "A model's context window, max output, agent-harness usable window, provider, tokenizer encoding and "
+        "where the figures come from. An unknown name is an error that lists close matches.",
+        {"model": MODEL},
+        ("model",),
+        output=_MODEL_INFO,
+    ),
+    _tool(
+        "list_known_models",
+        "The models smig knows (name, provider, windows), optionally filtered." + PAGED_NOTE,
+        {
+            "query": {
+                "type": "string",
+                "description": "Keep models whose name, alias or provider contains this "
+                "text. Default: empty, all models.",
+            },
+            **_paging("models", "an index into models"),
+        },
+    ),
+    _tool(
+        "migrate_session",
+        "Fit an OpenAI-chat message array to target_model in memory: counts tokens, decides fit or compress, "
+        "and returns the decision, tokens before and after, and the migrated messages (system and developer "
+        "messages always kept, the omission note right after them). Reads and writes nothing." + PAGED_NOTE,
+        {
+            "messages_json": {
+                "type": ["string", "array"],
+                "items": {"type": "object"},
+                "description": "The conversation: a JSON array (or the text of one) of "
+                "{role, content} messages, content a string or text parts, with "
+                "assistant tool_calls and tool messages. At most 20 MB and 50,000 "
+                "messages.",
+            },
+            "source_model": {
+                **MODEL,
+                "description": "The model the conversation was held with; " + MODEL["description"],
+            },
+            "target_model": {**MODEL, "description": "The model to fit it to; " + MODEL["description"]},
+            "strategy": _strategy(PLANNED_IN_MEMORY, " Summaries need a stored session: use commit_migration."),
+            "reserve": RESERVE,
+            "harness": {
+                "type": "boolean",
+                "description": "true: fit into the agent harness's usable share of "
+                "the window instead of the whole window. Default false.",
+            },
+            **_paging("messages", "an index into messages"),
+        },
+        ("messages_json", "source_model", "target_model"),
+    ),
+    _tool(
+        "list_sessions",
+        "Codex CLI, Claude Code, Gemini CLI and OpenCode sessions on this machine, newest first, and which agent homes were "
+        "searched." + PAGED_NOTE,
+        {
+            "agent": {
+                "type": "string",
+                "enum": list(AGENTS),
+                "description": f"Only this agent's sessions: {', '.join(AGENTS)}. Default: all.",
+            },
+            "cwd": {
+                "type": "string",
+                "description": "Only sessions that ran in this folder or below it. Default: every folder.",
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 500,
+                "description": "Most sessions to list, 1 to 500. Default 20.",
+            },
+            **_paging("sessions", "an index into sessions"),
+        },
+    ),
+    _tool(
+        "preview_migration",
+        "What migrating a stored session to target_model would keep and drop (each message's id, tokens, "
+        "kept or not and why) and the note that replaces what is dropped. Writes nothing, sends nothing." + PAGED_NOTE,
+        {
+            "session_id": SESSION_ID,
+            "target_model": MODEL,
+            "strategy": _strategy(
+                tuple(STRATEGIES), " A summary preview shows what would be summarised; nothing is sent."
+            ),
+            "pins": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "Message ids (from a previous preview) always kept. Default: none.",
+            },
+            "reserve": RESERVE,
+            **_paging("items", "an index into items"),
+        },
+        ("session_id", "target_model"),
+    ),
+    _tool(
+        "commit_migration",
+        'Migrate a stored session: the migration is always recorded in smig\'s storage; to=["claude"] or '
+        '["codex"] or ["gemini"] also writes a native session that agent can resume (new files only: nothing existing is '
+        "changed). Returns the migration id, every path written and the resume commands.",
+        {
+            "session_id": SESSION_ID,
+            "target_model": MODEL,
+            "strategy": _strategy(tuple(STRATEGIES)),
+            "to": {
+                "type": "array",
+                "items": {"type": "string", "enum": list(DESTINATIONS)},
+                "description": "Where to write: store (smig's storage only), claude, codex, gemini or opencode (a "
+                "native session to resume), markdown or json (an export in smig's data folder). Default "
+                '["store"].',
+            },
+            "dry_run": {
+                "type": "boolean",
+                "description": "true: plan and report the paths, write nothing. Default false.",
+            },
+            "reserve": RESERVE,
+            "yes_send": {
+                "type": "boolean",
+                "description": "Consent to send the redacted conversation to the summarizer configured "
+                "in smig's config.toml, needed by summary and summary-tail. Default false.",
+            },
+        },
+        ("session_id", "target_model"),
+        annotations={"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False},
+    ),
+    _tool(
+        "get_handoff",
+        "The newest migration stored for a project folder (or the nearest folder above it), for the agent "
+        "taking the work over: a Markdown handoff, OpenAI chat messages or the stored JSON messages. Read "
+        "every page: call again with offset=next_offset until next_offset is null.",
+        {
+            "workspace": {
+                "type": "string",
+                "description": "The project folder the migrated session ran in "
+                "(usually the current working directory).",
+            },
+            "format": {
+                "type": "string",
+                "enum": ["markdown", "openai", "json"],
+                "description": "Default markdown: one document to read. openai: chat messages; json: "
+                "smig's stored messages.",
+            },
+            **_paging(
+                "the handoff", "a character offset into the Markdown for format=markdown, else an index into messages"
+            ),
+        },
+        ("workspace",),
+    ),
+    _tool(
+        "recall_omitted",
+        "Messages a stored migration left out whose text contains the query (case-blind: the exact phrase "
+        "first, then messages holding every word), read back from the source session after checking it is "
+        "unchanged; each shows its first 4,000 characters, message_id reads one whole." + PAGED_NOTE,
+        {
+            "migration_id": {
+                "type": "string",
+                "description": "The 32-hex-digit migration id from commit_migration or get_handoff.",
+            },
+            "query": {
+                "type": "string",
+                "description": "Words or a phrase to look for, at most 2,000 characters. "
+                "Default empty: every omitted message.",
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 100,
+                "description": "Most matching messages to consider, 1 to 100. Default 10.",
+            },
+            "message_id": {
+                "type": "string",
+                "description": "Read this one omitted message whole (a match shows "
+                "only its first 4,000 characters); its text is paged. "
+                "Default: none, list the matches.",
+            },
+            **_paging(
+                "matches (or of the message's text)",
+                "an index into messages, or a character offset into the text with message_id",
+            ),
+        },
+        ("migration_id",),
+    ),
+    _tool(
+        "search_sessions",
+        "Full-text search over every message of every session on this machine (and smig's archive): hits "
+        "ranked with conversation before tool output, each with its session, message id, time and a snippet "
+        'with the match in «». Words must all match; "quoted words" match as a phrase, migr* as a prefix; '
+        "Chinese, Japanese, Korean and emoji match as written. Secrets are redacted." + PAGED_NOTE,
+        {
+            "query": {"type": "string", "description": "What to find, at most 500 characters."},
+            "agent": {
+                "type": "string",
+                "description": "Only this agent's sessions, e.g. codex or claude. Default: every agent.",
+            },
+            "cwd": {
+                "type": "string",
+                "description": "Only sessions that ran in this folder or below it. Default: every folder.",
+            },
+            "since": {
+                "type": "string",
+                "description": "Only messages since an age (30m, 12h, 7d, 2w) or an ISO date. Default: all time.",
+            },
+            "role": {
+                "type": "string",
+                "enum": ["user", "assistant", "tool", "system", "developer"],
+                "description": "Only messages of this role. Default: any.",
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 100,
+                "description": "Most hits to return, 1 to 100. Default 20.",
+            },
+            **_paging("hits", "an index into hits"),
+        },
+        ("query",),
+    ),
+    _tool(
+        "memory_sync",
+        "Long-term memory shared among Codex, Claude Code, Gemini CLI and OpenCode: each agent set up on this "
+        "machine gets one file smig owns holding the other agents' memory (secrets redacted) and one line in "
+        "its own memory index or global instructions that makes it read that file. apply=false only reports "
+        "each direction, the writes a sync would make and what smig will not write through; apply=true makes "
+        "the writes (files smig does not own are never overwritten).",
+        {
+            "to": {
+                "type": "array",
+                "items": {"type": "string", "enum": list(MEMORY_AGENT_NAMES)},
+                "description": "The agents to give the others' memory to: claude, codex, gemini or opencode. "
+                "Default: every agent set up here.",
+            },
+            "mode": {
+                "type": "string",
+                "enum": ["auto", "full", "index"],
+                "description": "Default auto: full text while it fits the agent's budget, else an index of "
+                "paths. full: always full text; index: always one line per file.",
+            },
+            "apply": {"type": "boolean", "description": "true: write the changes. Default false: report only."},
+        },
+        annotations={"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
+    ),
 ]
 """Every tool smig serves, as `tools/list` returns it."""
 

@@ -11,8 +11,9 @@ from smig_tui.services import Services
 MAX_QUERY_CHARS = 500
 
 
-def search_hits(services: Services, query: str, agent: str | None, cwd: str | None, since: str | None,
-                role: str | None, limit: int) -> list[dict[str, Any]]:
+def search_hits(
+    services: Services, query: str, agent: str | None, cwd: str | None, since: str | None, role: str | None, limit: int
+) -> list[dict[str, Any]]:
     """The best `limit` hits, each with its session, message id, time and a snippet marking the match in «»."""
     from smig_tui.core.search import SearchQueryError, Snippet, parse_since
     from smig_tui.services import search_filters
@@ -20,12 +21,27 @@ def search_hits(services: Services, query: str, agent: str | None, cwd: str | No
     if len(query) > MAX_QUERY_CHARS:
         raise InvalidArgumentError(f"search_sessions: query must be at most {MAX_QUERY_CHARS} characters.")
     try:
-        filters = search_filters(agent=agent or None, cwd=os.path.expanduser(cwd) if cwd else None, role=role,
-                                since=parse_since(since) if since else None)
+        filters = search_filters(
+            agent=agent or None,
+            cwd=os.path.expanduser(cwd) if cwd else None,
+            role=role,
+            since=parse_since(since) if since else None,
+        )
         hits = services.search(query, filters, limit=limit)
     except SearchQueryError as error:
         raise InvalidArgumentError(f"search_sessions: {error}") from None
-    return [{"session_id": hit.session_id, "agent": hit.agent, "title": hit.title, "cwd": hit.cwd,
-             "message_id": hit.message_id, "role": hit.role, "kind": hit.kind, "timestamp": hit.timestamp,
-             "archived": hit.archived, "snippet": Snippet(hit.snippet, hit.spans).marked("«", "»")}
-            for hit in hits]
+    return [
+        {
+            "session_id": hit.session_id,
+            "agent": hit.agent,
+            "title": hit.title,
+            "cwd": hit.cwd,
+            "message_id": hit.message_id,
+            "role": hit.role,
+            "kind": hit.kind,
+            "timestamp": hit.timestamp,
+            "archived": hit.archived,
+            "snippet": Snippet(hit.snippet, hit.spans).marked("«", "»"),
+        }
+        for hit in hits
+    ]

@@ -73,9 +73,15 @@ def _bounded(name: str, value: int | None, low: int, high: int, default: int) ->
 def capacity_json(model: ModelCapacity) -> dict[str, Any]:
     """One model's figures and where they come from."""
     return {
-        "name": model.name, "provider": model.provider, "context_window": model.context_window,
-        "max_output": model.max_output, "max_input": model.max_input, "harness_window": model.harness_window,
-        "encoding": model.encoding, "calibration": model.calibration, "source": model.source,
+        "name": model.name,
+        "provider": model.provider,
+        "context_window": model.context_window,
+        "max_output": model.max_output,
+        "max_input": model.max_input,
+        "harness_window": model.harness_window,
+        "encoding": model.encoding,
+        "calibration": model.calibration,
+        "source": model.source,
         "aliases": list(model.aliases),
     }
 
@@ -83,9 +89,19 @@ def capacity_json(model: ModelCapacity) -> dict[str, Any]:
 def decision_json(plan: Plan) -> dict[str, Any]:
     """The fit decision of a plan."""
     d = plan.decision
-    return {"target": d.target, "fits": d.fits, "session_tokens": d.session_tokens, "budget": d.budget,
-            "window": d.window, "reserve": d.reserve, "prompt_limit": d.prompt_limit, "harness": d.harness,
-            "over_by": d.over_by, "exact": d.exact, "agent_overhead": d.overhead}
+    return {
+        "target": d.target,
+        "fits": d.fits,
+        "session_tokens": d.session_tokens,
+        "budget": d.budget,
+        "window": d.window,
+        "reserve": d.reserve,
+        "prompt_limit": d.prompt_limit,
+        "harness": d.harness,
+        "over_by": d.over_by,
+        "exact": d.exact,
+        "agent_overhead": d.overhead,
+    }
 
 
 def _page_size(max_chars: int | None) -> int:
@@ -106,14 +122,19 @@ def plan_json(plan: Plan) -> dict[str, Any]:
     """
     omitted = [item for item in plan.dropped if item.reason not in NOT_MIGRATED]
     return {
-        "decision": decision_json(plan), "strategy": plan.strategy.value,
-        "tokens_before": plan.tokens_before, "tokens_after": plan.tokens_after,
-        "kept_count": len(plan.kept), "dropped_count": len(omitted),
+        "decision": decision_json(plan),
+        "strategy": plan.strategy.value,
+        "tokens_before": plan.tokens_before,
+        "tokens_after": plan.tokens_after,
+        "kept_count": len(plan.kept),
+        "dropped_count": len(omitted),
         "dropped_tokens": sum(item.tokens for item in omitted),
         "not_migrated_count": len(plan.dropped) - len(omitted),
         "shortened_count": sum(1 for item in plan.kept if item.text is not None),
         "left_out": dict(zip(("messages", "tokens"), left_out(plan), strict=True)),
-        "placeholder": plan.placeholder, "summary": plan.summary, "notes": list(plan.notes),
+        "placeholder": plan.placeholder,
+        "summary": plan.summary,
+        "notes": list(plan.notes),
     }
 
 
@@ -130,10 +151,21 @@ def plan_items(plan: Plan) -> list[dict[str, Any]]:
 
 def info_json(info: SessionInfo) -> dict[str, Any]:
     """One listing entry."""
-    return {"id": info.id, "agent": info.agent.value, "title": info.title, "cwd": info.cwd, "model": info.model,
-            "created": info.created, "updated": info.updated, "messages": info.message_count,
-            "counted_tokens": info.counted_tokens, "context_tokens": info.context_tokens,
-            "context_window": info.context_window, "is_subagent": info.is_subagent, "path": info.path}
+    return {
+        "id": info.id,
+        "agent": info.agent.value,
+        "title": info.title,
+        "cwd": info.cwd,
+        "model": info.model,
+        "created": info.created,
+        "updated": info.updated,
+        "messages": info.message_count,
+        "counted_tokens": info.counted_tokens,
+        "context_tokens": info.context_tokens,
+        "context_window": info.context_window,
+        "is_subagent": info.is_subagent,
+        "path": info.path,
+    }
 
 
 class SmigTools:
@@ -145,83 +177,140 @@ class SmigTools:
     def searched(self) -> dict[str, Any]:
         """The agent homes this server reads, and whether each exists: under Codex the environment is
         cleared, so a missing `CODEX_HOME` or `CLAUDE_CONFIG_DIR` shows here."""
-        return {name: {"path": str(home), "exists": home.is_dir() or home.is_file()}
-                for name, home in self.services.agent_homes().items()}
+        return {
+            name: {"path": str(home), "exists": home.is_dir() or home.is_file()}
+            for name, home in self.services.agent_homes().items()
+        }
 
     def model_context_window(self, model: str) -> dict[str, Any]:
         """A model's window, output cap, harness share, provider, encoding and source."""
         return capacity_json(self.services.capacities.lookup(model))
 
-    def list_known_models(self, query: str = "", offset: int | None = None,
-                          max_chars: int | None = None) -> dict[str, Any]:
+    def list_known_models(
+        self, query: str = "", offset: int | None = None, max_chars: int | None = None
+    ) -> dict[str, Any]:
         """Models whose name, alias or provider contains the query (all when empty)."""
         models = self.services.capacities.search(query or "")
-        return page_items({"count": len(models)}, "models", [capacity_json(model) for model in models],
-                          _offset(offset), _page_size(max_chars), "list_known_models")
+        return page_items(
+            {"count": len(models)},
+            "models",
+            [capacity_json(model) for model in models],
+            _offset(offset),
+            _page_size(max_chars),
+            "list_known_models",
+        )
 
-    def migrate_session(self, messages_json: str | list[Any], source_model: str, target_model: str,
-                        strategy: str | None = None, reserve: int | None = None, harness: bool = False,
-                        offset: int | None = None, max_chars: int | None = None) -> dict[str, Any]:
+    def migrate_session(
+        self,
+        messages_json: str | list[Any],
+        source_model: str,
+        target_model: str,
+        strategy: str | None = None,
+        reserve: int | None = None,
+        harness: bool = False,
+        offset: int | None = None,
+        max_chars: int | None = None,
+    ) -> dict[str, Any]:
         """Plan a chat array's migration in memory and return the migrated array; nothing is read or written.
 
         The 20 MB cap holds whatever form the array arrives in (a client may send it decoded), and
         the omission note goes after the leading system and developer messages, where it was cut.
         """
         services = self.services
-        size = len(messages_json.encode("utf-8", "surrogatepass")) if isinstance(messages_json, str) \
+        size = (
+            len(messages_json.encode("utf-8", "surrogatepass"))
+            if isinstance(messages_json, str)
             else json_size(messages_json)
+        )
         if size > MAX_CHAT_BYTES:
-            raise InvalidArgumentError(f"migrate_session: messages_json is {size / 1e6:.1f} MB, more than the "
-                                       f"limit of {MAX_CHAT_BYTES // 1_000_000} MB.")
+            raise InvalidArgumentError(
+                f"migrate_session: messages_json is {size / 1e6:.1f} MB, more than the "
+                f"limit of {MAX_CHAT_BYTES // 1_000_000} MB."
+            )
         source = services.capacities.lookup(source_model)
         target = services.capacities.lookup(target_model)
         chosen = _strategy(strategy)
         if needs_summary(chosen):
-            raise InvalidArgumentError("migrate_session plans truncate, tools-first or as-is; for a summary, "
-                                       "commit a stored session with commit_migration and yes_send=true.")
+            raise InvalidArgumentError(
+                "migrate_session plans truncate, tools-first or as-is; for a summary, "
+                "commit a stored session with commit_migration and yes_send=true."
+            )
         reserve = _bounded("reserve", reserve, 0, target.context_window, -1)
         messages = load_chat(messages_json)
         agent = Agent.CLAUDE if source.provider == "anthropic" else Agent.CODEX
         session = Session(SessionInfo(id="inline", agent=agent, path=INLINE_PATH, model=source.name), messages)
         pins = [m.id for m in messages if m.role in (Role.SYSTEM, Role.DEVELOPER)]
-        plan = services.plan(session, target.name, chosen, pins=pins,
-                             reserve=None if reserve < 0 else reserve, harness=harness)
+        plan = services.plan(
+            session, target.name, chosen, pins=pins, reserve=None if reserve < 0 else reserve, harness=harness
+        )
         source_tokens = sum(services.count_session(session, source))
         migrated = to_chat(_note_after_system(migrated_messages(plan)))
-        result = {**plan_json(plan), "source": {"model": source.name, "tokens": source_tokens,
-                                                 "window": source.context_window},
-                  "input_messages": _input_count(messages_json), "output_messages": len(migrated)}
-        return page_items(_clean(result), "messages", redact_json(list(migrated)), _offset(offset),
-                          _page_size(max_chars), "migrate_session")
+        result = {
+            **plan_json(plan),
+            "source": {"model": source.name, "tokens": source_tokens, "window": source.context_window},
+            "input_messages": _input_count(messages_json),
+            "output_messages": len(migrated),
+        }
+        return page_items(
+            _clean(result),
+            "messages",
+            redact_json(list(migrated)),
+            _offset(offset),
+            _page_size(max_chars),
+            "migrate_session",
+        )
 
-    def list_sessions(self, agent: str | None = None, cwd: str | None = None, limit: int | None = None,
-                      offset: int | None = None, max_chars: int | None = None) -> dict[str, Any]:
+    def list_sessions(
+        self,
+        agent: str | None = None,
+        cwd: str | None = None,
+        limit: int | None = None,
+        offset: int | None = None,
+        max_chars: int | None = None,
+    ) -> dict[str, Any]:
         """Sessions found on this machine, newest first, with the homes searched."""
         wanted = None
         if agent:
             try:
                 wanted = Agent(agent)
             except ValueError:
-                raise InvalidArgumentError(f"list_sessions: unknown agent {agent!r}; use codex, claude, gemini or opencode.") from None
+                raise InvalidArgumentError(
+                    f"list_sessions: unknown agent {agent!r}; use codex, claude, gemini or opencode."
+                ) from None
         count = _bounded("limit", limit, 1, MAX_LIMIT, 20)
         sessions = self.services.list_sessions(agent=wanted, cwd=os.path.expanduser(cwd) if cwd else None)
-        return page_items(_clean({"total": len(sessions), "searched": self.searched()}), "sessions",
-                          redact_json([info_json(info) for info in sessions[:count]]), _offset(offset),
-                          _page_size(max_chars), "list_sessions")
+        return page_items(
+            _clean({"total": len(sessions), "searched": self.searched()}),
+            "sessions",
+            redact_json([info_json(info) for info in sessions[:count]]),
+            _offset(offset),
+            _page_size(max_chars),
+            "list_sessions",
+        )
 
     def _session(self, session_id: str) -> Session:
         """Find and read a session by id or unique prefix; not finding it names the homes searched."""
         try:
             info = self.services.find_session(check_session_id(session_id))
         except SessionNotFoundError as error:
-            homes = "; ".join(f"{name} home {home['path']}" + ("" if home["exists"] else " (missing)")
-                              for name, home in self.searched().items())
+            homes = "; ".join(
+                f"{name} home {home['path']}" + ("" if home["exists"] else " (missing)")
+                for name, home in self.searched().items()
+            )
             raise SessionNotFoundError(f"{error} Searched {homes}.") from None
         return self.services.load_session(info)
 
-    def _plan(self, session: Session, target: str, strategy: Strategy, pins: Sequence[str],
-              reserve: int | None, write_summary: bool = False, yes_send: bool = False,
-              agent: str | None = None) -> Plan:
+    def _plan(
+        self,
+        session: Session,
+        target: str,
+        strategy: Strategy,
+        pins: Sequence[str],
+        reserve: int | None,
+        write_summary: bool = False,
+        yes_send: bool = False,
+        agent: str | None = None,
+    ) -> Plan:
         """Plan with pins and reserve checked; a written summary comes from the cache unless sending is allowed."""
         known = {message.id for message in session.messages}
         if len(pins) > MAX_PINS:
@@ -233,25 +322,50 @@ class SmigTools:
         checked = _bounded("reserve", reserve, 0, capacity.context_window, -1)
         options: dict[str, Any] = {"pins": pins, "reserve": None if checked < 0 else checked, "agent": agent}
         if write_summary and needs_summary(strategy):
-            plan, _ = self.services.plan_with_summary(session, capacity.name, strategy,
-                                                      allow_network=yes_send, **options)
+            plan, _ = self.services.plan_with_summary(
+                session, capacity.name, strategy, allow_network=yes_send, **options
+            )
             return plan
         return self.services.plan(session, capacity.name, strategy, **options)
 
-    def preview_migration(self, session_id: str, target_model: str, strategy: str | None = None,
-                          pins: list[str] | None = None, reserve: int | None = None, offset: int | None = None,
-                          max_chars: int | None = None) -> dict[str, Any]:
+    def preview_migration(
+        self,
+        session_id: str,
+        target_model: str,
+        strategy: str | None = None,
+        pins: list[str] | None = None,
+        reserve: int | None = None,
+        offset: int | None = None,
+        max_chars: int | None = None,
+    ) -> dict[str, Any]:
         """What a migration would keep and drop, message by message; writes nothing."""
         session = self._session(session_id)
         plan = self._plan(session, target_model, _strategy(strategy), pins or [], reserve)
-        result = {"session_id": session.id, "agent": session.info.agent.value, "searched": self.searched(),
-                  **plan_json(plan)}
-        return page_items(_clean(result), "items", redact_json(plan_items(plan)), _offset(offset),
-                          _page_size(max_chars), "preview_migration")
+        result = {
+            "session_id": session.id,
+            "agent": session.info.agent.value,
+            "searched": self.searched(),
+            **plan_json(plan),
+        }
+        return page_items(
+            _clean(result),
+            "items",
+            redact_json(plan_items(plan)),
+            _offset(offset),
+            _page_size(max_chars),
+            "preview_migration",
+        )
 
-    def commit_migration(self, session_id: str, target_model: str, strategy: str | None = None,
-                         to: list[str] | None = None, dry_run: bool = False, reserve: int | None = None,
-                         yes_send: bool = False) -> dict[str, Any]:
+    def commit_migration(
+        self,
+        session_id: str,
+        target_model: str,
+        strategy: str | None = None,
+        to: list[str] | None = None,
+        dry_run: bool = False,
+        reserve: int | None = None,
+        yes_send: bool = False,
+    ) -> dict[str, Any]:
         """Commit a migration: always stored; native sessions for the agents named in `to`."""
         destinations = set()
         for name in to or ["store"]:
@@ -259,40 +373,76 @@ class SmigTools:
                 destinations.add(Destination(name))
             except ValueError:
                 names = ", ".join(d.value for d in Destination)
-                raise InvalidArgumentError(f"commit_migration: unknown destination {name!r} in to; use {names}.") \
-                    from None
+                raise InvalidArgumentError(
+                    f"commit_migration: unknown destination {name!r} in to; use {names}."
+                ) from None
         session = self._session(session_id)
-        plan = self._plan(session, target_model, _strategy(strategy), [], reserve, True, yes_send,
-                          receiving_agent_of(destinations))
+        plan = self._plan(
+            session, target_model, _strategy(strategy), [], reserve, True, yes_send, receiving_agent_of(destinations)
+        )
         result = self.services.migrate(session, plan, destinations, dry_run=dry_run)
         record = result.record
-        files = [{"destination": f.destination.value, "path": f.path, "bytes": len(f.data.encode("utf-8")),
-                  "session_id": f.native.session_id if f.native else None,
-                  "resume_command": f.native.resume_command if f.native else None} for f in result.files]
+        files = [
+            {
+                "destination": f.destination.value,
+                "path": f.path,
+                "bytes": len(f.data.encode("utf-8")),
+                "session_id": f.native.session_id if f.native else None,
+                "resume_command": f.native.resume_command if f.native else None,
+            }
+            for f in result.files
+        ]
         counts = plan_json(plan)
-        return _clean({"migration_id": result.migration_id, "dry_run": result.dry_run, "record_path": result.record_path,
-                "workspace": record.source.cwd, "files": files, "resume_commands": list(result.resume_commands),
-                "decision": decision_json(plan), "strategy": record.strategy, "kept": len(record.kept_ids),
-                "dropped": len(record.dropped_ids), "dropped_count": counts["dropped_count"],
-                "dropped_tokens": counts["dropped_tokens"], "tokens_before": record.tokens_before,
+        return _clean(
+            {
+                "migration_id": result.migration_id,
+                "dry_run": result.dry_run,
+                "record_path": result.record_path,
+                "workspace": record.source.cwd,
+                "files": files,
+                "resume_commands": list(result.resume_commands),
+                "decision": decision_json(plan),
+                "strategy": record.strategy,
+                "kept": len(record.kept_ids),
+                "dropped": len(record.dropped_ids),
+                "dropped_count": counts["dropped_count"],
+                "dropped_tokens": counts["dropped_tokens"],
+                "tokens_before": record.tokens_before,
                 "left_out": {"messages": record.left_out, "tokens": record.left_out_tokens},
-                "tokens_after": record.tokens_after, "searched": self.searched()})
+                "tokens_after": record.tokens_after,
+                "searched": self.searched(),
+            }
+        )
 
-    def get_handoff(self, workspace: str, format: str = "markdown", offset: int | None = None,
-                    max_chars: int | None = None) -> dict[str, Any]:
+    def get_handoff(
+        self, workspace: str, format: str = "markdown", offset: int | None = None, max_chars: int | None = None
+    ) -> dict[str, Any]:
         """The newest stored migration of a workspace, for the agent picking the work up, one page at a time."""
         if not isinstance(workspace, str) or not workspace.strip() or "\0" in workspace:
             raise InvalidArgumentError("get_handoff: workspace must be the project folder the migrated session ran in.")
         record = self._latest(workspace)
-        result = {"migration_id": record.id, "created": record.created, "workspace": record.source.cwd,
-                  "source": {"agent": record.source.agent, "id": record.source.id, "model": record.source.model,
-                             "title": record.source.title},
-                  "target": record.target, "strategy": record.strategy, "tokens_before": record.tokens_before,
-                  "tokens_after": record.tokens_after, "kept": len(record.kept_ids),
-                  "omitted": len(record.dropped_ids),
-                  "resume_commands": [output.resume_command for output in record.outputs], "format": format,
-                  "recall": "Call recall_omitted with this migration_id and a query to read omitted messages."
-                  if record.dropped_ids else None}
+        result = {
+            "migration_id": record.id,
+            "created": record.created,
+            "workspace": record.source.cwd,
+            "source": {
+                "agent": record.source.agent,
+                "id": record.source.id,
+                "model": record.source.model,
+                "title": record.source.title,
+            },
+            "target": record.target,
+            "strategy": record.strategy,
+            "tokens_before": record.tokens_before,
+            "tokens_after": record.tokens_after,
+            "kept": len(record.kept_ids),
+            "omitted": len(record.dropped_ids),
+            "resume_commands": [output.resume_command for output in record.outputs],
+            "format": format,
+            "recall": "Call recall_omitted with this migration_id and a query to read omitted messages."
+            if record.dropped_ids
+            else None,
+        }
         result = _clean(result)
         start, size = _offset(offset), _page_size(max_chars)
         # Redacted before rendering and paging, so no page boundary can split a secret out of reach.
@@ -303,8 +453,9 @@ class SmigTools:
         messages = redact_messages(message_from_json(data) for data in record.messages)[0]
         if format == "openai":
             return page_items(result, "content", list(to_chat(messages)), start, size, "get_handoff")
-        return page_text(result, "content", to_markdown(_record_session(record, messages), messages),
-                         start, size, "get_handoff")
+        return page_text(
+            result, "content", to_markdown(_record_session(record, messages), messages), start, size, "get_handoff"
+        )
 
     def _latest(self, workspace: str) -> MigrationRecord:
         """The newest record for a workspace, as given and resolved, else for the nearest folder above it.
@@ -324,13 +475,17 @@ class SmigTools:
                 if parent == folder or parent in stops or os.path.dirname(parent) == parent:
                     break
                 folder = parent
-        raise MigrationNotFoundError(
-            f"No migration is stored for workspace {given}; commit one with commit_migration."
-        )
+        raise MigrationNotFoundError(f"No migration is stored for workspace {given}; commit one with commit_migration.")
 
-    def recall_omitted(self, migration_id: str, query: str = "", limit: int | None = None,
-                       offset: int | None = None, max_chars: int | None = None,
-                       message_id: str | None = None) -> dict[str, Any]:
+    def recall_omitted(
+        self,
+        migration_id: str,
+        query: str = "",
+        limit: int | None = None,
+        offset: int | None = None,
+        max_chars: int | None = None,
+        message_id: str | None = None,
+    ) -> dict[str, Any]:
         """Messages a stored migration left out that match `query`, read back from the verified source.
 
         Each match shows its first `RECALL_CHARS` characters; `message_id` reads one message whole,
@@ -343,31 +498,65 @@ class SmigTools:
         status, omitted, unavailable = source_messages(self.services, record)
         # The source holds the originals: redact before matching and cutting, like every other path out.
         omitted = list(redact_messages(omitted)[0])
-        result: dict[str, Any] = {"migration_id": record.id, "source": {"agent": record.source.agent,
-                                                                        "id": record.source.id,
-                                                                        "path": record.source.path, "status": status}}
+        result: dict[str, Any] = {
+            "migration_id": record.id,
+            "source": {
+                "agent": record.source.agent,
+                "id": record.source.id,
+                "path": record.source.path,
+                "status": status,
+            },
+        }
         if message_id is not None:
             message = next((m for m in omitted if m.id == message_id), None)
             if message is None:
-                raise InvalidArgumentError(f"recall_omitted: {message_id!r} is not a message migration {record.id} "
-                                           "left out; a query lists their ids.")
+                raise InvalidArgumentError(
+                    f"recall_omitted: {message_id!r} is not a message migration {record.id} "
+                    "left out; a query lists their ids."
+                )
             head = {key: value for key, value in _recalled(message).items() if key not in ("text", "truncated", "more")}
-            return page_text(_clean({**result, **head}), "text", message.text, _offset(offset), _page_size(max_chars),
-                             "recall_omitted")
+            return page_text(
+                _clean({**result, **head}),
+                "text",
+                message.text,
+                _offset(offset),
+                _page_size(max_chars),
+                "recall_omitted",
+            )
         matches = match_omitted(omitted, query)
         result.update(omitted=len(record.dropped_ids), unavailable=unavailable, total_matches=len(matches))
-        return page_items(_clean(result), "messages", [_recalled(message) for message in matches[:count]],
-                          _offset(offset), _page_size(max_chars), "recall_omitted")
+        return page_items(
+            _clean(result),
+            "messages",
+            [_recalled(message) for message in matches[:count]],
+            _offset(offset),
+            _page_size(max_chars),
+            "recall_omitted",
+        )
 
-    def search_sessions(self, query: str, agent: str | None = None, cwd: str | None = None,
-                        since: str | None = None, role: str | None = None, limit: int | None = None,
-                        offset: int | None = None, max_chars: int | None = None) -> dict[str, Any]:
+    def search_sessions(
+        self,
+        query: str,
+        agent: str | None = None,
+        cwd: str | None = None,
+        since: str | None = None,
+        role: str | None = None,
+        limit: int | None = None,
+        offset: int | None = None,
+        max_chars: int | None = None,
+    ) -> dict[str, Any]:
         """Full-text search over every session (issue 20): ranked hits with redacted, marked snippets, paged."""
         from smig_tui.mcp.search_tool import search_hits
 
         hits = search_hits(self.services, query, agent, cwd, since, role, _bounded("limit", limit, 1, 100, 20))
-        return page_items(_clean({"query": query, "total": len(hits)}), "hits", hits, _offset(offset),
-                          _page_size(max_chars), "search_sessions")
+        return page_items(
+            _clean({"query": query, "total": len(hits)}),
+            "hits",
+            hits,
+            _offset(offset),
+            _page_size(max_chars),
+            "search_sessions",
+        )
 
     def memory_sync(self, to: Sequence[str] | None = None, mode: str = "auto", apply: bool = False) -> dict[str, Any]:
         """Plan (and with `apply`, make) a memory sync among the agents; the reply names files, never their text."""
@@ -380,11 +569,18 @@ class SmigTools:
         reply = memory_plan_json(plan, show_diffs=False)
         for report in reply["directions"]:
             sources = report.pop("sources")
-            report["sources_by_agent"] = {agent: sum(1 for s in sources if s["agent"] == agent)
-                                          for agent in dict.fromkeys(s["agent"] for s in sources)}
-        return _clean({"applied": result is not None, **reply,
-                       "written": [write.path for write in result.written] if result else [],
-                       "skipped": list(result.skipped) if result else []})
+            report["sources_by_agent"] = {
+                agent: sum(1 for s in sources if s["agent"] == agent)
+                for agent in dict.fromkeys(s["agent"] for s in sources)
+            }
+        return _clean(
+            {
+                "applied": result is not None,
+                **reply,
+                "written": [write.path for write in result.written] if result else [],
+                "skipped": list(result.skipped) if result else [],
+            }
+        )
 
 
 def _clean(reply: dict[str, Any]) -> dict[str, Any]:
@@ -398,8 +594,14 @@ def _clean(reply: dict[str, Any]) -> dict[str, Any]:
 def _record_session(record: MigrationRecord, messages: tuple[Message, ...]) -> Session:
     """A stand-in session for rendering a stored migration's messages."""
     source = record.source
-    info = SessionInfo(id=source.id, agent=Agent(source.agent), path=source.path, cwd=source.cwd,
-                       title=source.title, model=source.model)
+    info = SessionInfo(
+        id=source.id,
+        agent=Agent(source.agent),
+        path=source.path,
+        cwd=source.cwd,
+        title=source.title,
+        model=source.model,
+    )
     return Session(info, messages)
 
 
@@ -430,8 +632,17 @@ RECALL_CHARS = 4_000
 def _recalled(message: Message) -> dict[str, Any]:
     """One recalled message: its start, and how to read the rest when there is more."""
     cut = len(message.text) > RECALL_CHARS
-    return {"id": message.id, "index": message.index, "role": message.role.value, "kind": message.kind.value,
-            "tool_name": message.tool_name, "timestamp": message.timestamp, "injected": message.injected,
-            "text": message.text[:RECALL_CHARS], "truncated": cut, "chars": len(message.text),
-            "more": f"Call recall_omitted with message_id={message.id!r} to read all of it." if cut else None,
-            "full_output_path": message.full_output_path}
+    return {
+        "id": message.id,
+        "index": message.index,
+        "role": message.role.value,
+        "kind": message.kind.value,
+        "tool_name": message.tool_name,
+        "timestamp": message.timestamp,
+        "injected": message.injected,
+        "text": message.text[:RECALL_CHARS],
+        "truncated": cut,
+        "chars": len(message.text),
+        "more": f"Call recall_omitted with message_id={message.id!r} to read all of it." if cut else None,
+        "full_output_path": message.full_output_path,
+    }

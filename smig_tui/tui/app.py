@@ -25,8 +25,10 @@ CLI_HINTS = (
     ("; pass --force to replace it.", "; export again and confirm replacing it."),
     ("use --out FILE instead.", "export to a file instead."),
     ("(`smig summarize`) or choose --strategy truncate.", "(s on a summary tab) or use the Truncation tab."),
-    ("try --strategy tools-first, a summary, or a larger model.",
-     "try the Tools first tab, a summary, or a larger model (t)."),
+    (
+        "try --strategy tools-first, a summary, or a larger model.",
+        "try the Tools first tab, a summary, or a larger model (t).",
+    ),
     ("; use --mode index (or auto)", "; choose the index mode"),
     ("confirm with --yes-send", "press s on a summary tab"),
 )
@@ -65,7 +67,13 @@ class SmigApp(App[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", tooltip="Show the keys and how smig works.", id="app.help"),
         Binding("ctrl+t", "toggle_theme", "Theme", tooltip="Switch between the dark and light theme.", id="app.theme"),
-        Binding("m", "memory", "Memory", tooltip="Sync long-term memory among Codex, Claude Code, Gemini CLI and OpenCode.", id="app.memory"),
+        Binding(
+            "m",
+            "memory",
+            "Memory",
+            tooltip="Sync long-term memory among Codex, Claude Code, Gemini CLI and OpenCode.",
+            id="app.memory",
+        ),
         Binding("q", "quit", "Quit", tooltip="Leave smig.", id="app.quit"),
     ]
 

@@ -152,9 +152,7 @@ def summarize(
     cancel: threading.Event,
 ) -> Any:
     """Write the summary, streaming; the user pressed `s`, which is the opt-in."""
-    return services.summarize(
-        messages, head_only=head_only, on_delta=on_delta, cancel=cancel, allow_network=True
-    )
+    return services.summarize(messages, head_only=head_only, on_delta=on_delta, cancel=cancel, allow_network=True)
 
 
 def default_native(session: Session) -> str:
@@ -166,8 +164,7 @@ def default_native(session: Session) -> str:
 def commit_preview(services: Services, session: Session, plan: Plan) -> tuple[Any, dict[str, str]]:
     """Dry-run every destination this machine can write (OpenCode's needs its command), so the dialog
     can say exactly where each one writes."""
-    wanted = {Destination.STORE} | {Destination(entry.id) for entry in services.agents
-                                    if services.can_write(entry.id)}
+    wanted = {Destination.STORE} | {Destination(entry.id) for entry in services.agents if services.can_write(entry.id)}
     result = services.migrate(session, plan, to=wanted, dry_run=True)
     choices: dict[str, str] = {}
     if result.record_path:
@@ -215,8 +212,10 @@ def plan_for_destination(
     if overhead == plan.decision.overhead:
         return plan, ""
     again = services.plan(session, capacity.name, plan.strategy, pins=pins, summary=plan.summary, agent=agent)
-    note = (f"Planned again for {agent}, which adds {overhead:,} tokens to every request (the preview took "
-            f"off {plan.decision.overhead:,}): {len(again.kept)} messages kept, {again.tokens_after:,} tokens.")
+    note = (
+        f"Planned again for {agent}, which adds {overhead:,} tokens to every request (the preview took "
+        f"off {plan.decision.overhead:,}): {len(again.kept)} messages kept, {again.tokens_after:,} tokens."
+    )
     return again, note
 
 
@@ -243,8 +242,7 @@ def export(services: Services, session: Session, plan: Plan, request: Any) -> tu
     if request.path is None:
         return f"the {request.format} export ({len(text):,} characters)", text
     target = Path(request.path)
-    path = services.save_export(text, target, force=request.replace,
-                                source=session.info.path)
+    path = services.save_export(text, target, force=request.replace, source=session.info.path)
     return f"Wrote the {request.format} export ({len(text):,} characters) to {path}.", None
 
 

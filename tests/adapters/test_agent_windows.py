@@ -42,8 +42,11 @@ def test_codex_model_context_window_moves_the_configured_model_up_to_its_catalog
 
 
 def test_codex_auto_compact_limit_and_profiles(isolated_homes) -> None:
-    _codex_config(isolated_homes, 'profile = "tight"\nmodel_auto_compact_token_limit = 240000\n'
-                                  '[profiles.tight]\nmodel_auto_compact_token_limit = 150000\n')
+    _codex_config(
+        isolated_homes,
+        'profile = "tight"\nmodel_auto_compact_token_limit = 240000\n'
+        "[profiles.tight]\nmodel_auto_compact_token_limit = 150000\n",
+    )
     table = build_services().capacities
     for name in ("gpt-5.6-sol", "gpt-5.5", "gpt-5-codex"):  # no `model`: applies to whichever runs
         assert table.lookup(name).harness_window == 150_000, name
@@ -62,7 +65,8 @@ def test_claude_code_disable_1m_holds_native_1m_models_to_200k(isolated_homes, m
     else:
         isolated_homes["claude"].mkdir(parents=True)
         (isolated_homes["claude"] / "settings.json").write_text(
-            json.dumps({"env": {"CLAUDE_CODE_DISABLE_1M_CONTEXT": "true"}}), encoding="utf-8")
+            json.dumps({"env": {"CLAUDE_CODE_DISABLE_1M_CONTEXT": "true"}}), encoding="utf-8"
+        )
     table = build_services().capacities
     (claude,) = table.lookup("claude-opus-5-5").agents
     assert (claude.window, claude.usable) == (200_000, 167_000)

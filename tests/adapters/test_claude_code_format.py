@@ -71,8 +71,7 @@ def _eligible(records: list[dict[str, Any]], subagent: bool) -> list[dict[str, A
     return [
         record
         for record in records
-        if record.get("type") in ("user", "assistant")
-        and (subagent or not record.get("isSidechain"))
+        if record.get("type") in ("user", "assistant") and (subagent or not record.get("isSidechain"))
     ]
 
 
@@ -123,10 +122,7 @@ def test_shared_linear_files_keep_every_content_block(shared_home: dict[str, Pat
         if name in skipped:
             continue
         eligible = _eligible(_records(info.path), info.is_subagent)
-        blocks = sum(
-            1 if isinstance(r["message"]["content"], str) else len(r["message"]["content"])
-            for r in eligible
-        )
+        blocks = sum(1 if isinstance(r["message"]["content"], str) else len(r["message"]["content"]) for r in eligible)
         session, _ = _load(info)
         assert len(session.messages) == blocks, name
         kinds = Counter(m.kind for m in session.messages)
@@ -144,9 +140,7 @@ def test_turn_2_parallel_results_hang_off_side_branches_yet_are_kept(
     shared_home: dict[str, Path],
 ) -> None:
     records = _records(str(shared_home["turn-2"]))
-    parents = Counter(
-        r.get("parentUuid") for r in records if r.get("type") in ("user", "assistant")
-    )
+    parents = Counter(r.get("parentUuid") for r in records if r.get("type") in ("user", "assistant"))
     assert max(parents.values()) >= 2  # the file really branches
     infos, _ = _discover()
     session, _ = _load(infos["turn-2"])
@@ -169,9 +163,7 @@ def test_split_assistant_records_share_one_usage(shared_home: dict[str, Path]) -
     ]
     with_usage = [m for m in session.messages if m.usage is not None]
     assert with_usage == [assistant[-1]]
-    assert (
-        with_usage[0].usage is not None and with_usage[0].usage.context_tokens == 3 + 13835 + 11515
-    )
+    assert with_usage[0].usage is not None and with_usage[0].usage.context_tokens == 3 + 13835 + 11515
     assert with_usage[0].usage.cached_input_tokens == 11515
     assert session.measured_context_tokens == 25353
     rejected = [m for m in session.messages if m.kind is Kind.TOOL_RESULT]
@@ -198,10 +190,7 @@ def test_shared_usage_model_cwd_and_version_come_from_the_records(
         assert info.source_version == records[-1].get("version", info.source_version), name
         assert info.updated == [r["timestamp"] for r in records if "timestamp" in r][-1], name
     assert infos["short"].cwd == "/home/marco/projects/spotter"
-    assert (
-        infos["short"].source_version == "2.1.38"
-        and infos["session-9eda1058"].source_version == "2.1.4"
-    )
+    assert infos["short"].source_version == "2.1.38" and infos["session-9eda1058"].source_version == "2.1.4"
     assert infos["4c2ddfdc-b619-4525-8d03-1950fb1b0257"].cwd == "/tmp/private"
 
 
@@ -211,9 +200,7 @@ def test_shared_titles(shared_home: dict[str, Path]) -> None:
     assert catalogue.title == "Stage0 small fixture"  # custom-title beats ai-title and summary
     session, _ = _load(catalogue)
     assert session.info.title == "Stage0 small fixture"
-    summaries = [
-        r["summary"] for r in _records(infos["session-9eda1058"].path) if r["type"] == "summary"
-    ]
+    summaries = [r["summary"] for r in _records(infos["session-9eda1058"].path) if r["type"] == "summary"]
     assert len(summaries) == 16
     assert infos["session-9eda1058"].title == summaries[-1]
     assert infos["short"].title == "mix phx.server doesnt seem to start"
@@ -231,12 +218,8 @@ def test_shared_subagents_are_recognised_with_their_parents(shared_home: dict[st
         "agent-a2898e3",
         "agent-acompact-e1f845",
     }
-    assert (
-        infos["agent-36541525"].parent_id == "4c2ddfdc-b619-4525-8d03-1950fb1b0257"
-    )  # old layout: sessionId
-    assert (
-        infos["agent-a2898e3"].parent_id == "4d5611e5-241a-462a-8d15-5122611a9569"
-    )  # new layout: the path
+    assert infos["agent-36541525"].parent_id == "4c2ddfdc-b619-4525-8d03-1950fb1b0257"  # old layout: sessionId
+    assert infos["agent-a2898e3"].parent_id == "4d5611e5-241a-462a-8d15-5122611a9569"  # new layout: the path
     assert infos["agent-a485154"].parent_id == "turn-2"
     session, _ = _load(infos["agent-a2898e3"])
     assert sum(m.is_error for m in session.messages) == 8
@@ -246,11 +229,7 @@ def test_shared_subagents_are_recognised_with_their_parents(shared_home: dict[st
 def test_sidechain_records_in_a_main_file_are_left_out(shared_home: dict[str, Path]) -> None:
     infos, _ = _discover()
     records = _records(infos[SHAPE_CATALOG].path)
-    sidechain = {
-        r["uuid"]
-        for r in records
-        if r.get("isSidechain") and r.get("type") in ("user", "assistant")
-    }
+    sidechain = {r["uuid"] for r in records if r.get("isSidechain") and r.get("type") in ("user", "assistant")}
     assert sidechain
     session, _ = _load(infos[SHAPE_CATALOG])
     assert not any(m.id.split("#")[0] in sidechain for m in session.messages)
@@ -272,10 +251,7 @@ def test_discovery_groups_by_project_with_the_real_cwd(fake_home: dict[str, Path
         "Fix login redirect loop",
     )
     assert infos[CORRUPT].title == "Why does the build fail on CI? It passes locally."
-    assert (
-        infos[MAIN].context_tokens == 4 + 500 + 12000
-        and infos[MAIN].model == "claude-sonnet-4-5-20250929"
-    )
+    assert infos[MAIN].context_tokens == 4 + 500 + 12000 and infos[MAIN].model == "claude-sonnet-4-5-20250929"
     assert infos[MAIN].origin == "cli" and infos[MAIN].source_version == "2.1.39"
     assert infos[MAIN].created == "2026-03-02T10:00:14.518Z"
     assert infos[MAIN].message_count is None  # unknown until a full read
@@ -344,9 +320,7 @@ def test_main_session_blocks_usage_and_ids(fake_home: dict[str, Path]) -> None:
     read_call = by_id["a0000004-0000-4000-8000-000000000004"]
     assert (read_call.tool_name, read_call.call_id) == ("Read", "toolu_01Read")
     assert json.loads(read_call.text) == {"file_path": "/home/user/proj/cli.py"}
-    assert (
-        read_call.usage is not None and read_call.usage.output_tokens == 120
-    )  # the final split record's count
+    assert read_call.usage is not None and read_call.usage.output_tokens == 120  # the final split record's count
     assert read_call.usage.context_tokens == 3 + 1200 + 8000
     assert by_id["a0000002-0000-4000-8000-000000000002"].usage is None
     assert "signature" not in by_id["a0000002-0000-4000-8000-000000000002"].text
@@ -361,9 +335,7 @@ def test_main_session_blocks_usage_and_ids(fake_home: dict[str, Path]) -> None:
         "[image: image/png]",
     ) and prompt.kind is Kind.TEXT
     assert by_id["a0000023-0000-4000-8000-000000000023"].text == "3 passed in 0.04s"
-    assert (
-        sum(1 for m in session.messages if m.usage is not None) == 6
-    )  # one per API response on the path
+    assert sum(1 for m in session.messages if m.usage is not None) == 6  # one per API response on the path
     assert session.measured_context_tokens == 12504
     first = session.messages[0]
     assert first.line == 3 and first.timestamp == "2026-03-02T10:00:14.518Z"
@@ -393,10 +365,7 @@ def test_subagent_file_loads_as_its_own_session(fake_home: dict[str, Path]) -> N
         Kind.TOOL_RESULT,
         Kind.TEXT,
     ]
-    assert (
-        session.info.model == "claude-haiku-4-5-20251001"
-        and session.measured_context_tokens == 3155
-    )
+    assert session.info.model == "claude-haiku-4-5-20251001" and session.measured_context_tokens == 3155
     old, _ = _load(infos[OLD_SUBAGENT])
     assert [m.text for m in old.messages] == ["Warmup", "Ready to help."]
 
@@ -406,11 +375,7 @@ def test_corrupt_middle_line_is_reported_and_bridged(fake_home: dict[str, Path])
     path = infos[CORRUPT].path
     assert discover_warnings == []  # a listing leaves line damage to the full read
     session, warnings = _load(infos[CORRUPT])
-    assert (
-        len(warnings) == 1
-        and warnings[0].line == 4
-        and "corrupt JSON line skipped" in warnings[0].message
-    )
+    assert len(warnings) == 1 and warnings[0].line == 4 and "corrupt JSON line skipped" in warnings[0].message
     assert str(warnings[0]).startswith(f"{path}:4: ")
     assert session.warnings == tuple(warnings)
     assert [m.text for m in session.messages if m.role is Role.USER] == [
@@ -434,14 +399,8 @@ def test_truncated_last_line_is_reported_and_the_rest_loads(fake_home: dict[str,
 def test_invalid_utf8_is_replaced_with_a_warning(isolated_homes: dict[str, Path]) -> None:
     project = isolated_homes["claude"] / "projects" / "-home-user-proj"
     project.mkdir(parents=True)
-    source = (
-        Path(__file__).parent.parent / "fixtures" / "claude_home" / "projects" / "-home-user-proj"
-    )
-    raw = (
-        (source / f"{MAIN}.jsonl")
-        .read_bytes()
-        .replace(b"Add a --verbose flag", b"Add a --verb\xffse flag", 1)
-    )
+    source = Path(__file__).parent.parent / "fixtures" / "claude_home" / "projects" / "-home-user-proj"
+    raw = (source / f"{MAIN}.jsonl").read_bytes().replace(b"Add a --verbose flag", b"Add a --verb\xffse flag", 1)
     (project / f"{MAIN}.jsonl").write_bytes(raw)
     infos, _ = _discover()
     session, warnings = _load(infos[MAIN])
@@ -451,21 +410,14 @@ def test_invalid_utf8_is_replaced_with_a_warning(isolated_homes: dict[str, Path]
 
 
 def test_empty_file_is_skipped_with_a_warning(fake_home: dict[str, Path]) -> None:
-    empty = (
-        fake_home["claude"]
-        / "projects"
-        / "-home-user-proj"
-        / "0e0e0e0e-0000-4000-8000-000000000000.jsonl"
-    )
+    empty = fake_home["claude"] / "projects" / "-home-user-proj" / "0e0e0e0e-0000-4000-8000-000000000000.jsonl"
     empty.write_bytes(b"")
     infos, warnings = _discover()
     assert empty.stem not in infos and len(infos) == 5
     assert ReadWarning(str(empty), None, "empty file; skipped") in warnings
 
 
-def test_unreadable_directory_is_a_warning(
-    fake_home: dict[str, Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_unreadable_directory_is_a_warning(fake_home: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     blocked = str(fake_home["claude"] / "projects" / "-home-user-my-app")
     real_scandir = os.scandir
 
@@ -477,9 +429,7 @@ def test_unreadable_directory_is_a_warning(
     monkeypatch.setattr(os, "scandir", scandir)
     infos, warnings = _discover()
     assert set(infos) == {MAIN, CORRUPT, SUBAGENT}
-    assert (
-        ReadWarning(blocked, None, "cannot read directory (Permission denied); skipped") in warnings
-    )
+    assert ReadWarning(blocked, None, "cannot read directory (Permission denied); skipped") in warnings
 
 
 def test_missing_home_finds_nothing(isolated_homes: dict[str, Path]) -> None:
@@ -535,11 +485,7 @@ def _write(path: Path, records: list[dict[str, Any] | bytes]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "wb") as handle:
         for record in records:
-            line = (
-                record
-                if isinstance(record, bytes)
-                else json.dumps(record, separators=(",", ":")).encode()
-            )
+            line = record if isinstance(record, bytes) else json.dumps(record, separators=(",", ":")).encode()
             handle.write(line + b"\n")
 
 
@@ -562,9 +508,7 @@ def _big_session(path: Path, middle: int) -> None:
         records.append(_progress(f"p{number}", parent))
         parent = f"p{number}"
         if number == middle // 2:
-            records.append(
-                b'{"parentUuid":"p0","isSidechain":false,"type":"user","message":{"role":"us'
-            )
+            records.append(b'{"parentUuid":"p0","isSidechain":false,"type":"user","message":{"role":"us')
     usage = {
         "input_tokens": 7,
         "cache_creation_input_tokens": 70,
@@ -584,12 +528,7 @@ def _big_session(path: Path, middle: int) -> None:
 
 
 def test_discover_reads_only_head_and_tail(isolated_homes: dict[str, Path]) -> None:
-    path = (
-        isolated_homes["claude"]
-        / "projects"
-        / "-work-big"
-        / "b1b1b1b1-0000-4000-8000-000000000000.jsonl"
-    )
+    path = isolated_homes["claude"] / "projects" / "-work-big" / "b1b1b1b1-0000-4000-8000-000000000000.jsonl"
     _big_session(path, 2000)
     assert path.stat().st_size > 4 * 1024 * 1024
     infos, warnings = _discover()
@@ -609,15 +548,8 @@ def test_discover_reads_only_head_and_tail(isolated_homes: dict[str, Path]) -> N
     ]  # chained through progress
 
 
-def test_bulky_records_skip_the_json_parser(
-    isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path = (
-        isolated_homes["claude"]
-        / "projects"
-        / "-work-big"
-        / "b1b1b1b1-0000-4000-8000-000000000000.jsonl"
-    )
+def test_bulky_records_skip_the_json_parser(isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    path = isolated_homes["claude"] / "projects" / "-work-big" / "b1b1b1b1-0000-4000-8000-000000000000.jsonl"
     _big_session(path, 300)
     infos, _ = _discover()
     calls = Counter[str]()
@@ -633,15 +565,8 @@ def test_bulky_records_skip_the_json_parser(
 
 
 @pytest.mark.parametrize("padding", [0, 400], ids=["small", "summaries-only-in-the-head"])
-def test_title_prefers_a_summary_of_its_own_leaf(
-    isolated_homes: dict[str, Path], padding: int
-) -> None:
-    path = (
-        isolated_homes["claude"]
-        / "projects"
-        / "-work-big"
-        / "c1c1c1c1-0000-4000-8000-000000000000.jsonl"
-    )
+def test_title_prefers_a_summary_of_its_own_leaf(isolated_homes: dict[str, Path], padding: int) -> None:
+    path = isolated_homes["claude"] / "projects" / "-work-big" / "c1c1c1c1-0000-4000-8000-000000000000.jsonl"
     records: list[dict[str, Any] | bytes] = [
         {"type": "summary", "summary": "About this session", "leafUuid": "u1"},
         {"type": "summary", "summary": "About some other session", "leafUuid": "elsewhere"},
@@ -657,12 +582,7 @@ def test_title_prefers_a_summary_of_its_own_leaf(
 
 
 def test_first_prompt_title_skips_harness_text(isolated_homes: dict[str, Path]) -> None:
-    path = (
-        isolated_homes["claude"]
-        / "projects"
-        / "-work-big"
-        / "d1d1d1d1-0000-4000-8000-000000000000.jsonl"
-    )
+    path = isolated_homes["claude"] / "projects" / "-work-big" / "d1d1d1d1-0000-4000-8000-000000000000.jsonl"
     _write(
         path,
         [
@@ -707,15 +627,8 @@ def test_first_prompt_title_skips_harness_text(isolated_homes: dict[str, Path]) 
 def test_cwd_falls_back_to_the_directory_name_only_without_records(
     isolated_homes: dict[str, Path],
 ) -> None:
-    path = (
-        isolated_homes["claude"]
-        / "projects"
-        / "-work-lost"
-        / "e1e1e1e1-0000-4000-8000-000000000000.jsonl"
-    )
-    _write(
-        path, [{"type": "custom-title", "customTitle": "Nothing but a title", "sessionId": "e1"}]
-    )
+    path = isolated_homes["claude"] / "projects" / "-work-lost" / "e1e1e1e1-0000-4000-8000-000000000000.jsonl"
+    _write(path, [{"type": "custom-title", "customTitle": "Nothing but a title", "sessionId": "e1"}])
     infos, _ = _discover()
     assert infos[path.stem].cwd == "/work/lost" and infos[path.stem].title == "Nothing but a title"
     session, _ = _load(infos[path.stem])
@@ -725,12 +638,7 @@ def test_cwd_falls_back_to_the_directory_name_only_without_records(
 def test_the_newest_leaf_wins_and_a_trailing_sidechain_does_not(
     isolated_homes: dict[str, Path],
 ) -> None:
-    path = (
-        isolated_homes["claude"]
-        / "projects"
-        / "-work-big"
-        / "f1f1f1f1-0000-4000-8000-000000000000.jsonl"
-    )
+    path = isolated_homes["claude"] / "projects" / "-work-big" / "f1f1f1f1-0000-4000-8000-000000000000.jsonl"
     side = _envelope("s1", "u1", "user", message={"role": "user", "content": "side question"})
     side["isSidechain"] = True
     _write(
@@ -748,30 +656,18 @@ def test_the_newest_leaf_wins_and_a_trailing_sidechain_does_not(
 
 
 def test_a_huge_first_record_still_yields_cwd_and_title(isolated_homes: dict[str, Path]) -> None:
-    path = (
-        isolated_homes["claude"]
-        / "projects"
-        / "-work-big"
-        / "a2a2a2a2-0000-4000-8000-000000000000.jsonl"
-    )
+    path = isolated_homes["claude"] / "projects" / "-work-big" / "a2a2a2a2-0000-4000-8000-000000000000.jsonl"
     pasted = "Explain this log:\n" + "log line\n" * 20_000  # ~180 KB, more than the first head read
     _write(path, [_envelope("u1", None, "user", message={"role": "user", "content": pasted})])
     infos, _ = _discover()
     assert infos[path.stem].cwd == "/work/big"
-    assert infos[path.stem].title is not None and infos[path.stem].title.startswith(
-        "Explain this log: log line"
-    )
+    assert infos[path.stem].title is not None and infos[path.stem].title.startswith("Explain this log: log line")
 
 
 def test_typed_text_that_looks_like_a_notice_is_not_flagged(
     isolated_homes: dict[str, Path],
 ) -> None:
-    path = (
-        isolated_homes["claude"]
-        / "projects"
-        / "-work-big"
-        / "a3a3a3a3-0000-4000-8000-000000000000.jsonl"
-    )
+    path = isolated_homes["claude"] / "projects" / "-work-big" / "a3a3a3a3-0000-4000-8000-000000000000.jsonl"
     _write(
         path,
         [
@@ -814,12 +710,7 @@ def test_shared_files_cut_anywhere_still_load(
 
 
 def test_hostile_records_are_skipped_not_fatal(isolated_homes: dict[str, Path]) -> None:
-    path = (
-        isolated_homes["claude"]
-        / "projects"
-        / "-work-big"
-        / "a4a4a4a4-0000-4000-8000-000000000000.jsonl"
-    )
+    path = isolated_homes["claude"] / "projects" / "-work-big" / "a4a4a4a4-0000-4000-8000-000000000000.jsonl"
     odd_usage = {"input_tokens": "many", "output_tokens": None, "cache_read_input_tokens": True}
     _write(
         path,
@@ -860,9 +751,7 @@ def test_hostile_records_are_skipped_not_fatal(isolated_homes: dict[str, Path]) 
     infos, _ = _discover()
     session, warnings = _load(infos[path.stem])
     assert [w.line for w in warnings] == [1, 2, 3, 4]
-    assert (
-        "not an object" in warnings[0].message and "unknown type 'mystery'" in warnings[3].message
-    )
+    assert "not an object" in warnings[0].message and "unknown type 'mystery'" in warnings[3].message
     assert [(m.kind, m.text) for m in session.messages] == [
         (Kind.TEXT, "hi"),
         (Kind.TOOL_CALL, '{"a": "set"}'),
@@ -872,12 +761,7 @@ def test_hostile_records_are_skipped_not_fatal(isolated_homes: dict[str, Path]) 
 
 
 def test_prompts_queued_mid_turn_are_kept_as_user_messages(isolated_homes: dict[str, Path]) -> None:
-    path = (
-        isolated_homes["claude"]
-        / "projects"
-        / "-work-big"
-        / "a5a5a5a5-0000-4000-8000-000000000000.jsonl"
-    )
+    path = isolated_homes["claude"] / "projects" / "-work-big" / "a5a5a5a5-0000-4000-8000-000000000000.jsonl"
     use = {"type": "tool_use", "id": "toolu_q", "name": "Bash", "input": {"command": "make"}}
     call = {"id": "m1", "model": "claude-x", "content": [use]}
     result = [{"type": "tool_result", "tool_use_id": "toolu_q", "content": "ok"}]
@@ -893,9 +777,7 @@ def test_prompts_queued_mid_turn_are_kept_as_user_messages(isolated_homes: dict[
             _envelope("u1", None, "user", message={"role": "user", "content": "build it"}),
             _envelope("a1", "u1", "assistant", message=call),
             _envelope("q1", "a1", "attachment", attachment=queued),
-            _envelope(
-                "t1", "q1", "attachment", attachment={"type": "task_reminder", "content": []}
-            ),
+            _envelope("t1", "q1", "attachment", attachment={"type": "task_reminder", "content": []}),
             {"type": "attachment", "attachment": {"type": "queued_command", "prompt": blocks}},
             _envelope("r1", "t1", "user", message={"role": "user", "content": result}),
         ],

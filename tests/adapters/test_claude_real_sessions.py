@@ -233,9 +233,7 @@ def test_a_preserved_segment_that_is_not_there_is_one_warning(real_home: Path) -
 
 
 @pytest.mark.parametrize("scenario", ["compact", "auto"])
-def test_truncation_never_keeps_a_summary_without_its_preserved_messages(
-    real_home: Path, scenario: str
-) -> None:
+def test_truncation_never_keeps_a_summary_without_its_preserved_messages(real_home: Path, scenario: str) -> None:
     """Whatever the budget, a truncation that keeps the compact summary keeps what the model had
     after it: the preserved messages come after the summary, so newest-first keeps them first."""
     from plan_helpers import measure

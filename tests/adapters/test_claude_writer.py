@@ -26,11 +26,14 @@ def _lines(path: str) -> list[dict]:
     return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines()]
 
 
-@pytest.mark.parametrize(("cwd", "folder"), [
-    ("/home/me/my_proj", "-home-me-my-proj"),
-    ("C:\\src", "C--src"),
-    ("/a.b/c d", "-a-b-c-d"),
-])
+@pytest.mark.parametrize(
+    ("cwd", "folder"),
+    [
+        ("/home/me/my_proj", "-home-me-my-proj"),
+        ("C:\\src", "C--src"),
+        ("/a.b/c d", "-a-b-c-d"),
+    ],
+)
 def test_sanitizer_matches_claude(cwd: str, folder: str) -> None:
     assert sanitize_project(cwd) == folder
 
@@ -53,12 +56,14 @@ def test_long_cwd_reuses_the_folder_claude_made() -> None:
 
 
 def test_transcript_shape() -> None:
-    turns = (Turn(Role.USER, "hello", "2026-01-02T10:00:00.000Z"),
-             Turn(Role.ASSISTANT, "hi", None),
-             Turn(Role.USER, "bye", "2026-01-02T09:00:00.000Z"))
-    planned = ClaudeWriter(resolve_paths()).prepare(turns, "/work/proj", LINEAGE, "↪ from codex: hello",
-                                                    git_branch="main",
-                                                    now=datetime(2026, 1, 3, tzinfo=UTC))
+    turns = (
+        Turn(Role.USER, "hello", "2026-01-02T10:00:00.000Z"),
+        Turn(Role.ASSISTANT, "hi", None),
+        Turn(Role.USER, "bye", "2026-01-02T09:00:00.000Z"),
+    )
+    planned = ClaudeWriter(resolve_paths()).prepare(
+        turns, "/work/proj", LINEAGE, "↪ from codex: hello", git_branch="main", now=datetime(2026, 1, 3, tzinfo=UTC)
+    )
     records = [json.loads(line) for line in planned.data.splitlines()]
     first, *rest = records
     assert first["type"] == "user" and first["cwd"] == "/work/proj" and first["parentUuid"] is None
@@ -71,8 +76,11 @@ def test_transcript_shape() -> None:
     assert {r["sessionId"] for r in records} == {planned.native.session_id}
     assert all(r["gitBranch"] == "main" and r["version"] for r in chain)
     assert chain[1]["message"]["content"] == [{"type": "text", "text": "hi"}]
-    assert records[-1] == {"type": "custom-title", "customTitle": "↪ from codex: hello",
-                           "sessionId": planned.native.session_id}
+    assert records[-1] == {
+        "type": "custom-title",
+        "customTitle": "↪ from codex: hello",
+        "sessionId": planned.native.session_id,
+    }
     assert planned.path.endswith(f"/projects/-work-proj/{planned.native.session_id}.jsonl")
     assert planned.native.resume_command == f"cd /work/proj && claude --resume {planned.native.session_id}"
 
@@ -96,8 +104,7 @@ def test_migrate_writes_resumable_transcript_and_leaves_source_alone(tmp_path: P
     conversation = [r for r in records if r["type"] in ("user", "assistant")]
     kinds = [r["type"] for r in conversation]
     assert kinds == ["user", "assistant", "user", "assistant"]  # strictly alternating
-    blocks = [b for r in conversation if isinstance(r["message"]["content"], list)
-              for b in r["message"]["content"]]
+    blocks = [b for r in conversation if isinstance(r["message"]["content"], list) for b in r["message"]["content"]]
     assert {b["type"] for b in blocks} == {"text"}  # no tool_use, no thinking
     opening = conversation[0]["message"]["content"]
     assert opening.startswith(NOTE_PREFIX) and "codex session" in opening and result.migration_id in opening

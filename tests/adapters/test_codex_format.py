@@ -196,9 +196,7 @@ def test_filtered_desktop_rollout_keeps_event_only_prompts(shared_fixtures: Path
     assert info.title and info.title.startswith("analyze trascript and summarzie action items")
     prompts = [m for m in session.messages if m.role is Role.USER]
     assert [m.id for m in prompts] == ["L2", "L31", "L33"]
-    assert prompts[0].text.startswith(
-        "analyze trascript"
-    )  # "## My request for Codex:" preamble gone
+    assert prompts[0].text.startswith("analyze trascript")  # "## My request for Codex:" preamble gone
     assert session.messages[0].id == "L2"
     counts = _kinds(session)
     assert counts[("assistant", "tool_call")] == counts[("tool", "tool_result")] == 38
@@ -238,9 +236,7 @@ def test_complete_single_turn_rollout(shared_fixtures: Path) -> None:
 def test_catalogue_rollout_applies_the_last_replacement_history(shared_fixtures: Path) -> None:
     session, _ = _load(_shared(shared_fixtures, "stage0-codex-small"))
     info = session.info
-    assert (
-        info.id == "019fc8be-3658-7ca3-9e29-000000000000"
-    )  # the first of its seven session_meta lines
+    assert info.id == "019fc8be-3658-7ca3-9e29-000000000000"  # the first of its seven session_meta lines
     assert (info.cwd, info.source_version, info.is_subagent) == ("/tmp/repo", "0.146.0", False)
     assert session.compactions == 6
     assert all(m.id.startswith("L111.") for m in session.messages[:13])
@@ -331,9 +327,7 @@ def _threads_db(path: Path, rows: list[dict[str, Any]], columns: str | None = No
     connection.execute(columns or THREADS_DDL)
     for row in rows:
         keys = ", ".join(row)
-        connection.execute(
-            f"INSERT INTO threads ({keys}) VALUES ({', '.join('?' * len(row))})", list(row.values())
-        )
+        connection.execute(f"INSERT INTO threads ({keys}) VALUES ({', '.join('?' * len(row))})", list(row.values()))
     connection.commit()
     connection.close()
 
@@ -455,9 +449,7 @@ def test_unreadable_folder_is_named_and_the_rest_listed(
     ]
 
 
-@pytest.mark.skipif(
-    hasattr(os, "geteuid") and os.geteuid() == 0, reason="root ignores folder permissions"
-)
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root ignores folder permissions")
 def test_chmod_000_folder_is_reported(fake_home: dict[str, Path]) -> None:
     blocked = fake_home["codex"] / "sessions" / "2026" / "11" / "22"
     blocked.chmod(0)
@@ -564,14 +556,8 @@ def test_main_session_is_replaced_by_its_compaction(fake_home: dict[str, Path]) 
     reasoning = [m for m in session.messages if m.kind is Kind.REASONING]
     assert [m.opaque for m in reasoning] == [False, True]
     assert session.measured_context_tokens == 10570 == session.info.context_tokens
-    assert (
-        session.messages[-1].usage is not None
-        and session.messages[-1].usage.cached_input_tokens == 9528
-    )
-    assert (
-        session.instructions
-        == "You are Codex, a coding agent running in a terminal. Be concise and precise."
-    )
+    assert session.messages[-1].usage is not None and session.messages[-1].usage.cached_input_tokens == 9528
+    assert session.instructions == "You are Codex, a coding agent running in a terminal. Be concise and precise."
     assert session.extra["git_branch"] == "main"
     info = session.info
     assert (info.message_count, info.model, info.updated) == (
@@ -589,9 +575,7 @@ def test_image_input_is_marked_not_copied(fake_home: dict[str, Path]) -> None:
 
 def test_corrupt_middle_line_warns_and_the_rest_loads(fake_home: dict[str, Path]) -> None:
     session, warnings = _load_fixture(CORRUPT)
-    assert [(Path(w.path).name, w.line) for w in warnings] == [
-        (f"rollout-2026-11-22T08-00-00-{CORRUPT}.jsonl", 5)
-    ]
+    assert [(Path(w.path).name, w.line) for w in warnings] == [(f"rollout-2026-11-22T08-00-00-{CORRUPT}.jsonl", 5)]
     assert "corrupt JSON line skipped" in warnings[0].message
     assert session.warnings == tuple(warnings)
     assert [m.role for m in session.messages] == [Role.USER, Role.ASSISTANT]
@@ -601,9 +585,7 @@ def test_truncated_last_line_warns_and_the_rest_loads(fake_home: dict[str, Path]
     session, warnings = _load_fixture(TRUNCATED)
     assert [w.line for w in warnings] == [8] and "truncated last line" in warnings[0].message
     assert session.info.updated == "2026-11-22T11:30:02.770Z"
-    assert (
-        _discover()[0][TRUNCATED].updated == session.info.updated
-    )  # listing skips the half line too
+    assert _discover()[0][TRUNCATED].updated == session.info.updated  # listing skips the half line too
     assert [m.kind for m in session.messages] == [Kind.TEXT, Kind.TOOL_CALL, Kind.TOOL_RESULT]
 
 
@@ -769,9 +751,7 @@ def test_mtime_fallback_is_iso_utc() -> None:
         ({"source": "vscode", "forked_from_id": "f-1"}, (False, "f-1", "vscode")),
     ],
 )
-def test_sources_that_codex_hides_are_flagged(
-    meta: dict[str, Any], expected: tuple[Any, ...]
-) -> None:
+def test_sources_that_codex_hides_are_flagged(meta: dict[str, Any], expected: tuple[Any, ...]) -> None:
     assert classify(meta) == expected
 
 
@@ -811,8 +791,7 @@ def test_title_falls_back_to_the_first_typed_user_item(isolated_homes: dict[str,
                     "content": [
                         {
                             "type": "input_text",
-                            "text": "<environment_context>\n  <cwd>/x</cwd>\n"
-                            "</environment_context>",
+                            "text": "<environment_context>\n  <cwd>/x</cwd>\n</environment_context>",
                         }
                     ],
                 }
@@ -921,9 +900,7 @@ def test_thread_rollback_drops_the_newest_user_turns(tmp_path: Path) -> None:
         "turn two, edited",
         "answer two, edited",
     ]
-    assert all(
-        m.usage is None for m in session.messages
-    )  # the call that produced it was rolled back
+    assert all(m.usage is None for m in session.messages)  # the call that produced it was rolled back
     assert session.measured_context_tokens is None and session.info.context_tokens is None
 
 
@@ -934,7 +911,5 @@ def test_a_line_that_is_not_an_object_is_reported(tmp_path: Path) -> None:
         b'["not", "a", "record"]\n' + json.dumps(_user("still read")).encode() + b"\n",
     )
     session, warnings = _load(path)
-    assert [(w.line, w.message) for w in warnings] == [
-        (2, "line is JSON list, not an object; skipped")
-    ]
+    assert [(w.line, w.message) for w in warnings] == [(2, "line is JSON list, not an object; skipped")]
     assert [m.text for m in session.messages] == ["still read"]

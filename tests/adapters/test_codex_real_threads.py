@@ -55,8 +55,11 @@ def _shown(thread: str) -> list[tuple[Any, ...]]:
     """`smig show --json` of a thread, as (role, kind, text, call_id, tool name) without injected context."""
     code, stdout, stderr = _run(["show", "--json", thread])
     assert code == 0, stderr
-    return [_row(m["role"], m["kind"], m["text"], m["call_id"], m["tool_name"])
-            for m in json.loads(stdout)["messages"] if not m["injected"]]
+    return [
+        _row(m["role"], m["kind"], m["text"], m["call_id"], m["tool_name"])
+        for m in json.loads(stdout)["messages"]
+        if not m["injected"]
+    ]
 
 
 def _row(role: str, kind: str, text: str, call_id: str | None, name: str | None) -> tuple[Any, ...]:
@@ -66,8 +69,9 @@ def _row(role: str, kind: str, text: str, call_id: str | None, name: str | None)
 
 
 def _seen(scenario: str, thread: str) -> list[tuple[Any, ...]]:
-    return [_row(i["role"], i["kind"], i["text"], i["call_id"], i["name"])
-            for i in _expected(scenario)["threads"][thread]]
+    return [
+        _row(i["role"], i["kind"], i["text"], i["call_id"], i["name"]) for i in _expected(scenario)["threads"][thread]
+    ]
 
 
 @pytest.mark.parametrize(
@@ -102,9 +106,7 @@ def test_fork_lineage_lists_each_thread_once_with_its_parent(isolated_homes: dic
 
 
 @pytest.mark.parametrize("newer", [".jsonl", ".jsonl.zst"])
-def test_both_forms_of_one_rollout_list_once_and_the_newer_wins(
-    isolated_homes: dict[str, Path], newer: str
-) -> None:
+def test_both_forms_of_one_rollout_list_once_and_the_newer_wins(isolated_homes: dict[str, Path], newer: str) -> None:
     _install("compressed_and_plain", isolated_homes["codex"])
     day = isolated_homes["codex"] / DAY
     [plain] = day.glob("*.jsonl")
@@ -144,8 +146,9 @@ def _load(thread: str) -> tuple[list[tuple[Any, ...]], list[ReadWarning]]:
     [info] = [i for i in source.discover(lambda _: None) if i.id == thread]
     warnings: list[ReadWarning] = []
     session = source.load(info, warnings.append)
-    rows = [_row(m.role.value, m.kind.value, m.text, m.call_id, m.tool_name)
-            for m in session.messages if not m.injected]
+    rows = [
+        _row(m.role.value, m.kind.value, m.text, m.call_id, m.tool_name) for m in session.messages if not m.injected
+    ]
     return rows, warnings
 
 
@@ -156,8 +159,10 @@ def test_a_fork_whose_parent_is_gone_keeps_its_own_turns_with_one_warning(isolat
     rows, warnings = _load(FORK)
     assert rows == _seen("fork_lineage", FORK)[-2:]  # the fork's own prompt and reply
     assert [(Path(w.path).name, w.message) for w in warnings] == [
-        (f"rollout-2026-12-03T10-33-51-{FORK}.jsonl",
-         f"forked from thread {PARENT}, whose rollout is not found; the history it inherited is missing")
+        (
+            f"rollout-2026-12-03T10-33-51-{FORK}.jsonl",
+            f"forked from thread {PARENT}, whose rollout is not found; the history it inherited is missing",
+        )
     ]
     rows, warnings = _load(GRANDCHILD)  # the fork's own part still comes before the grandchild's
     assert rows == _seen("fork_lineage", GRANDCHILD)[-6:] and len(warnings) == 1
@@ -165,8 +170,10 @@ def test_a_fork_whose_parent_is_gone_keeps_its_own_turns_with_one_warning(isolat
     listed = [info.id for info in CodexSource(resolve_paths()).discover(listing.append)]
     assert sorted(listed) == sorted([FORK, GRANDCHILD])  # the orphan still lists, and so does its child
     assert [(Path(w.path).name, w.message) for w in listing] == [
-        (f"rollout-2026-12-03T10-33-51-{FORK}.jsonl",
-         f"forked from thread {PARENT}, whose rollout is not found; the history it inherited is missing")
+        (
+            f"rollout-2026-12-03T10-33-51-{FORK}.jsonl",
+            f"forked from thread {PARENT}, whose rollout is not found; the history it inherited is missing",
+        )
     ]
 
 
@@ -187,7 +194,11 @@ def test_a_reverted_thread_lists_once_from_its_newest_segment(isolated_homes: di
     _install("revert_segments", isolated_homes["codex"])
     code, stdout, _ = _run(["list", "--all", "--json"])
     [row] = json.loads(stdout)
-    assert code == 0 and row["id"] == REVERTED and row["path"].endswith(f"{REVERTED}_01a23b89-45c5-7733-83aa-410e784826bf.jsonl")
+    assert (
+        code == 0
+        and row["id"] == REVERTED
+        and row["path"].endswith(f"{REVERTED}_01a23b89-45c5-7733-83aa-410e784826bf.jsonl")
+    )
     assert codex_scan.thread_id_of(row["path"]) == REVERTED
     shown = _shown(REVERTED)
     assert "remember third" not in [text for _, _, text, _, _ in shown]  # the turn the revert took back
@@ -257,8 +268,9 @@ def test_a_huge_compressed_thread_packs_its_long_texts_and_reads_the_same(
     assert {"PackedText", "LineText", "str"} <= kinds  # the parent is packed, the fork's own left on disk
     packed = [m for m in session.messages if isinstance(m.body, stored_text.PackedText)]
     assert all(m.text_length == len(m.text) > stored_text.TEXT_CHARS for m in packed)
-    rows = [_row(m.role.value, m.kind.value, m.text, m.call_id, m.tool_name)
-            for m in session.messages if not m.injected]
+    rows = [
+        _row(m.role.value, m.kind.value, m.text, m.call_id, m.tool_name) for m in session.messages if not m.injected
+    ]
     assert rows == _seen("fork_lineage", GRANDCHILD)
 
 

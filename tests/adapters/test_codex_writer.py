@@ -44,11 +44,16 @@ def test_provider_comes_from_codex_config(isolated_homes: dict[str, Path]) -> No
 
 
 def test_rollout_shape() -> None:
-    turns = (Turn(Role.USER, "hello", "2026-07-09T11:00:00.000Z"), Turn(Role.ASSISTANT, "hi", None),
-             Turn(Role.ASSISTANT, "more", None), Turn(Role.USER, "again", None),
-             Turn(Role.ASSISTANT, "done", None))
-    planned = CodexWriter(resolve_paths()).prepare(turns, "/work/proj", LINEAGE, "t", model="gpt-5.5",
-                                                   git_branch="main", now=NOW, note="[smig: note]")
+    turns = (
+        Turn(Role.USER, "hello", "2026-07-09T11:00:00.000Z"),
+        Turn(Role.ASSISTANT, "hi", None),
+        Turn(Role.ASSISTANT, "more", None),
+        Turn(Role.USER, "again", None),
+        Turn(Role.ASSISTANT, "done", None),
+    )
+    planned = CodexWriter(resolve_paths()).prepare(
+        turns, "/work/proj", LINEAGE, "t", model="gpt-5.5", git_branch="main", now=NOW, note="[smig: note]"
+    )
     lines = [json.loads(line) for line in planned.data.splitlines()]
     meta = lines[0]
     assert meta["type"] == "session_meta"
@@ -82,8 +87,7 @@ def test_migrate_writes_rollout_round_trips_and_leaves_source_alone(tmp_path: Pa
     plan = make_plan(session)
     result = services.migrate(session, plan, {Destination.CODEX})
     [output] = result.outputs
-    assert re.search(r"/sessions/\d{4}/\d{2}/\d{2}/rollout-[\dT-]+-" + output.session_id + r"\.jsonl$",
-                     output.path)
+    assert re.search(r"/sessions/\d{4}/\d{2}/\d{2}/rollout-[\dT-]+-" + output.session_id + r"\.jsonl$", output.path)
     [info] = [i for i in services.list_sessions(agent=Agent.CODEX) if i.id == output.session_id]
     back = services.load_session(info)
     lineage = Lineage("claude", session.id, session.info.path, result.migration_id, 0, "as-is")
@@ -113,8 +117,9 @@ def _shared_files() -> list[Path]:
 
 
 @pytest.mark.parametrize("original", _shared_files(), ids=lambda p: p.name[:60])
-def test_real_sessions_round_trip_into_both_agents(original: Path, isolated_homes: dict[str, Path],
-                                                   shared_fixtures: Path) -> None:
+def test_real_sessions_round_trip_into_both_agents(
+    original: Path, isolated_homes: dict[str, Path], shared_fixtures: Path
+) -> None:
     from migration_builders import install_shared_fixture
 
     placed = install_shared_fixture(original, isolated_homes["codex"], isolated_homes["claude"])
@@ -141,8 +146,16 @@ def test_real_sessions_round_trip_into_both_agents(original: Path, isolated_home
     omitted, omitted_tokens = left_out(plan)
     if plan.strategy is Strategy.AS_IS:
         assert omitted == 0  # harness context is never migrated, so it is not "left out"
-    lineage = Lineage(info.agent.value, session.id, session.info.path, result.migration_id,
-                      omitted, plan.strategy.value, omitted_tokens, target)
+    lineage = Lineage(
+        info.agent.value,
+        session.id,
+        session.info.path,
+        result.migration_id,
+        omitted,
+        plan.strategy.value,
+        omitted_tokens,
+        target,
+    )
     note = migration_note(lineage)
     written_messages, redactions = redact_messages(migrated_messages(plan))
     assert result.redactions == redactions
@@ -161,6 +174,6 @@ def test_real_sessions_round_trip_into_both_agents(original: Path, isolated_home
         back = services.load_session(written)
         got = [(m.role, m.text) for m in back.messages]
         assert got == (merged if output.agent == "claude" else separate), output.agent
-        roles = [m.role for m in back.messages][1 if output.agent == "codex" else 0:]
+        roles = [m.role for m in back.messages][1 if output.agent == "codex" else 0 :]
         assert all(a is not b for a, b in zip(roles, roles[1:], strict=False))
     assert hashlib.sha256(placed.read_bytes()).hexdigest() == source_hash

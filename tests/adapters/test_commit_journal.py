@@ -56,16 +56,27 @@ def _run(*argv: str) -> tuple[int, str, str]:
 
 
 def _killed_commit(mode: str, when: int) -> None:
-    done = subprocess.run([sys.executable, "-c", KILLER, mode, str(when), *MIGRATE], capture_output=True,
-                          text=True, timeout=120, check=False, env=None)
+    done = subprocess.run(
+        [sys.executable, "-c", KILLER, mode, str(when), *MIGRATE],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env=None,
+    )
     assert done.returncode == -9, done.stderr
 
 
 def _natives(home: dict[str, Path]) -> list[Path]:
     """Files smig wrote into the agents' homes (the fixtures' own sessions excluded)."""
-    return [path for path in (*home["claude"].rglob("*"), *home["codex"].rglob("*"))
-            if path.is_file() and not path.name.startswith(".") and "smig" in path.read_text(encoding="utf-8", errors="replace")[:4000]
-            and path.stat().st_mode & 0o777 == 0o600]
+    return [
+        path
+        for path in (*home["claude"].rglob("*"), *home["codex"].rglob("*"))
+        if path.is_file()
+        and not path.name.startswith(".")
+        and "smig" in path.read_text(encoding="utf-8", errors="replace")[:4000]
+        and path.stat().st_mode & 0o777 == 0o600
+    ]
 
 
 def _temp_files(home: dict[str, Path]) -> list[Path]:
@@ -88,8 +99,9 @@ def test_history_says_it_finished_an_interrupted_commit(fake_home: dict[str, Pat
 
 
 @pytest.mark.parametrize("mode", ["after-write", "before-link"])
-def test_a_commit_killed_between_its_files_is_cleaned_up_by_the_next_commit(fake_home: dict[str, Path],
-                                                                            mode: str) -> None:
+def test_a_commit_killed_between_its_files_is_cleaned_up_by_the_next_commit(
+    fake_home: dict[str, Path], mode: str
+) -> None:
     _killed_commit(mode, 1 if mode == "after-write" else 3)  # links: the journal entry, then each session
     assert len(_natives(fake_home)) == 1
     if mode == "before-link":
@@ -112,7 +124,8 @@ def shared_tmp() -> Iterator[Path]:
 
 
 def test_as_a_non_root_user_an_unwritable_journal_stops_the_commit_before_any_file(
-        fake_home: dict[str, Path], shared_tmp: Path) -> None:
+    fake_home: dict[str, Path], shared_tmp: Path
+) -> None:
     if not hasattr(__import__("os"), "geteuid") or __import__("os").geteuid() != 0 or not shutil.which("setpriv"):
         pytest.skip("needs root and setpriv to run a command as nobody")
     home, smig_home = shared_tmp / "home", shared_tmp / "smig"
@@ -121,11 +134,23 @@ def test_as_a_non_root_user_an_unwritable_journal_stops_the_commit_before_any_fi
     subprocess.run(["chown", "-R", "nobody", str(home), str(smig_home)], check=True)
     journal = smig_home / "data" / "journal"
     journal.mkdir(mode=0o755)  # root's: nobody cannot write its intent record there
-    env = {"HOME": str(home), "CODEX_HOME": str(home / ".codex"), "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-           "SMIG_TUI_HOME": str(smig_home), "PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)}
+    env = {
+        "HOME": str(home),
+        "CODEX_HOME": str(home / ".codex"),
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        "SMIG_TUI_HOME": str(smig_home),
+        "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": str(REPO),
+    }
     before = sorted(str(path) for path in home.rglob("*"))
-    done = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", sys.executable, "-m",
-                           "smig_tui", *MIGRATE], env=env, capture_output=True, text=True, timeout=120, check=False)
+    done = subprocess.run(
+        ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", sys.executable, "-m", "smig_tui", *MIGRATE],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 1
     [error] = [line for line in done.stderr.splitlines() if line.startswith("smig: error: ")]
     assert error.startswith(f"smig: error: Cannot write {journal}/") and error.endswith(": permission denied.")

@@ -116,7 +116,9 @@ def test_a_line_spanning_many_chunks_keeps_its_bytes_offsets_and_numbers(tmp_pat
     path = _write(tmp_path / "a.jsonl", data)
     lines = list(jsonl.iter_lines(path))
     assert [(n, off, len(raw), done) for n, off, raw, done in lines] == [
-        (1, 0, 7, True), (2, 8, len(long), True), (3, 9 + len(long), 0, True),
+        (1, 0, 7, True),
+        (2, 8, len(long), True),
+        (3, 9 + len(long), 0, True),
         (4, 10 + len(long), jsonl._CHUNK + 5, False),
     ]
     assert lines[1][2] == long

@@ -28,8 +28,17 @@ def _record(kind: str, uuid: str, parent: str | None, content: Any, **extra: Any
     message: dict[str, Any] = {"role": kind, "content": content}
     if kind == "assistant":
         message.update(id=f"msg_{uuid}", model="claude-sonnet-4-5", usage={"input_tokens": 10, "output_tokens": 5})
-    return {"parentUuid": parent, "isSidechain": False, "type": kind, "uuid": uuid, "sessionId": SESSION,
-            "timestamp": "2026-12-01T10:00:00.000Z", "cwd": "/work/app", "message": message, **extra}
+    return {
+        "parentUuid": parent,
+        "isSidechain": False,
+        "type": kind,
+        "uuid": uuid,
+        "sessionId": SESSION,
+        "timestamp": "2026-12-01T10:00:00.000Z",
+        "cwd": "/work/app",
+        "message": message,
+        **extra,
+    }
 
 
 def _load(claude_home: Path, records: list[dict[str, Any]]) -> tuple[list[Message], list[str]]:
@@ -92,8 +101,13 @@ def test_re_plans_reuse_items_only_when_the_fate_is_the_same() -> None:
     session = _session()
     counts = [len(m.text.split()) + 4 for m in session.messages]
     shared = analyse(session)
-    cases = [(700, Strategy.TRUNCATE), (2_000, Strategy.TRUNCATE), (700, Strategy.TOOLS_FIRST),
-             (700, Strategy.TRUNCATE), (50_000, Strategy.TRUNCATE)]
+    cases = [
+        (700, Strategy.TRUNCATE),
+        (2_000, Strategy.TRUNCATE),
+        (700, Strategy.TOOLS_FIRST),
+        (700, Strategy.TRUNCATE),
+        (50_000, Strategy.TRUNCATE),
+    ]
     for budget, strategy in cases:
         decision = decide(sum(counts), capacity(budget, max_output=0))
         reused = make_plan(session, counts, decision, strategy, measure, structure=shared)

@@ -33,9 +33,7 @@ def store(memory_home: dict[str, Path]) -> MemoryStore:
 
 
 def _sync(store: MemoryStore, *directions: Direction, project: str | None = None):
-    plan = plan_memory_sync(
-        store.read_inputs(project), directions or (Direction.TO_CLAUDE, Direction.TO_CODEX)
-    )
+    plan = plan_memory_sync(store.read_inputs(project), directions or (Direction.TO_CLAUDE, Direction.TO_CODEX))
     return plan, store.apply(plan)
 
 
@@ -44,14 +42,10 @@ def _stamp(*paths: Path) -> list[tuple[int, int]]:
 
 
 def _tree(root: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
-    }
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def test_reads_codex_layout_and_claude_topic_files(
-    store: MemoryStore, memory_home: dict[str, Path]
-) -> None:
+def test_reads_codex_layout_and_claude_topic_files(store: MemoryStore, memory_home: dict[str, Path]) -> None:
     inputs = store.read_inputs()
     roles = sorted(f.role.value for f in inputs.codex_files)
     assert roles == ["handbook", "raw", "recap", "recap", "summary"]
@@ -68,9 +62,7 @@ def test_reads_codex_layout_and_claude_topic_files(
     assert inputs.current[inputs.targets.codex_agents] is None
 
 
-def test_sync_both_ways_then_unchanged_runs_write_nothing(
-    store: MemoryStore, memory_home: dict[str, Path]
-) -> None:
+def test_sync_both_ways_then_unchanged_runs_write_nothing(store: MemoryStore, memory_home: dict[str, Path]) -> None:
     claude_dir = memory_home["home_project"] / "memory"
     user_index = (claude_dir / "MEMORY.md").read_text()
     home = str(memory_home["home"])  # --project HOME: the per-project target of earlier versions
@@ -98,21 +90,14 @@ def test_sync_both_ways_then_unchanged_runs_write_nothing(
     assert agents.count(CODEX_BUNDLE_NAME) == 1
 
 
-def test_source_change_updates_only_the_bundle(
-    store: MemoryStore, memory_home: dict[str, Path]
-) -> None:
+def test_source_change_updates_only_the_bundle(store: MemoryStore, memory_home: dict[str, Path]) -> None:
     home = str(memory_home["home"])
     _sync(store, project=home)
     summary = memory_home["codex"] / "memories" / "memory_summary.md"
     summary.write_text(summary.read_text() + "- New: prefers pytest -x\n")
     plan, result = _sync(store, project=home)
-    assert [(w.path.rsplit("/", 1)[-1], w.action.value) for w in result.written] == [
-        (CLAUDE_BUNDLE_NAME, "update")
-    ]
-    assert (
-        "prefers pytest -x"
-        in (memory_home["home_project"] / "memory" / CLAUDE_BUNDLE_NAME).read_text()
-    )
+    assert [(w.path.rsplit("/", 1)[-1], w.action.value) for w in result.written] == [(CLAUDE_BUNDLE_NAME, "update")]
+    assert "prefers pytest -x" in (memory_home["home_project"] / "memory" / CLAUDE_BUNDLE_NAME).read_text()
 
 
 def test_sources_are_never_modified(store: MemoryStore, memory_home: dict[str, Path]) -> None:
@@ -125,9 +110,7 @@ def test_sources_are_never_modified(store: MemoryStore, memory_home: dict[str, P
     assert _tree(memory_home["claude"] / "projects" / "-work-shop-api") == project_before
 
 
-def test_file_without_marker_is_left_alone(
-    store: MemoryStore, memory_home: dict[str, Path]
-) -> None:
+def test_file_without_marker_is_left_alone(store: MemoryStore, memory_home: dict[str, Path]) -> None:
     theirs = memory_home["home_project"] / "memory" / CLAUDE_BUNDLE_NAME
     theirs.write_text("my own notes about codex\n")
     before = _stamp(theirs)
@@ -140,9 +123,7 @@ def test_file_without_marker_is_left_alone(
     assert [p.new for p in again.problems] == [False]  # the state remembers it was reported
 
 
-def test_planted_secret_never_reaches_the_other_side(
-    store: MemoryStore, memory_home: dict[str, Path]
-) -> None:
+def test_planted_secret_never_reaches_the_other_side(store: MemoryStore, memory_home: dict[str, Path]) -> None:
     leaky = memory_home["home_project"] / "memory" / "tokens.md"
     leaky.write_text(f"---\nname: Tokens\ndescription: ci token\n---\nGITHUB_TOKEN is {FAKE_KEY}\n")
     plan, _ = _sync(store, Direction.TO_CODEX)
@@ -151,9 +132,7 @@ def test_planted_secret_never_reaches_the_other_side(
     assert plan.reports[0].redactions == {"github-token": 1}
 
 
-def test_a_file_changed_after_planning_is_skipped(
-    store: MemoryStore, memory_home: dict[str, Path]
-) -> None:
+def test_a_file_changed_after_planning_is_skipped(store: MemoryStore, memory_home: dict[str, Path]) -> None:
     plan = plan_memory_sync(store.read_inputs(), [Direction.TO_CODEX])
     agents = memory_home["codex"] / "AGENTS.md"
     agents.write_text("# my rules\n")
@@ -173,9 +152,7 @@ def test_lock_held_by_another_process_refuses(store: MemoryStore) -> None:
             sys.stdin.readline()
         """
     )
-    child = subprocess.Popen(
-        [sys.executable, "-c", holder], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
+    child = subprocess.Popen([sys.executable, "-c", holder], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout is not None and child.stdout.readline().strip() == "locked"
         plan = plan_memory_sync(store.read_inputs())
@@ -200,9 +177,7 @@ def test_real_transcripts_beside_memory_are_not_read_or_touched(
     assert copy.read_bytes() == real.read_bytes()
 
 
-def test_project_option_targets_that_projects_memory(
-    store: MemoryStore, memory_home: dict[str, Path]
-) -> None:
+def test_project_option_targets_that_projects_memory(store: MemoryStore, memory_home: dict[str, Path]) -> None:
     targets = store.targets("/work/shop-api")
     assert targets.claude_bundle == str(
         memory_home["claude"] / "projects" / "-work-shop-api" / "memory" / CLAUDE_BUNDLE_NAME
@@ -235,9 +210,7 @@ def test_project_memory_is_keyed_by_the_git_root(store: MemoryStore, tmp_path: P
     assert store.claude_memory_dir(str(plain)).parent.name == claude_project_name(str(plain))
 
 
-def test_pointer_goes_where_codex_reads_global_instructions(
-    store: MemoryStore, memory_home: dict[str, Path]
-) -> None:
+def test_pointer_goes_where_codex_reads_global_instructions(store: MemoryStore, memory_home: dict[str, Path]) -> None:
     override = memory_home["codex"] / "AGENTS.override.md"
     override.write_text("   \n")  # empty: Codex skips it and reads AGENTS.md
     assert store.targets().codex_agents == str(memory_home["codex"] / "AGENTS.md")

@@ -30,8 +30,9 @@ def _record(tmp_path: Path, cwd: str = "/work/proj", now: float = 1_767_000_000.
     plan = make_plan(session, keep_last=4)
     source = source_ref(session, "ab" * 32, 10, 1.0)
     output = NativeOutput("claude", "/x/y.jsonl", "sid", "cd /work/proj && claude --resume sid")
-    return build_record(new_migration_id(now), "2026-01-02T10:00:00.000Z", source, plan,
-                        result_messages(plan), (output,))
+    return build_record(
+        new_migration_id(now), "2026-01-02T10:00:00.000Z", source, plan, result_messages(plan), (output,)
+    )
 
 
 def test_save_get_list_latest_round_trip(tmp_path: Path) -> None:
@@ -126,7 +127,8 @@ def test_crash_mid_save_keeps_earlier_records_and_leaves_no_partial_json(tmp_pat
     store.save(kept)
     doomed = _record(tmp_path, now=1_767_000_200.0)
     child = multiprocessing.get_context("fork").Process(
-        target=_crash_while_saving, args=(str(store.root), json.dumps(record_to_json(doomed))))
+        target=_crash_while_saving, args=(str(store.root), json.dumps(record_to_json(doomed)))
+    )
     child.start()
     child.join(30)
     assert child.exitcode == 9

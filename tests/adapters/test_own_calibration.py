@@ -18,8 +18,14 @@ OPUS_46 = "marot__spotter__subagent.jsonl"  # claude-opus-4-6, logged usage on e
 def _load(shared: Path, name: str):
     services = build_services()
     path = shared / "claude" / name
-    info = SessionInfo(id=path.stem, agent=Agent.CLAUDE, path=str(path), size=path.stat().st_size,
-                       mtime=path.stat().st_mtime, model="claude-opus-4-6")
+    info = SessionInfo(
+        id=path.stem,
+        agent=Agent.CLAUDE,
+        path=str(path),
+        size=path.stat().st_size,
+        mtime=path.stat().st_mtime,
+        model="claude-opus-4-6",
+    )
     return services, ClaudeSource(services.paths).load(info, lambda _w: None)
 
 

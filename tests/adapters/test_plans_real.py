@@ -52,9 +52,15 @@ def test_three_thousand_token_target_forces_compression(shared_fixtures) -> None
         if not plan.decision.fits:
             compressed += 1
             assert plan.placeholder and plan.placeholder.startswith("[smig: ")
-            prompts = [it for it in plan.items if it.message.role is Role.USER and it.message.kind is Kind.TEXT
-                       and not it.message.injected and it.reason != "orphaned tool pair"
-                       and it.message.text.strip()]
+            prompts = [
+                it
+                for it in plan.items
+                if it.message.role is Role.USER
+                and it.message.kind is Kind.TEXT
+                and not it.message.injected
+                and it.reason != "orphaned tool pair"
+                and it.message.text.strip()
+            ]
             if prompts:  # the newest typed prompt always survives, shortened when it must be
                 assert prompts[-1].kept, session.id
                 assert plan.tokens_after <= plan.decision.budget, session.id
@@ -66,6 +72,8 @@ def test_three_thousand_token_target_forces_compression(shared_fixtures) -> None
                 assert better.tokens_after <= 3_000
                 continue
             assert plan.kept[-1].message.index == max(
-                it.message.index for it in plan.items if it.reason not in (
-                    "injected harness context", "opaque reasoning", "orphaned tool pair"))
+                it.message.index
+                for it in plan.items
+                if it.reason not in ("injected harness context", "opaque reasoning", "orphaned tool pair")
+            )
     assert compressed >= 5

@@ -15,21 +15,40 @@ from smig_tui.cli.main import Context, main
 from smig_tui.cli.output import Output
 from smig_tui.services import build_services
 
-OPENROUTER = {"data": [
-    {"id": "qwen/qwen3.6-plus", "context_length": 1_000_000, "top_provider": {"context_length": 1_000_000,
-                                                                            "max_completion_tokens": 65_536}},
-    {"id": "acme/brand-new-model", "context_length": 131_072, "top_provider": {"max_completion_tokens": 16_384}},
-    {"id": "acme/no-length"},
-]}
-VLLM = {"object": "list", "data": [{"id": "Qwen/Qwen3-Coder-30B-A3B-Instruct", "object": "model", "max_model_len": 65_536}]}
-LMSTUDIO = {"object": "list", "data": [
-    {"id": "devstral-small-2", "type": "llm", "state": "loaded", "max_context_length": 262_144,
-     "loaded_context_length": 32_768},
-    {"id": "mistral-large-3", "type": "llm", "state": "not-loaded", "max_context_length": 262_144},
-]}
+OPENROUTER = {
+    "data": [
+        {
+            "id": "qwen/qwen3.6-plus",
+            "context_length": 1_000_000,
+            "top_provider": {"context_length": 1_000_000, "max_completion_tokens": 65_536},
+        },
+        {"id": "acme/brand-new-model", "context_length": 131_072, "top_provider": {"max_completion_tokens": 16_384}},
+        {"id": "acme/no-length"},
+    ]
+}
+VLLM = {
+    "object": "list",
+    "data": [{"id": "Qwen/Qwen3-Coder-30B-A3B-Instruct", "object": "model", "max_model_len": 65_536}],
+}
+LMSTUDIO = {
+    "object": "list",
+    "data": [
+        {
+            "id": "devstral-small-2",
+            "type": "llm",
+            "state": "loaded",
+            "max_context_length": 262_144,
+            "loaded_context_length": 32_768,
+        },
+        {"id": "mistral-large-3", "type": "llm", "state": "not-loaded", "max_context_length": 262_144},
+    ],
+}
 OLLAMA_TAGS = {"models": [{"name": "qwen3-coder:30b", "model": "qwen3-coder:30b"}, {"name": "llama3.3:70b"}]}
 OLLAMA_SHOW = {
-    "qwen3-coder:30b": {"parameters": "temperature 0.7\nnum_ctx 32768", "model_info": {"qwen3moe.context_length": 262_144}},
+    "qwen3-coder:30b": {
+        "parameters": "temperature 0.7\nnum_ctx 32768",
+        "model_info": {"qwen3moe.context_length": 262_144},
+    },
     "llama3.3:70b": {"parameters": "", "model_info": {"llama.context_length": 131_072}},
 }
 OPENAI = {"object": "list", "data": [{"id": "gpt-5.6-sol", "object": "model", "owned_by": "openai"}]}
@@ -52,8 +71,13 @@ class Shapes(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self.seen.append(("GET", self.path))
-        answers = {"/openrouter/models": OPENROUTER, "/vllm/v1/models": VLLM, "/lms/api/v0/models": LMSTUDIO,
-                   "/ollama/api/tags": OLLAMA_TAGS, "/openai/v1/models": OPENAI}
+        answers = {
+            "/openrouter/models": OPENROUTER,
+            "/vllm/v1/models": VLLM,
+            "/lms/api/v0/models": LMSTUDIO,
+            "/ollama/api/tags": OLLAMA_TAGS,
+            "/openai/v1/models": OPENAI,
+        }
         if self.path.startswith("/garbage"):
             self._send(200, b"<html>not an API</html>", "text/html")
         elif self.path.startswith("/broken"):
@@ -91,13 +115,15 @@ def _config(isolated_homes, text: str) -> None:
 
 
 def _providers(server: str) -> str:
-    return (f'[providers.openrouter]\nbase_url = "{server}/openrouter"\napi_key_env = "OPENROUTER_API_KEY"\n'
-            f'[providers.vllm]\nbase_url = "{server}/vllm/v1"\n'
-            f'[providers.ollama]\nbase_url = "{server}/ollama"\n'
-            f'[providers.lmstudio]\nbase_url = "{server}/lms"\n'
-            f'[providers.openai]\nbase_url = "{server}/openai/v1"\n'
-            f'[providers.junk]\nbase_url = "{server}/garbage"\n'
-            f'[providers.down]\nbase_url = "{server}/broken"\n')
+    return (
+        f'[providers.openrouter]\nbase_url = "{server}/openrouter"\napi_key_env = "OPENROUTER_API_KEY"\n'
+        f'[providers.vllm]\nbase_url = "{server}/vllm/v1"\n'
+        f'[providers.ollama]\nbase_url = "{server}/ollama"\n'
+        f'[providers.lmstudio]\nbase_url = "{server}/lms"\n'
+        f'[providers.openai]\nbase_url = "{server}/openai/v1"\n'
+        f'[providers.junk]\nbase_url = "{server}/garbage"\n'
+        f'[providers.down]\nbase_url = "{server}/broken"\n'
+    )
 
 
 def _run(argv: list[str]) -> tuple[int, str, str]:
@@ -115,8 +141,20 @@ def test_offline_says_it_uses_the_shipped_table(isolated_homes) -> None:
 def test_refresh_reads_each_shape_and_credits_it(isolated_homes, server, monkeypatch) -> None:
     monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-test")
     _config(isolated_homes, _providers(server))
-    code, stdout, stderr = _run(["models", "--refresh", "--provider", "openrouter", "--provider", "vllm",
-                                 "--provider", "ollama", "--provider", "lmstudio"])
+    code, stdout, stderr = _run(
+        [
+            "models",
+            "--refresh",
+            "--provider",
+            "openrouter",
+            "--provider",
+            "vllm",
+            "--provider",
+            "ollama",
+            "--provider",
+            "lmstudio",
+        ]
+    )
     assert code == 0 and stderr == ""
     assert "openrouter: 2 models with a context length, live from openrouter, fetched " in stdout
     assert ("POST", "/ollama/api/show qwen3-coder:30b") in Shapes.seen
@@ -140,20 +178,28 @@ def test_refresh_reads_each_shape_and_credits_it(isolated_homes, server, monkeyp
 
 
 def test_config_overrides_live_figures(isolated_homes, server) -> None:
-    _config(isolated_homes, _providers(server) + '[models."Qwen/Qwen3-Coder-30B-A3B-Instruct"]\ncontext_window = 40000\n')
+    _config(
+        isolated_homes, _providers(server) + '[models."Qwen/Qwen3-Coder-30B-A3B-Instruct"]\ncontext_window = 40000\n'
+    )
     assert _run(["models", "--refresh", "--provider", "vllm"])[0] == 0
     model = build_services().capacities.lookup("Qwen/Qwen3-Coder-30B-A3B-Instruct")
     assert model.context_window == 40_000 and "config.toml" in model.source_of("context_window")
 
 
-@pytest.mark.parametrize(("provider", "expected"), [
-    ("junk", "junk at http://127.0.0.1:"),
-    ("down", "answered HTTP 500; the shipped figures stay."),
-    ("openai", "openai lists 1 models but reports no context lengths; the shipped figures stay."),
-    ("nowhere", "nowhere is not a provider smig knows"),
-])
+@pytest.mark.parametrize(
+    ("provider", "expected"),
+    [
+        ("junk", "junk at http://127.0.0.1:"),
+        ("down", "answered HTTP 500; the shipped figures stay."),
+        ("openai", "openai lists 1 models but reports no context lengths; the shipped figures stay."),
+        ("nowhere", "nowhere is not a provider smig knows"),
+    ],
+)
 def test_a_provider_answering_garbage_gets_one_line_and_changes_nothing(
-    isolated_homes, server, provider: str, expected: str,
+    isolated_homes,
+    server,
+    provider: str,
+    expected: str,
 ) -> None:
     _config(isolated_homes, _providers(server))
     assert _run(["models", "--refresh", "--provider", "vllm"])[0] == 0

@@ -34,18 +34,28 @@ def _corrupt_writes(monkeypatch: pytest.MonkeyPatch, damage: Callable[[str], str
 def _drop_last_assistant_item(data: str) -> str:
     lines = data.splitlines(keepends=True)
     last = max(i for i, line in enumerate(lines) if '"output_text"' in line or '"type": "assistant"' in line)
-    return "".join(lines[:last] + lines[last + 1:])
+    return "".join(lines[:last] + lines[last + 1 :])
 
 
-@pytest.mark.parametrize(("destination", "damage", "said"), [
-    (Destination.CODEX, lambda data: data.replace("OSPREY-93", "OSPREY-39"), "with other text than the plan wrote"),
-    (Destination.CLAUDE, lambda data: data.replace("OSPREY-93", "OSPREY-39"), "with other text than the plan wrote"),
-    (Destination.CODEX, _drop_last_assistant_item, "reads back 4 messages where the plan wrote 5"),
-    (Destination.CLAUDE, _drop_last_assistant_item, "reads back 3 messages where the plan wrote 4"),
-])
+@pytest.mark.parametrize(
+    ("destination", "damage", "said"),
+    [
+        (Destination.CODEX, lambda data: data.replace("OSPREY-93", "OSPREY-39"), "with other text than the plan wrote"),
+        (
+            Destination.CLAUDE,
+            lambda data: data.replace("OSPREY-93", "OSPREY-39"),
+            "with other text than the plan wrote",
+        ),
+        (Destination.CODEX, _drop_last_assistant_item, "reads back 4 messages where the plan wrote 5"),
+        (Destination.CLAUDE, _drop_last_assistant_item, "reads back 3 messages where the plan wrote 4"),
+    ],
+)
 def test_a_corrupted_write_is_rolled_back_and_reported(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, destination: Destination,
-    damage: Callable[[str], str], said: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    destination: Destination,
+    damage: Callable[[str], str],
+    said: str,
 ) -> None:
     services = build_services()
     session = make_session(tmp_path / "src", agent=Agent.CLAUDE if destination is Destination.CODEX else Agent.CODEX)

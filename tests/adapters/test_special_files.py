@@ -35,9 +35,13 @@ def _plant_special_entries(folder: Path, prefix: str) -> dict[str, str]:
     (folder / f"{prefix}dir.jsonl").mkdir()
     (folder / f"{prefix}dangling.jsonl").symlink_to(folder / "nowhere")
     (folder / f"{prefix}loop.jsonl").symlink_to(folder / f"{prefix}loop.jsonl")
-    return {"fifo": "a FIFO (named pipe); skipped", "sock": "a socket; skipped",
-            "dangling": "a symbolic link to nothing; skipped", "loop": "a symbolic link loop; skipped",
-            "dir": "a folder; "}
+    return {
+        "fifo": "a FIFO (named pipe); skipped",
+        "sock": "a socket; skipped",
+        "dangling": "a symbolic link to nothing; skipped",
+        "loop": "a symbolic link loop; skipped",
+        "dir": "a folder; ",
+    }
 
 
 def test_each_special_entry_named_like_a_session_is_one_notice(fake_home: dict[str, Path]) -> None:

@@ -75,17 +75,37 @@ def test_real_fixtures_read_back_identically(shared_fixtures: Path, monkeypatch:
 def _codex_rollout(path: Path, outputs: list[str]) -> None:
     """A small rollout: a prompt, then one shell call and its (long) output per entry."""
     lines = [
-        {"timestamp": "2026-11-01T10:00:00.000Z", "type": "session_meta",
-         "payload": {"id": "01a1fe68-2300-7c3d-84e5-f6a7b8c9d0e1", "cwd": "/work/x", "originator": "codex_cli_rs"}},
-        {"timestamp": "2026-11-01T10:00:01.000Z", "type": "response_item",
-         "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "list it"}]}},
+        {
+            "timestamp": "2026-11-01T10:00:00.000Z",
+            "type": "session_meta",
+            "payload": {"id": "01a1fe68-2300-7c3d-84e5-f6a7b8c9d0e1", "cwd": "/work/x", "originator": "codex_cli_rs"},
+        },
+        {
+            "timestamp": "2026-11-01T10:00:01.000Z",
+            "type": "response_item",
+            "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "list it"}]},
+        },
     ]
     for n, output in enumerate(outputs):
-        lines.append({"timestamp": "2026-11-01T10:00:02.000Z", "type": "response_item",
-                      "payload": {"type": "function_call", "name": "shell", "call_id": f"c{n}",
-                                  "arguments": json.dumps({"command": ["ls"]})}})
-        lines.append({"timestamp": "2026-11-01T10:00:03.000Z", "type": "response_item",
-                      "payload": {"type": "function_call_output", "call_id": f"c{n}", "output": output}})
+        lines.append(
+            {
+                "timestamp": "2026-11-01T10:00:02.000Z",
+                "type": "response_item",
+                "payload": {
+                    "type": "function_call",
+                    "name": "shell",
+                    "call_id": f"c{n}",
+                    "arguments": json.dumps({"command": ["ls"]}),
+                },
+            }
+        )
+        lines.append(
+            {
+                "timestamp": "2026-11-01T10:00:03.000Z",
+                "type": "response_item",
+                "payload": {"type": "function_call_output", "call_id": f"c{n}", "output": output},
+            }
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
 
@@ -112,13 +132,22 @@ def test_a_grown_file_still_reads_back(isolated_homes: dict[str, Path], monkeypa
     session = _load(Agent.CODEX, path)
     key = session.messages[-1].body.fingerprint()  # type: ignore[union-attr]
     with path.open("a") as handle:  # the agent goes on writing
-        handle.write(json.dumps({"type": "response_item", "payload": {"type": "message", "role": "user",
-                                 "content": [{"type": "input_text", "text": "more"}]}}) + "\n")
+        handle.write(
+            json.dumps(
+                {
+                    "type": "response_item",
+                    "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "more"}]},
+                }
+            )
+            + "\n"
+        )
     assert session.messages[-1].text == "first " * 1000
     assert session.messages[-1].body.fingerprint() == key  # type: ignore[union-attr]
 
 
-def test_a_rewritten_file_is_reported_not_misread(isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_rewritten_file_is_reported_not_misread(
+    isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = _rollout_path(isolated_homes["codex"])
     _codex_rollout(path, ["a" * 3000, "b" * 3000])
     _store_everything(monkeypatch)

@@ -43,16 +43,8 @@ def conversation(count: int = 6, words: int = 40) -> list[Message]:
         )
         for i in range(count)
     ]
-    messages.append(
-        Message(
-            count, "secret", Role.USER, Kind.TEXT, f"my key is {PLANTED}, password=hunter2hunter2"
-        )
-    )
-    messages.append(
-        Message(
-            count + 1, "call", Role.ASSISTANT, Kind.TOOL_CALL, '{"cmd":"env"}', tool_name="shell"
-        )
-    )
+    messages.append(Message(count, "secret", Role.USER, Kind.TEXT, f"my key is {PLANTED}, password=hunter2hunter2"))
+    messages.append(Message(count + 1, "call", Role.ASSISTANT, Kind.TOOL_CALL, '{"cmd":"env"}', tool_name="shell"))
     messages.append(
         Message(
             count + 2,
@@ -94,15 +86,9 @@ def make_summarizer(
 
 def test_streaming_assembles_the_summary_from_deltas(llm_server: FakeLLM) -> None:
     deltas: list[str] = []
-    result = make_summarizer(llm_server).summarize(
-        conversation(), on_delta=deltas.append, allow_network=True
-    )
+    result = make_summarizer(llm_server).summarize(conversation(), on_delta=deltas.append, allow_network=True)
     assert len(deltas) > 5
-    assert (
-        result.text
-        == "".join(deltas).strip()
-        == default_reply({"messages": [{"content": ""}]}, 1).text.strip()
-    )
+    assert result.text == "".join(deltas).strip() == default_reply({"messages": [{"content": ""}]}, 1).text.strip()
     assert (result.model, result.provider, result.chunks, result.requests, result.cached) == (
         "test-model",
         "test",
@@ -151,9 +137,7 @@ def test_long_session_sends_map_requests_then_a_reduce(llm_server: FakeLLM) -> N
     parts = len(job.chunks)
     assert parts >= 3 and result.chunks == parts and result.requests == parts + 1
     prompts = [body["messages"][-1]["content"] for body in llm_server.requests]
-    assert [
-        f"Here is part {n} of {parts}" in prompt for n, prompt in enumerate(prompts[:-1], 1)
-    ] == [True] * parts
+    assert [f"Here is part {n} of {parts}" in prompt for n, prompt in enumerate(prompts[:-1], 1)] == [True] * parts
     assert "Merge them into a single handoff note" in prompts[-1]
     assert all(f"(map {n}, request {n})" in prompts[-1] for n in range(1, parts + 1))
     assert result.text.startswith(f"## Goal\nFinish the work (reduce, request {parts + 1})")
@@ -192,9 +176,7 @@ def test_server_errors_are_retried_with_backoff(llm_server: FakeLLM) -> None:
         return Reply("## Goal\nAfter a retry.")
 
     llm_server.respond = flaky
-    result = make_summarizer(llm_server, max_retries=2).summarize(
-        conversation(), allow_network=True
-    )
+    result = make_summarizer(llm_server, max_retries=2).summarize(conversation(), allow_network=True)
     assert result.text == "## Goal\nAfter a retry." and len(llm_server.requests) == 2
 
 
@@ -204,9 +186,7 @@ def test_slow_server_times_out_as_provider_unavailable(llm_server: FakeLLM) -> N
         make_summarizer(llm_server, timeout=0.3).summarize(conversation(), allow_network=True)
 
 
-def test_cancel_mid_stream_closes_it_and_caches_nothing(
-    llm_server: FakeLLM, tmp_path: Path
-) -> None:
+def test_cancel_mid_stream_closes_it_and_caches_nothing(llm_server: FakeLLM, tmp_path: Path) -> None:
     llm_server.respond = lambda body, n: Reply("one two three four five six", hold_after_pieces=3)
     cancel = threading.Event()
     seen: list[str] = []
@@ -223,21 +203,14 @@ def test_cancel_mid_stream_closes_it_and_caches_nothing(
     assert not (tmp_path / "summaries").exists() or not list((tmp_path / "summaries").iterdir())
 
 
-def test_cache_hit_makes_no_request_and_needs_no_consent(
-    llm_server: FakeLLM, tmp_path: Path
-) -> None:
+def test_cache_hit_makes_no_request_and_needs_no_consent(llm_server: FakeLLM, tmp_path: Path) -> None:
     first = make_summarizer(llm_server, tmp_path).summarize(conversation(), allow_network=True)
     assert len(llm_server.requests) == 1
     again = make_summarizer(llm_server, tmp_path)
     deltas: list[str] = []
     second = again.summarize(conversation(), on_delta=deltas.append)
     assert len(llm_server.requests) == 1
-    assert (
-        second.cached
-        and second.requests == 0
-        and second.text == first.text
-        and deltas == [first.text]
-    )
+    assert second.cached and second.requests == 0 and second.text == first.text and deltas == [first.text]
     assert second.redactions == first.redactions
     assert again.preview(conversation()).cached
     other_target = again.preview(conversation(), target_chars=1234)
@@ -256,9 +229,7 @@ def test_nothing_is_sent_without_consent(llm_server: FakeLLM) -> None:
 
 
 def test_preview_counts_requests_and_redactions_without_sending(llm_server: FakeLLM) -> None:
-    preview = make_summarizer(llm_server, context_window=8_192).preview(
-        conversation(240, 60), target_chars=2000
-    )
+    preview = make_summarizer(llm_server, context_window=8_192).preview(conversation(240, 60), target_chars=2000)
     assert preview.requests > 3 and preview.tokens > 10_000
     assert preview.redactions == {"openai-key": 4, "secret-assignment": 1}
     assert "5 secrets redacted" in preview.describe()
@@ -266,9 +237,7 @@ def test_preview_counts_requests_and_redactions_without_sending(llm_server: Fake
 
 
 def test_local_server_needs_no_key(llm_server: FakeLLM) -> None:
-    config = resolve_config(
-        {"provider": "local", "model": "llama3.2", "base_url": llm_server.url}, {}
-    )
+    config = resolve_config({"provider": "local", "model": "llama3.2", "base_url": llm_server.url}, {})
     assert config.api_key is None and config.is_local
     result = Summarizer(config).summarize(conversation(), allow_network=True)
     assert result.provider == "local" and llm_server.requests[0]["model"] == "llama3.2"
@@ -278,12 +247,8 @@ def test_connection_refused_is_provider_unavailable() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    config = SummarizerConfig(
-        "test", "m", f"http://127.0.0.1:{port}/v1", None, timeout=2, max_retries=0
-    )
-    with pytest.raises(
-        ProviderUnavailableError, match="Cannot reach the summarizer at http://127.0.0.1"
-    ):
+    config = SummarizerConfig("test", "m", f"http://127.0.0.1:{port}/v1", None, timeout=2, max_retries=0)
+    with pytest.raises(ProviderUnavailableError, match="Cannot reach the summarizer at http://127.0.0.1"):
         Summarizer(config).summarize(conversation(), allow_network=True)
 
 
@@ -367,9 +332,7 @@ def test_unreadable_or_stale_cache_entries_are_misses(tmp_path: Path) -> None:
     (tmp_path / "summaries").mkdir()
     (tmp_path / "summaries" / f"{key}.json").write_text("{not json")
     assert cache.get(key) is None
-    (tmp_path / "summaries" / f"{key}.json").write_text(
-        json.dumps({"prompt_version": "old", "text": "x"})
-    )
+    (tmp_path / "summaries" / f"{key}.json").write_text(json.dumps({"prompt_version": "old", "text": "x"}))
     assert cache.get(key) is None
     assert cache.get("../../etc/passwd") is None
     with pytest.raises(ValueError):
@@ -380,35 +343,25 @@ def test_unreadable_or_stale_cache_entries_are_misses(tmp_path: Path) -> None:
 def test_preview_carries_the_missing_key_sentence_for_an_opt_in_screen() -> None:
     preview = Summarizer(resolve_config({"provider": "deepseek"}, {})).preview(conversation())
     assert preview.problem is not None and "set DEEPSEEK_API_KEY" in preview.problem
-    ready = Summarizer(
-        resolve_config({"provider": "deepseek"}, {"DEEPSEEK_API_KEY": "sk-x"})
-    ).preview(conversation())
+    ready = Summarizer(resolve_config({"provider": "deepseek"}, {"DEEPSEEK_API_KEY": "sk-x"})).preview(conversation())
     assert ready.problem is None
 
 
 def test_stream_that_hangs_up_early_is_flagged_incomplete(llm_server: FakeLLM) -> None:
-    llm_server.respond = lambda body, n: Reply(
-        "## Goal\nFinish the parser today.", drop_after_pieces=3
-    )
+    llm_server.respond = lambda body, n: Reply("## Goal\nFinish the parser today.", drop_after_pieces=3)
     result = make_summarizer(llm_server).summarize(conversation(), allow_network=True)
     assert result.text == "## Goal\nFinish" and result.truncated
 
 
 def test_stream_that_stalls_midway_times_out(llm_server: FakeLLM) -> None:
-    llm_server.respond = lambda body, n: Reply(
-        "## Goal\nFinish the parser today.", hold_after_pieces=2
-    )
+    llm_server.respond = lambda body, n: Reply("## Goal\nFinish the parser today.", hold_after_pieces=2)
     deltas: list[str] = []
     with pytest.raises(ProviderUnavailableError, match="did not answer within 0.3 s"):
-        make_summarizer(llm_server, timeout=0.3).summarize(
-            conversation(), on_delta=deltas.append, allow_network=True
-        )
+        make_summarizer(llm_server, timeout=0.3).summarize(conversation(), on_delta=deltas.append, allow_network=True)
     assert deltas == ["## ", "Goal\n"]
 
 
-def test_cancel_while_the_server_is_silent_returns_at_once(
-    llm_server: FakeLLM, tmp_path: Path
-) -> None:
+def test_cancel_while_the_server_is_silent_returns_at_once(llm_server: FakeLLM, tmp_path: Path) -> None:
     llm_server.respond = lambda body, n: Reply("never sent", hold_before=True)
     cancel = threading.Event()
 
@@ -419,8 +372,6 @@ def test_cancel_while_the_server_is_silent_returns_at_once(
     threading.Thread(target=cancel_once_sent, daemon=True).start()
     started = time.monotonic()
     with pytest.raises(SummaryCancelledError, match="cancelled"):
-        make_summarizer(llm_server, tmp_path, timeout=30).summarize(
-            conversation(), cancel=cancel, allow_network=True
-        )
+        make_summarizer(llm_server, tmp_path, timeout=30).summarize(conversation(), cancel=cancel, allow_network=True)
     assert time.monotonic() - started < 10  # far below the 30 s read timeout
     assert len(llm_server.requests) == 1 and not (tmp_path / "summaries").exists()

@@ -64,8 +64,10 @@ def test_unknown_encoding_falls_back() -> None:
 
 def test_estimate_is_close_to_tiktoken_on_real_text(shared_fixtures) -> None:
     counter = _exact("o200k_base")
-    text = "".join(p.read_text(encoding="utf-8", errors="replace")[:200_000]
-                   for p in sorted((shared_fixtures / "claude").glob("*.jsonl"))[:4])
+    text = "".join(
+        p.read_text(encoding="utf-8", errors="replace")[:200_000]
+        for p in sorted((shared_fixtures / "claude").glob("*.jsonl"))[:4]
+    )
     exact, estimate = counter.count(text), ApproxCounter().count(text)
     assert 0.7 < estimate / exact < 1.6
 
@@ -88,10 +90,12 @@ def test_shortened_output_cost_never_undercounts(shared_fixtures) -> None:
         return counter.count(text) + MESSAGE_OVERHEAD
 
     checked = 0
-    for path in sorted((shared_fixtures / "codex").glob("*.jsonl")) + sorted((shared_fixtures / "claude").glob("*.jsonl")):
+    for path in sorted((shared_fixtures / "codex").glob("*.jsonl")) + sorted(
+        (shared_fixtures / "claude").glob("*.jsonl")
+    ):
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
         for start in range(0, max(1, len(lines) - 80), 40):
-            text = "\n".join(lines[start:start + 80])
+            text = "\n".join(lines[start : start + 80])
             result = shorten_output(text, measure(text), measure)
             if result is not None:
                 short, cost = result
@@ -116,12 +120,17 @@ def test_anthropic_calibration_matches_logged_context_growth(shared_fixtures) ->
         info = SessionInfo(id=path.stem, agent=Agent.CLAUDE, path=str(path), size=stat.st_size, mtime=stat.st_mtime)
         session = source.load(info, lambda _w: None)
         counts = count_messages(session.messages, counter)
-        points = [(i, usage_context(m.usage, Agent.CLAUDE)) for i, m in enumerate(session.messages)
-                  if m.usage is not None and m.role is Role.ASSISTANT]
+        points = [
+            (i, usage_context(m.usage, Agent.CLAUDE))
+            for i, m in enumerate(session.messages)
+            if m.usage is not None and m.role is Role.ASSISTANT
+        ]
         previous = None
         for index, context in points:
             if previous and context > previous[1]:
-                added = sum(counts[j] for j in range(previous[0], index) if session.messages[j].kind is not Kind.REASONING)
+                added = sum(
+                    counts[j] for j in range(previous[0], index) if session.messages[j].kind is not Kind.REASONING
+                )
                 if added > 200:
                     ours, theirs = ours + added, theirs + context - previous[1]
             if previous is None or context != previous[1]:

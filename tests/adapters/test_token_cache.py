@@ -16,8 +16,9 @@ from smig_tui.core.tokens import MESSAGE_OVERHEAD
 def _session(path: Path) -> Session:
     """One message per line of a plain text file: enough to exercise the cache."""
     lines = path.read_text(encoding="utf-8").splitlines()
-    messages = tuple(Message(index=i, id=f"L{i + 1}", role=Role.USER, kind=Kind.TEXT, body=line)
-                     for i, line in enumerate(lines))
+    messages = tuple(
+        Message(index=i, id=f"L{i + 1}", role=Role.USER, kind=Kind.TEXT, body=line) for i, line in enumerate(lines)
+    )
     stat = path.stat()
     info = SessionInfo(id="s", agent=Agent.CODEX, path=str(path), size=stat.st_size, mtime=stat.st_mtime)
     return Session(info=info, messages=messages)

@@ -87,8 +87,14 @@ def test_identical_files_are_stored_once(isolated_homes: dict[str, Path]) -> Non
 def test_append_only_growth_stores_only_the_new_bytes(isolated_homes: dict[str, Path]) -> None:
     folder = isolated_homes["claude"] / "projects" / "-big"
     folder.mkdir(parents=True)
-    original = (Path(__file__).parents[1] / "fixtures" / "claude_home" / "projects" / "-home-user-proj"
-                / f"{CLAUDE_SESSION}.jsonl").read_text(encoding="utf-8")
+    original = (
+        Path(__file__).parents[1]
+        / "fixtures"
+        / "claude_home"
+        / "projects"
+        / "-home-user-proj"
+        / f"{CLAUDE_SESSION}.jsonl"
+    ).read_text(encoding="utf-8")
     path = folder / f"{CLAUDE_SESSION}.jsonl"
     lines = original.splitlines(keepends=True)
     body = "".join(lines)
@@ -149,8 +155,9 @@ def test_restore_writes_the_file_back_and_never_over_an_existing_one(fake_home: 
     assert [info["archived"] for info in listed if info["id"] == CLAUDE_SESSION] == [False]
 
 
-def test_restore_goes_under_the_agents_current_home(fake_home: dict[str, Path], monkeypatch: pytest.MonkeyPatch,
-                                                     tmp_path: Path) -> None:
+def test_restore_goes_under_the_agents_current_home(
+    fake_home: dict[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     smig("archive")
     moved = tmp_path / "new-claude-home"
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(moved))

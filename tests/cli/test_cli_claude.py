@@ -39,24 +39,13 @@ def test_list_json_is_data_only_and_warnings_go_to_stderr(fake_home: dict[str, P
     assert [row["id"] for row in rows] == [MY_APP, CORRUPT, MAIN]
     assert {row["agent"] for row in rows} == {"claude"}
     by_id = {row["id"]: row for row in rows}
-    assert (
-        by_id[MY_APP]["cwd"] == "/home/user/my_app"
-        and by_id[MY_APP]["project"] == "-home-user-my-app"
-    )
-    assert (
-        by_id[MAIN]["title"] == "Verbose flag for the CLI"
-        and by_id[MAIN]["context_tokens"] == 12504
-    )
+    assert by_id[MY_APP]["cwd"] == "/home/user/my_app" and by_id[MY_APP]["project"] == "-home-user-my-app"
+    assert by_id[MAIN]["title"] == "Verbose flag for the CLI" and by_id[MAIN]["context_tokens"] == 12504
     assert stderr == ""  # line damage is reported when a session is read, not on every listing
 
 
 def test_list_warns_about_an_empty_file_on_stderr(fake_home: dict[str, Path]) -> None:
-    empty = (
-        fake_home["claude"]
-        / "projects"
-        / "-home-user-proj"
-        / "0e0e0e0e-0000-4000-8000-000000000000.jsonl"
-    )
+    empty = fake_home["claude"] / "projects" / "-home-user-proj" / "0e0e0e0e-0000-4000-8000-000000000000.jsonl"
     empty.write_bytes(b"")
     code, stdout, stderr = _run(["list", "--agent", "claude", "--json"])
     assert code == 0 and len(json.loads(stdout)) == 3

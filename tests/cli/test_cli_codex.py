@@ -66,9 +66,7 @@ def test_show_prints_header_and_messages(fake_home: dict[str, Path]) -> None:
     assert "title: Add --verbose flag to the CLI" in stdout
     assert "compactions: 1" in stdout
     assert "messages: 20" in stdout and "model: gpt-5.5" in stdout
-    assert (
-        "apply_patch" in stdout and "reasoning" in stdout
-    )  # table rows (wrapped to the console width)
+    assert "apply_patch" in stdout and "reasoning" in stdout  # table rows (wrapped to the console width)
 
 
 def test_show_json_reports_the_corrupt_line_on_stderr(fake_home: dict[str, Path]) -> None:

@@ -29,13 +29,7 @@ def _run(*argv: str) -> tuple[int, str, str]:
 
 def _files(homes: dict[str, Path]) -> dict[str, bytes]:
     roots = (homes["codex"], homes["claude"], homes["smig"])
-    return {
-        str(p): p.read_bytes()
-        for root in roots
-        if root.exists()
-        for p in root.rglob("*")
-        if p.is_file()
-    }
+    return {str(p): p.read_bytes() for root in roots if root.exists() for p in root.rglob("*") if p.is_file()}
 
 
 def test_status_lists_both_sides_and_writes_nothing(memory_home: dict[str, Path]) -> None:
@@ -112,9 +106,7 @@ def test_locked_by_another_process_exits_5(memory_home: dict[str, Path]) -> None
             sys.stdin.readline()
         """
     )
-    child = subprocess.Popen(
-        [sys.executable, "-c", holder], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
+    child = subprocess.Popen([sys.executable, "-c", holder], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout is not None and child.stdout.readline().strip() == "locked"
         code, out, err = _run("sync")

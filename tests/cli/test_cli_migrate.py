@@ -44,8 +44,19 @@ def test_migrate_to_claude_and_markdown(fake_home: dict[str, Path], tmp_path: Pa
     source = _source(fake_home)
     source_hash = hashlib.sha256(source.read_bytes()).hexdigest()
     out = tmp_path / "handoff.md"
-    code, stdout, stderr = _run("migrate", SESSION[:13], "--target", "claude-sonnet-4-5",
-                                "--to", "claude", "--to", "markdown", "--out", str(out), "--json")
+    code, stdout, stderr = _run(
+        "migrate",
+        SESSION[:13],
+        "--target",
+        "claude-sonnet-4-5",
+        "--to",
+        "claude",
+        "--to",
+        "markdown",
+        "--out",
+        str(out),
+        "--json",
+    )
     assert code == 0, stderr
     result = json.loads(stdout)
     [claude_file, md_file] = result["files"]
@@ -73,8 +84,9 @@ def test_dry_run_writes_nothing(fake_home: dict[str, Path], isolated_homes: dict
     # The agents' homes and smig's data folder stay byte-for-byte; only the token cache may warm up.
     watched = (isolated_homes["home"], isolated_homes["smig"] / "data")
     before = _tree(*watched)
-    code, stdout, stderr = _run("migrate", SESSION, "--target", "gpt-5.5", "--to", "codex", "--to", "claude",
-                                "--dry-run")
+    code, stdout, stderr = _run(
+        "migrate", SESSION, "--target", "gpt-5.5", "--to", "codex", "--to", "claude", "--dry-run"
+    )
     assert code == 0, stderr
     assert "nothing was written" in stderr
     assert "store: would write " in stdout and "codex: would write " in stdout and "claude: would write " in stdout
@@ -113,8 +125,9 @@ def test_export_formats_and_no_clobber(fake_home: dict[str, Path], tmp_path: Pat
     assert code == 0 and out.read_text().startswith("# Handoff:") and "wrote" in stderr
 
 
-def test_export_to_clipboard_via_system_tool(fake_home: dict[str, Path], tmp_path: Path,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_export_to_clipboard_via_system_tool(
+    fake_home: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     sink = tmp_path / "clipboard.txt"
@@ -139,13 +152,16 @@ def test_clipboard_osc52_and_failure(tmp_path: Path, monkeypatch: pytest.MonkeyP
         clipboard.copy_to_clipboard("x", use_terminal=False)
 
 
-@pytest.mark.parametrize(("argv", "code", "message"), [
-    (("history", "show", "../../etc/passwd"), 3, "not a migration id"),
-    (("migrate", SESSION, "--target", "gpt-5.5", "--to", "claude", "--out", "x.md"), 2, "--to markdown"),
-    (("history", "show", "0" * 32), 3, "No stored migration"),
-    (("migrate", "nope", "--target", "gpt-5.5"), 3, "No session matches"),
-    (("migrate", SESSION, "--target", "no-such-model-xyz"), 3, "Unknown model"),
-])
+@pytest.mark.parametrize(
+    ("argv", "code", "message"),
+    [
+        (("history", "show", "../../etc/passwd"), 3, "not a migration id"),
+        (("migrate", SESSION, "--target", "gpt-5.5", "--to", "claude", "--out", "x.md"), 2, "--to markdown"),
+        (("history", "show", "0" * 32), 3, "No stored migration"),
+        (("migrate", "nope", "--target", "gpt-5.5"), 3, "No session matches"),
+        (("migrate", SESSION, "--target", "no-such-model-xyz"), 3, "Unknown model"),
+    ],
+)
 def test_errors_are_one_sentence(fake_home: dict[str, Path], argv: tuple[str, ...], code: int, message: str) -> None:
     got, stdout, stderr = _run(*argv)
     assert got == code and message in stderr and "Traceback" not in stderr and stdout == ""
@@ -197,8 +213,9 @@ def test_secrets_are_redacted_in_everything_written(fake_home: dict[str, Path]) 
 def test_migrate_cwd_writes_the_sessions_for_another_project_folder(fake_home: dict[str, Path], tmp_path: Path) -> None:
     moved = tmp_path / "clone" / "proj"
     moved.mkdir(parents=True)
-    code, stdout, stderr = _run("migrate", SESSION, "--target", "gpt-5.5", "--to", "codex", "--to", "claude",
-                                "--cwd", str(moved), "--json")
+    code, stdout, stderr = _run(
+        "migrate", SESSION, "--target", "gpt-5.5", "--to", "codex", "--to", "claude", "--cwd", str(moved), "--json"
+    )
     assert code == 0, stderr
     result = json.loads(stdout)
     assert len(result["resume_commands"]) == 2

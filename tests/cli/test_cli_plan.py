@@ -23,8 +23,9 @@ def _run(argv: list[str], config: dict | None = None) -> tuple[int, str, str]:
     out = Output(stdout=io.StringIO(), stderr=io.StringIO())
     ctx = Context(out=out)
     paths = resolve_paths()
-    ctx.__dict__["services"] = Services(paths=paths, config=config or {},
-                                        sources=[CodexSource(paths), ClaudeSource(paths)])
+    ctx.__dict__["services"] = Services(
+        paths=paths, config=config or {}, sources=[CodexSource(paths), ClaudeSource(paths)]
+    )
     code = main(argv, ctx)
     return code, out.stdout.getvalue(), out.stderr.getvalue()  # type: ignore[attr-defined]
 
@@ -40,8 +41,9 @@ def test_plan_fits_as_is(fake_home: dict[str, Path]) -> None:
 
 @pytest.mark.usefixtures("exact_tokens")
 def test_plan_must_compress_json(fake_home: dict[str, Path]) -> None:
-    code, stdout, _ = _run(["plan", CLAUDE_MAIN, "-t", "gpt-4", "--reserve", "7900", "--pin-first", "--json",
-                            "--no-harness"])
+    code, stdout, _ = _run(
+        ["plan", CLAUDE_MAIN, "-t", "gpt-4", "--reserve", "7900", "--pin-first", "--json", "--no-harness"]
+    )
     assert code == 0
     data = json.loads(stdout)
     decision = data["decision"]
@@ -55,8 +57,9 @@ def test_plan_must_compress_json(fake_home: dict[str, Path]) -> None:
 
 
 def test_plan_text_says_by_how_much(fake_home: dict[str, Path]) -> None:
-    code, stdout, _ = _run(["plan", CLAUDE_MAIN, "-t", "gpt-4", "--reserve", "7.9k", "-s", "tools-first",
-                            "--no-harness"])
+    code, stdout, _ = _run(
+        ["plan", CLAUDE_MAIN, "-t", "gpt-4", "--reserve", "7.9k", "-s", "tools-first", "--no-harness"]
+    )
     assert code == 0
     assert "must compress" in stdout.splitlines()[0] and "over by" in stdout.splitlines()[0]
     assert stdout.splitlines()[1].startswith("tools-first: keeps")
@@ -78,7 +81,9 @@ def test_plan_labels_estimates_when_tiktoken_cannot_load(fake_home, monkeypatch)
 def test_reserve_from_config_and_flag(fake_home: dict[str, Path]) -> None:
     _, stdout, _ = _run(["plan", CODEX_MAIN, "-t", "gpt-4", "--json"], config={"plan": {"reserve": 1000}})
     assert json.loads(stdout)["decision"]["reserve"] == 1000
-    _, stdout, _ = _run(["plan", CODEX_MAIN, "-t", "gpt-4", "--json", "--reserve", "0"], config={"plan": {"reserve": 1000}})
+    _, stdout, _ = _run(
+        ["plan", CODEX_MAIN, "-t", "gpt-4", "--json", "--reserve", "0"], config={"plan": {"reserve": 1000}}
+    )
     assert json.loads(stdout)["decision"]["reserve"] == 0
 
 
@@ -123,11 +128,14 @@ def test_plan_shows_and_subtracts_the_receiving_agents_overhead(fake_home: dict[
     decision, overhead = data["decision"], data["agent_overhead"]
     assert overhead["agent"] == "claude" and overhead["source"] == "measured with Claude Code 2.1.332"
     assert decision["overhead"] == overhead["tokens"] >= claude["tokens"]  # calibrated for Anthropic's tokenizer
-    assert decision["budget"] == min(decision["window"] - decision["reserve"], decision["prompt_limit"]) \
-        - decision["overhead"]
+    assert (
+        decision["budget"]
+        == min(decision["window"] - decision["reserve"], decision["prompt_limit"]) - decision["overhead"]
+    )
     assert data["left_out"] == {"messages": 0, "tokens": 0}
-    _, stdout, _ = _run(["plan", CODEX_MAIN, "-t", "claude-sonnet-4-5", "--json"],
-                        config={"agents": {"claude": {"overhead": 30_000}}})
+    _, stdout, _ = _run(
+        ["plan", CODEX_MAIN, "-t", "claude-sonnet-4-5", "--json"], config={"agents": {"claude": {"overhead": 30_000}}}
+    )
     assert json.loads(stdout)["agent_overhead"]["source"].endswith("[agents.claude]")
     _, stdout, _ = _run(["plan", CODEX_MAIN, "-t", "gpt-5.5"])
     assert "agent overhead 7,820" in stdout.splitlines()[0]

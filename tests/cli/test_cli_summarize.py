@@ -16,9 +16,7 @@ from smig_tui.cli.main import Context, main
 from smig_tui.cli.output import Output
 
 SESSION = "01a1f866-0d00-7a1b-82c3-d4e5f6a7b8c9"
-ROLLOUT = (
-    "sessions/2026/11/20/rollout-2026-11-20T10-00-00-01a1f866-0d00-7a1b-82c3-d4e5f6a7b8c9.jsonl"
-)
+ROLLOUT = "sessions/2026/11/20/rollout-2026-11-20T10-00-00-01a1f866-0d00-7a1b-82c3-d4e5f6a7b8c9.jsonl"
 KEY = "sk-test-" + "c" * 32
 PLANTED = "sk-proj-" + "CliPlantedKeyThatMustStayHome00001"
 
@@ -30,9 +28,7 @@ def run(*argv: str) -> tuple[int, str, str]:
 
 
 @pytest.fixture
-def configured(
-    fake_home: dict[str, Path], llm_server: FakeLLM, monkeypatch: pytest.MonkeyPatch
-) -> FakeLLM:
+def configured(fake_home: dict[str, Path], llm_server: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> FakeLLM:
     """Point the summarizer at the fake server through the real config file and env."""
     config = fake_home["smig"] / "config" / "config.toml"
     config.parent.mkdir(parents=True)
@@ -55,9 +51,7 @@ def plant_secret(codex_home: Path) -> None:
         {
             "type": "message",
             "role": "user",
-            "content": [
-                {"type": "input_text", "text": f"Use OPENAI_API_KEY={PLANTED} for the deploy."}
-            ],
+            "content": [{"type": "input_text", "text": f"Use OPENAI_API_KEY={PLANTED} for the deploy."}],
         },
         {
             "type": "function_call",
@@ -82,9 +76,7 @@ def plant_secret(codex_home: Path) -> None:
 
 
 def test_streams_the_summary_to_stdout_and_diagnostics_to_stderr(configured: FakeLLM) -> None:
-    configured.respond = lambda body, n: Reply(
-        "## Goal\nShip the parser.\n\n## Next steps\nRun make check."
-    )
+    configured.respond = lambda body, n: Reply("## Goal\nShip the parser.\n\n## Next steps\nRun make check.")
     code, out, err = run("summarize", SESSION[:10])
     assert code == 0, err
     assert out == "## Goal\nShip the parser.\n\n## Next steps\nRun make check.\n"
@@ -96,9 +88,7 @@ def test_streams_the_summary_to_stdout_and_diagnostics_to_stderr(configured: Fak
     assert sent.index("How does the CLI parse its arguments?") < sent.index("Created CHANGELOG.md")
 
 
-def test_planted_secret_is_redacted_and_counted(
-    configured: FakeLLM, fake_home: dict[str, Path]
-) -> None:
+def test_planted_secret_is_redacted_and_counted(configured: FakeLLM, fake_home: dict[str, Path]) -> None:
     plant_secret(fake_home["codex"])
     code, _, err = run("summarize", SESSION)
     assert code == 0, err
@@ -125,12 +115,7 @@ def test_dry_run_says_what_would_be_sent_and_sends_nothing(configured: FakeLLM) 
 def test_json_output_for_scripts(configured: FakeLLM) -> None:
     code, out, _ = run("summarize", SESSION, "--json", "--target-tokens", "800")
     record = json.loads(out)
-    assert (
-        code == 0
-        and record["provider"] == "test"
-        and record["requests"] == 1
-        and not record["cached"]
-    )
+    assert code == 0 and record["provider"] == "test" and record["requests"] == 1 and not record["cached"]
     assert record["text"].startswith("## Goal")
     assert "2,400 characters" in configured.requests[0]["messages"][0]["content"]
 
@@ -150,9 +135,7 @@ def test_flags_override_the_config(configured: FakeLLM) -> None:
     assert configured.requests[0]["model"] == "other-model" and "mine/other-model" in err
 
 
-def test_no_key_fails_with_the_env_var_to_set(
-    configured: FakeLLM, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_no_key_fails_with_the_env_var_to_set(configured: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("SMIG_TEST_SUMMARY_KEY")
     # A server on this machine needs no key, so name a remote one; the error comes before any request.
     code, out, err = run("summarize", SESSION, "--base-url", "https://llm.example.invalid/v1")
@@ -213,9 +196,7 @@ def test_real_codex_rollouts_summarise_without_leaking(
 def tiny_target(configured: FakeLLM, fake_home: dict[str, Path]) -> str:
     """Add a model whose window the fixture session does not fit, so summary strategies must cut."""
     config = fake_home["smig"] / "config" / "config.toml"
-    config.write_text(
-        config.read_text() + '\n[models."tiny-test"]\ncontext_window = 500\nmax_output = 100\n'
-    )
+    config.write_text(config.read_text() + '\n[models."tiny-test"]\ncontext_window = 500\nmax_output = 100\n')
     return "tiny-test"
 
 
@@ -223,9 +204,7 @@ def _transcript(server: FakeLLM) -> str:
     return server.requests[-1]["messages"][-1]["content"]
 
 
-def test_plan_summary_tail_without_consent_previews_and_sends_nothing(
-    configured: FakeLLM, tiny_target: str
-) -> None:
+def test_plan_summary_tail_without_consent_previews_and_sends_nothing(configured: FakeLLM, tiny_target: str) -> None:
     code, out, err = run("plan", SESSION, "--target", tiny_target, "--strategy", "summary-tail")
     assert code == 0 and configured.requests == []
     assert "summary not written" in err and "--yes-send" in err and "test/handoff-model" in err
@@ -248,10 +227,7 @@ def test_plan_summary_tail_with_consent_summarises_exactly_the_dropped_head(
     )
     assert code == 0, err
     plan = json.loads(out)
-    assert (
-        plan["summary"] == "## Goal\nAdd --verbose."
-        and "## Goal\nAdd --verbose." in plan["placeholder"]
-    )
+    assert plan["summary"] == "## Goal\nAdd --verbose." and "## Goal\nAdd --verbose." in plan["placeholder"]
     sent = _transcript(configured)
     assert "verbatim after your note" in sent
     summarised = [item["index"] for item in plan["items"] if item["reason"] == "summarised"]
@@ -260,11 +236,7 @@ def test_plan_summary_tail_with_consent_summarises_exactly_the_dropped_head(
     assert all(f"[{i}] " in sent for i in summarised)
     assert not any(f"[{i}] " in sent for i in kept)
     again = run("plan", SESSION, "--target", tiny_target, "--strategy", "summary-tail", "--json")
-    assert (
-        again[0] == 0
-        and json.loads(again[1])["summary"] == plan["summary"]
-        and len(configured.requests) == 1
-    )
+    assert again[0] == 0 and json.loads(again[1])["summary"] == plan["summary"] and len(configured.requests) == 1
 
 
 def test_migrate_with_a_summary_strategy_requires_yes_send(
@@ -336,9 +308,7 @@ def test_openai_is_imported_only_with_the_summarizer() -> None:
     lazy = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert lazy.stdout.strip() == "True"
     parse_only = code.replace("s.build_services().summarizer_for('local', 'x')\n", "")
-    eager = subprocess.run(
-        [sys.executable, "-c", parse_only], capture_output=True, text=True, check=True
-    )
+    eager = subprocess.run([sys.executable, "-c", parse_only], capture_output=True, text=True, check=True)
     assert eager.stdout.strip() == "False"
 
 

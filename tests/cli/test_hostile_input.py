@@ -48,8 +48,7 @@ def _prefix_first_prompt(path: Path, prefix: str) -> None:
 
 
 @pytest.mark.usefixtures("exact_tokens")  # offline without tiktoken's file, plan adds the estimate notice
-@pytest.mark.parametrize("argv", [["show", CLAUDE], ["show", CLAUDE, "--full"],
-                                  ["plan", CLAUDE, "--target", "gpt-4o"]])
+@pytest.mark.parametrize("argv", [["show", CLAUDE], ["show", CLAUDE, "--full"], ["plan", CLAUDE, "--target", "gpt-4o"]])
 def test_message_text_that_looks_like_markup_prints_as_written(fake_home: dict[str, Path], argv: list[str]) -> None:
     _prefix_first_prompt(_claude_file(fake_home), MARKUP + " ")
     code, stdout, stderr = _run(argv)

@@ -45,8 +45,9 @@ def _assert_logged(line: str, isolated_homes: dict[str, Path], where: str) -> No
     assert "Traceback (most recent call last)" in text and f"ValueError: planted {where} bug" in text
 
 
-def test_cli_turns_an_unforeseen_error_into_one_line_and_a_log(fake_home: dict[str, Path],
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_turns_an_unforeseen_error_into_one_line_and_a_log(
+    fake_home: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(Services, "iter_sessions", _planted("cli"))
     code, stdout, stderr = _run("list")
     assert code == 1 and stdout == ""
@@ -55,8 +56,9 @@ def test_cli_turns_an_unforeseen_error_into_one_line_and_a_log(fake_home: dict[s
     _assert_logged(line, fake_home, "cli")
 
 
-def test_a_full_disk_at_commit_is_one_sentence_and_leaves_nothing_behind(fake_home: dict[str, Path],
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_full_disk_at_commit_is_one_sentence_and_leaves_nothing_behind(
+    fake_home: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     real_fsync = os.fsync
     records = str(fake_home["smig"] / "data" / "migrations")
 
@@ -114,7 +116,8 @@ async def test_tui_worker_errors_are_a_notice_naming_the_log(fake_home: dict[str
 
 
 def test_mcp_tools_turn_an_unforeseen_error_into_a_tool_error_naming_the_log(
-        fake_home: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_home: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from smig_tui.mcp.server import SmigToolRunner
     from smig_tui.mcp.tools import SmigTools
 
@@ -138,7 +141,8 @@ raise SystemExit(main(["list"]))
 
 
 def test_as_a_non_root_user_the_log_is_private_and_an_unwritable_cache_still_gives_one_line(
-        fake_home: dict[str, Path]) -> None:
+    fake_home: dict[str, Path],
+) -> None:
     import shutil
     import subprocess
     import sys
@@ -155,11 +159,22 @@ def test_as_a_non_root_user_the_log_is_private_and_an_unwritable_cache_still_giv
         (locked / "cache").mkdir(parents=True, mode=0o755)  # root's: nobody cannot make crashes/ in it
         lines = {}
         for name, smig_home in (("writable", writable), ("locked", locked)):
-            env = {"HOME": str(smig_home), "SMIG_TUI_HOME": str(smig_home), "CODEX_HOME": str(smig_home / "c"),
-                   "CLAUDE_CONFIG_DIR": str(smig_home / "cl"), "PATH": "/usr/bin:/bin",
-                   "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-            done = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", sys.executable,
-                                   "-c", PLANTED_BUG], env=env, capture_output=True, text=True, timeout=120, check=False)
+            env = {
+                "HOME": str(smig_home),
+                "SMIG_TUI_HOME": str(smig_home),
+                "CODEX_HOME": str(smig_home / "c"),
+                "CLAUDE_CONFIG_DIR": str(smig_home / "cl"),
+                "PATH": "/usr/bin:/bin",
+                "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+            }
+            done = subprocess.run(
+                ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", sys.executable, "-c", PLANTED_BUG],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
             assert done.returncode == 1 and "Traceback" not in done.stderr
             [lines[name]] = done.stderr.splitlines()
         match = LOG_LINE.search(lines["writable"])
@@ -169,7 +184,8 @@ def test_as_a_non_root_user_the_log_is_private_and_an_unwritable_cache_still_giv
         nobody = __import__("pwd").getpwnam("nobody").pw_uid
         assert (log.stat().st_uid, stat.S_IMODE(log.stat().st_mode)) == (nobody, 0o600)
         assert stat.S_IMODE(log.parent.stat().st_mode) == 0o700
-        assert lines["locked"] == ("smig: error: Unexpected ValueError (planted nobody bug); no log could be written "
-                                   "(Permission denied).")
+        assert lines["locked"] == (
+            "smig: error: Unexpected ValueError (planted nobody bug); no log could be written (Permission denied)."
+        )
     finally:
         shutil.rmtree(shared, ignore_errors=True)

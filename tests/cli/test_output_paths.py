@@ -46,8 +46,9 @@ def _one_error(stderr: str) -> str:
 
 
 @pytest.mark.parametrize("writer", WRITERS, ids=["export", "migrate"])
-def test_a_fifo_is_never_replaced_even_with_force(fake_home: dict[str, Path], tmp_path: Path,
-                                                  writer: tuple[str, ...]) -> None:
+def test_a_fifo_is_never_replaced_even_with_force(
+    fake_home: dict[str, Path], tmp_path: Path, writer: tuple[str, ...]
+) -> None:
     fifo = tmp_path / "pipe.json"
     os.mkfifo(fifo)
     link = tmp_path / "link-to-pipe.json"
@@ -60,8 +61,9 @@ def test_a_fifo_is_never_replaced_even_with_force(fake_home: dict[str, Path], tm
 
 
 @pytest.mark.parametrize("writer", WRITERS, ids=["export", "migrate"])
-def test_the_source_session_is_never_the_output(fake_home: dict[str, Path], tmp_path: Path,
-                                                writer: tuple[str, ...]) -> None:
+def test_the_source_session_is_never_the_output(
+    fake_home: dict[str, Path], tmp_path: Path, writer: tuple[str, ...]
+) -> None:
     source = _source(fake_home)
     before = source.read_bytes()
     hard_link = tmp_path / "same-inode.jsonl"
@@ -85,13 +87,15 @@ def test_nothing_is_written_inside_the_agents_homes(fake_home: dict[str, Path], 
 
 
 @pytest.mark.parametrize("writer", WRITERS, ids=["export", "migrate"])
-def test_a_missing_folder_is_reported_not_created(fake_home: dict[str, Path], tmp_path: Path,
-                                                  writer: tuple[str, ...]) -> None:
+def test_a_missing_folder_is_reported_not_created(
+    fake_home: dict[str, Path], tmp_path: Path, writer: tuple[str, ...]
+) -> None:
     target = tmp_path / "nonexist" / "deeper" / "x.json"
     code, _, stderr = _run(*writer, "--out", str(target))
     assert code == 1
-    assert _one_error(stderr) == (f"smig: error: The folder {target.parent} does not exist; "
-                                  "create it first or choose another path.")
+    assert _one_error(stderr) == (
+        f"smig: error: The folder {target.parent} does not exist; create it first or choose another path."
+    )
     assert not (tmp_path / "nonexist").exists()
 
 
@@ -148,14 +152,22 @@ def _as_nobody(argv: list[str], env: dict[str, str]) -> subprocess.CompletedProc
     """Run smig as the unprivileged user `nobody`, where file permissions really apply."""
     if os.geteuid() != 0 or shutil.which("setpriv") is None:
         pytest.skip("needs root and setpriv to run a command as nobody")
-    command = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
-               sys.executable, "-m", "smig_tui", *argv]
-    return subprocess.run(command, env={**env, "PYTHONPATH": str(REPO)}, capture_output=True, text=True,
-                          timeout=120, check=False)
+    command = [
+        "setpriv",
+        "--reuid=nobody",
+        "--regid=nogroup",
+        "--clear-groups",
+        sys.executable,
+        "-m",
+        "smig_tui",
+        *argv,
+    ]
+    return subprocess.run(
+        command, env={**env, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=120, check=False
+    )
 
 
-def test_as_a_non_root_user_an_unwritable_folder_is_one_sentence(fake_home: dict[str, Path],
-                                                                 shared_tmp: Path) -> None:
+def test_as_a_non_root_user_an_unwritable_folder_is_one_sentence(fake_home: dict[str, Path], shared_tmp: Path) -> None:
     home = shared_tmp / "home"
     shutil.copytree(fake_home["home"], home, symlinks=True)
     locked = shared_tmp / "locked"
@@ -164,10 +176,17 @@ def test_as_a_non_root_user_an_unwritable_folder_is_one_sentence(fake_home: dict
     smig_home.mkdir()
     for folder in (home, smig_home):
         subprocess.run(["chown", "-R", "nobody", str(folder)], check=True)
-    env = {"HOME": str(home), "CODEX_HOME": str(home / ".codex"), "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-           "SMIG_TUI_HOME": str(smig_home), "PATH": os.environ.get("PATH", "")}
-    for argv in (["export", SESSION, "--out", str(locked / "x.md")],
-                 ["migrate", SESSION, "--target", "gpt-4o", "--to", "markdown", "--out", str(locked / "x.md")]):
+    env = {
+        "HOME": str(home),
+        "CODEX_HOME": str(home / ".codex"),
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        "SMIG_TUI_HOME": str(smig_home),
+        "PATH": os.environ.get("PATH", ""),
+    }
+    for argv in (
+        ["export", SESSION, "--out", str(locked / "x.md")],
+        ["migrate", SESSION, "--target", "gpt-4o", "--to", "markdown", "--out", str(locked / "x.md")],
+    ):
         done = _as_nobody(argv, env)
         assert done.returncode == 4, done.stderr
         assert _one_error(done.stderr) == f"smig: error: Cannot write to the folder {locked}: permission denied."

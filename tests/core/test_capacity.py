@@ -13,18 +13,21 @@ def table():
     return load_builtin()
 
 
-@pytest.mark.parametrize(("name", "expected"), [
-    ("gpt-5-1-codex-2025-11-13", "gpt-5.1-codex"),  # as Codex logs it in turn_context
-    ("openai/gpt-5.1-codex", "gpt-5.1-codex"),
-    ("claude-sonnet-4-5-20250929", "claude-sonnet-4-5"),
-    ("anthropic/claude-sonnet-4-5@20250929", "claude-sonnet-4-5"),
-    ("us.anthropic.claude-3-5-sonnet-20241022-v2:0", "claude-3-5-sonnet"),
-    ("claude-sonnet-4-5[1m]", "claude-sonnet-4-5[1m]"),
-    ("claude-opus-4-6[1m]", "claude-opus-4-6"),  # already 1M natively
-    ("deepseek/deepseek-chat", "deepseek-chat"),
-    ("GPT-4o-2024-08-06", "gpt-4o"),
-    ("opus", "claude-opus-5-5"),
-])
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("gpt-5-1-codex-2025-11-13", "gpt-5.1-codex"),  # as Codex logs it in turn_context
+        ("openai/gpt-5.1-codex", "gpt-5.1-codex"),
+        ("claude-sonnet-4-5-20250929", "claude-sonnet-4-5"),
+        ("anthropic/claude-sonnet-4-5@20250929", "claude-sonnet-4-5"),
+        ("us.anthropic.claude-3-5-sonnet-20241022-v2:0", "claude-3-5-sonnet"),
+        ("claude-sonnet-4-5[1m]", "claude-sonnet-4-5[1m]"),
+        ("claude-opus-4-6[1m]", "claude-opus-4-6"),  # already 1M natively
+        ("deepseek/deepseek-chat", "deepseek-chat"),
+        ("GPT-4o-2024-08-06", "gpt-4o"),
+        ("opus", "claude-opus-5-5"),
+    ],
+)
 def test_lookup_normalises_names(table, name: str, expected: str) -> None:
     assert table.lookup(name).name == expected
 
@@ -36,7 +39,18 @@ def test_one_m_variant_is_larger(table) -> None:
 
 def test_builtin_table_is_sound(table) -> None:
     providers = {m.provider for m in table.models}
-    assert {"openai", "anthropic", "google", "deepseek", "qwen", "moonshot", "zhipu", "mistral", "xai", "meta"} <= providers
+    assert {
+        "openai",
+        "anthropic",
+        "google",
+        "deepseek",
+        "qwen",
+        "moonshot",
+        "zhipu",
+        "mistral",
+        "xai",
+        "meta",
+    } <= providers
     keys = [normalise(n) for m in table.models for n in (m.name, *m.aliases)]
     assert len(keys) == len(set(keys)), "two models claim the same name or alias"
     for model in table.models:
@@ -74,13 +88,16 @@ def test_overrides_and_new_models_from_toml(tmp_path) -> None:
     assert (local.name, local.provider, local.calibration) == ("my-local-qwen", "ollama", 1.1)
 
 
-@pytest.mark.parametrize(("toml", "message"), [
-    ('[models."x"]\nmax_output = 5\n', r"models\.x\.context_window is required"),
-    ('[models."gpt-4o"]\ncontext_window = "big"\n', r'models\.gpt-4o\.context_window must be a int'),
-    ('[models."gpt-4o"]\nwindow = 5\n', r"models\.gpt-4o\.window is not a model field"),
-    ('[models."gpt-4o"]\nencoding = "p50k_base"\n', r"encoding must be one of"),
-    ('[models."gpt-4o"]\nharness_window = 999999\n', r"harness_window cannot exceed"),
-])
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ('[models."x"]\nmax_output = 5\n', r"models\.x\.context_window is required"),
+        ('[models."gpt-4o"]\ncontext_window = "big"\n', r"models\.gpt-4o\.context_window must be a int"),
+        ('[models."gpt-4o"]\nwindow = 5\n', r"models\.gpt-4o\.window is not a model field"),
+        ('[models."gpt-4o"]\nencoding = "p50k_base"\n', r"encoding must be one of"),
+        ('[models."gpt-4o"]\nharness_window = 999999\n', r"harness_window cannot exceed"),
+    ],
+)
 def test_override_errors_name_file_and_key(tmp_path, toml: str, message: str) -> None:
     path = tmp_path / "config.toml"
     path.write_text(toml, encoding="utf-8")

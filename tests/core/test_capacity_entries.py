@@ -48,7 +48,8 @@ def test_no_alias_points_at_two_models(table) -> None:
 def test_retired_models_stay_readable_and_name_a_current_replacement(table) -> None:
     retired = [m for m in table.models if m.status == "retired"]
     assert {"claude-sonnet-4", "claude-opus-4", "claude-sonnet-4-5", "claude-3-7-sonnet", "deepseek-chat"} <= {
-        m.name for m in retired}
+        m.name for m in retired
+    }
     for model in retired:
         assert model.retired and DATE.fullmatch(model.retired), model.name
         assert table.lookup(model.replacement).status == "current", model.name
@@ -60,7 +61,11 @@ def test_retired_models_stay_readable_and_name_a_current_replacement(table) -> N
 
 def test_corrected_figures(table) -> None:
     deepseek = table.lookup("deepseek-chat")
-    assert (deepseek.context_window, deepseek.max_output, deepseek.replacement) == (1_048_576, 393_216, "deepseek-flash")
+    assert (deepseek.context_window, deepseek.max_output, deepseek.replacement) == (
+        1_048_576,
+        393_216,
+        "deepseek-flash",
+    )
     assert table.lookup("deepseek-v3.1").context_window == 128_000  # the V3 line is its own legacy entry now
     assert table.lookup("deepseek-v4-flash").name == "deepseek-flash"
     assert table.lookup("mistral-large-latest").name == "mistral-large-3"

@@ -20,16 +20,24 @@ def test_markdown_handoff_document(tmp_path: Path) -> None:
     plan = make_plan(session, target="claude-sonnet-4-5", keep_last=4)
     text = to_markdown(session, result_messages(plan), plan)
     assert text.startswith("# Handoff: Fix the flaky parser\n")
-    for fact in ("| Source session | `019b7f94-51b4-7593-922e-ba12b5b73b52` |", "| Agent | codex |",
-                 "| Model | gpt-5-codex |", "| Working directory | `/work/proj` |",
-                 "| Decision | must compress (over by 60 tokens) |", "| Strategy | truncate |",
-                 "| Messages kept | 4 of 11 |", "| Tokens | 110 before → 52 after |"):
+    for fact in (
+        "| Source session | `019b7f94-51b4-7593-922e-ba12b5b73b52` |",
+        "| Agent | codex |",
+        "| Model | gpt-5-codex |",
+        "| Working directory | `/work/proj` |",
+        "| Decision | must compress (over by 60 tokens) |",
+        "| Strategy | truncate |",
+        "| Messages kept | 4 of 11 |",
+        "| Tokens | 110 before → 52 after |",
+    ):
         assert fact in text
     assert "## Goal\n\n> Fix the flaky parser test ZEBRA-41 in src/parser.py" in text  # injected skipped
     assert "## What was left out\n\n[smig: 7 earlier messages omitted" in text
     conversation = text.split("## Conversation", 1)[1]
-    order = [conversation.index(s) for s in ("The file src/parser.py has been updated.",
-                                             "PELICAN-77", "OSPREY-93", "test_osprey")]
+    order = [
+        conversation.index(s)
+        for s in ("The file src/parser.py has been updated.", "PELICAN-77", "OSPREY-93", "test_osprey")
+    ]
     assert order == sorted(order)
     assert "### 1. Tool · tool result · 2026-01-02T10:00:07.000Z" in conversation
     assert "ZEBRA-41" not in conversation  # dropped by the plan
@@ -37,8 +45,7 @@ def test_markdown_handoff_document(tmp_path: Path) -> None:
 
 def test_markdown_fences_survive_backticks(tmp_path: Path) -> None:
     session = make_session(tmp_path)
-    call = Message(index=0, id="x", role=Role.ASSISTANT, kind=Kind.TOOL_CALL, body="echo ```` done",
-                   tool_name="shell")
+    call = Message(index=0, id="x", role=Role.ASSISTANT, kind=Kind.TOOL_CALL, body="echo ```` done", tool_name="shell")
     text = to_markdown(session, (call,))
     assert "`````\necho ```` done\n`````" in text
     assert "| Target |" not in text  # no plan: no decision facts
@@ -82,8 +89,12 @@ def test_monotonic_times_repair_missing_and_out_of_order() -> None:
     now = datetime(2026, 1, 1, tzinfo=UTC)
     stamps = ["2026-01-02T10:00:00.000Z", None, "2026-01-02T09:00:00Z", "2026-01-02T11:00:00+00:00"]
     times = [format_iso(t) for t in monotonic_times(stamps, now)]
-    assert times == ["2026-01-02T10:00:00.000Z", "2026-01-02T10:00:00.001Z",
-                     "2026-01-02T10:00:00.002Z", "2026-01-02T11:00:00.000Z"]
+    assert times == [
+        "2026-01-02T10:00:00.000Z",
+        "2026-01-02T10:00:00.001Z",
+        "2026-01-02T10:00:00.002Z",
+        "2026-01-02T11:00:00.000Z",
+    ]
     assert format_iso(monotonic_times([None], now)[0]) == "2026-01-01T00:00:00.000Z"
 
 
@@ -102,12 +113,30 @@ def test_memory_markdown(tmp_path: Path) -> None:
 
 
 def test_files_and_commands_from_patches_and_argv() -> None:
-    patch = Message(index=0, id="a", role=Role.ASSISTANT, kind=Kind.TOOL_CALL, tool_name="apply_patch",
-                    body="*** Begin Patch\n*** Add File: docs/new.md\n+hi\n*** Update File: src/a.py\n")
-    exec_cmd = Message(index=1, id="b", role=Role.ASSISTANT, kind=Kind.TOOL_CALL, tool_name="exec_command",
-                       body='{"cmd": "rg parser", "workdir": "/w"}')
-    argv = Message(index=2, id="c", role=Role.ASSISTANT, kind=Kind.TOOL_CALL, tool_name="shell",
-                   body='{"command": ["git", "status"]}')
+    patch = Message(
+        index=0,
+        id="a",
+        role=Role.ASSISTANT,
+        kind=Kind.TOOL_CALL,
+        tool_name="apply_patch",
+        body="*** Begin Patch\n*** Add File: docs/new.md\n+hi\n*** Update File: src/a.py\n",
+    )
+    exec_cmd = Message(
+        index=1,
+        id="b",
+        role=Role.ASSISTANT,
+        kind=Kind.TOOL_CALL,
+        tool_name="exec_command",
+        body='{"cmd": "rg parser", "workdir": "/w"}',
+    )
+    argv = Message(
+        index=2,
+        id="c",
+        role=Role.ASSISTANT,
+        kind=Kind.TOOL_CALL,
+        tool_name="shell",
+        body='{"command": ["git", "status"]}',
+    )
     files, commands = files_and_commands([patch, exec_cmd, argv, exec_cmd])
     assert files == ["docs/new.md", "src/a.py"]
     assert commands == ["rg parser", "git status"]

@@ -41,8 +41,12 @@ def services_with(tmp_path: Path, counter: WordCounter, models: dict[str, int]):
     """Services whose o200k counter is `counter`, with test models of the given windows."""
     config = resolve_paths().config_file
     config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text("".join(f'[models."{name}"]\ncontext_window = {window}\nmax_output = 100\n\n'
-                              for name, window in models.items()), encoding="utf-8")
+    config.write_text(
+        "".join(
+            f'[models."{name}"]\ncontext_window = {window}\nmax_output = 100\n\n' for name, window in models.items()
+        ),
+        encoding="utf-8",
+    )
     services = build_services()
     services.counters.put("o200k_base", counter)
     return services

@@ -34,18 +34,14 @@ TARGETS = SyncTargets(
 FAKE_KEY = "sk-proj-" + "Q7x" * 12
 
 
-def _file(
-    path: str, role: FileRole, text: str, project: str | None = None, home: bool = False
-) -> MemoryFile:
+def _file(path: str, role: FileRole, text: str, project: str | None = None, home: bool = False) -> MemoryFile:
     return MemoryFile(path, role, text, len(text.encode()), project, home)
 
 
 CODEX = (
     _file("/h/.codex/memories/memory_summary.md", FileRole.SUMMARY, "v1\n# Profile\n- likes uv\n"),
     _file("/h/.codex/memories/MEMORY.md", FileRole.HANDBOOK, "# Handbook\n- lint before push\n"),
-    _file(
-        "/h/.codex/memories/raw_memories.md", FileRole.RAW, "# Raw Memories\nSECRET-RAW-DETAIL\n"
-    ),
+    _file("/h/.codex/memories/raw_memories.md", FileRole.RAW, "# Raw Memories\nSECRET-RAW-DETAIL\n"),
     _file(
         "/h/.codex/memories/rollout_summaries/a.md",
         FileRole.RECAP,
@@ -90,9 +86,7 @@ def _inputs(
     codex: tuple[MemoryFile, ...] = CODEX,
     claude: tuple[MemoryFile, ...] = CLAUDE,
 ) -> MemoryInputs:
-    return MemoryInputs(
-        codex, claude, TARGETS, current or {}, state or MemoryState(), "/h/.codex/memories"
-    )
+    return MemoryInputs(codex, claude, TARGETS, current or {}, state or MemoryState(), "/h/.codex/memories")
 
 
 def _write(plan: MemoryPlan, path: str):
@@ -113,10 +107,7 @@ def test_to_claude_full_bundle_has_frontmatter_marker_and_summary() -> None:
     # Raw stage-1 notes and recaps are listed by path, never copied.
     assert "SECRET-RAW-DETAIL" not in bundle.after
     assert "/h/.codex/memories/raw_memories.md" in bundle.after
-    assert (
-        "Session recap: Fixed the flaky test. — /h/.codex/memories/rollout_summaries/a.md"
-        in bundle.after
-    )
+    assert "Session recap: Fixed the flaky test. — /h/.codex/memories/rollout_summaries/a.md" in bundle.after
     assert plan.reports[0].mode is Mode.FULL
 
 
@@ -158,9 +149,7 @@ def test_pointer_lines_are_never_duplicated() -> None:
         plan = plan_memory_sync(_inputs(current, state))
         current.update({write.path: write.after for write in plan.writes})
         state = plan.state_after
-    assert (
-        current[TARGETS.claude_index].count("codex_memory_smig.md") == 2
-    )  # one link: [name](name)
+    assert current[TARGETS.claude_index].count("codex_memory_smig.md") == 2  # one link: [name](name)
     assert current[TARGETS.codex_agents].count(TARGETS.codex_bundle) == 1
 
 
@@ -170,9 +159,7 @@ def test_file_without_marker_is_an_obstruction_reported_once() -> None:
     assert plan.writes == ()  # neither the bundle nor a pointer to someone else's file
     [problem] = plan.problems
     assert problem.new and problem.path == TARGETS.codex_bundle and "marker" in problem.message
-    again = plan_memory_sync(
-        _inputs({TARGETS.codex_bundle: mine}, plan.state_after), [Direction.TO_CODEX]
-    )
+    again = plan_memory_sync(_inputs({TARGETS.codex_bundle: mine}, plan.state_after), [Direction.TO_CODEX])
     assert [p.new for p in again.problems] == [False] and not again.state_changed
     changed = plan_memory_sync(
         _inputs({TARGETS.codex_bundle: mine + "more\n"}, again.state_after), [Direction.TO_CODEX]
@@ -184,9 +171,7 @@ def test_owned_bundle_is_updated_and_hand_edits_are_named() -> None:
     first = plan_memory_sync(_inputs(), [Direction.TO_CODEX])
     bundle = _write(first, TARGETS.codex_bundle).after
     edited = bundle + "my edit\n"
-    plan = plan_memory_sync(
-        _inputs({TARGETS.codex_bundle: edited}, first.state_after), [Direction.TO_CODEX]
-    )
+    plan = plan_memory_sync(_inputs({TARGETS.codex_bundle: edited}, first.state_after), [Direction.TO_CODEX])
     update = _write(plan, TARGETS.codex_bundle)
     assert update.action is Action.UPDATE and update.after == bundle
     assert "edited by hand" in update.reason and "-my edit" in update.diff
@@ -218,14 +203,8 @@ def test_oversized_full_bundle_is_refused_with_a_reason() -> None:
     plan = plan_memory_sync(_inputs(claude=(huge,)), [Direction.TO_CODEX], Mode.FULL)
     assert plan.writes == ()
     [problem] = plan.problems
-    assert (
-        "over the 32,768 bytes Codex takes" in problem.message
-        and "--mode index" in problem.message
-    )
-    assert (
-        plan_memory_sync(_inputs(claude=(huge,)), [Direction.TO_CODEX]).reports[0].mode
-        is Mode.INDEX
-    )
+    assert "over the 32,768 bytes Codex takes" in problem.message and "--mode index" in problem.message
+    assert plan_memory_sync(_inputs(claude=(huge,)), [Direction.TO_CODEX]).reports[0].mode is Mode.INDEX
 
 
 def test_index_line_past_claudes_200_lines_is_refused() -> None:
@@ -237,12 +216,8 @@ def test_index_line_past_claudes_200_lines_is_refused() -> None:
 
 
 def test_secrets_are_redacted_and_counted() -> None:
-    leaky = _file(
-        "/h/.claude/projects/-h/memory/env.md", FileRole.TOPIC, f"key is {FAKE_KEY}\n", "-h", True
-    )
-    summary = _file(
-        "/h/.codex/memories/memory_summary.md", FileRole.SUMMARY, f"OPENAI_API_KEY={FAKE_KEY}\n"
-    )
+    leaky = _file("/h/.claude/projects/-h/memory/env.md", FileRole.TOPIC, f"key is {FAKE_KEY}\n", "-h", True)
+    summary = _file("/h/.codex/memories/memory_summary.md", FileRole.SUMMARY, f"OPENAI_API_KEY={FAKE_KEY}\n")
     plan = plan_memory_sync(_inputs(codex=(summary,), claude=(leaky,)))
     for write in plan.writes:
         assert FAKE_KEY not in write.after

@@ -90,8 +90,9 @@ def test_truncation_never_splits_a_tool_pair() -> None:
 
 def test_pins_and_first_user_are_kept_and_charged_first() -> None:
     session = conversation()
-    plan = plan_truncation(session, counts_of(session), _decision(session, 120), measure,
-                           pins=frozenset({"m2"}), pin_first_user=True)
+    plan = plan_truncation(
+        session, counts_of(session), _decision(session, 120), measure, pins=frozenset({"m2"}), pin_first_user=True
+    )
     reasons = {it.message.id: it.reason for it in plan.kept}
     assert reasons["first"] == "first user message"
     assert reasons["m2"] == "pinned" and reasons["m3"] == "pinned"  # the call's result comes along
@@ -207,7 +208,11 @@ def random_session(rng: random.Random) -> Session:
             b.add(Role.ASSISTANT, Kind.REASONING, "enc", opaque=rng.random() < 0.5)
         else:
             calls += 1
-            b.tool(f"c{calls}", words(rng.randint(1, 5), "arg"), "\n".join(words(5, "o") for _ in range(rng.randint(1, 120))))
+            b.tool(
+                f"c{calls}",
+                words(rng.randint(1, 5), "arg"),
+                "\n".join(words(5, "o") for _ in range(rng.randint(1, 120))),
+            )
     return b.session()
 
 

@@ -121,9 +121,7 @@ def test_harmless_text_is_left_alone(text: str) -> None:
 
 
 def test_redaction_is_idempotent_and_counts_add_up() -> None:
-    text = (
-        "a sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123 b TOKEN=abcdefgh123 c AKIAIOSFODNN7EXAMPLE"
-    )
+    text = "a sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123 b TOKEN=abcdefgh123 c AKIAIOSFODNN7EXAMPLE"
     first = redact(text)
     again = redact(first.text)
     assert again.text == first.text and again.total == 0
@@ -148,8 +146,12 @@ def test_a_long_transcript_redacts_in_linear_time() -> None:
 def test_json_escaped_lines_are_redacted_one_by_one() -> None:
     # Tool-call arguments arrive JSON-encoded: a value must stop at the `\n` escape, or the next
     # line's secret rides along unredacted inside the first value's replacement.
-    args = json.dumps({"cmd": "export OPENAI_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz12\nAWS_SECRET=Zq8xR2mN5vB7cL1k\n"
-                              "ghp_abcdefghijklmnopqrstuvwxyz0123456789\n"})
+    args = json.dumps(
+        {
+            "cmd": "export OPENAI_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz12\nAWS_SECRET=Zq8xR2mN5vB7cL1k\n"
+            "ghp_abcdefghijklmnopqrstuvwxyz0123456789\n"
+        }
+    )
     result = redact(args)
     assert "Zq8xR2mN5vB7cL1k" not in result.text and "ghp_abcdefghij" not in result.text
     assert result.counts == {"openai-key": 1, "secret-assignment": 1, "github-token": 1}
@@ -190,7 +192,7 @@ def test_kinds_the_old_patterns_missed(text: str, gone: str) -> None:
         "client.get_secret_value(SecretId='prod/db')",
         "self.password = password",
         'token_type = "bearer"',
-        "codemie-claude --api-key sk-... \"review code\"",
+        'codemie-claude --api-key sk-... "review code"',
         "credentials = '{0}:{1}'.format(user, passwd)",
         "authorization = self.headers.get('authorization')",
     ],

@@ -13,7 +13,8 @@ def plain_gate(text: str) -> list[int]:
     """The patterns whose needles occur, tested one needle at a time (the rule the gate speeds up)."""
     lowered = text.lower()
     return [
-        index for index, (_, needles, _, _) in enumerate(detector._PATTERNS)
+        index
+        for index, (_, needles, _, _) in enumerate(detector._PATTERNS)
         if any(needle in (text if needle != needle.lower() else lowered) for needle in needles)
     ]
 

@@ -20,9 +20,20 @@ def _session(n: int) -> Session:
 
 
 def _inputs(session: Session, window: int, strategy: Strategy = Strategy.TRUNCATE) -> PlanInputs:
-    return PlanInputs(session, capacity(window), strategy, reserve=0, harness=False, exact=True, overhead=0,
-                      pins=frozenset(), pin_first_user=False, summary=None, summary_budget=None,
-                      shape=analyse(session))
+    return PlanInputs(
+        session,
+        capacity(window),
+        strategy,
+        reserve=0,
+        harness=False,
+        exact=True,
+        overhead=0,
+        pins=frozenset(),
+        pin_first_user=False,
+        summary=None,
+        summary_budget=None,
+        shape=analyse(session),
+    )
 
 
 class LazyCounts:

@@ -28,9 +28,7 @@ from smig_tui.core.summary_prompt import PROMPT_VERSION, SECTIONS, map_prompt, r
 FAKE_KEY = "sk-proj-" + "Q7wErTy8uIoP4aSdFgHjKlZxCvBnM1234567"
 
 
-def msg(
-    index: int, text: str, role: Role = Role.USER, kind: Kind = Kind.TEXT, **extra: object
-) -> Message:
+def msg(index: int, text: str, role: Role = Role.USER, kind: Kind = Kind.TEXT, **extra: object) -> Message:
     return Message(index=index, id=f"m{index}", role=role, kind=kind, body=text, **extra)  # type: ignore[arg-type]
 
 
@@ -71,12 +69,8 @@ class FakeBackend:
 
 def test_tool_traffic_is_condensed_and_prose_kept() -> None:
     output = "line\n" * 2000
-    call = render_message(
-        msg(3, '{"cmd": "pytest -q"}', Role.ASSISTANT, Kind.TOOL_CALL, tool_name="shell")
-    )
-    result = render_message(
-        msg(4, output, Role.TOOL, Kind.TOOL_RESULT, tool_name="shell", is_error=True)
-    )
+    call = render_message(msg(3, '{"cmd": "pytest -q"}', Role.ASSISTANT, Kind.TOOL_CALL, tool_name="shell"))
+    result = render_message(msg(4, output, Role.TOOL, Kind.TOOL_RESULT, tool_name="shell", is_error=True))
     prose = render_message(msg(5, "Please keep the public API stable."))
     assert call == '[3] assistant → tool call shell:\n{"cmd": "pytest -q"}'
     assert result is not None and result.startswith("[4] tool result shell (failed):")
@@ -87,9 +81,7 @@ def test_tool_traffic_is_condensed_and_prose_kept() -> None:
 def test_opaque_and_empty_messages_are_not_sent() -> None:
     assert render_message(msg(0, "gAAAAB...", Role.ASSISTANT, Kind.REASONING, opaque=True)) is None
     assert render_message(msg(1, "   ")) is None
-    assert (
-        render_message(msg(2, "", Role.USER, Kind.IMAGE)) == "[2] user image:\n[image not included]"
-    )
+    assert render_message(msg(2, "", Role.USER, Kind.IMAGE)) == "[2] user image:\n[image not included]"
 
 
 def test_long_prose_is_condensed_by_default() -> None:
@@ -115,10 +107,7 @@ def test_job_redacts_before_anything_is_planned() -> None:
     assert FAKE_KEY not in sent and "hunter22" not in sent
     assert job.redactions == {"openai-key": 1, "secret-assignment": 1}
     assert job.redaction_total == 2
-    assert (
-        describe_redactions(job.redactions)
-        == "2 secrets redacted (openai-key 1, secret-assignment 1)"
-    )
+    assert describe_redactions(job.redactions) == "2 secrets redacted (openai-key 1, secret-assignment 1)"
 
 
 def test_small_session_is_one_chunk() -> None:
@@ -143,9 +132,7 @@ def test_chunks_fit_capacity_keep_order_and_cover_everything(count: int, window:
 
 def test_one_huge_message_is_split_into_fitting_slices() -> None:
     huge = msg(0, "y" * 200_000)
-    job = plan_summary_job(
-        [huge], context_window=8_192, target_chars=2000, limits=RenderLimits(text_chars=10**6)
-    )
+    job = plan_summary_job([huge], context_window=8_192, target_chars=2000, limits=RenderLimits(text_chars=10**6))
     assert len(job.chunks) >= 10
     assert all(chunk.tokens <= job.capacity_tokens for chunk in job.chunks)
     assert all(chunk.first_index == 0 for chunk in job.chunks)
@@ -153,9 +140,7 @@ def test_one_huge_message_is_split_into_fitting_slices() -> None:
 
 def test_plan_chunks_packs_greedily() -> None:
     blocks = [Block(i, "z" * 30, 10) for i in range(10)]
-    chunks = plan_chunks(
-        blocks, capacity=35, count=lambda text: 1 if text == "\n\n" else len(text) // 3
-    )
+    chunks = plan_chunks(blocks, capacity=35, count=lambda text: 1 if text == "\n\n" else len(text) // 3)
     assert [(c.first_index, c.last_index) for c in chunks] == [(0, 2), (3, 5), (6, 8), (9, 9)]
 
 
@@ -221,13 +206,9 @@ def test_map_then_reduce_streams_only_the_reduce() -> None:
     text, stats = run_summary(job, backend, on_delta=deltas.append, on_progress=progress.append)
     assert text == "merged" and "".join(deltas).strip() == "merged"
     assert stats.requests == parts + 1
-    assert all(
-        f"Here is part {n} of {parts}" in backend.prompts[n - 1] for n in range(1, parts + 1)
-    )
+    assert all(f"Here is part {n} of {parts}" in backend.prompts[n - 1] for n in range(1, parts + 1))
     assert all(f"part-note-{n}" in backend.prompts[-1] for n in range(1, parts + 1))
-    assert (
-        progress[0] == f"summarising part 1 of {parts}" and progress[-1] == f"merging {parts} parts"
-    )
+    assert progress[0] == f"summarising part 1 of {parts}" and progress[-1] == f"merging {parts} parts"
 
 
 def test_notes_too_big_for_one_reduce_are_merged_in_levels() -> None:

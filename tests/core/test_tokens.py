@@ -29,7 +29,11 @@ def test_render_result_is_output_and_opaque_reasoning_is_nothing() -> None:
 
 def test_count_messages_adds_framing_except_for_unsent() -> None:
     counter = WordCounter()
-    messages = [_m(Kind.TEXT, "a b c"), _m(Kind.REASONING, "secret", opaque=True), _m(Kind.TOOL_CALL, "x", tool_name="t")]
+    messages = [
+        _m(Kind.TEXT, "a b c"),
+        _m(Kind.REASONING, "secret", opaque=True),
+        _m(Kind.TOOL_CALL, "x", tool_name="t"),
+    ]
     assert count_messages(messages, counter) == [3 + MESSAGE_OVERHEAD, 0, 2 + MESSAGE_OVERHEAD]
     assert counter.calls == [3]  # one batch
 

@@ -19,11 +19,7 @@ def test_rows_say_pass_miss_or_why_not_measured() -> None:
     assert lines[0].split()[:4] == ["measure", "value", "goal", "result"]
     assert "0.251 s" in lines[2] and lines[2].split()[-1] == "PASS"
     assert "23.8 s" in lines[3] and "MISS" in lines[3] and lines[3].endswith("CPU 9.6 s")
-    assert (
-        "not available" in lines[4]
-        and "n/a" in lines[4]
-        and lines[4].endswith("TUI not importable")
-    )
+    assert "not available" in lines[4] and "n/a" in lines[4] and lines[4].endswith("TUI not importable")
     assert lines[0].index("goal") == lines[2].index("< 0.3 s") == lines[3].index("< 10 s")
 
 

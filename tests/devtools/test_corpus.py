@@ -99,9 +99,7 @@ def test_codex_files_follow_the_rollout_layout(corpus: Manifest) -> None:
         if entry.agent != "codex" or entry.empty:
             continue
         path = Path(entry.path)
-        assert re.fullmatch(
-            r"rollout-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-" + re.escape(entry.id) + r"\.jsonl", path.name
-        )
+        assert re.fullmatch(r"rollout-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-" + re.escape(entry.id) + r"\.jsonl", path.name)
         assert path.parent.parent.parent.parent.name == "sessions"
         assert entry.id[14] == "7"  # UUIDv7
         records = [json.loads(line) for line in read_lines(entry)[:3]]
@@ -146,9 +144,7 @@ def test_claude_uuid_chains_are_real_chains(corpus: Manifest) -> None:
         assert all(r["parentUuid"] in known for r in records if r.get("parentUuid"))
         sidechain = {r["isSidechain"] for r in records if "isSidechain" in r}
         assert sidechain == {entry.is_subagent}
-        assert all(
-            r["sessionId"] == (entry.parent_id or entry.id) for r in records if "sessionId" in r
-        )
+        assert all(r["sessionId"] == (entry.parent_id or entry.id) for r in records if "sessionId" in r)
         assert all(r["type"] == "assistant" for r in records if "requestId" in r)
 
 
@@ -168,21 +164,14 @@ def test_sizes_have_a_long_tail_and_the_requested_total(tmp_path: Path) -> None:
     assert 0.8 * 12 * MB <= manifest.total_bytes <= 1.25 * 12 * MB
 
 
-def test_refuses_to_write_into_a_folder_it_did_not_make(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_refuses_to_write_into_a_folder_it_did_not_make(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     foreign = tmp_path / "real-codex"
     foreign.mkdir()
     (foreign / "config.toml").write_text("model = 'x'\n")
     with pytest.raises(WriteRefusedError, match="will not replace it"):
         generate(foreign, tmp_path / "claude", sessions=2, total_bytes=64 * KB)
     assert (foreign / "config.toml").read_text() == "model = 'x'\n"
-    assert (
-        main(
-            ["--codex-home", str(foreign), "--claude-home", str(tmp_path / "c"), "--sessions", "2"]
-        )
-        == 4
-    )
+    assert main(["--codex-home", str(foreign), "--claude-home", str(tmp_path / "c"), "--sessions", "2"]) == 4
     assert "will not replace it" in capsys.readouterr().err
 
 
@@ -190,9 +179,7 @@ def test_regenerating_over_its_own_corpus_replaces_it(tmp_path: Path) -> None:
     small(tmp_path, seed=5)
     again = small(tmp_path, seed=6)
     on_disk = {str(p) for p in tmp_path.rglob("*.jsonl")}
-    assert on_disk == {e.path for e in again.sessions} | {
-        str(tmp_path / "codex" / "session_index.jsonl")
-    }
+    assert on_disk == {e.path for e in again.sessions} | {str(tmp_path / "codex" / "session_index.jsonl")}
 
 
 def services_for(root: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
@@ -210,10 +197,7 @@ def test_readers_discover_every_readable_session(
 ) -> None:
     services = services_for(corpus_root, monkeypatch)
     warnings: list[ReadWarning] = []
-    found = {
-        info.path: info
-        for info in services.list_sessions(include_subagents=True, warn=warnings.append)
-    }
+    found = {info.path: info for info in services.list_sessions(include_subagents=True, warn=warnings.append)}
     expected = {e.path: e for e in corpus.sessions if not e.empty}
     assert set(found) == set(expected)
     for path, entry in expected.items():
@@ -251,8 +235,15 @@ def test_compressed_rollouts_and_forks_read_like_codex_writes_them(
     from smig_tui.adapters.agents.codex.source import CodexSource
     from smig_tui.adapters.paths import resolve_paths
 
-    manifest = generate(tmp_path / "codex", tmp_path / "claude", sessions=40, total_bytes=3 * MB, seed=5,
-                        compressed_share=0.5, fork_share=0.2)
+    manifest = generate(
+        tmp_path / "codex",
+        tmp_path / "claude",
+        sessions=40,
+        total_bytes=3 * MB,
+        seed=5,
+        compressed_share=0.5,
+        fork_share=0.2,
+    )
     packed = [e for e in manifest.sessions if e.compressed]
     forks = [e for e in manifest.sessions if e.kind == "fork"]
     assert packed and forks and all(e.path.endswith(".jsonl.zst") and Path(e.path).is_file() for e in packed)
@@ -270,5 +261,4 @@ def test_compressed_rollouts_and_forks_read_like_codex_writes_them(
         parent = source.load(listed[fork.parent_id], warnings.append).messages
         assert [m.text for m in own[:-2]] == [m.text for m in parent]
         assert own[-2].text == fork.prompt and by_id[fork.parent_id].kind == "main"
-    assert all("empty rollout" in w.message or "corrupt" in w.message or "truncated" in w.message
-               for w in warnings)
+    assert all("empty rollout" in w.message or "corrupt" in w.message or "truncated" in w.message for w in warnings)

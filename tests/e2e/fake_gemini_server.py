@@ -70,8 +70,11 @@ class FakeGeminiServer:
 
     def turns(self) -> list[dict[str, Any]]:
         """Bodies of the model requests that offered tools: the agent's own turns, in order."""
-        return [entry["body"] for entry in self.requests
-                if "generatecontent" in entry["path"].lower() and entry["body"].get("tools")]
+        return [
+            entry["body"]
+            for entry in self.requests
+            if "generatecontent" in entry["path"].lower() and entry["body"].get("tools")
+        ]
 
 
 def request_texts(body: dict[str, Any]) -> list[tuple[str, str]]:
@@ -103,8 +106,18 @@ def _reply(server: FakeGeminiServer, body: dict[str, Any]) -> dict[str, Any]:
         if step.get("name"):
             parts.append({"functionCall": {"name": step["name"], "args": step.get("args", {})}})
     elif _wants_json(body):  # the model router and similar side requests: a simple task, the user speaks next
-        parts.append({"text": json.dumps({"complexity_reasoning": "a simple task", "complexity_score": 10,
-                                          "reasoning": "The model answered.", "next_speaker": "user"})})
+        parts.append(
+            {
+                "text": json.dumps(
+                    {
+                        "complexity_reasoning": "a simple task",
+                        "complexity_score": 10,
+                        "reasoning": "The model answered.",
+                        "next_speaker": "user",
+                    }
+                )
+            }
+        )
     else:
         parts.append({"text": REPLY})
     chars = len(json.dumps(parts))

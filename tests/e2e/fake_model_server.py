@@ -59,8 +59,11 @@ class FakeModelServer:
 
     def bodies(self, path_suffix: str) -> list[dict[str, Any]]:
         """Bodies of the POST requests whose path ends with `path_suffix`."""
-        return [body for method, path, body in self.requests
-                if method == "POST" and path.split("?")[0].endswith(path_suffix)]
+        return [
+            body
+            for method, path, body in self.requests
+            if method == "POST" and path.split("?")[0].endswith(path_suffix)
+        ]
 
 
 class JsonRequestHandler(BaseHTTPRequestHandler):
@@ -116,9 +119,16 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
 
         def _anthropic(self, body: dict[str, Any]) -> None:
             model = body.get("model", "claude-sonnet-4-5")
-            message = {"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
-                       "content": [], "stop_reason": None, "stop_sequence": None,
-                       "usage": {"input_tokens": 10, "output_tokens": 1}}
+            message = {
+                "id": "msg_fake",
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": 10, "output_tokens": 1},
+            }
             step = server.next_step(body)
             if step is not None:
                 self._anthropic_tool_use(body, message, step)
@@ -130,14 +140,23 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                 return
             events = [
                 ("message_start", {"type": "message_start", "message": message}),
-                ("content_block_start", {"type": "content_block_start", "index": 0,
-                                         "content_block": {"type": "text", "text": ""}}),
-                ("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                         "delta": {"type": "text_delta", "text": REPLY}}),
+                (
+                    "content_block_start",
+                    {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+                ),
+                (
+                    "content_block_delta",
+                    {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": REPLY}},
+                ),
                 ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-                ("message_delta", {"type": "message_delta",
-                                   "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                                   "usage": {"output_tokens": 1}}),
+                (
+                    "message_delta",
+                    {
+                        "type": "message_delta",
+                        "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                        "usage": {"output_tokens": 1},
+                    },
+                ),
                 ("message_stop", {"type": "message_stop"}),
             ]
             self._sse(events)
@@ -150,13 +169,27 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                 return
             events: list[tuple[str, dict[str, Any]]] = [
                 ("message_start", {"type": "message_start", "message": message}),
-                ("content_block_start", {"type": "content_block_start", "index": 0,
-                                         "content_block": {**block, "input": {}}}),
-                ("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                         "delta": {"type": "input_json_delta", "partial_json": json.dumps(step["args"])}}),
+                (
+                    "content_block_start",
+                    {"type": "content_block_start", "index": 0, "content_block": {**block, "input": {}}},
+                ),
+                (
+                    "content_block_delta",
+                    {
+                        "type": "content_block_delta",
+                        "index": 0,
+                        "delta": {"type": "input_json_delta", "partial_json": json.dumps(step["args"])},
+                    },
+                ),
                 ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-                ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None},
-                                   "usage": {"output_tokens": 1}}),
+                (
+                    "message_delta",
+                    {
+                        "type": "message_delta",
+                        "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                        "usage": {"output_tokens": 1},
+                    },
+                ),
                 ("message_stop", {"type": "message_stop"}),
             ]
             self._sse(events)
@@ -164,38 +197,83 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
         def _responses_item(self, step: dict[str, Any]) -> dict[str, Any]:
             """A Responses output item calling a tool, or running Codex's tool search."""
             if "tool_search" in step:
-                return {"type": "tool_search_call", "id": server.new_id("ts_"), "call_id": server.new_id("call_"),
-                        "status": "completed", "execution": "client", "arguments": step["tool_search"]}
-            item = {"type": "function_call", "id": server.new_id("fc_"), "call_id": server.new_id("call_"),
-                    "name": step["name"], "arguments": json.dumps(step["args"]), "status": "completed"}
+                return {
+                    "type": "tool_search_call",
+                    "id": server.new_id("ts_"),
+                    "call_id": server.new_id("call_"),
+                    "status": "completed",
+                    "execution": "client",
+                    "arguments": step["tool_search"],
+                }
+            item = {
+                "type": "function_call",
+                "id": server.new_id("fc_"),
+                "call_id": server.new_id("call_"),
+                "name": step["name"],
+                "arguments": json.dumps(step["args"]),
+                "status": "completed",
+            }
             if step.get("namespace"):
                 item["namespace"] = step["namespace"]
             return item
 
         def _responses(self, body: dict[str, Any]) -> None:
             step = server.next_step(body)
-            text = {"type": "message", "role": "assistant", "id": "msg_fake", "status": "completed",
-                    "content": [{"type": "output_text", "text": REPLY, "annotations": []}]}
+            text = {
+                "type": "message",
+                "role": "assistant",
+                "id": "msg_fake",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": REPLY, "annotations": []}],
+            }
             item = text if step is None else self._responses_item(step)
-            usage = {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0},
-                     "output_tokens": 1, "output_tokens_details": {"reasoning_tokens": 0},
-                     "total_tokens": 11}
-            response = {"id": "resp_fake", "object": "response", "status": "completed",
-                        "model": body.get("model", "fake"), "output": [item], "usage": usage}
-            streamed: list[tuple[str, dict[str, Any]]] = [
-                ("response.output_item.added", {"type": "response.output_item.added", "output_index": 0,
-                                                "item": {**item, "content": []}}),
-                ("response.output_text.delta", {"type": "response.output_text.delta", "item_id": "msg_fake",
-                                                "output_index": 0, "content_index": 0, "delta": REPLY}),
-            ] if step is None else [
-                ("response.output_item.added", {"type": "response.output_item.added", "output_index": 0, "item": item}),
-            ]
+            usage = {
+                "input_tokens": 10,
+                "input_tokens_details": {"cached_tokens": 0},
+                "output_tokens": 1,
+                "output_tokens_details": {"reasoning_tokens": 0},
+                "total_tokens": 11,
+            }
+            response = {
+                "id": "resp_fake",
+                "object": "response",
+                "status": "completed",
+                "model": body.get("model", "fake"),
+                "output": [item],
+                "usage": usage,
+            }
+            streamed: list[tuple[str, dict[str, Any]]] = (
+                [
+                    (
+                        "response.output_item.added",
+                        {"type": "response.output_item.added", "output_index": 0, "item": {**item, "content": []}},
+                    ),
+                    (
+                        "response.output_text.delta",
+                        {
+                            "type": "response.output_text.delta",
+                            "item_id": "msg_fake",
+                            "output_index": 0,
+                            "content_index": 0,
+                            "delta": REPLY,
+                        },
+                    ),
+                ]
+                if step is None
+                else [
+                    (
+                        "response.output_item.added",
+                        {"type": "response.output_item.added", "output_index": 0, "item": item},
+                    ),
+                ]
+            )
             events: list[tuple[str, dict[str, Any]]] = [
-                ("response.created", {"type": "response.created",
-                                      "response": {**response, "status": "in_progress", "output": []}}),
+                (
+                    "response.created",
+                    {"type": "response.created", "response": {**response, "status": "in_progress", "output": []}},
+                ),
                 *streamed,
-                ("response.output_item.done", {"type": "response.output_item.done", "output_index": 0,
-                                               "item": item}),
+                ("response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": item}),
                 ("response.completed", {"type": "response.completed", "response": response}),
             ]
             self._sse(events)

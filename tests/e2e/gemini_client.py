@@ -45,9 +45,22 @@ def run_gemini(home: Path, cwd: Path, server: FakeGeminiServer, *args: str) -> s
     """`gemini ARGS -m MODEL` in `cwd` with only the temp home in its environment; fails the test on a non-zero exit."""
     prepare_home(home)
     env = {key: os.environ[key] for key in ("PATH", "LANG", "TMPDIR") if key in os.environ}
-    env |= {"HOME": str(home), "GEMINI_API_KEY": "smig-test", "GOOGLE_GEMINI_BASE_URL": server.url,
-            "GEMINI_CLI_TRUST_WORKSPACE": "true", "NO_COLOR": "1", "CI": "1"}
-    run = subprocess.run([gemini_binary(), *args, "-m", MODEL], cwd=cwd, env=env, capture_output=True, text=True,
-                         timeout=CLIENT_TIMEOUT, stdin=subprocess.DEVNULL)
+    env |= {
+        "HOME": str(home),
+        "GEMINI_API_KEY": "smig-test",
+        "GOOGLE_GEMINI_BASE_URL": server.url,
+        "GEMINI_CLI_TRUST_WORKSPACE": "true",
+        "NO_COLOR": "1",
+        "CI": "1",
+    }
+    run = subprocess.run(
+        [gemini_binary(), *args, "-m", MODEL],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=CLIENT_TIMEOUT,
+        stdin=subprocess.DEVNULL,
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     return run

@@ -35,8 +35,12 @@ from smig_tui.services import build_services
 CLIENT_TIMEOUT = 240
 GEMINI_FIXTURE = Path(__file__).parents[1] / "fixtures" / "gemini"
 OPENCODE_QUIET = {
-    "OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_MODELS_FETCH": "1", "OPENCODE_DISABLE_SHARE": "1",
-    "OPENCODE_DISABLE_LSP_DOWNLOAD": "1", "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1", "OPENCODE_DISABLE_CLAUDE_CODE": "1",
+    "OPENCODE_DISABLE_AUTOUPDATE": "1",
+    "OPENCODE_DISABLE_MODELS_FETCH": "1",
+    "OPENCODE_DISABLE_SHARE": "1",
+    "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+    "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
+    "OPENCODE_DISABLE_CLAUDE_CODE": "1",
 }
 PROMPT = "continue"
 CODEX_ROLLOUT = "madshn__localpush__rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl"
@@ -75,20 +79,27 @@ def configure_opencode(homes: dict[str, Path], server: FakeModelServer) -> dict[
     folder = homes["home"] / ".config" / "opencode"
     folder.mkdir(parents=True, exist_ok=True)
     config = {
-        "$schema": "https://opencode.ai/config.json", "model": "fake/claude-sonnet-4-5", "autoupdate": False,
+        "$schema": "https://opencode.ai/config.json",
+        "model": "fake/claude-sonnet-4-5",
+        "autoupdate": False,
         "share": "disabled",
-        "provider": {"fake": {"npm": "@ai-sdk/anthropic", "name": "fake",
-                              "options": {"baseURL": f"{server.url}/v1", "apiKey": "test"},
-                              "models": {"claude-sonnet-4-5": {"name": "fake", "limit": {"context": 200000,
-                                                                                          "output": 8000}}}}},
+        "provider": {
+            "fake": {
+                "npm": "@ai-sdk/anthropic",
+                "name": "fake",
+                "options": {"baseURL": f"{server.url}/v1", "apiKey": "test"},
+                "models": {"claude-sonnet-4-5": {"name": "fake", "limit": {"context": 200000, "output": 8000}}},
+            }
+        },
     }
     (folder / "opencode.json").write_text(json.dumps(config), encoding="utf-8")
     return _base_env(homes) | OPENCODE_QUIET
 
 
 def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    run = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=CLIENT_TIMEOUT,
-                         stdin=subprocess.DEVNULL)
+    run = subprocess.run(
+        argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=CLIENT_TIMEOUT, stdin=subprocess.DEVNULL
+    )
     assert run.returncode == 0, (run.stdout[-1000:], run.stderr[-2000:])
     return run
 
@@ -101,14 +112,23 @@ def prepare_receiver(agent: str, homes: dict[str, Path], server: FakeModelServer
         configure_opencode(homes, server)
 
 
-def resume(agent: str, session_id: str, homes: dict[str, Path], project: Path,
-           server: FakeModelServer, gemini_server: FakeGeminiServer) -> dict[str, Any]:
+def resume(
+    agent: str,
+    session_id: str,
+    homes: dict[str, Path],
+    project: Path,
+    server: FakeModelServer,
+    gemini_server: FakeGeminiServer,
+) -> dict[str, Any]:
     """Resume `session_id` in the real client of `agent` with PROMPT; the model request of that turn."""
     server.requests.clear()
     gemini_server.requests.clear()
     if agent == "codex":
-        _run([_client("codex"), "exec", "--skip-git-repo-check", "resume", session_id, PROMPT], project,
-             _base_env(homes) | {"SMIG_FAKE_KEY": "test"})
+        _run(
+            [_client("codex"), "exec", "--skip-git-repo-check", "resume", session_id, PROMPT],
+            project,
+            _base_env(homes) | {"SMIG_FAKE_KEY": "test"},
+        )
         bodies = server.bodies("/responses")
     elif agent == "claude":
         _run([_client("claude"), "-p", "--resume", session_id, PROMPT], project, _claude_env(homes, server))

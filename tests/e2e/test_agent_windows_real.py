@@ -43,14 +43,17 @@ def _logged_window(codex_home: Path) -> int:
     return windows.pop()
 
 
-@pytest.mark.parametrize(("model", "extra"), [
-    ("gpt-5.6-sol", ""),                                  # in Codex's catalog: 272,000
-    ("gpt-6.2-sol", ""),                                  # in Codex's catalog: 500,000
-    ("gpt-4.1", ""),                                      # outside it: 272,000, not the API's 1,047,576
-    ("gpt-5.6-sol", "model_context_window = 600000\n"),  # raised by the user
-    ("gpt-5.6-sol", "model_context_window = 2000000\n"),  # capped at max_context_window 872,000
-    ("gpt-5.4", "model_context_window = 2000000\n"),      # outside the catalog: cannot be raised
-])
+@pytest.mark.parametrize(
+    ("model", "extra"),
+    [
+        ("gpt-5.6-sol", ""),  # in Codex's catalog: 272,000
+        ("gpt-6.2-sol", ""),  # in Codex's catalog: 500,000
+        ("gpt-4.1", ""),  # outside it: 272,000, not the API's 1,047,576
+        ("gpt-5.6-sol", "model_context_window = 600000\n"),  # raised by the user
+        ("gpt-5.6-sol", "model_context_window = 2000000\n"),  # capped at max_context_window 872,000
+        ("gpt-5.4", "model_context_window = 2000000\n"),  # outside the catalog: cannot be raised
+    ],
+)
 def test_codex_logs_the_window_smig_plans_with(isolated_homes, tmp_path: Path, model: str, extra: str) -> None:
     codex = _codex()
     project = tmp_path / "project"
@@ -60,12 +63,25 @@ def test_codex_logs_the_window_smig_plans_with(isolated_homes, tmp_path: Path, m
         (isolated_homes["codex"] / "config.toml").write_text(
             f'model = "{model}"\n{extra}model_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
             f'base_url = "{server.url}/v1"\nwire_api = "responses"\nenv_key = "SMIG_FAKE_KEY"\n',
-            encoding="utf-8")
+            encoding="utf-8",
+        )
         env = {key: os.environ[key] for key in ("PATH", "LANG", "TMPDIR") if key in os.environ}
-        env.update(HOME=str(isolated_homes["home"]), CODEX_HOME=str(isolated_homes["codex"]), NO_COLOR="1",
-                   CI="1", SMIG_FAKE_KEY="test")
-        run = subprocess.run([codex, "exec", "--skip-git-repo-check", "hello"], cwd=project, env=env,
-                             capture_output=True, text=True, timeout=CLIENT_TIMEOUT, stdin=subprocess.DEVNULL)
+        env.update(
+            HOME=str(isolated_homes["home"]),
+            CODEX_HOME=str(isolated_homes["codex"]),
+            NO_COLOR="1",
+            CI="1",
+            SMIG_FAKE_KEY="test",
+        )
+        run = subprocess.run(
+            [codex, "exec", "--skip-git-repo-check", "hello"],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=CLIENT_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+        )
     assert run.returncode == 0, run.stderr[-2000:]
     smig = build_services().capacities.lookup(model)
     assert smig.harness_window == _logged_window(isolated_homes["codex"])

@@ -75,8 +75,9 @@ def test_codex_resumes_a_restored_thread(isolated_homes: dict[str, Path], tmp_pa
         thread_id = archive_delete_restore("codex", written)
         size = written.stat().st_size
         server.requests.clear()
-        run = _run([codex, "exec", "--skip-git-repo-check", "resume", thread_id, "what was the codeword?"],
-                   project, env)
+        run = _run(
+            [codex, "exec", "--skip-git-repo-check", "resume", thread_id, "what was the codeword?"], project, env
+        )
         sent = json.dumps(server.bodies("/responses"), ensure_ascii=False)
     assert REPLY in run.stdout
     assert FIRST_PROMPT in sent and "what was the codeword?" in sent

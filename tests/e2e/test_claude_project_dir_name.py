@@ -69,12 +69,26 @@ def test_claude_code_resumes_a_session_written_under_the_named_folder(
     assert Path(output.path).parent == isolated_homes["claude"] / "projects" / "named-box"
     with FakeModelServer() as server:
         env = {key: os.environ[key] for key in ("PATH", "LANG", "TMPDIR") if key in os.environ}
-        env |= {"HOME": str(isolated_homes["home"]), "CLAUDE_CONFIG_DIR": str(isolated_homes["claude"]),
-                "CLAUDE_CODE_PROJECT_DIR_NAME": "named-box", "ANTHROPIC_BASE_URL": server.url,
-                "ANTHROPIC_API_KEY": "test", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-                "DISABLE_AUTOUPDATER": "1", "NO_COLOR": "1", "CI": "1"}
-        run = subprocess.run([claude, "-p", "--resume", output.session_id, "continue"], cwd=project, env=env,
-                             capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL)
+        env |= {
+            "HOME": str(isolated_homes["home"]),
+            "CLAUDE_CONFIG_DIR": str(isolated_homes["claude"]),
+            "CLAUDE_CODE_PROJECT_DIR_NAME": "named-box",
+            "ANTHROPIC_BASE_URL": server.url,
+            "ANTHROPIC_API_KEY": "test",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_AUTOUPDATER": "1",
+            "NO_COLOR": "1",
+            "CI": "1",
+        }
+        run = subprocess.run(
+            [claude, "-p", "--resume", output.session_id, "continue"],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=240,
+            stdin=subprocess.DEVNULL,
+        )
         bodies = [body for body in server.bodies("/messages") if body.get("messages")]
     assert run.returncode == 0, run.stderr[-2000:]
     assert REPLY in run.stdout

@@ -25,8 +25,16 @@ pytestmark = pytest.mark.e2e
 
 REAL = Path(__file__).parents[1] / "fixtures" / "real" / "codex"
 _DEFAULT_BIN = Path(os.path.expanduser("~")) / ".cache" / "smig-e2e" / "node_modules" / ".bin"
-INJECTED = ("<environment_context", "# AGENTS.md", "<user_instructions", "<skills_instructions", "<permissions",
-            "<turn_aborted", "<collaboration_mode", "<INSTRUCTIONS")
+INJECTED = (
+    "<environment_context",
+    "# AGENTS.md",
+    "<user_instructions",
+    "<skills_instructions",
+    "<permissions",
+    "<turn_aborted",
+    "<collaboration_mode",
+    "<INSTRUCTIONS",
+)
 """Context Codex adds by itself (and renders afresh on resume): left out on both sides."""
 
 
@@ -78,8 +86,9 @@ def _read(thread: str) -> list[tuple[str, str, str | None]]:
         ("revert_segments", "01a23b89-18b2-74f2-a65a-6314008766f2"),  # two files after thread/revert
     ],
 )
-def test_codex_resumes_what_smig_reads(isolated_homes: dict[str, Path], tmp_path: Path, scenario: str,
-                                       thread: str) -> None:
+def test_codex_resumes_what_smig_reads(
+    isolated_homes: dict[str, Path], tmp_path: Path, scenario: str, thread: str
+) -> None:
     codex = _codex()
     shutil.copytree(REAL / scenario / "codex_home", isolated_homes["codex"], dirs_exist_ok=True)
     expected = json.loads((REAL / scenario / "expected.json").read_text(encoding="utf-8"))
@@ -92,12 +101,25 @@ def test_codex_resumes_what_smig_reads(isolated_homes: dict[str, Path], tmp_path
         (isolated_homes["codex"] / "config.toml").write_text(
             'model = "gpt-5.5"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
             f'base_url = "{server.url}/v1"\nwire_api = "responses"\nenv_key = "SMIG_FAKE_KEY"\n',
-            encoding="utf-8")
+            encoding="utf-8",
+        )
         env = {key: os.environ[key] for key in ("PATH", "LANG", "TMPDIR") if key in os.environ}
-        env.update(HOME=str(isolated_homes["home"]), CODEX_HOME=str(isolated_homes["codex"]), NO_COLOR="1",
-                   CI="1", SMIG_FAKE_KEY="test")
-        run = subprocess.run([codex, "exec", "--skip-git-repo-check", "resume", thread, "continue"], cwd=project,
-                             env=env, capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL)
+        env.update(
+            HOME=str(isolated_homes["home"]),
+            CODEX_HOME=str(isolated_homes["codex"]),
+            NO_COLOR="1",
+            CI="1",
+            SMIG_FAKE_KEY="test",
+        )
+        run = subprocess.run(
+            [codex, "exec", "--skip-git-repo-check", "resume", thread, "continue"],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=240,
+            stdin=subprocess.DEVNULL,
+        )
         bodies = server.bodies("/responses")
     assert run.returncode == 0, run.stderr[-2000:]
     assert REPLY in run.stdout and bodies

@@ -50,19 +50,26 @@ def test_smig_reads_a_real_gemini_session_as_the_client_sent_it(
     isolated_homes: dict[str, Path], tmp_path: Path
 ) -> None:
     project = _project(tmp_path)
-    steps = [{"thought": "**Plan** read the notes", "text": "Reading.", "name": "read_file",
-              "args": {"file_path": "notes.txt"}},
-             {"name": "run_shell_command", "args": {"command": "echo ünïcode ✓", "description": "echo"}}]
+    steps = [
+        {
+            "thought": "**Plan** read the notes",
+            "text": "Reading.",
+            "name": "read_file",
+            "args": {"file_path": "notes.txt"},
+        },
+        {"name": "run_shell_command", "args": {"command": "echo ünïcode ✓", "description": "echo"}},
+    ]
     with FakeGeminiServer(steps=steps) as server:
-        run_gemini(isolated_homes["home"], project, server, "-p", "OSPREY-93: find the codename",
-                   "--approval-mode", "yolo")
+        run_gemini(
+            isolated_homes["home"], project, server, "-p", "OSPREY-93: find the codename", "--approval-mode", "yolo"
+        )
         last = server.turns()[-1]
     [info] = build_services().list_sessions(agent=Agent.GEMINI)
     session = build_services().load_session(info)
     sent = request_items(last)
     assert info.cwd == str(project) and info.title == "OSPREY-93: find the codename"
     assert len(sent) == 6 and session_items(session)[: len(sent)] == sent
-    assert session_items(session)[len(sent):] == [("model", "text", REPLY)]
+    assert session_items(session)[len(sent) :] == [("model", "text", REPLY)]
     assert session.measured_context_tokens and info.context_tokens == session.measured_context_tokens
 
 
@@ -71,8 +78,11 @@ def _small_target(services: Services, session: Session) -> str:
     tokens = services.plan(session, "gemini-2.5-pro", Strategy.AS_IS).tokens_before
     config = services.paths.config_file
     config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(f'[models."half-gemini"]\ncontext_window = {tokens // 2 + 500}\nmax_output = 500\n'
-                      'provider = "google"\nencoding = "o200k_base"\n', encoding="utf-8")
+    config.write_text(
+        f'[models."half-gemini"]\ncontext_window = {tokens // 2 + 500}\nmax_output = 500\n'
+        'provider = "google"\nencoding = "o200k_base"\n',
+        encoding="utf-8",
+    )
     return "half-gemini"
 
 
@@ -125,11 +135,17 @@ def test_codex_and_claude_resume_a_migrated_gemini_session(
         services = build_services()
         to_claude = services.migrate(session, make_plan(session, "claude-sonnet-4-5", keep_last), {Destination.CLAUDE})
         to_codex = services.migrate(session, make_plan(session, "gpt-5.5", keep_last), {Destination.CODEX})
-        claude_run = _run([claude, "-p", "--resume", to_claude.outputs[0].session_id, "continue"], project,
-                          _claude_env(isolated_homes, server))
+        claude_run = _run(
+            [claude, "-p", "--resume", to_claude.outputs[0].session_id, "continue"],
+            project,
+            _claude_env(isolated_homes, server),
+        )
         to_anthropic = json.dumps(server.bodies("/messages"), ensure_ascii=False)
-        codex_run = _run([codex, "exec", "--skip-git-repo-check", "resume", to_codex.outputs[0].session_id,
-                          "continue"], project, _claude_env(isolated_homes, server) | {"SMIG_FAKE_KEY": "test"})
+        codex_run = _run(
+            [codex, "exec", "--skip-git-repo-check", "resume", to_codex.outputs[0].session_id, "continue"],
+            project,
+            _claude_env(isolated_homes, server) | {"SMIG_FAKE_KEY": "test"},
+        )
         to_openai = json.dumps(server.bodies("/responses"), ensure_ascii=False)
     assert OTHER_REPLY in claude_run.stdout and OTHER_REPLY in codex_run.stdout
     for sent, result in ((to_anthropic, to_claude), (to_openai, to_codex)):
@@ -155,10 +171,17 @@ def test_the_shipped_gemini_overhead_is_what_the_client_adds_to_a_request(
         body = server.turns()[-1]
     counter = make_counter("o200k_base")
     system = "".join(part.get("text", "") for part in body["systemInstruction"]["parts"])
-    context = [part["text"] for content in body["contents"] for part in content["parts"]
-               if part.get("text") and part["text"] != "hello there"]
-    measured = counter.count(system) + counter.count(json.dumps(body["tools"], ensure_ascii=False)) + sum(
-        counter.count(text) for text in context)
+    context = [
+        part["text"]
+        for content in body["contents"]
+        for part in content["parts"]
+        if part.get("text") and part["text"] != "hello there"
+    ]
+    measured = (
+        counter.count(system)
+        + counter.count(json.dumps(body["tools"], ensure_ascii=False))
+        + sum(counter.count(text) for text in context)
+    )
     shipped = build_services().agent_overheads["gemini"]
     assert shipped.source == "measured with Gemini CLI 0.61.0"
     assert abs(measured - shipped.tokens) <= 60  # the date and temp paths in the context vary a little
@@ -168,8 +191,7 @@ def test_gemini_resumes_a_truncated_gemini_session_smig_wrote(isolated_homes: di
     """Gemini to Gemini: the recorded session cut to its newest messages, written beside the original."""
     project = _project(tmp_path)
     session = _gemini_source(isolated_homes, project)
-    result = build_services().migrate(session, make_plan(session, "gemini-2.5-pro", keep_last=4),
-                                      {Destination.GEMINI})
+    result = build_services().migrate(session, make_plan(session, "gemini-2.5-pro", keep_last=4), {Destination.GEMINI})
     [output] = result.outputs
     assert Path(output.path).parent == isolated_homes["home"] / ".gemini" / "tmp" / "osprey-app" / "chats"
     with FakeGeminiServer() as server:

@@ -32,8 +32,12 @@ from smig_tui.services import build_services
 pytestmark = pytest.mark.e2e
 
 AGENTS = ["codex", "claude", "gemini", "opencode"]
-TARGETS = {"codex": "gpt-5.5", "claude": "claude-sonnet-4-5", "gemini": "gemini-2.5-pro",
-           "opencode": "claude-sonnet-4-5"}
+TARGETS = {
+    "codex": "gpt-5.5",
+    "claude": "claude-sonnet-4-5",
+    "gemini": "gemini-2.5-pro",
+    "opencode": "claude-sonnet-4-5",
+}
 """The model each receiving client runs in these tests (OpenCode's fake provider speaks Anthropic)."""
 PROVIDERS = {"codex": "openai", "claude": "anthropic", "gemini": "google", "opencode": "anthropic"}
 
@@ -65,8 +69,11 @@ def _half_target(homes: dict[str, Path], session_id: str, receiver: str) -> str:
     config.parent.mkdir(parents=True, exist_ok=True)
 
     def write(window: int) -> None:
-        config.write_text(f'[models."half-{receiver}"]\ncontext_window = {window}\nmax_output = 500\n'
-                          f'provider = "{PROVIDERS[receiver]}"\nencoding = "o200k_base"\n', encoding="utf-8")
+        config.write_text(
+            f'[models."half-{receiver}"]\ncontext_window = {window}\nmax_output = 500\n'
+            f'provider = "{PROVIDERS[receiver]}"\nencoding = "o200k_base"\n',
+            encoding="utf-8",
+        )
 
     write(10**7)
     services = build_services()
@@ -96,8 +103,14 @@ def _prose(messages: list[dict[str, Any]]) -> list[str]:
 @pytest.mark.parametrize("receiver", AGENTS)
 @pytest.mark.parametrize("source", AGENTS)
 def test_the_receiving_client_resumes_the_migrated_session(
-    isolated_homes: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-    model_server: FakeModelServer, gemini_server: FakeGeminiServer, source: str, receiver: str, truncated: bool,
+    isolated_homes: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    model_server: FakeModelServer,
+    gemini_server: FakeGeminiServer,
+    source: str,
+    receiver: str,
+    truncated: bool,
 ) -> None:
     _client(receiver)  # skips when the receiving client is not installed
     if receiver == "opencode":  # smig writes through `opencode import`
@@ -110,13 +123,16 @@ def test_the_receiving_client_resumes_the_migrated_session(
     target = _half_target(isolated_homes, session_id, receiver) if truncated else TARGETS[receiver]
     strategy = "truncate" if truncated else "as-is"
     prepare_receiver(receiver, isolated_homes, model_server)
-    result = _smig("migrate", session_id, "--target", target, "--strategy", strategy, "--to", receiver,
-                   "--cwd", str(project))
+    result = _smig(
+        "migrate", session_id, "--target", target, "--strategy", strategy, "--to", receiver, "--cwd", str(project)
+    )
     record = result["record"]
     [written] = [entry for entry in result["files"] if entry["destination"] == receiver and entry.get("session_id")]
 
-    sent = json.dumps(resume(receiver, written["session_id"], isolated_homes, project, model_server,
-                             gemini_server), ensure_ascii=False)
+    sent = json.dumps(
+        resume(receiver, written["session_id"], isolated_homes, project, model_server, gemini_server),
+        ensure_ascii=False,
+    )
 
     kept = _prose(record["messages"])
     assert kept, "the migration kept no prose to look for"
@@ -130,8 +146,16 @@ def test_the_receiving_client_resumes_the_migrated_session(
         original = services.load_session(services.find_session(session_id))
         dropped = set(record["dropped_ids"])
         kept_text = placeholder + "".join(message["text"] for message in record["messages"])
-        gone = [line for line in _prose([{"kind": m.kind.value, "role": m.role.value, "text": m.text}
-                                         for m in original.messages if m.id in dropped and not m.injected])
-                if line not in kept_text]
+        gone = [
+            line
+            for line in _prose(
+                [
+                    {"kind": m.kind.value, "role": m.role.value, "text": m.text}
+                    for m in original.messages
+                    if m.id in dropped and not m.injected
+                ]
+            )
+            if line not in kept_text
+        ]
         assert gone, "the truncation left out no distinctive text"
         assert not [line for line in gone if _escaped(line) in sent]

@@ -35,9 +35,11 @@ SESSION = "5f0c2a9e-8b1d-4c3e-9f6a-1d2e3f4a5b6c"
 TINY = "tiny-test"
 PAGE = 2_000
 CLIENT_TIMEOUT = 240
-CODEX_PROVIDER = ('model = "gpt-5.5"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
-                  'base_url = "{url}/v1"\nwire_api = "responses"\nenv_key = "FAKE_MODEL_KEY"\n'
-                  'request_max_retries = 0\nstream_max_retries = 0\n\n')
+CODEX_PROVIDER = (
+    'model = "gpt-5.5"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
+    'base_url = "{url}/v1"\nwire_api = "responses"\nenv_key = "FAKE_MODEL_KEY"\n'
+    "request_max_retries = 0\nstream_max_retries = 0\n\n"
+)
 """Codex's provider pointing at the fake model server; the README's block is appended to it."""
 
 
@@ -55,7 +57,7 @@ def _client(name: str) -> str:
 def readme_block(language: str, marker: str) -> str:
     """The README's MCP configuration block for one client, exactly as a user would copy it."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## MCP server"):]
+    section = readme[readme.index("## MCP server") :]
     blocks = re.findall(rf"```{language}\n(.*?)```", section, re.S)
     return next(block for block in blocks if marker in block)
 
@@ -73,8 +75,11 @@ def _prepare() -> dict[str, Any]:
     while offset is not None:
         offsets.append(offset)
         offset = tools.get_handoff("/home/user/proj", offset=offset, max_chars=PAGE)["next_offset"]
-    return {"migration_id": done["migration_id"], "handoff_offsets": offsets,
-            "models_offsets": _page_offsets(lambda offset: tools.list_known_models(offset=offset))}
+    return {
+        "migration_id": done["migration_id"],
+        "handoff_offsets": offsets,
+        "models_offsets": _page_offsets(lambda offset: tools.list_known_models(offset=offset)),
+    }
 
 
 def _page_offsets(call: Any) -> list[int]:
@@ -89,16 +94,22 @@ def _page_offsets(call: Any) -> list[int]:
 def _calls(prepared: dict[str, Any], agent: str) -> list[tuple[str, str, dict[str, Any]]]:
     """Every tool once or more, a paged handoff read to its end, then errors: (label, tool, arguments)."""
     chat = [{"role": "system", "content": "Be terse."}] + [
-        {"role": "user" if n % 2 == 0 else "assistant", "content": f"turn {n} " + "word " * 200} for n in range(6)]
+        {"role": "user" if n % 2 == 0 else "assistant", "content": f"turn {n} " + "word " * 200} for n in range(6)
+    ]
     calls: list[tuple[str, str, dict[str, Any]]] = [
         ("window", "model_context_window", {"model": "gpt-5.1"}),
         ("models", "list_known_models", {"query": "claude"}),
         ("all0", "list_known_models", {}),  # the whole table is over 20,000 characters: several default pages
-        *((f"all{n}", "list_known_models", {"offset": offset})
-          for n, offset in enumerate(prepared["models_offsets"][1:], start=1)),
+        *(
+            (f"all{n}", "list_known_models", {"offset": offset})
+            for n, offset in enumerate(prepared["models_offsets"][1:], start=1)
+        ),
         ("sessions", "list_sessions", {"agent": agent, "limit": 50}),
-        ("migrate", "migrate_session", {"messages_json": json.dumps(chat), "source_model": "gpt-5.1",
-                                        "target_model": TINY}),
+        (
+            "migrate",
+            "migrate_session",
+            {"messages_json": json.dumps(chat), "source_model": "gpt-5.1", "target_model": TINY},
+        ),
         ("preview", "preview_migration", {"session_id": SESSION[:8], "target_model": TINY}),
         ("commit", "commit_migration", {"session_id": SESSION, "target_model": TINY, "to": ["store"]}),
     ]
@@ -128,11 +139,19 @@ def _steps(calls: list[tuple[str, str, dict[str, Any]]], agent: str) -> tuple[li
     return steps, ["load"] + [label for label, _, _ in calls]
 
 
-def _run(homes: dict[str, Path], command: list[str], env: dict[str, str], server: FakeModelServer,
-         labels: list[str]) -> dict[str, dict[str, Any]]:
+def _run(
+    homes: dict[str, Path], command: list[str], env: dict[str, str], server: FakeModelServer, labels: list[str]
+) -> dict[str, dict[str, Any]]:
     """Run the client to completion against the running server; return the labelled tool results."""
-    done = subprocess.run(command, env=env, cwd=homes["project"], capture_output=True, text=True,
-                          timeout=CLIENT_TIMEOUT, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        command,
+        env=env,
+        cwd=homes["project"],
+        capture_output=True,
+        text=True,
+        timeout=CLIENT_TIMEOUT,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     turns = [body for method, _, body in server.requests if method == "POST" and body.get("tools")]
     assert turns, "the client sent no request"
@@ -154,8 +173,11 @@ def _results(bodies: list[dict[str, Any]], labels: list[str]) -> dict[str, dict[
                 calls.append(block["id"])
             elif block.get("type") == "tool_result":
                 content = block.get("content")
-                text = content if isinstance(content, str) else "".join(
-                    part.get("text", "") for part in content or [] if isinstance(part, dict))
+                text = (
+                    content
+                    if isinstance(content, str)
+                    else "".join(part.get("text", "") for part in content or [] if isinstance(part, dict))
+                )
                 results[block["tool_use_id"]] = {"text": text, "is_error": bool(block.get("is_error"))}
     for item in body.get("input") or [] if isinstance(body.get("input"), list) else []:  # OpenAI Responses
         if item.get("type") in ("function_call", "tool_search_call"):
@@ -174,19 +196,42 @@ def _results(bodies: list[dict[str, Any]], labels: list[str]) -> dict[str, dict[
 def _parsed(result: dict[str, Any]) -> dict[str, Any]:
     """The JSON object a result starts with (a client may append its own notes after it)."""
     text = result["text"]
-    return json.JSONDecoder().raw_decode(text[text.index("{"):])[0]
+    return json.JSONDecoder().raw_decode(text[text.index("{") :])[0]
 
 
 def _check(results: dict[str, dict[str, Any]], prepared: dict[str, Any], homes: dict[str, Path], agent: str) -> None:
     """Every tool answered correctly in the client's next request, the handoff read whole, errors as errors."""
-    assert set(results) >= {"window", "models", "sessions", "migrate", "preview", "commit", "recall", "bad_model",
-                            "bad_id", "past_end"}, sorted(results)
-    ok = {label: _parsed(result) for label, result in results.items()
-          if not label.startswith(("bad", "past", "load", "first"))}
+    assert set(results) >= {
+        "window",
+        "models",
+        "sessions",
+        "migrate",
+        "preview",
+        "commit",
+        "recall",
+        "bad_model",
+        "bad_id",
+        "past_end",
+    }, sorted(results)
+    ok = {
+        label: _parsed(result)
+        for label, result in results.items()
+        if not label.startswith(("bad", "past", "load", "first"))
+    }
     first = results["first_request"]["text"] + results["load"]["text"]  # Claude names them; Codex's search finds them
-    assert all(name in first for name in ("model_context_window", "list_known_models", "migrate_session",
-                                          "list_sessions", "preview_migration", "commit_migration", "get_handoff",
-                                          "recall_omitted")), "smig's tools were missing from the first request"
+    assert all(
+        name in first
+        for name in (
+            "model_context_window",
+            "list_known_models",
+            "migrate_session",
+            "list_sessions",
+            "preview_migration",
+            "commit_migration",
+            "get_handoff",
+            "recall_omitted",
+        )
+    ), "smig's tools were missing from the first request"
     assert ok["window"]["context_window"] == build_services().capacities.lookup("gpt-5.1").context_window
     assert ok["models"]["count"] >= 3 and all("claude" in m["name"] for m in ok["models"]["models"])
     pages = [ok[f"all{n}"] for n in range(len(prepared["models_offsets"]))]
@@ -238,10 +283,17 @@ def _env(homes: dict[str, Path]) -> dict[str, str]:
     """A clean environment whose PATH finds this checkout's `smig` first."""
     bin_dir = str(Path(sys.executable).parent)
     assert shutil.which("smig", path=bin_dir), "this checkout's smig is not installed in its venv"
-    return {"PATH": f"{bin_dir}:/usr/local/bin:/usr/bin:/bin", "HOME": str(homes["user"]), "LANG": "C.UTF-8",
-            "TMPDIR": tempfile.gettempdir(), "CODEX_HOME": str(homes["codex"]),
-            "CLAUDE_CONFIG_DIR": str(homes["claude"]), "SMIG_TUI_HOME": str(homes["smig"]), "NO_COLOR": "1",
-            "TIKTOKEN_CACHE_DIR": os.environ.get("TIKTOKEN_CACHE_DIR", "")}
+    return {
+        "PATH": f"{bin_dir}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(homes["user"]),
+        "LANG": "C.UTF-8",
+        "TMPDIR": tempfile.gettempdir(),
+        "CODEX_HOME": str(homes["codex"]),
+        "CLAUDE_CONFIG_DIR": str(homes["claude"]),
+        "SMIG_TUI_HOME": str(homes["smig"]),
+        "NO_COLOR": "1",
+        "TIKTOKEN_CACHE_DIR": os.environ.get("TIKTOKEN_CACHE_DIR", ""),
+    }
 
 
 def test_claude_code_calls_every_smig_tool_from_the_readme_config(homes: dict[str, Path], tmp_path: Path) -> None:
@@ -251,15 +303,26 @@ def test_claude_code_calls_every_smig_tool_from_the_readme_config(homes: dict[st
     config.write_text(readme_block("json", "mcpServers"), encoding="utf-8")
     steps, labels = _steps(_calls(prepared, "claude"), "claude")
     with FakeModelServer(steps) as server:
-        env = {**_env(homes), "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "sk-ant-fake",
-               "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1"}
-        results = _run(homes, [claude, "-p", "E2E-MCP: use smig", "--mcp-config", str(config),
-                               "--allowedTools", "mcp__smig__*"], env, server, labels)
+        env = {
+            **_env(homes),
+            "ANTHROPIC_BASE_URL": server.url,
+            "ANTHROPIC_API_KEY": "sk-ant-fake",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_AUTOUPDATER": "1",
+        }
+        results = _run(
+            homes,
+            [claude, "-p", "E2E-MCP: use smig", "--mcp-config", str(config), "--allowedTools", "mcp__smig__*"],
+            env,
+            server,
+            labels,
+        )
     _check(results, prepared, homes, "claude")
 
 
-def _run_codex(homes: dict[str, Path], codex: str, mcp_config: str, steps: list[dict[str, Any]],
-               labels: list[str]) -> dict[str, dict[str, Any]]:
+def _run_codex(
+    homes: dict[str, Path], codex: str, mcp_config: str, steps: list[dict[str, Any]], labels: list[str]
+) -> dict[str, dict[str, Any]]:
     """`codex exec` with the fake provider and the given MCP block in CODEX_HOME's config.toml."""
     with FakeModelServer(steps) as server:
         config = CODEX_PROVIDER.replace("{url}", server.url) + mcp_config
@@ -281,10 +344,14 @@ def test_codex_without_the_readme_settings_hides_the_homes_and_refuses_the_write
     starts smig with a cleared environment (smig says which homes it searched); with the writer set to
     "prompt", `codex exec` (which cannot ask) refuses it while the read-only tools still run."""
     codex = _client("codex")
-    bare = ('[mcp_servers.smig]\ncommand = "smig"\nargs = ["mcp"]\nrequired = true\n\n'
-            '[mcp_servers.smig.tools.commit_migration]\napproval_mode = "prompt"\n')
-    calls = [("sessions", "list_sessions", {"agent": "codex"}),
-             ("commit", "commit_migration", {"session_id": SESSION, "target_model": TINY})]
+    bare = (
+        '[mcp_servers.smig]\ncommand = "smig"\nargs = ["mcp"]\nrequired = true\n\n'
+        '[mcp_servers.smig.tools.commit_migration]\napproval_mode = "prompt"\n'
+    )
+    calls = [
+        ("sessions", "list_sessions", {"agent": "codex"}),
+        ("commit", "commit_migration", {"session_id": SESSION, "target_model": TINY}),
+    ]
     results = _run_codex(homes, codex, bare, *_steps(calls, "codex"))
     listed = _parsed(results["sessions"])
     assert listed["searched"]["codex"] == {"path": str(homes["user"] / ".codex"), "exists": False}

@@ -73,8 +73,10 @@ def _seed_memories(homes: dict[str, Path], gemini_file: str) -> None:
     """One note in each agent's own memory, where that agent itself keeps it."""
     _write(homes["codex"] / "memories" / "memory_summary.md", f"# Summary\n\n- {NOTES['codex']}\n")
     claude_memory = homes["claude"] / "projects" / claude_project_name(str(homes["home"])) / "memory"
-    _write(claude_memory / "feedback_push.md",
-           f"---\nname: push rule\ndescription: {NOTES['claude']}\ntype: feedback\n---\n\n{NOTES['claude']}.\n")
+    _write(
+        claude_memory / "feedback_push.md",
+        f"---\nname: push rule\ndescription: {NOTES['claude']}\ntype: feedback\n---\n\n{NOTES['claude']}.\n",
+    )
     _write(homes["home"] / ".gemini" / gemini_file, f"## Gemini Added Memories\n- {NOTES['gemini']}\n")
     _write(homes["home"] / ".config" / "opencode" / "AGENTS.md", f"# Rules\n\n- {NOTES['opencode']}\n")
 
@@ -111,8 +113,11 @@ def _opencode_request(homes: dict[str, Path], project: Path, server: FakeModelSe
 
 def _codex_request(homes: dict[str, Path], project: Path, server: FakeModelServer) -> str:
     server.requests.clear()
-    _run([_client("codex"), "exec", "--skip-git-repo-check", PROMPT], project,
-         _base_env(homes) | {"SMIG_FAKE_KEY": "test"})
+    _run(
+        [_client("codex"), "exec", "--skip-git-repo-check", PROMPT],
+        project,
+        _base_env(homes) | {"SMIG_FAKE_KEY": "test"},
+    )
     bodies = server.bodies("/responses")
     assert bodies, "Codex sent the model no request"
     return _sent(bodies[-1])
@@ -127,7 +132,9 @@ def _claude_request(homes: dict[str, Path], project: Path, server: FakeModelServ
 
 
 def test_each_real_client_receives_the_other_agents_memory(
-    isolated_homes: dict[str, Path], tmp_path: Path, model_server: FakeModelServer,
+    isolated_homes: dict[str, Path],
+    tmp_path: Path,
+    model_server: FakeModelServer,
     gemini_server: FakeGeminiServer,
 ) -> None:
     homes = isolated_homes
@@ -175,7 +182,9 @@ def test_each_real_client_receives_the_other_agents_memory(
 
 
 def test_gemini_cli_reads_the_context_file_its_settings_name(
-    isolated_homes: dict[str, Path], tmp_path: Path, gemini_server: FakeGeminiServer,
+    isolated_homes: dict[str, Path],
+    tmp_path: Path,
+    gemini_server: FakeGeminiServer,
 ) -> None:
     homes = isolated_homes
     project = tmp_path / "project"
@@ -183,8 +192,10 @@ def test_gemini_cli_reads_the_context_file_its_settings_name(
     _gemini_settings(homes["home"], "CONTEXT.md")
     # A note that mentions a file the way Gemini CLI writes an import must not pull that file in.
     _write(homes["home"] / ".gemini" / "private.md", "PRIVATE-99\n")
-    _write(homes["codex"] / "memories" / "memory_summary.md",
-           f"# Summary\n\n- {NOTES['codex']}\n- notes kept in @./private.md\n")
+    _write(
+        homes["codex"] / "memories" / "memory_summary.md",
+        f"# Summary\n\n- {NOTES['codex']}\n- notes kept in @./private.md\n",
+    )
 
     report = _sync()
     context = homes["home"] / ".gemini" / "CONTEXT.md"
@@ -196,9 +207,10 @@ def test_gemini_cli_reads_the_context_file_its_settings_name(
     assert "PRIVATE-99" not in sent and "Import failed" not in sent
 
 
-
 def test_opencode_keeps_reading_claude_md_when_smig_will_not_shadow_it(
-    isolated_homes: dict[str, Path], tmp_path: Path, model_server: FakeModelServer,
+    isolated_homes: dict[str, Path],
+    tmp_path: Path,
+    model_server: FakeModelServer,
 ) -> None:
     homes = isolated_homes
     project = tmp_path / "project"
@@ -227,7 +239,9 @@ def test_opencode_keeps_reading_claude_md_when_smig_will_not_shadow_it(
 
 
 def test_claude_code_gets_synced_memory_in_any_folder_and_follows_no_import_in_it(
-    isolated_homes: dict[str, Path], tmp_path: Path, model_server: FakeModelServer,
+    isolated_homes: dict[str, Path],
+    tmp_path: Path,
+    model_server: FakeModelServer,
 ) -> None:
     homes = isolated_homes
     elsewhere = tmp_path / "work" / "other-repo"
@@ -236,8 +250,10 @@ def test_claude_code_gets_synced_memory_in_any_folder_and_follows_no_import_in_i
     # Claude Code follows `@path` imports inside imported files: a note naming a file that way must
     # not pull it into every request.
     _write(homes["claude"] / "private.md", "PRIVATE-CLAUDE-88\n")
-    _write(homes["codex"] / "memories" / "memory_summary.md",
-           f"# Summary\n\n- {NOTES['codex']}\n- notes kept in @private.md\n@private.md\n")
+    _write(
+        homes["codex"] / "memories" / "memory_summary.md",
+        f"# Summary\n\n- {NOTES['codex']}\n- notes kept in @private.md\n@private.md\n",
+    )
 
     out = Output(stdout=io.StringIO(), stderr=io.StringIO())
     assert main(["memory", "sync", "--to-claude"], Context(out=out)) == 0

@@ -28,8 +28,15 @@ def test_the_shipped_opencode_overhead_is_what_the_client_adds_to_a_request(
     project.mkdir()
     with FakeModelServer() as server:
         env = configure_opencode(isolated_homes, server)
-        run = subprocess.run([_client("opencode"), "run", "hello there"], cwd=project, env=env, capture_output=True,
-                             text=True, timeout=CLIENT_TIMEOUT, stdin=subprocess.DEVNULL)
+        run = subprocess.run(
+            [_client("opencode"), "run", "hello there"],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=CLIENT_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+        )
         [body] = [body for body in server.bodies("/messages") if body.get("tools")]
     assert run.returncode == 0, run.stderr[-2000:]
     counter = make_counter("o200k_base")

@@ -48,8 +48,9 @@ def opencode(monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    run = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=CLIENT_TIMEOUT,
-                         stdin=subprocess.DEVNULL)
+    run = subprocess.run(
+        argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=CLIENT_TIMEOUT, stdin=subprocess.DEVNULL
+    )
     assert run.returncode == 0, (run.stdout[-1000:], run.stderr[-2000:])
     return run
 
@@ -71,8 +72,13 @@ def _history(body: dict[str, Any]) -> list[tuple[str, str, Any]]:
                 out.append(("assistant", "tool_call", block["input"]))
             elif block["type"] == "tool_result":
                 body_ = block["content"]
-                out.append(("tool", "tool_result",
-                            body_ if isinstance(body_, str) else "".join(b.get("text", "") for b in body_)))
+                out.append(
+                    (
+                        "tool",
+                        "tool_result",
+                        body_ if isinstance(body_, str) else "".join(b.get("text", "") for b in body_),
+                    )
+                )
     return out
 
 
@@ -81,8 +87,10 @@ def test_smig_reads_a_real_opencode_session_as_opencode_sends_it(
 ) -> None:
     project = tmp_path / "project"
     project.mkdir()
-    steps = [{"name": "bash", "args": {"command": "printf 'héllo ✓ 日本語\\n'", "description": "Print"}},
-             {"name": "bash", "args": {"command": "seq 1 3", "description": "Count"}}]
+    steps = [
+        {"name": "bash", "args": {"command": "printf 'héllo ✓ 日本語\\n'", "description": "Print"}},
+        {"name": "bash", "args": {"command": "seq 1 3", "description": "Count"}},
+    ]
     with FakeModelServer(steps) as server:
         env = _configure(isolated_homes, server)
         _run([opencode, "run", "first turn: run two commands"], project, env)
@@ -90,8 +98,9 @@ def test_smig_reads_a_real_opencode_session_as_opencode_sends_it(
         read = build_services().load_session(info)
         _run([opencode, "run", "-s", info.id, "second turn"], project, env)
         resumed = _main_requests(server)[-1]
-    mine = [(m.role.value, m.kind.value, json.loads(m.text) if m.kind is Kind.TOOL_CALL else m.text)
-            for m in read.messages]
+    mine = [
+        (m.role.value, m.kind.value, json.loads(m.text) if m.kind is Kind.TOOL_CALL else m.text) for m in read.messages
+    ]
     sent = _history(resumed)
     assert sent[-1] == ("user", "text", '"second turn"')  # `opencode run` quotes an argument with spaces
     assert mine == sent[:-1]
@@ -158,8 +167,13 @@ def test_opencode_resumes_a_migrated_real_session(
             if omitted:
                 assert f"{omitted} earlier messages" in sent
                 kept_text = "".join(kept.message.text for kept in plan.kept)
-                gone = [item.message.text[:60] for item in plan.dropped if not item.message.injected
-                        and len(item.message.text) >= 12 and item.message.text[:60] not in kept_text]
+                gone = [
+                    item.message.text[:60]
+                    for item in plan.dropped
+                    if not item.message.injected
+                    and len(item.message.text) >= 12
+                    and item.message.text[:60] not in kept_text
+                ]
                 assert gone, "the truncation left out no distinctive text"
                 assert not [text for text in gone if json.dumps(text, ensure_ascii=False)[1:-1] in sent]
 
@@ -182,25 +196,38 @@ def test_a_recorded_opencode_session_resumes_in_codex_and_claude_code(
             (isolated_homes["codex"] / "config.toml").write_text(
                 'model = "gpt-5.5"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
                 f'base_url = "{server.url}/v1"\nwire_api = "responses"\nenv_key = "SMIG_FAKE_KEY"\n',
-                encoding="utf-8")
+                encoding="utf-8",
+            )
             env |= {"SMIG_FAKE_KEY": "test"}
         else:
-            env |= {"ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "test",
-                    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1"}
+            env |= {
+                "ANTHROPIC_BASE_URL": server.url,
+                "ANTHROPIC_API_KEY": "test",
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+                "DISABLE_AUTOUPDATER": "1",
+            }
         model = "gpt-5.5" if target is Destination.CODEX else "claude-sonnet-4-5"
-        result = build_services().migrate(session, services.plan(session, model, Strategy.AS_IS), {target},
-                                          cwd=str(project))
+        result = build_services().migrate(
+            session, services.plan(session, model, Strategy.AS_IS), {target}, cwd=str(project)
+        )
         [output] = result.outputs
         if target is Destination.CODEX:
             argv = [client, "exec", "--skip-git-repo-check", "resume", output.session_id, "continue"]
         else:
             argv = [client, "-p", "--resume", output.session_id, "continue"]
         run = _run(argv, project, env)
-        sent = json.dumps(server.bodies("/responses" if target is Destination.CODEX else "/messages"),
-                          ensure_ascii=False)
+        sent = json.dumps(
+            server.bodies("/responses" if target is Destination.CODEX else "/messages"), ensure_ascii=False
+        )
     assert REPLY in run.stdout
-    for text in [NOTE_PREFIX, result.migration_id, "TOOLS-A: go", "Running the first command.", "UNICODE-REPLY: now",
-                 "héllo wörld ✓ 日本語 🚀"]:
+    for text in [
+        NOTE_PREFIX,
+        result.migration_id,
+        "TOOLS-A: go",
+        "Running the first command.",
+        "UNICODE-REPLY: now",
+        "héllo wörld ✓ 日本語 🚀",
+    ]:
         assert json.dumps(text, ensure_ascii=False)[1:-1] in sent, text
 
 
@@ -209,8 +236,12 @@ def test_a_task_sub_session_of_the_real_client_is_hidden_but_reachable(
 ) -> None:
     project = tmp_path / "project"
     project.mkdir()
-    steps = [{"name": "task", "args": {"description": "Look around", "prompt": "List the files here.",
-                                       "subagent_type": "general"}}]
+    steps = [
+        {
+            "name": "task",
+            "args": {"description": "Look around", "prompt": "List the files here.", "subagent_type": "general"},
+        }
+    ]
     with FakeModelServer(steps) as server:
         env = _configure(isolated_homes, server)
         _run([opencode, "run", "delegate-a-task"], project, env)

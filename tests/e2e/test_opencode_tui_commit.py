@@ -26,7 +26,9 @@ pytestmark = pytest.mark.e2e
 
 
 async def test_the_commit_dialog_writes_an_opencode_session_opencode_resumes(
-    fake_home: dict[str, Path], tmp_path: Path, opencode: str  # noqa: F811 - the fixture
+    fake_home: dict[str, Path],
+    tmp_path: Path,
+    opencode: str,  # noqa: F811 - the fixture
 ) -> None:
     project = tmp_path / "project"
     project.mkdir()
@@ -46,8 +48,9 @@ async def _commit_to_opencode(project: Path) -> tuple[NativeOutput, str]:
     """Open a Codex session in the TUI, choose an OpenCode session in the commit dialog, commit."""
     app = SmigApp(services=build_services(), here="/home/user/proj")
     async with app.run_test(size=(120, 36)) as pilot:
-        dialog = await commit_dialog_choosing(pilot, lambda info: info.agent is Agent.CODEX and bool(info.title),
-                                              "opencode")
+        dialog = await commit_dialog_choosing(
+            pilot, lambda info: info.agent is Agent.CODEX and bool(info.title), "opencode"
+        )
         dialog.query_one("#cwd", Input).value = str(project)
         await pilot.click("#confirm")
         await settle(pilot)

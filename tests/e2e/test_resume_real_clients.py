@@ -47,8 +47,13 @@ def _client(name: str) -> str:
 def _base_env(homes: dict[str, Path]) -> dict[str, str]:
     """A clean environment: temp homes only, nothing from a real profile or a parent agent."""
     env = {key: os.environ[key] for key in ("PATH", "LANG", "TMPDIR") if key in os.environ}
-    env.update(HOME=str(homes["home"]), CODEX_HOME=str(homes["codex"]),
-               CLAUDE_CONFIG_DIR=str(homes["claude"]), NO_COLOR="1", CI="1")
+    env.update(
+        HOME=str(homes["home"]),
+        CODEX_HOME=str(homes["codex"]),
+        CLAUDE_CONFIG_DIR=str(homes["claude"]),
+        NO_COLOR="1",
+        CI="1",
+    )
     return env
 
 
@@ -64,8 +69,9 @@ def _plan(services: Services, session: Session, target: str) -> Plan:
     return Plan(strategy=Strategy.AS_IS, decision=decision, items=items)
 
 
-def _install_fixture(kind: str, agent: Agent, shared: Path | None, homes: dict[str, Path],
-                     project: Path, tmp_path: Path) -> Session:
+def _install_fixture(
+    kind: str, agent: Agent, shared: Path | None, homes: dict[str, Path], project: Path, tmp_path: Path
+) -> Session:
     """Put a source session in the temp homes, its cwd pointed at a real folder, and read it."""
     services = build_services()
     if kind == "built":
@@ -140,11 +146,20 @@ def test_claude_code_resumes_a_migrated_codex_session(
     before = Path(output.path).stat().st_size
     with FakeModelServer() as server:
         env = _base_env(isolated_homes) | {
-            "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "test",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
+            "ANTHROPIC_BASE_URL": server.url,
+            "ANTHROPIC_API_KEY": "test",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_AUTOUPDATER": "1",
         }
-        run = subprocess.run([claude, "-p", "--resume", output.session_id, "continue"], cwd=project, env=env,
-                             capture_output=True, text=True, timeout=CLIENT_TIMEOUT, stdin=subprocess.DEVNULL)
+        run = subprocess.run(
+            [claude, "-p", "--resume", output.session_id, "continue"],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=CLIENT_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+        )
         bodies = [b for b in server.bodies("/messages") if b.get("messages")]
     assert run.returncode == 0, run.stderr[-2000:]
     assert REPLY in run.stdout
@@ -168,16 +183,23 @@ def test_codex_resumes_a_migrated_claude_session(
         (isolated_homes["codex"] / "config.toml").write_text(
             'model = "gpt-5.5"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
             f'base_url = "{server.url}/v1"\nwire_api = "responses"\nenv_key = "SMIG_FAKE_KEY"\n',
-            encoding="utf-8")
+            encoding="utf-8",
+        )
         services = build_services()
         result = services.migrate(session, _plan(services, session, "gpt-5.5"), {Destination.CODEX})
         [output] = result.outputs
         expected = _distinctive_texts(result)
         before = Path(output.path).stat().st_size
         env = _base_env(isolated_homes) | {"SMIG_FAKE_KEY": "test"}
-        run = subprocess.run([codex, "exec", "--skip-git-repo-check", "resume", output.session_id, "continue"],
-                             cwd=project, env=env, capture_output=True, text=True, timeout=CLIENT_TIMEOUT,
-                             stdin=subprocess.DEVNULL)
+        run = subprocess.run(
+            [codex, "exec", "--skip-git-repo-check", "resume", output.session_id, "continue"],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=CLIENT_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+        )
         bodies = server.bodies("/responses")
     assert run.returncode == 0, run.stderr[-2000:]
     assert REPLY in run.stdout
@@ -202,17 +224,27 @@ def test_claude_code_finds_a_session_written_for_a_cwd_over_200_characters(
     assert len(Path(output.path).parent.name) > 200
     with FakeModelServer() as server:
         env = _base_env(isolated_homes) | {
-            "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "test",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
+            "ANTHROPIC_BASE_URL": server.url,
+            "ANTHROPIC_API_KEY": "test",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_AUTOUPDATER": "1",
         }
-        run = subprocess.run([claude, "-p", "--resume", output.session_id, "continue"], cwd=project, env=env,
-                             capture_output=True, text=True, timeout=CLIENT_TIMEOUT, stdin=subprocess.DEVNULL)
+        run = subprocess.run(
+            [claude, "-p", "--resume", output.session_id, "continue"],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=CLIENT_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+        )
         sent = json.dumps(server.bodies("/messages"), ensure_ascii=False)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "OSPREY-93" in sent and "PELICAN-77" in sent
     # Resumed in place: the one transcript with this id is still the file smig wrote, in its folder.
     assert [p.parent for p in isolated_homes["claude"].rglob(f"{output.session_id}.jsonl")] == [
-        Path(output.path).parent]
+        Path(output.path).parent
+    ]
 
 
 def test_codex_lists_the_migrated_session_as_the_latest(isolated_homes: dict[str, Path], tmp_path: Path) -> None:
@@ -226,15 +258,22 @@ def test_codex_lists_the_migrated_session_as_the_latest(isolated_homes: dict[str
         (isolated_homes["codex"] / "config.toml").write_text(
             'model = "gpt-5.5"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
             f'base_url = "{server.url}/v1"\nwire_api = "responses"\nenv_key = "SMIG_FAKE_KEY"\n',
-            encoding="utf-8")
+            encoding="utf-8",
+        )
         services = build_services()
         result = services.migrate(session, make_plan(session), {Destination.CODEX})
         [output] = result.outputs
         before = Path(output.path).stat().st_size
         env = _base_env(isolated_homes) | {"SMIG_FAKE_KEY": "test"}
-        run = subprocess.run([codex, "exec", "--skip-git-repo-check", "resume", "--last", "continue"],
-                             cwd=project, env=env, capture_output=True, text=True, timeout=CLIENT_TIMEOUT,
-                             stdin=subprocess.DEVNULL)
+        run = subprocess.run(
+            [codex, "exec", "--skip-git-repo-check", "resume", "--last", "continue"],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=CLIENT_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+        )
         sent = json.dumps(server.bodies("/responses"), ensure_ascii=False)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "OSPREY-93" in sent and result.migration_id in sent
@@ -255,11 +294,20 @@ def test_claude_code_continues_the_migrated_session_as_the_latest_in_its_folder(
     before = Path(output.path).stat().st_size
     with FakeModelServer() as server:
         env = _base_env(isolated_homes) | {
-            "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "test",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
+            "ANTHROPIC_BASE_URL": server.url,
+            "ANTHROPIC_API_KEY": "test",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_AUTOUPDATER": "1",
         }
-        run = subprocess.run([claude, "-p", "-c", "continue"], cwd=project, env=env, capture_output=True,
-                             text=True, timeout=CLIENT_TIMEOUT, stdin=subprocess.DEVNULL)
+        run = subprocess.run(
+            [claude, "-p", "-c", "continue"],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=CLIENT_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+        )
         sent = json.dumps(server.bodies("/messages"), ensure_ascii=False)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "OSPREY-93" in sent and result.migration_id in sent
@@ -278,25 +326,37 @@ def test_codex_resumes_a_truncated_migration_with_its_placeholder(
         (isolated_homes["codex"] / "config.toml").write_text(
             'model = "gpt-5.5"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
             f'base_url = "{server.url}/v1"\nwire_api = "responses"\nenv_key = "SMIG_FAKE_KEY"\n',
-            encoding="utf-8")
+            encoding="utf-8",
+        )
         services = build_services()
         result = services.migrate(session, make_plan(session, keep_last=2), {Destination.CODEX})
         [output] = result.outputs
         env = _base_env(isolated_homes) | {"SMIG_FAKE_KEY": "test"}
-        run = subprocess.run([codex, "exec", "--skip-git-repo-check", "resume", output.session_id, "continue"],
-                             cwd=project, env=env, capture_output=True, text=True, timeout=CLIENT_TIMEOUT,
-                             stdin=subprocess.DEVNULL)
+        run = subprocess.run(
+            [codex, "exec", "--skip-git-repo-check", "resume", output.session_id, "continue"],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=CLIENT_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+        )
         sent = json.dumps(server.bodies("/responses"), ensure_ascii=False)
     assert run.returncode == 0, run.stderr[-2000:]
-    assert "[smig: 9 earlier messages omitted (90 tokens)" in sent and "9 earlier messages (90 tokens) were left out" in sent
+    assert (
+        "[smig: 9 earlier messages omitted (90 tokens)" in sent
+        and "9 earlier messages (90 tokens) were left out" in sent
+    )
     assert "OSPREY-93" in sent and "test_osprey" in sent
     assert "PELICAN-77" not in sent  # dropped by the plan, so never sent
 
 
 def _claude_env(homes: dict[str, Path], server: FakeModelServer) -> dict[str, str]:
     return _base_env(homes) | {
-        "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "test",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
+        "ANTHROPIC_BASE_URL": server.url,
+        "ANTHROPIC_API_KEY": "test",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
     }
 
 
@@ -305,12 +365,14 @@ def _codex_home(homes: dict[str, Path], server: FakeModelServer) -> None:
     (homes["codex"] / "config.toml").write_text(
         'model = "gpt-5.5"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
         f'base_url = "{server.url}/v1"\nwire_api = "responses"\nenv_key = "SMIG_FAKE_KEY"\n',
-        encoding="utf-8")
+        encoding="utf-8",
+    )
 
 
 def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    run = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=CLIENT_TIMEOUT,
-                         stdin=subprocess.DEVNULL)
+    run = subprocess.run(
+        argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=CLIENT_TIMEOUT, stdin=subprocess.DEVNULL
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     return run
 
@@ -345,8 +407,13 @@ def _codex_threads(homes: dict[str, Path], cwd: Path) -> list[dict[str, Any]]:
     if not lister.is_file():
         pytest.skip("../shared/harness is not present (fresh clone)")
     env = dict(os.environ, PEERS_BIN=str(Path(_client("codex")).parent))
-    run = subprocess.run([sys.executable, str(lister), str(homes["codex"]), str(cwd)], env=env,
-                         capture_output=True, text=True, timeout=CLIENT_TIMEOUT)
+    run = subprocess.run(
+        [sys.executable, str(lister), str(homes["codex"]), str(cwd)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=CLIENT_TIMEOUT,
+    )
     answer = json.loads(run.stdout)
     assert answer["error"] is None, answer
     return list(answer["threads"])
@@ -394,13 +461,17 @@ def test_both_clients_continue_a_session_written_for_another_folder(
         services = build_services()
         to_claude = make_session(tmp_path / "a", agent=Agent.CODEX, cwd=str(recorded))
         to_codex = make_session(tmp_path / "b", agent=Agent.CLAUDE, cwd=str(recorded))
-        claude_id = services.migrate(to_claude, make_plan(to_claude, target="claude-sonnet-4-5"),
-                                     {Destination.CLAUDE}, cwd=str(moved)).migration_id
+        claude_id = services.migrate(
+            to_claude, make_plan(to_claude, target="claude-sonnet-4-5"), {Destination.CLAUDE}, cwd=str(moved)
+        ).migration_id
         codex_id = services.migrate(to_codex, make_plan(to_codex), {Destination.CODEX}, cwd=str(moved)).migration_id
         _run([claude, "-p", "-c", "continue"], moved, _claude_env(isolated_homes, server))
         to_anthropic = json.dumps(server.bodies("/messages"), ensure_ascii=False)
-        _run([codex, "exec", "--skip-git-repo-check", "resume", "--last", "continue"], moved,
-             _base_env(isolated_homes) | {"SMIG_FAKE_KEY": "test"})
+        _run(
+            [codex, "exec", "--skip-git-repo-check", "resume", "--last", "continue"],
+            moved,
+            _base_env(isolated_homes) | {"SMIG_FAKE_KEY": "test"},
+        )
         to_openai = json.dumps(server.bodies("/responses"), ensure_ascii=False)
     for sent, migration_id in ((to_anthropic, claude_id), (to_openai, codex_id)):
         assert migration_id in sent and "OSPREY-93" in sent

@@ -24,20 +24,69 @@ MAX_BASE_BYTES = 400_000
 """Larger real sessions are left out so the suite stays within a minute or two on two cores."""
 
 DEEP_MARK = "\u2063deep\u2063"
-CONTENT_KINDS = ("truncate", "bitflip", "utf8", "nul", "deep-line", "deep-value", "wrong-type", "cycle",
-                 "shuffle")
+CONTENT_KINDS = ("truncate", "bitflip", "utf8", "nul", "deep-line", "deep-value", "wrong-type", "cycle", "shuffle")
 FILE_KINDS = ("fifo", "dangling", "loop", "folder", "vanish-before-read", "vanish-after-read")
-WRONG_VALUES: tuple[Any, ...] = (None, 0, -1, 1e308, "", "x" * 3, [], {}, [1, "a", None], {"a": None}, True,
-                                 {"type": "text"}, [{"type": 7}])
+WRONG_VALUES: tuple[Any, ...] = (
+    None,
+    0,
+    -1,
+    1e308,
+    "",
+    "x" * 3,
+    [],
+    {},
+    [1, "a", None],
+    {"a": None},
+    True,
+    {"type": "text"},
+    [{"type": 7}],
+)
 
 
-KEY_FIELDS = frozenset({
-    "type", "payload", "message", "content", "role", "uuid", "parentUuid", "logicalParentUuid", "timestamp",
-    "name", "arguments", "input", "call_id", "id", "tool_use_id", "output", "text", "usage", "model", "cwd",
-    "sessionId", "isSidechain", "toolUseResult", "summary", "leafUuid", "replacement_history", "info",
-    "last_token_usage", "total_token_usage", "model_context_window", "encrypted_content", "is_error",
-    "subtype", "compactMetadata", "customTitle", "title", "git", "originator", "source", "thread_name",
-})
+KEY_FIELDS = frozenset(
+    {
+        "type",
+        "payload",
+        "message",
+        "content",
+        "role",
+        "uuid",
+        "parentUuid",
+        "logicalParentUuid",
+        "timestamp",
+        "name",
+        "arguments",
+        "input",
+        "call_id",
+        "id",
+        "tool_use_id",
+        "output",
+        "text",
+        "usage",
+        "model",
+        "cwd",
+        "sessionId",
+        "isSidechain",
+        "toolUseResult",
+        "summary",
+        "leafUuid",
+        "replacement_history",
+        "info",
+        "last_token_usage",
+        "total_token_usage",
+        "model_context_window",
+        "encrypted_content",
+        "is_error",
+        "subtype",
+        "compactMetadata",
+        "customTitle",
+        "title",
+        "git",
+        "originator",
+        "source",
+        "thread_name",
+    }
+)
 """Keys Codex and Claude Code records carry that smig's readers look at: the likeliest to break them."""
 
 
@@ -94,10 +143,9 @@ def variants(per_kind: int = 34) -> list[Variant]:
         for number in range(per_kind):
             base = pool[(number * 7 + len(kind)) % len(pool)]
             if kind == "cycle" and base.agent != "claude":
-                base = next(b for b in pool[number % len(pool):] + pool if b.agent == "claude")
+                base = next(b for b in pool[number % len(pool) :] + pool if b.agent == "claude")
             data = DAMAGE[kind](base.data, rng)
-            cases.append(Variant(f"{base.agent}-{kind}-{number:02d}", base.agent, kind,
-                                 file_name(base, number), data))
+            cases.append(Variant(f"{base.agent}-{kind}-{number:02d}", base.agent, kind, file_name(base, number), data))
     for kind in FILE_KINDS:
         for agent in ("claude", "codex"):
             base = next(b for b in pool if b.agent == agent)
@@ -245,5 +293,14 @@ def _slots(value: Any, depth: int = 0) -> list[tuple[Any, Any]]:
     return found
 
 
-DAMAGE = {"truncate": truncate, "bitflip": bitflip, "utf8": utf8, "nul": nul, "deep-line": deep_line,
-          "deep-value": deep_value, "wrong-type": wrong_type, "cycle": cycle, "shuffle": shuffle}
+DAMAGE = {
+    "truncate": truncate,
+    "bitflip": bitflip,
+    "utf8": utf8,
+    "nul": nul,
+    "deep-line": deep_line,
+    "deep-value": deep_value,
+    "wrong-type": wrong_type,
+    "cycle": cycle,
+    "shuffle": shuffle,
+}

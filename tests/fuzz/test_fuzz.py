@@ -33,12 +33,21 @@ CASE_SECONDS = 30
 """A call still running after this long is a hang (the slowest case takes well under a second)."""
 TARGET = "gpt-4o"
 WARNING = re.compile(r"^smig: warning: (?P<path>/.+?\.jsonl)(?::(?P<line>\d+))?: (?P<message>.+)$")
-FILE_LEVEL = ("named like a session", "cannot read", "cannot stat", "empty file", "empty rollout file",
-              "not a Codex rollout", "not a regular file")
+FILE_LEVEL = (
+    "named like a session",
+    "cannot read",
+    "cannot stat",
+    "empty file",
+    "empty rollout file",
+    "not a Codex rollout",
+    "not a regular file",
+)
 """Warnings about a whole file, which have no line to name."""
-OTHER_STDERR = re.compile(r"^smig: (\d+ more warnings not shown|redacted \d+ secrets .*|dry run: .*|wrote .*"
-                          r"|no sessions found under .*"
-                          r"|tiktoken could not load .*; counts are estimates\. .*)$")  # offline, without its file
+OTHER_STDERR = re.compile(
+    r"^smig: (\d+ more warnings not shown|redacted \d+ secrets .*|dry run: .*|wrote .*"
+    r"|no sessions found under .*"
+    r"|tiktoken could not load .*; counts are estimates\. .*)$"
+)  # offline, without its file
 
 
 class Hang(BaseException):
@@ -48,6 +57,7 @@ class Hang(BaseException):
 @contextmanager
 def deadline(seconds: float) -> Iterator[None]:
     """Interrupt the current call with Hang after `seconds` (a timer signal: the test never sleeps)."""
+
     def expire(_signum: int, _frame: Any) -> None:
         raise Hang(f"still running after {seconds} s")
 
@@ -146,8 +156,9 @@ def _fingerprint(path: Path) -> str | None:
 
 
 @pytest.mark.parametrize("variant", CASES, ids=[case.case_id for case in CASES])
-def test_damaged_session_through_every_front_door(variant: Variant, isolated_homes: dict[str, Path],
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_damaged_session_through_every_front_door(
+    variant: Variant, isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = _place(variant, isolated_homes)
     before = _fingerprint(path)
     if variant.kind.startswith("vanish"):
@@ -156,17 +167,36 @@ def test_damaged_session_through_every_front_door(variant: Variant, isolated_hom
     out.mkdir()
     ref = str(path)
     commands = [
-        ("list", "--all"), ("list", "--all", "--json"), ("show", ref), ("show", ref, "--json"),
-        ("show", ref, "--full"), ("plan", ref, "--target", TARGET), ("plan", ref, "--target", TARGET, "--json"),
+        ("list", "--all"),
+        ("list", "--all", "--json"),
+        ("show", ref),
+        ("show", ref, "--json"),
+        ("show", ref, "--full"),
+        ("plan", ref, "--target", TARGET),
+        ("plan", ref, "--target", TARGET, "--json"),
         ("plan", ref, "--target", "tiny-fuzz", "--strategy", "tools-first"),
-        ("migrate", ref, "--target", TARGET, "--to", "claude", "--to", "codex", "--to", "json",
-         "--out", str(out / "m.json")),
-        ("export", ref, "--format", "markdown"), ("export", ref, "--format", "openai", "--out", str(out / "e.json")),
+        (
+            "migrate",
+            ref,
+            "--target",
+            TARGET,
+            "--to",
+            "claude",
+            "--to",
+            "codex",
+            "--to",
+            "json",
+            "--out",
+            str(out / "m.json"),
+        ),
+        ("export", ref, "--format", "markdown"),
+        ("export", ref, "--format", "openai", "--out", str(out / "e.json")),
     ]
     config = isolated_homes["smig"] / "config"
     config.mkdir(parents=True)
-    (config / "config.toml").write_text('[models."tiny-fuzz"]\ncontext_window = 600\nmax_output = 100\n',
-                                        encoding="utf-8")
+    (config / "config.toml").write_text(
+        '[models."tiny-fuzz"]\ncontext_window = 600\nmax_output = 100\n', encoding="utf-8"
+    )
     with deadline(CASE_SECONDS):
         for argv in commands:
             if variant.kind.startswith("vanish") and not path.exists():
@@ -195,8 +225,22 @@ def test_damaged_session_through_every_front_door(variant: Variant, isolated_hom
 def test_the_suite_covers_enough_damage() -> None:
     kinds = {case.kind for case in CASES}
     assert len(CASES) >= 300
-    assert {"truncate", "bitflip", "utf8", "nul", "deep-line", "deep-value", "wrong-type", "cycle", "fifo",
-            "dangling", "loop", "folder", "vanish-before-read", "vanish-after-read"} <= kinds
+    assert {
+        "truncate",
+        "bitflip",
+        "utf8",
+        "nul",
+        "deep-line",
+        "deep-value",
+        "wrong-type",
+        "cycle",
+        "fifo",
+        "dangling",
+        "loop",
+        "folder",
+        "vanish-before-read",
+        "vanish-after-read",
+    } <= kinds
     assert {case.agent for case in CASES} == {"claude", "codex"}
     assert all(sum(case.agent == agent for case in CASES) >= 100 for agent in ("claude", "codex"))
 

@@ -13,8 +13,12 @@ from smig_tui.devtools.gemini_corpus import generate_gemini
 
 
 def test_every_generated_session_lists_and_loads(tmp_path: Path) -> None:
-    entries = [SessionEntry("codex", "main", f"t{i}", f"/p{i}.jsonl", f"/home/user/repo{i % 3}",
-                            prompt=f"Task number {i}", size=size) for i, size in enumerate((3_000, 40_000, 250_000))]
+    entries = [
+        SessionEntry(
+            "codex", "main", f"t{i}", f"/p{i}.jsonl", f"/home/user/repo{i % 3}", prompt=f"Task number {i}", size=size
+        )
+        for i, size in enumerate((3_000, 40_000, 250_000))
+    ]
     home = tmp_path / "gemini"
     assert generate_gemini(home, entries) == 3
     source = GeminiSource(home / ".gemini")

@@ -65,7 +65,7 @@ def test_a_loaded_session_is_what_the_client_sent_the_model_on_resume(gemini_hom
     sent = request_items(_last_turn("session1-run2.jsonl"), once=True)
     assert warnings == []
     assert session_items(session)[: len(sent)] == sent
-    assert session_items(session)[len(sent):] == [("model", "text", "It was notes.txt, in the project root.")]
+    assert session_items(session)[len(sent) :] == [("model", "text", "It was notes.txt, in the project root.")]
     assert info.message_count is None  # a listing reads the file's ends only; the count comes with a load
     assert session.messages[0].injected and session.messages[0].text.startswith("<session_context>")
     [thought] = [m for m in session.messages if m.kind is Kind.REASONING]
@@ -83,8 +83,9 @@ def test_the_first_run_reads_as_its_last_request(gemini_home: Path, tmp_path: Pa
     session, _ = _load(gemini_home, info)
     sent = request_items(_last_turn("session1-run1.jsonl"))
     assert session_items(session)[: len(sent)] == sent
-    assert session_items(session)[len(sent):] == [
-        ("model", "text", "The release codename is PELICAN-77 (from notes.txt).")]
+    assert session_items(session)[len(sent) :] == [
+        ("model", "text", "The release codename is PELICAN-77 (from notes.txt).")
+    ]
     usage = [m.usage for m in session.messages if m.usage is not None]
     assert [u.context_tokens for u in usage] == [208, 294, 400]  # each call's tokens.total, on its first message
     records = [m.id.split(":")[0] for m in session.messages]
@@ -108,13 +109,17 @@ def test_a_half_written_last_line_is_one_warning_and_the_rest_still_reads(gemini
 
 def test_a_corrupt_document_is_one_warning_naming_it_and_other_sessions_still_list(gemini_home: Path) -> None:
     broken = _session_file(gemini_home).with_name("session-2026-12-01T10-00-0badf00d.json")
-    broken.write_text('{"sessionId": "0badf00d-0000-4000-8000-000000000000", "messages": [{"id": "a", "ty',
-                      encoding="utf-8")
+    broken.write_text(
+        '{"sessionId": "0badf00d-0000-4000-8000-000000000000", "messages": [{"id": "a", "ty', encoding="utf-8"
+    )
     infos, warnings = _read(gemini_home)
     assert [info.id for info in infos] == [SESSION_ID]
     [warning] = warnings
     assert warning.path == str(broken)
-    assert warning.message == "skipped: not a readable Gemini CLI session (its JSON is cut off or damaged at line 1, column 80)"
+    assert (
+        warning.message
+        == "skipped: not a readable Gemini CLI session (its JSON is cut off or damaged at line 1, column 80)"
+    )
 
 
 def test_an_older_json_document_reads_like_the_json_lines(gemini_home: Path) -> None:
@@ -140,8 +145,11 @@ def test_an_older_json_document_reads_like_the_json_lines(gemini_home: Path) -> 
 
 def test_a_rewind_drops_the_message_and_everything_after_it(gemini_home: Path) -> None:
     path = _session_file(gemini_home)
-    prompt = next(json.loads(line)["id"] for line in path.read_text(encoding="utf-8").splitlines()
-                  if "Which file held it" in line and line.startswith('{"id"'))
+    prompt = next(
+        json.loads(line)["id"]
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if "Which file held it" in line and line.startswith('{"id"')
+    )
     with path.open("a", encoding="utf-8") as handle:
         handle.write(json.dumps({"$rewindTo": prompt}) + "\n")
     [info], _ = _read(gemini_home)
@@ -163,15 +171,19 @@ def test_sub_agent_sessions_are_listed_as_such(gemini_home: Path) -> None:
     child.parent.mkdir()
     child.write_text(
         json.dumps({"sessionId": "a1b2c3d4-0000-4000-8000-000000000000", "projectHash": "x", "kind": "subagent"})
-        + "\n" + json.dumps({"id": "u1", "type": "user", "content": [{"text": "Find the codename"}]}) + "\n",
-        encoding="utf-8")
+        + "\n"
+        + json.dumps({"id": "u1", "type": "user", "content": [{"text": "Find the codename"}]})
+        + "\n",
+        encoding="utf-8",
+    )
     infos, _ = _read(gemini_home)
     [sub] = [info for info in infos if info.is_subagent]
     assert sub.parent_id == SESSION_ID and sub.cwd == RECORDED_CWD
 
 
-def test_gemini_cli_home_moves_the_folder(isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch,
-                                          tmp_path: Path) -> None:
+def test_gemini_cli_home_moves_the_folder(
+    isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     shutil.copytree(FIXTURE / "home" / ".gemini", tmp_path / "elsewhere" / ".gemini")
     monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "elsewhere"))
     [info] = build_services().list_sessions(agent=Agent.GEMINI)

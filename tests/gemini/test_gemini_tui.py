@@ -25,9 +25,13 @@ async def test_the_tree_lists_gemini_sessions_and_opens_one(fake_home: dict[str,
         labels = [str(node.label) for node in tree.root.children]
         assert labels[:2] == [label for label in labels if label.startswith(("Codex", "Claude Code"))]
         assert "Gemini CLI (1)" in labels
-        leaf = next(tree.get_node_at_line(line) for line in range(tree.last_line + 1)
-                    if (node := tree.get_node_at_line(line)) is not None and node.data is not None
-                    and node.data.agent is Agent.GEMINI)
+        leaf = next(
+            tree.get_node_at_line(line)
+            for line in range(tree.last_line + 1)
+            if (node := tree.get_node_at_line(line)) is not None
+            and node.data is not None
+            and node.data.agent is Agent.GEMINI
+        )
         assert leaf is not None
         tree.focus()
         tree.move_cursor(leaf)
@@ -41,8 +45,9 @@ async def test_the_tree_lists_gemini_sessions_and_opens_one(fake_home: dict[str,
 async def test_the_commit_dialog_writes_a_gemini_session(fake_home: dict[str, Path]) -> None:
     app = SmigApp(services=build_services(), here="/home/user/proj")
     async with app.run_test(size=(120, 36)) as pilot:
-        await commit_dialog_choosing(pilot, lambda info: info.agent is Agent.CODEX and info.cwd == "/home/user/proj",
-                                     "gemini")
+        await commit_dialog_choosing(
+            pilot, lambda info: info.agent is Agent.CODEX and info.cwd == "/home/user/proj", "gemini"
+        )
         await pilot.click("#confirm")
         await settle(pilot)
         result = app.screen.result

@@ -75,8 +75,9 @@ def test_a_user_turn_the_client_would_take_for_a_command_is_kept_as_a_prompt(
     assert texts[-1] == KEEP_AS_PROMPT + "/review the parser"
 
 
-def test_an_existing_file_is_never_overwritten(isolated_homes: dict[str, Path], tmp_path: Path,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_existing_file_is_never_overwritten(
+    isolated_homes: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     session = make_session(tmp_path / "src", agent=Agent.CODEX, cwd=str(tmp_path / "p"))
     services = build_services()
     dry = services.migrate(session, make_plan(session), {Destination.GEMINI}, dry_run=True)

@@ -24,8 +24,18 @@ from smig_tui.services import build_services  # noqa: E402
 TIMEOUT = 60
 """Bound on every exchange with the server (start-up imports tiktoken and the SDK)."""
 TINY = "tiny-test"
-TOOLS = {"model_context_window", "list_known_models", "migrate_session", "list_sessions", "preview_migration",
-         "commit_migration", "get_handoff", "recall_omitted", "search_sessions", "memory_sync"}
+TOOLS = {
+    "model_context_window",
+    "list_known_models",
+    "migrate_session",
+    "list_sessions",
+    "preview_migration",
+    "commit_migration",
+    "get_handoff",
+    "recall_omitted",
+    "search_sessions",
+    "memory_sync",
+}
 VERBOSE_SESSION = "5f0c2a9e-8b1d-4c3e-9f6a-1d2e3f4a5b6c"
 """The Claude fixture session in /home/user/proj (checked in under tests/fixtures/claude_home)."""
 
@@ -52,8 +62,9 @@ def tree(*roots: Path) -> dict[str, str]:
 @asynccontextmanager
 async def server(cwd: Path) -> AsyncIterator[ClientSession]:
     """Start `python -m smig_tui.mcp` with this test's environment and hand back an initialised session."""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "smig_tui.mcp"], env=dict(os.environ),
-                                   cwd=str(cwd))
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "smig_tui.mcp"], env=dict(os.environ), cwd=str(cwd)
+    )
     with anyio.fail_after(TIMEOUT):
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
@@ -86,7 +97,11 @@ async def test_lists_every_tool_with_a_schema(homes: dict[str, Path], tmp_path: 
     migrate = tools["migrate_session"].input_schema
     assert set(migrate["required"]) == {"messages_json", "source_model", "target_model"}
     assert migrate["properties"]["strategy"]["enum"] == ["truncate", "tools-first", "as-is"]  # no summary offered
-    assert tools["commit_migration"].input_schema["properties"]["to"]["items"]["enum"][:3] == ["store", "claude", "codex"]
+    assert tools["commit_migration"].input_schema["properties"]["to"]["items"]["enum"][:3] == [
+        "store",
+        "claude",
+        "codex",
+    ]
     for tool in tools.values():  # Codex drops default and title: every argument says its own
         assert tool.description
         for name, spec in tool.input_schema["properties"].items():
@@ -112,7 +127,10 @@ async def test_model_tools_answer_from_the_capacity_table(homes: dict[str, Path]
         tiny = await call(session, "model_context_window", model=TINY)
     expected = table.lookup("gpt-5.1")
     assert (window["context_window"], window["max_output"], window["harness_window"]) == (
-        expected.context_window, expected.max_output, expected.harness_window)
+        expected.context_window,
+        expected.max_output,
+        expected.harness_window,
+    )
     assert window["provider"] == "openai" and window["encoding"] == "o200k_base" and window["source"]
     assert "Unknown model 'gpt-5.1-turbo-ultra'" in unknown and "Did you mean" in unknown and "gpt-5.1" in unknown
     assert claude["count"] == len(claude["models"]) > 3
@@ -123,8 +141,13 @@ async def test_model_tools_answer_from_the_capacity_table(homes: dict[str, Path]
 CHAT = [
     {"role": "system", "content": "You are a careful release engineer."},
     {"role": "user", "content": "Why does the release workflow fail on tags? " + "context " * 150},
-    {"role": "assistant", "content": "Let me look.", "tool_calls": [
-        {"id": "call_1", "type": "function", "function": {"name": "shell", "arguments": '{"cmd": "cat ci.yml"}'}}]},
+    {
+        "role": "assistant",
+        "content": "Let me look.",
+        "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "shell", "arguments": '{"cmd": "cat ci.yml"}'}}
+        ],
+    },
     {"role": "tool", "tool_call_id": "call_1", "content": "on: push: tags: ['v*'] " + "yaml " * 150},
     {"role": "user", "content": [{"type": "text", "text": "And the fix?"}]},
     {"role": "assistant", "content": "Quote the glob: tags: ['v*.*.*']."},
@@ -134,18 +157,29 @@ CHAT = [
 async def test_migrate_session_is_pure_and_fits_or_truncates(homes: dict[str, Path], tmp_path: Path) -> None:
     before = tree(homes["home"], homes["smig"] / "data")
     async with server(tmp_path) as session:
-        fits = await call(session, "migrate_session", messages_json=json.dumps(CHAT), source_model="gpt-5.1",
-                          target_model="claude-sonnet-4-5")
+        fits = await call(
+            session,
+            "migrate_session",
+            messages_json=json.dumps(CHAT),
+            source_model="gpt-5.1",
+            target_model="claude-sonnet-4-5",
+        )
         cut = await call(session, "migrate_session", messages_json=CHAT, source_model="gpt-5.1", target_model=TINY)
-        bad_json = await fail(session, "migrate_session", messages_json="[{\"role\": ", source_model="gpt-5.1",
-                              target_model=TINY)
-        bad_role = await fail(session, "migrate_session", messages_json='[{"role": "wizard", "content": "x"}]',
-                              source_model="gpt-5.1", target_model=TINY)
-        unknown = await fail(session, "migrate_session", messages_json="[]", source_model="gpt-5.1",
-                             target_model="no-such-model-9")
+        bad_json = await fail(
+            session, "migrate_session", messages_json='[{"role": ', source_model="gpt-5.1", target_model=TINY
+        )
+        bad_role = await fail(
+            session,
+            "migrate_session",
+            messages_json='[{"role": "wizard", "content": "x"}]',
+            source_model="gpt-5.1",
+            target_model=TINY,
+        )
+        unknown = await fail(
+            session, "migrate_session", messages_json="[]", source_model="gpt-5.1", target_model="no-such-model-9"
+        )
     assert fits["decision"]["fits"] and fits["strategy"] == "as-is"
-    assert fits["messages"] == [{**m, "content": "And the fix?"} if isinstance(m["content"], list) else m
-                                for m in CHAT]
+    assert fits["messages"] == [{**m, "content": "And the fix?"} if isinstance(m["content"], list) else m for m in CHAT]
     assert fits["tokens_before"] == fits["tokens_after"] > 300
     assert not cut["decision"]["fits"] and cut["strategy"] == "truncate"
     assert cut["tokens_after"] <= cut["decision"]["budget"] < cut["tokens_before"]
@@ -167,10 +201,12 @@ async def test_ids_are_checked_before_any_lookup(homes: dict[str, Path], tmp_pat
         missing = await fail(session, "preview_migration", session_id="ffffffff-0000", target_model=TINY)
         stored = await fail(session, "recall_omitted", migration_id="0" * 32, query="x")
         handoff = await fail(session, "get_handoff", workspace=str(tmp_path / "nowhere"))
-        pins = await fail(session, "preview_migration", session_id=VERBOSE_SESSION[:8], target_model=TINY,
-                          pins=["not-a-message"])
-        target = await fail(session, "commit_migration", session_id=VERBOSE_SESSION[:8], target_model=TINY,
-                            to=["store", "nowhere"])
+        pins = await fail(
+            session, "preview_migration", session_id=VERBOSE_SESSION[:8], target_model=TINY, pins=["not-a-message"]
+        )
+        target = await fail(
+            session, "commit_migration", session_id=VERBOSE_SESSION[:8], target_model=TINY, to=["store", "nowhere"]
+        )
     assert "'../../etc/passwd' is not a session id" in traversal
     assert "'/etc/passwd' is not a session id" in as_path
     assert "is not a migration id" in recall
@@ -188,10 +224,17 @@ async def test_listing_and_preview_match_the_fixture(homes: dict[str, Path], tmp
     async with server(tmp_path) as session:
         listed = await call(session, "list_sessions", agent="claude", limit=50)
         scoped = await call(session, "list_sessions", cwd="/home/user/my_app")
-        preview = await call(session, "preview_migration", session_id=VERBOSE_SESSION[:8], target_model=TINY,
-                             max_chars=100_000)
-        pinned = await call(session, "preview_migration", session_id=VERBOSE_SESSION[:8], target_model=TINY,
-                            pins=[loaded.messages[1].id], max_chars=100_000)
+        preview = await call(
+            session, "preview_migration", session_id=VERBOSE_SESSION[:8], target_model=TINY, max_chars=100_000
+        )
+        pinned = await call(
+            session,
+            "preview_migration",
+            session_id=VERBOSE_SESSION[:8],
+            target_model=TINY,
+            pins=[loaded.messages[1].id],
+            max_chars=100_000,
+        )
     assert preview["next_offset"] is None
     assert listed["searched"]["claude"] == {"path": str(homes["claude"]), "exists": True}
     ids = {entry["id"] for entry in listed["sessions"]}
@@ -226,13 +269,21 @@ async def test_commit_then_handoff_then_recall(homes: dict[str, Path], tmp_path:
     agent_homes = (homes["codex"], homes["claude"])
     before = tree(*agent_homes)
     async with server(tmp_path) as session:
-        dry = await call(session, "commit_migration", session_id=VERBOSE_SESSION, target_model=TINY,
-                         to=["claude", "codex"], dry_run=True)
+        dry = await call(
+            session,
+            "commit_migration",
+            session_id=VERBOSE_SESSION,
+            target_model=TINY,
+            to=["claude", "codex"],
+            dry_run=True,
+        )
         assert tree(*agent_homes) == before and not (homes["smig"] / "data").exists()
-        preview = await call(session, "preview_migration", session_id=VERBOSE_SESSION, target_model=TINY,
-                             max_chars=100_000)
-        done = await call(session, "commit_migration", session_id=VERBOSE_SESSION, target_model=TINY,
-                          to=["store", "claude"])
+        preview = await call(
+            session, "preview_migration", session_id=VERBOSE_SESSION, target_model=TINY, max_chars=100_000
+        )
+        done = await call(
+            session, "commit_migration", session_id=VERBOSE_SESSION, target_model=TINY, to=["store", "claude"]
+        )
         handoff = await call(session, "get_handoff", workspace="/home/user/proj")
         chat = await call(session, "get_handoff", workspace="/home/user/proj/", format="openai")
         word, holders = _word_only_in_dropped(services, preview)
@@ -250,7 +301,10 @@ async def test_commit_then_handoff_then_recall(homes: dict[str, Path], tmp_path:
     assert written == {f["path"] for f in done["files"]} and len(written) == 1
     assert all(Path(path).is_relative_to(homes["claude"]) for path in written)
     assert Path(done["record_path"]).is_file() and Path(done["record_path"]).is_relative_to(homes["smig"])
-    assert done["resume_commands"] == [done["files"][0]["resume_command"]] and "claude --resume" in done["resume_commands"][0]
+    assert (
+        done["resume_commands"] == [done["files"][0]["resume_command"]]
+        and "claude --resume" in done["resume_commands"][0]
+    )
     dropped = [item for item in preview["items"] if not item["kept"]]
     assert done["dropped"] == len(dropped) and done["tokens_after"] == preview["tokens_after"]
     assert handoff["migration_id"] == done["migration_id"] == chat["migration_id"]
@@ -273,10 +327,17 @@ async def test_errors_name_tools_and_arguments_not_cli_flags(homes: dict[str, Pa
         out_of_range = await fail(session, "get_handoff", workspace=str(tmp_path), max_chars=10)
         extra = await fail(session, "list_known_models", colour="red")
         missing = await fail(session, "migrate_session", source_model="gpt-5.1", target_model=TINY)
-        summary = await fail(session, "migrate_session", messages_json="[]", source_model="gpt-5.1",
-                             target_model=TINY, strategy="summary")
-        consent = await fail(session, "commit_migration", session_id=VERBOSE_SESSION, target_model=TINY,
-                             strategy="summary")
+        summary = await fail(
+            session,
+            "migrate_session",
+            messages_json="[]",
+            source_model="gpt-5.1",
+            target_model=TINY,
+            strategy="summary",
+        )
+        consent = await fail(
+            session, "commit_migration", session_id=VERBOSE_SESSION, target_model=TINY, strategy="summary"
+        )
         not_found = await fail(session, "preview_migration", session_id="ffffffff-0000", target_model=TINY)
         still_alive = await call(session, "model_context_window", model="gpt-5.1")
     assert unknown_model.startswith("model_context_window: Unknown model") and "list_known_models" in unknown_model
@@ -294,10 +355,10 @@ async def test_errors_name_tools_and_arguments_not_cli_flags(homes: dict[str, Pa
 async def test_the_20_mb_cap_holds_for_an_array_as_for_a_string(homes: dict[str, Path], tmp_path: Path) -> None:
     big = [{"role": "user", "content": "x" * 1_000_000} for _ in range(21)]
     async with server(tmp_path) as session:
-        as_array = await fail(session, "migrate_session", messages_json=big, source_model="gpt-5.1",
-                              target_model=TINY)
-        as_text = await fail(session, "migrate_session", messages_json=json.dumps(big), source_model="gpt-5.1",
-                             target_model=TINY)
+        as_array = await fail(session, "migrate_session", messages_json=big, source_model="gpt-5.1", target_model=TINY)
+        as_text = await fail(
+            session, "migrate_session", messages_json=json.dumps(big), source_model="gpt-5.1", target_model=TINY
+        )
     assert "more than the limit of 20 MB" in as_array and "more than the limit of 20 MB" in as_text
 
 
@@ -307,21 +368,39 @@ def test_the_server_answers_the_handshake_without_loading_the_core(tmp_path: Pat
     import subprocess
 
     lines = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
-                                                                      "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
         {"jsonrpc": "2.0", "id": 3, "method": "resources/list"},
         {"jsonrpc": "2.0", "id": 4, "method": "ping"},
     ]
-    code = ("import sys, runpy\nsys.argv = ['smig', 'mcp']\nfrom smig_tui.cli.main import main\nmain()\n"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'pydantic', 'tiktoken') "
-            "or m == 'smig_tui.mcp.tools'), file=sys.stderr)")
-    done = subprocess.run([sys.executable, "-c", code], input="\n".join(json.dumps(x) for x in lines) + "\nnot json\n",
-                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    code = (
+        "import sys, runpy\nsys.argv = ['smig', 'mcp']\nfrom smig_tui.cli.main import main\nmain()\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'pydantic', 'tiktoken') "
+        "or m == 'smig_tui.mcp.tools'), file=sys.stderr)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        input="\n".join(json.dumps(x) for x in lines) + "\nnot json\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
     replies = [json.loads(line) for line in done.stdout.splitlines()]
     assert [reply.get("id") for reply in replies] == [1, 2, 3, 4, None]
-    assert replies[0]["result"]["protocolVersion"] == "2025-06-18" and replies[0]["result"]["serverInfo"]["name"] == "smig"
+    assert (
+        replies[0]["result"]["protocolVersion"] == "2025-06-18" and replies[0]["result"]["serverInfo"]["name"] == "smig"
+    )
     assert len(replies[1]["result"]["tools"]) == len(TOOLS)
     assert replies[2]["error"]["code"] == -32601 and replies[3]["result"] == {}
     assert replies[4]["error"]["code"] == -32700
@@ -341,8 +420,11 @@ def test_an_unexpected_failure_is_one_sentence_and_the_server_serves_on() -> Non
     reader, writer = io.BytesIO(f"{call}\n{ping}\n".encode()), io.BytesIO()
     server.serve(reader, writer)
     replies = [json.loads(line) for line in writer.getvalue().splitlines()]
-    assert replies[0] == {"jsonrpc": "2.0", "id": 7, "error": {"code": -32603,
-                                                              "message": "smig failed on this request (KeyError)."}}
+    assert replies[0] == {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "error": {"code": -32603, "message": "smig failed on this request (KeyError)."},
+    }
     assert replies[1] == {"jsonrpc": "2.0", "id": 8, "result": {}}
 
 
@@ -357,4 +439,6 @@ def test_a_tool_that_raises_unexpectedly_is_a_tool_error(monkeypatch: pytest.Mon
     result = SmigToolRunner()("model_context_window", {"model": "gpt-5.1"})
     assert result["isError"] is True
     [content] = result["content"]
-    assert content["text"].startswith("model_context_window: Unexpected ValueError (internal detail); the details are in ")
+    assert content["text"].startswith(
+        "model_context_window: Unexpected ValueError (internal detail); the details are in "
+    )

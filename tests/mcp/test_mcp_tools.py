@@ -20,20 +20,37 @@ from smig_tui.services import build_services
 
 
 def test_chat_parts_tool_calls_and_results_become_neutral_messages() -> None:
-    messages = load_chat(json.dumps([
-        {"role": "developer", "content": [{"type": "input_text", "text": "Be brief."}]},
-        {"role": "user", "content": [{"type": "text", "text": "Look at"}, {"type": "image_url", "image_url": {}}]},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "a", "function": {"name": "read", "arguments": {"path": "x.py"}}},
-            {"id": "b", "function": {"name": "grep", "arguments": "{\"q\": 1}"}}]},
-        {"role": "tool", "tool_call_id": "a", "content": "print(1)"},
-        {"role": "tool", "tool_call_id": "b", "content": "x.py:1"},
-        {"role": "assistant", "content": [{"type": "refusal", "refusal": "No."}]},
-    ]))
+    messages = load_chat(
+        json.dumps(
+            [
+                {"role": "developer", "content": [{"type": "input_text", "text": "Be brief."}]},
+                {
+                    "role": "user",
+                    "content": [{"type": "text", "text": "Look at"}, {"type": "image_url", "image_url": {}}],
+                },
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {"id": "a", "function": {"name": "read", "arguments": {"path": "x.py"}}},
+                        {"id": "b", "function": {"name": "grep", "arguments": '{"q": 1}'}},
+                    ],
+                },
+                {"role": "tool", "tool_call_id": "a", "content": "print(1)"},
+                {"role": "tool", "tool_call_id": "b", "content": "x.py:1"},
+                {"role": "assistant", "content": [{"type": "refusal", "refusal": "No."}]},
+            ]
+        )
+    )
     assert [(m.id, m.role, m.kind) for m in messages] == [
-        ("m0", Role.DEVELOPER, Kind.TEXT), ("m1", Role.USER, Kind.TEXT),
-        ("m2.c0", Role.ASSISTANT, Kind.TOOL_CALL), ("m2.c1", Role.ASSISTANT, Kind.TOOL_CALL),
-        ("m3", Role.TOOL, Kind.TOOL_RESULT), ("m4", Role.TOOL, Kind.TOOL_RESULT), ("m5", Role.ASSISTANT, Kind.TEXT)]
+        ("m0", Role.DEVELOPER, Kind.TEXT),
+        ("m1", Role.USER, Kind.TEXT),
+        ("m2.c0", Role.ASSISTANT, Kind.TOOL_CALL),
+        ("m2.c1", Role.ASSISTANT, Kind.TOOL_CALL),
+        ("m3", Role.TOOL, Kind.TOOL_RESULT),
+        ("m4", Role.TOOL, Kind.TOOL_RESULT),
+        ("m5", Role.ASSISTANT, Kind.TEXT),
+    ]
     assert [m.index for m in messages] == list(range(7))
     assert messages[1].text == "Look at\n[image]" and messages[2].text == '{"path": "x.py"}'
     assert [m.call_id for m in messages[2:6]] == ["a", "b", "a", "b"] and messages[6].text == "No."
@@ -42,13 +59,21 @@ def test_chat_parts_tool_calls_and_results_become_neutral_messages() -> None:
 def test_to_chat_regroups_tool_calls_on_their_own_turn_only() -> None:
     chat = [
         {"role": "assistant", "content": "Done with step one."},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "a", "type": "function", "function": {"name": "read", "arguments": "{}"}},
-            {"id": "b", "type": "function", "function": {"name": "ls", "arguments": "{}"}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "a", "type": "function", "function": {"name": "read", "arguments": "{}"}},
+                {"id": "b", "type": "function", "function": {"name": "ls", "arguments": "{}"}},
+            ],
+        },
         {"role": "tool", "tool_call_id": "a", "content": "1"},
         {"role": "tool", "tool_call_id": "b", "content": "2"},
-        {"role": "assistant", "content": "Next", "tool_calls": [
-            {"id": "c", "type": "function", "function": {"name": "read", "arguments": "{}"}}]},
+        {
+            "role": "assistant",
+            "content": "Next",
+            "tool_calls": [{"id": "c", "type": "function", "function": {"name": "read", "arguments": "{}"}}],
+        },
         {"role": "tool", "tool_call_id": "c", "content": "3"},
     ]
     assert to_chat(load_chat(chat)) == chat
@@ -57,16 +82,19 @@ def test_to_chat_regroups_tool_calls_on_their_own_turn_only() -> None:
     assert to_chat([summary, hidden]) == [{"role": "user", "content": "[3 earlier messages omitted]"}]
 
 
-@pytest.mark.parametrize(("data", "error"), [
-    ("{\"role\": ", "not valid JSON"),
-    ('{"role": "user"}', "must be a JSON array"),
-    ("[]", "is empty"),
-    ('["hi"]', "messages[0] must be an object"),
-    ('[{"role": "user", "content": 5}]', "messages[0].content must be a string"),
-    ('[{"role": "user", "content": [{"type": "audio"}]}]', "messages[0].content[0] is not a text"),
-    ('[{"role": "assistant", "tool_calls": [{"id": "x"}]}]', "tool_calls[0] needs a function"),
-    ('[{"role": "assistant", "tool_calls": {}}]', "tool_calls must be an array"),
-])
+@pytest.mark.parametrize(
+    ("data", "error"),
+    [
+        ('{"role": ', "not valid JSON"),
+        ('{"role": "user"}', "must be a JSON array"),
+        ("[]", "is empty"),
+        ('["hi"]', "messages[0] must be an object"),
+        ('[{"role": "user", "content": 5}]', "messages[0].content must be a string"),
+        ('[{"role": "user", "content": [{"type": "audio"}]}]', "messages[0].content[0] is not a text"),
+        ('[{"role": "assistant", "tool_calls": [{"id": "x"}]}]', "tool_calls[0] needs a function"),
+        ('[{"role": "assistant", "tool_calls": {}}]', "tool_calls must be an array"),
+    ],
+)
 def test_bad_chat_input_is_one_sentence(data: str, error: str) -> None:
     with pytest.raises(ChatInputError, match=error.replace("[", r"\[").replace("]", r"\]")):
         load_chat(data)
@@ -118,9 +146,11 @@ def test_recall_matches_phrase_first_then_all_words_case_blind() -> None:
 def test_real_sessions_round_trip_through_preview_commit_and_recall(
     shared_fixtures: Path, isolated_homes: dict[str, Path]
 ) -> None:
-    installed = [install_shared_fixture(path, isolated_homes["codex"], isolated_homes["claude"])
-                 for path in sorted((shared_fixtures / "claude").glob("*.jsonl"))
-                 + sorted((shared_fixtures / "codex").glob("*.jsonl"))]
+    installed = [
+        install_shared_fixture(path, isolated_homes["codex"], isolated_homes["claude"])
+        for path in sorted((shared_fixtures / "claude").glob("*.jsonl"))
+        + sorted((shared_fixtures / "codex").glob("*.jsonl"))
+    ]
     assert any(installed)
     services = build_services()
     tools = SmigTools(services)
@@ -130,14 +160,18 @@ def test_real_sessions_round_trip_through_preview_commit_and_recall(
         if len(session.messages) < 20:
             continue
         preview = tools.preview_migration(entry["id"], "gpt-4", reserve=6_000, max_chars=100_000)
-        dropped = [item for item in all_pages(tools.preview_migration, "items", entry["id"], "gpt-4",
-                                              reserve=6_000) if not item["kept"]]
+        dropped = [
+            item
+            for item in all_pages(tools.preview_migration, "items", entry["id"], "gpt-4", reserve=6_000)
+            if not item["kept"]
+        ]
         if not dropped or not session.info.cwd:
             continue
         omitted = preview["left_out"]  # the same figures the placeholder (and the lineage note) give
         if preview["placeholder"]:
             assert preview["placeholder"].startswith(
-                f"[smig: {omitted['messages']} earlier messages omitted ({omitted['tokens']:,} tokens)")
+                f"[smig: {omitted['messages']} earlier messages omitted ({omitted['tokens']:,} tokens)"
+            )
         codex = tools.preview_migration(entry["id"], "gpt-5.5")
         assert codex["decision"]["agent_overhead"] == services.overhead_tokens(services.capacities.lookup("gpt-5.5"))
         done = tools.commit_migration(entry["id"], "gpt-4", reserve=6_000)
@@ -154,8 +188,9 @@ def test_real_sessions_round_trip_through_preview_commit_and_recall(
             paged = all_pages(tools.migrate_session, "messages", chat, "gpt-5.1", "gpt-5.5")
             whole = list(to_chat(load_chat(chat)))
             assert len(paged) == len(whole)  # a message too large for a page alone is cut, and says so
-            assert [m for m in paged if "cut_chars" not in m] == [m for m, p in zip(whole, paged, strict=True)
-                                                                  if "cut_chars" not in p]
+            assert [m for m in paged if "cut_chars" not in m] == [
+                m for m, p in zip(whole, paged, strict=True) if "cut_chars" not in p
+            ]
             round_trips += 1
         checked += 1
     assert checked >= 3 and round_trips >= 1
@@ -223,8 +258,13 @@ def _modules_after(code: str) -> set[str]:
     """Modules loaded by a fresh interpreter after running `code`."""
     import subprocess
 
-    out = subprocess.run([sys.executable, "-c", code + "\nimport sys\nprint('\\n'.join(sys.modules))"],
-                         check=True, capture_output=True, text=True, timeout=120).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code + "\nimport sys\nprint('\\n'.join(sys.modules))"],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
     return set(out.split())
 
 
@@ -238,9 +278,16 @@ def test_counts_agree_with_the_note_and_the_input_and_the_note_follows_the_syste
     chat = [{"role": "system", "content": "You are terse."}]
     for n in range(30):
         chat.append({"role": "user", "content": f"question {n} " + "word " * 300})
-        chat.append({"role": "assistant", "content": None, "tool_calls": [
-            {"id": f"c{n}", "type": "function", "function": {"name": "shell", "arguments": "{}"}},
-            {"id": f"d{n}", "type": "function", "function": {"name": "grep", "arguments": "{}"}}]})
+        chat.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": f"c{n}", "type": "function", "function": {"name": "shell", "arguments": "{}"}},
+                    {"id": f"d{n}", "type": "function", "function": {"name": "grep", "arguments": "{}"}},
+                ],
+            }
+        )
         chat.append({"role": "tool", "tool_call_id": f"c{n}", "content": "out " * 50})
         chat.append({"role": "tool", "tool_call_id": f"d{n}", "content": "hit " * 50})
     tools = SmigTools(build_services())
@@ -263,12 +310,16 @@ def test_a_decoded_array_over_20_mb_is_refused_like_a_string() -> None:
 
 
 def test_summaries_are_offered_with_the_clis_consent_and_a_configured_summarizer(
-        fake_home: dict[str, Path], llm_server: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_home: dict[str, Path], llm_server: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
     config = fake_home["smig"] / "config" / "config.toml"
     config.parent.mkdir(parents=True)
-    config.write_text(f'[summarizer]\nprovider = "test"\nbase_url = "{llm_server.url}"\nmodel = "handoff-model"\n'
-                      'api_key_env = "SMIG_TEST_SUMMARY_KEY"\nmax_retries = 0\ntimeout = 10\n'
-                      '[models."tiny-test"]\ncontext_window = 400\n', encoding="utf-8")
+    config.write_text(
+        f'[summarizer]\nprovider = "test"\nbase_url = "{llm_server.url}"\nmodel = "handoff-model"\n'
+        'api_key_env = "SMIG_TEST_SUMMARY_KEY"\nmax_retries = 0\ntimeout = 10\n'
+        '[models."tiny-test"]\ncontext_window = 400\n',
+        encoding="utf-8",
+    )
     monkeypatch.setenv("SMIG_TEST_SUMMARY_KEY", "sk-test-summary")
     tools = SmigTools(build_services())
     preview = tools.preview_migration("5f0c2a9e", "tiny-test", strategy="summary")
@@ -287,8 +338,9 @@ def test_a_long_omitted_message_is_read_whole_page_by_page(fake_home: dict[str, 
     transcript = next((fake_home["claude"] / "projects").rglob("5f0c2a9e*.jsonl"))
     long_text = "Actually keep --verbose, but add a short -v alias. " + "Détails «précis» 🙂 line\n" * 400
     original = "Actually keep --verbose, but add a short -v alias"
-    transcript.write_text(transcript.read_text(encoding="utf-8").replace(original, json.dumps(long_text)[1:-1]),
-                          encoding="utf-8")
+    transcript.write_text(
+        transcript.read_text(encoding="utf-8").replace(original, json.dumps(long_text)[1:-1]), encoding="utf-8"
+    )
     config = fake_home["smig"] / "config" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text('[models."tiny-test"]\ncontext_window = 400\n', encoding="utf-8")

@@ -97,8 +97,9 @@ def test_an_earlier_home_project_sync_is_retired_leaving_the_users_lines(memory_
     assert code == 0, err
     old_bundle = home_memory / CLAUDE_BUNDLE_NAME
     assert old_bundle.exists() and str(old_bundle) in _state()
-    index.write_text(index.read_text(encoding="utf-8") + "- [later.md](later.md) — added by Claude later\n",
-                     encoding="utf-8")
+    index.write_text(
+        index.read_text(encoding="utf-8") + "- [later.md](later.md) — added by Claude later\n", encoding="utf-8"
+    )
     code, out, err = _smig("sync", "--to-claude")
     assert code == 0, err
     assert f"delete: {old_bundle}" in out and f"drop-line: {index}" in out
@@ -135,8 +136,9 @@ def test_a_bundle_someone_else_left_in_the_home_project_is_not_removed(memory_ho
 
 def test_the_claude_bundle_holds_no_import_claude_would_follow(memory_home: dict[str, Path]) -> None:
     summary = memory_home["codex"] / "memories" / "memory_summary.md"
-    summary.write_text("# Summary\n@~/.ssh/config at a line start\n- see @docs/style.md, mail a@b.com\n",
-                       encoding="utf-8")
+    summary.write_text(
+        "# Summary\n@~/.ssh/config at a line start\n- see @docs/style.md, mail a@b.com\n", encoding="utf-8"
+    )
     code, _, err = _smig("sync", "--to-claude")
     assert code == 0, err
     bundle = (memory_home["claude"] / CLAUDE_USER_BUNDLE_NAME).read_text(encoding="utf-8")

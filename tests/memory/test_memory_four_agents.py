@@ -43,8 +43,13 @@ def _four_agent_home(homes: dict[str, Path]) -> dict[str, Path]:
     _write(memory / "push.md", "---\nname: push\ndescription: HERON-41 never force-push\ntype: feedback\n---\nNo.\n")
     gemini = _write(home / ".gemini" / "GEMINI.md", f"## Gemini Added Memories\n- {GEMINI_NOTE}\n")
     opencode = _write(home / ".config" / "opencode" / "AGENTS.md", f"- {OPENCODE_NOTE}\n- key {FAKE_KEY}\n")
-    return {"gemini": gemini, "opencode": opencode, "gemini_bundle": gemini.parent / "smig_memory.md",
-            "opencode_bundle": opencode.parent / "smig_memory.md", "claude_memory": memory}
+    return {
+        "gemini": gemini,
+        "opencode": opencode,
+        "gemini_bundle": gemini.parent / "smig_memory.md",
+        "opencode_bundle": opencode.parent / "smig_memory.md",
+        "claude_memory": memory,
+    }
 
 
 def _store() -> MemoryStore:
@@ -166,8 +171,10 @@ async def test_memory_screen_shows_gemini_and_opencode_files(isolated_homes: dic
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, MemoryScreen) and screen.plan is not None
-        rows = {agent: screen.query_one(f"#{agent}-files", DataTable).row_count
-                for agent in ("codex", "claude", "gemini", "opencode")}
+        rows = {
+            agent: screen.query_one(f"#{agent}-files", DataTable).row_count
+            for agent in ("codex", "claude", "gemini", "opencode")
+        }
         assert rows == {"codex": 1, "claude": 1, "gemini": 1, "opencode": 1}
         await pilot.press("d", "d", "d")  # every way → to-claude → to-codex → to-gemini
         await app.workers.wait_for_complete()
@@ -187,8 +194,12 @@ def test_mcp_memory_sync_reports_then_applies_for_the_named_agents(isolated_home
     reply = report["structuredContent"]
     assert [d["direction"] for d in reply["directions"]] == ["to-gemini", "to-opencode"]
     assert reply["directions"][0]["sources_by_agent"] == {"codex": 1, "claude": 1, "opencode": 1}
-    assert {w["path"] for w in reply["writes"]} == {str(files["gemini"]), str(files["gemini_bundle"]),
-                                                    str(files["opencode"]), str(files["opencode_bundle"])}
+    assert {w["path"] for w in reply["writes"]} == {
+        str(files["gemini"]),
+        str(files["gemini_bundle"]),
+        str(files["opencode"]),
+        str(files["opencode_bundle"]),
+    }
     assert reply["applied"] is False and not files["gemini_bundle"].exists()
     assert FAKE_KEY not in report["content"][0]["text"]  # names files and counts, never their secrets
 
@@ -202,8 +213,10 @@ def test_mcp_memory_sync_reports_then_applies_for_the_named_agents(isolated_home
 
 def test_the_gemini_bundle_holds_no_import_gemini_would_follow(isolated_homes: dict[str, Path]) -> None:
     files = _four_agent_home(isolated_homes)
-    _write(isolated_homes["codex"] / "memories" / "memory_summary.md",
-           "# Summary\n@./secrets.md at a line start\n- see @docs/style.md, mail a@b.com\n")
+    _write(
+        isolated_homes["codex"] / "memories" / "memory_summary.md",
+        "# Summary\n@./secrets.md at a line start\n- see @docs/style.md, mail a@b.com\n",
+    )
     code, _, err = _smig("sync", "--to-gemini")
     assert code == 0, err
     bundle = files["gemini_bundle"].read_text(encoding="utf-8")

@@ -23,12 +23,16 @@ def test_listed_counts_match_a_full_read_and_follow_updates(tmp_path: Path) -> N
     assert len(json.loads(cache.read_text())["counts"]) == 40
     busiest = max(listed, key=lambda info: info.message_count or 0)
     with sqlite3.connect(database) as connection:  # OpenCode adds a reply and bumps the session's time
-        message = connection.execute("SELECT id FROM message WHERE session_id = ? ORDER BY id DESC LIMIT 1",
-                                     (busiest.id,)).fetchone()[0]
-        connection.execute("INSERT INTO part VALUES ('prt_zzzzzzzzzzzzzzzzzzzzzzzzzz', ?, ?, 1, 1, ?)",
-                           (message, busiest.id, json.dumps({"type": "text", "text": "one more"})))
+        message = connection.execute(
+            "SELECT id FROM message WHERE session_id = ? ORDER BY id DESC LIMIT 1", (busiest.id,)
+        ).fetchone()[0]
+        connection.execute(
+            "INSERT INTO part VALUES ('prt_zzzzzzzzzzzzzzzzzzzzzzzzzz', ?, ?, 1, 1, ?)",
+            (message, busiest.id, json.dumps({"type": "text", "text": "one more"})),
+        )
         connection.execute("UPDATE session SET time_updated = time_updated + 1 WHERE id = ?", (busiest.id,))
     again = {info.id: info for info in source.discover(lambda _: None)}
     assert again[busiest.id].message_count == (busiest.message_count or 0) + 1
     assert [info.message_count for info in again.values() if info.id != busiest.id] == [
-        info.message_count for info in listed if info.id != busiest.id]
+        info.message_count for info in listed if info.id != busiest.id
+    ]

@@ -89,7 +89,7 @@ def test_loads_the_history_opencode_sent_the_model_on_resume(data_dir: Path) -> 
     sent = _sent(recorded_request())
     # The request resumed the session for its second turn: everything before that turn's reply.
     assert read[: len(sent)] == sent
-    assert read[len(sent):] == [("assistant", "text", read[-1][2])]
+    assert read[len(sent) :] == [("assistant", "text", read[-1][2])]
     assert "你好" in read[-1][2]
     calls = [m for m in session.messages if m.kind is Kind.TOOL_CALL]
     results = [m for m in session.messages if m.kind is Kind.TOOL_RESULT]
@@ -101,8 +101,11 @@ def test_loads_the_history_opencode_sent_the_model_on_resume(data_dir: Path) -> 
 def test_keeps_the_token_figures_opencode_logged_per_model_call(data_dir: Path) -> None:
     source = _source()
     session = source.load(next(source.discover(lambda _: None)), lambda _: None)
-    logged = sqlite3.connect(data_dir / "opencode.db").execute(
-        "SELECT data FROM part WHERE session_id = ? ORDER BY id", (SESSION_ID,)).fetchall()
+    logged = (
+        sqlite3.connect(data_dir / "opencode.db")
+        .execute("SELECT data FROM part WHERE session_id = ? ORDER BY id", (SESSION_ID,))
+        .fetchall()
+    )
     steps = [json.loads(row[0])["tokens"] for row in logged if json.loads(row[0])["type"] == "step-finish"]
     usages = [m.usage for m in session.messages if m.usage is not None]
     assert [u.input_tokens for u in usages] == [step["input"] for step in steps]
@@ -194,12 +197,19 @@ def test_the_legacy_json_tree_reads_like_the_database(isolated_homes: dict[str, 
     """An old install's storage/ tree, laid out from the recorded rows, gives the same conversation."""
     database = data_dir / "opencode.db"
     rows = sqlite3.connect(database)
-    session = dict(zip(("id", "directory", "title", "version", "created", "updated"), rows.execute(
-        "SELECT id, directory, title, version, time_created, time_updated FROM session").fetchone(), strict=True))
+    session = dict(
+        zip(
+            ("id", "directory", "title", "version", "created", "updated"),
+            rows.execute("SELECT id, directory, title, version, time_created, time_updated FROM session").fetchone(),
+            strict=True,
+        )
+    )
     storage = data_dir / "storage"
     info_file = storage / "session" / "global" / f"{SESSION_ID}.json"
     info_file.parent.mkdir(parents=True)
-    info_file.write_text(json.dumps({**session, "time": {"created": session["created"], "updated": session["updated"]}}))
+    info_file.write_text(
+        json.dumps({**session, "time": {"created": session["created"], "updated": session["updated"]}})
+    )
     for message_id, data in rows.execute("SELECT id, data FROM message WHERE session_id = ?", (SESSION_ID,)):
         path = storage / "message" / SESSION_ID / f"{message_id}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -231,31 +241,68 @@ def test_a_compacted_session_reads_from_its_last_summary_as_opencode_sends_it(da
     added to the recorded session: the resumed request then held only these three messages."""
     database = data_dir / "opencode.db"
     rows = [
-        ("msg_23c29b8640014wY1HfzOWOe3ff", {"role": "user", "agent": "build", "time": {"created": 1796305000000}},
-         [{"type": "compaction", "auto": True}]),
-        ("msg_23c29b876001WYOnMyUCibJAz7", {"role": "assistant", "summary": True, "finish": "stop", "mode": "compaction",
-                                             "agent": "compaction", "parentID": "msg_23c29b8640014wY1HfzOWOe3ff",
-                                             "time": {"created": 1796305000001}},
-         [{"type": "step-start"}, {"type": "text", "text": "Summary: three commands ran."},
-          {"type": "step-finish", "tokens": {"input": 300, "output": 12, "cache": {"read": 0, "write": 0}}}]),
-        ("msg_23c29b90b001NzDgpqoP72WQ2j", {"role": "user", "agent": "build", "time": {"created": 1796305000002}},
-         [{"type": "text", "synthetic": True,
-           "text": "Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed."}]),
+        (
+            "msg_23c29b8640014wY1HfzOWOe3ff",
+            {"role": "user", "agent": "build", "time": {"created": 1796305000000}},
+            [{"type": "compaction", "auto": True}],
+        ),
+        (
+            "msg_23c29b876001WYOnMyUCibJAz7",
+            {
+                "role": "assistant",
+                "summary": True,
+                "finish": "stop",
+                "mode": "compaction",
+                "agent": "compaction",
+                "parentID": "msg_23c29b8640014wY1HfzOWOe3ff",
+                "time": {"created": 1796305000001},
+            },
+            [
+                {"type": "step-start"},
+                {"type": "text", "text": "Summary: three commands ran."},
+                {"type": "step-finish", "tokens": {"input": 300, "output": 12, "cache": {"read": 0, "write": 0}}},
+            ],
+        ),
+        (
+            "msg_23c29b90b001NzDgpqoP72WQ2j",
+            {"role": "user", "agent": "build", "time": {"created": 1796305000002}},
+            [
+                {
+                    "type": "text",
+                    "synthetic": True,
+                    "text": "Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed.",
+                }
+            ],
+        ),
     ]
     with sqlite3.connect(database) as connection:
         for number, (message_id, info, parts) in enumerate(rows):
             moment = info["time"]["created"]
-            connection.execute("INSERT INTO message VALUES (?, ?, ?, ?, ?)",
-                               (message_id, SESSION_ID, moment, moment, json.dumps(info)))
+            connection.execute(
+                "INSERT INTO message VALUES (?, ?, ?, ?, ?)", (message_id, SESSION_ID, moment, moment, json.dumps(info))
+            )
             for offset, part in enumerate(parts):
-                connection.execute("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)",
-                                   (f"prt_23c29b9{number}{offset}00000000000000000", message_id, SESSION_ID, moment,
-                                    moment, json.dumps(part)))
+                connection.execute(
+                    "INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        f"prt_23c29b9{number}{offset}00000000000000000",
+                        message_id,
+                        SESSION_ID,
+                        moment,
+                        moment,
+                        json.dumps(part),
+                    ),
+                )
     source = _source()
     session = source.load(next(source.discover(lambda _: None)), lambda _: None)
     assert [(m.role, m.kind, m.injected) for m in session.messages] == [
-        (Role.USER, Kind.TEXT, True), (Role.ASSISTANT, Kind.SUMMARY, False), (Role.USER, Kind.TEXT, True)]
+        (Role.USER, Kind.TEXT, True),
+        (Role.ASSISTANT, Kind.SUMMARY, False),
+        (Role.USER, Kind.TEXT, True),
+    ]
     assert [m.text for m in session.messages] == [
-        "What did we do so far?", "Summary: three commands ran.",
-        "Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed."]
+        "What did we do so far?",
+        "Summary: three commands ran.",
+        "Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed.",
+    ]
     assert session.compactions == 1 and session.measured_context_tokens == 300

@@ -29,8 +29,9 @@ def _dry_run(tmp_path: Path, keep_last: int | None = None) -> tuple[dict, object
     project.mkdir(exist_ok=True)
     session = make_session(tmp_path / "src", agent=Agent.CODEX, cwd=str(project))
     services = build_services()
-    result = services.migrate(session, make_plan(session, "claude-sonnet-4-5", keep_last), {Destination.OPENCODE},
-                              dry_run=True)
+    result = services.migrate(
+        session, make_plan(session, "claude-sonnet-4-5", keep_last), {Destination.OPENCODE}, dry_run=True
+    )
     [planned] = [f for f in result.files if f.destination is Destination.OPENCODE]
     return json.loads(planned.data), result
 
@@ -92,8 +93,9 @@ def test_ids_sort_like_opencodes() -> None:
     assert opencode_id("ses", millis + 1, 0, descending=True) < opencode_id("ses", millis, 0, descending=True)
 
 
-def test_without_the_opencode_command_nothing_is_written(tmp_path: Path, isolated_homes: dict[str, Path],
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_the_opencode_command_nothing_is_written(
+    tmp_path: Path, isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
     project = tmp_path / "project"
     project.mkdir()
@@ -114,8 +116,7 @@ def test_an_opencode_session_migrates_to_claude_code_and_pins_its_source(
     session = services.load_session(services.find_session(SESSION_ID))
     project = tmp_path / "project"
     project.mkdir()
-    result = services.migrate(session, make_plan(session, "claude-sonnet-4-5"), {Destination.CLAUDE},
-                              cwd=str(project))
+    result = services.migrate(session, make_plan(session, "claude-sonnet-4-5"), {Destination.CLAUDE}, cwd=str(project))
     [output] = result.outputs
     written = Path(output.path).read_text(encoding="utf-8")
     assert "UNICODE-REPLY: now" in written and "héllo wörld ✓ 日本語 🚀" in written
@@ -125,8 +126,10 @@ def test_an_opencode_session_migrates_to_claude_code_and_pins_its_source(
     import sqlite3
 
     with sqlite3.connect(database) as connection:  # OpenCode goes on with the session
-        connection.execute("INSERT INTO message VALUES ('msg_zzzzzzzzzzzzzzzzzzzzzzzzzz', ?, 1, 1, '{\"role\":\"user\"}')",
-                           (SESSION_ID,))
+        connection.execute(
+            "INSERT INTO message VALUES ('msg_zzzzzzzzzzzzzzzzzzzzzzzzzz', ?, 1, 1, '{\"role\":\"user\"}')",
+            (SESSION_ID,),
+        )
     assert services.source_status(source.path, source.sha256, source.size) == "grown"
     with sqlite3.connect(database) as connection:  # or the session is deleted
         connection.execute("DELETE FROM part")

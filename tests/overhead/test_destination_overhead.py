@@ -23,10 +23,12 @@ WINDOW, RESERVE = 200_000, 1_000
 def _probe_model(homes: dict[str, Path]) -> str:
     config = homes["smig"] / "config" / "config.toml"
     config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(f'[models.probe]\ncontext_window = {WINDOW}\nmax_output = {RESERVE}\n'
-                      f'harness_window = {WINDOW - RESERVE}\n'
-                      'provider = "anthropic"\nencoding = "o200k_base"\n\n[agents.opencode]\noverhead = 6000\n',
-                      encoding="utf-8")
+    config.write_text(
+        f"[models.probe]\ncontext_window = {WINDOW}\nmax_output = {RESERVE}\n"
+        f"harness_window = {WINDOW - RESERVE}\n"
+        'provider = "anthropic"\nencoding = "o200k_base"\n\n[agents.opencode]\noverhead = 6000\n',
+        encoding="utf-8",
+    )
     return "probe"
 
 
@@ -34,13 +36,21 @@ def test_the_named_agent_s_overhead_replaces_the_one_the_provider_implies(fake_h
     target = _probe_model(fake_home)
     services = build_services()
     session = services.load_session(services.list_sessions()[0])
-    by_agent = {agent: services.plan(session, target, Strategy.AS_IS, agent=agent).decision.overhead
-                for agent in (None, "claude", "codex", "gemini", "opencode")}
+    by_agent = {
+        agent: services.plan(session, target, Strategy.AS_IS, agent=agent).decision.overhead
+        for agent in (None, "claude", "codex", "gemini", "opencode")
+    }
     shipped = services.agent_overheads
-    assert by_agent == {None: shipped["claude"].tokens, "claude": shipped["claude"].tokens,
-                        "codex": shipped["codex"].tokens, "gemini": shipped["gemini"].tokens, "opencode": 6000}
+    assert by_agent == {
+        None: shipped["claude"].tokens,
+        "claude": shipped["claude"].tokens,
+        "codex": shipped["codex"].tokens,
+        "gemini": shipped["gemini"].tokens,
+        "opencode": 6000,
+    }
     assert services.overhead_for(services.capacities.lookup(target), "opencode").source.endswith(
-        "[agents.opencode]")  # the config's figure, not the shipped one
+        "[agents.opencode]"
+    )  # the config's figure, not the shipped one
 
 
 def test_the_shipped_opencode_overhead_is_the_measured_one(isolated_homes: dict[str, Path]) -> None:
@@ -77,4 +87,7 @@ def test_mcp_commit_plans_for_the_destination_s_overhead(fake_home: dict[str, Pa
     tools = SmigTools(services)
     to_opencode = tools.commit_migration(session_id, target, to=["opencode"], dry_run=True)["decision"]
     to_claude = tools.commit_migration(session_id, target, to=["claude"], dry_run=True)["decision"]
-    assert (to_opencode["agent_overhead"], to_claude["agent_overhead"]) == (6000, services.agent_overheads["claude"].tokens)
+    assert (to_opencode["agent_overhead"], to_claude["agent_overhead"]) == (
+        6000,
+        services.agent_overheads["claude"].tokens,
+    )

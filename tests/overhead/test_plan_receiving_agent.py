@@ -49,8 +49,12 @@ def _shipped(agent: str) -> int:
 
 def test_a_gpt5_plan_is_for_codex_unless_told_opencode(fake_home: dict[str, Path]) -> None:
     assumed = _json("-t", "gpt-5.5")
-    assert assumed["agent_overhead"] == {"agent": "codex", "tokens": _shipped("codex"), "assumed": True,
-                                         "source": "measured with Codex CLI 0.171.0"}
+    assert assumed["agent_overhead"] == {
+        "agent": "codex",
+        "tokens": _shipped("codex"),
+        "assumed": True,
+        "source": "measured with Codex CLI 0.171.0",
+    }
     chosen = _json("-t", "gpt-5.5", "--to", "opencode")
     assert chosen["agent_overhead"]["agent"] == "opencode" and chosen["agent_overhead"]["assumed"] is False
     assert chosen["decision"]["overhead"] == _shipped("opencode") == 6_901

@@ -20,8 +20,9 @@ async def test_committing_to_another_agent_plans_for_its_overhead(fake_home: dic
     app = SmigApp(services=services, here="/home/user/proj")
     notes: list[str] = []
     async with app.run_test(size=(120, 36)) as pilot:
-        await commit_dialog_choosing(pilot, lambda info: info.agent is Agent.CODEX and info.cwd == "/home/user/proj",
-                                     "gemini")
+        await commit_dialog_choosing(
+            pilot, lambda info: info.agent is Agent.CODEX and info.cwd == "/home/user/proj", "gemini"
+        )
         app.notify = lambda message, *args, **kwargs: notes.append(str(message))  # type: ignore[method-assign]
         await pilot.click("#confirm")
         await settle(pilot)
@@ -42,8 +43,9 @@ async def test_committing_to_the_previewed_agent_writes_the_preview(fake_home: d
     app = SmigApp(services=services, here="/home/user/proj")
     notes: list[str] = []
     async with app.run_test(size=(120, 36)) as pilot:
-        await commit_dialog_choosing(pilot, lambda info: info.agent is Agent.CODEX and info.cwd == "/home/user/proj",
-                                     "claude")
+        await commit_dialog_choosing(
+            pilot, lambda info: info.agent is Agent.CODEX and info.cwd == "/home/user/proj", "claude"
+        )
         app.notify = lambda message, *args, **kwargs: notes.append(str(message))  # type: ignore[method-assign]
         await pilot.click("#confirm")
         await settle(pilot)

@@ -31,7 +31,7 @@ def _row_indexes(stdout: str) -> list[int]:
     """The message numbers of the table's rows (the lines after the header)."""
     lines = stdout.splitlines()
     header = next(i for i, line in enumerate(lines) if re.match(r"\s*#\s+message", line))
-    return [int(m.group(1)) for line in lines[header + 1:] if (m := re.match(r"\s*(\d+)\s", line))]
+    return [int(m.group(1)) for line in lines[header + 1 :] if (m := re.match(r"\s*(\d+)\s", line))]
 
 
 @pytest.mark.usefixtures("claude_home")

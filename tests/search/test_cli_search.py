@@ -43,8 +43,12 @@ def test_search_text_output_marks_the_match(isolated_homes: dict[str, Path]) -> 
 
 
 def test_search_filters_by_agent_role_since_and_cwd(isolated_homes: dict[str, Path]) -> None:
-    write_rollout(isolated_homes["codex"], [("user", "orchid question"), ("assistant", "orchid answer")],
-                  cwd=str(isolated_homes["home"]), day="2026-11-01")
+    write_rollout(
+        isolated_homes["codex"],
+        [("user", "orchid question"), ("assistant", "orchid answer")],
+        cwd=str(isolated_homes["home"]),
+        day="2026-11-01",
+    )
     base = ("search", "orchid", "--json")
     assert len(json.loads(smig(*base)[1])) == 2
     assert len(json.loads(smig(*base, "--role", "assistant")[1])) == 1
@@ -54,8 +58,12 @@ def test_search_filters_by_agent_role_since_and_cwd(isolated_homes: dict[str, Pa
 
 
 def test_malformed_queries_and_dates_are_one_line_with_exit_2(isolated_homes: dict[str, Path]) -> None:
-    for argv in (("search", '"open phrase'), ("search", "x", "--since", "someday"), ("search", "*"),
-                 ("search", "x", "--agent", "cursor")):
+    for argv in (
+        ("search", '"open phrase'),
+        ("search", "x", "--since", "someday"),
+        ("search", "*"),
+        ("search", "x", "--agent", "cursor"),
+    ):
         code, stdout, stderr = smig(*argv)
         assert code == 2 and stdout == ""
         assert stderr.count("\n") == 1 and stderr.startswith("smig: error: ")

@@ -20,8 +20,9 @@ def call(runner: SmigToolRunner, **arguments: Any) -> dict[str, Any]:
 
 def test_search_sessions_returns_marked_redacted_snippets(isolated_homes: dict[str, Path]) -> None:
     key = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
-    write_rollout(isolated_homes["codex"], [("user", f"the kestrel deploy token is {key}"),
-                                            ("assistant", "kestrel deployed")])
+    write_rollout(
+        isolated_homes["codex"], [("user", f"the kestrel deploy token is {key}"), ("assistant", "kestrel deployed")]
+    )
     runner = SmigToolRunner(build_services())
     result = call(runner, query="kestrel")
     assert result["total"] == 2 and result["next_offset"] is None
@@ -43,8 +44,12 @@ def test_search_sessions_pages_by_characters(isolated_homes: dict[str, Path]) ->
 
 def test_search_sessions_errors_are_one_sentence(isolated_homes: dict[str, Path]) -> None:
     runner = SmigToolRunner(build_services())
-    for arguments in ({"query": '"open'}, {"query": "x", "since": "someday"}, {"query": "x" * 501},
-                      {"query": "x", "limit": 0}):
+    for arguments in (
+        {"query": '"open'},
+        {"query": "x", "since": "someday"},
+        {"query": "x" * 501},
+        {"query": "x", "limit": 0},
+    ):
         reply = runner("search_sessions", arguments)
         assert reply["isError"] is True
         text = reply["content"][0]["text"]

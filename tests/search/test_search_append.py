@@ -33,7 +33,8 @@ def indexed_rows(services: Services) -> list[tuple[object, ...]]:
     with sqlite3.connect(services.search_index.db_path) as conn:
         return conn.execute(
             "SELECT f.session_id, m.position, m.message_id, m.role, m.kind, m.tier, m.timestamp, m.length"
-            " FROM messages m JOIN files f ON f.id = m.file ORDER BY f.session_id, m.position").fetchall()
+            " FROM messages m JOIN files f ON f.id = m.file ORDER BY f.session_id, m.position"
+        ).fetchall()
 
 
 def fresh_build(services: Services, tmp_path: Path) -> list[tuple[object, ...]]:
@@ -44,8 +45,9 @@ def fresh_build(services: Services, tmp_path: Path) -> list[tuple[object, ...]]:
     return indexed_rows(again)
 
 
-def test_a_grown_rollout_is_read_on_not_again(isolated_homes: dict[str, Path], loads: list[str],
-                                              tmp_path: Path) -> None:
+def test_a_grown_rollout_is_read_on_not_again(
+    isolated_homes: dict[str, Path], loads: list[str], tmp_path: Path
+) -> None:
     path = write_rollout(isolated_homes["codex"], [("user", "Plan the parser rewrite"), ("assistant", "Sure.")])
     services = build_services()
     assert services.refresh_search_index().added == 1 and len(loads) == 1
@@ -66,8 +68,7 @@ def test_a_grown_rollout_is_read_on_not_again(isolated_homes: dict[str, Path], l
     assert grown_rows == fresh_build(services, tmp_path)
 
 
-def test_a_line_still_being_written_is_indexed_once_complete(isolated_homes: dict[str, Path],
-                                                              loads: list[str]) -> None:
+def test_a_line_still_being_written_is_indexed_once_complete(isolated_homes: dict[str, Path], loads: list[str]) -> None:
     path = write_rollout(isolated_homes["codex"], [("user", "first words")])
     services = build_services()
     services.refresh_search_index()
@@ -93,15 +94,17 @@ def test_a_rewritten_rollout_is_indexed_again_in_full(isolated_homes: dict[str, 
     assert services.search("parser") == [] and len(services.search("lexer")) == 1
 
 
-def test_a_compaction_in_the_new_lines_means_a_full_read(isolated_homes: dict[str, Path], loads: list[str],
-                                                         tmp_path: Path) -> None:
+def test_a_compaction_in_the_new_lines_means_a_full_read(
+    isolated_homes: dict[str, Path], loads: list[str], tmp_path: Path
+) -> None:
     path = write_rollout(isolated_homes["codex"], [("user", "Plan the parser rewrite"), ("assistant", "Sure.")])
     services = build_services()
     services.refresh_search_index()
     history = [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "compacted plan"}]}]
     with path.open("a", encoding="utf-8") as handle:
-        handle.write(codex_line("compacted", {"message": "", "replacement_history": history},
-                                "2026-11-30T10:05:00.000Z"))
+        handle.write(
+            codex_line("compacted", {"message": "", "replacement_history": history}, "2026-11-30T10:05:00.000Z")
+        )
         handle.write(message_line("assistant", "continuing after the compaction", "2026-11-30T10:05:01.000Z"))
     services.refresh_search_index()
     assert len(loads) == 2  # the history before the new lines changed: read whole

@@ -16,7 +16,8 @@ from smig_tui.services import Services, build_services
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 CLAUDE = sorted(path for path in (REAL / "claude" / "projects").glob("*/*.jsonl"))
 CODEX = sorted(
-    path for name in ("auto_compaction", "compressed_and_plain", "revert_segments")
+    path
+    for name in ("auto_compaction", "compressed_and_plain", "revert_segments")
     for path in (REAL / "codex" / name / "codex_home" / "sessions").rglob("rollout-*.jsonl")
     if "_" not in path.name.split("T10-")[1]  # a thread's own first file: no earlier files to read first
 )
@@ -26,11 +27,13 @@ def indexed_rows(services: Services) -> list[tuple[object, ...]]:
     with sqlite3.connect(services.search_index.db_path) as conn:
         return conn.execute(
             "SELECT f.session_id, m.position, m.message_id, m.role, m.kind, m.tier, m.timestamp, m.length"
-            " FROM messages m JOIN files f ON f.id = m.file ORDER BY f.session_id, m.position").fetchall()
+            " FROM messages m JOIN files f ON f.id = m.file ORDER BY f.session_id, m.position"
+        ).fetchall()
 
 
-def grow_line_by_line(original: Path, target: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                      full_loads: list[str]) -> tuple[int, int]:
+def grow_line_by_line(
+    original: Path, target: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, full_loads: list[str]
+) -> tuple[int, int]:
     """Grow `target` to `original` a line or a few at a time (about 25 steps, the last one whole);
     return (steps, steps read in full)."""
     lines = original.read_bytes().splitlines(keepends=True)
@@ -70,16 +73,26 @@ def full_loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 @pytest.mark.parametrize("original", CLAUDE, ids=lambda path: path.parent.name.rsplit("-", 1)[-1] + "/" + path.stem[:8])
-def test_a_claude_transcript_grown_line_by_line(original: Path, isolated_homes: dict[str, Path], tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch, full_loads: list[str]) -> None:
+def test_a_claude_transcript_grown_line_by_line(
+    original: Path,
+    isolated_homes: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    full_loads: list[str],
+) -> None:
     target = isolated_homes["claude"] / "projects" / original.parent.name / original.name
     steps, read_whole = grow_line_by_line(original, target, tmp_path, monkeypatch, full_loads)
     assert read_whole <= steps // 5, f"read whole {read_whole} of {steps} times"
 
 
 @pytest.mark.parametrize("original", CODEX, ids=lambda path: path.parents[5].name)
-def test_a_codex_rollout_grown_line_by_line(original: Path, isolated_homes: dict[str, Path], tmp_path: Path,
-                                            monkeypatch: pytest.MonkeyPatch, full_loads: list[str]) -> None:
+def test_a_codex_rollout_grown_line_by_line(
+    original: Path,
+    isolated_homes: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    full_loads: list[str],
+) -> None:
     target = isolated_homes["codex"] / original.relative_to(original.parents[4])
     steps, read_whole = grow_line_by_line(original, target, tmp_path, monkeypatch, full_loads)
     assert read_whole <= steps // 5, f"read whole {read_whole} of {steps} times"

@@ -24,7 +24,10 @@ from smig_tui.core.search import (
 def test_words_phrases_and_prefixes_become_one_fts5_expression() -> None:
     query = parse_query('build "unit test" migr*')
     assert [(t.text, t.phrase, t.prefix) for t in query.terms] == [
-        ("build", False, False), ("unit test", True, False), ("migr", False, True)]
+        ("build", False, False),
+        ("unit test", True, False),
+        ("migr", False, True),
+    ]
     assert query.word_match == '"build" AND "unit test" AND "migr"*'
     assert query.gram_match is None and query.scans == () and not query.needs_confirming
 
@@ -45,7 +48,12 @@ def test_cjk_goes_to_trigrams_short_cjk_and_emoji_to_character_tokens_punctuatio
 
 def test_each_emoji_and_cjk_character_gets_its_own_token() -> None:
     assert set(char_tokens("我们 🚀👍🏽 ok").split()) == {
-        "smigch4eec", "smigch6211", "smigch1f680", "smigch1f44d", "smigch1f3fd"}
+        "smigch4eec",
+        "smigch6211",
+        "smigch1f680",
+        "smigch1f44d",
+        "smigch1f3fd",
+    }
     assert char_tokens("plain words -> only") == ""
 
 

@@ -44,15 +44,21 @@ def test_a_session_that_grows_while_indexed_gets_only_its_new_messages(isolated_
     services = build_services()
     first = services.refresh_search_index()
     assert (first.added, first.messages) == (1, 2)
-    before = sqlite3.connect(services.search_index.db_path).execute(
-        "SELECT id, message_id FROM messages ORDER BY id").fetchall()
+    before = (
+        sqlite3.connect(services.search_index.db_path)
+        .execute("SELECT id, message_id FROM messages ORDER BY id")
+        .fetchall()
+    )
     with path.open("a", encoding="utf-8") as handle:
         handle.write(message_line("user", "now the tokenizer overhaul"))
         handle.write(message_line("assistant", "Tokenizer overhaul done."))
     grown = services.refresh_search_index()
     assert (grown.grown, grown.reindexed, grown.messages) == (1, 0, 2)
-    after = sqlite3.connect(services.search_index.db_path).execute(
-        "SELECT id, message_id FROM messages ORDER BY id").fetchall()
+    after = (
+        sqlite3.connect(services.search_index.db_path)
+        .execute("SELECT id, message_id FROM messages ORDER BY id")
+        .fetchall()
+    )
     assert after[:2] == before  # the old rows were left alone
     assert {hit.message_id for hit in services.search("tokenizer overhaul")} == {after[2][1], after[3][1]}
     assert len(services.search("parser")) == 1
@@ -72,18 +78,21 @@ def test_a_rewritten_session_is_indexed_again_and_a_removed_one_leaves(isolated_
 
 
 def test_cjk_and_emoji_are_found(isolated_homes: dict[str, Path]) -> None:
-    write_rollout(isolated_homes["codex"], [
-        ("user", "我们需要把数据库迁移到新的服务器"),
-        ("assistant", "データベースの移行を始めます 🚀 shipped"),
-        ("user", "한국어 검색도 됩니다"),
-    ])
+    write_rollout(
+        isolated_homes["codex"],
+        [
+            ("user", "我们需要把数据库迁移到新的服务器"),
+            ("assistant", "データベースの移行を始めます 🚀 shipped"),
+            ("user", "한국어 검색도 됩니다"),
+        ],
+    )
     services = build_services()
     assert [h.snippet[a:b] for h in services.search("数据库迁移") for a, b in h.spans] == ["数据库迁移"]
     assert len(services.search("データベース")) == 1
     assert len(services.search("迁移")) == 1  # two characters: shorter than a trigram, found by a scan
     assert len(services.search("검색도")) == 1
     rocket = services.search("🚀")
-    assert len(rocket) == 1 and rocket[0].snippet[rocket[0].spans[0][0]:rocket[0].spans[0][1]] == "🚀"
+    assert len(rocket) == 1 and rocket[0].snippet[rocket[0].spans[0][0] : rocket[0].spans[0][1]] == "🚀"
     assert len(services.search("🚀 shipped")) == 1 and services.search("🚀 nothing") == []
 
 
@@ -97,10 +106,19 @@ def test_tool_output_ranks_below_conversation_even_when_it_matches_better(isolat
 
 
 def test_phrase_prefix_role_since_and_cwd_filters(isolated_homes: dict[str, Path]) -> None:
-    write_rollout(isolated_homes["codex"], [("user", "the quick brown fox"), ("assistant", "brown quick fox")],
-                  cwd="/work/a", day="2026-11-01")
-    write_rollout(isolated_homes["codex"], [("user", "a quick brown dog")], session_id="01a30000-0000-7000-8000-00000000b002",
-                  cwd="/work/b", day="2026-11-29")
+    write_rollout(
+        isolated_homes["codex"],
+        [("user", "the quick brown fox"), ("assistant", "brown quick fox")],
+        cwd="/work/a",
+        day="2026-11-01",
+    )
+    write_rollout(
+        isolated_homes["codex"],
+        [("user", "a quick brown dog")],
+        session_id="01a30000-0000-7000-8000-00000000b002",
+        cwd="/work/b",
+        day="2026-11-29",
+    )
     services = build_services()
     assert len(hits_for(services, '"quick brown"')) == 2
     assert len(hits_for(services, "qui*")) == 3
@@ -155,8 +173,10 @@ def test_a_malformed_query_never_touches_the_index(isolated_homes: dict[str, Pat
 
 
 def test_phrases_match_words_in_order_across_punctuation_and_accents(isolated_homes: dict[str, Path]) -> None:
-    write_rollout(isolated_homes["codex"], [("user", "a UNIT, test of the Résumé_parser"),
-                                            ("assistant", "a test unit of the resume parser")])
+    write_rollout(
+        isolated_homes["codex"],
+        [("user", "a UNIT, test of the Résumé_parser"), ("assistant", "a test unit of the resume parser")],
+    )
     services = build_services()
     assert [hit.role for hit in services.search('"unit test"')] == ["user"]
     assert len(services.search('"resume pars"*')) == 2

@@ -19,8 +19,10 @@ def stored(services: Services) -> list[tuple[object, ...]]:
     """Every message as indexed, with its stored (redacted) text."""
     index = services.search_index
     conn = index._connection()
-    rows = conn.execute("SELECT f.session_id, m.position, m.message_id, m.tier, m.block, m.start, m.length"
-                        " FROM messages m JOIN files f ON f.id = m.file ORDER BY f.session_id, m.position").fetchall()
+    rows = conn.execute(
+        "SELECT f.session_id, m.position, m.message_id, m.tier, m.block, m.start, m.length"
+        " FROM messages m JOIN files f ON f.id = m.file ORDER BY f.session_id, m.position"
+    ).fetchall()
     return [(*row[:4], index._text(conn, *row[4:])) for row in rows]
 
 
@@ -32,13 +34,16 @@ def built(home: Path, monkeypatch: pytest.MonkeyPatch, parallel: bool) -> Servic
     return services
 
 
-def test_a_worker_redacts_as_this_process_would(fake_home: dict[str, Path], tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    path = write_rollout(fake_home["codex"], [("user", f"use OPENAI_API_KEY={SECRET} for the osprey run")],
-                         session_id="01a30000-0000-7000-8000-00000000b002")
+def test_a_worker_redacts_as_this_process_would(
+    fake_home: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write_rollout(
+        fake_home["codex"],
+        [("user", f"use OPENAI_API_KEY={SECRET} for the osprey run")],
+        session_id="01a30000-0000-7000-8000-00000000b002",
+    )
     with path.open("a", encoding="utf-8") as handle:
-        handle.write(tool_lines("env | grep KEY", f"OPENAI_API_KEY={SECRET}\n" + "osprey log line\n" * 40000,
-                                "call_1"))
+        handle.write(tool_lines("env | grep KEY", f"OPENAI_API_KEY={SECRET}\n" + "osprey log line\n" * 40000, "call_1"))
         handle.write(message_line("assistant", "osprey " * 10))
     redacted_here: list[str] = []
     in_process = detector.redact
@@ -59,8 +64,9 @@ def test_a_worker_redacts_as_this_process_would(fake_home: dict[str, Path], tmp_
     assert len(worker.search("osprey")) == 3
 
 
-def test_a_grown_session_goes_through_the_worker_too(isolated_homes: dict[str, Path], tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_grown_session_goes_through_the_worker_too(
+    isolated_homes: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = write_rollout(isolated_homes["codex"], [("user", "first words")])
     services = built(tmp_path / "worker", monkeypatch, parallel=True)
     with path.open("a", encoding="utf-8") as handle:

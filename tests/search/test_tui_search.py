@@ -47,7 +47,7 @@ async def test_hits_are_listed_as_you_type_and_enter_opens_the_message(fake_home
         assert hits and modal.query_one(OptionList).option_count == len(hits)
         assert all(any(hit.snippet[a:b].lower() == "verbose" for a, b in hit.spans) for hit in hits)
         viewer = modal.query_one("#search-message", Static).render()  # the highlighted hit's message
-        marked = [viewer.plain[span.start:span.end].lower() for span in viewer.spans]
+        marked = [viewer.plain[span.start : span.end].lower() for span in viewer.spans]
         assert marked and set(marked) == {"verbose"}
         chosen = hits[0]
         await pilot.press("enter")

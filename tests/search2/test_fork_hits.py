@@ -37,6 +37,7 @@ def test_inherited_messages_are_found_once_in_the_thread_that_wrote_them(isolate
 
     fork_prompt = services.search('"remember the fork"', SearchFilters(role="user"), limit=50)
     assert [(hit.session_id, hit.role) for hit in fork_prompt] == [(FORK, "user")]
-    paged = [hit.message_id for start in range(len(hits)) for hit in services.search('"TOOLS-B"', limit=1,
-                                                                                         offset=start)]
+    paged = [
+        hit.message_id for start in range(len(hits)) for hit in services.search('"TOOLS-B"', limit=1, offset=start)
+    ]
     assert paged == [hit.message_id for hit in hits]

@@ -47,8 +47,9 @@ def _aws_pair(rng: random.Random) -> Planted:
 
 def _aws_csv(rng: random.Random) -> Planted:
     key_id, secret = "AKIA" + _r(rng, UPPER + "234567", 16), _r(rng, B64, 40)
-    return Planted("aws-credentials-csv", f"User name,Access key ID,Secret access key\ndeploy,{key_id},{secret}",
-                   (key_id, secret))
+    return Planted(
+        "aws-credentials-csv", f"User name,Access key ID,Secret access key\ndeploy,{key_id},{secret}", (key_id, secret)
+    )
 
 
 def _aws_bare(rng: random.Random) -> Planted:
@@ -61,11 +62,13 @@ def _aws_session(rng: random.Random) -> Planted:
     return Planted("aws-session-token", f"export AWS_SESSION_TOKEN={token}", (token[:40],))
 
 
-def _simple(kind: str, make: Callable[[random.Random], str], template: str = "use {s} for this") -> Callable[
-        [random.Random], Planted]:
+def _simple(
+    kind: str, make: Callable[[random.Random], str], template: str = "use {s} for this"
+) -> Callable[[random.Random], Planted]:
     def build(rng: random.Random) -> Planted:
         secret = make(rng)
         return Planted(kind, template.format(s=secret), (secret,))
+
     return build
 
 
@@ -73,12 +76,14 @@ def _url(kind: str, scheme: str, user: str, host: str) -> Callable[[random.Rando
     def build(rng: random.Random) -> Planted:
         pw = _pw(rng)
         return Planted(kind, f"connect to {scheme}://{user}:{pw}@{host}", (pw,))
+
     return build
 
 
 def _jwt(rng: random.Random) -> str:
     def part(data: bytes) -> str:
         return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
     claims = f'{{"sub":"{rng.randrange(10**9)}","name":"{_r(rng, LOWER, 8)}","iat":{rng.randrange(10**9)}}}'
     header = part(b'{"alg":"HS256","typ":"JWT"}')
     return f"{header}.{part(claims.encode())}.{_r(rng, URLSAFE, 43)}"
@@ -88,8 +93,8 @@ def _pem(label: str) -> Callable[[random.Random], Planted]:
     def build(rng: random.Random) -> Planted:
         body = [_r(rng, B64, 64) for _ in range(6)]
         block = f"-----BEGIN {label}-----\n" + "\n".join(body) + f"\n-----END {label}-----"
-        return Planted("pem-" + label.lower().replace(" ", "-"), f"here is the key:\n{block}\n",
-                       tuple(body))
+        return Planted("pem-" + label.lower().replace(" ", "-"), f"here is the key:\n{block}\n", tuple(body))
+
     return build
 
 
@@ -97,6 +102,7 @@ def _named(kind: str, template: str, make: Callable[[random.Random], str]) -> Ca
     def build(rng: random.Random) -> Planted:
         secret = make(rng)
         return Planted(kind, template.format(s=secret), (secret,))
+
     return build
 
 
@@ -114,22 +120,33 @@ def _basic(rng: random.Random) -> Planted:
 def _google_sa(rng: random.Random) -> Planted:
     body = [_r(rng, B64, 64) for _ in range(4)]
     key = "-----BEGIN PRIVATE KEY-----\\n" + "\\n".join(body) + "\\n-----END PRIVATE KEY-----\\n"
-    text = ('{"type": "service_account", "project_id": "demo-123", "private_key_id": "'
-            + _r(rng, HEX, 40) + '", "private_key": "' + key + '"}')
+    text = (
+        '{"type": "service_account", "project_id": "demo-123", "private_key_id": "'
+        + _r(rng, HEX, 40)
+        + '", "private_key": "'
+        + key
+        + '"}'
+    )
     return Planted("google-service-account", text, tuple(body))
 
 
 def _azure_conn(rng: random.Random) -> Planted:
     key = _r(rng, B64, 86) + "=="
-    return Planted("azure-storage-connection",
-                   f"DefaultEndpointsProtocol=https;AccountName=demo;AccountKey={key};EndpointSuffix=core.windows.net",
-                   (key[:40],))
+    return Planted(
+        "azure-storage-connection",
+        f"DefaultEndpointsProtocol=https;AccountName=demo;AccountKey={key};EndpointSuffix=core.windows.net",
+        (key[:40],),
+    )
 
 
 def _azure_sas(rng: random.Random) -> Planted:
     sig = _r(rng, B64, 43) + "%3D"
-    return Planted("azure-sas", f"https://demo.blob.core.windows.net/c/f.txt?sv=2022-11-02&ss=b&srt=o&sp=r"
-                   f"&se=2026-01-01T00:00:00Z&st=2025-01-01T00:00:00Z&spr=https&sig={sig}", (sig[:30],))
+    return Planted(
+        "azure-sas",
+        f"https://demo.blob.core.windows.net/c/f.txt?sv=2022-11-02&ss=b&srt=o&sp=r"
+        f"&se=2026-01-01T00:00:00Z&st=2025-01-01T00:00:00Z&spr=https&sig={sig}",
+        (sig[:30],),
+    )
 
 
 def _twilio(rng: random.Random) -> Planted:
@@ -148,7 +165,10 @@ def _netrc_inline(rng: random.Random) -> Planted:
 
 
 KINDS: tuple[Callable[[random.Random], Planted], ...] = (
-    _aws_pair, _aws_csv, _aws_bare, _aws_session,
+    _aws_pair,
+    _aws_csv,
+    _aws_bare,
+    _aws_session,
     _simple("aws-access-key-id", lambda r: "AKIA" + _r(r, UPPER + "234567", 16)),
     _simple("github-pat-classic", lambda r: "ghp_" + _r(r, ALNUM, 36), "git clone https://{s}@github.com/o/r"),
     _simple("github-oauth", lambda r: "gho_" + _r(r, ALNUM, 36)),
@@ -159,10 +179,15 @@ KINDS: tuple[Callable[[random.Random], Planted], ...] = (
     _simple("gitlab-runner", lambda r: "glrt-" + _r(r, URLSAFE, 20)),
     _simple("gitlab-deploy", lambda r: "gldt-" + _r(r, URLSAFE, 20)),
     _simple("slack-bot", lambda r: f"xoxb-{_r(r, DIGITS, 12)}-{_r(r, DIGITS, 13)}-{_r(r, ALNUM, 24)}"),
-    _simple("slack-user", lambda r: f"xoxp-{_r(r, DIGITS, 12)}-{_r(r, DIGITS, 12)}-{_r(r, DIGITS, 13)}-{_r(r, HEX, 32)}"),
+    _simple(
+        "slack-user", lambda r: f"xoxp-{_r(r, DIGITS, 12)}-{_r(r, DIGITS, 12)}-{_r(r, DIGITS, 13)}-{_r(r, HEX, 32)}"
+    ),
     _simple("slack-app", lambda r: f"xapp-1-A{_r(r, UPPER + DIGITS, 10)}-{_r(r, DIGITS, 13)}-{_r(r, HEX, 64)}"),
-    _simple("slack-webhook", lambda r: f"T{_r(r, UPPER + DIGITS, 8)}/B{_r(r, UPPER + DIGITS, 10)}/{_r(r, ALNUM, 24)}",
-            "curl -X POST https://hooks.slack.com/services/{s}"),
+    _simple(
+        "slack-webhook",
+        lambda r: f"T{_r(r, UPPER + DIGITS, 8)}/B{_r(r, UPPER + DIGITS, 10)}/{_r(r, ALNUM, 24)}",
+        "curl -X POST https://hooks.slack.com/services/{s}",
+    ),
     _simple("stripe-secret", lambda r: "sk_live_" + _r(r, ALNUM, 99)),
     _simple("stripe-restricted", lambda r: "rk_live_" + _r(r, ALNUM, 99)),
     _simple("stripe-webhook", lambda r: "whsec_" + _r(r, ALNUM, 32)),
@@ -173,23 +198,38 @@ KINDS: tuple[Callable[[random.Random], Planted], ...] = (
     _simple("google-api", lambda r: "AIza" + _r(r, URLSAFE, 35)),
     _simple("google-oauth-access", lambda r: "ya29." + _r(r, URLSAFE, 120)),
     _simple("google-client-secret", lambda r: "GOCSPX-" + _r(r, URLSAFE, 28)),
-    _google_sa, _azure_conn, _azure_sas,
+    _google_sa,
+    _azure_conn,
+    _azure_sas,
     _simple("twilio-api-key", lambda r: "SK" + _r(r, HEX, 32), "twilio api:core:keys --sid {s}"),
     _twilio,
     _simple("mailgun", lambda r: "key-" + _r(r, HEX, 32), "curl -s --user 'api:{s}' https://api.mailgun.net/v3"),
     _simple("sendgrid", lambda r: "SG." + _r(r, URLSAFE, 22) + "." + _r(r, URLSAFE, 43)),
-    _simple("telegram-bot", lambda r: f"{r.randrange(10**8, 10**10)}:AA{_r(r, URLSAFE, 33)}",
-            "curl https://api.telegram.org/bot{s}/getMe"),
-    _simple("telegram-bot-bare", lambda r: f"{r.randrange(10**8, 10**10)}:AA{_r(r, URLSAFE, 33)}",
-            "the bot token is {s}"),
-    _simple("discord-bot", lambda r: "M" + _r(r, ALNUM, 25) + "." + _r(r, URLSAFE, 6) + "." + _r(r, URLSAFE, 38),
-            "client.run('{s}')"),
-    _simple("discord-webhook", lambda r: f"{r.randrange(10**17, 10**19)}/{_r(r, URLSAFE, 68)}",
-            "https://discord.com/api/webhooks/{s}"),
+    _simple(
+        "telegram-bot",
+        lambda r: f"{r.randrange(10**8, 10**10)}:AA{_r(r, URLSAFE, 33)}",
+        "curl https://api.telegram.org/bot{s}/getMe",
+    ),
+    _simple(
+        "telegram-bot-bare", lambda r: f"{r.randrange(10**8, 10**10)}:AA{_r(r, URLSAFE, 33)}", "the bot token is {s}"
+    ),
+    _simple(
+        "discord-bot",
+        lambda r: "M" + _r(r, ALNUM, 25) + "." + _r(r, URLSAFE, 6) + "." + _r(r, URLSAFE, 38),
+        "client.run('{s}')",
+    ),
+    _simple(
+        "discord-webhook",
+        lambda r: f"{r.randrange(10**17, 10**19)}/{_r(r, URLSAFE, 68)}",
+        "https://discord.com/api/webhooks/{s}",
+    ),
     _simple("npm", lambda r: "npm_" + _r(r, ALNUM, 36), "//registry.npmjs.org/:_authToken={s}"),
     _simple("pypi", lambda r: "pypi-AgEIcHlwaS5vcmc" + _r(r, URLSAFE, 70), "twine upload -u __token__ -p {s} dist/*"),
     _simple("jwt", _jwt, "curl -H 'Cookie: session={s}' http://localhost:3000"),
-    _pem("RSA PRIVATE KEY"), _pem("OPENSSH PRIVATE KEY"), _pem("EC PRIVATE KEY"), _pem("PRIVATE KEY"),
+    _pem("RSA PRIVATE KEY"),
+    _pem("OPENSSH PRIVATE KEY"),
+    _pem("EC PRIVATE KEY"),
+    _pem("PRIVATE KEY"),
     _pem("PGP PRIVATE KEY BLOCK"),
     _url("redis-url", "redis", "", "cache.internal:6379/0"),
     _url("postgres-url", "postgres", "app", "db.internal:5432/app"),
@@ -206,7 +246,9 @@ KINDS: tuple[Callable[[random.Random], Planted], ...] = (
     _named("redis-cli-a", "redis-cli -h cache.internal -a {s} ping", _pw),
     _named("htpasswd-b", "htpasswd -b /etc/nginx/.htpasswd admin {s}", _pw),
     _named("sshpass-quoted", "sshpass -p '{s}' scp build.tgz deploy@10.0.0.5:", _pw),
-    _netrc, _netrc_inline, _docker_auth,
+    _netrc,
+    _netrc_inline,
+    _docker_auth,
     _named("env-db-password", "DB_PASSWORD={s}", _pw),
     _named("env-api-key", "STRIPE_API_KEY={s}", lambda r: _r(r, ALNUM, 32)),
     _named("env-export-secret", "export DJANGO_SECRET_KEY='{s}'", lambda r: _r(r, ALNUM + "!@#%^&*(-_=+)", 50)),
@@ -380,6 +422,7 @@ monkey_patch_token_counter(counter)
 tokenize.generate_tokens(io.StringIO(src).readline)
 """
 
+
 def ordinary_code(seed: int = 13) -> list[str]:
     """Lines of everyday code and prose that hold no secret: tricky ones, identifiers and data.
 
@@ -397,7 +440,7 @@ def ordinary_code(seed: int = 13) -> list[str]:
     for _ in range(20):
         png = base64.b64encode(bytes(rng.getrandbits(8) for _ in range(120))).decode()
         lines.append(f'<img src="data:image/png;base64,{png}" alt="logo">')
-        lines.append(f"integrity=\"sha384-{base64.b64encode(hashlib.sha384(png.encode()).digest()).decode()}\"")
-        lines.append(f"etag: W/\"{hashlib.md5(png.encode()).hexdigest()}\"")
+        lines.append(f'integrity="sha384-{base64.b64encode(hashlib.sha384(png.encode()).digest()).decode()}"')
+        lines.append(f'etag: W/"{hashlib.md5(png.encode()).hexdigest()}"')
         lines.append(f"npm install left-pad@1.3.0 --save  # lockfile {hashlib.sha512(png.encode()).hexdigest()[:40]}")
     return lines

@@ -86,27 +86,69 @@ def _write_codex(home: Path, plants: dict[str, list[Planted]]) -> None:
     out = [meta, template[1], template[2], turn]
 
     def item(n: int, payload: dict) -> dict:
-        return {"timestamp": f"2026-11-23T10:{n // 60:02d}:{n % 60:02d}.000Z", "type": "response_item",
-                "payload": payload}
+        return {
+            "timestamp": f"2026-11-23T10:{n // 60:02d}:{n % 60:02d}.000Z",
+            "type": "response_item",
+            "payload": payload,
+        }
 
     for i in range(len(plants["user"])):
         n = 4 * i
-        out.append(item(n, {"type": "message", "role": "user",
-                            "content": [{"type": "input_text", "text": _marked(i, plants["user"][i])}]}))
-        out.append(item(n + 1, {"type": "function_call", "name": "exec_command", "call_id": f"call_{i}",
-                                "arguments": json.dumps({"cmd": _marked(i, plants["tool-call"][i]), "workdir": WORKSPACE})}))
-        out.append(item(n + 2, {"type": "function_call_output", "call_id": f"call_{i}",
-                                "output": _marked(i, plants["tool-output"][i])}))
-        out.append(item(n + 3, {"type": "message", "role": "assistant",
-                                "content": [{"type": "output_text", "text": _marked(i, plants["assistant"][i])}]}))
+        out.append(
+            item(
+                n,
+                {
+                    "type": "message",
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": _marked(i, plants["user"][i])}],
+                },
+            )
+        )
+        out.append(
+            item(
+                n + 1,
+                {
+                    "type": "function_call",
+                    "name": "exec_command",
+                    "call_id": f"call_{i}",
+                    "arguments": json.dumps({"cmd": _marked(i, plants["tool-call"][i]), "workdir": WORKSPACE}),
+                },
+            )
+        )
+        out.append(
+            item(
+                n + 2,
+                {
+                    "type": "function_call_output",
+                    "call_id": f"call_{i}",
+                    "output": _marked(i, plants["tool-output"][i]),
+                },
+            )
+        )
+        out.append(
+            item(
+                n + 3,
+                {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": _marked(i, plants["assistant"][i])}],
+                },
+            )
+        )
     folder = home / "sessions/2026/11/23"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"rollout-2026-11-23T10-00-00-{CODEX_ID}.jsonl").write_text(
-        "".join(json.dumps(line) + "\n" for line in out))
+        "".join(json.dumps(line) + "\n" for line in out)
+    )
 
 
-def _write_claude(home: Path, plants: dict[str, list[Planted]], session_id: str = CLAUDE_ID,
-                  count: int | None = None, mark: Callable[[int, Planted], str] = _marked) -> None:
+def _write_claude(
+    home: Path,
+    plants: dict[str, list[Planted]],
+    session_id: str = CLAUDE_ID,
+    count: int | None = None,
+    mark: Callable[[int, Planted], str] = _marked,
+) -> None:
     """A transcript shaped like the fixture's: its user and assistant envelopes, four lines per kind."""
     template = _lines(home / CLAUDE_TEMPLATE, 2)
     user, assistant = template[0], template[1]
@@ -116,17 +158,44 @@ def _write_claude(home: Path, plants: dict[str, list[Planted]], session_id: str 
     def add(base: dict, message: dict) -> None:
         nonlocal parent
         uid = f"{len(out):08x}-0000-4000-8000-{session_id[-12:]}"
-        out.append({**base, "parentUuid": parent, "uuid": uid, "sessionId": session_id, "cwd": WORKSPACE,
-                    "timestamp": f"2026-11-23T11:{len(out) // 60 % 60:02d}:{len(out) % 60:02d}.000Z",
-                    "message": {**base["message"], **message}})
+        out.append(
+            {
+                **base,
+                "parentUuid": parent,
+                "uuid": uid,
+                "sessionId": session_id,
+                "cwd": WORKSPACE,
+                "timestamp": f"2026-11-23T11:{len(out) // 60 % 60:02d}:{len(out) % 60:02d}.000Z",
+                "message": {**base["message"], **message},
+            }
+        )
         parent = uid
 
     for i in range(count if count is not None else len(plants["user"])):
         add(user, {"role": "user", "content": mark(i, plants["user"][i])})
-        add(assistant, {"id": f"msg_{i}a", "content": [
-            {"type": "tool_use", "id": f"toolu_{i}", "name": "Bash", "input": {"command": mark(i, plants["tool-call"][i])}}]})
-        add(user, {"role": "user", "content": [
-            {"type": "tool_result", "content": mark(i, plants["tool-output"][i]), "tool_use_id": f"toolu_{i}"}]})
+        add(
+            assistant,
+            {
+                "id": f"msg_{i}a",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": f"toolu_{i}",
+                        "name": "Bash",
+                        "input": {"command": mark(i, plants["tool-call"][i])},
+                    }
+                ],
+            },
+        )
+        add(
+            user,
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "content": mark(i, plants["tool-output"][i]), "tool_use_id": f"toolu_{i}"}
+                ],
+            },
+        )
         add(assistant, {"id": f"msg_{i}b", "content": [{"type": "text", "text": mark(i, plants["assistant"][i])}]})
     folder = home / "projects/-home-user-vault"
     folder.mkdir(parents=True, exist_ok=True)
@@ -153,8 +222,13 @@ def detector_off(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         yield
 
 
-def score(name: str, items: list[Item], run: Callable[[], str], monkeypatch: pytest.MonkeyPatch,
-          min_reaching: int = 60 * len(POSITIONS)) -> None:
+def score(
+    name: str,
+    items: list[Item],
+    run: Callable[[], str],
+    monkeypatch: pytest.MonkeyPatch,
+    min_reaching: int = 60 * len(POSITIONS),
+) -> None:
     """Run a path without and with redaction; at least 98% of the secrets that reach it must be gone."""
     with detector_off(monkeypatch):
         raw = run()
@@ -164,8 +238,10 @@ def score(name: str, items: list[Item], run: Callable[[], str], monkeypatch: pyt
     out = run()
     leaked = [item for item in reaching if item.shows_in(out)]
     caught = 1 - len(leaked) / len(reaching)
-    print(f"secrets suite: {name}: {len(reaching) - len(leaked)} of {len(reaching)} caught ({caught:.1%})"
-          + "".join(f"; missed {item.position} {item.planted.kind}" for item in leaked))
+    print(
+        f"secrets suite: {name}: {len(reaching) - len(leaked)} of {len(reaching)} caught ({caught:.1%})"
+        + "".join(f"; missed {item.position} {item.planted.kind}" for item in leaked)
+    )
     assert caught >= MIN_CAUGHT, f"{name}: leaked {[(i.position, i.planted.kind) for i in leaked]}"
 
 
@@ -178,33 +254,50 @@ SESSIONS = [("codex", CODEX_ID), ("claude", CLAUDE_ID)]
 
 @pytest.mark.parametrize(("agent", "session_id"), SESSIONS)
 @pytest.mark.parametrize("fmt", [f.value for f in ExportFormat])
-def test_exports_redact_every_kind(planted_homes: dict[str, list[Item]], monkeypatch: pytest.MonkeyPatch,
-                                   agent: str, session_id: str, fmt: str) -> None:
+def test_exports_redact_every_kind(
+    planted_homes: dict[str, list[Item]], monkeypatch: pytest.MonkeyPatch, agent: str, session_id: str, fmt: str
+) -> None:
     services = build_services()
     session = _session(services, session_id)
     # The memory note keeps the goal, commands and last state only: it carries what it carries.
     least = 1 if fmt == ExportFormat.MEMORY.value else 60 * len(POSITIONS)
-    score(f"export {fmt} ({agent})", planted_homes[agent],
-          lambda: services.export(session, ExportFormat(fmt)), monkeypatch, least)
+    score(
+        f"export {fmt} ({agent})",
+        planted_homes[agent],
+        lambda: services.export(session, ExportFormat(fmt)),
+        monkeypatch,
+        least,
+    )
 
 
 @pytest.mark.parametrize(("agent", "session_id"), SESSIONS)
-def test_export_with_a_plan_redacts_its_placeholder(planted_homes: dict[str, list[Item]],
-                                                    monkeypatch: pytest.MonkeyPatch, agent: str, session_id: str) -> None:
+def test_export_with_a_plan_redacts_its_placeholder(
+    planted_homes: dict[str, list[Item]], monkeypatch: pytest.MonkeyPatch, agent: str, session_id: str
+) -> None:
     services = build_services()
     session = _session(services, session_id)
     window = services.capacities.lookup(TARGET).context_window
     plan = services.plan(session, TARGET, Strategy.TRUNCATE, reserve=window - 4_000)
     assert plan.placeholder and plan.dropped
     for fmt in ExportFormat:
-        score(f"export {fmt.value} with a truncating plan ({agent})", planted_homes[agent],
-              lambda fmt=fmt: services.export(session, fmt, plan), monkeypatch, 1)
+        score(
+            f"export {fmt.value} with a truncating plan ({agent})",
+            planted_homes[agent],
+            lambda fmt=fmt: services.export(session, fmt, plan),
+            monkeypatch,
+            1,
+        )
 
 
 @pytest.mark.parametrize(("agent", "session_id"), SESSIONS)
-def test_clipboard_gets_the_redacted_export(planted_homes: dict[str, list[Item]], monkeypatch: pytest.MonkeyPatch,
-                                            tmp_path: Path, agent: str, session_id: str,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_clipboard_gets_the_redacted_export(
+    planted_homes: dict[str, list[Item]],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    agent: str,
+    session_id: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     bin_dir, pasted = tmp_path / "bin", tmp_path / "pasted.txt"
     bin_dir.mkdir()
     tool = bin_dir / "wl-copy"
@@ -222,15 +315,22 @@ def test_clipboard_gets_the_redacted_export(planted_homes: dict[str, list[Item]]
 
 @pytest.mark.parametrize(("agent", "session_id"), SESSIONS)
 @pytest.mark.parametrize("where", ["stdout", "file"])
-def test_streamed_markdown_export_redacts_every_kind(planted_homes: dict[str, list[Item]],
-                                                    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, agent: str,
-                                                    session_id: str, where: str,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_streamed_markdown_export_redacts_every_kind(
+    planted_homes: dict[str, list[Item]],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    agent: str,
+    session_id: str,
+    where: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     """`smig export` streams Markdown message by message to stdout or its file, redacting each on the way."""
     out = tmp_path / "export.md"
 
     def run() -> str:
-        argv = ["export", session_id, "--format", "markdown"] + (["--out", str(out), "--force"] if where == "file" else [])
+        argv = ["export", session_id, "--format", "markdown"] + (
+            ["--out", str(out), "--force"] if where == "file" else []
+        )
         assert main(argv) == 0
         printed = capsys.readouterr().out
         return out.read_text() if where == "file" else printed
@@ -239,9 +339,9 @@ def test_streamed_markdown_export_redacts_every_kind(planted_homes: dict[str, li
 
 
 @pytest.mark.parametrize(("agent", "session_id"), SESSIONS)
-def test_truncating_migration_redacts_the_header_it_writes(planted_homes: dict[str, list[Item]],
-                                                           monkeypatch: pytest.MonkeyPatch, agent: str,
-                                                           session_id: str) -> None:
+def test_truncating_migration_redacts_the_header_it_writes(
+    planted_homes: dict[str, list[Item]], monkeypatch: pytest.MonkeyPatch, agent: str, session_id: str
+) -> None:
     """A migration redacts only what it writes: the kept messages, the note, and the title and goal."""
     services = build_services()
     session = _session(services, session_id)
@@ -257,9 +357,9 @@ def test_truncating_migration_redacts_the_header_it_writes(planted_homes: dict[s
 
 
 @pytest.mark.parametrize(("agent", "session_id"), SESSIONS)
-def test_native_sessions_and_storage_redact_every_kind(planted_homes: dict[str, list[Item]],
-                                                       monkeypatch: pytest.MonkeyPatch, agent: str,
-                                                       session_id: str) -> None:
+def test_native_sessions_and_storage_redact_every_kind(
+    planted_homes: dict[str, list[Item]], monkeypatch: pytest.MonkeyPatch, agent: str, session_id: str
+) -> None:
     services = build_services()
     session = _session(services, session_id)
     plan = services.plan(session, TARGET, Strategy.AS_IS)
@@ -272,23 +372,40 @@ def test_native_sessions_and_storage_redact_every_kind(planted_homes: dict[str, 
         outputs["storage"] = Path(result.record_path).read_text()
 
     for name in ("codex", "claude", "storage"):
-        score(f"{'native ' if name != 'storage' else ''}{name} ({agent})", planted_homes[agent],
-              lambda name=name: (commit(), outputs[name])[1], monkeypatch)
+        score(
+            f"{'native ' if name != 'storage' else ''}{name} ({agent})",
+            planted_homes[agent],
+            lambda name=name: (commit(), outputs[name])[1],
+            monkeypatch,
+        )
 
 
 @pytest.mark.parametrize(("agent", "session_id"), SESSIONS)
-def test_summarizer_requests_redact_every_kind(planted_homes: dict[str, list[Item]], monkeypatch: pytest.MonkeyPatch,
-                                               llm_server: FakeLLM, tmp_path: Path, agent: str,
-                                               session_id: str) -> None:
+def test_summarizer_requests_redact_every_kind(
+    planted_homes: dict[str, list[Item]],
+    monkeypatch: pytest.MonkeyPatch,
+    llm_server: FakeLLM,
+    tmp_path: Path,
+    agent: str,
+    session_id: str,
+) -> None:
     session = _session(build_services(), session_id)
-    config = SummarizerConfig(provider="test", model="test-model", base_url=llm_server.url,
-                              api_key_env="TEST_SUMMARY_KEY", api_key="test-key", timeout=5.0, max_retries=0,
-                              context_window=32_000)
+    config = SummarizerConfig(
+        provider="test",
+        model="test-model",
+        base_url=llm_server.url,
+        api_key_env="TEST_SUMMARY_KEY",
+        api_key="test-key",
+        timeout=5.0,
+        max_retries=0,
+        context_window=32_000,
+    )
 
     def run() -> str:
         llm_server.requests.clear()
-        summarizer = Summarizer(config, SummaryCache(tmp_path / "summaries"),
-                                backend_factory=lambda c: OpenAIChatBackend(c, stream=True))
+        summarizer = Summarizer(
+            config, SummaryCache(tmp_path / "summaries"), backend_factory=lambda c: OpenAIChatBackend(c, stream=True)
+        )
         summarizer.summarize(session.messages, allow_network=True, use_cache=False)
         return llm_server.bodies
 
@@ -296,8 +413,9 @@ def test_summarizer_requests_redact_every_kind(planted_homes: dict[str, list[Ite
 
 
 @pytest.mark.parametrize(("agent", "session_id"), SESSIONS)
-def test_mcp_tools_redact_every_kind(planted_homes: dict[str, list[Item]], monkeypatch: pytest.MonkeyPatch,
-                                     agent: str, session_id: str) -> None:
+def test_mcp_tools_redact_every_kind(
+    planted_homes: dict[str, list[Item]], monkeypatch: pytest.MonkeyPatch, agent: str, session_id: str
+) -> None:
     tools = SmigTools(build_services())
     window = tools.services.capacities.lookup(TARGET).context_window
 
@@ -311,17 +429,31 @@ def test_mcp_tools_redact_every_kind(planted_homes: dict[str, list[Item]], monke
     def recall() -> str:
         migration = commit(window - 2_000)["migration_id"]
         batches = range(-(-len(planted_homes[agent]) // (BATCH * len(POSITIONS))))
-        return "\n".join(every_page(lambda offset, n=n: tools.recall_omitted(
-            migration, f"(batch-{n})", limit=100, offset=offset, max_chars=100_000)) for n in batches)
+        return "\n".join(
+            every_page(
+                lambda offset, n=n: tools.recall_omitted(
+                    migration, f"(batch-{n})", limit=100, offset=offset, max_chars=100_000
+                )
+            )
+            for n in batches
+        )
 
     reply = json.dumps(commit(), ensure_ascii=False)  # ids, paths and figures: no text of the session
     assert not [item for item in planted_homes[agent] if item.shows_in(reply)]
     for fmt in ("markdown", "openai", "json"):
         score(f"mcp get_handoff {fmt} ({agent})", planted_homes[agent], lambda fmt=fmt: handoff(fmt), monkeypatch)
     score(f"mcp recall_omitted ({agent})", planted_homes[agent], recall, monkeypatch)
-    score(f"mcp preview_migration ({agent})", planted_homes[agent], lambda: every_page(
-        lambda offset: tools.preview_migration(session_id, TARGET, "truncate", reserve=window - 2_000,
-                                               offset=offset, max_chars=100_000)), monkeypatch, 1)
+    score(
+        f"mcp preview_migration ({agent})",
+        planted_homes[agent],
+        lambda: every_page(
+            lambda offset: tools.preview_migration(
+                session_id, TARGET, "truncate", reserve=window - 2_000, offset=offset, max_chars=100_000
+            )
+        ),
+        monkeypatch,
+        1,
+    )
 
 
 def every_page(call: Callable[[int], dict]) -> str:
@@ -345,15 +477,30 @@ def test_mcp_migrate_session_redacts_every_kind(monkeypatch: pytest.MonkeyPatch)
     chat: list[dict] = []
     for i in range(len(plants["user"])):
         chat.append({"role": "user", "content": plants["user"][i].text})
-        chat.append({"role": "assistant", "content": None, "tool_calls": [{
-            "id": f"call_{i}", "type": "function",
-            "function": {"name": "shell", "arguments": json.dumps({"cmd": plants["tool-call"][i].text})}}]})
+        chat.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": f"call_{i}",
+                        "type": "function",
+                        "function": {"name": "shell", "arguments": json.dumps({"cmd": plants["tool-call"][i].text})},
+                    }
+                ],
+            }
+        )
         chat.append({"role": "tool", "tool_call_id": f"call_{i}", "content": plants["tool-output"][i].text})
         chat.append({"role": "assistant", "content": plants["assistant"][i].text})
     tools = SmigTools(build_services())
-    score("mcp migrate_session", items,
-          lambda: every_page(lambda offset: tools.migrate_session(chat, "gpt-4o", "gpt-4o", offset=offset,
-                                                                  max_chars=100_000)), monkeypatch)
+    score(
+        "mcp migrate_session",
+        items,
+        lambda: every_page(
+            lambda offset: tools.migrate_session(chat, "gpt-4o", "gpt-4o", offset=offset, max_chars=100_000)
+        ),
+        monkeypatch,
+    )
 
 
 @pytest.fixture
@@ -363,27 +510,37 @@ def first_prompt_sessions(fake_home: dict[str, Path]) -> list[tuple[str, Item]]:
     for i, planted in enumerate(secrets(300)):
         session_id = f"5ec0{i:04x}-0000-4000-8000-0000000000{i % 100:02d}"
         # A second prompt follows: the newest prompt is always kept, so the first one is what a plan drops.
-        short = {"user": [planted, Planted("-", "Now the tests.", ())],
-                 "tool-call": [Planted("-", "ls", ())] * 2, "tool-output": [Planted("-", "a b", ())] * 2,
-                 "assistant": [Planted("-", "Done.", ())] * 2}
+        short = {
+            "user": [planted, Planted("-", "Now the tests.", ())],
+            "tool-call": [Planted("-", "ls", ())] * 2,
+            "tool-output": [Planted("-", "a b", ())] * 2,
+            "assistant": [Planted("-", "Done.", ())] * 2,
+        }
         _write_claude(fake_home["claude"], short, session_id, 2, mark=lambda _, planted: planted.text)
         made.append((session_id, Item("claude", "first prompt", planted)))
     return made
 
 
-def test_titles_and_the_placeholders_first_prompt_are_redacted(first_prompt_sessions: list[tuple[str, Item]],
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_titles_and_the_placeholders_first_prompt_are_redacted(
+    first_prompt_sessions: list[tuple[str, Item]], monkeypatch: pytest.MonkeyPatch
+) -> None:
     tools = SmigTools(build_services())
     items = [item for _, item in first_prompt_sessions]
     window = tools.services.capacities.lookup(TARGET).context_window
 
     def previews() -> str:
-        return "\n".join(json.dumps(tools.preview_migration(session_id, TARGET, "truncate", reserve=window - 60),
-                                    ensure_ascii=False) for session_id, _ in first_prompt_sessions)
+        return "\n".join(
+            json.dumps(tools.preview_migration(session_id, TARGET, "truncate", reserve=window - 60), ensure_ascii=False)
+            for session_id, _ in first_prompt_sessions
+        )
 
-    score("mcp list_sessions titles", items,
-          lambda: every_page(lambda offset: tools.list_sessions(limit=500, offset=offset, max_chars=100_000)),
-          monkeypatch, 60)
+    score(
+        "mcp list_sessions titles",
+        items,
+        lambda: every_page(lambda offset: tools.list_sessions(limit=500, offset=offset, max_chars=100_000)),
+        monkeypatch,
+        60,
+    )
     # The placeholder quotes the first 200 characters: secrets planted further in never reach it.
     score("mcp preview_migration placeholder (first prompt)", items, previews, monkeypatch, 45)
 

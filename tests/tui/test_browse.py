@@ -11,9 +11,7 @@ from smig_tui.tui.widgets.session_card import SessionCard
 
 
 def group_labels(tree) -> dict[str, list[str]]:
-    return {
-        str(agent.label): [str(group.label) for group in agent.children] for agent in tree.root.children
-    }
+    return {str(agent.label): [str(group.label) for group in agent.children] for agent in tree.root.children}
 
 
 async def test_tree_lists_fixture_sessions_grouped_current_folder_first(make_app) -> None:

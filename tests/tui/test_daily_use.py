@@ -69,8 +69,11 @@ async def test_enter_on_a_plan_row_opens_the_whole_message_and_pins_from_there(m
         await open_session(pilot, lambda i: i.path == info.path)
         await choose_target(pilot, "tiny-test")
         plan = app.screen.plans.plans[Strategy.TRUNCATE]
-        call = next(item.message for item in plan.dropped if item.message.kind is Kind.TOOL_CALL
-                    and item.reason == "over budget")
+        call = next(
+            item.message
+            for item in plan.dropped
+            if item.message.kind is Kind.TOOL_CALL and item.reason == "over budget"
+        )
         table = app.screen.query_one(PreviewTabs).table(Strategy.TRUNCATE)
         table.focus()
         table.move_cursor(row=table.get_row_index(call.id))
@@ -256,7 +259,9 @@ def test_cli_wording_is_translated_for_the_tui() -> None:
     from smig_tui.core.errors import WriteRefusedError
     from smig_tui.tui.app import describe_error
 
-    refused = describe_error(WriteRefusedError("Refusing to overwrite existing file /x/a.md; pass --force to replace it."))
+    refused = describe_error(
+        WriteRefusedError("Refusing to overwrite existing file /x/a.md; pass --force to replace it.")
+    )
     assert "--" not in refused and "confirm replacing" in refused
     denied = describe_error(PermissionError(13, "Permission denied", "/srv/out/.a.md.x1y2.tmp"))
     assert denied == "Permission denied (writing in /srv/out)."
@@ -276,8 +281,10 @@ async def test_every_tab_shows_one_session_figure_and_the_gauge_counts_budgets(
         figures = {plan.decision.session_tokens for plan in plans.values()}
         assert len(figures) == 1
         tabs = app.screen.query_one(PreviewTabs)
-        heads = {str(tabs.query_one(f"#line-{key}").render()).split(" → ")[0] for key in
-                 ("truncate", "tools-first", "summary", "summary-tail")}
+        heads = {
+            str(tabs.query_one(f"#line-{key}").render()).split(" → ")[0]
+            for key in ("truncate", "tools-first", "summary", "summary-tail")
+        }
         assert len(heads) == 1
         gauge = app.screen.query_one("#gauge")
         decision = plans[Strategy.TRUNCATE].decision

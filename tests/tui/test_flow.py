@@ -42,8 +42,7 @@ def build_sized(make_app, isolated_homes, extra: str = ""):
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(
         f'[models."roomy-test"]\ncontext_window = {tokens * 10}\nmax_output = {RESERVE}\n\n'
-        f'[models."tiny-test"]\ncontext_window = {tokens // 2 + RESERVE}\nmax_output = {RESERVE}\n'
-        + extra,
+        f'[models."tiny-test"]\ncontext_window = {tokens // 2 + RESERVE}\nmax_output = {RESERVE}\n' + extra,
         encoding="utf-8",
     )
     return make_app(), info, tokens
@@ -125,7 +124,9 @@ async def test_every_preview_tab_opens(sized_app) -> None:
         await open_session(pilot, lambda i: i.path == info.path)
         await choose_target(pilot, "tiny-test")
         tabs = app.screen.query_one(PreviewTabs)
-        for key, strategy in zip("1234", (Strategy.TRUNCATE, Strategy.TOOLS_FIRST, Strategy.SUMMARY, Strategy.SUMMARY_TAIL), strict=True):
+        for key, strategy in zip(
+            "1234", (Strategy.TRUNCATE, Strategy.TOOLS_FIRST, Strategy.SUMMARY, Strategy.SUMMARY_TAIL), strict=True
+        ):
             await pilot.press(key)
             await settle(pilot)
             assert tabs.strategy is strategy
@@ -221,7 +222,9 @@ async def test_export_to_a_markdown_file_and_the_clipboard(sized_app, tmp_path) 
         await settle(pilot)
         text = target.read_text(encoding="utf-8")
         assert session_info.title.split()[0] in text
-        assert any(f"Wrote the markdown export ({len(text):,} characters) to {target}" in n.message for n in app._notifications)
+        assert any(
+            f"Wrote the markdown export ({len(text):,} characters) to {target}" in n.message for n in app._notifications
+        )
 
         await pilot.press("x")
         await settle(pilot)

@@ -91,9 +91,7 @@ async def test_direction_and_mode_keys_replan(memory_home: dict[str, Path]) -> N
         screen = app.screen
         assert isinstance(screen, MemoryScreen) and screen.plan is not None
         assert [r.direction.value for r in screen.plan.reports] == ["to-codex"]
-        assert (
-            screen.plan.reports[0].mode is not None and screen.plan.reports[0].mode.value == "index"
-        )
+        assert screen.plan.reports[0].mode is not None and screen.plan.reports[0].mode.value == "index"
         assert screen.query_one("#codex-files", DataTable).row_count == 0
 
 

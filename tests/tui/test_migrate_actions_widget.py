@@ -16,8 +16,9 @@ from smig_tui.tui.widgets.preview_tabs import PreviewTabs
 def _summarizer_config(isolated_homes, llm_server: FakeLLM) -> None:
     config = isolated_homes["smig"] / "config" / "config.toml"
     config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(f'[summarizer]\nprovider = "local"\nbase_url = "{llm_server.url}"\nmodel = "test-model"\n',
-                      encoding="utf-8")
+    config.write_text(
+        f'[summarizer]\nprovider = "local"\nbase_url = "{llm_server.url}"\nmodel = "test-model"\n', encoding="utf-8"
+    )
 
 
 async def test_a_summary_that_crashes_stops_streaming_and_says_why(

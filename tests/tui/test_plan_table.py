@@ -15,8 +15,7 @@ def big_plan(count: int) -> Plan:
     ]
     half = count // 2
     items = tuple(
-        PlanItem(m, 10 + i % 7, i >= half, "newest" if i >= half else "over budget")
-        for i, m in enumerate(messages)
+        PlanItem(m, 10 + i % 7, i >= half, "newest" if i >= half else "over budget") for i, m in enumerate(messages)
     )
     decision = Decision("test", 10 * count, 5 * count, 0, False)
     return Plan(Strategy.TRUNCATE, decision, items, placeholder=f"[smig: {half} earlier messages omitted]")

@@ -59,8 +59,11 @@ async def test_the_tab_on_show_is_planned_first_and_the_others_say_so_until_thei
         await settle(pilot)
         gate, calls = hold_back(app, lambda strategy: strategy is not Strategy.TRUNCATE)
         tree = tree_of(pilot)
-        leaf = next(node for line_no in range(tree.last_line + 1)
-                    if (node := tree.get_node_at_line(line_no)) is not None and node.data and is_codex(node.data))
+        leaf = next(
+            node
+            for line_no in range(tree.last_line + 1)
+            if (node := tree.get_node_at_line(line_no)) is not None and node.data and is_codex(node.data)
+        )
         tree.focus()
         tree.move_cursor(leaf)
         await pilot.press("enter")

@@ -57,9 +57,7 @@ class DiscoveryCache:
         if not self._changed and self._seen.keys() == self._rows().keys():
             return
         try:
-            atomic_write(
-                self.path, json.dumps({"v": VERSION, "files": self._seen}, separators=(",", ":"))
-            )
+            atomic_write(self.path, json.dumps({"v": VERSION, "files": self._seen}, separators=(",", ":")))
         except OSError:
             return
         self._old, self._changed = dict(self._seen), False
@@ -71,11 +69,7 @@ class DiscoveryCache:
                 data = json.loads(self.path.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 data = None
-            ok = (
-                isinstance(data, dict)
-                and data.get("v") == VERSION
-                and isinstance(data.get("files"), dict)
-            )
+            ok = isinstance(data, dict) and data.get("v") == VERSION and isinstance(data.get("files"), dict)
             self._old = data["files"] if ok else {}
         return self._old
 

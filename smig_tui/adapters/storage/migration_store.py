@@ -76,9 +76,7 @@ class MigrationStore:
             candidate = path / f"{migration_id}.json"
             if candidate.is_file():
                 return self._read(candidate)
-        raise MigrationNotFoundError(
-            f"No stored migration has id {migration_id}; `smig history` lists them."
-        )
+        raise MigrationNotFoundError(f"No stored migration has id {migration_id}; `smig history` lists them.")
 
     def list(self, workspace: str | None = None, warn: WarningSink = _ignore) -> list[MigrationRecord]:
         """All records, newest first; only one workspace's when `workspace` (a cwd) is given."""

@@ -191,24 +191,43 @@ class TokenCache:
             return None
         return entry
 
-    def _write(self, path: Path, encoding: str, size: int, mtime_ns: int, ids: list[str],
-               hashes: Sequence[str | None], counts: Sequence[int | None]) -> None:
+    def _write(
+        self,
+        path: Path,
+        encoding: str,
+        size: int,
+        mtime_ns: int,
+        ids: list[str],
+        hashes: Sequence[str | None],
+        counts: Sequence[int | None],
+    ) -> None:
         """Store an entry atomically; a cache that cannot be written is simply skipped."""
-        entry = {"v": VERSION, "path": str(path), "encoding": encoding, "size": size,
-                 "mtime_ns": mtime_ns, "edge": edge_hash(path, size), "ids": ids,
-                 "hashes": hashes, "counts": counts}
+        entry = {
+            "v": VERSION,
+            "path": str(path),
+            "encoding": encoding,
+            "size": size,
+            "mtime_ns": mtime_ns,
+            "edge": edge_hash(path, size),
+            "ids": ids,
+            "hashes": hashes,
+            "counts": counts,
+        }
         with contextlib.suppress(OSError):
             atomic_write(self._file(path, encoding), json.dumps(entry, separators=(",", ":")))
 
-    def _update_index(self, path: Path, encoding: str, size: int, mtime_ns: int, messages: int,
-                      tokens: int) -> None:
+    def _update_index(self, path: Path, encoding: str, size: int, mtime_ns: int, messages: int, tokens: int) -> None:
         """Record a session's totals in the listing index (best effort, locked)."""
         index_path = self.folder / "index.json"
         try:
             with file_lock(self.folder / ".index.lock", timeout=1.0, what="the token cache"):
                 index = _load_json(index_path) or {}
-                index[f"{encoding}:{path}"] = {"size": size, "mtime_ns": mtime_ns,
-                                               "messages": messages, "tokens": tokens}
+                index[f"{encoding}:{path}"] = {
+                    "size": size,
+                    "mtime_ns": mtime_ns,
+                    "messages": messages,
+                    "tokens": tokens,
+                }
                 atomic_write(index_path, json.dumps(index, separators=(",", ":")))
                 self._index = index
         except (OSError, LockedError):

@@ -79,20 +79,71 @@ class BrowseScreen(SmigScreen[None]):
     progress_from_bytes: int = PROGRESS_FROM_BYTES
     progress_seconds: float = PROGRESS_SECONDS
     BINDINGS = [
-        Binding("slash", "focus_filter", "Filter", tooltip="Filter sessions by title, folder, id or model.", id="browse.filter"),
-        Binding("escape", "back", "Cancel / clear filter", show=False, tooltip="Stop reading a big session, or clear the filter and go back to the tree.", id="browse.clear"),
-        Binding("f", "search", "Search", show=False, tooltip="Search the text of every session's messages.", id="browse.search"),
-        Binding("a", "toggle_subagents", "Sub-agents", show=False, tooltip="Show or hide sub-agent and exec sessions.", id="browse.subagents"),
+        Binding(
+            "slash",
+            "focus_filter",
+            "Filter",
+            tooltip="Filter sessions by title, folder, id or model.",
+            id="browse.filter",
+        ),
+        Binding(
+            "escape",
+            "back",
+            "Cancel / clear filter",
+            show=False,
+            tooltip="Stop reading a big session, or clear the filter and go back to the tree.",
+            id="browse.clear",
+        ),
+        Binding(
+            "f",
+            "search",
+            "Search",
+            show=False,
+            tooltip="Search the text of every session's messages.",
+            id="browse.search",
+        ),
+        Binding(
+            "a",
+            "toggle_subagents",
+            "Sub-agents",
+            show=False,
+            tooltip="Show or hide sub-agent and exec sessions.",
+            id="browse.subagents",
+        ),
         Binding("t", "pick_target", "Target", tooltip="Choose the model to continue in.", id="browse.target"),
-        Binding("p", "pin", "Pin", tooltip="Pin or unpin the highlighted message so every plan keeps it.", id="browse.pin"),
-        Binding("s", "summarize", "Summarize", tooltip="Send the conversation to the summarizer (summary tabs only).", id="browse.summarize"),
-        Binding("e", "edit_summary", "Edit", show=False, tooltip="Edit the summary before committing.", id="browse.edit"),
-        Binding("c", "commit", "Commit", tooltip="Write the migration: storage plus a native session.", id="browse.commit"),
-        Binding("x", "export", "Export", tooltip="Export the migrated conversation to the clipboard or a file.", id="browse.export"),
+        Binding(
+            "p", "pin", "Pin", tooltip="Pin or unpin the highlighted message so every plan keeps it.", id="browse.pin"
+        ),
+        Binding(
+            "s",
+            "summarize",
+            "Summarize",
+            tooltip="Send the conversation to the summarizer (summary tabs only).",
+            id="browse.summarize",
+        ),
+        Binding(
+            "e", "edit_summary", "Edit", show=False, tooltip="Edit the summary before committing.", id="browse.edit"
+        ),
+        Binding(
+            "c", "commit", "Commit", tooltip="Write the migration: storage plus a native session.", id="browse.commit"
+        ),
+        Binding(
+            "x",
+            "export",
+            "Export",
+            tooltip="Export the migrated conversation to the clipboard or a file.",
+            id="browse.export",
+        ),
         Binding("r", "reload", "Reload", show=False, tooltip="Scan the agents' folders again.", id="browse.reload"),
         *(
-            Binding(str(number), f"show_tab('{strategy.value}')", title, show=False,
-                    tooltip=f"Preview the {title.lower()} plan.", id=f"browse.tab-{key}")
+            Binding(
+                str(number),
+                f"show_tab('{strategy.value}')",
+                title,
+                show=False,
+                tooltip=f"Preview the {title.lower()} plan.",
+                id=f"browse.tab-{key}",
+            )
             for number, (strategy, key, title) in enumerate(TABS, start=1)
         ),
     ]
@@ -209,6 +260,7 @@ class BrowseScreen(SmigScreen[None]):
         warnings: list[str] = []
         batch: list[SessionInfo] = []
         seen, last = 0, time.monotonic()
+
         def sink(warning: ReadWarning) -> None:
             warnings.append(str(warning))
 
@@ -242,7 +294,8 @@ class BrowseScreen(SmigScreen[None]):
         if message.warnings:
             self.notify(
                 f"{len(message.warnings)} unreadable lines or files skipped; first: {message.warnings[0]}",
-                severity="warning", markup=False,
+                severity="warning",
+                markup=False,
             )
 
     @work(thread=True, exclusive=True, group="tokens.warm", exit_on_error=False)
@@ -342,8 +395,9 @@ class BrowseScreen(SmigScreen[None]):
             return
         from smig_tui.core.errors import SmigError
 
-        known = [info for info in self.query_one(SourceTree).sessions
-                 if info.path == hit.path and info.id == hit.session_id]
+        known = [
+            info for info in self.query_one(SourceTree).sessions if info.path == hit.path and info.id == hit.session_id
+        ]
         try:
             info = known[0] if known else self.services.find_session(hit.session_id)
         except SmigError as error:
@@ -424,8 +478,9 @@ class BrowseScreen(SmigScreen[None]):
         self.query_one(SessionCard).show_session(message.session.info, message.session)
         if message.session.warnings:
             first = message.session.warnings[0]
-            self.notify(f"{len(message.session.warnings)} lines skipped; first: {first}", severity="warning",
-                        markup=False)
+            self.notify(
+                f"{len(message.session.warnings)} lines skipped; first: {first}", severity="warning", markup=False
+            )
         self.replan()
 
     def replan(self) -> None:
@@ -438,11 +493,15 @@ class BrowseScreen(SmigScreen[None]):
         self.plan_session(self.session, target, self.pins, dict(self.summaries), first, self.plan_generation)
 
     # A description of its own: else Textual builds one from repr() of the whole session or plan (seconds).
-    @work(thread=True, exclusive=True, group="session.plan", exit_on_error=False,
-          description="plan the open session")
+    @work(thread=True, exclusive=True, group="session.plan", exit_on_error=False, description="plan the open session")
     def plan_session(
-        self, session: Session, target: str, pins: frozenset[str], summaries: dict[Strategy, str],
-        first: Strategy, generation: int,
+        self,
+        session: Session,
+        target: str,
+        pins: frozenset[str],
+        summaries: dict[Strategy, str],
+        first: Strategy,
+        generation: int,
     ) -> None:
         """Count (cached per message) and plan `first`, post it, then the other strategies."""
         worker = get_current_worker()
@@ -455,8 +514,19 @@ class BrowseScreen(SmigScreen[None]):
             if worker.is_cancelled:
                 return
             pending = frozenset(backend.PLAN_STRATEGIES) - plans.keys()
-            self.post_message(PlansReady(session.id, capacity, plans, decision.session_tokens, exact, counter,
-                                         estimated, pending=pending, generation=generation))
+            self.post_message(
+                PlansReady(
+                    session.id,
+                    capacity,
+                    plans,
+                    decision.session_tokens,
+                    exact,
+                    counter,
+                    estimated,
+                    pending=pending,
+                    generation=generation,
+                )
+            )
 
     @on(PlansReady)
     def _plans_ready(self, message: PlansReady) -> None:
@@ -485,7 +555,11 @@ class BrowseScreen(SmigScreen[None]):
     def _tab_shown(self) -> None:
         """A summary tab says what pressing `s` would send: worked out when it shows, not for every plan
         (it redacts every message it would send, seconds on a big session)."""
-        if self.plans is not None and not self.plans.pending and self.query_one(PreviewTabs).strategy in SUMMARY_STRATEGIES:
+        if (
+            self.plans is not None
+            and not self.plans.pending
+            and self.query_one(PreviewTabs).strategy in SUMMARY_STRATEGIES
+        ):
             self.actions.refresh_summary_notices()
 
     @on(LoadStopped)

@@ -29,7 +29,13 @@ class CommitResultModal(ModalScreen[None]):
 
     BINDINGS = [
         Binding("escape,enter", "close", "Close", tooltip="Back to the sessions.", id="result.close"),
-        Binding("y", "copy_resume", "Copy resume command", tooltip="Copy the resume command to the clipboard.", id="result.copy"),
+        Binding(
+            "y",
+            "copy_resume",
+            "Copy resume command",
+            tooltip="Copy the resume command to the clipboard.",
+            id="result.copy",
+        ),
     ]
     DEFAULT_CSS = """
     CommitResultModal { align: center middle; }

@@ -14,7 +14,11 @@ from textual.widgets import Button, Input, Label, RadioButton, RadioSet
 
 from smig_tui.tui.screens.confirm import ConfirmModal
 
-FORMATS = (("markdown", "Markdown handoff", "md"), ("json", "JSON record", "json"), ("openai", "OpenAI chat JSON", "json"))
+FORMATS = (
+    ("markdown", "Markdown handoff", "md"),
+    ("json", "JSON record", "json"),
+    ("openai", "OpenAI chat JSON", "json"),
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,12 +27,20 @@ def key_name(key: str) -> str:
     first = key.split(",")[0]
     if first in KEY_NAMES:
         return KEY_NAMES[first]
-    return "+".join(part.capitalize() if len(part) > 1 else part.upper() for part in first.split("+")) if "+" in first else first
+    return (
+        "+".join(part.capitalize() if len(part) > 1 else part.upper() for part in first.split("+"))
+        if "+" in first
+        else first
+    )
 
 
 def keys_markdown(bindings: list[Binding]) -> str:
     """A Markdown table of bindings, with their tooltips."""
-    rows = ["| Key | Action | What it does |", "|---|---|---|", "| `Enter` | Open | Open the highlighted session and measure it. |"]
+    rows = [
+        "| Key | Action | What it does |",
+        "|---|---|---|",
+        "| `Enter` | Open | Open the highlighted session and measure it. |",
+    ]
     for binding in bindings:
         key = binding.key_display or key_name(binding.key)
         rows.append(f"| `{key}` | {binding.description} | {binding.tooltip} |")

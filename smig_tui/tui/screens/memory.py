@@ -60,9 +60,7 @@ class MemorySyncModal(ModalScreen[bool]):
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", tooltip="Write nothing.", id="memory-sync.cancel"),
-        Binding(
-            "enter", "confirm", "Sync", tooltip="Write the files listed.", id="memory-sync.confirm"
-        ),
+        Binding("enter", "confirm", "Sync", tooltip="Write the files listed.", id="memory-sync.confirm"),
     ]
     DEFAULT_CSS = """
     MemorySyncModal { align: center middle; }
@@ -87,9 +85,7 @@ class MemorySyncModal(ModalScreen[bool]):
             yield Label(f"Write {len(self._plan.writes)} file(s)?", id="memory-sync-title")
             yield Static(Content("\n".join(lines)), classes="where")
             if redacted:
-                yield Static(
-                    Content(f"{redacted} secret(s) redacted before crossing over."), classes="where"
-                )
+                yield Static(Content(f"{redacted} secret(s) redacted before crossing over."), classes="where")
             with Horizontal():
                 yield Button("Cancel", id="cancel")
                 yield Button("Sync", variant="primary", id="confirm")
@@ -111,9 +107,7 @@ class MemoryScreen(SmigScreen[None]):
 
     CSS_PATH = "memory.tcss"
     BINDINGS = [
-        Binding(
-            "s", "sync", "Sync", tooltip="Write the pending changes (asks first).", id="memory.sync"
-        ),
+        Binding("s", "sync", "Sync", tooltip="Write the pending changes (asks first).", id="memory.sync"),
         Binding(
             "r",
             "refresh",
@@ -121,9 +115,7 @@ class MemoryScreen(SmigScreen[None]):
             tooltip="Read the agents' memory again.",
             id="memory.refresh",
         ),
-        Binding(
-            "m", "cycle_mode", "Mode", tooltip="Cycle auto, full text and index.", id="memory.mode"
-        ),
+        Binding("m", "cycle_mode", "Mode", tooltip="Cycle auto, full text and index.", id="memory.mode"),
         Binding(
             "d",
             "cycle_direction",
@@ -203,9 +195,7 @@ class MemoryScreen(SmigScreen[None]):
     def load_plan(self) -> None:
         """Read both sides and plan the sync off the UI thread."""
         try:
-            self.post_message(
-                self.PlanReady(self._services.memory_plan(self.directions, self.mode))
-            )
+            self.post_message(self.PlanReady(self._services.memory_plan(self.directions, self.mode)))
         except SmigError as error:
             self.post_message(self.Failed(str(error)))
 
@@ -242,17 +232,13 @@ class MemoryScreen(SmigScreen[None]):
 
     def _status(self, plan: MemoryPlan) -> Content:
         """One line per direction, then problems."""
-        lines = [
-            f"Mode: {self.mode.value}   Directions: {', '.join(d.value for d in self.directions)}"
-        ]
+        lines = [f"Mode: {self.mode.value}   Directions: {', '.join(d.value for d in self.directions)}"]
         for report in plan.reports:
             pending = sum(1 for write in plan.writes if write.direction is report.direction)
             blocked = any(p.direction is report.direction for p in plan.problems)
             state = f"{pending} pending write(s)" if pending else "up to date"
             state = "not synced (see below)" if blocked and not pending else state
-            redacted = (
-                f", {report.redaction_total} secret(s) redacted" if report.redaction_total else ""
-            )
+            redacted = f", {report.redaction_total} secret(s) redacted" if report.redaction_total else ""
             lines.append(f"{report.direction.value}: {report.note}{redacted} — {state}")
         lines += [f"⚠ {problem.message}" for problem in plan.problems]
         return Content("\n".join(lines))

@@ -81,8 +81,11 @@ def message_markdown(message: Message, text: str) -> str:
         command = _shell_command(arguments)
         if command is not None:
             parts.append(fenced(command, "bash"))
-        parts.append(fenced(json.dumps(arguments, indent=2, ensure_ascii=False), "json")
-                     if arguments is not None else fenced(text))
+        parts.append(
+            fenced(json.dumps(arguments, indent=2, ensure_ascii=False), "json")
+            if arguments is not None
+            else fenced(text)
+        )
         return "\n\n".join(parts) + cut
     if message.kind is Kind.TOOL_RESULT:
         head = "**Tool result (failed)**" if message.is_error else "**Tool result**"
@@ -102,12 +105,16 @@ def view_of_item(item: PlanItem, pinned: bool, unpinnable: str | None) -> Viewed
     fate = "kept" if item.kept else "dropped"
     if pinned:
         fate = "pinned"
-    title = (f"#{message.index} · {message.role.value} · {message.kind.value} · {item.tokens:,} tokens"
-             f" · {fate} ({item.reason})")
+    title = (
+        f"#{message.index} · {message.role.value} · {message.kind.value} · {item.tokens:,} tokens"
+        f" · {fate} ({item.reason})"
+    )
     body = message_markdown(message, message.text)
     if item.text is not None:
-        body = (f"*The plan shortens this message to {item.tokens:,} tokens"
-                f" (from {item.original_tokens or 0:,}); the whole message follows.*\n\n{body}")
+        body = (
+            f"*The plan shortens this message to {item.tokens:,} tokens"
+            f" (from {item.original_tokens or 0:,}); the whole message follows.*\n\n{body}"
+        )
     return Viewed(title, body, message, unpinnable)
 
 
@@ -128,8 +135,9 @@ class MessageViewer(ModalScreen[None]):
     MessageViewer VerticalScroll { height: 1fr; }
     """
 
-    def __init__(self, viewed: Viewed, pinned: bool = False,
-                 toggle_pin: Callable[[Message], bool] | None = None) -> None:
+    def __init__(
+        self, viewed: Viewed, pinned: bool = False, toggle_pin: Callable[[Message], bool] | None = None
+    ) -> None:
         super().__init__()
         self.viewed = viewed
         self.pinned = pinned

@@ -41,7 +41,6 @@ NEVER_MIGRATED = frozenset({R_INJECTED, R_OPAQUE, R_ORPHAN})
 """Plan reasons that no pin can change: the message is never part of a migration."""
 
 
-
 def notice_key(strategy: Strategy, messages: tuple[Any, ...]) -> tuple[Any, ...]:
     """What a summary notice depends on: the strategy and exactly which messages would be sent."""
     ids = tuple(message.id for message in messages[:1] + messages[-1:])
@@ -80,8 +79,7 @@ class MigrateActions(SmigWidget):
 
     def worker_failed(self, group: str, error: BaseException) -> None:
         if group == "summary.run":  # the summary pane stops streaming and says nothing was written
-            self.post_message(SummaryFinished(self.browse.query_one(PreviewTabs).strategy, "", None, True,
-                                              failed=True))
+            self.post_message(SummaryFinished(self.browse.query_one(PreviewTabs).strategy, "", None, True, failed=True))
 
     # Target -----------------------------------------------------------------------------------
 
@@ -129,8 +127,9 @@ class MigrateActions(SmigWidget):
 
     def pin(self) -> None:
         if self.browse.plans is None:
-            self.notify("Open a session first (Enter on the tree), then pin messages in its preview.",
-                        severity="warning")
+            self.notify(
+                "Open a session first (Enter on the tree), then pin messages in its preview.", severity="warning"
+            )
             return
         table = self.browse.query_one(PreviewTabs).table()
         message = table.highlighted_message() if table is not None and table.has_focus else None
@@ -153,8 +152,10 @@ class MigrateActions(SmigWidget):
         """Pin or unpin a message and re-plan; returns whether it is pinned now."""
         why_not = self.unpinnable(message)
         if why_not is not None:
-            self.notify(f"Message {message.index} cannot be pinned: it is {why_not}, which no plan migrates.",
-                        severity="warning")
+            self.notify(
+                f"Message {message.index} cannot be pinned: it is {why_not}, which no plan migrates.",
+                severity="warning",
+            )
             return False
         pinned = message.id not in self.browse.pins
         self.browse.pins = self.browse.pins | {message.id} if pinned else self.browse.pins - {message.id}
@@ -176,8 +177,9 @@ class MigrateActions(SmigWidget):
             if item is None:
                 return
             viewed = view_of_item(item, item.message.id in self.browse.pins, self.unpinnable(item.message))
-        self.app.push_screen(MessageViewer(viewed, viewed.message is not None and viewed.message.id in self.browse.pins,
-                                           self.toggle_pin))
+        self.app.push_screen(
+            MessageViewer(viewed, viewed.message is not None and viewed.message.id in self.browse.pins, self.toggle_pin)
+        )
 
     # Summary ----------------------------------------------------------------------------------
 
@@ -195,8 +197,9 @@ class MigrateActions(SmigWidget):
         tabs = self.browse.query_one(PreviewTabs)
         pane = tabs.summary_pane()
         if self.browse.session is None:
-            self.notify("Open a session first (Enter on the tree), then summarise it on tab 3 or 4.",
-                        severity="warning")
+            self.notify(
+                "Open a session first (Enter on the tree), then summarise it on tab 3 or 4.", severity="warning"
+            )
             return
         if pane is None:
             self.notify("Open the Summary or Summary + tail tab (3 or 4) to summarise.", severity="warning")
@@ -206,16 +209,22 @@ class MigrateActions(SmigWidget):
             return
         problem = backend.summary_problem(self.services)
         if problem is not None:
-            self.notify(f"Nothing was sent. {problem} {backend.provider_setup(self.services)}",
-                        severity="warning", timeout=10)
+            self.notify(
+                f"Nothing was sent. {problem} {backend.provider_setup(self.services)}", severity="warning", timeout=10
+            )
             return
         self.summary_cancel = threading.Event()
         self.summary_stream = pane.start()
         self.run_summary(tabs.strategy, self.summary_messages(tabs.strategy), self.summary_cancel)
 
     # A description of its own: else Textual builds one from repr() of the whole session or plan (seconds).
-    @work(thread=True, exclusive=True, group="summary.run", exit_on_error=False,
-          description="summarize the dropped messages")
+    @work(
+        thread=True,
+        exclusive=True,
+        group="summary.run",
+        exit_on_error=False,
+        description="summarize the dropped messages",
+    )
     def run_summary(self, strategy: Strategy, messages: tuple[Any, ...], cancel: threading.Event) -> None:
         """Stream the summary from the provider, posting each delta."""
 
@@ -271,8 +280,13 @@ class MigrateActions(SmigWidget):
             self.summary_notices(todo)
 
     # A description of its own: else Textual builds one from repr() of the whole session or plan (seconds).
-    @work(thread=True, exclusive=True, group="summary.notice", exit_on_error=False,
-          description="check for cached summaries")
+    @work(
+        thread=True,
+        exclusive=True,
+        group="summary.notice",
+        exit_on_error=False,
+        description="check for cached summaries",
+    )
     def summary_notices(self, wanted: dict[Strategy, tuple[Any, ...]]) -> None:
         """Preview what each summary would send (counts and redactions; nothing is sent)."""
         for strategy, messages in wanted.items():
@@ -315,8 +329,9 @@ class MigrateActions(SmigWidget):
             self.notify("Open a session first: highlight it on the left and press Enter.", severity="warning")
             return None
         if self.browse.session is None or self.browse.plans is None:
-            self.notify("The session is still being read and measured; its figures show when ready.",
-                        severity="warning")
+            self.notify(
+                "The session is still being read and measured; its figures show when ready.", severity="warning"
+            )
             return None
         strategy = self.browse.query_one(PreviewTabs).strategy
         plan = self.browse.plans.plans.get(strategy)
@@ -335,8 +350,7 @@ class MigrateActions(SmigWidget):
         self.preview_commit(*ready)
 
     # A description of its own: else Textual builds one from repr() of the whole session or plan (seconds).
-    @work(thread=True, exclusive=True, group="commit.preview", exit_on_error=False,
-          description="preview the commit")
+    @work(thread=True, exclusive=True, group="commit.preview", exit_on_error=False, description="preview the commit")
     def preview_commit(self, session: Session, plan: Any) -> None:
         """Dry-run the migration so the dialog can list exactly what goes where."""
         preview, choices = backend.commit_preview(self.services, session, plan)
@@ -355,8 +369,7 @@ class MigrateActions(SmigWidget):
             self.run_commit(ready[0], ready[1], chosen, cwd)
 
     # A description of its own: else Textual builds one from repr() of the whole session or plan (seconds).
-    @work(thread=True, exclusive=True, group="commit.run", exit_on_error=False,
-          description="commit the migration")
+    @work(thread=True, exclusive=True, group="commit.run", exit_on_error=False, description="commit the migration")
     def run_commit(self, session: Session, plan: Any, chosen: set[str], cwd: str | None = None) -> None:
         """Write the migration (for another project folder when `cwd` is given), planned for the chosen agent."""
         plan, note = backend.plan_for_destination(self.services, session, plan, chosen, self.browse.pins)
@@ -373,17 +386,14 @@ class MigrateActions(SmigWidget):
         if ready is None:
             return
         default_dir = backend.export_folder(ready[0], self.browse.here)
-        self.app.push_screen(
-            ExportModal(ready[0].id, default_dir), lambda request: self._export_chosen(ready, request)
-        )
+        self.app.push_screen(ExportModal(ready[0].id, default_dir), lambda request: self._export_chosen(ready, request))
 
     def _export_chosen(self, ready: tuple[Session, Any], request: ExportRequest | None) -> None:
         if request is not None:
             self.run_export(ready[0], ready[1], request)
 
     # A description of its own: else Textual builds one from repr() of the whole session or plan (seconds).
-    @work(thread=True, exclusive=True, group="export.run", exit_on_error=False,
-          description="export the session")
+    @work(thread=True, exclusive=True, group="export.run", exit_on_error=False, description="export the session")
     def run_export(self, session: Session, plan: Any, request: ExportRequest) -> None:
         """Render the export and write it to the file, or hand the text back for the clipboard."""
         detail, text = backend.export(self.services, session, plan, request)
@@ -399,4 +409,3 @@ class MigrateActions(SmigWidget):
         else:
             self.app.copy_to_clipboard(message.text)
             self.notify(f"Sent {message.detail} to the terminal's clipboard (OSC 52).", markup=False)
-

@@ -118,7 +118,7 @@ class SearchModal(ModalScreen["SearchHit | None"]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label("Search every session (words, \"a phrase\", prefix*)", id="search-title")
+            yield Label('Search every session (words, "a phrase", prefix*)', id="search-title")
             yield Input(placeholder="what was said…", id="search-input")
             yield Static("Updating the search index…", id="search-status")
             yield OptionList(id="search-hits")
@@ -148,9 +148,7 @@ class SearchModal(ModalScreen["SearchHit | None"]):
 
     @on(IndexProgress)
     def _progress(self, message: IndexProgress) -> None:
-        self.query_one("#search-status", Static).update(
-            f"Indexing sessions… {message.done:,} of {message.total:,}"
-        )
+        self.query_one("#search-status", Static).update(f"Indexing sessions… {message.done:,} of {message.total:,}")
 
     @on(IndexReady)
     def _ready(self, message: IndexReady) -> None:

@@ -73,8 +73,9 @@ class PlanTable(DataTable[Text | str]):
             self._require_update_dimensions = True
             self.refresh()
 
-    def show_plan(self, plan: Plan, pins: frozenset[str], estimated: frozenset[str] = frozenset(),
-                  exact: bool = True) -> None:
+    def show_plan(
+        self, plan: Plan, pins: frozenset[str], estimated: frozenset[str] = frozenset(), exact: bool = True
+    ) -> None:
         """Replace the rows, keeping the cursor on the same message; guessed counts read `≈`."""
         key = self.highlighted_key()
         self.plan, self.pins = plan, pins
@@ -83,11 +84,11 @@ class PlanTable(DataTable[Text | str]):
         colours = self.app.theme_variables
         if plan.placeholder:
             note = Text(_flat(plan.placeholder, 140), style=f"italic {colours.get('warning', '')}")
-            self.add_row(Text("⋯", style="bold"), "", "user", "note", "", note, "placeholder",
-                         key=PLACEHOLDER_KEY)
+            self.add_row(Text("⋯", style="bold"), "", "user", "note", "", note, "placeholder", key=PLACEHOLDER_KEY)
         if plan.summary:
-            self.add_row(Text("Σ", style="bold"), "", "user", "summary", "",
-                         _flat(plan.summary, 140), "summary", key=SUMMARY_KEY)
+            self.add_row(
+                Text("Σ", style="bold"), "", "user", "summary", "", _flat(plan.summary, 140), "summary", key=SUMMARY_KEY
+            )
         self._pending = list(plan.items)
         self.add_more()
         while key is not None and key not in self.rows and self._pending:
@@ -134,8 +135,10 @@ class PlanTable(DataTable[Text | str]):
                 _cell(f"{message.index} "),
                 _cell(f"{message.role.value} "),
                 _cell(f"{message.kind.value} "),
-                _cell(("" if self.exact and message.id not in self.estimated else "≈") + f"{item.tokens:,} ",
-                      justify="right"),
+                _cell(
+                    ("" if self.exact and message.id not in self.estimated else "≈") + f"{item.tokens:,} ",
+                    justify="right",
+                ),
                 _cell(" " + _flat(text), style),  # a space after the right-aligned tokens
                 _cell(item.reason),
                 key=message.id,

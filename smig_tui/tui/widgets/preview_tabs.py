@@ -89,9 +89,14 @@ class PreviewTabs(Vertical):
             return self.query_one("#tail-summary", SummaryPane)
         return None
 
-    def show_plans(self, plans: dict[Strategy, Plan], pins: frozenset[str],
-                   estimated: frozenset[str] = frozenset(), exact: bool = True,
-                   pending: frozenset[Strategy] = frozenset()) -> None:
+    def show_plans(
+        self,
+        plans: dict[Strategy, Plan],
+        pins: frozenset[str],
+        estimated: frozenset[str] = frozenset(),
+        exact: bool = True,
+        pending: frozenset[Strategy] = frozenset(),
+    ) -> None:
         """Fill every tab from its plan; `estimated` rows (or all, when not `exact`) are marked ≈.
 
         A `pending` strategy's tab is emptied and says it is being planned, so it never shows
@@ -108,8 +113,7 @@ class PreviewTabs(Vertical):
                     table.forget()
                 continue
             line.update(plan_line(plan, exact))
-            if table is not None and (table.plan is not plan or table.estimated != estimated
-                                      or table.exact != exact):
+            if table is not None and (table.plan is not plan or table.estimated != estimated or table.exact != exact):
                 table.show_plan(plan, pins, estimated, exact)
 
     def clear_plans(self) -> None:

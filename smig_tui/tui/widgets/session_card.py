@@ -19,11 +19,13 @@ def facts_markup(info: SessionInfo, session: Session | None, compact: bool = Fal
     """The header lines: title, agent, model, folder, dates, messages (compact: the first two)."""
     count = len(session.messages) if session is not None else info.message_count
     if compact:
-        return "\n".join([
-            f"[b]{Content(info.title or info.id).markup}[/b]",
-            f"{info.agent.value} · {info.model or '—'} · {'…' if count is None else count} msgs"
-            f" · {_stamp(info.updated)}",
-        ])
+        return "\n".join(
+            [
+                f"[b]{Content(info.title or info.id).markup}[/b]",
+                f"{info.agent.value} · {info.model or '—'} · {'…' if count is None else count} msgs"
+                f" · {_stamp(info.updated)}",
+            ]
+        )
     lines = [
         f"[b]{Content(info.title or info.id).markup}[/b]",
         f"[$text-muted]agent[/] {info.agent.value}   [$text-muted]model[/] {info.model or '—'}"
@@ -103,9 +105,7 @@ class SessionCard(Vertical):
         self._shown, self._measured = (info, session), None
         self.query_one("#facts", Static).update(Content.from_markup(facts_markup(info, session, self.compact)))
         measured = session.measured_context_tokens if session else info.context_tokens
-        self.query_one("#tokens", Static).update(
-            Content.from_markup(tokens_markup(measured, None, True, ""))
-        )
+        self.query_one("#tokens", Static).update(Content.from_markup(tokens_markup(measured, None, True, "")))
         self.query_one(TokenGauge).show(None)
         self.query_one("#decision", Static).update("")
 
@@ -125,17 +125,17 @@ class SessionCard(Vertical):
         line = tokens_markup(session.measured_context_tokens, estimate, exact, counter)
         self.query_one("#tokens", Static).update(Content.from_markup(line))
         self.query_one(TokenGauge).show(decision)
-        self.query_one("#decision", Static).update(
-            Content.from_markup(decision_markup(target, decision, self.compact))
-        )
+        self.query_one("#decision", Static).update(Content.from_markup(decision_markup(target, decision, self.compact)))
 
     def show_empty(self, folders: list[str]) -> None:
         """Say there is nothing to migrate yet, and where smig looked."""
         lines = "\n".join(f"  {folder}" for folder in folders)
-        self.query_one("#facts", Static).update(Content(
-            f"No Codex or Claude Code sessions found. smig looked in:\n{lines}\n"
-            "Set CODEX_HOME or CLAUDE_CONFIG_DIR if the agents keep them elsewhere, then press r."
-        ))
+        self.query_one("#facts", Static).update(
+            Content(
+                f"No Codex or Claude Code sessions found. smig looked in:\n{lines}\n"
+                "Set CODEX_HOME or CLAUDE_CONFIG_DIR if the agents keep them elsewhere, then press r."
+            )
+        )
 
     def show_note(self, text: str) -> None:
         """Show why there is no decision (planner missing, unknown target)."""

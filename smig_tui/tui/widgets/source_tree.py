@@ -35,9 +35,7 @@ class Group:
 
 
 def _haystack(info: SessionInfo) -> str:
-    return " ".join(
-        part for part in (info.title, info.cwd, info.project, info.id, info.model) if part
-    ).lower()
+    return " ".join(part for part in (info.title, info.cwd, info.project, info.id, info.model) if part).lower()
 
 
 def matches(info: SessionInfo, terms: list[str]) -> bool:
@@ -114,7 +112,9 @@ class SourceTree(Tree[SessionInfo | None]):
 
     def _matching(self) -> list[SessionInfo]:
         """One pass per filter word over the sessions the previous word let through."""
-        shown = list(self._sessions) if self.show_subagents else [info for info in self._sessions if not info.is_subagent]
+        shown = (
+            list(self._sessions) if self.show_subagents else [info for info in self._sessions if not info.is_subagent]
+        )
         for term in self._terms:
             shown = [info for info in shown if term in self._haystack_of(info)]
         return shown

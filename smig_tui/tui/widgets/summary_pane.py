@@ -17,7 +17,9 @@ class SummaryPane(Vertical):
     """Shows what would be sent before anything is, then the summary as it streams in."""
 
     BINDINGS = [
-        Binding("escape", "done_editing", "Done editing", tooltip="Keep the edited summary and re-plan.", id="summary.done"),
+        Binding(
+            "escape", "done_editing", "Done editing", tooltip="Keep the edited summary and re-plan.", id="summary.done"
+        ),
     ]
 
     @dataclass

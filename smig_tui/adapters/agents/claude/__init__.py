@@ -30,5 +30,13 @@ def _writer(paths: Paths, _env: Env) -> NativeWriter:
     return ClaudeWriter(paths)
 
 
-ENTRY = AgentEntry(Agent.CLAUDE, "Claude Code", hand_to=Agent.CODEX, default_target="gpt-5.5",
-                   shown_when_empty=True, home=_home, source=_source, writer=_writer)
+ENTRY = AgentEntry(
+    Agent.CLAUDE,
+    "Claude Code",
+    hand_to=Agent.CODEX,
+    default_target="gpt-5.5",
+    shown_when_empty=True,
+    home=_home,
+    source=_source,
+    writer=_writer,
+)

@@ -67,8 +67,10 @@ def read_appended(info: SessionInfo, point: ResumePoint, first_position: int, wa
     new_point = point_after(info.path, end, next_line, _state_after(session, point.state))
     if new_point is None:
         return None
-    return Appended(tuple(message.placed(first_position + n, message.usage)
-                          for n, message in enumerate(session.messages)), new_point)
+    return Appended(
+        tuple(message.placed(first_position + n, message.usage) for n, message in enumerate(session.messages)),
+        new_point,
+    )
 
 
 def _tip(path: str, leaf: str, leaf_offset: int, end: int) -> set[str] | None:
@@ -123,5 +125,3 @@ def _state_after(session: Session, previous: str) -> str:
     if last is None or last.offset is None:
         return previous
     return json.dumps({"leaf": last.id.split("#")[0], "offset": last.offset})
-
-

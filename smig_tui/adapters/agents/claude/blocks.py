@@ -75,8 +75,9 @@ def is_injected_text(text: str) -> bool:
     return text.lstrip().startswith(INJECTED_PREFIXES)
 
 
-def convert_record(data: dict[str, Any], line: int, offset: int, first_index: int = 0,
-                   strings: dict[str, str] | None = None) -> Converted:
+def convert_record(
+    data: dict[str, Any], line: int, offset: int, first_index: int = 0, strings: dict[str, str] | None = None
+) -> Converted:
     """Convert a `user` or `assistant` record; ids are the uuid, plus `#<block>` if several.
 
     Messages are numbered from `first_index`: the loader's guess of where they end up, right
@@ -107,13 +108,17 @@ def queued_prompt(data: dict[str, Any]) -> Any:
     return prompt if isinstance(prompt, (str, list)) and prompt else None
 
 
-def convert_queued(data: dict[str, Any], prompt: Any, line: int, offset: int, first_index: int = 0,
-                   strings: dict[str, str] | None = None) -> Converted:
+def convert_queued(
+    data: dict[str, Any],
+    prompt: Any,
+    line: int,
+    offset: int,
+    first_index: int = 0,
+    strings: dict[str, str] | None = None,
+) -> Converted:
     """Convert a queued prompt into user messages, like a typed prompt (numbered as `convert_record`)."""
     attachment = data.get("attachment")
-    meta = bool(data.get("isMeta")) or (
-        isinstance(attachment, dict) and bool(attachment.get("isMeta"))
-    )
+    meta = bool(data.get("isMeta")) or (isinstance(attachment, dict) and bool(attachment.get("isMeta")))
     stamp = _Stamp.of(data, line, offset, first_index, strings)
     return _numbered(_user({"isMeta": meta}, {"content": prompt}, stamp), stamp)
 
@@ -133,11 +138,16 @@ class _Stamp:
     transcript would otherwise hold 80,000 copies (4 MB)."""
 
     @classmethod
-    def of(cls, data: dict[str, Any], line: int, offset: int, index: int,
-           strings: dict[str, str] | None) -> _Stamp:
+    def of(cls, data: dict[str, Any], line: int, offset: int, index: int, strings: dict[str, str] | None) -> _Stamp:
         timestamp = data.get("timestamp")
-        return cls(str(data.get("uuid") or f"L{line}"), timestamp if isinstance(timestamp, str) else None,
-                   line, offset, index, {} if strings is None else strings)
+        return cls(
+            str(data.get("uuid") or f"L{line}"),
+            timestamp if isinstance(timestamp, str) else None,
+            line,
+            offset,
+            index,
+            {} if strings is None else strings,
+        )
 
     def shared(self, value: str | None) -> str | None:
         """The table's copy of a tool name or call id (added when new)."""
@@ -147,13 +157,38 @@ class _Stamp:
         """The call's copy of the id a result answers, taken off the table."""
         return None if call_id is None else self.strings.pop(call_id, call_id)
 
-    def message(self, role: Role, kind: Kind, text: str, *, tool_name: str | None = None,
-                call_id: str | None = None, is_error: bool = False, opaque: bool = False,
-                injected: bool = False, full_output_path: str | None = None) -> Message:
+    def message(
+        self,
+        role: Role,
+        kind: Kind,
+        text: str,
+        *,
+        tool_name: str | None = None,
+        call_id: str | None = None,
+        is_error: bool = False,
+        opaque: bool = False,
+        injected: bool = False,
+        full_output_path: str | None = None,
+    ) -> Message:
         """The record's next message, with the record's uuid as its id (see `_numbered`)."""
         self.index += 1
-        return Message(self.index - 1, self.uuid, role, kind, text, tool_name, call_id, self.timestamp,
-                       self.line, self.offset, None, is_error, opaque, injected, full_output_path)
+        return Message(
+            self.index - 1,
+            self.uuid,
+            role,
+            kind,
+            text,
+            tool_name,
+            call_id,
+            self.timestamp,
+            self.line,
+            self.offset,
+            None,
+            is_error,
+            opaque,
+            injected,
+            full_output_path,
+        )
 
 
 def _numbered(out: Converted, stamp: _Stamp) -> Converted:
@@ -164,7 +199,8 @@ def _numbered(out: Converted, stamp: _Stamp) -> Converted:
     """
     if len(out.messages) > 1:
         out.messages = tuple(
-            replace(message, id=f"{stamp.uuid}#{block}") for message, block in zip(out.messages, out.blocks, strict=True)
+            replace(message, id=f"{stamp.uuid}#{block}")
+            for message, block in zip(out.messages, out.blocks, strict=True)
         )
     return out
 
@@ -248,8 +284,9 @@ def _assistant_block(block: Any, hidden: bool, stamp: _Stamp, notes: list[str]) 
     return None
 
 
-def _tool_result(block: dict[str, Any], stamp: _Stamp, injected: bool = False,
-                 full_output_path: str | None = None) -> Message:
+def _tool_result(
+    block: dict[str, Any], stamp: _Stamp, injected: bool = False, full_output_path: str | None = None
+) -> Message:
     """Convert a tool result block, whichever side of the conversation carried it."""
     return stamp.message(
         Role.TOOL,

@@ -248,10 +248,9 @@ def _assemble(reader: _Reader) -> Session:
     """Pick the active path and turn it into a Session."""
     info = reader.info
     tree = reader.tree
-    own_side = info.is_subagent or not any(
-        node.payload is not None and not node.sidechain for node in tree.order
-    )
+    own_side = info.is_subagent or not any(node.payload is not None and not node.sidechain for node in tree.order)
     assembly = _Assembly()
+
     def misplaced(boundary: Node) -> None:
         reader.report(ReadWarning(info.path, boundary.line, _MISPLACED))
 

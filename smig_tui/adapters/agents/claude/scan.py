@@ -89,6 +89,4 @@ def looks_absolute(value: Any) -> bool:
     """Tell whether a record's cwd is a usable absolute path (POSIX or Windows)."""
     if not isinstance(value, str) or not value:
         return False
-    return value.startswith(("/", "\\\\")) or (
-        len(value) > 2 and value[1] == ":" and value[2] in "\\/"
-    )
+    return value.startswith(("/", "\\\\")) or (len(value) > 2 and value[1] == ":" and value[2] in "\\/")

@@ -104,9 +104,7 @@ class ClaudeSource:
 
     def discover(self, warn: WarningSink) -> Iterator[SessionInfo]:
         """Yield every transcript, newest file first, reading only a head and a tail of each."""
-        candidates = sorted(
-            _candidates(str(self._paths.claude_projects), warn), key=lambda c: -c.mtime
-        )
+        candidates = sorted(_candidates(str(self._paths.claude_projects), warn), key=lambda c: -c.mtime)
         cache = DiscoveryCache(self._listing_cache) if self._listing_cache else None
         found: list[SessionInfo] = []
         for candidate in candidates:
@@ -128,8 +126,9 @@ class ClaudeSource:
         """Where the search index may read this transcript on from after a full load."""
         return point_after_load(session)
 
-    def read_appended(self, info: SessionInfo, point: ResumePoint, first_position: int,
-                      warn: WarningSink) -> Appended | None:
+    def read_appended(
+        self, info: SessionInfo, point: ResumePoint, first_position: int, warn: WarningSink
+    ) -> Appended | None:
         """The messages of the lines the transcript gained after `point` (see `appended.read_appended`)."""
         return read_appended(info, point, first_position, warn)
 
@@ -183,9 +182,7 @@ def _candidates(root: str, warn: WarningSink) -> Iterator[_Candidate]:
                 yield from _subagent_candidates(entry, project.name, warn)
 
 
-def _subagent_candidates(
-    session_dir: os.DirEntry[str], project: str, warn: WarningSink
-) -> Iterator[_Candidate]:
+def _subagent_candidates(session_dir: os.DirEntry[str], project: str, warn: WarningSink) -> Iterator[_Candidate]:
     """Find a session's sub-agents: `subagents/agent-*.jsonl`, and the agents of its workflow runs
     in `subagents/workflows/wf_<id>/agent-*.jsonl` (2.1.3xx; their `journal.jsonl` is a ledger)."""
     folder = os.path.join(session_dir.path, "subagents")
@@ -220,9 +217,7 @@ def _candidate(
     try:
         stat = entry.stat()
     except OSError as error:
-        warn(
-            ReadWarning(entry.path, None, f"cannot stat file ({error.strerror or error}); skipped")
-        )
+        warn(ReadWarning(entry.path, None, f"cannot stat file ({error.strerror or error}); skipped"))
         return
     yield _Candidate(entry.path, project, subagent, parent, stat.st_size, stat.st_mtime)
 

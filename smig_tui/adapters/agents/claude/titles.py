@@ -37,9 +37,7 @@ def prompt_of(data: dict[str, Any]) -> str | None:
             (
                 block["text"]
                 for block in content
-                if isinstance(block, dict)
-                and block.get("type") == "text"
-                and isinstance(block.get("text"), str)
+                if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
             ),
             None,
         )

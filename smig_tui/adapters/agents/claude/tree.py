@@ -82,9 +82,7 @@ class Tree:
             (
                 node
                 for node in reversed(self.order)
-                if node.payload is not None
-                and not node.floating
-                and (own_chain_is_sidechain or not node.sidechain)
+                if node.payload is not None and not node.floating and (own_chain_is_sidechain or not node.sidechain)
             ),
             None,
         )
@@ -174,9 +172,7 @@ class Tree:
                 continue
             if node.sidechain and not allow_sidechain:
                 continue
-            results = bool(payload.answered) and all(
-                call in open_calls for call in payload.answered
-            )
+            results = bool(payload.answered) and all(call in open_calls for call in payload.answered)
             sibling_call = payload.group is not None and payload.group in groups
             if not results and not sibling_call:
                 continue

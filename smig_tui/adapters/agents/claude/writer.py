@@ -94,8 +94,15 @@ class ClaudeWriter:
     def lay_out(self, request: NativeRequest) -> NativeLayout:
         """The transcript, the lineage note leading the first user turn."""
         turns = to_turns(request.messages, note=request.note)
-        planned = self.prepare(turns, request.folder, request.lineage, request.title, model=request.target,
-                               git_branch=request.git_branch, now=request.now)
+        planned = self.prepare(
+            turns,
+            request.folder,
+            request.lineage,
+            request.title,
+            model=request.target,
+            git_branch=request.git_branch,
+            now=request.now,
+        )
         return NativeLayout((planned,), turns)
 
     def install(self, planned: PlannedFile) -> None:
@@ -148,8 +155,13 @@ class ClaudeWriter:
         parent: str | None = None
         for number, (turn, moment) in enumerate(zip(turns, times, strict=True), start=1):
             record_uuid = str(uuid.uuid5(uuid.UUID(session_id), f"smig:{number}"))
-            record = {"parentUuid": parent, **base, **_body(turn, number, model_name),
-                      "uuid": record_uuid, "timestamp": format_iso(moment)}
+            record = {
+                "parentUuid": parent,
+                **base,
+                **_body(turn, number, model_name),
+                "uuid": record_uuid,
+                "timestamp": format_iso(moment),
+            }
             if number == 1:
                 record["smigLineage"] = _lineage_json(lineage)
             lines.append(record)

@@ -30,5 +30,13 @@ def _writer(paths: Paths, _env: Env) -> NativeWriter:
     return CodexWriter(paths)
 
 
-ENTRY = AgentEntry(Agent.CODEX, "Codex", hand_to=Agent.CLAUDE, default_target="claude-sonnet-5-5",
-                   shown_when_empty=True, home=_home, source=_source, writer=_writer)
+ENTRY = AgentEntry(
+    Agent.CODEX,
+    "Codex",
+    hand_to=Agent.CLAUDE,
+    default_target="claude-sonnet-5-5",
+    shown_when_empty=True,
+    home=_home,
+    source=_source,
+    writer=_writer,
+)

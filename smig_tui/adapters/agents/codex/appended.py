@@ -43,8 +43,9 @@ def read_appended(path: str, point: ResumePoint, first_position: int, warn: Warn
     new_point = point_after(path, end, next_line)
     if new_point is None:
         return None
-    return Appended(tuple(message.placed(first_position + n, message.usage) for n, message in enumerate(messages)),
-                    new_point)
+    return Appended(
+        tuple(message.placed(first_position + n, message.usage) for n, message in enumerate(messages)), new_point
+    )
 
 
 def _rewrites_history(data: dict[str, object]) -> bool:

@@ -58,9 +58,7 @@ RESPONSE_TYPES = (
 )
 """Item types that carry conversation; anything else (ghost_snapshot, Other) is skipped."""
 
-_TEXT_PARTS = frozenset(
-    ("input_text", "output_text", "text", "summary_text", "reasoning_text", "inputText")
-)
+_TEXT_PARTS = frozenset(("input_text", "output_text", "text", "summary_text", "reasoning_text", "inputText"))
 """Content part types whose `text` is readable text."""
 _EXIT_PREFIX = "Process exited with code "
 _EXIT_CODE = re.compile(r"(-?\d+)[ \t]*(?:\r?\n|$)")
@@ -166,9 +164,7 @@ def _message(payload: dict[str, Any]) -> list[ItemMessage]:
     if not text:
         return []
     kind = Kind.IMAGE if only_images else Kind.TEXT
-    injected = role in (Role.DEVELOPER, Role.SYSTEM) or (
-        role is Role.USER and is_injected_text(text)
-    )
+    injected = role in (Role.DEVELOPER, Role.SYSTEM) or (role is Role.USER and is_injected_text(text))
     return [ItemMessage(role, kind, text, injected=injected)]
 
 
@@ -194,11 +190,7 @@ def _call(payload: dict[str, Any]) -> ItemMessage:
         action = payload.get("action")
         command = action.get("command") if isinstance(action, dict) else None
         call_id = call_id or _str_or_none(payload.get("id"))  # older builds linked outputs by id
-        text = (
-            shlex.join(str(part) for part in command)
-            if isinstance(command, list)
-            else _as_text(command)
-        )
+        text = shlex.join(str(part) for part in command) if isinstance(command, list) else _as_text(command)
         name = "local_shell"
     elif kind == "web_search_call":
         name, text = "web_search", _web_search_text(payload.get("action"))
@@ -236,11 +228,7 @@ def _result(payload: dict[str, Any], tool_names: dict[str, str]) -> ItemMessage:
     name = tool_names.get(call_id or "") or _str_or_none(payload.get("name"))
     if payload.get("type") == "tool_search_output":
         tools = payload.get("tools")
-        names = (
-            [str(tool.get("name")) for tool in tools if isinstance(tool, dict)]
-            if isinstance(tools, list)
-            else []
-        )
+        names = [str(tool.get("name")) for tool in tools if isinstance(tool, dict)] if isinstance(tools, list) else []
         return ItemMessage(
             Role.TOOL,
             Kind.TOOL_RESULT,

@@ -80,13 +80,15 @@ def _parent(path: str, meta: dict[str, Any], files: dict[str, list[str]], warn: 
         if not candidates:
             warn(
                 ReadWarning(
-                    path, None,
+                    path,
+                    None,
                     f"forked from thread {parent_id}, whose rollout is not found; the history it inherited is missing",
                 )
             )
             return None
-        return Part(candidates[-1], parent_id, _count(base.get("end_byte_offset")),
-                    _count(base.get("end_ordinal_exclusive")))
+        return Part(
+            candidates[-1], parent_id, _count(base.get("end_byte_offset")), _count(base.get("end_ordinal_exclusive"))
+        )
     earlier = [c for c in files.get(own_id, []) if os.path.basename(c) < name]
     return Part(earlier[-1], own_id) if earlier else None
 

@@ -102,9 +102,7 @@ class RolloutLoader:
         if skip:
             stamp = _TIMESTAMP.search(start)
             if stamp:
-                self.last_timestamp = (
-                    iso_or_none(stamp.group(1).decode("ascii", "replace")) or self.last_timestamp
-                )
+                self.last_timestamp = iso_or_none(stamp.group(1).decode("ascii", "replace")) or self.last_timestamp
         return skip
 
     def feed(self, record: Record) -> None:
@@ -189,8 +187,22 @@ class RolloutLoader:
         if part is not None and len(text) > TEXT_CHARS:  # `TextStore.body` keeps shorter ones as they are
             body = self.store.body(text, record.offset, record.size, part)
         self.messages.append(
-            Message(len(self.messages), message_id, draft.role, draft.kind, body, draft.tool_name, draft.call_id,
-                    stamp, record.line, record.offset, None, draft.is_error, draft.opaque, draft.injected)
+            Message(
+                len(self.messages),
+                message_id,
+                draft.role,
+                draft.kind,
+                body,
+                draft.tool_name,
+                draft.call_id,
+                stamp,
+                record.line,
+                record.offset,
+                None,
+                draft.is_error,
+                draft.opaque,
+                draft.injected,
+            )
         )
 
     def _compacted(self, record: Record, payload: dict[str, Any], stamp: str | None) -> None:
@@ -215,9 +227,7 @@ class RolloutLoader:
         typed = [m for m in self.messages if m.role is Role.USER and not m.injected]
         self.messages = [message.placed(index, None) for index, message in enumerate(typed)]
         if isinstance(summary, str) and summary.strip():
-            self._append(
-                ItemMessage(Role.USER, Kind.SUMMARY, summary), record, stamp, f"{self.prefix}L{record.line}"
-            )
+            self._append(ItemMessage(Role.USER, Kind.SUMMARY, summary), record, stamp, f"{self.prefix}L{record.line}")
 
     def _settle(self) -> None:
         """Fold pending usage and event-only prompts into the history before it is rewritten."""
@@ -234,9 +244,7 @@ class RolloutLoader:
         starts = [
             index
             for index, message in enumerate(self.messages)
-            if message.role is Role.USER
-            and not message.injected
-            and message.kind is not Kind.SUMMARY
+            if message.role is Role.USER and not message.injected and message.kind is not Kind.SUMMARY
         ]
         if starts:
             self.messages = self.messages[: starts[max(0, len(starts) - turns)]]
@@ -245,11 +253,7 @@ class RolloutLoader:
         """Mark the summary: local compaction keeps it in the replacement history as a user turn."""
         for position in range(len(self.messages) - 1, -1, -1):
             message = self.messages[position]
-            if (
-                message.role is Role.USER
-                and message.kind is Kind.TEXT
-                and message.text.rstrip().endswith(summary)
-            ):
+            if message.role is Role.USER and message.kind is Kind.TEXT and message.text.rstrip().endswith(summary):
                 self.messages[position] = replace(message, kind=Kind.SUMMARY)
                 return
 
@@ -264,8 +268,7 @@ class RolloutLoader:
             text = typed_prompt(str(payload.get("message") or ""))
             if text:
                 self.prompts.append(
-                    _Prompt(len(self.messages), text, f"{self.prefix}L{record.line}", record.line,
-                            record.offset, stamp)
+                    _Prompt(len(self.messages), text, f"{self.prefix}L{record.line}", record.line, record.offset, stamp)
                 )
 
     def _token_count(self, info: Any) -> None:
@@ -297,9 +300,7 @@ class RolloutLoader:
             model=model,
             updated=self.last_timestamp or info.updated,
             message_count=len(messages),
-            context_tokens=self.context_tokens
-            if self.context_tokens is not None
-            else info.context_tokens,
+            context_tokens=self.context_tokens if self.context_tokens is not None else info.context_tokens,
             context_window=self.window or info.context_window,
         )
         return Session(
@@ -315,9 +316,7 @@ class RolloutLoader:
     def _with_event_prompts(self) -> list[Message]:
         """Apply usage, add prompts no user message mirrors (dropped by the rollout), renumber."""
         messages = [
-            message.placed(message.index, self.usages[position])
-            if position in self.usages
-            else message
+            message.placed(message.index, self.usages[position]) if position in self.usages else message
             for position, message in enumerate(self.messages)
         ]
         if all(_mirrored(messages, prompt.position) for prompt in self.prompts):

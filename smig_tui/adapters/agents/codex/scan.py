@@ -35,9 +35,7 @@ HEAD_CHUNK = 64 * 1024
 TAIL_BYTES = 256 * 1024
 TAIL_FIRST = 32 * 1024
 """Most rollouts end with a token_count a few lines from the end: try a small tail read first."""
-_HEAD_WANTED = (
-    b'"session_meta"', b'"turn_context"', b'"user_message"', b'"role":"user"', b'"item_completed"'
-)
+_HEAD_WANTED = (b'"session_meta"', b'"turn_context"', b'"user_message"', b'"role":"user"', b'"item_completed"')
 _HISTORY_REWRITES = (b'"type":"compacted"', b'"type":"thread_rolled_back"')
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}")
 _TS_FIELD = re.compile(rb'"timestamp"\s*:\s*"([^"]{10,40})"')
@@ -303,7 +301,11 @@ def completed_user_text(item: Any) -> str | None:
     if not isinstance(item, dict) or item.get("type") != "UserMessage":
         return None
     parts = item.get("content")
-    texts = [p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)] if isinstance(parts, list) else []
+    texts = (
+        [p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        if isinstance(parts, list)
+        else []
+    )
     return typed_prompt("".join(texts)) or None
 
 

@@ -51,8 +51,7 @@ INTERACTIVE_SOURCES = frozenset({"cli", "vscode", "unknown"})
 class CodexSource:
     """Reads Codex CLI sessions from `$CODEX_HOME` without ever writing to it."""
 
-    def __init__(self, paths: Paths, sqlite_home: Path | None = None,
-                 listing_cache: Path | None = None) -> None:
+    def __init__(self, paths: Paths, sqlite_home: Path | None = None, listing_cache: Path | None = None) -> None:
         self._paths = paths
         self._listing_cache = listing_cache
         """Where discovery remembers unchanged files' entries (None: read every file)."""
@@ -83,8 +82,14 @@ class CodexSource:
             if info is not None and info.id not in listed:
                 listed.add(info.id)  # a thread of several files: its newest file stands for it
                 if _orphaned_fork(info, known):
-                    warn(ReadWarning(info.path, None, f"forked from thread {info.parent_id}, whose rollout is "
-                                                      "not found; the history it inherited is missing"))
+                    warn(
+                        ReadWarning(
+                            info.path,
+                            None,
+                            f"forked from thread {info.parent_id}, whose rollout is "
+                            "not found; the history it inherited is missing",
+                        )
+                    )
                 yield _with_title(info, names.get(info.id), threads.get(info.id))
         if cache is not None:
             cache.save()
@@ -120,17 +125,16 @@ class CodexSource:
         except BrokenPipeError:
             raise  # the warning sink's reader went away; the CLI handles that
         except OSError as error:
-            raise SessionReadError(
-                f"Cannot read {info.path}: {error.strerror or error}."
-            ) from error
+            raise SessionReadError(f"Cannot read {info.path}: {error.strerror or error}.") from error
         return session
 
     def resume_point(self, session: Session) -> ResumePoint | None:
         """Where the search index may read this rollout on from after a full load (None: compressed)."""
         return None if is_compressed(session.info.path) else resume_point(session.info)
 
-    def read_appended(self, info: SessionInfo, point: ResumePoint, first_position: int,
-                      warn: WarningSink) -> Appended | None:
+    def read_appended(
+        self, info: SessionInfo, point: ResumePoint, first_position: int, warn: WarningSink
+    ) -> Appended | None:
         """The messages of the lines the rollout gained after `point` (see `appended.read_appended`)."""
         return read_appended(info.path, point, first_position, warn)
 
@@ -157,11 +161,7 @@ class CodexSource:
             warn(ReadWarning(path, None, f"compressed rollout is damaged ({error}); skipped"))
             return None
         if not head.meta or not isinstance(head.meta.get("id"), str):
-            warn(
-                ReadWarning(
-                    path, None, "no session_meta line at the start; not a Codex rollout, skipped"
-                )
-            )
+            warn(ReadWarning(path, None, "no session_meta line at the start; not a Codex rollout, skipped"))
             return None
         return _info(path, head, tail, stat.st_size, stat.st_mtime)
 
@@ -215,9 +215,7 @@ def _info(path: str, head: Head, tail: Tail, size: int, mtime: float) -> Session
         model=tail.model or head.model,
         created=iso_or_none(meta.get("timestamp")),
         updated=tail.updated or iso_from_mtime(mtime),
-        source_version=meta.get("cli_version")
-        if isinstance(meta.get("cli_version"), str)
-        else None,
+        source_version=meta.get("cli_version") if isinstance(meta.get("cli_version"), str) else None,
         origin=origin,
         parent_id=parent,
         is_subagent=subagent,
@@ -248,10 +246,7 @@ def classify(meta: dict[str, Any]) -> tuple[bool, str | None, str | None]:
     else:
         label = str(source)
         hidden = label not in INTERACTIVE_SOURCES
-    if (
-        meta.get("thread_source") in ("subagent", "memory_consolidation")
-        or meta.get("originator") == "codex_exec"
-    ):
+    if meta.get("thread_source") in ("subagent", "memory_consolidation") or meta.get("originator") == "codex_exec":
         hidden = True
     return hidden, parent if isinstance(parent, str) and parent else None, label
 

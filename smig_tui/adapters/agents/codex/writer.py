@@ -134,8 +134,16 @@ class CodexWriter:
         """The rollout, the lineage note (and placeholder) as one model-visible preamble item."""
         preamble, rest = codex_preamble(request.note, request.messages)
         turns = to_turns(rest)
-        planned = self.prepare(turns, request.folder, request.lineage, request.title, git_branch=request.git_branch,
-                               now=request.now, model=recorded_model(self._paths, request.target), note=preamble)
+        planned = self.prepare(
+            turns,
+            request.folder,
+            request.lineage,
+            request.title,
+            git_branch=request.git_branch,
+            now=request.now,
+            model=recorded_model(self._paths, request.target),
+            note=preamble,
+        )
         if planned.native:
             self._index_lines[planned.path] = index_line(planned.native.session_id, request.title, request.now)
         return NativeLayout((planned,), turns, preamble)
@@ -258,13 +266,22 @@ def _turn_lines(
                 lines.append(_line(moment, "response_item", _message("user", "input_text", note)))
         if turn.role is Role.USER:
             lines.append(_line(moment, "response_item", _message("user", "input_text", turn.text)))
-            lines.append(_line(moment, "event_msg", {"type": "user_message", "message": turn.text,
-                                                     "images": [], "local_images": [],
-                                                     "text_elements": []}))
+            lines.append(
+                _line(
+                    moment,
+                    "event_msg",
+                    {
+                        "type": "user_message",
+                        "message": turn.text,
+                        "images": [],
+                        "local_images": [],
+                        "text_elements": [],
+                    },
+                )
+            )
         else:
             lines.append(_line(moment, "response_item", _message("assistant", "output_text", turn.text)))
-            lines.append(_line(moment, "event_msg", {"type": "agent_message", "message": turn.text,
-                                                     "phase": None}))
+            lines.append(_line(moment, "event_msg", {"type": "agent_message", "message": turn.text, "phase": None}))
             last_agent = turn.text
     if turn_id is not None:
         lines += _close_turn(turn_id, last_agent, times[-1])
@@ -273,21 +290,44 @@ def _turn_lines(
 
 def _open_turn(turn_id: str, moment: datetime, cwd: str, model: str) -> list[dict[str, Any]]:
     """`task_started` and the `turn_context` Codex needs to know the model and policies."""
-    started = {"type": "task_started", "turn_id": turn_id, "started_at": int(moment.timestamp()),
-               "model_context_window": None, "collaboration_mode_kind": "default"}
-    context = {"turn_id": turn_id, "cwd": cwd, "approval_policy": "on-request",
-               "sandbox_policy": {"type": "read-only"}, "model": model, "summary": "auto"}
+    started = {
+        "type": "task_started",
+        "turn_id": turn_id,
+        "started_at": int(moment.timestamp()),
+        "model_context_window": None,
+        "collaboration_mode_kind": "default",
+    }
+    context = {
+        "turn_id": turn_id,
+        "cwd": cwd,
+        "approval_policy": "on-request",
+        "sandbox_policy": {"type": "read-only"},
+        "model": model,
+        "summary": "auto",
+    }
     return [_line(moment, "event_msg", started), _line(moment, "turn_context", context)]
 
 
 def _close_turn(turn_id: str, last_agent: str | None, moment: datetime) -> list[dict[str, Any]]:
     """A zero `token_count` (no model call happened here) and `task_complete`."""
-    zero = {"input_tokens": 0, "cached_input_tokens": 0, "output_tokens": 0,
-            "reasoning_output_tokens": 0, "total_tokens": 0}
-    count = {"type": "token_count", "info": {"total_token_usage": zero, "last_token_usage": zero,
-                                            "model_context_window": None}, "rate_limits": None}
-    complete = {"type": "task_complete", "turn_id": turn_id, "last_agent_message": last_agent,
-                "completed_at": int(moment.timestamp())}
+    zero = {
+        "input_tokens": 0,
+        "cached_input_tokens": 0,
+        "output_tokens": 0,
+        "reasoning_output_tokens": 0,
+        "total_tokens": 0,
+    }
+    count = {
+        "type": "token_count",
+        "info": {"total_token_usage": zero, "last_token_usage": zero, "model_context_window": None},
+        "rate_limits": None,
+    }
+    complete = {
+        "type": "task_complete",
+        "turn_id": turn_id,
+        "last_agent_message": last_agent,
+        "completed_at": int(moment.timestamp()),
+    }
     return [_line(moment, "event_msg", count), _line(moment, "event_msg", complete)]
 
 

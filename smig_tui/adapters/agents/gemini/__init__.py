@@ -34,5 +34,13 @@ def _writer(paths: Paths, _env: Env) -> NativeWriter | None:
     return GeminiWriter(paths.gemini_home)
 
 
-ENTRY = AgentEntry(Agent.GEMINI, "Gemini CLI", hand_to=Agent.CODEX, default_target="claude-sonnet-5-5",
-                   shown_when_empty=False, home=_home, source=_source, writer=_writer)
+ENTRY = AgentEntry(
+    Agent.GEMINI,
+    "Gemini CLI",
+    hand_to=Agent.CODEX,
+    default_target="claude-sonnet-5-5",
+    shown_when_empty=False,
+    home=_home,
+    source=_source,
+    writer=_writer,
+)

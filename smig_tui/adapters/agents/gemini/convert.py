@@ -35,11 +35,21 @@ class Converted:
     answered: set[str] = field(default_factory=set)
     """Call ids whose result is already read (the client records each result twice)."""
 
-    def add(self, record_id: str, suffix: str, role: Role, kind: Kind, text: str, line: int | None,
-            stamp: str | None, **extra: Any) -> None:
+    def add(
+        self,
+        record_id: str,
+        suffix: str,
+        role: Role,
+        kind: Kind,
+        text: str,
+        line: int | None,
+        stamp: str | None,
+        **extra: Any,
+    ) -> None:
         message_id = f"{record_id}{suffix}"
-        self.messages.append(Message(len(self.messages), message_id, role, kind, text, timestamp=stamp, line=line,
-                                     **extra))
+        self.messages.append(
+            Message(len(self.messages), message_id, role, kind, text, timestamp=stamp, line=line, **extra)
+        )
 
 
 def convert(records: Iterable[dict[str, Any]], lines: dict[str, int]) -> Converted:
@@ -65,8 +75,11 @@ def part_text(content: Any) -> str:
         content = [content]
     if not isinstance(content, list):
         return ""
-    return "".join(part["text"] for part in content
-                   if isinstance(part, dict) and isinstance(part.get("text"), str) and not part.get("thought"))
+    return "".join(
+        part["text"]
+        for part in content
+        if isinstance(part, dict) and isinstance(part.get("text"), str) and not part.get("thought")
+    )
 
 
 def is_command(text: str) -> bool:
@@ -143,8 +156,17 @@ def _call(out: Converted, call: dict[str, Any], message_id: str, line: int | Non
     args = call.get("args")
     text = json.dumps(args if args is not None else {}, ensure_ascii=False)
     name = str(call.get("name") or "tool")
-    out.add(message_id, "", Role.ASSISTANT, Kind.TOOL_CALL, text, line, stamp, tool_name=name,
-            call_id=_call_id(call.get("id")))
+    out.add(
+        message_id,
+        "",
+        Role.ASSISTANT,
+        Kind.TOOL_CALL,
+        text,
+        line,
+        stamp,
+        tool_name=name,
+        call_id=_call_id(call.get("id")),
+    )
 
 
 def _call_result(out: Converted, call: dict[str, Any], message_id: str, line: int | None, stamp: str | None) -> None:
@@ -153,8 +175,14 @@ def _call_result(out: Converted, call: dict[str, Any], message_id: str, line: in
     call_id = _call_id(call.get("id"))
     failed = call.get("status") in ("error", "cancelled")
     if isinstance(result, str):
-        _result(out, {"id": call.get("id"), "name": call.get("name"), "response": {"output": result}}, message_id,
-                line, stamp, failed)
+        _result(
+            out,
+            {"id": call.get("id"), "name": call.get("name"), "response": {"output": result}},
+            message_id,
+            line,
+            stamp,
+            failed,
+        )
         return
     for part in _parts(result):
         response = part.get("functionResponse")
@@ -162,12 +190,23 @@ def _call_result(out: Converted, call: dict[str, Any], message_id: str, line: in
             _result(out, {**response, "id": response.get("id") or call.get("id")}, message_id, line, stamp, failed)
         elif isinstance(part.get("text"), str) and call_id not in out.answered:
             out.answered.add(call_id)
-            out.add(message_id, "", Role.TOOL, Kind.TOOL_RESULT, part["text"], line, stamp,
-                    tool_name=str(call.get("name") or "tool"), call_id=call_id, is_error=failed)
+            out.add(
+                message_id,
+                "",
+                Role.TOOL,
+                Kind.TOOL_RESULT,
+                part["text"],
+                line,
+                stamp,
+                tool_name=str(call.get("name") or "tool"),
+                call_id=call_id,
+                is_error=failed,
+            )
 
 
-def _result(out: Converted, response: dict[str, Any], message_id: str, line: int | None, stamp: str | None,
-            failed: bool = False) -> None:
+def _result(
+    out: Converted, response: dict[str, Any], message_id: str, line: int | None, stamp: str | None, failed: bool = False
+) -> None:
     call_id = _call_id(response.get("id"))
     if call_id in out.answered:
         return  # the same result again (recorded in the call and as the next user record)
@@ -180,8 +219,18 @@ def _result(out: Converted, response: dict[str, Any], message_id: str, line: int
         text, error = body["error"], True
     else:
         text = json.dumps(body, ensure_ascii=False)
-    out.add(message_id, "", Role.TOOL, Kind.TOOL_RESULT, text, line, stamp, tool_name=str(response.get("name") or "tool"),
-            call_id=call_id, is_error=failed or error)
+    out.add(
+        message_id,
+        "",
+        Role.TOOL,
+        Kind.TOOL_RESULT,
+        text,
+        line,
+        stamp,
+        tool_name=str(response.get("name") or "tool"),
+        call_id=call_id,
+        is_error=failed or error,
+    )
 
 
 def _call_id(value: Any) -> str:
@@ -199,5 +248,10 @@ def _usage(tokens: Any) -> Usage | None:
         return value if isinstance(value, int) and value >= 0 else 0
 
     thoughts = number("thoughts")
-    return Usage(input_tokens=number("input"), cached_input_tokens=number("cached"),
-                 output_tokens=number("output") + thoughts, reasoning_tokens=thoughts, context_tokens=number("total"))
+    return Usage(
+        input_tokens=number("input"),
+        cached_input_tokens=number("cached"),
+        output_tokens=number("output") + thoughts,
+        reasoning_tokens=thoughts,
+        context_tokens=number("total"),
+    )

@@ -66,8 +66,11 @@ class ProjectFolders:
         if owner:
             return owner
         name = folder.name
-        return self._by_slug.get(name) or self._by_hash.get(name) or (
-            self._by_hash.get(recorded_hash) if recorded_hash else None)
+        return (
+            self._by_slug.get(name)
+            or self._by_hash.get(name)
+            or (self._by_hash.get(recorded_hash) if recorded_hash else None)
+        )
 
 
 def slugify(name: str) -> str:

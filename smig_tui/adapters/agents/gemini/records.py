@@ -73,7 +73,7 @@ def _apply(conversation: ConversationFile, record: dict[str, Any], number: int) 
     if isinstance(record.get("$rewindTo"), str):
         ids = list(messages)
         target = record["$rewindTo"]
-        for removed in ids[ids.index(target):] if target in messages else ids:
+        for removed in ids[ids.index(target) :] if target in messages else ids:
             del messages[removed]
     elif isinstance(record.get("id"), str):
         messages[record["id"]] = record

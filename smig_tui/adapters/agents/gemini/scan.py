@@ -135,4 +135,3 @@ def _loads(raw: bytes) -> dict[str, Any] | None:
     except ValueError:
         return None
     return record if isinstance(record, dict) else None
-

@@ -46,6 +46,7 @@ class GeminiSource:
         folders = ProjectFolders(self._home)
         cache = DiscoveryCache(self._listing_cache) if self._listing_cache else None
         for path, project, parent in sorted(_session_files(tmp, warn), key=_newest_first):
+
             def build(path: Path = path, project: Path = project, parent: str | None = parent) -> SessionInfo | None:
                 return self.describe(path, warn, folders, project, parent)
 
@@ -55,8 +56,14 @@ class GeminiSource:
         if cache is not None:
             cache.save()
 
-    def describe(self, path: Path, warn: WarningSink, folders: ProjectFolders | None = None,
-                 project: Path | None = None, parent: str | None = None) -> SessionInfo | None:
+    def describe(
+        self,
+        path: Path,
+        warn: WarningSink,
+        folders: ProjectFolders | None = None,
+        project: Path | None = None,
+        parent: str | None = None,
+    ) -> SessionInfo | None:
         """The listing entry of one session file, or None (with a warning) when it cannot be read."""
         project = project or _project_folder(path)
         folders = folders or ProjectFolders(self._home)
@@ -75,10 +82,15 @@ class GeminiSource:
         _warn_damaged(path, conversation, warn)
         converted = convert(conversation.messages.values(), conversation.lines)
         meta = conversation.meta
-        facts = Facts(meta=meta, first_prompt=converted.first_prompt, summary=_text(meta.get("summary")),
-                      model=converted.model, context_tokens=converted.context_tokens or None,
-                      updated=_text(meta.get("lastUpdated")),
-                      has_reply=any(not m.injected and m.role is not Role.USER for m in converted.messages))
+        facts = Facts(
+            meta=meta,
+            first_prompt=converted.first_prompt,
+            summary=_text(meta.get("summary")),
+            model=converted.model,
+            context_tokens=converted.context_tokens or None,
+            updated=_text(meta.get("lastUpdated")),
+            has_reply=any(not m.injected and m.role is not Role.USER for m in converted.messages),
+        )
         return _info(path, stat, facts, folders, project, parent, warn, message_count=len(converted.messages))
 
     def load(self, info: SessionInfo, warn: WarningSink) -> Session:
@@ -101,16 +113,34 @@ class GeminiSource:
         extra = {"kind": str(conversation.meta.get("kind"))} if conversation.meta.get("kind") else {}
         if conversation.legacy:
             extra["format"] = "one JSON document (as Gemini CLI wrote before its JSON-lines files)"
-        return Session(info=info, messages=tuple(converted.messages), warnings=tuple(warnings),
-                       measured_context_tokens=converted.context_tokens or None, extra=extra)
+        return Session(
+            info=info,
+            messages=tuple(converted.messages),
+            warnings=tuple(warnings),
+            measured_context_tokens=converted.context_tokens or None,
+            extra=extra,
+        )
 
 
-def _info(path: Path, stat: os.stat_result, facts: Facts, folders: ProjectFolders, project: Path,
-          parent: str | None, warn: WarningSink, message_count: int | None = None) -> SessionInfo | None:
+def _info(
+    path: Path,
+    stat: os.stat_result,
+    facts: Facts,
+    folders: ProjectFolders,
+    project: Path,
+    parent: str | None,
+    warn: WarningSink,
+    message_count: int | None = None,
+) -> SessionInfo | None:
     """The listing entry from what was read (a JSON-lines file's ends leave the message count unknown)."""
     if facts.half_written:
-        warn(ReadWarning(str(path), None, "the last line is half-written or damaged; it is skipped and the rest "
-                                          "of the session is read"))
+        warn(
+            ReadWarning(
+                str(path),
+                None,
+                "the last line is half-written or damaged; it is skipped and the rest of the session is read",
+            )
+        )
     if not facts.has_conversation:
         return None  # a start-up only session: the client deletes these and never lists them
     meta = facts.meta
@@ -178,8 +208,13 @@ def _warn_damaged(path: Path, conversation: ConversationFile, warn: WarningSink)
     if conversation.damaged:
         lines = ", ".join(str(n) for n in conversation.damaged[:5]) + ("…" if len(conversation.damaged) > 5 else "")
         first = conversation.damaged[0]
-        warn(ReadWarning(str(path), first, f"skipped {len(conversation.damaged)} damaged line(s) ({lines}); "
-                                           "the rest of the session is read"))
+        warn(
+            ReadWarning(
+                str(path),
+                first,
+                f"skipped {len(conversation.damaged)} damaged line(s) ({lines}); the rest of the session is read",
+            )
+        )
 
 
 def _text(value: Any) -> str | None:

@@ -63,8 +63,9 @@ class GeminiWriter:
     def lay_out(self, request: NativeRequest) -> NativeLayout:
         """The session (and its project folder's owner file when the folder is new)."""
         turns = to_turns(request.messages, note=request.note)
-        planned = self.prepare(turns, request.folder, request.lineage, request.title, model=request.target,
-                               now=request.now)
+        planned = self.prepare(
+            turns, request.folder, request.lineage, request.title, model=request.target, now=request.now
+        )
         return NativeLayout(tuple(planned), tuple(sendable(turn) for turn in turns))
 
     def install(self, planned: PlannedFile) -> None:
@@ -109,14 +110,22 @@ class GeminiWriter:
         times = monotonic_times([turn.timestamp for turn in turns], now)
         model_name = model if model and model.startswith("gemini") else DEFAULT_MODEL
         written = format_iso(now)  # `--resume latest` and the picker's numbers go by startTime
-        lines: list[dict[str, Any]] = [{
-            "sessionId": session_id, "projectHash": project_hash(cwd), "startTime": written,
-            "lastUpdated": written, "kind": "main", "summary": title,
-            "smigLineage": _lineage_json(lineage),
-        }]
+        lines: list[dict[str, Any]] = [
+            {
+                "sessionId": session_id,
+                "projectHash": project_hash(cwd),
+                "startTime": written,
+                "lastUpdated": written,
+                "kind": "main",
+                "summary": title,
+                "smigLineage": _lineage_json(lineage),
+            }
+        ]
         for number, (turn, moment) in enumerate(zip(turns, times, strict=True), start=1):
-            record: dict[str, Any] = {"id": str(uuid.uuid5(uuid.UUID(session_id), f"smig:{number}")),
-                                      "timestamp": format_iso(moment)}
+            record: dict[str, Any] = {
+                "id": str(uuid.uuid5(uuid.UUID(session_id), f"smig:{number}")),
+                "timestamp": format_iso(moment),
+            }
             if turn.role is Role.USER:
                 record |= {"type": "user", "content": [{"text": turn.text}]}
             else:

@@ -39,5 +39,13 @@ def _writer(paths: Paths, env: Env) -> NativeWriter:
     return OpenCodeWriter(resolve_home(env), paths.data_dir / "opencode-imports")
 
 
-ENTRY = AgentEntry(Agent.OPENCODE, "OpenCode", hand_to=Agent.CODEX, default_target="gpt-5.5",
-                   shown_when_empty=False, home=_home, source=_source, writer=_writer)
+ENTRY = AgentEntry(
+    Agent.OPENCODE,
+    "OpenCode",
+    hand_to=Agent.CODEX,
+    default_target="gpt-5.5",
+    shown_when_empty=False,
+    home=_home,
+    source=_source,
+    writer=_writer,
+)

@@ -69,8 +69,14 @@ def usage_of(tokens: object) -> Usage | None:
     output = _int(tokens.get("output"))
     if not (fresh or read or written or output):
         return None
-    return Usage(input_tokens=fresh, cached_input_tokens=read, cache_creation_tokens=written, output_tokens=output,
-                 reasoning_tokens=_int(tokens.get("reasoning")), context_tokens=fresh + read + written)
+    return Usage(
+        input_tokens=fresh,
+        cached_input_tokens=read,
+        cache_creation_tokens=written,
+        output_tokens=output,
+        reasoning_tokens=_int(tokens.get("reasoning")),
+        context_tokens=fresh + read + written,
+    )
 
 
 def active_rows(rows: Sequence[Row], revert: dict[str, Any] | None) -> tuple[list[Row], int]:
@@ -81,8 +87,14 @@ def active_rows(rows: Sequence[Row], revert: dict[str, Any] | None) -> tuple[lis
         cut = next((i for i, row in enumerate(kept) if row.info.get("id") == revert["messageID"]), None)
         if cut is not None:
             kept = kept[:cut]
-    summaries = [row for row in kept if row.info.get("role") == "assistant" and row.info.get("summary") is True
-                 and row.info.get("finish") and not row.info.get("error")]
+    summaries = [
+        row
+        for row in kept
+        if row.info.get("role") == "assistant"
+        and row.info.get("summary") is True
+        and row.info.get("finish")
+        and not row.info.get("error")
+    ]
     if not summaries:
         return kept, 0
     anchor = summaries[-1].info.get("parentID")
@@ -137,8 +149,9 @@ def _user_part(part: dict[str, Any], index: int, stamp: str | None) -> Message |
     pid = str(part.get("id") or f"P{index}")
     kind = part.get("type")
     if kind == "text" and isinstance(part.get("text"), str) and not part.get("ignored"):
-        return Message(index, pid, Role.USER, Kind.TEXT, part["text"], timestamp=stamp,
-                       injected=bool(part.get("synthetic")))
+        return Message(
+            index, pid, Role.USER, Kind.TEXT, part["text"], timestamp=stamp, injected=bool(part.get("synthetic"))
+        )
     if kind == "compaction":
         return Message(index, pid, Role.USER, Kind.TEXT, COMPACTION_PROMPT, timestamp=stamp, injected=True)
     if kind == "file":
@@ -154,20 +167,39 @@ def _assistant_part(part: dict[str, Any], index: int, stamp: str | None, summary
     pid = str(part.get("id") or f"P{index}")
     kind = part.get("type")
     if kind == "text" and isinstance(part.get("text"), str) and not part.get("ignored"):
-        return [Message(index, pid, Role.ASSISTANT, Kind.SUMMARY if summary else Kind.TEXT, part["text"],
-                        timestamp=stamp, injected=bool(part.get("synthetic")))]
+        return [
+            Message(
+                index,
+                pid,
+                Role.ASSISTANT,
+                Kind.SUMMARY if summary else Kind.TEXT,
+                part["text"],
+                timestamp=stamp,
+                injected=bool(part.get("synthetic")),
+            )
+        ]
     if kind == "reasoning" and isinstance(part.get("text"), str):
         text = part["text"]
-        return [Message(index, pid, Role.ASSISTANT, Kind.REASONING, text, timestamp=stamp,
-                        opaque=not text and bool(part.get("metadata")))]
+        return [
+            Message(
+                index,
+                pid,
+                Role.ASSISTANT,
+                Kind.REASONING,
+                text,
+                timestamp=stamp,
+                opaque=not text and bool(part.get("metadata")),
+            )
+        ]
     if kind != "tool":
         return []
     state = as_dict(part.get("state"))
     name = str(part.get("tool") or "tool")
     call_id = str(part.get("callID") or pid)
     arguments = json.dumps(state.get("input") or {}, ensure_ascii=False)
-    call = Message(index, pid, Role.ASSISTANT, Kind.TOOL_CALL, arguments, tool_name=name, call_id=call_id,
-                   timestamp=stamp)
+    call = Message(
+        index, pid, Role.ASSISTANT, Kind.TOOL_CALL, arguments, tool_name=name, call_id=call_id, timestamp=stamp
+    )
     status = state.get("status")
     if status == "completed":
         cleared = as_dict(state.get("time")).get("compacted")
@@ -177,8 +209,17 @@ def _assistant_part(part: dict[str, Any], index: int, stamp: str | None, summary
         output, error = str(state.get("error") or "error"), True
     else:
         output, error = INTERRUPTED, True
-    result = Message(index + 1, f"{pid}#result", Role.TOOL, Kind.TOOL_RESULT, output, tool_name=name,
-                     call_id=call_id, timestamp=stamp, is_error=error)
+    result = Message(
+        index + 1,
+        f"{pid}#result",
+        Role.TOOL,
+        Kind.TOOL_RESULT,
+        output,
+        tool_name=name,
+        call_id=call_id,
+        timestamp=stamp,
+        is_error=error,
+    )
     return [call, result]
 
 

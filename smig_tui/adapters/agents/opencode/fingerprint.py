@@ -22,10 +22,12 @@ def _chunks(database: Path, session_id: str) -> Iterator[bytes]:
     """The session's rows as bytes, in a stable order; nothing when the session is gone."""
     with read_only(database) as connection:
         messages = connection.execute(
-            "SELECT id, data FROM message WHERE session_id = ? ORDER BY id", (session_id,)).fetchall()
+            "SELECT id, data FROM message WHERE session_id = ? ORDER BY id", (session_id,)
+        ).fetchall()
         parts: dict[str, list[tuple[str, str]]] = {}
         for part_id, message_id, data in connection.execute(
-                "SELECT id, message_id, data FROM part WHERE session_id = ? ORDER BY id", (session_id,)):
+            "SELECT id, message_id, data FROM part WHERE session_id = ? ORDER BY id", (session_id,)
+        ):
             parts.setdefault(message_id, []).append((part_id, data))
     for message_id, data in messages:
         yield f"{message_id}\t{data}\n".encode("utf-8", "surrogatepass")

@@ -81,11 +81,20 @@ class OpenCodeSource:
             rows, revert = self._load_database(Path(ref[0]), ref[1], warn)
         conversation = to_conversation(rows, revert)
         measured = conversation.last_usage.context_tokens if conversation.last_usage else None
-        info = replace(info, message_count=len(conversation.messages), model=info.model or conversation.model,
-                       context_tokens=measured if measured is not None else info.context_tokens)
+        info = replace(
+            info,
+            message_count=len(conversation.messages),
+            model=info.model or conversation.model,
+            context_tokens=measured if measured is not None else info.context_tokens,
+        )
         extra = {key: value for key, value in (("slug", info.project), ("version", info.source_version)) if value}
-        return Session(info, conversation.messages, measured_context_tokens=measured,
-                       compactions=conversation.compactions, extra=extra)
+        return Session(
+            info,
+            conversation.messages,
+            measured_context_tokens=measured,
+            compactions=conversation.compactions,
+            extra=extra,
+        )
 
     def _list_database(self, database: Path) -> list[SessionInfo]:
         """Every session row of the database as a listing entry."""
@@ -93,8 +102,7 @@ class OpenCodeSource:
             have = columns(connection, "session")
             if not have:
                 return []
-            optional = [name for name in ("parent_id", "title", "version", "model", "slug")
-                        if name in have]
+            optional = [name for name in ("parent_id", "title", "version", "model", "slug") if name in have]
             picked = ", ".join(f"s.{name}" for name in optional)
             rows = connection.execute(
                 f"SELECT s.id, s.directory, s.time_created, s.time_updated{', ' if picked else ''}{picked} "
@@ -106,18 +114,31 @@ class OpenCodeSource:
         for row in rows:
             extra = dict(zip(optional, row[4:], strict=True))
             session_id = str(row[0])
-            infos.append(SessionInfo(
-                id=session_id, agent=Agent.OPENCODE, path=session_ref(database, session_id),
-                cwd=row[1] or None, title=extra.get("title") or None, model=_model_id(extra.get("model")),
-                created=iso_ms(row[2]), updated=iso_ms(row[3]), source_version=extra.get("version"),
-                origin="opencode", parent_id=extra.get("parent_id"), is_subagent=bool(extra.get("parent_id")),
-                mtime=(row[3] or 0) / 1000 or mtime, message_count=stats.get(session_id, (None, None))[0],
-                context_tokens=stats.get(session_id, (None, None))[1], project=extra.get("slug"),
-            ))
+            infos.append(
+                SessionInfo(
+                    id=session_id,
+                    agent=Agent.OPENCODE,
+                    path=session_ref(database, session_id),
+                    cwd=row[1] or None,
+                    title=extra.get("title") or None,
+                    model=_model_id(extra.get("model")),
+                    created=iso_ms(row[2]),
+                    updated=iso_ms(row[3]),
+                    source_version=extra.get("version"),
+                    origin="opencode",
+                    parent_id=extra.get("parent_id"),
+                    is_subagent=bool(extra.get("parent_id")),
+                    mtime=(row[3] or 0) / 1000 or mtime,
+                    message_count=stats.get(session_id, (None, None))[0],
+                    context_tokens=stats.get(session_id, (None, None))[1],
+                    project=extra.get("slug"),
+                )
+            )
         return infos
 
-    def _stats(self, connection: sqlite3.Connection, database: Path,
-               updated: dict[str, Any]) -> dict[str, tuple[int, int | None]]:
+    def _stats(
+        self, connection: sqlite3.Connection, database: Path, updated: dict[str, Any]
+    ) -> dict[str, tuple[int, int | None]]:
         """Each session's message count and logged context: remembered for sessions not updated since,
         read for the rest.
 
@@ -125,8 +146,9 @@ class OpenCodeSource:
         smig's cache keyed by the session's update time, which OpenCode bumps on every change.
         """
         cached = _read_cache(self._listing_cache, database)
-        known = {sid: (entry[1], entry[2]) for sid, entry in cached.items()
-                 if sid in updated and entry[0] == updated[sid]}
+        known = {
+            sid: (entry[1], entry[2]) for sid, entry in cached.items() if sid in updated and entry[0] == updated[sid]
+        }
         stale = [sid for sid in updated if sid not in known]
         if stale:
             fresh = _part_counts(connection, None if len(stale) == len(updated) else stale)
@@ -134,8 +156,11 @@ class OpenCodeSource:
                 return known
             known.update({sid: (fresh.get(sid, 0), _last_context(connection, sid)) for sid in stale})
         if self._listing_cache is not None and (stale or len(cached) != len(known)):
-            _write_cache(self._listing_cache, database,
-                         {sid: [updated[sid], count, context] for sid, (count, context) in known.items()})
+            _write_cache(
+                self._listing_cache,
+                database,
+                {sid: [updated[sid], count, context] for sid, (count, context) in known.items()},
+            )
         return known
 
     def _load_database(self, database: Path, session_id: str, warn: WarningSink) -> tuple[list[Row], Any]:

@@ -34,10 +34,20 @@ def describe_stored(path: Path, warn: WarningSink) -> SessionInfo | None:
     parent = data.get("parentID") if isinstance(data.get("parentID"), str) else None
     stat = path.stat()
     return SessionInfo(
-        id=data["id"], agent=Agent.OPENCODE, path=str(path), cwd=data.get("directory") or None,
-        title=data.get("title") or None, created=iso_ms(times.get("created")), updated=iso_ms(times.get("updated")),
-        source_version=data.get("version"), origin="opencode", parent_id=parent, is_subagent=parent is not None,
-        size=stat.st_size, mtime=stat.st_mtime, project=data.get("slug"),
+        id=data["id"],
+        agent=Agent.OPENCODE,
+        path=str(path),
+        cwd=data.get("directory") or None,
+        title=data.get("title") or None,
+        created=iso_ms(times.get("created")),
+        updated=iso_ms(times.get("updated")),
+        source_version=data.get("version"),
+        origin="opencode",
+        parent_id=parent,
+        is_subagent=parent is not None,
+        size=stat.st_size,
+        mtime=stat.st_mtime,
+        project=data.get("slug"),
     )
 
 

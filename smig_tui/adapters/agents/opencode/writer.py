@@ -127,14 +127,17 @@ class OpenCodeWriter:
     def unavailable(self) -> str | None:
         """OpenCode writes its own database: smig needs its `opencode` command."""
         if find_binary() is None:
-            return f"Writing an OpenCode session needs the `opencode` command (not found on PATH; {BIN_ENV} can name it)."
+            return (
+                f"Writing an OpenCode session needs the `opencode` command (not found on PATH; {BIN_ENV} can name it)."
+            )
         return None
 
     def lay_out(self, request: NativeRequest) -> NativeLayout:
         """The import document, the lineage note leading the first user turn."""
         turns = to_turns(request.messages, note=request.note)
-        planned = self.prepare(turns, request.folder, request.lineage, request.title, model=request.target,
-                               now=request.now)
+        planned = self.prepare(
+            turns, request.folder, request.lineage, request.title, model=request.target, now=request.now
+        )
         return NativeLayout((planned,), turns)
 
     def install(self, planned: PlannedFile) -> None:
@@ -174,41 +177,74 @@ class OpenCodeWriter:
         now = now or datetime.now(UTC)
         millis = int(now.timestamp() * 1000)
         session_id = opencode_id("ses", millis, 0, descending=True)
-        provider, model_id = (configured_model() or self.recent_model()
-                              or (provider_of(model or ""), model or "claude-sonnet-4-5"))
+        provider, model_id = (
+            configured_model() or self.recent_model() or (provider_of(model or ""), model or "claude-sonnet-4-5")
+        )
         times = [int(moment.timestamp() * 1000) for moment in monotonic_times([t.timestamp for t in turns], now)]
         messages = []
         parent: str | None = None
         for number, (turn, created) in enumerate(zip(turns, times, strict=True), start=1):
             message_id = opencode_id("msg", millis, 2 * number)
-            part = {"id": opencode_id("prt", millis, 2 * number + 1), "sessionID": session_id,
-                    "messageID": message_id, "type": "text", "text": turn.text}
+            part = {
+                "id": opencode_id("prt", millis, 2 * number + 1),
+                "sessionID": session_id,
+                "messageID": message_id,
+                "type": "text",
+                "text": turn.text,
+            }
             if turn.role is Role.USER:
-                info: dict[str, Any] = {"id": message_id, "sessionID": session_id, "role": "user",
-                                        "time": {"created": created}, "agent": "build",
-                                        "model": {"providerID": provider, "modelID": model_id}}
+                info: dict[str, Any] = {
+                    "id": message_id,
+                    "sessionID": session_id,
+                    "role": "user",
+                    "time": {"created": created},
+                    "agent": "build",
+                    "model": {"providerID": provider, "modelID": model_id},
+                }
                 parent = message_id
             else:
-                info = {"id": message_id, "sessionID": session_id, "role": "assistant", "parentID": parent,
-                        "mode": "build", "agent": "build", "path": {"cwd": cwd, "root": cwd}, "cost": 0,
-                        "tokens": {"input": 0, "output": 0, "reasoning": 0, "cache": {"read": 0, "write": 0}},
-                        "modelID": model_id, "providerID": provider,
-                        "time": {"created": created, "completed": created}, "finish": "stop"}
+                info = {
+                    "id": message_id,
+                    "sessionID": session_id,
+                    "role": "assistant",
+                    "parentID": parent,
+                    "mode": "build",
+                    "agent": "build",
+                    "path": {"cwd": cwd, "root": cwd},
+                    "cost": 0,
+                    "tokens": {"input": 0, "output": 0, "reasoning": 0, "cache": {"read": 0, "write": 0}},
+                    "modelID": model_id,
+                    "providerID": provider,
+                    "time": {"created": created, "completed": created},
+                    "finish": "stop",
+                }
             messages.append({"info": info, "parts": [part]})
         document = {
-            "info": {"id": session_id, "slug": f"smig-{lineage.migration_id[-8:]}", "projectID": "global",
-                     "directory": cwd, "title": title, "version": OPENCODE_VERSION,
-                     "model": {"id": model_id, "providerID": provider},
-                     "time": {"created": times[0], "updated": max(times[-1], millis)}},
+            "info": {
+                "id": session_id,
+                "slug": f"smig-{lineage.migration_id[-8:]}",
+                "projectID": "global",
+                "directory": cwd,
+                "title": title,
+                "version": OPENCODE_VERSION,
+                "model": {"id": model_id, "providerID": provider},
+                "time": {"created": times[0], "updated": max(times[-1], millis)},
+            },
             "messages": messages,
-            "smigLineage": {"sourceAgent": lineage.source_agent, "sourceId": lineage.source_id,
-                            "migrationId": lineage.migration_id, "strategy": lineage.strategy,
-                            "omitted": lineage.omitted, "planningTarget": lineage.target},
+            "smigLineage": {
+                "sourceAgent": lineage.source_agent,
+                "sourceId": lineage.source_id,
+                "migrationId": lineage.migration_id,
+                "strategy": lineage.strategy,
+                "omitted": lineage.omitted,
+                "planningTarget": lineage.target,
+            },
         }
         path = self._imports_dir / f"{session_id}.json"
         data = json.dumps(document, ensure_ascii=False, indent=1) + "\n"
-        native = NativeOutput("opencode", session_ref(self._home.database, session_id), session_id,
-                              resume_command(cwd, session_id))
+        native = NativeOutput(
+            "opencode", session_ref(self._home.database, session_id), session_id, resume_command(cwd, session_id)
+        )
         return PlannedFile(Destination.OPENCODE, str(path), data, None, False, native)
 
     def import_session(self, planned: PlannedFile) -> None:
@@ -231,7 +267,8 @@ class OpenCodeWriter:
             reason = (result.stderr or result.stdout or "").strip().splitlines()
             raise OpenCodeWriteError(
                 f"`opencode import` did not create session {native.session_id} (exit {result.returncode}"
-                + (f": {reason[-1]}" if reason else "") + ")."
+                + (f": {reason[-1]}" if reason else "")
+                + ")."
             )
 
     def delete_session(self, session_id: str) -> None:
@@ -247,7 +284,8 @@ class OpenCodeWriter:
         try:
             with read_only(self._home.database) as connection:
                 row = connection.execute(
-                    "SELECT model FROM session WHERE model IS NOT NULL ORDER BY time_updated DESC LIMIT 1").fetchone()
+                    "SELECT model FROM session WHERE model IS NOT NULL ORDER BY time_updated DESC LIMIT 1"
+                ).fetchone()
         except (OpenCodeDbError, sqlite3.Error):
             return None
         try:
@@ -273,7 +311,14 @@ class OpenCodeWriter:
 def _run(command: list[str], cwd: str) -> subprocess.CompletedProcess[str]:
     """Run an `opencode` command quietly, with a time limit; a failure to start is one sentence."""
     try:
-        return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=IMPORT_TIMEOUT,
-                              stdin=subprocess.DEVNULL, check=False)
+        return subprocess.run(
+            command,
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=IMPORT_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired) as error:
         raise OpenCodeWriteError(f"Could not run `{' '.join(command[:2])}` ({error}).") from error
