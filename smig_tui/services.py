@@ -829,6 +829,11 @@ def agent_entries() -> tuple[AgentEntry, ...]:
     return registry.AGENTS
 
 
+def agent_entry_of(agent: str) -> AgentEntry | None:
+    """One agent's registry entry by its id (an `Agent` is one), or None for an agent the registry does not name."""
+    return next((entry for entry in agent_entries() if entry.id == agent), None)
+
+
 def build_services(env: dict[str, str] | None = None, agents: Sequence[AgentEntry] | None = None) -> Services:
     """Wire the adapters from the environment and the config file: one reader per agent of the registry."""
     paths = resolve_paths(env)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from smig_tui.core.capacity import normalise
 from smig_tui.core.errors import UnknownModelError
 from smig_tui.core.models import ModelCapacity
-from smig_tui.services import agent_entries
+from smig_tui.services import agent_entry_of
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 
 def _agent_name(agent: str) -> str:
     """An agent's name as its users write it (the registry's), its id for one smig does not know."""
-    return next((entry.name for entry in agent_entries() if entry.id == agent), agent)
+    entry = agent_entry_of(agent)
+    return entry.name if entry else agent
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

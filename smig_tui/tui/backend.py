@@ -15,7 +15,7 @@ from typing import Any
 from smig_tui.core.migration import Destination, receiving_agent_of
 from smig_tui.core.models import Agent, ModelCapacity, Plan, Session, SessionInfo, Strategy
 from smig_tui.core.strategies import TAB_STRATEGIES
-from smig_tui.services import Services, agent_entries
+from smig_tui.services import Services, agent_entry_of
 
 PLAN_STRATEGIES = TAB_STRATEGIES
 
@@ -91,8 +91,8 @@ def likely_targets(agents: set[Agent], chosen: str | None) -> list[str]:
     agent's default."""
     if chosen:
         return [chosen]
-    defaults = {entry.agent: entry.default_target for entry in agent_entries()}
-    return list(dict.fromkeys(defaults[agent] for agent in sorted(agents) if agent in defaults))
+    entries = (agent_entry_of(agent) for agent in sorted(agents))
+    return list(dict.fromkeys(entry.default_target for entry in entries if entry is not None))
 
 
 def estimated_ids(services: Services, session: Session, capacity: ModelCapacity) -> frozenset[str]:
@@ -157,7 +157,7 @@ def summarize(
 
 def default_native(session: Session) -> str:
     """The agent the registry hands this one's sessions to: a Codex thread goes to Claude Code and back."""
-    entry = next((entry for entry in agent_entries() if entry.agent == session.info.agent), None)
+    entry = agent_entry_of(session.info.agent)
     return entry.hand_to.value if entry else "codex"
 
 
@@ -248,5 +248,5 @@ def export(services: Services, session: Session, plan: Plan, request: Any) -> tu
 
 def default_target(session: Session) -> str:
     """The target to measure against before the user has chosen one (another agent's model, per the registry)."""
-    entry = next((entry for entry in agent_entries() if entry.agent == session.info.agent), None)
+    entry = agent_entry_of(session.info.agent)
     return entry.default_target if entry else "claude-sonnet-5-5"

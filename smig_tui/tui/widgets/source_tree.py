@@ -12,7 +12,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from smig_tui.core.models import Agent, SessionInfo
-from smig_tui.services import agent_entries
+from smig_tui.services import agent_entries, agent_entry_of
 
 TITLE_WIDTH = 40
 """Characters of a title kept in the tree (the tree cuts it to its width); the session pane shows it whole."""
@@ -22,7 +22,8 @@ OPEN_FOLDERS = 3
 
 def agent_label(agent: Agent) -> str:
     """The agent's name as its users write it (its id for an agent the registry does not name)."""
-    return next((entry.name for entry in agent_entries() if entry.agent == agent), agent.value)
+    entry = agent_entry_of(agent)
+    return entry.name if entry else agent.value
 
 
 @dataclass(frozen=True, slots=True)
