@@ -15,7 +15,6 @@ from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from smig_tui.adapters.zstd_files import content_size, is_compressed, open_binary
-from smig_tui.core.gc_pause import no_cyclic_gc as no_cyclic_gc  # readers take it from here; plans use it too
 from smig_tui.core.models import ReadWarning
 from smig_tui.core.ports import WarningSink
 

@@ -34,11 +34,12 @@ from smig_tui.adapters.agents.codex.scan import (
     walk_rollouts,
 )
 from smig_tui.adapters.append_resume import resume_point
-from smig_tui.adapters.jsonl import SHAPE_ERRORS, iter_records, no_cyclic_gc, shape_warning
+from smig_tui.adapters.jsonl import SHAPE_ERRORS, iter_records, shape_warning
 from smig_tui.adapters.paths import Paths
 from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
 from smig_tui.adapters.zstd_files import DAMAGED, is_compressed
 from smig_tui.core.errors import SessionReadError
+from smig_tui.core.gc_pause import no_cyclic_gc
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import Appended, ResumePoint, WarningSink
 from smig_tui.core.redact import redact
