@@ -115,7 +115,7 @@ class MemoryFile:
 
 @dataclass(frozen=True, slots=True)
 class SyncTargets:
-    """The four files smig may write: two bundles it owns, two files it only appends a line to."""
+    """The files smig may write: per agent, a bundle it owns and a file it only appends a line to."""
 
     claude_bundle: str
     claude_index: str
