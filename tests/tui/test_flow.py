@@ -282,3 +282,30 @@ async def test_summary_streams_then_plans_with_the_edit(make_app, isolated_homes
         await pilot.press("escape")
         await settle(pilot)
         assert app.screen.plans.plans[Strategy.SUMMARY_TAIL].summary == "## Goal\nEdited by hand.\n"
+
+
+async def test_commit_waits_for_an_open_summary_edit(make_app, isolated_homes, llm_server: FakeLLM) -> None:
+    """Committing from the footer while the editor is open would drop the unsaved edit: it is refused until Escape."""
+    extra = f'\n[summarizer]\nprovider = "local"\nbase_url = "{llm_server.url}"\nmodel = "test-model"\n'
+    app, info, _ = build_sized(make_app, isolated_homes, extra)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await open_session(pilot, lambda i: i.path == info.path)
+        await choose_target(pilot, "tiny-test")
+        await pilot.press("4")
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        pane = app.screen.query_one(PreviewTabs).summary_pane()
+        await pilot.press("e")
+        pane.query_one("TextArea").text = "## Goal\nEdited, not kept yet.\n"
+        app.screen.action_commit()  # what a click on the footer's Commit does
+        await settle(pilot)
+        assert any("Finish editing the summary first" in n.message for n in app._notifications)
+        assert not isinstance(app.screen, CommitModal)
+        await pilot.press("escape")
+        await settle(pilot)
+        app.screen.action_commit()
+        await settle(pilot)
+        assert isinstance(app.screen, CommitModal)
+        assert app.screen_stack[-2].plans.plans[Strategy.SUMMARY_TAIL].summary == "## Goal\nEdited, not kept yet.\n"

@@ -333,7 +333,12 @@ class MigrateActions(SmigWidget):
                 "The session is still being read and measured; its figures show when ready.", severity="warning"
             )
             return None
-        strategy = self.browse.query_one(PreviewTabs).strategy
+        tabs = self.browse.query_one(PreviewTabs)
+        pane = tabs.summary_pane()
+        if pane is not None and pane.editing:
+            self.notify("Finish editing the summary first: Escape keeps the edit and re-plans.", severity="warning")
+            return None
+        strategy = tabs.strategy
         plan = self.browse.plans.plans.get(strategy)
         if plan is None:
             self.notify("The planner has no plan for this tab.", severity="warning")

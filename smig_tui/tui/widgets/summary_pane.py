@@ -90,8 +90,7 @@ class SummaryPane(Vertical):
         self.remove_class("-editing")
         self.post_message(self.Edited(self, self.text))
 
-    def current_text(self) -> str:
-        """The summary to commit, edits included."""
-        if self.has_class("-editing"):
-            return self.query_one(TextArea).text
-        return self.text
+    @property
+    def editing(self) -> bool:
+        """True while the editor is open: its text is not the plan's until Escape keeps it."""
+        return self.has_class("-editing")
