@@ -1,7 +1,7 @@
 """Provides the one table of what memory sync knows per agent: its label, its direction, its files.
 
-Kept apart from the planner so an agent registry can take it over: every front end (CLI flags, the
-TUI's tables) and the planner's per-direction choices loop over `MEMORY_AGENTS`.
+Every front end (CLI flags, the TUI's tables, MCP) loops over `MEMORY_AGENTS`; the planner's rules for
+how each agent takes its bundle are the `_RECEIVERS` table in `core/memory_sync.py`.
 """
 
 from __future__ import annotations

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from smig_tui.core.memory_agents import ALL_DIRECTIONS, memory_agent
@@ -44,6 +44,7 @@ from smig_tui.core.memory_model import (
     CODEX_BUNDLE_NAME,
     FOREIGN_GENERATED,
     GEMINI_BUNDLE_NAME,
+    INSTRUCTIONS_BUNDLE_MAX_BYTES,
     MARKER,
     MAX_RECAPS,
     Action,
@@ -144,10 +145,11 @@ def plan_memory_sync(
         new_problems: list[Problem] = []
         if bundle is not None:
             new_writes, new_problems = _writes_for(inputs, direction, bundle, report)
-        if direction is Direction.TO_CLAUDE and not new_problems:
-            # Retired only once the new place is fine, so Claude never loses the memory on the way.
-            retired, retire_problems = _retire_legacy_claude(inputs)
-            new_writes, new_problems = new_writes + retired, retire_problems
+        follow_up = _RECEIVERS[direction].follow_up
+        if follow_up is not None and not new_problems:
+            # Only once the new place is fine, so the agent never loses the memory on the way.
+            more, new_problems = follow_up(inputs)
+            new_writes = new_writes + more
         writes.extend(new_writes)
         problems.extend(new_problems)
     problems = [replace(p, new=p.key not in inputs.state.reported) for p in problems]
@@ -187,13 +189,9 @@ def _bundle_for(
     sources = tuple(
         source for entry in _SOURCE_ORDER if entry != receiver.agent for source in _sources_of(inputs, entry)
     )
-    if direction is Direction.TO_CLAUDE:
-        limit, hard, render = CLAUDE_FULL_BUDGET, _claude_max_bytes(inputs), render_for_claude
-    elif direction is Direction.TO_CODEX:
-        limit, hard, render = CODEX_BUNDLE_MAX_BYTES, CODEX_BUNDLE_MAX_BYTES, render_for_codex
-    else:
-        limit = hard = receiver.bundle_max_bytes
-        render = render_for_instructions
+    rules = _RECEIVERS[direction]
+    limit, hard = rules.full_budget, rules.max_bytes(inputs)
+    render = rules.render
     if not sources:
         others = [memory_agent(entry).memory_kind for entry in _SOURCE_ORDER if entry != receiver.agent]
         empty = "No " + "; no ".join(others) + "."
@@ -210,14 +208,9 @@ def _bundle_for(
         if _size(text) > min(hard, threshold):
             text = render(inputs, cleaned, chosen, folders=True)
             note = f" per folder (a line per file is over the {min(hard, threshold):,}-byte budget)"
-    if direction is Direction.TO_GEMINI:
-        text = without_gemini_imports(text)
-    elif direction is Direction.TO_CLAUDE:
-        text = without_claude_imports(text)
+    text = rules.escape(text)
     size = _size(text)
-    note = f"{len(sources)} file(s), {chosen.value}{note}, {human_size(size)} bundle"
-    if direction is Direction.TO_CLAUDE and inputs.claude_memory_off:
-        note += f"; Claude Code will not load it while {inputs.claude_memory_off}"
+    note = f"{len(sources)} file(s), {chosen.value}{note}, {human_size(size)} bundle{rules.caveat(inputs)}"
     counts = Counter(match.group(1) for match in _PLACEHOLDER.finditer(text))
     return DirectionReport(direction, sources, chosen, size, dict(counts), note), text
 
@@ -234,9 +227,7 @@ def _writes_for(
     receiver = memory_agent(direction)
     bundle_path = receiver.bundle_path(inputs.targets)
     pointer_path = receiver.pointer_path(inputs.targets)
-    hard_limit, agent = receiver.bundle_max_bytes, receiver.label
-    if direction is Direction.TO_CLAUDE:
-        hard_limit = _claude_max_bytes(inputs)
+    hard_limit, agent = _RECEIVERS[direction].max_bytes(inputs), receiver.label
     if report.bundle_bytes > hard_limit:
         hint = "" if report.mode is Mode.INDEX else "; use --mode index (or auto)"
         message = (
@@ -281,35 +272,18 @@ def _bundle_write(
 
 def _pointer_write(inputs: MemoryInputs, direction: Direction, path: str) -> tuple[PlannedWrite | None, Problem | None]:
     """Append the one index/pointer line unless it is there already or would be out of budget."""
+    rules = _RECEIVERS[direction]
     current = inputs.current.get(path)
     text = current or ""
-    if direction is Direction.TO_CLAUDE and inputs.targets.claude_user:
-        line = claude_import_line()
-        needle = line
-    elif direction is Direction.TO_CLAUDE:
-        needle, line = f"]({CLAUDE_BUNDLE_NAME})", claude_index_line()
-    elif direction is Direction.TO_CODEX:
-        needle, line = inputs.targets.codex_bundle, codex_pointer_line(inputs.targets.codex_bundle)
-    elif direction is Direction.TO_GEMINI:
-        line = gemini_import_line()
-        needle = line
-    else:
-        needle = inputs.targets.opencode_bundle
-        line = opencode_pointer_line(needle)
+    needle, line = rules.pointer(inputs)
     if needle in text:
         return None, None
-    if direction is Direction.TO_OPENCODE and current is None and inputs.opencode_claude_fallback:
-        message = (
-            f"Not creating {path}: OpenCode now reads {inputs.opencode_claude_fallback} as its global "
-            "rules and would stop once this file exists; copy that file there yourself and run again."
-        )
-        return None, Problem(direction, path, message, f"{direction.value}:fallback:{path}")
+    if current is None and rules.creating_refused is not None:
+        refused = rules.creating_refused(inputs, path)
+        if refused:
+            return None, Problem(direction, path, refused, f"{direction.value}:fallback:{path}")
     after = text + ("" if not text or text.endswith("\n") else "\n") + line + "\n"
-    why = (
-        ""
-        if inputs.targets.claude_user and direction is Direction.TO_CLAUDE
-        else (_pointer_over_budget(direction, path, after))
-    )
+    why = rules.unseen(inputs, path, after)
     if why:
         return None, Problem(direction, path, why, f"{direction.value}:pointer:{path}:{sha256(text)}")
     action = Action.CREATE if current is None else Action.APPEND
@@ -317,24 +291,46 @@ def _pointer_write(inputs: MemoryInputs, direction: Direction, path: str) -> tup
     return PlannedWrite(path, direction, action, current, after, reason, owned=False), None
 
 
-def _pointer_over_budget(direction: Direction, path: str, after: str) -> str:
-    """Say why an appended pointer line would be invisible to its agent ('' when it is fine)."""
-    if direction is Direction.TO_CLAUDE:
-        lines = len(after.splitlines())
-        if lines > CLAUDE_INDEX_MAX_LINES or _size(after) > CLAUDE_INDEX_MAX_BYTES:
-            return (
-                f"Not adding the index line to {path}: it would be line {lines}, past the first "
-                f"{CLAUDE_INDEX_MAX_LINES} lines / {CLAUDE_INDEX_MAX_BYTES:,} bytes Claude Code "
-                "loads, "
-                "so Claude would never see it; make room at the top and run again."
-            )
-    elif _size(after) > CODEX_AGENTS_MAX_BYTES:
+def _past_claude_index(inputs: MemoryInputs, path: str, after: str) -> str:
+    """Why a line appended to Claude's `MEMORY.md` index would not be loaded ('' when it would);
+    the user's `CLAUDE.md` is read whole."""
+    if inputs.targets.claude_user:
+        return ""
+    lines = len(after.splitlines())
+    if lines > CLAUDE_INDEX_MAX_LINES or _size(after) > CLAUDE_INDEX_MAX_BYTES:
+        return (
+            f"Not adding the index line to {path}: it would be line {lines}, past the first "
+            f"{CLAUDE_INDEX_MAX_LINES} lines / {CLAUDE_INDEX_MAX_BYTES:,} bytes Claude Code loads, "
+            "so Claude would never see it; make room at the top and run again."
+        )
+    return ""
+
+
+def _past_codex_budget(inputs: MemoryInputs, path: str, after: str) -> str:
+    """Why a line appended to Codex's `AGENTS.md` might not be read ('' when it would)."""
+    if _size(after) > CODEX_AGENTS_MAX_BYTES:
         return (
             f"Not adding the pointer line to {path}: the file would be {_size(after):,} bytes, "
             f"past Codex's {CODEX_AGENTS_MAX_BYTES:,}-byte instruction budget, so Codex might "
             "never see it."
         )
     return ""
+
+
+def _read_whole(inputs: MemoryInputs, path: str, after: str) -> str:
+    """Gemini CLI and OpenCode read their global instruction file whole: a line is never unseen."""
+    return ""
+
+
+def _opencode_fallback(inputs: MemoryInputs, path: str) -> str:
+    """Why smig must not create OpenCode's `AGENTS.md` ('' when it may): while it is absent OpenCode
+    reads Claude's `CLAUDE.md` instead, and would stop once it exists."""
+    if not inputs.opencode_claude_fallback:
+        return ""
+    return (
+        f"Not creating {path}: OpenCode now reads {inputs.opencode_claude_fallback} as its global "
+        "rules and would stop once this file exists; copy that file there yourself and run again."
+    )
 
 
 def claude_index_line() -> str:
@@ -436,6 +432,82 @@ def opencode_pointer_line(bundle_path: str) -> str:
         "agents (Codex, Claude Code, Gemini CLI), synced by smig."
     )
 
+
+@dataclass(frozen=True, slots=True)
+class _Receiver:
+    """How one agent takes its bundle: the rules the planner applies instead of branching per direction."""
+
+    render: Callable[..., str]
+    max_bytes: Callable[[MemoryInputs], int]
+    """The most a bundle may be and still be read whole."""
+    full_budget: int
+    """Past this many bytes the bundle lists files instead of carrying their text."""
+    escape: Callable[[str], str]
+    """Keeps the agent from following `@path` imports inside carried text (identity: it has none)."""
+    pointer: Callable[[MemoryInputs], tuple[str, str]]
+    """(text showing the line is there already, the line smig appends to the agent's own file)."""
+    unseen: Callable[[MemoryInputs, str, str], str]
+    """Why the file with the appended line would hide it from the agent ('' when it would not)."""
+    caveat: Callable[[MemoryInputs], str] = lambda inputs: ""
+    """A note on the bundle when the agent will not load it as things are."""
+    creating_refused: Callable[[MemoryInputs, str], str] | None = None
+    """Why the agent's file must not be created ('' when it may)."""
+    follow_up: Callable[[MemoryInputs], tuple[list[PlannedWrite], list[Problem]]] | None = None
+    """What to tidy once the bundle and its line are fine (Claude: an earlier sync's place)."""
+
+
+def _claude_pointer(inputs: MemoryInputs) -> tuple[str, str]:
+    if inputs.targets.claude_user:
+        return claude_import_line(), claude_import_line()
+    return f"]({CLAUDE_BUNDLE_NAME})", claude_index_line()
+
+
+def _claude_caveat(inputs: MemoryInputs) -> str:
+    return f"; Claude Code will not load it while {inputs.claude_memory_off}" if inputs.claude_memory_off else ""
+
+
+def _fixed(size: int) -> Callable[[MemoryInputs], int]:
+    return lambda inputs: size
+
+
+_RECEIVERS: dict[Direction, _Receiver] = {
+    Direction.TO_CLAUDE: _Receiver(
+        render_for_claude,
+        _claude_max_bytes,
+        CLAUDE_FULL_BUDGET,
+        without_claude_imports,
+        _claude_pointer,
+        _past_claude_index,
+        caveat=_claude_caveat,
+        follow_up=lambda inputs: _retire_legacy_claude(inputs),
+    ),
+    Direction.TO_CODEX: _Receiver(
+        render_for_codex,
+        _fixed(CODEX_BUNDLE_MAX_BYTES),
+        CODEX_BUNDLE_MAX_BYTES,
+        lambda text: text,
+        lambda inputs: (inputs.targets.codex_bundle, codex_pointer_line(inputs.targets.codex_bundle)),
+        _past_codex_budget,
+    ),
+    Direction.TO_GEMINI: _Receiver(
+        render_for_instructions,
+        _fixed(INSTRUCTIONS_BUNDLE_MAX_BYTES),
+        INSTRUCTIONS_BUNDLE_MAX_BYTES,
+        without_gemini_imports,
+        lambda inputs: (gemini_import_line(), gemini_import_line()),
+        _read_whole,
+    ),
+    Direction.TO_OPENCODE: _Receiver(
+        render_for_instructions,
+        _fixed(INSTRUCTIONS_BUNDLE_MAX_BYTES),
+        INSTRUCTIONS_BUNDLE_MAX_BYTES,
+        lambda text: text,
+        lambda inputs: (inputs.targets.opencode_bundle, opencode_pointer_line(inputs.targets.opencode_bundle)),
+        _read_whole,
+        creating_refused=_opencode_fallback,
+    ),
+}
+"""Each receiving agent's rules; a new agent is one entry here and one in `core/memory_agents.py`."""
 
 _SOURCE_ORDER = ("codex", "claude", "gemini", "opencode")
 """The order agents' memory appears in a bundle."""

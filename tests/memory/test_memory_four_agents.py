@@ -234,3 +234,19 @@ def test_the_gemini_bundle_holds_no_import_gemini_would_follow(isolated_homes: d
     assert code == 0, err
     codex_bundle = (isolated_homes["codex"] / "memories" / "claude_code_smig.md").read_text(encoding="utf-8")
     assert "\u200b" not in codex_bundle
+
+
+def test_only_codex_holds_its_instruction_file_to_a_byte_budget(isolated_homes: dict[str, Path]) -> None:
+    """Gemini CLI and OpenCode read their global file whole, so a long one still gets smig's line;
+    Codex stops reading AGENTS.md at 32 KiB, so a line past that is refused, saying why."""
+    files = _four_agent_home(isolated_homes)
+    filler = "".join(f"- house rule {n}: keep functions short and named for what they do\n" for n in range(700))
+    for path in (files["gemini"], files["opencode"], isolated_homes["codex"] / "AGENTS.md"):
+        _write(path, path.read_text(encoding="utf-8") + filler if path.exists() else filler)
+    assert files["gemini"].stat().st_size > 40_000
+    code, _, err = _smig("sync")
+    assert code == 4
+    assert "past Codex's 32,768-byte instruction budget" in err
+    assert files["gemini"].read_text(encoding="utf-8").endswith("@./smig_memory.md\n")
+    assert f"also read {files['opencode_bundle']}" in files["opencode"].read_text(encoding="utf-8")
+    assert "Gemini" not in err and "opencode" not in err.lower()
