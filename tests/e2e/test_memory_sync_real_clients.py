@@ -267,3 +267,33 @@ def test_claude_code_gets_synced_memory_in_any_folder_and_follows_no_import_in_i
     assert main(["memory", "sync", "--to-claude", "--project", str(elsewhere)], Context(out=out)) == 0
     assert "[codex_memory_smig.md](codex_memory_smig.md)" in _claude_request(homes, elsewhere, model_server)
     assert "codex_memory_smig.md" not in _claude_request(homes, tmp_path, model_server)
+
+
+def test_gemini_and_opencode_read_a_long_instruction_file_to_its_end(
+    isolated_homes: dict[str, Path],
+    tmp_path: Path,
+    model_server: FakeModelServer,
+    gemini_server: FakeGeminiServer,
+) -> None:
+    """smig adds its line to Gemini CLI's and OpenCode's file past 32 KiB (Codex's budget, not theirs):
+    the real clients still follow it, so refusing there would only have lost the sync."""
+    homes = isolated_homes
+    project = tmp_path / "project"
+    project.mkdir()
+    _gemini_settings(homes["home"], None)
+    configure_opencode(homes, model_server)
+    _seed_memories(homes, "GEMINI.md")
+    filler = "".join(f"- house rule {n}: keep functions short and named for what they do\n" for n in range(700))
+    for path in (homes["home"] / ".gemini" / "GEMINI.md", homes["home"] / ".config" / "opencode" / "AGENTS.md"):
+        path.write_text(path.read_text(encoding="utf-8") + filler, encoding="utf-8")
+        assert path.stat().st_size > 40_000
+    _sync()
+    gemini_memory = (homes["home"] / ".gemini" / "GEMINI.md").read_text(encoding="utf-8")
+    assert gemini_memory.endswith("\n@./smig_memory.md\n")
+
+    bundle = (homes["home"] / ".gemini" / "smig_memory.md").read_text(encoding="utf-8")
+    assert NOTES["claude"] in bundle  # the bundle lists the big file instead of carrying it, notes stay
+    sent = _gemini_request(homes, project, gemini_server)
+    assert "house rule 699" in sent and NOTES["claude"] in sent
+    sent = _opencode_request(homes, project, model_server)
+    assert f"also read {homes['home'] / '.config' / 'opencode' / 'smig_memory.md'}" in sent
