@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from smig_tui.core.capacity import normalise
+from smig_tui.core.capacity import calibration_margin, normalise
 from smig_tui.core.errors import UnknownModelError
 from smig_tui.core.models import ModelCapacity
 from smig_tui.services import agent_entry_of
@@ -153,7 +153,8 @@ def _print_detail(ctx: Context, model: ModelCapacity) -> None:
         say(f"  in {_agent_name(agent.agent)}: usable {agent.usable:,} of {agent.window:,}{most}: {agent.source}")
     if model.harness_window and dict(model.sources).get("harness_window"):
         say(f"  usable window {model.harness_window:,}: {model.source_of('harness_window')}")
-    exact = "exact" if model.calibration == 1.0 else "estimate"
+    margin = calibration_margin(model)
+    exact = "exact" if model.calibration == 1.0 else f"estimate{' ' + margin if margin else ''}"
     say(
         f"  counted with {model.encoding} x {model.calibration:g} ({exact}, {model.tokenizer or 'no'} tokenizer family): "
         f"{model.source_of('calibration') or model.source}"
