@@ -176,6 +176,7 @@ def model_to_json(model: ModelCapacity) -> dict[str, Any]:
         "encoding": model.encoding,
         "tokenizer": model.tokenizer,
         "calibration": model.calibration,
+        "calibration_error": model.calibration_error,
         "harness_window": model.harness_window,
         "agents": [
             {"agent": a.agent, "window": a.window, "usable": a.usable, "max_window": a.max_window, "source": a.source}

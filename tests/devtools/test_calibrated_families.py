@@ -13,11 +13,13 @@ from smig_tui.adapters.agents.claude.source import ClaudeSource
 from smig_tui.adapters.agents.codex.source import CodexSource
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.cli.main import Context, main
+from smig_tui.cli.models import model_to_json
 from smig_tui.cli.output import Output
 from smig_tui.core.capacity import calibration_margin, parse_tokenizers
 from smig_tui.core.errors import ConfigError
 from smig_tui.core.tokens import MESSAGE_OVERHEAD
 from smig_tui.devtools.calibrate_tokenizer import Sample, measure, text_class
+from smig_tui.mcp.tools import capacity_json
 from smig_tui.services import Services, build_services
 from smig_tui.tui.backend import counter_label
 
@@ -44,6 +46,8 @@ def test_the_shipped_table_carries_each_measured_factor_its_error_and_how_it_was
     assert "tokenizer-gemma3@3.7.2" in gemini.source_of("calibration")
     assert calibration_margin(table.lookup("gpt-5.5")) == ""  # exact: no margin
     assert table.lookup("claude-opus-4-6").calibration_error is None  # measured from usage, no stated error
+    assert capacity_json(gemini)["calibration_error"] == 0.16  # MCP's model figures
+    assert model_to_json(gemini)["calibration_error"] == 0.16  # smig models --json
 
 
 def test_a_factor_of_the_users_own_drops_the_measured_error() -> None:
