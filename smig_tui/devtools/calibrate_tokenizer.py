@@ -215,7 +215,11 @@ def main(argv: list[str] | None = None) -> int:
         o200k = counter.count_many([s.text for s in samples])
     results = {}
     for family in families:
-        counts = reference_counts([s.text for s in samples], args.node_modules, family)
+        try:
+            counts = reference_counts([s.text for s in samples], args.node_modules, family)
+        except (OSError, RuntimeError) as error:
+            print(f"{family}: {error}.", file=sys.stderr)
+            return 1
         results[family] = {
             "package": f"{FAMILY_PACKAGES[family]}@{package_version(args.node_modules, family)}",
             **measure(samples, o200k, counts),
