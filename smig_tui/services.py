@@ -412,7 +412,10 @@ class Services:
         used = source.tokenizer == capacity.tokenizer and capacity.calibration != 1.0
         if used and growth.ratio is not None:
             capacity = replace(
-                capacity, calibration=round(growth.ratio, 3), calibration_source=f"session {session.id}'s logged usage"
+                capacity,
+                calibration=round(growth.ratio, 3),
+                calibration_source=f"session {session.id}'s logged usage",
+                calibration_error=None,
             )
         return capacity, note
 

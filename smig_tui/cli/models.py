@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from smig_tui.core.capacity import normalise
+from smig_tui.core.capacity import calibration_margin, normalise
 from smig_tui.core.errors import UnknownModelError
 from smig_tui.core.models import ModelCapacity
 from smig_tui.services import agent_entry_of
@@ -153,7 +153,8 @@ def _print_detail(ctx: Context, model: ModelCapacity) -> None:
         say(f"  in {_agent_name(agent.agent)}: usable {agent.usable:,} of {agent.window:,}{most}: {agent.source}")
     if model.harness_window and dict(model.sources).get("harness_window"):
         say(f"  usable window {model.harness_window:,}: {model.source_of('harness_window')}")
-    exact = "exact" if model.calibration == 1.0 else "estimate"
+    margin = calibration_margin(model)
+    exact = "exact" if model.calibration == 1.0 else f"estimate{' ' + margin if margin else ''}"
     say(
         f"  counted with {model.encoding} x {model.calibration:g} ({exact}, {model.tokenizer or 'no'} tokenizer family): "
         f"{model.source_of('calibration') or model.source}"
@@ -175,6 +176,7 @@ def model_to_json(model: ModelCapacity) -> dict[str, Any]:
         "encoding": model.encoding,
         "tokenizer": model.tokenizer,
         "calibration": model.calibration,
+        "calibration_error": model.calibration_error,
         "harness_window": model.harness_window,
         "agents": [
             {"agent": a.agent, "window": a.window, "usable": a.usable, "max_window": a.max_window, "source": a.source}

@@ -6,6 +6,7 @@ import argparse
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from smig_tui.core.capacity import calibration_margin
 from smig_tui.core.models import Decision, ModelCapacity, Plan, PlanItem, Strategy
 from smig_tui.core.plans import left_out
 
@@ -150,7 +151,8 @@ def _no_overhead_reason(capacity: ModelCapacity, agent: str | None) -> str:
 
 def decision_line(decision: Decision, capacity: ModelCapacity) -> str:
     """Say whether the session fits, against what, and by how much it does not."""
-    label = "" if decision.exact else " (estimate)"
+    margin = calibration_margin(capacity)
+    label = "" if decision.exact else f" (estimate{', ' + margin if margin else ''})"
     approx = "≈" if decision.partial else ""
     label += " (older messages estimated)" if decision.partial else ""
     room = f"window {decision.window:,}, reserve {decision.reserve:,}"

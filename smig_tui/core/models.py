@@ -319,6 +319,8 @@ class ModelCapacity:
     """The tokenizer family (`claude-4.7`, `gemini`, …): models of one family count alike."""
     calibration_source: str = ""
     """How `calibration` was measured or estimated."""
+    calibration_error: float | None = None
+    """The measured worst error of `calibration` (0.16: ±16%); None when it was not measured."""
     agents: tuple[AgentWindow, ...] = ()
     """The window inside each agent that runs the model; the first is its home agent (`harness_window`)."""
     sources: tuple[tuple[str, str], ...] = ()

@@ -15,11 +15,16 @@ import json
 import shutil
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smig_tui.core.calibration import measure_growth
+from smig_tui.core.models import Session
+
+if TYPE_CHECKING:
+    from smig_tui.services import Services
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -30,8 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    files = sorted(f for p in args.paths for f in ([p] if p.is_file() else p.glob("*.jsonl")))
-    rows = measure_files(files)
+    rows = measure_files(session_files(args.paths))
     if args.json:
         print(json.dumps(rows, indent=1))
         return 0
@@ -54,37 +58,17 @@ def main(argv: list[str] | None = None) -> int:
 
 def measure_files(files: Sequence[Path]) -> list[dict[str, Any]]:
     """Read each transcript the way smig does (in a scratch home) and measure it."""
-    from smig_tui.services import build_services
-
     rows: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory() as scratch:
-        home = Path(scratch)
-        project = home / "claude" / "projects" / "calibration"
-        project.mkdir(parents=True)
-        rollouts = home / "codex" / "sessions" / "2026" / "01" / "01"
-        rollouts.mkdir(parents=True)
-        for file in files:
-            is_codex = '"session_meta"' in file.read_text(encoding="utf-8", errors="replace")[:4000]
-            name = file.name if not is_codex or file.name.startswith("rollout-") else f"rollout-{file.name}"
-            shutil.copy(file, (rollouts if is_codex else project) / name)
-        services = build_services(
-            {
-                "HOME": scratch,
-                "SMIG_TUI_HOME": str(home / "smig"),
-                "CODEX_HOME": str(home / "codex"),
-                "CLAUDE_CONFIG_DIR": str(home / "claude"),
-            }
-        )
+    with scratch_sessions(files) as (services, sessions):
         table = services.capacities
         counter_model = table.lookup("gpt-5.5")  # o200k_base, calibration 1: smig's raw count
-        for info in services.list_sessions(include_subagents=True):
-            session = services.load_session(info)
+        for session in sessions:
             growth = measure_growth(session, services.count_session(session, counter_model))
             model = table.get(session.info.model) if session.info.model else None
             raw = growth.logged / growth.counted if growth.counted else None
             rows.append(
                 {
-                    "file": Path(info.path).name,
+                    "file": Path(session.info.path).name,
                     "model": session.info.model,
                     "family": model.tokenizer if model else "?",
                     "logged": growth.logged,
@@ -95,6 +79,47 @@ def measure_files(files: Sequence[Path]) -> list[dict[str, Any]]:
                 }
             )
     return sorted(rows, key=lambda row: str(row["file"]))
+
+
+def session_files(paths: Iterable[Path]) -> list[Path]:
+    """The Claude Code transcripts and Codex rollouts (plain or `.zst`) given, or inside the folders given."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_file():
+            found.append(path)
+        else:
+            found.extend(f for f in path.glob("*.jsonl*") if f.name.endswith((".jsonl", ".jsonl.zst")))
+    return sorted(found)
+
+
+@contextmanager
+def scratch_sessions(files: Sequence[Path]) -> Iterator[tuple[Services, list[Session]]]:
+    """Copy transcripts into a scratch home and load every session there (sub-agents too), read-only on the originals."""
+    from smig_tui.services import build_services
+
+    with tempfile.TemporaryDirectory() as scratch:
+        home = Path(scratch)
+        project = home / "claude" / "projects" / "calibration"
+        project.mkdir(parents=True)
+        rollouts = home / "codex" / "sessions" / "2026" / "01" / "01"
+        rollouts.mkdir(parents=True)
+        for file in files:
+            is_codex = (
+                file.name.endswith(".zst")
+                or '"session_meta"' in file.read_text(encoding="utf-8", errors="replace")[:4000]
+            )
+            name = file.name if not is_codex or file.name.startswith("rollout-") else f"rollout-{file.name}"
+            shutil.copy(file, (rollouts if is_codex else project) / name)
+        services = build_services(
+            {
+                "HOME": scratch,
+                "SMIG_TUI_HOME": str(home / "smig"),
+                "CODEX_HOME": str(home / "codex"),
+                "CLAUDE_CONFIG_DIR": str(home / "claude"),
+            }
+        )
+        sessions = [services.load_session(info) for info in services.list_sessions(include_subagents=True)]
+        yield services, sessions
 
 
 if __name__ == "__main__":

@@ -88,6 +88,10 @@ _MODEL_INFO = {
         "harness_window": {"type": ["integer", "null"]},
         "encoding": {"type": "string"},
         "calibration": {"type": "number"},
+        "calibration_error": {
+            "type": ["number", "null"],
+            "description": "the measured worst error of the calibrated count (0.16: ±16%); null when not measured",
+        },
         "source": {"type": "string"},
         "aliases": {"type": "array", "items": {"type": "string"}},
     },
@@ -100,6 +104,7 @@ _MODEL_INFO = {
         "harness_window",
         "encoding",
         "calibration",
+        "calibration_error",
         "source",
         "aliases",
     ],

@@ -81,6 +81,7 @@ def capacity_json(model: ModelCapacity) -> dict[str, Any]:
         "harness_window": model.harness_window,
         "encoding": model.encoding,
         "calibration": model.calibration,
+        "calibration_error": model.calibration_error,
         "source": model.source,
         "aliases": list(model.aliases),
     }

@@ -108,7 +108,13 @@ def counter_label(services: Services, capacity: ModelCapacity) -> tuple[bool, st
     if not counter.exact:
         return False, "tokenizer unavailable"
     if capacity.calibration != 1.0:
-        return False, f"{counter.name} × {capacity.calibration:g} for {capacity.provider}"
+        from smig_tui.core.capacity import calibration_margin
+
+        margin = calibration_margin(capacity)
+        return (
+            False,
+            f"{counter.name} × {capacity.calibration:g}{' ' + margin if margin else ''} for {capacity.provider}",
+        )
     return True, str(counter.name)
 
 
