@@ -406,9 +406,12 @@ def shorten_output(
     plus `MARKER_SLACK`.
     """
     parts = edges or output_edges(text)
-    if parts is None:
-        return None
-    head, tail, elided_lines = parts
+    return None if parts is None else shortened_edges(parts, tokens, measure)
+
+
+def shortened_edges(edges: tuple[str, str, int], tokens: int, measure: Measure) -> tuple[str, int] | None:
+    """`shorten_output` once the edges are known: no need for the whole text (a stored text stays on disk)."""
+    head, tail, elided_lines = edges
     kept = measure(head + "\n" + tail)
     marker = f"[… {elided_lines:,} lines / {max(0, tokens - kept):,} tokens elided by smig …]"
     short = f"{head}\n{marker}\n{tail}" if tail else f"{head}\n{marker}"
@@ -487,7 +490,8 @@ def _shorten_until(state: _State, units: list[list[int]], total: int, budget: in
             edges = state.shape.edges
             if i not in edges:
                 edges[i] = output_edges(message.text)
-            shortened = shorten_output(message.text, state.tokens[i], measure, edges[i])
+            parts = edges[i]
+            shortened = None if parts is None else shortened_edges(parts, state.tokens[i], measure)
             if shortened is None:
                 continue
             state.texts[i], new_tokens = shortened

@@ -56,8 +56,8 @@ def plans_visible_first(
 
     The first yield is what the user waits for (one strategy, seconds on a huge session); the
     others follow in the background. A plan counts exactly the messages it needs, and a later
-    strategy may count some an earlier one only estimated, so the rest are planned again (counts
-    are cached) until every tab shows the same session figure. `stop` is asked between plans, so
+    strategy may count some an earlier one only estimated, so the plans made on fewer counts are
+    planned again (counts are cached) until every tab shows the same session figure. `stop` is asked between plans, so
     a superseded request (another target, another session) ends at the next one.
     """
     order = [first, *(strategy for strategy in PLAN_STRATEGIES if strategy is not first)]
@@ -66,15 +66,20 @@ def plans_visible_first(
         return services.plan(session, target, strategy, pins=pins, summary=summaries.get(strategy))
 
     plans = {first: plan(first)}
+    latest = first
     yield dict(plans)
     for _ in range(PLAN_ROUNDS):
-        for strategy in order:
+        # Counts only become more exact, so the plan made last saw every count made so far: a plan
+        # with its session figure was made on the same counts and is not made again.
+        figure = plans[latest].decision.session_tokens
+        stale = [s for s in order if s not in plans or plans[s].decision.session_tokens != figure]
+        if not stale:
+            break
+        for strategy in stale:
             if stop():
                 return
-            if len(plans) == len(order) or strategy not in plans:
-                plans[strategy] = plan(strategy)
-        if len({each.decision.session_tokens for each in plans.values()}) == 1:
-            break
+            plans[strategy] = plan(strategy)
+            latest = strategy
     yield {strategy: plans[strategy] for strategy in PLAN_STRATEGIES}
 
 
