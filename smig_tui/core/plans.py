@@ -215,17 +215,25 @@ def _items(
     fits_reason: str,
     over_reason: str = R_OVER,
 ) -> PlanItems:
-    """The plan's items once every fate is known: columns, each item built when it is read."""
+    """The plan's items once every fate is known: columns, each item built when it is read.
+
+    A shortened text is kept only where its message is: a dropped one shows its original tokens.
+    """
+    skip, pinned = state.skip, state.pinned
+    shortened: dict[int, tuple[str, int]] = {}
+    for i, text in state.texts.items():
+        kept = i not in skip and (i in pinned or (i >= keep_from and i not in dropped))
+        shortened[i] = (text if kept else "", state.originals[i])
     return PlanItems(
         state.messages,
         state.tokens,
         keep_from,
         fits_reason,
         over_reason,
-        state.skip,
-        state.pinned,
+        skip,
+        pinned,
         {i: dropped_reason.get(i, over_reason) for i in dropped},
-        {i: (text, state.originals[i]) for i, text in state.texts.items()},
+        shortened,
         R_SHORTENED,
     )
 
