@@ -303,6 +303,18 @@ class Services:
         merged: list[int] = [guesses[i] if n is None else n for i, n in enumerate(counts)]
         return calibrate(merged, capacity.calibration), guessed
 
+    def counted_messages(self, session: Session, capacity: ModelCapacity) -> int:
+        """How many of the session's messages `capacity`'s tokenizer has counted so far (the rest are guesses).
+
+        Counts only replace guesses, so a plan begun when this was lower was made on older counts.
+        """
+        counter = self.counter_for(capacity)
+        state = self._counted.get(
+            session.messages, lambda: _Counted(self.token_cache.known(session, counter)), tag=counter.name
+        )
+        counts = state.known.counts
+        return len(counts) - counts.count(None)
+
     MEASURED_KEY_CHARS = 256
     """Texts longer than this are remembered by their digest in `_measured`."""
 

@@ -56,30 +56,33 @@ def plans_visible_first(
 
     The first yield is what the user waits for (one strategy, seconds on a huge session); the
     others follow in the background. A plan counts exactly the messages it needs, and a later
-    strategy may count some an earlier one only estimated, so the plans made on fewer counts are
-    planned again (counts are cached) until every tab shows the same session figure. `stop` is asked between plans, so
-    a superseded request (another target, another session) ends at the next one.
+    strategy may count some an earlier one only estimated, so the plans begun on fewer counts are
+    planned again (counts are cached) until every tab is made on the same counts and so shows the
+    same session figure. `stop` is asked between plans, so a superseded request (another target,
+    another session) ends at the next one.
     """
     order = [first, *(strategy for strategy in PLAN_STRATEGIES if strategy is not first)]
+    capacity = services.capacities.lookup(target)
+    made_on: dict[Strategy, int] = {}
+    """How many messages had exact counts when each plan was begun."""
 
     def plan(strategy: Strategy) -> Plan:
+        made_on[strategy] = services.counted_messages(session, capacity)
         return services.plan(session, target, strategy, pins=pins, summary=summaries.get(strategy))
 
     plans = {first: plan(first)}
-    latest = first
     yield dict(plans)
     for _ in range(PLAN_ROUNDS):
-        # Counts only become more exact, so the plan made last saw every count made so far: a plan
-        # with its session figure was made on the same counts and is not made again.
-        figure = plans[latest].decision.session_tokens
-        stale = [s for s in order if s not in plans or plans[s].decision.session_tokens != figure]
+        # A plan begun on the counts there are now is what planning it again would give: only the others
+        # (made before another plan counted more, or counting more themselves) are planned again.
+        counted = services.counted_messages(session, capacity)
+        stale = [s for s in order if s not in plans or made_on[s] != counted]
         if not stale:
             break
         for strategy in stale:
             if stop():
                 return
             plans[strategy] = plan(strategy)
-            latest = strategy
     yield {strategy: plans[strategy] for strategy in PLAN_STRATEGIES}
 
 
