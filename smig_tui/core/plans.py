@@ -23,7 +23,7 @@ target costs O(n) and no tokenizer work for the session itself.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from smig_tui.core.gc_pause import no_cyclic_gc
 from smig_tui.core.models import (
@@ -80,6 +80,8 @@ class _State:
     texts: dict[int, str]
     originals: dict[int, int]
     shape: Structure
+    outputs: dict[int, tuple[str, str, str]] = field(default_factory=dict)
+    """Shortened tool outputs as (head, marker, tail): the text is joined only for those kept."""
 
     def eligible(self, i: int) -> bool:
         """Tell whether message `i` can be migrated at all."""
@@ -221,9 +223,10 @@ def _items(
     """
     skip, pinned = state.skip, state.pinned
     shortened: dict[int, tuple[str, int]] = {}
-    for i, text in state.texts.items():
+    for i in (*state.texts, *state.outputs):
         kept = i not in skip and (i in pinned or (i >= keep_from and i not in dropped))
-        shortened[i] = (text if kept else "", state.originals[i])
+        text = "" if not kept else state.texts[i] if i in state.texts else _joined(*state.outputs[i])
+        shortened[i] = (text, state.originals[i])
     return PlanItems(
         state.messages,
         state.tokens,
@@ -400,12 +403,22 @@ def shorten_output(
 
 def shortened_edges(edges: tuple[str, str, int], tokens: int, measure: Measure) -> tuple[str, int] | None:
     """`shorten_output` once the edges are known: no need for the whole text (a stored text stays on disk)."""
+    marked = _marker_and_cost(edges, tokens, measure)
+    return None if marked is None else (_joined(edges[0], marked[0], edges[1]), marked[1])
+
+
+def _marker_and_cost(edges: tuple[str, str, int], tokens: int, measure: Measure) -> tuple[str, int] | None:
+    """The elision marker of a shortened output and its cost, without building the shortened text."""
     head, tail, elided_lines = edges
     kept = measure(head + "\n" + tail)
     marker = f"[… {elided_lines:,} lines / {max(0, tokens - kept):,} tokens elided by smig …]"
-    short = f"{head}\n{marker}\n{tail}" if tail else f"{head}\n{marker}"
     cost = kept + measure(marker) - MESSAGE_OVERHEAD + MARKER_SLACK
-    return (short, cost) if cost < tokens else None
+    return (marker, cost) if cost < tokens else None
+
+
+def _joined(head: str, marker: str, tail: str) -> str:
+    """A shortened output's text: its head, the marker, its tail."""
+    return f"{head}\n{marker}\n{tail}" if tail else f"{head}\n{marker}"
 
 
 def _tool_units(state: _State) -> list[list[int]]:
@@ -480,10 +493,11 @@ def _shorten_until(state: _State, units: list[list[int]], total: int, budget: in
             if i not in edges:
                 edges[i] = output_edges(message.text)
             parts = edges[i]
-            shortened = None if parts is None else shortened_edges(parts, state.tokens[i], measure)
-            if shortened is None:
+            marked = None if parts is None else _marker_and_cost(parts, state.tokens[i], measure)
+            if parts is None or marked is None:
                 continue
-            state.texts[i], new_tokens = shortened
+            state.outputs[i] = (parts[0], marked[0], parts[1])
+            new_tokens = marked[1]
             state.originals[i] = state.tokens[i]
             total -= state.tokens[i] - new_tokens
             state.tokens[i] = new_tokens

@@ -29,6 +29,8 @@ def eager_items(
     state: Any, keep_from: int, dropped: set[int], dropped_reason: dict[int, str], fits_reason: str, over_reason: str
 ) -> tuple[PlanItem, ...]:
     """The construction plans used before columns: one item per message, then summary + tail's renaming."""
+    texts = dict(state.texts)  # the planner used to keep every shortened output's text here
+    texts.update({i: f"{head}\n{marker}\n{tail}" if tail else f"{head}\n{marker}" for i, (head, marker, tail) in state.outputs.items()})  # fmt: skip
     items = []
     for i, message in enumerate(state.messages):
         if i in state.skip:
@@ -39,11 +41,11 @@ def eager_items(
             kept, reason = False, dropped_reason.get(i, R_OVER)
         else:
             kept, reason = (False, R_OVER) if i < keep_from else (True, fits_reason)
-        if i in state.texts and kept:
+        if i in texts and kept:
             item = PlanItem(
-                message, state.tokens[i], True, R_SHORTENED, text=state.texts[i], original_tokens=state.originals[i]
+                message, state.tokens[i], True, R_SHORTENED, text=texts[i], original_tokens=state.originals[i]
             )
-        elif i in state.texts:
+        elif i in texts:
             item = PlanItem(message, state.originals[i], False, reason)
         else:
             item = PlanItem(message, state.tokens[i], kept, reason)

@@ -44,6 +44,8 @@ class PlanTable(DataTable[Text | str]):
         """Ids of pinned messages, marked in the first column."""
         self._added = 0
         """Plan items added as rows so far (the rest are built and added as the table scrolls)."""
+        self._first_item_row = 0
+        """The row of the plan's first item (after the note and summary rows)."""
         self.estimated: frozenset[str] = frozenset()
         """Ids of messages whose tokens are a length guess."""
         self.exact = True
@@ -89,7 +91,7 @@ class PlanTable(DataTable[Text | str]):
             self.add_row(
                 Text("Σ", style="bold"), "", "user", "summary", "", _flat(plan.summary, 140), "summary", key=SUMMARY_KEY
             )
-        self._added = 0
+        self._added, self._first_item_row = 0, self.row_count
         self.add_more()
         while key is not None and key not in self.rows and self._pending:
             self.add_more()
@@ -173,9 +175,10 @@ class PlanTable(DataTable[Text | str]):
     def highlighted_message(self) -> Message | None:
         """The source message under the cursor (None on the placeholder row)."""
         key = self.highlighted_key()
-        if self.plan is None or key is None:
+        if self.plan is None or key is None or key not in self.rows:
             return None
-        for item in self.plan.items:
-            if item.message.id == key:
-                return item.message
-        return None
+        index = self.get_row_index(key) - self._first_item_row  # rows follow the items, in order
+        if not 0 <= index < self._added:
+            return None
+        message = self.plan.items[index].message
+        return message if message.id == key else None
