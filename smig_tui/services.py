@@ -6,6 +6,7 @@ duplicated between them. Nothing here imports Textual.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import threading
@@ -88,10 +89,11 @@ class Services:
         default_factory=lambda: IdentityMemo(8), init=False, repr=False, compare=False
     )
     """Counts of the sessions in use, by their messages and the encoding."""
-    _measured: Memo[tuple[str, str], int] = field(
+    _measured: Memo[tuple[str, str | bytes], int] = field(
         default_factory=lambda: Memo(100_000), init=False, repr=False, compare=False
     )
-    """Tokens of synthetic texts (placeholders, shortened outputs), by encoding and text."""
+    """Tokens of synthetic texts (placeholders, shortened outputs), by encoding and text (a long one by
+    its digest: a huge session's shortened outputs would otherwise be held twice)."""
     _shapes: IdentityMemo[Session, Structure] = field(
         default_factory=lambda: IdentityMemo(4), init=False, repr=False, compare=False
     )
@@ -301,6 +303,21 @@ class Services:
         merged: list[int] = [guesses[i] if n is None else n for i, n in enumerate(counts)]
         return calibrate(merged, capacity.calibration), guessed
 
+    def counted_messages(self, session: Session, capacity: ModelCapacity) -> int:
+        """How many of the session's messages `capacity`'s tokenizer has counted so far (the rest are guesses).
+
+        Counts only replace guesses, so a plan begun when this was lower was made on older counts.
+        """
+        counter = self.counter_for(capacity)
+        state = self._counted.get(
+            session.messages, lambda: _Counted(self.token_cache.known(session, counter)), tag=counter.name
+        )
+        counts = state.known.counts
+        return len(counts) - counts.count(None)
+
+    MEASURED_KEY_CHARS = 256
+    """Texts longer than this are remembered by their digest in `_measured`."""
+
     def measure_for(self, capacity: ModelCapacity) -> Callable[[str], int]:
         """Count a synthetic message (placeholder, shortened output) for `capacity`, memoised."""
         from smig_tui.core.tokens import MESSAGE_OVERHEAD, calibrate_one
@@ -308,7 +325,13 @@ class Services:
         counter = self.counter_for(capacity)
 
         def measure(text: str) -> int:
-            tokens = self._measured.get((counter.name, text), lambda: counter.count(text) + MESSAGE_OVERHEAD)
+            # A long text (a shortened tool output's head and tail) is remembered by its digest, not kept.
+            key = (
+                text
+                if len(text) <= self.MEASURED_KEY_CHARS
+                else hashlib.blake2b(text.encode(), digest_size=16).digest()
+            )
+            tokens = self._measured.get((counter.name, key), lambda: counter.count(text) + MESSAGE_OVERHEAD)
             return calibrate_one(tokens, capacity.calibration)
 
         return measure

@@ -6,9 +6,10 @@ part of smig (token counting, plans, writers, the TUI) works on them only.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Protocol
+from typing import Protocol, overload
 
 
 class Agent(StrEnum):
@@ -386,13 +387,133 @@ class PlanItem:
     """Tokens before shortening, when `text` is set."""
 
 
+class PlanItems(Sequence[PlanItem]):
+    """A plan's items kept as columns (each message's tokens and fate), each `PlanItem` built when read.
+
+    A huge session has a row per message and four plans of it are held at once, while a table shows
+    a window of rows and a writer takes the kept ones: building 140k objects per plan cost seconds and
+    hundreds of MB. Equal to the tuple of the same items. A message's fate, in order: never migrated
+    (`skip`), pinned, dropped by a step, else kept from `keep_from` on; a shortened message kept has
+    its new text, dropped it shows its original tokens.
+    """
+
+    __slots__ = (
+        "_messages",
+        "_tokens",
+        "_keep_from",
+        "_kept_reason",
+        "_over_reason",
+        "_skip",
+        "_pinned",
+        "_dropped",
+        "_shortened",
+        "_shortened_reason",
+    )
+
+    def __init__(
+        self,
+        messages: Sequence[Message],
+        tokens: Sequence[int],
+        keep_from: int,
+        kept_reason: str,
+        over_reason: str,
+        skip: Mapping[int, str],
+        pinned: Mapping[int, str] | None = None,
+        dropped: Mapping[int, str] | None = None,
+        shortened: Mapping[int, tuple[str, int]] | None = None,
+        shortened_reason: str = "",
+    ) -> None:
+        self._messages, self._tokens, self._keep_from = messages, tokens, keep_from
+        self._kept_reason, self._over_reason = kept_reason, over_reason
+        self._skip, self._pinned, self._dropped = skip, pinned or {}, dropped or {}
+        self._shortened, self._shortened_reason = shortened or {}, shortened_reason
+        """Text and original tokens of each shortened message, by index."""
+
+    def __len__(self) -> int:
+        return len(self._messages)
+
+    @overload
+    def __getitem__(self, index: int) -> PlanItem: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[PlanItem, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> PlanItem | tuple[PlanItem, ...]:
+        if isinstance(index, slice):
+            return tuple(self._item(i) for i in range(*index.indices(len(self))))
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self._item(index)
+
+    def __iter__(self) -> Iterator[PlanItem]:
+        return (self._item(i) for i in range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"PlanItems({len(self)} messages, kept from {self._keep_from})"
+
+    def fate(self, i: int) -> tuple[bool, str, int]:
+        """Whether message `i` is kept, why, and its tokens as its item shows them (no item built)."""
+        if i in self._skip:
+            kept, reason = False, self._skip[i]
+        elif i in self._pinned:
+            kept, reason = True, self._pinned[i]
+        elif i in self._dropped:
+            kept, reason = False, self._dropped[i]
+        elif i >= self._keep_from:
+            kept, reason = True, self._kept_reason
+        else:
+            kept, reason = False, self._over_reason
+        if i in self._shortened:
+            return (True, self._shortened_reason, self._tokens[i]) if kept else (False, reason, self._shortened[i][1])
+        return kept, reason, self._tokens[i]
+
+    def _item(self, i: int) -> PlanItem:
+        kept, reason, tokens = self.fate(i)
+        if kept and i in self._shortened:
+            text, original = self._shortened[i]
+            return PlanItem(self._messages[i], tokens, True, reason, text=text, original_tokens=original)
+        return PlanItem(self._messages[i], tokens, kept, reason)
+
+    def kept_indices(self) -> list[int]:
+        """Indices of the kept messages, in order (no item built)."""
+        skip, pinned, dropped, keep_from = self._skip, self._pinned, self._dropped, self._keep_from
+        older = sorted(i for i in pinned if i < keep_from and i not in skip)
+        tail = [i for i in range(keep_from, len(self)) if i not in skip and (i in pinned or i not in dropped)]
+        return older + tail
+
+
+def kept_indices(items: Sequence[PlanItem]) -> list[int]:
+    """Indices of the kept items, in order: from the columns when the items are `PlanItems`."""
+    if isinstance(items, PlanItems):
+        return items.kept_indices()
+    return [i for i, item in enumerate(items) if item.kept]
+
+
+def fates(items: Sequence[PlanItem]) -> Iterator[tuple[bool, str, int]]:
+    """(kept, reason, tokens) of every item, in order, without building items that are columns."""
+    if isinstance(items, PlanItems):
+        return (items.fate(i) for i in range(len(items)))
+    return ((item.kept, item.reason, item.tokens) for item in items)
+
+
 @dataclass(frozen=True, slots=True)
 class Plan:
     """The full, previewable outcome of migrating one session to one target."""
 
     strategy: Strategy
     decision: Decision
-    items: tuple[PlanItem, ...]
+    items: Sequence[PlanItem]
+    """One per source message, in order (`PlanItems` from the planner, built as they are read)."""
     placeholder: str | None = None
     """The note put at the top in place of what was dropped."""
     summary: str | None = None
@@ -407,7 +528,8 @@ class Plan:
     @property
     def kept(self) -> tuple[PlanItem, ...]:
         """Items that survive, in source order."""
-        return tuple(item for item in self.items if item.kept)
+        items = self.items
+        return tuple(items[i] for i in kept_indices(items))
 
     @property
     def dropped(self) -> tuple[PlanItem, ...]:

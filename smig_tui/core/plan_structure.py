@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from smig_tui.core.gc_pause import no_cyclic_gc
-from smig_tui.core.models import Kind, Message, PlanItem, Role, Session
+from smig_tui.core.models import Kind, Message, Role, Session
 
 R_ORPHAN, R_INJECTED, R_OPAQUE = "orphaned tool pair", "injected harness context", "opaque reasoning"
 
@@ -29,9 +29,6 @@ class Structure:
     """For each k in 0..n, whether keeping messages k.. splits no unit."""
     first_user: int | None
     """The first message a person typed, if any."""
-    items: list[PlanItem | None] = field(default_factory=list, compare=False, repr=False)
-    """The last plan item built for each message (by index, once a plan filled it), reused when a
-    re-plan gives it the same fate."""
     edges: dict[int, tuple[str, str, int] | None] = field(default_factory=dict, compare=False, repr=False)
     """Head and tail of tool outputs tools-first has looked at, by message index."""
     tool_units: list[list[int]] = field(default_factory=list, compare=False, repr=False)

@@ -23,10 +23,20 @@ target costs O(n) and no tokenizer work for the session itself.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from smig_tui.core.gc_pause import no_cyclic_gc
-from smig_tui.core.models import Decision, Kind, Message, Plan, PlanItem, Role, Session, Strategy
+from smig_tui.core.models import (
+    Decision,
+    Kind,
+    Message,
+    Plan,
+    PlanItems,
+    Role,
+    Session,
+    Strategy,
+    fates,
+)
 from smig_tui.core.plan_structure import Structure, analyse, is_typed_prompt, never_migrated
 from smig_tui.core.redact import redact
 from smig_tui.core.strategies import needs_summary
@@ -70,6 +80,8 @@ class _State:
     texts: dict[int, str]
     originals: dict[int, int]
     shape: Structure
+    outputs: dict[int, tuple[str, str, str]] = field(default_factory=dict)
+    """Shortened tool outputs as (head, marker, tail): the text is joined only for those kept."""
 
     def eligible(self, i: int) -> bool:
         """Tell whether message `i` can be migrated at all."""
@@ -188,8 +200,8 @@ def left_out(plan: Plan) -> tuple[int, int]:
     (AGENTS.md, environment blocks, `/compact` wrappers), opaque reasoning and orphaned tool halves
     are never migrated by any plan, so they are not "left out" of this one.
     """
-    items = [item for item in plan.items if not item.kept and item.reason in LEFT_OUT_REASONS]
-    return len(items), sum(item.tokens for item in items)
+    tokens = [n for kept, reason, n in fates(plan.items) if not kept and reason in LEFT_OUT_REASONS]
+    return len(tokens), sum(tokens)
 
 
 def _dropped_tokens(state: _State, dropped: set[int]) -> int:
@@ -198,60 +210,35 @@ def _dropped_tokens(state: _State, dropped: set[int]) -> int:
 
 
 def _items(
-    state: _State, keep_from: int, dropped: set[int], dropped_reason: dict[int, str], fits_reason: str
-) -> tuple[PlanItem, ...]:
-    """Build the plan items once every fate is known.
-
-    Most messages of a huge session are plain "over budget" or "newest" rows: they take a short
-    path, and a message whose item is unchanged since the last plan reuses it (re-plans and the
-    other strategies build few new ones).
-    """
-    skip, pinned, texts, tokens = state.skip, state.pinned, state.texts, state.tokens
-    memo = state.shape.items
-    if len(memo) != len(state.messages):
-        memo[:] = [None] * len(state.messages)
-    special = set(skip) | set(pinned) | set(texts) | dropped
-    items: list[PlanItem] = []
-    append = items.append
-    for i, message in enumerate(state.messages):
-        if i in special:
-            append(_special_item(state, i, message, keep_from, dropped, dropped_reason, fits_reason))
-            continue
-        kept = i >= keep_from
-        reason = fits_reason if kept else R_OVER
-        count = tokens[i]
-        item = memo[i]
-        if item is None or item.tokens != count or item.kept is not kept or item.reason != reason:
-            item = memo[i] = PlanItem(message, count, kept, reason)
-        append(item)
-    return tuple(items)
-
-
-def _special_item(
     state: _State,
-    i: int,
-    message: Message,
     keep_from: int,
     dropped: set[int],
     dropped_reason: dict[int, str],
     fits_reason: str,
-) -> PlanItem:
-    """The item of a message that is never migrated, pinned, dropped by a step, or shortened."""
-    if i in state.skip:
-        kept, reason = False, state.skip[i]
-    elif i in state.pinned:
-        kept, reason = True, state.pinned[i]
-    elif i in dropped:
-        kept, reason = False, dropped_reason.get(i, R_OVER)
-    else:
-        kept, reason = (False, R_OVER) if i < keep_from else (True, fits_reason)
-    if i in state.texts:
-        if kept:
-            return PlanItem(
-                message, state.tokens[i], True, R_SHORTENED, text=state.texts[i], original_tokens=state.originals[i]
-            )
-        return PlanItem(message, state.originals[i], False, reason)
-    return PlanItem(message, state.tokens[i], kept, reason)
+    over_reason: str = R_OVER,
+) -> PlanItems:
+    """The plan's items once every fate is known: columns, each item built when it is read.
+
+    A shortened text is kept only where its message is: a dropped one shows its original tokens.
+    """
+    skip, pinned = state.skip, state.pinned
+    shortened: dict[int, tuple[str, int]] = {}
+    for i in (*state.texts, *state.outputs):
+        kept = i not in skip and (i in pinned or (i >= keep_from and i not in dropped))
+        text = "" if not kept else state.texts[i] if i in state.texts else _joined(*state.outputs[i])
+        shortened[i] = (text, state.originals[i])
+    return PlanItems(
+        state.messages,
+        state.tokens,
+        keep_from,
+        fits_reason,
+        over_reason,
+        skip,
+        pinned,
+        {i: dropped_reason.get(i, over_reason) for i in dropped},
+        shortened,
+        R_SHORTENED,
+    )
 
 
 def _notes(decision: Decision, after: int, extra: Sequence[str] = ()) -> tuple[str, ...]:
@@ -292,7 +279,7 @@ def plan_truncation(
     if _keep_newest_prompt(state, cut, decision.budget, measure, set()):
         cut, note, cost = _truncate(state, decision.budget, measure, set())
     items = _items(state, cut, set(), {}, R_NEWEST)
-    after = cost + sum(item.tokens for item in items if item.kept)
+    after = cost + _kept_tokens(items)
     return Plan(
         Strategy.TRUNCATE,
         decision,
@@ -366,15 +353,20 @@ def shorten_prompt(text: str, tokens: int, room: int, measure: Measure) -> tuple
     return best
 
 
-def _nothing_kept(items: Sequence[PlanItem]) -> list[str]:
+def _kept_tokens(items: PlanItems) -> int:
+    """Sum the tokens of the kept items, as their items show them."""
+    return sum(items.fate(i)[2] for i in items.kept_indices())
+
+
+def _nothing_kept(items: PlanItems) -> list[str]:
     """Explain a truncation that could keep no message at all, and what to try instead."""
-    if any(item.kept and item.reason in (R_NEWEST, R_NEWEST_PROMPT, R_SHORTENED) for item in items):
+    if any(items.fate(i)[1] in (R_NEWEST, R_NEWEST_PROMPT, R_SHORTENED) for i in items.kept_indices()):
         return []
-    newest = [item for item in items if item.reason == R_OVER]
-    if not newest:
+    newest = next((i for i in range(len(items) - 1, -1, -1) if items.fate(i)[1] == R_OVER), None)
+    if newest is None:
         return []
     return [
-        f"The newest message alone ({newest[-1].tokens:,} tokens, with its tool call or result) "
+        f"The newest message alone ({items.fate(newest)[2]:,} tokens, with its tool call or result) "
         "does not fit: try --strategy tools-first, a summary, or a larger model."
     ]
 
@@ -406,14 +398,27 @@ def shorten_output(
     plus `MARKER_SLACK`.
     """
     parts = edges or output_edges(text)
-    if parts is None:
-        return None
-    head, tail, elided_lines = parts
+    return None if parts is None else shortened_edges(parts, tokens, measure)
+
+
+def shortened_edges(edges: tuple[str, str, int], tokens: int, measure: Measure) -> tuple[str, int] | None:
+    """`shorten_output` once the edges are known: no need for the whole text (a stored text stays on disk)."""
+    marked = _marker_and_cost(edges, tokens, measure)
+    return None if marked is None else (_joined(edges[0], marked[0], edges[1]), marked[1])
+
+
+def _marker_and_cost(edges: tuple[str, str, int], tokens: int, measure: Measure) -> tuple[str, int] | None:
+    """The elision marker of a shortened output and its cost, without building the shortened text."""
+    head, tail, elided_lines = edges
     kept = measure(head + "\n" + tail)
     marker = f"[… {elided_lines:,} lines / {max(0, tokens - kept):,} tokens elided by smig …]"
-    short = f"{head}\n{marker}\n{tail}" if tail else f"{head}\n{marker}"
     cost = kept + measure(marker) - MESSAGE_OVERHEAD + MARKER_SLACK
-    return (short, cost) if cost < tokens else None
+    return (marker, cost) if cost < tokens else None
+
+
+def _joined(head: str, marker: str, tail: str) -> str:
+    """A shortened output's text: its head, the marker, its tail."""
+    return f"{head}\n{marker}\n{tail}" if tail else f"{head}\n{marker}"
 
 
 def _tool_units(state: _State) -> list[list[int]]:
@@ -463,7 +468,7 @@ def plan_tools_first(
     if _keep_newest_prompt(state, cut, budget, measure, dropped):
         cut, note, cost = _truncate(state, budget, measure, dropped)
     items = _items(state, cut, dropped, reasons, R_NEWEST)
-    after = cost + sum(item.tokens for item in items if item.kept)
+    after = cost + _kept_tokens(items)
     return Plan(
         Strategy.TOOLS_FIRST,
         decision,
@@ -487,10 +492,12 @@ def _shorten_until(state: _State, units: list[list[int]], total: int, budget: in
             edges = state.shape.edges
             if i not in edges:
                 edges[i] = output_edges(message.text)
-            shortened = shorten_output(message.text, state.tokens[i], measure, edges[i])
-            if shortened is None:
+            parts = edges[i]
+            marked = None if parts is None else _marker_and_cost(parts, state.tokens[i], measure)
+            if parts is None or marked is None:
                 continue
-            state.texts[i], new_tokens = shortened
+            state.outputs[i] = (parts[0], marked[0], parts[1])
+            new_tokens = marked[1]
             state.originals[i] = state.tokens[i]
             total -= state.tokens[i] - new_tokens
             state.tokens[i] = new_tokens
@@ -550,9 +557,8 @@ def plan_summary_tail(
             notes.append("The summary is not written yet; its budget is reserved.")
         elif cost > reserve:
             notes.append(f"The summary is {cost - reserve:,} tokens over its {reserve:,}-token budget.")
-    items = _items(state, cut, set(), {}, R_NEWEST)
-    items = tuple(replace(it, reason=R_SUMMARISED) if it.reason == R_OVER else it for it in items)
-    after = cost + sum(item.tokens for item in items if item.kept)
+    items = _items(state, cut, set(), {}, R_NEWEST, over_reason=R_SUMMARISED)
+    after = cost + _kept_tokens(items)
     return Plan(
         Strategy.SUMMARY_TAIL,
         decision,
@@ -597,9 +603,7 @@ def plan_summary(
     omitted = [i for i in range(len(counts)) if state.eligible(i)]
     text = summary_note(len(omitted), _dropped_tokens(state, set(omitted)), summary)
     cost = measure(text) if summary is not None else min(reserve, DEFAULT_SUMMARY_BUDGET)
-    items = tuple(
-        PlanItem(m, state.tokens[i], False, state.skip.get(i, R_SUMMARISED)) for i, m in enumerate(session.messages)
-    )
+    items = PlanItems(session.messages, state.tokens, len(counts), R_SUMMARISED, R_SUMMARISED, state.skip)
     notes = [] if summary is not None else ["The summary is not written yet."]
     return Plan(
         Strategy.SUMMARY,

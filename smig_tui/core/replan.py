@@ -13,7 +13,7 @@ from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, replace
 
 from smig_tui.core.decide import decide
-from smig_tui.core.models import ModelCapacity, Plan, Session, Strategy
+from smig_tui.core.models import ModelCapacity, Plan, Session, Strategy, kept_indices
 from smig_tui.core.plan_structure import Structure
 from smig_tui.core.plans import Measure, make_plan, migratable_tokens
 
@@ -85,7 +85,7 @@ def plan_counting_kept(inputs: PlanInputs, count: CountNewest, measure: Measure,
             shape,
         )
         # Kept messages need exact counts, so tokens_after <= budget is exact; shortened ones are measured.
-        wanted = [i for i, item in enumerate(plan.items) if i in guessed and item.kept and item.text is None]
+        wanted = [i for i in kept_indices(plan.items) if i in guessed and plan.items[i].text is None]
         if not wanted:
             break
         wanted += older_guessed(guessed, shape.skip, min(wanted), 4 * len(wanted))

@@ -56,25 +56,33 @@ def plans_visible_first(
 
     The first yield is what the user waits for (one strategy, seconds on a huge session); the
     others follow in the background. A plan counts exactly the messages it needs, and a later
-    strategy may count some an earlier one only estimated, so the rest are planned again (counts
-    are cached) until every tab shows the same session figure. `stop` is asked between plans, so
-    a superseded request (another target, another session) ends at the next one.
+    strategy may count some an earlier one only estimated, so the plans begun on fewer counts are
+    planned again (counts are cached) until every tab is made on the same counts and so shows the
+    same session figure. `stop` is asked between plans, so a superseded request (another target,
+    another session) ends at the next one.
     """
     order = [first, *(strategy for strategy in PLAN_STRATEGIES if strategy is not first)]
+    capacity = services.capacities.lookup(target)
+    made_on: dict[Strategy, int] = {}
+    """How many messages had exact counts when each plan was begun."""
 
     def plan(strategy: Strategy) -> Plan:
+        made_on[strategy] = services.counted_messages(session, capacity)
         return services.plan(session, target, strategy, pins=pins, summary=summaries.get(strategy))
 
     plans = {first: plan(first)}
     yield dict(plans)
     for _ in range(PLAN_ROUNDS):
-        for strategy in order:
+        # A plan begun on the counts there are now is what planning it again would give: only the others
+        # (made before another plan counted more, or counting more themselves) are planned again.
+        counted = services.counted_messages(session, capacity)
+        stale = [s for s in order if s not in plans or made_on[s] != counted]
+        if not stale:
+            break
+        for strategy in stale:
             if stop():
                 return
-            if len(plans) == len(order) or strategy not in plans:
-                plans[strategy] = plan(strategy)
-        if len({each.decision.session_tokens for each in plans.values()}) == 1:
-            break
+            plans[strategy] = plan(strategy)
     yield {strategy: plans[strategy] for strategy in PLAN_STRATEGIES}
 
 

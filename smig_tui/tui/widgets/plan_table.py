@@ -42,8 +42,10 @@ class PlanTable(DataTable[Text | str]):
         """The plan on show."""
         self.pins: frozenset[str] = frozenset()
         """Ids of pinned messages, marked in the first column."""
-        self._pending: list[PlanItem] = []
-        """Plan items not yet added as rows."""
+        self._added = 0
+        """Plan items added as rows so far (the rest are built and added as the table scrolls)."""
+        self._first_item_row = 0
+        """The row of the plan's first item (after the note and summary rows)."""
         self.estimated: frozenset[str] = frozenset()
         """Ids of messages whose tokens are a length guess."""
         self.exact = True
@@ -89,7 +91,7 @@ class PlanTable(DataTable[Text | str]):
             self.add_row(
                 Text("Σ", style="bold"), "", "user", "summary", "", _flat(plan.summary, 140), "summary", key=SUMMARY_KEY
             )
-        self._pending = list(plan.items)
+        self._added, self._first_item_row = 0, self.row_count
         self.add_more()
         while key is not None and key not in self.rows and self._pending:
             self.add_more()
@@ -99,11 +101,19 @@ class PlanTable(DataTable[Text | str]):
     def forget(self) -> None:
         """Show no plan: no rows now, and none of the old plan's arriving on scroll."""
         self.clear()
-        self.plan, self._pending = None, []
+        self.plan, self._added = None, 0
+
+    @property
+    def _pending(self) -> bool:
+        """Whether the plan has items not added as rows yet."""
+        return self.plan is not None and self._added < len(self.plan.items)
 
     def add_more(self) -> None:
         """Add the next chunk of rows."""
-        chunk, self._pending = self._pending[:CHUNK], self._pending[CHUNK:]
+        if self.plan is None:
+            return
+        chunk = self.plan.items[self._added : self._added + CHUNK]
+        self._added += len(chunk)
         self.add_rows_keyed(tuple(chunk), self.app.theme_variables)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
@@ -165,9 +175,10 @@ class PlanTable(DataTable[Text | str]):
     def highlighted_message(self) -> Message | None:
         """The source message under the cursor (None on the placeholder row)."""
         key = self.highlighted_key()
-        if self.plan is None or key is None:
+        if self.plan is None or key is None or key not in self.rows:
             return None
-        for item in self.plan.items:
-            if item.message.id == key:
-                return item.message
-        return None
+        index = self.get_row_index(key) - self._first_item_row  # rows follow the items, in order
+        if not 0 <= index < self._added:
+            return None
+        message = self.plan.items[index].message
+        return message if message.id == key else None
