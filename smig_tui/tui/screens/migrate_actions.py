@@ -173,7 +173,7 @@ class MigrateActions(SmigWidget):
         elif key == SUMMARY_KEY and plan.summary:
             viewed = Viewed("Summary · replaces the older messages", plan.summary)
         else:
-            item = next((item for item in plan.items if item.message.id == key), None)
+            item = table.highlighted_item()
             if item is None:
                 return
             viewed = view_of_item(item, item.message.id in self.browse.pins, self.unpinnable(item.message))

@@ -172,13 +172,18 @@ class PlanTable(DataTable[Text | str]):
         except CellDoesNotExist:
             return None
 
-    def highlighted_message(self) -> Message | None:
-        """The source message under the cursor (None on the placeholder row)."""
+    def highlighted_item(self) -> PlanItem | None:
+        """The plan item under the cursor (None on the placeholder or summary row), found by its row."""
         key = self.highlighted_key()
         if self.plan is None or key is None or key not in self.rows:
             return None
         index = self.get_row_index(key) - self._first_item_row  # rows follow the items, in order
         if not 0 <= index < self._added:
             return None
-        message = self.plan.items[index].message
-        return message if message.id == key else None
+        item = self.plan.items[index]
+        return item if item.message.id == key else None
+
+    def highlighted_message(self) -> Message | None:
+        """The source message under the cursor (None on the placeholder row)."""
+        item = self.highlighted_item()
+        return item.message if item is not None else None
