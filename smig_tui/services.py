@@ -532,11 +532,11 @@ class Services:
             session = redact_header(session)  # renderers read only its title and goal
             plan = redact_plan(plan) if plan is not None else None
         if fmt is export.ExportFormat.MARKDOWN:
-            prepare = _redact_one if redact else _unchanged
+            prepare = _read_and_redact if redact else _read_texts
             yield from export.markdown_chunks(session, messages, plan, prepare)
             return
         if redact:
-            messages = redact_messages(messages)[0]
+            messages = redact_messages(_texts_read(messages))[0]
         data: Any = (
             export.to_openai(messages)
             if fmt is export.ExportFormat.OPENAI
@@ -756,16 +756,28 @@ def _target_chars(target_chars: int | None, target_tokens: int | None) -> int:
     return chars_for_tokens(target_tokens) if target_tokens else DEFAULT_TARGET_CHARS
 
 
-def _redact_one(message: Message) -> Message:
-    """One message with its secrets replaced (for renderers that stream)."""
+def _read_texts(messages: Sequence[Message]) -> list[Message]:
+    """The messages with their texts in hand: the ones left on disk read back in one pass (`--no-redact`)."""
+    from smig_tui.adapters.stored_text import read_texts
+
+    texts = read_texts(messages)
+    return [
+        message if isinstance(message.body, str) else message.with_body(text)
+        for message, text in zip(messages, texts, strict=True)
+    ]
+
+
+def _read_and_redact(messages: Sequence[Message]) -> tuple[Message, ...]:
+    """A batch of messages read back together and their secrets replaced (for renderers that stream)."""
     from smig_tui.core.handoff import redact_messages
 
-    return redact_messages((message,))[0][0]
+    return redact_messages(_read_texts(messages))[0]
 
 
-def _unchanged(message: Message) -> Message:
-    """A message as it is (`--no-redact`)."""
-    return message
+def _texts_read(messages: Sequence[Message], batch: int = 512) -> Iterator[Message]:
+    """The messages with their texts in hand, read back a batch at a time."""
+    for start in range(0, len(messages), batch):
+        yield from _read_texts(messages[start : start + batch])
 
 
 def migrated_messages(plan: Plan) -> tuple[Message, ...]:
