@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -532,7 +532,7 @@ class Services:
             session = redact_header(session)  # renderers read only its title and goal
             plan = redact_plan(plan) if plan is not None else None
         if fmt is export.ExportFormat.MARKDOWN:
-            prepare = _read_and_redact if redact else _read_texts
+            prepare = partial(_read_and_redact, parallel=_worth_workers(messages)) if redact else _read_each
             yield from export.markdown_chunks(session, messages, plan, prepare)
             return
         if redact:
@@ -767,11 +767,42 @@ def _read_texts(messages: Sequence[Message]) -> list[Message]:
     ]
 
 
-def _read_and_redact(messages: Sequence[Message]) -> tuple[Message, ...]:
-    """A batch of messages read back together and their secrets replaced (for renderers that stream)."""
+def _read_each(batches: Iterable[Sequence[Message]]) -> Iterator[list[Message]]:
+    """Each batch with its texts in hand (`--no-redact`)."""
+    return (_read_texts(batch) for batch in batches)
+
+
+PARALLEL_CHARS = 16 << 20
+"""Characters of text from which an export redacts in worker processes (starting them costs ~0.2 s)."""
+
+
+def _worth_workers(messages: Sequence[Message]) -> bool:
+    """Whether redacting these messages takes long enough to share out among worker processes."""
+    return (os.cpu_count() or 1) > 1 and sum(message.text_length for message in messages) >= PARALLEL_CHARS
+
+
+def _read_and_redact(batches: Iterable[Sequence[Message]], parallel: bool = False) -> Iterator[Sequence[Message]]:
+    """Each batch read back and its secrets replaced (for renderers that stream); with `parallel`,
+    worker processes redact a few batches ahead while this one reads and renders."""
     from smig_tui.core.handoff import redact_messages
 
-    return redact_messages(_read_texts(messages))[0]
+    if not parallel:
+        yield from (redact_messages(_read_texts(batch))[0] for batch in batches)
+        return
+    from smig_tui.adapters.redact_pool import redacted_in_workers, worker_count
+
+    read: list[list[Message]] = []
+
+    def texts() -> Iterator[list[str]]:
+        for batch in batches:
+            read.append(_read_texts(batch))
+            yield [message.text for message in read[-1]]
+
+    for changes in redacted_in_workers(texts(), worker_count()):
+        batch = read.pop(0)
+        for index, text, _counts in changes:
+            batch[index] = replace(batch[index], body=text)
+        yield batch
 
 
 def _texts_read(messages: Sequence[Message], batch: int = 512) -> Iterator[Message]:

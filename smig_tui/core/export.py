@@ -97,12 +97,13 @@ def markdown_chunks(
     session: Session,
     messages: Sequence[Message],
     plan: Plan | None = None,
-    prepare: Callable[[Sequence[Message]], Sequence[Message]] = lambda batch: batch,
+    prepare: Callable[[Iterable[Sequence[Message]]], Iterable[Sequence[Message]]] = lambda batches: batches,
 ) -> Iterator[str]:
     """The handoff document in pieces, one per batch of messages, so a whole session streams to its file.
 
-    `prepare` is applied to each batch just before it is rendered (the caller reads the texts back
-    and redacts them together), so no second copy of the conversation is ever built.
+    `prepare` turns the stream of batches into the batches rendered (the caller reads each batch's
+    texts back and redacts them, possibly a few batches ahead), so no second copy of the
+    conversation is ever built.
     """
     title = session.info.title or goal_of(session.messages) or session.info.id
     lines = [f"# Handoff: {one_line(title, 100)}", "", "| | |", "|---|---|"]
@@ -110,17 +111,22 @@ def markdown_chunks(
     goal = goal_of(message for message in session.messages)
     if goal:
         lines += ["", "## Goal", "", *[f"> {line}" if line else ">" for line in goal.splitlines()]]
-    lead = prepare([message for message in messages if message.id in LEAD_IDS])
+    lead = [message for message in messages if message.id in LEAD_IDS]
+    if lead:
+        lead = [message for batch in prepare([lead]) for message in batch]
     if lead:
         heading = "Summary of earlier conversation" if plan and plan.summary else "What was left out"
         lines += ["", f"## {heading}", "", *(message.text.strip() for message in lead)]
     lines += ["", "## Conversation"]
     yield "\n".join(lines)
+    batches = (
+        [m for m in messages[start : start + BATCH_MESSAGES] if m.id not in LEAD_IDS and not m.opaque]
+        for start in range(0, len(messages), BATCH_MESSAGES)
+    )
     position = 0
-    for start in range(0, len(messages), BATCH_MESSAGES):
-        batch = [m for m in messages[start : start + BATCH_MESSAGES] if m.id not in LEAD_IDS and not m.opaque]
+    for batch in prepare(batches):
         pieces = []
-        for message in prepare(batch):
+        for message in batch:
             position += 1
             pieces.append(f"\n\n{_heading(position, message)}\n\n{_body(message)}")
         yield "".join(pieces)

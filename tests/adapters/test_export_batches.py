@@ -4,13 +4,16 @@ must be byte for byte what rendering and redacting one message at a time writes.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
 
-from smig_tui.adapters import stored_text
+from smig_tui import services as services_module
+from smig_tui.adapters import redact_pool, stored_text
 from smig_tui.adapters.agents.claude.source import ClaudeSource
 from smig_tui.adapters.agents.codex.source import CodexSource
 from smig_tui.adapters.stored_text import LineText, read_texts
@@ -155,3 +158,34 @@ def test_read_texts_notices_a_rewritten_file(tmp_path: Path, monkeypatch: pytest
     path.unlink()
     with pytest.raises(SourceChangedError, match="Cannot read"):
         read_texts(messages)
+
+
+def test_worker_processes_redact_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A big export redacts in worker processes; the file is the same as redacting here."""
+    path = tmp_path / "rollout-2026-11-01T10-00-00-01a1fe68-2300-7c3d-84e5-f6a7b8c9d0e1.jsonl"
+    _rollout(path)
+    monkeypatch.setattr(export, "BATCH_MESSAGES", 16)
+    _store_everything(monkeypatch)
+    session = _load(Agent.CODEX, path)
+    expected = _one_at_a_time(session)
+    monkeypatch.setattr(services_module, "PARALLEL_CHARS", 0)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    started: list[int] = []
+    real = redact_pool.redacted_in_workers
+
+    def counted(batches: Iterable[list[str]], workers: int) -> Iterator[redact_pool.Changes]:
+        started.append(workers)
+        return real(batches, workers)
+
+    monkeypatch.setattr(redact_pool, "redacted_in_workers", counted)
+    assert "".join(build_services().export_chunks(session, ExportFormat.MARKDOWN)) == expected
+    assert started == [2]
+
+
+def test_a_pool_that_cannot_start_redacts_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise OSError("no processes here")
+
+    monkeypatch.setattr(redact_pool, "ProcessPoolExecutor", refuse)
+    batches = [["token=hunter2hunter2 and sk-" + "a" * 30, "plain"], ["nothing"]]
+    assert list(redact_pool.redacted_in_workers(iter(batches), 2)) == [redact_pool.redact_changes(b) for b in batches]
