@@ -758,13 +758,9 @@ def _target_chars(target_chars: int | None, target_tokens: int | None) -> int:
 
 def _read_texts(messages: Sequence[Message]) -> list[Message]:
     """The messages with their texts in hand: the ones left on disk read back in one pass (`--no-redact`)."""
-    from smig_tui.adapters.stored_text import read_texts
+    from smig_tui.adapters.stored_text import with_texts
 
-    texts = read_texts(messages)
-    return [
-        message if isinstance(message.body, str) else message.with_body(text)
-        for message, text in zip(messages, texts, strict=True)
-    ]
+    return with_texts(messages)
 
 
 def _read_each(batches: Iterable[Sequence[Message]]) -> Iterator[list[Message]]:

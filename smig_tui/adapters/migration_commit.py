@@ -24,6 +24,7 @@ from smig_tui.adapters.output_paths import check_output_path
 from smig_tui.adapters.paths import Paths
 from smig_tui.adapters.readback import Expected, expected_from, verify
 from smig_tui.adapters.storage.migration_store import MigrationStore, new_migration_id
+from smig_tui.adapters.stored_text import with_texts
 from smig_tui.adapters.zstd_files import DAMAGED, open_binary
 from smig_tui.core.errors import SessionReadError, SmigError, WriteRefusedError
 from smig_tui.core.export import to_markdown, to_record
@@ -137,6 +138,8 @@ class Committer:
             )
         wanted = {Destination(value) for value in to} or {Destination.STORE}
         self._expected = {}
+        # Read back once, in file order: redaction, the writers and the record each read every text.
+        messages = tuple(with_texts(messages))
         redactions: dict[str, int] = {}
         if redact_secrets:
             session = redact_header(session)  # only its title and goal are written

@@ -122,6 +122,15 @@ def read_texts(messages: Sequence[Message]) -> list[str]:
     return texts
 
 
+def with_texts(messages: Sequence[Message]) -> list[Message]:
+    """The messages with their texts in hand (`read_texts`), so later readers open no file again."""
+    texts = read_texts(messages)
+    return [
+        message if isinstance(message.body, str) else message.with_body(text)
+        for message, text in zip(messages, texts, strict=True)
+    ]
+
+
 BLOCK_BYTES = 1 << 20
 """Long texts of a compressed session are packed together in blocks of about this size."""
 
