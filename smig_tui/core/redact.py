@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import accumulate
 from typing import Any
 
 # Each pattern starts with a literal or a small character set, so `re` can skip ahead quickly; the
@@ -454,10 +455,7 @@ def redact_many(texts: Sequence[str]) -> list[Redaction]:
 
 def _starts(haystacks: Sequence[str]) -> list[int]:
     """Where each text starts in `_JOIN.join(haystacks)`, and one past the end."""
-    starts = [0]
-    for haystack in haystacks:
-        starts.append(starts[-1] + len(haystack) + len(_JOIN))
-    return starts
+    return list(accumulate((len(haystack) + len(_JOIN) for haystack in haystacks), initial=0))
 
 
 def _needles_in_run(texts: Sequence[str], lowered: Sequence[str]) -> list[set[str]]:
@@ -555,7 +553,9 @@ def _anchor(needle: str) -> int:
 def _groups(needles: list[str]) -> tuple[tuple[str, ...], ...]:
     by_anchor: dict[str, list[str]] = {}
     for needle in sorted(needles, key=len, reverse=True):  # longest first: a needle before those inside it
-        key = needle if len(needle) == 1 else needle[_anchor(needle)]
+        # A one-character needle (a Discord token's `.`) is in most texts: alone, a hit on it does
+        # not send every text back to be searched for the longer needles sharing its character.
+        key = f"alone {needle}" if len(needle) == 1 else needle[_anchor(needle)]
         by_anchor.setdefault(key, []).append(needle)
     return tuple(tuple(group) for group in by_anchor.values())
 
