@@ -656,7 +656,11 @@ def _find_needles(group: tuple[str, ...], haystack: str, found: set[str]) -> Non
 def redact_texts(texts: list[str]) -> list[str | None]:
     """Each text redacted, or None where nothing was found (the text stands as it is): a batch for a
     worker process, which then sends back only what changed."""
-    return [found.text if found.counts else None for found in redact_many(texts)]
+    out: list[str | None] = []
+    for text in texts:
+        found = redact(text)
+        out.append(found.text if found.counts else None)
+    return out
 
 
 def redact_json(value: Any) -> Any:
