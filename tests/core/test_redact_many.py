@@ -67,3 +67,23 @@ def test_real_session_lines(shared_fixtures: Path) -> None:
     ]
     assert len(lines) > 500
     same(lines)
+
+
+def test_secret_words_found_from_their_cores_as_the_regex_finds_them() -> None:
+    """`_SecretWords` must return what `_SECRET_WORD_LOWER.search` returns, from every place asked."""
+    rng = random.Random(3)
+    parts = ["key", "api_key", "api-key", "apikey", "auth_key", "account_key", "access-key", "private_key"]
+    parts += ["password", "passwd", "passw", "pwd", "secret", "token", "credential", "x", "_", "-", "a", "ke", " "]
+    texts = [text.lower() for text in corpus()]
+    texts += ["".join(rng.choice(parts) for _ in range(rng.randint(1, 30))) for _ in range(2000)]
+    asked = 0
+    for text in texts:
+        words, at = detector._SecretWords(text), 0
+        while True:
+            expected, found = detector._SECRET_WORD_LOWER.search(text, at), words.next(at)
+            asked += 1
+            assert (expected and expected.span()) == (found and found.span()), (text, at)
+            if expected is None:
+                break
+            at = expected.end() if rng.random() < 0.5 else expected.start() + 1
+    assert asked > 5000
