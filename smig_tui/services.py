@@ -531,12 +531,14 @@ class Services:
         if redact:
             session = redact_header(session)  # renderers read only its title and goal
             plan = redact_plan(plan) if plan is not None else None
+        from smig_tui.adapters.redact_pool import read_batches, read_in_batches, redacted_batches, worth_workers
+
         if fmt is export.ExportFormat.MARKDOWN:
-            prepare = partial(_read_and_redact, parallel=_worth_workers(messages)) if redact else _read_each
+            prepare = partial(redacted_batches, parallel=worth_workers(messages)) if redact else read_batches
             yield from export.markdown_chunks(session, messages, plan, prepare)
             return
         if redact:
-            messages = redact_messages(_texts_read(messages))[0]
+            messages = redact_messages(read_in_batches(messages))[0]
         data: Any = (
             export.to_openai(messages)
             if fmt is export.ExportFormat.OPENAI
@@ -754,57 +756,6 @@ def _target_chars(target_chars: int | None, target_tokens: int | None) -> int:
     if target_chars:
         return target_chars
     return chars_for_tokens(target_tokens) if target_tokens else DEFAULT_TARGET_CHARS
-
-
-def _read_texts(messages: Sequence[Message]) -> list[Message]:
-    """The messages with their texts in hand: the ones left on disk read back in one pass (`--no-redact`)."""
-    from smig_tui.adapters.stored_text import with_texts
-
-    return with_texts(messages)
-
-
-def _read_each(batches: Iterable[Sequence[Message]]) -> Iterator[list[Message]]:
-    """Each batch with its texts in hand (`--no-redact`)."""
-    return (_read_texts(batch) for batch in batches)
-
-
-PARALLEL_CHARS = 16 << 20
-"""Characters of text from which an export redacts in worker processes (starting them costs ~0.2 s)."""
-
-
-def _worth_workers(messages: Sequence[Message]) -> bool:
-    """Whether redacting these messages takes long enough to share out among worker processes."""
-    return (os.cpu_count() or 1) > 1 and sum(message.text_length for message in messages) >= PARALLEL_CHARS
-
-
-def _read_and_redact(batches: Iterable[Sequence[Message]], parallel: bool = False) -> Iterator[Sequence[Message]]:
-    """Each batch read back and its secrets replaced (for renderers that stream); with `parallel`,
-    worker processes redact a few batches ahead while this one reads and renders."""
-    from smig_tui.core.handoff import redact_messages
-
-    if not parallel:
-        yield from (redact_messages(_read_texts(batch))[0] for batch in batches)
-        return
-    from smig_tui.adapters.redact_pool import redacted_in_workers, worker_count
-
-    read: list[list[Message]] = []
-
-    def texts() -> Iterator[list[str]]:
-        for batch in batches:
-            read.append(_read_texts(batch))
-            yield [message.text for message in read[-1]]
-
-    for changes in redacted_in_workers(texts(), worker_count()):
-        batch = read.pop(0)
-        for index, text, _counts in changes:
-            batch[index] = replace(batch[index], body=text)
-        yield batch
-
-
-def _texts_read(messages: Sequence[Message], batch: int = 512) -> Iterator[Message]:
-    """The messages with their texts in hand, read back a batch at a time."""
-    for start in range(0, len(messages), batch):
-        yield from _read_texts(messages[start : start + batch])
 
 
 def migrated_messages(plan: Plan) -> tuple[Message, ...]:

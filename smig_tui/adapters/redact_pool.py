@@ -1,4 +1,4 @@
-"""Provides redaction of a stream of text batches in worker processes, results in order.
+"""Provides the redaction of an export's message batches, in worker processes when it is big.
 
 Exporting a whole huge session redacts every one of its texts, which takes more CPU than reading and
 rendering them. Workers redact batch after batch while this process reads the next texts back and
@@ -11,16 +11,60 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import replace
 
+from smig_tui.adapters.stored_text import with_texts
+from smig_tui.core.handoff import redact_messages
+from smig_tui.core.models import Message
 from smig_tui.core.redact import redact_many
 
 Changes = list[tuple[int, str, dict[str, int]]]
 """The texts of a batch that redaction changed: (position in the batch, new text, counts by kind)."""
 
 MAX_WORKERS = 4
+PARALLEL_CHARS = 16 << 20
+"""Characters of text from which an export redacts in worker processes (starting them costs ~0.2 s)."""
+BATCH = 512
+"""Messages read back together (in file order, one open per file)."""
+
+
+def worth_workers(messages: Sequence[Message]) -> bool:
+    """Whether redacting these messages takes long enough to share out among worker processes."""
+    return (os.cpu_count() or 1) > 1 and sum(message.text_length for message in messages) >= PARALLEL_CHARS
+
+
+def read_batches(batches: Iterable[Sequence[Message]]) -> Iterator[list[Message]]:
+    """Each batch with its texts in hand (`--no-redact`)."""
+    return (with_texts(batch) for batch in batches)
+
+
+def read_in_batches(messages: Sequence[Message]) -> Iterator[Message]:
+    """The messages with their texts in hand, read back a batch at a time."""
+    for start in range(0, len(messages), BATCH):
+        yield from with_texts(messages[start : start + BATCH])
+
+
+def redacted_batches(batches: Iterable[Sequence[Message]], parallel: bool = False) -> Iterator[Sequence[Message]]:
+    """Each batch read back and its secrets replaced (for renderers that stream); with `parallel`,
+    worker processes redact a few batches ahead while this one reads and renders."""
+    if not parallel:
+        yield from (redact_messages(with_texts(batch))[0] for batch in batches)
+        return
+    read: deque[list[Message]] = deque()
+
+    def texts() -> Iterator[list[str]]:
+        for batch in batches:
+            read.append(with_texts(batch))
+            yield [message.text for message in read[-1]]
+
+    for changes in redacted_in_workers(texts(), worker_count()):
+        batch = read.popleft()
+        for index, text, _counts in changes:
+            batch[index] = replace(batch[index], body=text)
+        yield batch
 
 
 def redact_changes(texts: list[str]) -> Changes:

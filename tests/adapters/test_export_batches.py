@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from smig_tui import services as services_module
 from smig_tui.adapters import redact_pool, stored_text
 from smig_tui.adapters.agents.claude.source import ClaudeSource
 from smig_tui.adapters.agents.codex.source import CodexSource
@@ -168,7 +167,7 @@ def test_worker_processes_redact_the_same(tmp_path: Path, monkeypatch: pytest.Mo
     _store_everything(monkeypatch)
     session = _load(Agent.CODEX, path)
     expected = _one_at_a_time(session)
-    monkeypatch.setattr(services_module, "PARALLEL_CHARS", 0)
+    monkeypatch.setattr(redact_pool, "PARALLEL_CHARS", 0)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     started: list[int] = []
     real = redact_pool.redacted_in_workers
