@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -557,12 +557,14 @@ class Services:
         if redact:
             session = redact_header(session)  # renderers read only its title and goal
             plan = redact_plan(plan) if plan is not None else None
+        from smig_tui.adapters.redact_pool import read_batches, read_in_batches, redacted_batches, worth_workers
+
         if fmt is export.ExportFormat.MARKDOWN:
-            prepare = _redact_one if redact else _unchanged
+            prepare = partial(redacted_batches, parallel=worth_workers(messages)) if redact else read_batches
             yield from export.markdown_chunks(session, messages, plan, prepare)
             return
         if redact:
-            messages = redact_messages(messages)[0]
+            messages = redact_messages(read_in_batches(messages))[0]
         data: Any = (
             export.to_openai(messages)
             if fmt is export.ExportFormat.OPENAI
@@ -780,18 +782,6 @@ def _target_chars(target_chars: int | None, target_tokens: int | None) -> int:
     if target_chars:
         return target_chars
     return chars_for_tokens(target_tokens) if target_tokens else DEFAULT_TARGET_CHARS
-
-
-def _redact_one(message: Message) -> Message:
-    """One message with its secrets replaced (for renderers that stream)."""
-    from smig_tui.core.handoff import redact_messages
-
-    return redact_messages((message,))[0][0]
-
-
-def _unchanged(message: Message) -> Message:
-    """A message as it is (`--no-redact`)."""
-    return message
 
 
 def migrated_messages(plan: Plan) -> tuple[Message, ...]:

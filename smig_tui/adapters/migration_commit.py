@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from smig_tui.adapters.output_paths import check_output_path
 from smig_tui.adapters.paths import Paths
 from smig_tui.adapters.readback import Expected, expected_from, verify
 from smig_tui.adapters.storage.migration_store import MigrationStore, new_migration_id
+from smig_tui.adapters.stored_text import with_texts
 from smig_tui.adapters.zstd_files import DAMAGED, open_binary
 from smig_tui.core.errors import SessionReadError, SmigError, WriteRefusedError
 from smig_tui.core.export import to_markdown, to_record
@@ -135,8 +137,31 @@ class Committer:
                 f"The {plan.strategy.value} plan has no summary yet; write one first "
                 "(`smig summarize`) or choose --strategy truncate."
             )
+        with ThreadPoolExecutor(1) as hashing:  # hashlib lets go of the GIL: the source is hashed meanwhile
+            fingerprint = hashing.submit(file_fingerprint, session.info.path)
+            return self._migrate(
+                session, plan, messages, to, fingerprint, dry_run, out, force, now, redact_secrets, cwd
+            )
+
+    def _migrate(
+        self,
+        session: Session,
+        plan: Plan,
+        messages: tuple[Message, ...],
+        to: Iterable[Destination],
+        fingerprint: Future[tuple[str, int, float]],
+        dry_run: bool,
+        out: Path | None,
+        force: bool,
+        now: datetime | None,
+        redact_secrets: bool,
+        cwd: str | None,
+    ) -> MigrationResult:
+        """`migrate`, with the source's fingerprint being taken in another thread."""
         wanted = {Destination(value) for value in to} or {Destination.STORE}
         self._expected = {}
+        # Read back once, in file order: redaction, the writers and the record each read every text.
+        messages = tuple(with_texts(messages))
         redactions: dict[str, int] = {}
         if redact_secrets:
             session = redact_header(session)  # only its title and goal are written
@@ -144,7 +169,7 @@ class Committer:
             plan = redact_plan(plan)
         now = now or datetime.now(UTC)
         migration_id = new_migration_id(now.timestamp())
-        sha, size, mtime = file_fingerprint(session.info.path)
+        sha, size, mtime = fingerprint.result()
         source = source_ref(session, sha, size, mtime)
         files = self._native_files(session, plan, messages, wanted, migration_id, now, cwd)
         files += self._export_files(session, plan, messages, wanted, migration_id, out, force)

@@ -13,7 +13,7 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO, cast
 
 from smig_tui.adapters.zstd_files import Packer, decompress
 from smig_tui.core.errors import SourceChangedError
@@ -44,11 +44,18 @@ class LineText:
 
     def read(self) -> str:
         """Re-parse the line and return the text; SourceChangedError if it is not there any more."""
+        return self._pick(self._line_texts(self._raw()))
+
+    def _line_texts(self, raw: bytes) -> Sequence[str]:
+        """The texts the line's bytes hold (none when they no longer parse)."""
         try:
-            data = json.loads(self._raw().decode("utf-8", errors="replace"))
-            texts = self.texts(data) if isinstance(data, dict) else ()
+            data = json.loads(raw.decode("utf-8", errors="replace"))
+            return self.texts(data) if isinstance(data, dict) else ()
         except (ValueError, RecursionError):
-            texts = ()
+            return ()
+
+    def _pick(self, texts: Sequence[str]) -> str:
+        """This text among its line's, checked to have the length it had when the file was read."""
         if self.part < len(texts) and len(texts[self.part]) == self.length:
             return texts[self.part]
         raise self._changed()
@@ -63,12 +70,14 @@ class LineText:
         """The line's bytes, checked to still end where they ended when the file was read."""
         try:
             with open(self.path, "rb") as handle:
-                handle.seek(self.offset)
-                raw = handle.read(self.size + 1)
+                return self._raw_from(handle)
         except OSError as error:
-            raise SourceChangedError(
-                f"Cannot read {self.path} again ({error.strerror or error}); reload the session."
-            ) from error
+            raise _unreadable(self.path, error) from error
+
+    def _raw_from(self, handle: BinaryIO) -> bytes:
+        """`_raw` from a file already open (one handle serves every text of a batch)."""
+        handle.seek(self.offset)
+        raw = handle.read(self.size + 1)
         if len(raw) < self.size or raw[self.size :] not in (b"", b"\n"):
             raise self._changed()
         return raw[: self.size]
@@ -77,6 +86,49 @@ class LineText:
         return SourceChangedError(
             f"{self.path} was rewritten after smig read it (line at byte {self.offset} differs); reload the session."
         )
+
+
+def _unreadable(path: str, error: OSError) -> SourceChangedError:
+    return SourceChangedError(f"Cannot read {path} again ({error.strerror or error}); reload the session.")
+
+
+def read_texts(messages: Sequence[Message]) -> list[str]:
+    """Every message's text, the ones left on disk read back in file order with one open per file.
+
+    Reading them one by one (`Message.text`) opens the file and parses the line once per text: on a
+    huge session's export that was 50,000 opens. Here each file is opened once, its lines are read
+    in offset order, and a line holding several texts is parsed once.
+    """
+    texts: list[str] = []
+    on_disk: dict[str, list[tuple[int, LineText]]] = {}
+    for index, message in enumerate(messages):
+        body = message.body
+        if isinstance(body, LineText):
+            on_disk.setdefault(body.path, []).append((index, body))
+            texts.append("")
+        else:
+            texts.append(message.text)
+    for path, stored in on_disk.items():
+        stored.sort(key=lambda item: item[1].offset)
+        try:
+            with open(path, "rb") as handle:
+                line_at, line_texts = -1, cast(Sequence[str], ())
+                for index, body in stored:
+                    if body.offset != line_at:
+                        line_at, line_texts = body.offset, body._line_texts(body._raw_from(handle))
+                    texts[index] = body._pick(line_texts)
+        except OSError as error:
+            raise _unreadable(path, error) from error
+    return texts
+
+
+def with_texts(messages: Sequence[Message]) -> list[Message]:
+    """The messages with their texts in hand (`read_texts`), so later readers open no file again."""
+    texts = read_texts(messages)
+    return [
+        message if isinstance(message.body, str) else message.with_body(text)
+        for message, text in zip(messages, texts, strict=True)
+    ]
 
 
 BLOCK_BYTES = 1 << 20

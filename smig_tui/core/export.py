@@ -29,6 +29,8 @@ class ExportFormat(StrEnum):
 
 def _fence(text: str) -> str:
     """A backtick fence longer than any run inside `text`, so code blocks never break."""
+    if "```" not in text:  # most texts: no run of three, so three is enough (and no regex pass)
+        return "```"
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     return "`" * max(3, longest + 1)
 
@@ -72,13 +74,14 @@ def _heading(position: int, message: Message) -> str:
 
 def _body(message: Message) -> str:
     """A message's text: prose as it is, tool traffic fenced."""
+    text = message.text
     if message.kind in (Kind.TOOL_CALL, Kind.TOOL_RESULT):
-        fence = _fence(message.text)
-        fenced = f"{fence}\n{message.text}\n{fence}"
+        fence = _fence(text)
+        fenced = f"{fence}\n{text}\n{fence}"
         if message.full_output_path:
             return f"{fenced}\n\n_Full output: `{message.full_output_path}` (the model saw the preview above)._"
         return fenced
-    return message.text.strip() or "_(empty)_"
+    return text.strip() or "_(empty)_"
 
 
 def to_markdown(session: Session, messages: Iterable[Message], plan: Plan | None = None) -> str:
@@ -86,16 +89,21 @@ def to_markdown(session: Session, messages: Iterable[Message], plan: Plan | None
     return "".join(markdown_chunks(session, tuple(messages), plan))
 
 
+BATCH_MESSAGES = 512
+"""Messages rendered per piece: enough to batch reading and redaction, few enough to keep memory low."""
+
+
 def markdown_chunks(
     session: Session,
     messages: Sequence[Message],
     plan: Plan | None = None,
-    prepare: Callable[[Message], Message] = lambda message: message,
+    prepare: Callable[[Iterable[Sequence[Message]]], Iterable[Sequence[Message]]] = lambda batches: batches,
 ) -> Iterator[str]:
-    """The handoff document in pieces, one per message, so a whole session streams to its file.
+    """The handoff document in pieces, one per batch of messages, so a whole session streams to its file.
 
-    `prepare` is applied to each message just before it is rendered (the caller's redaction), so no
-    second copy of the conversation is ever built.
+    `prepare` turns the stream of batches into the batches rendered (the caller reads each batch's
+    texts back and redacts them, possibly a few batches ahead), so no second copy of the
+    conversation is ever built.
     """
     title = session.info.title or goal_of(session.messages) or session.info.id
     lines = [f"# Handoff: {one_line(title, 100)}", "", "| | |", "|---|---|"]
@@ -103,19 +111,25 @@ def markdown_chunks(
     goal = goal_of(message for message in session.messages)
     if goal:
         lines += ["", "## Goal", "", *[f"> {line}" if line else ">" for line in goal.splitlines()]]
-    lead = [prepare(message) for message in messages if message.id in LEAD_IDS]
+    lead = [message for message in messages if message.id in LEAD_IDS]
+    if lead:
+        lead = [message for batch in prepare([lead]) for message in batch]
     if lead:
         heading = "Summary of earlier conversation" if plan and plan.summary else "What was left out"
         lines += ["", f"## {heading}", "", *(message.text.strip() for message in lead)]
     lines += ["", "## Conversation"]
     yield "\n".join(lines)
+    batches = (
+        [m for m in messages[start : start + BATCH_MESSAGES] if m.id not in LEAD_IDS and not m.opaque]
+        for start in range(0, len(messages), BATCH_MESSAGES)
+    )
     position = 0
-    for message in messages:
-        if message.id in LEAD_IDS or message.opaque:
-            continue
-        position += 1
-        message = prepare(message)
-        yield f"\n\n{_heading(position, message)}\n\n{_body(message)}"
+    for batch in prepare(batches):
+        pieces = []
+        for message in batch:
+            position += 1
+            pieces.append(f"\n\n{_heading(position, message)}\n\n{_body(message)}")
+        yield "".join(pieces)
     yield "\n"
 
 

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from smig_tui.core.migration import Lineage, Turn
 from smig_tui.core.models import Kind, Message, Plan, Role, Session
-from smig_tui.core.redact import redact
+from smig_tui.core.redact import redact, redact_many
 
 TOOL_CALL_OPEN = "[tool call: {name}]"
 TOOL_CALL_CLOSE = "[/tool call]"
@@ -112,11 +112,24 @@ def redact_messages(messages: Iterable[Message]) -> tuple[tuple[Message, ...], d
     """
     counts: Counter[str] = Counter()
     out: list[Message] = []
+    batch: list[Message] = []
     for message in messages:
-        result = redact(message.text)
+        batch.append(message)
+        if len(batch) == _REDACT_BATCH:
+            _redact_batch(batch, out, counts)
+            batch = []
+    _redact_batch(batch, out, counts)
+    return tuple(out), dict(counts)
+
+
+_REDACT_BATCH = 512
+"""Messages redacted together (`redact_many` looks for needles in a whole run of texts at once)."""
+
+
+def _redact_batch(batch: list[Message], out: list[Message], counts: Counter[str]) -> None:
+    for message, result in zip(batch, redact_many([message.text for message in batch]), strict=True):
         counts.update(result.counts)
         out.append(replace(message, body=result.text) if result.total else message)
-    return tuple(out), dict(counts)
 
 
 def redact_session(session: Session) -> Session:

@@ -16,7 +16,6 @@ from smig_tui.services import Services, clipboard, describe_failure
 from smig_tui.tui.commands import ActionsProvider
 from smig_tui.tui.messages import WorkerFailed
 from smig_tui.tui.screens.browse import BrowseScreen
-from smig_tui.tui.screens.help import HelpModal, documented
 
 DARK, LIGHT = "textual-dark", "textual-light"
 
@@ -89,6 +88,8 @@ class SmigApp(App[None]):
         return BrowseScreen(self.services, here=self._here)
 
     def action_help(self) -> None:
+        from smig_tui.tui.screens.help import HelpModal, documented  # Markdown: imported when first asked for
+
         self.push_screen(HelpModal(documented(self.screen)))
 
     def action_toggle_theme(self) -> None:

@@ -31,7 +31,6 @@ from smig_tui.tui.screens.base import SmigWidget
 from smig_tui.tui.screens.commit import CommitModal
 from smig_tui.tui.screens.commit_result import CommitResultModal
 from smig_tui.tui.screens.export import ExportModal, ExportRequest
-from smig_tui.tui.screens.message_viewer import MessageViewer, Viewed, view_of_item
 from smig_tui.tui.screens.model_picker import ModelPickerModal
 from smig_tui.tui.widgets.plan_table import PLACEHOLDER_KEY, SUMMARY_KEY, PlanTable
 from smig_tui.tui.widgets.preview_tabs import PreviewTabs
@@ -165,6 +164,8 @@ class MigrateActions(SmigWidget):
 
     def view_row(self, table: PlanTable) -> None:
         """Open the viewer on the row under the table's cursor: a message, the summary or the placeholder."""
+        from smig_tui.tui.screens.message_viewer import MessageViewer, Viewed, view_of_item  # Markdown: not at start
+
         key, plan = table.highlighted_key(), table.plan
         if key is None or plan is None:
             return

@@ -1,16 +1,25 @@
-"""Provides the summary preview: the opt-in notice, the streamed Markdown, and an editor."""
+"""Provides the summary preview: the opt-in notice, the streamed Markdown, and an editor.
+
+The Markdown view and the editor are made the first time a summary is shown or edited: importing
+them (markdown_it, the editor's document model) was a tenth of the TUI's time to first paint, and
+most sessions never get a summary.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Markdown, Static, TextArea
-from textual.widgets.markdown import MarkdownStream
+from textual.widgets import Static
+
+if TYPE_CHECKING:
+    from textual.widgets import Markdown, TextArea
+    from textual.widgets.markdown import MarkdownStream
 
 
 class SummaryPane(Vertical):
@@ -43,12 +52,30 @@ class SummaryPane(Vertical):
         self.text = ""
         """The summary as it stands: streamed, then possibly edited."""
         self.streaming = False
+        self._preview: Markdown | None = None
+        self._editor: TextArea | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="notice")
-        with VerticalScroll():
-            yield Markdown("")
-        yield TextArea("", language="markdown", soft_wrap=True)
+        yield VerticalScroll()
+
+    def preview(self) -> Markdown:
+        """The Markdown view of the summary, made on first use."""
+        if self._preview is None:
+            from textual.widgets import Markdown
+
+            self._preview = Markdown("")
+            self.query_one(VerticalScroll).mount(self._preview)
+        return self._preview
+
+    def editor(self) -> TextArea:
+        """The summary's editor, made on first use."""
+        if self._editor is None:
+            from textual.widgets import TextArea
+
+            self._editor = TextArea("", language="markdown", soft_wrap=True)
+            self.mount(self._editor)
+        return self._editor
 
     def show_notice(self, text: str) -> None:
         """Say what pressing `s` would send, or why it cannot (plain text: config names hold brackets)."""
@@ -59,9 +86,9 @@ class SummaryPane(Vertical):
         self.text = ""
         self.streaming = True
         self.remove_class("-editing")
-        markdown = self.query_one(Markdown)
+        markdown = self.preview()
         markdown.update("")
-        return Markdown.get_stream(markdown)
+        return markdown.get_stream(markdown)
 
     def append(self, delta: str) -> None:
         """Remember a delta (the stream widget renders it)."""
@@ -71,12 +98,12 @@ class SummaryPane(Vertical):
         """Show the final text, ready to be edited."""
         self.streaming = False
         self.text = text
-        self.query_one(Markdown).update(text)
-        self.query_one(TextArea).load_text(text)
+        self.preview().update(text)
+        self.editor().load_text(text)
 
     def edit(self) -> None:
         """Open the editor on the summary as it stands."""
-        area = self.query_one(TextArea)
+        area = self.editor()
         area.load_text(self.text)
         self.add_class("-editing")
         area.focus()
@@ -85,8 +112,8 @@ class SummaryPane(Vertical):
         """Close the editor, keep its text, and tell the screen."""
         if not self.has_class("-editing"):
             return
-        self.text = self.query_one(TextArea).text
-        self.query_one(Markdown).update(self.text)
+        self.text = self.editor().text
+        self.preview().update(self.text)
         self.remove_class("-editing")
         self.post_message(self.Edited(self, self.text))
 

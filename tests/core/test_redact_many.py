@@ -1,0 +1,89 @@
+"""`redact_many` looks for needles in whole runs of texts at once: it must redact every text exactly
+as `redact` does on its own (same text, same counts), wherever the text falls in a run."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from smig_tui.core import redact as detector
+from smig_tui.core.redact import redact, redact_many, redact_texts
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "secrets"))
+from secret_corpus import ordinary_code, secrets
+
+
+def corpus() -> list[str]:
+    """Every planted secret as written, JSON-escaped, upper-cased and inside prose; ordinary code; edge texts."""
+    texts: list[str] = []
+    for planted in secrets():
+        text = planted.text
+        texts += [text, json.dumps(text), f"see {text} here", text.upper(), text.lower()]
+    texts += list(ordinary_code())
+    texts += ["", "\x00", "token\x00=\x00secret", "ΣΑΣ token=abcdefgh1234", "İstanbul sk-" + "a" * 30]
+    texts += ["x" * 5000 + "ghp_" + "A" * 36, "gh", "SK" + "0" * 32, "AC", "key", "[REDACTED:x] token=hunter22"]
+    return texts
+
+
+def same(texts: list[str]) -> None:
+    alone = [redact(text) for text in texts]
+    together = redact_many(texts)
+    assert [(r.text, r.counts) for r in together] == [(r.text, r.counts) for r in alone]
+
+
+def test_a_run_redacts_each_text_as_redact_alone() -> None:
+    texts = corpus()
+    assert sum(1 for text in texts if redact(text).counts) > 300  # the corpus does hold secrets
+    same(texts)
+
+
+def test_order_and_neighbours_do_not_matter() -> None:
+    texts = corpus()
+    random.Random(7).shuffle(texts)
+    same(texts)
+    same(texts[::-1])
+
+
+def test_runs_split_by_size_give_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(detector, "_BATCH_CHARS", 200)  # many short runs, some of one text
+    same(corpus())
+
+
+def test_redact_texts_keeps_its_contract() -> None:
+    texts = corpus()
+    found = redact_texts(texts)
+    assert found == [r.text if r.counts else None for r in (redact(text) for text in texts)]
+
+
+def test_real_session_lines(shared_fixtures: Path) -> None:
+    lines = [
+        line
+        for path in sorted(shared_fixtures.rglob("*.jsonl"))
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines()
+    ]
+    assert len(lines) > 500
+    same(lines)
+
+
+def test_secret_words_found_from_their_cores_as_the_regex_finds_them() -> None:
+    """`_SecretWords` must return what `_SECRET_WORD_LOWER.search` returns, from every place asked."""
+    rng = random.Random(3)
+    parts = ["key", "api_key", "api-key", "apikey", "auth_key", "account_key", "access-key", "private_key"]
+    parts += ["password", "passwd", "passw", "pwd", "secret", "token", "credential", "x", "_", "-", "a", "ke", " "]
+    texts = [text.lower() for text in corpus()]
+    texts += ["".join(rng.choice(parts) for _ in range(rng.randint(1, 30))) for _ in range(2000)]
+    asked = 0
+    for text in texts:
+        words, at = detector._SecretWords(text), 0
+        while True:
+            expected, found = detector._SECRET_WORD_LOWER.search(text, at), words.next(at)
+            asked += 1
+            assert (expected and expected.span()) == (found and found.span()), (text, at)
+            if expected is None:
+                break
+            at = expected.end() if rng.random() < 0.5 else expected.start() + 1
+    assert asked > 5000
