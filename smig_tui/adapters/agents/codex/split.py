@@ -1,0 +1,162 @@
+"""Provides the two-process read of a huge rollout (see `adapters/split_read.py`).
+
+The worker reads the tail with the reader's own code: the same byte test skips the same lines,
+`convert` turns each `response_item` into drafts, and a long text is sent as its length and head
+(what `TextStore` would keep of it). Every other record goes back parsed, to be fed as usual.
+The reader replays all that in file order, so ids, tool names and usage come out as in one pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from smig_tui.adapters.agents.codex.items import RESULT_TYPES, convert, cwd_from_environment
+from smig_tui.adapters.agents.codex.scan import iso_or_none
+from smig_tui.adapters.jsonl import SHAPE_ERRORS, Record, iter_lines, iter_records, parse_line, shape_warning
+from smig_tui.adapters.split_read import Aside
+from smig_tui.adapters.stored_text import HEAD_CHARS, TEXT_CHARS
+from smig_tui.core.gc_pause import no_cyclic_gc
+from smig_tui.core.models import Kind, ReadWarning, Role
+from smig_tui.core.ports import WarningSink
+
+if TYPE_CHECKING:
+    from smig_tui.adapters.agents.codex.load import RolloutLoader
+
+ROLES = tuple(Role)
+KINDS = tuple(Kind)
+"""Roles and kinds travel as their index here: unpickling an enum member calls its class."""
+_ROLE_INDEX = {role: index for index, role in enumerate(ROLES)}
+_KIND_INDEX = {kind: index for index, kind in enumerate(KINDS)}
+
+Draft = tuple[int, int, str, str | None, str | None, bool, bool, bool, int, tuple[str | None] | None]
+"""(role, kind, text, tool name, call id, is_error, opaque, injected, length, environment): `length`
+is -1 when `text` is whole, else the whole text's length with `text` its head; `environment` is
+(its cwd,) when a long text is an `<environment_context>` block."""
+
+
+class _Names(dict[str, str]):
+    """The worker's call id → tool name table, noting what each line adds (the reader replays it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.learned: list[tuple[str, str]] = []
+
+    def __setitem__(self, key: str, value: str) -> None:
+        self.learned.append((key, value))
+        super().__setitem__(key, value)
+
+
+def read_tail(path: str, start: int, long_chars: int | None) -> tuple[list[tuple[Any, ...]], str | None]:
+    """Digest the rollout from byte `start` on, numbering its lines from 1.
+
+    Returns the events in file order and the last timestamp seen (skipped lines count). Events:
+    ("w", ReadWarning), ("r", line, offset, size, data) for a record to feed as it is, and
+    ("d", line, offset, size, timestamp, is_result, learned names, drafts) for a response item.
+    Texts longer than `long_chars` are sent as their head.
+    """
+    from smig_tui.adapters.agents.codex.load import RolloutLoader  # the worker's own copy
+
+    skipper = RolloutLoader(path)  # for its byte test, which notes the times of the lines it skips
+    events: list[tuple[Any, ...]] = []
+
+    def warn(warning: ReadWarning) -> None:
+        events.append(("w", warning))
+
+    names = _Names()
+    with no_cyclic_gc():
+        for number, offset, raw, complete in iter_lines(path, start):
+            if skipper.skippable(raw):
+                continue
+            data = parse_line(raw, path, number, complete, warn)
+            if data is None:
+                continue
+            stamp = iso_or_none(data.get("timestamp"))
+            if stamp:
+                skipper.last_timestamp = stamp
+            payload = data.get("payload")
+            if data.get("type") != "response_item" or not isinstance(payload, dict):
+                events.append(("r", number, offset, len(raw), data))
+                continue
+            names.learned = []
+            try:
+                drafts = convert(payload, names)
+            except SHAPE_ERRORS:
+                events.append(("r", number, offset, len(raw), data))  # the reader meets the same error
+                continue
+            events.append(
+                (
+                    "d",
+                    number,
+                    offset,
+                    len(raw),
+                    stamp,
+                    payload.get("type") in RESULT_TYPES,
+                    tuple(names.learned),
+                    tuple(_draft(draft, long_chars) for draft in drafts),
+                )
+            )
+    return events, skipper.last_timestamp
+
+
+def _draft(draft: Any, long_chars: int | None) -> Draft:
+    """One draft, its text cut to its head when the reader leaves it on disk."""
+    text, length, environment = draft.text, -1, None
+    if long_chars is not None and len(text) > long_chars:
+        length = len(text)
+        if text.lstrip().startswith("<environment_context"):
+            environment = (cwd_from_environment(text),)
+        text = text[:HEAD_CHARS]
+    return (
+        _ROLE_INDEX[draft.role],
+        _KIND_INDEX[draft.kind],
+        text,
+        draft.tool_name,
+        draft.call_id,
+        draft.is_error,
+        draft.opaque,
+        draft.injected,
+        length,
+        environment,
+    )
+
+
+def feed_split(loader: RolloutLoader, path: str, split: int, warn: WarningSink) -> None:
+    """Feed a whole rollout to `loader`, the part from byte `split` on read by a worker meanwhile."""
+    aside = Aside(read_tail, path, split, TEXT_CHARS if loader.store.active else None)
+    try:
+        next_line = 1
+        for number, offset, raw, complete in iter_lines(path, 0, 1, split):
+            next_line = number + 1
+            if not loader.skippable(raw):
+                data = parse_line(raw, path, number, complete, warn)
+                if data is not None:
+                    _feed_one(loader, Record(number, offset, data, len(raw)), path, warn)
+        tail = aside.result()
+    finally:
+        aside.close()
+    if tail is None:  # no worker: read the rest here
+        for record in iter_records(path, warn, loader.skippable, split, next_line):
+            _feed_one(loader, record, path, warn)
+        return
+    events, last_timestamp = tail
+    shift = next_line - 1
+    for event in events:
+        tag = event[0]
+        if tag == "d":
+            loader.feed_digest(event[1] + shift, *event[2:])
+        elif tag == "r":
+            _feed_one(loader, Record(event[1] + shift, event[2], event[4], event[3]), path, warn)
+        else:
+            warning = event[1]
+            warn(warning if warning.line is None else replace(warning, line=warning.line + shift))
+    if last_timestamp:
+        loader.last_timestamp = last_timestamp
+
+
+def _feed_one(loader: RolloutLoader, record: Record, path: str, warn: WarningSink) -> None:
+    """Feed one record, a record of an unexpected shape becoming a warning (as `source._feed` does)."""
+    try:
+        loader.feed(record)
+    except SHAPE_ERRORS as error:
+        warn(shape_warning(path, record.line, error))

@@ -1,0 +1,123 @@
+"""Provides the second core for reading a huge session: its last part is parsed in another process.
+
+Decoding JSON and converting records is most of opening a 500 MB session, and one Python process
+uses one core. So a reader may hand the file's tail (from a line start near the middle) to a
+spawned worker, read the head itself meanwhile, then replay the worker's compact results in file
+order. The worker runs the reader's own per-line code, so the Session is the same either way; when
+a worker cannot start or fails, the reader reads the tail itself.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+from collections.abc import Callable
+from typing import Any
+
+SPLIT_BYTES = 64 << 20
+"""Files at least this big are read by two processes: below it, starting one costs more than it saves."""
+TAIL_SHARE = 0.5
+"""Share of the file the worker reads: the reader's own part also pays for replaying the worker's."""
+ONE_PROCESS_ENV = "SMIG_TUI_ONE_PROCESS"
+"""Set to 1 to read every session in one process."""
+_SEARCH_BYTES = 1 << 20
+
+
+def usable_cores() -> int:
+    """Cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def split_offset(path: str, size: int) -> int | None:
+    """The start of the first line at or after `TAIL_SHARE` from the end of a file worth splitting, else None."""
+    if size < SPLIT_BYTES or usable_cores() < 2 or os.environ.get(ONE_PROCESS_ENV) == "1":
+        return None
+    position = int(size * (1 - TAIL_SHARE))
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(position)
+            while position < size:
+                chunk = handle.read(_SEARCH_BYTES)
+                if not chunk:
+                    return None
+                newline = chunk.find(b"\n")
+                if newline >= 0:
+                    start = position + newline + 1
+                    return start if start < size else None
+                position += len(chunk)
+    except OSError:
+        return None  # the reader's own pass reports it
+    return None
+
+
+class Aside:
+    """One function call running in another Python process; `result()` is None when it could not run.
+
+    A plain subprocess rather than `multiprocessing`: spawning re-runs the caller's `__main__`,
+    which a script using smig as a library may not guard; this worker imports only the function's
+    module. Its stderr is dropped, so nothing it prints reaches a terminal, the TUI or MCP's stdio.
+    """
+
+    def __init__(self, function: Callable[..., Any], *args: Any) -> None:
+        self._process: subprocess.Popen[bytes] | None = None
+        request = (list(sys.path), function.__module__, function.__qualname__, args)
+        try:
+            self._process = subprocess.Popen(
+                [sys.executable, "-c", _WORKER],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+            assert self._process.stdin is not None
+            pickle.dump(request, self._process.stdin, pickle.HIGHEST_PROTOCOL)
+            self._process.stdin.close()
+        except (OSError, ValueError, TypeError, pickle.PicklingError):
+            self.close()
+
+    def result(self) -> Any:
+        """The call's return value, or None when the worker failed in any way (the caller reads on)."""
+        process = self._process
+        try:
+            if process is None or process.stdout is None:
+                return None
+            outcome, value = pickle.load(process.stdout)
+            return value if outcome == "done" else None
+        except (EOFError, OSError, ValueError, TypeError, AttributeError, ImportError, pickle.UnpicklingError):
+            return None  # the worker died or sent something unreadable
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Stop the worker if it is still running (done, failed, or no longer wanted) and reap it."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+        for stream in (process.stdin, process.stdout):
+            if stream is not None:
+                stream.close()
+
+
+_WORKER = """
+import pickle, sys
+path, module, name, args = pickle.load(sys.stdin.buffer)
+sys.path[:] = path
+try:
+    import importlib
+    function = importlib.import_module(module)
+    for part in name.split("."):
+        function = getattr(function, part)
+    outcome = ("done", function(*args))
+except Exception:
+    outcome = ("failed", None)
+pickle.dump(outcome, sys.stdout.buffer, pickle.HIGHEST_PROTOCOL)
+sys.stdout.buffer.flush()
+"""
+"""The worker's program: read the call, make it, write the result (or that it failed)."""
