@@ -13,8 +13,8 @@ import os
 import pickle
 import subprocess
 import sys
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import IO, Any
 
 SPLIT_BYTES = 64 << 20
 """Files at least this big are read by two processes: below it, starting one costs more than it saves."""
@@ -56,14 +56,16 @@ def split_offset(path: str, size: int) -> int | None:
 
 
 class Aside:
-    """One function call running in another Python process; `result()` is None when it could not run.
+    """A generator function running in another Python process, its parts read back one by one.
 
     A plain subprocess rather than `multiprocessing`: spawning re-runs the caller's `__main__`,
     which a script using smig as a library may not guard; this worker imports only the function's
     module. Its stderr is dropped, so nothing it prints reaches a terminal, the TUI or MCP's stdio.
+    The worker keeps each part pickled (compact) until the caller is ready for them, and the caller
+    unpickles one part at a time, so neither holds all the parts as objects at once.
     """
 
-    def __init__(self, function: Callable[..., Any], *args: Any) -> None:
+    def __init__(self, function: Callable[..., Iterable[Any]], *args: Any) -> None:
         self._process: subprocess.Popen[bytes] | None = None
         request = (list(sys.path), function.__module__, function.__qualname__, args)
         try:
@@ -79,16 +81,30 @@ class Aside:
         except (OSError, ValueError, TypeError, pickle.PicklingError):
             self.close()
 
-    def result(self) -> Any:
-        """The call's return value, or None when the worker failed in any way (the caller reads on)."""
-        process = self._process
+    def parts(self) -> Iterator[Any] | None:
+        """Wait for the worker; None when it could not run or failed, else its parts in order.
+
+        A worker that stops while its parts are being read raises OSError (it had finished its
+        work, so only something outside smig, such as the kernel's OOM killer, can cause that).
+        """
+        stream = None if self._process is None else self._process.stdout
         try:
-            if process is None or process.stdout is None:
+            if stream is None:
                 return None
-            outcome, value = pickle.load(process.stdout)
-            return value if outcome == "done" else None
+            outcome, count = pickle.load(stream)
         except (EOFError, OSError, ValueError, TypeError, AttributeError, ImportError, pickle.UnpicklingError):
-            return None  # the worker died or sent something unreadable
+            outcome, count = "failed", 0  # the worker died or sent something unreadable
+        if outcome != "done" or stream is None:
+            self.close()
+            return None
+        return self._read(stream, count)
+
+    def _read(self, stream: IO[bytes], count: int) -> Iterator[Any]:
+        try:
+            for _ in range(count):
+                yield pickle.load(stream)
+        except (EOFError, ValueError, TypeError, AttributeError, ImportError, pickle.UnpicklingError) as error:
+            raise OSError("the second reading process stopped before it sent all it read") from error
         finally:
             self.close()
 
@@ -106,7 +122,8 @@ class Aside:
 
 
 _WORKER = """
-import pickle, sys
+import gc, pickle, sys
+gc.disable()  # what it builds has no cycles, and the process ends right after
 path, module, name, args = pickle.load(sys.stdin.buffer)
 sys.path[:] = path
 try:
@@ -114,10 +131,15 @@ try:
     function = importlib.import_module(module)
     for part in name.split("."):
         function = getattr(function, part)
-    outcome = ("done", function(*args))
+    parts = [pickle.dumps(part, pickle.HIGHEST_PROTOCOL) for part in function(*args)]
+    header = ("done", len(parts))
 except Exception:
-    outcome = ("failed", None)
-pickle.dump(outcome, sys.stdout.buffer, pickle.HIGHEST_PROTOCOL)
-sys.stdout.buffer.flush()
+    parts, header = [], ("failed", 0)
+out = sys.stdout.buffer
+pickle.dump(header, out, pickle.HIGHEST_PROTOCOL)
+for part in parts:
+    out.write(part)
+out.flush()
 """
-"""The worker's program: read the call, make it, write the result (or that it failed)."""
+"""The worker's program: read the call, run it to the end keeping each part pickled, then send
+whether it worked and the parts."""

@@ -39,8 +39,6 @@ _LEAD = re.compile(rb'^\{"timestamp":"([^"]{10,40})","type":"(\w+)","payload":\{
 """How Codex itself writes a line's start: one match gives the time, the type and the payload type."""
 _SKIPPED = frozenset((b"world_state", b"ghost_snapshot"))
 _EVENTS_WANTED = frozenset((b"token_count", b"user_message", b"thread_rolled_back"))
-_NO_DATA: dict[str, Any] = {}
-"""The data of a record a worker already converted (`feed_digest`): nothing reads it."""
 
 
 @dataclass(slots=True)
@@ -189,12 +187,6 @@ class RolloutLoader:
         body: str | StoredText = text
         if part is not None and len(text) > TEXT_CHARS:  # `TextStore.body` keeps shorter ones as they are
             body = self.store.body(text, record.offset, record.size, part)
-        self._push(draft, body, record, stamp, message_id)
-
-    def _push(
-        self, draft: ItemMessage, body: str | StoredText, record: Record, stamp: str | None, message_id: str
-    ) -> None:
-        """Append a message with its body decided."""
         self.messages.append(
             Message(
                 len(self.messages),
@@ -230,21 +222,37 @@ class RolloutLoader:
         names = self.tool_names
         for known_call, name in learned:
             names[known_call] = name
-        record = Record(line, offset, _NO_DATA, size)
         base_id = f"{self.prefix}L{line}"
         several = len(drafts) != 1
+        messages = self.messages
         for part, (role, kind, text, tool_name, call_id, is_error, opaque, injected, length, env) in enumerate(drafts):
             if is_result:  # the worker knew only the calls of its own part
                 tool_name = names.get(call_id or "") or tool_name
-            draft = ItemMessage(ROLES[role], KINDS[kind], text, tool_name, call_id, is_error, opaque, injected)
-            message_id = f"{base_id}.{part + 1}" if several else base_id
-            if length < 0:
-                self._append(draft, record, stamp, message_id, part)
-                continue
-            if self.cwd is None and env is not None:
-                self.cwd = env[0]
-            body = LineText(self.store.path, offset, size, part, length, text, self.store.texts)
-            self._push(draft, body, record, stamp, message_id)
+            body: str | StoredText = text
+            if length >= 0:  # a long text, `text` its head: left on disk as `TextStore.body` would
+                body = LineText(self.store.path, offset, size, part, length, text, self.store.texts)
+                if self.cwd is None and env is not None:
+                    self.cwd = env[0]
+            elif self.cwd is None and text.lstrip().startswith("<environment_context"):
+                self.cwd = cwd_from_environment(text)
+            messages.append(
+                Message(
+                    len(messages),
+                    f"{base_id}.{part + 1}" if several else base_id,
+                    ROLES[role],
+                    KINDS[kind],
+                    body,
+                    tool_name,
+                    call_id,
+                    stamp,
+                    line,
+                    offset,
+                    None,
+                    is_error,
+                    opaque,
+                    injected,
+                )
+            )
 
     def _compacted(self, record: Record, payload: dict[str, Any], stamp: str | None) -> None:
         """Replace the history as Codex does on resume.

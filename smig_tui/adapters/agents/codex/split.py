@@ -8,6 +8,7 @@ The reader replays all that in file order, so ids, tool names and usage come out
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -47,13 +48,13 @@ class _Names(dict[str, str]):
         super().__setitem__(key, value)
 
 
-def read_tail(path: str, start: int, long_chars: int | None) -> tuple[list[tuple[Any, ...]], str | None]:
-    """Digest the rollout from byte `start` on, numbering its lines from 1.
+def read_tail(path: str, start: int, long_chars: int | None) -> Iterator[list[tuple[Any, ...]]]:
+    """Digest the rollout from byte `start` on, numbering its lines from 1, in batches of events.
 
-    Returns the events in file order and the last timestamp seen (skipped lines count). Events:
-    ("w", ReadWarning), ("r", line, offset, size, data) for a record to feed as it is, and
-    ("d", line, offset, size, timestamp, is_result, learned names, drafts) for a response item.
-    Texts longer than `long_chars` are sent as their head.
+    Events, in file order: ("w", ReadWarning); ("r", line, offset, size, data) for a record to feed
+    as it is (with only the fields the reader uses); ("d", line, offset, size, timestamp, is_result,
+    learned names, drafts) for a response item, texts longer than `long_chars` cut to their head;
+    last, ("t", the last timestamp seen), skipped lines included.
     """
     from smig_tui.adapters.agents.codex.load import RolloutLoader  # the worker's own copy
 
@@ -66,6 +67,9 @@ def read_tail(path: str, start: int, long_chars: int | None) -> tuple[list[tuple
     names = _Names()
     with no_cyclic_gc():
         for number, offset, raw, complete in iter_lines(path, start):
+            if len(events) >= BATCH:
+                yield events
+                events = []
             if skipper.skippable(raw):
                 continue
             data = parse_line(raw, path, number, complete, warn)
@@ -76,7 +80,7 @@ def read_tail(path: str, start: int, long_chars: int | None) -> tuple[list[tuple
                 skipper.last_timestamp = stamp
             payload = data.get("payload")
             if data.get("type") != "response_item" or not isinstance(payload, dict):
-                events.append(("r", number, offset, len(raw), data))
+                events.append(("r", number, offset, len(raw), _slim(data)))
                 continue
             names.learned = []
             try:
@@ -96,7 +100,33 @@ def read_tail(path: str, start: int, long_chars: int | None) -> tuple[list[tuple
                     tuple(_draft(draft, long_chars) for draft in drafts),
                 )
             )
-    return events, skipper.last_timestamp
+        events.append(("t", skipper.last_timestamp))
+    yield events
+
+
+BATCH = 2048
+"""Events per part the worker sends: the reader holds one part's objects at a time."""
+
+
+def _slim(data: dict[str, Any]) -> dict[str, Any]:
+    """A record with only what `RolloutLoader.feed` reads of the many it gets: turn contexts and
+    token counts (a third of a rollout's records, each with fields the reader never looks at)."""
+    kind, payload = data.get("type"), data.get("payload")
+    if not isinstance(payload, dict):
+        return data
+    if kind == "turn_context":
+        kept = {key: payload[key] for key in ("model", "cwd") if key in payload}
+    elif kind == "event_msg" and payload.get("type") == "token_count":
+        info = payload.get("info")
+        if isinstance(info, dict):
+            info = {key: info[key] for key in _TOKEN_COUNT_KEYS if key in info}
+        kept = {"type": "token_count", "info": info}
+    else:
+        return data
+    return {"timestamp": data.get("timestamp"), "type": kind, "payload": kept}
+
+
+_TOKEN_COUNT_KEYS = ("last_token_usage", "model_context_window", "total_token_usage")
 
 
 def _draft(draft: Any, long_chars: int | None) -> Draft:
@@ -132,26 +162,26 @@ def feed_split(loader: RolloutLoader, path: str, split: int, warn: WarningSink) 
                 data = parse_line(raw, path, number, complete, warn)
                 if data is not None:
                     _feed_one(loader, Record(number, offset, data, len(raw)), path, warn)
-        tail = aside.result()
+        parts = aside.parts()
+        if parts is None:  # no worker: read the rest here
+            for record in iter_records(path, warn, loader.skippable, split, next_line):
+                _feed_one(loader, record, path, warn)
+            return
+        shift = next_line - 1
+        for events in parts:
+            for event in events:
+                tag = event[0]
+                if tag == "d":
+                    loader.feed_digest(event[1] + shift, *event[2:])
+                elif tag == "r":
+                    _feed_one(loader, Record(event[1] + shift, event[2], event[4], event[3]), path, warn)
+                elif tag == "w":
+                    warning = event[1]
+                    warn(warning if warning.line is None else replace(warning, line=warning.line + shift))
+                elif event[1]:
+                    loader.last_timestamp = event[1]
     finally:
         aside.close()
-    if tail is None:  # no worker: read the rest here
-        for record in iter_records(path, warn, loader.skippable, split, next_line):
-            _feed_one(loader, record, path, warn)
-        return
-    events, last_timestamp = tail
-    shift = next_line - 1
-    for event in events:
-        tag = event[0]
-        if tag == "d":
-            loader.feed_digest(event[1] + shift, *event[2:])
-        elif tag == "r":
-            _feed_one(loader, Record(event[1] + shift, event[2], event[4], event[3]), path, warn)
-        else:
-            warning = event[1]
-            warn(warning if warning.line is None else replace(warning, line=warning.line + shift))
-    if last_timestamp:
-        loader.last_timestamp = last_timestamp
 
 
 def _feed_one(loader: RolloutLoader, record: Record, path: str, warn: WarningSink) -> None:
