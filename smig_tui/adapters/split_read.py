@@ -16,6 +16,8 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
+from smig_tui.core.models import Kind, Role
+
 SPLIT_BYTES = 64 << 20
 """Files at least this big are read by two processes: below it, starting one costs more than it saves."""
 TAIL_SHARE = 0.5
@@ -23,6 +25,12 @@ TAIL_SHARE = 0.5
 ONE_PROCESS_ENV = "SMIG_TUI_ONE_PROCESS"
 """Set to 1 to read every session in one process."""
 _SEARCH_BYTES = 1 << 20
+
+ROLES = tuple(Role)
+KINDS = tuple(Kind)
+"""Roles and kinds travel between the processes as their index: unpickling an enum member calls its class."""
+ROLE_INDEX = {role: index for index, role in enumerate(ROLES)}
+KIND_INDEX = {kind: index for index, kind in enumerate(KINDS)}
 
 
 def usable_cores() -> int:

@@ -19,14 +19,18 @@ from typing import Any
 import pytest
 
 from smig_tui.adapters import split_read, stored_text
+from smig_tui.adapters.agents.claude import load as claude_load
+from smig_tui.adapters.agents.claude import split as claude_split
+from smig_tui.adapters.agents.claude.source import ClaudeSource
 from smig_tui.adapters.agents.codex import split as codex_split
 from smig_tui.adapters.agents.codex.load import RolloutLoader
 from smig_tui.adapters.agents.codex.source import CodexSource
 from smig_tui.adapters.jsonl import iter_lines
 from smig_tui.adapters.paths import resolve_paths
-from smig_tui.core.models import ReadWarning, Session
+from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 
 REAL = Path(__file__).parent.parent / "fixtures" / "real" / "codex"
+CLAUDE_REAL = Path(__file__).parent.parent / "fixtures" / "real" / "claude" / "projects"
 COMPACTED = ("auto_compaction", "01a23b78-7adb-74e3-8126-e86b52049d09")
 GRANDCHILD = ("fork_lineage", "01a23b78-db78-7dd2-bcf7-a002f58cba32")
 PLAIN = ("compressed_and_plain", "01a23b78-167b-7f32-b718-2bab157d4425")
@@ -98,6 +102,33 @@ def test_a_rollout_read_by_two_processes_equals_one_pass(
         assert any(isinstance(m.body, stored_text.LineText) for m in two.messages)
 
 
+@pytest.mark.parametrize("held_whole", [True, False], ids=["texts-held", "texts-left-on-disk"])
+def test_transcripts_read_by_two_processes_equal_one_pass(
+    isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch, held_whole: bool
+) -> None:
+    """Every real Claude Code 2.1.332 transcript, sub-agents included, through the real worker."""
+    shutil.copytree(CLAUDE_REAL, isolated_homes["claude"] / "projects")
+    if not held_whole:
+        monkeypatch.setattr(stored_text, "FILE_BYTES", 1)
+    monkeypatch.setattr(split_read, "SPLIT_BYTES", 0)
+    monkeypatch.setattr(split_read, "usable_cores", lambda: 2)
+    monkeypatch.setattr(claude_split, "Aside", _Spy)
+    source = ClaudeSource(resolve_paths())
+    infos = list(source.discover(lambda _: None))
+    assert len(infos) >= 6
+    left_on_disk = 0
+    for info in infos:
+        monkeypatch.setenv(split_read.ONE_PROCESS_ENV, "1")
+        one = source.load(info, lambda _: None)
+        monkeypatch.delenv(split_read.ONE_PROCESS_ENV)
+        _Spy.delivered = 0
+        two = source.load(info, lambda _: None)
+        assert _Spy.delivered == 1, info.path
+        assert two == one, info.path
+        left_on_disk += sum(isinstance(m.body, stored_text.LineText) for m in two.messages)
+    assert (left_on_disk > 0) == (not held_whole)
+
+
 class _InProcess:
     """`Aside` without the process: the worker's function run here, for checking every split point fast."""
 
@@ -123,11 +154,11 @@ def _read_whole(path: str, split: int | None) -> tuple[Session, list[ReadWarning
     meta = scan_head(path).meta
     loader.adopt_meta(meta)
     if split is None:
-        _feed(loader, Part(path, str(meta["id"])), "", warnings.append)
+        _feed(loader, Part(path, str(meta.get("id"))), "", warnings.append)
     else:
         loader.begin_file(path, "")
         codex_split.feed_split(loader, path, split, warnings.append)
-    info = SessionInfo(id=str(meta["id"]), agent=Agent.CODEX, path=path)
+    info = SessionInfo(id=str(meta.get("id")), agent=Agent.CODEX, path=path)
     return loader.finish(info, tuple(warnings)), warnings
 
 
@@ -135,26 +166,79 @@ def _line_starts(path: str) -> list[int]:
     return [offset for _, offset, _, _ in iter_lines(path)][1:]
 
 
-@pytest.mark.parametrize("held_whole", [True, False], ids=["texts-held", "texts-left-on-disk"])
-def test_every_split_point_replays_to_the_same_session(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, held_whole: bool
-) -> None:
-    """Split after each line in turn: the session, its warnings and their line numbers never change."""
-    name, thread = COMPACTED
-    [source] = (REAL / name / "codex_home").rglob(f"*{thread}.jsonl")
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "fixtures"
+CODEX_FILES = sorted(REAL.rglob("*.jsonl")) + sorted((SHARED / "codex").glob("*.jsonl"))
+CLAUDE_FILES = [p for p in sorted(CLAUDE_REAL.rglob("*.jsonl")) if p.name != "journal.jsonl"] + sorted(
+    (SHARED / "claude").glob("*.jsonl")
+)
+
+
+def _damaged_copy(source: Path, tmp_path: Path, lines_added: list[bytes]) -> Path:
+    """A copy of `source` with damage on both sides of its middle: `lines_added` at a third and two thirds."""
     lines = source.read_bytes().split(b"\n")
-    # damage on both sides of the middle: a corrupt line and a record of the wrong shape
-    lines.insert(len(lines) // 3, b'{"timestamp":"2026-12-03T10:35:00.000Z","type":"response_item","payload":{')
-    lines.insert(2 * len(lines) // 3, b'{"timestamp":"2026-12-03T10:35:01.000Z","type":"event_msg","payload":[1]}')
+    for place, added in zip((3, 3 / 2), lines_added, strict=True):
+        lines.insert(int(len(lines) / place), added)
     path = tmp_path / source.name
     path.write_bytes(b"\n".join(lines))
+    return path
+
+
+@pytest.mark.parametrize("held_whole", [True, False], ids=["texts-held", "texts-left-on-disk"])
+@pytest.mark.parametrize("source", CODEX_FILES, ids=lambda p: p.name[-40:])
+def test_every_split_point_of_a_rollout_replays_to_the_same_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, held_whole: bool, source: Path
+) -> None:
+    """Split after each line in turn: the session, its warnings and their line numbers never change."""
+    path = _damaged_copy(
+        source,
+        tmp_path,
+        [
+            b'{"timestamp":"2026-12-03T10:35:00.000Z","type":"response_item","payload":{',
+            b'{"timestamp":"2026-12-03T10:35:01.000Z","type":"event_msg","payload":[1]}',
+        ],
+    )
     if not held_whole:
         monkeypatch.setattr(stored_text, "FILE_BYTES", 1)
     monkeypatch.setattr(codex_split, "Aside", _InProcess)
     expected, expected_warnings = _read_whole(str(path), None)
-    assert expected.compactions >= 1 and len(expected_warnings) >= 1
+    assert len(expected_warnings) >= 1
     for split in _line_starts(str(path)):
         session, warnings = _read_whole(str(path), split)
+        assert warnings == expected_warnings, split
+        assert session == expected, split
+
+
+def _read_transcript(
+    path: Path, split: int | None, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Session, list[ReadWarning]]:
+    """Read a Claude transcript, split at `split` (with the worker's function run in-process) or not."""
+    monkeypatch.setattr(claude_load, "split_offset", lambda _path, _size: split)
+    warnings: list[ReadWarning] = []
+    info = SessionInfo(id=path.stem, agent=Agent.CLAUDE, path=str(path), is_subagent=path.name.startswith("agent-"))
+    return claude_load.load_session(info, warnings.append), warnings
+
+
+@pytest.mark.parametrize("held_whole", [True, False], ids=["texts-held", "texts-left-on-disk"])
+@pytest.mark.parametrize("source", CLAUDE_FILES, ids=lambda p: p.name[-40:])
+def test_every_split_point_of_a_transcript_replays_to_the_same_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, held_whole: bool, source: Path
+) -> None:
+    """The same for Claude Code: tree links, progress records, sidechains, compactions, damage."""
+    path = _damaged_copy(
+        source,
+        tmp_path,
+        [
+            b'{"parentUuid":null,"type":"user","message":{"role":"user","content":"cut',
+            b'{"parentUuid":null,"type":"assistant","uuid":"u-shape","message":{"content":[{"type":"text","text":5}]}',
+        ],
+    )
+    if not held_whole:
+        monkeypatch.setattr(stored_text, "FILE_BYTES", 1)
+    monkeypatch.setattr(claude_split, "Aside", _InProcess)
+    expected, expected_warnings = _read_transcript(path, None, monkeypatch)
+    assert len(expected_warnings) >= 1 and expected.messages
+    for split in _line_starts(str(path)):
+        session, warnings = _read_transcript(path, split, monkeypatch)
         assert warnings == expected_warnings, split
         assert session == expected, split
 

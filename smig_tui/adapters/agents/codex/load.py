@@ -22,8 +22,9 @@ from smig_tui.adapters.agents.codex.items import (
     typed_prompt,
 )
 from smig_tui.adapters.agents.codex.scan import iso_or_none
-from smig_tui.adapters.agents.codex.split import KINDS, ROLES, Draft
+from smig_tui.adapters.agents.codex.split import Draft
 from smig_tui.adapters.jsonl import Record
+from smig_tui.adapters.split_read import KINDS, ROLES
 from smig_tui.adapters.stored_text import TEXT_CHARS, LineText, TextStore
 from smig_tui.adapters.zstd_files import content_size, is_compressed
 from smig_tui.core.models import Kind, Message, ReadWarning, Role, Session, SessionInfo, StoredText, Usage

@@ -15,20 +15,15 @@ from typing import TYPE_CHECKING, Any
 from smig_tui.adapters.agents.codex.items import RESULT_TYPES, convert, cwd_from_environment
 from smig_tui.adapters.agents.codex.scan import iso_or_none
 from smig_tui.adapters.jsonl import SHAPE_ERRORS, Record, iter_lines, iter_records, parse_line, shape_warning
-from smig_tui.adapters.split_read import Aside
+from smig_tui.adapters.split_read import KIND_INDEX, ROLE_INDEX, Aside
 from smig_tui.adapters.stored_text import HEAD_CHARS, TEXT_CHARS
 from smig_tui.core.gc_pause import no_cyclic_gc
-from smig_tui.core.models import Kind, ReadWarning, Role
+from smig_tui.core.models import ReadWarning
 from smig_tui.core.ports import WarningSink
 
 if TYPE_CHECKING:
     from smig_tui.adapters.agents.codex.load import RolloutLoader
 
-ROLES = tuple(Role)
-KINDS = tuple(Kind)
-"""Roles and kinds travel as their index here: unpickling an enum member calls its class."""
-_ROLE_INDEX = {role: index for index, role in enumerate(ROLES)}
-_KIND_INDEX = {kind: index for index, kind in enumerate(KINDS)}
 
 Draft = tuple[int, int, str, str | None, str | None, bool, bool, bool, int, tuple[str | None] | None]
 """(role, kind, text, tool name, call id, is_error, opaque, injected, length, environment): `length`
@@ -138,8 +133,8 @@ def _draft(draft: Any, long_chars: int | None) -> Draft:
             environment = (cwd_from_environment(text),)
         text = text[:HEAD_CHARS]
     return (
-        _ROLE_INDEX[draft.role],
-        _KIND_INDEX[draft.kind],
+        ROLE_INDEX[draft.role],
+        KIND_INDEX[draft.kind],
         text,
         draft.tool_name,
         draft.call_id,
