@@ -144,20 +144,27 @@ class _Reader:
         number: int,
         offset: int,
         size: int,
-        envelope: dict[str, Any],
+        stamp: Any,
+        envelope: dict[str, Any] | None,
         uuid: str,
         parent: str | None,
         side: bool,
         kind: str,
         converted: tuple[Any, ...],
     ) -> None:
-        """Take a user/assistant record the worker converted, as `_record` takes it parsed."""
-        self._note_envelope(envelope)
+        """Take a user/assistant record the worker converted, as `_record` takes it parsed (`envelope`
+        is None when it is the one noted last)."""
+        if envelope is not None:
+            self._note_envelope(envelope)
+        if is_timestamp(stamp):
+            self.updated = stamp
         drafts, notes, usage, group, model, answered, calls = converted
         first, strings, store = self.converted, self.strings, self.store
         messages: list[Message] = []
         for part, draft in enumerate(drafts):
-            message_id, role, what, text, tool_name, call_id, stamp, is_error, opaque, injected, output, length = draft
+            message_id, role, what, text, tool_name, call_id, timestamp, is_error, opaque, injected, output, length = (
+                draft
+            )
             what = KINDS[what]
             if what is Kind.TOOL_CALL:  # one string per name and open call, as `blocks._Stamp` shares them
                 tool_name = None if tool_name is None else strings.setdefault(tool_name, tool_name)
@@ -167,7 +174,7 @@ class _Reader:
             body: str | LineText = text
             if (
                 length >= 0 and store is not None
-            ):  # a long text, `text` its head: left on disk as `TextStore.leave` would
+            ):  # a long text, `text` its head, left on disk as `TextStore.leave` would
                 body = LineText(store.path, offset, size, part, length, text, store.texts)
             messages.append(
                 Message(
@@ -178,7 +185,7 @@ class _Reader:
                     body,
                     tool_name,
                     call_id,
-                    stamp,
+                    timestamp,
                     number,
                     offset,
                     None,
@@ -308,8 +315,12 @@ class _Assembly:
 
     def add(self, node: Node, payload: Converted) -> None:
         """Append one record's messages and note its response's usage."""
-        for draft in payload.messages:
-            self.messages.append(draft.placed(len(self.messages), draft.usage))
+        drafts, messages = payload.messages, self.messages
+        if drafts and drafts[0].index == len(messages) and drafts[-1].index == len(messages) + len(drafts) - 1:
+            messages.extend(drafts)  # numbered where they land, as they are unless the conversation branched
+        else:
+            for draft in drafts:
+                messages.append(draft.placed(len(messages), draft.usage))
         if payload.model:
             self.model = payload.model
         usage = payload.usage

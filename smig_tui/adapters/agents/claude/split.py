@@ -26,8 +26,8 @@ if TYPE_CHECKING:
 
 QUEUED = b'"queued_command"'
 """Marks an attachment with a prompt the user sent mid-turn: it must be parsed, not skipped."""
-ENVELOPE_KEYS = ("cwd", "version", "entrypoint", "gitBranch", "slug", "timestamp")
-"""What `_Reader._note_envelope` reads of a record."""
+ENVELOPE_KEYS = ("cwd", "version", "entrypoint", "gitBranch", "slug")
+"""What `_Reader._note_envelope` reads of a record, besides its timestamp."""
 BATCH = 2048
 """Events per part the worker sends: the reader holds one part's objects at a time."""
 
@@ -37,8 +37,8 @@ def read_tail(path: str, start: int, long_chars: int | None) -> Iterator[list[tu
 
     Events, in file order: ("w", ReadWarning); ("l", line, uuid, parent, timestamp) for a record
     whose links were read from its bytes; ("x", line, links or None) for an unparseable line;
-    ("c", line, offset, size, envelope, uuid, parent, sidechain, type, converted) for a user or
-    assistant record with a uuid; ("r", line, offset, size, data) for any other record.
+    ("c", line, offset, size, timestamp, envelope or None when unchanged, uuid, parent, sidechain,
+    type, converted) for a user or assistant record with a uuid; ("r", line, offset, size, data) for any other record.
     """
     events: list[tuple[Any, ...]] = []
 
@@ -46,6 +46,8 @@ def read_tail(path: str, start: int, long_chars: int | None) -> Iterator[list[tu
         events.append(("w", warning))
 
     strings: dict[str, str] = {}
+    sent: list[dict[str, Any] | None] = [None]
+    """The envelope the reader last noted from the worker: a record with the same one sends None."""
     with no_cyclic_gc():
         for number, offset, raw, complete in iter_lines(path, start):
             if len(events) >= BATCH:
@@ -66,21 +68,34 @@ def read_tail(path: str, start: int, long_chars: int | None) -> Iterator[list[tu
             if data is None:
                 events.append(("x", number, links(line)))
                 continue
-            events.append(_digest(data, number, offset, len(raw), long_chars, strings))
+            events.append(_digest(data, number, offset, len(raw), long_chars, strings, sent))
     yield events
 
 
 def _digest(
-    data: dict[str, Any], number: int, offset: int, size: int, long_chars: int | None, strings: dict[str, str]
+    data: dict[str, Any],
+    number: int,
+    offset: int,
+    size: int,
+    long_chars: int | None,
+    strings: dict[str, str],
+    sent: list[dict[str, Any] | None],
 ) -> tuple[Any, ...]:
     """A conversation record converted, or the record itself when the reader must see it whole."""
     kind, uuid = data.get("type"), data.get("uuid")
     if (kind != "user" and kind != "assistant") or not isinstance(uuid, str) or not uuid:
+        sent[0] = None  # the reader notes this record's envelope itself
         return ("r", number, offset, size, data)  # titles, system records, uuid-less ones: the reader's
     try:
         out = convert_record(data, number, offset, 0, strings)
     except SHAPE_ERRORS:
+        sent[0] = None
         return ("r", number, offset, size, data)  # the reader meets the same error and reports it
+    envelope: dict[str, Any] | None = {key: data[key] for key in ENVELOPE_KEYS if key in data}
+    if envelope == sent[0]:
+        envelope = None  # noting it again would change nothing
+    else:
+        sent[0] = envelope
     parent = data.get("parentUuid")
     usage = out.usage
     converted = (
@@ -97,7 +112,8 @@ def _digest(
         number,
         offset,
         size,
-        {key: data[key] for key in ENVELOPE_KEYS if key in data},
+        data.get("timestamp"),
+        envelope,
         uuid,
         parent if isinstance(parent, str) else None,
         bool(data.get("isSidechain")),
