@@ -33,17 +33,23 @@ ROLE_INDEX = {role: index for index, role in enumerate(ROLES)}
 KIND_INDEX = {kind: index for index, kind in enumerate(KINDS)}
 
 
-def usable_cores() -> int:
-    """Cores this process may run on."""
+def spare_core() -> bool:
+    """Tell whether a second core is free: this process may run on two or more, and the other
+    processes' load leaves one idle. On a busy machine a second process only adds its own costs."""
     try:
-        return len(os.sched_getaffinity(0))
+        cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
-        return os.cpu_count() or 1
+        cores = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]  # this process counts as one
+    except (AttributeError, OSError):
+        load = 0.0
+    return cores >= 2 and load < cores - 0.5
 
 
 def split_offset(path: str, size: int) -> int | None:
     """The start of the first line at or after `TAIL_SHARE` from the end of a file worth splitting, else None."""
-    if size < SPLIT_BYTES or usable_cores() < 2 or os.environ.get(ONE_PROCESS_ENV) == "1":
+    if size < SPLIT_BYTES or os.environ.get(ONE_PROCESS_ENV) == "1" or not spare_core():
         return None
     position = int(size * (1 - TAIL_SHARE))
     try:

@@ -89,7 +89,7 @@ def test_a_rollout_read_by_two_processes_equals_one_pass(
     if not held_whole:
         monkeypatch.setattr(stored_text, "FILE_BYTES", 1)  # long texts become LineTexts, sent as heads
     monkeypatch.setattr(split_read, "SPLIT_BYTES", 0)
-    monkeypatch.setattr(split_read, "usable_cores", lambda: 2)
+    monkeypatch.setattr(split_read, "spare_core", lambda: True)
     monkeypatch.setattr(codex_split, "Aside", _Spy)
     _Spy.delivered = 0
     one = _load(thread, monkeypatch, one_process=True)
@@ -111,7 +111,7 @@ def test_transcripts_read_by_two_processes_equal_one_pass(
     if not held_whole:
         monkeypatch.setattr(stored_text, "FILE_BYTES", 1)
     monkeypatch.setattr(split_read, "SPLIT_BYTES", 0)
-    monkeypatch.setattr(split_read, "usable_cores", lambda: 2)
+    monkeypatch.setattr(split_read, "spare_core", lambda: True)
     monkeypatch.setattr(claude_split, "Aside", _Spy)
     source = ClaudeSource(resolve_paths())
     infos = list(source.discover(lambda _: None))
@@ -250,7 +250,7 @@ def test_a_worker_that_cannot_start_leaves_the_tail_to_the_reader(
     _install(name, isolated_homes["codex"])
     one = _load(thread, monkeypatch, one_process=True)
     monkeypatch.setattr(split_read, "SPLIT_BYTES", 0)
-    monkeypatch.setattr(split_read, "usable_cores", lambda: 2)
+    monkeypatch.setattr(split_read, "spare_core", lambda: True)
     monkeypatch.setattr(sys, "executable", str(isolated_homes["home"] / "no-such-python"))
     assert _load(thread, monkeypatch, one_process=False) == one
 
@@ -263,7 +263,7 @@ def test_a_worker_that_fails_reports_nothing_and_the_reader_reads_on(tmp_path: P
     assert parts is not None and list(parts) == [1, 2, 3]
 
 
-def test_the_split_falls_on_a_line_start_and_not_for_small_files_or_one_core(
+def test_the_split_falls_on_a_line_start_and_not_for_small_files_or_without_a_spare_core(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "lines.jsonl"
@@ -271,15 +271,26 @@ def test_the_split_falls_on_a_line_start_and_not_for_small_files_or_one_core(
     size = path.stat().st_size
     assert split_read.split_offset(str(path), size) is None  # far below SPLIT_BYTES
     monkeypatch.setattr(split_read, "SPLIT_BYTES", 0)
-    monkeypatch.setattr(split_read, "usable_cores", lambda: 2)
+    monkeypatch.setattr(split_read, "spare_core", lambda: True)
     split = split_read.split_offset(str(path), size)
     assert split is not None and split in _line_starts(str(path))
     assert abs(split - size * (1 - split_read.TAIL_SHARE)) < 20
     head = [raw for _, _, raw, _ in iter_lines(str(path), stop=split)]
     tail = [raw for _, _, raw, _ in iter_lines(str(path), split)]
     assert head + tail == path.read_bytes().splitlines()
-    monkeypatch.setattr(split_read, "usable_cores", lambda: 1)
+    monkeypatch.setattr(split_read, "spare_core", lambda: False)
     assert split_read.split_offset(str(path), size) is None
-    monkeypatch.setattr(split_read, "usable_cores", lambda: 2)
+    monkeypatch.setattr(split_read, "spare_core", lambda: True)
     monkeypatch.setenv(split_read.ONE_PROCESS_ENV, "1")
     assert split_read.split_offset(str(path), size) is None
+
+
+@pytest.mark.parametrize(
+    ("cores", "load", "spare"), [(2, 0.3, True), (2, 1.4, True), (2, 1.6, False), (1, 0.0, False), (8, 5.0, True)]
+)
+def test_a_second_process_is_used_only_when_a_core_is_idle(
+    monkeypatch: pytest.MonkeyPatch, cores: int, load: float, spare: bool
+) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: set(range(cores)), raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+    assert split_read.spare_core() is spare
