@@ -283,6 +283,9 @@ def test_the_split_falls_on_a_line_start_and_not_for_small_files_or_without_a_sp
     monkeypatch.setattr(split_read, "spare_core", lambda: True)
     monkeypatch.setenv(split_read.ONE_PROCESS_ENV, "1")
     assert split_read.split_offset(str(path), size) is None
+    monkeypatch.setattr(split_read, "spare_core", lambda: False)
+    monkeypatch.setenv(split_read.ONE_PROCESS_ENV, "0")
+    assert split_read.split_offset(str(path), size) == split
 
 
 @pytest.mark.parametrize(
