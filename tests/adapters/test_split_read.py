@@ -167,7 +167,10 @@ def _line_starts(path: str) -> list[int]:
 
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "fixtures"
-CODEX_FILES = sorted(REAL.rglob("*.jsonl")) + sorted((SHARED / "codex").glob("*.jsonl"))
+OWN_CODEX = Path(__file__).parent.parent / "fixtures" / "codex_home"
+CODEX_FILES = (
+    sorted(REAL.rglob("*.jsonl")) + sorted(OWN_CODEX.rglob("*.jsonl")) + sorted((SHARED / "codex").glob("*.jsonl"))
+)
 CLAUDE_FILES = [p for p in sorted(CLAUDE_REAL.rglob("*.jsonl")) if p.name != "journal.jsonl"] + sorted(
     (SHARED / "claude").glob("*.jsonl")
 )

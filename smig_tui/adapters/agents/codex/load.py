@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smig_tui.adapters.agents.codex.items import (
     RESPONSE_TYPES,
@@ -22,12 +22,15 @@ from smig_tui.adapters.agents.codex.items import (
     typed_prompt,
 )
 from smig_tui.adapters.agents.codex.scan import iso_or_none
-from smig_tui.adapters.agents.codex.split import Draft
-from smig_tui.adapters.jsonl import Record
+from smig_tui.adapters.jsonl import SHAPE_ERRORS, Record, parse_line, shape_warning
 from smig_tui.adapters.split_read import KINDS, ROLES
 from smig_tui.adapters.stored_text import TEXT_CHARS, LineText, TextStore
 from smig_tui.adapters.zstd_files import content_size, is_compressed
 from smig_tui.core.models import Kind, Message, ReadWarning, Role, Session, SessionInfo, StoredText, Usage
+from smig_tui.core.ports import WarningSink
+
+if TYPE_CHECKING:
+    from smig_tui.adapters.agents.codex.split import Draft
 
 _SKIPPED_TYPES = (b'"type":"world_state"', b'"type":"ghost_snapshot"')
 _WANTED_EVENTS = (
@@ -391,6 +394,34 @@ class RolloutLoader:
             message if message.index == index else message.placed(index, message.usage)
             for index, message in enumerate(messages)
         ]
+
+
+def feed_lines(
+    loader: RolloutLoader,
+    lines: Iterator[tuple[int, int, bytes, bool]],
+    path: str,
+    warn: WarningSink,
+    ends_before: Callable[[int, dict[str, Any]], bool] | None = None,
+) -> int:
+    """Feed what `iter_lines` gives to `loader`, up to `ends_before` (an inherited part's end).
+
+    Lines that never matter cost a byte test, the rest a parse; a record of an unexpected shape
+    becomes a warning. Returns the number the next line would have.
+    """
+    number = 0
+    for number, offset, raw, complete in lines:
+        if loader.skippable(raw):
+            continue
+        data = parse_line(raw, path, number, complete, warn)
+        if data is None:
+            continue
+        if ends_before is not None and ends_before(offset, data):
+            break
+        try:
+            loader.feed(Record(number, offset, data, len(raw)))
+        except SHAPE_ERRORS as error:
+            warn(shape_warning(path, number, error))
+    return number + 1
 
 
 def _store_for(path: str) -> TextStore:

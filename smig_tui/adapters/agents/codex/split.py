@@ -10,20 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from smig_tui.adapters.agents.codex.items import RESULT_TYPES, convert, cwd_from_environment
+from smig_tui.adapters.agents.codex.load import RolloutLoader, feed_lines
 from smig_tui.adapters.agents.codex.scan import iso_or_none
-from smig_tui.adapters.jsonl import SHAPE_ERRORS, Record, iter_lines, iter_records, parse_line, shape_warning
+from smig_tui.adapters.jsonl import SHAPE_ERRORS, Record, iter_lines, parse_line, shape_warning
 from smig_tui.adapters.split_read import KIND_INDEX, ROLE_INDEX, Aside
 from smig_tui.adapters.stored_text import HEAD_CHARS, TEXT_CHARS
 from smig_tui.core.gc_pause import no_cyclic_gc
 from smig_tui.core.models import ReadWarning
 from smig_tui.core.ports import WarningSink
-
-if TYPE_CHECKING:
-    from smig_tui.adapters.agents.codex.load import RolloutLoader
-
 
 Draft = tuple[int, int, str, str | None, str | None, bool, bool, bool, int, tuple[str | None] | None]
 """(role, kind, text, tool name, call id, is_error, opaque, injected, length, environment): `length`
@@ -51,8 +48,6 @@ def read_tail(path: str, start: int, long_chars: int | None) -> Iterator[list[tu
     learned names, drafts) for a response item, texts longer than `long_chars` cut to their head;
     last, ("t", the last timestamp seen), skipped lines included.
     """
-    from smig_tui.adapters.agents.codex.load import RolloutLoader  # the worker's own copy
-
     skipper = RolloutLoader(path)  # for its byte test, which notes the times of the lines it skips
     events: list[tuple[Any, ...]] = []
 
@@ -150,17 +145,10 @@ def feed_split(loader: RolloutLoader, path: str, split: int, warn: WarningSink) 
     """Feed a whole rollout to `loader`, the part from byte `split` on read by a worker meanwhile."""
     aside = Aside(read_tail, path, split, TEXT_CHARS if loader.store.active else None)
     try:
-        next_line = 1
-        for number, offset, raw, complete in iter_lines(path, 0, 1, split):
-            next_line = number + 1
-            if not loader.skippable(raw):
-                data = parse_line(raw, path, number, complete, warn)
-                if data is not None:
-                    _feed_one(loader, Record(number, offset, data, len(raw)), path, warn)
+        next_line = feed_lines(loader, iter_lines(path, 0, 1, split), path, warn)
         parts = aside.parts()
         if parts is None:  # no worker: read the rest here
-            for record in iter_records(path, warn, loader.skippable, split, next_line):
-                _feed_one(loader, record, path, warn)
+            feed_lines(loader, iter_lines(path, split, next_line), path, warn)
             return
         shift = next_line - 1
         for events in parts:
