@@ -37,6 +37,13 @@ def reading_progress(report: Callable[[int, int], None]) -> Iterator[None]:
         _watch.report = previous
 
 
+def report_progress(done: int, total: int) -> None:
+    """Tell this thread's `reading_progress` callback, if any, how far a read has got (it may raise)."""
+    report: Callable[[int, int], None] | None = getattr(_watch, "report", None)
+    if report is not None:
+        report(done, total)
+
+
 class Record(NamedTuple):
     """One parsed JSONL line with where it came from (a tuple: one is made per line, and a frozen
     dataclass costs three times as much to build)."""

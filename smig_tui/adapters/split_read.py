@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
+from smig_tui.adapters.jsonl import report_progress
 from smig_tui.core.models import Kind, Role
 
 SPLIT_BYTES = 64 << 20
@@ -83,6 +84,8 @@ class Aside:
 
     def __init__(self, function: Callable[..., Iterable[Any]], *args: Any) -> None:
         self._process: subprocess.Popen[bytes] | None = None
+        self.count = 0
+        """How many parts the worker sent (known once `parts` returned them)."""
         request = (list(sys.path), function.__module__, function.__qualname__, args)
         try:
             self._process = subprocess.Popen(
@@ -113,6 +116,7 @@ class Aside:
         if outcome != "done" or stream is None:
             self.close()
             return None
+        self.count = count
         return self._read(stream, count)
 
     def _read(self, stream: IO[bytes], count: int) -> Iterator[Any]:
@@ -159,3 +163,8 @@ out.flush()
 """
 """The worker's program: read the call, run it to the end keeping each part pickled, then send
 whether it worked and the parts."""
+
+
+def replay_progress(aside: Aside, part: int, split: int, size: int) -> None:
+    """Move a progress bar (`jsonl.reading_progress`) through the worker's share as its parts are replayed."""
+    report_progress(split + (size - split) * part // max(aside.count, 1), size)

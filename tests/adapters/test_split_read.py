@@ -300,3 +300,24 @@ def test_a_second_process_is_used_only_when_a_core_is_idle(
     monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: set(range(cores)), raising=False)
     monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
     assert split_read.spare_core() is spare
+
+
+def test_a_progress_bar_moves_through_both_halves_to_the_end(
+    isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from smig_tui.adapters.jsonl import reading_progress
+
+    name, thread = GRANDCHILD
+    _install(name, isolated_homes["codex"])
+    monkeypatch.setattr(split_read, "SPLIT_BYTES", 0)
+    monkeypatch.setattr(split_read, "spare_core", lambda: True)
+    monkeypatch.setattr(codex_split, "Aside", _Spy)
+    _Spy.delivered = 0
+    seen: list[tuple[int, int]] = []
+    with reading_progress(lambda done, total: seen.append((done, total))):
+        _load(thread, monkeypatch, one_process=False)
+    assert _Spy.delivered == 1
+    size = seen[-1][1]
+    own = [done for done, total in seen if total == size]  # the fork's own file (its parent's comes first)
+    assert own == sorted(own) and own[-1] == size
+    assert any(0 < done < size for done in own)

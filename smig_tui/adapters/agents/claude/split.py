@@ -9,6 +9,7 @@ active path, ids and usage come out as in one pass.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from smig_tui.adapters.agents.claude.blocks import convert_record
 from smig_tui.adapters.agents.claude.scan import LINK_ONLY_TYPES, SKIPPED_TYPES, first_type, links, own_timestamp
 from smig_tui.adapters.jsonl import SHAPE_ERRORS, iter_lines, parse_line
-from smig_tui.adapters.split_read import KIND_INDEX, ROLE_INDEX, Aside
+from smig_tui.adapters.split_read import KIND_INDEX, ROLE_INDEX, Aside, replay_progress
 from smig_tui.adapters.stored_text import HEAD_CHARS, TEXT_CHARS
 from smig_tui.core.gc_pause import no_cyclic_gc
 from smig_tui.core.models import Message, ReadWarning, Usage
@@ -166,10 +167,11 @@ def read_split(reader: _Reader, split: int) -> None:
         if parts is None:  # no worker: read the rest here
             reader.read_lines(iter_lines(path, split, next_line))
             return
-        shift = next_line - 1
-        for events in parts:
+        shift, size = next_line - 1, os.path.getsize(path)
+        for number, events in enumerate(parts, start=1):
             for event in events:
                 _replay(reader, event, shift)
+            replay_progress(aside, number, split, size)
     finally:
         aside.close()
 

@@ -8,6 +8,7 @@ The reader replays all that in file order, so ids, tool names and usage come out
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
@@ -16,7 +17,7 @@ from smig_tui.adapters.agents.codex.items import RESULT_TYPES, convert, cwd_from
 from smig_tui.adapters.agents.codex.load import RolloutLoader, feed_lines
 from smig_tui.adapters.agents.codex.scan import iso_or_none
 from smig_tui.adapters.jsonl import SHAPE_ERRORS, Record, iter_lines, parse_line, shape_warning
-from smig_tui.adapters.split_read import KIND_INDEX, ROLE_INDEX, Aside
+from smig_tui.adapters.split_read import KIND_INDEX, ROLE_INDEX, Aside, replay_progress
 from smig_tui.adapters.stored_text import HEAD_CHARS, TEXT_CHARS
 from smig_tui.core.gc_pause import no_cyclic_gc
 from smig_tui.core.models import ReadWarning
@@ -150,8 +151,8 @@ def feed_split(loader: RolloutLoader, path: str, split: int, warn: WarningSink) 
         if parts is None:  # no worker: read the rest here
             feed_lines(loader, iter_lines(path, split, next_line), path, warn)
             return
-        shift = next_line - 1
-        for events in parts:
+        shift, size = next_line - 1, os.path.getsize(path)
+        for number, events in enumerate(parts, start=1):
             for event in events:
                 tag = event[0]
                 if tag == "d":
@@ -163,6 +164,7 @@ def feed_split(loader: RolloutLoader, path: str, split: int, warn: WarningSink) 
                     warn(warning if warning.line is None else replace(warning, line=warning.line + shift))
                 elif event[1]:
                     loader.last_timestamp = event[1]
+            replay_progress(aside, number, split, size)
     finally:
         aside.close()
 
