@@ -134,6 +134,7 @@ class _InProcess:
 
     def __init__(self, function: Callable[..., Iterable[Any]], *args: Any) -> None:
         self.parts_made = list(function(*args))
+        self.count = len(self.parts_made)
 
     def parts(self) -> Iterator[Any]:
         return iter(self.parts_made)
