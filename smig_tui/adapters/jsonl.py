@@ -37,6 +37,13 @@ def reading_progress(report: Callable[[int, int], None]) -> Iterator[None]:
         _watch.report = previous
 
 
+def report_progress(done: int, total: int) -> None:
+    """Tell this thread's `reading_progress` callback, if any, how far a read has got (it may raise)."""
+    report: Callable[[int, int], None] | None = getattr(_watch, "report", None)
+    if report is not None:
+        report(done, total)
+
+
 class Record(NamedTuple):
     """One parsed JSONL line with where it came from (a tuple: one is made per line, and a frozen
     dataclass costs three times as much to build)."""
@@ -50,12 +57,15 @@ class Record(NamedTuple):
     """Bytes of the line, newline excluded."""
 
 
-def iter_lines(path: str, start: int = 0, start_line: int = 1) -> Iterator[tuple[int, int, bytes, bool]]:
+def iter_lines(
+    path: str, start: int = 0, start_line: int = 1, stop: int | None = None
+) -> Iterator[tuple[int, int, bytes, bool]]:
     """Yield (line number, byte offset, raw bytes without newline, complete) for each line.
 
     `complete` is False only for a last line with no trailing newline, which a live writer may
     still be finishing. Memory stays bounded by the longest line, not the file. A `.zst` file is
-    read decompressed, its offsets counting decompressed bytes.
+    read decompressed, its offsets counting decompressed bytes. With `stop` (a line start), reading
+    ends there: one process reads a big file's first part while another reads the rest.
     """
     report: Callable[[int, int], None] | None = getattr(_watch, "report", None)
     with open_binary(path) as handle:
@@ -66,10 +76,12 @@ def iter_lines(path: str, start: int = 0, start_line: int = 1) -> Iterator[tuple
         done = start
         offset, number = start, start_line
         pieces: list[bytes] = []  # a line longer than a chunk, joined once at its end: linear time
+        position = start
         while True:
-            chunk = handle.read(_CHUNK)
+            chunk = handle.read(_CHUNK if stop is None else min(_CHUNK, max(0, stop - position)))
             if not chunk:
                 break
+            position += len(chunk)
             if report is not None:
                 done += len(chunk)
                 report(min(done, total), total)

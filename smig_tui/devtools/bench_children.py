@@ -50,8 +50,11 @@ def measure_plan(args: Sequence[str]) -> dict[str, Any]:
         f"{plan.decision.session_tokens:,} tokens for a {plan.decision.window:,} window, "
         f"{len(plan.kept):,} messages kept ({plan.tokens_after:,} tokens)"
     )
+    worker = resource.getrusage(resource.RUSAGE_CHILDREN)  # the second reading process of a huge file, if any
     return {
         "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "worker_rss_mb": worker.ru_maxrss / 1024,
+        "worker_cpu": worker.ru_utime + worker.ru_stime,
         "find": found - started,
         "load": loaded - found,
         "load_cpu": load_cpu,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -23,18 +23,19 @@ from smig_tui.adapters.agents.claude.scan import (
     looks_absolute,
     own_timestamp,
 )
+from smig_tui.adapters.agents.claude.split import QUEUED, read_split
 from smig_tui.adapters.agents.claude.titles import TitleFacts, prompt_from_text
 from smig_tui.adapters.agents.claude.tree import Node, PreservedSegment, Tree, in_model_order
 from smig_tui.adapters.jsonl import SHAPE_ERRORS, iter_lines, parse_line, shape_warning
-from smig_tui.adapters.stored_text import TextStore
+from smig_tui.adapters.split_read import KINDS, ROLES, split_offset
+from smig_tui.adapters.stored_text import LineText, TextStore
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.gc_pause import no_cyclic_gc
 from smig_tui.core.models import Kind, Message, ReadWarning, Role, Session, SessionInfo, Usage
 from smig_tui.core.ports import WarningSink
 
-_QUEUED = b'"queued_command"'
+_QUEUED = QUEUED
 """Marks an attachment with a prompt the user sent mid-turn: it must be parsed, not skipped."""
-
 
 _ENVELOPE = ("cwd", "version", "entrypoint", "gitBranch", "slug")
 """Envelope fields whose last value is reported."""
@@ -70,10 +71,24 @@ class _Reader:
         self.warn(warning)
 
     def read(self) -> None:
-        """Stream every line once; bulky records cost a byte test, not a JSON parse."""
+        """Stream every line once; bulky records cost a byte test, not a JSON parse.
+
+        A huge transcript's second half is read by a worker meanwhile (`claude/split.py`).
+        """
         path = self.info.path
-        self.store = TextStore.for_file(path, os.stat(path).st_size, line_texts)
-        for number, offset, raw, complete in iter_lines(path):
+        size = os.stat(path).st_size
+        self.store = TextStore.for_file(path, size, line_texts)
+        split = split_offset(path, size)
+        if split is None:
+            self.read_lines(iter_lines(path))
+        else:
+            read_split(self, split)
+
+    def read_lines(self, lines: Iterator[tuple[int, int, bytes, bool]]) -> int:
+        """Take the lines `iter_lines` gives; return the number the line after them would have."""
+        path = self.info.path
+        number = 0
+        for number, offset, raw, complete in lines:
             line = raw.strip()
             if not line:
                 continue
@@ -87,10 +102,15 @@ class _Reader:
             if data is None:
                 self._damaged(line, number)
                 continue
-            try:
-                self._record(data, number, offset, len(raw))
-            except SHAPE_ERRORS as error:
-                self.report(shape_warning(path, number, error))
+            self.take_record(data, number, offset, len(raw))
+        return number + 1
+
+    def take_record(self, data: dict[str, Any], number: int, offset: int, size: int) -> None:
+        """Take one parsed record; one of an unexpected shape becomes a warning."""
+        try:
+            self._record(data, number, offset, size)
+        except SHAPE_ERRORS as error:
+            self.report(shape_warning(self.info.path, number, error))
 
     def _link_only(self, line: bytes, number: int) -> bool:
         """Add a progress/attachment record to the tree from its bytes; False if that failed."""
@@ -105,10 +125,83 @@ class _Reader:
 
     def _damaged(self, line: bytes, number: int) -> None:
         """Remember an unparseable line, keeping its links when they survived."""
+        self.damaged(number, links(line))
+
+    def damaged(self, number: int, found: tuple[str, str | None] | None) -> None:
+        """Remember an unparseable line and the links read from its bytes (None if they did not survive)."""
         self.tree.damaged.append(number)
-        found = links(line)
         if found is not None:
             self.tree.add(Node(uuid=found[0], parent=found[1], line=number))
+
+    def linked(self, number: int, uuid: str, parent: str | None, stamp: str | None) -> None:
+        """Add a progress/attachment record the worker read from its bytes (see `_link_only`)."""
+        self.tree.add(Node(uuid=uuid, parent=parent, line=number))
+        if stamp:
+            self.updated = stamp
+
+    def take_converted(
+        self,
+        number: int,
+        offset: int,
+        size: int,
+        stamp: Any,
+        envelope: dict[str, Any] | None,
+        uuid: str,
+        parent: str | None,
+        side: bool,
+        kind: str,
+        converted: tuple[Any, ...],
+    ) -> None:
+        """Take a user/assistant record the worker converted, as `_record` takes it parsed (`envelope`
+        is None when it is the one noted last)."""
+        if envelope is not None:
+            self._note_envelope(envelope)
+        if is_timestamp(stamp):
+            self.updated = stamp
+        drafts, notes, usage, group, model, answered, calls = converted
+        first, strings, store = self.converted, self.strings, self.store
+        messages: list[Message] = []
+        for part, draft in enumerate(drafts):
+            message_id, role, what, text, tool_name, call_id, timestamp, is_error, opaque, injected, output, length = (
+                draft
+            )
+            what = KINDS[what]
+            if what is Kind.TOOL_CALL:  # one string per name and open call, as `blocks._Stamp` shares them
+                tool_name = None if tool_name is None else strings.setdefault(tool_name, tool_name)
+                call_id = None if call_id is None else strings.setdefault(call_id, call_id)
+            elif what is Kind.TOOL_RESULT and call_id is not None:
+                call_id = strings.pop(call_id, call_id)
+            body: str | LineText = text
+            if (
+                length >= 0 and store is not None
+            ):  # a long text, `text` its head, left on disk as `TextStore.leave` would
+                body = LineText(store.path, offset, size, part, length, text, store.texts)
+            messages.append(
+                Message(
+                    first + part,
+                    message_id,
+                    ROLES[role],
+                    what,
+                    body,
+                    tool_name,
+                    call_id,
+                    timestamp,
+                    number,
+                    offset,
+                    None,
+                    is_error,
+                    opaque,
+                    injected,
+                    output,
+                )
+            )
+        payload = Converted(
+            tuple(messages), notes, None if usage is None else Usage(*usage), group, model, answered, calls
+        )
+        self.converted += len(messages)
+        if kind == "user" and any(message.full_output_path for message in messages):
+            payload.messages = tuple(self._locate_output(message) for message in messages)
+        self.tree.add(Node(uuid, parent, number, sidechain=side, payload=payload))
 
     def _record(self, data: dict[str, Any], number: int, offset: int, size: int) -> None:
         """Dispatch one parsed record."""
@@ -222,8 +315,12 @@ class _Assembly:
 
     def add(self, node: Node, payload: Converted) -> None:
         """Append one record's messages and note its response's usage."""
-        for draft in payload.messages:
-            self.messages.append(draft.placed(len(self.messages), draft.usage))
+        drafts, messages = payload.messages, self.messages
+        if drafts and drafts[0].index == len(messages) and drafts[-1].index == len(messages) + len(drafts) - 1:
+            messages.extend(drafts)  # numbered where they land, as they are unless the conversation branched
+        else:
+            for draft in drafts:
+                messages.append(draft.placed(len(messages), draft.usage))
         if payload.model:
             self.model = payload.model
         usage = payload.usage

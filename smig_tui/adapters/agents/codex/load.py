@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smig_tui.adapters.agents.codex.items import (
     RESPONSE_TYPES,
@@ -22,10 +22,15 @@ from smig_tui.adapters.agents.codex.items import (
     typed_prompt,
 )
 from smig_tui.adapters.agents.codex.scan import iso_or_none
-from smig_tui.adapters.jsonl import Record
-from smig_tui.adapters.stored_text import TEXT_CHARS, TextStore
+from smig_tui.adapters.jsonl import SHAPE_ERRORS, Record, parse_line, shape_warning
+from smig_tui.adapters.split_read import KINDS, ROLES
+from smig_tui.adapters.stored_text import TEXT_CHARS, LineText, TextStore
 from smig_tui.adapters.zstd_files import content_size, is_compressed
 from smig_tui.core.models import Kind, Message, ReadWarning, Role, Session, SessionInfo, StoredText, Usage
+from smig_tui.core.ports import WarningSink
+
+if TYPE_CHECKING:
+    from smig_tui.adapters.agents.codex.split import Draft
 
 _SKIPPED_TYPES = (b'"type":"world_state"', b'"type":"ghost_snapshot"')
 _WANTED_EVENTS = (
@@ -205,6 +210,54 @@ class RolloutLoader:
             )
         )
 
+    def feed_digest(
+        self,
+        line: int,
+        offset: int,
+        size: int,
+        stamp: str | None,
+        is_result: bool,
+        learned: tuple[tuple[str, str], ...],
+        drafts: tuple[Draft, ...],
+    ) -> None:
+        """Take a `response_item` line a worker converted (`split.read_tail`), as `feed` takes it parsed."""
+        if stamp:
+            self.last_timestamp = stamp
+        names = self.tool_names
+        for known_call, name in learned:
+            names[known_call] = name
+        base_id = f"{self.prefix}L{line}"
+        several = len(drafts) != 1
+        messages = self.messages
+        for part, (role, kind, text, tool_name, call_id, is_error, opaque, injected, length, env) in enumerate(drafts):
+            if is_result:  # the worker knew only the calls of its own part
+                tool_name = names.get(call_id or "") or tool_name
+            body: str | StoredText = text
+            if length >= 0:  # a long text, `text` its head: left on disk as `TextStore.body` would
+                body = LineText(self.store.path, offset, size, part, length, text, self.store.texts)
+                if self.cwd is None and env is not None:
+                    self.cwd = env[0]
+            elif self.cwd is None and text.lstrip().startswith("<environment_context"):
+                self.cwd = cwd_from_environment(text)
+            messages.append(
+                Message(
+                    len(messages),
+                    f"{base_id}.{part + 1}" if several else base_id,
+                    ROLES[role],
+                    KINDS[kind],
+                    body,
+                    tool_name,
+                    call_id,
+                    stamp,
+                    line,
+                    offset,
+                    None,
+                    is_error,
+                    opaque,
+                    injected,
+                )
+            )
+
     def _compacted(self, record: Record, payload: dict[str, Any], stamp: str | None) -> None:
         """Replace the history as Codex does on resume.
 
@@ -341,6 +394,34 @@ class RolloutLoader:
             message if message.index == index else message.placed(index, message.usage)
             for index, message in enumerate(messages)
         ]
+
+
+def feed_lines(
+    loader: RolloutLoader,
+    lines: Iterator[tuple[int, int, bytes, bool]],
+    path: str,
+    warn: WarningSink,
+    ends_before: Callable[[int, dict[str, Any]], bool] | None = None,
+) -> int:
+    """Feed what `iter_lines` gives to `loader`, up to `ends_before` (an inherited part's end).
+
+    Lines that never matter cost a byte test, the rest a parse; a record of an unexpected shape
+    becomes a warning. Returns the number the next line would have.
+    """
+    number = 0
+    for number, offset, raw, complete in lines:
+        if loader.skippable(raw):
+            continue
+        data = parse_line(raw, path, number, complete, warn)
+        if data is None:
+            continue
+        if ends_before is not None and ends_before(offset, data):
+            break
+        try:
+            loader.feed(Record(number, offset, data, len(raw)))
+        except SHAPE_ERRORS as error:
+            warn(shape_warning(path, number, error))
+    return number + 1
 
 
 def _store_for(path: str) -> TextStore:

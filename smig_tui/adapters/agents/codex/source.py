@@ -19,7 +19,7 @@ from typing import Any
 
 from smig_tui.adapters.agents.codex.appended import read_appended
 from smig_tui.adapters.agents.codex.lineage import Part, lineage, part_ids
-from smig_tui.adapters.agents.codex.load import RolloutLoader
+from smig_tui.adapters.agents.codex.load import RolloutLoader, feed_lines
 from smig_tui.adapters.agents.codex.scan import (
     Head,
     Tail,
@@ -33,9 +33,11 @@ from smig_tui.adapters.agents.codex.scan import (
     thread_id_of,
     walk_rollouts,
 )
+from smig_tui.adapters.agents.codex.split import feed_split
 from smig_tui.adapters.append_resume import resume_point
-from smig_tui.adapters.jsonl import SHAPE_ERRORS, iter_records, shape_warning
+from smig_tui.adapters.jsonl import iter_lines
 from smig_tui.adapters.paths import Paths
+from smig_tui.adapters.split_read import split_offset
 from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
 from smig_tui.adapters.zstd_files import DAMAGED, is_compressed
 from smig_tui.core.errors import SessionReadError
@@ -188,14 +190,13 @@ def _feed(loader: RolloutLoader, part: Part, prefix: str, warn: WarningSink) -> 
     A damaged compressed file keeps what was read before the damage, with a warning.
     """
     loader.begin_file(part.path, prefix)
+    whole = part.end_byte is None and part.end_ordinal is None and not is_compressed(part.path)
+    split = split_offset(part.path, os.stat(part.path).st_size) if whole else None
+    if split is not None:
+        feed_split(loader, part.path, split, warn)
+        return
     try:
-        for record in iter_records(part.path, warn, skip=loader.skippable):
-            if part.ends_before(record.offset, record.data):
-                break
-            try:
-                loader.feed(record)
-            except SHAPE_ERRORS as error:
-                warn(shape_warning(part.path, record.line, error))
+        feed_lines(loader, iter_lines(part.path), part.path, warn, part.ends_before)
     except DAMAGED as error:
         warn(ReadWarning(part.path, None, f"compressed rollout is damaged ({error}); read up to the damage"))
 
