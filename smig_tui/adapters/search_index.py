@@ -21,12 +21,13 @@ deleted and built again, with a notice: it is a cache, the sessions are the trut
 
 from __future__ import annotations
 
+import hashlib
 import multiprocessing
 import os
 import sqlite3
 import threading
-from collections import OrderedDict, deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections import Counter, OrderedDict, deque
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
@@ -42,7 +43,9 @@ from smig_tui.core.models import Kind, Message, ReadWarning, Session, SessionInf
 from smig_tui.core.ports import Appended, AppendReader, ResumePoint, SessionSource, WarningSink
 from smig_tui.core.redact import redact, redact_texts
 from smig_tui.core.search import (
+    CONTEXT,
     CONVERSATION,
+    TOOLING,
     SearchQuery,
     SearchQueryError,
     Snippet,
@@ -53,19 +56,23 @@ from smig_tui.core.search import (
     tier,
 )
 
-SCHEMA_VERSION = "6"
+SCHEMA_VERSION = "7"
 BLOCK_BYTES = 1 << 20
 """Texts are packed together into zstd blocks of about this many bytes."""
 CACHED_BLOCKS = 24
 """Unpacked blocks kept in memory while searching."""
+FIRST_BATCH = 64
+"""Candidates read first: a page of hits plus room for a fork's inherited copies, which are dropped."""
 CONFIRM_BATCH = 200
-"""Candidates read per round when they must be confirmed on the text (emoji, CJK, tool-output phrases)."""
+"""Candidates read per round after the first (more copies than expected, or emoji and CJK confirmed on the text)."""
+RANKED_MATCHES = 2000
+"""Conversation matches, the most recent, ranked by bm25. bm25 costs about a microsecond per match
+(it reads each one's length and positions), so ranking every match of a common word grows with the
+history; older matches follow the ranked ones, newest first."""
 MAX_INDEXED_CHARS = 1 << 20
 """The head of a message indexed; a bigger tool output is searchable in its first megabyte only."""
 SKIPPED_KINDS = (Kind.IMAGE,)
 BLOCK_LEVEL = 3
-DUPLICATE_MARGIN = 10
-"""Extra candidates read per round so hits dropped as a fork's inherited copies rarely need a second round."""
 PARALLEL_BYTES = 64 << 20
 """Session bytes to index in one refresh from which texts are redacted in a worker process."""
 REDACT_BATCH = 4 << 20
@@ -89,15 +96,19 @@ CREATE TABLE files(
     title TEXT, cwd TEXT, cwd_real TEXT, updated TEXT, size INTEGER, mtime REAL,
     subagent INTEGER, archived INTEGER, indexed INTEGER, last_id TEXT,
     resume_offset INTEGER, resume_line INTEGER, resume_digest TEXT, resume_state TEXT);
-CREATE TABLE blocks(id INTEGER PRIMARY KEY AUTOINCREMENT, file INTEGER NOT NULL, data BLOB NOT NULL);
-CREATE INDEX blocks_file ON blocks(file);
+CREATE TABLE blocks(id INTEGER PRIMARY KEY AUTOINCREMENT, data BLOB NOT NULL);
+CREATE TABLE texts(
+    id INTEGER PRIMARY KEY, digest INTEGER NOT NULL, refs INTEGER NOT NULL, tool INTEGER NOT NULL,
+    grams INTEGER NOT NULL, block INTEGER NOT NULL, start INTEGER NOT NULL, length INTEGER NOT NULL);
+CREATE UNIQUE INDEX texts_digest ON texts(digest);
+CREATE INDEX texts_block ON texts(block);
 CREATE TABLE messages(
     id INTEGER PRIMARY KEY, file INTEGER NOT NULL, position INTEGER NOT NULL, message_id TEXT NOT NULL,
-    role TEXT, kind TEXT, tier INTEGER, timestamp TEXT, grams INTEGER,
-    block INTEGER, start INTEGER, length INTEGER);
+    role TEXT, kind TEXT, tier INTEGER, timestamp TEXT, text INTEGER NOT NULL);
 CREATE INDEX messages_file ON messages(file, position);
+CREATE INDEX messages_text ON messages(text);
 CREATE VIRTUAL TABLE words USING fts5(body, content='', tokenize='unicode61 remove_diacritics 2');
-CREATE VIRTUAL TABLE tool_words USING fts5(body, content='', detail=none, columnsize=0, tokenize='unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE tool_words USING fts5(body, content='', columnsize=0, tokenize='unicode61 remove_diacritics 2');
 CREATE VIRTUAL TABLE grams USING fts5(body, content='', tokenize='trigram');
 """
 
@@ -182,6 +193,8 @@ class SearchIndex:
         """Recently unpacked blocks by id (ids are never reused, so an entry never goes stale)."""
         self.parallel: bool | None = None
         """Redact in a worker process: None decides by how much there is to index."""
+        self._pending: set[int] = set()
+        """Digests of the texts read and sent to be redacted but not written yet, during a refresh."""
 
     # --- opening, and recovering from a damaged file ---------------------------------------------
 
@@ -307,6 +320,9 @@ class SearchIndex:
             for file_id in gone:
                 self._drop_file(conn, file_id)
                 report.removed += 1
+            # Oldest first, so ids follow time: hits of tool traffic come newest first by id alone.
+            todo.sort(key=lambda pair: pair[1].updated or "")
+            self._pending.clear()
             parallel = (
                 self.parallel if self.parallel is not None else (sum(info.size for _, info in todo) >= PARALLEL_BYTES)
             )
@@ -342,14 +358,14 @@ class SearchIndex:
         redactor: _Redactor,
         report: RefreshReport,
     ) -> Callable[[], None] | None:
-        """Read one session (on from where it ended when it only grew), send its texts to be redacted,
-        and return what writes it to the index once they are; None when it cannot be read."""
+        """Read one session (on from where it ended when it only grew), send its new texts to be
+        redacted, and return what writes it to the index once they are; None when it cannot be read."""
         appender = source if isinstance(source, AppendReader) else None
         try:
             if appender and old and old.resume and info.size > old.size:  # grown: read on, if it only grew
                 appended = appender.read_appended(info, old.resume, old.indexed, warn)
                 if appended is not None:
-                    texts = redactor.submit([_raw_text(message) for message in appended.messages])
+                    texts = self._prepare(conn, appended.messages, redactor)
                     return partial(self._append_file, conn, info, old, appended, report, texts)
             session = source.load(info, warn)
             point = appender.resume_point(session) if appender else None
@@ -367,8 +383,22 @@ class SearchIndex:
             and (old.indexed == 0 or messages[old.indexed - 1].id == old.last_id)
         )
         start = old.indexed if grew and old else 0
-        texts = redactor.submit([_raw_text(message) for message in messages[start:]])
+        texts = self._prepare(conn, messages[start:], redactor)
         return partial(self._index_file, conn, session, old, report, point, grew, texts)
+
+    def _prepare(self, conn: sqlite3.Connection, messages: Sequence[Message], redactor: _Redactor) -> _Texts:
+        """The messages' texts with their digests; only those the index does not hold yet (and is not
+        about to write) go to be redacted: a fork's inherited turns and a file read again cost nothing."""
+        raws = [_raw_text(message) for message in messages]
+        digests = [
+            _digest(raw, tier(message.role, message.kind, message.injected) != CONVERSATION) if raw else 0
+            for message, raw in zip(messages, raws, strict=True)
+        ]
+        unseen = {digest: raw for digest, raw in zip(digests, raws, strict=True) if raw and digest not in self._pending}
+        for digest in _held_digests(conn, list(unseen)):
+            del unseen[digest]
+        self._pending.update(unseen)
+        return _Texts(raws, digests, list(unseen), redactor.submit(list(unseen.values())))
 
     def _index_file(
         self,
@@ -378,7 +408,7 @@ class SearchIndex:
         report: RefreshReport,
         point: ResumePoint | None,
         grew: bool,
-        texts: Callable[[], list[str]],
+        texts: _Texts,
     ) -> None:
         """Index one session file, read whole, in one transaction: only its new messages when it just grew."""
         info, messages = session.info, session.messages
@@ -401,7 +431,7 @@ class SearchIndex:
                 file_id, start = old.id, 0
                 self._drop_messages(conn, file_id)
                 report.reindexed += 1
-            report.messages += self._insert_messages(conn, file_id, info.updated, messages[start:], texts())
+            report.messages += self._insert_messages(conn, file_id, info.updated, messages[start:], texts)
             conn.execute(
                 "UPDATE files SET agent=?, session_id=?, title=?, cwd=?, updated=?, subagent=?, archived=?, cwd_real=?,"
                 " size=?, mtime=?, indexed=?, last_id=?, resume_offset=?, resume_line=?, resume_digest=?, resume_state=?"
@@ -421,6 +451,8 @@ class SearchIndex:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+        finally:
+            self._pending.difference_update(texts.fresh)
 
     def _append_file(
         self,
@@ -429,13 +461,13 @@ class SearchIndex:
         old: _Known,
         appended: Appended,
         report: RefreshReport,
-        texts: Callable[[], list[str]],
+        texts: _Texts,
     ) -> None:
         """Index the messages a file gained, read from where its lines ended, in one transaction."""
         messages = appended.messages
         conn.execute("BEGIN IMMEDIATE")
         try:
-            report.messages += self._insert_messages(conn, old.id, info.updated, messages, texts())
+            report.messages += self._insert_messages(conn, old.id, info.updated, messages, texts)
             conn.execute(
                 "UPDATE files SET title=?, updated=?, size=?, mtime=?, indexed=?, last_id=?, resume_offset=?,"
                 " resume_line=?, resume_digest=?, resume_state=? WHERE id=?",
@@ -454,6 +486,8 @@ class SearchIndex:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+        finally:
+            self._pending.difference_update(texts.fresh)
         report.grown += 1
 
     def _insert_messages(
@@ -461,12 +495,17 @@ class SearchIndex:
         conn: sqlite3.Connection,
         file_id: int,
         updated: str | None,
-        messages: Iterable[Message],
-        texts: list[str],
+        messages: Sequence[Message],
+        texts: _Texts,
     ) -> int:
-        """Store and index messages with their redacted texts (empty: not indexed), packed together in blocks."""
-        added = 0
-        pending: list[tuple[Message, str, int, int]] = []
+        """Store messages, each pointing at its redacted text (empty: not indexed). A text the index
+        already holds gains a reference; a new one is packed into a block and indexed."""
+        redacted = texts.redacted()
+        next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM texts").fetchone()[0]
+        ids: dict[int, int] = {}
+        refs: Counter[int] = Counter()
+        rows: list[tuple[object, ...]] = []
+        pending: list[tuple[int, str, bool]] = []
         packed: list[bytes] = []
         size = 0
 
@@ -475,83 +514,98 @@ class SearchIndex:
             if not pending:
                 return
             block = conn.execute(
-                "INSERT INTO blocks(file, data) VALUES (?, ?)", (file_id, compress(b"".join(packed), BLOCK_LEVEL))
+                "INSERT INTO blocks(data) VALUES (?)", (compress(b"".join(packed), BLOCK_LEVEL),)
             ).lastrowid
-            first = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM messages").fetchone()[0]
-            rows = [
-                (
-                    first + n,
-                    message,
-                    text,
-                    start,
-                    length,
-                    needs_grams(text),
-                    tier(message.role, message.kind, message.injected),
-                )
-                for n, (message, text, start, length) in enumerate(pending)
-            ]
+            spans, start = [], 0
+            for data in packed:
+                spans.append((start, len(data)))
+                start += len(data)
             conn.executemany(
-                "INSERT INTO messages(id, file, position, message_id, role, kind, tier, timestamp, grams, block,"
-                " start, length) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO texts(id, digest, refs, tool, grams, block, start, length) VALUES (?,?,0,?,?,?,?,?)",
                 [
-                    (
-                        row,
-                        file_id,
-                        message.index,
-                        message.id,
-                        message.role.value,
-                        message.kind.value,
-                        rank,
-                        message.timestamp or updated,
-                        int(grams),
-                        block,
-                        start,
-                        length,
-                    )
-                    for row, message, _, start, length, grams, rank in rows
+                    (text_id, digest, int(tool), int(needs_grams(text)), block, *span)
+                    for (text_id, text, tool), span, digest in zip(pending, spans, pending_digests, strict=True)
                 ],
             )
-            for table in ("words", "tool_words"):
+            for table, is_tool in (("words", False), ("tool_words", True)):
                 conn.executemany(
                     f"INSERT INTO {table}(rowid, body) VALUES (?, ?)",
-                    [(row, _word_text(text)) for row, _, text, _, _, _, rank in rows if _word_table(rank) == table],
+                    [(text_id, _word_text(text)) for text_id, text, tool in pending if tool is is_tool],
                 )
             conn.executemany(
                 "INSERT INTO grams(rowid, body) VALUES (?, ?)",
-                [(row, text) for row, _, text, _, _, grams, _ in rows if grams],
+                [(text_id, text) for text_id, text, _ in pending if needs_grams(text)],
             )
             pending.clear()
+            pending_digests.clear()
             packed.clear()
             size = 0
 
-        for message, text in zip(messages, texts, strict=True):
-            if not text:
+        pending_digests: list[int] = []
+        for message, raw, digest in zip(messages, texts.raws, texts.digests, strict=True):
+            if not raw:
                 continue
-            data = text.encode()
-            pending.append((message, text, size, len(data)))
-            packed.append(data)
-            size += len(data)
-            added += 1
-            if size >= BLOCK_BYTES:
-                flush()
+            text_id = ids.get(digest) or _text_id(conn, digest)
+            if text_id is None:
+                text = redacted.get(digest)
+                if text is None:  # held when this session was read, gone since: redact it here
+                    text = _merged([raw], redact_texts([raw]))[0]
+                text_id, next_id = next_id, next_id + 1
+                data = text.encode()
+                pending.append((text_id, text, tier(message.role, message.kind, message.injected) != CONVERSATION))
+                pending_digests.append(digest)
+                packed.append(data)
+                size += len(data)
+                if size >= BLOCK_BYTES:
+                    flush()
+            ids[digest] = text_id
+            refs[text_id] += 1
+            rows.append(
+                (
+                    file_id,
+                    message.index,
+                    message.id,
+                    message.role.value,
+                    message.kind.value,
+                    tier(message.role, message.kind, message.injected),
+                    message.timestamp or updated,
+                    text_id,
+                )
+            )
         flush()
-        return added
+        conn.executemany("UPDATE texts SET refs = refs + ? WHERE id = ?", [(n, text_id) for text_id, n in refs.items()])
+        conn.executemany(
+            "INSERT INTO messages(file, position, message_id, role, kind, tier, timestamp, text)"
+            " VALUES (?,?,?,?,?,?,?,?)",
+            rows,
+        )
+        return len(rows)
 
     def _drop_messages(self, conn: sqlite3.Connection, file_id: int) -> None:
-        """Remove a file's messages from the tables; contentless FTS needs each text to forget it."""
-        rows = conn.execute(
-            "SELECT id, tier, grams, block, start, length FROM messages WHERE file = ?", (file_id,)
-        ).fetchall()
-        for message_id, rank, grams, block, start, length in rows:
-            text = self._text(conn, block, start, length)
-            table = _word_table(rank)
-            conn.execute(
-                f"INSERT INTO {table}({table}, rowid, body) VALUES ('delete', ?, ?)", (message_id, _word_text(text))
-            )
-            if grams:
-                conn.execute("INSERT INTO grams(grams, rowid, body) VALUES ('delete', ?, ?)", (message_id, text))
+        """Remove a file's messages; a text no other message points at leaves the tables too
+        (contentless FTS needs each text to forget it) and so does a block left empty."""
+        counts = conn.execute("SELECT text, count(*) FROM messages WHERE file = ? GROUP BY text", (file_id,)).fetchall()
         conn.execute("DELETE FROM messages WHERE file = ?", (file_id,))
-        conn.execute("DELETE FROM blocks WHERE file = ?", (file_id,))
+        conn.executemany("UPDATE texts SET refs = refs - ? WHERE id = ?", [(n, text_id) for text_id, n in counts])
+        blocks: set[int] = set()
+        for text_id, _ in counts:
+            row = conn.execute(
+                "SELECT tool, grams, block, start, length FROM texts WHERE id = ? AND refs <= 0", (text_id,)
+            ).fetchone()
+            if row is None:
+                continue
+            tool, grams, block, start, length = row
+            text = self._text(conn, block, start, length)
+            table = "tool_words" if tool else "words"
+            conn.execute(f"INSERT INTO {table}({table}, rowid, body) VALUES ('delete', ?, ?)", (text_id, _word_text(text)))
+            if grams:
+                conn.execute("INSERT INTO grams(grams, rowid, body) VALUES ('delete', ?, ?)", (text_id, text))
+            conn.execute("DELETE FROM texts WHERE id = ?", (text_id,))
+            blocks.add(block)
+        for block in blocks:
+            if conn.execute("SELECT 1 FROM texts WHERE block = ? LIMIT 1", (block,)).fetchone() is None:
+                conn.execute("DELETE FROM blocks WHERE id = ?", (block,))
+                self._blocks.pop(block, None)
 
     def _block(self, conn: sqlite3.Connection, block: int, data: bytes | None = None) -> bytes:
         """The unpacked bytes of a block, from the memory cache when recently used."""
@@ -616,20 +670,24 @@ class SearchIndex:
                 raise IndexDamagedError(str(error)) from None
 
     def _search(self, query: SearchQuery, filters: SearchFilters, limit: int, offset: int) -> list[SearchHit]:
-        """Conversation hits first (positional index, bm25), then tool traffic (position-less index,
-        phrases confirmed on the text), newest first."""
+        """Conversation hits first (bm25 over the most recent matches), then tool traffic, then injected
+        context (newest first each): the word tables have positions, so only character terms are
+        confirmed on the text."""
         conn = self._connection()
         wanted = offset + limit
         seen: dict[tuple[Any, ...], int] = {}
-        if query.word_match:
-            rows = self._phase(conn, query, filters, "words", query.word_match, wanted, seen)
-            if len(rows) < wanted:
+        rows: list[tuple[Any, ...]] = []
+        confirm = query.confirms if query.needs_confirming else None
+        try:
+            for batches in self._phases(conn, query, filters):
+                rows += self._rows(conn, batches, confirm, wanted - len(rows), seen)
+                if len(rows) >= wanted:
+                    break
                 seen = {key: -1 for key in seen}  # the next phase only needs to know these were shown
-                rows += self._phase(
-                    conn, query, filters, "tool_words", query.loose_word_match, wanted - len(rows), seen
-                )
-        else:
-            rows = self._phase(conn, query, filters, None, None, wanted, seen)
+        except sqlite3.OperationalError as error:
+            if "fts5" in str(error) or "syntax" in str(error):
+                raise SearchQueryError(f"The search index cannot run this query: {error}.") from None
+            raise
         hits = []
         for position, message_id, role, kind, stamp, text, agent, session_id, path, title, cwd, archived in rows[
             offset:
@@ -654,86 +712,65 @@ class SearchIndex:
             )
         return hits
 
-    def _phase(
-        self,
-        conn: sqlite3.Connection,
-        query: SearchQuery,
-        filters: SearchFilters,
-        table: str | None,
-        match: str | None,
-        wanted: int,
-        seen: dict[tuple[Any, ...], int],
-    ) -> list[tuple[Any, ...]]:
-        """The first `wanted` matching rows from one word table (or from every message when `table` is None)."""
-        where: list[str] = []
-        args: list[object] = []
-        if table and match:
-            source = f"{table} JOIN messages m ON m.id = {table}.rowid"
-            where.append(f"{table} MATCH ?")
-            args.append(match)
-            score = f"bm25({table}), " if table == "words" else ""
-        else:
-            source, score = "messages m", ""
-        # Tool traffic: newest sessions first, each from its end, so candidates come block by block.
-        order = "f.updated DESC, m.id DESC" if table == "tool_words" else "m.timestamp DESC"
-        source += " JOIN files f ON f.id = m.file"
-        if query.gram_match:
-            where.append("m.id IN (SELECT rowid FROM grams WHERE grams MATCH ?)")
-            args.append(query.gram_match)
-        if query.scans:
-            source += " JOIN blocks b ON b.id = m.block"
-        for needle in query.scans:
-            where.append("instr(smig_text(m.block, b.data, m.start, m.length), ?) > 0")
-            args.append(needle)
-        if filters.agent:
-            where.append("f.agent = ?")
-            args.append(filters.agent)
-        if filters.cwd:
-            root = os.path.realpath(filters.cwd).rstrip(os.sep) or os.sep
-            where.append("(f.cwd_real = ? OR substr(f.cwd_real, 1, ?) = ?)")
-            args += [root, len(root) + 1, root + os.sep]
-        if filters.since:
-            where.append("m.timestamp >= ?")
-            args.append(filters.since)
-        if filters.role:
-            where.append("m.role = ?")
-            args.append(filters.role)
-        sql = (
-            "SELECT m.position, m.message_id, m.role, m.kind, m.timestamp, m.block, m.start, m.length, f.agent,"
-            f" f.session_id, f.path, f.title, f.cwd, f.archived FROM {source} WHERE {' AND '.join(where) or '1'}"
-            f" ORDER BY m.tier, {score}{order} LIMIT ? OFFSET ?"
+    def _phases(
+        self, conn: sqlite3.Connection, query: SearchQuery, filters: SearchFilters
+    ) -> Iterator[Iterator[list[Any]]]:
+        """The candidate rows of each ranking tier in turn, best first, as batches read on demand."""
+        where, args = _filter_sql(query, filters)
+        if not query.word_match:  # characters or punctuation only: every message the filters leave
+            sql = f"SELECT {_COLUMNS} FROM texts t JOIN messages m ON m.text = t.id JOIN files f ON f.id = m.file"
+            if query.scans:
+                sql += " JOIN blocks b ON b.id = t.block"
+            cursor = conn.execute(f"{sql} WHERE {' AND '.join(where) or '1'} ORDER BY m.tier, m.timestamp DESC", args)
+            yield _fetched(cursor)
+            return
+        for table, rank in (("words", CONVERSATION), ("tool_words", TOOLING), ("tool_words", CONTEXT)):
+            # The word table drives the join in its own rowid order, newest first, and stops when enough is read.
+            sql = (
+                f"FROM {table} JOIN texts t ON t.id = {table}.rowid JOIN messages m ON m.text = t.id"
+                f" JOIN files f ON f.id = m.file{' JOIN blocks b ON b.id = t.block' if query.scans else ''}"
+                f" WHERE {table} MATCH ? AND m.tier = ? AND {' AND '.join(where) or '1'}"
+            )
+            phase_args = [query.word_match, rank, *args]
+            if rank == CONVERSATION:
+                yield self._ranked(conn, table, sql, phase_args)
+            else:
+                yield _fetched(conn.execute(f"SELECT {_COLUMNS} {sql} ORDER BY {table}.rowid DESC", phase_args))
+
+    def _ranked(self, conn: sqlite3.Connection, table: str, sql: str, args: list[object]) -> Iterator[list[Any]]:
+        """Conversation matches: the most recent `RANKED_MATCHES` by bm25 (ties newest first), then
+        any older ones newest first."""
+        window = conn.execute(
+            f"SELECT * FROM (SELECT {_COLUMNS}, m.id, {table}.rowid AS text_id, bm25({table}) AS score {sql}"
+            f" ORDER BY {table}.rowid DESC LIMIT ?) ORDER BY score, timestamp DESC",
+            (*args, RANKED_MATCHES),
+        ).fetchall()
+        yield [row[:-3] for row in window]
+        if len(window) < RANKED_MATCHES:
+            return
+        shown = {row[-3] for row in window}
+        oldest = min(row[-2] for row in window)
+        cursor = conn.execute(
+            f"SELECT {_COLUMNS}, m.id {sql} AND {table}.rowid <= ? ORDER BY {table}.rowid DESC", (*args, oldest)
         )
-        loose = table == "tool_words"
-        confirm = query.confirms_loosely if loose else query.confirms
-        needs = query.needs_confirming_loosely if loose else query.needs_confirming
-        try:
-            return self._rows(conn, sql, args, confirm if needs else None, wanted, seen)
-        except sqlite3.OperationalError as error:
-            if "fts5" in str(error) or "syntax" in str(error):
-                raise SearchQueryError(f"The search index cannot run this query: {error}.") from None
-            raise
+        for rows in _fetched(cursor):
+            yield [row[:-1] for row in rows if row[-1] not in shown]
 
     def _rows(
         self,
         conn: sqlite3.Connection,
-        sql: str,
-        args: list[object],
+        batches: Iterator[list[Any]],
         confirm: Callable[[str], bool] | None,
         wanted: int,
         seen: dict[tuple[Any, ...], int],
     ) -> list[tuple[Any, ...]]:
-        """The first `wanted` rows with their texts, read in rounds of candidates.
+        """The first `wanted` rows with their texts, read batch by batch.
 
-        When the index only narrows (characters, phrases in the position-less table) each candidate
-        is confirmed on its text. A message a fork inherited is the same message in several
-        sessions: it is shown once, from the session that wrote it when that is among the hits.
+        When the index only narrows (emoji, CJK characters) each candidate is confirmed on its text.
+        A message a fork inherited is the same message in several sessions: it is shown once, from
+        the session that wrote it when that is among the hits.
         """
         found: list[tuple[Any, ...]] = []
-        if confirm is None:  # a top-N sort, read again further on only when copies were dropped
-            batches: Iterator[list[Any]] = _offset_batches(conn, sql, args, wanted + DUPLICATE_MARGIN)
-        else:  # one sort, candidates read on from it
-            cursor = conn.execute(sql, (*args, -1, 0))
-            batches = iter(lambda: cursor.fetchmany(CONFIRM_BATCH), [])
         for rows in batches:
             texts: dict[int, str] = {}
             for index, row in sorted(enumerate(rows), key=lambda pair: pair[1][5]):  # each block unpacked once
@@ -760,8 +797,8 @@ class SearchIndex:
         with self._guard:
             conn = self._connection()
             row = conn.execute(
-                "SELECT m.block, m.start, m.length FROM messages m JOIN files f ON f.id = m.file"
-                " WHERE f.path = ? AND f.session_id = ? AND m.message_id = ?",
+                "SELECT t.block, t.start, t.length FROM messages m JOIN texts t ON t.id = m.text"
+                " JOIN files f ON f.id = m.file WHERE f.path = ? AND f.session_id = ? AND m.message_id = ?",
                 (hit.path, hit.session_id, hit.message_id),
             ).fetchone()
             if row is None:
@@ -815,31 +852,98 @@ def _resume_columns(point: ResumePoint | None) -> tuple[int | None, int | None, 
     return (point.offset, point.line, point.digest, point.state) if point else (None, None, None, None)
 
 
+@dataclass(frozen=True, slots=True)
+class _Texts:
+    """The texts of messages about to be indexed, each with its digest (0: nothing to index), and
+    the redaction of those the index did not hold when they were read."""
+
+    raws: list[str]
+    digests: list[int]
+    fresh: list[int]
+    """Digests of the texts sent to be redacted."""
+    redacting: Callable[[], list[str]]
+
+    def redacted(self) -> dict[int, str]:
+        """The fresh texts, redacted, by digest (waits for the redaction)."""
+        return dict(zip(self.fresh, self.redacting(), strict=True))
+
+
+def _digest(text: str, tool: bool) -> int:
+    """What identifies a text in the index: 64 bits of its BLAKE2b hash (a collision among a
+    million texts has odds of about one in 30 million), apart for each word table."""
+    hashed = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8, person=b"tool" if tool else b"talk")
+    return int.from_bytes(hashed.digest(), "big", signed=True)
+
+
+def _held_digests(conn: sqlite3.Connection, digests: list[int]) -> set[int]:
+    """Those of `digests` whose text the index already holds."""
+    held: set[int] = set()
+    for start in range(0, len(digests), 500):
+        chunk = digests[start : start + 500]
+        held.update(
+            row[0]
+            for row in conn.execute(
+                f"SELECT digest FROM texts WHERE digest IN ({','.join('?' * len(chunk))})", chunk
+            )
+        )
+    return held
+
+
+def _text_id(conn: sqlite3.Connection, digest: int) -> int | None:
+    row = conn.execute("SELECT id FROM texts WHERE digest = ?", (digest,)).fetchone()
+    return int(row[0]) if row else None
+
+
 def _word_text(text: str) -> str:
     """What the word table indexes for a text: the text plus a token per emoji or CJK character."""
     extra = char_tokens(text)
     return f"{text}\n{extra}" if extra else text
 
 
-def _offset_batches(conn: sqlite3.Connection, sql: str, args: list[object], size: int) -> Iterator[list[Any]]:
-    """The query's rows `size` at a time, each round its own LIMIT/OFFSET query, until they run out."""
-    read = 0
-    while True:
-        rows = conn.execute(sql, (*args, size, read)).fetchall()
+_COLUMNS = (
+    "m.position, m.message_id, m.role, m.kind, m.timestamp, t.block, t.start, t.length,"
+    " f.agent, f.session_id, f.path, f.title, f.cwd, f.archived"
+)
+"""What a search reads per candidate: the message, where its text is, and its session."""
+
+
+def _filter_sql(query: SearchQuery, filters: SearchFilters) -> tuple[list[str], list[object]]:
+    """The conditions (and their arguments) the query's trigram and scan terms and the filters add."""
+    where: list[str] = []
+    args: list[object] = []
+    if query.gram_match:
+        where.append("t.id IN (SELECT rowid FROM grams WHERE grams MATCH ?)")
+        args.append(query.gram_match)
+    for needle in query.scans:
+        where.append("instr(smig_text(t.block, b.data, t.start, t.length), ?) > 0")
+        args.append(needle)
+    if filters.agent:
+        where.append("f.agent = ?")
+        args.append(filters.agent)
+    if filters.cwd:
+        root = os.path.realpath(filters.cwd).rstrip(os.sep) or os.sep
+        where.append("(f.cwd_real = ? OR substr(f.cwd_real, 1, ?) = ?)")
+        args += [root, len(root) + 1, root + os.sep]
+    if filters.since:
+        where.append("m.timestamp >= ?")
+        args.append(filters.since)
+    if filters.role:
+        where.append("m.role = ?")
+        args.append(filters.role)
+    return where, args
+
+
+def _fetched(cursor: sqlite3.Cursor) -> Iterator[list[Any]]:
+    """A cursor's rows in batches, the first small (a page of hits is usually found in it)."""
+    size = FIRST_BATCH
+    while rows := cursor.fetchmany(size):
         yield rows
-        read += len(rows)
-        if len(rows) < size:
-            return
+        size = CONFIRM_BATCH
 
 
 def _inherited(message_id: str) -> bool:
     """Tell whether a message id names a message inherited from another thread (`<thread>@<n>:<id>`)."""
     return "@" in message_id
-
-
-def _word_table(rank: int) -> str:
-    """The word table a message of this ranking tier is indexed in."""
-    return "words" if rank == CONVERSATION else "tool_words"
 
 
 def _real(cwd: str | None) -> str | None:
