@@ -1,15 +1,16 @@
 """Provides the full-text index of every session: SQLite FTS5 in smig's cache folder.
 
-Every message of every session any reader yields is stored once, redacted, in zstd blocks of about
-1 MB (one session's messages side by side; a session repeats itself, files read again and again, so
-a block this size compresses about twice as well as one of 256 KB). Conversation is indexed in a word
-table with positions (unicode61: phrases exact, bm25 ranks); tool traffic, most of the text, in a
-word table without positions (a third of the size), whose phrase hits are confirmed on the text;
-it ranks below conversation anyway. A message holding a script written without spaces also goes
-into a trigram table. The FTS tables are contentless, so the text is not stored twice. On the
-generated 100-session corpus this takes the index from 77% to 34% of the indexed text; the bench's
-query mix keeps its p95 under 50 ms, but a phrase found only in tool output reads the text of every
-candidate (167 ms p95 on that row, growing with the corpus).
+Each distinct text is stored and indexed once, redacted: messages point at it by a digest of its
+content, so a fork's inherited turns, a file read again and again, a repeated instruction cost a
+row of `messages` and no redaction (half of the text of the generated corpus is such repeats).
+Texts are packed in zstd blocks of about 1 MB. Conversation is indexed in a word table ranked
+with bm25, tool traffic (most of the text) in another; both keep positions, so phrases are exact
+in the index. A text holding a script written without spaces also goes into a trigram table. The
+FTS tables are contentless, so the text is not stored twice.
+
+A query walks each word table in its own rowid order, newest first, joined to the messages and
+filters, and stops when it has a page: tool traffic is simply newest first; conversation ranks its
+`RANKED_MATCHES` most recent matches by bm25 (which costs per match) and lists older ones after.
 
 The index follows the files: each session is keyed by (agent, id, path) and checked by the file's
 size and mtime. A file that only grew gets only its new messages: a reader that can (`AppendReader`:
@@ -45,6 +46,7 @@ from smig_tui.core.redact import redact, redact_texts
 from smig_tui.core.search import (
     CONTEXT,
     CONVERSATION,
+    SNIPPET_MARGIN,
     TOOLING,
     SearchQuery,
     SearchQueryError,
@@ -53,7 +55,9 @@ from smig_tui.core.search import (
     char_tokens,
     make_snippet,
     needs_grams,
+    snippet_region,
     tier,
+    tier_holds_role,
 )
 
 SCHEMA_VERSION = "7"
@@ -597,7 +601,9 @@ class SearchIndex:
             tool, grams, block, start, length = row
             text = self._text(conn, block, start, length)
             table = "tool_words" if tool else "words"
-            conn.execute(f"INSERT INTO {table}({table}, rowid, body) VALUES ('delete', ?, ?)", (text_id, _word_text(text)))
+            conn.execute(
+                f"INSERT INTO {table}({table}, rowid, body) VALUES ('delete', ?, ?)", (text_id, _word_text(text))
+            )
             if grams:
                 conn.execute("INSERT INTO grams(grams, rowid, body) VALUES ('delete', ?, ?)", (text_id, text))
             conn.execute("DELETE FROM texts WHERE id = ?", (text_id,))
@@ -692,7 +698,7 @@ class SearchIndex:
         for position, message_id, role, kind, stamp, text, agent, session_id, path, title, cwd, archived in rows[
             offset:
         ]:
-            snippet = make_snippet(redact(text).text, query.needles)
+            snippet = make_snippet(redact(snippet_region(text, query.needles)).text, query.needles)
             hits.append(
                 SearchHit(
                     agent,
@@ -724,37 +730,53 @@ class SearchIndex:
             cursor = conn.execute(f"{sql} WHERE {' AND '.join(where) or '1'} ORDER BY m.tier, m.timestamp DESC", args)
             yield _fetched(cursor)
             return
-        for table, rank in (("words", CONVERSATION), ("tool_words", TOOLING), ("tool_words", CONTEXT)):
-            # The word table drives the join in its own rowid order, newest first, and stops when enough is read.
-            sql = (
-                f"FROM {table} JOIN texts t ON t.id = {table}.rowid JOIN messages m ON m.text = t.id"
-                f" JOIN files f ON f.id = m.file{' JOIN blocks b ON b.id = t.block' if query.scans else ''}"
-                f" WHERE {table} MATCH ? AND m.tier = ? AND {' AND '.join(where) or '1'}"
-            )
-            phase_args = [query.word_match, rank, *args]
-            if rank == CONVERSATION:
-                yield self._ranked(conn, table, sql, phase_args)
-            else:
-                yield _fetched(conn.execute(f"SELECT {_COLUMNS} {sql} ORDER BY {table}.rowid DESC", phase_args))
-
-    def _ranked(self, conn: sqlite3.Connection, table: str, sql: str, args: list[object]) -> Iterator[list[Any]]:
-        """Conversation matches: the most recent `RANKED_MATCHES` by bm25 (ties newest first), then
-        any older ones newest first."""
-        window = conn.execute(
-            f"SELECT * FROM (SELECT {_COLUMNS}, m.id, {table}.rowid AS text_id, bm25({table}) AS score {sql}"
-            f" ORDER BY {table}.rowid DESC LIMIT ?) ORDER BY score, timestamp DESC",
-            (*args, RANKED_MATCHES),
-        ).fetchall()
-        yield [row[:-3] for row in window]
-        if len(window) < RANKED_MATCHES:
-            return
-        shown = {row[-3] for row in window}
-        oldest = min(row[-2] for row in window)
-        cursor = conn.execute(
-            f"SELECT {_COLUMNS}, m.id {sql} AND {table}.rowid <= ? ORDER BY {table}.rowid DESC", (*args, oldest)
+        joined = (
+            f"JOIN messages m ON m.text = t.id JOIN files f ON f.id = m.file"
+            f"{' JOIN blocks b ON b.id = t.block' if query.scans else ''} WHERE m.tier = ? AND {' AND '.join(where) or '1'}"
         )
-        for rows in _fetched(cursor):
-            yield [row[:-1] for row in rows if row[-1] not in shown]
+        for table, rank in (("words", CONVERSATION), ("tool_words", TOOLING), ("tool_words", CONTEXT)):
+            if filters.role and not tier_holds_role(rank, filters.role):
+                continue
+            if rank == CONVERSATION:
+                yield self._ranked(conn, table, query.word_match, joined, [rank, *args])
+            else:  # the word table drives the join in its own rowid order, newest first, read until enough
+                cursor = conn.execute(
+                    f"SELECT {_COLUMNS} FROM {table} JOIN texts t ON t.id = {table}.rowid {joined}"
+                    f" AND {table} MATCH ? ORDER BY {table}.rowid DESC",
+                    [rank, *args, query.word_match],
+                )
+                yield _fetched(cursor)
+
+    def _ranked(
+        self, conn: sqlite3.Connection, table: str, match: str, joined: str, args: list[object]
+    ) -> Iterator[list[Any]]:
+        """Conversation matches: the `RANKED_MATCHES` most recent texts by bm25 (equal scores: the
+        newer text first), each text's messages newest first; then the messages of older texts,
+        newest first. A text's messages are read only when the hits reach it."""
+        ranked = conn.execute(
+            f"SELECT rowid, bm25({table}) FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?",
+            (match, RANKED_MATCHES),
+        ).fetchall()
+        order = [text_id for text_id, _ in sorted(ranked, key=lambda pair: (pair[1], -pair[0]))]
+        done, size = 0, 4
+        while done < len(order):  # a few texts first (a page is usually in them), then more at a time
+            chunk = order[done : done + size]
+            cursor = conn.execute(
+                f"SELECT {_COLUMNS} FROM texts t {joined} AND t.id IN ({','.join('?' * len(chunk))})"
+                f" ORDER BY CASE t.id {' '.join(f'WHEN ? THEN {n}' for n in range(len(chunk)))} END,"
+                " m.timestamp DESC",
+                (*args, *chunk, *chunk),
+            )
+            yield from _fetched(cursor)
+            done, size = done + size, min(4 * size, 256)
+        if len(ranked) == RANKED_MATCHES:
+            oldest = min(text_id for text_id, _ in ranked)
+            cursor = conn.execute(
+                f"SELECT {_COLUMNS} FROM {table} JOIN texts t ON t.id = {table}.rowid {joined}"
+                f" AND {table} MATCH ? AND {table}.rowid < ? ORDER BY {table}.rowid DESC",
+                (*args, match, oldest),
+            )
+            yield from _fetched(cursor)
 
     def _rows(
         self,
@@ -804,7 +826,8 @@ class SearchIndex:
             if row is None:
                 return Snippet(hit.snippet, hit.spans)
             text = self._text(conn, *row)
-        return make_snippet(redact(text).text, query.needles, width)
+        region = snippet_region(text, query.needles, max(SNIPPET_MARGIN, 2 * width))
+        return make_snippet(redact(region).text, query.needles, width)
 
     def stats(self) -> dict[str, int]:
         """Sessions, messages and bytes the index holds."""
@@ -882,9 +905,7 @@ def _held_digests(conn: sqlite3.Connection, digests: list[int]) -> set[int]:
         chunk = digests[start : start + 500]
         held.update(
             row[0]
-            for row in conn.execute(
-                f"SELECT digest FROM texts WHERE digest IN ({','.join('?' * len(chunk))})", chunk
-            )
+            for row in conn.execute(f"SELECT digest FROM texts WHERE digest IN ({','.join('?' * len(chunk))})", chunk)
         )
     return held
 

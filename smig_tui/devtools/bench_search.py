@@ -33,7 +33,7 @@ QUERIES = (
 )
 """Words, phrases and prefixes as a person types them; each is run several times for the p95."""
 TOOL_QUERIES = ('"the parser"', '"write comment"', '"error handle"', '"token budget"', "parser", "pars*")
-"""Run with `--role tool`: found only in tool output, the position-less table, phrases confirmed on the text."""
+"""Run with `--role tool`: found only in tool output (its own word table, below conversation)."""
 QUERY_ROUNDS = 5
 GROWTH = MB
 
@@ -115,7 +115,7 @@ def search_rows(workdir: Path, manifest: Manifest) -> list[Any]:
             "ms",
             "<= 50 ms",
             t["p95"] <= 0.05,
-            f"median {t['median'] * 1000:.1f} ms over {t['runs']} queries; phrases read the candidates' text",
+            f"median {t['median'] * 1000:.1f} ms over {t['runs']} queries (phrases, words, a prefix)",
         )
     )
     return rows
