@@ -394,15 +394,13 @@ class SearchIndex:
         """The messages' texts with their digests; only those the index does not hold yet (and is not
         about to write) go to be redacted: a fork's inherited turns and a file read again cost nothing."""
         raws = [_raw_text(message) for message in messages]
-        digests = [
-            _digest(raw, tier(message.role, message.kind, message.injected) != CONVERSATION) if raw else 0
-            for message, raw in zip(messages, raws, strict=True)
-        ]
+        ranks = [tier(message.role, message.kind, message.injected) for message in messages]
+        digests = [_digest(raw, rank != CONVERSATION) if raw else 0 for raw, rank in zip(raws, ranks, strict=True)]
         unseen = {digest: raw for digest, raw in zip(digests, raws, strict=True) if raw and digest not in self._pending}
-        for digest in _held_digests(conn, list(unseen)):
+        for digest in _held_texts(conn, list(unseen)):
             del unseen[digest]
         self._pending.update(unseen)
-        return _Texts(raws, digests, list(unseen), redactor.submit(list(unseen.values())))
+        return _Texts(raws, ranks, digests, list(unseen), redactor.submit(list(unseen.values())))
 
     def _index_file(
         self,
@@ -506,7 +504,7 @@ class SearchIndex:
         already holds gains a reference; a new one is packed into a block and indexed."""
         redacted = texts.redacted()
         next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM texts").fetchone()[0]
-        ids: dict[int, int] = {}
+        ids = _held_texts(conn, list({digest for digest in texts.digests if digest}))
         refs: Counter[int] = Counter()
         rows: list[tuple[object, ...]] = []
         pending: list[tuple[int, str, bool]] = []
@@ -546,17 +544,17 @@ class SearchIndex:
             size = 0
 
         pending_digests: list[int] = []
-        for message, raw, digest in zip(messages, texts.raws, texts.digests, strict=True):
+        for message, raw, rank, digest in zip(messages, texts.raws, texts.ranks, texts.digests, strict=True):
             if not raw:
                 continue
-            text_id = ids.get(digest) or _text_id(conn, digest)
+            text_id = ids.get(digest)
             if text_id is None:
                 text = redacted.get(digest)
                 if text is None:  # held when this session was read, gone since: redact it here
                     text = _merged([raw], redact_texts([raw]))[0]
                 text_id, next_id = next_id, next_id + 1
                 data = text.encode()
-                pending.append((text_id, text, tier(message.role, message.kind, message.injected) != CONVERSATION))
+                pending.append((text_id, text, rank != CONVERSATION))
                 pending_digests.append(digest)
                 packed.append(data)
                 size += len(data)
@@ -571,7 +569,7 @@ class SearchIndex:
                     message.id,
                     message.role.value,
                     message.kind.value,
-                    tier(message.role, message.kind, message.injected),
+                    rank,
                     message.timestamp or updated,
                     text_id,
                 )
@@ -881,6 +879,7 @@ class _Texts:
     the redaction of those the index did not hold when they were read."""
 
     raws: list[str]
+    ranks: list[int]
     digests: list[int]
     fresh: list[int]
     """Digests of the texts sent to be redacted."""
@@ -898,21 +897,13 @@ def _digest(text: str, tool: bool) -> int:
     return int.from_bytes(hashed.digest(), "big", signed=True)
 
 
-def _held_digests(conn: sqlite3.Connection, digests: list[int]) -> set[int]:
-    """Those of `digests` whose text the index already holds."""
-    held: set[int] = set()
+def _held_texts(conn: sqlite3.Connection, digests: list[int]) -> dict[int, int]:
+    """The id of each text of `digests` the index already holds, by digest."""
+    held: dict[int, int] = {}
     for start in range(0, len(digests), 500):
         chunk = digests[start : start + 500]
-        held.update(
-            row[0]
-            for row in conn.execute(f"SELECT digest FROM texts WHERE digest IN ({','.join('?' * len(chunk))})", chunk)
-        )
+        held.update(conn.execute(f"SELECT digest, id FROM texts WHERE digest IN ({','.join('?' * len(chunk))})", chunk))
     return held
-
-
-def _text_id(conn: sqlite3.Connection, digest: int) -> int | None:
-    row = conn.execute("SELECT id FROM texts WHERE digest = ?", (digest,)).fetchone()
-    return int(row[0]) if row else None
 
 
 def _word_text(text: str) -> str:
