@@ -28,7 +28,7 @@ import os
 import sqlite3
 import threading
 from collections import Counter, OrderedDict, deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
@@ -40,8 +40,8 @@ from typing import Any
 from smig_tui.adapters.fs import file_lock
 from smig_tui.adapters.zstd_files import DAMAGED, compress, decompress
 from smig_tui.core.errors import LockedError, SmigError
-from smig_tui.core.models import Kind, Message, ReadWarning, Session, SessionInfo
-from smig_tui.core.ports import Appended, AppendReader, ResumePoint, SessionSource, WarningSink
+from smig_tui.core.models import Kind, Message, ReadWarning, SessionInfo
+from smig_tui.core.ports import AppendReader, ResumePoint, SessionSource, WarningSink
 from smig_tui.core.redact import redact, redact_texts
 from smig_tui.core.search import (
     CONTEXT,
@@ -79,10 +79,10 @@ SKIPPED_KINDS = (Kind.IMAGE,)
 BLOCK_LEVEL = 3
 PARALLEL_BYTES = 64 << 20
 """Session bytes to index in one refresh from which texts are redacted in a worker process."""
-REDACT_BATCH = 4 << 20
-"""Characters of text sent to the worker at a time: a huge session flows through in pieces."""
-AHEAD = 3
-"""Sessions read ahead while their texts are being redacted."""
+WORKERS = 2
+"""Worker processes reading sessions in a big refresh (one per core of the machines smig targets)."""
+AHEAD = 16
+"""Sessions asked of the workers ahead of the one being written (a big one being read holds up only the writing)."""
 OPTIMIZE_AFTER = 50
 """Sessions indexed in one refresh past which the FTS segments are merged."""
 CORRUPT_HINTS = ("malformed", "not a database", "corrupt", "no such table", "no such column", "disk i/o")
@@ -326,22 +326,21 @@ class SearchIndex:
                 report.removed += 1
             # Oldest first, so ids follow time: hits of tool traffic come newest first by id alone.
             todo.sort(key=lambda pair: pair[1].updated or "")
-            self._pending.clear()
             parallel = (
                 self.parallel if self.parallel is not None else (sum(info.size for _, info in todo) >= PARALLEL_BYTES)
             )
-            with _Redactor(parallel) as redactor:
-                writes: deque[Callable[[], None]] = deque()  # in file order, each once its texts are redacted
-                for done, (source, info) in enumerate(todo):
+            with _Readers(parallel) as readers:
+                reads = readers.read(
+                    ((source, info, _previous(known.get(_key(info)))) for source, info in todo),
+                    partial(_held_texts, conn),
+                )
+                for done, ((source, info), read) in enumerate(zip(todo, reads, strict=True)):
                     if progress:
                         progress(done, len(todo))
-                    write = self._read(conn, source, info, known.get(_key(info)), warn, redactor, report)
-                    if write is not None:
-                        writes.append(write)
-                    while len(writes) > AHEAD:
-                        writes.popleft()()
-                while writes:
-                    writes.popleft()()
+                    for warning in read.warnings:
+                        warn(warning)
+                    if read.mode != "failed":
+                        self._write(conn, source, info, known.get(_key(info)), read, report)
             if progress and todo:
                 progress(len(todo), len(todo))
             if len(todo) >= OPTIMIZE_AFTER:  # many new segments: merge them, smaller and faster to query
@@ -352,68 +351,32 @@ class SearchIndex:
             if todo or gone:
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
-    def _read(
+    def _write(
         self,
         conn: sqlite3.Connection,
         source: SessionSource,
         info: SessionInfo,
         old: _Known | None,
-        warn: WarningSink,
-        redactor: _Redactor,
+        read: _Read,
         report: RefreshReport,
-    ) -> Callable[[], None] | None:
-        """Read one session (on from where it ended when it only grew), send its new texts to be
-        redacted, and return what writes it to the index once they are; None when it cannot be read."""
-        appender = source if isinstance(source, AppendReader) else None
+    ) -> None:
+        """Write one session as read; should a text it counted on as indexed be missing, read it again here."""
         try:
-            if appender and old and old.resume and info.size > old.size:  # grown: read on, if it only grew
-                appended = appender.read_appended(info, old.resume, old.indexed, warn)
-                if appended is not None:
-                    texts = self._prepare(conn, appended.messages, redactor)
-                    return partial(self._append_file, conn, info, old, appended, report, texts)
-            session = source.load(info, warn)
-            point = appender.resume_point(session) if appender else None
-        except (SmigError, OSError, ValueError) as error:  # one unreadable file must not stop the index
-            warn(ReadWarning(info.path, None, f"not indexed for search: {error}"))
-            return None
-        # A reader that could not read on has seen the old lines change: none of them is kept.
-        rewritten = bool(appender and old and old.resume)
-        messages = session.messages
-        grew = (
-            not rewritten
-            and old is not None
-            and info.size >= old.size
-            and old.indexed <= len(messages)
-            and (old.indexed == 0 or messages[old.indexed - 1].id == old.last_id)
-        )
-        start = old.indexed if grew and old else 0
-        texts = self._prepare(conn, messages[start:], redactor)
-        return partial(self._index_file, conn, session, old, report, point, grew, texts)
-
-    def _prepare(self, conn: sqlite3.Connection, messages: Sequence[Message], redactor: _Redactor) -> _Texts:
-        """The messages' texts with their digests; only those the index does not hold yet (and is not
-        about to write) go to be redacted: a fork's inherited turns and a file read again cost nothing."""
-        raws = [_raw_text(message) for message in messages]
-        ranks = [tier(message.role, message.kind, message.injected) for message in messages]
-        digests = [_digest(raw, rank != CONVERSATION) if raw else 0 for raw, rank in zip(raws, ranks, strict=True)]
-        unseen = {digest: raw for digest, raw in zip(digests, raws, strict=True) if raw and digest not in self._pending}
-        for digest in _held_texts(conn, list(unseen)):
-            del unseen[digest]
-        self._pending.update(unseen)
-        return _Texts(raws, ranks, digests, list(unseen), redactor.submit(list(unseen.values())))
+            if read.mode == "append":
+                assert old is not None
+                self._append_file(conn, info, old, read, report)
+            else:
+                self._index_file(conn, info, old, read, report)
+        except _MissingText:
+            again = _read_for_index(source, info, _previous(old), lambda _: {})
+            if again.mode != "failed":
+                self._write(conn, source, info, old, again, report)
 
     def _index_file(
-        self,
-        conn: sqlite3.Connection,
-        session: Session,
-        old: _Known | None,
-        report: RefreshReport,
-        point: ResumePoint | None,
-        grew: bool,
-        texts: _Texts,
+        self, conn: sqlite3.Connection, info: SessionInfo, old: _Known | None, read: _Read, report: RefreshReport
     ) -> None:
         """Index one session file, read whole, in one transaction: only its new messages when it just grew."""
-        info, messages = session.info, session.messages
+        grew = read.mode == "grow"
         conn.execute("BEGIN IMMEDIATE")
         try:
             if old is None:
@@ -422,18 +385,13 @@ class SearchIndex:
                     " cwd_real, size, mtime, indexed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0)",
                     (_key(info), info.path, *_meta(info), _real(info.cwd), info.size, info.mtime),
                 )
-                file_id, start = int(cursor.lastrowid or 0), 0
-                report.added += 1
-            elif grew:
-                assert old is not None
-                file_id, start = old.id, old.indexed
-                report.grown += 1
+                file_id = int(cursor.lastrowid or 0)
             else:
-                assert old is not None
-                file_id, start = old.id, 0
-                self._drop_messages(conn, file_id)
-                report.reindexed += 1
-            report.messages += self._insert_messages(conn, file_id, info.updated, messages[start:], texts)
+                file_id = old.id
+            last = conn.execute("SELECT coalesce(max(id), 0) FROM messages WHERE file = ?", (file_id,)).fetchone()[0]
+            added = self._insert_messages(conn, file_id, info.updated, read)
+            if old is not None and not grew:  # the old messages leave after the new ones hold their texts
+                self._drop_messages(conn, file_id, last)
             conn.execute(
                 "UPDATE files SET agent=?, session_id=?, title=?, cwd=?, updated=?, subagent=?, archived=?, cwd_real=?,"
                 " size=?, mtime=?, indexed=?, last_id=?, resume_offset=?, resume_line=?, resume_digest=?, resume_state=?"
@@ -443,9 +401,9 @@ class SearchIndex:
                     _real(info.cwd),
                     info.size,
                     info.mtime,
-                    len(messages),
-                    messages[-1].id if messages else None,
-                    *_resume_columns(point),
+                    read.count,
+                    read.last_id,
+                    *_resume_columns(read.point),
                     file_id,
                 ),
             )
@@ -453,23 +411,21 @@ class SearchIndex:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
-        finally:
-            self._pending.difference_update(texts.fresh)
+        report.messages += added
+        if old is None:
+            report.added += 1
+        elif grew:
+            report.grown += 1
+        else:
+            report.reindexed += 1
 
     def _append_file(
-        self,
-        conn: sqlite3.Connection,
-        info: SessionInfo,
-        old: _Known,
-        appended: Appended,
-        report: RefreshReport,
-        texts: _Texts,
+        self, conn: sqlite3.Connection, info: SessionInfo, old: _Known, read: _Read, report: RefreshReport
     ) -> None:
         """Index the messages a file gained, read from where its lines ended, in one transaction."""
-        messages = appended.messages
         conn.execute("BEGIN IMMEDIATE")
         try:
-            report.messages += self._insert_messages(conn, old.id, info.updated, messages, texts)
+            added = self._insert_messages(conn, old.id, info.updated, read)
             conn.execute(
                 "UPDATE files SET title=?, updated=?, size=?, mtime=?, indexed=?, last_id=?, resume_offset=?,"
                 " resume_line=?, resume_digest=?, resume_state=? WHERE id=?",
@@ -478,9 +434,9 @@ class SearchIndex:
                     info.updated,
                     info.size,
                     info.mtime,
-                    old.indexed + len(messages),
-                    messages[-1].id if messages else old.last_id,
-                    *_resume_columns(appended.point),
+                    old.indexed + read.count,
+                    read.last_id or old.last_id,
+                    *_resume_columns(read.point),
                     old.id,
                 ),
             )
@@ -488,23 +444,14 @@ class SearchIndex:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
-        finally:
-            self._pending.difference_update(texts.fresh)
+        report.messages += added
         report.grown += 1
 
-    def _insert_messages(
-        self,
-        conn: sqlite3.Connection,
-        file_id: int,
-        updated: str | None,
-        messages: Sequence[Message],
-        texts: _Texts,
-    ) -> int:
-        """Store messages, each pointing at its redacted text (empty: not indexed). A text the index
-        already holds gains a reference; a new one is packed into a block and indexed."""
-        redacted = texts.redacted()
+    def _insert_messages(self, conn: sqlite3.Connection, file_id: int, updated: str | None, read: _Read) -> int:
+        """Store messages, each pointing at its redacted text. A text the index already holds gains a
+        reference; a new one is packed into a block and indexed."""
         next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM texts").fetchone()[0]
-        ids = _held_texts(conn, list({digest for digest in texts.digests if digest}))
+        ids = _held_texts(conn, list({row[6] for row in read.rows}))
         refs: Counter[int] = Counter()
         rows: list[tuple[object, ...]] = []
         pending: list[tuple[int, str, bool]] = []
@@ -544,14 +491,12 @@ class SearchIndex:
             size = 0
 
         pending_digests: list[int] = []
-        for message, raw, rank, digest in zip(messages, texts.raws, texts.ranks, texts.digests, strict=True):
-            if not raw:
-                continue
+        for position, message_id, role, kind, rank, stamp, digest in read.rows:
             text_id = ids.get(digest)
             if text_id is None:
-                text = redacted.get(digest)
-                if text is None:  # held when this session was read, gone since: redact it here
-                    text = _merged([raw], redact_texts([raw]))[0]
+                text = read.texts.get(digest)
+                if text is None:  # held when the session was read, gone since
+                    raise _MissingText
                 text_id, next_id = next_id, next_id + 1
                 data = text.encode()
                 pending.append((text_id, text, rank != CONVERSATION))
@@ -562,18 +507,7 @@ class SearchIndex:
                     flush()
             ids[digest] = text_id
             refs[text_id] += 1
-            rows.append(
-                (
-                    file_id,
-                    message.index,
-                    message.id,
-                    message.role.value,
-                    message.kind.value,
-                    rank,
-                    message.timestamp or updated,
-                    text_id,
-                )
-            )
+            rows.append((file_id, position, message_id, role, kind, rank, stamp or updated, text_id))
         flush()
         conn.executemany("UPDATE texts SET refs = refs + ? WHERE id = ?", [(n, text_id) for text_id, n in refs.items()])
         conn.executemany(
@@ -583,11 +517,14 @@ class SearchIndex:
         )
         return len(rows)
 
-    def _drop_messages(self, conn: sqlite3.Connection, file_id: int) -> None:
-        """Remove a file's messages; a text no other message points at leaves the tables too
-        (contentless FTS needs each text to forget it) and so does a block left empty."""
-        counts = conn.execute("SELECT text, count(*) FROM messages WHERE file = ? GROUP BY text", (file_id,)).fetchall()
-        conn.execute("DELETE FROM messages WHERE file = ?", (file_id,))
+    def _drop_messages(self, conn: sqlite3.Connection, file_id: int, up_to: int | None = None) -> None:
+        """Remove a file's messages (those up to id `up_to`); a text no other message points at leaves
+        the tables too (contentless FTS needs each text to forget it) and so does a block left empty."""
+        last = (1 << 63) - 1 if up_to is None else up_to
+        counts = conn.execute(
+            "SELECT text, count(*) FROM messages WHERE file = ? AND id <= ? GROUP BY text", (file_id, last)
+        ).fetchall()
+        conn.execute("DELETE FROM messages WHERE file = ? AND id <= ?", (file_id, last))
         conn.executemany("UPDATE texts SET refs = refs - ? WHERE id = ?", [(n, text_id) for text_id, n in counts])
         blocks: set[int] = set()
         for text_id, _ in counts:
@@ -874,20 +811,110 @@ def _resume_columns(point: ResumePoint | None) -> tuple[int | None, int | None, 
 
 
 @dataclass(frozen=True, slots=True)
-class _Texts:
-    """The texts of messages about to be indexed, each with its digest (0: nothing to index), and
-    the redaction of those the index did not hold when they were read."""
+class _Previous:
+    """What the index holds for a file, as reading it on needs it (sent to a worker process)."""
 
-    raws: list[str]
-    ranks: list[int]
-    digests: list[int]
-    fresh: list[int]
-    """Digests of the texts sent to be redacted."""
-    redacting: Callable[[], list[str]]
+    size: int
+    indexed: int
+    last_id: str | None
+    resume: ResumePoint | None
 
-    def redacted(self) -> dict[int, str]:
-        """The fresh texts, redacted, by digest (waits for the redaction)."""
-        return dict(zip(self.fresh, self.redacting(), strict=True))
+
+def _previous(old: _Known | None) -> _Previous | None:
+    return _Previous(old.size, old.indexed, old.last_id, old.resume) if old else None
+
+
+@dataclass(slots=True)
+class _Read:
+    """One session read for the index, in plain values (cheap to send back from a worker process).
+
+    `mode`: `whole` (index every message anew), `grow` (a reader that cannot read on found the old
+    messages unchanged: these are the new ones), `append` (read on from where the lines ended), or
+    `failed` (not readable: the warnings say why)."""
+
+    mode: str
+    rows: list[tuple[int, str, str, str, int, str | None, int]] = field(default_factory=list)
+    """Each message to index: position, id, role, kind, tier, timestamp, digest of its text."""
+    texts: dict[int, str] = field(default_factory=dict)
+    """The redacted texts, by digest, of those the reader did not know as indexed already."""
+    count: int = 0
+    """Messages the session has now (`append`: messages read on)."""
+    last_id: str | None = None
+    point: ResumePoint | None = None
+    warnings: list[ReadWarning] = field(default_factory=list)
+
+
+class _MissingText(Exception):
+    """A text a read counted on as indexed is not (it left the index since): read the session again."""
+
+
+Known = Callable[[list[int]], dict[int, int]]
+"""Which of these digests name texts already indexed (or about to be): they need no redaction."""
+
+
+def _read_for_index(source: SessionSource, info: SessionInfo, previous: _Previous | None, known: Known) -> _Read:
+    """Read one session (on from where it ended when it only grew) and redact its texts not known yet."""
+    warnings: list[ReadWarning] = []
+    appender = source if isinstance(source, AppendReader) else None
+    try:
+        if appender and previous and previous.resume and info.size > previous.size:  # grown: read on, if it only grew
+            appended = appender.read_appended(info, previous.resume, previous.indexed, warnings.append)
+            if appended is not None:
+                read = _texts_read("append", appended.messages, known)
+                read.count, read.point = len(appended.messages), appended.point
+                read.last_id = appended.messages[-1].id if appended.messages else None
+                read.warnings = warnings
+                return read
+        session = source.load(info, warnings.append)
+        point = appender.resume_point(session) if appender else None
+    except (SmigError, OSError, ValueError) as error:  # one unreadable file must not stop the index
+        return _Read("failed", warnings=[*warnings, ReadWarning(info.path, None, f"not indexed for search: {error}")])
+    # A reader that could not read on has seen the old lines change: none of them is kept.
+    rewritten = bool(appender and previous and previous.resume)
+    messages = session.messages
+    grew = (
+        not rewritten
+        and previous is not None
+        and info.size >= previous.size
+        and previous.indexed <= len(messages)
+        and (previous.indexed == 0 or messages[previous.indexed - 1].id == previous.last_id)
+    )
+    start = previous.indexed if grew and previous else 0
+    read = _texts_read("grow" if grew else "whole", messages[start:], known)
+    read.count, read.point, read.warnings = len(messages), point, warnings
+    read.last_id = messages[-1].id if messages else None
+    return read
+
+
+def _texts_read(mode: str, messages: Sequence[Message], known: Known) -> _Read:
+    """The messages to index with their texts' digests; the texts not known yet, redacted."""
+    rows: list[tuple[int, str, str, str, int, str | None, int]] = []
+    unseen: dict[int, str] = {}
+    for message in messages:
+        raw = _raw_text(message)
+        if not raw:
+            continue
+        rank = tier(message.role, message.kind, message.injected)
+        digest = _digest(raw, rank != CONVERSATION)
+        rows.append(
+            (message.index, message.id, message.role.value, message.kind.value, rank, message.timestamp, digest)
+        )
+        unseen.setdefault(digest, raw)
+    for digest in known(list(unseen)):
+        del unseen[digest]
+    raws = list(unseen.values())
+    return _Read(mode, rows, dict(zip(unseen, _merged(raws, redact_texts(raws)), strict=True)))
+
+
+_seen_here: set[int] = set()
+"""Digests of the texts this worker process has redacted and sent (so the index has them)."""
+
+
+def _read_in_worker(source: SessionSource, info: SessionInfo, previous: _Previous | None) -> _Read:
+    """`_read_for_index` in a worker process: a text it sent before is known (written by now)."""
+    read = _read_for_index(source, info, previous, lambda digests: {d: 0 for d in digests if d in _seen_here})
+    _seen_here.update(read.texts)
+    return read
 
 
 def _digest(text: str, tool: bool) -> int:
@@ -978,63 +1005,49 @@ def _raw_text(message: Message) -> str:
     return text if text.strip() else ""
 
 
-class _Redactor:
-    """Redacts the texts to index: in a worker process when a refresh has much to read, so one core
-    reads sessions and writes the index while the other redacts (redaction is about half of a build);
-    otherwise, or when no worker can start, right here. Results come back in the order asked."""
+class _Readers:
+    """Reads sessions for the index: in two worker processes when a refresh has much to read (each
+    reads a session and redacts its new texts while this process writes the index), otherwise, or
+    when no worker can start, right here. Results come back in the order asked."""
 
     def __init__(self, parallel: bool) -> None:
         self._pool: ProcessPoolExecutor | None = None
         if parallel:
             try:
-                self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+                self._pool = ProcessPoolExecutor(WORKERS, mp_context=multiprocessing.get_context("spawn"))
             except (OSError, ValueError, NotImplementedError):
                 self._pool = None
 
-    def __enter__(self) -> _Redactor:
+    def __enter__(self) -> _Readers:
         return self
 
     def __exit__(self, *_: object) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
 
-    def submit(self, texts: list[str]) -> Callable[[], list[str]]:
-        """Start redacting `texts`; the returned call gives them redacted (waiting if need be)."""
+    def read(
+        self, asked: Iterable[tuple[SessionSource, SessionInfo, _Previous | None]], known: Known
+    ) -> Iterator[_Read]:
+        """Each session read, in order; here, `known` says which texts the index holds already."""
         if self._pool is None:
-            done = _merged(texts, redact_texts(texts))
-            return lambda: done
-        batches: list[tuple[list[str], Future[list[str | None]] | None]] = []
-        for batch in _batches(texts):
-            try:
-                batches.append((batch, self._pool.submit(redact_texts, batch)))
-            except (BrokenProcessPool, RuntimeError):  # the worker died: go on here
-                batches.append((batch, None))
-
-        def result() -> list[str]:
-            out: list[str] = []
-            for batch, future in batches:
+            for source, info, previous in asked:
+                yield _read_for_index(source, info, previous, known)
+            return
+        pending: deque[tuple[tuple[SessionSource, SessionInfo, _Previous | None], Future[_Read] | None]] = deque()
+        items = iter(asked)
+        while True:
+            while len(pending) < AHEAD and (item := next(items, None)) is not None:
                 try:
-                    found = future.result() if future is not None else redact_texts(batch)
-                except (BrokenProcessPool, OSError):
-                    found = redact_texts(batch)
-                out += _merged(batch, found)
-            return out
-
-        return result
-
-
-def _batches(texts: list[str]) -> Iterator[list[str]]:
-    """The texts in runs of about `REDACT_BATCH` characters."""
-    batch: list[str] = []
-    size = 0
-    for text in texts:
-        batch.append(text)
-        size += len(text)
-        if size >= REDACT_BATCH:
-            yield batch
-            batch, size = [], 0
-    if batch:
-        yield batch
+                    pending.append((item, self._pool.submit(_read_in_worker, *item)))
+                except (BrokenProcessPool, RuntimeError):  # the workers died: go on here
+                    pending.append((item, None))
+            if not pending:
+                return
+            item, future = pending.popleft()
+            try:
+                yield future.result() if future is not None else _read_for_index(*item, known)
+            except (BrokenProcessPool, OSError):
+                yield _read_for_index(*item, known)
 
 
 def _merged(texts: list[str], redacted: list[str | None]) -> list[str]:
