@@ -81,8 +81,9 @@ PARALLEL_BYTES = 64 << 20
 """Session bytes to index in one refresh from which texts are redacted in a worker process."""
 WORKERS = 2
 """Worker processes reading sessions in a big refresh (one per core of the machines smig targets)."""
-AHEAD = 16
-"""Sessions asked of the workers ahead of the one being written (a big one being read holds up only the writing)."""
+AHEAD_BYTES = 256 << 20
+"""Session bytes asked of the workers ahead of the one being written: while one reads a huge session,
+the other reads on through this much (their results wait in memory, a fraction of it)."""
 OPTIMIZE_AFTER = 50
 """Sessions indexed in one refresh past which the FTS segments are merged."""
 CORRUPT_HINTS = ("malformed", "not a database", "corrupt", "no such table", "no such column", "disk i/o")
@@ -1035,15 +1036,18 @@ class _Readers:
             return
         pending: deque[tuple[tuple[SessionSource, SessionInfo, _Previous | None], Future[_Read] | None]] = deque()
         items = iter(asked)
+        ahead = 0
         while True:
-            while len(pending) < AHEAD and (item := next(items, None)) is not None:
+            while (len(pending) <= WORKERS or ahead < AHEAD_BYTES) and (item := next(items, None)) is not None:
                 try:
                     pending.append((item, self._pool.submit(_read_in_worker, *item)))
                 except (BrokenProcessPool, RuntimeError):  # the workers died: go on here
                     pending.append((item, None))
+                ahead += item[1].size
             if not pending:
                 return
             item, future = pending.popleft()
+            ahead -= item[1].size
             try:
                 yield future.result() if future is not None else _read_for_index(*item, known)
             except (BrokenProcessPool, OSError):

@@ -204,15 +204,19 @@ def tier(role: Role | str, kind: Kind | str, injected: bool) -> int:
     """The ranking tier of a message: conversation first, tool traffic below, injected context last."""
     if injected:
         return CONTEXT
-    if Role(role) in (Role.USER, Role.ASSISTANT) and Kind(kind) in (Kind.TEXT, Kind.SUMMARY):
+    if role in _CONVERSATION_ROLES and kind in _CONVERSATION_KINDS:  # StrEnum members equal their strings
         return CONVERSATION
     return TOOLING
+
+
+_CONVERSATION_ROLES = frozenset((Role.USER, Role.ASSISTANT))
+_CONVERSATION_KINDS = frozenset((Kind.TEXT, Kind.SUMMARY))
 
 
 def tier_holds_role(rank: int, role: str) -> bool:
     """Tell whether a message of this role can be in this ranking tier (conversation is only what a
     person or the model wrote), so a search filtered by role skips the tiers it cannot find."""
-    return rank != CONVERSATION or role in (Role.USER.value, Role.ASSISTANT.value)
+    return rank != CONVERSATION or role in _CONVERSATION_ROLES
 
 
 def parse_since(value: str, now: datetime | None = None) -> str:
