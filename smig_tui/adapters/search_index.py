@@ -849,11 +849,11 @@ class _MissingText(Exception):
     """A text a read counted on as indexed is not (it left the index since): read the session again."""
 
 
-Known = Callable[[list[int]], dict[int, int]]
+_KnownTexts = Callable[[list[int]], dict[int, int]]
 """Which of these digests name texts already indexed (or about to be): they need no redaction."""
 
 
-def _read_for_index(source: SessionSource, info: SessionInfo, previous: _Previous | None, known: Known) -> _Read:
+def _read_for_index(source: SessionSource, info: SessionInfo, previous: _Previous | None, known: _KnownTexts) -> _Read:
     """Read one session (on from where it ended when it only grew) and redact its texts not known yet."""
     warnings: list[ReadWarning] = []
     appender = source if isinstance(source, AppendReader) else None
@@ -887,7 +887,7 @@ def _read_for_index(source: SessionSource, info: SessionInfo, previous: _Previou
     return read
 
 
-def _texts_read(mode: str, messages: Sequence[Message], known: Known) -> _Read:
+def _texts_read(mode: str, messages: Sequence[Message], known: _KnownTexts) -> _Read:
     """The messages to index with their texts' digests; the texts not known yet, redacted."""
     rows: list[tuple[int, str, str, str, int, str | None, int]] = []
     unseen: dict[int, str] = {}
@@ -1027,7 +1027,7 @@ class _Readers:
             self._pool.shutdown(wait=True, cancel_futures=True)
 
     def read(
-        self, asked: Iterable[tuple[SessionSource, SessionInfo, _Previous | None]], known: Known
+        self, asked: Iterable[tuple[SessionSource, SessionInfo, _Previous | None]], known: _KnownTexts
     ) -> Iterator[_Read]:
         """Each session read, in order; here, `known` says which texts the index holds already."""
         if self._pool is None:
