@@ -631,10 +631,11 @@ class SearchIndex:
                 raise SearchQueryError(f"The search index cannot run this query: {error}.") from None
             raise
         hits = []
+        needles = query.needles
         for position, message_id, role, kind, stamp, text, agent, session_id, path, title, cwd, archived in rows[
             offset:
         ]:
-            snippet = make_snippet(redact(snippet_region(text, query.needles)).text, query.needles)
+            snippet = make_snippet(redact(snippet_region(text, needles)).text, needles)
             hits.append(
                 SearchHit(
                     agent,
@@ -668,20 +669,19 @@ class SearchIndex:
             return
         joined = (
             f"JOIN messages m ON m.text = t.id JOIN files f ON f.id = m.file"
-            f"{' JOIN blocks b ON b.id = t.block' if query.scans else ''} WHERE m.tier = ? AND {' AND '.join(where) or '1'}"
+            f"{' JOIN blocks b ON b.id = t.block' if query.scans else ''}"
+            f" WHERE m.tier BETWEEN ? AND ? AND {' AND '.join(where) or '1'}"
         )
-        for table, rank in (("words", CONVERSATION), ("tool_words", TOOLING), ("tool_words", CONTEXT)):
-            if filters.role and not tier_holds_role(rank, filters.role):
-                continue
-            if rank == CONVERSATION:
-                yield self._ranked(conn, table, query.word_match, joined, [rank, *args])
-            else:  # the word table drives the join in its own rowid order, newest first, read until enough
-                cursor = conn.execute(
-                    f"SELECT {_COLUMNS} FROM {table} JOIN texts t ON t.id = {table}.rowid {joined}"
-                    f" AND {table} MATCH ? ORDER BY {table}.rowid DESC",
-                    [rank, *args, query.word_match],
-                )
-                yield _fetched(cursor)
+        if not filters.role or tier_holds_role(CONVERSATION, filters.role):
+            yield self._ranked(conn, "words", query.word_match, joined, [CONVERSATION, CONVERSATION, *args])
+        # Tool traffic, then injected context: one walk of the tool table in its own rowid order,
+        # newest first, read until enough; context met on the way waits for the walk's end.
+        cursor = conn.execute(
+            f"SELECT {_COLUMNS}, m.tier FROM tool_words JOIN texts t ON t.id = tool_words.rowid {joined}"
+            " AND tool_words MATCH ? ORDER BY tool_words.rowid DESC",
+            [TOOLING, CONTEXT, *args, query.word_match],
+        )
+        yield _tool_then_context(_fetched(cursor))
 
     def _ranked(
         self, conn: sqlite3.Connection, table: str, match: str, joined: str, args: list[object]
@@ -971,6 +971,16 @@ def _filter_sql(query: SearchQuery, filters: SearchFilters) -> tuple[list[str], 
         where.append("m.role = ?")
         args.append(filters.role)
     return where, args
+
+
+def _tool_then_context(batches: Iterator[list[Any]]) -> Iterator[list[Any]]:
+    """Rows of tool traffic as they come (their tier, last, left off), then those of injected context."""
+    context: list[Any] = []
+    for rows in batches:
+        yield [row[:-1] for row in rows if row[-1] != CONTEXT]
+        context += [row[:-1] for row in rows if row[-1] == CONTEXT]
+    for start in range(0, len(context), CONFIRM_BATCH):
+        yield context[start : start + CONFIRM_BATCH]
 
 
 def _fetched(cursor: sqlite3.Cursor) -> Iterator[list[Any]]:

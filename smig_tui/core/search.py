@@ -45,7 +45,7 @@ CONVERSATION, TOOLING, CONTEXT = 0, 1, 2
 """Ranking tiers, best first: what a person or the model wrote, then tool calls, tool outputs and
 reasoning, then context the harness injected."""
 SINCE_UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-SNIPPET_MARGIN = 4096
+SNIPPET_MARGIN = 1024
 """Characters kept either side of a hit's first match when its snippet is made from a long text."""
 
 
@@ -262,7 +262,7 @@ def make_snippet(text: str, needles: tuple[str, ...], width: int = 160) -> Snipp
     """
     flat = " ".join(text.split())
     folded = flat.lower() if flat.isascii() else "".join(fold(c) for c in flat)
-    wanted = [folded_needle for n in needles if (folded_needle := "".join(fold(c) for c in " ".join(n.split())))]
+    wanted = _folded(needles)
     hits = sorted((start, start + len(needle)) for needle in wanted for start in _find_all(folded, needle))
     first = hits[0][0] if hits else 0
     start = max(0, first - width // 3)
@@ -293,6 +293,12 @@ def snippet_region(text: str, needles: tuple[str, ...], margin: int = SNIPPET_MA
         return text
     first = min(found)
     return text[max(0, first - margin) : first + margin]
+
+
+@functools.lru_cache(maxsize=32)
+def _folded(needles: tuple[str, ...]) -> list[str]:
+    """The needles folded as the text is, empty ones dropped (worked out once per query, not per hit)."""
+    return [folded for n in needles if (folded := "".join(fold(c) for c in " ".join(n.split())))]
 
 
 def _find_all(haystack: str, needle: str) -> list[int]:

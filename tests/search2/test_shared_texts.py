@@ -111,3 +111,19 @@ def test_tool_output_comes_newest_session_first_after_all_conversation(isolated_
         ("tool_result", "c003"),
         ("tool_result", "c001"),
     ]
+
+
+def test_injected_context_comes_after_all_tool_output_even_when_newer(isolated_homes: dict[str, Path]) -> None:
+    older = write_rollout(isolated_homes["codex"], [("user", "go")], "01a30000-0000-7000-8000-00000000d001")
+    with older.open("a", encoding="utf-8") as handle:
+        handle.write(tool_lines("make", "grebe built", "call_d1"))
+    write_rollout(
+        isolated_homes["codex"],
+        [("developer", "grebe house rules"), ("user", "start")],
+        "01a30000-0000-7000-8000-00000000d002",
+        day="2026-12-02",
+    )
+    services = build_services()
+    hits = services.search("grebe")
+    assert [(hit.role, hit.session_id[-4:]) for hit in hits] == [("tool", "d001"), ("developer", "d002")]
+    assert [hit.role for hit in services.search("grebe", limit=1, offset=1)] == ["developer"]
