@@ -9,15 +9,17 @@ in the index. A text holding a script written without spaces also goes into a tr
 FTS tables are contentless, so the text is not stored twice.
 
 A query walks each word table in its own rowid order, newest first, joined to the messages and
-filters, and stops when it has a page: tool traffic is simply newest first; conversation ranks its
-`RANKED_MATCHES` most recent matches by bm25 (which costs per match) and lists older ones after.
+filters, and stops when it has a page: tool traffic newest first, then injected context;
+conversation ranks its `RANKED_MATCHES` most recent matching texts by bm25 (which costs per match)
+and lists older ones after.
 
 The index follows the files: each session is keyed by (agent, id, path) and checked by the file's
 size and mtime. A file that only grew gets only its new messages: a reader that can (`AppendReader`:
 Codex, Claude Code) reads on from where the file's lines ended, kept per file with a digest of the
-bytes before; others read it whole. A rewritten one is indexed again, a removed one leaves. A big
-refresh redacts in a worker process while this one reads and writes. A damaged index file is
-deleted and built again, with a notice: it is a cache, the sessions are the truth.
+bytes before; others read it whole. A rewritten one is indexed again, a removed one leaves. In a big
+refresh two worker processes read the sessions and redact their new texts while this one writes. A
+damaged index file is deleted and built again, with a notice: it is a cache, the sessions are the
+truth.
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ MAX_INDEXED_CHARS = 1 << 20
 SKIPPED_KINDS = (Kind.IMAGE,)
 BLOCK_LEVEL = 3
 PARALLEL_BYTES = 64 << 20
-"""Session bytes to index in one refresh from which texts are redacted in a worker process."""
+"""Session bytes to index in one refresh from which sessions are read in worker processes."""
 WORKERS = 2
 """Worker processes reading sessions in a big refresh (one per core of the machines smig targets)."""
 AHEAD_BYTES = 256 << 20

@@ -1,5 +1,5 @@
-"""A big refresh redacts in a worker process while it reads on; the index it builds is the one a
-refresh that redacts in-process builds, secrets included (redacted the same way)."""
+"""A big refresh reads sessions and redacts their texts in worker processes; the index it builds is
+the one a refresh that reads and redacts in-process builds, secrets included (redacted the same way)."""
 
 from __future__ import annotations
 
