@@ -1,31 +1,35 @@
 """Provides the full-text index of every session: SQLite FTS5 in smig's cache folder.
 
-Every message of every session any reader yields is stored once, redacted, in zstd blocks of about
-1 MB (one session's messages side by side; a session repeats itself, files read again and again, so
-a block this size compresses about twice as well as one of 256 KB). Conversation is indexed in a word
-table with positions (unicode61: phrases exact, bm25 ranks); tool traffic, most of the text, in a
-word table without positions (a third of the size), whose phrase hits are confirmed on the text;
-it ranks below conversation anyway. A message holding a script written without spaces also goes
-into a trigram table. The FTS tables are contentless, so the text is not stored twice. On the
-generated 100-session corpus this takes the index from 77% to 34% of the indexed text; the bench's
-query mix keeps its p95 under 50 ms, but a phrase found only in tool output reads the text of every
-candidate (167 ms p95 on that row, growing with the corpus).
+Each distinct text is stored and indexed once, redacted: messages point at it by a digest of its
+content, so a fork's inherited turns, a file read again and again, a repeated instruction cost a
+row of `messages` and no redaction (half of the text of the generated corpus is such repeats).
+Texts are packed in zstd blocks of about 1 MB. Conversation is indexed in a word table ranked
+with bm25, tool traffic (most of the text) in another; both keep positions, so phrases are exact
+in the index. A text holding a script written without spaces also goes into a trigram table. The
+FTS tables are contentless, so the text is not stored twice.
+
+A query walks each word table in its own rowid order, newest first, joined to the messages and
+filters, and stops when it has a page: tool traffic newest first, then injected context;
+conversation ranks its `RANKED_MATCHES` most recent matching texts by bm25 (which costs per match)
+and lists older ones after.
 
 The index follows the files: each session is keyed by (agent, id, path) and checked by the file's
 size and mtime. A file that only grew gets only its new messages: a reader that can (`AppendReader`:
 Codex, Claude Code) reads on from where the file's lines ended, kept per file with a digest of the
-bytes before; others read it whole. A rewritten one is indexed again, a removed one leaves. A big
-refresh redacts in a worker process while this one reads and writes. A damaged index file is
-deleted and built again, with a notice: it is a cache, the sessions are the truth.
+bytes before; others read it whole. A rewritten one is indexed again, a removed one leaves. In a big
+refresh two worker processes read the sessions and redact their new texts while this one writes. A
+damaged index file is deleted and built again, with a notice: it is a cache, the sessions are the
+truth.
 """
 
 from __future__ import annotations
 
+import hashlib
 import multiprocessing
 import os
 import sqlite3
 import threading
-from collections import OrderedDict, deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -38,11 +42,14 @@ from typing import Any
 from smig_tui.adapters.fs import file_lock
 from smig_tui.adapters.zstd_files import DAMAGED, compress, decompress
 from smig_tui.core.errors import LockedError, SmigError
-from smig_tui.core.models import Kind, Message, ReadWarning, Session, SessionInfo
-from smig_tui.core.ports import Appended, AppendReader, ResumePoint, SessionSource, WarningSink
+from smig_tui.core.models import Kind, Message, ReadWarning, SessionInfo
+from smig_tui.core.ports import AppendReader, ResumePoint, SessionSource, WarningSink
 from smig_tui.core.redact import redact, redact_texts
 from smig_tui.core.search import (
+    CONTEXT,
     CONVERSATION,
+    SNIPPET_MARGIN,
+    TOOLING,
     SearchQuery,
     SearchQueryError,
     Snippet,
@@ -50,28 +57,35 @@ from smig_tui.core.search import (
     char_tokens,
     make_snippet,
     needs_grams,
+    snippet_region,
     tier,
+    tier_holds_role,
 )
 
-SCHEMA_VERSION = "6"
+SCHEMA_VERSION = "7"
 BLOCK_BYTES = 1 << 20
 """Texts are packed together into zstd blocks of about this many bytes."""
 CACHED_BLOCKS = 24
 """Unpacked blocks kept in memory while searching."""
+FIRST_BATCH = 64
+"""Candidates read first: a page of hits plus room for a fork's inherited copies, which are dropped."""
 CONFIRM_BATCH = 200
-"""Candidates read per round when they must be confirmed on the text (emoji, CJK, tool-output phrases)."""
+"""Candidates read per round after the first (more copies than expected, or emoji and CJK confirmed on the text)."""
+RANKED_MATCHES = 2000
+"""Conversation matches, the most recent, ranked by bm25. bm25 costs about a microsecond per match
+(it reads each one's length and positions), so ranking every match of a common word grows with the
+history; older matches follow the ranked ones, newest first."""
 MAX_INDEXED_CHARS = 1 << 20
 """The head of a message indexed; a bigger tool output is searchable in its first megabyte only."""
 SKIPPED_KINDS = (Kind.IMAGE,)
 BLOCK_LEVEL = 3
-DUPLICATE_MARGIN = 10
-"""Extra candidates read per round so hits dropped as a fork's inherited copies rarely need a second round."""
 PARALLEL_BYTES = 64 << 20
-"""Session bytes to index in one refresh from which texts are redacted in a worker process."""
-REDACT_BATCH = 4 << 20
-"""Characters of text sent to the worker at a time: a huge session flows through in pieces."""
-AHEAD = 3
-"""Sessions read ahead while their texts are being redacted."""
+"""Session bytes to index in one refresh from which sessions are read in worker processes."""
+WORKERS = 2
+"""Worker processes reading sessions in a big refresh (one per core of the machines smig targets)."""
+AHEAD_BYTES = 256 << 20
+"""Session bytes asked of the workers ahead of the one being written: while one reads a huge session,
+the other reads on through this much (their results wait in memory, a fraction of it)."""
 OPTIMIZE_AFTER = 50
 """Sessions indexed in one refresh past which the FTS segments are merged."""
 CORRUPT_HINTS = ("malformed", "not a database", "corrupt", "no such table", "no such column", "disk i/o")
@@ -89,15 +103,19 @@ CREATE TABLE files(
     title TEXT, cwd TEXT, cwd_real TEXT, updated TEXT, size INTEGER, mtime REAL,
     subagent INTEGER, archived INTEGER, indexed INTEGER, last_id TEXT,
     resume_offset INTEGER, resume_line INTEGER, resume_digest TEXT, resume_state TEXT);
-CREATE TABLE blocks(id INTEGER PRIMARY KEY AUTOINCREMENT, file INTEGER NOT NULL, data BLOB NOT NULL);
-CREATE INDEX blocks_file ON blocks(file);
+CREATE TABLE blocks(id INTEGER PRIMARY KEY AUTOINCREMENT, data BLOB NOT NULL);
+CREATE TABLE texts(
+    id INTEGER PRIMARY KEY, digest INTEGER NOT NULL, refs INTEGER NOT NULL, tool INTEGER NOT NULL,
+    grams INTEGER NOT NULL, block INTEGER NOT NULL, start INTEGER NOT NULL, length INTEGER NOT NULL);
+CREATE UNIQUE INDEX texts_digest ON texts(digest);
+CREATE INDEX texts_block ON texts(block);
 CREATE TABLE messages(
     id INTEGER PRIMARY KEY, file INTEGER NOT NULL, position INTEGER NOT NULL, message_id TEXT NOT NULL,
-    role TEXT, kind TEXT, tier INTEGER, timestamp TEXT, grams INTEGER,
-    block INTEGER, start INTEGER, length INTEGER);
+    role TEXT, kind TEXT, tier INTEGER, timestamp TEXT, text INTEGER NOT NULL);
 CREATE INDEX messages_file ON messages(file, position);
+CREATE INDEX messages_text ON messages(text);
 CREATE VIRTUAL TABLE words USING fts5(body, content='', tokenize='unicode61 remove_diacritics 2');
-CREATE VIRTUAL TABLE tool_words USING fts5(body, content='', detail=none, columnsize=0, tokenize='unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE tool_words USING fts5(body, content='', columnsize=0, tokenize='unicode61 remove_diacritics 2');
 CREATE VIRTUAL TABLE grams USING fts5(body, content='', tokenize='trigram');
 """
 
@@ -182,6 +200,8 @@ class SearchIndex:
         """Recently unpacked blocks by id (ids are never reused, so an entry never goes stale)."""
         self.parallel: bool | None = None
         """Redact in a worker process: None decides by how much there is to index."""
+        self._pending: set[int] = set()
+        """Digests of the texts read and sent to be redacted but not written yet, during a refresh."""
 
     # --- opening, and recovering from a damaged file ---------------------------------------------
 
@@ -307,21 +327,23 @@ class SearchIndex:
             for file_id in gone:
                 self._drop_file(conn, file_id)
                 report.removed += 1
+            # Oldest first, so ids follow time: hits of tool traffic come newest first by id alone.
+            todo.sort(key=lambda pair: pair[1].updated or "")
             parallel = (
                 self.parallel if self.parallel is not None else (sum(info.size for _, info in todo) >= PARALLEL_BYTES)
             )
-            with _Redactor(parallel) as redactor:
-                writes: deque[Callable[[], None]] = deque()  # in file order, each once its texts are redacted
-                for done, (source, info) in enumerate(todo):
+            with _Readers(parallel) as readers:
+                reads = readers.read(
+                    ((source, info, _previous(known.get(_key(info)))) for source, info in todo),
+                    partial(_held_texts, conn),
+                )
+                for done, ((source, info), read) in enumerate(zip(todo, reads, strict=True)):
                     if progress:
                         progress(done, len(todo))
-                    write = self._read(conn, source, info, known.get(_key(info)), warn, redactor, report)
-                    if write is not None:
-                        writes.append(write)
-                    while len(writes) > AHEAD:
-                        writes.popleft()()
-                while writes:
-                    writes.popleft()()
+                    for warning in read.warnings:
+                        warn(warning)
+                    if read.mode != "failed":
+                        self._write(conn, source, info, known.get(_key(info)), read, report)
             if progress and todo:
                 progress(len(todo), len(todo))
             if len(todo) >= OPTIMIZE_AFTER:  # many new segments: merge them, smaller and faster to query
@@ -332,56 +354,32 @@ class SearchIndex:
             if todo or gone:
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
-    def _read(
+    def _write(
         self,
         conn: sqlite3.Connection,
         source: SessionSource,
         info: SessionInfo,
         old: _Known | None,
-        warn: WarningSink,
-        redactor: _Redactor,
+        read: _Read,
         report: RefreshReport,
-    ) -> Callable[[], None] | None:
-        """Read one session (on from where it ended when it only grew), send its texts to be redacted,
-        and return what writes it to the index once they are; None when it cannot be read."""
-        appender = source if isinstance(source, AppendReader) else None
+    ) -> None:
+        """Write one session as read; should a text it counted on as indexed be missing, read it again here."""
         try:
-            if appender and old and old.resume and info.size > old.size:  # grown: read on, if it only grew
-                appended = appender.read_appended(info, old.resume, old.indexed, warn)
-                if appended is not None:
-                    texts = redactor.submit([_raw_text(message) for message in appended.messages])
-                    return partial(self._append_file, conn, info, old, appended, report, texts)
-            session = source.load(info, warn)
-            point = appender.resume_point(session) if appender else None
-        except (SmigError, OSError, ValueError) as error:  # one unreadable file must not stop the index
-            warn(ReadWarning(info.path, None, f"not indexed for search: {error}"))
-            return None
-        # A reader that could not read on has seen the old lines change: none of them is kept.
-        rewritten = bool(appender and old and old.resume)
-        messages = session.messages
-        grew = (
-            not rewritten
-            and old is not None
-            and info.size >= old.size
-            and old.indexed <= len(messages)
-            and (old.indexed == 0 or messages[old.indexed - 1].id == old.last_id)
-        )
-        start = old.indexed if grew and old else 0
-        texts = redactor.submit([_raw_text(message) for message in messages[start:]])
-        return partial(self._index_file, conn, session, old, report, point, grew, texts)
+            if read.mode == "append":
+                assert old is not None
+                self._append_file(conn, info, old, read, report)
+            else:
+                self._index_file(conn, info, old, read, report)
+        except _MissingText:
+            again = _read_for_index(source, info, _previous(old), lambda _: {})
+            if again.mode != "failed":
+                self._write(conn, source, info, old, again, report)
 
     def _index_file(
-        self,
-        conn: sqlite3.Connection,
-        session: Session,
-        old: _Known | None,
-        report: RefreshReport,
-        point: ResumePoint | None,
-        grew: bool,
-        texts: Callable[[], list[str]],
+        self, conn: sqlite3.Connection, info: SessionInfo, old: _Known | None, read: _Read, report: RefreshReport
     ) -> None:
         """Index one session file, read whole, in one transaction: only its new messages when it just grew."""
-        info, messages = session.info, session.messages
+        grew = read.mode == "grow"
         conn.execute("BEGIN IMMEDIATE")
         try:
             if old is None:
@@ -390,18 +388,13 @@ class SearchIndex:
                     " cwd_real, size, mtime, indexed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0)",
                     (_key(info), info.path, *_meta(info), _real(info.cwd), info.size, info.mtime),
                 )
-                file_id, start = int(cursor.lastrowid or 0), 0
-                report.added += 1
-            elif grew:
-                assert old is not None
-                file_id, start = old.id, old.indexed
-                report.grown += 1
+                file_id = int(cursor.lastrowid or 0)
             else:
-                assert old is not None
-                file_id, start = old.id, 0
-                self._drop_messages(conn, file_id)
-                report.reindexed += 1
-            report.messages += self._insert_messages(conn, file_id, info.updated, messages[start:], texts())
+                file_id = old.id
+            last = conn.execute("SELECT coalesce(max(id), 0) FROM messages WHERE file = ?", (file_id,)).fetchone()[0]
+            added = self._insert_messages(conn, file_id, info.updated, read)
+            if old is not None and not grew:  # the old messages leave after the new ones hold their texts
+                self._drop_messages(conn, file_id, last)
             conn.execute(
                 "UPDATE files SET agent=?, session_id=?, title=?, cwd=?, updated=?, subagent=?, archived=?, cwd_real=?,"
                 " size=?, mtime=?, indexed=?, last_id=?, resume_offset=?, resume_line=?, resume_digest=?, resume_state=?"
@@ -411,9 +404,9 @@ class SearchIndex:
                     _real(info.cwd),
                     info.size,
                     info.mtime,
-                    len(messages),
-                    messages[-1].id if messages else None,
-                    *_resume_columns(point),
+                    read.count,
+                    read.last_id,
+                    *_resume_columns(read.point),
                     file_id,
                 ),
             )
@@ -421,21 +414,21 @@ class SearchIndex:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+        report.messages += added
+        if old is None:
+            report.added += 1
+        elif grew:
+            report.grown += 1
+        else:
+            report.reindexed += 1
 
     def _append_file(
-        self,
-        conn: sqlite3.Connection,
-        info: SessionInfo,
-        old: _Known,
-        appended: Appended,
-        report: RefreshReport,
-        texts: Callable[[], list[str]],
+        self, conn: sqlite3.Connection, info: SessionInfo, old: _Known, read: _Read, report: RefreshReport
     ) -> None:
         """Index the messages a file gained, read from where its lines ended, in one transaction."""
-        messages = appended.messages
         conn.execute("BEGIN IMMEDIATE")
         try:
-            report.messages += self._insert_messages(conn, old.id, info.updated, messages, texts())
+            added = self._insert_messages(conn, old.id, info.updated, read)
             conn.execute(
                 "UPDATE files SET title=?, updated=?, size=?, mtime=?, indexed=?, last_id=?, resume_offset=?,"
                 " resume_line=?, resume_digest=?, resume_state=? WHERE id=?",
@@ -444,9 +437,9 @@ class SearchIndex:
                     info.updated,
                     info.size,
                     info.mtime,
-                    old.indexed + len(messages),
-                    messages[-1].id if messages else old.last_id,
-                    *_resume_columns(appended.point),
+                    old.indexed + read.count,
+                    read.last_id or old.last_id,
+                    *_resume_columns(read.point),
                     old.id,
                 ),
             )
@@ -454,19 +447,17 @@ class SearchIndex:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+        report.messages += added
         report.grown += 1
 
-    def _insert_messages(
-        self,
-        conn: sqlite3.Connection,
-        file_id: int,
-        updated: str | None,
-        messages: Iterable[Message],
-        texts: list[str],
-    ) -> int:
-        """Store and index messages with their redacted texts (empty: not indexed), packed together in blocks."""
-        added = 0
-        pending: list[tuple[Message, str, int, int]] = []
+    def _insert_messages(self, conn: sqlite3.Connection, file_id: int, updated: str | None, read: _Read) -> int:
+        """Store messages, each pointing at its redacted text. A text the index already holds gains a
+        reference; a new one is packed into a block and indexed."""
+        next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM texts").fetchone()[0]
+        ids = _held_texts(conn, list({row[6] for row in read.rows}))
+        refs: Counter[int] = Counter()
+        rows: list[tuple[object, ...]] = []
+        pending: list[tuple[int, str, bool]] = []
         packed: list[bytes] = []
         size = 0
 
@@ -475,83 +466,90 @@ class SearchIndex:
             if not pending:
                 return
             block = conn.execute(
-                "INSERT INTO blocks(file, data) VALUES (?, ?)", (file_id, compress(b"".join(packed), BLOCK_LEVEL))
+                "INSERT INTO blocks(data) VALUES (?)", (compress(b"".join(packed), BLOCK_LEVEL),)
             ).lastrowid
-            first = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM messages").fetchone()[0]
-            rows = [
-                (
-                    first + n,
-                    message,
-                    text,
-                    start,
-                    length,
-                    needs_grams(text),
-                    tier(message.role, message.kind, message.injected),
-                )
-                for n, (message, text, start, length) in enumerate(pending)
-            ]
+            spans, start = [], 0
+            for data in packed:
+                spans.append((start, len(data)))
+                start += len(data)
             conn.executemany(
-                "INSERT INTO messages(id, file, position, message_id, role, kind, tier, timestamp, grams, block,"
-                " start, length) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO texts(id, digest, refs, tool, grams, block, start, length) VALUES (?,?,0,?,?,?,?,?)",
                 [
-                    (
-                        row,
-                        file_id,
-                        message.index,
-                        message.id,
-                        message.role.value,
-                        message.kind.value,
-                        rank,
-                        message.timestamp or updated,
-                        int(grams),
-                        block,
-                        start,
-                        length,
-                    )
-                    for row, message, _, start, length, grams, rank in rows
+                    (text_id, digest, int(tool), int(needs_grams(text)), block, *span)
+                    for (text_id, text, tool), span, digest in zip(pending, spans, pending_digests, strict=True)
                 ],
             )
-            for table in ("words", "tool_words"):
+            for table, is_tool in (("words", False), ("tool_words", True)):
                 conn.executemany(
                     f"INSERT INTO {table}(rowid, body) VALUES (?, ?)",
-                    [(row, _word_text(text)) for row, _, text, _, _, _, rank in rows if _word_table(rank) == table],
+                    [(text_id, _word_text(text)) for text_id, text, tool in pending if tool is is_tool],
                 )
             conn.executemany(
                 "INSERT INTO grams(rowid, body) VALUES (?, ?)",
-                [(row, text) for row, _, text, _, _, grams, _ in rows if grams],
+                [(text_id, text) for text_id, text, _ in pending if needs_grams(text)],
             )
             pending.clear()
+            pending_digests.clear()
             packed.clear()
             size = 0
 
-        for message, text in zip(messages, texts, strict=True):
-            if not text:
-                continue
-            data = text.encode()
-            pending.append((message, text, size, len(data)))
-            packed.append(data)
-            size += len(data)
-            added += 1
-            if size >= BLOCK_BYTES:
-                flush()
+        pending_digests: list[int] = []
+        for position, message_id, role, kind, rank, stamp, digest in read.rows:
+            text_id = ids.get(digest)
+            if text_id is None:
+                text = read.texts.get(digest)
+                if text is None:  # held when the session was read, gone since
+                    raise _MissingText
+                text_id, next_id = next_id, next_id + 1
+                data = text.encode()
+                pending.append((text_id, text, rank != CONVERSATION))
+                pending_digests.append(digest)
+                packed.append(data)
+                size += len(data)
+                if size >= BLOCK_BYTES:
+                    flush()
+            ids[digest] = text_id
+            refs[text_id] += 1
+            rows.append((file_id, position, message_id, role, kind, rank, stamp or updated, text_id))
         flush()
-        return added
+        conn.executemany("UPDATE texts SET refs = refs + ? WHERE id = ?", [(n, text_id) for text_id, n in refs.items()])
+        conn.executemany(
+            "INSERT INTO messages(file, position, message_id, role, kind, tier, timestamp, text)"
+            " VALUES (?,?,?,?,?,?,?,?)",
+            rows,
+        )
+        return len(rows)
 
-    def _drop_messages(self, conn: sqlite3.Connection, file_id: int) -> None:
-        """Remove a file's messages from the tables; contentless FTS needs each text to forget it."""
-        rows = conn.execute(
-            "SELECT id, tier, grams, block, start, length FROM messages WHERE file = ?", (file_id,)
+    def _drop_messages(self, conn: sqlite3.Connection, file_id: int, up_to: int | None = None) -> None:
+        """Remove a file's messages (those up to id `up_to`); a text no other message points at leaves
+        the tables too (contentless FTS needs each text to forget it) and so does a block left empty."""
+        last = (1 << 63) - 1 if up_to is None else up_to
+        counts = conn.execute(
+            "SELECT text, count(*) FROM messages WHERE file = ? AND id <= ? GROUP BY text", (file_id, last)
         ).fetchall()
-        for message_id, rank, grams, block, start, length in rows:
+        conn.execute("DELETE FROM messages WHERE file = ? AND id <= ?", (file_id, last))
+        conn.executemany("UPDATE texts SET refs = refs - ? WHERE id = ?", [(n, text_id) for text_id, n in counts])
+        blocks: set[int] = set()
+        for text_id, _ in counts:
+            row = conn.execute(
+                "SELECT tool, grams, block, start, length FROM texts WHERE id = ? AND refs <= 0", (text_id,)
+            ).fetchone()
+            if row is None:
+                continue
+            tool, grams, block, start, length = row
             text = self._text(conn, block, start, length)
-            table = _word_table(rank)
+            table = "tool_words" if tool else "words"
             conn.execute(
-                f"INSERT INTO {table}({table}, rowid, body) VALUES ('delete', ?, ?)", (message_id, _word_text(text))
+                f"INSERT INTO {table}({table}, rowid, body) VALUES ('delete', ?, ?)", (text_id, _word_text(text))
             )
             if grams:
-                conn.execute("INSERT INTO grams(grams, rowid, body) VALUES ('delete', ?, ?)", (message_id, text))
-        conn.execute("DELETE FROM messages WHERE file = ?", (file_id,))
-        conn.execute("DELETE FROM blocks WHERE file = ?", (file_id,))
+                conn.execute("INSERT INTO grams(grams, rowid, body) VALUES ('delete', ?, ?)", (text_id, text))
+            conn.execute("DELETE FROM texts WHERE id = ?", (text_id,))
+            blocks.add(block)
+        for block in blocks:
+            if conn.execute("SELECT 1 FROM texts WHERE block = ? LIMIT 1", (block,)).fetchone() is None:
+                conn.execute("DELETE FROM blocks WHERE id = ?", (block,))
+                self._blocks.pop(block, None)
 
     def _block(self, conn: sqlite3.Connection, block: int, data: bytes | None = None) -> bytes:
         """The unpacked bytes of a block, from the memory cache when recently used."""
@@ -616,25 +614,30 @@ class SearchIndex:
                 raise IndexDamagedError(str(error)) from None
 
     def _search(self, query: SearchQuery, filters: SearchFilters, limit: int, offset: int) -> list[SearchHit]:
-        """Conversation hits first (positional index, bm25), then tool traffic (position-less index,
-        phrases confirmed on the text), newest first."""
+        """Conversation hits first (bm25 over the most recent matches), then tool traffic, then injected
+        context (newest first each): the word tables have positions, so only character terms are
+        confirmed on the text."""
         conn = self._connection()
         wanted = offset + limit
         seen: dict[tuple[Any, ...], int] = {}
-        if query.word_match:
-            rows = self._phase(conn, query, filters, "words", query.word_match, wanted, seen)
-            if len(rows) < wanted:
+        rows: list[tuple[Any, ...]] = []
+        confirm = query.confirms if query.needs_confirming else None
+        try:
+            for batches in self._phases(conn, query, filters):
+                rows += self._rows(conn, batches, confirm, wanted - len(rows), seen)
+                if len(rows) >= wanted:
+                    break
                 seen = {key: -1 for key in seen}  # the next phase only needs to know these were shown
-                rows += self._phase(
-                    conn, query, filters, "tool_words", query.loose_word_match, wanted - len(rows), seen
-                )
-        else:
-            rows = self._phase(conn, query, filters, None, None, wanted, seen)
+        except sqlite3.OperationalError as error:
+            if "fts5" in str(error) or "syntax" in str(error):
+                raise SearchQueryError(f"The search index cannot run this query: {error}.") from None
+            raise
         hits = []
+        needles = query.needles
         for position, message_id, role, kind, stamp, text, agent, session_id, path, title, cwd, archived in rows[
             offset:
         ]:
-            snippet = make_snippet(redact(text).text, query.needles)
+            snippet = make_snippet(redact(snippet_region(text, needles)).text, needles)
             hits.append(
                 SearchHit(
                     agent,
@@ -654,86 +657,80 @@ class SearchIndex:
             )
         return hits
 
-    def _phase(
-        self,
-        conn: sqlite3.Connection,
-        query: SearchQuery,
-        filters: SearchFilters,
-        table: str | None,
-        match: str | None,
-        wanted: int,
-        seen: dict[tuple[Any, ...], int],
-    ) -> list[tuple[Any, ...]]:
-        """The first `wanted` matching rows from one word table (or from every message when `table` is None)."""
-        where: list[str] = []
-        args: list[object] = []
-        if table and match:
-            source = f"{table} JOIN messages m ON m.id = {table}.rowid"
-            where.append(f"{table} MATCH ?")
-            args.append(match)
-            score = f"bm25({table}), " if table == "words" else ""
-        else:
-            source, score = "messages m", ""
-        # Tool traffic: newest sessions first, each from its end, so candidates come block by block.
-        order = "f.updated DESC, m.id DESC" if table == "tool_words" else "m.timestamp DESC"
-        source += " JOIN files f ON f.id = m.file"
-        if query.gram_match:
-            where.append("m.id IN (SELECT rowid FROM grams WHERE grams MATCH ?)")
-            args.append(query.gram_match)
-        if query.scans:
-            source += " JOIN blocks b ON b.id = m.block"
-        for needle in query.scans:
-            where.append("instr(smig_text(m.block, b.data, m.start, m.length), ?) > 0")
-            args.append(needle)
-        if filters.agent:
-            where.append("f.agent = ?")
-            args.append(filters.agent)
-        if filters.cwd:
-            root = os.path.realpath(filters.cwd).rstrip(os.sep) or os.sep
-            where.append("(f.cwd_real = ? OR substr(f.cwd_real, 1, ?) = ?)")
-            args += [root, len(root) + 1, root + os.sep]
-        if filters.since:
-            where.append("m.timestamp >= ?")
-            args.append(filters.since)
-        if filters.role:
-            where.append("m.role = ?")
-            args.append(filters.role)
-        sql = (
-            "SELECT m.position, m.message_id, m.role, m.kind, m.timestamp, m.block, m.start, m.length, f.agent,"
-            f" f.session_id, f.path, f.title, f.cwd, f.archived FROM {source} WHERE {' AND '.join(where) or '1'}"
-            f" ORDER BY m.tier, {score}{order} LIMIT ? OFFSET ?"
+    def _phases(
+        self, conn: sqlite3.Connection, query: SearchQuery, filters: SearchFilters
+    ) -> Iterator[Iterator[list[Any]]]:
+        """The candidate rows of each ranking tier in turn, best first, as batches read on demand."""
+        where, args = _filter_sql(query, filters)
+        if not query.word_match:  # characters or punctuation only: every message the filters leave
+            sql = f"SELECT {_COLUMNS} FROM texts t JOIN messages m ON m.text = t.id JOIN files f ON f.id = m.file"
+            if query.scans:
+                sql += " JOIN blocks b ON b.id = t.block"
+            cursor = conn.execute(f"{sql} WHERE {' AND '.join(where) or '1'} ORDER BY m.tier, m.timestamp DESC", args)
+            yield _fetched(cursor)
+            return
+        joined = (
+            f"JOIN messages m ON m.text = t.id JOIN files f ON f.id = m.file"
+            f"{' JOIN blocks b ON b.id = t.block' if query.scans else ''}"
+            f" WHERE m.tier BETWEEN ? AND ? AND {' AND '.join(where) or '1'}"
         )
-        loose = table == "tool_words"
-        confirm = query.confirms_loosely if loose else query.confirms
-        needs = query.needs_confirming_loosely if loose else query.needs_confirming
-        try:
-            return self._rows(conn, sql, args, confirm if needs else None, wanted, seen)
-        except sqlite3.OperationalError as error:
-            if "fts5" in str(error) or "syntax" in str(error):
-                raise SearchQueryError(f"The search index cannot run this query: {error}.") from None
-            raise
+        if not filters.role or tier_holds_role(CONVERSATION, filters.role):
+            yield self._ranked(conn, "words", query.word_match, joined, [CONVERSATION, CONVERSATION, *args])
+        # Tool traffic, then injected context: one walk of the tool table in its own rowid order,
+        # newest first, read until enough; context met on the way waits for the walk's end.
+        cursor = conn.execute(
+            f"SELECT {_COLUMNS}, m.tier FROM tool_words JOIN texts t ON t.id = tool_words.rowid {joined}"
+            " AND tool_words MATCH ? ORDER BY tool_words.rowid DESC",
+            [TOOLING, CONTEXT, *args, query.word_match],
+        )
+        yield _tool_then_context(_fetched(cursor))
+
+    def _ranked(
+        self, conn: sqlite3.Connection, table: str, match: str, joined: str, args: list[object]
+    ) -> Iterator[list[Any]]:
+        """Conversation matches: the `RANKED_MATCHES` most recent texts by bm25 (equal scores: the
+        newer text first), each text's messages newest first; then the messages of older texts,
+        newest first. A text's messages are read only when the hits reach it."""
+        ranked = conn.execute(
+            f"SELECT rowid, bm25({table}) FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?",
+            (match, RANKED_MATCHES),
+        ).fetchall()
+        order = [text_id for text_id, _ in sorted(ranked, key=lambda pair: (pair[1], -pair[0]))]
+        done, size = 0, 4
+        while done < len(order):  # a few texts first (a page is usually in them), then more at a time
+            chunk = order[done : done + size]
+            cursor = conn.execute(
+                f"SELECT {_COLUMNS} FROM texts t {joined} AND t.id IN ({','.join('?' * len(chunk))})"
+                f" ORDER BY CASE t.id {' '.join(f'WHEN ? THEN {n}' for n in range(len(chunk)))} END,"
+                " m.timestamp DESC",
+                (*args, *chunk, *chunk),
+            )
+            yield from _fetched(cursor)
+            done, size = done + size, min(4 * size, 256)
+        if len(ranked) == RANKED_MATCHES:
+            oldest = min(text_id for text_id, _ in ranked)
+            cursor = conn.execute(
+                f"SELECT {_COLUMNS} FROM {table} JOIN texts t ON t.id = {table}.rowid {joined}"
+                f" AND {table} MATCH ? AND {table}.rowid < ? ORDER BY {table}.rowid DESC",
+                (*args, match, oldest),
+            )
+            yield from _fetched(cursor)
 
     def _rows(
         self,
         conn: sqlite3.Connection,
-        sql: str,
-        args: list[object],
+        batches: Iterator[list[Any]],
         confirm: Callable[[str], bool] | None,
         wanted: int,
         seen: dict[tuple[Any, ...], int],
     ) -> list[tuple[Any, ...]]:
-        """The first `wanted` rows with their texts, read in rounds of candidates.
+        """The first `wanted` rows with their texts, read batch by batch.
 
-        When the index only narrows (characters, phrases in the position-less table) each candidate
-        is confirmed on its text. A message a fork inherited is the same message in several
-        sessions: it is shown once, from the session that wrote it when that is among the hits.
+        When the index only narrows (emoji, CJK characters) each candidate is confirmed on its text.
+        A message a fork inherited is the same message in several sessions: it is shown once, from
+        the session that wrote it when that is among the hits.
         """
         found: list[tuple[Any, ...]] = []
-        if confirm is None:  # a top-N sort, read again further on only when copies were dropped
-            batches: Iterator[list[Any]] = _offset_batches(conn, sql, args, wanted + DUPLICATE_MARGIN)
-        else:  # one sort, candidates read on from it
-            cursor = conn.execute(sql, (*args, -1, 0))
-            batches = iter(lambda: cursor.fetchmany(CONFIRM_BATCH), [])
         for rows in batches:
             texts: dict[int, str] = {}
             for index, row in sorted(enumerate(rows), key=lambda pair: pair[1][5]):  # each block unpacked once
@@ -760,14 +757,15 @@ class SearchIndex:
         with self._guard:
             conn = self._connection()
             row = conn.execute(
-                "SELECT m.block, m.start, m.length FROM messages m JOIN files f ON f.id = m.file"
-                " WHERE f.path = ? AND f.session_id = ? AND m.message_id = ?",
+                "SELECT t.block, t.start, t.length FROM messages m JOIN texts t ON t.id = m.text"
+                " JOIN files f ON f.id = m.file WHERE f.path = ? AND f.session_id = ? AND m.message_id = ?",
                 (hit.path, hit.session_id, hit.message_id),
             ).fetchone()
             if row is None:
                 return Snippet(hit.snippet, hit.spans)
             text = self._text(conn, *row)
-        return make_snippet(redact(text).text, query.needles, width)
+        region = snippet_region(text, query.needles, max(SNIPPET_MARGIN, 2 * width))
+        return make_snippet(redact(region).text, query.needles, width)
 
     def stats(self) -> dict[str, int]:
         """Sessions, messages and bytes the index holds."""
@@ -815,31 +813,189 @@ def _resume_columns(point: ResumePoint | None) -> tuple[int | None, int | None, 
     return (point.offset, point.line, point.digest, point.state) if point else (None, None, None, None)
 
 
+@dataclass(frozen=True, slots=True)
+class _Previous:
+    """What the index holds for a file, as reading it on needs it (sent to a worker process)."""
+
+    size: int
+    indexed: int
+    last_id: str | None
+    resume: ResumePoint | None
+
+
+def _previous(old: _Known | None) -> _Previous | None:
+    return _Previous(old.size, old.indexed, old.last_id, old.resume) if old else None
+
+
+@dataclass(slots=True)
+class _Read:
+    """One session read for the index, in plain values (cheap to send back from a worker process).
+
+    `mode`: `whole` (index every message anew), `grow` (a reader that cannot read on found the old
+    messages unchanged: these are the new ones), `append` (read on from where the lines ended), or
+    `failed` (not readable: the warnings say why)."""
+
+    mode: str
+    rows: list[tuple[int, str, str, str, int, str | None, int]] = field(default_factory=list)
+    """Each message to index: position, id, role, kind, tier, timestamp, digest of its text."""
+    texts: dict[int, str] = field(default_factory=dict)
+    """The redacted texts, by digest, of those the reader did not know as indexed already."""
+    count: int = 0
+    """Messages the session has now (`append`: messages read on)."""
+    last_id: str | None = None
+    point: ResumePoint | None = None
+    warnings: list[ReadWarning] = field(default_factory=list)
+
+
+class _MissingText(Exception):
+    """A text a read counted on as indexed is not (it left the index since): read the session again."""
+
+
+_KnownTexts = Callable[[list[int]], dict[int, int]]
+"""Which of these digests name texts already indexed (or about to be): they need no redaction."""
+
+
+def _read_for_index(source: SessionSource, info: SessionInfo, previous: _Previous | None, known: _KnownTexts) -> _Read:
+    """Read one session (on from where it ended when it only grew) and redact its texts not known yet."""
+    warnings: list[ReadWarning] = []
+    appender = source if isinstance(source, AppendReader) else None
+    try:
+        if appender and previous and previous.resume and info.size > previous.size:  # grown: read on, if it only grew
+            appended = appender.read_appended(info, previous.resume, previous.indexed, warnings.append)
+            if appended is not None:
+                read = _texts_read("append", appended.messages, known)
+                read.count, read.point = len(appended.messages), appended.point
+                read.last_id = appended.messages[-1].id if appended.messages else None
+                read.warnings = warnings
+                return read
+        session = source.load(info, warnings.append)
+        point = appender.resume_point(session) if appender else None
+    except (SmigError, OSError, ValueError) as error:  # one unreadable file must not stop the index
+        return _Read("failed", warnings=[*warnings, ReadWarning(info.path, None, f"not indexed for search: {error}")])
+    # A reader that could not read on has seen the old lines change: none of them is kept.
+    rewritten = bool(appender and previous and previous.resume)
+    messages = session.messages
+    grew = (
+        not rewritten
+        and previous is not None
+        and info.size >= previous.size
+        and previous.indexed <= len(messages)
+        and (previous.indexed == 0 or messages[previous.indexed - 1].id == previous.last_id)
+    )
+    start = previous.indexed if grew and previous else 0
+    read = _texts_read("grow" if grew else "whole", messages[start:], known)
+    read.count, read.point, read.warnings = len(messages), point, warnings
+    read.last_id = messages[-1].id if messages else None
+    return read
+
+
+def _texts_read(mode: str, messages: Sequence[Message], known: _KnownTexts) -> _Read:
+    """The messages to index with their texts' digests; the texts not known yet, redacted."""
+    rows: list[tuple[int, str, str, str, int, str | None, int]] = []
+    unseen: dict[int, str] = {}
+    for message in messages:
+        raw = _raw_text(message)
+        if not raw:
+            continue
+        rank = tier(message.role, message.kind, message.injected)
+        digest = _digest(raw, rank != CONVERSATION)
+        rows.append(
+            (message.index, message.id, message.role.value, message.kind.value, rank, message.timestamp, digest)
+        )
+        unseen.setdefault(digest, raw)
+    for digest in known(list(unseen)):
+        del unseen[digest]
+    raws = list(unseen.values())
+    return _Read(mode, rows, dict(zip(unseen, _merged(raws, redact_texts(raws)), strict=True)))
+
+
+_seen_here: set[int] = set()
+"""Digests of the texts this worker process has redacted and sent (so the index has them)."""
+
+
+def _read_in_worker(source: SessionSource, info: SessionInfo, previous: _Previous | None) -> _Read:
+    """`_read_for_index` in a worker process: a text it sent before is known (written by now)."""
+    read = _read_for_index(source, info, previous, lambda digests: {d: 0 for d in digests if d in _seen_here})
+    _seen_here.update(read.texts)
+    return read
+
+
+def _digest(text: str, tool: bool) -> int:
+    """What identifies a text in the index: 64 bits of its BLAKE2b hash (a collision among a
+    million texts has odds of about one in 30 million), apart for each word table."""
+    hashed = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8, person=b"tool" if tool else b"talk")
+    return int.from_bytes(hashed.digest(), "big", signed=True)
+
+
+def _held_texts(conn: sqlite3.Connection, digests: list[int]) -> dict[int, int]:
+    """The id of each text of `digests` the index already holds, by digest."""
+    held: dict[int, int] = {}
+    for start in range(0, len(digests), 500):
+        chunk = digests[start : start + 500]
+        held.update(conn.execute(f"SELECT digest, id FROM texts WHERE digest IN ({','.join('?' * len(chunk))})", chunk))
+    return held
+
+
 def _word_text(text: str) -> str:
     """What the word table indexes for a text: the text plus a token per emoji or CJK character."""
     extra = char_tokens(text)
     return f"{text}\n{extra}" if extra else text
 
 
-def _offset_batches(conn: sqlite3.Connection, sql: str, args: list[object], size: int) -> Iterator[list[Any]]:
-    """The query's rows `size` at a time, each round its own LIMIT/OFFSET query, until they run out."""
-    read = 0
-    while True:
-        rows = conn.execute(sql, (*args, size, read)).fetchall()
+_COLUMNS = (
+    "m.position, m.message_id, m.role, m.kind, m.timestamp, t.block, t.start, t.length,"
+    " f.agent, f.session_id, f.path, f.title, f.cwd, f.archived"
+)
+"""What a search reads per candidate: the message, where its text is, and its session."""
+
+
+def _filter_sql(query: SearchQuery, filters: SearchFilters) -> tuple[list[str], list[object]]:
+    """The conditions (and their arguments) the query's trigram and scan terms and the filters add."""
+    where: list[str] = []
+    args: list[object] = []
+    if query.gram_match:
+        where.append("t.id IN (SELECT rowid FROM grams WHERE grams MATCH ?)")
+        args.append(query.gram_match)
+    for needle in query.scans:
+        where.append("instr(smig_text(t.block, b.data, t.start, t.length), ?) > 0")
+        args.append(needle)
+    if filters.agent:
+        where.append("f.agent = ?")
+        args.append(filters.agent)
+    if filters.cwd:
+        root = os.path.realpath(filters.cwd).rstrip(os.sep) or os.sep
+        where.append("(f.cwd_real = ? OR substr(f.cwd_real, 1, ?) = ?)")
+        args += [root, len(root) + 1, root + os.sep]
+    if filters.since:
+        where.append("m.timestamp >= ?")
+        args.append(filters.since)
+    if filters.role:
+        where.append("m.role = ?")
+        args.append(filters.role)
+    return where, args
+
+
+def _tool_then_context(batches: Iterator[list[Any]]) -> Iterator[list[Any]]:
+    """Rows of tool traffic as they come (their tier, last, left off), then those of injected context."""
+    context: list[Any] = []
+    for rows in batches:
+        yield [row[:-1] for row in rows if row[-1] != CONTEXT]
+        context += [row[:-1] for row in rows if row[-1] == CONTEXT]
+    for start in range(0, len(context), CONFIRM_BATCH):
+        yield context[start : start + CONFIRM_BATCH]
+
+
+def _fetched(cursor: sqlite3.Cursor) -> Iterator[list[Any]]:
+    """A cursor's rows in batches, the first small (a page of hits is usually found in it)."""
+    size = FIRST_BATCH
+    while rows := cursor.fetchmany(size):
         yield rows
-        read += len(rows)
-        if len(rows) < size:
-            return
+        size = CONFIRM_BATCH
 
 
 def _inherited(message_id: str) -> bool:
     """Tell whether a message id names a message inherited from another thread (`<thread>@<n>:<id>`)."""
     return "@" in message_id
-
-
-def _word_table(rank: int) -> str:
-    """The word table a message of this ranking tier is indexed in."""
-    return "words" if rank == CONVERSATION else "tool_words"
 
 
 def _real(cwd: str | None) -> str | None:
@@ -862,63 +1018,52 @@ def _raw_text(message: Message) -> str:
     return text if text.strip() else ""
 
 
-class _Redactor:
-    """Redacts the texts to index: in a worker process when a refresh has much to read, so one core
-    reads sessions and writes the index while the other redacts (redaction is about half of a build);
-    otherwise, or when no worker can start, right here. Results come back in the order asked."""
+class _Readers:
+    """Reads sessions for the index: in two worker processes when a refresh has much to read (each
+    reads a session and redacts its new texts while this process writes the index), otherwise, or
+    when no worker can start, right here. Results come back in the order asked."""
 
     def __init__(self, parallel: bool) -> None:
         self._pool: ProcessPoolExecutor | None = None
         if parallel:
             try:
-                self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+                self._pool = ProcessPoolExecutor(WORKERS, mp_context=multiprocessing.get_context("spawn"))
             except (OSError, ValueError, NotImplementedError):
                 self._pool = None
 
-    def __enter__(self) -> _Redactor:
+    def __enter__(self) -> _Readers:
         return self
 
     def __exit__(self, *_: object) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
 
-    def submit(self, texts: list[str]) -> Callable[[], list[str]]:
-        """Start redacting `texts`; the returned call gives them redacted (waiting if need be)."""
+    def read(
+        self, asked: Iterable[tuple[SessionSource, SessionInfo, _Previous | None]], known: _KnownTexts
+    ) -> Iterator[_Read]:
+        """Each session read, in order; here, `known` says which texts the index holds already."""
         if self._pool is None:
-            done = _merged(texts, redact_texts(texts))
-            return lambda: done
-        batches: list[tuple[list[str], Future[list[str | None]] | None]] = []
-        for batch in _batches(texts):
-            try:
-                batches.append((batch, self._pool.submit(redact_texts, batch)))
-            except (BrokenProcessPool, RuntimeError):  # the worker died: go on here
-                batches.append((batch, None))
-
-        def result() -> list[str]:
-            out: list[str] = []
-            for batch, future in batches:
+            for source, info, previous in asked:
+                yield _read_for_index(source, info, previous, known)
+            return
+        pending: deque[tuple[tuple[SessionSource, SessionInfo, _Previous | None], Future[_Read] | None]] = deque()
+        items = iter(asked)
+        ahead = 0
+        while True:
+            while (len(pending) <= WORKERS or ahead < AHEAD_BYTES) and (item := next(items, None)) is not None:
                 try:
-                    found = future.result() if future is not None else redact_texts(batch)
-                except (BrokenProcessPool, OSError):
-                    found = redact_texts(batch)
-                out += _merged(batch, found)
-            return out
-
-        return result
-
-
-def _batches(texts: list[str]) -> Iterator[list[str]]:
-    """The texts in runs of about `REDACT_BATCH` characters."""
-    batch: list[str] = []
-    size = 0
-    for text in texts:
-        batch.append(text)
-        size += len(text)
-        if size >= REDACT_BATCH:
-            yield batch
-            batch, size = [], 0
-    if batch:
-        yield batch
+                    pending.append((item, self._pool.submit(_read_in_worker, *item)))
+                except (BrokenProcessPool, RuntimeError):  # the workers died: go on here
+                    pending.append((item, None))
+                ahead += item[1].size
+            if not pending:
+                return
+            item, future = pending.popleft()
+            ahead -= item[1].size
+            try:
+                yield future.result() if future is not None else _read_for_index(*item, known)
+            except (BrokenProcessPool, OSError):
+                yield _read_for_index(*item, known)
 
 
 def _merged(texts: list[str], redacted: list[str | None]) -> list[str]:

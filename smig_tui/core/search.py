@@ -45,6 +45,8 @@ CONVERSATION, TOOLING, CONTEXT = 0, 1, 2
 """Ranking tiers, best first: what a person or the model wrote, then tool calls, tool outputs and
 reasoning, then context the harness injected."""
 SINCE_UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+SNIPPET_MARGIN = 1024
+"""Characters kept either side of a hit's first match when its snippet is made from a long text."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,31 +106,6 @@ class SearchQuery:
         return all(chars in text for chars in _char_terms(self))
 
     @property
-    def loose_word_match(self) -> str | None:
-        """The FTS5 expression for the position-less word table: every word of every word term ANDed
-        (a phrase there is only narrowed to texts holding its words, then confirmed on the text)."""
-        parts = []
-        for term in self.terms:
-            if term.answered_by == "words":
-                words = term.words
-                parts += [
-                    f'"{word}"' + ("*" if term.prefix and n == len(words) - 1 else "") for n, word in enumerate(words)
-                ]
-            elif term.answered_by == "chars":
-                parts += [f'"{token}"' for token in sorted(set(char_tokens(term.text).split()))]
-        return " AND ".join(parts) or None
-
-    @property
-    def needs_confirming_loosely(self) -> bool:
-        """True when a hit of the position-less table must be checked on its text: a character term,
-        or a term of several words (a phrase)."""
-        return self.needs_confirming or any(len(term.words) > 1 for term in self.terms if term.answered_by == "words")
-
-    def confirms_loosely(self, text: str) -> bool:
-        """Tell whether `text` holds every character term, and every word term as consecutive words."""
-        return self.confirms(text) and all(_has_phrase(text, words, prefix) for words, prefix in _phrases(self))
-
-    @property
     def gram_match(self) -> str | None:
         """The FTS5 expression for the trigram table, or None when no term needs it."""
         parts = ['"' + term.text.replace('"', '""') + '"' for term in self.terms if term.answered_by == "grams"]
@@ -174,39 +151,6 @@ def parse_query(text: str) -> SearchQuery:
 def _char_terms(query: SearchQuery) -> tuple[str, ...]:
     """The query's character terms as they must appear in a text (worked out once per query)."""
     return tuple(" ".join(term.text.split()) for term in query.terms if term.answered_by == "chars")
-
-
-@functools.lru_cache(maxsize=32)
-def _phrases(query: SearchQuery) -> tuple[tuple[tuple[str, ...], bool], ...]:
-    """The query's word terms of several words, folded, each with its prefix flag (worked out once)."""
-    return tuple(
-        (tuple(term.words), term.prefix) for term in query.terms if term.answered_by == "words" and len(term.words) > 1
-    )
-
-
-def _has_phrase(text: str, words: tuple[str, ...], prefix: bool) -> bool:
-    """Tell whether the words follow each other in `text`, as the positional word table would."""
-    if text.isascii():  # the common case: a literal-led regex over the lowered text, no tokenising
-        lowered = text.lower()
-        return any(
-            match.start() == 0 or not lowered[match.start() - 1].isalnum()
-            for match in _phrase_pattern(words, prefix).finditer(lowered)
-        )
-    tokens = word_tokens(text)
-    last = len(words) - 1
-    return any(
-        tuple(tokens[start : start + last]) == words[:last]
-        and (tokens[start + last].startswith(words[last]) if prefix else tokens[start + last] == words[last])
-        for start in range(len(tokens) - last)
-    )
-
-
-@functools.lru_cache(maxsize=64)
-def _phrase_pattern(words: tuple[str, ...], prefix: bool) -> re.Pattern[str]:
-    """Consecutive lowered ASCII words: letters and digits make words, anything else separates them.
-    It starts with the first word itself, so the regex engine skips ahead to it."""
-    body = "[^a-z0-9]+".join(re.escape(word) for word in words)
-    return re.compile(body + ("" if prefix else "(?![a-z0-9])"))
 
 
 def word_tokens(text: str) -> list[str]:
@@ -260,9 +204,19 @@ def tier(role: Role | str, kind: Kind | str, injected: bool) -> int:
     """The ranking tier of a message: conversation first, tool traffic below, injected context last."""
     if injected:
         return CONTEXT
-    if Role(role) in (Role.USER, Role.ASSISTANT) and Kind(kind) in (Kind.TEXT, Kind.SUMMARY):
+    if role in _CONVERSATION_ROLES and kind in _CONVERSATION_KINDS:  # StrEnum members equal their strings
         return CONVERSATION
     return TOOLING
+
+
+_CONVERSATION_ROLES = frozenset((Role.USER, Role.ASSISTANT))
+_CONVERSATION_KINDS = frozenset((Kind.TEXT, Kind.SUMMARY))
+
+
+def tier_holds_role(rank: int, role: str) -> bool:
+    """Tell whether a message of this role can be in this ranking tier (conversation is only what a
+    person or the model wrote), so a search filtered by role skips the tiers it cannot find."""
+    return rank != CONVERSATION or role in _CONVERSATION_ROLES
 
 
 def parse_since(value: str, now: datetime | None = None) -> str:
@@ -308,7 +262,7 @@ def make_snippet(text: str, needles: tuple[str, ...], width: int = 160) -> Snipp
     """
     flat = " ".join(text.split())
     folded = flat.lower() if flat.isascii() else "".join(fold(c) for c in flat)
-    wanted = [folded_needle for n in needles if (folded_needle := "".join(fold(c) for c in " ".join(n.split())))]
+    wanted = _folded(needles)
     hits = sorted((start, start + len(needle)) for needle in wanted for start in _find_all(folded, needle))
     first = hits[0][0] if hits else 0
     start = max(0, first - width // 3)
@@ -324,6 +278,27 @@ def make_snippet(text: str, needles: tuple[str, ...], width: int = 160) -> Snipp
     prefix, suffix = ("…" if start else ""), ("…" if end < len(flat) else "")
     shift = len(prefix)
     return Snippet(prefix + window + suffix, tuple((a + shift, b + shift) for a, b in spans))
+
+
+def snippet_region(text: str, needles: tuple[str, ...], margin: int = SNIPPET_MARGIN) -> str:
+    """The part of `text` its snippet comes from: `margin` characters either side of the first match,
+    so a hit in a megabyte of tool output is redacted and cut in a few kilobytes, and the snippet is
+    the one the whole text gives. The whole text when it is short, or not ASCII (where the snippet
+    folds accents, which `lower` does not), or when no needle is found as written."""
+    if len(text) <= 2 * margin or not text.isascii():
+        return text
+    lowered = text.lower()
+    found = [at for needle in needles if (at := lowered.find(needle.lower())) != -1]
+    if not found:
+        return text
+    first = min(found)
+    return text[max(0, first - margin) : first + margin]
+
+
+@functools.lru_cache(maxsize=32)
+def _folded(needles: tuple[str, ...]) -> list[str]:
+    """The needles folded as the text is, empty ones dropped (worked out once per query, not per hit)."""
+    return [folded for n in needles if (folded := "".join(fold(c) for c in " ".join(n.split())))]
 
 
 def _find_all(haystack: str, needle: str) -> list[int]:

@@ -26,8 +26,8 @@ CODEX = sorted(
 def indexed_rows(services: Services) -> list[tuple[object, ...]]:
     with sqlite3.connect(services.search_index.db_path) as conn:
         return conn.execute(
-            "SELECT f.session_id, m.position, m.message_id, m.role, m.kind, m.tier, m.timestamp, m.length"
-            " FROM messages m JOIN files f ON f.id = m.file ORDER BY f.session_id, m.position"
+            "SELECT f.session_id, m.position, m.message_id, m.role, m.kind, m.tier, m.timestamp, t.length"
+            " FROM messages m JOIN texts t ON t.id = m.text JOIN files f ON f.id = m.file ORDER BY f.session_id, m.position"
         ).fetchall()
 
 

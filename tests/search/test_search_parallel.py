@@ -1,5 +1,5 @@
-"""A big refresh redacts in a worker process while it reads on; the index it builds is the one a
-refresh that redacts in-process builds, secrets included (redacted the same way)."""
+"""A big refresh reads sessions and redacts their texts in worker processes; the index it builds is
+the one a refresh that reads and redacts in-process builds, secrets included (redacted the same way)."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ def stored(services: Services) -> list[tuple[object, ...]]:
     index = services.search_index
     conn = index._connection()
     rows = conn.execute(
-        "SELECT f.session_id, m.position, m.message_id, m.tier, m.block, m.start, m.length"
-        " FROM messages m JOIN files f ON f.id = m.file ORDER BY f.session_id, m.position"
+        "SELECT f.session_id, m.position, m.message_id, m.tier, t.block, t.start, t.length"
+        " FROM messages m JOIN texts t ON t.id = m.text JOIN files f ON f.id = m.file ORDER BY f.session_id, m.position"
     ).fetchall()
     return [(*row[:4], index._text(conn, *row[4:])) for row in rows]
 

@@ -1,5 +1,5 @@
-"""Tool traffic sits in a position-less word table (a third of the size); phrases found there are
-confirmed on the stored text, so they stay as exact as in the conversation table."""
+"""Tool traffic sits in its own word table, with positions since each distinct text is indexed once:
+phrases found there are as exact as in the conversation table."""
 
 from __future__ import annotations
 
