@@ -110,7 +110,6 @@ def counter_label(services: Services, capacity: ModelCapacity) -> tuple[bool, st
     from smig_tui.core.capacity import calibration_margin, counted_exactly
 
     if not counted_exactly(capacity):
-
         margin = calibration_margin(capacity)
         return (
             False,
