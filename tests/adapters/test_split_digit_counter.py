@@ -25,7 +25,7 @@ from smig_tui.adapters.tokenizers.tiktoken_counter import (
 from smig_tui.cli.main import Context, main
 from smig_tui.cli.output import Output
 from smig_tui.core.capacity import counted_exactly
-from smig_tui.core.tokens import render_for_count
+from smig_tui.core.tokens import MESSAGE_OVERHEAD, render_for_count
 from smig_tui.devtools.calibrate_tokenizer import best_base
 from smig_tui.services import Services
 from smig_tui.tui.backend import counter_label
@@ -162,3 +162,13 @@ def test_the_devtool_keeps_the_base_with_the_lower_held_out_error() -> None:
     assert best_base(bases(0.02, 0.14)) == "o200k_base"  # Llama, DeepSeek
     assert best_base(bases(0.05, 0.05)) == "o200k_base"  # a tie keeps the plain one
     assert best_base(bases(None, None)) == "o200k_base"  # nothing judged: no reason to change
+
+
+def test_a_model_of_the_users_own_may_count_with_split_digits(exact_tokens: None) -> None:
+    paths = resolve_paths()
+    own = {"models": {"my-local-qwen": {"context_window": 32768, "encoding": "o200k_split_digits"}}}
+    services = Services(paths=paths, config=own, sources=[])
+    model = services.capacities.lookup("my-local-qwen")
+    assert model.encoding == SPLIT_DIGITS and not counted_exactly(model)
+    assert isinstance(services.counter_for(model), SplitDigitCounter)
+    assert services.measure_for(model)("pid 4242") == services.counter_for(model).count("pid 4242") + MESSAGE_OVERHEAD
