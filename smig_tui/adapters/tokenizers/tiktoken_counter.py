@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
@@ -61,6 +62,63 @@ class TiktokenCounter:
         return [len(encode(text)) for text in texts]
 
 
+SPLIT_DIGITS = "o200k_split_digits"
+"""o200k_base with every digit its own token: the base for tokenizers that split digits (Gemma, Qwen)."""
+
+_DIGIT_GROUP = re.compile(r"[0-9]{1,3}")
+"""o200k's pre-tokenizer cuts a digit run into groups of up to three from the left; each is one token."""
+
+
+class SplitDigitCounter(TiktokenCounter):
+    """Counts o200k_base tokens, but one token per ASCII digit where o200k groups up to three.
+
+    Gemma (Gemini's tokenizer) and Qwen split every digit, so number-heavy text costs them up to
+    three times what o200k counts for its numbers: no single factor over plain o200k fits both
+    prose and tool output. `exact` stays True in the port's sense (a deterministic count, cached on
+    disk under its own name); as a count for Gemini or Qwen it is an estimate, which the model's
+    encoding says (`core.capacity.counted_exactly`).
+    """
+
+    def __init__(self, encoding: tiktoken.Encoding, threads: int | None = None) -> None:
+        super().__init__(encoding, threads)
+        self._extra_of: dict[int, int] = {}
+        """Each all-digit token's extra tokens once split (the token for `123` adds 2)."""
+        for width in (2, 3):
+            for n in range(10**width):
+                tokens = encoding.encode_ordinary(str(n).zfill(width))
+                if len(tokens) == 1:
+                    self._extra_of[tokens[0]] = width - 1
+
+    @property
+    def name(self) -> str:
+        """`o200k_split_digits`: its own key in the token cache and the counter registry."""
+        return SPLIT_DIGITS
+
+    def count(self, text: str) -> int:
+        """Return o200k's tokens in `text` with each all-digit token counted once per digit."""
+        return self._count_share([text])[0]
+
+    def _count_share(self, texts: Sequence[str]) -> list[int]:
+        """Count texts one by one, adding what splitting each all-digit token would add.
+
+        In ASCII text every digit run is cut into groups of 1-3 digits (`\\p{N}{1,3}` in o200k's
+        pattern), and every such group is a single token (all 1,110 are in the vocabulary; a test
+        checks), so the extra tokens follow from the groups alone. Elsewhere another numeric
+        character (`½`, `²`) may join a group, so the tokens themselves are inspected.
+        """
+        encode = self._encoding.encode_ordinary
+        counts = []
+        for text in texts:
+            tokens = encode(text)
+            if text.isascii():
+                groups = _DIGIT_GROUP.findall(text)
+                extra = sum(map(len, groups)) - len(groups)
+            else:
+                extra = sum(self._extra_of.get(token, 0) for token in tokens)
+            counts.append(len(tokens) + extra)
+        return counts
+
+
 def _load(encoding: str) -> tiktoken.Encoding:
     """Load an encoding by name (reads the BPE file from TIKTOKEN_CACHE_DIR or downloads it)."""
     return tiktoken.get_encoding(encoding)
@@ -69,11 +127,15 @@ def _load(encoding: str) -> tiktoken.Encoding:
 def make_counter(encoding: str, loader: Loader = _load) -> TokenCounter:
     """Return an exact counter for `encoding`, or a labelled estimate when it cannot be loaded.
 
+    `o200k_split_digits` is o200k_base's vocabulary counted by `SplitDigitCounter`.
+
     Offline without a cached BPE file tiktoken raises a requests error (an OSError), a hash
     mismatch raises ValueError, and an unknown name raises ValueError too: none of them is fatal.
     Callers keep the returned counter, so a failed load is tried once per process, not per call.
     """
     try:
+        if encoding == SPLIT_DIGITS:
+            return SplitDigitCounter(loader("o200k_base"))
         return TiktokenCounter(loader(encoding))
     except (OSError, ValueError, ImportError, KeyError) as error:
         detail = str(error).splitlines()[0][:160] if str(error) else type(error).__name__
