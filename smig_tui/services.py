@@ -168,9 +168,17 @@ class Services:
             as_path = Path(current_form(str(as_path)))  # Codex may have (de)compressed it since
         if as_path.name.endswith((".jsonl", ".jsonl.zst", ".json")) and as_path.is_file():
             resolved = str(as_path.resolve())
-            for info in self.iter_sessions(include_subagents=True, warn=warn):
-                if os.path.realpath(info.path) == resolved:
-                    return info
+            # Only the agents whose home holds the file are listed (all of them for a file elsewhere):
+            # listing 2,000 sessions of the other agents cold costs about a second for nothing.
+            holders = self._agents_holding(resolved) or [None]
+            for agent in holders:
+                for info in self.iter_sessions(agent=agent, include_subagents=True, warn=warn):
+                    if os.path.realpath(info.path) == resolved:
+                        return info
+            if holders != [None]:  # a home's reader may still list a file kept elsewhere (an archive copy)
+                for info in self.iter_sessions(include_subagents=True, warn=warn):
+                    if info.agent not in holders and os.path.realpath(info.path) == resolved:
+                        return info
         matches = [
             info
             for info in self.iter_sessions(include_subagents=True, warn=warn)
@@ -516,6 +524,15 @@ class Services:
             return []
         with self.store.lock():
             return journal.recover(self.store)
+
+    def _agents_holding(self, resolved: str) -> list[Agent | None]:
+        """The agents whose session home is a folder holding this resolved path."""
+        held: list[Agent | None] = []
+        for entry in self.agents:
+            home = entry.home(self.paths, self.env)
+            if home is not None and home.is_dir() and _same_or_below(resolved, os.path.realpath(home)):
+                held.append(entry.agent)
+        return held
 
     def agent_homes(self) -> dict[str, Path]:
         """Where each agent's sessions are read from: a folder, or OpenCode's database file."""
