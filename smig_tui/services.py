@@ -527,12 +527,11 @@ class Services:
 
     def _agents_holding(self, resolved: str) -> list[Agent | None]:
         """The agents whose session home is a folder holding this resolved path."""
-        held: list[Agent | None] = []
-        for entry in self.agents:
-            home = entry.home(self.paths, self.env)
-            if home is not None and home.is_dir() and _same_or_below(resolved, os.path.realpath(home)):
-                held.append(entry.agent)
-        return held
+        return [
+            Agent(agent)
+            for agent, home in self.agent_homes().items()
+            if home.is_dir() and _same_or_below(resolved, os.path.realpath(home))
+        ]
 
     def agent_homes(self) -> dict[str, Path]:
         """Where each agent's sessions are read from: a folder, or OpenCode's database file."""

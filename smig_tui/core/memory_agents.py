@@ -1,20 +1,15 @@
 """Provides the one table of what memory sync knows per agent: its label, its direction, its files.
 
 Every front end (CLI flags, the TUI's tables, MCP) loops over `MEMORY_AGENTS`; the planner's rules for
-how each agent takes its bundle are the `_RECEIVERS` table in `core/memory_sync.py`.
+how each agent takes its bundle (its size limits among them) are the `_RECEIVERS` table in
+`core/memory_sync.py`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from smig_tui.core.memory_model import (
-    CLAUDE_BUNDLE_MAX_BYTES,
-    CODEX_BUNDLE_MAX_BYTES,
-    INSTRUCTIONS_BUNDLE_MAX_BYTES,
-    Direction,
-    SyncTargets,
-)
+from smig_tui.core.memory_model import Direction, SyncTargets
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,8 +21,6 @@ class MemoryAgent:
     label: str
     direction: Direction
     """The direction that writes this agent's bundle."""
-    bundle_max_bytes: int
-    """The most a bundle may be and still be read whole by this agent."""
     memory_kind: str
     """What smig reads from this agent, for the empty-memory note ("No …")."""
 
@@ -55,28 +48,24 @@ MEMORY_AGENTS: tuple[MemoryAgent, ...] = (
         "claude",
         "Claude Code",
         Direction.TO_CLAUDE,
-        CLAUDE_BUNDLE_MAX_BYTES,
         "Claude Code memory files found under projects/*/memory/",
     ),
     MemoryAgent(
         "codex",
         "Codex",
         Direction.TO_CODEX,
-        CODEX_BUNDLE_MAX_BYTES,
         "Codex memory found (memories are off unless `[features] memories = true`)",
     ),
     MemoryAgent(
         "gemini",
         "Gemini CLI",
         Direction.TO_GEMINI,
-        INSTRUCTIONS_BUNDLE_MAX_BYTES,
         "Gemini CLI global context file (GEMINI.md)",
     ),
     MemoryAgent(
         "opencode",
         "OpenCode",
         Direction.TO_OPENCODE,
-        INSTRUCTIONS_BUNDLE_MAX_BYTES,
         "OpenCode global rules file (AGENTS.md)",
     ),
 )
