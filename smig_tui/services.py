@@ -23,7 +23,7 @@ from smig_tui.adapters.paths import Paths, resolve_paths
 from smig_tui.core.errors import AmbiguousIdError, ConfigError, SessionNotFoundError, SmigError
 from smig_tui.core.memo import IdentityMemo, Memo
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
-from smig_tui.core.ports import SessionSource, WarningSink
+from smig_tui.core.ports import PathLister, SessionSource, WarningSink
 
 if TYPE_CHECKING:
     from smig_tui.adapters.agents.entry import AgentEntry as AgentEntry  # re-exported for the front ends
@@ -172,6 +172,9 @@ class Services:
             # listing 2,000 sessions of the other agents cold costs about a second for nothing.
             holders = self._agents_holding(resolved) or [None]
             for agent in holders:
+                source = self.source_for(agent) if agent else None
+                if isinstance(source, PathLister) and (listed := source.listed_as(resolved, warn)):
+                    return listed
                 for info in self.iter_sessions(agent=agent, include_subagents=True, warn=warn):
                     if os.path.realpath(info.path) == resolved:
                         return info

@@ -1,4 +1,8 @@
-"""`smig plan PATH` and friends resolve a session file by listing only the agent whose home holds it."""
+"""`smig plan PATH` and friends resolve a session file without listing every agent's home.
+
+Codex and Claude give the file's own listing entry (`PathLister`) from a walk of names and the few
+files that decide it; the other agents list only their own home.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from smig_tui.core.errors import SmigError
 from smig_tui.core.models import Agent
 from smig_tui.services import build_services
 
@@ -42,7 +47,7 @@ def test_a_claude_path_lists_only_claude(both_homes: dict[str, Path], monkeypatc
     asked = _listed_agents(services, monkeypatch)
     info = services.find_session(str(path))
     assert info.agent is Agent.CLAUDE and info.path == str(path)
-    assert set(asked) == {Agent.CLAUDE}
+    assert asked == []
 
 
 def test_a_codex_path_lists_only_codex(both_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -50,7 +55,7 @@ def test_a_codex_path_lists_only_codex(both_homes: dict[str, Path], monkeypatch:
     services = build_services()
     asked = _listed_agents(services, monkeypatch)
     assert services.find_session(str(path)).agent is Agent.CODEX
-    assert set(asked) == {Agent.CODEX}
+    assert asked == []
 
 
 def test_a_path_through_a_symlink_resolves_into_its_home(both_homes: dict[str, Path], tmp_path: Path) -> None:
@@ -60,3 +65,55 @@ def test_a_path_through_a_symlink_resolves_into_its_home(both_homes: dict[str, P
     path = next(link.glob("*.jsonl"))
     info = build_services().find_session(str(path))
     assert info.agent is Agent.CLAUDE
+
+
+def _homes_of(root: Path) -> list[tuple[Path, Path]]:
+    """(Codex home, Claude config dir) pairs: a generated corpus and every real fixture home."""
+    from smig_tui.devtools.corpus import KB, generate
+
+    generate(
+        root / "codex",
+        root / "claude",
+        sessions=120,
+        total_bytes=6000 * KB,
+        seed=3,
+        compressed_share=0.2,
+        fork_share=0.2,
+    )
+    pairs = [(root / "codex", root / "claude")]
+    pairs += [(home, root / "none") for home in sorted((FIXTURES / "codex").glob("*/codex_home"))]
+    pairs.append((root / "none", FIXTURES / "claude"))
+    return pairs
+
+
+def test_every_file_resolves_to_its_listing_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A path gives exactly the entry the full listing has for that file: title, forks, sub-agents."""
+    direct = 0
+    for codex, claude in _homes_of(tmp_path / "corpus"):
+        monkeypatch.setenv("CODEX_HOME", str(codex))
+        monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
+        monkeypatch.setenv("SMIG_TUI_HOME", str(tmp_path / f"smig-{direct}"))
+        listed = {info.path: info for info in build_services().iter_sessions(include_subagents=True)}
+        for path, expected in listed.items():
+            services = build_services()
+            asked = _listed_agents(services, monkeypatch)
+            assert services.find_session(path) == expected, path
+            direct += not asked
+    assert direct > 100  # nearly every file was resolved without a listing
+
+
+def test_an_older_file_of_a_thread_is_found_as_its_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A thread of several files lists as its newest; naming an older file falls back to the listing."""
+    home = FIXTURES / "codex" / "revert_segments" / "codex_home"
+    monkeypatch.setenv("CODEX_HOME", str(home))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "none"))
+    monkeypatch.setenv("SMIG_TUI_HOME", str(tmp_path / "smig"))
+    files = sorted(home.rglob("rollout-*.jsonl"))
+    listed = {info.path for info in build_services().iter_sessions(include_subagents=True)}
+    older = [path for path in files if str(path) not in listed]
+    assert older, "the fixture has a thread of several files"
+    services = build_services()
+    asked = _listed_agents(services, monkeypatch)
+    with pytest.raises(SmigError):
+        services.find_session(str(older[0]))
+    assert asked  # it listed the home to find out

@@ -30,7 +30,7 @@ from smig_tui.adapters.fs import atomic_write, file_lock
 from smig_tui.adapters.zstd_files import DAMAGED, compress, decompress
 from smig_tui.core.errors import SessionNotFoundError, SmigError, WriteRefusedError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
-from smig_tui.core.ports import Appended, AppendReader, ResumePoint, SessionSource, WarningSink
+from smig_tui.core.ports import Appended, AppendReader, PathLister, ResumePoint, SessionSource, WarningSink
 
 PIECE = 1 << 20
 SNAPSHOT_TABLES = ("session", "message", "part")
@@ -358,6 +358,10 @@ class ArchivedSource:
                 warn(ReadWarning(entry.path, None, f"archived copy unusable: {error}"))
                 continue
             yield _archived_info(entry, copy)
+
+    def listed_as(self, resolved: str, warn: WarningSink) -> SessionInfo | None:
+        """The wrapped reader's entry for one live file, when it can give one without a listing."""
+        return self.inner.listed_as(resolved, warn) if isinstance(self.inner, PathLister) else None
 
     def load(self, info: SessionInfo, warn: WarningSink) -> Session:
         """Read a session, live or archived, with the agent's reader."""

@@ -158,6 +158,19 @@ class AppendReader(Protocol):
         ...
 
 
+@runtime_checkable
+class PathLister(Protocol):
+    """A source that can give one file's listing entry without listing its whole home.
+
+    `smig plan PATH` names one file; listing 2,000 sessions to find it costs most of a second cold.
+    """
+
+    def listed_as(self, resolved: str, warn: WarningSink) -> SessionInfo | None:
+        """The entry `discover` would yield for the file at this resolved path, or None when this
+        source cannot tell without a full listing (the caller then lists)."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class ChatReply:
     """What one chat completion produced."""

@@ -118,6 +118,32 @@ class ClaudeSource:
             cache.save()
         yield from mark_forks(found)
 
+    def listed_as(self, resolved: str, warn: WarningSink) -> SessionInfo | None:
+        """The entry `discover` gives the transcript at `resolved`, reading only its project folder.
+
+        Forks are marked within a project (their cwd is the same, so is the folder), so the folder's
+        main transcripts are enough to mark this one. None (list the home) when it is no transcript.
+        """
+        root = str(self._paths.claude_projects)
+        relative = os.path.relpath(resolved, os.path.realpath(root))
+        folder = relative.split(os.sep, 1)[0]
+        project = next((entry for entry in _scan_dir(root, warn) if entry.name == folder), None)
+        if relative.startswith(os.pardir) or project is None or not _is_dir(project):
+            return None
+        candidates = list(_project_candidates(project, warn))
+        mine = next((c for c in candidates if os.path.realpath(c.path) == resolved), None)
+        if mine is None:
+            return None
+        cache = DiscoveryCache(self._listing_cache) if self._listing_cache else None
+        peers = [mine] if mine.subagent else [c for c in candidates if not c.subagent or c is mine]
+        found: list[SessionInfo] = []
+        for candidate in sorted(peers, key=lambda c: -c.mtime):
+            quiet = warn if candidate is mine else _ignore_warning  # other files' problems are for `list`
+            info = cache.lookup(candidate.path, lambda: _peek(candidate, quiet)) if cache else _peek(candidate, quiet)  # noqa: B023
+            if info is not None:
+                found.append(info)
+        return next((info for info in mark_forks(found) if info.path == mine.path), None)
+
     def load(self, info: SessionInfo, warn: WarningSink) -> Session:
         """Read one transcript in full, streaming it."""
         return load_session(info, warn)
@@ -155,6 +181,10 @@ def mark_forks(infos: list[SessionInfo]) -> list[SessionInfo]:
     return marked
 
 
+def _ignore_warning(_warning: ReadWarning) -> None:
+    """Drop a warning about a file the user did not ask for."""
+
+
 def _scan_dir(path: str, warn: WarningSink) -> list[os.DirEntry[str]]:
     """List a directory; a missing one is empty, an unreadable one is a warning."""
     try:
@@ -170,16 +200,20 @@ def _scan_dir(path: str, warn: WarningSink) -> list[os.DirEntry[str]]:
 def _candidates(root: str, warn: WarningSink) -> Iterator[_Candidate]:
     """Find main and sub-agent transcripts in every project directory."""
     for project in _scan_dir(root, warn):
-        if not _is_dir(project):
-            continue
-        for entry in _scan_dir(project.path, warn):
-            if entry.name.endswith(".jsonl") and _is_file(entry):
-                old_agent = entry.name.startswith("agent-")
-                yield from _candidate(entry, project.name, old_agent, None, warn)
-            elif entry.name.endswith(".jsonl"):
-                _not_a_transcript(entry, warn)
-            elif _is_dir(entry):
-                yield from _subagent_candidates(entry, project.name, warn)
+        if _is_dir(project):
+            yield from _project_candidates(project, warn)
+
+
+def _project_candidates(project: os.DirEntry[str], warn: WarningSink) -> Iterator[_Candidate]:
+    """Find main and sub-agent transcripts in one project directory."""
+    for entry in _scan_dir(project.path, warn):
+        if entry.name.endswith(".jsonl") and _is_file(entry):
+            old_agent = entry.name.startswith("agent-")
+            yield from _candidate(entry, project.name, old_agent, None, warn)
+        elif entry.name.endswith(".jsonl"):
+            _not_a_transcript(entry, warn)
+        elif _is_dir(entry):
+            yield from _subagent_candidates(entry, project.name, warn)
 
 
 def _subagent_candidates(session_dir: os.DirEntry[str], project: str, warn: WarningSink) -> Iterator[_Candidate]:

@@ -97,6 +97,34 @@ class CodexSource:
         if cache is not None:
             cache.save()
 
+    def listed_as(self, resolved: str, warn: WarningSink) -> SessionInfo | None:
+        """The entry `discover` gives the rollout at `resolved`, from a walk of names and one head and tail.
+
+        None (list the home) when the file is not among the rollouts, or a newer file of its thread
+        stands for it in the listing.
+        """
+        files = walk_rollouts(self._roots(), warn)
+        name = os.path.basename(resolved)
+        index = next(
+            (
+                i
+                for i, path in enumerate(files)
+                if os.path.basename(path) == name and os.path.realpath(path) == resolved
+            ),
+            None,
+        )
+        if index is None:
+            return None
+        path, thread = files[index], thread_id_of(files[index])
+        if thread is None or any(thread_id_of(newer) == thread for newer in files[:index]):
+            return None
+        cache = DiscoveryCache(self._listing_cache) if self._listing_cache else None
+        info = cache.lookup(path, lambda: self.describe(path, warn)) if cache else self.describe(path, warn)
+        if info is None or info.id != thread:
+            return None
+        names = read_session_index(self._paths.codex_home / "session_index.jsonl", warn)
+        return _with_title(info, names.get(info.id), self._threads(warn).get(info.id))
+
     def _roots(self) -> list[Path]:
         """Where rollouts live: live and archived threads."""
         return [self._paths.codex_sessions, self._paths.codex_home / "archived_sessions"]
