@@ -23,7 +23,7 @@ from smig_tui.adapters.paths import Paths, resolve_paths
 from smig_tui.core.errors import AmbiguousIdError, ConfigError, SessionNotFoundError, SmigError
 from smig_tui.core.memo import IdentityMemo, Memo
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
-from smig_tui.core.ports import PathLister, SessionSource, WarningSink
+from smig_tui.core.ports import DirectLister, SessionSource, WarningSink
 
 if TYPE_CHECKING:
     from smig_tui.adapters.agents.entry import AgentEntry as AgentEntry  # re-exported for the front ends
@@ -173,7 +173,7 @@ class Services:
             holders = self._agents_holding(resolved) or [None]
             for agent in holders:
                 source = self.source_for(agent) if agent else None
-                if isinstance(source, PathLister) and (listed := source.listed_as(resolved, warn)):
+                if isinstance(source, DirectLister) and (listed := source.listed_as(resolved, warn)):
                     return listed
                 for info in self.iter_sessions(agent=agent, include_subagents=True, warn=warn):
                     if os.path.realpath(info.path) == resolved:
@@ -182,10 +182,8 @@ class Services:
                 for info in self.iter_sessions(include_subagents=True, warn=warn):
                     if info.agent not in holders and os.path.realpath(info.path) == resolved:
                         return info
-        matches = [
-            info
-            for info in self.iter_sessions(include_subagents=True, warn=warn)
-            if info.id == ref or info.id.startswith(ref)
+        matches = self._named(ref, warn) or [
+            info for info in self.iter_sessions(include_subagents=True, warn=warn) if info.id.startswith(ref)
         ]
         exact = [info for info in matches if info.id == ref]
         if exact:
@@ -196,6 +194,19 @@ class Services:
             shown = ", ".join(sorted({info.id for info in matches})[:5])
             raise AmbiguousIdError(f"{ref!r} matches several sessions ({shown}); give more of the id.")
         return matches[0]
+
+    def _named(self, prefix: str, warn: WarningSink) -> list[SessionInfo] | None:
+        """The sessions whose id starts with `prefix`, by file name where a reader can tell ids so,
+        else from its listing. None when nothing matched: the caller then lists every home, so a
+        file named otherwise than its id is still found.
+        """
+        found: list[SessionInfo] = []
+        for source in self.sources:
+            named = source.listed_with_id(prefix, warn) if isinstance(source, DirectLister) else None
+            if named is None:
+                named = [info for info in source.discover(warn) if info.id.startswith(prefix)]
+            found += named
+        return found or None
 
     def load_session(self, info: SessionInfo, warn: WarningSink = _ignore) -> Session:
         """Read one session in full."""

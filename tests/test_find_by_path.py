@@ -1,7 +1,7 @@
 """`smig plan PATH` and friends resolve a session file without listing every agent's home.
 
-Codex and Claude give the file's own listing entry (`PathLister`) from a walk of names and the few
-files that decide it; the other agents list only their own home.
+Codex and Claude give a file's listing entry (`DirectLister`) from a walk of names and the few files
+that decide it, for a path or an id; the other agents list only their own home.
 """
 
 from __future__ import annotations
@@ -117,3 +117,35 @@ def test_an_older_file_of_a_thread_is_found_as_its_thread(tmp_path: Path, monkey
     with pytest.raises(SmigError):
         services.find_session(str(older[0]))
     assert asked  # it listed the home to find out
+
+
+def _by_listing(listed: list, ref: str):  # type: ignore[no-untyped-def]
+    """What `find_session` answered before: the first exact id, else the one session a prefix names."""
+    matches = [info for info in listed if info.id.startswith(ref)]
+    exact = [info for info in matches if info.id == ref]
+    if exact:
+        return exact[0]
+    return matches[0] if len({info.id for info in matches}) == 1 else None
+
+
+def test_every_id_and_prefix_resolves_as_the_listing_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An id or a unique prefix gives the listing's entry; an ambiguous prefix is refused the same."""
+    direct = ambiguous = 0
+    for number, (codex, claude) in enumerate(_homes_of(tmp_path / "corpus")):
+        monkeypatch.setenv("CODEX_HOME", str(codex))
+        monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
+        monkeypatch.setenv("SMIG_TUI_HOME", str(tmp_path / f"smig-{number}"))
+        listed = list(build_services().iter_sessions(include_subagents=True))
+        refs = {info.id for info in listed} | {info.id[:n] for info in listed for n in (2, 8)}
+        for ref in sorted(refs):
+            services = build_services()
+            asked = _listed_agents(services, monkeypatch)
+            expected = _by_listing(listed, ref)
+            if expected is None:
+                with pytest.raises(SmigError, match="several sessions"):
+                    services.find_session(ref)
+                ambiguous += 1
+            else:
+                assert services.find_session(ref) == expected, ref
+            direct += not {Agent.CODEX, Agent.CLAUDE} & set(asked)
+    assert direct > 200 and ambiguous > 5

@@ -30,7 +30,7 @@ from smig_tui.adapters.fs import atomic_write, file_lock
 from smig_tui.adapters.zstd_files import DAMAGED, compress, decompress
 from smig_tui.core.errors import SessionNotFoundError, SmigError, WriteRefusedError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
-from smig_tui.core.ports import Appended, AppendReader, PathLister, ResumePoint, SessionSource, WarningSink
+from smig_tui.core.ports import Appended, AppendReader, DirectLister, ResumePoint, SessionSource, WarningSink
 
 PIECE = 1 << 20
 SNAPSHOT_TABLES = ("session", "message", "part")
@@ -361,7 +361,19 @@ class ArchivedSource:
 
     def listed_as(self, resolved: str, warn: WarningSink) -> SessionInfo | None:
         """The wrapped reader's entry for one live file, when it can give one without a listing."""
-        return self.inner.listed_as(resolved, warn) if isinstance(self.inner, PathLister) else None
+        return self.inner.listed_as(resolved, warn) if isinstance(self.inner, DirectLister) else None
+
+    def listed_with_id(self, prefix: str, warn: WarningSink) -> list[SessionInfo] | None:
+        """The wrapped reader's entries by id; None (list) when an archived session may match too."""
+        if not isinstance(self.inner, DirectLister):
+            return None
+        try:
+            entries = self.archive.entries()
+        except SmigError:
+            return None  # the listing reports it
+        if any(e.agent == self.agent.value and e.session_id.startswith(prefix) for e in entries.values()):
+            return None
+        return self.inner.listed_with_id(prefix, warn)
 
     def load(self, info: SessionInfo, warn: WarningSink) -> Session:
         """Read a session, live or archived, with the agent's reader."""

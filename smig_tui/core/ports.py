@@ -159,15 +159,21 @@ class AppendReader(Protocol):
 
 
 @runtime_checkable
-class PathLister(Protocol):
-    """A source that can give one file's listing entry without listing its whole home.
+class DirectLister(Protocol):
+    """A source that can give some listing entries without listing its whole home.
 
-    `smig plan PATH` names one file; listing 2,000 sessions to find it costs most of a second cold.
+    `smig plan PATH` or `smig plan ID` names one session; listing 2,000 sessions to find it costs
+    most of a second cold. Where file names tell ids (Codex, Claude Code), a walk of names does.
     """
 
     def listed_as(self, resolved: str, warn: WarningSink) -> SessionInfo | None:
         """The entry `discover` would yield for the file at this resolved path, or None when this
         source cannot tell without a full listing (the caller then lists)."""
+        ...
+
+    def listed_with_id(self, prefix: str, warn: WarningSink) -> list[SessionInfo] | None:
+        """The entries `discover` would yield whose id starts with `prefix`, in its order, found by
+        file name; None when only a full listing can tell."""
         ...
 
 

@@ -121,8 +121,7 @@ class ClaudeSource:
     def listed_as(self, resolved: str, warn: WarningSink) -> SessionInfo | None:
         """The entry `discover` gives the transcript at `resolved`, reading only its project folder.
 
-        Forks are marked within a project (their cwd is the same, so is the folder), so the folder's
-        main transcripts are enough to mark this one. None (list the home) when it is no transcript.
+        None (list the home) when it is no transcript.
         """
         root = str(self._paths.claude_projects)
         relative = os.path.relpath(resolved, os.path.realpath(root))
@@ -132,13 +131,32 @@ class ClaudeSource:
             return None
         candidates = list(_project_candidates(project, warn))
         mine = next((c for c in candidates if os.path.realpath(c.path) == resolved), None)
-        if mine is None:
-            return None
-        cache = DiscoveryCache(self._listing_cache) if self._listing_cache else None
-        peers = [mine] if mine.subagent else [c for c in candidates if not c.subagent or c is mine]
+        return None if mine is None else self._entry(mine, candidates, self._cache(), warn)
+
+    def listed_with_id(self, prefix: str, warn: WarningSink) -> list[SessionInfo] | None:
+        """The transcripts whose id (the file's name) starts with `prefix`, newest first."""
+        candidates = list(_candidates(str(self._paths.claude_projects), _ignore_warning))
+        named = [c for c in candidates if os.path.basename(c.path).removesuffix(".jsonl").startswith(prefix)]
+        cache = self._cache()
+        entries = [self._entry(mine, candidates, cache, warn) for mine in sorted(named, key=lambda c: -c.mtime)]
+        return None if None in entries else [info for info in entries if info is not None]
+
+    def _cache(self) -> DiscoveryCache | None:
+        """The listing cache, when there is one (read here, never saved: only a full pass saves)."""
+        return DiscoveryCache(self._listing_cache) if self._listing_cache else None
+
+    def _entry(
+        self, mine: _Candidate, candidates: list[_Candidate], cache: DiscoveryCache | None, warn: WarningSink
+    ) -> SessionInfo | None:
+        """One file's listing entry. Forks are marked within a project (their cwd is the same, so is
+        the folder), so the folder's main transcripts are peeked too; their problems are for `list`."""
+        if mine.subagent:
+            peers = [mine]
+        else:
+            peers = [c for c in candidates if c is mine or (c.project == mine.project and not c.subagent)]
         found: list[SessionInfo] = []
         for candidate in sorted(peers, key=lambda c: -c.mtime):
-            quiet = warn if candidate is mine else _ignore_warning  # other files' problems are for `list`
+            quiet = warn if candidate is mine else _ignore_warning
             info = cache.lookup(candidate.path, lambda: _peek(candidate, quiet)) if cache else _peek(candidate, quiet)  # noqa: B023
             if info is not None:
                 found.append(info)

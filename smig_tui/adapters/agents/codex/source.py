@@ -105,25 +105,34 @@ class CodexSource:
         """
         files = walk_rollouts(self._roots(), warn)
         name = os.path.basename(resolved)
-        index = next(
-            (
-                i
-                for i, path in enumerate(files)
-                if os.path.basename(path) == name and os.path.realpath(path) == resolved
-            ),
-            None,
-        )
-        if index is None:
-            return None
-        path, thread = files[index], thread_id_of(files[index])
-        if thread is None or any(thread_id_of(newer) == thread for newer in files[:index]):
-            return None
+        for index, path in enumerate(files):
+            if os.path.basename(path) == name and os.path.realpath(path) == resolved:
+                stands = _newest_of_threads(files).get(thread_id_of(path) or "") == index
+                return self._entries(files, [index], warn)[0] if stands else None
+        return None
+
+    def listed_with_id(self, prefix: str, warn: WarningSink) -> list[SessionInfo] | None:
+        """The threads whose id (in the rollout's name) starts with `prefix`, newest first."""
+        files = walk_rollouts(self._roots(), warn)
+        chosen = sorted(index for thread, index in _newest_of_threads(files).items() if thread.startswith(prefix))
+        entries = self._entries(files, chosen, warn)
+        return None if None in entries else [info for info in entries if info is not None]
+
+    def _entries(self, files: list[str], chosen: list[int], warn: WarningSink) -> list[SessionInfo | None]:
+        """The listing entries of the chosen files, titled as `discover` titles them; None for a file
+        whose head disagrees with its name (only a listing can place it) or that cannot be listed."""
+        if not chosen:
+            return []
         cache = DiscoveryCache(self._listing_cache) if self._listing_cache else None
-        info = cache.lookup(path, lambda: self.describe(path, warn)) if cache else self.describe(path, warn)
-        if info is None or info.id != thread:
-            return None
         names = read_session_index(self._paths.codex_home / "session_index.jsonl", warn)
-        return _with_title(info, names.get(info.id), self._threads(warn).get(info.id))
+        threads = self._threads(warn)
+        entries: list[SessionInfo | None] = []
+        for index in chosen:
+            path = files[index]
+            info = cache.lookup(path, lambda: self.describe(path, warn)) if cache else self.describe(path, warn)  # noqa: B023
+            ok = info is not None and info.id == thread_id_of(path)
+            entries.append(_with_title(info, names.get(info.id), threads.get(info.id)) if info and ok else None)
+        return entries
 
     def _roots(self) -> list[Path]:
         """Where rollouts live: live and archived threads."""
@@ -195,6 +204,16 @@ class CodexSource:
             warn(ReadWarning(path, None, "no session_meta line at the start; not a Codex rollout, skipped"))
             return None
         return _info(path, head, tail, stat.st_size, stat.st_mtime)
+
+
+def _newest_of_threads(files: list[str]) -> dict[str, int]:
+    """Each thread's newest file (by the id in names, files newest first): the one the listing shows."""
+    newest: dict[str, int] = {}
+    for index, path in enumerate(files):
+        thread = thread_id_of(path)
+        if thread is not None:
+            newest.setdefault(thread, index)
+    return newest
 
 
 def _orphaned_fork(info: SessionInfo, known: set[str | None]) -> bool:
