@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import IO, TYPE_CHECKING, Any
 
+from smig_tui.cli.json_text import indented_json
 from smig_tui.core.models import ReadWarning
 
 if TYPE_CHECKING:
@@ -48,8 +48,7 @@ class Output:
 
     def json(self, value: Any) -> None:
         """Write a JSON document to stdout in blocks (a few writes however it is buffered)."""
-        encoder = json.JSONEncoder(indent=2, ensure_ascii=False, default=str)
-        self.write_blocks(chain(encoder.iterencode(value), ("\n",)))
+        self.write_blocks(chain(indented_json(value), ("\n",)))
 
     def write_blocks(self, pieces: Iterable[str]) -> None:
         """Write many small pieces of text to stdout joined into blocks of about `JSON_BLOCK_CHARS`."""

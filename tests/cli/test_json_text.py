@@ -1,0 +1,75 @@
+"""`indented_json` writes exactly what `json.dumps(indent=2, ensure_ascii=False, default=str)` writes."""
+
+from __future__ import annotations
+
+import enum
+import json
+import random
+from datetime import datetime
+from typing import Any
+
+import pytest
+
+from smig_tui.cli.json_text import indented_json
+
+
+class Colour(enum.Enum):
+    RED = "red"
+
+
+class Level(enum.IntEnum):
+    HIGH = 3
+
+
+def _standard(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+CASES: list[Any] = [
+    None,
+    True,
+    0,
+    -7,
+    1.5,
+    float("nan"),
+    "",
+    'a "quoted"\nline\t\u0001 é 😀 \u2028',
+    [],
+    {},
+    [[]],
+    [{}],
+    {"a": {}, "b": [], "c": [{}], "d": [[1, [2, {}]]]},
+    {"rows": [{"index": i, "id": f"m{i}", "kept": i % 2 == 0, "reason": None, "tokens": i * 10} for i in range(5)]},
+    {"nested": {"flat": {"x": 1}, "mixed": {"f": 2.5, "s": "t"}}},
+    {1: "int key", None: "none key", False: "bool key", 2.5: "float key"},
+    {"tuple": (1, "two", (3,)), "when": datetime(2026, 12, 4, 18, 0)},
+    {"enum": Colour.RED, "level": Level.HIGH, "big": 10**30},
+    [{"deep": [{"deeper": [{"x": None}]}]}],
+]
+
+
+@pytest.mark.parametrize("value", CASES, ids=range(len(CASES)))
+def test_the_same_text_as_the_standard_encoder(value: Any) -> None:
+    assert "".join(indented_json(value)) == _standard(value)
+
+
+def _random_value(rng: random.Random, depth: int) -> Any:
+    choice = rng.randrange(9 if depth < 4 else 5)
+    if choice == 0:
+        return rng.choice([None, True, False])
+    if choice == 1:
+        return rng.randint(-(10**12), 10**12)
+    if choice == 2:
+        return rng.random() * 1000
+    if choice in (3, 4):
+        return "".join(rng.choice('ab "\\\n\té😀\u0000') for _ in range(rng.randrange(6)))
+    if choice in (5, 6):
+        return {f"k{n}": _random_value(rng, depth + 1) for n in range(rng.randrange(4))}
+    return [_random_value(rng, depth + 1) for _ in range(rng.randrange(4))]
+
+
+def test_random_documents_match_the_standard_encoder() -> None:
+    rng = random.Random(22)
+    for _ in range(500):
+        value = _random_value(rng, 0)
+        assert "".join(indented_json(value)) == _standard(value)
