@@ -128,8 +128,17 @@ def _by_listing(listed: list, ref: str):  # type: ignore[no-untyped-def]
     return matches[0] if len({info.id for info in matches}) == 1 else None
 
 
-def test_every_id_and_prefix_resolves_as_the_listing_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """An id or a unique prefix gives the listing's entry; an ambiguous prefix is refused the same."""
+@pytest.mark.parametrize("at_most", [16, 1])
+def test_every_id_and_prefix_resolves_as_the_listing_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, at_most: int
+) -> None:
+    """An id or a unique prefix gives the listing's entry; an ambiguous prefix is refused the same,
+    whether the names answer it or (past `NAMED_AT_MOST` files) the listing does."""
+    from smig_tui.adapters.agents.claude import source as claude_source
+    from smig_tui.adapters.agents.codex import source as codex_source
+
+    monkeypatch.setattr(claude_source, "NAMED_AT_MOST", at_most)
+    monkeypatch.setattr(codex_source, "NAMED_AT_MOST", at_most)
     direct = ambiguous = 0
     for number, (codex, claude) in enumerate(_homes_of(tmp_path / "corpus")):
         monkeypatch.setenv("CODEX_HOME", str(codex))

@@ -158,6 +158,11 @@ class AppendReader(Protocol):
         ...
 
 
+NAMED_AT_MOST = 16
+"""A `DirectLister` gives up on an id prefix that names more files than this: a short, ambiguous prefix
+is answered as fast by the listing, which reads each file once."""
+
+
 @runtime_checkable
 class DirectLister(Protocol):
     """A source that can give some listing entries without listing its whole home.

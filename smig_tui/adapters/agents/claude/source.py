@@ -31,7 +31,7 @@ from smig_tui.adapters.jsonl import parse_line
 from smig_tui.adapters.paths import Paths
 from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
-from smig_tui.core.ports import Appended, ResumePoint, WarningSink
+from smig_tui.core.ports import NAMED_AT_MOST, Appended, ResumePoint, WarningSink
 
 HEAD_BYTES = 64 * 1024
 HEAD_RETRY_BYTES = 1024 * 1024
@@ -131,36 +131,33 @@ class ClaudeSource:
             return None
         candidates = list(_project_candidates(project, warn))
         mine = next((c for c in candidates if os.path.realpath(c.path) == resolved), None)
-        return None if mine is None else self._entry(mine, candidates, self._cache(), warn)
+        return None if mine is None else _entry(mine, candidates, self._peeker(), warn)
 
     def listed_with_id(self, prefix: str, warn: WarningSink) -> list[SessionInfo] | None:
         """The transcripts whose id (the file's name) starts with `prefix`, newest first."""
         candidates = list(_candidates(str(self._paths.claude_projects), _ignore_warning))
         named = [c for c in candidates if os.path.basename(c.path).removesuffix(".jsonl").startswith(prefix)]
-        cache = self._cache()
-        entries = [self._entry(mine, candidates, cache, warn) for mine in sorted(named, key=lambda c: -c.mtime)]
+        if len(named) > NAMED_AT_MOST:
+            return None
+        peek = self._peeker()
+        entries = [_entry(mine, candidates, peek, warn) for mine in sorted(named, key=lambda c: -c.mtime)]
         return None if None in entries else [info for info in entries if info is not None]
 
-    def _cache(self) -> DiscoveryCache | None:
-        """The listing cache, when there is one (read here, never saved: only a full pass saves)."""
-        return DiscoveryCache(self._listing_cache) if self._listing_cache else None
+    def _peeker(self) -> Callable[[_Candidate, WarningSink], SessionInfo | None]:
+        """`_peek` through the listing cache (read, never saved: only a full pass saves), once per file."""
+        cache = DiscoveryCache(self._listing_cache) if self._listing_cache else None
+        seen: dict[str, SessionInfo | None] = {}
 
-    def _entry(
-        self, mine: _Candidate, candidates: list[_Candidate], cache: DiscoveryCache | None, warn: WarningSink
-    ) -> SessionInfo | None:
-        """One file's listing entry. Forks are marked within a project (their cwd is the same, so is
-        the folder), so the folder's main transcripts are peeked too; their problems are for `list`."""
-        if mine.subagent:
-            peers = [mine]
-        else:
-            peers = [c for c in candidates if c is mine or (c.project == mine.project and not c.subagent)]
-        found: list[SessionInfo] = []
-        for candidate in sorted(peers, key=lambda c: -c.mtime):
-            quiet = warn if candidate is mine else _ignore_warning
-            info = cache.lookup(candidate.path, lambda: _peek(candidate, quiet)) if cache else _peek(candidate, quiet)  # noqa: B023
-            if info is not None:
-                found.append(info)
-        return next((info for info in mark_forks(found) if info.path == mine.path), None)
+        def peek(candidate: _Candidate, warn: WarningSink) -> SessionInfo | None:
+            if candidate.path not in seen:
+
+                def build() -> SessionInfo | None:
+                    return _peek(candidate, warn)
+
+                seen[candidate.path] = cache.lookup(candidate.path, build) if cache else build()
+            return seen[candidate.path]
+
+        return peek
 
     def load(self, info: SessionInfo, warn: WarningSink) -> Session:
         """Read one transcript in full, streaming it."""
@@ -175,6 +172,22 @@ class ClaudeSource:
     ) -> Appended | None:
         """The messages of the lines the transcript gained after `point` (see `appended.read_appended`)."""
         return read_appended(info, point, first_position, warn)
+
+
+def _entry(
+    mine: _Candidate,
+    candidates: list[_Candidate],
+    peek: Callable[[_Candidate, WarningSink], SessionInfo | None],
+    warn: WarningSink,
+) -> SessionInfo | None:
+    """One file's listing entry. Forks are marked within a project (their cwd is the same, so is the
+    folder), so the folder's main transcripts are peeked too; their problems are for `list`."""
+    if mine.subagent:
+        peers = [mine]
+    else:
+        peers = [c for c in candidates if c is mine or (c.project == mine.project and not c.subagent)]
+    found = [peek(c, warn if c is mine else _ignore_warning) for c in sorted(peers, key=lambda c: -c.mtime)]
+    return next((info for info in mark_forks([i for i in found if i]) if info.path == mine.path), None)
 
 
 def mark_forks(infos: list[SessionInfo]) -> list[SessionInfo]:

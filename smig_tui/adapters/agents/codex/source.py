@@ -43,7 +43,7 @@ from smig_tui.adapters.zstd_files import DAMAGED, is_compressed
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.gc_pause import no_cyclic_gc
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
-from smig_tui.core.ports import Appended, ResumePoint, WarningSink
+from smig_tui.core.ports import NAMED_AT_MOST, Appended, ResumePoint, WarningSink
 from smig_tui.core.redact import redact
 
 TITLE_MAX = 120
@@ -115,6 +115,8 @@ class CodexSource:
         """The threads whose id (in the rollout's name) starts with `prefix`, newest first."""
         files = walk_rollouts(self._roots(), warn)
         chosen = sorted(index for thread, index in _newest_of_threads(files).items() if thread.startswith(prefix))
+        if len(chosen) > NAMED_AT_MOST:
+            return None
         entries = self._entries(files, chosen, warn)
         return None if None in entries else [info for info in entries if info is not None]
 
