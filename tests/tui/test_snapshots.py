@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 from conftest import open_session, settle
 from test_flow import build_sized
@@ -135,9 +137,20 @@ def test_snapshot_message_viewer(snap_compare, make_app, isolated_homes, size) -
     assert snap_compare(app, terminal_size=size, run_before=viewer)
 
 
+class _December3(datetime):
+    """A clock stopped on the day the snapshots were made: a Codex rollout's folder is its day."""
+
+    @classmethod
+    def now(cls, tz=None):  # type: ignore[no-untyped-def]
+        return cls(2026, 12, 3, 12, 0, tzinfo=tz or UTC)
+
+
 @pytest.mark.usefixtures("exact_tokens")
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_snapshot_commit_dialog_sizes(snap_compare, make_app, isolated_homes, monkeypatch, size) -> None:
+    from smig_tui.adapters import migration_commit
+
+    monkeypatch.setattr(migration_commit, "datetime", _December3)
     monkeypatch.setenv("SMIG_TUI_HOME", str(isolated_homes["home"] / ".smig"))
     isolated_homes["smig"] = isolated_homes["home"] / ".smig"
     app, info, _ = build_sized(make_app, isolated_homes)
