@@ -479,6 +479,15 @@ def render(rows: Sequence[Row]) -> str:
     return "\n".join(lines)
 
 
+def render_markdown(rows: Sequence[Row]) -> str:
+    """Format the rows as a Markdown table, as the README's Performance section shows one run."""
+    lines = ["| measure | value | goal | result | notes |", "|---|---|---|---|---|"]
+    for row in rows:
+        cells = [cell.replace("|", "\\|") for cell in row.cells()]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def _load() -> str:
     """The 1-minute load average: other work on the machine stretches wall-clock figures."""
     return f"{os.getloadavg()[0]:.1f}"
@@ -525,7 +534,7 @@ def run(args: argparse.Namespace) -> int:
             rows += step()
         except (RuntimeError, KeyError, ValueError, OSError, subprocess.TimeoutExpired) as error:
             rows.append(Row(name, None, "", "", None, f"failed: {str(error).splitlines()[-1][:200]}"))
-    table = render(rows)
+    table = render_markdown(rows) if args.markdown else render(rows)
     print(
         f"smig benchmark, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} CPUs, "
         f"load average {load} at start, {_load()} at end; "
@@ -556,6 +565,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="NAME",
         help="run only the rows whose step name contains NAME (e.g. search, archive, smig list)",
     )
+    parser.add_argument("--markdown", action="store_true", help="print the table as Markdown (for the README)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("rest", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

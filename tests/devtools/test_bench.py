@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from smig_tui.cli.sessions import plain_table
-from smig_tui.devtools.bench import Row, ensure_corpus, render
+from smig_tui.devtools.bench import Row, ensure_corpus, render, render_markdown
 from smig_tui.devtools.corpus import KB, MB
 
 
@@ -21,6 +21,14 @@ def test_rows_say_pass_miss_or_why_not_measured() -> None:
     assert "23.8 s" in lines[3] and "MISS" in lines[3] and lines[3].endswith("CPU 9.6 s")
     assert "not available" in lines[4] and "n/a" in lines[4] and lines[4].endswith("TUI not importable")
     assert lines[0].index("goal") == lines[2].index("< 0.3 s") == lines[3].index("< 10 s")
+
+
+def test_the_markdown_table_has_a_row_per_measure_and_escapes_pipes() -> None:
+    rows = [Row("smig list, warm", 0.2512, "s", "< 0.3 s", True), Row("a | b", None, "s", "< 1 s", None, "x|y")]
+    lines = render_markdown(rows).splitlines()
+    assert lines[:2] == ["| measure | value | goal | result | notes |", "|---|---|---|---|---|"]
+    assert lines[2] == "| smig list, warm | 0.251 s | < 0.3 s | PASS |  |"
+    assert lines[3] == "| a \\| b | not available | < 1 s | n/a | x\\|y |"
 
 
 def test_a_corpus_is_reused_only_with_the_same_parameters(tmp_path: Path) -> None:
