@@ -137,7 +137,7 @@ class Message:
         there is returned as it is, so a reader that numbers messages as it meets them copies none."""
         if index == self.index and usage is self.usage:
             return self
-        return Message(
+        return new_message(
             index,
             self.id,
             self.role,
@@ -157,7 +157,7 @@ class Message:
 
     def with_body(self, body: str | StoredText) -> Message:
         """A copy with another body (a reader leaving a long text on disk), cheaper than `replace`."""
-        return Message(
+        return new_message(
             self.index,
             self.id,
             self.role,
@@ -181,6 +181,65 @@ class Message:
         if isinstance(body, str):
             return body[:chars]
         return body.head[:chars] if chars <= len(body.head) else body.read()[:chars]
+
+
+(
+    _set_index,
+    _set_id,
+    _set_role,
+    _set_kind,
+    _set_body,
+    _set_tool_name,
+    _set_call_id,
+    _set_timestamp,
+    _set_line,
+    _set_offset,
+    _set_usage,
+    _set_is_error,
+    _set_opaque,
+    _set_injected,
+    _set_full_output_path,
+) = (getattr(Message, name).__set__ for name in Message.__slots__)
+_new_object = object.__new__
+
+
+def new_message(
+    index: int,
+    id: str,
+    role: Role,
+    kind: Kind,
+    body: str | StoredText,
+    tool_name: str | None = None,
+    call_id: str | None = None,
+    timestamp: str | None = None,
+    line: int | None = None,
+    offset: int | None = None,
+    usage: Usage | None = None,
+    is_error: bool = False,
+    opaque: bool = False,
+    injected: bool = False,
+    full_output_path: str | None = None,
+) -> Message:
+    """`Message(...)` for readers, which make one per line of a file: a frozen dataclass's `__init__`
+    goes through `object.__setattr__` for each of the 15 fields, setting the slots directly costs
+    half as much (0.1 s of a 500 MB session's load). A test holds it equal to `Message(...)`."""
+    message: Message = _new_object(Message)
+    _set_index(message, index)
+    _set_id(message, id)
+    _set_role(message, role)
+    _set_kind(message, kind)
+    _set_body(message, body)
+    _set_tool_name(message, tool_name)
+    _set_call_id(message, call_id)
+    _set_timestamp(message, timestamp)
+    _set_line(message, line)
+    _set_offset(message, offset)
+    _set_usage(message, usage)
+    _set_is_error(message, is_error)
+    _set_opaque(message, opaque)
+    _set_injected(message, injected)
+    _set_full_output_path(message, full_output_path)
+    return message
 
 
 @dataclass(frozen=True, slots=True)

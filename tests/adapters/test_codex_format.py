@@ -913,3 +913,24 @@ def test_a_line_that_is_not_an_object_is_reported(tmp_path: Path) -> None:
     session, warnings = _load(path)
     assert [(w.line, w.message) for w in warnings] == [(2, "line is JSON list, not an object; skipped")]
     assert [m.text for m in session.messages] == ["still read"]
+
+
+def test_byte_test_skips_noise_and_keeps_only_iso_times() -> None:
+    from smig_tui.adapters.agents.codex.load import RolloutLoader
+
+    def line(stamp: str, kind: str, inner: str) -> bytes:
+        return json.dumps(
+            {"timestamp": stamp, "type": kind, "payload": {"type": inner, "x": 1}}, separators=(",", ":")
+        ).encode()
+
+    loader = RolloutLoader("unused.jsonl")
+    assert loader.skippable(line("2026-11-23T10:00:01.000Z", "event_msg", "exec_command_end"))
+    assert loader.last_timestamp == "2026-11-23T10:00:01.000Z"
+    assert loader.skippable(line("yesterday at noon", "event_msg", "task_started"))
+    assert loader.last_timestamp == "2026-11-23T10:00:01.000Z"  # not a time: the last one stands
+    assert loader.skippable(line("2026-11-23T10:00:02Z", "world_state", "x"))
+    assert loader.last_timestamp == "2026-11-23T10:00:02Z"
+    for kind, inner in (("response_item", "message"), ("event_msg", "token_count"), ("event_msg", "user_message")):
+        assert not loader.skippable(line("2026-11-23T10:00:03.000Z", kind, inner))
+        assert not loader.skippable(line("not a time at all", kind, inner))
+    assert loader.last_timestamp == "2026-11-23T10:00:02Z"  # a kept line's time is taken when it is fed

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from smig_tui.core.models import Kind, Message, Role, Usage
+from smig_tui.core.models import Kind, Message, Role, Usage, new_message
 
 SYNTHETIC_MODEL = "<synthetic>"
 """The model Claude Code writes on assistant records it made up itself: API errors, refusals, and
@@ -172,7 +172,7 @@ class _Stamp:
     ) -> Message:
         """The record's next message, with the record's uuid as its id (see `_numbered`)."""
         self.index += 1
-        return Message(
+        return new_message(
             self.index - 1,
             self.uuid,
             role,

@@ -31,7 +31,7 @@ from smig_tui.adapters.split_read import KINDS, ROLES, split_offset
 from smig_tui.adapters.stored_text import LineText, TextStore
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.gc_pause import no_cyclic_gc
-from smig_tui.core.models import Kind, Message, ReadWarning, Role, Session, SessionInfo, Usage
+from smig_tui.core.models import Kind, Message, ReadWarning, Role, Session, SessionInfo, Usage, new_message
 from smig_tui.core.ports import WarningSink
 
 _QUEUED = QUEUED
@@ -177,7 +177,7 @@ class _Reader:
             ):  # a long text, `text` its head, left on disk as `TextStore.leave` would
                 body = LineText(store.path, offset, size, part, length, text, store.texts)
             messages.append(
-                Message(
+                new_message(
                     first + part,
                     message_id,
                     ROLES[role],

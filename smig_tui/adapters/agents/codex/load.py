@@ -26,7 +26,7 @@ from smig_tui.adapters.jsonl import SHAPE_ERRORS, Record, parse_line, shape_warn
 from smig_tui.adapters.split_read import KINDS, ROLES
 from smig_tui.adapters.stored_text import TEXT_CHARS, LineText, TextStore
 from smig_tui.adapters.zstd_files import content_size, is_compressed
-from smig_tui.core.models import Kind, Message, ReadWarning, Role, Session, SessionInfo, StoredText, Usage
+from smig_tui.core.models import Kind, Message, ReadWarning, Role, Session, SessionInfo, StoredText, Usage, new_message
 from smig_tui.core.ports import WarningSink
 
 if TYPE_CHECKING:
@@ -41,6 +41,11 @@ _WANTED_EVENTS = (
 _TIMESTAMP = re.compile(rb'^\{"timestamp":"([^"]{10,40})"')
 _LEAD = re.compile(rb'^\{"timestamp":"([^"]{10,40})","type":"(\w+)","payload":\{"type":"(\w+)"')
 """How Codex itself writes a line's start: one match gives the time, the type and the payload type."""
+_ISO_LEAD = re.compile(
+    rb'^\{"timestamp":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[^"]{0,21})","type":"(\w+)","payload":\{"type":"(\w+)"'
+)
+"""`_LEAD` whose time already passes `iso_or_none` (as every line Codex writes does), so it needs no second look."""
+_LEAD_BYTES = 160
 _SKIPPED = frozenset((b"world_state", b"ghost_snapshot"))
 _EVENTS_WANTED = frozenset((b"token_count", b"user_message", b"thread_rolled_back"))
 
@@ -93,14 +98,15 @@ class RolloutLoader:
 
         A skipped line still moves `updated` on, so a full read agrees with discovery's tail read.
         """
-        start = raw[:160]
-        lead = _LEAD.match(start)
+        lead = _ISO_LEAD.match(raw, 0, _LEAD_BYTES) or _LEAD.match(raw, 0, _LEAD_BYTES)
         if lead is not None:  # the usual shape: decided from the two types alone
-            kind, inner = lead.group(2), lead.group(3)
+            kind, inner = lead.group(2, 3)
             skip = inner in _SKIPPED or kind in _SKIPPED or (kind == b"event_msg" and inner not in _EVENTS_WANTED)
             if skip:
-                self.last_timestamp = iso_or_none(lead.group(1).decode("ascii", "replace")) or self.last_timestamp
+                stamp = lead.group(1).decode("ascii", "replace")
+                self.last_timestamp = stamp if lead.re is _ISO_LEAD else iso_or_none(stamp) or self.last_timestamp
             return skip
+        start = raw[:_LEAD_BYTES]
         skip = any(tag in start for tag in _SKIPPED_TYPES) or (
             b'"type":"event_msg"' in start and not any(tag in start for tag in _WANTED_EVENTS)
         )
@@ -192,7 +198,7 @@ class RolloutLoader:
         if part is not None and len(text) > TEXT_CHARS:  # `TextStore.body` keeps shorter ones as they are
             body = self.store.body(text, record.offset, record.size, part)
         self.messages.append(
-            Message(
+            new_message(
                 len(self.messages),
                 message_id,
                 draft.role,
@@ -240,7 +246,7 @@ class RolloutLoader:
             elif self.cwd is None and text.lstrip().startswith("<environment_context"):
                 self.cwd = cwd_from_environment(text)
             messages.append(
-                Message(
+                new_message(
                     len(messages),
                     f"{base_id}.{part + 1}" if several else base_id,
                     ROLES[role],

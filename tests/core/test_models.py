@@ -1,0 +1,54 @@
+from dataclasses import fields
+
+import pytest
+
+from smig_tui.core.models import Kind, Message, Role, Usage, new_message
+
+
+def _every_field_set() -> tuple[object, ...]:
+    """A value for each field of Message, none of them its default."""
+    return (
+        7,
+        "L12.2",
+        Role.TOOL,
+        Kind.TOOL_RESULT,
+        "output",
+        "shell",
+        "call_1",
+        "2026-01-02T03:04:05.000Z",
+        12,
+        3400,
+        Usage(input_tokens=5, context_tokens=9),
+        True,
+        True,
+        True,
+        "/tmp/full.txt",
+    )
+
+
+def test_new_message_builds_what_the_constructor_builds():
+    values = _every_field_set()
+    assert len(values) == len(fields(Message))  # a new field must be added to `new_message` too
+    made = new_message(*values)
+    assert made == Message(*values)
+    assert hash(made) == hash(Message(*values))
+    assert [getattr(made, f.name) for f in fields(Message)] == list(values)
+
+
+def test_new_message_defaults_match_the_dataclass():
+    made = new_message(0, "L1", Role.USER, Kind.TEXT, "hi")
+    assert made == Message(0, "L1", Role.USER, Kind.TEXT, "hi")
+
+
+def test_new_message_stays_frozen():
+    made = new_message(0, "L1", Role.USER, Kind.TEXT, "hi")
+    with pytest.raises(AttributeError):
+        made.index = 3  # type: ignore[misc]
+
+
+def test_placed_and_with_body_copy_every_other_field():
+    message = Message(*_every_field_set())
+    moved = message.placed(3, None)
+    assert moved == Message(3, *_every_field_set()[1:10], None, *_every_field_set()[11:])
+    assert message.with_body("other") == Message(*_every_field_set()[:4], "other", *_every_field_set()[5:])
+    assert message.placed(message.index, message.usage) is message
