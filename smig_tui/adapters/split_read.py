@@ -3,8 +3,9 @@
 Decoding JSON and converting records is most of opening a 500 MB session, and one Python process
 uses one core. So a reader may hand the file's tail (from a line start near the middle) to a
 spawned worker, read the head itself meanwhile, then replay the worker's compact results in file
-order. The worker runs the reader's own per-line code, so the Session is the same either way; when
-a worker cannot start or fails, the reader reads the tail itself.
+order, the first ones while the worker still reads the last. The worker runs the reader's own
+per-line code, so the Session is the same either way; when a worker cannot start or stops early,
+the reader reads the rest of the tail itself.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import pickle
 import subprocess
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from typing import IO, Any
+from typing import Any
 
 from smig_tui.adapters.jsonl import report_progress
 from smig_tui.core.models import Kind, Role
@@ -73,19 +74,19 @@ def split_offset(path: str, size: int) -> int | None:
 
 
 class Aside:
-    """A generator function running in another Python process, its parts read back one by one.
+    """A generator function running in another Python process, its parts read back as it makes them.
 
     A plain subprocess rather than `multiprocessing`: spawning re-runs the caller's `__main__`,
     which a script using smig as a library may not guard; this worker imports only the function's
     module. Its stderr is dropped, so nothing it prints reaches a terminal, the TUI or MCP's stdio.
-    The worker keeps each part pickled (compact) until the caller is ready for them, and the caller
-    unpickles one part at a time, so neither holds all the parts as objects at once.
+    The worker pickles each part as it is made and a thread of its own sends it, so the caller can
+    replay the first parts while the worker reads on; the caller unpickles one part at a time.
     """
 
     def __init__(self, function: Callable[..., Iterable[Any]], *args: Any) -> None:
         self._process: subprocess.Popen[bytes] | None = None
-        self.count = 0
-        """How many parts the worker sent (known once `parts` returned them)."""
+        self.finished = False
+        """Whether the worker ran to the end (known once `parts` is exhausted)."""
         request = (list(sys.path), function.__module__, function.__qualname__, args)
         try:
             self._process = subprocess.Popen(
@@ -100,31 +101,23 @@ class Aside:
         except (OSError, ValueError, TypeError, pickle.PicklingError):
             self.close()
 
-    def parts(self) -> Iterator[Any] | None:
-        """Wait for the worker; None when it could not run or failed, else its parts in order.
+    def parts(self) -> Iterator[Any]:
+        """The worker's parts in order, each as soon as it is sent.
 
-        A worker that stops while its parts are being read raises OSError (it had finished its
-        work, so only something outside smig, such as the kernel's OOM killer, can cause that).
+        The parts stop early, without an error, when the worker could not start, failed or died
+        (`finished` stays False): the caller reads on itself from where the last part ended.
         """
         stream = None if self._process is None else self._process.stdout
         try:
-            if stream is None:
-                return None
-            outcome, count = pickle.load(stream)
-        except (EOFError, OSError, ValueError, TypeError, AttributeError, ImportError, pickle.UnpicklingError):
-            outcome, count = "failed", 0  # the worker died or sent something unreadable
-        if outcome != "done" or stream is None:
-            self.close()
-            return None
-        self.count = count
-        return self._read(stream, count)
-
-    def _read(self, stream: IO[bytes], count: int) -> Iterator[Any]:
-        try:
-            for _ in range(count):
-                yield pickle.load(stream)
-        except (EOFError, ValueError, TypeError, AttributeError, ImportError, pickle.UnpicklingError) as error:
-            raise OSError("the second reading process stopped before it sent all it read") from error
+            while stream is not None:
+                try:
+                    tag, part = pickle.load(stream)
+                except (EOFError, OSError, ValueError, TypeError, AttributeError, ImportError, pickle.UnpicklingError):
+                    return  # the worker died or sent something unreadable
+                if tag != "part":
+                    self.finished = tag == "done"
+                    return
+                yield part
         finally:
             self.close()
 
@@ -142,29 +135,49 @@ class Aside:
 
 
 _WORKER = """
-import gc, pickle, sys
+import gc, pickle, queue, sys, threading
 gc.disable()  # what it builds has no cycles, and the process ends right after
 path, module, name, args = pickle.load(sys.stdin.buffer)
 sys.path[:] = path
+out = sys.stdout.buffer
+made = queue.SimpleQueue()
+
+def send():
+    while (blob := made.get()) is not None:
+        out.write(blob)
+        out.flush()
+
+sender = threading.Thread(target=send)
+sender.start()
 try:
     import importlib
     function = importlib.import_module(module)
     for part in name.split("."):
         function = getattr(function, part)
-    parts = [pickle.dumps(part, pickle.HIGHEST_PROTOCOL) for part in function(*args)]
-    header = ("done", len(parts))
+    for part in function(*args):
+        made.put(pickle.dumps(("part", part), pickle.HIGHEST_PROTOCOL))
+    made.put(pickle.dumps(("done", None), pickle.HIGHEST_PROTOCOL))
 except Exception:
-    parts, header = [], ("failed", 0)
-out = sys.stdout.buffer
-pickle.dump(header, out, pickle.HIGHEST_PROTOCOL)
-for part in parts:
-    out.write(part)
-out.flush()
+    made.put(pickle.dumps(("failed", None), pickle.HIGHEST_PROTOCOL))
+made.put(None)
+sender.join()
 """
-"""The worker's program: read the call, run it to the end keeping each part pickled, then send
-whether it worked and the parts."""
+"""The worker's program: read the call, then send each part as it is made, and last whether it
+ran to the end. Sending is a thread's, so a reader still busy with its own part never holds up the
+reading (a blocked write releases the GIL)."""
 
 
-def replay_progress(aside: Aside, part: int, split: int, size: int) -> None:
-    """Move a progress bar (`jsonl.reading_progress`) through the worker's share as its parts are replayed."""
-    report_progress(split + (size - split) * part // max(aside.count, 1), size)
+Events = list[tuple[Any, ...]]
+Resume = tuple[int, int]
+"""Where a worker's part ends: the next line's number (counted from 1 at the split) and offset."""
+
+
+def replay_parts(aside: Aside, split: int, size: int, replay: Callable[[Events], None]) -> Resume | None:
+    """Replay the worker's parts (`events, resume`) as they come, moving a progress bar
+    (`jsonl.reading_progress`) through its share; return where they stopped short of the end of
+    the file (the reader reads on from there), or None when they reached it."""
+    resume: Resume | None = (1, split)
+    for events, resume in aside.parts():
+        replay(events)
+        report_progress(size if resume is None else resume[1], size)
+    return resume

@@ -72,11 +72,10 @@ class _Spy(split_read.Aside):
 
     delivered = 0
 
-    def parts(self) -> Iterator[Any] | None:
-        found = super().parts()
-        if found is not None:
+    def parts(self) -> Iterator[Any]:
+        yield from super().parts()
+        if self.finished:
             _Spy.delivered += 1
-        return found
 
 
 @pytest.mark.parametrize("held_whole", [True, False], ids=["texts-held", "texts-left-on-disk"])
@@ -132,12 +131,15 @@ def test_transcripts_read_by_two_processes_equal_one_pass(
 class _InProcess:
     """`Aside` without the process: the worker's function run here, for checking every split point fast."""
 
+    sent: int | None = None
+    """How many parts a test lets through before the worker stops (None: all of them)."""
+
     def __init__(self, function: Callable[..., Iterable[Any]], *args: Any) -> None:
         self.parts_made = list(function(*args))
-        self.count = len(self.parts_made)
+        self.finished = _InProcess.sent is None
 
     def parts(self) -> Iterator[Any]:
-        return iter(self.parts_made)
+        return iter(self.parts_made[: _InProcess.sent])
 
     def close(self) -> None:
         pass
@@ -261,10 +263,57 @@ def test_a_worker_that_cannot_start_leaves_the_tail_to_the_reader(
 
 def test_a_worker_that_fails_reports_nothing_and_the_reader_reads_on(tmp_path: Path) -> None:
     aside = split_read.Aside(os.listdir, str(tmp_path / "missing"))  # raises in the worker
-    assert aside.parts() is None
+    assert list(aside.parts()) == [] and not aside.finished
     aside = split_read.Aside(sorted, [3, 1, 2])
+    assert list(aside.parts()) == [1, 2, 3] and aside.finished
+
+
+def _stops_after(parts: int, then: Exception) -> Iterator[int]:
+    yield from range(parts)
+    raise then
+
+
+def test_a_worker_that_stops_midway_delivers_what_it_made() -> None:
+    aside = split_read.Aside(_stops_after, 3, RuntimeError("disk gone"))
+    assert list(aside.parts()) == [0, 1, 2] and not aside.finished
+
+
+def test_parts_come_while_the_worker_still_works(tmp_path: Path) -> None:
+    """The first part is read before the worker's last one is made (it waits for a file only the reader writes)."""
+    gate = tmp_path / "gate"
+    aside = split_read.Aside(_waits_for, str(gate))
     parts = aside.parts()
-    assert parts is not None and list(parts) == [1, 2, 3]
+    assert next(parts) == "first"
+    gate.write_text("go")
+    assert list(parts) == ["second"] and aside.finished
+
+
+def _waits_for(gate: str) -> Iterator[str]:
+    yield "first"
+    while not os.path.exists(gate):
+        os.sched_yield()
+    yield "second"
+
+
+@pytest.mark.parametrize("sent", [0, 1, 2])
+def test_a_reader_reads_on_from_where_the_worker_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sent: int
+) -> None:
+    """The worker stops after `sent` parts: the reader reads the rest itself, and the session is the same."""
+    source = next(p for p in CODEX_FILES if "compact" in p.name or p.stat().st_size > 20_000)
+    path = _damaged_copy(source, tmp_path, [b'{"broken', b'{"timestamp":"2026-12-03T10:35:01.000Z","x":[1]}'])
+    monkeypatch.setattr(codex_split, "BATCH", 3)
+    monkeypatch.setattr(codex_split, "Aside", _InProcess)
+    monkeypatch.setattr(claude_split, "BATCH", 3)
+    monkeypatch.setattr(claude_split, "Aside", _InProcess)
+    monkeypatch.setattr(_InProcess, "sent", sent)
+    expected, expected_warnings = _read_whole(str(path), None)
+    split = _line_starts(str(path))[len(_line_starts(str(path))) // 3]
+    assert _read_whole(str(path), split) == (expected, expected_warnings)
+    transcript = _damaged_copy(CLAUDE_FILES[0], tmp_path, [b'{"cut', b"[1]"])
+    whole = _read_transcript(transcript, None, monkeypatch)
+    split = _line_starts(str(transcript))[len(_line_starts(str(transcript))) // 3]
+    assert _read_transcript(transcript, split, monkeypatch) == whole
 
 
 def test_the_split_falls_on_a_line_start_and_not_for_small_files_or_without_a_spare_core(

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from smig_tui.adapters.agents.claude.blocks import convert_record
 from smig_tui.adapters.agents.claude.scan import LINK_ONLY_TYPES, SKIPPED_TYPES, first_type, links, own_timestamp
 from smig_tui.adapters.jsonl import SHAPE_ERRORS, iter_lines, parse_line
-from smig_tui.adapters.split_read import KIND_INDEX, ROLE_INDEX, Aside, replay_progress
+from smig_tui.adapters.split_read import KIND_INDEX, ROLE_INDEX, Aside, Events, Resume, replay_parts
 from smig_tui.adapters.stored_text import HEAD_CHARS, TEXT_CHARS
 from smig_tui.core.gc_pause import no_cyclic_gc
 from smig_tui.core.models import Message, ReadWarning, Usage
@@ -33,8 +33,9 @@ BATCH = 2048
 """Events per part the worker sends: the reader holds one part's objects at a time."""
 
 
-def read_tail(path: str, start: int, long_chars: int | None) -> Iterator[list[tuple[Any, ...]]]:
-    """Digest the transcript from byte `start` on, numbering its lines from 1, in batches of events.
+def read_tail(path: str, start: int, long_chars: int | None) -> Iterator[tuple[Events, Resume | None]]:
+    """Digest the transcript from byte `start` on, numbering its lines from 1, in batches of events,
+    each with where the next batch starts (None after the last).
 
     Events, in file order: ("w", ReadWarning); ("l", line, uuid, parent, timestamp) for a record
     whose links were read from its bytes; ("x", line, links or None) for an unparseable line;
@@ -52,7 +53,7 @@ def read_tail(path: str, start: int, long_chars: int | None) -> Iterator[list[tu
     with no_cyclic_gc():
         for number, offset, raw, complete in iter_lines(path, start):
             if len(events) >= BATCH:
-                yield events
+                yield events, (number, offset)
                 events = []
             line = raw.strip()
             if not line:
@@ -70,7 +71,7 @@ def read_tail(path: str, start: int, long_chars: int | None) -> Iterator[list[tu
                 events.append(("x", number, links(line)))
                 continue
             events.append(_digest(data, number, offset, len(raw), long_chars, strings, sent))
-    yield events
+    yield events, None
 
 
 def _digest(
@@ -163,15 +164,15 @@ def read_split(reader: _Reader, split: int) -> None:
     aside = Aside(read_tail, path, split, TEXT_CHARS if active else None)
     try:
         next_line = reader.read_lines(iter_lines(path, 0, 1, split))
-        parts = aside.parts()
-        if parts is None:  # no worker: read the rest here
-            reader.read_lines(iter_lines(path, split, next_line))
-            return
-        shift, size = next_line - 1, os.path.getsize(path)
-        for number, events in enumerate(parts, start=1):
+        shift = next_line - 1
+
+        def replay(events: Events) -> None:
             for event in events:
                 _replay(reader, event, shift)
-            replay_progress(aside, number, split, size)
+
+        resume = replay_parts(aside, split, os.path.getsize(path), replay)
+        if resume is not None:  # no worker, or it stopped early: read the rest here
+            reader.read_lines(iter_lines(path, resume[1], resume[0] + shift))
     finally:
         aside.close()
 

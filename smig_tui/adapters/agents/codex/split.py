@@ -17,7 +17,7 @@ from smig_tui.adapters.agents.codex.items import RESULT_TYPES, convert, cwd_from
 from smig_tui.adapters.agents.codex.load import RolloutLoader, feed_lines
 from smig_tui.adapters.agents.codex.scan import iso_or_none
 from smig_tui.adapters.jsonl import SHAPE_ERRORS, Record, iter_lines, parse_line, shape_warning
-from smig_tui.adapters.split_read import KIND_INDEX, ROLE_INDEX, Aside, replay_progress
+from smig_tui.adapters.split_read import KIND_INDEX, ROLE_INDEX, Aside, Events, Resume, replay_parts
 from smig_tui.adapters.stored_text import HEAD_CHARS, TEXT_CHARS
 from smig_tui.core.gc_pause import no_cyclic_gc
 from smig_tui.core.models import ReadWarning
@@ -41,13 +41,14 @@ class _Names(dict[str, str]):
         super().__setitem__(key, value)
 
 
-def read_tail(path: str, start: int, long_chars: int | None) -> Iterator[list[tuple[Any, ...]]]:
-    """Digest the rollout from byte `start` on, numbering its lines from 1, in batches of events.
+def read_tail(path: str, start: int, long_chars: int | None) -> Iterator[tuple[Events, Resume | None]]:
+    """Digest the rollout from byte `start` on, numbering its lines from 1, in batches of events,
+    each with where the next batch starts (None after the last).
 
     Events, in file order: ("w", ReadWarning); ("r", line, offset, size, data) for a record to feed
     as it is (with only the fields the reader uses); ("d", line, offset, size, timestamp, is_result,
     learned names, drafts) for a response item, texts longer than `long_chars` cut to their head;
-    last, ("t", the last timestamp seen), skipped lines included.
+    last in each batch, ("t", the last timestamp seen), skipped lines included.
     """
     skipper = RolloutLoader(path)  # for its byte test, which notes the times of the lines it skips
     events: list[tuple[Any, ...]] = []
@@ -59,7 +60,8 @@ def read_tail(path: str, start: int, long_chars: int | None) -> Iterator[list[tu
     with no_cyclic_gc():
         for number, offset, raw, complete in iter_lines(path, start):
             if len(events) >= BATCH:
-                yield events
+                events.append(("t", skipper.last_timestamp))
+                yield events, (number, offset)
                 events = []
             if skipper.skippable(raw):
                 continue
@@ -92,7 +94,7 @@ def read_tail(path: str, start: int, long_chars: int | None) -> Iterator[list[tu
                 )
             )
         events.append(("t", skipper.last_timestamp))
-    yield events
+    yield events, None
 
 
 BATCH = 2048
@@ -147,12 +149,9 @@ def feed_split(loader: RolloutLoader, path: str, split: int, warn: WarningSink) 
     aside = Aside(read_tail, path, split, TEXT_CHARS if loader.store.active else None)
     try:
         next_line = feed_lines(loader, iter_lines(path, 0, 1, split), path, warn)
-        parts = aside.parts()
-        if parts is None:  # no worker: read the rest here
-            feed_lines(loader, iter_lines(path, split, next_line), path, warn)
-            return
-        shift, size = next_line - 1, os.path.getsize(path)
-        for number, events in enumerate(parts, start=1):
+        shift = next_line - 1
+
+        def replay(events: Events) -> None:
             for event in events:
                 tag = event[0]
                 if tag == "d":
@@ -164,7 +163,10 @@ def feed_split(loader: RolloutLoader, path: str, split: int, warn: WarningSink) 
                     warn(warning if warning.line is None else replace(warning, line=warning.line + shift))
                 elif event[1]:
                     loader.last_timestamp = event[1]
-            replay_progress(aside, number, split, size)
+
+        resume = replay_parts(aside, split, os.path.getsize(path), replay)
+        if resume is not None:  # no worker, or it stopped early: read the rest here
+            feed_lines(loader, iter_lines(path, resume[1], resume[0] + shift), path, warn)
     finally:
         aside.close()
 
