@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 from smig_tui.core.gc_pause import no_cyclic_gc
 from smig_tui.core.models import Kind, Message, Role, Session
@@ -55,8 +56,13 @@ def is_typed_prompt(message: Message) -> bool:
 
 def never_migrated(messages: Sequence[Message]) -> dict[int, str]:
     """Return the messages no plan migrates, with the reason."""
-    calls = {m.call_id for m in messages if m.kind is Kind.TOOL_CALL and m.call_id}
-    results = {m.call_id for m in messages if m.kind is Kind.TOOL_RESULT and m.call_id}
+    calls: set[str | None] = set()
+    results: set[str | None] = set()
+    for m in messages:  # one pass for both sides of every tool pair
+        if m.kind is Kind.TOOL_CALL:
+            calls.add(m.call_id)
+        elif m.kind is Kind.TOOL_RESULT:
+            results.add(m.call_id)
     skip: dict[int, str] = {}
     for i, m in enumerate(messages):
         if m.injected:
@@ -88,42 +94,33 @@ def _units(messages: Sequence[Message], skip: dict[int, str]) -> list[int]:
         parent[find(b)] = find(a)
 
     call_at: dict[str, int] = {}
-    previous_record: str | None = None  # `_record` of message i - 1, worked out once per message
+    previous_record: str | None = None  # the source record of message i - 1 (`uuid` of `uuid#2`)
+    previous_kind: Kind | None = None
     for i, m in enumerate(messages):
-        if m.kind is Kind.TOOL_CALL and m.call_id:
-            call_at.setdefault(m.call_id, i)
-        elif m.kind is Kind.TOOL_RESULT and m.call_id in call_at:
-            join(call_at[m.call_id], i)
-        record = _record(m)
-        if previous_record is not None and previous_record == record:
+        kind, call_id, message_id = m.kind, m.call_id, m.id
+        if kind is Kind.TOOL_CALL and call_id:
+            call_at.setdefault(call_id, i)
+        elif kind is Kind.TOOL_RESULT and call_id in call_at:
+            join(call_at[call_id], i)
+        record = message_id.partition("#")[0] if "#" in message_id else None
+        if record is not None and previous_record == record:
             join(i - 1, i)
         previous_record = record
-        if i and messages[i - 1].kind is Kind.REASONING and (i - 1) not in skip and m.role is Role.ASSISTANT:
+        if previous_kind is Kind.REASONING and m.role is Role.ASSISTANT and (i - 1) not in skip:
             join(i - 1, i)
-    return [find(i) for i in range(len(messages))]
-
-
-def _record(message: Message) -> str | None:
-    """Return the source record a block came from (`uuid` of `uuid#2`), or None."""
-    head, sep, _ = message.id.partition("#")
-    return head if sep else None
+        previous_kind = kind
+    return [i if parent[i] == i else find(i) for i in range(len(messages))]
 
 
 def _valid_cuts(unit: list[int]) -> list[bool]:
     """Return, for each k in 0..n, whether keeping messages k.. splits no unit."""
     n = len(unit)
-    first: dict[int, int] = {}
-    last: dict[int, int] = {}
-    for i, u in enumerate(unit):
-        first.setdefault(u, i)
-        last[u] = i
+    last = {u: i for i, u in enumerate(unit)}
+    first = {u: i for i, u in zip(range(n - 1, -1, -1), reversed(unit), strict=True)}
     cover = [0] * (n + 2)
     for u, lo in first.items():
-        if last[u] > lo:
+        hi = last[u]
+        if hi > lo:
             cover[lo + 1] += 1
-            cover[last[u] + 1] -= 1
-    valid, running = [], 0
-    for k in range(n + 1):
-        running += cover[k]
-        valid.append(running == 0)
-    return valid
+            cover[hi + 1] -= 1
+    return [running == 0 for running in accumulate(cover[: n + 1])]
