@@ -218,7 +218,7 @@ def _read_transcript(
     path: Path, split: int | None, monkeypatch: pytest.MonkeyPatch
 ) -> tuple[Session, list[ReadWarning]]:
     """Read a Claude transcript, split at `split` (with the worker's function run in-process) or not."""
-    monkeypatch.setattr(claude_load, "split_offset", lambda _path, _size: split)
+    monkeypatch.setattr(claude_load, "split_offset", lambda _path, _size, _share: split)
     warnings: list[ReadWarning] = []
     info = SessionInfo(id=path.stem, agent=Agent.CLAUDE, path=str(path), is_subagent=path.name.startswith("agent-"))
     return claude_load.load_session(info, warnings.append), warnings

@@ -23,7 +23,7 @@ from smig_tui.adapters.agents.claude.scan import (
     looks_absolute,
     own_timestamp,
 )
-from smig_tui.adapters.agents.claude.split import QUEUED, read_split
+from smig_tui.adapters.agents.claude.split import QUEUED, TAIL_SHARE, read_split
 from smig_tui.adapters.agents.claude.titles import TitleFacts, prompt_from_text
 from smig_tui.adapters.agents.claude.tree import Node, PreservedSegment, Tree, in_model_order
 from smig_tui.adapters.jsonl import SHAPE_ERRORS, iter_lines, parse_line, shape_warning
@@ -78,7 +78,7 @@ class _Reader:
         path = self.info.path
         size = os.stat(path).st_size
         self.store = TextStore.for_file(path, size, line_texts)
-        split = split_offset(path, size)
+        split = split_offset(path, size, TAIL_SHARE)
         if split is None:
             self.read_lines(iter_lines(path))
         else:
