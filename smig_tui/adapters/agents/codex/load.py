@@ -374,10 +374,9 @@ class RolloutLoader:
 
     def _with_event_prompts(self) -> list[Message]:
         """Apply usage, add prompts no user message mirrors (dropped by the rollout), renumber."""
-        messages = [
-            message.placed(message.index, self.usages[position]) if position in self.usages else message
-            for position, message in enumerate(self.messages)
-        ]
+        messages = list(self.messages)
+        for position, usage in self.usages.items():  # one model call in ten messages: copy only those
+            messages[position] = messages[position].placed(messages[position].index, usage)
         if all(_mirrored(messages, prompt.position) for prompt in self.prompts):
             return messages
         for prompt in reversed(self.prompts):
