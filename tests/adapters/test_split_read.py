@@ -371,3 +371,65 @@ def test_a_progress_bar_moves_through_both_halves_to_the_end(
     own = [done for done, total in seen if total == size]  # the fork's own file (its parent's comes first)
     assert own == sorted(own) and own[-1] == size
     assert any(0 < done < size for done in own)
+
+
+def _count(total: int | None, last: int, second: int) -> dict[str, Any]:
+    usage = {"input_tokens": last, "output_tokens": 10, "total_tokens": last + 10}
+    info: dict[str, Any] = {"last_token_usage": usage, "model_context_window": 258400}
+    if total is not None:
+        info["total_token_usage"] = {"input_tokens": total, "output_tokens": 10, "total_tokens": total + 10}
+    return {
+        "timestamp": f"2026-12-03T10:00:{second:02d}.000Z",
+        "type": "event_msg",
+        "payload": {"type": "token_count", "info": info, "rate_limits": None},
+    }
+
+
+def _said(text: str, role: str, second: int) -> dict[str, Any]:
+    part = "input_text" if role == "user" else "output_text"
+    return {
+        "timestamp": f"2026-12-03T10:00:{second:02d}.000Z",
+        "type": "response_item",
+        "payload": {"type": "message", "role": role, "content": [{"type": part, "text": text}]},
+    }
+
+
+def test_repeated_token_counts_read_split_anywhere_give_the_same_usage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker leaves out a token count repeating the last one's figures; one without a total
+    (applied again by the reader) is kept, and a repeat after a rollback still changes nothing."""
+    import json
+
+    meta = {"timestamp": "2026-12-03T10:00:00.000Z", "type": "session_meta", "payload": {"id": "t-1", "cwd": "/w"}}
+    records = [
+        meta,
+        _said("hello", "user", 1),
+        _said("first answer", "assistant", 2),
+        _count(100, 100, 3),
+        _count(100, 100, 4),
+        _said("second answer", "assistant", 5),
+        _count(100, 100, 6),
+        _count(None, 40, 7),
+        _said("third answer", "assistant", 8),
+        _count(None, 40, 9),
+        _said("more", "user", 10),
+        _said("fourth answer", "assistant", 11),
+        _count(250, 150, 12),
+        {
+            "timestamp": "2026-12-03T10:00:13.000Z",
+            "type": "event_msg",
+            "payload": {"type": "thread_rolled_back", "num_turns": 1},
+        },
+        _count(250, 150, 14),
+        _said("after the rollback", "assistant", 15),
+        _count(250, 150, 16),
+        _count(300, 50, 17),
+    ]
+    path = tmp_path / "rollout-2026-12-03T10-00-00-t-1.jsonl"
+    path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
+    monkeypatch.setattr(codex_split, "Aside", _InProcess)
+    expected, _ = _read_whole(str(path), None)
+    assert [m.usage.context_tokens if m.usage else None for m in expected.messages] == [None, 110, 50, 50, 60]
+    for split in _line_starts(str(path)):
+        assert _read_whole(str(path), split)[0] == expected, split

@@ -46,7 +46,8 @@ def read_tail(path: str, start: int, long_chars: int | None) -> Iterator[tuple[E
     each with where the next batch starts (None after the last).
 
     Events, in file order: ("w", ReadWarning); ("r", line, offset, size, data) for a record to feed
-    as it is (with only the fields the reader uses); ("d", line, offset, size, timestamp, is_result,
+    as it is (with only the fields the reader uses; a token count repeating the last one's figures
+    is left out); ("d", line, offset, size, timestamp, is_result,
     learned names, drafts) for a response item, texts longer than `long_chars` cut to their head;
     last in each batch, ("t", the last timestamp seen), skipped lines included.
     """
@@ -57,6 +58,7 @@ def read_tail(path: str, start: int, long_chars: int | None) -> Iterator[tuple[E
         events.append(("w", warning))
 
     names = _Names()
+    last_count: list[Any] = [_NO_COUNT]
     with no_cyclic_gc():
         for number, offset, raw, complete in iter_lines(path, start):
             if len(events) >= BATCH:
@@ -73,7 +75,9 @@ def read_tail(path: str, start: int, long_chars: int | None) -> Iterator[tuple[E
                 skipper.last_timestamp = stamp
             payload = data.get("payload")
             if data.get("type") != "response_item" or not isinstance(payload, dict):
-                events.append(("r", number, offset, len(raw), _slim(data)))
+                record = _slim(data, last_count)
+                if record is not None:
+                    events.append(("r", number, offset, len(raw), record))
                 continue
             names.learned = []
             try:
@@ -101,9 +105,14 @@ BATCH = 2048
 """Events per part the worker sends: the reader holds one part's objects at a time."""
 
 
-def _slim(data: dict[str, Any]) -> dict[str, Any]:
+def _slim(data: dict[str, Any], last_count: list[Any]) -> dict[str, Any] | None:
     """A record with only what `RolloutLoader.feed` reads of the many it gets: turn contexts and
-    token counts (a third of a rollout's records, each with fields the reader never looks at)."""
+    token counts (a third of a rollout's records, each with fields the reader never looks at).
+
+    None for a token count that repeats the last one's figures (`last_count`, updated here): Codex
+    re-emits them, and the reader, having taken the first, ignores the others (`_token_count`
+    skips an unchanged total). Only one without a total would be applied again, so it is kept.
+    """
     kind, payload = data.get("type"), data.get("payload")
     if not isinstance(payload, dict):
         return data
@@ -113,12 +122,17 @@ def _slim(data: dict[str, Any]) -> dict[str, Any]:
         info = payload.get("info")
         if isinstance(info, dict):
             info = {key: info[key] for key in _TOKEN_COUNT_KEYS if key in info}
+        if info == last_count[0] and not (isinstance(info, dict) and info.get("total_token_usage") is None):
+            return None
+        last_count[0] = info
         kept = {"type": "token_count", "info": info}
     else:
         return data
     return {"timestamp": data.get("timestamp"), "type": kind, "payload": kept}
 
 
+_NO_COUNT = object()
+"""What the last token count was before the worker met one: equal to none."""
 _TOKEN_COUNT_KEYS = ("last_token_usage", "model_context_window", "total_token_usage")
 
 
