@@ -425,11 +425,13 @@ def test_repeated_token_counts_read_split_anywhere_give_the_same_usage(
         _said("after the rollback", "assistant", 15),
         _count(250, 150, 16),
         _count(300, 50, 17),
+        _count(300, 50, 18),  # skipped unparsed: only its time counts
     ]
     path = tmp_path / "rollout-2026-12-03T10-00-00-t-1.jsonl"
     path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
     monkeypatch.setattr(codex_split, "Aside", _InProcess)
     expected, _ = _read_whole(str(path), None)
     assert [m.usage.context_tokens if m.usage else None for m in expected.messages] == [None, 110, 50, 50, 60]
+    assert expected.info.updated == "2026-12-03T10:00:18.000Z"
     for split in _line_starts(str(path)):
         assert _read_whole(str(path), split)[0] == expected, split

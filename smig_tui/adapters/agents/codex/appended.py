@@ -26,7 +26,7 @@ def read_appended(path: str, point: ResumePoint, first_position: int, warn: Warn
         if not complete:  # still being written: read it next time, whole
             break
         end, next_line = offset + len(raw) + 1, number + 1
-        if loader.skippable(raw):
+        if loader.skippable(raw, offset):
             continue
         data = parse_line(raw, path, number, complete, warn)
         if data is None:

@@ -83,18 +83,24 @@ class RolloutLoader:
         self.compactions = 0
         self.usages: dict[int, Usage] = {}
         """Usage per history position, applied once at the end: copying frozen messages costs."""
+        self._count_tail: bytes | None = None
+        """The bytes after the time of the last token count taken, when a line repeating them would
+        change nothing (`skippable` skips such a line unparsed: Codex re-emits most counts)."""
+        self._tested_count: tuple[int, bytes] | None = None
+        """The offset and tail of the token count `skippable` last let through, for `_token_count`."""
 
     def begin_file(self, path: str, prefix: str) -> None:
         """Read the next file of the thread's lineage (a parent's, before the thread's own)."""
         self.store = _store_for(path)
         self.prefix = prefix
+        self._tested_count = None
 
     def adopt_meta(self, payload: dict[str, Any]) -> None:
         """Take the thread's own session_meta first, so the inherited files' metas are ignored."""
         self._meta(payload)
 
-    def skippable(self, raw: bytes) -> bool:
-        """Tell from the raw line, without parsing, that a record never matters to the history.
+    def skippable(self, raw: bytes, offset: int = -1) -> bool:
+        """Tell from the raw line at `offset`, without parsing, that a record never matters to the history.
 
         A skipped line still moves `updated` on, so a full read agrees with discovery's tail read.
         """
@@ -102,6 +108,8 @@ class RolloutLoader:
         if lead is not None:  # the usual shape: decided from the two types alone
             kind, inner = lead.group(2, 3)
             skip = inner in _SKIPPED or kind in _SKIPPED or (kind == b"event_msg" and inner not in _EVENTS_WANTED)
+            if not skip and inner == b"token_count" and lead.re is _ISO_LEAD:
+                skip = self._repeated_count(raw, lead.group(1), lead.end(1), offset)
             if skip:
                 stamp = lead.group(1).decode("ascii", "replace")
                 self.last_timestamp = stamp if lead.re is _ISO_LEAD else iso_or_none(stamp) or self.last_timestamp
@@ -115,6 +123,18 @@ class RolloutLoader:
             if stamp:
                 self.last_timestamp = iso_or_none(stamp.group(1).decode("ascii", "replace")) or self.last_timestamp
         return skip
+
+    def _repeated_count(self, raw: bytes, stamp: bytes, end: int, offset: int) -> bool:
+        """Tell whether a token count line repeats, after its time, the last count taken; note it if not.
+
+        Only a time that reads the same raw and parsed (ASCII, no escape, no second `timestamp` key)
+        qualifies, so skipping the line moves `updated` exactly as feeding it would.
+        """
+        tail = raw[end:]
+        if tail == self._count_tail and stamp.isascii() and b"\\" not in stamp and b'"timestamp"' not in tail:
+            return True
+        self._tested_count = (offset, tail)
+        return False
 
     def feed(self, record: Record) -> None:
         """Take one record."""
@@ -320,7 +340,7 @@ class RolloutLoader:
         """Use token counts, typed prompts and rollbacks; other events are UI noise here."""
         kind = payload.get("type")
         if kind == "token_count":
-            self._token_count(payload.get("info"))
+            self._token_count(payload.get("info"), record.offset)
         elif kind == "thread_rolled_back":
             self._roll_back(payload.get("num_turns"))
         elif kind == "user_message":
@@ -330,8 +350,15 @@ class RolloutLoader:
                     _Prompt(len(self.messages), text, f"{self.prefix}L{record.line}", record.line, record.offset, stamp)
                 )
 
-    def _token_count(self, info: Any) -> None:
-        """Attach a model call's usage to the message it produced; re-emitted events count once."""
+    def _token_count(self, info: Any, offset: int = -1) -> None:
+        """Attach a model call's usage to the message it produced; re-emitted events count once.
+
+        A count whose line `skippable` saw is remembered by its bytes, unless it has no total (a line
+        repeating it would be applied again): lines repeating it are then skipped unparsed.
+        """
+        tested, self._tested_count = self._tested_count, None
+        repeatable = not isinstance(info, dict) or info.get("total_token_usage") is not None
+        self._count_tail = tested[1] if tested is not None and tested[0] == offset and repeatable else None
         if not isinstance(info, dict) or not isinstance(info.get("last_token_usage"), dict):
             return
         if isinstance(info.get("model_context_window"), int) and info["model_context_window"] > 0:
@@ -415,7 +442,7 @@ def feed_lines(
     """
     number = 0
     for number, offset, raw, complete in lines:
-        if loader.skippable(raw):
+        if loader.skippable(raw, offset):
             continue
         data = parse_line(raw, path, number, complete, warn)
         if data is None:
