@@ -280,18 +280,9 @@ def _reset(folder: Path) -> None:
     folder.mkdir(parents=True)
 
 
-def child_argv(workdir: Path, name: str, *extra: str) -> list[str]:
-    """Argv for one in-process measurement in a fresh interpreter."""
-    return [
-        sys.executable,
-        "-m",
-        "smig_tui.devtools.bench",
-        "--workdir",
-        str(workdir),
-        "--child",
-        name,
-        *extra,
-    ]
+def child_argv(name: str, *extra: str) -> list[str]:
+    """Argv for one in-process measurement in a fresh interpreter (the corpus is in its environment)."""
+    return [sys.executable, "-m", "smig_tui.devtools.bench_children", name, *extra]
 
 
 def bench_huge(workdir: Path, manifest: Manifest) -> list[Row]:
@@ -314,7 +305,7 @@ def _bench_one_huge(workdir: Path, entry: Any) -> list[Row]:
     smig_home = workdir / "smig-huge"
     _reset(smig_home)
     evict_page_cache(workdir)
-    child = run_child(child_argv(workdir, "plan", entry.path), corpus_env(workdir, smig_home))
+    child = run_child(child_argv("plan", entry.path), corpus_env(workdir, smig_home))
     r = child.result
     rss = r.get("rss_mb", child.max_rss_mb)
     worker = f" + worker {r['worker_cpu']:.2f} s" if r.get("worker_cpu") else ""
@@ -370,7 +361,7 @@ def bench_compressed(workdir: Path, manifest: Manifest) -> list[Row]:
         _reset(smig_home)
         evict_page_cache(workdir)
         env = {**corpus_env(workdir, smig_home), "CODEX_HOME": str(home)}
-        child = run_child(child_argv(workdir, "plan", str(path)), env)
+        child = run_child(child_argv("plan", str(path)), env)
         timings[label] = {**child.result, "cpu": child.cpu}
     # CPU time, not wall: on a shared machine the wall figures of two runs differ by 2x either way
     ratio = timings["zst"]["load_cpu"] / max(timings["plain"]["load_cpu"], 1e-9)
@@ -394,7 +385,7 @@ def bench_compressed(workdir: Path, manifest: Manifest) -> list[Row]:
         fork = max(forks, key=lambda e: e.inherited)
         smig_home = workdir / "smig-zst"
         _reset(smig_home)
-        child = run_child(child_argv(workdir, "plan", fork.path), corpus_env(workdir, smig_home))
+        child = run_child(child_argv("plan", fork.path), corpus_env(workdir, smig_home))
         r = child.result
         total = r["find"] + r["load"] + r["plan"]
         rows.append(
@@ -417,7 +408,7 @@ def bench_tokens(workdir: Path, manifest: Manifest, text_mb: float) -> list[Row]
     _reset(smig_home)
     sessions = [e for e in sorted(manifest.sessions, key=lambda e: -e.size) if not e.empty and e.size < 200 * MB]
     child = run_child(
-        child_argv(workdir, "tokens", str(text_mb), *(e.path for e in sessions[:400])),
+        child_argv("tokens", str(text_mb), *(e.path for e in sessions[:400])),
         corpus_env(workdir, smig_home),
     )
     r = child.result
@@ -446,7 +437,7 @@ def bench_replan(workdir: Path, manifest: Manifest) -> list[Row]:
         for e in sorted(manifest.sessions, key=lambda e: e.size)
         if not e.empty and not e.is_subagent and e.size > 4 * MB
     ]
-    child = run_child(child_argv(workdir, "replan", *candidates[:40]), corpus_env(workdir, smig_home))
+    child = run_child(child_argv("replan", *candidates[:40]), corpus_env(workdir, smig_home))
     r = child.result
     if not r.get("ok"):
         return [Row("re-plan after target change", None, "ms", "< 50 ms", None, r.get("reason", ""))]
@@ -545,7 +536,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Parse options; `--child` runs one measurement in this process (used by the table rows)."""
+    """Parse options and run the benchmark (each row's measurement runs in `bench_children`)."""
     parser = argparse.ArgumentParser(prog="python -m smig_tui.devtools.bench", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="200 sessions, 0.25 GB, a 50 MB huge session per agent")
     parser.add_argument("--sessions", type=int)
@@ -566,14 +557,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="run only the rows whose step name contains NAME (e.g. search, archive, smig list)",
     )
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown (for the README)")
-    parser.add_argument("--child", help=argparse.SUPPRESS)
-    parser.add_argument("rest", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.child:
-        from smig_tui.devtools.bench_children import run_child_measure
-
-        print(json.dumps(run_child_measure(args.child, args.rest)))
-        return 0
     defaults = (200, 0.25, 50.0) if args.quick else (2000, 2.0, 500.0)
     args.sessions = args.sessions or defaults[0]
     args.total_gb = args.total_gb or defaults[1]

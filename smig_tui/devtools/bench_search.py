@@ -1,6 +1,6 @@
 """Provides the benchmark rows of search and the archive (issue 20), and their in-process measurements.
 
-Each measurement runs in a fresh child (`bench.py --child search-…`), against the corpus, with its
+Each measurement runs in a fresh child (`bench_children.py search-…`), against the corpus, with its
 own smig home. The growth row appends a megabyte to one rollout and then puts the file back exactly
 (size and mtime), so the corpus stays reusable.
 """
@@ -45,7 +45,7 @@ def search_rows(workdir: Path, manifest: Manifest) -> list[Any]:
     home = workdir / "smig-search"
     _reset(home)
     env = corpus_env(workdir, home)
-    build = run_child(child_argv(workdir, "search-build"), env)
+    build = run_child(child_argv("search-build"), env)
     b = build.result
     grown = sorted(
         (e for e in manifest.sessions if e.agent == "codex" and not e.compressed and not e.empty and not e.is_subagent),
@@ -72,7 +72,7 @@ def search_rows(workdir: Path, manifest: Manifest) -> list[Any]:
     ]
     if grown:
         entry = grown[len(grown) // 2]
-        g = run_child(child_argv(workdir, "search-grow", entry.path), env).result
+        g = run_child(child_argv("search-grow", entry.path), env).result
         rows.append(
             Row(
                 "search refresh after one session grows 1 MB",
@@ -85,7 +85,7 @@ def search_rows(workdir: Path, manifest: Manifest) -> list[Any]:
         )
         biggest = grown[-1]
         if biggest is not entry:  # the huge session: a reader that reads it all again shows here
-            h = run_child(child_argv(workdir, "search-grow", biggest.path), env).result
+            h = run_child(child_argv("search-grow", biggest.path), env).result
             rows.append(
                 Row(
                     f"search refresh after the biggest session ({biggest.size / MB:,.0f} MB) grows 1 MB",
@@ -96,7 +96,7 @@ def search_rows(workdir: Path, manifest: Manifest) -> list[Any]:
                     f"{h['messages']:,} new messages indexed; {h['grown']} grown",
                 )
             )
-    q = run_child(child_argv(workdir, "search-query"), env).result
+    q = run_child(child_argv("search-query"), env).result
     rows.append(
         Row(
             "search query p95",
@@ -107,7 +107,7 @@ def search_rows(workdir: Path, manifest: Manifest) -> list[Any]:
             f"median {q['median'] * 1000:.1f} ms over {q['runs']} queries (words, phrases, prefixes)",
         )
     )
-    t = run_child(child_argv(workdir, "search-query", "tool"), env).result
+    t = run_child(child_argv("search-query", "tool"), env).result
     rows.append(
         Row(
             "search query p95, tool output only",
@@ -128,8 +128,8 @@ def archive_rows(workdir: Path, manifest: Manifest) -> list[Any]:
     home = workdir / "smig-archive"
     _reset(home)
     env = corpus_env(workdir, home)
-    first = run_child(child_argv(workdir, "archive-run"), env)
-    second = run_child(child_argv(workdir, "archive-run"), env)
+    first = run_child(child_argv("archive-run"), env)
+    second = run_child(child_argv("archive-run"), env)
     a, s = first.result, second.result
     share = 100 * a["stored"] / manifest.total_bytes
     return [

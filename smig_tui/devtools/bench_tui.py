@@ -1,6 +1,6 @@
 """Provides the benchmark rows of the TUI (issues 19 and 22) and their in-process Pilot measurements.
 
-Each measurement runs in a fresh child (`bench.py --child tui…`) against the corpus, with its own
+Each measurement runs in a fresh child (`bench_children.py tui…`) against the corpus, with its own
 smig home, and drives the real `SmigApp` through Textual's Pilot. Every figure is wall time around
 awaited UI work, its end looked for every few milliseconds while the app runs. A keystroke's figure is the time the app takes to handle the key
 and draw the screen again; Pilot's own `press` also waits for the CPU to go idle (at least 40 ms a
@@ -39,8 +39,8 @@ def tui_rows(workdir: Path, manifest: Manifest) -> list[Any]:
     firsts = []
     for _ in range(FIRST_LAUNCHES):
         _reset(smig_home)
-        firsts.append(run_child(child_argv(workdir, "tui", f"{time.time():.6f}"), corpus_env(workdir, smig_home)))
-    warm = run_child(child_argv(workdir, "tui", f"{time.time():.6f}"), corpus_env(workdir, smig_home))
+        firsts.append(run_child(child_argv("tui", f"{time.time():.6f}"), corpus_env(workdir, smig_home)))
+    warm = run_child(child_argv("tui", f"{time.time():.6f}"), corpus_env(workdir, smig_home))
     if not all(child.result.get("ok") for child in [*firsts, warm]):
         reason = next(c.result.get("reason", "") for c in [*firsts, warm] if not c.result.get("ok"))
         return [Row("TUI first paint", None, "s", "< 1 s", None, reason)]
@@ -84,7 +84,7 @@ def tui_big_rows(workdir: Path, manifest: Manifest) -> list[Any]:
         smig_home = workdir / "smig-tui-big"
         _reset(smig_home)
         mode = "full" if agent == "codex" else "open"
-        child = run_child(child_argv(workdir, "tui-big", entry.path, mode), corpus_env(workdir, smig_home))
+        child = run_child(child_argv("tui-big", entry.path, mode), corpus_env(workdir, smig_home))
         r = child.result
         if not r.get("ok"):
             rows.append(Row(f"TUI: {agent} big session's first figures", None, "s", "", None, r.get("reason", "")))
