@@ -459,7 +459,13 @@ def plan_tools_first(
     budget = decision.budget
     recent_from = -keep_recent if keep_recent > 0 else None
     old = [u for u in _tool_units(state)[:recent_from] if not any(i in state.pinned for i in u)]
-    total = _shorten_until(state, old, before, budget, measure)
+    # When the drop step removes every old exchange whatever they shrink to, shortening them is wasted
+    # work (reading each output back and counting its ends): a dropped output shows its original tokens.
+    total = (
+        before
+        if _all_dropped_anyway(state, old, before, budget)
+        else _shorten_until(state, old, before, budget, measure)
+    )
     dropped: set[int] = set()
     reasons: dict[int, str] = {}
     if total > budget:
@@ -478,6 +484,25 @@ def plan_tools_first(
         tokens_after=after,
         notes=_notes(decision, after),
     )
+
+
+SHORTENED_FLOOR = MARKER_SLACK - MESSAGE_OVERHEAD
+"""The fewest tokens a shortened output can cost (`_marker_and_cost` with both measures at 0)."""
+
+
+def _all_dropped_anyway(state: _State, units: list[list[int]], total: int, budget: int) -> bool:
+    """Tell whether the rest of the session stays over the budget with every output in `units` at its
+    smallest, so `_shorten_until` never fits and `_drop_tool_units` drops every unit (the note costs
+    at least nothing): then what each output would be shortened to changes no fate and no figure."""
+    floor = total
+    for unit in units:
+        for i in unit:
+            if not state.eligible(i):
+                continue
+            tokens = state.tokens[i]
+            shortenable = state.messages[i].kind is Kind.TOOL_RESULT and tokens >= SHORTEN_MIN_TOKENS
+            floor -= tokens - min(0, SHORTENED_FLOOR) if shortenable else tokens
+    return floor > budget
 
 
 def _shorten_until(state: _State, units: list[list[int]], total: int, budget: int, measure: Measure) -> int:
