@@ -340,7 +340,7 @@ def test_tools_first_skips_shortening_only_where_the_drop_step_removes_every_old
 
     lazy = plan_tools_first(session, counts, decision, counting, pins=pins, pin_first_user=True, keep_recent=2)
     skipped = not any("elided by smig" in text for text in measured)
-    monkeypatch.setattr(plans, "_all_dropped_anyway", lambda *_: False)
+    monkeypatch.setattr(plans, "_all_dropped_anyway", lambda *_: None)
     eager = plan_tools_first(session, counts, decision, measure, pins=pins, pin_first_user=True, keep_recent=2)
     assert tuple(lazy.items) == tuple(eager.items)
     assert (lazy.placeholder, lazy.tokens_before, lazy.tokens_after, lazy.notes) == (

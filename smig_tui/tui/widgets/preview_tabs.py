@@ -31,6 +31,12 @@ def plan_line(plan: Plan, exact: bool = True) -> str:
     )
 
 
+def _same(shown: frozenset[str], estimated: frozenset[str]) -> bool:
+    """Whether two sets of estimated ids are equal: the same set object (the services cache it per count)
+    is, without comparing 150,000 ids."""
+    return shown is estimated or shown == estimated
+
+
 class PreviewTabs(Vertical):
     """Truncation, tools-first, summary and summary-plus-tail previews of the selected session."""
 
@@ -113,8 +119,9 @@ class PreviewTabs(Vertical):
                     table.forget()
                 continue
             line.update(plan_line(plan, exact))
-            if table is not None and (table.plan is not plan or table.estimated != estimated or table.exact != exact):
-                table.show_plan(plan, pins, estimated, exact)
+            if table is None or (table.plan is plan and table.exact == exact and _same(table.estimated, estimated)):
+                continue
+            table.show_plan(plan, pins, estimated, exact)
 
     def clear_plans(self) -> None:
         """Empty every table at once, so no row of the previous session stays on show."""
