@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from smig_tui.adapters.storage.migration_store import MigrationStore
     from smig_tui.adapters.storage.token_cache import Known, TokenCache
     from smig_tui.adapters.summarizer import Summarizer, SummaryPreview
+    from smig_tui.core.calibration import Growth
     from smig_tui.core.capacity import CapacityTable, LiveListing
     from smig_tui.core.decide import AgentOverhead
     from smig_tui.core.export import ExportFormat
@@ -67,6 +68,8 @@ class _Counted:
     counts; merging 150,000 of them each time cost more than the plan."""
     guessed_ids: tuple[int, frozenset[str]] | None = None
     """The ids of the messages still guessed, and the `version` they were taken at."""
+    growth: tuple[int, Growth] | None = None
+    """The session's logged prompt growth against these counts, and the `version` it was measured at."""
 
 
 def _ignore(_: ReadWarning) -> None:
@@ -295,6 +298,18 @@ class Services:
         Older messages keep a length guess (`core.tokens.estimate`); returns the calibrated counts and
         the indices still guessed. Exact counts are cached on disk, guesses never are.
         """
+        _, counts, guessed = self._counted_view(session, capacity, need, indices, skip)
+        return list(counts), guessed
+
+    def _counted_view(
+        self,
+        session: Session,
+        capacity: ModelCapacity,
+        need: float,
+        indices: Iterable[int] = (),
+        skip: Container[int] = (),
+    ) -> tuple[int, list[int], frozenset[int]]:
+        """`count_newest`'s counting, returning the shared view (never to be changed) and its version."""
         from smig_tui.core.tokens import calibrate, count_messages, count_newest, estimate
 
         counter = self.counter_for(capacity)
@@ -322,7 +337,7 @@ class Services:
             merged: list[int] = [guesses[i] if n is None else n for i, n in enumerate(counts)]
             view = version, calibrate(merged, factor), guessed
             state.views[factor] = view
-        return list(view[1]), view[2]
+        return view
 
     def _counted_state(self, session: Session, counter: TokenCounter) -> _Counted:
         """What counting `session` with `counter` has learnt so far (the token cache's counts at first)."""
@@ -465,8 +480,11 @@ class Services:
         if source is None:
             return capacity, None
         raw = replace(capacity, calibration=1.0)
-        counts, guessed = self.count_newest(session, raw, need / capacity.calibration)
-        growth = measure_growth(session, counts, guessed)
+        version, counts, guessed = self._counted_view(session, raw, need / capacity.calibration)
+        state = self._counted_state(session, self.counter_for(raw))
+        if state.growth is None or state.growth[0] != version:  # a walk over every message's usage
+            state.growth = version, measure_growth(session, counts, guessed)
+        growth = state.growth[1]
         note = own_calibration_note(growth, session.info.agent, source, capacity)
         used = source.tokenizer == capacity.tokenizer and not counted_exactly(capacity)
         if used and growth.ratio is not None:

@@ -500,7 +500,7 @@ class PlanItems(Sequence[PlanItem]):
         # Every message older than the kept tail that no other fate claims: the whole run's sum, less those.
         end = min(self._keep_from, len(self))
         claimed = {i for fated in (skip, pinned, dropped) for i in fated if i < end}
-        shown += sum(tokens[:end]) - sum(tokens[i] for i in claimed)
+        shown += sum(tokens[:end]) - sum(map(tokens.__getitem__, claimed))
         shown += sum(original - tokens[i] for i, (_, original) in shortened.items() if i < end and i not in claimed)
         return len(gone) + end - len(claimed), shown
 

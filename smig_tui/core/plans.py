@@ -26,6 +26,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import accumulate
+from operator import mul
 
 from smig_tui.core.gc_pause import no_cyclic_gc
 from smig_tui.core.models import (
@@ -135,7 +136,7 @@ def _total(state: _State) -> int:
 
 def _sum_but(counts: Sequence[int], skip: Collection[int]) -> int:
     """Sum `counts` except at the indices in `skip` (the whole sum first: most messages are eligible)."""
-    return sum(counts) - sum(counts[i] for i in skip if i < len(counts))
+    return sum(counts) - sum(map(counts.__getitem__, skip))
 
 
 def _truncate(
@@ -148,9 +149,9 @@ def _truncate(
     the bound lets through (almost always one).
     """
     n = len(state.messages)
-    skip, pinned, tokens, originals = state.skip, state.pinned, state.tokens, state.originals
-    live = [i not in skip and i not in pinned and i not in dropped for i in range(n)]
-    live_tokens = [t if alive else 0 for t, alive in zip(tokens, live, strict=True)]
+    pinned, tokens, originals = state.pinned, state.tokens, state.originals
+    live = _live(state, dropped)
+    live_tokens = list(map(mul, tokens, live))
     suffix = list(accumulate(reversed(live_tokens), initial=0))[::-1]
     before_count = list(accumulate(live, initial=0))
     live_originals = [originals.get(i, t) if live[i] else 0 for i, t in enumerate(tokens)] if originals else live_tokens
@@ -179,6 +180,16 @@ def _truncate(
     return n, None, 0
 
 
+def _live(state: _State, dropped: set[int]) -> bytearray:
+    """1 for each message a cut may still omit (not skipped, pinned or dropped), else 0: marked from
+    those few sets rather than asking three of them about every message."""
+    live = bytearray(b"\x01") * len(state.messages)
+    for taken in (state.skip, state.pinned, dropped):
+        for i in taken:
+            live[i] = 0
+    return live
+
+
 def _first_within(suffix: list[int], limit: int, start: int, n: int) -> int:
     """The first cut from `start` whose kept tail is at most `limit` (at most `n`), by bisection of
     the shrinking tail: the cuts before it cannot fit even with the note at its bound."""
@@ -188,7 +199,7 @@ def _first_within(suffix: list[int], limit: int, start: int, n: int) -> int:
 class _PreviewPicker:
     """Chooses what the placeholder quotes: the earliest omitted prose, else the earliest omitted message."""
 
-    def __init__(self, state: _State, live: list[bool], dropped: set[int]) -> None:
+    def __init__(self, state: _State, live: bytearray, dropped: set[int]) -> None:
         messages = state.messages
 
         def omittable() -> Iterator[int]:
@@ -334,9 +345,9 @@ def _keep_newest_prompt(state: _State, cut: int, budget: int, measure: Measure, 
         if j not in state.skip:
             state.pinned.setdefault(j, R_NEWEST_PROMPT)
     n = len(state.messages)
-    live = [i not in state.skip and i not in state.pinned and i not in dropped for i in range(n)]
+    live = _live(state, dropped)
     gone = sum(live) + len(dropped)
-    tokens = sum(state.tokens[i] for i in range(n) if live[i]) + _dropped_tokens(state, dropped)
+    tokens = sum(map(mul, state.tokens, live)) + _dropped_tokens(state, dropped)
     preview = _PreviewPicker(state, live, dropped)(n)
     note = measure(placeholder_text(gone, tokens, preview)) + MARKER_SLACK if gone else 0
     others = sum(state.tokens[i] for i in state.pinned if i != newest)

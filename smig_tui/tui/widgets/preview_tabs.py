@@ -53,6 +53,12 @@ class PreviewTabs(Vertical):
     PreviewTabs #loading-bar { width: 100%; }
     """
 
+    def __init__(self, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._lines: dict[str, tuple[Plan, bool]] = {}
+        """The plan (and exactness) each tab's line was written from: a line is worked out once per
+        plan, not again each time the plans are shown (the other tabs' arrival shows them all)."""
+
     def compose(self) -> ComposeResult:
         with Vertical(id="loading"):
             yield Static("", id="loading-text")
@@ -114,11 +120,15 @@ class PreviewTabs(Vertical):
             line = self.query_one(f"#line-{key}", Static)
             table = self.table(strategy)
             if plan is None:
+                self._lines.pop(key, None)
                 line.update(PLANNING if strategy in pending else "The planner has no plan for this strategy yet.")
                 if table is not None and table.plan is not None:
                     table.forget()
                 continue
-            line.update(plan_line(plan, exact))
+            written = self._lines.get(key)
+            if written is None or written[0] is not plan or written[1] != exact:
+                line.update(plan_line(plan, exact))
+                self._lines[key] = plan, exact
             if table is None or (table.plan is plan and table.exact == exact and _same(table.estimated, estimated)):
                 continue
             table.show_plan(plan, pins, estimated, exact)
@@ -150,5 +160,6 @@ class PreviewTabs(Vertical):
 
     def show_note(self, text: str) -> None:
         """Put the same note on every tab (nothing selected, planner missing)."""
+        self._lines.clear()
         for _, key, _ in TABS:
             self.query_one(f"#line-{key}", Static).update(text)
