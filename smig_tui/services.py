@@ -11,6 +11,7 @@ import json
 import os
 import threading
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from smig_tui.adapters.storage.migration_store import MigrationStore
     from smig_tui.adapters.storage.token_cache import Known, TokenCache
     from smig_tui.adapters.summarizer import Summarizer, SummaryPreview
+    from smig_tui.core.calibration import Growth
     from smig_tui.core.capacity import CapacityTable, LiveListing
     from smig_tui.core.decide import AgentOverhead
     from smig_tui.core.export import ExportFormat
@@ -58,6 +60,16 @@ class _Counted:
     """The exact counts, from the token cache and counted since; None where a message is still a guess."""
     guesses: list[int] | None = None
     """Each message's length guess, made once the first time one is needed."""
+    version: int = 0
+    """Bumped each time guesses become counts, so the views below are made again."""
+    views: dict[float, tuple[int, list[int], frozenset[int]]] = field(default_factory=dict)
+    """Per calibration factor: the `version` it was made at, the calibrated counts (guesses where
+    not counted) and the indices still guessed. A target switch plans several times on the same
+    counts; merging 150,000 of them each time cost more than the plan."""
+    guessed_ids: tuple[int, frozenset[str]] | None = None
+    """The ids of the messages still guessed, and the `version` they were taken at."""
+    growth: tuple[int, Growth] | None = None
+    """The session's logged prompt growth against these counts, and the `version` it was measured at."""
 
 
 def _ignore(_: ReadWarning) -> None:
@@ -294,18 +306,28 @@ class Services:
         need: float = float("inf"),
         indices: Iterable[int] = (),
         skip: Container[int] = (),
-    ) -> tuple[list[int], set[int]]:
+    ) -> tuple[list[int], frozenset[int]]:
         """Counts exact from the newest message back until the migratable tail passes `need`, plus `indices`.
 
         Older messages keep a length guess (`core.tokens.estimate`); returns the calibrated counts and
         the indices still guessed. Exact counts are cached on disk, guesses never are.
         """
+        _, counts, guessed = self._counted_view(session, capacity, need, indices, skip)
+        return list(counts), guessed
+
+    def _counted_view(
+        self,
+        session: Session,
+        capacity: ModelCapacity,
+        need: float,
+        indices: Iterable[int] = (),
+        skip: Container[int] = (),
+    ) -> tuple[int, list[int], frozenset[int]]:
+        """`count_newest`'s counting, returning the shared view (never to be changed) and its version."""
         from smig_tui.core.tokens import calibrate, count_messages, count_newest, estimate
 
         counter = self.counter_for(capacity)
-        state = self._counted.get(
-            session.messages, lambda: _Counted(self.token_cache.known(session, counter)), tag=counter.name
-        )
+        state = self._counted_state(session, counter)
         messages, known = session.messages, state.known
         counts: list[int | None] = known.counts
 
@@ -318,12 +340,34 @@ class Services:
             counts[i] = n
         if counted or extra:
             self.token_cache.remember(session, counter, known)
-        guessed = {i for i, n in enumerate(counts) if n is None}
-        if guessed and state.guesses is None:
-            state.guesses = [estimate(m) for m in messages]
-        guesses = state.guesses or []
-        merged: list[int] = [guesses[i] if n is None else n for i, n in enumerate(counts)]
-        return calibrate(merged, capacity.calibration), guessed
+            state.version += 1
+        factor, version = capacity.calibration, state.version
+        view = state.views.get(factor)
+        if view is None or view[0] != version:
+            guessed = frozenset(i for i, n in enumerate(counts) if n is None)
+            if guessed and state.guesses is None:
+                state.guesses = [estimate(m) for m in messages]
+            guesses = state.guesses or []
+            merged: list[int] = [guesses[i] if n is None else n for i, n in enumerate(counts)]
+            view = version, calibrate(merged, factor), guessed
+            state.views[factor] = view
+        return view
+
+    def _counted_state(self, session: Session, counter: TokenCounter) -> _Counted:
+        """What counting `session` with `counter` has learnt so far (the token cache's counts at first)."""
+        return self._counted.get(
+            session.messages, lambda: _Counted(self.token_cache.known(session, counter)), tag=counter.name
+        )
+
+    def guessed_ids(self, session: Session, capacity: ModelCapacity) -> frozenset[str]:
+        """Ids of the messages whose tokens are still a length guess for `capacity` (nothing new is counted)."""
+        state = self._counted_state(session, self.counter_for(capacity))
+        version = state.version
+        if state.guessed_ids is None or state.guessed_ids[0] != version:
+            _, guessed = self.count_newest(session, capacity, need=-1)
+            messages = session.messages
+            state.guessed_ids = version, frozenset(messages[i].id for i in guessed)
+        return state.guessed_ids[1]
 
     def counted_messages(self, session: Session, capacity: ModelCapacity) -> int:
         """How many of the session's messages `capacity`'s tokenizer has counted so far (the rest are guesses).
@@ -331,9 +375,7 @@ class Services:
         Counts only replace guesses, so a plan begun when this was lower was made on older counts.
         """
         counter = self.counter_for(capacity)
-        state = self._counted.get(
-            session.messages, lambda: _Counted(self.token_cache.known(session, counter)), tag=counter.name
-        )
+        state = self._counted_state(session, counter)
         counts = state.known.counts
         return len(counts) - counts.count(None)
 
@@ -403,7 +445,7 @@ class Services:
         capacity, own_note = self._own_calibration(session, capacity, need)
         inputs = replace(inputs, capacity=capacity)
 
-        def count(need: float, indices: Sequence[int], skip: Container[int]) -> tuple[list[int], set[int]]:
+        def count(need: float, indices: Sequence[int], skip: Container[int]) -> tuple[list[int], AbstractSet[int]]:
             return self.count_newest(session, capacity, need, indices, skip)
 
         plan = plan_counting_kept(inputs, count, self.measure_for(capacity), need)
@@ -452,8 +494,11 @@ class Services:
         if source is None:
             return capacity, None
         raw = replace(capacity, calibration=1.0)
-        counts, guessed = self.count_newest(session, raw, need / capacity.calibration)
-        growth = measure_growth(session, counts, guessed)
+        version, counts, guessed = self._counted_view(session, raw, need / capacity.calibration)
+        state = self._counted_state(session, self.counter_for(raw))
+        if state.growth is None or state.growth[0] != version:  # a walk over every message's usage
+            state.growth = version, measure_growth(session, counts, guessed)
+        growth = state.growth[1]
         note = own_calibration_note(growth, session.info.agent, source, capacity)
         used = source.tokenizer == capacity.tokenizer and not counted_exactly(capacity)
         if used and growth.ratio is not None:

@@ -6,7 +6,7 @@ part of smig (token counting, plans, writers, the TUI) works on them only.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol, overload
@@ -542,6 +542,26 @@ class PlanItems(Sequence[PlanItem]):
             text, original = self._shortened[i]
             return PlanItem(self._messages[i], tokens, True, reason, text=text, original_tokens=original)
         return PlanItem(self._messages[i], tokens, kept, reason)
+
+    def tally(self, reasons: Container[str]) -> tuple[int, int]:
+        """How many messages are dropped for one of `reasons`, and their tokens as their items show them.
+
+        What `fate` says of each, from the columns: a TUI tab's line gives it for every plan shown,
+        and a fate per message of a huge session took longer than the plan.
+        """
+        skip, pinned, dropped, shortened = self._skip, self._pinned, self._dropped, self._shortened
+        tokens = self._tokens
+        gone = [i for i, reason in skip.items() if reason in reasons]
+        gone += [i for i, reason in dropped.items() if reason in reasons and i not in skip and i not in pinned]
+        shown = sum(shortened[i][1] if i in shortened else tokens[i] for i in gone)
+        if self._over_reason not in reasons:
+            return len(gone), shown
+        # Every message older than the kept tail that no other fate claims: the whole run's sum, less those.
+        end = min(self._keep_from, len(self))
+        claimed = {i for fated in (skip, pinned, dropped) for i in fated if i < end}
+        shown += sum(tokens[:end]) - sum(map(tokens.__getitem__, claimed))
+        shown += sum(original - tokens[i] for i, (_, original) in shortened.items() if i < end and i not in claimed)
+        return len(gone) + end - len(claimed), shown
 
     def kept_indices(self) -> list[int]:
         """Indices of the kept messages, in order (no item built)."""

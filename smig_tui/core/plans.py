@@ -22,8 +22,11 @@ target costs O(n) and no tokenizer work for the session itself.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from bisect import bisect_left
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import accumulate
+from operator import mul
 
 from smig_tui.core.gc_pause import no_cyclic_gc
 from smig_tui.core.models import (
@@ -126,10 +129,14 @@ def preview_of(message: Message | None, limit: int = PREVIEW_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
-def _total(state: _State, indices: Sequence[int] | range) -> int:
-    """Sum the current tokens of eligible messages among `indices`."""
-    skip, tokens = state.skip, state.tokens
-    return sum(tokens[i] for i in indices if i not in skip)
+def _total(state: _State) -> int:
+    """Sum the current tokens of the eligible messages."""
+    return _sum_but(state.tokens, state.skip)
+
+
+def _sum_but(counts: Sequence[int], skip: Collection[int]) -> int:
+    """Sum `counts` except at the indices in `skip` (the whole sum first: most messages are eligible)."""
+    return sum(counts) - sum(map(counts.__getitem__, skip))
 
 
 def _truncate(
@@ -142,48 +149,69 @@ def _truncate(
     the bound lets through (almost always one).
     """
     n = len(state.messages)
-    skip, pinned = state.skip, state.pinned
-    live = [i not in skip and i not in pinned and i not in dropped for i in range(n)]
-    suffix = [0] * (n + 1)
-    for i in range(n - 1, -1, -1):
-        suffix[i] = suffix[i + 1] + (state.tokens[i] if live[i] else 0)
-    before_count, before_tokens = [0] * (n + 1), [0] * (n + 1)
-    for i in range(n):
-        before_count[i + 1] = before_count[i] + live[i]
-        before_tokens[i + 1] = before_tokens[i] + (state.originals.get(i, state.tokens[i]) if live[i] else 0)
-    pins = sum(state.tokens[i] for i in state.pinned)
+    pinned, tokens, originals = state.pinned, state.tokens, state.originals
+    live = _live(state, dropped)
+    live_tokens = list(map(mul, tokens, live))
+    suffix = list(accumulate(reversed(live_tokens), initial=0))[::-1]
+    before_count = list(accumulate(live, initial=0))
+    live_originals = [originals.get(i, t) if live[i] else 0 for i, t in enumerate(tokens)] if originals else live_tokens
+    before_tokens = list(accumulate(live_originals, initial=0))
+    pins = sum(tokens[i] for i in pinned)
     gone = _dropped_tokens(state, dropped)
     pick = _PreviewPicker(state, live, dropped)
     bound = measure(placeholder_text(before_count[n] + len(dropped), before_tokens[n] + gone, pick(n), what))
     valid = state.shape.valid
-    for k in range(n + 1):
-        if not valid[k]:
+    start = 0
+    while start <= n and before_count[start] + len(dropped) == 0:  # cuts that omit nothing need no note
+        if valid[start] and suffix[start] + pins <= budget:
+            return start, None, 0
+        start += 1
+    if start > n:
+        return n, None, 0
+    if min(live_tokens, default=0) >= 0:  # counts are never negative: the tail only shrinks as the cut moves
+        start = _first_within(suffix, budget - pins - bound, start, n)
+    for k in range(start, n + 1):
+        if not valid[k] or (suffix[k] + pins + bound > budget and k < n):
             continue
-        omitted = before_count[k] + len(dropped)
-        if omitted == 0:
-            if suffix[k] + pins <= budget:
-                return k, None, 0
-            continue
-        if suffix[k] + pins + bound > budget and k < n:
-            continue
-        text = placeholder_text(omitted, before_tokens[k] + gone, pick(k), what)
+        text = placeholder_text(before_count[k] + len(dropped), before_tokens[k] + gone, pick(k), what)
         cost = measure(text)
         if suffix[k] + pins + cost <= budget or k == n:
             return k, text, cost
     return n, None, 0
 
 
+def _live(state: _State, dropped: set[int]) -> bytearray:
+    """1 for each message a cut may still omit (not skipped, pinned or dropped), else 0: marked from
+    those few sets rather than asking three of them about every message."""
+    live = bytearray(b"\x01") * len(state.messages)
+    for taken in (state.skip, state.pinned, dropped):
+        for i in taken:
+            live[i] = 0
+    return live
+
+
+def _first_within(suffix: list[int], limit: int, start: int, n: int) -> int:
+    """The first cut from `start` whose kept tail is at most `limit` (at most `n`), by bisection of
+    the shrinking tail: the cuts before it cannot fit even with the note at its bound."""
+    return min(n, start + bisect_left(range(start, n + 1), True, key=lambda k: suffix[k] <= limit))
+
+
 class _PreviewPicker:
     """Chooses what the placeholder quotes: the earliest omitted prose, else the earliest omitted message."""
 
-    def __init__(self, state: _State, live: list[bool], dropped: set[int]) -> None:
+    def __init__(self, state: _State, live: bytearray, dropped: set[int]) -> None:
         messages = state.messages
-        omittable = [i for i in range(len(messages)) if live[i] or i in dropped]
+
+        def omittable() -> Iterator[int]:
+            return (i for i, alive in enumerate(live) if alive or i in dropped)
+
+        # Only the first of each is quoted: the scans stop there instead of listing every message.
+        first_text = next((i for i in omittable() if messages[i].kind is Kind.TEXT), None)
+        dropped_text = min((i for i in dropped if messages[i].kind is Kind.TEXT), default=None)
         self._messages = messages
         self._dropped = dropped
-        self._order = [i for i in omittable if messages[i].kind is Kind.TEXT][:1]
-        self._order += sorted(i for i in dropped if messages[i].kind is Kind.TEXT)[:1]
-        self._order += omittable[:1] + sorted(dropped)[:1]
+        choices = (first_text, dropped_text, next(omittable(), None), min(dropped, default=None))
+        self._order = [i for i in choices if i is not None]
 
     def __call__(self, cut: int) -> str:
         """Return the preview for a plan that omits live messages before `cut` plus the dropped ones."""
@@ -200,13 +228,16 @@ def left_out(plan: Plan) -> tuple[int, int]:
     (AGENTS.md, environment blocks, `/compact` wrappers), opaque reasoning and orphaned tool halves
     are never migrated by any plan, so they are not "left out" of this one.
     """
+    if isinstance(plan.items, PlanItems):
+        return plan.items.tally(LEFT_OUT_REASONS)
     tokens = [n for kept, reason, n in fates(plan.items) if not kept and reason in LEFT_OUT_REASONS]
     return len(tokens), sum(tokens)
 
 
 def _dropped_tokens(state: _State, dropped: set[int]) -> int:
     """Sum the original tokens of dropped messages."""
-    return sum(state.originals.get(i, state.tokens[i]) for i in dropped)
+    tokens, originals = state.tokens, state.originals
+    return sum(originals.get(i, tokens[i]) for i in dropped) if originals else sum(tokens[i] for i in dropped)
 
 
 def _items(
@@ -258,7 +289,7 @@ def plan_as_is(session: Session, counts: Sequence[int], decision: Decision, stru
     """Migrate everything that can be migrated, unchanged."""
     state = prepare(session, counts, structure=structure)
     items = _items(state, 0, set(), {}, R_FITS)
-    before = _total(state, range(len(counts)))
+    before = _total(state)
     return Plan(
         Strategy.AS_IS, decision, items, tokens_before=before, tokens_after=before, notes=_notes(decision, before)
     )
@@ -285,7 +316,7 @@ def plan_truncation(
         decision,
         items,
         placeholder=note,
-        tokens_before=_total(state, range(len(counts))),
+        tokens_before=_total(state),
         tokens_after=after,
         notes=_notes(decision, after, _nothing_kept(items)),
     )
@@ -314,9 +345,9 @@ def _keep_newest_prompt(state: _State, cut: int, budget: int, measure: Measure, 
         if j not in state.skip:
             state.pinned.setdefault(j, R_NEWEST_PROMPT)
     n = len(state.messages)
-    live = [i not in state.skip and i not in state.pinned and i not in dropped for i in range(n)]
+    live = _live(state, dropped)
     gone = sum(live) + len(dropped)
-    tokens = sum(state.tokens[i] for i in range(n) if live[i]) + _dropped_tokens(state, dropped)
+    tokens = sum(map(mul, state.tokens, live)) + _dropped_tokens(state, dropped)
     preview = _PreviewPicker(state, live, dropped)(n)
     note = measure(placeholder_text(gone, tokens, preview)) + MARKER_SLACK if gone else 0
     others = sum(state.tokens[i] for i in state.pinned if i != newest)
@@ -455,15 +486,20 @@ def plan_tools_first(
 ) -> Plan:
     """Shorten old tool outputs, then drop old tool exchanges, then truncate only if still over."""
     state = prepare(session, counts, pins, pin_first_user, structure)
-    before = _total(state, range(len(counts)))
+    before = _total(state)
     budget = decision.budget
     recent_from = -keep_recent if keep_recent > 0 else None
-    old = [u for u in _tool_units(state)[:recent_from] if not any(i in state.pinned for i in u)]
-    total = _shorten_until(state, old, before, budget, measure)
-    dropped: set[int] = set()
-    reasons: dict[int, str] = {}
-    if total > budget:
-        total = _drop_tool_units(state, old, total, budget, measure, dropped, reasons)
+    units = _tool_units(state)[:recent_from]
+    old = [u for u in units if not any(i in state.pinned for i in u)] if state.pinned else units
+    # When the drop step removes every old exchange whatever they shrink to, shortening them is wasted
+    # work (reading each output back and counting its ends): a dropped output shows its original tokens.
+    doomed = _all_dropped_anyway(state, old, before, budget)
+    dropped: set[int] = set(doomed or ())
+    reasons: dict[int, str] = dict.fromkeys(dropped, R_OLD_TOOL)
+    if doomed is None:
+        total = _shorten_until(state, old, before, budget, measure)
+        if total > budget:
+            _drop_tool_units(state, old, total, budget, measure, dropped, reasons)
     cut, note, cost = _truncate(state, budget, measure, dropped)
     if _keep_newest_prompt(state, cut, budget, measure, dropped):
         cut, note, cost = _truncate(state, budget, measure, dropped)
@@ -478,6 +514,22 @@ def plan_tools_first(
         tokens_after=after,
         notes=_notes(decision, after),
     )
+
+
+SHORTENED_FLOOR = MARKER_SLACK - MESSAGE_OVERHEAD
+"""The fewest tokens a shortened output can cost (`_marker_and_cost` with both measures at 0)."""
+
+
+def _all_dropped_anyway(state: _State, units: list[list[int]], total: int, budget: int) -> list[int] | None:
+    """The messages `_drop_tool_units` drops when the rest of the session stays over the budget with
+    every output in `units` at its smallest: `_shorten_until` never fits and every unit goes (the
+    note costs at least nothing), so what each output would be shortened to changes no fate and no
+    figure. None when some unit may stay."""
+    skip, tokens, messages = state.skip, state.tokens, state.messages
+    members = [i for unit in units for i in unit if i not in skip]
+    shortenable = sum(1 for i in members if tokens[i] >= SHORTEN_MIN_TOKENS and messages[i].kind is Kind.TOOL_RESULT)
+    floor = total - sum(tokens[i] for i in members) + min(0, SHORTENED_FLOOR) * shortenable
+    return members if floor > budget else None
 
 
 def _shorten_until(state: _State, units: list[list[int]], total: int, budget: int, measure: Measure) -> int:
@@ -512,7 +564,7 @@ def _drop_tool_units(
     measure: Measure,
     dropped: set[int],
     reasons: dict[int, str],
-) -> int:
+) -> None:
     """Drop whole old tool exchanges, oldest first, until the total and a note fit."""
     note_cost = measure(placeholder_text(len(state.messages), total, "x" * PREVIEW_CHARS))
     for unit in units:
@@ -523,7 +575,6 @@ def _drop_tool_units(
                 dropped.add(i)
                 reasons[i] = R_OLD_TOOL
                 total -= state.tokens[i]
-    return total
 
 
 def plan_summary_tail(
@@ -566,7 +617,7 @@ def plan_summary_tail(
         placeholder=summary_text,
         summary=summary,
         summary_budget=reserve,
-        tokens_before=_total(state, range(len(counts))),
+        tokens_before=_total(state),
         tokens_after=after,
         notes=_notes(decision, after, notes),
     )
@@ -612,7 +663,7 @@ def plan_summary(
         placeholder=text,
         summary=summary,
         summary_budget=reserve,
-        tokens_before=_total(state, range(len(counts))),
+        tokens_before=_total(state),
         tokens_after=cost,
         notes=_notes(decision, cost, notes),
     )
@@ -650,7 +701,7 @@ def _first_message(plan: Plan) -> Message | None:
 def migratable_tokens(session: Session, counts: Sequence[int], structure: Structure | None = None) -> int:
     """Return the session's size as migrated: everything except what no plan migrates."""
     skip = structure.skip if structure is not None else never_migrated(session.messages)
-    return sum(n for i, n in enumerate(counts) if i not in skip)
+    return _sum_but(counts, skip)
 
 
 def make_plan(

@@ -10,6 +10,7 @@ to count, so the token cache and the tokenizer stay in the adapters.
 from __future__ import annotations
 
 from collections.abc import Callable, Container, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 
 from smig_tui.core.decide import decide
@@ -23,7 +24,7 @@ PLAN_ROUNDS = 6
 """Plans tried while kept messages still hold guesses; the last one counts the whole session."""
 PARTIAL_NOTE = "Older messages the plan drops are estimated from their length (≈); every kept message is counted."
 
-CountNewest = Callable[[float, Sequence[int], Container[int]], tuple[list[int], set[int]]]
+CountNewest = Callable[[float, Sequence[int], Container[int]], tuple[list[int], AbstractSet[int]]]
 """`(need, indices, skip) -> (counts, guessed)`: count exactly from the newest message back until the
 migratable tail passes `need`, plus `indices`; the rest are guesses, whose indices come back in `guessed`."""
 
@@ -94,7 +95,7 @@ def plan_counting_kept(inputs: PlanInputs, count: CountNewest, measure: Measure,
     return plan
 
 
-def older_guessed(guessed: set[int], skip: Container[int], before: int, count: int) -> list[int]:
+def older_guessed(guessed: AbstractSet[int], skip: Container[int], before: int, count: int) -> list[int]:
     """Up to `count` still-guessed messages just older than `before`, counted along with the kept ones.
 
     A plan that shortens tool outputs (tools-first) keeps messages further back each time its guesses

@@ -105,9 +105,7 @@ def likely_targets(agents: set[Agent], chosen: str | None) -> list[str]:
 
 def estimated_ids(services: Services, session: Session, capacity: ModelCapacity) -> frozenset[str]:
     """Ids of the messages whose tokens are still a length guess (nothing new is counted)."""
-    _, guessed = services.count_newest(session, capacity, need=-1)
-    messages = session.messages
-    return frozenset(messages[i].id for i in guessed)
+    return services.guessed_ids(session, capacity)
 
 
 def counter_label(services: Services, capacity: ModelCapacity) -> tuple[bool, str]:

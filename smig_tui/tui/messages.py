@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,6 +69,10 @@ class PlansReady(Message):
     """Strategies still being planned (the tab on show is planned first, the others follow)."""
     generation: int = 0
     """Which plan request these answer: a newer one (another target, a pin) supersedes them."""
+    shown: threading.Event = field(default_factory=threading.Event)
+    """Set once the screen has handled these plans and drawn itself: the planner waits for it before
+    planning the other tabs, which would otherwise hold the interpreter's lock half the time the
+    tab on show is being drawn."""
 
 
 @dataclass

@@ -306,3 +306,51 @@ def test_left_out_counts_conversation_messages_only_and_matches_the_placeholder(
     omitted, tokens = left_out(plan)
     assert plan.placeholder.startswith(f"[smig: {omitted} earlier messages omitted ({tokens:,} tokens)")
     assert omitted == 4 and tokens == sum(counts[1:5])
+
+
+def long_talk_with_tools(rng: random.Random) -> Session:
+    """Prose that alone outgrows small budgets, between tool exchanges with long outputs."""
+    b = Builder()
+    for t in range(rng.randint(10, 40)):
+        b.user(words(rng.randint(5, 60), f"u{t}"))
+        b.tool(f"c{t}", "cat log", "\n".join(words(8, f"l{t}x{i}") for i in range(rng.randint(5, 90))))
+        b.assistant(words(rng.randint(5, 80), f"a{t}"))
+    return b.session()
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_tools_first_skips_shortening_only_where_the_drop_step_removes_every_old_exchange(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The plan is the same as when every old output is shortened first; nothing is measured for them."""
+    import smig_tui.core.plans as plans
+
+    rng = random.Random(seed)
+    session = long_talk_with_tools(rng)
+    counts = counts_of(session)
+    total = migratable_tokens(session, counts)
+    budget = rng.choice([rng.randint(30, 400), rng.randint(total // 3, total)])
+    decision = _decision(session, budget)
+    pins = frozenset(m.id for m in session.messages if rng.random() < 0.02)
+    measured: list[str] = []
+
+    def counting(text: str) -> int:
+        measured.append(text)
+        return measure(text)
+
+    lazy = plan_tools_first(session, counts, decision, counting, pins=pins, pin_first_user=True, keep_recent=2)
+    skipped = not any("elided by smig" in text for text in measured)
+    monkeypatch.setattr(plans, "_all_dropped_anyway", lambda *_: None)
+    eager = plan_tools_first(session, counts, decision, measure, pins=pins, pin_first_user=True, keep_recent=2)
+    assert tuple(lazy.items) == tuple(eager.items)
+    assert (lazy.placeholder, lazy.tokens_before, lazy.tokens_after, lazy.notes) == (
+        eager.placeholder,
+        eager.tokens_before,
+        eager.tokens_after,
+        eager.notes,
+    )
+    rest = total - sum(
+        counts[i] for it in eager.items if it.reason == "old tool pair dropped" for i in [it.message.index]
+    )
+    if skipped:  # only when the rest alone is over the budget, so every old exchange went
+        assert rest > budget and not any(it.text is not None for it in eager.items)

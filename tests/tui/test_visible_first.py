@@ -115,6 +115,31 @@ async def test_a_new_target_plans_the_tab_on_show_first(make_app) -> None:
         assert not screen.plans.pending and screen.plans.plans[Strategy.TRUNCATE].decision.target == "gpt-5"
 
 
+async def test_the_other_tabs_are_planned_once_the_tab_on_show_is_drawn(make_app) -> None:
+    """They would share the interpreter's lock with the drawing of the tab the user is waiting for."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_session(pilot, is_codex)
+        screen = app.screen
+        tabs = screen.query_one(PreviewTabs)
+        seen: list[tuple[Strategy, str]] = []
+        real = app.services.plan
+
+        def plan(session: Any, target: str, strategy: Any = "truncate", **options: Any) -> Any:
+            seen.append((Strategy(strategy), line(tabs, "truncate")))  # what the tab on show says meanwhile
+            return real(session, target, strategy, **options)
+
+        app.services.plan = plan
+        screen.target = "gpt-5"
+        screen.replan()
+        await settle(pilot)
+        (first, before), *others = seen
+        shown = plan_line(screen.plans.plans[Strategy.TRUNCATE], screen.plans.exact)
+        assert first is Strategy.TRUNCATE and before != shown  # the previous target's figures, until then
+        assert others and all(said == shown for _, said in others)  # gpt-5's, before any other plan began
+
+
 async def test_what_a_summary_would_send_is_worked_out_when_a_summary_tab_shows(make_app) -> None:
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:

@@ -51,6 +51,8 @@ PROGRESS_SECONDS = 0.1
 """How often the read posts its progress: each post costs the UI thread a redraw."""
 FILTER_DELAY = 0.15
 """Seconds of no typing before the filter applies: each keystroke restarts the wait."""
+SHOWN_WAIT = 1.0
+"""Longest the planner waits for the tab on show to be drawn before planning the others anyway."""
 
 
 def keep_out_of_gc() -> None:
@@ -514,22 +516,28 @@ class BrowseScreen(SmigScreen[None]):
             if worker.is_cancelled:
                 return
             pending = frozenset(backend.PLAN_STRATEGIES) - plans.keys()
-            self.post_message(
-                PlansReady(
-                    session.id,
-                    capacity,
-                    plans,
-                    decision.session_tokens,
-                    exact,
-                    counter,
-                    estimated,
-                    pending=pending,
-                    generation=generation,
-                )
+            ready = PlansReady(
+                session.id,
+                capacity,
+                plans,
+                decision.session_tokens,
+                exact,
+                counter,
+                estimated,
+                pending=pending,
+                generation=generation,
             )
+            self.post_message(ready)
+            if pending:
+                ready.shown.wait(SHOWN_WAIT)
 
     @on(PlansReady)
     def _plans_ready(self, message: PlansReady) -> None:
+        self._show_plans(message)
+        self.call_after_refresh(message.shown.set)
+
+    def _show_plans(self, message: PlansReady) -> None:
+        """Show the plans on the card and the tabs, unless they were made for another session or request."""
         if self.session is None or message.session_id != self.session.id:
             return
         if message.generation != self.plan_generation:

@@ -31,6 +31,12 @@ def plan_line(plan: Plan, exact: bool = True) -> str:
     )
 
 
+def _same(shown: frozenset[str], estimated: frozenset[str]) -> bool:
+    """Whether two sets of estimated ids are equal: the same set object (the services cache it per count)
+    is, without comparing 150,000 ids."""
+    return shown is estimated or shown == estimated
+
+
 class PreviewTabs(Vertical):
     """Truncation, tools-first, summary and summary-plus-tail previews of the selected session."""
 
@@ -46,6 +52,12 @@ class PreviewTabs(Vertical):
     PreviewTabs.-loading TabbedContent { display: none; }
     PreviewTabs #loading-bar { width: 100%; }
     """
+
+    def __init__(self, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._lines: dict[str, tuple[Plan, bool]] = {}
+        """The plan (and exactness) each tab's line was written from: a line is worked out once per
+        plan, not again each time the plans are shown (the other tabs' arrival shows them all)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="loading"):
@@ -108,13 +120,18 @@ class PreviewTabs(Vertical):
             line = self.query_one(f"#line-{key}", Static)
             table = self.table(strategy)
             if plan is None:
+                self._lines.pop(key, None)
                 line.update(PLANNING if strategy in pending else "The planner has no plan for this strategy yet.")
                 if table is not None and table.plan is not None:
                     table.forget()
                 continue
-            line.update(plan_line(plan, exact))
-            if table is not None and (table.plan is not plan or table.estimated != estimated or table.exact != exact):
-                table.show_plan(plan, pins, estimated, exact)
+            written = self._lines.get(key)
+            if written is None or written[0] is not plan or written[1] != exact:
+                line.update(plan_line(plan, exact))
+                self._lines[key] = plan, exact
+            if table is None or (table.plan is plan and table.exact == exact and _same(table.estimated, estimated)):
+                continue
+            table.show_plan(plan, pins, estimated, exact)
 
     def clear_plans(self) -> None:
         """Empty every table at once, so no row of the previous session stays on show."""
@@ -143,5 +160,6 @@ class PreviewTabs(Vertical):
 
     def show_note(self, text: str) -> None:
         """Put the same note on every tab (nothing selected, planner missing)."""
+        self._lines.clear()
         for _, key, _ in TABS:
             self.query_one(f"#line-{key}", Static).update(text)
