@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -393,9 +393,9 @@ def redact(text: str) -> Redaction:
     return _redact_found(text, lowered, _patterns_for(text, lowered), None)
 
 
-def _redact_found(text: str, lowered: str, patterns: list[int], named: bool | None) -> Redaction:
-    """`redact` once the patterns the text needs are known, and (`named`) whether a secret name
-    occurs in it (None: not looked for yet)."""
+def _redact_found(text: str, lowered: str, patterns: list[int], cores: CorePlaces | None) -> Redaction:
+    """`redact` once the patterns the text needs are known, and (`cores`) where the cores of secret
+    words occur in it (None: not looked for yet)."""
     counts: Counter[str] = Counter()
     for index in patterns:
         kind, _, pattern, bounded = _PATTERNS[index]
@@ -406,11 +406,11 @@ def _redact_found(text: str, lowered: str, patterns: list[int], named: bool | No
         if counts["twilio-key"]:
             text = _redact_after(text, _TWILIO_SID, _HEX32, "twilio-auth-token", counts, lambda _: True)
         lowered = text.lower()  # only a replacement changes the text
-        named = None  # and a placeholder may bring a name in (`[REDACTED:github-token]`)
-    if named is None:
-        named = any(needle in lowered for needle in _NAME_NEEDLES)
-    if named:
-        text = _redact_assignments(text, lowered, counts)
+        cores = None  # and a placeholder may bring a name in (`[REDACTED:github-token]`)
+    if cores is None and any(needle in lowered for needle in _NAME_NEEDLES):
+        cores = _core_places(lowered)
+    if cores:
+        text = _redact_assignments(text, lowered, counts, cores)
     return Redaction(text, counts)
 
 
@@ -440,14 +440,13 @@ def redact_many(texts: Sequence[str]) -> list[Redaction]:
             end += 1
         run = texts[start:end]
         lowered = [text.lower() for text in run]
-        needles = _needles_in_run(run, lowered)
-        named = _texts_holding(_NAME_NEEDLES, lowered)
-        unshaped = _unshaped_patterns(run)
+        as_written, as_lowered = _Joined.of(run), _Joined.of(lowered)
+        needles = _needles_in_run(as_written, as_lowered)
+        cores = _core_places_in_run(as_lowered)
+        unshaped = _unshaped_patterns(as_written)
         out += [
-            _redact_found(
-                text, low, [i for i in _patterns_of(found) if index not in unshaped.get(i, ())], index in named
-            )
-            for index, (text, low, found) in enumerate(zip(run, lowered, needles, strict=True))
+            _redact_found(text, low, [i for i in _patterns_of(found) if index not in unshaped.get(i, ())], text_cores)
+            for index, (text, low, found, text_cores) in enumerate(zip(run, lowered, needles, cores, strict=True))
         ]
         start = end
     return out
@@ -458,12 +457,30 @@ def _starts(haystacks: Sequence[str]) -> list[int]:
     return list(accumulate((len(haystack) + len(_JOIN) for haystack in haystacks), initial=0))
 
 
-def _needles_in_run(texts: Sequence[str], lowered: Sequence[str]) -> list[set[str]]:
+@dataclass(frozen=True, slots=True)
+class _Joined:
+    """A run's texts, joined by `_JOIN` so one regex pass covers them all, and where each starts."""
+
+    texts: Sequence[str]
+    joined: str
+    starts: list[int]
+    """Where each text starts in `joined`, and one past the end."""
+
+    @classmethod
+    def of(cls, texts: Sequence[str]) -> _Joined:
+        return cls(texts, _JOIN.join(texts), _starts(texts))
+
+    def holder(self, where: int) -> int:
+        """The index of the text a place in `joined` falls in."""
+        return bisect_right(self.starts, where) - 1
+
+
+def _needles_in_run(as_written: _Joined, as_lowered: _Joined) -> list[set[str]]:
     """The needles each text holds: what `_patterns_for` finds in it, found for the run at once."""
     gates = _current_gates()
-    found: list[set[str]] = [set() for _ in texts]
-    for groups, haystacks in ((gates.lowered, lowered), (gates.exact, texts)):
-        joined, starts = _JOIN.join(haystacks), _starts(haystacks)
+    found: list[set[str]] = [set() for _ in as_written.texts]
+    for groups, run in ((gates.lowered, as_lowered), (gates.exact, as_written)):
+        haystacks, joined, starts = run.texts, run.joined, run.starts
         for group in groups:
             if len(group) == 1 and len(group[0]) == 1:
                 for index in _texts_holding(group, haystacks, joined, starts):
@@ -471,26 +488,26 @@ def _needles_in_run(texts: Sequence[str], lowered: Sequence[str]) -> list[set[st
                 continue
             finder, at = _group_regex(group), 0
             while hit := finder.search(joined, at):
-                index = bisect_right(starts, hit.start()) - 1
+                index = run.holder(hit.start())
                 _find_needles(group, haystacks[index], found[index])
                 at = starts[index + 1]
     return found
 
 
-def _unshaped_patterns(texts: Sequence[str]) -> dict[int, set[int]]:
+def _unshaped_patterns(run: _Joined) -> dict[int, set[int]]:
     """For each pattern with a shape (`_SHAPES`), the texts of the run where the shape does not occur."""
     unshaped: dict[int, set[int]] = {}
-    joined, starts = _JOIN.join(texts), _starts(texts)
+    joined, starts = run.joined, run.starts
     for index, (kind, _, _, _) in enumerate(_PATTERNS):
         shape = _SHAPES.get(kind)
         if shape is None:
             continue
         shaped, at = set(), 0
         while hit := shape.search(joined, at):
-            found = bisect_right(starts, hit.start()) - 1
+            found = run.holder(hit.start())
             shaped.add(found)
             at = starts[found + 1]
-        unshaped[index] = set(range(len(texts))) - shaped
+        unshaped[index] = set(range(len(run.texts))) - shaped
     return unshaped
 
 
@@ -563,13 +580,18 @@ def _groups(needles: list[str]) -> tuple[tuple[str, ...], ...]:
 @functools.lru_cache(maxsize=256)
 def _group_regex(needles: tuple[str, ...]) -> re.Pattern[str]:
     """One regex finding any of the needles, led by their shared rarest character; the alternative
-    that matched is named by `lastgroup` (`n<i>`: the i-th needle)."""
+    that matched is named by `lastgroup` (`n<i>`: the i-th needle).
+
+    Each alternative checks the characters after the anchor before those in front of it: `re`
+    rejects an alternative that opens with a literal in one comparison, while one that opens with a
+    lookbehind is entered in full at every anchor (a third of the needle scans' time).
+    """
     anchor = needles[0][_anchor(needles[0])]
     alternatives = []
     for number, needle in enumerate(needles):
         at = _anchor(needle)
-        behind = f"(?<={re.escape(needle[: at + 1])})" if at else ""
-        alternatives.append(f"{behind}{re.escape(needle[at + 1 :])}(?P<n{number}>)")
+        whole = f"(?<={re.escape(needle)})" if at else ""  # behind the end: the needle, anchor included
+        alternatives.append(f"{re.escape(needle[at + 1 :])}{whole}(?P<n{number}>)")
     return re.compile(re.escape(anchor) + "(?:" + "|".join(alternatives) + ")")
 
 
@@ -725,47 +747,67 @@ before it (`account_key`) and ends at most `_CORE_TAIL` after it (`password`).""
 _CORE_START, _CORE_TAIL = 8, 3
 
 
+_CORE_FINDERS = tuple((re.compile(core), len(core)) for core in _WORD_CORES)
+"""A literal regex per core: `re` skips to each core's first letter in C, so listing every place a
+core occurs costs one quick pass per core (none of them can overlap itself, so none is missed)."""
+
+CorePlaces = list[tuple[int, int]]
+"""Where the cores of secret words occur in a lowered text and how long each is, in text order."""
+
+
+def _core_places(lowered: str) -> CorePlaces:
+    """Every place a core occurs in one lowered text."""
+    return sorted((hit.start(), length) for finder, length in _CORE_FINDERS for hit in finder.finditer(lowered))
+
+
+def _core_places_in_run(run: _Joined) -> list[CorePlaces]:
+    """`_core_places` of each lowered text of a run, found with one pass per core over the joined
+    run (a text holding none gets an empty list and skips the assignment scan)."""
+    places: list[CorePlaces] = [[] for _ in run.texts]
+    for finder, length in _CORE_FINDERS:
+        for hit in finder.finditer(run.joined):
+            where = hit.start()
+            index = run.holder(where)
+            places[index].append((where - run.starts[index], length))
+    for text_places in places:
+        if len(text_places) > 1:
+            text_places.sort()
+    return places
+
+
 class _SecretWords:
     """`_SECRET_WORD_LOWER.search(lowered, at)`, found from the words' cores.
 
     The regex tries every position holding an `a`, `s`, `t`, `p` or `c`: a third of the time
-    redaction took. The cores are found with `str.find`, and the regex is tried only in the few
-    characters around each one, in order; a core that is not part of a word (`keyboard`) is passed.
+    redaction took. Every core's place is listed up front (`_core_places`), and the regex is tried
+    only in the few characters around each one, in order; a core that is not part of a word
+    (`keyboard`) is passed.
     """
 
-    def __init__(self, lowered: str) -> None:
+    def __init__(self, lowered: str, cores: CorePlaces | None = None) -> None:
         self.lowered = lowered
-        self.next_core = dict.fromkeys(_WORD_CORES, -1)
-        """Each core's first place at or after the last search (-1: look again; absent: no more)."""
+        self.cores = _core_places(lowered) if cores is None else cores
+        """Where each core occurs and how long it is, in text order."""
+        self.next_index = 0
+        """Where in `cores` the last search stopped (searches go forward, so this only moves on)."""
 
     def next(self, at: int) -> re.Match[str] | None:
         """The first secret word starting at or after `at` (searches go forward only)."""
-        while True:
-            core = self._core_from(at)
-            if core is None:
-                return None
-            where, length = core
+        cores, index = self.cores, self.next_index
+        if index < len(cores) and cores[index][0] < at:
+            index = bisect_left(cores, (at, 0), index)
+        while index < len(cores):
+            where, length = cores[index]
             hit = _SECRET_WORD_LOWER.search(self.lowered, max(at, where - _CORE_START), where + length + _CORE_TAIL)
             if hit is not None and hit.start() <= where:  # the word holding this core: the first one
+                self.next_index = index
                 return hit
-            at = where + 1  # no word holds this core, so the first word starts after it
-
-    def _core_from(self, at: int) -> tuple[int, int] | None:
-        """The first core at or after `at`: where, and how long."""
-        best: tuple[int, int] | None = None
-        for core, where in list(self.next_core.items()):
-            if where < at:
-                where = self.lowered.find(core, at)
-                if where < 0:
-                    del self.next_core[core]
-                    continue
-                self.next_core[core] = where
-            if best is None or where < best[0]:
-                best = (where, len(core))
-        return best
+            at, index = where + 1, index + 1  # no word holds this core, so the first word starts after it
+        self.next_index = index
+        return None
 
 
-def _redact_assignments(text: str, lowered: str, counts: Counter[str]) -> str:
+def _redact_assignments(text: str, lowered: str, counts: Counter[str], cores: CorePlaces | None = None) -> str:
     """Replace the value of every `NAME=value` whose name says secret, scanning from the word.
 
     Anchoring on the secret word (then widening to the whole name) keeps this linear; a regex that
@@ -775,7 +817,7 @@ def _redact_assignments(text: str, lowered: str, counts: Counter[str]) -> str:
     done = search_from = 0
     # Lowering can change the length of a few characters; then search the text itself.
     if len(lowered) == len(text):
-        next_word = _SecretWords(lowered).next
+        next_word = _SecretWords(lowered, cores).next
     else:
         next_word = partial(_SECRET_WORD.search, text)
     while hit := next_word(search_from):

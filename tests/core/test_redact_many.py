@@ -87,3 +87,13 @@ def test_secret_words_found_from_their_cores_as_the_regex_finds_them() -> None:
                 break
             at = expected.end() if rng.random() < 0.5 else expected.start() + 1
     assert asked > 5000
+
+
+def test_core_places_found_for_a_run_are_each_texts_own() -> None:
+    """The run-level pass must give every text the places its own scan finds, where lowering changes
+    lengths (`İ`) and where a core sits at a text's edge."""
+    texts = [text.lower() for text in corpus()]
+    texts += ["key", "keykey", "İİ token İ", "secret\x00key", "", "passwd pwd credentials", "x" * 3000 + "token"]
+    run = detector._Joined.of(texts)
+    assert detector._core_places_in_run(run) == [detector._core_places(text) for text in texts]
+    assert sum(1 for places in detector._core_places_in_run(run) if places) > 100
