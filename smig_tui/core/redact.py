@@ -675,16 +675,6 @@ def _find_needles(group: tuple[str, ...], haystack: str, found: set[str]) -> Non
         at = hit.start()
 
 
-def redact_texts(texts: list[str]) -> list[str | None]:
-    """Each text redacted, or None where nothing was found (the text stands as it is): a batch for a
-    worker process, which then sends back only what changed."""
-    out: list[str | None] = []
-    for text in texts:
-        found = redact(text)
-        out.append(found.text if found.counts else None)
-    return out
-
-
 def redact_json(value: Any) -> Any:
     """The same JSON-like value with every string in it redacted: one pass over a whole tool reply."""
     if isinstance(value, str):

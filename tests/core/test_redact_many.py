@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from smig_tui.core import redact as detector
-from smig_tui.core.redact import redact, redact_many, redact_texts
+from smig_tui.core.redact import redact, redact_many
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "secrets"))
 from secret_corpus import ordinary_code, secrets
@@ -51,12 +51,6 @@ def test_order_and_neighbours_do_not_matter() -> None:
 def test_runs_split_by_size_give_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(detector, "_BATCH_CHARS", 200)  # many short runs, some of one text
     same(corpus())
-
-
-def test_redact_texts_keeps_its_contract() -> None:
-    texts = corpus()
-    found = redact_texts(texts)
-    assert found == [r.text if r.counts else None for r in (redact(text) for text in texts)]
 
 
 def test_real_session_lines(shared_fixtures: Path) -> None:
