@@ -18,7 +18,7 @@ import functools
 import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import accumulate
@@ -399,7 +399,9 @@ def _redact_found(text: str, lowered: str, patterns: list[int], cores: CorePlace
     counts: Counter[str] = Counter()
     for index in patterns:
         kind, _, pattern, bounded = _PATTERNS[index]
-        text = pattern.sub(partial(_replace, kind=kind, bounded=bounded, counts=counts), text)
+        replace = partial(_replace, kind=kind, bounded=bounded, counts=counts)
+        shape = _SHAPES.get(kind)
+        text = pattern.sub(replace, text) if shape is None else _sub_near_shapes(pattern, shape, replace, text)
     if counts:
         if counts["aws-access-key"]:
             text = _redact_after(text, _AWS_KEY_ID, _AWS_SECRET, "aws-secret-key", counts, _mixed_case)
@@ -414,9 +416,20 @@ def _redact_found(text: str, lowered: str, patterns: list[int], cores: CorePlace
     return Redaction(text, counts)
 
 
-_SHAPES = {"discord-bot-token": re.compile(r"\.[A-Za-z0-9_\-]{6,7}\.")}
-"""For patterns whose needle is in nearly every text (a Discord token's `.`), a part of every match
-that is rare in text: in a run, the pattern is run only on the texts where that part occurs."""
+@dataclass(frozen=True)
+class _Shape:
+    """A part of every match of a pattern that is rare in text, and where in a match it can start."""
+
+    finder: re.Pattern[str]
+    offsets: range
+    """Where the part starts, counted from the start of the match."""
+
+
+_SHAPES = {"discord-bot-token": _Shape(re.compile(r"\.[A-Za-z0-9_\-]{6,7}\."), range(24, 29))}
+"""For patterns whose needle is in nearly every text (a Discord token's `.`) and which open with a
+character set (which `re` tests at every position), a part of every match that is rare in text: in
+a run, the pattern is run only on the texts where that part occurs, and in a text only at the
+starts that part allows (`_sub_near_shapes`)."""
 _BATCH_CHARS = 1 << 20
 """Texts are tested together in runs of about this many characters (the joined copies stay small)."""
 _JOIN = "\x00"
@@ -494,6 +507,35 @@ def _needles_in_run(as_written: _Joined, as_lowered: _Joined) -> list[set[str]]:
     return found
 
 
+def _sub_near_shapes(
+    pattern: re.Pattern[str], shape: _Shape, replace: Callable[[re.Match[str]], str], text: str
+) -> str:
+    """`pattern.sub(replace, text)`, with the pattern tried only at the starts its shape allows.
+
+    Every match holds the shape at one of `shape.offsets`, so each place the shape occurs names a
+    few starts. They are tried in text order with `match`, which sees the whole text as `sub` does:
+    the first start that matches is the match `sub` finds next. One quick scan for the shape
+    replaces `re` testing the pattern's opening character set at every position.
+    """
+    out: list[str] = []
+    done = untried = 0
+    at = 0
+    while hit := shape.finder.search(text, at):
+        at = hit.start() + 1  # shapes may overlap: every place one starts is looked at
+        last = hit.start() - shape.offsets[0]
+        for start in range(max(untried, done, hit.start() - shape.offsets[-1]), last + 1):
+            found = pattern.match(text, start)
+            if found is not None:
+                out += (text[done:start], replace(found))
+                done = found.end()
+                break
+        untried = max(untried, last + 1)
+    if not out:
+        return text
+    out.append(text[done:])
+    return "".join(out)
+
+
 def _unshaped_patterns(run: _Joined) -> dict[int, set[int]]:
     """For each pattern with a shape (`_SHAPES`), the texts of the run where the shape does not occur."""
     unshaped: dict[int, set[int]] = {}
@@ -503,7 +545,7 @@ def _unshaped_patterns(run: _Joined) -> dict[int, set[int]]:
         if shape is None:
             continue
         shaped, at = set(), 0
-        while hit := shape.search(joined, at):
+        while hit := shape.finder.search(joined, at):
             found = run.holder(hit.start())
             shaped.add(found)
             at = starts[found + 1]
