@@ -496,7 +496,7 @@ def _needles_in_run(as_written: _Joined, as_lowered: _Joined) -> list[set[str]]:
         haystacks, joined, starts = run.texts, run.joined, run.starts
         for group in groups:
             if len(group) == 1 and len(group[0]) == 1:
-                for index in _texts_holding(group, haystacks, joined, starts):
+                for index in _texts_holding(group, run):
                     found[index].add(group[0])
                 continue
             finder, at = _group_regex(group), 0
@@ -553,19 +553,15 @@ def _unshaped_patterns(run: _Joined) -> dict[int, set[int]]:
     return unshaped
 
 
-def _texts_holding(
-    needles: Sequence[str], haystacks: Sequence[str], joined: str | None = None, starts: list[int] | None = None
-) -> set[int]:
-    """The indexes of the haystacks holding any of the needles (one `find` per holding text)."""
-    if joined is None or starts is None:
-        joined, starts = _JOIN.join(haystacks), _starts(haystacks)
+def _texts_holding(needles: Sequence[str], run: _Joined) -> set[int]:
+    """The indexes of the run's texts holding any of the needles (one `find` per holding text)."""
     holding: set[int] = set()
     for needle in needles:
         at = 0
-        while (where := joined.find(needle, at)) >= 0:
-            index = bisect_right(starts, where) - 1
+        while (where := run.joined.find(needle, at)) >= 0:
+            index = run.holder(where)
             holding.add(index)
-            at = starts[index + 1]
+            at = run.starts[index + 1]
     return holding
 
 
