@@ -44,7 +44,7 @@ from smig_tui.adapters.zstd_files import DAMAGED, compress, decompress
 from smig_tui.core.errors import LockedError, SmigError
 from smig_tui.core.models import Kind, Message, ReadWarning, SessionInfo
 from smig_tui.core.ports import AppendReader, ResumePoint, SessionSource, WarningSink
-from smig_tui.core.redact import redact, redact_texts
+from smig_tui.core.redact import redact, redact_many
 from smig_tui.core.search import (
     CONTEXT,
     CONVERSATION,
@@ -906,7 +906,7 @@ def _texts_read(mode: str, messages: Sequence[Message], known: _KnownTexts) -> _
     for digest in known(list(unseen)):
         del unseen[digest]
     raws = list(unseen.values())
-    return _Read(mode, rows, dict(zip(unseen, _merged(raws, redact_texts(raws)), strict=True)))
+    return _Read(mode, rows, dict(zip(unseen, (found.text for found in redact_many(raws)), strict=True)))
 
 
 _seen_here: set[int] = set()
@@ -1064,8 +1064,3 @@ class _Readers:
                 yield future.result() if future is not None else _read_for_index(*item, known)
             except (BrokenProcessPool, OSError):
                 yield _read_for_index(*item, known)
-
-
-def _merged(texts: list[str], redacted: list[str | None]) -> list[str]:
-    """Each text, or its redacted form where redaction changed it."""
-    return [text if new is None else new for text, new in zip(texts, redacted, strict=True)]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -220,9 +219,8 @@ def run_export(args: argparse.Namespace, ctx: Context) -> int:
         ctx.out.write_blocks(chunks)
         return 0
     if not args.clipboard:  # a file only: streamed, never one string in memory
-        written = _ByteCount(chunks)
-        path = ctx.services.save_export(written, args.out, force=args.force, source=session.info.path)
-        ctx.out.diag(f"smig: wrote {path} ({written.bytes:,} bytes)")
+        path = ctx.services.save_export(chunks, args.out, force=args.force, source=session.info.path)
+        ctx.out.diag(f"smig: wrote {path} ({path.stat().st_size:,} bytes)")
         return 0
     text = "".join(chunks)
     if args.out is not None:
@@ -232,19 +230,6 @@ def run_export(args: argparse.Namespace, ctx: Context) -> int:
         how = ctx.services.copy_text(text)
         ctx.out.diag(f"smig: copied {len(text):,} characters to the clipboard via {how}")
     return 0
-
-
-class _ByteCount:
-    """Passes pieces of text through, counting their UTF-8 bytes (the size reported after a write)."""
-
-    def __init__(self, pieces: Iterable[str]) -> None:
-        self.pieces = pieces
-        self.bytes = 0
-
-    def __iter__(self) -> Iterator[str]:
-        for piece in self.pieces:
-            self.bytes += len(piece.encode("utf-8"))
-            yield piece
 
 
 def run_history(args: argparse.Namespace, ctx: Context) -> int:

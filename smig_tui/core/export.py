@@ -9,7 +9,7 @@ from typing import Any
 
 from smig_tui.core.handoff import goal_of, one_line, to_turns
 from smig_tui.core.migration import message_to_json
-from smig_tui.core.models import Kind, Message, Plan, Session
+from smig_tui.core.models import Kind, Message, Plan, Role, Session
 
 LEAD_IDS = frozenset({"smig-placeholder", "smig-summary"})
 """Ids the planner gives the note or summary that stands in for dropped messages."""
@@ -58,18 +58,20 @@ def _facts(session: Session, plan: Plan | None) -> list[tuple[str, str]]:
     return facts
 
 
+_ROLE_NAMES = {role: role.value.capitalize() for role in Role}
+
+
 def _heading(position: int, message: Message) -> str:
     """`### 3. Assistant · tool call shell · 2026-…` for one message."""
-    parts = [f"{position}. {message.role.value.capitalize()}"]
-    if message.kind is Kind.TOOL_CALL:
-        parts.append(f"tool call `{message.tool_name or 'tool'}`")
-    elif message.kind is Kind.TOOL_RESULT:
-        parts.append("tool result (error)" if message.is_error else "tool result")
-    elif message.kind is not Kind.TEXT:
-        parts.append(message.kind.value)
-    if message.timestamp:
-        parts.append(message.timestamp)
-    return "### " + " · ".join(parts)
+    heading = f"### {position}. {_ROLE_NAMES[message.role]}"
+    kind = message.kind
+    if kind is Kind.TOOL_CALL:
+        heading += f" · tool call `{message.tool_name or 'tool'}`"
+    elif kind is Kind.TOOL_RESULT:
+        heading += " · tool result (error)" if message.is_error else " · tool result"
+    elif kind is not Kind.TEXT:
+        heading += f" · {kind.value}"
+    return f"{heading} · {message.timestamp}" if message.timestamp else heading
 
 
 def _body(message: Message) -> str:

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import functools
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import accumulate
@@ -393,30 +393,43 @@ def redact(text: str) -> Redaction:
     return _redact_found(text, lowered, _patterns_for(text, lowered), None)
 
 
-def _redact_found(text: str, lowered: str, patterns: list[int], named: bool | None) -> Redaction:
-    """`redact` once the patterns the text needs are known, and (`named`) whether a secret name
-    occurs in it (None: not looked for yet)."""
+def _redact_found(text: str, lowered: str, patterns: list[int], cores: CorePlaces | None) -> Redaction:
+    """`redact` once the patterns the text needs are known, and (`cores`) where the cores of secret
+    words occur in it (None: not looked for yet)."""
     counts: Counter[str] = Counter()
     for index in patterns:
         kind, _, pattern, bounded = _PATTERNS[index]
-        text = pattern.sub(partial(_replace, kind=kind, bounded=bounded, counts=counts), text)
+        replace = partial(_replace, kind=kind, bounded=bounded, counts=counts)
+        shape = _SHAPES.get(kind)
+        text = pattern.sub(replace, text) if shape is None else _sub_near_shapes(pattern, shape, replace, text)
     if counts:
         if counts["aws-access-key"]:
             text = _redact_after(text, _AWS_KEY_ID, _AWS_SECRET, "aws-secret-key", counts, _mixed_case)
         if counts["twilio-key"]:
             text = _redact_after(text, _TWILIO_SID, _HEX32, "twilio-auth-token", counts, lambda _: True)
         lowered = text.lower()  # only a replacement changes the text
-        named = None  # and a placeholder may bring a name in (`[REDACTED:github-token]`)
-    if named is None:
-        named = any(needle in lowered for needle in _NAME_NEEDLES)
-    if named:
-        text = _redact_assignments(text, lowered, counts)
+        cores = None  # and a placeholder may bring a name in (`[REDACTED:github-token]`)
+    if cores is None and any(needle in lowered for needle in _NAME_NEEDLES):
+        cores = _core_places(lowered)
+    if cores:
+        text = _redact_assignments(text, lowered, counts, cores)
     return Redaction(text, counts)
 
 
-_SHAPES = {"discord-bot-token": re.compile(r"\.[A-Za-z0-9_\-]{6,7}\.")}
-"""For patterns whose needle is in nearly every text (a Discord token's `.`), a part of every match
-that is rare in text: in a run, the pattern is run only on the texts where that part occurs."""
+@dataclass(frozen=True)
+class _Shape:
+    """A part of every match of a pattern that is rare in text, and where in a match it can start."""
+
+    finder: re.Pattern[str]
+    offsets: range
+    """Where the part starts, counted from the start of the match."""
+
+
+_SHAPES = {"discord-bot-token": _Shape(re.compile(r"\.[A-Za-z0-9_\-]{6,7}\."), range(24, 29))}
+"""For patterns whose needle is in nearly every text (a Discord token's `.`) and which open with a
+character set (which `re` tests at every position), a part of every match that is rare in text: in
+a run, the pattern is run only on the texts where that part occurs, and in a text only at the
+starts that part allows (`_sub_near_shapes`)."""
 _BATCH_CHARS = 1 << 20
 """Texts are tested together in runs of about this many characters (the joined copies stay small)."""
 _JOIN = "\x00"
@@ -440,14 +453,13 @@ def redact_many(texts: Sequence[str]) -> list[Redaction]:
             end += 1
         run = texts[start:end]
         lowered = [text.lower() for text in run]
-        needles = _needles_in_run(run, lowered)
-        named = _texts_holding(_NAME_NEEDLES, lowered)
-        unshaped = _unshaped_patterns(run)
+        as_written, as_lowered = _Joined.of(run), _Joined.of(lowered)
+        needles = _needles_in_run(as_written, as_lowered)
+        cores = _core_places_in_run(as_lowered)
+        unshaped = _unshaped_patterns(as_written)
         out += [
-            _redact_found(
-                text, low, [i for i in _patterns_of(found) if index not in unshaped.get(i, ())], index in named
-            )
-            for index, (text, low, found) in enumerate(zip(run, lowered, needles, strict=True))
+            _redact_found(text, low, [i for i in _patterns_of(found) if index not in unshaped.get(i, ())], text_cores)
+            for index, (text, low, found, text_cores) in enumerate(zip(run, lowered, needles, cores, strict=True))
         ]
         start = end
     return out
@@ -458,55 +470,98 @@ def _starts(haystacks: Sequence[str]) -> list[int]:
     return list(accumulate((len(haystack) + len(_JOIN) for haystack in haystacks), initial=0))
 
 
-def _needles_in_run(texts: Sequence[str], lowered: Sequence[str]) -> list[set[str]]:
+@dataclass(frozen=True, slots=True)
+class _Joined:
+    """A run's texts, joined by `_JOIN` so one regex pass covers them all, and where each starts."""
+
+    texts: Sequence[str]
+    joined: str
+    starts: list[int]
+    """Where each text starts in `joined`, and one past the end."""
+
+    @classmethod
+    def of(cls, texts: Sequence[str]) -> _Joined:
+        return cls(texts, _JOIN.join(texts), _starts(texts))
+
+    def holder(self, where: int) -> int:
+        """The index of the text a place in `joined` falls in."""
+        return bisect_right(self.starts, where) - 1
+
+
+def _needles_in_run(as_written: _Joined, as_lowered: _Joined) -> list[set[str]]:
     """The needles each text holds: what `_patterns_for` finds in it, found for the run at once."""
     gates = _current_gates()
-    found: list[set[str]] = [set() for _ in texts]
-    for groups, haystacks in ((gates.lowered, lowered), (gates.exact, texts)):
-        joined, starts = _JOIN.join(haystacks), _starts(haystacks)
+    found: list[set[str]] = [set() for _ in as_written.texts]
+    for groups, run in ((gates.lowered, as_lowered), (gates.exact, as_written)):
+        haystacks, joined, starts = run.texts, run.joined, run.starts
         for group in groups:
             if len(group) == 1 and len(group[0]) == 1:
-                for index in _texts_holding(group, haystacks, joined, starts):
+                for index in _texts_holding(group, run):
                     found[index].add(group[0])
                 continue
             finder, at = _group_regex(group), 0
             while hit := finder.search(joined, at):
-                index = bisect_right(starts, hit.start()) - 1
+                index = run.holder(hit.start())
                 _find_needles(group, haystacks[index], found[index])
                 at = starts[index + 1]
     return found
 
 
-def _unshaped_patterns(texts: Sequence[str]) -> dict[int, set[int]]:
+def _sub_near_shapes(
+    pattern: re.Pattern[str], shape: _Shape, replace: Callable[[re.Match[str]], str], text: str
+) -> str:
+    """`pattern.sub(replace, text)`, with the pattern tried only at the starts its shape allows.
+
+    Every match holds the shape at one of `shape.offsets`, so each place the shape occurs names a
+    few starts. They are tried in text order with `match`, which sees the whole text as `sub` does:
+    the first start that matches is the match `sub` finds next. One quick scan for the shape
+    replaces `re` testing the pattern's opening character set at every position.
+    """
+    out: list[str] = []
+    done = untried = 0
+    at = 0
+    while hit := shape.finder.search(text, at):
+        at = hit.start() + 1  # shapes may overlap: every place one starts is looked at
+        last = hit.start() - shape.offsets[0]
+        for start in range(max(untried, done, hit.start() - shape.offsets[-1]), last + 1):
+            found = pattern.match(text, start)
+            if found is not None:
+                out += (text[done:start], replace(found))
+                done = found.end()
+                break
+        untried = max(untried, last + 1)
+    if not out:
+        return text
+    out.append(text[done:])
+    return "".join(out)
+
+
+def _unshaped_patterns(run: _Joined) -> dict[int, set[int]]:
     """For each pattern with a shape (`_SHAPES`), the texts of the run where the shape does not occur."""
     unshaped: dict[int, set[int]] = {}
-    joined, starts = _JOIN.join(texts), _starts(texts)
+    joined, starts = run.joined, run.starts
     for index, (kind, _, _, _) in enumerate(_PATTERNS):
         shape = _SHAPES.get(kind)
         if shape is None:
             continue
         shaped, at = set(), 0
-        while hit := shape.search(joined, at):
-            found = bisect_right(starts, hit.start()) - 1
+        while hit := shape.finder.search(joined, at):
+            found = run.holder(hit.start())
             shaped.add(found)
             at = starts[found + 1]
-        unshaped[index] = set(range(len(texts))) - shaped
+        unshaped[index] = set(range(len(run.texts))) - shaped
     return unshaped
 
 
-def _texts_holding(
-    needles: Sequence[str], haystacks: Sequence[str], joined: str | None = None, starts: list[int] | None = None
-) -> set[int]:
-    """The indexes of the haystacks holding any of the needles (one `find` per holding text)."""
-    if joined is None or starts is None:
-        joined, starts = _JOIN.join(haystacks), _starts(haystacks)
+def _texts_holding(needles: Sequence[str], run: _Joined) -> set[int]:
+    """The indexes of the run's texts holding any of the needles (one `find` per holding text)."""
     holding: set[int] = set()
     for needle in needles:
         at = 0
-        while (where := joined.find(needle, at)) >= 0:
-            index = bisect_right(starts, where) - 1
+        while (where := run.joined.find(needle, at)) >= 0:
+            index = run.holder(where)
             holding.add(index)
-            at = starts[index + 1]
+            at = run.starts[index + 1]
     return holding
 
 
@@ -563,13 +618,18 @@ def _groups(needles: list[str]) -> tuple[tuple[str, ...], ...]:
 @functools.lru_cache(maxsize=256)
 def _group_regex(needles: tuple[str, ...]) -> re.Pattern[str]:
     """One regex finding any of the needles, led by their shared rarest character; the alternative
-    that matched is named by `lastgroup` (`n<i>`: the i-th needle)."""
+    that matched is named by `lastgroup` (`n<i>`: the i-th needle).
+
+    Each alternative checks the characters after the anchor before those in front of it: `re`
+    rejects an alternative that opens with a literal in one comparison, while one that opens with a
+    lookbehind is entered in full at every anchor (a third of the needle scans' time).
+    """
     anchor = needles[0][_anchor(needles[0])]
     alternatives = []
     for number, needle in enumerate(needles):
         at = _anchor(needle)
-        behind = f"(?<={re.escape(needle[: at + 1])})" if at else ""
-        alternatives.append(f"{behind}{re.escape(needle[at + 1 :])}(?P<n{number}>)")
+        whole = f"(?<={re.escape(needle)})" if at else ""  # behind the end: the needle, anchor included
+        alternatives.append(f"{re.escape(needle[at + 1 :])}{whole}(?P<n{number}>)")
     return re.compile(re.escape(anchor) + "(?:" + "|".join(alternatives) + ")")
 
 
@@ -653,16 +713,6 @@ def _find_needles(group: tuple[str, ...], haystack: str, found: set[str]) -> Non
         at = hit.start()
 
 
-def redact_texts(texts: list[str]) -> list[str | None]:
-    """Each text redacted, or None where nothing was found (the text stands as it is): a batch for a
-    worker process, which then sends back only what changed."""
-    out: list[str | None] = []
-    for text in texts:
-        found = redact(text)
-        out.append(found.text if found.counts else None)
-    return out
-
-
 def redact_json(value: Any) -> Any:
     """The same JSON-like value with every string in it redacted: one pass over a whole tool reply."""
     if isinstance(value, str):
@@ -725,47 +775,67 @@ before it (`account_key`) and ends at most `_CORE_TAIL` after it (`password`).""
 _CORE_START, _CORE_TAIL = 8, 3
 
 
+_CORE_FINDERS = tuple((re.compile(core), len(core)) for core in _WORD_CORES)
+"""A literal regex per core: `re` skips to each core's first letter in C, so listing every place a
+core occurs costs one quick pass per core (none of them can overlap itself, so none is missed)."""
+
+CorePlaces = list[tuple[int, int]]
+"""Where the cores of secret words occur in a lowered text and how long each is, in text order."""
+
+
+def _core_places(lowered: str) -> CorePlaces:
+    """Every place a core occurs in one lowered text."""
+    return sorted((hit.start(), length) for finder, length in _CORE_FINDERS for hit in finder.finditer(lowered))
+
+
+def _core_places_in_run(run: _Joined) -> list[CorePlaces]:
+    """`_core_places` of each lowered text of a run, found with one pass per core over the joined
+    run (a text holding none gets an empty list and skips the assignment scan)."""
+    places: list[CorePlaces] = [[] for _ in run.texts]
+    for finder, length in _CORE_FINDERS:
+        for hit in finder.finditer(run.joined):
+            where = hit.start()
+            index = run.holder(where)
+            places[index].append((where - run.starts[index], length))
+    for text_places in places:
+        if len(text_places) > 1:
+            text_places.sort()
+    return places
+
+
 class _SecretWords:
     """`_SECRET_WORD_LOWER.search(lowered, at)`, found from the words' cores.
 
     The regex tries every position holding an `a`, `s`, `t`, `p` or `c`: a third of the time
-    redaction took. The cores are found with `str.find`, and the regex is tried only in the few
-    characters around each one, in order; a core that is not part of a word (`keyboard`) is passed.
+    redaction took. Every core's place is listed up front (`_core_places`), and the regex is tried
+    only in the few characters around each one, in order; a core that is not part of a word
+    (`keyboard`) is passed.
     """
 
-    def __init__(self, lowered: str) -> None:
+    def __init__(self, lowered: str, cores: CorePlaces | None = None) -> None:
         self.lowered = lowered
-        self.next_core = dict.fromkeys(_WORD_CORES, -1)
-        """Each core's first place at or after the last search (-1: look again; absent: no more)."""
+        self.cores = _core_places(lowered) if cores is None else cores
+        """Where each core occurs and how long it is, in text order."""
+        self.next_index = 0
+        """Where in `cores` the last search stopped (searches go forward, so this only moves on)."""
 
     def next(self, at: int) -> re.Match[str] | None:
         """The first secret word starting at or after `at` (searches go forward only)."""
-        while True:
-            core = self._core_from(at)
-            if core is None:
-                return None
-            where, length = core
+        cores, index = self.cores, self.next_index
+        if index < len(cores) and cores[index][0] < at:
+            index = bisect_left(cores, (at, 0), index)
+        while index < len(cores):
+            where, length = cores[index]
             hit = _SECRET_WORD_LOWER.search(self.lowered, max(at, where - _CORE_START), where + length + _CORE_TAIL)
             if hit is not None and hit.start() <= where:  # the word holding this core: the first one
+                self.next_index = index
                 return hit
-            at = where + 1  # no word holds this core, so the first word starts after it
-
-    def _core_from(self, at: int) -> tuple[int, int] | None:
-        """The first core at or after `at`: where, and how long."""
-        best: tuple[int, int] | None = None
-        for core, where in list(self.next_core.items()):
-            if where < at:
-                where = self.lowered.find(core, at)
-                if where < 0:
-                    del self.next_core[core]
-                    continue
-                self.next_core[core] = where
-            if best is None or where < best[0]:
-                best = (where, len(core))
-        return best
+            at, index = where + 1, index + 1  # no word holds this core, so the first word starts after it
+        self.next_index = index
+        return None
 
 
-def _redact_assignments(text: str, lowered: str, counts: Counter[str]) -> str:
+def _redact_assignments(text: str, lowered: str, counts: Counter[str], cores: CorePlaces | None = None) -> str:
     """Replace the value of every `NAME=value` whose name says secret, scanning from the word.
 
     Anchoring on the secret word (then widening to the whole name) keeps this linear; a regex that
@@ -775,7 +845,7 @@ def _redact_assignments(text: str, lowered: str, counts: Counter[str]) -> str:
     done = search_from = 0
     # Lowering can change the length of a few characters; then search the text itself.
     if len(lowered) == len(text):
-        next_word = _SecretWords(lowered).next
+        next_word = _SecretWords(lowered, cores).next
     else:
         next_word = partial(_SECRET_WORD.search, text)
     while hit := next_word(search_from):

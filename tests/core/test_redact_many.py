@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 import random
 import sys
+from collections import Counter
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from smig_tui.core import redact as detector
-from smig_tui.core.redact import redact, redact_many, redact_texts
+from smig_tui.core.redact import redact, redact_many
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "secrets"))
 from secret_corpus import ordinary_code, secrets
@@ -53,12 +55,6 @@ def test_runs_split_by_size_give_the_same(monkeypatch: pytest.MonkeyPatch) -> No
     same(corpus())
 
 
-def test_redact_texts_keeps_its_contract() -> None:
-    texts = corpus()
-    found = redact_texts(texts)
-    assert found == [r.text if r.counts else None for r in (redact(text) for text in texts)]
-
-
 def test_real_session_lines(shared_fixtures: Path) -> None:
     lines = [
         line
@@ -87,3 +83,43 @@ def test_secret_words_found_from_their_cores_as_the_regex_finds_them() -> None:
                 break
             at = expected.end() if rng.random() < 0.5 else expected.start() + 1
     assert asked > 5000
+
+
+def test_core_places_found_for_a_run_are_each_texts_own() -> None:
+    """The run-level pass must give every text the places its own scan finds, where lowering changes
+    lengths (`İ`) and where a core sits at a text's edge."""
+    texts = [text.lower() for text in corpus()]
+    texts += ["key", "keykey", "İİ token İ", "secret\x00key", "", "passwd pwd credentials", "x" * 3000 + "token"]
+    run = detector._Joined.of(texts)
+    assert detector._core_places_in_run(run) == [detector._core_places(text) for text in texts]
+    assert sum(1 for places in detector._core_places_in_run(run) if places) > 100
+
+
+def test_a_shaped_pattern_tried_only_near_its_shape_replaces_what_sub_replaces() -> None:
+    """`_sub_near_shapes` must find every match `sub` finds: tokens glued, overlapping, back to back,
+    at either end of the text, behind a JSON escape, and shapes with no token around them."""
+    (index,) = [i for i, (kind, *_rest) in enumerate(detector._PATTERNS) if kind in detector._SHAPES]
+    kind, _, pattern, bounded = detector._PATTERNS[index]
+    shape = detector._SHAPES[kind]
+    rng = random.Random(11)
+    alphabet = "abcXYZ019_-"
+
+    def token() -> str:
+        head = rng.choice("MNOx") + "".join(rng.choice(alphabet) for _ in range(rng.randint(22, 28)))
+        middle = "".join(rng.choice(alphabet) for _ in range(rng.randint(5, 8)))
+        return f"{head}.{middle}." + "".join(rng.choice(alphabet) for _ in range(rng.randint(26, 41)))
+
+    parts = [".", "..", " ", "\\n", "x", "M", ".abcdef.", ".abcdefg.", "\n", "a" * 30]
+    checked = matched = 0
+    for _ in range(3000):
+        text = "".join(token() if rng.random() < 0.4 else rng.choice(parts) for _ in range(rng.randint(1, 8)))
+        expected: Counter[str] = Counter()
+        found: Counter[str] = Counter()
+        want = pattern.sub(partial(detector._replace, kind=kind, bounded=bounded, counts=expected), text)
+        got = detector._sub_near_shapes(
+            pattern, shape, partial(detector._replace, kind=kind, bounded=bounded, counts=found), text
+        )
+        assert (got, found) == (want, expected), text
+        checked += 1
+        matched += bool(expected)
+    assert checked == 3000 and matched > 300

@@ -4,12 +4,14 @@ the one a refresh that reads and redacts in-process builds, secrets included (re
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 from search_helpers import message_line, tool_lines, write_rollout
 
-import smig_tui.core.redact as detector
+import smig_tui.adapters.search_index as search_index
+from smig_tui.core.redact import Redaction
 from smig_tui.services import Services, build_services
 
 SECRET = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
@@ -46,13 +48,13 @@ def test_a_worker_redacts_as_this_process_would(
         handle.write(tool_lines("env | grep KEY", f"OPENAI_API_KEY={SECRET}\n" + "osprey log line\n" * 40000, "call_1"))
         handle.write(message_line("assistant", "osprey " * 10))
     redacted_here: list[str] = []
-    in_process = detector.redact
+    in_process = search_index.redact_many
 
-    def watched(text: str) -> detector.Redaction:
-        redacted_here.append(text)
-        return in_process(text)
+    def watched(texts: Sequence[str]) -> list[Redaction]:
+        redacted_here.extend(texts)
+        return in_process(texts)
 
-    monkeypatch.setattr(detector, "redact", watched)
+    monkeypatch.setattr(search_index, "redact_many", watched)
     here = stored(built(tmp_path / "here", monkeypatch, parallel=False))
     assert any("osprey log line" in text for text in redacted_here)
     redacted_here.clear()
