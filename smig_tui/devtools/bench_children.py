@@ -44,6 +44,18 @@ def run_child_measure(name: str, args: Sequence[str]) -> dict[str, Any]:
     return measures[name](args)
 
 
+def own_peak_mb() -> float:
+    """This process's peak RSS since its `exec` (`VmHWM`); `ru_maxrss` would include its parent's."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def measure_plan(args: Sequence[str]) -> dict[str, Any]:
     """Find, load and plan one session as `smig plan PATH --target gpt-5` would."""
     services = build_services()
@@ -60,7 +72,7 @@ def measure_plan(args: Sequence[str]) -> dict[str, Any]:
     )
     worker = resource.getrusage(resource.RUSAGE_CHILDREN)  # the second reading process of a huge file, if any
     return {
-        "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "rss_mb": own_peak_mb(),
         "worker_rss_mb": worker.ru_maxrss / 1024,
         "worker_cpu": worker.ru_utime + worker.ru_stime,
         "find": found - started,

@@ -10,7 +10,6 @@ key), which says nothing about the app.
 from __future__ import annotations
 
 import asyncio
-import resource
 import statistics
 import time
 from collections.abc import Sequence
@@ -254,7 +253,9 @@ async def _drive_tui_big(app_type: Any, path: str, mode: str) -> dict[str, Any]:
             sessions=len(tree.sessions),
         )
         await _settle(pilot)
-        figures["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        from smig_tui.devtools.bench_children import own_peak_mb
+
+        figures["rss_mb"] = own_peak_mb()
         if mode != "full":
             return figures
         switches = []
