@@ -39,12 +39,14 @@ from smig_tui.core.handoff import (
     to_turns,
 )
 from smig_tui.core.migration import (
+    EXPORT_SUFFIXES,
     Destination,
     Lineage,
     MigrationRecord,
     MigrationResult,
     PlannedFile,
     build_record,
+    export_targets,
     source_ref,
     workspace_key,
 )
@@ -249,16 +251,14 @@ class Committer:
         force: bool,
     ) -> list[PlannedFile]:
         """Lay out the Markdown and/or JSON exports, at `out` or beside the store."""
-        kinds = [kind for kind in (Destination.MARKDOWN, Destination.JSON) if kind in wanted]
+        targets = export_targets(out or Path(migration_id), wanted)
         files: list[PlannedFile] = []
-        for kind in kinds:
-            suffix = ".md" if kind is Destination.MARKDOWN else ".json"
+        for kind, chosen in targets.items():
             if out is None:
                 folder = self._paths.data_dir / "exports" / workspace_key(session.info.cwd)
-                path = folder / f"{migration_id}{suffix}"
+                path = folder / f"{migration_id}{EXPORT_SUFFIXES[kind]}"
             else:
-                chosen = out if len(kinds) == 1 else out.with_suffix(suffix)
-                path = check_output_path(chosen, self._paths, force=force, sources=[session.info.path])
+                path = check_output_path(Path(chosen), self._paths, force=force, sources=[session.info.path])
             if kind is Destination.MARKDOWN:
                 data = to_markdown(session, messages, plan)
             else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +14,7 @@ from smig_tui.core.migration import (
     Destination,
     MigrationRecord,
     MigrationResult,
+    export_targets,
     receiving_agent_of,
     record_to_json,
 )
@@ -104,19 +106,23 @@ def _plan(
     return ctx.services.plan(session, target, Strategy(strategy or Strategy.TRUNCATE), agent=agent)
 
 
-def _load(ctx: Context, ref: str) -> Session:
-    """Find and read the session named on the command line."""
+def _load(ctx: Context, ref: str, outs: Collection[Path] = (), force: bool = False) -> Session:
+    """Find and read the session named on the command line, once the output files are known to be
+    allowed (a 500 MB session takes seconds to read: a bad `--out` is refused before that)."""
     info = ctx.services.find_session(ref, warn=ctx.out.warn)
+    for out in outs:
+        ctx.services.check_output(out, force=force, source=info.path)
     return ctx.services.load_session(info, warn=ctx.out.warn)
 
 
 def run_migrate(args: argparse.Namespace, ctx: Context) -> int:
     """Commit (or dry-run) a migration and print where everything went."""
-    session = _load(ctx, args.id)
     destinations = {Destination(value) for value in args.to} or {Destination.STORE}
-    plan = _plan(ctx, session, args.target, args.strategy, args.yes_send, receiving_agent_of(destinations))
-    if args.out is not None and not destinations & {Destination.MARKDOWN, Destination.JSON}:
+    outs = [] if args.out is None else [Path(path) for path in export_targets(args.out, destinations).values()]
+    if args.out is not None and not outs:
         raise UsageError("--out names the file for --to markdown or --to json; add one of them.")
+    session = _load(ctx, args.id, outs, args.force)
+    plan = _plan(ctx, session, args.target, args.strategy, args.yes_send, receiving_agent_of(destinations))
     cwd = _landing_folder(ctx, args.cwd, destinations) if args.cwd is not None else None
     if not args.dry_run:
         for note in ctx.services.recover_commits():
@@ -210,9 +216,7 @@ def result_to_json(result: MigrationResult, include_data: bool = False) -> dict[
 
 def run_export(args: argparse.Namespace, ctx: Context) -> int:
     """Print, save or copy a session's export."""
-    session = _load(ctx, args.id)
-    if args.out is not None:  # refuse a bad --out before any planning or summarizing
-        ctx.services.check_output(args.out, force=args.force, source=session.info.path)
+    session = _load(ctx, args.id, [] if args.out is None else [args.out], args.force)
     plan = _plan(ctx, session, args.target, args.strategy, args.yes_send) if args.target else None
     chunks = ctx.services.export_chunks(session, ExportFormat(args.format), plan, redact=not args.no_redact)
     if args.out is None and not args.clipboard:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
+from pathlib import PurePath
 from typing import Any
 
 from smig_tui.core.errors import MigrationNotFoundError
@@ -34,6 +36,14 @@ class Destination(StrEnum):
 
 
 NATIVE_DESTINATIONS = (Destination.CLAUDE, Destination.CODEX, Destination.GEMINI, Destination.OPENCODE)
+EXPORT_SUFFIXES = {Destination.MARKDOWN: ".md", Destination.JSON: ".json"}
+
+
+def export_targets(out: PurePath, wanted: Collection[Destination]) -> dict[Destination, PurePath]:
+    """Where `--out` puts each export asked for: that file for one kind; for both, its name with each
+    kind's suffix."""
+    kinds = [kind for kind in EXPORT_SUFFIXES if kind in wanted]
+    return {kind: out if len(kinds) == 1 else out.with_suffix(EXPORT_SUFFIXES[kind]) for kind in kinds}
 
 
 def receiving_agent_of(destinations: set[Destination]) -> str | None:

@@ -193,3 +193,25 @@ def test_as_a_non_root_user_an_unwritable_folder_is_one_sentence(fake_home: dict
     assert list(locked.iterdir()) == []
     done = _as_nobody(["export", SESSION, "--out", str(home / "ok.md")], env)
     assert done.returncode == 0 and (home / "ok.md").stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.parametrize(
+    "writer",
+    [*WRITERS, ("migrate", SESSION, "--target", "gpt-4o", "--to", "json", "--to", "markdown")],
+    ids=["export", "migrate", "migrate-both"],
+)
+def test_a_refused_out_is_refused_before_the_session_is_read(
+    fake_home: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, writer: tuple[str, ...]
+) -> None:
+    """Reading a 500 MB session takes seconds: an existing `--out` is refused before that, not after."""
+    from smig_tui.services import Services
+
+    read: list[str] = []
+    monkeypatch.setattr(Services, "load_session", lambda self, info, warn=None: read.append(info.id))
+    existing = tmp_path / "old.json"
+    existing.write_text("old", encoding="utf-8")
+    for sibling in (tmp_path / "old.md",):  # with --to json and markdown, --out names both by suffix
+        sibling.write_text("old", encoding="utf-8")
+    code, _, stderr = _run(*writer, "--out", str(existing))
+    assert code == 4 and "pass --force to replace it" in _one_error(stderr)
+    assert read == [] and existing.read_text(encoding="utf-8") == "old"
