@@ -44,7 +44,9 @@ class Run:
 
 def run_smig(argv: list[str], env: dict[str, str], stdout: Path | None) -> Run:
     """Run `smig ARGV` with stdout to a file (as `> file` would), or to a pipe this process drains
-    (as `| jq` would) when `stdout` is None, and measure that process alone."""
+    (as `| jq` would) when `stdout` is None, and measure that process alone. What earlier rows wrote
+    (an export, the search index) is flushed first, so its writeback does not land in this row."""
+    os.sync()
     with stdout.open("wb") if stdout else open(os.devnull, "wb") as sink:
         started = time.perf_counter()
         proc = subprocess.Popen(
