@@ -40,7 +40,11 @@ KIND_INDEX = {kind: index for index, kind in enumerate(KINDS)}
 
 def spare_core() -> bool:
     """Tell whether a second core is free: this process may run on two or more, and the other
-    processes' load leaves one idle. On a busy machine a second process only adds its own costs."""
+    processes' load leaves one idle. On a busy machine a second process only adds its own costs.
+
+    The load is the one-minute average or, when lower, what runs right now: the average lags, and
+    still said busy for a minute after a heavy command had ended (one-process reads then).
+    """
     try:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
@@ -49,7 +53,18 @@ def spare_core() -> bool:
         load = os.getloadavg()[0]  # this process counts as one
     except (AttributeError, OSError):
         load = 0.0
-    return cores >= 2 and load < cores - 0.5
+    now = others_running()
+    return cores >= 2 and min(load, load if now is None else now) < cores - 0.5
+
+
+def others_running() -> int | None:
+    """How many other threads are runnable right now (`/proc/loadavg`'s fourth field, less this
+    one), or None where the system does not say."""
+    try:
+        with open("/proc/loadavg", encoding="ascii") as handle:
+            return max(int(handle.read().split()[3].split("/")[0]) - 1, 0)
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def split_offset(path: str, size: int, tail_share: float = TAIL_SHARE) -> int | None:

@@ -342,14 +342,33 @@ def test_the_split_falls_on_a_line_start_and_not_for_small_files_or_without_a_sp
 
 
 @pytest.mark.parametrize(
-    ("cores", "load", "spare"), [(2, 0.3, True), (2, 1.4, True), (2, 1.6, False), (1, 0.0, False), (8, 5.0, True)]
+    ("cores", "load", "now", "spare"),
+    [
+        (2, 0.3, None, True),
+        (2, 1.4, None, True),
+        (2, 1.6, None, False),
+        (1, 0.0, None, False),
+        (8, 5.0, None, True),
+        (2, 1.8, 0, True),  # a heavy command just ended: the minute's average still says busy
+        (2, 1.8, 2, False),
+        (2, 0.3, 3, True),  # a burst right now, on a machine idle for the last minute
+    ],
 )
 def test_a_second_process_is_used_only_when_a_core_is_idle(
-    monkeypatch: pytest.MonkeyPatch, cores: int, load: float, spare: bool
+    monkeypatch: pytest.MonkeyPatch, cores: int, load: float, now: int | None, spare: bool
 ) -> None:
     monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: set(range(cores)), raising=False)
     monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+    monkeypatch.setattr(split_read, "others_running", lambda: now)
     assert split_read.spare_core() is spare
+
+
+def test_what_runs_now_is_read_from_proc_loadavg() -> None:
+    now = split_read.others_running()
+    if not Path("/proc/loadavg").is_file():
+        assert now is None
+    else:
+        assert now is not None and now >= 0
 
 
 def test_a_progress_bar_moves_through_both_halves_to_the_end(
