@@ -72,6 +72,11 @@ class _Counted:
     """The session's logged prompt growth against these counts, and the `version` it was measured at."""
 
 
+def _with_prefix(infos: Iterable[SessionInfo], prefix: str) -> list[SessionInfo]:
+    """The sessions whose id starts with `prefix` (an exact id included)."""
+    return [info for info in infos if info.id.startswith(prefix)]
+
+
 def _ignore(_: ReadWarning) -> None:
     """Drop a warning; used where the caller asked for quiet."""
 
@@ -194,9 +199,7 @@ class Services:
                 for info in self.iter_sessions(include_subagents=True, warn=warn):
                     if info.agent not in holders and os.path.realpath(info.path) == resolved:
                         return info
-        matches = self._named(ref, warn) or [
-            info for info in self.iter_sessions(include_subagents=True, warn=warn) if info.id.startswith(ref)
-        ]
+        matches = self._named(ref, warn)
         exact = [info for info in matches if info.id == ref]
         if exact:
             return exact[0]
@@ -207,18 +210,24 @@ class Services:
             raise AmbiguousIdError(f"{ref!r} matches several sessions ({shown}); give more of the id.")
         return matches[0]
 
-    def _named(self, prefix: str, warn: WarningSink) -> list[SessionInfo] | None:
+    def _named(self, prefix: str, warn: WarningSink) -> list[SessionInfo]:
         """The sessions whose id starts with `prefix`, by file name where a reader can tell ids so,
-        else from its listing. None when nothing matched: the caller then lists every home, so a
-        file named otherwise than its id is still found.
+        else from its listing. When nothing matched, the readers that answered by name list their
+        home too, so a file named otherwise than its id is still found (the others listed already).
         """
         found: list[SessionInfo] = []
+        by_name: list[SessionSource] = []
         for source in self.sources:
             named = source.listed_with_id(prefix, warn) if isinstance(source, DirectLister) else None
             if named is None:
-                named = [info for info in source.discover(warn) if info.id.startswith(prefix)]
+                named = _with_prefix(source.discover(warn), prefix)
+            else:
+                by_name.append(source)
             found += named
-        return found or None
+        if not found:
+            for source in by_name:
+                found += _with_prefix(source.discover(warn), prefix)
+        return found
 
     def load_session(self, info: SessionInfo, warn: WarningSink = _ignore) -> Session:
         """Read one session in full."""
@@ -364,7 +373,7 @@ class Services:
         state = self._counted_state(session, self.counter_for(capacity))
         version = state.version
         if state.guessed_ids is None or state.guessed_ids[0] != version:
-            _, guessed = self.count_newest(session, capacity, need=-1)
+            _, _, guessed = self._counted_view(session, capacity, need=-1)
             messages = session.messages
             state.guessed_ids = version, frozenset(messages[i].id for i in guessed)
         return state.guessed_ids[1]

@@ -158,3 +158,23 @@ def test_every_id_and_prefix_resolves_as_the_listing_does(
                 assert services.find_session(ref) == expected, ref
             direct += not {Agent.CODEX, Agent.CLAUDE} & set(asked)
     assert direct > 200 and ambiguous > 5
+
+
+def test_an_id_nobody_has_lists_each_home_once(both_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """No name matches: the readers that answered by name list their homes (a misnamed file is still
+    found), the others were listed already and are not listed again."""
+    services = build_services()
+    asked = _listed_agents(services, monkeypatch)
+    with pytest.raises(SmigError, match="No session matches"):
+        services.find_session("ffffffff-no-such-session")
+    assert sorted(asked) == sorted({source.agent for source in services.sources})
+
+
+def test_a_misnamed_rollout_is_still_found_by_its_id(both_homes: dict[str, Path]) -> None:
+    """A rollout renamed by hand, so its name holds another id: the names miss it, the listing finds it."""
+    listed = [i for i in build_services().iter_sessions(agent=Agent.CODEX, include_subagents=True)]
+    info = listed[0]
+    path = Path(info.path)
+    path.rename(path.with_name(path.name.replace(info.id, "00000000-0000-7000-8000-000000000000")))
+    found = build_services().find_session(info.id)
+    assert found.id == info.id and found.path != info.path and Path(found.path).is_file()

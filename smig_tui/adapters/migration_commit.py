@@ -251,14 +251,16 @@ class Committer:
         force: bool,
     ) -> list[PlannedFile]:
         """Lay out the Markdown and/or JSON exports, at `out` or beside the store."""
-        targets = export_targets(out or Path(migration_id), wanted)
+        folder = self._paths.data_dir / "exports" / workspace_key(session.info.cwd)
+        targets = export_targets(out, wanted) if out is not None else None
         files: list[PlannedFile] = []
-        for kind, chosen in targets.items():
-            if out is None:
-                folder = self._paths.data_dir / "exports" / workspace_key(session.info.cwd)
-                path = folder / f"{migration_id}{EXPORT_SUFFIXES[kind]}"
+        for kind, suffix in EXPORT_SUFFIXES.items():
+            if kind not in wanted:
+                continue
+            if targets is None:
+                path = folder / f"{migration_id}{suffix}"
             else:
-                path = check_output_path(Path(chosen), self._paths, force=force, sources=[session.info.path])
+                path = check_output_path(Path(targets[kind]), self._paths, force=force, sources=[session.info.path])
             if kind is Destination.MARKDOWN:
                 data = to_markdown(session, messages, plan)
             else:
