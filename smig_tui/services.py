@@ -25,9 +25,12 @@ from smig_tui.core.errors import AmbiguousIdError, ConfigError, SessionNotFoundE
 from smig_tui.core.memo import IdentityMemo, Memo
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import DirectLister, SessionSource, WarningSink
+from smig_tui.plugins import agent_choices as agent_choices  # re-exported for the front ends
+from smig_tui.plugins import agent_profiles as agent_profiles
+from smig_tui.plugins import profile_of as profile_of
 
 if TYPE_CHECKING:
-    from smig_tui.adapters.agents.entry import AgentEntry as AgentEntry  # re-exported for the front ends
+    from smig_tui.adapters.agents.profile import AgentProfile as AgentProfile  # re-exported for the front ends
     from smig_tui.adapters.archive import Archive
     from smig_tui.adapters.memory_store import ApplyResult as ApplyResult  # re-exported for the front ends
     from smig_tui.adapters.memory_store import MemoryStore
@@ -41,8 +44,9 @@ if TYPE_CHECKING:
     from smig_tui.core.decide import AgentOverhead
     from smig_tui.core.export import ExportFormat
     from smig_tui.core.memory_sync import Direction, MemoryPlan, Mode
-    from smig_tui.core.migration import Destination, MigrationResult
+    from smig_tui.core.migration import MigrationResult
     from smig_tui.core.models import Message, ModelCapacity, Plan, Strategy
+    from smig_tui.core.native import Destination
     from smig_tui.core.plan_structure import Structure
     from smig_tui.core.ports import TokenCounter
     from smig_tui.core.search import Snippet
@@ -98,7 +102,7 @@ class Services:
     sources: list[SessionSource] = field(default_factory=list)
     env: dict[str, str] | None = None
     """The environment the agents' settings are read from (None: this process's)."""
-    agents: tuple[AgentEntry, ...] = field(default_factory=lambda: agent_entries())
+    agents: tuple[AgentProfile, ...] = field(default_factory=lambda: agent_profiles())
     """The agents this process reads and writes (the registry's); front ends loop over these."""
     counters: Memo[str, TokenCounter] = field(default_factory=Memo, init=False, repr=False, compare=False)
     """Each encoding's counter, loaded once per process."""
@@ -116,7 +120,7 @@ class Services:
     )
     """Each session's plan structure (tool pairs, injected context), only the sessions in use."""
 
-    def agent_entry(self, agent: str) -> AgentEntry | None:
+    def agent_profile(self, agent: str) -> AgentProfile | None:
         """The registry entry of one agent (by id), or None for an agent smig does not know."""
         return next((entry for entry in self.agents if entry.id == agent), None)
 
@@ -167,17 +171,16 @@ class Services:
 
     def find_session(self, ref: str, warn: WarningSink = _ignore) -> SessionInfo:
         """Resolve a session id, unique id prefix, or path to a session file."""
-        from smig_tui.adapters.agents.opencode.home import split_ref
-
-        if (opencode := split_ref(ref)) is not None:  # an OpenCode session's path: `<database>#<id>`
-            found = [
-                info
-                for info in self.iter_sessions(agent=Agent.OPENCODE, include_subagents=True, warn=warn)
-                if info.path == ref
-            ]
-            if found:
-                return found[0]
-            raise SessionNotFoundError(f"No OpenCode session {opencode[1]} in {opencode[0]}.")
+        for entry in self.agents:  # a session kept as database rows: its path is `<database>#<id>`
+            if entry.refs is not None and (row := entry.refs.split(ref)) is not None:
+                found = [
+                    info
+                    for info in self.iter_sessions(agent=entry.agent, include_subagents=True, warn=warn)
+                    if info.path == ref
+                ]
+                if found:
+                    return found[0]
+                raise SessionNotFoundError(f"No {entry.name} session {row[1]} in {row[0]}.")
         as_path = Path(ref).expanduser()
         if as_path.name.endswith((".jsonl", ".jsonl.zst")):
             from smig_tui.adapters.zstd_files import current_form
@@ -236,11 +239,12 @@ class Services:
     @cached_property
     def capacities(self) -> CapacityTable:
         """The model capacity table: shipped figures, cached live ones, the config's `[models]`, agent settings."""
-        from smig_tui.adapters.agent_config import read_agent_settings
         from smig_tui.adapters.capacity_table import load_capacities
         from smig_tui.adapters.provider_capacity import LiveCache
 
-        settings = read_agent_settings(self.paths, os.environ if self.env is None else self.env)
+        settings = {
+            entry.id: adjust for entry in self.agents if (adjust := entry.window_settings(self.env)) is not None
+        }
         live = LiveCache(self.paths.cache_dir).load()
         return load_capacities(self.config, self.paths.config_file, settings, live)
 
@@ -467,10 +471,18 @@ class Services:
 
     @cached_property
     def agent_overheads(self) -> dict[str, AgentOverhead]:
-        """What Claude Code and Codex add to every request: measured, or set in the config."""
-        from smig_tui.adapters.agent_overhead import load_overheads
+        """What each agent adds to every request: measured (its profile), or set in the config."""
+        from smig_tui.core.decide import AgentOverhead, parse_agent_overheads
 
-        return load_overheads(self.config, str(self.paths.config_file))
+        where = str(self.paths.config_file)
+        found: dict[str, AgentOverhead] = {
+            entry.id: AgentOverhead(entry.id, entry.overhead.tokens, f"measured with {entry.overhead.client}")
+            for entry in self.agents
+            if entry.overhead is not None
+        }
+        for agent, tokens in parse_agent_overheads(self.config, where).items():
+            found[agent] = AgentOverhead(agent, tokens, f"{where} [agents.{agent}]")
+        return found
 
     def overhead_for(self, capacity: ModelCapacity, agent: str | None = None) -> AgentOverhead | None:
         """The overhead of the agent the session is resumed in (`agent`, else the one the model's
@@ -533,7 +545,7 @@ class Services:
         """The reader and writer of the agents' long-term memory."""
         from smig_tui.adapters.memory_store import MemoryStore
 
-        return MemoryStore(self.paths)
+        return MemoryStore(self.paths, agents=self.agents, env=self.env)
 
     def memory_plan(
         self,
@@ -543,12 +555,10 @@ class Services:
         budget: int | None = None,
     ) -> MemoryPlan:
         """Plan a memory sync among the agents set up here (every direction, auto mode by default); writes nothing."""
-        from smig_tui.core.memory_agents import ALL_DIRECTIONS
         from smig_tui.core.memory_sync import Mode, plan_memory_sync
 
         inputs = self.memory_store().read_inputs(project)
-        directions = directions or ALL_DIRECTIONS
-        return plan_memory_sync(inputs, directions, mode or Mode.AUTO, budget)
+        return plan_memory_sync(inputs, directions or None, mode or Mode.AUTO, budget)
 
     def memory_apply(self, plan: MemoryPlan) -> ApplyResult:
         """Make a planned memory sync's writes, under the memory lock (LockedError if held)."""
@@ -576,12 +586,10 @@ class Services:
 
         `cwd` writes the native sessions for another project folder than the source's.
         """
-        from smig_tui.adapters.migration_commit import Committer
+        from smig_tui.adapters.migration_commit import Committer, MigrationRequest
 
-        committer = Committer(self.paths, self.store, self.agents, self.env)
-        return committer.migrate(
-            session, plan, migrated_messages(plan), to, dry_run, out, force, redact_secrets=redact, cwd=cwd
-        )
+        request = MigrationRequest(session, plan, migrated_messages(plan), tuple(to), dry_run, out, force, redact, cwd)
+        return Committer(self.paths, self.store, self.agents, self.env).migrate(request)
 
     def recover_commits(self) -> list[str]:
         """Finish or clean up commits a kill interrupted; one sentence each (see `commit_journal`)."""
@@ -602,13 +610,13 @@ class Services:
         ]
 
     def agent_homes(self) -> dict[str, Path]:
-        """Where each agent's sessions are read from: a folder, or OpenCode's database file."""
-        homes = {entry.id: entry.home(self.paths, self.env) for entry in self.agents}
+        """Where each agent's sessions are read from: a folder, or a database file."""
+        homes = {entry.id: entry.home(self.env) for entry in self.agents}
         return {agent: home for agent, home in homes.items() if home is not None}
 
     def can_write(self, destination: Destination | str) -> bool:
-        """Whether a destination can be written here: an agent's needs its writer (OpenCode its command)."""
-        entry = self.agent_entry(str(destination))
+        """Whether a destination can be written here: an agent's needs its writer (and what that needs)."""
+        entry = self.agent_profile(str(destination))
         if entry is None:
             return True  # the store and the exports are smig's own files
         writer = entry.writer(self.paths, self.env)
@@ -923,40 +931,36 @@ def table_date() -> str:
     return shipped_date()
 
 
-def agent_entries() -> tuple[AgentEntry, ...]:
-    """The registry of agents (`adapters/agents/registry.py`), for front ends that build choices before services."""
-    from smig_tui.adapters.agents import registry
-
-    return registry.AGENTS
-
-
-def agent_entry_of(agent: str) -> AgentEntry | None:
-    """One agent's registry entry by its id (an `Agent` is one), or None for an agent the registry does not name."""
-    return next((entry for entry in agent_entries() if entry.id == agent), None)
+def no_sessions_sentence(env: dict[str, str] | None = None) -> str:
+    """Where smig looked when it found no session at all, and the variables that move each agent's home."""
+    places = [str(where) for entry in agent_profiles() if (where := entry.where_sessions(env)) is not None]
+    return "no sessions found under " + (
+        ", ".join(places[:-1]) + " or " + places[-1] if len(places) > 1 else "".join(places)
+    )
 
 
-def build_services(env: dict[str, str] | None = None, agents: Sequence[AgentEntry] | None = None) -> Services:
+def build_services(env: dict[str, str] | None = None, agents: Sequence[AgentProfile] | None = None) -> Services:
     """Wire the adapters from the environment and the config file: one reader per agent of the registry."""
     paths = resolve_paths(env)
     config = load_config(paths.config_file)
-    entries = tuple(agent_entries() if agents is None else agents)
+    entries = tuple(agent_profiles() if agents is None else agents)
     sources = [source for entry in entries if (source := entry.source(paths, env)) is not None]
-    return Services(paths=paths, config=config, sources=with_archive(paths, sources), env=env, agents=entries)
+    return Services(paths=paths, config=config, sources=with_archive(paths, sources, env), env=env, agents=entries)
 
 
-def session_archive(paths: Paths) -> Archive:
+def session_archive(paths: Paths, env: dict[str, str] | None = None) -> Archive:
     """smig's archive of session files, restoring into each agent's home (issue 20)."""
     from smig_tui.adapters.archive import Archive
 
-    homes = {"codex": paths.codex_home, "claude": paths.claude_home}
-    if paths.gemini_home is not None:
-        homes["gemini"] = paths.gemini_home
+    homes: dict[str, Path] = {
+        entry.id: home for entry in agent_profiles() if entry.refs is None and (home := entry.home(env)) is not None
+    }
     return Archive(paths.data_dir / "archive", homes)
 
 
-def with_archive(paths: Paths, sources: list[SessionSource]) -> list[SessionSource]:
+def with_archive(paths: Paths, sources: list[SessionSource], env: dict[str, str] | None = None) -> list[SessionSource]:
     """Each reader wrapped so archived sessions whose originals are gone still list (issue 20)."""
     from smig_tui.adapters.archive import ArchivedSource
 
-    archive = session_archive(paths)
+    archive = session_archive(paths, env)
     return [ArchivedSource(source, archive, paths.cache_dir / "archive-view") for source in sources]

@@ -12,11 +12,14 @@ from smig_tui.tui.screens.commit import CommitModal
 from smig_tui.tui.widgets.source_tree import SourceTree
 
 
-async def settle(pilot: Pilot[None]) -> None:
-    """Wait until every worker (and what each one triggers) has finished and been applied."""
-    for _ in range(4):
+async def settle(pilot: Pilot[None], rounds: int = 12) -> None:
+    """Wait until every worker, and every worker those start, has finished and its result been applied:
+    rounds of waiting go on until one starts no new worker (at most `rounds`, so a loop cannot hang)."""
+    for _ in range(rounds):
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
+        if all(worker.is_finished for worker in pilot.app.workers):
+            return
 
 
 async def commit_dialog_choosing(

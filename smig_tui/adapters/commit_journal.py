@@ -27,13 +27,8 @@ from typing import Any
 from smig_tui.adapters.fs import atomic_write
 from smig_tui.adapters.storage.migration_store import MigrationStore
 from smig_tui.core.errors import MigrationNotFoundError
-from smig_tui.core.migration import (
-    MigrationRecord,
-    PlannedFile,
-    record_from_json,
-    record_to_json,
-    validate_migration_id,
-)
+from smig_tui.core.migration import MigrationRecord, record_from_json, record_to_json, validate_migration_id
+from smig_tui.core.native import PlannedFile
 
 
 def _sha256(data: bytes) -> str:

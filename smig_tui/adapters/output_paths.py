@@ -16,6 +16,7 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
+from smig_tui.adapters.agents import registry
 from smig_tui.adapters.fs import describe_kind
 from smig_tui.adapters.paths import Paths
 from smig_tui.core.errors import SmigError, WriteRefusedError
@@ -60,11 +61,12 @@ def _checked(target: Path, paths: Paths, force: bool, sources: Iterable[str]) ->
         raise OutputPathError(f"{target.parent} is not a folder.")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise WriteRefusedError(f"Cannot write to the folder {folder}: permission denied.")
-    for home in (paths.codex_home, paths.claude_home):
-        if _is_within(real, home):
+    for entry in registry.AGENTS:
+        home = entry.home(None) if entry.refs is None else None  # a database home is a file, not a folder
+        if home is not None and _is_within(real, home):
             raise WriteRefusedError(
                 f"Refusing to write {target}: it is inside {home}, where smig writes only native sessions "
-                "(--to claude/codex) and memory files; choose a path outside the agents' folders."
+                f"(--to {entry.id}) and memory files; choose a path outside the agents' folders."
             )
     try:
         info = os.stat(real)

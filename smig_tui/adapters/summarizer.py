@@ -41,12 +41,12 @@ from smig_tui.core.summary import (
     plan_summary_job,
     run_summary,
 )
+from smig_tui.core.text import one_line
 
 
 def _one_line(text: str, width: int = 200) -> str:
     """Flatten and redact provider text before it goes into an error message."""
-    flat = " ".join(redact(text).text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+    return one_line(redact(text).text, width)
 
 
 def _status_detail(error: openai.APIStatusError) -> str:

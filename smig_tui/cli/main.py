@@ -55,8 +55,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """
     parser = argparse.ArgumentParser(
         prog="smig",
-        description="Hand a Codex or Claude Code conversation to another agent and model. "
-        "With no command, opens the TUI.",
+        description="Hand a coding agent's conversation to another agent and model. With no command, opens the TUI.",
     )
     parser.add_argument("--version", action="version", version=f"smig {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -96,9 +95,9 @@ def main(argv: Sequence[str] | None = None, ctx: Context | None = None) -> int:
     try:
         code = int(handler(args, ctx))
         if code == 0 and getattr(args, "command", None) not in (None, "tui", "mcp", "archive"):
-            from smig_tui.cli.archive import auto_archive  # `[archive] auto = true` (issue 20)
+            from smig_tui.cli.auto_archive import auto_archive  # `[archive] auto = true` (issue 20)
 
-            auto_archive(args.command, ctx)
+            auto_archive(args.command, ctx.services, ctx.out)
         return code
     except SmigError as error:
         ctx.out.error(str(error))

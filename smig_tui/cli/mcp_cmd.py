@@ -13,7 +13,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add `mcp` to the CLI."""
     mcp = subparsers.add_parser(
         "mcp",
-        help="serve smig's tools over MCP (stdio) to Claude Code, Codex or any MCP client",
+        help="serve smig's tools over MCP (stdio) to your coding agents or any MCP client",
         description="Serve smig's migration tools to an agent over the Model Context Protocol on stdio.",
     )
     mcp.set_defaults(handler=run_mcp)

@@ -10,16 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 from smig_tui.core.errors import SmigError
 from smig_tui.core.export import ExportFormat
-from smig_tui.core.migration import (
-    Destination,
-    MigrationRecord,
-    MigrationResult,
-    export_targets,
-    receiving_agent_of,
-    record_to_json,
-)
+from smig_tui.core.migration import MigrationRecord, MigrationResult, record_to_json
 from smig_tui.core.models import Plan, Session, Strategy
+from smig_tui.core.native import Destination, export_targets, receiving_agent_of
 from smig_tui.core.plans import left_out
+from smig_tui.plugins import destination_choices
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
@@ -41,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     migrate.add_argument(
         "--to",
         action="append",
-        choices=[d.value for d in Destination],
+        choices=[d.value for d in destination_choices()],
         default=[],
         help="destination, repeatable (default: store only; storage always records a commit)",
     )
@@ -50,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     migrate.add_argument("--out", type=Path, metavar="FILE", help="file for --to markdown/json")
     migrate.add_argument(
-        "--cwd", metavar="PATH", help="write the claude/codex session for this project folder instead of the source's"
+        "--cwd", metavar="PATH", help="write the native session for this project folder instead of the source's"
     )
     migrate.add_argument("--force", action="store_true", help="replace an existing --out file")
     migrate.add_argument("--dry-run", action="store_true", help="show exactly what would be written, write nothing")
@@ -180,9 +175,10 @@ def _print_result(ctx: Context, result: MigrationResult, plan: Plan) -> None:
     for planned in result.files:
         size = len(planned.data.encode("utf-8"))
         ctx.out.data(f"  {planned.destination.value}: {verb} {planned.path} ({size:,} bytes)")
-        if planned.destination is Destination.OPENCODE and planned.native:  # the file is smig's import document
+        entry = ctx.services.agent_profile(planned.destination.value)
+        if entry is not None and entry.import_command and planned.native:  # the file is smig's import document
             how = "would import" if result.dry_run else "imported"
-            ctx.out.data(f"  opencode: {how} it as session {planned.native.session_id} (`opencode import`)")
+            ctx.out.data(f"  {entry.id}: {how} it as session {planned.native.session_id} (`{entry.import_command}`)")
     for command in result.resume_commands:
         ctx.out.data(f"  resume: {command}")
     if result.dry_run:

@@ -9,15 +9,14 @@ from typing import TYPE_CHECKING, Any
 from smig_tui.core.capacity import calibration_margin
 from smig_tui.core.models import Decision, ModelCapacity, Plan, PlanItem, Strategy
 from smig_tui.core.plans import left_out
+from smig_tui.core.text import one_line
+from smig_tui.services import agent_choices
 
 if TYPE_CHECKING:
     from rich.table import Table
 
     from smig_tui.cli.main import Context
     from smig_tui.core.decide import AgentOverhead
-
-RECEIVING_AGENTS = ("claude", "codex", "gemini", "opencode")
-"""Agents a plan can be made for: each adds its own overhead to every request."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -44,10 +43,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     plan.add_argument(
         "--to",
-        choices=RECEIVING_AGENTS,
+        choices=agent_choices(),
         metavar="AGENT",
         help="the agent that will resume it, whose overhead (system prompt, tools) is taken off "
-        f"the room ({', '.join(RECEIVING_AGENTS)}; default: the one the model's provider implies)",
+        f"the room ({', '.join(agent_choices())}; default: the one the model's provider implies)",
     )
     plan.add_argument("--json", action="store_true", help="print JSON for scripts")
     plan.add_argument(
@@ -130,7 +129,7 @@ def run_plan(args: argparse.Namespace, ctx: Context) -> int:
     for note in plan.notes:
         ctx.out.data(f"note: {note}")
     if plan.placeholder:
-        ctx.out.data(f"first message: {_one_line(plan.placeholder, 160)}")
+        ctx.out.data(f"first message: {one_line(plan.placeholder, 160)}")
     console = ctx.out.console
     console.print(_items_table(plan, console.width, all_rows=args.all_rows))
     return 0
@@ -237,14 +236,8 @@ def _items_table(plan: Plan, width: int, all_rows: bool = False) -> Table:
             tokens = f"{item.original_tokens:,}>{item.tokens:,}"
         who = f"{_ROLE.get(message.role.value, message.role.value)} {_KIND.get(message.kind.value, message.kind.value)}"
         fate = f"{'keep' if item.kept else 'drop'} {item.reason}"
-        table.add_row(str(message.index), who, tokens, fate, _one_line(message.head(4 * text_width), text_width))
+        table.add_row(str(message.index), who, tokens, fate, one_line(message.head(4 * text_width), text_width))
     return table
-
-
-def _one_line(text: str, width: int) -> str:
-    """Collapse whitespace and cut to `width` characters."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
 def plan_to_json(plan: Plan, capacity: ModelCapacity, counter: str) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from dataclasses import asdict
 from typing import IO, TYPE_CHECKING
 
 from smig_tui.core.models import Role
-from smig_tui.services import agent_entries
+from smig_tui.services import agent_profiles
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
@@ -24,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "migr* as a prefix. Chinese, Japanese, Korean and emoji are matched as written.",
     )
     search.add_argument("query", nargs="+", help="what to find")
-    search.add_argument("--agent", help=f"only this agent ({', '.join(entry.id for entry in agent_entries())}, …)")
+    search.add_argument("--agent", help=f"only this agent ({', '.join(entry.id for entry in agent_profiles())}, …)")
     search.add_argument("--cwd", metavar="PATH", help="only sessions recorded in PATH or below it")
     search.add_argument("--since", metavar="WHEN", help="only messages since an age (30m, 12h, 7d, 2w) or a date")
     search.add_argument("--role", choices=[role.value for role in Role], help="only messages of this role")

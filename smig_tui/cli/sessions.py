@@ -8,7 +8,8 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from smig_tui.core.models import Agent, Message, Session, SessionInfo
-from smig_tui.services import agent_entries
+from smig_tui.core.text import one_line
+from smig_tui.services import agent_profiles, no_sessions_sentence
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
@@ -16,8 +17,8 @@ if TYPE_CHECKING:
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `list` and `show` to the CLI."""
-    listing = subparsers.add_parser("list", help="list Codex and Claude Code sessions")
-    listing.add_argument("--agent", choices=[entry.id for entry in agent_entries()], help="only this agent")
+    listing = subparsers.add_parser("list", help="list every agent's sessions")
+    listing.add_argument("--agent", choices=[entry.id for entry in agent_profiles()], help="only this agent")
     listing.add_argument("--cwd", metavar="PATH", help="only sessions in PATH or below it")
     listing.add_argument("--all", action="store_true", help="include sub-agent and exec sessions")
     listing.add_argument("--limit", type=int, default=0, metavar="N", help="show the newest N only")
@@ -41,12 +42,7 @@ def run_list(args: argparse.Namespace, ctx: Context) -> int:
         ctx.out.json([info_to_json(info) for info in sessions])
         return 0
     if not sessions:
-        ctx.out.diag(
-            f"smig: no sessions found under {ctx.services.paths.codex_sessions} "
-            f"or {ctx.services.paths.claude_projects}"
-            + (f" or {ctx.services.paths.gemini_home / 'tmp'}" if ctx.services.paths.gemini_home else "")
-            + ", nor in OpenCode's database"
-        )
+        ctx.out.diag(f"smig: {no_sessions_sentence(ctx.services.env)}")
         return 0
     rows = [
         (
@@ -104,7 +100,7 @@ def run_show(args: argparse.Namespace, ctx: Context) -> int:
     for column in ("#", "role", "kind", "tool", "text"):
         table.add_column(column, no_wrap=column != "text", overflow="fold")
     for message in session.messages:
-        text = message.text if args.full else _one_line(message.head(640), 160)
+        text = message.text if args.full else one_line(message.head(640), 160)
         table.add_row(
             str(message.index),
             message.role.value,
@@ -142,12 +138,6 @@ def _print_header(session: Session, ctx: Context) -> None:
         if value:
             ctx.out.data(f"{key:>11}: {value}")
     ctx.out.data("")
-
-
-def _one_line(text: str, width: int) -> str:
-    """Collapse whitespace and cut to `width` characters."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
 def info_to_json(info: SessionInfo) -> dict[str, Any]:

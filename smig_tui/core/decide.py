@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from smig_tui.core.agent_rules import home_agent_of, known_list, rules_of
 from smig_tui.core.errors import ConfigError
 from smig_tui.core.models import Decision, ModelCapacity
 
@@ -58,20 +59,19 @@ class AgentOverhead:
 
 
 def receiving_agent(capacity: ModelCapacity) -> str | None:
-    """The agent a session for this model is resumed in: Claude Code for Anthropic, Codex for OpenAI,
-    Gemini CLI for Google."""
-    return {"anthropic": "claude", "openai": "codex", "google": "gemini"}.get(capacity.provider)
+    """The agent a session for this model is resumed in: the one whose rules name the model's provider."""
+    return home_agent_of(capacity.provider)
 
 
 def parse_agent_overheads(config: Mapping[str, Any], where: str) -> dict[str, int]:
-    """Validate the config's `[agents.claude]` / `[agents.codex]` `overhead` settings."""
+    """Validate the config's `[agents.<agent>]` `overhead` settings."""
     table = config.get("agents", {})
     if not isinstance(table, Mapping):
         raise ConfigError(f"{where}: [agents] must be a table.")
     out: dict[str, int] = {}
     for agent, settings in table.items():
-        if agent not in ("claude", "codex", "gemini", "opencode"):
-            raise ConfigError(f"{where}: [agents.{agent}] is not an agent (known: claude, codex, gemini, opencode).")
+        if rules_of(agent) is None:
+            raise ConfigError(f"{where}: [agents.{agent}] is not an agent (known: {known_list()}).")
         if not isinstance(settings, Mapping):
             raise ConfigError(f"{where}: [agents.{agent}] must be a table.")
         for key, value in settings.items():

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
-from enum import StrEnum
-from pathlib import PurePath
 from typing import Any
 
 from smig_tui.core.errors import MigrationNotFoundError
 from smig_tui.core.models import Kind, Message, Plan, Role, Session
+from smig_tui.core.native import NativeOutput, PlannedFile
 from smig_tui.core.plans import left_out as plan_left_out
 
 SCHEMA_VERSION = 1
@@ -21,89 +19,6 @@ MIGRATION_ID_RE = re.compile(r"^[0-9a-f]{12}[0-9a-f]{20}$")
 """Migration ids: 12 hex digits of milliseconds since the epoch then 20 random hex digits (sortable)."""
 
 _WORKSPACE_KEY_RE = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
-
-
-class Destination(StrEnum):
-    """Where `smig migrate --to` can put the result."""
-
-    STORE = "store"
-    CLAUDE = "claude"
-    CODEX = "codex"
-    GEMINI = "gemini"
-    OPENCODE = "opencode"
-    MARKDOWN = "markdown"
-    JSON = "json"
-
-
-NATIVE_DESTINATIONS = (Destination.CLAUDE, Destination.CODEX, Destination.GEMINI, Destination.OPENCODE)
-EXPORT_SUFFIXES = {Destination.MARKDOWN: ".md", Destination.JSON: ".json"}
-
-
-def export_targets(out: PurePath, wanted: Collection[Destination]) -> dict[Destination, PurePath]:
-    """Where `--out` puts each export asked for: that file for one kind; for both, its name with each
-    kind's suffix."""
-    kinds = [kind for kind in EXPORT_SUFFIXES if kind in wanted]
-    return {kind: out if len(kinds) == 1 else out.with_suffix(EXPORT_SUFFIXES[kind]) for kind in kinds}
-
-
-def receiving_agent_of(destinations: set[Destination]) -> str | None:
-    """The one agent a migration is written for, whose overhead its plan takes off; None when there is
-    no native destination or several (then the agent the target model's provider implies counts)."""
-    native = [destination.value for destination in NATIVE_DESTINATIONS if destination in destinations]
-    return native[0] if len(native) == 1 else None
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """One message of a native session as written: strictly alternating, tools flattened to text."""
-
-    role: Role
-    """USER or ASSISTANT only."""
-    text: str
-    timestamp: str | None = None
-    source_ids: tuple[str, ...] = ()
-    """Ids of the migrated messages merged into this turn."""
-
-
-@dataclass(frozen=True, slots=True)
-class Lineage:
-    """Where a written session came from, recorded in it and in storage."""
-
-    source_agent: str
-    source_id: str
-    source_path: str
-    migration_id: str
-    omitted: int = 0
-    """Conversation messages the plan left out (`plans.left_out`; 0 when migrated as-is)."""
-    strategy: str = "as-is"
-    omitted_tokens: int = 0
-    """Their tokens, as the placeholder states them."""
-    target: str | None = None
-    """The model the plan was sized for (the written session may record another the agent runs)."""
-    origin_cwd: str | None = None
-    """The source's working directory when the session was written for another folder (`--cwd`)."""
-
-
-@dataclass(frozen=True, slots=True)
-class NativeOutput:
-    """A native session written (or, in a dry run, that would be written) for a target agent."""
-
-    agent: str
-    path: str
-    session_id: str
-    resume_command: str
-
-
-@dataclass(frozen=True, slots=True)
-class PlannedFile:
-    """A file a migration will create: its bytes are ready before anything is written."""
-
-    destination: Destination
-    path: str
-    data: str
-    mtime: float | None = None
-    overwrite: bool = False
-    native: NativeOutput | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,11 +15,14 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from smig_tui.core.agent_rules import home_agent_of
 from smig_tui.core.errors import MigrationNotFoundError, SessionNotFoundError
 from smig_tui.core.export import to_markdown
 from smig_tui.core.handoff import redact_messages
-from smig_tui.core.migration import Destination, MigrationRecord, message_from_json, receiving_agent_of
+from smig_tui.core.migration import MigrationRecord, message_from_json
 from smig_tui.core.models import Agent, Message, ModelCapacity, Plan, Role, Session, SessionInfo, Strategy
+from smig_tui.core.native import destinations as all_destinations
+from smig_tui.core.native import parse_destination, receiving_agent_of
 from smig_tui.core.openai_chat import MAX_CHAT_BYTES, load_chat, to_chat
 from smig_tui.core.plan_structure import R_INJECTED, R_OPAQUE, R_ORPHAN
 from smig_tui.core.plans import PLACEHOLDER_ID, SUMMARY_ID, left_out
@@ -238,7 +241,7 @@ class SmigTools:
             )
         reserve = _bounded("reserve", reserve, 0, target.context_window, -1)
         messages = load_chat(messages_json)
-        agent = Agent.CLAUDE if source.provider == "anthropic" else Agent.CODEX
+        agent = Agent(home_agent_of(source.provider) or self.services.agents[0].id)  # whose usage figures they are
         session = Session(SessionInfo(id="inline", agent=agent, path=INLINE_PATH, model=source.name), messages)
         pins = [m.id for m in messages if m.role in (Role.SYSTEM, Role.DEVELOPER)]
         plan = services.plan(
@@ -272,12 +275,10 @@ class SmigTools:
         """Sessions found on this machine, newest first, with the homes searched."""
         wanted = None
         if agent:
-            try:
-                wanted = Agent(agent)
-            except ValueError:
-                raise InvalidArgumentError(
-                    f"list_sessions: unknown agent {agent!r}; use codex, claude, gemini or opencode."
-                ) from None
+            known = [entry.id for entry in self.services.agents]
+            if agent not in known:
+                raise InvalidArgumentError(f"list_sessions: unknown agent {agent!r}; use {', '.join(known)}.")
+            wanted = Agent(agent)
         count = _bounded("limit", limit, 1, MAX_LIMIT, 20)
         sessions = self.services.list_sessions(agent=wanted, cwd=os.path.expanduser(cwd) if cwd else None)
         return page_items(
@@ -371,9 +372,9 @@ class SmigTools:
         destinations = set()
         for name in to or ["store"]:
             try:
-                destinations.add(Destination(name))
+                destinations.add(parse_destination(name))
             except ValueError:
-                names = ", ".join(d.value for d in Destination)
+                names = ", ".join(d.value for d in all_destinations())
                 raise InvalidArgumentError(
                     f"commit_migration: unknown destination {name!r} in to; use {names}."
                 ) from None

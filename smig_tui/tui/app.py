@@ -12,6 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from smig_tui.core.errors import SmigError
+from smig_tui.plugins import agent_names
 from smig_tui.services import Services, clipboard, describe_failure
 from smig_tui.tui.commands import ActionsProvider
 from smig_tui.tui.messages import WorkerFailed
@@ -70,7 +71,7 @@ class SmigApp(App[None]):
             "m",
             "memory",
             "Memory",
-            tooltip="Sync long-term memory among Codex, Claude Code, Gemini CLI and OpenCode.",
+            tooltip=f"Sync long-term memory among {agent_names()}.",
             id="app.memory",
         ),
         Binding("q", "quit", "Quit", tooltip="Leave smig.", id="app.quit"),

@@ -12,10 +12,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from smig_tui.core.migration import Destination, receiving_agent_of
 from smig_tui.core.models import Agent, ModelCapacity, Plan, Session, SessionInfo, Strategy
+from smig_tui.core.native import Destination, receiving_agent_of
 from smig_tui.core.strategies import TAB_STRATEGIES
-from smig_tui.services import Services, agent_entry_of
+from smig_tui.services import Services, agent_profiles, profile_of
 
 PLAN_STRATEGIES = TAB_STRATEGIES
 
@@ -99,7 +99,7 @@ def likely_targets(agents: set[Agent], chosen: str | None) -> list[str]:
     agent's default."""
     if chosen:
         return [chosen]
-    entries = (agent_entry_of(agent) for agent in sorted(agents))
+    entries = (profile_of(agent) for agent in sorted(agents))
     return list(dict.fromkeys(entry.default_target for entry in entries if entry is not None))
 
 
@@ -168,13 +168,14 @@ def summarize(
 
 
 def default_native(session: Session) -> str:
-    """The agent the registry hands this one's sessions to: a Codex thread goes to Claude Code and back."""
-    entry = agent_entry_of(session.info.agent)
-    return entry.hand_to.value if entry else "codex"
+    """The agent this one's profile hands its sessions to (for an agent no longer installed: the first
+    agent's choice)."""
+    entry = profile_of(session.info.agent) or agent_profiles()[0]
+    return entry.hand_to
 
 
 def commit_preview(services: Services, session: Session, plan: Plan) -> tuple[Any, dict[str, str]]:
-    """Dry-run every destination this machine can write (OpenCode's needs its command), so the dialog
+    """Dry-run every destination this machine can write (an agent's writer may need its command), so the dialog
     can say exactly where each one writes."""
     wanted = {Destination.STORE} | {Destination(entry.id) for entry in services.agents if services.can_write(entry.id)}
     result = services.migrate(session, plan, to=wanted, dry_run=True)
@@ -192,10 +193,17 @@ def commit_preview(services: Services, session: Session, plan: Plan) -> tuple[An
     return result, choices
 
 
-def searched_folders(services: Services) -> list[str]:
-    """The folders discovery reads, as people write them."""
-    paths = services.paths
-    return [shown(paths.codex_sessions), shown(paths.claude_projects)]
+def nothing_found(services: Services) -> str:
+    """What the session card says with no session at all: where smig looked (the folders of the agents the
+    tree always shows), and the variables that move them."""
+    entries = [entry for entry in services.agents if entry.shown_when_empty]
+    folders = [shown(where) for entry in entries if (where := entry.where_sessions(services.env)) is not None]
+    variables = [variable for entry in entries for variable in entry.home_variables]
+    lines = "\n".join(f"  {folder}" for folder in folders)
+    return (
+        f"No {' or '.join(entry.name for entry in entries)} sessions found. smig looked in:\n{lines}\n"
+        f"Set {' or '.join(variables)} if the agents keep them elsewhere, then press r."
+    )
 
 
 def shown(path: Path) -> str:
@@ -259,6 +267,6 @@ def export(services: Services, session: Session, plan: Plan, request: Any) -> tu
 
 
 def default_target(session: Session) -> str:
-    """The target to measure against before the user has chosen one (another agent's model, per the registry)."""
-    entry = agent_entry_of(session.info.agent)
-    return entry.default_target if entry else "claude-sonnet-5-5"
+    """The target to measure against before the user has chosen one (another agent's model, per its profile)."""
+    entry = profile_of(session.info.agent) or agent_profiles()[0]
+    return entry.default_target

@@ -14,6 +14,7 @@ import pytest
 
 from smig_tui.adapters import jsonl, zstd_files
 from smig_tui.adapters.agents.codex import scan as codex_scan
+from smig_tui.adapters.agents.codex.home import resolve_home as codex_home
 from smig_tui.adapters.agents.codex.source import CodexSource, classify, iso_from_mtime
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.core.errors import SessionReadError
@@ -30,7 +31,7 @@ BARE = "5b7e0d2a-3c4f-4a8b-9d1e-2f3a4b5c6d7e"
 
 
 def _source() -> CodexSource:
-    return CodexSource(resolve_paths())
+    return CodexSource(codex_home())
 
 
 def _discover(
@@ -291,7 +292,7 @@ def test_discovery_lists_every_rollout_newest_first(fake_home: dict[str, Path]) 
 
 def test_services_hide_exec_and_subagents_unless_asked(fake_home: dict[str, Path]) -> None:
     paths = resolve_paths()
-    services = Services(paths=paths, sources=[CodexSource(paths)])
+    services = Services(paths=paths, sources=[CodexSource(codex_home())])
     shown = {info.id for info in services.list_sessions()}
     assert shown == {MAIN, OTHER, CORRUPT, TRUNCATED, BARE}
     everything = {info.id for info in services.list_sessions(include_subagents=True)}

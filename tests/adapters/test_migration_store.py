@@ -15,13 +15,13 @@ from smig_tui.core.errors import LockedError, MigrationNotFoundError, WriteRefus
 from smig_tui.core.migration import (
     MIGRATION_ID_RE,
     MigrationRecord,
-    NativeOutput,
     build_record,
     is_workspace_key,
     record_to_json,
     source_ref,
     workspace_key,
 )
+from smig_tui.core.native import NativeOutput
 from smig_tui.core.plans import result_messages
 
 

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from smig_tui.adapters.agents.claude.home import resolve_home as claude_home
 from smig_tui.adapters.agents.claude.source import ClaudeSource
+from smig_tui.adapters.agents.codex.home import resolve_home as codex_home
 from smig_tui.adapters.agents.codex.source import CodexSource
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.cli.main import Context, main
@@ -24,7 +26,7 @@ def _run(argv: list[str], config: dict | None = None) -> tuple[int, str, str]:
     ctx = Context(out=out)
     paths = resolve_paths()
     ctx.__dict__["services"] = Services(
-        paths=paths, config=config or {}, sources=[CodexSource(paths), ClaudeSource(paths)]
+        paths=paths, config=config or {}, sources=[CodexSource(codex_home()), ClaudeSource(claude_home())]
     )
     code = main(argv, ctx)
     return code, out.stdout.getvalue(), out.stderr.getvalue()  # type: ignore[attr-defined]

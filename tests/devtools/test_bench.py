@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from smig_devtools.bench import Row, ensure_corpus, render, render_markdown
+from smig_devtools.corpus import KB, MB
 from smig_tui.cli.sessions import plain_table
-from smig_tui.devtools.bench import Row, ensure_corpus, render, render_markdown
-from smig_tui.devtools.corpus import KB, MB
 
 
 def test_rows_say_pass_miss_or_why_not_measured() -> None:

@@ -10,7 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from smig_devtools.calibrate_tokenizer import Sample, measure, text_class
+from smig_tui.adapters.agents.claude.home import resolve_home as claude_home
 from smig_tui.adapters.agents.claude.source import ClaudeSource
+from smig_tui.adapters.agents.codex.home import resolve_home as codex_home
 from smig_tui.adapters.agents.codex.source import CodexSource
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.cli.main import Context, main
@@ -19,7 +22,6 @@ from smig_tui.cli.output import Output
 from smig_tui.core.capacity import calibration_margin, parse_tokenizers
 from smig_tui.core.errors import ConfigError
 from smig_tui.core.tokens import MESSAGE_OVERHEAD
-from smig_tui.devtools.calibrate_tokenizer import Sample, measure, text_class
 from smig_tui.mcp.tools import capacity_json
 from smig_tui.services import Services, build_services
 from smig_tui.tui.backend import counter_label
@@ -31,13 +33,13 @@ MEASURED = {
     "deepseek": ("o200k_base", 1.038, 0.10),
     "llama": ("o200k_base", 0.994, 0.02),
 }
-"""What `python -m smig_tui.devtools.calibrate_tokenizer` measured on ../shared/fixtures (see models.json):
+"""What `python -m smig_devtools.calibrate_tokenizer` measured on ../shared/fixtures (see models.json):
 the base with the lower held-out error, the factor over it and that error."""
 
 
 def _services() -> Services:
     paths = resolve_paths()
-    return Services(paths=paths, config={}, sources=[CodexSource(paths), ClaudeSource(paths)])
+    return Services(paths=paths, config={}, sources=[CodexSource(codex_home()), ClaudeSource(claude_home())])
 
 
 def test_the_shipped_table_carries_each_measured_factor_its_error_and_how_it_was_measured() -> None:

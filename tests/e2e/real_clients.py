@@ -51,7 +51,7 @@ def install_gemini_source(homes: dict[str, Path], project: Path) -> str:
     home = homes["home"] / ".gemini"
     shutil.copytree(GEMINI_FIXTURE / "home" / ".gemini", home, dirs_exist_ok=True)
     (home / "tmp" / "osprey-app" / ".project_root").write_text(str(project), encoding="utf-8")
-    [info] = build_services().list_sessions(agent=Agent.GEMINI)
+    [info] = build_services().list_sessions(agent=Agent("gemini"))
     return info.id
 
 
@@ -66,11 +66,11 @@ def install_source(agent: str, homes: dict[str, Path], project: Path, tmp_path: 
         shutil.copyfile(rollout, folder / rollout.name.removeprefix("madshn__localpush__"))
         return "019c8bfe-ec25-79e0-97d7-bda6a9c575ff"
     if agent == "claude":
-        return _install_fixture("shared", Agent.CLAUDE, _shared(), homes, project, tmp_path).id
+        return _install_fixture("shared", Agent("claude"), _shared(), homes, project, tmp_path).id
     if agent == "gemini":
         return install_gemini_source(homes, project)
     install_database(homes["home"] / ".local" / "share" / "opencode")
-    [info] = build_services().list_sessions(agent=Agent.OPENCODE)
+    [info] = build_services().list_sessions(agent=Agent("opencode"))
     return info.id
 
 

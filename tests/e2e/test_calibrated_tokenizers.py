@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from smig_tui.devtools.calibrate import scratch_sessions, session_files
-from smig_tui.devtools.calibrate_tokenizer import (
+from smig_devtools.calibrate import scratch_sessions, session_files
+from smig_devtools.calibrate_tokenizer import (
     MIN_SESSION_TOKENS,
     default_node_modules,
     package_dir,

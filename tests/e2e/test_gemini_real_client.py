@@ -32,8 +32,8 @@ from test_resume_real_clients import (
 )
 
 from smig_tui.core.handoff import NOTE_PREFIX
-from smig_tui.core.migration import Destination
 from smig_tui.core.models import Agent, Plan, Session, Strategy
+from smig_tui.core.native import Destination
 from smig_tui.services import Services, build_services
 
 pytestmark = pytest.mark.e2e
@@ -64,7 +64,7 @@ def test_smig_reads_a_real_gemini_session_as_the_client_sent_it(
             isolated_homes["home"], project, server, "-p", "OSPREY-93: find the codename", "--approval-mode", "yolo"
         )
         last = server.turns()[-1]
-    [info] = build_services().list_sessions(agent=Agent.GEMINI)
+    [info] = build_services().list_sessions(agent=Agent("gemini"))
     session = build_services().load_session(info)
     sent = request_items(last)
     assert info.cwd == str(project) and info.title == "OSPREY-93: find the codename"
@@ -87,7 +87,7 @@ def _small_target(services: Services, session: Session) -> str:
 
 
 @pytest.mark.parametrize("strategy", [Strategy.AS_IS, Strategy.TRUNCATE])
-@pytest.mark.parametrize("agent", [Agent.CLAUDE, Agent.CODEX])
+@pytest.mark.parametrize("agent", [Agent("claude"), Agent("codex")])
 def test_gemini_resumes_a_migrated_claude_or_codex_session(
     isolated_homes: dict[str, Path], tmp_path: Path, agent: Agent, strategy: Strategy
 ) -> None:
@@ -100,7 +100,7 @@ def test_gemini_resumes_a_migrated_claude_or_codex_session(
     services = build_services()
     plan: Plan = services.plan(session, target, strategy)
     assert (plan.placeholder is not None) == (strategy is Strategy.TRUNCATE)
-    result = services.migrate(session, plan, {Destination.GEMINI})
+    result = services.migrate(session, plan, {Destination("gemini")})
     [output] = result.outputs
     expected = _distinctive_texts(result)
     before = Path(output.path).stat().st_size
@@ -133,8 +133,10 @@ def test_codex_and_claude_resume_a_migrated_gemini_session(
     with FakeModelServer() as server:
         _codex_home(isolated_homes, server)
         services = build_services()
-        to_claude = services.migrate(session, make_plan(session, "claude-sonnet-4-5", keep_last), {Destination.CLAUDE})
-        to_codex = services.migrate(session, make_plan(session, "gpt-5.5", keep_last), {Destination.CODEX})
+        to_claude = services.migrate(
+            session, make_plan(session, "claude-sonnet-4-5", keep_last), {Destination("claude")}
+        )
+        to_codex = services.migrate(session, make_plan(session, "gpt-5.5", keep_last), {Destination("codex")})
         claude_run = _run(
             [claude, "-p", "--resume", to_claude.outputs[0].session_id, "continue"],
             project,
@@ -191,7 +193,9 @@ def test_gemini_resumes_a_truncated_gemini_session_smig_wrote(isolated_homes: di
     """Gemini to Gemini: the recorded session cut to its newest messages, written beside the original."""
     project = _project(tmp_path)
     session = _gemini_source(isolated_homes, project)
-    result = build_services().migrate(session, make_plan(session, "gemini-2.5-pro", keep_last=4), {Destination.GEMINI})
+    result = build_services().migrate(
+        session, make_plan(session, "gemini-2.5-pro", keep_last=4), {Destination("gemini")}
+    )
     [output] = result.outputs
     assert Path(output.path).parent == isolated_homes["home"] / ".gemini" / "tmp" / "osprey-app" / "chats"
     with FakeGeminiServer() as server:
@@ -209,8 +213,8 @@ def test_resume_latest_continues_the_migration_not_an_older_session_of_the_user(
     project = _project(tmp_path)
     with FakeGeminiServer() as server:
         run_gemini(isolated_homes["home"], project, server, "-p", "an earlier session of the user's")
-        session = make_session(tmp_path / "src", agent=Agent.CODEX, cwd=str(project))
-        result = build_services().migrate(session, make_plan(session, "gemini-2.5-pro"), {Destination.GEMINI})
+        session = make_session(tmp_path / "src", agent=Agent("codex"), cwd=str(project))
+        result = build_services().migrate(session, make_plan(session, "gemini-2.5-pro"), {Destination("gemini")})
         server.requests.clear()
         run_gemini(isolated_homes["home"], project, server, "--resume", "latest", "-p", "continue")
         sent = json.dumps(server.turns()[-1], ensure_ascii=False)
@@ -228,8 +232,8 @@ def test_a_session_written_into_an_older_hash_folder_is_carried_over_by_the_clie
     project = _project(tmp_path)
     legacy = isolated_homes["home"] / ".gemini" / "tmp" / project_hash(str(project))
     (legacy / "chats").mkdir(parents=True)
-    session = make_session(tmp_path / "src", agent=Agent.CLAUDE, cwd=str(project))
-    [output] = build_services().migrate(session, make_plan(session, "gemini-2.5-pro"), {Destination.GEMINI}).outputs
+    session = make_session(tmp_path / "src", agent=Agent("claude"), cwd=str(project))
+    [output] = build_services().migrate(session, make_plan(session, "gemini-2.5-pro"), {Destination("gemini")}).outputs
     assert Path(output.path).parent == legacy / "chats"
     with FakeGeminiServer() as server:
         run_gemini(isolated_homes["home"], project, server, "--resume", output.session_id, "-p", "continue")

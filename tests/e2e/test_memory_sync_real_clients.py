@@ -29,9 +29,9 @@ from gemini_client import run_gemini
 from real_clients import _run, configure_opencode
 from test_resume_real_clients import _base_env, _claude_env, _client, _codex_home
 
+from smig_tui.adapters.agents.claude.memory import project_name as claude_project_name
 from smig_tui.cli.main import Context, main
 from smig_tui.cli.output import Output
-from smig_tui.core.memory_model import claude_project_name
 
 pytestmark = pytest.mark.e2e
 

@@ -27,8 +27,8 @@ from real_clients import configure_opencode as _configure
 from test_resume_real_clients import _base_env, _client, _distinctive_texts, _install_fixture, _shared
 
 from smig_tui.core.handoff import NOTE_PREFIX
-from smig_tui.core.migration import Destination
 from smig_tui.core.models import Agent, Kind, Strategy
+from smig_tui.core.native import Destination
 from smig_tui.core.plans import left_out
 from smig_tui.services import build_services
 
@@ -94,7 +94,7 @@ def test_smig_reads_a_real_opencode_session_as_opencode_sends_it(
     with FakeModelServer(steps) as server:
         env = _configure(isolated_homes, server)
         _run([opencode, "run", "first turn: run two commands"], project, env)
-        [info] = build_services().list_sessions(agent=Agent.OPENCODE)
+        [info] = build_services().list_sessions(agent=Agent("opencode"))
         read = build_services().load_session(info)
         _run([opencode, "run", "-s", info.id, "second turn"], project, env)
         resumed = _main_requests(server)[-1]
@@ -110,7 +110,7 @@ def test_smig_reads_a_real_opencode_session_as_opencode_sends_it(
 
 
 @pytest.mark.parametrize("truncated", [False, True], ids=["as-is", "truncated"])
-@pytest.mark.parametrize("agent", [Agent.CODEX, Agent.CLAUDE])
+@pytest.mark.parametrize("agent", [Agent("codex"), Agent("claude")])
 def test_opencode_resumes_a_migrated_built_session(
     isolated_homes: dict[str, Path], tmp_path: Path, opencode: str, agent: Agent, truncated: bool
 ) -> None:
@@ -121,7 +121,7 @@ def test_opencode_resumes_a_migrated_built_session(
         env = _configure(isolated_homes, server)
         services = build_services()
         plan = make_plan(session, target="claude-sonnet-4-5", keep_last=2 if truncated else None)
-        result = services.migrate(session, plan, {Destination.OPENCODE})
+        result = services.migrate(session, plan, {Destination("opencode")})
         [output] = result.outputs
         run = _run([opencode, "run", "-s", output.session_id, "continue"], project, env)
         sent = json.dumps(_main_requests(server), ensure_ascii=False)
@@ -132,11 +132,11 @@ def test_opencode_resumes_a_migrated_built_session(
         assert "PELICAN-77" not in sent  # dropped by the plan, so never sent
     else:
         assert "PELICAN-77" in sent
-    listed = {info.id for info in build_services().list_sessions(agent=Agent.OPENCODE)}
+    listed = {info.id for info in build_services().list_sessions(agent=Agent("opencode"))}
     assert output.session_id in listed
 
 
-@pytest.mark.parametrize("agent", [Agent.CODEX, Agent.CLAUDE])
+@pytest.mark.parametrize("agent", [Agent("codex"), Agent("claude")])
 def test_opencode_resumes_a_migrated_real_session(
     isolated_homes: dict[str, Path], tmp_path: Path, opencode: str, agent: Agent
 ) -> None:
@@ -156,7 +156,7 @@ def test_opencode_resumes_a_migrated_real_session(
             plan = services.plan(session, target, strategy, harness=False)
             omitted = left_out(plan)[0]
             assert (strategy is Strategy.TRUNCATE) == (omitted > 0)
-            result = services.migrate(session, plan, {Destination.OPENCODE})
+            result = services.migrate(session, plan, {Destination("opencode")})
             [output] = result.outputs
             expected = _distinctive_texts(result)
             before = len(_main_requests(server))
@@ -178,20 +178,20 @@ def test_opencode_resumes_a_migrated_real_session(
                 assert not [text for text in gone if json.dumps(text, ensure_ascii=False)[1:-1] in sent]
 
 
-@pytest.mark.parametrize("target", [Destination.CODEX, Destination.CLAUDE])
+@pytest.mark.parametrize("target", [Destination("codex"), Destination("claude")])
 def test_a_recorded_opencode_session_resumes_in_codex_and_claude_code(
     isolated_homes: dict[str, Path], tmp_path: Path, target: Destination
 ) -> None:
-    client = _client("codex" if target is Destination.CODEX else "claude")
+    client = _client("codex" if target == Destination("codex") else "claude")
     project = tmp_path / "project"
     project.mkdir()
     install_database(isolated_homes["home"] / ".local" / "share" / "opencode")
     services = build_services()
-    [info] = services.list_sessions(agent=Agent.OPENCODE)
+    [info] = services.list_sessions(agent=Agent("opencode"))
     session = services.load_session(info)
     with FakeModelServer() as server:
         env = _base_env(isolated_homes)
-        if target is Destination.CODEX:
+        if target == Destination("codex"):
             isolated_homes["codex"].mkdir(parents=True, exist_ok=True)
             (isolated_homes["codex"] / "config.toml").write_text(
                 'model = "gpt-5.5"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
@@ -206,18 +206,18 @@ def test_a_recorded_opencode_session_resumes_in_codex_and_claude_code(
                 "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
                 "DISABLE_AUTOUPDATER": "1",
             }
-        model = "gpt-5.5" if target is Destination.CODEX else "claude-sonnet-4-5"
+        model = "gpt-5.5" if target == Destination("codex") else "claude-sonnet-4-5"
         result = build_services().migrate(
             session, services.plan(session, model, Strategy.AS_IS), {target}, cwd=str(project)
         )
         [output] = result.outputs
-        if target is Destination.CODEX:
+        if target == Destination("codex"):
             argv = [client, "exec", "--skip-git-repo-check", "resume", output.session_id, "continue"]
         else:
             argv = [client, "-p", "--resume", output.session_id, "continue"]
         run = _run(argv, project, env)
         sent = json.dumps(
-            server.bodies("/responses" if target is Destination.CODEX else "/messages"), ensure_ascii=False
+            server.bodies("/responses" if target == Destination("codex") else "/messages"), ensure_ascii=False
         )
     assert REPLY in run.stdout
     for text in [
@@ -246,8 +246,8 @@ def test_a_task_sub_session_of_the_real_client_is_hidden_but_reachable(
         env = _configure(isolated_homes, server)
         _run([opencode, "run", "delegate-a-task"], project, env)
     services = build_services()
-    shown = services.list_sessions(agent=Agent.OPENCODE)
-    every = services.list_sessions(agent=Agent.OPENCODE, include_subagents=True)
+    shown = services.list_sessions(agent=Agent("opencode"))
+    every = services.list_sessions(agent=Agent("opencode"), include_subagents=True)
     [parent] = shown
     children = [info for info in every if info.id != parent.id]
     assert children and all(child.parent_id == parent.id and child.is_subagent for child in children)
@@ -265,11 +265,11 @@ def test_a_recorded_opencode_session_migrated_to_opencode_resumes(
     project.mkdir()
     install_database(isolated_homes["home"] / ".local" / "share" / "opencode")
     services = build_services()
-    session = services.load_session(services.list_sessions(agent=Agent.OPENCODE)[0])
+    session = services.load_session(services.list_sessions(agent=Agent("opencode"))[0])
     with FakeModelServer() as server:
         env = _configure(isolated_homes, server)
         plan = make_plan(session, target="claude-sonnet-4-5", keep_last=3 if truncated else None)
-        result = build_services().migrate(session, plan, {Destination.OPENCODE}, cwd=str(project))
+        result = build_services().migrate(session, plan, {Destination("opencode")}, cwd=str(project))
         [output] = result.outputs
         _run([opencode, "run", "-s", output.session_id, "continue"], project, env)
         sent = json.dumps(_main_requests(server), ensure_ascii=False)

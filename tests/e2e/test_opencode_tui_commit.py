@@ -16,8 +16,8 @@ from test_opencode_real_client import _configure, _main_requests, _run, opencode
 from tui_pilot import commit_dialog_choosing, settle
 
 from smig_tui.core.handoff import NOTE_PREFIX
-from smig_tui.core.migration import NativeOutput
 from smig_tui.core.models import Agent
+from smig_tui.core.native import NativeOutput
 from smig_tui.services import build_services
 from smig_tui.tui.app import SmigApp
 from smig_tui.tui.screens.commit_result import CommitResultModal
@@ -39,7 +39,7 @@ async def test_the_commit_dialog_writes_an_opencode_session_opencode_resumes(
         run = _run([opencode, "run", "-s", output.session_id, "continue"], project, env)
         sent = json.dumps(_main_requests(server), ensure_ascii=False)
     assert output.agent == "opencode" and output.resume_command.endswith(f"opencode -s {output.session_id}")
-    assert output.session_id in {info.id for info in build_services().list_sessions(agent=Agent.OPENCODE)}
+    assert output.session_id in {info.id for info in build_services().list_sessions(agent=Agent("opencode"))}
     assert REPLY in run.stdout
     assert NOTE_PREFIX in sent and migration_id in sent
 
@@ -49,7 +49,7 @@ async def _commit_to_opencode(project: Path) -> tuple[NativeOutput, str]:
     app = SmigApp(services=build_services(), here="/home/user/proj")
     async with app.run_test(size=(120, 36)) as pilot:
         dialog = await commit_dialog_choosing(
-            pilot, lambda info: info.agent is Agent.CODEX and bool(info.title), "opencode"
+            pilot, lambda info: info.agent == Agent("codex") and bool(info.title), "opencode"
         )
         dialog.query_one("#cwd", Input).value = str(project)
         await pilot.click("#confirm")

@@ -23,8 +23,9 @@ from fake_model_server import REPLY, FakeModelServer
 from migration_builders import make_plan, make_session
 
 from smig_tui.core.handoff import NOTE_PREFIX
-from smig_tui.core.migration import Destination, MigrationResult
+from smig_tui.core.migration import MigrationResult
 from smig_tui.core.models import Agent, Kind, Plan, PlanItem, Role, Session, Strategy
+from smig_tui.core.native import Destination
 from smig_tui.services import Services, build_services
 
 pytestmark = pytest.mark.e2e
@@ -78,7 +79,7 @@ def _install_fixture(
         session = make_session(tmp_path / "src", agent=agent, cwd=str(project))
         return session
     assert shared is not None
-    if agent is Agent.CODEX:
+    if agent == Agent("codex"):
         original = shared / "codex" / "jazzyalex__agent-sessions__stage0-codex-small.jsonl"
         text = original.read_text(encoding="utf-8").replace('"/tmp/repo', json.dumps(str(project))[:-1])
         thread = json.loads(text.splitlines()[0])["payload"]["id"]
@@ -138,9 +139,9 @@ def test_claude_code_resumes_a_migrated_codex_session(
     claude = _client("claude")
     project = tmp_path / "project"
     project.mkdir()
-    session = _install_fixture(source_kind, Agent.CODEX, _shared(), isolated_homes, project, tmp_path)
+    session = _install_fixture(source_kind, Agent("codex"), _shared(), isolated_homes, project, tmp_path)
     services = build_services()
-    result = services.migrate(session, _plan(services, session, "claude-sonnet-4-5"), {Destination.CLAUDE})
+    result = services.migrate(session, _plan(services, session, "claude-sonnet-4-5"), {Destination("claude")})
     [output] = result.outputs
     expected = _distinctive_texts(result)
     before = Path(output.path).stat().st_size
@@ -177,7 +178,7 @@ def test_codex_resumes_a_migrated_claude_session(
     codex = _client("codex")
     project = tmp_path / "project"
     project.mkdir()
-    session = _install_fixture(source_kind, Agent.CLAUDE, _shared(), isolated_homes, project, tmp_path)
+    session = _install_fixture(source_kind, Agent("claude"), _shared(), isolated_homes, project, tmp_path)
     with FakeModelServer() as server:
         isolated_homes["codex"].mkdir(parents=True, exist_ok=True)
         (isolated_homes["codex"] / "config.toml").write_text(
@@ -186,7 +187,7 @@ def test_codex_resumes_a_migrated_claude_session(
             encoding="utf-8",
         )
         services = build_services()
-        result = services.migrate(session, _plan(services, session, "gpt-5.5"), {Destination.CODEX})
+        result = services.migrate(session, _plan(services, session, "gpt-5.5"), {Destination("codex")})
         [output] = result.outputs
         expected = _distinctive_texts(result)
         before = Path(output.path).stat().st_size
@@ -217,9 +218,9 @@ def test_claude_code_finds_a_session_written_for_a_cwd_over_200_characters(
     claude = _client("claude")
     project = tmp_path / ("long-" + "a" * 110) / ("deeper-" + "b" * 110)
     project.mkdir(parents=True)
-    session = make_session(tmp_path / "src", agent=Agent.CODEX, cwd=str(project))
+    session = make_session(tmp_path / "src", agent=Agent("codex"), cwd=str(project))
     services = build_services()
-    result = services.migrate(session, make_plan(session, target="claude-sonnet-4-5"), {Destination.CLAUDE})
+    result = services.migrate(session, make_plan(session, target="claude-sonnet-4-5"), {Destination("claude")})
     [output] = result.outputs
     assert len(Path(output.path).parent.name) > 200
     with FakeModelServer() as server:
@@ -252,7 +253,7 @@ def test_codex_lists_the_migrated_session_as_the_latest(isolated_homes: dict[str
     codex = _client("codex")
     project = tmp_path / "project"
     project.mkdir()
-    session = make_session(tmp_path / "src", agent=Agent.CLAUDE, cwd=str(project))
+    session = make_session(tmp_path / "src", agent=Agent("claude"), cwd=str(project))
     with FakeModelServer() as server:
         isolated_homes["codex"].mkdir(parents=True, exist_ok=True)
         (isolated_homes["codex"] / "config.toml").write_text(
@@ -261,7 +262,7 @@ def test_codex_lists_the_migrated_session_as_the_latest(isolated_homes: dict[str
             encoding="utf-8",
         )
         services = build_services()
-        result = services.migrate(session, make_plan(session), {Destination.CODEX})
+        result = services.migrate(session, make_plan(session), {Destination("codex")})
         [output] = result.outputs
         before = Path(output.path).stat().st_size
         env = _base_env(isolated_homes) | {"SMIG_FAKE_KEY": "test"}
@@ -287,9 +288,9 @@ def test_claude_code_continues_the_migrated_session_as_the_latest_in_its_folder(
     claude = _client("claude")
     project = tmp_path / "project"
     project.mkdir()
-    session = make_session(tmp_path / "src", agent=Agent.CODEX, cwd=str(project))
+    session = make_session(tmp_path / "src", agent=Agent("codex"), cwd=str(project))
     services = build_services()
-    result = services.migrate(session, make_plan(session, target="claude-sonnet-4-5"), {Destination.CLAUDE})
+    result = services.migrate(session, make_plan(session, target="claude-sonnet-4-5"), {Destination("claude")})
     [output] = result.outputs
     before = Path(output.path).stat().st_size
     with FakeModelServer() as server:
@@ -320,7 +321,7 @@ def test_codex_resumes_a_truncated_migration_with_its_placeholder(
     codex = _client("codex")
     project = tmp_path / "project"
     project.mkdir()
-    session = make_session(tmp_path / "src", agent=Agent.CLAUDE, cwd=str(project))
+    session = make_session(tmp_path / "src", agent=Agent("claude"), cwd=str(project))
     with FakeModelServer() as server:
         isolated_homes["codex"].mkdir(parents=True, exist_ok=True)
         (isolated_homes["codex"] / "config.toml").write_text(
@@ -329,7 +330,7 @@ def test_codex_resumes_a_truncated_migration_with_its_placeholder(
             encoding="utf-8",
         )
         services = build_services()
-        result = services.migrate(session, make_plan(session, keep_last=2), {Destination.CODEX})
+        result = services.migrate(session, make_plan(session, keep_last=2), {Destination("codex")})
         [output] = result.outputs
         env = _base_env(isolated_homes) | {"SMIG_FAKE_KEY": "test"}
         run = subprocess.run(
@@ -389,9 +390,9 @@ def test_claude_continues_the_migration_not_a_session_the_user_had_there(
         env = _claude_env(isolated_homes, server)
         _run([claude, "-p", "an earlier session of the user's"], project, env)
         [theirs] = list(isolated_homes["claude"].rglob("*.jsonl"))
-        session = make_session(tmp_path / "src", agent=Agent.CODEX, cwd=str(project))
+        session = make_session(tmp_path / "src", agent=Agent("codex"), cwd=str(project))
         services = build_services()
-        result = services.migrate(session, make_plan(session, target="claude-sonnet-4-5"), {Destination.CLAUDE})
+        result = services.migrate(session, make_plan(session, target="claude-sonnet-4-5"), {Destination("claude")})
         [output] = result.outputs
         theirs_size, before = theirs.stat().st_size, Path(output.path).stat().st_size
         server.requests.clear()
@@ -429,11 +430,11 @@ def test_codex_lists_the_migration_first_with_a_readable_name_and_continues_it(
         _codex_home(isolated_homes, server)
         env = _base_env(isolated_homes) | {"SMIG_FAKE_KEY": "test"}
         # A thread of the user's in the same folder, modified after the migrated conversation ended.
-        session = make_session(tmp_path / "src", agent=Agent.CLAUDE, cwd=str(project))
+        session = make_session(tmp_path / "src", agent=Agent("claude"), cwd=str(project))
         services = build_services()
-        first = services.migrate(session, make_plan(session), {Destination.CODEX}).outputs[0]
+        first = services.migrate(session, make_plan(session), {Destination("codex")}).outputs[0]
         os.utime(first.path, (time.time() - 60,) * 2)  # long after its conversation ended
-        result = services.migrate(session, make_plan(session, target="tiny", keep_last=2), {Destination.CODEX})
+        result = services.migrate(session, make_plan(session, target="tiny", keep_last=2), {Destination("codex")})
         [output] = result.outputs
         threads = _codex_threads(isolated_homes, project)
         before = Path(output.path).stat().st_size
@@ -459,12 +460,12 @@ def test_both_clients_continue_a_session_written_for_another_folder(
     with FakeModelServer() as server:
         _codex_home(isolated_homes, server)
         services = build_services()
-        to_claude = make_session(tmp_path / "a", agent=Agent.CODEX, cwd=str(recorded))
-        to_codex = make_session(tmp_path / "b", agent=Agent.CLAUDE, cwd=str(recorded))
+        to_claude = make_session(tmp_path / "a", agent=Agent("codex"), cwd=str(recorded))
+        to_codex = make_session(tmp_path / "b", agent=Agent("claude"), cwd=str(recorded))
         claude_id = services.migrate(
-            to_claude, make_plan(to_claude, target="claude-sonnet-4-5"), {Destination.CLAUDE}, cwd=str(moved)
+            to_claude, make_plan(to_claude, target="claude-sonnet-4-5"), {Destination("claude")}, cwd=str(moved)
         ).migration_id
-        codex_id = services.migrate(to_codex, make_plan(to_codex), {Destination.CODEX}, cwd=str(moved)).migration_id
+        codex_id = services.migrate(to_codex, make_plan(to_codex), {Destination("codex")}, cwd=str(moved)).migration_id
         _run([claude, "-p", "-c", "continue"], moved, _claude_env(isolated_homes, server))
         to_anthropic = json.dumps(server.bodies("/messages"), ensure_ascii=False)
         _run(

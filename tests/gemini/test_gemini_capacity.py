@@ -15,7 +15,7 @@ FIXTURE = Path(__file__).parents[1] / "fixtures" / "gemini"
 def test_a_plan_for_gemini_cli_models_uses_its_compression_point_and_overhead(isolated_homes: dict[str, Path]) -> None:
     shutil.copytree(FIXTURE / "home" / ".gemini", isolated_homes["home"] / ".gemini")
     services = build_services()
-    [info] = services.list_sessions(agent=Agent.GEMINI)
+    [info] = services.list_sessions(agent=Agent("gemini"))
     session = services.load_session(info)
     for model in ("gemini-2.5-pro", "gemini-3.5-flash", "gemini-3.1-flash-lite", "gemini-3.1-pro-preview"):
         decision = services.plan(session, model, Strategy.AS_IS).decision

@@ -12,7 +12,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from smig_tui.adapters.agents.claude.home import resolve_home as claude_home
 from smig_tui.adapters.agents.claude.source import ClaudeSource
+from smig_tui.adapters.agents.codex.home import resolve_home as codex_home
 from smig_tui.adapters.agents.codex.source import CodexSource
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.cli.main import Context, main
@@ -26,7 +28,7 @@ SHIPPED = json.loads((Path(__file__).parents[2] / "smig_tui" / "data" / "agent_o
 
 def _services() -> Services:
     paths = resolve_paths()
-    return Services(paths=paths, config={}, sources=[CodexSource(paths), ClaudeSource(paths)])
+    return Services(paths=paths, config={}, sources=[CodexSource(codex_home()), ClaudeSource(claude_home())])
 
 
 def _plan(*argv: str) -> tuple[int, str]:

@@ -28,8 +28,8 @@ from smig_tui.adapters.summarizer import OpenAIChatBackend, Summarizer
 from smig_tui.adapters.summarizer_config import SummarizerConfig
 from smig_tui.cli.main import main
 from smig_tui.core.export import ExportFormat
-from smig_tui.core.migration import Destination
 from smig_tui.core.models import Session, Strategy
+from smig_tui.core.native import Destination
 from smig_tui.core.redact import redact
 from smig_tui.mcp.tools import SmigTools
 from smig_tui.services import Services, build_services
@@ -350,7 +350,7 @@ def test_truncating_migration_redacts_the_header_it_writes(
     assert plan.dropped
 
     def commit() -> str:
-        result = services.migrate(session, plan, {Destination.CODEX, Destination.CLAUDE, Destination.MARKDOWN})
+        result = services.migrate(session, plan, {Destination("codex"), Destination("claude"), Destination.MARKDOWN})
         return "\n".join(Path(file.path).read_text() for file in result.files) + Path(result.record_path).read_text()
 
     score(f"truncating migration ({agent})", planted_homes[agent], commit, monkeypatch, 1)
@@ -366,7 +366,7 @@ def test_native_sessions_and_storage_redact_every_kind(
     outputs: dict[str, str] = {}
 
     def commit() -> None:
-        result = services.migrate(session, plan, {Destination.CODEX, Destination.CLAUDE})
+        result = services.migrate(session, plan, {Destination("codex"), Destination("claude")})
         for file in result.files:
             outputs[file.destination.value] = Path(file.path).read_text()
         outputs["storage"] = Path(result.record_path).read_text()

@@ -11,8 +11,8 @@ import pytest
 from conftest import open_session, settle
 from test_flow import build_sized, choose_target
 
+from smig_devtools.corpus import MB, generate
 from smig_tui.core.models import Agent, Kind, SessionInfo, Strategy
-from smig_tui.devtools.corpus import MB, generate
 from smig_tui.services import Services, build_services
 from smig_tui.tui.screens.commit import CommitModal
 from smig_tui.tui.screens.commit_result import CommitResultModal
@@ -318,7 +318,7 @@ def big_codex_session(isolated_homes, tmp_path) -> SessionInfo:
     copy = isolated_homes["codex"] / source.relative_to(tmp_path / "gen-codex")
     copy.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(source, copy)
-    return next(info for info in build_services().list_sessions(agent=Agent.CODEX) if info.path == str(copy))
+    return next(info for info in build_services().list_sessions(agent=Agent("codex")) if info.path == str(copy))
 
 
 async def test_a_big_session_clears_old_rows_shows_progress_and_escape_cancels(

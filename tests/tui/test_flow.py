@@ -28,7 +28,7 @@ def biggest_codex_session() -> tuple[SessionInfo, int]:
     """The fixture Codex session with the most tokens, and its size as gpt-5 counts it."""
     services = build_services()
     sized = []
-    for info in services.list_sessions(agent=Agent.CODEX):
+    for info in services.list_sessions(agent=Agent("codex")):
         session = services.load_session(info)
         sized.append((services.plan(session, "gpt-5", Strategy.TRUNCATE).decision.session_tokens, info))
     tokens, info = max(sized, key=lambda pair: pair[0])

@@ -26,7 +26,7 @@ def test_snapshot_empty_homes(snap_compare, empty_app) -> None:
 def test_snapshot_session_selected(snap_compare, make_app) -> None:
     async def select(pilot) -> None:
         await settle(pilot)
-        await open_session(pilot, lambda info: info.agent is Agent.CLAUDE and not info.is_subagent)
+        await open_session(pilot, lambda info: info.agent == Agent("claude") and not info.is_subagent)
         await quiet(pilot)
 
     assert snap_compare(make_app(), terminal_size=(120, 36), run_before=select)
@@ -50,7 +50,7 @@ def test_snapshot_truncation_preview(snap_compare, make_app, isolated_homes) -> 
 def test_snapshot_model_picker(snap_compare, make_app) -> None:
     async def picker(pilot) -> None:
         await settle(pilot)
-        await open_session(pilot, lambda info: info.agent is Agent.CODEX and not info.is_subagent)
+        await open_session(pilot, lambda info: info.agent == Agent("codex") and not info.is_subagent)
         await pilot.press("t")
         await settle(pilot)
         await pilot.press(*"sonnet")
@@ -72,7 +72,7 @@ def test_snapshot_help(snap_compare, make_app) -> None:
 def test_snapshot_narrow_terminal(snap_compare, make_app) -> None:
     async def select(pilot) -> None:
         await settle(pilot)
-        await open_session(pilot, lambda info: info.agent is Agent.CODEX and not info.is_subagent)
+        await open_session(pilot, lambda info: info.agent == Agent("codex") and not info.is_subagent)
         await quiet(pilot)
 
     assert snap_compare(make_app(), terminal_size=(80, 24), run_before=select)

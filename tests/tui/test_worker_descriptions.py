@@ -32,7 +32,7 @@ async def test_plan_worker_is_described_without_repr_of_the_session(make_app, mo
             return original(*args, **kwargs)
 
         monkeypatch.setattr(app.screen, "run_worker", recording)
-        await open_session(pilot, lambda info: info.agent is Agent.CLAUDE)
+        await open_session(pilot, lambda info: info.agent == Agent("claude"))
         assert app.screen.session is not None and app.screen.plans, "the session opened and was planned"
     assert "plan the open session" in descriptions
     assert described == [], "no worker description was built from repr() of a session or plan"

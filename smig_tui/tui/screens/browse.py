@@ -320,7 +320,7 @@ class BrowseScreen(SmigScreen[None]):
             text = f"{shown:,} of {total:,} sessions{hidden}"
         self.query_one("#progress", Static).update(text)
         if not total:
-            self.query_one(SessionCard).show_empty(backend.searched_folders(self.services))
+            self.query_one(SessionCard).show_empty(backend.nothing_found(self.services))
 
     def action_reload(self) -> None:
         tree = self.query_one(SourceTree)

@@ -127,15 +127,9 @@ class SessionCard(Vertical):
         self.query_one(TokenGauge).show(decision)
         self.query_one("#decision", Static).update(Content.from_markup(decision_markup(target, decision, self.compact)))
 
-    def show_empty(self, folders: list[str]) -> None:
-        """Say there is nothing to migrate yet, and where smig looked."""
-        lines = "\n".join(f"  {folder}" for folder in folders)
-        self.query_one("#facts", Static).update(
-            Content(
-                f"No Codex or Claude Code sessions found. smig looked in:\n{lines}\n"
-                "Set CODEX_HOME or CLAUDE_CONFIG_DIR if the agents keep them elsewhere, then press r."
-            )
-        )
+    def show_empty(self, text: str) -> None:
+        """Say there is nothing to migrate yet, and where smig looked (`backend.nothing_found`)."""
+        self.query_one("#facts", Static).update(Content(text))
 
     def show_note(self, text: str) -> None:
         """Show why there is no decision (planner missing, unknown target)."""

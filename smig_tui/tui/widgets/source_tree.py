@@ -12,7 +12,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from smig_tui.core.models import Agent, SessionInfo
-from smig_tui.services import agent_entries, agent_entry_of
+from smig_tui.services import agent_profiles, profile_of
 
 TITLE_WIDTH = 40
 """Characters of a title kept in the tree (the tree cuts it to its width); the session pane shows it whole."""
@@ -22,7 +22,7 @@ OPEN_FOLDERS = 3
 
 def agent_label(agent: Agent) -> str:
     """The agent's name as its users write it (its id for an agent the registry does not name)."""
-    entry = agent_entry_of(agent)
+    entry = profile_of(agent)
     return entry.name if entry else agent.value
 
 
@@ -243,7 +243,7 @@ class SourceTree(Tree[SessionInfo | None]):
         grouped = self._grouped(self.visible_sessions())
         target: TreeNode[SessionInfo | None] | None = None
         first: TreeNode[SessionInfo | None] | None = None
-        for entry in agent_entries():  # every agent smig reads, in the registry's order
+        for entry in agent_profiles():  # every agent smig reads, in the registry's order
             agent = entry.agent
             groups = grouped.get(agent, {})
             count = sum(len(items) for items in groups.values())

@@ -9,6 +9,7 @@ from typing import Any
 
 from smig_tui.adapters.agents.claude.blocks import is_injected_text
 from smig_tui.core.redact import redact
+from smig_tui.core.text import one_line as text_line
 
 TITLE_WIDTH = 120
 _COMMAND_NAME = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
@@ -17,8 +18,7 @@ _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 
 def one_line(text: str, width: int = TITLE_WIDTH) -> str:
     """Collapse whitespace and cut to `width` characters, secrets redacted first so no cut leaves half of one."""
-    flat = " ".join(redact(text[: 30 * width]).text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+    return text_line(redact(text[: 30 * width]).text, width)
 
 
 def prompt_of(data: dict[str, Any]) -> str | None:

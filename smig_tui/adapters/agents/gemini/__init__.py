@@ -4,43 +4,67 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from smig_tui.adapters.agents.entry import AgentEntry, Env
-from smig_tui.core.models import Agent
+from smig_tui.adapters.agents.gemini.home import HOME_VARIABLE, resolve_home
+from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead
+from smig_tui.core.agent_rules import AgentRules
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from smig_tui.adapters.memory_files import MemoryContext
     from smig_tui.adapters.paths import Paths
+    from smig_tui.core.memory_model import AgentMemory, MemoryRules
     from smig_tui.core.ports import NativeWriter, SessionSource
 
+COMPRESS_PERCENT = 50
+"""Gemini CLI compresses the chat at half of the model's token limit (`model.compressionThreshold`)."""
 
-def _home(paths: Paths, _env: Env) -> Path | None:
-    return paths.gemini_home
+
+def _usable(window: int, _auto_compact: int | None) -> int:
+    return window * COMPRESS_PERCENT // 100
 
 
-def _source(paths: Paths, _env: Env) -> SessionSource | None:
-    if paths.gemini_home is None:
-        return None
+def _tmp(env: Env) -> Path:
+    return resolve_home(env) / "tmp"
+
+
+def _source(paths: Paths, env: Env) -> SessionSource:
     from smig_tui.adapters.agents.gemini.source import GeminiSource
 
-    return GeminiSource(paths.gemini_home, listing_cache=ENTRY.listing_cache(paths))
+    return GeminiSource(resolve_home(env), listing_cache=PROFILE.listing_cache(paths))
 
 
-def _writer(paths: Paths, _env: Env) -> NativeWriter | None:
-    if paths.gemini_home is None:
-        return None
+def _writer(_paths: Paths, env: Env) -> NativeWriter:
     from smig_tui.adapters.agents.gemini.writer import GeminiWriter
 
-    return GeminiWriter(paths.gemini_home)
+    return GeminiWriter(resolve_home(env))
 
 
-ENTRY = AgentEntry(
-    Agent.GEMINI,
-    "Gemini CLI",
-    hand_to=Agent.CODEX,
+def _memory(context: MemoryContext) -> AgentMemory:
+    from smig_tui.adapters.agents.gemini.memory import read
+
+    return read(context)
+
+
+def _memory_rules() -> MemoryRules:
+    from smig_tui.adapters.agents.gemini.memory import RULES
+
+    return RULES
+
+
+PROFILE = AgentProfile(
+    AgentRules("gemini", "Gemini CLI", providers=("google",), usable=_usable, choice_rank=3, memory=_memory_rules),
+    hand_to="codex",
     default_target="claude-sonnet-5-5",
     shown_when_empty=False,
-    home=_home,
+    home=resolve_home,
     source=_source,
     writer=_writer,
+    memory=_memory,
+    home_variables=(HOME_VARIABLE,),
+    sessions_folder=_tmp,
+    # `gemini -p "hello there" -m gemini-2.5-pro` against tests/e2e/fake_gemini_server.py from a fresh
+    # home, counted by o200k_base: system prompt 4,718, tool definitions (8 tools) 1,667, injected
+    # context (<session_context> of an empty project folder) 119 (2026-12-03).
+    overhead=Overhead(6_504, "Gemini CLI 0.61.0"),
 )

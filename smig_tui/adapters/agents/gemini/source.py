@@ -22,6 +22,7 @@ from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Role, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
+from smig_tui.core.text import one_line
 
 TITLE_MAX = 120
 
@@ -36,7 +37,7 @@ class GeminiSource:
     @property
     def agent(self) -> Agent:
         """The agent this source reads."""
-        return Agent.GEMINI
+        return Agent("gemini")
 
     def discover(self, warn: WarningSink) -> Iterator[SessionInfo]:
         """Yield every session with a conversation in it, newest file first."""
@@ -149,7 +150,7 @@ def _info(
     kind = meta.get("kind") if isinstance(meta.get("kind"), str) else None
     return SessionInfo(
         id=str(meta["sessionId"]),
-        agent=Agent.GEMINI,
+        agent=Agent("gemini"),
         path=str(path),
         cwd=cwd,
         title=_one_line(facts.summary or _text(meta.get("summary"))) or _one_line(facts.first_prompt),
@@ -222,9 +223,5 @@ def _text(value: Any) -> str | None:
 
 
 def _one_line(text: str | None) -> str | None:
-    if not text:
-        return None
-    flat = " ".join(text.split())
-    if not flat:
-        return None
-    return flat if len(flat) <= TITLE_MAX else flat[: TITLE_MAX - 1] + "…"
+    """A title: one line of `text`, None when there is none."""
+    return (one_line(text, TITLE_MAX) or None) if text else None

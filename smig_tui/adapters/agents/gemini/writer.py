@@ -22,10 +22,11 @@ from typing import Any
 
 from smig_tui.adapters.agents.gemini.convert import COMMAND_PREFIXES, HARNESS_PREFIXES
 from smig_tui.adapters.agents.gemini.layout import PROJECT_ROOT_FILE, chats_dir_for, normalize, project_hash
+from smig_tui.adapters.agents.writer_base import PlainFileWriter
 from smig_tui.core.errors import SmigError
 from smig_tui.core.handoff import migration_note, to_turns
-from smig_tui.core.migration import Destination, Lineage, NativeOutput, PlannedFile, Turn
 from smig_tui.core.models import Agent, Role, Session
+from smig_tui.core.native import Destination, Lineage, NativeOutput, PlannedFile, Turn
 from smig_tui.core.ports import NativeLayout, NativeRequest
 from smig_tui.core.timeline import format_iso, monotonic_times
 
@@ -48,17 +49,13 @@ def sendable(turn: Turn) -> Turn:
     return turn
 
 
-class GeminiWriter:
+class GeminiWriter(PlainFileWriter):
     """Builds a Gemini CLI session from migrated turns; the committer writes it (never over a file)."""
 
-    agent = Agent.GEMINI
+    agent = Agent("gemini")
 
     def __init__(self, home: Path) -> None:
         self._home = home
-
-    def unavailable(self) -> str | None:
-        """Gemini CLI sessions are plain files: always writable."""
-        return None
 
     def lay_out(self, request: NativeRequest) -> NativeLayout:
         """The session (and its project folder's owner file when the folder is new)."""
@@ -67,15 +64,6 @@ class GeminiWriter:
             turns, request.folder, request.lineage, request.title, model=request.target, now=request.now
         )
         return NativeLayout(tuple(planned), tuple(sendable(turn) for turn in turns))
-
-    def install(self, planned: PlannedFile) -> None:
-        """Nothing to do: Gemini CLI finds the file."""
-
-    def uninstall(self, planned: PlannedFile) -> None:
-        """Nothing to undo."""
-
-    def announce(self, planned: PlannedFile) -> None:
-        """Nothing to announce: the session's first line names it."""
 
     def read_back(self, output: NativeOutput) -> Session:
         """The session as `smig list` reads it."""
@@ -135,10 +123,10 @@ class GeminiWriter:
         path = chats / f"session-{now.strftime('%Y-%m-%dT%H-%M')}-{session_id[:8]}.jsonl"
         data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
         native = NativeOutput("gemini", str(path), session_id, resume_command(cwd, session_id))
-        files = [PlannedFile(Destination.GEMINI, str(path), data, None, False, native)]
+        files = [PlannedFile(Destination("gemini"), str(path), data, None, False, native)]
         if new_project:
             # The client adopts a folder whose owner file names the project (its registry does the rest).
-            files.insert(0, PlannedFile(Destination.GEMINI, str(chats.parent / PROJECT_ROOT_FILE), cwd))
+            files.insert(0, PlannedFile(Destination("gemini"), str(chats.parent / PROJECT_ROOT_FILE), cwd))
         return files
 
 

@@ -35,7 +35,7 @@ def describe_stored(path: Path, warn: WarningSink) -> SessionInfo | None:
     stat = path.stat()
     return SessionInfo(
         id=data["id"],
-        agent=Agent.OPENCODE,
+        agent=Agent("opencode"),
         path=str(path),
         cwd=data.get("directory") or None,
         title=data.get("title") or None,

@@ -34,10 +34,11 @@ from typing import Any
 
 from smig_tui.adapters.agents.opencode.database import OpenCodeDbError, read_only
 from smig_tui.adapters.agents.opencode.home import OpenCodeHome, session_ref
+from smig_tui.adapters.agents.writer_base import PlainFileWriter
 from smig_tui.core.errors import SmigError, WriteRefusedError
 from smig_tui.core.handoff import migration_note, to_turns
-from smig_tui.core.migration import Destination, Lineage, NativeOutput, PlannedFile, Turn
 from smig_tui.core.models import Agent, Role, Session, SessionInfo
+from smig_tui.core.native import Destination, Lineage, NativeOutput, PlannedFile, Turn
 from smig_tui.core.ports import NativeLayout, NativeRequest
 from smig_tui.core.timeline import monotonic_times
 
@@ -115,10 +116,10 @@ def find_binary(env: Mapping[str, str] | None = None) -> str | None:
     return shutil.which("opencode", path=env.get("PATH"))
 
 
-class OpenCodeWriter:
+class OpenCodeWriter(PlainFileWriter):
     """Builds the import document for migrated turns and has OpenCode import it."""
 
-    agent = Agent.OPENCODE
+    agent = Agent("opencode")
 
     def __init__(self, home: OpenCodeHome, imports_dir: Path) -> None:
         self._home = home
@@ -150,14 +151,11 @@ class OpenCodeWriter:
             with contextlib.suppress(SmigError):
                 self.delete_session(planned.native.session_id)
 
-    def announce(self, planned: PlannedFile) -> None:
-        """Nothing to announce: the import made it OpenCode's."""
-
     def read_back(self, output: NativeOutput) -> Session:
         """The imported session, read from OpenCode's database as `smig list` reads it."""
         from smig_tui.adapters.agents.opencode.source import OpenCodeSource
 
-        written = SessionInfo(id=output.session_id, agent=Agent.OPENCODE, path=output.path)
+        written = SessionInfo(id=output.session_id, agent=Agent("opencode"), path=output.path)
         return OpenCodeSource(self._home).load(written, lambda _warning: None)
 
     def prepare(
@@ -245,7 +243,7 @@ class OpenCodeWriter:
         native = NativeOutput(
             "opencode", session_ref(self._home.database, session_id), session_id, resume_command(cwd, session_id)
         )
-        return PlannedFile(Destination.OPENCODE, str(path), data, None, False, native)
+        return PlannedFile(Destination("opencode"), str(path), data, None, False, native)
 
     def import_session(self, planned: PlannedFile) -> None:
         """Have OpenCode import a written document; the session must not exist yet."""

@@ -1,6 +1,6 @@
 r"""Measures how a provider's tokenizer compares with smig's count, from the usage real transcripts logged.
 
-    python -m smig_tui.devtools.calibrate ../shared/fixtures/claude [more dirs or files] [--json]
+    python -m smig_devtools.calibrate ../shared/fixtures/claude [more dirs or files] [--json]
 
 The ratio is `core.calibration.measure_growth`'s (logged prompt growth over smig's o200k count of
 the same messages); a transcript needs `MIN_COUNTED` measurable tokens to give one. Transcripts are
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 def main(argv: list[str] | None = None) -> int:
     """Measure the given transcripts and print each one's ratio and each family's spread."""
-    parser = argparse.ArgumentParser(prog="python -m smig_tui.devtools.calibrate", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m smig_devtools.calibrate", description=__doc__.split("\n")[0])
     parser.add_argument(
         "paths", nargs="+", type=Path, help="Claude Code transcripts or Codex rollouts, or folders of them"
     )

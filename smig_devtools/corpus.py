@@ -1,6 +1,6 @@
 r"""Provides a seeded generator of realistic fake `$CODEX_HOME` and `$CLAUDE_CONFIG_DIR` trees.
 
-    python -m smig_tui.devtools.corpus --codex-home DIR --claude-home DIR --sessions 2000 \\
+    python -m smig_devtools.corpus --codex-home DIR --claude-home DIR --sessions 2000 \\
         --total-gb 2 [--huge 1 --huge-mb 500] [--seed 7]
 
 Sizes have a long tail (most sessions 10 KB-2 MB, a few tens of MB, `--huge` ones of hundreds);
@@ -27,11 +27,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from smig_devtools import corpus_text as text
+from smig_devtools import turns
+from smig_devtools.templates import Filler, Template
 from smig_tui.adapters.zstd_files import compress_file
 from smig_tui.core.errors import SmigError, WriteRefusedError
-from smig_tui.devtools import corpus_text as text
-from smig_tui.devtools import turns
-from smig_tui.devtools.templates import Filler, Template
 
 KB, MB, GB = 1 << 10, 1 << 20, 1 << 30
 MANIFEST = "smig-corpus.json"
@@ -660,7 +660,7 @@ def write_session_index(home: Path, specs: list[Spec], entries: list[SessionEntr
 
 def main(argv: list[str] | None = None) -> int:
     """Run the generator from the command line and print what it wrote."""
-    parser = argparse.ArgumentParser(prog="python -m smig_tui.devtools.corpus", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m smig_devtools.corpus", description=__doc__.split("\n")[0])
     parser.add_argument("--codex-home", type=Path, required=True)
     parser.add_argument("--claude-home", type=Path, required=True)
     parser.add_argument("--sessions", type=int, default=2000)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import random
 
-from smig_tui.devtools import corpus_text as text
-from smig_tui.devtools.templates import Record, Template, command, slot, tool_output
+from smig_devtools import corpus_text as text
+from smig_devtools.templates import Record, Template, command, slot, tool_output
 
 T = slot("T")
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from smig_tui.devtools import corpus_text as text
+from smig_devtools import corpus_text as text
 
 _SLOT = re.compile(r"@@([A-Z]+)(\d*)@@")
 _RAW_SLOT = re.compile(r'"@@(N[A-Z]+)(\d*)@@"')

@@ -3,24 +3,16 @@ fork F, F's fork G), a search shows each message once, from the thread that wrot
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
 from pathlib import Path
+
+from search_helpers import install_lineage
 
 from smig_tui.adapters.search_index import SearchFilters
 from smig_tui.services import build_services
 
-LINEAGE = Path(__file__).parents[1] / "fixtures" / "real" / "codex" / "fork_lineage"
 PARENT = "01a23b77-b3cb-73e2-a662-c285a7ef902e"
 FORK = "01a23b77-ba4f-7b02-98a6-18e397590485"
 GRANDCHILD = "01a23b78-db78-7dd2-bcf7-a002f58cba32"
-
-
-def install_lineage(codex_home: Path) -> None:
-    shutil.copytree(LINEAGE / "codex_home", codex_home, dirs_exist_ok=True)
-    for rel, mtime in json.loads((LINEAGE / "expected.json").read_text(encoding="utf-8"))["mtimes"].items():
-        os.utime(codex_home / rel, (mtime, mtime))
 
 
 def test_inherited_messages_are_found_once_in_the_thread_that_wrote_them(isolated_homes: dict[str, Path]) -> None:

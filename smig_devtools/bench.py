@@ -1,6 +1,6 @@
 """Provides smig's benchmark: one table of measured figures against their goals, on a generated corpus.
 
-    python -m smig_tui.devtools.bench [--quick] [--sessions N] [--huge-mb M] [--workdir DIR]
+    python -m smig_devtools.bench [--quick] [--sessions N] [--huge-mb M] [--workdir DIR]
 
 Each row runs the real code (the `smig` CLI or `Services`) in a fresh child process, so start-up,
 imports and caches count as a user would feel them, and peak memory is measured from outside
@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from smig_tui.devtools.bench_commands import command_rows
-from smig_tui.devtools.bench_search import archive_rows, search_rows
-from smig_tui.devtools.bench_tui import tui_big_rows, tui_rows
-from smig_tui.devtools.corpus import GB, GENERATOR_VERSION, MB, Manifest, generate
+from smig_devtools.bench_commands import command_rows
+from smig_devtools.bench_search import archive_rows, search_rows
+from smig_devtools.bench_tui import tui_big_rows, tui_rows
+from smig_devtools.corpus import GB, GENERATOR_VERSION, MB, Manifest, generate
 
 
 @dataclass(frozen=True)
@@ -78,6 +78,8 @@ def corpus_env(workdir: Path, smig_home: Path) -> dict[str, str]:
         HOME=str(workdir / "home"),
         COLUMNS="160",
     )
+    # The children run `python -m smig_devtools...`: the checkout is on their path, not installed.
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).parents[1]), env.get("PYTHONPATH")]))
     # A user's smig imports from cached bytecode; with this set (as on some CI images) every child
     # would compile smig's modules again, about 0.1 s of each `smig list`.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -206,7 +208,7 @@ def bench_list(workdir: Path, manifest: Manifest) -> list[Row]:
 
 def bench_gemini_list(workdir: Path, manifest: Manifest) -> list[Row]:
     """`smig list --agent gemini` against `--agent codex`, cold, on a Gemini home mirroring the Codex threads."""
-    from smig_tui.devtools.gemini_corpus import generate_gemini
+    from smig_devtools.gemini_corpus import generate_gemini
 
     codex = [e for e in manifest.sessions if e.agent == "codex" and not e.empty and not e.is_subagent]
     count = in_child(generate_gemini, workdir / "gemini", codex)
@@ -236,7 +238,7 @@ def bench_gemini_list(workdir: Path, manifest: Manifest) -> list[Row]:
 def _gemini_list_at_corpus_size(workdir: Path, manifest: Manifest, codex: list[Any]) -> list[Row]:
     """`smig list --agent gemini` on as many sessions as the corpus has (the Codex threads' sizes, cycled),
     first with empty smig caches, then warm; the goal is the warm Codex listing's time x 1.5, as OpenCode's."""
-    from smig_tui.devtools.gemini_corpus import generate_gemini
+    from smig_devtools.gemini_corpus import generate_gemini
 
     sessions = len(manifest.sessions)
     if not codex:
@@ -283,7 +285,7 @@ def _first_and_warm_rows(
 def bench_opencode_list(workdir: Path, manifest: Manifest) -> list[Row]:
     """Time `smig list --agent opencode` on a generated OpenCode database with as many sessions as the
     corpus, first with empty smig caches, then warm; the goal is the warm Codex listing's time x 1.5."""
-    from smig_tui.devtools.opencode_corpus import generate as generate_opencode
+    from smig_devtools.opencode_corpus import generate as generate_opencode
 
     sessions = len(manifest.sessions)
     database = workdir / "opencode" / f"opencode-{sessions}.db"
@@ -309,7 +311,7 @@ def _reset(folder: Path) -> None:
 
 def child_argv(name: str, *extra: str) -> list[str]:
     """Argv for one in-process measurement in a fresh interpreter (the corpus is in its environment)."""
-    return [sys.executable, "-m", "smig_tui.devtools.bench_children", name, *extra]
+    return [sys.executable, "-m", "smig_devtools.bench_children", name, *extra]
 
 
 def bench_huge(workdir: Path, manifest: Manifest) -> list[Row]:
@@ -567,7 +569,7 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse options and run the benchmark (each row's measurement runs in `bench_children`)."""
-    parser = argparse.ArgumentParser(prog="python -m smig_tui.devtools.bench", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m smig_devtools.bench", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="200 sessions, 0.25 GB, a 50 MB huge session per agent")
     parser.add_argument("--sessions", type=int)
     parser.add_argument("--total-gb", type=float)

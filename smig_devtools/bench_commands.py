@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from smig_tui.devtools.corpus import MB, Manifest
+from smig_devtools.corpus import MB, Manifest
 
 TARGETS = {"codex": "gpt-5", "claude": "claude-sonnet-5-5"}
 """A target of each agent's own family whose window the huge session overflows, so plans drop most of it."""
@@ -93,7 +93,7 @@ def command_rows(workdir: Path, manifest: Manifest) -> list[Any]:
 
 def _rows_for(workdir: Path, entry: Any) -> list[Any]:
     """The rows of one huge session."""
-    from smig_tui.devtools.bench import Row, _reset, corpus_env
+    from smig_devtools.bench import Row, _reset, corpus_env
 
     scratch = workdir / "smig-commands"
     _reset(scratch)

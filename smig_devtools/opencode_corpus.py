@@ -1,6 +1,6 @@
 r"""Provides a seeded generator of a fake OpenCode database, for the benchmark's OpenCode listing row.
 
-    python -m smig_tui.devtools.opencode_corpus --db FILE --sessions 2000 [--seed 7]
+    python -m smig_devtools.opencode_corpus --db FILE --sessions 2000 [--seed 7]
 
 The tables smig reads (`project`, `session`, `message`, `part`) with the columns and indexes
 OpenCode 1.18.33 creates; each session holds user prompts and assistant steps (text, reasoning,
@@ -204,7 +204,7 @@ def generate(database: Path, sessions: int, seed: int = 7) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m smig_tui.devtools.opencode_corpus", description=__doc__.splitlines()[0]
+        prog="python -m smig_devtools.opencode_corpus", description=__doc__.splitlines()[0]
     )
     parser.add_argument("--db", type=Path, required=True)
     parser.add_argument("--sessions", type=int, default=2000)

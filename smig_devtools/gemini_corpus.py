@@ -15,7 +15,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from smig_tui.devtools.corpus import SessionEntry
+from smig_devtools.corpus import SessionEntry
 
 VERSION = 1
 

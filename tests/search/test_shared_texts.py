@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from search.search_helpers import tool_lines, write_rollout
-from search2.test_fork_hits import install_lineage
+from search_helpers import install_lineage
 
 import smig_tui.adapters.search_index as search_index
 from smig_tui.core.redact import Redaction

@@ -1,0 +1,127 @@
+"""Provides what a migration writes as a native session: its destinations, its turns, lineage and files.
+
+Plain data shared by the core (`handoff`, `migration`), the writer protocol (`ports.NativeWriter`) and
+every agent's writer; it imports only the models, so none of them import each other through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from pathlib import PurePath
+from typing import ClassVar
+
+from smig_tui.core.agent_rules import in_choice_order
+from smig_tui.core.models import Role
+
+
+class Destination(str):
+    """Where `smig migrate --to` can put the result: smig's store, an export, or an agent (its id).
+
+    The agents are plugins, so this is a checked string rather than a closed enum: `destinations()`
+    lists every valid one and `parse_destination` checks one that comes in.
+    """
+
+    __slots__ = ()
+    STORE: ClassVar[Destination]
+    MARKDOWN: ClassVar[Destination]
+    JSON: ClassVar[Destination]
+
+    @property
+    def value(self) -> str:
+        """The destination as a plain string (as a `StrEnum` member gave it)."""
+        return str.__str__(self)
+
+
+Destination.STORE = Destination("store")
+Destination.MARKDOWN = Destination("markdown")
+Destination.JSON = Destination("json")
+
+
+def native_destinations() -> tuple[Destination, ...]:
+    """Every installed agent as a destination, in the order a user picks among them."""
+    return tuple(Destination(rules.id) for rules in in_choice_order())
+
+
+def destinations() -> tuple[Destination, ...]:
+    """Every destination: smig's store, each installed agent, then the two exports."""
+    return (Destination.STORE, *native_destinations(), Destination.MARKDOWN, Destination.JSON)
+
+
+def parse_destination(name: str) -> Destination:
+    """`name` as a destination; ValueError naming the valid ones when it is none."""
+    for destination in destinations():
+        if destination == name:
+            return destination
+    valid = ", ".join(destinations())
+    raise ValueError(f"{name!r} is not a destination (valid: {valid})")
+
+
+EXPORT_SUFFIXES = {Destination.MARKDOWN: ".md", Destination.JSON: ".json"}
+
+
+def export_targets(out: PurePath, wanted: Collection[Destination]) -> dict[Destination, PurePath]:
+    """Where `--out` puts each export asked for: that file for one kind; for both, its name with each
+    kind's suffix."""
+    kinds = [kind for kind in EXPORT_SUFFIXES if kind in wanted]
+    return {kind: out if len(kinds) == 1 else out.with_suffix(EXPORT_SUFFIXES[kind]) for kind in kinds}
+
+
+def receiving_agent_of(destinations: set[Destination]) -> str | None:
+    """The one agent a migration is written for, whose overhead its plan takes off; None when there is
+    no native destination or several (then the agent the target model's provider implies counts)."""
+    native = [destination.value for destination in native_destinations() if destination in destinations]
+    return native[0] if len(native) == 1 else None
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One message of a native session as written: strictly alternating, tools flattened to text."""
+
+    role: Role
+    """USER or ASSISTANT only."""
+    text: str
+    timestamp: str | None = None
+    source_ids: tuple[str, ...] = ()
+    """Ids of the migrated messages merged into this turn."""
+
+
+@dataclass(frozen=True, slots=True)
+class Lineage:
+    """Where a written session came from, recorded in it and in storage."""
+
+    source_agent: str
+    source_id: str
+    source_path: str
+    migration_id: str
+    omitted: int = 0
+    """Conversation messages the plan left out (`plans.left_out`; 0 when migrated as-is)."""
+    strategy: str = "as-is"
+    omitted_tokens: int = 0
+    """Their tokens, as the placeholder states them."""
+    target: str | None = None
+    """The model the plan was sized for (the written session may record another the agent runs)."""
+    origin_cwd: str | None = None
+    """The source's working directory when the session was written for another folder (`--cwd`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class NativeOutput:
+    """A native session written (or, in a dry run, that would be written) for a target agent."""
+
+    agent: str
+    path: str
+    session_id: str
+    resume_command: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedFile:
+    """A file a migration will create: its bytes are ready before anything is written."""
+
+    destination: Destination
+    path: str
+    data: str
+    mtime: float | None = None
+    overwrite: bool = False
+    native: NativeOutput | None = None
