@@ -12,7 +12,7 @@ The room for the conversation is `min(window - reserve, prompt_limit)`, where
 
 When the session goes into an agent (`harness=True`), the receiving agent's fixed overhead (its
 system prompt, tool definitions and injected context, measured from the real clients' requests and
-shipped in `data/agent_overhead.json`, overridable in config `[agents.NAME] overhead = N`) is taken
+carried by each agent's profile, overridable in config `[agents.NAME] overhead = N`) is taken
 off that room too (the agent named by the destination, else the one the target's provider
 implies): a session that "fits" must still fit once the agent has added its own.
 

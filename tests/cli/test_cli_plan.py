@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from smig_tui.adapters.agents import claude
 from smig_tui.adapters.agents.claude.home import resolve_home as claude_home
 from smig_tui.adapters.agents.claude.source import ClaudeSource
 from smig_tui.adapters.agents.codex.home import resolve_home as codex_home
@@ -122,14 +123,14 @@ def test_models_config_error_names_file(isolated_homes) -> None:
 
 @pytest.mark.usefixtures("exact_tokens")
 def test_plan_shows_and_subtracts_the_receiving_agents_overhead(fake_home: dict[str, Path]) -> None:
-    shipped = json.loads((Path(__file__).parents[2] / "smig_tui" / "data" / "agent_overhead.json").read_text())
-    claude = shipped["agents"]["claude"]
-    assert claude["client_version"] == "2.1.332" and claude["tokens"] == sum(claude["parts"].values())
+    shipped = claude.PROFILE.overhead
+    assert shipped is not None and shipped.client == "Claude Code 2.1.332"
+    assert shipped.tokens == sum(tokens for _, tokens in shipped.parts)
     _, stdout, _ = _run(["plan", CODEX_MAIN, "-t", "claude-sonnet-4-5", "--json"])
     data = json.loads(stdout)
     decision, overhead = data["decision"], data["agent_overhead"]
     assert overhead["agent"] == "claude" and overhead["source"] == "measured with Claude Code 2.1.332"
-    assert decision["overhead"] == overhead["tokens"] >= claude["tokens"]  # calibrated for Anthropic's tokenizer
+    assert decision["overhead"] == overhead["tokens"] >= shipped.tokens  # calibrated for Anthropic's tokenizer
     assert (
         decision["budget"]
         == min(decision["window"] - decision["reserve"], decision["prompt_limit"]) - decision["overhead"]

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
+from smig_tui.adapters.agents import gemini
 from smig_tui.core.models import Agent, Strategy
 from smig_tui.services import build_services
 
@@ -22,5 +22,4 @@ def test_a_plan_for_gemini_cli_models_uses_its_compression_point_and_overhead(is
         assert decision.window == 1_048_576 and decision.prompt_limit == 524_288  # compresses at 50%
         assert decision.overhead == 7031  # Gemini CLI 0.61.0 adds 6,504 o200k tokens; x 1.081 rounded up
         assert not decision.exact  # Gemini's tokenizer is not tiktoken's: labelled as an estimate
-    shipped = json.loads((Path(__file__).parents[2] / "smig_tui" / "data" / "agent_overhead.json").read_text())
-    assert shipped["agents"]["gemini"]["client_version"] == "0.61.0"
+    assert gemini.PROFILE.overhead is not None and gemini.PROFILE.overhead.client == "Gemini CLI 0.61.0"

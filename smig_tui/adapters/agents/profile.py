@@ -49,6 +49,8 @@ class Overhead:
     """In o200k tokens, as measured."""
     client: str
     """`Claude Code 2.1.332`: the client and version it was measured with."""
+    parts: tuple[tuple[str, int], ...] = ()
+    """What the figure is made of (system prompt, tool definitions, injected context), as measured."""
 
 
 class RowsUnreadable(Exception):

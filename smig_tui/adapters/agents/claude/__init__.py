@@ -72,8 +72,15 @@ PROFILE = AgentProfile(
     sessions_folder=_projects,
     memory=_memory,
     window_settings=rules.window_settings,
-    # One request of `claude -p "hello there"` from a fresh home, counted by o200k_base: system prompt
-    # 1,557, tool definitions (12 tools) 7,484, injected context (attribution reminder, role:system
-    # environment message) 2,255 (2026-12-03).
-    overhead=Overhead(11_296, "Claude Code 2.1.332"),
+    # One request of `claude -p "hello there"` to a local fake model server from a fresh home (no MCP
+    # servers or memory files), counted by o200k_base (2026-12-03).
+    overhead=Overhead(
+        11_296,
+        "Claude Code 2.1.332",
+        (
+            ("system prompt", 1_557),
+            ("tool definitions (12 tools)", 7_484),
+            ("injected context (attribution reminder, role:system environment message)", 2_255),
+        ),
+    ),
 )

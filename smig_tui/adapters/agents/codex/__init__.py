@@ -71,8 +71,14 @@ PROFILE = AgentProfile(
     sessions_folder=_sessions,
     memory=_memory,
     window_settings=rules.window_settings,
-    # One request of `codex exec --skip-git-repo-check "hello there"` from a fresh home, counted by
-    # o200k_base: tool definitions (10 tools) 2,194, injected context (developer instructions, skills
-    # list, environment_context) 5,626 (2026-12-03).
-    overhead=Overhead(7_820, "Codex CLI 0.171.0"),
+    # One request of `codex exec --skip-git-repo-check "hello there"` to a local fake model server from
+    # a fresh home (no MCP servers, memory files or skills), counted by o200k_base (2026-12-03).
+    overhead=Overhead(
+        7_820,
+        "Codex CLI 0.171.0",
+        (
+            ("tool definitions (10 tools)", 2_194),
+            ("injected context (developer instructions, skills list, environment_context)", 5_626),
+        ),
+    ),
 )

@@ -63,8 +63,16 @@ PROFILE = AgentProfile(
     memory=_memory,
     home_variables=(HOME_VARIABLE,),
     sessions_folder=_tmp,
-    # `gemini -p "hello there" -m gemini-2.5-pro` against tests/e2e/fake_gemini_server.py from a fresh
-    # home, counted by o200k_base: system prompt 4,718, tool definitions (8 tools) 1,667, injected
-    # context (<session_context> of an empty project folder) 119 (2026-12-03).
-    overhead=Overhead(6_504, "Gemini CLI 0.61.0"),
+    # `gemini -p "hello there" -m gemini-2.5-pro` against the fake Gemini API of
+    # tests/e2e/fake_gemini_server.py (GOOGLE_GEMINI_BASE_URL) from a fresh home, counted by o200k_base
+    # (2026-12-03); its <session_context> lists up to 200 entries of the project folder.
+    overhead=Overhead(
+        6_504,
+        "Gemini CLI 0.61.0",
+        (
+            ("system prompt", 4_718),
+            ("tool definitions (8 tools)", 1_667),
+            ("injected context (<session_context> of an empty project folder)", 119),
+        ),
+    ),
 )
