@@ -67,8 +67,16 @@ def screen_keys() -> str:
         for binding in bindings:
             keys = binding.key_display or ", ".join(_key_names(binding.key))
             rows.append(f"| `{keys}` | {binding.description} | {binding.tooltip} |")
-        sections.append(f"`{cls.__name__}` (`{cls.__module__}`)\n\n" + "\n".join(rows))
+        sections.append(f"### {_title(cls.__name__)}\n\n`{cls.__name__}` in `{cls.__module__}`:\n\n" + "\n".join(rows))
     return "\n\n".join(sections)
+
+
+def _title(class_name: str) -> str:
+    """`CommitResultModal` -> `Commit result dialog`, `MemoryScreen` -> `Memory screen`."""
+    words = re.findall(r"[A-Z][a-z]*", class_name)
+    kind = {"Modal": "dialog", "Screen": "screen"}.get(words[-1])
+    words = [*words[:-1], kind] if kind else words
+    return " ".join([words[0], *(word.lower() for word in words[1:])])
 
 
 def _key_names(keys: str) -> list[str]:
