@@ -117,7 +117,7 @@ class MemoryScreen(SmigScreen[None]):
             "d",
             "cycle_direction",
             "Direction",
-            tooltip="Cycle every way, then to each agent alone.",
+            tooltip=f"Cycle every way, {', '.join(f'to {entry.label}' for entry in memory_agents())}.",
             id="memory.direction",
         ),
         Binding("escape", "close", "Back", tooltip="Back to the sessions.", id="memory.close"),
