@@ -115,6 +115,10 @@ class Services:
     )
     """Tokens of synthetic texts (placeholders, shortened outputs), by encoding and text (a long one by
     its digest: a huge session's shortened outputs would otherwise be held twice)."""
+    _folder_tokens: Memo[tuple[str, str], int] = field(
+        default_factory=lambda: Memo(64), init=False, repr=False, compare=False
+    )
+    """What each agent's client adds for a project folder (its listing), by agent and folder."""
     _shapes: IdentityMemo[Session, Structure] = field(
         default_factory=lambda: IdentityMemo(4), init=False, repr=False, compare=False
     )
@@ -447,7 +451,7 @@ class Services:
             settings.reserve if reserve is None else reserve,
             harness,
             exact=self.counter_for(capacity).exact and counted_exactly(capacity),
-            overhead=self.overhead_tokens(capacity, agent) if harness else 0,
+            overhead=self.overhead_tokens(capacity, agent, session.info.cwd) if harness else 0,
             pins=frozenset(pins),
             pin_first_user=settings.pin_first_user if pin_first_user is None else pin_first_user,
             summary=summary,
@@ -484,19 +488,40 @@ class Services:
             found[agent] = AgentOverhead(agent, tokens, f"{where} [agents.{agent}]")
         return found
 
-    def overhead_for(self, capacity: ModelCapacity, agent: str | None = None) -> AgentOverhead | None:
+    def overhead_for(
+        self, capacity: ModelCapacity, agent: str | None = None, folder: str | None = None
+    ) -> AgentOverhead | None:
         """The overhead of the agent the session is resumed in (`agent`, else the one the model's
-        provider implies), if smig knows it."""
+        provider implies), if smig knows it, with what that agent adds for the project `folder`."""
         from smig_tui.core.decide import receiving_agent
 
         agent = agent or receiving_agent(capacity)
-        return self.agent_overheads.get(agent) if agent else None
+        if not agent:
+            return None
+        overhead = self.agent_overheads.get(agent)
+        entry = self.agent_profile(agent)
+        shown = entry.overhead.for_folder if entry is not None and entry.overhead is not None else None
+        if overhead is None or folder is None or shown is None or not overhead.source.startswith("measured"):
+            return overhead  # a config figure is the user's own for the agent, folder and all
+        added = self._folder_tokens.get((agent, folder), lambda: self._count_folder(shown, folder))
+        if not added:
+            return overhead
+        source = f"{overhead.source}, and {added:,} for what it shows of {folder}"
+        return replace(overhead, tokens=overhead.tokens + added, source=source)
 
-    def overhead_tokens(self, capacity: ModelCapacity, agent: str | None = None) -> int:
+    def _count_folder(self, shown: Callable[[str], tuple[str, int]], folder: str) -> int:
+        """o200k tokens of what an agent's client shows of a project folder, and what it adds besides."""
+        from smig_tui.adapters.tokenizers.tiktoken_counter import make_counter
+
+        text, besides = shown(folder)
+        counter = self.counters.get("o200k_base", lambda: make_counter("o200k_base"))
+        return (counter.count(text) if text else 0) + besides
+
+    def overhead_tokens(self, capacity: ModelCapacity, agent: str | None = None, folder: str | None = None) -> int:
         """That overhead in the target's tokens (0 for a model no known agent runs)."""
         from smig_tui.core.tokens import calibrate_one
 
-        overhead = self.overhead_for(capacity, agent)
+        overhead = self.overhead_for(capacity, agent, folder)
         return calibrate_one(overhead.tokens, capacity.calibration) if overhead else 0
 
     def _own_calibration(

@@ -194,3 +194,15 @@ def test_an_agents_package_imports_no_service_and_no_front_end() -> None:
         if imported.startswith(above)
     }
     assert not wrong, sorted(wrong)
+
+
+def test_no_test_module_imports_another() -> None:
+    """Shared test helpers live in helper modules and conftest files, never in a module of tests."""
+    tests = Path(__file__).parent
+    wrong = {
+        f"{path.relative_to(tests)}: {name}"
+        for path in tests.rglob("*.py")
+        for name in _imports(path)
+        if name.rpartition(".")[2].startswith("test_")
+    }
+    assert not wrong, sorted(wrong)

@@ -102,7 +102,7 @@ def run_plan(args: argparse.Namespace, ctx: Context) -> int:
     if reason:
         ctx.out.diag(f"smig: {reason}")
     if args.json:
-        overhead = services.overhead_for(capacity, args.to) if plan.decision.overhead else None
+        overhead = services.overhead_for(capacity, args.to, session.info.cwd) if plan.decision.overhead else None
         agent_json = overhead_to_json(plan, overhead)
         if agent_json is not None:
             agent_json["assumed"] = args.to is None
@@ -110,7 +110,7 @@ def run_plan(args: argparse.Namespace, ctx: Context) -> int:
         return 0
     ctx.out.data(decision_line(plan.decision, capacity))
     if plan.decision.overhead:
-        overhead = services.overhead_for(capacity, args.to)
+        overhead = services.overhead_for(capacity, args.to, session.info.cwd)
         source = f"; {overhead.source}" if overhead else ""
         agent = overhead.agent if overhead else "the agent"
         chosen = (

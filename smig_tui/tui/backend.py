@@ -228,7 +228,7 @@ def plan_for_destination(
     if agent is None or not plan.decision.overhead:
         return plan, ""
     capacity = services.capacities.lookup(plan.decision.target)
-    overhead = services.overhead_tokens(capacity, agent)
+    overhead = services.overhead_tokens(capacity, agent, session.info.cwd)
     if overhead == plan.decision.overhead:
         return plan, ""
     again = services.plan(session, capacity.name, plan.strategy, pins=pins, summary=plan.summary, agent=agent)

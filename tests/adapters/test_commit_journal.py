@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -60,7 +61,7 @@ def _killed_commit(mode: str, when: int) -> None:
         [sys.executable, "-c", KILLER, mode, str(when), *MIGRATE],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,  # a hang guard only: a busy machine is slow, never this slow
         check=False,
         env=None,
     )
@@ -126,7 +127,7 @@ def shared_tmp() -> Iterator[Path]:
 def test_as_a_non_root_user_an_unwritable_journal_stops_the_commit_before_any_file(
     fake_home: dict[str, Path], shared_tmp: Path
 ) -> None:
-    if not hasattr(__import__("os"), "geteuid") or __import__("os").geteuid() != 0 or not shutil.which("setpriv"):
+    if not hasattr(os, "geteuid") or os.geteuid() != 0 or not shutil.which("setpriv"):
         pytest.skip("needs root and setpriv to run a command as nobody")
     home, smig_home = shared_tmp / "home", shared_tmp / "smig"
     shutil.copytree(fake_home["home"], home, symlinks=True)
@@ -140,6 +141,7 @@ def test_as_a_non_root_user_an_unwritable_journal_stops_the_commit_before_any_fi
         "CLAUDE_CONFIG_DIR": str(home / ".claude"),
         "SMIG_TUI_HOME": str(smig_home),
         "PATH": "/usr/bin:/bin",
+        **{key: os.environ[key] for key in ("TIKTOKEN_CACHE_DIR",) if key in os.environ},
         "PYTHONPATH": str(REPO),
     }
     before = sorted(str(path) for path in home.rglob("*"))
@@ -148,7 +150,7 @@ def test_as_a_non_root_user_an_unwritable_journal_stops_the_commit_before_any_fi
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,  # a hang guard only: a busy machine is slow, never this slow
         check=False,
     )
     assert done.returncode == 1

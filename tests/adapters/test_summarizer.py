@@ -356,8 +356,10 @@ def test_stream_that_hangs_up_early_is_flagged_incomplete(llm_server: FakeLLM) -
 def test_stream_that_stalls_midway_times_out(llm_server: FakeLLM) -> None:
     llm_server.respond = lambda body, n: Reply("## Goal\nFinish the parser today.", hold_after_pieces=2)
     deltas: list[str] = []
-    with pytest.raises(ProviderUnavailableError, match="did not answer within 0.3 s"):
-        make_summarizer(llm_server, timeout=0.3).summarize(conversation(), on_delta=deltas.append, allow_network=True)
+    # The read timeout is what is tested, so it is long enough that no busy machine delays the first
+    # two pieces past it (they are sent at once); the stall after them is endless.
+    with pytest.raises(ProviderUnavailableError, match="did not answer within 3 s"):
+        make_summarizer(llm_server, timeout=3).summarize(conversation(), on_delta=deltas.append, allow_network=True)
     assert deltas == ["## ", "Goal\n"]
 
 
@@ -372,6 +374,6 @@ def test_cancel_while_the_server_is_silent_returns_at_once(llm_server: FakeLLM, 
     threading.Thread(target=cancel_once_sent, daemon=True).start()
     started = time.monotonic()
     with pytest.raises(SummaryCancelledError, match="cancelled"):
-        make_summarizer(llm_server, tmp_path, timeout=30).summarize(conversation(), cancel=cancel, allow_network=True)
-    assert time.monotonic() - started < 10  # far below the 30 s read timeout
+        make_summarizer(llm_server, tmp_path, timeout=900).summarize(conversation(), cancel=cancel, allow_network=True)
+    assert time.monotonic() - started < 600  # it returned on the cancel, not after the 900 s read timeout
     assert len(llm_server.requests) == 1 and not (tmp_path / "summaries").exists()

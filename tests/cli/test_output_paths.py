@@ -162,8 +162,15 @@ def _as_nobody(argv: list[str], env: dict[str, str]) -> subprocess.CompletedProc
         "smig_tui",
         *argv,
     ]
+    shared = {key: os.environ[key] for key in ("TIKTOKEN_CACHE_DIR",) if key in os.environ}
+    # The timeout is a hang guard only: a busy machine is slow, never this slow.
     return subprocess.run(
-        command, env={**env, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=120, check=False
+        command,
+        env={**shared, **env, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import open_session, settle
-from test_flow import build_sized, choose_target
+from tui_pilot import build_sized, choose_target
 
 from smig_devtools.corpus import MB, generate
 from smig_tui.core.models import Agent, Kind, SessionInfo, Strategy

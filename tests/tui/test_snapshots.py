@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 from conftest import open_session, settle
-from test_flow import build_sized
+from tui_pilot import build_sized
 
 from smig_tui.core.models import Agent, Kind, Strategy
 

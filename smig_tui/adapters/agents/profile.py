@@ -51,6 +51,9 @@ class Overhead:
     """`Claude Code 2.1.332`: the client and version it was measured with."""
     parts: tuple[tuple[str, int], ...] = ()
     """What the figure is made of (system prompt, tool definitions, injected context), as measured."""
+    for_folder: Callable[[str], tuple[str, int]] | None = None
+    """What the client adds on top for the project folder it runs in: (the text it shows of the folder,
+    to count; tokens besides); None when the figure does not depend on the folder."""
 
 
 class RowsUnreadable(Exception):

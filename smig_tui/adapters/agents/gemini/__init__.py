@@ -24,6 +24,12 @@ def _usable(window: int, _auto_compact: int | None) -> int:
     return window * COMPRESS_PERCENT // 100
 
 
+def _folder_context(folder: str) -> tuple[str, int]:
+    from smig_tui.adapters.agents.gemini.context import folder_listing
+
+    return folder_listing(folder)
+
+
 def _tmp(env: Env) -> Path:
     return resolve_home(env) / "tmp"
 
@@ -74,5 +80,6 @@ PROFILE = AgentProfile(
             ("tool definitions (8 tools)", 1_667),
             ("injected context (<session_context> of an empty project folder)", 119),
         ),
+        for_folder=_folder_context,
     ),
 )
