@@ -125,8 +125,6 @@ def test_real_sessions_round_trip_into_both_agents(
     assert placed is not None
     services = build_services()
     info = services.find_session(str(placed))
-    if info.is_subagent:
-        pytest.skip("sub-agent transcript: not a session a person migrates")
     session = services.load_session(info)
     source_hash = hashlib.sha256(placed.read_bytes()).hexdigest()
     target = "gpt-5.5" if info.agent == Agent("claude") else "claude-sonnet-4-5"

@@ -8,7 +8,6 @@ hands each agent's rules to the core (`core/agent_rules.install`).
 
 from __future__ import annotations
 
-import configparser
 import importlib
 import os
 import sys
@@ -61,12 +60,20 @@ def installed_entry_points(group: str = GROUP) -> Iterator[tuple[str, str]]:
 
 def _group_of(path: str, group: str) -> Iterator[tuple[str, str]]:
     """The entry points of one group in one `entry_points.txt` (none when it is absent or broken)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except (OSError, UnicodeDecodeError):
+        return
+    if f"[{group}]" not in text:
+        return  # most distributions declare no agent: no parse for them
+    import configparser
+
     parser = configparser.ConfigParser(delimiters=("=",), interpolation=None)
     parser.optionxform = str  # type: ignore[assignment, method-assign]  # names are case-sensitive
     try:
-        with open(path, encoding="utf-8") as handle:
-            parser.read_file(handle)
-    except (OSError, UnicodeDecodeError, configparser.Error):
+        parser.read_string(text, source=path)
+    except configparser.Error:
         return
     if parser.has_section(group):
         yield from ((name.strip(), value.strip()) for name, value in parser.items(group))
