@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 from dataclasses import asdict
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from smig_tui.cli.table import Column, one_line, unique_prefixes
@@ -69,25 +70,30 @@ def run_list(args: argparse.Namespace, ctx: Context) -> int:
         return 0
     if not sessions:
         homes = [str(home) for entry in ctx.services.agents if (home := entry.home(ctx.services.paths, None))]
-        ctx.out.diag(f"smig: no sessions found in {name_list(homes)}")
+        ctx.out.diag(f"smig: no sessions found under {name_list(homes)}")
         return 0
     prefixes = unique_prefixes(every_id)
+    now = datetime.now(UTC)
     user_home = os.path.expanduser("~")
     rows = [
         (
             info.agent.value,
             prefixes.get(info.id, info.id),
-            age_text(info.updated),
+            age_text(info.updated, now),
             size_text(info.size) if info.size else "",
             "" if info.context_tokens is None else f"{info.context_tokens:,}",
             info.model or "",
             _home_relative(info.cwd or "", user_home),
-            ("[archived] " if info.archived else "") + fork_mark(info) + one_line(info.title or ""),
+            ("[archived] " if info.archived else "") + fork_mark(info) + one_line((info.title or "")[:TITLE_CHARS]),
         )
         for info in sessions
     ]
     ctx.out.table(LIST_COLUMNS, rows)
     return 0
+
+
+TITLE_CHARS = 1024
+"""Characters of a title laid out: wider than any terminal (a title can be a whole first prompt)."""
 
 
 def _home_relative(path: str, home: str) -> str:

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import os
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import IO
+from itertools import accumulate
+from typing import IO, NamedTuple
 
 DEFAULT_WIDTH = 80
 """The width when neither COLUMNS nor any terminal says one (output to a file from cron, say)."""
@@ -24,9 +25,9 @@ GAP = "  "
 ELLIPSIS = "…"
 
 
-@dataclass(frozen=True, slots=True)
-class Column:
-    """One column: how it is aligned, whether it may shrink, and when it is dropped."""
+class Column(NamedTuple):
+    """One column: how it is aligned, whether it may shrink, and when it is dropped (a NamedTuple: a
+    dataclass costs a millisecond to create, on every `smig list`)."""
 
     header: str
     right: bool = False
@@ -76,7 +77,34 @@ def cell_width(text: str) -> int:
     """Terminal cells `text` takes: two for wide East Asian characters and most emoji, none for combining marks."""
     if text.isascii():
         return len(text)
-    return sum(_char_width(char) for char in text)
+    return sum(_sizes(text))
+
+
+def cut(text: str, width: int) -> str:
+    """`text` in at most `width` cells, ending with an ellipsis when it had to be cut."""
+    if width <= 0:
+        return ""
+    if text.isascii():
+        return text if len(text) <= width else text[: width - 1] + ELLIPSIS
+    ends = list(accumulate(_sizes(text)))
+    if not ends or ends[-1] <= width:
+        return text
+    return text[: bisect_right(ends, width - 1)] + ELLIPSIS
+
+
+_WIDTHS: dict[str, int] = {chr(code): 1 for code in range(128)}
+"""Each character's width once looked up: a listing of titles in Chinese asks for the same few thousand
+characters over and over, and a lookup in C costs far less than asking `unicodedata` each time."""
+
+
+def _sizes(text: str) -> Iterator[int]:
+    """The width of each character of `text`."""
+    try:
+        return iter(list(map(_WIDTHS.__getitem__, text)))
+    except KeyError:
+        for char in set(text).difference(_WIDTHS):
+            _WIDTHS[char] = _char_width(char)
+        return map(_WIDTHS.__getitem__, text)
 
 
 def _char_width(char: str) -> int:
@@ -85,24 +113,10 @@ def _char_width(char: str) -> int:
     return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
 
 
-def cut(text: str, width: int) -> str:
-    """`text` in at most `width` cells, ending with an ellipsis when it had to be cut."""
-    if cell_width(text) <= width:
-        return text
-    if width <= 0:
-        return ""
-    kept, used = [], 0
-    for char in text:
-        size = _char_width(char)
-        if used + size > width - 1:
-            break
-        kept.append(char)
-        used += size
-    return "".join(kept) + ELLIPSIS
-
-
 def pad(text: str, width: int, right: bool = False) -> str:
     """`text` padded with spaces to `width` cells."""
+    if text.isascii():
+        return text.rjust(width) if right else text.ljust(width)
     fill = " " * max(0, width - cell_width(text))
     return fill + text if right else text + fill
 
@@ -154,16 +168,41 @@ def render(
     bold: bool = False,
 ) -> list[str]:
     """The table's lines (header first, bold when asked), laid out by `fit`; no trailing spaces."""
-    table = [[col.header for col in columns], *rows] if header else list(rows)
-    natural = [max((cell_width(row[i]) for row in table), default=0) for i in range(len(columns))]
+    rows = [[col.header for col in columns], *rows] if header else list(rows)
+    if not rows:
+        return []
+    cap = width + 1  # a one-line text cell wider than the whole line is measured (and cut) from its start only
+    cells = [
+        [cell[:cap] for cell in column] if col.text and not col.wrap else column
+        for col, column in zip(columns, zip(*rows, strict=True), strict=True)
+    ]
+    natural = [max(map(len if "".join(column).isascii() else cell_width, column)) for column in cells]
     widths = fit(columns, natural, width)
     shown = [i for i, w in enumerate(widths) if w is not None]
-    lines: list[str] = []
-    for number, row in enumerate(table):
-        lines.extend(_row_lines(columns, row, shown, widths, width))
-        if number == 0 and header and bold:
-            lines[-1] = f"\x1b[1m{lines[-1]}\x1b[0m"
+    if any(columns[i].wrap for i in shown):
+        lines = [line for row in zip(*cells, strict=True) for line in _row_lines(columns, row, shown, widths, width)]
+    else:
+        lines = _lines([columns[i] for i in shown], [widths[i] or 0 for i in shown], [cells[i] for i in shown])
+    if header and bold:
+        lines[0] = f"\x1b[1m{lines[0]}\x1b[0m"
     return lines
+
+
+def _lines(columns: list[Column], widths: list[int], cells: list[Sequence[str]]) -> list[str]:
+    """One line a row, laid out column by column (a table of thousands of sessions in a few milliseconds)."""
+    laid: list[list[str]] = []
+    for position, (column, size, values) in enumerate(zip(columns, widths, cells, strict=True)):
+        if column.text:
+            values = [cut(value, size) for value in values]
+        if position == len(columns) - 1 and not column.right:
+            laid.append(list(values))
+        elif "".join(values).isascii():
+            laid.append(
+                [value.rjust(size) for value in values] if column.right else [value.ljust(size) for value in values]
+            )
+        else:
+            laid.append([pad(value, size, column.right) for value in values])
+    return [GAP.join(row).rstrip() for row in zip(*laid, strict=True)]
 
 
 def _row_lines(
@@ -208,8 +247,7 @@ def wrap(text: str, width: int) -> list[str]:
 def _chunks(word: str, width: int) -> list[str]:
     """`word` in pieces of at most `width` cells (one piece when it fits)."""
     pieces, piece, used = [], "", 0
-    for char in word:
-        size = _char_width(char)
+    for char, size in zip(word, _sizes(word), strict=True):
         if piece and used + size > width:
             pieces.append(piece)
             piece, used = "", 0
@@ -225,21 +263,25 @@ def unique_prefixes(ids: Sequence[str], least: int = 8) -> dict[str, str]:
     a table can show it in place of a 36-character id without leaving the user an ambiguous one.
     """
     ordered = sorted(set(ids))
+    shared = [_common(a, b, least) for a, b in zip(ordered, ordered[1:], strict=False)]  # neighbours' prefix
     prefixes = {}
     for n, current in enumerate(ordered):
-        need = least
-        for other in (ordered[n - 1] if n else None, ordered[n + 1] if n + 1 < len(ordered) else None):
-            if other is not None:
-                need = max(need, _common(current, other) + 1)
-        prefixes[current] = current[:need]
+        before = shared[n - 1] if n else 0
+        after = shared[n] if n < len(shared) else 0
+        prefixes[current] = current[: max(least, before + 1, after + 1)]
     return prefixes
 
 
-def _common(a: str, b: str) -> int:
-    """The length of the prefix `a` and `b` share."""
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
+def _common(a: str, b: str, least: int = 0) -> int:
+    """The length of the prefix `a` and `b` share, or any figure below `least` when it is shorter than that
+    (most ids part within their first characters: one comparison); a binary search over slices."""
+    if a[:least] != b[:least]:
+        return 0
+    low, high = least, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low

@@ -39,7 +39,7 @@ def age_text(stamp: str | None, now: datetime | None = None) -> str:
     if not stamp:
         return ""
     try:
-        when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+        when = datetime.fromisoformat(stamp)  # Python 3.11 reads a trailing Z
     except ValueError:
         return ""
     if when.tzinfo is None:
