@@ -91,9 +91,13 @@ def _print(ctx: Context, found: Diagnosis) -> None:
         say(f"  {agent.name:<{width}}  {agent.home}: {plural(agent.sessions, 'session')}{more}{skipped}")
     say("")
     say("tokenizer files (exact counts; without them counts are labelled estimates)")
-    for item in found.tokenizer_files:
-        state = "found" if item["found"] else "missing"
-        say(f"  {item['encoding']}: {state}: {item['path']} (folder from {item['folder_from']})")
+    by_file: dict[str, list[dict[str, object]]] = {}
+    for item in found.tokenizer_files:  # o200k_split_digits reads o200k_base's file
+        by_file.setdefault(str(item["path"]), []).append(item)
+    for path, items in by_file.items():
+        state = "found" if items[0]["found"] else "missing"
+        names = ", ".join(str(item["encoding"]) for item in items)
+        say(f"  {names}: {state}: {path} (folder from {items[0]['folder_from']})")
     summary = found.summarizer
     ready = "ready" if summary["ready"] else f"not ready: {summary['problem']}"
     name = f"{summary['provider']} {summary['model']}" if summary["provider"] else "not configured"

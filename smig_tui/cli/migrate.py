@@ -8,7 +8,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from smig_tui.cli.table import Column, unique_prefixes
+from smig_tui.cli.table import SESSION_HELP, Column, unique_prefixes
 from smig_tui.core.errors import AmbiguousIdError, MigrationNotFoundError, UsageError
 from smig_tui.core.export import ExportFormat
 from smig_tui.core.migration import (
@@ -33,7 +33,7 @@ _STRATEGIES = [strategy.value for strategy in Strategy]
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `migrate`, `export` and `history` to the CLI."""
     migrate = subparsers.add_parser("migrate", help="commit a migration: store it, write native sessions or exports")
-    migrate.add_argument("id", help="session id, unique id prefix, or path to the .jsonl file")
+    migrate.add_argument("id", help=SESSION_HELP)
     migrate.add_argument("--target", "-t", required=True, metavar="MODEL", help="model to continue in")
     migrate.add_argument(
         "--to",
@@ -69,7 +69,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     migrate.set_defaults(handler=run_migrate)
 
     export = subparsers.add_parser("export", help="export a session (or its migration to a target) as Markdown/JSON")
-    export.add_argument("id", help="session id, unique id prefix, or path to the .jsonl file")
+    export.add_argument("id", help=SESSION_HELP)
     export.add_argument("--format", choices=[f.value for f in ExportFormat], default="markdown")
     export.add_argument("--target", "-t", metavar="MODEL", help="export the conversation as migrated to MODEL")
     export.add_argument("--strategy", "-s", choices=_STRATEGIES, help="compression when --target is given")

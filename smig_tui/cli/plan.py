@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from smig_tui.cli.table import Column, one_line
+from smig_tui.cli.table import SESSION_HELP, Column, one_line
 from smig_tui.core.capacity import calibration_margin
 from smig_tui.core.models import Decision, ModelCapacity, Plan, PlanItem, Strategy
 from smig_tui.core.pins import resolve_pins
@@ -24,7 +24,7 @@ RECEIVING_AGENTS = ("claude", "codex", "gemini", "opencode")
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `plan` to the CLI."""
     plan = subparsers.add_parser("plan", help="check whether a session fits a target model and preview a compression")
-    plan.add_argument("id", help="session id, unique id prefix, or path to the .jsonl file")
+    plan.add_argument("id", help=SESSION_HELP)
     plan.add_argument("--target", "-t", required=True, metavar="MODEL", help="target model (see `smig models`)")
     plan.add_argument(
         "--strategy",

@@ -8,7 +8,7 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from smig_tui.cli.table import Column, one_line, unique_prefixes
+from smig_tui.cli.table import SESSION_HELP, Column, one_line, unique_prefixes
 from smig_tui.core.errors import UsageError
 from smig_tui.core.models import Agent, Message, Session, SessionInfo
 from smig_tui.core.words import age_text, name_list, size_text
@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     listing.set_defaults(handler=run_list)
 
     show = subparsers.add_parser("show", help="show one session's messages")
-    show.add_argument("id", help="session id, unique id prefix, or path to the .jsonl file")
+    show.add_argument("id", help=SESSION_HELP)
     show.add_argument("--json", action="store_true", help="print JSON for scripts")
     show.add_argument("--full", action="store_true", help="print whole message texts")
     show.set_defaults(handler=run_show)

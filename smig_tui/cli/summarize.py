@@ -6,6 +6,7 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from smig_tui.cli.table import SESSION_HELP
 from smig_tui.core.errors import NoApiKeyError, SummaryConsentError
 from smig_tui.core.models import Message, Plan, Session, Strategy
 from smig_tui.core.summary import describe_redactions
@@ -25,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "consent to send the session, with secrets redacted, to the configured provider; a cached "
         "summary of the same content is reused without sending anything.",
     )
-    parser.add_argument("id", help="session id, unique id prefix, or path to the .jsonl file")
+    parser.add_argument("id", help=SESSION_HELP)
     length = parser.add_mutually_exclusive_group()
     length.add_argument("--target-chars", type=int, metavar="N", help="summary length in characters (default 6000)")
     length.add_argument("--target-tokens", type=int, metavar="N", help="summary length as a token budget")

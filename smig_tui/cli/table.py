@@ -19,6 +19,10 @@ from collections.abc import Iterator, Sequence
 from itertools import accumulate
 from typing import IO, NamedTuple
 
+SESSION_HELP = "session id, or a unique prefix as `smig list` shows it, or the path of its file"
+"""How every command that takes a session names the argument (ids of all four agents; OpenCode's
+path is `<database>#<id>`)."""
+
 DEFAULT_WIDTH = 80
 """The width when neither COLUMNS nor any terminal says one (output to a file from cron, say)."""
 GAP = "  "
