@@ -75,7 +75,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     export.add_argument("--strategy", "-s", choices=_STRATEGIES, help="compression when --target is given")
     export.add_argument("--out", type=Path, metavar="FILE", help="write to FILE instead of stdout")
     export.add_argument("--force", action="store_true", help="replace an existing --out file")
-    export.add_argument("--clipboard", action="store_true", help="copy to the clipboard (tmux's own in tmux, else OSC 52 or a system tool)")
+    export.add_argument(
+        "--clipboard",
+        action="store_true",
+        help="copy to the clipboard (tmux's own in tmux, else OSC 52 or a system tool)",
+    )
     export.add_argument("--no-redact", action="store_true", help="keep secrets as they are")
     export.add_argument(
         "--yes-send", action="store_true", help="summary strategies: send the redacted conversation to the summarizer"

@@ -65,7 +65,11 @@ def test_doctor_lists_homes_config_tokenizers_and_every_skipped_file(
     assert f"Codex        {isolated_homes['codex']}: 7 sessions (2 sub-agents), 1 skipped" in stdout
     assert "Gemini CLI" in stdout and "OpenCode" in stdout and ": not there" in stdout
     assert f"codex: {empty_rollout}: empty rollout file; skipped" in stdout  # ...and doctor lists it still
-    assert re.search(r"o200k_base, o200k_split_digits: (found|missing): ", stdout) and "tokenizer files" in stdout and "summarizer " in stdout
+    assert (
+        re.search(r"o200k_base, o200k_split_digits: (found|missing): ", stdout)
+        and "tokenizer files" in stdout
+        and "summarizer " in stdout
+    )
     report = json.loads(smig("doctor", "--json")[1])
     assert report["config"] == "absent" and report["config_file"] == str(config)
     codex = next(agent for agent in report["agents"] if agent["agent"] == "codex")
