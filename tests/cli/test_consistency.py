@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
+from cli_runner import smig
 from migration_builders import make_plan, make_session
 
 from smig_tui.cli.main import COMMANDS, Context, build_parser, main
@@ -19,13 +20,6 @@ from smig_tui.services import agent_entries
 
 CODEX = "01a20305-2ac0-7f6a-87b8-c9d0e1f2a3b4"
 CLAUDE = "5f0c2a9e-8b1d-4c3e-9f6a-1d2e3f4a5b6c"
-
-
-def smig(*argv: str) -> tuple[int, str, str]:
-    out = Output(stdout=io.StringIO(), stderr=io.StringIO())
-    code = main(list(argv), Context(out=out))
-    assert isinstance(out.stdout, io.StringIO) and isinstance(out.stderr, io.StringIO)
-    return code, out.stdout.getvalue(), out.stderr.getvalue()
 
 
 def _parsers(parser: argparse.ArgumentParser, path: str = "smig") -> dict[str, argparse.ArgumentParser]:

@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
 from pathlib import Path
 
 import pytest
-
-from smig_tui.cli.main import Context, main
-from smig_tui.cli.output import Output
-
-
-def smig(*argv: str) -> tuple[int, str, str]:
-    out = Output(stdout=io.StringIO(), stderr=io.StringIO())
-    code = main(list(argv), Context(out=out))
-    assert isinstance(out.stdout, io.StringIO) and isinstance(out.stderr, io.StringIO)
-    return code, out.stdout.getvalue(), out.stderr.getvalue()
+from cli_runner import smig
 
 
 @pytest.fixture

@@ -3,26 +3,17 @@ a pin that names nothing or several messages is one sentence and exit 3, never a
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import pytest
+from cli_runner import smig
 
-from smig_tui.cli.main import Context, main
-from smig_tui.cli.output import Output
 from smig_tui.core.errors import AmbiguousIdError, MessageNotFoundError
 from smig_tui.core.models import Kind, Message, Role
 from smig_tui.core.pins import resolve_pins
 
 CLAUDE = "5f0c2a9e-8b1d-4c3e-9f6a-1d2e3f4a5b6c"
-
-
-def smig(*argv: str) -> tuple[int, str, str]:
-    out = Output(stdout=io.StringIO(), stderr=io.StringIO())
-    code = main(list(argv), Context(out=out))
-    assert isinstance(out.stdout, io.StringIO) and isinstance(out.stderr, io.StringIO)
-    return code, out.stdout.getvalue(), out.stderr.getvalue()
 
 
 def _plan(*pins: str) -> dict[str, dict[str, object]]:

@@ -5,7 +5,6 @@ StringIO (not a terminal), a pipe (`smig models | less`), and a real terminal of
 from __future__ import annotations
 
 import fcntl
-import io
 import json
 import os
 import pty
@@ -17,9 +16,8 @@ import termios
 from pathlib import Path
 
 import pytest
+from cli_runner import smig
 
-from smig_tui.cli.main import Context, main
-from smig_tui.cli.output import Output
 from smig_tui.cli.table import cell_width
 from smig_tui.core.words import size_text
 
@@ -30,13 +28,6 @@ CLAUDE = "5f0c2a9e-8b1d-4c3e-9f6a-1d2e3f4a5b6c"
 @pytest.fixture(autouse=True)
 def eighty_columns(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "80")
-
-
-def smig(*argv: str) -> tuple[int, str, str]:
-    out = Output(stdout=io.StringIO(), stderr=io.StringIO())
-    code = main(list(argv), Context(out=out))
-    assert isinstance(out.stdout, io.StringIO) and isinstance(out.stderr, io.StringIO)
-    return code, out.stdout.getvalue(), out.stderr.getvalue()
 
 
 def whole(figure: str, line: str) -> bool:
