@@ -46,8 +46,9 @@ def destination_choices() -> tuple[Destination, ...]:
 
 def agent_names(last: str = "and") -> str:
     """The installed agents as users write them: `Codex, Claude Code, Gemini CLI and OpenCode`."""
-    names = [entry.name for entry in agent_profiles()]
-    return f"{', '.join(names[:-1])} {last} {names[-1]}" if len(names) > 1 else "".join(names)
+    from smig_tui.core.words import name_list
+
+    return name_list([entry.name for entry in agent_profiles()], last)
 
 
 def memory_agents() -> tuple[MemoryAgent, ...]:

@@ -41,7 +41,7 @@ from smig_tui.core.summary import (
     plan_summary_job,
     run_summary,
 )
-from smig_tui.core.text import one_line
+from smig_tui.core.words import one_line
 
 
 def _one_line(text: str, width: int = 200) -> str:

@@ -16,6 +16,7 @@ from functools import cached_property
 from smig_tui import __version__
 from smig_tui.cli.output import Output
 from smig_tui.core.errors import SmigError
+from smig_tui.plugins import agent_names
 from smig_tui.services import Services, build_services
 
 COMMANDS = {
@@ -31,6 +32,7 @@ COMMANDS = {
     "mcp": "smig_tui.cli.mcp_cmd",
     "search": "smig_tui.cli.search",
     "archive": "smig_tui.cli.archive",
+    "doctor": "smig_tui.cli.doctor",
 }
 """Which module registers each command; each has `register(subparsers)` and sets `handler(args, ctx) -> int`."""
 COMMAND_MODULES = tuple(dict.fromkeys(COMMANDS.values()))
@@ -55,7 +57,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """
     parser = argparse.ArgumentParser(
         prog="smig",
-        description="Hand a coding agent's conversation to another agent and model. With no command, opens the TUI.",
+        description=f"Hand a {agent_names('or')} conversation to another agent and model. With no command, opens the TUI.",
     )
     parser.add_argument("--version", action="version", version=f"smig {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -63,6 +65,29 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     tui.set_defaults(handler=run_tui)
     for name in _modules_for(argv):
         importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    """Parse `argv`; an unknown option is reported with the usage of the command it was given to.
+
+    argparse leaves a subcommand's unknown options to the top-level parser, whose usage line then
+    lists every command instead of the options the user was looking for.
+    """
+    parser = build_parser(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        _innermost(parser, args).error(f"unrecognized arguments: {' '.join(extras)}")
+    return args
+
+
+def _innermost(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The (sub)command parser that `args` was parsed by: `smig history show` gives history's `show`."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            chosen = getattr(args, action.dest, None)
+            if chosen in action.choices:
+                return _innermost(action.choices[chosen], args)
     return parser
 
 
@@ -90,8 +115,10 @@ def main(argv: Sequence[str] | None = None, ctx: Context | None = None) -> int:
     """Run smig with `argv` and return the exit code."""
     ctx = ctx or Context()
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = build_parser(argv).parse_args(argv)
+    args = parse(argv)
     handler = getattr(args, "handler", run_tui)
+    if ctx.out.first_time is None:  # a skipped file's warning is shown once per version of the file
+        ctx.out.first_time = lambda warning: ctx.services.warned_files.first_time(warning)
     try:
         code = int(handler(args, ctx))
         if code == 0 and getattr(args, "command", None) not in (None, "tui", "mcp", "archive"):
@@ -115,3 +142,6 @@ def main(argv: Sequence[str] | None = None, ctx: Context | None = None) -> int:
         return 1
     finally:
         ctx.out.finish()
+        services = ctx.__dict__.get("services")
+        if services is not None and "warned_files" in services.__dict__:
+            services.warned_files.save()

@@ -10,7 +10,7 @@ from typing import Any
 from smig_tui.core.handoff import goal_of, to_turns
 from smig_tui.core.migration import message_to_json
 from smig_tui.core.models import Kind, Message, Plan, Role, Session
-from smig_tui.core.text import one_line
+from smig_tui.core.words import one_line
 
 LEAD_IDS = frozenset({"smig-placeholder", "smig-summary"})
 """Ids the planner gives the note or summary that stands in for dropped messages."""

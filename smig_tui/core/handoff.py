@@ -15,7 +15,7 @@ from dataclasses import replace
 from smig_tui.core.models import Kind, Message, Plan, Role, Session
 from smig_tui.core.native import Lineage, Turn
 from smig_tui.core.redact import redact, redact_many
-from smig_tui.core.text import one_line
+from smig_tui.core.words import one_line
 
 TOOL_CALL_OPEN = "[tool call: {name}]"
 TOOL_CALL_CLOSE = "[/tool call]"

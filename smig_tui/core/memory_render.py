@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from smig_tui.core.agent_rules import rules_of
 from smig_tui.core.memory_model import MARKER, FileRole, MemoryFile, Mode
-from smig_tui.core.text import human_size
+from smig_tui.core.words import size_text
 
 DESCRIPTION_WIDTH = 120
 """The widest a one-line description in a bundle's index gets."""
@@ -80,7 +80,7 @@ def instruction_sections(sources: Sequence[MemoryFile], mode: Mode) -> list[str]
         label = rules.name if (rules := rules_of(source.agent)) is not None else source.agent
         name = source.path.rsplit("/", 1)[-1]
         if mode is Mode.INDEX:
-            parts += ["", f"- {label} global instructions ({name}) — {source.path} ({human_size(source.size)})"]
+            parts += ["", f"- {label} global instructions ({name}) — {source.path} ({size_text(source.size)})"]
             continue
         parts += ["", f"# {label} memory ({name})", "", f"Source: {source.path}", ""]
         parts.append(demote_headings(source.text.strip(), 1))

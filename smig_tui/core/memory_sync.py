@@ -41,7 +41,7 @@ from smig_tui.core.memory_model import (
 )
 from smig_tui.core.memory_render import demote_headings, parse_frontmatter
 from smig_tui.core.redact import redact
-from smig_tui.core.text import human_size
+from smig_tui.core.words import size_text
 
 __all__ = [
     "Action",
@@ -172,7 +172,7 @@ def _bundle_for(
             note = f" per folder (a line per file is over the {min(hard, threshold):,}-byte budget)"
     text = rules.escape(text)
     size = _size(text)
-    note = f"{len(sources)} file(s), {chosen.value}{note}, {human_size(size)} bundle{rules.caveat(own)}"
+    note = f"{len(sources)} file(s), {chosen.value}{note}, {size_text(size)} bundle{rules.caveat(own)}"
     counts = Counter(match.group(1) for match in _PLACEHOLDER.finditer(text))
     return DirectionReport(direction, sources, chosen, size, dict(counts), note), text
 

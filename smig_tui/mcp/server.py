@@ -18,13 +18,14 @@ from smig_tui import __version__
 from smig_tui.core.errors import SmigError
 from smig_tui.mcp.protocol import StdioServer
 from smig_tui.mcp.schemas import TOOLS, check_arguments
+from smig_tui.plugins import agent_names
 
 if TYPE_CHECKING:
     from smig_tui.mcp.tools import SmigTools
     from smig_tui.services import Services
 
 INSTRUCTIONS = (
-    "smig moves a coding agent's conversation to another agent or model. Check a window "
+    f"smig moves a {agent_names('or')} conversation to another agent or model. Check a window "
     "with model_context_window, find sessions with list_sessions, see what would be kept with "
     "preview_migration, write it with commit_migration, read it in the new agent with get_handoff "
     "(every page, until next_offset is null), and fetch omitted details with recall_omitted. "

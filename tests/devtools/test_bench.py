@@ -6,7 +6,6 @@ from pathlib import Path
 
 from smig_devtools.bench import Row, ensure_corpus, render, render_markdown
 from smig_devtools.corpus import KB, MB
-from smig_tui.cli.sessions import plain_table
 
 
 def test_rows_say_pass_miss_or_why_not_measured() -> None:
@@ -40,8 +39,3 @@ def test_a_corpus_is_reused_only_with_the_same_parameters(tmp_path: Path) -> Non
     assert said[-1].startswith("reusing")
     other = ensure_corpus(tmp_path, {**params, "seed": 2}, said.append)
     assert said[-2].startswith("generating") and other.params["seed"] == 2
-
-
-def test_plain_table_aligns_columns_and_cuts_long_cells() -> None:
-    lines = plain_table(("id", "title"), [("a1", "x" * 60), ("b22", "short")], max_width=10)
-    assert lines == ["id   title", "a1   xxxxxxxxx…", "b22  short"]

@@ -16,7 +16,7 @@ from textual.widgets import Button, DataTable, Footer, Label, Static
 
 from smig_tui.core.errors import SmigError
 from smig_tui.core.memory_sync import Direction, MemoryPlan, Mode
-from smig_tui.core.text import human_size
+from smig_tui.core.words import size_text
 from smig_tui.plugins import memory_agents, memory_directions
 from smig_tui.services import Services
 from smig_tui.tui.screens.base import SmigScreen
@@ -225,7 +225,7 @@ class MemoryScreen(SmigScreen[None]):
                 name = source.path.rsplit("/", 1)[-1]
                 label = f"{source.project}/{name}" if source.project else name
                 table = self.query_one(f"#{source.owner}-files", DataTable)
-                table.add_row(label, source.role.value, human_size(source.size), key=source.path)
+                table.add_row(label, source.role.value, size_text(source.size), key=source.path)
 
     def _status(self, plan: MemoryPlan) -> Content:
         """One line per direction, then problems."""

@@ -35,7 +35,7 @@ from smig_tui.core.memory_model import (
     sha256,
 )
 from smig_tui.core.memory_render import DESCRIPTION_WIDTH, also_from, demote_headings, joined, parse_frontmatter
-from smig_tui.core.text import one_line
+from smig_tui.core.words import one_line
 
 AGENT = "claude"
 BUNDLE_NAME = "codex_memory_smig.md"

@@ -9,7 +9,7 @@ from typing import Any
 
 from smig_tui.adapters.agents.claude.blocks import is_injected_text
 from smig_tui.core.redact import redact
-from smig_tui.core.text import one_line as text_line
+from smig_tui.core.words import one_line as text_line
 
 TITLE_WIDTH = 120
 _COMMAND_NAME = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.S)

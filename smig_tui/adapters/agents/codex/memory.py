@@ -16,7 +16,7 @@ from smig_tui.adapters.agents.codex.home import resolve_home
 from smig_tui.adapters.memory_files import MemoryContext, memory_file, read_text
 from smig_tui.core.memory_model import MARKER, AgentMemory, FileRole, MemoryFile, MemoryInputs, MemoryRules, Mode
 from smig_tui.core.memory_render import DESCRIPTION_WIDTH, demote_headings, first_prose_line, joined
-from smig_tui.core.text import human_size, one_line
+from smig_tui.core.words import one_line, size_text
 
 AGENT = "codex"
 BUNDLE_NAME = "claude_code_smig.md"
@@ -113,7 +113,7 @@ def _index(sources: Sequence[MemoryFile], full: bool) -> list[str]:
     for source in listed:
         if source.role is FileRole.RECAP and source not in recaps[:MAX_RECAPS]:
             continue
-        lines.append(f"- {_description(source)} — {source.path} ({human_size(source.size)})")
+        lines.append(f"- {_description(source)} — {source.path} ({size_text(source.size)})")
     if len(recaps) > MAX_RECAPS:
         folder = recaps[0].path.rsplit("/", 1)[0]
         lines.append(f"- {len(recaps) - MAX_RECAPS} older per-session recaps — {folder}/")

@@ -45,7 +45,7 @@ from smig_tui.core.gc_pause import no_cyclic_gc
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import NAMED_AT_MOST, Appended, ResumePoint, WarningSink
 from smig_tui.core.redact import redact
-from smig_tui.core.text import one_line
+from smig_tui.core.words import one_line
 
 TITLE_MAX = 120
 INTERACTIVE_SOURCES = frozenset({"cli", "vscode", "unknown"})
