@@ -83,7 +83,9 @@ def _env(
         }
     if agent == "codex":  # the user said no to Codex's offer of a newer model once (it asks before resuming)
         with (homes["codex"] / "config.toml").open("a", encoding="utf-8") as config:
-            config.write('\n[features]\ndaemon_auto_start = false\n\n[notice.model_migrations]\n"gpt-5.5" = "gpt-6-sol"\n')
+            config.write(
+                '\n[features]\ndaemon_auto_start = false\n\n[notice.model_migrations]\n"gpt-5.5" = "gpt-6-sol"\n'
+            )
         return env | {"SMIG_FAKE_KEY": "test"}
     if agent == "gemini":
         prepare_home(homes["home"])
