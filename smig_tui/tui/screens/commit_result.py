@@ -65,7 +65,7 @@ class CommitResultModal(ModalScreen[None]):
             yield Label("✓ Migration committed", id="result-title")
             yield Static(Content("\n".join(result_lines(self.result))), id="result-lines")
             client = self._client_name()
-            now = f"c continues in {client} now · " if client else ""
+            now = f"c continues in {client} · " if client else ""
             yield Static(f"{now}y copies the resume command · Enter closes", id="result-hint")
 
     def _client_name(self) -> str | None:
