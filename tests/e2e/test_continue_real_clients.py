@@ -116,27 +116,83 @@ def test_continue_starts_the_client_on_the_migration_and_it_sends_the_history(
     try:
         terminal.wait_for(terminal.prints("smig: starting"), "smig to start the client")
         record = _record(isolated_homes)
-        [output] = record["outputs"]
-        assert f"smig: starting {NAMES[agent]}: {output['resume_command']}" in _unwrapped(terminal)
-        assert output["resume_command"] == f"cd {project} && {shlex.join(output['argv'])}"
-        terminal.wait_for(terminal.shows(READY[agent]), "the client's prompt")
-        # smig's process became the client (exec): same pid, the client's command line, the project folder
-        assert os.readlink(f"/proc/{terminal.process.pid}/cwd") == str(project)
-        command_line = Path(f"/proc/{terminal.process.pid}/cmdline").read_bytes().split(b"\0")
-        assert output["session_id"].encode() in command_line and b"smig_tui" not in command_line
-        terminal.type_until(PROMPT, terminal.shows(PROMPT), "the prompt to be typed")
-        terminal.type("\r")
-        terminal.wait_for(lambda: bool(_sent(agent, model_server, gemini_server)), "the client's request")
+        _prompt_the_client(terminal, agent, project, record, model_server, gemini_server)
     finally:
         terminal.close()
-    sent = _sent(agent, model_server, gemini_server)[-1]
+    _assert_history_sent(agent, record, model_server, gemini_server)
+
+
+def test_c_in_the_tui_commit_result_leaves_smig_for_the_client(
+    isolated_homes: dict[str, Path],
+    tmp_path: Path,
+    model_server: FakeModelServer,
+    gemini_server: FakeGeminiServer,
+) -> None:
+    """`smig`, filter, open, commit, `c`: Textual gives the terminal back, then Codex runs in its place."""
+    _client("codex")
+    project = tmp_path / "osprey-app"
+    project.mkdir()
+    install_source("gemini", isolated_homes, project, tmp_path)  # Gemini CLI hands its sessions to Codex
+    prepare_receiver("codex", isolated_homes, model_server)
+    env = _env("codex", isolated_homes, project, model_server, gemini_server)
+    terminal = Terminal([sys.executable, "-m", "smig_tui"], tmp_path, env)
+    try:
+        terminal.wait_for(terminal.shows("OSPREY-93"), "smig to list the session")
+        terminal.type("/")  # a letter in the same read as `/` reaches the tree, not the filter: type it again
+        terminal.type_until("o", terminal.shows("│ o "), "the filter to take a letter")
+        terminal.type("spr")
+        terminal.wait_for(terminal.shows("│ ospr "), "the filter")
+        terminal.type("\r")
+        terminal.wait_for(terminal.shows("fits"), "the session to be measured")
+        terminal.type("c")
+        terminal.wait_for(terminal.shows("Codex session"), "the commit dialog")
+        terminal.type("\r")
+        terminal.wait_for(terminal.shows("c continues in Codex"), "the commit result")
+        terminal.type("c")
+        terminal.wait_for(terminal.prints("smig: starting Codex: "), "smig to start Codex")
+        before_start = bytes(terminal.output).split(b"smig: starting", 1)[0]
+        assert before_start.rfind(b"\x1b[?1049l") > before_start.rfind(b"\x1b[?1049h")  # left the alternate screen
+        record = _record(isolated_homes)
+        _prompt_the_client(terminal, "codex", project, record, model_server, gemini_server)
+    finally:
+        terminal.close()
+    _assert_history_sent("codex", record, model_server, gemini_server)
+
+
+def _prompt_the_client(
+    terminal: Terminal,
+    agent: str,
+    project: Path,
+    record: dict[str, Any],
+    server: FakeModelServer,
+    gemini: FakeGeminiServer,
+) -> None:
+    """Check that smig showed the command and became the client in the project, then type PROMPT there."""
+    [output] = record["outputs"]
+    assert _start_line(terminal) == f"smig: starting {NAMES[agent]}: {output['resume_command']}"
+    assert output["resume_command"] == f"cd {project} && {shlex.join(output['argv'])}"
+    terminal.wait_for(terminal.shows(READY[agent]), "the client's prompt")
+    # smig's process became the client (exec): same pid, the client's command line, the project folder
+    assert os.readlink(f"/proc/{terminal.process.pid}/cwd") == str(project)
+    command_line = Path(f"/proc/{terminal.process.pid}/cmdline").read_bytes().split(b"\0")
+    assert output["session_id"].encode() in command_line and b"smig_tui" not in command_line
+    terminal.type_until(PROMPT, terminal.shows(PROMPT), "the prompt to be typed")
+    terminal.type("\r")
+    terminal.wait_for(lambda: bool(_sent(agent, server, gemini)), "the client's request")
+
+
+def _assert_history_sent(agent: str, record: dict[str, Any], server: FakeModelServer, gemini: FakeGeminiServer) -> None:
+    """The request the prompt went out in carries smig's note, the migration id and the kept text."""
+    sent = _sent(agent, server, gemini)[-1]
     for text in [NOTE_PREFIX, record["id"], *_prose(record["messages"])]:
         assert _escaped(text) in sent, text
 
 
-def _unwrapped(terminal: Terminal) -> str:
-    """What smig printed before the client took the screen, its lines joined again (the pty wraps them)."""
-    return terminal.output.decode("utf-8", "replace").split("\x1b", 1)[0].replace("\r\n", "\n")
+def _start_line(terminal: Terminal) -> str:
+    """The line smig printed as it handed over to the client."""
+    output = bytes(terminal.output)
+    start = output.index(b"smig: starting")
+    return output[start : output.index(b"\r\n", start)].decode()
 
 
 def _record(homes: dict[str, Path]) -> dict[str, Any]:
