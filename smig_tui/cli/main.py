@@ -104,11 +104,11 @@ def main(argv: Sequence[str] | None = None, ctx: Context | None = None) -> int:
     try:
         ctx.launcher(ctx.continue_with)
     except client_launch.ContinueRefused as refused:
-        return _not_continued(ctx, refused)
+        return not_continued(ctx, refused)
     return 0
 
 
-def _not_continued(ctx: Context, refused: client_launch.ContinueRefused) -> int:
+def not_continued(ctx: Context, refused: client_launch.ContinueRefused) -> int:
     """Why the client was not started, and the command to run later; exit 0, for the migration is written."""
     ctx.out.diag(f"smig: {refused.reason}. Continue later with:")
     ctx.out.data(f"  {refused.command}")
@@ -127,8 +127,6 @@ def _run(argv: Sequence[str] | None, ctx: Context) -> int:
 
             auto_archive(args.command, ctx)
         return code
-    except client_launch.ContinueRefused as refused:
-        return _not_continued(ctx, refused)
     except SmigError as error:
         ctx.out.error(str(error))
         return error.exit_code

@@ -171,10 +171,17 @@ def _check_continue(ctx: Context, destinations: set[Destination], as_json: bool)
 
 
 def _continue(ctx: Context, result: MigrationResult) -> None:
-    """Have `main` start the receiving client once smig is done. When it cannot start here,
-    `ContinueRefused` reaches `main`, which says why and prints the command, with exit code 0."""
+    """Have `main` start the receiving client once smig is done; when it cannot start here, say why and
+    print the command (the exit code stays 0: the migration is written)."""
+    from smig_tui.cli.main import not_continued
+    from smig_tui.services import client_launch
+
     [output] = result.outputs
-    launch = ctx.services.continue_launch(output)
+    try:
+        launch = ctx.services.continue_launch(output)
+    except client_launch.ContinueRefused as refused:
+        not_continued(ctx, refused)
+        return
     if result.dry_run:
         ctx.out.diag(f"smig: dry run: would start {launch.client}: {launch.command}")
         return
