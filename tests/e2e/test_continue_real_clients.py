@@ -172,6 +172,8 @@ def _prompt_the_client(
     assert _start_line(terminal) == f"smig: starting {NAMES[agent]}: {output['resume_command']}"
     assert output["resume_command"] == f"cd {project} && {shlex.join(output['argv'])}"
     terminal.wait_for(terminal.shows(READY[agent]), "the client's prompt")
+    last = _prose(record["messages"])[-1][:16]
+    terminal.wait_for(terminal.shows(last), "the client to show the migrated conversation")
     # smig's process became the client (exec): same pid, the client's command line, the project folder
     assert os.readlink(f"/proc/{terminal.process.pid}/cwd") == str(project)
     command_line = Path(f"/proc/{terminal.process.pid}/cmdline").read_bytes().split(b"\0")
