@@ -179,8 +179,8 @@ def _prompt_the_client(
     command_line = Path(f"/proc/{terminal.process.pid}/cmdline").read_bytes().split(b"\0")
     assert output["session_id"].encode() in command_line and b"smig_tui" not in command_line
     terminal.type_until(PROMPT, terminal.shows(PROMPT), "the prompt to be typed")
-    terminal.type("\r")
-    terminal.wait_for(lambda: bool(_sent(agent, server, gemini)), "the client's request")
+    # Gemini CLI 0.61.0 takes an Enter within 30 ms of the key before for a newline (a paste's), not a send
+    terminal.type_until("\r", lambda: bool(_sent(agent, server, gemini)), "the client's request", attempt=10.0)
 
 
 def _assert_history_sent(agent: str, record: dict[str, Any], server: FakeModelServer, gemini: FakeGeminiServer) -> None:
