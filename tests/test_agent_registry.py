@@ -15,7 +15,7 @@ from pathlib import Path
 from smig_tui.adapters.agents import registry
 from smig_tui.cli.main import build_parser
 from smig_tui.core import agent_rules
-from smig_tui.core.native import destinations
+from smig_tui.core.native import Destination, destinations
 from smig_tui.mcp.schemas import TOOLS
 from smig_tui.services import build_services
 from smig_tui.tui.screens.commit import native_choices
@@ -79,3 +79,18 @@ def test_a_broken_plugin_is_left_out_with_one_sentence(tmp_path: Path) -> None:
         sys.path.remove(str(tmp_path))
         registry.load()
     assert [entry.id for entry in registry.AGENTS] == ["codex", "claude", "gemini", "opencode"]
+
+
+def test_each_profile_resumes_a_session_as_its_writer_records_it(tmp_path: Path) -> None:
+    """The profile's continue command is the writer's: what `--continue` starts and what is printed."""
+    from migration_builders import make_plan, make_session
+
+    services = build_services()
+    session = make_session(tmp_path / "src")
+    for entry in registry.AGENTS:
+        assert entry.resume_argv is not None and entry.resume_argv("ID-1")[-1] == "ID-1"
+        if not services.can_write(entry.id):
+            continue  # OpenCode's writer needs its command
+        result = services.migrate(session, make_plan(session), {Destination(entry.id)}, dry_run=True)
+        [output] = result.outputs
+        assert output.argv == entry.resume_argv(output.session_id)

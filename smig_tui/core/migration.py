@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shlex
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -230,7 +231,7 @@ def record_to_json(record: MigrationRecord) -> dict[str, Any]:
     data["kept_ids"] = list(record.kept_ids)
     data["dropped_ids"] = list(record.dropped_ids)
     data["messages"] = list(record.messages)
-    data["outputs"] = [asdict(output) for output in record.outputs]
+    data["outputs"] = [output_to_json(output) for output in record.outputs]
     data["files"] = list(record.files)
     data["redactions"] = dict(record.redactions)
     return data
@@ -253,10 +254,43 @@ def record_from_json(data: dict[str, Any]) -> MigrationRecord:
         messages=tuple(data["messages"]),
         summary=data.get("summary"),
         placeholder=data.get("placeholder"),
-        outputs=tuple(NativeOutput(**output) for output in data.get("outputs", [])),
+        outputs=tuple(output_from_json(output) for output in data.get("outputs", [])),
         files=tuple(data.get("files", [])),
         redactions=dict(data.get("redactions", {})),
         left_out=int(data.get("left_out", 0)),
         left_out_tokens=int(data.get("left_out_tokens", 0)),
         schema_version=int(data.get("schema_version", SCHEMA_VERSION)),
     )
+
+
+def output_to_json(output: NativeOutput) -> dict[str, Any]:
+    """Serialise a written session: its continue command as data, and as the line shown for readers."""
+    return {
+        "agent": output.agent,
+        "path": output.path,
+        "session_id": output.session_id,
+        "argv": list(output.argv),
+        "cwd": output.cwd,
+        "resume_command": output.resume_command,
+    }
+
+
+def output_from_json(data: dict[str, Any]) -> NativeOutput:
+    """Rebuild a written session; records stored before `argv` existed keep only the shown line
+    (`cd FOLDER && COMMAND`, which smig always wrote quoted), so it is split back into both."""
+    if "argv" in data:
+        argv, cwd = tuple(str(word) for word in data["argv"]), data.get("cwd")
+    else:
+        argv, cwd = _split_shown(str(data["resume_command"]))
+    return NativeOutput(str(data["agent"]), str(data["path"]), str(data["session_id"]), argv, cwd)
+
+
+def _split_shown(command: str) -> tuple[tuple[str, ...], str | None]:
+    """The argv and folder of a line `shown_command` wrote."""
+    try:
+        words = shlex.split(command)
+    except ValueError:  # not a line smig wrote: keep its words as they are
+        words = command.split()
+    if len(words) > 3 and words[0] == "cd" and words[2] == "&&":
+        return tuple(words[3:]), words[1]
+    return tuple(words), None

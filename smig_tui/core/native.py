@@ -6,7 +6,8 @@ every agent's writer; it imports only the models, so none of them import each ot
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import shlex
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import ClassVar
@@ -105,14 +106,36 @@ class Lineage:
     """The source's working directory when the session was written for another folder (`--cwd`)."""
 
 
+def shown_command(argv: Sequence[str], cwd: str | None) -> str:
+    """The one line a user pastes to continue: change to the folder, then the client's command line."""
+    line = shlex.join(argv)
+    return f"cd {shlex.quote(cwd)} && {line}" if cwd else line
+
+
 @dataclass(frozen=True, slots=True)
 class NativeOutput:
-    """A native session written (or, in a dry run, that would be written) for a target agent."""
+    """A native session written (or, in a dry run, that would be written) for a target agent.
+
+    How to continue it is kept as data (`argv` run in `cwd`) and the command shown is derived from
+    it, so what smig prints and what `--continue` starts cannot disagree.
+    """
 
     agent: str
     path: str
     session_id: str
-    resume_command: str
+    argv: tuple[str, ...]
+    """The receiving client's command line that continues the session: `("claude", "--resume", ID)`."""
+    cwd: str | None = None
+    """The folder to run it in: the project the session was written for (None: any)."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.argv, str):  # a shell line would be started word by word, letter by letter
+            raise TypeError("NativeOutput.argv is the command's words, not a shell line")
+
+    @property
+    def resume_command(self) -> str:
+        """The exact command that continues the session, as shown and copied."""
+        return shown_command(self.argv, self.cwd)
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,6 +41,12 @@ def _writer(_paths: Paths, env: Env) -> NativeWriter:
     return WrenWriter(wren_home(env))
 
 
+def _resume_argv(session_id: str) -> tuple[str, ...]:
+    from plugin_agent.wren_format import resume_argv
+
+    return resume_argv(session_id)
+
+
 def _memory(context: MemoryContext) -> AgentMemory:
     from plugin_agent.wren_memory import read
 
@@ -68,4 +74,5 @@ PROFILE = AgentProfile(
     home_variables=(HOME_VARIABLE,),
     overhead=Overhead(1_234, "Wren 0.1"),
     memory=_memory,
+    resume_argv=_resume_argv,
 )

@@ -15,7 +15,6 @@ text …
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -72,6 +71,11 @@ def render(session_id: str, cwd: str, title: str, model: str, updated: str, turn
     return "\n".join(header) + "\n\n" + "\n".join(blocks) + "\n"
 
 
+def resume_argv(session_id: str) -> tuple[str, ...]:
+    """Wren's command line that continues a session, run in its project folder."""
+    return ("wren", "--resume", session_id)
+
+
 class WrenSource:
     """Lists and reads Wren's sessions."""
 
@@ -112,8 +116,7 @@ class WrenWriter(PlainFileWriter):
             format_iso(request.now),
             [(turn.role.value, turn.text) for turn in turns],
         )
-        resume = f"cd {shlex.quote(request.folder)} && wren --resume {session_id}"
-        native = NativeOutput("wren", str(path), session_id, resume)
+        native = NativeOutput("wren", str(path), session_id, resume_argv(session_id), request.folder)
         return NativeLayout((PlannedFile(Destination("wren"), str(path), text, native=native),), turns)
 
     def read_back(self, output: NativeOutput) -> Session:

@@ -117,6 +117,9 @@ class AgentProfile:
     """Why an archived session of this agent cannot be written back ('' when it can)."""
     memory: Callable[[MemoryContext], AgentMemory] | None = None
     """Reads its memory and the files memory sync may write for it (None: it takes no part)."""
+    resume_argv: Callable[[str], tuple[str, ...]] | None = None
+    """Its client's command line that continues one of its sessions, by id (run in the session's folder):
+    what the writer records for `--continue` and the printed resume command."""
     import_command: str = ""
     """The agent's own command that takes in the file its writer lays out (an import document), if any."""
 

@@ -38,6 +38,12 @@ def _writer(_paths: Paths, env: Env) -> NativeWriter:
     return ClaudeWriter(resolve_home(env))
 
 
+def _resume_argv(session_id: str) -> tuple[str, ...]:
+    from smig_tui.adapters.agents.claude.writer import resume_argv
+
+    return resume_argv(session_id)
+
+
 def _memory(context: MemoryContext) -> AgentMemory:
     from smig_tui.adapters.agents.claude.memory import read
 
@@ -71,6 +77,7 @@ PROFILE = AgentProfile(
     home_variables=(HOME_VARIABLE,),
     sessions_folder=_projects,
     memory=_memory,
+    resume_argv=_resume_argv,
     window_settings=rules.window_settings,
     # One request of `claude -p "hello there"` to a local fake model server from a fresh home (no MCP
     # servers or memory files), counted by o200k_base (2026-12-03).

@@ -38,6 +38,12 @@ def _writer(_paths: Paths, env: Env) -> NativeWriter:
     return CodexWriter(resolve_home(env))
 
 
+def _resume_argv(session_id: str) -> tuple[str, ...]:
+    from smig_tui.adapters.agents.codex.writer import resume_argv
+
+    return resume_argv(session_id)
+
+
 def _memory(context: MemoryContext) -> AgentMemory:
     from smig_tui.adapters.agents.codex.memory import read
 
@@ -70,6 +76,7 @@ PROFILE = AgentProfile(
     home_variables=(HOME_VARIABLE,),
     sessions_folder=_sessions,
     memory=_memory,
+    resume_argv=_resume_argv,
     window_settings=rules.window_settings,
     # One request of `codex exec --skip-git-repo-check "hello there"` to a local fake model server from
     # a fresh home (no MCP servers, memory files or skills), counted by o200k_base (2026-12-03).

@@ -46,6 +46,12 @@ def _writer(_paths: Paths, env: Env) -> NativeWriter:
     return GeminiWriter(resolve_home(env))
 
 
+def _resume_argv(session_id: str) -> tuple[str, ...]:
+    from smig_tui.adapters.agents.gemini.writer import resume_argv
+
+    return resume_argv(session_id)
+
+
 def _memory(context: MemoryContext) -> AgentMemory:
     from smig_tui.adapters.agents.gemini.memory import read
 
@@ -67,6 +73,7 @@ PROFILE = AgentProfile(
     source=_source,
     writer=_writer,
     memory=_memory,
+    resume_argv=_resume_argv,
     home_variables=(HOME_VARIABLE,),
     sessions_folder=_tmp,
     # `gemini -p "hello there" -m gemini-2.5-pro` against the fake Gemini API of

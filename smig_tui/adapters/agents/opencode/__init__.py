@@ -56,6 +56,12 @@ def _status(database: Path, session_id: str, sha256: str, size: int) -> str:
     return session_status(database, session_id, sha256, size)
 
 
+def _resume_argv(session_id: str) -> tuple[str, ...]:
+    from smig_tui.adapters.agents.opencode.writer import resume_argv
+
+    return resume_argv(session_id)
+
+
 def _memory(context: MemoryContext) -> AgentMemory:
     from smig_tui.adapters.agents.opencode.memory import read
 
@@ -77,6 +83,7 @@ PROFILE = AgentProfile(
     source=_source,
     writer=_writer,
     memory=_memory,
+    resume_argv=_resume_argv,
     home_variables=("XDG_DATA_HOME", "OPENCODE_DB"),
     # `opencode run "hello there"` in an empty folder, from a fresh home whose config names one custom
     # provider (@ai-sdk/anthropic at the fake model server of tests/e2e): the build agent's request,
