@@ -16,6 +16,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 REPLY = "smig-e2e-ok"
+HOLD_LIMIT = 600
+"""Seconds a held turn waits at most, so a test that fails before releasing it cannot hang the server."""
 
 
 class FakeModelServer:
@@ -28,6 +30,11 @@ class FakeModelServer:
         self._ids = itertools.count(1)
         self.answered = threading.Event()
         """Set once a model request has been answered."""
+        self.release = threading.Event()
+        """Cleared, an agent turn (a request offering tools) waits for it before it is answered."""
+        self.release.set()
+        self.held = threading.Event()
+        """Set when an agent turn arrived and waits for `release`: the client is mid-turn."""
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
@@ -108,6 +115,9 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
             body = self._body()
             server.requests.append(("POST", self.path, body))
             path = self.path.split("?")[0]
+            if body.get("tools") and not server.release.is_set():
+                server.held.set()
+                server.release.wait(HOLD_LIMIT)
             if path.endswith("/messages/count_tokens"):
                 self._send(200, b'{"input_tokens": 100}', "application/json")
             elif path.endswith("/messages"):

@@ -1,0 +1,238 @@
+"""Proves a migration is what each real client continues and lists first in a home it has used for a while.
+
+A fresh temp home has none of what months of use leave behind: Codex's thread index
+(`state_5.sqlite`), Claude Code's `.claude.json`, Gemini CLI's project registry and its session
+clean-up, OpenCode's database in WAL mode, and sessions of the user's own, newer than the migrated
+conversation, in the same folder. The module builds such a home once: each installed client runs
+two sessions of the user's in the project folder. Then, for each of the four destinations, smig
+migrates an older conversation into it, and the real client's "continue the latest" must continue
+the migration (sending the kept history in order), its session list must show it first, and the
+migration's result must say so.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from fake_gemini_server import FakeGeminiServer
+from fake_model_server import FakeModelServer
+from gemini_client import run_gemini
+from migration_builders import make_plan, make_session
+from real_clients import OPENCODE_QUIET, configure_opencode
+from test_resume_real_clients import _DEFAULT_BIN, _base_env, _carries_prompt, _claude_env, _codex_home
+
+from smig_tui.adapters.agents.codex.thread_index import ask
+from smig_tui.core.migration import Destination, MigrationResult
+from smig_tui.core.models import Agent, Kind, Role
+from smig_tui.services import build_services
+
+pytestmark = pytest.mark.e2e
+
+AGENTS = ["codex", "claude", "gemini", "opencode"]
+TARGETS = {
+    "codex": "gpt-5.5",
+    "claude": "claude-sonnet-4-5",
+    "gemini": "gemini-2.5-pro",
+    "opencode": "claude-sonnet-4-5",
+}
+CLIENT_TIMEOUT = 240
+PROMPT = "continue"
+
+
+def _installed(name: str) -> str | None:
+    """The pinned client, or None when it is not installed."""
+    for folder in (os.environ.get("SMIG_E2E_BIN"), str(_DEFAULT_BIN)):
+        if folder and (Path(folder) / name).is_file():
+            return str(Path(folder) / name)
+    return None
+
+
+@dataclass
+class LivedIn:
+    """A home every installed client has used, with the user's own sessions in `project`."""
+
+    root: Path
+    homes: dict[str, Path]
+    project: Path
+    model_server: FakeModelServer
+    gemini_server: FakeGeminiServer
+    clients: dict[str, str] = field(default_factory=dict)
+
+    def client(self, agent: str) -> str:
+        if agent not in self.clients:
+            pytest.skip(f"{agent} is not installed (set SMIG_E2E_BIN or run .ci/run)")
+        return self.clients[agent]
+
+    def run(self, agent: str, *args: str) -> subprocess.CompletedProcess[str]:
+        """Run `agent`'s real client in the project folder with the home's environment."""
+        if agent == "gemini":
+            return run_gemini(self.homes["home"], self.project, self.gemini_server, *args)
+        env = {
+            "codex": _base_env(self.homes) | {"SMIG_FAKE_KEY": "test"},
+            "claude": _claude_env(self.homes, self.model_server),
+            "opencode": _base_env(self.homes) | OPENCODE_QUIET,
+        }[agent]
+        run = subprocess.run(
+            [self.client(agent), *args],
+            cwd=self.project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=CLIENT_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+        )
+        assert run.returncode == 0, (agent, args, run.stdout[-1000:], run.stderr[-2000:])
+        return run
+
+    def point_smig_here(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """smig (in this process) reads and writes this home, and finds the clients it runs."""
+        monkeypatch.setenv("HOME", str(self.homes["home"]))
+        monkeypatch.setenv("CODEX_HOME", str(self.homes["codex"]))
+        monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(self.homes["claude"]))
+        monkeypatch.setenv("SMIG_TUI_HOME", str(self.homes["smig"]))
+        if "opencode" in self.clients:
+            monkeypatch.setenv("SMIG_OPENCODE_BIN", self.clients["opencode"])
+        if "codex" in self.clients:
+            monkeypatch.setenv("SMIG_CODEX_BIN", self.clients["codex"])
+        for key, value in OPENCODE_QUIET.items():
+            monkeypatch.setenv(key, value)
+
+
+@pytest.fixture(scope="module")
+def model_server() -> Iterator[FakeModelServer]:
+    with FakeModelServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def gemini_server() -> Iterator[FakeGeminiServer]:
+    with FakeGeminiServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def lived_in(
+    tmp_path_factory: pytest.TempPathFactory, model_server: FakeModelServer, gemini_server: FakeGeminiServer
+) -> LivedIn:
+    """Two sessions of the user's in each installed client, the second the newest thing in the folder."""
+    root = tmp_path_factory.mktemp("lived-in")
+    homes = {"home": root / "home", "codex": root / "home" / ".codex", "claude": root / "home" / ".claude"}
+    homes["smig"] = root / "smig"
+    homes["home"].mkdir()
+    project = root / "osprey-app"
+    project.mkdir()
+    home = LivedIn(root, homes, project, model_server, gemini_server)
+    home.clients = {agent: path for agent in AGENTS if (path := _installed(agent))}
+    if "codex" in home.clients:
+        _codex_home(homes, model_server)
+    if "opencode" in home.clients:
+        configure_opencode(homes, model_server)
+    for prompt in ("an older session of the user's", "the user's newest session"):
+        for agent in home.clients:
+            if agent == "codex":
+                home.run(agent, "exec", "--skip-git-repo-check", prompt)
+            elif agent in ("claude", "gemini"):
+                home.run(agent, "-p", prompt)
+            else:
+                home.run(agent, "run", prompt)
+    return home
+
+
+def _kept_lines(result: MigrationResult) -> list[str]:
+    """The first line of every kept user or assistant text: what the resumed request must carry, in order."""
+    lines = []
+    for message in result.record.messages:
+        if message.get("injected"):
+            continue  # harness context (AGENTS.md): not carried as conversation
+        if message["kind"] == Kind.TEXT.value and message["role"] in (Role.USER.value, Role.ASSISTANT.value):
+            first = message["text"].strip().splitlines()[0] if message["text"].strip() else ""
+            if len(first) >= 12:
+                lines.append(first[:60])
+    return lines
+
+
+def _in_order(sent: str, texts: list[str]) -> bool:
+    """Whether every text appears in `sent`, each after the one before."""
+    position = 0
+    for text in texts:
+        found = sent.find(json.dumps(text, ensure_ascii=False)[1:-1], position)
+        if found < 0:
+            return False
+        position = found
+    return True
+
+
+def _continue_latest(home: LivedIn, agent: str) -> dict[str, Any]:
+    """Run the client's "continue the latest" with PROMPT in the project; the model request of that turn."""
+    home.model_server.requests.clear()
+    home.gemini_server.requests.clear()
+    if agent == "codex":
+        home.run(agent, "exec", "--skip-git-repo-check", "resume", "--last", PROMPT)
+        bodies = home.model_server.bodies("/responses")
+    elif agent == "claude":
+        home.run(agent, "-p", "-c", PROMPT)
+        bodies = [body for body in home.model_server.bodies("/messages") if _carries_prompt(body, PROMPT)]
+    elif agent == "gemini":
+        home.run(agent, "--resume", "latest", "-p", PROMPT)
+        bodies = home.gemini_server.turns()
+    else:
+        home.run(agent, "run", "-c", PROMPT)
+        bodies = [body for body in home.model_server.bodies("/messages") if body.get("tools")]
+    assert bodies, f"{agent} sent the model no request"
+    return bodies[-1]
+
+
+def _listed_first(home: LivedIn, agent: str) -> str | None:
+    """The session the client's own list of the folder's sessions shows first (newest)."""
+    if agent == "codex":  # the picker's list: Codex's app server, as `codex resume` asks it
+        env = _base_env(home.homes) | {"SMIG_FAKE_KEY": "test"}
+        [answer] = ask(home.client(agent), env, [("thread/list", {"cwd": str(home.project)})], cwd=str(home.project))
+        rows = answer["result"]["data"]
+        return str(rows[0]["id"]) if rows else None
+    if agent == "claude":  # its picker needs a terminal; it orders by the transcripts' modification time
+        folder = next(home.homes["claude"].glob("projects/*osprey-app"))
+        newest = max(folder.glob("*.jsonl"), key=lambda path: path.stat().st_mtime)
+        return newest.stem
+    if agent == "gemini":  # numbered oldest first: the newest is the last
+        listed = home.run(agent, "--list-sessions").stdout
+        ids = [line.rsplit("[", 1)[1].rstrip("]") for line in listed.splitlines() if line.rstrip().endswith("]")]
+        return ids[-1] if ids else None
+    listed = home.run(agent, "session", "list").stdout  # newest first
+    rows = [line.split()[0] for line in listed.splitlines() if line.startswith("ses_")]
+    return rows[0] if rows else None
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_the_client_continues_and_lists_the_migration_first(
+    lived_in: LivedIn, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, agent: str
+) -> None:
+    lived_in.client(agent)  # skips when it is not installed
+    lived_in.point_smig_here(monkeypatch)
+    source = Agent.CODEX if agent == "claude" else Agent.CLAUDE
+    session = make_session(tmp_path / "src", agent=source, cwd=str(lived_in.project))  # its last message: Jan 2026
+    result = build_services().migrate(session, make_plan(session, target=TARGETS[agent]), {Destination(agent)})
+    [output] = result.outputs
+
+    # "Continue the latest" first: Codex's picker list repairs its index as it lists, `--last` does not.
+    sent = json.dumps(_continue_latest(lived_in, agent), ensure_ascii=False)
+    listed = _listed_first(lived_in, agent)
+
+    checks = {
+        "continues the migration": result.migration_id in sent,
+        "sends the kept history in order": _in_order(sent, [*_kept_lines(result), PROMPT]),
+        "lists it first": listed == output.session_id,
+    }
+    assert all(checks.values()), (checks, _kept_lines(result), sent[:6000])
+    [fact] = result.continue_latest
+    assert fact.migration and fact.picks == output.session_id, fact.sentence
+    assert fact.sentence == f"`{fact.command}` in {lived_in.project} continues this migration."
