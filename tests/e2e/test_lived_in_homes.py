@@ -12,12 +12,14 @@ migration's result must say so.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -25,16 +27,18 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from fake_gemini_server import FakeGeminiServer
-from fake_model_server import FakeModelServer
+from fake_model_server import REPLY, FakeModelServer
 from gemini_client import run_gemini
 from migration_builders import make_plan, make_session
 from real_clients import OPENCODE_QUIET, configure_opencode
 from test_resume_real_clients import _DEFAULT_BIN, _base_env, _carries_prompt, _claude_env, _codex_home
 
 from smig_tui.adapters.agents.codex.thread_index import ask
+from smig_tui.adapters.migration_commit import Committer
+from smig_tui.adapters.readback import ReadBackError
 from smig_tui.core.migration import Destination, MigrationResult
 from smig_tui.core.models import Agent, Kind, Role
-from smig_tui.services import build_services
+from smig_tui.services import build_services, migrated_messages
 
 pytestmark = pytest.mark.e2e
 
@@ -236,3 +240,138 @@ def test_the_client_continues_and_lists_the_migration_first(
     [fact] = result.continue_latest
     assert fact.migration and fact.picks == output.session_id, fact.sentence
     assert fact.sentence == f"`{fact.command}` in {lived_in.project} continues this migration."
+
+
+def _gemini_files(home: LivedIn, session_id: str) -> list[Path]:
+    """Every session file of the project whose first line names `session_id`."""
+    chats = next(home.homes["home"].glob(".gemini/tmp/*/chats"))
+    return sorted(
+        path
+        for path in chats.glob("session-*.jsonl")
+        if json.loads(path.read_text(encoding="utf-8").splitlines()[0]).get("sessionId") == session_id
+    )
+
+
+def test_a_gemini_session_smig_wrote_survives_a_later_resume_and_the_next_run(
+    lived_in: LivedIn, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Gemini CLI 0.61.0 leaves a stub when a session is resumed in a later minute than its file name, and
+    its next run deletes every file whose name ends like the stub's: with a UUID id, the conversation."""
+    lived_in.client("gemini")
+    lived_in.point_smig_here(monkeypatch)
+    session = make_session(tmp_path / "src", agent=Agent.CLAUDE, cwd=str(lived_in.project))
+    services = build_services()
+    plan = make_plan(session, target="gemini-2.5-pro")
+    committer = Committer(services.paths, services.store, services.agents, services.env)
+    written = datetime.now(UTC) - timedelta(minutes=2)  # so the resume below falls in a later minute
+    result = committer.migrate(session, plan, migrated_messages(plan), {Destination.GEMINI}, now=written)
+    [output] = result.outputs
+
+    lived_in.run("gemini", "--resume", output.session_id, "-p", "resumed two minutes later")
+    stub = [path for path in _gemini_files(lived_in, output.session_id) if str(path) != output.path]
+    listed = [info for info in build_services().list_sessions(agent=Agent.GEMINI) if info.id == output.session_id]
+    read = build_services().load_session(listed[0])
+    lived_in.run("gemini", "-p", "the next run of the user's")  # the client's clean-up runs as it starts
+    survived = [str(path) for path in _gemini_files(lived_in, output.session_id)]
+    sent = json.dumps(_continue_with(lived_in, output.session_id), ensure_ascii=False)
+
+    assert len(stub) == 1  # the client did leave its stub: the case this test is about
+    assert [info.path for info in listed] == [output.path]  # smig reads one session, not the stub
+    assert [m.text for m in read.messages if m.role is Role.USER][-1] == "resumed two minutes later"
+    assert survived == [output.path]  # the clean-up removed the stub alone
+    assert result.migration_id in sent and _in_order(sent, [*_kept_lines(result), "resumed two minutes later"])
+
+
+def _continue_with(home: LivedIn, session_id: str) -> dict[str, Any]:
+    """`gemini --resume ID -p PROMPT`; the model request of that turn."""
+    home.gemini_server.requests.clear()
+    home.run("gemini", "--resume", session_id, "-p", PROMPT)
+    return home.gemini_server.turns()[-1]
+
+
+def _fingerprints(home: LivedIn) -> dict[str, str]:
+    """sha256 of the clients' own databases and registries (their `-shm` index files left out: any
+    reader, the clients' own included, rewrites those)."""
+    wanted = [
+        *home.homes["codex"].glob("*.sqlite"),
+        *home.homes["codex"].glob("*.sqlite-wal"),
+        *home.homes["home"].glob(".local/share/opencode/*.db"),
+        *home.homes["home"].glob(".local/share/opencode/*.db-wal"),
+        *home.homes["home"].glob(".gemini/projects.json"),
+        *home.homes["claude"].glob(".claude.json"),
+    ]
+    return {str(path): hashlib.sha256(path.read_bytes()).hexdigest() for path in wanted}
+
+
+def test_a_commit_that_fails_leaves_the_clients_databases_byte_identical(
+    lived_in: LivedIn, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every destination at once; the last file-only session fails its read-back after all were written."""
+    for agent in AGENTS:
+        lived_in.client(agent)
+    lived_in.point_smig_here(monkeypatch)
+    session = make_session(tmp_path / "src", agent=Agent.CLAUDE, cwd=str(lived_in.project))
+    before = _fingerprints(lived_in)
+    sessions_before = {info.id for info in build_services().list_sessions()}
+    checked: list[str] = []
+
+    def failing_verify(writer: Any, output: Any, expected: Any) -> None:
+        checked.append(output.agent)
+        if output.agent == "gemini":
+            raise ReadBackError("the written Gemini CLI session reads back differently (a test's failure).")
+
+    monkeypatch.setattr("smig_tui.adapters.migration_commit.verify", failing_verify)
+    with pytest.raises(ReadBackError):
+        build_services().migrate(
+            session, make_plan(session, target="claude-sonnet-4-5"), {Destination(agent) for agent in AGENTS}
+        )
+
+    assert "gemini" in checked and "opencode" not in checked  # OpenCode's import comes after the files
+    assert _fingerprints(lived_in) == before and len(before) >= 6
+    assert {info.id for info in build_services().list_sessions()} == sessions_before
+
+
+@pytest.mark.parametrize("agent", ["opencode", "codex"])
+def test_a_commit_made_while_the_client_runs_keeps_the_clients_writes(
+    lived_in: LivedIn, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, agent: str
+) -> None:
+    """The client is mid-turn (its request held at the fake server) while smig commits into its home."""
+    client = lived_in.client(agent)
+    lived_in.point_smig_here(monkeypatch)
+    argv = (
+        [client, "run", "a turn in flight"]
+        if agent == "opencode"
+        else [client, "exec", "--skip-git-repo-check", "a turn in flight"]
+    )
+    env = _base_env(lived_in.homes) | (OPENCODE_QUIET if agent == "opencode" else {"SMIG_FAKE_KEY": "test"})
+    server = lived_in.model_server
+    server.held.clear()
+    server.release.clear()
+    running = subprocess.Popen(
+        argv,
+        cwd=lived_in.project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    try:
+        assert server.held.wait(CLIENT_TIMEOUT), "the client never reached the model"
+        session = make_session(tmp_path / "src", agent=Agent.CLAUDE, cwd=str(lived_in.project))
+        result = build_services().migrate(session, make_plan(session, target=TARGETS[agent]), {Destination(agent)})
+    finally:
+        server.release.set()
+        out, err = running.communicate(timeout=CLIENT_TIMEOUT)
+    assert running.returncode == 0, (out[-1000:], err[-2000:])
+    [output] = result.outputs
+    services = build_services()
+    theirs = [
+        texts
+        for info in services.list_sessions(agent=Agent(agent), include_subagents=True)  # Codex hides `exec` threads
+        if (texts := [m.text for m in services.load_session(info).messages if not m.injected])
+        and "a turn in flight" in texts[0]
+    ]
+    assert len(theirs) == 1 and REPLY in theirs[0][-1]  # the client's turn, its reply included
+    assert result.continue_latest[0].migration, result.continue_latest[0].sentence
+    assert output.session_id in {info.id for info in services.list_sessions(agent=Agent(agent))}
