@@ -271,6 +271,7 @@ def test_a_compacted_session_reads_from_its_last_summary_as_opencode_sends_it(da
                     "type": "text",
                     "synthetic": True,
                     "text": "Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed.",
+                    "metadata": {"compaction_continue": True},
                 }
             ],
         ),
@@ -296,9 +297,9 @@ def test_a_compacted_session_reads_from_its_last_summary_as_opencode_sends_it(da
     source = _source()
     session = source.load(next(source.discover(lambda _: None)), lambda _: None)
     assert [(m.role, m.kind, m.injected) for m in session.messages] == [
-        (Role.USER, Kind.TEXT, True),
+        (Role.USER, Kind.TEXT, False),  # the model is sent both user turns: they are conversation
         (Role.ASSISTANT, Kind.SUMMARY, False),
-        (Role.USER, Kind.TEXT, True),
+        (Role.USER, Kind.TEXT, False),
     ]
     assert [m.text for m in session.messages] == [
         "What did we do so far?",
