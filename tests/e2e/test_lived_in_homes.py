@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from fake_gemini_server import FakeGeminiServer
 from fake_model_server import REPLY, FakeModelServer
 from gemini_client import run_gemini
+from gemini_items import request_items, session_items
 from migration_builders import make_plan, make_session
 from real_clients import OPENCODE_QUIET, configure_opencode
 from test_resume_real_clients import _DEFAULT_BIN, _base_env, _carries_prompt, _claude_env, _codex_home
@@ -375,3 +376,33 @@ def test_a_commit_made_while_the_client_runs_keeps_the_clients_writes(
     assert len(theirs) == 1 and REPLY in theirs[0][-1]  # the client's turn, its reply included
     assert result.continue_latest[0].migration, result.continue_latest[0].sentence
     assert output.session_id in {info.id for info in services.list_sessions(agent=Agent(agent))}
+
+
+def test_gemini_resends_earlier_tool_results_on_resume_and_smig_reads_each_once(
+    lived_in: LivedIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Gemini CLI 0.61.0 sends an earlier call's result again on every resume (from the call and from the
+    user record after it) and stores a reply without its final newline. smig reads each result once, as
+    the one result per call every other agent's API takes, and everything else item for item."""
+    lived_in.client("gemini")
+    lived_in.point_smig_here(monkeypatch)
+    server = lived_in.gemini_server
+    server.steps = [
+        {"name": "run_shell_command", "args": {"command": "echo PHEASANT-12", "description": "echo"}},
+        {"text": "It printed PHEASANT-12.\n"},
+    ]
+    lived_in.run("gemini", "-p", "PHEASANT-12: run echo", "--approval-mode", "yolo")
+    [info] = [
+        info for info in build_services().list_sessions(agent=Agent.GEMINI) if info.title == "PHEASANT-12: run echo"
+    ]
+    for number in range(3):
+        server.steps = [{"text": f"Answer {number}.\n"}]
+        server.requests.clear()
+        lived_in.run("gemini", "--resume", info.id, "-p", f"again {number}", "--approval-mode", "yolo")
+    last = server.turns()[-1]
+    read = session_items(build_services().load_session(build_services().find_session(info.id)))
+    sent, once = request_items(last), request_items(last, once=True)
+
+    assert [item[0:2] for item in sent].count(("user", "result")) == 2  # the one result, sent twice
+    assert read[: len(once)] == once and read[len(once) :] == [("model", "text", "Answer 2.")]
+    assert ("model", "text", "It printed PHEASANT-12.") in once  # stored and resent without its final newline
