@@ -211,7 +211,8 @@ class ClaudeWriter:
             parent = record_uuid
         lines.append({"type": "custom-title", "customTitle": title, "sessionId": session_id})
         path = project_dir(self._paths, cwd) / f"{session_id}.jsonl"
-        data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+        # Compact, as Claude Code writes its records (its own tools, and smig's tail scan, search bytes).
+        data = "".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n" for line in lines)
         native = NativeOutput("claude", str(path), session_id, resume_command(cwd, session_id))
         return PlannedFile(Destination.CLAUDE, str(path), data, None, False, native)
 
