@@ -227,6 +227,7 @@ def test_the_client_continues_and_lists_the_migration_first(
     session = make_session(tmp_path / "src", agent=source, cwd=str(lived_in.project))  # its last message: Jan 2026
     result = build_services().migrate(session, make_plan(session, target=TARGETS[agent]), {Destination(agent)})
     [output] = result.outputs
+    smig_first = build_services().list_sessions(agent=Agent(agent))[0].id
 
     # "Continue the latest" first: Codex's picker list repairs its index as it lists, `--last` does not.
     sent = json.dumps(_continue_latest(lived_in, agent), ensure_ascii=False)
@@ -236,6 +237,7 @@ def test_the_client_continues_and_lists_the_migration_first(
         "continues the migration": result.migration_id in sent,
         "sends the kept history in order": _in_order(sent, [*_kept_lines(result), PROMPT]),
         "lists it first": listed == output.session_id,
+        "smig lists it first": smig_first == output.session_id,
     }
     assert all(checks.values()), (checks, _kept_lines(result), sent[:6000])
     [fact] = result.continue_latest
