@@ -13,6 +13,7 @@ migration's result must say so.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import subprocess
@@ -37,6 +38,8 @@ from test_resume_real_clients import _DEFAULT_BIN, _base_env, _carries_prompt, _
 from smig_tui.adapters.agents.codex.thread_index import ask
 from smig_tui.adapters.migration_commit import Committer
 from smig_tui.adapters.readback import ReadBackError
+from smig_tui.cli.main import Context, main
+from smig_tui.cli.output import Output
 from smig_tui.core.migration import Destination, MigrationResult
 from smig_tui.core.models import Agent, Kind, Role
 from smig_tui.services import build_services, migrated_messages
@@ -408,3 +411,39 @@ def test_gemini_resends_earlier_tool_results_on_resume_and_smig_reads_each_once(
     assert [item[0:2] for item in sent].count(("user", "result")) == 2  # the one result, sent twice
     assert read[: len(once)] == once and read[len(once) :] == [("model", "text", "Answer 2.")]
     assert ("model", "text", "It printed PHEASANT-12.") in once  # stored and resent without its final newline
+
+
+def _smig(*argv: str) -> str:
+    """`smig ARGV` in-process; its stdout (fails the test on a non-zero exit)."""
+    out = Output(stdout=io.StringIO(), stderr=io.StringIO())
+    code = main(list(argv), Context(out=out))
+    assert isinstance(out.stdout, io.StringIO) and isinstance(out.stderr, io.StringIO)
+    assert code == 0, out.stderr.getvalue()
+    return out.stdout.getvalue()
+
+
+def test_the_archive_keeps_a_gemini_session_the_clients_clean_up_deletes(
+    lived_in: LivedIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session of the user's (a UUID id) resumed in a later minute than its file name is deleted by the
+    next run. The client's stub is written here the way it writes it (its start record and its context
+    block, named for the next minute) rather than by waiting a minute for the client to write it."""
+    lived_in.client("gemini")
+    lived_in.point_smig_here(monkeypatch)
+    lived_in.run("gemini", "-p", "Remember the codeword HERON-451 for later")
+    [info] = [i for i in build_services().list_sessions(agent=Agent.GEMINI) if "HERON-451" in (i.title or "")]
+    original = Path(info.path)
+    _smig("archive")
+    start, context = original.read_text(encoding="utf-8").splitlines()[:2]
+    minute = datetime.now(UTC) + timedelta(minutes=1)
+    stub = original.with_name(f"session-{minute.strftime('%Y-%m-%dT%H-%M')}-{info.id[:8]}.jsonl")
+    stub.write_text(start + "\n" + context + "\n", encoding="utf-8")
+    lived_in.run("gemini", "-p", "the next run of the user's")  # the client's clean-up runs as it starts
+    gone = not original.exists() and not stub.exists()
+    listed = [row for row in json.loads(_smig("list", "--json", "--all")) if row["id"] == info.id]
+    restored = Path(_smig("archive", "restore", info.id).strip())
+    sent = json.dumps(_continue_with(lived_in, info.id), ensure_ascii=False)
+
+    assert gone  # the client deleted the conversation with its stub
+    assert [row["archived"] for row in listed] == [True]
+    assert restored == original and "Remember the codeword HERON-451 for later" in sent
