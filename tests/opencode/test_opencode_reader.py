@@ -15,6 +15,7 @@ from opencode_builders import (
     add_child_session,
     install_database,
     recorded_request,
+    request_history,
 )
 
 from smig_tui.adapters.agents.opencode.home import resolve_home, session_ref
@@ -38,20 +39,7 @@ def _source(timeout: float = 2.0) -> OpenCodeSource:
 
 def _sent(messages: list[dict[str, Any]]) -> list[tuple[str, str, Any]]:
     """The Anthropic request's history as (role, kind, content) in order."""
-    out: list[tuple[str, str, Any]] = []
-    for message in messages:
-        content = message["content"]
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-        for block in blocks:
-            if block["type"] == "text":
-                out.append((message["role"], "text", block["text"]))
-            elif block["type"] == "tool_use":
-                out.append(("assistant", "tool_call", block["input"]))
-            elif block["type"] == "tool_result":
-                body = block["content"]
-                text = body if isinstance(body, str) else "".join(b.get("text", "") for b in body)
-                out.append(("tool", "tool_result", text))
-    return out
+    return request_history(messages)
 
 
 def _read(messages: tuple[Message, ...]) -> list[tuple[str, str, Any]]:

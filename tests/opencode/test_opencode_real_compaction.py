@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from cli_runner import run_cli
+from opencode_builders import request_history
 
 from smig_tui.adapters.agents.opencode.home import resolve_home
 from smig_tui.adapters.agents.opencode.source import OpenCodeSource
@@ -33,18 +34,7 @@ def _install(data_dir: Path) -> str:
 
 def _sent() -> list[tuple[str, str, Any]]:
     """The request's history as (role, kind, content), item for item."""
-    out: list[tuple[str, str, Any]] = []
-    for message in json.loads((REAL / "compacted_request.json").read_text(encoding="utf-8"))["messages"]:
-        content = message["content"]
-        for block in [{"type": "text", "text": content}] if isinstance(content, str) else content:
-            if block["type"] == "text":
-                out.append((message["role"], "text", block["text"]))
-            elif block["type"] == "tool_use":
-                out.append(("assistant", "tool_call", block["input"]))
-            elif block["type"] == "tool_result":
-                body = block["content"]
-                out.append(("tool", "tool_result", body if isinstance(body, str) else "".join(b["text"] for b in body)))
-    return out
+    return request_history(json.loads((REAL / "compacted_request.json").read_text(encoding="utf-8"))["messages"])
 
 
 def test_smig_show_reads_a_compacted_session_item_for_item_as_its_last_request(
