@@ -38,6 +38,7 @@ from smig_tui.core.migration import (
     record_to_json,
     validate_migration_id,
 )
+from smig_tui.core.words import plural
 
 
 def _sha256(data: bytes) -> str:
@@ -153,7 +154,7 @@ class CommitJournal:
             store.write_locked(record_from_json(entry["record"]))
             return [
                 f"smig: finished migration {migration_id}, which was interrupted after writing its "
-                f"{len(files)} file(s): it is now recorded (`smig history show {migration_id}`)."
+                f"{plural(len(files), 'file')}: it is now recorded (`smig history show {migration_id}`)."
             ]
         for planned in present:
             if installs is not None:
@@ -164,10 +165,10 @@ class CommitJournal:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(item["path"])
                     removed += 1
-        deleted = f" and deleted the {len(present)} session(s) it had imported" if present else ""
+        deleted = f" and deleted the {plural(len(present), 'session')} it had imported" if present else ""
         return [
             f"smig: cleaned up migration {migration_id}, which was interrupted after writing "
-            f"{len(intact)} of its {len(files)} file(s): removed {removed} it had created{deleted}; "
+            f"{len(intact)} of its {plural(len(files), 'file')}: removed {removed} it had created{deleted}; "
             "nothing was recorded."
         ]
 

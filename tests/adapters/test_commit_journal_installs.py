@@ -55,7 +55,7 @@ def test_a_commit_cut_short_after_its_import_deletes_the_imported_session(
 
     assert database.removed == ["ses_x"] and database.present_ids == {"theirs"}
     assert not Path(imported.path).exists() and not journal.pending()
-    assert notes and "deleted the 1 session(s) it had imported" in notes[0] and "nothing was recorded" in notes[0]
+    assert notes and "deleted the 1 session it had imported" in notes[0] and "nothing was recorded" in notes[0]
 
 
 def test_a_commit_whose_files_are_whole_but_whose_import_is_missing_is_not_finished(
