@@ -622,13 +622,13 @@ class Services:
 
     def recover_commits(self) -> list[str]:
         """Finish or clean up commits a kill interrupted; one sentence each (see `commit_journal`)."""
-        from smig_tui.adapters.commit_journal import CommitJournal
+        from smig_tui.adapters.migration_commit import Committer
 
-        journal = CommitJournal(self.paths.data_dir / "journal")
-        if not journal.pending():
+        committer = Committer(self.paths, self.store, self.agents, self.env)
+        if not committer.journal.pending():
             return []
         with self.store.lock():
-            return journal.recover(self.store)
+            return committer.recover_locked()
 
     def _agents_holding(self, resolved: str) -> list[Agent | None]:
         """The agents whose session home is a folder holding this resolved path."""

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from smig_tui.core.models import Agent, Message, ReadWarning, Session, SessionInfo
 
 if TYPE_CHECKING:  # core.migration imports core.tokens, which imports this module
-    from smig_tui.core.migration import Lineage, NativeOutput, PlannedFile, Turn
+    from smig_tui.core.migration import ContinueLatest, Lineage, NativeOutput, PlannedFile, Turn
 
 WarningSink = Callable[[ReadWarning], None]
 """Where readers report what they skipped; the CLI prints to stderr, the TUI notifies."""
@@ -115,6 +115,19 @@ class NativeWriter(Protocol):
 
     def announce(self, planned: PlannedFile) -> None:
         """After every session read back right: tell the client about it (Codex names the thread)."""
+        ...
+
+    @property
+    def imports(self) -> bool:
+        """True when `install` writes into the client's own database (OpenCode's import): such a session is
+        installed after every file-only one read back right, so a commit failing before it leaves that
+        database untouched."""
+        ...
+
+    def settle(self, planned: PlannedFile) -> ContinueLatest | None:
+        """After the record is stored: let the client's own index learn of the session where it must
+        (Codex), and say which session its "continue the latest" now picks in the folder. Never raises:
+        what went wrong is said in the sentence."""
         ...
 
 

@@ -402,6 +402,7 @@ class SmigTools:
                 "workspace": record.source.cwd,
                 "files": files,
                 "resume_commands": list(result.resume_commands),
+                "continue_latest": [fact.sentence for fact in result.continue_latest],
                 "decision": decision_json(plan),
                 "strategy": record.strategy,
                 "kept": len(record.kept_ids),

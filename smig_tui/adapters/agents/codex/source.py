@@ -42,6 +42,7 @@ from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
 from smig_tui.adapters.zstd_files import DAMAGED, is_compressed
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.gc_pause import no_cyclic_gc
+from smig_tui.core.migration import later, written_at
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import NAMED_AT_MOST, Appended, ResumePoint, WarningSink
 from smig_tui.core.redact import redact
@@ -265,7 +266,7 @@ def _info(path: str, head: Head, tail: Tail, size: int, mtime: float) -> Session
         title=_one_line(head.prompt or head.typed),
         model=tail.model or head.model,
         created=iso_or_none(meta.get("timestamp")),
-        updated=tail.updated or iso_from_mtime(mtime),
+        updated=later(tail.updated or iso_from_mtime(mtime), written_at(_smig_migration(meta))),
         source_version=meta.get("cli_version") if isinstance(meta.get("cli_version"), str) else None,
         origin=origin,
         parent_id=parent,
@@ -276,6 +277,12 @@ def _info(path: str, head: Head, tail: Tail, size: int, mtime: float) -> Session
         context_window=tail.window,
         project=cwd,
     )
+
+
+def _smig_migration(meta: dict[str, Any]) -> object:
+    """The migration id of a rollout smig wrote (its `smig_lineage`), else None."""
+    lineage = meta.get("smig_lineage")
+    return lineage.get("migration_id") if isinstance(lineage, dict) else None
 
 
 def classify(meta: dict[str, Any]) -> tuple[bool, str | None, str | None]:
