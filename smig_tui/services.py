@@ -250,6 +250,7 @@ class Services:
         Returns each provider with its listing, or the one-sentence reason it gave none (nothing
         else changes then: the previous figures stay).
         """
+        from smig_tui.adapters.capacity_table import live_bounds
         from smig_tui.adapters.provider_capacity import (
             LiveCache,
             ProviderFetchError,
@@ -276,7 +277,7 @@ class Services:
                 )
                 continue
             try:
-                listing = fetch_listing(providers[name], env)
+                listing = fetch_listing(providers[name], env, bounds=live_bounds())
             except ProviderFetchError as error:
                 results.append((name, str(error)))
                 continue

@@ -78,14 +78,31 @@ def _refresh(args: argparse.Namespace, ctx: Context) -> int:
         if isinstance(outcome, str):
             ctx.out.diag(f"smig: warning: {outcome}")
             rows.append({"provider": name, "ok": False, "message": outcome})
-        else:
-            line = f"{name}: {len(outcome.models)} models with a context length, {outcome.provenance}"
-            rows.append({"provider": name, "ok": True, "fetched": outcome.fetched, "models": len(outcome.models)})
-            if not args.json:
-                ctx.out.data(line)
+            continue
+        for refusal in outcome.refused:
+            ctx.out.diag(f"smig: warning: {refusal}")
+        refused = f", {len(outcome.refused)} refused as implausible" if outcome.refused else ""
+        line = f"{name}: {len(outcome.models)} models with a context length{refused}, {outcome.provenance}"
+        rows.append(
+            {
+                "provider": name,
+                "ok": True,
+                "fetched": outcome.fetched,
+                "models": len(outcome.models),
+                "refused": list(outcome.refused),
+            }
+        )
+        if not args.json:
+            ctx.out.data(line)
+    failed = [name for name, outcome in results if isinstance(outcome, str)]
+    if failed and len(rows) > 1:
+        ctx.out.diag(
+            f"smig: {len(failed)} of {len(rows)} providers gave no figures ({', '.join(failed)}); "
+            "their previous figures stay."
+        )
     if args.json:
         ctx.out.json(rows)
-    return 0 if any(row["ok"] for row in rows) else 1
+    return 1 if failed else 0
 
 
 def origin_line(live: list[LiveListing]) -> str:
