@@ -11,7 +11,7 @@ it). Layout and record shapes: FORMATS.md Part 1.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -60,6 +60,12 @@ class CodexSource:
         """Where discovery remembers unchanged files' entries (None: read every file)."""
         env_home = os.environ.get("CODEX_SQLITE_HOME")
         self._sqlite_home = sqlite_home or (Path(env_home) if env_home else None)
+        self._archived: Callable[[str], list[str]] | None = None
+        """Readable copies of a thread's archived files, for forks whose parent Codex deleted."""
+
+    def use_archived_copies(self, copies: Callable[[str], list[str]]) -> None:
+        """Read a fork's inherited history from smig's archive when Codex deleted the parent's rollout."""
+        self._archived = copies
 
     @property
     def agent(self) -> Agent:
@@ -84,7 +90,7 @@ class CodexSource:
                 info = cache.lookup(path, lambda: self.describe(path, warn))  # noqa: B023 (called at once)
             if info is not None and info.id not in listed:
                 listed.add(info.id)  # a thread of several files: its newest file stands for it
-                if _orphaned_fork(info, known):
+                if _orphaned_fork(info, known) and not (self._archived and self._archived(str(info.parent_id))):
                     warn(
                         ReadWarning(
                             info.path,
@@ -155,7 +161,9 @@ class CodexSource:
         loader = RolloutLoader(info.path)
         try:
             meta = scan_head(info.path).meta
-            parts = lineage(info.path, meta, self._roots(), sink) if meta else [Part(info.path, info.id)]
+            parts = (
+                lineage(info.path, meta, self._roots(), sink, self._archived) if meta else [Part(info.path, info.id)]
+            )
             with no_cyclic_gc():
                 if meta:
                     loader.adopt_meta(meta)
