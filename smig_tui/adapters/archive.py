@@ -34,6 +34,7 @@ from smig_tui.core.ports import (
     Appended,
     AppendReader,
     DirectLister,
+    HistoryReader,
     LineageReader,
     ResumePoint,
     SessionSource,
@@ -406,6 +407,12 @@ class ArchivedSource:
 
     def load(self, info: SessionInfo, warn: WarningSink) -> Session:
         """Read a session, live or archived, with the agent's reader."""
+        return self.inner.load(info, warn)
+
+    def load_history(self, info: SessionInfo, warn: WarningSink) -> Session:
+        """The wrapped reader's whole history (compacted-away turns too) where it has one, else `load`."""
+        if isinstance(self.inner, HistoryReader):
+            return self.inner.load_history(info, warn)
         return self.inner.load(info, warn)
 
     def resume_point(self, session: Session) -> ResumePoint | None:

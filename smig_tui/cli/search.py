@@ -65,7 +65,7 @@ def run_search(args: argparse.Namespace, ctx: Context) -> int:
     color = ctx.out.stdout.isatty()
     for hit in hits:
         when = (hit.timestamp or "")[:16].replace("T", " ")
-        mark = " [archived]" if hit.archived else ""
+        mark = (" [archived]" if hit.archived else "") + (" [compacted away]" if hit.compacted else "")
         title = " ".join((hit.title or "").split())[:60]
         ctx.out.data(f"{hit.agent} {hit.session_id}  {when}  {hit.role}/{hit.kind}  #{hit.message_id}{mark}  {title}")
         before, after = ("\x1b[1;33m", "\x1b[0m") if color else ("«", "»")

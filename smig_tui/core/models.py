@@ -311,6 +311,9 @@ class Session:
     """How many times the agent compacted this conversation."""
     extra: dict[str, str] = field(default_factory=dict)
     """Small reader-specific facts worth showing (git branch, slug, …)."""
+    compacted_away: tuple[Message, ...] = ()
+    """Messages the file still holds that a compaction took out of the history (Codex replaces the
+    history before a `compacted` line), when the reader was asked for them: search indexes them."""
 
     @property
     def id(self) -> str:

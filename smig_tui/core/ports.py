@@ -159,6 +159,15 @@ class AppendReader(Protocol):
 
 
 @runtime_checkable
+class HistoryReader(Protocol):
+    """A source whose files hold more than the history the agent resumes (compacted-away turns)."""
+
+    def load_history(self, info: SessionInfo, warn: WarningSink) -> Session:
+        """`load`, with `Session.compacted_away` filled: everything the file holds can be searched."""
+        ...
+
+
+@runtime_checkable
 class LineageReader(Protocol):
     """A source whose sessions inherit history from other sessions' files (Codex forks replay their parent's).
 

@@ -152,13 +152,21 @@ class CodexSource:
         The history it inherited (a fork's parent up to the fork, earlier files of the thread) is
         read first, as Codex replays it; a compressed file is read through the zstd stream.
         """
+        return self._load(info, warn, keep_compacted=False)
+
+    def load_history(self, info: SessionInfo, warn: WarningSink) -> Session:
+        """`load`, keeping what each compaction took out of the history in `compacted_away` (for search)."""
+        return self._load(info, warn, keep_compacted=True)
+
+    def _load(self, info: SessionInfo, warn: WarningSink, keep_compacted: bool) -> Session:
+        """Read a thread in full (see `load`)."""
         warnings: list[ReadWarning] = []
 
         def sink(warning: ReadWarning) -> None:
             warnings.append(warning)
             warn(warning)
 
-        loader = RolloutLoader(info.path)
+        loader = RolloutLoader(info.path, keep_compacted)
         try:
             meta = scan_head(info.path).meta
             parts = (
