@@ -55,6 +55,7 @@ from smig_tui.core.search import (
     Snippet,
     ascii_lower,
     char_tokens,
+    letters_folded,
     make_snippet,
     needs_grams,
     snippet_region,
@@ -635,11 +636,13 @@ class SearchIndex:
                 raise SearchQueryError(f"The search index cannot run this query: {error}.") from None
             raise
         hits = []
-        needles = query.needles
+        needles, anchors = query.needles, query.anchors
         for position, message_id, role, kind, stamp, text, agent, session_id, path, title, cwd, archived, gone in rows[
             offset:
         ]:
-            snippet = make_snippet(redact(snippet_region(text, needles)).text, needles)
+            snippet = make_snippet(
+                redact(snippet_region(text, needles, anchors=anchors)).text, needles, anchors=anchors
+            )
             hits.append(
                 SearchHit(
                     agent,
@@ -767,8 +770,8 @@ class SearchIndex:
             if row is None:
                 return Snippet(hit.snippet, hit.spans)
             text = self._text(conn, *row)
-        region = snippet_region(text, query.needles, max(SNIPPET_MARGIN, 2 * width))
-        return make_snippet(redact(region).text, query.needles, width)
+        region = snippet_region(text, query.needles, max(SNIPPET_MARGIN, 2 * width), query.anchors)
+        return make_snippet(redact(region).text, query.needles, width, query.anchors)
 
     def stats(self) -> dict[str, int]:
         """Sessions, messages and bytes the index holds."""
@@ -946,8 +949,12 @@ def _held_texts(conn: sqlite3.Connection, digests: list[int]) -> dict[int, int]:
 
 
 def _word_text(text: str) -> str:
-    """What the word table indexes for a text: the text plus a token per emoji or CJK character."""
+    """What the word table indexes for a text: the text plus a token per emoji or CJK character, and
+    a copy with the letters FTS5 does not fold folded (`Øresund` is found as `oresund`)."""
     extra = char_tokens(text)
+    letters = letters_folded(text)
+    if letters is not None:
+        extra = f"{letters}\n{extra}"
     return f"{text}\n{extra}" if extra else text
 
 
