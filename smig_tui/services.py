@@ -300,10 +300,18 @@ class Services:
         return TokenCache(self.paths.cache_dir / "tokens")
 
     def counter_for(self, capacity: ModelCapacity) -> TokenCounter:
-        """The counter for a model's encoding, loaded once per process (an estimate offline)."""
+        """The counter for a model's encoding, loaded once per process (an estimate offline); for a
+        family measured per class of text, that encoding's count scaled per class."""
         from smig_tui.adapters.tokenizers.tiktoken_counter import make_counter
 
-        return self.counters.get(capacity.encoding, lambda: make_counter(capacity.encoding))
+        base = self.counters.get(capacity.encoding, lambda: make_counter(capacity.encoding))
+        if not capacity.class_calibration or not base.exact:
+            return base
+        from smig_tui.adapters.tokenizers.class_counter import ClassCounter
+
+        scales = {name: factor / capacity.calibration for name, factor, _ in capacity.class_calibration}
+        key = f"{capacity.encoding}|{capacity.tokenizer}|{sorted(scales.items())}"
+        return self.counters.get(key, lambda: ClassCounter(base, capacity.tokenizer or "custom", scales))
 
     def count_session(self, session: Session, capacity: ModelCapacity) -> list[int]:
         """Each message's tokens as `capacity` counts them, all exact (cached on disk and in memory)."""
@@ -503,7 +511,7 @@ class Services:
         source = self.capacities.get(session.info.model) if session.info.model else None
         if source is None:
             return capacity, None
-        raw = replace(capacity, calibration=1.0)
+        raw = replace(capacity, calibration=1.0, class_calibration=())  # the encoding's own count
         version, counts, guessed = self._counted_view(session, raw, need / capacity.calibration)
         state = self._counted_state(session, self.counter_for(raw))
         if state.growth is None or state.growth[0] != version:  # a walk over every message's usage
@@ -517,6 +525,7 @@ class Services:
                 calibration=round(growth.ratio, 3),
                 calibration_source=f"session {session.id}'s logged usage",
                 calibration_error=None,
+                class_calibration=(),  # measured on this very text, whatever its classes
             )
         return capacity, note
 

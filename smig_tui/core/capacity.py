@@ -76,6 +76,8 @@ class TokenizerFamily:
     source: str
     error: float | None = None
     """The worst miss of `calibration` on held-out sessions, measured against the provider's tokenizer (0.16: ±16%)."""
+    classes: tuple[tuple[str, float, float], ...] = ()
+    """(text class, factor, held-out error) per class of `core.text_classes`, when measured per class."""
 
 
 def counted_exactly(model: ModelCapacity) -> bool:
@@ -83,11 +85,15 @@ def counted_exactly(model: ModelCapacity) -> bool:
     return model.calibration == 1.0 and model.encoding in EXACT_ENCODINGS
 
 
-def calibration_margin(model: ModelCapacity) -> str:
-    """The measured error of a calibrated count as users read it (`±16%`), or "" when none was measured."""
-    if counted_exactly(model) or model.calibration_error is None:
+def calibration_margin(model: ModelCapacity, error: float | None = None) -> str:
+    """The measured error of a calibrated count as users read it (`±16%`; `error`, a session's mix's,
+    instead of the model's when given), `± not measured` for a factor nobody measured, "" when exact."""
+    if counted_exactly(model):
         return ""
-    return f"±{model.calibration_error:.0%}"
+    error = model.calibration_error if error is None else error
+    if error is None:
+        return "± not measured"
+    return f"±{max(error, 0.005):.0%}"
 
 
 def retired_warning(model: ModelCapacity) -> str | None:
@@ -265,8 +271,32 @@ def parse_tokenizers(data: Any, where: str) -> dict[str, TokenizerFamily]:
         error = fields.get("error")
         if error is not None and (isinstance(error, bool) or not isinstance(error, int | float) or not 0 <= error < 1):
             raise ConfigError(f"{label}.error must be a fraction between 0 and 1 (0.16 for ±16%), not {error!r}.")
-        families[name] = TokenizerFamily(name, encoding, calibration, fields["source"], error)
+        classes = _parse_classes(label, fields.get("classes", {}))
+        families[name] = TokenizerFamily(name, encoding, calibration, fields["source"], error, classes)
     return families
+
+
+def _parse_classes(label: str, data: Any) -> tuple[tuple[str, float, float], ...]:
+    """Validate `classes = {prose = {factor, error}, ...}`: one factor per text class, each with its error."""
+    from smig_tui.core.text_classes import CLASSES
+
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{label}.classes must be a table of text classes.")
+    parsed = []
+    for name, fields in data.items():
+        where = f"{label}.classes.{name}"
+        if name not in CLASSES:
+            raise ConfigError(f"{where} is not a text class (known: {', '.join(CLASSES)}).")
+        if not isinstance(fields, Mapping):
+            raise ConfigError(f"{where} must give factor and error.")
+        factor = _check_field(where, "calibration", fields.get("factor"))
+        error = fields.get("error")
+        if isinstance(error, bool) or not isinstance(error, int | float) or not 0 <= error < 1:
+            raise ConfigError(f"{where}.error must be a fraction between 0 and 1, not {error!r}.")
+        parsed.append((name, factor, float(error)))
+    if parsed and {name for name, _, _ in parsed} != set(CLASSES):
+        raise ConfigError(f"{label}.classes must give every text class ({', '.join(CLASSES)}).")
+    return tuple(parsed)
 
 
 def parse_table(
@@ -317,6 +347,7 @@ def parse_model(
     elif "calibration" in values:
         values["calibration_source"] = f"{where} [models.{_quote(name)}]"
         values["calibration_error"] = None  # a factor of the user's own: smig measured no error for it
+        values["class_calibration"] = ()  # and it holds for every class of text
     if "agents" in values:
         values["agents"] = _parse_agents(label, values["agents"])
     derived = _rescale_inherited(base, values, where)
@@ -343,8 +374,10 @@ def _apply_tokenizer(label: str, values: dict[str, Any], tokenizers: Mapping[str
         values["calibration"] = family.calibration
         values["calibration_source"] = f"tokenizer family {family.name}: {family.source}"
         values["calibration_error"] = family.error
+        values["class_calibration"] = family.classes
     else:
         values["calibration_error"] = None
+        values["class_calibration"] = ()
 
 
 def _parse_agents(label: str, data: Mapping[str, Any]) -> tuple[AgentWindow, ...]:

@@ -384,6 +384,10 @@ class ModelCapacity:
     """How `calibration` was measured or estimated."""
     calibration_error: float | None = None
     """The measured worst error of `calibration` (0.16: ±16%); None when it was not measured."""
+    class_calibration: tuple[tuple[str, float, float], ...] = ()
+    """(text class, factor, measured error) per class of `core.text_classes`, when the tokenizer family
+    was measured per class: each message is counted with its class's factor (`calibration` is then
+    the family's average, for display)."""
     agents: tuple[AgentWindow, ...] = ()
     """The window inside each agent that runs the model; the first is its home agent (`harness_window`)."""
     sources: tuple[tuple[str, str], ...] = ()
