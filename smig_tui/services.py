@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from smig_tui.core.ports import TokenCounter
     from smig_tui.core.search import Snippet
     from smig_tui.core.summary import SummaryResult
+    from smig_tui.core.text_classes import CountMix
 
 
 from smig_tui.core.replan import PARTIAL_NOTE as PARTIAL_NOTE  # what a plan with guessed counts says
@@ -70,6 +71,8 @@ class _Counted:
     """The ids of the messages still guessed, and the `version` they were taken at."""
     growth: tuple[int, Growth] | None = None
     """The session's logged prompt growth against these counts, and the `version` it was measured at."""
+    mix: tuple[int, CountMix] | None = None
+    """How these counts fall in text classes (for a target measured per class), and the `version`."""
 
 
 def _with_prefix(infos: Iterable[SessionInfo], prefix: str) -> list[SessionInfo]:
@@ -376,6 +379,20 @@ class Services:
         return self._counted.get(
             session.messages, lambda: _Counted(self.token_cache.known(session, counter)), tag=counter.name
         )
+
+    def count_mix(self, session: Session, capacity: ModelCapacity) -> CountMix | None:
+        """How `session`'s tokens fall in text classes for `capacity` and the ± that mix gives, for a
+        target measured per class (None otherwise: its single ± holds). Counts nothing new."""
+        if not capacity.class_calibration:
+            return None
+        from smig_tui.core.text_classes import count_mix
+
+        version, counts, _ = self._counted_view(session, capacity, need=-1)
+        state = self._counted_state(session, self.counter_for(capacity))
+        if state.mix is None or state.mix[0] != version:
+            errors = {name: error for name, _, error in capacity.class_calibration}
+            state.mix = version, count_mix(session.messages, counts, errors, capacity.calibration_error)
+        return state.mix[1]
 
     def guessed_ids(self, session: Session, capacity: ModelCapacity) -> frozenset[str]:
         """Ids of the messages whose tokens are still a length guess for `capacity` (nothing new is counted)."""

@@ -176,6 +176,13 @@ def _print_detail(ctx: Context, model: ModelCapacity) -> None:
         f"  counted with {model.encoding} x {model.calibration:g} ({exact}, {model.tokenizer or 'no'} tokenizer family): "
         f"{model.source_of('calibration') or model.source}"
     )
+    if model.class_calibration:
+        from smig_tui.core.text_classes import LABELS
+
+        classes = ", ".join(
+            f"{LABELS[name]} x {factor:g} ±{error:.0%}" for name, factor, error in model.class_calibration
+        )
+        say(f"  per class of text (a session's ± is its mix of these, held out): {classes}")
 
 
 def model_to_json(model: ModelCapacity) -> dict[str, Any]:
@@ -194,6 +201,9 @@ def model_to_json(model: ModelCapacity) -> dict[str, Any]:
         "tokenizer": model.tokenizer,
         "calibration": model.calibration,
         "calibration_error": model.calibration_error,
+        "calibration_classes": [
+            {"class": name, "factor": factor, "error": error} for name, factor, error in model.class_calibration
+        ],
         "harness_window": model.harness_window,
         "agents": [
             {"agent": a.agent, "window": a.window, "usable": a.usable, "max_window": a.max_window, "source": a.source}

@@ -14,7 +14,10 @@ costs no more than a short message.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from smig_tui.core.models import Kind, Message
 
 CLASSES = ("prose", "code", "numbers", "chinese", "japanese", "korean")
 """The text classes, in the order they are shown."""
@@ -87,3 +90,44 @@ def describe_mix(shares: Mapping[str, float], limit: int = 3) -> str:
     """`prose 71%, Chinese 22%, code 7%`: the largest classes of a mix, for labels."""
     ranked = sorted(((share, name) for name, share in shares.items() if share >= 0.005), reverse=True)
     return ", ".join(f"{LABELS.get(name, name)} {share:.0%}" for share, name in ranked[:limit])
+
+
+def message_class(message: Message) -> str:
+    """The class of a message as the counter sees it (a tool call is its name, then its arguments),
+    from the head a reader keeps, so no long text is read back."""
+    body = message.body
+    head = body if isinstance(body, str) else body.head
+    if message.kind is Kind.TOOL_CALL:
+        head = f"{message.tool_name or 'tool'}\n{head}"
+    return text_class(head)
+
+
+@dataclass(frozen=True, slots=True)
+class CountMix:
+    """How one session's tokens fall in text classes for a target measured per class, and the ± that gives."""
+
+    shares: dict[str, float]
+    """Each class's share of the session's tokens (as counted for the target)."""
+    error: float | None
+    """`mix_error` of those shares (None when a class with tokens has no measured error)."""
+
+    @property
+    def label(self) -> str:
+        """`±6% for this session's mix (prose 71%, Chinese 22%, code 7%)`."""
+        if self.error is None:
+            return "± not measured for this session's mix"
+        return f"±{max(self.error, 0.005):.0%} for this session's mix ({describe_mix(self.shares)})"
+
+
+def count_mix(
+    messages: Sequence[Message], counts: Sequence[int], errors: Mapping[str, float], whole: float | None
+) -> CountMix:
+    """The session's class shares by its counts, and their ± from each class's measured `errors`."""
+    tokens: dict[str, int] = {}
+    for message, n in zip(messages, counts, strict=True):
+        if n:
+            name = message_class(message)
+            tokens[name] = tokens.get(name, 0) + n
+    total = sum(tokens.values())
+    shares = {name: n / total for name, n in tokens.items()} if total else {"prose": 1.0}
+    return CountMix(shares, mix_error(shares, errors, whole))

@@ -92,6 +92,12 @@ _MODEL_INFO = {
             "type": ["number", "null"],
             "description": "the measured worst error of the calibrated count (0.16: ±16%); null when not measured",
         },
+        "calibration_classes": {
+            "type": "array",
+            "description": "for a tokenizer family measured per class of text (prose, code, numbers, chinese, "
+            "japanese, korean): each class's factor and measured error; a session's error is its mix of these",
+            "items": {"type": "object"},
+        },
         "source": {"type": "string"},
         "aliases": {"type": "array", "items": {"type": "string"}},
     },
