@@ -181,3 +181,15 @@ def test_leave_one_out_is_each_transcripts_miss_when_fitted_on_the_others() -> N
     misses = leave_one_out(rows)
     assert misses == [round(1.5 / 1.43 - 1, 4), round(1.495 / 1.44 - 1, 4), round(1.435 / 1.56 - 1, 4)]
     assert leave_one_out(rows[:1]) == []
+
+
+@pytest.mark.usefixtures("exact_tokens")
+def test_the_claude_error_is_what_the_logged_usage_gives_held_out(shared_fixtures: Path) -> None:
+    """Before: no ± for Claude at all. The 4.6 family's is measured from the transcripts' logged usage."""
+    from smig_tui.devtools.calibrate import measure_files, session_files
+
+    rows = [row for row in measure_files(session_files([shared_fixtures / "claude"])) if row["trusted"]]
+    assert {row["family"] for row in rows} == {"claude-4.6"} and len(rows) == 3
+    worst = max(abs(miss) for miss in leave_one_out(rows))
+    stated = build_services().capacities.tokenizers["claude-4.6"].error
+    assert stated == math.ceil(worst * 100) / 100 == 0.09
