@@ -5,7 +5,7 @@ into agents is wider: Chinese, Japanese and Korean, and number-heavy text (table
 hex dumps). Those are the texts whose token counts differ most between tokenizers, so this module
 writes messages of each kind, deterministically from a seed: CJK sentences written for this purpose
 about everyday programming work, mixed with identifiers and numbers as real messages are; numbers
-in the shapes tools print them; code in four languages; English prose. `messages(seed, count)`
+in the shapes tools print them; code in Python, TypeScript, Rust, Go and SQL; English prose. `messages(seed, count)`
 returns them in sessions of `SESSION_MESSAGES`, each session a random mix, so fitting on one half
 and judging on the other half is a real hold-out.
 """
