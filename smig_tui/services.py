@@ -29,6 +29,7 @@ from smig_tui.core.ports import DirectLister, SessionSource, WarningSink
 if TYPE_CHECKING:
     from smig_tui.adapters.agents.entry import AgentEntry as AgentEntry  # re-exported for the front ends
     from smig_tui.adapters.archive import Archive
+    from smig_tui.adapters.archive import ArchiveRun as ArchiveRun  # re-exported for the front ends
     from smig_tui.adapters.memory_store import ApplyResult as ApplyResult  # re-exported for the front ends
     from smig_tui.adapters.memory_store import MemoryStore
     from smig_tui.adapters.search_index import Notice, Progress, RefreshReport, SearchFilters, SearchIndex

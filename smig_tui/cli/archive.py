@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 from smig_tui.core.errors import SmigError, WriteRefusedError
 
 if TYPE_CHECKING:
-    from smig_tui.adapters.archive import ArchiveRun
     from smig_tui.cli.main import Context
+    from smig_tui.services import ArchiveRun
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -121,9 +121,11 @@ def counter_label(services: Services, capacity: ModelCapacity, session: Session 
         mix = services.count_mix(session, capacity) if session is not None else None
         if mix is not None:
             margin = calibration_margin(capacity, mix.error) if mix.error is not None else "± not measured"
-            return False, f"{name} × {capacity.calibration:g} by text class, {margin} for this session's mix"
+            return False, f"{name} × {capacity.calibration:g} by class, {margin} for its mix"
         margin = calibration_margin(capacity)
-        return (False, f"{name} × {capacity.calibration:g}{' ' + margin if margin else ''} for {capacity.provider}")
+        if capacity.calibration_error is None:  # `± not measured` says enough: the card's line stays short
+            return False, f"{name} × {capacity.calibration:g}, {margin}"
+        return False, f"{name} × {capacity.calibration:g} {margin} for {capacity.provider}"
     return True, name
 
 

@@ -144,7 +144,7 @@ def test_a_split_digit_count_is_never_labelled_exact_even_at_factor_1(
     model = services.capacities.lookup("gemini-2.5-pro")
     assert (model.encoding, model.calibration) == (SPLIT_DIGITS, 1.0)
     assert not counted_exactly(model) and counted_exactly(services.capacities.lookup("gpt-5.5"))
-    assert counter_label(services, model) == (False, "o200k_split_digits × 1 ± not measured for google")
+    assert counter_label(services, model) == (False, "o200k_split_digits × 1, ± not measured")
     session = services.load_session(services.find_session(CODEX_MAIN))
     assert not services.plan(session, "gemini-2.5-pro").decision.exact
     out = Output(stdout=io.StringIO(), stderr=io.StringIO())

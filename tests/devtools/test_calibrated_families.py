@@ -114,7 +114,7 @@ def test_a_gemini_target_counts_split_digits_times_its_factor_and_is_labelled_an
         errors = {name: error for name, _, error in target.class_calibration}
         assert mix.error == mix_error(mix.shares, errors)
         _, label = counter_label(services, target, session)
-        assert label == f"o200k_split_digits × 1.047 by text class, ±{mix.error:.0%} for this session's mix"
+        assert label == f"o200k_split_digits × 1.047 by class, ±{mix.error:.0%} for its mix"
     out = Output(stdout=io.StringIO(), stderr=io.StringIO())
     ctx = Context(out=out)
     ctx.__dict__["services"] = services
