@@ -193,3 +193,20 @@ def test_the_claude_error_is_what_the_logged_usage_gives_held_out(shared_fixture
     worst = max(abs(miss) for miss in leave_one_out(rows))
     stated = build_services().capacities.tokenizers["claude-4.6"].error
     assert stated == math.ceil(worst * 100) / 100 == 0.09
+
+
+def test_mcp_gives_the_error_of_the_sessions_own_mix(fake_home: dict[str, Path]) -> None:
+    from smig_tui.mcp.tools import SmigTools
+
+    services = _services()
+    tools = SmigTools(services)
+    preview = tools.preview_migration(CODEX_MAIN, "gemini-2.5-pro")
+    session = services.load_session(services.find_session(CODEX_MAIN))
+    mix = services.count_mix(session, services.capacities.lookup("gemini-2.5-pro"))
+    assert mix is not None and mix.error is not None
+    assert preview["calibration_error"] == round(mix.error, 4)
+    assert preview["calibration_mix"] == {name: round(share, 3) for name, share in mix.shares.items()}
+    exact = tools.preview_migration(CODEX_MAIN, "gpt-5.5")
+    assert (exact["calibration_error"], exact["calibration_mix"]) == (0.0, None)
+    claude = tools.preview_migration(CODEX_MAIN, "claude-opus-4-6")
+    assert (claude["calibration_error"], claude["calibration_mix"]) == (0.09, None)
