@@ -47,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="append",
         default=[],
         metavar="NAME",
-        help="with --refresh: ask this provider (openai, openrouter, deepseek, ollama, vllm, lmstudio, "
+        help="with --refresh: ask this provider (openai, openrouter, deepseek, ollama, vllm, lmstudio, litellm, "
         "or a [providers.NAME] table); repeatable",
     )
     models.set_defaults(handler=run_models)
@@ -89,7 +89,7 @@ def _refresh(args: argparse.Namespace, ctx: Context) -> int:
     if not results:
         ctx.out.diag(
             "smig: no provider to ask: name one with --provider (openai, openrouter, deepseek, ollama, "
-            f"vllm, lmstudio) or add [providers.NAME] with base_url to {ctx.services.paths.config_file}."
+            f"vllm, lmstudio, litellm) or add [providers.NAME] with base_url to {ctx.services.paths.config_file}."
         )
         return 1
     rows = []
