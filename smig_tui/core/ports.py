@@ -171,6 +171,28 @@ class AppendReader(Protocol):
         ...
 
 
+@runtime_checkable
+class HistoryReader(Protocol):
+    """A source whose files hold more than the history the agent resumes (compacted-away turns)."""
+
+    def load_history(self, info: SessionInfo, warn: WarningSink) -> Session:
+        """`load`, with `Session.compacted_away` filled: everything the file holds can be searched."""
+        ...
+
+
+@runtime_checkable
+class LineageReader(Protocol):
+    """A source whose sessions inherit history from other sessions' files (Codex forks replay their parent's).
+
+    The agent may have deleted a parent that smig's archive still holds: given a way to find the
+    archived copies, the source reads a child's inherited history from them."""
+
+    def use_archived_copies(self, copies: Callable[[str], list[str]]) -> None:
+        """Use `copies(session_id)` (readable paths of that session's archived files, oldest first)
+        when a session's own files are gone."""
+        ...
+
+
 NAMED_AT_MOST = 16
 """A `DirectLister` gives up on an id prefix that names more files than this: a short, ambiguous prefix
 is answered as fast by the listing, which reads each file once."""
