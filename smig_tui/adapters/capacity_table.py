@@ -12,6 +12,7 @@ from smig_tui.adapters.agents import registry  # noqa: F401  # hands the core it
 from smig_tui.core.agent_rules import WindowAdjust
 from smig_tui.core.capacity import (
     CapacityTable,
+    LiveBounds,
     LiveListing,
     apply_agent_settings,
     apply_live,
@@ -30,6 +31,15 @@ def load_builtin() -> CapacityTable:
     where = f"smig_tui/data/{PACKAGE_TABLE}"
     tokenizers = parse_tokenizers(document.get("tokenizers", {}), where)
     return parse_table(document["models"], where, tokenizers)
+
+
+def live_bounds() -> LiveBounds:
+    """The plausible range of a provider's live figures, from the shipped table (`live_bounds`)."""
+    data = _shipped_document().get("live_bounds")
+    if not isinstance(data, dict):
+        return LiveBounds()
+    fields = {key: data[key] for key in ("min_window", "max_window", "min_output") if isinstance(data.get(key), int)}
+    return LiveBounds(**fields)
 
 
 def shipped_date() -> str:
@@ -63,7 +73,7 @@ def load_capacities(
     any other name adds a model, which needs at least `context_window`); then the user's agent
     configuration, which moves each agent's usable window.
     """
-    table = apply_live(load_builtin(), live)
+    table = apply_live(load_builtin(), live, live_bounds())
     overrides = config.get("models")
     if overrides is not None:
         table = apply_overrides(table, overrides, str(config_path))

@@ -139,6 +139,41 @@ class NativeOutput:
 
 
 @dataclass(frozen=True, slots=True)
+class ContinueLatest:
+    """Which session a client's "continue the latest" picks in the migration's folder, right after the commit.
+
+    A home the client has used for months holds sessions of the user's own, some newer than the
+    migrated conversation; each client picks by its own rule (file time, start time, its index), so
+    the result says which one it will pick rather than leaving the user to find out.
+    """
+
+    agent: str
+    command: str
+    """What the user types in the folder: `codex resume --last`, `claude -c`, …"""
+    folder: str
+    picks: str | None
+    """The id of the session it picks; None when it picks nothing or smig cannot tell."""
+    migration: bool
+    """True when it picks the migration."""
+    sentence: str
+    """The fact in one sentence, with the way to the migration when it is not the pick."""
+
+
+def continue_fact(output: NativeOutput, command: str, folder: str, picks: str | None, why: str = "") -> ContinueLatest:
+    """The fact about a client's "continue the latest" in `folder` after `output` was written, in one sentence.
+
+    `why` says, as a clause, why the pick is not the migration or cannot be told."""
+    resume = output.resume_command.split(" && ", 1)[-1]
+    if picks == output.session_id:
+        sentence = f"`{command}` in {folder} continues this migration."
+    elif picks:
+        sentence = f"`{command}` in {folder} picks session {picks}{why}, not this migration; `{resume}` continues it."
+    else:
+        sentence = f"`{command}` in {folder} may not pick this migration{why}; `{resume}` continues it."
+    return ContinueLatest(output.agent, command, folder, picks, picks == output.session_id, sentence)
+
+
+@dataclass(frozen=True, slots=True)
 class PlannedFile:
     """A file a migration will create: its bytes are ready before anything is written."""
 

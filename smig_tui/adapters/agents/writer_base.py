@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from smig_tui.core.native import PlannedFile
+from smig_tui.core.native import ContinueLatest, PlannedFile
 
 
 class PlainFileWriter:
@@ -10,6 +10,9 @@ class PlainFileWriter:
 
     A writer overrides only what its client needs (a command to run, a thread to name).
     """
+
+    imports = False
+    """Its session is a file: installed with the others, not into the client's own database."""
 
     def unavailable(self) -> str | None:
         """Plain files are always writable here."""
@@ -23,3 +26,7 @@ class PlainFileWriter:
 
     def announce(self, planned: PlannedFile) -> None:
         """Nothing to announce: the file names itself."""
+
+    def settle(self, planned: PlannedFile) -> ContinueLatest | None:
+        """Nothing to learn: smig does not check what this client's "continue the latest" picks."""
+        return None

@@ -35,7 +35,7 @@ def _source(paths: Paths, env: Env) -> SessionSource:
 def _writer(_paths: Paths, env: Env) -> NativeWriter:
     from smig_tui.adapters.agents.codex.writer import CodexWriter
 
-    return CodexWriter(resolve_home(env))
+    return CodexWriter(resolve_home(env), env)
 
 
 def _resume_argv(session_id: str) -> tuple[str, ...]:
