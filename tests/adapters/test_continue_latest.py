@@ -20,6 +20,7 @@ import pytest
 from migration_builders import make_plan, make_session
 from opencode_builders import SESSION_ID, install_database
 
+from smig_tui.adapters.agents.claude.home import resolve_home as claude_home
 from smig_tui.adapters.agents.claude.writer import project_dir
 from smig_tui.adapters.agents.opencode.home import resolve_home
 from smig_tui.adapters.agents.opencode.writer import OpenCodeWriter
@@ -37,7 +38,7 @@ def _migrate(tmp_path: Path, destination: Destination) -> MigrationResult:
 def test_claude_code_continues_the_migration_unless_a_transcript_there_is_newer(
     isolated_homes: dict[str, Path], tmp_path: Path
 ) -> None:
-    project_folder = project_dir(build_services().paths, str(tmp_path / "project"))
+    project_folder = project_dir(claude_home(), str(tmp_path / "project"))
     project_folder.mkdir(parents=True)
     theirs = project_folder / "0f0f0f0f-1111-4222-8333-444455556666.jsonl"
     theirs.write_text('{"type":"user"}\n', encoding="utf-8")
