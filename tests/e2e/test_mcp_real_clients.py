@@ -257,7 +257,7 @@ def _check(results: dict[str, dict[str, Any]], prepared: dict[str, Any], homes: 
         assert len(results[f"page{n}"]["text"]) <= PAGE + 200
         text += page["content"]
     assert page["next_offset"] is None and len(text) == page["total_chars"]
-    whole = SmigTools(build_services()).get_handoff("/home/user/proj", max_chars=100_000)
+    whole = SmigTools(build_services()).get_handoff("/home/user/proj", max_chars=40_000)
     assert text == whole["content"]
     assert ok["recall"]["migration_id"] == prepared["migration_id"] and ok["recall"]["total_matches"] >= 1
     assert "Unknown model 'no-such-model-9'" in results["bad_model"]["text"]
