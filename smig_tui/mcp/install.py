@@ -40,6 +40,7 @@ GEMINI_POLICY = """\
 # `gemini -p` included (it offers no MCP tool that needs approval). commit_migration and memory_sync
 # write files and are not read-only, so they still ask (and are not offered to `gemini -p`).
 [[rule]]
+toolName = "*"
 mcpName = "smig"
 toolAnnotations = { readOnlyHint = true }
 decision = "allow"
