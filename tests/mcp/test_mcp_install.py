@@ -53,7 +53,13 @@ def test_each_client_gets_its_entry_and_check_starts_each_as_configured(homes: d
     assert codex["tools"] == {"commit_migration": {"approval_mode": "approve"}}
     policy = tomllib.loads(homes["gemini_policy"].read_text())
     assert policy["rule"] == [
-        {"mcpName": "smig", "toolAnnotations": {"readOnlyHint": True}, "decision": "allow", "priority": 100}
+        {
+            "toolName": "*",
+            "mcpName": "smig",
+            "toolAnnotations": {"readOnlyHint": True},
+            "decision": "allow",
+            "priority": 100,
+        }
     ]
     code, out, err = smig("mcp", "--check")
     assert code == 0, out + err
