@@ -105,7 +105,9 @@ def test_gemini_cli_runs_the_prompt_as_a_slash_command(isolated_homes: dict[str,
         run_client([client_binary("gemini"), "-p", "/continue_from_agent", "-m", GEMINI_MODEL], project, env)
         [first, *_] = server.turns()
     [handoff] = [text for _, text in request_texts(first) if "handed over by smig" in text]
-    check_handoff(json.loads(handoff) if handoff.startswith('"') else handoff)  # Gemini CLI quotes a prompt message as JSON
+    check_handoff(
+        json.loads(handoff) if handoff.startswith('"') else handoff
+    )  # Gemini CLI quotes a prompt message as JSON
 
 
 def test_gemini_cli_reads_a_session_resource(isolated_homes: dict[str, Path], project: Path) -> None:

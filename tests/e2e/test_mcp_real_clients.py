@@ -24,6 +24,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from fake_model_server import FakeModelServer
 
+from smig_tui.mcp.schemas import PAGE_CHARS
 from smig_tui.mcp.tools import SmigTools
 from smig_tui.services import build_services
 
@@ -54,10 +55,21 @@ def _client(name: str) -> str:
     return str(path)
 
 
-def readme_block(language: str, marker: str) -> str:
-    """The README's MCP configuration block for one client, exactly as a user would copy it."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## MCP server") :]
+def readme_block(language: str, marker: str, client: str | None = None) -> str:
+    """The docs' MCP configuration block for one client, exactly as a user would copy it.
+
+    With `client`, only that client's part of the page is searched (Claude Code and Gemini CLI
+    share the same JSON entry).
+    """
+    page = ROOT / "docs" / "mcp.md"
+    if page.is_file():
+        section = page.read_text(encoding="utf-8")
+    else:
+        readme = (ROOT / "README.md").read_text(encoding="utf-8")
+        section = readme[readme.index("## MCP server") :]
+    if client is not None:
+        start = section.index(f"#### {client}\n")
+        section = section[start : section.find("\n#### ", start + 1)]
     blocks = re.findall(rf"```{language}\n(.*?)```", section, re.S)
     return next(block for block in blocks if marker in block)
 
@@ -238,7 +250,7 @@ def _check(results: dict[str, dict[str, Any]], prepared: dict[str, Any], homes: 
     table = [model["name"] for page in pages for model in page["models"]]
     assert len(pages) >= 2 and pages[-1]["next_offset"] is None
     assert table == [m.name for m in build_services().capacities.search("")]
-    assert 10_000 < len(results["all0"]["text"]) < 21_000  # a default page reaches the model whole
+    assert 10_000 < len(results["all0"]["text"].encode()) < PAGE_CHARS + 1_000  # a default page reaches the model whole
     searched = ok["sessions"]["searched"][agent]
     assert searched == {"path": str(homes[agent]), "exists": True}  # the homes reached smig through the config
     assert ok["sessions"]["sessions"] and all(s["agent"] == agent for s in ok["sessions"]["sessions"])
@@ -300,7 +312,7 @@ def test_claude_code_calls_every_smig_tool_from_the_readme_config(homes: dict[st
     claude = _client("claude")
     prepared = _prepare()
     config = tmp_path / "mcp.json"
-    config.write_text(readme_block("json", "mcpServers"), encoding="utf-8")
+    config.write_text(readme_block("json", "mcpServers", "Claude Code"), encoding="utf-8")
     steps, labels = _steps(_calls(prepared, "claude"), "claude")
     with FakeModelServer(steps) as server:
         env = {
@@ -335,7 +347,7 @@ def test_codex_calls_every_smig_tool_from_the_readme_config(homes: dict[str, Pat
     codex = _client("codex")
     prepared = _prepare()
     steps, labels = _steps(_calls(prepared, "codex"), "codex")
-    results = _run_codex(homes, codex, readme_block("toml", "[mcp_servers.smig]"), steps, labels)
+    results = _run_codex(homes, codex, readme_block("toml", "[mcp_servers.smig]", "Codex"), steps, labels)
     _check(results, prepared, homes, "codex")
 
 
@@ -358,3 +370,54 @@ def test_codex_without_the_readme_settings_hides_the_homes_and_refuses_the_write
     assert listed["sessions"] == []
     assert "approval" in results["commit"]["text"] and "migration_id" not in results["commit"]["text"]
     assert not (homes["smig"] / "data").exists() and not (homes["user"] / ".local").exists()
+
+
+def _merged(path: Path, block: str) -> None:
+    """A docs block added to a client's JSON config, as a user merges it by hand."""
+    config = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({**config, **json.loads(block)}), encoding="utf-8")
+
+
+DOCS_CALLS = [
+    ("model_context_window", {"model": "gpt-5.1"}),
+    ("list_sessions", {"agent": "claude", "limit": 50}),
+    ("model_context_window", {"model": "no-such-model-9"}),
+]
+
+
+def test_gemini_cli_runs_smig_from_the_docs_config(homes: dict[str, Path]) -> None:
+    """The docs' settings entry and policy file as written: `gemini -p` offers the read-only tools and runs them."""
+    from mcp_clients import run_gemini
+
+    def configure(env: dict[str, str]) -> None:
+        gemini = homes["home"] / ".gemini"
+        _merged(gemini / "settings.json", readme_block("json", "mcpServers", "Gemini CLI"))
+        (gemini / "policies").mkdir(parents=True, exist_ok=True)
+        (gemini / "policies" / "smig.toml").write_text(readme_block("toml", "mcpName", "Gemini CLI"), encoding="utf-8")
+
+    window, listed, unknown = run_gemini(homes, homes["project"], DOCS_CALLS, configure)
+    assert _parsed({"text": window})["context_window"] == build_services().capacities.lookup("gpt-5.1").context_window
+    sessions = _parsed({"text": listed})
+    assert sessions["searched"]["claude"] == {"path": str(homes["claude"]), "exists": True}
+    assert {s["id"] for s in sessions["sessions"]} >= {SESSION}
+    assert "Unknown model 'no-such-model-9'" in unknown
+
+
+def test_opencode_runs_smig_from_the_docs_config(homes: dict[str, Path]) -> None:
+    """The docs' `mcp` entry as written: OpenCode starts smig and runs its tools, the writer included."""
+    from mcp_clients import run_opencode
+
+    def configure(env: dict[str, str]) -> None:
+        _merged(
+            homes["home"] / ".config" / "opencode" / "opencode.json",
+            readme_block("json", '"type": "local"', "OpenCode"),
+        )
+
+    calls = [*DOCS_CALLS, ("commit_migration", {"session_id": SESSION, "target_model": TINY, "to": ["store"]})]
+    window, listed, unknown, commit = run_opencode(homes, homes["project"], calls, configure)
+    assert _parsed({"text": window})["name"] == "gpt-5.1"
+    assert _parsed({"text": listed})["searched"]["claude"] == {"path": str(homes["claude"]), "exists": True}
+    assert "Unknown model 'no-such-model-9'" in unknown
+    record = Path(_parsed({"text": commit})["record_path"])
+    assert record.is_file() and record.is_relative_to(homes["smig"])
