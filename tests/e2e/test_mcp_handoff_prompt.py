@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+from codex_rollouts import write_rollout
 from fake_gemini_server import FakeGeminiServer, request_texts
 from fake_model_server import FakeModelServer
 from gemini_client import MODEL as GEMINI_MODEL
 from gemini_client import prepare_home
 from mcp_clients import _run as run_client
 from mcp_clients import base_env, client_binary, install
-from test_mcp_four_clients import write_rollout
 
 pytestmark = pytest.mark.e2e
 

@@ -203,3 +203,21 @@ async def test_sessions_are_resources_paged_read_fitted_and_redacted(
     assert contents.mime_type == "text/markdown" and "# Handoff:" in contents.text  # type: ignore[union-attr]
     assert SECRET not in contents.text and "[REDACTED" in contents.text  # type: ignore[union-attr]
     assert completed.completion.values[0] == CODEX_ID and len(completed.completion.values) == len(uris)
+
+
+async def test_a_secret_in_a_title_is_redacted_in_listings_and_prompts(
+    isolated_homes: dict[str, Path], project: Path
+) -> None:
+    from codex_rollouts import write_rollout
+
+    session = "019aa00d-0000-7000-8000-0000000000d1"
+    write_rollout(isolated_homes["codex"], project, session, [f"deploy with token {SECRET} please", "On it."])
+    async with connected(project) as client:
+        listed = await client.list_resources()
+        prompt = await client.get_prompt("continue_from_agent", {"session": session})
+        read = await client.read_resource(f"smig://session/{session}")
+    shown = json.dumps(
+        [listed.model_dump(mode="json"), prompt.model_dump(mode="json"), read.model_dump(mode="json")],
+        ensure_ascii=False,
+    )
+    assert SECRET not in shown and shown.count("[REDACTED") >= 3
