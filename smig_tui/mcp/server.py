@@ -9,6 +9,7 @@ failure comes back as a tool error of one sentence naming the tool, never a trac
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -234,11 +235,15 @@ def run_stdio(services: Services | None = None) -> None:
     The protocol keeps the real stdout to itself: file descriptor 1 and `sys.stdout` point at
     stderr while serving, so nothing a tool, a library or a child process prints can corrupt a message.
     """
-    protocol_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
-    sys.stdout.flush()
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    stdout = sys.stdout
+    stdout.flush()
+    protocol_out = os.fdopen(os.dup(stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), stdout.fileno())
     sys.stdout = sys.stderr
     try:
         build_server(services).serve(sys.stdin.buffer, protocol_out)
     finally:
-        protocol_out.close()
+        sys.stdout = stdout
+        os.dup2(protocol_out.fileno(), stdout.fileno())
+        with contextlib.suppress(OSError):
+            protocol_out.close()
