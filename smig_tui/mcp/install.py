@@ -156,7 +156,7 @@ def apply_install(
     plan: Install, env: Mapping[str, str] | None = None, cwd: Path | None = None, tries: int = 3
 ) -> Install:
     """Write a planned install: the merged config atomically, after checking nobody changed the file meanwhile."""
-    from smig_tui.adapters.fs import atomic_write
+    from smig_tui.services import replace_file
 
     for extra_path, text in plan.extra:
         found = _read(extra_path)
@@ -168,10 +168,10 @@ def apply_install(
             continue
         if plan.before != plan.after:
             mode = plan.path.stat().st_mode & 0o777 if plan.before is not None else 0o600
-            atomic_write(plan.path, plan.after, mode=mode)
+            replace_file(plan.path, plan.after, mode)
         for extra_path, text in plan.extra:
             if _read(extra_path) != text:
-                atomic_write(extra_path, text, mode=0o644)
+                replace_file(extra_path, text, 0o644)
         if _read(plan.path) != plan.after:
             raise ConfigError(f"{plan.path} changed while smig was writing it; run the install again.")
         return plan
@@ -185,9 +185,9 @@ def _read(path: Path) -> str | None:
     except FileNotFoundError:
         return None
     if not path.is_file() or path.is_symlink():
-        from smig_tui.adapters.fs import describe_kind
+        from smig_tui.services import file_kind
 
-        raise WriteRefusedError(f"Refusing to change {path}: it is {describe_kind(info.st_mode)}, not a regular file.")
+        raise WriteRefusedError(f"Refusing to change {path}: it is {file_kind(info.st_mode)}, not a regular file.")
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:

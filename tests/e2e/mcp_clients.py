@@ -24,6 +24,7 @@ from fake_gemini_server import FakeGeminiServer
 from fake_model_server import FakeModelServer
 from gemini_client import MODEL as GEMINI_MODEL
 from gemini_client import gemini_binary, prepare_home
+from real_clients import OPENCODE_QUIET
 
 CLIENT_TIMEOUT = 600
 """A hang guard for one client run of many tool calls, not a speed bound."""
@@ -34,14 +35,6 @@ CODEX_PROVIDER = (
     'base_url = "{url}/v1"\nwire_api = "responses"\nenv_key = "FAKE_MODEL_KEY"\n'
     "request_max_retries = 0\nstream_max_retries = 0\n"
 )
-OPENCODE_QUIET = {
-    "OPENCODE_DISABLE_AUTOUPDATE": "1",
-    "OPENCODE_DISABLE_MODELS_FETCH": "1",
-    "OPENCODE_DISABLE_SHARE": "1",
-    "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
-    "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
-    "OPENCODE_DISABLE_CLAUDE_CODE": "1",
-}
 
 
 def client_binary(name: str) -> str:
@@ -77,6 +70,26 @@ def base_env(homes: dict[str, Path]) -> dict[str, str]:
     }
 
 
+def claude_env(homes: dict[str, Path], server: FakeModelServer) -> dict[str, str]:
+    """Claude Code's environment against the fake Messages API."""
+    return base_env(homes) | {
+        "ANTHROPIC_BASE_URL": server.url,
+        "ANTHROPIC_API_KEY": "sk-ant-fake",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+    }
+
+
+def gemini_env(homes: dict[str, Path], server: FakeGeminiServer) -> dict[str, str]:
+    """Gemini CLI's environment against the fake Gemini API, its settings selecting API-key auth."""
+    prepare_home(homes["home"])
+    return base_env(homes) | {
+        "GEMINI_API_KEY": "smig-test",
+        "GOOGLE_GEMINI_BASE_URL": server.url,
+        "GEMINI_CLI_TRUST_WORKSPACE": "true",
+    }
+
+
 def install(client: str) -> Configure:
     """Set the client up the way a user would: `smig mcp --install CLIENT` in its real config file."""
 
@@ -89,7 +102,7 @@ def install(client: str) -> Configure:
     return configure
 
 
-def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def run_client(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     done = subprocess.run(
         argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=CLIENT_TIMEOUT, stdin=subprocess.DEVNULL
     )
@@ -103,14 +116,9 @@ def run_claude(homes: dict[str, Path], cwd: Path, calls: Calls, configure: Confi
     steps = [{"name": "ToolSearch", "args": {"query": f"select:{names}", "max_results": 20}}]
     steps += [{"name": f"mcp__smig__{tool}", "args": args} for tool, args in calls]
     with FakeModelServer(steps) as server:
-        env = base_env(homes) | {
-            "ANTHROPIC_BASE_URL": server.url,
-            "ANTHROPIC_API_KEY": "sk-ant-fake",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-            "DISABLE_AUTOUPDATER": "1",
-        }
+        env = claude_env(homes, server)
         configure(env)
-        _run([client_binary("claude"), "-p", prompt, "--allowedTools", "mcp__smig__*"], cwd, env)
+        run_client([client_binary("claude"), "-p", prompt, "--allowedTools", "mcp__smig__*"], cwd, env)
         bodies = [body for body in server.bodies("/messages") if body.get("tools")]
     return [anthropic_results(body)[-1] for body in bodies[1:]][1:]
 
@@ -124,7 +132,7 @@ def run_codex(homes: dict[str, Path], cwd: Path, calls: Calls, configure: Config
         (homes["codex"] / "config.toml").write_text(CODEX_PROVIDER.replace("{url}", server.url), encoding="utf-8")
         env = base_env(homes) | {"FAKE_MODEL_KEY": "fake-key"}
         configure(env)
-        _run([client_binary("codex"), "exec", "--skip-git-repo-check", "go"], cwd, env)
+        run_client([client_binary("codex"), "exec", "--skip-git-repo-check", "go"], cwd, env)
         bodies = [body for body in server.bodies("/responses") if body.get("tools")]
     return [responses_results(body)[-1] for body in bodies[1:]][1:]
 
@@ -133,14 +141,9 @@ def run_gemini(homes: dict[str, Path], cwd: Path, calls: Calls, configure: Confi
     """`gemini -p` against the fake Gemini API; the results of `calls` as the model read them."""
     steps = [{"name": f"mcp_smig_{tool}", "args": args} for tool, args in calls]
     with FakeGeminiServer(steps) as server:
-        prepare_home(homes["home"])
-        env = base_env(homes) | {
-            "GEMINI_API_KEY": "smig-test",
-            "GOOGLE_GEMINI_BASE_URL": server.url,
-            "GEMINI_CLI_TRUST_WORKSPACE": "true",
-        }
+        env = gemini_env(homes, server)
         configure(env)
-        _run([client_binary("gemini"), "-p", prompt, "-m", GEMINI_MODEL], cwd, env)
+        run_client([client_binary("gemini"), "-p", prompt, "-m", GEMINI_MODEL], cwd, env)
         turns = server.turns()
     return [gemini_results(body)[-1] for body in turns[1:]]
 
@@ -168,7 +171,7 @@ def run_opencode(
         (folder / "opencode.json").write_text(json.dumps(config), encoding="utf-8")
         env = base_env(homes) | OPENCODE_QUIET
         configure(env)
-        _run([client_binary("opencode"), "run", prompt], cwd, env)
+        run_client([client_binary("opencode"), "run", prompt], cwd, env)
         bodies = [body for body in server.bodies("/messages") if body.get("tools")]
     return [anthropic_results(body)[-1] for body in bodies[1:]]
 

@@ -18,9 +18,7 @@ from codex_rollouts import write_rollout
 from fake_gemini_server import FakeGeminiServer, request_texts
 from fake_model_server import FakeModelServer
 from gemini_client import MODEL as GEMINI_MODEL
-from gemini_client import prepare_home
-from mcp_clients import _run as run_client
-from mcp_clients import base_env, client_binary, install
+from mcp_clients import claude_env, client_binary, gemini_env, install, run_client
 
 pytestmark = pytest.mark.e2e
 
@@ -48,12 +46,7 @@ def check_handoff(text: str) -> None:
 
 def test_claude_code_runs_the_prompt_as_a_slash_command(isolated_homes: dict[str, Path], project: Path) -> None:
     with FakeModelServer() as server:
-        env = base_env(isolated_homes) | {
-            "ANTHROPIC_BASE_URL": server.url,
-            "ANTHROPIC_API_KEY": "sk-ant-fake",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-            "DISABLE_AUTOUPDATER": "1",
-        }
+        env = claude_env(isolated_homes, server)
         install("claude")(env)
         run_client([client_binary("claude"), "-p", "/mcp__smig__continue_from_agent"], project, env)
         [first, *_] = [body for body in server.bodies("/messages") if body.get("tools")]
@@ -79,12 +72,7 @@ def _claude_resource(homes: dict[str, Path], project: Path) -> str:
         {"name": "ReadMcpResourceTool", "args": {"server": "smig", "uri": f"smig://session/{SESSION}"}},
     ]
     with FakeModelServer(steps) as server:
-        env = base_env(homes) | {
-            "ANTHROPIC_BASE_URL": server.url,
-            "ANTHROPIC_API_KEY": "sk-ant-fake",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-            "DISABLE_AUTOUPDATER": "1",
-        }
+        env = claude_env(homes, server)
         install("claude")(env)
         run_client(
             [client_binary("claude"), "-p", "go", "--allowedTools", "mcp__smig__*,ReadMcpResourceTool"], project, env
@@ -95,12 +83,7 @@ def _claude_resource(homes: dict[str, Path], project: Path) -> str:
 
 def test_gemini_cli_runs_the_prompt_as_a_slash_command(isolated_homes: dict[str, Path], project: Path) -> None:
     with FakeGeminiServer() as server:
-        prepare_home(isolated_homes["home"])
-        env = base_env(isolated_homes) | {
-            "GEMINI_API_KEY": "smig-test",
-            "GOOGLE_GEMINI_BASE_URL": server.url,
-            "GEMINI_CLI_TRUST_WORKSPACE": "true",
-        }
+        env = gemini_env(isolated_homes, server)
         install("gemini")(env)
         run_client([client_binary("gemini"), "-p", "/continue_from_agent", "-m", GEMINI_MODEL], project, env)
         [first, *_] = server.turns()
@@ -113,12 +96,7 @@ def test_gemini_cli_runs_the_prompt_as_a_slash_command(isolated_homes: dict[str,
 def test_gemini_cli_reads_a_session_resource(isolated_homes: dict[str, Path], project: Path) -> None:
     steps = [{"name": "read_mcp_resource", "args": {"uri": f"smig://session/{SESSION}"}}]
     with FakeGeminiServer(steps) as server:
-        prepare_home(isolated_homes["home"])
-        env = base_env(isolated_homes) | {
-            "GEMINI_API_KEY": "smig-test",
-            "GOOGLE_GEMINI_BASE_URL": server.url,
-            "GEMINI_CLI_TRUST_WORKSPACE": "true",
-        }
+        env = gemini_env(isolated_homes, server)
         install("gemini")(env)
         run_client([client_binary("gemini"), "-p", "go", "-m", GEMINI_MODEL], project, env)
         last = server.turns()[-1]

@@ -12,10 +12,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -292,20 +290,10 @@ def homes(fake_home: dict[str, Path], tmp_path: Path) -> dict[str, Path]:
 
 
 def _env(homes: dict[str, Path]) -> dict[str, str]:
-    """A clean environment whose PATH finds this checkout's `smig` first."""
-    bin_dir = str(Path(sys.executable).parent)
-    assert shutil.which("smig", path=bin_dir), "this checkout's smig is not installed in its venv"
-    return {
-        "PATH": f"{bin_dir}:/usr/local/bin:/usr/bin:/bin",
-        "HOME": str(homes["user"]),
-        "LANG": "C.UTF-8",
-        "TMPDIR": tempfile.gettempdir(),
-        "CODEX_HOME": str(homes["codex"]),
-        "CLAUDE_CONFIG_DIR": str(homes["claude"]),
-        "SMIG_TUI_HOME": str(homes["smig"]),
-        "NO_COLOR": "1",
-        "TIKTOKEN_CACHE_DIR": os.environ.get("TIKTOKEN_CACHE_DIR", ""),
-    }
+    """A clean environment whose PATH finds this checkout's `smig` first, HOME apart from the agents' homes."""
+    from mcp_clients import base_env
+
+    return base_env(homes) | {"HOME": str(homes["user"])}
 
 
 def test_claude_code_calls_every_smig_tool_from_the_readme_config(homes: dict[str, Path], tmp_path: Path) -> None:
