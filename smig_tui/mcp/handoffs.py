@@ -30,6 +30,8 @@ COMPLETIONS = 100
 RESOURCE_NOT_FOUND = -32002
 """What handshake-era clients expect for a missing resource (2026-07-28 uses invalid params)."""
 CURSOR_RE = re.compile(r"^s([0-9]{1,9})$")
+UNFILLED_RE = re.compile(r"^\$([0-9]+|ARGUMENTS)$")
+"""A placeholder a client left for an argument not given: OpenCode 1.18.33 sends `$1`, `$2`, ... as written."""
 CLIENT_AGENTS = (
     ("claude", Agent.CLAUDE),
     ("codex", Agent.CODEX),
@@ -63,9 +65,12 @@ class Handoffs:
             raise RpcError(
                 INVALID_PARAMS, f"{CONTINUE} has no argument {sorted(unknown)[0]!r}; it takes agent, session, model."
             )
+        given = {
+            key: value for key, value in arguments.items() if value.strip() and not UNFILLED_RE.match(value.strip())
+        }
         caller = caller_agent(call.client)
-        info = self._chosen(arguments.get("agent") or None, arguments.get("session") or None, caller)
-        text, facts = self._fitted(info, caller, arguments.get("model") or None, call)
+        info = self._chosen(given.get("agent"), given.get("session"), caller)
+        text, facts = self._fitted(info, caller, given.get("model"), call)
         intro = (
             f"Here is the {facts['agent']} session {info.id} from {facts['cwd']}, handed over by smig and fitted to "
             f"{facts['model']} ({facts['kept']:,} of {facts['tokens_before']:,} tokens kept, secrets redacted). "

@@ -1,7 +1,8 @@
 """Provides the MCP prompts and resource templates smig offers: static lists, served without loading the core.
 
-Clients show prompts as slash commands (Claude Code `/mcp__smig__continue_from_agent`, Gemini CLI and
-OpenCode `/continue_from_agent`) and resources as @-mentions; `handoffs` builds what they return.
+Clients show prompts as slash commands (Claude Code `/mcp__smig__continue_from_agent`, Gemini CLI
+`/continue_from_agent`, OpenCode `smig:continue_from_agent`) and resources as attachments; `handoffs`
+builds what they return.
 """
 
 from __future__ import annotations

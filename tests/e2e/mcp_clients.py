@@ -154,26 +154,31 @@ def run_opencode(
     """`opencode run` with a fake Anthropic provider; the results of `calls` as the model read them."""
     steps = [{"name": f"smig_{tool}", "args": args} for tool, args in calls]
     with FakeModelServer(steps) as server:
-        folder = homes["home"] / ".config" / "opencode"
-        folder.mkdir(parents=True, exist_ok=True)
-        provider = {
-            "npm": "@ai-sdk/anthropic",
-            "name": "fake",
-            "options": {"baseURL": f"{server.url}/v1", "apiKey": "test"},
-            "models": {"claude-sonnet-4-5": {"name": "fake", "limit": {"context": 200000, "output": 8000}}},
-        }
-        config = {
-            "model": "fake/claude-sonnet-4-5",
-            "autoupdate": False,
-            "share": "disabled",
-            "provider": {"fake": provider},
-        }
-        (folder / "opencode.json").write_text(json.dumps(config), encoding="utf-8")
-        env = base_env(homes) | OPENCODE_QUIET
+        env = configure_opencode_provider(homes, server)
         configure(env)
         run_client([client_binary("opencode"), "run", prompt], cwd, env)
         bodies = [body for body in server.bodies("/messages") if body.get("tools")]
     return [anthropic_results(body)[-1] for body in bodies[1:]]
+
+
+def configure_opencode_provider(homes: dict[str, Path], server: FakeModelServer) -> dict[str, str]:
+    """OpenCode's config with a provider `fake` at the server; the environment to run it with."""
+    folder = homes["home"] / ".config" / "opencode"
+    folder.mkdir(parents=True, exist_ok=True)
+    provider = {
+        "npm": "@ai-sdk/anthropic",
+        "name": "fake",
+        "options": {"baseURL": f"{server.url}/v1", "apiKey": "test"},
+        "models": {"claude-sonnet-4-5": {"name": "fake", "limit": {"context": 200000, "output": 8000}}},
+    }
+    config = {
+        "model": "fake/claude-sonnet-4-5",
+        "autoupdate": False,
+        "share": "disabled",
+        "provider": {"fake": provider},
+    }
+    (folder / "opencode.json").write_text(json.dumps(config), encoding="utf-8")
+    return base_env(homes) | OPENCODE_QUIET
 
 
 def anthropic_results(body: dict[str, Any]) -> list[str]:

@@ -101,3 +101,19 @@ def test_gemini_cli_reads_a_session_resource(isolated_homes: dict[str, Path], pr
         run_client([client_binary("gemini"), "-p", "go", "-m", GEMINI_MODEL], project, env)
         last = server.turns()[-1]
     check_handoff(json.dumps(last["contents"], ensure_ascii=False).replace("\\n", "\n").replace('\\"', '"'))
+
+
+def test_opencode_runs_the_prompt_as_a_command(isolated_homes: dict[str, Path], project: Path) -> None:
+    """OpenCode names the command `smig:continue_from_agent` and sends `$1`, `$2`, ... for arguments not given."""
+    from mcp_clients import configure_opencode_provider
+
+    with FakeModelServer() as server:
+        env = configure_opencode_provider(isolated_homes, server)
+        install("opencode")(env)
+        run_client([client_binary("opencode"), "run", "--command", "smig:continue_from_agent"], project, env)
+        [first, *_] = [body for body in server.bodies("/messages") if body.get("tools")]
+    texts = [
+        block["text"] for message in first["messages"] for block in message["content"] if block.get("type") == "text"
+    ]
+    [handoff] = [text for text in texts if "handed over by smig" in text]
+    check_handoff(handoff)

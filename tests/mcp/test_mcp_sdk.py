@@ -157,6 +157,7 @@ async def test_the_handoff_prompt_puts_the_other_agents_session_here_redacted(
         listed = await client.list_prompts()
         prompt = await client.get_prompt("continue_from_agent", {})
         named = await client.get_prompt("continue_from_agent", {"agent": "codex", "model": "gpt-4"})
+        unfilled = await client.get_prompt("continue_from_agent", {"agent": "$1", "session": "$2", "model": "$3"})
         agents = await client.complete(
             types.PromptReference(type="ref/prompt", name="continue_from_agent"), {"name": "agent", "value": "c"}
         )
@@ -175,6 +176,7 @@ async def test_the_handoff_prompt_puts_the_other_agents_session_here_redacted(
     assert message.role == "user" and f"session {CODEX_ID}" in text and "# Handoff:" in text
     assert SECRET not in text and "[REDACTED" in text
     assert "fitted to gpt-4" in named.messages[0].content.text  # type: ignore[union-attr]
+    assert unfilled.messages == prompt.messages  # OpenCode's placeholders for arguments not given
     assert agents.completion.values == ["codex", "claude"]
     assert ids.completion.values == [CODEX_ID] and ids.completion.total == 1
 
