@@ -1,9 +1,10 @@
-"""Proves smig's MCP server works inside the real Claude Code and Codex CLIs, set up as the README says.
+"""Proves smig's MCP server works inside the four real clients, each set up as docs/mcp.md says.
 
-Each client is started with the README's configuration block as written (`smig` found on PATH is this
-checkout's), against the project's fake model server playing a scripted model that calls every smig
-tool by name, reads a paged handoff to its end and provokes errors; the tool results come back in
-the client's next request, where the test reads them. Skips when the clients are not installed
+Each client is started with the docs' configuration block as written (`smig` found on PATH is this
+checkout's), against a fake model server playing a scripted model: in Claude Code and Codex it calls
+every smig tool by name, reads a paged handoff to its end and provokes errors; in Gemini CLI and
+OpenCode it calls the read-only tools (and OpenCode the writer). The tool results come back in the
+client's next request, where the test reads them. Skips when the clients are not installed
 (`SMIG_E2E_BIN`; CI installs them pinned).
 """
 
@@ -66,9 +67,9 @@ def readme_block(language: str, marker: str, client: str | None = None) -> str:
         readme = (ROOT / "README.md").read_text(encoding="utf-8")
         section = readme[readme.index("## MCP server") :]
     if client is not None:
-        start = section.index(f"#### {client}\n")
-        section = section[start : section.find("\n#### ", start + 1)]
-    blocks = re.findall(rf"```{language}\n(.*?)```", section, re.S)
+        start = section.index(f"### {client}\n")
+        section = section[start : section.find("\n##", start + 1)]
+    blocks = re.findall(rf"```{language}[^\n]*\n(.*?)```", section, re.S)
     return next(block for block in blocks if marker in block)
 
 

@@ -98,9 +98,9 @@ def test_the_docs_entries_are_what_install_writes() -> None:
     text = page.read_text(encoding="utf-8") if page.is_file() else (root / "README.md").read_text(encoding="utf-8")
 
     def block(client: str, language: str) -> str:
-        start = text.index(f"#### {client}\n")
-        part = text[start : text.find("\n#### ", start + 1)]
-        return re.findall(rf"```{language}\n(.*?)```", part, re.S)[0]
+        start = text.index(f"### {client}\n")
+        part = text[start : text.find("\n##", start + 1)]
+        return re.findall(rf"```{language}[^\n]*\n(.*?)```", part, re.S)[0]
 
     command = ["smig", "mcp"]
     assert json.loads(block("Claude Code", "json")) == {"mcpServers": {"smig": entry("claude", command)}}
