@@ -108,10 +108,19 @@ def _binding_classes() -> Iterator[type]:
 # --- the CLI's help -----------------------------------------------------------------------------
 
 
+HELP_ENV = {"COLUMNS": str(HELP_COLUMNS), "HOME": "/home/me", "SMIG_TUI_HOME": None, "XDG_CONFIG_HOME": None}
+"""The environment help is rendered in: a help text that names a path (`smig models --help` names the config
+file) names it as the default of a user `me`, `/home/me/.config/smig/config.toml`, whoever runs the generator."""
+
+
 def command_help(name: str) -> str:
     """`smig NAME --help` as printed at HELP_COLUMNS columns, in a ```text fence."""
-    previous = os.environ.get("COLUMNS")
-    os.environ["COLUMNS"] = str(HELP_COLUMNS)
+    previous = {key: os.environ.get(key) for key in HELP_ENV}
+    for key, value in HELP_ENV.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
     try:
         from smig_tui.cli.main import build_parser
 
@@ -120,10 +129,11 @@ def command_help(name: str) -> str:
             parser = _subcommands(parser)[word]
         text = parser.format_help()
     finally:
-        if previous is None:
-            os.environ.pop("COLUMNS", None)
-        else:
-            os.environ["COLUMNS"] = previous
+        for key, value in previous.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
     return "```text\n" + text.rstrip("\n") + "\n```"
 
 

@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import tomllib
 from pathlib import Path
 
 import pytest
+from cli_runner import smig
 
-from smig_tui.cli.main import Context, main
-from smig_tui.cli.output import Output
 from smig_tui.mcp.install import CODEX_ENV_VARS, plan_install
-
-
-def smig(*argv: str) -> tuple[int, str, str]:
-    out = Output(stdout=io.StringIO(), stderr=io.StringIO())
-    code = main(list(argv), Context(out=out))
-    assert isinstance(out.stdout, io.StringIO) and isinstance(out.stderr, io.StringIO)
-    return code, out.stdout.getvalue(), out.stderr.getvalue()
 
 
 @pytest.fixture
