@@ -923,6 +923,13 @@ def table_date() -> str:
     return shipped_date()
 
 
+def local_summarizer_url() -> str:
+    """Where the `local` summarizer is asked unless the config names another address (Ollama's)."""
+    from smig_tui.adapters.summarizer_config import PROVIDERS
+
+    return PROVIDERS["local"].base_url
+
+
 def agent_entries() -> tuple[AgentEntry, ...]:
     """The registry of agents (`adapters/agents/registry.py`), for front ends that build choices before services."""
     from smig_tui.adapters.agents import registry

@@ -62,7 +62,8 @@ class HelpModal(ModalScreen[None]):
     DEFAULT_CSS = """
     HelpModal { align: center middle; }
     HelpModal > VerticalScroll {
-        width: 100; height: 85%; border: thick $primary; background: $surface; padding: 0 1;
+        width: 100%; max-width: 100; height: 100%; max-height: 40; border: thick $primary;
+        background: $surface; padding: 0 1;
     }
     """
 

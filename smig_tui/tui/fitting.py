@@ -1,0 +1,30 @@
+"""Provides line layout for narrow screens that never splits a figure from its label."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from rich.cells import cell_len
+from textual.content import Content
+
+
+def markup_len(markup: str) -> int:
+    """The cells a piece of Textual markup takes once drawn."""
+    return Content.from_markup(markup).cell_length
+
+
+def fit_parts(
+    parts: Sequence[str], width: int, separator: str = " · ", measure: Callable[[str], int] = cell_len
+) -> str:
+    """Join `parts` with `separator`, starting a new line before a part that would not fit on this one.
+
+    Wrapping by words would split `Gemini CLI 3` or `budget 280` across lines; here each part stays
+    whole (a part wider than `width` gets a line of its own, which the widget may still wrap).
+    """
+    lines: list[str] = []
+    for part in parts:
+        if lines and (not width or measure(lines[-1] + separator + part) <= width):
+            lines[-1] += separator + part
+        else:
+            lines.append(part)
+    return "\n".join(lines)
