@@ -55,7 +55,7 @@ def describe_error(error: BaseException) -> str:
 
 
 class SmigApp(App[None]):
-    """Hand a Codex or Claude Code conversation to another agent, sized to fit its model."""
+    """Hand a Codex, Claude Code, Gemini CLI or OpenCode conversation to another agent, sized to fit its model."""
 
     TITLE = "smig"
     SUB_TITLE = "hand a conversation to another agent"

@@ -245,9 +245,11 @@ def plan_for_destination(
     if overhead == plan.decision.overhead:
         return plan, ""
     again = services.plan(session, capacity.name, plan.strategy, pins=pins, summary=plan.summary, agent=agent)
+    entry = agent_entry_of(agent)
     note = (
-        f"Planned again for {agent}, which adds {overhead:,} tokens to every request (the preview took "
-        f"off {plan.decision.overhead:,}): {len(again.kept)} messages kept, {again.tokens_after:,} tokens."
+        f"Planned again for {entry.name if entry else agent}, which adds {overhead:,} tokens to every request"
+        f" (the preview took off {plan.decision.overhead:,}): {len(again.kept):,} messages kept,"
+        f" {again.tokens_after:,} tokens."
     )
     return again, note
 

@@ -186,7 +186,7 @@ async def test_every_screen_and_dialog_fits(walked, four_agents, size, monkeypat
         assert_fits(
             app,
             whole=[result.migration_id, output.session_id, *figures(written)],
-            wrapped=[result.record_path, output.path],
+            wrapped=[backend.shown(Path(result.record_path)), backend.shown(Path(output.path))],
         )
         await pilot.press("enter")
         await settle(pilot)
@@ -197,13 +197,12 @@ async def test_every_screen_and_dialog_fits(walked, four_agents, size, monkeypat
         assert isinstance(app.screen, ExportModal)
         path = app.screen.query_one("#export-path").value
         assert_fits(app, wrapped=[path])
-        existing = four_agents["home"] / "exists.md"
+        existing = Path(path).expanduser()
         existing.write_text("mine\n")
-        app.screen.query_one("#export-path").value = str(existing)
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmModal)
-        assert_fits(app, wrapped=[str(existing)])
+        assert_fits(app, wrapped=[backend.shown(existing)])
         await pilot.press("n", "escape")
         await settle(pilot)
 
@@ -288,7 +287,7 @@ async def test_the_memory_screen_and_its_sync_question_fit(memory_home, size) ->
         await pilot.press("s")
         await settle(pilot)
         assert isinstance(app.screen, MemorySyncModal)
-        assert_fits(app, wrapped=[str(write.path) for write in screen.plan.writes[:1]])
+        assert_fits(app, wrapped=[backend.shown(Path(write.path)) for write in screen.plan.writes[:1]])
         await pilot.press("tab")
         assert app.screen.focused is app.screen.query_one("#confirm")  # Tab never lands on Cancel
         await pilot.press("escape")

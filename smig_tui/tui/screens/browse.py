@@ -94,9 +94,9 @@ class BrowseScreen(SmigScreen[None]):
         Binding(
             "escape",
             "back",
-            "Cancel / clear filter",
+            "Back / clear filter",
             show=False,
-            tooltip="Stop reading a big session, or clear the filter and go back to the tree.",
+            tooltip="From the plan, back to the sessions; stop reading a big session; else clear the filter.",
             id="browse.clear",
         ),
         Binding(

@@ -38,7 +38,8 @@ def plan_parts(plan: Plan) -> list[str]:
         fit = f"✗ {over_budget_text(plan)}"
     else:
         fit = f"fits the {budget:,}-token budget ({budget - plan.tokens_after:,} to spare)"
-    return [title, f"{plan.tokens_before:,} → {plan.tokens_after:,} tokens", fit]
+    about = "" if plan.decision.exact else "≈"
+    return [title, f"{about}{plan.tokens_before:,} → {about}{plan.tokens_after:,} tokens", fit]
 
 
 @dataclass(frozen=True, slots=True)

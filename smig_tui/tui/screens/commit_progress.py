@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import LoadingIndicator, Static
+from textual.widgets import Static
 
 from smig_tui.services import agent_entry_of
 
@@ -21,7 +20,7 @@ def writing_text(choice: CommitChoice) -> str:
     """What is being written, and why it may take a while."""
     agents = [agent_entry_of(name) for name in sorted(choice.chosen - {"store"})]
     names = [entry.name for entry in agents if entry is not None]
-    what = f"smig's record and a {names[0]} session" if names else "smig's record"
+    what = f"smig's record and a session for {names[0]}" if names else "smig's record"
     slow = (
         " An OpenCode session is written by `opencode import`, which takes a few seconds."
         if "opencode" in (choice.chosen)
@@ -31,8 +30,9 @@ def writing_text(choice: CommitChoice) -> str:
 
 
 class CommitProgressModal(ModalScreen[None]):
-    """Says the commit is being written; the result replaces it. Keys are dropped, so none pressed while
-    waiting acts on the result (and none can leave the app half-way through a write)."""
+    """Says the commit is being written; the result replaces it. Keys pressed meanwhile come here and are
+    dropped (it binds none, and a modal screen passes none on to the app's bindings), so none acts on the
+    result, and none can open another screen or quit half-way through a write."""
 
     DEFAULT_CSS = """
     CommitProgressModal { align: center middle; }
@@ -40,7 +40,6 @@ class CommitProgressModal(ModalScreen[None]):
         width: 100%; max-width: 70; height: auto; border: thick $primary; background: $surface; padding: 0 1;
     }
     CommitProgressModal #commit-progress-text { height: auto; }
-    CommitProgressModal LoadingIndicator { height: 1; }
     """
 
     def __init__(self, choice: CommitChoice) -> None:
@@ -50,9 +49,3 @@ class CommitProgressModal(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(Content(writing_text(self.choice)), id="commit-progress-text")
-            yield LoadingIndicator()
-
-    def on_key(self, event: events.Key) -> None:
-        """Drop every key: the app's own (quit, memory, help) included."""
-        event.stop()
-        event.prevent_default()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from textual.app import ComposeResult
@@ -12,18 +13,19 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from smig_tui.core.models import Plan
+from smig_tui.tui.backend import shown
 from smig_tui.tui.fitting import fit_parts
 from smig_tui.tui.screens.commit import plan_parts
 from smig_tui.tui.widgets.preview_tabs import over_budget
 
 
 def result_lines(result: Any) -> list[str]:
-    """Plain lines: migration id, every file written, each resume command."""
+    """Plain lines: migration id, every file written (the home folder as `~`), each resume command."""
     lines = [f"Migration {result.migration_id}"]
     if getattr(result, "record_path", None):
-        lines.append(f"stored   {result.record_path}")
+        lines.append(f"stored   {shown(Path(result.record_path))}")
     for planned in getattr(result, "files", ()):
-        lines.append(f"wrote    {planned.path}")
+        lines.append(f"wrote    {shown(Path(planned.path))}")
     for command in getattr(result, "resume_commands", ()):
         lines.append(f"resume   {command}")
     return lines

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 from textual import on
 from textual.app import ComposeResult
@@ -12,6 +13,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 
+from smig_tui.tui.backend import shown
 from smig_tui.tui.screens.confirm import ConfirmModal
 
 FORMATS = (
@@ -143,7 +145,7 @@ class ExportModal(ModalScreen[ExportRequest | None]):
             self.notify(f"{path} is not a regular file: give a file name.", severity="warning")
             return
         if os.path.lexists(path):
-            question = f"{path} already exists. Replace it with this export?"
+            question = f"{shown(Path(path))} already exists. Replace it with this export?"
             self.app.push_screen(ConfirmModal(question), lambda yes: self._replace_answered(fmt, path, yes))
             return
         self.dismiss(ExportRequest(fmt, path))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -18,7 +19,9 @@ from smig_tui.core.errors import SmigError
 from smig_tui.core.memory_agents import ALL_DIRECTIONS, MEMORY_AGENTS
 from smig_tui.core.memory_sync import Direction, MemoryPlan, Mode
 from smig_tui.services import Services
+from smig_tui.tui.backend import shown
 from smig_tui.tui.screens.base import SmigScreen
+from smig_tui.tui.widgets.row_table import RowTable
 
 if TYPE_CHECKING:
     from smig_tui.services import ApplyResult
@@ -88,7 +91,7 @@ class MemorySyncModal(ModalScreen[bool]):
         self._plan = plan
 
     def compose(self) -> ComposeResult:
-        lines = [f"{w.action.value} {w.path}\n    {w.reason}" for w in self._plan.writes]
+        lines = [f"{w.action.value} {shown(Path(w.path))}\n    {w.reason}" for w in self._plan.writes]
         redacted = sum(report.redaction_total for report in self._plan.reports)
         with Vertical():
             yield Label(f"Write {len(self._plan.writes)} file(s)?", id="memory-sync-title")
@@ -174,7 +177,7 @@ class MemoryScreen(SmigScreen[None]):
             for entry in MEMORY_AGENTS:
                 with Vertical(classes="memory-side"):
                     yield Label(f"{entry.label} memory", classes="memory-title")
-                    yield DataTable(id=f"{entry.agent}-files", cursor_type="row", zebra_stripes=True)
+                    yield RowTable(id=f"{entry.agent}-files", cursor_type="row", zebra_stripes=True)
         yield Static("Reading memory…", id="memory-status")
         with VerticalScroll(id="memory-diff"):
             yield Static(id="memory-diff-text")

@@ -8,6 +8,7 @@ these actions (so their failures are reported here, see `SmigWidget`) and reads 
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from textual import work
@@ -399,7 +400,7 @@ class MigrateActions(SmigWidget):
         ready = self.ready_plan()
         if ready is None:
             return
-        default_dir = backend.export_folder(ready[0], self.browse.here)
+        default_dir = backend.shown(Path(backend.export_folder(ready[0], self.browse.here)))
         self.app.push_screen(ExportModal(ready[0].id, default_dir), lambda request: self._export_chosen(ready, request))
 
     def _export_chosen(self, ready: tuple[Session, Any], request: ExportRequest | None) -> None:

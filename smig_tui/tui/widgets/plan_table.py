@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, NamedTuple
+from typing import NamedTuple
 
 from rich.console import JustifyMethod
 from rich.text import Text
-from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 from textual.widgets.data_table import CellDoesNotExist
 
 from smig_tui.core.models import Message, Plan, PlanItem, PlanItems
+from smig_tui.tui.widgets.row_table import RowTable
 
 PLACEHOLDER_KEY = "smig-placeholder"
 SUMMARY_KEY = "smig-summary"
@@ -78,13 +78,8 @@ def figure_widths(plan: Plan) -> tuple[int, int]:
     return max(2, len(str(index)) + 1), max(len("tokens") + 1, len(f"≈{most:,}") + 1)
 
 
-class PlanTable(DataTable[Text | str]):
+class PlanTable(RowTable):
     """Every message with its fate: kept (+), pinned (📌), shortened (~) or dropped (−)."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("home", "first_row", "First", show=False, tooltip="The plan's first row.", id="plan.first"),
-        Binding("end", "last_row", "Last", show=False, tooltip="The plan's last row.", id="plan.last"),
-    ]
 
     def __init__(self, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=False)
@@ -125,17 +120,11 @@ class PlanTable(DataTable[Text | str]):
             self._require_update_dimensions = True
             self.refresh()
 
-    def action_first_row(self) -> None:
-        """Home: the first row."""
-        if self.row_count:
-            self.move_cursor(row=0, scroll=True)
-
     def action_last_row(self) -> None:
         """End: the last message, its rows added first (they arrive in chunks as the table scrolls)."""
         while self._pending:
             self.add_more()
-        if self.row_count:
-            self.move_cursor(row=self.row_count - 1, scroll=True)
+        super().action_last_row()
 
     def show_plan(
         self, plan: Plan, pins: frozenset[str], estimated: frozenset[str] = frozenset(), exact: bool = True

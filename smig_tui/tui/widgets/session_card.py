@@ -96,6 +96,8 @@ class SessionCard(Vertical):
         self.compact = False
         """Two-line facts and a one-line verdict, for small terminals."""
         self._shown: tuple[SessionInfo, Session | None] | None = None
+        self._note = ""
+        """The note shown instead of a decision, kept across a resize."""
         self._idle: list[tuple[str, int]] | None = None
         """The sessions per agent shown while none is open."""
         self._measured: tuple[Session, ModelCapacity, Decision, int, bool, str] | None = None
@@ -119,7 +121,7 @@ class SessionCard(Vertical):
 
     def show_session(self, info: SessionInfo, session: Session | None) -> None:
         """Show the header facts; token lines wait for the count."""
-        self._shown, self._measured = (info, session), None
+        self._shown, self._measured, self._note = (info, session), None, ""
         width = self.content_region.width
         self.query_one("#facts", Static).update(Content.from_markup(facts_markup(info, session, self.compact, width)))
         measured = session.measured_context_tokens if session else info.context_tokens
@@ -152,7 +154,8 @@ class SessionCard(Vertical):
         self._shown = self._measured = None
         self._idle = detected
         width = self.content_region.width
-        counts = fit_parts(["detected:", *(f"{name} {count:,}" for name, count in detected)], width, " ")
+        parts = [f"{name} {count:,}" for name, count in detected]
+        counts = fit_parts([f"detected: {parts[0]}", *parts[1:]] if parts else [], width)
         self.query_one("#facts", Static).update(
             Content.from_markup(
                 "Enter opens the highlighted session and measures it; / filters, Space peeks.\n"
@@ -165,10 +168,12 @@ class SessionCard(Vertical):
         if self._idle is not None and self._shown is None:
             self.show_idle(self._idle)
         elif self._shown is not None:
-            measured = self._measured
+            measured, note = self._measured, self._note
             self.show_session(*self._shown)
             if measured is not None:
                 self.show_measure(*measured)
+            elif note:
+                self.show_note(note)
 
     def show_empty(self, places: list[tuple[str, str, tuple[str, ...]]]) -> None:
         """Say there is nothing to migrate yet, where smig looked for each agent, and what to do."""
@@ -185,5 +190,7 @@ class SessionCard(Vertical):
 
     def show_note(self, text: str) -> None:
         """Show why there is no decision (planner missing, unknown target)."""
+        self._measured = None
+        self._note = text
         self.query_one(TokenGauge).show(None)
         self.query_one("#decision", Static).update(Content(text))
