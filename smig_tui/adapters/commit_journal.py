@@ -34,6 +34,7 @@ from smig_tui.core.migration import (
     record_to_json,
     validate_migration_id,
 )
+from smig_tui.core.words import plural
 
 
 def _sha256(data: bytes) -> str:
@@ -106,7 +107,7 @@ class CommitJournal:
             store.write_locked(record_from_json(entry["record"]))
             return [
                 f"smig: finished migration {migration_id}, which was interrupted after writing its "
-                f"{len(files)} file(s): it is now recorded (`smig history show {migration_id}`)."
+                f"{plural(len(files), 'file')}: it is now recorded (`smig history show {migration_id}`)."
             ]
         removed = 0
         for item in intact:
@@ -116,7 +117,7 @@ class CommitJournal:
                     removed += 1
         return [
             f"smig: cleaned up migration {migration_id}, which was interrupted after writing "
-            f"{len(intact)} of its {len(files)} file(s): removed {removed} it had created; nothing was recorded."
+            f"{len(intact)} of its {plural(len(files), 'file')}: removed {removed} it had created; nothing was recorded."
         ]
 
     def _entry(self, migration_id: str) -> Path:

@@ -101,10 +101,19 @@ class SmigApp(App[None]):
         self.push_screen(MemoryScreen(self.services))
 
     def copy_to_clipboard(self, text: str) -> None:
-        """Send OSC 52 to the terminal, wrapped for tmux or screen so it reaches the outer terminal."""
+        """Put `text` on the clipboard: through tmux itself in tmux (asked off the UI thread), else OSC 52."""
         self._clipboard = text
-        if self._driver is not None:
+        if clipboard.multiplexer(os.environ) == "tmux":
+            self._copy_in_tmux(text)
+        elif self._driver is not None:
             self._driver.write(clipboard.for_multiplexer(clipboard.osc52_sequence(text), os.environ))
+
+    @work(thread=True, group="clipboard", exit_on_error=False)
+    def _copy_in_tmux(self, text: str) -> None:
+        if not clipboard.copy_in_tmux(text, os.environ):  # tmux before 3.2: OSC 52 as its settings let it through
+            sequence = clipboard.for_multiplexer(clipboard.osc52_sequence(text), os.environ)
+            if self._driver is not None:
+                self.call_from_thread(self._driver.write, sequence)
 
     def share_text(self, text: str, what: str) -> None:
         """Put `text` on the clipboard by the surest way here, and say honestly what happened."""

@@ -80,7 +80,7 @@ def test_streams_the_summary_to_stdout_and_diagnostics_to_stderr(configured: Fak
     code, out, err = run("summarize", SESSION[:10])
     assert code == 0, err
     assert out == "## Goal\nShip the parser.\n\n## Next steps\nRun make check.\n"
-    assert "test/handoff-model" in err and "no secrets redacted" in err and "1 request(s)" in err
+    assert "test/handoff-model" in err and "no secrets redacted" in err and "1 request;" in err
     assert KEY not in out + err
     [body] = configured.requests
     assert body["model"] == "handoff-model" and body["stream"] is True

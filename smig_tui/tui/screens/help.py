@@ -18,7 +18,7 @@ palette: every action is there too. **Escape** closes this help.
 """
 
 
-KEY_NAMES = {"slash": "/", "question_mark": "?", "escape": "Esc", "enter": "Enter"}
+KEY_NAMES = {"slash": "/", "question_mark": "?", "escape": "Esc", "enter": "Enter", "space": "Space"}
 """How keys are written for people."""
 
 
