@@ -18,6 +18,7 @@ from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from smig_tui.adapters import client_launch as client_launch  # "continue now": the front ends start clients with it
 from smig_tui.adapters import clipboard as clipboard  # the TUI copies through it (see the front-end facade below)
 from smig_tui.adapters.config_file import load_config
 from smig_tui.adapters.paths import Paths, resolve_paths
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
     from smig_tui.core.decide import AgentOverhead
     from smig_tui.core.export import ExportFormat
     from smig_tui.core.memory_sync import Direction, MemoryPlan, Mode
-    from smig_tui.core.migration import Destination, MigrationResult
+    from smig_tui.core.migration import Destination, MigrationResult, NativeOutput
     from smig_tui.core.models import Message, ModelCapacity, Plan, Strategy
     from smig_tui.core.plan_structure import Structure
     from smig_tui.core.ports import TokenCounter
@@ -724,6 +725,12 @@ class Services:
         from smig_tui.adapters.clipboard import copy_to_clipboard
 
         return copy_to_clipboard(text, use_terminal=sys.stdout.isatty())
+
+    def continue_launch(self, output: NativeOutput) -> client_launch.Launch:
+        """Check that the receiving client can start on a written session here, for "continue now";
+        `client_launch.ContinueRefused` says why not and carries the command to run later."""
+        entry = self.agent_entry(output.agent)
+        return client_launch.prepare(output, entry.name if entry else output.agent, self.env)
 
     @cached_property
     def summarizer(self) -> Summarizer:

@@ -43,6 +43,10 @@ class Keys:
             await settle(self.pilot)
 
 
+def notes_of(app) -> list[str]:
+    return [notification.message for notification in app._notifications]
+
+
 def text_of(widget) -> str:
     return " ".join(str(widget.render()).split())
 
@@ -167,6 +171,7 @@ async def test_a_plan_that_fits_is_committed_at_once_and_says_so(make_app, isola
         await Keys(pilot)("enter")
         assert isinstance(app.screen, CommitResultModal) and not app.screen.has_class("-over")
         assert "y copies the resume command" in text_of(app.screen.query_one("#result-hint"))
+        assert text_of(app.screen.query_one("#result-hint")).startswith("c continues in Claude Code")
 
 
 async def test_keys_pressed_while_a_commit_is_written_do_not_reach_the_result(
@@ -193,7 +198,7 @@ async def test_keys_pressed_while_a_commit_is_written_do_not_reach_the_result(
         assert "Writing smig's record and a session for Claude Code" in text_of(
             progress.query_one("#commit-progress-text")
         )
-        await pilot.press("y", "enter", "escape", "m", "q")
+        await pilot.press("y", "c", "enter", "escape", "m", "q")  # c: "continue now" on the result
         await pilot.pause()
         assert app.screen is progress and app.is_running
         gate.set()
@@ -215,11 +220,10 @@ async def test_the_result_offers_no_resume_command_when_no_native_session_was_wr
         result = app.screen
         assert isinstance(result, CommitResultModal) and not result.result.outputs
         hint = text_of(result.query_one("#result-hint"))
-        assert "y copies" not in hint and "no command to resume" in hint
-        assert result.check_action("copy_resume", ()) is False
-        await pilot.press("y")
+        assert "y copies" not in hint and "c continues" not in hint and "no command to resume" in hint
+        await pilot.press("y")  # not offered; pressed anyway, it says why and copies nothing
         await pilot.pause()
-        assert not [n for n in app._notifications if n.severity == "warning"] and app.clipboard == ""
+        assert "nothing to resume" in notes_of(app)[-1] and app.clipboard == ""
 
 
 async def test_arrows_move_through_the_matches_while_typing_and_enter_opens_the_highlighted_one(make_app) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -13,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from smig_tui.core.models import Plan
+from smig_tui.services import client_launch
 from smig_tui.tui.backend import shown
 from smig_tui.tui.fitting import fit_parts
 from smig_tui.tui.screens.commit import plan_parts
@@ -32,10 +34,18 @@ def result_lines(result: Any) -> list[str]:
 
 
 class CommitResultModal(ModalScreen[None]):
-    """Shows what a commit wrote and whether it fits; `y` copies the resume command when there is one."""
+    """Shows what a commit wrote and whether it fits; `c` leaves smig for the receiving client, `y` copies
+    the resume command (both offered only when a native session was written)."""
 
     BINDINGS = [
         Binding("escape,enter", "close", "Close", tooltip="Back to the sessions.", id="result.close"),
+        Binding(
+            "c",
+            "continue_now",
+            "Continue now",
+            tooltip="Leave smig and start the receiving client on the migrated session, in its folder.",
+            id="result.continue",
+        ),
         Binding(
             "y",
             "copy_resume",
@@ -88,9 +98,10 @@ class CommitResultModal(ModalScreen[None]):
 
     def hint(self) -> str:
         """The keys that do something here: only what exists is offered."""
-        if self.resumable:
-            return "y copies the resume command · Enter closes"
-        return "No native session was written, so there is no command to resume · Enter closes"
+        client = self._client_name()
+        if client is None or not self.resumable:
+            return "No native session was written, so there is no command to resume · Enter closes"
+        return f"c continues in {client} · y copies the resume command · Enter closes"
 
     def on_mount(self) -> None:
         self.on_resize()
@@ -101,15 +112,38 @@ class CommitResultModal(ModalScreen[None]):
             line = self.query_one("#result-plan", Static)
             line.update(Content(fit_parts(plan_parts(self.plan), line.content_region.width)))
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Copying is offered only when a resume command was written."""
-        if action == "copy_resume":
-            return self.resumable
-        return True
+    def _client_name(self) -> str | None:
+        """The receiving client's name, when a native session was written."""
+        outputs = tuple(getattr(self.result, "outputs", ()))
+        services = getattr(self.app, "services", None)
+        if not outputs:
+            return None
+        entry = services.agent_entry(outputs[0].agent) if services is not None else None
+        return entry.name if entry is not None else str(outputs[0].agent)
+
+    def action_continue_now(self) -> None:
+        outputs = tuple(getattr(self.result, "outputs", ()))
+        services = getattr(self.app, "services", None)
+        if not outputs or services is None:
+            self.notify("No native session was written, so there is no client to continue in.", severity="warning")
+            return
+        self._check_launch(services, outputs[0])
+
+    @work(thread=True, group="continue", exclusive=True, exit_on_error=False)
+    def _check_launch(self, services: Any, output: Any) -> None:
+        """Look for the client and the folder off the UI thread, then end the app with it."""
+        try:
+            launch = services.continue_launch(output)
+        except client_launch.ContinueRefused as refused:
+            message = f"{refused.reason}. Continue later with: {refused.command}"
+            self.app.call_from_thread(self.notify, message, severity="warning", timeout=15, markup=False)
+            return
+        self.app.call_from_thread(self.app.exit, launch)
 
     def action_copy_resume(self) -> None:
         commands = tuple(getattr(self.result, "resume_commands", ()))
         if not commands:
+            self.notify("No native session was written, so there is nothing to resume.", severity="warning")
             return
         share = getattr(self.app, "share_text", None)
         if share is not None:
