@@ -28,3 +28,25 @@ def fit_parts(
         else:
             lines.append(part)
     return "\n".join(lines)
+
+
+def path_lines(path: str, width: int) -> list[str]:
+    """A path on as few lines of `width` cells as it takes, broken after a `/` (so a file name, which
+    often holds an id, stays whole); a single part wider than `width` is left for the widget to fold."""
+    if not width or cell_len(path) <= width:
+        return [path]
+    parts = path.split("/")
+    lines = [""]
+    for piece in [part + "/" for part in parts[:-1]] + parts[-1:]:
+        if lines[-1] and cell_len(lines[-1] + piece) > width:
+            lines.append("")
+        lines[-1] += piece
+    return [line for line in lines if line]
+
+
+def labelled_path(label: str, path: str, width: int, indent: int = 9) -> str:
+    """`label` then the path on the same line when it fits, else the path alone on the lines below."""
+    head = f"{label:<{indent}}"
+    if not width or cell_len(head + path) <= width:
+        return head + path
+    return "\n".join([label, *path_lines(path, width)])

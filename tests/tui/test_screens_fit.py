@@ -185,7 +185,14 @@ async def test_every_screen_and_dialog_fits(walked, four_agents, size, monkeypat
         [output] = result.outputs
         assert_fits(
             app,
-            whole=[result.migration_id, output.session_id, *figures(written)],
+            # The files' names hold the ids: a path may wrap, but after a `/`, never inside a name.
+            whole=[
+                result.migration_id,
+                output.session_id,
+                *figures(written),
+                Path(output.path).name,
+                Path(result.record_path).name,
+            ],
             wrapped=[backend.shown(Path(result.record_path)), backend.shown(Path(output.path))],
         )
         await pilot.press("enter")

@@ -16,18 +16,19 @@ from textual.widgets import Label, Static
 from smig_tui.core.models import Plan
 from smig_tui.services import client_launch
 from smig_tui.tui.backend import shown
-from smig_tui.tui.fitting import fit_parts
+from smig_tui.tui.fitting import fit_parts, labelled_path
 from smig_tui.tui.screens.commit import plan_parts
 from smig_tui.tui.widgets.preview_tabs import over_budget
 
 
-def result_lines(result: Any) -> list[str]:
-    """Plain lines: migration id, every file written (the home folder as `~`), each resume command."""
+def result_lines(result: Any, width: int = 0) -> list[str]:
+    """Plain lines: migration id, every file written (the home folder as `~`; a path too long for
+    `width` goes under its label, broken after a `/`), each resume command."""
     lines = [f"Migration {result.migration_id}"]
     if getattr(result, "record_path", None):
-        lines.append(f"stored   {shown(Path(result.record_path))}")
+        lines.append(labelled_path("stored", shown(Path(result.record_path)), width))
     for planned in getattr(result, "files", ()):
-        lines.append(f"wrote    {shown(Path(planned.path))}")
+        lines.append(labelled_path("wrote", shown(Path(planned.path)), width))
     for command in getattr(result, "resume_commands", ()):
         lines.append(f"resume   {command}")
     return lines
@@ -107,7 +108,9 @@ class CommitResultModal(ModalScreen[None]):
         self.on_resize()
 
     def on_resize(self) -> None:
-        """Lay the plan's figures out for the width, each with its label."""
+        """Lay the figures and the paths out for the width: each figure with its label, paths broken after a `/`."""
+        lines = self.query_one("#result-lines", Static)
+        lines.update(Content("\n".join(result_lines(self.result, lines.content_region.width))))
         if self.plan is not None:
             line = self.query_one("#result-plan", Static)
             line.update(Content(fit_parts(plan_parts(self.plan), line.content_region.width)))
