@@ -331,3 +331,18 @@ def test_the_picker_drops_text_columns_never_figures() -> None:
     assert wide.status and wide.provider and wide.agent_name
     nothing = Columns.fitting(models, 40)
     assert not (nothing.status or nothing.provider or nothing.agent_name or nothing.retired_date)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+async def test_with_no_color_a_session_opens_and_its_plan_draws(make_app, monkeypatch, size) -> None:
+    """NO_COLOR makes Textual filter every piece of every line; a narrow plan table's dropped columns
+    left a piece without a style, which ended the app ("'NoneType' object has no attribute 'color'")."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await Keys(pilot)("enter")
+        table = app.screen.query_one(PreviewTabs).table()
+        assert app.screen.plans is not None and table.row_count
+        assert 0 in [column.width for column in table.columns.values()]  # a column dropped, drawn fine
+    assert app.return_code in (None, 0)
