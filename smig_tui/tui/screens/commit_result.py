@@ -23,7 +23,8 @@ from smig_tui.tui.widgets.preview_tabs import over_budget
 
 def result_lines(result: Any, width: int = 0) -> list[str]:
     """Plain lines: migration id, every file written (the home folder as `~`; a path too long for
-    `width` goes under its label, broken after a `/`), each resume command."""
+    `width` goes under its label, broken after a `/`), each resume command, what "continue the
+    latest" picks."""
     lines = [f"Migration {result.migration_id}"]
     if getattr(result, "record_path", None):
         lines.append(labelled_path("stored", shown(Path(result.record_path)), width))
@@ -31,6 +32,8 @@ def result_lines(result: Any, width: int = 0) -> list[str]:
         lines.append(labelled_path("wrote", shown(Path(planned.path)), width))
     for command in getattr(result, "resume_commands", ()):
         lines.append(f"resume   {command}")
+    for fact in getattr(result, "continue_latest", ()):
+        lines.append(f"latest   {fact.sentence}")
     return lines
 
 
