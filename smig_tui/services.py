@@ -1008,6 +1008,13 @@ def table_date() -> str:
     return shipped_date()
 
 
+def local_summarizer_url() -> str:
+    """Where the `local` summarizer is asked unless the config names another address (Ollama's)."""
+    from smig_tui.adapters.summarizer_config import PROVIDERS
+
+    return PROVIDERS["local"].base_url
+
+
 def config_file_path(env: dict[str, str] | None = None) -> Path:
     """Where smig reads its config file from (it may not exist), for help texts and `smig doctor`."""
     return resolve_paths(env).config_file
