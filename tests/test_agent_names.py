@@ -21,6 +21,17 @@ ALLOWED = {
     "adapters/agents/registry.py": "BUILT_IN: the built-in agents' ids and entry points, in their order (as pyproject.toml declares them)",
 }
 """Files that may name agents, and why."""
+DEBT = {
+    "cli/mcp_cmd.py": "`smig mcp --install CLIENT`: the clients' names as choices",
+    "mcp/install.py": "each client's MCP config file, format and variables (issue 36: to each agent's package)",
+    "mcp/check.py": "what `smig mcp --check` knows of each client's config (issue 36: to each agent's package)",
+    "mcp/handoffs.py": "which agent an MCP client is, by its clientInfo name, and the default target",
+    "mcp/prompts.py": "the prompt descriptions list the four agents",
+    "tui/screens/commit_progress.py": "the note that an OpenCode session is written by `opencode import`",
+    "tui/screens/help.py": "the help panel's opening sentence lists the four agents",
+}
+"""Code that arrived with the MCP and TUI work merged at the same time, naming agents still: to move into
+the agents' profiles. The test fails on a new file, and on an entry here that names no agent any more."""
 
 
 def _docstrings(tree: ast.AST) -> set[tuple[int, int]]:
@@ -64,10 +75,15 @@ def test_no_code_outside_an_agents_package_names_an_agent() -> None:
     found = [
         f"{path.relative_to(PACKAGE).as_posix()}:{line}: {token[:80]}"
         for path in _outside_the_agent_packages()
-        if path.relative_to(PACKAGE).as_posix() not in ALLOWED
+        if path.relative_to(PACKAGE).as_posix() not in ALLOWED | DEBT.keys()
         for line, token in agent_names_in(path.read_text(encoding="utf-8"))
     ]
     assert not found, "\n".join(found)
+
+
+def test_the_debt_list_holds_only_files_that_still_name_an_agent() -> None:
+    paid = [name for name in DEBT if not agent_names_in((PACKAGE / name).read_text(encoding="utf-8"))]
+    assert not paid, f"remove from DEBT: {paid}"
 
 
 def test_the_scan_covers_the_shared_code_and_skips_only_the_agent_packages() -> None:

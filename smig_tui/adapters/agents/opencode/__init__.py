@@ -84,7 +84,7 @@ PROFILE = AgentProfile(
     writer=_writer,
     memory=_memory,
     resume_argv=_resume_argv,
-    home_variables=("XDG_DATA_HOME", "OPENCODE_DB"),
+    home_variables=("OPENCODE_DB", "XDG_DATA_HOME"),
     # `opencode run "hello there"` in an empty folder, from a fresh home whose config names one custom
     # provider (@ai-sdk/anthropic at the fake model server of tests/e2e): the build agent's request,
     # counted by o200k_base (2026-12-03); the system prompt carries the date and the folder, so it
