@@ -25,10 +25,6 @@ DEBT = {
     "cli/mcp_cmd.py": "`smig mcp --install CLIENT`: the clients' names as choices",
     "mcp/install.py": "each client's MCP config file, format and variables (issue 36: to each agent's package)",
     "mcp/check.py": "what `smig mcp --check` knows of each client's config (issue 36: to each agent's package)",
-    "mcp/handoffs.py": "which agent an MCP client is, by its clientInfo name, and the default target",
-    "mcp/prompts.py": "the prompt descriptions list the four agents",
-    "tui/screens/commit_progress.py": "the note that an OpenCode session is written by `opencode import`",
-    "tui/screens/help.py": "the help panel's opening sentence lists the four agents",
 }
 """Code that arrived with the MCP and TUI work merged at the same time, naming agents still: to move into
 the agents' profiles. The test fails on a new file, and on an entry here that names no agent any more."""

@@ -18,12 +18,14 @@ from pathlib import Path
 
 import pytest
 from textual.app import App, ComposeResult
+from textual.widgets import Markdown
 
 from smig_tui.adapters.agents import registry
 from smig_tui.core import agent_rules
 from smig_tui.services import build_services
 from smig_tui.tui import backend
 from smig_tui.tui.screens.commit import native_choices
+from smig_tui.tui.screens.help import HelpModal
 from smig_tui.tui.widgets.source_tree import SourceTree
 
 TESTS = Path(__file__).parent
@@ -126,16 +128,25 @@ def test_every_cli_choice_names_wren(wren: dict[str, str]) -> None:
     assert "--to-wren" in _choices(wren, "memory")
 
 
-def test_the_mcp_schemas_name_wren(wren: dict[str, str]) -> None:
+def test_the_mcp_schemas_and_prompts_name_wren_and_know_its_client(wren: dict[str, str]) -> None:
     script = (
-        "import json; from smig_tui.mcp.schemas import TOOLS; "
-        "print(json.dumps({t['name']: t['inputSchema']['properties'] for t in TOOLS}))"
+        "import json; from smig_tui.mcp.schemas import TOOLS; from smig_tui.mcp.prompts import PROMPTS; "
+        "from smig_tui.mcp.handoffs import caller_agent; "
+        "print(json.dumps({'tools': {t['name']: t['inputSchema']['properties'] for t in TOOLS}, 'prompt': PROMPTS[0], "
+        "'callers': [caller_agent({'name': name}) for name in ('Wren-CLI', 'claude-code', 'codex-mcp-client', 'x')]}))"
     )
     done = subprocess.run([sys.executable, "-c", script], env=wren, capture_output=True, text=True, timeout=120)
-    tools = json.loads(done.stdout)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    tools = found["tools"]
     assert tools["list_sessions"]["agent"]["enum"][-1] == "wren"
     assert "wren" in tools["commit_migration"]["to"]["items"]["enum"]
     assert "wren" in tools["memory_sync"]["to"]["items"]["enum"]
+    assert "OpenCode or Wren)" in found["prompt"]["description"]
+    assert found["prompt"]["arguments"][0]["description"].startswith(
+        "Whose session: claude, codex, gemini, opencode or wren."
+    )
+    assert found["callers"] == ["wren", "claude", "codex", None]
 
 
 async def test_the_tui_tree_and_commit_dialog_show_wren(wren: dict[str, str], tmp_path: Path) -> None:
@@ -153,7 +164,13 @@ async def test_the_tui_tree_and_commit_dialog_show_wren(wren: dict[str, str], tm
         labels = [str(node.label) for node in tree.root.children]
     assert labels[-1] == "Wren (1)"
     assert ("wren", "Wren session") in native_choices()
+    async with TreeApp().run_test() as pilot:
+        pilot.app.push_screen(HelpModal([]))
+        await pilot.pause()
+        help_text = pilot.app.screen.query_one(Markdown).source
+    assert "Gemini CLI, OpenCode and Wren) to another" in help_text
     session = services.load_session(services.find_session("wren-0001"))
     plan = services.plan(session, "gpt-5.5")
-    _preview, choices = backend.commit_preview(services, session, plan)
+    _preview, choices, plans = backend.commit_preview(services, session, plan)
     assert "wren" in choices and backend.default_native(session) == "claude"
+    assert plans["wren"][0].decision.overhead == 1_234  # planned for Wren with its own overhead

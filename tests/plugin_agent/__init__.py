@@ -75,4 +75,5 @@ PROFILE = AgentProfile(
     overhead=Overhead(1_234, "Wren 0.1"),
     memory=_memory,
     resume_argv=_resume_argv,
+    client_words=("wren-cli",),
 )

@@ -16,8 +16,8 @@ from smig_tui.services import build_services
 from smig_tui.tui import backend
 from smig_tui.tui.app import SmigApp
 from smig_tui.tui.screens.browse import BrowseScreen
-from smig_tui.tui.screens.commit import CommitModal
-from smig_tui.tui.screens.commit_progress import CommitProgressModal
+from smig_tui.tui.screens.commit import CommitChoice, CommitModal
+from smig_tui.tui.screens.commit_progress import CommitProgressModal, writing_text
 from smig_tui.tui.screens.commit_result import CommitResultModal
 from smig_tui.tui.screens.confirm import ConfirmModal
 from smig_tui.tui.screens.model_picker import Columns
@@ -182,7 +182,7 @@ async def test_keys_pressed_while_a_commit_is_written_do_not_reach_the_result(
     real_commit = backend.commit
 
     def slow_commit(*args, **kwargs):  # as `opencode import` is: seconds
-        assert gate.wait(30)
+        assert gate.wait(600)  # a hang guard only: the test opens the gate
         return real_commit(*args, **kwargs)
 
     monkeypatch.setattr(backend, "commit", slow_commit)
@@ -206,6 +206,14 @@ async def test_keys_pressed_while_a_commit_is_written_do_not_reach_the_result(
         assert isinstance(app.screen, CommitResultModal)  # not closed by the Enter pressed while waiting
         assert app.clipboard == ""  # nor its command copied by the `y`
     assert app.return_code in (None, 0)
+
+
+def test_the_progress_note_names_the_import_command_of_an_agent_that_has_one() -> None:
+    plan = object()  # the note reads only the destinations
+    slow = writing_text(CommitChoice({"store", "opencode"}, plan))  # type: ignore[arg-type]
+    assert slow.startswith("Writing smig's record and a session for OpenCode…")
+    assert "The OpenCode session is written by `opencode import`, which takes a few seconds." in slow
+    assert "written by" not in writing_text(CommitChoice({"store", "claude"}, plan))  # type: ignore[arg-type]
 
 
 async def test_the_result_offers_no_resume_command_when_no_native_session_was_written(make_app, isolated_homes) -> None:

@@ -122,6 +122,9 @@ class AgentProfile:
     what the writer records for `--continue` and the printed resume command."""
     import_command: str = ""
     """The agent's own command that takes in the file its writer lays out (an import document), if any."""
+    client_words: tuple[str, ...] = ()
+    """Words of the name its client gives itself to an MCP server (`clientInfo`), lower case: how smig
+    knows which agent is asking (empty: its id, as `claude-code` and `codex-mcp-client` carry it)."""
 
     @property
     def id(self) -> str:
@@ -137,6 +140,11 @@ class AgentProfile:
     def name(self) -> str:
         """As its users write it: `Claude Code`, `Gemini CLI`."""
         return self.rules.name
+
+    def is_client(self, client_name: str) -> bool:
+        """Whether an MCP client calling itself `client_name` is this agent's client."""
+        name = client_name.lower()
+        return any(word in name for word in self.client_words or (self.id,))
 
     def listing_cache(self, paths: Paths) -> Path:
         """Where its reader keeps what it learnt of each session file, so listing is fast next time."""

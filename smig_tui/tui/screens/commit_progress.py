@@ -21,10 +21,10 @@ def writing_text(choice: CommitChoice) -> str:
     agents = [profile_of(name) for name in sorted(choice.chosen - {"store"})]
     names = [entry.name for entry in agents if entry is not None]
     what = f"smig's record and a session for {names[0]}" if names else "smig's record"
-    slow = (
-        " An OpenCode session is written by `opencode import`, which takes a few seconds."
-        if "opencode" in (choice.chosen)
-        else ""
+    slow = "".join(
+        f" The {entry.name} session is written by `{entry.import_command}`, which takes a few seconds."
+        for entry in agents
+        if entry is not None and entry.import_command
     )
     return f"Writing {what}…{slow} Keys pressed now are ignored."
 
