@@ -118,16 +118,6 @@ def auto_archive(command: str | None, ctx: Context) -> None:
         ctx.out.diag(f"smig: archived {run.touched} new or changed session files")
 
 
-def _size(count: int) -> str:
-    """Bytes as a short human figure."""
-    value = float(count)
-    for unit in ("B", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{count} B"  # pragma: no cover
-
-
 def run_to_json(run: ArchiveRun) -> dict[str, Any]:
     """An archive pass as JSON: its counts, and how many sessions the agents listed (not every path:
     that set is the run's working state, thousands of paths)."""

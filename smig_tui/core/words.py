@@ -37,6 +37,19 @@ def size_text(size: int) -> str:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+def size_cells(size: int) -> str:
+    """A file size in at most five cells, for a row of a list (`size_text` reads better in a sentence): `980B`, `12K`, `1.2M`, `340M`, `2.1G` (`—` for a session kept
+    in a database, which has no file of its own)."""
+    if size <= 0:
+        return "—"
+    value = float(size)
+    for unit in ("B", "K", "M", "G"):
+        if value < 1000 or unit == "G":
+            return f"{value:.1f}{unit}" if unit != "B" and value < 10 else f"{value:.0f}{unit}"
+        value /= 1024
+    return f"{value:.0f}G"
+
+
 _AGES = ((60, "m", 60), (24 * 60, "h", 60 * 60), (14 * 24 * 60, "d", 24 * 60 * 60), (61 * 24 * 60, "w", 7 * 86400))
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from smig_tui.core.models import Agent, SessionInfo
-from smig_tui.tui.widgets.source_tree import age_text, size_text
+from smig_tui.core.words import size_cells
+from smig_tui.tui.widgets.source_tree import age_text
 
 NOW = datetime(2026, 12, 3, 12, 0, tzinfo=UTC).timestamp()
 
@@ -46,7 +47,7 @@ def test_every_row_starts_with_its_age_and_size_never_cut() -> None:
         "—",
         "—",
     ]
-    assert [size_text(n) for n in (0, 512, 14_714, 1_258_291, 734_003_200, 5 * 1024**3)] == [
+    assert [size_cells(n) for n in (0, 512, 14_714, 1_258_291, 734_003_200, 5 * 1024**3)] == [
         "—",
         "512B",
         "14K",

@@ -19,6 +19,7 @@ from textual.widgets.tree import TreeNode
 
 from smig_tui.core.handoff import is_migrated_title
 from smig_tui.core.models import Agent, SessionInfo
+from smig_tui.core.words import size_cells
 from smig_tui.services import agent_profiles, profile_of
 
 TITLE_WIDTH = 60
@@ -84,24 +85,11 @@ def age_text(stamp: str | None, now: float) -> str:
     return "now"
 
 
-def size_text(size: int) -> str:
-    """A file size in at most five cells: `980B`, `12K`, `1.2M`, `340M`, `2.1G` (`—` for a session kept
-    in a database, which has no file of its own)."""
-    if size <= 0:
-        return "—"
-    value = float(size)
-    for unit in ("B", "K", "M", "G"):
-        if value < 1000 or unit == "G":
-            return f"{value:.1f}{unit}" if unit != "B" and value < 10 else f"{value:.0f}{unit}"
-        value /= 1024
-    return f"{value:.0f}G"
-
-
 def session_label(info: SessionInfo, now: float) -> Text:
     """One line per session: how long ago it was active and its size (never cut), then its title."""
     label = Text()
     label.append(f"{age_text(info.updated or info.created, now):>{AGE_WIDTH}} ", style="dim")
-    label.append(f"{size_text(info.size):>{SIZE_WIDTH}}  ", style="dim")
+    label.append(f"{size_cells(info.size):>{SIZE_WIDTH}}  ", style="dim")
     title = " ".join((info.title or info.id).split())
     label.append(title if len(title) <= TITLE_WIDTH else title[: TITLE_WIDTH - 1] + "…")
     if info.is_subagent:
