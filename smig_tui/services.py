@@ -279,10 +279,12 @@ class Services:
             providers_from_config,
         )
 
+        from smig_tui.core.config_schema import table_of
+
         env = os.environ if self.env is None else self.env
         providers = providers_from_config(self.config, str(self.paths.config_file))
         if not names:
-            configured = self.config.get("providers", {})
+            configured = table_of(self.config, "providers", str(self.paths.config_file))
             names = [n for n, p in providers.items() if n in configured or (p.api_key_env and env.get(p.api_key_env))]
         results: list[tuple[str, LiveListing | str]] = []
         cache = LiveCache(self.paths.cache_dir)
@@ -519,22 +521,24 @@ class Services:
     def config_problems(self) -> list[str]:
         """What is wrong in the config file, one sentence per table that does not validate (for `smig doctor`)."""
         from smig_tui.adapters.provider_capacity import providers_from_config
+        from smig_tui.core.config_schema import config_problems
         from smig_tui.core.decide import parse_plan_settings
 
         where = str(self.paths.config_file)
-        checks: list[Callable[[], object]] = [
+        problems = config_problems(self.config, where)  # every table against the schema, unknown ones too
+        checks: list[Callable[[], object]] = [  # then what each feature checks beyond it
             lambda: self.capacities,
             lambda: parse_plan_settings(self.config, where),
             lambda: self.agent_overheads,
             lambda: self.summarizer,
             lambda: providers_from_config(self.config, where),
         ]
-        problems = []
         for check in checks:
             try:
                 check()
             except SmigError as error:
-                problems.append(str(error))
+                if str(error) not in problems:
+                    problems.append(str(error))
         return problems
 
     @cached_property
@@ -805,10 +809,9 @@ class Services:
         from smig_tui.adapters.storage.summary_cache import SummaryCache
         from smig_tui.adapters.summarizer import Summarizer
         from smig_tui.adapters.summarizer_config import resolve_config
+        from smig_tui.core.config_schema import table_of
 
-        table = self.config.get("summarizer", {})
-        if not isinstance(table, dict):
-            raise ConfigError(f"{self.paths.config_file}: [summarizer] must be a table.")
+        table = table_of(self.config, "summarizer", str(self.paths.config_file))
         config = resolve_config(
             table, os.environ, provider=provider, model=model, base_url=base_url, where=str(self.paths.config_file)
         )

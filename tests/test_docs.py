@@ -28,6 +28,7 @@ import pytest
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.cli.main import Context, build_parser, main
 from smig_tui.cli.output import Output
+from smig_tui.core.config_schema import TABLES
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -35,7 +36,6 @@ DOCS = ROOT / "docs"
 README_MAX_LINES = 250
 EXAMPLE_WITHIN = 60
 """The main task's example must start within the README's first screen or so."""
-SMIG_CONFIG_TABLES = {"plan", "agents", "models", "providers", "summarizer", "archive"}
 HELP_PYTHON = (3, 11)
 """The Python whose argparse wrote docs/cli.md's help blocks (CI's); other versions lay options out differently."""
 
@@ -350,7 +350,7 @@ def test_toml_snippets_are_accepted(where: str, block: Block, isolated_homes: di
     if "gemini-policy" in block.info:  # a Gemini CLI policy file (docs/mcp.md), parsed only
         assert document["rule"]
         return
-    unknown = set(document) - SMIG_CONFIG_TABLES
+    unknown = set(document) - set(TABLES)
     assert not unknown, f"{where}: tables smig does not read: {sorted(unknown)}"
     config = resolve_paths().config_file
     config.parent.mkdir(parents=True, exist_ok=True)

@@ -6,7 +6,7 @@ import argparse
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from smig_tui.core.errors import SmigError, UsageError, WriteRefusedError
+from smig_tui.core.errors import UsageError, WriteRefusedError
 from smig_tui.core.words import size_text
 
 if TYPE_CHECKING:
@@ -81,41 +81,6 @@ def run_archive(args: argparse.Namespace, ctx: Context) -> int:
         f"{run.unchanged} unchanged): read {size_text(run.bytes_read)}, stored {size_text(run.bytes_stored)}"
     )
     return 0
-
-
-AUTO_SKIPPED = frozenset({"archive", "mcp", "tui", None})
-"""Commands after which `[archive] auto` does not run: the archive itself, and long-running servers."""
-
-
-def auto_archive_wanted(config: dict[str, object], where: str) -> bool:
-    """`[archive] auto = true` in the config file (validated: a table, and a true or false)."""
-    from smig_tui.core.errors import ConfigError
-
-    table = config.get("archive", {})
-    if not isinstance(table, dict):
-        raise ConfigError(f"{where}: [archive] must be a table.")
-    auto = table.get("auto", False)
-    if not isinstance(auto, bool):
-        raise ConfigError(f"{where}: archive.auto must be true or false, not {auto!r}.")
-    return auto
-
-
-def auto_archive(command: str | None, ctx: Context) -> None:
-    """Archive what is new after a command when the config asks for it; a failure is one line on stderr."""
-    if command in AUTO_SKIPPED:
-        return
-    from smig_tui.services import session_archive
-
-    services = ctx.services
-    try:
-        if not auto_archive_wanted(services.config, str(services.paths.config_file)):
-            return
-        run = session_archive(services.paths).run(services.sources, lambda _: None)
-    except SmigError as error:
-        ctx.out.diag(f"smig: archive not updated: {error}")
-        return
-    if run.touched:
-        ctx.out.diag(f"smig: archived {run.touched} new or changed session files")
 
 
 def run_to_json(run: ArchiveRun) -> dict[str, Any]:

@@ -15,16 +15,10 @@ AUTO_SKIPPED = frozenset({"archive", "mcp", "tui", None})
 
 
 def auto_archive_wanted(config: dict[str, object], where: str) -> bool:
-    """`[archive] auto = true` in the config file (validated: a table, and a true or false)."""
-    from smig_tui.core.errors import ConfigError
+    """`[archive] auto = true` in the config file (checked by the config schema)."""
+    from smig_tui.core.config_schema import table_of
 
-    table = config.get("archive", {})
-    if not isinstance(table, dict):
-        raise ConfigError(f"{where}: [archive] must be a table.")
-    auto = table.get("auto", False)
-    if not isinstance(auto, bool):
-        raise ConfigError(f"{where}: archive.auto must be true or false, not {auto!r}.")
-    return auto
+    return bool(table_of(config, "archive", where).get("auto", False))
 
 
 def auto_archive(command: str | None, services: Services, out: Output) -> None:

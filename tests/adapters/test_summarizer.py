@@ -297,11 +297,12 @@ def test_config_precedence_defaults_file_env_arguments() -> None:
 @pytest.mark.parametrize(
     ("table", "match"),
     [
-        ({"timeout": "fast"}, r"\[summarizer\] timeout has the wrong type"),
-        ({"modle": "x"}, r"unknown key \[summarizer\] modle"),
+        ({"timeout": "fast"}, r"summarizer.timeout must be a number of seconds above 0, not 'fast'"),
+        ({"modle": "x"}, r"summarizer.modle is not a setting \(known: api_key_env, base_url"),
         ({"provider": "local"}, r"needs \[summarizer\] model"),
         ({"provider": "custom", "model": "x"}, r"needs \[summarizer\] base_url"),
-        ({"max_retries": -1}, "max_retries"),
+        ({"max_retries": -1}, "summarizer.max_retries must be a whole number"),
+        ({"context_window": 0}, "summarizer.context_window must be a positive whole number of tokens, not 0"),
     ],
 )
 def test_bad_config_names_the_key(table: dict[str, object], match: str) -> None:
