@@ -278,7 +278,6 @@ class Services:
             fetch_listing,
             providers_from_config,
         )
-
         from smig_tui.core.config_schema import table_of
 
         env = os.environ if self.env is None else self.env

@@ -146,7 +146,7 @@ class CommitJournal:
         if len(intact) == len(files) and len(present) == len(imported):
             store.write_locked(record_from_json(entry["record"]))
             return [
-                f"smig: finished migration {migration_id}, which was interrupted after writing its "
+                f"finished migration {migration_id}, which was interrupted after writing its "
                 f"{plural(len(files), 'file')}: it is now recorded (`smig history show {migration_id}`)."
             ]
         for planned in present:
@@ -160,7 +160,7 @@ class CommitJournal:
                     removed += 1
         deleted = f" and deleted the {plural(len(present), 'session')} it had imported" if present else ""
         return [
-            f"smig: cleaned up migration {migration_id}, which was interrupted after writing "
+            f"cleaned up migration {migration_id}, which was interrupted after writing "
             f"{len(intact)} of its {plural(len(files), 'file')}: removed {removed} it had created{deleted}; "
             "nothing was recorded."
         ]

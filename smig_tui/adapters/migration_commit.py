@@ -114,7 +114,7 @@ class Committer:
         """What each native file written by this commit must read back as, by path."""
         self.journal = CommitJournal(paths.data_dir / "journal")
         self.recovered: list[str] = []
-        """What recovering interrupted commits did before this one (see `commit_journal`)."""
+        """What recovering interrupted commits did before this one (see `commit_journal`); the result carries it."""
 
     def _writer(self, destination: str) -> NativeWriter:
         """The writer of one agent's native sessions (one sentence when its home is unknown)."""
@@ -179,7 +179,7 @@ class Committer:
         if not dry_run:
             chosen = {planned.path for planned in files if out is not None and not planned.native}
             facts = self._commit(files, record, user_paths=chosen)
-            result = replace(result, continue_latest=facts)
+            result = replace(result, continue_latest=facts, recovered=tuple(self.recovered))
         return result
 
     def _native_files(

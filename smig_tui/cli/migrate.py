@@ -135,9 +135,6 @@ def run_migrate(args: argparse.Namespace, ctx: Context) -> int:
     session = _load(ctx, args.id, outs, args.force)
     plan = _plan(ctx, session, args.target, args.strategy, args.yes_send, receiving_agent_of(destinations))
     cwd = _landing_folder(ctx, args.cwd, destinations) if args.cwd is not None else None
-    if not args.dry_run:
-        for note in ctx.services.recover_commits():
-            ctx.out.diag(note)
     result = ctx.services.migrate(
         session,
         plan,
@@ -148,6 +145,8 @@ def run_migrate(args: argparse.Namespace, ctx: Context) -> int:
         redact=not args.no_redact,
         cwd=cwd,
     )
+    for note in result.recovered:  # commits a kill interrupted, finished or cleaned up first
+        ctx.out.diag(f"smig: {note}")
     if result.redactions:
         kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(result.redactions.items()))
         count = plural(sum(result.redactions.values()), "secret")
@@ -259,6 +258,7 @@ def result_to_json(result: MigrationResult, include_data: bool = False) -> dict[
         "files": files,
         "resume_commands": list(result.resume_commands),
         "continue_latest": [asdict(fact) for fact in result.continue_latest],
+        "recovered": [f"smig {note}" for note in result.recovered],
         "redactions": dict(result.redactions),
         "record": record_to_json(result.record),
     }
@@ -292,7 +292,7 @@ def run_history(args: argparse.Namespace, ctx: Context) -> int:
     """List stored migrations, newest first."""
     workspace = os.path.abspath(os.path.expanduser(args.workspace)) if args.workspace else None
     for note in ctx.services.recover_commits():
-        ctx.out.diag(note)
+        ctx.out.diag(f"smig: {note}")
     records = ctx.services.store.list(workspace, warn=ctx.out.warn)
     if args.json:
         ctx.out.json([_history_row(record) for record in records])

@@ -83,6 +83,9 @@ class MigrationResult:
     """Secrets replaced in what was written, by kind (empty when none, or with redaction off)."""
     continue_latest: tuple[ContinueLatest, ...] = field(default=())
     """After a commit, each receiving client's "continue the latest" pick in the folder (none in a dry run)."""
+    recovered: tuple[str, ...] = field(default=())
+    """What smig did, before this commit, to commits a kill had interrupted: one clause each that follows
+    "smig " (`finished migration …, which was interrupted …`), for every front end to report."""
 
     @property
     def resume_commands(self) -> tuple[str, ...]:

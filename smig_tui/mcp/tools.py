@@ -423,6 +423,7 @@ class SmigTools:
                 "files": files,
                 "resume_commands": list(result.resume_commands),
                 "continue_latest": [fact.sentence for fact in result.continue_latest],
+                "recovered": [f"smig {note}" for note in result.recovered],
                 "decision": decision_json(plan),
                 "strategy": record.strategy,
                 "kept": len(record.kept_ids),

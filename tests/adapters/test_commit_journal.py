@@ -17,6 +17,10 @@ import pytest
 
 from smig_tui.cli.main import Context, main
 from smig_tui.cli.output import Output
+from smig_tui.core.native import Destination
+from smig_tui.mcp.tools import SmigTools
+from smig_tui.services import build_services
+from smig_tui.tui.screens.commit_result import result_lines
 
 SESSION = "01a20305-2ac0-7f6a-87b8-c9d0e1f2a3b4"
 REPO = Path(__file__).resolve().parents[2]
@@ -113,6 +117,22 @@ def test_a_commit_killed_between_its_files_is_cleaned_up_by_the_next_commit(
     assert len(notes) == 1 and "after writing 1 of its 2 files: removed 1 it had created" in notes[0]
     assert len(_natives(fake_home)) == 2 and _temp_files(fake_home) == []  # only the new commit's two
     assert len(json.loads(_run("history", "--json")[1])) == 1
+
+
+def test_the_mcp_commit_and_the_tui_result_report_what_was_recovered(fake_home: dict[str, Path]) -> None:
+    """The three front ends read the same `MigrationResult.recovered`: none recovers silently."""
+    _killed_commit("after-write", 1)
+    services = build_services()
+    done = SmigTools(services).commit_migration(SESSION, "gpt-4o", to=["claude", "codex"])
+    [note] = done["recovered"]
+    assert note.startswith("smig cleaned up migration ") and "removed 1 it had created" in note
+    assert done["migration_id"] not in note
+    _killed_commit("after-write", 2)
+    session = services.load_session(services.find_session(SESSION))
+    plan = services.plan(session, "gpt-4o")
+    result = services.migrate(session, plan, {Destination.STORE})
+    [line] = [line for line in result_lines(result) if line.startswith("Before this commit")]
+    assert line.startswith("Before this commit, smig finished migration ") and "`smig history show " in line
 
 
 @pytest.fixture

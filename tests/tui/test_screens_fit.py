@@ -82,7 +82,9 @@ async def test_every_screen_and_dialog_fits(walked, four_agents, size, monkeypat
     real_commit = backend.commit
 
     def held_commit(*args, **kwargs):
-        assert gate.wait(600)  # a hang guard only: released by the test once the progress dialog is checked; never a sleep
+        assert gate.wait(
+            600
+        )  # a hang guard only: released by the test once the progress dialog is checked; never a sleep
         return real_commit(*args, **kwargs)
 
     monkeypatch.setattr(backend, "commit", held_commit)

@@ -34,6 +34,8 @@ def result_lines(result: Any, width: int = 0) -> list[str]:
         lines.append(f"resume   {command}")
     for fact in getattr(result, "continue_latest", ()):
         lines.append(f"latest   {fact.sentence}")
+    for note in getattr(result, "recovered", ()):
+        lines.append(f"Before this commit, smig {note}")
     return lines
 
 
