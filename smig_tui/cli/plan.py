@@ -11,6 +11,7 @@ from smig_tui.core.capacity import calibration_margin, counted_exactly
 from smig_tui.core.models import Decision, ModelCapacity, Plan, PlanItem, Strategy
 from smig_tui.core.pins import resolve_pins
 from smig_tui.core.plans import left_out
+from smig_tui.core.shapes import plan_item_shape, plan_shape
 from smig_tui.core.words import one_line, plural
 from smig_tui.plugins import agent_choices
 
@@ -256,44 +257,5 @@ TEXT_CHARS = 400
 
 
 def plan_to_json(plan: Plan, capacity: ModelCapacity, counter: str) -> dict[str, Any]:
-    """Serialise a plan for `--json` output."""
-    d = plan.decision
-    return {
-        "target": capacity.name,
-        "counter": counter,
-        "decision": {
-            "fits": d.fits,
-            "session_tokens": d.session_tokens,
-            "budget": d.budget,
-            "window": d.window,
-            "reserve": d.reserve,
-            "prompt_limit": d.prompt_limit,
-            "harness": d.harness,
-            "over_by": d.over_by,
-            "exact": d.exact,
-            "partial": d.partial,
-            "overhead": d.overhead,
-        },
-        "left_out": dict(zip(("messages", "tokens"), left_out(plan), strict=True)),
-        "strategy": plan.strategy.value,
-        "tokens_before": plan.tokens_before,
-        "tokens_after": plan.tokens_after,
-        "placeholder": plan.placeholder,
-        "summary": plan.summary,
-        "summary_budget": plan.summary_budget,
-        "notes": list(plan.notes),
-        "items": [
-            {
-                "index": it.message.index,
-                "id": it.message.id,
-                "role": it.message.role.value,
-                "kind": it.message.kind.value,
-                "tokens": it.tokens,
-                "kept": it.kept,
-                "reason": it.reason,
-                "shortened": it.text is not None,
-                "original_tokens": it.original_tokens,
-            }
-            for it in plan.items
-        ],
-    }
+    """A plan for `--json`: the shape MCP gives (core/shapes), with the counter and every message."""
+    return plan_shape(plan) | {"counter": counter, "items": [plan_item_shape(item) for item in plan.items]}

@@ -24,9 +24,9 @@ from smig_tui.core.models import Agent, Message, ModelCapacity, Plan, Role, Sess
 from smig_tui.core.native import destinations as all_destinations
 from smig_tui.core.native import parse_destination, receiving_agent_of
 from smig_tui.core.openai_chat import MAX_CHAT_BYTES, load_chat, to_chat
-from smig_tui.core.plan_structure import R_INJECTED, R_OPAQUE, R_ORPHAN
-from smig_tui.core.plans import PLACEHOLDER_ID, SUMMARY_ID, left_out
+from smig_tui.core.plans import PLACEHOLDER_ID, SUMMARY_ID
 from smig_tui.core.redact import redact_json
+from smig_tui.core.shapes import plan_item_shape, plan_shape
 from smig_tui.core.strategies import needs_summary
 from smig_tui.mcp.paging import InvalidArgumentError, json_size, page_items, page_text
 from smig_tui.mcp.recall import match_omitted, source_messages
@@ -37,7 +37,6 @@ SESSION_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{3,127}$")
 """Session ids or unique prefixes (UUIDs, `agent-…`): no dots or separators, so never a path."""
 MAX_LIMIT = 500
 MAX_PINS = 1_000
-NOT_MIGRATED = frozenset({R_INJECTED, R_OPAQUE, R_ORPHAN})
 """Reasons of messages no plan migrates (harness context, opaque reasoning, orphaned tool halves):
 left out, but not among the ones the omission note counts."""
 INLINE_PATH = "<inline messages>"
@@ -93,24 +92,6 @@ def capacity_json(model: ModelCapacity) -> dict[str, Any]:
     }
 
 
-def decision_json(plan: Plan) -> dict[str, Any]:
-    """The fit decision of a plan."""
-    d = plan.decision
-    return {
-        "target": d.target,
-        "fits": d.fits,
-        "session_tokens": d.session_tokens,
-        "budget": d.budget,
-        "window": d.window,
-        "reserve": d.reserve,
-        "prompt_limit": d.prompt_limit,
-        "harness": d.harness,
-        "over_by": d.over_by,
-        "exact": d.exact,
-        "agent_overhead": d.overhead,
-    }
-
-
 def _page_size(max_chars: int | None) -> int:
     """The page budget a call asked for, else the default."""
     return _bounded("max_chars", max_chars, MIN_PAGE_CHARS, MAX_PAGE_CHARS, PAGE_CHARS)
@@ -120,40 +101,9 @@ def _offset(offset: int | None) -> int:
     return _bounded("offset", offset, 0, 10**12, 0)
 
 
-def plan_json(plan: Plan) -> dict[str, Any]:
-    """A plan's decision and totals; the message-by-message list is `plan_items`, paged by the tools.
-
-    `dropped_count` and `dropped_tokens` are the messages the omission note counts, so the two agree;
-    messages no plan migrates (harness context, opaque reasoning, orphaned tool halves) are counted
-    apart in `not_migrated_count`.
-    """
-    omitted = [item for item in plan.dropped if item.reason not in NOT_MIGRATED]
-    return {
-        "decision": decision_json(plan),
-        "strategy": plan.strategy.value,
-        "tokens_before": plan.tokens_before,
-        "tokens_after": plan.tokens_after,
-        "kept_count": len(plan.kept),
-        "dropped_count": len(omitted),
-        "dropped_tokens": sum(item.tokens for item in omitted),
-        "not_migrated_count": len(plan.dropped) - len(omitted),
-        "shortened_count": sum(1 for item in plan.kept if item.text is not None),
-        "left_out": dict(zip(("messages", "tokens"), left_out(plan), strict=True)),
-        "placeholder": plan.placeholder,
-        "summary": plan.summary,
-        "notes": list(plan.notes),
-    }
-
-
 def plan_items(plan: Plan) -> list[dict[str, Any]]:
-    """Every source message's fate, in source order."""
-    rows = []
-    for item in plan.items:
-        row: dict[str, Any] = {"id": item.message.id, "kept": item.kept, "tokens": item.tokens, "reason": item.reason}
-        if item.text is not None:
-            row["original_tokens"] = item.original_tokens
-        rows.append(row)
-    return rows
+    """Every source message's fate, in source order (the shape `smig plan --json` gives too)."""
+    return [plan_item_shape(item) for item in plan.items]
 
 
 def info_json(info: SessionInfo) -> dict[str, Any]:
@@ -253,7 +203,7 @@ class SmigTools:
         source_tokens = sum(services.count_session(session, source))
         migrated = to_chat(_note_after_system(migrated_messages(plan)))
         result = {
-            **plan_json(plan),
+            **plan_shape(plan),
             **self._calibration(session, target.name),
             "source": {"model": source.name, "tokens": source_tokens, "window": source.context_window},
             "input_messages": _input_count(messages_json),
@@ -365,7 +315,7 @@ class SmigTools:
             "session_id": session.id,
             "agent": session.info.agent.value,
             "searched": self.searched(),
-            **plan_json(plan),
+            **plan_shape(plan),
             **self._calibration(session, target_model),
         }
         return page_items(
@@ -413,7 +363,7 @@ class SmigTools:
             }
             for f in result.files
         ]
-        counts = plan_json(plan)
+        counts = plan_shape(plan)
         return _clean(
             {
                 "migration_id": result.migration_id,
@@ -424,7 +374,7 @@ class SmigTools:
                 "resume_commands": list(result.resume_commands),
                 "continue_latest": [fact.sentence for fact in result.continue_latest],
                 "recovered": [f"smig {note}" for note in result.recovered],
-                "decision": decision_json(plan),
+                "decision": counts["decision"],
                 "strategy": record.strategy,
                 "kept": len(record.kept_ids),
                 "dropped": len(record.dropped_ids),

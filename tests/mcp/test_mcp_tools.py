@@ -173,7 +173,7 @@ def test_real_sessions_round_trip_through_preview_commit_and_recall(
                 f"[smig: {omitted['messages']} earlier messages omitted ({omitted['tokens']:,} tokens)"
             )
         codex = tools.preview_migration(entry["id"], "gpt-5.5")
-        assert codex["decision"]["agent_overhead"] == services.overhead_tokens(services.capacities.lookup("gpt-5.5"))
+        assert codex["decision"]["overhead"] == services.overhead_tokens(services.capacities.lookup("gpt-5.5"))
         done = tools.commit_migration(entry["id"], "gpt-4", reserve=6_000)
         recalled = tools.recall_omitted(done["migration_id"], "", limit=100)
         texts = {m.id: m.text for m in session.messages}

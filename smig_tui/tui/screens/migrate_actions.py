@@ -15,7 +15,7 @@ from textual import work
 
 from smig_tui.core.errors import SmigError
 from smig_tui.core.models import Message, ModelCapacity, Session, Strategy
-from smig_tui.core.plan_structure import R_INJECTED, R_OPAQUE, R_ORPHAN
+from smig_tui.core.plan_structure import NOT_MIGRATED
 from smig_tui.core.strategies import SUMMARY_STRATEGIES
 from smig_tui.tui import backend
 from smig_tui.tui.messages import (
@@ -37,9 +37,6 @@ from smig_tui.tui.screens.model_picker import ModelPickerModal
 from smig_tui.tui.widgets.plan_table import PLACEHOLDER_KEY, SUMMARY_KEY, PlanTable
 from smig_tui.tui.widgets.preview_tabs import PreviewTabs
 from smig_tui.tui.widgets.summary_pane import SummaryPane
-
-NEVER_MIGRATED = frozenset({R_INJECTED, R_OPAQUE, R_ORPHAN})
-"""Plan reasons that no pin can change: the message is never part of a migration."""
 
 
 def notice_key(strategy: Strategy, messages: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -158,7 +155,7 @@ class MigrateActions(SmigWidget):
         for plan in self.browse.plans.plans.values():
             for item in plan.items:
                 if item.message.id == message.id:
-                    return item.reason if item.reason in NEVER_MIGRATED else None
+                    return item.reason if item.reason in NOT_MIGRATED else None
         return None
 
     def toggle_pin(self, message: Message) -> bool:
