@@ -22,7 +22,7 @@ from smig_tui.adapters import client_launch as client_launch  # "continue now": 
 from smig_tui.adapters import clipboard as clipboard  # the TUI copies through it (see the front-end facade below)
 from smig_tui.adapters.config_file import load_config
 from smig_tui.adapters.paths import Paths, resolve_paths
-from smig_tui.core.errors import AmbiguousIdError, ConfigError, SessionNotFoundError, SmigError
+from smig_tui.core.errors import AmbiguousIdError, ConfigError, Hint, SessionNotFoundError, SmigError
 from smig_tui.core.memo import IdentityMemo, Memo
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import DirectLister, SessionSource, WarningSink
@@ -224,7 +224,7 @@ class Services:
         if exact:
             return exact[0]
         if not matches:
-            raise SessionNotFoundError(f"No session matches {ref!r}. `smig list` shows the ids.")
+            raise SessionNotFoundError(f"No session matches {ref!r}.", hint=Hint.LIST_SESSIONS)
         if len({info.id for info in matches}) > 1:
             shown = ", ".join(sorted({info.id for info in matches})[:5])
             raise AmbiguousIdError(f"{ref!r} matches several sessions ({shown}); give more of the id.")

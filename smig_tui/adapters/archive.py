@@ -27,7 +27,7 @@ from smig_tui.adapters.agents.profile import RowsUnreadable
 from smig_tui.adapters.agents.registry import profile_of, row_ref
 from smig_tui.adapters.fs import atomic_write, file_lock
 from smig_tui.adapters.zstd_files import DAMAGED, compress, decompress
-from smig_tui.core.errors import SessionNotFoundError, SmigError, WriteRefusedError
+from smig_tui.core.errors import Hint, SessionNotFoundError, SmigError, WriteRefusedError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import (
     Appended,
@@ -280,9 +280,7 @@ class Archive:
         """The newest archived file of a session id or unique id prefix."""
         matches = [e for e in self.entries().values() if e.session_id == ref or e.session_id.startswith(ref)]
         if not matches:
-            raise SessionNotFoundError(
-                f"No archived session matches {ref!r}. `smig archive --status` says what is held."
-            )
+            raise SessionNotFoundError(f"No archived session matches {ref!r}.", hint=Hint.LIST_ARCHIVED)
         if len({e.session_id for e in matches}) > 1:
             shown = ", ".join(sorted({e.session_id for e in matches})[:5])
             raise SessionNotFoundError(f"{ref!r} matches several archived sessions ({shown}); give more of the id.")

@@ -28,7 +28,7 @@ from smig_tui.adapters.readback import Expected, expected_from, verify
 from smig_tui.adapters.storage.migration_store import MigrationStore, new_migration_id
 from smig_tui.adapters.stored_text import with_texts
 from smig_tui.adapters.zstd_files import DAMAGED, open_binary
-from smig_tui.core.errors import SessionReadError, SmigError, WriteRefusedError
+from smig_tui.core.errors import Hint, SessionReadError, SmigError, WriteRefusedError
 from smig_tui.core.export import to_markdown, to_record
 from smig_tui.core.handoff import (
     goal_of,
@@ -134,10 +134,7 @@ class Committer:
         """
         plan = request.plan
         if needs_summary(plan.strategy) and not plan.summary:
-            raise SmigError(
-                f"The {plan.strategy.value} plan has no summary yet; write one first "
-                "(`smig summarize`) or choose --strategy truncate."
-            )
+            raise SmigError(f"The {plan.strategy.value} plan has no summary yet.", hint=Hint.SUMMARY_FIRST)
         with ThreadPoolExecutor(1) as hashing:  # hashlib lets go of the GIL: the source is hashed meanwhile
             fingerprint = hashing.submit(file_fingerprint, request.session.info.path)
             return self._migrate(request, fingerprint)
@@ -201,8 +198,8 @@ class Committer:
         folder = cwd or info.cwd
         if not folder:
             raise SmigError(
-                f"Session {info.id} records no working directory, so no native session can be written "
-                "for it; give one with --cwd, or use --to markdown or --to json."
+                f"Session {info.id} records no working directory, so no native session can be written for it.",
+                hint=Hint.NO_FOLDER,
             )
         omitted, omitted_tokens = left_out(plan)
         target = plan.decision.target
@@ -281,8 +278,8 @@ class Committer:
             for planned in files:
                 if not planned.overwrite and Path(planned.path).exists():
                     raise WriteRefusedError(
-                        f"Refusing to overwrite existing file {planned.path}"
-                        + ("; pass --force to replace it." if not planned.native else ".")
+                        f"Refusing to overwrite existing file {planned.path}.",
+                        hint=None if planned.native else Hint.REPLACE,
                     )
             installs = [planned for planned in natives if self._writer(planned.destination.value).imports]
             self.journal.begin(record, self._store.path_for(record), files, installs)

@@ -19,7 +19,7 @@ from pathlib import Path
 from smig_tui.adapters.agents import registry
 from smig_tui.adapters.fs import describe_kind
 from smig_tui.adapters.paths import Paths
-from smig_tui.core.errors import SmigError, WriteRefusedError
+from smig_tui.core.errors import Hint, SmigError, WriteRefusedError
 
 
 class OutputPathError(SmigError):
@@ -66,7 +66,7 @@ def _checked(target: Path, paths: Paths, force: bool, sources: Iterable[str]) ->
         if home is not None and _is_within(real, home):
             raise WriteRefusedError(
                 f"Refusing to write {target}: it is inside {home}, where smig writes only native sessions "
-                f"(--to {entry.id}) and memory files; choose a path outside the agents' folders."
+                "and memory files; choose a path outside the agents' folders."
             )
     try:
         info = os.stat(real)
@@ -81,7 +81,7 @@ def _checked(target: Path, paths: Paths, force: bool, sources: Iterable[str]) ->
     if any(_same_file(info, source) for source in sources):
         raise WriteRefusedError(f"Refusing to write {target}: it is the session being read, which smig never modifies.")
     if not force:
-        raise WriteRefusedError(f"Refusing to overwrite existing file {target}; pass --force to replace it.")
+        raise WriteRefusedError(f"Refusing to overwrite existing file {target}.", hint=Hint.REPLACE)
     return real
 
 

@@ -21,6 +21,7 @@ from smig_tui.adapters.summarizer_config import (
 )
 from smig_tui.core.errors import (
     AuthError,
+    Hint,
     NoApiKeyError,
     ProviderUnavailableError,
     RateLimitError,
@@ -82,7 +83,8 @@ def map_error(error: openai.OpenAIError, config: SummarizerConfig) -> SummaryErr
     if isinstance(error, openai.NotFoundError):
         hint = f" (for Ollama: `ollama pull {config.model}`)" if config.is_local else ""
         return SummaryModelNotFoundError(
-            f"Model {config.model!r} was not found at {where} (HTTP 404); set [summarizer] model or --model{hint}."
+            f"Model {config.model!r} was not found at {where} (HTTP 404){hint}; another goes in [summarizer] model.",
+            hint=Hint.SUMMARIZER_MODEL,
         )
     if isinstance(error, openai.RateLimitError):
         return RateLimitError(
@@ -334,8 +336,9 @@ class Summarizer:
             return cached
         if not allow_network:
             raise SummaryConsentError(
-                "Summarising sends the conversation to a model provider; confirm with --yes-send "
-                f"(or run `smig summarize`): {self._preview_of(job, cached=False).describe()}"
+                "Summarising sends the conversation to a model provider. "
+                f"{self._preview_of(job, cached=False).describe().rstrip('.')}.",
+                hint=Hint.SEND,
             )
         backend = self._backend_factory(self.config)
         text, stats = run_summary(

@@ -8,7 +8,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from smig_tui.core.config_schema import TABLES, check_settings
-from smig_tui.core.errors import ConfigError
+from smig_tui.core.errors import ConfigError, Hint
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,11 +76,11 @@ def resolve_config(
         url = env.get("OPENAI_BASE_URL")
     url = url or (preset.base_url if preset else None)
     if not url:
-        raise ConfigError(f"{where}: provider {name!r} needs [summarizer] base_url (or --base-url).")
+        raise ConfigError(f"{where}: provider {name!r} needs [summarizer] base_url.", hint=Hint.SUMMARIZER_URL)
     chosen = model or env.get("SMIG_SUMMARY_MODEL") or table.get("model")
     chosen = chosen or (preset.model if preset else None)
     if not chosen:
-        raise ConfigError(f"{where}: provider {name!r} needs [summarizer] model (or --model, SMIG_SUMMARY_MODEL).")
+        raise ConfigError(f"{where}: provider {name!r} needs [summarizer] model.", hint=Hint.SUMMARIZER_MODEL)
     key_env = table.get("api_key_env") or (preset.api_key_env if preset else None)
     timeout, retries, window = table.get("timeout"), table.get("max_retries"), table.get("context_window")
     return SummarizerConfig(

@@ -190,7 +190,7 @@ def _writes_for(
     bundle_path, pointer_path = own.bundle, own.pointer
     hard_limit, agent = memory_rules(direction).max_bytes(own), _name(direction.agent)
     if report.bundle_bytes > hard_limit:
-        hint = "" if report.mode is Mode.INDEX else "; use --mode index (or auto)"
+        hint = "" if report.mode is Mode.INDEX else "; the index mode (or auto) writes less"
         message = (
             f"Not writing {bundle_path}: the {report.mode} bundle is "
             f"{report.bundle_bytes:,} bytes, over the {hard_limit:,} bytes {agent} takes{hint}."

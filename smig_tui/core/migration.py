@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from smig_tui.core.errors import MigrationNotFoundError
+from smig_tui.core.errors import Hint, MigrationNotFoundError
 from smig_tui.core.models import Kind, Message, Plan, Role, Session
 from smig_tui.core.native import ContinueLatest, NativeOutput, PlannedFile
 from smig_tui.core.plans import left_out as plan_left_out
@@ -118,7 +118,7 @@ def later(first: str | None, second: str | None) -> str | None:
 def validate_migration_id(value: str) -> str:
     """Return `value` if it is a well-formed migration id, else raise MigrationNotFoundError."""
     if not MIGRATION_ID_RE.match(value):
-        raise MigrationNotFoundError(f"{value!r} is not a migration id (32 hex digits); `smig history` lists them.")
+        raise MigrationNotFoundError(f"{value!r} is not a migration id (32 hex digits).", hint=Hint.LIST_MIGRATIONS)
     return value
 
 

@@ -22,6 +22,7 @@ from smig_tui.core.words import name_list
 from smig_tui.mcp.prompts import CONTINUE, SESSION_URI
 from smig_tui.mcp.protocol import INVALID_PARAMS, Call, RpcError
 from smig_tui.mcp.tools import check_session_id
+from smig_tui.mcp.words import for_tools
 from smig_tui.plugins import agent_choices, agent_profiles
 from smig_tui.services import Services, migrated_messages
 
@@ -105,7 +106,7 @@ class Handoffs:
         try:
             info = self.services.find_session(check_session_id(uri[len(SESSION_URI) :]))
         except SmigError as error:
-            raise RpcError(code, str(error), {"uri": uri}) from None
+            raise RpcError(code, for_tools(error), {"uri": uri}) from None
         text, _ = self._fitted(info, caller_agent(call.client), None, call)
         return {"contents": [{"uri": uri, "mimeType": "text/markdown", "text": text}]}
 
@@ -157,12 +158,12 @@ class Handoffs:
                 INVALID_PARAMS, f"Unknown agent {agent!r}; use {name_list(agent_choices(), 'or')}."
             ) from None
         except SmigError as error:
-            raise RpcError(INVALID_PARAMS, str(error)) from None
+            raise RpcError(INVALID_PARAMS, for_tools(error)) from None
         here = os.getcwd()
         found = [
             info
             for info in self.services.list_sessions(agent=wanted, cwd=here)
-            if wanted is not None or info.agent is not caller
+            if wanted is not None or info.agent != caller
         ]
         if not found:
             whose = f"{wanted.value}" if wanted else "other agents'"
@@ -184,7 +185,7 @@ class Handoffs:
                 session, target, Strategy.TRUNCATE, harness=True, agent=caller.value if caller else None
             )
         except SmigError as error:
-            raise RpcError(INVALID_PARAMS, str(error)) from None
+            raise RpcError(INVALID_PARAMS, for_tools(error)) from None
         call.check()
         messages, _ = redact_messages(migrated_messages(plan))
         header = redact_header(session)

@@ -253,7 +253,7 @@ class SmigTools:
                 f"{name} home {home['path']}" + ("" if home["exists"] else " (missing)")
                 for name, home in self.searched().items()
             )
-            raise SessionNotFoundError(f"{error} Searched {homes}.") from None
+            raise SessionNotFoundError(f"{error.sentence} Searched {homes}.", hint=error.hint) from None
         return self.services.load_session(info)
 
     def _plan(

@@ -1,40 +1,34 @@
-"""Provides how the TUI says any error: one sentence, with the CLI's flags reworded for the screens."""
+"""Provides how the TUI says any error: its sentence, and what can be done in the TUI's own words."""
 
 from __future__ import annotations
 
 import os
-import re
+from collections.abc import Mapping
 
-from smig_tui.core.errors import SmigError
+from smig_tui.core.errors import Hint, SmigError, worded
 from smig_tui.services import describe_failure
 
-CLI_HINTS = (
-    ("; pass --force to replace it.", "; export again and confirm replacing it."),
-    ("use --out FILE instead.", "export to a file instead."),
-    ("(`smig summarize`) or choose --strategy truncate.", "(s on a summary tab) or use the Truncation tab."),
-    (
-        "try --strategy tools-first, a summary, or a larger model.",
-        "try the Tools first tab, a summary, or a larger model (t).",
-    ),
-    ("; use --mode index (or auto)", "; choose the index mode"),
-    ("confirm with --yes-send", "press s on a summary tab"),
-)
-"""Sentences written for the command line, and how the TUI says the same thing."""
-FLAG = re.compile(r",? ?\(?(?:or )?--[a-z][a-z-]*(?: [A-Z]+)?\)?")
-
-
-def for_the_tui(text: str) -> str:
-    """Reword a message written for the CLI: no flags the TUI has no use for."""
-    for cli, tui in CLI_HINTS:
-        text = text.replace(cli, tui)
-    return FLAG.sub("", text)
+TUI_WORDS: Mapping[Hint, str] = {
+    Hint.REPLACE: "Export again and confirm replacing it.",
+    Hint.TO_A_FILE: "Export to a file instead.",
+    Hint.SUMMARY_FIRST: "Write one first (s on a summary tab) or use the Truncation tab.",
+    Hint.SEND: "Press s on a summary tab to send it.",
+    Hint.SUMMARIZER_URL: "Set it there (see the summaries page of the docs).",
+    Hint.SUMMARIZER_MODEL: "Set it there or in SMIG_SUMMARY_MODEL.",
+    Hint.NO_FOLDER: "Type a folder in the commit dialog, or export it instead.",
+    Hint.LIST_SESSIONS: "The list on the left shows every session.",
+    Hint.LIST_ARCHIVED: "`smig archive` in a terminal says what the archive holds.",
+    Hint.LIST_MIGRATIONS: "`smig history` lists them.",
+    Hint.LIST_MODELS: "Press t for the table, or add it {where}.",
+}
+"""How the TUI says what can be done about an error (keys and tabs, not the command line's flags)."""
 
 
 def describe_error(error: BaseException) -> str:
-    """One sentence for any error: SmigError messages are written for users already, reworded
-    without CLI flags; an unexpected error's traceback goes to a crash log that the sentence names."""
+    """One sentence for any error: a SmigError's own, with its hint in the TUI's words; an unexpected
+    error's traceback goes to a crash log that the sentence names."""
     if isinstance(error, SmigError):
-        return for_the_tui(str(error))
+        return worded(error, TUI_WORDS)
     if isinstance(error, OSError) and error.filename:
         name = os.path.basename(str(error.filename))
         if name.startswith(".") and name.endswith(".tmp"):  # an atomic write's temp file: name its folder

@@ -69,7 +69,7 @@ def test_three_thousand_token_target_forces_compression(shared_fixtures) -> None
             if [it.reason for it in plan.kept] in (["newest prompt"], ["tool output shortened"]):
                 continue  # only the prompt fitted: nothing newer could
             if not plan.kept:
-                assert any("does not fit: try --strategy tools-first" in note for note in plan.notes)
+                assert any("does not fit: try the tools-first strategy" in note for note in plan.notes)
                 better = services.plan(session, "gpt-4", Strategy.TOOLS_FIRST, reserve=8_192 - 3_000, harness=False)
                 assert better.tokens_after <= 3_000
                 continue

@@ -222,7 +222,7 @@ def test_cache_hit_makes_no_request_and_needs_no_consent(llm_server: FakeLLM, tm
 def test_nothing_is_sent_without_consent(llm_server: FakeLLM) -> None:
     with pytest.raises(
         SummaryConsentError,
-        match=r"--yes-send.*Would send ~\d+ tokens of 9 messages in 1 request to test/test-model",
+        match=r"Would send ~\d+ tokens of 9 messages in 1 request to test/test-model.*Confirm with --yes-send",
     ):
         make_summarizer(llm_server).summarize(conversation())
     assert llm_server.requests == []

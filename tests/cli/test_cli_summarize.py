@@ -245,7 +245,7 @@ def test_migrate_with_a_summary_strategy_requires_yes_send(
 ) -> None:
     code, out, err = run("migrate", SESSION, "--target", tiny_target, "--strategy", "summary-tail")
     assert code == 2 and out == "" and configured.requests == []
-    assert "confirm with --yes-send" in err and "no secrets redacted" in err
+    assert "Confirm with --yes-send" in err and "no secrets redacted" in err
     assert not (fake_home["smig"] / "data" / "migrations").exists()
     code, out, err = run(
         "migrate",

@@ -117,7 +117,7 @@ def test_a_summary_without_a_key_says_so_before_asking_for_consent(
     assert "--yes-send" not in stderr
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-real")
     code, _, stderr = smig("migrate", CODEX, "-t", "gpt-4", "-s", "summary-tail")
-    assert code == 2 and "confirm with --yes-send" in stderr  # with a key, consent is what is missing
+    assert code == 2 and "Confirm with --yes-send" in stderr  # with a key, consent is what is missing
     monkeypatch.delenv("OPENAI_API_KEY")
     code, stdout, stderr = smig("plan", CODEX, "-t", "gpt-4", "-s", "summary-tail")
     assert code == 0 and "summary not written. No API key" in stderr  # plan still previews, and says why

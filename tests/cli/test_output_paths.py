@@ -116,7 +116,7 @@ def test_force_replaces_a_regular_file_and_follows_a_link_to_one(fake_home: dict
     existing = tmp_path / "old.md"
     existing.write_text("old", encoding="utf-8")
     code, _, stderr = _run("export", SESSION, "--out", str(existing))
-    assert code == 4 and "pass --force to replace it" in _one_error(stderr)
+    assert code == 4 and "Pass --force to replace it" in _one_error(stderr)
     assert existing.read_text(encoding="utf-8") == "old"
     link = tmp_path / "link.md"
     link.symlink_to(existing)
@@ -220,5 +220,5 @@ def test_a_refused_out_is_refused_before_the_session_is_read(
     for sibling in (tmp_path / "old.md",):  # with --to json and markdown, --out names both by suffix
         sibling.write_text("old", encoding="utf-8")
     code, _, stderr = _run(*writer, "--out", str(existing))
-    assert code == 4 and "pass --force to replace it" in _one_error(stderr)
+    assert code == 4 and "Pass --force to replace it" in _one_error(stderr)
     assert read == [] and existing.read_text(encoding="utf-8") == "old"

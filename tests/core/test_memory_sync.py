@@ -212,7 +212,10 @@ def test_oversized_full_bundle_is_refused_with_a_reason() -> None:
     plan = plan_memory_sync(_inputs(claude=(huge,)), [Direction("to-codex")], Mode.FULL)
     assert plan.writes == ()
     [problem] = plan.problems
-    assert "over the 32,768 bytes Codex takes" in problem.message and "--mode index" in problem.message
+    assert (
+        "over the 32,768 bytes Codex takes" in problem.message
+        and "the index mode (or auto) writes less" in problem.message
+    )
     assert plan_memory_sync(_inputs(claude=(huge,)), [Direction("to-codex")]).reports[0].mode is Mode.INDEX
 
 

@@ -326,7 +326,7 @@ async def test_the_card_counts_each_agents_sessions_before_one_is_opened(four_ag
             (Agent("claude"), "Claude Code"),
             (Agent("gemini"), "Gemini CLI"),
         ):
-            count = sum(1 for info in tree.sessions if info.agent is agent and not info.is_subagent)
+            count = sum(1 for info in tree.sessions if info.agent == agent and not info.is_subagent)
             assert f"{name} {count}" in facts
         assert "OpenCode 1" in facts and facts.startswith("Enter opens the highlighted session")
 

@@ -14,12 +14,12 @@ from tui_pilot import build_sized, choose_target
 
 from smig_devtools.corpus import MB, generate
 from smig_tui.core.models import Agent, Kind, SessionInfo, Strategy
+from smig_tui.core.plan_structure import NOT_MIGRATED
 from smig_tui.services import Services, build_services
 from smig_tui.tui.screens.commit import CommitModal
 from smig_tui.tui.screens.commit_result import CommitResultModal
 from smig_tui.tui.screens.confirm import ConfirmModal
 from smig_tui.tui.screens.message_viewer import MessageViewer
-from smig_tui.tui.screens.migrate_actions import NEVER_MIGRATED
 from smig_tui.tui.widgets.plan_table import PLACEHOLDER_KEY
 from smig_tui.tui.widgets.preview_tabs import PreviewTabs
 
@@ -124,7 +124,7 @@ async def test_keys_without_a_session_explain_and_pin_refuses_what_no_plan_keeps
         assert "Highlight a message in a preview table" in notes(app)[-1]
         assert app.screen.pins == frozenset()
         plan = app.screen.plans.plans[Strategy.TRUNCATE]
-        harness = next(item for item in plan.items if item.reason in NEVER_MIGRATED)
+        harness = next(item for item in plan.items if item.reason in NOT_MIGRATED)
         table = app.screen.query_one(PreviewTabs).table(Strategy.TRUNCATE)
         table.focus()
         table.move_cursor(row=table.get_row_index(harness.message.id))
@@ -270,14 +270,15 @@ async def test_export_onto_an_existing_file_asks_before_replacing(sized, tmp_pat
         assert not [n for n in app._notifications if n.severity == "error"]
 
 
-def test_cli_wording_is_translated_for_the_tui() -> None:
-    from smig_tui.core.errors import WriteRefusedError
+def test_an_errors_hint_is_said_in_the_tuis_words() -> None:
+    from smig_tui.core.errors import Hint, WriteRefusedError
     from smig_tui.tui.errors import describe_error
 
-    refused = describe_error(
-        WriteRefusedError("Refusing to overwrite existing file /x/a.md; pass --force to replace it.")
+    error = WriteRefusedError("Refusing to overwrite existing file /x/a.md.", hint=Hint.REPLACE)
+    assert str(error) == "Refusing to overwrite existing file /x/a.md. Pass --force to replace it."
+    assert (
+        describe_error(error) == "Refusing to overwrite existing file /x/a.md. Export again and confirm replacing it."
     )
-    assert "--" not in refused and "confirm replacing" in refused
     denied = describe_error(PermissionError(13, "Permission denied", "/srv/out/.a.md.x1y2.tmp"))
     assert denied == "Permission denied (writing in /srv/out)."
 

@@ -220,7 +220,7 @@ class SourceTree(Tree[SessionInfo | None]):
         for group, infos in touched.items():
             self._append(group, infos)
         for agent in {group.agent for group in touched}:
-            total = sum(len(found) for g, (_, found) in self._group_nodes.items() if g.agent is agent)
+            total = sum(len(found) for g, (_, found) in self._group_nodes.items() if g.agent == agent)
             self._agent_nodes[agent].set_label(f"{agent_label(agent)} ({total})")
 
     def process_label(self, label: str | Text) -> Text:
