@@ -1,0 +1,197 @@
+"""Records real-client sessions for `tests/fixtures/real/<agent>/`: each run's requests, and the overhead.
+
+A fixture's `make.py` runs a client (`run_copilot`, `run_pi`, `run_qwen`, …) through `Recording.run`:
+a fresh fake model server per run (the client's scripted replies), every request the client sent
+kept with its scenario and run number, so a reader can be checked against what the model saw.
+`overhead` splits one request into what the client adds to a typed prompt (system prompt, tool
+definitions, injected context), counted by o200k_base as `smig_tui/data/agent_overhead.json` is.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import lzma
+import os
+import pty
+import re
+import select
+import shutil
+import signal
+import struct
+import subprocess
+import termios
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from fake_model_server import REPLY, FakeModelServer
+
+Runner = Callable[..., subprocess.CompletedProcess[str]]
+ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[()][0-9A-B]|\x1b[=>78]")
+
+
+class Recording:
+    """One agent's recording: a home and project folders under `root`, requests kept per scenario."""
+
+    def __init__(self, root: Path, runner: Runner, scrub: dict[str, str] | None = None) -> None:
+        """`scrub` maps machine-specific text (an install path a system prompt names) to a stand-in."""
+        if root.exists():
+            shutil.rmtree(root)
+        self.root = root
+        self.home = root / "home"
+        self.home.mkdir(parents=True)
+        self.runner = runner
+        self.scrub = scrub or {}
+        self.requests: dict[str, list[dict[str, Any]]] = {}
+
+    def project(self, name: str, files: dict[str, str] | None = None) -> Path:
+        """A project folder `root/work/NAME` holding `files`."""
+        folder = self.root / "work" / name
+        folder.mkdir(parents=True, exist_ok=True)
+        for relative, text in (files or {}).items():
+            (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+            (folder / relative).write_text(text, encoding="utf-8")
+        return folder
+
+    def run(
+        self,
+        scenario: str,
+        cwd: Path,
+        steps: list[dict[str, Any]],
+        *args: str,
+        reply: str = REPLY,
+        **options: Any,
+    ) -> subprocess.CompletedProcess[str]:
+        """Run the client once with its own fake server; keep the requests it sent under `scenario`.
+
+        `reply` answers what no step does (a client's side requests, such as a compaction summary).
+        """
+        kept = self.requests.setdefault(scenario, [])
+        run_number = len({entry["run"] for entry in kept}) + 1
+        with FakeModelServer(steps, reply=reply) as server:
+            result = self.runner(self.home, cwd, server, *args, **options)
+            for method, path, body in server.requests:
+                entry = {"scenario": scenario, "run": run_number, "argv": list(args), "method": method, "path": path}
+                kept.append(entry | {"body": body})
+        return result
+
+    def run_interactive(
+        self,
+        scenario: str,
+        cwd: Path,
+        command: list[str],
+        env: Callable[[FakeModelServer], dict[str, str]],
+        ready: str,
+        prompt: str,
+        timeout: float = 120,
+    ) -> None:
+        """Type `prompt` into the client's own terminal UI once its screen shows `ready`; keep the first turn's requests.
+
+        The interactive mode is what a user resumes a migrated session in, and its system prompt and
+        tools differ from the one-prompt mode's (`-p`), so the overhead is measured here too.
+        """
+        kept = self.requests.setdefault(scenario, [])
+        with FakeModelServer() as server:
+            child_env = env(server) | {"TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40"}
+            child_env.pop("CI", None)  # some clients refuse their terminal UI under CI
+            pid, fd = pty.fork()
+            if pid == 0:  # the child: the client in the project folder
+                os.chdir(cwd)
+                os.execve(command[0], command, child_env)
+            fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))  # a terminal UI needs a size
+            screen = ""
+            deadline = time.monotonic() + timeout
+            try:
+                typed = False
+                while time.monotonic() < deadline and not server.answered.is_set():
+                    readable, _, _ = select.select([fd], [], [], 0.2)
+                    if readable:
+                        chunk = os.read(fd, 65536)
+                        if b"\x1b[6n" in chunk:  # a cursor-position query: answer it as a terminal would
+                            os.write(fd, b"\x1b[1;1R")
+                        screen += ANSI.sub("", chunk.decode("utf-8", "replace"))
+                    if not typed and ready in screen:
+                        time.sleep(1)  # the prompt box takes input a moment after it is drawn
+                        os.write(fd, prompt.encode())
+                        time.sleep(0.5)
+                        os.write(fd, b"\r")
+                        typed = True
+            finally:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                os.close(fd)
+            if not server.answered.is_set():
+                raise RuntimeError(f"{command[0]} sent no request; its screen ended with {screen[-500:]!r}")
+            for method, path, body in server.requests:
+                entry = {"scenario": scenario, "run": 1, "argv": ["(interactive)", prompt], "method": method}
+                kept.append(entry | {"path": path, "body": body})
+
+    def save_requests(self, path: Path) -> None:
+        """`requests.jsonl.xz`: one line per request (scenario, run number, argv, path, body).
+
+        xz, not gzip: every request repeats the same system prompt and tools (tens of KB), which
+        xz's large window stores once; the file stays about 20 KB.
+        """
+        text = "".join(
+            json.dumps(entry, ensure_ascii=False) + "\n" for entries in self.requests.values() for entry in entries
+        )
+        for machine, stand_in in self.scrub.items():
+            text = text.replace(machine, stand_in)
+        with lzma.open(path, "wt", encoding="utf-8", preset=9 | lzma.PRESET_EXTREME) as out:
+            out.write(text)
+
+
+def load_requests(path: Path, scenario: str | None = None) -> list[dict[str, Any]]:
+    """The recorded requests of `path` (all, or one scenario's), in the order the client sent them."""
+    with lzma.open(path, "rt", encoding="utf-8") as source:
+        entries = [json.loads(line) for line in source if line.strip()]
+    return [entry for entry in entries if scenario is None or entry["scenario"] == scenario]
+
+
+def message_texts(body: dict[str, Any]) -> list[str]:
+    """Every text a request carries in its conversation (Anthropic `messages` or Chat Completions)."""
+    texts: list[str] = []
+    for message in body.get("messages") or []:
+        if message.get("role") == "system":
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            texts.append(content)
+        for block in content if isinstance(content, list) else []:
+            if isinstance(block.get("text"), str):
+                texts.append(block["text"])
+            elif block.get("type") == "tool_result":
+                texts.append(json.dumps(block.get("content"), ensure_ascii=False))
+            elif block.get("type") == "tool_use":
+                texts.append(json.dumps(block.get("input"), ensure_ascii=False))
+        for call in message.get("tool_calls") or []:
+            texts.append(call["function"]["arguments"])
+    return texts
+
+
+def system_text(body: dict[str, Any]) -> str:
+    """The system prompt: Anthropic's `system` (text or blocks) or the Chat Completions system message(s)."""
+    system = body.get("system")
+    if isinstance(system, str):
+        return system
+    if isinstance(system, list):
+        return "\n".join(block.get("text", "") for block in system)
+    parts = [m["content"] for m in body.get("messages") or [] if m.get("role") == "system"]
+    return "\n".join(part if isinstance(part, str) else json.dumps(part, ensure_ascii=False) for part in parts)
+
+
+def overhead(body: dict[str, Any], prompt: str) -> dict[str, int]:
+    """What the client adds to `prompt` in one request, by o200k_base: system, tools, injected context."""
+    from smig_tui.adapters.tokenizers.tiktoken_counter import make_counter
+
+    counter = make_counter("o200k_base")
+    tools = body.get("tools") or []
+    conversation = sum(counter.count(text) for text in message_texts(body))
+    parts = {
+        "system prompt": counter.count(system_text(body)),
+        f"tool definitions ({len(tools)} tools)": counter.count(json.dumps(tools, ensure_ascii=False)),
+        "injected context": conversation - counter.count(prompt),
+    }
+    return parts | {"total": sum(parts.values())}
