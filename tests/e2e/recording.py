@@ -150,25 +150,37 @@ def load_requests(path: Path, scenario: str | None = None) -> list[dict[str, Any
     return [entry for entry in entries if scenario is None or entry["scenario"] == scenario]
 
 
-def message_texts(body: dict[str, Any]) -> list[str]:
-    """Every text a request carries in its conversation (Anthropic `messages` or Chat Completions)."""
-    texts: list[str] = []
+def conversation(body: dict[str, Any]) -> list[tuple[str, str]]:
+    """A request's conversation as (kind, text) items, system prompt left out, in the order sent.
+
+    Kinds: `user`, `assistant`, `call:NAME` (its arguments as JSON, with `#ID`), `result` (with
+    `#ID`). Reads the Anthropic Messages shape (content blocks) and the Chat Completions shape
+    (`tool_calls`, `role: tool`), so a test can compare what two clients sent item by item.
+    """
+    items: list[tuple[str, str]] = []
     for message in body.get("messages") or []:
-        if message.get("role") == "system":
+        role = message.get("role")
+        if role == "system":
             continue
         content = message.get("content")
-        if isinstance(content, str):
-            texts.append(content)
-        for block in content if isinstance(content, list) else []:
-            if isinstance(block.get("text"), str):
-                texts.append(block["text"])
+        if role == "tool":
+            text = content if isinstance(content, str) else "".join(b.get("text", "") for b in content or [])
+            items.append(("result", f"#{message.get('tool_call_id')} {text}"))
+            continue
+        for block in [{"type": "text", "text": content}] if isinstance(content, str) else content or []:
+            if block.get("type") == "tool_use":
+                arguments = json.dumps(block.get("input"), ensure_ascii=False)
+                items.append((f"call:{block.get('name')}", f"#{block.get('id')} {arguments}"))
             elif block.get("type") == "tool_result":
-                texts.append(json.dumps(block.get("content"), ensure_ascii=False))
-            elif block.get("type") == "tool_use":
-                texts.append(json.dumps(block.get("input"), ensure_ascii=False))
+                inner = block.get("content")
+                text = inner if isinstance(inner, str) else "".join(b.get("text", "") for b in inner or [])
+                items.append(("result", f"#{block.get('tool_use_id')} {text}"))
+            elif isinstance(block.get("text"), str):
+                items.append((role, block["text"]))
         for call in message.get("tool_calls") or []:
-            texts.append(call["function"]["arguments"])
-    return texts
+            function = call["function"]
+            items.append((f"call:{function['name']}", f"#{call['id']} {function['arguments']}"))
+    return items
 
 
 def system_text(body: dict[str, Any]) -> str:
@@ -188,10 +200,13 @@ def overhead(body: dict[str, Any], prompt: str) -> dict[str, int]:
 
     counter = make_counter("o200k_base")
     tools = body.get("tools") or []
-    conversation = sum(counter.count(text) for text in message_texts(body))
+    sent = sum(
+        counter.count(text.split(" ", 1)[-1] if kind != "user" and kind != "assistant" else text)
+        for kind, text in conversation(body)
+    )
     parts = {
         "system prompt": counter.count(system_text(body)),
         f"tool definitions ({len(tools)} tools)": counter.count(json.dumps(tools, ensure_ascii=False)),
-        "injected context": conversation - counter.count(prompt),
+        "injected context": sent - counter.count(prompt),
     }
     return parts | {"total": sum(parts.values())}
