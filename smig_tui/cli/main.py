@@ -9,14 +9,14 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
 from smig_tui import __version__
 from smig_tui.cli.output import Output
 from smig_tui.core.errors import SmigError
-from smig_tui.services import Services, build_services
+from smig_tui.services import Services, build_services, client_launch
 
 COMMANDS = {
     "list": "smig_tui.cli.sessions",
@@ -42,6 +42,10 @@ class Context:
     """What a command handler gets: output streams and services built on first use."""
 
     out: Output = field(default_factory=Output)
+    continue_with: client_launch.Launch | None = None
+    """A client a command asked to start once smig is done ("continue now")."""
+    launcher: Callable[[client_launch.Launch], object] = client_launch.start
+    """Starts it in smig's place (exec); tests pass a fake."""
 
     @cached_property
     def services(self) -> Services:
@@ -111,16 +115,39 @@ def run_tui(args: argparse.Namespace, ctx: Context) -> int:
     from smig_tui.tui.app import SmigApp
 
     app = SmigApp(services=ctx.services)
-    app.run()
+    launch = app.run()
     if app.crash_line:
         ctx.out.error(app.crash_line)
         return 1
+    if launch is not None:  # "continue now": Textual has given the terminal back; `main` starts it last
+        ctx.out.diag(f"smig: starting {launch.client}: {launch.command}")
+        ctx.continue_with = launch
     return 0
 
 
 def main(argv: Sequence[str] | None = None, ctx: Context | None = None) -> int:
-    """Run smig with `argv` and return the exit code."""
+    """Run smig with `argv` and return the exit code; a client asked for with "continue now" is
+    started last, in smig's place, once the command's output and the terminal are done with."""
     ctx = ctx or Context()
+    code = _run(argv, ctx)
+    if code != 0 or ctx.continue_with is None:
+        return code
+    try:
+        ctx.launcher(ctx.continue_with)
+    except client_launch.ContinueRefused as refused:
+        return not_continued(ctx, refused)
+    return 0
+
+
+def not_continued(ctx: Context, refused: client_launch.ContinueRefused) -> int:
+    """Why the client was not started, and the command to run later; exit 0, for the migration is written."""
+    ctx.out.diag(f"smig: {refused.reason}. Continue later with:")
+    ctx.out.data(f"  {refused.command}")
+    return 0
+
+
+def _run(argv: Sequence[str] | None, ctx: Context) -> int:
+    """Parse `argv`, run its command, and map errors to one line and an exit code."""
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parse(argv)
     handler = getattr(args, "handler", run_tui)

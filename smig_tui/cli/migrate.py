@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Collection
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -65,6 +66,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     migrate.add_argument(
         "--yes-send", action="store_true", help="summary strategies: send the redacted conversation to the summarizer"
+    )
+    migrate.add_argument(
+        "--continue",
+        dest="continue_now",
+        action="store_true",
+        help="then start the receiving client on the migrated session in its folder (one native --to)",
     )
     migrate.set_defaults(handler=run_migrate)
 
@@ -128,6 +135,8 @@ def run_migrate(args: argparse.Namespace, ctx: Context) -> int:
     outs = [] if args.out is None else [Path(path) for path in export_targets(args.out, destinations).values()]
     if args.out is not None and not outs:
         raise UsageError("--out names the file for --to markdown or --to json; add one of them.")
+    if args.continue_now:
+        _check_continue(ctx, destinations, args.json)
     session = _load(ctx, args.id, outs, args.force)
     plan = _plan(ctx, session, args.target, args.strategy, args.yes_send, receiving_agent_of(destinations))
     cwd = _landing_folder(ctx, args.cwd, destinations) if args.cwd is not None else None
@@ -152,7 +161,41 @@ def run_migrate(args: argparse.Namespace, ctx: Context) -> int:
         ctx.out.json(result_to_json(result, include_data=args.dry_run))
         return 0
     _print_result(ctx, result, plan)
+    if args.continue_now:
+        _continue(ctx, result)
     return 0
+
+
+def _check_continue(ctx: Context, destinations: set[Destination], as_json: bool) -> None:
+    """Refuse `--continue` before anything is read or written when it cannot mean one client."""
+    agents = [entry.id for entry in ctx.services.agents]
+    natives = [destination for destination in destinations if destination.value in agents]
+    if len(natives) != 1:
+        raise UsageError(
+            "--continue starts the client of one native session; name exactly one of "
+            f"--to {', '.join(agents[:-1])} or {agents[-1]}."
+        )
+    if as_json:
+        raise UsageError("--continue hands the terminal to a client; it does not go with --json.")
+
+
+def _continue(ctx: Context, result: MigrationResult) -> None:
+    """Have `main` start the receiving client once smig is done; when it cannot start here, say why and
+    print the command (the exit code stays 0: the migration is written)."""
+    from smig_tui.cli.main import not_continued
+    from smig_tui.services import client_launch
+
+    [output] = result.outputs
+    try:
+        launch = ctx.services.continue_launch(output)
+    except client_launch.ContinueRefused as refused:
+        not_continued(ctx, refused)
+        return
+    if result.dry_run:
+        ctx.out.diag(f"smig: dry run: would start {launch.client}: {launch.command}")
+        return
+    ctx.out.diag(f"smig: starting {launch.client}: {launch.command}")
+    ctx.continue_with = launch
 
 
 def _landing_folder(ctx: Context, value: str, destinations: set[Destination]) -> str:
@@ -193,6 +236,8 @@ def _print_result(ctx: Context, result: MigrationResult, plan: Plan) -> None:
             ctx.out.data(f"  opencode: {how} it as session {planned.native.session_id} (`opencode import`)")
     for command in result.resume_commands:
         ctx.out.data(f"  resume: {command}")
+    for fact in result.continue_latest:
+        ctx.out.data(f"  latest: {fact.sentence}")
     if result.dry_run:
         ctx.out.diag("smig: dry run: nothing was written")
 
@@ -217,6 +262,7 @@ def result_to_json(result: MigrationResult, include_data: bool = False) -> dict[
         "record_path": result.record_path,
         "files": files,
         "resume_commands": list(result.resume_commands),
+        "continue_latest": [asdict(fact) for fact in result.continue_latest],
         "redactions": dict(result.redactions),
         "record": record_to_json(result.record),
     }

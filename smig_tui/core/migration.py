@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Collection
+import shlex
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import PurePath
 from typing import Any
@@ -13,6 +15,7 @@ from typing import Any
 from smig_tui.core.errors import MigrationNotFoundError
 from smig_tui.core.models import Kind, Message, Plan, Role, Session
 from smig_tui.core.plans import left_out as plan_left_out
+from smig_tui.core.timeline import format_iso, parse_iso
 
 SCHEMA_VERSION = 1
 """Version of the stored JSON document; bumped only with a reader for the old shape."""
@@ -84,14 +87,71 @@ class Lineage:
     """The source's working directory when the session was written for another folder (`--cwd`)."""
 
 
+def shown_command(argv: Sequence[str], cwd: str | None) -> str:
+    """The one line a user pastes to continue: change to the folder, then the client's command line."""
+    line = shlex.join(argv)
+    return f"cd {shlex.quote(cwd)} && {line}" if cwd else line
+
+
 @dataclass(frozen=True, slots=True)
 class NativeOutput:
-    """A native session written (or, in a dry run, that would be written) for a target agent."""
+    """A native session written (or, in a dry run, that would be written) for a target agent.
+
+    How to continue it is kept as data (`argv` run in `cwd`) and the command shown is derived from
+    it, so what smig prints and what `--continue` starts cannot disagree.
+    """
 
     agent: str
     path: str
     session_id: str
-    resume_command: str
+    argv: tuple[str, ...]
+    """The receiving client's command line that continues the session: `("claude", "--resume", ID)`."""
+    cwd: str | None = None
+    """The folder to run it in: the project the session was written for (None: any)."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.argv, str):  # a shell line would be started word by word, letter by letter
+            raise TypeError("NativeOutput.argv is the command's words, not a shell line")
+
+    @property
+    def resume_command(self) -> str:
+        """The exact command that continues the session, as shown and copied."""
+        return shown_command(self.argv, self.cwd)
+
+
+@dataclass(frozen=True, slots=True)
+class ContinueLatest:
+    """Which session a client's "continue the latest" picks in the migration's folder, right after the commit.
+
+    A home the client has used for months holds sessions of the user's own, some newer than the
+    migrated conversation; each client picks by its own rule (file time, start time, its index), so
+    the result says which one it will pick rather than leaving the user to find out.
+    """
+
+    agent: str
+    command: str
+    """What the user types in the folder: `codex resume --last`, `claude -c`, …"""
+    folder: str
+    picks: str | None
+    """The id of the session it picks; None when it picks nothing or smig cannot tell."""
+    migration: bool
+    """True when it picks the migration."""
+    sentence: str
+    """The fact in one sentence, with the way to the migration when it is not the pick."""
+
+
+def continue_fact(output: NativeOutput, command: str, folder: str, picks: str | None, why: str = "") -> ContinueLatest:
+    """The fact about a client's "continue the latest" in `folder` after `output` was written, in one sentence.
+
+    `why` says, as a clause, why the pick is not the migration or cannot be told."""
+    resume = output.resume_command.split(" && ", 1)[-1]
+    if picks == output.session_id:
+        sentence = f"`{command}` in {folder} continues this migration."
+    elif picks:
+        sentence = f"`{command}` in {folder} picks session {picks}{why}, not this migration; `{resume}` continues it."
+    else:
+        sentence = f"`{command}` in {folder} may not pick this migration{why}; `{resume}` continues it."
+    return ContinueLatest(output.agent, command, folder, picks, picks == output.session_id, sentence)
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,11 +223,35 @@ class MigrationResult:
     outputs: tuple[NativeOutput, ...] = field(default=())
     redactions: dict[str, int] = field(default_factory=dict)
     """Secrets replaced in what was written, by kind (empty when none, or with redaction off)."""
+    continue_latest: tuple[ContinueLatest, ...] = field(default=())
+    """After a commit, each receiving client's "continue the latest" pick in the folder (none in a dry run)."""
 
     @property
     def resume_commands(self) -> tuple[str, ...]:
         """The commands that continue the migrated conversation in each target agent."""
         return tuple(output.resume_command for output in self.outputs)
+
+
+def written_at(migration_id: object) -> str | None:
+    """When a migration was written (ISO 8601 UTC), from its id's leading milliseconds; None for no id.
+
+    A session smig wrote keeps its conversation's own times, the newest of which can be months
+    old; the clients list it by when it was written (file time, start time, index), so smig's list
+    goes by the later of the two as well."""
+    if not isinstance(migration_id, str) or not MIGRATION_ID_RE.match(migration_id):
+        return None
+    moment = datetime.fromtimestamp(int(migration_id[:12], 16) / 1000, UTC)
+    return format_iso(moment)
+
+
+def later(first: str | None, second: str | None) -> str | None:
+    """The later of two ISO 8601 times (either may be missing)."""
+    if not first or not second:
+        return first or second
+    one, two = parse_iso(first), parse_iso(second)
+    if one is None or two is None:
+        return first
+    return second if two > one else first
 
 
 def validate_migration_id(value: str) -> str:
@@ -315,7 +399,7 @@ def record_to_json(record: MigrationRecord) -> dict[str, Any]:
     data["kept_ids"] = list(record.kept_ids)
     data["dropped_ids"] = list(record.dropped_ids)
     data["messages"] = list(record.messages)
-    data["outputs"] = [asdict(output) for output in record.outputs]
+    data["outputs"] = [output_to_json(output) for output in record.outputs]
     data["files"] = list(record.files)
     data["redactions"] = dict(record.redactions)
     return data
@@ -338,10 +422,43 @@ def record_from_json(data: dict[str, Any]) -> MigrationRecord:
         messages=tuple(data["messages"]),
         summary=data.get("summary"),
         placeholder=data.get("placeholder"),
-        outputs=tuple(NativeOutput(**output) for output in data.get("outputs", [])),
+        outputs=tuple(output_from_json(output) for output in data.get("outputs", [])),
         files=tuple(data.get("files", [])),
         redactions=dict(data.get("redactions", {})),
         left_out=int(data.get("left_out", 0)),
         left_out_tokens=int(data.get("left_out_tokens", 0)),
         schema_version=int(data.get("schema_version", SCHEMA_VERSION)),
     )
+
+
+def output_to_json(output: NativeOutput) -> dict[str, Any]:
+    """Serialise a written session: its continue command as data, and as the line shown for readers."""
+    return {
+        "agent": output.agent,
+        "path": output.path,
+        "session_id": output.session_id,
+        "argv": list(output.argv),
+        "cwd": output.cwd,
+        "resume_command": output.resume_command,
+    }
+
+
+def output_from_json(data: dict[str, Any]) -> NativeOutput:
+    """Rebuild a written session; records stored before `argv` existed keep only the shown line
+    (`cd FOLDER && COMMAND`, which smig always wrote quoted), so it is split back into both."""
+    if "argv" in data:
+        argv, cwd = tuple(str(word) for word in data["argv"]), data.get("cwd")
+    else:
+        argv, cwd = _split_shown(str(data["resume_command"]))
+    return NativeOutput(str(data["agent"]), str(data["path"]), str(data["session_id"]), argv, cwd)
+
+
+def _split_shown(command: str) -> tuple[tuple[str, ...], str | None]:
+    """The argv and folder of a line `shown_command` wrote."""
+    try:
+        words = shlex.split(command)
+    except ValueError:  # not a line smig wrote: keep its words as they are
+        words = command.split()
+    if len(words) > 3 and words[0] == "cd" and words[2] == "&&":
+        return tuple(words[3:]), words[1]
+    return tuple(words), None

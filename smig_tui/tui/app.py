@@ -12,7 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from smig_tui.core.errors import SmigError
-from smig_tui.services import Services, clipboard, describe_failure
+from smig_tui.services import Services, client_launch, clipboard, describe_failure
 from smig_tui.tui.commands import ActionsProvider
 from smig_tui.tui.messages import WorkerFailed
 from smig_tui.tui.screens.browse import BrowseScreen
@@ -54,8 +54,12 @@ def describe_error(error: BaseException) -> str:
     return describe_failure(error, "smig tui")
 
 
-class SmigApp(App[None]):
-    """Hand a Codex or Claude Code conversation to another agent, sized to fit its model."""
+class SmigApp(App[client_launch.Launch | None]):
+    """Hand a Codex or Claude Code conversation to another agent, sized to fit its model.
+
+    It returns the client to start when the user chose "continue now" (the entry point starts it
+    once Textual has restored the terminal), else None.
+    """
 
     TITLE = "smig"
     SUB_TITLE = "hand a conversation to another agent"

@@ -2,15 +2,15 @@
 
 Given `steps`, it plays a scripted model: each request that offers tools (a turn of the agent, not
 one of Claude Code's side requests) takes the next step, a tool call, until the steps run out and
-it answers `reply` (`REPLY` unless given). A step is `{"name": ..., "args": {...}}` (with `"namespace"` for a Responses
-function in a namespace, as Codex groups an MCP server's tools), `{"tool_search": {...}}` (Codex's
-client-side tool search, which loads deferred MCP tools) or `{"text": ...}` (a plain reply, so each
-turn of a recorded chat can say something of its own).
+it answers `reply` (`REPLY` unless given). A step is `{"name": ..., "args": {...}}` (with
+`"namespace"` for a Responses function in a namespace, as Codex groups an MCP server's tools),
+`{"tool_search": {...}}` (Codex's client-side tool search, which loads deferred MCP tools) or
+`{"text": ...}` (a plain reply, so each turn of a recorded chat can say something of its own).
 
 Every request is kept in `requests`; with `log_path` it is also appended to that file as one JSON
 line (`method`, `path`, `body`), the record a fixture keeps of what the client sent the model.
-Replies report `input_tokens` (10 unless set; a step's own `"input_tokens"` wins for its reply) as
-the prompt's usage, so a test can make a client believe its context is full and compact.
+Replies report as their input tokens a step's own `"input_tokens"`, else the next of `reported`,
+else `input_tokens` (10 unless set), so a test can make a client believe its context is full.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 REPLY = "smig-e2e-ok"
+HOLD_LIMIT = 600
+"""Seconds a held turn waits at most, so a test that fails before releasing it cannot hang the server."""
 
 
 class FakeModelServer:
@@ -37,12 +39,19 @@ class FakeModelServer:
         self.reply = reply
         """The text of every reply no step answers (side requests, and turns once the steps run out)."""
         self.log_path = log_path
-        self.input_tokens = 10
-        """The prompt tokens every reply reports (raise it to make a client compact)."""
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self.answered = threading.Event()
         """Set once a model request has been answered."""
+        self.release = threading.Event()
+        """Cleared, an agent turn (a request offering tools) waits for it before it is answered."""
+        self.release.set()
+        self.input_tokens = 10
+        """The input tokens a reply reports (a large figure makes a client compact its history)."""
+        self.reported: list[int] = []
+        """Input tokens the next replies report, in order, before `input_tokens` again."""
+        self.held = threading.Event()
+        """Set when an agent turn arrived and waits for `release`: the client is mid-turn."""
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
@@ -76,9 +85,14 @@ class FakeModelServer:
                 return None
             return self.steps.pop(0)
 
+    def next_input_tokens(self) -> int:
+        """The input tokens the reply being made reports."""
+        with self._lock:
+            return self.reported.pop(0) if self.reported else self.input_tokens
+
     def reported_input(self, step: dict[str, Any] | None) -> int:
-        """The prompt tokens a reply reports: the step's own `input_tokens`, else the server's."""
-        return int(step["input_tokens"]) if step is not None and "input_tokens" in step else self.input_tokens
+        """The input tokens a reply reports: the step's own `input_tokens`, else `next_input_tokens`."""
+        return int(step["input_tokens"]) if step is not None and "input_tokens" in step else self.next_input_tokens()
 
     def new_id(self, prefix: str) -> str:
         """A unique id for a tool call."""
@@ -140,6 +154,9 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
             body = self._body()
             server.record("POST", self.path, body)
             path = self.path.split("?")[0]
+            if body.get("tools") and not server.release.is_set():
+                server.held.set()
+                server.release.wait(HOLD_LIMIT)
             if path.endswith("/chat/completions"):
                 self._chat_completions(body)
             elif path.endswith("/messages/count_tokens"):
