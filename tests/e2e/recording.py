@@ -9,27 +9,18 @@ definitions, injected context), counted by o200k_base as `smig_tui/data/agent_ov
 
 from __future__ import annotations
 
-import fcntl
 import json
 import lzma
-import os
-import pty
-import re
-import select
 import shutil
-import signal
-import struct
 import subprocess
-import termios
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from fake_model_server import REPLY, FakeModelServer
+from terminal import Terminal
 
 Runner = Callable[..., subprocess.CompletedProcess[str]]
-ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[()][0-9A-B]|\x1b[=>78]")
 
 
 class Recording:
@@ -85,45 +76,23 @@ class Recording:
         env: Callable[[FakeModelServer], dict[str, str]],
         ready: str,
         prompt: str,
-        timeout: float = 120,
     ) -> None:
-        """Type `prompt` into the client's own terminal UI once its screen shows `ready`; keep the first turn's requests.
+        """Type `prompt` into the client's own terminal UI once it shows `ready`; keep the first turn's requests.
 
         The interactive mode is what a user resumes a migrated session in, and its system prompt and
-        tools differ from the one-prompt mode's (`-p`), so the overhead is measured here too.
+        tools differ from the one-prompt mode's (`-p`), so the overhead is measured there too.
         """
         kept = self.requests.setdefault(scenario, [])
         with FakeModelServer() as server:
-            child_env = env(server) | {"TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40"}
-            child_env.pop("CI", None)  # some clients refuse their terminal UI under CI
-            pid, fd = pty.fork()
-            if pid == 0:  # the child: the client in the project folder
-                os.chdir(cwd)
-                os.execve(command[0], command, child_env)
-            fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))  # a terminal UI needs a size
-            screen = ""
-            deadline = time.monotonic() + timeout
+            child_env = env(server)
+            child_env.pop("CI", None)  # some clients keep their terminal UI off under CI
+            terminal = Terminal(command, cwd, child_env)
             try:
-                typed = False
-                while time.monotonic() < deadline and not server.answered.is_set():
-                    readable, _, _ = select.select([fd], [], [], 0.2)
-                    if readable:
-                        chunk = os.read(fd, 65536)
-                        if b"\x1b[6n" in chunk:  # a cursor-position query: answer it as a terminal would
-                            os.write(fd, b"\x1b[1;1R")
-                        screen += ANSI.sub("", chunk.decode("utf-8", "replace"))
-                    if not typed and ready in screen:
-                        time.sleep(1)  # the prompt box takes input a moment after it is drawn
-                        os.write(fd, prompt.encode())
-                        time.sleep(0.5)
-                        os.write(fd, b"\r")
-                        typed = True
+                terminal.wait_for(terminal.shows(ready), "the client's prompt")
+                terminal.type_until(prompt, terminal.shows(prompt), "the prompt to be typed")
+                terminal.type_until("\r", server.answered.is_set, "the client's request", attempt=10.0)
             finally:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                os.close(fd)
-            if not server.answered.is_set():
-                raise RuntimeError(f"{command[0]} sent no request; its screen ended with {screen[-500:]!r}")
+                terminal.close()
             for method, path, body in server.requests:
                 entry = {"scenario": scenario, "run": 1, "argv": ["(interactive)", prompt], "method": method}
                 kept.append(entry | {"path": path, "body": body})
