@@ -23,13 +23,13 @@ TOOLS: list[Any] = [
 
 
 def _client(server: FakeModelServer) -> openai.OpenAI:
+    """The real client at the fake; use it in a `with` so its connections close within the test."""
     return openai.OpenAI(base_url=f"{server.url}/v1", api_key="test", max_retries=0)
 
 
 def test_chat_completions_stream_a_scripted_tool_call_then_the_reply() -> None:
     steps = [{"name": "shell", "args": {"command": "ls -1"}}]
-    with FakeModelServer(steps) as server:
-        client = _client(server)
+    with FakeModelServer(steps) as server, _client(server) as client:
         stream = client.chat.completions.create(
             model="fake-model",
             messages=[{"role": "user", "content": "list"}],
@@ -55,9 +55,9 @@ def test_chat_completions_stream_a_scripted_tool_call_then_the_reply() -> None:
 
 
 def test_chat_completions_without_stream_options_report_no_usage_chunk() -> None:
-    with FakeModelServer() as server:
+    with FakeModelServer() as server, _client(server) as client:
         chunks = list(
-            _client(server).chat.completions.create(
+            client.chat.completions.create(
                 model="fake-model", messages=[{"role": "user", "content": "hi"}], stream=True
             )
         )
@@ -71,9 +71,10 @@ def test_text_steps_and_input_tokens_shape_every_api(tmp_path: Path) -> None:
     steps = [{"text": "first answer"}, {"text": "second answer"}, {"text": "third answer"}]
     with FakeModelServer(steps, log_path=log) as server:
         server.input_tokens = 150_000
-        chat = _client(server).chat.completions.create(
-            model="fake-model", messages=[{"role": "user", "content": "one"}], tools=TOOLS
-        )
+        with _client(server) as client:
+            chat = client.chat.completions.create(
+                model="fake-model", messages=[{"role": "user", "content": "one"}], tools=TOOLS
+            )
         messages = _post(server, "/v1/messages", {"model": "m", "messages": [], "tools": [{"name": "x"}]})
         responses = _post(
             server, "/v1/responses", {"model": "m", "input": [], "tools": [{"name": "x"}], "stream": False}
@@ -107,8 +108,7 @@ def _post(server: FakeModelServer, path: str, body: dict[str, Any]) -> Any:
 def test_a_steps_own_input_tokens_is_reported_for_that_reply_only() -> None:
     """A client that compacts on reported usage sees one full reply, then small ones again."""
     steps = [{"name": "shell", "args": {"command": "true"}, "input_tokens": 900_000}, {"text": "done"}]
-    with FakeModelServer(steps) as server:
-        client = _client(server)
+    with FakeModelServer(steps) as server, _client(server) as client:
         replies = [
             client.chat.completions.create(model="m", messages=[{"role": "user", "content": "go"}], tools=TOOLS)
             for _ in range(3)
@@ -120,8 +120,7 @@ def test_a_steps_own_input_tokens_is_reported_for_that_reply_only() -> None:
 
 def test_the_servers_reply_answers_what_no_step_does() -> None:
     """A compaction summary request without tools gets the reply a recording chose."""
-    with FakeModelServer([{"text": "the turn"}], reply="SUMMARY: teal") as server:
-        client = _client(server)
+    with FakeModelServer([{"text": "the turn"}], reply="SUMMARY: teal") as server, _client(server) as client:
         turn = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "go"}], tools=TOOLS)
         side = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "summarize"}])
     assert turn.choices[0].message.content == "the turn"
