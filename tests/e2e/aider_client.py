@@ -110,3 +110,40 @@ def run_aider(
 def every_request(_body: object) -> bool:
     """Aider offers no tools: every request (a turn, a commit message, a summary) takes the next step."""
     return True
+
+
+def handwritten_history(tag: str) -> str:
+    """A two-turn chat with a shell call in Aider's chat-history Markdown, as a migration would write it.
+
+    User lines start `#### ` and end in two spaces (as Aider writes them); a reply line that would
+    read as markup on restore (`#` is dropped, `>` is tool output, `####` a user line) is indented
+    by one space; the call and its output are text of the reply, the only form Aider has for them.
+    """
+    return (
+        "\n# aider chat started at 2026-12-01 10:00:00\n\n"
+        f"> smig: migrated from a Codex CLI session ({tag})  \n\n"
+        f"#### {tag}-1: what does plan.txt say?  \n"
+        "#### (a second line of the question)  \n\n"
+        f"I'll look.\n\n $ cat plan.txt\n\n```\n{tag}-OUTPUT: migrate by friday\n```\n\n"
+        " # not a heading\n > not a quote\n\n"
+        f"#### {tag}-2: and then?  \n\n"
+        f"{tag}-REPLY-2: ship it on friday.\n\n"
+    )
+
+
+def restored(tag: str) -> list[dict[str, str]]:
+    """The messages Aider 0.86.2 sends for `handwritten_history(tag)` on `--restore-chat-history`.
+
+    Aider appends its own `# aider chat started` header to the file before it reads it back, so the
+    blank lines of that header end the last reply.
+    """
+    return [
+        {"role": "user", "content": f"{tag}-1: what does plan.txt say?  \n(a second line of the question)  \n"},
+        {
+            "role": "assistant",
+            "content": f"\nI'll look.\n\n $ cat plan.txt\n\n```\n{tag}-OUTPUT: migrate by friday\n```\n\n"
+            " # not a heading\n > not a quote\n\n",
+        },
+        {"role": "user", "content": f"{tag}-2: and then?  \n"},
+        {"role": "assistant", "content": f"\n{tag}-REPLY-2: ship it on friday.\n\n\n\n"},
+    ]

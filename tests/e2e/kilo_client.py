@@ -114,8 +114,14 @@ def kilo_id(prefix: str, millis: int, counter: int, descending: bool = False) ->
     return f"{prefix}_{value:012x}smigfixture{counter:03d}"
 
 
-def handwritten_document(cwd: Path, tag: str, millis: int) -> dict[str, Any]:
-    """A two-turn session with a completed bash call, in `kilo export`'s shape, as a migration writes it."""
+def handwritten_document(cwd: Path, tag: str, now: int) -> dict[str, Any]:
+    """A two-turn session with a completed bash call, in `kilo export`'s shape, as a migration writes it.
+
+    The turns are dated in the ten seconds before `now` (milliseconds) and the session was updated
+    at `now`: `kilo run -c` continues the folder's session with the newest `time.updated`, and
+    `kilo import` keeps the document's.
+    """
+    millis = now - 10_000
     session = kilo_id("ses", millis, 0, descending=True)
     ask, answer, ask2, answer2 = (kilo_id("msg", millis + 1000 * n, 2 * n) for n in range(4))
     model = {"providerID": PROVIDER, "modelID": MODEL}
@@ -177,7 +183,7 @@ def handwritten_document(cwd: Path, tag: str, millis: int) -> dict[str, Any]:
         "title": f"{tag} (written by hand)",
         "version": "7.7.7",
         "model": {"id": MODEL, "providerID": PROVIDER},
-        "time": {"created": millis, "updated": millis + 3000},
+        "time": {"created": millis, "updated": now},
     }
     messages = [user(ask, 0, f"{tag}-1: what does plan.txt say?"), first, user(ask2, 2, f"{tag}-2: and then?"), second]
     return {"info": info, "messages": messages}
@@ -187,10 +193,9 @@ def _text(text: str) -> dict[str, Any]:
     return {"type": "text", "text": text}
 
 
-def import_document(home: Path, cwd: Path, path: Path, tag: str, millis: int | None = None) -> str:
+def import_document(home: Path, cwd: Path, path: Path, tag: str) -> str:
     """Write a hand-made session to `path` and bring it in with `kilo import`; its session id."""
-    millis = millis if millis is not None else int(time.time() * 1000) - 10_000
-    document = handwritten_document(cwd, tag, millis)
+    document = handwritten_document(cwd, tag, int(time.time() * 1000))
     path.write_text(json.dumps(document, ensure_ascii=False, indent=1), encoding="utf-8")
     run = subprocess.run(
         [kilo_binary(), "import", str(path)],
