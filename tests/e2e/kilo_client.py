@@ -36,7 +36,7 @@ QUIET = {
     "KILO_TELEMETRY_LEVEL": "off",
     "KILO_NO_DAEMON": "1",
 }
-_DEFAULT_BIN = Path(os.path.expanduser("~")) / ".cache" / "smig-e2e-new" / "node_modules" / ".bin"
+_DEFAULT_BIN = Path(os.path.expanduser("~")) / ".cache" / "smig-e2e" / "node_modules" / ".bin"
 
 
 def kilo_binary() -> str:
