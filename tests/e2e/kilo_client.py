@@ -172,7 +172,8 @@ def handwritten_document(cwd: Path, tag: str, now: int) -> dict[str, Any]:
         },
     }
     first = assistant(answer, ask, 1, "tool-calls")
-    first["parts"] = [part(answer, 1, call), part(answer, 1, _text(f"{tag}-REPLY: it says friday."), second=True)]
+    # text before the call, as Kilo stores a step: Chat Completions sends a message's text before its calls
+    first["parts"] = [part(answer, 1, _text(f"{tag}-REPLY: it says friday.")), part(answer, 1, call, second=True)]
     second = assistant(answer2, ask2, 3, "stop")
     second["parts"] = [part(answer2, 3, _text(f"{tag}-REPLY-2: ship it then."))]
     info = {
