@@ -2,15 +2,17 @@
 short (SIGKILL, power loss) is finished or cleaned up by the next run instead of leaving native
 sessions that `smig history` never learns of.
 
-Layout: `<data_dir>/journal/<migration id>.json` (0600), holding the stored record to be written and
-every file the commit will write with the sha256 of its bytes and whether it existed before. The
-entry is removed once the record is stored. Recovery runs under the store's lock:
+Layout: `<data_dir>/journal/<migration id>.json` (0600), holding the stored record to be written,
+every file the commit will write with the sha256 of its bytes and whether it existed before, and the
+sessions it puts into a client's own database (OpenCode's import). The entry is removed once the
+record is stored. Recovery runs under the store's lock:
 
 - the record is stored already: the commit finished; the entry is dropped;
-- every file is on disk with the planned bytes: only the record was missing; it is written now
-  ("finished");
+- every file is on disk with the planned bytes and every imported session is in its client's
+  database: only the record was missing; it is written now ("finished");
 - otherwise the files this commit created, and still hold its bytes, are removed with any temp
-  files it left ("cleaned up"); files it did not create, or that changed since, are left alone.
+  files it left, and the sessions it imported are deleted again through their client ("cleaned
+  up"); files it did not create, or that changed since, are left alone.
 """
 
 from __future__ import annotations
@@ -22,13 +24,15 @@ import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from smig_tui.adapters.fs import atomic_write
 from smig_tui.adapters.storage.migration_store import MigrationStore
 from smig_tui.core.errors import MigrationNotFoundError
 from smig_tui.core.migration import (
+    Destination,
     MigrationRecord,
+    NativeOutput,
     PlannedFile,
     record_from_json,
     record_to_json,
@@ -42,6 +46,18 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+class Installs(Protocol):
+    """The writers' side of recovery: sessions an interrupted commit put into a client's database."""
+
+    def present(self, planned: PlannedFile) -> bool:
+        """Whether the session is in its client's database."""
+        ...
+
+    def remove(self, planned: PlannedFile) -> None:
+        """Delete it again through its client; quiet when it cannot."""
+        ...
+
+
 class CommitJournal:
     """Intent records of commits in progress."""
 
@@ -49,8 +65,16 @@ class CommitJournal:
         self.folder = folder
         """`<data_dir>/journal`."""
 
-    def begin(self, record: MigrationRecord, record_path: Path, files: Sequence[PlannedFile]) -> Path:
-        """Record what a commit is about to write; call under the store's lock, before any file."""
+    def begin(
+        self,
+        record: MigrationRecord,
+        record_path: Path,
+        files: Sequence[PlannedFile],
+        installs: Sequence[PlannedFile] = (),
+    ) -> Path:
+        """Record what a commit is about to write; call under the store's lock, before any file.
+
+        `installs` are the native sessions the commit imports into a client's own database."""
         entry = {
             "migration_id": record.id,
             "record_path": str(record_path),
@@ -62,6 +86,16 @@ class CommitJournal:
                     "created": not os.path.lexists(planned.path),
                 }
                 for planned in files
+            ],
+            "installs": [
+                {
+                    "destination": planned.destination.value,
+                    "path": planned.path,
+                    "session_id": planned.native.session_id,
+                    "native_path": planned.native.path,
+                }
+                for planned in installs
+                if planned.native
             ],
         }
         path = self._entry(record.id)
@@ -77,14 +111,20 @@ class CommitJournal:
         """Whether any commit was interrupted (cheap: no lock, no reading)."""
         return self.folder.is_dir() and any(self.folder.glob("*.json"))
 
-    def recover(self, store: MigrationStore) -> list[str]:
-        """Finish or clean up every interrupted commit; one sentence each. Call under the store's lock."""
+    def recover(self, store: MigrationStore, installs: Installs | None = None) -> list[str]:
+        """Finish or clean up every interrupted commit; one sentence each. Call under the store's lock.
+
+        Without `installs` (no writers at hand) an entry that names imported sessions is left for a
+        recovery that has them."""
         notes: list[str] = []
         for path in sorted(self.folder.glob("*.json")) if self.folder.is_dir() else []:
             try:
                 entry = json.loads(path.read_text(encoding="utf-8"))
                 validate_migration_id(entry["migration_id"])
-                notes.extend(self._recover_one(entry, store))
+                imported = [_imported(item) for item in entry.get("installs") or []]
+                if imported and installs is None:
+                    continue
+                notes.extend(self._recover_one(entry, store, imported, installs))
             except (OSError, ValueError, KeyError, TypeError, MigrationNotFoundError) as error:
                 notes.append(
                     f"smig: an interrupted commit's journal {path} is unreadable "
@@ -94,7 +134,13 @@ class CommitJournal:
             path.unlink()
         return notes
 
-    def _recover_one(self, entry: dict[str, Any], store: MigrationStore) -> list[str]:
+    def _recover_one(
+        self,
+        entry: dict[str, Any],
+        store: MigrationStore,
+        imported: list[PlannedFile],
+        installs: Installs | None,
+    ) -> list[str]:
         """Finish or clean up one commit; the notes to show."""
         migration_id = entry["migration_id"]
         if Path(entry["record_path"]).exists():
@@ -103,26 +149,39 @@ class CommitJournal:
         intact = [item for item in files if _holds(item["path"], item["sha256"])]
         for item in files:
             _remove_temp_files(Path(item["path"]))
-        if len(intact) == len(files):
+        present = [planned for planned in imported if installs is not None and installs.present(planned)]
+        if len(intact) == len(files) and len(present) == len(imported):
             store.write_locked(record_from_json(entry["record"]))
             return [
                 f"smig: finished migration {migration_id}, which was interrupted after writing its "
                 f"{plural(len(files), 'file')}: it is now recorded (`smig history show {migration_id}`)."
             ]
+        for planned in present:
+            if installs is not None:
+                installs.remove(planned)
         removed = 0
         for item in intact:
             if item["created"]:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(item["path"])
                     removed += 1
+        deleted = f" and deleted the {plural(len(present), 'session')} it had imported" if present else ""
         return [
             f"smig: cleaned up migration {migration_id}, which was interrupted after writing "
-            f"{len(intact)} of its {plural(len(files), 'file')}: removed {removed} it had created; nothing was recorded."
+            f"{len(intact)} of its {plural(len(files), 'file')}: removed {removed} it had created{deleted}; "
+            "nothing was recorded."
         ]
 
     def _entry(self, migration_id: str) -> Path:
         """One commit's entry, by its checked id."""
         return self.folder / f"{validate_migration_id(migration_id)}.json"
+
+
+def _imported(item: dict[str, Any]) -> PlannedFile:
+    """A journal's imported session as the planned file its writer knows how to find and delete."""
+    destination = Destination(item["destination"])
+    native = NativeOutput(destination.value, str(item["native_path"]), str(item["session_id"]), ())
+    return PlannedFile(destination, str(item["path"]), "", native=native)
 
 
 def _holds(path: str, sha256: str) -> bool:

@@ -15,9 +15,11 @@ from smig_tui.core.memory_agents import MEMORY_AGENTS
 from smig_tui.core.migration import Destination
 from smig_tui.core.models import Agent
 
-PAGE_CHARS = 20_000
-"""Default size of a tool result: both Claude Code and Codex pass about 20,000 characters whole."""
-MIN_PAGE_CHARS, MAX_PAGE_CHARS = 2_000, 100_000
+PAGE_CHARS = 36_000
+"""Default size of a tool result in UTF-8 bytes (so also in characters): measured, Codex passes about
+48 KB whole, OpenCode 51,200 bytes, Gemini CLI 40,000 characters, Claude Code 53 KB or more."""
+MIN_PAGE_CHARS, MAX_PAGE_CHARS = 2_000, 40_000
+"""The range `max_chars` may ask for: the ceiling is the smallest limit among the four clients."""
 
 STRATEGIES = {
     info.strategy.value: info.description + (" (commit needs yes_send=true)" if info.needs_summary else "")
@@ -55,8 +57,8 @@ def _paging(what: str, unit: str) -> dict[str, Any]:
             "type": "integer",
             "minimum": MIN_PAGE_CHARS,
             "maximum": MAX_PAGE_CHARS,
-            "description": f"Most characters in this result, {MIN_PAGE_CHARS:,} to {MAX_PAGE_CHARS:,}. "
-            f"Default {PAGE_CHARS:,}, which agent clients pass to the model whole.",
+            "description": f"Most UTF-8 bytes (so also characters) in this result, {MIN_PAGE_CHARS:,} to "
+            f"{MAX_PAGE_CHARS:,}. Default {PAGE_CHARS:,}, which every agent client passes to the model whole.",
         },
     }
 
@@ -91,6 +93,12 @@ _MODEL_INFO = {
         "calibration_error": {
             "type": ["number", "null"],
             "description": "the measured worst error of the calibrated count (0.16: ±16%); null when not measured",
+        },
+        "calibration_classes": {
+            "type": "array",
+            "description": "for a tokenizer family measured per class of text (prose, code, numbers, chinese, "
+            "japanese, korean): each class's factor and measured error; a session's error is its mix of these",
+            "items": {"type": "object"},
         },
         "source": {"type": "string"},
         "aliases": {"type": "array", "items": {"type": "string"}},
@@ -321,7 +329,9 @@ TOOLS: list[dict[str, Any]] = [
         "Full-text search over every message of every session on this machine (and smig's archive): hits "
         "ranked with conversation before tool output, each with its session, message id, time and a snippet "
         'with the match in «». Words must all match; "quoted words" match as a phrase, migr* as a prefix; '
-        "Chinese, Japanese, Korean and emoji match as written. Secrets are redacted." + PAGED_NOTE,
+        "a OR b matches either; -word or NOT word leaves out messages holding it. Chinese, Japanese, Korean and "
+        "emoji match as written. Hits a Codex compaction took out of the history say compacted: true. "
+        "Secrets are redacted." + PAGED_NOTE,
         {
             "query": {"type": "string", "description": "What to find, at most 500 characters."},
             "agent": {

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from smig_tui.core.errors import MigrationNotFoundError, SessionNotFoundError
@@ -27,7 +27,7 @@ from smig_tui.core.redact import redact_json
 from smig_tui.core.strategies import needs_summary
 from smig_tui.mcp.paging import InvalidArgumentError, json_size, page_items, page_text
 from smig_tui.mcp.recall import match_omitted, source_messages
-from smig_tui.mcp.schemas import MAX_PAGE_CHARS, MIN_PAGE_CHARS, PAGE_CHARS
+from smig_tui.mcp.schemas import MAX_PAGE_CHARS, MIN_PAGE_CHARS, PAGE_CHARS, TOOLS
 from smig_tui.services import Services, migrated_messages
 
 SESSION_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{3,127}$")
@@ -82,6 +82,9 @@ def capacity_json(model: ModelCapacity) -> dict[str, Any]:
         "encoding": model.encoding,
         "calibration": model.calibration,
         "calibration_error": model.calibration_error,
+        "calibration_classes": [
+            {"class": name, "factor": factor, "error": error} for name, factor, error in model.class_calibration
+        ],
         "source": model.source,
         "aliases": list(model.aliases),
     }
@@ -248,6 +251,7 @@ class SmigTools:
         migrated = to_chat(_note_after_system(migrated_messages(plan)))
         result = {
             **plan_json(plan),
+            **self._calibration(session, target.name),
             "source": {"model": source.name, "tokens": source_tokens, "window": source.context_window},
             "input_messages": _input_count(messages_json),
             "output_messages": len(migrated),
@@ -329,6 +333,20 @@ class SmigTools:
             return plan
         return self.services.plan(session, capacity.name, strategy, **options)
 
+    def _calibration(self, session: Session, target: str) -> dict[str, Any]:
+        """The ± of the target's count of this session: its mix of text classes' for a family measured
+        per class, else the model's (`calibration_error` null: exact, or not measured)."""
+        from smig_tui.core.capacity import counted_exactly
+
+        capacity = self.services.capacities.lookup(target)
+        if counted_exactly(capacity):
+            return {"calibration_error": 0.0, "calibration_mix": None}
+        mix = self.services.count_mix(session, capacity)
+        if mix is None:
+            return {"calibration_error": capacity.calibration_error, "calibration_mix": None}
+        shares = {name: round(share, 3) for name, share in mix.shares.items()}
+        return {"calibration_error": None if mix.error is None else round(mix.error, 4), "calibration_mix": shares}
+
     def preview_migration(
         self,
         session_id: str,
@@ -347,6 +365,7 @@ class SmigTools:
             "agent": session.info.agent.value,
             "searched": self.searched(),
             **plan_json(plan),
+            **self._calibration(session, target_model),
         }
         return page_items(
             _clean(result),
@@ -402,6 +421,7 @@ class SmigTools:
                 "workspace": record.source.cwd,
                 "files": files,
                 "resume_commands": list(result.resume_commands),
+                "continue_latest": [fact.sentence for fact in result.continue_latest],
                 "decision": decision_json(plan),
                 "strategy": record.strategy,
                 "kept": len(record.kept_ids),
@@ -582,6 +602,28 @@ class SmigTools:
                 "skipped": list(result.skipped) if result else [],
             }
         )
+
+
+def _bodies() -> dict[str, Callable[..., dict[str, Any]]]:
+    """Each tool's body, found by the name `schemas.TOOLS` gives the tool, taking exactly the schema's arguments.
+
+    `TOOLS` is the one list of tools: a tool listed without a body, or a body whose parameters are
+    not the schema's properties, stops this module from loading (and the test suite) instead of
+    failing one call at random.
+    """
+    bodies: dict[str, Callable[..., dict[str, Any]]] = {}
+    for tool in TOOLS:
+        body = getattr(SmigTools, tool["name"], None)
+        code = getattr(body, "__code__", None)
+        taken = set(code.co_varnames[1 : code.co_argcount]) if code else None
+        if body is None or taken != set(tool["inputSchema"]["properties"]):
+            raise TypeError(f"SmigTools.{tool['name']} must take exactly the arguments its schema lists.")
+        bodies[tool["name"]] = body
+    return bodies
+
+
+BODIES = _bodies()
+"""The tool bodies by tool name, derived from `schemas.TOOLS`."""
 
 
 def _clean(reply: dict[str, Any]) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import open_session, settle
+from screen_fit import assert_fits
 from test_flow import build_sized, choose_target
 
 from smig_tui.core.models import Agent, Kind, SessionInfo, Strategy
@@ -55,7 +56,10 @@ async def test_commit_dialog_arrows_move_the_choice_and_enter_commits_it(make_ap
         await settle(pilot)
         assert isinstance(app.screen, CommitResultModal)
         result = app.screen.result
+        shown = str(app.screen.query_one("#result-lines").render())
     assert "codex resume" in result.resume_commands[0]
+    [fact] = result.continue_latest
+    assert f"latest   {fact.sentence}" in shown and fact.sentence.endswith("continues this migration.")
     assert not list((isolated_homes["claude"] / "projects").rglob("*.jsonl")) or all(
         str(path) not in {output.path for output in result.outputs}
         for path in (isolated_homes["claude"] / "projects").rglob("*.jsonl")
@@ -180,8 +184,16 @@ async def test_empty_homes_say_where_smig_looked(empty_app, isolated_homes) -> N
     app = empty_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        facts = str(app.screen.query_one("#facts").render())
-        assert "~/.codex/sessions" in facts and "~/.claude/projects" in facts
+        # At 80 columns the paths wrap, but every one is there whole, with the agent it belongs to.
+        assert_fits(
+            app,
+            wrapped=[
+                "Codex: ~/.codex",
+                "Claude Code: ~/.claude",
+                "Gemini CLI: ~/.gemini",
+                "OpenCode: ~/.local/share/opencode/opencode.db",
+            ],
+        )
 
 
 async def test_clipboard_is_worded_honestly_and_wrapped_for_tmux(sized, monkeypatch, tmp_path) -> None:
