@@ -1,4 +1,4 @@
-"""Runs the real Aider (PyPI `aider-chat` 0.86.2) against the fake Chat Completions server, in an isolated home.
+"""Runs the real Aider (PyPI `aider-chat` 0.86.2) against the fake model server (Chat Completions), in an isolated home.
 
 Aider lives in its own venv (its ~120 dependencies must not enter smig's): `SMIG_AIDER_BIN` names its
 `aider`, else `~/.cache/smig-aider/bin/aider`, else the test skips. It reaches the fake through
@@ -20,7 +20,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from fake_chat_server import FakeChatServer
+from fake_model_server import FakeModelServer
 
 CLIENT_TIMEOUT = 240
 MODEL = "openai/gpt-4.1"
@@ -75,7 +75,7 @@ def aider_env(home: Path) -> dict[str, str]:
 def run_aider(
     home: Path,
     cwd: Path,
-    server: FakeChatServer,
+    server: FakeModelServer,
     *args: str,
     model: str = MODEL,
     window: int | None = None,

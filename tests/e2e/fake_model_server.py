@@ -1,13 +1,15 @@
 """Provides a local fake of the Anthropic Messages, OpenAI Responses and OpenAI Chat Completions APIs.
 
-Given `steps`, it plays a scripted model: each request that offers tools (a turn of the agent, not
-one of Claude Code's side requests) takes the next step, a tool call, until the steps run out and
-it answers `reply` (`REPLY` unless given). A step is `{"name": ..., "args": {...}}` (with
+Given `steps`, it plays a scripted model: each request that takes a step (by default one that offers
+tools: a turn of the agent, not one of Claude Code's side requests; Aider offers no tools, so its
+helper passes a `takes_step` that gives every request one) takes the next step until the steps run
+out, then it answers `reply` (`REPLY` unless given). A step is `{"name": ..., "args": {...}}` (with
 `"namespace"` for a Responses function in a namespace, as Codex groups an MCP server's tools),
 `{"tool_search": {...}}` (Codex's client-side tool search, which loads deferred MCP tools) or
 `{"text": ...}` (a plain reply, so each turn of a recorded chat can say something of its own).
 
-Every request is kept in `requests`; with `log_path` it is also appended to that file as one JSON
+`GET /models` lists `models` (for a client that checks its model exists). Every request is kept
+in `requests`; with `log_path` it is also appended to that file as one JSON
 line (`method`, `path`, `body`), the record a fixture keeps of what the client sent the model.
 Replies report as their input tokens a step's own `"input_tokens"`, else the next of `reported`,
 else `input_tokens` (10 unless set), so a test can make a client believe its context is full.
@@ -19,6 +21,7 @@ import itertools
 import json
 import sys
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -28,17 +31,31 @@ HOLD_LIMIT = 600
 """Seconds a held turn waits at most, so a test that fails before releasing it cannot hang the server."""
 
 
+def offers_tools(body: dict[str, Any]) -> bool:
+    """The default `takes_step`: only an agent's turn (a request offering tools) takes a scripted step."""
+    return bool(body.get("tools"))
+
+
 class FakeModelServer:
     """A stdlib HTTP server on 127.0.0.1 in a thread; every request body is kept for assertions."""
 
     def __init__(
-        self, steps: list[dict[str, Any]] | None = None, log_path: Path | None = None, reply: str = REPLY
+        self,
+        steps: list[dict[str, Any]] | None = None,
+        log_path: Path | None = None,
+        reply: str = REPLY,
+        takes_step: Callable[[dict[str, Any]], bool] = offers_tools,
+        models: tuple[str, ...] = (),
     ) -> None:
         self.requests: list[tuple[str, str, dict[str, Any]]] = []
         self.steps = list(steps or [])
         self.reply = reply
         """The text of every reply no step answers (side requests, and turns once the steps run out)."""
         self.log_path = log_path
+        self.takes_step = takes_step
+        """Which request bodies take the next step (the others are answered `reply`)."""
+        self.models = models
+        """Model ids `GET /models` lists in the OpenAI shape."""
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self.answered = threading.Event()
@@ -79,9 +96,9 @@ class FakeModelServer:
                     log.write(json.dumps({"method": method, "path": path, "body": body}, ensure_ascii=False) + "\n")
 
     def next_step(self, body: dict[str, Any]) -> dict[str, Any] | None:
-        """The scripted step for this request: only agent turns (requests offering tools) take one."""
+        """The scripted step for this request, or None when it takes none (`takes_step`) or none is left."""
         with self._lock:
-            if not body.get("tools") or not self.steps:
+            if not self.steps or not self.takes_step(body):
                 return None
             return self.steps.pop(0)
 
@@ -143,7 +160,10 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
             server.record("GET", self.path, {})
             path = self.path.split("?")[0]
             if path.endswith("/models"):
-                self._send(200, json.dumps({"data": [], "models": []}).encode(), "application/json")
+                listed = [{"id": model, "object": "model", "owned_by": "fake"} for model in server.models]
+                # OpenAI's list (`data`); Codex reads `models` and finds none, so it keeps its own catalog
+                models = {"object": "list", "data": listed, "models": []}
+                self._send(200, json.dumps(models).encode(), "application/json")
             else:
                 self._send(404, b'{"error":{"type":"not_found","message":"fake"}}', "application/json")
 
@@ -334,7 +354,7 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
             self._sse(events)
 
         def _chat_completions(self, body: dict[str, Any]) -> None:
-            """OpenAI Chat Completions: a text reply or one tool call, as one JSON or as SSE chunks."""
+            """OpenAI Chat Completions: a text reply or a tool call, as one JSON or as SSE chunks."""
             step = server.next_step(body)
             message: dict[str, Any] = {"role": "assistant", "content": _reply_text(server, step)}
             finish = "stop"
@@ -342,7 +362,7 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                 call = {
                     "id": server.new_id("call_"),
                     "type": "function",
-                    "function": {"name": step["name"], "arguments": json.dumps(step["args"])},
+                    "function": {"name": step["name"], "arguments": json.dumps(step["args"], ensure_ascii=False)},
                 }
                 message = {"role": "assistant", "content": None, "tool_calls": [call]}
                 finish = "tool_calls"
@@ -361,7 +381,7 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                 return
             delta = dict(message)
             if "tool_calls" in delta:
-                delta["tool_calls"] = [{"index": 0, **call} for call in delta["tool_calls"]]
+                delta["tool_calls"] = [{"index": index, **call} for index, call in enumerate(delta["tool_calls"])]
             chunk = {**head, "object": "chat.completion.chunk"}
             chunks = [
                 {**chunk, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
@@ -381,9 +401,11 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-if __name__ == "__main__":  # serve until interrupted: LOG_FILE [STEPS_JSON]; prints the base URL
-    log = Path(sys.argv[1]) if len(sys.argv) > 1 else None
-    script = json.loads(Path(sys.argv[2]).read_text(encoding="utf-8")) if len(sys.argv) > 2 else []
-    with FakeModelServer(script, log_path=log) as fake:
+if __name__ == "__main__":  # serve until interrupted: LOG_FILE [STEPS_JSON] [--every-request]; prints the base URL
+    args = [arg for arg in sys.argv[1:] if not arg.startswith("--")]
+    log = Path(args[0]) if args else None
+    script = json.loads(Path(args[1]).read_text(encoding="utf-8")) if len(args) > 1 else []
+    takes = (lambda _body: True) if "--every-request" in sys.argv else offers_tools
+    with FakeModelServer(script, log_path=log, takes_step=takes) as fake:
         print(fake.url, flush=True)
         threading.Event().wait()

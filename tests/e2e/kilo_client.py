@@ -1,4 +1,4 @@
-"""Runs the real Kilo Code CLI (npm `@kilocode/cli` 7.7.7) against the fake Chat Completions server, in a temp home.
+"""Runs the real Kilo Code CLI (npm `@kilocode/cli` 7.7.7) against the fake model server (Chat Completions), in a temp home.
 
 Kilo is an OpenCode descendant: a custom provider in `~/.config/kilo/kilo.json` on its bundled
 `@ai-sdk/openai-compatible` points it at the fake (`options.baseURL`), no provider package is
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_chat_server import FakeChatServer
+from fake_model_server import FakeModelServer
 
 CLIENT_TIMEOUT = 240
 PROVIDER = "fake"
@@ -50,7 +50,7 @@ def kilo_binary() -> str:
     return found
 
 
-def configure(home: Path, server: FakeChatServer, context: int = 200_000, output: int = 8_000) -> Path:
+def configure(home: Path, server: FakeModelServer, context: int = 200_000, output: int = 8_000) -> Path:
     """Kilo's global config in the temp home: provider `fake` at the server, a `context`-token window."""
     model: dict[str, Any] = {"name": "fake", "limit": {"context": context, "output": output}}
     config = {
@@ -85,7 +85,7 @@ def database(home: Path) -> Path:
 
 
 def run_kilo(
-    home: Path, cwd: Path, server: FakeChatServer, *args: str, context: int = 200_000
+    home: Path, cwd: Path, server: FakeModelServer, *args: str, context: int = 200_000
 ) -> subprocess.CompletedProcess[str]:
     """`kilo ARGS` (e.g. `run PROMPT`, `run -s ID PROMPT`) in `cwd`; fails the test on a non-zero exit."""
     configure(home, server, context=context)

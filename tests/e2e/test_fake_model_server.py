@@ -1,7 +1,8 @@
 """Tests the fake model server's Chat Completions side, text steps, usage and request log with real clients.
 
 The `openai` package parses the server's replies as it would a provider's, so a chunk the real
-clients (Copilot CLI, Pi, Qwen Code) could not read fails here first.
+clients (Copilot CLI, Pi, Qwen Code, Kilo Code CLI, and Aider through LiteLLM) could not read fails
+here first. No real agent runs here (not marked e2e).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import openai
+import pytest
 from fake_model_server import REPLY, FakeModelServer
 
 TOOLS: list[Any] = [
@@ -28,7 +30,7 @@ def _client(server: FakeModelServer) -> openai.OpenAI:
 
 
 def test_chat_completions_stream_a_scripted_tool_call_then_the_reply() -> None:
-    steps = [{"name": "shell", "args": {"command": "ls -1"}}]
+    steps = [{"name": "shell", "args": {"command": "ls -1 ✓"}}]
     with FakeModelServer(steps) as server, _client(server) as client:
         stream = client.chat.completions.create(
             model="fake-model",
@@ -45,7 +47,7 @@ def test_chat_completions_stream_a_scripted_tool_call_then_the_reply() -> None:
             model="fake-model", messages=[{"role": "user", "content": "again"}], tools=TOOLS
         )
     assert call.function is not None and call.function.name == "shell"
-    assert json.loads(call.function.arguments or "") == {"command": "ls -1"}
+    assert call.function.arguments == '{"command": "ls -1 ✓"}'  # as a provider sends it, not \u-escaped
     assert call.id and call.id.startswith("call_")
     assert finishes[-1] == "tool_calls"
     assert [(item.prompt_tokens, item.completion_tokens) for item in usage] == [(10, 1)]
@@ -119,9 +121,49 @@ def test_a_steps_own_input_tokens_is_reported_for_that_reply_only() -> None:
 
 
 def test_the_servers_reply_answers_what_no_step_does() -> None:
-    """A compaction summary request without tools gets the reply a recording chose."""
+    """A side request (a title, a compaction summary) without tools leaves the step to the next turn."""
     with FakeModelServer([{"text": "the turn"}], reply="SUMMARY: teal") as server, _client(server) as client:
-        turn = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "go"}], tools=TOOLS)
         side = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "summarize"}])
-    assert turn.choices[0].message.content == "the turn"
+        turn = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "go"}], tools=TOOLS)
     assert side.choices[0].message.content == "SUMMARY: teal"
+    assert turn.choices[0].message.content == "the turn"
+
+
+def test_every_request_takes_a_step_when_asked_and_a_step_sets_the_reported_usage() -> None:
+    """Aider offers no tools: with `takes_step` every request, a streamed one included, takes the next step."""
+    steps = [{"text": "big", "input_tokens": 150_000}, {"text": "small"}]
+    with FakeModelServer(steps, takes_step=lambda _body: True) as server, _client(server) as client:
+        server.input_tokens = 42
+        stream = client.chat.completions.create(
+            model="m",
+            messages=[{"role": "user", "content": "a"}],
+            stream=True,
+            stream_options={"include_usage": True},
+        )
+        big = list(stream)
+        small = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "b"}])
+    [usage] = [chunk.usage for chunk in big if chunk.usage]
+    assert usage.prompt_tokens == 150_000 and usage.total_tokens == 150_001
+    assert "".join(c.choices[0].delta.content or "" for c in big if c.choices) == "big"
+    assert small.choices[0].message.content == "small"
+    assert small.usage is not None and small.usage.prompt_tokens == 42
+
+
+def test_listed_models_and_the_request_log(tmp_path: Path) -> None:
+    """`GET /models` lists the given ids (as a client checking its model reads them); both requests are logged."""
+    log = tmp_path / "requests.jsonl"
+    with FakeModelServer(log_path=log, models=("gpt-4.1",)) as server, _client(server) as client:
+        listed = [model.id for model in client.models.list()]
+        client.chat.completions.create(model="gpt-4.1", messages=[{"role": "user", "content": "héllo"}])
+    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    assert listed == ["gpt-4.1"]
+    assert [(line["method"], line["path"]) for line in lines] == [
+        ("GET", "/v1/models"),
+        ("POST", "/v1/chat/completions"),
+    ]
+    assert lines[1]["body"]["messages"] == [{"role": "user", "content": "héllo"}]
+
+
+def test_an_api_the_fake_does_not_serve_is_a_404_the_client_reports() -> None:
+    with FakeModelServer() as server, _client(server) as client, pytest.raises(openai.NotFoundError):
+        client.embeddings.create(model="m", input="hi")

@@ -18,7 +18,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from aider_client import every_request, handwritten_history, restored, run_aider
-from fake_chat_server import FakeChatServer
+from fake_model_server import FakeModelServer
 from kilo_client import import_document, run_kilo
 
 pytestmark = pytest.mark.e2e
@@ -34,15 +34,15 @@ def _texts(message: dict[str, Any]) -> str:
 def test_kilo_continue_latest_picks_an_imported_session_in_a_lived_in_project(tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()
-    with FakeChatServer([{"text": "EARLIER-REPLY"}]) as server:
+    with FakeModelServer([{"text": "EARLIER-REPLY"}]) as server:
         run_kilo(home, project, server, "run", "EARLIER: the user's own session")
     session = import_document(home, project, tmp_path / "import.json", tag="MIGRATED")
-    with FakeChatServer() as server:
+    with FakeModelServer() as server:
         run_kilo(home, project, server, "run", "-c", "NEXT: continue")
-        [latest] = server.chats()
-    with FakeChatServer() as server:
+        [latest] = server.bodies("/chat/completions")
+    with FakeModelServer() as server:
         run_kilo(home, project, server, "run", "-s", session, "AGAIN: by id")
-        [by_id] = server.chats()
+        [by_id] = server.bodies("/chat/completions")
     sent = [
         (m["role"], _texts(m), [c["function"]["name"] for c in m.get("tool_calls") or []]) for m in latest["messages"]
     ]
@@ -64,18 +64,18 @@ def test_kilo_continue_latest_picks_an_imported_session_in_a_lived_in_project(tm
 def test_aider_restores_a_hand_written_history_named_on_its_command_line(tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()
-    with FakeChatServer([{"text": "OWN-REPLY"}], takes_step=every_request) as server:
+    with FakeModelServer([{"text": "OWN-REPLY"}], takes_step=every_request) as server:
         run_aider(home, project, server, "--no-git", "--message", "OWN: the user's own chat")
     own_history = (project / ".aider.chat.history.md").read_bytes()
     written = project / ".aider.smig-0001.chat.history.md"
     written.write_text(handwritten_history("MIGRATED"), encoding="utf-8")
     args = ("--no-git", "--chat-history-file", written.name, "--restore-chat-history", "--message", "NEXT: continue")
-    with FakeChatServer(takes_step=every_request) as server:
+    with FakeModelServer(takes_step=every_request) as server:
         run_aider(home, project, server, *args)
-        [request] = server.chats()
-    with FakeChatServer(takes_step=every_request) as server:
+        [request] = server.bodies("/chat/completions")
+    with FakeModelServer(takes_step=every_request) as server:
         run_aider(home, project, server, "--no-git", "--restore-chat-history", "--message", "DEFAULT")
-        [default] = server.chats()
+        [default] = server.bodies("/chat/completions")
     conversation = [m for m in request["messages"] if m["role"] != "system"]
     start = conversation.index(restored("MIGRATED")[0])
     assert conversation[start : start + 4] == restored("MIGRATED")
