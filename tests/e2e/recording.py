@@ -1,10 +1,11 @@
 """Records real-client sessions for `tests/fixtures/real/<agent>/`: each run's requests, and the overhead.
 
-A fixture's `make.py` runs a client (`run_copilot`, `run_pi`, `run_qwen`, …) through `Recording.run`:
-a fresh fake model server per run (the client's scripted replies), every request the client sent
-kept with its scenario and run number, so a reader can be checked against what the model saw.
-`overhead` splits one request into what the client adds to a typed prompt (system prompt, tool
-definitions, injected context), counted by o200k_base as `smig_tui/data/agent_overhead.json` is.
+A fixture's `make.py` runs a client (`run_copilot`, `run_pi`, `run_qwen`, `run_kilo`, `run_aider`)
+through `Recording.run`: a fresh fake model server per run (the client's scripted replies), every
+request the client sent kept with its scenario, run number and command line, so a reader can be
+checked against what the model saw. `overhead` splits one request (Anthropic Messages or Chat
+Completions) into what the client adds to a typed prompt (system prompt, tool definitions, injected
+context), counted by o200k_base as `smig_tui/data/agent_overhead.json` is.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from fake_model_server import REPLY, FakeModelServer
+from fake_model_server import REPLY, FakeModelServer, offers_tools
 from terminal import Terminal
 
 Runner = Callable[..., subprocess.CompletedProcess[str]]
@@ -26,8 +27,16 @@ Runner = Callable[..., subprocess.CompletedProcess[str]]
 class Recording:
     """One agent's recording: a home and project folders under `root`, requests kept per scenario."""
 
-    def __init__(self, root: Path, runner: Runner, scrub: dict[str, str] | None = None) -> None:
-        """`scrub` maps machine-specific text (an install path a system prompt names) to a stand-in."""
+    def __init__(
+        self,
+        root: Path,
+        runner: Runner,
+        scrub: dict[str, str] | None = None,
+        takes_step: Callable[[dict[str, Any]], bool] = offers_tools,
+    ) -> None:
+        """`scrub` maps machine-specific text (an install path a system prompt names) to a stand-in;
+        `takes_step` picks the requests a scripted step answers (Aider's, offering no tools: all;
+        Kilo's: its compaction request too)."""
         if root.exists():
             shutil.rmtree(root)
         self.root = root
@@ -35,6 +44,7 @@ class Recording:
         self.home.mkdir(parents=True)
         self.runner = runner
         self.scrub = scrub or {}
+        self.takes_step = takes_step
         self.requests: dict[str, list[dict[str, Any]]] = {}
 
     def project(self, name: str, files: dict[str, str] | None = None) -> Path:
@@ -61,7 +71,7 @@ class Recording:
         """
         kept = self.requests.setdefault(scenario, [])
         run_number = len({entry["run"] for entry in kept}) + 1
-        with FakeModelServer(steps, reply=reply) as server:
+        with FakeModelServer(steps, reply=reply, takes_step=self.takes_step) as server:
             result = self.runner(self.home, cwd, server, *args, **options)
             for method, path, body in server.requests:
                 entry = {"scenario": scenario, "run": run_number, "argv": list(args), "method": method, "path": path}
@@ -164,18 +174,22 @@ def system_text(body: dict[str, Any]) -> str:
 
 
 def overhead(body: dict[str, Any], prompt: str) -> dict[str, int]:
-    """What the client adds to `prompt` in one request, by o200k_base: system, tools, injected context."""
+    """What the client adds to `prompt` in one request, by o200k_base: system, tools, injected context.
+
+    Injected context is every conversation item's text less the typed prompt (Kilo's
+    `<environment_details>`, Aider's example conversation and file notices).
+    """
     from smig_tui.adapters.tokenizers.tiktoken_counter import make_counter
 
     counter = make_counter("o200k_base")
-    tools = body.get("tools") or []
+    tools = body.get("tools") or []  # none (Aider): 0 tokens, not the 1 of "[]"
     sent = sum(
         counter.count(text.split(" ", 1)[-1] if kind != "user" and kind != "assistant" else text)
         for kind, text in conversation(body)
     )
     parts = {
         "system prompt": counter.count(system_text(body)),
-        f"tool definitions ({len(tools)} tools)": counter.count(json.dumps(tools, ensure_ascii=False)),
+        f"tool definitions ({len(tools)} tools)": counter.count(json.dumps(tools, ensure_ascii=False)) if tools else 0,
         "injected context": sent - counter.count(prompt),
     }
     return parts | {"total": sum(parts.values())}

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chat_recording import load_requests
+from recording import load_requests
 
 from smig_tui.core.models import Agent, Kind
 from smig_tui.services import build_services

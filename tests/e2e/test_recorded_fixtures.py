@@ -1,4 +1,4 @@
-"""Checks the recorded Copilot CLI, Pi and Qwen Code fixtures hold what their READMEs and docs/formats say.
+"""Checks the recorded Copilot CLI, Pi, Qwen Code (and Kilo, Aider overhead) fixtures hold what their docs say.
 
 No client runs here: the sessions and requests in `tests/fixtures/real/<agent>/` are read as they
 were recorded, so the facts the agent packages will be built on stay true of the files.
@@ -72,3 +72,17 @@ def test_the_overhead_recorded_is_what_the_first_request_carries(agent: str, exa
     first = "-p" if agent != "qwen" else "positional prompt"
     body = load_requests(REAL / agent / "requests.jsonl.xz", "overhead")[0]["body"]
     assert abs(overhead(body, "hello there")["total"] - measured[first]["total"]) <= 30
+
+
+@pytest.mark.parametrize(("agent", "prompt"), [("kilo", '"hello there"'), ("aider", "hello there")])
+def test_the_chat_completions_overhead_recorded_is_what_the_request_carries(
+    agent: str, prompt: str, exact_tokens: None
+) -> None:
+    """Kilo's and Aider's overhead.json recount from the stored request (Kilo sends the prompt in quotes)."""
+    recorded = json.loads((REAL / agent / "overhead.json").read_text(encoding="utf-8"))
+    [body] = [e["body"] for e in load_requests(REAL / agent / "requests.jsonl.xz", "overhead") if e["method"] == "POST"]
+    measured = overhead(body, prompt)
+    assert {key: recorded[key] for key in measured} == measured
+    assert measured["system prompt"] > 1_000 and measured["injected context"] > 0
+    if agent == "kilo":
+        assert recorded["tool_names"] == sorted(tool["function"]["name"] for tool in body["tools"])
