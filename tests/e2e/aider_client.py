@@ -20,9 +20,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from client_runs import clean_env, run_client
 from fake_model_server import FakeModelServer
 
-CLIENT_TIMEOUT = 240
 MODEL = "openai/gpt-4.1"
 """A model LiteLLM knows (window, prices, Aider's `diff` edit format and `gpt-4.1-mini` weak model)."""
 QUIET = ("--no-check-update", "--analytics-disable", "--no-show-release-notes", "--no-pretty", "--no-fancy-input")
@@ -62,14 +62,7 @@ def metadata_file(home: Path, model: str, window: int) -> Path:
 
 def aider_env(home: Path) -> dict[str, str]:
     """Only the temp home and what Aider needs: a dummy key, no colours, no downloads."""
-    env = {key: os.environ[key] for key in ("PATH", "LANG", "TMPDIR") if key in os.environ}
-    return env | {
-        "HOME": str(home),
-        "OPENAI_API_KEY": "smig-test",
-        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-        "TERM": "dumb",
-        "NO_COLOR": "1",
-    }
+    return clean_env(home, OPENAI_API_KEY="smig-test", LITELLM_LOCAL_MODEL_COST_MAP="True", TERM="dumb", NO_COLOR="1")
 
 
 def run_aider(
@@ -93,18 +86,7 @@ def run_aider(
         argv.append("--yes-always")
     if window is not None:
         argv += ["--model-metadata-file", str(metadata_file(home, model, window))]
-    run = subprocess.run(
-        [*argv, *args],
-        cwd=cwd,
-        env=aider_env(home),
-        capture_output=True,
-        text=True,
-        timeout=CLIENT_TIMEOUT,
-        input=typed,
-        stdin=subprocess.DEVNULL if typed is None else None,
-    )
-    assert run.returncode == 0, (run.stdout[-2000:], run.stderr[-2000:])
-    return run
+    return run_client([*argv, *args], cwd, aider_env(home), typed)
 
 
 def every_request(_body: object) -> bool:

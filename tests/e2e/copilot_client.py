@@ -11,54 +11,40 @@ there for any tool to run.
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
+from client_runs import clean_env, new_client, run_client
 from fake_model_server import FakeModelServer
-from test_resume_real_clients import _client
 
-CLIENT_TIMEOUT = 240
 MODEL = "claude-sonnet-4.5"
 
 
 def copilot_binary() -> str:
     """The installed `copilot`, or skip."""
-    return _client("copilot")
+    return new_client("copilot")
 
 
 def copilot_env(home: Path, server: FakeModelServer, provider: str = "anthropic", model: str = MODEL) -> dict[str, str]:
     """Only the temp home and the BYOK settings: nothing from a real profile or a parent agent."""
     binary = Path(copilot_binary())
-    env = {key: os.environ[key] for key in ("PATH", "LANG", "TMPDIR") if key in os.environ}
     base = server.url if provider == "anthropic" else f"{server.url}/v1"
-    env |= {
-        "HOME": str(home),
-        "COPILOT_PKG_CACHE_HOME": str(binary.resolve().parents[3] / "copilot-pkg"),
-        "COPILOT_OFFLINE": "true",
-        "COPILOT_AUTO_UPDATE": "false",
-        "COPILOT_PROVIDER_BASE_URL": base,
-        "COPILOT_PROVIDER_TYPE": provider,
-        "COPILOT_PROVIDER_API_KEY": "smig-test",
-        "COPILOT_MODEL": model,
-        "NO_COLOR": "1",
-        "CI": "1",
-    }
-    return env
+    return clean_env(
+        home,
+        COPILOT_PKG_CACHE_HOME=str(binary.resolve().parents[3] / "copilot-pkg"),
+        COPILOT_OFFLINE="true",
+        COPILOT_AUTO_UPDATE="false",
+        COPILOT_PROVIDER_BASE_URL=base,
+        COPILOT_PROVIDER_TYPE=provider,
+        COPILOT_PROVIDER_API_KEY="smig-test",
+        COPILOT_MODEL=model,
+        NO_COLOR="1",
+        CI="1",
+    )
 
 
 def run_copilot(
     home: Path, cwd: Path, server: FakeModelServer, *args: str, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     """`copilot ARGS` in `cwd` with only the temp home in its environment; fails on a non-zero exit."""
-    run = subprocess.run(
-        [copilot_binary(), *args],
-        cwd=cwd,
-        env=copilot_env(home, server) | (env or {}),
-        capture_output=True,
-        text=True,
-        timeout=CLIENT_TIMEOUT,
-        stdin=subprocess.DEVNULL,
-    )
-    assert run.returncode == 0, (run.stdout[-1000:], run.stderr[-2000:])
-    return run
+    return run_client([copilot_binary(), *args], cwd, copilot_env(home, server) | (env or {}))

@@ -11,17 +11,14 @@ the platform package `@kilocode/cli-linux-x64` (`optionalDependencies`), nothing
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
-import pytest
+from client_runs import clean_env, new_client, run_client
 from fake_model_server import FakeModelServer
 
-CLIENT_TIMEOUT = 240
 PROVIDER = "fake"
 MODEL = "gpt-4.1"
 QUIET = {
@@ -36,18 +33,11 @@ QUIET = {
     "KILO_TELEMETRY_LEVEL": "off",
     "KILO_NO_DAEMON": "1",
 }
-_DEFAULT_BIN = Path(os.path.expanduser("~")) / ".cache" / "smig-e2e" / "node_modules" / ".bin"
 
 
 def kilo_binary() -> str:
     """The installed `kilo`, or skip."""
-    for folder in (os.environ.get("SMIG_E2E_BIN"), str(_DEFAULT_BIN)):
-        if folder and (Path(folder) / "kilo").is_file():
-            return str(Path(folder) / "kilo")
-    found = shutil.which("kilo")
-    if not found:
-        pytest.skip("kilo is not installed (set SMIG_E2E_BIN or npm install @kilocode/cli@7.7.7)")
-    return found
+    return new_client("kilo")
 
 
 def configure(home: Path, server: FakeModelServer, context: int = 200_000, output: int = 8_000) -> Path:
@@ -75,8 +65,7 @@ def configure(home: Path, server: FakeModelServer, context: int = 200_000, outpu
 
 def kilo_env(home: Path) -> dict[str, str]:
     """Only the temp home (XDG folders under it) and the quiet switches."""
-    env = {key: os.environ[key] for key in ("PATH", "LANG", "TMPDIR") if key in os.environ}
-    return env | QUIET | {"HOME": str(home), "NO_COLOR": "1", "CI": "1"}
+    return clean_env(home, **QUIET, NO_COLOR="1", CI="1")
 
 
 def database(home: Path) -> Path:
@@ -89,17 +78,7 @@ def run_kilo(
 ) -> subprocess.CompletedProcess[str]:
     """`kilo ARGS` (e.g. `run PROMPT`, `run -s ID PROMPT`) in `cwd`; fails the test on a non-zero exit."""
     configure(home, server, context=context)
-    run = subprocess.run(
-        [kilo_binary(), *args],
-        cwd=cwd,
-        env=kilo_env(home),
-        capture_output=True,
-        text=True,
-        timeout=CLIENT_TIMEOUT,
-        stdin=subprocess.DEVNULL,
-    )
-    assert run.returncode == 0, (run.stdout[-1000:], run.stderr[-2000:])
-    return run
+    return run_client([kilo_binary(), *args], cwd, kilo_env(home))
 
 
 def kilo_id(prefix: str, millis: int, counter: int, descending: bool = False) -> str:
@@ -198,14 +177,5 @@ def import_document(home: Path, cwd: Path, path: Path, tag: str) -> str:
     """Write a hand-made session to `path` and bring it in with `kilo import`; its session id."""
     document = handwritten_document(cwd, tag, int(time.time() * 1000))
     path.write_text(json.dumps(document, ensure_ascii=False, indent=1), encoding="utf-8")
-    run = subprocess.run(
-        [kilo_binary(), "import", str(path)],
-        cwd=cwd,
-        env=kilo_env(home),
-        capture_output=True,
-        text=True,
-        timeout=CLIENT_TIMEOUT,
-        stdin=subprocess.DEVNULL,
-    )
-    assert run.returncode == 0, (run.stdout[-1000:], run.stderr[-2000:])
+    run_client([kilo_binary(), "import", str(path)], cwd, kilo_env(home))
     return str(document["info"]["id"])

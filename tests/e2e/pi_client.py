@@ -10,14 +10,12 @@ the startup update check and telemetry. `-p` runs one prompt and exits.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
+from client_runs import clean_env, new_client, run_client
 from fake_model_server import FakeModelServer
-from test_resume_real_clients import _client
 
-CLIENT_TIMEOUT = 240
 MODEL = "fake-coder"
 PROVIDER = "fake"
 WINDOW = 128_000
@@ -25,7 +23,7 @@ WINDOW = 128_000
 
 def pi_binary() -> str:
     """The installed `pi`, or skip."""
-    return _client("pi")
+    return new_client("pi")
 
 
 def prepare_home(home: Path, server: FakeModelServer, api: str = "openai-completions", window: int = WINDOW) -> Path:
@@ -46,14 +44,7 @@ def pi_env(
 ) -> dict[str, str]:
     """Only the temp home (its `models.json` pointed at this server): nothing from a real profile or a parent agent."""
     prepare_home(home, server, api, window)
-    env = {key: os.environ[key] for key in ("PATH", "LANG", "TMPDIR") if key in os.environ}
-    return env | {
-        "HOME": str(home),
-        "PI_OFFLINE": "1",
-        "PI_SKIP_VERSION_CHECK": "1",
-        "PI_TELEMETRY": "0",
-        "NO_COLOR": "1",
-    }
+    return clean_env(home, PI_OFFLINE="1", PI_SKIP_VERSION_CHECK="1", PI_TELEMETRY="0", NO_COLOR="1")
 
 
 def run_pi(
@@ -66,14 +57,5 @@ def run_pi(
     window: int = WINDOW,
 ) -> subprocess.CompletedProcess[str]:
     """`pi --provider fake --model MODEL ARGS` in `cwd` with only the temp home; fails on a non-zero exit."""
-    run = subprocess.run(
-        [pi_binary(), "--provider", PROVIDER, "--model", MODEL, *args],
-        cwd=cwd,
-        env=pi_env(home, server, api, window) | (env or {}),
-        capture_output=True,
-        text=True,
-        timeout=CLIENT_TIMEOUT,
-        stdin=subprocess.DEVNULL,
-    )
-    assert run.returncode == 0, (run.stdout[-1000:], run.stderr[-2000:])
-    return run
+    argv = [pi_binary(), "--provider", PROVIDER, "--model", MODEL, *args]
+    return run_client(argv, cwd, pi_env(home, server, api, window) | (env or {}))

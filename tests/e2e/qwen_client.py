@@ -11,21 +11,19 @@ prompt runs one turn and exits (`-p` is deprecated); `--approval-mode yolo` lets
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
 
+from client_runs import clean_env, new_client, run_client
 from fake_model_server import FakeModelServer
-from test_resume_real_clients import _client
 
-CLIENT_TIMEOUT = 240
 MODEL = "qwen3-coder-plus"
 
 
 def qwen_binary() -> str:
     """The installed `qwen`, or skip."""
-    return _client("qwen")
+    return new_client("qwen")
 
 
 def prepare_home(home: Path, extra: dict[str, Any] | None = None) -> Path:
@@ -58,29 +56,18 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 def qwen_env(home: Path, server: FakeModelServer) -> dict[str, str]:
     """Only the temp home and the OpenAI settings: nothing from a real profile or a parent agent."""
     prepare_home(home)
-    env = {key: os.environ[key] for key in ("PATH", "LANG", "TMPDIR") if key in os.environ}
-    return env | {
-        "HOME": str(home),
-        "OPENAI_BASE_URL": f"{server.url}/v1",
-        "OPENAI_API_KEY": "smig-test",
-        "OPENAI_MODEL": MODEL,
-        "NO_COLOR": "1",
-        "CI": "1",
-    }
+    return clean_env(
+        home,
+        OPENAI_BASE_URL=f"{server.url}/v1",
+        OPENAI_API_KEY="smig-test",
+        OPENAI_MODEL=MODEL,
+        NO_COLOR="1",
+        CI="1",
+    )
 
 
 def run_qwen(
     home: Path, cwd: Path, server: FakeModelServer, *args: str, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     """`qwen ARGS` in `cwd` with only the temp home in its environment; fails on a non-zero exit."""
-    run = subprocess.run(
-        [qwen_binary(), *args],
-        cwd=cwd,
-        env=qwen_env(home, server) | (env or {}),
-        capture_output=True,
-        text=True,
-        timeout=CLIENT_TIMEOUT,
-        stdin=subprocess.DEVNULL,
-    )
-    assert run.returncode == 0, (run.stdout[-1000:], run.stderr[-2000:])
-    return run
+    return run_client([qwen_binary(), *args], cwd, qwen_env(home, server) | (env or {}))

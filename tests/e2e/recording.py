@@ -14,7 +14,7 @@ import json
 import lzma
 import shutil
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +120,21 @@ class Recording:
             text = text.replace(machine, stand_in)
         with lzma.open(path, "wt", encoding="utf-8", preset=9 | lzma.PRESET_EXTREME) as out:
             out.write(text)
+
+    def keep(self, fixture: Path, files: Iterable[Path]) -> None:
+        """Copy `files` (under the recording's home) and `as-written/` into `fixture`, replacing the old copies."""
+        for name in ("home", "as-written"):
+            if (fixture / name).exists():
+                shutil.rmtree(fixture / name)
+        for path in files:
+            target = fixture / path.relative_to(self.root)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, target)
+        shutil.copytree(self.root / "as-written", fixture / "as-written")
+
+    def overheads(self, runs: dict[str, str], prompt: str) -> dict[str, dict[str, int]]:
+        """`overhead` of each named run's first request (`runs` maps a name to its scenario)."""
+        return {name: overhead(self.requests[scenario][0]["body"], prompt) for name, scenario in runs.items()}
 
 
 def load_requests(path: Path, scenario: str | None = None) -> list[dict[str, Any]]:
