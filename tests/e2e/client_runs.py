@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_resume_real_clients import _client
+from client_env import client_binary as _client
 
 CLIENT_TIMEOUT = 240
 """Seconds one client run may take before the test fails (a first Copilot run unpacks 235 MB)."""
