@@ -20,7 +20,6 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(Path(__file__).parents[1] / "kilo"))
 from client_env import base_env, client_binary
 from fake_model_server import REPLY, FakeModelServer
 from kilo_builders import RECORDED_ROOT, install_database

@@ -150,3 +150,16 @@ def test_a_kilo_home_in_kilo_config_dir_takes_part_in_memory_sync(
     assert "MOVED-NOTE" in (isolated_homes["claude"] / "smig_memory.md").read_text(encoding="utf-8")
     assert str(folder / "smig_memory.md") in (folder / "AGENTS.md").read_text(encoding="utf-8")
     assert not (isolated_homes["home"] / ".config" / "kilo").exists()
+
+
+def test_the_cli_plans_for_and_migrates_to_kilo_by_name(isolated_homes: dict[str, Path], tmp_path: Path) -> None:
+    install_database(isolated_homes["home"] / ".local" / "share" / "kilo" / "kilo.db")
+    tools = "ses_dbbf2f7deffe7eJlBs3YSWIbyp"
+    out = io.StringIO()
+    assert main(["plan", tools, "--target", "gpt-5.5", "--to", "kilo", "--json"], Context(out=Output(stdout=out))) == 0
+    plan = json.loads(out.getvalue())
+    assert plan["decision"]["overhead"] == 12_119 and plan["agent_overhead"]["agent"] == "kilo"
+    out = io.StringIO()
+    argv = ["migrate", tools, "--target", "gpt-5.5", "--to", "kilo", "--dry-run", "--cwd", str(tmp_path), "--json"]
+    assert main(argv, Context(out=Output(stdout=out))) == 0
+    assert "kilo -s ses_" in out.getvalue()

@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-FIXTURE = Path(__file__).parents[1] / "fixtures" / "real" / "kilo"
+FIXTURE = Path(__file__).parent / "fixtures" / "real" / "kilo"
 RECORDED_ROOT = "/tmp/smig-real-kilo/work"
 """Where the recorded sessions ran: `<root>/<scenario>`."""
 ENVIRONMENT = "\n\n<environment_details>"
