@@ -131,5 +131,5 @@ PROFILE = AgentProfile(
         "Kilo Code keeps it in its own database, which smig never writes; `smig export` or `smig migrate` "
         "it from the archive instead"
     ),
-    client_words=("kilo",),
+    client_words=("kilo",),  # its MCP client calls itself `kilo` (the binary's `new Client({name: "kilo"})`)
 )
