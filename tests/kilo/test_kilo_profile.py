@@ -97,7 +97,7 @@ def test_without_the_kilo_command_the_write_is_refused_by_name(
     writer = PROFILE.writer(resolve_paths(), None)
     assert writer is not None
     assert writer.unavailable() == (
-        "Writing an Kilo Code session needs the `kilo` command (not found on PATH; SMIG_KILO_BIN can name it)."
+        "Writing a Kilo Code session needs the `kilo` command (not found on PATH; SMIG_KILO_BIN can name it)."
     )
 
 

@@ -118,8 +118,9 @@ def find_binary(env: Mapping[str, str] | None = None, variant: Variant = OPENCOD
 
 
 def _needs_binary(variant: Variant) -> str:
+    article = "an" if variant.name[:1] in "AEIOU" else "a"
     return (
-        f"Writing an {variant.name} session needs the `{variant.binary}` command (not found on PATH; "
+        f"Writing {article} {variant.name} session needs the `{variant.binary}` command (not found on PATH; "
         f"{bin_env(variant.binary)} can name it)"
     )
 
