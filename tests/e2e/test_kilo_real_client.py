@@ -20,12 +20,11 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from client_env import base_env, client_binary
+from client_env import base_env, claude_env, client_binary, codex_home_for, run_client
 from fake_model_server import REPLY, FakeModelServer
 from kilo_builders import RECORDED_ROOT, install_database
 from kilo_client import QUIET, configure, kilo_binary, run_kilo
 from migration_builders import make_plan, make_session
-from real_clients import run_opencode as run_client
 
 from smig_tui.core.handoff import NOTE_PREFIX
 from smig_tui.core.models import Agent, Strategy
@@ -108,22 +107,11 @@ def test_a_recorded_kilo_session_resumes_in_codex_and_claude_code(
     [info] = [i for i in services.list_sessions(agent=Agent("kilo")) if i.cwd == f"{RECORDED_ROOT}/tools"]
     session = services.load_session(info)
     with FakeModelServer() as server:
-        env = base_env(isolated_homes)
         if target == Destination("codex"):
-            isolated_homes["codex"].mkdir(parents=True, exist_ok=True)
-            (isolated_homes["codex"] / "config.toml").write_text(
-                'model = "gpt-5.5"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
-                f'base_url = "{server.url}/v1"\nwire_api = "responses"\nenv_key = "SMIG_FAKE_KEY"\n',
-                encoding="utf-8",
-            )
-            env |= {"SMIG_FAKE_KEY": "test"}
+            codex_home_for(isolated_homes, server)
+            env = base_env(isolated_homes) | {"SMIG_FAKE_KEY": "test"}
         else:
-            env |= {
-                "ANTHROPIC_BASE_URL": server.url,
-                "ANTHROPIC_API_KEY": "test",
-                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-                "DISABLE_AUTOUPDATER": "1",
-            }
+            env = claude_env(isolated_homes, server)
         model = "gpt-5.5" if target == Destination("codex") else "claude-sonnet-4-5"
         result = build_services().migrate(
             session, services.plan(session, model, Strategy.AS_IS), {target}, cwd=str(project)
