@@ -138,9 +138,7 @@ def test_c_in_the_tui_commit_result_leaves_smig_for_the_client(
     terminal = Terminal([sys.executable, "-m", "smig_tui"], tmp_path, env)
     try:
         terminal.wait_for(terminal.shows("OSPREY-93"), "smig to list the session")
-        terminal.type("/")  # a letter in the same read as `/` reaches the tree, not the filter: type it again
-        terminal.type_until("o", terminal.shows("│ o "), "the filter to take a letter")
-        terminal.type("spr")
+        terminal.type("/ospr")  # in one write, as a fast typist or tmux sends it: every letter reaches the filter
         terminal.wait_for(terminal.shows("│ ospr "), "the filter")
         terminal.type("\r")
         terminal.wait_for(terminal.shows("fits"), "the session to be measured")

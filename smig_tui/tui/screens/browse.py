@@ -7,12 +7,13 @@ import os
 import time
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import events, on, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, Tree
+from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, TextArea, Tree
 from textual.worker import get_current_worker
 
 from smig_tui.core.models import ReadWarning, Session, SessionInfo, Strategy
@@ -90,6 +91,7 @@ class BrowseScreen(SmigScreen[None]):
             "Filter",
             tooltip="Filter sessions by title, folder, id or model.",
             id="browse.filter",
+            priority=True,  # see action_focus_filter
         ),
         Binding(
             "escape",
@@ -362,7 +364,23 @@ class BrowseScreen(SmigScreen[None]):
         self.scan_sessions()
 
     def action_focus_filter(self) -> None:
-        self.query_one("#filter", Input).focus()
+        """`/`: type into the filter. The key is a priority binding and the focus moves at once, before the
+        app hands on the next key: a letter typed right behind `/` (fast typing, tmux send-keys) was
+        already on its way to the tree when a deferred `focus()` landed, and was lost."""
+        if isinstance(self.focused, (Input, TextArea)):
+            raise SkipAction  # there `/` is a character: a path in the filter, a summary being edited
+        self.set_focus(self.query_one("#filter", Input))
+
+    def on_paste(self, event: events.Paste) -> None:
+        """A paste no text box took (the tree has the focus) filters the list, a leading `/` dropped as the
+        key that opens the filter."""
+        line = event.text.splitlines()[0] if event.text.strip() else ""
+        if not line:
+            return
+        event.stop()
+        box = self.query_one("#filter", Input)
+        self.set_focus(box)
+        box.insert_text_at_cursor(line[1:] if line.startswith("/") else line)
 
     def action_focus_plan(self) -> None:
         """Move to the messages of the tab on show (the summary on the Summary tab)."""
