@@ -9,6 +9,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from smig_tui.cli.plan import add_plan_options, given_plan_options, plan_options
 from smig_tui.cli.table import SESSION_HELP, Column, unique_prefixes
 from smig_tui.core.errors import AmbiguousIdError, MigrationNotFoundError, UsageError
 from smig_tui.core.export import ExportFormat
@@ -22,7 +23,7 @@ from smig_tui.core.migration import (
 )
 from smig_tui.core.models import Plan, Session, Strategy
 from smig_tui.core.plans import left_out
-from smig_tui.core.words import age_text, plural
+from smig_tui.core.words import age_text, name_list, plural
 from smig_tui.services import agent_entries
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         choices=_STRATEGIES,
         help="compression (default: truncate, which migrates as-is when it fits)",
     )
+    add_plan_options(migrate)
     migrate.add_argument("--out", type=Path, metavar="FILE", help="file for --to markdown/json")
     agents = [entry.id for entry in agent_entries()]
     migrate.add_argument(
@@ -80,6 +82,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     export.add_argument("--format", choices=[f.value for f in ExportFormat], default="markdown")
     export.add_argument("--target", "-t", metavar="MODEL", help="export the conversation as migrated to MODEL")
     export.add_argument("--strategy", "-s", choices=_STRATEGIES, help="compression when --target is given")
+    add_plan_options(export)
     export.add_argument("--out", type=Path, metavar="FILE", help="write to FILE instead of stdout")
     export.add_argument("--force", action="store_true", help="replace an existing --out file")
     export.add_argument(
@@ -105,19 +108,24 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _plan(
-    ctx: Context, session: Session, target: str, strategy: str | None, yes_send: bool = False, agent: str | None = None
+    ctx: Context,
+    session: Session,
+    args: argparse.Namespace,
+    agent: str | None = None,
 ) -> Plan:
-    """Plan with the chosen strategy; by default truncation, which keeps everything when it fits."""
+    """Plan as `smig plan` would with the same options (`--strategy`, `--pin`, `--pin-first`, `--reserve`,
+    `--no-harness`); by default truncation, which keeps everything when it fits."""
     from smig_tui.core.capacity import retired_warning
 
-    retired = retired_warning(ctx.services.capacities.lookup(target))
+    retired = retired_warning(ctx.services.capacities.lookup(args.target))
     if retired:
         ctx.out.diag(f"smig: warning: {retired}")
-    if strategy in (Strategy.SUMMARY.value, Strategy.SUMMARY_TAIL.value):
+    options = plan_options(args, session) | {"agent": agent}
+    if args.strategy in (Strategy.SUMMARY.value, Strategy.SUMMARY_TAIL.value):
         from smig_tui.cli.summarize import summarized_plan
 
-        return summarized_plan(ctx, session, target, Strategy(strategy), yes_send=yes_send, agent=agent)
-    return ctx.services.plan(session, target, Strategy(strategy or Strategy.TRUNCATE), agent=agent)
+        return summarized_plan(ctx, session, args.target, Strategy(args.strategy), yes_send=args.yes_send, **options)
+    return ctx.services.plan(session, args.target, Strategy(args.strategy or Strategy.TRUNCATE), **options)
 
 
 def _load(ctx: Context, ref: str, outs: Collection[Path] = (), force: bool = False) -> Session:
@@ -138,7 +146,7 @@ def run_migrate(args: argparse.Namespace, ctx: Context) -> int:
     if args.continue_now:
         _check_continue(ctx, destinations, args.json)
     session = _load(ctx, args.id, outs, args.force)
-    plan = _plan(ctx, session, args.target, args.strategy, args.yes_send, receiving_agent_of(destinations))
+    plan = _plan(ctx, session, args, receiving_agent_of(destinations))
     cwd = _landing_folder(ctx, args.cwd, destinations) if args.cwd is not None else None
     if not args.dry_run:
         for note in ctx.services.recover_commits():
@@ -270,10 +278,12 @@ def result_to_json(result: MigrationResult, include_data: bool = False) -> dict[
 
 def run_export(args: argparse.Namespace, ctx: Context) -> int:
     """Print, save or copy a session's export."""
-    if args.strategy and not args.target:
-        raise UsageError("--strategy compresses the export for a model: add --target MODEL.")
+    shaping = (["--strategy"] if args.strategy else []) + given_plan_options(args)
+    if shaping and not args.target:
+        verb = "shapes" if len(shaping) == 1 else "shape"
+        raise UsageError(f"{name_list(shaping, 'and')} {verb} the export for a model: add --target MODEL.")
     session = _load(ctx, args.id, [] if args.out is None else [args.out], args.force)
-    plan = _plan(ctx, session, args.target, args.strategy, args.yes_send) if args.target else None
+    plan = _plan(ctx, session, args) if args.target else None
     chunks = ctx.services.export_chunks(session, ExportFormat(args.format), plan, redact=not args.no_redact)
     if args.out is None and not args.clipboard:
         ctx.out.write_blocks(chunks)
