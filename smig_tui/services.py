@@ -25,7 +25,7 @@ from smig_tui.adapters.paths import Paths, resolve_paths
 from smig_tui.core.errors import AmbiguousIdError, ConfigError, SessionNotFoundError, SmigError
 from smig_tui.core.memo import IdentityMemo, Memo
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
-from smig_tui.core.ports import DirectLister, SessionSource, WarningSink
+from smig_tui.core.ports import CachedIds, DirectLister, SessionSource, WarningSink
 
 if TYPE_CHECKING:
     from smig_tui.adapters.agents.entry import AgentEntry as AgentEntry  # re-exported for the front ends
@@ -143,12 +143,14 @@ class Services:
     ) -> Iterator[SessionInfo]:
         """Yield sessions from every source, filtered, as they are discovered.
 
-        `every_id` collects the id of every session discovered, filtered out or not: what an id prefix
-        shown in a listing must be unique among.
+        `every_id` collects the id of every session discovered, filtered out or not, every agent's: what
+        an id prefix shown in a listing must be unique among, as `find_session` resolves it across agents.
         """
         wanted_cwd = _folder_filter(cwd) if cwd else None
         for source in self.sources:
             if agent is not None and source.agent != agent:
+                if every_id is not None:
+                    every_id.extend(_every_id(source))
                 continue
             for info in source.discover(warn):
                 if every_id is not None:
@@ -1039,6 +1041,13 @@ def build_services(env: dict[str, str] | None = None, agents: Sequence[AgentEntr
     entries = tuple(agent_entries() if agents is None else agents)
     sources = [source for entry in entries if (source := entry.source(paths, env)) is not None]
     return Services(paths=paths, config=config, sources=with_archive(paths, sources), env=env, agents=entries)
+
+
+def _every_id(source: SessionSource) -> list[str]:
+    """The ids of another agent's sessions, for unique prefixes: from its listing cache when it keeps one
+    (a JSON read), else from a listing whose warnings belong to that agent's own listing."""
+    cached = source.cached_ids() if isinstance(source, CachedIds) else None
+    return cached if cached is not None else [info.id for info in source.discover(_ignore)]
 
 
 def session_archive(paths: Paths) -> Archive:

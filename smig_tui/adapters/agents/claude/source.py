@@ -29,7 +29,7 @@ from smig_tui.adapters.agents.claude.titles import TitleFacts, prompt_of
 from smig_tui.adapters.fs import not_a_session_file
 from smig_tui.adapters.jsonl import parse_line
 from smig_tui.adapters.paths import Paths
-from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
+from smig_tui.adapters.storage.discovery_cache import DiscoveryCache, cached_ids
 from smig_tui.core.migration import later, written_at
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import NAMED_AT_MOST, Appended, ResumePoint, WarningSink
@@ -104,6 +104,10 @@ class ClaudeSource:
     def agent(self) -> Agent:
         """Claude Code."""
         return Agent.CLAUDE
+
+    def cached_ids(self) -> list[str] | None:
+        """The ids its last listing found, from the listing cache (no folder read); None without one."""
+        return cached_ids(self._listing_cache) if self._listing_cache else None
 
     def discover(self, warn: WarningSink) -> Iterator[SessionInfo]:
         """Yield every transcript, newest file first, reading only a head and a tail of each."""

@@ -38,7 +38,7 @@ from smig_tui.adapters.append_resume import resume_point
 from smig_tui.adapters.jsonl import iter_lines
 from smig_tui.adapters.paths import Paths
 from smig_tui.adapters.split_read import split_offset
-from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
+from smig_tui.adapters.storage.discovery_cache import DiscoveryCache, cached_ids
 from smig_tui.adapters.zstd_files import DAMAGED, is_compressed
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.gc_pause import no_cyclic_gc
@@ -72,6 +72,10 @@ class CodexSource:
     def agent(self) -> Agent:
         """The agent this source reads."""
         return Agent.CODEX
+
+    def cached_ids(self) -> list[str] | None:
+        """The ids its last listing found, from the listing cache (no folder read); None without one."""
+        return cached_ids(self._listing_cache) if self._listing_cache else None
 
     def discover(self, warn: WarningSink) -> Iterator[SessionInfo]:
         """Yield every readable rollout, newest first, from heads and tails only."""
