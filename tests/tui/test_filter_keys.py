@@ -17,7 +17,7 @@ from smig_tui.tui.screens.browse import BrowseScreen
 from smig_tui.tui.screens.search import SearchModal
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "e2e"))
-from terminal import Terminal  # noqa: E402 - the pty helper of the e2e tests
+from terminal import Terminal  # the pty helper of the e2e tests
 
 
 def queue_keys(app, text: str) -> None:

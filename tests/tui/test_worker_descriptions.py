@@ -25,13 +25,13 @@ async def test_plan_worker_is_described_without_repr_of_the_session(make_app, mo
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         descriptions: list[str] = []
-        original = app.screen.run_worker
+        original = app.screen.loader.run_worker
 
         def recording(*args, **kwargs):  # type: ignore[no-untyped-def]
             descriptions.append(kwargs.get("description", ""))
             return original(*args, **kwargs)
 
-        monkeypatch.setattr(app.screen, "run_worker", recording)
+        monkeypatch.setattr(app.screen.loader, "run_worker", recording)
         await open_session(pilot, lambda info: info.agent is Agent.CLAUDE)
         assert app.screen.session is not None and app.screen.plans, "the session opened and was planned"
     assert "plan the open session" in descriptions
