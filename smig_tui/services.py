@@ -1083,6 +1083,12 @@ class AgentReport:
     archived: int = 0
     skipped: int = 0
     """Warnings discovery gave for its files (each a skipped or partly unreadable file)."""
+    program: str | None = None
+    """Its client's executable name (`claude`), what `--continue` starts; None when it has none."""
+    client: str | None = None
+    """The executable found for it (`SMIG_<PROGRAM>_BIN`, else PATH); None when not installed here."""
+    client_problem: str | None = None
+    """Why no executable was found: `not on PATH, SMIG_CLAUDE_BIN unset`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -1112,6 +1118,7 @@ def diagnose(env: dict[str, str] | None = None, agents: Sequence[AgentEntry] | N
     import sys
 
     from smig_tui import __version__
+    from smig_tui.adapters.client_launch import bin_env, find_client
     from smig_tui.adapters.tokenizers.tiktoken_counter import vocabulary_file
 
     paths = resolve_paths(env)
@@ -1144,8 +1151,27 @@ def diagnose(env: dict[str, str] | None = None, agents: Sequence[AgentEntry] | N
                 counts["sessions"] += 1
                 counts["sub_agents"] += info.is_subagent
                 counts["archived"] += info.archived
+        client, client_problem = None, None
+        if entry.program:
+            client = find_client(entry.program, environ)
+            variable = bin_env(entry.program)
+            named = environ.get(variable)
+            if client is None:
+                client_problem = (
+                    f"{variable} names {named}, not an executable" if named else f"not on PATH, {variable} unset"
+                )
+        found = bool(home and home.exists())
         reports.append(
-            AgentReport(entry.id, entry.name, str(home) if home else None, bool(home and home.exists()), **counts)
+            AgentReport(
+                entry.id,
+                entry.name,
+                str(home) if home else None,
+                found,
+                **counts,
+                program=entry.program,
+                client=client,
+                client_problem=client_problem,
+            )
         )
     try:
         capacities = services.capacities
