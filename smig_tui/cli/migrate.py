@@ -17,6 +17,7 @@ from smig_tui.core.migration import (
     Destination,
     MigrationRecord,
     MigrationResult,
+    NativeOutput,
     export_targets,
     receiving_agent_of,
     record_to_json,
@@ -104,6 +105,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     show = sub.add_parser("show", help="show one stored migration")
     show.add_argument("migration_id", help="id from `smig history` (or a unique prefix of one)")
     show.add_argument("--json", action="store_true", help="print the stored JSON document")
+    show.add_argument(
+        "--continue",
+        dest="continue_now",
+        action="store_true",
+        help="then start the receiving client on the session it wrote, in its folder",
+    )
+    agents = [entry.id for entry in agent_entries()]
+    show.add_argument(
+        "--to", choices=agents, metavar="AGENT", help="with --continue, which written session (when it wrote several)"
+    )
     show.set_defaults(handler=run_history_show)
 
 
@@ -170,7 +181,8 @@ def run_migrate(args: argparse.Namespace, ctx: Context) -> int:
         return 0
     _print_result(ctx, result, plan)
     if args.continue_now:
-        _continue(ctx, result)
+        [output] = result.outputs
+        _start_later(ctx, output, result.dry_run)
     return 0
 
 
@@ -185,25 +197,6 @@ def _check_continue(ctx: Context, destinations: set[Destination], as_json: bool)
         )
     if as_json:
         raise UsageError("--continue hands the terminal to a client; it does not go with --json.")
-
-
-def _continue(ctx: Context, result: MigrationResult) -> None:
-    """Have `main` start the receiving client once smig is done; when it cannot start here, say why and
-    print the command (the exit code stays 0: the migration is written)."""
-    from smig_tui.cli.main import not_continued
-    from smig_tui.services import client_launch
-
-    [output] = result.outputs
-    try:
-        launch = ctx.services.continue_launch(output)
-    except client_launch.ContinueRefused as refused:
-        not_continued(ctx, refused)
-        return
-    if result.dry_run:
-        ctx.out.diag(f"smig: dry run: would start {launch.client}: {launch.command}")
-        return
-    ctx.out.diag(f"smig: starting {launch.client}: {launch.command}")
-    ctx.continue_with = launch
 
 
 def _landing_folder(ctx: Context, value: str, destinations: set[Destination]) -> str:
@@ -362,8 +355,14 @@ def _history_row(record: MigrationRecord) -> dict[str, Any]:
 
 
 def run_history_show(args: argparse.Namespace, ctx: Context) -> int:
-    """Show one stored migration (by its id or a unique prefix of it, as `smig history` shows them)."""
+    """Show one stored migration (by its id or a unique prefix of it, as `smig history` shows them);
+    with `--continue`, then start the client of the session it wrote, as `migrate --continue` does."""
+    if args.continue_now and args.json:
+        raise UsageError("--continue hands the terminal to a client; it does not go with --json.")
+    if args.to and not args.continue_now:
+        raise UsageError("--to picks the session --continue starts; add --continue.")
     record = ctx.services.store.get(_migration_id(ctx, args.migration_id.strip()))
+    output = _output_to_continue(record, args.to) if args.continue_now else None
     if args.json:
         ctx.out.json(record_to_json(record))
         return 0
@@ -387,7 +386,44 @@ def run_history_show(args: argparse.Namespace, ctx: Context) -> int:
         ctx.out.data(f"{'resume':>13}: {output.resume_command}")
     for path in record.files:
         ctx.out.data(f"{'export':>13}: {path}")
+    if output is not None:
+        _start_later(ctx, output)
     return 0
+
+
+def _output_to_continue(record: MigrationRecord, agent: str | None) -> NativeOutput:
+    """The written session `history show --continue` starts: the only one, or the one `--to` names."""
+    written = [output.agent for output in record.outputs]
+    if not written:
+        raise UsageError(
+            f"Migration {record.id} wrote no native session to continue (store only); "
+            f"`smig migrate {record.source.id} -t {record.target} --to AGENT --continue` writes one."
+        )
+    if agent is None and len(written) > 1:
+        choices = name_list([f"--to {name}" for name in written])
+        raise UsageError(f"Migration {record.id} wrote sessions for {name_list(written, 'and')}; add {choices}.")
+    chosen = [output for output in record.outputs if agent in (None, output.agent)]
+    if not chosen:
+        raise UsageError(f"Migration {record.id} wrote no {agent} session; it wrote {name_list(written, 'and')}.")
+    return chosen[0]
+
+
+def _start_later(ctx: Context, output: NativeOutput, dry_run: bool = False) -> None:
+    """Have `main` start the client of `output` once smig is done; when it cannot start here, say why and
+    print the command (the exit code stays 0: the migration is written)."""
+    from smig_tui.cli.main import not_continued
+    from smig_tui.services import client_launch
+
+    try:
+        launch = ctx.services.continue_launch(output)
+    except client_launch.ContinueRefused as refused:
+        not_continued(ctx, refused)
+        return
+    if dry_run:
+        ctx.out.diag(f"smig: dry run: would start {launch.client}: {launch.command}")
+        return
+    ctx.out.diag(f"smig: starting {launch.client}: {launch.command}")
+    ctx.continue_with = launch
 
 
 def _migration_id(ctx: Context, given: str) -> str:
