@@ -1118,7 +1118,6 @@ def diagnose(env: dict[str, str] | None = None, agents: Sequence[AgentEntry] | N
     import sys
 
     from smig_tui import __version__
-    from smig_tui.adapters.client_launch import bin_env, find_client
     from smig_tui.adapters.tokenizers.tiktoken_counter import vocabulary_file
 
     paths = resolve_paths(env)
@@ -1153,8 +1152,8 @@ def diagnose(env: dict[str, str] | None = None, agents: Sequence[AgentEntry] | N
                 counts["archived"] += info.archived
         client, client_problem = None, None
         if entry.program:
-            client = find_client(entry.program, environ)
-            variable = bin_env(entry.program)
+            client = client_launch.find_client(entry.program, environ)
+            variable = client_launch.bin_env(entry.program)
             named = environ.get(variable)
             if client is None:
                 client_problem = (
