@@ -1003,6 +1003,13 @@ def search_filters(**fields: Any) -> SearchFilters:
     return SearchFilters(**fields)
 
 
+def current_branch(folder: str) -> str | None:
+    """The git branch `folder` is on (from the repository's HEAD file), None outside a repository or detached."""
+    from smig_tui.adapters.git_head import current_branch as branch_of
+
+    return branch_of(folder)
+
+
 def table_date() -> str:
     """The date the shipped capacity table was checked."""
     from smig_tui.adapters.capacity_table import shipped_date

@@ -124,7 +124,7 @@ class BrowseScreen(SmigScreen[None]):
     def on_summary_pane_edited(self, message: SummaryPane.Edited) -> None:
         self.actions.summary_edited(message)
 
-    # The bindings of the sources panel (/, h, a, Space, r).
+    # The bindings of the sources panel (/, h, b, a, Space, r).
     def action_focus_filter(self) -> None:
         """`/`: type into the filter. The key is a priority binding and the focus moves at once, before the
         app hands on the next key: a letter typed right behind `/` (fast typing, tmux send-keys) was
@@ -140,6 +140,9 @@ class BrowseScreen(SmigScreen[None]):
 
     def action_toggle_here(self) -> None:
         self.sources.toggle_here()
+
+    def action_toggle_branch(self) -> None:
+        self.sources.toggle_branch()
 
     def action_toggle_subagents(self) -> None:
         self.sources.toggle_subagents()

@@ -49,6 +49,14 @@ BROWSE_KEYS: list[BindingType] = [
         id="browse.here",
     ),
     Binding(
+        "b",
+        "toggle_branch",
+        "Branch",
+        show=False,
+        tooltip="List only this folder's sessions on its current git branch, or every branch's.",
+        id="browse.branch",
+    ),
+    Binding(
         "space",
         "peek",
         "Peek",

@@ -15,7 +15,7 @@ from textual.worker import get_current_worker
 
 from smig_tui.core.models import ReadWarning, SessionInfo
 from smig_tui.core.words import plural
-from smig_tui.services import Services
+from smig_tui.services import Services, current_branch
 from smig_tui.tui.messages import SessionsFound, SessionsLoaded
 from smig_tui.tui.screens.base import SmigWidget
 from smig_tui.tui.widgets.filter_box import FilterBox
@@ -56,6 +56,8 @@ class SourcesPanel(SmigWidget):
         """The screen is narrow: shorter hints."""
         self._filter_timer: Timer | None = None
         """The pending filter, restarted by each keystroke."""
+        self.branch: str | None = None
+        """The git branch `here` is on, read by each scan (off the UI thread); None outside a repository."""
 
     def compose(self) -> ComposeResult:
         yield FilterBox(placeholder=FILTER_HINT, id="filter")
@@ -84,6 +86,7 @@ class SourcesPanel(SmigWidget):
         """Stream sessions in from every source, a batch at a time. A skipped file is reported once per
         version of it, as the CLI does: the same toast on every launch is noise (`smig doctor` lists all)."""
         worker = get_current_worker()
+        self.branch = current_branch(self.here)  # `b` lists this branch's sessions; a reload (r) reads it again
         warned = self.services.warned_files
         warnings: list[str] = []
         batch: list[SessionInfo] = []
@@ -139,14 +142,20 @@ class SourcesPanel(SmigWidget):
         """The line under the filter: how many sessions show of how many, or why none do."""
         tree = self.source_tree
         total, shown = len(tree.sessions), len(tree.visible_sessions())
-        scope = " here" if tree.here_only else ""
+        branch = tree.branch_only
+        scope = f" here on {branch}" if branch else " here" if tree.here_only else ""
         if not total:
             text = "No sessions found."
-        elif not shown and (tree.filter_text or tree.here_only):
-            what = f"matches “{tree.filter_text}”" if tree.filter_text else "is in this folder"
-            text = f"No session {what} · {'Escape' if tree.filter_text else 'h'} shows all"
+        elif not shown and (tree.filter_text or tree.here_only or branch):
+            where = f"is on {branch} here" if branch else "is in this folder"
+            what = f"matches “{tree.filter_text}”" if tree.filter_text else where
+            key = "Escape" if tree.filter_text else "b" if branch else "h"
+            text = f"No session {what} · {key} shows all"
+        elif branch and self.narrow:  # the figures and the branch, in the 28 columns there are
+            text = f"{shown:,} of {total:,} on {branch}"
         else:
-            hint = "" if self.narrow else " · h: here/all" if not tree.here_only else " · h: all"
+            hint = " · h: here/all" if not tree.here_only else " · h: all"
+            hint = "" if self.narrow else " · b: all branches" if branch else hint
             text = f"{shown:,} of {total:,} sessions{scope}{hint}"
         self.query_one("#progress", Static).update(text)
 
@@ -157,6 +166,26 @@ class SourcesPanel(SmigWidget):
         if self.scanned:
             self.show_counts()
         self.notify(f"Sessions of {self.here} only." if here else "Sessions of every folder.", markup=False)
+
+    def toggle_branch(self) -> None:
+        """This folder's sessions on its current git branch, or every branch's (`b`)."""
+        tree = self.source_tree
+        if tree.branch_only is None and self.branch is None:
+            self.notify(
+                f"{self.here} is not on a git branch (no repository, or a detached HEAD): b has no branch to list.",
+                severity="warning",
+                markup=False,
+            )
+            return
+        tree.show_branch(None if tree.branch_only else self.branch)
+        if self.scanned:
+            self.show_counts()
+        said = (
+            f"Sessions of {self.here} on branch {self.branch} only."
+            if tree.branch_only
+            else "Sessions of every branch."
+        )
+        self.notify(said, markup=False)
 
     def toggle_subagents(self) -> None:
         shown = self.source_tree.toggle_subagents()

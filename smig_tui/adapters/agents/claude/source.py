@@ -64,6 +64,8 @@ class _Facts:
     updated: str | None = None
     version: str | None = None
     origin: str | None = None
+    branch: str | None = None
+    """The latest `gitBranch` (Claude Code writes "" outside a repository)."""
     session_id: str | None = None
     model: str | None = None
     context_tokens: int | None = None
@@ -358,6 +360,7 @@ def _info(candidate: _Candidate, facts: _Facts) -> SessionInfo:
         context_tokens=facts.context_tokens,
         project=candidate.project,
         root_record=facts.root_record,
+        git_branch=facts.branch,
     )
 
 
@@ -440,6 +443,8 @@ def _envelope(data: dict[str, Any], facts: _Facts, head: bool) -> None:
         facts.version = data["version"]
     if isinstance(data.get("entrypoint"), str) and (not head or facts.origin is None):
         facts.origin = data["entrypoint"]
+    if isinstance(data.get("gitBranch"), str) and data["gitBranch"] and (not head or facts.branch is None):
+        facts.branch = data["gitBranch"]
 
 
 def _read_tail(handle: BinaryIO, size: int, facts: _Facts, subagent: bool) -> bytes:

@@ -296,7 +296,15 @@ def _info(path: str, head: Head, tail: Tail, size: int, mtime: float) -> Session
         context_tokens=context if isinstance(context, int) and context > 0 else None,
         context_window=tail.window,
         project=cwd,
+        git_branch=_branch(meta),
     )
+
+
+def _branch(meta: dict[str, Any]) -> str | None:
+    """The branch `session_meta.git` records (Codex writes it when the folder is a git repository)."""
+    git = meta.get("git")
+    branch = git.get("branch") if isinstance(git, dict) else None
+    return branch if isinstance(branch, str) and branch else None
 
 
 def _smig_migration(meta: dict[str, Any]) -> object:
