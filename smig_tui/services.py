@@ -679,6 +679,13 @@ class Services:
         writer = entry.writer(self.paths, self.env)
         return writer is not None and writer.unavailable() is None
 
+    def with_texts(self, messages: Sequence[Message]) -> Iterator[Message]:
+        """The messages with their whole texts in hand, the ones left on disk read back a batch at a time
+        (in file order, one open per batch) rather than one open per text."""
+        from smig_tui.adapters.redact_pool import read_in_batches
+
+        return read_in_batches(messages)
+
     def export(self, session: Session, fmt: ExportFormat, plan: Plan | None = None, redact: bool = True) -> str:
         """Render a session (or a plan's migrated conversation) as Markdown, JSON, OpenAI chat or a memory note."""
         return "".join(self.export_chunks(session, fmt, plan, redact))

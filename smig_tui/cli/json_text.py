@@ -9,13 +9,25 @@ through the standard encoder, so the text is the same byte for byte.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 INDENT = "  "
 _ENCODER = json.JSONEncoder(indent=2, ensure_ascii=False, default=str)
 _encode_string = json.encoder.encode_basestring  # the C function, when the accelerator is built
 _LITERALS: dict[Any, str] = {None: "null", True: "true", False: "false"}
+
+
+class LazyList:
+    """A list whose items are made while it is written: `indented_json` encodes it as the list of
+    those items, holding one at a time (a huge session's messages as objects took 0.4 GB at once)."""
+
+    __slots__ = ("empty", "items")
+
+    def __init__(self, items: Iterable[Any], empty: bool) -> None:
+        self.items = items
+        self.empty = empty
+        """Whether there are no items: an empty list is written `[]`, known before the first item."""
 
 
 def indented_json(value: Any) -> Iterator[str]:
@@ -37,13 +49,15 @@ def _pieces(value: Any, depth: int) -> Iterator[str]:
             yield ("," if number else "") + inner + _encode_string(key) + ": "
             yield from _pieces(item, depth + 1)
         yield "\n" + INDENT * depth + "}"
-    elif kind is list and value:
+    elif (kind is list and value) or (kind is LazyList and not value.empty):
         inner = "\n" + INDENT * (depth + 1)
         yield "["
-        for number, item in enumerate(value):
+        for number, item in enumerate(value.items if kind is LazyList else value):
             yield ("," if number else "") + inner
             yield from _pieces(item, depth + 1)
         yield "\n" + INDENT * depth + "]"
+    elif kind is LazyList:
+        yield "[]"
     else:  # scalars, empty containers, tuples, non-string keys, objects for `default`: as the encoder does
         text = _scalar(value)
         yield text if text is not None else _reindent(_ENCODER.encode(value), depth)
