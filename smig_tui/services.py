@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from smig_tui.core.text_classes import CountMix
 
 
-from smig_tui.core.replan import PARTIAL_NOTE as PARTIAL_NOTE  # what a plan with guessed counts says
+from smig_tui.core.decide import PARTIAL_NOTE as PARTIAL_NOTE  # what a plan with guessed counts says
 
 
 @dataclass
