@@ -7,7 +7,6 @@ duplicated between them. Nothing here imports Textual.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import threading
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
@@ -696,7 +695,7 @@ class Services:
         """`export` in pieces: Markdown streams message by message, each redacted as it is written,
         so a whole huge session is neither redacted twice nor held in memory as one document."""
         from smig_tui.core import export
-        from smig_tui.core.handoff import redact_header, redact_messages, redact_plan, redact_session
+        from smig_tui.core.handoff import redact_header, redact_plan, redact_session
 
         fmt = export.ExportFormat(fmt)
         messages = migrated_messages(plan) if plan is not None else session.messages
@@ -714,20 +713,25 @@ class Services:
         if redact:
             session = redact_header(session)  # renderers read only its title and goal
             plan = redact_plan(plan) if plan is not None else None
-        from smig_tui.adapters.redact_pool import read_batches, read_in_batches, redacted_batches, worth_workers
+        from smig_tui.adapters.redact_pool import read_batches, redacted_batches, worth_workers
 
         if fmt is export.ExportFormat.MARKDOWN:
             prepare = partial(redacted_batches, parallel=worth_workers(messages)) if redact else read_batches
             yield from export.markdown_chunks(session, messages, plan, prepare)
             return
-        if redact:
-            messages = redact_messages(read_in_batches(messages))[0]
+        # JSON streams too: each batch read back and redacted as it is written, one object at a time
+        # (a whole 500 MB session as objects and one string peaked at 1.1-1.8 GB).
+        from smig_tui.core.json_text import LazyList, blocks, indented_json
+
+        prepare = partial(redacted_batches, parallel=worth_workers(messages)) if redact else read_batches
+        read = (message for batch in prepare(_batches(messages)) for message in batch)
         data: Any = (
-            export.to_openai(messages)
+            LazyList(export.openai_messages(read))
             if fmt is export.ExportFormat.OPENAI
-            else (export.to_record(session, messages, plan))
+            else export.to_record(session, read, plan, lazy=True)
         )
-        yield json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+        yield from blocks(indented_json(data))
+        yield "\n"
 
     def check_output(self, out: Path, force: bool = False, source: str | None = None) -> Path:
         """Refuse a bad output path before any work is done (see `output_paths`); return where it writes."""
@@ -931,6 +935,11 @@ class Services:
         from smig_tui.core.search import parse_query
 
         return self.search_index.excerpt(hit, parse_query(query), width)
+
+
+def _batches(messages: Sequence[Message], size: int = 512) -> Iterator[Sequence[Message]]:
+    """The messages in runs of `size`, read back and redacted together."""
+    return (messages[start : start + size] for start in range(0, len(messages), size))
 
 
 def _summary_messages(source: Session | Sequence[Message]) -> Sequence[Message]:

@@ -9,10 +9,10 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from smig_tui.cli.json_text import LazyList
 from smig_tui.cli.table import SESSION_HELP, Column, cell_width, one_line, unique_prefixes
 from smig_tui.cli.table import stream as table_stream
 from smig_tui.core.errors import UsageError
+from smig_tui.core.json_text import LazyList
 from smig_tui.core.models import Agent, Message, Session, SessionInfo
 from smig_tui.core.words import age_text, name_list, size_text
 from smig_tui.services import agent_entries
@@ -254,7 +254,7 @@ def session_to_json(session: Session, messages: Iterable[Message] | None = None)
     dicts = (message_to_dict(message) for message in (session.messages if messages is None else messages))
     return {
         "info": info_to_json(session.info),
-        "messages": list(dicts) if messages is None else LazyList(dicts, empty=not session.messages),
+        "messages": list(dicts) if messages is None else LazyList(dicts),
         "warnings": [str(warning) for warning in session.warnings],
         "instructions": session.instructions,
         "measured_context_tokens": session.measured_context_tokens,
