@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from smig_tui.adapters import client_launch as client_launch  # "continue now": the front ends start clients with it
 from smig_tui.adapters import clipboard as clipboard  # the TUI copies through it (see the front-end facade below)
 from smig_tui.adapters.config_file import load_config
+from smig_tui.adapters.gc_pause import no_cyclic_gc
 from smig_tui.adapters.paths import Paths, resolve_paths
 from smig_tui.core.errors import AmbiguousIdError, ConfigError, SessionNotFoundError, SmigError
 from smig_tui.core.memo import IdentityMemo, Memo
@@ -472,7 +473,6 @@ class Services:
         from smig_tui.core.capacity import counted_exactly, retired_warning
         from smig_tui.core.decide import parse_plan_settings
         from smig_tui.core.models import Strategy as StrategyEnum
-        from smig_tui.core.plan_structure import analyse
         from smig_tui.core.replan import PlanInputs, counting_need, plan_counting_kept
 
         settings = parse_plan_settings(self.config, str(self.paths.config_file))
@@ -490,7 +490,7 @@ class Services:
             pin_first_user=settings.pin_first_user if pin_first_user is None else pin_first_user,
             summary=summary,
             summary_budget=summary_budget,
-            shape=self._shapes.get(session, lambda: analyse(session)),
+            shape=self._shapes.get(session, lambda: _analysed(session)),
         )
         need = counting_need(inputs)
         capacity, own_note = self._own_calibration(session, capacity, need)
@@ -499,7 +499,8 @@ class Services:
         def count(need: float, indices: Sequence[int], skip: Container[int]) -> tuple[list[int], AbstractSet[int]]:
             return self.count_newest(session, capacity, need, indices, skip)
 
-        plan = plan_counting_kept(inputs, count, self.measure_for(capacity), need)
+        with no_cyclic_gc():  # an item per message: the collector would walk the whole session many times over
+            plan = plan_counting_kept(inputs, count, self.measure_for(capacity), need)
         retired = retired_warning(capacity)
         if retired:
             plan = replace(plan, notes=(retired, *plan.notes))
@@ -935,6 +936,14 @@ class Services:
         from smig_tui.core.search import parse_query
 
         return self.search_index.excerpt(hit, parse_query(query), width)
+
+
+def _analysed(session: Session) -> Structure:
+    """`plan_structure.analyse` with the cyclic collector paused (a list per unit of a whole session)."""
+    from smig_tui.core.plan_structure import analyse
+
+    with no_cyclic_gc():
+        return analyse(session)
 
 
 def _batches(messages: Sequence[Message], size: int = 512) -> Iterator[Sequence[Message]]:

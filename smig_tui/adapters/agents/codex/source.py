@@ -31,12 +31,12 @@ from smig_tui.adapters.agents.codex.scan import (
     thread_id_of,
     walk_rollouts,
 )
+from smig_tui.adapters.gc_pause import no_cyclic_gc
 from smig_tui.adapters.jsonl import iter_lines
 from smig_tui.adapters.paths import Paths
 from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
 from smig_tui.adapters.zstd_files import DAMAGED, is_compressed
 from smig_tui.core.errors import SessionReadError
-from smig_tui.core.gc_pause import no_cyclic_gc
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import NAMED_AT_MOST, Appended, ResumePoint, WarningSink
 from smig_tui.core.timeline import later, written_at
