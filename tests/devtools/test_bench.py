@@ -23,11 +23,18 @@ def test_rows_say_pass_miss_or_why_not_measured() -> None:
 
 
 def test_the_markdown_table_has_a_row_per_measure_and_escapes_pipes() -> None:
-    rows = [Row("smig list, warm", 0.2512, "s", "< 0.3 s", True), Row("a | b", None, "s", "< 1 s", None, "x|y")]
+    rows = [
+        Row("smig list, warm", 0.2512, "s", "< 0.3 s", True),
+        Row("a | b", None, "s", "< 1 s", None, "x|y"),
+        Row("smig show, 500 MB", 7.25, "s", "<= 400 MB", False, "CPU 5 s", 2.54),
+        Row("parse floor", 1.2, "s", "(reference)", None, "", 1.0),
+    ]
     lines = render_markdown(rows).splitlines()
-    assert lines[:2] == ["| measure | value | goal | result | notes |", "|---|---|---|---|---|"]
-    assert lines[2] == "| smig list, warm | 0.251 s | < 0.3 s | PASS |  |"
-    assert lines[3] == "| a \\| b | not available | < 1 s | n/a | x\\|y |"
+    assert lines[:2] == ["| measure | value | goal | result | CPU / floor | notes |", "|---|---|---|---|---|---|"]
+    assert lines[2] == "| smig list, warm | 0.251 s | < 0.3 s | PASS |  |  |"
+    assert lines[3] == "| a \\| b | not available | < 1 s | n/a |  | x\\|y |"
+    assert lines[4] == "| smig show, 500 MB | 7.250 s | <= 400 MB | MISS | 2.5x | CPU 5 s |"
+    assert lines[5] == "| parse floor | 1.200 s | (reference) |  | 1.0x |  |"
 
 
 def test_a_corpus_is_reused_only_with_the_same_parameters(tmp_path: Path) -> None:
