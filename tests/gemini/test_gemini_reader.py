@@ -216,3 +216,23 @@ def test_cli_lists_shows_and_plans_a_gemini_session(gemini_home: Path) -> None:
     assert code == 0
     plan = json.loads(out)
     assert plan["decision"]["fits"] is True
+
+
+def test_a_big_files_tool_outputs_are_packed_as_read_and_the_session_is_the_same(
+    gemini_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from smig_tui.adapters.agents.gemini import records
+    from smig_tui.adapters.stored_text import PackedText
+
+    [info], _ = _read(gemini_home)
+    whole, _ = _load(gemini_home, info)
+    monkeypatch.setattr(records, "FILE_BYTES", 0)  # every file counts as big
+    monkeypatch.setattr(records, "TEXT_CHARS", 10)  # and every output as long
+    packed, _ = _load(gemini_home, info)
+
+    def fields(session: Session) -> list[tuple[object, ...]]:
+        return [(m.id, m.role, m.kind, m.text, m.tool_name, m.call_id, m.is_error, m.usage) for m in session.messages]
+
+    assert any(isinstance(message.body, PackedText) for message in packed.messages)
+    assert not any(isinstance(message.body, PackedText) for message in whole.messages)
+    assert fields(packed) == fields(whole)

@@ -12,9 +12,12 @@ The rules follow the client's own `loadConversationRecord`, so smig sees the con
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from smig_tui.adapters.stored_text import FILE_BYTES, TEXT_CHARS, PackedText, TextPacker
 
 
 @dataclass
@@ -41,18 +44,25 @@ class NotASession(ValueError):
     """The file is neither a JSON-lines session nor a whole session document."""
 
 
-def read_conversation(path: Path) -> ConversationFile:
-    """Parse a session file, tolerating damaged lines; raise NotASession when nothing is usable."""
-    raw = path.read_bytes()
-    parsed = _parse_lines(raw)
+def read_conversation(path: Path, pack: bool = False) -> ConversationFile:
+    """Parse a session file, tolerating damaged lines; raise NotASession when nothing is usable.
+
+    Lines are read one at a time: the whole file as bytes and then as a list of lines held 1 GB of a
+    500 MB session before a record was parsed. With `pack`, a big file's long tool outputs are packed
+    as they are read (`pack_outputs`): a reader must hold every record until the last line, since a
+    later one may replace or rewind it, and the client records each output twice.
+    """
+    packer = TextPacker() if pack and path.stat().st_size >= FILE_BYTES else None
+    with path.open("rb") as handle:
+        parsed = _parse_lines(handle, packer)
     if parsed.session_id and isinstance(parsed.meta.get("projectHash"), str):
         return parsed
-    return _parse_document(raw, parsed)
+    return _parse_document(path.read_bytes(), parsed)
 
 
-def _parse_lines(raw: bytes) -> ConversationFile:
+def _parse_lines(lines: Iterable[bytes], packer: TextPacker | None = None) -> ConversationFile:
     conversation = ConversationFile()
-    for number, line in enumerate(raw.split(b"\n"), start=1):
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
@@ -61,6 +71,8 @@ def _parse_lines(raw: bytes) -> ConversationFile:
             conversation.damaged.append(number)
             continue
         if isinstance(record, dict):
+            if packer is not None:
+                pack_outputs(record, packer)
             _apply(conversation, record, number)
         else:
             conversation.damaged.append(number)
@@ -116,3 +128,27 @@ def _parse_document(raw: bytes, lines: ConversationFile) -> ConversationFile:
     if isinstance(document.get("messages"), list):
         _add_all(conversation, document["messages"], 1)
     return conversation
+
+
+def pack_outputs(record: dict[str, Any], packer: TextPacker) -> None:
+    """Swap each long tool output (`functionResponse.response.output`, in a reply's calls and in the user
+    record that answers them, also inside a `$set` of messages) for a `PackedText` in place; the
+    converter takes one as the result's body as it is."""
+    for message in _messages_of(record):
+        parts = [message.get("content")]
+        for call in message.get("toolCalls") or ():
+            if isinstance(call, dict):
+                parts.append(call.get("result"))
+        for content in parts:
+            for part in content if isinstance(content, list) else (content,):
+                response = part.get("functionResponse") if isinstance(part, dict) else None
+                body = response.get("response") if isinstance(response, dict) else None
+                if isinstance(body, dict) and isinstance(body.get("output"), str) and len(body["output"]) > TEXT_CHARS:
+                    body["output"] = PackedText.of(body["output"], packer)
+
+
+def _messages_of(record: dict[str, Any]) -> list[dict[str, Any]]:
+    update = record.get("$set")
+    listed = update.get("messages") if isinstance(update, dict) else record.get("messages")
+    found = [message for message in listed if isinstance(message, dict)] if isinstance(listed, list) else []
+    return [record, *found] if isinstance(record.get("id"), str) else found

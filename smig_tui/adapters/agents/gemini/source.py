@@ -104,7 +104,7 @@ class GeminiSource:
             warn(warning)
 
         try:
-            conversation = read_conversation(path)
+            conversation = read_conversation(path, pack=True)
         except NotASession as error:
             raise SessionReadError(f"Cannot read {path}: {error}.") from error
         except OSError as error:
