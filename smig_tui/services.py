@@ -1007,7 +1007,7 @@ def write_private(path: Path, text: str) -> None:
 
 def search_filters(**fields: Any) -> SearchFilters:
     """The filters of a search (agent, cwd, since, role), checked by the index."""
-    from smig_tui.adapters.search_index import SearchFilters
+    from smig_tui.adapters.search_query import SearchFilters
 
     return SearchFilters(**fields)
 
