@@ -6,13 +6,11 @@ processes during a big refresh while the index is written (`Readers`), here othe
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
+from smig_tui.adapters.workers import Call, WorkerLost, Workers
 from smig_tui.core.errors import SmigError
 from smig_tui.core.models import Kind, Message, ReadWarning, SessionInfo
 from smig_tui.core.ports import AppendReader, HistoryReader, ResumePoint, SessionSource
@@ -164,19 +162,14 @@ class Readers:
     when no worker can start, right here. Results come back in the order asked."""
 
     def __init__(self, parallel: bool) -> None:
-        self._pool: ProcessPoolExecutor | None = None
-        if parallel:
-            try:
-                self._pool = ProcessPoolExecutor(WORKERS, mp_context=multiprocessing.get_context("spawn"))
-            except (OSError, ValueError, NotImplementedError):
-                self._pool = None
+        self._pool = Workers(WORKERS) if parallel else None
 
     def __enter__(self) -> Readers:
         return self
 
     def __exit__(self, *_: object) -> None:
         if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool.close()
 
     def read(
         self, asked: Iterable[tuple[SessionSource, SessionInfo, Previous | None]], known: KnownTexts
@@ -186,21 +179,18 @@ class Readers:
             for source, info, previous in asked:
                 yield read_for_index(source, info, previous, known)
             return
-        pending: deque[tuple[tuple[SessionSource, SessionInfo, Previous | None], Future[IndexRead] | None]] = deque()
+        pending: deque[tuple[tuple[SessionSource, SessionInfo, Previous | None], Call | None]] = deque()
         items = iter(asked)
         ahead = 0
         while True:
             while (len(pending) <= WORKERS or ahead < AHEAD_BYTES) and (item := next(items, None)) is not None:
-                try:
-                    pending.append((item, self._pool.submit(read_in_worker, *item)))
-                except (BrokenProcessPool, RuntimeError):  # the workers died: go on here
-                    pending.append((item, None))
+                pending.append((item, self._pool.submit(read_in_worker, *item)))  # None: no worker left
                 ahead += item[1].size
             if not pending:
                 return
-            item, future = pending.popleft()
+            item, call = pending.popleft()
             ahead -= item[1].size
             try:
-                yield future.result() if future is not None else read_for_index(*item, known)
-            except (BrokenProcessPool, OSError):
+                yield call.result() if call is not None else read_for_index(*item, known)
+            except WorkerLost:  # it failed there or the worker died: read here
                 yield read_for_index(*item, known)

@@ -1,9 +1,9 @@
 """Provides the second core for reading a huge session: its last part is parsed in another process.
 
 Decoding JSON and converting records is most of opening a 500 MB session, and one Python process
-uses one core. So a reader may hand the file's tail (from a line start near the middle) to a
-spawned worker, read the head itself meanwhile, then replay the worker's compact results in file
-order, the first ones while the worker still reads the last. The worker runs the reader's own
+uses one core. So a reader may hand the file's tail (from a line start near the middle) to a worker
+process (`workers.Aside`), read the head itself meanwhile, then replay the worker's compact results
+in file order, the first ones while the worker still reads the last. The worker runs the reader's own
 per-line code, so the Session is the same either way; when a worker cannot start or stops early,
 the reader reads the rest of the tail itself.
 """
@@ -11,13 +11,11 @@ the reader reads the rest of the tail itself.
 from __future__ import annotations
 
 import os
-import pickle
-import subprocess
-import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from smig_tui.adapters.jsonl import report_progress
+from smig_tui.adapters.workers import Aside
 from smig_tui.core.models import Kind, Role
 
 SPLIT_BYTES = 64 << 20
@@ -72,100 +70,6 @@ def split_offset(path: str, size: int, tail_share: float = TAIL_SHARE) -> int | 
     except OSError:
         return None  # the reader's own pass reports it
     return None
-
-
-class Aside:
-    """A generator function running in another Python process, its parts read back as it makes them.
-
-    A plain subprocess rather than `multiprocessing`: spawning re-runs the caller's `__main__`,
-    which a script using smig as a library may not guard; this worker imports only the function's
-    module. Its stderr is dropped, so nothing it prints reaches a terminal, the TUI or MCP's stdio.
-    The worker pickles each part as it is made and a thread of its own sends it, so the caller can
-    replay the first parts while the worker reads on; the caller unpickles one part at a time.
-    """
-
-    def __init__(self, function: Callable[..., Iterable[Any]], *args: Any) -> None:
-        self._process: subprocess.Popen[bytes] | None = None
-        self.finished = False
-        """Whether the worker ran to the end (known once `parts` is exhausted)."""
-        request = (list(sys.path), function.__module__, function.__qualname__, args)
-        try:
-            self._process = subprocess.Popen(
-                [sys.executable, "-c", _WORKER],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-            )
-            assert self._process.stdin is not None
-            pickle.dump(request, self._process.stdin, pickle.HIGHEST_PROTOCOL)
-            self._process.stdin.close()
-        except (OSError, ValueError, TypeError, pickle.PicklingError):
-            self.close()
-
-    def parts(self) -> Iterator[Any]:
-        """The worker's parts in order, each as soon as it is sent.
-
-        The parts stop early, without an error, when the worker could not start, failed or died
-        (`finished` stays False): the caller reads on itself from where the last part ended.
-        """
-        stream = None if self._process is None else self._process.stdout
-        try:
-            while stream is not None:
-                try:
-                    tag, part = pickle.load(stream)
-                except (EOFError, OSError, ValueError, TypeError, AttributeError, ImportError, pickle.UnpicklingError):
-                    return  # the worker died or sent something unreadable
-                if tag != "part":
-                    self.finished = tag == "done"
-                    return
-                yield part
-        finally:
-            self.close()
-
-    def close(self) -> None:
-        """Stop the worker if it is still running (done, failed, or no longer wanted) and reap it."""
-        process, self._process = self._process, None
-        if process is None:
-            return
-        if process.poll() is None:
-            process.kill()
-        process.wait()
-        for stream in (process.stdin, process.stdout):
-            if stream is not None:
-                stream.close()
-
-
-_WORKER = """
-import gc, pickle, queue, sys, threading
-gc.disable()  # what it builds has no cycles, and the process ends right after
-path, module, name, args = pickle.load(sys.stdin.buffer)
-sys.path[:] = path
-out = sys.stdout.buffer
-made = queue.SimpleQueue()
-
-def send():
-    while (blob := made.get()) is not None:
-        out.write(blob)
-        out.flush()
-
-sender = threading.Thread(target=send)
-sender.start()
-try:
-    import importlib
-    function = importlib.import_module(module)
-    for part in name.split("."):
-        function = getattr(function, part)
-    for part in function(*args):
-        made.put(pickle.dumps(("part", part), pickle.HIGHEST_PROTOCOL))
-    made.put(pickle.dumps(("done", None), pickle.HIGHEST_PROTOCOL))
-except Exception:
-    made.put(pickle.dumps(("failed", None), pickle.HIGHEST_PROTOCOL))
-made.put(None)
-sender.join()
-"""
-"""The worker's program: read the call, then send each part as it is made, and last whether it
-ran to the end. Sending is a thread's, so a reader still busy with its own part never holds up the
-reading (a blocked write releases the GIL)."""
 
 
 Events = list[tuple[Any, ...]]

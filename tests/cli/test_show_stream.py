@@ -8,10 +8,10 @@ import random
 from pathlib import Path
 
 import pytest
+from cli_runner import smig
 
 from smig_tui.adapters import stored_text
 from smig_tui.cli.table import Column, cell_width, render, stream
-from tests.cli_runner import smig
 
 MAIN = "5f0c2a9e-8b1d-4c3e-9f6a-1d2e3f4a5b6c"
 TEXTS = [
