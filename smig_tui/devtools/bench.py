@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from smig_tui.devtools.bench_agents import gemini_rows, single_line_rows
-from smig_tui.devtools.bench_commands import command_rows
+from smig_tui.devtools.bench_commands import command_rows, peer_rows
 from smig_tui.devtools.bench_search import archive_rows, search_rows
 from smig_tui.devtools.bench_tui import tui_big_rows, tui_rows
 from smig_tui.devtools.corpus import GB, GENERATOR_VERSION, MB, Manifest, generate
@@ -555,6 +555,7 @@ def run(args: argparse.Namespace) -> int:
         ("commands on the huge sessions", lambda: command_rows(workdir, manifest)),
         ("commands on the huge Gemini CLI session", lambda: gemini_rows(workdir, manifest)),
         ("a 100 MB single line", lambda: single_line_rows(workdir, manifest)),
+        ("peers", lambda: peer_rows(workdir, manifest)),
     ]
     if args.only:
         steps = [step for step in steps if args.only in step[0]]

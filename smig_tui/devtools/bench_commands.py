@@ -282,3 +282,40 @@ def _within(unbuffered: Run, buffered: Run) -> bool:
     if unbuffered.writes is None or buffered.writes is None:
         return unbuffered.cpu <= 1.1 * buffered.cpu
     return unbuffered.writes <= UNBUFFERED_WRITES * max(buffered.writes, 1)
+
+
+PEERS_ENV = "SMIG_BENCH_PEERS"
+"""A folder holding peers' executables (an npm prefix's `node_modules/.bin`), searched before PATH."""
+PEER_TIMEOUT = 600.0
+
+
+def peer_rows(workdir: Path, manifest: Manifest) -> list[Any]:
+    """Peers run on the same corpus in the same run, where installed (a row says so when one is not):
+    ccusage's per-session report beside `smig list --limit 0` with empty smig caches, both reading
+    every Codex rollout and Claude transcript; the value is smig's CPU over the peer's."""
+    from smig_tui.devtools.bench import Row, _reset, corpus_env
+
+    found = shutil.which(
+        "ccusage", path=os.pathsep.join(filter(None, (os.environ.get(PEERS_ENV), os.environ.get("PATH"))))
+    )
+    name = "smig list, empty caches, vs ccusage session --offline (CPU)"
+    if found is None:
+        return [Row(name, None, "", "", None, f"ccusage is not installed (on PATH or in ${PEERS_ENV}): skipped")]
+    version = subprocess.run([found, "--version"], capture_output=True, text=True, check=False).stdout.strip()
+    home = workdir / "smig-peers"
+    _reset(home)
+    env = corpus_env(workdir, home)
+    peer = run_process([found, "session", "--json", "--offline"], env, None, PEER_TIMEOUT)
+    smig = run_smig(["list", "--limit", "0"], env, None, PEER_TIMEOUT)
+    return [
+        Row(
+            name,
+            smig.cpu / max(peer.cpu, 1e-9),
+            "x",
+            "< 1x",
+            smig.cpu < peer.cpu,
+            f"{version or 'ccusage'}: {peer.seconds:.2f} s, CPU {peer.cpu:.2f} s, peak RSS {peer.rss_mb:,.0f} MB; "
+            f"smig: {smig.seconds:.2f} s, CPU {smig.cpu:.2f} s, peak RSS {smig.rss_mb:,.0f} MB; "
+            f"{len(manifest.sessions):,} session files",
+        )
+    ]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from smig_tui.devtools.bench import Row, ensure_corpus, render, render_markdown
 from smig_tui.devtools.corpus import KB, MB
 
@@ -46,3 +48,30 @@ def test_a_corpus_is_reused_only_with_the_same_parameters(tmp_path: Path) -> Non
     assert said[-1].startswith("reusing")
     other = ensure_corpus(tmp_path, {**params, "seed": 2}, said.append)
     assert said[-2].startswith("generating") and other.params["seed"] == 2
+
+
+def test_a_peer_runs_on_the_same_corpus_where_installed_and_is_skipped_where_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The peer row runs the installed peer (here a stand-in script that notes where it looked) and
+    smig on the same corpus; without the peer the row says so and counts as neither pass nor miss."""
+    from smig_tui.devtools import bench_commands
+
+    params = {"sessions": 6, "total_bytes": 200 * KB, "huge": 0, "huge_bytes": MB, "seed": 1}
+    manifest = ensure_corpus(tmp_path / "work", params, lambda _: None)
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.delenv(bench_commands.PEERS_ENV, raising=False)
+    [skipped] = bench_commands.peer_rows(tmp_path / "work", manifest)
+    assert skipped.value is None and skipped.ok is None and "not installed" in skipped.note
+    peers = tmp_path / "bin"
+    peers.mkdir()
+    seen = tmp_path / "seen"
+    peer = peers / "ccusage"
+    peer.write_text(
+        f'#!/bin/sh\n[ "$1" = --version ] && echo 20.0.24 && exit 0\necho "$CLAUDE_CONFIG_DIR $*" > {seen}\n'
+    )
+    peer.chmod(0o755)
+    monkeypatch.setenv(bench_commands.PEERS_ENV, str(peers))
+    [row] = bench_commands.peer_rows(tmp_path / "work", manifest)
+    assert seen.read_text().split() == [str(tmp_path / "work" / "claude"), "session", "--json", "--offline"]
+    assert row.value is not None and row.value > 0 and row.note.startswith("20.0.24: ")
