@@ -192,10 +192,14 @@ class _Worker:
         call.answer(tag, value)
 
     def close(self) -> None:
-        """Let the worker end once its calls are answered; stop it now if some never will be read."""
+        """Let the worker end once its calls are answered; stop it now if some never will be read
+        (first, so that our writer, perhaps waiting for it to take the next call, is let go)."""
+        abandoned = bool(self.waiting) or not self.alive
+        if abandoned:
+            self.process.kill()
         self._calls.put(None)
         self._writer.join()
-        self.process.close(wait=not self.waiting and self.alive)
+        self.process.close(wait=not abandoned)
 
 
 class Workers:

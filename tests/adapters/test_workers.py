@@ -74,3 +74,15 @@ def test_a_script_with_an_unguarded_main_runs_it_once(tmp_path: Path) -> None:
     )
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True)
     assert done.stdout == "main ran\n[True]\n"
+
+
+def test_calls_left_unread_are_stopped_not_waited_for() -> None:
+    """A caller that stops early (an error, a cancelled export) does not wait for its calls: here the
+    first never ends (it waits on nothing) and more, each bigger than a pipe holds, are queued behind it."""
+    import select
+
+    pool = Workers(1)
+    calls = [pool.submit(select.select, [], [], [])] + [pool.submit(len, "x" * (1 << 20)) for _ in range(4)]
+    assert all(call is not None for call in calls)
+    pool.close()
+    assert pool.submit(os.getpid) is None
