@@ -139,3 +139,46 @@ def test_anthropic_calibration_matches_logged_context_growth(shared_fixtures) ->
     ratio = theirs / ours
     calibration = load_builtin().lookup("claude-sonnet-4-5").calibration
     assert 1.1 < ratio < 1.6 and abs(calibration - ratio) < 0.2
+
+
+LINES = [
+    "Traceback (most recent call last):",
+    '  File "/srv/app/main.py", line 120, in <module>',
+    "ValueError: port 8080 is taken.",
+    "total 48 -rw-r--r-- 10485760 Dec  3 19:58 big.bin/",
+    "état du système: ½ prêt ✓ 日本語のテキスト 🚀",
+    "it's done; they'll see /usr/bin/",
+    "",
+    "    indented code(x) -> y  ",
+    "HTTP/1.1 200 OK\r",
+    "1234567890 and 0x1F and 3.14159",
+    "Camelcase WordsThatRun together.\t",
+]
+
+
+@pytest.mark.parametrize("encoding", ["o200k_base", "cl100k_base", tiktoken_counter.SPLIT_DIGITS])
+def test_a_long_text_counted_in_pieces_counts_what_the_whole_text_counts(
+    encoding: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long text is cut after line breaks a letter follows; every pre-tokenizer ends a piece there,
+    so the pieces' counts add up to the whole text's: checked with a cut every few lines of text that
+    mixes code, numbers, paths, punctuation before breaks, blank lines, CRLF and non-Latin script."""
+    import random
+
+    counter = _exact(encoding)
+    rng = random.Random(7)
+    text = "\n".join(rng.choice(LINES) for _ in range(3000))
+    whole = counter.count_many([text])[0]
+    if encoding == tiktoken_counter.SPLIT_DIGITS:
+        assert whole == counter._count_share([text])[0]
+    else:
+        assert whole == len(tiktoken.get_encoding(encoding).encode_ordinary(text))
+    monkeypatch.setattr(tiktoken_counter, "LONG_TEXT", 200)
+    cut = tiktoken_counter.pieces(text)
+    assert len(cut) > 100 and "".join(cut) == text
+    assert counter.count(text) == whole
+    assert counter.count_many(["short one", text, "x" * 500]) == [
+        counter._count_share(["short one"])[0],
+        whole,
+        counter._count_share(["x" * 500])[0],
+    ]
