@@ -25,7 +25,7 @@ from smig_tui.adapters.paths import Paths, resolve_paths
 from smig_tui.core.errors import AmbiguousIdError, ConfigError, SessionNotFoundError, SmigError
 from smig_tui.core.memo import IdentityMemo, Memo
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
-from smig_tui.core.ports import DirectLister, SessionSource, WarningSink
+from smig_tui.core.ports import CachedIds, DirectLister, SessionSource, WarningSink
 
 if TYPE_CHECKING:
     from smig_tui.adapters.agents.entry import AgentEntry as AgentEntry  # re-exported for the front ends
@@ -143,12 +143,14 @@ class Services:
     ) -> Iterator[SessionInfo]:
         """Yield sessions from every source, filtered, as they are discovered.
 
-        `every_id` collects the id of every session discovered, filtered out or not: what an id prefix
-        shown in a listing must be unique among.
+        `every_id` collects the id of every session discovered, filtered out or not, every agent's: what
+        an id prefix shown in a listing must be unique among, as `find_session` resolves it across agents.
         """
         wanted_cwd = _folder_filter(cwd) if cwd else None
         for source in self.sources:
             if agent is not None and source.agent != agent:
+                if every_id is not None:
+                    every_id.extend(_every_id(source))
                 continue
             for info in source.discover(warn):
                 if every_id is not None:
@@ -1026,6 +1028,13 @@ def search_filters(**fields: Any) -> SearchFilters:
     return SearchFilters(**fields)
 
 
+def current_branch(folder: str) -> str | None:
+    """The git branch `folder` is on (from the repository's HEAD file), None outside a repository or detached."""
+    from smig_tui.adapters.git_head import current_branch as branch_of
+
+    return branch_of(folder)
+
+
 def table_date() -> str:
     """The date the shipped capacity table was checked."""
     from smig_tui.adapters.capacity_table import shipped_date
@@ -1066,6 +1075,13 @@ def build_services(env: dict[str, str] | None = None, agents: Sequence[AgentEntr
     return Services(paths=paths, config=config, sources=with_archive(paths, sources), env=env, agents=entries)
 
 
+def _every_id(source: SessionSource) -> list[str]:
+    """The ids of another agent's sessions, for unique prefixes: from its listing cache when it keeps one
+    (a JSON read), else from a listing whose warnings belong to that agent's own listing."""
+    cached = source.cached_ids() if isinstance(source, CachedIds) else None
+    return cached if cached is not None else [info.id for info in source.discover(_ignore)]
+
+
 def session_archive(paths: Paths) -> Archive:
     """smig's archive of session files, restoring into each agent's home (issue 20)."""
     from smig_tui.adapters.archive import Archive
@@ -1099,6 +1115,12 @@ class AgentReport:
     archived: int = 0
     skipped: int = 0
     """Warnings discovery gave for its files (each a skipped or partly unreadable file)."""
+    program: str | None = None
+    """Its client's executable name (`claude`), what `--continue` starts; None when it has none."""
+    client: str | None = None
+    """The executable found for it (`SMIG_<PROGRAM>_BIN`, else PATH); None when not installed here."""
+    client_problem: str | None = None
+    """Why no executable was found: `not on PATH, SMIG_CLAUDE_BIN unset`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -1160,8 +1182,27 @@ def diagnose(env: dict[str, str] | None = None, agents: Sequence[AgentEntry] | N
                 counts["sessions"] += 1
                 counts["sub_agents"] += info.is_subagent
                 counts["archived"] += info.archived
+        client, client_problem = None, None
+        if entry.program:
+            client = client_launch.find_client(entry.program, environ)
+            variable = client_launch.bin_env(entry.program)
+            named = environ.get(variable)
+            if client is None:
+                client_problem = (
+                    f"{variable} names {named}, not an executable" if named else f"not on PATH, {variable} unset"
+                )
+        found = bool(home and home.exists())
         reports.append(
-            AgentReport(entry.id, entry.name, str(home) if home else None, bool(home and home.exists()), **counts)
+            AgentReport(
+                entry.id,
+                entry.name,
+                str(home) if home else None,
+                found,
+                **counts,
+                program=entry.program,
+                client=client,
+                client_problem=client_problem,
+            )
         )
     try:
         capacities = services.capacities

@@ -234,3 +234,12 @@ async def test_the_source_tree_shows_the_registered_agent_by_its_name(wisp_regis
         await pilot.pause()
         labels = [str(node.label) for node in tree.root.children]
     assert labels == ["Codex (0)", "Claude Code (0)", "Wisp (1)"]
+
+
+def test_each_agents_program_is_what_its_resume_command_starts() -> None:
+    """`smig doctor` looks for `program`; `--continue` starts the resume command's first word: one client."""
+    import importlib
+
+    for entry in registry.AGENTS:
+        writer = importlib.import_module(f"smig_tui.adapters.agents.{entry.id}.writer")
+        assert entry.program == writer.resume_argv("an-id")[0], entry.id

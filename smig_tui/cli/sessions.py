@@ -15,7 +15,7 @@ from smig_tui.core.errors import UsageError
 from smig_tui.core.json_text import LazyList
 from smig_tui.core.models import Agent, Message, Session, SessionInfo
 from smig_tui.core.words import age_text, name_list, size_text
-from smig_tui.services import agent_entries
+from smig_tui.services import agent_entries, current_branch
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
@@ -29,6 +29,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     listing.add_argument("--agent", choices=[entry.id for entry in agent_entries()], help="only this agent")
     listing.add_argument("--cwd", metavar="PATH", help="only sessions in PATH or below it")
+    listing.add_argument(
+        "--branch",
+        nargs="?",
+        const="",
+        metavar="NAME",
+        help="only sessions of the folder (--cwd, else this one) last on git branch NAME "
+        "(default: the branch that folder is on)",
+    )
     listing.add_argument("--all", action="store_true", help="include sub-agent and exec sessions")
     listing.add_argument(
         "--limit", type=int, default=0, metavar="N", help="show the newest N only (0, the default: all)"
@@ -62,10 +70,20 @@ def run_list(args: argparse.Namespace, ctx: Context) -> int:
     if args.limit < 0:
         raise UsageError("--limit cannot be negative (0, the default, lists every session).")
     agent = Agent(args.agent) if args.agent else None
+    cwd, branch = args.cwd, None
+    if args.branch is not None:  # the TUI's `b`: this folder's sessions on its branch
+        cwd = cwd or os.getcwd()
+        branch = args.branch.strip() or current_branch(cwd)
+        if not branch:
+            raise UsageError(
+                f"{cwd} is not on a git branch (no repository, or a detached HEAD); name one: --branch NAME."
+            )
     every_id: list[str] = []
     sessions = ctx.services.list_sessions(
-        agent=agent, cwd=args.cwd, include_subagents=args.all, warn=ctx.out.warn, every_id=every_id
+        agent=agent, cwd=cwd, include_subagents=args.all, warn=ctx.out.warn, every_id=every_id
     )
+    if branch:
+        sessions = [info for info in sessions if info.git_branch == branch]
     if args.limit > 0:
         sessions = sessions[: args.limit]
     if args.json:

@@ -241,7 +241,8 @@ TOOLS: list[dict[str, Any]] = [
         "commit_migration",
         'Migrate a stored session: the migration is always recorded in smig\'s storage; to=["claude"] or '
         '["codex"] or ["gemini"] also writes a native session that agent can resume (new files only: nothing existing is '
-        "changed). Returns the migration id, every path written and the resume commands.",
+        "changed). Returns the migration id, every path written and the resume commands, each also as argv and the folder "
+        "to run it in (resume_argv, resume_cwd).",
         {
             "session_id": SESSION_ID,
             "target_model": MODEL,

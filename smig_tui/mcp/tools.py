@@ -409,6 +409,9 @@ class SmigTools:
                 "bytes": len(f.data.encode("utf-8")),
                 "session_id": f.native.session_id if f.native else None,
                 "resume_command": f.native.resume_command if f.native else None,
+                # The same command as data, for a client that starts it itself (no shell quoting to undo).
+                "resume_argv": list(f.native.argv) if f.native else None,
+                "resume_cwd": f.native.cwd if f.native else None,
             }
             for f in result.files
         ]
@@ -459,6 +462,10 @@ class SmigTools:
             "kept": len(record.kept_ids),
             "omitted": len(record.dropped_ids),
             "resume_commands": [output.resume_command for output in record.outputs],
+            "resume": [
+                {"agent": output.agent, "session_id": output.session_id, "argv": list(output.argv), "cwd": output.cwd}
+                for output in record.outputs
+            ],
             "format": format,
             "recall": "Call recall_omitted with this migration_id and a query to read omitted messages."
             if record.dropped_ids

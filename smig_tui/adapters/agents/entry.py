@@ -43,6 +43,8 @@ class AgentEntry:
     """Its writer for `--to <agent>` (None when its home is unknown)."""
     home_variables: tuple[str, ...] = ()
     """The environment variables that move its home, as its own client reads them (read at launch)."""
+    program: str | None = None
+    """Its client's executable, as `--continue` starts it (`claude`); None when it has no client to start."""
 
     @property
     def id(self) -> str:

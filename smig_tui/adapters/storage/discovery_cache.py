@@ -74,6 +74,19 @@ class DiscoveryCache:
         return self._old
 
 
+def cached_ids(path: Path) -> list[str] | None:
+    """The session ids of the listing cached at `path`, without checking the files: None when there is no
+    cache of this version (the listing that would write one has not run)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("v") != VERSION or not isinstance(data.get("files"), dict):
+        return None
+    rows = data["files"].values()
+    return [str(row["info"]["id"]) for row in rows if isinstance(row, dict) and isinstance(row.get("info"), dict)]
+
+
 def _decode(data: Any) -> SessionInfo | None:
     """Rebuild a SessionInfo from its JSON form, or None when it does not fit the current model."""
     if not isinstance(data, dict) or set(data) != _FIELDS:

@@ -40,4 +40,5 @@ ENTRY = AgentEntry(
     source=_source,
     writer=_writer,
     home_variables=("CLAUDE_CONFIG_DIR",),
+    program="claude",
 )

@@ -27,7 +27,7 @@ from smig_tui.adapters.agents.claude.titles import TitleFacts, prompt_of
 from smig_tui.adapters.fs import not_a_session_file
 from smig_tui.adapters.jsonl import parse_line
 from smig_tui.adapters.paths import Paths
-from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
+from smig_tui.adapters.storage.discovery_cache import DiscoveryCache, cached_ids
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import NAMED_AT_MOST, Appended, ResumePoint, WarningSink
 from smig_tui.core.timeline import later, written_at
@@ -62,6 +62,8 @@ class _Facts:
     updated: str | None = None
     version: str | None = None
     origin: str | None = None
+    branch: str | None = None
+    """The latest `gitBranch` (Claude Code writes "" outside a repository)."""
     session_id: str | None = None
     model: str | None = None
     context_tokens: int | None = None
@@ -102,6 +104,10 @@ class ClaudeSource:
     def agent(self) -> Agent:
         """Claude Code."""
         return Agent.CLAUDE
+
+    def cached_ids(self) -> list[str] | None:
+        """The ids its last listing found, from the listing cache (no folder read); None without one."""
+        return cached_ids(self._listing_cache) if self._listing_cache else None
 
     def discover(self, warn: WarningSink) -> Iterator[SessionInfo]:
         """Yield every transcript, newest file first, reading only a head and a tail of each."""
@@ -358,6 +364,7 @@ def _info(candidate: _Candidate, facts: _Facts) -> SessionInfo:
         context_tokens=facts.context_tokens,
         project=candidate.project,
         root_record=facts.root_record,
+        git_branch=facts.branch,
     )
 
 
@@ -440,6 +447,8 @@ def _envelope(data: dict[str, Any], facts: _Facts, head: bool) -> None:
         facts.version = data["version"]
     if isinstance(data.get("entrypoint"), str) and (not head or facts.origin is None):
         facts.origin = data["entrypoint"]
+    if isinstance(data.get("gitBranch"), str) and data["gitBranch"] and (not head or facts.branch is None):
+        facts.branch = data["gitBranch"]
 
 
 def _read_tail(handle: BinaryIO, size: int, facts: _Facts, subagent: bool) -> bytes:

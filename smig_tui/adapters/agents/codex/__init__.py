@@ -40,4 +40,5 @@ ENTRY = AgentEntry(
     source=_source,
     writer=_writer,
     home_variables=("CODEX_HOME",),
+    program="codex",
 )

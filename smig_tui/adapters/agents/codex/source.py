@@ -34,7 +34,7 @@ from smig_tui.adapters.agents.codex.scan import (
 from smig_tui.adapters.gc_pause import no_cyclic_gc
 from smig_tui.adapters.jsonl import iter_lines
 from smig_tui.adapters.paths import Paths
-from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
+from smig_tui.adapters.storage.discovery_cache import DiscoveryCache, cached_ids
 from smig_tui.adapters.zstd_files import DAMAGED, is_compressed
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
@@ -69,6 +69,10 @@ class CodexSource:
     def agent(self) -> Agent:
         """The agent this source reads."""
         return Agent.CODEX
+
+    def cached_ids(self) -> list[str] | None:
+        """The ids its last listing found, from the listing cache (no folder read); None without one."""
+        return cached_ids(self._listing_cache) if self._listing_cache else None
 
     def discover(self, warn: WarningSink) -> Iterator[SessionInfo]:
         """Yield every readable rollout, newest first, from heads and tails only."""
@@ -299,7 +303,15 @@ def _info(path: str, head: Head, tail: Tail, size: int, mtime: float) -> Session
         context_tokens=context if isinstance(context, int) and context > 0 else None,
         context_window=tail.window,
         project=cwd,
+        git_branch=_branch(meta),
     )
+
+
+def _branch(meta: dict[str, Any]) -> str | None:
+    """The branch `session_meta.git` records (Codex writes it when the folder is a git repository)."""
+    git = meta.get("git")
+    branch = git.get("branch") if isinstance(git, dict) else None
+    return branch if isinstance(branch, str) and branch else None
 
 
 def _smig_migration(meta: dict[str, Any]) -> object:

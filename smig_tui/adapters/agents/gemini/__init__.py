@@ -44,4 +44,5 @@ ENTRY = AgentEntry(
     source=_source,
     writer=_writer,
     home_variables=("GEMINI_CLI_HOME",),
+    program="gemini",
 )

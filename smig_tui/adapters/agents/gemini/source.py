@@ -18,7 +18,7 @@ from smig_tui.adapters.agents.gemini.convert import convert
 from smig_tui.adapters.agents.gemini.layout import SESSION_PREFIX, ProjectFolders
 from smig_tui.adapters.agents.gemini.records import ConversationFile, NotASession, read_conversation
 from smig_tui.adapters.agents.gemini.scan import Facts, scan
-from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
+from smig_tui.adapters.storage.discovery_cache import DiscoveryCache, cached_ids
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Role, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
@@ -38,6 +38,10 @@ class GeminiSource:
     def agent(self) -> Agent:
         """The agent this source reads."""
         return Agent.GEMINI
+
+    def cached_ids(self) -> list[str] | None:
+        """The ids its last listing found, from the listing cache (no folder read); None without one."""
+        return cached_ids(self._listing_cache) if self._listing_cache else None
 
     def discover(self, warn: WarningSink) -> Iterator[SessionInfo]:
         """Yield every session with a conversation in it, newest file first."""

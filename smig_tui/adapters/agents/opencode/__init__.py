@@ -49,4 +49,5 @@ ENTRY = AgentEntry(
     source=_source,
     writer=_writer,
     home_variables=("OPENCODE_DB", "XDG_DATA_HOME"),
+    program="opencode",
 )
