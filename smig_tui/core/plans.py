@@ -41,7 +41,7 @@ from smig_tui.core.models import (
     fates,
 )
 from smig_tui.core.plan_structure import Structure, analyse, is_typed_prompt, never_migrated
-from smig_tui.core.redact import redact
+from smig_tui.core.redact import LINE_MARGIN, redacted_line
 from smig_tui.core.strategies import needs_summary
 from smig_tui.core.tokens import MESSAGE_OVERHEAD
 
@@ -124,9 +124,8 @@ def preview_of(message: Message | None, limit: int = PREVIEW_CHARS) -> str:
     """Return a one-line preview of a message, about `limit` characters."""
     if message is None:
         return ""
-    # Redacted before cutting, so the cut can never leave half a secret that no pattern recognises.
-    flat = " ".join(redact(message.head(4 * limit)).text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+    # Redacted before cutting (`LINE_MARGIN` past what is shown), so the cut never leaves half a secret.
+    return redacted_line(message.head(limit + LINE_MARGIN), limit) or ""
 
 
 def _total(state: _State) -> int:

@@ -18,9 +18,11 @@ from typing import Any
 from smig_tui import __version__
 from smig_tui.adapters.fs import atomic_write
 from smig_tui.core.models import Agent, SessionInfo
+from smig_tui.core.redact import detector_version
 
 VERSION = f"2:{__version__}"
-"""Bumped with smig itself, so a newer reader never trusts an older one's findings (2: titles are redacted)."""
+"""Bumped with smig itself, so a newer reader never trusts an older one's findings (2: titles are redacted).
+The detector's own fingerprint is kept beside it (`_version`): titles redacted by other rules are redacted again."""
 _FIELDS = frozenset(field.name for field in fields(SessionInfo))
 
 
@@ -57,7 +59,7 @@ class DiscoveryCache:
         if not self._changed and self._seen.keys() == self._rows().keys():
             return
         try:
-            atomic_write(self.path, json.dumps({"v": VERSION, "files": self._seen}, separators=(",", ":")))
+            atomic_write(self.path, json.dumps({"v": _version(), "files": self._seen}, separators=(",", ":")))
         except OSError:
             return
         self._old, self._changed = dict(self._seen), False
@@ -69,9 +71,14 @@ class DiscoveryCache:
                 data = json.loads(self.path.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 data = None
-            ok = isinstance(data, dict) and data.get("v") == VERSION and isinstance(data.get("files"), dict)
+            ok = isinstance(data, dict) and data.get("v") == _version() and isinstance(data.get("files"), dict)
             self._old = data["files"] if ok else {}
         return self._old
+
+
+def _version() -> str:
+    """The cache's version: smig's and its secret detector's."""
+    return f"{VERSION}:{detector_version()}"
 
 
 def _decode(data: Any) -> SessionInfo | None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from smig_tui.adapters.agents.claude.blocks import is_injected_text
-from smig_tui.core.redact import redact
+from smig_tui.core.redact import redacted_line
 
 TITLE_WIDTH = 120
 _COMMAND_NAME = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
@@ -17,8 +17,7 @@ _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 
 def one_line(text: str, width: int = TITLE_WIDTH) -> str:
     """Collapse whitespace and cut to `width` characters, secrets redacted first so no cut leaves half of one."""
-    flat = " ".join(redact(text[: 30 * width]).text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+    return redacted_line(text, width) or ""
 
 
 def prompt_of(data: dict[str, Any]) -> str | None:

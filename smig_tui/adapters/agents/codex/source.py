@@ -44,7 +44,7 @@ from smig_tui.core.errors import SessionReadError
 from smig_tui.core.gc_pause import no_cyclic_gc
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import NAMED_AT_MOST, Appended, ResumePoint, WarningSink
-from smig_tui.core.redact import redact
+from smig_tui.core.redact import redacted_line
 
 TITLE_MAX = 120
 INTERACTIVE_SOURCES = frozenset({"cli", "vscode", "unknown"})
@@ -311,18 +311,9 @@ def _with_title(info: SessionInfo, name: str | None, row: ThreadRow | None) -> S
     return replace(info, title=title or None, model=model)
 
 
-TITLE_HEAD = 4_000
-"""How much of a long first prompt is redacted to make its title (the title keeps far less)."""
-
-
 def _one_line(text: str | None) -> str | None:
-    """Collapse whitespace and cut to the title length, secrets redacted first so no cut leaves half of one."""
-    if not text:
-        return None
-    flat = " ".join(redact(text[:TITLE_HEAD]).text.split())
-    if not flat:
-        return None
-    return flat if len(flat) <= TITLE_MAX else flat[: TITLE_MAX - 1] + "…"
+    """A title: one line, secrets redacted before it is cut."""
+    return redacted_line(text, TITLE_MAX)
 
 
 def iso_from_mtime(mtime: float) -> str:

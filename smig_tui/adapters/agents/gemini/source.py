@@ -22,6 +22,7 @@ from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Role, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
+from smig_tui.core.redact import redacted_line
 
 TITLE_MAX = 120
 
@@ -222,9 +223,5 @@ def _text(value: Any) -> str | None:
 
 
 def _one_line(text: str | None) -> str | None:
-    if not text:
-        return None
-    flat = " ".join(text.split())
-    if not flat:
-        return None
-    return flat if len(flat) <= TITLE_MAX else flat[: TITLE_MAX - 1] + "…"
+    """A title: one line, secrets redacted before it is cut."""
+    return redacted_line(text, TITLE_MAX)

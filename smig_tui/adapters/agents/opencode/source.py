@@ -21,10 +21,16 @@ from smig_tui.adapters.agents.opencode import database as database_module
 from smig_tui.adapters.agents.opencode.convert import Row, iso_ms, to_conversation, usage_of
 from smig_tui.adapters.agents.opencode.database import OpenCodeDbError, columns, read_only
 from smig_tui.adapters.agents.opencode.home import OpenCodeHome, session_ref, split_ref
-from smig_tui.adapters.agents.opencode.storage_tree import describe_stored, load_stored_rows, stored_sessions
+from smig_tui.adapters.agents.opencode.storage_tree import (
+    TITLE_WIDTH,
+    describe_stored,
+    load_stored_rows,
+    stored_sessions,
+)
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
+from smig_tui.core.redact import redacted_line
 
 SENT_PARTS = "('text', 'reasoning', 'tool')"
 """Part types that become messages (a tool part becomes two)."""
@@ -120,7 +126,7 @@ class OpenCodeSource:
                     agent=Agent.OPENCODE,
                     path=session_ref(database, session_id),
                     cwd=row[1] or None,
-                    title=extra.get("title") or None,
+                    title=redacted_line(extra.get("title"), TITLE_WIDTH),
                     model=_model_id(extra.get("model")),
                     created=iso_ms(row[2]),
                     updated=iso_ms(row[3]),

@@ -15,6 +15,10 @@ from typing import Any
 from smig_tui.adapters.agents.opencode.convert import Row, as_dict, iso_ms
 from smig_tui.core.models import Agent, ReadWarning, SessionInfo
 from smig_tui.core.ports import WarningSink
+from smig_tui.core.redact import redacted_line
+
+TITLE_WIDTH = 120
+"""Characters of a session's title kept in its listing entry (redacted before it is cut)."""
 
 
 def stored_sessions(storage: Path) -> Iterator[Path]:
@@ -38,7 +42,7 @@ def describe_stored(path: Path, warn: WarningSink) -> SessionInfo | None:
         agent=Agent.OPENCODE,
         path=str(path),
         cwd=data.get("directory") or None,
-        title=data.get("title") or None,
+        title=redacted_line(data.get("title"), TITLE_WIDTH),
         created=iso_ms(times.get("created")),
         updated=iso_ms(times.get("updated")),
         source_version=data.get("version"),
