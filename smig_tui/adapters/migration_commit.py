@@ -21,7 +21,7 @@ from pathlib import Path
 from smig_tui.adapters.agents.entry import AgentEntry
 from smig_tui.adapters.commit_journal import CommitJournal
 from smig_tui.adapters.fs import atomic_write
-from smig_tui.adapters.output_paths import check_output_path
+from smig_tui.adapters.output_paths import agent_folders, check_output_path
 from smig_tui.adapters.paths import Paths
 from smig_tui.adapters.readback import Expected, expected_from, verify
 from smig_tui.adapters.storage.migration_store import MigrationStore, new_migration_id
@@ -260,7 +260,10 @@ class Committer:
             if targets is None:
                 path = folder / f"{migration_id}{suffix}"
             else:
-                path = check_output_path(Path(targets[kind]), self._paths, force=force, sources=[session.info.path])
+                folders = agent_folders(self._agents.values(), self._paths, self._env)
+                path = check_output_path(
+                    Path(targets[kind]), self._paths, force=force, sources=[session.info.path], agents=folders
+                )
             if kind is Destination.MARKDOWN:
                 data = to_markdown(session, messages, plan)
             else:
