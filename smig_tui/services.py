@@ -590,8 +590,11 @@ class Services:
         journal = CommitJournal(self.paths.data_dir / "journal")
         if not journal.pending():
             return []
+        from smig_tui.adapters.migration_commit import Committer
+
+        committer = Committer(self.paths, self.store, self.agents, self.env)
         with self.store.lock():
-            return journal.recover(self.store)
+            return journal.recover(self.store, committer.writer_or_none)
 
     def _agents_holding(self, resolved: str) -> list[Agent | None]:
         """The agents whose session home is a folder holding this resolved path."""

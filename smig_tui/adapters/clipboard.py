@@ -15,6 +15,7 @@ import shutil
 import subprocess
 from collections.abc import Mapping
 
+from smig_tui.core.encoding import utf8
 from smig_tui.core.errors import SmigError
 
 SYSTEM_TOOLS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -36,7 +37,7 @@ class ClipboardError(SmigError):
 
 def osc52_sequence(text: str) -> str:
     """The escape sequence that asks the terminal to put `text` on the clipboard."""
-    encoded = base64.b64encode(text.encode("utf-8")).decode("ascii")
+    encoded = base64.b64encode(utf8(text)).decode("ascii")
     return f"\x1b]52;c;{encoded}\x07"
 
 

@@ -1,16 +1,21 @@
 """Provides the commit journal: an intent record written before a commit's first file, so a commit cut
-short (SIGKILL, power loss) is finished or cleaned up by the next run instead of leaving native
-sessions that `smig history` never learns of.
+short (SIGKILL, power loss) is finished or rolled back by the next run instead of leaving native
+sessions that `smig history` never learns of, or a record of a session that does not exist.
 
 Layout: `<data_dir>/journal/<migration id>.json` (0600), holding the stored record to be written and
-every file the commit will write with the sha256 of its bytes and whether it existed before. The
-entry is removed once the record is stored. Recovery runs under the store's lock:
+every file the commit will write with the sha256 of its bytes and whether it existed before; for a
+native session also its destination, where the client finds it and what it must read back as (each
+message's role and text hash, `readback.Expected`). The entry is removed once the record is stored.
+Recovery runs under the store's lock:
 
 - the record is stored already: the commit finished; the entry is dropped;
-- every file is on disk with the planned bytes: only the record was missing; it is written now
-  ("finished");
-- otherwise the files this commit created, and still hold its bytes, are removed with any temp
-  files it left ("cleaned up"); files it did not create, or that changed since, are left alone.
+- every file is on disk with the planned bytes, and every native session reads back, through its
+  writer, as the client sees it (OpenCode's from its database: the import may not have run) as
+  planned: only the record was missing; it is written now ("finished");
+- otherwise the commit is rolled back: the files it created, and that still hold its bytes, are
+  removed with any temp files it left, each native session is uninstalled (OpenCode's imported
+  session deleted), and the note says why ("rolled back"); files it did not create, or that
+  changed since, are left alone.
 """
 
 from __future__ import annotations
@@ -20,20 +25,27 @@ import glob
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from smig_tui.adapters.fs import atomic_write
+from smig_tui.adapters.readback import Expected, verify
 from smig_tui.adapters.storage.migration_store import MigrationStore
-from smig_tui.core.errors import MigrationNotFoundError
+from smig_tui.core.encoding import utf8
+from smig_tui.core.errors import MigrationNotFoundError, SmigError
 from smig_tui.core.migration import (
+    Destination,
     MigrationRecord,
+    NativeOutput,
     PlannedFile,
     record_from_json,
     record_to_json,
     validate_migration_id,
 )
+from smig_tui.core.models import Role
+from smig_tui.core.ports import NativeWriter
 
 
 def _sha256(data: bytes) -> str:
@@ -48,20 +60,22 @@ class CommitJournal:
         self.folder = folder
         """`<data_dir>/journal`."""
 
-    def begin(self, record: MigrationRecord, record_path: Path, files: Sequence[PlannedFile]) -> Path:
-        """Record what a commit is about to write; call under the store's lock, before any file."""
+    def begin(
+        self,
+        record: MigrationRecord,
+        record_path: Path,
+        files: Sequence[PlannedFile],
+        expected: Mapping[str, Sequence[Expected]] | None = None,
+    ) -> Path:
+        """Record what a commit is about to write; call under the store's lock, before any file.
+
+        `expected` holds, by path, what each native session must read back as (`readback.verify`).
+        """
         entry = {
             "migration_id": record.id,
             "record_path": str(record_path),
             "record": record_to_json(record),
-            "files": [
-                {
-                    "path": planned.path,
-                    "sha256": _sha256(planned.data.encode("utf-8")),
-                    "created": not os.path.lexists(planned.path),
-                }
-                for planned in files
-            ],
+            "files": [_file_entry(planned, (expected or {}).get(planned.path)) for planned in files],
         }
         path = self._entry(record.id)
         atomic_write(path, json.dumps(entry, ensure_ascii=False) + "\n", mode=0o600, overwrite=False)
@@ -73,17 +87,21 @@ class CommitJournal:
             self._entry(migration_id).unlink()
 
     def pending(self) -> bool:
-        """Whether any commit was interrupted (cheap: no lock, no reading)."""
-        return self.folder.is_dir() and any(self.folder.glob("*.json"))
+        """Whether any commit was interrupted (cheap: no lock, no reading), its entry's temp file included."""
+        return self.folder.is_dir() and (any(self.folder.glob("*.json")) or any(self.folder.glob(".*.tmp")))
 
-    def recover(self, store: MigrationStore) -> list[str]:
-        """Finish or clean up every interrupted commit; one sentence each. Call under the store's lock."""
+    def recover(self, store: MigrationStore, writer_for: WriterFor | None = None) -> list[str]:
+        """Finish or roll back every interrupted commit; one sentence each. Call under the store's lock.
+
+        `writer_for` gives a destination's writer (None when its home is unknown), to read each native
+        session back before a commit is called finished and to uninstall it when it is rolled back.
+        """
         notes: list[str] = []
         for path in sorted(self.folder.glob("*.json")) if self.folder.is_dir() else []:
             try:
                 entry = json.loads(path.read_text(encoding="utf-8"))
                 validate_migration_id(entry["migration_id"])
-                notes.extend(self._recover_one(entry, store))
+                notes.extend(self._recover_one(entry, store, writer_for or _no_writer))
             except (OSError, ValueError, KeyError, TypeError, MigrationNotFoundError) as error:
                 notes.append(
                     f"smig: an interrupted commit's journal {path} is unreadable "
@@ -91,10 +109,14 @@ class CommitJournal:
                 )
                 continue
             path.unlink()
+        # An entry killed while it was written never became one: its commit wrote nothing yet.
+        for temp in self.folder.glob(".*.json.*.tmp") if self.folder.is_dir() else []:
+            with contextlib.suppress(OSError):
+                temp.unlink()
         return notes
 
-    def _recover_one(self, entry: dict[str, Any], store: MigrationStore) -> list[str]:
-        """Finish or clean up one commit; the notes to show."""
+    def _recover_one(self, entry: dict[str, Any], store: MigrationStore, writer_for: WriterFor) -> list[str]:
+        """Finish or roll back one commit; the notes to show."""
         migration_id = entry["migration_id"]
         if Path(entry["record_path"]).exists():
             return []  # finished; only dropping the entry was cut short
@@ -103,17 +125,21 @@ class CommitJournal:
         for item in files:
             _remove_temp_files(Path(item["path"]))
         if len(intact) == len(files):
-            store.write_locked(record_from_json(entry["record"]))
+            problem = _unverified(files, writer_for)
+            if problem is None:
+                store.write_locked(record_from_json(entry["record"]))
+                return [
+                    f"smig: finished migration {migration_id}, which was interrupted after writing its "
+                    f"{len(files)} file(s): each read back as planned, and it is now recorded "
+                    f"(`smig history show {migration_id}`)."
+                ]
+            removed = _roll_back(files, intact, writer_for)
             return [
-                f"smig: finished migration {migration_id}, which was interrupted after writing its "
-                f"{len(files)} file(s): it is now recorded (`smig history show {migration_id}`)."
+                f"smig: rolled back migration {migration_id}, which was interrupted after writing its "
+                f"{len(files)} file(s): {problem}; removed {removed} file(s) it had created, undid its "
+                "native sessions, and recorded nothing."
             ]
-        removed = 0
-        for item in intact:
-            if item["created"]:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(item["path"])
-                    removed += 1
+        removed = _roll_back(files, intact, writer_for)
         return [
             f"smig: cleaned up migration {migration_id}, which was interrupted after writing "
             f"{len(intact)} of its {len(files)} file(s): removed {removed} it had created; nothing was recorded."
@@ -122,6 +148,67 @@ class CommitJournal:
     def _entry(self, migration_id: str) -> Path:
         """One commit's entry, by its checked id."""
         return self.folder / f"{validate_migration_id(migration_id)}.json"
+
+
+WriterFor = Callable[[str], NativeWriter | None]
+"""A destination's writer (`codex`, `opencode`, …), or None when its home is unknown here."""
+
+
+def _no_writer(_destination: str) -> NativeWriter | None:
+    return None
+
+
+def _file_entry(planned: PlannedFile, expected: Sequence[Expected] | None) -> dict[str, Any]:
+    """One planned file as the journal keeps it (a native session with what it must read back as)."""
+    item: dict[str, Any] = {
+        "path": planned.path,
+        "sha256": _sha256(utf8(planned.data)),
+        "created": not os.path.lexists(planned.path),
+    }
+    if planned.native is not None:
+        item["destination"] = planned.destination.value
+        item["native"] = asdict(planned.native)
+        if expected is not None:
+            item["expected"] = [[want.role.value, want.sha256] for want in expected]
+    return item
+
+
+def _unverified(files: Sequence[dict[str, Any]], writer_for: WriterFor) -> str | None:
+    """Why a native session of the commit is not as planned where its client looks, or None when
+    each reads back as planned (a commit's files can all be there and OpenCode's import not done)."""
+    for item in files:
+        if "native" not in item or "expected" not in item:
+            continue
+        native = NativeOutput(**item["native"])
+        writer = writer_for(item["destination"])
+        if writer is None:
+            return (
+                f"its {native.agent} session {native.session_id} cannot be read back here (the agent's home is unknown)"
+            )
+        expected = [Expected(Role(role), sha256) for role, sha256 in item["expected"]]
+        try:
+            verify(writer, native, expected)
+        except SmigError as error:
+            return f"its {native.agent} session {native.session_id} does not read back as planned ({error})"
+    return None
+
+
+def _roll_back(files: Sequence[dict[str, Any]], intact: Sequence[dict[str, Any]], writer_for: WriterFor) -> int:
+    """Undo what the commit did: its native sessions uninstalled, the files it created (still holding
+    its bytes) removed; how many files were removed."""
+    for item in files:
+        writer = writer_for(item["destination"]) if "native" in item else None
+        if writer is not None:
+            native = NativeOutput(**item["native"])
+            with contextlib.suppress(SmigError, OSError):
+                writer.uninstall(PlannedFile(Destination(item["destination"]), item["path"], "", native=native))
+    removed = 0
+    for item in intact:
+        if item["created"]:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(item["path"])
+                removed += 1
+    return removed
 
 
 def _holds(path: str, sha256: str) -> bool:

@@ -116,6 +116,15 @@ class Committer:
             self._writers[destination] = writer
         return self._writers[destination]
 
+    def writer_or_none(self, destination: str) -> NativeWriter | None:
+        """A destination's writer, or None when it is no agent here or its home is unknown (recovery)."""
+        if destination not in self._agents:
+            return None
+        try:
+            return self._writer(destination)
+        except SmigError:
+            return None
+
     def migrate(
         self,
         session: Session,
@@ -276,14 +285,14 @@ class Committer:
 
         Folders are made for smig's own paths; a user's `--out` folder was checked to exist."""
         with self._store.lock():
-            self.recovered = self.journal.recover(self._store)
+            self.recovered = self.journal.recover(self._store, self.writer_or_none)
             for planned in files:
                 if not planned.overwrite and Path(planned.path).exists():
                     raise WriteRefusedError(
                         f"Refusing to overwrite existing file {planned.path}"
                         + ("; pass --force to replace it." if not planned.native else ".")
                     )
-            self.journal.begin(record, self._store.path_for(record), files)
+            self.journal.begin(record, self._store.path_for(record), files, self._expected)
             created: list[Path] = []
             installed: list[PlannedFile] = []
             try:

@@ -1,4 +1,9 @@
-"""Provides the only writer to stdout (data) and stderr (diagnostics) for the CLI."""
+"""Provides the only writer to stdout (data) and stderr (diagnostics) for the CLI.
+
+A session can hold a lone UTF-16 surrogate (`"\\ud800"` in its JSON, which Python keeps): no UTF-8
+stream can write it, so it is printed as U+FFFD in text and as its `\\u` escape in JSON (still
+valid JSON, and the same string when read back), never as a crash.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +11,10 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from smig_tui.cli.json_text import indented_json
+from smig_tui.core.encoding import LONE_SURROGATE, escaped
 from smig_tui.core.models import ReadWarning
 
 if TYPE_CHECKING:
@@ -40,11 +46,12 @@ class Output:
         """
         from rich.console import Console
 
-        return Console(file=self.stdout, soft_wrap=False, highlight=False, markup=False, emoji=False)
+        readable = cast("IO[str]", _Readable(self.stdout))
+        return Console(file=readable, soft_wrap=False, highlight=False, markup=False, emoji=False)
 
     def data(self, text: str) -> None:
         """Write a line of data to stdout."""
-        print(text, file=self.stdout)
+        print(_readable(text), file=self.stdout)
 
     def json(self, value: Any) -> None:
         """Write a JSON document to stdout in blocks (a few writes however it is buffered)."""
@@ -58,11 +65,11 @@ class Output:
             block.append(piece)
             size += len(piece)
             if size >= JSON_BLOCK_CHARS:
-                self.stdout.write("".join(block))
+                self.stdout.write(escaped("".join(block)))
                 block.clear()
                 size = 0
         if block:
-            self.stdout.write("".join(block))
+            self.stdout.write(escaped("".join(block)))
 
     def diag(self, text: str) -> None:
         """Write a diagnostic line to stderr."""
@@ -84,3 +91,21 @@ class Output:
         hidden = self.warnings_seen - MAX_WARNINGS_SHOWN
         if hidden > 0:
             self.diag(f"smig: {hidden} more warnings not shown")
+
+
+def _readable(text: str) -> str:
+    """`text` with any lone surrogate shown as U+FFFD (a UTF-8 stream cannot write one)."""
+    return LONE_SURROGATE.sub("\ufffd", text) if LONE_SURROGATE.search(text) else text
+
+
+class _Readable:
+    """A text stream that shows lone surrogates as U+FFFD (for rich's tables)."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._stream.write(_readable(text))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)

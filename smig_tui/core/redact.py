@@ -325,7 +325,7 @@ _CONTEXTS: tuple[Shape, ...] = (
         "webhook-url",
         ("hook", "/with/key/"),
         re.compile(
-            r"/(?:hooks?|webhooks?|webhookb2|IncomingWebhook|with/key|catch)/(?P<secret>[A-Za-z0-9_\-@.%/=]{16,})"
+            r"/(?:hooks?|webhooks?|webhookb2|IncomingWebhook|with/key|catch)/(?P<secret>[A-Za-z0-9_\-@.%/=]{16,2048})"
         ),
         False,
     ),
@@ -339,7 +339,7 @@ _CONTEXTS: tuple[Shape, ...] = (
         ("cookie", "-b "),
         re.compile(
             r"(?:(?i:set-cookie|cookie)" + _HEADER_SEP + r"|(?<![\w\-])(?:-b|--cookie)(?:=|[ \t]+)\\?[\"']?)"
-            r"(?P<secret>[^\r\n\"'\\]+)"
+            r"(?P<secret>[^\r\n\"'\\]{1,4096})"
         ),
         False,
     ),

@@ -281,7 +281,7 @@ def plan_summary_job(
     blocks, redactions = redact_blocks(messages, count, limits)
     digest = hashlib.sha256()
     for block in blocks:
-        digest.update(block.text.encode("utf-8"))
+        digest.update(block.text.encode("utf-8", "surrogatepass"))
         digest.update(b"\x1e")
     return SummaryJob(
         chunks=plan_chunks(blocks, capacity, count),

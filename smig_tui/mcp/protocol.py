@@ -14,6 +14,8 @@ import sys
 from collections.abc import Callable
 from typing import IO, Any
 
+from smig_tui.core.encoding import utf8
+
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 """Handshake revisions served, newest first; a client asking for another gets the newest."""
 MAX_LINE_BYTES = 64_000_000
@@ -123,7 +125,7 @@ class StdioServer:
     @staticmethod
     def _send(writer: IO[bytes], message: dict[str, Any]) -> None:
         """Write one message as one line (JSON escapes every newline inside it)."""
-        writer.write(json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n")
+        writer.write(utf8(json.dumps(message, ensure_ascii=False, separators=(",", ":"))) + b"\n")
         writer.flush()
 
 

@@ -203,7 +203,8 @@ def _part_counts(connection: sqlite3.Connection, only: list[str] | None) -> dict
     try:
         rows = connection.execute(
             "SELECT session_id, SUM(CASE json_extract(data, '$.type') WHEN 'tool' THEN 2 ELSE 1 END) "
-            f"FROM part WHERE json_extract(data, '$.type') IN {SENT_PARTS} {where}GROUP BY session_id",
+            f"FROM part WHERE json_valid(data) AND json_extract(data, '$.type') IN {SENT_PARTS} {where}"
+            "GROUP BY session_id",  # json_valid first: one damaged part must not leave every count unknown
             () if only is None else (json.dumps(only),),
         ).fetchall()
     except sqlite3.OperationalError:  # no part table or no JSON functions: counts stay unknown
@@ -218,7 +219,7 @@ def _last_context(connection: sqlite3.Connection, session_id: str) -> int | None
     ):
         try:
             info = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):  # damaged or nested too deeply
             continue
         if isinstance(info, dict) and info.get("role") == "assistant":
             usage = usage_of(info.get("tokens"))
@@ -233,7 +234,7 @@ def _read_cache(path: Path | None, database: Path) -> dict[str, list[Any]]:
         return {}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     if not isinstance(data, dict) or data.get("db") != str(database) or not isinstance(data.get("counts"), dict):
         return {}
@@ -254,7 +255,7 @@ def _model_id(value: object) -> str | None:
         return None
     try:
         parsed = json.loads(value)
-    except ValueError:
+    except (ValueError, RecursionError):
         return value
     if isinstance(parsed, dict):
         model = parsed.get("id") or parsed.get("modelID")
@@ -266,7 +267,7 @@ def _json(data: object, database: Path, warn: WarningSink) -> dict[str, Any] | N
     """One row's JSON object, or None with a warning when it does not parse."""
     try:
         parsed = json.loads(data) if isinstance(data, str | bytes) else None
-    except ValueError:
+    except (ValueError, RecursionError):  # damaged or nested too deeply
         parsed = None
     if not isinstance(parsed, dict):
         warn(ReadWarning(str(database), None, "skipped an OpenCode record that is not a JSON object"))

@@ -79,6 +79,9 @@ def _read(path: Path, warn: WarningSink) -> dict[str, Any] | None:
     except (OSError, ValueError) as error:
         warn(ReadWarning(str(path), None, f"skipped an unreadable OpenCode file ({error})"))
         return None
+    except RecursionError:
+        warn(ReadWarning(str(path), None, "skipped an OpenCode file whose JSON is nested too deeply"))
+        return None
     if not isinstance(data, dict):
         warn(ReadWarning(str(path), None, "skipped an OpenCode file that is not a JSON object"))
         return None
