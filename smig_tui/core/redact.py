@@ -1068,8 +1068,12 @@ def _secret_random(match: re.Match[str]) -> bool:
 
 
 def _any_part_random(match: re.Match[str]) -> bool:
-    """A webhook path holds a token among its parts (not just ids and names)."""
-    return any(_token_looking(part) for part in re.split(r"[/@]", match.group("secret")))
+    """A webhook path holds a token among its parts (not just ids and names): one that looks made by
+    a machine, or a run of 24 or more letters and digits with no separator (Mattermost's keys)."""
+    return any(
+        _token_looking(part) or (len(part) >= 24 and part.isalnum())
+        for part in re.split(r"[/@]", match.group("secret"))
+    )
 
 
 def _encoded_private_key(match: re.Match[str]) -> bool:

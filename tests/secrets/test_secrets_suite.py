@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -465,6 +466,32 @@ def test_mcp_tools_redact_every_kind(
         monkeypatch,
         1,
     )
+
+
+@pytest.mark.parametrize(("agent", "session_id"), SESSIONS)
+def test_the_search_index_stores_every_kind_redacted(
+    planted_homes: dict[str, list[Item]], monkeypatch: pytest.MonkeyPatch, agent: str, session_id: str
+) -> None:
+    """What the search index keeps on disk (every stored text and title, and the snippets it shows):
+    a secret indexed is a secret at rest in smig's cache."""
+
+    def run() -> str:
+        services = build_services()
+        shutil.rmtree(services.search_index.folder, ignore_errors=True)  # a fresh index, as a first run builds it
+        services.refresh_search_index()
+        index = services.search_index
+        with index._guard:
+            conn = index._connection()
+            stored = [
+                index._text(conn, block, start, length)
+                for block, start, length in conn.execute("SELECT block, start, length FROM texts")
+            ]
+            titles = [title for (title,) in conn.execute("SELECT title FROM files") if title]
+        index.close()
+        hits = services.search("batch", limit=50)
+        return "\n".join(stored + titles + [hit.snippet for hit in hits])
+
+    score(f"search index ({agent})", planted_homes[agent], run, monkeypatch)
 
 
 def every_page(call: Callable[[int], dict]) -> str:
