@@ -18,6 +18,7 @@ from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from smig_tui.adapters import client_launch as client_launch  # "continue now": the front ends start clients with it
 from smig_tui.adapters import clipboard as clipboard  # the TUI copies through it (see the front-end facade below)
 from smig_tui.adapters.config_file import load_config
 from smig_tui.adapters.paths import Paths, resolve_paths
@@ -35,13 +36,14 @@ if TYPE_CHECKING:
     from smig_tui.adapters.search_index import SearchHit as SearchHit  # re-exported for the front ends
     from smig_tui.adapters.storage.migration_store import MigrationStore
     from smig_tui.adapters.storage.token_cache import Known, TokenCache
+    from smig_tui.adapters.storage.warned_files import WarnedFiles
     from smig_tui.adapters.summarizer import Summarizer, SummaryPreview
     from smig_tui.core.calibration import Growth
     from smig_tui.core.capacity import CapacityTable, LiveListing
     from smig_tui.core.decide import AgentOverhead
     from smig_tui.core.export import ExportFormat
     from smig_tui.core.memory_sync import Direction, MemoryPlan, Mode
-    from smig_tui.core.migration import Destination, MigrationResult
+    from smig_tui.core.migration import Destination, MigrationResult, NativeOutput
     from smig_tui.core.models import Message, ModelCapacity, Plan, Strategy
     from smig_tui.core.plan_structure import Structure
     from smig_tui.core.ports import TokenCounter
@@ -133,13 +135,20 @@ class Services:
         cwd: str | None = None,
         include_subagents: bool = False,
         warn: WarningSink = _ignore,
+        every_id: list[str] | None = None,
     ) -> Iterator[SessionInfo]:
-        """Yield sessions from every source, filtered, as they are discovered."""
+        """Yield sessions from every source, filtered, as they are discovered.
+
+        `every_id` collects the id of every session discovered, filtered out or not: what an id prefix
+        shown in a listing must be unique among.
+        """
         wanted_cwd = _folder_filter(cwd) if cwd else None
         for source in self.sources:
             if agent is not None and source.agent != agent:
                 continue
             for info in source.discover(warn):
+                if every_id is not None:
+                    every_id.append(info.id)
                 if info.is_subagent and not include_subagents:
                     continue
                 if wanted_cwd and not _same_or_below(info.cwd, wanted_cwd):
@@ -271,7 +280,7 @@ class Services:
                     (
                         name,
                         f"{name} is not a provider smig knows (known: {known}); "
-                        f"add [providers.{name}] with base_url to the config file.",
+                        f"add [providers.{name}] with base_url to {self.paths.config_file}.",
                     )
                 )
                 continue
@@ -290,6 +299,13 @@ class Services:
         from smig_tui.adapters.provider_capacity import LiveCache
 
         return LiveCache(self.paths.cache_dir).load()
+
+    @cached_property
+    def warned_files(self) -> WarnedFiles:
+        """The warnings already shown per file version, so a skipped file is reported once (issue 29)."""
+        from smig_tui.adapters.storage.warned_files import WarnedFiles
+
+        return WarnedFiles(self.paths.cache_dir / "warned.json")
 
     @cached_property
     def token_cache(self) -> TokenCache:
@@ -464,6 +480,27 @@ class Services:
         if own_note:
             plan = replace(plan, notes=(*plan.notes, own_note))
         return plan
+
+    def config_problems(self) -> list[str]:
+        """What is wrong in the config file, one sentence per table that does not validate (for `smig doctor`)."""
+        from smig_tui.adapters.provider_capacity import providers_from_config
+        from smig_tui.core.decide import parse_plan_settings
+
+        where = str(self.paths.config_file)
+        checks: list[Callable[[], object]] = [
+            lambda: self.capacities,
+            lambda: parse_plan_settings(self.config, where),
+            lambda: self.agent_overheads,
+            lambda: self.summarizer,
+            lambda: providers_from_config(self.config, where),
+        ]
+        problems = []
+        for check in checks:
+            try:
+                check()
+            except SmigError as error:
+                problems.append(str(error))
+        return problems
 
     @cached_property
     def agent_overheads(self) -> dict[str, AgentOverhead]:
@@ -691,6 +728,12 @@ class Services:
         from smig_tui.adapters.clipboard import copy_to_clipboard
 
         return copy_to_clipboard(text, use_terminal=sys.stdout.isatty())
+
+    def continue_launch(self, output: NativeOutput) -> client_launch.Launch:
+        """Check that the receiving client can start on a written session here, for "continue now";
+        `client_launch.ContinueRefused` says why not and carries the command to run later."""
+        entry = self.agent_entry(output.agent)
+        return client_launch.prepare(output, entry.name if entry else output.agent, self.env)
 
     @cached_property
     def summarizer(self) -> Summarizer:
@@ -926,6 +969,11 @@ def table_date() -> str:
     return shipped_date()
 
 
+def config_file_path(env: dict[str, str] | None = None) -> Path:
+    """Where smig reads its config file from (it may not exist), for help texts and `smig doctor`."""
+    return resolve_paths(env).config_file
+
+
 def agent_entries() -> tuple[AgentEntry, ...]:
     """The registry of agents (`adapters/agents/registry.py`), for front ends that build choices before services."""
     from smig_tui.adapters.agents import registry
@@ -963,3 +1011,124 @@ def with_archive(paths: Paths, sources: list[SessionSource]) -> list[SessionSour
 
     archive = session_archive(paths)
     return [ArchivedSource(source, archive, paths.cache_dir / "archive-view") for source in sources]
+
+
+@dataclass(frozen=True, slots=True)
+class AgentReport:
+    """One agent of the registry as `smig doctor` found it."""
+
+    agent: str
+    name: str
+    home: str | None
+    """Where its sessions are read from (a folder, or OpenCode's database); None when unknown."""
+    found: bool
+    sessions: int = 0
+    """Sessions listed, sub-agent and archived ones included."""
+    sub_agents: int = 0
+    archived: int = 0
+    skipped: int = 0
+    """Warnings discovery gave for its files (each a skipped or partly unreadable file)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnosis:
+    """What `smig doctor` reports: every fact a user needs to see why smig lists or counts what it does."""
+
+    version: str
+    config_file: str
+    config: str
+    """`absent` (the defaults apply), `ok`, or `invalid`."""
+    config_problems: list[str]
+    data_dir: str
+    cache_dir: str
+    agents: list[AgentReport]
+    tokenizer_files: list[dict[str, Any]]
+    """Per encoding the capacity table uses: `encoding`, `path`, `found`, `folder_from`."""
+    summarizer: dict[str, Any]
+    """`provider`, `model`, `base_url`, `ready` and the `problem` when it is not."""
+    clipboard: str
+    migrations: int
+    skipped: list[dict[str, Any]]
+    """Every warning discovery gave (`agent`, `path`, `line`, `message`), whether shown before or not."""
+
+
+def diagnose(env: dict[str, str] | None = None, agents: Sequence[AgentEntry] | None = None) -> Diagnosis:
+    """Gather what `smig doctor` reports; a config file that does not parse is a finding, not an error."""
+    import sys
+
+    from smig_tui import __version__
+    from smig_tui.adapters.tokenizers.tiktoken_counter import vocabulary_file
+
+    paths = resolve_paths(env)
+    environ = os.environ if env is None else env
+    problems: list[str] = []
+    state = "ok" if paths.config_file.is_file() else "absent"
+    try:
+        config = load_config(paths.config_file)
+    except ConfigError as error:
+        config, state = {}, "invalid"
+        problems.append(str(error))
+    entries = tuple(agent_entries() if agents is None else agents)
+    services = Services(paths=paths, config=config, sources=[], env=env, agents=entries)
+    if state == "ok":
+        problems += services.config_problems()
+        state = "invalid" if problems else "ok"
+    reports, skipped = [], []
+    for entry in entries:
+        home = entry.home(paths, env)
+        source = entry.source(paths, env) if home is not None else None
+        counts = {"sessions": 0, "sub_agents": 0, "archived": 0, "skipped": 0}
+        if source is not None:
+            wrapped = with_archive(paths, [source])[0]
+
+            def collect(warning: ReadWarning, agent: str = entry.id, tally: dict[str, int] = counts) -> None:
+                tally["skipped"] += 1
+                skipped.append({"agent": agent, "path": warning.path, "line": warning.line, "message": warning.message})
+
+            for info in wrapped.discover(collect):
+                counts["sessions"] += 1
+                counts["sub_agents"] += info.is_subagent
+                counts["archived"] += info.archived
+        reports.append(
+            AgentReport(entry.id, entry.name, str(home) if home else None, bool(home and home.exists()), **counts)
+        )
+    try:
+        capacities = services.capacities
+    except SmigError:
+        from smig_tui.adapters.capacity_table import load_builtin
+
+        capacities = load_builtin()
+    tokenizers = []
+    for encoding in sorted({model.encoding for model in capacities.models}):
+        path, chosen_by, found = vocabulary_file(encoding, environ)
+        tokenizers.append({"encoding": encoding, "path": path, "found": found, "folder_from": chosen_by})
+    try:
+        summarizer = services.summarizer.config
+        ready = services.summary_key_problem()
+        summary = {
+            "provider": summarizer.provider,
+            "model": summarizer.model,
+            "base_url": summarizer.base_url,
+            "ready": ready is None,
+            "problem": ready,
+        }
+    except SmigError as error:
+        summary = {"provider": None, "model": None, "base_url": None, "ready": False, "problem": str(error)}
+    try:
+        migrations = len(services.store.list())
+    except (SmigError, OSError):
+        migrations = 0
+    return Diagnosis(
+        version=f"{__version__} (Python {sys.version.split()[0]})",
+        config_file=str(paths.config_file),
+        config=state,
+        config_problems=problems,
+        data_dir=str(paths.data_dir),
+        cache_dir=str(paths.cache_dir),
+        agents=reports,
+        tokenizer_files=tokenizers,
+        summarizer=summary,
+        clipboard=clipboard.describe_route(environ, on_terminal=sys.stdout.isatty()),
+        migrations=migrations,
+        skipped=skipped,
+    )

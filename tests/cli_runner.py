@@ -21,3 +21,11 @@ def run_cli(argv: list[str], source: Callable[[Paths], SessionSource]) -> tuple[
     code = main(argv, ctx)
     assert isinstance(out.stdout, io.StringIO) and isinstance(out.stderr, io.StringIO)
     return code, out.stdout.getvalue(), out.stderr.getvalue()
+
+
+def smig(*argv: str) -> tuple[int, str, str]:
+    """Exit code, stdout and stderr of `smig ARGV` in-process, with every agent's reader (stdout not a terminal)."""
+    out = Output(stdout=io.StringIO(), stderr=io.StringIO())
+    code = main(list(argv), Context(out=out))
+    assert isinstance(out.stdout, io.StringIO) and isinstance(out.stderr, io.StringIO)
+    return code, out.stdout.getvalue(), out.stderr.getvalue()

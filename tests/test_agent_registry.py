@@ -127,7 +127,7 @@ class WispWriter:
                 "turns": [[turn.role.value, turn.text] for turn in turns],
             }
         )
-        native = NativeOutput("gemini", str(path), session_id, f"wisp --resume {session_id}")
+        native = NativeOutput("gemini", str(path), session_id, ("wisp", "--resume", session_id))
         return NativeLayout((PlannedFile(Destination.GEMINI, str(path), data, native=native),), turns)
 
     def install(self, planned: PlannedFile) -> None:

@@ -68,4 +68,4 @@ def load_capacities(
         table = apply_overrides(table, overrides, str(config_path))
     if agent_settings is not None:
         table = apply_agent_settings(table, agent_settings)
-    return table
+    return CapacityTable(table.models, table.tokenizers, config_file=str(config_path))

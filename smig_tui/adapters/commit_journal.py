@@ -46,6 +46,7 @@ from smig_tui.core.migration import (
 )
 from smig_tui.core.models import Role
 from smig_tui.core.ports import NativeWriter
+from smig_tui.core.words import plural
 
 
 def _sha256(data: bytes) -> str:
@@ -130,19 +131,19 @@ class CommitJournal:
                 store.write_locked(record_from_json(entry["record"]))
                 return [
                     f"smig: finished migration {migration_id}, which was interrupted after writing its "
-                    f"{len(files)} file(s): each read back as planned, and it is now recorded "
+                    f"{plural(len(files), 'file')}: each read back as planned, and it is now recorded "
                     f"(`smig history show {migration_id}`)."
                 ]
             removed = _roll_back(files, intact, writer_for)
             return [
                 f"smig: rolled back migration {migration_id}, which was interrupted after writing its "
-                f"{len(files)} file(s): {problem}; removed {removed} file(s) it had created, undid its "
+                f"{plural(len(files), 'file')}: {problem}; removed {removed} it had created, undid its "
                 "native sessions, and recorded nothing."
             ]
         removed = _roll_back(files, intact, writer_for)
         return [
             f"smig: cleaned up migration {migration_id}, which was interrupted after writing "
-            f"{len(intact)} of its {len(files)} file(s): removed {removed} it had created; nothing was recorded."
+            f"{len(intact)} of its {plural(len(files), 'file')}: removed {removed} it had created; nothing was recorded."
         ]
 
     def _entry(self, migration_id: str) -> Path:

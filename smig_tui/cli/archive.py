@@ -6,7 +6,7 @@ import argparse
 from dataclasses import asdict
 from typing import TYPE_CHECKING
 
-from smig_tui.core.errors import SmigError, WriteRefusedError
+from smig_tui.core.errors import SmigError, UsageError, WriteRefusedError
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
@@ -114,12 +114,6 @@ def auto_archive(command: str | None, ctx: Context) -> None:
         return
     if run.touched:
         ctx.out.diag(f"smig: archived {run.touched} new or changed session files")
-
-
-class UsageError(SmigError):
-    """The archive command was given the wrong words."""
-
-    exit_code = 2
 
 
 def _size(count: int) -> str:

@@ -9,14 +9,14 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
 from smig_tui import __version__
 from smig_tui.cli.output import Output
 from smig_tui.core.errors import SmigError
-from smig_tui.services import Services, build_services
+from smig_tui.services import Services, build_services, client_launch
 
 COMMANDS = {
     "list": "smig_tui.cli.sessions",
@@ -31,6 +31,7 @@ COMMANDS = {
     "mcp": "smig_tui.cli.mcp_cmd",
     "search": "smig_tui.cli.search",
     "archive": "smig_tui.cli.archive",
+    "doctor": "smig_tui.cli.doctor",
 }
 """Which module registers each command; each has `register(subparsers)` and sets `handler(args, ctx) -> int`."""
 COMMAND_MODULES = tuple(dict.fromkeys(COMMANDS.values()))
@@ -41,6 +42,10 @@ class Context:
     """What a command handler gets: output streams and services built on first use."""
 
     out: Output = field(default_factory=Output)
+    continue_with: client_launch.Launch | None = None
+    """A client a command asked to start once smig is done ("continue now")."""
+    launcher: Callable[[client_launch.Launch], object] = client_launch.start
+    """Starts it in smig's place (exec); tests pass a fake."""
 
     @cached_property
     def services(self) -> Services:
@@ -55,8 +60,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """
     parser = argparse.ArgumentParser(
         prog="smig",
-        description="Hand a Codex or Claude Code conversation to another agent and model. "
-        "With no command, opens the TUI.",
+        description=f"Hand a {agent_names()} conversation to another agent and model. With no command, opens the TUI.",
     )
     parser.add_argument("--version", action="version", version=f"smig {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -64,6 +68,37 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     tui.set_defaults(handler=run_tui)
     for name in _modules_for(argv):
         importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def agent_names(last: str = "or") -> str:
+    """The agents smig reads, named as their users write them, from the registry (so help never goes stale)."""
+    from smig_tui.core.words import name_list
+    from smig_tui.services import agent_entries
+
+    return name_list([entry.name for entry in agent_entries()], last)
+
+
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    """Parse `argv`; an unknown option is reported with the usage of the command it was given to.
+
+    argparse leaves a subcommand's unknown options to the top-level parser, whose usage line then
+    lists every command instead of the options the user was looking for.
+    """
+    parser = build_parser(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        _innermost(parser, args).error(f"unrecognized arguments: {' '.join(extras)}")
+    return args
+
+
+def _innermost(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The (sub)command parser that `args` was parsed by: `smig history show` gives history's `show`."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            chosen = getattr(args, action.dest, None)
+            if chosen in action.choices:
+                return _innermost(action.choices[chosen], args)
     return parser
 
 
@@ -80,19 +115,44 @@ def run_tui(args: argparse.Namespace, ctx: Context) -> int:
     from smig_tui.tui.app import SmigApp
 
     app = SmigApp(services=ctx.services)
-    app.run()
+    launch = app.run()
     if app.crash_line:
         ctx.out.error(app.crash_line)
         return 1
+    if launch is not None:  # "continue now": Textual has given the terminal back; `main` starts it last
+        ctx.out.diag(f"smig: starting {launch.client}: {launch.command}")
+        ctx.continue_with = launch
     return 0
 
 
 def main(argv: Sequence[str] | None = None, ctx: Context | None = None) -> int:
-    """Run smig with `argv` and return the exit code."""
+    """Run smig with `argv` and return the exit code; a client asked for with "continue now" is
+    started last, in smig's place, once the command's output and the terminal are done with."""
     ctx = ctx or Context()
+    code = _run(argv, ctx)
+    if code != 0 or ctx.continue_with is None:
+        return code
+    try:
+        ctx.launcher(ctx.continue_with)
+    except client_launch.ContinueRefused as refused:
+        return not_continued(ctx, refused)
+    return 0
+
+
+def not_continued(ctx: Context, refused: client_launch.ContinueRefused) -> int:
+    """Why the client was not started, and the command to run later; exit 0, for the migration is written."""
+    ctx.out.diag(f"smig: {refused.reason}. Continue later with:")
+    ctx.out.data(f"  {refused.command}")
+    return 0
+
+
+def _run(argv: Sequence[str] | None, ctx: Context) -> int:
+    """Parse `argv`, run its command, and map errors to one line and an exit code."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = build_parser(argv).parse_args(argv)
+    args = parse(argv)
     handler = getattr(args, "handler", run_tui)
+    if ctx.out.first_time is None:  # a skipped file's warning is shown once per version of the file
+        ctx.out.first_time = lambda warning: ctx.services.warned_files.first_time(warning)
     try:
         code = int(handler(args, ctx))
         if code == 0 and getattr(args, "command", None) not in (None, "tui", "mcp", "archive"):
@@ -116,3 +176,6 @@ def main(argv: Sequence[str] | None = None, ctx: Context | None = None) -> int:
         return 1
     finally:
         ctx.out.finish()
+        services = ctx.__dict__.get("services")
+        if services is not None and "warned_files" in services.__dict__:
+            services.warned_files.save()

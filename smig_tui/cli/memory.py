@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from smig_tui.core.memory_agents import ALL_DIRECTIONS, MEMORY_AGENTS, memory_agent
 from smig_tui.core.memory_sync import Direction, MemoryFile, MemoryPlan, Mode, memory_plan_json, redaction_counts
+from smig_tui.core.words import plural
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
@@ -99,7 +100,7 @@ def _print_status(plan: MemoryPlan, ctx: Context, quiet: bool) -> None:
         return
     for report in plan.reports:
         title = f"Memory for {memory_agent(report.direction).label}"
-        ctx.out.data(f"{title} ({len(report.sources)} file(s))")
+        ctx.out.data(f"{title} ({plural(len(report.sources), 'file')})")
         for source in report.sources:
             ctx.out.data(f"  {_size(source.size):>9}  {source.role.value:<8}  {_label(source)}")
         ctx.out.data(f"  {report.direction.value}: {report.note}{_redaction_note(report.redactions)}")
@@ -122,12 +123,12 @@ def _label(source: MemoryFile) -> str:
 
 
 def _redaction_note(counts: dict[str, int]) -> str:
-    """`, 2 secret(s) redacted (openai-key ×2)` or nothing."""
+    """`, 2 secrets redacted (openai-key ×2)` or nothing."""
     total = sum(counts.values())
     if not total:
         return ""
     kinds = ", ".join(f"{kind} ×{count}" for kind, count in sorted(counts.items()))
-    return f", {total} secret(s) redacted ({kinds})"
+    return f", {plural(total, 'secret')} redacted ({kinds})"
 
 
 def _print_sync(plan: MemoryPlan, result: ApplyResult | None, ctx: Context, quiet: bool) -> None:

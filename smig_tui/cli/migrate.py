@@ -8,8 +8,9 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from smig_tui.cli.table import SESSION_HELP, Column, unique_prefixes
 from smig_tui.core.encoding import utf8
-from smig_tui.core.errors import SmigError
+from smig_tui.core.errors import AmbiguousIdError, MigrationNotFoundError, UsageError
 from smig_tui.core.export import ExportFormat
 from smig_tui.core.migration import (
     Destination,
@@ -21,6 +22,8 @@ from smig_tui.core.migration import (
 )
 from smig_tui.core.models import Plan, Session, Strategy
 from smig_tui.core.plans import left_out
+from smig_tui.core.words import age_text, plural
+from smig_tui.services import agent_entries
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
@@ -28,17 +31,11 @@ if TYPE_CHECKING:
 _STRATEGIES = [strategy.value for strategy in Strategy]
 
 
-class UsageError(SmigError):
-    """Options that do not make sense together."""
-
-    exit_code = 2
-
-
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `migrate`, `export` and `history` to the CLI."""
     migrate = subparsers.add_parser("migrate", help="commit a migration: store it, write native sessions or exports")
-    migrate.add_argument("id", help="session id, unique id prefix, or path to the .jsonl file")
-    migrate.add_argument("--target", required=True, metavar="MODEL", help="model to continue in")
+    migrate.add_argument("id", help=SESSION_HELP)
+    migrate.add_argument("--target", "-t", required=True, metavar="MODEL", help="model to continue in")
     migrate.add_argument(
         "--to",
         action="append",
@@ -47,11 +44,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="destination, repeatable (default: store only; storage always records a commit)",
     )
     migrate.add_argument(
-        "--strategy", choices=_STRATEGIES, help="compression (default: truncate, which migrates as-is when it fits)"
+        "--strategy",
+        "-s",
+        choices=_STRATEGIES,
+        help="compression (default: truncate, which migrates as-is when it fits)",
     )
     migrate.add_argument("--out", type=Path, metavar="FILE", help="file for --to markdown/json")
+    agents = [entry.id for entry in agent_entries()]
     migrate.add_argument(
-        "--cwd", metavar="PATH", help="write the claude/codex session for this project folder instead of the source's"
+        "--cwd",
+        metavar="PATH",
+        help=f"write the native session (--to {', '.join(agents)}) for this project folder instead of the source's",
     )
     migrate.add_argument("--force", action="store_true", help="replace an existing --out file")
     migrate.add_argument("--dry-run", action="store_true", help="show exactly what would be written, write nothing")
@@ -64,16 +67,26 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     migrate.add_argument(
         "--yes-send", action="store_true", help="summary strategies: send the redacted conversation to the summarizer"
     )
+    migrate.add_argument(
+        "--continue",
+        dest="continue_now",
+        action="store_true",
+        help="then start the receiving client on the migrated session in its folder (one native --to)",
+    )
     migrate.set_defaults(handler=run_migrate)
 
     export = subparsers.add_parser("export", help="export a session (or its migration to a target) as Markdown/JSON")
-    export.add_argument("id", help="session id, unique id prefix, or path to the .jsonl file")
+    export.add_argument("id", help=SESSION_HELP)
     export.add_argument("--format", choices=[f.value for f in ExportFormat], default="markdown")
-    export.add_argument("--target", metavar="MODEL", help="export the conversation as migrated to MODEL")
-    export.add_argument("--strategy", choices=_STRATEGIES, help="compression when --target is given")
+    export.add_argument("--target", "-t", metavar="MODEL", help="export the conversation as migrated to MODEL")
+    export.add_argument("--strategy", "-s", choices=_STRATEGIES, help="compression when --target is given")
     export.add_argument("--out", type=Path, metavar="FILE", help="write to FILE instead of stdout")
     export.add_argument("--force", action="store_true", help="replace an existing --out file")
-    export.add_argument("--clipboard", action="store_true", help="copy to the clipboard (OSC 52 or a system tool)")
+    export.add_argument(
+        "--clipboard",
+        action="store_true",
+        help="copy to the clipboard (tmux's own in tmux, else OSC 52 or a system tool)",
+    )
     export.add_argument("--no-redact", action="store_true", help="keep secrets as they are")
     export.add_argument(
         "--yes-send", action="store_true", help="summary strategies: send the redacted conversation to the summarizer"
@@ -86,7 +99,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     history.set_defaults(handler=run_history)
     sub = history.add_subparsers(dest="history_command", metavar="COMMAND")
     show = sub.add_parser("show", help="show one stored migration")
-    show.add_argument("migration_id", help="id from `smig history`")
+    show.add_argument("migration_id", help="id from `smig history` (or a unique prefix of one)")
     show.add_argument("--json", action="store_true", help="print the stored JSON document")
     show.set_defaults(handler=run_history_show)
 
@@ -122,6 +135,8 @@ def run_migrate(args: argparse.Namespace, ctx: Context) -> int:
     outs = [] if args.out is None else [Path(path) for path in export_targets(args.out, destinations).values()]
     if args.out is not None and not outs:
         raise UsageError("--out names the file for --to markdown or --to json; add one of them.")
+    if args.continue_now:
+        _check_continue(ctx, destinations, args.json)
     session = _load(ctx, args.id, outs, args.force)
     plan = _plan(ctx, session, args.target, args.strategy, args.yes_send, receiving_agent_of(destinations))
     cwd = _landing_folder(ctx, args.cwd, destinations) if args.cwd is not None else None
@@ -140,12 +155,47 @@ def run_migrate(args: argparse.Namespace, ctx: Context) -> int:
     )
     if result.redactions:
         kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(result.redactions.items()))
-        ctx.out.diag(f"smig: redacted {sum(result.redactions.values())} secrets ({kinds}); --no-redact keeps them")
+        count = plural(sum(result.redactions.values()), "secret")
+        ctx.out.diag(f"smig: redacted {count} ({kinds}); --no-redact keeps them")
     if args.json:
         ctx.out.json(result_to_json(result, include_data=args.dry_run))
         return 0
     _print_result(ctx, result, plan)
+    if args.continue_now:
+        _continue(ctx, result)
     return 0
+
+
+def _check_continue(ctx: Context, destinations: set[Destination], as_json: bool) -> None:
+    """Refuse `--continue` before anything is read or written when it cannot mean one client."""
+    agents = [entry.id for entry in ctx.services.agents]
+    natives = [destination for destination in destinations if destination.value in agents]
+    if len(natives) != 1:
+        raise UsageError(
+            "--continue starts the client of one native session; name exactly one of "
+            f"--to {', '.join(agents[:-1])} or {agents[-1]}."
+        )
+    if as_json:
+        raise UsageError("--continue hands the terminal to a client; it does not go with --json.")
+
+
+def _continue(ctx: Context, result: MigrationResult) -> None:
+    """Have `main` start the receiving client once smig is done; when it cannot start here, say why and
+    print the command (the exit code stays 0: the migration is written)."""
+    from smig_tui.cli.main import not_continued
+    from smig_tui.services import client_launch
+
+    [output] = result.outputs
+    try:
+        launch = ctx.services.continue_launch(output)
+    except client_launch.ContinueRefused as refused:
+        not_continued(ctx, refused)
+        return
+    if result.dry_run:
+        ctx.out.diag(f"smig: dry run: would start {launch.client}: {launch.command}")
+        return
+    ctx.out.diag(f"smig: starting {launch.client}: {launch.command}")
+    ctx.continue_with = launch
 
 
 def _landing_folder(ctx: Context, value: str, destinations: set[Destination]) -> str:
@@ -167,13 +217,13 @@ def _landing_folder(ctx: Context, value: str, destinations: set[Destination]) ->
 def _print_result(ctx: Context, result: MigrationResult, plan: Plan) -> None:
     """The human summary of a migration: decision, every path, the resume commands."""
     record = result.record
-    verdict = "fits as-is" if plan.decision.fits else f"over by {plan.decision.over_by:,} tokens"
+    verdict = "fits as-is" if plan.decision.fits else f"over by {plural(plan.decision.over_by, 'token')}"
     omitted, omitted_tokens = left_out(plan)
     ctx.out.data(
         f"{'Dry run: would migrate' if result.dry_run else 'Migrated'} {record.source.agent} session "
-        f"{record.source.id} to {record.target} ({verdict}; {record.strategy}, kept {len(record.kept_ids)} "
-        f"messages, left out {omitted} ({omitted_tokens:,} tokens), "
-        f"{record.tokens_before:,} → {record.tokens_after:,} tokens)"
+        f"{record.source.id} to {record.target} ({verdict}; {record.strategy}, kept "
+        f"{plural(len(record.kept_ids), 'message')}, left out {omitted:,} ({plural(omitted_tokens, 'token')}), "
+        f"{record.tokens_before:,} → {plural(record.tokens_after, 'token')})"
     )
     ctx.out.data(f"  migration id: {result.migration_id}")
     verb = "would write" if result.dry_run else "wrote"
@@ -217,6 +267,8 @@ def result_to_json(result: MigrationResult, include_data: bool = False) -> dict[
 
 def run_export(args: argparse.Namespace, ctx: Context) -> int:
     """Print, save or copy a session's export."""
+    if args.strategy and not args.target:
+        raise UsageError("--strategy compresses the export for a model: add --target MODEL.")
     session = _load(ctx, args.id, [] if args.out is None else [args.out], args.force)
     plan = _plan(ctx, session, args.target, args.strategy, args.yes_send) if args.target else None
     chunks = ctx.services.export_chunks(session, ExportFormat(args.format), plan, redact=not args.no_redact)
@@ -233,7 +285,7 @@ def run_export(args: argparse.Namespace, ctx: Context) -> int:
         ctx.out.diag(f"smig: wrote {path} ({len(utf8(text)):,} bytes)")
     if args.clipboard:
         how = ctx.services.copy_text(text)
-        ctx.out.diag(f"smig: copied {len(text):,} characters to the clipboard via {how}")
+        ctx.out.diag(f"smig: copied {plural(len(text), 'character')} to the clipboard via {how}")
     return 0
 
 
@@ -249,25 +301,35 @@ def run_history(args: argparse.Namespace, ctx: Context) -> int:
     if not records:
         ctx.out.diag(f"smig: no migrations stored under {ctx.services.store.root}")
         return 0
-    from rich.table import Table
-
-    table = Table(box=None, header_style="bold", pad_edge=False)
-    table.add_column("id", no_wrap=True, min_width=32)  # never cut: it is what `history show` takes
-    table.add_column("created", no_wrap=True, min_width=16)
-    for column in ("source", "target", "strategy", "tokens", "outputs"):
-        table.add_column(column, no_wrap=True, overflow="ellipsis", max_width=32)
-    for record in records:
-        table.add_row(
-            record.id,
-            record.created[:16].replace("T", " "),
-            f"{record.source.agent}:{record.source.id[:8]}",
+    ids = unique_prefixes([record.id for record in records])
+    sources = unique_prefixes([record.source.id for record in records])
+    rows = [
+        (
+            ids[record.id],
+            age_text(record.created),
+            f"{record.source.agent}:{sources[record.source.id]}",
             record.target,
-            record.strategy,
             f"{record.tokens_before:,} → {record.tokens_after:,}",
             ", ".join(output.agent for output in record.outputs) or "store",
+            record.strategy,
         )
-    ctx.out.console.print(table)
+        for record in records
+    ]
+    ctx.out.table(HISTORY_COLUMNS, rows)
     return 0
+
+
+HISTORY_COLUMNS = (
+    Column("id"),
+    Column("created", right=True),
+    Column("source"),
+    Column("target"),
+    Column("tokens", right=True),
+    Column("outputs", drop=2),
+    Column("strategy", drop=1),
+)
+"""Ids (the shortest unique prefixes, which `history show` takes), age, source, target and tokens are never
+cut; where the outputs went and the strategy follow when they fit (`history show ID` has everything)."""
 
 
 def _history_row(record: MigrationRecord) -> dict[str, Any]:
@@ -287,8 +349,8 @@ def _history_row(record: MigrationRecord) -> dict[str, Any]:
 
 
 def run_history_show(args: argparse.Namespace, ctx: Context) -> int:
-    """Show one stored migration."""
-    record = ctx.services.store.get(args.migration_id)
+    """Show one stored migration (by its id or a unique prefix of it, as `smig history` shows them)."""
+    record = ctx.services.store.get(_migration_id(ctx, args.migration_id.strip()))
     if args.json:
         ctx.out.json(record_to_json(record))
         return 0
@@ -313,3 +375,21 @@ def run_history_show(args: argparse.Namespace, ctx: Context) -> int:
     for path in record.files:
         ctx.out.data(f"{'export':>13}: {path}")
     return 0
+
+
+def _migration_id(ctx: Context, given: str) -> str:
+    """The stored migration id that `given` is, or is the only one to start with."""
+    from smig_tui.core.migration import MIGRATION_ID_RE
+
+    if MIGRATION_ID_RE.match(given) or not given.isalnum():
+        return given  # the store says what a migration id looks like
+    matches = [record.id for record in ctx.services.store.list(warn=ctx.out.warn) if record.id.startswith(given)]
+    if len(matches) == 1 and given:
+        return matches[0]
+    if not matches or not given:
+        raise MigrationNotFoundError(
+            f"No stored migration has an id starting with {given!r}; `smig history` lists them."
+        )
+    raise AmbiguousIdError(
+        f"{given!r} starts the ids of {len(matches):,} stored migrations ({', '.join(matches[:4])}); give more of the id."
+    )

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from smig_tui.cli.table import Column
 from smig_tui.core.capacity import calibration_margin, counted_exactly, normalise
-from smig_tui.core.errors import UnknownModelError
+from smig_tui.core.errors import UnknownModelError, UsageError
 from smig_tui.core.models import ModelCapacity
 from smig_tui.services import agent_entry_of
 
@@ -23,7 +24,17 @@ def _agent_name(agent: str) -> str:
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `models` to the CLI."""
-    models = subparsers.add_parser("models", help="list the models smig knows, with their windows and sources")
+    from smig_tui.services import config_file_path
+
+    models = subparsers.add_parser(
+        "models",
+        help="list the models smig knows, with their windows and sources",
+        description="List the models smig plans for: each one's window, input cap, max output, the window\n"
+        "usable inside each agent, and the tokenizer calibration; `smig models NAME` gives every\n"
+        'figure with its source. Add a model or change a figure under [models."NAME"] in\n'
+        f"{config_file_path()}",  # on a line of its own: help text wrapping would break the path at a hyphen
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     models.add_argument("query", nargs="?", default="", help="only models whose name, alias or provider contains this")
     models.add_argument("--json", action="store_true", help="print JSON for scripts")
     models.add_argument(
@@ -43,15 +54,23 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run_models(args: argparse.Namespace, ctx: Context) -> int:
-    """Print the capacity table; a query naming one model prints its every figure with the source."""
+    """Print the capacity table; a query naming one model prints its every figure with the source.
+
+    A query nothing matches is an unknown model (exit 3), with the similar names, labelled, when any.
+    """
     if args.provider and not args.refresh:
-        raise argparse.ArgumentTypeError("--provider needs --refresh")
+        raise UsageError("--provider needs --refresh.")
     if args.refresh:
         return _refresh(args, ctx)
     table = ctx.services.capacities
-    models = table.search(args.query)
+    models = table.search(args.query, similar=False)
     if not models:
-        raise UnknownModelError(args.query, table.suggest(args.query))
+        similar = [model for name in table.suggest(args.query, limit=10) if (model := table.get(name))]
+        ctx.out.error(str(UnknownModelError(args.query, config_file=table.config_file)))
+        if similar and not args.json:
+            ctx.out.diag("similar:")
+            ctx.out.table(MODEL_COLUMNS, [_model_row(model) for model in similar], to_stderr=True)
+        return UnknownModelError.exit_code
     if args.json:
         ctx.out.json([model_to_json(model) for model in models])
         return 0
@@ -59,7 +78,7 @@ def run_models(args: argparse.Namespace, ctx: Context) -> int:
     if named is not None and (len(models) == 1 or normalise(args.query) == normalise(named.name)):
         _print_detail(ctx, named)
     else:
-        _print_table(ctx, models)
+        ctx.out.table(MODEL_COLUMNS, [_model_row(model) for model in models])
     ctx.out.diag(origin_line(ctx.services.live_capacities()))
     return 0
 
@@ -70,7 +89,7 @@ def _refresh(args: argparse.Namespace, ctx: Context) -> int:
     if not results:
         ctx.out.diag(
             "smig: no provider to ask: name one with --provider (openai, openrouter, deepseek, ollama, "
-            "vllm, lmstudio) or add [providers.NAME] with base_url to the config file."
+            f"vllm, lmstudio) or add [providers.NAME] with base_url to {ctx.services.paths.config_file}."
         )
         return 1
     rows = []
@@ -100,8 +119,8 @@ def origin_line(live: list[LiveListing]) -> str:
 
 
 def _agent_cell(model: ModelCapacity) -> str:
-    """The usable window inside each agent, e.g. `Codex 258,400`."""
-    return ", ".join(f"{_agent_name(a.agent)} {a.usable:,}" for a in model.agents)
+    """The usable window inside each agent, by the agent's id as `--to` takes it: `codex 258,400`."""
+    return ", ".join(f"{a.agent} {a.usable:,}" for a in model.agents)
 
 
 def _status_cell(model: ModelCapacity) -> str:
@@ -109,29 +128,30 @@ def _status_cell(model: ModelCapacity) -> str:
     return f"retired {model.retired}" if model.status == "retired" and model.retired else model.status
 
 
-def _print_table(ctx: Context, models: list[ModelCapacity]) -> None:
-    """One row per model: status, the three windows, max output, calibration."""
-    from rich.table import Table
+MODEL_COLUMNS = (
+    Column("model"),
+    Column("status", drop=4),
+    Column("window", right=True),
+    Column("input cap", right=True, drop=2),
+    Column("max out", right=True, drop=3),
+    Column("usable in agent"),
+    Column("calib.", right=True, drop=1),
+)
+"""Every figure whole; at 80 columns the least needed go first (calibration, input cap, max output,
+status): `smig models NAME` shows all of one model's figures with their sources."""
 
-    out = Table(box=None, header_style="bold", pad_edge=False)
-    columns = ("model", "status", "window", "input cap", "max out", "usable in agent", "calib.")
-    widest = max(len(model.name) for model in models)
-    for column in columns:
-        left = column in ("model", "status", "usable in agent")
-        out.add_column(
-            column, no_wrap=True, justify="left" if left else "right", min_width=widest if column == "model" else None
-        )  # names are never cut
-    for model in models:
-        out.add_row(
-            model.name,
-            _status_cell(model),
-            f"{model.context_window:,}",
-            f"{model.max_input:,}" if model.max_input else "",
-            f"{model.max_output:,}",
-            _agent_cell(model),
-            f"{model.calibration:g}",
-        )
-    ctx.out.console.print(out)
+
+def _model_row(model: ModelCapacity) -> tuple[str, ...]:
+    """One model's row: status, the three windows, max output, calibration."""
+    return (
+        model.name,
+        _status_cell(model),
+        f"{model.context_window:,}",
+        f"{model.max_input:,}" if model.max_input else "",
+        f"{model.max_output:,}",
+        _agent_cell(model),
+        f"{model.calibration:g}",
+    )
 
 
 def _print_detail(ctx: Context, model: ModelCapacity) -> None:

@@ -8,17 +8,18 @@ valid JSON, and the same string when read back), never as a crash.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import IO, TYPE_CHECKING, Any, cast
+from typing import IO, TYPE_CHECKING, Any
 
 from smig_tui.cli.json_text import indented_json
 from smig_tui.core.encoding import LONE_SURROGATE, escaped
 from smig_tui.core.models import ReadWarning
+from smig_tui.core.words import plural
 
 if TYPE_CHECKING:
-    from rich.console import Console
+    from smig_tui.cli.table import Column
 
 JSON_BLOCK_CHARS = 1 << 16
 """JSON and streamed output is handed to stdout in blocks this size: `json.dump` writes each token on its own, which
@@ -36,22 +37,34 @@ class Output:
     stderr: IO[str] = field(default_factory=lambda: sys.stderr)
     quiet: bool = False
     warnings_seen: int = 0
+    first_time: Callable[[ReadWarning], bool] | None = None
+    """Whether a file's warning is new for this version of the file (see `WarnedFiles`); None: always new."""
+    remembered_shown: int = 0
+    """Warnings shown that will not be shown again while their file is unchanged."""
 
     @property
-    def console(self) -> Console:
-        """A rich console on stdout, for tables (rich is imported only by commands that print one).
+    def width(self) -> int:
+        """The width tables are laid out for: COLUMNS, else the terminal's (even when piped), else 80."""
+        from smig_tui.cli.table import terminal_width
 
-        Markup and emoji codes are off: cells hold conversation text, and `[/bold]` or `:smile:` in a
-        message must print as written, not be parsed (a stray closing tag would crash the command).
-        """
-        from rich.console import Console
-
-        readable = cast("IO[str]", _Readable(self.stdout))
-        return Console(file=readable, soft_wrap=False, highlight=False, markup=False, emoji=False)
+        return terminal_width(self.stdout)
 
     def data(self, text: str) -> None:
         """Write a line of data to stdout."""
         print(_readable(text), file=self.stdout)
+
+    def table(
+        self, columns: Sequence[Column], rows: Sequence[Sequence[str]], header: bool = True, to_stderr: bool = False
+    ) -> None:
+        """Write a table laid out for the terminal by the one rule (`cli.table`): figures whole, text shrinks.
+
+        `to_stderr`: a table that belongs to a diagnostic (the similar names of an unknown model).
+        """
+        from smig_tui.cli.table import render, terminal_width
+
+        stream = self.stderr if to_stderr else self.stdout
+        lines = render(columns, rows, terminal_width(stream), header=header, bold=header and stream.isatty())
+        stream.write(_readable("".join(line + "\n" for line in lines)))
 
     def json(self, value: Any) -> None:
         """Write a JSON document to stdout in blocks (a few writes however it is buffered)."""
@@ -81,31 +94,29 @@ class Output:
         print(f"smig: error: {text}", file=self.stderr)
 
     def warn(self, warning: ReadWarning) -> None:
-        """Report a reader warning on stderr (a sink for readers)."""
+        """Report a reader warning on stderr (a sink for readers).
+
+        A warning about a whole file (no line number: a file or folder skipped, a database unreadable)
+        is shown once per version of that file; one about a line is part of reading a session the user
+        asked for, and is always shown.
+        """
+        remembered = warning.line is None and self.first_time is not None
+        if remembered and self.first_time is not None and not self.first_time(warning):
+            return
         self.warnings_seen += 1
         if self.warnings_seen <= MAX_WARNINGS_SHOWN:
             self.diag(f"smig: warning: {warning}")
+            self.remembered_shown += remembered
 
     def finish(self) -> None:
-        """Say how many warnings were not shown."""
+        """Say how many warnings were not shown, and that skipped files are not reported again."""
         hidden = self.warnings_seen - MAX_WARNINGS_SHOWN
         if hidden > 0:
-            self.diag(f"smig: {hidden} more warnings not shown")
+            self.diag(f"smig: {plural(hidden, 'more warning')} not shown; `smig doctor` lists them all")
+        elif self.remembered_shown:
+            self.diag("smig: a skipped file is reported once until it changes; `smig doctor` lists them all")
 
 
 def _readable(text: str) -> str:
     """`text` with any lone surrogate shown as U+FFFD (a UTF-8 stream cannot write one)."""
     return LONE_SURROGATE.sub("\ufffd", text) if LONE_SURROGATE.search(text) else text
-
-
-class _Readable:
-    """A text stream that shows lone surrogates as U+FFFD (for rich's tables)."""
-
-    def __init__(self, stream: IO[str]) -> None:
-        self._stream = stream
-
-    def write(self, text: str) -> int:
-        return self._stream.write(_readable(text))
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._stream, name)

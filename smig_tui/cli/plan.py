@@ -6,13 +6,14 @@ import argparse
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from smig_tui.cli.table import SESSION_HELP, Column, one_line
 from smig_tui.core.capacity import calibration_margin
 from smig_tui.core.models import Decision, ModelCapacity, Plan, PlanItem, Strategy
+from smig_tui.core.pins import resolve_pins
 from smig_tui.core.plans import left_out
+from smig_tui.core.words import plural
 
 if TYPE_CHECKING:
-    from rich.table import Table
-
     from smig_tui.cli.main import Context
     from smig_tui.core.decide import AgentOverhead
 
@@ -23,7 +24,7 @@ RECEIVING_AGENTS = ("claude", "codex", "gemini", "opencode")
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `plan` to the CLI."""
     plan = subparsers.add_parser("plan", help="check whether a session fits a target model and preview a compression")
-    plan.add_argument("id", help="session id, unique id prefix, or path to the .jsonl file")
+    plan.add_argument("id", help=SESSION_HELP)
     plan.add_argument("--target", "-t", required=True, metavar="MODEL", help="target model (see `smig models`)")
     plan.add_argument(
         "--strategy",
@@ -37,7 +38,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     plan.add_argument("--pin-first", action="store_true", help="always keep the first message you typed")
     plan.add_argument(
-        "--pin", action="append", default=[], metavar="MESSAGE_ID", help="always keep this message (repeatable)"
+        "--pin",
+        action="append",
+        default=[],
+        metavar="MESSAGE",
+        help="always keep this message: its # in the tables, its id, or a unique id prefix (repeatable)",
     )
     plan.add_argument(
         "--no-harness", action="store_true", help="use the model's full window, not the agent harness's usable share"
@@ -84,7 +89,7 @@ def run_plan(args: argparse.Namespace, ctx: Context) -> int:
     info = services.find_session(args.id, warn=ctx.out.warn)
     session = services.load_session(info, warn=ctx.out.warn)
     options: dict[str, Any] = {
-        "pins": args.pin,
+        "pins": resolve_pins(session.messages, args.pin, session.id),
         "reserve": args.reserve,
         "pin_first_user": True if args.pin_first else None,
         "harness": False if args.no_harness else None,
@@ -122,26 +127,26 @@ def run_plan(args: argparse.Namespace, ctx: Context) -> int:
         ctx.out.data(
             f"agent overhead: {plan.decision.overhead:,} tokens that {agent} adds to every request "
             f"({chosen}; system prompt, tools, injected context{source}; [agents.{agent}] overhead = N "
-            "in config.toml changes it)"
+            f"in {services.paths.config_file} changes it)"
         )
     elif not args.no_harness:
-        ctx.out.data(f"agent overhead: none taken off: {_no_overhead_reason(capacity, args.to)}")
+        reason = _no_overhead_reason(capacity, args.to, str(services.paths.config_file))
+        ctx.out.data(f"agent overhead: none taken off: {reason}")
     ctx.out.data(plan_line(plan))
     for note in plan.notes:
         ctx.out.data(f"note: {note}")
     if plan.placeholder:
         ctx.out.data(f"first message: {_one_line(plan.placeholder, 160)}")
-    console = ctx.out.console
-    console.print(_items_table(plan, console.width, all_rows=args.all_rows))
+    ctx.out.table(PLAN_COLUMNS, _item_rows(plan, all_rows=args.all_rows))
     return 0
 
 
-def _no_overhead_reason(capacity: ModelCapacity, agent: str | None) -> str:
+def _no_overhead_reason(capacity: ModelCapacity, agent: str | None, config_file: str) -> str:
     """Why a plan with the harness on takes no agent's overhead off."""
     if capacity.harness_window is None:
         return (
             f"smig knows no agent's usable window for {capacity.name}, so it plans on the full window "
-            f'(set harness_window under [models."{capacity.name}"] in config.toml to plan for an agent)'
+            f'(set harness_window under [models."{capacity.name}"] in {config_file} to plan for an agent)'
         )
     return (
         f"no agent is implied by the {capacity.provider} provider; --to AGENT takes off the overhead of "
@@ -170,10 +175,10 @@ def decision_line(decision: Decision, capacity: ModelCapacity) -> str:
 def plan_line(plan: Plan) -> str:
     """Summarise a plan in one line: kept, left out (conversation messages only), tokens."""
     omitted, omitted_tokens = left_out(plan)
-    gone = f"leaves out {omitted} ({omitted_tokens:,} tokens)" if omitted else "leaves out nothing"
+    gone = f"leaves out {omitted:,} ({plural(omitted_tokens, 'token')})" if omitted else "leaves out nothing"
     return (
-        f"{plan.strategy.value}: keeps {len(plan.kept)} messages, {gone}, "
-        f"{plan.tokens_before:,} -> {plan.tokens_after:,} tokens"
+        f"{plan.strategy.value}: keeps {plural(len(plan.kept), 'message')}, {gone}, "
+        f"{plan.tokens_before:,} -> {plural(plan.tokens_after, 'token')}"
     )
 
 
@@ -215,21 +220,23 @@ def shown_rows(items: Sequence[PlanItem], ends: int = DROPPED_RUN_ENDS) -> Itera
             yield item
 
 
-def _items_table(plan: Plan, width: int, all_rows: bool = False) -> Table:
-    """Build the kept/dropped table: one row per source message (long dropped runs cut), fitted to `width`."""
-    from rich.table import Table
+PLAN_COLUMNS = (
+    Column("#", right=True),
+    Column("message"),
+    Column("tokens", right=True),
+    Column("plan"),
+    Column("text", text=True, least=8, drop=1),
+)
+"""Row number, kind, tokens and the plan's reason are never cut (the reason is what the table is for); the
+message's text takes what is left, and is left out when less than 8 columns are."""
 
-    table = Table(box=None, header_style="bold", pad_edge=False)
-    digits = len(str(len(plan.items)))
-    text_width = max(16, width - digits - 11 - 9 - 24 - 8)
-    table.add_column("#", justify="right", no_wrap=True, min_width=digits)
-    table.add_column("message", no_wrap=True, min_width=11)
-    table.add_column("tokens", justify="right", no_wrap=True, min_width=6, max_width=9)
-    table.add_column("plan", no_wrap=True, max_width=24, overflow="ellipsis")
-    table.add_column("text", no_wrap=True, overflow="ellipsis", max_width=text_width)
+
+def _item_rows(plan: Plan, all_rows: bool = False) -> list[tuple[str, ...]]:
+    """One row per source message (long dropped runs cut to their ends, the rest counted on one row)."""
+    rows: list[tuple[str, ...]] = []
     for item in plan.items if all_rows else shown_rows(plan.items):
         if isinstance(item, int):
-            table.add_row("", "", "", f"… {item:,} more dropped", "not shown: --all lists every message")
+            rows.append(("", "", "", f"… {item:,} more dropped", "not shown: --all lists every message"))
             continue
         message = item.message
         tokens = f"{item.tokens:,}"
@@ -237,8 +244,12 @@ def _items_table(plan: Plan, width: int, all_rows: bool = False) -> Table:
             tokens = f"{item.original_tokens:,}>{item.tokens:,}"
         who = f"{_ROLE.get(message.role.value, message.role.value)} {_KIND.get(message.kind.value, message.kind.value)}"
         fate = f"{'keep' if item.kept else 'drop'} {item.reason}"
-        table.add_row(str(message.index), who, tokens, fate, _one_line(message.head(4 * text_width), text_width))
-    return table
+        rows.append((str(message.index), who, tokens, fate, one_line(message.head(TEXT_CHARS))))
+    return rows
+
+
+TEXT_CHARS = 400
+"""Characters of a message read for its one-line cell: more than any terminal line shows."""
 
 
 def _one_line(text: str, width: int) -> str:

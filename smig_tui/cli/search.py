@@ -6,11 +6,14 @@ import argparse
 from dataclasses import asdict
 from typing import IO, TYPE_CHECKING
 
+from smig_tui.cli.table import Column, one_line, render
+from smig_tui.core.errors import UsageError
 from smig_tui.core.models import Role
 from smig_tui.services import agent_entries
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
+    from smig_tui.services import SearchHit
 
 BAR_WIDTH = 24
 
@@ -28,18 +31,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     search.add_argument("--cwd", metavar="PATH", help="only sessions recorded in PATH or below it")
     search.add_argument("--since", metavar="WHEN", help="only messages since an age (30m, 12h, 7d, 2w) or a date")
     search.add_argument("--role", choices=[role.value for role in Role], help="only messages of this role")
-    search.add_argument("--limit", type=int, default=20, metavar="N", help="show at most N hits (default 20)")
+    search.add_argument("--limit", type=int, default=20, metavar="N", help="show at most N hits (default 20; 0: all)")
     search.add_argument("--json", action="store_true", help="print JSON for scripts")
     search.set_defaults(handler=run_search)
 
 
 def run_search(args: argparse.Namespace, ctx: Context) -> int:
     """Refresh the index (a progress bar on stderr), then print the ranked hits."""
-    from smig_tui.core.search import SearchQueryError, parse_since
+    from smig_tui.core.search import parse_since
     from smig_tui.services import search_filters
 
-    if args.limit < 1:
-        raise SearchQueryError("--limit must be at least 1.")
+    if args.limit < 0:
+        raise UsageError("--limit cannot be negative (0 shows every hit).")
     filters = search_filters(
         agent=args.agent,
         cwd=args.cwd,
@@ -50,7 +53,7 @@ def run_search(args: argparse.Namespace, ctx: Context) -> int:
     hits = ctx.services.search(
         " ".join(args.query),
         filters,
-        limit=args.limit,
+        limit=args.limit or NO_LIMIT,
         warn=ctx.out.warn,
         progress=bar.update,
         notice=lambda text: ctx.out.diag(f"smig: {text}"),
@@ -63,14 +66,41 @@ def run_search(args: argparse.Namespace, ctx: Context) -> int:
         ctx.out.diag("smig: no matches")
         return 0
     color = ctx.out.stdout.isatty()
-    for hit in hits:
-        when = (hit.timestamp or "")[:16].replace("T", " ")
-        mark = " [archived]" if hit.archived else ""
-        title = " ".join((hit.title or "").split())[:60]
-        ctx.out.data(f"{hit.agent} {hit.session_id}  {when}  {hit.role}/{hit.kind}  #{hit.message_id}{mark}  {title}")
-        before, after = ("\x1b[1;33m", "\x1b[0m") if color else ("«", "»")
+    before, after = ("\x1b[1;33m", "\x1b[0m") if color else ("«", "»")
+    headings = render(HIT_COLUMNS, [hit_row(hit) for hit in hits], ctx.out.width, header=False)
+    for hit, heading in zip(hits, headings, strict=True):
+        ctx.out.data(heading)
         ctx.out.data("    " + _marked(hit.snippet, hit.spans, before, after))
     return 0
+
+
+NO_LIMIT = 1 << 62
+"""`--limit 0`: every hit (as `smig list --limit 0` lists every session)."""
+
+HIT_COLUMNS = (
+    Column("agent"),
+    Column("session"),
+    Column("when"),
+    Column("message"),
+    Column("id"),
+    Column("title", text=True, least=12, drop=1),
+)
+"""A hit's line: its agent, session id, time, role/kind and message id whole (the ids are what `smig show`
+and `--pin` take); the session's title takes what is left, or is left out."""
+
+
+def hit_row(hit: SearchHit) -> tuple[str, ...]:
+    """One hit's heading cells."""
+    when = (hit.timestamp or "")[:16].replace("T", " ")
+    mark = " [archived]" if hit.archived else ""
+    return (
+        hit.agent,
+        hit.session_id,
+        when,
+        f"{hit.role}/{hit.kind}",
+        f"#{hit.message_id}{mark}",
+        one_line(hit.title or ""),
+    )
 
 
 def _marked(text: str, spans: tuple[tuple[int, int], ...], before: str, after: str) -> str:

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+import os
 from dataclasses import asdict
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from smig_tui.cli.table import SESSION_HELP, Column, one_line, unique_prefixes
+from smig_tui.core.errors import UsageError
 from smig_tui.core.models import Agent, Message, Session, SessionInfo
+from smig_tui.core.words import age_text, name_list, size_text
 from smig_tui.services import agent_entries
 
 if TYPE_CHECKING:
@@ -16,55 +20,87 @@ if TYPE_CHECKING:
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `list` and `show` to the CLI."""
-    listing = subparsers.add_parser("list", help="list Codex and Claude Code sessions")
+    names = name_list([entry.name for entry in agent_entries()], "and")
+    listing = subparsers.add_parser(
+        "list", help=f"list {names} sessions, newest first", description=f"List {names} sessions, newest first."
+    )
     listing.add_argument("--agent", choices=[entry.id for entry in agent_entries()], help="only this agent")
     listing.add_argument("--cwd", metavar="PATH", help="only sessions in PATH or below it")
     listing.add_argument("--all", action="store_true", help="include sub-agent and exec sessions")
-    listing.add_argument("--limit", type=int, default=0, metavar="N", help="show the newest N only")
+    listing.add_argument(
+        "--limit", type=int, default=0, metavar="N", help="show the newest N only (0, the default: all)"
+    )
     listing.add_argument("--json", action="store_true", help="print JSON for scripts")
     listing.set_defaults(handler=run_list)
 
     show = subparsers.add_parser("show", help="show one session's messages")
-    show.add_argument("id", help="session id, unique id prefix, or path to the .jsonl file")
+    show.add_argument("id", help=SESSION_HELP)
     show.add_argument("--json", action="store_true", help="print JSON for scripts")
     show.add_argument("--full", action="store_true", help="print whole message texts")
     show.set_defaults(handler=run_show)
 
 
+LIST_COLUMNS = (
+    Column("agent"),
+    Column("id"),
+    Column("updated", right=True),
+    Column("size", right=True),
+    Column("context", right=True),
+    Column("model", drop=1),
+    Column("cwd", drop=2),
+    Column("title", text=True, least=16, drop=3),
+)
+"""Figures first (never cut: `id` is the shortest unique prefix), then what may go: the model, then the
+folder (a path is dropped whole, never cut), then the title, which shrinks before anything is dropped."""
+
+
 def run_list(args: argparse.Namespace, ctx: Context) -> int:
     """Print the session table (or JSON)."""
+    if args.limit < 0:
+        raise UsageError("--limit cannot be negative (0, the default, lists every session).")
     agent = Agent(args.agent) if args.agent else None
-    sessions = ctx.services.list_sessions(agent=agent, cwd=args.cwd, include_subagents=args.all, warn=ctx.out.warn)
+    every_id: list[str] = []
+    sessions = ctx.services.list_sessions(
+        agent=agent, cwd=args.cwd, include_subagents=args.all, warn=ctx.out.warn, every_id=every_id
+    )
     if args.limit > 0:
         sessions = sessions[: args.limit]
     if args.json:
         ctx.out.json([info_to_json(info) for info in sessions])
         return 0
     if not sessions:
-        ctx.out.diag(
-            f"smig: no sessions found under {ctx.services.paths.codex_sessions} "
-            f"or {ctx.services.paths.claude_projects}"
-            + (f" or {ctx.services.paths.gemini_home / 'tmp'}" if ctx.services.paths.gemini_home else "")
-            + ", nor in OpenCode's database"
-        )
+        homes = [str(home) for entry in ctx.services.agents if (home := entry.home(ctx.services.paths, None))]
+        ctx.out.diag(f"smig: no sessions found under {name_list(homes)}")
         return 0
+    prefixes = unique_prefixes(every_id)
+    now = datetime.now(UTC)
+    user_home = os.path.expanduser("~")
     rows = [
         (
             info.agent.value,
-            info.id[:13],
-            ("[archived] " if info.archived else "") + fork_mark(info) + " ".join((info.title or "").split()),
-            info.cwd or "",
-            info.model or "",
-            "" if info.message_count is None else str(info.message_count),
-            (info.updated or "")[:16].replace("T", " "),
+            prefixes.get(info.id, info.id),
+            age_text(info.updated, now),
+            size_text(info.size) if info.size else "",
             "" if info.context_tokens is None else f"{info.context_tokens:,}",
+            info.model or "",
+            _home_relative(info.cwd or "", user_home),
+            ("[archived] " if info.archived else "") + fork_mark(info) + one_line((info.title or "")[:TITLE_CHARS]),
         )
         for info in sessions
     ]
-    header = ("agent", "id", "title", "cwd", "model", "msgs", "updated", "context")
-    for line in plain_table(header, rows, max_width=48):
-        ctx.out.data(line)
+    ctx.out.table(LIST_COLUMNS, rows)
     return 0
+
+
+TITLE_CHARS = 1024
+"""Characters of a title laid out: wider than any terminal (a title can be a whole first prompt)."""
+
+
+def _home_relative(path: str, home: str) -> str:
+    """`~/proj` for a folder under the home folder: the same path, shorter."""
+    if home not in ("", "/") and (path == home or path.startswith(home.rstrip("/") + "/")):
+        return "~" + path[len(home.rstrip("/")) :]
+    return path
 
 
 def fork_mark(info: SessionInfo) -> str:
@@ -72,22 +108,6 @@ def fork_mark(info: SessionInfo) -> str:
     if info.parent_id and not info.is_subagent:
         return f"[fork of {info.parent_id[:8]}] "
     return ""
-
-
-def plain_table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]], max_width: int) -> list[str]:
-    """Align rows in columns, cutting long cells with an ellipsis.
-
-    A rich Table measures every cell several times: for thousands of sessions that cost more than
-    discovering them, so listings use this plain layout.
-    """
-    widths = [min(max_width, max(len(row[i]) for row in (header, *rows))) for i in range(len(header))]
-    lines = []
-    for row in (header, *rows):
-        cells = [
-            cell if len(cell) <= width else cell[: width - 1] + "…" for cell, width in zip(row, widths, strict=True)
-        ]
-        lines.append("  ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=True)).rstrip())
-    return lines
 
 
 def run_show(args: argparse.Namespace, ctx: Context) -> int:
@@ -98,22 +118,29 @@ def run_show(args: argparse.Namespace, ctx: Context) -> int:
         ctx.out.json(session_to_json(session))
         return 0
     _print_header(session, ctx)
-    from rich.table import Table
-
-    table = Table(box=None, header_style="bold", pad_edge=False)
-    for column in ("#", "role", "kind", "tool", "text"):
-        table.add_column(column, no_wrap=column != "text", overflow="fold")
-    for message in session.messages:
-        text = message.text if args.full else _one_line(message.head(640), 160)
-        table.add_row(
+    rows = [
+        (
             str(message.index),
             message.role.value,
             message.kind.value + (" (error)" if message.is_error else ""),
             message.tool_name or "",
-            text,
+            message.text if args.full else _one_line(message.head(640), 160),
         )
-    ctx.out.console.print(table)
+        for message in session.messages
+    ]
+    ctx.out.table(SHOW_COLUMNS, rows)
     return 0
+
+
+SHOW_COLUMNS = (
+    Column("#", right=True),
+    Column("role"),
+    Column("kind"),
+    Column("tool", drop=1),
+    Column("text", text=True, least=16, wrap=True),
+)
+"""Row number, role and kind whole; a long tool name is left out before the text gets narrower than 16
+columns; the text continues on the next lines rather than being cut."""
 
 
 def _print_header(session: Session, ctx: Context) -> None:

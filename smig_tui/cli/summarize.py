@@ -6,9 +6,11 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from smig_tui.cli.table import SESSION_HELP
 from smig_tui.core.errors import NoApiKeyError, SummaryConsentError
 from smig_tui.core.models import Message, Plan, Session, Strategy
 from smig_tui.core.summary import describe_redactions
+from smig_tui.core.words import plural
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
@@ -24,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "consent to send the session, with secrets redacted, to the configured provider; a cached "
         "summary of the same content is reused without sending anything.",
     )
-    parser.add_argument("id", help="session id, unique id prefix, or path to the .jsonl file")
+    parser.add_argument("id", help=SESSION_HELP)
     length = parser.add_mutually_exclusive_group()
     length.add_argument("--target-chars", type=int, metavar="N", help="summary length in characters (default 6000)")
     length.add_argument("--target-tokens", type=int, metavar="N", help="summary length as a token budget")
@@ -88,9 +90,8 @@ def _selection(args: argparse.Namespace, ctx: Context, session: Session) -> tupl
         return session.messages, None
     plan = ctx.services.plan(session, args.head_of_plan, Strategy.SUMMARY_TAIL)
     ctx.out.diag(
-        f"smig: summary-tail plan for {args.head_of_plan}: {len(plan.dropped)} head messages "
-        "to summarise "
-        f"within {plan.summary_budget:,} tokens, {len(plan.kept)} kept verbatim"
+        f"smig: summary-tail plan for {args.head_of_plan}: {plural(len(plan.dropped), 'head message')} "
+        f"to summarise within {plural(plan.summary_budget, 'token')}, {len(plan.kept):,} kept verbatim"
     )
     return [item.message for item in plan.dropped], plan.summary_budget
 
@@ -125,11 +126,11 @@ def _run(
 
 def _report(ctx: Context, result: SummaryResult) -> None:
     """Say on stderr who wrote the summary and what it took."""
-    how = "from the cache, nothing sent" if result.cached else f"{result.requests} request(s)"
+    how = "from the cache, nothing sent" if result.cached else plural(result.requests, "request")
     cut = "; a reply may be incomplete (output cap reached or stream ended early)" if result.truncated else ""
     ctx.out.diag(
-        f"smig: summary by {result.provider}/{result.model}: {len(result.text):,} characters, "
-        f"{result.chunks} part(s), {how}; {describe_redactions(result.redactions)}{cut}"
+        f"smig: summary by {result.provider}/{result.model}: {plural(len(result.text), 'character')}, "
+        f"{plural(result.chunks, 'part')}, {how}; {describe_redactions(result.redactions)}{cut}"
     )
 
 
@@ -177,9 +178,14 @@ def summarized_plan(
             **plan_options,
         )
     except SummaryConsentError as error:
+        # No cached summary: one must be sent for. Without a key it cannot be, whatever the consent,
+        # so that is what to say first.
+        problem = ctx.services.summary_key_problem()
         if not pending_ok:
+            if problem:
+                raise NoApiKeyError(problem) from None
             raise
-        ctx.out.diag(f"smig: summary not written. {error}")
+        ctx.out.diag(f"smig: summary not written. {problem or error}")
         return ctx.services.plan(session, target, strategy, **plan_options)
     if result is not None:
         _report(ctx, result)

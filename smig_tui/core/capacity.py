@@ -148,6 +148,8 @@ class CapacityTable:
     tokenizers: dict[str, TokenizerFamily] = field(default_factory=dict, repr=False, compare=False)
     """The tokenizer families the shipped table defines (config entries may name them)."""
     _index: dict[str, ModelCapacity] = field(default_factory=dict, repr=False, compare=False)
+    config_file: str = field(default="", compare=False)
+    """The config file whose `[models]` table adds to this one, named when a model is not found."""
 
     def __post_init__(self) -> None:
         for model in self.models:
@@ -173,7 +175,7 @@ class CapacityTable:
         """Return the model called `name`, or raise UnknownModelError with close matches."""
         found = self.get(name)
         if found is None:
-            raise UnknownModelError(name, self.suggest(name))
+            raise UnknownModelError(name, self.suggest(name), self.config_file)
         return found
 
     def suggest(self, name: str, limit: int = 5) -> list[str]:
@@ -183,11 +185,12 @@ class CapacityTable:
         close += [k for k in self._index if key and key in k]
         return _unique_names(self._index[k] for k in close)[:limit]
 
-    def search(self, query: str = "") -> list[ModelCapacity]:
-        """Return models whose name, alias or provider contains `query` (all when empty)."""
+    def search(self, query: str = "", similar: bool = True) -> list[ModelCapacity]:
+        """Return models whose name, alias or provider contains `query` (all when empty); when none
+        does, the similar names unless `similar` is False."""
         words = normalise(query).split("-") if query.strip() else []
         hits = [model for model in self.models if all(any(w in normalise(n) for n in _haystack(model)) for w in words)]
-        if hits or not words:
+        if hits or not words or not similar:
             return hits
         suggested = set(self.suggest(query, limit=10))
         return [model for model in self.models if model.name in suggested]

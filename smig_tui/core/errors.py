@@ -2,11 +2,13 @@
 
 SmigError                      exit 1 unless a subclass says otherwise
 ├── ConfigError                a config file or setting is invalid (names file and key)
+├── UsageError                 exit 2: options or arguments that do not make sense together
 ├── NotFoundError              exit 3
 │   ├── SessionNotFoundError   no session matches an id or prefix
+│   ├── MessageNotFoundError   no message of a session matches a row number or id (a pin)
 │   ├── UnknownModelError      a model is not in the capacity table (carries close matches)
 │   └── MigrationNotFoundError no stored migration has that id
-├── AmbiguousIdError           exit 3: an id prefix matches several sessions
+├── AmbiguousIdError           exit 3: an id prefix matches several sessions, messages or migrations
 ├── SessionReadError           a session file cannot be read at all
 ├── WriteRefusedError          exit 4: a write would clobber a file smig does not own
 ├── LockedError                exit 5: another smig instance holds the lock
@@ -33,6 +35,12 @@ class ConfigError(SmigError):
     """A config file or setting is invalid."""
 
 
+class UsageError(SmigError):
+    """Options or arguments that do not make sense together (argparse's own errors exit 2 too)."""
+
+    exit_code = 2
+
+
 class NotFoundError(SmigError):
     """Something named by the user does not exist."""
 
@@ -43,16 +51,20 @@ class SessionNotFoundError(NotFoundError):
     """No session matches the id or prefix given."""
 
 
+class MessageNotFoundError(NotFoundError):
+    """No message of a session has the row number or id (prefix) given."""
+
+
 class UnknownModelError(NotFoundError):
     """A model name is not in the capacity table."""
 
-    def __init__(self, name: str, suggestions: list[str] | None = None) -> None:
+    def __init__(self, name: str, suggestions: list[str] | None = None, config_file: str = "") -> None:
         self.name = name
         self.suggestions = suggestions or []
+        self.config_file = config_file
         hint = f" Did you mean: {', '.join(self.suggestions)}?" if self.suggestions else ""
-        super().__init__(
-            f"Unknown model {name!r}.{hint} See `smig models` for the table, or add it to the config file."
-        )
+        where = f"under [models] in {config_file}" if config_file else "to the config file"
+        super().__init__(f"Unknown model {name!r}.{hint} See `smig models` for the table, or add it {where}.")
 
 
 class MigrationNotFoundError(NotFoundError):
@@ -60,7 +72,7 @@ class MigrationNotFoundError(NotFoundError):
 
 
 class AmbiguousIdError(SmigError):
-    """An id prefix matches more than one session."""
+    """An id prefix matches more than one session (or message, or stored migration)."""
 
     exit_code = 3
 

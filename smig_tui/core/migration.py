@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Collection
+import shlex
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from pathlib import PurePath
@@ -84,14 +85,36 @@ class Lineage:
     """The source's working directory when the session was written for another folder (`--cwd`)."""
 
 
+def shown_command(argv: Sequence[str], cwd: str | None) -> str:
+    """The one line a user pastes to continue: change to the folder, then the client's command line."""
+    line = shlex.join(argv)
+    return f"cd {shlex.quote(cwd)} && {line}" if cwd else line
+
+
 @dataclass(frozen=True, slots=True)
 class NativeOutput:
-    """A native session written (or, in a dry run, that would be written) for a target agent."""
+    """A native session written (or, in a dry run, that would be written) for a target agent.
+
+    How to continue it is kept as data (`argv` run in `cwd`) and the command shown is derived from
+    it, so what smig prints and what `--continue` starts cannot disagree.
+    """
 
     agent: str
     path: str
     session_id: str
-    resume_command: str
+    argv: tuple[str, ...]
+    """The receiving client's command line that continues the session: `("claude", "--resume", ID)`."""
+    cwd: str | None = None
+    """The folder to run it in: the project the session was written for (None: any)."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.argv, str):  # a shell line would be started word by word, letter by letter
+            raise TypeError("NativeOutput.argv is the command's words, not a shell line")
+
+    @property
+    def resume_command(self) -> str:
+        """The exact command that continues the session, as shown and copied."""
+        return shown_command(self.argv, self.cwd)
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,7 +338,7 @@ def record_to_json(record: MigrationRecord) -> dict[str, Any]:
     data["kept_ids"] = list(record.kept_ids)
     data["dropped_ids"] = list(record.dropped_ids)
     data["messages"] = list(record.messages)
-    data["outputs"] = [asdict(output) for output in record.outputs]
+    data["outputs"] = [output_to_json(output) for output in record.outputs]
     data["files"] = list(record.files)
     data["redactions"] = dict(record.redactions)
     return data
@@ -338,10 +361,43 @@ def record_from_json(data: dict[str, Any]) -> MigrationRecord:
         messages=tuple(data["messages"]),
         summary=data.get("summary"),
         placeholder=data.get("placeholder"),
-        outputs=tuple(NativeOutput(**output) for output in data.get("outputs", [])),
+        outputs=tuple(output_from_json(output) for output in data.get("outputs", [])),
         files=tuple(data.get("files", [])),
         redactions=dict(data.get("redactions", {})),
         left_out=int(data.get("left_out", 0)),
         left_out_tokens=int(data.get("left_out_tokens", 0)),
         schema_version=int(data.get("schema_version", SCHEMA_VERSION)),
     )
+
+
+def output_to_json(output: NativeOutput) -> dict[str, Any]:
+    """Serialise a written session: its continue command as data, and as the line shown for readers."""
+    return {
+        "agent": output.agent,
+        "path": output.path,
+        "session_id": output.session_id,
+        "argv": list(output.argv),
+        "cwd": output.cwd,
+        "resume_command": output.resume_command,
+    }
+
+
+def output_from_json(data: dict[str, Any]) -> NativeOutput:
+    """Rebuild a written session; records stored before `argv` existed keep only the shown line
+    (`cd FOLDER && COMMAND`, which smig always wrote quoted), so it is split back into both."""
+    if "argv" in data:
+        argv, cwd = tuple(str(word) for word in data["argv"]), data.get("cwd")
+    else:
+        argv, cwd = _split_shown(str(data["resume_command"]))
+    return NativeOutput(str(data["agent"]), str(data["path"]), str(data["session_id"]), argv, cwd)
+
+
+def _split_shown(command: str) -> tuple[tuple[str, ...], str | None]:
+    """The argv and folder of a line `shown_command` wrote."""
+    try:
+        words = shlex.split(command)
+    except ValueError:  # not a line smig wrote: keep its words as they are
+        words = command.split()
+    if len(words) > 3 and words[0] == "cd" and words[2] == "&&":
+        return tuple(words[3:]), words[1]
+    return tuple(words), None

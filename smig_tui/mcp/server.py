@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from smig_tui.services import Services
 
 INSTRUCTIONS = (
-    "smig moves a Codex CLI or Claude Code conversation to another agent or model. Check a window "
+    "smig moves a Codex CLI, Claude Code, Gemini CLI or OpenCode conversation to another agent or model. Check a window "
     "with model_context_window, find sessions with list_sessions, see what would be kept with "
     "preview_migration, write it with commit_migration, read it in the new agent with get_handoff "
     "(every page, until next_offset is null), and fetch omitted details with recall_omitted. "

@@ -12,7 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from smig_tui.core.errors import SmigError
-from smig_tui.services import Services, clipboard, describe_failure
+from smig_tui.services import Services, client_launch, clipboard, describe_failure
 from smig_tui.tui.commands import ActionsProvider
 from smig_tui.tui.messages import WorkerFailed
 from smig_tui.tui.screens.browse import BrowseScreen
@@ -54,8 +54,12 @@ def describe_error(error: BaseException) -> str:
     return describe_failure(error, "smig tui")
 
 
-class SmigApp(App[None]):
-    """Hand a Codex or Claude Code conversation to another agent, sized to fit its model."""
+class SmigApp(App[client_launch.Launch | None]):
+    """Hand a Codex or Claude Code conversation to another agent, sized to fit its model.
+
+    It returns the client to start when the user chose "continue now" (the entry point starts it
+    once Textual has restored the terminal), else None.
+    """
 
     TITLE = "smig"
     SUB_TITLE = "hand a conversation to another agent"
@@ -101,10 +105,19 @@ class SmigApp(App[None]):
         self.push_screen(MemoryScreen(self.services))
 
     def copy_to_clipboard(self, text: str) -> None:
-        """Send OSC 52 to the terminal, wrapped for tmux or screen so it reaches the outer terminal."""
+        """Put `text` on the clipboard: through tmux itself in tmux (asked off the UI thread), else OSC 52."""
         self._clipboard = text
-        if self._driver is not None:
+        if clipboard.multiplexer(os.environ) == "tmux":
+            self._copy_in_tmux(text)
+        elif self._driver is not None:
             self._driver.write(clipboard.for_multiplexer(clipboard.osc52_sequence(text), os.environ))
+
+    @work(thread=True, group="clipboard", exit_on_error=False)
+    def _copy_in_tmux(self, text: str) -> None:
+        if not clipboard.copy_in_tmux(text, os.environ):  # tmux before 3.2: OSC 52 as its settings let it through
+            sequence = clipboard.for_multiplexer(clipboard.osc52_sequence(text), os.environ)
+            if self._driver is not None:
+                self.call_from_thread(self._driver.write, sequence)
 
     def share_text(self, text: str, what: str) -> None:
         """Put `text` on the clipboard by the surest way here, and say honestly what happened."""

@@ -88,9 +88,9 @@ def test_history_says_it_finished_an_interrupted_commit(fake_home: dict[str, Pat
     code, stdout, stderr = _run("history")
     assert code == 0
     [note] = stderr.splitlines()
-    assert note.startswith("smig: finished migration ") and "interrupted after writing its 2 file(s)" in note
+    assert note.startswith("smig: finished migration ") and "interrupted after writing its 2 files" in note
     migration_id = note.split()[3].rstrip(",")
-    assert migration_id in stdout
+    assert stdout.splitlines()[1].split()[0] in migration_id  # the table shows its shortest unique prefix
     records = json.loads(_run("history", "--json")[1])
     assert [record["id"] for record in records] == [migration_id]
     assert len(records[0]["resume_commands"]) == 2
@@ -109,7 +109,7 @@ def test_a_commit_killed_between_its_files_is_cleaned_up_by_the_next_commit(
     code, stdout, stderr = _run(*MIGRATE)
     assert code == 0, stderr
     notes = [line for line in stderr.splitlines() if line.startswith("smig: cleaned up migration ")]
-    assert len(notes) == 1 and "after writing 1 of its 2 file(s): removed 1 it had created" in notes[0]
+    assert len(notes) == 1 and "after writing 1 of its 2 files: removed 1 it had created" in notes[0]
     assert len(_natives(fake_home)) == 2 and _temp_files(fake_home) == []  # only the new commit's two
     assert len(json.loads(_run("history", "--json")[1])) == 1
 

@@ -29,7 +29,7 @@ def _record(tmp_path: Path, cwd: str = "/work/proj", now: float = 1_767_000_000.
     session = make_session(tmp_path / "src", cwd=cwd)
     plan = make_plan(session, keep_last=4)
     source = source_ref(session, "ab" * 32, 10, 1.0)
-    output = NativeOutput("claude", "/x/y.jsonl", "sid", "cd /work/proj && claude --resume sid")
+    output = NativeOutput("claude", "/x/y.jsonl", "sid", ("claude", "--resume", "sid"), "/work/proj")
     return build_record(
         new_migration_id(now), "2026-01-02T10:00:00.000Z", source, plan, result_messages(plan), (output,)
     )

@@ -226,7 +226,7 @@ def test_list_marks_an_archived_session(fake_home: dict[str, Path]) -> None:
     smig("archive")
     claude_file(fake_home).unlink()
     code, stdout, _ = smig("list")
-    assert code == 0 and "[archived] Verbose flag for the CLI" in stdout
+    assert code == 0 and "[archived] Verbose flag for the C" in stdout  # the title is cut to 80 columns
 
 
 def test_a_damaged_manifest_is_one_sentence_and_listing_still_works(fake_home: dict[str, Path]) -> None:

@@ -17,6 +17,9 @@ CORRUPT = "7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
 MY_APP = "9c8d7e6f-5a4b-4c3d-8e2f-1a0b9c8d7e6f"
 
 
+ONCE = "smig: a skipped file is reported once until it changes; `smig doctor` lists them all\n"
+
+
 def _run(argv: list[str]) -> tuple[int, str, str]:
     out = Output(stdout=io.StringIO(), stderr=io.StringIO())
     ctx = Context(out=out)
@@ -49,7 +52,8 @@ def test_list_warns_about_an_empty_file_on_stderr(fake_home: dict[str, Path]) ->
     empty.write_bytes(b"")
     code, stdout, stderr = _run(["list", "--agent", "claude", "--json"])
     assert code == 0 and len(json.loads(stdout)) == 3
-    assert stderr == f"smig: warning: {empty}: empty file; skipped\n"
+    assert stderr == f"smig: warning: {empty}: empty file; skipped\n" + ONCE
+    assert _run(["list", "--agent", "claude"])[2] == ""  # once per version of the file
 
 
 def test_list_all_shows_subagents(fake_home: dict[str, Path]) -> None:

@@ -16,6 +16,9 @@ MAIN = "01a1f866-0d00-7a1b-82c3-d4e5f6a7b8c9"
 CORRUPT = "01a20244-e800-7e5f-86a7-b8c9d0e1f2a3"
 
 
+ONCE = "smig: a skipped file is reported once until it changes; `smig doctor` lists them all\n"
+
+
 def _run(argv: list[str]) -> tuple[int, str, str]:
     out = Output(stdout=io.StringIO(), stderr=io.StringIO())
     ctx = Context(out=out)
@@ -57,7 +60,7 @@ def test_list_warnings_go_to_stderr(fake_home: dict[str, Path]) -> None:
     empty.write_bytes(b"")
     code, stdout, stderr = _run(["list", "--json"])
     assert code == 0 and len(json.loads(stdout)) == 5
-    assert stderr == f"smig: warning: {empty}: empty rollout file; skipped\n"
+    assert stderr == f"smig: warning: {empty}: empty rollout file; skipped\n" + ONCE
 
 
 def test_show_prints_header_and_messages(fake_home: dict[str, Path]) -> None:

@@ -90,7 +90,7 @@ def test_planted_key_is_redacted_and_counted(memory_home: dict[str, Path]) -> No
     key = "sk-ant-" + "api03" * 8
     (memory_home["home_project"] / "memory" / "keys.md").write_text(f"ANTHROPIC key {key}\n")
     code, _, err = _run("sync", "--to-codex")
-    assert code == 0 and "1 secret(s) redacted (anthropic-key ×1)" in err
+    assert code == 0 and "1 secret redacted (anthropic-key ×1)" in err
     assert key not in (memory_home["codex"] / "memories" / CODEX_BUNDLE_NAME).read_text()
 
 

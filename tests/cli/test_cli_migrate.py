@@ -104,7 +104,9 @@ def test_default_destination_is_the_store(fake_home: dict[str, Path]) -> None:
     assert stdout.startswith("Migrated codex session ") and "resume:" not in stdout
     ids = [row["id"] for row in json.loads(_run("history", "--json")[1])]
     code, stdout, _ = _run("history")
-    assert code == 0 and stdout.count("\n") == 2 and stdout.splitlines()[1].split()[0] == ids[0]
+    shown = stdout.splitlines()[1].split()[0]  # the shortest unique prefix, which `history show` takes
+    assert code == 0 and stdout.count("\n") == 2 and ids[0].startswith(shown) and len(shown) >= 8
+    assert _run("history", "show", shown)[1].startswith(f"           id: {ids[0]}\n")
 
 
 def test_export_formats_and_no_clobber(fake_home: dict[str, Path], tmp_path: Path) -> None:

@@ -151,4 +151,4 @@ def test_a_retired_target_is_warned_about_with_its_replacement(fake_home: dict[s
     assert "note: claude-sonnet-4 was retired on 2026-06-15; use claude-sonnet-5-5 instead" in stdout
     still_served = {"models": {"claude-sonnet-4": {"status": "current"}}}
     code, stdout, _ = _run(["plan", CODEX_MAIN, "--target", "claude-sonnet-4"], config=still_served)
-    assert code == 0 and "retired" not in stdout
+    assert code == 0 and "was retired" not in stdout

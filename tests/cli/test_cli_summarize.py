@@ -14,6 +14,7 @@ from fake_llm_server import FakeLLM, Reply, llm_server_fixture  # noqa: F401 - f
 
 from smig_tui.cli.main import Context, main
 from smig_tui.cli.output import Output
+from smig_tui.core.words import plural
 
 SESSION = "01a1f866-0d00-7a1b-82c3-d4e5f6a7b8c9"
 ROLLOUT = "sessions/2026/11/20/rollout-2026-11-20T10-00-00-01a1f866-0d00-7a1b-82c3-d4e5f6a7b8c9.jsonl"
@@ -80,7 +81,7 @@ def test_streams_the_summary_to_stdout_and_diagnostics_to_stderr(configured: Fak
     code, out, err = run("summarize", SESSION[:10])
     assert code == 0, err
     assert out == "## Goal\nShip the parser.\n\n## Next steps\nRun make check.\n"
-    assert "test/handoff-model" in err and "no secrets redacted" in err and "1 request(s)" in err
+    assert "test/handoff-model" in err and "no secrets redacted" in err and "1 request;" in err
     assert KEY not in out + err
     [body] = configured.requests
     assert body["model"] == "handoff-model" and body["stream"] is True
@@ -294,7 +295,7 @@ def test_real_claude_transcripts_chunk_for_a_small_local_window(
         if len(made) > 1:
             chunked += 1
             assert "Merge them into a single handoff note" in made[-1]["messages"][-1]["content"]
-            assert f"{len(made) - 1} part(s)" in err
+            assert f"{plural(len(made) - 1, 'part')}, {plural(len(made), 'request')}" in err
     assert chunked >= 2
 
 

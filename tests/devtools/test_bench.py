@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from smig_tui.cli.sessions import plain_table
 from smig_tui.devtools.bench import Row, ensure_corpus, render, render_markdown
 from smig_tui.devtools.corpus import KB, MB
 
@@ -40,8 +39,3 @@ def test_a_corpus_is_reused_only_with_the_same_parameters(tmp_path: Path) -> Non
     assert said[-1].startswith("reusing")
     other = ensure_corpus(tmp_path, {**params, "seed": 2}, said.append)
     assert said[-2].startswith("generating") and other.params["seed"] == 2
-
-
-def test_plain_table_aligns_columns_and_cuts_long_cells() -> None:
-    lines = plain_table(("id", "title"), [("a1", "x" * 60), ("b22", "short")], max_width=10)
-    assert lines == ["id   title", "a1   xxxxxxxxx…", "b22  short"]

@@ -44,8 +44,8 @@ FILE_LEVEL = (
 )
 """Warnings about a whole file, which have no line to name."""
 OTHER_STDERR = re.compile(
-    r"^smig: (\d+ more warnings not shown|redacted \d+ secrets .*|dry run: .*|wrote .*"
-    r"|no sessions found under .*"
+    r"^smig: (\d+ more warnings? not shown; .*|redacted \d+ secrets? .*|dry run: .*|wrote .*"
+    r"|no sessions found under .*|a skipped file is reported once until it changes; .*"
     r"|tiktoken could not load .*; counts are estimates\. .*)$"
 )  # offline, without its file
 

@@ -38,7 +38,7 @@ def test_search_text_output_marks_the_match(isolated_homes: dict[str, Path]) -> 
     code, stdout, _ = smig("search", "lighthouse")
     assert code == 0
     header, snippet = stdout.splitlines()
-    assert header.startswith("codex 01a30000-0000-7000-8000-00000000a001") and "user/text" in header
+    assert header.split()[:2] == ["codex", "01a30000-0000-7000-8000-00000000a001"] and "user/text" in header
     assert "«lighthouse»" in snippet
 
 

@@ -130,8 +130,8 @@ def test_every_listing_path_shows_titles_redacted(
     ids = [session_id for session_id, item in titled if item.agent == agent]
     # A title keeps its first 120 characters: a secret planted further in never reaches a listing.
     least = 100
-    # The table cuts a title to its column: what is left of a secret there is scored as well.
-    score(f"smig list titles ({agent})", items, lambda: _cli("list", "--all", "--agent", agent), monkeypatch, 20)
+    monkeypatch.setenv("COLUMNS", "400")  # a table as wide as a title: the whole title is shown
+    score(f"smig list titles ({agent})", items, lambda: _cli("list", "--all", "--agent", agent), monkeypatch, least)
     score(
         f"smig list --json titles ({agent})",
         items,

@@ -184,10 +184,13 @@ async def test_empty_homes_say_where_smig_looked(empty_app, isolated_homes) -> N
         assert "~/.codex/sessions" in facts and "~/.claude/projects" in facts
 
 
-async def test_clipboard_is_worded_honestly_and_wrapped_for_tmux(sized, monkeypatch) -> None:
+async def test_clipboard_is_worded_honestly_and_wrapped_for_tmux(sized, monkeypatch, tmp_path) -> None:
     for name in ("DISPLAY", "WAYLAND_DISPLAY", "STY"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("TMUX", "/tmp/tmux-0/default,1,0")
+    # No tmux on PATH: a tmux that cannot be asked gets the passthrough escape (and a real server at
+    # that socket is never written to). tests/adapters/test_clipboard_tmux.py drives a real tmux.
+    monkeypatch.setenv("PATH", str(tmp_path))
     app, info, _ = sized
     written: list[str] = []
     async with app.run_test(size=(120, 40)) as pilot:

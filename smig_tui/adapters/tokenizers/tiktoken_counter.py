@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import tiktoken
@@ -175,3 +176,25 @@ def make_counter(encoding: str, loader: Loader = _load) -> TokenCounter:
             reason=f"tiktoken could not load {encoding} ({detail}); counts are estimates. "
             "Set TIKTOKEN_CACHE_DIR to a folder holding its BPE file for exact counts."
         )
+
+
+VOCABULARY_URL = "https://openaipublic.blob.core.windows.net/encodings/{name}.tiktoken"
+"""Where tiktoken fetches an OpenAI encoding's BPE file; its cache names the file by this address's sha1."""
+
+
+def vocabulary_file(encoding: str, env: Mapping[str, str] | None = None) -> tuple[str, str, bool]:
+    """The BPE file an encoding is read from offline: (path, the setting that chose its folder, whether it
+    is there). Reads nothing and fetches nothing, as tiktoken would look it up (`load.read_file_cached`)."""
+    env = os.environ if env is None else env
+    base = "o200k_base" if encoding == SPLIT_DIGITS else encoding
+    if "TIKTOKEN_CACHE_DIR" in env:
+        folder, chosen_by = env["TIKTOKEN_CACHE_DIR"], "TIKTOKEN_CACHE_DIR"
+    elif "DATA_GYM_CACHE_DIR" in env:
+        folder, chosen_by = env["DATA_GYM_CACHE_DIR"], "DATA_GYM_CACHE_DIR"
+    else:
+        import tempfile
+
+        folder, chosen_by = os.path.join(tempfile.gettempdir(), "data-gym-cache"), "tiktoken's default"
+    name = hashlib.sha1(VOCABULARY_URL.format(name=base).encode(), usedforsecurity=False).hexdigest()
+    path = os.path.join(folder, name)
+    return path, chosen_by, bool(folder) and os.path.isfile(path)

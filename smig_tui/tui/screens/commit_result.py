@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
+
+from smig_tui.services import client_launch
 
 
 def result_lines(result: Any) -> list[str]:
@@ -25,10 +28,17 @@ def result_lines(result: Any) -> list[str]:
 
 
 class CommitResultModal(ModalScreen[None]):
-    """Shows what a commit wrote; `y` copies the resume command."""
+    """Shows what a commit wrote; `c` leaves smig for the receiving client, `y` copies the resume command."""
 
     BINDINGS = [
         Binding("escape,enter", "close", "Close", tooltip="Back to the sessions.", id="result.close"),
+        Binding(
+            "c",
+            "continue_now",
+            "Continue now",
+            tooltip="Leave smig and start the receiving client on the migrated session, in its folder.",
+            id="result.continue",
+        ),
         Binding(
             "y",
             "copy_resume",
@@ -54,7 +64,37 @@ class CommitResultModal(ModalScreen[None]):
         with Vertical():
             yield Label("✓ Migration committed", id="result-title")
             yield Static(Content("\n".join(result_lines(self.result))), id="result-lines")
-            yield Static("y copies the resume command · Enter closes", id="result-hint")
+            client = self._client_name()
+            now = f"c continues in {client} · " if client else ""
+            yield Static(f"{now}y copies the resume command · Enter closes", id="result-hint")
+
+    def _client_name(self) -> str | None:
+        """The receiving client's name, when a native session was written."""
+        outputs = tuple(getattr(self.result, "outputs", ()))
+        services = getattr(self.app, "services", None)
+        if not outputs:
+            return None
+        entry = services.agent_entry(outputs[0].agent) if services is not None else None
+        return entry.name if entry is not None else str(outputs[0].agent)
+
+    def action_continue_now(self) -> None:
+        outputs = tuple(getattr(self.result, "outputs", ()))
+        services = getattr(self.app, "services", None)
+        if not outputs or services is None:
+            self.notify("No native session was written, so there is no client to continue in.", severity="warning")
+            return
+        self._check_launch(services, outputs[0])
+
+    @work(thread=True, group="continue", exclusive=True, exit_on_error=False)
+    def _check_launch(self, services: Any, output: Any) -> None:
+        """Look for the client and the folder off the UI thread, then end the app with it."""
+        try:
+            launch = services.continue_launch(output)
+        except client_launch.ContinueRefused as refused:
+            message = f"{refused.reason}. Continue later with: {refused.command}"
+            self.app.call_from_thread(self.notify, message, severity="warning", timeout=15, markup=False)
+            return
+        self.app.call_from_thread(self.app.exit, launch)
 
     def action_copy_resume(self) -> None:
         commands = tuple(getattr(self.result, "resume_commands", ()))

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
@@ -74,9 +73,10 @@ def project_dir(paths: Paths, cwd: str) -> Path:
     return paths.claude_projects / (prefix + path_hash(cwd))
 
 
-def resume_command(cwd: str, session_id: str) -> str:
-    """The exact command that continues the written session."""
-    return f"cd {shlex.quote(cwd)} && claude --resume {session_id}"
+def resume_argv(session_id: str) -> tuple[str, ...]:
+    """The command line that continues the written session, run in its project folder (Claude Code
+    looks the id up among the sessions of the folder it starts in)."""
+    return ("claude", "--resume", session_id)
 
 
 class ClaudeWriter:
@@ -169,7 +169,7 @@ class ClaudeWriter:
         lines.append({"type": "custom-title", "customTitle": title, "sessionId": session_id})
         path = project_dir(self._paths, cwd) / f"{session_id}.jsonl"
         data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
-        native = NativeOutput("claude", str(path), session_id, resume_command(cwd, session_id))
+        native = NativeOutput("claude", str(path), session_id, resume_argv(session_id), cwd)
         return PlannedFile(Destination.CLAUDE, str(path), data, None, False, native)
 
 

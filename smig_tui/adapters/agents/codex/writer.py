@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import stat
 import tomllib
 import uuid
@@ -60,13 +59,13 @@ def rollout_path(paths: Paths, moment: datetime, thread_id: str) -> Path:
     return paths.codex_sessions / local.strftime("%Y/%m/%d") / f"rollout-{stamp}-{thread_id}.jsonl"
 
 
-def resume_command(cwd: str, thread_id: str) -> str:
-    """The exact command that continues the written rollout.
+def resume_argv(thread_id: str) -> tuple[str, ...]:
+    """The command line that continues the written rollout.
 
     Codex works in the directory it is started in, not the one the rollout records (checked with
-    0.171), so the command changes to the project first, as the Claude one does.
+    0.171), so it is run in the project folder, as the Claude one is.
     """
-    return f"cd {shlex.quote(cwd)} && codex resume {shlex.quote(thread_id)}"
+    return ("codex", "resume", thread_id)
 
 
 def installed_version(paths: Paths) -> str:
@@ -201,7 +200,7 @@ class CodexWriter:
         lines += _turn_lines(turns, times, cwd, model or recorded_model(self._paths, None), note)
         path = rollout_path(self._paths, now, thread_id)
         data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
-        native = NativeOutput("codex", str(path), thread_id, resume_command(cwd, thread_id))
+        native = NativeOutput("codex", str(path), thread_id, resume_argv(thread_id), cwd)
         # The file's mtime stays the time of writing: `codex resume --last` and the picker order
         # threads by it, and a user who just migrated means to continue the migration.
         return PlannedFile(Destination.CODEX, str(path), data, None, False, native)

@@ -23,6 +23,7 @@ from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Role, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
 from smig_tui.core.redact import redacted_line
+from smig_tui.core.words import plural
 
 TITLE_MAX = 120
 
@@ -213,7 +214,7 @@ def _warn_damaged(path: Path, conversation: ConversationFile, warn: WarningSink)
             ReadWarning(
                 str(path),
                 first,
-                f"skipped {len(conversation.damaged)} damaged line(s) ({lines}); the rest of the session is read",
+                f"skipped {plural(len(conversation.damaged), 'damaged line')} ({lines}); the rest of the session is read",
             )
         )
 

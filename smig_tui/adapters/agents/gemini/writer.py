@@ -14,7 +14,6 @@ its own context tags on resume; such a turn gets a leading zero-width space, so 
 from __future__ import annotations
 
 import json
-import shlex
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,9 +34,10 @@ KEEP_AS_PROMPT = "\u200b"
 """Put before a user turn the client would otherwise take for a command or its own context."""
 
 
-def resume_command(cwd: str, session_id: str) -> str:
-    """The exact command that continues the written session."""
-    return f"cd {shlex.quote(cwd)} && gemini --resume {session_id}"
+def resume_argv(session_id: str) -> tuple[str, ...]:
+    """The command line that continues the written session, run in its project folder (Gemini CLI keeps
+    sessions per project). 0.61.0 takes the full id as well as `latest` or a list index, which moves."""
+    return ("gemini", "--resume", session_id)
 
 
 def sendable(turn: Turn) -> Turn:
@@ -134,7 +134,7 @@ class GeminiWriter:
         chats, new_project = chats_dir_for(self._home, cwd)
         path = chats / f"session-{now.strftime('%Y-%m-%dT%H-%M')}-{session_id[:8]}.jsonl"
         data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
-        native = NativeOutput("gemini", str(path), session_id, resume_command(cwd, session_id))
+        native = NativeOutput("gemini", str(path), session_id, resume_argv(session_id), cwd)
         files = [PlannedFile(Destination.GEMINI, str(path), data, None, False, native)]
         if new_project:
             # The client adopts a folder whose owner file names the project (its registry does the rest).

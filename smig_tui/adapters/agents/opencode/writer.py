@@ -23,8 +23,6 @@ import ctypes
 import json
 import os
 import secrets
-import shlex
-import shutil
 import signal
 import sqlite3
 import string
@@ -37,6 +35,7 @@ from typing import Any
 
 from smig_tui.adapters.agents.opencode.database import OpenCodeDbError, read_only
 from smig_tui.adapters.agents.opencode.home import OpenCodeHome, session_ref
+from smig_tui.adapters.client_launch import find_client
 from smig_tui.core.errors import SmigError, WriteRefusedError
 from smig_tui.core.handoff import migration_note, to_turns
 from smig_tui.core.migration import Destination, Lineage, NativeOutput, PlannedFile, Turn
@@ -104,18 +103,15 @@ def configured_model(env: Mapping[str, str] | None = None) -> tuple[str, str] | 
     return None
 
 
-def resume_command(cwd: str, session_id: str) -> str:
-    """The exact command that continues the written session."""
-    return f"cd {shlex.quote(cwd)} && opencode -s {session_id}"
+def resume_argv(session_id: str) -> tuple[str, ...]:
+    """The command line that continues the written session in OpenCode's TUI (`-s`, `--session` in
+    1.18.33), run in its project folder."""
+    return ("opencode", "-s", session_id)
 
 
 def find_binary(env: Mapping[str, str] | None = None) -> str | None:
-    """The `opencode` executable: `SMIG_OPENCODE_BIN`, else the one on PATH."""
-    env = os.environ if env is None else env
-    named = env.get(BIN_ENV)
-    if named:
-        return named if os.access(named, os.X_OK) else None
-    return shutil.which("opencode", path=env.get("PATH"))
+    """The `opencode` executable: `SMIG_OPENCODE_BIN`, else the one on PATH (as "continue now" finds it)."""
+    return find_client("opencode", env)
 
 
 class OpenCodeWriter:
@@ -246,7 +242,7 @@ class OpenCodeWriter:
         path = self._imports_dir / f"{session_id}.json"
         data = json.dumps(document, ensure_ascii=False, indent=1) + "\n"
         native = NativeOutput(
-            "opencode", session_ref(self._home.database, session_id), session_id, resume_command(cwd, session_id)
+            "opencode", session_ref(self._home.database, session_id), session_id, resume_argv(session_id), cwd
         )
         return PlannedFile(Destination.OPENCODE, str(path), data, None, False, native)
 
