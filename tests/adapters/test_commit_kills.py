@@ -15,7 +15,6 @@ the native session's install (OpenCode's import), the record's write, the journa
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
@@ -24,10 +23,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_runner import smig
 from opencode_builders import install_database
 
-from smig_tui.cli.main import Context, main
-from smig_tui.cli.output import Output
 from smig_tui.services import build_services
 
 SESSION = "01a20305-2ac0-7f6a-87b8-c9d0e1f2a3b4"
@@ -83,12 +81,6 @@ FILES = {"codex": 1, "claude": 1, "gemini": 2, "store": 0, "exports": 2, "all": 
 """Files each destination's commit writes besides the record (Gemini writes its project owner file too)."""
 
 
-def _run(*argv: str) -> tuple[int, str, str]:
-    ctx = Context(out=Output(stdout=io.StringIO(), stderr=io.StringIO()))
-    code = main(list(argv), ctx)
-    return code, ctx.out.stdout.getvalue(), ctx.out.stderr.getvalue()  # type: ignore[attr-defined]
-
-
 def _killed(target: str, when: str, nth: int, argv: list[str]) -> int:
     done = subprocess.run(
         [sys.executable, "-c", KILLER, target, when, str(nth), *argv],
@@ -126,9 +118,9 @@ def _recorded(records: list[dict[str, Any]]) -> set[str]:
 
 
 def _check_after_recovery(fake_home: dict[str, Path], before: set[str], label: str) -> tuple[str, list[dict[str, Any]]]:
-    code, _, stderr = _run("history", "--json")
+    code, _, stderr = smig("history", "--json")
     assert code == 0, (label, stderr)
-    assert len(json.loads(_run("history", "--json")[1])) == len(_stored(fake_home))
+    assert len(json.loads(smig("history", "--json")[1])) == len(_stored(fake_home))
     records = _stored(fake_home)
     assert list((fake_home["smig"] / "data" / "journal").glob("*")) == [], label
     services = build_services()
@@ -212,5 +204,5 @@ def test_an_opencode_commit_killed_before_its_import_is_rolled_back_not_finished
     [note] = [line for line in stderr.splitlines() if line.startswith("smig: ")]
     assert note.startswith("smig: rolled back migration ") and "does not read back as planned" in note, note
     assert records == [] and not imports[0].exists()
-    code, out, _ = _run("history")
+    code, out, _ = smig("history")
     assert code == 0 and "opencode -s" not in out

@@ -10,7 +10,6 @@ session with no record.
 
 from __future__ import annotations
 
-import io
 import json
 import sqlite3
 import subprocess
@@ -18,14 +17,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_runner import smig
 from opencode_builders import install_database
 
 sys.path.insert(0, str(Path(__file__).parent))
 from real_clients import OPENCODE_QUIET as QUIET
 from test_resume_real_clients import _client
-
-from smig_tui.cli.main import Context, main
-from smig_tui.cli.output import Output
 
 pytestmark = pytest.mark.e2e
 
@@ -57,12 +54,6 @@ main(sys.argv[2:])
 """
 
 
-def _cli(*argv: str) -> tuple[int, str, str]:
-    ctx = Context(out=Output(stdout=io.StringIO(), stderr=io.StringIO()))
-    code = main(list(argv), ctx)
-    return code, ctx.out.stdout.getvalue(), ctx.out.stderr.getvalue()  # type: ignore[attr-defined]
-
-
 def _opencode_sessions(database: Path) -> set[str]:
     with sqlite3.connect(database) as connection:
         return {row[0] for row in connection.execute("SELECT id FROM session")}
@@ -85,7 +76,7 @@ def test_a_commit_killed_at_the_import_is_finished_and_verified_or_rolled_back(
         check=False,
     )
     assert killed.returncode == -9, killed.stderr
-    code, _, stderr = _cli("history")
+    code, _, stderr = smig("history")
     assert code == 0, stderr
     notes = [line for line in stderr.splitlines() if line.startswith("smig: ") and "no migrations stored" not in line]
     assert len(notes) == 1, notes
@@ -100,7 +91,7 @@ def test_a_commit_killed_at_the_import_is_finished_and_verified_or_rolled_back(
     else:
         assert note.startswith("smig: rolled back migration ") and records == [], note
         assert added == set()  # no OpenCode session without a record
-        assert "opencode -s" not in _cli("history")[1]
+        assert "opencode -s" not in smig("history")[1]
     if when == "before import":
         assert note.startswith("smig: rolled back")
     if when == "after import":
