@@ -30,6 +30,7 @@ from smig_tui.core.ports import DirectLister, SessionSource, WarningSink
 if TYPE_CHECKING:
     from smig_tui.adapters.agents.entry import AgentEntry as AgentEntry  # re-exported for the front ends
     from smig_tui.adapters.archive import Archive
+    from smig_tui.adapters.archive import ArchiveRun as ArchiveRun  # re-exported for the front ends
     from smig_tui.adapters.memory_store import ApplyResult as ApplyResult  # re-exported for the front ends
     from smig_tui.adapters.memory_store import MemoryStore
     from smig_tui.adapters.search_index import Notice, Progress, RefreshReport, SearchFilters, SearchIndex
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
     from smig_tui.core.ports import TokenCounter
     from smig_tui.core.search import Snippet
     from smig_tui.core.summary import SummaryResult
+    from smig_tui.core.text_classes import CountMix
 
 
 from smig_tui.core.replan import PARTIAL_NOTE as PARTIAL_NOTE  # what a plan with guessed counts says
@@ -72,6 +74,8 @@ class _Counted:
     """The ids of the messages still guessed, and the `version` they were taken at."""
     growth: tuple[int, Growth] | None = None
     """The session's logged prompt growth against these counts, and the `version` it was measured at."""
+    mix: tuple[int, CountMix] | None = None
+    """How these counts fall in text classes (for a target measured per class), and the `version`."""
 
 
 def _with_prefix(infos: Iterable[SessionInfo], prefix: str) -> list[SessionInfo]:
@@ -259,6 +263,7 @@ class Services:
         Returns each provider with its listing, or the one-sentence reason it gave none (nothing
         else changes then: the previous figures stay).
         """
+        from smig_tui.adapters.capacity_table import live_bounds
         from smig_tui.adapters.provider_capacity import (
             LiveCache,
             ProviderFetchError,
@@ -285,7 +290,7 @@ class Services:
                 )
                 continue
             try:
-                listing = fetch_listing(providers[name], env)
+                listing = fetch_listing(providers[name], env, bounds=live_bounds())
             except ProviderFetchError as error:
                 results.append((name, str(error)))
                 continue
@@ -315,10 +320,18 @@ class Services:
         return TokenCache(self.paths.cache_dir / "tokens")
 
     def counter_for(self, capacity: ModelCapacity) -> TokenCounter:
-        """The counter for a model's encoding, loaded once per process (an estimate offline)."""
+        """The counter for a model's encoding, loaded once per process (an estimate offline); for a
+        family measured per class of text, that encoding's count scaled per class."""
         from smig_tui.adapters.tokenizers.tiktoken_counter import make_counter
 
-        return self.counters.get(capacity.encoding, lambda: make_counter(capacity.encoding))
+        base = self.counters.get(capacity.encoding, lambda: make_counter(capacity.encoding))
+        if not capacity.class_calibration or not base.exact:
+            return base
+        from smig_tui.adapters.tokenizers.class_counter import ClassCounter
+
+        scales = {name: factor / capacity.calibration for name, factor, _ in capacity.class_calibration}
+        key = f"{capacity.encoding}|{capacity.tokenizer}|{sorted(scales.items())}"
+        return self.counters.get(key, lambda: ClassCounter(base, capacity.tokenizer or "custom", scales))
 
     def count_session(self, session: Session, capacity: ModelCapacity) -> list[int]:
         """Each message's tokens as `capacity` counts them, all exact (cached on disk and in memory)."""
@@ -383,6 +396,20 @@ class Services:
         return self._counted.get(
             session.messages, lambda: _Counted(self.token_cache.known(session, counter)), tag=counter.name
         )
+
+    def count_mix(self, session: Session, capacity: ModelCapacity) -> CountMix | None:
+        """How `session`'s tokens fall in text classes for `capacity` and the ± that mix gives, for a
+        target measured per class (None otherwise: its single ± holds). Counts nothing new."""
+        if not capacity.class_calibration:
+            return None
+        from smig_tui.core.text_classes import count_mix
+
+        version, counts, _ = self._counted_view(session, capacity, need=-1)
+        state = self._counted_state(session, self.counter_for(capacity))
+        if state.mix is None or state.mix[0] != version:
+            errors = {name: error for name, _, error in capacity.class_calibration}
+            state.mix = version, count_mix(session.messages, counts, errors, capacity.calibration_error)
+        return state.mix[1]
 
     def guessed_ids(self, session: Session, capacity: ModelCapacity) -> frozenset[str]:
         """Ids of the messages whose tokens are still a length guess for `capacity` (nothing new is counted)."""
@@ -539,7 +566,7 @@ class Services:
         source = self.capacities.get(session.info.model) if session.info.model else None
         if source is None:
             return capacity, None
-        raw = replace(capacity, calibration=1.0)
+        raw = replace(capacity, calibration=1.0, class_calibration=())  # the encoding's own count
         version, counts, guessed = self._counted_view(session, raw, need / capacity.calibration)
         state = self._counted_state(session, self.counter_for(raw))
         if state.growth is None or state.growth[0] != version:  # a walk over every message's usage
@@ -553,6 +580,7 @@ class Services:
                 calibration=round(growth.ratio, 3),
                 calibration_source=f"session {session.id}'s logged usage",
                 calibration_error=None,
+                class_calibration=(),  # measured on this very text, whatever its classes
             )
         return capacity, note
 
@@ -622,16 +650,13 @@ class Services:
 
     def recover_commits(self) -> list[str]:
         """Finish or clean up commits a kill interrupted; one sentence each (see `commit_journal`)."""
-        from smig_tui.adapters.commit_journal import CommitJournal
-
-        journal = CommitJournal(self.paths.data_dir / "journal")
-        if not journal.pending():
-            return []
         from smig_tui.adapters.migration_commit import Committer
 
         committer = Committer(self.paths, self.store, self.agents, self.env)
+        if not committer.journal.pending():
+            return []
         with self.store.lock():
-            return journal.recover(self.store, committer.writer_or_none)
+            return committer.recover_locked()
 
     def _agents_holding(self, resolved: str) -> list[Agent | None]:
         """The agents whose session home is a folder holding this resolved path."""

@@ -48,3 +48,21 @@ def add_child_session(database: Path, child_id: str, parent_id: str = SESSION_ID
             (child_id, parent_id),
         )
     connection.close()
+
+
+def request_history(messages: list[dict[str, Any]]) -> list[tuple[str, str, Any]]:
+    """An Anthropic request's history as (role, kind, content) in order: texts, tool inputs, tool outputs."""
+    out: list[tuple[str, str, Any]] = []
+    for message in messages:
+        content = message["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        for block in blocks:
+            if block["type"] == "text":
+                out.append((message["role"], "text", block["text"]))
+            elif block["type"] == "tool_use":
+                out.append(("assistant", "tool_call", block["input"]))
+            elif block["type"] == "tool_result":
+                body = block["content"]
+                text = body if isinstance(body, str) else "".join(b.get("text", "") for b in body)
+                out.append(("tool", "tool_result", text))
+    return out

@@ -22,7 +22,7 @@ from smig_tui.adapters.agents.entry import AgentEntry, Env
 from smig_tui.adapters.paths import Paths
 from smig_tui.cli.main import build_parser
 from smig_tui.core.handoff import to_turns
-from smig_tui.core.migration import Destination, NativeOutput, PlannedFile
+from smig_tui.core.migration import ContinueLatest, Destination, NativeOutput, PlannedFile, continue_fact
 from smig_tui.core.models import Agent, Kind, Message, Role, Session, SessionInfo
 from smig_tui.core.ports import NativeLayout, NativeRequest, NativeWriter, SessionSource, WarningSink
 from smig_tui.mcp.schemas import TOOLS
@@ -139,6 +139,13 @@ class WispWriter:
     def announce(self, planned: PlannedFile) -> None:
         self.calls.append("announce")
 
+    imports = False
+
+    def settle(self, planned: PlannedFile) -> ContinueLatest | None:
+        self.calls.append("settle")
+        assert planned.native is not None
+        return continue_fact(planned.native, "wisp --last", str(self.home), planned.native.session_id)
+
     def read_back(self, output: NativeOutput) -> Session:
         self.calls.append("read_back")
         return _wisp_session(Path(output.path), lambda _warning: None)
@@ -205,7 +212,9 @@ def test_a_commit_writes_reads_back_and_announces_through_the_registered_writer(
     result = services.migrate(session, make_plan(session), {Destination.GEMINI})
     (output,) = result.outputs
     assert Path(output.path).parent == wisp_registry and output.resume_command.startswith("wisp --resume")
-    assert WispWriter.calls == ["install", "read_back", "announce"]
+    assert WispWriter.calls == ["install", "read_back", "announce", "settle"]
+    [fact] = result.continue_latest
+    assert fact.migration and fact.sentence == f"`wisp --last` in {wisp_registry} continues this migration."
     written = services.load_session(services.find_session(output.session_id))
     assert written.messages[-1].text == session.messages[-1].text
     assert backend.default_native(written) == "claude" and backend.default_target(written) == "gpt-5.5"

@@ -30,7 +30,16 @@ from smig_tui.adapters.fs import atomic_write, file_lock
 from smig_tui.adapters.zstd_files import DAMAGED, compress, decompress
 from smig_tui.core.errors import SessionNotFoundError, SmigError, WriteRefusedError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
-from smig_tui.core.ports import Appended, AppendReader, DirectLister, ResumePoint, SessionSource, WarningSink
+from smig_tui.core.ports import (
+    Appended,
+    AppendReader,
+    DirectLister,
+    HistoryReader,
+    LineageReader,
+    ResumePoint,
+    SessionSource,
+    WarningSink,
+)
 
 PIECE = 1 << 20
 SNAPSHOT_TABLES = ("session", "message", "part")
@@ -328,6 +337,27 @@ class ArchivedSource:
         self.inner = inner
         self.archive = archive
         self.view_root = view_root
+        if isinstance(inner, LineageReader):  # a fork whose parent the agent deleted reads it from here
+            inner.use_archived_copies(self.archived_copies)
+
+    def archived_copies(self, session_id: str) -> list[str]:
+        """Readable copies of the archived files of a session whose originals are gone, oldest first."""
+        try:
+            entries = self.archive.entries()
+        except SmigError:
+            return []  # the listing reports an unreadable manifest
+        gone = [
+            entry
+            for entry in entries.values()
+            if entry.agent == self.agent.value and entry.session_id == session_id and not _file_exists(entry.path)
+        ]
+        copies = []
+        for entry in gone:
+            try:
+                copies.append(str(self.archive.view(entry, self.view_root)))
+            except (SmigError, OSError):
+                continue  # a damaged copy: the child reads as if the parent were not archived
+        return sorted(copies, key=os.path.basename)
 
     @property
     def agent(self) -> Agent:
@@ -377,6 +407,12 @@ class ArchivedSource:
 
     def load(self, info: SessionInfo, warn: WarningSink) -> Session:
         """Read a session, live or archived, with the agent's reader."""
+        return self.inner.load(info, warn)
+
+    def load_history(self, info: SessionInfo, warn: WarningSink) -> Session:
+        """The wrapped reader's whole history (compacted-away turns too) where it has one, else `load`."""
+        if isinstance(self.inner, HistoryReader):
+            return self.inner.load_history(info, warn)
         return self.inner.load(info, warn)
 
     def resume_point(self, session: Session) -> ResumePoint | None:

@@ -11,6 +11,7 @@ from typing import Any
 from smig_tui.core.capacity import (
     AgentSettings,
     CapacityTable,
+    LiveBounds,
     LiveListing,
     apply_agent_settings,
     apply_live,
@@ -29,6 +30,15 @@ def load_builtin() -> CapacityTable:
     where = f"smig_tui/data/{PACKAGE_TABLE}"
     tokenizers = parse_tokenizers(document.get("tokenizers", {}), where)
     return parse_table(document["models"], where, tokenizers)
+
+
+def live_bounds() -> LiveBounds:
+    """The plausible range of a provider's live figures, from the shipped table (`live_bounds`)."""
+    data = _shipped_document().get("live_bounds")
+    if not isinstance(data, dict):
+        return LiveBounds()
+    fields = {key: data[key] for key in ("min_window", "max_window", "min_output") if isinstance(data.get(key), int)}
+    return LiveBounds(**fields)
 
 
 def shipped_date() -> str:
@@ -62,7 +72,7 @@ def load_capacities(
     any other name adds a model, which needs at least `context_window`); then the user's agent
     configuration, which moves each agent's usable window.
     """
-    table = apply_live(load_builtin(), live)
+    table = apply_live(load_builtin(), live, live_bounds())
     overrides = config.get("models")
     if overrides is not None:
         table = apply_overrides(table, overrides, str(config_path))

@@ -15,6 +15,7 @@ import json
 import os
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -40,10 +41,12 @@ from smig_tui.core.handoff import (
 )
 from smig_tui.core.migration import (
     EXPORT_SUFFIXES,
+    ContinueLatest,
     Destination,
     Lineage,
     MigrationRecord,
     MigrationResult,
+    NativeOutput,
     PlannedFile,
     build_record,
     export_targets,
@@ -116,15 +119,6 @@ class Committer:
             self._writers[destination] = writer
         return self._writers[destination]
 
-    def writer_or_none(self, destination: str) -> NativeWriter | None:
-        """A destination's writer, or None when it is no agent here or its home is unknown (recovery)."""
-        if destination not in self._agents:
-            return None
-        try:
-            return self._writer(destination)
-        except SmigError:
-            return None
-
     def migrate(
         self,
         session: Session,
@@ -193,7 +187,8 @@ class Committer:
         result = MigrationResult(migration_id, dry_run, tuple(files), record, record_path, natives, redactions)
         if not dry_run:
             chosen = {planned.path for planned in files if out is not None and not planned.native}
-            self._commit(files, record, user_paths=chosen)
+            facts = self._commit(files, record, user_paths=chosen)
+            result = replace(result, continue_latest=facts)
         return result
 
     def _native_files(
@@ -280,19 +275,30 @@ class Committer:
             files.append(PlannedFile(kind, str(path.expanduser().absolute()), data, None, force))
         return files
 
-    def _commit(self, files: list[PlannedFile], record: MigrationRecord, user_paths: Collection[str] = ()) -> None:
-        """Write every file and then the record, all or nothing, under the store's lock.
+    def _commit(
+        self, files: list[PlannedFile], record: MigrationRecord, user_paths: Collection[str] = ()
+    ) -> tuple[ContinueLatest, ...]:
+        """Write every file and then the record, all or nothing, under the store's lock; then what each
+        client's "continue the latest" picks.
 
-        Folders are made for smig's own paths; a user's `--out` folder was checked to exist."""
+        Folders are made for smig's own paths; a user's `--out` folder was checked to exist. A session
+        that goes into its client's own database (OpenCode's import) is installed only after every
+        file-only session read back right, so a commit failing before it leaves that database as it
+        was; Codex's index learns of the thread only once the record is stored (`settle`)."""
+        natives = sorted(
+            (planned for planned in files if planned.native),
+            key=lambda planned: self._writer(planned.destination.value).imports,
+        )
         with self._store.lock():
-            self.recovered = self.journal.recover(self._store, self.writer_or_none)
+            self.recovered = self.recover_locked()
             for planned in files:
                 if not planned.overwrite and Path(planned.path).exists():
                     raise WriteRefusedError(
                         f"Refusing to overwrite existing file {planned.path}"
                         + ("; pass --force to replace it." if not planned.native else ".")
                     )
-            self.journal.begin(record, self._store.path_for(record), files, self._expected)
+            installs = [planned for planned in natives if self._writer(planned.destination.value).imports]
+            self.journal.begin(record, self._store.path_for(record), files, installs, self._expected)
             created: list[Path] = []
             installed: list[PlannedFile] = []
             try:
@@ -309,13 +315,12 @@ class Committer:
                     )
                     if not existed:
                         created.append(target)
-                natives = [planned for planned in files if planned.native]
                 for planned in natives:
-                    self._writer(planned.destination.value).install(planned)  # OpenCode imports its document
+                    writer = self._writer(planned.destination.value)
+                    writer.install(planned)  # OpenCode imports its document
                     installed.append(planned)
-                for planned in natives:
                     if planned.native and planned.path in self._expected:
-                        verify(self._writer(planned.destination.value), planned.native, self._expected[planned.path])
+                        verify(writer, planned.native, self._expected[planned.path])
                 for planned in natives:
                     self._writer(planned.destination.value).announce(planned)  # Codex names the thread
                 self._store.write_locked(record)
@@ -328,4 +333,47 @@ class Committer:
                         self._writer(planned.destination.value).uninstall(planned)
                 self.journal.end(record.id)
                 raise
+            facts = [self._writer(planned.destination.value).settle(planned) for planned in natives]
             self.journal.end(record.id)
+        return tuple(fact for fact in facts if fact is not None)
+
+    def recover_locked(self) -> list[str]:
+        """Finish or clean up commits a kill interrupted (call under the store's lock); one sentence each.
+
+        A session an interrupted commit imported into its client's database is deleted again through
+        that client when the commit is cleaned up, and counts as missing when it is not there."""
+        return self.journal.recover(self._store, _Installs(self))
+
+
+class _Installs:
+    """What recovery asks of the writers about sessions an interrupted commit put into a client's database."""
+
+    def __init__(self, committer: Committer) -> None:
+        self._committer = committer
+
+    def present(self, planned: PlannedFile) -> bool:
+        """Whether the session is in its client's database (it reads back)."""
+        if planned.native is None or planned.destination.value not in self._committer._agents:
+            return False
+        try:
+            self._committer._writer(planned.destination.value).read_back(planned.native)
+        except (SmigError, OSError):
+            return False
+        return True
+
+    def remove(self, planned: PlannedFile) -> None:
+        """Delete it again through its client; quiet when it cannot."""
+        if planned.destination.value in self._committer._agents:
+            with contextlib.suppress(SmigError):
+                self._committer._writer(planned.destination.value).uninstall(planned)
+
+    def misreads(self, native: NativeOutput, expected: Sequence[Expected]) -> str | None:
+        """Why the session does not read back as planned through its writer (what `smig list` and its
+        client see), or None."""
+        if native.agent not in self._committer._agents:
+            return "cannot be read back here (smig does not know the agent)"
+        try:
+            verify(self._committer._writer(native.agent), native, expected)
+        except SmigError as error:
+            return f"does not read back as planned ({error})"
+        return None

@@ -8,6 +8,12 @@ Shapes understood (each item of the listing is read for the first length field i
 - Ollama: `GET /api/tags`, then `POST /api/show` per model: `num_ctx` from its parameters when
   the Modelfile sets one (what it serves), else `model_info["<arch>.context_length"]`.
 - LM Studio: `GET /api/v0/models` with `loaded_context_length` or `max_context_length`.
+- LiteLLM proxy: `GET {base_url}/model/info`, each item's `model_info` with `max_input_tokens`
+  (the longest prompt the proxy accepts: the input cap, and the window of a model smig does not
+  know) and `max_output_tokens`, under the `model_name` clients call.
+
+A figure outside the plausible bounds (`live_bounds` in `data/models.json`) is refused with a
+warning naming the provider, the model and the figure; the model's other figures stay as they were.
 
 All requests go through the `openai` client (no retries, a short timeout). Nothing here is ever
 required: a provider that is down or answers garbage yields one sentence and changes nothing.
@@ -24,13 +30,14 @@ from pathlib import Path
 from typing import Any
 
 from smig_tui.adapters.fs import atomic_write
-from smig_tui.core.capacity import LiveListing, LiveModel
+from smig_tui.core.capacity import LiveBounds, LiveListing, LiveModel
 from smig_tui.core.errors import ConfigError, SmigError
 
 CACHE_FILE = "provider-capacities.json"
 TIMEOUT = 10.0
 LENGTH_FIELDS = ("context_length", "max_model_len", "context_window", "max_context_length", "input_token_limit")
 OUTPUT_FIELDS = ("max_completion_tokens", "max_output_tokens", "output_token_limit")
+INPUT_FIELDS = ("max_input_tokens",)
 
 
 class ProviderFetchError(SmigError):
@@ -44,7 +51,7 @@ class Provider:
     name: str
     base_url: str
     kind: str = "openai"
-    """`openai` (an OpenAI-compatible `/models`), `ollama` or `lmstudio`."""
+    """`openai` (an OpenAI-compatible `/models`), `ollama`, `lmstudio` or `litellm` (its `/model/info`)."""
     api_key_env: str | None = None
 
 
@@ -55,10 +62,11 @@ KNOWN = {
     "ollama": Provider("ollama", "http://127.0.0.1:11434", "ollama"),
     "vllm": Provider("vllm", "http://127.0.0.1:8000/v1", "openai", "VLLM_API_KEY"),
     "lmstudio": Provider("lmstudio", "http://127.0.0.1:1234", "lmstudio"),
+    "litellm": Provider("litellm", "http://127.0.0.1:4000", "litellm", "LITELLM_API_KEY"),
 }
 """Providers smig knows; a `[providers.NAME]` table in the config file changes one or adds another."""
 
-KINDS = ("openai", "ollama", "lmstudio")
+KINDS = ("openai", "ollama", "lmstudio", "litellm")
 
 
 def providers_from_config(config: Mapping[str, Any], where: str) -> dict[str, Provider]:
@@ -88,8 +96,15 @@ def providers_from_config(config: Mapping[str, Any], where: str) -> dict[str, Pr
     return providers
 
 
-def fetch_listing(provider: Provider, env: Mapping[str, str] | None = None, now: datetime | None = None) -> LiveListing:
-    """Ask `provider` for its models' windows; raise ProviderFetchError with one sentence when it cannot."""
+def fetch_listing(
+    provider: Provider,
+    env: Mapping[str, str] | None = None,
+    now: datetime | None = None,
+    bounds: LiveBounds | None = None,
+) -> LiveListing:
+    """Ask `provider` for its models' windows; raise ProviderFetchError with one sentence when it cannot.
+
+    Models with an implausible figure are left out of the listing, each with a warning in `refused`."""
     import openai
 
     env = os.environ if env is None else env
@@ -103,6 +118,8 @@ def fetch_listing(provider: Provider, env: Mapping[str, str] | None = None, now:
                 models = _ollama(client, provider)
             elif provider.kind == "lmstudio":
                 models = _listed(client.get("/api/v0/models", cast_to=object), provider)
+            elif provider.kind == "litellm":
+                models = _litellm(client.get("/model/info", cast_to=object), provider)
             else:
                 models = _listed(client.get("/models", cast_to=object), provider)
     except (TypeError, AttributeError, ValueError) as error:  # a listing of the wrong shape somewhere inside
@@ -120,7 +137,10 @@ def fetch_listing(provider: Provider, env: Mapping[str, str] | None = None, now:
             f"({type(error).__name__}); the shipped figures stay."
         ) from error
     stamp = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return LiveListing(provider.name, stamp, tuple(models))
+    bounds = bounds or LiveBounds()
+    refused = tuple(r for r in (bounds.refusal(provider.name, m) for m in models) if r)
+    kept = tuple(m for m in models if bounds.problem(m) is None)
+    return LiveListing(provider.name, stamp, kept, refused)
 
 
 def _is_local(url: str) -> bool:
@@ -141,11 +161,35 @@ def _listed(body: Any, provider: Provider) -> list[LiveModel]:
         ident = item.get("id")
         nested = item.get("top_provider") if isinstance(item.get("top_provider"), dict) else {}
         window = _first(item, ("loaded_context_length", *LENGTH_FIELDS)) or _first(nested, LENGTH_FIELDS)
-        if isinstance(ident, str) and ident and window:
-            models.append(LiveModel(ident, window, _first(nested, OUTPUT_FIELDS) or _first(item, OUTPUT_FIELDS)))
+        most = _first(item, INPUT_FIELDS)
+        if isinstance(ident, str) and ident and (window or most):
+            output = _first(nested, OUTPUT_FIELDS) or _first(item, OUTPUT_FIELDS)
+            models.append(LiveModel(ident, window, output, most))
     if items and not models:
         raise ProviderFetchError(
             f"{provider.name} lists {len(items)} models but reports no context lengths; the shipped figures stay."
+        )
+    return models
+
+
+def _litellm(body: Any, provider: Provider) -> list[LiveModel]:
+    """Read a LiteLLM proxy's `/model/info`: the input cap and max output of each model it serves."""
+    items = body.get("data") if isinstance(body, dict) else None
+    if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
+        raise ProviderFetchError(
+            f"{provider.name} at {provider.base_url} answered something that is not a model list; "
+            "the shipped figures stay."
+        )
+    models = []
+    for item in items:
+        ident = item.get("model_name")
+        info = item.get("model_info") if isinstance(item.get("model_info"), dict) else {}
+        most = _first(info, INPUT_FIELDS)
+        if isinstance(ident, str) and ident and most:
+            models.append(LiveModel(ident, None, _first(info, ("max_output_tokens",)), most))
+    if items and not models:
+        raise ProviderFetchError(
+            f"{provider.name} lists {len(items)} models but reports no input limits; the shipped figures stay."
         )
     return models
 
@@ -211,7 +255,10 @@ class LiveCache:
                 LiveListing(
                     name,
                     entry["fetched"],
-                    tuple(LiveModel(m["id"], m["context_window"], m.get("max_output")) for m in entry["models"]),
+                    tuple(
+                        LiveModel(m["id"], m["context_window"], m.get("max_output"), m.get("max_input"))
+                        for m in entry["models"]
+                    ),
                 )
                 for name, entry in data["providers"].items()
             ]
@@ -229,6 +276,7 @@ class LiveCache:
                     "fetched": item.fetched,
                     "models": [
                         {"id": m.id, "context_window": m.context_window, "max_output": m.max_output}
+                        | ({"max_input": m.max_input} if m.max_input else {})
                         for m in item.models
                     ],
                 }

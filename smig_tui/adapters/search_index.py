@@ -43,7 +43,7 @@ from smig_tui.adapters.fs import file_lock
 from smig_tui.adapters.zstd_files import DAMAGED, compress, decompress
 from smig_tui.core.errors import LockedError, SmigError
 from smig_tui.core.models import Kind, Message, ReadWarning, SessionInfo
-from smig_tui.core.ports import AppendReader, ResumePoint, SessionSource, WarningSink
+from smig_tui.core.ports import AppendReader, HistoryReader, ResumePoint, SessionSource, WarningSink
 from smig_tui.core.redact import redact, redact_many
 from smig_tui.core.search import (
     CONTEXT,
@@ -55,6 +55,7 @@ from smig_tui.core.search import (
     Snippet,
     ascii_lower,
     char_tokens,
+    letters_folded,
     make_snippet,
     needs_grams,
     snippet_region,
@@ -62,7 +63,7 @@ from smig_tui.core.search import (
     tier_holds_role,
 )
 
-SCHEMA_VERSION = "7"
+SCHEMA_VERSION = "8"
 BLOCK_BYTES = 1 << 20
 """Texts are packed together into zstd blocks of about this many bytes."""
 CACHED_BLOCKS = 24
@@ -111,7 +112,7 @@ CREATE UNIQUE INDEX texts_digest ON texts(digest);
 CREATE INDEX texts_block ON texts(block);
 CREATE TABLE messages(
     id INTEGER PRIMARY KEY, file INTEGER NOT NULL, position INTEGER NOT NULL, message_id TEXT NOT NULL,
-    role TEXT, kind TEXT, tier INTEGER, timestamp TEXT, text INTEGER NOT NULL);
+    role TEXT, kind TEXT, tier INTEGER, timestamp TEXT, text INTEGER NOT NULL, compacted INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX messages_file ON messages(file, position);
 CREATE INDEX messages_text ON messages(text);
 CREATE VIRTUAL TABLE words USING fts5(body, content='', tokenize='unicode61 remove_diacritics 2');
@@ -149,6 +150,8 @@ class SearchHit:
     snippet: str
     spans: tuple[tuple[int, int], ...]
     archived: bool = False
+    compacted: bool = False
+    """The message is in the session's file but a compaction took it out of what the agent resumes."""
 
 
 @dataclass
@@ -494,7 +497,7 @@ class SearchIndex:
             size = 0
 
         pending_digests: list[int] = []
-        for position, message_id, role, kind, rank, stamp, digest in read.rows:
+        for position, message_id, role, kind, rank, stamp, digest, gone in read.rows:
             text_id = ids.get(digest)
             if text_id is None:
                 text = read.texts.get(digest)
@@ -510,12 +513,12 @@ class SearchIndex:
                     flush()
             ids[digest] = text_id
             refs[text_id] += 1
-            rows.append((file_id, position, message_id, role, kind, rank, stamp or updated, text_id))
+            rows.append((file_id, position, message_id, role, kind, rank, stamp or updated, text_id, gone))
         flush()
         conn.executemany("UPDATE texts SET refs = refs + ? WHERE id = ?", [(n, text_id) for text_id, n in refs.items()])
         conn.executemany(
-            "INSERT INTO messages(file, position, message_id, role, kind, tier, timestamp, text)"
-            " VALUES (?,?,?,?,?,?,?,?)",
+            "INSERT INTO messages(file, position, message_id, role, kind, tier, timestamp, text, compacted)"
+            " VALUES (?,?,?,?,?,?,?,?,?)",
             rows,
         )
         return len(rows)
@@ -633,11 +636,13 @@ class SearchIndex:
                 raise SearchQueryError(f"The search index cannot run this query: {error}.") from None
             raise
         hits = []
-        needles = query.needles
-        for position, message_id, role, kind, stamp, text, agent, session_id, path, title, cwd, archived in rows[
+        needles, anchors = query.needles, query.anchors
+        for position, message_id, role, kind, stamp, text, agent, session_id, path, title, cwd, archived, gone in rows[
             offset:
         ]:
-            snippet = make_snippet(redact(snippet_region(text, needles)).text, needles)
+            snippet = make_snippet(
+                redact(snippet_region(text, needles, anchors=anchors)).text, needles, anchors=anchors
+            )
             hits.append(
                 SearchHit(
                     agent,
@@ -653,6 +658,7 @@ class SearchIndex:
                     snippet.text,
                     snippet.spans,
                     bool(archived),
+                    bool(gone),
                 )
             )
         return hits
@@ -764,8 +770,8 @@ class SearchIndex:
             if row is None:
                 return Snippet(hit.snippet, hit.spans)
             text = self._text(conn, *row)
-        region = snippet_region(text, query.needles, max(SNIPPET_MARGIN, 2 * width))
-        return make_snippet(redact(region).text, query.needles, width)
+        region = snippet_region(text, query.needles, max(SNIPPET_MARGIN, 2 * width), query.anchors)
+        return make_snippet(redact(region).text, query.needles, width, query.anchors)
 
     def stats(self) -> dict[str, int]:
         """Sessions, messages and bytes the index holds."""
@@ -836,8 +842,9 @@ class _Read:
     `failed` (not readable: the warnings say why)."""
 
     mode: str
-    rows: list[tuple[int, str, str, str, int, str | None, int]] = field(default_factory=list)
-    """Each message to index: position, id, role, kind, tier, timestamp, digest of its text."""
+    rows: list[tuple[int, str, str, str, int, str | None, int, int]] = field(default_factory=list)
+    """Each message to index: position, id, role, kind, tier, timestamp, digest of its text, and 1 when
+    a compaction took it out of the history."""
     texts: dict[int, str] = field(default_factory=dict)
     """The redacted texts, by digest, of those the reader did not know as indexed already."""
     count: int = 0
@@ -868,7 +875,8 @@ def _read_for_index(source: SessionSource, info: SessionInfo, previous: _Previou
                 read.last_id = appended.messages[-1].id if appended.messages else None
                 read.warnings = warnings
                 return read
-        session = source.load(info, warnings.append)
+        whole = source.load_history if isinstance(source, HistoryReader) else source.load
+        session = whole(info, warnings.append)
         point = appender.resume_point(session) if appender else None
     except (SmigError, OSError, ValueError) as error:  # one unreadable file must not stop the index
         return _Read("failed", warnings=[*warnings, ReadWarning(info.path, None, f"not indexed for search: {error}")])
@@ -883,24 +891,28 @@ def _read_for_index(source: SessionSource, info: SessionInfo, previous: _Previou
         and (previous.indexed == 0 or messages[previous.indexed - 1].id == previous.last_id)
     )
     start = previous.indexed if grew and previous else 0
-    read = _texts_read("grow" if grew else "whole", messages[start:], known)
+    gone = () if grew else session.compacted_away  # grown without a compaction: nothing newly compacted
+    read = _texts_read("grow" if grew else "whole", messages[start:], known, gone)
     read.count, read.point, read.warnings = len(messages), point, warnings
     read.last_id = messages[-1].id if messages else None
     return read
 
 
-def _texts_read(mode: str, messages: Sequence[Message], known: _KnownTexts) -> _Read:
-    """The messages to index with their texts' digests; the texts not known yet, redacted."""
-    rows: list[tuple[int, str, str, str, int, str | None, int]] = []
+def _texts_read(
+    mode: str, messages: Sequence[Message], known: _KnownTexts, compacted_away: Sequence[Message] = ()
+) -> _Read:
+    """The messages to index with their texts' digests (those a compaction took out of the history
+    too, marked); the texts not known yet, redacted."""
+    rows: list[tuple[int, str, str, str, int, str | None, int, int]] = []
     unseen: dict[int, str] = {}
-    for message in messages:
+    for gone, message in [*((1, m) for m in compacted_away), *((0, m) for m in messages)]:
         raw = _raw_text(message)
         if not raw:
             continue
         rank = tier(message.role, message.kind, message.injected)
         digest = _digest(raw, rank != CONVERSATION)
         rows.append(
-            (message.index, message.id, message.role.value, message.kind.value, rank, message.timestamp, digest)
+            (message.index, message.id, message.role.value, message.kind.value, rank, message.timestamp, digest, gone)
         )
         unseen.setdefault(digest, raw)
     for digest in known(list(unseen)):
@@ -937,14 +949,18 @@ def _held_texts(conn: sqlite3.Connection, digests: list[int]) -> dict[int, int]:
 
 
 def _word_text(text: str) -> str:
-    """What the word table indexes for a text: the text plus a token per emoji or CJK character."""
+    """What the word table indexes for a text: the text plus a token per emoji or CJK character, and
+    a copy with the letters FTS5 does not fold folded (`Øresund` is found as `oresund`)."""
     extra = char_tokens(text)
+    letters = letters_folded(text)
+    if letters is not None:
+        extra = f"{letters}\n{extra}"
     return f"{text}\n{extra}" if extra else text
 
 
 _COLUMNS = (
     "m.position, m.message_id, m.role, m.kind, m.timestamp, t.block, t.start, t.length,"
-    " f.agent, f.session_id, f.path, f.title, f.cwd, f.archived"
+    " f.agent, f.session_id, f.path, f.title, f.cwd, f.archived, m.compacted"
 )
 """What a search reads per candidate: the message, where its text is, and its session."""
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import asdict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from smig_tui.core.errors import SmigError, UsageError, WriteRefusedError
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
+    from smig_tui.services import ArchiveRun
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -58,7 +59,7 @@ def run_archive(args: argparse.Namespace, ctx: Context) -> int:
     if args.status:
         status = archive.status(services.sources, ctx.out.warn)
         if args.json:
-            ctx.out.json(asdict(status))
+            ctx.out.json(asdict(status) | {"pending": run_to_json(status.pending)})
             return 0
         pending = status.pending
         ctx.out.data(
@@ -72,7 +73,7 @@ def run_archive(args: argparse.Namespace, ctx: Context) -> int:
         return 0
     run = archive.run(services.sources, ctx.out.warn)
     if args.json:
-        ctx.out.json(asdict(run))
+        ctx.out.json(run_to_json(run))
         return 0
     ctx.out.data(
         f"archived {run.touched} session files ({run.new} new, {run.grown} grown, {run.changed} changed, "
@@ -124,3 +125,10 @@ def _size(count: int) -> str:
             return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1024
     return f"{count} B"  # pragma: no cover
+
+
+def run_to_json(run: ArchiveRun) -> dict[str, Any]:
+    """An archive pass as JSON: its counts, and how many sessions the agents listed (not every path:
+    that set is the run's working state, thousands of paths)."""
+    counts = {key: value for key, value in asdict(run).items() if key != "listed"}
+    return counts | {"sessions_listed": len(run.listed)}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Collection
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -236,6 +237,8 @@ def _print_result(ctx: Context, result: MigrationResult, plan: Plan) -> None:
             ctx.out.data(f"  opencode: {how} it as session {planned.native.session_id} (`opencode import`)")
     for command in result.resume_commands:
         ctx.out.data(f"  resume: {command}")
+    for fact in result.continue_latest:
+        ctx.out.data(f"  latest: {fact.sentence}")
     if result.dry_run:
         ctx.out.diag("smig: dry run: nothing was written")
 
@@ -260,6 +263,7 @@ def result_to_json(result: MigrationResult, include_data: bool = False) -> dict[
         "record_path": result.record_path,
         "files": files,
         "resume_commands": list(result.resume_commands),
+        "continue_latest": [asdict(fact) for fact in result.continue_latest],
         "redactions": dict(result.redactions),
         "record": record_to_json(result.record),
     }

@@ -47,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="append",
         default=[],
         metavar="NAME",
-        help="with --refresh: ask this provider (openai, openrouter, deepseek, ollama, vllm, lmstudio, "
+        help="with --refresh: ask this provider (openai, openrouter, deepseek, ollama, vllm, lmstudio, litellm, "
         "or a [providers.NAME] table); repeatable",
     )
     models.set_defaults(handler=run_models)
@@ -89,7 +89,7 @@ def _refresh(args: argparse.Namespace, ctx: Context) -> int:
     if not results:
         ctx.out.diag(
             "smig: no provider to ask: name one with --provider (openai, openrouter, deepseek, ollama, "
-            f"vllm, lmstudio) or add [providers.NAME] with base_url to {ctx.services.paths.config_file}."
+            f"vllm, lmstudio, litellm) or add [providers.NAME] with base_url to {ctx.services.paths.config_file}."
         )
         return 1
     rows = []
@@ -97,14 +97,31 @@ def _refresh(args: argparse.Namespace, ctx: Context) -> int:
         if isinstance(outcome, str):
             ctx.out.diag(f"smig: warning: {outcome}")
             rows.append({"provider": name, "ok": False, "message": outcome})
-        else:
-            line = f"{name}: {len(outcome.models)} models with a context length, {outcome.provenance}"
-            rows.append({"provider": name, "ok": True, "fetched": outcome.fetched, "models": len(outcome.models)})
-            if not args.json:
-                ctx.out.data(line)
+            continue
+        for refusal in outcome.refused:
+            ctx.out.diag(f"smig: warning: {refusal}")
+        refused = f", {len(outcome.refused)} refused as implausible" if outcome.refused else ""
+        line = f"{name}: {len(outcome.models)} models with a context length{refused}, {outcome.provenance}"
+        rows.append(
+            {
+                "provider": name,
+                "ok": True,
+                "fetched": outcome.fetched,
+                "models": len(outcome.models),
+                "refused": list(outcome.refused),
+            }
+        )
+        if not args.json:
+            ctx.out.data(line)
+    failed = [name for name, outcome in results if isinstance(outcome, str)]
+    if failed and len(rows) > 1:
+        ctx.out.diag(
+            f"smig: {len(failed)} of {len(rows)} providers gave no figures ({', '.join(failed)}); "
+            "their previous figures stay."
+        )
     if args.json:
         ctx.out.json(rows)
-    return 0 if any(row["ok"] for row in rows) else 1
+    return 1 if failed else 0
 
 
 def origin_line(live: list[LiveListing]) -> str:
@@ -179,6 +196,13 @@ def _print_detail(ctx: Context, model: ModelCapacity) -> None:
         f"  counted with {model.encoding} x {model.calibration:g} ({exact}, {model.tokenizer or 'no'} tokenizer family): "
         f"{model.source_of('calibration') or model.source}"
     )
+    if model.class_calibration:
+        from smig_tui.core.text_classes import LABELS
+
+        classes = ", ".join(
+            f"{LABELS[name]} x {factor:g} ±{error:.0%}" for name, factor, error in model.class_calibration
+        )
+        say(f"  per class of text (a session's ± is its mix of these, held out): {classes}")
 
 
 def model_to_json(model: ModelCapacity) -> dict[str, Any]:
@@ -197,6 +221,9 @@ def model_to_json(model: ModelCapacity) -> dict[str, Any]:
         "tokenizer": model.tokenizer,
         "calibration": model.calibration,
         "calibration_error": model.calibration_error,
+        "calibration_classes": [
+            {"class": name, "factor": factor, "error": error} for name, factor, error in model.class_calibration
+        ],
         "harness_window": model.harness_window,
         "agents": [
             {"agent": a.agent, "window": a.window, "usable": a.usable, "max_window": a.max_window, "source": a.source}

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from smig_tui.cli.table import SESSION_HELP, Column, one_line
-from smig_tui.core.capacity import calibration_margin
+from smig_tui.core.capacity import calibration_margin, counted_exactly
 from smig_tui.core.models import Decision, ModelCapacity, Plan, PlanItem, Strategy
 from smig_tui.core.pins import resolve_pins
 from smig_tui.core.plans import left_out
@@ -16,6 +16,7 @@ from smig_tui.core.words import plural
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
     from smig_tui.core.decide import AgentOverhead
+    from smig_tui.core.text_classes import CountMix
 
 RECEIVING_AGENTS = ("claude", "codex", "gemini", "opencode")
 """Agents a plan can be made for: each adds its own overhead to every request."""
@@ -112,9 +113,12 @@ def run_plan(args: argparse.Namespace, ctx: Context) -> int:
         agent_json = overhead_to_json(plan, overhead)
         if agent_json is not None:
             agent_json["assumed"] = args.to is None
-        ctx.out.json(plan_to_json(plan, capacity, counter.name) | {"agent_overhead": agent_json})
+        mix = services.count_mix(session, capacity)
+        error = (mix.error if mix else capacity.calibration_error) if not counted_exactly(capacity) else 0.0
+        calibration = {"calibration_error": error, "calibration_mix": mix.shares if mix else None}
+        ctx.out.json(plan_to_json(plan, capacity, counter.name) | {"agent_overhead": agent_json} | calibration)
         return 0
-    ctx.out.data(decision_line(plan.decision, capacity))
+    ctx.out.data(decision_line(plan.decision, capacity, services.count_mix(session, capacity)))
     if plan.decision.overhead:
         overhead = services.overhead_for(capacity, args.to)
         source = f"; {overhead.source}" if overhead else ""
@@ -154,9 +158,10 @@ def _no_overhead_reason(capacity: ModelCapacity, agent: str | None, config_file:
     )
 
 
-def decision_line(decision: Decision, capacity: ModelCapacity) -> str:
-    """Say whether the session fits, against what, and by how much it does not."""
-    margin = calibration_margin(capacity)
+def decision_line(decision: Decision, capacity: ModelCapacity, mix: CountMix | None = None) -> str:
+    """Say whether the session fits, against what, and by how much it does not (an estimate's ± that
+    of the session's `mix` of text classes, when its target was measured per class)."""
+    margin = mix.label if mix is not None else calibration_margin(capacity)
     label = "" if decision.exact else f" (estimate{', ' + margin if margin else ''})"
     approx = "≈" if decision.partial else ""
     label += " (older messages estimated)" if decision.partial else ""

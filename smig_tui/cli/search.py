@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import asdict
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from smig_tui.cli.table import Column, one_line, render
 from smig_tui.core.errors import UsageError
@@ -20,13 +20,17 @@ BAR_WIDTH = 24
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `search` to the CLI."""
+    from smig_tui.core.search import QUERY_HELP
+
     search = subparsers.add_parser(
         "search",
-        help='find messages in every session (words, "phrases", prefix*)',
-        description='Search every session\'s messages. Terms must all match; "quoted words" match as a phrase, '
-        "migr* as a prefix. Chinese, Japanese, Korean and emoji are matched as written.",
+        help='find messages in every session (words, "phrases", prefix*, OR, -word)',
+        description=f"Search every session's messages: {QUERY_HELP}. Case, accents and letters such as "
+        "ø, ł, ß, æ fold (oresund finds Øresund). Chinese, Japanese, Korean and emoji are matched as written. "
+        "A query may start with -word.",
     )
     search.add_argument("query", nargs="+", help="what to find")
+    _accept_dash_words(search)
     search.add_argument("--agent", help=f"only this agent ({', '.join(entry.id for entry in agent_entries())}, …)")
     search.add_argument("--cwd", metavar="PATH", help="only sessions recorded in PATH or below it")
     search.add_argument("--since", metavar="WHEN", help="only messages since an age (30m, 12h, 7d, 2w) or a date")
@@ -34,6 +38,44 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     search.add_argument("--limit", type=int, default=20, metavar="N", help="show at most N hits (default 20; 0: all)")
     search.add_argument("--json", action="store_true", help="print JSON for scripts")
     search.set_defaults(handler=run_search)
+
+
+OPTIONS_WITH_VALUES = ("--agent", "--cwd", "--since", "--role", "--limit")
+
+
+def _accept_dash_words(parser: argparse.ArgumentParser) -> None:
+    """Let `-word` (leave out messages holding it) be part of the query anywhere, without `--`.
+
+    argparse takes any `-x` for an option; the search options are few and known, so everything
+    else is moved after a `--` before parsing (the options keep their values)."""
+    parse = parser.parse_known_args
+
+    def parse_with_dash_words(args: Any = None, namespace: Any = None) -> Any:
+        return parse(_dash_words_last(list(args or [])), namespace)
+
+    parser.parse_known_args = parse_with_dash_words  # type: ignore[method-assign]
+
+
+def _dash_words_last(args: list[str]) -> list[str]:
+    """The options first, then `--` and the query's words in their order."""
+    options: list[str] = []
+    words: list[str] = []
+    at = 0
+    while at < len(args):
+        arg = args[at]
+        if arg == "--":
+            words += args[at + 1 :]
+            break
+        if arg in OPTIONS_WITH_VALUES and at + 1 < len(args):
+            options += args[at : at + 2]
+            at += 2
+            continue
+        if arg.startswith("--") or arg in ("-h",):
+            options.append(arg)  # --json, --help, --agent=codex, or an unknown option argparse names
+        else:
+            words.append(arg)
+        at += 1
+    return [*options, "--", *words] if words else options
 
 
 def run_search(args: argparse.Namespace, ctx: Context) -> int:
@@ -92,7 +134,7 @@ and `--pin` take); the session's title takes what is left, or is left out."""
 def hit_row(hit: SearchHit) -> tuple[str, ...]:
     """One hit's heading cells."""
     when = (hit.timestamp or "")[:16].replace("T", " ")
-    mark = " [archived]" if hit.archived else ""
+    mark = (" [archived]" if hit.archived else "") + (" [compacted away]" if hit.compacted else "")
     return (
         hit.agent,
         hit.session_id,

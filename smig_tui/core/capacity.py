@@ -76,6 +76,8 @@ class TokenizerFamily:
     source: str
     error: float | None = None
     """The worst miss of `calibration` on held-out sessions, measured against the provider's tokenizer (0.16: ±16%)."""
+    classes: tuple[tuple[str, float, float], ...] = ()
+    """(text class, factor, held-out error) per class of `core.text_classes`, when measured per class."""
 
 
 def counted_exactly(model: ModelCapacity) -> bool:
@@ -83,11 +85,15 @@ def counted_exactly(model: ModelCapacity) -> bool:
     return model.calibration == 1.0 and model.encoding in EXACT_ENCODINGS
 
 
-def calibration_margin(model: ModelCapacity) -> str:
-    """The measured error of a calibrated count as users read it (`±16%`), or "" when none was measured."""
-    if counted_exactly(model) or model.calibration_error is None:
+def calibration_margin(model: ModelCapacity, error: float | None = None) -> str:
+    """The measured error of a calibrated count as users read it (`±16%`; `error`, a session's mix's,
+    instead of the model's when given), `± not measured` for a factor nobody measured, "" when exact."""
+    if counted_exactly(model):
         return ""
-    return f"±{model.calibration_error:.0%}"
+    error = model.calibration_error if error is None else error
+    if error is None:
+        return "± not measured"
+    return f"±{max(error, 0.005):.0%}"
 
 
 def retired_warning(model: ModelCapacity) -> str | None:
@@ -148,19 +154,30 @@ class CapacityTable:
     tokenizers: dict[str, TokenizerFamily] = field(default_factory=dict, repr=False, compare=False)
     """The tokenizer families the shipped table defines (config entries may name them)."""
     _index: dict[str, ModelCapacity] = field(default_factory=dict, repr=False, compare=False)
+    _routes: dict[str, ModelCapacity] = field(default_factory=dict, repr=False, compare=False)
+    """Models as one provider serves them (`openrouter/deepseek-flash`), found by that prefix only."""
     config_file: str = field(default="", compare=False)
     """The config file whose `[models]` table adds to this one, named when a model is not found."""
 
     def __post_init__(self) -> None:
         for model in self.models:
+            if model.route:
+                self._routes[route_key(model.route, model.name)] = model
+                continue
             for name in (model.name, *model.aliases):
                 self._index[normalise(name)] = model  # later entries (overrides) win
 
     def get(self, name: str) -> ModelCapacity | None:
         """Return the model called `name` (or an alias), or None.
 
+        `provider/name` finds the figures that provider reported for the model, when it did;
         `name[1m]` falls back to `name` when that model already has a 1M window.
         """
+        if "/" in name and self._routes:
+            provider, rest = name.strip().split("/", 1)
+            routed = self._routes.get(route_key(provider, rest))
+            if routed is not None:
+                return routed
         key = normalise(name)
         for form in _variants(key):
             if form in self._index:
@@ -201,9 +218,19 @@ class CapacityTable:
 
     def merged(self, other: CapacityTable) -> CapacityTable:
         """Return this table with `other`'s models added (or replacing same-named ones)."""
-        replaced = {normalise(model.name) for model in other.models}
-        kept = [model for model in self.models if normalise(model.name) not in replaced]
+        replaced = {_entry_key(model) for model in other.models}
+        kept = [model for model in self.models if _entry_key(model) not in replaced]
         return CapacityTable(tuple(kept) + other.models, tokenizers={**self.tokenizers, **other.tokenizers})
+
+
+def route_key(provider: str, name: str) -> str:
+    """The key of a model as one provider serves it: `openrouter` + `deepseek/deepseek-flash` -> `openrouter/deepseek-flash`."""
+    return f"{provider.strip().lower()}/{normalise(name)}"
+
+
+def _entry_key(model: ModelCapacity) -> str:
+    """What makes two entries the same model: the name, and the provider route it is held for."""
+    return route_key(model.route, model.name) if model.route else normalise(model.name)
 
 
 def _with_1m_in_agents(model: ModelCapacity) -> ModelCapacity:
@@ -247,8 +274,32 @@ def parse_tokenizers(data: Any, where: str) -> dict[str, TokenizerFamily]:
         error = fields.get("error")
         if error is not None and (isinstance(error, bool) or not isinstance(error, int | float) or not 0 <= error < 1):
             raise ConfigError(f"{label}.error must be a fraction between 0 and 1 (0.16 for ±16%), not {error!r}.")
-        families[name] = TokenizerFamily(name, encoding, calibration, fields["source"], error)
+        classes = _parse_classes(label, fields.get("classes", {}))
+        families[name] = TokenizerFamily(name, encoding, calibration, fields["source"], error, classes)
     return families
+
+
+def _parse_classes(label: str, data: Any) -> tuple[tuple[str, float, float], ...]:
+    """Validate `classes = {prose = {factor, error}, ...}`: one factor per text class, each with its error."""
+    from smig_tui.core.text_classes import CLASSES
+
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{label}.classes must be a table of text classes.")
+    parsed = []
+    for name, fields in data.items():
+        where = f"{label}.classes.{name}"
+        if name not in CLASSES:
+            raise ConfigError(f"{where} is not a text class (known: {', '.join(CLASSES)}).")
+        if not isinstance(fields, Mapping):
+            raise ConfigError(f"{where} must give factor and error.")
+        factor = _check_field(where, "calibration", fields.get("factor"))
+        error = fields.get("error")
+        if isinstance(error, bool) or not isinstance(error, int | float) or not 0 <= error < 1:
+            raise ConfigError(f"{where}.error must be a fraction between 0 and 1, not {error!r}.")
+        parsed.append((name, factor, float(error)))
+    if parsed and {name for name, _, _ in parsed} != set(CLASSES):
+        raise ConfigError(f"{label}.classes must give every text class ({', '.join(CLASSES)}).")
+    return tuple(parsed)
 
 
 def parse_table(
@@ -299,11 +350,15 @@ def parse_model(
     elif "calibration" in values:
         values["calibration_source"] = f"{where} [models.{_quote(name)}]"
         values["calibration_error"] = None  # a factor of the user's own: smig measured no error for it
+        values["class_calibration"] = ()  # and it holds for every class of text
     if "agents" in values:
         values["agents"] = _parse_agents(label, values["agents"])
-    _rescale_inherited(base, values)
+    derived = _rescale_inherited(base, values, where)
+    if derived:
+        earlier = values.get("sources", base.sources)
+        values["sources"] = tuple(derived.items()) + tuple(pair for pair in earlier if pair[0] not in derived)
     capacity = replace(base, name=name, **values)
-    if "harness_window" not in values and capacity.agents:
+    if "harness_window" not in values and capacity.agents and dict(capacity.sources).get("harness_window") is None:
         capacity = replace(capacity, harness_window=capacity.agents[0].usable)
     _check_consistent(label, capacity)
     return capacity
@@ -322,8 +377,10 @@ def _apply_tokenizer(label: str, values: dict[str, Any], tokenizers: Mapping[str
         values["calibration"] = family.calibration
         values["calibration_source"] = f"tokenizer family {family.name}: {family.source}"
         values["calibration_error"] = family.error
+        values["class_calibration"] = family.classes
     else:
         values["calibration_error"] = None
+        values["class_calibration"] = ()
 
 
 def _parse_agents(label: str, data: Mapping[str, Any]) -> tuple[AgentWindow, ...]:
@@ -343,22 +400,40 @@ def _parse_agents(label: str, data: Mapping[str, Any]) -> tuple[AgentWindow, ...
     return tuple(windows)
 
 
-def _rescale_inherited(base: ModelCapacity, values: dict[str, Any]) -> None:
-    """Keep inherited harness share, agent windows and input cap sensible when an override changes the window."""
+def _rescale_inherited(base: ModelCapacity, values: dict[str, Any], where: str) -> dict[str, str]:
+    """Hold inherited figures to a window an override or a live listing changed; return their new sources.
+
+    An agent runs a model at its own window whatever the model's (Codex runs gpt-5.6-sol at
+    272,000 of 1,050,000), so an agent window is the smaller of the two, never a share scaled down
+    with the model's window; the same goes for an input cap and an explicit harness window.
+    """
     window = values.get("context_window")
     if window is None or window == base.context_window:
-        return
-    if "harness_window" not in values and base.harness_window is not None:
-        values["harness_window"] = min(window, window * base.harness_window // base.context_window)
-    if "max_input" not in values and base.max_input is not None:
-        values["max_input"] = min(window, base.max_input)
+        return {}
+    held = f"held to the {window:,} window ({where})"
+    derived: dict[str, str] = {}
+    explicit_harness = dict(base.sources).get("harness_window") is not None or not base.agents
+    inherited = base.harness_window if "harness_window" not in values and explicit_harness else None
+    if inherited is not None and inherited > window:
+        values["harness_window"] = window
+        derived["harness_window"] = f"{held} (was {inherited:,})"
+    if "max_input" not in values and base.max_input is not None and base.max_input > window:
+        values["max_input"] = window
+        derived["max_input"] = f"{held} (was {base.max_input:,})"
     if "max_output" not in values and base.max_output >= window:
         values["max_output"] = max(1, window // 4)
+        derived["max_output"] = (
+            f"smig's assumption, a quarter of the {window:,} window ({where}); "
+            f"the {base.max_output:,} given for the {base.context_window:,} window does not fit in it"
+        )
     if "agents" not in values and base.agents:
         values["agents"] = tuple(
-            replace(a, window=min(a.window, window), usable=usable_window(a.agent, min(a.window, window)))
+            a
+            if a.window <= window
+            else replace(a, window=window, usable=usable_window(a.agent, window), source=f"{a.source}; {held}")
             for a in base.agents
         )
+    return derived
 
 
 def _check_field(label: str, key: str, value: Any) -> Any:
@@ -485,11 +560,44 @@ def _adjusted(
 
 @dataclass(frozen=True, slots=True)
 class LiveModel:
-    """One model as a provider's own listing describes it."""
+    """One model as a provider's own listing describes it (None: the listing does not say)."""
 
     id: str
-    context_window: int
+    context_window: int | None
     max_output: int | None = None
+    max_input: int | None = None
+    """The longest prompt the provider accepts (LiteLLM's `max_input_tokens`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LiveBounds:
+    """The figures a provider may plausibly report; anything outside is a listing's mistake, refused.
+
+    The shipped bounds live in `data/models.json` (`live_bounds`): the smallest window a local
+    server runs a model at, and ten times the largest window any model has been sold with."""
+
+    min_window: int = 512
+    max_window: int = 100_000_000
+    min_output: int = 16
+
+    def problem(self, live: LiveModel) -> str | None:
+        """Say which figure of `live` is implausible, or None when all are believable."""
+        for label, value in (("context length", live.context_window), ("input cap", live.max_input)):
+            if value is not None and not self.min_window <= value <= self.max_window:
+                return f"a {label} of {value:,}"
+        if live.max_output is not None and not self.min_output <= live.max_output <= self.max_window:
+            return f"a max output of {live.max_output:,}"
+        return None
+
+    def refusal(self, provider: str, live: LiveModel) -> str | None:
+        """The warning for an implausible figure, naming the provider and the figure (None: none)."""
+        problem = self.problem(live)
+        if problem is None:
+            return None
+        return (
+            f"{provider} reports {problem} for {live.id}, outside what smig believes "
+            f"({self.min_window:,} to {self.max_window:,} tokens); refused, the other figures stay."
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -500,6 +608,8 @@ class LiveListing:
     fetched: str
     """ISO 8601 UTC time of the fetch."""
     models: tuple[LiveModel, ...]
+    refused: tuple[str, ...] = ()
+    """One warning per model whose figures were implausible and left out of `models`."""
 
     @property
     def provenance(self) -> str:
@@ -507,26 +617,58 @@ class LiveListing:
         return f"live from {self.provider}, fetched {self.fetched[:16].replace('T', ' ')} UTC"
 
 
-def apply_live(table: CapacityTable, listings: Iterable[LiveListing]) -> CapacityTable:
-    """Return `table` with the windows providers reported: known models updated, others added.
+def apply_live(
+    table: CapacityTable, listings: Iterable[LiveListing], bounds: LiveBounds | None = None
+) -> CapacityTable:
+    """Return `table` with the figures providers reported, each held to the provider that reported it.
 
-    A provider's figure is what it actually serves (a local server may run a model with less than
-    its native window), so it replaces the shipped one; the config's `[models]` entries still win.
+    A provider's figure is what it serves (OpenRouter may route DeepSeek at 163,840 where DeepSeek
+    serves 1M; a local server may run a model below its native window), so it replaces the
+    model's own figures only when the provider is the model's maker; any other provider's figures
+    make a route entry, found as `provider/model` (`openrouter/deepseek/deepseek-flash`). A model
+    nobody else knows is added under its name. The config's `[models]` entries still win.
+    Implausible figures (outside `bounds`) are skipped: a stale cache cannot bring them back.
     """
+    bounds = bounds or LiveBounds()
     for listing in listings:
         where = listing.provenance
-        changed = []
-        for live in listing.models:
-            fields: dict[str, Any] = {"context_window": live.context_window}
-            if live.max_output and live.max_output < live.context_window:
-                fields["max_output"] = live.max_output
-            base = table.get(live.id)
-            if base is None:
-                fields.update(provider=listing.provider, source=where)
-                changed.append(parse_model(live.id, fields, where, tokenizers=table.tokenizers))
-                continue
-            updated = parse_model(base.name, fields, where, base=base, tokenizers=table.tokenizers)
-            given = tuple((key, where) for key in fields)
-            changed.append(replace(updated, sources=given + tuple(s for s in base.sources if s[0] not in fields)))
+        changed = [
+            entry
+            for live in listing.models
+            if bounds.problem(live) is None
+            for entry in [_live_entry(table, listing.provider, live, where)]
+            if entry is not None
+        ]
         table = table.merged(CapacityTable(tuple(changed)))
     return table
+
+
+def _live_entry(table: CapacityTable, provider: str, live: LiveModel, where: str) -> ModelCapacity | None:
+    """One live model as a table entry: the maker's own figures, a route entry, or a new model."""
+    base = table.get(live.id)
+    window = live.context_window or max(live.max_input or 0, base.context_window if base else 0)
+    if not window:
+        return None
+    reported = live.context_window is not None or base is None or window != base.context_window
+    fields: dict[str, Any] = {"context_window": window} if reported else {}
+    if live.max_input and live.max_input < window:
+        fields["max_input"] = live.max_input
+    if live.max_output and live.max_output < window:
+        fields["max_output"] = live.max_output
+    if base is None:
+        added = parse_model(
+            live.id, fields | {"provider": provider, "source": where}, where, tokenizers=table.tokenizers
+        )
+        made_up = (
+            []
+            if "max_output" in fields
+            else [("max_output", f"smig's default, a quarter of the window up to 32,000 ({provider} gives none)")]
+        )
+        guess = f"smig's default, counted as {added.encoding} ({provider} names no tokenizer)"
+        given = tuple((key, where) for key in fields)
+        return replace(added, sources=(*given, *made_up, ("calibration", guess)), calibration_source=guess)
+    updated = parse_model(base.name, fields, where, base=base, tokenizers=table.tokenizers)
+    sources = tuple((key, where) for key in fields) + tuple(pair for pair in updated.sources if pair[0] not in fields)
+    if provider == base.provider:
+        return replace(updated, sources=sources)
+    return replace(updated, name=f"{provider}/{live.id}", route=provider, sources=sources)

@@ -7,6 +7,7 @@ import re
 import shlex
 from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import PurePath
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 from smig_tui.core.errors import MigrationNotFoundError
 from smig_tui.core.models import Kind, Message, Plan, Role, Session
 from smig_tui.core.plans import left_out as plan_left_out
+from smig_tui.core.timeline import format_iso, parse_iso
 
 SCHEMA_VERSION = 1
 """Version of the stored JSON document; bumped only with a reader for the old shape."""
@@ -118,6 +120,41 @@ class NativeOutput:
 
 
 @dataclass(frozen=True, slots=True)
+class ContinueLatest:
+    """Which session a client's "continue the latest" picks in the migration's folder, right after the commit.
+
+    A home the client has used for months holds sessions of the user's own, some newer than the
+    migrated conversation; each client picks by its own rule (file time, start time, its index), so
+    the result says which one it will pick rather than leaving the user to find out.
+    """
+
+    agent: str
+    command: str
+    """What the user types in the folder: `codex resume --last`, `claude -c`, …"""
+    folder: str
+    picks: str | None
+    """The id of the session it picks; None when it picks nothing or smig cannot tell."""
+    migration: bool
+    """True when it picks the migration."""
+    sentence: str
+    """The fact in one sentence, with the way to the migration when it is not the pick."""
+
+
+def continue_fact(output: NativeOutput, command: str, folder: str, picks: str | None, why: str = "") -> ContinueLatest:
+    """The fact about a client's "continue the latest" in `folder` after `output` was written, in one sentence.
+
+    `why` says, as a clause, why the pick is not the migration or cannot be told."""
+    resume = output.resume_command.split(" && ", 1)[-1]
+    if picks == output.session_id:
+        sentence = f"`{command}` in {folder} continues this migration."
+    elif picks:
+        sentence = f"`{command}` in {folder} picks session {picks}{why}, not this migration; `{resume}` continues it."
+    else:
+        sentence = f"`{command}` in {folder} may not pick this migration{why}; `{resume}` continues it."
+    return ContinueLatest(output.agent, command, folder, picks, picks == output.session_id, sentence)
+
+
+@dataclass(frozen=True, slots=True)
 class PlannedFile:
     """A file a migration will create: its bytes are ready before anything is written."""
 
@@ -186,11 +223,35 @@ class MigrationResult:
     outputs: tuple[NativeOutput, ...] = field(default=())
     redactions: dict[str, int] = field(default_factory=dict)
     """Secrets replaced in what was written, by kind (empty when none, or with redaction off)."""
+    continue_latest: tuple[ContinueLatest, ...] = field(default=())
+    """After a commit, each receiving client's "continue the latest" pick in the folder (none in a dry run)."""
 
     @property
     def resume_commands(self) -> tuple[str, ...]:
         """The commands that continue the migrated conversation in each target agent."""
         return tuple(output.resume_command for output in self.outputs)
+
+
+def written_at(migration_id: object) -> str | None:
+    """When a migration was written (ISO 8601 UTC), from its id's leading milliseconds; None for no id.
+
+    A session smig wrote keeps its conversation's own times, the newest of which can be months
+    old; the clients list it by when it was written (file time, start time, index), so smig's list
+    goes by the later of the two as well."""
+    if not isinstance(migration_id, str) or not MIGRATION_ID_RE.match(migration_id):
+        return None
+    moment = datetime.fromtimestamp(int(migration_id[:12], 16) / 1000, UTC)
+    return format_iso(moment)
+
+
+def later(first: str | None, second: str | None) -> str | None:
+    """The later of two ISO 8601 times (either may be missing)."""
+    if not first or not second:
+        return first or second
+    one, two = parse_iso(first), parse_iso(second)
+    if one is None or two is None:
+        return first
+    return second if two > one else first
 
 
 def validate_migration_id(value: str) -> str:

@@ -311,6 +311,9 @@ class Session:
     """How many times the agent compacted this conversation."""
     extra: dict[str, str] = field(default_factory=dict)
     """Small reader-specific facts worth showing (git branch, slug, …)."""
+    compacted_away: tuple[Message, ...] = ()
+    """Messages the file still holds that a compaction took out of the history (Codex replaces the
+    history before a `compacted` line), when the reader was asked for them: search indexes them."""
 
     @property
     def id(self) -> str:
@@ -381,16 +384,30 @@ class ModelCapacity:
     """How `calibration` was measured or estimated."""
     calibration_error: float | None = None
     """The measured worst error of `calibration` (0.16: ±16%); None when it was not measured."""
+    class_calibration: tuple[tuple[str, float, float], ...] = ()
+    """(text class, factor, measured error) per class of `core.text_classes`, when the tokenizer family
+    was measured per class: each message is counted with its class's factor (`calibration` is then
+    the family's average, for display)."""
     agents: tuple[AgentWindow, ...] = ()
     """The window inside each agent that runs the model; the first is its home agent (`harness_window`)."""
     sources: tuple[tuple[str, str], ...] = ()
     """Per-figure sources (`field`, source) where one differs from `source` (live fetches, overrides)."""
+    route: str | None = None
+    """The provider this entry holds figures for when they are that provider's own (a live listing of
+    a model whose maker is another provider): it is then found as `route/name` only, never as `name`."""
 
     def source_of(self, figure: str) -> str:
         """Return where one figure (`context_window`, `max_output`, …) comes from."""
         if figure == "calibration" and self.calibration_source:
             return self.calibration_source
-        return dict(self.sources).get(figure, self.source)
+        given = dict(self.sources).get(figure)
+        if given is not None:
+            return given
+        if figure == "harness_window" and self.agents and self.harness_window == self.agents[0].usable:
+            return self.agents[0].source  # the home agent's usable window
+        if getattr(self, figure, None) is None:
+            return ""  # a figure the model does not have comes from nowhere
+        return self.source
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from smig_tui.core.models import Agent, Message, ReadWarning, Session, SessionInfo
 
 if TYPE_CHECKING:  # core.migration imports core.tokens, which imports this module
-    from smig_tui.core.migration import Lineage, NativeOutput, PlannedFile, Turn
+    from smig_tui.core.migration import ContinueLatest, Lineage, NativeOutput, PlannedFile, Turn
 
 WarningSink = Callable[[ReadWarning], None]
 """Where readers report what they skipped; the CLI prints to stderr, the TUI notifies."""
@@ -117,6 +117,19 @@ class NativeWriter(Protocol):
         """After every session read back right: tell the client about it (Codex names the thread)."""
         ...
 
+    @property
+    def imports(self) -> bool:
+        """True when `install` writes into the client's own database (OpenCode's import): such a session is
+        installed after every file-only one read back right, so a commit failing before it leaves that
+        database untouched."""
+        ...
+
+    def settle(self, planned: PlannedFile) -> ContinueLatest | None:
+        """After the record is stored: let the client's own index learn of the session where it must
+        (Codex), and say which session its "continue the latest" now picks in the folder. Never raises:
+        what went wrong is said in the sentence."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class ResumePoint:
@@ -155,6 +168,28 @@ class AppendReader(Protocol):
     ) -> Appended | None:
         """The messages after `point`, or None when the file must be read whole again: its bytes
         before `point` changed, or the new lines rewrite earlier history (a compaction, a rollback)."""
+        ...
+
+
+@runtime_checkable
+class HistoryReader(Protocol):
+    """A source whose files hold more than the history the agent resumes (compacted-away turns)."""
+
+    def load_history(self, info: SessionInfo, warn: WarningSink) -> Session:
+        """`load`, with `Session.compacted_away` filled: everything the file holds can be searched."""
+        ...
+
+
+@runtime_checkable
+class LineageReader(Protocol):
+    """A source whose sessions inherit history from other sessions' files (Codex forks replay their parent's).
+
+    The agent may have deleted a parent that smig's archive still holds: given a way to find the
+    archived copies, the source reads a child's inherited history from them."""
+
+    def use_archived_copies(self, copies: Callable[[str], list[str]]) -> None:
+        """Use `copies(session_id)` (readable paths of that session's archived files, oldest first)
+        when a session's own files are gone."""
         ...
 
 

@@ -44,16 +44,33 @@ def main(argv: list[str] | None = None) -> int:
             f"{row['file'][:70]:70} {row['model'] or '?':28} {row['family']:12} "
             f"{row['logged']:>8,} / {row['counted']:>8,} = {row['ratio'] or '-'}{'' if row['trusted'] else ' (too little)'}"
         )
-    families: dict[str, list[float]] = {}
+    families: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         if row["trusted"]:
-            families.setdefault(row["family"], []).append(row["ratio"])
-    for family, ratios in sorted(families.items()):
+            families.setdefault(row["family"], []).append(row)
+    for family, trusted in sorted(families.items()):
+        ratios = [row["ratio"] for row in trusted]
+        held_out = leave_one_out(trusted)
+        spread = f"; each left out of the fit misses by {', '.join(f'{e:+.1%}' for e in held_out)}" if held_out else ""
         print(
             f"{family}: {len(ratios)} transcripts, ratio {min(ratios):.2f}-{max(ratios):.2f}, "
-            f"median {sorted(ratios)[len(ratios) // 2]:.2f}"
+            f"median {sorted(ratios)[len(ratios) // 2]:.2f}{spread}"
         )
     return 0
+
+
+def leave_one_out(rows: Sequence[dict[str, Any]]) -> list[float]:
+    """Each transcript's miss when the ratio is fitted on the others (logged over counted, pooled):
+    the held-out error of a family's factor measured from logged usage (empty with fewer than 2)."""
+    misses = []
+    for row in rows:
+        others = [other for other in rows if other is not row]
+        counted = sum(other["counted"] for other in others)
+        if not others or not counted:
+            continue
+        fitted = sum(other["logged"] for other in others) / counted
+        misses.append(round(fitted / (row["logged"] / row["counted"]) - 1, 4))
+    return misses
 
 
 def measure_files(files: Sequence[Path]) -> list[dict[str, Any]]:

@@ -92,6 +92,12 @@ _MODEL_INFO = {
             "type": ["number", "null"],
             "description": "the measured worst error of the calibrated count (0.16: ±16%); null when not measured",
         },
+        "calibration_classes": {
+            "type": "array",
+            "description": "for a tokenizer family measured per class of text (prose, code, numbers, chinese, "
+            "japanese, korean): each class's factor and measured error; a session's error is its mix of these",
+            "items": {"type": "object"},
+        },
         "source": {"type": "string"},
         "aliases": {"type": "array", "items": {"type": "string"}},
     },
@@ -321,7 +327,9 @@ TOOLS: list[dict[str, Any]] = [
         "Full-text search over every message of every session on this machine (and smig's archive): hits "
         "ranked with conversation before tool output, each with its session, message id, time and a snippet "
         'with the match in «». Words must all match; "quoted words" match as a phrase, migr* as a prefix; '
-        "Chinese, Japanese, Korean and emoji match as written. Secrets are redacted." + PAGED_NOTE,
+        "a OR b matches either; -word or NOT word leaves out messages holding it. Chinese, Japanese, Korean and "
+        "emoji match as written. Hits a Codex compaction took out of the history say compacted: true. "
+        "Secrets are redacted." + PAGED_NOTE,
         {
             "query": {"type": "string", "description": "What to find, at most 500 characters."},
             "agent": {

@@ -41,6 +41,7 @@ def search_hits(
             "kind": hit.kind,
             "timestamp": hit.timestamp,
             "archived": hit.archived,
+            "compacted": hit.compacted,
             "snippet": Snippet(hit.snippet, hit.spans).marked("«", "»"),
         }
         for hit in hits

@@ -82,6 +82,9 @@ def capacity_json(model: ModelCapacity) -> dict[str, Any]:
         "encoding": model.encoding,
         "calibration": model.calibration,
         "calibration_error": model.calibration_error,
+        "calibration_classes": [
+            {"class": name, "factor": factor, "error": error} for name, factor, error in model.class_calibration
+        ],
         "source": model.source,
         "aliases": list(model.aliases),
     }
@@ -248,6 +251,7 @@ class SmigTools:
         migrated = to_chat(_note_after_system(migrated_messages(plan)))
         result = {
             **plan_json(plan),
+            **self._calibration(session, target.name),
             "source": {"model": source.name, "tokens": source_tokens, "window": source.context_window},
             "input_messages": _input_count(messages_json),
             "output_messages": len(migrated),
@@ -329,6 +333,20 @@ class SmigTools:
             return plan
         return self.services.plan(session, capacity.name, strategy, **options)
 
+    def _calibration(self, session: Session, target: str) -> dict[str, Any]:
+        """The ± of the target's count of this session: its mix of text classes' for a family measured
+        per class, else the model's (`calibration_error` null: exact, or not measured)."""
+        from smig_tui.core.capacity import counted_exactly
+
+        capacity = self.services.capacities.lookup(target)
+        if counted_exactly(capacity):
+            return {"calibration_error": 0.0, "calibration_mix": None}
+        mix = self.services.count_mix(session, capacity)
+        if mix is None:
+            return {"calibration_error": capacity.calibration_error, "calibration_mix": None}
+        shares = {name: round(share, 3) for name, share in mix.shares.items()}
+        return {"calibration_error": None if mix.error is None else round(mix.error, 4), "calibration_mix": shares}
+
     def preview_migration(
         self,
         session_id: str,
@@ -347,6 +365,7 @@ class SmigTools:
             "agent": session.info.agent.value,
             "searched": self.searched(),
             **plan_json(plan),
+            **self._calibration(session, target_model),
         }
         return page_items(
             _clean(result),
@@ -402,6 +421,7 @@ class SmigTools:
                 "workspace": record.source.cwd,
                 "files": files,
                 "resume_commands": list(result.resume_commands),
+                "continue_latest": [fact.sentence for fact in result.continue_latest],
                 "decision": decision_json(plan),
                 "strategy": record.strategy,
                 "kept": len(record.kept_ids),

@@ -108,20 +108,25 @@ def estimated_ids(services: Services, session: Session, capacity: ModelCapacity)
     return services.guessed_ids(session, capacity)
 
 
-def counter_label(services: Services, capacity: ModelCapacity) -> tuple[bool, str]:
-    """Whether the target's count is exact, and how it was made (encoding, calibration)."""
+def counter_label(services: Services, capacity: ModelCapacity, session: Session | None = None) -> tuple[bool, str]:
+    """Whether the target's count is exact, and how it was made (encoding, calibration, the ± of
+    `session`'s mix of text when the target's family was measured per class)."""
     counter = services.counter_for(capacity)
     if not counter.exact:
         return False, "tokenizer unavailable"
     from smig_tui.core.capacity import calibration_margin, counted_exactly
 
+    name = str(getattr(counter, "base", counter).name)  # a per-class counter is its encoding, scaled
     if not counted_exactly(capacity):
+        mix = services.count_mix(session, capacity) if session is not None else None
+        if mix is not None:
+            margin = calibration_margin(capacity, mix.error) if mix.error is not None else "± not measured"
+            return False, f"{name} × {capacity.calibration:g} by class, {margin} for its mix"
         margin = calibration_margin(capacity)
-        return (
-            False,
-            f"{counter.name} × {capacity.calibration:g}{' ' + margin if margin else ''} for {capacity.provider}",
-        )
-    return True, str(counter.name)
+        if capacity.calibration_error is None:  # `± not measured` says enough: the card's line stays short
+            return False, f"{name} × {capacity.calibration:g}, {margin}"
+        return False, f"{name} × {capacity.calibration:g} {margin} for {capacity.provider}"
+    return True, name
 
 
 def summary_problem(services: Services) -> str | None:

@@ -160,19 +160,26 @@ def test_refresh_reads_each_shape_and_credits_it(isolated_homes, server, monkeyp
     assert ("POST", "/ollama/api/show qwen3-coder:30b") in Shapes.seen
 
     table = build_services().capacities
-    qwen = table.lookup("qwen3.6-plus")  # known model: figures replaced, credited
-    assert (qwen.context_window, qwen.max_output) == (1_000_000, 65_536)
+    # a known model OpenRouter resells: its figures hold for the OpenRouter route only, credited to it
+    qwen = table.lookup("openrouter/qwen/qwen3.6-plus")
+    assert (qwen.route, qwen.context_window, qwen.max_output) == ("openrouter", 1_000_000, 65_536)
     assert qwen.source_of("context_window").startswith("live from openrouter, fetched ")
+    assert qwen.source_of("max_output").startswith("live from openrouter, fetched ")
+    assert table.lookup("qwen3.6-plus").source_of("context_window").startswith("https://")  # the maker's stays
     new = table.lookup("brand-new-model")  # unknown: added under its provider
     assert (new.provider, new.context_window, new.max_output) == ("openrouter", 131_072, 16_384)
-    assert table.lookup("Qwen/Qwen3-Coder-30B-A3B-Instruct").context_window == 65_536  # vLLM max_model_len
+    served = table.lookup("vllm/Qwen/Qwen3-Coder-30B-A3B-Instruct")  # vLLM's max_model_len, on its route
+    assert served.context_window == 65_536 and "vllm gives none" not in served.source_of("max_output")
+    assert served.source_of("max_output").startswith("smig's assumption, a quarter of the 65,536 window")
+    assert table.lookup("Qwen/Qwen3-Coder-30B-A3B-Instruct").context_window == 262_144  # the maker's figure
     assert table.lookup("qwen3-coder:30b").context_window == 32_768  # Ollama num_ctx beats the native 262,144
     assert table.lookup("llama3.3:70b").context_window == 131_072
-    assert table.lookup("devstral-small-2").context_window == 32_768  # LM Studio: as loaded
-    large = table.lookup("mistral-large-3")
+    assert table.lookup("lmstudio/devstral-small-2").context_window == 32_768  # LM Studio: as loaded
+    assert table.lookup("devstral-small-2").context_window == 262_144
+    large = table.lookup("lmstudio/mistral-large-3")
     assert large.context_window == 262_144 and large.max_output < large.context_window
 
-    code, stdout, stderr = _run(["models", "qwen3.6-plus"])
+    code, stdout, stderr = _run(["models", "openrouter/qwen/qwen3.6-plus"])
     assert "window 1,000,000: live from openrouter, fetched" in stdout
     assert "updated by live from openrouter" in stderr and "live from ollama" in stderr
 

@@ -33,7 +33,7 @@ def _corrupt_writes(monkeypatch: pytest.MonkeyPatch, damage: Callable[[str], str
 
 def _drop_last_assistant_item(data: str) -> str:
     lines = data.splitlines(keepends=True)
-    last = max(i for i, line in enumerate(lines) if '"output_text"' in line or '"type": "assistant"' in line)
+    last = max(i for i, line in enumerate(lines) if '"output_text"' in line or '"type":"assistant"' in line)
     return "".join(lines[:last] + lines[last + 1 :])
 
 

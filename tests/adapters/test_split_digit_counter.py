@@ -144,14 +144,17 @@ def test_a_split_digit_count_is_never_labelled_exact_even_at_factor_1(
     model = services.capacities.lookup("gemini-2.5-pro")
     assert (model.encoding, model.calibration) == (SPLIT_DIGITS, 1.0)
     assert not counted_exactly(model) and counted_exactly(services.capacities.lookup("gpt-5.5"))
-    assert counter_label(services, model) == (False, "o200k_split_digits × 1 for google")
+    assert counter_label(services, model) == (False, "o200k_split_digits × 1, ± not measured")
     session = services.load_session(services.find_session(CODEX_MAIN))
     assert not services.plan(session, "gemini-2.5-pro").decision.exact
     out = Output(stdout=io.StringIO(), stderr=io.StringIO())
     ctx = Context(out=out)
     ctx.__dict__["services"] = services
     assert main(["models", "gemini-2.5-pro"], ctx) == 0
-    assert "counted with o200k_split_digits x 1 (estimate, gemini tokenizer family)" in out.stdout.getvalue()  # type: ignore[attr-defined]
+    assert (
+        "counted with o200k_split_digits x 1 (estimate ± not measured, gemini tokenizer family)"
+        in out.stdout.getvalue()
+    )  # type: ignore[attr-defined]
 
 
 def test_the_devtool_keeps_the_base_with_the_lower_held_out_error() -> None:

@@ -237,3 +237,24 @@ def test_a_damaged_manifest_is_one_sentence_and_listing_still_works(fake_home: d
     assert code == 0 and json.loads(stdout) and "archive manifest" in stderr
     code, _, stderr = smig("archive")
     assert code == 1 and stderr.startswith("smig: error: The archive manifest") and stderr.count("\n") == 1
+
+
+def test_archive_json_is_json_all_the_way_down(fake_home: dict[str, Path]) -> None:
+    """Before: `listed` was a Python set repr inside a string (240 KB on a big machine)."""
+
+    def strings(value: object) -> list[str]:
+        if isinstance(value, dict):
+            return [s for item in value.values() for s in strings(item)]
+        if isinstance(value, list):
+            return [s for item in value for s in strings(item)]
+        return [value] if isinstance(value, str) else []
+
+    listed = len(list(build_services().iter_sessions(include_subagents=True)))
+    code, stdout, _ = smig("archive", "--status", "--json")
+    status = json.loads(stdout)
+    assert code == 0 and status["pending"]["sessions_listed"] == listed and "listed" not in status["pending"]
+    assert not any(text.startswith(("{", "set(")) for text in strings(status))
+    code, stdout, _ = smig("archive", "--json")
+    run = json.loads(stdout)
+    assert code == 0 and run["sessions_listed"] == listed and run["new"] == listed
+    assert not any(text.startswith(("{", "set(")) for text in strings(run))

@@ -63,6 +63,16 @@ def test_migrate_to_claude_and_markdown(fake_home: dict[str, Path], tmp_path: Pa
     assert claude_file["destination"] == "claude" and Path(claude_file["path"]).is_file()
     assert md_file["path"] == str(out) and out.read_text().startswith("# Handoff: ")
     assert result["resume_commands"] == [f"cd /home/user/proj && claude --resume {claude_file['session_id']}"]
+    assert result["continue_latest"] == [
+        {
+            "agent": "claude",
+            "command": "claude -c",
+            "folder": "/home/user/proj",
+            "picks": claude_file["session_id"],
+            "migration": True,
+            "sentence": "`claude -c` in /home/user/proj continues this migration.",
+        }
+    ]
     record_path = Path(result["record_path"])
     assert stat.S_IMODE(record_path.stat().st_mode) == 0o600
     stored = json.loads(record_path.read_text())
@@ -91,6 +101,7 @@ def test_dry_run_writes_nothing(fake_home: dict[str, Path], isolated_homes: dict
     assert "nothing was written" in stderr
     assert "store: would write " in stdout and "codex: would write " in stdout and "claude: would write " in stdout
     assert "resume: cd /home/user/proj && codex resume " in stdout
+    assert "latest:" not in stdout  # nothing was written, so no client picks anything new
     assert _tree(*watched) == before
     code, stdout, _ = _run("migrate", SESSION, "--target", "gpt-5.5", "--to", "codex", "--dry-run", "--json")
     planned = json.loads(stdout)
@@ -176,6 +187,8 @@ def test_migrated_session_is_listed_and_readable(fake_home: dict[str, Path]) -> 
     code, stdout, _ = _run("list", "--agent", "claude", "--json")
     assert sid in [row["id"] for row in json.loads(stdout)]
     assert os.path.isdir(fake_home["claude"] / "projects" / "-home-user-proj")
+    code, stdout, _ = _run("migrate", SESSION, "--target", "gpt-5.5", "--to", "codex")
+    assert code == 0 and "  latest: `codex resume --last` in /home/user/proj continues this migration.\n" in stdout
 
 
 def test_a_summary_plan_without_its_summary_is_refused(fake_home: dict[str, Path]) -> None:

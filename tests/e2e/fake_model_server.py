@@ -16,6 +16,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 REPLY = "smig-e2e-ok"
+HOLD_LIMIT = 600
+"""Seconds a held turn waits at most, so a test that fails before releasing it cannot hang the server."""
 
 
 class FakeModelServer:
@@ -28,6 +30,15 @@ class FakeModelServer:
         self._ids = itertools.count(1)
         self.answered = threading.Event()
         """Set once a model request has been answered."""
+        self.release = threading.Event()
+        """Cleared, an agent turn (a request offering tools) waits for it before it is answered."""
+        self.release.set()
+        self.input_tokens = 10
+        """The input tokens a reply reports (a large figure makes a client compact its history)."""
+        self.reported: list[int] = []
+        """Input tokens the next replies report, in order, before `input_tokens` again."""
+        self.held = threading.Event()
+        """Set when an agent turn arrived and waits for `release`: the client is mid-turn."""
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
@@ -52,6 +63,11 @@ class FakeModelServer:
             if not body.get("tools") or not self.steps:
                 return None
             return self.steps.pop(0)
+
+    def next_input_tokens(self) -> int:
+        """The input tokens the reply being made reports."""
+        with self._lock:
+            return self.reported.pop(0) if self.reported else self.input_tokens
 
     def new_id(self, prefix: str) -> str:
         """A unique id for a tool call."""
@@ -108,6 +124,9 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
             body = self._body()
             server.requests.append(("POST", self.path, body))
             path = self.path.split("?")[0]
+            if body.get("tools") and not server.release.is_set():
+                server.held.set()
+                server.release.wait(HOLD_LIMIT)
             if path.endswith("/messages/count_tokens"):
                 self._send(200, b'{"input_tokens": 100}', "application/json")
             elif path.endswith("/messages"):
@@ -127,7 +146,7 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                 "content": [],
                 "stop_reason": None,
                 "stop_sequence": None,
-                "usage": {"input_tokens": 10, "output_tokens": 1},
+                "usage": {"input_tokens": server.next_input_tokens(), "output_tokens": 1},
             }
             step = server.next_step(body)
             if step is not None:
@@ -228,7 +247,7 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
             }
             item = text if step is None else self._responses_item(step)
             usage = {
-                "input_tokens": 10,
+                "input_tokens": server.next_input_tokens(),
                 "input_tokens_details": {"cached_tokens": 0},
                 "output_tokens": 1,
                 "output_tokens_details": {"reasoning_tokens": 0},

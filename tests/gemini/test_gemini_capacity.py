@@ -20,7 +20,7 @@ def test_a_plan_for_gemini_cli_models_uses_its_compression_point_and_overhead(is
     for model in ("gemini-2.5-pro", "gemini-3.5-flash", "gemini-3.1-flash-lite", "gemini-3.1-pro-preview"):
         decision = services.plan(session, model, Strategy.AS_IS).decision
         assert decision.window == 1_048_576 and decision.prompt_limit == 524_288  # compresses at 50%
-        assert decision.overhead == 7031  # Gemini CLI 0.61.0 adds 6,504 o200k tokens; x 1.081 rounded up
+        assert decision.overhead == 6810  # Gemini CLI 0.61.0 adds 6,504 o200k tokens; x 1.047 rounded up
         assert not decision.exact  # Gemini's tokenizer is not tiktoken's: labelled as an estimate
     shipped = json.loads((Path(__file__).parents[2] / "smig_tui" / "data" / "agent_overhead.json").read_text())
     assert shipped["agents"]["gemini"]["client_version"] == "0.61.0"

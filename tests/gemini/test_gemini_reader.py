@@ -59,6 +59,21 @@ def test_listing_gives_the_facts_of_the_recorded_session(gemini_home: Path) -> N
     assert info.updated == "2026-12-03T13:33:10.319Z"
 
 
+def test_the_stub_a_later_minute_resume_leaves_is_not_a_second_session(gemini_home: Path) -> None:
+    """Gemini CLI 0.61.0, resuming in a later minute than the file's name, starts a second file of the
+    same id holding its start record and its context block only (seen in the lived-in e2e test)."""
+    original = _session_file(gemini_home)
+    start, context = original.read_text(encoding="utf-8").splitlines()[:2]
+    assert '"sessionId"' in start and "<session_context>" in context
+    stub = original.with_name(f"session-2026-12-03T13-40-{SESSION_ID[:8]}.jsonl")
+    stub.write_text(start.replace("13:33:", "13:40:") + "\n" + context + "\n", encoding="utf-8")
+    infos, warnings = _read(gemini_home)
+    [info] = infos
+    session, _ = _load(gemini_home, info)
+    assert warnings == [] and info.path == str(original) and info.id == SESSION_ID
+    assert session_items(session)[:-1] == request_items(_last_turn("session1-run2.jsonl"), once=True)
+
+
 def test_a_loaded_session_is_what_the_client_sent_the_model_on_resume(gemini_home: Path) -> None:
     [info], _ = _read(gemini_home)
     session, warnings = _load(gemini_home, info)

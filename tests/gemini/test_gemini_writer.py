@@ -82,7 +82,7 @@ def test_an_existing_file_is_never_overwritten(
     services = build_services()
     dry = services.migrate(session, make_plan(session), {Destination.GEMINI}, dry_run=True)
     planned = [f for f in dry.files if f.native is not None][0]
-    monkeypatch.setattr("uuid.uuid4", lambda: __import__("uuid").UUID(planned.native.session_id))
+    monkeypatch.setattr("smig_tui.adapters.agents.gemini.writer.new_session_id", lambda: planned.native.session_id)
     chats = Path(planned.path).parent
     chats.mkdir(parents=True)
     (chats.parent / ".project_root").write_text(str(tmp_path / "p"), encoding="utf-8")  # the client's project

@@ -15,6 +15,7 @@ from opencode_builders import (
     add_child_session,
     install_database,
     recorded_request,
+    request_history,
 )
 
 from smig_tui.adapters.agents.opencode.home import resolve_home, session_ref
@@ -38,20 +39,7 @@ def _source(timeout: float = 2.0) -> OpenCodeSource:
 
 def _sent(messages: list[dict[str, Any]]) -> list[tuple[str, str, Any]]:
     """The Anthropic request's history as (role, kind, content) in order."""
-    out: list[tuple[str, str, Any]] = []
-    for message in messages:
-        content = message["content"]
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-        for block in blocks:
-            if block["type"] == "text":
-                out.append((message["role"], "text", block["text"]))
-            elif block["type"] == "tool_use":
-                out.append(("assistant", "tool_call", block["input"]))
-            elif block["type"] == "tool_result":
-                body = block["content"]
-                text = body if isinstance(body, str) else "".join(b.get("text", "") for b in body)
-                out.append(("tool", "tool_result", text))
-    return out
+    return request_history(messages)
 
 
 def _read(messages: tuple[Message, ...]) -> list[tuple[str, str, Any]]:
@@ -271,6 +259,7 @@ def test_a_compacted_session_reads_from_its_last_summary_as_opencode_sends_it(da
                     "type": "text",
                     "synthetic": True,
                     "text": "Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed.",
+                    "metadata": {"compaction_continue": True},
                 }
             ],
         ),
@@ -296,9 +285,9 @@ def test_a_compacted_session_reads_from_its_last_summary_as_opencode_sends_it(da
     source = _source()
     session = source.load(next(source.discover(lambda _: None)), lambda _: None)
     assert [(m.role, m.kind, m.injected) for m in session.messages] == [
-        (Role.USER, Kind.TEXT, True),
+        (Role.USER, Kind.TEXT, False),  # the model is sent both user turns: they are conversation
         (Role.ASSISTANT, Kind.SUMMARY, False),
-        (Role.USER, Kind.TEXT, True),
+        (Role.USER, Kind.TEXT, False),
     ]
     assert [m.text for m in session.messages] == [
         "What did we do so far?",

@@ -18,13 +18,13 @@ from smig_tui.services import Services, build_services
 def loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The paths Codex's full reader is asked to read, in order."""
     seen: list[str] = []
-    full_load = CodexSource.load
+    full_load = CodexSource._load
 
-    def counting(self: CodexSource, info, warn):  # type: ignore[no-untyped-def]
+    def counting(self: CodexSource, info, warn, keep_compacted):  # type: ignore[no-untyped-def]
         seen.append(info.path)
-        return full_load(self, info, warn)
+        return full_load(self, info, warn, keep_compacted)
 
-    monkeypatch.setattr(CodexSource, "load", counting)
+    monkeypatch.setattr(CodexSource, "_load", counting)
     return seen
 
 
@@ -108,5 +108,7 @@ def test_a_compaction_in_the_new_lines_means_a_full_read(
         handle.write(message_line("assistant", "continuing after the compaction", "2026-11-30T10:05:01.000Z"))
     services.refresh_search_index()
     assert len(loads) == 2  # the history before the new lines changed: read whole
-    assert services.search("parser") == [] and len(services.search("compacted plan")) == 1
+    [before] = services.search("parser")  # compacted away, still in the file: found, and marked
+    assert before.compacted and len(services.search("compacted plan")) == 1
+    assert not services.search("compacted plan")[0].compacted
     assert indexed_rows(services) == fresh_build(services, tmp_path)

@@ -61,14 +61,14 @@ def grow_line_by_line(
 @pytest.fixture
 def full_loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     seen: list[str] = []
-    for source in (CodexSource, ClaudeSource):
-        original = source.load
+    for source, method in ((CodexSource, "load_history"), (ClaudeSource, "load")):  # what the index reads whole with
+        original = getattr(source, method)
 
         def counting(self, info, warn, original=original):  # type: ignore[no-untyped-def]
             seen.append(info.path)
             return original(self, info, warn)
 
-        monkeypatch.setattr(source, "load", counting)
+        monkeypatch.setattr(source, method, counting)
     return seen
 
 

@@ -32,9 +32,9 @@ def test_words_phrases_and_prefixes_become_one_fts5_expression() -> None:
     assert query.gram_match is None and query.scans == () and not query.needs_confirming
 
 
-def test_operators_and_quotes_inside_terms_are_searched_for_not_obeyed() -> None:
-    query = parse_query("NOT foo-bar")
-    assert query.word_match == '"not" AND "foo bar"'
+def test_lower_case_operators_and_quotes_inside_terms_are_searched_for_not_obeyed() -> None:
+    query = parse_query("not foo-bar or")
+    assert query.word_match == '"not" AND "foo bar" AND "or"'
 
 
 def test_cjk_goes_to_trigrams_short_cjk_and_emoji_to_character_tokens_punctuation_to_a_scan() -> None:

@@ -55,7 +55,10 @@ async def test_commit_dialog_arrows_move_the_choice_and_enter_commits_it(make_ap
         await settle(pilot)
         assert isinstance(app.screen, CommitResultModal)
         result = app.screen.result
+        shown = str(app.screen.query_one("#result-lines").render())
     assert "codex resume" in result.resume_commands[0]
+    [fact] = result.continue_latest
+    assert f"latest   {fact.sentence}" in shown and fact.sentence.endswith("continues this migration.")
     assert not list((isolated_homes["claude"] / "projects").rglob("*.jsonl")) or all(
         str(path) not in {output.path for output in result.outputs}
         for path in (isolated_homes["claude"] / "projects").rglob("*.jsonl")

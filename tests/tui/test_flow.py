@@ -309,3 +309,24 @@ async def test_commit_waits_for_an_open_summary_edit(make_app, isolated_homes, l
         await settle(pilot)
         assert isinstance(app.screen, CommitModal)
         assert app.screen_stack[-2].plans.plans[Strategy.SUMMARY_TAIL].summary == "## Goal\nEdited, not kept yet.\n"
+
+
+@pytest.mark.usefixtures("exact_tokens")
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+async def test_the_card_gives_the_error_of_the_sessions_own_mix_of_text(sized_app, size) -> None:
+    app, info, _ = sized_app
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await open_session(pilot, lambda i: i.path == info.path)
+        await choose_target(pilot, "gemini-2.5-pro")
+        services = app.screen.services
+        session = services.load_session(info)
+        mix = services.count_mix(session, services.capacities.lookup("gemini-2.5-pro"))
+        assert mix is not None and mix.error is not None
+        card = app.screen.query_one(SessionCard)
+        shown = " ".join(str(card.query_one("#tokens").render()).split())
+        if card.compact:  # 80x24: the factor and the mix's ± in two lines, nothing cut
+            assert f"(× 1.047 ±{mix.error:.0%})" in shown and shown.endswith("logged by the agent")
+            assert len(shown) <= 2 * (card.query_one("#tokens").size.width - 1)
+        else:
+            assert f"(o200k_split_digits × 1.047 by class, ±{mix.error:.0%} for its mix)" in shown

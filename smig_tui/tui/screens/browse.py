@@ -511,6 +511,7 @@ class BrowseScreen(SmigScreen[None]):
         exact, counter = backend.counter_label(self.services, capacity)
         stop = lambda: worker.is_cancelled  # noqa: E731 - asked between plans
         for plans in backend.plans_visible_first(self.services, session, target, pins, summaries, first, stop):
+            exact, counter = backend.counter_label(self.services, capacity, session)  # the ± of the counted mix
             decision = plans[first].decision
             estimated = backend.estimated_ids(self.services, session, capacity) if decision.partial else frozenset()
             if worker.is_cancelled:

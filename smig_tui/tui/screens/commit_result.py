@@ -16,7 +16,7 @@ from smig_tui.services import client_launch
 
 
 def result_lines(result: Any) -> list[str]:
-    """Plain lines: migration id, every file written, each resume command."""
+    """Plain lines: migration id, every file written, each resume command, what "continue the latest" picks."""
     lines = [f"Migration {result.migration_id}"]
     if getattr(result, "record_path", None):
         lines.append(f"stored   {result.record_path}")
@@ -24,6 +24,8 @@ def result_lines(result: Any) -> list[str]:
         lines.append(f"wrote    {planned.path}")
     for command in getattr(result, "resume_commands", ()):
         lines.append(f"resume   {command}")
+    for fact in getattr(result, "continue_latest", ()):
+        lines.append(f"latest   {fact.sentence}")
     return lines
 
 

@@ -72,6 +72,8 @@ def hit_label(hit: SearchHit) -> Text:
     label.append(f"{(hit.timestamp or '')[:16].replace('T', ' ')}  {hit.role}/{hit.kind}  ")
     if hit.archived:
         label.append("archived  ", style="italic")
+    if hit.compacted:
+        label.append("compacted away  ", style="italic")
     label.append(" ".join((hit.title or "").split())[:60], style="bold")
     label.append("\n  ")
     label.append_text(marked(hit.snippet, hit.spans))

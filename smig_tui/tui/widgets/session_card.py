@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
@@ -35,6 +37,14 @@ def facts_markup(info: SessionInfo, session: Session | None, compact: bool = Fal
         f"   [$text-muted]id[/] {info.id}",
     ]
     return "\n".join(lines)
+
+
+def short_counter(label: str) -> str:
+    """An estimate's counter label cut to its factor and ± (`× 1.047 ±16%`) for the compact card;
+    the label as it is when it has no factor."""
+    factor = re.search(r"× [\d.]+", label)
+    margin = re.search(r"±\d+%|± not measured", label)
+    return " ".join(m.group(0) for m in (factor, margin) if m) if factor else label
 
 
 def tokens_markup(measured: int | None, estimate: int | None, exact: bool, counter: str) -> str:
@@ -120,6 +130,8 @@ class SessionCard(Vertical):
     ) -> None:
         """Show the count against the target and the decision."""
         self._measured = (session, target, decision, estimate, exact, counter)
+        if self.compact and not exact:  # two lines at 80x24: the factor and its ± say what matters
+            counter = short_counter(counter)
         if decision.partial:  # only the newest messages were counted; older ones are length guesses
             exact, counter = False, f"{counter}: newest counted, older ≈"
         line = tokens_markup(session.measured_context_tokens, estimate, exact, counter)

@@ -30,6 +30,7 @@ from smig_tui.adapters.fs import not_a_session_file
 from smig_tui.adapters.jsonl import parse_line
 from smig_tui.adapters.paths import Paths
 from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
+from smig_tui.core.migration import later, written_at
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import NAMED_AT_MOST, Appended, ResumePoint, WarningSink
 
@@ -73,6 +74,8 @@ class _Facts:
     """uuid of the first main-chain conversation record."""
     first_queued: str | None = None
     """Time of the first `queue-operation` line: when this file took its first prompt."""
+    written: str | None = None
+    """When smig wrote the transcript (its first record's `smigLineage`): a migration lists by it."""
     first_prompts: dict[bool, str | None] = field(default_factory=lambda: {False: None, True: None})
     """First typed prompt among main-chain (False) and sidechain (True) records."""
     titles: TitleFacts = field(default_factory=TitleFacts)
@@ -341,7 +344,7 @@ def _info(candidate: _Candidate, facts: _Facts) -> SessionInfo:
         title=facts.titles.title(facts.own_leaf),
         model=facts.model,
         created=_created(facts),
-        updated=facts.updated or mtime_iso,
+        updated=later(facts.updated or mtime_iso, facts.written),
         source_version=facts.version,
         origin=facts.origin,
         parent_id=parent,
@@ -407,6 +410,9 @@ def _head_line(raw: bytes, path: str, number: int, facts: _Facts) -> None:
     if data is None:
         return
     _envelope(data, facts, head=True)
+    lineage = data.get("smigLineage")
+    if facts.written is None and isinstance(lineage, dict):
+        facts.written = written_at(lineage.get("migrationId"))
     if data.get("type") in ("user", "assistant"):
         side = bool(data.get("isSidechain"))
         facts.main_seen = facts.main_seen or not side

@@ -10,6 +10,7 @@ migration (the records inside keep their own times).
 from __future__ import annotations
 
 import json
+import os
 import re
 import uuid
 from datetime import UTC, datetime
@@ -19,7 +20,15 @@ from typing import Any
 from smig_tui.adapters.paths import Paths
 from smig_tui.core.errors import SmigError
 from smig_tui.core.handoff import migration_note, to_turns
-from smig_tui.core.migration import Destination, Lineage, NativeOutput, PlannedFile, Turn
+from smig_tui.core.migration import (
+    ContinueLatest,
+    Destination,
+    Lineage,
+    NativeOutput,
+    PlannedFile,
+    Turn,
+    continue_fact,
+)
 from smig_tui.core.models import Agent, Role, Session, SessionInfo
 from smig_tui.core.ports import NativeLayout, NativeRequest
 from smig_tui.core.timeline import format_iso, monotonic_times
@@ -29,6 +38,8 @@ CLAUDE_VERSION = "2.1.197"
 ASSISTANT_MODEL = "claude-sonnet-4-5"
 """Model named on written assistant records when the target is not a Claude model."""
 MAX_SANITIZED = 200
+LATEST = "claude -c"
+"""What continues the newest session of a folder in Claude Code."""
 
 
 def sanitize_project(cwd: str) -> str:
@@ -73,6 +84,23 @@ def project_dir(paths: Paths, cwd: str) -> Path:
     return paths.claude_projects / (prefix + path_hash(cwd))
 
 
+def newest_transcript(project: Path) -> str | None:
+    """The id of the most recently modified transcript in a project folder (what `claude -c` continues)."""
+    newest: tuple[float, str] | None = None
+    try:
+        entries = list(os.scandir(project))
+    except OSError:
+        return None
+    for entry in entries:
+        if entry.name.endswith(".jsonl") and entry.is_file(follow_symlinks=False):
+            try:
+                stamp = (entry.stat().st_mtime, entry.name[: -len(".jsonl")])
+            except OSError:
+                continue
+            newest = max(newest, stamp) if newest else stamp
+    return newest[1] if newest else None
+
+
 def resume_argv(session_id: str) -> tuple[str, ...]:
     """The command line that continues the written session, run in its project folder (Claude Code
     looks the id up among the sessions of the folder it starts in)."""
@@ -84,8 +112,13 @@ class ClaudeWriter:
 
     agent = Agent.CLAUDE
 
+    imports = False
+    """The transcript is a file."""
+
     def __init__(self, paths: Paths) -> None:
         self._paths = paths
+        self._folders: dict[str, str] = {}
+        """The project folder of each transcript laid out, by path."""
 
     def unavailable(self) -> str | None:
         """Claude Code sessions are plain files: always writable."""
@@ -103,6 +136,7 @@ class ClaudeWriter:
             git_branch=request.git_branch,
             now=request.now,
         )
+        self._folders[planned.path] = request.folder
         return NativeLayout((planned,), turns)
 
     def install(self, planned: PlannedFile) -> None:
@@ -113,6 +147,15 @@ class ClaudeWriter:
 
     def announce(self, planned: PlannedFile) -> None:
         """Nothing to announce: the transcript names itself (`custom-title`)."""
+
+    def settle(self, planned: PlannedFile) -> ContinueLatest | None:
+        """`claude -c` continues the most recently modified transcript of the folder's project folder."""
+        output = planned.native
+        if output is None:
+            return None
+        folder = self._folders.get(planned.path, "")
+        newest = newest_transcript(Path(planned.path).parent)
+        return continue_fact(output, LATEST, folder, newest, " (modified after the migration was written)")
 
     def read_back(self, output: NativeOutput) -> Session:
         """The transcript as `smig list` reads it."""
@@ -168,7 +211,8 @@ class ClaudeWriter:
             parent = record_uuid
         lines.append({"type": "custom-title", "customTitle": title, "sessionId": session_id})
         path = project_dir(self._paths, cwd) / f"{session_id}.jsonl"
-        data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+        # Compact, as Claude Code writes its records (its own tools, and smig's tail scan, search bytes).
+        data = "".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n" for line in lines)
         native = NativeOutput("claude", str(path), session_id, resume_argv(session_id), cwd)
         return PlannedFile(Destination.CLAUDE, str(path), data, None, False, native)
 

@@ -24,10 +24,10 @@ def _source(paths: Paths, _env: Env) -> SessionSource:
     return CodexSource(paths, listing_cache=ENTRY.listing_cache(paths))
 
 
-def _writer(paths: Paths, _env: Env) -> NativeWriter:
+def _writer(paths: Paths, env: Env) -> NativeWriter:
     from smig_tui.adapters.agents.codex.writer import CodexWriter
 
-    return CodexWriter(paths)
+    return CodexWriter(paths, env)
 
 
 ENTRY = AgentEntry(

@@ -4,13 +4,13 @@ Codex 0.146+ records a fork's parent as `session_meta.history_base` (`thread_id`
 `end_ordinal_exclusive`, `end_byte_offset`) instead of copying the parent's items: on resume or
 fork it replays the parent's file up to that point, then the thread's own. One thread can also own
 several rollout files; the earlier ones come first. Checked against Codex 0.171.0's requests
-(tests/fixtures/real/codex).
+(tests/fixtures/real/codex). A parent Codex deleted is read from smig's archive when it holds it.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,10 +38,18 @@ class Part:
         return self.end_ordinal is not None and isinstance(ordinal, int) and ordinal >= self.end_ordinal
 
 
-def lineage(path: str, meta: dict[str, Any], roots: list[Path], warn: WarningSink) -> list[Part]:
+def lineage(
+    path: str,
+    meta: dict[str, Any],
+    roots: list[Path],
+    warn: WarningSink,
+    archived: Callable[[str], list[str]] | None = None,
+) -> list[Part]:
     """The files to read for the thread in `path`, oldest first, ending with `path` itself.
 
-    A parent that is gone, unreadable or loops back is one warning; the history read so far stands.
+    A thread with no file left under `roots` is looked up in `archived` (readable copies of its
+    archived files, oldest first). A parent that is gone, unreadable or loops back is one warning;
+    the history read so far stands.
     """
     own_id = str(meta.get("id") or thread_id_of(path) or "")
     parts = [Part(path, own_id)]
@@ -51,7 +59,7 @@ def lineage(path: str, meta: dict[str, Any], roots: list[Path], warn: WarningSin
     while True:
         if files is None:
             files = _files_by_thread(roots)
-        step = _parent(current, current_meta, files, warn)
+        step = _parent(current, current_meta, _with_archived(files, current_meta, archived), warn)
         if step is None:
             return parts
         if os.path.realpath(step.path) in visited:
@@ -91,6 +99,18 @@ def _parent(path: str, meta: dict[str, Any], files: dict[str, list[str]], warn: 
         )
     earlier = [c for c in files.get(own_id, []) if os.path.basename(c) < name]
     return Part(earlier[-1], own_id) if earlier else None
+
+
+def _with_archived(
+    files: dict[str, list[str]], meta: dict[str, Any], archived: Callable[[str], list[str]] | None
+) -> dict[str, list[str]]:
+    """`files`, with the archived copies of the thread `meta` forks from when none of its files is left."""
+    base = meta.get("history_base")
+    parent = base.get("thread_id") if isinstance(base, dict) else None
+    if archived is None or not isinstance(parent, str) or not parent or files.get(parent):
+        return files
+    copies = archived(parent)
+    return {**files, parent: copies} if copies else files
 
 
 def _count(value: Any) -> int | None:

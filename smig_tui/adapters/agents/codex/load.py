@@ -65,8 +65,11 @@ class _Prompt:
 class RolloutLoader:
     """Accumulates one rollout's records, in file order, into a Session."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, keep_compacted: bool = False) -> None:
         self.path = path
+        self.keep_compacted = keep_compacted
+        """Keep what each compaction takes out of the history (for search), in `compacted_away`."""
+        self.compacted_away: list[Message] = []
         self.prefix = ""
         """Put before message ids: empty for the thread's own file, the thread id for inherited ones."""
         self.store = _store_for(path)
@@ -294,6 +297,7 @@ class RolloutLoader:
         self.context_tokens = None  # the context measured before compaction is no longer in use
         history = payload.get("replacement_history")
         summary = payload.get("message")
+        before = self._with_event_prompts() if self.keep_compacted else None
         if isinstance(history, list):
             self.messages = []
             self.prompts = []
@@ -301,12 +305,28 @@ class RolloutLoader:
             self._items(record, history, stamp, f"{self.prefix}L{record.line}", whole_line=False)
             if isinstance(summary, str) and summary.strip():
                 self._mark_summary(summary.strip())
-            return
-        self._settle()
-        typed = [m for m in self.messages if m.role is Role.USER and not m.injected]
-        self.messages = [message.placed(index, None) for index, message in enumerate(typed)]
-        if isinstance(summary, str) and summary.strip():
-            self._append(ItemMessage(Role.USER, Kind.SUMMARY, summary), record, stamp, f"{self.prefix}L{record.line}")
+        else:
+            self._settle()
+            typed = [m for m in self.messages if m.role is Role.USER and not m.injected]
+            self.messages = [message.placed(index, None) for index, message in enumerate(typed)]
+            if isinstance(summary, str) and summary.strip():
+                self._append(
+                    ItemMessage(Role.USER, Kind.SUMMARY, summary), record, stamp, f"{self.prefix}L{record.line}"
+                )
+        if before is not None:
+            self._keep_compacted_away(before)
+
+    def _keep_compacted_away(self, before: list[Message]) -> None:
+        """Keep the messages a compaction took out: those the new history does not hold again."""
+        kept_ids = {message.id for message in self.messages}
+        kept_prompts = {message.text for message in self.messages if message.role is Role.USER}
+        self.compacted_away.extend(
+            message
+            for message in before
+            if not message.opaque
+            and message.id not in kept_ids
+            and not (message.role is Role.USER and message.text in kept_prompts)
+        )
 
     def _settle(self) -> None:
         """Fold pending usage and event-only prompts into the history before it is rewritten."""
@@ -397,6 +417,7 @@ class RolloutLoader:
             measured_context_tokens=self.context_tokens,
             compactions=self.compactions,
             extra=_extra(meta),
+            compacted_away=tuple(self.compacted_away),
         )
 
     def _with_event_prompts(self) -> list[Message]:

@@ -11,7 +11,7 @@ it). Layout and record shapes: FORMATS.md Part 1.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -42,6 +42,7 @@ from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
 from smig_tui.adapters.zstd_files import DAMAGED, is_compressed
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.gc_pause import no_cyclic_gc
+from smig_tui.core.migration import later, written_at
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import NAMED_AT_MOST, Appended, ResumePoint, WarningSink
 from smig_tui.core.redact import redacted_line
@@ -60,6 +61,12 @@ class CodexSource:
         """Where discovery remembers unchanged files' entries (None: read every file)."""
         env_home = os.environ.get("CODEX_SQLITE_HOME")
         self._sqlite_home = sqlite_home or (Path(env_home) if env_home else None)
+        self._archived: Callable[[str], list[str]] | None = None
+        """Readable copies of a thread's archived files, for forks whose parent Codex deleted."""
+
+    def use_archived_copies(self, copies: Callable[[str], list[str]]) -> None:
+        """Read a fork's inherited history from smig's archive when Codex deleted the parent's rollout."""
+        self._archived = copies
 
     @property
     def agent(self) -> Agent:
@@ -84,7 +91,7 @@ class CodexSource:
                 info = cache.lookup(path, lambda: self.describe(path, warn))  # noqa: B023 (called at once)
             if info is not None and info.id not in listed:
                 listed.add(info.id)  # a thread of several files: its newest file stands for it
-                if _orphaned_fork(info, known):
+                if _orphaned_fork(info, known) and not (self._archived and self._archived(str(info.parent_id))):
                     warn(
                         ReadWarning(
                             info.path,
@@ -146,16 +153,26 @@ class CodexSource:
         The history it inherited (a fork's parent up to the fork, earlier files of the thread) is
         read first, as Codex replays it; a compressed file is read through the zstd stream.
         """
+        return self._load(info, warn, keep_compacted=False)
+
+    def load_history(self, info: SessionInfo, warn: WarningSink) -> Session:
+        """`load`, keeping what each compaction took out of the history in `compacted_away` (for search)."""
+        return self._load(info, warn, keep_compacted=True)
+
+    def _load(self, info: SessionInfo, warn: WarningSink, keep_compacted: bool) -> Session:
+        """Read a thread in full (see `load`)."""
         warnings: list[ReadWarning] = []
 
         def sink(warning: ReadWarning) -> None:
             warnings.append(warning)
             warn(warning)
 
-        loader = RolloutLoader(info.path)
+        loader = RolloutLoader(info.path, keep_compacted)
         try:
             meta = scan_head(info.path).meta
-            parts = lineage(info.path, meta, self._roots(), sink) if meta else [Part(info.path, info.id)]
+            parts = (
+                lineage(info.path, meta, self._roots(), sink, self._archived) if meta else [Part(info.path, info.id)]
+            )
             with no_cyclic_gc():
                 if meta:
                     loader.adopt_meta(meta)
@@ -265,7 +282,7 @@ def _info(path: str, head: Head, tail: Tail, size: int, mtime: float) -> Session
         title=_one_line(head.prompt or head.typed),
         model=tail.model or head.model,
         created=iso_or_none(meta.get("timestamp")),
-        updated=tail.updated or iso_from_mtime(mtime),
+        updated=later(tail.updated or iso_from_mtime(mtime), written_at(_smig_migration(meta))),
         source_version=meta.get("cli_version") if isinstance(meta.get("cli_version"), str) else None,
         origin=origin,
         parent_id=parent,
@@ -276,6 +293,12 @@ def _info(path: str, head: Head, tail: Tail, size: int, mtime: float) -> Session
         context_window=tail.window,
         project=cwd,
     )
+
+
+def _smig_migration(meta: dict[str, Any]) -> object:
+    """The migration id of a rollout smig wrote (its `smig_lineage`), else None."""
+    lineage = meta.get("smig_lineage")
+    return lineage.get("migration_id") if isinstance(lineage, dict) else None
 
 
 def classify(meta: dict[str, Any]) -> tuple[bool, str | None, str | None]:

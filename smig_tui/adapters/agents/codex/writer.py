@@ -4,9 +4,11 @@ The shape follows FORMATS.md 1.14-1.16: `session_meta` first (id = the UUIDv7 in
 `source: "cli"` so the default picker shows it), then one turn per user message with
 `task_started`, `turn_context`, `response_item` messages mirrored by `user_message` /
 `agent_message` events (the picker's preview), a `token_count` and `task_complete`. Tool traffic is
-text, so no call is ever left without its output. The state SQLite is never written: Codex rebuilds
-it from rollouts. The thread's name goes in `session_index.jsonl`, one appended line (Codex's own
-`thread/list` shows it as the thread's name, checked with 0.171.0); no other line is ever touched.
+text, so no call is ever left without its output. The thread's name goes in `session_index.jsonl`,
+one appended line (Codex's own `thread/list` shows it as the thread's name, checked with 0.171.0); no
+other line is ever touched. Codex's thread index (`state_5.sqlite`) is never written by smig: once
+the commit is recorded, Codex's own app server is asked to read the thread, which makes Codex add it
+to its index, so `codex resume --last` and its picker see it (`thread_index`).
 
 Two facts checked against Codex 0.171: `model_provider` must be the provider the user's Codex runs
 with (it refuses to resume a thread under another one), and `base_instructions`, when present,
@@ -20,15 +22,31 @@ import os
 import stat
 import tomllib
 import uuid
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from smig_tui.adapters.agents.codex.thread_index import (
+    BIN_ENV,
+    AppServerError,
+    find_codex,
+    index_thread,
+    state_databases,
+)
 from smig_tui.adapters.paths import Paths
 from smig_tui.core.encoding import utf8
 from smig_tui.core.errors import SmigError
 from smig_tui.core.handoff import to_turns
-from smig_tui.core.migration import Destination, Lineage, NativeOutput, PlannedFile, Turn
+from smig_tui.core.migration import (
+    ContinueLatest,
+    Destination,
+    Lineage,
+    NativeOutput,
+    PlannedFile,
+    Turn,
+    continue_fact,
+)
 from smig_tui.core.models import Agent, Message, Role, Session
 from smig_tui.core.plans import PLACEHOLDER_ID, SUMMARY_ID
 from smig_tui.core.ports import NativeLayout, NativeRequest
@@ -38,6 +56,8 @@ CODEX_VERSION = "0.171.0"
 """`cli_version` stamped when `$CODEX_HOME/version.json` does not name the installed one."""
 DEFAULT_MODEL = "gpt-5.5"
 ORIGINATOR = "smig"
+LATEST = "codex resume --last"
+"""What continues the newest thread of a folder in Codex."""
 TURN_PREFIX = "smig-import-turn-"
 """Turn ids of imported history; like Codex's own importer, a prefix tools can recognise."""
 
@@ -121,10 +141,16 @@ class CodexWriter:
 
     agent = Agent.CODEX
 
-    def __init__(self, paths: Paths) -> None:
+    imports = False
+    """The rollout is a file; Codex's index learns of it in `settle`."""
+
+    def __init__(self, paths: Paths, env: Mapping[str, str] | None = None) -> None:
         self._paths = paths
+        self._env = os.environ if env is None else env
         self._index_lines: dict[str, str] = {}
         """The `session_index.jsonl` line of each rollout laid out, by path, appended once it reads back."""
+        self._folders: dict[str, str] = {}
+        """The project folder of each rollout laid out, by path."""
 
     def unavailable(self) -> str | None:
         """Codex rollouts are plain files: always writable."""
@@ -146,6 +172,7 @@ class CodexWriter:
         )
         if planned.native:
             self._index_lines[planned.path] = index_line(planned.native.session_id, request.title, request.now)
+        self._folders[planned.path] = request.folder
         return NativeLayout((planned,), turns, preamble)
 
     def install(self, planned: PlannedFile) -> None:
@@ -159,6 +186,28 @@ class CodexWriter:
         line = self._index_lines.pop(planned.path, None)
         if line is not None:
             append_session_index(self._paths, line)
+
+    def settle(self, planned: PlannedFile) -> ContinueLatest | None:
+        """Have Codex add the thread to its index, when it keeps one, and say what `--last` picks."""
+        output = planned.native
+        if output is None:
+            return None
+        folder = self._folders.get(planned.path) or str(Path(planned.path).parent)
+        if not state_databases(self._paths, self._env):
+            return continue_fact(output, LATEST, folder, output.session_id)  # its first start indexes every rollout
+        binary = find_codex(self._env)
+        if binary is None:
+            why = f" (Codex lists only threads in its index, and smig found no `codex` to show it this one; {BIN_ENV} can name it)"
+            return continue_fact(output, LATEST, folder, None, why)
+        try:
+            indexed = index_thread(binary, self._env, output.session_id, folder)
+        except AppServerError as error:
+            return continue_fact(
+                output, LATEST, folder, None, f" (Codex's app server did not add it to its index: {error})"
+            )
+        if not indexed.listed:
+            return continue_fact(output, LATEST, folder, indexed.latest, " (Codex did not add it to its index)")
+        return continue_fact(output, LATEST, folder, indexed.latest, " (Codex knows of a newer thread there)")
 
     def read_back(self, output: NativeOutput) -> Session:
         """The rollout as `smig list` reads it."""

@@ -32,6 +32,8 @@ class Facts:
     context_tokens: int | None = None
     updated: str | None = None
     has_reply: bool = False
+    started: str | None = None
+    """`startTime` of the last start record: every resume appends one, and `--resume latest` goes by it."""
     half_written: bool = False
     """The last line does not parse (the client is writing it, or it was cut)."""
 
@@ -56,7 +58,7 @@ def scan(path: Path, size: int) -> Facts | None:
             if facts is None:
                 if not (isinstance(record.get("sessionId"), str) and isinstance(record.get("projectHash"), str)):
                     return None  # not the JSON-lines layout (an older document, or damage): parse it all
-                facts = Facts(meta=record)
+                facts = Facts(meta=record, started=_string(record.get("startTime")))
                 continue
             _head_record(facts, record)
             if facts.first_prompt:
@@ -109,6 +111,7 @@ def _tail(facts: Facts, tail: bytes, whole: bool) -> bool:
             found = _reply(facts, record) or found
         elif isinstance(record.get("sessionId"), str):
             facts.updated = record.get("lastUpdated") if isinstance(record.get("lastUpdated"), str) else facts.updated
+            facts.started = _string(record.get("startTime")) or facts.started
             if isinstance(record.get("summary"), str) and record["summary"]:
                 facts.summary = record["summary"]
     return found or whole
@@ -125,6 +128,10 @@ def _reply(facts: Facts, message: Any) -> bool:
     if isinstance(tokens, dict) and isinstance(tokens.get("total"), int) and tokens["total"] > 0:
         facts.context_tokens = tokens["total"]
     return True
+
+
+def _string(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def _loads(raw: bytes) -> dict[str, Any] | None:

@@ -7,8 +7,10 @@ its model on resume, and so what this returns:
 
 - history starts at the last finished compaction: the user message holding a `compaction` part
   (sent as "What did we do so far?") whose summary (an assistant message with `summary: true`)
-  finished; that summary is a SUMMARY, and the synthetic "Continue if you have next steps…" prompt
-  OpenCode adds after an automatic one is injected context;
+  finished; that summary is a SUMMARY. The question, and the synthetic "Continue if you have next
+  steps…" prompt OpenCode adds after an automatic compaction (a text part marked
+  `compaction_continue`), are user turns of the conversation: the model is sent both, item for
+  item (checked against a session the real client compacted, tests/fixtures/real/opencode);
 - a session reverted to a message ends before it;
 - `ignored` text parts are not sent; `synthetic` ones are context OpenCode added (injected);
 - a finished tool's output is sent as it is, a cleared one (`time.compacted`) as a fixed note, an
@@ -149,11 +151,10 @@ def _user_part(part: dict[str, Any], index: int, stamp: str | None) -> Message |
     pid = str(part.get("id") or f"P{index}")
     kind = part.get("type")
     if kind == "text" and isinstance(part.get("text"), str) and not part.get("ignored"):
-        return Message(
-            index, pid, Role.USER, Kind.TEXT, part["text"], timestamp=stamp, injected=bool(part.get("synthetic"))
-        )
+        context = bool(part.get("synthetic")) and not as_dict(part.get("metadata")).get("compaction_continue")
+        return Message(index, pid, Role.USER, Kind.TEXT, part["text"], timestamp=stamp, injected=context)
     if kind == "compaction":
-        return Message(index, pid, Role.USER, Kind.TEXT, COMPACTION_PROMPT, timestamp=stamp, injected=True)
+        return Message(index, pid, Role.USER, Kind.TEXT, COMPACTION_PROMPT, timestamp=stamp)
     if kind == "file":
         name = part.get("filename") or part.get("url") or "file"
         mime = str(part.get("mime") or "")

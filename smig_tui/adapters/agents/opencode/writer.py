@@ -38,7 +38,15 @@ from smig_tui.adapters.agents.opencode.home import OpenCodeHome, session_ref
 from smig_tui.adapters.client_launch import find_client
 from smig_tui.core.errors import SmigError, WriteRefusedError
 from smig_tui.core.handoff import migration_note, to_turns
-from smig_tui.core.migration import Destination, Lineage, NativeOutput, PlannedFile, Turn
+from smig_tui.core.migration import (
+    ContinueLatest,
+    Destination,
+    Lineage,
+    NativeOutput,
+    PlannedFile,
+    Turn,
+    continue_fact,
+)
 from smig_tui.core.models import Agent, Role, Session, SessionInfo
 from smig_tui.core.ports import NativeLayout, NativeRequest
 from smig_tui.core.timeline import monotonic_times
@@ -47,6 +55,8 @@ OPENCODE_VERSION = "1.18.33"
 """The OpenCode version stamped on written sessions (the one whose import and resume were tested)."""
 IMPORT_TIMEOUT = 120
 """Seconds `opencode import` may take (it starts OpenCode's runtime and migrates its database once)."""
+LATEST = "opencode -c"
+"""What continues the newest session of a folder in OpenCode."""
 BIN_ENV = "SMIG_OPENCODE_BIN"
 """Names the `opencode` executable when it is not on PATH."""
 _ID_CHARS = string.ascii_letters + string.digits
@@ -119,6 +129,9 @@ class OpenCodeWriter:
 
     agent = Agent.OPENCODE
 
+    imports = True
+    """`opencode import` writes OpenCode's database: installed after every file-only session read back."""
+
     def __init__(self, home: OpenCodeHome, imports_dir: Path) -> None:
         self._home = home
         self._imports_dir = imports_dir
@@ -151,6 +164,24 @@ class OpenCodeWriter:
 
     def announce(self, planned: PlannedFile) -> None:
         """Nothing to announce: the import made it OpenCode's."""
+
+    def settle(self, planned: PlannedFile) -> ContinueLatest | None:
+        """`opencode -c` continues the project's most recently updated session (not a task's sub-session)."""
+        output = planned.native
+        if output is None:
+            return None
+        folder = str(json.loads(planned.data)["info"]["directory"])
+        try:
+            with read_only(self._home.database) as connection:
+                row = connection.execute(
+                    "SELECT id FROM session WHERE parent_id IS NULL AND project_id = "
+                    "(SELECT project_id FROM session WHERE id = ?) ORDER BY time_updated DESC, id LIMIT 1",
+                    (output.session_id,),
+                ).fetchone()
+        except (OpenCodeDbError, sqlite3.Error) as error:
+            return continue_fact(output, LATEST, folder, None, f" (its database could not be read: {error})")
+        picks = row[0] if row and isinstance(row[0], str) else None
+        return continue_fact(output, LATEST, folder, picks, " (updated after the migration was imported)")
 
     def read_back(self, output: NativeOutput) -> Session:
         """The imported session, read from OpenCode's database as `smig list` reads it."""
