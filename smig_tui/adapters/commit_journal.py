@@ -170,19 +170,13 @@ class CommitJournal:
                     f"{plural(len(files), 'file')}: each session read back as planned, and it is now recorded "
                     f"(`smig history show {migration_id}`)."
                 ]
-            for planned in present:
-                if installs is not None:
-                    installs.remove(planned)
-            removed = _remove_created(intact)
+            removed, deleted = _undo(intact, present, installs)
             return [
                 f"smig: rolled back migration {migration_id}, which was interrupted after writing its "
-                f"{plural(len(files), 'file')}: {problem}; removed the {plural(removed, 'file')} it had created and recorded nothing."
+                f"{plural(len(files), 'file')}: {problem}; removed the {plural(removed, 'file')} it had "
+                f"created{deleted} and recorded nothing."
             ]
-        for planned in present:
-            if installs is not None:
-                installs.remove(planned)
-        removed = _remove_created(intact)
-        deleted = f" and deleted the {plural(len(present), 'session')} it had imported" if present else ""
+        removed, deleted = _undo(intact, present, installs)
         return [
             f"smig: cleaned up migration {migration_id}, which was interrupted after writing "
             f"{len(intact)} of its {plural(len(files), 'file')}: removed {removed} it had created{deleted}; "
@@ -229,15 +223,22 @@ def _misread(files: Sequence[dict[str, Any]], installs: Installs | None) -> str 
     return None
 
 
-def _remove_created(intact: Sequence[dict[str, Any]]) -> int:
-    """Remove the files the commit created that still hold its bytes; how many."""
+def _undo(
+    intact: Sequence[dict[str, Any]], present: Sequence[PlannedFile], installs: Installs | None
+) -> tuple[int, str]:
+    """Delete the sessions the commit imported and the files it created that still hold its bytes; how
+    many files, and the words for the deleted sessions."""
+    for planned in present:
+        if installs is not None:
+            installs.remove(planned)
     removed = 0
     for item in intact:
         if item["created"]:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(item["path"])
                 removed += 1
-    return removed
+    deleted = f" and deleted the {plural(len(present), 'session')} it had imported" if present else ""
+    return removed, deleted
 
 
 def _imported(item: dict[str, Any]) -> PlannedFile:
