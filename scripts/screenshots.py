@@ -1,8 +1,9 @@
 """Writes the README screenshots by driving the real app on the checked-in fixture homes.
 
-Run `python scripts/screenshots.py`: it copies `tests/fixtures/*_home` into a temp folder, points
-CODEX_HOME / CLAUDE_CONFIG_DIR / SMIG_TUI_HOME there, and saves SVGs (and PNGs when
-`rsvg-convert` is installed) into `screenshots/`.
+Run `python scripts/screenshots.py`: it copies `tests/fixtures/*_home` (and the recorded Gemini CLI
+home and OpenCode database) into a temp folder, points HOME / CODEX_HOME / CLAUDE_CONFIG_DIR /
+SMIG_TUI_HOME there, measures the sessions' ages from the fixtures' day, and saves SVGs (and PNGs
+when `rsvg-convert` is installed) into `screenshots/`.
 """
 
 from __future__ import annotations
@@ -19,13 +20,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "screenshots"
 SIZE = (120, 36)
+FIXTURES_DAY = 1_796_299_200.0
+"""2026-12-03 12:00 UTC: the sessions' ages ("13d ago") are measured from it, so the shots do not age."""
 TINY_CONFIG = '[models."small-window"]\ncontext_window = 300\nmax_output = 20\nprovider = "example"\n'
 
 
 def prepare_homes(root: Path) -> None:
-    """Copy the fixture homes and point smig at them."""
+    """Copy the fixture homes of the four agents and point smig at them."""
     shutil.copytree(ROOT / "tests/fixtures/codex_home", root / "codex")
     shutil.copytree(ROOT / "tests/fixtures/claude_home", root / "claude")
+    shutil.copytree(ROOT / "tests/fixtures/gemini/home/.gemini", root / ".gemini")
+    sys.path.insert(0, str(ROOT / "tests"))
+    from opencode_builders import install_database
+
+    install_database(root / ".local/share/opencode")
+    for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "OPENCODE_DB", "GEMINI_CLI_HOME"):
+        os.environ.pop(name, None)
     (root / "smig/config").mkdir(parents=True)
     (root / "smig/config/config.toml").write_text(TINY_CONFIG, encoding="utf-8")
     os.environ.update(
@@ -60,7 +70,9 @@ async def shoot(name: str, steps: Callable[[object], Awaitable[None]], size: tup
     """Run the app through `steps` and save the screen."""
     from smig_tui.services import build_services
     from smig_tui.tui.app import SmigApp
+    from smig_tui.tui.widgets.source_tree import SourceTree
 
+    SourceTree.clock = staticmethod(lambda: FIXTURES_DAY)  # type: ignore[method-assign]
     app = SmigApp(services=build_services(), here="/home/user/proj")
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
@@ -103,9 +115,20 @@ async def main() -> None:
     async def help_panel(pilot: object) -> None:
         await pilot.press("question_mark")  # type: ignore[attr-defined]
 
+    async def listed(pilot: object) -> None:
+        """The list before a session is opened: ages, sizes, and each agent's count."""
+
+    async def peek(pilot: object) -> None:
+        pilot.app.screen.query_one("#tree").focus()  # type: ignore[attr-defined]
+        await pilot.press("space")  # type: ignore[attr-defined]
+
+    async def filtered(pilot: object) -> None:
+        await pilot.press("slash", *"verbose", "down")  # type: ignore[attr-defined]
+
     shots = {"hero": truncation, "session": selected, "model-picker": picker, "commit": commit,
-             "message-viewer": viewer, "help": help_panel}
-    sized = {"small-terminal": (truncation, (80, 24))}
+             "message-viewer": viewer, "help": help_panel, "filter": filtered}
+    sized = {"small-terminal": (truncation, (80, 24)), "small-list": (listed, (80, 24)),
+             "small-commit": (commit, (80, 24)), "small-peek": (peek, (80, 24))}
     OUT.mkdir(exist_ok=True)
     runs = [(name, steps, SIZE) for name, steps in shots.items()]
     runs += [(name, steps, size) for name, (steps, size) in sized.items()]

@@ -980,6 +980,20 @@ def write_private(path: Path, text: str) -> None:
     atomic_write(path, text)
 
 
+def replace_file(path: Path, text: str, mode: int) -> None:
+    """Atomically write a file smig merges into (an agent's MCP config) with `mode`; only a regular file is replaced."""
+    from smig_tui.adapters.fs import atomic_write
+
+    atomic_write(path, text, mode=mode)
+
+
+def file_kind(mode: int) -> str:
+    """What an `lstat` mode is, in words ("a symbolic link", "a FIFO"), for a refusal's sentence."""
+    from smig_tui.adapters.fs import describe_kind
+
+    return describe_kind(mode)
+
+
 def search_filters(**fields: Any) -> SearchFilters:
     """The filters of a search (agent, cwd, since, role), checked by the index."""
     from smig_tui.adapters.search_index import SearchFilters
@@ -992,6 +1006,13 @@ def table_date() -> str:
     from smig_tui.adapters.capacity_table import shipped_date
 
     return shipped_date()
+
+
+def local_summarizer_url() -> str:
+    """Where the `local` summarizer is asked unless the config names another address (Ollama's)."""
+    from smig_tui.adapters.summarizer_config import PROVIDERS
+
+    return PROVIDERS["local"].base_url
 
 
 def config_file_path(env: dict[str, str] | None = None) -> Path:

@@ -207,8 +207,9 @@ def test_a_commit_writes_reads_back_and_announces_through_the_registered_writer(
 ) -> None:
     services = build_services()
     session = make_session(tmp_path / "src", agent=Agent.CODEX)
-    preview, choices = backend.commit_preview(services, session, make_plan(session))
+    preview, choices, plans = backend.commit_preview(services, session, make_plan(session))
     assert set(choices) == {"store", "claude", "codex", "gemini"}  # no OpenCode: it is not registered
+    assert set(plans) == {"", "claude", "codex", "gemini"}  # each choice states the plan it writes
     result = services.migrate(session, make_plan(session), {Destination.GEMINI})
     (output,) = result.outputs
     assert Path(output.path).parent == wisp_registry and output.resume_command.startswith("wisp --resume")

@@ -23,6 +23,12 @@ TOOL_RESULT_CLOSE = "[/tool result]"
 NOTE_PREFIX = "[smig: this conversation was migrated"
 """Start of the lineage note; readers and loop guards can recognise a migrated session by it."""
 TITLE_PREFIX = "↪ from {agent}: "
+"""Start of a migrated session's title, so pickers and smig's own list tell it from the original."""
+
+
+def is_migrated_title(title: str | None) -> bool:
+    """Whether a session's title says smig wrote it (a migration, not an original)."""
+    return bool(title) and str(title).startswith(TITLE_PREFIX.split("{", 1)[0])
 
 
 def flatten(message: Message) -> tuple[Role, str] | None:

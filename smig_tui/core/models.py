@@ -505,6 +505,10 @@ class PlanItems(Sequence[PlanItem]):
         self._shortened, self._shortened_reason = shortened or {}, shortened_reason
         """Text and original tokens of each shortened message, by index."""
 
+    def largest(self) -> int:
+        """The most tokens one message has (a shortened one counted whole): what a column of counts must hold."""
+        return max(self._tokens, default=0)
+
     def __len__(self) -> int:
         return len(self._messages)
 

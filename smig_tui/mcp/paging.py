@@ -1,9 +1,12 @@
-"""Provides the one way every large tool result is paged: at most `max_chars` characters of JSON a page.
+"""Provides the one way every large tool result is paged: at most `max_chars` UTF-8 bytes of JSON a page.
 
-Claude Code replaces a result over its token cap with a note the model cannot page, and Codex cuts
-the middle out of a long one, so a result must arrive whole. A page is a list's items from
-`offset` (or a text's characters from `offset`) that fit in the budget with the rest of the result;
-`next_offset` and `next_page` say how to get the next one, and are null on the last page.
+Every client cuts a long tool result, each in its own unit: Codex at about 48 KB, OpenCode at 51,200
+bytes, Gemini CLI at 40,000 characters (JavaScript's, so a character outside the BMP counts twice),
+Claude Code between 53 and 85 KB. A UTF-8 byte count is never below the count of characters in any
+of those senses, so a page measured in bytes and kept under the smallest limit arrives whole in all
+four, Japanese and emoji included. A page is a list's items from `offset` (or a text's characters
+from `offset`) that fit in the budget with the rest of the result; `next_offset` and `next_page` say
+how to get the next one, and are null on the last page.
 """
 
 from __future__ import annotations
@@ -24,14 +27,14 @@ class InvalidArgumentError(SmigError):
 
 
 def json_size(value: Any) -> int:
-    """Characters of `value` as the client receives it (compact JSON, non-ASCII kept as is)."""
-    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+    """UTF-8 bytes of `value` as the client receives it (compact JSON, non-ASCII kept as is)."""
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass"))
 
 
 def page_items(
     result: dict[str, Any], key: str, items: list[Any], offset: int, max_chars: int, call: str
 ) -> dict[str, Any]:
-    """`result` with `key` set to the items from `offset` that fit in `max_chars`, and how to get the rest.
+    """`result` with `key` set to the items from `offset` that fit in `max_chars` bytes, and how to get the rest.
 
     The first item of a page is always included; one too large alone has its longest texts cut,
     and says so in `cut_chars`.
@@ -54,12 +57,21 @@ def page_items(
 
 
 def page_text(result: dict[str, Any], key: str, text: str, offset: int, max_chars: int, call: str) -> dict[str, Any]:
-    """`result` with `key` set to the characters of `text` from `offset` that fit in `max_chars` as JSON."""
+    """`result` with `key` set to the characters of `text` from `offset` whose JSON fits in `max_chars` bytes.
+
+    The longest such slice is found by halving: its size only grows with its length, and each
+    character takes one to six bytes (escapes such as `\\n`, and CJK or emoji in UTF-8).
+    """
     _check_offset(offset, len(text))
     room = max(200, max_chars - json_size(result) - ENVELOPE - len(call))
-    end = min(len(text), offset + room)
-    while end > offset + 1 and json_size(text[offset:end]) > room:  # escapes (\n, \") take two characters
-        end = offset + max(1, (end - offset) - (json_size(text[offset:end]) - room) - 1)
+    low, high = offset + 1, min(len(text), offset + room)  # a character costs at least one byte
+    while low < high:
+        middle = (low + high + 1) // 2
+        if json_size(text[offset:middle]) <= room:
+            low = middle
+        else:
+            high = middle - 1
+    end = low
     return {**result, key: text[offset:end], "total_chars": len(text), **_links(offset, end, len(text), call)}
 
 
@@ -83,7 +95,7 @@ def _check_offset(offset: int, total: int) -> None:
 
 
 def shrink(item: Any, room: int) -> Any:
-    """A copy of `item` with its longest strings cut until its JSON fits in `room` characters."""
+    """A copy of `item` with its longest strings cut until its JSON fits in `room` bytes (a character cut is a byte or more)."""
     cut = 0
     for _ in range(20):
         over = json_size(item) - room

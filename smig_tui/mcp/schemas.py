@@ -15,9 +15,11 @@ from smig_tui.core.memory_agents import MEMORY_AGENTS
 from smig_tui.core.migration import Destination
 from smig_tui.core.models import Agent
 
-PAGE_CHARS = 20_000
-"""Default size of a tool result: both Claude Code and Codex pass about 20,000 characters whole."""
-MIN_PAGE_CHARS, MAX_PAGE_CHARS = 2_000, 100_000
+PAGE_CHARS = 36_000
+"""Default size of a tool result in UTF-8 bytes (so also in characters): measured, Codex passes about
+48 KB whole, OpenCode 51,200 bytes, Gemini CLI 40,000 characters, Claude Code 53 KB or more."""
+MIN_PAGE_CHARS, MAX_PAGE_CHARS = 2_000, 40_000
+"""The range `max_chars` may ask for: the ceiling is the smallest limit among the four clients."""
 
 STRATEGIES = {
     info.strategy.value: info.description + (" (commit needs yes_send=true)" if info.needs_summary else "")
@@ -55,8 +57,8 @@ def _paging(what: str, unit: str) -> dict[str, Any]:
             "type": "integer",
             "minimum": MIN_PAGE_CHARS,
             "maximum": MAX_PAGE_CHARS,
-            "description": f"Most characters in this result, {MIN_PAGE_CHARS:,} to {MAX_PAGE_CHARS:,}. "
-            f"Default {PAGE_CHARS:,}, which agent clients pass to the model whole.",
+            "description": f"Most UTF-8 bytes (so also characters) in this result, {MIN_PAGE_CHARS:,} to "
+            f"{MAX_PAGE_CHARS:,}. Default {PAGE_CHARS:,}, which every agent client passes to the model whole.",
         },
     }
 

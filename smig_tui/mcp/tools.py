@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from smig_tui.core.encoding import utf8
 from smig_tui.core.errors import MigrationNotFoundError, SessionNotFoundError
 from smig_tui.core.export import to_markdown
 from smig_tui.core.handoff import redact_messages
@@ -27,7 +28,7 @@ from smig_tui.core.redact import redact_json
 from smig_tui.core.strategies import needs_summary
 from smig_tui.mcp.paging import InvalidArgumentError, json_size, page_items, page_text
 from smig_tui.mcp.recall import match_omitted, source_messages
-from smig_tui.mcp.schemas import MAX_PAGE_CHARS, MIN_PAGE_CHARS, PAGE_CHARS
+from smig_tui.mcp.schemas import MAX_PAGE_CHARS, MIN_PAGE_CHARS, PAGE_CHARS, TOOLS
 from smig_tui.services import Services, migrated_messages
 
 SESSION_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{3,127}$")
@@ -406,7 +407,7 @@ class SmigTools:
             {
                 "destination": f.destination.value,
                 "path": f.path,
-                "bytes": len(f.data.encode("utf-8")),
+                "bytes": len(utf8(f.data)),
                 "session_id": f.native.session_id if f.native else None,
                 "resume_command": f.native.resume_command if f.native else None,
             }
@@ -602,6 +603,28 @@ class SmigTools:
                 "skipped": list(result.skipped) if result else [],
             }
         )
+
+
+def _bodies() -> dict[str, Callable[..., dict[str, Any]]]:
+    """Each tool's body, found by the name `schemas.TOOLS` gives the tool, taking exactly the schema's arguments.
+
+    `TOOLS` is the one list of tools: a tool listed without a body, or a body whose parameters are
+    not the schema's properties, stops this module from loading (and the test suite) instead of
+    failing one call at random.
+    """
+    bodies: dict[str, Callable[..., dict[str, Any]]] = {}
+    for tool in TOOLS:
+        body = getattr(SmigTools, tool["name"], None)
+        code = getattr(body, "__code__", None)
+        taken = set(code.co_varnames[1 : code.co_argcount]) if code else None
+        if body is None or taken != set(tool["inputSchema"]["properties"]):
+            raise TypeError(f"SmigTools.{tool['name']} must take exactly the arguments its schema lists.")
+        bodies[tool["name"]] = body
+    return bodies
+
+
+BODIES = _bodies()
+"""The tool bodies by tool name, derived from `schemas.TOOLS`."""
 
 
 def _clean(reply: dict[str, Any]) -> dict[str, Any]:

@@ -55,7 +55,7 @@ def describe_error(error: BaseException) -> str:
 
 
 class SmigApp(App[client_launch.Launch | None]):
-    """Hand a Codex or Claude Code conversation to another agent, sized to fit its model.
+    """Hand a Codex, Claude Code, Gemini CLI or OpenCode conversation to another agent, sized to fit its model.
 
     It returns the client to start when the user chose "continue now" (the entry point starts it
     once Textual has restored the terminal), else None.

@@ -15,7 +15,7 @@ from typing import Any
 from smig_tui.core.migration import Destination, receiving_agent_of
 from smig_tui.core.models import Agent, ModelCapacity, Plan, Session, SessionInfo, Strategy
 from smig_tui.core.strategies import TAB_STRATEGIES
-from smig_tui.services import Services, agent_entry_of
+from smig_tui.services import Services, agent_entry_of, local_summarizer_url
 
 PLAN_STRATEGIES = TAB_STRATEGIES
 
@@ -135,12 +135,13 @@ def summary_problem(services: Services) -> str | None:
 
 
 def provider_setup(services: Services) -> str:
-    """How to give smig a summarizer: the key's variable, or a local provider in the config file."""
+    """How to give smig a summarizer: the key's variable, or a local provider in the config file (its
+    default address is the one the code uses, Ollama's)."""
     config_file = services.paths.config_file
     return (
         "To summarise, set the API key variable before starting smig, or use a local model by adding"
-        f' to {shown(Path(config_file))}: [summarizer] provider = "local",'
-        ' base_url = "http://127.0.0.1:8080/v1", model = "<name>".'
+        f' to {shown(Path(config_file))}: [summarizer] provider = "local", model = "<name>"'
+        f" (it is asked at {local_summarizer_url()} unless base_url says otherwise)."
     )
 
 
@@ -178,9 +179,12 @@ def default_native(session: Session) -> str:
     return entry.hand_to.value if entry else "codex"
 
 
-def commit_preview(services: Services, session: Session, plan: Plan) -> tuple[Any, dict[str, str]]:
+def commit_preview(
+    services: Services, session: Session, plan: Plan, pins: frozenset[str] = frozenset()
+) -> tuple[Any, dict[str, str], dict[str, tuple[Plan, str]]]:
     """Dry-run every destination this machine can write (OpenCode's needs its command), so the dialog
-    can say exactly where each one writes."""
+    can say exactly where each one writes; and plan for each receiving agent, so it states the
+    figures of what each choice writes (an agent with another overhead has another budget)."""
     wanted = {Destination.STORE} | {Destination(entry.id) for entry in services.agents if services.can_write(entry.id)}
     result = services.migrate(session, plan, to=wanted, dry_run=True)
     choices: dict[str, str] = {}
@@ -194,13 +198,30 @@ def commit_preview(services: Services, session: Session, plan: Plan) -> tuple[An
             line += f"\n({planned.native.agent} session; its resume command is shown once written)"
         key = str(planned.destination)
         choices[key] = f"{choices[key]}\n{line}" if key in choices else line
-    return result, choices
+    plans = {"": (plan, "")}
+    for key in choices:
+        if key != "store":
+            plans[key] = plan_for_destination(services, session, plan, {"store", key}, pins)
+    return result, choices, plans
 
 
-def searched_folders(services: Services) -> list[str]:
-    """The folders discovery reads, as people write them."""
-    paths = services.paths
-    return [shown(paths.codex_sessions), shown(paths.claude_projects)]
+def searched_places(services: Services) -> list[tuple[str, str, tuple[str, ...]]]:
+    """Each agent's name, where its sessions are looked for (as people write paths), and the
+    variables that move it: the first-run screen lists them all."""
+    homes = services.agent_homes()
+    return [
+        (entry.name, shown(homes[entry.id]) if entry.id in homes else "(no home known)", entry.home_variables)
+        for entry in services.agents
+    ]
+
+
+def detected(services: Services, sessions: list[SessionInfo]) -> list[tuple[str, int]]:
+    """How many sessions (sub-agents aside) each agent has here, every agent named, none left out."""
+    counts: dict[str, int] = {}
+    for info in sessions:
+        if not info.is_subagent:
+            counts[info.agent.value] = counts.get(info.agent.value, 0) + 1
+    return [(entry.name, counts.get(entry.id, 0)) for entry in services.agents]
 
 
 def shown(path: Path) -> str:
@@ -229,9 +250,11 @@ def plan_for_destination(
     if overhead == plan.decision.overhead:
         return plan, ""
     again = services.plan(session, capacity.name, plan.strategy, pins=pins, summary=plan.summary, agent=agent)
+    entry = agent_entry_of(agent)
     note = (
-        f"Planned again for {agent}, which adds {overhead:,} tokens to every request (the preview took "
-        f"off {plan.decision.overhead:,}): {len(again.kept)} messages kept, {again.tokens_after:,} tokens."
+        f"Planned again for {entry.name if entry else agent}, which adds {overhead:,} tokens to every request"
+        f" (the preview took off {plan.decision.overhead:,}): {len(again.kept):,} messages kept,"
+        f" {again.tokens_after:,} tokens."
     )
     return again, note
 

@@ -116,6 +116,8 @@ class CommitPreviewed(Message):
     preview: Any
     choices: dict[str, str]
     """Output name -> description shown in the confirm dialog."""
+    plans: dict[str, tuple[Plan, str]] = field(default_factory=dict)
+    """Output name ('' for storage only) -> the plan written for it, and why it differs from the preview's."""
 
 
 @dataclass
@@ -125,6 +127,8 @@ class Committed(Message):
     result: Any
     note: str = ""
     """Why what was written differs from the preview (planned again for the chosen agent), or ''."""
+    plan: Plan | None = None
+    """The plan written: its figures, and whether it fit, are part of the result."""
 
 
 @dataclass

@@ -1,9 +1,10 @@
-"""Proves smig's MCP server works inside the real Claude Code and Codex CLIs, set up as the README says.
+"""Proves smig's MCP server works inside the four real clients, each set up as docs/mcp.md says.
 
-Each client is started with the README's configuration block as written (`smig` found on PATH is this
-checkout's), against the project's fake model server playing a scripted model that calls every smig
-tool by name, reads a paged handoff to its end and provokes errors; the tool results come back in
-the client's next request, where the test reads them. Skips when the clients are not installed
+Each client is started with the docs' configuration block as written (`smig` found on PATH is this
+checkout's), against a fake model server playing a scripted model: in Claude Code and Codex it calls
+every smig tool by name, reads a paged handoff to its end and provokes errors; in Gemini CLI and
+OpenCode it calls the read-only tools (and OpenCode the writer). The tool results come back in the
+client's next request, where the test reads them. Skips when the clients are not installed
 (`SMIG_E2E_BIN`; CI installs them pinned).
 """
 
@@ -12,10 +13,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from fake_model_server import FakeModelServer
 
+from smig_tui.mcp.schemas import PAGE_CHARS
 from smig_tui.mcp.tools import SmigTools
 from smig_tui.services import build_services
 
@@ -54,11 +54,22 @@ def _client(name: str) -> str:
     return str(path)
 
 
-def readme_block(language: str, marker: str) -> str:
-    """The README's MCP configuration block for one client, exactly as a user would copy it."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## MCP server") :]
-    blocks = re.findall(rf"```{language}\n(.*?)```", section, re.S)
+def readme_block(language: str, marker: str, client: str | None = None) -> str:
+    """The docs' MCP configuration block for one client, exactly as a user would copy it.
+
+    With `client`, only that client's part of the page is searched (Claude Code and Gemini CLI
+    share the same JSON entry).
+    """
+    page = ROOT / "docs" / "mcp.md"
+    if page.is_file():
+        section = page.read_text(encoding="utf-8")
+    else:
+        readme = (ROOT / "README.md").read_text(encoding="utf-8")
+        section = readme[readme.index("## MCP server") :]
+    if client is not None:
+        start = section.index(f"### {client}\n")
+        section = section[start : section.find("\n##", start + 1)]
+    blocks = re.findall(rf"```{language}[^\n]*\n(.*?)```", section, re.S)
     return next(block for block in blocks if marker in block)
 
 
@@ -238,7 +249,7 @@ def _check(results: dict[str, dict[str, Any]], prepared: dict[str, Any], homes: 
     table = [model["name"] for page in pages for model in page["models"]]
     assert len(pages) >= 2 and pages[-1]["next_offset"] is None
     assert table == [m.name for m in build_services().capacities.search("")]
-    assert 10_000 < len(results["all0"]["text"]) < 21_000  # a default page reaches the model whole
+    assert 10_000 < len(results["all0"]["text"].encode()) < PAGE_CHARS + 1_000  # a default page reaches the model whole
     searched = ok["sessions"]["searched"][agent]
     assert searched == {"path": str(homes[agent]), "exists": True}  # the homes reached smig through the config
     assert ok["sessions"]["sessions"] and all(s["agent"] == agent for s in ok["sessions"]["sessions"])
@@ -257,7 +268,7 @@ def _check(results: dict[str, dict[str, Any]], prepared: dict[str, Any], homes: 
         assert len(results[f"page{n}"]["text"]) <= PAGE + 200
         text += page["content"]
     assert page["next_offset"] is None and len(text) == page["total_chars"]
-    whole = SmigTools(build_services()).get_handoff("/home/user/proj", max_chars=100_000)
+    whole = SmigTools(build_services()).get_handoff("/home/user/proj", max_chars=40_000)
     assert text == whole["content"]
     assert ok["recall"]["migration_id"] == prepared["migration_id"] and ok["recall"]["total_matches"] >= 1
     assert "Unknown model 'no-such-model-9'" in results["bad_model"]["text"]
@@ -280,27 +291,17 @@ def homes(fake_home: dict[str, Path], tmp_path: Path) -> dict[str, Path]:
 
 
 def _env(homes: dict[str, Path]) -> dict[str, str]:
-    """A clean environment whose PATH finds this checkout's `smig` first."""
-    bin_dir = str(Path(sys.executable).parent)
-    assert shutil.which("smig", path=bin_dir), "this checkout's smig is not installed in its venv"
-    return {
-        "PATH": f"{bin_dir}:/usr/local/bin:/usr/bin:/bin",
-        "HOME": str(homes["user"]),
-        "LANG": "C.UTF-8",
-        "TMPDIR": tempfile.gettempdir(),
-        "CODEX_HOME": str(homes["codex"]),
-        "CLAUDE_CONFIG_DIR": str(homes["claude"]),
-        "SMIG_TUI_HOME": str(homes["smig"]),
-        "NO_COLOR": "1",
-        "TIKTOKEN_CACHE_DIR": os.environ.get("TIKTOKEN_CACHE_DIR", ""),
-    }
+    """A clean environment whose PATH finds this checkout's `smig` first, HOME apart from the agents' homes."""
+    from mcp_clients import base_env
+
+    return base_env(homes) | {"HOME": str(homes["user"])}
 
 
 def test_claude_code_calls_every_smig_tool_from_the_readme_config(homes: dict[str, Path], tmp_path: Path) -> None:
     claude = _client("claude")
     prepared = _prepare()
     config = tmp_path / "mcp.json"
-    config.write_text(readme_block("json", "mcpServers"), encoding="utf-8")
+    config.write_text(readme_block("json", "mcpServers", "Claude Code"), encoding="utf-8")
     steps, labels = _steps(_calls(prepared, "claude"), "claude")
     with FakeModelServer(steps) as server:
         env = {
@@ -335,7 +336,7 @@ def test_codex_calls_every_smig_tool_from_the_readme_config(homes: dict[str, Pat
     codex = _client("codex")
     prepared = _prepare()
     steps, labels = _steps(_calls(prepared, "codex"), "codex")
-    results = _run_codex(homes, codex, readme_block("toml", "[mcp_servers.smig]"), steps, labels)
+    results = _run_codex(homes, codex, readme_block("toml", "[mcp_servers.smig]", "Codex"), steps, labels)
     _check(results, prepared, homes, "codex")
 
 
@@ -358,3 +359,54 @@ def test_codex_without_the_readme_settings_hides_the_homes_and_refuses_the_write
     assert listed["sessions"] == []
     assert "approval" in results["commit"]["text"] and "migration_id" not in results["commit"]["text"]
     assert not (homes["smig"] / "data").exists() and not (homes["user"] / ".local").exists()
+
+
+def _merged(path: Path, block: str) -> None:
+    """A docs block added to a client's JSON config, as a user merges it by hand."""
+    config = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({**config, **json.loads(block)}), encoding="utf-8")
+
+
+DOCS_CALLS = [
+    ("model_context_window", {"model": "gpt-5.1"}),
+    ("list_sessions", {"agent": "claude", "limit": 50}),
+    ("model_context_window", {"model": "no-such-model-9"}),
+]
+
+
+def test_gemini_cli_runs_smig_from_the_docs_config(homes: dict[str, Path]) -> None:
+    """The docs' settings entry and policy file as written: `gemini -p` offers the read-only tools and runs them."""
+    from mcp_clients import run_gemini
+
+    def configure(env: dict[str, str]) -> None:
+        gemini = homes["home"] / ".gemini"
+        _merged(gemini / "settings.json", readme_block("json", "mcpServers", "Gemini CLI"))
+        (gemini / "policies").mkdir(parents=True, exist_ok=True)
+        (gemini / "policies" / "smig.toml").write_text(readme_block("toml", "mcpName", "Gemini CLI"), encoding="utf-8")
+
+    window, listed, unknown = run_gemini(homes, homes["project"], DOCS_CALLS, configure)
+    assert _parsed({"text": window})["context_window"] == build_services().capacities.lookup("gpt-5.1").context_window
+    sessions = _parsed({"text": listed})
+    assert sessions["searched"]["claude"] == {"path": str(homes["claude"]), "exists": True}
+    assert {s["id"] for s in sessions["sessions"]} >= {SESSION}
+    assert "Unknown model 'no-such-model-9'" in unknown
+
+
+def test_opencode_runs_smig_from_the_docs_config(homes: dict[str, Path]) -> None:
+    """The docs' `mcp` entry as written: OpenCode starts smig and runs its tools, the writer included."""
+    from mcp_clients import run_opencode
+
+    def configure(env: dict[str, str]) -> None:
+        _merged(
+            homes["home"] / ".config" / "opencode" / "opencode.json",
+            readme_block("json", '"type": "local"', "OpenCode"),
+        )
+
+    calls = [*DOCS_CALLS, ("commit_migration", {"session_id": SESSION, "target_model": TINY, "to": ["store"]})]
+    window, listed, unknown, commit = run_opencode(homes, homes["project"], calls, configure)
+    assert _parsed({"text": window})["name"] == "gpt-5.1"
+    assert _parsed({"text": listed})["searched"]["claude"] == {"path": str(homes["claude"]), "exists": True}
+    assert "Unknown model 'no-such-model-9'" in unknown
+    record = Path(_parsed({"text": commit})["record_path"])
+    assert record.is_file() and record.is_relative_to(homes["smig"])

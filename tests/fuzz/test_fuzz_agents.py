@@ -240,6 +240,12 @@ def _run_every_front_door(kind: str, agent: str, ref: str, homes: dict[str, Path
     for name, call in (
         ("list_sessions", lambda: tools.list_sessions(limit=100)),
         ("preview_migration", lambda: tools.preview_migration(build_services().find_session(ref).id, TARGET)),
+        (
+            "commit_migration",
+            lambda: tools.commit_migration(
+                build_services().find_session(ref).id, TARGET, to=["markdown", "claude"], dry_run=True
+            ),
+        ),
     ):
         try:
             json.dumps(call())

@@ -225,7 +225,7 @@ async def test_listing_and_preview_match_the_fixture(homes: dict[str, Path], tmp
         listed = await call(session, "list_sessions", agent="claude", limit=50)
         scoped = await call(session, "list_sessions", cwd="/home/user/my_app")
         preview = await call(
-            session, "preview_migration", session_id=VERBOSE_SESSION[:8], target_model=TINY, max_chars=100_000
+            session, "preview_migration", session_id=VERBOSE_SESSION[:8], target_model=TINY, max_chars=40_000
         )
         pinned = await call(
             session,
@@ -233,7 +233,7 @@ async def test_listing_and_preview_match_the_fixture(homes: dict[str, Path], tmp
             session_id=VERBOSE_SESSION[:8],
             target_model=TINY,
             pins=[loaded.messages[1].id],
-            max_chars=100_000,
+            max_chars=40_000,
         )
     assert preview["next_offset"] is None
     assert listed["searched"]["claude"] == {"path": str(homes["claude"]), "exists": True}
@@ -279,7 +279,7 @@ async def test_commit_then_handoff_then_recall(homes: dict[str, Path], tmp_path:
         )
         assert tree(*agent_homes) == before and not (homes["smig"] / "data").exists()
         preview = await call(
-            session, "preview_migration", session_id=VERBOSE_SESSION, target_model=TINY, max_chars=100_000
+            session, "preview_migration", session_id=VERBOSE_SESSION, target_model=TINY, max_chars=40_000
         )
         done = await call(
             session, "commit_migration", session_id=VERBOSE_SESSION, target_model=TINY, to=["store", "claude"]
@@ -343,7 +343,7 @@ async def test_errors_name_tools_and_arguments_not_cli_flags(homes: dict[str, Pa
     assert unknown_model.startswith("model_context_window: Unknown model") and "list_known_models" in unknown_model
     assert "smig models" not in unknown_model and not_found.startswith("preview_migration: No session matches")
     assert wrong_type == "list_sessions: limit must be an integer, not string."
-    assert out_of_range == "get_handoff: max_chars must be from 2,000 to 100,000, not 10."
+    assert out_of_range == "get_handoff: max_chars must be from 2,000 to 40,000, not 10."
     assert "list_known_models has no argument 'colour'" in extra
     assert missing == "migrate_session needs the argument messages_json."
     assert "strategy must be one of truncate, tools-first, as-is" in summary
@@ -380,7 +380,7 @@ def test_the_server_answers_the_handshake_without_loading_the_core(tmp_path: Pat
         },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-        {"jsonrpc": "2.0", "id": 3, "method": "resources/list"},
+        {"jsonrpc": "2.0", "id": 3, "method": "sampling/createMessage"},
         {"jsonrpc": "2.0", "id": 4, "method": "ping"},
     ]
     code = (
@@ -409,23 +409,23 @@ def test_the_server_answers_the_handshake_without_loading_the_core(tmp_path: Pat
 
 def test_an_unexpected_failure_is_one_sentence_and_the_server_serves_on() -> None:
     """A bug in a tool or the dispatcher must not kill the server or print a traceback to the client."""
-    from smig_tui.mcp.protocol import StdioServer
+    from smig_tui.mcp.protocol import Call, Method, StdioServer
 
-    def broken_tool(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        raise KeyError(name)
+    def broken_tool(call: Call) -> dict[str, Any]:
+        raise KeyError(call.method)
 
-    server = StdioServer("smig", "0", "", [], broken_tool)
+    server = StdioServer("smig", "0", "", {"tools/call": Method(broken_tool)}, {})
     call = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "x", "arguments": {}}})
     ping = json.dumps({"jsonrpc": "2.0", "id": 8, "method": "ping"})
     reader, writer = io.BytesIO(f"{call}\n{ping}\n".encode()), io.BytesIO()
     server.serve(reader, writer)
-    replies = [json.loads(line) for line in writer.getvalue().splitlines()]
-    assert replies[0] == {
+    replies = {reply["id"]: reply for reply in map(json.loads, writer.getvalue().splitlines())}
+    assert replies[7] == {
         "jsonrpc": "2.0",
         "id": 7,
         "error": {"code": -32603, "message": "smig failed on this request (KeyError)."},
     }
-    assert replies[1] == {"jsonrpc": "2.0", "id": 8, "result": {}}
+    assert replies[8] == {"jsonrpc": "2.0", "id": 8, "result": {}}
 
 
 def test_a_tool_that_raises_unexpectedly_is_a_tool_error(monkeypatch: pytest.MonkeyPatch) -> None:

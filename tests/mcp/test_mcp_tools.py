@@ -159,7 +159,7 @@ def test_real_sessions_round_trip_through_preview_commit_and_recall(
         session = services.load_session(services.find_session(entry["id"]))
         if len(session.messages) < 20:
             continue
-        preview = tools.preview_migration(entry["id"], "gpt-4", reserve=6_000, max_chars=100_000)
+        preview = tools.preview_migration(entry["id"], "gpt-4", reserve=6_000, max_chars=40_000)
         dropped = [
             item
             for item in all_pages(tools.preview_migration, "items", entry["id"], "gpt-4", reserve=6_000)
@@ -201,7 +201,9 @@ def all_pages(tool, key: str, *args, **kwargs) -> list:  # type: ignore[no-untyp
     items, offset = [], 0
     while offset is not None:
         page = tool(*args, offset=offset, **kwargs)
-        assert len(json.dumps(page, ensure_ascii=False, separators=(",", ":"))) <= kwargs.get("max_chars", 20_000)
+        assert len(json.dumps(page, ensure_ascii=False, separators=(",", ":")).encode()) <= kwargs.get(
+            "max_chars", 36_000
+        )
         items += page[key]
         offset = page["next_offset"]
         assert (offset is None) == (page["next_page"] is None)
@@ -221,12 +223,12 @@ def test_handoff_pages_and_summaries_need_consent(fake_home: dict[str, Path]) ->
     first = tools.get_handoff("/home/user/proj", max_chars=2_000)
     assert first["migration_id"] == done["migration_id"] and first["next_offset"] == len(first["content"])
     assert "offset=" + str(first["next_offset"]) in first["next_page"]
-    whole = tools.get_handoff("/home/user/proj", max_chars=100_000)
+    whole = tools.get_handoff("/home/user/proj", max_chars=40_000)
     assert whole["next_offset"] is None and first["total_chars"] == len(whole["content"]) > 2_000
     text, offset = "", 0
     while offset is not None:
         page = tools.get_handoff("/home/user/proj", offset=offset, max_chars=2_000)
-        assert len(json.dumps(page, ensure_ascii=False, separators=(",", ":"))) <= 2_000
+        assert len(json.dumps(page, ensure_ascii=False, separators=(",", ":")).encode()) <= 2_000
         text, offset = text + page["content"], page["next_offset"]
     assert text == whole["content"]
     stored = all_pages(tools.get_handoff, "content", "/home/user/proj", format="json")
@@ -330,7 +332,7 @@ def test_summaries_are_offered_with_the_clis_consent_and_a_configured_summarizer
     record = tools.services.store.get(done["migration_id"])
     assert len(llm_server.requests) >= 1 and done["strategy"] == "summary"
     assert record.summary and "Finish the work" in record.summary
-    handoff = tools.get_handoff("/home/user/proj", max_chars=100_000)
+    handoff = tools.get_handoff("/home/user/proj", max_chars=40_000)
     assert "Finish the work" in handoff["content"]
 
 
@@ -352,7 +354,7 @@ def test_a_long_omitted_message_is_read_whole_page_by_page(fake_home: dict[str, 
     text, offset = "", 0
     while offset is not None:
         page = tools.recall_omitted(done["migration_id"], message_id=match["id"], offset=offset, max_chars=2_000)
-        assert len(json.dumps(page, ensure_ascii=False, separators=(",", ":"))) <= 2_000
+        assert len(json.dumps(page, ensure_ascii=False, separators=(",", ":")).encode()) <= 2_000
         text, offset = text + page["text"], page["next_offset"]
     assert text == long_text and page["total_chars"] == len(long_text)
     with pytest.raises(InvalidArgumentError, match="is not a message migration"):

@@ -1,7 +1,8 @@
 """The TUI writes a plan made for the agent picked in the commit dialog, not the one it previewed for.
 
 The tabs plan a Codex session for the default target (claude-sonnet-4-5), so Claude Code's overhead
-is taken off; committing it to Gemini CLI instead plans again with Gemini CLI's overhead, and says so.
+is taken off; committing it to Gemini CLI instead plans again with Gemini CLI's overhead, and says so in
+the dialog, before anything is written, and in the result.
 """
 
 from __future__ import annotations
@@ -20,13 +21,15 @@ async def test_committing_to_another_agent_plans_for_its_overhead(fake_home: dic
     app = SmigApp(services=services, here="/home/user/proj")
     notes: list[str] = []
     async with app.run_test(size=(120, 36)) as pilot:
-        await commit_dialog_choosing(
+        dialog = await commit_dialog_choosing(
             pilot, lambda info: info.agent is Agent.CODEX and info.cwd == "/home/user/proj", "gemini"
         )
-        app.notify = lambda message, *args, **kwargs: notes.append(str(message))  # type: ignore[method-assign]
+        notes.append(" ".join(str(dialog.query_one("#commit-note").render()).split()))
+        planned = dialog.plan
         await pilot.click("#confirm")
         await settle(pilot)
         result = app.screen.result
+        notes.append(" ".join(str(app.screen.query_one("#result-note").render()).split()))
     record = result.record
     session = services.load_session(services.find_session(record.source.id))
     capacity = services.capacities.lookup(record.target)
@@ -34,8 +37,9 @@ async def test_committing_to_another_agent_plans_for_its_overhead(fake_home: dic
     for_gemini = services.plan(session, record.target, record.strategy, agent="gemini").decision
     assert for_claude.overhead == services.overhead_tokens(capacity, "claude") != for_gemini.overhead
     assert record.decision["budget"] == for_gemini.budget != for_claude.budget
-    expected = f"Planned again for gemini, which adds {for_gemini.overhead:,} tokens"
-    assert any(note.startswith(expected) for note in notes)
+    expected = f"Planned again for Gemini CLI, which adds {for_gemini.overhead:,} tokens"
+    assert len(notes) == 2 and all(note.startswith(expected) for note in notes)
+    assert planned is not None and planned.decision.budget == for_gemini.budget  # the dialog states what is written
 
 
 async def test_committing_to_the_previewed_agent_writes_the_preview(fake_home: dict[str, Path]) -> None:
@@ -46,10 +50,11 @@ async def test_committing_to_the_previewed_agent_writes_the_preview(fake_home: d
         await commit_dialog_choosing(
             pilot, lambda info: info.agent is Agent.CODEX and info.cwd == "/home/user/proj", "claude"
         )
-        app.notify = lambda message, *args, **kwargs: notes.append(str(message))  # type: ignore[method-assign]
+        notes.append(" ".join(str(app.screen.query_one("#commit-note").render()).split()))
         await pilot.click("#confirm")
         await settle(pilot)
         record = app.screen.result.record
+        assert not app.screen.query("#result-note")
     session = services.load_session(services.find_session(record.source.id))
     assert record.decision["budget"] == services.plan(session, record.target, record.strategy).decision.budget
-    assert not any(note.startswith("Planned again") for note in notes)
+    assert notes == [""]

@@ -436,7 +436,7 @@ def test_mcp_tools_redact_every_kind(
 
     def handoff(fmt: str) -> str:
         commit()
-        return every_page(lambda offset: tools.get_handoff(WORKSPACE, fmt, offset=offset, max_chars=100_000))
+        return every_page(lambda offset: tools.get_handoff(WORKSPACE, fmt, offset=offset, max_chars=40_000))
 
     def recall() -> str:
         migration = commit(window - 2_000)["migration_id"]
@@ -444,7 +444,7 @@ def test_mcp_tools_redact_every_kind(
         return "\n".join(
             every_page(
                 lambda offset, n=n: tools.recall_omitted(
-                    migration, f"(batch-{n})", limit=100, offset=offset, max_chars=100_000
+                    migration, f"(batch-{n})", limit=100, offset=offset, max_chars=40_000
                 )
             )
             for n in batches
@@ -460,7 +460,7 @@ def test_mcp_tools_redact_every_kind(
         planted_homes[agent],
         lambda: every_page(
             lambda offset: tools.preview_migration(
-                session_id, TARGET, "truncate", reserve=window - 2_000, offset=offset, max_chars=100_000
+                session_id, TARGET, "truncate", reserve=window - 2_000, offset=offset, max_chars=40_000
             )
         ),
         monkeypatch,
@@ -535,7 +535,7 @@ def test_mcp_migrate_session_redacts_every_kind(monkeypatch: pytest.MonkeyPatch)
         "mcp migrate_session",
         items,
         lambda: every_page(
-            lambda offset: tools.migrate_session(chat, "gpt-4o", "gpt-4o", offset=offset, max_chars=100_000)
+            lambda offset: tools.migrate_session(chat, "gpt-4o", "gpt-4o", offset=offset, max_chars=40_000)
         ),
         monkeypatch,
     )
@@ -575,7 +575,7 @@ def test_titles_and_the_placeholders_first_prompt_are_redacted(
     score(
         "mcp list_sessions titles",
         items,
-        lambda: every_page(lambda offset: tools.list_sessions(limit=500, offset=offset, max_chars=100_000)),
+        lambda: every_page(lambda offset: tools.list_sessions(limit=500, offset=offset, max_chars=40_000)),
         monkeypatch,
         KINDS,
     )

@@ -144,7 +144,7 @@ def test_every_listing_path_shows_titles_redacted(
         items,
         lambda: every_page(
             lambda offset: SmigTools(build_services()).list_sessions(
-                agent=agent, limit=500, offset=offset, max_chars=100_000
+                agent=agent, limit=500, offset=offset, max_chars=40_000
             )
         ),
         monkeypatch,

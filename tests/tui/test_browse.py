@@ -90,14 +90,23 @@ async def test_unreadable_session_is_a_notification_not_a_crash(make_app) -> Non
         assert app.is_running
 
 
-async def test_empty_homes_say_so(empty_app) -> None:
+async def test_empty_homes_say_so_and_name_every_agent_and_where_it_was_looked_for(empty_app) -> None:
     app = empty_app()
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         progress = str(app.screen.query_one("#progress").render())
-        assert progress == "No sessions found (see right)."
-        facts = str(app.screen.query_one("#facts").render())
-        assert "No Codex or Claude Code sessions found" in facts and "~/.codex/sessions" in facts
+        assert progress == "No sessions found."
+        facts = " ".join(str(app.screen.query_one("#facts").render()).split())
+        for name, where, variable in (
+            ("Codex", "~/.codex", "CODEX_HOME"),
+            ("Claude Code", "~/.claude", "CLAUDE_CONFIG_DIR"),
+            ("Gemini CLI", "~/.gemini", "GEMINI_CLI_HOME"),
+            ("OpenCode", "~/.local/share/opencode/opencode.db", "OPENCODE_DB"),
+        ):
+            assert f"{name}: {where} (moved by {variable}" in facts
+        # A variable set after launch is not seen by this process: the screen says to restart, not to press r.
+        assert "start smig again" in facts and "then press r" not in facts
+        assert not app.screen.query_one("#preview").display
 
 
 async def test_help_theme_and_palette(make_app) -> None:

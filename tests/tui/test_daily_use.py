@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import open_session, settle
+from screen_fit import assert_fits
 from test_flow import build_sized, choose_target
 
 from smig_tui.core.models import Agent, Kind, SessionInfo, Strategy
@@ -183,8 +184,16 @@ async def test_empty_homes_say_where_smig_looked(empty_app, isolated_homes) -> N
     app = empty_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        facts = str(app.screen.query_one("#facts").render())
-        assert "~/.codex/sessions" in facts and "~/.claude/projects" in facts
+        # At 80 columns the paths wrap, but every one is there whole, with the agent it belongs to.
+        assert_fits(
+            app,
+            wrapped=[
+                "Codex: ~/.codex",
+                "Claude Code: ~/.claude",
+                "Gemini CLI: ~/.gemini",
+                "OpenCode: ~/.local/share/opencode/opencode.db",
+            ],
+        )
 
 
 async def test_clipboard_is_worded_honestly_and_wrapped_for_tmux(sized, monkeypatch, tmp_path) -> None:

@@ -74,10 +74,23 @@ async def test_cancel_writes_nothing(memory_home: dict[str, Path]) -> None:
         await _settle(app, pilot)
         await pilot.press("s")
         await pilot.pause()
-        await pilot.press("escape")
+        await pilot.press("tab", "escape")  # Tab stays on Sync (Cancel is Escape's), Escape cancels
         await _settle(app, pilot)
         assert isinstance(app.screen, MemoryScreen)
         assert not (memory_home["codex"] / "memories" / CODEX_BUNDLE_NAME).exists()
+        assert "cancelled: nothing was written" in list(app._notifications)[-1].message  # said, not silent
+
+
+async def test_tab_then_enter_still_syncs(memory_home: dict[str, Path]) -> None:
+    """One Tab used to move to Cancel, and Enter then wrote nothing, silently."""
+    app = HostApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _settle(app, pilot)
+        await pilot.press("s")
+        await pilot.pause()
+        await pilot.press("tab", "enter")
+        await _settle(app, pilot)
+        assert (memory_home["codex"] / "memories" / CODEX_BUNDLE_NAME).exists()
 
 
 async def test_direction_and_mode_keys_replan(memory_home: dict[str, Path]) -> None:

@@ -41,6 +41,8 @@ class AgentEntry:
     """Its reader (None when its home is unknown)."""
     writer: Callable[[Paths, Env], NativeWriter | None]
     """Its writer for `--to <agent>` (None when its home is unknown)."""
+    home_variables: tuple[str, ...] = ()
+    """The environment variables that move its home, as its own client reads them (read at launch)."""
 
     @property
     def id(self) -> str:

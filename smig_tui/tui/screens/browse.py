@@ -30,6 +30,7 @@ from smig_tui.tui.messages import (
 )
 from smig_tui.tui.screens.base import SmigScreen
 from smig_tui.tui.screens.migrate_actions import MigrateActions
+from smig_tui.tui.widgets.filter_box import FilterBox
 from smig_tui.tui.widgets.plan_table import PlanTable
 from smig_tui.tui.widgets.preview_tabs import TABS, PreviewTabs
 from smig_tui.tui.widgets.session_card import SessionCard
@@ -51,6 +52,8 @@ PROGRESS_SECONDS = 0.1
 """How often the read posts its progress: each post costs the UI thread a redraw."""
 FILTER_DELAY = 0.15
 """Seconds of no typing before the filter applies: each keystroke restarts the wait."""
+FILTER_HINT = "/ filter · ↑↓ pick · Enter opens"
+NARROW_FILTER_HINT = "/ filter, ↑↓, Enter"
 SHOWN_WAIT = 1.0
 """Longest the planner waits for the tab on show to be drawn before planning the others anyway."""
 
@@ -91,9 +94,9 @@ class BrowseScreen(SmigScreen[None]):
         Binding(
             "escape",
             "back",
-            "Cancel / clear filter",
+            "Back / clear filter",
             show=False,
-            tooltip="Stop reading a big session, or clear the filter and go back to the tree.",
+            tooltip="From the plan, back to the sessions; stop reading a big session; else clear the filter.",
             id="browse.clear",
         ),
         Binding(
@@ -111,6 +114,29 @@ class BrowseScreen(SmigScreen[None]):
             show=False,
             tooltip="Show or hide sub-agent and exec sessions.",
             id="browse.subagents",
+        ),
+        Binding(
+            "h",
+            "toggle_here",
+            "Here/all",
+            show=False,
+            tooltip="List only the sessions of the folder smig was started in, or every folder's.",
+            id="browse.here",
+        ),
+        Binding(
+            "space",
+            "peek",
+            "Peek",
+            show=False,
+            tooltip="Peek at the highlighted session's first and last messages without opening it.",
+            id="browse.peek",
+        ),
+        Binding(
+            "v",
+            "focus_plan",
+            "Messages",
+            tooltip="Move to the plan's messages (Escape goes back to the sessions).",
+            id="browse.messages",
         ),
         Binding("t", "pick_target", "Target", tooltip="Choose the model to continue in.", id="browse.target"),
         Binding(
@@ -181,7 +207,7 @@ class BrowseScreen(SmigScreen[None]):
         yield Header()
         with Horizontal(id="body"):
             with Vertical(id="sources"):
-                yield Input(placeholder="/ filter sessions", id="filter")
+                yield FilterBox(placeholder=FILTER_HINT, id="filter")
                 yield Static("Scanning…", id="progress")
                 yield SourceTree(here=self.here, id="tree")
             with Vertical(id="detail"):
@@ -195,7 +221,7 @@ class BrowseScreen(SmigScreen[None]):
         self.query_one(SessionCard).border_title = "Session"
         self.query_one(PreviewTabs).border_title = "Preview"
         self.query_one(SourceTree).focus()
-        self.query_one(PreviewTabs).show_note("Select a session to preview its migration.")
+        self.query_one(PreviewTabs).show_note("Open a session (Enter) to preview its migration.")
         self.call_after_refresh(self.scan_sessions)  # paint the frame first: the scan holds the GIL
 
     @on(DataTable.RowSelected)
@@ -243,6 +269,7 @@ class BrowseScreen(SmigScreen[None]):
         self.set_class(narrow, "-narrow")
         self.set_class(self.size.width >= 160, "-wide")
         self.query_one(SessionCard).set_compact(narrow or short)
+        self.query_one("#filter", Input).placeholder = NARROW_FILTER_HINT if narrow else FILTER_HINT
         footer = self.query_one(Footer)
         footer.compact = narrow
         footer.show_command_palette = not narrow
@@ -308,19 +335,25 @@ class BrowseScreen(SmigScreen[None]):
             backend.warm_counter(self.services, name)
 
     def show_counts(self) -> None:
-        """The line under the filter: how many sessions show of how many, or why none do."""
+        """The line under the filter: how many sessions show of how many, or why none do; and, while
+        none is open, the card's count per agent (or, with none at all, where smig looked)."""
         tree = self.query_one(SourceTree)
         total, shown = len(tree.sessions), len(tree.visible_sessions())
+        scope = " here" if tree.here_only else ""
         if not total:
-            text = "No sessions found (see right)."
-        elif tree.filter_text and not shown:
-            text = f"No session matches “{tree.filter_text}” · Escape clears"
+            text = "No sessions found."
+        elif not shown and (tree.filter_text or tree.here_only):
+            what = f"matches “{tree.filter_text}”" if tree.filter_text else "is in this folder"
+            text = f"No session {what} · {'Escape' if tree.filter_text else 'h'} shows all"
         else:
-            hidden = "" if tree.show_subagents or self.has_class("-narrow") else " · a: sub-agents"
-            text = f"{shown:,} of {total:,} sessions{hidden}"
+            hint = "" if self.has_class("-narrow") else " · h: here/all" if not tree.here_only else " · h: all"
+            text = f"{shown:,} of {total:,} sessions{scope}{hint}"
         self.query_one("#progress", Static).update(text)
+        self.set_class(not total, "-empty")
         if not total:
-            self.query_one(SessionCard).show_empty(backend.searched_folders(self.services))
+            self.query_one(SessionCard).show_empty(backend.searched_places(self.services))
+        elif self.info is None:
+            self.query_one(SessionCard).show_idle(backend.detected(self.services, tree.sessions))
 
     def action_reload(self) -> None:
         tree = self.query_one(SourceTree)
@@ -331,8 +364,48 @@ class BrowseScreen(SmigScreen[None]):
     def action_focus_filter(self) -> None:
         self.query_one("#filter", Input).focus()
 
+    def action_focus_plan(self) -> None:
+        """Move to the messages of the tab on show (the summary on the Summary tab)."""
+        tabs = self.query_one(PreviewTabs)
+        table = tabs.table()
+        pane = tabs.summary_pane()
+        if table is not None and table.row_count:
+            table.focus()
+        elif pane is not None and pane.has_class("-empty"):
+            self.notify("There is no summary yet: s writes one (it is sent to the summarizer).", severity="warning")
+        elif pane is not None:
+            pane.query_one("#summary-view").focus()
+        else:
+            self.notify("Open a session first (Enter), then v moves to its plan's messages.", severity="warning")
+
+    def action_toggle_here(self) -> None:
+        here = self.query_one(SourceTree).toggle_here()
+        if self.scanned:
+            self.show_counts()
+        self.notify(f"Sessions of {self.here} only." if here else "Sessions of every folder.", markup=False)
+
+    def action_peek(self) -> None:
+        """Space (with the filter focused, the tree takes it itself): peek at the highlighted session."""
+        self.query_one(SourceTree).action_peek()
+
+    @on(SourceTree.PeekRequested)
+    def _peek(self, event: SourceTree.PeekRequested) -> None:
+        """The session's first and last messages, read without planning it; Enter there opens it."""
+        from smig_tui.tui.screens.peek import PeekModal
+
+        info = event.info
+        self.app.push_screen(PeekModal(self.services, info), lambda open_it: self._peek_done(info, open_it))
+
+    def _peek_done(self, info: SessionInfo, open_it: bool | None) -> None:
+        if open_it:
+            self.open_session(info)
+
     def action_back(self) -> None:
-        """Escape: stop a session read in progress, else clear the filter."""
+        """Escape: back from the preview to the sessions, stop a session read in progress, else clear the filter."""
+        preview = self.query_one(PreviewTabs)
+        if self.focused is not None and preview in self.focused.ancestors_with_self:
+            self.query_one(SourceTree).focus()
+            return
         if self.reading:
             self.workers.cancel_group(self, "session.read")
             self.reading = False
@@ -368,23 +441,30 @@ class BrowseScreen(SmigScreen[None]):
         if self.scanned:
             self.show_counts()
 
+    @on(FilterBox.Moved)
+    def _filter_moved(self, event: FilterBox.Moved) -> None:
+        """Up and Down in the filter move through the matches while typing."""
+        self.apply_filter()
+        self.call_after_refresh(self.query_one(SourceTree).step, event.delta)
+
     @on(Input.Submitted, "#filter")
     def _filter_done(self) -> None:
-        """Enter in the filter opens the first session that matches."""
+        """Enter in the filter opens the highlighted match (the best one unless the arrows chose another)."""
         self.apply_filter()
         tree = self.query_one(SourceTree)
         tree.focus()
-        self.call_after_refresh(self._open_first_match)
+        self.call_after_refresh(self._open_highlighted_match)
 
-    def _open_first_match(self) -> None:
+    def _open_highlighted_match(self) -> None:
         tree = self.query_one(SourceTree)
-        first = tree.first_session_node()
-        if first is None:
+        node = tree.cursor_node
+        if node is None or node.data is None or node.data not in tree.visible_sessions():
+            node = tree.best_match()
+        if node is None or node.data is None:
             self.notify("No session matches the filter.", severity="warning")
             return
-        tree.move_to(first)
-        if first.data is not None:
-            self.open_session(first.data)
+        tree.move_to(node)
+        self.open_session(node.data)
 
     def action_search(self) -> None:
         from smig_tui.tui.screens.search import SearchModal

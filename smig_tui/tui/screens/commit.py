@@ -1,7 +1,8 @@
-"""Provides the commit confirmation: exactly what will be written where, and which native session."""
+"""Provides the commit confirmation: what plan is written (its figures, whether it fits), where, and for which agent."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from textual import on
@@ -14,7 +15,12 @@ from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from smig_tui.core.migration import Destination
+from smig_tui.core.models import Plan
+from smig_tui.core.strategies import STRATEGIES
 from smig_tui.services import agent_entries
+from smig_tui.tui.fitting import fit_parts
+from smig_tui.tui.screens.confirm import ConfirmModal
+from smig_tui.tui.widgets.preview_tabs import over_budget, over_budget_text
 
 
 def native_choices() -> tuple[tuple[str, str], ...]:
@@ -24,11 +30,36 @@ def native_choices() -> tuple[tuple[str, str], ...]:
     return (*((entry.id, f"{entry.name} session") for entry in entries), ("", "No native session"))
 
 
-class CommitModal(ModalScreen[set[str] | None]):
-    """Confirm a commit; returns the destinations chosen, or None when cancelled.
+def plan_parts(plan: Plan) -> list[str]:
+    """The figures of what is written: strategy, tokens before → after, and whether it fits (by how much not)."""
+    title = next((info.title for info in STRATEGIES if info.strategy is plan.strategy), str(plan.strategy))
+    budget = plan.decision.budget
+    if over_budget(plan):
+        fit = f"✗ {over_budget_text(plan)}"
+    else:
+        fit = f"fits the {budget:,}-token budget ({budget - plan.tokens_after:,} to spare)"
+    about = "" if plan.decision.exact else "≈"
+    return [title, f"{about}{plan.tokens_before:,} → {about}{plan.tokens_after:,} tokens", fit]
 
-    Focus starts on the destination list: arrows move the choice, the paths follow it, and Enter
-    commits the highlighted destination, so what is read is what is written.
+
+@dataclass(frozen=True, slots=True)
+class CommitChoice:
+    """What the user confirmed: the outputs, the plan written for them, and the folder to write it for."""
+
+    chosen: set[str]
+    plan: Plan
+    note: str = ""
+    """Why the plan differs from the preview's (planned again for the chosen agent), or ''."""
+    cwd: str | None = None
+    """The folder typed in the dialog when it differs from the source's, else None."""
+
+
+class CommitModal(ModalScreen[CommitChoice | None]):
+    """Confirm a commit; returns what was chosen, or None when cancelled.
+
+    Focus starts on the destination list: arrows move the choice, the paths and the plan's figures
+    follow it, and Enter commits the highlighted destination, so what is read is what is written. A
+    plan over its budget is committed only after a second, explicit yes.
     """
 
     BINDINGS = [
@@ -38,19 +69,29 @@ class CommitModal(ModalScreen[set[str] | None]):
     DEFAULT_CSS = """
     CommitModal { align: center middle; }
     CommitModal > Vertical {
-        width: 100; max-width: 100%; height: auto; max-height: 100%; border: thick $primary;
+        width: 100%; max-width: 100; height: auto; max-height: 100%; border: thick $primary;
         background: $surface; padding: 0 1;
     }
     CommitModal VerticalScroll { height: auto; max-height: 1fr; }
     CommitModal #commit-title { text-style: bold; }
+    CommitModal #commit-plan { height: auto; }
+    CommitModal #commit-plan.-over { color: $text-error; text-style: bold; }
+    CommitModal #commit-note { height: auto; color: $text-warning; }
     CommitModal .where { height: auto; padding: 0 0 0 2; color: $text-muted; }
-    CommitModal OptionList { height: auto; margin: 1 0 0 0; }
-    CommitModal Input { margin: 0 0 1 0; }
+    CommitModal OptionList, CommitModal OptionList:focus { height: auto; border: none; padding: 0; }
+    CommitModal Input { margin: 0; }
     CommitModal #commit-buttons { height: 3; align-horizontal: right; }
     CommitModal Button { margin-left: 2; }
     """
 
-    def __init__(self, preview: Any, choices: dict[str, str], native: str, cwd: str = "") -> None:
+    def __init__(
+        self,
+        preview: Any,
+        choices: dict[str, str],
+        native: str,
+        cwd: str = "",
+        plans: dict[str, tuple[Plan, str]] | None = None,
+    ) -> None:
         super().__init__()
         self._preview = preview
         self._choices = choices
@@ -58,6 +99,8 @@ class CommitModal(ModalScreen[set[str] | None]):
         self._native = native if native in choices else ""
         self._cwd = cwd
         """The source's project folder: the native session is written for it unless changed."""
+        self._plans = plans or {}
+        """Destination ('' for none) -> the plan written for it and why it differs from the preview's."""
         self._labels = dict(native_choices())
         self._keys = [key for key in self._labels if not key or key in choices]
         """The destinations offered, in list order."""
@@ -67,8 +110,11 @@ class CommitModal(ModalScreen[set[str] | None]):
         with Vertical():
             with VerticalScroll():
                 yield Label("Commit this migration?", id="commit-title")
+                yield Static("", id="commit-plan")
+                yield Static("", id="commit-note")
                 yield Static(Content.from_markup("[b]Always:[/b] smig's storage record"))
                 yield Static(Content(self._choices.get("store", "(storage)")), classes="where")
+                yield Static(Content.from_markup("[b]Also a native session for:[/b] (↑↓ choose)"))
                 yield OptionList(
                     *(Option(labels[key], id=f"native-{key or 'none'}") for key in self._keys), id="native"
                 )
@@ -76,13 +122,18 @@ class CommitModal(ModalScreen[set[str] | None]):
                 yield Label("Project folder to write it for (change it for a moved or cloned repo):")
                 yield Input(value=self._cwd, id="cwd")
             with Horizontal(id="commit-buttons"):
-                yield Button("Cancel", id="cancel")
-                yield Button("Commit", variant="primary", id="confirm")
+                cancel = Button("Cancel (Esc)", id="cancel")
+                cancel.can_focus = False  # Tab never lands on it: Enter always commits, Escape cancels
+                yield cancel
+                yield Button("Commit (Enter)", variant="primary", id="confirm")
 
     def on_mount(self) -> None:
         destinations = self.query_one("#native", OptionList)
         destinations.highlighted = self._keys.index(self._native)
         destinations.focus()
+        self._show_where()
+
+    def on_resize(self) -> None:
         self._show_where()
 
     @on(OptionList.OptionHighlighted, "#native")
@@ -95,9 +146,23 @@ class CommitModal(ModalScreen[set[str] | None]):
         self._native = (event.option.id or "").removeprefix("native-").replace("none", "")
         self.action_confirm()
 
+    @property
+    def plan(self) -> Plan | None:
+        """The plan written with the current choice."""
+        found = self._plans.get(self._native) or self._plans.get("")
+        return found[0] if found else None
+
     def _show_where(self) -> None:
         where = self._choices.get(self._native, "Only the storage record is written.")
         self.query_one("#native-where", Static).update(Content(where))
+        plan = self.plan
+        width = self.query_one("#commit-plan", Static).content_region.width
+        line = self.query_one("#commit-plan", Static)
+        line.update(Content(fit_parts(plan_parts(plan), width) if plan is not None else ""))
+        line.set_class(plan is not None and bool(over_budget(plan)), "-over")
+        note = self._plans.get(self._native, (None, ""))[1]
+        self.query_one("#commit-note", Static).update(Content(note))
+        self.query_one("#commit-note", Static).display = bool(note)
 
     @property
     def chosen(self) -> set[str]:
@@ -110,10 +175,35 @@ class CommitModal(ModalScreen[set[str] | None]):
         typed = self.query_one("#cwd", Input).value.strip()
         return typed if typed and typed != self._cwd else None
 
+    def choice(self) -> CommitChoice | None:
+        """What would be committed now (None before the plans are known)."""
+        plan = self.plan
+        if plan is None:
+            return None
+        note = self._plans.get(self._native, (plan, ""))[1]
+        return CommitChoice(self.chosen, plan, note, self.landing)
+
     @on(Input.Submitted, "#cwd")
     @on(Button.Pressed, "#confirm")
     def action_confirm(self) -> None:
-        self.dismiss(self.chosen)
+        choice = self.choice()
+        if choice is None:
+            self.dismiss(None)
+            return
+        if not over_budget(choice.plan):
+            self.dismiss(choice)
+            return
+        question = (
+            f"This plan is still {over_budget_text(choice.plan)} tokens: the receiving agent may compact"
+            " it or refuse it at once. Unpin messages or pick a larger model to make it fit. Commit it anyway?"
+        )
+        self.app.push_screen(
+            ConfirmModal(question, yes="Commit anyway", no="Back"), lambda yes: self._over_answered(choice, yes)
+        )
+
+    def _over_answered(self, choice: CommitChoice, yes: bool | None) -> None:
+        if yes:
+            self.dismiss(choice)
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:

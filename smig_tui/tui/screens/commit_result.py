@@ -1,27 +1,35 @@
-"""Provides the result of a commit: the files written and the command that resumes the session."""
+"""Provides the result of a commit: the plan's figures, the files written and the command that resumes the session."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
+from smig_tui.core.models import Plan
 from smig_tui.services import client_launch
+from smig_tui.tui.backend import shown
+from smig_tui.tui.fitting import fit_parts, labelled_path
+from smig_tui.tui.screens.commit import plan_parts
+from smig_tui.tui.widgets.preview_tabs import over_budget
 
 
-def result_lines(result: Any) -> list[str]:
-    """Plain lines: migration id, every file written, each resume command, what "continue the latest" picks."""
+def result_lines(result: Any, width: int = 0) -> list[str]:
+    """Plain lines: migration id, every file written (the home folder as `~`; a path too long for
+    `width` goes under its label, broken after a `/`), each resume command, what "continue the
+    latest" picks."""
     lines = [f"Migration {result.migration_id}"]
     if getattr(result, "record_path", None):
-        lines.append(f"stored   {result.record_path}")
+        lines.append(labelled_path("stored", shown(Path(result.record_path)), width))
     for planned in getattr(result, "files", ()):
-        lines.append(f"wrote    {planned.path}")
+        lines.append(labelled_path("wrote", shown(Path(planned.path)), width))
     for command in getattr(result, "resume_commands", ()):
         lines.append(f"resume   {command}")
     for fact in getattr(result, "continue_latest", ()):
@@ -30,7 +38,8 @@ def result_lines(result: Any) -> list[str]:
 
 
 class CommitResultModal(ModalScreen[None]):
-    """Shows what a commit wrote; `c` leaves smig for the receiving client, `y` copies the resume command."""
+    """Shows what a commit wrote and whether it fits; `c` leaves smig for the receiving client, `y` copies
+    the resume command (both offered only when a native session was written)."""
 
     BINDINGS = [
         Binding("escape,enter", "close", "Close", tooltip="Back to the sessions.", id="result.close"),
@@ -52,23 +61,62 @@ class CommitResultModal(ModalScreen[None]):
     DEFAULT_CSS = """
     CommitResultModal { align: center middle; }
     CommitResultModal > Vertical {
-        width: 110; height: auto; border: thick $success; background: $surface; padding: 1 2;
+        width: 100%; max-width: 110; height: auto; max-height: 100%; border: thick $success;
+        background: $surface; padding: 0 1;
     }
+    CommitResultModal.-over > Vertical { border: thick $error; }
     CommitResultModal #result-title { text-style: bold; color: $success; }
-    CommitResultModal #result-hint { color: $text-muted; padding-top: 1; }
+    CommitResultModal.-over #result-title { color: $text-error; }
+    CommitResultModal #result-plan { height: auto; }
+    CommitResultModal.-over #result-plan { color: $text-error; text-style: bold; }
+    CommitResultModal #result-note { height: auto; color: $text-warning; }
+    CommitResultModal VerticalScroll { height: auto; max-height: 1fr; }
+    CommitResultModal #result-hint { color: $text-muted; height: auto; }
     """
 
-    def __init__(self, result: Any) -> None:
+    def __init__(self, result: Any, plan: Plan | None = None, note: str = "") -> None:
         super().__init__()
         self.result = result
+        self.plan = plan
+        """The plan written, for its figures (None: not known, nothing said about them)."""
+        self.note = note
+        """Why it differs from the preview's plan (planned again for the chosen agent), or ''."""
+
+    @property
+    def resumable(self) -> bool:
+        """Whether a native session was written, so there is a command to resume it."""
+        return bool(tuple(getattr(self.result, "resume_commands", ())))
 
     def compose(self) -> ComposeResult:
+        over = self.plan is not None and bool(over_budget(self.plan))
+        self.set_class(over, "-over")
         with Vertical():
-            yield Label("✓ Migration committed", id="result-title")
-            yield Static(Content("\n".join(result_lines(self.result))), id="result-lines")
-            client = self._client_name()
-            now = f"c continues in {client} · " if client else ""
-            yield Static(f"{now}y copies the resume command · Enter closes", id="result-hint")
+            title = "✓ Migration committed" + (", over its budget" if over else "")
+            yield Label(title, id="result-title")
+            yield Static("", id="result-plan")
+            if self.note:
+                yield Static(Content(self.note), id="result-note")
+            with VerticalScroll():
+                yield Static(Content("\n".join(result_lines(self.result))), id="result-lines")
+            yield Static(self.hint(), id="result-hint")
+
+    def hint(self) -> str:
+        """The keys that do something here: only what exists is offered."""
+        client = self._client_name()
+        if client is None or not self.resumable:
+            return "No native session was written, so there is no command to resume · Enter closes"
+        return f"c continues in {client} · y copies the resume command · Enter closes"
+
+    def on_mount(self) -> None:
+        self.on_resize()
+
+    def on_resize(self) -> None:
+        """Lay the figures and the paths out for the width: each figure with its label, paths broken after a `/`."""
+        lines = self.query_one("#result-lines", Static)
+        lines.update(Content("\n".join(result_lines(self.result, lines.content_region.width))))
+        if self.plan is not None:
+            line = self.query_one("#result-plan", Static)
+            line.update(Content(fit_parts(plan_parts(self.plan), line.content_region.width)))
 
     def _client_name(self) -> str | None:
         """The receiving client's name, when a native session was written."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
@@ -21,8 +21,10 @@ class ConfirmModal(ModalScreen[bool]):
     DEFAULT_CSS = """
     ConfirmModal { align: center middle; }
     ConfirmModal > Vertical {
-        width: 70; max-width: 100%; height: auto; border: thick $warning; background: $surface; padding: 0 1;
+        width: 70; max-width: 100%; height: auto; max-height: 100%; border: thick $warning;
+        background: $surface; padding: 0 1;
     }
+    ConfirmModal VerticalScroll { height: auto; max-height: 1fr; }
     ConfirmModal #question { height: auto; padding: 1 0; }
     ConfirmModal Horizontal { height: 3; align-horizontal: right; }
     ConfirmModal Button { margin-left: 2; }
@@ -34,10 +36,11 @@ class ConfirmModal(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(Content(self._question), id="question")
+            with VerticalScroll(can_focus=False):
+                yield Static(Content(self._question), id="question")
             with Horizontal():
-                yield Button(self._no, id="no")
-                yield Button(self._yes, variant="warning", id="yes")
+                yield Button(f"{self._no} (n)", id="no")
+                yield Button(f"{self._yes} (y)", variant="warning", id="yes")
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()  # the safe answer is the default

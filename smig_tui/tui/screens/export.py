@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, RadioButton, RadioSet
+from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 
+from smig_tui.tui.backend import shown
 from smig_tui.tui.screens.confirm import ConfirmModal
 
 FORMATS = (
@@ -33,21 +35,38 @@ class ExportRequest:
     """The user confirmed replacing the file that is there."""
 
 
+def highlighted(radio_set: RadioSet) -> RadioButton | None:
+    """The button under a radio set's cursor (what Enter there means), else the pressed one."""
+    index = radio_set._selected  # the cursor; Textual keeps no public name for it
+    buttons = list(radio_set.query(RadioButton))
+    if radio_set.has_focus and index is not None and 0 <= index < len(buttons):
+        return buttons[index]
+    return radio_set.pressed_button
+
+
 class ExportModal(ModalScreen[ExportRequest | None]):
-    """Choose a format and a destination for the migrated conversation."""
+    """Choose a format and a destination for the migrated conversation.
+
+    Enter exports from anywhere in the dialog (what a radio list's cursor is on counts as chosen), `c`
+    and `f` pick the clipboard or a file, Escape cancels: Tab never lands on Cancel.
+    """
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", tooltip="Export nothing.", id="export.cancel"),
+        Binding("enter", "confirm", "Export", tooltip="Export as chosen.", id="export.confirm", priority=True),
+        Binding("c", "destination('clipboard')", "Clipboard", tooltip="Export to the clipboard.", id="export.clip"),
+        Binding("f", "destination('file')", "File", tooltip="Export to the file named below.", id="export.file"),
     ]
     DEFAULT_CSS = """
     ExportModal { align: center middle; }
     ExportModal > Vertical {
-        width: 90; max-width: 100%; height: auto; max-height: 100%; border: thick $primary;
+        width: 100%; max-width: 90; height: auto; max-height: 100%; border: thick $primary;
         background: $surface; padding: 0 1;
     }
     ExportModal #export-title { text-style: bold; }
-    ExportModal RadioSet { width: 100%; margin: 1 0 0 0; }
-    ExportModal Input { margin: 1 0; }
+    ExportModal #export-keys { color: $text-muted; height: auto; }
+    ExportModal RadioSet { width: 100%; margin: 0; }
+    ExportModal Input { margin: 0; }
     ExportModal Horizontal { height: 3; align-horizontal: right; }
     ExportModal Button { margin-left: 2; }
     """
@@ -60,6 +79,7 @@ class ExportModal(ModalScreen[ExportRequest | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("Export the migrated conversation", id="export-title")
+            yield Static("c clipboard · f file · Enter exports · Escape cancels", id="export-keys")
             with RadioSet(id="format"):
                 for index, (key, label, _) in enumerate(FORMATS):
                     yield RadioButton(label, value=index == 0, id=f"format-{key}")
@@ -68,8 +88,13 @@ class ExportModal(ModalScreen[ExportRequest | None]):
                 yield RadioButton("Clipboard", id="dest-clipboard")
             yield Input(self._path_for("markdown"), id="export-path")
             with Horizontal():
-                yield Button("Cancel", id="cancel")
-                yield Button("Export", variant="primary", id="confirm")
+                cancel = Button("Cancel (Esc)", id="cancel")
+                cancel.can_focus = False  # Tab never lands on it: Enter always exports, Escape cancels
+                yield cancel
+                yield Button("Export (Enter)", variant="primary", id="confirm")
+
+    def on_mount(self) -> None:
+        self.query_one("#format", RadioSet).focus()
 
     def _path_for(self, format_key: str) -> str:
         suffix = next(ext for key, _, ext in FORMATS if key == format_key)
@@ -78,14 +103,22 @@ class ExportModal(ModalScreen[ExportRequest | None]):
     @property
     def format(self) -> str:
         """The chosen format key."""
-        pressed = self.query_one("#format", RadioSet).pressed_button
+        pressed = highlighted(self.query_one("#format", RadioSet))
         return (pressed.id or "format-markdown").removeprefix("format-") if pressed else "markdown"
+
+    def action_destination(self, where: str) -> None:
+        """Pick the clipboard or a file (`c`, `f`)."""
+        self.query_one(f"#dest-{where}", RadioButton).value = True
 
     @on(RadioSet.Changed, "#format")
     def _format_changed(self) -> None:
+        self._set_suffix(self.format)
+
+    def _set_suffix(self, format_key: str) -> None:
+        """Give the file name the chosen format's extension."""
         path = self.query_one("#export-path", Input)
         stem, _ = os.path.splitext(path.value)
-        suffix = self._path_for(self.format).rsplit(".", 1)[1]
+        suffix = self._path_for(format_key).rsplit(".", 1)[1]
         path.value = f"{stem}.{suffix}"
 
     @on(RadioSet.Changed, "#dest")
@@ -95,10 +128,15 @@ class ExportModal(ModalScreen[ExportRequest | None]):
     @on(Input.Submitted, "#export-path")
     @on(Button.Pressed, "#confirm")
     def action_confirm(self) -> None:
-        to_clipboard = self.query_one("#dest-clipboard", RadioButton).value
+        fmt = self.format
+        if self.query_one("#format", RadioSet).has_focus:  # Enter on a format: that one, pressed and named
+            self.query_one(f"#format-{fmt}", RadioButton).value = True
+            self._set_suffix(fmt)
+        destination = highlighted(self.query_one("#dest", RadioSet))
+        to_clipboard = destination is not None and destination.id == "dest-clipboard"
         path = None if to_clipboard else os.path.expanduser(self.query_one("#export-path", Input).value)
         if path is None:
-            self.dismiss(ExportRequest(self.format, None))
+            self.dismiss(ExportRequest(fmt, None))
             return
         if not path.strip():
             self.notify("Give a file name, or choose the clipboard.", severity="warning")
@@ -107,14 +145,14 @@ class ExportModal(ModalScreen[ExportRequest | None]):
             self.notify(f"{path} is not a regular file: give a file name.", severity="warning")
             return
         if os.path.lexists(path):
-            question = f"{path} already exists. Replace it with this export?"
-            self.app.push_screen(ConfirmModal(question), lambda yes: self._replace_answered(path, yes))
+            question = f"{shown(Path(path))} already exists. Replace it with this export?"
+            self.app.push_screen(ConfirmModal(question), lambda yes: self._replace_answered(fmt, path, yes))
             return
-        self.dismiss(ExportRequest(self.format, path))
+        self.dismiss(ExportRequest(fmt, path))
 
-    def _replace_answered(self, path: str, yes: bool | None) -> None:
+    def _replace_answered(self, fmt: str, path: str, yes: bool | None) -> None:
         if yes:
-            self.dismiss(ExportRequest(self.format, path, replace=True))
+            self.dismiss(ExportRequest(fmt, path, replace=True))
         else:
             self.query_one("#export-path", Input).focus()
 

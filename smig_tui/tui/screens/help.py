@@ -9,16 +9,16 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Markdown
 
 INTRO = """\
-# smig
-
-Pick a session on the left (**Enter**), choose the model to continue in (**t**), read the
-decision, preview how it would be compressed (tabs **1**–**4**), then commit (**c**) or
-export (**x**). Nothing leaves the machine unless you press **s** on a summary tab.
-**Ctrl+P** opens the command palette: every action is there too.
+**smig** hands a conversation from one agent (Codex, Claude Code, Gemini CLI, OpenCode) to another.
+Pick a session on the left (**Enter**; **/** filters, **↑ ↓** pick a match while typing, **Space**
+peeks), choose the model to continue in (**t**), read the decision, preview how it would be
+compressed (tabs **1**–**4**, **v** moves to the messages), then commit (**c**) or export (**x**).
+Nothing leaves the machine unless you press **s** on a summary tab. **Ctrl+P** opens the command
+palette: every action is there too. **Escape** closes this help.
 """
 
 
-KEY_NAMES = {"slash": "/", "question_mark": "?", "escape": "Esc", "enter": "Enter"}
+KEY_NAMES = {"slash": "/", "question_mark": "?", "escape": "Esc", "enter": "Enter", "space": "Space"}
 """How keys are written for people."""
 
 
@@ -40,6 +40,8 @@ def keys_markdown(bindings: list[Binding]) -> str:
         "| Key | Action | What it does |",
         "|---|---|---|",
         "| `Enter` | Open | Open the highlighted session and measure it. |",
+        "| `↑` `↓` | Pick | In the filter: move through the matches while typing. |",
+        "| `Home` `End` | First / last | The first or last line of the list or the plan. |",
     ]
     for binding in bindings:
         key = binding.key_display or key_name(binding.key)
@@ -62,7 +64,8 @@ class HelpModal(ModalScreen[None]):
     DEFAULT_CSS = """
     HelpModal { align: center middle; }
     HelpModal > VerticalScroll {
-        width: 100; height: 85%; border: thick $primary; background: $surface; padding: 0 1;
+        width: 100%; max-width: 100; height: 100%; max-height: 40; border: thick $primary;
+        background: $surface; padding: 0 1;
     }
     """
 
@@ -72,7 +75,7 @@ class HelpModal(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Markdown(INTRO + "\n## Keys\n\n" + keys_markdown(self._documented))
+            yield Markdown(INTRO + "\n**Keys**\n\n" + keys_markdown(self._documented))
 
     def action_close(self) -> None:
         self.dismiss(None)

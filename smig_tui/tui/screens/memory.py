@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -18,7 +19,9 @@ from smig_tui.core.errors import SmigError
 from smig_tui.core.memory_agents import ALL_DIRECTIONS, MEMORY_AGENTS
 from smig_tui.core.memory_sync import Direction, MemoryPlan, Mode
 from smig_tui.services import Services
+from smig_tui.tui.backend import shown
 from smig_tui.tui.screens.base import SmigScreen
+from smig_tui.tui.widgets.row_table import RowTable
 
 if TYPE_CHECKING:
     from smig_tui.services import ApplyResult
@@ -56,21 +59,30 @@ def diff_content(plan: MemoryPlan) -> Content:
 
 
 class MemorySyncModal(ModalScreen[bool]):
-    """Ask before writing: lists every file a sync would write and why."""
+    """Ask before writing: lists every file a sync would write and why.
+
+    Sync is the one button focus can reach, so Enter always means it and says so; Escape (or a click)
+    cancels; the arrows scroll a long list. Tab never moves to Cancel for Enter to do nothing.
+    """
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", tooltip="Write nothing.", id="memory-sync.cancel"),
         Binding("enter", "confirm", "Sync", tooltip="Write the files listed.", id="memory-sync.confirm"),
+        Binding("down", "scroll('down')", "Down", show=False, id="memory-sync.down"),
+        Binding("up", "scroll('up')", "Up", show=False, id="memory-sync.up"),
+        Binding("pagedown", "scroll('page_down')", "Page down", show=False, id="memory-sync.page-down"),
+        Binding("pageup", "scroll('page_up')", "Page up", show=False, id="memory-sync.page-up"),
     ]
     DEFAULT_CSS = """
     MemorySyncModal { align: center middle; }
     MemorySyncModal > Vertical {
-        width: 100; height: auto; max-height: 90%; border: thick $primary;
-        background: $surface; padding: 1 2;
+        width: 100%; max-width: 100; height: auto; max-height: 100%; border: thick $primary;
+        background: $surface; padding: 0 1;
     }
     MemorySyncModal #memory-sync-title { text-style: bold; }
-    MemorySyncModal .where { height: auto; padding: 0 0 1 2; color: $text-muted; }
-    MemorySyncModal Horizontal { height: auto; align-horizontal: right; }
+    MemorySyncModal VerticalScroll { height: auto; max-height: 1fr; }
+    MemorySyncModal .where { height: auto; padding: 0 0 0 2; color: $text-muted; }
+    MemorySyncModal Horizontal { height: 3; align-horizontal: right; }
     MemorySyncModal Button { margin-left: 2; }
     """
 
@@ -79,19 +91,26 @@ class MemorySyncModal(ModalScreen[bool]):
         self._plan = plan
 
     def compose(self) -> ComposeResult:
-        lines = [f"{w.action.value} {w.path}\n    {w.reason}" for w in self._plan.writes]
+        lines = [f"{w.action.value} {shown(Path(w.path))}\n    {w.reason}" for w in self._plan.writes]
         redacted = sum(report.redaction_total for report in self._plan.reports)
         with Vertical():
             yield Label(f"Write {len(self._plan.writes)} file(s)?", id="memory-sync-title")
-            yield Static(Content("\n".join(lines)), classes="where")
-            if redacted:
-                yield Static(Content(f"{redacted} secret(s) redacted before crossing over."), classes="where")
+            with VerticalScroll(can_focus=False):
+                yield Static(Content("\n".join(lines)), classes="where")
+                if redacted:
+                    yield Static(Content(f"{redacted} secret(s) redacted before crossing over."), classes="where")
             with Horizontal():
-                yield Button("Cancel", id="cancel")
-                yield Button("Sync", variant="primary", id="confirm")
+                cancel = Button("Cancel (Esc)", id="cancel")
+                cancel.can_focus = False
+                yield cancel
+                yield Button("Sync (Enter)", variant="primary", id="confirm")
 
     def on_mount(self) -> None:
         self.query_one("#confirm", Button).focus()
+
+    def action_scroll(self, how: str) -> None:
+        """Scroll the list of files (the arrows, Page Up and Page Down)."""
+        getattr(self.query_one(VerticalScroll), f"scroll_{how}")(animate=False)
 
     @on(Button.Pressed, "#confirm")
     def action_confirm(self) -> None:
@@ -103,7 +122,7 @@ class MemorySyncModal(ModalScreen[bool]):
 
 
 class MemoryScreen(SmigScreen[None]):
-    """Shows Codex's and Claude Code's memory side by side and syncs them on confirm."""
+    """Shows every agent's memory side by side (Codex, Claude Code, Gemini CLI, OpenCode) and syncs on confirm."""
 
     CSS_PATH = "memory.tcss"
     BINDINGS = [
@@ -158,7 +177,7 @@ class MemoryScreen(SmigScreen[None]):
             for entry in MEMORY_AGENTS:
                 with Vertical(classes="memory-side"):
                     yield Label(f"{entry.label} memory", classes="memory-title")
-                    yield DataTable(id=f"{entry.agent}-files", cursor_type="row", zebra_stripes=True)
+                    yield RowTable(id=f"{entry.agent}-files", cursor_type="row", zebra_stripes=True)
         yield Static("Reading memory…", id="memory-status")
         with VerticalScroll(id="memory-diff"):
             yield Static(id="memory-diff-text")
@@ -273,10 +292,12 @@ class MemoryScreen(SmigScreen[None]):
             return
 
         def confirmed(ok: bool | None) -> None:
-            if ok:
-                self._busy = True
-                self.refresh_bindings()
-                self.apply_plan(plan)
+            if not ok:
+                self.notify("Memory sync cancelled: nothing was written.")
+                return
+            self._busy = True
+            self.refresh_bindings()
+            self.apply_plan(plan)
 
         self.app.push_screen(MemorySyncModal(plan), confirmed)
 

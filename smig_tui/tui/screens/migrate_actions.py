@@ -8,6 +8,7 @@ these actions (so their failures are reported here, see `SmigWidget`) and reads 
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from textual import work
@@ -28,7 +29,8 @@ from smig_tui.tui.messages import (
 )
 from smig_tui.tui.prefs import load_recent, remember, save_recent
 from smig_tui.tui.screens.base import SmigWidget
-from smig_tui.tui.screens.commit import CommitModal
+from smig_tui.tui.screens.commit import CommitChoice, CommitModal
+from smig_tui.tui.screens.commit_progress import CommitProgressModal
 from smig_tui.tui.screens.commit_result import CommitResultModal
 from smig_tui.tui.screens.export import ExportModal, ExportRequest
 from smig_tui.tui.screens.model_picker import ModelPickerModal
@@ -75,10 +77,6 @@ class MigrateActions(SmigWidget):
 
     def on_mount(self) -> None:
         self.load_prefs()
-
-    def worker_failed(self, group: str, error: BaseException) -> None:
-        if group == "summary.run":  # the summary pane stops streaming and says nothing was written
-            self.post_message(SummaryFinished(self.browse.query_one(PreviewTabs).strategy, "", None, True, failed=True))
 
     # Target -----------------------------------------------------------------------------------
 
@@ -353,45 +351,56 @@ class MigrateActions(SmigWidget):
         ready = self.ready_plan()
         if ready is None:
             return
-        self.preview_commit(*ready)
+        self.preview_commit(*ready, self.browse.pins)
 
     # A description of its own: else Textual builds one from repr() of the whole session or plan (seconds).
     @work(thread=True, exclusive=True, group="commit.preview", exit_on_error=False, description="preview the commit")
-    def preview_commit(self, session: Session, plan: Any) -> None:
-        """Dry-run the migration so the dialog can list exactly what goes where."""
-        preview, choices = backend.commit_preview(self.services, session, plan)
-        self.post_message(CommitPreviewed(preview, choices))
+    def preview_commit(self, session: Session, plan: Any, pins: frozenset[str]) -> None:
+        """Dry-run the migration so the dialog can list exactly what goes where, and what each agent gets."""
+        preview, choices, plans = backend.commit_preview(self.services, session, plan, pins)
+        self.post_message(CommitPreviewed(preview, choices, plans))
 
     def on_commit_previewed(self, message: CommitPreviewed) -> None:
-        assert self.browse.session is not None
-        default = backend.default_native(self.browse.session)
-        modal = CommitModal(message.preview, message.choices, default, self.browse.session.info.cwd or "")
         ready = self.ready_plan()
-        if ready is not None:
-            self.app.push_screen(modal, lambda chosen: self._commit_confirmed(ready, chosen, modal.landing))
+        if ready is None:
+            return
+        session = ready[0]
+        default = backend.default_native(session)
+        modal = CommitModal(message.preview, message.choices, default, session.info.cwd or "", message.plans)
+        self.app.push_screen(modal, lambda choice: self._commit_confirmed(session, choice))
 
-    def _commit_confirmed(self, ready: tuple[Session, Any], chosen: set[str] | None, cwd: str | None = None) -> None:
-        if chosen is not None:
-            self.run_commit(ready[0], ready[1], chosen, cwd)
+    def _commit_confirmed(self, session: Session, choice: CommitChoice | None) -> None:
+        if choice is None:
+            return
+        # Shown at once and until the result is: OpenCode's import takes seconds, and keys pressed
+        # meanwhile go to this dialog, which drops them, not to the result's.
+        self.app.push_screen(CommitProgressModal(choice))
+        self.run_commit(session, choice)
 
     # A description of its own: else Textual builds one from repr() of the whole session or plan (seconds).
     @work(thread=True, exclusive=True, group="commit.run", exit_on_error=False, description="commit the migration")
-    def run_commit(self, session: Session, plan: Any, chosen: set[str], cwd: str | None = None) -> None:
-        """Write the migration (for another project folder when `cwd` is given), planned for the chosen agent."""
-        plan, note = backend.plan_for_destination(self.services, session, plan, chosen, self.browse.pins)
-        self.post_message(Committed(backend.commit(self.services, session, plan, chosen, cwd), note))
+    def run_commit(self, session: Session, choice: CommitChoice) -> None:
+        """Write the migration as the dialog stated it (planned for the chosen agent, for the folder typed)."""
+        result = backend.commit(self.services, session, choice.plan, choice.chosen, choice.cwd)
+        self.post_message(Committed(result, choice.note, choice.plan))
+
+    def worker_failed(self, group: str, error: BaseException) -> None:
+        if group == "summary.run":  # the summary pane stops streaming and says nothing was written
+            self.post_message(SummaryFinished(self.browse.query_one(PreviewTabs).strategy, "", None, True, failed=True))
+        elif group == "commit.run" and isinstance(self.app.screen, CommitProgressModal):
+            self.app.screen.dismiss(None)  # the notice that follows says why nothing (or not all) was written
 
     def on_committed(self, message: Committed) -> None:
-        if message.note:
-            self.notify(message.note, timeout=10)
+        if isinstance(self.app.screen, CommitProgressModal):
+            self.app.screen.dismiss(None)
         self.notify("Migration committed.")
-        self.app.push_screen(CommitResultModal(message.result))
+        self.app.push_screen(CommitResultModal(message.result, message.plan, message.note))
 
     def export(self) -> None:
         ready = self.ready_plan()
         if ready is None:
             return
-        default_dir = backend.export_folder(ready[0], self.browse.here)
+        default_dir = backend.shown(Path(backend.export_folder(ready[0], self.browse.here)))
         self.app.push_screen(ExportModal(ready[0].id, default_dir), lambda request: self._export_chosen(ready, request))
 
     def _export_chosen(self, ready: tuple[Session, Any], request: ExportRequest | None) -> None:

@@ -100,13 +100,14 @@ class SearchModal(ModalScreen["SearchHit | None"]):
     DEFAULT_CSS = """
     SearchModal { align: center middle; }
     SearchModal > Vertical {
-        width: 90%; height: 85%; border: thick $primary; background: $surface; padding: 0 1;
+        width: 100%; max-width: 140; height: 100%; max-height: 50; border: thick $primary;
+        background: $surface; padding: 0 1;
     }
-    SearchModal OptionList { height: 1fr; border: none; }
+    SearchModal OptionList { height: 2fr; border: none; }
     SearchModal #search-message {
-        height: 12; border-top: solid $primary; padding: 0 1; overflow-y: auto;
+        height: 1fr; max-height: 12; border-top: solid $primary; padding: 0 1; overflow-y: auto;
     }
-    SearchModal #search-title { text-style: bold; padding: 0 0 1 0; }
+    SearchModal #search-title { text-style: bold; }
     SearchModal #search-status { color: $text-muted; }
     """
 

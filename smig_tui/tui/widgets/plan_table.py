@@ -2,23 +2,57 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from rich.console import JustifyMethod
 from rich.text import Text
 from textual.widgets import DataTable
 from textual.widgets.data_table import CellDoesNotExist
 
-from smig_tui.core.models import Message, Plan, PlanItem
+from smig_tui.core.models import Message, Plan, PlanItem, PlanItems
+from smig_tui.tui.widgets.row_table import RowTable
 
 PLACEHOLDER_KEY = "smig-placeholder"
 SUMMARY_KEY = "smig-summary"
 COLUMNS = (("", 2), ("#", 5), ("role", 10), ("kind", 12), ("tokens", 9), ("text", 40), ("why", 18))
-"""Column labels and starting widths; `text` and `why` follow the table's width."""
-NARROW = 70
-"""Below this many columns the table drops its padding and the role and why columns."""
-WHY_WIDTH = 24
-"""Room for the longest reason ("injected harness context") once the table is wide enough."""
+"""Column labels and starting widths; the figures' columns follow the plan, `text` the table's width."""
 CHUNK = 80
 """Rows added at a time: DataTable measures every cell it is given, so rows arrive as you scroll."""
+
+
+class Layout(NamedTuple):
+    """One way to share the table's width: padding, which text columns show, and the room the text needs."""
+
+    padding: int
+    role: int
+    why: int
+    min_text: int
+
+
+LAYOUTS = (
+    Layout(1, 10, 24, 40),  # every column, the longest reason ("injected harness context") whole
+    Layout(1, 10, 18, 30),
+    Layout(0, 10, 17, 30),
+    Layout(0, 0, 17, 24),  # the kind says most of what the role does (and the viewer, Enter, says all)
+    Layout(0, 0, 0, 16),
+    Layout(0, 0, 0, 0),
+)
+"""Tried in order until the message text gets its room: text columns give way, the figures never do."""
+
+
+def column_widths(width: int, index_width: int, tokens_width: int) -> tuple[int, list[int]]:
+    """The cell padding and each column's width for a table `width` cells wide.
+
+    The marker, `#` and `tokens` columns are as wide as the plan's largest figures, so no number is
+    ever cut; `role` and `why` shrink or go (0) before the text gets less than its room.
+    """
+    for layout in LAYOUTS:
+        fixed = [2, index_width, layout.role, 12, tokens_width]
+        padding = 2 * layout.padding * len(COLUMNS)
+        text = width - sum(fixed) - layout.why - padding
+        if text >= layout.min_text:
+            return layout.padding, [*fixed, text, layout.why]
+    return 0, [2, index_width, 0, 12, tokens_width, max(1, width - 16 - index_width - tokens_width), 0]
 
 
 def _flat(text: str, width: int = 300) -> str:
@@ -33,7 +67,18 @@ def _cell(text: str, style: str = "", justify: JustifyMethod | None = None) -> T
     return Text(text, style=style, justify=justify, no_wrap=True, end="")
 
 
-class PlanTable(DataTable[Text | str]):
+def figure_widths(plan: Plan) -> tuple[int, int]:
+    """The cells the `#` and `tokens` columns need for this plan's largest index and count (`≈` and a space)."""
+    items = plan.items
+    index = items[-1].message.index if len(items) else 0
+    if isinstance(items, PlanItems):
+        most = items.largest()
+    else:
+        most = max((item.original_tokens or item.tokens for item in items), default=0)
+    return max(2, len(str(index)) + 1), max(len("tokens") + 1, len(f"≈{most:,}") + 1)
+
+
+class PlanTable(RowTable):
     """Every message with its fate: kept (+), pinned (📌), shortened (~) or dropped (−)."""
 
     def __init__(self, id: str | None = None) -> None:
@@ -50,30 +95,36 @@ class PlanTable(DataTable[Text | str]):
         """Ids of messages whose tokens are a length guess."""
         self.exact = True
         """False when every count is the labelled estimate (no tokenizer, or a calibration)."""
+        self._figure_widths = (4, len("tokens") + 1)
+        """The widths of the `#` and `tokens` columns: the plan's largest index and count, whole."""
 
     def on_mount(self) -> None:
         for label, width in COLUMNS:
             self.add_column(label, width=width)
 
     def on_resize(self) -> None:
-        """Give the text column whatever width the others leave; when narrow, drop padding, role and why."""
+        self.fit_columns()
+
+    def fit_columns(self) -> None:
+        """Share the width out (see `column_widths`): figures whole, the text as wide as it can be."""
         if len(self.columns) != len(COLUMNS):
             return
-        narrow = self.size.width < NARROW
-        self.cell_padding = 0 if narrow else 1  # cells end in a space, so columns stay apart
+        index_width, tokens_width = self._figure_widths
+        # 2: the vertical scrollbar's gutter; cells end in a space, so columns stay apart without padding
+        padding, widths = column_widths(self.size.width - 2, index_width, tokens_width)
         columns = list(self.columns.values())
-        widths = [width for _, width in COLUMNS]
-        if narrow:
-            widths[2] = 0  # role: the kind says most of it, and the viewer (Enter) says all
-        padding = 2 * self.cell_padding * len(columns)
-        room = self.size.width - sum(widths[:5]) - padding - 1  # 1: the vertical scrollbar's gutter
-        widths[6] = 0 if narrow else WHY_WIDTH if room >= 40 + WHY_WIDTH else widths[6]
-        widths[5] = max(8, room - widths[6] - (1 if narrow else 0))
-        if [column.width for column in columns] != widths:
+        if [column.width for column in columns] != widths or self.cell_padding != padding:
+            self.cell_padding = padding
             for column, width in zip(columns, widths, strict=True):
                 column.width = width
             self._require_update_dimensions = True
             self.refresh()
+
+    def action_last_row(self) -> None:
+        """End: the last message, its rows added first (they arrive in chunks as the table scrolls)."""
+        while self._pending:
+            self.add_more()
+        super().action_last_row()
 
     def show_plan(
         self, plan: Plan, pins: frozenset[str], estimated: frozenset[str] = frozenset(), exact: bool = True
@@ -83,13 +134,22 @@ class PlanTable(DataTable[Text | str]):
         self.plan, self.pins = plan, pins
         self.estimated, self.exact = estimated, exact
         self.clear()
+        self._figure_widths = figure_widths(plan)
+        self.fit_columns()
         colours = self.app.theme_variables
         if plan.placeholder:
             note = Text(_flat(plan.placeholder, 140), style=f"italic {colours.get('warning', '')}")
-            self.add_row(Text("⋯", style="bold"), "", "user", "note", "", note, "placeholder", key=PLACEHOLDER_KEY)
+            self.add_row(Text("⋯", style="bold"), "", "user", "note", "", note, " placeholder", key=PLACEHOLDER_KEY)
         if plan.summary:
             self.add_row(
-                Text("Σ", style="bold"), "", "user", "summary", "", _flat(plan.summary, 140), "summary", key=SUMMARY_KEY
+                Text("Σ", style="bold"),
+                "",
+                "user",
+                "summary",
+                "",
+                _flat(plan.summary, 140),
+                " summary",
+                key=SUMMARY_KEY,
             )
         self._added, self._first_item_row = 0, self.row_count
         self.add_more()
@@ -150,7 +210,7 @@ class PlanTable(DataTable[Text | str]):
                     justify="right",
                 ),
                 _cell(" " + _flat(text), style),  # a space after the right-aligned tokens
-                _cell(item.reason),
+                _cell(" " + item.reason),
                 key=message.id,
             )
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.content import Content
 from textual.widgets import ProgressBar, Static, TabbedContent, TabPane
 
 from smig_tui.core.models import Plan, Strategy
@@ -16,19 +18,60 @@ TABS: tuple[tuple[Strategy, str, str], ...] = tuple(
     (info.strategy, info.strategy.value, info.title) for info in STRATEGIES if info.tab
 )
 """(strategy, tab id, title) of each preview tab, from the strategy table."""
+SHORT_TITLES: dict[Strategy, str] = {
+    Strategy.TRUNCATE: "Trunc.",
+    Strategy.TOOLS_FIRST: "Tools",
+    Strategy.SUMMARY: "Summary",
+    Strategy.SUMMARY_TAIL: "Sum.+tail",
+}
+"""The tabs' titles on a narrow screen, where the four full ones do not fit side by side."""
+SHORT_TITLES_BELOW = 54
+"""Below this many columns the tabs use their short titles, so all four show."""
 PLANNING = "Planning… (the tab on show is planned first; this one follows)"
 
 
-def plan_line(plan: Plan, exact: bool = True) -> str:
-    """One line about a plan: what it costs first (the part a narrow screen must keep), then what
-    survives and what it leaves out (the note's figures)."""
+def over_budget(plan: Plan) -> int:
+    """How many tokens the plan is still over its budget (pins, or a note, that do not fit); 0 when it fits."""
+    return max(0, plan.tokens_after - plan.decision.budget)
+
+
+def over_budget_text(plan: Plan) -> str:
+    """The warning for a plan that does not fit, with its figures: the same words in preview, dialog and result."""
+    return f"over the {plan.decision.budget:,}-token budget by {over_budget(plan):,}"
+
+
+def plan_line(plan: Plan, exact: bool = True, width: int = 0) -> str:
+    """What a plan costs first (the part a narrow screen must keep), then what survives and what it
+    leaves out (the note's figures), in as many words as `width` cells hold (0: all of them).
+
+    Words go before figures do: the long forms give way to short ones, and the line never cuts a number.
+    """
     omitted, omitted_tokens = left_out(plan)
     about = "" if exact and not plan.decision.partial else "≈"
     after = "" if exact else "≈"
-    return (
-        f"{about}{plan.tokens_before:,} → {after}{plan.tokens_after:,} tokens"
-        f" · keeps {len(plan.kept):,} messages · leaves out {omitted:,} ({omitted_tokens:,} tokens)"
-    )
+    cost = f"{about}{plan.tokens_before:,} → {after}{plan.tokens_after:,} tokens"
+    for keeps, leaves in (
+        (f"keeps {len(plan.kept):,} messages", f"leaves out {omitted:,} ({omitted_tokens:,} tokens)"),
+        (f"keeps {len(plan.kept):,}", f"leaves out {omitted:,} ({omitted_tokens:,} tokens)"),
+        (f"keeps {len(plan.kept):,}", f"drops {omitted:,}"),
+        (f"keeps {len(plan.kept):,}", ""),
+    ):
+        line = " · ".join(part for part in (cost, keeps, leaves) if part)
+        if not width or cell_len(line) <= width:
+            return line
+    return cost
+
+
+def plan_content(plan: Plan, exact: bool, width: int) -> Content:
+    """The plan's line, and under it, in the error colour, how far over budget it is when it does not fit."""
+    line = Content(plan_line(plan, exact, width))
+    if not over_budget(plan):
+        return line
+    warning = f"✗ {over_budget_text(plan)}"
+    hint = ": unpin messages or pick a larger model (t)"
+    if not width or cell_len(warning + hint) <= width:
+        warning += hint
+    return Content.assemble(line, "\n", (warning, "$text-error bold"))
 
 
 def _same(shown: frozenset[str], estimated: frozenset[str]) -> bool:
@@ -44,8 +87,9 @@ class PreviewTabs(Vertical):
     PreviewTabs { height: 1fr; }
     PreviewTabs TabbedContent { height: 1fr; }
     PreviewTabs TabPane { height: 1fr; padding: 0; }
-    PreviewTabs .plan-line { height: 1; padding: 0 1; color: $text-muted; }
+    PreviewTabs .plan-line { height: auto; padding: 0 1; color: $text-muted; }
     PreviewTabs #tail-summary { height: 2fr; }
+    PreviewTabs #tail-summary.-empty { height: auto; max-height: 50%; }
     PreviewTabs PlanTable { height: 1fr; }
     PreviewTabs #loading { height: auto; padding: 0 1; display: none; }
     PreviewTabs.-loading #loading { display: block; }
@@ -55,9 +99,11 @@ class PreviewTabs(Vertical):
 
     def __init__(self, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._lines: dict[str, tuple[Plan, bool]] = {}
-        """The plan (and exactness) each tab's line was written from: a line is worked out once per
-        plan, not again each time the plans are shown (the other tabs' arrival shows them all)."""
+        self._lines: dict[str, tuple[Plan, bool, int]] = {}
+        """The plan (exactness, width) each tab's line was written from: a line is worked out once per
+        plan and width, not again each time the plans are shown (the other tabs' arrival shows them all)."""
+        self.short_titles = False
+        """The tabs show their short titles (a narrow screen)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="loading"):
@@ -125,13 +171,33 @@ class PreviewTabs(Vertical):
                 if table is not None and table.plan is not None:
                     table.forget()
                 continue
-            written = self._lines.get(key)
-            if written is None or written[0] is not plan or written[1] != exact:
-                line.update(plan_line(plan, exact))
-                self._lines[key] = plan, exact
+            self._write_line(key, plan, exact)
             if table is None or (table.plan is plan and table.exact == exact and _same(table.estimated, estimated)):
                 continue
             table.show_plan(plan, pins, estimated, exact)
+
+    def _write_line(self, key: str, plan: Plan, exact: bool) -> None:
+        """Write a tab's plan line for the width there is, unless it shows this very plan at this width."""
+        width = max(0, self.content_region.width - 2)  # the line's padding
+        written = self._lines.get(key)
+        if written is None or written[0] is not plan or written[1:] != (exact, width):
+            self.query_one(f"#line-{key}", Static).update(plan_content(plan, exact, width))
+            self._lines[key] = plan, exact, width
+
+    def on_resize(self) -> None:
+        """Word the plan lines and the tabs' titles again for the new width."""
+        self.set_short_titles(self.size.width < SHORT_TITLES_BELOW)
+        for key, (plan, exact, _) in list(self._lines.items()):
+            self._write_line(key, plan, exact)
+
+    def set_short_titles(self, short: bool) -> None:
+        """Use the tabs' short titles (a narrow screen) or their full ones."""
+        if short == self.short_titles:
+            return
+        self.short_titles = short
+        tabbed = self.query_one(TabbedContent)
+        for strategy, key, title in TABS:
+            tabbed.get_tab(f"tab-{key}").label = SHORT_TITLES.get(strategy, title) if short else title
 
     def clear_plans(self) -> None:
         """Empty every table at once, so no row of the previous session stays on show."""

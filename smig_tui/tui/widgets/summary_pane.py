@@ -40,15 +40,18 @@ class SummaryPane(Vertical):
 
     DEFAULT_CSS = """
     SummaryPane { height: 1fr; }
-    SummaryPane > #notice { height: auto; padding: 0 1; }
-    SummaryPane > VerticalScroll { height: 1fr; }
+    SummaryPane > #notice-box { height: auto; max-height: 50%; }
+    SummaryPane.-empty > #notice-box { max-height: 100%; }
+    SummaryPane #notice { height: auto; padding: 0 1; }
+    SummaryPane > #summary-view { height: 1fr; }
     SummaryPane > TextArea { height: 1fr; display: none; }
-    SummaryPane.-editing > VerticalScroll { display: none; }
+    SummaryPane.-editing > #summary-view { display: none; }
     SummaryPane.-editing > TextArea { display: block; }
+    SummaryPane.-empty > #summary-view { display: none; }
     """
 
     def __init__(self, id: str | None = None) -> None:
-        super().__init__(id=id)
+        super().__init__(id=id, classes="-empty")
         self.text = ""
         """The summary as it stands: streamed, then possibly edited."""
         self.streaming = False
@@ -56,8 +59,9 @@ class SummaryPane(Vertical):
         self._editor: TextArea | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="notice")
-        yield VerticalScroll()
+        with VerticalScroll(id="notice-box", can_focus=False):
+            yield Static("", id="notice")
+        yield VerticalScroll(id="summary-view")
 
     def preview(self) -> Markdown:
         """The Markdown view of the summary, made on first use."""
@@ -65,7 +69,7 @@ class SummaryPane(Vertical):
             from textual.widgets import Markdown
 
             self._preview = Markdown("")
-            self.query_one(VerticalScroll).mount(self._preview)
+            self.query_one("#summary-view", VerticalScroll).mount(self._preview)
         return self._preview
 
     def editor(self) -> TextArea:
@@ -85,7 +89,7 @@ class SummaryPane(Vertical):
         """Clear the preview and hand back a stream to append deltas to."""
         self.text = ""
         self.streaming = True
-        self.remove_class("-editing")
+        self.remove_class("-editing", "-empty")
         markdown = self.preview()
         markdown.update("")
         return markdown.get_stream(markdown)
@@ -98,6 +102,7 @@ class SummaryPane(Vertical):
         """Show the final text, ready to be edited."""
         self.streaming = False
         self.text = text
+        self.set_class(not text.strip(), "-empty")
         self.preview().update(text)
         self.editor().load_text(text)
 
@@ -106,6 +111,7 @@ class SummaryPane(Vertical):
         area = self.editor()
         area.load_text(self.text)
         self.add_class("-editing")
+        self.remove_class("-empty")
         area.focus()
 
     def action_done_editing(self) -> None:
@@ -115,6 +121,7 @@ class SummaryPane(Vertical):
         self.text = self.editor().text
         self.preview().update(self.text)
         self.remove_class("-editing")
+        self.set_class(not self.text.strip(), "-empty")
         self.post_message(self.Edited(self, self.text))
 
     @property

@@ -39,4 +39,5 @@ ENTRY = AgentEntry(
     home=_home,
     source=_source,
     writer=_writer,
+    home_variables=("CLAUDE_CONFIG_DIR",),
 )

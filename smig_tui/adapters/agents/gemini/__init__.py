@@ -43,4 +43,5 @@ ENTRY = AgentEntry(
     home=_home,
     source=_source,
     writer=_writer,
+    home_variables=("GEMINI_CLI_HOME",),
 )

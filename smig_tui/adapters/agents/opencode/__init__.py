@@ -48,4 +48,5 @@ ENTRY = AgentEntry(
     home=_home,
     source=_source,
     writer=_writer,
+    home_variables=("OPENCODE_DB", "XDG_DATA_HOME"),
 )
