@@ -636,6 +636,73 @@ def redacted_line(text: str | None, width: int) -> str | None:
     return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
 
 
+_CUT_TRIES = 256
+"""Whitespace steps a cut may move before it gives up and keeps nothing on its side."""
+
+
+def cut_outside_secrets(text: str, cut: int, head: bool) -> int:
+    """Where to cut `text` near `cut` so that no secret is cut in two: `text[:result]` is kept when
+    `head`, else `text[result:]`; the kept side only shrinks.
+
+    A secret the cut passes through is redacted by neither half afterwards (the tail of a token has
+    no prefix left to recognise, a password is parted from its name), so shortened text that is
+    redacted later would keep a piece of it verbatim. The cut moves to the whitespace before it (the
+    head) or after it (the tail) until each side redacts as the whole text does there.
+    """
+    end = 0 if head else len(text)
+    for _ in range(_CUT_TRIES):
+        if cut == end or not _splits_a_secret(text, cut):
+            return cut
+        cut = _whitespace_before(text, cut) if head else _whitespace_after(text, cut)
+    return end
+
+
+_NEAR = 2_048
+"""Characters each side of a cut read first: every secret but a long key block or token lies within."""
+_LONG_RUN = re.compile(r"\S{512}")
+"""Unbroken text this long around a cut may be one long secret (a key as one base64 line, a JWT)."""
+
+
+def _splits_a_secret(text: str, cut: int) -> bool:
+    """Tell whether the text on either side of `cut` redacts otherwise than the whole does there.
+
+    `_NEAR` characters each side first (most cuts: one quick look at text with no secret); as far
+    as `LINE_MARGIN` when a key block's first or last line or a long unbroken run is near: the cut
+    may be in the middle of a secret too long to show within `_NEAR`.
+    """
+    if _cut_in_two(text, cut, _NEAR):
+        return True
+    near, at = text[max(0, cut - _NEAR) : cut + _NEAR], min(cut, _NEAR)
+    if "-----BEGIN" not in near and "-----END" not in near and not _LONG_RUN.search(near, max(0, at - 512), at + 512):
+        return False
+    return _cut_in_two(text, cut, LINE_MARGIN)
+
+
+def _cut_in_two(text: str, cut: int, margin: int) -> bool:
+    """Tell whether `margin` characters each side of `cut` redact otherwise apart than together."""
+    start = max(0, cut - margin)
+    window = text[start : cut + margin]
+    whole = redact(window).text
+    if whole == window:
+        return False
+    at = cut - start
+    return redact(window[:at]).text + redact(window[at:]).text != whole
+
+
+_WHITESPACE = re.compile(r"\s")
+
+
+def _whitespace_before(text: str, cut: int) -> int:
+    """The last whitespace before `cut` (the head then ends before it), else 0."""
+    return max(text.rfind(" ", 0, cut), text.rfind("\n", 0, cut), text.rfind("\t", 0, cut), 0)
+
+
+def _whitespace_after(text: str, cut: int) -> int:
+    """Just past the first whitespace at or after `cut` (the tail then starts after it), else the end."""
+    found = _WHITESPACE.search(text, cut)
+    return found.end() if found else len(text)
+
+
 def detector_version() -> str:
     """A fingerprint of the detector's rules: caches of redacted text (listing titles) keep it, so
     what an older, weaker detector let through is redacted again."""

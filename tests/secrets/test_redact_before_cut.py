@@ -1,6 +1,7 @@
-"""Every path that shortens text redacts it first: a secret the cut passes through is gone whole,
-never half of it left for no pattern to recognise (issue 33: the summarizer cut first, so the tail
-of a long token went out verbatim).
+"""Every path that shortens text redacts it first, or cuts where no secret is: a secret the cut passes
+through is gone whole, never half of it left for no pattern to recognise (issue 33: the summarizer
+cut first, so the tail of a long token went out verbatim; a plan's shortened tool output and
+prompt, redacted when written, kept the tail of a token cut by their tail's cut).
 
 Each case plants a long secret so that the cut point falls inside it, at the head's cut and at the
 tail's, in short texts and in texts long enough to be read in windows, and checks that no 8
@@ -9,14 +10,28 @@ characters of its random part come out.
 
 from __future__ import annotations
 
+import base64
 import random
 import string
 from collections import Counter
 
 import pytest
+from plan_helpers import Builder, capacity
+from plan_helpers import measure as plan_measure
+from plan_helpers import words as plan_words
 
+from smig_tui.core.decide import decide
+from smig_tui.core.handoff import redact_messages
 from smig_tui.core.models import Kind, Message, Role
-from smig_tui.core.plans import preview_of
+from smig_tui.core.plans import (
+    EDGE_CHARS,
+    migratable_tokens,
+    output_edges,
+    plan_tools_first,
+    plan_truncation,
+    preview_of,
+    result_messages,
+)
 from smig_tui.core.redact import LINE_MARGIN, redacted_line
 from smig_tui.core.summary import RenderLimits, condense, plan_summary_job, render_message
 
@@ -36,6 +51,19 @@ SECRETS = {
         + "\n-----END PRIVATE KEY-----"
     ),
     "assignment": lambda seed: "DB_PASSWORD=" + _random(90, seed),
+}
+LONG_SECRETS = {
+    **SECRETS,
+    "key-data": lambda seed: (  # a kubeconfig's key: one base64 line of 4 KB, longer than a cut first reads
+        "client-key-data: "
+        + base64.b64encode(
+            (
+                "-----BEGIN RSA PRIVATE KEY-----\n"
+                + "\n".join(_random(64, seed + n) for n in range(45))
+                + "\n-----END RSA PRIVATE KEY-----\n"
+            ).encode()
+        ).decode()
+    ),
 }
 
 
@@ -117,3 +145,62 @@ def test_a_title_of_whitespace_then_a_secret_reads_far_enough_to_redact_it() -> 
     text = " " * (3 * LINE_MARGIN) + "x" * 100 + " " + secret + " tail"
     line = redacted_line(text, 120)
     assert line is not None and not leaks(secret, line) and "[REDACTED:" in line
+
+
+def _straddled_output(head_secret: str, tail_secret: str) -> str:
+    """A long tool output (many lines) whose head cut falls inside one secret and tail cut inside another."""
+    words = "the build log says nothing interesting here "
+    into_head, into_tail = len(head_secret) // 2, len(tail_secret) // 2
+    first = (words * 60)[: EDGE_CHARS - into_head - 1]  # no newline: the head is its first EDGE_CHARS
+    last = (words * 60)[: EDGE_CHARS - 1 - (len(tail_secret) - into_tail)]
+    middle = "\n".join(f"{words}line {n}" for n in range(400))
+    return f"{first} {head_secret} more\n{middle}\nthen {tail_secret} {last}"
+
+
+@pytest.mark.parametrize("kind", sorted(LONG_SECRETS))
+def test_a_plan_shortens_tool_output_without_cutting_a_secret(kind: str) -> None:
+    """tools-first keeps an old output's head and tail: the secrets its cuts pass through are not
+    left in two for the redaction after it (native sessions, exports, the record, MCP handoffs)."""
+    head_secret, tail_secret = LONG_SECRETS[kind](11), LONG_SECRETS[kind](12)
+    output = _straddled_output(head_secret, tail_secret)
+    edges = output_edges(output)
+    assert edges is not None
+    b = Builder()
+    b.user("start")
+    b.tool("c0", "cat build.log", output)
+    for t in range(1, 6):
+        b.tool(f"c{t}", "ls", plan_words(5, f"out{t}"))
+        b.assistant(f"step {t} done")
+    session = b.session()
+    counts = [0 if m.opaque else plan_measure(m.text) for m in session.messages]
+    total = migratable_tokens(session, counts)
+    decision = decide(total, capacity(total - 100, max_output=0))
+    plan = plan_tools_first(session, counts, decision, plan_measure, keep_recent=2)
+    [shortened] = [item for item in plan.items if item.text is not None]
+    assert "elided by smig" in shortened.text
+    sent = "\n".join(message.text for message in redact_messages(result_messages(plan))[0])
+    assert not leaks(head_secret, sent) and not leaks(tail_secret, sent), sent
+
+
+@pytest.mark.parametrize("kind", sorted(LONG_SECRETS))
+def test_a_plan_shortens_the_newest_prompt_without_cutting_a_secret(kind: str) -> None:
+    """A prompt too big for the target keeps its head and tail around a marker: at every budget, a
+    secret a cut would pass through is kept whole or left out, never halved."""
+    secret = LONG_SECRETS[kind](21)
+    prompt = plan_words(120, "please") + " " + secret + " " + plan_words(120, "thanks") + " " + secret
+    b = Builder()
+    b.user("set up the project", id="first")
+    b.assistant(plan_words(50, "a"))
+    b.user(prompt, id="newest")
+    b.assistant(plan_words(400, "r"))
+    session = b.session()
+    counts = [plan_measure(m.text) for m in session.messages]
+    shortened = 0
+    for budget in range(40, 260, 3):
+        plan = plan_truncation(session, counts, decide(sum(counts), capacity(budget, max_output=0)), plan_measure)
+        kept = [item for item in plan.kept if item.message.id == "newest"]
+        if kept and kept[0].text is not None:
+            shortened += 1
+        sent = "\n".join(message.text for message in redact_messages(result_messages(plan))[0])
+        assert not leaks(secret, sent), (budget, sent)
+    assert shortened >= 20
