@@ -11,6 +11,7 @@ unchanged: at most 1% of at least 5,000 lines altered.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -466,6 +467,48 @@ def test_mcp_tools_redact_every_kind(
         monkeypatch,
         1,
     )
+
+
+def _served(*requests: dict) -> list[dict]:
+    """Answers of `smig mcp`'s own server (the stdio protocol, in process) to a handshake and `requests`."""
+    from smig_tui.mcp.server import build_server
+
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}}
+    lines = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}]
+    lines += [{"jsonrpc": "2.0", "id": n, **request} for n, request in enumerate(requests, 1)]
+    writer = io.BytesIO()
+    build_server(build_services()).serve(
+        io.BytesIO(b"".join(json.dumps(line).encode() + b"\n" for line in lines)), writer
+    )
+    answers = [json.loads(line) for line in writer.getvalue().splitlines()]
+    return [next(answer for answer in answers if answer.get("id") == n) for n in range(1, len(requests) + 1)]
+
+
+@pytest.mark.parametrize(("agent", "session_id"), SESSIONS)
+def test_mcp_prompts_and_resources_redact_every_kind(
+    planted_homes: dict[str, list[Item]], monkeypatch: pytest.MonkeyPatch, agent: str, session_id: str
+) -> None:
+    """The handoff an agent pulls in as a prompt (`continue_from_agent`) or reads as a resource
+    (`smig://session/<id>`), and the resource listing's titles."""
+
+    def prompt() -> str:
+        [answer] = _served(
+            {
+                "method": "prompts/get",
+                "params": {"name": "continue_from_agent", "arguments": {"session": session_id, "model": TARGET}},
+            }
+        )
+        return json.dumps(answer["result"], ensure_ascii=False)
+
+    def resource() -> str:
+        [listing, read] = _served(
+            {"method": "resources/list", "params": {}},
+            {"method": "resources/read", "params": {"uri": f"smig://session/{session_id}"}},
+        )
+        return json.dumps([listing["result"], read["result"]], ensure_ascii=False)
+
+    score(f"mcp prompt continue_from_agent ({agent})", planted_homes[agent], prompt, monkeypatch)
+    score(f"mcp resource smig://session ({agent})", planted_homes[agent], resource, monkeypatch)
 
 
 @pytest.mark.parametrize(("agent", "session_id"), SESSIONS)
