@@ -1,18 +1,29 @@
-"""Provides a local fake of the Anthropic Messages and OpenAI Responses APIs that records requests.
+"""Provides a local fake of the Anthropic Messages, OpenAI Responses and OpenAI Chat Completions APIs.
 
-Given `steps`, it plays a scripted model: each request that offers tools (a turn of the agent, not
-one of Claude Code's side requests) takes the next step, a tool call, until the steps run out and
-it answers `REPLY`. A step is `{"name": ..., "args": {...}}` (with `"namespace"` for a Responses
-function in a namespace, as Codex groups an MCP server's tools) or `{"tool_search": {...}}` (Codex's
-client-side tool search, which loads deferred MCP tools).
+Given `steps`, it plays a scripted model: each request that takes a step (by default one that offers
+tools: a turn of the agent, not one of Claude Code's side requests; Aider offers no tools, so its
+helper passes a `takes_step` that gives every request one) takes the next step until the steps run
+out, then it answers `reply` (`REPLY` unless given). A step is `{"name": ..., "args": {...}}` (with
+`"namespace"` for a Responses function in a namespace, as Codex groups an MCP server's tools),
+`{"tool_search": {...}}` (Codex's client-side tool search, which loads deferred MCP tools) or
+`{"text": ...}` (a plain reply, so each turn of a recorded chat can say something of its own).
+
+`GET /models` lists `models` (for a client that checks its model exists). Every request is kept
+in `requests`; with `log_path` it is also appended to that file as one JSON
+line (`method`, `path`, `body`), the record a fixture keeps of what the client sent the model.
+Replies report as their input tokens a step's own `"input_tokens"`, else the next of `reported`,
+else `input_tokens` (10 unless set), so a test can make a client believe its context is full.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import sys
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 REPLY = "smig-e2e-ok"
@@ -20,12 +31,31 @@ HOLD_LIMIT = 600
 """Seconds a held turn waits at most, so a test that fails before releasing it cannot hang the server."""
 
 
+def offers_tools(body: dict[str, Any]) -> bool:
+    """The default `takes_step`: only an agent's turn (a request offering tools) takes a scripted step."""
+    return bool(body.get("tools"))
+
+
 class FakeModelServer:
     """A stdlib HTTP server on 127.0.0.1 in a thread; every request body is kept for assertions."""
 
-    def __init__(self, steps: list[dict[str, Any]] | None = None) -> None:
+    def __init__(
+        self,
+        steps: list[dict[str, Any]] | None = None,
+        log_path: Path | None = None,
+        reply: str = REPLY,
+        takes_step: Callable[[dict[str, Any]], bool] = offers_tools,
+        models: tuple[str, ...] = (),
+    ) -> None:
         self.requests: list[tuple[str, str, dict[str, Any]]] = []
         self.steps = list(steps or [])
+        self.reply = reply
+        """The text of every reply no step answers (side requests, and turns once the steps run out)."""
+        self.log_path = log_path
+        self.takes_step = takes_step
+        """Which request bodies take the next step (the others are answered `reply`)."""
+        self.models = models
+        """Model ids `GET /models` lists in the OpenAI shape."""
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self.answered = threading.Event()
@@ -57,10 +87,18 @@ class FakeModelServer:
         self._server.server_close()
         self._thread.join(timeout=5)
 
-    def next_step(self, body: dict[str, Any]) -> dict[str, Any] | None:
-        """The scripted step for this request: only agent turns (requests offering tools) take one."""
+    def record(self, method: str, path: str, body: dict[str, Any]) -> None:
+        """Keep one request, and log it when a log file was given."""
         with self._lock:
-            if not body.get("tools") or not self.steps:
+            self.requests.append((method, path, body))
+            if self.log_path is not None:
+                with self.log_path.open("a", encoding="utf-8") as log:
+                    log.write(json.dumps({"method": method, "path": path, "body": body}, ensure_ascii=False) + "\n")
+
+    def next_step(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """The scripted step for this request, or None when it takes none (`takes_step`) or none is left."""
+        with self._lock:
+            if not self.steps or not self.takes_step(body):
                 return None
             return self.steps.pop(0)
 
@@ -68,6 +106,10 @@ class FakeModelServer:
         """The input tokens the reply being made reports."""
         with self._lock:
             return self.reported.pop(0) if self.reported else self.input_tokens
+
+    def reported_input(self, step: dict[str, Any] | None) -> int:
+        """The input tokens a reply reports: the step's own `input_tokens`, else `next_input_tokens`."""
+        return int(step["input_tokens"]) if step is not None and "input_tokens" in step else self.next_input_tokens()
 
     def new_id(self, prefix: str) -> str:
         """A unique id for a tool call."""
@@ -107,13 +149,21 @@ class JsonRequestHandler(BaseHTTPRequestHandler):
         self.wfile.write(payload)
 
 
+def _reply_text(server: FakeModelServer, step: dict[str, Any] | None) -> str:
+    """The text of a reply: a text step's own, else the server's `reply`."""
+    return str(step["text"]) if step is not None and "text" in step else server.reply
+
+
 def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
     class Handler(JsonRequestHandler):
         def do_GET(self) -> None:
-            server.requests.append(("GET", self.path, {}))
+            server.record("GET", self.path, {})
             path = self.path.split("?")[0]
             if path.endswith("/models"):
-                self._send(200, json.dumps({"data": [], "models": []}).encode(), "application/json")
+                listed = [{"id": model, "object": "model", "owned_by": "fake"} for model in server.models]
+                # OpenAI's list (`data`); Codex reads `models` and finds none, so it keeps its own catalog
+                models = {"object": "list", "data": listed, "models": []}
+                self._send(200, json.dumps(models).encode(), "application/json")
             else:
                 self._send(404, b'{"error":{"type":"not_found","message":"fake"}}', "application/json")
 
@@ -122,12 +172,14 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:
             body = self._body()
-            server.requests.append(("POST", self.path, body))
+            server.record("POST", self.path, body)
             path = self.path.split("?")[0]
             if body.get("tools") and not server.release.is_set():
                 server.held.set()
                 server.release.wait(HOLD_LIMIT)
-            if path.endswith("/messages/count_tokens"):
+            if path.endswith("/chat/completions"):
+                self._chat_completions(body)
+            elif path.endswith("/messages/count_tokens"):
                 self._send(200, b'{"input_tokens": 100}', "application/json")
             elif path.endswith("/messages"):
                 self._anthropic(body)
@@ -138,6 +190,7 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
 
         def _anthropic(self, body: dict[str, Any]) -> None:
             model = body.get("model", "claude-sonnet-4-5")
+            step = server.next_step(body)
             message = {
                 "id": "msg_fake",
                 "type": "message",
@@ -146,14 +199,14 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                 "content": [],
                 "stop_reason": None,
                 "stop_sequence": None,
-                "usage": {"input_tokens": server.next_input_tokens(), "output_tokens": 1},
+                "usage": {"input_tokens": server.reported_input(step), "output_tokens": 1},
             }
-            step = server.next_step(body)
-            if step is not None:
+            if step is not None and "name" in step:
                 self._anthropic_tool_use(body, message, step)
                 return
+            text = _reply_text(server, step)
             if not body.get("stream"):
-                message.update(content=[{"type": "text", "text": REPLY}], stop_reason="end_turn")
+                message.update(content=[{"type": "text", "text": text}], stop_reason="end_turn")
                 self._send(200, json.dumps(message).encode(), "application/json")
                 server.answered.set()
                 return
@@ -165,7 +218,7 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                 ),
                 (
                     "content_block_delta",
-                    {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": REPLY}},
+                    {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
                 ),
                 ("content_block_stop", {"type": "content_block_stop", "index": 0}),
                 (
@@ -238,20 +291,23 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
 
         def _responses(self, body: dict[str, Any]) -> None:
             step = server.next_step(body)
+            calls = step is not None and "text" not in step
+            reply = _reply_text(server, step)
             text = {
                 "type": "message",
                 "role": "assistant",
                 "id": "msg_fake",
                 "status": "completed",
-                "content": [{"type": "output_text", "text": REPLY, "annotations": []}],
+                "content": [{"type": "output_text", "text": reply, "annotations": []}],
             }
-            item = text if step is None else self._responses_item(step)
+            item = self._responses_item(step) if step is not None and calls else text
+            prompt = server.reported_input(step)
             usage = {
-                "input_tokens": server.next_input_tokens(),
+                "input_tokens": prompt,
                 "input_tokens_details": {"cached_tokens": 0},
                 "output_tokens": 1,
                 "output_tokens_details": {"reasoning_tokens": 0},
-                "total_tokens": 11,
+                "total_tokens": prompt + 1,
             }
             response = {
                 "id": "resp_fake",
@@ -274,11 +330,11 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                             "item_id": "msg_fake",
                             "output_index": 0,
                             "content_index": 0,
-                            "delta": REPLY,
+                            "delta": reply,
                         },
                     ),
                 ]
-                if step is None
+                if not calls
                 else [
                     (
                         "response.output_item.added",
@@ -297,9 +353,59 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
             ]
             self._sse(events)
 
+        def _chat_completions(self, body: dict[str, Any]) -> None:
+            """OpenAI Chat Completions: a text reply or a tool call, as one JSON or as SSE chunks."""
+            step = server.next_step(body)
+            message: dict[str, Any] = {"role": "assistant", "content": _reply_text(server, step)}
+            finish = "stop"
+            if step is not None and "name" in step:
+                call = {
+                    "id": server.new_id("call_"),
+                    "type": "function",
+                    "function": {"name": step["name"], "arguments": json.dumps(step["args"], ensure_ascii=False)},
+                }
+                message = {"role": "assistant", "content": None, "tool_calls": [call]}
+                finish = "tool_calls"
+            prompt = server.reported_input(step)
+            usage = {"prompt_tokens": prompt, "completion_tokens": 1, "total_tokens": prompt + 1}
+            head = {"id": "chatcmpl-fake", "created": 0, "model": body.get("model", "fake")}
+            if not body.get("stream"):
+                reply = {
+                    **head,
+                    "object": "chat.completion",
+                    "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                    "usage": usage,
+                }
+                self._send(200, json.dumps(reply).encode(), "application/json")
+                server.answered.set()
+                return
+            delta = dict(message)
+            if "tool_calls" in delta:
+                delta["tool_calls"] = [{"index": index, **call} for index, call in enumerate(delta["tool_calls"])]
+            chunk = {**head, "object": "chat.completion.chunk"}
+            chunks = [
+                {**chunk, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+                {**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]},
+            ]
+            if (body.get("stream_options") or {}).get("include_usage"):
+                chunks.append({**chunk, "choices": [], "usage": usage})
+            payload = "".join(f"data: {json.dumps(data)}\n\n" for data in chunks) + "data: [DONE]\n\n"
+            self._send(200, payload.encode(), "text/event-stream")
+            server.answered.set()
+
         def _sse(self, events: list[tuple[str, dict[str, Any]]]) -> None:
             payload = "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events)
             self._send(200, payload.encode(), "text/event-stream")
             server.answered.set()
 
     return Handler
+
+
+if __name__ == "__main__":  # serve until interrupted: LOG_FILE [STEPS_JSON] [--every-request]; prints the base URL
+    args = [arg for arg in sys.argv[1:] if not arg.startswith("--")]
+    log = Path(args[0]) if args else None
+    script = json.loads(Path(args[1]).read_text(encoding="utf-8")) if len(args) > 1 else []
+    takes = (lambda _body: True) if "--every-request" in sys.argv else offers_tools
+    with FakeModelServer(script, log_path=log, takes_step=takes) as fake:
+        print(fake.url, flush=True)
+        threading.Event().wait()
