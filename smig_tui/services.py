@@ -7,7 +7,6 @@ duplicated between them. Nothing here imports Textual.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import threading
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from smig_tui.adapters import client_launch as client_launch  # "continue now": the front ends start clients with it
 from smig_tui.adapters import clipboard as clipboard  # the TUI copies through it (see the front-end facade below)
 from smig_tui.adapters.config_file import load_config
+from smig_tui.adapters.gc_pause import no_cyclic_gc
 from smig_tui.adapters.paths import Paths, resolve_paths
 from smig_tui.core.errors import AmbiguousIdError, ConfigError, SessionNotFoundError, SmigError
 from smig_tui.core.memo import IdentityMemo, Memo
@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from smig_tui.core.text_classes import CountMix
 
 
-from smig_tui.core.replan import PARTIAL_NOTE as PARTIAL_NOTE  # what a plan with guessed counts says
+from smig_tui.core.decide import PARTIAL_NOTE as PARTIAL_NOTE  # what a plan with guessed counts says
 
 
 @dataclass
@@ -473,7 +473,6 @@ class Services:
         from smig_tui.core.capacity import counted_exactly, retired_warning
         from smig_tui.core.decide import parse_plan_settings
         from smig_tui.core.models import Strategy as StrategyEnum
-        from smig_tui.core.plan_structure import analyse
         from smig_tui.core.replan import PlanInputs, counting_need, plan_counting_kept
 
         settings = parse_plan_settings(self.config, str(self.paths.config_file))
@@ -491,7 +490,7 @@ class Services:
             pin_first_user=settings.pin_first_user if pin_first_user is None else pin_first_user,
             summary=summary,
             summary_budget=summary_budget,
-            shape=self._shapes.get(session, lambda: analyse(session)),
+            shape=self._shapes.get(session, lambda: _analysed(session)),
         )
         need = counting_need(inputs)
         capacity, own_note = self._own_calibration(session, capacity, need)
@@ -500,7 +499,8 @@ class Services:
         def count(need: float, indices: Sequence[int], skip: Container[int]) -> tuple[list[int], AbstractSet[int]]:
             return self.count_newest(session, capacity, need, indices, skip)
 
-        plan = plan_counting_kept(inputs, count, self.measure_for(capacity), need)
+        with no_cyclic_gc():  # an item per message: the collector would walk the whole session many times over
+            plan = plan_counting_kept(inputs, count, self.measure_for(capacity), need)
         retired = retired_warning(capacity)
         if retired:
             plan = replace(plan, notes=(retired, *plan.notes))
@@ -679,6 +679,13 @@ class Services:
         writer = entry.writer(self.paths, self.env)
         return writer is not None and writer.unavailable() is None
 
+    def with_texts(self, messages: Sequence[Message]) -> Iterator[Message]:
+        """The messages with their whole texts in hand, the ones left on disk read back a batch at a time
+        (in file order, one open per batch) rather than one open per text."""
+        from smig_tui.adapters.redact_pool import read_in_batches
+
+        return read_in_batches(messages)
+
     def export(self, session: Session, fmt: ExportFormat, plan: Plan | None = None, redact: bool = True) -> str:
         """Render a session (or a plan's migrated conversation) as Markdown, JSON, OpenAI chat or a memory note."""
         return "".join(self.export_chunks(session, fmt, plan, redact))
@@ -689,7 +696,7 @@ class Services:
         """`export` in pieces: Markdown streams message by message, each redacted as it is written,
         so a whole huge session is neither redacted twice nor held in memory as one document."""
         from smig_tui.core import export
-        from smig_tui.core.handoff import redact_header, redact_messages, redact_plan, redact_session
+        from smig_tui.core.handoff import redact_header, redact_plan, redact_session
 
         fmt = export.ExportFormat(fmt)
         messages = migrated_messages(plan) if plan is not None else session.messages
@@ -707,20 +714,25 @@ class Services:
         if redact:
             session = redact_header(session)  # renderers read only its title and goal
             plan = redact_plan(plan) if plan is not None else None
-        from smig_tui.adapters.redact_pool import read_batches, read_in_batches, redacted_batches, worth_workers
+        from smig_tui.adapters.redact_pool import read_batches, redacted_batches, worth_workers
 
         if fmt is export.ExportFormat.MARKDOWN:
             prepare = partial(redacted_batches, parallel=worth_workers(messages)) if redact else read_batches
             yield from export.markdown_chunks(session, messages, plan, prepare)
             return
-        if redact:
-            messages = redact_messages(read_in_batches(messages))[0]
+        # JSON streams too: each batch read back and redacted as it is written, one object at a time
+        # (a whole 500 MB session as objects and one string peaked at 1.1-1.8 GB).
+        from smig_tui.core.json_text import LazyList, blocks, indented_json
+
+        prepare = partial(redacted_batches, parallel=worth_workers(messages)) if redact else read_batches
+        read = (message for batch in prepare(_batches(messages)) for message in batch)
         data: Any = (
-            export.to_openai(messages)
+            LazyList(export.openai_messages(read))
             if fmt is export.ExportFormat.OPENAI
-            else (export.to_record(session, messages, plan))
+            else export.to_record(session, read, plan, lazy=True)
         )
-        yield json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+        yield from blocks(indented_json(data))
+        yield "\n"
 
     def check_output(self, out: Path, force: bool = False, source: str | None = None) -> Path:
         """Refuse a bad output path before any work is done (see `output_paths`); return where it writes."""
@@ -926,6 +938,19 @@ class Services:
         return self.search_index.excerpt(hit, parse_query(query), width)
 
 
+def _analysed(session: Session) -> Structure:
+    """`plan_structure.analyse` with the cyclic collector paused (a list per unit of a whole session)."""
+    from smig_tui.core.plan_structure import analyse
+
+    with no_cyclic_gc():
+        return analyse(session)
+
+
+def _batches(messages: Sequence[Message], size: int = 512) -> Iterator[Sequence[Message]]:
+    """The messages in runs of `size`, read back and redacted together."""
+    return (messages[start : start + size] for start in range(0, len(messages), size))
+
+
 def _summary_messages(source: Session | Sequence[Message]) -> Sequence[Message]:
     """The messages to summarise: a session's whole conversation, or the ones given."""
     return source.messages if isinstance(source, Session) else source
@@ -996,7 +1021,7 @@ def file_kind(mode: int) -> str:
 
 def search_filters(**fields: Any) -> SearchFilters:
     """The filters of a search (agent, cwd, since, role), checked by the index."""
-    from smig_tui.adapters.search_index import SearchFilters
+    from smig_tui.adapters.search_query import SearchFilters
 
     return SearchFilters(**fields)
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import IO, TYPE_CHECKING, Any
 
-from smig_tui.cli.json_text import indented_json
 from smig_tui.core.encoding import LONE_SURROGATE, escaped
+from smig_tui.core.json_text import blocks, indented_json
 from smig_tui.core.models import ReadWarning
 from smig_tui.core.words import plural
 
@@ -72,17 +72,8 @@ class Output:
 
     def write_blocks(self, pieces: Iterable[str]) -> None:
         """Write many small pieces of text to stdout joined into blocks of about `JSON_BLOCK_CHARS`."""
-        block: list[str] = []
-        size = 0
-        for piece in pieces:
-            block.append(piece)
-            size += len(piece)
-            if size >= JSON_BLOCK_CHARS:
-                self.stdout.write(escaped("".join(block)))
-                block.clear()
-                size = 0
-        if block:
-            self.stdout.write(escaped("".join(block)))
+        for block in blocks(pieces, JSON_BLOCK_CHARS):
+            self.stdout.write(escaped(block))
 
     def diag(self, text: str) -> None:
         """Write a diagnostic line to stderr."""

@@ -28,7 +28,6 @@ from dataclasses import dataclass, field, replace
 from itertools import accumulate
 from operator import mul
 
-from smig_tui.core.gc_pause import no_cyclic_gc
 from smig_tui.core.models import (
     Decision,
     Kind,
@@ -725,10 +724,9 @@ def make_plan(
     structure: Structure | None = None,
 ) -> Plan:
     """Build the plan for `strategy`; a session that fits migrates as it is unless a summary is asked for."""
-    with no_cyclic_gc():  # a plan item per message: the collector would walk the session many times over
-        return _make_plan(
-            session, counts, decision, strategy, measure, pins, pin_first_user, summary, summary_budget, structure
-        )
+    return _make_plan(
+        session, counts, decision, strategy, measure, pins, pin_first_user, summary, summary_budget, structure
+    )
 
 
 def _make_plan(

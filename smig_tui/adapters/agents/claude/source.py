@@ -15,9 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from smig_tui.adapters.agents.claude.appended import point_after_load, read_appended
 from smig_tui.adapters.agents.claude.blocks import SYNTHETIC_MODEL, usage_from
-from smig_tui.adapters.agents.claude.load import load_session
 from smig_tui.adapters.agents.claude.scan import (
     LINK_ONLY_TYPES,
     SKIPPED_TYPES,
@@ -30,9 +28,9 @@ from smig_tui.adapters.fs import not_a_session_file
 from smig_tui.adapters.jsonl import parse_line
 from smig_tui.adapters.paths import Paths
 from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
-from smig_tui.core.migration import later, written_at
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import NAMED_AT_MOST, Appended, ResumePoint, WarningSink
+from smig_tui.core.timeline import later, written_at
 
 HEAD_BYTES = 64 * 1024
 HEAD_RETRY_BYTES = 1024 * 1024
@@ -164,16 +162,22 @@ class ClaudeSource:
 
     def load(self, info: SessionInfo, warn: WarningSink) -> Session:
         """Read one transcript in full, streaming it."""
+        from smig_tui.adapters.agents.claude.load import load_session  # not on every listing's path
+
         return load_session(info, warn)
 
     def resume_point(self, session: Session) -> ResumePoint | None:
         """Where the search index may read this transcript on from after a full load."""
+        from smig_tui.adapters.agents.claude.appended import point_after_load
+
         return point_after_load(session)
 
     def read_appended(
         self, info: SessionInfo, point: ResumePoint, first_position: int, warn: WarningSink
     ) -> Appended | None:
         """The messages of the lines the transcript gained after `point` (see `appended.read_appended`)."""
+        from smig_tui.adapters.agents.claude.appended import read_appended
+
         return read_appended(info, point, first_position, warn)
 
 

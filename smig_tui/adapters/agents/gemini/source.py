@@ -74,7 +74,7 @@ class GeminiSource:
             facts = scan(path, stat.st_size) if path.name.endswith(".jsonl") else None
             if facts is not None:
                 return _info(path, stat, facts, folders, project, parent, warn)
-            conversation = read_conversation(path)
+            conversation = read_conversation(path, pack=True)  # a big document: parsed a message at a time
         except NotASession as error:
             warn(ReadWarning(str(path), None, f"skipped: {error}"))
             return None
@@ -105,7 +105,7 @@ class GeminiSource:
             warn(warning)
 
         try:
-            conversation = read_conversation(path)
+            conversation = read_conversation(path, pack=True)
         except NotASession as error:
             raise SessionReadError(f"Cannot read {path}: {error}.") from error
         except OSError as error:
