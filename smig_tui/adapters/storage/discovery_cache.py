@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import asdict, fields
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Any
 from smig_tui import __version__
 from smig_tui.adapters.fs import atomic_write
 from smig_tui.core.models import Agent, SessionInfo
-from smig_tui.core.redact import detector_version
+from smig_tui.core.redact_version import DETECTOR_VERSION
 
 VERSION = f"2:{__version__}"
 """Bumped with smig itself, so a newer reader never trusts an older one's findings (2: titles are redacted).
@@ -77,8 +78,14 @@ class DiscoveryCache:
 
 
 def _version() -> str:
-    """The cache's version: smig's and its secret detector's."""
-    return f"{VERSION}:{detector_version()}"
+    """The cache's version: smig's and its secret detector's.
+
+    A warm listing never loads the detector, so it takes the shipped fingerprint (equal to the rules'
+    own, a test holds it); once the detector is loaded its live fingerprint counts, so rules changed
+    in this process (tests switch them off) never reuse titles redacted by others."""
+    detector = sys.modules.get("smig_tui.core.redact")
+    fingerprint = detector.detector_version() if detector is not None else DETECTOR_VERSION
+    return f"{VERSION}:{fingerprint}"
 
 
 def _decode(data: Any) -> SessionInfo | None:

@@ -22,7 +22,6 @@ from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Role, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
-from smig_tui.core.redact import redacted_line
 from smig_tui.core.words import plural
 
 TITLE_MAX = 120
@@ -225,4 +224,6 @@ def _text(value: Any) -> str | None:
 
 def _one_line(text: str | None) -> str | None:
     """A title: one line, secrets redacted before it is cut."""
+    from smig_tui.core.redact import redacted_line  # not at import: a warm listing never needs the detector
+
     return redacted_line(text, TITLE_MAX)

@@ -30,7 +30,6 @@ from smig_tui.adapters.agents.opencode.storage_tree import (
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
-from smig_tui.core.redact import redacted_line
 
 SENT_PARTS = "('text', 'reasoning', 'tool')"
 """Part types that become messages (a tool part becomes two)."""
@@ -116,6 +115,8 @@ class OpenCodeSource:
             ).fetchall()
             stats = self._stats(connection, database, {str(row[0]): row[3] for row in rows})
             mtime = os.stat(database).st_mtime
+        from smig_tui.core.redact import redacted_line  # not at import: `smig list` without OpenCode needs none
+
         infos = []
         for row in rows:
             extra = dict(zip(optional, row[4:], strict=True))

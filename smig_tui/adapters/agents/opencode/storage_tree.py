@@ -15,7 +15,6 @@ from typing import Any
 from smig_tui.adapters.agents.opencode.convert import Row, as_dict, iso_ms
 from smig_tui.core.models import Agent, ReadWarning, SessionInfo
 from smig_tui.core.ports import WarningSink
-from smig_tui.core.redact import redacted_line
 
 TITLE_WIDTH = 120
 """Characters of a session's title kept in its listing entry (redacted before it is cut)."""
@@ -31,6 +30,8 @@ def stored_sessions(storage: Path) -> Iterator[Path]:
 
 def describe_stored(path: Path, warn: WarningSink) -> SessionInfo | None:
     """The listing entry of one session info file (None, with a warning, when unreadable)."""
+    from smig_tui.core.redact import redacted_line  # not at import: `smig list` without OpenCode needs none
+
     data = _read(path, warn)
     if data is None or not isinstance(data.get("id"), str):
         return None
