@@ -738,9 +738,10 @@ class Services:
 
     def check_output(self, out: Path, force: bool = False, source: str | None = None) -> Path:
         """Refuse a bad output path before any work is done (see `output_paths`); return where it writes."""
-        from smig_tui.adapters.output_paths import check_output_path
+        from smig_tui.adapters.output_paths import agent_folders, check_output_path
 
-        return check_output_path(out, self.paths, force=force, sources=[source] if source else [])
+        folders = agent_folders(self.agents, self.paths, self.env)
+        return check_output_path(out, self.paths, force=force, sources=[source] if source else [], agents=folders)
 
     def summary_key_problem(self) -> str | None:
         """Why a summary cannot be sent as configured (no API key for a remote provider), or None."""
@@ -754,9 +755,8 @@ class Services:
         An existing regular file is replaced only with `force`; `source` (the session read) never is.
         """
         from smig_tui.adapters.fs import atomic_write
-        from smig_tui.adapters.output_paths import check_output_path
 
-        target = check_output_path(out, self.paths, force=force, sources=[source] if source else [])
+        target = self.check_output(out, force, source)
         atomic_write(target, text, mode=0o600, overwrite=force, make_parents=False)
         return target
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from smig_tui.cli.plan import add_plan_options, given_plan_options, plan_options
 from smig_tui.cli.table import SESSION_HELP, Column, unique_prefixes
+from smig_tui.core.encoding import utf8
 from smig_tui.core.errors import AmbiguousIdError, MigrationNotFoundError, UsageError
 from smig_tui.core.export import ExportFormat
 from smig_tui.core.migration import (
@@ -230,7 +231,7 @@ def _print_result(ctx: Context, result: MigrationResult, plan: Plan) -> None:
     verb = "would write" if result.dry_run else "wrote"
     ctx.out.data(f"  store: {verb} {result.record_path}")
     for planned in result.files:
-        size = len(planned.data.encode("utf-8"))
+        size = len(utf8(planned.data))
         ctx.out.data(f"  {planned.destination.value}: {verb} {planned.path} ({size:,} bytes)")
         if planned.destination is Destination.OPENCODE and planned.native:  # the file is smig's import document
             how = "would import" if result.dry_run else "imported"
@@ -250,7 +251,7 @@ def result_to_json(result: MigrationResult, include_data: bool = False) -> dict[
         entry: dict[str, Any] = {
             "destination": planned.destination.value,
             "path": planned.path,
-            "bytes": len(planned.data.encode("utf-8")),
+            "bytes": len(utf8(planned.data)),
         }
         if planned.native:
             entry.update(session_id=planned.native.session_id, resume_command=planned.native.resume_command)
@@ -288,7 +289,7 @@ def run_export(args: argparse.Namespace, ctx: Context) -> int:
     text = "".join(chunks)
     if args.out is not None:
         path = ctx.services.save_export(text, args.out, force=args.force, source=session.info.path)
-        ctx.out.diag(f"smig: wrote {path} ({len(text.encode('utf-8')):,} bytes)")
+        ctx.out.diag(f"smig: wrote {path} ({len(utf8(text)):,} bytes)")
     if args.clipboard:
         how = ctx.services.copy_text(text)
         ctx.out.diag(f"smig: copied {plural(len(text), 'character')} to the clipboard via {how}")

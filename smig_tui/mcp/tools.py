@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from smig_tui.core.encoding import utf8
 from smig_tui.core.errors import MigrationNotFoundError, SessionNotFoundError
 from smig_tui.core.export import to_markdown
 from smig_tui.core.handoff import redact_messages
@@ -406,7 +407,7 @@ class SmigTools:
             {
                 "destination": f.destination.value,
                 "path": f.path,
-                "bytes": len(f.data.encode("utf-8")),
+                "bytes": len(utf8(f.data)),
                 "session_id": f.native.session_id if f.native else None,
                 "resume_command": f.native.resume_command if f.native else None,
                 # The same command as data, for a client that starts it itself (no shell quoting to undo).

@@ -141,6 +141,36 @@ def test_anthropic_calibration_matches_logged_context_growth(shared_fixtures) ->
     assert 1.1 < ratio < 1.6 and abs(calibration - ratio) < 0.2
 
 
+def test_a_long_text_is_counted_in_pieces_that_join_back_to_it() -> None:
+    """Texts over PIECE_CHARS are encoded a piece at a time (byte-pair encoding is quadratic in a run
+    with no break: 100 MB on one line took minutes): the pieces are the text, none is too long, and a
+    cut falls after a line end or before a space where one is near (issue 33)."""
+    code = "".join(f"def handler_{i}(request):\n    return respond(request, status={i % 500})\n" for i in range(4_000))
+    one_line = " ".join(f"word{i}" for i in range(40_000))
+    capitals = "ABCDEFGHIJ" * 20_000  # no break at all
+    for text in (code, one_line, capitals):
+        parts = list(tiktoken_counter.bounded_pieces(text))
+        assert "".join(parts) == text and len(parts) > 1
+        assert all(len(part) <= tiktoken_counter.PIECE_CHARS for part in parts)
+    assert all(part.endswith("\n") for part in list(tiktoken_counter.bounded_pieces(code))[:-1])
+    assert all(part.startswith(" ") for part in list(tiktoken_counter.bounded_pieces(one_line))[1:])
+
+
+def test_a_long_text_counts_as_the_whole_does_but_for_a_few_tokens_per_hard_cut() -> None:
+    counter = _exact("o200k_base")
+    encoding = tiktoken.get_encoding("o200k_base")
+    code = "".join(f"def handler_{i}(request):\n    return respond(request, status={i % 500})\n" for i in range(4_000))
+    prose = " ".join(f"the session {i} was moved to another agent" for i in range(8_000))
+    for text in (code, prose):  # cut where the tokenizer breaks anyway: exact
+        assert len(text) > tiktoken_counter.PIECE_CHARS
+        assert counter.count(text) == len(encoding.encode_ordinary(text))
+        assert counter.count_many([text, "x"]) == [len(encoding.encode_ordinary(text)), 1]
+    capitals = "ABCDEFGHIJ" * 20_000
+    hard_cuts = len(list(tiktoken_counter.bounded_pieces(capitals))) - 1
+    assert hard_cuts >= 2
+    assert abs(counter.count(capitals) - len(encoding.encode_ordinary(capitals))) <= 3 * hard_cuts
+
+
 LINES = [
     "Traceback (most recent call last):",
     '  File "/srv/app/main.py", line 120, in <module>',

@@ -16,10 +16,9 @@ _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 
 def one_line(text: str, width: int = TITLE_WIDTH) -> str:
     """Collapse whitespace and cut to `width` characters, secrets redacted first so no cut leaves half of one."""
-    from smig_tui.core.redact import redact  # compiled when a title is made, not on every warm listing
+    from smig_tui.core.redact import redacted_line  # compiled when a title is made, not on every warm listing
 
-    flat = " ".join(redact(text[: 30 * width]).text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+    return redacted_line(text, width) or ""
 
 
 def prompt_of(data: dict[str, Any]) -> str | None:

@@ -355,20 +355,13 @@ def _with_title(info: SessionInfo, name: str | None, row: ThreadRow | None) -> S
     return replace(info, title=title or None, model=model)
 
 
-TITLE_HEAD = 4_000
-"""How much of a long first prompt is redacted to make its title (the title keeps far less)."""
-
-
 def _one_line(text: str | None) -> str | None:
-    """Collapse whitespace and cut to the title length, secrets redacted first so no cut leaves half of one."""
+    """A title: one line, secrets redacted before it is cut."""
     if not text:
         return None
-    from smig_tui.core.redact import redact  # only for a thread the user named: not on every listing's path
+    from smig_tui.core.redact import redacted_line  # only for a thread the user named: not on every listing's path
 
-    flat = " ".join(redact(text[:TITLE_HEAD]).text.split())
-    if not flat:
-        return None
-    return flat if len(flat) <= TITLE_MAX else flat[: TITLE_MAX - 1] + "…"
+    return redacted_line(text, TITLE_MAX)
 
 
 def iso_from_mtime(mtime: float) -> str:

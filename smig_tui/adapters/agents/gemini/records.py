@@ -71,7 +71,7 @@ def _parse_lines(lines: Iterable[bytes], packer: TextPacker | None = None) -> Co
             continue
         try:
             record = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # damaged or nested too deeply
             conversation.damaged.append(number)
             continue
         if isinstance(record, dict):
@@ -120,6 +120,10 @@ def _parse_document(raw: bytes, lines: ConversationFile) -> ConversationFile:
     """A legacy `.json` session: one document with `sessionId` and `messages`."""
     try:
         document = json.loads(raw)
+    except RecursionError:
+        if lines.session_id:
+            return lines
+        raise NotASession("not a readable Gemini CLI session (its JSON is nested too deeply)") from None
     except ValueError as error:
         if lines.session_id:  # JSON lines with a metadata line that lacks projectHash: keep what there is
             return lines

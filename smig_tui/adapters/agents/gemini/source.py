@@ -227,9 +227,7 @@ def _text(value: Any) -> str | None:
 
 
 def _one_line(text: str | None) -> str | None:
-    if not text:
-        return None
-    flat = " ".join(text.split())
-    if not flat:
-        return None
-    return flat if len(flat) <= TITLE_MAX else flat[: TITLE_MAX - 1] + "…"
+    """A title: one line, secrets redacted before it is cut."""
+    from smig_tui.core.redact import redacted_line  # not at import: a warm listing never needs the detector
+
+    return redacted_line(text, TITLE_MAX)
