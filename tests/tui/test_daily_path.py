@@ -266,7 +266,7 @@ async def test_home_end_v_and_escape_move_between_the_list_and_the_plan(make_app
         await open_session(pilot, lambda i: i.path == info.path)
         await choose_target(pilot, "tiny-test")
         await pilot.press("slash", *"proj")
-        app.screen.apply_filter()
+        app.screen.sources.apply_filter()
         tree.focus()
         await Keys(pilot)("v")  # the plan table, in one key (it took Tab Tab)
         table = app.screen.query_one(PreviewTabs).table()
