@@ -22,7 +22,7 @@ from opencode_builders import install_database
 
 sys.path.insert(0, str(Path(__file__).parent))
 from real_clients import OPENCODE_QUIET as QUIET
-from test_resume_real_clients import _client
+from client_env import client_binary as _client
 
 pytestmark = pytest.mark.e2e
 
