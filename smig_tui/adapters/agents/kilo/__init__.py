@@ -126,6 +126,7 @@ PROFILE = AgentProfile(
         (("system prompt", 3_330), ("tool definitions (16 tools)", 8_743), ("injected context", 46)),
     ),
     refs=SessionRefs(split_ref, session_ref, _snapshot, _fingerprint, _status),
+    program="kilo",
     import_command="kilo import",
     restore_refused=(
         "Kilo Code keeps it in its own database, which smig never writes; `smig export` or `smig migrate` "
