@@ -183,7 +183,7 @@ class ClaudeWriter(PlainFileWriter):
                 "timestamp": format_iso(moment),
             }
             if number == 1:
-                record["smigLineage"] = _lineage_json(lineage)
+                record["smigLineage"] = lineage.as_json()
             lines.append(record)
             parent = record_uuid
         lines.append({"type": "custom-title", "customTitle": title, "sessionId": session_id})
@@ -210,19 +210,4 @@ def _body(turn: Turn, number: int, model: str) -> dict[str, Any]:
             "stop_sequence": None,
             "usage": {"input_tokens": 0, "output_tokens": 0},
         },
-    }
-
-
-def _lineage_json(lineage: Lineage) -> dict[str, Any]:
-    """Lineage as stored in the written session."""
-    return {
-        "sourceAgent": lineage.source_agent,
-        "sourceId": lineage.source_id,
-        "sourcePath": lineage.source_path,
-        "migrationId": lineage.migration_id,
-        "strategy": lineage.strategy,
-        "omitted": lineage.omitted,
-        "omittedTokens": lineage.omitted_tokens,
-        "planningTarget": lineage.target,
-        "originCwd": lineage.origin_cwd,
     }

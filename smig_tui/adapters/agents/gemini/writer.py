@@ -167,7 +167,7 @@ class GeminiWriter(PlainFileWriter):
                 "lastUpdated": written,
                 "kind": "main",
                 "summary": title,
-                "smigLineage": _lineage_json(lineage),
+                "smigLineage": lineage.as_json(),
             }
         ]
         for number, (turn, moment) in enumerate(zip(turns, times, strict=True), start=1):
@@ -189,18 +189,3 @@ class GeminiWriter(PlainFileWriter):
             # The client adopts a folder whose owner file names the project (its registry does the rest).
             files.insert(0, PlannedFile(Destination("gemini"), str(chats.parent / PROJECT_ROOT_FILE), cwd))
         return files
-
-
-def _lineage_json(lineage: Lineage) -> dict[str, Any]:
-    """Lineage as stored in the written session's metadata."""
-    return {
-        "sourceAgent": lineage.source_agent,
-        "sourceId": lineage.source_id,
-        "sourcePath": lineage.source_path,
-        "migrationId": lineage.migration_id,
-        "strategy": lineage.strategy,
-        "omitted": lineage.omitted,
-        "omittedTokens": lineage.omitted_tokens,
-        "planningTarget": lineage.target,
-        "originCwd": lineage.origin_cwd,
-    }
