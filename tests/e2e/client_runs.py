@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_resume_real_clients import _client
+from client_env import client_binary
 
 CLIENT_TIMEOUT = 240
 """Seconds one client run may take before the test fails (a first Copilot run unpacks 235 MB)."""
@@ -27,7 +27,7 @@ def new_client(name: str) -> str:
         if folder and (Path(folder) / name).is_file():
             return str(Path(folder) / name)
     try:
-        return _client(name)
+        return client_binary(name)
     except pytest.skip.Exception:
         pytest.skip(f"{name} is not installed (set SMIG_E2E_NEW_BIN or run .ci/run)")
 
