@@ -46,7 +46,9 @@ def test_a_migration_from_each_agent_is_a_chained_session_in_the_projects_chats(
     *turns, title = _lines(output.path)
     assert [r["type"] for r in turns] == ["user", "assistant", "user", "assistant"]
     assert [r["parentUuid"] for r in turns[1:]] == [r["uuid"] for r in turns[:-1]] and turns[0]["parentUuid"] is None
-    assert {(r["sessionId"], r["cwd"], r["version"]) for r in turns} == {(output.session_id, str(project), QWEN_VERSION)}
+    assert {(r["sessionId"], r["cwd"], r["version"]) for r in turns} == {
+        (output.session_id, str(project), QWEN_VERSION)
+    }
     assert turns[0]["message"]["role"] == "user" and turns[1]["message"]["role"] == "model"
     assert turns[0]["message"]["parts"][0]["text"].startswith(NOTE_PREFIX)
     assert turns[0]["smigLineage"]["migrationId"] == result.migration_id
@@ -56,7 +58,11 @@ def test_a_migration_from_each_agent_is_a_chained_session_in_the_projects_chats(
     assert output.resume_command == f"cd '{project}' && qwen --resume {output.session_id}"
     # smig lists it first, in that folder, titled as the client's picker shows it
     [info] = build_services().list_sessions(agent=Agent("qwen"))
-    assert (info.id, info.cwd, info.title) == (output.session_id, str(project), f"↪ from {source}: Fix the flaky parser")
+    assert (info.id, info.cwd, info.title) == (
+        output.session_id,
+        str(project),
+        f"↪ from {source}: Fix the flaky parser",
+    )
 
 
 def test_continue_latest_is_said_to_pick_the_migration(isolated_homes: dict[str, Path], tmp_path: Path) -> None:
