@@ -200,3 +200,22 @@ def test_a_qwen_code_session_is_resumed_by_each_other_client(
         "TOOLS-2: which file?",
     ):
         assert _escaped(text) in sent, text
+
+
+def test_qwen_code_reads_the_other_agents_memory_after_a_sync(isolated_homes: dict[str, Path], tmp_path: Path) -> None:
+    """The bundle reaches the model through the `@./smig_memory.md` import smig adds to `QWEN.md`."""
+    qwen_binary()
+    project = tmp_path / "osprey-app"
+    project.mkdir()
+    home = isolated_homes["home"]
+    _lived_in(home, project)  # Qwen Code is set up here
+    (home / ".qwen" / "QWEN.md").write_text("# Mine\n- QWEN-OWN-NOTE: tabs, not spaces.\n", encoding="utf-8")
+    codex_memory = isolated_homes["codex"] / "memories"
+    codex_memory.mkdir(parents=True)
+    (codex_memory / "memory_summary.md").write_text("# Profile\n- CODEX-MEMORY-7: deploys on Fridays.\n")
+    _smig("memory", "sync", "--to-qwen")
+    with FakeModelServer() as server:
+        run_qwen(home, project, server, "MEMORY: what do you know?")
+        sent = json.dumps(_last_turn(server), ensure_ascii=False)
+    assert "CODEX-MEMORY-7: deploys on Fridays." in sent and "QWEN-OWN-NOTE" in sent
+    assert "@./smig_memory.md" not in sent  # inlined, not passed on as text
