@@ -18,7 +18,7 @@ from migration_builders import make_plan, make_session
 from smig_tui.adapters.agents.qwen.writer import QWEN_VERSION
 from smig_tui.core.errors import WriteRefusedError
 from smig_tui.core.handoff import NOTE_PREFIX
-from smig_tui.core.models import Agent
+from smig_tui.core.models import Agent, Kind, Message, Role
 from smig_tui.core.native import Destination
 from smig_tui.services import build_services
 
@@ -101,3 +101,15 @@ def test_a_recorded_qwen_session_migrates_to_each_file_agent(
     text = Path(output.path).read_text(encoding="utf-8")
     assert "OSPREY" in text and "TOOLS: read notes.txt" in text
     assert (result.record.source.agent, result.record.source.id) == ("qwen", info.id)
+
+
+def test_a_user_turn_starting_with_a_slash_is_written_and_read_as_a_prompt(
+    isolated_homes: dict[str, Path], tmp_path: Path
+) -> None:
+    """Qwen Code records its slash commands as `system` records: a `user` record's text is a prompt."""
+    session = make_session(tmp_path / "src", agent=Agent("codex"), cwd=str(tmp_path / "p"))
+    command = Message(len(session.messages), "slash", Role.USER, Kind.TEXT, "/review the parser")
+    session = type(session)(session.info, (*session.messages, command), extra=session.extra)
+    [output] = build_services().migrate(session, make_plan(session), {Destination("qwen")}).outputs  # read back whole
+    texts = [r["message"]["parts"][0]["text"] for r in _lines(output.path) if r["type"] == "user"]
+    assert texts[-1] == "/review the parser"

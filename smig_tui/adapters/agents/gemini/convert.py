@@ -52,8 +52,9 @@ class Converted:
         )
 
 
-def convert(records: Iterable[dict[str, Any]], lines: dict[str, int]) -> Converted:
-    """All messages of the records, in order."""
+def convert(records: Iterable[dict[str, Any]], lines: dict[str, int], drop_commands: bool = True) -> Converted:
+    """All messages of the records, in order; `drop_commands=False` keeps a user text starting with `/`
+    or `?`, for a client that records its slash commands apart (Qwen Code)."""
     out = Converted()
     for record in records:
         kind = record.get("type")
@@ -61,7 +62,7 @@ def convert(records: Iterable[dict[str, Any]], lines: dict[str, int]) -> Convert
         line = lines.get(record_id)
         stamp = record.get("timestamp") if isinstance(record.get("timestamp"), str) else None
         if kind == "user":
-            _user(out, record, record_id, line, stamp)
+            _user(out, record, record_id, line, stamp, drop_commands)
         elif kind == "gemini":
             _reply(out, record, record_id, line, stamp)
     return out
@@ -96,7 +97,9 @@ def _parts(content: Any) -> list[dict[str, Any]]:
     return [part for part in content if isinstance(part, dict)] if isinstance(content, list) else []
 
 
-def _user(out: Converted, record: dict[str, Any], record_id: str, line: int | None, stamp: str | None) -> None:
+def _user(
+    out: Converted, record: dict[str, Any], record_id: str, line: int | None, stamp: str | None, drop_commands: bool
+) -> None:
     content = record.get("content")
     text = part_text(content)
     stripped = text.strip()
@@ -110,7 +113,7 @@ def _user(out: Converted, record: dict[str, Any], record_id: str, line: int | No
         elif isinstance(part.get("inlineData"), dict) or isinstance(part.get("fileData"), dict):
             blob = part.get("inlineData") or part.get("fileData") or {}
             out.add(record_id, f":image{number}", Role.USER, Kind.IMAGE, str(blob.get("mimeType") or ""), line, stamp)
-    if stripped and not is_command(stripped):
+    if stripped and not (drop_commands and is_command(stripped)):
         out.add(record_id, "", Role.USER, Kind.TEXT, text, line, stamp)
         out.first_prompt = out.first_prompt or stripped
 

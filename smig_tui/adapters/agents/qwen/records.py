@@ -6,7 +6,8 @@ from the last record back through `parentUuid` (records sharing a `uuid` are fra
 merged), and from the last `chat_compression` record on, that record's `compressedHistory` (the
 summary, the reply holding the pending call, its result) stands for everything before it. The
 messages then go through the Gemini package's `convert` as Gemini CLI's own rewritten replies do:
-the parts are the same.
+the parts are the same. Unlike Gemini CLI, Qwen Code records a slash command as a `system` record
+(`slash_command`), so a user message starting with `/` is a prompt the model saw.
 """
 
 from __future__ import annotations
@@ -117,7 +118,7 @@ def conversation(session: SessionFile) -> Converted:
         if record.get("type") in MESSAGE_TYPES and isinstance(record.get("message"), dict):
             as_gemini.append(_content(record["message"], str(record["uuid"]), record))
     lines = {item["id"]: session.lines[item["line_of"]] for item in as_gemini if item["line_of"] in session.lines}
-    converted = convert(as_gemini, lines)
+    converted = convert(as_gemini, lines, drop_commands=False)  # its slash commands are `system` records
     if summary_id is not None:
         # The compression summary stands for the conversation before it, as a user message.
         converted.messages = [
