@@ -13,7 +13,6 @@ other agent, and that agent's real client resumes it carrying its text.
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
 import sys
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_runner import smig
 from client_env import client_binary
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -30,11 +30,9 @@ from fake_model_server import FakeModelServer
 from qwen_client import qwen_binary, qwen_env, run_qwen
 from real_clients import OPENCODE_QUIET, install_source, prepare_receiver, resume
 from terminal import Terminal
+from test_matrix_real_clients import _escaped, _prose
 
-from smig_tui.cli.main import Context, main
-from smig_tui.cli.output import Output
 from smig_tui.core.handoff import NOTE_PREFIX
-from smig_tui.core.models import Kind, Role
 
 pytestmark = pytest.mark.e2e
 
@@ -50,26 +48,9 @@ def gemini_server() -> Iterator[FakeGeminiServer]:
 
 def _smig(*argv: str) -> Any:
     """`smig ARGV --json` in-process; its parsed output (fails the test on a non-zero exit)."""
-    out = Output(stdout=io.StringIO(), stderr=io.StringIO())
-    code = main([*argv, "--json"], Context(out=out))
-    assert isinstance(out.stdout, io.StringIO) and isinstance(out.stderr, io.StringIO)
-    assert code == 0, out.stderr.getvalue()
-    return json.loads(out.stdout.getvalue())
-
-
-def _escaped(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)[1:-1]
-
-
-def _prose(messages: list[dict[str, Any]]) -> list[str]:
-    """The first line (up to 60 characters) of every user or assistant text long enough to be distinctive."""
-    lines = []
-    for message in messages:
-        if message["kind"] == Kind.TEXT.value and message["role"] in (Role.USER.value, Role.ASSISTANT.value):
-            line = message["text"].strip().splitlines()[0] if message["text"].strip() else ""
-            if len(line) >= 12:
-                lines.append(line[:60])
-    return lines
+    code, out, err = smig(*argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
 
 
 def _last_turn(server: FakeModelServer) -> dict[str, Any]:

@@ -18,9 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from smig_tui.adapters.agents.claude.home import ClaudeHome
-from smig_tui.adapters.agents.writer_base import PlainFileWriter
-from smig_tui.core.errors import SmigError
-from smig_tui.core.handoff import migration_note, to_turns
+from smig_tui.adapters.agents.writer_base import PlainFileWriter, opening_turns
+from smig_tui.core.handoff import to_turns
 from smig_tui.core.models import Agent, Role, Session, SessionInfo
 from smig_tui.core.native import ContinueLatest, Destination, Lineage, NativeOutput, PlannedFile, Turn, continue_fact
 from smig_tui.core.ports import NativeLayout, NativeRequest
@@ -153,11 +152,7 @@ class ClaudeWriter(PlainFileWriter):
         session_id: str | None = None,
     ) -> PlannedFile:
         """Lay out the transcript for `turns` in `cwd`'s project folder, ready to be written."""
-        if not turns:
-            raise SmigError("Nothing to write: the migrated conversation is empty.")
-        if turns[0].role is not Role.USER:
-            # Claude buckets a transcript by its first line, which must be a user record with cwd.
-            turns = (Turn(Role.USER, migration_note(lineage), turns[0].timestamp), *turns)
+        turns = opening_turns(turns, lineage)
         session_id = session_id or str(uuid.uuid4())
         now = now or datetime.now(UTC)
         times = monotonic_times([turn.timestamp for turn in turns], now)

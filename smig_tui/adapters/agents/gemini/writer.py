@@ -38,9 +38,8 @@ from smig_tui.adapters.agents.gemini.layout import (
     project_hash,
 )
 from smig_tui.adapters.agents.gemini.scan import scan
-from smig_tui.adapters.agents.writer_base import PlainFileWriter
-from smig_tui.core.errors import SmigError
-from smig_tui.core.handoff import migration_note, to_turns
+from smig_tui.adapters.agents.writer_base import PlainFileWriter, opening_turns
+from smig_tui.core.handoff import to_turns
 from smig_tui.core.models import Agent, Role, Session
 from smig_tui.core.native import ContinueLatest, Destination, Lineage, NativeOutput, PlannedFile, Turn, continue_fact
 from smig_tui.core.ports import NativeLayout, NativeRequest
@@ -147,10 +146,7 @@ class GeminiWriter(PlainFileWriter):
         session_id: str | None = None,
     ) -> list[PlannedFile]:
         """Lay out the session for `turns` in `cwd`'s project folder (and that folder's owner file, if new)."""
-        if not turns:
-            raise SmigError("Nothing to write: the migrated conversation is empty.")
-        if turns[0].role is not Role.USER:
-            turns = (Turn(Role.USER, migration_note(lineage), turns[0].timestamp), *turns)
+        turns = opening_turns(turns, lineage)
         turns = tuple(sendable(turn) for turn in turns)
         cwd = normalize(cwd)
         session_id = session_id or new_session_id()

@@ -14,17 +14,16 @@ migration. Tool calls are flattened to text (`core.handoff`), so the API never s
 from __future__ import annotations
 
 import json
-import os
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from smig_tui.adapters.agents.claude.writer import newest_transcript
 from smig_tui.adapters.agents.profile import Env
 from smig_tui.adapters.agents.qwen.home import chats_folder
-from smig_tui.adapters.agents.writer_base import PlainFileWriter
-from smig_tui.core.errors import SmigError
-from smig_tui.core.handoff import migration_note, to_turns
+from smig_tui.adapters.agents.writer_base import PlainFileWriter, opening_turns
+from smig_tui.core.handoff import to_turns
 from smig_tui.core.models import Agent, Role, Session
 from smig_tui.core.native import ContinueLatest, Destination, Lineage, NativeOutput, PlannedFile, Turn, continue_fact
 from smig_tui.core.ports import NativeLayout, NativeRequest
@@ -42,23 +41,6 @@ def resume_argv(session_id: str) -> tuple[str, ...]:
     """The command line that continues the written session, run in its project folder (Qwen Code finds
     a session only among the current project's)."""
     return ("qwen", "--resume", session_id)
-
-
-def newest_session(chats: Path) -> str | None:
-    """The session `qwen -c` picks in a project's `chats/`: the file modified last (its name is the id)."""
-    best: tuple[float, str] | None = None
-    try:
-        entries = list(os.scandir(chats))
-    except OSError:
-        return None
-    for entry in entries:
-        if entry.name.endswith(".jsonl") and entry.is_file():
-            try:
-                stamp = (entry.stat().st_mtime, entry.name.removesuffix(".jsonl"))
-            except OSError:
-                continue
-            best = max(best, stamp) if best else stamp
-    return best[1] if best else None
 
 
 class QwenWriter(PlainFileWriter):
@@ -86,7 +68,7 @@ class QwenWriter(PlainFileWriter):
         if output is None:
             return None
         folder = self._folders.get(planned.path, "")
-        newest = newest_session(Path(planned.path).parent)
+        newest = newest_transcript(Path(planned.path).parent)  # the same rule as Claude Code's `-c`
         return continue_fact(output, LATEST, folder, newest, " (modified after the migration was written)")
 
     def read_back(self, output: NativeOutput) -> Session:
@@ -112,10 +94,7 @@ class QwenWriter(PlainFileWriter):
         session_id: str | None = None,
     ) -> PlannedFile:
         """Lay out the session for `turns` in `cwd`'s project folder, ready to be written."""
-        if not turns:
-            raise SmigError("Nothing to write: the migrated conversation is empty.")
-        if turns[0].role is not Role.USER:
-            turns = (Turn(Role.USER, migration_note(lineage), turns[0].timestamp), *turns)
+        turns = opening_turns(turns, lineage)
         session_id = session_id or str(uuid.uuid4())
         now = now or datetime.now(UTC)
         times = monotonic_times([turn.timestamp for turn in turns], now)
