@@ -28,9 +28,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from fake_gemini_server import FakeGeminiServer
 from fake_model_server import FakeModelServer
 from qwen_client import qwen_binary, qwen_env, run_qwen
-from real_clients import OPENCODE_QUIET, install_source, prepare_receiver, resume
+from real_clients import OPENCODE_QUIET, escaped, install_source, prepare_receiver, prose, resume
 from terminal import Terminal
-from test_matrix_real_clients import _escaped, _prose
 
 from smig_tui.core.handoff import NOTE_PREFIX
 
@@ -62,9 +61,9 @@ def _last_turn(server: FakeModelServer) -> dict[str, Any]:
 def _assert_continues(body: dict[str, Any], result: dict[str, Any], prompt: str) -> None:
     """The request carries the migration (note, id, first and last kept text, in order), the prompt last."""
     sent = json.dumps(body, ensure_ascii=False)
-    kept = _prose(result["record"]["messages"])
+    kept = prose(result["record"]["messages"])
     assert kept, "the migration kept no prose to look for"
-    places = [sent.find(_escaped(text)) for text in (NOTE_PREFIX, result["migration_id"], kept[0], kept[-1], prompt)]
+    places = [sent.find(escaped(text)) for text in (NOTE_PREFIX, result["migration_id"], kept[0], kept[-1], prompt)]
     assert -1 not in places, places
     assert places[0] <= places[2] <= places[3] < places[4], places
     last = body["messages"][-1]
@@ -180,7 +179,7 @@ def test_a_qwen_code_session_is_resumed_by_each_other_client(
         "codename: OSPREY",
         "TOOLS-2: which file?",
     ):
-        assert _escaped(text) in sent, text
+        assert escaped(text) in sent, text
 
 
 def test_qwen_code_reads_the_other_agents_memory_after_a_sync(isolated_homes: dict[str, Path], tmp_path: Path) -> None:

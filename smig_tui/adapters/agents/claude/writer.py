@@ -10,14 +10,13 @@ migration (the records inside keep their own times).
 from __future__ import annotations
 
 import json
-import os
-import re
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from smig_tui.adapters.agents.claude.home import ClaudeHome
+from smig_tui.adapters.agents.project_files import newest_transcript, sanitize_project
 from smig_tui.adapters.agents.writer_base import PlainFileWriter, opening_turns
 from smig_tui.core.handoff import to_turns
 from smig_tui.core.models import Agent, Role, Session, SessionInfo
@@ -32,11 +31,6 @@ ASSISTANT_MODEL = "claude-sonnet-4-5"
 MAX_SANITIZED = 200
 LATEST = "claude -c"
 """What continues the newest session of a folder in Claude Code."""
-
-
-def sanitize_project(cwd: str) -> str:
-    """Claude Code's project folder name for `cwd` (FORMATS.md 2.1), before the long-name rule."""
-    return re.sub(r"[^a-zA-Z0-9]", "-", cwd)
 
 
 def path_hash(text: str) -> str:
@@ -74,23 +68,6 @@ def project_dir(home: ClaudeHome, cwd: str) -> Path:
             if existing.name.startswith(prefix) and existing.is_dir():
                 return existing
     return home.projects / (prefix + path_hash(cwd))
-
-
-def newest_transcript(project: Path) -> str | None:
-    """The id of the most recently modified transcript in a project folder (what `claude -c` continues)."""
-    newest: tuple[float, str] | None = None
-    try:
-        entries = list(os.scandir(project))
-    except OSError:
-        return None
-    for entry in entries:
-        if entry.name.endswith(".jsonl") and entry.is_file(follow_symlinks=False):
-            try:
-                stamp = (entry.stat().st_mtime, entry.name[: -len(".jsonl")])
-            except OSError:
-                continue
-            newest = max(newest, stamp) if newest else stamp
-    return newest[1] if newest else None
 
 
 def resume_argv(session_id: str) -> tuple[str, ...]:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from smig_tui.adapters.agents.claude.writer import sanitize_project
 from smig_tui.adapters.agents.profile import Env, environment, user_home
+from smig_tui.adapters.agents.project_files import sanitize_project
 
 HOME_VARIABLE = "QWEN_HOME"
 RUNTIME_VARIABLE = "QWEN_RUNTIME_DIR"
@@ -41,6 +41,5 @@ def projects_folder(env: Env = None) -> Path:
 
 
 def chats_folder(env: Env, cwd: str) -> Path:
-    """The `chats/` folder of a project: named as Claude Code names its project folders (every
-    character but a letter or digit becomes `-`)."""
+    """The `chats/` folder of a project (every character of its path but a letter or digit becomes `-`)."""
     return projects_folder(env) / sanitize_project(cwd) / "chats"

@@ -2,16 +2,13 @@
 
 Qwen Code (a Gemini CLI fork) keeps memory as global instruction files (`~/.qwen/QWEN.md`, and
 `~/.qwen/AGENTS.md` beside it, both in every request) and inlines `@./file` imports as Gemini CLI
-does: so it takes its bundle the way the Gemini package gives Gemini CLI its own (the same rules,
-an `@./smig_memory.md` line in `QWEN.md`), and both files cross to every other agent.
+does: so it takes its bundle as Gemini CLI does (`imported_bundle`: an `@./smig_memory.md` line in
+`QWEN.md`), and both files cross to every other agent.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from smig_tui.adapters.agents.gemini.memory import BUNDLE_NAME
-from smig_tui.adapters.agents.gemini.memory import RULES as GEMINI_RULES
+from smig_tui.adapters.agents.imported_bundle import BUNDLE_NAME, imported_bundle_rules
 from smig_tui.adapters.agents.qwen.home import resolve_home
 from smig_tui.adapters.memory_files import MemoryContext, memory_file
 from smig_tui.core.memory_model import AgentMemory, FileRole
@@ -32,4 +29,4 @@ def read(context: MemoryContext) -> AgentMemory:
     return AgentMemory(AGENT, files, bundle=str(home / BUNDLE_NAME), pointer=str(home / CONTEXT_FILES[0]))
 
 
-RULES = replace(GEMINI_RULES, memory_kind="Qwen Code global context file (QWEN.md)")
+RULES = imported_bundle_rules("Qwen Code global context file (QWEN.md)")

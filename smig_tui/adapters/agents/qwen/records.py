@@ -4,10 +4,10 @@ The file (0.24.4) is JSON lines chained by `parentUuid`, each message holding Ge
 (`role: user|model`, `parts`). The client rebuilds a conversation (`prepareTranscriptRecords`)
 from the last record back through `parentUuid` (records sharing a `uuid` are fragments of one,
 merged), and from the last `chat_compression` record on, that record's `compressedHistory` (the
-summary, the reply holding the pending call, its result) stands for everything before it. The
-messages then go through the Gemini package's `convert` as Gemini CLI's own rewritten replies do:
-the parts are the same. Unlike Gemini CLI, Qwen Code records a slash command as a `system` record
-(`slash_command`), so a user message starting with `/` is a prompt the model saw.
+summary, the reply holding the pending call, its result) stands for everything before it. Each
+message's parts are read as Gemini CLI's are (`content_parts`). Unlike Gemini CLI, Qwen Code records
+a slash command as a `system` record (`slash_command`), so a user message starting with `/` is a
+prompt the model saw.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from smig_tui.adapters.agents.gemini.convert import Converted, convert
-from smig_tui.core.models import Kind
+from smig_tui.adapters.agents.content_parts import Converted, add_reply_parts, add_user, close_reply, parts_of, usage_of
+from smig_tui.core.models import Kind, Usage
 
 MESSAGE_TYPES = ("user", "assistant", "tool_result")
 COMPRESSION = "chat_compression"
@@ -102,52 +102,50 @@ def _parts(record: dict[str, Any]) -> list[Any] | None:
 def conversation(session: SessionFile) -> Converted:
     """The messages the client sends on resume, as smig's neutral messages."""
     start = 0
-    as_gemini: list[dict[str, Any]] = []
+    contents: list[tuple[dict[str, Any], str, dict[str, Any]]] = []
     for position, record in enumerate(session.chain):
         if record.get("type") == "system" and record.get("subtype") == COMPRESSION:
             start = position + 1
             payload = record.get("systemPayload")
             history = payload.get("compressedHistory") if isinstance(payload, dict) else None
-            as_gemini = [
-                _content(content, f"{record['uuid']}:{number}", record)
+            contents = [
+                (content, f"{record['uuid']}:{number}", record)
                 for number, content in enumerate(history if isinstance(history, list) else [])
                 if isinstance(content, dict)
             ]
-    summary_id = as_gemini[0]["id"] if as_gemini and as_gemini[0]["type"] == "user" else None
+    summary = contents[0][1] if contents and contents[0][0].get("role") == "user" else None
     for record in session.chain[start:]:
         if record.get("type") in MESSAGE_TYPES and isinstance(record.get("message"), dict):
-            as_gemini.append(_content(record["message"], str(record["uuid"]), record))
-    lines = {item["id"]: session.lines[item["line_of"]] for item in as_gemini if item["line_of"] in session.lines}
-    converted = convert(as_gemini, lines, drop_commands=False)  # its slash commands are `system` records
-    if summary_id is not None:
+            contents.append((record["message"], str(record["uuid"]), record))
+    out = Converted()
+    for content, message_id, record in contents:
+        line = session.lines.get(str(record.get("uuid")))
+        stamp = record.get("timestamp") if isinstance(record.get("timestamp"), str) else None
+        parts = parts_of(content.get("parts"))
+        if content.get("role") == "model":
+            first = len(out.messages)
+            add_reply_parts(out, parts, message_id, line, stamp)
+            close_reply(out, record.get("model"), _usage(record), first)
+        else:
+            # Qwen Code records a slash command as a `system` record: a user message's text is a prompt.
+            add_user(out, parts, message_id, line, stamp, drop_commands=False)
+    if summary is not None:
         # The compression summary stands for the conversation before it, as a user message.
-        converted.messages = [
-            replace(message, kind=Kind.SUMMARY) if message.id == summary_id else message
-            for message in converted.messages
-        ]
-    return converted
+        out.messages = [replace(m, kind=Kind.SUMMARY) if m.id == summary else m for m in out.messages]
+    return out
 
 
-def _content(content: dict[str, Any], record_id: str, record: dict[str, Any]) -> dict[str, Any]:
-    """One Qwen message as the Gemini CLI message record `convert` reads (API parts, its usage as `tokens`)."""
-    role = "gemini" if content.get("role") == "model" else "user"
-    item: dict[str, Any] = {
-        "id": record_id,
-        "type": role,
-        "content": content.get("parts") if isinstance(content.get("parts"), list) else [],
-        "timestamp": record.get("timestamp"),
-        "line_of": record.get("uuid"),
-    }
-    if role == "gemini" and record.get("type") == "assistant":
-        if isinstance(record.get("model"), str):
-            item["model"] = record["model"]
-        usage = record.get("usageMetadata")
-        if isinstance(usage, dict):
-            item["tokens"] = {
-                "input": usage.get("promptTokenCount"),
-                "output": usage.get("candidatesTokenCount"),
-                "cached": usage.get("cachedContentTokenCount"),
-                "thoughts": usage.get("thoughtsTokenCount"),
-                "total": usage.get("totalTokenCount"),
-            }
-    return item
+def _usage(record: dict[str, Any]) -> Usage | None:
+    """The figures the client logged for a reply (`usageMetadata`, the Gemini API's names)."""
+    usage = record.get("usageMetadata")
+    if record.get("type") != "assistant" or not isinstance(usage, dict):
+        return None
+    return usage_of(
+        {
+            "input": usage.get("promptTokenCount"),
+            "output": usage.get("candidatesTokenCount"),
+            "cached": usage.get("cachedContentTokenCount"),
+            "thoughts": usage.get("thoughtsTokenCount"),
+            "total": usage.get("totalTokenCount"),
+        }
+    )

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from smig_tui.adapters.agents.gemini.convert import part_text
+from smig_tui.adapters.agents.content_parts import part_text
 from smig_tui.adapters.agents.qwen.records import SessionFile, conversation, read_session
 from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
 from smig_tui.core.errors import SessionReadError

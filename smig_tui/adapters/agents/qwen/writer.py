@@ -19,8 +19,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from smig_tui.adapters.agents.claude.writer import newest_transcript
 from smig_tui.adapters.agents.profile import Env
+from smig_tui.adapters.agents.project_files import newest_transcript
 from smig_tui.adapters.agents.qwen.home import chats_folder
 from smig_tui.adapters.agents.writer_base import PlainFileWriter, opening_turns
 from smig_tui.core.handoff import to_turns
@@ -68,7 +68,7 @@ class QwenWriter(PlainFileWriter):
         if output is None:
             return None
         folder = self._folders.get(planned.path, "")
-        newest = newest_transcript(Path(planned.path).parent)  # the same rule as Claude Code's `-c`
+        newest = newest_transcript(Path(planned.path).parent)
         return continue_fact(output, LATEST, folder, newest, " (modified after the migration was written)")
 
     def read_back(self, output: NativeOutput) -> Session:
