@@ -208,29 +208,3 @@ def overhead(body: dict[str, Any], prompt: str) -> dict[str, int]:
         "injected context": sent - counter.count(prompt),
     }
     return parts | {"total": sum(parts.values())}
-
-
-WRITTEN = [
-    ("user", "IMPORTED-ASK: what does plan.txt say?"),
-    ("call", "cat plan.txt"),
-    ("result", "IMPORTED-OUTPUT: migrate by friday"),
-    ("assistant", "IMPORTED-ANSWER: migrate by friday."),
-    ("user", "IMPORTED-SECOND: and after that?"),
-    ("assistant", "IMPORTED-REPLY: then celebrate."),
-]
-"""The hand-written session of each fixture's `imported` scenario (`as-written/`), item by item."""
-
-
-def assert_carries_the_written_turns(items: list[tuple[str, str]], prompt: str) -> None:
-    """The hand-written items, in order and paired, then the new prompt last."""
-    kinds = [(kind.split(":")[0], text) for kind, text in items]
-    found: list[int] = []
-    for kind, text in WRITTEN:
-        matches = [i for i, (k, t) in enumerate(kinds) if k == kind and text in t and i not in found]
-        assert matches, f"{kind} {text!r} is not in the request: {kinds}"
-        found.append(matches[0])
-    assert found == sorted(found), kinds
-    call_id = kinds[found[1]][1].split(" ", 1)[0]
-    assert kinds[found[2]][1].startswith(call_id), (kinds[found[1]], kinds[found[2]])
-    assert kinds[-1][0] == "user" and kinds[-1][1].endswith(prompt), kinds[-1]
-    assert found[-1] < len(kinds) - 1

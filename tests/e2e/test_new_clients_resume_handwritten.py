@@ -24,12 +24,13 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+from client_runs import assert_carries_the_written_turns
 from copilot_client import copilot_binary, copilot_env, run_copilot
 from fake_model_server import FakeModelServer
 from pi_client import MODEL as PI_MODEL
 from pi_client import pi_binary, pi_env, run_pi
 from qwen_client import qwen_binary, qwen_env, run_qwen
-from recording import assert_carries_the_written_turns, conversation
+from recording import conversation
 from terminal import Terminal
 
 pytestmark = pytest.mark.e2e

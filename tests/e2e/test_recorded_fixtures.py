@@ -10,7 +10,8 @@ import json
 from pathlib import Path
 
 import pytest
-from recording import assert_carries_the_written_turns, conversation, load_requests, overhead
+from client_runs import assert_carries_the_written_turns
+from recording import conversation, load_requests, overhead
 
 REAL = Path(__file__).parents[1] / "fixtures" / "real"
 AGENTS = ("copilot", "pi", "qwen")
