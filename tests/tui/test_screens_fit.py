@@ -78,6 +78,8 @@ def walked(make_app, four_agents, estimated_counts):
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 async def test_every_screen_and_dialog_fits(walked, four_agents, size, monkeypatch) -> None:
     app, info, _ = walked
+    # The export dialog proposes a file in the working folder (here `~`), and the walk writes it.
+    monkeypatch.chdir(four_agents["home"])
     gate = threading.Event()
     real_commit = backend.commit
 
