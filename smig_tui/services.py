@@ -22,13 +22,16 @@ from smig_tui.adapters import clipboard as clipboard  # the TUI copies through i
 from smig_tui.adapters.config_file import load_config
 from smig_tui.adapters.gc_pause import no_cyclic_gc
 from smig_tui.adapters.paths import Paths, resolve_paths
-from smig_tui.core.errors import AmbiguousIdError, ConfigError, SessionNotFoundError, SmigError
+from smig_tui.core.errors import AmbiguousIdError, ConfigError, Hint, SessionNotFoundError, SmigError
 from smig_tui.core.memo import IdentityMemo, Memo
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import CachedIds, DirectLister, SessionSource, WarningSink
+from smig_tui.plugins import agent_choices as agent_choices  # re-exported for the front ends
+from smig_tui.plugins import agent_profiles as agent_profiles
+from smig_tui.plugins import profile_of as profile_of
 
 if TYPE_CHECKING:
-    from smig_tui.adapters.agents.entry import AgentEntry as AgentEntry  # re-exported for the front ends
+    from smig_tui.adapters.agents.profile import AgentProfile as AgentProfile  # re-exported for the front ends
     from smig_tui.adapters.archive import Archive
     from smig_tui.adapters.archive import ArchiveRun as ArchiveRun  # re-exported for the front ends
     from smig_tui.adapters.memory_store import ApplyResult as ApplyResult  # re-exported for the front ends
@@ -44,8 +47,9 @@ if TYPE_CHECKING:
     from smig_tui.core.decide import AgentOverhead
     from smig_tui.core.export import ExportFormat
     from smig_tui.core.memory_sync import Direction, MemoryPlan, Mode
-    from smig_tui.core.migration import Destination, MigrationResult, NativeOutput
+    from smig_tui.core.migration import MigrationResult
     from smig_tui.core.models import Message, ModelCapacity, Plan, Strategy
+    from smig_tui.core.native import Destination, NativeOutput
     from smig_tui.core.plan_structure import Structure
     from smig_tui.core.ports import TokenCounter
     from smig_tui.core.search import Snippet
@@ -104,7 +108,7 @@ class Services:
     sources: list[SessionSource] = field(default_factory=list)
     env: dict[str, str] | None = None
     """The environment the agents' settings are read from (None: this process's)."""
-    agents: tuple[AgentEntry, ...] = field(default_factory=lambda: agent_entries())
+    agents: tuple[AgentProfile, ...] = field(default_factory=lambda: agent_profiles())
     """The agents this process reads and writes (the registry's); front ends loop over these."""
     counters: Memo[str, TokenCounter] = field(default_factory=Memo, init=False, repr=False, compare=False)
     """Each encoding's counter, loaded once per process."""
@@ -117,12 +121,16 @@ class Services:
     )
     """Tokens of synthetic texts (placeholders, shortened outputs), by encoding and text (a long one by
     its digest: a huge session's shortened outputs would otherwise be held twice)."""
+    _folder_tokens: Memo[tuple[str, str], int] = field(
+        default_factory=lambda: Memo(64), init=False, repr=False, compare=False
+    )
+    """What each agent's client adds for a project folder (its listing), by agent and folder."""
     _shapes: IdentityMemo[Session, Structure] = field(
         default_factory=lambda: IdentityMemo(4), init=False, repr=False, compare=False
     )
     """Each session's plan structure (tool pairs, injected context), only the sessions in use."""
 
-    def agent_entry(self, agent: str) -> AgentEntry | None:
+    def agent_profile(self, agent: str) -> AgentProfile | None:
         """The registry entry of one agent (by id), or None for an agent smig does not know."""
         return next((entry for entry in self.agents if entry.id == agent), None)
 
@@ -182,17 +190,16 @@ class Services:
 
     def find_session(self, ref: str, warn: WarningSink = _ignore) -> SessionInfo:
         """Resolve a session id, unique id prefix, or path to a session file."""
-        from smig_tui.adapters.agents.opencode.home import split_ref
-
-        if (opencode := split_ref(ref)) is not None:  # an OpenCode session's path: `<database>#<id>`
-            found = [
-                info
-                for info in self.iter_sessions(agent=Agent.OPENCODE, include_subagents=True, warn=warn)
-                if info.path == ref
-            ]
-            if found:
-                return found[0]
-            raise SessionNotFoundError(f"No OpenCode session {opencode[1]} in {opencode[0]}.")
+        for entry in self.agents:  # a session kept as database rows: its path is `<database>#<id>`
+            if entry.refs is not None and (row := entry.refs.split(ref)) is not None:
+                found = [
+                    info
+                    for info in self.iter_sessions(agent=entry.agent, include_subagents=True, warn=warn)
+                    if info.path == ref
+                ]
+                if found:
+                    return found[0]
+                raise SessionNotFoundError(f"No {entry.name} session {row[1]} in {row[0]}.")
         as_path = Path(ref).expanduser()
         if as_path.name.endswith((".jsonl", ".jsonl.zst")):
             from smig_tui.adapters.zstd_files import current_form
@@ -219,7 +226,7 @@ class Services:
         if exact:
             return exact[0]
         if not matches:
-            raise SessionNotFoundError(f"No session matches {ref!r}. `smig list` shows the ids.")
+            raise SessionNotFoundError(f"No session matches {ref!r}.", hint=Hint.LIST_SESSIONS)
         if len({info.id for info in matches}) > 1:
             shown = ", ".join(sorted({info.id for info in matches})[:5])
             raise AmbiguousIdError(f"{ref!r} matches several sessions ({shown}); give more of the id.")
@@ -251,11 +258,12 @@ class Services:
     @cached_property
     def capacities(self) -> CapacityTable:
         """The model capacity table: shipped figures, cached live ones, the config's `[models]`, agent settings."""
-        from smig_tui.adapters.agent_config import read_agent_settings
         from smig_tui.adapters.capacity_table import load_capacities
         from smig_tui.adapters.provider_capacity import LiveCache
 
-        settings = read_agent_settings(self.paths, os.environ if self.env is None else self.env)
+        settings = {
+            entry.id: adjust for entry in self.agents if (adjust := entry.window_settings(self.env)) is not None
+        }
         live = LiveCache(self.paths.cache_dir).load()
         return load_capacities(self.config, self.paths.config_file, settings, live)
 
@@ -272,11 +280,12 @@ class Services:
             fetch_listing,
             providers_from_config,
         )
+        from smig_tui.core.config_schema import table_of
 
         env = os.environ if self.env is None else self.env
         providers = providers_from_config(self.config, str(self.paths.config_file))
         if not names:
-            configured = self.config.get("providers", {})
+            configured = table_of(self.config, "providers", str(self.paths.config_file))
             names = [n for n, p in providers.items() if n in configured or (p.api_key_env and env.get(p.api_key_env))]
         results: list[tuple[str, LiveListing | str]] = []
         cache = LiveCache(self.paths.cache_dir)
@@ -487,7 +496,7 @@ class Services:
             settings.reserve if reserve is None else reserve,
             harness,
             exact=self.counter_for(capacity).exact and counted_exactly(capacity),
-            overhead=self.overhead_tokens(capacity, agent) if harness else 0,
+            overhead=self.overhead_tokens(capacity, agent, session.info.cwd) if harness else 0,
             pins=frozenset(pins),
             pin_first_user=settings.pin_first_user if pin_first_user is None else pin_first_user,
             summary=summary,
@@ -513,44 +522,75 @@ class Services:
     def config_problems(self) -> list[str]:
         """What is wrong in the config file, one sentence per table that does not validate (for `smig doctor`)."""
         from smig_tui.adapters.provider_capacity import providers_from_config
+        from smig_tui.core.config_schema import config_problems
         from smig_tui.core.decide import parse_plan_settings
 
         where = str(self.paths.config_file)
-        checks: list[Callable[[], object]] = [
+        problems = config_problems(self.config, where)  # every table against the schema, unknown ones too
+        checks: list[Callable[[], object]] = [  # then what each feature checks beyond it
             lambda: self.capacities,
             lambda: parse_plan_settings(self.config, where),
             lambda: self.agent_overheads,
             lambda: self.summarizer,
             lambda: providers_from_config(self.config, where),
         ]
-        problems = []
         for check in checks:
             try:
                 check()
             except SmigError as error:
-                problems.append(str(error))
+                if str(error) not in problems:
+                    problems.append(str(error))
         return problems
 
     @cached_property
     def agent_overheads(self) -> dict[str, AgentOverhead]:
-        """What Claude Code and Codex add to every request: measured, or set in the config."""
-        from smig_tui.adapters.agent_overhead import load_overheads
+        """What each agent adds to every request: measured (its profile), or set in the config."""
+        from smig_tui.core.decide import AgentOverhead, parse_agent_overheads
 
-        return load_overheads(self.config, str(self.paths.config_file))
+        where = str(self.paths.config_file)
+        found: dict[str, AgentOverhead] = {
+            entry.id: AgentOverhead(entry.id, entry.overhead.tokens, f"measured with {entry.overhead.client}")
+            for entry in self.agents
+            if entry.overhead is not None
+        }
+        for agent, tokens in parse_agent_overheads(self.config, where).items():
+            found[agent] = AgentOverhead(agent, tokens, f"{where} [agents.{agent}]")
+        return found
 
-    def overhead_for(self, capacity: ModelCapacity, agent: str | None = None) -> AgentOverhead | None:
+    def overhead_for(
+        self, capacity: ModelCapacity, agent: str | None = None, folder: str | None = None
+    ) -> AgentOverhead | None:
         """The overhead of the agent the session is resumed in (`agent`, else the one the model's
-        provider implies), if smig knows it."""
+        provider implies), if smig knows it, with what that agent adds for the project `folder`."""
         from smig_tui.core.decide import receiving_agent
 
         agent = agent or receiving_agent(capacity)
-        return self.agent_overheads.get(agent) if agent else None
+        if not agent:
+            return None
+        overhead = self.agent_overheads.get(agent)
+        entry = self.agent_profile(agent)
+        shown = entry.overhead.for_folder if entry is not None and entry.overhead is not None else None
+        if overhead is None or folder is None or shown is None or not overhead.source.startswith("measured"):
+            return overhead  # a config figure is the user's own for the agent, folder and all
+        added = self._folder_tokens.get((agent, folder), lambda: self._count_folder(shown, folder))
+        if not added:
+            return overhead
+        source = f"{overhead.source}, and {added:,} for what it shows of {folder}"
+        return replace(overhead, tokens=overhead.tokens + added, source=source)
 
-    def overhead_tokens(self, capacity: ModelCapacity, agent: str | None = None) -> int:
+    def _count_folder(self, shown: Callable[[str], tuple[str, int]], folder: str) -> int:
+        """o200k tokens of what an agent's client shows of a project folder, and what it adds besides."""
+        from smig_tui.adapters.tokenizers.tiktoken_counter import make_counter
+
+        text, besides = shown(folder)
+        counter = self.counters.get("o200k_base", lambda: make_counter("o200k_base"))
+        return (counter.count(text) if text else 0) + besides
+
+    def overhead_tokens(self, capacity: ModelCapacity, agent: str | None = None, folder: str | None = None) -> int:
         """That overhead in the target's tokens (0 for a model no known agent runs)."""
         from smig_tui.core.tokens import calibrate_one
 
-        overhead = self.overhead_for(capacity, agent)
+        overhead = self.overhead_for(capacity, agent, folder)
         return calibrate_one(overhead.tokens, capacity.calibration) if overhead else 0
 
     def _own_calibration(
@@ -600,7 +640,7 @@ class Services:
         """The reader and writer of the agents' long-term memory."""
         from smig_tui.adapters.memory_store import MemoryStore
 
-        return MemoryStore(self.paths)
+        return MemoryStore(self.paths, agents=self.agents, env=self.env)
 
     def memory_plan(
         self,
@@ -610,12 +650,10 @@ class Services:
         budget: int | None = None,
     ) -> MemoryPlan:
         """Plan a memory sync among the agents set up here (every direction, auto mode by default); writes nothing."""
-        from smig_tui.core.memory_agents import ALL_DIRECTIONS
         from smig_tui.core.memory_sync import Mode, plan_memory_sync
 
         inputs = self.memory_store().read_inputs(project)
-        directions = directions or ALL_DIRECTIONS
-        return plan_memory_sync(inputs, directions, mode or Mode.AUTO, budget)
+        return plan_memory_sync(inputs, directions or None, mode or Mode.AUTO, budget)
 
     def memory_apply(self, plan: MemoryPlan) -> ApplyResult:
         """Make a planned memory sync's writes, under the memory lock (LockedError if held)."""
@@ -643,12 +681,10 @@ class Services:
 
         `cwd` writes the native sessions for another project folder than the source's.
         """
-        from smig_tui.adapters.migration_commit import Committer
+        from smig_tui.adapters.migration_commit import Committer, MigrationRequest
 
-        committer = Committer(self.paths, self.store, self.agents, self.env)
-        return committer.migrate(
-            session, plan, migrated_messages(plan), to, dry_run, out, force, redact_secrets=redact, cwd=cwd
-        )
+        request = MigrationRequest(session, plan, migrated_messages(plan), tuple(to), dry_run, out, force, redact, cwd)
+        return Committer(self.paths, self.store, self.agents, self.env).migrate(request)
 
     def recover_commits(self) -> list[str]:
         """Finish or clean up commits a kill interrupted; one sentence each (see `commit_journal`)."""
@@ -669,13 +705,13 @@ class Services:
         ]
 
     def agent_homes(self) -> dict[str, Path]:
-        """Where each agent's sessions are read from: a folder, or OpenCode's database file."""
-        homes = {entry.id: entry.home(self.paths, self.env) for entry in self.agents}
+        """Where each agent's sessions are read from: a folder, or a database file."""
+        homes = {entry.id: entry.home(self.env) for entry in self.agents}
         return {agent: home for agent, home in homes.items() if home is not None}
 
     def can_write(self, destination: Destination | str) -> bool:
-        """Whether a destination can be written here: an agent's needs its writer (OpenCode its command)."""
-        entry = self.agent_entry(str(destination))
+        """Whether a destination can be written here: an agent's needs its writer (and what that needs)."""
+        entry = self.agent_profile(str(destination))
         if entry is None:
             return True  # the store and the exports are smig's own files
         writer = entry.writer(self.paths, self.env)
@@ -771,7 +807,7 @@ class Services:
     def continue_launch(self, output: NativeOutput) -> client_launch.Launch:
         """Check that the receiving client can start on a written session here, for "continue now";
         `client_launch.ContinueRefused` says why not and carries the command to run later."""
-        entry = self.agent_entry(output.agent)
+        entry = self.agent_profile(output.agent)
         return client_launch.prepare(output, entry.name if entry else output.agent, self.env)
 
     @cached_property
@@ -786,10 +822,9 @@ class Services:
         from smig_tui.adapters.storage.summary_cache import SummaryCache
         from smig_tui.adapters.summarizer import Summarizer
         from smig_tui.adapters.summarizer_config import resolve_config
+        from smig_tui.core.config_schema import table_of
 
-        table = self.config.get("summarizer", {})
-        if not isinstance(table, dict):
-            raise ConfigError(f"{self.paths.config_file}: [summarizer] must be a table.")
+        table = table_of(self.config, "summarizer", str(self.paths.config_file))
         config = resolve_config(
             table, os.environ, provider=provider, model=model, base_url=base_url, where=str(self.paths.config_file)
         )
@@ -1042,6 +1077,14 @@ def table_date() -> str:
     return shipped_date()
 
 
+def no_sessions_sentence(env: dict[str, str] | None = None) -> str:
+    """Where smig looked when it found no session at all, and the variables that move each agent's home."""
+    from smig_tui.core.words import name_list
+
+    places = [str(where) for entry in agent_profiles() if (where := entry.where_sessions(env)) is not None]
+    return f"no sessions found under {name_list(places)}"
+
+
 def local_summarizer_url() -> str:
     """Where the `local` summarizer is asked unless the config names another address (Ollama's)."""
     from smig_tui.adapters.summarizer_config import PROVIDERS
@@ -1054,25 +1097,13 @@ def config_file_path(env: dict[str, str] | None = None) -> Path:
     return resolve_paths(env).config_file
 
 
-def agent_entries() -> tuple[AgentEntry, ...]:
-    """The registry of agents (`adapters/agents/registry.py`), for front ends that build choices before services."""
-    from smig_tui.adapters.agents import registry
-
-    return registry.AGENTS
-
-
-def agent_entry_of(agent: str) -> AgentEntry | None:
-    """One agent's registry entry by its id (an `Agent` is one), or None for an agent the registry does not name."""
-    return next((entry for entry in agent_entries() if entry.id == agent), None)
-
-
-def build_services(env: dict[str, str] | None = None, agents: Sequence[AgentEntry] | None = None) -> Services:
+def build_services(env: dict[str, str] | None = None, agents: Sequence[AgentProfile] | None = None) -> Services:
     """Wire the adapters from the environment and the config file: one reader per agent of the registry."""
     paths = resolve_paths(env)
     config = load_config(paths.config_file)
-    entries = tuple(agent_entries() if agents is None else agents)
+    entries = tuple(agent_profiles() if agents is None else agents)
     sources = [source for entry in entries if (source := entry.source(paths, env)) is not None]
-    return Services(paths=paths, config=config, sources=with_archive(paths, sources), env=env, agents=entries)
+    return Services(paths=paths, config=config, sources=with_archive(paths, sources, env), env=env, agents=entries)
 
 
 def _every_id(source: SessionSource) -> list[str]:
@@ -1082,21 +1113,21 @@ def _every_id(source: SessionSource) -> list[str]:
     return cached if cached is not None else [info.id for info in source.discover(_ignore)]
 
 
-def session_archive(paths: Paths) -> Archive:
+def session_archive(paths: Paths, env: dict[str, str] | None = None) -> Archive:
     """smig's archive of session files, restoring into each agent's home (issue 20)."""
     from smig_tui.adapters.archive import Archive
 
-    homes = {"codex": paths.codex_home, "claude": paths.claude_home}
-    if paths.gemini_home is not None:
-        homes["gemini"] = paths.gemini_home
+    homes: dict[str, Path] = {
+        entry.id: home for entry in agent_profiles() if entry.refs is None and (home := entry.home(env)) is not None
+    }
     return Archive(paths.data_dir / "archive", homes)
 
 
-def with_archive(paths: Paths, sources: list[SessionSource]) -> list[SessionSource]:
+def with_archive(paths: Paths, sources: list[SessionSource], env: dict[str, str] | None = None) -> list[SessionSource]:
     """Each reader wrapped so archived sessions whose originals are gone still list (issue 20)."""
     from smig_tui.adapters.archive import ArchivedSource
 
-    archive = session_archive(paths)
+    archive = session_archive(paths, env)
     return [ArchivedSource(source, archive, paths.cache_dir / "archive-view") for source in sources]
 
 
@@ -1145,7 +1176,7 @@ class Diagnosis:
     """Every warning discovery gave (`agent`, `path`, `line`, `message`), whether shown before or not."""
 
 
-def diagnose(env: dict[str, str] | None = None, agents: Sequence[AgentEntry] | None = None) -> Diagnosis:
+def diagnose(env: dict[str, str] | None = None, agents: Sequence[AgentProfile] | None = None) -> Diagnosis:
     """Gather what `smig doctor` reports; a config file that does not parse is a finding, not an error."""
     import sys
 
@@ -1161,18 +1192,18 @@ def diagnose(env: dict[str, str] | None = None, agents: Sequence[AgentEntry] | N
     except ConfigError as error:
         config, state = {}, "invalid"
         problems.append(str(error))
-    entries = tuple(agent_entries() if agents is None else agents)
+    entries = tuple(agent_profiles() if agents is None else agents)
     services = Services(paths=paths, config=config, sources=[], env=env, agents=entries)
     if state == "ok":
         problems += services.config_problems()
         state = "invalid" if problems else "ok"
     reports, skipped = [], []
     for entry in entries:
-        home = entry.home(paths, env)
+        home = entry.home(env)
         source = entry.source(paths, env) if home is not None else None
         counts = {"sessions": 0, "sub_agents": 0, "archived": 0, "skipped": 0}
         if source is not None:
-            wrapped = with_archive(paths, [source])[0]
+            wrapped = with_archive(paths, [source], env)[0]
 
             def collect(warning: ReadWarning, agent: str = entry.id, tally: dict[str, int] = counts) -> None:
                 tally["skipped"] += 1

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+import smig_tui.adapters.agents.registry  # noqa: F401  # hands the core the agents' rules, as smig does on start
+
 TESTS = Path(__file__).parent
 OWN_FIXTURES = TESTS / "fixtures"
 """Checked-in fixtures: `codex_home/` and `claude_home/` are laid out exactly like the agents' homes."""

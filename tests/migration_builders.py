@@ -33,9 +33,12 @@ CONVERSATION: tuple[tuple[Role, Kind, str, str | None], ...] = (
 )
 
 
+CODEX = Agent("codex")
+
+
 def make_session(
     folder: Path,
-    agent: Agent = Agent.CODEX,
+    agent: Agent = CODEX,
     cwd: str | None = "/work/proj",
     session_id: str = "019b7f94-51b4-7593-922e-ba12b5b73b52",
 ) -> Session:

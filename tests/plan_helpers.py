@@ -59,7 +59,7 @@ class Builder:
         self.add(Role.TOOL, Kind.TOOL_RESULT, output, call_id=call_id)
 
     def session(self) -> Session:
-        info = SessionInfo(id="s1", agent=Agent.CODEX, path="/nowhere/s1.jsonl")
+        info = SessionInfo(id="s1", agent=Agent("codex"), path="/nowhere/s1.jsonl")
         return Session(info=info, messages=tuple(self.messages))
 
 

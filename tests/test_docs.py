@@ -4,7 +4,8 @@ Snippet kinds (docs/README.md explains them to writers):
 - ```console blocks: each `$ smig …` line runs through the in-process CLI on a temp home holding the
   fixture sessions, in page order; it must exit 0 and print the lines shown under it, in order.
 - ```toml blocks parse and pass smig's config loaders (`toml run-config`: also the config of the
-  page's later examples; `toml codex-config`: Codex's file, parsed only); ```json blocks parse.
+  page's later examples; `toml codex-config`: Codex's file, and `toml pyproject`: a plugin's packaging,
+  parsed only); ```json blocks parse.
 - ```sh blocks: every `smig …` line is accepted by smig's argument parser.
 """
 
@@ -27,6 +28,7 @@ import pytest
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.cli.main import Context, build_parser, main
 from smig_tui.cli.output import Output
+from smig_tui.core.config_schema import TABLES
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -34,7 +36,6 @@ DOCS = ROOT / "docs"
 README_MAX_LINES = 250
 EXAMPLE_WITHIN = 60
 """The main task's example must start within the README's first screen or so."""
-SMIG_CONFIG_TABLES = {"plan", "agents", "models", "providers", "summarizer", "archive"}
 HELP_PYTHON = (3, 11)
 """The Python whose argparse wrote docs/cli.md's help blocks (CI's); other versions lay options out differently."""
 
@@ -343,16 +344,19 @@ def test_toml_snippets_are_accepted(where: str, block: Block, isolated_homes: di
     if "codex-config" in block.info:
         assert "mcp_servers" in document
         return
+    if "pyproject" in block.info:  # a plugin's packaging, parsed only
+        assert "project" in document
+        return
     if "gemini-policy" in block.info:  # a Gemini CLI policy file (docs/mcp.md), parsed only
         assert document["rule"]
         return
-    unknown = set(document) - SMIG_CONFIG_TABLES
+    unknown = set(document) - set(TABLES)
     assert not unknown, f"{where}: tables smig does not read: {sorted(unknown)}"
     config = resolve_paths().config_file
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text("\n".join(block.lines) + "\n", encoding="utf-8")
     from smig_tui.adapters.provider_capacity import providers_from_config
-    from smig_tui.cli.archive import auto_archive_wanted
+    from smig_tui.cli.auto_archive import auto_archive_wanted
     from smig_tui.core.decide import parse_plan_settings
     from smig_tui.services import build_services
 

@@ -46,7 +46,7 @@ def test_a_claude_path_lists_only_claude(both_homes: dict[str, Path], monkeypatc
     services = build_services()
     asked = _listed_agents(services, monkeypatch)
     info = services.find_session(str(path))
-    assert info.agent is Agent.CLAUDE and info.path == str(path)
+    assert info.agent == Agent("claude") and info.path == str(path)
     assert asked == []
 
 
@@ -54,7 +54,7 @@ def test_a_codex_path_lists_only_codex(both_homes: dict[str, Path], monkeypatch:
     path = next((both_homes["codex"] / "sessions").rglob("rollout-*.jsonl"))
     services = build_services()
     asked = _listed_agents(services, monkeypatch)
-    assert services.find_session(str(path)).agent is Agent.CODEX
+    assert services.find_session(str(path)).agent == Agent("codex")
     assert asked == []
 
 
@@ -64,12 +64,12 @@ def test_a_path_through_a_symlink_resolves_into_its_home(both_homes: dict[str, P
     link.symlink_to(both_homes["claude"] / "projects" / CLAUDE.name)
     path = next(link.glob("*.jsonl"))
     info = build_services().find_session(str(path))
-    assert info.agent is Agent.CLAUDE
+    assert info.agent == Agent("claude")
 
 
 def _homes_of(root: Path) -> list[tuple[Path, Path]]:
     """(Codex home, Claude config dir) pairs: a generated corpus and every real fixture home."""
-    from smig_tui.devtools.corpus import KB, generate
+    from smig_devtools.corpus import KB, generate
 
     generate(
         root / "codex",
@@ -156,7 +156,7 @@ def test_every_id_and_prefix_resolves_as_the_listing_does(
                 ambiguous += 1
             else:
                 assert services.find_session(ref) == expected, ref
-            direct += not {Agent.CODEX, Agent.CLAUDE} & set(asked)
+            direct += not {Agent("codex"), Agent("claude")} & set(asked)
     assert direct > 200 and ambiguous > 5
 
 
@@ -172,7 +172,7 @@ def test_an_id_nobody_has_lists_each_home_once(both_homes: dict[str, Path], monk
 
 def test_a_misnamed_rollout_is_still_found_by_its_id(both_homes: dict[str, Path]) -> None:
     """A rollout renamed by hand, so its name holds another id: the names miss it, the listing finds it."""
-    listed = [i for i in build_services().iter_sessions(agent=Agent.CODEX, include_subagents=True)]
+    listed = [i for i in build_services().iter_sessions(agent=Agent("codex"), include_subagents=True)]
     info = listed[0]
     path = Path(info.path)
     path.rename(path.with_name(path.name.replace(info.id, "00000000-0000-7000-8000-000000000000")))

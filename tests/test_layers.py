@@ -3,19 +3,25 @@
 - core imports only core (and the standard library): no adapters, no services, no front ends, no Textual.
 - the front ends (cli, tui, mcp) reach adapters only through `smig_tui.services`.
 - nothing below a front end imports a front end.
+- an agent's package is a plugin: no module outside it imports it (the registry finds it through
+  the `smig.agents` entry points), and it imports no other agent's package, nor services or a front end.
+- no import cycles, among any modules (every import counts: lazy ones inside functions and those under
+  TYPE_CHECKING too, since a cycle of types shows a type living in the wrong module).
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from pathlib import Path
 
 PACKAGE = Path(__file__).parents[1] / "smig_tui"
 FRONT_ENDS = ("cli", "tui", "mcp")
 
 
-def _imports(path: Path, source: str | None = None) -> list[str]:
-    """Every module a file imports, absolute names (relative imports resolved)."""
+def _imports(path: Path, source: str | None = None, with_names: bool = False) -> list[str]:
+    """Every module a file imports, absolute names (relative imports resolved); `with_names` also gives
+    `package.name` for each name a `from package import name` takes (the module, when it is one)."""
     tree = ast.parse(path.read_text(encoding="utf-8") if source is None else source)
     names: list[str] = []
     for node in ast.walk(tree):
@@ -26,8 +32,11 @@ def _imports(path: Path, source: str | None = None) -> list[str]:
             if node.level:
                 parts = path.relative_to(PACKAGE.parent).with_suffix("").parts[: -node.level]
                 base = ".".join((*parts, base) if base else parts)
-            names.append(base)
-            names += [f"{base}.{alias.name}" for alias in node.names if base == "smig_tui.adapters"]
+            if with_names:
+                names += [f"{base}.{alias.name}" for alias in node.names]
+            else:
+                names.append(base)
+                names += [f"{base}.{alias.name}" for alias in node.names if base == "smig_tui.adapters"]
     return names
 
 
@@ -85,3 +94,115 @@ def test_the_checker_sees_every_form_of_import() -> None:
         "smig_tui.tui.widgets.plan_table",
         "smig_tui.adapters.search_index",
     } <= set(seen)
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _graph() -> dict[str, set[str]]:
+    """Module -> the project modules it imports (`from package import module` names the module)."""
+    modules = {_module_name(path): path for path in PACKAGE.rglob("*.py")}
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        for imported in _imports(path, with_names=True):
+            while imported and imported not in modules:
+                imported = imported.rpartition(".")[0]
+            if imported and imported != name:
+                graph[name].add(imported)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in graph:
+        if root in index:
+            continue
+        work: list[tuple[str, Iterator[str]]] = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, edges = work[-1]
+            child = next(edges, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    found.append(sorted(group))
+    return found
+
+
+def test_there_are_no_import_cycles() -> None:
+    assert not _cycles(_graph())
+
+
+def test_the_cycle_finder_finds_a_cycle_of_types() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert _cycles(graph) == [["a", "b", "c"]]
+
+
+def _agent_package(module: str) -> str | None:
+    """`smig_tui.adapters.agents.<agent>` for a module inside an agent's package, else None."""
+    parts = module.split(".")
+    if parts[:3] == ["smig_tui", "adapters", "agents"] and len(parts) > 3:
+        package = ".".join(parts[:4])
+        return package if (PACKAGE / "adapters" / "agents" / parts[3]).is_dir() else None
+    return None
+
+
+def test_an_agents_package_is_reached_only_through_the_entry_points() -> None:
+    wrong = {
+        f"{module}: {imported}"
+        for module, imports in _graph().items()
+        for imported in imports
+        if (package := _agent_package(imported)) is not None and _agent_package(module) != package
+    }
+    assert not wrong, sorted(wrong)
+
+
+def test_an_agents_package_imports_no_service_and_no_front_end() -> None:
+    above = ("smig_tui.services", "smig_tui.plugins", *(f"smig_tui.{layer}" for layer in FRONT_ENDS))
+    wrong = {
+        f"{module}: {imported}"
+        for module, imports in _graph().items()
+        if _agent_package(module) is not None
+        for imported in imports
+        if imported.startswith(above)
+    }
+    assert not wrong, sorted(wrong)
+
+
+def test_no_test_module_imports_another() -> None:
+    """Shared test helpers live in helper modules and conftest files, never in a module of tests."""
+    tests = Path(__file__).parent
+    wrong = {
+        f"{path.relative_to(tests)}: {name}"
+        for path in tests.rglob("*.py")
+        for name in _imports(path)
+        if name.rpartition(".")[2].startswith("test_")
+    }
+    assert not wrong, sorted(wrong)

@@ -3,20 +3,30 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from textual.pilot import Pilot
 from textual.widgets import OptionList
 
-from smig_tui.core.models import SessionInfo
+from smig_tui.core.models import Agent, SessionInfo, Strategy
+from smig_tui.services import build_services
+from smig_tui.tui.app import SmigApp
 from smig_tui.tui.screens.commit import CommitModal
+from smig_tui.tui.screens.model_picker import ModelPickerModal
 from smig_tui.tui.widgets.source_tree import SourceTree
 
 
-async def settle(pilot: Pilot[None]) -> None:
-    """Wait until every worker (and what each one triggers) has finished and been applied."""
-    for _ in range(4):
+async def settle(pilot: Pilot[None], rounds: int = 12) -> None:
+    """Wait until every worker, and what each one triggers, has finished and been applied.
+
+    A worker's result arrives as a message whose handler may start another worker, so one wait is not
+    enough: at least four rounds of waiting and pausing, then more while any worker still runs (at most
+    `rounds`, so a loop of workers cannot hang the test)."""
+    for done in range(1, rounds + 1):
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
+        if done >= 4 and all(worker.is_finished for worker in pilot.app.workers):
+            return
 
 
 async def commit_dialog_choosing(
@@ -45,3 +55,41 @@ async def commit_dialog_choosing(
     await pilot.pause()
     assert dialog.chosen == {"store", destination}
     return dialog
+
+
+RESERVE = 20
+
+
+def biggest_codex_session() -> tuple[SessionInfo, int]:
+    """The fixture Codex session with the most tokens, and its size as gpt-5 counts it."""
+    services = build_services()
+    sized = []
+    for info in services.list_sessions(agent=Agent("codex")):
+        session = services.load_session(info)
+        sized.append((services.plan(session, "gpt-5", Strategy.TRUNCATE).decision.session_tokens, info))
+    tokens, info = max(sized, key=lambda pair: pair[0])
+    return info, tokens
+
+
+def build_sized(
+    make_app: Callable[[], SmigApp], isolated_homes: dict[str, Path], extra: str = ""
+) -> tuple[SmigApp, SessionInfo, int]:
+    """The app with two test models in the config: one roomy, one that holds half the session."""
+    info, tokens = biggest_codex_session()
+    config = isolated_homes["smig"] / "config" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        f'[models."roomy-test"]\ncontext_window = {tokens * 10}\nmax_output = {RESERVE}\n\n'
+        f'[models."tiny-test"]\ncontext_window = {tokens // 2 + RESERVE}\nmax_output = {RESERVE}\n' + extra,
+        encoding="utf-8",
+    )
+    return make_app(), info, tokens
+
+
+async def choose_target(pilot: Pilot[None], name: str) -> None:
+    """Pick the target `name` in the model picker (`t`)."""
+    await pilot.press("t")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, ModelPickerModal)
+    await pilot.press(*name, "enter")
+    await settle(pilot)

@@ -18,17 +18,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sqlite3
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from smig_tui.adapters.agents.opencode.database import OpenCodeDbError, read_only
-from smig_tui.adapters.agents.opencode.home import session_ref, split_ref
+from smig_tui.adapters.agents.profile import RowsUnreadable
+from smig_tui.adapters.agents.registry import profile_of, row_ref
 from smig_tui.adapters.fs import atomic_write, file_lock
 from smig_tui.adapters.zstd_files import DAMAGED, compress, decompress
-from smig_tui.core.errors import SessionNotFoundError, SmigError, WriteRefusedError
+from smig_tui.core.errors import Hint, SessionNotFoundError, SmigError, WriteRefusedError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import (
     Appended,
@@ -43,8 +42,6 @@ from smig_tui.core.ports import (
 )
 
 PIECE = 1 << 20
-SNAPSHOT_TABLES = ("session", "message", "part")
-"""OpenCode keeps many sessions in one database: one session's rows of these tables are archived."""
 """Files are cut at multiples of this offset; growth rewrites at most one piece."""
 MANIFEST_VERSION = 1
 
@@ -150,7 +147,7 @@ class Archive:
             files = self.entries()
             for source in sources:
                 for info in source.discover(warn):
-                    in_database = split_ref(info.path) is not None
+                    in_database = row_ref(info.path) is not None
                     if info.archived or not (in_database or os.path.isfile(info.path)):
                         continue
                     run.listed.add(info.path)
@@ -170,7 +167,7 @@ class Archive:
                             files[info.path] = self._archive_file(info, old, run)
                     except OSError as error:
                         warn(ReadWarning(info.path, None, f"not archived: {error.strerror or error}"))
-                    except OpenCodeDbError as error:
+                    except RowsUnreadable as error:
                         warn(ReadWarning(info.path, None, f"not archived: {error}"))
                     if run.touched % 50 == 0:
                         self._save(files)  # a long first run keeps what it did if it is stopped
@@ -213,8 +210,8 @@ class Archive:
 
     def _archive_rows(self, info: SessionInfo, old: ArchivedFile | None, run: ArchiveRun) -> ArchivedFile:
         """Store one database session as a database of its own rows (a consistent snapshot)."""
-        database, session_id = split_ref(info.path) or ("", "")
-        data = session_snapshot(Path(database), session_id)
+        ref = row_ref(info.path)
+        data = ref.refs.snapshot(ref.database, ref.session_id) if ref is not None else b""
         kind = "new" if old is None else "changed"
         setattr(run, kind, getattr(run, kind) + 1)
         run.bytes_read += len(data)
@@ -284,9 +281,7 @@ class Archive:
         """The newest archived file of a session id or unique id prefix."""
         matches = [e for e in self.entries().values() if e.session_id == ref or e.session_id.startswith(ref)]
         if not matches:
-            raise SessionNotFoundError(
-                f"No archived session matches {ref!r}. `smig archive --status` says what is held."
-            )
+            raise SessionNotFoundError(f"No archived session matches {ref!r}.", hint=Hint.LIST_ARCHIVED)
         if len({e.session_id for e in matches}) > 1:
             shown = ", ".join(sorted({e.session_id for e in matches})[:5])
             raise SessionNotFoundError(f"{ref!r} matches several archived sessions ({shown}); give more of the id.")
@@ -302,10 +297,10 @@ class Archive:
     def restore(self, ref: str) -> Path:
         """Write an archived session back where its agent looks for it, never over an existing file."""
         entry = self.find(ref)
-        if split_ref(entry.path) is not None:
+        profile = profile_of(entry.agent)
+        if profile is not None and profile.restore_refused:
             raise WriteRefusedError(
-                f"Restoring OpenCode session {entry.session_id} is not supported: OpenCode keeps it in its own "
-                "database, which smig never writes; `smig export` or `smig migrate` it from the archive instead."
+                f"Restoring {profile.name} session {entry.session_id} is not supported: {profile.restore_refused}."
             )
         target = self.restore_target(entry)
         if target.exists() or target.is_symlink():
@@ -315,7 +310,7 @@ class Archive:
 
     def view(self, entry: ArchivedFile, view_root: Path) -> Path:
         """A readable copy of an archived file under `view_root` (made once), for the agent's reader."""
-        if split_ref(entry.path) is not None:  # one session of a database: a database file of its own
+        if row_ref(entry.path) is not None:  # one session of a database: a database file of its own
             relative = hashlib.sha256(entry.path.encode()).hexdigest()[:16] + f"-{entry.session_id}.db"
         else:
             relative = (
@@ -446,44 +441,13 @@ def _archived_info(entry: ArchivedFile, copy: Path) -> SessionInfo:
     fields["agent"] = Agent(entry.agent)
     info = SessionInfo(**fields)
     stat = copy.stat()
-    path = session_ref(copy, entry.session_id) if split_ref(entry.path) is not None else str(copy)
+    ref = row_ref(entry.path)
+    path = ref.refs.join(copy, entry.session_id) if ref is not None else str(copy)
     return replace(info, path=path, size=stat.st_size, mtime=stat.st_mtime, archived=True)
 
 
 def _inside(path: str, root: str) -> bool:
     return os.path.abspath(path).startswith(os.path.abspath(root).rstrip(os.sep) + os.sep)
-
-
-def session_snapshot(database: Path, session_id: str) -> bytes:
-    """One OpenCode session's rows as a database file of its own, read in one read transaction.
-
-    The tables keep OpenCode's own definitions, so OpenCode's reader reads the copy as it reads
-    the original; the source is opened read-only and never written.
-    """
-    with read_only(database) as source:
-        source.execute("BEGIN")  # one snapshot: a session OpenCode writes meanwhile stays consistent
-        try:
-            definitions = dict(
-                source.execute(
-                    "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name IN (?, ?, ?)", SNAPSHOT_TABLES
-                ).fetchall()
-            )
-            if set(definitions) != set(SNAPSHOT_TABLES):
-                raise OpenCodeDbError(f"The OpenCode database {database} lacks the session tables.")
-            copy = sqlite3.connect(":memory:")
-            try:
-                for table in SNAPSHOT_TABLES:
-                    copy.execute(definitions[table])
-                    column = "id" if table == "session" else "session_id"
-                    cursor = source.execute(f"SELECT * FROM {table} WHERE {column} = ?", (session_id,))
-                    marks = ", ".join("?" * len(cursor.description))
-                    copy.executemany(f"INSERT INTO {table} VALUES ({marks})", cursor)
-                copy.commit()
-                return copy.serialize()
-            finally:
-                copy.close()
-        finally:
-            source.execute("ROLLBACK")
 
 
 def _unchanged(old: ArchivedFile, info: SessionInfo, in_database: bool) -> bool:
@@ -496,9 +460,9 @@ def _unchanged(old: ArchivedFile, info: SessionInfo, in_database: bool) -> bool:
 
 def _file_exists(path: str) -> bool:
     """Tell whether an archived original still exists (a database session: never, as a file)."""
-    return split_ref(path) is None and os.path.exists(path)
+    return row_ref(path) is None and os.path.exists(path)
 
 
 def _still_there(entry: ArchivedFile, listed: set[str]) -> bool:
     """Tell whether an archived session's original is still around."""
-    return entry.path in listed if split_ref(entry.path) is not None else os.path.exists(entry.path)
+    return entry.path in listed if row_ref(entry.path) is not None else os.path.exists(entry.path)

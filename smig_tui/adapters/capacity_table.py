@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from smig_tui.adapters.agents import registry  # noqa: F401  # hands the core its agents' window rules
+from smig_tui.core.agent_rules import WindowAdjust
 from smig_tui.core.capacity import (
-    AgentSettings,
     CapacityTable,
     LiveBounds,
     LiveListing,
@@ -62,7 +63,7 @@ def _shipped_document() -> dict[str, Any]:
 def load_capacities(
     config: dict[str, Any],
     config_path: Path | str = "config.toml",
-    agent_settings: AgentSettings | None = None,
+    agent_settings: Mapping[str, WindowAdjust] | None = None,
     live: Iterable[LiveListing] = (),
 ) -> CapacityTable:
     """Return the table smig decides with, built in this order (later wins):

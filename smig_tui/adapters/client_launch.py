@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, NoReturn
 from smig_tui.core.errors import SmigError
 
 if TYPE_CHECKING:
-    from smig_tui.core.migration import NativeOutput
+    from smig_tui.core.native import NativeOutput
 
 
 class ContinueRefused(SmigError):

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from smig_tui.core.encoding import utf8
-from smig_tui.core.errors import SmigError
+from smig_tui.core.errors import Hint, SmigError
 
 SYSTEM_TOOLS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("wl-copy", ()),
@@ -210,10 +210,10 @@ def copy_to_clipboard(
             continue
         return name
     if blocked and tmux is not None:
-        raise ClipboardError(f"Nothing reached the clipboard: {tmux.advice()}; or use --out FILE.")
+        raise ClipboardError(f"Nothing reached the clipboard: {tmux.advice()}.", hint=Hint.TO_A_FILE)
     raise ClipboardError(
-        "No clipboard available: not on a terminal and none of wl-copy, xclip, xsel, pbcopy, "
-        "clip.exe is on PATH; use --out FILE instead."
+        "No clipboard available: not on a terminal and none of wl-copy, xclip, xsel, pbcopy, clip.exe is on PATH.",
+        hint=Hint.TO_A_FILE,
     )
 
 

@@ -35,16 +35,9 @@ from smig_tui.adapters.readback import Expected
 from smig_tui.adapters.storage.migration_store import MigrationStore
 from smig_tui.core.encoding import utf8
 from smig_tui.core.errors import MigrationNotFoundError
-from smig_tui.core.migration import (
-    Destination,
-    MigrationRecord,
-    NativeOutput,
-    PlannedFile,
-    record_from_json,
-    record_to_json,
-    validate_migration_id,
-)
+from smig_tui.core.migration import MigrationRecord, record_from_json, record_to_json, validate_migration_id
 from smig_tui.core.models import Role
+from smig_tui.core.native import Destination, NativeOutput, PlannedFile
 from smig_tui.core.words import plural
 
 
@@ -166,19 +159,19 @@ class CommitJournal:
             if problem is None:
                 store.write_locked(record_from_json(entry["record"]))
                 return [
-                    f"smig: finished migration {migration_id}, which was interrupted after writing its "
+                    f"finished migration {migration_id}, which was interrupted after writing its "
                     f"{plural(len(files), 'file')}: each session read back as planned, and it is now recorded "
                     f"(`smig history show {migration_id}`)."
                 ]
             removed, deleted = _undo(intact, present, installs)
             return [
-                f"smig: rolled back migration {migration_id}, which was interrupted after writing its "
+                f"rolled back migration {migration_id}, which was interrupted after writing its "
                 f"{plural(len(files), 'file')}: {problem}; removed the {plural(removed, 'file')} it had "
                 f"created{deleted} and recorded nothing."
             ]
         removed, deleted = _undo(intact, present, installs)
         return [
-            f"smig: cleaned up migration {migration_id}, which was interrupted after writing "
+            f"cleaned up migration {migration_id}, which was interrupted after writing "
             f"{len(intact)} of its {plural(len(files), 'file')}: removed {removed} it had created{deleted}; "
             "nothing was recorded."
         ]

@@ -13,13 +13,13 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from smig_tui.adapters.agents.entry import AgentEntry
+from smig_tui.adapters.agents.profile import AgentProfile
 from smig_tui.adapters.commit_journal import CommitJournal
 from smig_tui.adapters.fs import atomic_write
 from smig_tui.adapters.output_paths import agent_folders, check_output_path
@@ -28,7 +28,7 @@ from smig_tui.adapters.readback import Expected, expected_from, verify
 from smig_tui.adapters.storage.migration_store import MigrationStore, new_migration_id
 from smig_tui.adapters.stored_text import with_texts
 from smig_tui.adapters.zstd_files import DAMAGED, open_binary
-from smig_tui.core.errors import SessionReadError, SmigError, WriteRefusedError
+from smig_tui.core.errors import Hint, SessionReadError, SmigError, WriteRefusedError
 from smig_tui.core.export import to_markdown, to_record
 from smig_tui.core.handoff import (
     goal_of,
@@ -39,21 +39,17 @@ from smig_tui.core.handoff import (
     redact_plan,
     to_turns,
 )
-from smig_tui.core.migration import (
+from smig_tui.core.migration import MigrationRecord, MigrationResult, build_record, source_ref, workspace_key
+from smig_tui.core.models import Message, Plan, Session
+from smig_tui.core.native import (
     EXPORT_SUFFIXES,
     ContinueLatest,
     Destination,
     Lineage,
-    MigrationRecord,
-    MigrationResult,
     NativeOutput,
     PlannedFile,
-    build_record,
     export_targets,
-    source_ref,
-    workspace_key,
 )
-from smig_tui.core.models import Message, Plan, Session
 from smig_tui.core.plans import left_out
 from smig_tui.core.ports import NativeRequest, NativeWriter
 from smig_tui.core.strategies import needs_summary
@@ -68,13 +64,11 @@ def file_fingerprint(path: str) -> tuple[str, int, float]:
     A `.jsonl.zst` rollout is hashed decompressed, so the record still matches once Codex swaps it
     for its plain twin (or back).
     """
-    from smig_tui.adapters.agents.opencode.home import split_ref
+    from smig_tui.adapters.agents.registry import row_ref
 
-    ref = split_ref(path)
-    if ref is not None:  # an OpenCode session: rows in its database, hashed in order
-        from smig_tui.adapters.agents.opencode.fingerprint import session_fingerprint
-
-        return session_fingerprint(Path(ref[0]), ref[1])
+    ref = row_ref(path)
+    if ref is not None:  # a session kept as database rows, hashed in order
+        return ref.refs.fingerprint(ref.database, ref.session_id)
     digest = hashlib.sha256()
     size = 0
     try:
@@ -90,11 +84,32 @@ def file_fingerprint(path: str) -> tuple[str, int, float]:
     return digest.hexdigest(), size, stat.st_mtime
 
 
+@dataclass(frozen=True, slots=True)
+class MigrationRequest:
+    """What one commit is asked to write: the session, its plan and migrated messages, and where to."""
+
+    session: Session
+    plan: Plan
+    messages: tuple[Message, ...]
+    """The conversation as the plan migrates it (`services.migrated_messages`)."""
+    to: Collection[Destination] = ()
+    """The destinations besides smig's store, which always records the migration."""
+    dry_run: bool = False
+    out: Path | None = None
+    """The file an export is written to (default: smig's data folder)."""
+    force: bool = False
+    """Replace an existing `out` file."""
+    redact_secrets: bool = True
+    cwd: str | None = None
+    """The project folder native sessions are written for (default: the source's)."""
+    now: datetime | None = None
+
+
 class Committer:
     """Turns a plan into written files and a stored record."""
 
     def __init__(
-        self, paths: Paths, store: MigrationStore, agents: Sequence[AgentEntry], env: Mapping[str, str] | None = None
+        self, paths: Paths, store: MigrationStore, agents: Sequence[AgentProfile], env: Mapping[str, str] | None = None
     ) -> None:
         self._paths = paths
         self._store = store
@@ -107,7 +122,7 @@ class Committer:
         """What each native file written by this commit must read back as, by path."""
         self.journal = CommitJournal(paths.data_dir / "journal")
         self.recovered: list[str] = []
-        """What recovering interrupted commits did before this one (see `commit_journal`)."""
+        """What recovering interrupted commits did before this one (see `commit_journal`); the result carries it."""
 
     def _writer(self, destination: str) -> NativeWriter:
         """The writer of one agent's native sessions (one sentence when its home is unknown)."""
@@ -119,65 +134,46 @@ class Committer:
             self._writers[destination] = writer
         return self._writers[destination]
 
-    def migrate(
-        self,
-        session: Session,
-        plan: Plan,
-        messages: tuple[Message, ...],
-        to: Iterable[Destination],
-        dry_run: bool = False,
-        out: Path | None = None,
-        force: bool = False,
-        now: datetime | None = None,
-        redact_secrets: bool = True,
-        cwd: str | None = None,
-    ) -> MigrationResult:
-        """Write (or, in a dry run, only lay out) the migration to every destination in `to`.
+    def migrate(self, request: MigrationRequest) -> MigrationResult:
+        """Write (or, in a dry run, only lay out) the migration to every destination asked for.
 
         Secrets are replaced in everything written unless `redact_secrets` is False; the source
         session keeps the originals. `cwd` writes the native sessions for another project folder.
         """
+        plan = request.plan
         if needs_summary(plan.strategy) and not plan.summary:
-            raise SmigError(
-                f"The {plan.strategy.value} plan has no summary yet; write one first "
-                "(`smig summarize`) or choose --strategy truncate."
-            )
+            raise SmigError(f"The {plan.strategy.value} plan has no summary yet.", hint=Hint.SUMMARY_FIRST)
         with ThreadPoolExecutor(1) as hashing:  # hashlib lets go of the GIL: the source is hashed meanwhile
-            fingerprint = hashing.submit(file_fingerprint, session.info.path)
-            return self._migrate(
-                session, plan, messages, to, fingerprint, dry_run, out, force, now, redact_secrets, cwd
-            )
+            fingerprint = hashing.submit(file_fingerprint, request.session.info.path)
+            return self._migrate(request, fingerprint)
 
-    def _migrate(
-        self,
-        session: Session,
-        plan: Plan,
-        messages: tuple[Message, ...],
-        to: Iterable[Destination],
-        fingerprint: Future[tuple[str, int, float]],
-        dry_run: bool,
-        out: Path | None,
-        force: bool,
-        now: datetime | None,
-        redact_secrets: bool,
-        cwd: str | None,
-    ) -> MigrationResult:
+    def _migrate(self, request: MigrationRequest, fingerprint: Future[tuple[str, int, float]]) -> MigrationResult:
         """`migrate`, with the source's fingerprint being taken in another thread."""
-        wanted = {Destination(value) for value in to} or {Destination.STORE}
+        session, plan, dry_run, out, cwd = request.session, request.plan, request.dry_run, request.out, request.cwd
+        wanted = {Destination(value) for value in request.to} or {Destination.STORE}
+        valid = [
+            Destination.STORE,
+            *(Destination(agent) for agent in self._agents),
+            Destination.MARKDOWN,
+            Destination.JSON,
+        ]
+        unknown = sorted(wanted - set(valid))
+        if unknown:
+            raise SmigError(f"{unknown[0]!r} is not a destination (valid: {', '.join(valid)}).")
         self._expected = {}
         # Read back once, in file order: redaction, the writers and the record each read every text.
-        messages = tuple(with_texts(messages))
+        messages = tuple(with_texts(request.messages))
         redactions: dict[str, int] = {}
-        if redact_secrets:
+        if request.redact_secrets:
             session = redact_header(session)  # only its title and goal are written
             messages, redactions = redact_messages(messages)
             plan = redact_plan(plan)
-        now = now or datetime.now(UTC)
+        now = request.now or datetime.now(UTC)
         migration_id = new_migration_id(now.timestamp())
         sha, size, mtime = fingerprint.result()
         source = source_ref(session, sha, size, mtime)
         files = self._native_files(session, plan, messages, wanted, migration_id, now, cwd)
-        files += self._export_files(session, plan, messages, wanted, migration_id, out, force)
+        files += self._export_files(session, plan, messages, wanted, migration_id, out, request.force)
         natives = tuple(planned.native for planned in files if planned.native)
         exports = tuple(
             planned.path for planned in files if planned.destination in (Destination.MARKDOWN, Destination.JSON)
@@ -188,7 +184,7 @@ class Committer:
         if not dry_run:
             chosen = {planned.path for planned in files if out is not None and not planned.native}
             facts = self._commit(files, record, user_paths=chosen)
-            result = replace(result, continue_latest=facts)
+            result = replace(result, continue_latest=facts, recovered=tuple(self.recovered))
         return result
 
     def _native_files(
@@ -202,17 +198,16 @@ class Committer:
         cwd: str | None = None,
     ) -> list[PlannedFile]:
         """Lay out each wanted agent's session with its writer, in `cwd` when given, else the source's folder."""
-        natives = [
-            destination for destination in Destination if destination in wanted and destination.value in self._agents
-        ]
+        in_order = sorted(self._agents.values(), key=lambda entry: (entry.rules.choice_rank, entry.id))
+        natives = [Destination(entry.id) for entry in in_order if Destination(entry.id) in wanted]
         if not natives:
             return []
         info = session.info
         folder = cwd or info.cwd
         if not folder:
             raise SmigError(
-                f"Session {info.id} records no working directory, so no native session can be written "
-                "for it; give one with --cwd, or use --to markdown or --to json."
+                f"Session {info.id} records no working directory, so no native session can be written for it.",
+                hint=Hint.NO_FOLDER,
             )
         omitted, omitted_tokens = left_out(plan)
         target = plan.decision.target
@@ -294,8 +289,8 @@ class Committer:
             for planned in files:
                 if not planned.overwrite and Path(planned.path).exists():
                     raise WriteRefusedError(
-                        f"Refusing to overwrite existing file {planned.path}"
-                        + ("; pass --force to replace it." if not planned.native else ".")
+                        f"Refusing to overwrite existing file {planned.path}.",
+                        hint=None if planned.native else Hint.REPLACE,
                     )
             installs = [planned for planned in natives if self._writer(planned.destination.value).imports]
             self.journal.begin(record, self._store.path_for(record), files, installs, self._expected)

@@ -17,23 +17,23 @@ import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from smig_tui.adapters.agents.entry import AgentEntry, Env
+from smig_tui.adapters.agents.profile import AgentProfile, Env
 from smig_tui.adapters.fs import describe_kind
 from smig_tui.adapters.paths import Paths
-from smig_tui.core.errors import SmigError, WriteRefusedError
+from smig_tui.core.errors import Hint, SmigError, WriteRefusedError
 
 
 class OutputPathError(SmigError):
     """A user-chosen output path cannot be used as it is (missing folder, name too long)."""
 
 
-def agent_folders(agents: Iterable[AgentEntry], paths: Paths, env: Env = None) -> dict[str, Path]:
+def agent_folders(agents: Iterable[AgentProfile], paths: Paths, env: Env = None) -> dict[str, Path]:
     """The folder of each agent smig knows (the registry's), by the agent's name: its home, or for an
     agent whose home is a file (OpenCode's database) the folder holding it when that folder is the
     agent's own (named after it), else just the file."""
     folders: dict[str, Path] = {}
     for entry in agents:
-        home = entry.home(paths, env)
+        home = entry.home(env)
         if home is None:
             continue
         if home.is_dir() or not home.suffix:
@@ -103,7 +103,7 @@ def _checked(target: Path, agents: Mapping[str, Path], force: bool, sources: Ite
     if any(_same_file(info, source) for source in sources):
         raise WriteRefusedError(f"Refusing to write {target}: it is the session being read, which smig never modifies.")
     if not force:
-        raise WriteRefusedError(f"Refusing to overwrite existing file {target}; pass --force to replace it.")
+        raise WriteRefusedError(f"Refusing to overwrite existing file {target}.", hint=Hint.REPLACE)
     return real
 
 

@@ -31,6 +31,7 @@ from typing import Any
 
 from smig_tui.adapters.fs import atomic_write
 from smig_tui.core.capacity import LiveBounds, LiveListing, LiveModel
+from smig_tui.core.config_schema import table_of
 from smig_tui.core.errors import ConfigError, SmigError
 
 CACHE_FILE = "provider-capacities.json"
@@ -66,32 +67,17 @@ KNOWN = {
 }
 """Providers smig knows; a `[providers.NAME]` table in the config file changes one or adds another."""
 
-KINDS = ("openai", "ollama", "lmstudio", "litellm")
-
 
 def providers_from_config(config: Mapping[str, Any], where: str) -> dict[str, Provider]:
     """Return the known providers with the config's `[providers.NAME]` tables applied."""
-    table = config.get("providers", {})
-    if not isinstance(table, Mapping):
-        raise ConfigError(f"{where}: [providers] must be a table of provider tables.")
     providers = dict(KNOWN)
-    for name, fields in table.items():
-        label = f"{where}: providers.{name}"
-        if not isinstance(fields, Mapping):
-            raise ConfigError(f"{label} must be a table with base_url and optional api_key_env and kind.")
-        unknown = set(fields) - {"base_url", "api_key_env", "kind"}
-        if unknown:
-            raise ConfigError(f"{label}.{sorted(unknown)[0]} is not a setting (known: api_key_env, base_url, kind).")
+    for name, fields in table_of(config, "providers", where).items():
         base = providers.get(name)
         base_url = fields.get("base_url", base.base_url if base else None)
-        if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
-            raise ConfigError(f"{label}.base_url must be an http(s) address, not {base_url!r}.")
+        if base_url is None:
+            raise ConfigError(f"{where}: providers.{name}.base_url is required for a provider smig does not know.")
         kind = fields.get("kind", base.kind if base else "openai")
-        if kind not in KINDS:
-            raise ConfigError(f"{label}.kind must be one of {', '.join(KINDS)}, not {kind!r}.")
         key_env = fields.get("api_key_env", base.api_key_env if base else None)
-        if key_env is not None and not isinstance(key_env, str):
-            raise ConfigError(f"{label}.api_key_env must be the name of an environment variable.")
         providers[name] = Provider(name, base_url.rstrip("/"), kind, key_env)
     return providers
 

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from smig_tui.core.errors import SmigError
-from smig_tui.core.migration import NativeOutput, Turn
 from smig_tui.core.models import Role
+from smig_tui.core.native import NativeOutput, Turn
 from smig_tui.core.ports import NativeWriter
 
 

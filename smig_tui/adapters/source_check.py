@@ -19,15 +19,11 @@ def source_status(path: str, sha256: str, size: int) -> str:
     Agents append to a live session, so a file that only grew still holds every migrated message.
     A Codex rollout compressed since (or materialised again) is compared by its content.
     """
-    from smig_tui.adapters.agents.opencode.home import split_ref
+    from smig_tui.adapters.agents.registry import row_ref
 
-    ref = split_ref(path)
-    if ref is not None:  # an OpenCode session, pinned by its rows
-        from pathlib import Path
-
-        from smig_tui.adapters.agents.opencode.fingerprint import session_status
-
-        return session_status(Path(ref[0]), ref[1], sha256, size)
+    ref = row_ref(path)
+    if ref is not None:  # a session kept as database rows, pinned by its rows
+        return ref.refs.status(ref.database, ref.session_id, sha256, size)
     path = current_form(path)
     try:
         actual = os.stat(path).st_size

@@ -21,6 +21,7 @@ from smig_tui.adapters.summarizer_config import (
 )
 from smig_tui.core.errors import (
     AuthError,
+    Hint,
     NoApiKeyError,
     ProviderUnavailableError,
     RateLimitError,
@@ -41,12 +42,12 @@ from smig_tui.core.summary import (
     plan_summary_job,
     run_summary,
 )
+from smig_tui.core.words import one_line
 
 
 def _one_line(text: str, width: int = 200) -> str:
     """Flatten and redact provider text before it goes into an error message."""
-    flat = " ".join(redact(text).text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+    return one_line(redact(text).text, width)
 
 
 def _status_detail(error: openai.APIStatusError) -> str:
@@ -82,7 +83,8 @@ def map_error(error: openai.OpenAIError, config: SummarizerConfig) -> SummaryErr
     if isinstance(error, openai.NotFoundError):
         hint = f" (for Ollama: `ollama pull {config.model}`)" if config.is_local else ""
         return SummaryModelNotFoundError(
-            f"Model {config.model!r} was not found at {where} (HTTP 404); set [summarizer] model or --model{hint}."
+            f"Model {config.model!r} was not found at {where} (HTTP 404){hint}; another goes in [summarizer] model.",
+            hint=Hint.SUMMARIZER_MODEL,
         )
     if isinstance(error, openai.RateLimitError):
         return RateLimitError(
@@ -334,8 +336,9 @@ class Summarizer:
             return cached
         if not allow_network:
             raise SummaryConsentError(
-                "Summarising sends the conversation to a model provider; confirm with --yes-send "
-                f"(or run `smig summarize`): {self._preview_of(job, cached=False).describe()}"
+                "Summarising sends the conversation to a model provider. "
+                f"{self._preview_of(job, cached=False).describe().rstrip('.')}.",
+                hint=Hint.SEND,
             )
         backend = self._backend_factory(self.config)
         text, stats = run_summary(

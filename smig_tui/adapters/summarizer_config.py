@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from smig_tui.core.errors import ConfigError
+from smig_tui.core.config_schema import TABLES, check_settings
+from smig_tui.core.errors import ConfigError, Hint
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +29,6 @@ PROVIDERS: dict[str, ProviderPreset] = {
 }
 CUSTOM_CONTEXT_WINDOW = 32_768
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "0.0.0.0"}
-_KEYS = {"provider", "model", "base_url", "api_key_env", "timeout", "max_retries", "context_window"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,16 +56,6 @@ class SummarizerConfig:
         return f"{self.provider}/{self.model}"
 
 
-def _typed(table: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
-    """Return `table[key]` (or None) after checking its type, naming the key when it is wrong."""
-    value = table.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, kind):
-        raise ConfigError(f"{where}: [summarizer] {key} has the wrong type ({type(value).__name__}).")
-    return value
-
-
 def resolve_config(
     table: Mapping[str, Any],
     env: Mapping[str, str],
@@ -75,29 +65,24 @@ def resolve_config(
     base_url: str | None = None,
     where: str = "config file",
 ) -> SummarizerConfig:
-    """Merge provider defaults < the `[summarizer]` table < env (`SMIG_SUMMARY_*`) < arguments."""
-    unknown = sorted(set(table) - _KEYS)
-    if unknown:
-        raise ConfigError(f"{where}: unknown key [summarizer] {unknown[0]} (known: {', '.join(sorted(_KEYS))}).")
-    name = provider or env.get("SMIG_SUMMARY_PROVIDER") or _typed(table, "provider", str, where)
+    """Merge provider defaults < the `[summarizer]` table (checked by the config schema) < env
+    (`SMIG_SUMMARY_*`) < arguments."""
+    check_settings(table, TABLES["summarizer"].settings or {}, "summarizer", where)
+    name = provider or env.get("SMIG_SUMMARY_PROVIDER") or table.get("provider")
     name = name or _default_provider(env)
     preset = PROVIDERS.get(name)
-    url = base_url or env.get("SMIG_SUMMARY_BASE_URL") or _typed(table, "base_url", str, where)
+    url = base_url or env.get("SMIG_SUMMARY_BASE_URL") or table.get("base_url")
     if not url and name == "openai":
         url = env.get("OPENAI_BASE_URL")
     url = url or (preset.base_url if preset else None)
     if not url:
-        raise ConfigError(f"{where}: provider {name!r} needs [summarizer] base_url (or --base-url).")
-    chosen = model or env.get("SMIG_SUMMARY_MODEL") or _typed(table, "model", str, where)
+        raise ConfigError(f"{where}: provider {name!r} needs [summarizer] base_url.", hint=Hint.SUMMARIZER_URL)
+    chosen = model or env.get("SMIG_SUMMARY_MODEL") or table.get("model")
     chosen = chosen or (preset.model if preset else None)
     if not chosen:
-        raise ConfigError(f"{where}: provider {name!r} needs [summarizer] model (or --model, SMIG_SUMMARY_MODEL).")
-    key_env = _typed(table, "api_key_env", str, where) or (preset.api_key_env if preset else None)
-    timeout = _typed(table, "timeout", (int, float), where)
-    retries = _typed(table, "max_retries", int, where)
-    window = _typed(table, "context_window", int, where)
-    if (timeout is not None and timeout <= 0) or (retries is not None and retries < 0):
-        raise ConfigError(f"{where}: [summarizer] timeout must be > 0 and max_retries >= 0.")
+        raise ConfigError(f"{where}: provider {name!r} needs [summarizer] model.", hint=Hint.SUMMARIZER_MODEL)
+    key_env = table.get("api_key_env") or (preset.api_key_env if preset else None)
+    timeout, retries, window = table.get("timeout"), table.get("max_retries"), table.get("context_window")
     return SummarizerConfig(
         provider=name,
         model=chosen,

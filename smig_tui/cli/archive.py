@@ -6,7 +6,8 @@ import argparse
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from smig_tui.core.errors import SmigError, UsageError, WriteRefusedError
+from smig_tui.core.errors import UsageError, WriteRefusedError
+from smig_tui.core.words import size_text
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
@@ -33,7 +34,7 @@ def run_archive(args: argparse.Namespace, ctx: Context) -> int:
     from smig_tui.services import session_archive
 
     services = ctx.services
-    archive = session_archive(services.paths)
+    archive = session_archive(services.paths, services.env)
     if args.action == "restore":
         if not args.id:
             raise UsageError("`smig archive restore` needs the id of an archived session.")
@@ -63,12 +64,12 @@ def run_archive(args: argparse.Namespace, ctx: Context) -> int:
             return 0
         pending = status.pending
         ctx.out.data(
-            f"archive: {status.sessions} session files, {_size(status.original_bytes)} of sessions "
-            f"stored in {_size(status.stored_bytes)}; {status.originals_missing} no longer in the agent's folder"
+            f"archive: {status.sessions} session files, {size_text(status.original_bytes)} of sessions "
+            f"stored in {size_text(status.stored_bytes)}; {status.originals_missing} no longer in the agent's folder"
         )
         ctx.out.data(
             f"a run would add: {pending.new} new, {pending.grown} grown, {pending.changed} changed "
-            f"({_size(pending.bytes_read)} to read)"
+            f"({size_text(pending.bytes_read)} to read)"
         )
         return 0
     run = archive.run(services.sources, ctx.out.warn)
@@ -77,54 +78,9 @@ def run_archive(args: argparse.Namespace, ctx: Context) -> int:
         return 0
     ctx.out.data(
         f"archived {run.touched} session files ({run.new} new, {run.grown} grown, {run.changed} changed, "
-        f"{run.unchanged} unchanged): read {_size(run.bytes_read)}, stored {_size(run.bytes_stored)}"
+        f"{run.unchanged} unchanged): read {size_text(run.bytes_read)}, stored {size_text(run.bytes_stored)}"
     )
     return 0
-
-
-AUTO_SKIPPED = frozenset({"archive", "mcp", "tui", None})
-"""Commands after which `[archive] auto` does not run: the archive itself, and long-running servers."""
-
-
-def auto_archive_wanted(config: dict[str, object], where: str) -> bool:
-    """`[archive] auto = true` in the config file (validated: a table, and a true or false)."""
-    from smig_tui.core.errors import ConfigError
-
-    table = config.get("archive", {})
-    if not isinstance(table, dict):
-        raise ConfigError(f"{where}: [archive] must be a table.")
-    auto = table.get("auto", False)
-    if not isinstance(auto, bool):
-        raise ConfigError(f"{where}: archive.auto must be true or false, not {auto!r}.")
-    return auto
-
-
-def auto_archive(command: str | None, ctx: Context) -> None:
-    """Archive what is new after a command when the config asks for it; a failure is one line on stderr."""
-    if command in AUTO_SKIPPED:
-        return
-    from smig_tui.services import session_archive
-
-    services = ctx.services
-    try:
-        if not auto_archive_wanted(services.config, str(services.paths.config_file)):
-            return
-        run = session_archive(services.paths).run(services.sources, lambda _: None)
-    except SmigError as error:
-        ctx.out.diag(f"smig: archive not updated: {error}")
-        return
-    if run.touched:
-        ctx.out.diag(f"smig: archived {run.touched} new or changed session files")
-
-
-def _size(count: int) -> str:
-    """Bytes as a short human figure."""
-    value = float(count)
-    for unit in ("B", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{count} B"  # pragma: no cover
 
 
 def run_to_json(run: ArchiveRun) -> dict[str, Any]:

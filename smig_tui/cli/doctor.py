@@ -10,7 +10,6 @@ import argparse
 from dataclasses import asdict
 from typing import TYPE_CHECKING
 
-from smig_tui.core.errors import SmigError
 from smig_tui.core.words import plural
 
 if TYPE_CHECKING:
@@ -37,30 +36,12 @@ def run_doctor(args: argparse.Namespace, ctx: Context) -> int:
     from smig_tui.services import diagnose
 
     found = diagnose()
-    problem = _archive_problem(ctx) if found.config != "absent" else None
-    if problem:
-        found.config_problems.append(problem)
     broken = bool(found.config_problems)
     if args.json:
         ctx.out.json(asdict(found) | {"config": "invalid" if broken else found.config})
     else:
         _print(ctx, found)
     return 1 if broken else 0
-
-
-def _archive_problem(ctx: Context) -> str | None:
-    """`[archive]` is validated where `auto` runs, after each command (see `cli.archive`)."""
-    from smig_tui.cli.archive import auto_archive_wanted
-
-    try:
-        config = ctx.services.config
-    except SmigError:  # the file does not parse: the diagnosis says so already
-        return None
-    try:
-        auto_archive_wanted(config, str(ctx.services.paths.config_file))
-    except SmigError as error:
-        return str(error)
-    return None
 
 
 def _print(ctx: Context, found: Diagnosis) -> None:

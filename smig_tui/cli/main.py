@@ -16,6 +16,7 @@ from functools import cached_property
 from smig_tui import __version__
 from smig_tui.cli.output import Output
 from smig_tui.core.errors import SmigError
+from smig_tui.plugins import agent_names
 from smig_tui.services import Services, build_services, client_launch
 
 COMMANDS = {
@@ -60,7 +61,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """
     parser = argparse.ArgumentParser(
         prog="smig",
-        description=f"Hand a {agent_names()} conversation to another agent and model. With no command, opens the TUI.",
+        description=f"Hand a {agent_names('or')} conversation to another agent and model. With no command, opens the TUI.",
     )
     parser.add_argument("--version", action="version", version=f"smig {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -69,14 +70,6 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     for name in _modules_for(argv):
         importlib.import_module(name).register(subparsers)
     return parser
-
-
-def agent_names(last: str = "or") -> str:
-    """The agents smig reads, named as their users write them, from the registry (so help never goes stale)."""
-    from smig_tui.core.words import name_list
-    from smig_tui.services import agent_entries
-
-    return name_list([entry.name for entry in agent_entries()], last)
 
 
 def parse(argv: Sequence[str]) -> argparse.Namespace:
@@ -156,9 +149,9 @@ def _run(argv: Sequence[str] | None, ctx: Context) -> int:
     try:
         code = int(handler(args, ctx))
         if code == 0 and getattr(args, "command", None) not in (None, "tui", "mcp", "archive"):
-            from smig_tui.cli.archive import auto_archive  # `[archive] auto = true` (issue 20)
+            from smig_tui.cli.auto_archive import auto_archive  # `[archive] auto = true` (issue 20)
 
-            auto_archive(args.command, ctx)
+            auto_archive(args.command, ctx.services, ctx.out)
         return code
     except SmigError as error:
         ctx.out.error(str(error))

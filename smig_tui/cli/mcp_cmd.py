@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from smig_tui.plugins import agent_names
+
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
 
@@ -15,7 +17,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add `mcp` to the CLI."""
     mcp = subparsers.add_parser(
         "mcp",
-        help="serve smig's tools over MCP (stdio) to Claude Code, Codex, Gemini CLI or OpenCode",
+        help=f"serve smig's tools over MCP (stdio) to {agent_names('or')}",
         description="Serve smig's migration tools, handoff prompt and session resources to an agent over the "
         "Model Context Protocol on stdio; or write a client's config entry for it (--install), or start "
         "smig as every configured client would and report (--check).",

@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from smig_tui.core.memory_agents import ALL_DIRECTIONS, MEMORY_AGENTS, memory_agent
+from smig_tui.core.memory_agents import memory_agent
 from smig_tui.core.memory_sync import Direction, MemoryFile, MemoryPlan, Mode, memory_plan_json, redaction_counts
-from smig_tui.core.words import plural
+from smig_tui.core.words import plural, size_text
+from smig_tui.plugins import agent_names, memory_agents, memory_directions
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
@@ -21,14 +22,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add `memory` to the CLI."""
     memory = subparsers.add_parser(
         "memory",
-        help="sync long-term memory among Codex, Claude Code, Gemini CLI and OpenCode",
+        help=f"sync long-term memory among {agent_names()}",
         description="Give each agent set up here one file holding the other agents' memory, and one "
         "line in its own index or global instructions that makes it read that file. `status` (the "
         "default) only reads.",
     )
     memory.add_argument("action", nargs="?", choices=("status", "sync"), default="status")
     way = memory.add_mutually_exclusive_group()
-    for entry in MEMORY_AGENTS:
+    for entry in memory_agents():
         way.add_argument(
             f"--{entry.direction.value}",
             dest="only",
@@ -46,8 +47,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     memory.add_argument(
         "--project",
         metavar="PATH",
-        help="put Claude Code's bundle in this project's memory, loaded only when Claude runs there "
-        "(default: user memory, imported by ~/.claude/CLAUDE.md and loaded in every project)",
+        help="for an agent that keeps memory per project, put its bundle in this project's memory, loaded "
+        "only there (default: its user memory, loaded in every project)",
     )
     memory.add_argument("--dry-run", action="store_true", help="show the diff of what would change; write nothing")
     memory.add_argument("--quiet", action="store_true", help="print nothing unless something changed or failed")
@@ -80,18 +81,13 @@ def run_memory(args: argparse.Namespace, ctx: Context) -> int:
 
 def _directions(args: argparse.Namespace) -> tuple[Direction, ...]:
     """The directions asked for (all by default; agents not set up here are skipped)."""
-    return (Direction(args.only),) if args.only else ALL_DIRECTIONS
+    return (Direction(args.only),) if args.only else memory_directions()
 
 
 def _not_set_up(directions: tuple[Direction, ...], plan: MemoryPlan) -> list[str]:
     """The agents asked for that the plan left out: their folders are not on this machine."""
     planned = {report.direction for report in plan.reports}
     return [memory_agent(d).label for d in directions if d not in planned]
-
-
-def _size(size: int) -> str:
-    """A short human size."""
-    return f"{size / 1024:.1f} KB" if size >= 1024 else f"{size} B"
 
 
 def _print_status(plan: MemoryPlan, ctx: Context, quiet: bool) -> None:
@@ -102,7 +98,7 @@ def _print_status(plan: MemoryPlan, ctx: Context, quiet: bool) -> None:
         title = f"Memory for {memory_agent(report.direction).label}"
         ctx.out.data(f"{title} ({plural(len(report.sources), 'file')})")
         for source in report.sources:
-            ctx.out.data(f"  {_size(source.size):>9}  {source.role.value:<8}  {_label(source)}")
+            ctx.out.data(f"  {size_text(source.size):>9}  {source.role.value:<8}  {_label(source)}")
         ctx.out.data(f"  {report.direction.value}: {report.note}{_redaction_note(report.redactions)}")
         pending = [write for write in plan.writes if write.direction is report.direction]
         for write in pending:

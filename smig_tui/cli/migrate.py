@@ -14,19 +14,13 @@ from smig_tui.cli.table import SESSION_HELP, Column, unique_prefixes
 from smig_tui.core.encoding import utf8
 from smig_tui.core.errors import AmbiguousIdError, MigrationNotFoundError, UsageError
 from smig_tui.core.export import ExportFormat
-from smig_tui.core.migration import (
-    Destination,
-    MigrationRecord,
-    MigrationResult,
-    NativeOutput,
-    export_targets,
-    receiving_agent_of,
-    record_to_json,
-)
+from smig_tui.core.migration import MigrationRecord, MigrationResult, record_to_json
 from smig_tui.core.models import Plan, Session, Strategy
+from smig_tui.core.native import Destination, NativeOutput, export_targets, receiving_agent_of
 from smig_tui.core.plans import left_out
 from smig_tui.core.words import age_text, name_list, plural
-from smig_tui.services import agent_entries
+from smig_tui.plugins import destination_choices
+from smig_tui.services import agent_profiles
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
@@ -42,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     migrate.add_argument(
         "--to",
         action="append",
-        choices=[d.value for d in Destination],
+        choices=[d.value for d in destination_choices()],
         default=[],
         help="destination, repeatable (default: store only; storage always records a commit)",
     )
@@ -54,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_plan_options(migrate)
     migrate.add_argument("--out", type=Path, metavar="FILE", help="file for --to markdown/json")
-    agents = [entry.id for entry in agent_entries()]
+    agents = [entry.id for entry in agent_profiles()]
     migrate.add_argument(
         "--cwd",
         metavar="PATH",
@@ -112,7 +106,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="then start the receiving client on the session it wrote, in its folder",
     )
-    agents = [entry.id for entry in agent_entries()]
+    agents = [entry.id for entry in agent_profiles()]
     show.add_argument(
         "--to", choices=agents, metavar="AGENT", help="with --continue, which written session (when it wrote several)"
     )
@@ -160,9 +154,6 @@ def run_migrate(args: argparse.Namespace, ctx: Context) -> int:
     session = _load(ctx, args.id, outs, args.force)
     plan = _plan(ctx, session, args, receiving_agent_of(destinations))
     cwd = _landing_folder(ctx, args.cwd, destinations) if args.cwd is not None else None
-    if not args.dry_run:
-        for note in ctx.services.recover_commits():
-            ctx.out.diag(note)
     result = ctx.services.migrate(
         session,
         plan,
@@ -173,6 +164,8 @@ def run_migrate(args: argparse.Namespace, ctx: Context) -> int:
         redact=not args.no_redact,
         cwd=cwd,
     )
+    for note in result.recovered:  # commits a kill interrupted, finished or cleaned up first
+        ctx.out.diag(f"smig: {note}")
     if result.redactions:
         kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(result.redactions.items()))
         count = plural(sum(result.redactions.values()), "secret")
@@ -233,9 +226,10 @@ def _print_result(ctx: Context, result: MigrationResult, plan: Plan) -> None:
     for planned in result.files:
         size = len(utf8(planned.data))
         ctx.out.data(f"  {planned.destination.value}: {verb} {planned.path} ({size:,} bytes)")
-        if planned.destination is Destination.OPENCODE and planned.native:  # the file is smig's import document
+        entry = ctx.services.agent_profile(planned.destination.value)
+        if entry is not None and entry.import_command and planned.native:  # the file is smig's import document
             how = "would import" if result.dry_run else "imported"
-            ctx.out.data(f"  opencode: {how} it as session {planned.native.session_id} (`opencode import`)")
+            ctx.out.data(f"  {entry.id}: {how} it as session {planned.native.session_id} (`{entry.import_command}`)")
     for command in result.resume_commands:
         ctx.out.data(f"  resume: {command}")
     for fact in result.continue_latest:
@@ -265,6 +259,7 @@ def result_to_json(result: MigrationResult, include_data: bool = False) -> dict[
         "files": files,
         "resume_commands": list(result.resume_commands),
         "continue_latest": [asdict(fact) for fact in result.continue_latest],
+        "recovered": [f"smig {note}" for note in result.recovered],
         "redactions": dict(result.redactions),
         "record": record_to_json(result.record),
     }
@@ -300,7 +295,7 @@ def run_history(args: argparse.Namespace, ctx: Context) -> int:
     """List stored migrations, newest first."""
     workspace = os.path.abspath(os.path.expanduser(args.workspace)) if args.workspace else None
     for note in ctx.services.recover_commits():
-        ctx.out.diag(note)
+        ctx.out.diag(f"smig: {note}")
     records = ctx.services.store.list(workspace, warn=ctx.out.warn)
     if args.json:
         ctx.out.json([_history_row(record) for record in records])

@@ -6,10 +6,11 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from smig_tui.cli.table import Column
+from smig_tui.core.agent_rules import rules_of
 from smig_tui.core.capacity import calibration_margin, counted_exactly, normalise
 from smig_tui.core.errors import UnknownModelError, UsageError
 from smig_tui.core.models import ModelCapacity
-from smig_tui.services import agent_entry_of
+from smig_tui.services import profile_of
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 
 def _agent_name(agent: str) -> str:
     """An agent's name as its users write it (the registry's), its id for one smig does not know."""
-    entry = agent_entry_of(agent)
+    entry = profile_of(agent)
     return entry.name if entry else agent
 
 
@@ -185,8 +186,9 @@ def _print_detail(ctx: Context, model: ModelCapacity) -> None:
     if model.max_input:
         say(f"  input cap {model.max_input:,}: {model.source_of('max_input')}")
     for agent in model.agents:
-        how = "with the [1m] model suffix" if agent.agent == "claude" else "via model_context_window"
-        most = f", up to {agent.max_window:,} {how}" if agent.max_window else ""
+        rules = rules_of(agent.agent)
+        how = f" {rules.max_window_how}" if rules is not None and rules.max_window_how else ""
+        most = f", up to {agent.max_window:,}{how}" if agent.max_window else ""
         say(f"  in {_agent_name(agent.agent)}: usable {agent.usable:,} of {agent.window:,}{most}: {agent.source}")
     if model.harness_window and dict(model.sources).get("harness_window"):
         say(f"  usable window {model.harness_window:,}: {model.source_of('harness_window')}")

@@ -6,20 +6,19 @@ import argparse
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from smig_tui.cli.table import SESSION_HELP, Column, one_line
+from smig_tui.cli.table import SESSION_HELP, Column
 from smig_tui.core.capacity import calibration_margin, counted_exactly
 from smig_tui.core.models import Decision, ModelCapacity, Plan, PlanItem, Session, Strategy
 from smig_tui.core.pins import resolve_pins
 from smig_tui.core.plans import left_out
-from smig_tui.core.words import plural
+from smig_tui.core.shapes import plan_item_shape, plan_shape
+from smig_tui.core.words import one_line, plural
+from smig_tui.plugins import agent_choices
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
     from smig_tui.core.decide import AgentOverhead
     from smig_tui.core.text_classes import CountMix
-
-RECEIVING_AGENTS = ("claude", "codex", "gemini", "opencode")
-"""Agents a plan can be made for: each adds its own overhead to every request."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -37,10 +36,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_plan_options(plan)
     plan.add_argument(
         "--to",
-        choices=RECEIVING_AGENTS,
+        choices=agent_choices(),
         metavar="AGENT",
         help="the agent that will resume it, whose overhead (system prompt, tools) is taken off "
-        f"the room ({', '.join(RECEIVING_AGENTS)}; default: the one the model's provider implies)",
+        f"the room ({', '.join(agent_choices())}; default: the one the model's provider implies)",
     )
     plan.add_argument("--json", action="store_true", help="print JSON for scripts")
     plan.add_argument(
@@ -127,7 +126,7 @@ def run_plan(args: argparse.Namespace, ctx: Context) -> int:
     if reason:
         ctx.out.diag(f"smig: {reason}")
     if args.json:
-        overhead = services.overhead_for(capacity, args.to) if plan.decision.overhead else None
+        overhead = services.overhead_for(capacity, args.to, session.info.cwd) if plan.decision.overhead else None
         agent_json = overhead_to_json(plan, overhead)
         if agent_json is not None:
             agent_json["assumed"] = args.to is None
@@ -138,7 +137,7 @@ def run_plan(args: argparse.Namespace, ctx: Context) -> int:
         return 0
     ctx.out.data(decision_line(plan.decision, capacity, services.count_mix(session, capacity)))
     if plan.decision.overhead:
-        overhead = services.overhead_for(capacity, args.to)
+        overhead = services.overhead_for(capacity, args.to, session.info.cwd)
         source = f"; {overhead.source}" if overhead else ""
         agent = overhead.agent if overhead else "the agent"
         chosen = (
@@ -158,7 +157,7 @@ def run_plan(args: argparse.Namespace, ctx: Context) -> int:
     for note in plan.notes:
         ctx.out.data(f"note: {note}")
     if plan.placeholder:
-        ctx.out.data(f"first message: {_one_line(plan.placeholder, 160)}")
+        ctx.out.data(f"first message: {one_line(plan.placeholder, 160)}")
     ctx.out.table(PLAN_COLUMNS, _item_rows(plan, all_rows=args.all_rows))
     return 0
 
@@ -275,51 +274,6 @@ TEXT_CHARS = 400
 """Characters of a message read for its one-line cell: more than any terminal line shows."""
 
 
-def _one_line(text: str, width: int) -> str:
-    """Collapse whitespace and cut to `width` characters."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
-
-
 def plan_to_json(plan: Plan, capacity: ModelCapacity, counter: str) -> dict[str, Any]:
-    """Serialise a plan for `--json` output."""
-    d = plan.decision
-    return {
-        "target": capacity.name,
-        "counter": counter,
-        "decision": {
-            "fits": d.fits,
-            "session_tokens": d.session_tokens,
-            "budget": d.budget,
-            "window": d.window,
-            "reserve": d.reserve,
-            "prompt_limit": d.prompt_limit,
-            "harness": d.harness,
-            "over_by": d.over_by,
-            "exact": d.exact,
-            "partial": d.partial,
-            "overhead": d.overhead,
-        },
-        "left_out": dict(zip(("messages", "tokens"), left_out(plan), strict=True)),
-        "strategy": plan.strategy.value,
-        "tokens_before": plan.tokens_before,
-        "tokens_after": plan.tokens_after,
-        "placeholder": plan.placeholder,
-        "summary": plan.summary,
-        "summary_budget": plan.summary_budget,
-        "notes": list(plan.notes),
-        "items": [
-            {
-                "index": it.message.index,
-                "id": it.message.id,
-                "role": it.message.role.value,
-                "kind": it.message.kind.value,
-                "tokens": it.tokens,
-                "kept": it.kept,
-                "reason": it.reason,
-                "shortened": it.text is not None,
-                "original_tokens": it.original_tokens,
-            }
-            for it in plan.items
-        ],
-    }
+    """A plan for `--json`: the shape MCP gives (core/shapes), with the counter and every message."""
+    return plan_shape(plan) | {"counter": counter, "items": [plan_item_shape(item) for item in plan.items]}

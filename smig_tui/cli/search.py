@@ -6,10 +6,11 @@ import argparse
 from dataclasses import asdict
 from typing import IO, TYPE_CHECKING, Any
 
-from smig_tui.cli.table import Column, one_line, render
+from smig_tui.cli.table import Column, render
 from smig_tui.core.errors import UsageError
 from smig_tui.core.models import Role
-from smig_tui.services import agent_entries
+from smig_tui.core.words import one_line
+from smig_tui.services import agent_profiles
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
@@ -31,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     search.add_argument("query", nargs="+", help="what to find")
     _accept_dash_words(search)
-    search.add_argument("--agent", help=f"only this agent ({', '.join(entry.id for entry in agent_entries())}, …)")
+    search.add_argument("--agent", help=f"only this agent ({', '.join(entry.id for entry in agent_profiles())}, …)")
     search.add_argument("--cwd", metavar="PATH", help="only sessions recorded in PATH or below it")
     search.add_argument("--since", metavar="WHEN", help="only messages since an age (30m, 12h, 7d, 2w) or a date")
     search.add_argument("--role", choices=[role.value for role in Role], help="only messages of this role")

@@ -9,13 +9,13 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from smig_tui.cli.table import SESSION_HELP, Column, cell_width, one_line, unique_prefixes
+from smig_tui.cli.table import SESSION_HELP, Column, cell_width, unique_prefixes
 from smig_tui.cli.table import stream as table_stream
 from smig_tui.core.errors import UsageError
 from smig_tui.core.json_text import LazyList
 from smig_tui.core.models import Agent, Message, Session, SessionInfo
-from smig_tui.core.words import age_text, name_list, size_text
-from smig_tui.services import agent_entries, current_branch
+from smig_tui.core.words import age_text, name_list, one_line, size_text
+from smig_tui.services import agent_profiles, current_branch, no_sessions_sentence
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
@@ -23,11 +23,11 @@ if TYPE_CHECKING:
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `list` and `show` to the CLI."""
-    names = name_list([entry.name for entry in agent_entries()], "and")
+    names = name_list([entry.name for entry in agent_profiles()], "and")
     listing = subparsers.add_parser(
         "list", help=f"list {names} sessions, newest first", description=f"List {names} sessions, newest first."
     )
-    listing.add_argument("--agent", choices=[entry.id for entry in agent_entries()], help="only this agent")
+    listing.add_argument("--agent", choices=[entry.id for entry in agent_profiles()], help="only this agent")
     listing.add_argument("--cwd", metavar="PATH", help="only sessions in PATH or below it")
     listing.add_argument(
         "--branch",
@@ -90,8 +90,7 @@ def run_list(args: argparse.Namespace, ctx: Context) -> int:
         ctx.out.json([info_to_json(info) for info in sessions])
         return 0
     if not sessions:
-        homes = [str(home) for entry in ctx.services.agents if (home := entry.home(ctx.services.paths, None))]
-        ctx.out.diag(f"smig: no sessions found under {name_list(homes)}")
+        ctx.out.diag(f"smig: {no_sessions_sentence(ctx.services.env)}")
         return 0
     prefixes = unique_prefixes(every_id)
     now = datetime.now(UTC)
@@ -166,7 +165,7 @@ PREVIEW_WIDTH = 160
 
 
 def _preview(message: Message) -> str:
-    """A message's text on one line, cut to `PREVIEW_WIDTH`: `_one_line(message.head(PREVIEW_CHARS), ...)`.
+    """A message's text on one line, cut to `PREVIEW_WIDTH`: `one_line(message.head(PREVIEW_CHARS), ...)`.
 
     A text left on disk keeps only its first 400 characters; when those already make more than a row's
     worth once whitespace is collapsed, they give the same cell (whitespace collapsed in a prefix is a
@@ -178,7 +177,7 @@ def _preview(message: Message) -> str:
         flat = " ".join(body.head.split())
         if len(flat) > PREVIEW_WIDTH:
             return flat[: PREVIEW_WIDTH - 1] + "…"
-    return _one_line(message.head(PREVIEW_CHARS), PREVIEW_WIDTH)
+    return one_line(message.head(PREVIEW_CHARS), PREVIEW_WIDTH)
 
 
 def _kind_cell(message: Message) -> str:
@@ -244,12 +243,6 @@ def _print_header(session: Session, ctx: Context) -> None:
         if value:
             ctx.out.data(f"{key:>11}: {value}")
     ctx.out.data("")
-
-
-def _one_line(text: str, width: int) -> str:
-    """Collapse whitespace and cut to `width` characters."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
 def info_to_json(info: SessionInfo) -> dict[str, Any]:

@@ -125,11 +125,6 @@ def pad(text: str, width: int, right: bool = False) -> str:
     return fill + text if right else text + fill
 
 
-def one_line(text: str) -> str:
-    """Whitespace (newlines, tabs) collapsed to single spaces, so a cell is one line."""
-    return " ".join(text.split())
-
-
 def fit(columns: Sequence[Column], natural: Sequence[int], width: int) -> list[int | None]:
     """Each column's width in a table `width` cells wide, None for a dropped column (see the module doc).
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
+from smig_tui.core.agent_rules import rules_of
 from smig_tui.core.capacity import counted_exactly
 from smig_tui.core.models import Agent, Kind, Message, ModelCapacity, Session
 from smig_tui.core.tokens import usage_context
@@ -81,7 +82,7 @@ def own_calibration_note(growth: Growth, agent: Agent, source: ModelCapacity, ta
     ratio = growth.ratio
     if ratio is None:
         return None
-    who = "Claude Code" if agent is Agent.CLAUDE else "Codex"
+    who = rules.name if (rules := rules_of(agent)) is not None else agent
     shown = (
         f"{who} logged {growth.logged:,} tokens of prompt growth across {growth.stretches} turns where smig "
         f"counts {growth.counted:,}: ratio {ratio:.2f} for this session"

@@ -4,7 +4,11 @@ A table is a mapping of model name to fields (the shape of `data/models.json` an
 file's `[models."name"]` tables). Names are matched loosely, the way agents and users write
 them: case-blind, with or without a provider prefix (`openai/`, `anthropic/`, `openrouter/x/`),
 with dots or dashes (`gpt-5.1` = `gpt-5-1`), with a dated snapshot suffix (`-20250929`,
-`-2025-04-14`, `@20250514`) and with Claude Code's `[1m]` marker (a distinct, larger variant).
+`-2025-04-14`, `@20250514`) and with a `[1m]` marker (a distinct, larger variant some agents open).
+
+Each model names the window every agent runs it at (`agents`); what an agent does with a window
+(its compaction share, its `[1m]` rule, what its user's own configuration changes) is that agent's
+rules (`core/agent_rules.py`), handed over by its plugin.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from smig_tui.core.agent_rules import WindowAdjust, known_list, rules_of, usable_window
 from smig_tui.core.errors import ConfigError, UnknownModelError
 from smig_tui.core.models import AgentWindow, ModelCapacity
 
@@ -54,16 +59,6 @@ STATUSES = ("current", "legacy", "retired")
 
 FIGURES = ("context_window", "max_output", "max_input", "calibration")
 """The numbers a model entry gives, each with a source (see `ModelCapacity.source_of`)."""
-
-CODEX_USABLE_PERCENT = 95
-"""Codex fills 95% of `model_context_window` (its `effective_context_window_percent`)."""
-CLAUDE_COMPACT_MARGIN = 33_000
-"""Claude Code auto-compacts about this far before the window (20k kept for output, 13k buffer)."""
-CLAUDE_WINDOW_WITHOUT_1M = 200_000
-"""The window Claude Code holds native-1M models to when `CLAUDE_CODE_DISABLE_1M_CONTEXT` is set."""
-GEMINI_COMPRESS_PERCENT = 50
-"""Gemini CLI compresses the chat at half of the model's token limit (`model.compressionThreshold`)."""
-AGENTS = ("codex", "claude", "gemini")
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,16 +101,6 @@ def retired_warning(model: ModelCapacity) -> str | None:
         f'{model.name} was retired{when}{instead} (set status = "current" under '
         f'[models."{model.name}"] in the config file if your provider still serves it).'
     )
-
-
-def usable_window(agent: str, window: int, auto_compact: int | None = None) -> int:
-    """Return what a conversation can fill of `window` inside `agent` before it compacts."""
-    if agent == "codex":
-        usable = window * CODEX_USABLE_PERCENT // 100
-        return min(usable, auto_compact) if auto_compact else usable
-    if agent == "gemini":
-        return window * GEMINI_COMPRESS_PERCENT // 100
-    return max(1, window - CLAUDE_COMPACT_MARGIN)
 
 
 _DATED = re.compile(r"(?:[-@_](?:20\d{2}-?\d{2}-?\d{2}|\d{4}))$")
@@ -234,10 +219,11 @@ def _entry_key(model: ModelCapacity) -> str:
 
 
 def _with_1m_in_agents(model: ModelCapacity) -> ModelCapacity:
-    """Return `model` as its `[1m]` variant runs: Claude Code opens such a window to its maximum (Opus 4.6: 1M)."""
+    """Return `model` as its `[1m]` variant runs: an agent whose rules say so opens such a window to its
+    maximum (Opus 4.6: 1M)."""
     raised = tuple(
         replace(a, window=a.max_window, usable=usable_window(a.agent, a.max_window))
-        if a.agent == "claude" and a.max_window
+        if a.max_window and (rules := rules_of(a.agent)) is not None and rules.raises_1m
         else a
         for a in model.agents
     )
@@ -384,12 +370,12 @@ def _apply_tokenizer(label: str, values: dict[str, Any], tokenizers: Mapping[str
 
 
 def _parse_agents(label: str, data: Mapping[str, Any]) -> tuple[AgentWindow, ...]:
-    """Validate `agents = {codex = {window, max_window?, source}, ...}` into windows, home agent first."""
+    """Validate `agents = {<agent> = {window, max_window?, source}, ...}` into windows, home agent first."""
     windows = []
     for agent, fields in data.items():
         where = f"{label}.agents.{agent}"
-        if agent not in AGENTS:
-            raise ConfigError(f"{where} is not an agent smig knows (known: {', '.join(AGENTS)}).")
+        if rules_of(agent) is None:
+            raise ConfigError(f"{where} is not an agent smig knows (known: {known_list()}).")
         if not isinstance(fields, Mapping) or not isinstance(fields.get("source"), str):
             raise ConfigError(f"{where} must give window and source.")
         window = _check_field(where, "context_window", fields.get("window"))
@@ -490,72 +476,21 @@ def apply_overrides(table: CapacityTable, overrides: Mapping[str, Any], where: s
     return table.merged(CapacityTable(tuple(added)))
 
 
-@dataclass(frozen=True, slots=True)
-class AgentSettings:
-    """What the user's own agent configuration changes about the windows (read by an adapter)."""
-
-    codex_context_window: int | None = None
-    """Codex `model_context_window` in `$CODEX_HOME/config.toml`."""
-    codex_auto_compact: int | None = None
-    """Codex `model_auto_compact_token_limit`: it compacts when the conversation reaches this."""
-    codex_model: str | None = None
-    """Codex `model`: the model the two settings above are meant for (None: whatever model runs)."""
-    codex_where: str = ""
-    claude_disable_1m: bool = False
-    """`CLAUDE_CODE_DISABLE_1M_CONTEXT` set (environment or Claude Code's settings `env`)."""
-    claude_where: str = ""
-
-
-def apply_agent_settings(table: CapacityTable, settings: AgentSettings) -> CapacityTable:
-    """Return `table` with each agent window adjusted by the user's agent configuration."""
-    codex_target = table.get(settings.codex_model) if settings.codex_model else None
+def apply_agent_settings(table: CapacityTable, adjustments: Mapping[str, WindowAdjust]) -> CapacityTable:
+    """Return `table` with each agent window adjusted by the user's configuration of that agent
+    (`adjustments`: agent id -> its adjustment, read by the agent's plugin)."""
     changed = []
     for model in table.models:
-        agents = tuple(_adjusted(model, agent, settings, codex_target) for agent in model.agents)
+        agents = tuple(
+            adjust(model, window, table.get) if (adjust := adjustments.get(window.agent)) is not None else window
+            for window in model.agents
+        )
         if agents == model.agents:
             continue
         explicit = dict(model.sources).get("harness_window") is not None
         harness = model.harness_window if explicit else agents[0].usable
         changed.append(replace(model, agents=agents, harness_window=harness))
     return table.merged(CapacityTable(tuple(changed))) if changed else table
-
-
-def _adjusted(
-    model: ModelCapacity,
-    agent: AgentWindow,
-    settings: AgentSettings,
-    codex_target: ModelCapacity | None,
-) -> AgentWindow:
-    """Return one agent window as the user's agent configuration makes it."""
-    if agent.agent == "claude" and settings.claude_disable_1m and agent.window >= 1_000_000:
-        window = CLAUDE_WINDOW_WITHOUT_1M
-        return replace(
-            agent,
-            window=window,
-            usable=usable_window("claude", window),
-            source=f"CLAUDE_CODE_DISABLE_1M_CONTEXT in {settings.claude_where} holds it to 200K",
-        )
-    if agent.agent != "codex" or (codex_target is not None and codex_target.name != model.name):
-        return agent
-    if settings.codex_model and codex_target is None:
-        return agent
-    window, notes = agent.window, []
-    if settings.codex_context_window:
-        ceiling = agent.max_window or agent.window  # Codex caps model_context_window at its catalog's maximum
-        window = min(settings.codex_context_window, ceiling)
-        capped = f", capped at Codex's max_context_window {ceiling:,}" if window < settings.codex_context_window else ""
-        notes.append(f"model_context_window {settings.codex_context_window:,}{capped}")
-    limit = settings.codex_auto_compact
-    if limit:
-        notes.append(f"model_auto_compact_token_limit {limit:,}")
-    if not notes:
-        return agent
-    return replace(
-        agent,
-        window=window,
-        usable=usable_window("codex", window, limit),
-        source=f"{' and '.join(notes)} in {settings.codex_where}",
-    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ The room for the conversation is `min(window - reserve, prompt_limit)`, where
 
 When the session goes into an agent (`harness=True`), the receiving agent's fixed overhead (its
 system prompt, tool definitions and injected context, measured from the real clients' requests and
-shipped in `data/agent_overhead.json`, overridable in config `[agents.NAME] overhead = N`) is taken
+carried by each agent's profile, overridable in config `[agents.NAME] overhead = N`) is taken
 off that room too (the agent named by the destination, else the one the target's provider
 implies): a session that "fits" must still fit once the agent has added its own.
 
@@ -26,6 +26,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from smig_tui.core.agent_rules import home_agent_of, known_list, rules_of
+from smig_tui.core.config_schema import table_of
 from smig_tui.core.errors import ConfigError
 from smig_tui.core.models import Decision, ModelCapacity
 
@@ -61,30 +63,18 @@ class AgentOverhead:
 
 
 def receiving_agent(capacity: ModelCapacity) -> str | None:
-    """The agent a session for this model is resumed in: Claude Code for Anthropic, Codex for OpenAI,
-    Gemini CLI for Google."""
-    return {"anthropic": "claude", "openai": "codex", "google": "gemini"}.get(capacity.provider)
+    """The agent a session for this model is resumed in: the one whose rules name the model's provider."""
+    return home_agent_of(capacity.provider)
 
 
 def parse_agent_overheads(config: Mapping[str, Any], where: str) -> dict[str, int]:
-    """Validate the config's `[agents.claude]` / `[agents.codex]` `overhead` settings."""
-    table = config.get("agents", {})
-    if not isinstance(table, Mapping):
-        raise ConfigError(f"{where}: [agents] must be a table.")
+    """The config's `[agents.<agent>]` `overhead` settings, checked by the config schema, for agents smig has."""
     out: dict[str, int] = {}
-    for agent, settings in table.items():
-        if agent not in ("claude", "codex", "gemini", "opencode"):
-            raise ConfigError(f"{where}: [agents.{agent}] is not an agent (known: claude, codex, gemini, opencode).")
-        if not isinstance(settings, Mapping):
-            raise ConfigError(f"{where}: [agents.{agent}] must be a table.")
-        for key, value in settings.items():
-            if key != "overhead":
-                raise ConfigError(f"{where}: agents.{agent}.{key} is not a setting (known: overhead).")
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ConfigError(
-                    f"{where}: agents.{agent}.overhead must be a whole number of tokens (0 or more), not {value!r}."
-                )
-            out[agent] = value
+    for agent, settings in table_of(config, "agents", where).items():
+        if rules_of(agent) is None:
+            raise ConfigError(f"{where}: [agents.{agent}] is not an agent (known: {known_list()}).")
+        if "overhead" in settings:
+            out[agent] = settings["overhead"]
     return out
 
 
@@ -142,18 +132,6 @@ class PlanSettings:
 
 
 def parse_plan_settings(config: Mapping[str, Any], where: str) -> PlanSettings:
-    """Validate the `[plan]` table of a config mapping; errors name `where` and the key."""
-    table = config.get("plan", {})
-    if not isinstance(table, Mapping):
-        raise ConfigError(f"{where}: [plan] must be a table.")
-    known = {"reserve", "harness", "pin_first_user"}
-    for key in table:
-        if key not in known:
-            raise ConfigError(f"{where}: plan.{key} is not a setting (known: {', '.join(sorted(known))}).")
-    reserve = table.get("reserve")
-    if reserve is not None and (isinstance(reserve, bool) or not isinstance(reserve, int) or reserve < 0):
-        raise ConfigError(f"{where}: plan.reserve must be a whole number of tokens (0 or more), not {reserve!r}.")
-    for key in ("harness", "pin_first_user"):
-        if key in table and not isinstance(table[key], bool):
-            raise ConfigError(f"{where}: plan.{key} must be true or false, not {table[key]!r}.")
-    return PlanSettings(reserve, table.get("harness", True), table.get("pin_first_user", False))
+    """The `[plan]` table of a config mapping, checked by the config schema; errors name `where` and the key."""
+    table = table_of(config, "plan", where)
+    return PlanSettings(table.get("reserve"), table.get("harness", True), table.get("pin_first_user", False))

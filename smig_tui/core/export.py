@@ -7,10 +7,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from enum import StrEnum
 from typing import Any
 
-from smig_tui.core.handoff import goal_of, iter_turns, one_line
+from smig_tui.core.handoff import goal_of, iter_turns
 from smig_tui.core.json_text import LazyList
 from smig_tui.core.migration import message_to_json
 from smig_tui.core.models import Kind, Message, Plan, Role, Session
+from smig_tui.core.words import one_line
 
 LEAD_IDS = frozenset({"smig-placeholder", "smig-summary"})
 """Ids the planner gives the note or summary that stands in for dropped messages."""

@@ -12,9 +12,10 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
-from smig_tui.core.migration import Lineage, Turn
 from smig_tui.core.models import Kind, Message, Plan, Role, Session
+from smig_tui.core.native import Lineage, Turn
 from smig_tui.core.redact import redact, redact_many
+from smig_tui.core.words import one_line
 
 TOOL_CALL_OPEN = "[tool call: {name}]"
 TOOL_CALL_CLOSE = "[/tool call]"
@@ -108,12 +109,6 @@ def goal_of(messages: Iterable[Message]) -> str | None:
         if message.role is Role.USER and message.kind is Kind.TEXT and not message.injected and message.text.strip():
             return message.text.strip()
     return None
-
-
-def one_line(text: str, width: int) -> str:
-    """Collapse whitespace and cut to `width` characters with an ellipsis."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
 def native_title(source_agent: str, title: str | None, goal: str | None) -> str:

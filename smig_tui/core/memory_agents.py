@@ -1,15 +1,15 @@
-"""Provides the one table of what memory sync knows per agent: its label, its direction, its files.
+"""Provides the agents memory sync knows: every installed agent whose rules take part, as the front ends list them.
 
-Every front end (CLI flags, the TUI's tables, MCP) loops over `MEMORY_AGENTS`; the planner's rules for
-how each agent takes its bundle (its size limits among them) are the `_RECEIVERS` table in
-`core/memory_sync.py`.
+CLI flags, the TUI's tables and MCP loop over `memory_agents()`; the planner applies each agent's
+`MemoryRules` (`core/memory_model.py`), carried by its plugin.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from smig_tui.core.memory_model import Direction, SyncTargets
+from smig_tui.core.agent_rules import in_choice_order, rules_of
+from smig_tui.core.memory_model import Direction, MemoryRules
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,66 +17,48 @@ class MemoryAgent:
     """One agent as memory sync sees it."""
 
     agent: str
-    """The `Agent` value (`codex`, `claude`, `gemini`, `opencode`)."""
+    """The `Agent` value."""
     label: str
     direction: Direction
     """The direction that writes this agent's bundle."""
-    memory_kind: str
-    """What smig reads from this agent, for the empty-memory note ("No …")."""
 
-    def bundle_path(self, targets: SyncTargets) -> str:
-        """The bundle smig owns for this agent ('' when the agent is not set up here)."""
-        return {
-            "codex": targets.codex_bundle,
-            "claude": targets.claude_bundle,
-            "gemini": targets.gemini_bundle,
-            "opencode": targets.opencode_bundle,
-        }[self.agent]
-
-    def pointer_path(self, targets: SyncTargets) -> str:
-        """The user's file smig appends its one line to: an index, rules or context file."""
-        return {
-            "codex": targets.codex_agents,
-            "claude": targets.claude_index,
-            "gemini": targets.gemini_memory,
-            "opencode": targets.opencode_agents,
-        }[self.agent]
+    @property
+    def memory_kind(self) -> str:
+        """What smig reads from this agent, for the empty-memory note ("No …")."""
+        return memory_rules(self.agent).memory_kind
 
 
-MEMORY_AGENTS: tuple[MemoryAgent, ...] = (
-    MemoryAgent(
-        "claude",
-        "Claude Code",
-        Direction.TO_CLAUDE,
-        "Claude Code memory files found under projects/*/memory/",
-    ),
-    MemoryAgent(
-        "codex",
-        "Codex",
-        Direction.TO_CODEX,
-        "Codex memory found (memories are off unless `[features] memories = true`)",
-    ),
-    MemoryAgent(
-        "gemini",
-        "Gemini CLI",
-        Direction.TO_GEMINI,
-        "Gemini CLI global context file (GEMINI.md)",
-    ),
-    MemoryAgent(
-        "opencode",
-        "OpenCode",
-        Direction.TO_OPENCODE,
-        "OpenCode global rules file (AGENTS.md)",
-    ),
-)
-"""Every agent memory sync reads from and writes to (Claude first: the order reports keep)."""
-
-ALL_DIRECTIONS: tuple[Direction, ...] = tuple(entry.direction for entry in MEMORY_AGENTS)
+def memory_agents() -> tuple[MemoryAgent, ...]:
+    """Every agent memory sync reads from and writes to, in the order reports keep."""
+    return tuple(
+        MemoryAgent(rules.id, rules.name, Direction.to(rules.id))
+        for rules in in_choice_order()
+        if rules.memory is not None
+    )
 
 
-def memory_agent(key: str | Direction) -> MemoryAgent:
+def all_directions() -> tuple[Direction, ...]:
+    """Every direction, in the order reports keep."""
+    return tuple(entry.direction for entry in memory_agents())
+
+
+def memory_agent(key: str) -> MemoryAgent:
     """The entry of an agent, by its `Agent` value or by the direction that writes to it."""
-    for entry in MEMORY_AGENTS:
+    for entry in memory_agents():
         if key in (entry.agent, entry.direction):
             return entry
     raise KeyError(key)
+
+
+def takes_part(agent: str) -> bool:
+    """Whether an agent takes part in memory sync (its rules say how)."""
+    rules = rules_of(agent)
+    return rules is not None and rules.memory is not None
+
+
+def memory_rules(key: str) -> MemoryRules:
+    """An agent's memory rules, by its id or its direction (KeyError for one that takes no part)."""
+    rules = rules_of(key.removeprefix("to-") if key.startswith("to-") else key)
+    if rules is None or rules.memory is None:
+        raise KeyError(key)
+    return rules.memory()

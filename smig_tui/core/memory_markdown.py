@@ -12,8 +12,9 @@ import shlex
 from collections.abc import Iterable
 from typing import Any
 
-from smig_tui.core.handoff import goal_of, one_line
+from smig_tui.core.handoff import goal_of
 from smig_tui.core.models import Kind, Message, Plan, Role, Session
+from smig_tui.core.words import one_line
 
 _PATH_KEYS = ("file_path", "filePath", "path", "notebook_path", "file", "filename")
 _COMMAND_KEYS = ("command", "cmd")

@@ -5,14 +5,12 @@ from __future__ import annotations
 import hashlib
 import re
 import shlex
-from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field
-from enum import StrEnum
-from pathlib import PurePath
 from typing import Any
 
-from smig_tui.core.errors import MigrationNotFoundError
+from smig_tui.core.errors import Hint, MigrationNotFoundError
 from smig_tui.core.models import Kind, Message, Plan, Role, Session
+from smig_tui.core.native import ContinueLatest, NativeOutput, PlannedFile
 from smig_tui.core.plans import left_out as plan_left_out
 from smig_tui.core.timeline import MIGRATION_ID_RE as MIGRATION_ID_RE  # a migration id names when it was written
 from smig_tui.core.timeline import later as later
@@ -22,146 +20,6 @@ SCHEMA_VERSION = 1
 """Version of the stored JSON document; bumped only with a reader for the old shape."""
 
 _WORKSPACE_KEY_RE = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
-
-
-class Destination(StrEnum):
-    """Where `smig migrate --to` can put the result."""
-
-    STORE = "store"
-    CLAUDE = "claude"
-    CODEX = "codex"
-    GEMINI = "gemini"
-    OPENCODE = "opencode"
-    MARKDOWN = "markdown"
-    JSON = "json"
-
-
-NATIVE_DESTINATIONS = (Destination.CLAUDE, Destination.CODEX, Destination.GEMINI, Destination.OPENCODE)
-EXPORT_SUFFIXES = {Destination.MARKDOWN: ".md", Destination.JSON: ".json"}
-
-
-def export_targets(out: PurePath, wanted: Collection[Destination]) -> dict[Destination, PurePath]:
-    """Where `--out` puts each export asked for: that file for one kind; for both, its name with each
-    kind's suffix."""
-    kinds = [kind for kind in EXPORT_SUFFIXES if kind in wanted]
-    return {kind: out if len(kinds) == 1 else out.with_suffix(EXPORT_SUFFIXES[kind]) for kind in kinds}
-
-
-def receiving_agent_of(destinations: set[Destination]) -> str | None:
-    """The one agent a migration is written for, whose overhead its plan takes off; None when there is
-    no native destination or several (then the agent the target model's provider implies counts)."""
-    native = [destination.value for destination in NATIVE_DESTINATIONS if destination in destinations]
-    return native[0] if len(native) == 1 else None
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """One message of a native session as written: strictly alternating, tools flattened to text."""
-
-    role: Role
-    """USER or ASSISTANT only."""
-    text: str
-    timestamp: str | None = None
-    source_ids: tuple[str, ...] = ()
-    """Ids of the migrated messages merged into this turn."""
-
-
-@dataclass(frozen=True, slots=True)
-class Lineage:
-    """Where a written session came from, recorded in it and in storage."""
-
-    source_agent: str
-    source_id: str
-    source_path: str
-    migration_id: str
-    omitted: int = 0
-    """Conversation messages the plan left out (`plans.left_out`; 0 when migrated as-is)."""
-    strategy: str = "as-is"
-    omitted_tokens: int = 0
-    """Their tokens, as the placeholder states them."""
-    target: str | None = None
-    """The model the plan was sized for (the written session may record another the agent runs)."""
-    origin_cwd: str | None = None
-    """The source's working directory when the session was written for another folder (`--cwd`)."""
-
-
-def shown_command(argv: Sequence[str], cwd: str | None) -> str:
-    """The one line a user pastes to continue: change to the folder, then the client's command line."""
-    line = shlex.join(argv)
-    return f"cd {shlex.quote(cwd)} && {line}" if cwd else line
-
-
-@dataclass(frozen=True, slots=True)
-class NativeOutput:
-    """A native session written (or, in a dry run, that would be written) for a target agent.
-
-    How to continue it is kept as data (`argv` run in `cwd`) and the command shown is derived from
-    it, so what smig prints and what `--continue` starts cannot disagree.
-    """
-
-    agent: str
-    path: str
-    session_id: str
-    argv: tuple[str, ...]
-    """The receiving client's command line that continues the session: `("claude", "--resume", ID)`."""
-    cwd: str | None = None
-    """The folder to run it in: the project the session was written for (None: any)."""
-
-    def __post_init__(self) -> None:
-        if isinstance(self.argv, str):  # a shell line would be started word by word, letter by letter
-            raise TypeError("NativeOutput.argv is the command's words, not a shell line")
-
-    @property
-    def resume_command(self) -> str:
-        """The exact command that continues the session, as shown and copied."""
-        return shown_command(self.argv, self.cwd)
-
-
-@dataclass(frozen=True, slots=True)
-class ContinueLatest:
-    """Which session a client's "continue the latest" picks in the migration's folder, right after the commit.
-
-    A home the client has used for months holds sessions of the user's own, some newer than the
-    migrated conversation; each client picks by its own rule (file time, start time, its index), so
-    the result says which one it will pick rather than leaving the user to find out.
-    """
-
-    agent: str
-    command: str
-    """What the user types in the folder: `codex resume --last`, `claude -c`, …"""
-    folder: str
-    picks: str | None
-    """The id of the session it picks; None when it picks nothing or smig cannot tell."""
-    migration: bool
-    """True when it picks the migration."""
-    sentence: str
-    """The fact in one sentence, with the way to the migration when it is not the pick."""
-
-
-def continue_fact(output: NativeOutput, command: str, folder: str, picks: str | None, why: str = "") -> ContinueLatest:
-    """The fact about a client's "continue the latest" in `folder` after `output` was written, in one sentence.
-
-    `why` says, as a clause, why the pick is not the migration or cannot be told."""
-    resume = output.resume_command.split(" && ", 1)[-1]
-    if picks == output.session_id:
-        sentence = f"`{command}` in {folder} continues this migration."
-    elif picks:
-        sentence = f"`{command}` in {folder} picks session {picks}{why}, not this migration; `{resume}` continues it."
-    else:
-        sentence = f"`{command}` in {folder} may not pick this migration{why}; `{resume}` continues it."
-    return ContinueLatest(output.agent, command, folder, picks, picks == output.session_id, sentence)
-
-
-@dataclass(frozen=True, slots=True)
-class PlannedFile:
-    """A file a migration will create: its bytes are ready before anything is written."""
-
-    destination: Destination
-    path: str
-    data: str
-    mtime: float | None = None
-    overwrite: bool = False
-    native: NativeOutput | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +81,9 @@ class MigrationResult:
     """Secrets replaced in what was written, by kind (empty when none, or with redaction off)."""
     continue_latest: tuple[ContinueLatest, ...] = field(default=())
     """After a commit, each receiving client's "continue the latest" pick in the folder (none in a dry run)."""
+    recovered: tuple[str, ...] = field(default=())
+    """What smig did, before this commit, to commits a kill had interrupted: one clause each that follows
+    "smig " (`finished migration …, which was interrupted …`), for every front end to report."""
 
     @property
     def resume_commands(self) -> tuple[str, ...]:
@@ -233,7 +94,7 @@ class MigrationResult:
 def validate_migration_id(value: str) -> str:
     """Return `value` if it is a well-formed migration id, else raise MigrationNotFoundError."""
     if not MIGRATION_ID_RE.match(value):
-        raise MigrationNotFoundError(f"{value!r} is not a migration id (32 hex digits); `smig history` lists them.")
+        raise MigrationNotFoundError(f"{value!r} is not a migration id (32 hex digits).", hint=Hint.LIST_MIGRATIONS)
     return value
 
 

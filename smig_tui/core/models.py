@@ -12,13 +12,20 @@ from enum import StrEnum
 from typing import Protocol, overload
 
 
-class Agent(StrEnum):
-    """The coding agent a session belongs to."""
+class Agent(str):
+    """The id of the coding agent a session belongs to, as written in records and on the command line.
 
-    CODEX = "codex"
-    CLAUDE = "claude"
-    GEMINI = "gemini"
-    OPENCODE = "opencode"
+    The agents are plugins (`core/agent_rules.py`, the `smig.agents` entry points): an id is checked
+    against the installed ones where it comes in (CLI, MCP, config), not here, so a stored session of
+    an agent that is no longer installed still reads.
+    """
+
+    __slots__ = ()
+
+    @property
+    def value(self) -> str:
+        """The id as a plain string (as a `StrEnum` member gave it)."""
+        return str.__str__(self)
 
 
 class Role(StrEnum):

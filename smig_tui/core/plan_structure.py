@@ -13,6 +13,8 @@ from itertools import accumulate
 from smig_tui.core.models import Kind, Message, Role, Session
 
 R_ORPHAN, R_INJECTED, R_OPAQUE = "orphaned tool pair", "injected harness context", "opaque reasoning"
+NOT_MIGRATED = frozenset({R_INJECTED, R_OPAQUE, R_ORPHAN})
+"""Why a message is never migrated by any plan (harness context, opaque reasoning, orphaned tool halves)."""
 
 
 @dataclass(frozen=True)

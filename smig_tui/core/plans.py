@@ -402,7 +402,7 @@ def _nothing_kept(items: PlanItems) -> list[str]:
         return []
     return [
         f"The newest message alone ({items.fate(newest)[2]:,} tokens, with its tool call or result) "
-        "does not fit: try --strategy tools-first, a summary, or a larger model."
+        "does not fit: try the tools-first strategy, a summary, or a larger model."
     ]
 
 

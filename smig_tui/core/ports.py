@@ -6,12 +6,10 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from smig_tui.core.models import Agent, Message, ReadWarning, Session, SessionInfo
-
-if TYPE_CHECKING:  # core.migration imports core.tokens, which imports this module
-    from smig_tui.core.migration import ContinueLatest, Lineage, NativeOutput, PlannedFile, Turn
+from smig_tui.core.native import ContinueLatest, Lineage, NativeOutput, PlannedFile, Turn
 
 WarningSink = Callable[[ReadWarning], None]
 """Where readers report what they skipped; the CLI prints to stderr, the TUI notifies."""

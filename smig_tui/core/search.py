@@ -370,7 +370,7 @@ def parse_since(value: str, now: datetime | None = None) -> str:
             moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
         except ValueError:
             raise SearchQueryError(
-                f"--since {value!r} is neither an age (30m, 12h, 7d, 2w) nor a date (2026-11-30)."
+                f"since {value!r} is neither an age (30m, 12h, 7d, 2w) nor a date (2026-11-30)."
             ) from None
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=UTC)

@@ -20,6 +20,7 @@ from smig_tui.core.redact import LINE_MARGIN, redact
 from smig_tui.core.summary_prompt import (
     PROMPT_VERSION,
     ChatMessages,
+    Chunk,
     map_prompt,
     reduce_prompt,
 )
@@ -128,16 +129,6 @@ class Block:
     index: int
     text: str
     tokens: int
-
-
-@dataclass(frozen=True, slots=True)
-class Chunk:
-    """A run of consecutive blocks sent in one map request."""
-
-    text: str
-    tokens: int
-    first_index: int
-    last_index: int
 
 
 @dataclass(frozen=True, slots=True)

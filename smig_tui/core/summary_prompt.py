@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from smig_tui.core.summary import Chunk
+from dataclasses import dataclass
 
 PROMPT_VERSION = "handoff-v1"
 """Bumped whenever the prompts change, so summaries cached from older prompts are not reused."""
@@ -20,6 +17,16 @@ SECTIONS = (
 )
 """The headings every handoff summary carries, in order."""
 ChatMessages = list[dict[str, str]]
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A run of consecutive blocks sent in one map request."""
+
+    text: str
+    tokens: int
+    first_index: int
+    last_index: int
 
 
 def _system_prompt(target_chars: int) -> str:

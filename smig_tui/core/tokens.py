@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Container, Iterable, Sequence
 
+from smig_tui.core.agent_rules import rules_of
 from smig_tui.core.models import Agent, Kind, Message, Usage
 from smig_tui.core.ports import TokenCounter
 
@@ -71,14 +72,15 @@ def calibrate_one(count: int, factor: float) -> int:
 def usage_context(usage: Usage, agent: Agent) -> int:
     """Return the prompt size one logged model call had: the figure held against a window.
 
-    Claude logs uncached input, cache reads and cache writes separately (they add up); Codex logs
-    all prompt tokens as `input_tokens`, cached ones being a subset. A reader's `context_tokens`
-    wins when set.
+    Agents log it differently: some split uncached input, cache reads and cache writes (they add up,
+    the agent's rules say so); others log all prompt tokens as `input_tokens`, cached ones a subset.
+    A reader's `context_tokens` wins when set.
     """
     if usage.context_tokens:
         return usage.context_tokens
-    if agent is Agent.CLAUDE:
-        return usage.input_tokens + usage.cached_input_tokens + usage.cache_creation_tokens
+    rules = rules_of(agent)
+    if rules is not None and rules.usage_context is not None:
+        return rules.usage_context(usage)
     return usage.input_tokens
 
 

@@ -18,6 +18,13 @@ def plural(count: int, noun: str, many: str | None = None) -> str:
     return f"{count:,} {many or _IRREGULAR.get(noun) or noun + 's'}"
 
 
+def one_line(text: str, width: int | None = None) -> str:
+    """Whitespace (newlines, tabs) collapsed to single spaces, cut to `width` characters with an ellipsis
+    when one is given: a table cell, a title, a description."""
+    flat = " ".join(text.split())
+    return flat if width is None or len(flat) <= width else flat[: width - 1] + "…"
+
+
 def size_text(size: int) -> str:
     """A file size in at most 7 characters: `820 B`, `12 KB`, `1.2 MB`, `3.4 GB` (1 KB = 1,024 bytes)."""
     value = float(size)
@@ -28,6 +35,19 @@ def size_text(size: int) -> str:
             return f"{value:.1f} {unit}" if value < 10 else f"{value:.0f} {unit}"
         value /= 1024
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def size_cells(size: int) -> str:
+    """A file size in at most five cells, for a row of a list (`size_text` reads better in a sentence): `980B`, `12K`, `1.2M`, `340M`, `2.1G` (`—` for a session kept
+    in a database, which has no file of its own)."""
+    if size <= 0:
+        return "—"
+    value = float(size)
+    for unit in ("B", "K", "M", "G"):
+        if value < 1000 or unit == "G":
+            return f"{value:.1f}{unit}" if unit != "B" and value < 10 else f"{value:.0f}{unit}"
+        value /= 1024
+    return f"{value:.0f}G"
 
 
 _AGES = ((60, "m", 60), (24 * 60, "h", 60 * 60), (14 * 24 * 60, "d", 24 * 60 * 60), (61 * 24 * 60, "w", 7 * 86400))

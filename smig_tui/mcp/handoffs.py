@@ -18,9 +18,12 @@ from smig_tui.core.export import to_markdown
 from smig_tui.core.handoff import redact_header, redact_messages
 from smig_tui.core.models import Agent, SessionInfo, Strategy
 from smig_tui.core.redact import redact_json
+from smig_tui.core.words import name_list
 from smig_tui.mcp.prompts import CONTINUE, SESSION_URI
 from smig_tui.mcp.protocol import INVALID_PARAMS, Call, RpcError
 from smig_tui.mcp.tools import check_session_id
+from smig_tui.mcp.words import for_tools
+from smig_tui.plugins import agent_choices, agent_profiles
 from smig_tui.services import Services, migrated_messages
 
 RESOURCE_PAGE = 50
@@ -32,19 +35,12 @@ RESOURCE_NOT_FOUND = -32002
 CURSOR_RE = re.compile(r"^s([0-9]{1,9})$")
 UNFILLED_RE = re.compile(r"^\$([0-9]+|ARGUMENTS)$")
 """A placeholder a client left for an argument not given: OpenCode 1.18.33 sends `$1`, `$2`, ... as written."""
-CLIENT_AGENTS = (
-    ("claude", Agent.CLAUDE),
-    ("codex", Agent.CODEX),
-    ("gemini", Agent.GEMINI),
-    ("opencode", Agent.OPENCODE),
-)
-"""The agent a client is, by a word of the name in its `clientInfo` (claude-code, codex-mcp-client, ...)."""
 
 
 def caller_agent(client: dict[str, Any]) -> Agent | None:
-    """The agent whose client sent the request, or None for another client."""
-    name = str(client.get("name") or "").lower()
-    return next((agent for word, agent in CLIENT_AGENTS if word in name), None)
+    """The agent whose client sent the request (by the name in its `clientInfo`), or None for another client."""
+    name = str(client.get("name") or "")
+    return next((entry.agent for entry in agent_profiles() if entry.is_client(name)), None)
 
 
 class Handoffs:
@@ -110,7 +106,7 @@ class Handoffs:
         try:
             info = self.services.find_session(check_session_id(uri[len(SESSION_URI) :]))
         except SmigError as error:
-            raise RpcError(code, str(error), {"uri": uri}) from None
+            raise RpcError(code, for_tools(error), {"uri": uri}) from None
         text, _ = self._fitted(info, caller_agent(call.client), None, call)
         return {"contents": [{"uri": uri, "mimeType": "text/markdown", "text": text}]}
 
@@ -128,7 +124,7 @@ class Handoffs:
                 INVALID_PARAMS, f"smig completes the {CONTINUE} prompt and {SESSION_URI}{{id}}, not {ref!r}."
             )
         if prompt and name == "agent":
-            values = [agent.value for agent in Agent if agent.value.startswith(value.lower())]
+            values = [entry.id for entry in self.services.agents if entry.id.startswith(value.lower())]
         elif prompt and name == "model":
             values = [model.name for model in self.services.capacities.models if model.name.startswith(value)]
         elif name in ("session", "id"):
@@ -158,14 +154,16 @@ class Handoffs:
                 return self.services.find_session(check_session_id(session))
             wanted = Agent(agent) if agent else None
         except ValueError:
-            raise RpcError(INVALID_PARAMS, f"Unknown agent {agent!r}; use codex, claude, gemini or opencode.") from None
+            raise RpcError(
+                INVALID_PARAMS, f"Unknown agent {agent!r}; use {name_list(agent_choices(), 'or')}."
+            ) from None
         except SmigError as error:
-            raise RpcError(INVALID_PARAMS, str(error)) from None
+            raise RpcError(INVALID_PARAMS, for_tools(error)) from None
         here = os.getcwd()
         found = [
             info
             for info in self.services.list_sessions(agent=wanted, cwd=here)
-            if wanted is not None or info.agent is not caller
+            if wanted is not None or info.agent != caller
         ]
         if not found:
             whose = f"{wanted.value}" if wanted else "other agents'"
@@ -187,11 +185,11 @@ class Handoffs:
                 session, target, Strategy.TRUNCATE, harness=True, agent=caller.value if caller else None
             )
         except SmigError as error:
-            raise RpcError(INVALID_PARAMS, str(error)) from None
+            raise RpcError(INVALID_PARAMS, for_tools(error)) from None
         call.check()
         messages, _ = redact_messages(migrated_messages(plan))
         header = redact_header(session)
-        entry = services.agent_entry(info.agent.value)
+        entry = services.agent_profile(info.agent.value)
         facts = {
             "agent": entry.name if entry else info.agent.value,
             "cwd": info.cwd or "an unknown folder",
@@ -213,8 +211,8 @@ class Handoffs:
                     return table.lookup(newest.model).name
                 except SmigError:
                     continue
-        entry = self.services.agent_entry(info.agent.value)
-        return table.lookup(entry.default_target if entry else "claude-sonnet-4-5").name
+        entry = self.services.agent_profile(info.agent.value) or agent_profiles()[0]
+        return table.lookup(entry.default_target).name
 
 
 def _resource(info: SessionInfo) -> dict[str, Any]:

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from smig_tui.core.words import name_list
+from smig_tui.plugins import agent_choices, agent_names
+
 CONTINUE = "continue_from_agent"
 SESSION_URI = "smig://session/"
 """Every session is the resource `smig://session/<id>`."""
@@ -17,13 +20,13 @@ PROMPTS: list[dict[str, Any]] = [
     {
         "name": CONTINUE,
         "title": "Continue from another agent's session here",
-        "description": "Put the latest session of another agent in this folder (Codex CLI, Claude Code, Gemini CLI "
-        "or OpenCode) into this conversation as a handoff fitted to your model's window, secrets redacted, "
+        "description": f"Put the latest session of another agent in this folder ({agent_names('or')}) "
+        "into this conversation as a handoff fitted to your model's window, secrets redacted, "
         "so you carry on where it stopped.",
         "arguments": [
             {
                 "name": "agent",
-                "description": "Whose session: codex, claude, gemini or opencode. Default: the newest session in "
+                "description": f"Whose session: {name_list(agent_choices(), 'or')}. Default: the newest session in "
                 "this folder of any agent but the one you are in.",
                 "required": False,
             },
@@ -47,7 +50,7 @@ RESOURCE_TEMPLATES: list[dict[str, Any]] = [
         "uriTemplate": SESSION_URI + "{id}",
         "name": "session",
         "title": "An agent session, fitted to your window",
-        "description": "Any Codex CLI, Claude Code, Gemini CLI or OpenCode session on this machine by id, as a "
+        "description": f"Any {agent_names('or')} session on this machine by id, as a "
         "Markdown handoff fitted to your model's window, secrets redacted.",
         "mimeType": "text/markdown",
     }

@@ -11,9 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from smig_tui.core import strategies as strategy_table
-from smig_tui.core.memory_agents import MEMORY_AGENTS
-from smig_tui.core.migration import Destination
-from smig_tui.core.models import Agent
+from smig_tui.plugins import agent_choices, agent_profiles, destination_choices, memory_agents
 
 PAGE_CHARS = 36_000
 """Default size of a tool result in UTF-8 bytes (so also in characters): measured, Codex passes about
@@ -26,12 +24,20 @@ STRATEGIES = {
     for info in strategy_table.STRATEGIES
 }
 PLANNED_IN_MEMORY = ("truncate", "tools-first", "as-is")
-AGENTS = tuple(agent.value for agent in Agent)
-"""What `list_sessions` filters by: the agents of the registry (a test holds them equal; the server
-starts without loading services)."""
-DESTINATIONS = tuple(destination.value for destination in Destination)
-MEMORY_AGENT_NAMES = tuple(memory_agent.agent for memory_agent in MEMORY_AGENTS)
-"""The agents memory sync writes to (the table in `core/memory_agents.py`)."""
+AGENTS = tuple(entry.id for entry in agent_profiles())
+"""What `list_sessions` filters by: the installed agents (the registry's, read without building services)."""
+AGENT_NAMES = tuple(entry.name for entry in agent_profiles())
+NATIVE = tuple(agent_choices())
+DESTINATIONS = tuple(destination.value for destination in destination_choices())
+
+
+def _either(words: tuple[str, ...], last: str = "or") -> str:
+    """`a, b, c or d`."""
+    return f"{', '.join(words[:-1])} {last} {words[-1]}" if len(words) > 1 else "".join(words)
+
+
+MEMORY_AGENT_NAMES = tuple(memory_agent.agent for memory_agent in memory_agents())
+"""The agents memory sync writes to (each installed agent whose rules take part)."""
 
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 
@@ -65,7 +71,7 @@ def _paging(what: str, unit: str) -> dict[str, Any]:
 
 MODEL = {
     "type": "string",
-    "description": "Model name or alias, e.g. gpt-5.1 or claude-sonnet-4-5; list_known_models lists them.",
+    "description": "Model name or alias, e.g. gpt-5.1 or o3; list_known_models lists them.",
 }
 SESSION_ID = {
     "type": "string",
@@ -196,7 +202,7 @@ TOOLS: list[dict[str, Any]] = [
     ),
     _tool(
         "list_sessions",
-        "Codex CLI, Claude Code, Gemini CLI and OpenCode sessions on this machine, newest first, and which agent homes were "
+        f"{_either(AGENT_NAMES, 'and')} sessions on this machine, newest first, and which agent homes were "
         "searched." + PAGED_NOTE,
         {
             "agent": {
@@ -239,10 +245,10 @@ TOOLS: list[dict[str, Any]] = [
     ),
     _tool(
         "commit_migration",
-        'Migrate a stored session: the migration is always recorded in smig\'s storage; to=["claude"] or '
-        '["codex"] or ["gemini"] also writes a native session that agent can resume (new files only: nothing existing is '
-        "changed). Returns the migration id, every path written and the resume commands, each also as argv and the folder "
-        "to run it in (resume_argv, resume_cwd).",
+        "Migrate a stored session: the migration is always recorded in smig's storage; "
+        f'to=["<agent>"] ({_either(NATIVE)}) also writes a native session that '
+        "agent can resume (new files only: nothing existing is changed). Returns the migration id, every path "
+        "written and the resume commands, each also as argv and the folder to run it in (resume_argv, resume_cwd).",
         {
             "session_id": SESSION_ID,
             "target_model": MODEL,
@@ -250,7 +256,7 @@ TOOLS: list[dict[str, Any]] = [
             "to": {
                 "type": "array",
                 "items": {"type": "string", "enum": list(DESTINATIONS)},
-                "description": "Where to write: store (smig's storage only), claude, codex, gemini or opencode (a "
+                "description": f"Where to write: store (smig's storage only), {_either(NATIVE)} (a "
                 "native session to resume), markdown or json (an export in smig's data folder). Default "
                 '["store"].',
             },
@@ -331,13 +337,13 @@ TOOLS: list[dict[str, Any]] = [
         "ranked with conversation before tool output, each with its session, message id, time and a snippet "
         'with the match in «». Words must all match; "quoted words" match as a phrase, migr* as a prefix; '
         "a OR b matches either; -word or NOT word leaves out messages holding it. Chinese, Japanese, Korean and "
-        "emoji match as written. Hits a Codex compaction took out of the history say compacted: true. "
+        "emoji match as written. Hits an agent's compaction took out of the history say compacted: true. "
         "Secrets are redacted." + PAGED_NOTE,
         {
             "query": {"type": "string", "description": "What to find, at most 500 characters."},
             "agent": {
                 "type": "string",
-                "description": "Only this agent's sessions, e.g. codex or claude. Default: every agent.",
+                "description": f"Only this agent's sessions, e.g. {_either(AGENTS[:2])}. Default: every agent.",
             },
             "cwd": {
                 "type": "string",
@@ -364,7 +370,7 @@ TOOLS: list[dict[str, Any]] = [
     ),
     _tool(
         "memory_sync",
-        "Long-term memory shared among Codex, Claude Code, Gemini CLI and OpenCode: each agent set up on this "
+        f"Long-term memory shared among {_either(AGENT_NAMES, 'and')}: each agent set up on this "
         "machine gets one file smig owns holding the other agents' memory (secrets redacted) and one line in "
         "its own memory index or global instructions that makes it read that file. apply=false only reports "
         "each direction, the writes a sync would make and what smig will not write through; apply=true makes "
@@ -373,7 +379,7 @@ TOOLS: list[dict[str, Any]] = [
             "to": {
                 "type": "array",
                 "items": {"type": "string", "enum": list(MEMORY_AGENT_NAMES)},
-                "description": "The agents to give the others' memory to: claude, codex, gemini or opencode. "
+                "description": f"The agents to give the others' memory to: {_either(MEMORY_AGENT_NAMES)}. "
                 "Default: every agent set up here.",
             },
             "mode": {

@@ -6,6 +6,7 @@ import os
 from typing import Any
 
 from smig_tui.mcp.paging import InvalidArgumentError
+from smig_tui.mcp.words import for_tools
 from smig_tui.services import Services
 
 MAX_QUERY_CHARS = 500
@@ -29,7 +30,7 @@ def search_hits(
         )
         hits = services.search(query, filters, limit=limit)
     except SearchQueryError as error:
-        raise InvalidArgumentError(f"search_sessions: {error}") from None
+        raise InvalidArgumentError(f"search_sessions: {for_tools(error)}") from None
     return [
         {
             "session_id": hit.session_id,

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +20,8 @@ from smig_tui.core.errors import SmigError
 from smig_tui.mcp.prompts import PROMPTS, RESOURCE_TEMPLATES
 from smig_tui.mcp.protocol import INVALID_PARAMS, Call, Method, RequestCancelled, RpcError, StdioServer
 from smig_tui.mcp.schemas import TOOLS, check_arguments
+from smig_tui.mcp.words import for_tools
+from smig_tui.plugins import agent_names
 
 if TYPE_CHECKING:
     from smig_tui.mcp.handoffs import Handoffs
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from smig_tui.services import Services
 
 INSTRUCTIONS = (
-    "smig moves a Codex CLI, Claude Code, Gemini CLI or OpenCode conversation to another agent or model. "
+    f"smig moves a {agent_names('or')} conversation to another agent or model. "
     "Check a window with model_context_window, find sessions with list_sessions, see what would be kept "
     "with preview_migration, write it with commit_migration, read it in the new agent with get_handoff "
     "(every page, until next_offset is null), and fetch omitted details with recall_omitted. "
@@ -45,26 +46,6 @@ CAPABILITIES = {
 }
 STATIC, PRIVATE = (3_600_000, "public"), (0, "private")
 """Cache hints of 2026-07-28 results: the lists fixed for the process, and the machine's sessions."""
-
-CLI_WORDING = (
-    (re.compile(r"See `smig models` for the table"), "list_known_models lists the table"),
-    (re.compile(r"`smig list` shows the ids"), "list_sessions shows the ids"),
-    (re.compile(r"`smig history` lists them"), "get_handoff shows a workspace's newest"),
-    (re.compile(r" ?\(or run `smig summarize`\)"), ""),
-    (re.compile(r"\(`smig summarize`\)"), "(commit_migration with yes_send=true)"),
-    (re.compile(r"--yes-send"), "yes_send=true"),
-    (re.compile(r"--strategy ([a-z-]+)"), r"strategy=\1"),
-    (re.compile(r"--to ([a-z]+)"), r'to=["\1"]'),
-)
-"""smig's shared error sentences name CLI commands and flags; a model calling tools needs the tools'
-names and arguments instead."""
-
-
-def for_tools(message: str) -> str:
-    """An error sentence in the words of the MCP tools rather than the CLI."""
-    for pattern, replacement in CLI_WORDING:
-        message = pattern.sub(replacement, message)
-    return message
 
 
 class ReadProgress:
@@ -146,7 +127,7 @@ class SmigToolRunner:
         except RequestCancelled:
             raise
         except SmigError as error:
-            message = for_tools(str(error))
+            message = for_tools(error)
             return _error(message if message.startswith(name) else f"{name}: {message}")
         except RecursionError:
             return _error(f"{name}: the input is nested too deeply.")

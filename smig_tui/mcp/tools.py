@@ -15,16 +15,19 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from smig_tui.core.agent_rules import home_agent_of
 from smig_tui.core.encoding import utf8
 from smig_tui.core.errors import MigrationNotFoundError, SessionNotFoundError
 from smig_tui.core.export import to_markdown
 from smig_tui.core.handoff import redact_messages
-from smig_tui.core.migration import Destination, MigrationRecord, message_from_json, receiving_agent_of
+from smig_tui.core.migration import MigrationRecord, message_from_json
 from smig_tui.core.models import Agent, Message, ModelCapacity, Plan, Role, Session, SessionInfo, Strategy
+from smig_tui.core.native import destinations as all_destinations
+from smig_tui.core.native import parse_destination, receiving_agent_of
 from smig_tui.core.openai_chat import MAX_CHAT_BYTES, load_chat, to_chat
-from smig_tui.core.plan_structure import R_INJECTED, R_OPAQUE, R_ORPHAN
-from smig_tui.core.plans import PLACEHOLDER_ID, SUMMARY_ID, left_out
+from smig_tui.core.plans import PLACEHOLDER_ID, SUMMARY_ID
 from smig_tui.core.redact import redact_json
+from smig_tui.core.shapes import plan_item_shape, plan_shape
 from smig_tui.core.strategies import needs_summary
 from smig_tui.mcp.paging import InvalidArgumentError, json_size, page_items, page_text
 from smig_tui.mcp.recall import match_omitted, source_messages
@@ -35,7 +38,6 @@ SESSION_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{3,127}$")
 """Session ids or unique prefixes (UUIDs, `agent-…`): no dots or separators, so never a path."""
 MAX_LIMIT = 500
 MAX_PINS = 1_000
-NOT_MIGRATED = frozenset({R_INJECTED, R_OPAQUE, R_ORPHAN})
 """Reasons of messages no plan migrates (harness context, opaque reasoning, orphaned tool halves):
 left out, but not among the ones the omission note counts."""
 INLINE_PATH = "<inline messages>"
@@ -91,24 +93,6 @@ def capacity_json(model: ModelCapacity) -> dict[str, Any]:
     }
 
 
-def decision_json(plan: Plan) -> dict[str, Any]:
-    """The fit decision of a plan."""
-    d = plan.decision
-    return {
-        "target": d.target,
-        "fits": d.fits,
-        "session_tokens": d.session_tokens,
-        "budget": d.budget,
-        "window": d.window,
-        "reserve": d.reserve,
-        "prompt_limit": d.prompt_limit,
-        "harness": d.harness,
-        "over_by": d.over_by,
-        "exact": d.exact,
-        "agent_overhead": d.overhead,
-    }
-
-
 def _page_size(max_chars: int | None) -> int:
     """The page budget a call asked for, else the default."""
     return _bounded("max_chars", max_chars, MIN_PAGE_CHARS, MAX_PAGE_CHARS, PAGE_CHARS)
@@ -118,40 +102,9 @@ def _offset(offset: int | None) -> int:
     return _bounded("offset", offset, 0, 10**12, 0)
 
 
-def plan_json(plan: Plan) -> dict[str, Any]:
-    """A plan's decision and totals; the message-by-message list is `plan_items`, paged by the tools.
-
-    `dropped_count` and `dropped_tokens` are the messages the omission note counts, so the two agree;
-    messages no plan migrates (harness context, opaque reasoning, orphaned tool halves) are counted
-    apart in `not_migrated_count`.
-    """
-    omitted = [item for item in plan.dropped if item.reason not in NOT_MIGRATED]
-    return {
-        "decision": decision_json(plan),
-        "strategy": plan.strategy.value,
-        "tokens_before": plan.tokens_before,
-        "tokens_after": plan.tokens_after,
-        "kept_count": len(plan.kept),
-        "dropped_count": len(omitted),
-        "dropped_tokens": sum(item.tokens for item in omitted),
-        "not_migrated_count": len(plan.dropped) - len(omitted),
-        "shortened_count": sum(1 for item in plan.kept if item.text is not None),
-        "left_out": dict(zip(("messages", "tokens"), left_out(plan), strict=True)),
-        "placeholder": plan.placeholder,
-        "summary": plan.summary,
-        "notes": list(plan.notes),
-    }
-
-
 def plan_items(plan: Plan) -> list[dict[str, Any]]:
-    """Every source message's fate, in source order."""
-    rows = []
-    for item in plan.items:
-        row: dict[str, Any] = {"id": item.message.id, "kept": item.kept, "tokens": item.tokens, "reason": item.reason}
-        if item.text is not None:
-            row["original_tokens"] = item.original_tokens
-        rows.append(row)
-    return rows
+    """Every source message's fate, in source order (the shape `smig plan --json` gives too)."""
+    return [plan_item_shape(item) for item in plan.items]
 
 
 def info_json(info: SessionInfo) -> dict[str, Any]:
@@ -242,7 +195,7 @@ class SmigTools:
             )
         reserve = _bounded("reserve", reserve, 0, target.context_window, -1)
         messages = load_chat(messages_json)
-        agent = Agent.CLAUDE if source.provider == "anthropic" else Agent.CODEX
+        agent = Agent(home_agent_of(source.provider) or self.services.agents[0].id)  # whose usage figures they are
         session = Session(SessionInfo(id="inline", agent=agent, path=INLINE_PATH, model=source.name), messages)
         pins = [m.id for m in messages if m.role in (Role.SYSTEM, Role.DEVELOPER)]
         plan = services.plan(
@@ -251,7 +204,7 @@ class SmigTools:
         source_tokens = sum(services.count_session(session, source))
         migrated = to_chat(_note_after_system(migrated_messages(plan)))
         result = {
-            **plan_json(plan),
+            **plan_shape(plan),
             **self._calibration(session, target.name),
             "source": {"model": source.name, "tokens": source_tokens, "window": source.context_window},
             "input_messages": _input_count(messages_json),
@@ -277,12 +230,10 @@ class SmigTools:
         """Sessions found on this machine, newest first, with the homes searched."""
         wanted = None
         if agent:
-            try:
-                wanted = Agent(agent)
-            except ValueError:
-                raise InvalidArgumentError(
-                    f"list_sessions: unknown agent {agent!r}; use codex, claude, gemini or opencode."
-                ) from None
+            known = [entry.id for entry in self.services.agents]
+            if agent not in known:
+                raise InvalidArgumentError(f"list_sessions: unknown agent {agent!r}; use {', '.join(known)}.")
+            wanted = Agent(agent)
         count = _bounded("limit", limit, 1, MAX_LIMIT, 20)
         sessions = self.services.list_sessions(agent=wanted, cwd=os.path.expanduser(cwd) if cwd else None)
         return page_items(
@@ -303,7 +254,7 @@ class SmigTools:
                 f"{name} home {home['path']}" + ("" if home["exists"] else " (missing)")
                 for name, home in self.searched().items()
             )
-            raise SessionNotFoundError(f"{error} Searched {homes}.") from None
+            raise SessionNotFoundError(f"{error.sentence} Searched {homes}.", hint=error.hint) from None
         return self.services.load_session(info)
 
     def _plan(
@@ -365,7 +316,7 @@ class SmigTools:
             "session_id": session.id,
             "agent": session.info.agent.value,
             "searched": self.searched(),
-            **plan_json(plan),
+            **plan_shape(plan),
             **self._calibration(session, target_model),
         }
         return page_items(
@@ -391,9 +342,9 @@ class SmigTools:
         destinations = set()
         for name in to or ["store"]:
             try:
-                destinations.add(Destination(name))
+                destinations.add(parse_destination(name))
             except ValueError:
-                names = ", ".join(d.value for d in Destination)
+                names = ", ".join(d.value for d in all_destinations())
                 raise InvalidArgumentError(
                     f"commit_migration: unknown destination {name!r} in to; use {names}."
                 ) from None
@@ -416,7 +367,7 @@ class SmigTools:
             }
             for f in result.files
         ]
-        counts = plan_json(plan)
+        counts = plan_shape(plan)
         return _clean(
             {
                 "migration_id": result.migration_id,
@@ -426,7 +377,8 @@ class SmigTools:
                 "files": files,
                 "resume_commands": list(result.resume_commands),
                 "continue_latest": [fact.sentence for fact in result.continue_latest],
-                "decision": decision_json(plan),
+                "recovered": [f"smig {note}" for note in result.recovered],
+                "decision": counts["decision"],
                 "strategy": record.strategy,
                 "kept": len(record.kept_ids),
                 "dropped": len(record.dropped_ids),

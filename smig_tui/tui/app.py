@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from typing import ClassVar
 
 from textual import on, work
@@ -11,47 +10,14 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from smig_tui.core.errors import SmigError
-from smig_tui.services import Services, client_launch, clipboard, describe_failure
+from smig_tui.plugins import agent_names
+from smig_tui.services import Services, client_launch, clipboard
 from smig_tui.tui.commands import ActionsProvider
+from smig_tui.tui.errors import describe_error
 from smig_tui.tui.messages import WorkerFailed
 from smig_tui.tui.screens.browse import BrowseScreen
 
 DARK, LIGHT = "textual-dark", "textual-light"
-
-
-CLI_HINTS = (
-    ("; pass --force to replace it.", "; export again and confirm replacing it."),
-    ("use --out FILE instead.", "export to a file instead."),
-    ("(`smig summarize`) or choose --strategy truncate.", "(s on a summary tab) or use the Truncation tab."),
-    (
-        "try --strategy tools-first, a summary, or a larger model.",
-        "try the Tools first tab, a summary, or a larger model (t).",
-    ),
-    ("; use --mode index (or auto)", "; choose the index mode"),
-    ("confirm with --yes-send", "press s on a summary tab"),
-)
-"""Sentences written for the command line, and how the TUI says the same thing."""
-FLAG = re.compile(r",? ?\(?(?:or )?--[a-z][a-z-]*(?: [A-Z]+)?\)?")
-
-
-def for_the_tui(text: str) -> str:
-    """Reword a message written for the CLI: no flags the TUI has no use for."""
-    for cli, tui in CLI_HINTS:
-        text = text.replace(cli, tui)
-    return FLAG.sub("", text)
-
-
-def describe_error(error: BaseException) -> str:
-    """One sentence for any error: SmigError messages are written for users already, reworded
-    without CLI flags; an unexpected error's traceback goes to a crash log that the sentence names."""
-    if isinstance(error, SmigError):
-        return for_the_tui(str(error))
-    if isinstance(error, OSError) and error.filename:
-        name = os.path.basename(str(error.filename))
-        if name.startswith(".") and name.endswith(".tmp"):  # an atomic write's temp file: name its folder
-            return f"{error.strerror or error} (writing in {os.path.dirname(str(error.filename))})."
-    return describe_failure(error, "smig tui")
 
 
 class SmigApp(App[client_launch.Launch | None]):
@@ -74,7 +40,7 @@ class SmigApp(App[client_launch.Launch | None]):
             "m",
             "memory",
             "Memory",
-            tooltip="Sync long-term memory among Codex, Claude Code, Gemini CLI and OpenCode.",
+            tooltip=f"Sync long-term memory among {agent_names()}.",
             id="app.memory",
         ),
         Binding("q", "quit", "Quit", tooltip="Leave smig.", id="app.quit"),

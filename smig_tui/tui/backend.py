@@ -12,10 +12,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from smig_tui.core.migration import Destination, receiving_agent_of
 from smig_tui.core.models import Agent, ModelCapacity, Plan, Session, SessionInfo, Strategy
+from smig_tui.core.native import Destination, receiving_agent_of
 from smig_tui.core.strategies import TAB_STRATEGIES
-from smig_tui.services import Services, agent_entry_of, local_summarizer_url
+from smig_tui.services import Services, agent_profiles, local_summarizer_url, profile_of
 
 PLAN_STRATEGIES = TAB_STRATEGIES
 
@@ -99,7 +99,7 @@ def likely_targets(agents: set[Agent], chosen: str | None) -> list[str]:
     agent's default."""
     if chosen:
         return [chosen]
-    entries = (agent_entry_of(agent) for agent in sorted(agents))
+    entries = (profile_of(agent) for agent in sorted(agents))
     return list(dict.fromkeys(entry.default_target for entry in entries if entry is not None))
 
 
@@ -174,9 +174,10 @@ def summarize(
 
 
 def default_native(session: Session) -> str:
-    """The agent the registry hands this one's sessions to: a Codex thread goes to Claude Code and back."""
-    entry = agent_entry_of(session.info.agent)
-    return entry.hand_to.value if entry else "codex"
+    """The agent this one's profile hands its sessions to (for an agent no longer installed: the first
+    agent's choice)."""
+    entry = profile_of(session.info.agent) or agent_profiles()[0]
+    return entry.hand_to
 
 
 def commit_preview(
@@ -246,11 +247,11 @@ def plan_for_destination(
     if agent is None or not plan.decision.overhead:
         return plan, ""
     capacity = services.capacities.lookup(plan.decision.target)
-    overhead = services.overhead_tokens(capacity, agent)
+    overhead = services.overhead_tokens(capacity, agent, session.info.cwd)
     if overhead == plan.decision.overhead:
         return plan, ""
     again = services.plan(session, capacity.name, plan.strategy, pins=pins, summary=plan.summary, agent=agent)
-    entry = agent_entry_of(agent)
+    entry = profile_of(agent)
     note = (
         f"Planned again for {entry.name if entry else agent}, which adds {overhead:,} tokens to every request"
         f" (the preview took off {plan.decision.overhead:,}): {len(again.kept):,} messages kept,"
@@ -287,6 +288,6 @@ def export(services: Services, session: Session, plan: Plan, request: Any) -> tu
 
 
 def default_target(session: Session) -> str:
-    """The target to measure against before the user has chosen one (another agent's model, per the registry)."""
-    entry = agent_entry_of(session.info.agent)
-    return entry.default_target if entry else "claude-sonnet-5-5"
+    """The target to measure against before the user has chosen one (another agent's model, per its profile)."""
+    entry = profile_of(session.info.agent) or agent_profiles()[0]
+    return entry.default_target

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from smig_tui.adapters.agents.claude import load as claude_load
+from smig_tui.adapters.agents.claude.home import resolve_home as claude_home
 from smig_tui.adapters.agents.claude.source import ClaudeSource
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.core.errors import SessionReadError
@@ -29,7 +30,7 @@ SHAPE_CATALOG = "stage0-claude-small"
 
 
 def _source() -> ClaudeSource:
-    return ClaudeSource(resolve_paths())
+    return ClaudeSource(claude_home())
 
 
 def _discover(

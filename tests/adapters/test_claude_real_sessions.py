@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 from cli_runner import run_cli
 
+from smig_tui.adapters.agents.claude.home import resolve_home as claude_home
 from smig_tui.adapters.agents.claude.source import ClaudeSource
-from smig_tui.adapters.paths import resolve_paths
 
 REAL = Path(__file__).parent.parent / "fixtures" / "real" / "claude"
 SCENARIOS = sorted(path.stem for path in (REAL / "expected").glob("*.json"))
@@ -32,7 +32,7 @@ def _expected(scenario: str) -> dict[str, Any]:
 
 
 def _run(argv: list[str]) -> tuple[int, str, str]:
-    return run_cli(argv, ClaudeSource)
+    return run_cli(argv, lambda _paths: ClaudeSource(claude_home()))
 
 
 @pytest.fixture
@@ -178,7 +178,7 @@ def test_a_native_fork_is_listed_as_a_fork_of_its_parent(real_home: Path) -> Non
 def test_forks_are_found_again_from_the_listing_cache(real_home: Path, tmp_path: Path) -> None:
     parent, fork = _expected("tools")["session_id"], _expected("fork")["session_id"]
     cache = tmp_path / "listing.json"
-    source = ClaudeSource(resolve_paths(), listing_cache=cache)
+    source = ClaudeSource(claude_home(), listing_cache=cache)
     for _ in range(2):  # the second pass takes every entry from the cache
         infos = {info.id: info for info in source.discover(lambda warning: None)}
         assert cache.is_file()
@@ -211,7 +211,7 @@ def test_a_persisted_output_whose_file_is_gone_has_no_pointer(real_home: Path) -
 def test_the_markdown_export_says_where_the_full_output_is(real_home: Path) -> None:
     from smig_tui.core.export import to_markdown
 
-    source = ClaudeSource(resolve_paths())
+    source = ClaudeSource(claude_home())
     (info,) = [i for i in source.discover(lambda w: None) if i.id == _expected("tools")["session_id"]]
     session = source.load(info, lambda w: None)
     markdown = to_markdown(session, session.messages)
@@ -245,7 +245,7 @@ def test_truncation_never_keeps_a_summary_without_its_preserved_messages(real_ho
     from smig_tui.core.plans import make_plan
 
     session_id = _expected(scenario)["session_id"]
-    source = ClaudeSource(resolve_paths())
+    source = ClaudeSource(claude_home())
     (info,) = [i for i in source.discover(lambda w: None) if i.id == session_id]
     session = source.load(info, lambda w: None)
     segment = _boundary(real_home, session_id)["compactMetadata"]["preservedSegment"]

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from migration_builders import make_plan, make_session
 
+from smig_tui.adapters.agents.claude.home import resolve_home as claude_home
 from smig_tui.adapters.agents.claude.writer import ClaudeWriter, project_dir, sanitize_project
-from smig_tui.adapters.paths import resolve_paths
 from smig_tui.core.errors import WriteRefusedError
 from smig_tui.core.handoff import NOTE_PREFIX
-from smig_tui.core.migration import Destination, Lineage, Turn
 from smig_tui.core.models import Agent, Role
+from smig_tui.core.native import Destination, Lineage, Turn
 from smig_tui.core.plans import result_messages
 from smig_tui.services import build_services
 
@@ -41,18 +41,17 @@ def test_sanitizer_matches_claude(cwd: str, folder: str) -> None:
 def test_long_cwd_gets_claudes_hash_suffix() -> None:
     # Observed: Claude Code 2.1.197 named this cwd's folder `<first 200 chars>-bg5uzw`.
     cwd = "/tmp/lp8iuviok4/" + "a" * 120 + "/" + "b" * 120
-    made = project_dir(resolve_paths(), cwd)
+    made = project_dir(claude_home(), cwd)
     assert made.name == sanitize_project(cwd)[:200] + "-bg5uzw"
 
 
 def test_long_cwd_reuses_the_folder_claude_made() -> None:
-    paths = resolve_paths()
     cwd = "/" + "x" * 250
-    made = project_dir(paths, cwd)
+    made = project_dir(claude_home(), cwd)
     assert made.name.startswith("-" + "x" * 199 + "-") and len(made.name) > 201
-    existing = paths.claude_projects / ("-" + "x" * 199 + "-claudehash")
+    existing = claude_home().projects / ("-" + "x" * 199 + "-claudehash")
     existing.mkdir(parents=True)
-    assert project_dir(paths, cwd) == existing
+    assert project_dir(claude_home(), cwd) == existing
 
 
 def test_transcript_shape() -> None:
@@ -61,7 +60,7 @@ def test_transcript_shape() -> None:
         Turn(Role.ASSISTANT, "hi", None),
         Turn(Role.USER, "bye", "2026-01-02T09:00:00.000Z"),
     )
-    planned = ClaudeWriter(resolve_paths()).prepare(
+    planned = ClaudeWriter(claude_home()).prepare(
         turns, "/work/proj", LINEAGE, "↪ from codex: hello", git_branch="main", now=datetime(2026, 1, 3, tzinfo=UTC)
     )
     records = [json.loads(line) for line in planned.data.splitlines()]
@@ -87,7 +86,7 @@ def test_transcript_shape() -> None:
 
 def test_first_record_is_always_a_user_record() -> None:
     turns = (Turn(Role.ASSISTANT, "an answer first", None),)
-    planned = ClaudeWriter(resolve_paths()).prepare(turns, "/work/proj", LINEAGE, "t")
+    planned = ClaudeWriter(claude_home()).prepare(turns, "/work/proj", LINEAGE, "t")
     first, second, _title = [json.loads(line) for line in planned.data.splitlines()]
     assert first["type"] == "user" and first["message"]["content"].startswith(NOTE_PREFIX)
     assert second["type"] == "assistant" and second["parentUuid"] == first["uuid"]
@@ -98,7 +97,7 @@ def test_migrate_writes_resumable_transcript_and_leaves_source_alone(tmp_path: P
     session = make_session(tmp_path / "src")
     source_hash = hashlib.sha256(Path(session.info.path).read_bytes()).hexdigest()
     plan = make_plan(session, keep_last=5)
-    result = services.migrate(session, plan, {Destination.CLAUDE})
+    result = services.migrate(session, plan, {Destination("claude")})
     [output] = result.outputs
     records = _lines(output.path)
     conversation = [r for r in records if r["type"] in ("user", "assistant")]
@@ -121,10 +120,10 @@ def test_migrate_writes_resumable_transcript_and_leaves_source_alone(tmp_path: P
 
 def test_round_trip_through_our_claude_reader(tmp_path: Path) -> None:
     services = build_services()
-    session = make_session(tmp_path / "src", agent=Agent.CODEX)
-    result = services.migrate(session, make_plan(session), {Destination.CLAUDE})
+    session = make_session(tmp_path / "src", agent=Agent("codex"))
+    result = services.migrate(session, make_plan(session), {Destination("claude")})
     [output] = result.outputs
-    [info] = [i for i in services.list_sessions(agent=Agent.CLAUDE) if i.id == output.session_id]
+    [info] = [i for i in services.list_sessions(agent=Agent("claude")) if i.id == output.session_id]
     assert info.cwd == "/work/proj" and info.title == "↪ from codex: Fix the flaky parser"
     back = services.load_session(info)
     written = [(t.role, t.text) for t in _expected_turns(session, result.migration_id)]
@@ -145,9 +144,9 @@ def test_existing_file_refuses_the_whole_commit(tmp_path: Path) -> None:
     theirs = tmp_path / "handoff.md"
     theirs.write_text("someone else's notes\n")
     with pytest.raises(WriteRefusedError, match="--force"):
-        services.migrate(session, make_plan(session), {Destination.CLAUDE, Destination.MARKDOWN}, out=theirs)
+        services.migrate(session, make_plan(session), {Destination("claude"), Destination.MARKDOWN}, out=theirs)
     assert theirs.read_text() == "someone else's notes\n"
-    assert not services.paths.claude_projects.exists()  # nothing half-written
+    assert not claude_home().projects.exists()  # nothing half-written
     assert services.store.list() == []
 
 
@@ -156,10 +155,10 @@ def test_existing_transcript_path_is_never_overwritten(tmp_path: Path, monkeypat
     session = make_session(tmp_path / "src")
     fixed = "5222442d-6755-4f37-9d4f-9b508f790a9e"
     monkeypatch.setattr("smig_tui.adapters.agents.claude.writer.uuid.uuid4", lambda: fixed)
-    target = services.paths.claude_projects / "-work-proj" / f"{fixed}.jsonl"
+    target = claude_home().projects / "-work-proj" / f"{fixed}.jsonl"
     target.parent.mkdir(parents=True)
     target.write_text("a real Claude transcript\n")
     with pytest.raises(WriteRefusedError):
-        services.migrate(session, make_plan(session), {Destination.CLAUDE})
+        services.migrate(session, make_plan(session), {Destination("claude")})
     assert target.read_text() == "a real Claude transcript\n"
     assert services.store.list() == []

@@ -17,7 +17,8 @@ from smig_tui.adapters.agents.gemini.writer import resume_argv as gemini_argv
 from smig_tui.adapters.agents.opencode.writer import BIN_ENV, find_binary
 from smig_tui.adapters.agents.opencode.writer import resume_argv as opencode_argv
 from smig_tui.adapters.client_launch import ContinueRefused, Launch, bin_env, find_client, prepare
-from smig_tui.core.migration import NativeOutput, output_from_json, output_to_json
+from smig_tui.core.migration import output_from_json, output_to_json
+from smig_tui.core.native import NativeOutput
 
 SID = "3a1e98f7-673d-445e-8cab-89521d43dfc3"
 

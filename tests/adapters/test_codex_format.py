@@ -14,6 +14,7 @@ import pytest
 
 from smig_tui.adapters import jsonl, zstd_files
 from smig_tui.adapters.agents.codex import scan as codex_scan
+from smig_tui.adapters.agents.codex.home import resolve_home as codex_home
 from smig_tui.adapters.agents.codex.source import CodexSource, classify, iso_from_mtime
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.core.errors import SessionReadError
@@ -30,7 +31,7 @@ BARE = "5b7e0d2a-3c4f-4a8b-9d1e-2f3a4b5c6d7e"
 
 
 def _source() -> CodexSource:
-    return CodexSource(resolve_paths())
+    return CodexSource(codex_home())
 
 
 def _discover(
@@ -291,7 +292,7 @@ def test_discovery_lists_every_rollout_newest_first(fake_home: dict[str, Path]) 
 
 def test_services_hide_exec_and_subagents_unless_asked(fake_home: dict[str, Path]) -> None:
     paths = resolve_paths()
-    services = Services(paths=paths, sources=[CodexSource(paths)])
+    services = Services(paths=paths, sources=[CodexSource(codex_home())])
     shown = {info.id for info in services.list_sessions()}
     assert shown == {MAIN, OTHER, CORRUPT, TRUNCATED, BARE}
     everything = {info.id for info in services.list_sessions(include_subagents=True)}
@@ -449,16 +450,63 @@ def test_unreadable_folder_is_named_and_the_rest_listed(
     ]
 
 
-@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root ignores folder permissions")
-def test_chmod_000_folder_is_reported(fake_home: dict[str, Path]) -> None:
-    blocked = fake_home["codex"] / "sessions" / "2026" / "11" / "22"
-    blocked.chmod(0)
+_DISCOVER_AS_NOBODY = """
+import json, sys
+from smig_tui.adapters.agents.codex.home import resolve_home
+from smig_tui.adapters.agents.codex.source import CodexSource
+warnings = []
+ids = [info.id for info in CodexSource(resolve_home()).discover(warnings.append)]
+print(json.dumps({"ids": ids, "warned": [warning.path for warning in warnings]}))
+"""
+
+
+def test_chmod_000_folder_is_reported(fake_home: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder the user cannot read, for real: root reads any folder, so the listing runs as `nobody`
+    (as root without setpriv, and as any other user, it runs in process)."""
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    shared = Path(tempfile.mkdtemp(prefix="smig-nonroot-"))
     try:
-        found, warnings = _discover()
+        shared.chmod(0o755)
+        codex = shared / "codex"
+        shutil.copytree(fake_home["codex"], codex)
+        blocked = codex / "sessions" / "2026" / "11" / "22"
+        blocked.chmod(0)
+        as_root = hasattr(os, "geteuid") and os.geteuid() == 0
+        if as_root and shutil.which("setpriv"):
+            done = subprocess.run(
+                [
+                    "setpriv",
+                    "--reuid=nobody",
+                    "--regid=nogroup",
+                    "--clear-groups",
+                    sys.executable,
+                    "-c",
+                    _DISCOVER_AS_NOBODY,
+                ],
+                env={"CODEX_HOME": str(codex), "HOME": str(shared), "PYTHONPATH": str(Path(__file__).parents[2])},
+                capture_output=True,
+                text=True,
+                timeout=600,  # a hang guard only
+                check=True,
+            )
+            found = json.loads(done.stdout)
+        elif as_root:
+            pytest.skip("root reads any folder, and setpriv (to list as nobody) is not installed")
+        else:
+            monkeypatch.setenv("CODEX_HOME", str(codex))
+            ids, warned = _discover()
+            found = {"ids": list(ids), "warned": [warning.path for warning in warned]}
     finally:
-        blocked.chmod(0o755)
-    assert CORRUPT not in found and MAIN in found
-    assert [w.path for w in warnings] == [str(blocked)]
+        for folder in shared.rglob("*"):
+            if folder.is_dir():
+                folder.chmod(0o755)
+        shutil.rmtree(shared, ignore_errors=True)
+    assert CORRUPT not in found["ids"] and MAIN in found["ids"]
+    assert found["warned"] == [str(blocked)]
 
 
 def test_discovery_reads_only_head_and_tail_of_a_big_file(

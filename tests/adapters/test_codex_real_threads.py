@@ -19,6 +19,7 @@ from cli_runner import run_cli
 
 from smig_tui.adapters import stored_text, zstd_files
 from smig_tui.adapters.agents.codex import scan as codex_scan
+from smig_tui.adapters.agents.codex.home import resolve_home as codex_home
 from smig_tui.adapters.agents.codex.source import CodexSource
 from smig_tui.adapters.migration_commit import file_fingerprint
 from smig_tui.adapters.paths import resolve_paths
@@ -48,7 +49,7 @@ def _install(scenario: str, codex_home: Path) -> None:
 
 
 def _run(argv: list[str]) -> tuple[int, str, str]:
-    return run_cli(argv, CodexSource)
+    return run_cli(argv, lambda _paths: CodexSource(codex_home()))
 
 
 def _shown(thread: str) -> list[tuple[Any, ...]]:
@@ -142,7 +143,7 @@ def test_compressed_thread_plans_and_migrates_like_a_plain_one(isolated_homes: d
 
 def _load(thread: str) -> tuple[list[tuple[Any, ...]], list[ReadWarning]]:
     """A thread's conversation rows and the warnings its full read gave."""
-    source = CodexSource(resolve_paths())
+    source = CodexSource(codex_home())
     [info] = [i for i in source.discover(lambda _: None) if i.id == thread]
     warnings: list[ReadWarning] = []
     session = source.load(info, warnings.append)
@@ -167,7 +168,7 @@ def test_a_fork_whose_parent_is_gone_keeps_its_own_turns_with_one_warning(isolat
     rows, warnings = _load(GRANDCHILD)  # the fork's own part still comes before the grandchild's
     assert rows == _seen("fork_lineage", GRANDCHILD)[-6:] and len(warnings) == 1
     listing: list[ReadWarning] = []
-    listed = [info.id for info in CodexSource(resolve_paths()).discover(listing.append)]
+    listed = [info.id for info in CodexSource(codex_home()).discover(listing.append)]
     assert sorted(listed) == sorted([FORK, GRANDCHILD])  # the orphan still lists, and so does its child
     assert [(Path(w.path).name, w.message) for w in listing] == [
         (
@@ -250,7 +251,7 @@ def test_a_migration_source_stays_recallable_when_codex_swaps_its_form(
         plain.write_bytes(content + b'{"timestamp":"2026-12-13T00:00:00.000Z","type":"event_msg","payload":{}}\n')
         zst.unlink()
         assert source_status(str(recorded), sha, size) == "grown"
-    services = Services(paths=resolve_paths(), sources=[CodexSource(resolve_paths())])
+    services = Services(paths=resolve_paths(), sources=[CodexSource(codex_home())])
     assert services.find_session(str(recorded)).id == COMPRESSED
     assert source_status(str(recorded), "0" * 64, size) == "changed"
 
@@ -261,7 +262,7 @@ def test_a_huge_compressed_thread_packs_its_long_texts_and_reads_the_same(
     """A .zst cannot be entered at a line, so a huge one's long texts are held packed, not left on disk."""
     _install("fork_lineage", isolated_homes["codex"])
     monkeypatch.setattr(stored_text, "FILE_BYTES", 1)  # every file counts as huge
-    source = CodexSource(resolve_paths())
+    source = CodexSource(codex_home())
     [info] = [i for i in source.discover(lambda _: None) if i.id == GRANDCHILD]
     session = source.load(info, lambda _: None)
     kinds = {type(m.body).__name__ for m in session.messages}
@@ -305,5 +306,5 @@ def test_an_older_fork_that_copied_its_parent_is_not_reported_when_the_parent_is
     del meta["payload"]["history_base"]
     fork.write_text(json.dumps(meta) + "\n" + "".join(lines[1:]), encoding="utf-8")
     listing: list[ReadWarning] = []
-    infos = {info.id: info for info in CodexSource(resolve_paths()).discover(listing.append)}
+    infos = {info.id: info for info in CodexSource(codex_home()).discover(listing.append)}
     assert listing == [] and infos[FORK].parent_id == PARENT

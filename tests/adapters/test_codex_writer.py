@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from migration_builders import make_plan, make_session
 
+from smig_tui.adapters.agents.codex.home import resolve_home as codex_home
 from smig_tui.adapters.agents.codex.writer import CodexWriter, configured_provider, rollout_path, uuid7
-from smig_tui.adapters.paths import resolve_paths
 from smig_tui.core.handoff import NOTE_PREFIX, migration_note, redact_messages, to_turns
-from smig_tui.core.migration import Destination, Lineage, Turn
 from smig_tui.core.models import Agent, Role, Strategy
+from smig_tui.core.native import Destination, Lineage, Turn
 from smig_tui.core.plans import left_out, result_messages
 from smig_tui.services import build_services
 
@@ -29,18 +29,17 @@ def test_uuid7_embeds_time_and_version() -> None:
 
 
 def test_rollout_is_named_in_local_time() -> None:
-    path = rollout_path(resolve_paths(), NOW, "id-1")
+    path = rollout_path(codex_home(), NOW, "id-1")
     local = NOW.astimezone()
     assert path.parent.parts[-3:] == (f"{local:%Y}", f"{local:%m}", f"{local:%d}")
     assert path.name == f"rollout-{local:%Y-%m-%dT%H-%M-%S}-id-1.jsonl"
 
 
 def test_provider_comes_from_codex_config(isolated_homes: dict[str, Path]) -> None:
-    paths = resolve_paths()
-    assert configured_provider(paths) == "openai"
-    paths.codex_home.mkdir(parents=True)
-    (paths.codex_home / "config.toml").write_text('model_provider = "fake"\n')
-    assert configured_provider(paths) == "fake"
+    assert configured_provider(codex_home()) == "openai"
+    codex_home().root.mkdir(parents=True)
+    (codex_home().root / "config.toml").write_text('model_provider = "fake"\n')
+    assert configured_provider(codex_home()) == "fake"
 
 
 def test_rollout_shape() -> None:
@@ -51,7 +50,7 @@ def test_rollout_shape() -> None:
         Turn(Role.USER, "again", None),
         Turn(Role.ASSISTANT, "done", None),
     )
-    planned = CodexWriter(resolve_paths()).prepare(
+    planned = CodexWriter(codex_home()).prepare(
         turns, "/work/proj", LINEAGE, "t", model="gpt-5.5", git_branch="main", now=NOW, note="[smig: note]"
     )
     lines = [json.loads(line) for line in planned.data.splitlines()]
@@ -82,13 +81,13 @@ def test_rollout_shape() -> None:
 
 def test_migrate_writes_rollout_round_trips_and_leaves_source_alone(tmp_path: Path) -> None:
     services = build_services()
-    session = make_session(tmp_path / "src", agent=Agent.CLAUDE)
+    session = make_session(tmp_path / "src", agent=Agent("claude"))
     source_hash = hashlib.sha256(Path(session.info.path).read_bytes()).hexdigest()
     plan = make_plan(session)
-    result = services.migrate(session, plan, {Destination.CODEX})
+    result = services.migrate(session, plan, {Destination("codex")})
     [output] = result.outputs
     assert re.search(r"/sessions/\d{4}/\d{2}/\d{2}/rollout-[\dT-]+-" + output.session_id + r"\.jsonl$", output.path)
-    [info] = [i for i in services.list_sessions(agent=Agent.CODEX) if i.id == output.session_id]
+    [info] = [i for i in services.list_sessions(agent=Agent("codex")) if i.id == output.session_id]
     back = services.load_session(info)
     lineage = Lineage("claude", session.id, session.info.path, result.migration_id, 0, "as-is")
     expected = [(Role.USER, migration_note(lineage))] + [(t.role, t.text) for t in to_turns(result_messages(plan))]
@@ -96,10 +95,10 @@ def test_migrate_writes_rollout_round_trips_and_leaves_source_alone(tmp_path: Pa
     assert back.messages[0].text.startswith(NOTE_PREFIX)
     # Named in session_index.jsonl (one appended line); the preview stays the first typed prompt.
     assert info.title == "↪ from claude: Fix the flaky parser"
-    [row] = [json.loads(line) for line in (services.paths.codex_home / "session_index.jsonl").read_text().splitlines()]
+    [row] = [json.loads(line) for line in (codex_home().root / "session_index.jsonl").read_text().splitlines()]
     assert row["id"] == output.session_id and row["thread_name"] == info.title
     assert hashlib.sha256(Path(session.info.path).read_bytes()).hexdigest() == source_hash
-    assert not list(services.paths.codex_home.glob("state_*.sqlite"))  # the state DB is Codex's
+    assert not list(codex_home().root.glob("state_*.sqlite"))  # the state DB is Codex's
 
 
 def test_no_cwd_is_a_clear_error(tmp_path: Path) -> None:
@@ -108,7 +107,7 @@ def test_no_cwd_is_a_clear_error(tmp_path: Path) -> None:
     services = build_services()
     session = make_session(tmp_path / "src", cwd=None)
     with pytest.raises(SmigError, match="no working directory"):
-        services.migrate(session, make_plan(session), {Destination.CODEX})
+        services.migrate(session, make_plan(session), {Destination("codex")})
 
 
 def _shared_files() -> list[Path]:
@@ -126,11 +125,9 @@ def test_real_sessions_round_trip_into_both_agents(
     assert placed is not None
     services = build_services()
     info = services.find_session(str(placed))
-    if info.is_subagent:
-        pytest.skip("sub-agent transcript: not a session a person migrates")
     session = services.load_session(info)
     source_hash = hashlib.sha256(placed.read_bytes()).hexdigest()
-    target = "gpt-5.5" if info.agent is Agent.CLAUDE else "claude-sonnet-4-5"
+    target = "gpt-5.5" if info.agent == Agent("claude") else "claude-sonnet-4-5"
     plan = services.plan(session, target, "truncate")
     if not session.info.cwd:
         pytest.skip("the fixture records no cwd")
@@ -139,10 +136,10 @@ def test_real_sessions_round_trip_into_both_agents(
 
     if not to_turns(migrated_messages(plan)):
         with pytest.raises(SmigError, match="no user or assistant messages"):
-            services.migrate(session, plan, {Destination.CLAUDE, Destination.CODEX})
+            services.migrate(session, plan, {Destination("claude"), Destination("codex")})
         assert services.store.list() == []
         return
-    result = services.migrate(session, plan, {Destination.CLAUDE, Destination.CODEX})
+    result = services.migrate(session, plan, {Destination("claude"), Destination("codex")})
     omitted, omitted_tokens = left_out(plan)
     if plan.strategy is Strategy.AS_IS:
         assert omitted == 0  # harness context is never migrated, so it is not "left out"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -16,6 +17,10 @@ import pytest
 
 from smig_tui.cli.main import Context, main
 from smig_tui.cli.output import Output
+from smig_tui.core.native import Destination
+from smig_tui.mcp.tools import SmigTools
+from smig_tui.services import build_services
+from smig_tui.tui.screens.commit_result import result_lines
 
 SESSION = "01a20305-2ac0-7f6a-87b8-c9d0e1f2a3b4"
 REPO = Path(__file__).resolve().parents[2]
@@ -60,7 +65,7 @@ def _killed_commit(mode: str, when: int) -> None:
         [sys.executable, "-c", KILLER, mode, str(when), *MIGRATE],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,  # a hang guard only: a busy machine is slow, never this slow
         check=False,
         env=None,
     )
@@ -114,6 +119,22 @@ def test_a_commit_killed_between_its_files_is_cleaned_up_by_the_next_commit(
     assert len(json.loads(_run("history", "--json")[1])) == 1
 
 
+def test_the_mcp_commit_and_the_tui_result_report_what_was_recovered(fake_home: dict[str, Path]) -> None:
+    """The three front ends read the same `MigrationResult.recovered`: none recovers silently."""
+    _killed_commit("after-write", 1)
+    services = build_services()
+    done = SmigTools(services).commit_migration(SESSION, "gpt-4o", to=["claude", "codex"])
+    [note] = done["recovered"]
+    assert note.startswith("smig cleaned up migration ") and "removed 1 it had created" in note
+    assert done["migration_id"] not in note
+    _killed_commit("after-write", 2)
+    session = services.load_session(services.find_session(SESSION))
+    plan = services.plan(session, "gpt-4o")
+    result = services.migrate(session, plan, {Destination.STORE})
+    [line] = [line for line in result_lines(result) if line.startswith("Before this commit")]
+    assert line.startswith("Before this commit, smig finished migration ") and "`smig history show " in line
+
+
 @pytest.fixture
 def shared_tmp() -> Iterator[Path]:
     """A temp folder other users can reach (pytest's own is private to root)."""
@@ -126,7 +147,7 @@ def shared_tmp() -> Iterator[Path]:
 def test_as_a_non_root_user_an_unwritable_journal_stops_the_commit_before_any_file(
     fake_home: dict[str, Path], shared_tmp: Path
 ) -> None:
-    if not hasattr(__import__("os"), "geteuid") or __import__("os").geteuid() != 0 or not shutil.which("setpriv"):
+    if not hasattr(os, "geteuid") or os.geteuid() != 0 or not shutil.which("setpriv"):
         pytest.skip("needs root and setpriv to run a command as nobody")
     home, smig_home = shared_tmp / "home", shared_tmp / "smig"
     shutil.copytree(fake_home["home"], home, symlinks=True)
@@ -140,6 +161,7 @@ def test_as_a_non_root_user_an_unwritable_journal_stops_the_commit_before_any_fi
         "CLAUDE_CONFIG_DIR": str(home / ".claude"),
         "SMIG_TUI_HOME": str(smig_home),
         "PATH": "/usr/bin:/bin",
+        **{key: os.environ[key] for key in ("TIKTOKEN_CACHE_DIR",) if key in os.environ},
         "PYTHONPATH": str(REPO),
     }
     before = sorted(str(path) for path in home.rglob("*"))
@@ -148,7 +170,7 @@ def test_as_a_non_root_user_an_unwritable_journal_stops_the_commit_before_any_fi
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,  # a hang guard only: a busy machine is slow, never this slow
         check=False,
     )
     assert done.returncode == 1

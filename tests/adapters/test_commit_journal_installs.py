@@ -9,8 +9,9 @@ from migration_builders import make_plan, make_session
 
 from smig_tui.adapters.commit_journal import CommitJournal
 from smig_tui.adapters.fs import atomic_write
-from smig_tui.core.migration import Destination, MigrationResult, NativeOutput, PlannedFile
+from smig_tui.core.migration import MigrationResult
 from smig_tui.core.models import Agent
+from smig_tui.core.native import Destination, NativeOutput, PlannedFile
 from smig_tui.services import Services, build_services
 
 
@@ -34,10 +35,10 @@ class FakeClientDatabase:
 def _laid_out(tmp_path: Path) -> tuple[Services, MigrationResult, PlannedFile]:
     """A dry run's files and record, and an imported session the commit would have made."""
     services = build_services()
-    session = make_session(tmp_path / "src", agent=Agent.CODEX, cwd=str(tmp_path / "p"))
-    result = services.migrate(session, make_plan(session), {Destination.CLAUDE}, dry_run=True)
+    session = make_session(tmp_path / "src", agent=Agent("codex"), cwd=str(tmp_path / "p"))
+    result = services.migrate(session, make_plan(session), {Destination("claude")}, dry_run=True)
     native = NativeOutput("opencode", f"{tmp_path}/opencode.db#ses_x", "ses_x", ("opencode", "-s", "ses_x"))
-    imported = PlannedFile(Destination.OPENCODE, str(tmp_path / "imports" / "ses_x.json"), "{}", native=native)
+    imported = PlannedFile(Destination("opencode"), str(tmp_path / "imports" / "ses_x.json"), "{}", native=native)
     return services, result, imported
 
 

@@ -13,8 +13,9 @@ from migration_builders import make_plan, make_session
 from smig_tui.adapters.commit_journal import CommitJournal
 from smig_tui.adapters.fs import atomic_write
 from smig_tui.adapters.readback import Expected
-from smig_tui.core.migration import Destination, MigrationResult, NativeOutput, PlannedFile
+from smig_tui.core.migration import MigrationResult
 from smig_tui.core.models import Agent, Role
+from smig_tui.core.native import Destination, NativeOutput, PlannedFile
 from smig_tui.services import Services, build_services
 
 
@@ -39,8 +40,8 @@ class Client:
 def _written(tmp_path: Path) -> tuple[Services, MigrationResult, CommitJournal, list[PlannedFile]]:
     """A commit's files all on disk with their planned bytes, its record not yet stored (killed there)."""
     services = build_services()
-    session = make_session(tmp_path / "src", agent=Agent.CODEX, cwd=str(tmp_path / "p"))
-    result = services.migrate(session, make_plan(session), {Destination.CLAUDE}, dry_run=True)
+    session = make_session(tmp_path / "src", agent=Agent("codex"), cwd=str(tmp_path / "p"))
+    result = services.migrate(session, make_plan(session), {Destination("claude")}, dry_run=True)
     natives = [planned for planned in result.files if planned.native is not None]
     assert natives
     expected = {
@@ -71,7 +72,7 @@ def test_a_commit_whose_files_are_whole_and_read_back_as_planned_is_finished(
     with services.store.lock():
         [note] = journal.recover(services.store, client)
 
-    assert note.startswith("smig: finished migration ") and "read back as planned" in note
+    assert note.startswith("finished migration ") and "read back as planned" in note
     assert services.store.path_for(result.record).exists() and client.asked
     assert all(Path(planned.path).exists() for planned in files)
 
@@ -85,6 +86,6 @@ def test_a_commit_whose_files_are_whole_but_do_not_read_back_is_rolled_back(
     with services.store.lock():
         [note] = journal.recover(services.store, client)
 
-    assert note.startswith("smig: rolled back migration ") and "message 2 differs" in note, note
+    assert note.startswith("rolled back migration ") and "message 2 differs" in note, note
     assert "recorded nothing" in note and not services.store.path_for(result.record).exists()
     assert not any(Path(planned.path).exists() for planned in files) and not journal.pending()

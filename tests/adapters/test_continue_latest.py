@@ -20,30 +20,32 @@ import pytest
 from migration_builders import make_plan, make_session
 from opencode_builders import SESSION_ID, install_database
 
+from smig_tui.adapters.agents.claude.home import resolve_home as claude_home
 from smig_tui.adapters.agents.claude.writer import project_dir
 from smig_tui.adapters.agents.opencode.home import resolve_home
 from smig_tui.adapters.agents.opencode.writer import OpenCodeWriter
-from smig_tui.core.migration import Destination, MigrationResult, NativeOutput, PlannedFile
+from smig_tui.core.migration import MigrationResult
 from smig_tui.core.models import Agent
+from smig_tui.core.native import Destination, NativeOutput, PlannedFile
 from smig_tui.services import build_services
 
 
 def _migrate(tmp_path: Path, destination: Destination) -> MigrationResult:
-    session = make_session(tmp_path / "src", agent=Agent.CLAUDE, cwd=str(tmp_path / "project"))
+    session = make_session(tmp_path / "src", agent=Agent("claude"), cwd=str(tmp_path / "project"))
     return build_services().migrate(session, make_plan(session), {destination})
 
 
 def test_claude_code_continues_the_migration_unless_a_transcript_there_is_newer(
     isolated_homes: dict[str, Path], tmp_path: Path
 ) -> None:
-    project_folder = project_dir(build_services().paths, str(tmp_path / "project"))
+    project_folder = project_dir(claude_home(), str(tmp_path / "project"))
     project_folder.mkdir(parents=True)
     theirs = project_folder / "0f0f0f0f-1111-4222-8333-444455556666.jsonl"
     theirs.write_text('{"type":"user"}\n', encoding="utf-8")
     os.utime(theirs, (time.time() - 3600,) * 2)
-    [first] = _migrate(tmp_path, Destination.CLAUDE).continue_latest
+    [first] = _migrate(tmp_path, Destination("claude")).continue_latest
     os.utime(theirs, (time.time() + 3600,) * 2)  # written while smig committed, or a clock ahead
-    result = _migrate(tmp_path, Destination.CLAUDE)
+    result = _migrate(tmp_path, Destination("claude"))
     [second] = result.continue_latest
 
     assert first.migration and first.command == "claude -c"
@@ -58,7 +60,7 @@ def test_claude_code_continues_the_migration_unless_a_transcript_there_is_newer(
 def test_gemini_cli_continues_the_session_started_or_resumed_last(
     isolated_homes: dict[str, Path], tmp_path: Path
 ) -> None:
-    first = _migrate(tmp_path, Destination.GEMINI)
+    first = _migrate(tmp_path, Destination("gemini"))
     [fact] = first.continue_latest
     chats = Path(first.outputs[0].path).parent
     later = "2999-01-01T00:00:00.000Z"  # a resume of the user's, stamped after the migration
@@ -75,7 +77,7 @@ def test_gemini_cli_continues_the_session_started_or_resumed_last(
         json.dumps({"sessionId": "stub", "projectHash": "x", "startTime": "3000-01-01T00:00:00.000Z"}) + "\n",
         encoding="utf-8",
     )
-    [second] = _migrate(tmp_path, Destination.GEMINI).continue_latest
+    [second] = _migrate(tmp_path, Destination("gemini")).continue_latest
 
     assert fact.migration and fact.command == "gemini --resume latest"
     assert first.outputs[0].session_id.startswith("smig-")  # its first 8 characters are no short id
@@ -89,7 +91,7 @@ def test_opencode_continues_the_projects_most_recently_updated_session(
     writer = OpenCodeWriter(resolve_home(None), tmp_path / "imports")
     native = NativeOutput("opencode", f"{database}#{SESSION_ID}", SESSION_ID, ("opencode", "-s", SESSION_ID), "/w")
     document = json.dumps({"info": {"directory": "/w"}})
-    planned = PlannedFile(Destination.OPENCODE, str(tmp_path / "doc.json"), document, native=native)
+    planned = PlannedFile(Destination("opencode"), str(tmp_path / "doc.json"), document, native=native)
     alone = writer.settle(planned)
     with sqlite3.connect(database) as connection:  # a newer session of the user's, and a newer task child
         for new_id, parent, updated in (("ses_theirs", None, 4_000_000_000_000), ("ses_child", SESSION_ID, 5e12)):
@@ -107,7 +109,7 @@ def test_opencode_continues_the_projects_most_recently_updated_session(
 
 
 def test_codex_without_an_index_continues_the_migration(isolated_homes: dict[str, Path], tmp_path: Path) -> None:
-    [fact] = _migrate(tmp_path, Destination.CODEX).continue_latest
+    [fact] = _migrate(tmp_path, Destination("codex")).continue_latest
     assert fact.migration and fact.command == "codex resume --last"  # its first start indexes every rollout
 
 
@@ -122,7 +124,7 @@ def test_codex_with_an_index_and_no_codex_command_says_how_to_continue(
 ) -> None:
     _index(isolated_homes)
     monkeypatch.setenv("SMIG_CODEX_BIN", str(tmp_path / "missing" / "codex"))
-    result = _migrate(tmp_path, Destination.CODEX)
+    result = _migrate(tmp_path, Destination("codex"))
     [fact] = result.continue_latest
     assert not fact.migration and fact.picks is None
     assert "smig found no `codex` to show it this one; SMIG_CODEX_BIN can name it" in fact.sentence
@@ -180,5 +182,5 @@ def test_codex_with_an_index_asks_its_app_server_and_says_what_it_answered(
 ) -> None:
     _index(isolated_homes)
     monkeypatch.setenv("SMIG_CODEX_BIN", _fake_codex(tmp_path, mode))
-    [fact] = _migrate(tmp_path, Destination.CODEX).continue_latest
+    [fact] = _migrate(tmp_path, Destination("codex")).continue_latest
     assert expected in fact.sentence and not fact.migration

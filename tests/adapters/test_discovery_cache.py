@@ -31,7 +31,7 @@ class Builder:
 def info_for(path: str) -> SessionInfo:
     return SessionInfo(
         id="019e1625-789d",
-        agent=Agent.CODEX,
+        agent=Agent("codex"),
         path=path,
         cwd="/home/u/p",
         title="Fix the parser",
@@ -139,7 +139,7 @@ def test_a_warm_listing_reads_no_session_file(fake_home, monkeypatch) -> None:
     from smig_tui.services import build_services
 
     cold = build_services().list_sessions(include_subagents=True)
-    assert {info.agent for info in cold} == {Agent.CODEX, Agent.CLAUDE}
+    assert {info.agent for info in cold} == {Agent("codex"), Agent("claude")}
 
     def no_reading(*_args: object) -> None:
         raise AssertionError("a warm listing read a session file")
@@ -149,7 +149,7 @@ def test_a_warm_listing_reads_no_session_file(fake_home, monkeypatch) -> None:
     monkeypatch.setattr(claude_code, "_peek", no_reading)
     assert build_services().list_sessions(include_subagents=True) == cold
 
-    grown = next(info for info in cold if info.agent is Agent.CODEX)
+    grown = next(info for info in cold if info.agent == Agent("codex"))
     with open(grown.path, "a") as handle:
         handle.write('{"timestamp":"2026-11-30T10:00:00.000Z","type":"event_msg","payload":{"type":"x"}}\n')
     monkeypatch.setattr(codex, "scan_head", originals[0])

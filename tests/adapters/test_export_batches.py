@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from smig_tui.adapters import redact_pool, stored_text, workers
+from smig_tui.adapters.agents.claude.home import resolve_home as claude_home
 from smig_tui.adapters.agents.claude.source import ClaudeSource
+from smig_tui.adapters.agents.codex.home import resolve_home as codex_home
 from smig_tui.adapters.agents.codex.source import CodexSource
 from smig_tui.adapters.stored_text import LineText, read_texts
 from smig_tui.core import export
@@ -31,8 +33,8 @@ OWN = Path(__file__).parents[1] / "fixtures"
 
 
 def _load(agent: Agent, path: Path) -> Session:
-    services = build_services()
-    reader = CodexSource(services.paths) if agent is Agent.CODEX else ClaudeSource(services.paths)
+    build_services()
+    reader = CodexSource(codex_home()) if agent == Agent("codex") else ClaudeSource(claude_home())
     stat = path.stat()
     info = SessionInfo(id=path.stem, agent=agent, path=str(path), size=stat.st_size, mtime=stat.st_mtime)
     return reader.load(info, lambda _warning: None)
@@ -99,11 +101,11 @@ def _rollout(path: Path) -> None:
 
 
 def _fixture_files(shared: Path | None) -> list[tuple[Agent, Path]]:
-    files = [(Agent.CODEX, p) for p in sorted((OWN / "codex_home").rglob("rollout-*.jsonl"))]
-    files += [(Agent.CLAUDE, p) for p in sorted((OWN / "claude_home" / "projects").rglob("*.jsonl"))]
+    files = [(Agent("codex"), p) for p in sorted((OWN / "codex_home").rglob("rollout-*.jsonl"))]
+    files += [(Agent("claude"), p) for p in sorted((OWN / "claude_home" / "projects").rglob("*.jsonl"))]
     if shared is not None:
-        files += [(Agent.CODEX, p) for p in sorted((shared / "codex").glob("*.jsonl"))]
-        files += [(Agent.CLAUDE, p) for p in sorted((shared / "claude").glob("*.jsonl"))]
+        files += [(Agent("codex"), p) for p in sorted((shared / "codex").glob("*.jsonl"))]
+        files += [(Agent("claude"), p) for p in sorted((shared / "claude").glob("*.jsonl"))]
     return files
 
 
@@ -134,8 +136,8 @@ def test_generated_session_with_secrets_is_byte_identical(tmp_path: Path, monkey
     path = tmp_path / "rollout-2026-11-01T10-00-00-01a1fe68-2300-7c3d-84e5-f6a7b8c9d0e1.jsonl"
     _rollout(path)
     monkeypatch.setattr(export, "BATCH_MESSAGES", 7)  # batches that split tool calls from their results
-    assert _check_identical(monkeypatch, [(Agent.CODEX, path)]) > 90
-    written = build_services().export(_load(Agent.CODEX, path), ExportFormat.MARKDOWN)
+    assert _check_identical(monkeypatch, [(Agent("codex"), path)]) > 90
+    written = build_services().export(_load(Agent("codex"), path), ExportFormat.MARKDOWN)
     assert written.count("[REDACTED:") >= 90 and "````" in written and "`````" in written
 
 
@@ -150,7 +152,7 @@ def test_read_texts_notices_a_rewritten_file(tmp_path: Path, monkeypatch: pytest
     path = tmp_path / "rollout-2026-11-01T10-00-00-01a1fe68-2300-7c3d-84e5-f6a7b8c9d0e1.jsonl"
     _rollout(path)
     _store_everything(monkeypatch)
-    messages: list[Message] = list(_load(Agent.CODEX, path).messages)
+    messages: list[Message] = list(_load(Agent("codex"), path).messages)
     path.write_text(path.read_text().replace("log line", "LOG LINE!"))
     with pytest.raises(SourceChangedError, match="rewritten"):
         read_texts(messages)
@@ -165,7 +167,7 @@ def test_worker_processes_redact_the_same(tmp_path: Path, monkeypatch: pytest.Mo
     _rollout(path)
     monkeypatch.setattr(export, "BATCH_MESSAGES", 16)
     _store_everything(monkeypatch)
-    session = _load(Agent.CODEX, path)
+    session = _load(Agent("codex"), path)
     expected = _one_at_a_time(session)
     monkeypatch.setattr(redact_pool, "PARALLEL_CHARS", 0)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)

@@ -64,7 +64,7 @@ def test_second_holder_gets_locked_error(tmp_path: Path) -> None:
     holder = context.Process(target=_hold_lock, args=(str(lock), ready, release))
     holder.start()
     try:
-        assert ready.wait(30)
+        assert ready.wait(600)  # a hang guard only: the holder sets it once it has the lock
         with pytest.raises(LockedError, match="Another smig instance"), file_lock(lock, what="the store"):
             pass
     finally:

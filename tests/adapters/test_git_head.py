@@ -65,4 +65,7 @@ def test_discovery_records_the_branch_codex_and_claude_code_wrote(fake_home: dic
     assert branches["7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"] == "ci-fix"
     again = {info.id: info.git_branch for info in build_services().iter_sessions(include_subagents=True)}
     assert again == branches  # through the listing cache too
-    assert {info.agent for info in build_services().iter_sessions() if info.git_branch} == {Agent.CODEX, Agent.CLAUDE}
+    assert {info.agent for info in build_services().iter_sessions() if info.git_branch} == {
+        Agent("codex"),
+        Agent("claude"),
+    }

@@ -14,8 +14,8 @@ from typing import Any
 
 from plan_helpers import Builder, capacity, measure, words
 
+from smig_tui.adapters.agents.claude.home import resolve_home
 from smig_tui.adapters.agents.claude.source import ClaudeSource
-from smig_tui.adapters.paths import resolve_paths
 from smig_tui.core.decide import decide
 from smig_tui.core.models import Message, PlanItem, Session, Strategy
 from smig_tui.core.plan_structure import analyse
@@ -45,7 +45,7 @@ def _load(claude_home: Path, records: list[dict[str, Any]]) -> tuple[list[Messag
     path = claude_home / "projects" / "-work-app" / f"{SESSION}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(record) + "\n" for record in records))
-    source = ClaudeSource(resolve_paths())
+    source = ClaudeSource(resolve_home())
     warnings: list[Any] = []
     (info,) = [info for info in source.discover(warnings.append) if info.id == SESSION]
     session = source.load(info, warnings.append)

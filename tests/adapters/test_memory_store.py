@@ -10,17 +10,19 @@ from pathlib import Path
 
 import pytest
 
+from smig_tui.adapters.agents.claude.home import resolve_home as claude_home
+from smig_tui.adapters.agents.claude.memory import BUNDLE_NAME as CLAUDE_BUNDLE_NAME
+from smig_tui.adapters.agents.claude.memory import USER_BUNDLE_NAME as CLAUDE_USER_BUNDLE_NAME
+from smig_tui.adapters.agents.claude.memory import memory_dir
+from smig_tui.adapters.agents.claude.memory import project_name as claude_project_name
+from smig_tui.adapters.agents.codex.memory import BUNDLE_NAME as CODEX_BUNDLE_NAME
 from smig_tui.adapters.memory_store import MemoryStore
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.core.errors import LockedError
 from smig_tui.core.memory_sync import (
-    CLAUDE_BUNDLE_NAME,
-    CLAUDE_USER_BUNDLE_NAME,
-    CODEX_BUNDLE_NAME,
     MARKER,
     Direction,
     FileRole,
-    claude_project_name,
     plan_memory_sync,
 )
 
@@ -33,7 +35,7 @@ def store(memory_home: dict[str, Path]) -> MemoryStore:
 
 
 def _sync(store: MemoryStore, *directions: Direction, project: str | None = None):
-    plan = plan_memory_sync(store.read_inputs(project), directions or (Direction.TO_CLAUDE, Direction.TO_CODEX))
+    plan = plan_memory_sync(store.read_inputs(project), directions or (Direction("to-claude"), Direction("to-codex")))
     return plan, store.apply(plan)
 
 
@@ -47,9 +49,9 @@ def _tree(root: Path) -> dict[str, bytes]:
 
 def test_reads_codex_layout_and_claude_topic_files(store: MemoryStore, memory_home: dict[str, Path]) -> None:
     inputs = store.read_inputs()
-    roles = sorted(f.role.value for f in inputs.codex_files)
+    roles = sorted(f.role.value for f in inputs.of("codex").files)
     assert roles == ["handbook", "raw", "recap", "recap", "summary"]
-    names = {Path(f.path).name: f for f in inputs.claude_files}
+    names = {Path(f.path).name: f for f in inputs.of("claude").files}
     assert "MEMORY.md" not in names and set(names) == {
         "feedback_git_main.md",
         "user_editor.md",
@@ -57,9 +59,9 @@ def test_reads_codex_layout_and_claude_topic_files(store: MemoryStore, memory_ho
         "notes_without_frontmatter.md",
     }
     assert names["feedback_git_main.md"].home and not names["project_db.md"].home
-    assert inputs.targets.claude_bundle == str(memory_home["claude"] / CLAUDE_USER_BUNDLE_NAME)
-    assert inputs.targets.claude_index == str(memory_home["claude"] / "CLAUDE.md")
-    assert inputs.current[inputs.targets.codex_agents] is None
+    assert inputs.of("claude").bundle == str(memory_home["claude"] / CLAUDE_USER_BUNDLE_NAME)
+    assert inputs.of("claude").pointer == str(memory_home["claude"] / "CLAUDE.md")
+    assert inputs.current[inputs.of("codex").pointer] is None
 
 
 def test_sync_both_ways_then_unchanged_runs_write_nothing(store: MemoryStore, memory_home: dict[str, Path]) -> None:
@@ -115,25 +117,25 @@ def test_file_without_marker_is_left_alone(store: MemoryStore, memory_home: dict
     theirs.write_text("my own notes about codex\n")
     before = _stamp(theirs)
     home = str(memory_home["home"])
-    plan, result = _sync(store, Direction.TO_CLAUDE, project=home)
+    plan, result = _sync(store, Direction("to-claude"), project=home)
     assert [p.new for p in plan.problems] == [True] and result.written == ()
     assert theirs.read_text() == "my own notes about codex\n" and _stamp(theirs) == before
     assert CLAUDE_BUNDLE_NAME not in (theirs.parent / "MEMORY.md").read_text()
-    again, _ = _sync(store, Direction.TO_CLAUDE, project=home)
+    again, _ = _sync(store, Direction("to-claude"), project=home)
     assert [p.new for p in again.problems] == [False]  # the state remembers it was reported
 
 
 def test_planted_secret_never_reaches_the_other_side(store: MemoryStore, memory_home: dict[str, Path]) -> None:
     leaky = memory_home["home_project"] / "memory" / "tokens.md"
     leaky.write_text(f"---\nname: Tokens\ndescription: ci token\n---\nGITHUB_TOKEN is {FAKE_KEY}\n")
-    plan, _ = _sync(store, Direction.TO_CODEX)
+    plan, _ = _sync(store, Direction("to-codex"))
     written = (memory_home["codex"] / "memories" / CODEX_BUNDLE_NAME).read_text()
     assert FAKE_KEY not in written and "[REDACTED:github-token]" in written
     assert plan.reports[0].redactions == {"github-token": 1}
 
 
 def test_a_file_changed_after_planning_is_skipped(store: MemoryStore, memory_home: dict[str, Path]) -> None:
-    plan = plan_memory_sync(store.read_inputs(), [Direction.TO_CODEX])
+    plan = plan_memory_sync(store.read_inputs(), [Direction("to-codex")])
     agents = memory_home["codex"] / "AGENTS.md"
     agents.write_text("# my rules\n")
     result = store.apply(plan)
@@ -172,16 +174,14 @@ def test_real_transcripts_beside_memory_are_not_read_or_touched(
     copy = project / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
     shutil.copyfile(real, copy)
     inputs = store.read_inputs()
-    assert all(f.role is FileRole.TOPIC and f.path.endswith(".md") for f in inputs.claude_files)
+    assert all(f.role is FileRole.TOPIC and f.path.endswith(".md") for f in inputs.of("claude").files)
     _sync(store)
     assert copy.read_bytes() == real.read_bytes()
 
 
 def test_project_option_targets_that_projects_memory(store: MemoryStore, memory_home: dict[str, Path]) -> None:
-    targets = store.targets("/work/shop-api")
-    assert targets.claude_bundle == str(
-        memory_home["claude"] / "projects" / "-work-shop-api" / "memory" / CLAUDE_BUNDLE_NAME
-    )
+    claude = store.read_inputs("/work/shop-api").of("claude")
+    assert claude.bundle == str(memory_home["claude"] / "projects" / "-work-shop-api" / "memory" / CLAUDE_BUNDLE_NAME)
 
 
 def test_symlinked_index_keeps_its_link(store: MemoryStore, memory_home: dict[str, Path]) -> None:
@@ -191,7 +191,7 @@ def test_symlinked_index_keeps_its_link(store: MemoryStore, memory_home: dict[st
     dotfiles.write_text(index.read_text())
     index.unlink()
     index.symlink_to(dotfiles)
-    _sync(store, Direction.TO_CLAUDE, project=str(memory_home["home"]))
+    _sync(store, Direction("to-claude"), project=str(memory_home["home"]))
     assert index.is_symlink() and f"]({CLAUDE_BUNDLE_NAME})" in dotfiles.read_text()
 
 
@@ -202,20 +202,20 @@ def test_project_memory_is_keyed_by_the_git_root(store: MemoryStore, tmp_path: P
     worktree = tmp_path / "src" / "shop-feature"
     worktree.mkdir()
     (worktree / ".git").write_text(f"gitdir: {repo / '.git' / 'worktrees' / 'feature'}\n")
-    expected = store.paths.claude_projects / claude_project_name(str(repo)) / "memory"
-    assert store.claude_memory_dir(str(repo / "pkg")) == expected
-    assert store.claude_memory_dir(str(worktree)) == expected
+    expected = claude_home().projects / claude_project_name(str(repo)) / "memory"
+    assert memory_dir(claude_home(), store.home, str(repo / "pkg")) == expected
+    assert memory_dir(claude_home(), store.home, str(worktree)) == expected
     plain = tmp_path / "notes"
     plain.mkdir()
-    assert store.claude_memory_dir(str(plain)).parent.name == claude_project_name(str(plain))
+    assert memory_dir(claude_home(), store.home, str(plain)).parent.name == claude_project_name(str(plain))
 
 
 def test_pointer_goes_where_codex_reads_global_instructions(store: MemoryStore, memory_home: dict[str, Path]) -> None:
     override = memory_home["codex"] / "AGENTS.override.md"
     override.write_text("   \n")  # empty: Codex skips it and reads AGENTS.md
-    assert store.targets().codex_agents == str(memory_home["codex"] / "AGENTS.md")
+    assert store.read_inputs().of("codex").pointer == str(memory_home["codex"] / "AGENTS.md")
     override.write_text("# temporary global rules\n")
-    _sync(store, Direction.TO_CODEX)
+    _sync(store, Direction("to-codex"))
     assert override.read_text().startswith("# temporary global rules\n")
     assert CODEX_BUNDLE_NAME in override.read_text()
     assert not (memory_home["codex"] / "AGENTS.md").exists()
@@ -226,7 +226,7 @@ def test_status_says_when_claude_auto_memory_is_off(
 ) -> None:
     def note() -> str:
         # Auto memory only matters to a project's MEMORY.md; CLAUDE.md imports load regardless.
-        plan = plan_memory_sync(store.read_inputs(str(memory_home["home"])), [Direction.TO_CLAUDE])
+        plan = plan_memory_sync(store.read_inputs(str(memory_home["home"])), [Direction("to-claude")])
         return plan.reports[0].note
 
     assert "will not load" not in note()

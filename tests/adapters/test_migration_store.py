@@ -15,13 +15,13 @@ from smig_tui.core.errors import LockedError, MigrationNotFoundError, WriteRefus
 from smig_tui.core.migration import (
     MIGRATION_ID_RE,
     MigrationRecord,
-    NativeOutput,
     build_record,
     is_workspace_key,
     record_to_json,
     source_ref,
     workspace_key,
 )
+from smig_tui.core.native import NativeOutput
 from smig_tui.core.plans import result_messages
 
 
@@ -152,7 +152,7 @@ def test_second_instance_gets_locked_error(tmp_path: Path) -> None:
     holder = context.Process(target=_hold_store_lock, args=(str(store.root), ready, release))
     holder.start()
     try:
-        assert ready.wait(30)
+        assert ready.wait(600)  # a hang guard only: the holder sets it once it has the lock
         record = _record(tmp_path)
         with pytest.raises(LockedError, match="migration store"):
             store.save(record)

@@ -15,19 +15,20 @@ from pathlib import Path
 import pytest
 from migration_builders import make_plan, make_session
 
-from smig_tui.core.migration import Destination, written_at
+from smig_tui.core.migration import written_at
 from smig_tui.core.models import Agent
+from smig_tui.core.native import Destination
 from smig_tui.core.timeline import format_iso
 from smig_tui.services import build_services
 
 
-@pytest.mark.parametrize("destination", [Destination.CODEX, Destination.CLAUDE, Destination.GEMINI])
+@pytest.mark.parametrize("destination", [Destination("codex"), Destination("claude"), Destination("gemini")])
 def test_a_migration_lists_above_sessions_older_than_its_writing(
     fake_home: dict[str, Path], tmp_path: Path, destination: Destination
 ) -> None:
     agent = Agent(destination.value)
     theirs = build_services().list_sessions(agent=agent)
-    session = make_session(tmp_path / "src", agent=Agent.OPENCODE, cwd=str(tmp_path / "p"))  # last message: Jan 2026
+    session = make_session(tmp_path / "src", agent=Agent("opencode"), cwd=str(tmp_path / "p"))  # last message: Jan 2026
     result = build_services().migrate(session, make_plan(session), {destination})
     [output] = result.outputs
 
@@ -40,8 +41,8 @@ def test_a_migration_lists_above_sessions_older_than_its_writing(
 
 
 def test_a_migration_resumed_since_lists_by_its_last_message(fake_home: dict[str, Path], tmp_path: Path) -> None:
-    session = make_session(tmp_path / "src", agent=Agent.CODEX, cwd=str(tmp_path / "p"))
-    result = build_services().migrate(session, make_plan(session), {Destination.CLAUDE})
+    session = make_session(tmp_path / "src", agent=Agent("codex"), cwd=str(tmp_path / "p"))
+    result = build_services().migrate(session, make_plan(session), {Destination("claude")})
     [output] = result.outputs
     later = format_iso(datetime.now(UTC) + timedelta(hours=1))  # the user continued it in Claude Code
     with open(output.path, "a", encoding="utf-8") as transcript:
@@ -52,5 +53,5 @@ def test_a_migration_resumed_since_lists_by_its_last_message(fake_home: dict[str
             )
             + "\n"
         )
-    [mine] = [info for info in build_services().list_sessions(agent=Agent.CLAUDE) if info.id == output.session_id]
+    [mine] = [info for info in build_services().list_sessions(agent=Agent("claude")) if info.id == output.session_id]
     assert mine.updated == later

@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from smig_devtools.calibrate import measure_files
+from smig_tui.adapters.agents.claude.home import resolve_home as claude_home
 from smig_tui.adapters.agents.claude.source import ClaudeSource
 from smig_tui.core.calibration import MIN_COUNTED, measure_growth
 from smig_tui.core.models import Agent, SessionInfo
-from smig_tui.devtools.calibrate import measure_files
 from smig_tui.services import build_services
 
 OPUS_46 = "marot__spotter__subagent.jsonl"  # claude-opus-4-6, logged usage on every call
@@ -20,13 +21,13 @@ def _load(shared: Path, name: str):
     path = shared / "claude" / name
     info = SessionInfo(
         id=path.stem,
-        agent=Agent.CLAUDE,
+        agent=Agent("claude"),
         path=str(path),
         size=path.stat().st_size,
         mtime=path.stat().st_mtime,
         model="claude-opus-4-6",
     )
-    return services, ClaudeSource(services.paths).load(info, lambda _w: None)
+    return services, ClaudeSource(claude_home()).load(info, lambda _w: None)
 
 
 @pytest.mark.usefixtures("exact_tokens")

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from smig_tui.adapters.agents.claude.home import resolve_home as claude_home
 from smig_tui.adapters.agents.claude.source import ClaudeSource
+from smig_tui.adapters.agents.codex.home import resolve_home as codex_home
 from smig_tui.adapters.agents.codex.source import CodexSource
 from smig_tui.core.models import Agent, Kind, Role, SessionInfo, Strategy
 from smig_tui.core.plans import result_messages
@@ -17,8 +19,8 @@ TARGETS = ("gpt-4", "gpt-4o", "claude-3-5-haiku", "deepseek-chat")
 
 def _sessions(shared: Path):
     services = build_services()
-    readers = {Agent.CODEX: CodexSource(services.paths), Agent.CLAUDE: ClaudeSource(services.paths)}
-    for agent, folder in ((Agent.CODEX, "codex"), (Agent.CLAUDE, "claude")):
+    readers = {Agent("codex"): CodexSource(codex_home()), Agent("claude"): ClaudeSource(claude_home())}
+    for agent, folder in ((Agent("codex"), "codex"), (Agent("claude"), "claude")):
         for path in sorted((shared / folder).glob("*.jsonl")):
             stat = path.stat()
             info = SessionInfo(id=path.stem, agent=agent, path=str(path), size=stat.st_size, mtime=stat.st_mtime)
@@ -67,7 +69,7 @@ def test_three_thousand_token_target_forces_compression(shared_fixtures) -> None
             if [it.reason for it in plan.kept] in (["newest prompt"], ["tool output shortened"]):
                 continue  # only the prompt fitted: nothing newer could
             if not plan.kept:
-                assert any("does not fit: try --strategy tools-first" in note for note in plan.notes)
+                assert any("does not fit: try the tools-first strategy" in note for note in plan.notes)
                 better = services.plan(session, "gpt-4", Strategy.TOOLS_FIRST, reserve=8_192 - 3_000, harness=False)
                 assert better.tokens_after <= 3_000
                 continue

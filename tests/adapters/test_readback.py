@@ -11,11 +11,13 @@ import pytest
 from migration_builders import make_plan, make_session
 
 from smig_tui.adapters import migration_commit
+from smig_tui.adapters.agents.claude.home import resolve_home as claude_home
+from smig_tui.adapters.agents.codex.home import resolve_home as codex_home
 from smig_tui.adapters.agents.codex.writer import append_session_index, recorded_model
 from smig_tui.adapters.readback import ReadBackError
 from smig_tui.core.errors import SmigError
-from smig_tui.core.migration import Destination
 from smig_tui.core.models import Agent
+from smig_tui.core.native import Destination
 from smig_tui.services import build_services
 
 
@@ -40,14 +42,18 @@ def _drop_last_assistant_item(data: str) -> str:
 @pytest.mark.parametrize(
     ("destination", "damage", "said"),
     [
-        (Destination.CODEX, lambda data: data.replace("OSPREY-93", "OSPREY-39"), "with other text than the plan wrote"),
         (
-            Destination.CLAUDE,
+            Destination("codex"),
             lambda data: data.replace("OSPREY-93", "OSPREY-39"),
             "with other text than the plan wrote",
         ),
-        (Destination.CODEX, _drop_last_assistant_item, "reads back 4 messages where the plan wrote 5"),
-        (Destination.CLAUDE, _drop_last_assistant_item, "reads back 3 messages where the plan wrote 4"),
+        (
+            Destination("claude"),
+            lambda data: data.replace("OSPREY-93", "OSPREY-39"),
+            "with other text than the plan wrote",
+        ),
+        (Destination("codex"), _drop_last_assistant_item, "reads back 4 messages where the plan wrote 5"),
+        (Destination("claude"), _drop_last_assistant_item, "reads back 3 messages where the plan wrote 4"),
     ],
 )
 def test_a_corrupted_write_is_rolled_back_and_reported(
@@ -58,12 +64,14 @@ def test_a_corrupted_write_is_rolled_back_and_reported(
     said: str,
 ) -> None:
     services = build_services()
-    session = make_session(tmp_path / "src", agent=Agent.CLAUDE if destination is Destination.CODEX else Agent.CODEX)
+    session = make_session(
+        tmp_path / "src", agent=Agent("claude") if destination == Destination("codex") else Agent("codex")
+    )
     _corrupt_writes(monkeypatch, damage)
     with pytest.raises(ReadBackError, match=said) as caught:
         services.migrate(session, make_plan(session), {destination, Destination.MARKDOWN})
     assert str(caught.value).startswith(f"The written {destination.value} session ")
-    root = services.paths.codex_home if destination is Destination.CODEX else services.paths.claude_projects
+    root = codex_home().root if destination == Destination("codex") else claude_home().projects
     assert not [p for p in root.rglob("*.jsonl") if p.is_file()]  # rolled back, index included
     assert not list((services.paths.data_dir / "exports").rglob("*.md"))
     assert services.store.list() == []
@@ -71,8 +79,8 @@ def test_a_corrupted_write_is_rolled_back_and_reported(
 
 def test_an_intact_write_passes_the_read_back(tmp_path: Path) -> None:
     services = build_services()
-    session = make_session(tmp_path / "src", agent=Agent.CLAUDE)
-    result = services.migrate(session, make_plan(session, keep_last=2), {Destination.CODEX, Destination.CLAUDE})
+    session = make_session(tmp_path / "src", agent=Agent("claude"))
+    result = services.migrate(session, make_plan(session, keep_last=2), {Destination("codex"), Destination("claude")})
     stored = services.store.get(result.migration_id)
     assert len(result.outputs) == 2 and stored.outputs == result.outputs
     assert (stored.left_out, stored.left_out_tokens) == (9, 90)  # the figures of the note and placeholder
@@ -81,12 +89,11 @@ def test_an_intact_write_passes_the_read_back(tmp_path: Path) -> None:
 
 
 def test_session_index_is_only_appended_to(isolated_homes: dict[str, Path]) -> None:
-    services = build_services()
-    index = services.paths.codex_home / "session_index.jsonl"
+    index = codex_home().root / "session_index.jsonl"
     index.parent.mkdir(parents=True)
     theirs = '{"id":"a","thread_name":"mine","updated_at":"2026-01-01T00:00:00Z"}'
     index.write_text(theirs)  # Codex left the last line unterminated
-    append_session_index(services.paths, '{"id":"b","thread_name":"smig","updated_at":"x"}\n')
+    append_session_index(codex_home(), '{"id":"b","thread_name":"smig","updated_at":"x"}\n')
     assert index.read_text() == theirs + '\n{"id":"b","thread_name":"smig","updated_at":"x"}\n'
     assert [json.loads(line)["id"] for line in index.read_text().splitlines()] == ["a", "b"]
 
@@ -97,28 +104,27 @@ def test_session_index_that_is_not_a_regular_file_is_left_alone(
     services = build_services()
     elsewhere = tmp_path / "elsewhere.jsonl"
     elsewhere.write_text("precious\n")
-    services.paths.codex_home.mkdir(parents=True)
-    os.symlink(elsewhere, services.paths.codex_home / "session_index.jsonl")
+    codex_home().root.mkdir(parents=True)
+    os.symlink(elsewhere, codex_home().root / "session_index.jsonl")
     with pytest.raises(SmigError, match="session_index.jsonl"):
-        append_session_index(services.paths, '{"id":"b"}\n')
+        append_session_index(codex_home(), '{"id":"b"}\n')
     assert elsewhere.read_text() == "precious\n"
-    session = make_session(tmp_path / "src", agent=Agent.CLAUDE)
+    session = make_session(tmp_path / "src", agent=Agent("claude"))
     with pytest.raises(SmigError):
-        services.migrate(session, make_plan(session), {Destination.CODEX})
-    assert not list(services.paths.codex_home.rglob("rollout-*.jsonl")) and services.store.list() == []
+        services.migrate(session, make_plan(session), {Destination("codex")})
+    assert not list(codex_home().root.rglob("rollout-*.jsonl")) and services.store.list() == []
     assert elsewhere.read_text() == "precious\n"
 
 
 def test_the_rollout_records_a_model_codex_runs(isolated_homes: dict[str, Path], tmp_path: Path) -> None:
     services = build_services()
-    paths = services.paths
-    assert recorded_model(paths, "gpt-5.2-codex") == "gpt-5.2-codex"
-    assert recorded_model(paths, "tiny") == "gpt-5.5"  # Codex's default
-    paths.codex_home.mkdir(parents=True)
-    (paths.codex_home / "config.toml").write_text('model = "gpt-5.4"\n')
-    assert recorded_model(paths, "claude-sonnet-4-5") == "gpt-5.4"  # the receiving home's default
-    session = make_session(tmp_path / "src", agent=Agent.CLAUDE)
-    result = services.migrate(session, make_plan(session, target="tiny"), {Destination.CODEX})
+    assert recorded_model(codex_home(), "gpt-5.2-codex") == "gpt-5.2-codex"
+    assert recorded_model(codex_home(), "tiny") == "gpt-5.5"  # Codex's default
+    codex_home().root.mkdir(parents=True)
+    (codex_home().root / "config.toml").write_text('model = "gpt-5.4"\n')
+    assert recorded_model(codex_home(), "claude-sonnet-4-5") == "gpt-5.4"  # the receiving home's default
+    session = make_session(tmp_path / "src", agent=Agent("claude"))
+    result = services.migrate(session, make_plan(session, target="tiny"), {Destination("codex")})
     lines = [json.loads(line) for line in Path(result.outputs[0].path).read_text().splitlines()]
     assert {line["payload"]["model"] for line in lines if line["type"] == "turn_context"} == {"gpt-5.4"}
     assert lines[0]["payload"]["smig_lineage"]["planning_target"] == "tiny"

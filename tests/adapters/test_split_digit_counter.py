@@ -11,7 +11,10 @@ from pathlib import Path
 import pytest
 import tiktoken
 
+from smig_devtools.calibrate_tokenizer import best_base
+from smig_tui.adapters.agents.claude.home import resolve_home as claude_home
 from smig_tui.adapters.agents.claude.source import ClaudeSource
+from smig_tui.adapters.agents.codex.home import resolve_home as codex_home
 from smig_tui.adapters.agents.codex.source import CodexSource
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.adapters.tokenizers.approx_counter import ApproxCounter
@@ -26,7 +29,6 @@ from smig_tui.cli.main import Context, main
 from smig_tui.cli.output import Output
 from smig_tui.core.capacity import counted_exactly
 from smig_tui.core.tokens import MESSAGE_OVERHEAD, render_for_count
-from smig_tui.devtools.calibrate_tokenizer import best_base
 from smig_tui.services import Services
 from smig_tui.tui.backend import counter_label
 
@@ -69,7 +71,7 @@ def _fixture_texts(services: Services) -> list[str]:
 
 def _services() -> Services:
     paths = resolve_paths()
-    return Services(paths=paths, config={}, sources=[CodexSource(paths), ClaudeSource(paths)])
+    return Services(paths=paths, config={}, sources=[CodexSource(codex_home()), ClaudeSource(claude_home())])
 
 
 def test_every_group_o200k_cuts_a_digit_run_into_is_one_token(encoding: tiktoken.Encoding) -> None:
@@ -140,7 +142,7 @@ def test_a_split_digit_count_is_never_labelled_exact_even_at_factor_1(
 ) -> None:
     paths = resolve_paths()
     own = {"models": {"gemini-2.5-pro": {"calibration": 1.0}}}
-    services = Services(paths=paths, config=own, sources=[CodexSource(paths), ClaudeSource(paths)])
+    services = Services(paths=paths, config=own, sources=[CodexSource(codex_home()), ClaudeSource(claude_home())])
     model = services.capacities.lookup("gemini-2.5-pro")
     assert (model.encoding, model.calibration) == (SPLIT_DIGITS, 1.0)
     assert not counted_exactly(model) and counted_exactly(services.capacities.lookup("gpt-5.5"))

@@ -21,12 +21,13 @@ import pytest
 from smig_tui.adapters import split_read, stored_text
 from smig_tui.adapters.agents.claude import load as claude_load
 from smig_tui.adapters.agents.claude import split as claude_split
+from smig_tui.adapters.agents.claude.home import resolve_home as claude_home
 from smig_tui.adapters.agents.claude.source import ClaudeSource
 from smig_tui.adapters.agents.codex import split as codex_split
+from smig_tui.adapters.agents.codex.home import resolve_home as codex_home
 from smig_tui.adapters.agents.codex.load import RolloutLoader
 from smig_tui.adapters.agents.codex.source import CodexSource
 from smig_tui.adapters.jsonl import iter_lines
-from smig_tui.adapters.paths import resolve_paths
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 
 REAL = Path(__file__).parent.parent / "fixtures" / "real" / "codex"
@@ -50,7 +51,7 @@ def _load(thread: str, monkeypatch: pytest.MonkeyPatch, *, one_process: bool) ->
         monkeypatch.setenv(split_read.ONE_PROCESS_ENV, "1")
     else:
         monkeypatch.delenv(split_read.ONE_PROCESS_ENV, raising=False)
-    source = CodexSource(resolve_paths())
+    source = CodexSource(codex_home())
     [info] = [i for i in source.discover(lambda _: None) if i.id == thread]
     warnings: list[ReadWarning] = []
     session = source.load(info, warnings.append)
@@ -112,7 +113,7 @@ def test_transcripts_read_by_two_processes_equal_one_pass(
     monkeypatch.setattr(split_read, "SPLIT_BYTES", 0)
     monkeypatch.setattr(split_read, "second_cpu", lambda: True)
     monkeypatch.setattr(claude_split, "Aside", _Spy)
-    source = ClaudeSource(resolve_paths())
+    source = ClaudeSource(claude_home())
     infos = list(source.discover(lambda _: None))
     assert len(infos) >= 6
     left_on_disk = 0
@@ -161,7 +162,7 @@ def _read_whole(path: str, split: int | None) -> tuple[Session, list[ReadWarning
     else:
         loader.begin_file(path, "")
         codex_split.feed_split(loader, path, split, warnings.append)
-    info = SessionInfo(id=str(meta.get("id")), agent=Agent.CODEX, path=path)
+    info = SessionInfo(id=str(meta.get("id")), agent=Agent("codex"), path=path)
     return loader.finish(info, tuple(warnings)), warnings
 
 
@@ -220,7 +221,7 @@ def _read_transcript(
     """Read a Claude transcript, split at `split` (with the worker's function run in-process) or not."""
     monkeypatch.setattr(claude_load, "split_offset", lambda _path, _size, _share: split)
     warnings: list[ReadWarning] = []
-    info = SessionInfo(id=path.stem, agent=Agent.CLAUDE, path=str(path), is_subagent=path.name.startswith("agent-"))
+    info = SessionInfo(id=path.stem, agent=Agent("claude"), path=str(path), is_subagent=path.name.startswith("agent-"))
     return claude_load.load_session(info, warnings.append), warnings
 
 

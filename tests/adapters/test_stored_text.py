@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from smig_tui.adapters import stored_text
+from smig_tui.adapters.agents.claude.home import resolve_home as claude_home
 from smig_tui.adapters.agents.claude.source import ClaudeSource
+from smig_tui.adapters.agents.codex.home import resolve_home as codex_home
 from smig_tui.adapters.agents.codex.source import CodexSource
 from smig_tui.adapters.stored_text import LineText
 from smig_tui.core.errors import SourceChangedError
@@ -21,8 +23,8 @@ OWN = Path(__file__).parents[1] / "fixtures"
 
 
 def _load(agent: Agent, path: Path) -> Session:
-    services = build_services()
-    reader = CodexSource(services.paths) if agent is Agent.CODEX else ClaudeSource(services.paths)
+    build_services()
+    reader = CodexSource(codex_home()) if agent == Agent("codex") else ClaudeSource(claude_home())
     stat = path.stat()
     info = SessionInfo(id=path.stem, agent=agent, path=str(path), size=stat.st_size, mtime=stat.st_mtime)
     return reader.load(info, lambda _warning: None)
@@ -33,7 +35,7 @@ def _files(*roots: Path) -> Iterator[tuple[Agent, Path]]:
         for path in sorted(root.rglob("*.jsonl")):
             if path.name == "session_index.jsonl":
                 continue
-            yield (Agent.CODEX if "codex" in str(path.relative_to(root.parent)) else Agent.CLAUDE), path
+            yield (Agent("codex") if "codex" in str(path.relative_to(root.parent)) else Agent("claude")), path
 
 
 def _store_everything(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -62,13 +64,13 @@ def _same_sessions(monkeypatch: pytest.MonkeyPatch, files: list[tuple[Agent, Pat
 
 def test_own_fixtures_read_back_identically(monkeypatch: pytest.MonkeyPatch) -> None:
     files = list(_files(OWN / "codex_home", OWN / "claude_home"))
-    assert {agent for agent, _ in files} == {Agent.CODEX, Agent.CLAUDE}
+    assert {agent for agent, _ in files} == {Agent("codex"), Agent("claude")}
     assert _same_sessions(monkeypatch, files) > 20
 
 
 def test_real_fixtures_read_back_identically(shared_fixtures: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    files = [(Agent.CODEX, p) for p in sorted((shared_fixtures / "codex").glob("*.jsonl"))]
-    files += [(Agent.CLAUDE, p) for p in sorted((shared_fixtures / "claude").glob("*.jsonl"))]
+    files = [(Agent("codex"), p) for p in sorted((shared_fixtures / "codex").glob("*.jsonl"))]
+    files += [(Agent("claude"), p) for p in sorted((shared_fixtures / "claude").glob("*.jsonl"))]
     assert _same_sessions(monkeypatch, files) > 100
 
 
@@ -117,9 +119,9 @@ def _rollout_path(home: Path) -> Path:
 def test_small_files_and_short_texts_are_held(isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     path = _rollout_path(isolated_homes["codex"])
     _codex_rollout(path, ["x" * 5000, "short"])
-    assert not any(isinstance(m.body, LineText) for m in _load(Agent.CODEX, path).messages)  # file too small
+    assert not any(isinstance(m.body, LineText) for m in _load(Agent("codex"), path).messages)  # file too small
     monkeypatch.setattr(stored_text, "FILE_BYTES", 0)
-    session = _load(Agent.CODEX, path)
+    session = _load(Agent("codex"), path)
     stored = [m for m in session.messages if isinstance(m.body, LineText)]
     assert [m.text_length for m in stored] == [5000]  # only the text over TEXT_CHARS
     assert stored[0].kind is Kind.TOOL_RESULT and stored[0].text == "x" * 5000
@@ -129,7 +131,7 @@ def test_a_grown_file_still_reads_back(isolated_homes: dict[str, Path], monkeypa
     path = _rollout_path(isolated_homes["codex"])
     _codex_rollout(path, ["first " * 1000])
     _store_everything(monkeypatch)
-    session = _load(Agent.CODEX, path)
+    session = _load(Agent("codex"), path)
     key = session.messages[-1].body.fingerprint()  # type: ignore[union-attr]
     with path.open("a") as handle:  # the agent goes on writing
         handle.write(
@@ -151,7 +153,7 @@ def test_a_rewritten_file_is_reported_not_misread(
     path = _rollout_path(isolated_homes["codex"])
     _codex_rollout(path, ["a" * 3000, "b" * 3000])
     _store_everything(monkeypatch)
-    session = _load(Agent.CODEX, path)
+    session = _load(Agent("codex"), path)
     _codex_rollout(path, ["c" * 2000, "b" * 3000])  # same lines, different lengths: offsets move
     with pytest.raises(SourceChangedError, match="rewritten after smig read it"):
         _ = session.messages[-1].text
@@ -168,7 +170,7 @@ def test_planning_a_stored_session_reads_back_only_what_it_keeps(
     path = _rollout_path(isolated_homes["codex"])
     _codex_rollout(path, [f"output {n} " * 800 for n in range(40)])
     monkeypatch.setattr(stored_text, "FILE_BYTES", 0)
-    session = _load(Agent.CODEX, path)
+    session = _load(Agent("codex"), path)
     reads: list[int] = []
     real_read = LineText.read
     monkeypatch.setattr(LineText, "read", lambda self: reads.append(self.offset) or real_read(self))
@@ -185,7 +187,7 @@ def test_claude_transcript_texts_stay_on_disk(isolated_homes: dict[str, Path], m
     path.parent.mkdir(parents=True)
     shutil.copy(source, path)
     _store_everything(monkeypatch)
-    session = _load(Agent.CLAUDE, path)
+    session = _load(Agent("claude"), path)
     stored = [m for m in session.messages if isinstance(m.body, LineText)]
     assert stored and all(m.text == m.body.read() for m in stored)  # type: ignore[union-attr]
     assert {m.body.offset for m in stored} <= {m.offset for m in session.messages}  # type: ignore[union-attr]

@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 import tiktoken
 
+from smig_tui.adapters.agents.claude.home import resolve_home as claude_home
 from smig_tui.adapters.tokenizers import tiktoken_counter
 from smig_tui.adapters.tokenizers.approx_counter import ApproxCounter
 from smig_tui.adapters.tokenizers.tiktoken_counter import TiktokenCounter, make_counter
@@ -108,20 +109,19 @@ def test_anthropic_calibration_matches_logged_context_growth(shared_fixtures) ->
     """Claude logs its own count of the context per call; growth between calls vs our o200k count."""
     from smig_tui.adapters.agents.claude.source import ClaudeSource
     from smig_tui.adapters.capacity_table import load_builtin
-    from smig_tui.adapters.paths import resolve_paths
     from smig_tui.core.models import Agent, Kind, Role, SessionInfo
     from smig_tui.core.tokens import count_messages, usage_context
 
     counter = _exact("o200k_base")
-    source = ClaudeSource(resolve_paths())
+    source = ClaudeSource(claude_home())
     ours = theirs = 0
     for path in sorted((shared_fixtures / "claude").glob("*.jsonl")):
         stat = path.stat()
-        info = SessionInfo(id=path.stem, agent=Agent.CLAUDE, path=str(path), size=stat.st_size, mtime=stat.st_mtime)
+        info = SessionInfo(id=path.stem, agent=Agent("claude"), path=str(path), size=stat.st_size, mtime=stat.st_mtime)
         session = source.load(info, lambda _w: None)
         counts = count_messages(session.messages, counter)
         points = [
-            (i, usage_context(m.usage, Agent.CLAUDE))
+            (i, usage_context(m.usage, Agent("claude")))
             for i, m in enumerate(session.messages)
             if m.usage is not None and m.role is Role.ASSISTANT
         ]

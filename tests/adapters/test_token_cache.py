@@ -20,7 +20,7 @@ def _session(path: Path) -> Session:
         Message(index=i, id=f"L{i + 1}", role=Role.USER, kind=Kind.TEXT, body=line) for i, line in enumerate(lines)
     )
     stat = path.stat()
-    info = SessionInfo(id="s", agent=Agent.CODEX, path=str(path), size=stat.st_size, mtime=stat.st_mtime)
+    info = SessionInfo(id="s", agent=Agent("codex"), path=str(path), size=stat.st_size, mtime=stat.st_mtime)
     return Session(info=info, messages=messages)
 
 

@@ -6,6 +6,7 @@ import io
 import json
 from pathlib import Path
 
+from smig_tui.adapters.agents.claude.home import resolve_home as claude_home
 from smig_tui.adapters.agents.claude.source import ClaudeSource
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.cli.main import Context, main
@@ -25,7 +26,7 @@ def _run(argv: list[str]) -> tuple[int, str, str]:
     ctx = Context(out=out)
     paths = resolve_paths()
     # Only the Claude reader: this file tests it, not whichever other readers exist.
-    ctx.__dict__["services"] = Services(paths=paths, sources=[ClaudeSource(paths)])
+    ctx.__dict__["services"] = Services(paths=paths, sources=[ClaudeSource(claude_home())])
     code = main(argv, ctx)
     assert isinstance(out.stdout, io.StringIO) and isinstance(out.stderr, io.StringIO)
     return code, out.stdout.getvalue(), out.stderr.getvalue()

@@ -6,6 +6,7 @@ import io
 import json
 from pathlib import Path
 
+from smig_tui.adapters.agents.codex.home import resolve_home as codex_home
 from smig_tui.adapters.agents.codex.source import CodexSource
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.cli.main import Context, main
@@ -24,7 +25,7 @@ def _run(argv: list[str]) -> tuple[int, str, str]:
     ctx = Context(out=out)
     paths = resolve_paths()
     # Only the Codex reader: this file tests it, not whichever other readers exist.
-    ctx.__dict__["services"] = Services(paths=paths, sources=[CodexSource(paths)])
+    ctx.__dict__["services"] = Services(paths=paths, sources=[CodexSource(codex_home())])
     code = main(argv, ctx)
     assert isinstance(out.stdout, io.StringIO) and isinstance(out.stderr, io.StringIO)
     return code, out.stdout.getvalue(), out.stderr.getvalue()

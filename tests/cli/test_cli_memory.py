@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from smig_tui.adapters.agents.claude.memory import USER_BUNDLE_NAME as CLAUDE_USER_BUNDLE_NAME
+from smig_tui.adapters.agents.codex.memory import BUNDLE_NAME as CODEX_BUNDLE_NAME
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.cli.main import Context, main
 from smig_tui.cli.output import Output
-from smig_tui.core.memory_model import CLAUDE_USER_BUNDLE_NAME
-from smig_tui.core.memory_sync import CODEX_BUNDLE_NAME
 from smig_tui.services import Services
 
 

@@ -13,7 +13,7 @@ import pytest
 from smig_tui.adapters import clipboard
 from smig_tui.cli.main import Context, main
 from smig_tui.cli.output import Output
-from smig_tui.core.migration import Destination
+from smig_tui.core.native import Destination
 
 SESSION = "01a20305-2ac0-7f6a-87b8-c9d0e1f2a3b4"
 
@@ -202,7 +202,7 @@ def test_a_summary_plan_without_its_summary_is_refused(fake_home: dict[str, Path
     assert plan.summary is None
     before = _tree(fake_home["claude"])
     with pytest.raises(SmigError, match="has no summary yet"):
-        services.migrate(session, plan, {Destination.CLAUDE})
+        services.migrate(session, plan, {Destination("claude")})
     assert _tree(fake_home["claude"]) == before and services.store.list() == []
 
 
@@ -216,12 +216,12 @@ def test_secrets_are_redacted_in_everything_written(fake_home: dict[str, Path]) 
     planted = replace(session.messages[-1], body=session.messages[-1].text + f"\nOPENAI_API_KEY={secret}")
     session = replace(session, messages=(*session.messages[:-1], planted))
     plan = services.plan(session, "gpt-5.5", Strategy.TRUNCATE)
-    result = services.migrate(session, plan, {Destination.CLAUDE, Destination.CODEX, Destination.MARKDOWN})
+    result = services.migrate(session, plan, {Destination("claude"), Destination("codex"), Destination.MARKDOWN})
     assert sum(result.redactions.values()) >= 1
     written = [Path(f.path).read_text() for f in result.files] + [Path(result.record_path).read_text()]
     assert all(secret not in text for text in written) and all("[REDACTED:" in text for text in written)
     assert secret not in services.export(session, "openai") and secret not in services.export(session, "memory")
-    raw = services.migrate(session, plan, {Destination.CODEX}, redact=False)
+    raw = services.migrate(session, plan, {Destination("codex")}, redact=False)
     assert raw.redactions == {} and secret in Path(raw.files[0].path).read_text()
 
 

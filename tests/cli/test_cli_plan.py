@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from smig_tui.adapters.agents import claude
+from smig_tui.adapters.agents.claude.home import resolve_home as claude_home
 from smig_tui.adapters.agents.claude.source import ClaudeSource
+from smig_tui.adapters.agents.codex.home import resolve_home as codex_home
 from smig_tui.adapters.agents.codex.source import CodexSource
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.cli.main import Context, main
@@ -24,7 +27,7 @@ def _run(argv: list[str], config: dict | None = None) -> tuple[int, str, str]:
     ctx = Context(out=out)
     paths = resolve_paths()
     ctx.__dict__["services"] = Services(
-        paths=paths, config=config or {}, sources=[CodexSource(paths), ClaudeSource(paths)]
+        paths=paths, config=config or {}, sources=[CodexSource(codex_home()), ClaudeSource(claude_home())]
     )
     code = main(argv, ctx)
     return code, out.stdout.getvalue(), out.stderr.getvalue()  # type: ignore[attr-defined]
@@ -120,14 +123,14 @@ def test_models_config_error_names_file(isolated_homes) -> None:
 
 @pytest.mark.usefixtures("exact_tokens")
 def test_plan_shows_and_subtracts_the_receiving_agents_overhead(fake_home: dict[str, Path]) -> None:
-    shipped = json.loads((Path(__file__).parents[2] / "smig_tui" / "data" / "agent_overhead.json").read_text())
-    claude = shipped["agents"]["claude"]
-    assert claude["client_version"] == "2.1.332" and claude["tokens"] == sum(claude["parts"].values())
+    shipped = claude.PROFILE.overhead
+    assert shipped is not None and shipped.client == "Claude Code 2.1.332"
+    assert shipped.tokens == sum(tokens for _, tokens in shipped.parts)
     _, stdout, _ = _run(["plan", CODEX_MAIN, "-t", "claude-sonnet-4-5", "--json"])
     data = json.loads(stdout)
     decision, overhead = data["decision"], data["agent_overhead"]
     assert overhead["agent"] == "claude" and overhead["source"] == "measured with Claude Code 2.1.332"
-    assert decision["overhead"] == overhead["tokens"] >= claude["tokens"]  # calibrated for Anthropic's tokenizer
+    assert decision["overhead"] == overhead["tokens"] >= shipped.tokens  # calibrated for Anthropic's tokenizer
     assert (
         decision["budget"]
         == min(decision["window"] - decision["reserve"], decision["prompt_limit"]) - decision["overhead"]
@@ -152,3 +155,23 @@ def test_a_retired_target_is_warned_about_with_its_replacement(fake_home: dict[s
     still_served = {"models": {"claude-sonnet-4": {"status": "current"}}}
     code, stdout, _ = _run(["plan", CODEX_MAIN, "--target", "claude-sonnet-4"], config=still_served)
     assert code == 0 and "was retired" not in stdout
+
+
+@pytest.mark.usefixtures("exact_tokens")
+def test_plan_json_and_the_mcp_preview_give_one_shape_with_the_same_figures(fake_home: dict[str, Path]) -> None:
+    """`smig plan --json` and MCP's `preview_migration` render a plan with one function (core/shapes)."""
+    from smig_tui.core.shapes import decision_shape, plan_shape
+    from smig_tui.mcp.tools import SmigTools
+    from smig_tui.services import build_services
+
+    _, stdout, _ = _run(["plan", CLAUDE_MAIN, "-t", "gpt-4", "--json"])
+    cli = json.loads(stdout)
+    mcp = SmigTools(build_services()).preview_migration(CLAUDE_MAIN, "gpt-4", max_chars=40_000)
+    services = build_services()
+    session = services.load_session(services.find_session(CLAUDE_MAIN))
+    keys = set(plan_shape(services.plan(session, "gpt-4")))
+    assert keys <= set(cli) and keys <= set(mcp)
+    assert {key: cli[key] for key in keys} == {key: mcp[key] for key in keys}
+    assert set(cli["decision"]) == set(mcp["decision"]) == set(decision_shape(services.plan(session, "gpt-4").decision))
+    assert not cli["decision"]["fits"] and cli["dropped_count"] > 0  # a plan with something to compare
+    assert mcp["items"] == cli["items"][: len(mcp["items"])] and mcp["items"]

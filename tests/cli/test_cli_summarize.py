@@ -162,7 +162,7 @@ def test_bad_config_is_a_clear_error(configured: FakeLLM, fake_home: dict[str, P
     config = fake_home["smig"] / "config" / "config.toml"
     config.write_text(config.read_text() + "retries = 3\n")
     code, _, err = run("summarize", SESSION)
-    assert code == 1 and "unknown key [summarizer] retries" in err and str(config) in err
+    assert code == 1 and "summarizer.retries is not a setting" in err and str(config) in err
 
 
 def test_bad_target_is_a_usage_error(configured: FakeLLM) -> None:
@@ -245,7 +245,7 @@ def test_migrate_with_a_summary_strategy_requires_yes_send(
 ) -> None:
     code, out, err = run("migrate", SESSION, "--target", tiny_target, "--strategy", "summary-tail")
     assert code == 2 and out == "" and configured.requests == []
-    assert "confirm with --yes-send" in err and "no secrets redacted" in err
+    assert "Confirm with --yes-send" in err and "no secrets redacted" in err
     assert not (fake_home["smig"] / "data" / "migrations").exists()
     code, out, err = run(
         "migrate",

@@ -16,7 +16,7 @@ from migration_builders import make_plan, make_session
 from smig_tui.cli.main import COMMANDS, Context, build_parser, main
 from smig_tui.cli.output import Output
 from smig_tui.cli.plan import plan_line
-from smig_tui.services import agent_entries
+from smig_tui.services import agent_profiles
 
 CODEX = "01a20305-2ac0-7f6a-87b8-c9d0e1f2a3b4"
 CLAUDE = "5f0c2a9e-8b1d-4c3e-9f6a-1d2e3f4a5b6c"
@@ -117,7 +117,7 @@ def test_a_summary_without_a_key_says_so_before_asking_for_consent(
     assert "--yes-send" not in stderr
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-real")
     code, _, stderr = smig("migrate", CODEX, "-t", "gpt-4", "-s", "summary-tail")
-    assert code == 2 and "confirm with --yes-send" in stderr  # with a key, consent is what is missing
+    assert code == 2 and "Confirm with --yes-send" in stderr  # with a key, consent is what is missing
     monkeypatch.delenv("OPENAI_API_KEY")
     code, stdout, stderr = smig("plan", CODEX, "-t", "gpt-4", "-s", "summary-tail")
     assert code == 0 and "summary not written. No API key" in stderr  # plan still previews, and says why
@@ -134,12 +134,12 @@ def test_the_config_file_is_named_where_a_user_would_edit_it(fake_home: dict[str
 
 
 def test_help_names_every_agent_of_the_registry(capsys: pytest.CaptureFixture[str]) -> None:
-    names = [entry.name for entry in agent_entries()]
+    names = [entry.name for entry in agent_profiles()]
     for argv in (["--help"], ["list", "--help"], ["migrate", "--help"]):
         with pytest.raises(SystemExit):
             main(argv, Context(out=Output(stdout=io.StringIO(), stderr=io.StringIO())))
         text = " ".join(capsys.readouterr().out.split())
-        wanted = [entry.id for entry in agent_entries()] if argv[0] == "migrate" else names
+        wanted = [entry.id for entry in agent_profiles()] if argv[0] == "migrate" else names
         assert all(name in text for name in wanted), (argv, text)
     assert "Codex or Claude Code conversation" not in " ".join(
         Path(__file__).parents[2].joinpath("pyproject.toml").read_text(encoding="utf-8").split()

@@ -165,6 +165,7 @@ def test_as_a_non_root_user_the_log_is_private_and_an_unwritable_cache_still_giv
                 "CODEX_HOME": str(smig_home / "c"),
                 "CLAUDE_CONFIG_DIR": str(smig_home / "cl"),
                 "PATH": "/usr/bin:/bin",
+                **{key: os.environ[key] for key in ("TIKTOKEN_CACHE_DIR",) if key in os.environ},
                 "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
             }
             done = subprocess.run(
@@ -172,7 +173,7 @@ def test_as_a_non_root_user_the_log_is_private_and_an_unwritable_cache_still_giv
                 env=env,
                 capture_output=True,
                 text=True,
-                timeout=120,
+                timeout=600,  # a hang guard only: a busy machine is slow, never this slow
                 check=False,
             )
             assert done.returncode == 1 and "Traceback" not in done.stderr

@@ -116,7 +116,7 @@ def test_force_replaces_a_regular_file_and_follows_a_link_to_one(fake_home: dict
     existing = tmp_path / "old.md"
     existing.write_text("old", encoding="utf-8")
     code, _, stderr = _run("export", SESSION, "--out", str(existing))
-    assert code == 4 and "pass --force to replace it" in _one_error(stderr)
+    assert code == 4 and "Pass --force to replace it" in _one_error(stderr)
     assert existing.read_text(encoding="utf-8") == "old"
     link = tmp_path / "link.md"
     link.symlink_to(existing)
@@ -162,8 +162,15 @@ def _as_nobody(argv: list[str], env: dict[str, str]) -> subprocess.CompletedProc
         "smig_tui",
         *argv,
     ]
+    shared = {key: os.environ[key] for key in ("TIKTOKEN_CACHE_DIR",) if key in os.environ}
+    # The timeout is a hang guard only: a busy machine is slow, never this slow.
     return subprocess.run(
-        command, env={**env, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=120, check=False
+        command,
+        env={**shared, **env, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
 
 
@@ -213,7 +220,7 @@ def test_a_refused_out_is_refused_before_the_session_is_read(
     for sibling in (tmp_path / "old.md",):  # with --to json and markdown, --out names both by suffix
         sibling.write_text("old", encoding="utf-8")
     code, _, stderr = _run(*writer, "--out", str(existing))
-    assert code == 4 and "pass --force to replace it" in _one_error(stderr)
+    assert code == 4 and "Pass --force to replace it" in _one_error(stderr)
     assert read == [] and existing.read_text(encoding="utf-8") == "old"
 
 
@@ -245,7 +252,7 @@ def test_a_new_agents_folder_is_refused_from_its_registry_entry(fake_home: dict[
 
     folder = tmp_path / "newagent-data"
     (folder / "sessions").mkdir(parents=True)
-    newcomer = replace(AGENTS[0], name="New Agent", home=lambda _paths, _env: folder)
+    newcomer = replace(AGENTS[0], rules=replace(AGENTS[0].rules, name="New Agent"), home=lambda _env: folder)
     services = build_services(agents=(*AGENTS, newcomer))
     with pytest.raises(WriteRefusedError, match="New Agent's folder"):
         services.check_output(folder / "sessions" / "out.md")
@@ -253,6 +260,6 @@ def test_a_new_agents_folder_is_refused_from_its_registry_entry(fake_home: dict[
     database = tmp_path / "elsewhere" / "codex.db"
     database.parent.mkdir()
     database.touch()
-    as_file = replace(AGENTS[0], home=lambda _paths, _env: database)
+    as_file = replace(AGENTS[0], home=lambda _env: database)
     assert agent_folders([as_file], resolve_paths()) == {AGENTS[0].name: database}
     assert services.check_output(database.parent / "out.md") == database.parent / "out.md"

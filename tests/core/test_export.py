@@ -9,8 +9,8 @@ from migration_builders import make_plan, make_session
 from smig_tui.core.export import ExportFormat, to_markdown, to_openai, to_record
 from smig_tui.core.handoff import migration_note, native_title, to_turns
 from smig_tui.core.memory_markdown import files_and_commands, to_memory_markdown
-from smig_tui.core.migration import Lineage
 from smig_tui.core.models import Kind, Message, Role
+from smig_tui.core.native import Lineage
 from smig_tui.core.plans import result_messages
 from smig_tui.core.timeline import format_iso, monotonic_times
 

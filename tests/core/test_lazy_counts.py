@@ -33,7 +33,7 @@ def huge_session(path: Path, n: int, size: int = 30) -> Session:
         text = f"m{i} " + words(size - 1)
         (builder.user if i % 2 == 0 else builder.assistant)(text)
     path.write_text("{}\n", encoding="utf-8")  # the cache keys on a real file's size and mtime
-    info = SessionInfo(id="huge", agent=Agent.CODEX, path=str(path))
+    info = SessionInfo(id="huge", agent=Agent("codex"), path=str(path))
     return Session(info=info, messages=tuple(builder.messages))
 
 

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
+from smig_tui.adapters.agents.claude.memory import INDEX_MAX_LINES as CLAUDE_INDEX_MAX_LINES
+from smig_tui.adapters.agents.claude.memory import index_line as claude_index_line
+from smig_tui.adapters.agents.claude.memory import project_name as claude_project_name
 from smig_tui.core.memory_sync import (
-    CLAUDE_INDEX_MAX_LINES,
     MARKER,
     Action,
+    AgentMemory,
     Direction,
     FileRole,
     MemoryFile,
@@ -15,9 +20,6 @@ from smig_tui.core.memory_sync import (
     MemoryPlan,
     MemoryState,
     Mode,
-    SyncTargets,
-    claude_index_line,
-    claude_project_name,
     demote_headings,
     is_owned,
     parse_frontmatter,
@@ -25,7 +27,7 @@ from smig_tui.core.memory_sync import (
     sha256,
 )
 
-TARGETS = SyncTargets(
+TARGETS = SimpleNamespace(
     claude_bundle="/h/.claude/projects/-h/memory/codex_memory_smig.md",
     claude_index="/h/.claude/projects/-h/memory/MEMORY.md",
     codex_bundle="/h/.codex/memories/claude_code_smig.md",
@@ -35,7 +37,8 @@ FAKE_KEY = "sk-proj-" + "Q7x" * 12
 
 
 def _file(path: str, role: FileRole, text: str, project: str | None = None, home: bool = False) -> MemoryFile:
-    return MemoryFile(path, role, text, len(text.encode()), project, home)
+    agent = "claude" if role is FileRole.TOPIC else "codex"
+    return MemoryFile(path, role, text, len(text.encode()), project, home, agent)
 
 
 CODEX = (
@@ -86,7 +89,13 @@ def _inputs(
     codex: tuple[MemoryFile, ...] = CODEX,
     claude: tuple[MemoryFile, ...] = CLAUDE,
 ) -> MemoryInputs:
-    return MemoryInputs(codex, claude, TARGETS, current or {}, state or MemoryState(), "/h/.codex/memories")
+    memories = {
+        "codex": AgentMemory(
+            "codex", codex, TARGETS.codex_bundle, TARGETS.codex_agents, {"root": "/h/.codex/memories"}
+        ),
+        "claude": AgentMemory("claude", claude, TARGETS.claude_bundle, TARGETS.claude_index),
+    }
+    return MemoryInputs(memories, current or {}, state or MemoryState())
 
 
 def _write(plan: MemoryPlan, path: str):
@@ -95,7 +104,7 @@ def _write(plan: MemoryPlan, path: str):
 
 
 def test_to_claude_full_bundle_has_frontmatter_marker_and_summary() -> None:
-    plan = plan_memory_sync(_inputs(), [Direction.TO_CLAUDE])
+    plan = plan_memory_sync(_inputs(), [Direction("to-claude")])
     bundle = _write(plan, TARGETS.claude_bundle)
     assert bundle.action is Action.CREATE and bundle.before is None
     head = bundle.after.splitlines()
@@ -113,7 +122,7 @@ def test_to_claude_full_bundle_has_frontmatter_marker_and_summary() -> None:
 
 def test_to_claude_adds_one_index_line_keeping_user_lines() -> None:
     user_index = "- [git.md](git.md) — branch rules"  # no trailing newline on purpose
-    plan = plan_memory_sync(_inputs({TARGETS.claude_index: user_index}), [Direction.TO_CLAUDE])
+    plan = plan_memory_sync(_inputs({TARGETS.claude_index: user_index}), [Direction("to-claude")])
     pointer = _write(plan, TARGETS.claude_index)
     assert pointer.action is Action.APPEND and not pointer.owned
     assert pointer.after == user_index + "\n" + claude_index_line() + "\n"
@@ -121,7 +130,7 @@ def test_to_claude_adds_one_index_line_keeping_user_lines() -> None:
 
 
 def test_to_codex_orders_home_first_strips_frontmatter_and_skips_indexes_and_sync_files() -> None:
-    plan = plan_memory_sync(_inputs(), [Direction.TO_CODEX])
+    plan = plan_memory_sync(_inputs(), [Direction("to-codex")])
     bundle = _write(plan, TARGETS.codex_bundle).after
     assert bundle.startswith(MARKER + "\n")
     assert bundle.index("### Branch main (feedback)") < bundle.index("### DB rules (project)")
@@ -155,23 +164,23 @@ def test_pointer_lines_are_never_duplicated() -> None:
 
 def test_file_without_marker_is_an_obstruction_reported_once() -> None:
     mine = "# my own notes\n"
-    plan = plan_memory_sync(_inputs({TARGETS.codex_bundle: mine}), [Direction.TO_CODEX])
+    plan = plan_memory_sync(_inputs({TARGETS.codex_bundle: mine}), [Direction("to-codex")])
     assert plan.writes == ()  # neither the bundle nor a pointer to someone else's file
     [problem] = plan.problems
     assert problem.new and problem.path == TARGETS.codex_bundle and "marker" in problem.message
-    again = plan_memory_sync(_inputs({TARGETS.codex_bundle: mine}, plan.state_after), [Direction.TO_CODEX])
+    again = plan_memory_sync(_inputs({TARGETS.codex_bundle: mine}, plan.state_after), [Direction("to-codex")])
     assert [p.new for p in again.problems] == [False] and not again.state_changed
     changed = plan_memory_sync(
-        _inputs({TARGETS.codex_bundle: mine + "more\n"}, again.state_after), [Direction.TO_CODEX]
+        _inputs({TARGETS.codex_bundle: mine + "more\n"}, again.state_after), [Direction("to-codex")]
     )
     assert [p.new for p in changed.problems] == [True]  # a different obstruction is news
 
 
 def test_owned_bundle_is_updated_and_hand_edits_are_named() -> None:
-    first = plan_memory_sync(_inputs(), [Direction.TO_CODEX])
+    first = plan_memory_sync(_inputs(), [Direction("to-codex")])
     bundle = _write(first, TARGETS.codex_bundle).after
     edited = bundle + "my edit\n"
-    plan = plan_memory_sync(_inputs({TARGETS.codex_bundle: edited}, first.state_after), [Direction.TO_CODEX])
+    plan = plan_memory_sync(_inputs({TARGETS.codex_bundle: edited}, first.state_after), [Direction("to-codex")])
     update = _write(plan, TARGETS.codex_bundle)
     assert update.action is Action.UPDATE and update.after == bundle
     assert "edited by hand" in update.reason and "-my edit" in update.diff
@@ -186,30 +195,33 @@ def test_auto_mode_falls_back_to_index_past_the_budget() -> None:
         "-h",
         True,
     )
-    plan = plan_memory_sync(_inputs(claude=(big, *CLAUDE)), [Direction.TO_CODEX], budget=4000)
+    plan = plan_memory_sync(_inputs(claude=(big, *CLAUDE)), [Direction("to-codex")], budget=4000)
     report = plan.reports[0]
     assert report.mode is Mode.INDEX and "budget" in report.note
     bundle = _write(plan, TARGETS.codex_bundle).after
     assert "- Big: lots of notes — /h/.claude/projects/-h/memory/big.md" in bundle
     assert "word word" not in bundle and report.bundle_bytes <= 4000
-    full = plan_memory_sync(_inputs(claude=(big, *CLAUDE)), [Direction.TO_CODEX], budget=100_000)
+    full = plan_memory_sync(_inputs(claude=(big, *CLAUDE)), [Direction("to-codex")], budget=100_000)
     assert full.reports[0].mode is Mode.FULL  # the budget only lowers, the agent's own is 32 KiB
-    forced = plan_memory_sync(_inputs(claude=(big, *CLAUDE)), [Direction.TO_CODEX], Mode.INDEX)
+    forced = plan_memory_sync(_inputs(claude=(big, *CLAUDE)), [Direction("to-codex")], Mode.INDEX)
     assert forced.reports[0].mode is Mode.INDEX
 
 
 def test_oversized_full_bundle_is_refused_with_a_reason() -> None:
     huge = _file("/h/.claude/projects/-h/memory/huge.md", FileRole.TOPIC, "x " * 40_000, "-h", True)
-    plan = plan_memory_sync(_inputs(claude=(huge,)), [Direction.TO_CODEX], Mode.FULL)
+    plan = plan_memory_sync(_inputs(claude=(huge,)), [Direction("to-codex")], Mode.FULL)
     assert plan.writes == ()
     [problem] = plan.problems
-    assert "over the 32,768 bytes Codex takes" in problem.message and "--mode index" in problem.message
-    assert plan_memory_sync(_inputs(claude=(huge,)), [Direction.TO_CODEX]).reports[0].mode is Mode.INDEX
+    assert (
+        "over the 32,768 bytes Codex takes" in problem.message
+        and "the index mode (or auto) writes less" in problem.message
+    )
+    assert plan_memory_sync(_inputs(claude=(huge,)), [Direction("to-codex")]).reports[0].mode is Mode.INDEX
 
 
 def test_index_line_past_claudes_200_lines_is_refused() -> None:
     crowded = "".join(f"- [n{i}.md](n{i}.md) — note\n" for i in range(CLAUDE_INDEX_MAX_LINES))
-    plan = plan_memory_sync(_inputs({TARGETS.claude_index: crowded}), [Direction.TO_CLAUDE])
+    plan = plan_memory_sync(_inputs({TARGETS.claude_index: crowded}), [Direction("to-claude")])
     assert [w.path for w in plan.writes] == [TARGETS.claude_bundle]
     [problem] = plan.problems
     assert problem.path == TARGETS.claude_index and "first 200 lines" in problem.message
@@ -282,13 +294,13 @@ def _many_topics(count: int) -> tuple[MemoryFile, ...]:
 
 def test_auto_mode_shrinks_to_one_line_per_folder_when_a_line_per_file_is_too_big() -> None:
     topics = _many_topics(1000)
-    plan = plan_memory_sync(_inputs(claude=topics), [Direction.TO_CODEX])
+    plan = plan_memory_sync(_inputs(claude=topics), [Direction("to-codex")])
     report = plan.reports[0]
     assert report.mode is Mode.INDEX and "per folder" in report.note
     bundle = _write(plan, TARGETS.codex_bundle).after
     assert report.bundle_bytes <= 32 * 1024 and bundle.count("memory file(s) — ") == 40
     assert "- project `-w-p7`: 25 memory file(s) — /h/.claude/projects/-w-p7/memory/" in bundle
-    forced = plan_memory_sync(_inputs(claude=topics), [Direction.TO_CODEX], Mode.INDEX)
+    forced = plan_memory_sync(_inputs(claude=topics), [Direction("to-codex")], Mode.INDEX)
     assert forced.writes == () and "index bundle is" in forced.problems[0].message
 
 
@@ -300,7 +312,7 @@ def test_status_counts_only_secrets_that_cross() -> None:
         "-h",
         True,
     )
-    full = plan_memory_sync(_inputs(claude=(leaky,)), [Direction.TO_CODEX], Mode.FULL)
-    index = plan_memory_sync(_inputs(claude=(leaky,)), [Direction.TO_CODEX], Mode.INDEX)
+    full = plan_memory_sync(_inputs(claude=(leaky,)), [Direction("to-codex")], Mode.FULL)
+    index = plan_memory_sync(_inputs(claude=(leaky,)), [Direction("to-codex")], Mode.INDEX)
     assert full.reports[0].redactions == {"openai-key": 1}
     assert index.reports[0].redactions == {}  # the body (and its key) does not cross in an index

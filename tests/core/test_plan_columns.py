@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
+from smig_devtools.corpus import MB, generate
 from smig_tui.core import plans as plans_module
 from smig_tui.core.models import Agent, Plan, PlanItem, PlanItems, Session, Strategy, fates, kept_indices
 from smig_tui.core.plans import LEFT_OUT_REASONS, R_OVER, R_SHORTENED, left_out, result_messages
-from smig_tui.devtools.corpus import MB, generate
 from smig_tui.services import Services, build_services
 
 OWN_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -138,7 +138,7 @@ def test_a_generated_session_plans_the_same_items_as_the_eager_construction(
 
 def test_plan_items_read_as_a_sequence(fake_home: dict[str, Path]) -> None:
     services = build_services()
-    info = next(i for i in services.list_sessions() if i.agent is Agent.CODEX)
+    info = next(i for i in services.list_sessions() if i.agent == Agent("codex"))
     session = services.load_session(info)
     window = services.capacities.lookup("gpt-4o").context_window
     plan = services.plan(session, "gpt-4o", Strategy.TRUNCATE, reserve=window - 500, harness=False)

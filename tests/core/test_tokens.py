@@ -47,9 +47,9 @@ def test_calibrate_rounds_up_and_identity_is_free() -> None:
 def test_usage_context_by_agent() -> None:
     claude = Usage(input_tokens=10, cached_input_tokens=5000, cache_creation_tokens=300)
     codex = Usage(input_tokens=9000, cached_input_tokens=8000)
-    assert usage_context(claude, Agent.CLAUDE) == 5310
-    assert usage_context(codex, Agent.CODEX) == 9000
-    assert usage_context(Usage(context_tokens=77, input_tokens=5), Agent.CODEX) == 77
+    assert usage_context(claude, Agent("claude")) == 5310
+    assert usage_context(codex, Agent("codex")) == 9000
+    assert usage_context(Usage(context_tokens=77, input_tokens=5), Agent("codex")) == 77
 
 
 def test_measured_ratio() -> None:

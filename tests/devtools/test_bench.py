@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from smig_tui.devtools.bench import Row, ensure_corpus, render, render_markdown
-from smig_tui.devtools.corpus import KB, MB
+from smig_devtools.bench import Row, ensure_corpus, render, render_markdown
+from smig_devtools.corpus import KB, MB
 
 
 def test_rows_say_pass_miss_or_why_not_measured() -> None:
@@ -55,7 +55,7 @@ def test_a_peer_runs_on_the_same_corpus_where_installed_and_is_skipped_where_not
 ) -> None:
     """The peer row runs the installed peer (here a stand-in script that notes where it looked) and
     smig on the same corpus; without the peer the row says so and counts as neither pass nor miss."""
-    from smig_tui.devtools import bench_commands
+    from smig_devtools import bench_commands
 
     params = {"sessions": 6, "total_bytes": 200 * KB, "huge": 0, "huge_bytes": MB, "seed": 1}
     manifest = ensure_corpus(tmp_path / "work", params, lambda _: None)

@@ -10,7 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from smig_devtools.calibrate import leave_one_out
+from smig_devtools.calibrate_tokenizer import Sample, measure
+from smig_tui.adapters.agents.claude.home import resolve_home as claude_home
 from smig_tui.adapters.agents.claude.source import ClaudeSource
+from smig_tui.adapters.agents.codex.home import resolve_home as codex_home
 from smig_tui.adapters.agents.codex.source import CodexSource
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.cli.main import Context, main
@@ -20,8 +24,6 @@ from smig_tui.core.capacity import calibration_margin, parse_tokenizers
 from smig_tui.core.errors import ConfigError
 from smig_tui.core.text_classes import CLASSES, count_mix, mix_error, text_class
 from smig_tui.core.tokens import MESSAGE_OVERHEAD, render_for_count
-from smig_tui.devtools.calibrate import leave_one_out
-from smig_tui.devtools.calibrate_tokenizer import Sample, measure
 from smig_tui.mcp.tools import capacity_json
 from smig_tui.services import Services, build_services
 from smig_tui.tui.backend import counter_label
@@ -33,7 +35,7 @@ MEASURED = {
     "deepseek": ("o200k_base", 1.021, 0.07),
     "llama": ("o200k_base", 0.996, 0.02),
 }
-"""What `python -m smig_tui.devtools.calibrate_tokenizer` measured on ../shared/fixtures and the held-out
+"""What `python -m smig_devtools.calibrate_tokenizer` measured on ../shared/fixtures and the held-out
 corpus (see models.json): the base with the lower held-out error, the factor over it and that error."""
 GEMINI_JAPANESE = (0.717, 0.04)
 """Gemma's tokenizer counts Japanese at 0.72 of o200k-with-split-digits, held out within 4%."""
@@ -41,7 +43,7 @@ GEMINI_JAPANESE = (0.717, 0.04)
 
 def _services() -> Services:
     paths = resolve_paths()
-    return Services(paths=paths, config={}, sources=[CodexSource(paths), ClaudeSource(paths)])
+    return Services(paths=paths, config={}, sources=[CodexSource(codex_home()), ClaudeSource(claude_home())])
 
 
 def test_the_shipped_table_carries_each_measured_factor_its_error_and_how_it_was_measured() -> None:
@@ -186,7 +188,7 @@ def test_leave_one_out_is_each_transcripts_miss_when_fitted_on_the_others() -> N
 @pytest.mark.usefixtures("exact_tokens")
 def test_the_claude_error_is_what_the_logged_usage_gives_held_out(shared_fixtures: Path) -> None:
     """Before: no ± for Claude at all. The 4.6 family's is measured from the transcripts' logged usage."""
-    from smig_tui.devtools.calibrate import measure_files, session_files
+    from smig_devtools.calibrate import measure_files, session_files
 
     rows = [row for row in measure_files(session_files([shared_fixtures / "claude"])) if row["trusted"]]
     assert {row["family"] for row in rows} == {"claude-4.6"} and len(rows) == 3

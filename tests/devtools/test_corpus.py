@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from smig_devtools.corpus import KB, MANIFEST, MB, Manifest, SessionEntry, generate, main
+from smig_tui.adapters.agents.codex.home import resolve_home as codex_home
 from smig_tui.core.errors import WriteRefusedError
 from smig_tui.core.models import ReadWarning
-from smig_tui.devtools.corpus import KB, MANIFEST, MB, Manifest, SessionEntry, generate, main
 
 
 def small(root: Path, seed: int = 11, **kwargs: int) -> Manifest:
@@ -233,7 +234,6 @@ def test_compressed_rollouts_and_forks_read_like_codex_writes_them(
 ) -> None:
     """A share of .jsonl.zst rollouts and forks: each listed once, a fork loads its parent's history first."""
     from smig_tui.adapters.agents.codex.source import CodexSource
-    from smig_tui.adapters.paths import resolve_paths
 
     manifest = generate(
         tmp_path / "codex",
@@ -249,7 +249,7 @@ def test_compressed_rollouts_and_forks_read_like_codex_writes_them(
     assert packed and forks and all(e.path.endswith(".jsonl.zst") and Path(e.path).is_file() for e in packed)
     assert not any(Path(e.path[: -len(".zst")]).exists() for e in packed)
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
-    source = CodexSource(resolve_paths())
+    source = CodexSource(codex_home())
     warnings: list[ReadWarning] = []
     listed = {info.id: info for info in source.discover(warnings.append)}
     assert {e.id for e in packed + forks} <= set(listed)

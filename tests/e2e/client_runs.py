@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_resume_real_clients import _client
+from client_env import client_binary
 
 CLIENT_TIMEOUT = 240
 """Seconds one client run may take before the test fails (a first Copilot run unpacks 235 MB)."""
@@ -27,7 +27,7 @@ def new_client(name: str) -> str:
         if folder and (Path(folder) / name).is_file():
             return str(Path(folder) / name)
     try:
-        return _client(name)
+        return client_binary(name)
     except pytest.skip.Exception:
         pytest.skip(f"{name} is not installed (set SMIG_E2E_NEW_BIN or run .ci/run)")
 
@@ -54,3 +54,29 @@ def run_client(
     )
     assert run.returncode == 0, (run.stdout[-2000:], run.stderr[-2000:])
     return run
+
+
+WRITTEN = [
+    ("user", "IMPORTED-ASK: what does plan.txt say?"),
+    ("call", "cat plan.txt"),
+    ("result", "IMPORTED-OUTPUT: migrate by friday"),
+    ("assistant", "IMPORTED-ANSWER: migrate by friday."),
+    ("user", "IMPORTED-SECOND: and after that?"),
+    ("assistant", "IMPORTED-REPLY: then celebrate."),
+]
+"""The turns the hand-written sessions hold, in order (kind, text)."""
+
+
+def assert_carries_the_written_turns(items: list[tuple[str, str]], prompt: str) -> None:
+    """The hand-written items, in order and paired, then the new prompt last."""
+    kinds = [(kind.split(":")[0], text) for kind, text in items]
+    found: list[int] = []
+    for kind, text in WRITTEN:
+        matches = [i for i, (k, t) in enumerate(kinds) if k == kind and text in t and i not in found]
+        assert matches, f"{kind} {text!r} is not in the request: {kinds}"
+        found.append(matches[0])
+    assert found == sorted(found), kinds
+    call_id = kinds[found[1]][1].split(" ", 1)[0]
+    assert kinds[found[2]][1].startswith(call_id), (kinds[found[1]], kinds[found[2]])
+    assert kinds[-1][0] == "user" and kinds[-1][1].endswith(prompt), kinds[-1]
+    assert found[-1] < len(kinds) - 1

@@ -15,24 +15,24 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from client_env import (
+    CLIENT_TIMEOUT,
+    base_env,
+    carries_prompt,
+    claude_env,
+    client_binary,
+    codex_home_for,
+    install_fixture,
+    shared_fixtures_dir,
+)
 from fake_gemini_server import FakeGeminiServer
 from fake_model_server import FakeModelServer
 from gemini_client import run_gemini
 from opencode_builders import install_database
-from test_resume_real_clients import (
-    _base_env,
-    _carries_prompt,
-    _claude_env,
-    _client,
-    _codex_home,
-    _install_fixture,
-    _shared,
-)
 
 from smig_tui.core.models import Agent
 from smig_tui.services import build_services
 
-CLIENT_TIMEOUT = 240
 GEMINI_FIXTURE = Path(__file__).parents[1] / "fixtures" / "gemini"
 OPENCODE_QUIET = {
     "OPENCODE_DISABLE_AUTOUPDATE": "1",
@@ -51,26 +51,26 @@ def install_gemini_source(homes: dict[str, Path], project: Path) -> str:
     home = homes["home"] / ".gemini"
     shutil.copytree(GEMINI_FIXTURE / "home" / ".gemini", home, dirs_exist_ok=True)
     (home / "tmp" / "osprey-app" / ".project_root").write_text(str(project), encoding="utf-8")
-    [info] = build_services().list_sessions(agent=Agent.GEMINI)
+    [info] = build_services().list_sessions(agent=Agent("gemini"))
     return info.id
 
 
 def install_source(agent: str, homes: dict[str, Path], project: Path, tmp_path: Path) -> str:
     """One agent's real recorded session in the temp homes; its id (skips when ../shared is absent)."""
-    if agent in ("codex", "claude") and not _shared().is_dir():
+    if agent in ("codex", "claude") and not shared_fixtures_dir().is_dir():
         pytest.skip("../shared/fixtures is not present (fresh clone)")
     if agent == "codex":  # a real rollout whose prose (redacted by its publisher) is distinct in every message
-        rollout = _shared() / "codex" / CODEX_ROLLOUT
+        rollout = shared_fixtures_dir() / "codex" / CODEX_ROLLOUT
         folder = homes["codex"] / "sessions" / "2026" / "02" / "23"
         folder.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(rollout, folder / rollout.name.removeprefix("madshn__localpush__"))
         return "019c8bfe-ec25-79e0-97d7-bda6a9c575ff"
     if agent == "claude":
-        return _install_fixture("shared", Agent.CLAUDE, _shared(), homes, project, tmp_path).id
+        return install_fixture("shared", Agent("claude"), shared_fixtures_dir(), homes, project, tmp_path).id
     if agent == "gemini":
         return install_gemini_source(homes, project)
     install_database(homes["home"] / ".local" / "share" / "opencode")
-    [info] = build_services().list_sessions(agent=Agent.OPENCODE)
+    [info] = build_services().list_sessions(agent=Agent("opencode"))
     return info.id
 
 
@@ -93,7 +93,7 @@ def configure_opencode(homes: dict[str, Path], server: FakeModelServer) -> dict[
         },
     }
     (folder / "opencode.json").write_text(json.dumps(config), encoding="utf-8")
-    return _base_env(homes) | OPENCODE_QUIET
+    return base_env(homes) | OPENCODE_QUIET
 
 
 def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -107,7 +107,7 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Complete
 def prepare_receiver(agent: str, homes: dict[str, Path], server: FakeModelServer) -> None:
     """The receiving client's config, written before smig migrates (smig reads Codex's provider from it)."""
     if agent == "codex":
-        _codex_home(homes, server)
+        codex_home_for(homes, server)
     elif agent == "opencode":
         configure_opencode(homes, server)
 
@@ -125,19 +125,33 @@ def resume(
     gemini_server.requests.clear()
     if agent == "codex":
         _run(
-            [_client("codex"), "exec", "--skip-git-repo-check", "resume", session_id, PROMPT],
+            [client_binary("codex"), "exec", "--skip-git-repo-check", "resume", session_id, PROMPT],
             project,
-            _base_env(homes) | {"SMIG_FAKE_KEY": "test"},
+            base_env(homes) | {"SMIG_FAKE_KEY": "test"},
         )
         bodies = server.bodies("/responses")
     elif agent == "claude":
-        _run([_client("claude"), "-p", "--resume", session_id, PROMPT], project, _claude_env(homes, server))
-        bodies = [body for body in server.bodies("/messages") if _carries_prompt(body, PROMPT)]
+        _run([client_binary("claude"), "-p", "--resume", session_id, PROMPT], project, claude_env(homes, server))
+        bodies = [body for body in server.bodies("/messages") if carries_prompt(body, PROMPT)]
     elif agent == "gemini":
         run_gemini(homes["home"], project, gemini_server, "--resume", session_id, "-p", PROMPT)
         bodies = gemini_server.turns()
     else:
-        _run([_client("opencode"), "run", "-s", session_id, PROMPT], project, configure_opencode(homes, server))
+        _run([client_binary("opencode"), "run", "-s", session_id, PROMPT], project, configure_opencode(homes, server))
         bodies = [body for body in server.bodies("/messages") if body.get("tools")]
     assert bodies, f"{agent} sent the model no request"
     return bodies[-1]
+
+
+def run_opencode(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """Run a client to completion; fails the test, with its output, on a non-zero exit."""
+    run = subprocess.run(
+        argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=CLIENT_TIMEOUT, stdin=subprocess.DEVNULL
+    )
+    assert run.returncode == 0, (run.stdout[-1000:], run.stderr[-2000:])
+    return run
+
+
+def main_requests(server: FakeModelServer) -> list[dict[str, Any]]:
+    """The agent's turns (requests offering tools), not its title requests."""
+    return [body for body in server.bodies("/messages") if body.get("tools")]

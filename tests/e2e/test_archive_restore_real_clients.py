@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+from client_env import base_env, claude_env, client_binary, codex_home_for, run_client
 from fake_model_server import REPLY, FakeModelServer
-from test_resume_real_clients import _base_env, _claude_env, _client, _codex_home, _run
 
 from smig_tui.cli.main import Context, main
 from smig_tui.cli.output import Output
@@ -47,16 +47,16 @@ def archive_delete_restore(agent: str, written: Path) -> str:
 
 
 def test_claude_code_resumes_a_restored_session(isolated_homes: dict[str, Path], tmp_path: Path) -> None:
-    claude = _client("claude")
+    claude = client_binary("claude")
     project = tmp_path / "project"
     project.mkdir()
     with FakeModelServer() as server:
-        env = _claude_env(isolated_homes, server)
-        _run([claude, "-p", FIRST_PROMPT], project, env)
+        env = claude_env(isolated_homes, server)
+        run_client([claude, "-p", FIRST_PROMPT], project, env)
         [written] = list((isolated_homes["claude"] / "projects").rglob("*.jsonl"))
         session_id = archive_delete_restore("claude", written)
         server.requests.clear()
-        run = _run([claude, "-p", "--resume", session_id, "what was the codeword?"], project, env)
+        run = run_client([claude, "-p", "--resume", session_id, "what was the codeword?"], project, env)
         sent = json.dumps(server.bodies("/messages"), ensure_ascii=False)
     assert REPLY in run.stdout
     assert FIRST_PROMPT in sent and "what was the codeword?" in sent
@@ -64,18 +64,18 @@ def test_claude_code_resumes_a_restored_session(isolated_homes: dict[str, Path],
 
 
 def test_codex_resumes_a_restored_thread(isolated_homes: dict[str, Path], tmp_path: Path) -> None:
-    codex = _client("codex")
+    codex = client_binary("codex")
     project = tmp_path / "project"
     project.mkdir()
     with FakeModelServer() as server:
-        _codex_home(isolated_homes, server)
-        env = _base_env(isolated_homes) | {"SMIG_FAKE_KEY": "test"}
-        _run([codex, "exec", "--skip-git-repo-check", FIRST_PROMPT], project, env)
+        codex_home_for(isolated_homes, server)
+        env = base_env(isolated_homes) | {"SMIG_FAKE_KEY": "test"}
+        run_client([codex, "exec", "--skip-git-repo-check", FIRST_PROMPT], project, env)
         [written] = list((isolated_homes["codex"] / "sessions").rglob("rollout-*.jsonl*"))
         thread_id = archive_delete_restore("codex", written)
         size = written.stat().st_size
         server.requests.clear()
-        run = _run(
+        run = run_client(
             [codex, "exec", "--skip-git-repo-check", "resume", thread_id, "what was the codeword?"], project, env
         )
         sent = json.dumps(server.bodies("/responses"), ensure_ascii=False)

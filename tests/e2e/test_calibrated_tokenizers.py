@@ -16,10 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from smig_tui.core.text_classes import mix_error
-from smig_tui.core.tokens import MESSAGE_OVERHEAD
-from smig_tui.devtools.calibrate import scratch_sessions, session_files
-from smig_tui.devtools.calibrate_tokenizer import (
+from smig_devtools.calibrate import scratch_sessions, session_files
+from smig_devtools.calibrate_tokenizer import (
     MIN_SESSION_TOKENS,
     class_count,
     corpus_samples,
@@ -30,6 +28,8 @@ from smig_tui.devtools.calibrate_tokenizer import (
     reference_total,
     samples_of,
 )
+from smig_tui.core.text_classes import mix_error
+from smig_tui.core.tokens import MESSAGE_OVERHEAD
 
 pytestmark = pytest.mark.e2e
 

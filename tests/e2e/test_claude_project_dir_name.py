@@ -20,11 +20,11 @@ sys.path.insert(0, str(Path(__file__).parent))
 from fake_model_server import REPLY, FakeModelServer
 from migration_builders import make_plan, make_session
 
+from smig_tui.adapters.agents.claude.home import resolve_home as claude_home
 from smig_tui.adapters.agents.claude.scan import project_dir_override
 from smig_tui.adapters.agents.claude.writer import project_dir
-from smig_tui.adapters.paths import resolve_paths
-from smig_tui.core.migration import Destination
 from smig_tui.core.models import Agent
+from smig_tui.core.native import Destination
 from smig_tui.services import build_services
 
 
@@ -40,9 +40,12 @@ def test_names_claude_code_ignores(name: str) -> None:
 
 def test_the_writer_uses_the_named_folder_for_any_cwd(isolated_homes: dict[str, Path]) -> None:
     env = dict(os.environ, CLAUDE_CODE_PROJECT_DIR_NAME="shared-box")
-    paths = resolve_paths(env)
-    assert project_dir(paths, "/home/a/one") == project_dir(paths, "/srv/two") == paths.claude_projects / "shared-box"
-    assert project_dir(resolve_paths(dict(env, CLAUDE_CODE_PROJECT_DIR_NAME="a.b")), "/srv/two").name == "-srv-two"
+    assert (
+        project_dir(claude_home(env), "/home/a/one")
+        == project_dir(claude_home(env), "/srv/two")
+        == claude_home().projects / "shared-box"
+    )
+    assert project_dir(claude_home(dict(env, CLAUDE_CODE_PROJECT_DIR_NAME="a.b")), "/srv/two").name == "-srv-two"
 
 
 def _claude() -> str:
@@ -63,8 +66,8 @@ def test_claude_code_resumes_a_session_written_under_the_named_folder(
     monkeypatch.setenv("CLAUDE_CODE_PROJECT_DIR_NAME", "named-box")
     project = tmp_path / "project"
     project.mkdir()
-    session = make_session(tmp_path / "src", agent=Agent.CODEX, cwd=str(project))
-    result = build_services().migrate(session, make_plan(session), {Destination.CLAUDE})
+    session = make_session(tmp_path / "src", agent=Agent("codex"), cwd=str(project))
+    result = build_services().migrate(session, make_plan(session), {Destination("claude")})
     [output] = result.outputs
     assert Path(output.path).parent == isolated_homes["claude"] / "projects" / "named-box"
     with FakeModelServer() as server:

@@ -20,13 +20,13 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+from client_env import base_env, client_binary
 from fake_gemini_server import FakeGeminiServer
 from fake_model_server import FakeModelServer
 from gemini_client import MODEL as GEMINI_MODEL
 from gemini_client import prepare_home
-from real_clients import OPENCODE_QUIET, _client, install_source, prepare_receiver
+from real_clients import OPENCODE_QUIET, install_source, prepare_receiver
 from terminal import Terminal
-from test_resume_real_clients import _base_env
 
 from smig_tui.core.handoff import NOTE_PREFIX
 from smig_tui.core.models import Kind, Role
@@ -69,8 +69,8 @@ def _env(
     agent: str, homes: dict[str, Path], project: Path, server: FakeModelServer, gemini: FakeGeminiServer
 ) -> dict[str, str]:
     """smig's environment, which the client it starts inherits: temp homes and the fake servers only."""
-    folder = str(Path(_client(agent)).parent)
-    env = _base_env(homes) | {"SMIG_TUI_HOME": str(homes["smig"]), "PATH": f"{folder}:{os.environ['PATH']}"}
+    folder = str(Path(client_binary(agent)).parent)
+    env = base_env(homes) | {"SMIG_TUI_HOME": str(homes["smig"]), "PATH": f"{folder}:{os.environ['PATH']}"}
     env.pop("CI", None)  # an interactive run, as a user's
     if os.environ.get("TIKTOKEN_CACHE_DIR"):
         env["TIKTOKEN_CACHE_DIR"] = os.environ["TIKTOKEN_CACHE_DIR"]
@@ -106,7 +106,7 @@ def test_continue_starts_the_client_on_the_migration_and_it_sends_the_history(
     model_server: FakeModelServer,
     gemini_server: FakeGeminiServer,
 ) -> None:
-    _client(agent)  # skips when the client is not installed
+    client_binary(agent)  # skips when the client is not installed
     project = tmp_path / "osprey-app"
     project.mkdir()
     session_id = install_source(SOURCES[agent], isolated_homes, project, tmp_path)
@@ -130,7 +130,7 @@ def test_c_in_the_tui_commit_result_leaves_smig_for_the_client(
     gemini_server: FakeGeminiServer,
 ) -> None:
     """`smig`, filter, open, commit, `c`: Textual gives the terminal back, then Codex runs in its place."""
-    _client("codex")
+    client_binary("codex")
     project = tmp_path / "osprey-app"
     project.mkdir()
     install_source("gemini", isolated_homes, project, tmp_path)  # Gemini CLI hands its sessions to Codex
@@ -165,7 +165,7 @@ def test_history_show_continue_starts_the_client_of_a_migration_committed_earlie
     gemini_server: FakeGeminiServer,
 ) -> None:
     """Committed one day, continued the next: `smig history show ID --continue` starts Claude Code on it."""
-    _client("claude")
+    client_binary("claude")  # skips when the client is not installed
     project = tmp_path / "osprey-app"
     project.mkdir()
     session_id = install_source(SOURCES["claude"], isolated_homes, project, tmp_path)

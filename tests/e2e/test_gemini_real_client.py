@@ -8,12 +8,22 @@ to Codex and Claude Code must be resumed by those real clients. Skips when the c
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+from client_env import (
+    claude_env,
+    client_binary,
+    codex_home_for,
+    distinctive_texts,
+    install_fixture,
+    run_client,
+    shared_fixtures_dir,
+)
 from fake_gemini_server import REPLY, FakeGeminiServer
 from fake_model_server import REPLY as OTHER_REPLY
 from fake_model_server import FakeModelServer
@@ -21,19 +31,10 @@ from gemini_client import run_gemini
 from gemini_items import request_items, session_items
 from migration_builders import make_plan, make_session
 from real_clients import install_gemini_source
-from test_resume_real_clients import (
-    _claude_env,
-    _client,
-    _codex_home,
-    _distinctive_texts,
-    _install_fixture,
-    _run,
-    _shared,
-)
 
 from smig_tui.core.handoff import NOTE_PREFIX
-from smig_tui.core.migration import Destination
 from smig_tui.core.models import Agent, Plan, Session, Strategy
+from smig_tui.core.native import Destination
 from smig_tui.services import Services, build_services
 
 pytestmark = pytest.mark.e2e
@@ -64,7 +65,7 @@ def test_smig_reads_a_real_gemini_session_as_the_client_sent_it(
             isolated_homes["home"], project, server, "-p", "OSPREY-93: find the codename", "--approval-mode", "yolo"
         )
         last = server.turns()[-1]
-    [info] = build_services().list_sessions(agent=Agent.GEMINI)
+    [info] = build_services().list_sessions(agent=Agent("gemini"))
     session = build_services().load_session(info)
     sent = request_items(last)
     assert info.cwd == str(project) and info.title == "OSPREY-93: find the codename"
@@ -87,22 +88,22 @@ def _small_target(services: Services, session: Session) -> str:
 
 
 @pytest.mark.parametrize("strategy", [Strategy.AS_IS, Strategy.TRUNCATE])
-@pytest.mark.parametrize("agent", [Agent.CLAUDE, Agent.CODEX])
+@pytest.mark.parametrize("agent", [Agent("claude"), Agent("codex")])
 def test_gemini_resumes_a_migrated_claude_or_codex_session(
     isolated_homes: dict[str, Path], tmp_path: Path, agent: Agent, strategy: Strategy
 ) -> None:
-    if not (_shared()).is_dir():
+    if not (shared_fixtures_dir()).is_dir():
         pytest.skip("../shared/fixtures is not present (fresh clone)")
     project = _project(tmp_path)
-    session = _install_fixture("shared", agent, _shared(), isolated_homes, project, tmp_path)
+    session = install_fixture("shared", agent, shared_fixtures_dir(), isolated_homes, project, tmp_path)
     services = build_services()
     target = "gemini-2.5-pro" if strategy is Strategy.AS_IS else _small_target(services, session)
     services = build_services()
     plan: Plan = services.plan(session, target, strategy)
     assert (plan.placeholder is not None) == (strategy is Strategy.TRUNCATE)
-    result = services.migrate(session, plan, {Destination.GEMINI})
+    result = services.migrate(session, plan, {Destination("gemini")})
     [output] = result.outputs
-    expected = _distinctive_texts(result)
+    expected = distinctive_texts(result)
     before = Path(output.path).stat().st_size
     with FakeGeminiServer() as server:
         run = run_gemini(isolated_homes["home"], project, server, "--resume", output.session_id, "-p", "continue")
@@ -127,24 +128,26 @@ def _gemini_source(isolated_homes: dict[str, Path], project: Path) -> Session:
 def test_codex_and_claude_resume_a_migrated_gemini_session(
     isolated_homes: dict[str, Path], tmp_path: Path, keep_last: int | None
 ) -> None:
-    claude, codex = _client("claude"), _client("codex")
+    claude, codex = client_binary("claude"), client_binary("codex")
     project = _project(tmp_path)
     session = _gemini_source(isolated_homes, project)
     with FakeModelServer() as server:
-        _codex_home(isolated_homes, server)
+        codex_home_for(isolated_homes, server)
         services = build_services()
-        to_claude = services.migrate(session, make_plan(session, "claude-sonnet-4-5", keep_last), {Destination.CLAUDE})
-        to_codex = services.migrate(session, make_plan(session, "gpt-5.5", keep_last), {Destination.CODEX})
-        claude_run = _run(
+        to_claude = services.migrate(
+            session, make_plan(session, "claude-sonnet-4-5", keep_last), {Destination("claude")}
+        )
+        to_codex = services.migrate(session, make_plan(session, "gpt-5.5", keep_last), {Destination("codex")})
+        claude_run = run_client(
             [claude, "-p", "--resume", to_claude.outputs[0].session_id, "continue"],
             project,
-            _claude_env(isolated_homes, server),
+            claude_env(isolated_homes, server),
         )
         to_anthropic = json.dumps(server.bodies("/messages"), ensure_ascii=False)
-        codex_run = _run(
+        codex_run = run_client(
             [codex, "exec", "--skip-git-repo-check", "resume", to_codex.outputs[0].session_id, "continue"],
             project,
-            _claude_env(isolated_homes, server) | {"SMIG_FAKE_KEY": "test"},
+            claude_env(isolated_homes, server) | {"SMIG_FAKE_KEY": "test"},
         )
         to_openai = json.dumps(server.bodies("/responses"), ensure_ascii=False)
     assert OTHER_REPLY in claude_run.stdout and OTHER_REPLY in codex_run.stdout
@@ -158,14 +161,35 @@ def test_codex_and_claude_resume_a_migrated_gemini_session(
             assert "PELICAN-77 is the release codename." in sent  # a tool result, flattened to text
 
 
-def test_the_shipped_gemini_overhead_is_what_the_client_adds_to_a_request(
-    isolated_homes: dict[str, Path], tmp_path: Path, exact_tokens: None
+def _lay_out(project: Path, shape: str) -> None:
+    """A project folder of one shape: empty, a few files, a nested tree past the 200 entries the client
+    lists, or a git work tree."""
+    project.mkdir()
+    if shape == "files":
+        for number in range(12):
+            (project / f"notes_{number:02d}.md").write_text("x")
+    elif shape == "tree":
+        for package in range(8):
+            folder = project / f"package_{package}" / "src"
+            folder.mkdir(parents=True)
+            for number in range(30):
+                (folder / f"module_{number:02d}.py").write_text("x")
+    elif shape == "git":
+        subprocess.run(["git", "init", "-q", str(project)], check=True)
+        (project / "README.md").write_text("x")
+
+
+@pytest.mark.parametrize("shape", ["empty", "files", "tree", "git"])
+def test_the_gemini_overhead_smig_plans_with_is_what_the_client_adds_to_a_request(
+    isolated_homes: dict[str, Path], tmp_path: Path, exact_tokens: None, shape: str
 ) -> None:
-    """System prompt, tool definitions and `<session_context>` of a fresh home's first request, by o200k."""
+    """System prompt, tool definitions and `<session_context>` of a fresh home's first request, by o200k,
+    against the overhead smig plans with for that project folder: the shipped figure (an empty folder)
+    plus what the client shows of the folder (its listing, up to 200 entries) and its git section."""
     from smig_tui.adapters.tokenizers.tiktoken_counter import make_counter
 
-    project = tmp_path / "empty"
-    project.mkdir()
+    project = tmp_path / shape
+    _lay_out(project, shape)
     with FakeGeminiServer() as server:
         run_gemini(isolated_homes["home"], project, server, "-p", "hello there")
         body = server.turns()[-1]
@@ -182,16 +206,19 @@ def test_the_shipped_gemini_overhead_is_what_the_client_adds_to_a_request(
         + counter.count(json.dumps(body["tools"], ensure_ascii=False))
         + sum(counter.count(text) for text in context)
     )
-    shipped = build_services().agent_overheads["gemini"]
-    assert shipped.source == "measured with Gemini CLI 0.61.0"
-    assert abs(measured - shipped.tokens) <= 60  # the date and temp paths in the context vary a little
+    services = build_services()
+    planned = services.overhead_for(services.capacities.lookup("gemini-2.5-pro"), "gemini", str(project))
+    assert planned is not None and planned.source.startswith("measured with Gemini CLI 0.61.0")
+    assert abs(measured - planned.tokens) <= 60  # the date and the temp paths in the context vary a little
 
 
 def test_gemini_resumes_a_truncated_gemini_session_smig_wrote(isolated_homes: dict[str, Path], tmp_path: Path) -> None:
     """Gemini to Gemini: the recorded session cut to its newest messages, written beside the original."""
     project = _project(tmp_path)
     session = _gemini_source(isolated_homes, project)
-    result = build_services().migrate(session, make_plan(session, "gemini-2.5-pro", keep_last=4), {Destination.GEMINI})
+    result = build_services().migrate(
+        session, make_plan(session, "gemini-2.5-pro", keep_last=4), {Destination("gemini")}
+    )
     [output] = result.outputs
     assert Path(output.path).parent == isolated_homes["home"] / ".gemini" / "tmp" / "osprey-app" / "chats"
     with FakeGeminiServer() as server:
@@ -209,8 +236,8 @@ def test_resume_latest_continues_the_migration_not_an_older_session_of_the_user(
     project = _project(tmp_path)
     with FakeGeminiServer() as server:
         run_gemini(isolated_homes["home"], project, server, "-p", "an earlier session of the user's")
-        session = make_session(tmp_path / "src", agent=Agent.CODEX, cwd=str(project))
-        result = build_services().migrate(session, make_plan(session, "gemini-2.5-pro"), {Destination.GEMINI})
+        session = make_session(tmp_path / "src", agent=Agent("codex"), cwd=str(project))
+        result = build_services().migrate(session, make_plan(session, "gemini-2.5-pro"), {Destination("gemini")})
         server.requests.clear()
         run_gemini(isolated_homes["home"], project, server, "--resume", "latest", "-p", "continue")
         sent = json.dumps(server.turns()[-1], ensure_ascii=False)
@@ -228,8 +255,8 @@ def test_a_session_written_into_an_older_hash_folder_is_carried_over_by_the_clie
     project = _project(tmp_path)
     legacy = isolated_homes["home"] / ".gemini" / "tmp" / project_hash(str(project))
     (legacy / "chats").mkdir(parents=True)
-    session = make_session(tmp_path / "src", agent=Agent.CLAUDE, cwd=str(project))
-    [output] = build_services().migrate(session, make_plan(session, "gemini-2.5-pro"), {Destination.GEMINI}).outputs
+    session = make_session(tmp_path / "src", agent=Agent("claude"), cwd=str(project))
+    [output] = build_services().migrate(session, make_plan(session, "gemini-2.5-pro"), {Destination("gemini")}).outputs
     assert Path(output.path).parent == legacy / "chats"
     with FakeGeminiServer() as server:
         run_gemini(isolated_homes["home"], project, server, "--resume", output.session_id, "-p", "continue")

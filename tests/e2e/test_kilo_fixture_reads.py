@@ -57,7 +57,7 @@ def kilo_database(isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPat
 def test_smig_reads_a_kilo_session_as_kilo_last_sent_it(kilo_database: Path, scenario: str) -> None:
     services = build_services()
     [info] = [
-        i for i in services.list_sessions(agent=Agent.OPENCODE) if i.cwd == f"/tmp/smig-real-kilo/work/{scenario}"
+        i for i in services.list_sessions(agent=Agent("opencode")) if i.cwd == f"/tmp/smig-real-kilo/work/{scenario}"
     ]
     last = [e for e in load_requests(FIXTURE / "requests.jsonl.xz", scenario) if e["method"] == "POST"][-1]["body"]
     session = services.load_session(info)

@@ -27,21 +27,22 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+from client_env import _DEFAULT_BIN, base_env, carries_prompt, claude_env, codex_home_for
 from fake_gemini_server import FakeGeminiServer
 from fake_model_server import REPLY, FakeModelServer
 from gemini_client import run_gemini
 from gemini_items import request_items, session_items
 from migration_builders import make_plan, make_session
 from real_clients import OPENCODE_QUIET, configure_opencode
-from test_resume_real_clients import _DEFAULT_BIN, _base_env, _carries_prompt, _claude_env, _codex_home
 
 from smig_tui.adapters.agents.codex.thread_index import ask
-from smig_tui.adapters.migration_commit import Committer
+from smig_tui.adapters.migration_commit import Committer, MigrationRequest
 from smig_tui.adapters.readback import ReadBackError
 from smig_tui.cli.main import Context, main
 from smig_tui.cli.output import Output
-from smig_tui.core.migration import Destination, MigrationResult
+from smig_tui.core.migration import MigrationResult
 from smig_tui.core.models import Agent, Kind, Role
+from smig_tui.core.native import Destination
 from smig_tui.services import build_services, migrated_messages
 
 pytestmark = pytest.mark.e2e
@@ -86,9 +87,9 @@ class LivedIn:
         if agent == "gemini":
             return run_gemini(self.homes["home"], self.project, self.gemini_server, *args)
         env = {
-            "codex": _base_env(self.homes) | {"SMIG_FAKE_KEY": "test"},
-            "claude": _claude_env(self.homes, self.model_server),
-            "opencode": _base_env(self.homes) | OPENCODE_QUIET,
+            "codex": base_env(self.homes) | {"SMIG_FAKE_KEY": "test"},
+            "claude": claude_env(self.homes, self.model_server),
+            "opencode": base_env(self.homes) | OPENCODE_QUIET,
         }[agent]
         run = subprocess.run(
             [self.client(agent), *args],
@@ -142,7 +143,7 @@ def lived_in(
     home = LivedIn(root, homes, project, model_server, gemini_server)
     home.clients = {agent: path for agent in AGENTS if (path := _installed(agent))}
     if "codex" in home.clients:
-        _codex_home(homes, model_server)
+        codex_home_for(homes, model_server)
     if "opencode" in home.clients:
         configure_opencode(homes, model_server)
     for prompt in ("an older session of the user's", "the user's newest session"):
@@ -189,7 +190,7 @@ def _continue_latest(home: LivedIn, agent: str) -> dict[str, Any]:
         bodies = home.model_server.bodies("/responses")
     elif agent == "claude":
         home.run(agent, "-p", "-c", PROMPT)
-        bodies = [body for body in home.model_server.bodies("/messages") if _carries_prompt(body, PROMPT)]
+        bodies = [body for body in home.model_server.bodies("/messages") if carries_prompt(body, PROMPT)]
     elif agent == "gemini":
         home.run(agent, "--resume", "latest", "-p", PROMPT)
         bodies = home.gemini_server.turns()
@@ -203,7 +204,7 @@ def _continue_latest(home: LivedIn, agent: str) -> dict[str, Any]:
 def _listed_first(home: LivedIn, agent: str) -> str | None:
     """The session the client's own list of the folder's sessions shows first (newest)."""
     if agent == "codex":  # the picker's list: Codex's app server, as `codex resume` asks it
-        env = _base_env(home.homes) | {"SMIG_FAKE_KEY": "test"}
+        env = base_env(home.homes) | {"SMIG_FAKE_KEY": "test"}
         [answer] = ask(home.client(agent), env, [("thread/list", {"cwd": str(home.project)})], cwd=str(home.project))
         rows = answer["result"]["data"]
         return str(rows[0]["id"]) if rows else None
@@ -226,7 +227,7 @@ def test_the_client_continues_and_lists_the_migration_first(
 ) -> None:
     lived_in.client(agent)  # skips when it is not installed
     lived_in.point_smig_here(monkeypatch)
-    source = Agent.CODEX if agent == "claude" else Agent.CLAUDE
+    source = Agent("codex") if agent == "claude" else Agent("claude")
     session = make_session(tmp_path / "src", agent=source, cwd=str(lived_in.project))  # its last message: Jan 2026
     result = build_services().migrate(session, make_plan(session, target=TARGETS[agent]), {Destination(agent)})
     [output] = result.outputs
@@ -265,17 +266,18 @@ def test_a_gemini_session_smig_wrote_survives_a_later_resume_and_the_next_run(
     its next run deletes every file whose name ends like the stub's: with a UUID id, the conversation."""
     lived_in.client("gemini")
     lived_in.point_smig_here(monkeypatch)
-    session = make_session(tmp_path / "src", agent=Agent.CLAUDE, cwd=str(lived_in.project))
+    session = make_session(tmp_path / "src", agent=Agent("claude"), cwd=str(lived_in.project))
     services = build_services()
     plan = make_plan(session, target="gemini-2.5-pro")
     committer = Committer(services.paths, services.store, services.agents, services.env)
     written = datetime.now(UTC) - timedelta(minutes=2)  # so the resume below falls in a later minute
-    result = committer.migrate(session, plan, migrated_messages(plan), {Destination.GEMINI}, now=written)
+    request = MigrationRequest(session, plan, migrated_messages(plan), {Destination("gemini")}, now=written)
+    result = committer.migrate(request)
     [output] = result.outputs
 
     lived_in.run("gemini", "--resume", output.session_id, "-p", "resumed two minutes later")
     stub = [path for path in _gemini_files(lived_in, output.session_id) if str(path) != output.path]
-    listed = [info for info in build_services().list_sessions(agent=Agent.GEMINI) if info.id == output.session_id]
+    listed = [info for info in build_services().list_sessions(agent=Agent("gemini")) if info.id == output.session_id]
     read = build_services().load_session(listed[0])
     lived_in.run("gemini", "-p", "the next run of the user's")  # the client's clean-up runs as it starts
     survived = [str(path) for path in _gemini_files(lived_in, output.session_id)]
@@ -316,7 +318,7 @@ def test_a_commit_that_fails_leaves_the_clients_databases_byte_identical(
     for agent in AGENTS:
         lived_in.client(agent)
     lived_in.point_smig_here(monkeypatch)
-    session = make_session(tmp_path / "src", agent=Agent.CLAUDE, cwd=str(lived_in.project))
+    session = make_session(tmp_path / "src", agent=Agent("claude"), cwd=str(lived_in.project))
     before = _fingerprints(lived_in)
     sessions_before = {info.id for info in build_services().list_sessions()}
     checked: list[str] = []
@@ -349,7 +351,7 @@ def test_a_commit_made_while_the_client_runs_keeps_the_clients_writes(
         if agent == "opencode"
         else [client, "exec", "--skip-git-repo-check", "a turn in flight"]
     )
-    env = _base_env(lived_in.homes) | (OPENCODE_QUIET if agent == "opencode" else {"SMIG_FAKE_KEY": "test"})
+    env = base_env(lived_in.homes) | (OPENCODE_QUIET if agent == "opencode" else {"SMIG_FAKE_KEY": "test"})
     server = lived_in.model_server
     server.held.clear()
     server.release.clear()
@@ -364,7 +366,7 @@ def test_a_commit_made_while_the_client_runs_keeps_the_clients_writes(
     )
     try:
         assert server.held.wait(CLIENT_TIMEOUT), "the client never reached the model"
-        session = make_session(tmp_path / "src", agent=Agent.CLAUDE, cwd=str(lived_in.project))
+        session = make_session(tmp_path / "src", agent=Agent("claude"), cwd=str(lived_in.project))
         result = build_services().migrate(session, make_plan(session, target=TARGETS[agent]), {Destination(agent)})
     finally:
         server.release.set()
@@ -398,7 +400,7 @@ def test_gemini_resends_earlier_tool_results_on_resume_and_smig_reads_each_once(
     ]
     lived_in.run("gemini", "-p", "PHEASANT-12: run echo", "--approval-mode", "yolo")
     [info] = [
-        info for info in build_services().list_sessions(agent=Agent.GEMINI) if info.title == "PHEASANT-12: run echo"
+        info for info in build_services().list_sessions(agent=Agent("gemini")) if info.title == "PHEASANT-12: run echo"
     ]
     for number in range(3):
         server.steps = [{"text": f"Answer {number}.\n"}]
@@ -433,7 +435,7 @@ def test_the_archive_keeps_a_gemini_session_the_clients_clean_up_deletes(
     lived_in.client("gemini")
     lived_in.point_smig_here(monkeypatch)
     lived_in.run("gemini", "-p", "Remember the codeword HERON-451 for later")
-    [info] = [i for i in build_services().list_sessions(agent=Agent.GEMINI) if "HERON-451" in (i.title or "")]
+    [info] = [i for i in build_services().list_sessions(agent=Agent("gemini")) if "HERON-451" in (i.title or "")]
     original = Path(info.path)
     _smig("archive")
     start, context = original.read_text(encoding="utf-8").splitlines()[:2]

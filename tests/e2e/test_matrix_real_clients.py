@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from client_env import client_binary
 
 sys.path.insert(0, str(Path(__file__).parent))
 from fake_gemini_server import FakeGeminiServer
 from fake_model_server import FakeModelServer
-from real_clients import OPENCODE_QUIET, _client, install_source, prepare_receiver, resume
+from real_clients import OPENCODE_QUIET, install_source, prepare_receiver, resume
 
 from smig_tui.cli.main import Context, main
 from smig_tui.cli.output import Output
@@ -112,9 +113,9 @@ def test_the_receiving_client_resumes_the_migrated_session(
     receiver: str,
     truncated: bool,
 ) -> None:
-    _client(receiver)  # skips when the receiving client is not installed
+    client_binary(receiver)  # skips when the receiving client is not installed
     if receiver == "opencode":  # smig writes through `opencode import`
-        monkeypatch.setenv("SMIG_OPENCODE_BIN", _client("opencode"))
+        monkeypatch.setenv("SMIG_OPENCODE_BIN", client_binary("opencode"))
         for key, value in OPENCODE_QUIET.items():
             monkeypatch.setenv(key, value)
     project = tmp_path / "osprey-app"

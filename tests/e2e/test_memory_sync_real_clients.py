@@ -23,15 +23,15 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+from client_env import base_env, claude_env, client_binary, codex_home_for
 from fake_gemini_server import FakeGeminiServer
 from fake_model_server import FakeModelServer
 from gemini_client import run_gemini
 from real_clients import _run, configure_opencode
-from test_resume_real_clients import _base_env, _claude_env, _client, _codex_home
 
+from smig_tui.adapters.agents.claude.memory import project_name as claude_project_name
 from smig_tui.cli.main import Context, main
 from smig_tui.cli.output import Output
-from smig_tui.core.memory_model import claude_project_name
 
 pytestmark = pytest.mark.e2e
 
@@ -105,7 +105,7 @@ def _gemini_request(homes: dict[str, Path], project: Path, server: FakeGeminiSer
 
 def _opencode_request(homes: dict[str, Path], project: Path, server: FakeModelServer) -> str:
     server.requests.clear()
-    _run([_client("opencode"), "run", PROMPT], project, configure_opencode(homes, server))
+    _run([client_binary("opencode"), "run", PROMPT], project, configure_opencode(homes, server))
     bodies = [body for body in server.bodies("/messages") if body.get("tools")]
     assert bodies, "OpenCode sent the model no request"
     return _sent(bodies[-1])
@@ -114,9 +114,9 @@ def _opencode_request(homes: dict[str, Path], project: Path, server: FakeModelSe
 def _codex_request(homes: dict[str, Path], project: Path, server: FakeModelServer) -> str:
     server.requests.clear()
     _run(
-        [_client("codex"), "exec", "--skip-git-repo-check", PROMPT],
+        [client_binary("codex"), "exec", "--skip-git-repo-check", PROMPT],
         project,
-        _base_env(homes) | {"SMIG_FAKE_KEY": "test"},
+        base_env(homes) | {"SMIG_FAKE_KEY": "test"},
     )
     bodies = server.bodies("/responses")
     assert bodies, "Codex sent the model no request"
@@ -125,7 +125,7 @@ def _codex_request(homes: dict[str, Path], project: Path, server: FakeModelServe
 
 def _claude_request(homes: dict[str, Path], project: Path, server: FakeModelServer) -> str:
     server.requests.clear()
-    _run([_client("claude"), "-p", PROMPT], project, _claude_env(homes, server))
+    _run([client_binary("claude"), "-p", PROMPT], project, claude_env(homes, server))
     bodies = [body for body in server.bodies("/messages") if body.get("tools")]
     assert bodies, "Claude Code sent the model no request"
     return _sent(bodies[-1])
@@ -141,7 +141,7 @@ def test_each_real_client_receives_the_other_agents_memory(
     project = tmp_path / "project"
     project.mkdir()
     _gemini_settings(homes["home"], None)
-    _codex_home(homes, model_server)
+    codex_home_for(homes, model_server)
     configure_opencode(homes, model_server)
     _seed_memories(homes, "GEMINI.md")
 
@@ -230,11 +230,11 @@ def test_opencode_keeps_reading_claude_md_when_smig_will_not_shadow_it(
     env = configure_opencode(homes, model_server)
     env.pop("OPENCODE_DISABLE_CLAUDE_CODE")
     model_server.requests.clear()
-    _run([_client("opencode"), "run", PROMPT], project, env)
+    _run([client_binary("opencode"), "run", PROMPT], project, env)
     assert NOTES["claude"] in _sent([b for b in model_server.bodies("/messages") if b.get("tools")][-1])
     agents_md.write_text("# Rules\n", encoding="utf-8")
     model_server.requests.clear()
-    _run([_client("opencode"), "run", PROMPT], project, env)
+    _run([client_binary("opencode"), "run", PROMPT], project, env)
     assert NOTES["claude"] not in _sent([b for b in model_server.bodies("/messages") if b.get("tools")][-1])
 
 

@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+from client_runs import assert_carries_the_written_turns
 from copilot_client import copilot_binary, copilot_env, run_copilot
 from fake_model_server import FakeModelServer
 from pi_client import MODEL as PI_MODEL
@@ -35,14 +36,6 @@ from terminal import Terminal
 pytestmark = pytest.mark.e2e
 
 REAL = Path(__file__).parents[1] / "fixtures" / "real"
-WRITTEN = [
-    ("user", "IMPORTED-ASK: what does plan.txt say?"),
-    ("call", "cat plan.txt"),
-    ("result", "IMPORTED-OUTPUT: migrate by friday"),
-    ("assistant", "IMPORTED-ANSWER: migrate by friday."),
-    ("user", "IMPORTED-SECOND: and after that?"),
-    ("assistant", "IMPORTED-REPLY: then celebrate."),
-]
 
 
 ISO = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
@@ -112,21 +105,6 @@ def _last_turn(server: FakeModelServer) -> list[tuple[str, str]]:
     return conversation(bodies[-1])
 
 
-def _assert_carries_the_written_turns(items: list[tuple[str, str]], prompt: str) -> None:
-    """The hand-written items, in order and paired, then the new prompt last."""
-    kinds = [(kind.split(":")[0], text) for kind, text in items]
-    found: list[int] = []
-    for kind, text in WRITTEN:
-        matches = [i for i, (k, t) in enumerate(kinds) if k == kind and text in t and i not in found]
-        assert matches, f"{kind} {text!r} is not in the request: {kinds}"
-        found.append(matches[0])
-    assert found == sorted(found), kinds
-    call_id = kinds[found[1]][1].split(" ", 1)[0]
-    assert kinds[found[2]][1].startswith(call_id), (kinds[found[1]], kinds[found[2]])
-    assert kinds[-1][0] == "user" and kinds[-1][1].endswith(prompt), kinds[-1]
-    assert found[-1] < len(kinds) - 1
-
-
 @pytest.mark.parametrize("agent", ["copilot", "pi", "qwen"])
 def test_the_client_continues_and_resumes_a_hand_written_session(agent: str, tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "project"
@@ -143,12 +121,12 @@ def test_the_client_continues_and_resumes_a_hand_written_session(agent: str, tmp
     with FakeModelServer() as server:
         run(home, project, server, *CONTINUE[agent], *_prompt(agent, "AFTER-IMPORT: go on"))
         continued = _last_turn(server)
-    _assert_carries_the_written_turns(continued, "AFTER-IMPORT: go on")
+    assert_carries_the_written_turns(continued, "AFTER-IMPORT: go on")
 
     with FakeModelServer() as server:
         run(home, project, server, *by_id(session), *_prompt(agent, "BY-ID: once more"))
         resumed = _last_turn(server)
-    _assert_carries_the_written_turns(resumed, "BY-ID: once more")
+    assert_carries_the_written_turns(resumed, "BY-ID: once more")
     assert any(text.endswith("AFTER-IMPORT: go on") for kind, text in resumed if kind == "user")
 
 
@@ -190,4 +168,4 @@ def test_the_clients_picker_lists_the_hand_written_session_first_and_opens_it(ag
             terminal.type_until("\r", server.answered.is_set, "the client's request", attempt=10.0)
         finally:
             terminal.close()
-        _assert_carries_the_written_turns(_last_turn(server), "PICKED: go on")
+        assert_carries_the_written_turns(_last_turn(server), "PICKED: go on")

@@ -8,10 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from client_env import client_binary
 
 sys.path.insert(0, str(Path(__file__).parent))
 from fake_model_server import FakeModelServer
-from real_clients import CLIENT_TIMEOUT, _client, configure_opencode
+from real_clients import CLIENT_TIMEOUT, configure_opencode
 
 from smig_tui.services import build_services
 
@@ -29,7 +30,7 @@ def test_the_shipped_opencode_overhead_is_what_the_client_adds_to_a_request(
     with FakeModelServer() as server:
         env = configure_opencode(isolated_homes, server)
         run = subprocess.run(
-            [_client("opencode"), "run", "hello there"],
+            [client_binary("opencode"), "run", "hello there"],
             cwd=project,
             env=env,
             capture_output=True,

@@ -11,7 +11,6 @@ provider on its bundled Anthropic SDK (`options.baseURL`); no provider package i
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,45 +18,20 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+from client_env import base_env, client_binary, distinctive_texts, install_fixture, shared_fixtures_dir
 from fake_model_server import REPLY, FakeModelServer
 from migration_builders import make_plan, make_session
 from opencode_builders import install_database
-from real_clients import OPENCODE_QUIET as QUIET
 from real_clients import configure_opencode as _configure
-from test_resume_real_clients import _base_env, _client, _distinctive_texts, _install_fixture, _shared
+from real_clients import main_requests, run_opencode
 
 from smig_tui.core.handoff import NOTE_PREFIX
-from smig_tui.core.migration import Destination
 from smig_tui.core.models import Agent, Kind, Strategy
+from smig_tui.core.native import Destination
 from smig_tui.core.plans import left_out
 from smig_tui.services import build_services
 
 pytestmark = pytest.mark.e2e
-
-CLIENT_TIMEOUT = 240
-
-
-@pytest.fixture
-def opencode(monkeypatch: pytest.MonkeyPatch) -> str:
-    """The real client, also named to smig's writer (which runs `opencode import`)."""
-    binary = _client("opencode")
-    monkeypatch.setenv("SMIG_OPENCODE_BIN", binary)
-    for key, value in QUIET.items():
-        monkeypatch.setenv(key, value)
-    return binary
-
-
-def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    run = subprocess.run(
-        argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=CLIENT_TIMEOUT, stdin=subprocess.DEVNULL
-    )
-    assert run.returncode == 0, (run.stdout[-1000:], run.stderr[-2000:])
-    return run
-
-
-def _main_requests(server: FakeModelServer) -> list[dict[str, Any]]:
-    """The agent's turns (requests offering tools), not its title requests."""
-    return [body for body in server.bodies("/messages") if body.get("tools")]
 
 
 def _history(body: dict[str, Any]) -> list[tuple[str, str, Any]]:
@@ -93,11 +67,11 @@ def test_smig_reads_a_real_opencode_session_as_opencode_sends_it(
     ]
     with FakeModelServer(steps) as server:
         env = _configure(isolated_homes, server)
-        _run([opencode, "run", "first turn: run two commands"], project, env)
-        [info] = build_services().list_sessions(agent=Agent.OPENCODE)
+        run_opencode([opencode, "run", "first turn: run two commands"], project, env)
+        [info] = build_services().list_sessions(agent=Agent("opencode"))
         read = build_services().load_session(info)
-        _run([opencode, "run", "-s", info.id, "second turn"], project, env)
-        resumed = _main_requests(server)[-1]
+        run_opencode([opencode, "run", "-s", info.id, "second turn"], project, env)
+        resumed = main_requests(server)[-1]
     mine = [
         (m.role.value, m.kind.value, json.loads(m.text) if m.kind is Kind.TOOL_CALL else m.text) for m in read.messages
     ]
@@ -110,7 +84,7 @@ def test_smig_reads_a_real_opencode_session_as_opencode_sends_it(
 
 
 @pytest.mark.parametrize("truncated", [False, True], ids=["as-is", "truncated"])
-@pytest.mark.parametrize("agent", [Agent.CODEX, Agent.CLAUDE])
+@pytest.mark.parametrize("agent", [Agent("codex"), Agent("claude")])
 def test_opencode_resumes_a_migrated_built_session(
     isolated_homes: dict[str, Path], tmp_path: Path, opencode: str, agent: Agent, truncated: bool
 ) -> None:
@@ -121,10 +95,10 @@ def test_opencode_resumes_a_migrated_built_session(
         env = _configure(isolated_homes, server)
         services = build_services()
         plan = make_plan(session, target="claude-sonnet-4-5", keep_last=2 if truncated else None)
-        result = services.migrate(session, plan, {Destination.OPENCODE})
+        result = services.migrate(session, plan, {Destination("opencode")})
         [output] = result.outputs
-        run = _run([opencode, "run", "-s", output.session_id, "continue"], project, env)
-        sent = json.dumps(_main_requests(server), ensure_ascii=False)
+        run = run_opencode([opencode, "run", "-s", output.session_id, "continue"], project, env)
+        sent = json.dumps(main_requests(server), ensure_ascii=False)
     assert REPLY in run.stdout
     assert NOTE_PREFIX in sent and result.migration_id in sent and "OSPREY-93" in sent
     if truncated:
@@ -132,19 +106,19 @@ def test_opencode_resumes_a_migrated_built_session(
         assert "PELICAN-77" not in sent  # dropped by the plan, so never sent
     else:
         assert "PELICAN-77" in sent
-    listed = {info.id for info in build_services().list_sessions(agent=Agent.OPENCODE)}
+    listed = {info.id for info in build_services().list_sessions(agent=Agent("opencode"))}
     assert output.session_id in listed
 
 
-@pytest.mark.parametrize("agent", [Agent.CODEX, Agent.CLAUDE])
+@pytest.mark.parametrize("agent", [Agent("codex"), Agent("claude")])
 def test_opencode_resumes_a_migrated_real_session(
     isolated_homes: dict[str, Path], tmp_path: Path, opencode: str, agent: Agent
 ) -> None:
-    if not _shared().is_dir():
+    if not shared_fixtures_dir().is_dir():
         pytest.skip("../shared/fixtures is not present (fresh clone)")
     project = tmp_path / "project"
     project.mkdir()
-    session = _install_fixture("shared", agent, _shared(), isolated_homes, project, tmp_path)
+    session = install_fixture("shared", agent, shared_fixtures_dir(), isolated_homes, project, tmp_path)
     tokens = build_services().plan(session, "claude-sonnet-4-5", Strategy.AS_IS, harness=False).decision.session_tokens
     config = isolated_homes["smig"] / "config" / "config.toml"  # a model that holds about half of it
     config.parent.mkdir(parents=True, exist_ok=True)
@@ -156,12 +130,12 @@ def test_opencode_resumes_a_migrated_real_session(
             plan = services.plan(session, target, strategy, harness=False)
             omitted = left_out(plan)[0]
             assert (strategy is Strategy.TRUNCATE) == (omitted > 0)
-            result = services.migrate(session, plan, {Destination.OPENCODE})
+            result = services.migrate(session, plan, {Destination("opencode")})
             [output] = result.outputs
-            expected = _distinctive_texts(result)
-            before = len(_main_requests(server))
-            _run([opencode, "run", "-s", output.session_id, "continue"], project, env)
-            sent = json.dumps(_main_requests(server)[before:], ensure_ascii=False)
+            expected = distinctive_texts(result)
+            before = len(main_requests(server))
+            run_opencode([opencode, "run", "-s", output.session_id, "continue"], project, env)
+            sent = json.dumps(main_requests(server)[before:], ensure_ascii=False)
             for text in [NOTE_PREFIX, result.migration_id, *expected]:
                 assert json.dumps(text, ensure_ascii=False)[1:-1] in sent, (strategy, text)
             if omitted:
@@ -178,20 +152,20 @@ def test_opencode_resumes_a_migrated_real_session(
                 assert not [text for text in gone if json.dumps(text, ensure_ascii=False)[1:-1] in sent]
 
 
-@pytest.mark.parametrize("target", [Destination.CODEX, Destination.CLAUDE])
+@pytest.mark.parametrize("target", [Destination("codex"), Destination("claude")])
 def test_a_recorded_opencode_session_resumes_in_codex_and_claude_code(
     isolated_homes: dict[str, Path], tmp_path: Path, target: Destination
 ) -> None:
-    client = _client("codex" if target is Destination.CODEX else "claude")
+    client = client_binary("codex" if target == Destination("codex") else "claude")
     project = tmp_path / "project"
     project.mkdir()
     install_database(isolated_homes["home"] / ".local" / "share" / "opencode")
     services = build_services()
-    [info] = services.list_sessions(agent=Agent.OPENCODE)
+    [info] = services.list_sessions(agent=Agent("opencode"))
     session = services.load_session(info)
     with FakeModelServer() as server:
-        env = _base_env(isolated_homes)
-        if target is Destination.CODEX:
+        env = base_env(isolated_homes)
+        if target == Destination("codex"):
             isolated_homes["codex"].mkdir(parents=True, exist_ok=True)
             (isolated_homes["codex"] / "config.toml").write_text(
                 'model = "gpt-5.5"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
@@ -206,18 +180,18 @@ def test_a_recorded_opencode_session_resumes_in_codex_and_claude_code(
                 "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
                 "DISABLE_AUTOUPDATER": "1",
             }
-        model = "gpt-5.5" if target is Destination.CODEX else "claude-sonnet-4-5"
+        model = "gpt-5.5" if target == Destination("codex") else "claude-sonnet-4-5"
         result = build_services().migrate(
             session, services.plan(session, model, Strategy.AS_IS), {target}, cwd=str(project)
         )
         [output] = result.outputs
-        if target is Destination.CODEX:
+        if target == Destination("codex"):
             argv = [client, "exec", "--skip-git-repo-check", "resume", output.session_id, "continue"]
         else:
             argv = [client, "-p", "--resume", output.session_id, "continue"]
-        run = _run(argv, project, env)
+        run = run_opencode(argv, project, env)
         sent = json.dumps(
-            server.bodies("/responses" if target is Destination.CODEX else "/messages"), ensure_ascii=False
+            server.bodies("/responses" if target == Destination("codex") else "/messages"), ensure_ascii=False
         )
     assert REPLY in run.stdout
     for text in [
@@ -244,10 +218,10 @@ def test_a_task_sub_session_of_the_real_client_is_hidden_but_reachable(
     ]
     with FakeModelServer(steps) as server:
         env = _configure(isolated_homes, server)
-        _run([opencode, "run", "delegate-a-task"], project, env)
+        run_opencode([opencode, "run", "delegate-a-task"], project, env)
     services = build_services()
-    shown = services.list_sessions(agent=Agent.OPENCODE)
-    every = services.list_sessions(agent=Agent.OPENCODE, include_subagents=True)
+    shown = services.list_sessions(agent=Agent("opencode"))
+    every = services.list_sessions(agent=Agent("opencode"), include_subagents=True)
     [parent] = shown
     children = [info for info in every if info.id != parent.id]
     assert children and all(child.parent_id == parent.id and child.is_subagent for child in children)
@@ -265,13 +239,13 @@ def test_a_recorded_opencode_session_migrated_to_opencode_resumes(
     project.mkdir()
     install_database(isolated_homes["home"] / ".local" / "share" / "opencode")
     services = build_services()
-    session = services.load_session(services.list_sessions(agent=Agent.OPENCODE)[0])
+    session = services.load_session(services.list_sessions(agent=Agent("opencode"))[0])
     with FakeModelServer() as server:
         env = _configure(isolated_homes, server)
         plan = make_plan(session, target="claude-sonnet-4-5", keep_last=3 if truncated else None)
-        result = build_services().migrate(session, plan, {Destination.OPENCODE}, cwd=str(project))
+        result = build_services().migrate(session, plan, {Destination("opencode")}, cwd=str(project))
         [output] = result.outputs
-        _run([opencode, "run", "-s", output.session_id, "continue"], project, env)
-        sent = json.dumps(_main_requests(server), ensure_ascii=False)
+        run_opencode([opencode, "run", "-s", output.session_id, "continue"], project, env)
+        sent = json.dumps(main_requests(server), ensure_ascii=False)
     assert NOTE_PREFIX in sent and result.migration_id in sent and "UNICODE-REPLY: now" in sent
     assert ("TOOLS-A: go" in sent) is not truncated  # the first prompt is left out only by the truncation

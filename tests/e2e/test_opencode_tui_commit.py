@@ -12,12 +12,13 @@ from textual.widgets import Input
 
 sys.path.insert(0, str(Path(__file__).parent))
 from fake_model_server import REPLY, FakeModelServer
-from test_opencode_real_client import _configure, _main_requests, _run, opencode  # noqa: F401 - fixture
+from real_clients import configure_opencode as _configure
+from real_clients import main_requests, run_opencode
 from tui_pilot import commit_dialog_choosing, settle
 
 from smig_tui.core.handoff import NOTE_PREFIX
-from smig_tui.core.migration import NativeOutput
 from smig_tui.core.models import Agent
+from smig_tui.core.native import NativeOutput
 from smig_tui.services import build_services
 from smig_tui.tui.app import SmigApp
 from smig_tui.tui.screens.commit_result import CommitResultModal
@@ -28,7 +29,7 @@ pytestmark = pytest.mark.e2e
 async def test_the_commit_dialog_writes_an_opencode_session_opencode_resumes(
     fake_home: dict[str, Path],
     tmp_path: Path,
-    opencode: str,  # noqa: F811 - the fixture
+    opencode: str,
 ) -> None:
     project = tmp_path / "project"
     project.mkdir()
@@ -36,10 +37,10 @@ async def test_the_commit_dialog_writes_an_opencode_session_opencode_resumes(
         # OpenCode's config exists before the commit, as a user's does: the session names its default model.
         env = _configure(fake_home, server)
         output, migration_id = await _commit_to_opencode(project)
-        run = _run([opencode, "run", "-s", output.session_id, "continue"], project, env)
-        sent = json.dumps(_main_requests(server), ensure_ascii=False)
+        run = run_opencode([opencode, "run", "-s", output.session_id, "continue"], project, env)
+        sent = json.dumps(main_requests(server), ensure_ascii=False)
     assert output.agent == "opencode" and output.resume_command.endswith(f"opencode -s {output.session_id}")
-    assert output.session_id in {info.id for info in build_services().list_sessions(agent=Agent.OPENCODE)}
+    assert output.session_id in {info.id for info in build_services().list_sessions(agent=Agent("opencode"))}
     assert REPLY in run.stdout
     assert NOTE_PREFIX in sent and migration_id in sent
 
@@ -49,7 +50,7 @@ async def _commit_to_opencode(project: Path) -> tuple[NativeOutput, str]:
     app = SmigApp(services=build_services(), here="/home/user/proj")
     async with app.run_test(size=(120, 36)) as pilot:
         dialog = await commit_dialog_choosing(
-            pilot, lambda info: info.agent is Agent.CODEX and bool(info.title), "opencode"
+            pilot, lambda info: info.agent == Agent("codex") and bool(info.title), "opencode"
         )
         dialog.query_one("#cwd", Input).value = str(project)
         await pilot.click("#confirm")

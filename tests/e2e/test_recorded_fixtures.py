@@ -10,8 +10,8 @@ import json
 from pathlib import Path
 
 import pytest
+from client_runs import assert_carries_the_written_turns
 from recording import conversation, load_requests, overhead
-from test_new_clients_resume_handwritten import _assert_carries_the_written_turns
 
 REAL = Path(__file__).parents[1] / "fixtures" / "real"
 AGENTS = ("copilot", "pi", "qwen")
@@ -49,7 +49,7 @@ def test_every_recorded_session_is_there_with_its_requests(agent: str) -> None:
 def test_the_client_sent_the_hand_written_turns_when_it_continued_them(agent: str) -> None:
     """The recorded proof that a session written as smig would is one the client resumes."""
     turns = [e for e in load_requests(REAL / agent / "requests.jsonl.xz", "imported") if e["body"].get("tools")]
-    _assert_carries_the_written_turns(conversation(turns[-1]["body"]), "IMPORTED-3: go on")
+    assert_carries_the_written_turns(conversation(turns[-1]["body"]), "IMPORTED-3: go on")
     continued = _lines(_session_file(agent, _scenarios(agent)["imported"]["session"]))
     written = _lines(next((REAL / agent / "as-written").rglob("*.jsonl")))
     assert continued[: len(written)] == written  # the client appended; it rewrote nothing it read

@@ -291,7 +291,7 @@ def test_one_damaged_session_is_a_warning_and_the_others_list_as_before(
 
 HUGE_ENV = "SMIG_FUZZ_HUGE"
 """Set to 1 to run the 100 MB one-line cases (about a minute each on two cores: the benchmark's size,
-not the unit suite's); `python -m smig_tui.devtools.bench` does not run them."""
+not the unit suite's); `python -m smig_devtools.bench` does not run them."""
 
 
 @pytest.mark.skipif(os.environ.get(HUGE_ENV) != "1", reason=f"100 MB cases run with {HUGE_ENV}=1 (minutes)")

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from smig_devtools.corpus import SessionEntry
+from smig_devtools.gemini_corpus import generate_gemini
 from smig_tui.adapters.agents.gemini.source import GeminiSource
 from smig_tui.core.models import Kind, ReadWarning
-from smig_tui.devtools.corpus import SessionEntry
-from smig_tui.devtools.gemini_corpus import generate_gemini
 
 
 def test_every_generated_session_lists_and_loads(tmp_path: Path) -> None:

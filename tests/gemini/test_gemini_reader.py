@@ -52,7 +52,7 @@ def _last_turn(log: str) -> dict[str, object]:
 def test_listing_gives_the_facts_of_the_recorded_session(gemini_home: Path) -> None:
     [info], warnings = _read(gemini_home)
     assert warnings == []
-    assert (info.id, info.agent, info.cwd) == (SESSION_ID, Agent.GEMINI, RECORDED_CWD)  # from .project_root
+    assert (info.id, info.agent, info.cwd) == (SESSION_ID, Agent("gemini"), RECORDED_CWD)  # from .project_root
     assert info.title == "OSPREY-93: read notes.txt and tell me the release codename"
     assert info.model == "gemini-2.5-pro" and info.origin == "main" and not info.is_subagent
     assert info.context_tokens == 514  # tokens.total of the last reply, as the client logged it
@@ -201,7 +201,7 @@ def test_gemini_cli_home_moves_the_folder(
 ) -> None:
     shutil.copytree(FIXTURE / "home" / ".gemini", tmp_path / "elsewhere" / ".gemini")
     monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "elsewhere"))
-    [info] = build_services().list_sessions(agent=Agent.GEMINI)
+    [info] = build_services().list_sessions(agent=Agent("gemini"))
     assert info.id == SESSION_ID
 
 

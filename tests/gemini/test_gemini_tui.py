@@ -30,7 +30,7 @@ async def test_the_tree_lists_gemini_sessions_and_opens_one(fake_home: dict[str,
             for line in range(tree.last_line + 1)
             if (node := tree.get_node_at_line(line)) is not None
             and node.data is not None
-            and node.data.agent is Agent.GEMINI
+            and node.data.agent == Agent("gemini")
         )
         assert leaf is not None
         tree.focus()
@@ -46,7 +46,7 @@ async def test_the_commit_dialog_writes_a_gemini_session(fake_home: dict[str, Pa
     app = SmigApp(services=build_services(), here="/home/user/proj")
     async with app.run_test(size=(120, 36)) as pilot:
         await commit_dialog_choosing(
-            pilot, lambda info: info.agent is Agent.CODEX and info.cwd == "/home/user/proj", "gemini"
+            pilot, lambda info: info.agent == Agent("codex") and info.cwd == "/home/user/proj", "gemini"
         )
         await pilot.click("#confirm")
         await settle(pilot)

@@ -19,7 +19,7 @@ mcp = pytest.importorskip("mcp")
 from mcp import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
-from smig_tui.core.migration import shown_command  # noqa: E402
+from smig_tui.core.native import shown_command  # noqa: E402
 from smig_tui.services import build_services  # noqa: E402
 
 TIMEOUT = 60

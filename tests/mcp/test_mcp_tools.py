@@ -173,7 +173,7 @@ def test_real_sessions_round_trip_through_preview_commit_and_recall(
                 f"[smig: {omitted['messages']} earlier messages omitted ({omitted['tokens']:,} tokens)"
             )
         codex = tools.preview_migration(entry["id"], "gpt-5.5")
-        assert codex["decision"]["agent_overhead"] == services.overhead_tokens(services.capacities.lookup("gpt-5.5"))
+        assert codex["decision"]["overhead"] == services.overhead_tokens(services.capacities.lookup("gpt-5.5"))
         done = tools.commit_migration(entry["id"], "gpt-4", reserve=6_000)
         recalled = tools.recall_omitted(done["migration_id"], "", limit=100)
         texts = {m.id: m.text for m in session.messages}
@@ -217,7 +217,7 @@ def _opaque(session, message_id: str) -> bool:  # type: ignore[no-untyped-def]
 
 def test_handoff_pages_and_summaries_need_consent(fake_home: dict[str, Path]) -> None:
     tools = SmigTools(build_services())
-    with pytest.raises(SummaryConsentError, match="confirm with"):
+    with pytest.raises(SummaryConsentError, match="Confirm with"):
         tools.commit_migration("5f0c2a9e", "gpt-4", strategy="summary")
     done = tools.commit_migration("5f0c2a9e", "gpt-4o", to=["store"])
     first = tools.get_handoff("/home/user/proj", max_chars=2_000)
@@ -359,3 +359,17 @@ def test_a_long_omitted_message_is_read_whole_page_by_page(fake_home: dict[str, 
     assert text == long_text and page["total_chars"] == len(long_text)
     with pytest.raises(InvalidArgumentError, match="is not a message migration"):
         tools.recall_omitted(done["migration_id"], message_id="nope")
+
+
+def test_the_continue_prompt_skips_the_callers_own_sessions(fake_home: dict[str, Path], monkeypatch) -> None:
+    """Agents are values (`Agent("claude")` made twice is equal, not the same object): the caller's
+    newest session is skipped by equality, so the prompt hands over another agent's."""
+    from smig_tui.core.models import Agent
+    from smig_tui.mcp.handoffs import Handoffs
+
+    services = build_services()
+    monkeypatch.chdir("/")
+    newest = services.list_sessions(cwd="/")[0]
+    caller = Agent(str(newest.agent))  # another object, the same agent
+    chosen = Handoffs(services)._chosen(None, None, caller)
+    assert chosen.agent != newest.agent

@@ -17,12 +17,14 @@ from pathlib import Path
 
 import pytest
 
+from smig_tui.adapters.agents.claude.memory import BUNDLE_NAME as CLAUDE_BUNDLE_NAME
+from smig_tui.adapters.agents.claude.memory import USER_BUNDLE_NAME as CLAUDE_USER_BUNDLE_NAME
+from smig_tui.adapters.agents.claude.memory import index_line as claude_index_line
 from smig_tui.adapters.memory_store import MemoryStore
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.cli.main import Context, main
 from smig_tui.cli.output import Output
-from smig_tui.core.memory_model import CLAUDE_BUNDLE_NAME, CLAUDE_USER_BUNDLE_NAME, MARKER
-from smig_tui.core.memory_sync import claude_index_line
+from smig_tui.core.memory_model import MARKER
 from smig_tui.services import Services
 
 USER_RULES = "# My rules\n- Prefer small commits.\n- Read @docs/house.md first.\n"

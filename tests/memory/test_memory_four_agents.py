@@ -16,11 +16,12 @@ import pytest
 from textual.app import App
 from textual.widgets import DataTable
 
+from smig_tui.adapters.agents.claude.memory import project_name as claude_project_name
 from smig_tui.adapters.memory_store import MemoryStore
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.cli.main import Context, main
 from smig_tui.cli.output import Output
-from smig_tui.core.memory_model import MARKER, Direction, claude_project_name
+from smig_tui.core.memory_model import MARKER, Direction
 from smig_tui.services import Services
 from smig_tui.tui.screens.memory import MemoryScreen
 
@@ -71,7 +72,7 @@ def _smig(*argv: str) -> tuple[int, str, str]:
 def test_agents_not_set_up_get_no_files(isolated_homes: dict[str, Path]) -> None:
     _write(isolated_homes["codex"] / "memories" / "memory_summary.md", "# Summary\n- uv\n")
     plan = _services().memory_plan()
-    assert [report.direction for report in plan.reports] == [Direction.TO_CLAUDE, Direction.TO_CODEX]
+    assert [report.direction for report in plan.reports] == [Direction("to-claude"), Direction("to-codex")]
     assert not (isolated_homes["home"] / ".gemini").exists()
     assert not (isolated_homes["home"] / ".config").exists()
     code, out, _ = _smig()
@@ -112,14 +113,13 @@ def test_gemini_context_file_name_setting_moves_the_import(isolated_homes: dict[
     gemini = isolated_homes["home"] / ".gemini"
     _write(gemini / "settings.json", json.dumps({"context": {"fileName": ["AGENTS.md", "GEMINI.md"]}}))
     _write(gemini / "GEMINI.md", f"- {GEMINI_NOTE}\n")
-    targets = _store().targets()
-    assert targets.gemini_memory == str(gemini / "AGENTS.md")
     inputs = _store().read_inputs()
-    assert [source.path for source in inputs.gemini_files] == [str(gemini / "GEMINI.md")]
+    assert inputs.of("gemini").pointer == str(gemini / "AGENTS.md")
+    assert [source.path for source in inputs.of("gemini").files] == [str(gemini / "GEMINI.md")]
     _write(gemini / "settings.json", json.dumps({"context": {"fileName": "CONTEXT.md"}}))
-    assert _store().targets().gemini_memory == str(gemini / "CONTEXT.md")
+    assert _store().read_inputs().of("gemini").pointer == str(gemini / "CONTEXT.md")
     _write(gemini / "settings.json", "{not json")
-    assert _store().targets().gemini_memory == str(gemini / "GEMINI.md")
+    assert _store().read_inputs().of("gemini").pointer == str(gemini / "GEMINI.md")
 
 
 def test_a_file_at_a_bundle_path_without_the_marker_is_never_written(isolated_homes: dict[str, Path]) -> None:
@@ -179,7 +179,7 @@ async def test_memory_screen_shows_gemini_and_opencode_files(isolated_homes: dic
         await pilot.press("d", "d", "d")  # every way → to-claude → to-codex → to-gemini
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert [report.direction for report in screen.plan.reports] == [Direction.TO_GEMINI]
+        assert [report.direction for report in screen.plan.reports] == [Direction("to-gemini")]
         assert screen.query_one("#gemini-files", DataTable).row_count == 0
         assert not files["gemini_bundle"].exists()  # showing writes nothing
 

@@ -6,9 +6,9 @@ import json
 import sqlite3
 from pathlib import Path
 
+from smig_devtools.opencode_corpus import generate
 from smig_tui.adapters.agents.opencode.home import OpenCodeHome
 from smig_tui.adapters.agents.opencode.source import OpenCodeSource
-from smig_tui.devtools.opencode_corpus import generate
 
 
 def test_listed_counts_match_a_full_read_and_follow_updates(tmp_path: Path) -> None:

@@ -56,7 +56,7 @@ def test_lists_the_recorded_session_with_what_opencode_recorded(data_dir: Path) 
     warnings: list[ReadWarning] = []
     [info] = list(_source().discover(warnings.append))
     assert warnings == []
-    assert info.id == SESSION_ID and info.agent is Agent.OPENCODE
+    assert info.id == SESSION_ID and info.agent == Agent("opencode")
     assert info.cwd == RECORDED_CWD
     assert info.model == "claude-sonnet-4-5"
     assert info.source_version == "1.18.33"
@@ -106,9 +106,9 @@ def test_sub_sessions_are_hidden_from_the_list_but_found_by_id(data_dir: Path) -
     child = "ses_dc3e7207effdChildSession01"
     add_child_session(data_dir / "opencode.db", child)
     services = build_services()
-    listed = [info.id for info in services.list_sessions(agent=Agent.OPENCODE)]
+    listed = [info.id for info in services.list_sessions(agent=Agent("opencode"))]
     assert listed == [SESSION_ID]
-    every = {info.id: info for info in services.list_sessions(agent=Agent.OPENCODE, include_subagents=True)}
+    every = {info.id: info for info in services.list_sessions(agent=Agent("opencode"), include_subagents=True)}
     assert every[child].parent_id == SESSION_ID and every[child].is_subagent
     found = services.find_session(child)
     loaded = services.load_session(found)
@@ -154,7 +154,7 @@ def test_a_locked_database_is_one_warning_and_other_agents_still_list(
         writer.close()
     assert len(warnings) == 1
     assert warnings[0].path == str(database) and "locked" in warnings[0].message
-    assert {info.agent for info in others} == {Agent.CODEX, Agent.CLAUDE}
+    assert {info.agent for info in others} == {Agent("codex"), Agent("claude")}
 
 
 @pytest.mark.parametrize("damage", ["garbage", "cut"])
@@ -176,7 +176,7 @@ def test_a_damaged_database_is_one_warning(data_dir: Path, damage: str) -> None:
 def test_a_session_gone_from_the_database_is_a_clear_error(data_dir: Path) -> None:
     from smig_tui.core.errors import SessionReadError
 
-    info = SessionInfo(id="ses_gone", agent=Agent.OPENCODE, path=session_ref(data_dir / "opencode.db", "ses_gone"))
+    info = SessionInfo(id="ses_gone", agent=Agent("opencode"), path=session_ref(data_dir / "opencode.db", "ses_gone"))
     with pytest.raises(SessionReadError, match="no longer in"):
         _source().load(info, lambda _: None)
 
@@ -220,7 +220,7 @@ def test_the_legacy_json_tree_reads_like_the_database(isolated_homes: dict[str, 
 def test_opencode_db_names_the_database(isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     elsewhere = install_database(isolated_homes["home"] / "elsewhere")
     monkeypatch.setenv("OPENCODE_DB", str(elsewhere))
-    [info] = build_services().list_sessions(agent=Agent.OPENCODE)
+    [info] = build_services().list_sessions(agent=Agent("opencode"))
     assert info.path.startswith(str(elsewhere))
 
 

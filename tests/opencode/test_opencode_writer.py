@@ -17,8 +17,8 @@ from opencode_builders import SESSION_ID, install_database
 from smig_tui.adapters.agents.opencode.writer import configured_model, opencode_id
 from smig_tui.core.errors import WriteRefusedError
 from smig_tui.core.handoff import NOTE_PREFIX
-from smig_tui.core.migration import Destination
 from smig_tui.core.models import Agent
+from smig_tui.core.native import Destination
 from smig_tui.services import build_services
 
 NOW = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
@@ -27,12 +27,12 @@ NOW = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
 def _dry_run(tmp_path: Path, keep_last: int | None = None) -> tuple[dict, object]:
     project = tmp_path / "project"
     project.mkdir(exist_ok=True)
-    session = make_session(tmp_path / "src", agent=Agent.CODEX, cwd=str(project))
+    session = make_session(tmp_path / "src", agent=Agent("codex"), cwd=str(project))
     services = build_services()
     result = services.migrate(
-        session, make_plan(session, "claude-sonnet-4-5", keep_last), {Destination.OPENCODE}, dry_run=True
+        session, make_plan(session, "claude-sonnet-4-5", keep_last), {Destination("opencode")}, dry_run=True
     )
-    [planned] = [f for f in result.files if f.destination is Destination.OPENCODE]
+    [planned] = [f for f in result.files if f.destination == Destination("opencode")]
     return json.loads(planned.data), result
 
 
@@ -99,13 +99,13 @@ def test_without_the_opencode_command_nothing_is_written(
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
     project = tmp_path / "project"
     project.mkdir()
-    session = make_session(tmp_path / "src", agent=Agent.CLAUDE, cwd=str(project))
+    session = make_session(tmp_path / "src", agent=Agent("claude"), cwd=str(project))
     services = build_services()
     with pytest.raises(WriteRefusedError, match="needs the `opencode` command"):
-        services.migrate(session, make_plan(session, "claude-sonnet-4-5"), {Destination.OPENCODE})
+        services.migrate(session, make_plan(session, "claude-sonnet-4-5"), {Destination("opencode")})
     smig = isolated_homes["smig"]
     assert not list((smig / "data").rglob("*.json"))  # no import document, no record
-    assert not services.can_write(Destination.OPENCODE)
+    assert not services.can_write(Destination("opencode"))
 
 
 def test_an_opencode_session_migrates_to_claude_code_and_pins_its_source(
@@ -116,7 +116,9 @@ def test_an_opencode_session_migrates_to_claude_code_and_pins_its_source(
     session = services.load_session(services.find_session(SESSION_ID))
     project = tmp_path / "project"
     project.mkdir()
-    result = services.migrate(session, make_plan(session, "claude-sonnet-4-5"), {Destination.CLAUDE}, cwd=str(project))
+    result = services.migrate(
+        session, make_plan(session, "claude-sonnet-4-5"), {Destination("claude")}, cwd=str(project)
+    )
     [output] = result.outputs
     written = Path(output.path).read_text(encoding="utf-8")
     assert "UNICODE-REPLY: now" in written and "héllo wörld ✓ 日本語 🚀" in written

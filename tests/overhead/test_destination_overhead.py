@@ -87,7 +87,7 @@ def test_mcp_commit_plans_for_the_destination_s_overhead(fake_home: dict[str, Pa
     tools = SmigTools(services)
     to_opencode = tools.commit_migration(session_id, target, to=["opencode"], dry_run=True)["decision"]
     to_claude = tools.commit_migration(session_id, target, to=["claude"], dry_run=True)["decision"]
-    assert (to_opencode["agent_overhead"], to_claude["agent_overhead"]) == (
+    assert (to_opencode["overhead"], to_claude["overhead"]) == (
         6000,
         services.agent_overheads["claude"].tokens,
     )

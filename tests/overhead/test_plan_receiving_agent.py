@@ -12,7 +12,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from smig_tui.adapters.agents import registry
+from smig_tui.adapters.agents.claude.home import resolve_home as claude_home
 from smig_tui.adapters.agents.claude.source import ClaudeSource
+from smig_tui.adapters.agents.codex.home import resolve_home as codex_home
 from smig_tui.adapters.agents.codex.source import CodexSource
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.cli.main import Context, main
@@ -21,12 +24,12 @@ from smig_tui.core.tokens import calibrate_one
 from smig_tui.services import Services
 
 CODEX_MAIN = "01a1f866-0d00-7a1b-82c3-d4e5f6a7b8c9"
-SHIPPED = json.loads((Path(__file__).parents[2] / "smig_tui" / "data" / "agent_overhead.json").read_text())
+SHIPPED = {entry.id: entry.overhead.tokens for entry in registry.AGENTS if entry.overhead is not None}
 
 
 def _services() -> Services:
     paths = resolve_paths()
-    return Services(paths=paths, config={}, sources=[CodexSource(paths), ClaudeSource(paths)])
+    return Services(paths=paths, config={}, sources=[CodexSource(codex_home()), ClaudeSource(claude_home())])
 
 
 def _plan(*argv: str) -> tuple[int, str]:
@@ -44,7 +47,7 @@ def _json(*argv: str) -> dict[str, Any]:
 
 
 def _shipped(agent: str) -> int:
-    return int(SHIPPED["agents"][agent]["tokens"])
+    return SHIPPED[agent]
 
 
 def test_a_gpt5_plan_is_for_codex_unless_told_opencode(fake_home: dict[str, Path]) -> None:

@@ -22,7 +22,7 @@ async def test_committing_to_another_agent_plans_for_its_overhead(fake_home: dic
     notes: list[str] = []
     async with app.run_test(size=(120, 36)) as pilot:
         dialog = await commit_dialog_choosing(
-            pilot, lambda info: info.agent is Agent.CODEX and info.cwd == "/home/user/proj", "gemini"
+            pilot, lambda info: info.agent == Agent("codex") and info.cwd == "/home/user/proj", "gemini"
         )
         notes.append(" ".join(str(dialog.query_one("#commit-note").render()).split()))
         planned = dialog.plan
@@ -48,7 +48,7 @@ async def test_committing_to_the_previewed_agent_writes_the_preview(fake_home: d
     notes: list[str] = []
     async with app.run_test(size=(120, 36)) as pilot:
         await commit_dialog_choosing(
-            pilot, lambda info: info.agent is Agent.CODEX and info.cwd == "/home/user/proj", "claude"
+            pilot, lambda info: info.agent == Agent("codex") and info.cwd == "/home/user/proj", "claude"
         )
         notes.append(" ".join(str(app.screen.query_one("#commit-note").render()).split()))
         await pilot.click("#confirm")

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from cli_runner import run_cli
 
+from smig_tui.adapters.agents.claude.home import resolve_home
 from smig_tui.adapters.agents.claude.source import ClaudeSource
 from smig_tui.cli.output import JSON_BLOCK_CHARS, Output
 from smig_tui.cli.plan import DROPPED_RUN_ENDS
@@ -36,13 +37,13 @@ def _row_indexes(stdout: str) -> list[int]:
 
 @pytest.mark.usefixtures("claude_home")
 def test_default_table_cuts_dropped_runs_and_says_how_many() -> None:
-    code, stdout, _ = run_cli(["plan", SESSION, *TIGHT, "--json"], ClaudeSource)
+    code, stdout, _ = run_cli(["plan", SESSION, *TIGHT, "--json"], lambda _paths: ClaudeSource(resolve_home()))
     items = json.loads(stdout)["items"]
     dropped = [item["index"] for item in items if not item["kept"]]
     kept = [item["index"] for item in items if item["kept"]]
     assert code == 0 and len(dropped) > 2 * DROPPED_RUN_ENDS + 1 and kept
 
-    code, stdout, stderr = run_cli(["plan", SESSION, *TIGHT], ClaudeSource)
+    code, stdout, stderr = run_cli(["plan", SESSION, *TIGHT], lambda _paths: ClaudeSource(resolve_home()))
     assert code == 0 and "Traceback" not in stderr
     shown = _row_indexes(stdout)
     hidden = sum(int(n.replace(",", "")) for n in re.findall(r"… ([\d,]+) more dropped", stdout))
@@ -50,7 +51,7 @@ def test_default_table_cuts_dropped_runs_and_says_how_many() -> None:
     assert hidden > 0 and len(shown) + hidden == len(items), "each message is either shown or counted"
     assert shown == sorted(shown) and shown[0] == dropped[0], "rows stay in order, the first dropped one shows"
 
-    code, stdout, _ = run_cli(["plan", SESSION, *TIGHT, "--all"], ClaudeSource)
+    code, stdout, _ = run_cli(["plan", SESSION, *TIGHT, "--all"], lambda _paths: ClaudeSource(resolve_home()))
     assert code == 0 and "more dropped" not in stdout
     assert _row_indexes(stdout) == [item["index"] for item in items]
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from pathlib import Path
 
 SESSION_ID = "01a30000-0000-7000-8000-00000000a001"
@@ -50,3 +52,14 @@ def write_rollout(
     lines += [message_line(role, text, f"{day}T10:00:0{i % 10}.000Z") for i, (role, text) in enumerate(turns)]
     path.write_text("".join(lines), encoding="utf-8")
     return path
+
+
+LINEAGE = Path(__file__).parents[1] / "fixtures" / "real" / "codex" / "fork_lineage"
+"""A real Codex fork lineage: a thread, its fork, and the fork's fork, with the files' times."""
+
+
+def install_lineage(codex_home: Path) -> None:
+    """Copy the fork lineage into `codex_home`, with the times the real files had."""
+    shutil.copytree(LINEAGE / "codex_home", codex_home, dirs_exist_ok=True)
+    for rel, mtime in json.loads((LINEAGE / "expected.json").read_text(encoding="utf-8"))["mtimes"].items():
+        os.utime(codex_home / rel, (mtime, mtime))

@@ -238,12 +238,12 @@ class SharedFileSource:
 
     @property
     def agent(self) -> Agent:
-        return Agent.CODEX
+        return Agent("codex")
 
     def discover(self, warn: WarningSink) -> Iterator[SessionInfo]:
         stat = self.path.stat()
         for session_id in ("shared-one", "shared-two"):
-            yield SessionInfo(session_id, Agent.CODEX, str(self.path), size=stat.st_size, mtime=stat.st_mtime)
+            yield SessionInfo(session_id, Agent("codex"), str(self.path), size=stat.st_size, mtime=stat.st_mtime)
 
     def load(self, info: SessionInfo, warn: WarningSink) -> Session:
         text = f"{info.id} talks about the {'pelican' if info.id.endswith('one') else 'cormorant'}"

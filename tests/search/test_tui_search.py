@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
+from tui_pilot import settle
 
 from smig_tui.services import build_services
 from smig_tui.tui.app import SmigApp
@@ -14,12 +15,6 @@ from smig_tui.tui.screens.search import SearchModal
 from smig_tui.tui.widgets.preview_tabs import PreviewTabs
 
 HERE = "/home/user/proj"
-
-
-async def settle(pilot: Pilot[None]) -> None:
-    for _ in range(6):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
 
 
 @pytest.fixture(autouse=True)

@@ -24,7 +24,7 @@ async def test_tree_lists_fixture_sessions_grouped_current_folder_first(make_app
         groups = group_labels(tree)
         codex_groups = next(labels for name, labels in groups.items() if name.startswith("Codex"))
         assert codex_groups[0].startswith(f"● {HERE} (")
-        in_here = [info for info in listed if info.agent is Agent.CODEX and info.cwd == HERE]
+        in_here = [info for info in listed if info.agent == Agent("codex") and info.cwd == HERE]
         assert codex_groups[0] == f"● {HERE} ({len(in_here)})"
         progress = str(app.screen.query_one("#progress").render())
         assert f"of {len(tree.sessions)} sessions" in progress
@@ -67,7 +67,7 @@ async def test_selecting_a_session_shows_its_facts(make_app) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
-        info = await open_session(pilot, lambda i: i.agent is Agent.CODEX and bool(i.title))
+        info = await open_session(pilot, lambda i: i.agent == Agent("codex") and bool(i.title))
         screen = app.screen
         assert screen.session is not None and screen.session.info.path == info.path
         facts = str(screen.query_one(SessionCard).query_one("#facts").render())
@@ -80,7 +80,7 @@ async def test_unreadable_session_is_a_notification_not_a_crash(make_app) -> Non
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
-        victim = next(info for info in tree_of(pilot).visible_sessions() if info.agent is Agent.CODEX)
+        victim = next(info for info in tree_of(pilot).visible_sessions() if info.agent == Agent("codex"))
         Path(victim.path).unlink()
         await open_session(pilot, lambda i: i.path == victim.path)
         errors = [n for n in app._notifications if n.severity == "error"]
@@ -138,7 +138,7 @@ async def test_palette_runs_screen_actions(make_app) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
-        await open_session(pilot, lambda i: i.agent is Agent.CLAUDE and not i.is_subagent)
+        await open_session(pilot, lambda i: i.agent == Agent("claude") and not i.is_subagent)
         await pilot.press("ctrl+p")
         await settle(pilot)
         await pilot.press(*"Target: choose")

@@ -8,16 +8,17 @@ import threading
 
 import pytest
 from conftest import HERE, open_session, settle, tree_of
-from test_flow import build_sized, choose_target
+from daily_keys import Keys, text_of
+from tui_pilot import build_sized, choose_target
 
-from smig_tui.core.migration import Destination
 from smig_tui.core.models import Agent, Strategy
+from smig_tui.core.native import Destination
 from smig_tui.services import build_services
 from smig_tui.tui import backend
 from smig_tui.tui.app import SmigApp
 from smig_tui.tui.screens.browse import BrowseScreen
-from smig_tui.tui.screens.commit import CommitModal
-from smig_tui.tui.screens.commit_progress import CommitProgressModal
+from smig_tui.tui.screens.commit import CommitChoice, CommitModal
+from smig_tui.tui.screens.commit_progress import CommitProgressModal, writing_text
 from smig_tui.tui.screens.commit_result import CommitResultModal
 from smig_tui.tui.screens.confirm import ConfirmModal
 from smig_tui.tui.screens.model_picker import Columns
@@ -29,26 +30,8 @@ TITLE = "Fix login redirect loop"
 """A Claude Code session of the fixtures, found by typing part of its title."""
 
 
-class Keys:
-    """Presses keys one at a time, letting every worker finish between them, and counts them."""
-
-    def __init__(self, pilot) -> None:
-        self.pilot = pilot
-        self.count = 0
-
-    async def __call__(self, *keys: str) -> None:
-        for key in keys:
-            await self.pilot.press(key)
-            self.count += 1
-            await settle(self.pilot)
-
-
 def notes_of(app) -> list[str]:
     return [notification.message for notification in app._notifications]
-
-
-def text_of(widget) -> str:
-    return " ".join(str(widget.render()).split())
 
 
 def migrate_a_copy(title: str, to: Destination) -> None:
@@ -63,14 +46,14 @@ def migrate_a_copy(title: str, to: Destination) -> None:
 async def test_from_smig_to_a_committed_migration_of_a_session_found_by_filter_in_8_keys(
     make_app, isolated_homes
 ) -> None:
-    migrate_a_copy(TITLE, Destination.CODEX)
+    migrate_a_copy(TITLE, Destination("codex"))
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         tree = tree_of(pilot)
         matching = [info for info in tree.sessions if "logi" in (info.title or "").lower()]
-        copy, original = sorted(matching, key=lambda info: info.agent is Agent.CLAUDE)
-        assert copy.title.startswith("↪ from claude:") and copy.agent is Agent.CODEX
+        copy, original = sorted(matching, key=lambda info: info.agent == Agent("claude"))
+        assert copy.title.startswith("↪ from claude:") and copy.agent == Agent("codex")
         keys = Keys(pilot)
         await keys("slash", *"logi")
         # The copy is listed first (Codex comes before Claude Code); the original is the one highlighted.
@@ -182,7 +165,7 @@ async def test_keys_pressed_while_a_commit_is_written_do_not_reach_the_result(
     real_commit = backend.commit
 
     def slow_commit(*args, **kwargs):  # as `opencode import` is: seconds
-        assert gate.wait(30)
+        assert gate.wait(600)  # a hang guard only: the test opens the gate
         return real_commit(*args, **kwargs)
 
     monkeypatch.setattr(backend, "commit", slow_commit)
@@ -206,6 +189,14 @@ async def test_keys_pressed_while_a_commit_is_written_do_not_reach_the_result(
         assert isinstance(app.screen, CommitResultModal)  # not closed by the Enter pressed while waiting
         assert app.clipboard == ""  # nor its command copied by the `y`
     assert app.return_code in (None, 0)
+
+
+def test_the_progress_note_names_the_import_command_of_an_agent_that_has_one() -> None:
+    plan = object()  # the note reads only the destinations
+    slow = writing_text(CommitChoice({"store", "opencode"}, plan))  # type: ignore[arg-type]
+    assert slow.startswith("Writing smig's record and a session for OpenCode…")
+    assert "The OpenCode session is written by `opencode import`, which takes a few seconds." in slow
+    assert "written by" not in writing_text(CommitChoice({"store", "claude"}, plan))  # type: ignore[arg-type]
 
 
 async def test_the_result_offers_no_resume_command_when_no_native_session_was_written(make_app, isolated_homes) -> None:
@@ -313,8 +304,12 @@ async def test_the_card_counts_each_agents_sessions_before_one_is_opened(four_ag
         await settle(pilot)
         facts = text_of(app.screen.query_one("#facts"))
         tree = app.screen.query_one(SourceTree)
-        for agent, name in ((Agent.CODEX, "Codex"), (Agent.CLAUDE, "Claude Code"), (Agent.GEMINI, "Gemini CLI")):
-            count = sum(1 for info in tree.sessions if info.agent is agent and not info.is_subagent)
+        for agent, name in (
+            (Agent("codex"), "Codex"),
+            (Agent("claude"), "Claude Code"),
+            (Agent("gemini"), "Gemini CLI"),
+        ):
+            count = sum(1 for info in tree.sessions if info.agent == agent and not info.is_subagent)
             assert f"{name} {count}" in facts
         assert "OpenCode 1" in facts and facts.startswith("Enter opens the highlighted session")
 

@@ -10,16 +10,16 @@ from pathlib import Path
 import pytest
 from conftest import open_session, settle
 from screen_fit import assert_fits
-from test_flow import build_sized, choose_target
+from tui_pilot import build_sized, choose_target
 
+from smig_devtools.corpus import MB, generate
 from smig_tui.core.models import Agent, Kind, SessionInfo, Strategy
-from smig_tui.devtools.corpus import MB, generate
+from smig_tui.core.plan_structure import NOT_MIGRATED
 from smig_tui.services import Services, build_services
 from smig_tui.tui.screens.commit import CommitModal
 from smig_tui.tui.screens.commit_result import CommitResultModal
 from smig_tui.tui.screens.confirm import ConfirmModal
 from smig_tui.tui.screens.message_viewer import MessageViewer
-from smig_tui.tui.screens.migrate_actions import NEVER_MIGRATED
 from smig_tui.tui.widgets.plan_table import PLACEHOLDER_KEY
 from smig_tui.tui.widgets.preview_tabs import PreviewTabs
 
@@ -124,7 +124,7 @@ async def test_keys_without_a_session_explain_and_pin_refuses_what_no_plan_keeps
         assert "Highlight a message in a preview table" in notes(app)[-1]
         assert app.screen.pins == frozenset()
         plan = app.screen.plans.plans[Strategy.TRUNCATE]
-        harness = next(item for item in plan.items if item.reason in NEVER_MIGRATED)
+        harness = next(item for item in plan.items if item.reason in NOT_MIGRATED)
         table = app.screen.query_one(PreviewTabs).table(Strategy.TRUNCATE)
         table.focus()
         table.move_cursor(row=table.get_row_index(harness.message.id))
@@ -272,14 +272,15 @@ async def test_export_onto_an_existing_file_asks_before_replacing(sized, tmp_pat
         assert not [n for n in app._notifications if n.severity == "error"]
 
 
-def test_cli_wording_is_translated_for_the_tui() -> None:
-    from smig_tui.core.errors import WriteRefusedError
-    from smig_tui.tui.app import describe_error
+def test_an_errors_hint_is_said_in_the_tuis_words() -> None:
+    from smig_tui.core.errors import Hint, WriteRefusedError
+    from smig_tui.tui.errors import describe_error
 
-    refused = describe_error(
-        WriteRefusedError("Refusing to overwrite existing file /x/a.md; pass --force to replace it.")
+    error = WriteRefusedError("Refusing to overwrite existing file /x/a.md.", hint=Hint.REPLACE)
+    assert str(error) == "Refusing to overwrite existing file /x/a.md. Pass --force to replace it."
+    assert (
+        describe_error(error) == "Refusing to overwrite existing file /x/a.md. Export again and confirm replacing it."
     )
-    assert "--" not in refused and "confirm replacing" in refused
     denied = describe_error(PermissionError(13, "Permission denied", "/srv/out/.a.md.x1y2.tmp"))
     assert denied == "Permission denied (writing in /srv/out)."
 
@@ -335,7 +336,7 @@ def big_codex_session(isolated_homes, tmp_path) -> SessionInfo:
     copy = isolated_homes["codex"] / source.relative_to(tmp_path / "gen-codex")
     copy.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(source, copy)
-    return next(info for info in build_services().list_sessions(agent=Agent.CODEX) if info.path == str(copy))
+    return next(info for info in build_services().list_sessions(agent=Agent("codex")) if info.path == str(copy))
 
 
 async def test_a_big_session_clears_old_rows_shows_progress_and_escape_cancels(
@@ -348,7 +349,7 @@ async def test_a_big_session_clears_old_rows_shows_progress_and_escape_cancels(
 
     def gated(self, info, warn=lambda _: None):
         if info.path == big.path:
-            assert gate.wait(30)  # released by the test below; never a sleep
+            assert gate.wait(600)  # a hang guard only: released by the test below; never a sleep
         return real(self, info, warn)
 
     monkeypatch.setattr(Services, "load_session", gated)

@@ -9,56 +9,21 @@ from pathlib import Path
 import pytest
 from conftest import open_session, settle
 from fake_llm_server import FakeLLM, llm_server_fixture  # noqa: F401 - fixture
+from tui_pilot import build_sized, choose_target
 
-from smig_tui.core.models import Agent, SessionInfo, Strategy
+from smig_tui.core.models import Strategy
 from smig_tui.core.plans import left_out
-from smig_tui.services import build_services
 from smig_tui.tui.screens.commit import CommitModal
 from smig_tui.tui.screens.commit_result import CommitResultModal
 from smig_tui.tui.screens.export import ExportModal
-from smig_tui.tui.screens.model_picker import ModelPickerModal
 from smig_tui.tui.widgets.plan_table import PLACEHOLDER_KEY
 from smig_tui.tui.widgets.preview_tabs import PreviewTabs
 from smig_tui.tui.widgets.session_card import SessionCard
-
-RESERVE = 20
-
-
-def biggest_codex_session() -> tuple[SessionInfo, int]:
-    """The fixture Codex session with the most tokens, and its size as gpt-5 counts it."""
-    services = build_services()
-    sized = []
-    for info in services.list_sessions(agent=Agent.CODEX):
-        session = services.load_session(info)
-        sized.append((services.plan(session, "gpt-5", Strategy.TRUNCATE).decision.session_tokens, info))
-    tokens, info = max(sized, key=lambda pair: pair[0])
-    return info, tokens
-
-
-def build_sized(make_app, isolated_homes, extra: str = ""):
-    """The app with two test models in the config: one roomy, one that holds half the session."""
-    info, tokens = biggest_codex_session()
-    config = isolated_homes["smig"] / "config" / "config.toml"
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(
-        f'[models."roomy-test"]\ncontext_window = {tokens * 10}\nmax_output = {RESERVE}\n\n'
-        f'[models."tiny-test"]\ncontext_window = {tokens // 2 + RESERVE}\nmax_output = {RESERVE}\n' + extra,
-        encoding="utf-8",
-    )
-    return make_app(), info, tokens
 
 
 @pytest.fixture
 def sized_app(make_app, isolated_homes):
     return build_sized(make_app, isolated_homes)
-
-
-async def choose_target(pilot, name: str) -> None:
-    await pilot.press("t")
-    await settle(pilot)
-    assert isinstance(pilot.app.screen, ModelPickerModal)
-    await pilot.press(*name, "enter")
-    await settle(pilot)
 
 
 @pytest.mark.usefixtures("exact_tokens")

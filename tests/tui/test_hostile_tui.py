@@ -42,7 +42,7 @@ async def test_export_defaults_to_a_folder_that_exists_and_never_creates_one(mak
     app = make_app()  # the fixture sessions were recorded in /home/user/…, which is not on this machine
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
-        info = await open_session(pilot, lambda i: i.agent is Agent.CODEX)
+        info = await open_session(pilot, lambda i: i.agent == Agent("codex"))
         assert not Path(info.cwd).exists()
         await pilot.press("x")
         await settle(pilot)

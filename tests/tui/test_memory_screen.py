@@ -6,10 +6,12 @@ from pathlib import Path
 
 from textual.app import App
 from textual.widgets import DataTable, Static
+from tui_pilot import settle
 
+from smig_tui.adapters.agents.claude.memory import USER_BUNDLE_NAME as CLAUDE_USER_BUNDLE_NAME
+from smig_tui.adapters.agents.codex.memory import BUNDLE_NAME as CODEX_BUNDLE_NAME
 from smig_tui.adapters.paths import resolve_paths
-from smig_tui.core.memory_model import CLAUDE_USER_BUNDLE_NAME
-from smig_tui.core.memory_sync import CODEX_BUNDLE_NAME, MARKER
+from smig_tui.core.memory_sync import MARKER
 from smig_tui.services import Services
 from smig_tui.tui.screens.memory import MemoryScreen, MemorySyncModal
 
@@ -25,11 +27,6 @@ class HostApp(App[None]):
         self.push_screen(MemoryScreen(self.services))
 
 
-async def _settle(app: App[None], pilot) -> None:
-    await app.workers.wait_for_complete()
-    await pilot.pause()
-
-
 def _text(screen: MemoryScreen, selector: str) -> str:
     return str(screen.query_one(selector, Static).render())
 
@@ -37,7 +34,7 @@ def _text(screen: MemoryScreen, selector: str) -> str:
 async def test_shows_both_sides_and_the_pending_diff(memory_home: dict[str, Path]) -> None:
     app = HostApp()
     async with app.run_test(size=(140, 45)) as pilot:
-        await _settle(app, pilot)
+        await settle(pilot)
         screen = app.screen
         assert isinstance(screen, MemoryScreen) and screen.plan is not None
         codex_rows = screen.query_one("#codex-files", DataTable).row_count
@@ -53,13 +50,13 @@ async def test_sync_on_confirm_writes_files_then_shows_up_to_date(
 ) -> None:
     app = HostApp()
     async with app.run_test(size=(140, 45)) as pilot:
-        await _settle(app, pilot)
+        await settle(pilot)
         await pilot.press("s")
         await pilot.pause()
         assert isinstance(app.screen, MemorySyncModal)
         await pilot.press("enter")
-        await _settle(app, pilot)
-        await _settle(app, pilot)  # the sync worker, then the re-plan worker it starts
+        await settle(pilot)
+        await settle(pilot)  # the sync worker, then the re-plan worker it starts
         screen = app.screen
         assert isinstance(screen, MemoryScreen)
         assert MARKER in (memory_home["claude"] / CLAUDE_USER_BUNDLE_NAME).read_text()
@@ -71,11 +68,11 @@ async def test_sync_on_confirm_writes_files_then_shows_up_to_date(
 async def test_cancel_writes_nothing(memory_home: dict[str, Path]) -> None:
     app = HostApp()
     async with app.run_test(size=(140, 45)) as pilot:
-        await _settle(app, pilot)
+        await settle(pilot)
         await pilot.press("s")
         await pilot.pause()
         await pilot.press("tab", "escape")  # Tab stays on Sync (Cancel is Escape's), Escape cancels
-        await _settle(app, pilot)
+        await settle(pilot)
         assert isinstance(app.screen, MemoryScreen)
         assert not (memory_home["codex"] / "memories" / CODEX_BUNDLE_NAME).exists()
         assert "cancelled: nothing was written" in list(app._notifications)[-1].message  # said, not silent
@@ -85,22 +82,22 @@ async def test_tab_then_enter_still_syncs(memory_home: dict[str, Path]) -> None:
     """One Tab used to move to Cancel, and Enter then wrote nothing, silently."""
     app = HostApp()
     async with app.run_test(size=(80, 24)) as pilot:
-        await _settle(app, pilot)
+        await settle(pilot)
         await pilot.press("s")
         await pilot.pause()
         await pilot.press("tab", "enter")
-        await _settle(app, pilot)
+        await settle(pilot)
         assert (memory_home["codex"] / "memories" / CODEX_BUNDLE_NAME).exists()
 
 
 async def test_direction_and_mode_keys_replan(memory_home: dict[str, Path]) -> None:
     app = HostApp()
     async with app.run_test(size=(140, 45)) as pilot:
-        await _settle(app, pilot)
+        await settle(pilot)
         await pilot.press("d", "d")  # both → to-claude → to-codex
-        await _settle(app, pilot)
+        await settle(pilot)
         await pilot.press("m", "m")  # auto → full → index
-        await _settle(app, pilot)
+        await settle(pilot)
         screen = app.screen
         assert isinstance(screen, MemoryScreen) and screen.plan is not None
         assert [r.direction.value for r in screen.plan.reports] == ["to-codex"]
@@ -114,7 +111,7 @@ async def test_obstruction_and_lock_errors_are_shown_not_raised(
     (memory_home["codex"] / "memories" / CODEX_BUNDLE_NAME).write_text("mine\n")
     app = HostApp()
     async with app.run_test(size=(140, 45)) as pilot:
-        await _settle(app, pilot)
+        await settle(pilot)
         screen = app.screen
         assert isinstance(screen, MemoryScreen)
         assert "without smig's generated-by marker" in _text(screen, "#memory-status")
@@ -123,7 +120,7 @@ async def test_obstruction_and_lock_errors_are_shown_not_raised(
             await pilot.press("s")
             await pilot.pause()
             await pilot.press("enter")
-            await _settle(app, pilot)
+            await settle(pilot)
         assert "Another smig instance" in _text(screen, "#memory-status")
         assert any("Another smig instance" in n.message for n in app._notifications)
         assert not (memory_home["claude"] / CLAUDE_USER_BUNDLE_NAME).exists()
@@ -138,9 +135,9 @@ async def test_the_real_app_opens_it_with_m_and_escape_goes_back(
 
     app = SmigApp(services=build_services())
     async with app.run_test(size=(140, 45)) as pilot:
-        await _settle(app, pilot)
+        await settle(pilot)
         await pilot.press("m")
-        await _settle(app, pilot)
+        await settle(pilot)
         screen = app.screen
         assert isinstance(screen, MemoryScreen) and screen.plan is not None
         assert screen.query_one("#claude-files", DataTable).row_count == 4

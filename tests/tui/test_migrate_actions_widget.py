@@ -33,7 +33,7 @@ async def test_a_summary_that_crashes_stops_streaming_and_says_why(
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
-        await open_session(pilot, lambda info: info.agent is Agent.CODEX)
+        await open_session(pilot, lambda info: info.agent == Agent("codex"))
         screen = app.screen
         assert isinstance(screen, BrowseScreen)
         assert len(screen.query(MigrateActions)) == 1  # mounted once, owning the actions' workers

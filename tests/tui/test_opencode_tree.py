@@ -21,7 +21,7 @@ async def test_the_tree_lists_opencode_sessions_and_opens_one(fake_home: dict[st
         tree = tree_of(pilot)
         labels = [str(node.label) for node in tree.root.children]
         assert labels[-1] == "OpenCode (1)" and len(labels) == 3
-        info = await open_session(pilot, lambda i: i.agent is Agent.OPENCODE)
+        info = await open_session(pilot, lambda i: i.agent == Agent("opencode"))
         assert info.id == SESSION_ID
         screen = app.screen
         assert screen.session is not None and screen.session.info.id == SESSION_ID

@@ -6,8 +6,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from smig_devtools.corpus import MB, generate
 from smig_tui.core.models import Strategy
-from smig_tui.devtools.corpus import MB, generate
 from smig_tui.services import build_services
 from smig_tui.tui import backend
 

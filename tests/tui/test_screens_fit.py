@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import HERE, open_session, settle, tree_of
 from screen_fit import assert_fits, shown
-from test_flow import build_sized, choose_target
+from tui_pilot import build_sized, choose_target
 
 from smig_tui.core.models import Plan, Strategy
 from smig_tui.tui import backend
@@ -85,7 +85,9 @@ async def test_every_screen_and_dialog_fits(walked, four_agents, size, monkeypat
     real_commit = backend.commit
 
     def held_commit(*args, **kwargs):
-        assert gate.wait(30)  # released by the test once the progress dialog is checked; never a sleep
+        assert gate.wait(
+            600
+        )  # a hang guard only: released by the test once the progress dialog is checked; never a sleep
         return real_commit(*args, **kwargs)
 
     monkeypatch.setattr(backend, "commit", held_commit)

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 
 import pytest
 from conftest import GEMINI_HOME, HERE, open_session, settle
-from test_flow import build_sized, choose_target
+from tui_pilot import build_sized, choose_target
 
 from smig_tui.core.models import Agent, Kind, Strategy
 
@@ -33,7 +33,7 @@ def test_snapshot_empty_homes(snap_compare, empty_app) -> None:
 def test_snapshot_session_selected(snap_compare, make_app) -> None:
     async def select(pilot) -> None:
         await settle(pilot)
-        await open_session(pilot, lambda info: info.agent is Agent.CLAUDE and not info.is_subagent)
+        await open_session(pilot, lambda info: info.agent == Agent("claude") and not info.is_subagent)
         await quiet(pilot)
 
     assert snap_compare(make_app(), terminal_size=(120, 36), run_before=select)
@@ -58,7 +58,7 @@ def test_snapshot_truncation_preview(snap_compare, make_app, isolated_homes) -> 
 def test_snapshot_model_picker(snap_compare, make_app) -> None:
     async def picker(pilot) -> None:
         await settle(pilot)
-        await open_session(pilot, lambda info: info.agent is Agent.CODEX and not info.is_subagent)
+        await open_session(pilot, lambda info: info.agent == Agent("codex") and not info.is_subagent)
         await pilot.press("t")
         await settle(pilot)
         await pilot.press(*"sonnet")
@@ -80,7 +80,7 @@ def test_snapshot_help(snap_compare, make_app) -> None:
 def test_snapshot_narrow_terminal(snap_compare, make_app) -> None:
     async def select(pilot) -> None:
         await settle(pilot)
-        await open_session(pilot, lambda info: info.agent is Agent.CODEX and not info.is_subagent)
+        await open_session(pilot, lambda info: info.agent == Agent("codex") and not info.is_subagent)
         await quiet(pilot)
 
     assert snap_compare(make_app(), terminal_size=(80, 24), run_before=select)

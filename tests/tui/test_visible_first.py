@@ -50,7 +50,7 @@ def line(tabs: PreviewTabs, key: str) -> str:
 
 
 def is_codex(info: Any) -> bool:
-    return info.agent is Agent.CODEX and not info.is_subagent
+    return info.agent == Agent("codex") and not info.is_subagent
 
 
 async def test_the_tab_on_show_is_planned_first_and_the_others_say_so_until_theirs_come(make_app) -> None:

@@ -15,7 +15,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 from smig_tui.adapters.fs import atomic_write, file_lock
-from smig_tui.core.errors import MigrationNotFoundError, SmigError
+from smig_tui.core.errors import Hint, MigrationNotFoundError, SmigError
 from smig_tui.core.migration import (
     MigrationRecord,
     is_workspace_key,
@@ -76,7 +76,7 @@ class MigrationStore:
             candidate = path / f"{migration_id}.json"
             if candidate.is_file():
                 return self._read(candidate)
-        raise MigrationNotFoundError(f"No stored migration has id {migration_id}; `smig history` lists them.")
+        raise MigrationNotFoundError(f"No stored migration has id {migration_id}.", hint=Hint.LIST_MIGRATIONS)
 
     def list(self, workspace: str | None = None, warn: WarningSink = _ignore) -> list[MigrationRecord]:
         """All records, newest first; only one workspace's when `workspace` (a cwd) is given."""

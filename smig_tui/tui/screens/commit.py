@@ -14,19 +14,18 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from smig_tui.core.migration import Destination
 from smig_tui.core.models import Plan
 from smig_tui.core.strategies import STRATEGIES
-from smig_tui.services import agent_entries
+from smig_tui.services import agent_profiles
 from smig_tui.tui.fitting import fit_parts
 from smig_tui.tui.screens.confirm import ConfirmModal
 from smig_tui.tui.widgets.preview_tabs import over_budget, over_budget_text
 
 
 def native_choices() -> tuple[tuple[str, str], ...]:
-    """Each agent a native session can be written for (the registry's) in `Destination`'s order, then none."""
-    order = [destination.value for destination in Destination]
-    entries = sorted(agent_entries(), key=lambda entry: order.index(entry.id) if entry.id in order else len(order))
+    """Each agent a native session can be written for (the registry's) in the order a user picks among them,
+    then none."""
+    entries = sorted(agent_profiles(), key=lambda entry: (entry.rules.choice_rank, entry.id))
     return (*((entry.id, f"{entry.name} session") for entry in entries), ("", "No native session"))
 
 

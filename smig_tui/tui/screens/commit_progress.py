@@ -10,7 +10,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from smig_tui.services import agent_entry_of
+from smig_tui.services import profile_of
 
 if TYPE_CHECKING:
     from smig_tui.tui.screens.commit import CommitChoice
@@ -18,13 +18,13 @@ if TYPE_CHECKING:
 
 def writing_text(choice: CommitChoice) -> str:
     """What is being written, and why it may take a while."""
-    agents = [agent_entry_of(name) for name in sorted(choice.chosen - {"store"})]
+    agents = [profile_of(name) for name in sorted(choice.chosen - {"store"})]
     names = [entry.name for entry in agents if entry is not None]
     what = f"smig's record and a session for {names[0]}" if names else "smig's record"
-    slow = (
-        " An OpenCode session is written by `opencode import`, which takes a few seconds."
-        if "opencode" in (choice.chosen)
-        else ""
+    slow = "".join(
+        f" The {entry.name} session is written by `{entry.import_command}`, which takes a few seconds."
+        for entry in agents
+        if entry is not None and entry.import_command
     )
     return f"Writing {what}…{slow} Keys pressed now are ignored."
 

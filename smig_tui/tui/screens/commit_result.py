@@ -34,6 +34,8 @@ def result_lines(result: Any, width: int = 0) -> list[str]:
         lines.append(f"resume   {command}")
     for fact in getattr(result, "continue_latest", ()):
         lines.append(f"latest   {fact.sentence}")
+    for note in getattr(result, "recovered", ()):
+        lines.append(f"Before this commit, smig {note}")
     return lines
 
 
@@ -124,7 +126,7 @@ class CommitResultModal(ModalScreen[None]):
         services = getattr(self.app, "services", None)
         if not outputs:
             return None
-        entry = services.agent_entry(outputs[0].agent) if services is not None else None
+        entry = services.agent_profile(outputs[0].agent) if services is not None else None
         return entry.name if entry is not None else str(outputs[0].agent)
 
     def action_continue_now(self) -> None:

@@ -8,8 +8,10 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Markdown
 
+from smig_tui.plugins import agent_names
+
 INTRO = """\
-**smig** hands a conversation from one agent (Codex, Claude Code, Gemini CLI, OpenCode) to another.
+**smig** hands a conversation from one agent ({agents}) to another.
 Pick a session on the left (**Enter**; **/** filters, **↑ ↓** pick a match while typing, **Space**
 peeks), choose the model to continue in (**t**), read the decision, preview how it would be
 compressed (tabs **1**–**4**, **v** moves to the messages), then commit (**c**) or export (**x**).
@@ -75,7 +77,7 @@ class HelpModal(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Markdown(INTRO + "\n**Keys**\n\n" + keys_markdown(self._documented))
+            yield Markdown(INTRO.format(agents=agent_names()) + "\n**Keys**\n\n" + keys_markdown(self._documented))
 
     def action_close(self) -> None:
         self.dismiss(None)

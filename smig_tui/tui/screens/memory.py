@@ -16,8 +16,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Footer, Label, Static
 
 from smig_tui.core.errors import SmigError
-from smig_tui.core.memory_agents import ALL_DIRECTIONS, MEMORY_AGENTS
 from smig_tui.core.memory_sync import Direction, MemoryPlan, Mode
+from smig_tui.core.words import size_text
+from smig_tui.plugins import memory_agents, memory_directions
 from smig_tui.services import Services
 from smig_tui.tui.backend import shown
 from smig_tui.tui.screens.base import SmigScreen
@@ -26,17 +27,13 @@ from smig_tui.tui.widgets.row_table import RowTable
 if TYPE_CHECKING:
     from smig_tui.services import ApplyResult
 
-DIRECTION_CHOICES: tuple[tuple[Direction, ...], ...] = (
-    ALL_DIRECTIONS,
-    *((direction,) for direction in ALL_DIRECTIONS),
-)
-"""Every way at once, then to each agent alone (agents not set up here are skipped)."""
+
+def direction_choices() -> tuple[tuple[Direction, ...], ...]:
+    """Every way at once, then to each agent alone (agents not set up here are skipped)."""
+    return (memory_directions(), *((direction,) for direction in memory_directions()))
+
+
 MODES = (Mode.AUTO, Mode.FULL, Mode.INDEX)
-
-
-def _size(size: int) -> str:
-    """A short human size."""
-    return f"{size / 1024:.1f} KB" if size >= 1024 else f"{size} B"
 
 
 def diff_content(plan: MemoryPlan) -> Content:
@@ -139,7 +136,7 @@ class MemoryScreen(SmigScreen[None]):
             "d",
             "cycle_direction",
             "Direction",
-            tooltip="Cycle every way, to Claude, to Codex, to Gemini CLI, to OpenCode.",
+            tooltip=f"Cycle every way, {', '.join(f'to {entry.label}' for entry in memory_agents())}.",
             id="memory.direction",
         ),
         Binding("escape", "close", "Back", tooltip="Back to the sessions.", id="memory.close"),
@@ -174,7 +171,7 @@ class MemoryScreen(SmigScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="memory-sides"):
-            for entry in MEMORY_AGENTS:
+            for entry in memory_agents():
                 with Vertical(classes="memory-side"):
                     yield Label(f"{entry.label} memory", classes="memory-title")
                     yield RowTable(id=f"{entry.agent}-files", cursor_type="row", zebra_stripes=True)
@@ -191,7 +188,7 @@ class MemoryScreen(SmigScreen[None]):
     @property
     def directions(self) -> tuple[Direction, ...]:
         """The directions chosen with `d`."""
-        return DIRECTION_CHOICES[self._direction_index]
+        return direction_choices()[self._direction_index]
 
     @property
     def mode(self) -> Mode:
@@ -247,7 +244,7 @@ class MemoryScreen(SmigScreen[None]):
                 name = source.path.rsplit("/", 1)[-1]
                 label = f"{source.project}/{name}" if source.project else name
                 table = self.query_one(f"#{source.owner}-files", DataTable)
-                table.add_row(label, source.role.value, _size(source.size), key=source.path)
+                table.add_row(label, source.role.value, size_text(source.size), key=source.path)
 
     def _status(self, plan: MemoryPlan) -> Content:
         """One line per direction, then problems."""
@@ -309,7 +306,7 @@ class MemoryScreen(SmigScreen[None]):
         self._reload()
 
     def action_cycle_direction(self) -> None:
-        self._direction_index = (self._direction_index + 1) % len(DIRECTION_CHOICES)
+        self._direction_index = (self._direction_index + 1) % len(direction_choices())
         self._reload()
 
     def action_close(self) -> None:

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from textual import work
 
 from smig_tui.core.errors import SmigError
 from smig_tui.core.models import Message, ModelCapacity, Session, Strategy
-from smig_tui.core.plan_structure import R_INJECTED, R_OPAQUE, R_ORPHAN
+from smig_tui.core.plan_structure import NOT_MIGRATED
 from smig_tui.core.strategies import SUMMARY_STRATEGIES
 from smig_tui.tui import backend
 from smig_tui.tui.messages import (
@@ -38,9 +38,6 @@ from smig_tui.tui.widgets.plan_table import PLACEHOLDER_KEY, SUMMARY_KEY, PlanTa
 from smig_tui.tui.widgets.preview_tabs import PreviewTabs
 from smig_tui.tui.widgets.summary_pane import SummaryPane
 
-NEVER_MIGRATED = frozenset({R_INJECTED, R_OPAQUE, R_ORPHAN})
-"""Plan reasons that no pin can change: the message is never part of a migration."""
-
 
 def notice_key(strategy: Strategy, messages: tuple[Any, ...]) -> tuple[Any, ...]:
     """What a summary notice depends on: the strategy and exactly which messages would be sent."""
@@ -51,8 +48,24 @@ def notice_key(strategy: Strategy, messages: tuple[Any, ...]) -> tuple[Any, ...]
 if TYPE_CHECKING:
     from textual.widgets.markdown import MarkdownStream
 
+    from smig_tui.core.models import SessionInfo
     from smig_tui.services import Services
-    from smig_tui.tui.screens.browse import BrowseScreen
+    from smig_tui.tui.messages import PlansReady
+
+
+class OpenSession(Protocol):
+    """What these actions read and change on the screen that mounts them (`BrowseScreen`): the open
+    session, its plans, and the user's choices for it."""
+
+    here: str
+    info: SessionInfo | None
+    session: Session | None
+    target: str | None
+    plans: PlansReady | None
+    pins: frozenset[str]
+    summaries: dict[Strategy, str]
+
+    def replan(self) -> None: ...
 
 
 class MigrateActions(SmigWidget):
@@ -71,9 +84,9 @@ class MigrateActions(SmigWidget):
         """What each summary tab would send, by `notice_key`, so a target switch does not scan again."""
 
     @property
-    def browse(self) -> BrowseScreen:
+    def browse(self) -> OpenSession:
         """The screen whose session, plans, target, pins and summaries these actions use."""
-        return cast("BrowseScreen", self.screen)
+        return cast("OpenSession", self.screen)
 
     def on_mount(self) -> None:
         self.load_prefs()
@@ -120,7 +133,7 @@ class MigrateActions(SmigWidget):
     # Tabs and pins ----------------------------------------------------------------------------
 
     def show_tab(self, strategy: str) -> None:
-        self.browse.query_one(PreviewTabs).activate(Strategy(strategy))
+        self.screen.query_one(PreviewTabs).activate(Strategy(strategy))
 
     def pin(self) -> None:
         if self.browse.plans is None:
@@ -128,7 +141,7 @@ class MigrateActions(SmigWidget):
                 "Open a session first (Enter on the tree), then pin messages in its preview.", severity="warning"
             )
             return
-        table = self.browse.query_one(PreviewTabs).table()
+        table = self.screen.query_one(PreviewTabs).table()
         message = table.highlighted_message() if table is not None and table.has_focus else None
         if message is None:
             self.notify("Highlight a message in a preview table (Tab to it) to pin it.", severity="warning")
@@ -142,7 +155,7 @@ class MigrateActions(SmigWidget):
         for plan in self.browse.plans.plans.values():
             for item in plan.items:
                 if item.message.id == message.id:
-                    return item.reason if item.reason in NEVER_MIGRATED else None
+                    return item.reason if item.reason in NOT_MIGRATED else None
         return None
 
     def toggle_pin(self, message: Message) -> bool:
@@ -193,7 +206,7 @@ class MigrateActions(SmigWidget):
         return tuple(self.browse.session.messages)
 
     def summarize(self) -> None:
-        tabs = self.browse.query_one(PreviewTabs)
+        tabs = self.screen.query_one(PreviewTabs)
         pane = tabs.summary_pane()
         if self.browse.session is None:
             self.notify(
@@ -236,7 +249,7 @@ class MigrateActions(SmigWidget):
         self.post_message(SummaryFinished(strategy, result.text, result, cancel.is_set()))
 
     async def on_summary_delta(self, message: SummaryDelta) -> None:
-        pane = self.browse.query_one(PreviewTabs).summary_pane()
+        pane = self.screen.query_one(PreviewTabs).summary_pane()
         if pane is not None and pane.streaming:
             pane.append(message.text)
         if self.summary_stream is not None:
@@ -247,7 +260,7 @@ class MigrateActions(SmigWidget):
             await self.summary_stream.stop()
             self.summary_stream = None
         strategy = message.strategy
-        pane = self.browse.query_one(PreviewTabs).summary_pane(strategy)
+        pane = self.screen.query_one(PreviewTabs).summary_pane(strategy)
         if pane is None:
             return
         pane.finish(message.text)
@@ -298,7 +311,7 @@ class MigrateActions(SmigWidget):
             self.post_message(SummaryNotice(strategy, text))
 
     def on_summary_notice(self, message: SummaryNotice) -> None:
-        pane = self.browse.query_one(PreviewTabs).summary_pane(message.strategy)
+        pane = self.screen.query_one(PreviewTabs).summary_pane(message.strategy)
         if pane is not None:
             if self.browse.summaries.get(message.strategy, "").strip():
                 pane.show_notice(f"Summary written: e edits it, s writes it again. {message.text}")
@@ -306,7 +319,7 @@ class MigrateActions(SmigWidget):
                 pane.show_notice(message.text)
 
     def edit_summary(self) -> None:
-        pane = self.browse.query_one(PreviewTabs).summary_pane()
+        pane = self.screen.query_one(PreviewTabs).summary_pane()
         if pane is None or not pane.text:
             self.notify("There is no summary to edit yet: press s on tab 3 or 4 to write one.", severity="warning")
             return
@@ -317,7 +330,7 @@ class MigrateActions(SmigWidget):
         """A summary pane's edit was kept: plan with it (the screen passes the pane's message on)."""
         strategy = Strategy.SUMMARY if message.pane.id == "full-summary" else Strategy.SUMMARY_TAIL
         self.browse.summaries[strategy] = message.text
-        self.browse.query_one("#tabs Tabs").focus()
+        self.screen.query_one("#tabs Tabs").focus()
         self.browse.replan()
 
     # Commit and export ------------------------------------------------------------------------
@@ -332,7 +345,7 @@ class MigrateActions(SmigWidget):
                 "The session is still being read and measured; its figures show when ready.", severity="warning"
             )
             return None
-        tabs = self.browse.query_one(PreviewTabs)
+        tabs = self.screen.query_one(PreviewTabs)
         pane = tabs.summary_pane()
         if pane is not None and pane.editing:
             self.notify("Finish editing the summary first: Escape keeps the edit and re-plans.", severity="warning")
@@ -386,7 +399,7 @@ class MigrateActions(SmigWidget):
 
     def worker_failed(self, group: str, error: BaseException) -> None:
         if group == "summary.run":  # the summary pane stops streaming and says nothing was written
-            self.post_message(SummaryFinished(self.browse.query_one(PreviewTabs).strategy, "", None, True, failed=True))
+            self.post_message(SummaryFinished(self.screen.query_one(PreviewTabs).strategy, "", None, True, failed=True))
         elif group == "commit.run" and isinstance(self.app.screen, CommitProgressModal):
             self.app.screen.dismiss(None)  # the notice that follows says why nothing (or not all) was written
 

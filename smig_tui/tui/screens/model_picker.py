@@ -14,7 +14,7 @@ from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from smig_tui.core.models import ModelCapacity
-from smig_tui.services import agent_entry_of
+from smig_tui.services import profile_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +54,7 @@ def _agent_window(capacity: ModelCapacity, named: bool) -> str:
     if usable is None:
         return "—"
     if named and capacity.agents:
-        entry = agent_entry_of(capacity.agents[0].agent)
+        entry = profile_of(capacity.agents[0].agent)
         return f"{entry.name if entry else capacity.agents[0].agent} {usable:,}"
     return f"{usable:,}"
 

@@ -15,9 +15,11 @@ from textual.widgets import Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from smig_tui.core.models import Kind, Role, Session, SessionInfo
+from smig_tui.core.words import size_cells
 from smig_tui.services import Services
 from smig_tui.tui import backend
-from smig_tui.tui.widgets.source_tree import SourceTree, age_text, size_text
+from smig_tui.tui.errors import describe_error
+from smig_tui.tui.widgets.source_tree import SourceTree, age_text
 
 LAST_SHOWN = 4
 """Messages of the conversation's end shown (tool traffic and reasoning aside)."""
@@ -87,7 +89,7 @@ class PeekModal(ModalScreen[bool]):
         info = self.info
         facts = (
             f"{info.agent.value} · {info.model or 'model unknown'} · {age_text(info.updated or info.created, SourceTree.clock())}"
-            f" · {size_text(info.size)} · id {info.id}\n{info.cwd or info.project or 'folder unknown'}"
+            f" · {size_cells(info.size)} · id {info.id}\n{info.cwd or info.project or 'folder unknown'}"
         )
         with Vertical():
             yield Static(Content(" ".join((info.title or info.id).split())), id="peek-title")
@@ -121,8 +123,6 @@ class PeekModal(ModalScreen[bool]):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A session that cannot be read says so here, in one sentence."""
         if event.state is WorkerState.ERROR:
-            from smig_tui.tui.app import describe_error
-
             error = event.worker.error or RuntimeError("unknown error")
             self.query_one("#peek-text", Static).update(Content(f"Could not read it: {describe_error(error)}"))
 

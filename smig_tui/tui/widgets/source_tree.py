@@ -19,7 +19,8 @@ from textual.widgets.tree import TreeNode
 
 from smig_tui.core.handoff import is_migrated_title
 from smig_tui.core.models import Agent, SessionInfo
-from smig_tui.services import agent_entries, agent_entry_of
+from smig_tui.core.words import size_cells
+from smig_tui.services import agent_profiles, profile_of
 
 TITLE_WIDTH = 60
 """Characters of a title kept in the tree (the tree cuts it to its width); the session pane shows it whole."""
@@ -33,7 +34,7 @@ SIZE_WIDTH = 5
 
 def agent_label(agent: Agent) -> str:
     """The agent's name as its users write it (its id for an agent the registry does not name)."""
-    entry = agent_entry_of(agent)
+    entry = profile_of(agent)
     return entry.name if entry else agent.value
 
 
@@ -84,24 +85,11 @@ def age_text(stamp: str | None, now: float) -> str:
     return "now"
 
 
-def size_text(size: int) -> str:
-    """A file size in at most five cells: `980B`, `12K`, `1.2M`, `340M`, `2.1G` (`—` for a session kept
-    in a database, which has no file of its own)."""
-    if size <= 0:
-        return "—"
-    value = float(size)
-    for unit in ("B", "K", "M", "G"):
-        if value < 1000 or unit == "G":
-            return f"{value:.1f}{unit}" if unit != "B" and value < 10 else f"{value:.0f}{unit}"
-        value /= 1024
-    return f"{value:.0f}G"
-
-
 def session_label(info: SessionInfo, now: float) -> Text:
     """One line per session: how long ago it was active and its size (never cut), then its title."""
     label = Text()
     label.append(f"{age_text(info.updated or info.created, now):>{AGE_WIDTH}} ", style="dim")
-    label.append(f"{size_text(info.size):>{SIZE_WIDTH}}  ", style="dim")
+    label.append(f"{size_cells(info.size):>{SIZE_WIDTH}}  ", style="dim")
     title = " ".join((info.title or info.id).split())
     label.append(title if len(title) <= TITLE_WIDTH else title[: TITLE_WIDTH - 1] + "…")
     if info.is_subagent:
@@ -238,7 +226,7 @@ class SourceTree(Tree[SessionInfo | None]):
         for group, infos in touched.items():
             self._append(group, infos)
         for agent in {group.agent for group in touched}:
-            total = sum(len(found) for g, (_, found) in self._group_nodes.items() if g.agent is agent)
+            total = sum(len(found) for g, (_, found) in self._group_nodes.items() if g.agent == agent)
             self._agent_nodes[agent].set_label(f"{agent_label(agent)} ({total})")
 
     def process_label(self, label: str | Text) -> Text:
@@ -449,7 +437,7 @@ class SourceTree(Tree[SessionInfo | None]):
         grouped = self._grouped(self.visible_sessions())
         target: TreeNode[SessionInfo | None] | None = None
         first: TreeNode[SessionInfo | None] | None = None
-        for entry in agent_entries():  # every agent smig reads, in the registry's order
+        for entry in agent_profiles():  # every agent smig reads, in the registry's order
             agent = entry.agent
             groups = grouped.get(agent, {})
             count = sum(len(items) for items in groups.values())

@@ -4,41 +4,91 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from smig_tui.adapters.agents.entry import AgentEntry, Env
-from smig_tui.core.models import Agent
+from smig_tui.adapters.agents.claude import rules
+from smig_tui.adapters.agents.claude.home import HOME_VARIABLE, resolve_home
+from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead
+from smig_tui.core.agent_rules import AgentRules
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from smig_tui.adapters.memory_files import MemoryContext
     from smig_tui.adapters.paths import Paths
+    from smig_tui.core.memory_model import AgentMemory, MemoryRules
     from smig_tui.core.ports import NativeWriter, SessionSource
 
 
-def _home(paths: Paths, _env: Env) -> Path:
-    return paths.claude_home
+def _home(env: Env) -> Path:
+    return resolve_home(env).root
 
 
-def _source(paths: Paths, _env: Env) -> SessionSource:
+def _projects(env: Env) -> Path:
+    return resolve_home(env).projects
+
+
+def _source(paths: Paths, env: Env) -> SessionSource:
     from smig_tui.adapters.agents.claude.source import ClaudeSource
 
-    return ClaudeSource(paths, listing_cache=ENTRY.listing_cache(paths))
+    return ClaudeSource(resolve_home(env), listing_cache=PROFILE.listing_cache(paths))
 
 
-def _writer(paths: Paths, _env: Env) -> NativeWriter:
+def _writer(_paths: Paths, env: Env) -> NativeWriter:
     from smig_tui.adapters.agents.claude.writer import ClaudeWriter
 
-    return ClaudeWriter(paths)
+    return ClaudeWriter(resolve_home(env))
 
 
-ENTRY = AgentEntry(
-    Agent.CLAUDE,
-    "Claude Code",
-    hand_to=Agent.CODEX,
+def _resume_argv(session_id: str) -> tuple[str, ...]:
+    from smig_tui.adapters.agents.claude.writer import resume_argv
+
+    return resume_argv(session_id)
+
+
+def _memory(context: MemoryContext) -> AgentMemory:
+    from smig_tui.adapters.agents.claude.memory import read
+
+    return read(context)
+
+
+def _memory_rules() -> MemoryRules:
+    from smig_tui.adapters.agents.claude.memory import RULES
+
+    return RULES
+
+
+PROFILE = AgentProfile(
+    AgentRules(
+        "claude",
+        "Claude Code",
+        providers=("anthropic",),
+        usable=rules.usable,
+        raises_1m=True,
+        max_window_how="with the [1m] model suffix",
+        usage_context=rules.usage_context,
+        memory=_memory_rules,
+        choice_rank=1,
+    ),
+    hand_to="codex",
     default_target="gpt-5.5",
     shown_when_empty=True,
     home=_home,
     source=_source,
     writer=_writer,
-    home_variables=("CLAUDE_CONFIG_DIR",),
+    home_variables=(HOME_VARIABLE,),
     program="claude",
+    sessions_folder=_projects,
+    memory=_memory,
+    resume_argv=_resume_argv,
+    window_settings=rules.window_settings,
+    # One request of `claude -p "hello there"` to a local fake model server from a fresh home (no MCP
+    # servers or memory files), counted by o200k_base (2026-12-03).
+    overhead=Overhead(
+        11_296,
+        "Claude Code 2.1.332",
+        (
+            ("system prompt", 1_557),
+            ("tool definitions (12 tools)", 7_484),
+            ("injected context (attribution reminder, role:system environment message)", 2_255),
+        ),
+    ),
 )

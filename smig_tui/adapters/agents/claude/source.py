@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from smig_tui.adapters.agents.claude.blocks import SYNTHETIC_MODEL, usage_from
+from smig_tui.adapters.agents.claude.home import ClaudeHome
 from smig_tui.adapters.agents.claude.scan import (
     LINK_ONLY_TYPES,
     SKIPPED_TYPES,
@@ -26,7 +27,6 @@ from smig_tui.adapters.agents.claude.scan import (
 from smig_tui.adapters.agents.claude.titles import TitleFacts, prompt_of
 from smig_tui.adapters.fs import not_a_session_file
 from smig_tui.adapters.jsonl import parse_line
-from smig_tui.adapters.paths import Paths
 from smig_tui.adapters.storage.discovery_cache import DiscoveryCache, cached_ids
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import NAMED_AT_MOST, Appended, ResumePoint, WarningSink
@@ -95,15 +95,15 @@ class _Facts:
 class ClaudeSource:
     """Finds and reads Claude Code transcripts under `$CLAUDE_CONFIG_DIR/projects`."""
 
-    def __init__(self, paths: Paths, listing_cache: Path | None = None) -> None:
-        self._paths = paths
+    def __init__(self, home: ClaudeHome, listing_cache: Path | None = None) -> None:
+        self._home = home
         self._listing_cache = listing_cache
         """Where discovery remembers unchanged files' entries (None: read every file)."""
 
     @property
     def agent(self) -> Agent:
         """Claude Code."""
-        return Agent.CLAUDE
+        return Agent("claude")
 
     def cached_ids(self) -> list[str] | None:
         """The ids its last listing found, from the listing cache (no folder read); None without one."""
@@ -111,7 +111,7 @@ class ClaudeSource:
 
     def discover(self, warn: WarningSink) -> Iterator[SessionInfo]:
         """Yield every transcript, newest file first, reading only a head and a tail of each."""
-        candidates = sorted(_candidates(str(self._paths.claude_projects), warn), key=lambda c: -c.mtime)
+        candidates = sorted(_candidates(str(self._home.projects), warn), key=lambda c: -c.mtime)
         cache = DiscoveryCache(self._listing_cache) if self._listing_cache else None
         found: list[SessionInfo] = []
         for candidate in candidates:
@@ -130,7 +130,7 @@ class ClaudeSource:
 
         None (list the home) when it is no transcript.
         """
-        root = str(self._paths.claude_projects)
+        root = str(self._home.projects)
         relative = os.path.relpath(resolved, os.path.realpath(root))
         folder = relative.split(os.sep, 1)[0]
         project = next((entry for entry in _scan_dir(root, warn) if entry.name == folder), None)
@@ -142,7 +142,7 @@ class ClaudeSource:
 
     def listed_with_id(self, prefix: str, warn: WarningSink) -> list[SessionInfo] | None:
         """The transcripts whose id (the file's name) starts with `prefix`, newest first."""
-        candidates = list(_candidates(str(self._paths.claude_projects), _ignore_warning))
+        candidates = list(_candidates(str(self._home.projects), _ignore_warning))
         named = [c for c in candidates if os.path.basename(c.path).removesuffix(".jsonl").startswith(prefix)]
         if len(named) > NAMED_AT_MOST:
             return None
@@ -348,7 +348,7 @@ def _info(candidate: _Candidate, facts: _Facts) -> SessionInfo:
     mtime_iso = datetime.fromtimestamp(candidate.mtime, UTC).isoformat().replace("+00:00", "Z")
     return SessionInfo(
         id=stem,
-        agent=Agent.CLAUDE,
+        agent=Agent("claude"),
         path=candidate.path,
         cwd=facts.cwd or unmunge(candidate.project),
         title=facts.titles.title(facts.own_leaf),

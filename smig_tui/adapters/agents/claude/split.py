@@ -12,19 +12,16 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from smig_tui.adapters.agents.claude.blocks import convert_record
 from smig_tui.adapters.agents.claude.scan import LINK_ONLY_TYPES, SKIPPED_TYPES, first_type, links, own_timestamp
 from smig_tui.adapters.gc_pause import no_cyclic_gc
 from smig_tui.adapters.jsonl import SHAPE_ERRORS, iter_lines, parse_line
 from smig_tui.adapters.split_read import KIND_INDEX, ROLE_INDEX, Events, Resume, replay_parts
-from smig_tui.adapters.stored_text import HEAD_CHARS, TEXT_CHARS
+from smig_tui.adapters.stored_text import HEAD_CHARS, TEXT_CHARS, TextStore
 from smig_tui.adapters.workers import Aside
-from smig_tui.core.models import Message, ReadWarning, Usage
-
-if TYPE_CHECKING:
-    from smig_tui.adapters.agents.claude.load import _Reader
+from smig_tui.core.models import Message, ReadWarning, SessionInfo, Usage
 
 QUEUED = b'"queued_command"'
 """Marks an attachment with a prompt the user sent mid-turn: it must be parsed, not skipped."""
@@ -161,7 +158,41 @@ def _message(message: Message, long_chars: int | None) -> tuple[Any, ...]:
     )
 
 
-def read_split(reader: _Reader, split: int) -> None:
+class SplitReader(Protocol):
+    """What a split read drives: the transcript reader of `load.py`, as the replay feeds it."""
+
+    @property
+    def info(self) -> SessionInfo: ...
+
+    @property
+    def store(self) -> TextStore | None: ...
+
+    def read_lines(self, lines: Iterator[tuple[int, int, bytes, bool]]) -> int: ...
+
+    def report(self, warning: ReadWarning) -> None: ...
+
+    def take_record(self, data: dict[str, Any], number: int, offset: int, size: int) -> None: ...
+
+    def damaged(self, number: int, found: tuple[str, str | None] | None) -> None: ...
+
+    def linked(self, number: int, uuid: str, parent: str | None, stamp: str | None) -> None: ...
+
+    def take_converted(
+        self,
+        number: int,
+        offset: int,
+        size: int,
+        stamp: Any,
+        envelope: dict[str, Any] | None,
+        uuid: str,
+        parent: str | None,
+        side: bool,
+        kind: str,
+        converted: tuple[Any, ...],
+    ) -> None: ...
+
+
+def read_split(reader: SplitReader, split: int) -> None:
     """Read a whole transcript into `reader`, the part from byte `split` on read by a worker meanwhile."""
     path = reader.info.path
     active = reader.store is not None and reader.store.active
@@ -181,7 +212,7 @@ def read_split(reader: _Reader, split: int) -> None:
         aside.close()
 
 
-def _replay(reader: _Reader, event: tuple[Any, ...], shift: int) -> None:
+def _replay(reader: SplitReader, event: tuple[Any, ...], shift: int) -> None:
     """Give the reader one event of the worker's, its line numbers moved past the reader's own part."""
     tag = event[0]
     if tag == "w":

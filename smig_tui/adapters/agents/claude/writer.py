@@ -17,19 +17,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from smig_tui.adapters.paths import Paths
+from smig_tui.adapters.agents.claude.home import ClaudeHome
+from smig_tui.adapters.agents.writer_base import PlainFileWriter
 from smig_tui.core.errors import SmigError
 from smig_tui.core.handoff import migration_note, to_turns
-from smig_tui.core.migration import (
-    ContinueLatest,
-    Destination,
-    Lineage,
-    NativeOutput,
-    PlannedFile,
-    Turn,
-    continue_fact,
-)
 from smig_tui.core.models import Agent, Role, Session, SessionInfo
+from smig_tui.core.native import ContinueLatest, Destination, Lineage, NativeOutput, PlannedFile, Turn, continue_fact
 from smig_tui.core.ports import NativeLayout, NativeRequest
 from smig_tui.core.timeline import format_iso, monotonic_times
 
@@ -68,20 +61,20 @@ def path_hash(text: str) -> str:
             return out
 
 
-def project_dir(paths: Paths, cwd: str) -> Path:
+def project_dir(home: ClaudeHome, cwd: str) -> Path:
     """The folder Claude Code keeps `cwd`'s transcripts in, reusing an existing long-name folder."""
-    if paths.claude_project_dir_name:
-        return paths.claude_projects / paths.claude_project_dir_name  # CLAUDE_CODE_PROJECT_DIR_NAME
+    if home.project_dir_name:
+        return home.projects / home.project_dir_name  # CLAUDE_CODE_PROJECT_DIR_NAME
     name = sanitize_project(cwd)
     if len(name) <= MAX_SANITIZED:
-        return paths.claude_projects / name
+        return home.projects / name
     prefix = name[:MAX_SANITIZED] + "-"
-    if paths.claude_projects.is_dir():
+    if home.projects.is_dir():
         # A folder Claude already made for this cwd is the truth, whatever its hash.
-        for existing in sorted(paths.claude_projects.iterdir()):
+        for existing in sorted(home.projects.iterdir()):
             if existing.name.startswith(prefix) and existing.is_dir():
                 return existing
-    return paths.claude_projects / (prefix + path_hash(cwd))
+    return home.projects / (prefix + path_hash(cwd))
 
 
 def newest_transcript(project: Path) -> str | None:
@@ -107,22 +100,15 @@ def resume_argv(session_id: str) -> tuple[str, ...]:
     return ("claude", "--resume", session_id)
 
 
-class ClaudeWriter:
+class ClaudeWriter(PlainFileWriter):
     """Builds a Claude Code transcript from migrated turns; the service writes it (never over a file)."""
 
-    agent = Agent.CLAUDE
+    agent = Agent("claude")
 
-    imports = False
-    """The transcript is a file."""
-
-    def __init__(self, paths: Paths) -> None:
-        self._paths = paths
+    def __init__(self, home: ClaudeHome) -> None:
+        self._home = home
         self._folders: dict[str, str] = {}
         """The project folder of each transcript laid out, by path."""
-
-    def unavailable(self) -> str | None:
-        """Claude Code sessions are plain files: always writable."""
-        return None
 
     def lay_out(self, request: NativeRequest) -> NativeLayout:
         """The transcript, the lineage note leading the first user turn."""
@@ -139,15 +125,6 @@ class ClaudeWriter:
         self._folders[planned.path] = request.folder
         return NativeLayout((planned,), turns)
 
-    def install(self, planned: PlannedFile) -> None:
-        """Nothing to do: Claude Code finds the file."""
-
-    def uninstall(self, planned: PlannedFile) -> None:
-        """Nothing to undo."""
-
-    def announce(self, planned: PlannedFile) -> None:
-        """Nothing to announce: the transcript names itself (`custom-title`)."""
-
     def settle(self, planned: PlannedFile) -> ContinueLatest | None:
         """`claude -c` continues the most recently modified transcript of the folder's project folder."""
         output = planned.native
@@ -161,7 +138,7 @@ class ClaudeWriter:
         """The transcript as `smig list` reads it."""
         from smig_tui.adapters.agents.claude.load import load_session
 
-        info = SessionInfo(id=output.session_id, agent=Agent.CLAUDE, path=output.path)
+        info = SessionInfo(id=output.session_id, agent=Agent("claude"), path=output.path)
         return load_session(info, lambda _warning: None)
 
     def prepare(
@@ -210,11 +187,11 @@ class ClaudeWriter:
             lines.append(record)
             parent = record_uuid
         lines.append({"type": "custom-title", "customTitle": title, "sessionId": session_id})
-        path = project_dir(self._paths, cwd) / f"{session_id}.jsonl"
+        path = project_dir(self._home, cwd) / f"{session_id}.jsonl"
         # Compact, as Claude Code writes its records (its own tools, and smig's tail scan, search bytes).
         data = "".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n" for line in lines)
         native = NativeOutput("claude", str(path), session_id, resume_argv(session_id), cwd)
-        return PlannedFile(Destination.CLAUDE, str(path), data, None, False, native)
+        return PlannedFile(Destination("claude"), str(path), data, None, False, native)
 
 
 def _body(turn: Turn, number: int, model: str) -> dict[str, Any]:

@@ -4,41 +4,89 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from smig_tui.adapters.agents.entry import AgentEntry, Env
-from smig_tui.core.models import Agent
+from smig_tui.adapters.agents.codex import rules
+from smig_tui.adapters.agents.codex.home import HOME_VARIABLE, resolve_home
+from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead
+from smig_tui.core.agent_rules import AgentRules
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from smig_tui.adapters.memory_files import MemoryContext
     from smig_tui.adapters.paths import Paths
+    from smig_tui.core.memory_model import AgentMemory, MemoryRules
     from smig_tui.core.ports import NativeWriter, SessionSource
 
 
-def _home(paths: Paths, _env: Env) -> Path:
-    return paths.codex_home
+def _home(env: Env) -> Path:
+    return resolve_home(env).root
 
 
-def _source(paths: Paths, _env: Env) -> SessionSource:
+def _sessions(env: Env) -> Path:
+    return resolve_home(env).sessions
+
+
+def _source(paths: Paths, env: Env) -> SessionSource:
     from smig_tui.adapters.agents.codex.source import CodexSource
 
-    return CodexSource(paths, listing_cache=ENTRY.listing_cache(paths))
+    return CodexSource(resolve_home(env), listing_cache=PROFILE.listing_cache(paths))
 
 
-def _writer(paths: Paths, env: Env) -> NativeWriter:
+def _writer(_paths: Paths, env: Env) -> NativeWriter:
     from smig_tui.adapters.agents.codex.writer import CodexWriter
 
-    return CodexWriter(paths, env)
+    return CodexWriter(resolve_home(env), env)
 
 
-ENTRY = AgentEntry(
-    Agent.CODEX,
-    "Codex",
-    hand_to=Agent.CLAUDE,
+def _resume_argv(session_id: str) -> tuple[str, ...]:
+    from smig_tui.adapters.agents.codex.writer import resume_argv
+
+    return resume_argv(session_id)
+
+
+def _memory(context: MemoryContext) -> AgentMemory:
+    from smig_tui.adapters.agents.codex.memory import read
+
+    return read(context)
+
+
+def _memory_rules() -> MemoryRules:
+    from smig_tui.adapters.agents.codex.memory import RULES
+
+    return RULES
+
+
+PROFILE = AgentProfile(
+    AgentRules(
+        "codex",
+        "Codex",
+        providers=("openai",),
+        usable=rules.usable,
+        usage_context=rules.usage_context,
+        max_window_how="via model_context_window",
+        memory=_memory_rules,
+        choice_rank=2,
+    ),
+    hand_to="claude",
     default_target="claude-sonnet-5-5",
     shown_when_empty=True,
     home=_home,
     source=_source,
     writer=_writer,
-    home_variables=("CODEX_HOME",),
+    home_variables=(HOME_VARIABLE,),
     program="codex",
+    sessions_folder=_sessions,
+    memory=_memory,
+    resume_argv=_resume_argv,
+    window_settings=rules.window_settings,
+    # One request of `codex exec --skip-git-repo-check "hello there"` to a local fake model server from
+    # a fresh home (no MCP servers, memory files or skills), counted by o200k_base (2026-12-03).
+    overhead=Overhead(
+        7_820,
+        "Codex CLI 0.171.0",
+        (
+            ("tool definitions (10 tools)", 2_194),
+            ("injected context (developer instructions, skills list, environment_context)", 5_626),
+        ),
+    ),
 )

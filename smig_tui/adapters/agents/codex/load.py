@@ -12,7 +12,7 @@ import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from smig_tui.adapters.agents.codex.items import (
     RESPONSE_TYPES,
@@ -29,8 +29,10 @@ from smig_tui.adapters.zstd_files import content_size, is_compressed
 from smig_tui.core.models import Kind, Message, ReadWarning, Role, Session, SessionInfo, StoredText, Usage, new_message
 from smig_tui.core.ports import WarningSink
 
-if TYPE_CHECKING:
-    from smig_tui.adapters.agents.codex.split import Draft
+Draft = tuple[int, int, str, str | None, str | None, bool, bool, bool, int, tuple[str | None] | None]
+"""(role, kind, text, tool name, call id, is_error, opaque, injected, length, environment): `length`
+is -1 when `text` is whole, else the whole text's length with `text` its head; `environment` is
+(its cwd,) when a long text is an `<environment_context>` block."""
 
 _SKIPPED_TYPES = (b'"type":"world_state"', b'"type":"ghost_snapshot"')
 _WANTED_EVENTS = (

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from smig_tui.adapters.agents.codex.home import CodexHome
 from smig_tui.adapters.agents.codex.lineage import Part, lineage, part_ids
 from smig_tui.adapters.agents.codex.scan import (
     Head,
@@ -33,7 +34,6 @@ from smig_tui.adapters.agents.codex.scan import (
 )
 from smig_tui.adapters.gc_pause import no_cyclic_gc
 from smig_tui.adapters.jsonl import iter_lines
-from smig_tui.adapters.paths import Paths
 from smig_tui.adapters.storage.discovery_cache import DiscoveryCache, cached_ids
 from smig_tui.adapters.zstd_files import DAMAGED, is_compressed
 from smig_tui.core.errors import SessionReadError
@@ -52,8 +52,8 @@ INTERACTIVE_SOURCES = frozenset({"cli", "vscode", "unknown"})
 class CodexSource:
     """Reads Codex CLI sessions from `$CODEX_HOME` without ever writing to it."""
 
-    def __init__(self, paths: Paths, sqlite_home: Path | None = None, listing_cache: Path | None = None) -> None:
-        self._paths = paths
+    def __init__(self, home: CodexHome, sqlite_home: Path | None = None, listing_cache: Path | None = None) -> None:
+        self._home = home
         self._listing_cache = listing_cache
         """Where discovery remembers unchanged files' entries (None: read every file)."""
         env_home = os.environ.get("CODEX_SQLITE_HOME")
@@ -68,7 +68,7 @@ class CodexSource:
     @property
     def agent(self) -> Agent:
         """The agent this source reads."""
-        return Agent.CODEX
+        return Agent("codex")
 
     def cached_ids(self) -> list[str] | None:
         """The ids its last listing found, from the listing cache (no folder read); None without one."""
@@ -76,7 +76,7 @@ class CodexSource:
 
     def discover(self, warn: WarningSink) -> Iterator[SessionInfo]:
         """Yield every readable rollout, newest first, from heads and tails only."""
-        home = self._paths.codex_home
+        home = self._home.root
         if not home.is_dir():
             return
         files = walk_rollouts(self._roots(), warn)
@@ -134,7 +134,7 @@ class CodexSource:
         if not chosen:
             return []
         cache = DiscoveryCache(self._listing_cache) if self._listing_cache else None
-        names = read_session_index(self._paths.codex_home / "session_index.jsonl", warn)
+        names = read_session_index(self._home.root / "session_index.jsonl", warn)
         threads = self._threads(warn)
         entries: list[SessionInfo | None] = []
         for index in chosen:
@@ -146,7 +146,7 @@ class CodexSource:
 
     def _roots(self) -> list[Path]:
         """Where rollouts live: live and archived threads."""
-        return [self._paths.codex_sessions, self._paths.codex_home / "archived_sessions"]
+        return [self._home.sessions, self._home.root / "archived_sessions"]
 
     def load(self, info: SessionInfo, warn: WarningSink) -> Session:
         """Read a thread in full, streaming it, into the model-visible conversation.
@@ -207,7 +207,7 @@ class CodexSource:
     def _threads(self, warn: WarningSink) -> dict[str, ThreadRow]:
         """Titles and models from the state DB, when there is one."""
         folders = [self._sqlite_home] if self._sqlite_home else []
-        folders += [self._paths.codex_home, self._paths.codex_home / "sqlite"]
+        folders += [self._home.root, self._home.root / "sqlite"]
         path = find_state_db(folders)
         return read_state_db(path, warn) if path else {}
 
@@ -287,7 +287,7 @@ def _info(path: str, head: Head, tail: Tail, size: int, mtime: float) -> Session
     subagent, parent, origin = classify(meta)
     return SessionInfo(
         id=str(meta["id"]),
-        agent=Agent.CODEX,
+        agent=Agent("codex"),
         path=path,
         cwd=cwd,
         title=_one_line(head.prompt or head.typed),

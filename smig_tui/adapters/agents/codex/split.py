@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from smig_tui.adapters.agents.codex.items import RESULT_TYPES, convert, cwd_from_environment
-from smig_tui.adapters.agents.codex.load import RolloutLoader, feed_lines
+from smig_tui.adapters.agents.codex.load import Draft, RolloutLoader, feed_lines
 from smig_tui.adapters.agents.codex.scan import iso_or_none
 from smig_tui.adapters.gc_pause import no_cyclic_gc
 from smig_tui.adapters.jsonl import SHAPE_ERRORS, Record, iter_lines, parse_line, shape_warning
@@ -23,11 +23,6 @@ from smig_tui.adapters.stored_text import HEAD_CHARS, TEXT_CHARS
 from smig_tui.adapters.workers import Aside
 from smig_tui.core.models import ReadWarning
 from smig_tui.core.ports import WarningSink
-
-Draft = tuple[int, int, str, str | None, str | None, bool, bool, bool, int, tuple[str | None] | None]
-"""(role, kind, text, tool name, call id, is_error, opaque, injected, length, environment): `length`
-is -1 when `text` is whole, else the whole text's length with `text` its head; `environment` is
-(its cwd,) when a long text is an `<environment_context>` block."""
 
 
 class _Names(dict[str, str]):

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from smig_tui.adapters.paths import Paths
+from smig_tui.adapters.agents.codex.home import CodexHome
 
 BIN_ENV = "SMIG_CODEX_BIN"
 """Names the `codex` executable when it is not on PATH."""
@@ -51,12 +51,12 @@ INDEX_POLL = 0.05
 STATE_PREFIX = "state_"
 
 
-def state_databases(paths: Paths, env: Mapping[str, str]) -> list[Path]:
+def state_databases(home: CodexHome, env: Mapping[str, str]) -> list[Path]:
     """Codex's thread index databases that exist: `state_<n>.sqlite` in every folder Codex may keep it in."""
-    folders = [paths.codex_home]
+    folders = [home.root]
     if env.get("CODEX_SQLITE_HOME"):
         folders.append(Path(env["CODEX_SQLITE_HOME"]))
-    configured = _configured_sqlite_home(paths)
+    configured = _configured_sqlite_home(home)
     if configured is not None:
         folders.append(configured)
     found = []
@@ -73,10 +73,10 @@ def state_databases(paths: Paths, env: Mapping[str, str]) -> list[Path]:
     return found
 
 
-def _configured_sqlite_home(paths: Paths) -> Path | None:
+def _configured_sqlite_home(home: CodexHome) -> Path | None:
     """`sqlite_home` of `$CODEX_HOME/config.toml`, when set."""
     try:
-        with open(paths.codex_home / "config.toml", "rb") as handle:
+        with open(home.root / "config.toml", "rb") as handle:
             value = tomllib.load(handle).get("sqlite_home")
     except (OSError, tomllib.TOMLDecodeError):
         return None

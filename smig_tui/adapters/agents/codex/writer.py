@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from smig_tui.adapters.agents.codex.home import CodexHome
 from smig_tui.adapters.agents.codex.thread_index import (
     BIN_ENV,
     AppServerError,
@@ -34,20 +35,12 @@ from smig_tui.adapters.agents.codex.thread_index import (
     index_thread,
     state_databases,
 )
-from smig_tui.adapters.paths import Paths
+from smig_tui.adapters.agents.writer_base import PlainFileWriter
 from smig_tui.core.encoding import utf8
 from smig_tui.core.errors import SmigError
 from smig_tui.core.handoff import to_turns
-from smig_tui.core.migration import (
-    ContinueLatest,
-    Destination,
-    Lineage,
-    NativeOutput,
-    PlannedFile,
-    Turn,
-    continue_fact,
-)
 from smig_tui.core.models import Agent, Message, Role, Session
+from smig_tui.core.native import ContinueLatest, Destination, Lineage, NativeOutput, PlannedFile, Turn, continue_fact
 from smig_tui.core.plans import PLACEHOLDER_ID, SUMMARY_ID
 from smig_tui.core.ports import NativeLayout, NativeRequest
 from smig_tui.core.timeline import format_iso, monotonic_times
@@ -72,11 +65,11 @@ def uuid7(moment: datetime, random_bytes: bytes | None = None) -> str:
     return str(uuid.UUID(int=value))
 
 
-def rollout_path(paths: Paths, moment: datetime, thread_id: str) -> Path:
+def rollout_path(home: CodexHome, moment: datetime, thread_id: str) -> Path:
     """`sessions/YYYY/MM/DD/rollout-<local time>-<id>.jsonl`: Codex names them in local time."""
     local = moment.astimezone()
     stamp = local.strftime("%Y-%m-%dT%H-%M-%S")
-    return paths.codex_sessions / local.strftime("%Y/%m/%d") / f"rollout-{stamp}-{thread_id}.jsonl"
+    return home.sessions / local.strftime("%Y/%m/%d") / f"rollout-{stamp}-{thread_id}.jsonl"
 
 
 def resume_argv(thread_id: str) -> tuple[str, ...]:
@@ -88,20 +81,20 @@ def resume_argv(thread_id: str) -> tuple[str, ...]:
     return ("codex", "resume", thread_id)
 
 
-def installed_version(paths: Paths) -> str:
+def installed_version(home: CodexHome) -> str:
     """The Codex version recorded in `$CODEX_HOME/version.json`, else a known-good default."""
     try:
-        data = json.loads((paths.codex_home / "version.json").read_text(encoding="utf-8"))
+        data = json.loads((home.root / "version.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return CODEX_VERSION
     version = data.get("latest_version") if isinstance(data, dict) else None
     return version if isinstance(version, str) and version else CODEX_VERSION
 
 
-def _config(paths: Paths) -> dict[str, Any]:
+def _config(home: CodexHome) -> dict[str, Any]:
     """`$CODEX_HOME/config.toml`, or nothing when it is missing or unreadable."""
     try:
-        with open(paths.codex_home / "config.toml", "rb") as handle:
+        with open(home.root / "config.toml", "rb") as handle:
             return tomllib.load(handle)
     except (OSError, tomllib.TOMLDecodeError):
         return {}
@@ -113,7 +106,7 @@ def runs_in_codex(model: str) -> bool:
     return (name.startswith("gpt-5") and "chat" not in name) or "codex" in name
 
 
-def recorded_model(paths: Paths, target: str | None) -> str:
+def recorded_model(home: CodexHome, target: str | None) -> str:
     """The model a written rollout records: one the receiving Codex runs.
 
     The planning target when Codex runs it; else the `model` of the receiving home's config.toml;
@@ -122,39 +115,32 @@ def recorded_model(paths: Paths, target: str | None) -> str:
     """
     if target and runs_in_codex(target):
         return target
-    configured = _config(paths).get("model")
+    configured = _config(home).get("model")
     return configured if isinstance(configured, str) and configured else DEFAULT_MODEL
 
 
-def configured_provider(paths: Paths) -> str:
+def configured_provider(home: CodexHome) -> str:
     """The `model_provider` set in `$CODEX_HOME/config.toml`, else `openai`.
 
     Codex refuses to resume a thread under a different provider than the one it records, so the
     written rollout must name the provider the user's Codex will run with.
     """
-    provider = _config(paths).get("model_provider")
+    provider = _config(home).get("model_provider")
     return provider if isinstance(provider, str) and provider else "openai"
 
 
-class CodexWriter:
+class CodexWriter(PlainFileWriter):
     """Builds a Codex rollout from migrated turns; the service writes it (never over a file)."""
 
-    agent = Agent.CODEX
+    agent = Agent("codex")
 
-    imports = False
-    """The rollout is a file; Codex's index learns of it in `settle`."""
-
-    def __init__(self, paths: Paths, env: Mapping[str, str] | None = None) -> None:
-        self._paths = paths
+    def __init__(self, home: CodexHome, env: Mapping[str, str] | None = None) -> None:
+        self._home = home
         self._env = os.environ if env is None else env
         self._index_lines: dict[str, str] = {}
         """The `session_index.jsonl` line of each rollout laid out, by path, appended once it reads back."""
         self._folders: dict[str, str] = {}
         """The project folder of each rollout laid out, by path."""
-
-    def unavailable(self) -> str | None:
-        """Codex rollouts are plain files: always writable."""
-        return None
 
     def lay_out(self, request: NativeRequest) -> NativeLayout:
         """The rollout, the lineage note (and placeholder) as one model-visible preamble item."""
@@ -167,7 +153,7 @@ class CodexWriter:
             request.title,
             git_branch=request.git_branch,
             now=request.now,
-            model=recorded_model(self._paths, request.target),
+            model=recorded_model(self._home, request.target),
             note=preamble,
         )
         if planned.native:
@@ -175,17 +161,11 @@ class CodexWriter:
         self._folders[planned.path] = request.folder
         return NativeLayout((planned,), turns, preamble)
 
-    def install(self, planned: PlannedFile) -> None:
-        """Nothing to do: Codex finds the rollout."""
-
-    def uninstall(self, planned: PlannedFile) -> None:
-        """Nothing to undo (the index line is only appended by `announce`)."""
-
     def announce(self, planned: PlannedFile) -> None:
         """Name the thread in Codex's `session_index.jsonl` (one appended line)."""
         line = self._index_lines.pop(planned.path, None)
         if line is not None:
-            append_session_index(self._paths, line)
+            append_session_index(self._home, line)
 
     def settle(self, planned: PlannedFile) -> ContinueLatest | None:
         """Have Codex add the thread to its index, when it keeps one, and say what `--last` picks."""
@@ -193,7 +173,7 @@ class CodexWriter:
         if output is None:
             return None
         folder = self._folders.get(planned.path) or str(Path(planned.path).parent)
-        if not state_databases(self._paths, self._env):
+        if not state_databases(self._home, self._env):
             return continue_fact(output, LATEST, folder, output.session_id)  # its first start indexes every rollout
         binary = find_codex(self._env)
         if binary is None:
@@ -214,7 +194,7 @@ class CodexWriter:
         from smig_tui.adapters.agents.codex.source import CodexSource
         from smig_tui.adapters.readback import ReadBackError
 
-        source = CodexSource(self._paths)
+        source = CodexSource(self._home)
         info = source.describe(output.path, lambda _warning: None)
         if info is None:
             raise ReadBackError(f"The written Codex session {output.path} cannot be read back.")
@@ -243,16 +223,16 @@ class CodexWriter:
         now = now or datetime.now(UTC)
         thread_id = uuid7(now)
         times = monotonic_times([turn.timestamp for turn in turns], now)
-        provider = model_provider or configured_provider(self._paths)
+        provider = model_provider or configured_provider(self._home)
         meta = self._meta(thread_id, now, cwd, lineage, title, provider, git_branch)
         lines = [_line(now, "session_meta", meta)]
-        lines += _turn_lines(turns, times, cwd, model or recorded_model(self._paths, None), note)
-        path = rollout_path(self._paths, now, thread_id)
+        lines += _turn_lines(turns, times, cwd, model or recorded_model(self._home, None), note)
+        path = rollout_path(self._home, now, thread_id)
         data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
         native = NativeOutput("codex", str(path), thread_id, resume_argv(thread_id), cwd)
         # The file's mtime stays the time of writing: `codex resume --last` and the picker order
         # threads by it, and a user who just migrated means to continue the migration.
-        return PlannedFile(Destination.CODEX, str(path), data, None, False, native)
+        return PlannedFile(Destination("codex"), str(path), data, None, False, native)
 
     def _meta(
         self,
@@ -270,7 +250,7 @@ class CodexWriter:
             "timestamp": format_iso(now),
             "cwd": cwd,
             "originator": ORIGINATOR,
-            "cli_version": installed_version(self._paths),
+            "cli_version": installed_version(self._home),
             "source": "cli",
             "model_provider": model_provider,
             "smig_lineage": {
@@ -394,14 +374,14 @@ def index_line(thread_id: str, title: str, now: datetime) -> str:
     return json.dumps(row, ensure_ascii=False) + "\n"
 
 
-def append_session_index(paths: Paths, line: str) -> None:
+def append_session_index(home: CodexHome, line: str) -> None:
     """Append one line to Codex's `session_index.jsonl`, creating it if needed.
 
     One `write` on an `O_APPEND` descriptor, so a line Codex appends at the same moment is not
     interleaved; never follows a symlink, never writes to anything but a regular file, and starts
     on a new line when the last one was left unterminated. Other lines are never rewritten.
     """
-    path = paths.codex_home / SESSION_INDEX
+    path = home.root / SESSION_INDEX
     flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         descriptor = os.open(path, flags, 0o600)

@@ -4,45 +4,90 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from smig_tui.adapters.agents.entry import AgentEntry, Env
-from smig_tui.core.models import Agent
+from smig_tui.adapters.agents.gemini.home import HOME_VARIABLE, resolve_home
+from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead
+from smig_tui.core.agent_rules import AgentRules
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from smig_tui.adapters.memory_files import MemoryContext
     from smig_tui.adapters.paths import Paths
+    from smig_tui.core.memory_model import AgentMemory, MemoryRules
     from smig_tui.core.ports import NativeWriter, SessionSource
 
+COMPRESS_PERCENT = 50
+"""Gemini CLI compresses the chat at half of the model's token limit (`model.compressionThreshold`)."""
 
-def _home(paths: Paths, _env: Env) -> Path | None:
-    return paths.gemini_home
+
+def _usable(window: int, _auto_compact: int | None) -> int:
+    return window * COMPRESS_PERCENT // 100
 
 
-def _source(paths: Paths, _env: Env) -> SessionSource | None:
-    if paths.gemini_home is None:
-        return None
+def _folder_context(folder: str) -> tuple[str, int]:
+    from smig_tui.adapters.agents.gemini.context import folder_listing
+
+    return folder_listing(folder)
+
+
+def _tmp(env: Env) -> Path:
+    return resolve_home(env) / "tmp"
+
+
+def _source(paths: Paths, env: Env) -> SessionSource:
     from smig_tui.adapters.agents.gemini.source import GeminiSource
 
-    return GeminiSource(paths.gemini_home, listing_cache=ENTRY.listing_cache(paths))
+    return GeminiSource(resolve_home(env), listing_cache=PROFILE.listing_cache(paths))
 
 
-def _writer(paths: Paths, _env: Env) -> NativeWriter | None:
-    if paths.gemini_home is None:
-        return None
+def _writer(_paths: Paths, env: Env) -> NativeWriter:
     from smig_tui.adapters.agents.gemini.writer import GeminiWriter
 
-    return GeminiWriter(paths.gemini_home)
+    return GeminiWriter(resolve_home(env))
 
 
-ENTRY = AgentEntry(
-    Agent.GEMINI,
-    "Gemini CLI",
-    hand_to=Agent.CODEX,
+def _resume_argv(session_id: str) -> tuple[str, ...]:
+    from smig_tui.adapters.agents.gemini.writer import resume_argv
+
+    return resume_argv(session_id)
+
+
+def _memory(context: MemoryContext) -> AgentMemory:
+    from smig_tui.adapters.agents.gemini.memory import read
+
+    return read(context)
+
+
+def _memory_rules() -> MemoryRules:
+    from smig_tui.adapters.agents.gemini.memory import RULES
+
+    return RULES
+
+
+PROFILE = AgentProfile(
+    AgentRules("gemini", "Gemini CLI", providers=("google",), usable=_usable, choice_rank=3, memory=_memory_rules),
+    hand_to="codex",
     default_target="claude-sonnet-5-5",
     shown_when_empty=False,
-    home=_home,
+    home=resolve_home,
     source=_source,
     writer=_writer,
-    home_variables=("GEMINI_CLI_HOME",),
+    memory=_memory,
+    resume_argv=_resume_argv,
+    home_variables=(HOME_VARIABLE,),
     program="gemini",
+    sessions_folder=_tmp,
+    # `gemini -p "hello there" -m gemini-2.5-pro` against the fake Gemini API of
+    # tests/e2e/fake_gemini_server.py (GOOGLE_GEMINI_BASE_URL) from a fresh home, counted by o200k_base
+    # (2026-12-03); its <session_context> lists up to 200 entries of the project folder.
+    overhead=Overhead(
+        6_504,
+        "Gemini CLI 0.61.0",
+        (
+            ("system prompt", 4_718),
+            ("tool definitions (8 tools)", 1_667),
+            ("injected context (<session_context> of an empty project folder)", 119),
+        ),
+        for_folder=_folder_context,
+    ),
 )

@@ -37,7 +37,7 @@ class GeminiSource:
     @property
     def agent(self) -> Agent:
         """The agent this source reads."""
-        return Agent.GEMINI
+        return Agent("gemini")
 
     def cached_ids(self) -> list[str] | None:
         """The ids its last listing found, from the listing cache (no folder read); None without one."""
@@ -154,7 +154,7 @@ def _info(
     kind = meta.get("kind") if isinstance(meta.get("kind"), str) else None
     return SessionInfo(
         id=str(meta["sessionId"]),
-        agent=Agent.GEMINI,
+        agent=Agent("gemini"),
         path=str(path),
         cwd=cwd,
         title=_one_line(facts.summary or _text(meta.get("summary"))) or _one_line(facts.first_prompt),

@@ -38,18 +38,11 @@ from smig_tui.adapters.agents.gemini.layout import (
     project_hash,
 )
 from smig_tui.adapters.agents.gemini.scan import scan
+from smig_tui.adapters.agents.writer_base import PlainFileWriter
 from smig_tui.core.errors import SmigError
 from smig_tui.core.handoff import migration_note, to_turns
-from smig_tui.core.migration import (
-    ContinueLatest,
-    Destination,
-    Lineage,
-    NativeOutput,
-    PlannedFile,
-    Turn,
-    continue_fact,
-)
 from smig_tui.core.models import Agent, Role, Session
+from smig_tui.core.native import ContinueLatest, Destination, Lineage, NativeOutput, PlannedFile, Turn, continue_fact
 from smig_tui.core.ports import NativeLayout, NativeRequest
 from smig_tui.core.timeline import format_iso, monotonic_times
 
@@ -103,22 +96,15 @@ def sendable(turn: Turn) -> Turn:
     return turn
 
 
-class GeminiWriter:
+class GeminiWriter(PlainFileWriter):
     """Builds a Gemini CLI session from migrated turns; the committer writes it (never over a file)."""
 
-    agent = Agent.GEMINI
-
-    imports = False
-    """The session is a file."""
+    agent = Agent("gemini")
 
     def __init__(self, home: Path) -> None:
         self._home = home
         self._folders: dict[str, str] = {}
         """The project folder of each session laid out, by path."""
-
-    def unavailable(self) -> str | None:
-        """Gemini CLI sessions are plain files: always writable."""
-        return None
 
     def lay_out(self, request: NativeRequest) -> NativeLayout:
         """The session (and its project folder's owner file when the folder is new)."""
@@ -129,15 +115,6 @@ class GeminiWriter:
         for file in planned:
             self._folders[file.path] = request.folder
         return NativeLayout(tuple(planned), tuple(sendable(turn) for turn in turns))
-
-    def install(self, planned: PlannedFile) -> None:
-        """Nothing to do: Gemini CLI finds the file."""
-
-    def uninstall(self, planned: PlannedFile) -> None:
-        """Nothing to undo."""
-
-    def announce(self, planned: PlannedFile) -> None:
-        """Nothing to announce: the session's first line names it."""
 
     def settle(self, planned: PlannedFile) -> ContinueLatest | None:
         """`gemini --resume latest` continues the session of the project started (or resumed) last."""
@@ -207,10 +184,10 @@ class GeminiWriter:
         path = chats / f"session-{now.strftime('%Y-%m-%dT%H-%M')}-{session_id[:8]}.jsonl"
         data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
         native = NativeOutput("gemini", str(path), session_id, resume_argv(session_id), cwd)
-        files = [PlannedFile(Destination.GEMINI, str(path), data, None, False, native)]
+        files = [PlannedFile(Destination("gemini"), str(path), data, None, False, native)]
         if new_project:
             # The client adopts a folder whose owner file names the project (its registry does the rest).
-            files.insert(0, PlannedFile(Destination.GEMINI, str(chats.parent / PROJECT_ROOT_FILE), cwd))
+            files.insert(0, PlannedFile(Destination("gemini"), str(chats.parent / PROJECT_ROOT_FILE), cwd))
         return files
 
 

@@ -16,11 +16,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
+from smig_tui.adapters.agents.profile import RowsUnreadable
+
 BUSY_TIMEOUT = 2.0
 """Seconds to wait for a lock before giving up: only a non-WAL writer can hold one against a reader."""
 
 
-class OpenCodeDbError(Exception):
+class OpenCodeDbError(RowsUnreadable):
     """The OpenCode database cannot be read just now; the message is one sentence for the user."""
 
 

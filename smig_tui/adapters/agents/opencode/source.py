@@ -52,7 +52,7 @@ class OpenCodeSource:
     @property
     def agent(self) -> Agent:
         """The agent this source reads."""
-        return Agent.OPENCODE
+        return Agent("opencode")
 
     @property
     def home(self) -> OpenCodeHome:
@@ -124,7 +124,7 @@ class OpenCodeSource:
             infos.append(
                 SessionInfo(
                     id=session_id,
-                    agent=Agent.OPENCODE,
+                    agent=Agent("opencode"),
                     path=session_ref(database, session_id),
                     cwd=row[1] or None,
                     title=redacted_line(extra.get("title"), TITLE_WIDTH),

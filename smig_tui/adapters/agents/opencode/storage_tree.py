@@ -40,7 +40,7 @@ def describe_stored(path: Path, warn: WarningSink) -> SessionInfo | None:
     stat = path.stat()
     return SessionInfo(
         id=data["id"],
-        agent=Agent.OPENCODE,
+        agent=Agent("opencode"),
         path=str(path),
         cwd=data.get("directory") or None,
         title=redacted_line(data.get("title"), TITLE_WIDTH),

@@ -35,19 +35,12 @@ from typing import Any
 
 from smig_tui.adapters.agents.opencode.database import OpenCodeDbError, read_only
 from smig_tui.adapters.agents.opencode.home import OpenCodeHome, session_ref
+from smig_tui.adapters.agents.writer_base import PlainFileWriter
 from smig_tui.adapters.client_launch import find_client
 from smig_tui.core.errors import SmigError, WriteRefusedError
 from smig_tui.core.handoff import migration_note, to_turns
-from smig_tui.core.migration import (
-    ContinueLatest,
-    Destination,
-    Lineage,
-    NativeOutput,
-    PlannedFile,
-    Turn,
-    continue_fact,
-)
 from smig_tui.core.models import Agent, Role, Session, SessionInfo
+from smig_tui.core.native import ContinueLatest, Destination, Lineage, NativeOutput, PlannedFile, Turn, continue_fact
 from smig_tui.core.ports import NativeLayout, NativeRequest
 from smig_tui.core.timeline import monotonic_times
 
@@ -124,10 +117,10 @@ def find_binary(env: Mapping[str, str] | None = None) -> str | None:
     return find_client("opencode", env)
 
 
-class OpenCodeWriter:
+class OpenCodeWriter(PlainFileWriter):
     """Builds the import document for migrated turns and has OpenCode import it."""
 
-    agent = Agent.OPENCODE
+    agent = Agent("opencode")
 
     imports = True
     """`opencode import` writes OpenCode's database: installed after every file-only session read back."""
@@ -162,9 +155,6 @@ class OpenCodeWriter:
             with contextlib.suppress(SmigError):
                 self.delete_session(planned.native.session_id)
 
-    def announce(self, planned: PlannedFile) -> None:
-        """Nothing to announce: the import made it OpenCode's."""
-
     def settle(self, planned: PlannedFile) -> ContinueLatest | None:
         """`opencode -c` continues the project's most recently updated session (not a task's sub-session)."""
         output = planned.native
@@ -187,7 +177,7 @@ class OpenCodeWriter:
         """The imported session, read from OpenCode's database as `smig list` reads it."""
         from smig_tui.adapters.agents.opencode.source import OpenCodeSource
 
-        written = SessionInfo(id=output.session_id, agent=Agent.OPENCODE, path=output.path)
+        written = SessionInfo(id=output.session_id, agent=Agent("opencode"), path=output.path)
         return OpenCodeSource(self._home).load(written, lambda _warning: None)
 
     def prepare(
@@ -275,7 +265,7 @@ class OpenCodeWriter:
         native = NativeOutput(
             "opencode", session_ref(self._home.database, session_id), session_id, resume_argv(session_id), cwd
         )
-        return PlannedFile(Destination.OPENCODE, str(path), data, None, False, native)
+        return PlannedFile(Destination("opencode"), str(path), data, None, False, native)
 
     def import_session(self, planned: PlannedFile) -> None:
         """Have OpenCode import a written document; the session must not exist yet."""

@@ -1,0 +1,256 @@
+"""Provides the benchmark rows of search and the archive (issue 20), and their in-process measurements.
+
+Each measurement runs in a fresh child (`bench_children.py search-…`), against the corpus, with its
+own smig home. The growth row appends a megabyte to one rollout and then puts the file back exactly
+(size and mtime), so the corpus stays reusable.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from smig_devtools.corpus import MB, Manifest
+
+QUERIES = (
+    "parser",
+    "token budget",
+    '"the parser"',
+    "pars*",
+    "schema option",
+    "config",
+    "error handle",
+    "migration",
+    '"write comment"',
+    "sync*",
+    "fixture test",
+    "cache",
+)
+"""Words, phrases and prefixes as a person types them; each is run several times for the p95."""
+TOOL_QUERIES = ('"the parser"', '"write comment"', '"error handle"', '"token budget"', "parser", "pars*")
+"""Run with `--role tool`: found only in tool output (its own word table, below conversation)."""
+QUERY_ROUNDS = 5
+GROWTH = MB
+
+
+def search_rows(workdir: Path, manifest: Manifest) -> list[Any]:
+    """Index build, growth refresh, query p95 and index size."""
+    from smig_devtools.bench import Row, _reset, child_argv, corpus_env, run_child
+
+    home = workdir / "smig-search"
+    _reset(home)
+    env = corpus_env(workdir, home)
+    build = run_child(child_argv("search-build"), env)
+    b = build.result
+    grown = sorted(
+        (e for e in manifest.sessions if e.agent == "codex" and not e.compressed and not e.empty and not e.is_subagent),
+        key=lambda e: e.size,
+    )
+    rows = [
+        Row(
+            "search index, full build",
+            b["seconds"],
+            "s",
+            "<= 60 s",
+            b["seconds"] <= 60,
+            f"CPU {build.cpu:.1f} s; {b['sessions']:,} sessions, {b['messages']:,} messages, "
+            f"{b['text'] / MB:,.1f} MB of text from {manifest.total_bytes / MB:,.0f} MB of files",
+        ),
+        Row(
+            "search index size / indexed text",
+            100 * b["bytes"] / max(b["text"], 1),
+            "%",
+            "<= 40 %",
+            b["bytes"] <= 0.4 * b["text"],
+            f"{b['bytes'] / MB:,.1f} MB; {100 * b['bytes'] / manifest.total_bytes:.0f}% of the session files",
+        ),
+    ]
+    if grown:
+        entry = grown[len(grown) // 2]
+        g = run_child(child_argv("search-grow", entry.path), env).result
+        rows.append(
+            Row(
+                "search refresh after one session grows 1 MB",
+                g["seconds"],
+                "s",
+                "<= 0.5 s",
+                g["seconds"] <= 0.5,
+                f"{g['messages']:,} new messages indexed; {g['grown']} grown",
+            )
+        )
+        biggest = grown[-1]
+        if biggest is not entry:  # the huge session: a reader that reads it all again shows here
+            h = run_child(child_argv("search-grow", biggest.path), env).result
+            rows.append(
+                Row(
+                    f"search refresh after the biggest session ({biggest.size / MB:,.0f} MB) grows 1 MB",
+                    h["seconds"],
+                    "s",
+                    "<= 0.5 s",
+                    h["seconds"] <= 0.5,
+                    f"{h['messages']:,} new messages indexed; {h['grown']} grown",
+                )
+            )
+    q = run_child(child_argv("search-query"), env).result
+    rows.append(
+        Row(
+            "search query p95",
+            q["p95"] * 1000,
+            "ms",
+            "<= 50 ms",
+            q["p95"] <= 0.05,
+            f"median {q['median'] * 1000:.1f} ms over {q['runs']} queries (words, phrases, prefixes)",
+        )
+    )
+    t = run_child(child_argv("search-query", "tool"), env).result
+    rows.append(
+        Row(
+            "search query p95, tool output only",
+            t["p95"] * 1000,
+            "ms",
+            "<= 50 ms",
+            t["p95"] <= 0.05,
+            f"median {t['median'] * 1000:.1f} ms over {t['runs']} queries (phrases, words, a prefix)",
+        )
+    )
+    return [*rows, _cli_query_row(env)]
+
+
+CLI_QUERY_GOAL = 0.15
+
+
+def _cli_query_row(env: dict[str, str]) -> Any:
+    """`smig search WORDS` as a person runs it: a whole process on the index just built (median of 5)."""
+    from smig_devtools.bench import Row
+    from smig_devtools.bench_commands import run_smig
+
+    runs = sorted((run_smig(["search", "token budget"], env, None) for _ in range(5)), key=lambda run: run.seconds)
+    middle = runs[2]
+    return Row(
+        "smig search (CLI, whole process, index fresh), median of 5",
+        middle.seconds,
+        "s",
+        f"<= {CLI_QUERY_GOAL} s",
+        middle.seconds <= CLI_QUERY_GOAL,
+        f"CPU {middle.cpu:.2f} s, peak RSS {middle.rss_mb:,.0f} MB; runs {', '.join(f'{r.seconds:.2f}' for r in runs)} s",
+    )
+
+
+def archive_rows(workdir: Path, manifest: Manifest) -> list[Any]:
+    """A full archive run, its size, and a second run with nothing new."""
+    from smig_devtools.bench import Row, _reset, child_argv, corpus_env, run_child
+
+    home = workdir / "smig-archive"
+    _reset(home)
+    env = corpus_env(workdir, home)
+    first = run_child(child_argv("archive-run"), env)
+    second = run_child(child_argv("archive-run"), env)
+    a, s = first.result, second.result
+    share = 100 * a["stored"] / manifest.total_bytes
+    return [
+        Row(
+            "archive, full run",
+            a["seconds"],
+            "s",
+            "<= 90 s",
+            a["seconds"] <= 90,
+            f"CPU {first.cpu:.1f} s; {a['files']:,} files, {a['read'] / MB:,.0f} MB read",
+        ),
+        Row("archive size / corpus", share, "%", "<= 25 %", share <= 25, f"{a['stored'] / MB:,.1f} MB stored"),
+        Row(
+            "archive, second run with nothing new",
+            s["seconds"],
+            "s",
+            "<= 1 s",
+            s["seconds"] <= 1,
+            f"{s['unchanged']:,} files unchanged",
+        ),
+    ]
+
+
+def run_search_measure(name: str, args: Sequence[str]) -> dict[str, Any]:
+    """Run one named measurement in this (child) process."""
+    from smig_tui.services import build_services, session_archive
+
+    services = build_services()
+    if name == "search-build":
+        started = time.perf_counter()
+        report = services.refresh_search_index()
+        seconds = time.perf_counter() - started
+        index = services.search_index
+        conn = index._connection()
+        text = conn.execute(  # every message's text, as searched: a text stored once counts for each message
+            "SELECT coalesce(sum(t.length), 0) FROM messages m JOIN texts t ON t.id = m.text"
+        ).fetchone()[0]
+        index.close()
+        size = sum(p.stat().st_size for p in index.folder.glob("index.sqlite3*"))
+        return {"seconds": seconds, "sessions": report.added, "messages": report.messages, "text": text, "bytes": size}
+    if name == "search-grow":
+        return _measure_growth(services, args[0])
+    if name == "search-query":
+        from smig_tui.adapters.search_index import SearchFilters
+
+        services.search_index._connection()
+        timings = []
+        tool = bool(args) and args[0] == "tool"
+        for _ in range(QUERY_ROUNDS):
+            for query in TOOL_QUERIES if tool else QUERIES:
+                started = time.perf_counter()
+                services.search(query, SearchFilters(role="tool" if tool else None), limit=20, refresh=False)
+                timings.append(time.perf_counter() - started)
+        timings.sort()
+        return {
+            "p95": timings[int(0.95 * (len(timings) - 1))],
+            "median": statistics.median(timings),
+            "runs": len(timings),
+        }
+    if name == "archive-run":
+        archive = session_archive(services.paths)
+        started = time.perf_counter()
+        run = archive.run(services.sources, lambda _: None)
+        seconds = time.perf_counter() - started
+        stored = sum(p.stat().st_size for p in archive.folder.rglob("*") if p.is_file())
+        return {
+            "seconds": seconds,
+            "files": run.touched,
+            "read": run.bytes_read,
+            "stored": stored,
+            "unchanged": run.unchanged,
+        }
+    raise KeyError(name)
+
+
+def _measure_growth(services: Any, path: str) -> dict[str, Any]:
+    """Append 1 MB of turns to a rollout, time the refresh, then put the file back as it was."""
+    before = os.stat(path)
+    line = (
+        json.dumps(
+            {
+                "timestamp": "2026-12-01T00:00:00.000Z",
+                "type": "response_item",
+                "payload": {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": "grown text about the parser and its cache " * 20}],
+                },
+            }
+        )
+        + "\n"
+    )
+    try:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(line * (GROWTH // len(line)))
+        started = time.perf_counter()
+        report = services.refresh_search_index()
+        seconds = time.perf_counter() - started
+    finally:
+        with open(path, "r+b") as handle:
+            handle.truncate(before.st_size)
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    services.refresh_search_index()  # and the index follows it back
+    return {"seconds": seconds, "messages": report.messages, "grown": report.grown}

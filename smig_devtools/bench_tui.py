@@ -1,0 +1,325 @@
+"""Provides the benchmark rows of the TUI (issues 19 and 22) and their in-process Pilot measurements.
+
+Each measurement runs in a fresh child (`bench_children.py tui…`) against the corpus, with its own
+smig home, and drives the real `SmigApp` through Textual's Pilot. Every figure is wall time around
+awaited UI work, its end looked for every few milliseconds while the app runs. A keystroke's figure is the time the app takes to handle the key
+and draw the screen again; Pilot's own `press` also waits for the CPU to go idle (at least 40 ms a
+key), which says nothing about the app.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from smig_devtools.corpus import MB, Manifest
+
+FIRST_LAUNCHES = 5
+"""First launches with empty caches: the goal is every one of them under a second."""
+TYPED = "refactor the parser"
+"""What the filter row types, one key at a time."""
+SWITCH_TARGETS = ("gpt-5", "claude-sonnet-4-5", "gpt-5")
+"""The first switch counts gpt-5's tokens; the others go back to encodings already counted."""
+
+
+def tui_rows(workdir: Path, manifest: Manifest) -> list[Any]:
+    """First paint: every first launch with empty caches, then one with the listing cache warm."""
+    from smig_devtools.bench import Row, _reset, child_argv, corpus_env, run_child
+
+    try:
+        import smig_tui.tui.app  # noqa: F401
+    except ImportError as error:
+        return [Row("TUI first paint", None, "s", "< 1 s", None, f"TUI not importable: {error}")]
+    smig_home = workdir / "smig-tui"
+    firsts = []
+    for _ in range(FIRST_LAUNCHES):
+        _reset(smig_home)
+        firsts.append(run_child(child_argv("tui", f"{time.time():.6f}"), corpus_env(workdir, smig_home)))
+    warm = run_child(child_argv("tui", f"{time.time():.6f}"), corpus_env(workdir, smig_home))
+    if not all(child.result.get("ok") for child in [*firsts, warm]):
+        reason = next(c.result.get("reason", "") for c in [*firsts, warm] if not c.result.get("ok"))
+        return [Row("TUI first paint", None, "s", "< 1 s", None, reason)]
+    paints = [child.result["paint"] for child in firsts]
+    r = warm.result
+    return [
+        Row(
+            f"TUI first paint, first launch, empty caches (worst of {FIRST_LAUNCHES})",
+            max(paints),
+            "s",
+            "< 1 s",
+            max(paints) < 1.0,
+            f"from launch: runs {', '.join(f'{p:.2f}' for p in paints)} s, of which interpreter"
+            f" {statistics.median(c.result['interpreter'] for c in firsts):.2f} s and imports"
+            f" {statistics.median(c.result['imports'] for c in firsts):.2f} s (medians); CPU"
+            f" {statistics.median(c.cpu for c in firsts):.2f} s (median, the whole run);"
+            f" {firsts[0].result['shown']} sessions at first paint",
+        ),
+        Row(
+            "TUI first paint, next launch, listing cache warm",
+            r["paint"],
+            "s",
+            "< 1 s",
+            r["paint"] < 1.0,
+            f"from launch; CPU {warm.cpu:.2f} s in all; all {r['total']} sessions in after {r['loaded']:.2f} s;"
+            f" app running after {r['start']:.2f} s",
+        ),
+    ]
+
+
+def tui_big_rows(workdir: Path, manifest: Manifest) -> list[Any]:
+    """On each agent's biggest session: first figures, all tabs, peak RSS; on Codex's, target switch and filter."""
+    from smig_devtools.bench import Row, _reset, child_argv, corpus_env, run_child
+
+    rows: list[Any] = []
+    for agent in ("codex", "claude"):
+        entries = [e for e in manifest.sessions if e.agent == agent and not e.empty]
+        if not entries:
+            continue
+        entry = max(entries, key=lambda e: e.size)
+        smig_home = workdir / "smig-tui-big"
+        _reset(smig_home)
+        mode = "full" if agent == "codex" else "open"
+        child = run_child(child_argv("tui-big", entry.path, mode), corpus_env(workdir, smig_home))
+        r = child.result
+        if not r.get("ok"):
+            rows.append(Row(f"TUI: {agent} big session's first figures", None, "s", "", None, r.get("reason", "")))
+            continue
+        huge = entry.size >= 200 * MB
+        first_goal, all_goal, rss_goal = (8.0, 12.0, 500.0) if huge else (2.0, 4.0, 500.0)
+        about = f"{entry.size / MB:,.0f} MB {agent} session, {r['messages']:,} messages, {r['sessions']:,} sessions"
+        rows += [
+            Row(
+                f"TUI: first figures of a {about}",
+                r["first_figures"],
+                "s",
+                f"< {first_goal:g} s",
+                r["first_figures"] < first_goal,
+                f"Enter to the gauge and the tab on show; read {r['read']:.2f} s; CPU {r['cpu_first']:.2f} s",
+            ),
+            Row(
+                "  all four tabs planned",
+                r["all_tabs"],
+                "s",
+                f"< {all_goal:g} s",
+                r["all_tabs"] < all_goal,
+                f"CPU {r['cpu_all']:.2f} s",
+            ),
+            Row(
+                "  peak RSS of the TUI process",
+                r["rss_mb"],
+                "MB",
+                f"< {rss_goal:g} MB",
+                r["rss_mb"] < rss_goal,
+                f"CPU {child.cpu:.1f} s for the whole child",
+            ),
+        ]
+        if mode != "full":
+            continue
+        switch = max(r["switch"])
+        rows += [
+            Row(
+                "TUI: switch target on it",
+                switch,
+                "s",
+                "< 0.3 s",
+                switch < 0.3,
+                "worst of switching to an already-counted encoding and back, until the tab on show is"
+                f" planned; {', '.join(f'{t:.2f}' for t in r['switch'])} s, CPU {r['cpu_switch']:.2f} s",
+            ),
+            Row(
+                f"TUI: filter keystroke, {r['sessions']:,} sessions",
+                r["keystroke_worst"] * 1000,
+                "ms",
+                "< 50 ms",
+                r["keystroke_worst"] < 0.05,
+                f"worst of {len(TYPED)} keys handled and drawn, median {r['keystroke_median'] * 1000:.1f} ms;"
+                f" UI thread CPU worst {r['keystroke_cpu_worst'] * 1000:.1f} ms; longest UI stall while"
+                f" typing {r['stall'] * 1000:.0f} ms",
+            ),
+            Row(
+                "  the filter applied after a pause",
+                r["filter_apply"] * 1000,
+                "ms",
+                "< 50 ms",
+                r["filter_apply"] < 0.05,
+                "worst of narrowing to one word, to all the words, and clearing it again (every session"
+                f" back): {', '.join(f'{t * 1000:.0f}' for t in r['applies'])} ms; UI thread CPU worst"
+                f" {r['apply_cpu_worst'] * 1000:.1f} ms",
+            ),
+        ]
+    return rows
+
+
+def measure_tui(args: Sequence[str]) -> dict[str, Any]:
+    """Time SmigApp from the launch of this process (`args[0]`, the parent's clock) to the first
+    frame with sessions in the tree, then to a full scan."""
+    launched = float(args[0]) if args else time.time()
+    imported = time.time()
+    try:
+        from smig_tui.tui.app import SmigApp
+    except ImportError as error:
+        return {"ok": False, "reason": f"TUI not importable: {error}"}
+    figures = asyncio.run(_drive_tui(SmigApp, launched))
+    figures["imports"] = figures.get("started", imported) - imported
+    figures["interpreter"] = imported - launched
+    return figures
+
+
+async def _drive_tui(app_type: Any, launched: float) -> dict[str, Any]:
+    """Drive the app with Pilot, looking for the first session in the tree every few milliseconds."""
+    from smig_tui.services import build_services
+    from smig_tui.tui.widgets.source_tree import SourceTree
+
+    started = time.time()
+    app = app_type(services=build_services())
+    figures: dict[str, Any] = {"ok": False, "reason": "the tree stayed empty for 60 s", "started": started}
+    async with app.run_test(size=(120, 36)) as pilot:
+        figures["start"] = time.time() - launched
+
+        def painted() -> bool:
+            return bool(app.screen.query(SourceTree) and app.screen.query_one(SourceTree).root.children)
+
+        await _until(pilot, painted, 60)
+        if painted():
+            app.screen._on_timer_update()  # the frame that shows them
+            tree = app.screen.query_one(SourceTree)
+            figures.update(ok=True, paint=time.time() - launched, shown=len(tree.sessions))
+        await _until(pilot, lambda: not any(w.group == "sources.scan" and not w.is_finished for w in app.workers), 300)
+        await pilot.pause()
+        figures.update(loaded=time.time() - launched, total=len(app.screen.query_one(SourceTree).sessions))
+    return figures
+
+
+def measure_tui_big(args: Sequence[str]) -> dict[str, Any]:
+    """In the TUI: open the session at `args[0]`; with `full`, also switch target and type a filter."""
+    try:
+        from smig_tui.tui.app import SmigApp
+    except ImportError as error:
+        return {"ok": False, "reason": f"TUI not importable: {error}"}
+    return asyncio.run(_drive_tui_big(SmigApp, args[0], args[1] if len(args) > 1 else "full"))
+
+
+async def _settle(pilot: Any) -> None:
+    for _ in range(3):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+POLL = 0.005
+"""How often a figure's end is looked for: Pilot's `pause()` waits for the CPU to go idle, up to a
+second, which a worker planning the other tabs never lets happen."""
+
+
+async def _until(pilot: Any, done: Any, limit: float = 600) -> None:
+    """Let the app run until `done()`, looking every few milliseconds."""
+    started = time.perf_counter()
+    while not done() and time.perf_counter() - started < limit:
+        await asyncio.sleep(POLL)
+
+
+async def _drive_tui_big(app_type: Any, path: str, mode: str) -> dict[str, Any]:
+    """Drive the app with Pilot; every figure is wall time around awaited UI work, nothing sleeps."""
+    from smig_tui.services import build_services
+
+    app = app_type(services=build_services())
+    figures: dict[str, Any] = {"ok": False, "reason": f"{path} is not listed"}
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _settle(pilot)
+        screen = app.screen
+        tree = screen.query_one("#tree")
+        info = next((i for i in tree.sessions if i.path == path), None)
+        if info is None:
+            return figures
+        cpu, started = time.process_time(), time.perf_counter()
+        screen.open_session(info)
+        await _until(pilot, lambda: screen.session is not None)
+        read = time.perf_counter() - started
+        await _until(pilot, lambda: screen.plans is not None)
+        first, cpu_first = time.perf_counter() - started, time.process_time() - cpu
+        await _until(pilot, lambda: screen.plans is not None and not getattr(screen.plans, "pending", ()))
+        figures.pop("reason")
+        figures.update(
+            ok=screen.plans is not None,
+            read=read,
+            first_figures=first,
+            cpu_first=cpu_first,
+            all_tabs=time.perf_counter() - started,
+            cpu_all=time.process_time() - cpu,
+            messages=len(screen.session.messages) if screen.session else 0,
+            sessions=len(tree.sessions),
+        )
+        await _settle(pilot)
+        from smig_devtools.bench_children import own_peak_mb
+
+        figures["rss_mb"] = own_peak_mb()
+        if mode != "full":
+            return figures
+        switches = []
+        cpu = time.process_time()
+        for target in SWITCH_TARGETS:
+            started = time.perf_counter()
+            screen.target = target
+            screen.plans = None
+            screen.replan()
+            await _until(pilot, lambda: screen.plans is not None)
+            switches.append(time.perf_counter() - started)
+        figures.update(switch=switches[1:], cpu_switch=time.process_time() - cpu)
+        await _settle(pilot)
+        figures.update(await _type_filter(pilot, screen))
+    return figures
+
+
+async def _type_filter(pilot: Any, screen: Any) -> dict[str, Any]:
+    """Type into the filter key by key, timing each key's handling and drawing, and watching the
+    event loop for stalls; then time the debounced filter as it applies after a pause."""
+    from textual import events
+
+    app = pilot.app
+    screen.query_one("#filter").focus()
+    await pilot.pause()
+    stall = 0.0
+    watching = True
+
+    async def watch() -> None:
+        nonlocal stall
+        while watching:
+            before = time.perf_counter()
+            await asyncio.sleep(0.002)
+            stall = max(stall, time.perf_counter() - before - 0.002)
+
+    watcher = asyncio.create_task(watch())
+    keys, cpus = [], []
+    for char in TYPED:
+        started, cpu = time.perf_counter(), time.thread_time()
+        key = events.Key("space" if char == " " else char, char)
+        key.set_sender(app)
+        app._driver.send_message(key)
+        await pilot._wait_for_screen()  # every message the key caused, handled
+        app.screen._on_timer_update()  # and the screen drawn
+        keys.append(time.perf_counter() - started)
+        cpus.append(time.thread_time() - cpu)
+    watching = False
+    await watcher
+    applies, apply_cpus = [], []
+    for text in (TYPED.split()[0], TYPED, ""):
+        screen.query_one("#filter").value = text
+        await pilot._wait_for_screen()
+        started, cpu = time.perf_counter(), time.thread_time()
+        screen.apply_filter()  # as the debounce runs it after a pause in typing
+        await pilot._wait_for_screen()
+        app.screen._on_timer_update()
+        applies.append(time.perf_counter() - started)
+        apply_cpus.append(time.thread_time() - cpu)
+    return {
+        "keystroke_worst": max(keys),
+        "keystroke_median": statistics.median(keys),
+        "stall": stall,
+        "keystroke_cpu_worst": max(cpus),
+        "filter_apply": max(applies),
+        "applies": applies,
+        "apply_cpu_worst": max(apply_cpus),
+    }

@@ -1,0 +1,101 @@
+"""What smig knows about an agent lives in that agent's package: no code elsewhere names one.
+
+Every Python file of `smig_tui` outside `adapters/agents/<agent>/` is read token by token: no
+identifier and no string (docstrings and comments are documentation, and may say what an agent
+does) may contain an agent's name. The one allowance is the registry's list of the built-in
+agents, which mirrors their entry-point declaration in `pyproject.toml`.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from pathlib import Path
+
+PACKAGE = Path(__file__).parents[1] / "smig_tui"
+AGENTS = Path("adapters") / "agents"
+NAMES = re.compile(r"codex|claude|gemini|opencode", re.IGNORECASE)
+ALLOWED = {
+    "adapters/agents/registry.py": "BUILT_IN: the built-in agents' ids and entry points, in their order (as pyproject.toml declares them)",
+}
+"""Files that may name agents, and why."""
+DEBT = {
+    "cli/mcp_cmd.py": "`smig mcp --install CLIENT`: the clients' names as choices",
+    "mcp/install.py": "each client's MCP config file, format and variables (issue 36: to each agent's package)",
+    "mcp/check.py": "what `smig mcp --check` knows of each client's config (issue 36: to each agent's package)",
+}
+"""Code that arrived with the MCP and TUI work merged at the same time, naming agents still: to move into
+the agents' profiles. The test fails on a new file, and on an entry here that names no agent any more."""
+
+
+def _docstrings(tree: ast.AST) -> set[tuple[int, int]]:
+    """Where each docstring starts: a module's, class's or function's, and an attribute's (a string after an assignment)."""
+    starts: set[tuple[int, int]] = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if not isinstance(body, list):
+            continue
+        for index, statement in enumerate(body):
+            is_text = isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
+            if not is_text or not isinstance(statement.value.value, str):
+                continue
+            first = index == 0 and isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+            after_assignment = index > 0 and isinstance(body[index - 1], ast.Assign | ast.AnnAssign)
+            if first or after_assignment:
+                starts.add((statement.lineno, statement.col_offset))
+    return starts
+
+
+def agent_names_in(source: str) -> list[tuple[int, str]]:
+    """(line, token) of each identifier or string (not a docstring) that names an agent."""
+    docstrings = _docstrings(ast.parse(source))
+    kinds = {tokenize.NAME, tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)}
+    return [
+        (token.start[0], token.string)
+        for token in tokenize.generate_tokens(io.StringIO(source).readline)
+        if token.type in kinds and NAMES.search(token.string) and token.start not in docstrings
+    ]
+
+
+def _outside_the_agent_packages() -> list[Path]:
+    return [
+        path
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if not (path.relative_to(PACKAGE).parent.parent == AGENTS or AGENTS in path.relative_to(PACKAGE).parents[1:])
+    ]
+
+
+def test_no_code_outside_an_agents_package_names_an_agent() -> None:
+    found = [
+        f"{path.relative_to(PACKAGE).as_posix()}:{line}: {token[:80]}"
+        for path in _outside_the_agent_packages()
+        if path.relative_to(PACKAGE).as_posix() not in ALLOWED | DEBT.keys()
+        for line, token in agent_names_in(path.read_text(encoding="utf-8"))
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_the_debt_list_holds_only_files_that_still_name_an_agent() -> None:
+    paid = [name for name in DEBT if not agent_names_in((PACKAGE / name).read_text(encoding="utf-8"))]
+    assert not paid, f"remove from DEBT: {paid}"
+
+
+def test_the_scan_covers_the_shared_code_and_skips_only_the_agent_packages() -> None:
+    scanned = {path.relative_to(PACKAGE).as_posix() for path in _outside_the_agent_packages()}
+    assert {"core/capacity.py", "services.py", "adapters/agents/profile.py", "mcp/schemas.py"} <= scanned
+    assert not any(name.startswith(("adapters/agents/codex/", "adapters/agents/claude/")) for name in scanned)
+
+
+def test_the_scan_sees_names_in_code_and_strings_but_not_in_documentation() -> None:
+    source = (
+        '"""Reads what Codex writes."""\n'
+        "# a comment about Claude Code is documentation\n"
+        "LIMIT = 5\n"
+        '"""An attribute docstring naming Gemini CLI."""\n'
+        'if agent == "claude":\n'
+        "    opencode_home = 1\n"
+        'label = f"{x} GEMINI"\n'
+    )
+    assert [line for line, _ in agent_names_in(source)] == [5, 6, 7]
