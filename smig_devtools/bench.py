@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from smig_devtools.bench_commands import command_rows
+from smig_devtools.bench_agents import gemini_rows, single_line_rows
+from smig_devtools.bench_commands import command_rows, peer_rows
 from smig_devtools.bench_search import archive_rows, search_rows
 from smig_devtools.bench_tui import tui_big_rows, tui_rows
 from smig_devtools.corpus import GB, GENERATOR_VERSION, MB, Manifest, generate
@@ -42,17 +43,20 @@ class Row:
     ok: bool | None
     """None when the row could not be measured (`note` says why)."""
     note: str = ""
+    floor: float | None = None
+    """The row's CPU time over the parse floor's on the same session (`devtools/floor.py`), where it has one."""
 
     def cells(self) -> list[str]:
         """The row as table cells."""
         if self.value is None:
-            return [self.measure, "not available", self.goal, "n/a", self.note]
+            return [self.measure, "not available", self.goal, "n/a", "", self.note]
         shown = f"{self.value:,.3f}" if self.value < 10 else f"{self.value:,.1f}"
         return [
             self.measure,
             f"{shown} {self.unit}",
             self.goal,
-            "PASS" if self.ok else "MISS",
+            "" if self.ok is None else "PASS" if self.ok else "MISS",
+            "" if self.floor is None else f"{self.floor:.1f}x",
             self.note,
         ]
 
@@ -487,15 +491,18 @@ def bench_replan(workdir: Path, manifest: Manifest) -> list[Row]:
     ]
 
 
+HEADER = ["measure", "value", "goal", "result", "CPU / floor", "notes"]
+"""`CPU / floor`: the row's CPU time over the parse floor's on the same file, in the same run."""
+
+
 def render(rows: Sequence[Row]) -> str:
     """Format the rows as one aligned text table."""
-    header = ["measure", "value", "goal", "result", "notes"]
-    cells = [header] + [row.cells() for row in rows]
-    widths = [max(len(line[i]) for line in cells) for i in range(4)]
+    cells = [HEADER] + [row.cells() for row in rows]
+    widths = [max(len(line[i]) for line in cells) for i in range(5)]
     lines = []
     for index, line in enumerate(cells):
         lines.append(
-            "  ".join(cell.ljust(width) for cell, width in zip(line[:4], widths, strict=True)) + "  " + line[4]
+            "  ".join(cell.ljust(width) for cell, width in zip(line[:5], widths, strict=True)) + "  " + line[5]
         )
         if index == 0:
             lines.append("  ".join("-" * width for width in widths) + "  -----")
@@ -503,8 +510,8 @@ def render(rows: Sequence[Row]) -> str:
 
 
 def render_markdown(rows: Sequence[Row]) -> str:
-    """Format the rows as a Markdown table, as the README's Performance section shows one run."""
-    lines = ["| measure | value | goal | result | notes |", "|---|---|---|---|---|"]
+    """Format the rows as a Markdown table, as the docs' Performance page shows one run."""
+    lines = ["| " + " | ".join(HEADER) + " |", "|---|---|---|---|---|---|"]
     for row in rows:
         cells = [cell.replace("|", "\\|") for cell in row.cells()]
         lines.append("| " + " | ".join(cells) + " |")
@@ -548,6 +555,9 @@ def run(args: argparse.Namespace) -> int:
         ("search", lambda: search_rows(workdir, manifest)),
         ("archive", lambda: archive_rows(workdir, manifest)),
         ("commands on the huge sessions", lambda: command_rows(workdir, manifest)),
+        ("commands on the huge Gemini CLI session", lambda: gemini_rows(workdir, manifest)),
+        ("a 100 MB single line", lambda: single_line_rows(workdir, manifest)),
+        ("peers", lambda: peer_rows(workdir, manifest)),
     ]
     if args.only:
         steps = [step for step in steps if args.only in step[0]]

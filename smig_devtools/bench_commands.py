@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Any
 
 from smig_devtools.corpus import MB, Manifest
 
-TARGETS = {"codex": "gpt-5", "claude": "claude-sonnet-5-5"}
+TARGETS = {"codex": "gpt-5", "claude": "claude-sonnet-5-5", "gemini": "gemini-2.5-pro", "opencode": "claude-sonnet-5-5"}
 """A target of each agent's own family whose window the huge session overflows, so plans drop most of it."""
 TABLE_OVER_JSON = 1.2
 UNBUFFERED_WRITES = 2
@@ -29,6 +30,11 @@ MIGRATE_GOAL = 6.0
 EXPORT_GOAL = 7.0
 EXPORT_RSS_GOAL = 400.0
 """The goals of issue 22, set for the 500 MB session; at a smaller size they hold with room to spare."""
+RSS_GOAL = 400.0
+FLOOR_GOAL = 3.0
+"""Issue 35: any command on a 500 MB session of any agent within 400 MB, and within 3x the parse floor's CPU."""
+HOMES = {"codex": "CODEX_HOME", "claude": "CLAUDE_CONFIG_DIR", "gemini": "GEMINI_CLI_HOME", "opencode": "OPENCODE_DB"}
+EXPORT_FORMATS = ("markdown", "json", "openai", "memory")
 
 
 @dataclass(frozen=True)
@@ -42,19 +48,28 @@ class Run:
     """write() system calls made (from /proc/PID/io, read before the child is reaped), None where unknown."""
 
 
-def run_smig(argv: list[str], env: dict[str, str], stdout: Path | None) -> Run:
+def run_smig(argv: list[str], env: dict[str, str], stdout: Path | None, timeout: float | None = None) -> Run:
+    """`smig ARGV` measured as `run_process` does."""
+    return run_process([sys.executable, "-m", "smig_tui", *argv], env, stdout, timeout)
+
+
+def run_process(argv: list[str], env: dict[str, str], stdout: Path | None, timeout: float | None = None) -> Run:
     """Run `smig ARGV` with stdout to a file (as `> file` would), or to a pipe this process drains
     (as `| jq` would) when `stdout` is None, and measure that process alone. What earlier rows wrote
-    (an export, the search index) is flushed first, so its writeback does not land in this row."""
+    (an export, the search index) is flushed first, so its writeback does not land in this row.
+    A process still running after `timeout` seconds is killed (a RuntimeError says so)."""
     os.sync()
     with stdout.open("wb") if stdout else open(os.devnull, "wb") as sink:
         started = time.perf_counter()
         proc = subprocess.Popen(
-            [sys.executable, "-m", "smig_tui", *argv],
+            argv,
             env=env,
             stdout=sink if stdout else subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
+        killer = threading.Timer(timeout, proc.kill) if timeout else None
+        if killer:
+            killer.start()
         if proc.stdout:
             while proc.stdout.read(1 << 16):
                 pass
@@ -62,12 +77,14 @@ def run_smig(argv: list[str], env: dict[str, str], stdout: Path | None) -> Run:
         writes = _write_calls(proc.pid)
         _, status, usage = os.wait4(proc.pid, 0)
         seconds = time.perf_counter() - started
+        if killer:
+            killer.cancel()
         proc.returncode = os.waitstatus_to_exitcode(status)
         error = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
         if proc.stderr:
             proc.stderr.close()
     if proc.returncode != 0:
-        raise RuntimeError(f"smig {' '.join(argv[:2])} failed ({proc.returncode}): {error.strip()[-300:]}")
+        raise RuntimeError(f"{' '.join(argv[2:5])} failed ({proc.returncode}): {error.strip()[-300:]}")
     return Run(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, writes)
 
 
@@ -82,13 +99,86 @@ def _write_calls(pid: int) -> int | None:
 
 
 def command_rows(workdir: Path, manifest: Manifest) -> list[Any]:
-    """Plan, migrate and export rows for each agent's biggest session."""
+    """Plan, show, migrate and export rows for each agent's biggest session."""
     rows: list[Any] = []
     for agent in ("claude", "codex"):
         entries = [e for e in manifest.sessions if e.agent == agent and not e.compressed]
         if entries:
             rows += _rows_for(workdir, max(entries, key=lambda e: e.size))
     return rows
+
+
+def floor_run(path: str, env: dict[str, str]) -> Run:
+    """The parse floor on `path` (`devtools/floor.py`), measured as a command is."""
+    return run_process([sys.executable, "-m", "smig_devtools.floor", path], env, None)
+
+
+def every_command_rows(
+    agent: str, path: str, size: str, env: dict[str, str], scratch: Path, floor: Run, measured: tuple[str, ...] = ()
+) -> list[Any]:
+    """`smig show` (table and JSON), `migrate` to every agent and `export` in every format on one session,
+    each with its wall time, CPU, peak RSS and CPU over the parse floor's; goals: 400 MB and 3x the floor.
+    `measured`: destinations and formats another row already has (`migrate:codex`, `export:markdown`)."""
+    from smig_devtools.bench import Row
+
+    rows: list[Any] = []
+
+    def row(name: str, run: Run, note: str = "") -> None:
+        ratio = run.cpu / max(floor.cpu, 1e-9)
+        rows.append(
+            Row(
+                f"{name}, {size}",
+                run.seconds,
+                "s",
+                f"<= {RSS_GOAL:.0f} MB, CPU <= {FLOOR_GOAL:g}x floor",
+                run.rss_mb <= RSS_GOAL and ratio <= FLOOR_GOAL,
+                f"CPU {run.cpu:.1f} s, peak RSS {run.rss_mb:,.0f} MB{note}",
+                ratio,
+            )
+        )
+
+    row("smig show (table)", run_smig(["show", path], env, None))
+    row("smig show --json", run_smig(["show", path, "--json"], env, None))
+    for destination in ("codex", "claude", "gemini", "opencode"):
+        if f"migrate:{destination}" in measured or destination == agent:
+            continue  # into its own agent would write into the corpus's home (not measured here)
+        home = scratch / f"to-{destination}"
+        home.mkdir(exist_ok=True)
+        where = str(home / "opencode.db") if destination == "opencode" else str(home)
+        argv = ["migrate", path, "--target", TARGETS[destination], "--to", destination, "--cwd", str(scratch / "cwd")]
+        try:
+            row(
+                f"smig migrate {agent} -> {destination}",
+                run_smig(argv, env | {HOMES[destination]: where}, scratch / "out"),
+            )
+        except RuntimeError as error:
+            rows.append(
+                Row(f"smig migrate {agent} -> {destination}, {size}", None, "s", "", None, f"failed: {error}"[:200])
+            )
+    for fmt in EXPORT_FORMATS:
+        if f"export:{fmt}" in measured:
+            continue
+        out = scratch / f"export.{fmt}"
+        run = run_smig(["export", path, "--format", fmt, "--out", str(out)], env, scratch / "out")
+        row(f"smig export --format {fmt}", run, f"; {out.stat().st_size / MB:,.1f} MB written")
+        out.unlink()
+    return rows
+
+
+def floor_row(size: str, floor: Run, note: str = "") -> Any:
+    """The parse floor itself, the figure every `CPU / floor` divides by."""
+    from smig_devtools.bench import Row
+    from smig_devtools.floor import PARSER
+
+    return Row(
+        f"parse floor ({PARSER}, every record), {size}",
+        floor.seconds,
+        "s",
+        "(reference)",
+        None,
+        f"CPU {floor.cpu:.2f} s, peak RSS {floor.rss_mb:,.0f} MB{note}",
+        1.0,
+    )
 
 
 def _rows_for(workdir: Path, entry: Any) -> list[Any]:
@@ -105,6 +195,7 @@ def _rows_for(workdir: Path, entry: Any) -> list[Any]:
     size = f"{entry.size / MB:,.0f} MB {entry.agent}"
     out = scratch / "stdout"
     plan = ["plan", entry.path, "--target", target]
+    floor = floor_run(entry.path, env)
     as_json = run_smig([*plan, "--json"], env, None)
     table = run_smig(plan, env, None)
     unbuffered = run_smig([*plan, "--json"], env | {"PYTHONUNBUFFERED": "1"}, None)
@@ -118,6 +209,9 @@ def _rows_for(workdir: Path, entry: Any) -> list[Any]:
     )
     export = run_smig(["export", entry.path, "--format", "markdown", "--out", str(scratch / "export.md")], env, out)
     exported = (scratch / "export.md").stat().st_size / MB
+    every = every_command_rows(
+        entry.agent, entry.path, size, env, scratch, floor, (f"migrate:{other}", "export:markdown")
+    )
     shutil.rmtree(scratch)
 
     def facts(run: Run) -> str:
@@ -128,6 +222,16 @@ def _rows_for(workdir: Path, entry: Any) -> list[Any]:
     table_ratio = table.cpu / as_json.cpu
     unbuffered_ratio = unbuffered.cpu / as_json.cpu
     return [
+        floor_row(size, floor),
+        Row(
+            f"smig plan --json, {size}",
+            as_json.seconds,
+            "s",
+            f"<= {RSS_GOAL:.0f} MB, CPU <= {FLOOR_GOAL:g}x floor",
+            as_json.rss_mb <= RSS_GOAL and as_json.cpu / floor.cpu <= FLOOR_GOAL,
+            facts(as_json),
+            as_json.cpu / max(floor.cpu, 1e-9),
+        ),
         Row(
             f"smig plan (table), {size}",
             table_ratio,
@@ -152,6 +256,7 @@ def _rows_for(workdir: Path, entry: Any) -> list[Any]:
             f"<= {MIGRATE_GOAL:.0f} s",
             migrate.seconds <= MIGRATE_GOAL,
             facts(migrate),
+            migrate.cpu / max(floor.cpu, 1e-9),
         ),
         Row(
             f"smig export to Markdown, {size}",
@@ -160,7 +265,9 @@ def _rows_for(workdir: Path, entry: Any) -> list[Any]:
             f"<= {EXPORT_GOAL:.0f} s, <= {EXPORT_RSS_GOAL:.0f} MB",
             export.seconds <= EXPORT_GOAL and export.rss_mb <= EXPORT_RSS_GOAL,
             f"{facts(export)}; {exported:,.1f} MB written",
+            export.cpu / max(floor.cpu, 1e-9),
         ),
+        *every,
     ]
 
 
@@ -175,3 +282,40 @@ def _within(unbuffered: Run, buffered: Run) -> bool:
     if unbuffered.writes is None or buffered.writes is None:
         return unbuffered.cpu <= 1.1 * buffered.cpu
     return unbuffered.writes <= UNBUFFERED_WRITES * max(buffered.writes, 1)
+
+
+PEERS_ENV = "SMIG_BENCH_PEERS"
+"""A folder holding peers' executables (an npm prefix's `node_modules/.bin`), searched before PATH."""
+PEER_TIMEOUT = 600.0
+
+
+def peer_rows(workdir: Path, manifest: Manifest) -> list[Any]:
+    """Peers run on the same corpus in the same run, where installed (a row says so when one is not):
+    ccusage's per-session report beside `smig list --limit 0` with empty smig caches, both reading
+    every Codex rollout and Claude transcript; the value is smig's CPU over the peer's."""
+    from smig_devtools.bench import Row, _reset, corpus_env
+
+    found = shutil.which(
+        "ccusage", path=os.pathsep.join(filter(None, (os.environ.get(PEERS_ENV), os.environ.get("PATH"))))
+    )
+    name = "smig list, empty caches, vs ccusage session --offline (CPU)"
+    if found is None:
+        return [Row(name, None, "", "", None, f"ccusage is not installed (on PATH or in ${PEERS_ENV}): skipped")]
+    version = subprocess.run([found, "--version"], capture_output=True, text=True, check=False).stdout.strip()
+    home = workdir / "smig-peers"
+    _reset(home)
+    env = corpus_env(workdir, home)
+    peer = run_process([found, "session", "--json", "--offline"], env, None, PEER_TIMEOUT)
+    smig = run_smig(["list", "--limit", "0"], env, None, PEER_TIMEOUT)
+    return [
+        Row(
+            name,
+            smig.cpu / max(peer.cpu, 1e-9),
+            "x",
+            "< 1x",
+            smig.cpu < peer.cpu,
+            f"{version or 'ccusage'}: {peer.seconds:.2f} s, CPU {peer.cpu:.2f} s, peak RSS {peer.rss_mb:,.0f} MB; "
+            f"smig: {smig.seconds:.2f} s, CPU {smig.cpu:.2f} s, peak RSS {smig.rss_mb:,.0f} MB; "
+            f"{len(manifest.sessions):,} session files",
+        )
+    ]

@@ -17,7 +17,8 @@ from typing import Any
 
 from smig_devtools.corpus import SessionEntry
 
-VERSION = 1
+VERSION = 2
+"""2: tool output is cut from one random text (drawing every character made a 500 MB session take minutes)."""
 
 
 def generate_gemini(home: Path, entries: list[SessionEntry], seed: int = 7) -> int:
@@ -31,6 +32,7 @@ def generate_gemini(home: Path, entries: list[SessionEntry], seed: int = 7) -> i
             raise ValueError(f"{home} exists and was not made by the corpus generator; refusing to replace it.")
         shutil.rmtree(home)
     rng = random.Random(seed)
+    noise = "".join(rng.choice("abcdefghij klmnop\n") for _ in range(1 << 18))
     tmp = home / ".gemini" / "tmp"
     projects: dict[str, str] = {}
     for number, entry in enumerate(entries):
@@ -42,14 +44,15 @@ def generate_gemini(home: Path, entries: list[SessionEntry], seed: int = 7) -> i
         session_id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
         path = folder / "chats" / f"session-2026-11-{1 + number % 28:02d}T10-00-{session_id[:8]}.jsonl"
         path.write_text(
-            _session(session_id, cwd, entry.prompt or f"Task {number}", max(entry.size, 2_000), rng), encoding="utf-8"
+            _session(session_id, cwd, entry.prompt or f"Task {number}", max(entry.size, 2_000), rng, noise),
+            encoding="utf-8",
         )
     (home / ".gemini" / "projects.json").write_text(json.dumps({"projects": projects}), encoding="utf-8")
     marker.write_text(json.dumps(wanted), encoding="utf-8")
     return len(entries)
 
 
-def _session(session_id: str, cwd: str, prompt: str, size: int, rng: random.Random) -> str:
+def _session(session_id: str, cwd: str, prompt: str, size: int, rng: random.Random, noise: str) -> str:
     """One session of about `size` bytes: prompt, tool calls with padded output, a final reply."""
     stamp = "2026-11-20T10:00:00.000Z"
     lines: list[dict[str, Any]] = [
@@ -83,7 +86,9 @@ def _session(session_id: str, cwd: str, prompt: str, size: int, rng: random.Rand
     turn = 0
     while written < size:
         turn += 1
-        output = "".join(rng.choice("abcdefghij klmnop\n") for _ in range(min(12_000, max(200, (size - written) // 2))))
+        length = min(12_000, max(200, (size - written) // 2))
+        start = rng.randrange(len(noise) - length)
+        output = noise[start : start + length]
         call_id = f"run_shell_command__{turn}"
         response = {"functionResponse": {"id": call_id, "name": "run_shell_command", "response": {"output": output}}}
         reply_id = str(uuid.UUID(int=rng.getrandbits(128)))

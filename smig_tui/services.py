@@ -7,7 +7,6 @@ duplicated between them. Nothing here imports Textual.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import threading
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
@@ -21,11 +20,12 @@ from typing import TYPE_CHECKING, Any
 from smig_tui.adapters import client_launch as client_launch  # "continue now": the front ends start clients with it
 from smig_tui.adapters import clipboard as clipboard  # the TUI copies through it (see the front-end facade below)
 from smig_tui.adapters.config_file import load_config
+from smig_tui.adapters.gc_pause import no_cyclic_gc
 from smig_tui.adapters.paths import Paths, resolve_paths
 from smig_tui.core.errors import AmbiguousIdError, ConfigError, Hint, SessionNotFoundError, SmigError
 from smig_tui.core.memo import IdentityMemo, Memo
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
-from smig_tui.core.ports import DirectLister, SessionSource, WarningSink
+from smig_tui.core.ports import CachedIds, DirectLister, SessionSource, WarningSink
 from smig_tui.plugins import agent_choices as agent_choices  # re-exported for the front ends
 from smig_tui.plugins import agent_profiles as agent_profiles
 from smig_tui.plugins import profile_of as profile_of
@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from smig_tui.core.text_classes import CountMix
 
 
-from smig_tui.core.replan import PARTIAL_NOTE as PARTIAL_NOTE  # what a plan with guessed counts says
+from smig_tui.core.decide import PARTIAL_NOTE as PARTIAL_NOTE  # what a plan with guessed counts says
 
 
 @dataclass
@@ -151,12 +151,14 @@ class Services:
     ) -> Iterator[SessionInfo]:
         """Yield sessions from every source, filtered, as they are discovered.
 
-        `every_id` collects the id of every session discovered, filtered out or not: what an id prefix
-        shown in a listing must be unique among.
+        `every_id` collects the id of every session discovered, filtered out or not, every agent's: what
+        an id prefix shown in a listing must be unique among, as `find_session` resolves it across agents.
         """
         wanted_cwd = _folder_filter(cwd) if cwd else None
         for source in self.sources:
             if agent is not None and source.agent != agent:
+                if every_id is not None:
+                    every_id.extend(_every_id(source))
                 continue
             for info in source.discover(warn):
                 if every_id is not None:
@@ -482,7 +484,6 @@ class Services:
         from smig_tui.core.capacity import counted_exactly, retired_warning
         from smig_tui.core.decide import parse_plan_settings
         from smig_tui.core.models import Strategy as StrategyEnum
-        from smig_tui.core.plan_structure import analyse
         from smig_tui.core.replan import PlanInputs, counting_need, plan_counting_kept
 
         settings = parse_plan_settings(self.config, str(self.paths.config_file))
@@ -500,7 +501,7 @@ class Services:
             pin_first_user=settings.pin_first_user if pin_first_user is None else pin_first_user,
             summary=summary,
             summary_budget=summary_budget,
-            shape=self._shapes.get(session, lambda: analyse(session)),
+            shape=self._shapes.get(session, lambda: _analysed(session)),
         )
         need = counting_need(inputs)
         capacity, own_note = self._own_calibration(session, capacity, need)
@@ -509,7 +510,8 @@ class Services:
         def count(need: float, indices: Sequence[int], skip: Container[int]) -> tuple[list[int], AbstractSet[int]]:
             return self.count_newest(session, capacity, need, indices, skip)
 
-        plan = plan_counting_kept(inputs, count, self.measure_for(capacity), need)
+        with no_cyclic_gc():  # an item per message: the collector would walk the whole session many times over
+            plan = plan_counting_kept(inputs, count, self.measure_for(capacity), need)
         retired = retired_warning(capacity)
         if retired:
             plan = replace(plan, notes=(retired, *plan.notes))
@@ -715,6 +717,13 @@ class Services:
         writer = entry.writer(self.paths, self.env)
         return writer is not None and writer.unavailable() is None
 
+    def with_texts(self, messages: Sequence[Message]) -> Iterator[Message]:
+        """The messages with their whole texts in hand, the ones left on disk read back a batch at a time
+        (in file order, one open per batch) rather than one open per text."""
+        from smig_tui.adapters.redact_pool import read_in_batches
+
+        return read_in_batches(messages)
+
     def export(self, session: Session, fmt: ExportFormat, plan: Plan | None = None, redact: bool = True) -> str:
         """Render a session (or a plan's migrated conversation) as Markdown, JSON, OpenAI chat or a memory note."""
         return "".join(self.export_chunks(session, fmt, plan, redact))
@@ -725,7 +734,7 @@ class Services:
         """`export` in pieces: Markdown streams message by message, each redacted as it is written,
         so a whole huge session is neither redacted twice nor held in memory as one document."""
         from smig_tui.core import export
-        from smig_tui.core.handoff import redact_header, redact_messages, redact_plan, redact_session
+        from smig_tui.core.handoff import redact_header, redact_plan, redact_session
 
         fmt = export.ExportFormat(fmt)
         messages = migrated_messages(plan) if plan is not None else session.messages
@@ -743,26 +752,32 @@ class Services:
         if redact:
             session = redact_header(session)  # renderers read only its title and goal
             plan = redact_plan(plan) if plan is not None else None
-        from smig_tui.adapters.redact_pool import read_batches, read_in_batches, redacted_batches, worth_workers
+        from smig_tui.adapters.redact_pool import read_batches, redacted_batches, worth_workers
 
         if fmt is export.ExportFormat.MARKDOWN:
             prepare = partial(redacted_batches, parallel=worth_workers(messages)) if redact else read_batches
             yield from export.markdown_chunks(session, messages, plan, prepare)
             return
-        if redact:
-            messages = redact_messages(read_in_batches(messages))[0]
+        # JSON streams too: each batch read back and redacted as it is written, one object at a time
+        # (a whole 500 MB session as objects and one string peaked at 1.1-1.8 GB).
+        from smig_tui.core.json_text import LazyList, blocks, indented_json
+
+        prepare = partial(redacted_batches, parallel=worth_workers(messages)) if redact else read_batches
+        read = (message for batch in prepare(_batches(messages)) for message in batch)
         data: Any = (
-            export.to_openai(messages)
+            LazyList(export.openai_messages(read))
             if fmt is export.ExportFormat.OPENAI
-            else (export.to_record(session, messages, plan))
+            else export.to_record(session, read, plan, lazy=True)
         )
-        yield json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+        yield from blocks(indented_json(data))
+        yield "\n"
 
     def check_output(self, out: Path, force: bool = False, source: str | None = None) -> Path:
         """Refuse a bad output path before any work is done (see `output_paths`); return where it writes."""
-        from smig_tui.adapters.output_paths import check_output_path
+        from smig_tui.adapters.output_paths import agent_folders, check_output_path
 
-        return check_output_path(out, self.paths, force=force, sources=[source] if source else [])
+        folders = agent_folders(self.agents, self.paths, self.env)
+        return check_output_path(out, self.paths, force=force, sources=[source] if source else [], agents=folders)
 
     def summary_key_problem(self) -> str | None:
         """Why a summary cannot be sent as configured (no API key for a remote provider), or None."""
@@ -776,9 +791,8 @@ class Services:
         An existing regular file is replaced only with `force`; `source` (the session read) never is.
         """
         from smig_tui.adapters.fs import atomic_write
-        from smig_tui.adapters.output_paths import check_output_path
 
-        target = check_output_path(out, self.paths, force=force, sources=[source] if source else [])
+        target = self.check_output(out, force, source)
         atomic_write(target, text, mode=0o600, overwrite=force, make_parents=False)
         return target
 
@@ -961,6 +975,19 @@ class Services:
         return self.search_index.excerpt(hit, parse_query(query), width)
 
 
+def _analysed(session: Session) -> Structure:
+    """`plan_structure.analyse` with the cyclic collector paused (a list per unit of a whole session)."""
+    from smig_tui.core.plan_structure import analyse
+
+    with no_cyclic_gc():
+        return analyse(session)
+
+
+def _batches(messages: Sequence[Message], size: int = 512) -> Iterator[Sequence[Message]]:
+    """The messages in runs of `size`, read back and redacted together."""
+    return (messages[start : start + size] for start in range(0, len(messages), size))
+
+
 def _summary_messages(source: Session | Sequence[Message]) -> Sequence[Message]:
     """The messages to summarise: a session's whole conversation, or the ones given."""
     return source.messages if isinstance(source, Session) else source
@@ -1031,9 +1058,16 @@ def file_kind(mode: int) -> str:
 
 def search_filters(**fields: Any) -> SearchFilters:
     """The filters of a search (agent, cwd, since, role), checked by the index."""
-    from smig_tui.adapters.search_index import SearchFilters
+    from smig_tui.adapters.search_query import SearchFilters
 
     return SearchFilters(**fields)
+
+
+def current_branch(folder: str) -> str | None:
+    """The git branch `folder` is on (from the repository's HEAD file), None outside a repository or detached."""
+    from smig_tui.adapters.git_head import current_branch as branch_of
+
+    return branch_of(folder)
 
 
 def table_date() -> str:
@@ -1072,6 +1106,13 @@ def build_services(env: dict[str, str] | None = None, agents: Sequence[AgentProf
     return Services(paths=paths, config=config, sources=with_archive(paths, sources, env), env=env, agents=entries)
 
 
+def _every_id(source: SessionSource) -> list[str]:
+    """The ids of another agent's sessions, for unique prefixes: from its listing cache when it keeps one
+    (a JSON read), else from a listing whose warnings belong to that agent's own listing."""
+    cached = source.cached_ids() if isinstance(source, CachedIds) else None
+    return cached if cached is not None else [info.id for info in source.discover(_ignore)]
+
+
 def session_archive(paths: Paths, env: dict[str, str] | None = None) -> Archive:
     """smig's archive of session files, restoring into each agent's home (issue 20)."""
     from smig_tui.adapters.archive import Archive
@@ -1105,6 +1146,12 @@ class AgentReport:
     archived: int = 0
     skipped: int = 0
     """Warnings discovery gave for its files (each a skipped or partly unreadable file)."""
+    program: str | None = None
+    """Its client's executable name (`claude`), what `--continue` starts; None when it has none."""
+    client: str | None = None
+    """The executable found for it (`SMIG_<PROGRAM>_BIN`, else PATH); None when not installed here."""
+    client_problem: str | None = None
+    """Why no executable was found: `not on PATH, SMIG_CLAUDE_BIN unset`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -1166,8 +1213,27 @@ def diagnose(env: dict[str, str] | None = None, agents: Sequence[AgentProfile] |
                 counts["sessions"] += 1
                 counts["sub_agents"] += info.is_subagent
                 counts["archived"] += info.archived
+        client, client_problem = None, None
+        if entry.program:
+            client = client_launch.find_client(entry.program, environ)
+            variable = client_launch.bin_env(entry.program)
+            named = environ.get(variable)
+            if client is None:
+                client_problem = (
+                    f"{variable} names {named}, not an executable" if named else f"not on PATH, {variable} unset"
+                )
+        found = bool(home and home.exists())
         reports.append(
-            AgentReport(entry.id, entry.name, str(home) if home else None, bool(home and home.exists()), **counts)
+            AgentReport(
+                entry.id,
+                entry.name,
+                str(home) if home else None,
+                found,
+                **counts,
+                program=entry.program,
+                client=client,
+                client_problem=client_problem,
+            )
         )
     try:
         capacities = services.capacities

@@ -94,3 +94,10 @@ def test_each_profile_resumes_a_session_as_its_writer_records_it(tmp_path: Path)
         result = services.migrate(session, make_plan(session), {Destination(entry.id)}, dry_run=True)
         [output] = result.outputs
         assert output.argv == entry.resume_argv(output.session_id)
+
+
+def test_each_agents_program_is_what_its_resume_command_starts() -> None:
+    """`smig doctor` looks for `program`; `--continue` starts the resume command's first word: one client."""
+    for entry in registry.AGENTS:
+        assert entry.resume_argv is not None, entry.id
+        assert entry.program == entry.resume_argv("an-id")[0], entry.id

@@ -32,3 +32,25 @@ def test_core_is_pure(forbidden: str) -> None:
         "    importlib.import_module('smig_tui.core.' + m.name)"
     )
     assert forbidden not in _loaded_after(code)
+
+
+LISTING_NEEDS_NONE_OF = (
+    "smig_tui.core.plans",
+    "smig_tui.core.replan",
+    "smig_tui.core.migration",
+    "smig_tui.core.redact",
+    "smig_tui.adapters.agents.codex.load",
+    "smig_tui.adapters.agents.claude.load",
+    "smig_tui.adapters.split_read",
+)
+"""Planning, migration, redaction and full reads: imported by the commands that use them, not by
+`smig list` (a warm listing is mostly interpreter start and imports; these doubled its imports)."""
+
+
+def test_the_listing_path_imports_no_reading_or_planning_code() -> None:
+    loaded = _loaded_after(
+        "import smig_tui.cli.main, smig_tui.cli.sessions, smig_tui.services\n"
+        "smig_tui.cli.main.build_parser(['list'])\n"
+        "smig_tui.services.build_services({'HOME': '/nonexistent', 'SMIG_TUI_HOME': '/nonexistent/smig'})"
+    )
+    assert not loaded.intersection(LISTING_NEEDS_NONE_OF), sorted(loaded.intersection(LISTING_NEEDS_NONE_OF))

@@ -32,6 +32,7 @@ from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import (
     Appended,
     AppendReader,
+    CachedIds,
     DirectLister,
     HistoryReader,
     LineageReader,
@@ -383,6 +384,17 @@ class ArchivedSource:
                 warn(ReadWarning(entry.path, None, f"archived copy unusable: {error}"))
                 continue
             yield _archived_info(entry, copy)
+
+    def cached_ids(self) -> list[str] | None:
+        """The wrapped reader's cached ids and this agent's archived ones; None when the reader has none."""
+        live = self.inner.cached_ids() if isinstance(self.inner, CachedIds) else None
+        if live is None:
+            return None
+        try:
+            entries = self.archive.entries()
+        except SmigError:
+            return None  # the listing reports it
+        return live + [entry.session_id for entry in entries.values() if entry.agent == self.agent.value]
 
     def listed_as(self, resolved: str, warn: WarningSink) -> SessionInfo | None:
         """The wrapped reader's entry for one live file, when it can give one without a listing."""

@@ -14,10 +14,12 @@ import shutil
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from smig_tui.core.errors import SmigError
-from smig_tui.core.native import NativeOutput
+
+if TYPE_CHECKING:
+    from smig_tui.core.native import NativeOutput
 
 
 class ContinueRefused(SmigError):

@@ -20,6 +20,7 @@ import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from smig_tui.core.encoding import utf8
 from smig_tui.core.errors import Hint, SmigError
 
 SYSTEM_TOOLS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -45,7 +46,7 @@ class ClipboardError(SmigError):
 
 def osc52_sequence(text: str) -> str:
     """The escape sequence that asks the terminal to put `text` on the clipboard."""
-    encoded = base64.b64encode(text.encode("utf-8")).decode("ascii")
+    encoded = base64.b64encode(utf8(text)).decode("ascii")
     return f"\x1b]52;c;{encoded}\x07"
 
 
@@ -121,7 +122,7 @@ def copy_in_tmux(text: str, env: Mapping[str, str]) -> bool:
     """Hand `text` to tmux: a paste buffer, and the outer terminal's clipboard (`load-buffer -w`, tmux 3.2+)."""
     if not env.get("TMUX"):
         return False
-    return _tmux(["load-buffer", "-w", "-"], env, text.encode("utf-8")) is not None
+    return _tmux(["load-buffer", "-w", "-"], env, utf8(text)) is not None
 
 
 def for_multiplexer(sequence: str, env: Mapping[str, str], tmux: TmuxClipboard | None = None) -> str:
@@ -164,7 +165,7 @@ def copy_with_tool(text: str, env: Mapping[str, str], timeout: float = 5.0) -> s
         return TMUX_BUFFER
     for name, tool, args in usable_tools(env):
         try:
-            subprocess.run([tool, *args], input=text.encode("utf-8"), check=True, timeout=timeout, capture_output=True)
+            subprocess.run([tool, *args], input=utf8(text), check=True, timeout=timeout, capture_output=True)
         except (OSError, subprocess.SubprocessError):
             continue
         return name
@@ -204,7 +205,7 @@ def copy_to_clipboard(
         if not tool:
             continue
         try:
-            subprocess.run([tool, *args], input=text.encode("utf-8"), check=True, timeout=timeout, capture_output=True)
+            subprocess.run([tool, *args], input=utf8(text), check=True, timeout=timeout, capture_output=True)
         except (OSError, subprocess.SubprocessError):
             continue
         return name

@@ -1,15 +1,19 @@
 """Provides the commit journal: an intent record written before a commit's first file, so a commit cut
-short (SIGKILL, power loss) is finished or cleaned up by the next run instead of leaving native
-sessions that `smig history` never learns of.
+short (SIGKILL, power loss) is finished or rolled back by the next run instead of leaving native
+sessions that `smig history` never learns of, or a record of a session that does not exist.
 
 Layout: `<data_dir>/journal/<migration id>.json` (0600), holding the stored record to be written,
-every file the commit will write with the sha256 of its bytes and whether it existed before, and the
-sessions it puts into a client's own database (OpenCode's import). The entry is removed once the
-record is stored. Recovery runs under the store's lock:
+every file the commit will write with the sha256 of its bytes and whether it existed before (for a
+native session also what it must read back as: each message's role and text hash,
+`readback.Expected`), and the sessions it puts into a client's own database (OpenCode's import). The
+entry is removed once the record is stored. Recovery runs under the store's lock:
 
 - the record is stored already: the commit finished; the entry is dropped;
-- every file is on disk with the planned bytes and every imported session is in its client's
-  database: only the record was missing; it is written now ("finished");
+- every file is on disk with the planned bytes, every imported session is in its client's database,
+  and every native session reads back, as its client sees it, as planned: only the record was
+  missing; it is written now ("finished");
+- a session that is there but does not read back as planned: the commit is rolled back (its files
+  and imported sessions removed) and the note says why ("rolled back");
 - otherwise the files this commit created, and still hold its bytes, are removed with any temp
   files it left, and the sessions it imported are deleted again through their client ("cleaned
   up"); files it did not create, or that changed since, are left alone.
@@ -22,14 +26,17 @@ import glob
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 from smig_tui.adapters.fs import atomic_write
+from smig_tui.adapters.readback import Expected
 from smig_tui.adapters.storage.migration_store import MigrationStore
+from smig_tui.core.encoding import utf8
 from smig_tui.core.errors import MigrationNotFoundError
 from smig_tui.core.migration import MigrationRecord, record_from_json, record_to_json, validate_migration_id
+from smig_tui.core.models import Role
 from smig_tui.core.native import Destination, NativeOutput, PlannedFile
 from smig_tui.core.words import plural
 
@@ -40,7 +47,8 @@ def _sha256(data: bytes) -> str:
 
 
 class Installs(Protocol):
-    """The writers' side of recovery: sessions an interrupted commit put into a client's database."""
+    """The writers' side of recovery: sessions an interrupted commit put into a client's database, and
+    every native session read back as its client sees it."""
 
     def present(self, planned: PlannedFile) -> bool:
         """Whether the session is in its client's database."""
@@ -48,6 +56,10 @@ class Installs(Protocol):
 
     def remove(self, planned: PlannedFile) -> None:
         """Delete it again through its client; quiet when it cannot."""
+        ...
+
+    def misreads(self, native: NativeOutput, expected: Sequence[Expected]) -> str | None:
+        """Why the session does not read back as planned where its client finds it, or None."""
         ...
 
 
@@ -64,22 +76,17 @@ class CommitJournal:
         record_path: Path,
         files: Sequence[PlannedFile],
         installs: Sequence[PlannedFile] = (),
+        expected: Mapping[str, Sequence[Expected]] | None = None,
     ) -> Path:
         """Record what a commit is about to write; call under the store's lock, before any file.
 
-        `installs` are the native sessions the commit imports into a client's own database."""
+        `installs` are the native sessions the commit imports into a client's own database; `expected`
+        holds, by path, what each native session must read back as (`readback.verify`)."""
         entry = {
             "migration_id": record.id,
             "record_path": str(record_path),
             "record": record_to_json(record),
-            "files": [
-                {
-                    "path": planned.path,
-                    "sha256": _sha256(planned.data.encode("utf-8")),
-                    "created": not os.path.lexists(planned.path),
-                }
-                for planned in files
-            ],
+            "files": [_file_entry(planned, (expected or {}).get(planned.path)) for planned in files],
             "installs": [
                 {
                     "destination": planned.destination.value,
@@ -101,8 +108,8 @@ class CommitJournal:
             self._entry(migration_id).unlink()
 
     def pending(self) -> bool:
-        """Whether any commit was interrupted (cheap: no lock, no reading)."""
-        return self.folder.is_dir() and any(self.folder.glob("*.json"))
+        """Whether any commit was interrupted (cheap: no lock, no reading), its entry's temp file included."""
+        return self.folder.is_dir() and (any(self.folder.glob("*.json")) or any(self.folder.glob(".*.tmp")))
 
     def recover(self, store: MigrationStore, installs: Installs | None = None) -> list[str]:
         """Finish or clean up every interrupted commit; one sentence each. Call under the store's lock.
@@ -125,6 +132,10 @@ class CommitJournal:
                 )
                 continue
             path.unlink()
+        # An entry killed while it was written never became one: its commit wrote nothing yet.
+        for temp in self.folder.glob(".*.json.*.tmp") if self.folder.is_dir() else []:
+            with contextlib.suppress(OSError):
+                temp.unlink()
         return notes
 
     def _recover_one(
@@ -144,21 +155,21 @@ class CommitJournal:
             _remove_temp_files(Path(item["path"]))
         present = [planned for planned in imported if installs is not None and installs.present(planned)]
         if len(intact) == len(files) and len(present) == len(imported):
-            store.write_locked(record_from_json(entry["record"]))
+            problem = _misread(files, installs)
+            if problem is None:
+                store.write_locked(record_from_json(entry["record"]))
+                return [
+                    f"finished migration {migration_id}, which was interrupted after writing its "
+                    f"{plural(len(files), 'file')}: each session read back as planned, and it is now recorded "
+                    f"(`smig history show {migration_id}`)."
+                ]
+            removed, deleted = _undo(intact, present, installs)
             return [
-                f"finished migration {migration_id}, which was interrupted after writing its "
-                f"{plural(len(files), 'file')}: it is now recorded (`smig history show {migration_id}`)."
+                f"rolled back migration {migration_id}, which was interrupted after writing its "
+                f"{plural(len(files), 'file')}: {problem}; removed the {plural(removed, 'file')} it had "
+                f"created{deleted} and recorded nothing."
             ]
-        for planned in present:
-            if installs is not None:
-                installs.remove(planned)
-        removed = 0
-        for item in intact:
-            if item["created"]:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(item["path"])
-                    removed += 1
-        deleted = f" and deleted the {plural(len(present), 'session')} it had imported" if present else ""
+        removed, deleted = _undo(intact, present, installs)
         return [
             f"cleaned up migration {migration_id}, which was interrupted after writing "
             f"{len(intact)} of its {plural(len(files), 'file')}: removed {removed} it had created{deleted}; "
@@ -168,6 +179,59 @@ class CommitJournal:
     def _entry(self, migration_id: str) -> Path:
         """One commit's entry, by its checked id."""
         return self.folder / f"{validate_migration_id(migration_id)}.json"
+
+
+def _file_entry(planned: PlannedFile, expected: Sequence[Expected] | None) -> dict[str, Any]:
+    """One planned file as the journal keeps it (a native session with what it must read back as)."""
+    item: dict[str, Any] = {
+        "path": planned.path,
+        "sha256": _sha256(utf8(planned.data)),
+        "created": not os.path.lexists(planned.path),
+    }
+    if planned.native is not None and expected is not None:
+        item["native"] = {
+            "agent": planned.native.agent,
+            "path": planned.native.path,
+            "session_id": planned.native.session_id,
+        }
+        item["expected"] = [[want.role.value, want.sha256] for want in expected]
+    return item
+
+
+def _misread(files: Sequence[dict[str, Any]], installs: Installs | None) -> str | None:
+    """Why a native session of the commit is not as planned where its client finds it, or None when
+    each reads back as planned (or no writers are at hand to ask)."""
+    if installs is None:
+        return None
+    for item in files:
+        if "native" not in item or "expected" not in item:
+            continue
+        native = NativeOutput(
+            str(item["native"]["agent"]), str(item["native"]["path"]), str(item["native"]["session_id"]), ()
+        )
+        expected = [Expected(Role(role), sha256) for role, sha256 in item["expected"]]
+        problem = installs.misreads(native, expected)
+        if problem is not None:
+            return f"its {native.agent} session {native.session_id} {problem}"
+    return None
+
+
+def _undo(
+    intact: Sequence[dict[str, Any]], present: Sequence[PlannedFile], installs: Installs | None
+) -> tuple[int, str]:
+    """Delete the sessions the commit imported and the files it created that still hold its bytes; how
+    many files, and the words for the deleted sessions."""
+    for planned in present:
+        if installs is not None:
+            installs.remove(planned)
+    removed = 0
+    for item in intact:
+        if item["created"]:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(item["path"])
+                removed += 1
+    deleted = f" and deleted the {plural(len(present), 'session')} it had imported" if present else ""
+    return removed, deleted
 
 
 def _imported(item: dict[str, Any]) -> PlannedFile:

@@ -16,6 +16,7 @@ import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from smig_tui.core.encoding import utf8
 from smig_tui.core.errors import LockedError, SmigError, WriteRefusedError
 
 
@@ -49,7 +50,7 @@ def atomic_write(
     user typed, whose missing folder is a mistake to report, not to create. `data` may be pieces of
     text, written as they come (a whole-session export is never one string in memory).
     """
-    payload = data.encode("utf-8") if isinstance(data, str) else data
+    payload = utf8(data) if isinstance(data, str) else data
     try:
         if make_parents:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -116,7 +117,7 @@ def _write_via_temp(
                 handle.write(payload)
             else:
                 for piece in payload:
-                    handle.write(piece.encode("utf-8"))
+                    handle.write(utf8(piece))
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temp_name, mode)

@@ -22,7 +22,7 @@ from pathlib import Path
 from smig_tui.adapters.agents.profile import AgentProfile
 from smig_tui.adapters.commit_journal import CommitJournal
 from smig_tui.adapters.fs import atomic_write
-from smig_tui.adapters.output_paths import check_output_path
+from smig_tui.adapters.output_paths import agent_folders, check_output_path
 from smig_tui.adapters.paths import Paths
 from smig_tui.adapters.readback import Expected, expected_from, verify
 from smig_tui.adapters.storage.migration_store import MigrationStore, new_migration_id
@@ -41,7 +41,15 @@ from smig_tui.core.handoff import (
 )
 from smig_tui.core.migration import MigrationRecord, MigrationResult, build_record, source_ref, workspace_key
 from smig_tui.core.models import Message, Plan, Session
-from smig_tui.core.native import EXPORT_SUFFIXES, ContinueLatest, Destination, Lineage, PlannedFile, export_targets
+from smig_tui.core.native import (
+    EXPORT_SUFFIXES,
+    ContinueLatest,
+    Destination,
+    Lineage,
+    NativeOutput,
+    PlannedFile,
+    export_targets,
+)
 from smig_tui.core.plans import left_out
 from smig_tui.core.ports import NativeRequest, NativeWriter
 from smig_tui.core.strategies import needs_summary
@@ -251,7 +259,10 @@ class Committer:
             if targets is None:
                 path = folder / f"{migration_id}{suffix}"
             else:
-                path = check_output_path(Path(targets[kind]), self._paths, force=force, sources=[session.info.path])
+                folders = agent_folders(self._agents.values(), self._paths, self._env)
+                path = check_output_path(
+                    Path(targets[kind]), self._paths, force=force, sources=[session.info.path], agents=folders
+                )
             if kind is Destination.MARKDOWN:
                 data = to_markdown(session, messages, plan)
             else:
@@ -282,7 +293,7 @@ class Committer:
                         hint=None if planned.native else Hint.REPLACE,
                     )
             installs = [planned for planned in natives if self._writer(planned.destination.value).imports]
-            self.journal.begin(record, self._store.path_for(record), files, installs)
+            self.journal.begin(record, self._store.path_for(record), files, installs, self._expected)
             created: list[Path] = []
             installed: list[PlannedFile] = []
             try:
@@ -350,3 +361,14 @@ class _Installs:
         if planned.destination.value in self._committer._agents:
             with contextlib.suppress(SmigError):
                 self._committer._writer(planned.destination.value).uninstall(planned)
+
+    def misreads(self, native: NativeOutput, expected: Sequence[Expected]) -> str | None:
+        """Why the session does not read back as planned through its writer (what `smig list` and its
+        client see), or None."""
+        if native.agent not in self._committer._agents:
+            return "cannot be read back here (smig does not know the agent)"
+        try:
+            verify(self._committer._writer(native.agent), native, expected)
+        except SmigError as error:
+            return f"does not read back as planned ({error})"
+        return None

@@ -8,15 +8,13 @@ or dies, the batch is redacted here instead, so the result never depends on the 
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 
 from smig_tui.adapters.stored_text import with_texts
+from smig_tui.adapters.workers import Call, WorkerLost, Workers
 from smig_tui.core.handoff import redact_messages
 from smig_tui.core.models import Message
 from smig_tui.core.redact import redact_many
@@ -79,36 +77,21 @@ def worker_count() -> int:
 
 def redacted_in_workers(batches: Iterable[list[str]], workers: int) -> Iterator[Changes]:
     """Each batch's changes, in order, with up to twice `workers` batches redacting ahead."""
-    try:
-        pool: ProcessPoolExecutor | None = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
-    except (OSError, ValueError, NotImplementedError):
-        pool = None
-    pending: deque[tuple[list[str], Future[Changes] | None]] = deque()
-    try:
+    pending: deque[tuple[list[str], Call | None]] = deque()
+    with Workers(workers) as pool:
         for batch in batches:
-            pending.append((batch, _submit(pool, batch)))
+            pending.append((batch, pool.submit(redact_changes, batch)))
             if len(pending) > 2 * workers:
                 yield _result(*pending.popleft())
         while pending:
             yield _result(*pending.popleft())
-    finally:
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _submit(pool: ProcessPoolExecutor | None, batch: list[str]) -> Future[Changes] | None:
-    if pool is None:
-        return None
-    try:
-        return pool.submit(redact_changes, batch)
-    except (BrokenProcessPool, RuntimeError):  # a worker died: the batch is redacted here
-        return None
-
-
-def _result(batch: list[str], future: Future[Changes] | None) -> Changes:
-    if future is not None:
+def _result(batch: list[str], call: Call | None) -> Changes:
+    if call is not None:
         try:
-            return future.result()
-        except (BrokenProcessPool, OSError):
+            changes: Changes = call.result()
+            return changes
+        except WorkerLost:  # it failed there or the worker died: the batch is redacted here
             pass
     return redact_changes(batch)

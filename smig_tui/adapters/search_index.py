@@ -20,19 +20,19 @@ bytes before; others read it whole. A rewritten one is indexed again, a removed 
 refresh two worker processes read the sessions and redact their new texts while this one writes. A
 damaged index file is deleted and built again, with a notice: it is a cache, the sessions are the
 truth.
+
+This module keeps the index itself (opening, refreshing, writing, text blocks, queries); its other jobs
+live beside it: `search_schema` (tables, version, damage), `search_reading` (sessions read and redacted
+for the index, in worker processes in a big refresh) and `search_query` (filters, hits, the filter SQL).
 """
 
 from __future__ import annotations
 
-import hashlib
-import multiprocessing
 import os
 import sqlite3
 import threading
-from collections import Counter, OrderedDict, deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -40,11 +40,28 @@ from pathlib import Path
 from typing import Any
 
 from smig_tui.adapters.fs import file_lock
+from smig_tui.adapters.search_query import (
+    COLUMNS,
+    fetched,
+    filter_sql,
+    inherited,
+    tool_then_context,
+)
+from smig_tui.adapters.search_query import SearchFilters as SearchFilters  # what callers import from here
+from smig_tui.adapters.search_query import SearchHit as SearchHit
+from smig_tui.adapters.search_reading import (
+    IndexRead,
+    MissingText,
+    Previous,
+    Readers,
+    read_for_index,
+)
+from smig_tui.adapters.search_schema import SCHEMA, SCHEMA_VERSION, has_schema, is_damage, schema_version
 from smig_tui.adapters.zstd_files import DAMAGED, compress, decompress
-from smig_tui.core.errors import LockedError, SmigError
-from smig_tui.core.models import Kind, Message, ReadWarning, SessionInfo
-from smig_tui.core.ports import AppendReader, HistoryReader, ResumePoint, SessionSource, WarningSink
-from smig_tui.core.redact import redact, redact_many
+from smig_tui.core.errors import LockedError
+from smig_tui.core.models import SessionInfo
+from smig_tui.core.ports import ResumePoint, SessionSource, WarningSink
+from smig_tui.core.redact import redact
 from smig_tui.core.search import (
     CONTEXT,
     CONVERSATION,
@@ -59,99 +76,27 @@ from smig_tui.core.search import (
     make_snippet,
     needs_grams,
     snippet_region,
-    tier,
     tier_holds_role,
 )
 
-SCHEMA_VERSION = "8"
 BLOCK_BYTES = 1 << 20
 """Texts are packed together into zstd blocks of about this many bytes."""
 CACHED_BLOCKS = 24
 """Unpacked blocks kept in memory while searching."""
-FIRST_BATCH = 64
-"""Candidates read first: a page of hits plus room for a fork's inherited copies, which are dropped."""
-CONFIRM_BATCH = 200
-"""Candidates read per round after the first (more copies than expected, or emoji and CJK confirmed on the text)."""
 RANKED_MATCHES = 2000
 """Conversation matches, the most recent, ranked by bm25. bm25 costs about a microsecond per match
 (it reads each one's length and positions), so ranking every match of a common word grows with the
 history; older matches follow the ranked ones, newest first."""
-MAX_INDEXED_CHARS = 1 << 20
-"""The head of a message indexed; a bigger tool output is searchable in its first megabyte only."""
-SKIPPED_KINDS = (Kind.IMAGE,)
 BLOCK_LEVEL = 3
 PARALLEL_BYTES = 64 << 20
 """Session bytes to index in one refresh from which sessions are read in worker processes."""
-WORKERS = 2
-"""Worker processes reading sessions in a big refresh (one per core of the machines smig targets)."""
-AHEAD_BYTES = 256 << 20
-"""Session bytes asked of the workers ahead of the one being written: while one reads a huge session,
-the other reads on through this much (their results wait in memory, a fraction of it)."""
 OPTIMIZE_AFTER = 50
 """Sessions indexed in one refresh past which the FTS segments are merged."""
-CORRUPT_HINTS = ("malformed", "not a database", "corrupt", "no such table", "no such column", "disk i/o")
 
 Progress = Callable[[int, int], None]
 """Called with (sessions done, sessions to do) while the index is refreshed."""
 Notice = Callable[[str], None]
 """Called with one sentence worth telling the user (a rebuilt index, a refresh skipped)."""
-
-_SCHEMA = """
-CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE files(
-    id INTEGER PRIMARY KEY, key TEXT UNIQUE NOT NULL, path TEXT NOT NULL, agent TEXT NOT NULL,
-    session_id TEXT NOT NULL,
-    title TEXT, cwd TEXT, cwd_real TEXT, updated TEXT, size INTEGER, mtime REAL,
-    subagent INTEGER, archived INTEGER, indexed INTEGER, last_id TEXT,
-    resume_offset INTEGER, resume_line INTEGER, resume_digest TEXT, resume_state TEXT);
-CREATE TABLE blocks(id INTEGER PRIMARY KEY AUTOINCREMENT, data BLOB NOT NULL);
-CREATE TABLE texts(
-    id INTEGER PRIMARY KEY, digest INTEGER NOT NULL, refs INTEGER NOT NULL, tool INTEGER NOT NULL,
-    grams INTEGER NOT NULL, block INTEGER NOT NULL, start INTEGER NOT NULL, length INTEGER NOT NULL);
-CREATE UNIQUE INDEX texts_digest ON texts(digest);
-CREATE INDEX texts_block ON texts(block);
-CREATE TABLE messages(
-    id INTEGER PRIMARY KEY, file INTEGER NOT NULL, position INTEGER NOT NULL, message_id TEXT NOT NULL,
-    role TEXT, kind TEXT, tier INTEGER, timestamp TEXT, text INTEGER NOT NULL, compacted INTEGER NOT NULL DEFAULT 0);
-CREATE INDEX messages_file ON messages(file, position);
-CREATE INDEX messages_text ON messages(text);
-CREATE VIRTUAL TABLE words USING fts5(body, content='', tokenize='unicode61 remove_diacritics 2');
-CREATE VIRTUAL TABLE tool_words USING fts5(body, content='', columnsize=0, tokenize='unicode61 remove_diacritics 2');
-CREATE VIRTUAL TABLE grams USING fts5(body, content='', tokenize='trigram');
-"""
-
-
-@dataclass(frozen=True, slots=True)
-class SearchFilters:
-    """What narrows a search besides the query."""
-
-    agent: str | None = None
-    cwd: str | None = None
-    """Only sessions recorded in this folder or below it."""
-    since: str | None = None
-    """ISO 8601 UTC: only messages from then on."""
-    role: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class SearchHit:
-    """One matching message, with where it is and a redacted, highlighted snippet."""
-
-    agent: str
-    session_id: str
-    path: str
-    title: str | None
-    cwd: str | None
-    message_id: str
-    position: int
-    role: str
-    kind: str
-    timestamp: str | None
-    snippet: str
-    spans: tuple[tuple[int, int], ...]
-    archived: bool = False
-    compacted: bool = False
-    """The message is in the session's file but a compaction took it out of what the agent resumes."""
 
 
 @dataclass
@@ -185,6 +130,10 @@ class _Known:
     meta: tuple[object, ...] = field(default=())
     resume: ResumePoint | None = None
     """Where the file's complete lines ended when last read, for a reader that can read on from there."""
+
+
+def _previous(old: _Known | None) -> Previous | None:
+    return Previous(old.size, old.indexed, old.last_id, old.resume) if old else None
 
 
 class IndexDamagedError(Exception):
@@ -222,10 +171,10 @@ class SearchIndex:
                     conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
-                if fresh or not _has_schema(conn):
-                    conn.executescript(_SCHEMA)
+                if fresh or not has_schema(conn):
+                    conn.executescript(SCHEMA)
                     conn.execute("INSERT INTO meta VALUES ('version', ?)", (SCHEMA_VERSION,))
-                elif _version(conn) != SCHEMA_VERSION:  # an index an older smig built: a cache, so start over
+                elif schema_version(conn) != SCHEMA_VERSION:  # an index an older smig built: a cache, so start over
                     conn.close()
                     self._reset()
                     return self._connection()
@@ -256,7 +205,7 @@ class SearchIndex:
         try:
             yield flag
         except sqlite3.DatabaseError as error:
-            if not _is_damage(error):
+            if not is_damage(error):
                 raise
             notice(f"The search index was damaged ({error}); rebuilding it from the sessions.")
             self._reset()
@@ -321,7 +270,7 @@ class SearchIndex:
                     old = known.get(key)
                     if old is None or old.size != info.size or old.mtime != info.mtime:
                         todo.append((source, info))
-                    elif old.meta != _meta(info)[2:]:
+                    elif not _same_meta(old.meta, info):
                         conn.execute(
                             "UPDATE files SET title=?, cwd=?, updated=?, subagent=?, archived=?, cwd_real=? WHERE id=?",
                             (*_meta(info)[2:], _real(info.cwd), old.id),
@@ -335,7 +284,7 @@ class SearchIndex:
             parallel = (
                 self.parallel if self.parallel is not None else (sum(info.size for _, info in todo) >= PARALLEL_BYTES)
             )
-            with _Readers(parallel) as readers:
+            with Readers(parallel) as readers:
                 reads = readers.read(
                     ((source, info, _previous(known.get(_key(info)))) for source, info in todo),
                     partial(_held_texts, conn),
@@ -363,7 +312,7 @@ class SearchIndex:
         source: SessionSource,
         info: SessionInfo,
         old: _Known | None,
-        read: _Read,
+        read: IndexRead,
         report: RefreshReport,
     ) -> None:
         """Write one session as read; should a text it counted on as indexed be missing, read it again here."""
@@ -373,13 +322,13 @@ class SearchIndex:
                 self._append_file(conn, info, old, read, report)
             else:
                 self._index_file(conn, info, old, read, report)
-        except _MissingText:
-            again = _read_for_index(source, info, _previous(old), lambda _: {})
+        except MissingText:
+            again = read_for_index(source, info, _previous(old), lambda _: {})
             if again.mode != "failed":
                 self._write(conn, source, info, old, again, report)
 
     def _index_file(
-        self, conn: sqlite3.Connection, info: SessionInfo, old: _Known | None, read: _Read, report: RefreshReport
+        self, conn: sqlite3.Connection, info: SessionInfo, old: _Known | None, read: IndexRead, report: RefreshReport
     ) -> None:
         """Index one session file, read whole, in one transaction: only its new messages when it just grew."""
         grew = read.mode == "grow"
@@ -426,7 +375,7 @@ class SearchIndex:
             report.reindexed += 1
 
     def _append_file(
-        self, conn: sqlite3.Connection, info: SessionInfo, old: _Known, read: _Read, report: RefreshReport
+        self, conn: sqlite3.Connection, info: SessionInfo, old: _Known, read: IndexRead, report: RefreshReport
     ) -> None:
         """Index the messages a file gained, read from where its lines ended, in one transaction."""
         conn.execute("BEGIN IMMEDIATE")
@@ -453,7 +402,7 @@ class SearchIndex:
         report.messages += added
         report.grown += 1
 
-    def _insert_messages(self, conn: sqlite3.Connection, file_id: int, updated: str | None, read: _Read) -> int:
+    def _insert_messages(self, conn: sqlite3.Connection, file_id: int, updated: str | None, read: IndexRead) -> int:
         """Store messages, each pointing at its redacted text. A text the index already holds gains a
         reference; a new one is packed into a block and indexed."""
         next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM texts").fetchone()[0]
@@ -502,7 +451,7 @@ class SearchIndex:
             if text_id is None:
                 text = read.texts.get(digest)
                 if text is None:  # held when the session was read, gone since
-                    raise _MissingText
+                    raise MissingText
                 text_id, next_id = next_id, next_id + 1
                 data = text.encode()
                 pending.append((text_id, text, rank != CONVERSATION))
@@ -598,7 +547,7 @@ class SearchIndex:
     def search(
         self,
         query: SearchQuery,
-        filters: SearchFilters = SearchFilters(),
+        filters: SearchFilters = SearchFilters(),  # noqa: B008 (frozen: one shared default is safe)
         limit: int = 20,
         offset: int = 0,
         notice: Notice | None = None,
@@ -608,7 +557,7 @@ class SearchIndex:
             try:
                 return self._search(query, filters, limit, offset)
             except sqlite3.DatabaseError as error:
-                if not _is_damage(error):
+                if not is_damage(error):
                     raise
                 (notice or (lambda _: None))(
                     f"The search index was damaged ({error}); rebuilding it from the sessions."
@@ -667,13 +616,13 @@ class SearchIndex:
         self, conn: sqlite3.Connection, query: SearchQuery, filters: SearchFilters
     ) -> Iterator[Iterator[list[Any]]]:
         """The candidate rows of each ranking tier in turn, best first, as batches read on demand."""
-        where, args = _filter_sql(query, filters)
+        where, args = filter_sql(query, filters)
         if not query.word_match:  # characters or punctuation only: every message the filters leave
-            sql = f"SELECT {_COLUMNS} FROM texts t JOIN messages m ON m.text = t.id JOIN files f ON f.id = m.file"
+            sql = f"SELECT {COLUMNS} FROM texts t JOIN messages m ON m.text = t.id JOIN files f ON f.id = m.file"
             if query.scans:
                 sql += " JOIN blocks b ON b.id = t.block"
             cursor = conn.execute(f"{sql} WHERE {' AND '.join(where) or '1'} ORDER BY m.tier, m.timestamp DESC", args)
-            yield _fetched(cursor)
+            yield fetched(cursor)
             return
         joined = (
             f"JOIN messages m ON m.text = t.id JOIN files f ON f.id = m.file"
@@ -685,11 +634,11 @@ class SearchIndex:
         # Tool traffic, then injected context: one walk of the tool table in its own rowid order,
         # newest first, read until enough; context met on the way waits for the walk's end.
         cursor = conn.execute(
-            f"SELECT {_COLUMNS}, m.tier FROM tool_words JOIN texts t ON t.id = tool_words.rowid {joined}"
+            f"SELECT {COLUMNS}, m.tier FROM tool_words JOIN texts t ON t.id = tool_words.rowid {joined}"
             " AND tool_words MATCH ? ORDER BY tool_words.rowid DESC",
             [TOOLING, CONTEXT, *args, query.word_match],
         )
-        yield _tool_then_context(_fetched(cursor))
+        yield tool_then_context(fetched(cursor))
 
     def _ranked(
         self, conn: sqlite3.Connection, table: str, match: str, joined: str, args: list[object]
@@ -706,21 +655,21 @@ class SearchIndex:
         while done < len(order):  # a few texts first (a page is usually in them), then more at a time
             chunk = order[done : done + size]
             cursor = conn.execute(
-                f"SELECT {_COLUMNS} FROM texts t {joined} AND t.id IN ({','.join('?' * len(chunk))})"
+                f"SELECT {COLUMNS} FROM texts t {joined} AND t.id IN ({','.join('?' * len(chunk))})"
                 f" ORDER BY CASE t.id {' '.join(f'WHEN ? THEN {n}' for n in range(len(chunk)))} END,"
                 " m.timestamp DESC",
                 (*args, *chunk, *chunk),
             )
-            yield from _fetched(cursor)
+            yield from fetched(cursor)
             done, size = done + size, min(4 * size, 256)
         if len(ranked) == RANKED_MATCHES:
             oldest = min(text_id for text_id, _ in ranked)
             cursor = conn.execute(
-                f"SELECT {_COLUMNS} FROM {table} JOIN texts t ON t.id = {table}.rowid {joined}"
+                f"SELECT {COLUMNS} FROM {table} JOIN texts t ON t.id = {table}.rowid {joined}"
                 f" AND {table} MATCH ? AND {table}.rowid < ? ORDER BY {table}.rowid DESC",
                 (*args, match, oldest),
             )
-            yield from _fetched(cursor)
+            yield from fetched(cursor)
 
     def _rows(
         self,
@@ -749,7 +698,7 @@ class SearchIndex:
                 hit = (*row[:5], texts[index], *row[8:])
                 key = (row[8], row[2], row[3], row[4], texts[index])  # agent, role, kind, time, text
                 if key in seen:  # an inherited copy: keep the one the session wrote itself
-                    if seen[key] >= 0 and _inherited(found[seen[key]][1]) and not _inherited(row[1]):
+                    if seen[key] >= 0 and inherited(found[seen[key]][1]) and not inherited(row[1]):
                         found[seen[key]] = hit
                     continue
                 seen[key] = len(found)
@@ -787,23 +736,6 @@ class SearchIndex:
         return {"sessions": files, "messages": messages, "bytes": size}
 
 
-def _has_schema(conn: sqlite3.Connection) -> bool:
-    """Tell whether the file already holds an index (any version)."""
-    return conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone() is not None
-
-
-def _version(conn: sqlite3.Connection) -> str | None:
-    """The schema version an existing index was built with."""
-    row = conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
-    return str(row[0]) if row else None
-
-
-def _is_damage(error: sqlite3.DatabaseError) -> bool:
-    """Tell a damaged or foreign index file from a query error."""
-    text = str(error).lower()
-    return any(hint in text for hint in CORRUPT_HINTS) or type(error) is sqlite3.DatabaseError
-
-
 def _key(info: SessionInfo) -> str:
     """What the index follows: a session in a file (an agent may keep several sessions in one file)."""
     return f"{info.agent.value}\t{info.id}\t{info.path}"
@@ -815,128 +747,17 @@ def _meta(info: SessionInfo) -> tuple[object, ...]:
     return (info.agent.value, info.id, title, info.cwd, info.updated, int(info.is_subagent), int(info.archived))
 
 
+def _same_meta(stored: tuple[object, ...], info: SessionInfo) -> bool:
+    """Whether the stored listing facts are still `info`'s (`_meta(info)[2:]`), redacting the title only
+    when it differs from the stored one: a title is stored redacted, and redacting each of 2,000 titles
+    on every refresh was a third of a warm `smig search`."""
+    if stored[1:] != (info.cwd, info.updated, int(info.is_subagent), int(info.archived)):
+        return False
+    return stored[0] == info.title or stored == _meta(info)[2:]
+
+
 def _resume_columns(point: ResumePoint | None) -> tuple[int | None, int | None, str | None, str | None]:
     return (point.offset, point.line, point.digest, point.state) if point else (None, None, None, None)
-
-
-@dataclass(frozen=True, slots=True)
-class _Previous:
-    """What the index holds for a file, as reading it on needs it (sent to a worker process)."""
-
-    size: int
-    indexed: int
-    last_id: str | None
-    resume: ResumePoint | None
-
-
-def _previous(old: _Known | None) -> _Previous | None:
-    return _Previous(old.size, old.indexed, old.last_id, old.resume) if old else None
-
-
-@dataclass(slots=True)
-class _Read:
-    """One session read for the index, in plain values (cheap to send back from a worker process).
-
-    `mode`: `whole` (index every message anew), `grow` (a reader that cannot read on found the old
-    messages unchanged: these are the new ones), `append` (read on from where the lines ended), or
-    `failed` (not readable: the warnings say why)."""
-
-    mode: str
-    rows: list[tuple[int, str, str, str, int, str | None, int, int]] = field(default_factory=list)
-    """Each message to index: position, id, role, kind, tier, timestamp, digest of its text, and 1 when
-    a compaction took it out of the history."""
-    texts: dict[int, str] = field(default_factory=dict)
-    """The redacted texts, by digest, of those the reader did not know as indexed already."""
-    count: int = 0
-    """Messages the session has now (`append`: messages read on)."""
-    last_id: str | None = None
-    point: ResumePoint | None = None
-    warnings: list[ReadWarning] = field(default_factory=list)
-
-
-class _MissingText(Exception):
-    """A text a read counted on as indexed is not (it left the index since): read the session again."""
-
-
-_KnownTexts = Callable[[list[int]], dict[int, int]]
-"""Which of these digests name texts already indexed (or about to be): they need no redaction."""
-
-
-def _read_for_index(source: SessionSource, info: SessionInfo, previous: _Previous | None, known: _KnownTexts) -> _Read:
-    """Read one session (on from where it ended when it only grew) and redact its texts not known yet."""
-    warnings: list[ReadWarning] = []
-    appender = source if isinstance(source, AppendReader) else None
-    try:
-        if appender and previous and previous.resume and info.size > previous.size:  # grown: read on, if it only grew
-            appended = appender.read_appended(info, previous.resume, previous.indexed, warnings.append)
-            if appended is not None:
-                read = _texts_read("append", appended.messages, known)
-                read.count, read.point = len(appended.messages), appended.point
-                read.last_id = appended.messages[-1].id if appended.messages else None
-                read.warnings = warnings
-                return read
-        whole = source.load_history if isinstance(source, HistoryReader) else source.load
-        session = whole(info, warnings.append)
-        point = appender.resume_point(session) if appender else None
-    except (SmigError, OSError, ValueError) as error:  # one unreadable file must not stop the index
-        return _Read("failed", warnings=[*warnings, ReadWarning(info.path, None, f"not indexed for search: {error}")])
-    # A reader that could not read on has seen the old lines change: none of them is kept.
-    rewritten = bool(appender and previous and previous.resume)
-    messages = session.messages
-    grew = (
-        not rewritten
-        and previous is not None
-        and info.size >= previous.size
-        and previous.indexed <= len(messages)
-        and (previous.indexed == 0 or messages[previous.indexed - 1].id == previous.last_id)
-    )
-    start = previous.indexed if grew and previous else 0
-    gone = () if grew else session.compacted_away  # grown without a compaction: nothing newly compacted
-    read = _texts_read("grow" if grew else "whole", messages[start:], known, gone)
-    read.count, read.point, read.warnings = len(messages), point, warnings
-    read.last_id = messages[-1].id if messages else None
-    return read
-
-
-def _texts_read(
-    mode: str, messages: Sequence[Message], known: _KnownTexts, compacted_away: Sequence[Message] = ()
-) -> _Read:
-    """The messages to index with their texts' digests (those a compaction took out of the history
-    too, marked); the texts not known yet, redacted."""
-    rows: list[tuple[int, str, str, str, int, str | None, int, int]] = []
-    unseen: dict[int, str] = {}
-    for gone, message in [*((1, m) for m in compacted_away), *((0, m) for m in messages)]:
-        raw = _raw_text(message)
-        if not raw:
-            continue
-        rank = tier(message.role, message.kind, message.injected)
-        digest = _digest(raw, rank != CONVERSATION)
-        rows.append(
-            (message.index, message.id, message.role.value, message.kind.value, rank, message.timestamp, digest, gone)
-        )
-        unseen.setdefault(digest, raw)
-    for digest in known(list(unseen)):
-        del unseen[digest]
-    raws = list(unseen.values())
-    return _Read(mode, rows, dict(zip(unseen, (found.text for found in redact_many(raws)), strict=True)))
-
-
-_seen_here: set[int] = set()
-"""Digests of the texts this worker process has redacted and sent (so the index has them)."""
-
-
-def _read_in_worker(source: SessionSource, info: SessionInfo, previous: _Previous | None) -> _Read:
-    """`_read_for_index` in a worker process: a text it sent before is known (written by now)."""
-    read = _read_for_index(source, info, previous, lambda digests: {d: 0 for d in digests if d in _seen_here})
-    _seen_here.update(read.texts)
-    return read
-
-
-def _digest(text: str, tool: bool) -> int:
-    """What identifies a text in the index: 64 bits of its BLAKE2b hash (a collision among a
-    million texts has odds of about one in 30 million), apart for each word table."""
-    hashed = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8, person=b"tool" if tool else b"talk")
-    return int.from_bytes(hashed.digest(), "big", signed=True)
 
 
 def _held_texts(conn: sqlite3.Connection, digests: list[int]) -> dict[int, int]:
@@ -958,62 +779,6 @@ def _word_text(text: str) -> str:
     return f"{text}\n{extra}" if extra else text
 
 
-_COLUMNS = (
-    "m.position, m.message_id, m.role, m.kind, m.timestamp, t.block, t.start, t.length,"
-    " f.agent, f.session_id, f.path, f.title, f.cwd, f.archived, m.compacted"
-)
-"""What a search reads per candidate: the message, where its text is, and its session."""
-
-
-def _filter_sql(query: SearchQuery, filters: SearchFilters) -> tuple[list[str], list[object]]:
-    """The conditions (and their arguments) the query's trigram and scan terms and the filters add."""
-    where: list[str] = []
-    args: list[object] = []
-    if query.gram_match:
-        where.append("t.id IN (SELECT rowid FROM grams WHERE grams MATCH ?)")
-        args.append(query.gram_match)
-    for needle in query.scans:
-        where.append("instr(smig_text(t.block, b.data, t.start, t.length), ?) > 0")
-        args.append(needle)
-    if filters.agent:
-        where.append("f.agent = ?")
-        args.append(filters.agent)
-    if filters.cwd:
-        root = os.path.realpath(filters.cwd).rstrip(os.sep) or os.sep
-        where.append("(f.cwd_real = ? OR substr(f.cwd_real, 1, ?) = ?)")
-        args += [root, len(root) + 1, root + os.sep]
-    if filters.since:
-        where.append("m.timestamp >= ?")
-        args.append(filters.since)
-    if filters.role:
-        where.append("m.role = ?")
-        args.append(filters.role)
-    return where, args
-
-
-def _tool_then_context(batches: Iterator[list[Any]]) -> Iterator[list[Any]]:
-    """Rows of tool traffic as they come (their tier, last, left off), then those of injected context."""
-    context: list[Any] = []
-    for rows in batches:
-        yield [row[:-1] for row in rows if row[-1] != CONTEXT]
-        context += [row[:-1] for row in rows if row[-1] == CONTEXT]
-    for start in range(0, len(context), CONFIRM_BATCH):
-        yield context[start : start + CONFIRM_BATCH]
-
-
-def _fetched(cursor: sqlite3.Cursor) -> Iterator[list[Any]]:
-    """A cursor's rows in batches, the first small (a page of hits is usually found in it)."""
-    size = FIRST_BATCH
-    while rows := cursor.fetchmany(size):
-        yield rows
-        size = CONFIRM_BATCH
-
-
-def _inherited(message_id: str) -> bool:
-    """Tell whether a message id names a message inherited from another thread (`<thread>@<n>:<id>`)."""
-    return "@" in message_id
-
-
 def _real(cwd: str | None) -> str | None:
     return os.path.realpath(cwd) if cwd else None
 
@@ -1021,62 +786,3 @@ def _real(cwd: str | None) -> str | None:
 def _agent_of(conn: sqlite3.Connection, file_id: int) -> str | None:
     row = conn.execute("SELECT agent FROM files WHERE id = ?", (file_id,)).fetchone()
     return row[0] if row else None
-
-
-def _raw_text(message: Message) -> str:
-    """The text a message is found by, before redaction: its prose, a tool call's name and arguments,
-    an output; empty when it is not indexed."""
-    if message.opaque or message.kind in SKIPPED_KINDS:
-        return ""
-    text = message.text[:MAX_INDEXED_CHARS]
-    if message.kind is Kind.TOOL_CALL and message.tool_name:
-        text = f"{message.tool_name} {text}"
-    return text if text.strip() else ""
-
-
-class _Readers:
-    """Reads sessions for the index: in two worker processes when a refresh has much to read (each
-    reads a session and redacts its new texts while this process writes the index), otherwise, or
-    when no worker can start, right here. Results come back in the order asked."""
-
-    def __init__(self, parallel: bool) -> None:
-        self._pool: ProcessPoolExecutor | None = None
-        if parallel:
-            try:
-                self._pool = ProcessPoolExecutor(WORKERS, mp_context=multiprocessing.get_context("spawn"))
-            except (OSError, ValueError, NotImplementedError):
-                self._pool = None
-
-    def __enter__(self) -> _Readers:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-
-    def read(
-        self, asked: Iterable[tuple[SessionSource, SessionInfo, _Previous | None]], known: _KnownTexts
-    ) -> Iterator[_Read]:
-        """Each session read, in order; here, `known` says which texts the index holds already."""
-        if self._pool is None:
-            for source, info, previous in asked:
-                yield _read_for_index(source, info, previous, known)
-            return
-        pending: deque[tuple[tuple[SessionSource, SessionInfo, _Previous | None], Future[_Read] | None]] = deque()
-        items = iter(asked)
-        ahead = 0
-        while True:
-            while (len(pending) <= WORKERS or ahead < AHEAD_BYTES) and (item := next(items, None)) is not None:
-                try:
-                    pending.append((item, self._pool.submit(_read_in_worker, *item)))
-                except (BrokenProcessPool, RuntimeError):  # the workers died: go on here
-                    pending.append((item, None))
-                ahead += item[1].size
-            if not pending:
-                return
-            item, future = pending.popleft()
-            ahead -= item[1].size
-            try:
-                yield future.result() if future is not None else _read_for_index(*item, known)
-            except (BrokenProcessPool, OSError):
-                yield _read_for_index(*item, known)

@@ -23,8 +23,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "doctor",
         help="say where smig looks and what it found: config file, agent homes, tokenizer files, skipped files",
         description="Report smig's config file (and whether it parses), each agent's home and its sessions, "
-        "the tokenizer files exact counts need, the summarizer's readiness, how a copy reaches the "
-        "clipboard, and every session file discovery skipped, with the reason. Reads only.",
+        "each agent's client (the program --continue starts), the tokenizer files exact counts need, the "
+        "summarizer's readiness, how a copy reaches the clipboard, and every session file discovery skipped, "
+        "with the reason. Reads only.",
     )
     doctor.add_argument("--json", action="store_true", help="print JSON for scripts")
     doctor.set_defaults(handler=run_doctor)
@@ -70,6 +71,15 @@ def _print(ctx: Context, found: Diagnosis) -> None:
         more = f" ({', '.join(extra)})" if extra else ""
         skipped = f", {agent.skipped:,} skipped" if agent.skipped else ""
         say(f"  {agent.name:<{width}}  {agent.home}: {plural(agent.sessions, 'session')}{more}{skipped}")
+    say("")
+    say("clients (what --continue starts)")
+    for agent in found.agents:
+        if agent.program is None:
+            continue
+        if agent.client:
+            say(f"  {agent.name:<{width}}  {agent.client}")
+        else:
+            say(f"  {agent.name:<{width}}  {agent.program}: not found ({agent.client_problem})")
     say("")
     say("tokenizer files (exact counts; without them counts are labelled estimates)")
     by_file: dict[str, list[dict[str, object]]] = {}

@@ -9,14 +9,16 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from smig_tui.cli.plan import add_plan_options, given_plan_options, plan_options
 from smig_tui.cli.table import SESSION_HELP, Column, unique_prefixes
+from smig_tui.core.encoding import utf8
 from smig_tui.core.errors import AmbiguousIdError, MigrationNotFoundError, UsageError
 from smig_tui.core.export import ExportFormat
 from smig_tui.core.migration import MigrationRecord, MigrationResult, record_to_json
 from smig_tui.core.models import Plan, Session, Strategy
-from smig_tui.core.native import Destination, export_targets, receiving_agent_of
+from smig_tui.core.native import Destination, NativeOutput, export_targets, receiving_agent_of
 from smig_tui.core.plans import left_out
-from smig_tui.core.words import age_text, plural
+from smig_tui.core.words import age_text, name_list, plural
 from smig_tui.plugins import destination_choices
 from smig_tui.services import agent_profiles
 
@@ -44,6 +46,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         choices=_STRATEGIES,
         help="compression (default: truncate, which migrates as-is when it fits)",
     )
+    add_plan_options(migrate)
     migrate.add_argument("--out", type=Path, metavar="FILE", help="file for --to markdown/json")
     agents = [entry.id for entry in agent_profiles()]
     migrate.add_argument(
@@ -75,6 +78,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     export.add_argument("--format", choices=[f.value for f in ExportFormat], default="markdown")
     export.add_argument("--target", "-t", metavar="MODEL", help="export the conversation as migrated to MODEL")
     export.add_argument("--strategy", "-s", choices=_STRATEGIES, help="compression when --target is given")
+    add_plan_options(export)
     export.add_argument("--out", type=Path, metavar="FILE", help="write to FILE instead of stdout")
     export.add_argument("--force", action="store_true", help="replace an existing --out file")
     export.add_argument(
@@ -96,23 +100,38 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     show = sub.add_parser("show", help="show one stored migration")
     show.add_argument("migration_id", help="id from `smig history` (or a unique prefix of one)")
     show.add_argument("--json", action="store_true", help="print the stored JSON document")
+    show.add_argument(
+        "--continue",
+        dest="continue_now",
+        action="store_true",
+        help="then start the receiving client on the session it wrote, in its folder",
+    )
+    agents = [entry.id for entry in agent_profiles()]
+    show.add_argument(
+        "--to", choices=agents, metavar="AGENT", help="with --continue, which written session (when it wrote several)"
+    )
     show.set_defaults(handler=run_history_show)
 
 
 def _plan(
-    ctx: Context, session: Session, target: str, strategy: str | None, yes_send: bool = False, agent: str | None = None
+    ctx: Context,
+    session: Session,
+    args: argparse.Namespace,
+    agent: str | None = None,
 ) -> Plan:
-    """Plan with the chosen strategy; by default truncation, which keeps everything when it fits."""
+    """Plan as `smig plan` would with the same options (`--strategy`, `--pin`, `--pin-first`, `--reserve`,
+    `--no-harness`); by default truncation, which keeps everything when it fits."""
     from smig_tui.core.capacity import retired_warning
 
-    retired = retired_warning(ctx.services.capacities.lookup(target))
+    retired = retired_warning(ctx.services.capacities.lookup(args.target))
     if retired:
         ctx.out.diag(f"smig: warning: {retired}")
-    if strategy in (Strategy.SUMMARY.value, Strategy.SUMMARY_TAIL.value):
+    options = plan_options(args, session) | {"agent": agent}
+    if args.strategy in (Strategy.SUMMARY.value, Strategy.SUMMARY_TAIL.value):
         from smig_tui.cli.summarize import summarized_plan
 
-        return summarized_plan(ctx, session, target, Strategy(strategy), yes_send=yes_send, agent=agent)
-    return ctx.services.plan(session, target, Strategy(strategy or Strategy.TRUNCATE), agent=agent)
+        return summarized_plan(ctx, session, args.target, Strategy(args.strategy), yes_send=args.yes_send, **options)
+    return ctx.services.plan(session, args.target, Strategy(args.strategy or Strategy.TRUNCATE), **options)
 
 
 def _load(ctx: Context, ref: str, outs: Collection[Path] = (), force: bool = False) -> Session:
@@ -133,7 +152,7 @@ def run_migrate(args: argparse.Namespace, ctx: Context) -> int:
     if args.continue_now:
         _check_continue(ctx, destinations, args.json)
     session = _load(ctx, args.id, outs, args.force)
-    plan = _plan(ctx, session, args.target, args.strategy, args.yes_send, receiving_agent_of(destinations))
+    plan = _plan(ctx, session, args, receiving_agent_of(destinations))
     cwd = _landing_folder(ctx, args.cwd, destinations) if args.cwd is not None else None
     result = ctx.services.migrate(
         session,
@@ -156,7 +175,8 @@ def run_migrate(args: argparse.Namespace, ctx: Context) -> int:
         return 0
     _print_result(ctx, result, plan)
     if args.continue_now:
-        _continue(ctx, result)
+        [output] = result.outputs
+        _start_later(ctx, output, result.dry_run)
     return 0
 
 
@@ -171,25 +191,6 @@ def _check_continue(ctx: Context, destinations: set[Destination], as_json: bool)
         )
     if as_json:
         raise UsageError("--continue hands the terminal to a client; it does not go with --json.")
-
-
-def _continue(ctx: Context, result: MigrationResult) -> None:
-    """Have `main` start the receiving client once smig is done; when it cannot start here, say why and
-    print the command (the exit code stays 0: the migration is written)."""
-    from smig_tui.cli.main import not_continued
-    from smig_tui.services import client_launch
-
-    [output] = result.outputs
-    try:
-        launch = ctx.services.continue_launch(output)
-    except client_launch.ContinueRefused as refused:
-        not_continued(ctx, refused)
-        return
-    if result.dry_run:
-        ctx.out.diag(f"smig: dry run: would start {launch.client}: {launch.command}")
-        return
-    ctx.out.diag(f"smig: starting {launch.client}: {launch.command}")
-    ctx.continue_with = launch
 
 
 def _landing_folder(ctx: Context, value: str, destinations: set[Destination]) -> str:
@@ -223,7 +224,7 @@ def _print_result(ctx: Context, result: MigrationResult, plan: Plan) -> None:
     verb = "would write" if result.dry_run else "wrote"
     ctx.out.data(f"  store: {verb} {result.record_path}")
     for planned in result.files:
-        size = len(planned.data.encode("utf-8"))
+        size = len(utf8(planned.data))
         ctx.out.data(f"  {planned.destination.value}: {verb} {planned.path} ({size:,} bytes)")
         entry = ctx.services.agent_profile(planned.destination.value)
         if entry is not None and entry.import_command and planned.native:  # the file is smig's import document
@@ -244,7 +245,7 @@ def result_to_json(result: MigrationResult, include_data: bool = False) -> dict[
         entry: dict[str, Any] = {
             "destination": planned.destination.value,
             "path": planned.path,
-            "bytes": len(planned.data.encode("utf-8")),
+            "bytes": len(utf8(planned.data)),
         }
         if planned.native:
             entry.update(session_id=planned.native.session_id, resume_command=planned.native.resume_command)
@@ -266,10 +267,12 @@ def result_to_json(result: MigrationResult, include_data: bool = False) -> dict[
 
 def run_export(args: argparse.Namespace, ctx: Context) -> int:
     """Print, save or copy a session's export."""
-    if args.strategy and not args.target:
-        raise UsageError("--strategy compresses the export for a model: add --target MODEL.")
+    shaping = (["--strategy"] if args.strategy else []) + given_plan_options(args)
+    if shaping and not args.target:
+        verb = "shapes" if len(shaping) == 1 else "shape"
+        raise UsageError(f"{name_list(shaping, 'and')} {verb} the export for a model: add --target MODEL.")
     session = _load(ctx, args.id, [] if args.out is None else [args.out], args.force)
-    plan = _plan(ctx, session, args.target, args.strategy, args.yes_send) if args.target else None
+    plan = _plan(ctx, session, args) if args.target else None
     chunks = ctx.services.export_chunks(session, ExportFormat(args.format), plan, redact=not args.no_redact)
     if args.out is None and not args.clipboard:
         ctx.out.write_blocks(chunks)
@@ -281,7 +284,7 @@ def run_export(args: argparse.Namespace, ctx: Context) -> int:
     text = "".join(chunks)
     if args.out is not None:
         path = ctx.services.save_export(text, args.out, force=args.force, source=session.info.path)
-        ctx.out.diag(f"smig: wrote {path} ({len(text.encode('utf-8')):,} bytes)")
+        ctx.out.diag(f"smig: wrote {path} ({len(utf8(text)):,} bytes)")
     if args.clipboard:
         how = ctx.services.copy_text(text)
         ctx.out.diag(f"smig: copied {plural(len(text), 'character')} to the clipboard via {how}")
@@ -348,8 +351,14 @@ def _history_row(record: MigrationRecord) -> dict[str, Any]:
 
 
 def run_history_show(args: argparse.Namespace, ctx: Context) -> int:
-    """Show one stored migration (by its id or a unique prefix of it, as `smig history` shows them)."""
+    """Show one stored migration (by its id or a unique prefix of it, as `smig history` shows them);
+    with `--continue`, then start the client of the session it wrote, as `migrate --continue` does."""
+    if args.continue_now and args.json:
+        raise UsageError("--continue hands the terminal to a client; it does not go with --json.")
+    if args.to and not args.continue_now:
+        raise UsageError("--to picks the session --continue starts; add --continue.")
     record = ctx.services.store.get(_migration_id(ctx, args.migration_id.strip()))
+    output = _output_to_continue(record, args.to) if args.continue_now else None
     if args.json:
         ctx.out.json(record_to_json(record))
         return 0
@@ -373,7 +382,44 @@ def run_history_show(args: argparse.Namespace, ctx: Context) -> int:
         ctx.out.data(f"{'resume':>13}: {output.resume_command}")
     for path in record.files:
         ctx.out.data(f"{'export':>13}: {path}")
+    if output is not None:
+        _start_later(ctx, output)
     return 0
+
+
+def _output_to_continue(record: MigrationRecord, agent: str | None) -> NativeOutput:
+    """The written session `history show --continue` starts: the only one, or the one `--to` names."""
+    written = [output.agent for output in record.outputs]
+    if not written:
+        raise UsageError(
+            f"Migration {record.id} wrote no native session to continue (store only); "
+            f"`smig migrate {record.source.id} -t {record.target} --to AGENT --continue` writes one."
+        )
+    if agent is None and len(written) > 1:
+        choices = name_list([f"--to {name}" for name in written])
+        raise UsageError(f"Migration {record.id} wrote sessions for {name_list(written, 'and')}; add {choices}.")
+    chosen = [output for output in record.outputs if agent in (None, output.agent)]
+    if not chosen:
+        raise UsageError(f"Migration {record.id} wrote no {agent} session; it wrote {name_list(written, 'and')}.")
+    return chosen[0]
+
+
+def _start_later(ctx: Context, output: NativeOutput, dry_run: bool = False) -> None:
+    """Have `main` start the client of `output` once smig is done; when it cannot start here, say why and
+    print the command (the exit code stays 0: the migration is written)."""
+    from smig_tui.cli.main import not_continued
+    from smig_tui.services import client_launch
+
+    try:
+        launch = ctx.services.continue_launch(output)
+    except client_launch.ContinueRefused as refused:
+        not_continued(ctx, refused)
+        return
+    if dry_run:
+        ctx.out.diag(f"smig: dry run: would start {launch.client}: {launch.command}")
+        return
+    ctx.out.diag(f"smig: starting {launch.client}: {launch.command}")
+    ctx.continue_with = launch
 
 
 def _migration_id(ctx: Context, given: str) -> str:

@@ -1,4 +1,9 @@
-"""Provides the only writer to stdout (data) and stderr (diagnostics) for the CLI."""
+"""Provides the only writer to stdout (data) and stderr (diagnostics) for the CLI.
+
+A session can hold a lone UTF-16 surrogate (`"\\ud800"` in its JSON, which Python keeps): no UTF-8
+stream can write it, so it is printed as U+FFFD in text and as its `\\u` escape in JSON (still
+valid JSON, and the same string when read back), never as a crash.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,8 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import IO, TYPE_CHECKING, Any
 
-from smig_tui.cli.json_text import indented_json
+from smig_tui.core.encoding import LONE_SURROGATE, escaped
+from smig_tui.core.json_text import blocks, indented_json
 from smig_tui.core.models import ReadWarning
 from smig_tui.core.words import plural
 
@@ -45,7 +51,7 @@ class Output:
 
     def data(self, text: str) -> None:
         """Write a line of data to stdout."""
-        print(text, file=self.stdout)
+        print(_readable(text), file=self.stdout)
 
     def table(
         self, columns: Sequence[Column], rows: Sequence[Sequence[str]], header: bool = True, to_stderr: bool = False
@@ -58,7 +64,7 @@ class Output:
 
         stream = self.stderr if to_stderr else self.stdout
         lines = render(columns, rows, terminal_width(stream), header=header, bold=header and stream.isatty())
-        stream.write("".join(line + "\n" for line in lines))
+        stream.write(_readable("".join(line + "\n" for line in lines)))
 
     def json(self, value: Any) -> None:
         """Write a JSON document to stdout in blocks (a few writes however it is buffered)."""
@@ -66,17 +72,8 @@ class Output:
 
     def write_blocks(self, pieces: Iterable[str]) -> None:
         """Write many small pieces of text to stdout joined into blocks of about `JSON_BLOCK_CHARS`."""
-        block: list[str] = []
-        size = 0
-        for piece in pieces:
-            block.append(piece)
-            size += len(piece)
-            if size >= JSON_BLOCK_CHARS:
-                self.stdout.write("".join(block))
-                block.clear()
-                size = 0
-        if block:
-            self.stdout.write("".join(block))
+        for block in blocks(pieces, JSON_BLOCK_CHARS):
+            self.stdout.write(escaped(block))
 
     def diag(self, text: str) -> None:
         """Write a diagnostic line to stderr."""
@@ -109,3 +106,8 @@ class Output:
             self.diag(f"smig: {plural(hidden, 'more warning')} not shown; `smig doctor` lists them all")
         elif self.remembered_shown:
             self.diag("smig: a skipped file is reported once until it changes; `smig doctor` lists them all")
+
+
+def _readable(text: str) -> str:
+    """`text` with any lone surrogate shown as U+FFFD (a UTF-8 stream cannot write one)."""
+    return LONE_SURROGATE.sub("\ufffd", text) if LONE_SURROGATE.search(text) else text

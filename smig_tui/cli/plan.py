@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from smig_tui.cli.table import SESSION_HELP, Column
 from smig_tui.core.capacity import calibration_margin, counted_exactly
-from smig_tui.core.models import Decision, ModelCapacity, Plan, PlanItem, Strategy
+from smig_tui.core.models import Decision, ModelCapacity, Plan, PlanItem, Session, Strategy
 from smig_tui.core.pins import resolve_pins
 from smig_tui.core.plans import left_out
 from smig_tui.core.shapes import plan_item_shape, plan_shape
@@ -33,20 +33,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         choices=[s.value for s in Strategy],
         help="how to compress when it does not fit (default: truncate)",
     )
-    plan.add_argument(
-        "--reserve", type=_tokens, metavar="N", help="tokens kept free for the reply (default: min(max output, 16000))"
-    )
-    plan.add_argument("--pin-first", action="store_true", help="always keep the first message you typed")
-    plan.add_argument(
-        "--pin",
-        action="append",
-        default=[],
-        metavar="MESSAGE",
-        help="always keep this message: its # in the tables, its id, or a unique id prefix (repeatable)",
-    )
-    plan.add_argument(
-        "--no-harness", action="store_true", help="use the model's full window, not the agent harness's usable share"
-    )
+    add_plan_options(plan)
     plan.add_argument(
         "--to",
         choices=agent_choices(),
@@ -69,6 +56,43 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     plan.set_defaults(handler=run_plan)
 
 
+def add_plan_options(parser: argparse.ArgumentParser) -> None:
+    """The options that shape a plan, defined once: `plan`, `migrate` and `export` take them with one
+    meaning, so the migrate that follows a plan writes what the plan showed."""
+    parser.add_argument(
+        "--reserve", type=_tokens, metavar="N", help="tokens kept free for the reply (default: min(max output, 16000))"
+    )
+    parser.add_argument("--pin-first", action="store_true", help="always keep the first message you typed")
+    parser.add_argument(
+        "--pin",
+        action="append",
+        default=[],
+        metavar="MESSAGE",
+        help="always keep this message: its # in the tables, its id, or a unique id prefix (repeatable)",
+    )
+    parser.add_argument(
+        "--no-harness", action="store_true", help="use the model's full window, not the agent harness's usable share"
+    )
+
+
+def given_plan_options(args: argparse.Namespace) -> list[str]:
+    """The plan-shaping options given on the command line, as typed."""
+    given = [("--reserve", args.reserve is not None), ("--pin-first", args.pin_first)]
+    given += [("--pin", bool(args.pin)), ("--no-harness", args.no_harness)]
+    return [name for name, present in given if present]
+
+
+def plan_options(args: argparse.Namespace, session: Session) -> dict[str, Any]:
+    """What those options ask of `Services.plan`, pins resolved to message ids as the tables name them
+    (a pin that names no message, or several, stops the command: exit 3)."""
+    return {
+        "pins": resolve_pins(session.messages, args.pin, session.id),
+        "reserve": args.reserve,
+        "pin_first_user": True if args.pin_first else None,
+        "harness": False if args.no_harness else None,
+    }
+
+
 def _tokens(value: str) -> int:
     """Parse a non-negative token count for argparse (accepts 16000, 16_000, 16k)."""
     text = value.strip().lower().replace("_", "").replace(",", "")
@@ -88,13 +112,7 @@ def run_plan(args: argparse.Namespace, ctx: Context) -> int:
     capacity = services.capacities.lookup(args.target)
     info = services.find_session(args.id, warn=ctx.out.warn)
     session = services.load_session(info, warn=ctx.out.warn)
-    options: dict[str, Any] = {
-        "pins": resolve_pins(session.messages, args.pin, session.id),
-        "reserve": args.reserve,
-        "pin_first_user": True if args.pin_first else None,
-        "harness": False if args.no_harness else None,
-        "agent": args.to,
-    }
+    options: dict[str, Any] = plan_options(args, session) | {"agent": args.to}
     if args.strategy in (Strategy.SUMMARY.value, Strategy.SUMMARY_TAIL.value):
         from smig_tui.cli.summarize import summarized_plan
 

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from smig_tui.cli.table import SESSION_HELP, Column, unique_prefixes
+from smig_tui.cli.table import SESSION_HELP, Column, cell_width, unique_prefixes
+from smig_tui.cli.table import stream as table_stream
 from smig_tui.core.errors import UsageError
+from smig_tui.core.json_text import LazyList
 from smig_tui.core.models import Agent, Message, Session, SessionInfo
 from smig_tui.core.words import age_text, name_list, one_line, size_text
-from smig_tui.services import agent_profiles, no_sessions_sentence
+from smig_tui.services import agent_profiles, current_branch, no_sessions_sentence
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
@@ -26,6 +29,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     listing.add_argument("--agent", choices=[entry.id for entry in agent_profiles()], help="only this agent")
     listing.add_argument("--cwd", metavar="PATH", help="only sessions in PATH or below it")
+    listing.add_argument(
+        "--branch",
+        nargs="?",
+        const="",
+        metavar="NAME",
+        help="only sessions of the folder (--cwd, else this one) last on git branch NAME "
+        "(default: the branch that folder is on)",
+    )
     listing.add_argument("--all", action="store_true", help="include sub-agent and exec sessions")
     listing.add_argument(
         "--limit", type=int, default=0, metavar="N", help="show the newest N only (0, the default: all)"
@@ -59,10 +70,20 @@ def run_list(args: argparse.Namespace, ctx: Context) -> int:
     if args.limit < 0:
         raise UsageError("--limit cannot be negative (0, the default, lists every session).")
     agent = Agent(args.agent) if args.agent else None
+    cwd, branch = args.cwd, None
+    if args.branch is not None:  # the TUI's `b`: this folder's sessions on its branch
+        cwd = cwd or os.getcwd()
+        branch = args.branch.strip() or current_branch(cwd)
+        if not branch:
+            raise UsageError(
+                f"{cwd} is not on a git branch (no repository, or a detached HEAD); name one: --branch NAME."
+            )
     every_id: list[str] = []
     sessions = ctx.services.list_sessions(
-        agent=agent, cwd=args.cwd, include_subagents=args.all, warn=ctx.out.warn, every_id=every_id
+        agent=agent, cwd=cwd, include_subagents=args.all, warn=ctx.out.warn, every_id=every_id
     )
+    if branch:
+        sessions = [info for info in sessions if info.git_branch == branch]
     if args.limit > 0:
         sessions = sessions[: args.limit]
     if args.json:
@@ -110,25 +131,79 @@ def fork_mark(info: SessionInfo) -> str:
 
 
 def run_show(args: argparse.Namespace, ctx: Context) -> int:
-    """Print one session's header and messages (or JSON)."""
+    """Print one session's header and messages (or JSON), a row at a time: a 500 MB session has
+    139,000 of them, and holding them all as table rows or JSON objects cost 0.8 GB."""
     info = ctx.services.find_session(args.id, warn=ctx.out.warn)
     session = ctx.services.load_session(info, warn=ctx.out.warn)
     if args.json:
-        ctx.out.json(session_to_json(session))
+        ctx.out.json(session_to_json(session, ctx.services.with_texts(session.messages)))
         return 0
     _print_header(session, ctx)
-    rows = [
+    messages = session.messages
+    texts: Iterable[str] = (
+        (message.text for message in ctx.services.with_texts(messages)) if args.full else map(_preview, messages)
+    )
+    rows = (
         (
             str(message.index),
             message.role.value,
-            message.kind.value + (" (error)" if message.is_error else ""),
+            _kind_cell(message),
             message.tool_name or "",
-            message.text if args.full else one_line(message.head(640), 160),
+            text,
         )
-        for message in session.messages
-    ]
-    ctx.out.table(SHOW_COLUMNS, rows)
+        for message, text in zip(messages, texts, strict=True)
+    )
+    natural = _show_widths(messages, args.full)
+    lines = table_stream(SHOW_COLUMNS, rows, natural, ctx.out.width, bold=ctx.out.stdout.isatty())
+    ctx.out.write_blocks(line + "\n" for line in lines)
     return 0
+
+
+PREVIEW_CHARS = 640
+PREVIEW_WIDTH = 160
+"""A row shows the first `PREVIEW_WIDTH` characters of the message's first `PREVIEW_CHARS`, on one line."""
+
+
+def _preview(message: Message) -> str:
+    """A message's text on one line, cut to `PREVIEW_WIDTH`: `one_line(message.head(PREVIEW_CHARS), ...)`.
+
+    A text left on disk keeps only its first 400 characters; when those already make more than a row's
+    worth once whitespace is collapsed, they give the same cell (whitespace collapsed in a prefix is a
+    prefix of it collapsed in the whole), so it is not read back: reading back the long texts of a
+    500 MB session was most of `smig show`'s minute.
+    """
+    body = message.body
+    if not isinstance(body, str) and len(body.head) < PREVIEW_CHARS:
+        flat = " ".join(body.head.split())
+        if len(flat) > PREVIEW_WIDTH:
+            return flat[: PREVIEW_WIDTH - 1] + "…"
+    return one_line(message.head(PREVIEW_CHARS), PREVIEW_WIDTH)
+
+
+def _kind_cell(message: Message) -> str:
+    return message.kind.value + " (error)" if message.is_error else message.kind.value
+
+
+def _show_widths(messages: Sequence[Message], full: bool) -> list[int]:
+    """Each column's widest cell, header included, as `table.render` measures them, without making the rows.
+
+    The text column wraps, so its natural width counts only up to its least width (`fit`): the texts are
+    looked at only until one is that wide.
+    """
+    kinds = {(message.role, _kind_cell(message), message.tool_name or "") for message in messages}
+    least = SHOW_COLUMNS[-1].least
+    text = 0
+    for message in messages:
+        text = max(text, cell_width(message.text if full else _preview(message)))
+        if text >= least:
+            break
+    return [
+        max([1, *(len(str(message.index)) for message in messages)]),
+        max([4, *(len(role.value) for role, _, _ in kinds)]),
+        max([4, *(cell_width(kind) for _, kind, _ in kinds)]),
+        max([4, *(cell_width(tool) for _, _, tool in kinds)]),
+        max(4, text),
+    ]
 
 
 SHOW_COLUMNS = (
@@ -184,11 +259,13 @@ def message_to_dict(message: Message) -> dict[str, Any]:
     return data
 
 
-def session_to_json(session: Session) -> dict[str, Any]:
-    """Serialise a Session for `--json` output."""
+def session_to_json(session: Session, messages: Iterable[Message] | None = None) -> dict[str, Any]:
+    """Serialise a Session for `--json` output; given `messages` (the session's, texts in hand), its
+    messages are made into objects one by one as they are written, never all at once."""
+    dicts = (message_to_dict(message) for message in (session.messages if messages is None else messages))
     return {
         "info": info_to_json(session.info),
-        "messages": [message_to_dict(message) for message in session.messages],
+        "messages": list(dicts) if messages is None else LazyList(dicts),
         "warnings": [str(warning) for warning in session.warnings],
         "instructions": session.instructions,
         "measured_context_tokens": session.measured_context_tokens,

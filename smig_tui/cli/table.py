@@ -15,8 +15,8 @@ from __future__ import annotations
 import os
 import unicodedata
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
-from itertools import accumulate
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import accumulate, chain
 from typing import IO, NamedTuple
 
 SESSION_HELP = "session id, or a unique prefix as `smig list` shows it, or the path of its file"
@@ -187,6 +187,25 @@ def render(
     return lines
 
 
+def stream(
+    columns: Sequence[Column],
+    rows: Iterable[Sequence[str]],
+    natural: Sequence[int],
+    width: int,
+    bold: bool = False,
+) -> Iterator[str]:
+    """The lines of `render(columns, rows, width, bold=bold)`, one row at a time, from each column's
+    natural width worked out beforehand (its widest cell, the header included), so a table of a whole
+    session's 139,000 messages never holds more than one row."""
+    widths = fit(columns, natural, width)
+    shown = [i for i, w in enumerate(widths) if w is not None]
+    for number, row in enumerate(chain(([col.header for col in columns],), rows)):
+        lines = _row_lines(columns, row, shown, widths, width)
+        if number == 0 and bold:
+            lines[0] = f"\x1b[1m{lines[0]}\x1b[0m"
+        yield from lines
+
+
 def _lines(columns: list[Column], widths: list[int], cells: list[Sequence[str]]) -> list[str]:
     """One line a row, laid out column by column (a table of thousands of sessions in a few milliseconds)."""
     laid: list[list[str]] = []
@@ -230,15 +249,21 @@ def wrap(text: str, width: int) -> list[str]:
     width = max(1, width)
     out: list[str] = []
     for paragraph in text.split("\n"):
-        line = ""
+        line, used = "", 0  # `used`: the cells of `line`, kept as it grows (measuring it again was quadratic)
         for word in paragraph.split(" "):
-            if line and cell_width(line) + 1 + cell_width(word) <= width:
+            size = cell_width(word)
+            if line and used + 1 + size <= width:
                 line += " " + word
+                used += 1 + size
                 continue
             if line:
                 out.append(line)
-            *full, line = _chunks(word, width)
-            out.extend(full)
+            if size <= width:
+                line, used = word, size
+            else:
+                *full, line = _chunks(word, width)
+                out.extend(full)
+                used = cell_width(line)
         out.append(line)
     return out
 

@@ -34,6 +34,9 @@ from smig_tui.core.models import Decision, ModelCapacity
 RESERVE_CAP = 16_000
 """Default ceiling on the reply reserve: enough for a long answer without wasting the window."""
 
+PARTIAL_NOTE = "Older messages the plan drops are estimated from their length (≈); every kept message is counted."
+"""What a plan with guessed counts says (here, not in `replan`, so a front end shows it without importing planning)."""
+
 
 def default_reserve(capacity: ModelCapacity, cap: int = RESERVE_CAP) -> int:
     """Return the reply reserve for a model: its max output, capped."""

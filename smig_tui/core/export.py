@@ -7,7 +7,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from enum import StrEnum
 from typing import Any
 
-from smig_tui.core.handoff import goal_of, to_turns
+from smig_tui.core.handoff import goal_of, iter_turns
+from smig_tui.core.json_text import LazyList
 from smig_tui.core.migration import message_to_json
 from smig_tui.core.models import Kind, Message, Plan, Role, Session
 from smig_tui.core.words import one_line
@@ -138,11 +139,19 @@ def markdown_chunks(
 
 def to_openai(messages: Iterable[Message]) -> list[dict[str, str]]:
     """OpenAI chat messages: strictly alternating user/assistant, tools flattened to text."""
-    return [{"role": turn.role.value, "content": turn.text} for turn in to_turns(messages)]
+    return list(openai_messages(messages))
 
 
-def to_record(session: Session, messages: Iterable[Message], plan: Plan | None = None) -> dict[str, Any]:
-    """The full JSON export: where the conversation came from, what the plan did, every message."""
+def openai_messages(messages: Iterable[Message]) -> Iterator[dict[str, str]]:
+    """`to_openai`'s messages one by one, as each turn ends."""
+    return ({"role": turn.role.value, "content": turn.text} for turn in iter_turns(messages))
+
+
+def to_record(
+    session: Session, messages: Iterable[Message], plan: Plan | None = None, lazy: bool = False
+) -> dict[str, Any]:
+    """The full JSON export: where the conversation came from, what the plan did, every message
+    (with `lazy`, made one by one as `indented_json` writes them: a `LazyList`)."""
     info = session.info
     record: dict[str, Any] = {
         "source": {
@@ -154,7 +163,9 @@ def to_record(session: Session, messages: Iterable[Message], plan: Plan | None =
             "title": info.title,
         },
         "goal": goal_of(session.messages),
-        "messages": [message_to_json(message) for message in messages],
+        "messages": LazyList(map(message_to_json, messages))
+        if lazy
+        else [message_to_json(message) for message in messages],
     }
     if plan is not None:
         record["plan"] = {

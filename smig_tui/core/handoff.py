@@ -9,7 +9,7 @@ the same role are merged, which gives strictly alternating user/assistant turns.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
 from smig_tui.core.models import Kind, Message, Plan, Role, Session
@@ -55,18 +55,7 @@ def flatten(message: Message) -> tuple[Role, str] | None:
 
 def to_turns(messages: Iterable[Message], note: str | None = None) -> tuple[Turn, ...]:
     """Merge migrated messages into alternating turns, the lineage note leading the first user turn."""
-    turns: list[Turn] = []
-    for message in messages:
-        flat = flatten(message)
-        if flat is None:
-            continue
-        role, text = flat
-        stamp = message.timestamp
-        if turns and turns[-1].role is role:
-            last = turns[-1]
-            turns[-1] = Turn(role, f"{last.text}\n\n{text}", stamp or last.timestamp, last.source_ids + (message.id,))
-        else:
-            turns.append(Turn(role, text, stamp, (message.id,)))
+    turns = list(iter_turns(messages))
     if note:
         if turns and turns[0].role is Role.USER:
             first = turns[0]
@@ -75,6 +64,29 @@ def to_turns(messages: Iterable[Message], note: str | None = None) -> tuple[Turn
             stamp = turns[0].timestamp if turns else None
             turns.insert(0, Turn(Role.USER, note, stamp))
     return tuple(turns)
+
+
+def iter_turns(messages: Iterable[Message]) -> Iterator[Turn]:
+    """The turns of `to_turns` (no note) each as soon as it ends, so an export holds one at a time; a
+    turn's texts are joined once (adding each to the last made a long run of tool results quadratic)."""
+    role: Role | None = None
+    texts: list[str] = []
+    ids: list[str] = []
+    stamp: str | None = None
+    for message in messages:
+        flat = flatten(message)
+        if flat is None:
+            continue
+        if texts and flat[0] is role:
+            texts.append(flat[1])
+            ids.append(message.id)
+            stamp = message.timestamp or stamp
+            continue
+        if role is not None and texts:
+            yield Turn(role, "\n\n".join(texts), stamp, tuple(ids))
+        role, texts, ids, stamp = flat[0], [flat[1]], [message.id], message.timestamp
+    if role is not None and texts:
+        yield Turn(role, "\n\n".join(texts), stamp, tuple(ids))
 
 
 def migration_note(lineage: Lineage) -> str:

@@ -6,20 +6,18 @@ import hashlib
 import re
 import shlex
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from smig_tui.core.errors import Hint, MigrationNotFoundError
 from smig_tui.core.models import Kind, Message, Plan, Role, Session
 from smig_tui.core.native import ContinueLatest, NativeOutput, PlannedFile
 from smig_tui.core.plans import left_out as plan_left_out
-from smig_tui.core.timeline import format_iso, parse_iso
+from smig_tui.core.timeline import MIGRATION_ID_RE as MIGRATION_ID_RE  # a migration id names when it was written
+from smig_tui.core.timeline import later as later
+from smig_tui.core.timeline import written_at as written_at
 
 SCHEMA_VERSION = 1
 """Version of the stored JSON document; bumped only with a reader for the old shape."""
-
-MIGRATION_ID_RE = re.compile(r"^[0-9a-f]{12}[0-9a-f]{20}$")
-"""Migration ids: 12 hex digits of milliseconds since the epoch then 20 random hex digits (sortable)."""
 
 _WORKSPACE_KEY_RE = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
 
@@ -91,28 +89,6 @@ class MigrationResult:
     def resume_commands(self) -> tuple[str, ...]:
         """The commands that continue the migrated conversation in each target agent."""
         return tuple(output.resume_command for output in self.outputs)
-
-
-def written_at(migration_id: object) -> str | None:
-    """When a migration was written (ISO 8601 UTC), from its id's leading milliseconds; None for no id.
-
-    A session smig wrote keeps its conversation's own times, the newest of which can be months
-    old; the clients list it by when it was written (file time, start time, index), so smig's list
-    goes by the later of the two as well."""
-    if not isinstance(migration_id, str) or not MIGRATION_ID_RE.match(migration_id):
-        return None
-    moment = datetime.fromtimestamp(int(migration_id[:12], 16) / 1000, UTC)
-    return format_iso(moment)
-
-
-def later(first: str | None, second: str | None) -> str | None:
-    """The later of two ISO 8601 times (either may be missing)."""
-    if not first or not second:
-        return first or second
-    one, two = parse_iso(first), parse_iso(second)
-    if one is None or two is None:
-        return first
-    return second if two > one else first
 
 
 def validate_migration_id(value: str) -> str:

@@ -301,6 +301,8 @@ class SessionInfo:
     uuids included, so sessions sharing it are one conversation and its forks."""
     archived: bool = False
     """Read from smig's archive: the agent deleted the original file."""
+    git_branch: str | None = None
+    """The git branch its folder was on, as the agent last recorded it (Codex, Claude Code); None when unknown."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 
-from smig_tui.core.gc_pause import no_cyclic_gc
 from smig_tui.core.models import Kind, Message, Role, Session
 
 R_ORPHAN, R_INJECTED, R_OPAQUE = "orphaned tool pair", "injected harness context", "opaque reasoning"
@@ -38,7 +37,6 @@ class Structure:
     """Units made only of tool traffic, oldest first; filled on first use by tools-first."""
 
 
-@no_cyclic_gc()  # a list per unit: the collector would walk the whole session several times
 def analyse(session: Session) -> Structure:
     """Work out never-migrated messages, units and valid cut points of a session."""
     messages = session.messages

@@ -28,7 +28,6 @@ from dataclasses import dataclass, field, replace
 from itertools import accumulate
 from operator import mul
 
-from smig_tui.core.gc_pause import no_cyclic_gc
 from smig_tui.core.models import (
     Decision,
     Kind,
@@ -41,7 +40,7 @@ from smig_tui.core.models import (
     fates,
 )
 from smig_tui.core.plan_structure import Structure, analyse, is_typed_prompt, never_migrated
-from smig_tui.core.redact import redact
+from smig_tui.core.redact import LINE_MARGIN, cut_outside_secrets, redacted_line
 from smig_tui.core.strategies import needs_summary
 from smig_tui.core.tokens import MESSAGE_OVERHEAD
 
@@ -124,9 +123,8 @@ def preview_of(message: Message | None, limit: int = PREVIEW_CHARS) -> str:
     """Return a one-line preview of a message, about `limit` characters."""
     if message is None:
         return ""
-    # Redacted before cutting, so the cut can never leave half a secret that no pattern recognises.
-    flat = " ".join(redact(message.head(4 * limit)).text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+    # Redacted before cutting (`LINE_MARGIN` past what is shown), so the cut never leaves half a secret.
+    return redacted_line(message.head(limit + LINE_MARGIN), limit) or ""
 
 
 def _total(state: _State) -> int:
@@ -364,13 +362,19 @@ def _keep_newest_prompt(state: _State, cut: int, budget: int, measure: Measure, 
 def shorten_prompt(text: str, tokens: int, room: int, measure: Measure) -> tuple[str, int] | None:
     """Keep as much of the head and tail of `text` as fits `room` tokens, around a counted marker.
 
-    Binary search on the characters kept at each end; None when not even the marker fits.
+    Binary search on the characters kept at each end; None when not even the marker fits. Neither
+    cut passes through a secret (`cut_outside_secrets`): the text is redacted after it is shortened.
     """
 
     def build(keep: int) -> str:
-        elided = len(text) - 2 * keep
-        marker = PROMPT_ELISION.format(chars=elided, tokens=max(0, tokens - measure(text[:keep] + text[-keep:])))
-        return f"{text[:keep]}\n{marker}\n{text[-keep:]}" if keep else marker
+        if not keep:
+            return PROMPT_ELISION.format(chars=len(text), tokens=tokens)
+        head = text[: cut_outside_secrets(text, keep, head=True)]
+        tail = text[cut_outside_secrets(text, len(text) - keep, head=False) :]
+        marker = PROMPT_ELISION.format(
+            chars=len(text) - len(head) - len(tail), tokens=max(0, tokens - measure(head + tail))
+        )
+        return "\n".join(part for part in (head, marker, tail) if part)
 
     low, high, best = 0, max(0, (len(text) - 1) // 2), None
     while low <= high:
@@ -416,6 +420,9 @@ def output_edges(text: str) -> tuple[str, str, int] | None:
         if len(text) * 0.8 <= 2 * EDGE_CHARS:
             return None
         head, tail = text[:EDGE_CHARS], text[-EDGE_CHARS:]
+    # Shortened text is redacted later: neither cut may pass through a secret.
+    head = text[: cut_outside_secrets(text, len(head), head=True)]
+    tail = text[cut_outside_secrets(text, len(text) - len(tail), head=False) :] if tail else ""
     kept_lines = head.count("\n") + tail.count("\n") + 2
     return head, tail, max(0, len(lines) - kept_lines)
 
@@ -717,10 +724,9 @@ def make_plan(
     structure: Structure | None = None,
 ) -> Plan:
     """Build the plan for `strategy`; a session that fits migrates as it is unless a summary is asked for."""
-    with no_cyclic_gc():  # a plan item per message: the collector would walk the session many times over
-        return _make_plan(
-            session, counts, decision, strategy, measure, pins, pin_first_user, summary, summary_budget, structure
-        )
+    return _make_plan(
+        session, counts, decision, strategy, measure, pins, pin_first_user, summary, summary_budget, structure
+    )
 
 
 def _make_plan(

@@ -215,6 +215,16 @@ class DirectLister(Protocol):
         ...
 
 
+@runtime_checkable
+class CachedIds(Protocol):
+    """A source that can tell the ids its last listing found without listing again (from its listing
+    cache): what an id prefix shown for another agent's sessions must be unique among."""
+
+    def cached_ids(self) -> list[str] | None:
+        """Every session id of the last listing, sub-agents included; None when there is no such record."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class ChatReply:
     """What one chat completion produced."""

@@ -14,7 +14,9 @@ redaction stays linear on whole sessions.
 
 from __future__ import annotations
 
+import base64
 import functools
+import hashlib
 import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
@@ -23,6 +25,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from itertools import accumulate
 from typing import Any
+
+from smig_tui.core.secret_shapes import PROVIDER_SHAPES, Shape
 
 # Each pattern starts with a literal or a small character set, so `re` can skip ahead quickly; the
 # word boundary a key needs in front is checked in `_replace` instead of by a leading `\b`, which
@@ -45,7 +49,12 @@ def _starts_token(prefix: str) -> str:
 
 
 _Q = r"""(?:\\?["'])?"""  # an optional quote, escaped when the text is JSON-encoded
-_PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], bool], ...] = (
+_ARG = r"[ \t]+(?:\\?'(?P<sq>[^'\\\n]+)\\?'|\\?\"(?P<dq>[^\"\\\n]+)\\?\"|(?P<bare>(?!\$(?:[{(]|[A-Z_][A-Z0-9_]*(?![\w])|[a-z_][a-z0-9_]*(?![\w])))[^\s\\\"'<>|;&\-][^\s\\\"'|;&]*))"
+"""A command-line argument after its option: single- or double-quoted (escaped quotes when the text is
+JSON-encoded) or bare; a bare one that starts with `-` is the next option, with `$` and a name a variable."""
+_GLUED_ARG = _ARG.replace("[ \\t]+", "", 1)
+"""The same glued to its option, as `mysql -pPW` and `7z -pPW` take it."""
+_KNOWN_SHAPES: tuple[Shape, ...] = (
     (
         "private-key",
         ("private key",),
@@ -64,14 +73,26 @@ _PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], bool], ...] = (
         re.compile(r"g(?:h[pousr]_[A-Za-z0-9]{30,}|ithub_pat_[A-Za-z0-9_]{40,})"),
         True,
     ),
-    ("aws-access-key", ("akia", "asia"), re.compile(r"A(?:KIA|SIA)[0-9A-Z]{16}\b"), True),
+    (
+        "aws-access-key",
+        ("akia", "asia", "abia", "A3T"),
+        re.compile(r"(?:A(?:KIA|SIA|BIA)|A3T[A-Z0-9])[0-9A-Z]{16}\b"),
+        True,
+    ),
     ("google-api-key", ("aiza",), re.compile(r"AIza[0-9A-Za-z_\-]{35}" + _END), True),
     ("google-oauth-secret", ("gocspx-",), re.compile(r"GOCSPX-[A-Za-z0-9_\-]{20,}"), True),
     ("slack-token", ("xox", "xapp-"), re.compile(r"x(?:ox[abprse]|app)-[A-Za-z0-9\-]{10,}"), True),
     ("stripe-key", ("_live_", "_test_"), re.compile(r"[rsp]k_(?:live|test)_[A-Za-z0-9]{16,}"), True),
     ("stripe-webhook-secret", ("whsec_",), re.compile(r"whsec_[A-Za-z0-9+/=]{24,}"), True),
     ("huggingface-token", ("hf_",), re.compile(r"hf_[A-Za-z0-9]{30,}"), True),
-    ("gitlab-token", ("gl",), re.compile(r"gl(?:pat|rt|dt|ptt|ft|imt|agent|oas|cbt|soat)-[A-Za-z0-9_\-]{20,}"), True),
+    (
+        "gitlab-token",
+        ("gl",),
+        re.compile(
+            r"gl(?:pat|rt|dt|ptt|ft|imt|agent|oas|cbt|soat|ffct)-[A-Za-z0-9_\-]{20,}(?:\.[0-9a-z]{2}\.[0-9a-z]{7,9})?"
+        ),
+        True,
+    ),
     ("grafana-token", ("glsa_", "glc_"), re.compile(r"gl(?:sa|c)_[A-Za-z0-9_+/=]{32,}"), True),
     ("npm-token", ("npm_",), re.compile(r"npm_[A-Za-z0-9]{36}" + _END), True),
     ("pypi-token", ("pypi-",), re.compile(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,}"), True),
@@ -106,7 +127,6 @@ _PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], bool], ...] = (
     ("pulumi-token", ("pul-",), re.compile(r"pul-[a-f0-9]{40}"), True),
     ("vault-token", ("hvs.", "hvb.", "hvr."), re.compile(r"hv[sbr]\.[A-Za-z0-9_\-]{24,}"), True),
     ("terraform-token", (".atlasv1.",), re.compile(r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{60,}"), True),
-    ("newrelic-key", ("nrak-", "nrii-", "nrjs-"), re.compile(r"NR(?:AK|II|JS)-[A-Za-z0-9]{19,}"), True),
     ("age-secret-key", ("age-secret-key-",), re.compile(r"AGE-SECRET-KEY-1[0-9A-Z]{58}"), True),
     (
         "mapbox-token",
@@ -158,7 +178,7 @@ _PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], bool], ...] = (
             + _Q
             + r"[ \t]*:[ \t]*"
             + _Q
-            + r"(?:(?i:token|bot|digest|apikey|key|sso-key|otoken)[ \t]+)?(?P<secret>[A-Za-z0-9_\-.=/+~:]{16,})"
+            + r"(?:[A-Za-z][A-Za-z0-9_\-]{1,20}[ \t]+)?(?P<secret>[A-Za-z0-9_\-.=/+~:%]{16,})"
             r"(?![A-Za-z0-9_\-.=/+~:(\[])",
         ),
         True,
@@ -169,7 +189,7 @@ _PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], bool], ...] = (
         re.compile(r""""auth\\?"[ \t]*:[ \t]*\\?"(?P<secret>[A-Za-z0-9+/]{8,}={0,2})"""),
         False,
     ),
-    ("azure-sas", ("sig=",), re.compile(r"[?&]sig=(?P<secret>[A-Za-z0-9%+/=]{20,})"), False),
+    ("azure-sas", ("sig=",), re.compile(r"[?&]sig=(?P<secret>[A-Za-z0-9%+/=_\-]{20,})"), False),
     (
         "url-credentials",
         ("://",),
@@ -183,7 +203,7 @@ _PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], bool], ...] = (
         "mysql-password",
         ("mysql", "mariadb"),
         re.compile(
-            r"(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]{0,200}?[ \t]-p(?P<secret>[^\s\\\"'$-][^\s\\\"']*)"
+            r"(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb)\b[^\n|;&]{0,200}?[ \t]-p" + _GLUED_ARG
         ),
         False,
     ),
@@ -206,26 +226,72 @@ _PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], bool], ...] = (
         ),
         False,
     ),
-    (
-        "cli-password",
-        ("docker",),
-        re.compile(r"docker[ \t]+login\b[^\n|;&]{0,200}?[ \t]-p[ \t]+[\\\"']*(?P<secret>[^\s\\\"'$@-][^\s\\\"']*)"),
-        False,
-    ),
-    (
-        "cli-password",
-        ("redis-cli",),
-        re.compile(r"redis-cli\b[^\n|;&]{0,200}?[ \t]-a[ \t]+[\\\"']*(?P<secret>[^\s\\\"'$@-][^\s\\\"']*)"),
-        False,
-    ),
-    (
-        "cli-password",
-        ("htpasswd",),
-        re.compile(
-            r"htpasswd[ \t]+-[A-Za-z]*b[A-Za-z]*[ \t]+(?:-[A-Za-z]+[ \t]+)*[^\s\\]+[ \t]+[^\s\\]+[ \t]+[\\\"']*(?P<secret>[^\s\\\"'$@-][^\s\\\"']*)"
-        ),
-        False,
-    ),
+    *[
+        ("cli-password", needles, re.compile(pattern), False)
+        for needles, pattern in (
+            # `docker login -p PW` and the clients that copied it.
+            (
+                ("login",),
+                r"(?:docker|podman|nerdctl|buildah|oras|crane|az|helm[ \t]+registry|skopeo|regctl)[ \t]+"
+                r"(?:auth[ \t]+|registry[ \t]+)?login\b[^\n|;&]{0,200}?[ \t]-p" + _ARG,
+            ),
+            (("redis-cli",), r"redis-cli\b[^\n|;&]{0,200}?[ \t]-a" + _ARG),
+            (("zip",), r"(?:zip|unzip|zipcloak)\b[^\n|;&]{0,200}?[ \t]-P" + _ARG),
+            (("7z",), r"(?:7z|7za|7zr)\b[^\n|;&]{0,200}?[ \t]-p" + _GLUED_ARG),
+            (
+                ("ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami", "ldappasswd"),
+                r"ldap[a-z]+\b[^\n|;&]{0,200}?[ \t]-w" + _ARG,
+            ),
+            (("sqlcmd", "bcp", "osql", "isql"), r"(?:sqlcmd|bcp|osql|isql)\b[^\n|;&]{0,200}?[ \t]-P" + _ARG),
+            (("mongo",), r"mongo[a-z]*\b[^\n|;&]{0,200}?[ \t]-p" + _ARG),
+            (("prefect",), r"prefect[ \t]+cloud[ \t]+login\b[^\n|;&]{0,200}?[ \t]-k" + _ARG),
+            (("codecov", "fly"), r"(?:codecov|codecovcli|fly|flyctl)\b[^\n|;&]{0,200}?[ \t]-t" + _ARG),
+            # `htpasswd -b FILE USER PW`, `htpasswd -nb USER PW`.
+            (
+                ("htpasswd",),
+                r"htpasswd[ \t]+(?:-[A-Za-z]*n[A-Za-z]*b[A-Za-z]*|-[A-Za-z]*b[A-Za-z]*n[A-Za-z]*)(?:[ \t]+-[A-Za-z]+)*"
+                r"[ \t]+[^\s\\]+" + _ARG,
+            ),
+            (
+                ("htpasswd",),
+                r"htpasswd[ \t]+-(?![A-Za-z]*n)[A-Za-z]*b[A-Za-z]*(?:[ \t]+-[A-Za-z]+)*[ \t]+[^\s\\]+[ \t]+[^\s\\]+"
+                + _ARG,
+            ),
+            # `openssl … -passout pass:PW`, `-passin pass:PW`.
+            (("pass:",), r"-pass(?:in|out|word)?[ \t]+\\?[\"']?pass:(?P<bare>[^\s\\\"']+)"),
+            # `smbclient -U 'DOMAIN\\user%PW'`.
+            (
+                ("smbclient", "rpcclient", "smbget", "smbmap", "smbcacls", "net use"),
+                r"(?:smbclient|rpcclient|smbget|smbmap|smbcacls|mount\.cifs|net[ \t]+use)\b[^\n|;&]{0,200}?"
+                r"[ \t]-U[ \t]+\\?[\"']?[^\s%\"']+%(?P<bare>[^\s\\\"']+)",
+            ),
+            # `jenkins-cli.jar -auth USER:TOKEN`.
+            (("-auth",), r"jenkins-cli\S*\b[^\n|;&]{0,200}?[ \t]-auth[ \t]+[^\s:]+:(?P<bare>[^\s\\\"']+)"),
+            # `rabbitmqctl add_user USER PW`, `change_password USER PW`.
+            (("rabbitmqctl",), r"rabbitmqctl\b[^\n|;&]{0,100}?[ \t](?:add_user|change_password)[ \t]+[^\s\\]+" + _ARG),
+            # `echo PW | sudo -S …`.
+            (("sudo",), r"echo" + _ARG + r"[ \t]*\|[ \t]*sudo[ \t]+(?:-[A-Za-z]*S|--stdin)\b"),
+            # `mc alias set NAME URL ACCESS SECRET`.
+            (
+                ("mc alias", "mc config"),
+                r"mc[ \t]+(?:alias[ \t]+set|config[ \t]+host[ \t]+add)(?:[ \t]+[^\s\\]+){3}" + _ARG,
+            ),
+            # `gh secret set NAME --body VALUE`.
+            (("gh secret",), r"gh[ \t]+secret[ \t]+set\b[^\n|;&]{0,200}?[ \t](?:-b|--body)(?:=|(?=[ \t]))" + _ARG),
+            # `bundle config gems.contribsys.com USER:PW` and `BUNDLE_HOST__COM=USER:PW`.
+            (
+                ("bundle",),
+                r"(?:bundle[ \t]+config[ \t]+(?:set[ \t]+)?(?:--(?:local|global)[ \t]+)?[A-Za-z0-9_.\-]+\.[a-z]{2,}[ \t]+"
+                r"|BUNDLE_[A-Z0-9_]+__[A-Z0-9_]+=)[^\s:\\\"']+:(?P<bare>[^\s\\\"']+)",
+            ),
+            # Tokens that a login command takes as its argument: `ngrok config add-authtoken TOKEN`.
+            (
+                ("authtoken", "snyk", "cargo", "wandb", "vault"),
+                r"(?:ngrok(?:[ \t]+config)?[ \t]+(?:add-)?authtoken|snyk[ \t]+auth|cargo[ \t]+login|wandb[ \t]+login"
+                r"|vault[ \t]+login)(?:[ \t]+-[\w\-]+(?:=[^\s]+)?)*[ \t]+(?P<bare>[^\s\\\"'$<>=\-][^\s\\\"'=]{11,})",
+            ),
+        )
+    ],
     (
         "netrc-password",
         ("password",),
@@ -236,35 +302,176 @@ _PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], bool], ...] = (
         False,
     ),
 )
+_HEADER_SEP = r"""\\?["']?[ \t]*:[ \t]*\\?["']?"""
+"""Between a header's name and its value, as written, in a JSON string or a Python dict."""
+_CONTEXTS: tuple[Shape, ...] = (
+    # A private key encoded once more in base64 (a kubeconfig's `client-key-data`, a Kubernetes secret).
+    ("private-key-encoded", ("ls0tls1crudjti",), re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}={0,2}"), True),
+    # PuTTY's key file: the lines after `Private-Lines: N`.
+    (
+        "private-key",
+        ("private-lines:",),
+        re.compile(r"Private-Lines:[ \t]*\d+(?P<secret>(?:(?:\r?\n|(?:\\r)?\\n)[A-Za-z0-9+/=]{4,})+)"),
+        False,
+    ),
+    (
+        "private-key",
+        ("static key",),
+        re.compile(r"-----BEGIN OpenVPN Static key V1-----.*?(?:-----END OpenVPN Static key V1-----|\Z)", re.DOTALL),
+        False,
+    ),
+    # The token in a webhook's path: Teams, Mattermost, IFTTT, Zapier and the like.
+    (
+        "webhook-url",
+        ("hook", "/with/key/"),
+        re.compile(
+            r"/(?:hooks?|webhooks?|webhookb2|IncomingWebhook|with/key|catch)/(?P<secret>[A-Za-z0-9_\-@.%/=]{16,2048})"
+        ),
+        False,
+    ),
+    # A token as a URL's user name: `https://TOKEN@dev.azure.com/…`, a Sentry DSN.
+    ("url-token", ("://",), re.compile(r"://(?P<secret>[A-Za-z0-9_\-.~%]{20,})@"), False),
+    # An Azure Functions key or an OAuth code in a query string.
+    ("url-code", ("code=",), re.compile(r"code=(?:(?<=\?code=)|(?<=&code=))(?P<secret>[A-Za-z0-9_\-%=.]{30,})"), False),
+    # Cookies: `Cookie:` and `Set-Cookie:` headers, `curl -b`/`--cookie`, and session cookies by name.
+    (
+        "cookie",
+        ("cookie", "-b "),
+        re.compile(
+            r"(?:(?i:set-cookie|cookie)" + _HEADER_SEP + r"|(?<![\w\-])(?:-b|--cookie)(?:=|[ \t]+)\\?[\"']?)"
+            r"(?P<secret>[^\r\n\"'\\]{1,4096})"
+        ),
+        False,
+    ),
+    (
+        "session-cookie",
+        ("sessionid=", "sessid=", "connect.sid=", "_session="),
+        re.compile(
+            r"=(?:(?<=[Ss][Ee][Ss][Ss][Ii][Oo][Nn][Ii][Dd]=)|(?<=[Ss][Ee][Ss][Ss][Ii][Dd]=)|(?<=connect\.sid=)|(?<=_session=))"
+            r"(?P<secret>[A-Za-z0-9%._\-+/=:]{16,})"
+        ),
+        False,
+    ),
+    # Headers that carry a key under a name that does not say so.
+    (
+        "api-key-header",
+        ("x-honeycomb-team", "x-jfrog-art-api"),
+        re.compile(r"(?i:x-honeycomb-team|x-jfrog-art-api)" + _HEADER_SEP + r"(?P<secret>[A-Za-z0-9_\-.=/+]{16,})"),
+        False,
+    ),
+    # Secrets in XML and PHP by their element or constant name: `<password>PW</password>`,
+    # `<add key="ClearTextPassword" value="PW" />`, `define('DB_PASSWORD', 'PW')`.
+    (
+        "named-secret",
+        ("</",),
+        re.compile(r"<(?P<name>[A-Za-z_][A-Za-z0-9_:.\-]{0,64})>(?P<secret>[^<>\s][^<>\n]{3,})</(?P=name)>"),
+        False,
+    ),
+    (
+        "named-secret",
+        ("<add",),
+        re.compile(r"<add[ \t]+key=\\?\"(?P<name>[^\"\\]{1,64})\\?\"[ \t]+value=\\?\"(?P<secret>[^\"\\]{4,})"),
+        False,
+    ),
+    (
+        "named-secret",
+        ("define(",),
+        re.compile(
+            r"define\([ \t]*\\?['\"](?P<name>[A-Za-z0-9_]{1,64})\\?['\"][ \t]*,[ \t]*\\?['\"](?P<secret>[^'\"\\\n]{4,})"
+        ),
+        False,
+    ),
+    # A personal access token by its name: `AZURE_DEVOPS_EXT_PAT=…`, `GITHUB_PAT: …`.
+    (
+        "personal-access-token",
+        ("_PAT", "-PAT", "_pat=", "_pat:"),
+        re.compile(
+            r"[_\-](?:PAT|pat)(?![A-Za-z])" + _HEADER_SEP.replace(":", "[:=]") + r"(?P<secret>[A-Za-z0-9_\-.]{20,})"
+        ),
+        False,
+    ),
+    # `.pgpass`: host:port:database:user:password.
+    (
+        "pgpass-password",
+        ("pgpass",),
+        re.compile(r"(?<![^\s\"'])[A-Za-z0-9_.\-*]+:(?:\d+|\*):[^\s:\"'\\]+:[^\s:\"'\\]+:(?P<secret>[^\s\"'\\]+)"),
+        False,
+    ),
+    # `aws configure set aws_secret_access_key VALUE`, `tccli configure set secretKey VALUE`.
+    ("configured-secret", ("configure set",), re.compile(r"configure[ \t]+set\b(?P<secret>[^\n|;&]{1,400})"), False),
+    # A random-looking literal handed to an API client: `cohere.Client("…")`, `algoliasearch('ID', '…')`.
+    (
+        "client-argument",
+        ("client(", "algoliasearch(", "gateway(", "api(", "dropbox("),
+        re.compile(
+            r"\((?:(?<=[Cc]lient\()|(?<=algoliasearch\()|(?<=[Gg]ateway\()|(?<=[Aa]pi\()|(?<=[Dd]ropbox\())(?P<secret>[^()\n]{10,300})\)"
+        ),
+        False,
+    ),
+)
+_PATTERNS: tuple[Shape, ...] = _KNOWN_SHAPES + PROVIDER_SHAPES + _CONTEXTS
 _AWS_KEY_ID = re.compile(r"\[REDACTED:aws-access-key\]")
 # An AWS secret key is 40 characters of base64 with both cases; after a key id it is the key's pair.
 _AWS_SECRET = re.compile(r"(?:(?<=\\[nrt])|(?<![A-Za-z0-9/+]))[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 _AWS_REACH = 200
 """How far after a key id its secret may stand (a CSV row, the next line of a console page)."""
 _TWILIO_SID = re.compile(r"\[REDACTED:twilio-key\]")
-_HEX32 = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{32}(?![0-9A-Za-z])")
+# An account's auth token (32 hex) after its SID, an API key's secret (32 letters and digits) after its SK id.
+_TWILIO_SECRET = re.compile(r"(?<![0-9A-Za-z])[0-9A-Za-z]{32}(?![0-9A-Za-z])")
 
-_NAME_NEEDLES = ("key", "secret", "token", "passw", "pwd", "credential")
+_WORD_CORES = ("key", "secret", "token", "pass", "pwd", "credential", "auth", "psk", "mnemonic")
+"""One of these is in every secret word; the word starts at most `_CORE_START` characters before it
+(`account_key`) and ends at most `_CORE_TAIL` after it (`passphrase`)."""
+_CORE_START, _CORE_TAIL = 8, 6
+_NAME_NEEDLES = _WORD_CORES
 
-# `NAME=value` / `"name": "value"` where the name says secret; the value is replaced, the name kept.
+_NOT_AFTER = {
+    "token": r"(?!s|i[sz])",
+    "pass": r"(?!ed|ing|es|age|port|ive|enger)",
+    "auth": r"(?!or|ent)",
+    "key": r"(?!s|board|word|stroke|chain|frame|code|down|up|press|map|event|err)",
+}
+"""What ends a core's word where it is not a name (`tokens`, `passed`, `author`, `keyboard`): those places
+are not listed (`_core_places`), so most of the cores in a session's text cost nothing."""
+# `NAME=value` / `"name": "value"` where the name may say secret; the value is replaced, the name kept.
+# Longer words first: at one place the first alternative that matches is the one found.
 _SECRET_WORD = re.compile(
-    r"(?i)api[_\-]?key|secret|token|passw(?:or)?d|passwd|pwd|credential|auth[_\-]?key"
-    r"|private[_\-]?key|access[_\-]?key|account[_\-]?key"
+    r"(?i)(?:api[_\-]?|auth[_\-]?|private[_\-]?|access[_\-]?|account[_\-]?)?key"
+    + _NOT_AFTER["key"]
+    + r"|secret|token"
+    + _NOT_AFTER["token"]
+    + r"|passphrase|passw(?:or)?d|passwd|pwd|credential|mnemonic|psk"
+    r"|pass" + _NOT_AFTER["pass"] + r"|auth" + _NOT_AFTER["auth"]
 )
 # The same words, searched in lowered text: a case-sensitive alternation of literals is much faster.
 _SECRET_WORD_LOWER = re.compile(_SECRET_WORD.pattern.removeprefix("(?i)"))
-# What may follow the secret word: the rest of the name and the separator (quotes may be escaped).
-_AFTER_WORD = re.compile(r"""[A-Za-z0-9_\-]{0,64}(?P<sep>(?:\\?["'])?[ \t]*[:=][ \t]*(?P<quote>\\?["'])?)""")
-# A command-line flag naming a secret: `--password PW`, `--api-key=KEY`.
+# What may follow the secret word: the rest of the name and the separator (quotes may be escaped):
+# `=`, `:`, Go's `:=`, PHP's and Ruby's `=>`, Make's `?=`.
+_AFTER_WORD = re.compile(
+    r"""[A-Za-z0-9_\-]{0,64}(?P<sep>(?:\\?["'])?[ \t]*(?::=|=>|\?=|[:=])[ \t]*(?P<quote>\\?["'])?)"""
+)
+# A command-line flag naming a secret: `--password PW`, `--api-key=KEY`, `-storepass PW`.
 _FLAG = re.compile(r"(?:(?<!\S)|(?<=\\[nt]))--?[A-Za-z0-9\-]*$")
 _NAME_TAIL = re.compile(r"[A-Za-z0-9_\-]{0,64}")
-_FLAG_VALUE = re.compile(r"""(?:=|[ \t]+)(?P<value>[^\s\\"'<$\-|>][^\s\\"'|;&]{5,})""")
+# A flag's value: quoted (spaces allowed), bare, or bare starting with one dash (`--password -Xy7…`).
+_FLAG_VALUE = re.compile(
+    r"""(?:=|[ \t]+)(?:\\?(?P<q>["'])(?P<quoted>[^"'\\\n]{4,})\\?(?P=q)"""
+    r"""|(?P<value>(?!\$(?:[{(]|[A-Z_][A-Z0-9_]*(?![\w])|[a-z_][a-z0-9_]*(?![\w])))[^\s\\"'<\-|>][^\s\\"'|;&]{5,})"""
+    r"""|(?P<dashed>-(?![\-\s])[^\s\\"'|;&]{5,}))"""
+)
 # A value: unquoted up to a space, quote or separator; quoted up to its closing (maybe escaped) quote.
+# Unquoted values run through `&` (Django keys hold it) except in a URL's query string.
 _VALUE = {
-    "": re.compile(r"""[^\s"'`,;&\\]{6,}"""),
-    '"': re.compile(r'[^"\\\s,;)][^"\\\n]{3,}(?=\\?")'),
-    "'": re.compile(r"[^'\\\s,;)][^'\\\n]{3,}(?=\\?')"),
+    "": re.compile(r"""[^\s"'`,;\\]{6,}"""),
+    "&": re.compile(r"""[^\s"'`,;&\\]{6,}"""),
+    '"': re.compile(r'[^"\\\s][^"\\\n]{3,}(?=\\?")'),
+    "'": re.compile(r"[^'\\\s][^'\\\n]{3,}(?=\\?')"),
 }
+_REST_OF_LINE = re.compile(r"""[^\r\n\\"'`]*""")
+_WORDS_TO_LINE_END = re.compile(
+    r"""[^\s"'`,;\\#|>][^\s"'`,;\\]{1,5}(?:[ \t]+[^\s"'`,;\\#]+)+(?=[ \t]*(?:$|[\r\n"]|\\[nr"]))"""
+)
+_COMMENT = re.compile(r"[ \t]+#.*$")
 _NAME_REACH = 64
 """Most characters a name runs on either side of its secret word; longer runs are not names (and
 bounding them keeps the scan linear on megabytes of identifier soup)."""
@@ -365,6 +572,16 @@ _METADATA_WORDS = frozenset(
         "mgr",
         "handler",
         "class",
+        "timeout",
+        "interval",
+        "retries",
+        "attempts",
+        "age",
+        "lifetime",
+        "seconds",
+        "minutes",
+        "hours",
+        "days",
     }
 )
 _NAME_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
@@ -393,6 +610,105 @@ def redact(text: str) -> Redaction:
     return _redact_found(text, lowered, _patterns_for(text, lowered), None)
 
 
+LINE_MARGIN = 8_192
+"""Characters redacted past the end of a shortened line: a secret that starts in what is shown is
+redacted whole (up to this long) before the line is cut, so the cut never leaves its head."""
+
+
+def redacted_line(text: str | None, width: int) -> str | None:
+    """`text` as one line of at most `width` characters (whitespace collapsed, `…` where it was cut),
+    its secrets replaced before the cut: titles, names and previews, wherever they are shown.
+
+    Only the head of a long text is read: enough that, whitespace collapsed, `LINE_MARGIN`
+    characters follow what is shown (a first prompt can be megabytes).
+    """
+    if not text:
+        return None
+    end = width + LINE_MARGIN
+    while True:
+        head = " ".join(text[:end].split())
+        if len(head) >= width + LINE_MARGIN or end >= len(text):
+            break
+        end *= 4
+    flat = " ".join(redact(head).text.split())
+    if not flat:
+        return None
+    return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
+
+
+_CUT_TRIES = 256
+"""Whitespace steps a cut may move before it gives up and keeps nothing on its side."""
+
+
+def cut_outside_secrets(text: str, cut: int, head: bool) -> int:
+    """Where to cut `text` near `cut` so that no secret is cut in two: `text[:result]` is kept when
+    `head`, else `text[result:]`; the kept side only shrinks.
+
+    A secret the cut passes through is redacted by neither half afterwards (the tail of a token has
+    no prefix left to recognise, a password is parted from its name), so shortened text that is
+    redacted later would keep a piece of it verbatim. The cut moves to the whitespace before it (the
+    head) or after it (the tail) until each side redacts as the whole text does there.
+    """
+    end = 0 if head else len(text)
+    for _ in range(_CUT_TRIES):
+        if cut == end or not _splits_a_secret(text, cut):
+            return cut
+        cut = _whitespace_before(text, cut) if head else _whitespace_after(text, cut)
+    return end
+
+
+_NEAR = 2_048
+"""Characters each side of a cut read first: every secret but a long key block or token lies within."""
+_LONG_RUN = re.compile(r"\S{512}")
+"""Unbroken text this long around a cut may be one long secret (a key as one base64 line, a JWT)."""
+
+
+def _splits_a_secret(text: str, cut: int) -> bool:
+    """Tell whether the text on either side of `cut` redacts otherwise than the whole does there.
+
+    `_NEAR` characters each side first (most cuts: one quick look at text with no secret); as far
+    as `LINE_MARGIN` when a key block's first or last line or a long unbroken run is near: the cut
+    may be in the middle of a secret too long to show within `_NEAR`.
+    """
+    if _cut_in_two(text, cut, _NEAR):
+        return True
+    near, at = text[max(0, cut - _NEAR) : cut + _NEAR], min(cut, _NEAR)
+    if "-----BEGIN" not in near and "-----END" not in near and not _LONG_RUN.search(near, max(0, at - 512), at + 512):
+        return False
+    return _cut_in_two(text, cut, LINE_MARGIN)
+
+
+def _cut_in_two(text: str, cut: int, margin: int) -> bool:
+    """Tell whether `margin` characters each side of `cut` redact otherwise apart than together."""
+    start = max(0, cut - margin)
+    window = text[start : cut + margin]
+    whole = redact(window).text
+    if whole == window:
+        return False
+    at = cut - start
+    return redact(window[:at]).text + redact(window[at:]).text != whole
+
+
+_WHITESPACE = re.compile(r"\s")
+
+
+def _whitespace_before(text: str, cut: int) -> int:
+    """The last whitespace before `cut` (the head then ends before it), else 0."""
+    return max(text.rfind(" ", 0, cut), text.rfind("\n", 0, cut), text.rfind("\t", 0, cut), 0)
+
+
+def _whitespace_after(text: str, cut: int) -> int:
+    """Just past the first whitespace at or after `cut` (the tail then starts after it), else the end."""
+    found = _WHITESPACE.search(text, cut)
+    return found.end() if found else len(text)
+
+
+def detector_version() -> str:
+    """A fingerprint of the detector's rules: caches of redacted text (listing titles) keep it, so
+    what an older, weaker detector let through is redacted again."""
+    return _current_gates().version
+
+
 def _redact_found(text: str, lowered: str, patterns: list[int], cores: CorePlaces | None) -> Redaction:
     """`redact` once the patterns the text needs are known, and (`cores`) where the cores of secret
     words occur in it (None: not looked for yet)."""
@@ -406,7 +722,7 @@ def _redact_found(text: str, lowered: str, patterns: list[int], cores: CorePlace
         if counts["aws-access-key"]:
             text = _redact_after(text, _AWS_KEY_ID, _AWS_SECRET, "aws-secret-key", counts, _mixed_case)
         if counts["twilio-key"]:
-            text = _redact_after(text, _TWILIO_SID, _HEX32, "twilio-auth-token", counts, lambda _: True)
+            text = _redact_after(text, _TWILIO_SID, _TWILIO_SECRET, "twilio-auth-token", counts, _random_looking)
         lowered = text.lower()  # only a replacement changes the text
         cores = None  # and a placeholder may bring a name in (`[REDACTED:github-token]`)
     if cores is None and any(needle in lowered for needle in _NAME_NEEDLES):
@@ -425,7 +741,12 @@ class _Shape:
     """Where the part starts, counted from the start of the match."""
 
 
-_SHAPES = {"discord-bot-token": _Shape(re.compile(r"\.[A-Za-z0-9_\-]{6,7}\."), range(24, 29))}
+_SHAPES = {
+    "discord-bot-token": _Shape(re.compile(r"\.[A-Za-z0-9_\-]{6,7}\."), range(24, 29)),
+    "azure-ad-client-secret": _Shape(re.compile(r"Q~"), range(4, 5)),
+    "azure-key": _Shape(re.compile(r"JQQJ9"), range(52, 53)),
+    "maxmind-key": _Shape(re.compile(r"_mmk"), range(36, 37)),
+}
 """For patterns whose needle is in nearly every text (a Discord token's `.`) and which open with a
 character set (which `re` tests at every position), a part of every match that is rare in text: in
 a run, the pattern is run only on the texts where that part occurs, and in a text only at the
@@ -456,7 +777,7 @@ def redact_many(texts: Sequence[str]) -> list[Redaction]:
         as_written, as_lowered = _Joined.of(run), _Joined.of(lowered)
         needles = _needles_in_run(as_written, as_lowered)
         cores = _core_places_in_run(as_lowered)
-        unshaped = _unshaped_patterns(as_written)
+        unshaped = _unshaped_patterns(as_written, {index for found in needles for index in _patterns_of(found)})
         out += [
             _redact_found(text, low, [i for i in _patterns_of(found) if index not in unshaped.get(i, ())], text_cores)
             for index, (text, low, found, text_cores) in enumerate(zip(run, lowered, needles, cores, strict=True))
@@ -536,13 +857,14 @@ def _sub_near_shapes(
     return "".join(out)
 
 
-def _unshaped_patterns(run: _Joined) -> dict[int, set[int]]:
-    """For each pattern with a shape (`_SHAPES`), the texts of the run where the shape does not occur."""
+def _unshaped_patterns(run: _Joined, wanted: set[int]) -> dict[int, set[int]]:
+    """For each pattern with a shape (`_SHAPES`) that some text of the run wants (its needles are
+    there), the texts of the run where the shape does not occur."""
     unshaped: dict[int, set[int]] = {}
     joined, starts = run.joined, run.starts
     for index, (kind, _, _, _) in enumerate(_PATTERNS):
         shape = _SHAPES.get(kind)
-        if shape is None:
+        if shape is None or index not in wanted:
             continue
         shaped, at = set(), 0
         while hit := shape.finder.search(joined, at):
@@ -593,16 +915,20 @@ class _Gates:
     """Groups looked for in the text as written: needles with capitals (`AC` of a Twilio SID)."""
     every_lowered: tuple[str, ...] = ()
     every_exact: tuple[str, ...] = ()
+    version: str = ""
+    """A digest of the patterns and name words (`detector_version`)."""
 
 
 def _anchor(needle: str) -> int:
     """Where in the needle its rarest character stands."""
+    return max(range(len(needle)), key=lambda at: _commonness(needle[at]))
 
-    def commonness(char: str) -> int:
-        found = _COMMON_FIRST.find(char)
-        return len(_COMMON_FIRST) if found < 0 else found
 
-    return max(range(len(needle)), key=lambda at: commonness(needle[at]))
+def _commonness(char: str) -> int:
+    """How common a character is in session text: its rank in `_COMMON_FIRST` (absent: rarest). Of
+    the absent ones `A` counts rarest, so needles with capitals (`AC`, `_PAT`, `LTAI`) share one scan."""
+    found = _COMMON_FIRST.find(char)
+    return len(_COMMON_FIRST) + (char == "A") if found < 0 else found
 
 
 def _groups(needles: list[str]) -> tuple[tuple[str, ...], ...]:
@@ -620,17 +946,40 @@ def _group_regex(needles: tuple[str, ...]) -> re.Pattern[str]:
     """One regex finding any of the needles, led by their shared rarest character; the alternative
     that matched is named by `lastgroup` (`n<i>`: the i-th needle).
 
-    Each alternative checks the characters after the anchor before those in front of it: `re`
-    rejects an alternative that opens with a literal in one comparison, while one that opens with a
-    lookbehind is entered in full at every anchor (a third of the needle scans' time).
+    After the anchor the needles' characters are checked as a trie, each character once whatever
+    the number of needles sharing it, and the characters in front of the anchor last (a lookbehind
+    of the whole needle): `re` rejects an alternative that opens with a literal in one comparison,
+    while one that opens with a lookbehind is entered in full at every anchor.
     """
     anchor = needles[0][_anchor(needles[0])]
-    alternatives = []
+    entries, ends, before = [], [], set()
     for number, needle in enumerate(needles):
         at = _anchor(needle)
         whole = f"(?<={re.escape(needle)})" if at else ""  # behind the end: the needle, anchor included
-        alternatives.append(f"{re.escape(needle[at + 1 :])}{whole}(?P<n{number}>)")
-    return re.compile(re.escape(anchor) + "(?:" + "|".join(alternatives) + ")")
+        if at and at == len(needle) - 1:  # the anchor ends it: only what stands in front is left to check
+            ends.append(f"{whole}(?P<n{number}>)")
+            before.add(needle[at - 1])
+        else:
+            entries.append((needle[at + 1 :], f"{whole}(?P<n{number}>)"))
+    if len(ends) > 1:  # one test of the character in front turns most anchors away before any lookbehind
+        guard = "(?<=[" + "".join(re.escape(char) for char in sorted(before)) + "]" + re.escape(anchor) + ")"
+        entries.append(("", guard + "(?:" + "|".join(ends) + ")"))
+    else:
+        entries += [("", end) for end in ends]
+    return re.compile(re.escape(anchor) + _trie(entries))
+
+
+def _trie(entries: list[tuple[str, str]]) -> str:
+    """A regex matching each entry's text followed by its tail, sharing the texts' common starts."""
+    by_first: dict[str, list[tuple[str, str]]] = {}
+    ends = []
+    for text, tail in entries:
+        if text:
+            by_first.setdefault(text[0], []).append((text[1:], tail))
+        else:
+            ends.append(tail)
+    parts = [re.escape(first) + _trie(rest) for first, rest in by_first.items()] + ends
+    return parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
 
 
 def _build_gates(patterns: tuple[Any, ...]) -> _Gates:
@@ -641,14 +990,18 @@ def _build_gates(patterns: tuple[Any, ...]) -> _Gates:
     implied = {
         needle: tuple(other for other in patterns_of if other != needle and other in needle) for needle in patterns_of
     }
+    lowered = [needle for needle in patterns_of if needle == needle.lower()]
+    exact = [needle for needle in patterns_of if needle != needle.lower()]
+    rules = "\x1f".join([_SECRET_WORD.pattern, *(f"{kind} {pattern.pattern}" for kind, _, pattern, _ in patterns)])
     return _Gates(
         patterns,
         {needle: tuple(indexes) for needle, indexes in patterns_of.items()},
         implied,
-        _groups([needle for needle in patterns_of if needle == needle.lower()]),
-        _groups([needle for needle in patterns_of if needle != needle.lower()]),
-        tuple(needle for needle in patterns_of if needle == needle.lower()),
-        tuple(needle for needle in patterns_of if needle != needle.lower()),
+        _groups(lowered),
+        _groups(exact),
+        tuple(lowered),
+        tuple(exact),
+        hashlib.sha256(rules.encode()).hexdigest()[:12],
     )
 
 
@@ -725,16 +1078,138 @@ def redact_json(value: Any) -> Any:
 
 
 def _replace(match: re.Match[str], kind: str, bounded: bool, counts: Counter[str]) -> str:
-    """Replace a hit (or just its `secret` group) unless it is glued to a word in front of it."""
+    """Replace a hit (or just its secret group) unless it is glued to a word in front of it, or the
+    kind's own check (`_SPECIAL`) says it is not a secret after all."""
+    if bounded and _glued(match.string, match.start()):
+        return match.group(0)
+    special = _SPECIAL.get(kind)
+    if special is not None:
+        return special(match, kind, counts)
+    return _replaced(match, kind, counts)
+
+
+def _replaced(match: re.Match[str], kind: str, counts: Counter[str]) -> str:
+    """The hit with its secret group (or all of it) replaced by the kind's placeholder."""
     whole, start = match.group(0), match.start()
-    if bounded and _glued(match.string, start):
-        return whole
     counts[kind] += 1
-    groups = [name for name in ("secret", "dq", "bare") if name in match.re.groupindex and match.group(name)]
+    groups = [name for name in ("secret", "sq", "dq", "bare") if name in match.re.groupindex and match.group(name)]
     if not groups:
         return f"[REDACTED:{kind}]"
     head, tail = match.start(groups[0]) - start, match.end(groups[0]) - start
     return f"{whole[:head]}[REDACTED:{kind}]{whole[tail:]}"
+
+
+def _when(test: Callable[[re.Match[str]], bool]) -> Callable[[re.Match[str], str, Counter[str]], str]:
+    """A special rule that replaces a hit only when `test` accepts it."""
+
+    def replace(match: re.Match[str], kind: str, counts: Counter[str]) -> str:
+        return _replaced(match, kind, counts) if test(match) else match.group(0)
+
+    return replace
+
+
+def _token_looking(value: str) -> bool:
+    """Where the place already says credential (a webhook's path, a URL's user, a session cookie),
+    a token is any long run that is not words: digits in it, or both cases."""
+    return (
+        len(value) >= 16
+        and not _WORDS_JOINED.fullmatch(value)
+        and not _SPACE.search(value)
+        and (
+            bool(_TWO_DIGITS.search(value))
+            or (value.lower() != value and value.upper() != value and len(value) < 4 * len(_WORD_PARTS.findall(value)))
+        )
+    )
+
+
+_WORD_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+"""The words of camelCase (`MyApplicationName`: three of them); a random token splits into many short ones."""
+
+
+def _secret_token(match: re.Match[str]) -> bool:
+    return _token_looking(match.group("secret"))
+
+
+def _secret_random(match: re.Match[str]) -> bool:
+    return _random_looking(match.group("secret"))
+
+
+def _any_part_random(match: re.Match[str]) -> bool:
+    """A webhook path holds a token among its parts (not just ids and names): one that looks made by
+    a machine, or a run of 24 or more letters and digits with no separator (Mattermost's keys)."""
+    return any(
+        _token_looking(part) or (len(part) >= 24 and part.isalnum())
+        for part in re.split(r"[/@]", match.group("secret"))
+    )
+
+
+def _encoded_private_key(match: re.Match[str]) -> bool:
+    """A base64 blob that decodes to a private key's armour (a certificate's is left alone)."""
+    head = match.group(0)[:96]
+    try:
+        decoded = base64.b64decode(head[: len(head) // 4 * 4] + "", validate=False)
+    except ValueError:
+        return False
+    return b"PRIVATE KEY" in decoded or b"Static key" in decoded
+
+
+def _named_value(match: re.Match[str]) -> bool:
+    """An element, setting or constant whose name says secret, with a value that is not evidently harmless."""
+    name, value = match.group("name"), match.group("secret")
+    strength = _name_strength(name)
+    return bool(strength) and not _keeps(name, value, True, strength)
+
+
+_COOKIE_PAIR = re.compile(r"(?P<name>[^\s=;,]+)=(?P<value>[^\s;,]+)")
+_COOKIE_ATTRIBUTES = frozenset({"path", "domain", "expires", "max-age", "samesite", "version", "priority", "comment"})
+
+
+def _cookie_values(match: re.Match[str], kind: str, counts: Counter[str]) -> str:
+    """Every cookie value of a `Cookie:`/`Set-Cookie:` header or `curl -b` (the attributes kept)."""
+
+    def value(pair: re.Match[str]) -> str:
+        text = pair.group("value")
+        if len(text) < 8 or pair.group("name").lower() in _COOKIE_ATTRIBUTES or "[REDACTED:" in text:
+            return pair.group(0)
+        counts[kind] += 1
+        return f"{pair.group('name')}=[REDACTED:{kind}]"
+
+    whole, start = match.group(0), match.start()
+    head = match.start("secret") - start
+    return whole[:head] + _COOKIE_PAIR.sub(value, whole[head:])
+
+
+_SETTING = re.compile(r"(?P<name>-{0,2}[A-Za-z][\w.\-]*)[ \t]+(?P<value>[^\s\\\"']+)")
+
+
+def _configured_values(match: re.Match[str], kind: str, counts: Counter[str]) -> str:
+    """`configure set NAME VALUE …`: each value whose name says secret."""
+
+    def value(pair: re.Match[str]) -> str:
+        name, text = pair.group("name"), pair.group("value")
+        strength = _name_strength(name)
+        if not strength or _keeps(name, text, True, strength):
+            return pair.group(0)
+        counts[kind] += 1
+        return f"{name}{pair.group(0)[len(name) : pair.start('value') - pair.start()]}[REDACTED:{kind}]"
+
+    return _SETTING.sub(value, match.group(0))
+
+
+_LITERAL = re.compile(r"""(?P<quote>\\?["'])(?P<value>[^"'\\\s]{20,})(?P=quote)""")
+
+
+def _client_arguments(match: re.Match[str], kind: str, counts: Counter[str]) -> str:
+    """The random-looking string literals handed to an API client's constructor."""
+
+    def literal(found: re.Match[str]) -> str:
+        text = found.group("value")
+        if not _token_looking(text) or "[REDACTED:" in text or text.startswith(("http", "/")):
+            return found.group(0)
+        counts[kind] += 1
+        return f"{found.group('quote')}[REDACTED:{kind}]{found.group('quote')}"
+
+    return _LITERAL.sub(literal, match.group(0))
 
 
 def _glued(text: str, start: int) -> bool:
@@ -769,13 +1244,7 @@ def _redact_after(
     return "".join(out)
 
 
-_WORD_CORES = ("key", "secret", "token", "passw", "pwd", "credential")
-"""One of these is in every secret word, once; the word starts at most `_CORE_START` characters
-before it (`account_key`) and ends at most `_CORE_TAIL` after it (`password`)."""
-_CORE_START, _CORE_TAIL = 8, 3
-
-
-_CORE_FINDERS = tuple((re.compile(core), len(core)) for core in _WORD_CORES)
+_CORE_FINDERS = tuple((re.compile(core + _NOT_AFTER.get(core, "")), len(core)) for core in _WORD_CORES)
 """A literal regex per core: `re` skips to each core's first letter in C, so listing every place a
 core occurs costs one quick pass per core (none of them can overlap itself, so none is missed)."""
 
@@ -849,26 +1318,53 @@ def _redact_assignments(text: str, lowered: str, counts: Counter[str], cores: Co
     else:
         next_word = partial(_SECRET_WORD.search, text)
     while hit := next_word(search_from):
-        found = _value_after(text, hit.start(), hit.end())
+        found = _value_after(text, hit.start(), hit.end(), done)
         if found is None:
             search_from = hit.end()
             continue
-        start = hit.start()
-        while start > max(done, hit.start() - _NAME_REACH) and text[start - 1] in _NAME_CHARS:
-            start -= 1
-        value_start, value_end = found
+        start, value_start, value_end, env_style = found
+        name = _full_name(text, start, hit.end())
+        strength = _name_strength(name)
         value = text[value_start:value_end]
         quoted = text[value_start - 1] in "\"'"
-        if _keeps(_full_name(text, start, hit.end()), value, quoted) or (
-            not quoted and value.isidentifier() and _OPERATOR_AFTER.match(text, value_end)
+        if (
+            not strength
+            or _keeps(name, value, quoted, strength, env_style)
+            or (not quoted and not env_style and value.isidentifier() and _OPERATOR_AFTER.match(text, value_end))
         ):
             search_from = value_start
             continue
+        if strength == _STRONG and not quoted and _starts_line(text, start):
+            value_end = _line_end(text, value_end)
         out.append(text[done:value_start] + "[REDACTED:secret-assignment]")
         counts["secret-assignment"] += 1
         done = search_from = value_end
     out.append(text[done:])
     return "".join(out)
+
+
+def _starts_line(text: str, at: int) -> bool:
+    """Whether only a line's indent (and YAML's `- ` or a shell's `export `) stands before `at`: an
+    unquoted value there runs to the end of the line, so a passphrase of words is not cut short."""
+    head = at
+    while head > 0 and text[head - 1] in " \t":
+        head -= 1
+    for lead in ("- ", "export "):
+        if text.startswith(lead, head - len(lead)) and head >= len(lead):
+            head -= len(lead)
+            while head > 0 and text[head - 1] in " \t":
+                head -= 1
+            break
+    return head == 0 or text[head - 1] in "\n\r" or (text[head - 1] in "nr" and head > 1 and text[head - 2] == "\\")
+
+
+def _line_end(text: str, value_end: int) -> int:
+    """Where an unquoted value that starts a line ends: at the line's end, before a `# comment`."""
+    rest = _REST_OF_LINE.match(text, value_end)
+    if rest is None:
+        return value_end
+    tail = _COMMENT.sub("", rest.group(0)).rstrip()
+    return value_end + len(tail)
 
 
 def _full_name(text: str, start: int, word_end: int) -> str:
@@ -879,41 +1375,162 @@ def _full_name(text: str, start: int, word_end: int) -> str:
     return text[start:end]
 
 
-def _value_after(text: str, word_start: int, word_end: int) -> tuple[int, int] | None:
-    """Where the value assigned to the name around the secret word lies, if one is assigned."""
+def _name_start(text: str, word_start: int, floor: int) -> int:
+    """Where the name holding the secret word starts (not before `floor`, where the last value ended)."""
+    start = word_start
+    while start > max(floor, word_start - _NAME_REACH) and text[start - 1] in _NAME_CHARS:
+        start -= 1
+    return start
+
+
+def _value_after(text: str, word_start: int, word_end: int, floor: int) -> tuple[int, int, int, bool] | None:
+    """Where the name around the secret word starts and the value assigned to it lies, if one is, and
+    whether it is a shell variable's (`NAME=value`: no spaces, no quotes, a name in capitals)."""
     tail = _AFTER_WORD.match(text, word_end)
     if tail is not None:
+        name_start = _name_start(text, word_start, floor)
         quote = (tail.group("quote") or "")[-1:]
+        if quote:
+            value = _VALUE[quote].match(text, tail.end())
+            if value is not None:
+                return name_start, value.start(), value.end(), False
         # A quote that never closes (the text was cut) still opens a value.
-        value = _VALUE[quote].match(text, tail.end()) or (_VALUE[""].match(text, tail.end()) if quote else None)
-        return (value.start(), value.end()) if value else None
+        in_query = name_start > 0 and text[name_start - 1] in "?&"
+        value = _VALUE["&" if in_query else ""].match(text, tail.end())
+        if value is None and not quote and _starts_line(text, name_start):
+            value = _WORDS_TO_LINE_END.match(text, tail.end())  # `passphrase: four short words`
+        if value is None:
+            return None
+        name = text[name_start : tail.start("sep")]
+        env_style = not quote and tail.group("sep") == "=" and not any(char.islower() for char in name)
+        return name_start, value.start(), value.end(), env_style
     reach = max(0, word_start - _NAME_REACH)
     if text.find("-", reach, word_start) >= 0 and _FLAG.search(text, reach, word_start):
         name_end = _NAME_TAIL.match(text, word_end)
         flag = _FLAG_VALUE.match(text, name_end.end() if name_end else word_end)
         if flag:
-            return flag.start("value"), flag.end("value")
+            name_start = _name_start(text, word_start, floor)
+            group = next(name for name in ("quoted", "value", "dashed") if flag.group(name))
+            flag_name = text[name_start : name_end.end() if name_end else word_end]
+            if group != "dashed" or _name_strength(flag_name) == _STRONG:
+                return name_start, flag.start(group), flag.end(group), False
     return None
 
 
-def _keeps(name: str, value: str, quoted: bool) -> bool:
+_STRONG, _WEAK = 2, 1
+"""How surely a name says secret: `DB_PASSWORD` holds one whatever its value; `DD_APP_KEY` or
+`_auth` only when the value looks made by a machine (`_random_looking`)."""
+_STRONG_NAME = re.compile(
+    r"api[_\-.]?key|secret|token(?!s|i[sz])|passw|passphrase|pwd|credential|auth[_\-.]?key|private[_\-.]?key"
+    r"|access[_\-.]?key|account[_\-.]?key|mnemonic|(?<![a-z])psk(?![a-z])|key[_\-.]?data"
+)
+_NOT_PASS = frozenset({"bypass", "compass", "surpass", "trespass", "overpass", "underpass", "sshpass", "encompass"})
+_NOT_KEY = frozenset({"monkey", "turkey", "hockey", "jockey", "donkey", "whiskey", "hotkey", "turnkey"})
+_KEY_OF_DATA = frozenset(
+    {
+        "public",
+        "pub",
+        "primary",
+        "foreign",
+        "sort",
+        "partition",
+        "cache",
+        "idempotency",
+        "dedup",
+        "dedupe",
+        "routing",
+        "row",
+        "hash",
+        "lookup",
+        "composite",
+        "unique",
+        "i18n",
+        "translation",
+        "group",
+        "index",
+        "order",
+        "column",
+        "map",
+        "dict",
+        "object",
+        "kms",
+        "arn",
+        "host",
+        "known",
+        "cursor",
+        "page",
+        "next",
+        "prev",
+        "start",
+        "last",
+        "storage",
+        "redis",
+        "s3",
+        "bucket",
+        "metric",
+        "event",
+        "shortcut",
+    }
+)
+"""Words that make a `…key` name a key into data (`primary_key`, `cache_key`, `PublicKey`), not a credential."""
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_strength(name: str) -> int:
+    """`_STRONG`, `_WEAK` or 0: how surely the name says its value is a secret."""
+    words = [word.lower() for word in _NAME_WORDS.findall(name)]
+    if not words or words[-1] in _METADATA_WORDS:
+        return 0
+    last = words[-1]
+    if _STRONG_NAME.search(name.lower()) or "pass" in words or (last.endswith("pass") and last not in _NOT_PASS):
+        return _STRONG
+    if any(word in _KEY_OF_DATA for word in words):
+        return 0
+    if any(word in ("key", "auth") or (word.endswith("key") and word not in _NOT_KEY) for word in words):
+        return _WEAK
+    return 0
+
+
+def _keeps(name: str, value: str, quoted: bool, strength: int = _STRONG, env_style: bool = False) -> bool:
     """Tell whether an assignment's value is evidently not a secret."""
+    if strength == _WEAK and not _random_looking(value):
+        return True
     if _PLACEHOLDER.fullmatch(value) or value.startswith("[REDACTED:") or _looks_harmless(value):
         return True
     words = [word.lower() for word in _NAME_WORDS.findall(name)]
     if words and words[-1] in _METADATA_WORDS:
         return True
-    if not quoted and _is_code(value):
+    if not quoted and not env_style and _is_code(value.rstrip(")]},")):
         return True
     # A token count (`max_tokens=128000`), not a credential.
     return bool(_COUNT.fullmatch(value)) and "tokens" in name.lower()
+
+
+_WORD = r"(?:[A-Z]?[a-z]{0,19}[0-9]{0,8}|[A-Z]{1,20}[0-9]{0,8})"
+_WORDS_JOINED = re.compile(rf"{_WORD}(?:[_\-.:/]{_WORD})+")
+"""Words joined by separators (`user_profile_v2`, `index_tree`), each a word, an acronym or a number."""
+_TWO_DIGITS = re.compile(r"\d\D*\d")
+_FOUR_LETTERS = re.compile(r"(?:[^A-Za-z]*[A-Za-z]){4}")
+_SPACE = re.compile(r"\s")
+
+
+def _random_looking(value: str) -> bool:
+    """A value made by a machine, not a person: long, no spaces, letters and digits mixed, and not
+    words joined by separators (`user_profile_v2`), a path or a version."""
+    return (
+        len(value) >= 16
+        and not _WORDS_JOINED.fullmatch(value)
+        and not _SPACE.search(value)
+        and bool(_TWO_DIGITS.search(value))
+        and bool(_FOUR_LETTERS.match(value))
+    )
 
 
 def _is_code(value: str) -> bool:
     """An unquoted value that is an expression: a call, an index, or a variable named like a secret."""
     if _CODE_EXPRESSION.match(value):
         return True
-    return value.isidentifier() and bool(_SECRET_WORD.search(value))
+    return value.isidentifier() and bool(_SECRET_WORD.search(value)) and not _random_looking(value)
 
 
 def _looks_harmless(value: str) -> bool:
@@ -921,9 +1538,33 @@ def _looks_harmless(value: str) -> bool:
     lowered = value.lower().rstrip(")]}>,.:")
     return (
         lowered in _PLAIN_WORDS
-        or value.startswith(("$", "${", "<", "os.environ", "process.env", "env.", "{{"))
+        or bool(_REFERENCE.match(value))
+        or value.startswith(("<", "os.environ", "process.env", "env.", "{{"))
         or bool(_CODE_REFERENCE.fullmatch(value))
         or bool(_PLACEHOLDER_VALUE.fullmatch(value))
         or (value.startswith(("http://", "https://")) and not set("@=") & set(value))
         or set(value) <= {"*", "x", "X", "."}
+        or bool(_LOCAL_PATH.match(value))
     )
+
+
+_REFERENCE = re.compile(r"\$(?:[{(]|[A-Z_][A-Z0-9_]*(?![A-Za-z0-9_])|[a-z_][a-z0-9_]*(?![A-Za-z0-9_]))")
+"""A shell or template variable (`$DB_PASSWORD`, `${TOKEN}`, `$(pass show db)`): where a secret comes
+from. A `$` that starts a mix of cases and digits (`$68yvvpZG`, `$YInkeq80`) is part of a password."""
+_LOCAL_PATH = re.compile(r"(?:[\w\-]+:)?(?:~/|\.\.?/|/(?:etc|run|var|home|srv|opt|usr|tmp|Users|mnt|proc|dev)/)")
+"""A file's path (`~/.ssh/id_ed25519.pub`, `db:/etc/shop/db-password`): where a secret is kept, not the secret."""
+
+
+_SPECIAL: dict[str, Callable[[re.Match[str], str, Counter[str]], str]] = {
+    "private-key-encoded": _when(_encoded_private_key),
+    "webhook-url": _when(_any_part_random),
+    "url-token": _when(_secret_token),
+    "url-code": _when(_secret_token),
+    "session-cookie": _when(_secret_token),
+    "personal-access-token": _when(_secret_random),
+    "named-secret": _when(_named_value),
+    "cookie": _cookie_values,
+    "configured-secret": _configured_values,
+    "client-argument": _client_arguments,
+}
+"""Kinds whose hits are checked further, or that replace several values in one hit."""

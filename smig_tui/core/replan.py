@@ -13,6 +13,7 @@ from collections.abc import Callable, Container, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 
+from smig_tui.core.decide import PARTIAL_NOTE as PARTIAL_NOTE  # said where a plan is made
 from smig_tui.core.decide import decide
 from smig_tui.core.models import ModelCapacity, Plan, Session, Strategy, kept_indices
 from smig_tui.core.plan_structure import Structure
@@ -22,7 +23,6 @@ COUNT_MARGIN = 0.1
 """Count exactly this share past the budget, so a re-plan that keeps a little more rarely counts again."""
 PLAN_ROUNDS = 6
 """Plans tried while kept messages still hold guesses; the last one counts the whole session."""
-PARTIAL_NOTE = "Older messages the plan drops are estimated from their length (≈); every kept message is counted."
 
 CountNewest = Callable[[float, Sequence[int], Container[int]], tuple[list[int], AbstractSet[int]]]
 """`(need, indices, skip) -> (counts, guessed)`: count exactly from the newest message back until the

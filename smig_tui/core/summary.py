@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from smig_tui.core import summary_prompt
 from smig_tui.core.errors import ConfigError, SummaryCancelledError
 from smig_tui.core.models import Kind, Message, Role
-from smig_tui.core.redact import redact
+from smig_tui.core.redact import LINE_MARGIN, redact
 from smig_tui.core.summary_prompt import (
     PROMPT_VERSION,
     ChatMessages,
@@ -67,45 +67,59 @@ class RenderLimits:
     injected_chars: int = 300
 
 
-def condense(text: str, limit: int) -> str:
-    """Keep the head and tail of `text` within about `limit` characters, saying how much went."""
+def condense(text: str, limit: int, counts: Counter[str] | None = None) -> str:
+    """Keep the head and tail of `text` within about `limit` characters, saying how much went.
+
+    Secrets are replaced before the cut, never after: the whole text when it is short, else the
+    head and the tail each with `LINE_MARGIN` characters more than is kept, so a secret the cut
+    passes through is redacted whole first. What was replaced is added to `counts`.
+    """
     text = text.strip()
-    if len(text) <= limit:
-        return text
     head = limit * 2 // 3
     tail = limit - head
-    omitted = len(text) - head - tail
-    ending = text[len(text) - tail :].lstrip()
-    return f"{text[:head].rstrip()}\n… [{omitted:,} chars omitted] …\n{ending}"
+    if len(text) <= limit + 2 * LINE_MARGIN:
+        cleaned = _redacted(text, counts).strip()
+        if len(cleaned) <= limit:
+            return cleaned
+        start, end, omitted = cleaned[:head], cleaned[len(cleaned) - tail :], len(cleaned) - head - tail
+    else:
+        start = _redacted(text[: head + LINE_MARGIN], counts)[:head]
+        end = _redacted(text[len(text) - tail - LINE_MARGIN :], counts)[-tail:]
+        omitted = len(text) - head - tail
+    return f"{start.rstrip()}\n… [{omitted:,} chars omitted] …\n{end.lstrip()}"
 
 
-def render_message(message: Message, limits: RenderLimits = RenderLimits()) -> str | None:
-    """Render one message as a transcript block, or None when it carries nothing worth sending."""
+def _redacted(text: str, counts: Counter[str] | None) -> str:
+    found = redact(text)
+    if counts is not None:
+        counts.update(found.counts)
+    return found.text
+
+
+def render_message(
+    message: Message, limits: RenderLimits = RenderLimits(), counts: Counter[str] | None = None
+) -> str | None:
+    """Render one message as a transcript block, redacted (secrets replaced before any cut, counted
+    in `counts`), or None when it carries nothing worth sending."""
     if message.opaque or (not message.text.strip() and message.kind != Kind.IMAGE):
         return None
     tool = f" {message.tool_name}" if message.tool_name else ""
     if message.kind == Kind.TOOL_CALL:
-        label, body = (
-            f"{message.role.value} → tool call{tool}",
-            condense(message.text, limits.tool_call_chars),
-        )
+        label, limit = f"{message.role.value} → tool call{tool}", limits.tool_call_chars
     elif message.kind == Kind.TOOL_RESULT:
         failed = " (failed)" if message.is_error else ""
-        label, body = f"tool result{tool}{failed}", condense(message.text, limits.tool_result_chars)
+        label, limit = f"tool result{tool}{failed}", limits.tool_result_chars
     elif message.kind == Kind.REASONING:
-        label, body = (
-            f"{message.role.value} reasoning",
-            condense(message.text, limits.reasoning_chars),
-        )
+        label, limit = f"{message.role.value} reasoning", limits.reasoning_chars
     elif message.kind == Kind.IMAGE:
-        label, body = f"{message.role.value} image", "[image not included]"
+        return f"[{message.index}] {message.role.value} image:\n[image not included]"
     elif message.kind == Kind.SUMMARY:
-        label, body = "earlier summary", condense(message.text, limits.text_chars)
+        label, limit = "earlier summary", limits.text_chars
     elif message.injected or message.role in (Role.SYSTEM, Role.DEVELOPER):
-        label, body = f"{message.role.value} context", condense(message.text, limits.injected_chars)
+        label, limit = f"{message.role.value} context", limits.injected_chars
     else:
-        label, body = message.role.value, condense(message.text, limits.text_chars)
-    return f"[{message.index}] {label}:\n{body}"
+        label, limit = message.role.value, limits.text_chars
+    return f"[{message.index}] {label}:\n{condense(message.text, limit, counts)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,16 +194,15 @@ class SummaryResult:
 def redact_blocks(
     messages: Sequence[Message], count: Counter_, limits: RenderLimits = RenderLimits()
 ) -> tuple[list[Block], Counter[str]]:
-    """Render and redact each message separately, so no secret is ever split across chunks."""
+    """Render and redact each message separately (redacted before it is shortened), so no secret
+    is ever split across chunks or cut in half."""
     blocks: list[Block] = []
     totals: Counter[str] = Counter()
     for message in messages:
-        rendered = render_message(message, limits)
+        rendered = render_message(message, limits, totals)
         if rendered is None:
             continue
-        cleaned = redact(rendered)
-        totals.update(cleaned.counts)
-        blocks.append(Block(message.index, cleaned.text, count(cleaned.text)))
+        blocks.append(Block(message.index, rendered, count(rendered)))
     return blocks, totals
 
 
@@ -259,7 +272,7 @@ def plan_summary_job(
     blocks, redactions = redact_blocks(messages, count, limits)
     digest = hashlib.sha256()
     for block in blocks:
-        digest.update(block.text.encode("utf-8"))
+        digest.update(block.text.encode("utf-8", "surrogatepass"))
         digest.update(b"\x1e")
     return SummaryJob(
         chunks=plan_chunks(blocks, capacity, count),

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
+
+MIGRATION_ID_RE = re.compile(r"^[0-9a-f]{12}[0-9a-f]{20}$")
+"""Migration ids: 12 hex digits of milliseconds since the epoch then 20 random hex digits (sortable)."""
 
 
 def parse_iso(value: str | None) -> datetime | None:
@@ -40,3 +44,25 @@ def monotonic_times(stamps: list[str | None], now: datetime) -> list[datetime]:
         times.append(parsed)
         previous = parsed
     return times
+
+
+def written_at(migration_id: object) -> str | None:
+    """When a migration was written (ISO 8601 UTC), from its id's leading milliseconds; None for no id.
+
+    A session smig wrote keeps its conversation's own times, the newest of which can be months
+    old; the clients list it by when it was written (file time, start time, index), so smig's list
+    goes by the later of the two as well."""
+    if not isinstance(migration_id, str) or not MIGRATION_ID_RE.match(migration_id):
+        return None
+    moment = datetime.fromtimestamp(int(migration_id[:12], 16) / 1000, UTC)
+    return format_iso(moment)
+
+
+def later(first: str | None, second: str | None) -> str | None:
+    """The later of two ISO 8601 times (either may be missing)."""
+    if not first or not second:
+        return first or second
+    one, two = parse_iso(first), parse_iso(second)
+    if one is None or two is None:
+        return first
+    return second if two > one else first

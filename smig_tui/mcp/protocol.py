@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from queue import SimpleQueue
 from typing import IO, Any
 
+from smig_tui.core.encoding import utf8
+
 MODERN_VERSIONS = ("2026-07-28",)
 """Revisions served per request (`_meta` carries the version; no handshake)."""
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -393,7 +395,7 @@ def _id_of(message: Any) -> Any:
 
 def _encode(message: Any) -> bytes:
     """One message as one line (JSON escapes every newline inside it)."""
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+    return utf8(json.dumps(message, ensure_ascii=False, separators=(",", ":"))) + b"\n"
 
 
 def _result(request_id: Any, result: dict[str, Any]) -> dict[str, Any]:

@@ -248,7 +248,7 @@ TOOLS: list[dict[str, Any]] = [
         "Migrate a stored session: the migration is always recorded in smig's storage; "
         f'to=["<agent>"] ({_either(NATIVE)}) also writes a native session that '
         "agent can resume (new files only: nothing existing is changed). Returns the migration id, every path "
-        "written and the resume commands.",
+        "written and the resume commands, each also as argv and the folder to run it in (resume_argv, resume_cwd).",
         {
             "session_id": SESSION_ID,
             "target_model": MODEL,

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from smig_tui.core.agent_rules import home_agent_of
+from smig_tui.core.encoding import utf8
 from smig_tui.core.errors import MigrationNotFoundError, SessionNotFoundError
 from smig_tui.core.export import to_markdown
 from smig_tui.core.handoff import redact_messages
@@ -357,9 +358,12 @@ class SmigTools:
             {
                 "destination": f.destination.value,
                 "path": f.path,
-                "bytes": len(f.data.encode("utf-8")),
+                "bytes": len(utf8(f.data)),
                 "session_id": f.native.session_id if f.native else None,
                 "resume_command": f.native.resume_command if f.native else None,
+                # The same command as data, for a client that starts it itself (no shell quoting to undo).
+                "resume_argv": list(f.native.argv) if f.native else None,
+                "resume_cwd": f.native.cwd if f.native else None,
             }
             for f in result.files
         ]
@@ -411,6 +415,10 @@ class SmigTools:
             "kept": len(record.kept_ids),
             "omitted": len(record.dropped_ids),
             "resume_commands": [output.resume_command for output in record.outputs],
+            "resume": [
+                {"agent": output.agent, "session_id": output.session_id, "argv": list(output.argv), "cwd": output.cwd}
+                for output in record.outputs
+            ],
             "format": format,
             "recall": "Call recall_omitted with this migration_id and a query to read omitted messages."
             if record.dropped_ids

@@ -13,6 +13,7 @@ PALETTE_TITLES: dict[str, str] = {
     "browse.clear": "Sessions: clear filter",
     "browse.subagents": "Sessions: show or hide sub-agents",
     "browse.here": "Sessions: this folder only, or all",
+    "browse.branch": "Sessions: this folder's on its git branch, or all",
     "browse.peek": "Sessions: peek at the highlighted one",
     "browse.messages": "Preview: go to the plan's messages",
     "browse.reload": "Sessions: reload",

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from smig_tui.adapters import redact_pool, stored_text
+from smig_tui.adapters import redact_pool, stored_text, workers
 from smig_tui.adapters.agents.claude.home import resolve_home as claude_home
 from smig_tui.adapters.agents.claude.source import ClaudeSource
 from smig_tui.adapters.agents.codex.home import resolve_home as codex_home
@@ -187,6 +187,6 @@ def test_a_pool_that_cannot_start_redacts_here(monkeypatch: pytest.MonkeyPatch) 
     def refuse(*_args: object, **_kwargs: object) -> None:
         raise OSError("no processes here")
 
-    monkeypatch.setattr(redact_pool, "ProcessPoolExecutor", refuse)
+    monkeypatch.setattr(workers, "_Process", refuse)
     batches = [["token=hunter2hunter2 and sk-" + "a" * 30, "plain"], ["nothing"]]
     assert list(redact_pool.redacted_in_workers(iter(batches), 2)) == [redact_pool.redact_changes(b) for b in batches]

@@ -82,7 +82,7 @@ def test_empty_file(tmp_path: Path) -> None:
 def test_full_reads_pause_the_cyclic_gc_and_always_restore_it() -> None:
     import gc
 
-    from smig_tui.core.gc_pause import no_cyclic_gc
+    from smig_tui.adapters.gc_pause import no_cyclic_gc
 
     assert gc.isenabled()
     with no_cyclic_gc():

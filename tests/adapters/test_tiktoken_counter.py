@@ -139,3 +139,76 @@ def test_anthropic_calibration_matches_logged_context_growth(shared_fixtures) ->
     ratio = theirs / ours
     calibration = load_builtin().lookup("claude-sonnet-4-5").calibration
     assert 1.1 < ratio < 1.6 and abs(calibration - ratio) < 0.2
+
+
+def test_a_long_text_is_counted_in_pieces_that_join_back_to_it() -> None:
+    """Texts over PIECE_CHARS are encoded a piece at a time (byte-pair encoding is quadratic in a run
+    with no break: 100 MB on one line took minutes): the pieces are the text, none is too long, and a
+    cut falls after a line end or before a space where one is near (issue 33)."""
+    code = "".join(f"def handler_{i}(request):\n    return respond(request, status={i % 500})\n" for i in range(4_000))
+    one_line = " ".join(f"word{i}" for i in range(40_000))
+    capitals = "ABCDEFGHIJ" * 20_000  # no break at all
+    for text in (code, one_line, capitals):
+        parts = list(tiktoken_counter.bounded_pieces(text))
+        assert "".join(parts) == text and len(parts) > 1
+        assert all(len(part) <= tiktoken_counter.PIECE_CHARS for part in parts)
+    assert all(part.endswith("\n") for part in list(tiktoken_counter.bounded_pieces(code))[:-1])
+    assert all(part.startswith(" ") for part in list(tiktoken_counter.bounded_pieces(one_line))[1:])
+
+
+def test_a_long_text_counts_as_the_whole_does_but_for_a_few_tokens_per_hard_cut() -> None:
+    counter = _exact("o200k_base")
+    encoding = tiktoken.get_encoding("o200k_base")
+    code = "".join(f"def handler_{i}(request):\n    return respond(request, status={i % 500})\n" for i in range(4_000))
+    prose = " ".join(f"the session {i} was moved to another agent" for i in range(8_000))
+    for text in (code, prose):  # cut where the tokenizer breaks anyway: exact
+        assert len(text) > tiktoken_counter.PIECE_CHARS
+        assert counter.count(text) == len(encoding.encode_ordinary(text))
+        assert counter.count_many([text, "x"]) == [len(encoding.encode_ordinary(text)), 1]
+    capitals = "ABCDEFGHIJ" * 20_000
+    hard_cuts = len(list(tiktoken_counter.bounded_pieces(capitals))) - 1
+    assert hard_cuts >= 2
+    assert abs(counter.count(capitals) - len(encoding.encode_ordinary(capitals))) <= 3 * hard_cuts
+
+
+LINES = [
+    "Traceback (most recent call last):",
+    '  File "/srv/app/main.py", line 120, in <module>',
+    "ValueError: port 8080 is taken.",
+    "total 48 -rw-r--r-- 10485760 Dec  3 19:58 big.bin/",
+    "état du système: ½ prêt ✓ 日本語のテキスト 🚀",
+    "it's done; they'll see /usr/bin/",
+    "",
+    "    indented code(x) -> y  ",
+    "HTTP/1.1 200 OK\r",
+    "1234567890 and 0x1F and 3.14159",
+    "Camelcase WordsThatRun together.\t",
+]
+
+
+@pytest.mark.parametrize("encoding", ["o200k_base", "cl100k_base", tiktoken_counter.SPLIT_DIGITS])
+def test_a_long_text_counted_in_pieces_counts_what_the_whole_text_counts(
+    encoding: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long text is cut after line breaks a letter follows; every pre-tokenizer ends a piece there,
+    so the pieces' counts add up to the whole text's: checked with a cut every few lines of text that
+    mixes code, numbers, paths, punctuation before breaks, blank lines, CRLF and non-Latin script."""
+    import random
+
+    counter = _exact(encoding)
+    rng = random.Random(7)
+    text = "\n".join(rng.choice(LINES) for _ in range(3000))
+    whole = counter.count_many([text])[0]
+    if encoding == tiktoken_counter.SPLIT_DIGITS:
+        assert whole == counter._count_share([text])[0]
+    else:
+        assert whole == len(tiktoken.get_encoding(encoding).encode_ordinary(text))
+    monkeypatch.setattr(tiktoken_counter, "LONG_TEXT", 200)
+    cut = tiktoken_counter.pieces(text)
+    assert len(cut) > 100 and "".join(cut) == text
+    assert counter.count(text) == whole
+    assert counter.count_many(["short one", text, "x" * 500]) == [
+        counter._count_share(["short one"])[0],
+        whole,
+        counter._count_share(["x" * 500])[0],
+    ]

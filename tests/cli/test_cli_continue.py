@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -139,3 +140,64 @@ def test_an_exec_that_fails_is_said_with_the_command_and_exit_0(
     stderr = ctx.out.stderr.getvalue()  # type: ignore[attr-defined]
     assert code == 0
     assert "smig: Claude Code could not be started (Exec format error). Continue later with:" in stderr
+
+
+def test_history_show_continue_starts_the_client_of_a_stored_migration(
+    fake_home: dict[str, Path], client_bin: Path, tmp_path: Path
+) -> None:
+    """Continue later: `history show ID --continue` starts what the migration wrote, as migrate would have."""
+    code, stdout, stderr, _ = _run(
+        "migrate", SESSION, "-t", "gpt-5.5", "--to", "claude", "--to", "codex", "--cwd", str(tmp_path), "--json"
+    )
+    assert code == 0, stderr
+    done = json.loads(stdout)
+    migration = done["migration_id"]
+    resume = {file["destination"]: file["resume_command"] for file in done["files"]}
+    code, _, stderr, launcher = _run("history", "show", migration[:10], "--continue")
+    assert code == 2 and launcher.started == []
+    assert f"Migration {migration} wrote sessions for claude and codex; add --to claude or --to codex." in stderr
+    code, stdout, stderr, launcher = _run("history", "show", migration[:10], "--continue", "--to", "codex")
+    assert code == 0, stderr
+    [launch] = launcher.started
+    assert launch.command == resume["codex"] and launch.cwd == str(tmp_path) and launch.argv[:2] == ("codex", "resume")
+    assert f"       resume: {resume['codex']}" in stdout.splitlines()  # the record is shown first
+    assert launcher.stderr_then.rstrip().endswith(f"smig: starting Codex: {resume['codex']}")
+    assert len(_stored(fake_home)) == 1  # nothing new written
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (("--continue", "--json"), "--continue hands the terminal to a client; it does not go with --json."),
+        (("--to", "claude"), "--to picks the session --continue starts; add --continue."),
+        (("--continue", "--to", "gemini"), "wrote no gemini session; it wrote claude."),
+    ],
+)
+def test_history_show_continue_refuses_what_cannot_mean_one_client(
+    fake_home: dict[str, Path], client_bin: Path, tmp_path: Path, flags: tuple[str, ...], said: str
+) -> None:
+    code, stdout, _, _ = _run("migrate", SESSION, "-t", "gpt-5.5", "--to", "claude", "--cwd", str(tmp_path), "--json")
+    migration = json.loads(stdout)["migration_id"]
+    code, stdout, stderr, launcher = _run("history", "show", migration, *flags)
+    assert code == 2 and said in stderr and stdout == "" and launcher.started == []
+
+
+def test_history_show_continue_of_a_store_only_migration_says_how_to_write_a_session(
+    fake_home: dict[str, Path], client_bin: Path
+) -> None:
+    code, stdout, _, _ = _run("migrate", SESSION, "-t", "gpt-5.5", "--json")
+    migration = json.loads(stdout)["migration_id"]
+    code, _, stderr, launcher = _run("history", "show", migration, "--continue")
+    assert code == 2 and launcher.started == []
+    assert f"wrote no native session to continue (store only); `smig migrate {SESSION} -t gpt-5.5 --to AGENT" in stderr
+
+
+def test_history_show_continue_of_a_client_not_installed_prints_the_command(
+    fake_home: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, stdout, _, _ = _run("migrate", SESSION, "-t", "gpt-5.5", "--to", "gemini", "--cwd", str(tmp_path), "--json")
+    [resume] = json.loads(stdout)["resume_commands"]
+    monkeypatch.setenv("PATH", str(tmp_path / "no-clients-here"))
+    code, stdout, stderr, launcher = _run("history", "show", json.loads(stdout)["migration_id"], "--continue")
+    assert code == 0 and launcher.started == []
+    assert "smig: Gemini CLI is not installed here" in stderr and stdout.splitlines()[-1] == f"  {resume}"

@@ -99,3 +99,34 @@ def test_doctor_finds_tokenizer_files_where_tiktoken_would(
     Path(o200k["path"]).write_bytes(b"x")  # the name tiktoken caches the file under
     again = json.loads(smig("doctor", "--json")[1])
     assert next(item for item in again["tokenizer_files"] if item["encoding"] == "o200k_base")["found"]
+
+
+def test_doctor_names_each_client_found_and_why_one_is_not(
+    isolated_homes: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What `--continue` would start, before a commit finds out: found on PATH, named by SMIG_<X>_BIN,
+    named by it but not runnable, and missing."""
+    bin_dir, elsewhere = tmp_path / "bin", tmp_path / "elsewhere"
+    for folder, name in ((bin_dir, "codex"), (elsewhere, "claude-2.1")):
+        folder.mkdir(exist_ok=True)
+        (folder / name).write_text("#!/bin/sh\n", encoding="utf-8")
+        (folder / name).chmod(0o755)
+    not_runnable = elsewhere / "gemini.txt"
+    not_runnable.write_text("", encoding="utf-8")
+    monkeypatch.setenv("PATH", str(bin_dir))
+    monkeypatch.setenv("SMIG_CLAUDE_BIN", str(elsewhere / "claude-2.1"))
+    monkeypatch.setenv("SMIG_GEMINI_BIN", str(not_runnable))
+    monkeypatch.delenv("SMIG_CODEX_BIN", raising=False)
+    monkeypatch.delenv("SMIG_OPENCODE_BIN", raising=False)
+    code, stdout, _ = smig("doctor")
+    assert code == 0
+    clients = stdout.split("clients (what --continue starts)\n")[1].split("\n\n")[0].splitlines()
+    assert clients == [
+        f"  Codex        {bin_dir / 'codex'}",
+        f"  Claude Code  {elsewhere / 'claude-2.1'}",
+        f"  Gemini CLI   gemini: not found (SMIG_GEMINI_BIN names {not_runnable}, not an executable)",
+        "  OpenCode     opencode: not found (not on PATH, SMIG_OPENCODE_BIN unset)",
+    ]
+    report = {agent["agent"]: agent for agent in json.loads(smig("doctor", "--json")[1])["agents"]}
+    assert report["codex"]["client"] == str(bin_dir / "codex") and report["codex"]["program"] == "codex"
+    assert report["opencode"]["client"] is None and "not on PATH" in report["opencode"]["client_problem"]

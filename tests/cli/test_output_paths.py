@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from smig_tui.adapters.output_paths import OutputPathError, check_output_path
+from smig_tui.adapters.output_paths import OutputPathError, agent_folders, check_output_path
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.cli.main import Context, main
 from smig_tui.cli.output import Output
@@ -222,3 +222,44 @@ def test_a_refused_out_is_refused_before_the_session_is_read(
     code, _, stderr = _run(*writer, "--out", str(existing))
     assert code == 4 and "Pass --force to replace it" in _one_error(stderr)
     assert read == [] and existing.read_text(encoding="utf-8") == "old"
+
+
+@pytest.mark.parametrize("writer", WRITERS, ids=["export", "migrate"])
+def test_every_registered_agents_folder_is_refused(fake_home: dict[str, Path], writer: tuple[str, ...]) -> None:
+    """Gemini's `~/.gemini` and OpenCode's data folder as well as Codex's and Claude Code's: the folders
+    come from the registry, so each agent added there is refused too."""
+    from smig_tui.adapters.agents.registry import AGENTS
+
+    folders = agent_folders(AGENTS, resolve_paths())
+    assert set(folders) == {entry.name for entry in AGENTS}
+    home = fake_home["home"]
+    assert folders["Gemini CLI"] == home / ".gemini"
+    assert folders["OpenCode"] == home / ".local" / "share" / "opencode"
+    for name, folder in folders.items():
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / "handoff.json"
+        code, _, stderr = _run(*writer, "--out", str(target))
+        assert code == 4, (name, stderr)
+        assert f"it is inside {folder}, {name}'s folder" in _one_error(stderr)
+        assert not target.exists()
+
+
+def test_a_new_agents_folder_is_refused_from_its_registry_entry(fake_home: dict[str, Path], tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from smig_tui.adapters.agents.registry import AGENTS
+    from smig_tui.services import build_services
+
+    folder = tmp_path / "newagent-data"
+    (folder / "sessions").mkdir(parents=True)
+    newcomer = replace(AGENTS[0], rules=replace(AGENTS[0].rules, name="New Agent"), home=lambda _env: folder)
+    services = build_services(agents=(*AGENTS, newcomer))
+    with pytest.raises(WriteRefusedError, match="New Agent's folder"):
+        services.check_output(folder / "sessions" / "out.md")
+    # A database file as the home: its folder is refused when named after the agent, else the file alone.
+    database = tmp_path / "elsewhere" / "codex.db"
+    database.parent.mkdir()
+    database.touch()
+    as_file = replace(AGENTS[0], home=lambda _env: database)
+    assert agent_folders([as_file], resolve_paths()) == {AGENTS[0].name: database}
+    assert services.check_output(database.parent / "out.md") == database.parent / "out.md"

@@ -73,3 +73,52 @@ def test_the_resolver_prefers_an_exact_id_then_the_row_then_a_prefix() -> None:
         resolve_pins(messages, ["ab"], "S")
     with pytest.raises(MessageNotFoundError, match="rows #0 to #8"):
         resolve_pins(messages, ["q"], "S")
+
+
+def _kept_by_plan(*options: str) -> list[str]:
+    code, stdout, stderr = smig("plan", CLAUDE, "-t", "gpt-4", "--json", *options)
+    assert code == 0, stderr
+    return [item["id"] for item in json.loads(stdout)["items"] if item["kept"]]
+
+
+def _kept_by_migrate(*options: str) -> tuple[list[str], int]:
+    code, stdout, stderr = smig("migrate", CLAUDE, "-t", "gpt-4", "--json", *options)
+    assert code == 0, stderr
+    record = json.loads(stdout)["record"]
+    return list(record["kept_ids"]), int(record["tokens_after"])
+
+
+@pytest.mark.parametrize("strategy", ["truncate", "tools-first"])
+def test_migrate_takes_the_plan_options_and_writes_what_the_plan_showed(
+    fake_home: dict[str, Path], strategy: str
+) -> None:
+    unpinned = _plan()
+    dropped = [item for item in unpinned.values() if item["reason"] == "over budget" and item["kind"] == "text"]
+    pin = str(dropped[-1]["index"])  # by its row number, as the table shows it
+    options = ("-s", strategy, "--pin", pin, "--pin-first", "--reserve", "2k", "--no-harness")
+    shown = _kept_by_plan(*options)
+    assert str(dropped[-1]["id"]) in shown and shown != _kept_by_plan("-s", strategy)
+    written, _ = _kept_by_migrate(*options)
+    assert written == shown
+    assert _kept_by_migrate("-s", strategy)[0] != shown  # without the options the migration differs
+
+
+def test_export_takes_the_plan_options_with_a_target_only(fake_home: dict[str, Path]) -> None:
+    unpinned = _plan()
+    dropped = next(item for item in unpinned.values() if item["reason"] == "over budget" and item["kind"] == "text")
+    code, stdout, _ = smig("export", CLAUDE, "-t", "gpt-4", "--format", "json", "--pin", str(dropped["index"]))
+    assert code == 0 and dropped["id"] in {message["id"] for message in json.loads(stdout)["messages"]}
+    code, plain, _ = smig("export", CLAUDE, "-t", "gpt-4", "--format", "json")
+    assert dropped["id"] not in {message["id"] for message in json.loads(plain)["messages"]}
+    code, stdout, stderr = smig("export", CLAUDE, "--pin", "3", "--reserve", "1k")
+    assert code == 2 and stdout == ""
+    assert stderr.strip() == "smig: error: --reserve and --pin shape the export for a model: add --target MODEL."
+
+
+@pytest.mark.parametrize("command", ["migrate", "export"])
+def test_a_pin_that_names_nothing_stops_migrate_and_export_before_anything_is_written(
+    fake_home: dict[str, Path], isolated_homes: dict[str, Path], command: str
+) -> None:
+    code, stdout, stderr = smig(command, CLAUDE, "-t", "gpt-4", "--pin", "nosuchmsg")
+    assert code == 3 and stdout == "" and "Pin 'nosuchmsg' names no message" in stderr
+    assert not list(isolated_homes["smig"].rglob("migrations/*/*.json"))

@@ -220,3 +220,24 @@ def test_a_real_80_column_terminal_gets_every_figure_whole(fake_home: dict[str, 
     for row, line in zip(rows, table, strict=True):
         assert whole(f"{row['context_window']:,}", line)
     assert lines[0].startswith("\x1b[1m") is False and "\x1b[1m" in output  # the header is bold on a terminal
+
+
+def test_a_prefix_listed_for_one_agent_is_unique_among_every_agents_ids(
+    fake_home: dict[str, Path], isolated_homes: dict[str, Path]
+) -> None:
+    """`show` and `plan` resolve a prefix across all agents, so `list --agent` makes it unique across them
+    too: here a Claude Code session whose id shares 14 characters with a Codex thread's."""
+    codex_id = "01a1f866-0d00-7a1b-82c3-d4e5f6a7b8c9"
+    claude_id = "01a1f866-0d00-4a6b-8c7d-9e0f1a2b3c4d"
+    source = next(fake_home["claude"].rglob("7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d.jsonl"))
+    twin = source.with_name(f"{claude_id}.jsonl")
+    twin.write_text(source.read_text(encoding="utf-8").replace(source.stem, claude_id), encoding="utf-8")
+    cache = isolated_homes["smig"] / "cache" / "listing-codex.json"
+    for run in ("no listing cache of the other agent", "its listing cache"):
+        for agent, wanted in (("claude", claude_id), ("codex", codex_id)):
+            lines = smig("list", "--agent", agent)[1].splitlines()
+            [shown] = [line.split()[1] for line in lines[1:] if wanted.startswith(line.split()[1])]
+            assert shown == wanted[:15], run  # one character past the 14 the two share
+            code, stdout, stderr = smig("show", shown, "--json")
+            assert code == 0 and json.loads(stdout)["info"]["id"] == wanted, stderr
+        assert cache.is_file(), "the listing of every agent wrote the Codex listing cache"

@@ -95,24 +95,51 @@ def test_core_places_found_for_a_run_are_each_texts_own() -> None:
     assert sum(1 for places in detector._core_places_in_run(run) if places) > 100
 
 
-def test_a_shaped_pattern_tried_only_near_its_shape_replaces_what_sub_replaces() -> None:
+def _pick(rng: random.Random, alphabet: str, low: int, high: int) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(rng.randint(low, high)))
+
+
+TOKEN_MAKERS = {
+    "discord-bot-token": lambda rng: (
+        rng.choice("MNOx")
+        + _pick(rng, "abcXYZ019_-", 22, 28)
+        + "."
+        + _pick(rng, "abcXYZ019_-", 5, 8)
+        + "."
+        + _pick(rng, "abcXYZ019_-", 26, 41)
+    ),
+    "azure-ad-client-secret": lambda rng: (
+        _pick(rng, "aZ9_~.", 2, 4) + rng.choice("1Qx") + "Q~" + _pick(rng, "aZ9_~.-", 30, 35)
+    ),
+    "azure-key": lambda rng: (
+        _pick(rng, "aZ9", 50, 53)
+        + "JQQJ9"
+        + rng.choice("9DHx")
+        + _pick(rng, "aZ9", 17, 19)
+        + rng.choice(["", "AZDO" + _pick(rng, "aZ9", 3, 5)])
+    ),
+    "maxmind-key": lambda rng: (
+        _pick(rng, "aZ9", *rng.choice([(6, 6), (6, 6), (5, 7)]))
+        + "_"
+        + _pick(rng, "aZ9", *rng.choice([(29, 29), (29, 29), (28, 30)]))
+        + "_mmk"
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(detector._SHAPES))
+def test_a_shaped_pattern_tried_only_near_its_shape_replaces_what_sub_replaces(kind: str) -> None:
     """`_sub_near_shapes` must find every match `sub` finds: tokens glued, overlapping, back to back,
     at either end of the text, behind a JSON escape, and shapes with no token around them."""
-    (index,) = [i for i, (kind, *_rest) in enumerate(detector._PATTERNS) if kind in detector._SHAPES]
-    kind, _, pattern, bounded = detector._PATTERNS[index]
+    [(_, _, pattern, bounded)] = [entry for entry in detector._PATTERNS if entry[0] == kind]
     shape = detector._SHAPES[kind]
+    token = TOKEN_MAKERS[kind]
     rng = random.Random(11)
-    alphabet = "abcXYZ019_-"
-
-    def token() -> str:
-        head = rng.choice("MNOx") + "".join(rng.choice(alphabet) for _ in range(rng.randint(22, 28)))
-        middle = "".join(rng.choice(alphabet) for _ in range(rng.randint(5, 8)))
-        return f"{head}.{middle}." + "".join(rng.choice(alphabet) for _ in range(rng.randint(26, 41)))
-
-    parts = [".", "..", " ", "\\n", "x", "M", ".abcdef.", ".abcdefg.", "\n", "a" * 30]
+    literal = shape.finder.pattern.replace("\\d", "7").replace("\\", "")
+    parts = [".", "..", " ", "\\n", "x", "M", literal, "a" * 30, "\n", ".abcdef.", "0" * 40]
     checked = matched = 0
     for _ in range(3000):
-        text = "".join(token() if rng.random() < 0.4 else rng.choice(parts) for _ in range(rng.randint(1, 8)))
+        text = "".join(token(rng) if rng.random() < 0.4 else rng.choice(parts) for _ in range(rng.randint(1, 8)))
         expected: Counter[str] = Counter()
         found: Counter[str] = Counter()
         want = pattern.sub(partial(detector._replace, kind=kind, bounded=bounded, counts=expected), text)
@@ -123,3 +150,7 @@ def test_a_shaped_pattern_tried_only_near_its_shape_replaces_what_sub_replaces()
         checked += 1
         matched += bool(expected)
     assert checked == 3000 and matched > 300
+
+
+def test_every_shape_has_a_token_maker() -> None:
+    assert set(TOKEN_MAKERS) == set(detector._SHAPES)

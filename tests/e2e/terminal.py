@@ -3,7 +3,7 @@
 The program is the session leader of a new pty (its controlling terminal, as in a real terminal);
 `pyte` keeps the screen and answers the terminal queries the clients send on start (cursor position,
 device attributes), which a real terminal answers and without which some of them wait. Reading waits
-on the pty with `select` until a condition holds, up to a generous limit that only a hung client
+on the pty with `poll` until a condition holds, up to a generous limit that only a hung client
 reaches; nothing sleeps.
 """
 
@@ -92,8 +92,10 @@ class Terminal:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise GaveUp(f"gave up waiting for {what}; the screen:\n{self.text()}")
-            ready, _, _ = select.select([self.master], [], [], min(left, 1.0))
-            if not ready:
+            # poll, not select: a long test run can hand the pty a descriptor above select's 1024
+            poller = select.poll()
+            poller.register(self.master, select.POLLIN)
+            if not poller.poll(min(left, 1.0) * 1000):
                 continue
             try:
                 data = os.read(self.master, 1 << 16)

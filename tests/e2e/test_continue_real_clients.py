@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -138,9 +139,7 @@ def test_c_in_the_tui_commit_result_leaves_smig_for_the_client(
     terminal = Terminal([sys.executable, "-m", "smig_tui"], tmp_path, env)
     try:
         terminal.wait_for(terminal.shows("OSPREY-93"), "smig to list the session")
-        terminal.type("/")  # a letter in the same read as `/` reaches the tree, not the filter: type it again
-        terminal.type_until("o", terminal.shows("│ o "), "the filter to take a letter")
-        terminal.type("spr")
+        terminal.type("/ospr")  # in one write, as a fast typist or tmux sends it: every letter reaches the filter
         terminal.wait_for(terminal.shows("│ ospr "), "the filter")
         terminal.type("\r")
         terminal.wait_for(terminal.shows("fits"), "the session to be measured")
@@ -157,6 +156,37 @@ def test_c_in_the_tui_commit_result_leaves_smig_for_the_client(
     finally:
         terminal.close()
     _assert_history_sent("codex", record, model_server, gemini_server)
+
+
+def test_history_show_continue_starts_the_client_of_a_migration_committed_earlier(
+    isolated_homes: dict[str, Path],
+    tmp_path: Path,
+    model_server: FakeModelServer,
+    gemini_server: FakeGeminiServer,
+) -> None:
+    """Committed one day, continued the next: `smig history show ID --continue` starts Claude Code on it."""
+    client_binary("claude")  # skips when the client is not installed
+    project = tmp_path / "osprey-app"
+    project.mkdir()
+    session_id = install_source(SOURCES["claude"], isolated_homes, project, tmp_path)
+    prepare_receiver("claude", isolated_homes, model_server)
+    env = _env("claude", isolated_homes, project, model_server, gemini_server)
+    argv = ["migrate", session_id, "--target", TARGETS["claude"], "--to", "claude", "--cwd", str(project), "--json"]
+    done = subprocess.run(
+        [sys.executable, "-m", "smig_tui", *argv], cwd=tmp_path, env=env, capture_output=True, text=True, check=True
+    )
+    migration = json.loads(done.stdout)["migration_id"]
+    terminal = Terminal(
+        [sys.executable, "-m", "smig_tui", "history", "show", migration[:10], "--continue"], tmp_path, env
+    )
+    try:
+        terminal.wait_for(terminal.prints("smig: starting"), "smig to start the client")
+        record = _record(isolated_homes)
+        assert record["id"] == migration
+        _prompt_the_client(terminal, "claude", project, record, model_server, gemini_server)
+    finally:
+        terminal.close()
+    _assert_history_sent("claude", record, model_server, gemini_server)
 
 
 def _prompt_the_client(

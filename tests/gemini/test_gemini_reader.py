@@ -216,3 +216,97 @@ def test_cli_lists_shows_and_plans_a_gemini_session(gemini_home: Path) -> None:
     assert code == 0
     plan = json.loads(out)
     assert plan["decision"]["fits"] is True
+
+
+def test_a_big_files_tool_outputs_are_packed_as_read_and_the_session_is_the_same(
+    gemini_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from smig_tui.adapters.agents.gemini import records
+    from smig_tui.adapters.stored_text import PackedText
+
+    [info], _ = _read(gemini_home)
+    whole, _ = _load(gemini_home, info)
+    monkeypatch.setattr(records, "FILE_BYTES", 0)  # every file counts as big
+    monkeypatch.setattr(records, "TEXT_CHARS", 10)  # and every output as long
+    packed, _ = _load(gemini_home, info)
+
+    def fields(session: Session) -> list[tuple[object, ...]]:
+        return [(m.id, m.role, m.kind, m.text, m.tool_name, m.call_id, m.is_error, m.usage) for m in session.messages]
+
+    assert any(isinstance(message.body, PackedText) for message in packed.messages)
+    assert not any(isinstance(message.body, PackedText) for message in whole.messages)
+    assert fields(packed) == fields(whole)
+
+
+def _as_document(home: Path) -> dict[str, object]:
+    """The recorded session as the one document older releases wrote (what `read_conversation` folds)."""
+    conversation = read_conversation(_session_file(home))
+    return {**conversation.meta, "messages": list(conversation.messages.values())}
+
+
+def _unpacked(value: object) -> object:
+    from smig_tui.adapters.stored_text import PackedText
+
+    if isinstance(value, PackedText):
+        return value.read()
+    if isinstance(value, dict):
+        return {key: _unpacked(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_unpacked(item) for item in value]
+    return value
+
+
+@pytest.mark.parametrize(
+    "layout",
+    ["pretty", "one line", "one line, no projectHash", "pretty, cut off", "one line, a line after", "pretty, CRLF"],
+)
+def test_a_big_document_is_parsed_a_message_at_a_time_into_the_same_conversation(
+    gemini_home: Path, layout: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A big session written as one document is streamed (its outputs packed as each message is parsed)
+    into the conversation the whole parse gives; one it cannot stream (damaged, more after it) is
+    parsed whole as before, with the same error."""
+    from smig_tui.adapters.agents.gemini import records
+    from smig_tui.adapters.stored_text import PackedText
+
+    document = _as_document(gemini_home)
+    if "no projectHash" in layout:
+        del document["projectHash"]
+    text = json.dumps(document, indent=2) if "pretty" in layout else json.dumps(document, ensure_ascii=False)
+    if "cut off" in layout:
+        text = text[: len(text) // 2]
+    if "a line after" in layout:
+        text += "\n" + json.dumps({"$rewindTo": "nothing"})
+    if "CRLF" in layout:
+        text = text.replace("\n", "\r\n")
+    path = gemini_home / "tmp" / "osprey-app" / "chats" / "session-2026-12-01T10-00-d0c0d0c0.json"
+    path.write_text(text + "\n", encoding="utf-8")
+
+    def parsed() -> object:
+        try:
+            conversation = read_conversation(path, pack=True)
+        except records.NotASession as error:
+            return str(error)
+        fields = [conversation.meta, conversation.messages, conversation.lines, conversation.damaged]
+        return _unpacked(fields), conversation.legacy
+
+    whole = parsed()
+    streamed: list[int] = []
+    real = records._stream_document
+    monkeypatch.setattr(records, "FILE_BYTES", 0)  # every file counts as big
+    monkeypatch.setattr(records, "TEXT_CHARS", 10)  # and every output as long
+    monkeypatch.setattr(records, "_CHUNK", 64)  # values cut by the buffer's end everywhere
+    monkeypatch.setattr(records, "_stream_document", lambda *a: streamed.append(1) or real(*a))
+    big = parsed()
+    assert big == whole and streamed == [1]
+    if layout in ("pretty", "one line", "pretty, CRLF"):
+        conversation = read_conversation(path, pack=True)
+        outputs = [
+            part["functionResponse"]["response"]["output"]
+            for message in conversation.messages.values()
+            for part in (message.get("content") if isinstance(message.get("content"), list) else [])
+            if isinstance(part, dict) and "functionResponse" in part
+        ]
+        assert outputs and all(isinstance(output, PackedText) for output in outputs)
+    if "cut off" in layout:
+        assert "cut off or damaged" in str(big)

@@ -19,6 +19,7 @@ mcp = pytest.importorskip("mcp")
 from mcp import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
+from smig_tui.core.native import shown_command  # noqa: E402
 from smig_tui.services import build_services  # noqa: E402
 
 TIMEOUT = 60
@@ -305,6 +306,13 @@ async def test_commit_then_handoff_then_recall(homes: dict[str, Path], tmp_path:
         done["resume_commands"] == [done["files"][0]["resume_command"]]
         and "claude --resume" in done["resume_commands"][0]
     )
+    native = done["files"][0]  # the command as data too: what a client starts without a shell
+    assert native["resume_argv"] == ["claude", "--resume", native["session_id"]]
+    assert shown_command(tuple(native["resume_argv"]), native["resume_cwd"]) == native["resume_command"]
+    assert native["resume_cwd"] == "/home/user/proj"
+    assert handoff["resume"] == [
+        {"agent": "claude", "session_id": native["session_id"], "argv": native["resume_argv"], "cwd": "/home/user/proj"}
+    ]
     dropped = [item for item in preview["items"] if not item["kept"]]
     assert done["dropped"] == len(dropped) and done["tokens_after"] == preview["tokens_after"]
     assert handoff["migration_id"] == done["migration_id"] == chat["migration_id"]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from search_helpers import message_line, tool_lines, write_rollout
 
-import smig_tui.adapters.search_index as search_index
+import smig_tui.adapters.search_reading as search_reading
 from smig_tui.core.redact import Redaction
 from smig_tui.services import Services, build_services
 
@@ -48,13 +48,13 @@ def test_a_worker_redacts_as_this_process_would(
         handle.write(tool_lines("env | grep KEY", f"OPENAI_API_KEY={SECRET}\n" + "osprey log line\n" * 40000, "call_1"))
         handle.write(message_line("assistant", "osprey " * 10))
     redacted_here: list[str] = []
-    in_process = search_index.redact_many
+    in_process = search_reading.redact_many
 
     def watched(texts: Sequence[str]) -> list[Redaction]:
         redacted_here.extend(texts)
         return in_process(texts)
 
-    monkeypatch.setattr(search_index, "redact_many", watched)
+    monkeypatch.setattr(search_reading, "redact_many", watched)
     here = stored(built(tmp_path / "here", monkeypatch, parallel=False))
     assert any("osprey log line" in text for text in redacted_here)
     redacted_here.clear()

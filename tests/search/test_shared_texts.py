@@ -12,6 +12,7 @@ from search.search_helpers import tool_lines, write_rollout
 from search_helpers import install_lineage
 
 import smig_tui.adapters.search_index as search_index
+import smig_tui.adapters.search_reading as search_reading
 from smig_tui.core.redact import Redaction
 from smig_tui.services import build_services
 
@@ -28,13 +29,13 @@ def test_a_forks_inherited_turns_are_redacted_and_indexed_once(
 ) -> None:
     install_lineage(isolated_homes["codex"])  # real Codex 0.171.0: a parent, its fork, the fork's fork
     redacted: list[str] = []
-    real = search_index.redact_many
+    real = search_reading.redact_many
 
     def counting(texts: Sequence[str]) -> list[Redaction]:
         redacted.extend(texts)
         return real(texts)
 
-    monkeypatch.setattr(search_index, "redact_many", counting)
+    monkeypatch.setattr(search_reading, "redact_many", counting)
     services = build_services()
     services.search_index.parallel = False
     services.refresh_search_index()

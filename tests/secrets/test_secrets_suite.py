@@ -1,28 +1,31 @@
 """The secrets suite: every kind of secret, planted everywhere a session holds text, is gone on every path out.
 
 Two real-format sessions (a Codex rollout and a Claude Code transcript, built on the checked-in
-fixture homes) hold each of the 94 kinds in user text, assistant text, tool-call arguments and tool
+fixture homes) hold each of the kinds of both corpora (`secret_corpus`, and `field_kinds`: written
+apart from the detector's patterns) in user text, assistant text, tool-call arguments and tool
 output, each a different synthetic secret. Each output path runs twice: once with the detector
 switched off, which shows which planted secrets reach that path at all (the denominator), and once
-as shipped, which must drop at least 98% of them. Ordinary code must come through unchanged: at
-most 3% of its lines altered.
+as shipped, which must drop at least 98% of them. Ordinary code and configuration must come through
+unchanged: at most 1% of at least 5,000 lines altered.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import shutil
 import stat
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from fake_llm_server import FakeLLM, llm_server_fixture  # noqa: F401 - fixture
-from secret_corpus import Planted, ordinary_code, secrets
+from field_kinds import field_secrets
+from ordinary_lines import ordinary_lines
+from secret_corpus import Planted
+from secret_scoring import KINDS, POSITIONS, Item, every_kind, every_page, score
 
-import smig_tui.core.redact as detector
 from smig_tui.adapters.storage.summary_cache import SummaryCache
 from smig_tui.adapters.summarizer import OpenAIChatBackend, Summarizer
 from smig_tui.adapters.summarizer_config import SummarizerConfig
@@ -34,7 +37,6 @@ from smig_tui.core.redact import redact
 from smig_tui.mcp.tools import SmigTools
 from smig_tui.services import Services, build_services
 
-POSITIONS = ("user", "tool-call", "tool-output", "assistant")
 BATCH = 25
 """Kinds per batch: each planted message starts `(batch-N)`, so one recall_omitted call (at most 100
 messages) can ask for one batch's four positions."""
@@ -42,29 +44,15 @@ CODEX_ID = "01a2c0de-5ec0-7e75-8a1b-2c3d4e5f6a7b"
 CLAUDE_ID = "c1a0de5e-c0de-4e75-8a1b-2c3d4e5f6a7b"
 WORKSPACE = "/home/user/vault"
 TARGET = "gpt-4o"
-MIN_CAUGHT = 0.98
-MAX_ALTERED = 0.03
+MAX_ALTERED = 0.01
 CODEX_TEMPLATE = "sessions/2026/11/21/rollout-2026-11-21T09-15-00-01a1fd63-3620-7b2c-83d4-e5f6a7b8c9d0.jsonl"
 CLAUDE_TEMPLATE = "projects/-home-user-proj/7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d.jsonl"
-
-
-@dataclass(frozen=True)
-class Item:
-    """One planted secret: which agent's session, where in it, and the secret itself."""
-
-    agent: str
-    position: str
-    planted: Planted
-
-    def shows_in(self, text: str) -> bool:
-        """Whether any fragment of the secret is in `text`, as written or JSON-escaped."""
-        return any(fragment in text or json.dumps(fragment)[1:-1] in text for fragment in self.planted.secrets)
 
 
 def _plants(agent: str) -> dict[str, list[Planted]]:
     """A different secret of every kind for each position of one agent's session."""
     base = 100 if agent == "codex" else 200
-    return {position: secrets(base + n) for n, position in enumerate(POSITIONS)}
+    return {position: every_kind(base + n) for n, position in enumerate(POSITIONS)}
 
 
 def _marked(index: int, planted: Planted) -> str:
@@ -213,38 +201,6 @@ def planted_homes(fake_home: dict[str, Path]) -> dict[str, list[Item]]:
     return items
 
 
-@contextmanager
-def detector_off(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Switch every rule of the detector off: whatever a path shows now is what reaches it."""
-    with monkeypatch.context() as patch:
-        patch.setattr(detector, "_PATTERNS", ())
-        patch.setattr(detector, "_NAME_NEEDLES", ())
-        yield
-
-
-def score(
-    name: str,
-    items: list[Item],
-    run: Callable[[], str],
-    monkeypatch: pytest.MonkeyPatch,
-    min_reaching: int = 60 * len(POSITIONS),
-) -> None:
-    """Run a path without and with redaction; at least 98% of the secrets that reach it must be gone."""
-    with detector_off(monkeypatch):
-        raw = run()
-    reaching = [item for item in items if item.shows_in(raw)]
-    assert len(reaching) >= min_reaching, f"{name}: only {len(reaching)} planted secrets reach this path"
-    assert len({item.planted.kind for item in reaching}) >= 60 or min_reaching < 60
-    out = run()
-    leaked = [item for item in reaching if item.shows_in(out)]
-    caught = 1 - len(leaked) / len(reaching)
-    print(
-        f"secrets suite: {name}: {len(reaching) - len(leaked)} of {len(reaching)} caught ({caught:.1%})"
-        + "".join(f"; missed {item.position} {item.planted.kind}" for item in leaked)
-    )
-    assert caught >= MIN_CAUGHT, f"{name}: leaked {[(i.position, i.planted.kind) for i in leaked]}"
-
-
 def _session(services: Services, session_id: str) -> Session:
     return services.load_session(services.find_session(session_id))
 
@@ -260,7 +216,7 @@ def test_exports_redact_every_kind(
     services = build_services()
     session = _session(services, session_id)
     # The memory note keeps the goal, commands and last state only: it carries what it carries.
-    least = 1 if fmt == ExportFormat.MEMORY.value else 60 * len(POSITIONS)
+    least = 1 if fmt == ExportFormat.MEMORY.value else KINDS * len(POSITIONS)
     score(
         f"export {fmt} ({agent})",
         planted_homes[agent],
@@ -456,19 +412,72 @@ def test_mcp_tools_redact_every_kind(
     )
 
 
-def every_page(call: Callable[[int], dict]) -> str:
-    """Every page of a paged MCP reply as one text; paged text is joined as it was cut, so a secret
-    split across two pages would still show."""
-    offset: int | None = 0
-    replies, text = [], []
-    while offset is not None:
-        page = call(offset)
-        for key in ("content", "text"):
-            if isinstance(page.get(key), str):
-                text.append(page.pop(key))
-        replies.append(json.dumps(page, ensure_ascii=False))
-        offset = page["next_offset"]
-    return "\n".join(replies) + "\n" + "".join(text)
+def _served(*requests: dict) -> list[dict]:
+    """Answers of `smig mcp`'s own server (the stdio protocol, in process) to a handshake and `requests`."""
+    from smig_tui.mcp.server import build_server
+
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}}
+    lines = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}]
+    lines += [{"jsonrpc": "2.0", "id": n, **request} for n, request in enumerate(requests, 1)]
+    writer = io.BytesIO()
+    build_server(build_services()).serve(
+        io.BytesIO(b"".join(json.dumps(line).encode() + b"\n" for line in lines)), writer
+    )
+    answers = [json.loads(line) for line in writer.getvalue().splitlines()]
+    return [next(answer for answer in answers if answer.get("id") == n) for n in range(1, len(requests) + 1)]
+
+
+@pytest.mark.parametrize(("agent", "session_id"), SESSIONS)
+def test_mcp_prompts_and_resources_redact_every_kind(
+    planted_homes: dict[str, list[Item]], monkeypatch: pytest.MonkeyPatch, agent: str, session_id: str
+) -> None:
+    """The handoff an agent pulls in as a prompt (`continue_from_agent`) or reads as a resource
+    (`smig://session/<id>`), and the resource listing's titles."""
+
+    def prompt() -> str:
+        [answer] = _served(
+            {
+                "method": "prompts/get",
+                "params": {"name": "continue_from_agent", "arguments": {"session": session_id, "model": TARGET}},
+            }
+        )
+        return json.dumps(answer["result"], ensure_ascii=False)
+
+    def resource() -> str:
+        [listing, read] = _served(
+            {"method": "resources/list", "params": {}},
+            {"method": "resources/read", "params": {"uri": f"smig://session/{session_id}"}},
+        )
+        return json.dumps([listing["result"], read["result"]], ensure_ascii=False)
+
+    score(f"mcp prompt continue_from_agent ({agent})", planted_homes[agent], prompt, monkeypatch)
+    score(f"mcp resource smig://session ({agent})", planted_homes[agent], resource, monkeypatch)
+
+
+@pytest.mark.parametrize(("agent", "session_id"), SESSIONS)
+def test_the_search_index_stores_every_kind_redacted(
+    planted_homes: dict[str, list[Item]], monkeypatch: pytest.MonkeyPatch, agent: str, session_id: str
+) -> None:
+    """What the search index keeps on disk (every stored text and title, and the snippets it shows):
+    a secret indexed is a secret at rest in smig's cache."""
+
+    def run() -> str:
+        services = build_services()
+        shutil.rmtree(services.search_index.folder, ignore_errors=True)  # a fresh index, as a first run builds it
+        services.refresh_search_index()
+        index = services.search_index
+        with index._guard:
+            conn = index._connection()
+            stored = [
+                index._text(conn, block, start, length)
+                for block, start, length in conn.execute("SELECT block, start, length FROM texts")
+            ]
+            titles = [title for (title,) in conn.execute("SELECT title FROM files") if title]
+        index.close()
+        hits = services.search("batch", limit=50)
+        return "\n".join(stored + titles + [hit.snippet for hit in hits])
+
+    score(f"search index ({agent})", planted_homes[agent], run, monkeypatch)
 
 
 def test_mcp_migrate_session_redacts_every_kind(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -507,7 +516,7 @@ def test_mcp_migrate_session_redacts_every_kind(monkeypatch: pytest.MonkeyPatch)
 def first_prompt_sessions(fake_home: dict[str, Path]) -> list[tuple[str, Item]]:
     """One small Claude session per kind whose first prompt holds the secret, then a short exchange."""
     made = []
-    for i, planted in enumerate(secrets(300)):
+    for i, planted in enumerate(every_kind(300)):
         session_id = f"5ec0{i:04x}-0000-4000-8000-0000000000{i % 100:02d}"
         # A second prompt follows: the newest prompt is always kept, so the first one is what a plan drops.
         short = {
@@ -539,38 +548,52 @@ def test_titles_and_the_placeholders_first_prompt_are_redacted(
         items,
         lambda: every_page(lambda offset: tools.list_sessions(limit=500, offset=offset, max_chars=40_000)),
         monkeypatch,
-        60,
+        KINDS,
     )
     # The placeholder quotes the first 200 characters: secrets planted further in never reach it.
     score("mcp preview_migration placeholder (first prompt)", items, previews, monkeypatch, 45)
 
 
 def test_memory_sync_redacts_every_kind(memory_home: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
-    plants = secrets(400)
+    plants = every_kind(400)
     items = [Item("memory", "memory file", planted) for planted in plants]
     note = memory_home["home_project"] / "memory" / "user_editor.md"
-    body = "\n\n".join(f"- {planted.text}" for planted in plants)
-    note.write_text(note.read_text() + "\n## Credentials I was given\n\n" + body + "\n")
+    original = note.read_text()
     services = build_services()
+    share = 60
+    """Kinds per note: a bundle over the receiver's budget lists its files instead of their text."""
+
+    def plant(chunk: list[Planted]) -> None:
+        body = "\n\n".join(f"- {planted.text}" for planted in chunk)
+        note.write_text(original + "\n## Credentials I was given\n\n" + body + "\n")
 
     def run() -> str:
-        return "\n".join(write.after for write in services.memory_plan().writes)
+        written = []
+        for start in range(0, len(plants), share):
+            plant(plants[start : start + share])
+            written += [write.after for write in services.memory_plan().writes]
+        return "\n".join(written)
 
-    score("memory sync", items, run, monkeypatch, 60)
-    result = services.memory_apply(services.memory_plan())
-    on_disk = "\n".join(Path(write.path).read_text() for write in result.written)
-    assert result.written and not [item for item in items if item.shows_in(on_disk)]
+    score("memory sync", items, run, monkeypatch, KINDS)
+    on_disk = []
+    for start in range(0, len(plants), share):
+        plant(plants[start : start + share])
+        result = services.memory_apply(services.memory_plan())
+        assert result.written
+        on_disk += [Path(write.path).read_text() for write in result.written]
+    assert not [item for item in items if item.shows_in("\n".join(on_disk))]
 
 
-def test_ordinary_code_comes_through_unchanged() -> None:
-    lines = ordinary_code()
-    assert len(lines) >= 300
+def test_ordinary_code_and_configuration_come_through_unchanged() -> None:
+    lines = ordinary_lines()
+    assert len(lines) >= 5_000
     for form, wrap in (("plain", lambda line: line), ("json", lambda line: json.dumps({"cmd": line}))):
         altered = [line for line in lines if redact(wrap(line)).text != wrap(line)]
         share = len(altered) / len(lines)
-        print(f"secrets suite: ordinary code ({form}): {len(altered)} of {len(lines)} lines altered ({share:.1%})")
+        print(f"secrets suite: ordinary lines ({form}): {len(altered)} of {len(lines)} altered ({share:.2%})")
         assert share <= MAX_ALTERED, altered
 
 
-def test_corpus_has_at_least_sixty_kinds() -> None:
-    assert len({planted.kind for planted in secrets()}) >= 60
+def test_the_corpora_have_at_least_150_kinds() -> None:
+    assert len({planted.kind for planted in field_secrets()}) >= KINDS  # the independent corpus alone
+    assert len({planted.kind for planted in every_kind(13)}) >= KINDS + 94

@@ -172,7 +172,7 @@ async def test_filter_enter_opens_the_first_match_and_counts_follow(make_app) ->
         assert tree.has_focus and tree.cursor_node.data == wanted
 
         await pilot.press("slash", *"zzz-nothing")
-        app.screen.apply_filter()
+        app.screen.sources.apply_filter()
         await settle(pilot)
         assert "No session matches" in str(progress.render()) and "zzz-nothing" in str(progress.render())
         await pilot.press("escape")
@@ -256,6 +256,8 @@ async def test_export_onto_an_existing_file_asks_before_replacing(sized, tmp_pat
         await settle(pilot)
         assert app.screen.query_one("#confirm").region.bottom <= 24
         app.screen.query_one("#export-path").value = str(target)
+        await settle(pilot)  # a path longer than the field is shown whole below it: the buttons move down
+        assert app.screen.query_one("#confirm").region.bottom <= 24
         await pilot.click("#confirm")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmModal) and str(target) in str(app.screen.query_one("#question").render())
@@ -353,7 +355,7 @@ async def test_a_big_session_clears_old_rows_shows_progress_and_escape_cancels(
     monkeypatch.setattr(Services, "load_session", gated)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = app.screen
-        screen.progress_from_bytes, screen.progress_seconds = 1, 0.0
+        screen.loader.progress_from_bytes, screen.loader.progress_seconds = 1, 0.0
         await settle(pilot)
         await open_session(pilot, lambda i: i.path == small_info.path)
         table = screen.query_one(PreviewTabs).table(Strategy.TRUNCATE)

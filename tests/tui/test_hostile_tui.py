@@ -27,13 +27,14 @@ async def test_a_nested_line_and_a_fifo_leave_the_scan_finished_with_one_notice(
         assert progress.split()[1:3] == ["of", progress.split()[2]] and "sessions" in progress
         notices = [n.message for n in app._notifications if n.severity == "warning"]
         assert notices == [
-            f"1 unreadable lines or files skipped; first: {fifo}: named like a session but it "
-            "is a FIFO (named pipe); skipped"
+            f"1 unreadable line or file skipped; first: {fifo}: named like a session but it "
+            "is a FIFO (named pipe); skipped. A skipped file is reported once until it changes; "
+            "smig doctor lists them all."
         ]
         info = await open_session(pilot, lambda i: i.id.startswith("5f0c2a9e"))  # an undamaged fixture
         lines = len(Path(info.path).read_text(encoding="utf-8").splitlines())
         last = [n.message for n in app._notifications][-1]
-        assert last == f"1 lines skipped; first: {info.path}:{lines}: JSON nested too deeply to read; line skipped"
+        assert last == f"1 line skipped; first: {info.path}:{lines}: JSON nested too deeply to read; line skipped"
         assert app.is_running
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from conftest import settle, tree_of
 
-from smig_tui.tui.screens.browse import BrowseScreen
 from smig_tui.tui.widgets import source_tree
+from smig_tui.tui.widgets.sources_panel import SourcesPanel
 
 
 def a_word(tree) -> str:
@@ -20,7 +20,7 @@ def a_word(tree) -> str:
 
 
 async def test_typing_waits_for_a_pause_and_enter_applies_at_once(make_app, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(BrowseScreen, "filter_delay", 3600.0)
+    monkeypatch.setattr(SourcesPanel, "filter_delay", 3600.0)
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
@@ -29,18 +29,18 @@ async def test_typing_waits_for_a_pause_and_enter_applies_at_once(make_app, monk
         word = a_word(tree)
         await pilot.press("slash", *word)
         assert tree.visible_sessions() == everything, "no rebuild while the user is still typing"
-        assert app.screen._filter_timer is not None
+        assert app.screen.sources._filter_timer is not None
         await pilot.press("enter")
         shown = tree.visible_sessions()
         assert shown and len(shown) < len(everything)
-        assert app.screen._filter_timer is None, "Enter cancels the pending wait"
+        assert app.screen.sources._filter_timer is None, "Enter cancels the pending wait"
         assert tree.has_focus
 
 
 async def test_zero_delay_filters_per_keystroke_and_escape_clears_at_once(
     make_app, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(BrowseScreen, "filter_delay", 0.0)
+    monkeypatch.setattr(SourcesPanel, "filter_delay", 0.0)
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)

@@ -331,3 +331,18 @@ def test_snapshot_memory_sync_at_80x24(snap_compare, memory_home) -> None:
         await quiet(pilot)
 
     assert snap_compare(SmigApp(services=build_services(), here=HERE), terminal_size=(80, 24), run_before=sync)
+
+
+@pytest.mark.usefixtures("estimated_counts")
+def test_snapshot_branch_scope_at_80x24(snap_compare, make_app, monkeypatch) -> None:
+    """`b`: this folder's sessions on its branch, and the count line that says so."""
+    from smig_tui.tui.widgets import sources_panel
+
+    monkeypatch.setattr(sources_panel, "current_branch", lambda folder: "main")
+
+    async def branch(pilot) -> None:
+        await settle(pilot)
+        await pilot.press("b")
+        await quiet(pilot)
+
+    assert snap_compare(make_app(), terminal_size=(80, 24), run_before=branch)

@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from smig_tui.adapters.stored_text import PackedText
 from smig_tui.core.models import Kind, Message, Role, Usage
 
 HARNESS_PREFIXES = ("<session_context>", "<hook_context>")
@@ -39,7 +40,7 @@ class Converted:
         suffix: str,
         role: Role,
         kind: Kind,
-        text: str,
+        text: str | PackedText,
         line: int | None,
         stamp: str | None,
         **extra: Any,
@@ -127,8 +128,8 @@ def add_result(
     out.answered.add(call_id)
     body = response.get("response")
     error = False
-    if isinstance(body, dict) and isinstance(body.get("output"), str):
-        text = body["output"]
+    if isinstance(body, dict) and isinstance(body.get("output"), str | PackedText):
+        text = body["output"]  # a long output a big file's reader packed (Gemini's `records.pack_outputs`) is the body
     elif isinstance(body, dict) and isinstance(body.get("error"), str):
         text, error = body["error"], True
     else:

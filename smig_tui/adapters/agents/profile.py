@@ -120,6 +120,8 @@ class AgentProfile:
     resume_argv: Callable[[str], tuple[str, ...]] | None = None
     """Its client's command line that continues one of its sessions, by id (run in the session's folder):
     what the writer records for `--continue` and the printed resume command."""
+    program: str | None = None
+    """Its client's executable, as `--continue` starts it (`claude`); None when it has no client to start."""
     import_command: str = ""
     """The agent's own command that takes in the file its writer lays out (an import document), if any."""
     client_words: tuple[str, ...] = ()

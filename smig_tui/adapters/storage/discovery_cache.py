@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import asdict, fields
 from pathlib import Path
@@ -18,9 +19,11 @@ from typing import Any
 from smig_tui import __version__
 from smig_tui.adapters.fs import atomic_write
 from smig_tui.core.models import Agent, SessionInfo
+from smig_tui.core.redact_version import DETECTOR_VERSION
 
 VERSION = f"2:{__version__}"
-"""Bumped with smig itself, so a newer reader never trusts an older one's findings (2: titles are redacted)."""
+"""Bumped with smig itself, so a newer reader never trusts an older one's findings (2: titles are redacted).
+The detector's own fingerprint is kept beside it (`_version`): titles redacted by other rules are redacted again."""
 _FIELDS = frozenset(field.name for field in fields(SessionInfo))
 
 
@@ -57,7 +60,7 @@ class DiscoveryCache:
         if not self._changed and self._seen.keys() == self._rows().keys():
             return
         try:
-            atomic_write(self.path, json.dumps({"v": VERSION, "files": self._seen}, separators=(",", ":")))
+            atomic_write(self.path, json.dumps({"v": _version(), "files": self._seen}, separators=(",", ":")))
         except OSError:
             return
         self._old, self._changed = dict(self._seen), False
@@ -69,9 +72,33 @@ class DiscoveryCache:
                 data = json.loads(self.path.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 data = None
-            ok = isinstance(data, dict) and data.get("v") == VERSION and isinstance(data.get("files"), dict)
+            ok = isinstance(data, dict) and data.get("v") == _version() and isinstance(data.get("files"), dict)
             self._old = data["files"] if ok else {}
         return self._old
+
+
+def cached_ids(path: Path) -> list[str] | None:
+    """The session ids of the listing cached at `path`, without checking the files: None when there is no
+    cache of this version (the listing that would write one has not run)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("v") != _version() or not isinstance(data.get("files"), dict):
+        return None
+    rows = data["files"].values()
+    return [str(row["info"]["id"]) for row in rows if isinstance(row, dict) and isinstance(row.get("info"), dict)]
+
+
+def _version() -> str:
+    """The cache's version: smig's and its secret detector's.
+
+    A warm listing never loads the detector, so it takes the shipped fingerprint (equal to the rules'
+    own, a test holds it); once the detector is loaded its live fingerprint counts, so rules changed
+    in this process (tests switch them off) never reuse titles redacted by others."""
+    detector = sys.modules.get("smig_tui.core.redact")
+    fingerprint = detector.detector_version() if detector is not None else DETECTOR_VERSION
+    return f"{VERSION}:{fingerprint}"
 
 
 def _decode(data: Any) -> SessionInfo | None:

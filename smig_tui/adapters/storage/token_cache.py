@@ -29,7 +29,6 @@ from typing import Any
 from smig_tui.adapters.fs import atomic_write, file_lock
 from smig_tui.core.errors import LockedError
 from smig_tui.core.models import Message, Session, SessionInfo
-from smig_tui.core.plans import migratable_tokens
 from smig_tui.core.ports import TokenCounter
 from smig_tui.core.tokens import framed, is_sent, render_for_count
 
@@ -117,7 +116,7 @@ class TokenCache:
         counts = [fresh[i] if i in fresh else memo[h] for i, h in enumerate(hashes)]
         status = "miss" if entry is None else self._change_kind(path, entry, size)
         self._write(path, counter.name, size, mtime_ns, ids, hashes, counts)
-        self._update_index(path, counter.name, size, mtime_ns, len(messages), migratable_tokens(session, counts))
+        self._update_index(path, counter.name, size, mtime_ns, len(messages), _migratable(session, counts))
         return CountResult(counts, status, len(missing))
 
     def known(self, session: Session, counter: TokenCounter) -> Known:
@@ -152,7 +151,7 @@ class TokenCache:
         self._write(path, counter.name, size, mtime_ns, ids, hashes, known.counts)
         if None not in known.counts:
             counts = [n for n in known.counts if n is not None]
-            self._update_index(path, counter.name, size, mtime_ns, len(counts), migratable_tokens(session, counts))
+            self._update_index(path, counter.name, size, mtime_ns, len(counts), _migratable(session, counts))
 
     def cached_stats(self, info: SessionInfo, encoding: str = "o200k_base") -> tuple[int, int] | None:
         """Return (message count, migratable tokens) for a session counted before, if still current."""
@@ -269,3 +268,10 @@ def _load_json(path: Path) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return value if isinstance(value, dict) else None
+
+
+def _migratable(session: Session, counts: Sequence[int]) -> int:
+    """`plans.migratable_tokens`, imported when counts are stored: a listing only reads them."""
+    from smig_tui.core.plans import migratable_tokens
+
+    return migratable_tokens(session, counts)

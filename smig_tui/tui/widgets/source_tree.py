@@ -152,6 +152,8 @@ class SourceTree(Tree[SessionInfo | None]):
         """Sub-agent, review and exec sessions are listed only when this is on."""
         self.here_only = False
         """Only sessions of the folder smig was started in (or below it) are listed."""
+        self.branch_only: str | None = None
+        """When set, only sessions of that folder last on this git branch are listed."""
         self._folders: dict[int, Group] = {}
         """Each folder node's group (by node id), so its label can fit the tree's width when drawn."""
         self._agent_nodes: dict[Agent, TreeNode[SessionInfo | None]] = {}
@@ -173,7 +175,7 @@ class SourceTree(Tree[SessionInfo | None]):
 
     def visible_sessions(self) -> list[SessionInfo]:
         """The sessions the filter and the sub-agent toggle let through (worked out once per change)."""
-        key = (len(self._sessions), tuple(self._terms), self.show_subagents, self.here_only)
+        key = (len(self._sessions), tuple(self._terms), self.show_subagents, self.here_only, self.branch_only)
         if self._visible is None or self._visible[0] != key:
             self._visible = (key, self._matching())
         return self._visible[1]
@@ -183,8 +185,10 @@ class SourceTree(Tree[SessionInfo | None]):
         shown = (
             list(self._sessions) if self.show_subagents else [info for info in self._sessions if not info.is_subagent]
         )
-        if self.here_only:
+        if self.here_only or self.branch_only:
             shown = [info for info in shown if is_here(info.cwd, self._here, self._broad)]
+        if self.branch_only:
+            shown = [info for info in shown if info.git_branch == self.branch_only]
         for term in self._terms:
             shown = [info for info in shown if term in self._haystack_of(info)]
         return shown
@@ -198,7 +202,9 @@ class SourceTree(Tree[SessionInfo | None]):
     def _shows(self, info: SessionInfo) -> bool:
         if info.is_subagent and not self.show_subagents:
             return False
-        if self.here_only and not is_here(info.cwd, self._here, self._broad):
+        if (self.here_only or self.branch_only) and not is_here(info.cwd, self._here, self._broad):
+            return False
+        if self.branch_only and info.git_branch != self.branch_only:
             return False
         haystack = self._haystack_of(info) if self._terms else ""
         return all(term in haystack for term in self._terms)
@@ -411,6 +417,11 @@ class SourceTree(Tree[SessionInfo | None]):
         self.here_only = not self.here_only
         self.rebuild()
         return self.here_only
+
+    def show_branch(self, branch: str | None) -> None:
+        """List only this folder's sessions last on `branch` (None: drop that scope)."""
+        self.branch_only = branch
+        self.rebuild()
 
     def rebuild(self, best: bool = False) -> None:
         """Redraw the tree, keeping the highlighted session where it still shows (`best`: moving to

@@ -75,6 +75,7 @@ PROFILE = AgentProfile(
     source=_source,
     writer=_writer,
     home_variables=(HOME_VARIABLE,),
+    program="claude",
     sessions_folder=_projects,
     memory=_memory,
     resume_argv=_resume_argv,

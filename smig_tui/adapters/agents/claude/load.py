@@ -26,11 +26,11 @@ from smig_tui.adapters.agents.claude.scan import (
 from smig_tui.adapters.agents.claude.split import QUEUED, TAIL_SHARE, read_split
 from smig_tui.adapters.agents.claude.titles import TitleFacts, prompt_from_text
 from smig_tui.adapters.agents.claude.tree import Node, PreservedSegment, Tree, in_model_order
+from smig_tui.adapters.gc_pause import no_cyclic_gc
 from smig_tui.adapters.jsonl import SHAPE_ERRORS, iter_lines, parse_line, shape_warning
 from smig_tui.adapters.split_read import KINDS, ROLES, split_offset
 from smig_tui.adapters.stored_text import LineText, TextStore
 from smig_tui.core.errors import SessionReadError
-from smig_tui.core.gc_pause import no_cyclic_gc
 from smig_tui.core.models import Kind, Message, ReadWarning, Role, Session, SessionInfo, Usage, new_message
 from smig_tui.core.ports import WarningSink
 

@@ -15,10 +15,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from smig_tui.adapters.agents.claude.appended import point_after_load, read_appended
 from smig_tui.adapters.agents.claude.blocks import SYNTHETIC_MODEL, usage_from
 from smig_tui.adapters.agents.claude.home import ClaudeHome
-from smig_tui.adapters.agents.claude.load import load_session
 from smig_tui.adapters.agents.claude.scan import (
     LINK_ONLY_TYPES,
     SKIPPED_TYPES,
@@ -29,10 +27,10 @@ from smig_tui.adapters.agents.claude.scan import (
 from smig_tui.adapters.agents.claude.titles import TitleFacts, prompt_of
 from smig_tui.adapters.fs import not_a_session_file
 from smig_tui.adapters.jsonl import parse_line
-from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
-from smig_tui.core.migration import later, written_at
+from smig_tui.adapters.storage.discovery_cache import DiscoveryCache, cached_ids
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import NAMED_AT_MOST, Appended, ResumePoint, WarningSink
+from smig_tui.core.timeline import later, written_at
 
 HEAD_BYTES = 64 * 1024
 HEAD_RETRY_BYTES = 1024 * 1024
@@ -64,6 +62,8 @@ class _Facts:
     updated: str | None = None
     version: str | None = None
     origin: str | None = None
+    branch: str | None = None
+    """The latest `gitBranch` (Claude Code writes "" outside a repository)."""
     session_id: str | None = None
     model: str | None = None
     context_tokens: int | None = None
@@ -104,6 +104,10 @@ class ClaudeSource:
     def agent(self) -> Agent:
         """Claude Code."""
         return Agent("claude")
+
+    def cached_ids(self) -> list[str] | None:
+        """The ids its last listing found, from the listing cache (no folder read); None without one."""
+        return cached_ids(self._listing_cache) if self._listing_cache else None
 
     def discover(self, warn: WarningSink) -> Iterator[SessionInfo]:
         """Yield every transcript, newest file first, reading only a head and a tail of each."""
@@ -164,16 +168,22 @@ class ClaudeSource:
 
     def load(self, info: SessionInfo, warn: WarningSink) -> Session:
         """Read one transcript in full, streaming it."""
+        from smig_tui.adapters.agents.claude.load import load_session  # not on every listing's path
+
         return load_session(info, warn)
 
     def resume_point(self, session: Session) -> ResumePoint | None:
         """Where the search index may read this transcript on from after a full load."""
+        from smig_tui.adapters.agents.claude.appended import point_after_load
+
         return point_after_load(session)
 
     def read_appended(
         self, info: SessionInfo, point: ResumePoint, first_position: int, warn: WarningSink
     ) -> Appended | None:
         """The messages of the lines the transcript gained after `point` (see `appended.read_appended`)."""
+        from smig_tui.adapters.agents.claude.appended import read_appended
+
         return read_appended(info, point, first_position, warn)
 
 
@@ -354,6 +364,7 @@ def _info(candidate: _Candidate, facts: _Facts) -> SessionInfo:
         context_tokens=facts.context_tokens,
         project=candidate.project,
         root_record=facts.root_record,
+        git_branch=facts.branch,
     )
 
 
@@ -436,6 +447,8 @@ def _envelope(data: dict[str, Any], facts: _Facts, head: bool) -> None:
         facts.version = data["version"]
     if isinstance(data.get("entrypoint"), str) and (not head or facts.origin is None):
         facts.origin = data["entrypoint"]
+    if isinstance(data.get("gitBranch"), str) and data["gitBranch"] and (not head or facts.branch is None):
+        facts.branch = data["gitBranch"]
 
 
 def _read_tail(handle: BinaryIO, size: int, facts: _Facts, subagent: bool) -> bytes:

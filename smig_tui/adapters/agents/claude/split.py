@@ -16,10 +16,11 @@ from typing import Any, Protocol
 
 from smig_tui.adapters.agents.claude.blocks import convert_record
 from smig_tui.adapters.agents.claude.scan import LINK_ONLY_TYPES, SKIPPED_TYPES, first_type, links, own_timestamp
+from smig_tui.adapters.gc_pause import no_cyclic_gc
 from smig_tui.adapters.jsonl import SHAPE_ERRORS, iter_lines, parse_line
-from smig_tui.adapters.split_read import KIND_INDEX, ROLE_INDEX, Aside, Events, Resume, replay_parts
+from smig_tui.adapters.split_read import KIND_INDEX, ROLE_INDEX, Events, Resume, replay_parts
 from smig_tui.adapters.stored_text import HEAD_CHARS, TEXT_CHARS, TextStore
-from smig_tui.core.gc_pause import no_cyclic_gc
+from smig_tui.adapters.workers import Aside
 from smig_tui.core.models import Message, ReadWarning, SessionInfo, Usage
 
 QUEUED = b'"queued_command"'

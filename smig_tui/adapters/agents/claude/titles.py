@@ -8,8 +8,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from smig_tui.adapters.agents.claude.blocks import is_injected_text
-from smig_tui.core.redact import redact
-from smig_tui.core.words import one_line as text_line
 
 TITLE_WIDTH = 120
 _COMMAND_NAME = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
@@ -18,7 +16,9 @@ _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 
 def one_line(text: str, width: int = TITLE_WIDTH) -> str:
     """Collapse whitespace and cut to `width` characters, secrets redacted first so no cut leaves half of one."""
-    return text_line(redact(text[: 30 * width]).text, width)
+    from smig_tui.core.redact import redacted_line  # compiled when a title is made, not on every warm listing
+
+    return redacted_line(text, width) or ""
 
 
 def prompt_of(data: dict[str, Any]) -> str | None:

@@ -74,6 +74,7 @@ PROFILE = AgentProfile(
     source=_source,
     writer=_writer,
     home_variables=(HOME_VARIABLE,),
+    program="codex",
     sessions_folder=_sessions,
     memory=_memory,
     resume_argv=_resume_argv,

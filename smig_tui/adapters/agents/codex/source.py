@@ -15,12 +15,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from smig_tui.adapters.agents.codex.appended import read_appended
 from smig_tui.adapters.agents.codex.home import CodexHome
 from smig_tui.adapters.agents.codex.lineage import Part, lineage, part_ids
-from smig_tui.adapters.agents.codex.load import RolloutLoader, feed_lines
 from smig_tui.adapters.agents.codex.scan import (
     Head,
     Tail,
@@ -34,19 +32,17 @@ from smig_tui.adapters.agents.codex.scan import (
     thread_id_of,
     walk_rollouts,
 )
-from smig_tui.adapters.agents.codex.split import feed_split
-from smig_tui.adapters.append_resume import resume_point
+from smig_tui.adapters.gc_pause import no_cyclic_gc
 from smig_tui.adapters.jsonl import iter_lines
-from smig_tui.adapters.split_read import split_offset
-from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
+from smig_tui.adapters.storage.discovery_cache import DiscoveryCache, cached_ids
 from smig_tui.adapters.zstd_files import DAMAGED, is_compressed
 from smig_tui.core.errors import SessionReadError
-from smig_tui.core.gc_pause import no_cyclic_gc
-from smig_tui.core.migration import later, written_at
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import NAMED_AT_MOST, Appended, ResumePoint, WarningSink
-from smig_tui.core.redact import redact
-from smig_tui.core.words import one_line
+from smig_tui.core.timeline import later, written_at
+
+if TYPE_CHECKING:  # the reading code is imported when a rollout is read, not on every listing
+    from smig_tui.adapters.agents.codex.load import RolloutLoader
 
 TITLE_MAX = 120
 INTERACTIVE_SOURCES = frozenset({"cli", "vscode", "unknown"})
@@ -73,6 +69,10 @@ class CodexSource:
     def agent(self) -> Agent:
         """The agent this source reads."""
         return Agent("codex")
+
+    def cached_ids(self) -> list[str] | None:
+        """The ids its last listing found, from the listing cache (no folder read); None without one."""
+        return cached_ids(self._listing_cache) if self._listing_cache else None
 
     def discover(self, warn: WarningSink) -> Iterator[SessionInfo]:
         """Yield every readable rollout, newest first, from heads and tails only."""
@@ -162,6 +162,8 @@ class CodexSource:
 
     def _load(self, info: SessionInfo, warn: WarningSink, keep_compacted: bool) -> Session:
         """Read a thread in full (see `load`)."""
+        from smig_tui.adapters.agents.codex.load import RolloutLoader
+
         warnings: list[ReadWarning] = []
 
         def sink(warning: ReadWarning) -> None:
@@ -190,12 +192,16 @@ class CodexSource:
 
     def resume_point(self, session: Session) -> ResumePoint | None:
         """Where the search index may read this rollout on from after a full load (None: compressed)."""
+        from smig_tui.adapters.append_resume import resume_point
+
         return None if is_compressed(session.info.path) else resume_point(session.info)
 
     def read_appended(
         self, info: SessionInfo, point: ResumePoint, first_position: int, warn: WarningSink
     ) -> Appended | None:
         """The messages of the lines the rollout gained after `point` (see `appended.read_appended`)."""
+        from smig_tui.adapters.agents.codex.appended import read_appended
+
         return read_appended(info.path, point, first_position, warn)
 
     def _threads(self, warn: WarningSink) -> dict[str, ThreadRow]:
@@ -256,6 +262,10 @@ def _feed(loader: RolloutLoader, part: Part, prefix: str, warn: WarningSink) -> 
 
     A damaged compressed file keeps what was read before the damage, with a warning.
     """
+    from smig_tui.adapters.agents.codex.load import feed_lines
+    from smig_tui.adapters.agents.codex.split import feed_split
+    from smig_tui.adapters.split_read import split_offset
+
     loader.begin_file(part.path, prefix)
     whole = part.end_byte is None and part.end_ordinal is None and not is_compressed(part.path)
     split = split_offset(part.path, os.stat(part.path).st_size) if whole else None
@@ -293,7 +303,15 @@ def _info(path: str, head: Head, tail: Tail, size: int, mtime: float) -> Session
         context_tokens=context if isinstance(context, int) and context > 0 else None,
         context_window=tail.window,
         project=cwd,
+        git_branch=_branch(meta),
     )
+
+
+def _branch(meta: dict[str, Any]) -> str | None:
+    """The branch `session_meta.git` records (Codex writes it when the folder is a git repository)."""
+    git = meta.get("git")
+    branch = git.get("branch") if isinstance(git, dict) else None
+    return branch if isinstance(branch, str) and branch else None
 
 
 def _smig_migration(meta: dict[str, Any]) -> object:
@@ -332,16 +350,18 @@ def _with_title(info: SessionInfo, name: str | None, row: ThreadRow | None) -> S
     if not title and row:
         title = _one_line(row.first_user_message)
     model = info.model or (row.model if row else None)
+    if (title or None) == info.title and model == info.model:
+        return info  # the usual case: no name, no database row; `replace` costs more than the lookup
     return replace(info, title=title or None, model=model)
 
 
-TITLE_HEAD = 4_000
-"""How much of a long first prompt is redacted to make its title (the title keeps far less)."""
-
-
 def _one_line(text: str | None) -> str | None:
-    """Collapse whitespace and cut to the title length, secrets redacted first so no cut leaves half of one."""
-    return (one_line(redact(text[:TITLE_HEAD]).text, TITLE_MAX) or None) if text else None
+    """A title: one line, secrets redacted before it is cut."""
+    if not text:
+        return None
+    from smig_tui.core.redact import redacted_line  # only for a thread the user named: not on every listing's path
+
+    return redacted_line(text, TITLE_MAX)
 
 
 def iso_from_mtime(mtime: float) -> str:

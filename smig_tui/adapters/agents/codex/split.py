@@ -16,10 +16,11 @@ from typing import Any
 from smig_tui.adapters.agents.codex.items import RESULT_TYPES, convert, cwd_from_environment
 from smig_tui.adapters.agents.codex.load import Draft, RolloutLoader, feed_lines
 from smig_tui.adapters.agents.codex.scan import iso_or_none
+from smig_tui.adapters.gc_pause import no_cyclic_gc
 from smig_tui.adapters.jsonl import SHAPE_ERRORS, Record, iter_lines, parse_line, shape_warning
-from smig_tui.adapters.split_read import KIND_INDEX, ROLE_INDEX, Aside, Events, Resume, replay_parts
+from smig_tui.adapters.split_read import KIND_INDEX, ROLE_INDEX, Events, Resume, replay_parts
 from smig_tui.adapters.stored_text import HEAD_CHARS, TEXT_CHARS
-from smig_tui.core.gc_pause import no_cyclic_gc
+from smig_tui.adapters.workers import Aside
 from smig_tui.core.models import ReadWarning
 from smig_tui.core.ports import WarningSink
 

@@ -36,6 +36,7 @@ from smig_tui.adapters.agents.codex.thread_index import (
     state_databases,
 )
 from smig_tui.adapters.agents.writer_base import PlainFileWriter
+from smig_tui.core.encoding import utf8
 from smig_tui.core.errors import SmigError
 from smig_tui.core.handoff import to_turns
 from smig_tui.core.models import Agent, Message, Role, Session
@@ -390,7 +391,7 @@ def append_session_index(home: CodexHome, line: str) -> None:
         info = os.fstat(descriptor)
         if not stat.S_ISREG(info.st_mode):
             raise SmigError(f"{path} is not a regular file, so smig did not add the thread's name to it.")
-        data = line.encode("utf-8")
+        data = utf8(line)
         if info.st_size and not _ends_with_newline(path):
             data = b"\n" + data
         os.write(descriptor, data)

@@ -75,6 +75,7 @@ PROFILE = AgentProfile(
     memory=_memory,
     resume_argv=_resume_argv,
     home_variables=(HOME_VARIABLE,),
+    program="gemini",
     sessions_folder=_tmp,
     # `gemini -p "hello there" -m gemini-2.5-pro` against the fake Gemini API of
     # tests/e2e/fake_gemini_server.py (GOOGLE_GEMINI_BASE_URL) from a fresh home, counted by o200k_base

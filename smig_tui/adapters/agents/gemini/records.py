@@ -12,9 +12,12 @@ The rules follow the client's own `loadConversationRecord`, so smig sees the con
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from smig_tui.adapters.stored_text import FILE_BYTES, TEXT_CHARS, PackedText, TextPacker
 
 
 @dataclass
@@ -41,26 +44,39 @@ class NotASession(ValueError):
     """The file is neither a JSON-lines session nor a whole session document."""
 
 
-def read_conversation(path: Path) -> ConversationFile:
-    """Parse a session file, tolerating damaged lines; raise NotASession when nothing is usable."""
-    raw = path.read_bytes()
-    parsed = _parse_lines(raw)
+def read_conversation(path: Path, pack: bool = False) -> ConversationFile:
+    """Parse a session file, tolerating damaged lines; raise NotASession when nothing is usable.
+
+    Lines are read one at a time: the whole file as bytes and then as a list of lines held 1 GB of a
+    500 MB session before a record was parsed. With `pack`, a big file's long tool outputs are packed
+    as they are read (`pack_outputs`): a reader must hold every record until the last line, since a
+    later one may replace or rewind it, and the client records each output twice.
+    """
+    packer = TextPacker() if pack and path.stat().st_size >= FILE_BYTES else None
+    if packer is not None and _starts_as_document(path):
+        streamed = _stream_document(path, packer)
+        if streamed is not None:
+            return streamed
+    with path.open("rb") as handle:
+        parsed = _parse_lines(handle, packer)
     if parsed.session_id and isinstance(parsed.meta.get("projectHash"), str):
         return parsed
-    return _parse_document(raw, parsed)
+    return _parse_document(path.read_bytes(), parsed)
 
 
-def _parse_lines(raw: bytes) -> ConversationFile:
+def _parse_lines(lines: Iterable[bytes], packer: TextPacker | None = None) -> ConversationFile:
     conversation = ConversationFile()
-    for number, line in enumerate(raw.split(b"\n"), start=1):
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             record = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # damaged or nested too deeply
             conversation.damaged.append(number)
             continue
         if isinstance(record, dict):
+            if packer is not None:
+                pack_outputs(record, packer)
             _apply(conversation, record, number)
         else:
             conversation.damaged.append(number)
@@ -104,6 +120,10 @@ def _parse_document(raw: bytes, lines: ConversationFile) -> ConversationFile:
     """A legacy `.json` session: one document with `sessionId` and `messages`."""
     try:
         document = json.loads(raw)
+    except RecursionError:
+        if lines.session_id:
+            return lines
+        raise NotASession("not a readable Gemini CLI session (its JSON is nested too deeply)") from None
     except ValueError as error:
         if lines.session_id:  # JSON lines with a metadata line that lacks projectHash: keep what there is
             return lines
@@ -116,3 +136,157 @@ def _parse_document(raw: bytes, lines: ConversationFile) -> ConversationFile:
     if isinstance(document.get("messages"), list):
         _add_all(conversation, document["messages"], 1)
     return conversation
+
+
+def _starts_as_document(path: Path) -> bool:
+    """Whether the file starts as one JSON document: pretty-printed (its first line a lone brace), or on
+    a first line longer than a megabyte (a metadata line is short) or that is the whole file."""
+    with path.open("rb") as handle:
+        head = handle.readline(_CHUNK)
+    return head.strip() == b"{" or not head.endswith(b"\n")
+
+
+def _stream_document(path: Path, packer: TextPacker) -> ConversationFile | None:
+    """A big session written as one document, parsed a message at a time with its long outputs packed as
+    each is parsed (whole, the file, its text and its records held 1.6 GB of a 500 MB session); the very
+    conversation the whole parse gives. None when it is not one well-formed document (damaged, or lines
+    after it): the caller then parses it as before, which words what is wrong."""
+    try:
+        with path.open("r", encoding="utf-8", errors="surrogatepass", newline="") as handle:
+            stream = _Stream(handle)
+            document = stream.document(packer)
+    except (ValueError, OSError):
+        return None
+    if not stream.newline_inside:  # one line: read as the lines reader reads a line
+        parsed = ConversationFile()
+        _apply(parsed, document, 1)
+        if parsed.session_id and isinstance(parsed.meta.get("projectHash"), str):
+            return parsed
+    if not isinstance(document.get("sessionId"), str):
+        return None
+    conversation = ConversationFile(legacy=True)
+    conversation.meta = {key: value for key, value in document.items() if key != "messages"}
+    if isinstance(document.get("messages"), list):
+        _add_all(conversation, document["messages"], 1)
+    return conversation
+
+
+_CHUNK = 1 << 20
+_WHITESPACE = " \t\n\r"
+
+
+class _Stream:
+    """The text of a file read on as a parse needs it: each value is decoded whole by the JSON decoder
+    once enough text is in hand (a value cut by the buffer's end is tried again on twice the text)."""
+
+    def __init__(self, handle: Any) -> None:
+        self._handle = handle
+        self._decoder = json.JSONDecoder()
+        self._text = ""
+        self._pos = 0
+        self._eof = False
+        self._newline_read = False
+        self.newline_inside = False
+        """Whether a line break came before the document's end (not one line)."""
+
+    def _more(self) -> None:
+        if self._eof:
+            raise ValueError("the document is cut off")
+        self._newline_read = self._newline_read or self._text.find("\n", 0, self._pos) >= 0
+        rest = self._text[self._pos :]
+        read = self._handle.read(max(_CHUNK, len(rest)))
+        self._eof = not read
+        self._text, self._pos = rest + read, 0
+
+    def _peek(self) -> str:
+        """The next character that is not whitespace ("" at the end of the file)."""
+        while True:
+            text, pos = self._text, self._pos
+            while pos < len(text) and text[pos] in _WHITESPACE:
+                pos += 1
+            self._pos = pos
+            if pos < len(text) or self._eof:
+                return text[pos] if pos < len(text) else ""
+            self._more()
+
+    def _take(self, expected: str) -> str:
+        found = self._peek()
+        if found not in expected or not found:
+            raise ValueError(f"expected one of {expected!r}")
+        self._pos += 1
+        return found
+
+    def _value(self) -> Any:
+        self._peek()
+        while True:
+            try:
+                value, end = self._decoder.raw_decode(self._text, self._pos)
+            except ValueError:
+                self._more()  # raises at the end of the file: damaged
+                continue
+            if end == len(self._text) and not self._eof:
+                self._more()  # a number may go on past the buffer
+                continue
+            self._pos = end
+            return value
+
+    def document(self, packer: TextPacker) -> dict[str, Any]:
+        """The whole document, each message's long outputs packed as the message is parsed."""
+        document: dict[str, Any] = {}
+        self._take("{")
+        if self._peek() == "}":
+            self._pos += 1
+        else:
+            while True:
+                key = self._value()
+                if not isinstance(key, str):
+                    raise ValueError("a key is not a string")
+                self._take(":")
+                if key == "messages" and self._peek() == "[":
+                    document[key] = self._messages(packer)
+                else:
+                    document[key] = self._value()
+                if self._take(",}") == "}":
+                    break
+        self.newline_inside = self._newline_read or self._text.find("\n", 0, self._pos) >= 0
+        if self._peek():
+            raise ValueError("more after the document")
+        return document
+
+    def _messages(self, packer: TextPacker) -> list[Any]:
+        self._take("[")
+        messages: list[Any] = []
+        if self._peek() == "]":
+            self._pos += 1
+            return messages
+        while True:
+            message = self._value()
+            if isinstance(message, dict):
+                pack_outputs(message, packer)
+            messages.append(message)
+            if self._take(",]") == "]":
+                return messages
+
+
+def pack_outputs(record: dict[str, Any], packer: TextPacker) -> None:
+    """Swap each long tool output (`functionResponse.response.output`, in a reply's calls and in the user
+    record that answers them, also inside a `$set` of messages) for a `PackedText` in place; the
+    converter takes one as the result's body as it is."""
+    for message in _messages_of(record):
+        parts = [message.get("content")]
+        for call in message.get("toolCalls") or ():
+            if isinstance(call, dict):
+                parts.append(call.get("result"))
+        for content in parts:
+            for part in content if isinstance(content, list) else (content,):
+                response = part.get("functionResponse") if isinstance(part, dict) else None
+                body = response.get("response") if isinstance(response, dict) else None
+                if isinstance(body, dict) and isinstance(body.get("output"), str) and len(body["output"]) > TEXT_CHARS:
+                    body["output"] = PackedText.of(body["output"], packer)
+
+
+def _messages_of(record: dict[str, Any]) -> list[dict[str, Any]]:
+    update = record.get("$set")
+    listed = update.get("messages") if isinstance(update, dict) else record.get("messages")
+    found = [message for message in listed if isinstance(message, dict)] if isinstance(listed, list) else []
+    return [record, *found] if isinstance(record.get("id"), str) else found

@@ -139,6 +139,6 @@ def _loads(raw: bytes) -> dict[str, Any] | None:
         return None
     try:
         record = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # damaged or nested too deeply
         return None
     return record if isinstance(record, dict) else None

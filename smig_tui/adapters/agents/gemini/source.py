@@ -18,11 +18,11 @@ from smig_tui.adapters.agents.gemini.convert import convert
 from smig_tui.adapters.agents.gemini.layout import SESSION_PREFIX, ProjectFolders
 from smig_tui.adapters.agents.gemini.records import ConversationFile, NotASession, read_conversation
 from smig_tui.adapters.agents.gemini.scan import Facts, scan
-from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
+from smig_tui.adapters.storage.discovery_cache import DiscoveryCache, cached_ids
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Role, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
-from smig_tui.core.words import one_line, plural
+from smig_tui.core.words import plural
 
 TITLE_MAX = 120
 
@@ -38,6 +38,10 @@ class GeminiSource:
     def agent(self) -> Agent:
         """The agent this source reads."""
         return Agent("gemini")
+
+    def cached_ids(self) -> list[str] | None:
+        """The ids its last listing found, from the listing cache (no folder read); None without one."""
+        return cached_ids(self._listing_cache) if self._listing_cache else None
 
     def discover(self, warn: WarningSink) -> Iterator[SessionInfo]:
         """Yield every session with a conversation in it, newest file first."""
@@ -73,7 +77,7 @@ class GeminiSource:
             facts = scan(path, stat.st_size) if path.name.endswith(".jsonl") else None
             if facts is not None:
                 return _info(path, stat, facts, folders, project, parent, warn)
-            conversation = read_conversation(path)
+            conversation = read_conversation(path, pack=True)  # a big document: parsed a message at a time
         except NotASession as error:
             warn(ReadWarning(str(path), None, f"skipped: {error}"))
             return None
@@ -104,7 +108,7 @@ class GeminiSource:
             warn(warning)
 
         try:
-            conversation = read_conversation(path)
+            conversation = read_conversation(path, pack=True)
         except NotASession as error:
             raise SessionReadError(f"Cannot read {path}: {error}.") from error
         except OSError as error:
@@ -223,5 +227,7 @@ def _text(value: Any) -> str | None:
 
 
 def _one_line(text: str | None) -> str | None:
-    """A title: one line of `text`, None when there is none."""
-    return (one_line(text, TITLE_MAX) or None) if text else None
+    """A title: one line, secrets redacted before it is cut."""
+    from smig_tui.core.redact import redacted_line  # not at import: a warm listing never needs the detector
+
+    return redacted_line(text, TITLE_MAX)

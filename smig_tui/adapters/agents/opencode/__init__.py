@@ -92,6 +92,7 @@ PROFILE = AgentProfile(
     overhead=Overhead(6_901, "OpenCode 1.18.33", (("system prompt", 1_887), ("tool definitions (10 tools)", 5_014))),
     refs=SessionRefs(split_ref, session_ref, _snapshot, _fingerprint, _status),
     import_command="opencode import",
+    program="opencode",
     restore_refused=(
         "OpenCode keeps it in its own database, which smig never writes; `smig export` or `smig migrate` "
         "it from the archive instead"

@@ -21,7 +21,12 @@ from smig_tui.adapters.agents.opencode import database as database_module
 from smig_tui.adapters.agents.opencode.convert import Row, iso_ms, to_conversation, usage_of
 from smig_tui.adapters.agents.opencode.database import OpenCodeDbError, columns, read_only
 from smig_tui.adapters.agents.opencode.home import OpenCodeHome, session_ref, split_ref
-from smig_tui.adapters.agents.opencode.storage_tree import describe_stored, load_stored_rows, stored_sessions
+from smig_tui.adapters.agents.opencode.storage_tree import (
+    TITLE_WIDTH,
+    describe_stored,
+    load_stored_rows,
+    stored_sessions,
+)
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
@@ -110,6 +115,8 @@ class OpenCodeSource:
             ).fetchall()
             stats = self._stats(connection, database, {str(row[0]): row[3] for row in rows})
             mtime = os.stat(database).st_mtime
+        from smig_tui.core.redact import redacted_line  # not at import: `smig list` without OpenCode needs none
+
         infos = []
         for row in rows:
             extra = dict(zip(optional, row[4:], strict=True))
@@ -120,7 +127,7 @@ class OpenCodeSource:
                     agent=Agent("opencode"),
                     path=session_ref(database, session_id),
                     cwd=row[1] or None,
-                    title=extra.get("title") or None,
+                    title=redacted_line(extra.get("title"), TITLE_WIDTH),
                     model=_model_id(extra.get("model")),
                     created=iso_ms(row[2]),
                     updated=iso_ms(row[3]),
@@ -197,7 +204,8 @@ def _part_counts(connection: sqlite3.Connection, only: list[str] | None) -> dict
     try:
         rows = connection.execute(
             "SELECT session_id, SUM(CASE json_extract(data, '$.type') WHEN 'tool' THEN 2 ELSE 1 END) "
-            f"FROM part WHERE json_extract(data, '$.type') IN {SENT_PARTS} {where}GROUP BY session_id",
+            f"FROM part WHERE json_valid(data) AND json_extract(data, '$.type') IN {SENT_PARTS} {where}"
+            "GROUP BY session_id",  # json_valid first: one damaged part must not leave every count unknown
             () if only is None else (json.dumps(only),),
         ).fetchall()
     except sqlite3.OperationalError:  # no part table or no JSON functions: counts stay unknown
@@ -212,7 +220,7 @@ def _last_context(connection: sqlite3.Connection, session_id: str) -> int | None
     ):
         try:
             info = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):  # damaged or nested too deeply
             continue
         if isinstance(info, dict) and info.get("role") == "assistant":
             usage = usage_of(info.get("tokens"))
@@ -227,7 +235,7 @@ def _read_cache(path: Path | None, database: Path) -> dict[str, list[Any]]:
         return {}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     if not isinstance(data, dict) or data.get("db") != str(database) or not isinstance(data.get("counts"), dict):
         return {}
@@ -248,7 +256,7 @@ def _model_id(value: object) -> str | None:
         return None
     try:
         parsed = json.loads(value)
-    except ValueError:
+    except (ValueError, RecursionError):
         return value
     if isinstance(parsed, dict):
         model = parsed.get("id") or parsed.get("modelID")
@@ -260,7 +268,7 @@ def _json(data: object, database: Path, warn: WarningSink) -> dict[str, Any] | N
     """One row's JSON object, or None with a warning when it does not parse."""
     try:
         parsed = json.loads(data) if isinstance(data, str | bytes) else None
-    except ValueError:
+    except (ValueError, RecursionError):  # damaged or nested too deeply
         parsed = None
     if not isinstance(parsed, dict):
         warn(ReadWarning(str(database), None, "skipped an OpenCode record that is not a JSON object"))

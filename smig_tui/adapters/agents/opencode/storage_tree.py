@@ -16,6 +16,9 @@ from smig_tui.adapters.agents.opencode.convert import Row, as_dict, iso_ms
 from smig_tui.core.models import Agent, ReadWarning, SessionInfo
 from smig_tui.core.ports import WarningSink
 
+TITLE_WIDTH = 120
+"""Characters of a session's title kept in its listing entry (redacted before it is cut)."""
+
 
 def stored_sessions(storage: Path) -> Iterator[Path]:
     """Every session info file of the tree (none when there is no tree)."""
@@ -27,6 +30,8 @@ def stored_sessions(storage: Path) -> Iterator[Path]:
 
 def describe_stored(path: Path, warn: WarningSink) -> SessionInfo | None:
     """The listing entry of one session info file (None, with a warning, when unreadable)."""
+    from smig_tui.core.redact import redacted_line  # not at import: `smig list` without OpenCode needs none
+
     data = _read(path, warn)
     if data is None or not isinstance(data.get("id"), str):
         return None
@@ -38,7 +43,7 @@ def describe_stored(path: Path, warn: WarningSink) -> SessionInfo | None:
         agent=Agent("opencode"),
         path=str(path),
         cwd=data.get("directory") or None,
-        title=data.get("title") or None,
+        title=redacted_line(data.get("title"), TITLE_WIDTH),
         created=iso_ms(times.get("created")),
         updated=iso_ms(times.get("updated")),
         source_version=data.get("version"),
@@ -74,6 +79,9 @@ def _read(path: Path, warn: WarningSink) -> dict[str, Any] | None:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
         warn(ReadWarning(str(path), None, f"skipped an unreadable OpenCode file ({error})"))
+        return None
+    except RecursionError:
+        warn(ReadWarning(str(path), None, "skipped an OpenCode file whose JSON is nested too deeply"))
         return None
     if not isinstance(data, dict):
         warn(ReadWarning(str(path), None, "skipped an OpenCode file that is not a JSON object"))

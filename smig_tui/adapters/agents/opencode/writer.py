@@ -19,12 +19,15 @@ deleted again with `opencode session delete` (it is the one smig just created) a
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
 import secrets
+import signal
 import sqlite3
 import string
 import subprocess
+import sys
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -333,6 +336,16 @@ def _run(command: list[str], cwd: str) -> subprocess.CompletedProcess[str]:
             timeout=IMPORT_TIMEOUT,
             stdin=subprocess.DEVNULL,
             check=False,
+            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
         )
     except (OSError, subprocess.TimeoutExpired) as error:
         raise OpenCodeWriteError(f"Could not run `{' '.join(command[:2])}` ({error}).") from error
+
+
+def _die_with_parent() -> None:
+    """In the child, before `opencode` starts: be killed when smig is. A commit cut short (SIGKILL)
+    must not see its import go on after it, where the next run's recovery could not see it."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() == 1:  # the parent died before the request took effect
+        os._exit(1)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from smig_tui.cli.json_text import indented_json
+from smig_tui.core.json_text import LazyList, blocks, indented_json
 
 
 class Colour(enum.Enum):
@@ -73,3 +73,18 @@ def test_random_documents_match_the_standard_encoder() -> None:
     for _ in range(500):
         value = _random_value(rng, 0)
         assert "".join(indented_json(value)) == _standard(value)
+
+
+@pytest.mark.parametrize("value", CASES)
+def test_a_lazy_list_is_written_as_the_list_of_its_items(value: Any) -> None:
+    """In a document, a `LazyList` of items reads as the list of those items (`[]` when it has none)."""
+    for items in ([], [value], [value, {"next": value}, [value]]):
+        document = {"before": 1, "rows": LazyList(iter(items)), "after": [LazyList(iter(items))]}
+        expected = {"before": 1, "rows": items, "after": [items]}
+        assert "".join(indented_json(document)) == _standard(expected)
+
+
+def test_blocks_join_pieces_without_changing_them() -> None:
+    pieces = [str(number) * (number % 7) for number in range(5000)]
+    joined = list(blocks(pieces, 100))
+    assert "".join(joined) == "".join(pieces) and all(len(block) < 100 + max(map(len, pieces)) for block in joined)

@@ -5,6 +5,9 @@ that all stay alive. With the collector on, every few hundred allocations start 
 the rarer full ones walk every live object, the whole session included, again and again: that
 cost more than building the objects. What smig builds there forms no cycles, and what others make
 meanwhile is collected once the pause ends.
+
+Pausing is a process-wide switch, so it is thrown here, at the edge (the readers, `Services.plan`),
+never inside the pure core.
 """
 
 from __future__ import annotations

@@ -1,0 +1,63 @@
+"""Provides the benchmark's parse floor: the least a reader of a session file must do, read it and
+parse every record, with orjson when installed (the dev extra) and the standard library otherwise.
+
+    python -m smig_devtools.floor PATH
+
+A JSON-lines file is parsed line by line, a `.json` document whole, an OpenCode database
+(`<file.db>#<session id>`) by its session's message and part rows. Prints the records parsed. Each
+benchmark row of a command on a session is also given as a multiple of this process's CPU time.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sqlite3
+import sys
+from collections.abc import Callable
+from typing import Any
+
+try:
+    loads: Callable[[bytes | str], Any] = importlib.import_module("orjson").loads  # a fast C parser's floor
+    PARSER = "orjson"
+except ImportError:  # without the dev extra
+    loads = json.loads
+    PARSER = "json"
+
+
+def parse_file(path: str) -> int:
+    """Parse every record of the session at `path`; return how many."""
+    database, sep, session = path.rpartition("#")
+    if sep and session.startswith("ses_"):
+        return _parse_database(database, session)
+    if path.endswith(".json"):
+        with open(path, "rb") as handle:
+            loads(handle.read())
+        return 1
+    records = 0
+    with open(path, "rb") as handle:
+        for line in handle:
+            if line.strip():
+                try:
+                    loads(line)
+                except ValueError:
+                    continue
+                records += 1
+    return records
+
+
+def _parse_database(database: str, session: str) -> int:
+    connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    records = 0
+    try:
+        for table in ("message", "part"):
+            for (data,) in connection.execute(f"SELECT data FROM {table} WHERE session_id = ?", (session,)):
+                loads(data)
+                records += 1
+    finally:
+        connection.close()
+    return records
+
+
+if __name__ == "__main__":
+    print(f'{{"records": {parse_file(sys.argv[1])}, "parser": "{PARSER}"}}')
