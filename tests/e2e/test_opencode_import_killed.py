@@ -21,8 +21,8 @@ from cli_runner import smig
 from opencode_builders import install_database
 
 sys.path.insert(0, str(Path(__file__).parent))
+from client_env import client_binary
 from real_clients import OPENCODE_QUIET as QUIET
-from client_env import client_binary as _client
 
 pytestmark = pytest.mark.e2e
 
@@ -63,7 +63,7 @@ def _opencode_sessions(database: Path) -> set[str]:
 def test_a_commit_killed_at_the_import_is_finished_and_verified_or_rolled_back(
     fake_home: dict[str, Path], monkeypatch: pytest.MonkeyPatch, when: str
 ) -> None:
-    monkeypatch.setenv("SMIG_OPENCODE_BIN", _client("opencode"))
+    monkeypatch.setenv("SMIG_OPENCODE_BIN", client_binary("opencode"))
     for key, value in QUIET.items():
         monkeypatch.setenv(key, value)
     database = install_database(fake_home["home"] / ".local" / "share" / "opencode")

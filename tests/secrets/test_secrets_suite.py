@@ -16,18 +16,16 @@ import json
 import os
 import shutil
 import stat
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from fake_llm_server import FakeLLM, llm_server_fixture  # noqa: F401 - fixture
 from field_kinds import field_secrets
 from ordinary_lines import ordinary_lines
-from secret_corpus import Planted, secrets
+from secret_corpus import Planted
+from secret_scoring import KINDS, POSITIONS, Item, every_kind, every_page, score
 
-import smig_tui.core.redact as detector
 from smig_tui.adapters.storage.summary_cache import SummaryCache
 from smig_tui.adapters.summarizer import OpenAIChatBackend, Summarizer
 from smig_tui.adapters.summarizer_config import SummarizerConfig
@@ -39,7 +37,6 @@ from smig_tui.core.redact import redact
 from smig_tui.mcp.tools import SmigTools
 from smig_tui.services import Services, build_services
 
-POSITIONS = ("user", "tool-call", "tool-output", "assistant")
 BATCH = 25
 """Kinds per batch: each planted message starts `(batch-N)`, so one recall_omitted call (at most 100
 messages) can ask for one batch's four positions."""
@@ -47,30 +44,9 @@ CODEX_ID = "01a2c0de-5ec0-7e75-8a1b-2c3d4e5f6a7b"
 CLAUDE_ID = "c1a0de5e-c0de-4e75-8a1b-2c3d4e5f6a7b"
 WORKSPACE = "/home/user/vault"
 TARGET = "gpt-4o"
-MIN_CAUGHT = 0.98
 MAX_ALTERED = 0.01
-KINDS = 150
-"""At least this many kinds of secret reach every full path."""
 CODEX_TEMPLATE = "sessions/2026/11/21/rollout-2026-11-21T09-15-00-01a1fd63-3620-7b2c-83d4-e5f6a7b8c9d0.jsonl"
 CLAUDE_TEMPLATE = "projects/-home-user-proj/7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d.jsonl"
-
-
-@dataclass(frozen=True)
-class Item:
-    """One planted secret: which agent's session, where in it, and the secret itself."""
-
-    agent: str
-    position: str
-    planted: Planted
-
-    def shows_in(self, text: str) -> bool:
-        """Whether any fragment of the secret is in `text`, as written or JSON-escaped."""
-        return any(fragment in text or json.dumps(fragment)[1:-1] in text for fragment in self.planted.secrets)
-
-
-def every_kind(seed: int) -> list[Planted]:
-    """One secret of every kind of both corpora."""
-    return secrets(seed) + field_secrets(seed)
 
 
 def _plants(agent: str) -> dict[str, list[Planted]]:
@@ -223,39 +199,6 @@ def planted_homes(fake_home: dict[str, Path]) -> dict[str, list[Item]]:
         write(fake_home[agent], plants)
         items[agent] = [Item(agent, position, planted) for position in POSITIONS for planted in plants[position]]
     return items
-
-
-@contextmanager
-def detector_off(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Switch every rule of the detector off: whatever a path shows now is what reaches it."""
-    with monkeypatch.context() as patch:
-        patch.setattr(detector, "_PATTERNS", ())
-        patch.setattr(detector, "_NAME_NEEDLES", ())
-        patch.setattr(detector, "_CORE_FINDERS", ())  # the run-level path finds name cores itself
-        yield
-
-
-def score(
-    name: str,
-    items: list[Item],
-    run: Callable[[], str],
-    monkeypatch: pytest.MonkeyPatch,
-    min_reaching: int = KINDS * len(POSITIONS),
-) -> None:
-    """Run a path without and with redaction; at least 98% of the secrets that reach it must be gone."""
-    with detector_off(monkeypatch):
-        raw = run()
-    reaching = [item for item in items if item.shows_in(raw)]
-    assert len(reaching) >= min_reaching, f"{name}: only {len(reaching)} planted secrets reach this path"
-    assert len({item.planted.kind for item in reaching}) >= KINDS or min_reaching < KINDS
-    out = run()
-    leaked = [item for item in reaching if item.shows_in(out)]
-    caught = 1 - len(leaked) / len(reaching)
-    print(
-        f"secrets suite: {name}: {len(reaching) - len(leaked)} of {len(reaching)} caught ({caught:.1%})"
-        + "".join(f"; missed {item.position} {item.planted.kind}" for item in leaked)
-    )
-    assert caught >= MIN_CAUGHT, f"{name}: leaked {[(i.position, i.planted.kind) for i in leaked]}"
 
 
 def _session(services: Services, session_id: str) -> Session:
@@ -535,21 +478,6 @@ def test_the_search_index_stores_every_kind_redacted(
         return "\n".join(stored + titles + [hit.snippet for hit in hits])
 
     score(f"search index ({agent})", planted_homes[agent], run, monkeypatch)
-
-
-def every_page(call: Callable[[int], dict]) -> str:
-    """Every page of a paged MCP reply as one text; paged text is joined as it was cut, so a secret
-    split across two pages would still show."""
-    offset: int | None = 0
-    replies, text = [], []
-    while offset is not None:
-        page = call(offset)
-        for key in ("content", "text"):
-            if isinstance(page.get(key), str):
-                text.append(page.pop(key))
-        replies.append(json.dumps(page, ensure_ascii=False))
-        offset = page["next_offset"]
-    return "\n".join(replies) + "\n" + "".join(text)
 
 
 def test_mcp_migrate_session_redacts_every_kind(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from opencode_builders import SESSION_ID as OPENCODE_SESSION
 from opencode_builders import install_database
-from test_secrets_suite import Item, every_kind, every_page, score
+from secret_scoring import Item, every_kind, every_page, score
 
 from smig_tui.cli.main import Context, main
 from smig_tui.cli.output import Output

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from conftest import HERE, settle, tree_of
-from test_daily_path import Keys, text_of
+from daily_keys import Keys, text_of
 
 from smig_tui.tui.widgets import sources_panel
 

@@ -8,6 +8,7 @@ import threading
 
 import pytest
 from conftest import HERE, open_session, settle, tree_of
+from daily_keys import Keys, text_of
 from tui_pilot import build_sized, choose_target
 
 from smig_tui.core.models import Agent, Strategy
@@ -29,26 +30,8 @@ TITLE = "Fix login redirect loop"
 """A Claude Code session of the fixtures, found by typing part of its title."""
 
 
-class Keys:
-    """Presses keys one at a time, letting every worker finish between them, and counts them."""
-
-    def __init__(self, pilot) -> None:
-        self.pilot = pilot
-        self.count = 0
-
-    async def __call__(self, *keys: str) -> None:
-        for key in keys:
-            await self.pilot.press(key)
-            self.count += 1
-            await settle(self.pilot)
-
-
 def notes_of(app) -> list[str]:
     return [notification.message for notification in app._notifications]
-
-
-def text_of(widget) -> str:
-    return " ".join(str(widget.render()).split())
 
 
 def migrate_a_copy(title: str, to: Destination) -> None:

@@ -256,6 +256,8 @@ async def test_export_onto_an_existing_file_asks_before_replacing(sized, tmp_pat
         await settle(pilot)
         assert app.screen.query_one("#confirm").region.bottom <= 24
         app.screen.query_one("#export-path").value = str(target)
+        await settle(pilot)  # a path longer than the field is shown whole below it: the buttons move down
+        assert app.screen.query_one("#confirm").region.bottom <= 24
         await pilot.click("#confirm")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmModal) and str(target) in str(app.screen.query_one("#question").render())

@@ -24,6 +24,7 @@ BUILT_IN = {
     "claude": "smig_tui.adapters.agents.claude:PROFILE",
     "gemini": "smig_tui.adapters.agents.gemini:PROFILE",
     "opencode": "smig_tui.adapters.agents.opencode:PROFILE",
+    "qwen": "smig_tui.adapters.agents.qwen:PROFILE",
     "kilo": "smig_tui.adapters.agents.kilo:PROFILE",
 }
 """smig's own agents, in their order, as `pyproject.toml` declares them. They always load from here (also

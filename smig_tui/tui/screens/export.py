@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -67,6 +68,7 @@ class ExportModal(ModalScreen[ExportRequest | None]):
     ExportModal #export-keys { color: $text-muted; height: auto; }
     ExportModal RadioSet { width: 100%; margin: 0; }
     ExportModal Input { margin: 0; }
+    ExportModal #export-whole { color: $text-muted; height: auto; display: none; }
     ExportModal Horizontal { height: 3; align-horizontal: right; }
     ExportModal Button { margin-left: 2; }
     """
@@ -87,6 +89,7 @@ class ExportModal(ModalScreen[ExportRequest | None]):
                 yield RadioButton("File", value=True, id="dest-file")
                 yield RadioButton("Clipboard", id="dest-clipboard")
             yield Input(self._path_for("markdown"), id="export-path")
+            yield Static("", id="export-whole")
             with Horizontal():
                 cancel = Button("Cancel (Esc)", id="cancel")
                 cancel.can_focus = False  # Tab never lands on it: Enter always exports, Escape cancels
@@ -95,6 +98,21 @@ class ExportModal(ModalScreen[ExportRequest | None]):
 
     def on_mount(self) -> None:
         self.query_one("#format", RadioSet).focus()
+        self.call_after_refresh(self._show_whole)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._show_whole)
+
+    @on(Input.Changed, "#export-path")
+    def _show_whole(self) -> None:
+        """A path longer than its field is also shown whole below it (the field scrolls, a path is never cut)."""
+        field = self.query_one("#export-path", Input)
+        whole = self.query_one("#export-whole", Static)
+        room = field.content_region.width - 1  # the cursor's cell after the last character
+        long = not field.disabled and room > 0 and len(field.value) > room
+        if long:
+            whole.update(Text(field.value, overflow="fold"))
+        whole.display = long
 
     def _path_for(self, format_key: str) -> str:
         suffix = next(ext for key, _, ext in FORMATS if key == format_key)
@@ -124,6 +142,7 @@ class ExportModal(ModalScreen[ExportRequest | None]):
     @on(RadioSet.Changed, "#dest")
     def _dest_changed(self, event: RadioSet.Changed) -> None:
         self.query_one("#export-path", Input).disabled = event.pressed.id == "dest-clipboard"
+        self._show_whole()
 
     @on(Input.Submitted, "#export-path")
     @on(Button.Pressed, "#confirm")

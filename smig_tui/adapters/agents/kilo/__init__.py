@@ -107,7 +107,7 @@ def _memory_rules() -> MemoryRules:
 
 
 PROFILE = AgentProfile(
-    AgentRules("kilo", KILO.name, usable=usable, choice_rank=5, memory=_memory_rules),
+    AgentRules("kilo", KILO.name, usable=usable, choice_rank=6, memory=_memory_rules),
     hand_to="claude",
     default_target="claude-sonnet-5-5",
     shown_when_empty=False,

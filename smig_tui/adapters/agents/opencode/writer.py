@@ -39,10 +39,10 @@ from typing import Any
 from smig_tui.adapters.agents.opencode.database import OpenCodeDbError, read_only
 from smig_tui.adapters.agents.opencode.home import OpenCodeHome, session_ref
 from smig_tui.adapters.agents.opencode.variant import OPENCODE, Variant
-from smig_tui.adapters.agents.writer_base import PlainFileWriter
+from smig_tui.adapters.agents.writer_base import PlainFileWriter, opening_turns
 from smig_tui.adapters.client_launch import bin_env, find_client
 from smig_tui.core.errors import SmigError, WriteRefusedError
-from smig_tui.core.handoff import migration_note, to_turns
+from smig_tui.core.handoff import to_turns
 from smig_tui.core.models import Agent, Role, Session, SessionInfo
 from smig_tui.core.native import ContinueLatest, Destination, Lineage, NativeOutput, PlannedFile, Turn, continue_fact
 from smig_tui.core.ports import NativeLayout, NativeRequest
@@ -205,10 +205,7 @@ class OpenCodeWriter(PlainFileWriter):
         now: datetime | None = None,
     ) -> PlannedFile:
         """Lay out the import document for `turns` in `cwd`, ready to be written and imported."""
-        if not turns:
-            raise SmigError("Nothing to write: the migrated conversation is empty.")
-        if turns[0].role is not Role.USER:
-            turns = (Turn(Role.USER, migration_note(lineage), turns[0].timestamp), *turns)
+        turns = opening_turns(turns, lineage)
         now = now or datetime.now(UTC)
         millis = int(now.timestamp() * 1000)
         session_id = opencode_id("ses", millis, 0, descending=True)
