@@ -58,7 +58,7 @@ def read_session(path: Path) -> SessionFile:
                 continue
             try:
                 record = json.loads(raw)
-            except ValueError:
+            except (ValueError, RecursionError):  # damaged, or nested too deeply to parse (issue 33)
                 out.damaged.append(number)
                 continue
             uuid = record.get("uuid") if isinstance(record, dict) else None
