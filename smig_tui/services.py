@@ -190,6 +190,7 @@ class Services:
 
     def find_session(self, ref: str, warn: WarningSink = _ignore) -> SessionInfo:
         """Resolve a session id, unique id prefix, or path to a session file."""
+        missing: str | None = None
         for entry in self.agents:  # a session kept as database rows: its path is `<database>#<id>`
             if entry.refs is not None and (row := entry.refs.split(ref)) is not None:
                 found = [
@@ -199,7 +200,10 @@ class Services:
                 ]
                 if found:
                     return found[0]
-                raise SessionNotFoundError(f"No {entry.name} session {row[1]} in {row[0]}.")
+                # agents sharing one database format share the reference's shape: ask the next one
+                missing = missing or f"No {entry.name} session {row[1]} in {row[0]}."
+        if missing is not None:
+            raise SessionNotFoundError(missing)
         as_path = Path(ref).expanduser()
         if as_path.name.endswith((".jsonl", ".jsonl.zst")):
             from smig_tui.adapters.zstd_files import current_form

@@ -47,6 +47,11 @@ def isolated_homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str,
         "CLAUDE_CODE_DISABLE_1M_CONTEXT",
         "GEMINI_CLI_HOME",
         "OPENCODE_DB",
+        "QWEN_HOME",
+        "QWEN_RUNTIME_DIR",
+        "KILO_DB",
+        "KILO_CONFIG",
+        "KILO_CONFIG_DIR",
     ):
         monkeypatch.delenv(key, raising=False)
     return homes

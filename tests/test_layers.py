@@ -174,14 +174,36 @@ def _agent_package(module: str) -> str | None:
     return None
 
 
+BUILDS_ON = {
+    "smig_tui.adapters.agents.kilo": (
+        "smig_tui.adapters.agents.opencode",
+        "Kilo Code keeps OpenCode's storage: its package hands OpenCode's reader and writer its own Variant",
+    ),
+}
+"""An agent package that is a descendant of another agent's client, the one it may import, and why."""
+
+
 def test_an_agents_package_is_reached_only_through_the_entry_points() -> None:
     wrong = {
         f"{module}: {imported}"
         for module, imports in _graph().items()
         for imported in imports
-        if (package := _agent_package(imported)) is not None and _agent_package(module) != package
+        if (package := _agent_package(imported)) is not None
+        and (home := _agent_package(module)) != package
+        and BUILDS_ON.get(home or "", ("",))[0] != package
     }
     assert not wrong, sorted(wrong)
+
+
+def test_an_agent_builds_only_on_the_agent_it_descends_from_never_the_reverse() -> None:
+    graph = _graph()
+    for descendant, (ancestor, _why) in BUILDS_ON.items():
+        assert any(
+            _agent_package(i) == ancestor for m, imports in graph.items() if m.startswith(descendant) for i in imports
+        )
+        assert not any(
+            i.startswith(descendant) for m, imports in graph.items() if _agent_package(m) == ancestor for i in imports
+        )
 
 
 def test_an_agents_package_imports_no_service_and_no_front_end() -> None:

@@ -10,7 +10,7 @@ import shlex
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from smig_tui.core.agent_rules import in_choice_order
 from smig_tui.core.models import Role
@@ -104,6 +104,20 @@ class Lineage:
     """The model the plan was sized for (the written session may record another the agent runs)."""
     origin_cwd: str | None = None
     """The source's working directory when the session was written for another folder (`--cwd`)."""
+
+    def as_json(self) -> dict[str, Any]:
+        """As a written session records it (`smigLineage`), in the field names of the agents' JSON."""
+        return {
+            "sourceAgent": self.source_agent,
+            "sourceId": self.source_id,
+            "sourcePath": self.source_path,
+            "migrationId": self.migration_id,
+            "strategy": self.strategy,
+            "omitted": self.omitted,
+            "omittedTokens": self.omitted_tokens,
+            "planningTarget": self.target,
+            "originCwd": self.origin_cwd,
+        }
 
 
 def shown_command(argv: Sequence[str], cwd: str | None) -> str:

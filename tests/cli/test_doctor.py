@@ -117,7 +117,8 @@ def test_doctor_names_each_client_found_and_why_one_is_not(
     monkeypatch.setenv("SMIG_CLAUDE_BIN", str(elsewhere / "claude-2.1"))
     monkeypatch.setenv("SMIG_GEMINI_BIN", str(not_runnable))
     monkeypatch.delenv("SMIG_CODEX_BIN", raising=False)
-    monkeypatch.delenv("SMIG_OPENCODE_BIN", raising=False)
+    for unset in ("SMIG_OPENCODE_BIN", "SMIG_QWEN_BIN", "SMIG_KILO_BIN"):
+        monkeypatch.delenv(unset, raising=False)
     code, stdout, _ = smig("doctor")
     assert code == 0
     clients = stdout.split("clients (what --continue starts)\n")[1].split("\n\n")[0].splitlines()
@@ -126,6 +127,8 @@ def test_doctor_names_each_client_found_and_why_one_is_not(
         f"  Claude Code  {elsewhere / 'claude-2.1'}",
         f"  Gemini CLI   gemini: not found (SMIG_GEMINI_BIN names {not_runnable}, not an executable)",
         "  OpenCode     opencode: not found (not on PATH, SMIG_OPENCODE_BIN unset)",
+        "  Qwen Code    qwen: not found (not on PATH, SMIG_QWEN_BIN unset)",
+        "  Kilo Code    kilo: not found (not on PATH, SMIG_KILO_BIN unset)",
     ]
     report = {agent["agent"]: agent for agent in json.loads(smig("doctor", "--json")[1])["agents"]}
     assert report["codex"]["client"] == str(bin_dir / "codex") and report["codex"]["program"] == "codex"

@@ -30,7 +30,7 @@ from fake_model_server import FakeModelServer
 from gemini_client import run_gemini
 from opencode_builders import install_database
 
-from smig_tui.core.models import Agent
+from smig_tui.core.models import Agent, Kind, Role
 from smig_tui.services import build_services
 
 GEMINI_FIXTURE = Path(__file__).parents[1] / "fixtures" / "gemini"
@@ -155,3 +155,19 @@ def run_opencode(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.
 def main_requests(server: FakeModelServer) -> list[dict[str, Any]]:
     """The agent's turns (requests offering tools), not its title requests."""
     return [body for body in server.bodies("/messages") if body.get("tools")]
+
+
+def escaped(text: str) -> str:
+    """`text` as it appears inside a JSON string."""
+    return json.dumps(text, ensure_ascii=False)[1:-1]
+
+
+def prose(messages: list[dict[str, Any]]) -> list[str]:
+    """The first line (up to 60 characters) of every user or assistant text long enough to be distinctive."""
+    lines = []
+    for message in messages:
+        if message["kind"] == Kind.TEXT.value and message["role"] in (Role.USER.value, Role.ASSISTANT.value):
+            line = message["text"].strip().splitlines()[0] if message["text"].strip() else ""
+            if len(line) >= 12:
+                lines.append(line[:60])
+    return lines

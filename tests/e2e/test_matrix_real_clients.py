@@ -22,12 +22,12 @@ from client_env import client_binary
 sys.path.insert(0, str(Path(__file__).parent))
 from fake_gemini_server import FakeGeminiServer
 from fake_model_server import FakeModelServer
-from real_clients import OPENCODE_QUIET, install_source, prepare_receiver, resume
+from real_clients import OPENCODE_QUIET, escaped, install_source, prepare_receiver, prose, resume
 
 from smig_tui.cli.main import Context, main
 from smig_tui.cli.output import Output
 from smig_tui.core.handoff import NOTE_PREFIX
-from smig_tui.core.models import Kind, Role, Strategy
+from smig_tui.core.models import Strategy
 from smig_tui.services import build_services
 
 pytestmark = pytest.mark.e2e
@@ -84,22 +84,6 @@ def _half_target(homes: dict[str, Path], session_id: str, receiver: str) -> str:
     return f"half-{receiver}"
 
 
-def _escaped(text: str) -> str:
-    """`text` as it appears inside a JSON string."""
-    return json.dumps(text, ensure_ascii=False)[1:-1]
-
-
-def _prose(messages: list[dict[str, Any]]) -> list[str]:
-    """The first line (up to 60 characters) of every user or assistant text long enough to be distinctive."""
-    lines = []
-    for message in messages:
-        if message["kind"] == Kind.TEXT.value and message["role"] in (Role.USER.value, Role.ASSISTANT.value):
-            line = message["text"].strip().splitlines()[0] if message["text"].strip() else ""
-            if len(line) >= 12:
-                lines.append(line[:60])
-    return lines
-
-
 @pytest.mark.parametrize("truncated", [False, True], ids=["as-is", "truncated"])
 @pytest.mark.parametrize("receiver", AGENTS)
 @pytest.mark.parametrize("source", AGENTS)
@@ -135,21 +119,21 @@ def test_the_receiving_client_resumes_the_migrated_session(
         ensure_ascii=False,
     )
 
-    kept = _prose(record["messages"])
+    kept = prose(record["messages"])
     assert kept, "the migration kept no prose to look for"
     for text in [NOTE_PREFIX, result["migration_id"], kept[0], kept[-1]]:
-        assert _escaped(text) in sent, text
+        assert escaped(text) in sent, text
     assert (record["left_out"] > 0) is truncated  # as-is leaves out only harness context
     if truncated:
         placeholder = record["placeholder"]
-        assert placeholder and _escaped(placeholder.split("«")[0]) in sent
+        assert placeholder and escaped(placeholder.split("«")[0]) in sent
         services = build_services()
         original = services.load_session(services.find_session(session_id))
         dropped = set(record["dropped_ids"])
         kept_text = placeholder + "".join(message["text"] for message in record["messages"])
         gone = [
             line
-            for line in _prose(
+            for line in prose(
                 [
                     {"kind": m.kind.value, "role": m.role.value, "text": m.text}
                     for m in original.messages
@@ -159,4 +143,4 @@ def test_the_receiving_client_resumes_the_migrated_session(
             if line not in kept_text
         ]
         assert gone, "the truncation left out no distinctive text"
-        assert not [line for line in gone if _escaped(line) in sent]
+        assert not [line for line in gone if escaped(line) in sent]

@@ -1,5 +1,5 @@
 """Fuzz, every agent's format: a session damaged the ways a tool or a crash damages it, beside healthy
-sessions of all four agents (Codex, Claude Code, Gemini CLI, OpenCode).
+sessions of every built-in agent (Codex, Claude Code, Gemini CLI, OpenCode, Qwen Code, Kilo Code).
 
 The damage (issue 33): JSON nested 10^5 deep (a whole line, and a field of a real record), a lone
 UTF-16 surrogate in a message (valid JSON, which Python keeps and no UTF-8 stream can write), and
@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kilo_builders import install_database as install_kilo_database
 from opencode_builders import SESSION_ID as OPENCODE_SESSION
 from opencode_builders import install_database
 
@@ -39,28 +40,39 @@ TARGET = "gpt-4o"
 CODEX_BASE = "sessions/2026/11/22/rollout-2026-11-22T11-30-00-01a20305-2ac0-7f6a-87b8-c9d0e1f2a3b4.jsonl"
 CLAUDE_BASE = "projects/-home-user-proj/7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d.jsonl"
 GEMINI_ID = "91ffce34-43fe-493b-adc5-17413feeec43"
+QWEN_ID = "3bfa446a-138b-4a92-b210-4f563a837835"
+QWEN_LAST = "92d6c8e7-04ed-4e40-aff3-75a7f9ea3ccb"
+"""The last record of the recorded Qwen chat: a record appended after it continues the chain."""
 DAMAGED = {
     "codex": "01a2dead-0000-7000-8000-00000000da3a",
     "claude": "c1a0dead-0000-4000-8000-00000000da3a",
     "gemini": "9e3adead-0000-4000-8000-00000000da3a",
     "opencode": "ses_dead0000000000da3aDamaged",
+    "qwen": "0e3adead-0000-4000-8000-00000000da3a",
+    "kilo": "ses_dead0000000000da3aDmgKilo",
 }
+DATABASES = {"opencode": "opencode.db", "kilo": "kilo.db"}
+"""The agents whose sessions are rows of one SQLite database (OpenCode's storage), by its file name."""
 AGENTS = tuple(DAMAGED)
 
 
 def _homes(base: Path) -> dict[str, Path]:
-    """Healthy sessions of all four agents under `base/home` (what `isolated_homes` points at)."""
+    """Healthy sessions of every agent under `base/home` (what `isolated_homes` points at)."""
     home = base / "home"
     shutil.copytree(FIXTURES / "codex_home", home / ".codex", dirs_exist_ok=True)
     shutil.copytree(FIXTURES / "claude_home", home / ".claude", dirs_exist_ok=True)
     shutil.copytree(FIXTURES / "gemini" / "home" / ".gemini", home / ".gemini", dirs_exist_ok=True)
+    shutil.copytree(FIXTURES / "real" / "qwen" / "home" / ".qwen", home / ".qwen", dirs_exist_ok=True)
     database = install_database(home / ".local" / "share" / "opencode")
+    kilo_database = install_kilo_database(home / ".local" / "share" / "kilo" / "kilo.db")
     return {
         "home": home,
         "codex": home / ".codex",
         "claude": home / ".claude",
         "gemini": home / ".gemini",
-        "db": database,
+        "qwen": home / ".qwen",
+        "opencode": database,
+        "kilo": kilo_database,
     }
 
 
@@ -84,6 +96,13 @@ def _text_record(agent: str, text: str) -> str:
             '"message":{"role":"user","content":'
         )
         return head + text + "}}"
+    if agent == "qwen":
+        head = (
+            f'{{"uuid":"0000dead-0000-4000-8000-000000000002","parentUuid":"{QWEN_LAST}",'
+            f'"sessionId":"{DAMAGED["qwen"]}","timestamp":"2026-12-05T02:31:00.000Z","type":"user",'
+            '"cwd":"/tmp/smig-real-qwen/work/chat","version":"0.24.4","message":{"role":"user","parts":[{"text":'
+        )
+        return head + text + "}]}}"
     head = '{"id":"dead0001","timestamp":"2026-12-03T13:40:00.000Z","type":"user","content":[{"text":'
     return head + text + "}]}"
 
@@ -98,6 +117,10 @@ def _place_file(agent: str, homes: dict[str, Path], extra: list[str]) -> Path:
         source = homes["claude"] / CLAUDE_BASE
         path = source.with_name(f"{DAMAGED['claude']}.jsonl")
         text = source.read_text(encoding="utf-8").replace(source.stem, DAMAGED["claude"])
+    elif agent == "qwen":
+        [source] = (homes["qwen"] / "projects").glob(f"*/chats/{QWEN_ID}.jsonl")
+        path = source.with_name(f"{DAMAGED['qwen']}.jsonl")
+        text = source.read_text(encoding="utf-8").replace(QWEN_ID, DAMAGED["qwen"])
     else:
         [source] = (homes["gemini"] / "tmp" / "osprey-app" / "chats").glob("session-*.jsonl")
         path = source.with_name(f"session-2026-12-03T13-40-{DAMAGED['gemini'][:8]}.jsonl")
@@ -109,46 +132,64 @@ def _place_file(agent: str, homes: dict[str, Path], extra: list[str]) -> Path:
     return path
 
 
-def _opencode_copy(database: Path, damage: Callable[[sqlite3.Connection], None]) -> str:
-    """The recorded OpenCode session copied under a new id (its messages and parts too), then damaged."""
-    new = DAMAGED["opencode"]
+def _copy_rows(connection: sqlite3.Connection, table: str, replaced: dict[str, str], where: str) -> None:
+    """Copy `table`'s rows `where` selects, each column as is unless `replaced` gives its new value
+    (column names read from the table: Kilo's tables carry columns OpenCode's do not)."""
+    columns = [row[1] for row in connection.execute(f"PRAGMA table_info({table})")]
+    values = ", ".join(replaced.get(column, column) for column in columns)
+    connection.execute(f"INSERT INTO {table} ({', '.join(columns)}) SELECT {values} FROM {table} WHERE {where}")
+
+
+def _database_copy(agent: str, database: Path, damage: Callable[[sqlite3.Connection], None]) -> str:
+    """A recorded session of `agent`'s database copied under a new id (its messages and parts too), then
+    damaged: OpenCode's recorded session, Kilo's newest top-level one."""
+    new = DAMAGED[agent]
     connection = sqlite3.connect(database)
     with connection:
-        connection.execute(
-            "INSERT INTO session SELECT ?1, project_id, workspace_id, NULL, slug || '-dmg', directory, path, "
-            "'damaged copy', version, share_url, summary_additions, summary_deletions, summary_files, "
-            "summary_diffs, metadata, cost, tokens_input, tokens_output, tokens_reasoning, tokens_cache_read, "
-            "tokens_cache_write, revert, permission, agent, model, time_created, time_updated + 1, "
-            "time_compacting, time_archived FROM session WHERE id = ?2",
-            (new, OPENCODE_SESSION),
+        if agent == "opencode":
+            old = OPENCODE_SESSION
+        else:
+            query = "SELECT id FROM session WHERE parent_id IS NULL ORDER BY time_updated DESC LIMIT 1"
+            old = connection.execute(query).fetchone()[0]
+        session = f"session_id = '{old}'"
+        _copy_rows(
+            connection,
+            "session",
+            {
+                "id": f"'{new}'",
+                "parent_id": "NULL",
+                "slug": "slug || '-dmg'",
+                "title": "'damaged copy'",
+                "time_updated": "time_updated + 1",
+            },
+            f"id = '{old}'",
         )
-        connection.execute(
-            "INSERT INTO message SELECT 'd' || id, ?1, time_created, time_updated, data FROM message WHERE session_id = ?2",
-            (new, OPENCODE_SESSION),
-        )
-        connection.execute(
-            "INSERT INTO part SELECT 'd' || id, 'd' || message_id, ?1, time_created, time_updated, data "
-            "FROM part WHERE session_id = ?2",
-            (new, OPENCODE_SESSION),
+        _copy_rows(connection, "message", {"id": "'d' || id", "session_id": f"'{new}'"}, session)
+        _copy_rows(
+            connection,
+            "part",
+            {"id": "'d' || id", "message_id": "'d' || message_id", "session_id": f"'{new}'"},
+            session,
         )
         damage(connection)
     connection.close()
     return new
 
 
-def _opencode_damage(kind: str) -> Callable[[sqlite3.Connection], None]:
-    new = DAMAGED["opencode"]
+def _database_damage(kind: str, agent: str) -> Callable[[sqlite3.Connection], None]:
+    new = DAMAGED[agent]
 
     def damage(connection: sqlite3.Connection) -> None:
         first_part = connection.execute(
             'SELECT id FROM part WHERE session_id = ? AND data LIKE \'%"type":"text"%\' ORDER BY id LIMIT 1', (new,)
         ).fetchone()[0]
         if kind == "deep":
-            message = connection.execute("SELECT id FROM message WHERE session_id = ? ORDER BY id LIMIT 1", (new,))
-            connection.execute(
-                "UPDATE message SET data = ? WHERE id = ?",
-                ('{"role":"user","x":' + _deep() + "}", message.fetchone()[0]),
-            )
+            if agent == "opencode":  # Kilo indexes every message's role, so its SQLite refuses a row it cannot parse
+                message = connection.execute("SELECT id FROM message WHERE session_id = ? ORDER BY id LIMIT 1", (new,))
+                connection.execute(
+                    "UPDATE message SET data = ? WHERE id = ?",
+                    ('{"role":"user","x":' + _deep() + "}", message.fetchone()[0]),
+                )
             connection.execute(
                 "UPDATE part SET data = ? WHERE id = ?", ('{"type":"text","text":' + _deep() + "}", first_part)
             )
@@ -181,8 +222,8 @@ def _damage_lines(kind: str, agent: str) -> list[str]:
 
 def _place(kind: str, agent: str, homes: dict[str, Path]) -> str:
     """The damaged session of `agent`; its reference for `show`."""
-    if agent == "opencode":
-        return _opencode_copy(homes["db"], _opencode_damage(kind))
+    if agent in DATABASES:
+        return _database_copy(agent, homes[agent], _database_damage(kind, agent))
     return str(_place_file(agent, homes, _damage_lines(kind, agent)))
 
 
@@ -273,7 +314,7 @@ def _case(kind: str, agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     damaged = set(DAMAGED.values())
     others = [entry for entry in _others(after) if entry["id"] not in damaged]
     assert others == _others(before), f"{agent}-{kind}: the other sessions list differently"
-    named = Path(ref).name if agent != "opencode" else "opencode.db"
+    named = DATABASES.get(agent, Path(ref).name)
     if kind == "deep":  # the damage is said, naming the file
         assert any(line.startswith("smig: warning: ") and named in line for line in said), said
     crashes = tmp_path / "smig" / "cache" / "crashes"

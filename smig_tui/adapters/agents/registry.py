@@ -1,6 +1,6 @@
 """Provides the agents smig reads and writes: every profile installed in the `smig.agents` entry-point group.
 
-smig declares its four agents there itself (`pyproject.toml`); a third-party package adds one by
+smig declares its own agents there itself (`pyproject.toml`); a third-party package adds one by
 declaring its own profile in the same group, with no change to smig. Order matters (the source tree,
 listings): the built-in agents in the order below, then the others by id. Loading the registry also
 hands each agent's rules to the core (`core/agent_rules.install`).
@@ -24,6 +24,8 @@ BUILT_IN = {
     "claude": "smig_tui.adapters.agents.claude:PROFILE",
     "gemini": "smig_tui.adapters.agents.gemini:PROFILE",
     "opencode": "smig_tui.adapters.agents.opencode:PROFILE",
+    "qwen": "smig_tui.adapters.agents.qwen:PROFILE",
+    "kilo": "smig_tui.adapters.agents.kilo:PROFILE",
 }
 """smig's own agents, in their order, as `pyproject.toml` declares them. They always load from here (also
 when smig runs from a checkout whose install metadata predates the entry points); another package's

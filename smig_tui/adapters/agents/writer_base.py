@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
-from smig_tui.core.native import ContinueLatest, PlannedFile
+from smig_tui.core.errors import SmigError
+from smig_tui.core.handoff import migration_note
+from smig_tui.core.models import Role
+from smig_tui.core.native import ContinueLatest, Lineage, PlannedFile, Turn
+
+
+def opening_turns(turns: tuple[Turn, ...], lineage: Lineage) -> tuple[Turn, ...]:
+    """The turns a session is written with: none is refused, and one that opens with a reply gets the
+    lineage note as its first user turn (clients file and title a session by its first user record)."""
+    if not turns:
+        raise SmigError("Nothing to write: the migrated conversation is empty.")
+    if turns[0].role is not Role.USER:
+        return (Turn(Role.USER, migration_note(lineage), turns[0].timestamp), *turns)
+    return turns
 
 
 class PlainFileWriter:

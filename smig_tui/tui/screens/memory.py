@@ -173,7 +173,7 @@ class MemoryScreen(SmigScreen[None]):
         with Horizontal(id="memory-sides"):
             for entry in memory_agents():
                 with Vertical(classes="memory-side"):
-                    yield Label(f"{entry.label} memory", classes="memory-title")
+                    yield Label(entry.label, classes="memory-title")  # the screen says it is memory
                     yield RowTable(id=f"{entry.agent}-files", cursor_type="row", zebra_stripes=True)
         yield Static("Reading memory…", id="memory-status")
         with VerticalScroll(id="memory-diff"):

@@ -10,17 +10,15 @@ migration (the records inside keep their own times).
 from __future__ import annotations
 
 import json
-import os
-import re
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from smig_tui.adapters.agents.claude.home import ClaudeHome
-from smig_tui.adapters.agents.writer_base import PlainFileWriter
-from smig_tui.core.errors import SmigError
-from smig_tui.core.handoff import migration_note, to_turns
+from smig_tui.adapters.agents.project_files import newest_transcript, sanitize_project
+from smig_tui.adapters.agents.writer_base import PlainFileWriter, opening_turns
+from smig_tui.core.handoff import to_turns
 from smig_tui.core.models import Agent, Role, Session, SessionInfo
 from smig_tui.core.native import ContinueLatest, Destination, Lineage, NativeOutput, PlannedFile, Turn, continue_fact
 from smig_tui.core.ports import NativeLayout, NativeRequest
@@ -33,11 +31,6 @@ ASSISTANT_MODEL = "claude-sonnet-4-5"
 MAX_SANITIZED = 200
 LATEST = "claude -c"
 """What continues the newest session of a folder in Claude Code."""
-
-
-def sanitize_project(cwd: str) -> str:
-    """Claude Code's project folder name for `cwd` (FORMATS.md 2.1), before the long-name rule."""
-    return re.sub(r"[^a-zA-Z0-9]", "-", cwd)
 
 
 def path_hash(text: str) -> str:
@@ -75,23 +68,6 @@ def project_dir(home: ClaudeHome, cwd: str) -> Path:
             if existing.name.startswith(prefix) and existing.is_dir():
                 return existing
     return home.projects / (prefix + path_hash(cwd))
-
-
-def newest_transcript(project: Path) -> str | None:
-    """The id of the most recently modified transcript in a project folder (what `claude -c` continues)."""
-    newest: tuple[float, str] | None = None
-    try:
-        entries = list(os.scandir(project))
-    except OSError:
-        return None
-    for entry in entries:
-        if entry.name.endswith(".jsonl") and entry.is_file(follow_symlinks=False):
-            try:
-                stamp = (entry.stat().st_mtime, entry.name[: -len(".jsonl")])
-            except OSError:
-                continue
-            newest = max(newest, stamp) if newest else stamp
-    return newest[1] if newest else None
 
 
 def resume_argv(session_id: str) -> tuple[str, ...]:
@@ -153,11 +129,7 @@ class ClaudeWriter(PlainFileWriter):
         session_id: str | None = None,
     ) -> PlannedFile:
         """Lay out the transcript for `turns` in `cwd`'s project folder, ready to be written."""
-        if not turns:
-            raise SmigError("Nothing to write: the migrated conversation is empty.")
-        if turns[0].role is not Role.USER:
-            # Claude buckets a transcript by its first line, which must be a user record with cwd.
-            turns = (Turn(Role.USER, migration_note(lineage), turns[0].timestamp), *turns)
+        turns = opening_turns(turns, lineage)
         session_id = session_id or str(uuid.uuid4())
         now = now or datetime.now(UTC)
         times = monotonic_times([turn.timestamp for turn in turns], now)
@@ -183,7 +155,7 @@ class ClaudeWriter(PlainFileWriter):
                 "timestamp": format_iso(moment),
             }
             if number == 1:
-                record["smigLineage"] = _lineage_json(lineage)
+                record["smigLineage"] = lineage.as_json()
             lines.append(record)
             parent = record_uuid
         lines.append({"type": "custom-title", "customTitle": title, "sessionId": session_id})
@@ -210,19 +182,4 @@ def _body(turn: Turn, number: int, model: str) -> dict[str, Any]:
             "stop_sequence": None,
             "usage": {"input_tokens": 0, "output_tokens": 0},
         },
-    }
-
-
-def _lineage_json(lineage: Lineage) -> dict[str, Any]:
-    """Lineage as stored in the written session."""
-    return {
-        "sourceAgent": lineage.source_agent,
-        "sourceId": lineage.source_id,
-        "sourcePath": lineage.source_path,
-        "migrationId": lineage.migration_id,
-        "strategy": lineage.strategy,
-        "omitted": lineage.omitted,
-        "omittedTokens": lineage.omitted_tokens,
-        "planningTarget": lineage.target,
-        "originCwd": lineage.origin_cwd,
     }

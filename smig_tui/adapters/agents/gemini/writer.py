@@ -38,9 +38,8 @@ from smig_tui.adapters.agents.gemini.layout import (
     project_hash,
 )
 from smig_tui.adapters.agents.gemini.scan import scan
-from smig_tui.adapters.agents.writer_base import PlainFileWriter
-from smig_tui.core.errors import SmigError
-from smig_tui.core.handoff import migration_note, to_turns
+from smig_tui.adapters.agents.writer_base import PlainFileWriter, opening_turns
+from smig_tui.core.handoff import to_turns
 from smig_tui.core.models import Agent, Role, Session
 from smig_tui.core.native import ContinueLatest, Destination, Lineage, NativeOutput, PlannedFile, Turn, continue_fact
 from smig_tui.core.ports import NativeLayout, NativeRequest
@@ -147,10 +146,7 @@ class GeminiWriter(PlainFileWriter):
         session_id: str | None = None,
     ) -> list[PlannedFile]:
         """Lay out the session for `turns` in `cwd`'s project folder (and that folder's owner file, if new)."""
-        if not turns:
-            raise SmigError("Nothing to write: the migrated conversation is empty.")
-        if turns[0].role is not Role.USER:
-            turns = (Turn(Role.USER, migration_note(lineage), turns[0].timestamp), *turns)
+        turns = opening_turns(turns, lineage)
         turns = tuple(sendable(turn) for turn in turns)
         cwd = normalize(cwd)
         session_id = session_id or new_session_id()
@@ -167,7 +163,7 @@ class GeminiWriter(PlainFileWriter):
                 "lastUpdated": written,
                 "kind": "main",
                 "summary": title,
-                "smigLineage": _lineage_json(lineage),
+                "smigLineage": lineage.as_json(),
             }
         ]
         for number, (turn, moment) in enumerate(zip(turns, times, strict=True), start=1):
@@ -189,18 +185,3 @@ class GeminiWriter(PlainFileWriter):
             # The client adopts a folder whose owner file names the project (its registry does the rest).
             files.insert(0, PlannedFile(Destination("gemini"), str(chats.parent / PROJECT_ROOT_FILE), cwd))
         return files
-
-
-def _lineage_json(lineage: Lineage) -> dict[str, Any]:
-    """Lineage as stored in the written session's metadata."""
-    return {
-        "sourceAgent": lineage.source_agent,
-        "sourceId": lineage.source_id,
-        "sourcePath": lineage.source_path,
-        "migrationId": lineage.migration_id,
-        "strategy": lineage.strategy,
-        "omitted": lineage.omitted,
-        "omittedTokens": lineage.omitted_tokens,
-        "planningTarget": lineage.target,
-        "originCwd": lineage.origin_cwd,
-    }

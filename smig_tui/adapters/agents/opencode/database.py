@@ -26,19 +26,20 @@ class OpenCodeDbError(RowsUnreadable):
     """The OpenCode database cannot be read just now; the message is one sentence for the user."""
 
 
-def describe_error(path: Path, error: sqlite3.Error) -> str:
-    """One sentence saying why the database could not be read."""
+def describe_error(path: Path, error: sqlite3.Error, name: str = "OpenCode") -> str:
+    """One sentence saying why the database of the client `name` could not be read."""
     text = str(error)
     if "locked" in text or "busy" in text:
-        return f"The OpenCode database {path} is locked by another program; its sessions are skipped for now."
+        return f"The {name} database {path} is locked by another program; its sessions are skipped for now."
     if "not a database" in text or "malformed" in text or "corrupt" in text:
-        return f"The OpenCode database {path} is damaged ({text}); its sessions are skipped."
-    return f"Cannot read the OpenCode database {path} ({text}); its sessions are skipped."
+        return f"The {name} database {path} is damaged ({text}); its sessions are skipped."
+    return f"Cannot read the {name} database {path} ({text}); its sessions are skipped."
 
 
 @contextlib.contextmanager
-def read_only(path: Path, timeout: float = BUSY_TIMEOUT) -> Iterator[sqlite3.Connection]:
-    """A read-only connection to the database at `path`; OpenCodeDbError when it cannot be used."""
+def read_only(path: Path, timeout: float = BUSY_TIMEOUT, name: str = "OpenCode") -> Iterator[sqlite3.Connection]:
+    """A read-only connection to the database at `path` (of the client `name`); OpenCodeDbError when it
+    cannot be used."""
     uri = f"file:{quote(str(path))}?mode=ro"
     if _checkpointed_wal(path):
         # Nothing is pending in a WAL: read the file as it is, or SQLite would create the -wal and
@@ -47,12 +48,12 @@ def read_only(path: Path, timeout: float = BUSY_TIMEOUT) -> Iterator[sqlite3.Con
     try:
         connection = sqlite3.connect(uri, uri=True, timeout=timeout, check_same_thread=False)
     except sqlite3.Error as error:
-        raise OpenCodeDbError(describe_error(path, error)) from error
+        raise OpenCodeDbError(describe_error(path, error, name)) from error
     try:
         connection.execute("PRAGMA query_only = ON")
         yield connection
     except sqlite3.Error as error:
-        raise OpenCodeDbError(describe_error(path, error)) from error
+        raise OpenCodeDbError(describe_error(path, error, name)) from error
     finally:
         connection.close()
 

@@ -18,9 +18,9 @@ from smig_tui.core.errors import SessionReadError
 UNCHANGED, GROWN, CHANGED, MISSING = "unchanged", "grown", "changed", "missing"
 
 
-def _chunks(database: Path, session_id: str) -> Iterator[bytes]:
+def _chunks(database: Path, session_id: str, name: str) -> Iterator[bytes]:
     """The session's rows as bytes, in a stable order; nothing when the session is gone."""
-    with read_only(database) as connection:
+    with read_only(database, name=name) as connection:
         messages = connection.execute(
             "SELECT id, data FROM message WHERE session_id = ? ORDER BY id", (session_id,)
         ).fetchall()
@@ -35,27 +35,27 @@ def _chunks(database: Path, session_id: str) -> Iterator[bytes]:
             yield f"{part_id}\t{part}\n".encode("utf-8", "surrogatepass")
 
 
-def session_fingerprint(database: Path, session_id: str) -> tuple[str, int, float]:
-    """sha256 and size of the session's rows, and the database's mtime."""
+def session_fingerprint(database: Path, session_id: str, name: str = "OpenCode") -> tuple[str, int, float]:
+    """sha256 and size of the session's rows, and the database's mtime (`name`: whose database it is)."""
     digest = hashlib.sha256()
     size = 0
     try:
-        for chunk in _chunks(database, session_id):
+        for chunk in _chunks(database, session_id, name):
             digest.update(chunk)
             size += len(chunk)
         mtime = database.stat().st_mtime
     except (OpenCodeDbError, OSError) as error:
-        raise SessionReadError(f"Cannot read the source OpenCode session {session_id} ({error}).") from error
+        raise SessionReadError(f"Cannot read the source {name} session {session_id} ({error}).") from error
     return digest.hexdigest(), size, mtime
 
 
-def session_status(database: Path, session_id: str, sha256: str, size: int) -> str:
+def session_status(database: Path, session_id: str, sha256: str, size: int, name: str = "OpenCode") -> str:
     """Whether the session is `unchanged`, only `grown`, `changed` or `missing` since it was pinned."""
     digest = hashlib.sha256()
     seen = 0
     prefix: str | None = None
     try:
-        for chunk in _chunks(database, session_id):
+        for chunk in _chunks(database, session_id, name):
             if seen < size:
                 part = chunk[: size - seen]
                 digest.update(part)

@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from smig_tui.adapters.agents.opencode.variant import OPENCODE, Variant
+
 REF_SEPARATOR = "#"
 """Joins the database path and a session id into the one `SessionInfo.path` a session has."""
 
@@ -24,6 +26,8 @@ class OpenCodeHome:
 
     data_dir: Path
     database: Path
+    variant: Variant = OPENCODE
+    """Whose storage it is: OpenCode's, or a descendant's."""
 
     @property
     def storage(self) -> Path:
@@ -31,17 +35,17 @@ class OpenCodeHome:
         return self.data_dir / "storage"
 
 
-def resolve_home(env: Mapping[str, str] | None = None) -> OpenCodeHome:
-    """Work out OpenCode's locations from the environment, as OpenCode does."""
+def resolve_home(env: Mapping[str, str] | None = None, variant: Variant = OPENCODE) -> OpenCodeHome:
+    """Work out OpenCode's (or a descendant's) locations from the environment, as the client does."""
     env = os.environ if env is None else env
     xdg = env.get("XDG_DATA_HOME")
     base = Path(xdg) if xdg else Path(env.get("HOME") or Path.home()) / ".local" / "share"
-    data_dir = base / "opencode"
-    override = env.get("OPENCODE_DB")
-    database = Path(override).expanduser() if override else data_dir / "opencode.db"
+    data_dir = base / variant.folder
+    override = env.get(variant.database_env)
+    database = Path(override).expanduser() if override else data_dir / variant.database_file
     if override and not database.is_absolute():
         database = data_dir / database
-    return OpenCodeHome(data_dir, database)
+    return OpenCodeHome(data_dir, database, variant)
 
 
 def session_ref(database: Path, session_id: str) -> str:

@@ -10,13 +10,13 @@ from smig_tui.adapters.agents.opencode.database import OpenCodeDbError, read_onl
 SNAPSHOT_TABLES = ("session", "message", "part")
 
 
-def session_snapshot(database: Path, session_id: str) -> bytes:
+def session_snapshot(database: Path, session_id: str, name: str = "OpenCode") -> bytes:
     """One OpenCode session's rows as a database file of its own, read in one read transaction.
 
     The tables keep OpenCode's own definitions, so OpenCode's reader reads the copy as it reads
     the original; the source is opened read-only and never written.
     """
-    with read_only(database) as source:
+    with read_only(database, name=name) as source:
         source.execute("BEGIN")  # one snapshot: a session OpenCode writes meanwhile stays consistent
         try:
             definitions = dict(
@@ -25,7 +25,7 @@ def session_snapshot(database: Path, session_id: str) -> bytes:
                 ).fetchall()
             )
             if set(definitions) != set(SNAPSHOT_TABLES):
-                raise OpenCodeDbError(f"The OpenCode database {database} lacks the session tables.")
+                raise OpenCodeDbError(f"The {name} database {database} lacks the session tables.")
             copy = sqlite3.connect(":memory:")
             try:
                 for table in SNAPSHOT_TABLES:

@@ -1,5 +1,8 @@
 """Provides `OpenCodeSource`: lists and reads OpenCode sessions, never writing to OpenCode's files.
 
+It reads a descendant's database as well (one that keeps OpenCode's tables): the home it is
+given says whose it is (`OpenCodeHome.variant`), and the sessions are listed as that agent's.
+
 Listing is one query over the `session` table (plus a count of the parts the model is sent);
 loading one session reads its `message` and `part` rows. Sub-sessions (a task's child session,
 `parent_id` set) are listed as sub-agents: hidden by default, reachable by id. Sessions of an old
@@ -52,7 +55,7 @@ class OpenCodeSource:
     @property
     def agent(self) -> Agent:
         """The agent this source reads."""
-        return Agent("opencode")
+        return Agent(self._home.variant.agent)
 
     @property
     def home(self) -> OpenCodeHome:
@@ -72,6 +75,8 @@ class OpenCodeSource:
             for info in infos:
                 listed.add(info.id)
                 yield info
+        if not self._home.variant.legacy_tree:
+            return
         for path in stored_sessions(self._home.storage):
             stored = describe_stored(path, warn)
             if stored is not None and stored.id not in listed:
@@ -103,7 +108,7 @@ class OpenCodeSource:
 
     def _list_database(self, database: Path) -> list[SessionInfo]:
         """Every session row of the database as a listing entry."""
-        with read_only(database, self._timeout) as connection:
+        with read_only(database, self._timeout, self._home.variant.name) as connection:
             have = columns(connection, "session")
             if not have:
                 return []
@@ -124,7 +129,7 @@ class OpenCodeSource:
             infos.append(
                 SessionInfo(
                     id=session_id,
-                    agent=Agent("opencode"),
+                    agent=self.agent,
                     path=session_ref(database, session_id),
                     cwd=row[1] or None,
                     title=redacted_line(extra.get("title"), TITLE_WIDTH),
@@ -132,7 +137,7 @@ class OpenCodeSource:
                     created=iso_ms(row[2]),
                     updated=iso_ms(row[3]),
                     source_version=extra.get("version"),
-                    origin="opencode",
+                    origin=self._home.variant.agent,
                     parent_id=extra.get("parent_id"),
                     is_subagent=bool(extra.get("parent_id")),
                     mtime=(row[3] or 0) / 1000 or mtime,
@@ -173,10 +178,12 @@ class OpenCodeSource:
     def _load_database(self, database: Path, session_id: str, warn: WarningSink) -> tuple[list[Row], Any]:
         """The message rows of one session with their parts, and its revert marker."""
         try:
-            with read_only(database, self._timeout) as connection:
+            with read_only(database, self._timeout, self._home.variant.name) as connection:
                 found = connection.execute("SELECT revert FROM session WHERE id = ?", (session_id,)).fetchone()
                 if found is None:
-                    raise SessionReadError(f"OpenCode session {session_id} is no longer in {database}.")
+                    raise SessionReadError(
+                        f"{self._home.variant.name} session {session_id} is no longer in {database}."
+                    )
                 messages = connection.execute(
                     "SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id", (session_id,)
                 ).fetchall()
@@ -184,17 +191,17 @@ class OpenCodeSource:
                 for part_id, message_id, data in connection.execute(
                     "SELECT id, message_id, data FROM part WHERE session_id = ? ORDER BY id", (session_id,)
                 ):
-                    part = _json(data, database, warn)
+                    part = _json(data, database, warn, self._home.variant.name)
                     if part is not None:
                         parts.setdefault(message_id, []).append({**part, "id": part_id})
         except OpenCodeDbError as error:
             raise SessionReadError(str(error)) from error
         rows = []
         for message_id, data in messages:
-            info = _json(data, database, warn)
+            info = _json(data, database, warn, self._home.variant.name)
             if info is not None:
                 rows.append(Row({**info, "id": message_id}, tuple(parts.get(message_id, ()))))
-        revert = _json(found[0], database, warn) if found[0] else None
+        revert = _json(found[0], database, warn, self._home.variant.name) if found[0] else None
         return rows, revert
 
 
@@ -264,13 +271,13 @@ def _model_id(value: object) -> str | None:
     return None
 
 
-def _json(data: object, database: Path, warn: WarningSink) -> dict[str, Any] | None:
+def _json(data: object, database: Path, warn: WarningSink, name: str) -> dict[str, Any] | None:
     """One row's JSON object, or None with a warning when it does not parse."""
     try:
         parsed = json.loads(data) if isinstance(data, str | bytes) else None
     except (ValueError, RecursionError):  # damaged or nested too deeply
         parsed = None
     if not isinstance(parsed, dict):
-        warn(ReadWarning(str(database), None, "skipped an OpenCode record that is not a JSON object"))
+        warn(ReadWarning(str(database), None, f"skipped a {name} record that is not a JSON object"))
         return None
     return parsed

@@ -1,5 +1,8 @@
 """Provides the writer of a new OpenCode session that `opencode -s ID` resumes, through `opencode import`.
 
+A descendant keeping OpenCode's storage is written the same way through its own `import`: the home
+the writer is given says whose it is (`OpenCodeHome.variant`: command, version, agent, config).
+
 OpenCode's public contract for bringing in a session is `opencode import FILE`, reading the shape
 `opencode export` writes: `{info, messages: [{info, parts}]}`. Going through it, not the database,
 leaves OpenCode's schema, its event log and its locking to OpenCode. Checked with OpenCode 1.18.33:
@@ -35,22 +38,19 @@ from typing import Any
 
 from smig_tui.adapters.agents.opencode.database import OpenCodeDbError, read_only
 from smig_tui.adapters.agents.opencode.home import OpenCodeHome, session_ref
-from smig_tui.adapters.agents.writer_base import PlainFileWriter
-from smig_tui.adapters.client_launch import find_client
+from smig_tui.adapters.agents.opencode.variant import OPENCODE, Variant
+from smig_tui.adapters.agents.writer_base import PlainFileWriter, opening_turns
+from smig_tui.adapters.client_launch import bin_env, find_client
 from smig_tui.core.errors import SmigError, WriteRefusedError
-from smig_tui.core.handoff import migration_note, to_turns
+from smig_tui.core.handoff import to_turns
 from smig_tui.core.models import Agent, Role, Session, SessionInfo
 from smig_tui.core.native import ContinueLatest, Destination, Lineage, NativeOutput, PlannedFile, Turn, continue_fact
 from smig_tui.core.ports import NativeLayout, NativeRequest
 from smig_tui.core.timeline import monotonic_times
 
-OPENCODE_VERSION = "1.18.33"
-"""The OpenCode version stamped on written sessions (the one whose import and resume were tested)."""
 IMPORT_TIMEOUT = 120
 """Seconds `opencode import` may take (it starts OpenCode's runtime and migrates its database once)."""
-LATEST = "opencode -c"
-"""What continues the newest session of a folder in OpenCode."""
-BIN_ENV = "SMIG_OPENCODE_BIN"
+BIN_ENV = bin_env(OPENCODE.binary)
 """Names the `opencode` executable when it is not on PATH."""
 _ID_CHARS = string.ascii_letters + string.digits
 
@@ -83,17 +83,20 @@ def provider_of(model: str) -> str:
     return "opencode"
 
 
-def configured_model(env: Mapping[str, str] | None = None) -> tuple[str, str] | None:
-    """The (provider, model) OpenCode's own config sets as default (`model: "provider/model"`), if any.
+def configured_model(env: Mapping[str, str] | None = None, variant: Variant = OPENCODE) -> tuple[str, str] | None:
+    """The (provider, model) OpenCode's (or the variant's) own config sets as default
+    (`model: "provider/model"`), if any.
 
     OpenCode resumes a session with the model its last user message names, so a session written
     for a provider the user has not set up would not resume; the user's default always can.
     """
     env = os.environ if env is None else env
     xdg = env.get("XDG_CONFIG_HOME")
-    folder = Path(xdg) if xdg else Path(env.get("HOME") or Path.home()) / ".config"
-    candidates = [Path(env["OPENCODE_CONFIG"])] if env.get("OPENCODE_CONFIG") else []
-    candidates += [folder / "opencode" / "opencode.json", folder / "opencode" / "config.json"]
+    folder = (Path(xdg) if xdg else Path(env.get("HOME") or Path.home()) / ".config") / variant.folder
+    if variant.config_dir_env and env.get(variant.config_dir_env):
+        folder = Path(env[variant.config_dir_env])
+    candidates = [Path(env[variant.config_env])] if env.get(variant.config_env) else []
+    candidates += [folder / name for name in variant.config_files if not name.endswith(".jsonc")]
     for candidate in candidates:
         try:
             config = json.loads(candidate.read_text(encoding="utf-8"))
@@ -106,21 +109,27 @@ def configured_model(env: Mapping[str, str] | None = None) -> tuple[str, str] | 
     return None
 
 
-def resume_argv(session_id: str) -> tuple[str, ...]:
+def resume_argv(session_id: str, variant: Variant = OPENCODE) -> tuple[str, ...]:
     """The command line that continues the written session in OpenCode's TUI (`-s`, `--session` in
-    1.18.33), run in its project folder."""
-    return ("opencode", "-s", session_id)
+    1.18.33; the same in its descendants), run in its project folder."""
+    return (variant.binary, "-s", session_id)
 
 
-def find_binary(env: Mapping[str, str] | None = None) -> str | None:
+def find_binary(env: Mapping[str, str] | None = None, variant: Variant = OPENCODE) -> str | None:
     """The `opencode` executable: `SMIG_OPENCODE_BIN`, else the one on PATH (as "continue now" finds it)."""
-    return find_client("opencode", env)
+    return find_client(variant.binary, env)
+
+
+def _needs_binary(variant: Variant) -> str:
+    article = "an" if variant.name[:1] in "AEIOU" else "a"
+    return (
+        f"Writing {article} {variant.name} session needs the `{variant.binary}` command (not found on PATH; "
+        f"{bin_env(variant.binary)} can name it)"
+    )
 
 
 class OpenCodeWriter(PlainFileWriter):
     """Builds the import document for migrated turns and has OpenCode import it."""
-
-    agent = Agent("opencode")
 
     imports = True
     """`opencode import` writes OpenCode's database: installed after every file-only session read back."""
@@ -128,13 +137,17 @@ class OpenCodeWriter(PlainFileWriter):
     def __init__(self, home: OpenCodeHome, imports_dir: Path) -> None:
         self._home = home
         self._imports_dir = imports_dir
+        self._variant = home.variant
+
+    @property
+    def agent(self) -> Agent:
+        """The agent it writes (OpenCode, or the descendant whose home it was given)."""
+        return Agent(self._variant.agent)
 
     def unavailable(self) -> str | None:
         """OpenCode writes its own database: smig needs its `opencode` command."""
-        if find_binary() is None:
-            return (
-                f"Writing an OpenCode session needs the `opencode` command (not found on PATH; {BIN_ENV} can name it)."
-            )
+        if find_binary(variant=self._variant) is None:
+            return _needs_binary(self._variant) + "."
         return None
 
     def lay_out(self, request: NativeRequest) -> NativeLayout:
@@ -161,23 +174,25 @@ class OpenCodeWriter(PlainFileWriter):
         if output is None:
             return None
         folder = str(json.loads(planned.data)["info"]["directory"])
+        latest = self._variant.latest_command
+        same = "directory" if self._variant.continues_folder else "project_id"
         try:
-            with read_only(self._home.database) as connection:
+            with read_only(self._home.database, name=self._variant.name) as connection:
                 row = connection.execute(
-                    "SELECT id FROM session WHERE parent_id IS NULL AND project_id = "
-                    "(SELECT project_id FROM session WHERE id = ?) ORDER BY time_updated DESC, id LIMIT 1",
+                    f"SELECT id FROM session WHERE parent_id IS NULL AND {same} = "
+                    f"(SELECT {same} FROM session WHERE id = ?) ORDER BY time_updated DESC, id LIMIT 1",
                     (output.session_id,),
                 ).fetchone()
         except (OpenCodeDbError, sqlite3.Error) as error:
-            return continue_fact(output, LATEST, folder, None, f" (its database could not be read: {error})")
+            return continue_fact(output, latest, folder, None, f" (its database could not be read: {error})")
         picks = row[0] if row and isinstance(row[0], str) else None
-        return continue_fact(output, LATEST, folder, picks, " (updated after the migration was imported)")
+        return continue_fact(output, latest, folder, picks, " (updated after the migration was imported)")
 
     def read_back(self, output: NativeOutput) -> Session:
         """The imported session, read from OpenCode's database as `smig list` reads it."""
         from smig_tui.adapters.agents.opencode.source import OpenCodeSource
 
-        written = SessionInfo(id=output.session_id, agent=Agent("opencode"), path=output.path)
+        written = SessionInfo(id=output.session_id, agent=self.agent, path=output.path)
         return OpenCodeSource(self._home).load(written, lambda _warning: None)
 
     def prepare(
@@ -190,15 +205,14 @@ class OpenCodeWriter(PlainFileWriter):
         now: datetime | None = None,
     ) -> PlannedFile:
         """Lay out the import document for `turns` in `cwd`, ready to be written and imported."""
-        if not turns:
-            raise SmigError("Nothing to write: the migrated conversation is empty.")
-        if turns[0].role is not Role.USER:
-            turns = (Turn(Role.USER, migration_note(lineage), turns[0].timestamp), *turns)
+        turns = opening_turns(turns, lineage)
         now = now or datetime.now(UTC)
         millis = int(now.timestamp() * 1000)
         session_id = opencode_id("ses", millis, 0, descending=True)
         provider, model_id = (
-            configured_model() or self.recent_model() or (provider_of(model or ""), model or "claude-sonnet-4-5")
+            configured_model(variant=self._variant)
+            or self.recent_model()
+            or (provider_of(model or ""), model or "claude-sonnet-4-5")
         )
         times = [int(moment.timestamp() * 1000) for moment in monotonic_times([t.timestamp for t in turns], now)]
         messages = []
@@ -218,7 +232,7 @@ class OpenCodeWriter(PlainFileWriter):
                     "sessionID": session_id,
                     "role": "user",
                     "time": {"created": created},
-                    "agent": "build",
+                    "agent": self._variant.mode,
                     "model": {"providerID": provider, "modelID": model_id},
                 }
                 parent = message_id
@@ -228,8 +242,8 @@ class OpenCodeWriter(PlainFileWriter):
                     "sessionID": session_id,
                     "role": "assistant",
                     "parentID": parent,
-                    "mode": "build",
-                    "agent": "build",
+                    "mode": self._variant.mode,
+                    "agent": self._variant.mode,
                     "path": {"cwd": cwd, "root": cwd},
                     "cost": 0,
                     "tokens": {"input": 0, "output": 0, "reasoning": 0, "cache": {"read": 0, "write": 0}},
@@ -246,7 +260,7 @@ class OpenCodeWriter(PlainFileWriter):
                 "projectID": "global",
                 "directory": cwd,
                 "title": title,
-                "version": OPENCODE_VERSION,
+                "version": self._variant.version,
                 "model": {"id": model_id, "providerID": provider},
                 "time": {"created": times[0], "updated": max(times[-1], millis)},
             },
@@ -262,38 +276,37 @@ class OpenCodeWriter(PlainFileWriter):
         }
         path = self._imports_dir / f"{session_id}.json"
         data = json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+        agent = self._variant.agent
         native = NativeOutput(
-            "opencode", session_ref(self._home.database, session_id), session_id, resume_argv(session_id), cwd
+            agent, session_ref(self._home.database, session_id), session_id, resume_argv(session_id, self._variant), cwd
         )
-        return PlannedFile(Destination("opencode"), str(path), data, None, False, native)
+        return PlannedFile(Destination(agent), str(path), data, None, False, native)
 
     def import_session(self, planned: PlannedFile) -> None:
         """Have OpenCode import a written document; the session must not exist yet."""
         native = planned.native
+        name = self._variant.name
         if native is None:
-            raise OpenCodeWriteError(f"{planned.path} is not an OpenCode import document.")
-        binary = find_binary()
+            raise OpenCodeWriteError(f"{planned.path} is not an {name} import document.")
+        binary = find_binary(variant=self._variant)
         if binary is None:
-            raise WriteRefusedError(
-                "Writing an OpenCode session needs the `opencode` command (not found on PATH; "
-                f"{BIN_ENV} can name it); the migration was not written."
-            )
+            raise WriteRefusedError(_needs_binary(self._variant) + "; the migration was not written.")
         if self.exists(native.session_id):
-            raise WriteRefusedError(f"OpenCode already has a session {native.session_id}; nothing was written.")
+            raise WriteRefusedError(f"{name} already has a session {native.session_id}; nothing was written.")
         folder = json.loads(planned.data)["info"]["directory"]
         run_in = folder if os.path.isdir(folder) else str(Path.home())
         result = _run([binary, "import", planned.path], run_in)
         if result.returncode != 0 or not self.exists(native.session_id):
             reason = (result.stderr or result.stdout or "").strip().splitlines()
             raise OpenCodeWriteError(
-                f"`opencode import` did not create session {native.session_id} (exit {result.returncode}"
+                f"`{self._variant.binary} import` did not create session {native.session_id} (exit {result.returncode}"
                 + (f": {reason[-1]}" if reason else "")
                 + ")."
             )
 
     def delete_session(self, session_id: str) -> None:
         """Remove a session this writer imported (after a failed check); quiet if it cannot."""
-        binary = find_binary()
+        binary = find_binary(variant=self._variant)
         if binary is not None and self.exists(session_id):
             _run([binary, "session", "delete", session_id], str(Path.home()))
 
@@ -302,7 +315,7 @@ class OpenCodeWriter(PlainFileWriter):
         if not self._home.database.is_file():
             return None
         try:
-            with read_only(self._home.database) as connection:
+            with read_only(self._home.database, name=self._variant.name) as connection:
                 row = connection.execute(
                     "SELECT model FROM session WHERE model IS NOT NULL ORDER BY time_updated DESC LIMIT 1"
                 ).fetchone()
@@ -321,7 +334,7 @@ class OpenCodeWriter(PlainFileWriter):
         if not self._home.database.is_file():
             return False
         try:
-            with read_only(self._home.database) as connection:
+            with read_only(self._home.database, name=self._variant.name) as connection:
                 row = connection.execute("SELECT 1 FROM session WHERE id = ?", (session_id,)).fetchone()
         except OpenCodeDbError as error:
             raise OpenCodeWriteError(str(error)) from error

@@ -1,0 +1,147 @@
+"""Proves smig's Kilo Code package against the real Kilo Code CLI (`@kilocode/cli` 7.7.7), offline.
+
+- Sessions of every other agent migrated into Kilo (smig's writer, through the real `kilo import`)
+  in a folder where the user already ran Kilo: the real `kilo run -s ID` resumes each with the
+  migrated history in its request, and `kilo run -c` continues the newest migration, not the user's
+  own session, as the commit's continue-latest fact says.
+- A session the real client recorded (tests/fixtures/real/kilo, the `tools` scenario: three tool
+  calls) migrated to Codex and to Claude Code resumes in those real clients with its history.
+
+Kilo's runs take 20-35 s each on a busy machine, so the destination test does them in one home.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from client_env import base_env, claude_env, client_binary, codex_home_for, run_client
+from fake_model_server import REPLY, FakeModelServer
+from kilo_builders import RECORDED_ROOT, install_database
+from kilo_client import QUIET, configure, kilo_binary, run_kilo
+from migration_builders import make_plan, make_session
+
+from smig_tui.core.handoff import NOTE_PREFIX
+from smig_tui.core.models import Agent, Strategy
+from smig_tui.core.native import Destination
+from smig_tui.services import build_services
+
+pytestmark = pytest.mark.e2e
+KILO = Destination("kilo")
+SOURCES = ("codex", "claude", "gemini", "opencode")
+
+
+@pytest.fixture
+def kilo(monkeypatch: pytest.MonkeyPatch) -> str:
+    """The real client, also named to smig's writer (which runs `kilo import`), with its quiet switches."""
+    binary = kilo_binary()
+    monkeypatch.setenv("SMIG_KILO_BIN", binary)
+    for key, value in QUIET.items():
+        monkeypatch.setenv(key, value)
+    return binary
+
+
+def _texts(body: dict[str, Any]) -> list[str]:
+    """Every text a Chat Completions request carries, in order (content parts, tool results)."""
+    out: list[str] = []
+    for message in body["messages"]:
+        content = message.get("content")
+        parts = [{"text": content}] if isinstance(content, str) else content or []
+        out += [part.get("text", "") for part in parts]
+    return out
+
+
+def test_kilo_resumes_and_continues_migrations_from_every_other_agent_in_a_lived_in_folder(
+    isolated_homes: dict[str, Path], tmp_path: Path, kilo: str
+) -> None:
+    home, project = isolated_homes["home"], tmp_path / "project"
+    project.mkdir()
+    with FakeModelServer([{"text": "OWN-REPLY"}]) as server:
+        run_kilo(home, project, server, "run", "OWN: the user's own session")  # the folder is lived in
+    services = build_services()
+    [own] = services.list_sessions(agent=Agent("kilo"))
+    migrated: dict[str, tuple[str, str]] = {}
+    for number, source in enumerate(SOURCES):
+        session = make_session(tmp_path / source, agent=Agent(source), cwd=str(project), session_id=f"src-{number}")
+        result = build_services().migrate(session, make_plan(session, "gpt-5.5"), {KILO})
+        [output] = result.outputs
+        [latest] = [fact for fact in result.continue_latest if fact.agent == "kilo"]
+        migrated[source] = (output.session_id, result.migration_id)
+        assert output.resume_command.endswith(f"kilo -s {output.session_id}")
+        assert latest.migration and latest.command == "kilo -c"  # `kilo -c` here continues the migration
+    listed = {info.id: info for info in build_services().list_sessions(agent=Agent("kilo"))}
+    assert set(listed) == {own.id, *(sid for sid, _ in migrated.values())}
+    assert {listed[sid].cwd for sid, _ in migrated.values()} == {str(project)}
+    for source, (session_id, migration_id) in migrated.items():
+        with FakeModelServer() as server:
+            run = run_kilo(home, project, server, "run", "-s", session_id, f"BY-ID-{source}")
+            [body] = server.bodies("/chat/completions")
+        sent = json.dumps(body, ensure_ascii=False)
+        assert REPLY in run.stdout
+        assert NOTE_PREFIX in sent and migration_id in sent and "PELICAN-77" in sent and "OSPREY-93" in sent
+        assert sent.index("OSPREY-93") < sent.index(f"BY-ID-{source}")  # the history, then the new prompt
+        assert "OWN: the user's own session" not in sent
+    with FakeModelServer() as server:
+        run_kilo(home, project, server, "run", "-c", "NEXT: continue the latest")
+        [body] = server.bodies("/chat/completions")
+    sent = json.dumps(body, ensure_ascii=False)
+    assert migrated["opencode"][1] in sent  # the newest migration, not the user's own session
+    assert "OWN: the user's own session" not in sent
+    assert "BY-ID-opencode" in sent  # the turn resumed by id before
+
+
+@pytest.mark.parametrize("target", [Destination("codex"), Destination("claude")])
+def test_a_recorded_kilo_session_resumes_in_codex_and_claude_code(
+    isolated_homes: dict[str, Path], tmp_path: Path, target: Destination
+) -> None:
+    client = client_binary("codex" if target == Destination("codex") else "claude")
+    project = tmp_path / "project"
+    project.mkdir()
+    install_database(isolated_homes["home"] / ".local" / "share" / "kilo" / "kilo.db")
+    services = build_services()
+    [info] = [i for i in services.list_sessions(agent=Agent("kilo")) if i.cwd == f"{RECORDED_ROOT}/tools"]
+    session = services.load_session(info)
+    with FakeModelServer() as server:
+        if target == Destination("codex"):
+            codex_home_for(isolated_homes, server)
+            env = base_env(isolated_homes) | {"SMIG_FAKE_KEY": "test"}
+        else:
+            env = claude_env(isolated_homes, server)
+        model = "gpt-5.5" if target == Destination("codex") else "claude-sonnet-4-5"
+        result = build_services().migrate(
+            session, services.plan(session, model, Strategy.AS_IS), {target}, cwd=str(project)
+        )
+        [output] = result.outputs
+        if target == Destination("codex"):
+            argv = [client, "exec", "--skip-git-repo-check", "resume", output.session_id, "continue"]
+        else:
+            argv = [client, "-p", "--resume", output.session_id, "continue"]
+        run = run_client(argv, project, env)
+        sent = json.dumps(
+            server.bodies("/responses" if target == Destination("codex") else "/messages"), ensure_ascii=False
+        )
+    assert REPLY in run.stdout
+    for text in [
+        NOTE_PREFIX,
+        result.migration_id,
+        "TOOLS-1: read notes.txt with bash and with read",
+        "cat notes.txt",
+        "codename: OSPREY",
+        "TOOLS-REPLY: the codename is OSPREY, release 93.",
+    ]:
+        assert json.dumps(text, ensure_ascii=False)[1:-1] in sent, text
+
+
+def test_configure_is_the_kilo_config_smig_reads_the_model_from(isolated_homes: dict[str, Path]) -> None:
+    """The writer names Kilo's configured model on migrated messages (else `kilo run` would not resume)."""
+    from smig_tui.adapters.agents.kilo import KILO as VARIANT
+    from smig_tui.adapters.agents.opencode.writer import configured_model
+
+    with FakeModelServer() as server:
+        configure(isolated_homes["home"], server)
+    assert configured_model(variant=VARIANT) == ("fake", "gpt-4.1")

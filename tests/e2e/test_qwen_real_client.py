@@ -1,0 +1,201 @@
+"""Qwen Code 0.24.4, the real client, resumes what smig writes for it; its sessions migrate to the others.
+
+Into Qwen Code: each other agent's real recorded session goes through `smig migrate --to qwen` in a
+lived-in home (Qwen Code ran in the project before, and the user's own session there is newer than
+the conversation migrated). Then `qwen -c` (continue the latest) must continue the migration, and
+`qwen --resume ID` too, each request carrying the handoff note, the first and last kept text and the
+new prompt last; the client's picker (`qwen --resume` in its terminal UI) lists the migration first,
+by the title smig gave it, and opening it sends the same turns.
+
+Out of Qwen Code: a recorded Qwen Code session (a shell call, a file read, an error) migrates to each
+other agent, and that agent's real client resumes it carrying its text.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_runner import smig
+from client_env import client_binary
+
+sys.path.insert(0, str(Path(__file__).parent))
+from fake_gemini_server import FakeGeminiServer
+from fake_model_server import FakeModelServer
+from qwen_client import qwen_binary, qwen_env, run_qwen
+from real_clients import OPENCODE_QUIET, escaped, install_source, prepare_receiver, prose, resume
+from terminal import Terminal
+
+from smig_tui.core.handoff import NOTE_PREFIX
+
+pytestmark = pytest.mark.e2e
+
+REAL = Path(__file__).parents[1] / "fixtures" / "real" / "qwen"
+SOURCES = ["codex", "claude", "gemini", "opencode"]
+
+
+@pytest.fixture(scope="module")
+def gemini_server() -> Iterator[FakeGeminiServer]:
+    with FakeGeminiServer() as server:
+        yield server
+
+
+def _smig(*argv: str) -> Any:
+    """`smig ARGV --json` in-process; its parsed output (fails the test on a non-zero exit)."""
+    code, out, err = smig(*argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def _last_turn(server: FakeModelServer) -> dict[str, Any]:
+    bodies = [body for _, _, body in server.requests if body.get("tools")]
+    assert bodies, "Qwen Code sent the model no request"
+    return bodies[-1]
+
+
+def _assert_continues(body: dict[str, Any], result: dict[str, Any], prompt: str) -> None:
+    """The request carries the migration (note, id, first and last kept text, in order), the prompt last."""
+    sent = json.dumps(body, ensure_ascii=False)
+    kept = prose(result["record"]["messages"])
+    assert kept, "the migration kept no prose to look for"
+    places = [sent.find(escaped(text)) for text in (NOTE_PREFIX, result["migration_id"], kept[0], kept[-1], prompt)]
+    assert -1 not in places, places
+    assert places[0] <= places[2] <= places[3] < places[4], places
+    last = body["messages"][-1]
+    content = last["content"] if isinstance(last["content"], str) else json.dumps(last["content"])
+    assert last["role"] == "user" and prompt in content
+
+
+def _lived_in(home: Path, project: Path) -> None:
+    """Qwen Code has run in the project: the user's own session is there."""
+    with FakeModelServer() as server:
+        run_qwen(home, project, server, "USER-OWN: hello")
+
+
+def _migrate(source: str, homes: dict[str, Path], project: Path, tmp_path: Path) -> dict[str, Any]:
+    session_id = install_source(source, homes, project, tmp_path)
+    _lived_in(homes["home"], project)  # newer than the conversation migrated
+    return _smig(
+        "migrate",
+        session_id,
+        "--target",
+        "qwen3-coder-plus",
+        "--strategy",
+        "as-is",
+        "--to",
+        "qwen",
+        "--cwd",
+        str(project),
+    )
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_qwen_code_continues_and_resumes_a_migration_in_a_lived_in_home(
+    source: str, isolated_homes: dict[str, Path], tmp_path: Path
+) -> None:
+    qwen_binary()  # skips when Qwen Code is not installed
+    project = tmp_path / "osprey-app"
+    project.mkdir()
+    home = isolated_homes["home"]
+    _lived_in(home, project)
+    result = _migrate(source, isolated_homes, project, tmp_path)
+    [written] = [entry for entry in result["files"] if entry["destination"] == "qwen" and entry.get("session_id")]
+    [latest] = result["continue_latest"]
+    assert latest["migration"], latest  # smig says `qwen -c` picks it
+
+    with FakeModelServer() as server:
+        run_qwen(home, project, server, "-c", "AFTER-MIGRATION: go on")
+        _assert_continues(_last_turn(server), result, "AFTER-MIGRATION: go on")
+    with FakeModelServer() as server:
+        run_qwen(home, project, server, "--resume", written["session_id"], "BY-ID: once more")
+        body = _last_turn(server)
+    _assert_continues(body, result, "BY-ID: once more")
+    assert "AFTER-MIGRATION: go on" in json.dumps(body, ensure_ascii=False)
+    # smig lists the session the client went on with first, and reads what the client appended
+    rows = _smig("list", "--agent", "qwen")
+    assert rows[0]["id"] == written["session_id"] and rows[0]["title"].startswith("↪ from ")
+
+
+def test_qwen_codes_picker_lists_the_migration_first_and_opens_it(
+    isolated_homes: dict[str, Path], tmp_path: Path
+) -> None:
+    qwen_binary()
+    project = tmp_path / "osprey-app"
+    project.mkdir()
+    home = isolated_homes["home"]
+    _lived_in(home, project)
+    result = _migrate("gemini", isolated_homes, project, tmp_path)
+    with FakeModelServer() as server:
+        env = qwen_env(home, server)
+        env.pop("CI", None)
+        terminal = Terminal([qwen_binary(), "--resume"], project, env)
+        try:
+            terminal.wait_for(lambda: "from gemini" in terminal.text() and "USER-OWN" in terminal.text(), "the picker")
+            screen = terminal.text()
+            assert screen.index("from gemini") < screen.index("USER-OWN"), screen
+            terminal.type("\r")
+            terminal.wait_for(terminal.shows("Type your message"), "the client's prompt")
+            terminal.type_until("PICKED: go on", terminal.shows("PICKED: go on"), "the prompt to be typed")
+            terminal.type_until("\r", server.answered.is_set, "the client's request", attempt=10.0)
+        finally:
+            terminal.close()
+        _assert_continues(_last_turn(server), result, "PICKED: go on")
+
+
+@pytest.mark.parametrize("receiver", ["codex", "claude", "gemini", "opencode"])
+def test_a_qwen_code_session_is_resumed_by_each_other_client(
+    receiver: str,
+    isolated_homes: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    gemini_server: FakeGeminiServer,
+) -> None:
+    client_binary(receiver)  # skips when the receiving client is not installed
+    if receiver == "opencode":  # smig writes through `opencode import`
+        monkeypatch.setenv("SMIG_OPENCODE_BIN", client_binary("opencode"))
+        for key, value in OPENCODE_QUIET.items():
+            monkeypatch.setenv(key, value)
+    shutil.copytree(REAL / "home" / ".qwen", isolated_homes["home"] / ".qwen")
+    session_id = json.loads((REAL / "scenarios.json").read_text(encoding="utf-8"))["tools"]["session"]
+    project = tmp_path / "osprey-app"
+    project.mkdir()
+    target = {"codex": "gpt-5.5", "gemini": "gemini-2.5-pro"}.get(receiver, "claude-sonnet-4-5")
+    with FakeModelServer() as server:
+        prepare_receiver(receiver, isolated_homes, server)
+        result = _smig("migrate", session_id, "--target", target, "--to", receiver, "--cwd", str(project))
+        [written] = [e for e in result["files"] if e["destination"] == receiver and e.get("session_id")]
+        sent = json.dumps(
+            resume(receiver, written["session_id"], isolated_homes, project, server, gemini_server), ensure_ascii=False
+        )
+    for text in (
+        NOTE_PREFIX,
+        result["migration_id"],
+        "TOOLS: read notes.txt",
+        "codename: OSPREY",
+        "TOOLS-2: which file?",
+    ):
+        assert escaped(text) in sent, text
+
+
+def test_qwen_code_reads_the_other_agents_memory_after_a_sync(isolated_homes: dict[str, Path], tmp_path: Path) -> None:
+    """The bundle reaches the model through the `@./smig_memory.md` import smig adds to `QWEN.md`."""
+    qwen_binary()
+    project = tmp_path / "osprey-app"
+    project.mkdir()
+    home = isolated_homes["home"]
+    _lived_in(home, project)  # Qwen Code is set up here
+    (home / ".qwen" / "QWEN.md").write_text("# Mine\n- QWEN-OWN-NOTE: tabs, not spaces.\n", encoding="utf-8")
+    codex_memory = isolated_homes["codex"] / "memories"
+    codex_memory.mkdir(parents=True)
+    (codex_memory / "memory_summary.md").write_text("# Profile\n- CODEX-MEMORY-7: deploys on Fridays.\n")
+    _smig("memory", "sync", "--to-qwen")
+    with FakeModelServer() as server:
+        run_qwen(home, project, server, "MEMORY: what do you know?")
+        sent = json.dumps(_last_turn(server), ensure_ascii=False)
+    assert "CODEX-MEMORY-7: deploys on Fridays." in sent and "QWEN-OWN-NOTE" in sent
+    assert "@./smig_memory.md" not in sent  # inlined, not passed on as text
