@@ -56,7 +56,7 @@ def test_a_migration_from_each_agent_is_a_session_folder_with_chained_events(
     workspace = read_workspace(folder / "workspace.yaml")
     assert (workspace["id"], workspace["cwd"], workspace["user_named"]) == (output.session_id, str(project), "false")
     assert workspace["name"] == f"↪ from {source}: Fix the flaky parser"
-    assert output.resume_command == f"cd '{project}' && copilot --resume={output.session_id}"
+    assert output.resume_command == f"cd '{project}' && copilot --resume {output.session_id}"
     [info] = build_services().list_sessions(agent=Agent("copilot"))  # smig reads it back, titled as the picker
     assert (info.id, info.cwd, info.title) == (output.session_id, str(project), workspace["name"])
 
@@ -67,7 +67,9 @@ def test_the_model_named_is_copilots_spelling_of_the_target() -> None:
     assert copilot_model("qwen3-coder-plus") == "claude-sonnet-4.5"  # not Copilot's: its default
 
 
-def test_continue_latest_picks_the_migration_in_a_lived_in_home(isolated_homes: dict[str, Path], tmp_path: Path) -> None:
+def test_continue_latest_picks_the_migration_in_a_lived_in_home(
+    isolated_homes: dict[str, Path], tmp_path: Path
+) -> None:
     """`copilot --continue` takes the newest events.jsonl in any folder: the user's own newer session loses
     to the migration written after it, and a session written since would win (smig says so)."""
     state = isolated_homes["home"] / ".copilot" / "session-state"
@@ -83,7 +85,7 @@ def test_continue_latest_picks_the_migration_in_a_lived_in_home(isolated_homes: 
     again = build_services().migrate(session, make_plan(session), {Destination("copilot")})
     [fact] = again.continue_latest
     assert not fact.migration and fact.picks == SCENARIOS["chat"]["session"]
-    assert f"copilot --resume={again.outputs[0].session_id}" in fact.sentence
+    assert f"copilot --resume {again.outputs[0].session_id}" in fact.sentence
 
 
 def test_an_existing_session_folder_is_never_written_into(

@@ -190,12 +190,12 @@ class SessionCard(Vertical):
     def show_empty(self, places: list[tuple[str, str, tuple[str, ...]]]) -> None:
         """Say there is nothing to migrate yet, where smig looked for each agent, and what to do."""
         self._shown = self._measured = None
-        lines = ["No sessions found. smig looked for each agent's sessions in:"]
-        for name, where, variables in places:
-            moved = f" (moved by {' or '.join(variables)})" if variables else ""
+        lines = ["No sessions found. smig looked for each agent's sessions in (the variables that move them):"]
+        for name, where, variables in places:  # one short line per agent: ten of them fit 80×24
+            moved = f" ({' or '.join(variables)})" if variables else ""
             lines.append(f"  {name}: {where}{moved}")
         lines.append(
-            "If an agent keeps them elsewhere, quit (q) and start smig again with that variable set:"
+            "If an agent keeps them elsewhere, quit (q) and start smig again with its variable set:"
             " smig reads it at launch. r scans these places again, for sessions written since."
         )
         self.query_one("#facts", Static).update(Content("\n".join(lines)))

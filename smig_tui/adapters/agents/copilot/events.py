@@ -120,7 +120,11 @@ def _applied_compactions(session: SessionFile) -> list[tuple[int, str]]:
         elif kind == "session.compaction_complete":
             payload = data(event)
             summary = payload.get("summaryContent")
-            if payload.get("outcome", "applied") == "applied" and payload.get("success", True) and isinstance(summary, str):
+            if (
+                payload.get("outcome", "applied") == "applied"
+                and payload.get("success", True)
+                and isinstance(summary, str)
+            ):
                 found.append((position if started is None else started, summary))
             started = None
     return found
@@ -140,7 +144,15 @@ def conversation(session: SessionFile) -> Converted:
         ]
         line, event = session.events[cut]
         stamp = event.get("timestamp") if isinstance(event.get("timestamp"), str) else None
-        out.add(str(event.get("id") or f"line{line}"), ":summary", Role.USER, Kind.SUMMARY, summary_text(prompts, summary), line, stamp)
+        out.add(
+            str(event.get("id") or f"line{line}"),
+            ":summary",
+            Role.USER,
+            Kind.SUMMARY,
+            summary_text(prompts, summary),
+            line,
+            stamp,
+        )
         start = cut + 1
     usage: Usage | None = None
     names: dict[str, str] = {}
@@ -193,7 +205,17 @@ def _add_reply(
             body = json.dumps(arguments if arguments is not None else {}, ensure_ascii=False)
         call_id, name = str(request.get("toolCallId") or ""), str(request.get("name") or "tool")
         names[call_id] = name
-        out.add(event_id, f":call{number}", Role.ASSISTANT, Kind.TOOL_CALL, body, line, stamp, tool_name=name, call_id=call_id)
+        out.add(
+            event_id,
+            f":call{number}",
+            Role.ASSISTANT,
+            Kind.TOOL_CALL,
+            body,
+            line,
+            stamp,
+            tool_name=name,
+            call_id=call_id,
+        )
 
 
 def _add_result(
@@ -238,4 +260,6 @@ def _usage(usage: Any) -> Usage | None:
 
     cached, written = number("cacheReadTokens"), number("cacheWriteTokens")
     prompt = number("inputTokens") + cached + written
-    return usage_of({"input": prompt, "output": number("outputTokens"), "cached": cached, "total": prompt + number("outputTokens")})
+    return usage_of(
+        {"input": prompt, "output": number("outputTokens"), "cached": cached, "total": prompt + number("outputTokens")}
+    )

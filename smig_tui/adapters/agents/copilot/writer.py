@@ -36,7 +36,8 @@ COPILOT_VERSION = "1.0.102"
 DEFAULT_MODEL = "claude-sonnet-4.5"
 """Model the session names when the target is not one of Copilot's own ids (Copilot CLI's default)."""
 CATALOG = {
-    normalise(name): name for name in ("claude-sonnet-4.5", "claude-opus-4.6", "gpt-5.4", "gpt-5-mini", "claude-sonnet-4")
+    normalise(name): name
+    for name in ("claude-sonnet-4.5", "claude-opus-4.6", "gpt-5.4", "gpt-5-mini", "claude-sonnet-4")
 }
 """Copilot's ids of the models smig knows under other spellings (`claude-sonnet-4-5` is `claude-sonnet-4.5`)."""
 LATEST = "copilot --continue"
@@ -45,7 +46,7 @@ LATEST = "copilot --continue"
 
 def resume_argv(session_id: str) -> tuple[str, ...]:
     """The command line that continues the written session (run in its folder: the client works there)."""
-    return ("copilot", f"--resume={session_id}")
+    return ("copilot", "--resume", session_id)
 
 
 def copilot_model(target: str | None) -> str:
