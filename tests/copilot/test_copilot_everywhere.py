@@ -158,3 +158,9 @@ async def test_the_tui_tree_shows_copilot_once_it_has_sessions_and_the_commit_di
     shutil.copytree(REAL / "home" / ".copilot", isolated_homes["home"] / ".copilot")
     assert "Copilot CLI (4)" in await labels()
     assert ("copilot", "Copilot CLI session") in native_choices()
+
+
+def test_smig_models_names_the_window_copilot_runs_a_model_at() -> None:
+    code, out, err = smig("models", "claude-sonnet-4-5")
+    assert code == 0, err
+    assert "in Copilot CLI: usable 134,400 of 168,000" in out  # maxPromptTokens, 80% before it compacts
