@@ -18,8 +18,8 @@ from cli_runner import smig
 from crush_builders import install, make
 
 from smig_tui.adapters.agents import registry
-from smig_tui.adapters.agents.crush import usable
 from smig_tui.adapters.agents.crush import source as crush_source
+from smig_tui.adapters.agents.crush import usable
 from smig_tui.adapters.agents.crush.convert import INTERRUPTED, Row, to_conversation
 from smig_tui.adapters.agents.crush.home import global_data, split_ref
 from smig_tui.adapters.agents.profile import RowsUnreadable
