@@ -10,21 +10,21 @@ A database that cannot be read raises `RowsUnreadable` with one sentence.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
 from smig_tui.adapters.agents.profile import RowsUnreadable
+from smig_tui.adapters.session_rows import digest_of, rows_snapshot, status_of
+from smig_tui.adapters.source_check import MISSING
 from smig_tui.core.errors import SessionReadError
 
 NAME = "Crush"
-SNAPSHOT_TABLES = ("sessions", "messages")
+SNAPSHOT_TABLES = (("sessions", "id"), ("messages", "session_id"))
 """What a session is made of (the `files` and `read_files` tables hold no conversation)."""
 MESSAGE_ORDER = "ORDER BY created_at, rowid"
 """Crush lists a session's messages by `created_at` (seconds), ties in the order they were written."""
-UNCHANGED, GROWN, CHANGED, MISSING = "unchanged", "grown", "changed", "missing"
 
 
 BUSY_SECONDS = 2.0
@@ -78,29 +78,10 @@ def session_snapshot(database: Path, session_id: str) -> bytes:
     """One session's rows as a database file of its own, read in one read transaction, with Crush's own
     table definitions (so the reader reads the copy as it reads the original)."""
     with connect(database) as source:
-        source.execute("BEGIN")
-        try:
-            definitions = dict(
-                source.execute(
-                    "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name IN (?, ?)", SNAPSHOT_TABLES
-                ).fetchall()
-            )
-            if set(definitions) != set(SNAPSHOT_TABLES):
-                raise RowsUnreadable(f"The {NAME} database {database} lacks the session tables.")
-            copy = sqlite3.connect(":memory:")
-            try:
-                for table in SNAPSHOT_TABLES:
-                    copy.execute(definitions[table])
-                    column = "id" if table == "sessions" else "session_id"
-                    cursor = source.execute(f"SELECT * FROM {table} WHERE {column} = ? ORDER BY rowid", (session_id,))
-                    marks = ", ".join("?" * len(cursor.description))
-                    copy.executemany(f"INSERT INTO {table} VALUES ({marks})", cursor)
-                copy.commit()
-                return copy.serialize()
-            finally:
-                copy.close()
-        finally:
-            source.execute("ROLLBACK")
+        copy = rows_snapshot(source, SNAPSHOT_TABLES, session_id)
+    if copy is None:
+        raise RowsUnreadable(f"The {NAME} database {database} lacks the session tables.")
+    return copy
 
 
 def _chunks(database: Path, session_id: str) -> Iterator[bytes]:
@@ -115,36 +96,18 @@ def _chunks(database: Path, session_id: str) -> Iterator[bytes]:
 
 def session_fingerprint(database: Path, session_id: str) -> tuple[str, int, float]:
     """sha256 and size of the session's rows, and the database's mtime: what a commit pins."""
-    digest = hashlib.sha256()
-    size = 0
     try:
-        for chunk in _chunks(database, session_id):
-            digest.update(chunk)
-            size += len(chunk)
+        sha256, size = digest_of(_chunks(database, session_id))
         mtime = database.stat().st_mtime
     except (RowsUnreadable, OSError) as error:
         raise SessionReadError(f"Cannot read the source {NAME} session {session_id} ({error}).") from error
-    return digest.hexdigest(), size, mtime
+    return sha256, size, mtime
 
 
 def session_status(database: Path, session_id: str, sha256: str, size: int) -> str:
     """Whether the session is `unchanged`, only `grown`, `changed` or `missing` since it was pinned
     (Crush appends messages, so rows added after the pinned ones are growth)."""
-    digest = hashlib.sha256()
-    seen = 0
-    prefix: str | None = None
     try:
-        for chunk in _chunks(database, session_id):
-            if seen < size:
-                part = chunk[: size - seen]
-                digest.update(part)
-                if seen + len(part) == size:
-                    prefix = digest.hexdigest()
-            seen += len(chunk)
+        return status_of(_chunks(database, session_id), sha256, size)
     except (RowsUnreadable, OSError):
         return MISSING
-    if seen == 0:
-        return MISSING
-    if prefix != sha256:
-        return CHANGED
-    return UNCHANGED if seen == size else GROWN
