@@ -193,3 +193,22 @@ def test_conversion_tolerates_odd_rows() -> None:
     assert [(m.role, m.kind, m.text) for m in out.messages] == [(Role.USER, Kind.TEXT, "hi")]
     assert out.messages[0].timestamp == "2025-12-05T02:00:00.000Z"  # milliseconds taken too
     assert out.damaged == ["e"] and out.compactions == 0
+
+
+def test_a_media_result_is_sent_as_its_media_or_crushs_placeholder() -> None:
+    from smig_tui.adapters.agents.crush.convert import MEDIA_FAILED
+
+    call = {"type": "tool_call", "data": {"id": "c1", "name": "view", "input": "{}"}}
+    results = [
+        {
+            "type": "tool_result",
+            "data": {"tool_call_id": "c1", "name": "view", "data": "iVBORw==", "mime_type": "image/png"},
+        },
+        {
+            "type": "tool_result",
+            "data": {"tool_call_id": "c1", "name": "view", "data": "not base64!", "mime_type": "image/png"},
+        },
+    ]
+    rows = [Row("a", "assistant", json.dumps([call])), Row("t", "tool", json.dumps(results))]
+    texts = [m.text for m in to_conversation(rows, None).messages if m.kind is Kind.TOOL_RESULT]
+    assert texts == ["[image/png]", MEDIA_FAILED]

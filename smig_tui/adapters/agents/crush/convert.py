@@ -244,7 +244,7 @@ def _add_results(
         error = data.get("is_error") is True
         if not error and _text(data.get("data")):
             media = _text(data.get("mime_type")) or "media"
-            text = f"[{media}]" if _is_base64(_text(data.get("data"))) else MEDIA_FAILED
+            text = f"[{media}]" if _base64(_text(data.get("data"))) is not None else MEDIA_FAILED
         else:
             text = _text(data.get("content"))
         _add(
@@ -270,21 +270,16 @@ def _number(value: object) -> int:
 
 def _decoded(value: object) -> str:
     """An attachment's bytes (base64 in the JSON, as Go writes a byte slice) as text."""
+    raw = _base64(_text(value))
+    return raw.decode("utf-8", "replace") if raw is not None else ""
+
+
+def _base64(value: str) -> bytes | None:
+    """`value` decoded from base64, or None when it is not base64."""
     import base64
     import binascii
 
     try:
-        return base64.b64decode(_text(value), validate=True).decode("utf-8", "replace")
+        return base64.b64decode(value, validate=True)
     except (binascii.Error, ValueError):
-        return ""
-
-
-def _is_base64(value: str) -> bool:
-    import base64
-    import binascii
-
-    try:
-        base64.b64decode(value, validate=True)
-    except (binascii.Error, ValueError):
-        return False
-    return True
+        return None
