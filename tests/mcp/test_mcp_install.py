@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from cli_runner import smig
 
-from smig_tui.mcp.install import CODEX_ENV_VARS, plan_install
+from smig_tui.mcp.install import plan_install, read_only_tools, variables
+
+CLIENTS = ("claude", "codex", "gemini", "opencode", "qwen", "kilo")
 
 
 @pytest.fixture
@@ -26,21 +28,28 @@ def homes(isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_
         "gemini_json": isolated_homes["home"] / ".gemini" / "settings.json",
         "gemini_policy": isolated_homes["home"] / ".gemini" / "policies" / "smig.toml",
         "opencode_json": isolated_homes["home"] / ".config" / "opencode" / "opencode.json",
+        "qwen_json": isolated_homes["home"] / ".qwen" / "settings.json",
+        "kilo_json": isolated_homes["home"] / ".config" / "kilo" / "kilo.json",
     }
 
 
 def test_each_client_gets_its_entry_and_check_starts_each_as_configured(homes: dict[str, Path]) -> None:
-    for client in ("claude", "codex", "gemini", "opencode"):
+    for client in CLIENTS:
         code, out, err = smig("mcp", "--install", client)
         assert code == 0 and f"{client}: smig added in " in out, err
     claude = json.loads(homes["claude_json"].read_text())["mcpServers"]["smig"]
     codex = tomllib.loads(homes["codex_toml"].read_text())["mcp_servers"]["smig"]
     gemini = json.loads(homes["gemini_json"].read_text())["mcpServers"]["smig"]
     opencode = json.loads(homes["opencode_json"].read_text())["mcp"]["smig"]
+    qwen = json.loads(homes["qwen_json"].read_text())
+    kilo = json.loads(homes["kilo_json"].read_text())
     command = [claude["command"], *claude["args"]]
     assert command[-1] in ("mcp", "smig_tui.mcp") and gemini == claude
-    assert opencode == {"type": "local", "command": command, "enabled": True}
-    assert codex["required"] is True and codex["env_vars"] == list(CODEX_ENV_VARS)
+    assert opencode == {"type": "local", "command": command, "enabled": True} == kilo["mcp"]["smig"]
+    assert kilo["$schema"] == "https://app.kilo.ai/config.json" and qwen["mcpServers"]["smig"] == claude
+    assert qwen["permissions"]["allow"] == [f"mcp__smig__{tool}" for tool in read_only_tools()]
+    assert "mcp__smig__commit_migration" not in qwen["permissions"]["allow"] and len(read_only_tools()) == 8
+    assert codex["required"] is True and codex["env_vars"] == list(variables())
     assert codex["tools"] == {"commit_migration": {"approval_mode": "approve"}}
     policy = tomllib.loads(homes["gemini_policy"].read_text())
     assert policy["rule"] == [
@@ -54,10 +63,8 @@ def test_each_client_gets_its_entry_and_check_starts_each_as_configured(homes: d
     ]
     code, out, err = smig("mcp", "--check")
     assert code == 0, out + err
-    assert [line.split()[:2] for line in out.splitlines()[::2]] == [
-        [c, "ok"] for c in ("claude", "codex", "gemini", "opencode")
-    ]
-    assert out.count("10 tools in") == 4
+    assert [line.split()[:2] for line in out.splitlines()[::2]] == [[c, "ok"] for c in CLIENTS]
+    assert out.count("10 tools in") == 6
     code, out, _ = smig("mcp", "--install", "codex")
     assert out.startswith("codex: smig already set up in ")
 

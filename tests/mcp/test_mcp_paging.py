@@ -91,7 +91,7 @@ def test_the_docs_entries_are_what_install_writes() -> None:
     """The set-up the docs show by hand and what `smig mcp --install` writes agree, client by client."""
     import tomllib
 
-    from smig_tui.mcp.install import GEMINI_POLICY, codex_block, entry
+    from smig_tui.mcp.install import entry, launch, mcp_config, toml_block
 
     root = Path(__file__).parents[2]
     page = root / "docs" / "mcp.md"
@@ -105,6 +105,7 @@ def test_the_docs_entries_are_what_install_writes() -> None:
     command = ["smig", "mcp"]
     assert json.loads(block("Claude Code", "json")) == {"mcpServers": {"smig": entry("claude", command)}}
     assert json.loads(block("Gemini CLI", "json")) == {"mcpServers": {"smig": entry("gemini", command)}}
-    assert tomllib.loads(block("Gemini CLI", "toml")) == tomllib.loads(GEMINI_POLICY)
+    [(_, policy)] = mcp_config("gemini").extra_files({}, launch(command))
+    assert tomllib.loads(block("Gemini CLI", "toml")) == tomllib.loads(policy)
     assert json.loads(block("OpenCode", "json"))["mcp"] == {"smig": entry("opencode", command)}
-    assert tomllib.loads(block("Codex", "toml")) == tomllib.loads(codex_block(entry("codex", command)))
+    assert tomllib.loads(block("Codex", "toml")) == tomllib.loads(toml_block(("mcp_servers",), entry("codex", command)))

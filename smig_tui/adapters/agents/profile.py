@@ -20,6 +20,7 @@ from smig_tui.core.models import Agent
 if TYPE_CHECKING:
     from smig_tui.adapters.memory_files import MemoryContext
     from smig_tui.adapters.paths import Paths
+    from smig_tui.core.mcp_config import McpConfig
     from smig_tui.core.memory_model import AgentMemory
     from smig_tui.core.ports import NativeWriter, SessionSource
 
@@ -127,6 +128,9 @@ class AgentProfile:
     client_words: tuple[str, ...] = ()
     """Words of the name its client gives itself to an MCP server (`clientInfo`), lower case: how smig
     knows which agent is asking (empty: its id, as `claude-code` and `codex-mcp-client` carry it)."""
+    mcp: McpConfig | None = None
+    """Where and how its client keeps MCP servers, for `smig mcp --install <agent>` and `--check`
+    (None: smig cannot set its client up)."""
 
     @property
     def id(self) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from smig_tui.adapters.agents.opencode.home import resolve_home, session_ref, split_ref
+from smig_tui.adapters.agents.opencode.mcp import mcp_config
 from smig_tui.adapters.agents.opencode.variant import Variant
 from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead, SessionRefs
 from smig_tui.core.agent_rules import AgentRules
@@ -133,4 +134,5 @@ PROFILE = AgentProfile(
         "it from the archive instead"
     ),
     client_words=("kilo",),  # its MCP client calls itself `kilo` (the binary's `new Client({name: "kilo"})`)
+    mcp=mcp_config(KILO, "https://app.kilo.ai/config.json"),
 )

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead
 from smig_tui.adapters.agents.qwen.home import HOME_VARIABLE, RUNTIME_VARIABLE, projects_folder, resolve_home
+from smig_tui.adapters.agents.qwen.mcp import MCP
 from smig_tui.core.agent_rules import AgentRules
 
 if TYPE_CHECKING:
@@ -89,4 +90,5 @@ PROFILE = AgentProfile(
         ),
     ),
     client_words=("qwen",),
+    mcp=MCP,
 )
