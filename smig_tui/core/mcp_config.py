@@ -73,6 +73,9 @@ class McpConfig:
     read-only tools are added to it, the user's own rules kept."""
     allow_rule: Callable[[str], str] = str
     """How that list names one of smig's tools (`mcp__smig__list_sessions`)."""
+    page_chars: int | None = None
+    """The largest page of a tool result, in UTF-8 bytes, that its client hands the model whole, when that
+    is less than smig's default page (None: the default fits); smig's pages for it are cut to this."""
     extra_files: Callable[[Env, McpLaunch], tuple[tuple[Path, str], ...]] = _no_files
     """Files smig owns that go with the entry (a policy), with their text; the first line of each marks it
     as smig's, so a file of the same name written by someone else is never replaced."""

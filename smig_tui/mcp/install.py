@@ -53,13 +53,15 @@ class Install:
     after: str
     extra: tuple[tuple[Path, str], ...] = ()
     """Other files smig owns that go with the entry (a policy), with their text."""
+    had_entry: bool = False
+    """Whether the config held an entry for smig before."""
 
     @property
     def change(self) -> str:
         """added, updated or unchanged."""
         if self.before == self.after and all(_read(path) == text for path, text in self.extra):
             return "unchanged"
-        return "added" if self.before is None or NAME not in self.before else "updated"
+        return "updated" if self.had_entry else "added"
 
 
 def clients() -> tuple[str, ...]:
@@ -143,9 +145,14 @@ def plan_install(
     server = config.entry(made)
     if config.toml:
         after = _merge_toml(client, config, path, before, server)
+        old: Any = tomllib.loads(before or "")
     else:
         after = _merge_json(client, config, made, path, before, server)
-    return Install(client, project, path, before, after, config.extra_files(env, made))
+        old = json.loads(before) if before and before.strip() else {}
+    for key in config.servers:
+        old = old.get(key) if isinstance(old, dict) else None
+    had_entry = isinstance(old, dict) and NAME in old
+    return Install(client, project, path, before, after, config.extra_files(env, made), had_entry)
 
 
 def apply_install(

@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from smig_tui.core.agent_rules import home_agent_of
@@ -93,9 +95,24 @@ def capacity_json(model: ModelCapacity) -> dict[str, Any]:
     }
 
 
+PAGE_CEILING: ContextVar[int] = ContextVar("page_ceiling", default=MAX_PAGE_CHARS)
+"""The largest page the calling client passes to its model whole (a client that cuts results shorter
+than the default page gets pages that fit it, whatever `max_chars` asks)."""
+
+
+@contextmanager
+def pages_for(ceiling: int | None) -> Iterator[None]:
+    """Run the tools of one call with pages of at most `ceiling` bytes (None: the usual pages)."""
+    token = PAGE_CEILING.set(max(MIN_PAGE_CHARS, min(ceiling, MAX_PAGE_CHARS)) if ceiling else MAX_PAGE_CHARS)
+    try:
+        yield
+    finally:
+        PAGE_CEILING.reset(token)
+
+
 def _page_size(max_chars: int | None) -> int:
-    """The page budget a call asked for, else the default."""
-    return _bounded("max_chars", max_chars, MIN_PAGE_CHARS, MAX_PAGE_CHARS, PAGE_CHARS)
+    """The page budget a call asked for, else the default; never more than the calling client passes whole."""
+    return min(_bounded("max_chars", max_chars, MIN_PAGE_CHARS, MAX_PAGE_CHARS, PAGE_CHARS), PAGE_CEILING.get())
 
 
 def _offset(offset: int | None) -> int:

@@ -410,3 +410,38 @@ def test_opencode_runs_smig_from_the_docs_config(homes: dict[str, Path]) -> None
     assert "Unknown model 'no-such-model-9'" in unknown
     record = Path(_parsed({"text": commit})["record_path"])
     assert record.is_file() and record.is_relative_to(homes["smig"])
+
+
+def test_qwen_code_runs_smig_from_the_docs_config(homes: dict[str, Path]) -> None:
+    """The docs' settings block as written: `qwen PROMPT` in its default approval mode runs the read-only
+    tools the allow rules name, and refuses the writer, which would need to ask."""
+    from mcp_clients import run_qwen
+
+    def configure(env: dict[str, str]) -> None:
+        _merged(homes["home"] / ".qwen" / "settings.json", readme_block("json", "mcpServers", "Qwen Code"))
+
+    calls = [*DOCS_CALLS, ("commit_migration", {"session_id": SESSION, "target_model": TINY, "to": ["store"]})]
+    window, listed, unknown, commit = run_qwen(homes, homes["project"], calls, configure)
+    assert _parsed({"text": window})["context_window"] == build_services().capacities.lookup("gpt-5.1").context_window
+    sessions = _parsed({"text": listed})
+    assert sessions["searched"]["claude"] == {"path": str(homes["claude"]), "exists": True}
+    assert {s["id"] for s in sessions["sessions"]} >= {SESSION}
+    assert "Unknown model 'no-such-model-9'" in unknown
+    assert "permission" in commit and "declined" in commit and "record_path" not in commit
+    assert not (homes["smig"] / "data").exists()  # the writer never ran
+
+
+def test_kilo_code_runs_smig_from_the_docs_config(homes: dict[str, Path]) -> None:
+    """The docs' `mcp` entry as written: Kilo Code starts smig and runs its tools, the writer included."""
+    from mcp_clients import run_kilo
+
+    def configure(env: dict[str, str]) -> None:
+        _merged(homes["home"] / ".config" / "kilo" / "kilo.json", readme_block("json", '"type": "local"', "Kilo Code"))
+
+    calls = [*DOCS_CALLS, ("commit_migration", {"session_id": SESSION, "target_model": TINY, "to": ["store"]})]
+    window, listed, unknown, commit = run_kilo(homes, homes["project"], calls, configure)
+    assert _parsed({"text": window})["name"] == "gpt-5.1"
+    assert _parsed({"text": listed})["searched"]["claude"] == {"path": str(homes["claude"]), "exists": True}
+    assert "Unknown model 'no-such-model-9'" in unknown
+    record = Path(_parsed({"text": commit})["record_path"])
+    assert record.is_file() and record.is_relative_to(homes["smig"])

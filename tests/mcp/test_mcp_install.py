@@ -163,3 +163,28 @@ def test_check_reports_a_server_that_does_not_start(homes: dict[str, Path]) -> N
     assert code == 1
     assert out.splitlines()[0].split()[:2] == ["claude", "FAILED"] and "/nowhere/smig is not found" in out
     assert "codex     -      not set up: smig mcp --install codex" in out
+
+
+def test_a_config_naming_smig_elsewhere_still_gets_the_entry_added_and_qwen_keeps_its_own_rules(
+    homes: dict[str, Path],
+) -> None:
+    homes["qwen_json"].parent.mkdir(parents=True)
+    mine = {"permissions": {"allow": ["Bash(git *)", "mcp__smig__list_sessions"]}, "model": {"name": "smig-test"}}
+    homes["qwen_json"].write_text(json.dumps(mine))
+    code, out, err = smig("mcp", "--install", "qwen")
+    assert code == 0 and out.startswith("qwen: smig added in "), err  # "smig-test" is not smig's entry
+    allow = json.loads(homes["qwen_json"].read_text())["permissions"]["allow"]
+    assert allow[:2] == ["Bash(git *)", "mcp__smig__list_sessions"] and len(allow) == 1 + len(read_only_tools())
+    assert smig("mcp", "--install", "qwen")[1].startswith("qwen: smig already set up in ")
+    homes["qwen_json"].write_text('{"permissions": {"allow": "everything"}}')
+    code, _, err = smig("mcp", "--install", "qwen")
+    assert code == 2 and "permissions.allow is not a list" in err
+
+
+def test_kilo_s_config_folder_and_file_variables_are_honoured(homes: dict[str, Path], tmp_path: Path) -> None:
+    env = {"HOME": str(homes["home"]), "KILO_CONFIG_DIR": str(tmp_path / "kilo-config")}
+    assert plan_install("kilo", env=env).path == tmp_path / "kilo-config" / "kilo.json"
+    env["KILO_CONFIG"] = str(tmp_path / "one.json")
+    assert plan_install("kilo", env=env).path == tmp_path / "one.json"
+    assert plan_install("kilo", project=True, env=env, cwd=homes["project"]).path == homes["project"] / "kilo.json"
+    assert plan_install("qwen", env={"QWEN_HOME": str(tmp_path / "q")}).path == tmp_path / "q" / "settings.json"
