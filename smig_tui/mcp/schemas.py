@@ -215,6 +215,11 @@ TOOLS: list[dict[str, Any]] = [
                 "type": "string",
                 "description": "Only sessions that ran in this folder or below it. Default: every folder.",
             },
+            "branch": {
+                "type": "string",
+                "description": "Only sessions last on this git branch (each session's git_branch, as its agent "
+                "recorded it). Default: every branch.",
+            },
             "limit": {
                 "type": "integer",
                 "minimum": 1,
