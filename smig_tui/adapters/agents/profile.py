@@ -152,6 +152,14 @@ class AgentProfile:
         name = client_name.lower()
         return any(word in name for word in self.client_words or (self.id,))
 
+    def holds(self, ref: str, env: Env) -> bool:
+        """Whether `<database>#<id>` names a session of this agent's own database (its home as `env` sets it)."""
+        split = self.refs.split(ref) if self.refs is not None else None
+        if split is None:
+            return False
+        home = self.home(env)
+        return home is not None and os.path.abspath(split[0]) == os.path.abspath(home)
+
     def listing_cache(self, paths: Paths) -> Path:
         """Where its reader keeps what it learnt of each session file, so listing is fast next time."""
         return paths.cache_dir / f"listing-{self.id}.json"

@@ -40,6 +40,9 @@ KILO = Variant(
     continues_folder=True,
     legacy_tree=False,
     config_dir_env="KILO_CONFIG_DIR",
+    # with no model configured Kilo runs its gateway's free router, signed in or not (the binary's
+    # `kilo-auto/free` default of provider `kilo`): a session naming it resumes on any Kilo install
+    default_model=("kilo", "kilo-auto/free"),
 )
 """Kilo Code CLI 7.7.7: seen writing, importing and resuming with these (docs/formats/kilo.md)."""
 
