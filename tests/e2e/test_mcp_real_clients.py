@@ -1,11 +1,12 @@
-"""Proves smig's MCP server works inside the four real clients, each set up as docs/mcp.md says.
+"""Proves smig's MCP server works inside the six real clients, each set up as docs/mcp.md says.
 
 Each client is started with the docs' configuration block as written (`smig` found on PATH is this
 checkout's), against a fake model server playing a scripted model: in Claude Code and Codex it calls
-every smig tool by name, reads a paged handoff to its end and provokes errors; in Gemini CLI and
-OpenCode it calls the read-only tools (and OpenCode the writer). The tool results come back in the
+every smig tool by name, reads a paged handoff to its end and provokes errors; in Gemini CLI,
+OpenCode, Qwen Code and Kilo Code it calls the read-only tools and (OpenCode, Qwen Code, Kilo Code) the
+writer, which Qwen Code's one-shot run refuses. The tool results come back in the
 client's next request, where the test reads them. Skips when the clients are not installed
-(`SMIG_E2E_BIN`; CI installs them pinned).
+(`SMIG_E2E_BIN`, `SMIG_E2E_NEW_BIN`; CI installs them pinned).
 """
 
 from __future__ import annotations
