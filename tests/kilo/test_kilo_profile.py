@@ -180,6 +180,7 @@ def test_with_no_kilo_config_and_no_session_the_writer_names_kilos_own_default_a
     assert document["smigLineage"]["model"] == (
         f"kilo/kilo-auto/free, Kilo Code's own default, as no `model` is set in {folder} and no Kilo Code session ran yet"
     )
+    assert document["smigLineage"]["modelConfigured"] is False
 
 
 def test_the_commit_says_which_model_kilo_resumes_the_session_on(isolated_homes: dict[str, Path]) -> None:
@@ -191,16 +192,20 @@ def test_the_commit_says_which_model_kilo_resumes_the_session_on(isolated_homes:
     provider, model, chosen = writer.chosen_model("claude-sonnet-4-5")
     assert (provider, model, chosen) == ("fake", "gpt-4.1", f"fake/gpt-4.1, the default model in {config}")
     tools = "ses_dbbf2f7deffe7eJlBs3YSWIbyp"
-    document = json.dumps({"info": {"directory": f"{RECORDED_ROOT}/tools"}, "smigLineage": {"model": chosen}})
     native = NativeOutput("kilo", session_ref(database, tools), tools, resume_argv(tools), f"{RECORDED_ROOT}/tools")
-    fact = writer.settle(PlannedFile(Destination("kilo"), "doc.json", document, native=native))
-    assert fact is not None and fact.sentence.endswith(
-        f"Kilo Code resumes it on fake/gpt-4.1, the default model in {config}."
-    )
-    config.unlink()  # no config: the newest session's model, and which session's it is
-    assert writer.chosen_model(None)[2].endswith(
-        f"the model of the newest Kilo Code session (no `model` in {config.parent})"
-    )
+
+    def settled(lineage: dict[str, object]) -> str:
+        document = json.dumps({"info": {"directory": f"{RECORDED_ROOT}/tools"}, "smigLineage": lineage})
+        fact = writer.settle(PlannedFile(Destination("kilo"), "doc.json", document, native=native))
+        assert fact is not None and fact.migration
+        return fact.sentence
+
+    plain = f"`kilo -c` in {RECORDED_ROOT}/tools continues this migration."
+    assert settled({"model": chosen, "modelConfigured": True}) == plain  # the user's own default: nothing to add
+    config.unlink()  # no config: the newest session's model, which the commit points out
+    provider, model, chosen = writer.chosen_model(None)
+    assert chosen == f"{provider}/{model}, the model of the newest Kilo Code session (no `model` in {config.parent})"
+    assert settled({"model": chosen, "modelConfigured": False}) == f"{plain} Kilo Code resumes it on {chosen}."
 
 
 def test_a_missing_session_of_kilos_database_is_named_as_kilos(isolated_homes: dict[str, Path]) -> None:

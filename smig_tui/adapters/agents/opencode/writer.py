@@ -198,10 +198,10 @@ class OpenCodeWriter(PlainFileWriter):
             return continue_fact(output, latest, folder, None, f" (its database could not be read: {error})")
         picks = row[0] if row and isinstance(row[0], str) else None
         fact = continue_fact(output, latest, folder, picks, " (updated after the migration was imported)")
-        chosen = (json.loads(planned.data).get("smigLineage") or {}).get("model")
-        if not chosen:
-            return fact
-        return replace(fact, sentence=f"{fact.sentence} {self._variant.name} resumes it on {chosen}.")
+        lineage = json.loads(planned.data).get("smigLineage") or {}
+        if not lineage.get("model") or lineage.get("modelConfigured"):
+            return fact  # the user's own default model: nothing to point out
+        return replace(fact, sentence=f"{fact.sentence} {self._variant.name} resumes it on {lineage['model']}.")
 
     def read_back(self, output: NativeOutput) -> Session:
         """The imported session, read from OpenCode's database as `smig list` reads it."""
@@ -284,6 +284,7 @@ class OpenCodeWriter(PlainFileWriter):
                 "omitted": lineage.omitted,
                 "planningTarget": lineage.target,
                 "model": chosen,
+                "modelConfigured": configured_model(variant=self._variant) == (provider, model_id),
             },
         }
         path = self._imports_dir / f"{session_id}.json"
