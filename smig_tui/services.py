@@ -191,7 +191,9 @@ class Services:
     def find_session(self, ref: str, warn: WarningSink = _ignore) -> SessionInfo:
         """Resolve a session id, unique id prefix, or path to a session file."""
         missing: str | None = None
-        for entry in self.agents:  # a session kept as database rows: its path is `<database>#<id>`
+        # a session kept as database rows: its path is `<database>#<id>`; the agent whose home that database
+        # is comes first, so a session missing from it is named as that agent's
+        for entry in sorted(self.agents, key=lambda entry: not entry.holds(ref, self.env)):
             if entry.refs is not None and (row := entry.refs.split(ref)) is not None:
                 found = [
                     info

@@ -1,5 +1,5 @@
-"""Provides the JSON shape of a decision and a plan: one shape each, for `smig plan --json` and the MCP
-tools alike (docs/cli.md, "JSON shapes", documents the keys).
+"""Provides the JSON shape of a decision, a plan and a listed session: one shape each, for `smig plan
+--json` and the MCP tools alike (docs/cli.md, "JSON shapes", documents the keys).
 
 A front end adds what is its own around them (the CLI its token counter and every message at once, the
 MCP tools their pages of messages), never another spelling of the same figure.
@@ -9,9 +9,33 @@ from __future__ import annotations
 
 from typing import Any
 
-from smig_tui.core.models import Decision, Plan, PlanItem
+from smig_tui.core.models import Decision, Plan, PlanItem, SessionInfo
 from smig_tui.core.plan_structure import NOT_MIGRATED
 from smig_tui.core.plans import left_out
+
+
+def session_info_shape(info: SessionInfo) -> dict[str, Any]:
+    """One listed session: what `list_sessions` gives for each, the figures a listing knows without reading it.
+
+    `git_branch` is the branch the session was last on, as its agent recorded it (what `smig list --branch`
+    and the TUI's branch scope match); null when the agent records none.
+    """
+    return {
+        "id": info.id,
+        "agent": info.agent.value,
+        "title": info.title,
+        "cwd": info.cwd,
+        "git_branch": info.git_branch,
+        "model": info.model,
+        "created": info.created,
+        "updated": info.updated,
+        "messages": info.message_count,
+        "counted_tokens": info.counted_tokens,
+        "context_tokens": info.context_tokens,
+        "context_window": info.context_window,
+        "is_subagent": info.is_subagent,
+        "path": info.path,
+    }
 
 
 def decision_shape(decision: Decision) -> dict[str, Any]:
