@@ -47,7 +47,17 @@ class Migrations(ServicesBase):
         """
         from smig_tui.adapters.migration_commit import Committer, MigrationRequest
 
-        request = MigrationRequest(session, plan, migrated_messages(plan), tuple(to), dry_run, out, force, redact, cwd)
+        request = MigrationRequest(
+            session,
+            plan,
+            migrated_messages(plan),
+            to=tuple(to),
+            dry_run=dry_run,
+            out=out,
+            force=force,
+            redact_secrets=redact,
+            cwd=cwd,
+        )
         return Committer(self.paths, self.store, self.agents, self.env).migrate(request)
 
     def recover_commits(self) -> list[str]:
