@@ -27,7 +27,7 @@ from smig_tui.core.native import parse_destination, receiving_agent_of
 from smig_tui.core.openai_chat import MAX_CHAT_BYTES, load_chat, to_chat
 from smig_tui.core.plans import PLACEHOLDER_ID, SUMMARY_ID
 from smig_tui.core.redact import redact_json
-from smig_tui.core.shapes import plan_item_shape, plan_shape
+from smig_tui.core.shapes import plan_item_shape, plan_shape, session_info_shape
 from smig_tui.core.strategies import needs_summary
 from smig_tui.mcp.paging import InvalidArgumentError, json_size, page_items, page_text
 from smig_tui.mcp.recall import match_omitted, source_messages
@@ -105,25 +105,6 @@ def _offset(offset: int | None) -> int:
 def plan_items(plan: Plan) -> list[dict[str, Any]]:
     """Every source message's fate, in source order (the shape `smig plan --json` gives too)."""
     return [plan_item_shape(item) for item in plan.items]
-
-
-def info_json(info: SessionInfo) -> dict[str, Any]:
-    """One listing entry."""
-    return {
-        "id": info.id,
-        "agent": info.agent.value,
-        "title": info.title,
-        "cwd": info.cwd,
-        "model": info.model,
-        "created": info.created,
-        "updated": info.updated,
-        "messages": info.message_count,
-        "counted_tokens": info.counted_tokens,
-        "context_tokens": info.context_tokens,
-        "context_window": info.context_window,
-        "is_subagent": info.is_subagent,
-        "path": info.path,
-    }
 
 
 class SmigTools:
@@ -239,7 +220,7 @@ class SmigTools:
         return page_items(
             _clean({"total": len(sessions), "searched": self.searched()}),
             "sessions",
-            redact_json([info_json(info) for info in sessions[:count]]),
+            redact_json([session_info_shape(info) for info in sessions[:count]]),
             _offset(offset),
             _page_size(max_chars),
             "list_sessions",
