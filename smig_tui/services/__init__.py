@@ -16,9 +16,6 @@ from smig_tui.plugins import agent_profiles as agent_profiles
 from smig_tui.plugins import profile_of as profile_of
 from smig_tui.services.archive import session_archive as session_archive
 from smig_tui.services.archive import with_archive as with_archive
-from smig_tui.services.doctor import AgentReport as AgentReport
-from smig_tui.services.doctor import Diagnosis as Diagnosis
-from smig_tui.services.doctor import diagnose as diagnose
 from smig_tui.services.frontend import config_file_path as config_file_path
 from smig_tui.services.frontend import current_branch as current_branch
 from smig_tui.services.frontend import describe_failure as describe_failure
@@ -39,3 +36,17 @@ if TYPE_CHECKING:
     from smig_tui.adapters.archive import ArchiveRun as ArchiveRun
     from smig_tui.adapters.memory_store import ApplyResult as ApplyResult
     from smig_tui.adapters.search_index import SearchHit as SearchHit
+    from smig_tui.services.doctor import AgentReport as AgentReport
+    from smig_tui.services.doctor import Diagnosis as Diagnosis
+    from smig_tui.services.doctor import diagnose as diagnose
+
+_ON_FIRST_USE = {"AgentReport", "Diagnosis", "diagnose"}
+"""`smig doctor`'s names: its module is imported when one is first asked for, not by every command."""
+
+
+def __getattr__(name: str) -> object:
+    if name in _ON_FIRST_USE:
+        from smig_tui.services import doctor
+
+        return getattr(doctor, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

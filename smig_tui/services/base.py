@@ -2,7 +2,9 @@
 
 Each feature (`sessions`, `counting`, `models`, `plan`, `summary`, `migrate`, `export`, `search`,
 `memory`) is a small class over this one; `root.Services` joins them, so a front end holds one object
-and every front end calls a feature the same way. Nothing here imports Textual or a front end.
+and every front end calls a feature the same way. Only the features that keep state of their own
+(counting, models, plan: memos, never arguments) are dataclasses; `Services`, one too, gathers their
+fields. Nothing here imports Textual or a front end.
 """
 
 from __future__ import annotations

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,7 +15,6 @@ if TYPE_CHECKING:
     from smig_tui.core.models import Message, Plan, Session
 
 
-@dataclass
 class Exports(ServicesBase):
     """Renders streamed and redacted, written only where the output-path rules allow."""
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from smig_tui.services.base import ServicesBase
@@ -12,7 +11,6 @@ if TYPE_CHECKING:
     from smig_tui.core.memory_sync import Direction, MemoryPlan, Mode
 
 
-@dataclass
 class Memory(ServicesBase):
     """The agents' memory files, read and written through `MemoryStore` (locked, verified)."""
 

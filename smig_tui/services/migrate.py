@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,7 +18,6 @@ if TYPE_CHECKING:
     from smig_tui.core.native import Destination, NativeOutput
 
 
-@dataclass
 class Migrations(ServicesBase):
     """Commits (atomic, locked, read back), the store of past ones, and starting the receiving client."""
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +15,6 @@ if TYPE_CHECKING:
     from smig_tui.core.search import Snippet
 
 
-@dataclass
 class Search(ServicesBase):
     """Searches every session's messages, refreshing the index first; a damaged index is rebuilt."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,6 @@ from smig_tui.services.base import ServicesBase
 from smig_tui.services.base import ignore as _ignore
 
 
-@dataclass
 class Sessions(ServicesBase):
     """Every agent's sessions, through the readers `build_services` wired (archived ones included)."""
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +17,6 @@ if TYPE_CHECKING:
     from smig_tui.core.summary import SummaryResult
 
 
-@dataclass
 class Summaries(Planning):
     """The handoff summary: what it would send, writing it, and the plan that keeps it."""
 
