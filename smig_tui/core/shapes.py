@@ -1,5 +1,5 @@
-"""Provides the JSON shape of a decision, a plan and a listed session: one shape each, for `smig plan
---json` and the MCP tools alike (docs/cli.md, "JSON shapes", documents the keys).
+"""Provides the JSON shape of a decision, a plan and a session's listing entry: one shape each, for the
+CLI's `--json` and the MCP tools alike (docs/cli.md, "JSON shapes", documents the keys).
 
 A front end adds what is its own around them (the CLI its token counter and every message at once, the
 MCP tools their pages of messages), never another spelling of the same figure.
@@ -7,35 +7,10 @@ MCP tools their pages of messages), never another spelling of the same figure.
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 from smig_tui.core.models import Decision, Plan, PlanItem, SessionInfo
-from smig_tui.core.plan_structure import NOT_MIGRATED
-from smig_tui.core.plans import left_out
-
-
-def session_info_shape(info: SessionInfo) -> dict[str, Any]:
-    """One listed session: what `list_sessions` gives for each, the figures a listing knows without reading it.
-
-    `git_branch` is the branch the session was last on, as its agent recorded it (what `smig list --branch`
-    and the TUI's branch scope match); null when the agent records none.
-    """
-    return {
-        "id": info.id,
-        "agent": info.agent.value,
-        "title": info.title,
-        "cwd": info.cwd,
-        "git_branch": info.git_branch,
-        "model": info.model,
-        "created": info.created,
-        "updated": info.updated,
-        "messages": info.message_count,
-        "counted_tokens": info.counted_tokens,
-        "context_tokens": info.context_tokens,
-        "context_window": info.context_window,
-        "is_subagent": info.is_subagent,
-        "path": info.path,
-    }
 
 
 def decision_shape(decision: Decision) -> dict[str, Any]:
@@ -62,6 +37,9 @@ def plan_shape(plan: Plan) -> dict[str, Any]:
     `dropped_count` and `dropped_tokens` are the messages the omission note counts, so the two agree;
     messages no plan migrates are counted apart in `not_migrated_count`.
     """
+    from smig_tui.core.plan_structure import NOT_MIGRATED  # planning code: not on `smig list --json`'s path
+    from smig_tui.core.plans import left_out
+
     omitted = [item for item in plan.dropped if item.reason not in NOT_MIGRATED]
     return {
         "target": plan.decision.target,
@@ -96,3 +74,14 @@ def plan_item_shape(item: PlanItem) -> dict[str, Any]:
         "shortened": item.text is not None,
         "original_tokens": item.original_tokens,
     }
+
+
+SESSION_INFO_KEYS = tuple(spec.name for spec in fields(SessionInfo))
+"""A listing entry's keys: every field of `SessionInfo`, by its name."""
+
+
+def session_info_shape(info: SessionInfo) -> dict[str, Any]:
+    """One session as `smig list --json` and MCP's `list_sessions` give it: every listing fact, by its field name."""
+    shape = {key: getattr(info, key) for key in SESSION_INFO_KEYS}
+    shape["agent"] = info.agent.value
+    return shape

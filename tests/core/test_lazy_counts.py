@@ -113,7 +113,7 @@ def test_estimates_never_reach_the_persistent_cache(tmp_path: Path) -> None:
     exact = [exact_count(m.text) for m in session.messages]
     assert None in stored and stored[-1] == exact[-1]
     assert all(n is None or n == e for n, e in zip(stored, exact, strict=True))
-    assert services.cached_stats(session.info) is None  # no listing total from guesses
+    assert services.token_cache.cached_stats(session.info) is None  # no listing total from guesses
     fresh_counter = SpyCounter()
     fresh = services_with(tmp_path, fresh_counter, {"small-test": 2_000})
     assert fresh.count_session(session, fresh.capacities.lookup("small-test")) == exact
