@@ -226,6 +226,27 @@ class CachedIds(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class Watched:
+    """A folder or file a source's listing reads: changes under it may change what `discover` yields."""
+
+    path: str
+    tree: bool = False
+    """A folder whose whole tree is read (session files in sub-folders); False: its own entries only,
+    or one file."""
+
+
+@runtime_checkable
+class WatchedFiles(Protocol):
+    """A source that can name every folder and file its `discover` reads, so that a search can tell by
+    their names, sizes and times alone that nothing it lists has changed (no file is opened)."""
+
+    def watched(self) -> list[Watched] | None:
+        """The folders and files `discover` reads (what is not under them never changes its result); None
+        when this source cannot name them after all (a wrapper of one that cannot)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
 class ChatReply:
     """What one chat completion produced."""
 
