@@ -37,6 +37,16 @@ class TokenCounter(Protocol):
         ...
 
 
+@runtime_checkable
+class PartCounter(Protocol):
+    """A counter that can count a long text's beginning alone, when only a lower bound of its count is needed."""
+
+    def count_at_least(self, text: str, limit: float) -> tuple[int, int]:
+        """`text`'s tokens counted from its start until they pass `limit`: (the count, the characters it
+        covers), the whole text's count when those are all of them, else a beginning's, never more."""
+        ...
+
+
 class SessionSource(Protocol):
     """Finds and reads one agent's sessions."""
 
