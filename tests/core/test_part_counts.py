@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from plan_helpers import Builder, WordCounter
-from test_lazy_counts import exact_count, services_with
+from plan_helpers import Builder, WordCounter, exact_count, services_with
 
 from smig_tui.core.models import Agent, Session, SessionInfo, Strategy
 from smig_tui.core.tokens import PART_COUNTED_FROM
