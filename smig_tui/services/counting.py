@@ -38,6 +38,9 @@ class _Counted:
     """The session's logged prompt growth against these counts, and the `version` it was measured at."""
     mix: tuple[int, CountMix] | None = None
     """How these counts fall in text classes (for a target measured per class), and the `version`."""
+    parts: dict[int, tuple[int, int]] = field(default_factory=dict)
+    """Huge messages counted only in part (`core.tokens.count_at_least`): the part's count, and the
+    guess it gives of the whole (the part's count scaled to the whole length), in place of the length guess."""
 
 
 @dataclass
@@ -99,7 +102,7 @@ class Counting(ServicesBase):
         skip: Container[int] = (),
     ) -> tuple[int, list[int], frozenset[int]]:
         """`count_newest`'s counting, returning the shared view (never to be changed) and its version."""
-        from smig_tui.core.tokens import calibrate, count_messages, count_newest, estimate
+        from smig_tui.core.tokens import calibrate, count_at_least, count_messages, count_newest, estimate
 
         counter = self.counter_for(capacity)
         state = self._counted_state(session, counter)
@@ -109,7 +112,13 @@ class Counting(ServicesBase):
         def count(batch: list[int]) -> list[int]:
             return count_messages([messages[i] for i in batch], counter)
 
-        counted = count_newest(messages, counts, need, count, skip, capacity.calibration)
+        def at_least(index: int, limit: float) -> tuple[int, int | None]:
+            return count_at_least(messages[index], counter, limit)
+
+        parts = dict(state.parts)
+        counted = count_newest(messages, counts, need, count, skip, capacity.calibration, at_least, state.parts)
+        if state.parts != parts:
+            state.version += 1
         extra = [i for i in dict.fromkeys(indices) if counts[i] is None]
         for i, n in zip(extra, count(extra) if extra else [], strict=True):
             counts[i] = n
@@ -123,6 +132,8 @@ class Counting(ServicesBase):
             if guessed and state.guesses is None:
                 state.guesses = [estimate(m) for m in messages]
             guesses = state.guesses or []
+            for index, (_, part_guess) in state.parts.items():
+                guesses[index] = part_guess
             merged: list[int] = [guesses[i] if n is None else n for i, n in enumerate(counts)]
             view = version, calibrate(merged, factor), guessed
             state.views[factor] = view

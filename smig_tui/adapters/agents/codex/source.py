@@ -38,7 +38,7 @@ from smig_tui.adapters.storage.discovery_cache import DiscoveryCache, cached_ids
 from smig_tui.adapters.zstd_files import DAMAGED, is_compressed
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
-from smig_tui.core.ports import NAMED_AT_MOST, Appended, ResumePoint, WarningSink
+from smig_tui.core.ports import NAMED_AT_MOST, Appended, ResumePoint, WarningSink, Watched
 from smig_tui.core.timeline import later, written_at
 from smig_tui.core.words import title_line
 
@@ -144,6 +144,12 @@ class CodexSource:
             ok = info is not None and info.id == thread_id_of(path)
             entries.append(_with_title(info, names.get(info.id), threads.get(info.id)) if info and ok else None)
         return entries
+
+    def watched(self) -> list[Watched]:
+        """The rollout trees, and the folders holding the thread names and the state DB (their own entries)."""
+        folders = [self._sqlite_home] if self._sqlite_home else []
+        folders += [self._home.root, self._home.root / "sqlite"]
+        return [*(Watched(str(root), tree=True) for root in self._roots()), *(Watched(str(f)) for f in folders)]
 
     def _roots(self) -> list[Path]:
         """Where rollouts live: live and archived threads."""
