@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -97,13 +98,16 @@ def _half_target(homes: dict[str, Path], session_id: str, receiver: str) -> str:
 
 
 def _distinctive(messages: list[Message]) -> list[str]:
-    """The first line (up to 60 characters) of each text long enough to be told apart, tool outputs too
-    (a short session's dropped prose may be all quoted in the placeholder; its dropped outputs are not)."""
+    """The first line (up to 60 characters) of each text long enough to be told apart; when there is none,
+    of each tool output (a short session's dropped prose may all be quoted in the placeholder, its outputs
+    are not), skipping a wrapper's tag line such as `<untrusted_context>`."""
     lines = prose([{"kind": m.kind.value, "role": m.role.value, "text": m.text} for m in messages])
+    if lines:
+        return lines
     for message in messages:
-        first = message.text.strip().splitlines()[0] if message.text.strip() else ""
-        if message.kind == Kind.TOOL_RESULT and len(first) >= 12:
-            lines.append(first[:60])
+        text = [line for line in message.text.strip().splitlines() if not re.fullmatch(r"\s*<[^>]*>\s*", line)]
+        if message.kind == Kind.TOOL_RESULT and text and len(text[0]) >= 12:
+            lines.append(text[0][:60])
     return lines
 
 
