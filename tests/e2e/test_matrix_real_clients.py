@@ -30,6 +30,7 @@ from fake_gemini_server import FakeGeminiServer
 from fake_model_server import FakeModelServer
 from real_clients import escaped, prose
 
+from smig_tui.adapters.agents.registry import BUILT_IN
 from smig_tui.cli.main import Context, main
 from smig_tui.cli.output import Output
 from smig_tui.core.handoff import NOTE_PREFIX
@@ -109,6 +110,15 @@ def _distinctive(messages: list[Message]) -> list[str]:
         if message.kind == Kind.TOOL_RESULT and text and len(text[0]) >= 12:
             lines.append(text[0][:60])
     return lines
+
+
+def test_every_built_in_agent_has_a_whole_driver() -> None:
+    """No agent is left out of the matrix silently: what one cannot do is its driver's `gap`, with the reason."""
+    assert set(AGENTS) == set(BUILT_IN)
+    needed = ("TARGET", "PROVIDER", "smig_env", "install_source", "prepare_receiver", "resume")
+    assert {agent: [name for name in needed if not hasattr(DRIVERS[agent], name)] for agent in AGENTS} == {
+        agent: [] for agent in AGENTS
+    }
 
 
 def test_every_agent_is_a_truncated_source_and_receiver_at_least_once() -> None:
