@@ -98,18 +98,19 @@ def _half_target(homes: dict[str, Path], session_id: str, receiver: str) -> str:
     return f"half-{receiver}"
 
 
-def _distinctive(messages: list[Message]) -> list[str]:
-    """The first line (up to 60 characters) of each text long enough to be told apart; when there is none,
-    of each tool output (a short session's dropped prose may all be quoted in the placeholder, its outputs
-    are not), skipping a wrapper's tag line such as `<untrusted_context>`."""
-    lines = prose([{"kind": m.kind.value, "role": m.role.value, "text": m.text} for m in messages])
-    if lines:
-        return lines
-    for message in messages:
+def _gone(dropped: list[Message], kept_text: str) -> list[str]:
+    """The first line (up to 60 characters) of each dropped text long enough to be told apart and not kept
+    elsewhere; when there is none, of each dropped tool output (a short session's dropped prose may all be
+    quoted in the placeholder, its outputs are not), skipping a wrapper's tag line such as `<untrusted_context>`."""
+    lines = prose([{"kind": m.kind.value, "role": m.role.value, "text": m.text} for m in dropped])
+    gone = [line for line in lines if line not in kept_text]
+    if gone:
+        return gone
+    for message in dropped:
         text = [line for line in message.text.strip().splitlines() if not re.fullmatch(r"\s*<[^>]*>\s*", line)]
-        if message.kind == Kind.TOOL_RESULT and text and len(text[0]) >= 12:
-            lines.append(text[0][:60])
-    return lines
+        if message.kind == Kind.TOOL_RESULT and text and len(text[0]) >= 12 and text[0][:60] not in kept_text:
+            gone.append(text[0][:60])
+    return gone
 
 
 def test_every_built_in_agent_has_a_whole_driver() -> None:
@@ -169,10 +170,6 @@ def test_the_receiving_client_resumes_the_migrated_session(
         original = services.load_session(services.find_session(session_id))
         dropped = set(record["dropped_ids"])
         kept_text = placeholder + "".join(message["text"] for message in record["messages"])
-        gone = [
-            line
-            for line in _distinctive([m for m in original.messages if m.id in dropped and not m.injected])
-            if line not in kept_text
-        ]
+        gone = _gone([m for m in original.messages if m.id in dropped and not m.injected], kept_text)
         assert gone, "the truncation left out no distinctive text"
         assert not [line for line in gone if escaped(line) in sent]

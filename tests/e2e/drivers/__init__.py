@@ -42,7 +42,9 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 from fake_gemini_server import FakeGeminiServer
@@ -65,6 +67,18 @@ class Servers:
         self.model.requests.clear()
         if self.gemini is not None:
             self.gemini.requests.clear()
+
+
+def last_turn(bodies: list[dict[str, Any]], client: str) -> dict[str, Any]:
+    """The last of a client's turn requests (fails the test, naming the client, when it sent none)."""
+    assert bodies, f"{client} sent the model no request"
+    return bodies[-1]
+
+
+def write_note(path: Path, text: str) -> None:
+    """A memory or rules file in a temp home, its folders made."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
 
 
 def driver(agent: str) -> ModuleType:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from client_env import carries_prompt, claude_env, client_binary, install_fixture, run_client, shared_fixtures_dir
 
-from drivers import PROMPT, Servers
+from drivers import PROMPT, Servers, last_turn, write_note
 from smig_tui.adapters.agents.claude.memory import project_name
 from smig_tui.core.models import Agent
 
@@ -31,30 +31,29 @@ def prepare_receiver(homes: dict[str, Path], servers: Servers) -> None:
     """Nothing to write: Claude Code takes its server and key from the environment `resume` runs it in."""
 
 
-def resume(session_id: str, homes: dict[str, Path], project: Path, servers: Servers) -> dict[str, Any]:
+def _turn(homes: dict[str, Path], project: Path, servers: Servers, *args: str) -> dict[str, Any]:
+    """`claude -p [ARGS] PROMPT`; the request of that turn (its title and topic requests carry no prompt)."""
     servers.clear()
-    run_client(
-        [client_binary("claude"), "-p", "--resume", session_id, PROMPT], project, claude_env(homes, servers.model)
+    run_client([client_binary("claude"), "-p", *args, PROMPT], project, claude_env(homes, servers.model))
+    return last_turn(
+        [body for body in servers.model.bodies("/messages") if carries_prompt(body, PROMPT)], "Claude Code"
     )
-    # its title and topic requests carry no prompt; the turn is the request whose user message is PROMPT
-    bodies = [body for body in servers.model.bodies("/messages") if carries_prompt(body, PROMPT)]
-    assert bodies, "Claude Code sent the model no request"
-    return bodies[-1]
+
+
+def resume(session_id: str, homes: dict[str, Path], project: Path, servers: Servers) -> dict[str, Any]:
+    return _turn(homes, project, servers, "--resume", session_id)
 
 
 def seed_memory(homes: dict[str, Path], note: str) -> None:
     """A topic file in the home folder's project memory, as Claude Code's memory tool writes it."""
-    path = homes["claude"] / "projects" / project_name(str(homes["home"])) / "memory" / "feedback_note.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"---\nname: a rule\ndescription: {note}\ntype: feedback\n---\n\n{note}.\n", encoding="utf-8")
+    write_note(
+        homes["claude"] / "projects" / project_name(str(homes["home"])) / "memory" / "feedback_note.md",
+        f"---\nname: a rule\ndescription: {note}\ntype: feedback\n---\n\n{note}.\n",
+    )
 
 
 def memory_turn(homes: dict[str, Path], project: Path, servers: Servers) -> dict[str, Any]:
-    servers.clear()
-    run_client([client_binary("claude"), "-p", PROMPT], project, claude_env(homes, servers.model))
-    bodies = [body for body in servers.model.bodies("/messages") if body.get("tools")]
-    assert bodies, "Claude Code sent the model no request"
-    return bodies[-1]
+    return _turn(homes, project, servers)
 
 
 def memory_carries(homes: dict[str, Path], notes: dict[str, str]) -> list[str]:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from client_env import base_env, client_binary, codex_home_for, run_client, shared_fixtures_dir
 
-from drivers import PROMPT, Servers
+from drivers import PROMPT, Servers, last_turn, write_note
 
 AGENT = "codex"
 TARGET = "gpt-5.5"
@@ -38,32 +38,25 @@ def prepare_receiver(homes: dict[str, Path], servers: Servers) -> None:
     codex_home_for(homes, servers.model)
 
 
-def resume(session_id: str, homes: dict[str, Path], project: Path, servers: Servers) -> dict[str, Any]:
+def _turn(homes: dict[str, Path], project: Path, servers: Servers, *args: str) -> dict[str, Any]:
+    """`codex exec [ARGS] PROMPT`; the request of that turn."""
     servers.clear()
-    argv = [client_binary("codex"), "exec", "--skip-git-repo-check", "resume", session_id, PROMPT]
+    argv = [client_binary("codex"), "exec", "--skip-git-repo-check", *args, PROMPT]
     run_client(argv, project, base_env(homes) | {"SMIG_FAKE_KEY": "test"})
-    bodies = servers.model.bodies("/responses")
-    assert bodies, "Codex sent the model no request"
-    return bodies[-1]
+    return last_turn(servers.model.bodies("/responses"), "Codex")
+
+
+def resume(session_id: str, homes: dict[str, Path], project: Path, servers: Servers) -> dict[str, Any]:
+    return _turn(homes, project, servers, "resume", session_id)
 
 
 def seed_memory(homes: dict[str, Path], note: str) -> None:
     """A memory summary, as Codex's memory consolidation writes it."""
-    path = homes["codex"] / "memories" / "memory_summary.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"# Summary\n\n- {note}\n", encoding="utf-8")
+    write_note(homes["codex"] / "memories" / "memory_summary.md", f"# Summary\n\n- {note}\n")
 
 
 def memory_turn(homes: dict[str, Path], project: Path, servers: Servers) -> dict[str, Any]:
-    servers.clear()
-    run_client(
-        [client_binary("codex"), "exec", "--skip-git-repo-check", PROMPT],
-        project,
-        base_env(homes) | {"SMIG_FAKE_KEY": "test"},
-    )
-    bodies = servers.model.bodies("/responses")
-    assert bodies, "Codex sent the model no request"
-    return bodies[-1]
+    return _turn(homes, project, servers)
 
 
 def memory_carries(homes: dict[str, Path], notes: dict[str, str]) -> list[str]:

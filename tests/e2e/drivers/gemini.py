@@ -9,7 +9,7 @@ from typing import Any
 
 from gemini_client import prepare_home, run_gemini
 
-from drivers import PROMPT, Servers
+from drivers import PROMPT, Servers, last_turn, write_note
 from smig_tui.core.models import Agent
 from smig_tui.services import build_services
 
@@ -37,29 +37,25 @@ def prepare_receiver(homes: dict[str, Path], servers: Servers) -> None:
     prepare_home(homes["home"])
 
 
-def resume(session_id: str, homes: dict[str, Path], project: Path, servers: Servers) -> dict[str, Any]:
+def _turn(homes: dict[str, Path], project: Path, servers: Servers, *args: str) -> dict[str, Any]:
+    """`gemini [ARGS] -p PROMPT` against the fake Gemini API; the request of that turn."""
     assert servers.gemini is not None, "Gemini CLI needs the fake Gemini server"
     servers.clear()
-    run_gemini(homes["home"], project, servers.gemini, "--resume", session_id, "-p", PROMPT)
-    bodies = servers.gemini.turns()
-    assert bodies, "Gemini CLI sent the model no request"
-    return bodies[-1]
+    run_gemini(homes["home"], project, servers.gemini, *args, "-p", PROMPT)
+    return last_turn(servers.gemini.turns(), "Gemini CLI")
+
+
+def resume(session_id: str, homes: dict[str, Path], project: Path, servers: Servers) -> dict[str, Any]:
+    return _turn(homes, project, servers, "--resume", session_id)
 
 
 def seed_memory(homes: dict[str, Path], note: str) -> None:
     """The global GEMINI.md, as Gemini CLI's `save_memory` tool writes it."""
-    path = homes["home"] / ".gemini" / "GEMINI.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"## Gemini Added Memories\n- {note}\n", encoding="utf-8")
+    write_note(homes["home"] / ".gemini" / "GEMINI.md", f"## Gemini Added Memories\n- {note}\n")
 
 
 def memory_turn(homes: dict[str, Path], project: Path, servers: Servers) -> dict[str, Any]:
-    assert servers.gemini is not None, "Gemini CLI needs the fake Gemini server"
-    servers.clear()
-    run_gemini(homes["home"], project, servers.gemini, "-p", PROMPT)
-    bodies = servers.gemini.turns()
-    assert bodies, "Gemini CLI sent the model no request"
-    return bodies[-1]
+    return _turn(homes, project, servers)
 
 
 def memory_carries(homes: dict[str, Path], notes: dict[str, str]) -> list[str]:

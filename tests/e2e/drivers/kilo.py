@@ -10,7 +10,7 @@ from typing import Any
 from kilo_builders import RECORDED_ROOT, install_database
 from kilo_client import QUIET, configure, kilo_binary, run_kilo
 
-from drivers import PROMPT, Servers
+from drivers import PROMPT, Servers, last_turn, write_note
 from smig_tui.core.models import Agent
 from smig_tui.services import build_services
 
@@ -44,27 +44,24 @@ def prepare_receiver(homes: dict[str, Path], servers: Servers) -> None:
     configure(homes["home"], servers.model)
 
 
-def resume(session_id: str, homes: dict[str, Path], project: Path, servers: Servers) -> dict[str, Any]:
+def _turn(homes: dict[str, Path], project: Path, servers: Servers, *args: str) -> dict[str, Any]:
+    """`kilo run [ARGS] PROMPT`; the request of that turn."""
     servers.clear()
-    run_kilo(homes["home"], project, servers.model, "run", "-s", session_id, PROMPT)
-    bodies = [body for body in servers.model.bodies("/chat/completions") if body.get("tools")]
-    assert bodies, "Kilo sent the model no request"
-    return bodies[-1]
+    run_kilo(homes["home"], project, servers.model, "run", *args, PROMPT)
+    return last_turn([body for body in servers.model.bodies("/chat/completions") if body.get("tools")], "Kilo")
+
+
+def resume(session_id: str, homes: dict[str, Path], project: Path, servers: Servers) -> dict[str, Any]:
+    return _turn(homes, project, servers, "-s", session_id)
 
 
 def seed_memory(homes: dict[str, Path], note: str) -> None:
     """Kilo's global rules, `~/.config/kilo/AGENTS.md` (as OpenCode's)."""
-    path = homes["home"] / ".config" / "kilo" / "AGENTS.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"# Rules\n\n- {note}\n", encoding="utf-8")
+    write_note(homes["home"] / ".config" / "kilo" / "AGENTS.md", f"# Rules\n\n- {note}\n")
 
 
 def memory_turn(homes: dict[str, Path], project: Path, servers: Servers) -> dict[str, Any]:
-    servers.clear()
-    run_kilo(homes["home"], project, servers.model, "run", PROMPT)
-    bodies = [body for body in servers.model.bodies("/chat/completions") if body.get("tools")]
-    assert bodies, "Kilo sent the model no request"
-    return bodies[-1]
+    return _turn(homes, project, servers)
 
 
 def memory_carries(homes: dict[str, Path], notes: dict[str, str]) -> list[str]:

@@ -15,7 +15,7 @@ from client_env import base_env, client_binary, run_client
 from fake_model_server import FakeModelServer
 from opencode_builders import install_database
 
-from drivers import PROMPT, Servers
+from drivers import PROMPT, Servers, last_turn, write_note
 from smig_tui.core.models import Agent
 from smig_tui.services import build_services
 
@@ -70,28 +70,24 @@ def prepare_receiver(homes: dict[str, Path], servers: Servers) -> None:
     configure(homes, servers.model)
 
 
-def resume(session_id: str, homes: dict[str, Path], project: Path, servers: Servers) -> dict[str, Any]:
+def _turn(homes: dict[str, Path], project: Path, servers: Servers, *args: str) -> dict[str, Any]:
+    """`opencode run [ARGS] PROMPT`; the request of that turn (its title requests offer no tools)."""
     servers.clear()
-    run_client([client_binary("opencode"), "run", "-s", session_id, PROMPT], project, configure(homes, servers.model))
-    # its title requests offer no tools; the turn does
-    bodies = [body for body in servers.model.bodies("/messages") if body.get("tools")]
-    assert bodies, "OpenCode sent the model no request"
-    return bodies[-1]
+    run_client([client_binary("opencode"), "run", *args, PROMPT], project, configure(homes, servers.model))
+    return last_turn([body for body in servers.model.bodies("/messages") if body.get("tools")], "OpenCode")
+
+
+def resume(session_id: str, homes: dict[str, Path], project: Path, servers: Servers) -> dict[str, Any]:
+    return _turn(homes, project, servers, "-s", session_id)
 
 
 def seed_memory(homes: dict[str, Path], note: str) -> None:
     """OpenCode's global rules, `~/.config/opencode/AGENTS.md`."""
-    path = homes["home"] / ".config" / "opencode" / "AGENTS.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"# Rules\n\n- {note}\n", encoding="utf-8")
+    write_note(homes["home"] / ".config" / "opencode" / "AGENTS.md", f"# Rules\n\n- {note}\n")
 
 
 def memory_turn(homes: dict[str, Path], project: Path, servers: Servers) -> dict[str, Any]:
-    servers.clear()
-    run_client([client_binary("opencode"), "run", PROMPT], project, configure(homes, servers.model))
-    bodies = [body for body in servers.model.bodies("/messages") if body.get("tools")]
-    assert bodies, "OpenCode sent the model no request"
-    return bodies[-1]
+    return _turn(homes, project, servers)
 
 
 def memory_carries(homes: dict[str, Path], notes: dict[str, str]) -> list[str]:

@@ -11,7 +11,7 @@ from typing import Any
 
 from qwen_client import prepare_home, run_qwen
 
-from drivers import PROMPT, Servers
+from drivers import PROMPT, Servers, last_turn
 
 AGENT = "qwen"
 TARGET = "qwen3-coder-plus"
@@ -37,12 +37,15 @@ def prepare_receiver(homes: dict[str, Path], servers: Servers) -> None:
     prepare_home(homes["home"])
 
 
-def resume(session_id: str, homes: dict[str, Path], project: Path, servers: Servers) -> dict[str, Any]:
+def _turn(homes: dict[str, Path], project: Path, servers: Servers, *args: str) -> dict[str, Any]:
+    """`qwen [ARGS] PROMPT` (one turn); the request of that turn."""
     servers.clear()
-    run_qwen(homes["home"], project, servers.model, "--resume", session_id, PROMPT)
-    bodies = [body for body in servers.model.bodies("/chat/completions") if body.get("tools")]
-    assert bodies, "Qwen Code sent the model no request"
-    return bodies[-1]
+    run_qwen(homes["home"], project, servers.model, *args, PROMPT)
+    return last_turn([body for body in servers.model.bodies("/chat/completions") if body.get("tools")], "Qwen Code")
+
+
+def resume(session_id: str, homes: dict[str, Path], project: Path, servers: Servers) -> dict[str, Any]:
+    return _turn(homes, project, servers, "--resume", session_id)
 
 
 def seed_memory(homes: dict[str, Path], note: str) -> None:
@@ -52,11 +55,7 @@ def seed_memory(homes: dict[str, Path], note: str) -> None:
 
 
 def memory_turn(homes: dict[str, Path], project: Path, servers: Servers) -> dict[str, Any]:
-    servers.clear()
-    run_qwen(homes["home"], project, servers.model, PROMPT)
-    bodies = [body for body in servers.model.bodies("/chat/completions") if body.get("tools")]
-    assert bodies, "Qwen Code sent the model no request"
-    return bodies[-1]
+    return _turn(homes, project, servers)
 
 
 def memory_carries(homes: dict[str, Path], notes: dict[str, str]) -> list[str]:
