@@ -103,7 +103,7 @@ async def test_empty_homes_say_so_and_name_every_agent_and_where_it_was_looked_f
             ("Gemini CLI", "~/.gemini", "GEMINI_CLI_HOME"),
             ("OpenCode", "~/.local/share/opencode/opencode.db", "OPENCODE_DB"),
         ):
-            assert f"{name}: {where} ({variable}" in facts
+            assert f"{name}: {where} (moved by {variable}" in facts
         # A variable set after launch is not seen by this process: the screen says to restart, not to press r.
         assert "start smig again" in facts and "then press r" not in facts
         assert not app.screen.query_one("#preview").display
