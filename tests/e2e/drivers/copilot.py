@@ -55,3 +55,28 @@ def resume(session_id: str, homes: dict[str, Path], project: Path, servers: Serv
     bodies = [body for _, _, body in servers.model.requests if body.get("tools")]
     assert bodies, "Copilot CLI sent the model no request"
     return bodies[-1]
+
+
+CARRIES = ("cat missing.txt", "codename: OSPREY")
+"""A call's command and a result of the recorded session, which every receiver's request must carry."""
+
+
+def seed_memory(homes: dict[str, Path], note: str) -> None:
+    """`note` in Copilot's own global instructions file (`~/.copilot/copilot-instructions.md`)."""
+    path = homes["home"] / ".copilot" / "copilot-instructions.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"# Mine\n- {note}\n", encoding="utf-8")
+
+
+def memory_turn(homes: dict[str, Path], project: Path, servers: Servers) -> dict[str, Any]:
+    """A new `copilot -p` turn in `project`; its model request."""
+    servers.clear()
+    run_copilot(homes["home"], project, servers.model, "-p", "MEMORY: what do you know?", "--allow-all-tools")
+    bodies = [body for _, _, body in servers.model.requests if body.get("tools")]
+    assert bodies, "Copilot CLI sent the model no request"
+    return bodies[-1]
+
+
+def memory_carries(homes: dict[str, Path], notes: dict[str, str]) -> list[str]:
+    """Copilot reads smig's bundle itself (an instructions file): every agent's note, its own included."""
+    return list(notes.values())
