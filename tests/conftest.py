@@ -54,6 +54,8 @@ def isolated_homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str,
         "KILO_CONFIG_DIR",
         "CRUSH_GLOBAL_DATA",
         "CRUSH_GLOBAL_CONFIG",
+        "COPILOT_HOME",
+        "COPILOT_PROVIDER_MAX_PROMPT_TOKENS",
     ):
         monkeypatch.delenv(key, raising=False)
     return homes

@@ -45,8 +45,8 @@ def _writable_ids() -> list[str]:
 
 def test_the_vocabulary_and_the_mcp_schemas_name_exactly_the_registrys_agents() -> None:
     assert list(agent_rules.agent_ids()) == _registry_ids()
-    assert _registry_ids() == ["codex", "claude", "gemini", "opencode", "qwen", "kilo", "crush"]
-    assert _writable_ids() == ["codex", "claude", "gemini", "opencode", "qwen", "kilo"]  # Crush is read-only
+    assert _registry_ids() == ["codex", "claude", "gemini", "opencode", "qwen", "kilo", "crush", "copilot"]
+    assert _writable_ids() == ["codex", "claude", "gemini", "opencode", "qwen", "kilo", "copilot"]  # Crush is read-only
     assert {d.value for d in destinations()} - NOT_AGENTS == set(_writable_ids())
     assert _schema("list_sessions")["agent"]["enum"] == _registry_ids()  # type: ignore[index]
     enum = _schema("commit_migration")["to"]["items"]["enum"]  # type: ignore[index]
@@ -86,6 +86,7 @@ def test_a_broken_plugin_is_left_out_with_one_sentence(tmp_path: Path) -> None:
             "qwen",
             "kilo",
             "crush",
+            "copilot",
         ]
         assert len(registry.PROBLEMS) == 2
         assert "claude" in registry.PROBLEMS[0] and "built-in agent's id" in registry.PROBLEMS[0]
@@ -93,7 +94,16 @@ def test_a_broken_plugin_is_left_out_with_one_sentence(tmp_path: Path) -> None:
     finally:
         sys.path.remove(str(tmp_path))
         registry.load()
-    assert [entry.id for entry in registry.AGENTS] == ["codex", "claude", "gemini", "opencode", "qwen", "kilo", "crush"]
+    assert [entry.id for entry in registry.AGENTS] == [
+        "codex",
+        "claude",
+        "gemini",
+        "opencode",
+        "qwen",
+        "kilo",
+        "crush",
+        "copilot",
+    ]
 
 
 def test_each_profile_resumes_a_session_as_its_writer_records_it(tmp_path: Path) -> None:

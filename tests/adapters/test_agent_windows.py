@@ -37,7 +37,9 @@ def test_codex_model_context_window_moves_the_configured_model_up_to_its_catalog
     assert capped.window == 872_000 and "capped at Codex's max_context_window 872,000" in capped.source
 
     _codex_config(isolated_homes, 'model = "gpt-5.4"\nmodel_context_window = 2000000\n')
-    (outside,) = build_services().capacities.lookup("gpt-5.4").agents  # not in Codex's catalog: held at 272,000
+    [outside] = [
+        a for a in build_services().capacities.lookup("gpt-5.4").agents if a.agent == "codex"
+    ]  # held at 272,000
     assert (outside.window, outside.usable) == (272_000, 258_400)
 
 

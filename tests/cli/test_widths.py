@@ -31,8 +31,9 @@ def eighty_columns(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def whole(figure: str, line: str) -> bool:
-    """`figure` is in `line` as a whole cell: not cut, not the end or start of a longer figure."""
-    return re.search(rf"(?<![\w,.:-]){re.escape(figure)}(?![\w,.…-])", line) is not None
+    """`figure` is in `line` as a whole cell: not cut, not the end or start of a longer figure (a comma
+    and a space after it part two agents' windows in one cell)."""
+    return re.search(rf"(?<![\w,.:-]){re.escape(figure)}(?![\w.…-]|,\S)", line) is not None
 
 
 def fits(lines: list[str], width: int = 80) -> None:

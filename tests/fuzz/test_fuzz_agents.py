@@ -1,5 +1,6 @@
 """Fuzz, every agent's format: a session damaged the ways a tool or a crash damages it, beside healthy
-sessions of every built-in agent (Codex, Claude Code, Gemini CLI, OpenCode, Qwen Code, Kilo Code, Crush).
+sessions of every built-in agent (Codex, Claude Code, Gemini CLI, OpenCode, Qwen Code, Kilo Code, Crush,
+Copilot CLI).
 
 The damage (issue 33): JSON nested 10^5 deep (a whole line, and a field of a real record), a lone
 UTF-16 surrogate in a message (valid JSON, which Python keeps and no UTF-8 stream can write), and
@@ -53,7 +54,10 @@ DAMAGED = {
     "qwen": "0e3adead-0000-4000-8000-00000000da3a",
     "kilo": "ses_dead0000000000da3aDmgKilo",
     "crush": "c0a5dead-0000-4000-8000-00000000da3a",
+    "copilot": "c0deda3a-0000-4000-8000-00000000da3a",
 }
+COPILOT_ID = "87a16853-2172-4723-8b19-3193943d7365"
+"""The recorded Copilot CLI chat, copied under the damaged id."""
 DATABASES = {"opencode": "opencode.db", "kilo": "kilo.db", "crush": "crush.db"}
 """The agents whose sessions are rows of one SQLite database (OpenCode's storage), by its file name."""
 AGENTS = tuple(DAMAGED)
@@ -66,6 +70,7 @@ def _homes(base: Path) -> dict[str, Path]:
     shutil.copytree(FIXTURES / "claude_home", home / ".claude", dirs_exist_ok=True)
     shutil.copytree(FIXTURES / "gemini" / "home" / ".gemini", home / ".gemini", dirs_exist_ok=True)
     shutil.copytree(FIXTURES / "real" / "qwen" / "home" / ".qwen", home / ".qwen", dirs_exist_ok=True)
+    shutil.copytree(FIXTURES / "real" / "copilot" / "home" / ".copilot", home / ".copilot", dirs_exist_ok=True)
     database = install_database(home / ".local" / "share" / "opencode")
     kilo_database = install_kilo_database(home / ".local" / "share" / "kilo" / "kilo.db")
     crush = install_crush(home)  # two projects' databases, built from Crush's schema
@@ -76,6 +81,7 @@ def _homes(base: Path) -> dict[str, Path]:
         "claude": home / ".claude",
         "gemini": home / ".gemini",
         "qwen": home / ".qwen",
+        "copilot": home / ".copilot",
         "opencode": database,
         "kilo": kilo_database,
     }
@@ -108,6 +114,9 @@ def _text_record(agent: str, text: str) -> str:
             '"cwd":"/tmp/smig-real-qwen/work/chat","version":"0.24.4","message":{"role":"user","parts":[{"text":'
         )
         return head + text + "}]}}"
+    if agent == "copilot":
+        head = '{"type":"user.message","data":{"content":'
+        return head + text + '},"id":"0000dead-0000-4000-8000-000000000003","timestamp":"2026-12-05T02:31:00.000Z"}'
     head = '{"id":"dead0001","timestamp":"2026-12-03T13:40:00.000Z","type":"user","content":[{"text":'
     return head + text + "}]}"
 
@@ -126,6 +135,13 @@ def _place_file(agent: str, homes: dict[str, Path], extra: list[str]) -> Path:
         [source] = (homes["qwen"] / "projects").glob(f"*/chats/{QWEN_ID}.jsonl")
         path = source.with_name(f"{DAMAGED['qwen']}.jsonl")
         text = source.read_text(encoding="utf-8").replace(QWEN_ID, DAMAGED["qwen"])
+    elif agent == "copilot":
+        state = homes["copilot"] / "session-state"
+        shutil.copytree(state / COPILOT_ID, state / DAMAGED["copilot"])
+        workspace = state / DAMAGED["copilot"] / "workspace.yaml"
+        workspace.write_text(workspace.read_text(encoding="utf-8").replace(COPILOT_ID, DAMAGED["copilot"]), "utf-8")
+        path = state / DAMAGED["copilot"] / "events.jsonl"
+        text = path.read_text(encoding="utf-8").replace(COPILOT_ID, DAMAGED["copilot"])
     else:
         [source] = (homes["gemini"] / "tmp" / "osprey-app" / "chats").glob("session-*.jsonl")
         path = source.with_name(f"session-2026-12-03T13-40-{DAMAGED['gemini'][:8]}.jsonl")

@@ -1,0 +1,253 @@
+"""GitHub Copilot CLI 1.0.102, the real client, resumes what smig writes for it; its sessions migrate to the others.
+
+Into Copilot: each other agent's recorded session goes through `smig migrate --to copilot` in a
+lived-in home (Copilot ran in the project before, and the user's own session there is newer than the
+conversation migrated). `copilot --continue` must continue the migration, as smig's continue-latest
+fact says, and `copilot --resume ID` too: each request carries the handoff note, the first and last
+kept text, and the new prompt last. Copilot's picker (`copilot --resume` in its terminal UI) lists the
+migration above the user's own session and opening it sends the same turns.
+
+Out of Copilot: the recorded `tools` session migrates to each other agent, whose real client resumes it.
+Memory: after `smig memory sync`, the other agents' memory is in Copilot's request.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_runner import smig
+from client_env import client_binary
+
+sys.path.insert(0, str(Path(__file__).parent))
+from copilot_client import copilot_binary, copilot_env, run_copilot
+from drivers import Servers
+from drivers import copilot as driver
+from fake_gemini_server import FakeGeminiServer
+from fake_model_server import FakeModelServer
+from kilo_builders import install_database as install_kilo_database
+from kilo_client import QUIET as KILO_QUIET
+from kilo_client import configure as configure_kilo
+from kilo_client import kilo_binary, run_kilo
+from qwen_client import qwen_binary, run_qwen
+from real_clients import OPENCODE_QUIET, escaped, install_source, prepare_receiver, prose, resume
+from terminal import Terminal
+
+from smig_tui.core.handoff import NOTE_PREFIX
+
+pytestmark = pytest.mark.e2e
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "real"
+SOURCES = ["codex", "claude", "gemini", "opencode", "qwen", "kilo"]
+ALLOW = "--allow-all-tools"
+
+
+@pytest.fixture(scope="module")
+def gemini_server() -> Iterator[FakeGeminiServer]:
+    with FakeGeminiServer() as server:
+        yield server
+
+
+def _smig(*argv: str) -> Any:
+    code, out, err = smig(*argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def _last_turn(server: FakeModelServer) -> dict[str, Any]:
+    bodies = [body for _, _, body in server.requests if body.get("tools")]
+    assert bodies, "Copilot CLI sent the model no request"
+    return bodies[-1]
+
+
+def _assert_continues(body: dict[str, Any], result: dict[str, Any], prompt: str) -> None:
+    """The request carries the migration (note, id, first and last kept text, in order), the prompt last."""
+    sent = json.dumps(body, ensure_ascii=False)
+    kept = prose(result["record"]["messages"])
+    assert kept, "the migration kept no prose to look for"
+    places = [sent.find(escaped(text)) for text in (NOTE_PREFIX, result["migration_id"], kept[0], kept[-1])]
+    places.append(sent.rfind(escaped(prompt)))  # a word like "continue" is in the system prompt too
+    assert -1 not in places, places
+    assert places[0] <= places[2] <= places[3] < places[4], places
+    last = body["messages"][-1]
+    assert last["role"] == "user" and prompt in json.dumps(last["content"], ensure_ascii=False)
+
+
+def _source(source: str, homes: dict[str, Path], project: Path, tmp_path: Path) -> str:
+    """One agent's recorded session in the temp homes; its id."""
+    if source == "qwen":
+        shutil.copytree(FIXTURES / "qwen" / "home" / ".qwen", homes["home"] / ".qwen")
+        return str(json.loads((FIXTURES / "qwen" / "scenarios.json").read_text())["tools"]["session"])
+    if source == "kilo":
+        install_kilo_database(homes["home"] / ".local" / "share" / "kilo" / "kilo.db")
+        return str(_smig("list", "--agent", "kilo")[0]["id"])
+    return install_source(source, homes, project, tmp_path)
+
+
+def _lived_in(home: Path, project: Path) -> None:
+    """Copilot has run in the project: the user's own session is there, and the folder is trusted."""
+    config = home / ".copilot" / "config.json"
+    if not config.exists():
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(json.dumps({"trustedFolders": [str(project)]}), encoding="utf-8")
+    with FakeModelServer() as server:
+        run_copilot(home, project, server, "-p", "USER-OWN: hello", ALLOW)
+
+
+def _migrate(source: str, homes: dict[str, Path], project: Path, tmp_path: Path) -> dict[str, Any]:
+    session_id = _source(source, homes, project, tmp_path)
+    _lived_in(homes["home"], project)  # newer than the conversation migrated
+    target = ("migrate", session_id, "--target", "claude-sonnet-5-5", "--strategy", "as-is")
+    return _smig(*target, "--to", "copilot", "--cwd", str(project))
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_copilot_continues_and_resumes_a_migration_in_a_lived_in_home(
+    source: str, isolated_homes: dict[str, Path], tmp_path: Path
+) -> None:
+    copilot_binary()  # skips when Copilot CLI is not installed
+    project = tmp_path / "osprey-app"
+    project.mkdir()
+    home = isolated_homes["home"]
+    _lived_in(home, project)
+    result = _migrate(source, isolated_homes, project, tmp_path)
+    [written] = [entry for entry in result["files"] if entry["destination"] == "copilot" and entry.get("session_id")]
+    [latest] = result["continue_latest"]
+    assert latest["migration"] and latest["command"] == "copilot --continue", latest
+
+    with FakeModelServer() as server:
+        run_copilot(home, project, server, "--continue", "-p", "AFTER-MIGRATION: go on", ALLOW)
+        _assert_continues(_last_turn(server), result, "AFTER-MIGRATION: go on")
+    with FakeModelServer() as server:
+        run_copilot(home, project, server, "--resume", written["session_id"], "-p", "BY-ID: once more", ALLOW)
+        body = _last_turn(server)
+    _assert_continues(body, result, "BY-ID: once more")
+    assert "AFTER-MIGRATION: go on" in json.dumps(body, ensure_ascii=False)
+    # smig lists the session the client went on with first, and reads what the client appended
+    rows = _smig("list", "--agent", "copilot")
+    assert rows[0]["id"] == written["session_id"] and rows[0]["title"].startswith("↪ from ")
+    shown = _smig("show", written["session_id"])["messages"]
+    assert [m["text"] for m in shown if m["role"] == "user"][-1] == "BY-ID: once more"
+
+
+def test_copilots_picker_lists_the_migration_above_the_users_own_and_opens_it(
+    isolated_homes: dict[str, Path], tmp_path: Path
+) -> None:
+    copilot_binary()
+    project = tmp_path / "osprey-app"
+    project.mkdir()
+    home = isolated_homes["home"]
+    _lived_in(home, project)
+    result = _migrate("gemini", isolated_homes, project, tmp_path)
+    with FakeModelServer() as server:
+        env = copilot_env(home, server)
+        env.pop("CI", None)
+        terminal = Terminal([copilot_binary(), "--resume"], project, env)
+        try:
+            terminal.wait_for(lambda: "from gemini" in terminal.text() and "USER-OWN" in terminal.text(), "the picker")
+            screen = terminal.text()
+            assert screen.index("from gemini") < screen.index("USER-OWN"), screen
+            terminal.type("\x1b[B\r")  # the picker's first entry is the new session it started
+            terminal.wait_for(terminal.shows("/ commands"), "the client's prompt")
+            terminal.type_until("PICKED: go on", terminal.shows("PICKED: go on"), "the prompt to be typed")
+            terminal.type_until("\r", server.answered.is_set, "the client's request", attempt=10.0)
+        finally:
+            terminal.close()
+        _assert_continues(_last_turn(server), result, "PICKED: go on")
+
+
+def _resume_in(receiver: str, session_id: str, homes: dict[str, Path], project: Path, servers: Servers) -> str:
+    """What the receiving real client sent its model on resuming `session_id` (as JSON text)."""
+    if receiver == "qwen":
+        qwen_binary()
+        run_qwen(homes["home"], project, servers.model, "--resume", session_id, "continue")
+        body = [b for _, _, b in servers.model.requests if b.get("tools")][-1]
+    elif receiver == "kilo":
+        kilo_binary()
+        run_kilo(homes["home"], project, servers.model, "run", "-s", session_id, "continue")
+        body = [b for _, _, b in servers.model.requests if b.get("tools")][-1]
+    else:
+        body = resume(receiver, session_id, homes, project, servers.model, servers.gemini)
+    return json.dumps(body, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("receiver", ["codex", "claude", "gemini", "opencode", "qwen", "kilo"])
+def test_a_copilot_session_is_resumed_by_each_other_client(
+    receiver: str,
+    isolated_homes: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    gemini_server: FakeGeminiServer,
+) -> None:
+    if receiver in ("codex", "claude", "gemini", "opencode"):
+        client_binary(receiver)  # skips when the receiving client is not installed
+    if receiver == "opencode":  # smig writes through `opencode import`
+        monkeypatch.setenv("SMIG_OPENCODE_BIN", client_binary("opencode"))
+        for key, value in OPENCODE_QUIET.items():
+            monkeypatch.setenv(key, value)
+    if receiver == "kilo":  # and through `kilo import`
+        monkeypatch.setenv("SMIG_KILO_BIN", kilo_binary())
+        for key, value in KILO_QUIET.items():
+            monkeypatch.setenv(key, value)
+    project = tmp_path / "osprey-app"
+    project.mkdir()
+    session_id = driver.install_source(isolated_homes, project, tmp_path)
+    models = {"codex": "gpt-5.5", "gemini": "gemini-2.5-pro", "qwen": "qwen3-coder-plus", "kilo": "gpt-5.5"}
+    target = models.get(receiver, "claude-sonnet-5-5")
+    with FakeModelServer() as server:
+        servers = Servers(server, gemini_server)
+        prepare_receiver(receiver, isolated_homes, server)
+        if receiver == "kilo":  # Kilo's writer names the model its config sets
+            configure_kilo(isolated_homes["home"], server)
+        result = _smig("migrate", session_id, "--target", target, "--to", receiver, "--cwd", str(project))
+        [written] = [e for e in result["files"] if e["destination"] == receiver and e.get("session_id")]
+        sent = _resume_in(receiver, written["session_id"], isolated_homes, project, servers)
+    for text in (
+        NOTE_PREFIX,
+        result["migration_id"],
+        "TOOLS: read notes.txt",
+        "codename: OSPREY",
+        "TOOLS-2: which file?",
+    ):
+        assert escaped(text) in sent, text
+    assert "<current_datetime>" not in sent  # Copilot's own date line stays behind
+
+
+def test_the_driver_resumes_a_migration_into_copilot(
+    isolated_homes: dict[str, Path], tmp_path: Path, gemini_server: FakeGeminiServer
+) -> None:
+    """The matrix's driver, end to end: a Qwen Code session into Copilot, resumed through `driver.resume`."""
+    copilot_binary()
+    project = tmp_path / "osprey-app"
+    project.mkdir()
+    session_id = _source("qwen", isolated_homes, project, tmp_path)
+    result = _smig("migrate", session_id, "--target", driver.TARGET, "--to", driver.AGENT, "--cwd", str(project))
+    [written] = [e for e in result["files"] if e["destination"] == "copilot" and e.get("session_id")]
+    with FakeModelServer() as server:
+        servers = Servers(server, gemini_server)
+        driver.prepare_receiver(isolated_homes, servers)
+        body = driver.resume(written["session_id"], isolated_homes, project, servers)
+    _assert_continues(body, result, "continue")
+
+
+def test_copilot_reads_the_other_agents_memory_after_a_sync(isolated_homes: dict[str, Path], tmp_path: Path) -> None:
+    """The bundle reaches the model as one of Copilot's own global instruction files."""
+    copilot_binary()
+    project = tmp_path / "osprey-app"
+    project.mkdir()
+    home = isolated_homes["home"]
+    _lived_in(home, project)  # Copilot is set up here
+    (home / ".copilot" / "copilot-instructions.md").write_text("# Mine\n- COPILOT-OWN-NOTE: tabs.\n", "utf-8")
+    codex_memory = isolated_homes["codex"] / "memories"
+    codex_memory.mkdir(parents=True)
+    (codex_memory / "memory_summary.md").write_text("# Profile\n- CODEX-MEMORY-7: deploys on Fridays.\n")
+    _smig("memory", "sync", "--to-copilot")
+    with FakeModelServer() as server:
+        run_copilot(home, project, server, "-p", "MEMORY: what do you know?", ALLOW)
+        sent = json.dumps(_last_turn(server), ensure_ascii=False)
+    assert "CODEX-MEMORY-7: deploys on Fridays." in sent and "COPILOT-OWN-NOTE" in sent
