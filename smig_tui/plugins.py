@@ -51,6 +51,14 @@ def agent_names(last: str = "and") -> str:
     return name_list([entry.name for entry in agent_profiles()], last)
 
 
+def memory_agent_names(last: str = "and") -> str:
+    """The agents that take part in memory sync, as users write them, in the registry's order (an agent
+    that loads no memory file, such as Aider, is not named)."""
+    from smig_tui.core.words import name_list
+
+    return name_list([entry.name for entry in agent_profiles() if entry.rules.memory is not None], last)
+
+
 def memory_agents() -> tuple[MemoryAgent, ...]:
     """Every installed agent that takes part in memory sync, in the order reports keep."""
     from smig_tui.core.memory_agents import memory_agents as installed
