@@ -1,5 +1,5 @@
 """Fuzz, every agent's format: a session damaged the ways a tool or a crash damages it, beside healthy
-sessions of every built-in agent (Codex, Claude Code, Gemini CLI, OpenCode, Qwen Code, Kilo Code).
+sessions of every built-in agent (Codex, Claude Code, Gemini CLI, OpenCode, Qwen Code, Kilo Code, Aider).
 
 The damage (issue 33): JSON nested 10^5 deep (a whole line, and a field of a real record), a lone
 UTF-16 surrogate in a message (valid JSON, which Python keeps and no UTF-8 stream can write), and
@@ -50,10 +50,13 @@ DAMAGED = {
     "opencode": "ses_dead0000000000da3aDamaged",
     "qwen": "0e3adead-0000-4000-8000-00000000da3a",
     "kilo": "ses_dead0000000000da3aDmgKilo",
+    "aider": "a1de0dead-0000-4000-8000-00000000da3a",
 }
 DATABASES = {"opencode": "opencode.db", "kilo": "kilo.db"}
 """The agents whose sessions are rows of one SQLite database (OpenCode's storage), by its file name."""
 AGENTS = tuple(DAMAGED)
+AIDER_PROJECT = "aider-osprey"
+"""Aider's histories live in project folders: the recorded `chat` project, under the home, is the current folder."""
 
 
 def _homes(base: Path) -> dict[str, Path]:
@@ -65,6 +68,7 @@ def _homes(base: Path) -> dict[str, Path]:
     shutil.copytree(FIXTURES / "real" / "qwen" / "home" / ".qwen", home / ".qwen", dirs_exist_ok=True)
     database = install_database(home / ".local" / "share" / "opencode")
     kilo_database = install_kilo_database(home / ".local" / "share" / "kilo" / "kilo.db")
+    shutil.copytree(FIXTURES / "real" / "aider" / "projects" / "chat", home / AIDER_PROJECT)
     return {
         "home": home,
         "codex": home / ".codex",
@@ -73,6 +77,7 @@ def _homes(base: Path) -> dict[str, Path]:
         "qwen": home / ".qwen",
         "opencode": database,
         "kilo": kilo_database,
+        "aider": home / AIDER_PROJECT,
     }
 
 
@@ -220,8 +225,26 @@ def _damage_lines(kind: str, agent: str) -> list[str]:
     return [_text_record(agent, json.dumps(_huge_text()))]
 
 
+def _place_history(kind: str, project: Path) -> Path:
+    """A copy of Aider's recorded history with the damage appended as Markdown: Aider parses no JSON, so the
+    deep nesting is a prompt's text, and bytes that are no UTF-8 (a broken byte, an encoded lone surrogate)
+    stand for the surrogate; both make the file unreadable to Aider itself, which smig says."""
+    path = project / f".aider.smig-{DAMAGED['aider']}.chat.history.md"
+    text = (project / ".aider.chat.history.md").read_bytes()
+    if kind == "deep":
+        damage = b"#### " + _deep().encode() + b"  \n\n\xff\xfe not UTF-8\n"
+    elif kind == "surrogate":
+        damage = b"#### a lone \xed\xa0\x80 surrogate  \n\nreply\n"
+    else:
+        damage = b"#### " + _huge_text().encode() + b"  \n"
+    path.write_bytes(text + damage)
+    return path
+
+
 def _place(kind: str, agent: str, homes: dict[str, Path]) -> str:
     """The damaged session of `agent`; its reference for `show`."""
+    if agent == "aider":
+        return str(_place_history(kind, homes["aider"]))
     if agent in DATABASES:
         return _database_copy(agent, homes[agent], _database_damage(kind, agent))
     return str(_place_file(agent, homes, _damage_lines(kind, agent)))
@@ -301,6 +324,7 @@ def _case(kind: str, agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     """Run one case; the seconds it took."""
     homes = _homes(tmp_path)
     monkeypatch.setenv("GEMINI_CLI_HOME", str(homes["home"]))
+    monkeypatch.chdir(homes["aider"])
     code, before, stderr = _cli("list", "--all", "--json")
     assert code == 0, stderr
     ref = _place(kind, agent, homes)
