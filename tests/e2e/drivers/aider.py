@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from aider_client import run_aider
-from drivers import PROMPT, Servers
 
+from drivers import PROMPT, Servers
 from smig_tui.adapters.agents.aider import folders as places
 from smig_tui.adapters.agents.aider.writer import resume_argv
 from smig_tui.adapters.paths import resolve_paths
