@@ -237,3 +237,18 @@ def test_roles_alternate_as_restored_and_each_message_names_its_line() -> None:
         first = lines[message.line - 1]
         assert (first.startswith("#### ") and message.text.startswith(first[5:])) or message.role == "assistant"
     assert [m.role for m in aider_source.messages_of(history)] == [Role.USER, Role.ASSISTANT] * 2
+
+
+def test_outside_a_repository_only_the_folder_itself_is_looked_in(tmp_path: Path) -> None:
+    """Aider writes at the git root, else where it ran: a parent of a folder outside a repository holds
+    no history of that folder's runs, so it is not listed (no directory listing of `/tmp` for nothing)."""
+    plain = tmp_path / "plain" / "sub"
+    plain.mkdir(parents=True)
+    assert places.upward(plain, tmp_path / "home") == [plain]
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    (tmp_path / "repo" / "a" / "b").mkdir(parents=True)
+    assert places.upward(tmp_path / "repo" / "a" / "b", tmp_path / "home") == [
+        tmp_path / "repo" / "a" / "b",
+        tmp_path / "repo" / "a",
+        tmp_path / "repo",
+    ]

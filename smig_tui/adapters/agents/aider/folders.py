@@ -2,7 +2,8 @@
 
 Aider (0.86.2) keeps one `.aider.chat.history.md` per project, at the git root (else in the folder
 it ran in), and smig writes its own `.aider.smig-<id>.chat.history.md` beside it. There is no home
-to list, so smig looks in these folders, each with its parents up to its git root:
+to list, so smig looks in these folders (each, inside a git repository, with its parents up to the
+git root):
 
 - the folders the other agents' sessions ran in (`session_folders`, from their listing caches);
 - the folders smig wrote an Aider history for (`aider-folders.json` in smig's data folder);
@@ -86,15 +87,19 @@ def remember(data_dir: Path, folder: str) -> None:
         atomic_write(data_dir / REMEMBERED, json.dumps({"folders": [*folders, folder]}, indent=1), mode=0o600)
 
 
-def upward(folder: Path, stop: Path) -> Iterator[Path]:
-    """A folder and its parents up to the first holding `.git` (Aider's history is at the git root),
-    none above `stop` (the user's home) unless the folder is outside it."""
+def upward(folder: Path, stop: Path) -> list[Path]:
+    """A folder and, inside a git repository, its parents up to the git root (where Aider keeps the
+    history of a repository whichever folder it ran in); none above `stop`, the user's home."""
+    chain = []
     current = folder
     for _ in range(64):
-        yield current
-        if current == stop or current.parent == current or os.path.lexists(current / ".git"):
-            return
+        chain.append(current)
+        if os.path.lexists(current / ".git"):
+            return chain
+        if current == stop or current.parent == current:
+            break
         current = current.parent
+    return chain[:1]  # no repository: Aider wrote in the folder it ran in
 
 
 def candidate_folders(cache_dir: Path, data_dir: Path, extra: Iterable[Path], env: Env) -> list[Path]:
