@@ -25,6 +25,8 @@ from typing import Any
 from smig_tui.adapters.agents.profile import Env, user_home
 from smig_tui.adapters.agents.session_folders import session_folders
 from smig_tui.adapters.fs import atomic_write, file_lock
+from smig_tui.core.config_schema import table_of
+from smig_tui.core.errors import ConfigError
 
 AGENT = "aider"
 DEFAULT_NAME = ".aider.chat.history.md"
@@ -55,15 +57,17 @@ def is_history_name(name: str) -> bool:
 
 
 def configured(config: dict[str, Any], env: Env) -> list[Path]:
-    """`[agents.aider] folders` of smig's config, `~` expanded (the schema checked its type)."""
-    agents = config.get("agents")
-    table = agents.get(AGENT) if isinstance(agents, dict) else None
-    listed = table.get("folders") if isinstance(table, dict) else None
+    """`[agents.aider] folders` of smig's config, `~` expanded; none when the config refuses them
+    (`smig doctor` and the other readers of the table say why)."""
+    try:
+        table = table_of(config, "agents", "config.toml").get(AGENT, {})
+    except ConfigError:
+        return []
     home = user_home(env)
     out = []
-    for entry in listed if isinstance(listed, list) else ():
-        if isinstance(entry, str) and entry.strip() and "\x00" not in entry:
-            text = entry.strip()
+    for entry in table.get("folders", ()):
+        text = entry.strip()
+        if "\x00" not in text:
             out.append(home / text[2:] if text == "~" or text.startswith("~/") else Path(text))
     return out
 
