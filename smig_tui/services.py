@@ -718,6 +718,8 @@ class Services:
         entry = self.agent_profile(str(destination))
         if entry is None:
             return True  # the store and the exports are smig's own files
+        if entry.writer is None:
+            return False  # a read-only agent
         writer = entry.writer(self.paths, self.env)
         return writer is not None and writer.unavailable() is None
 

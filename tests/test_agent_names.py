@@ -16,7 +16,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).parents[1] / "smig_tui"
 AGENTS = Path("adapters") / "agents"
-NAMES = re.compile(r"codex|claude|gemini|opencode|kilo", re.IGNORECASE)
+NAMES = re.compile(r"codex|claude|gemini|opencode|kilo|crush", re.IGNORECASE)
 ALLOWED = {
     "adapters/agents/registry.py": "BUILT_IN: the built-in agents' ids and entry points, in their order (as pyproject.toml declares them)",
 }

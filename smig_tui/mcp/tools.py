@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from smig_tui.core.agent_rules import home_agent_of
+from smig_tui.core.agent_rules import home_agent_of, refused_destination
 from smig_tui.core.encoding import utf8
 from smig_tui.core.errors import MigrationNotFoundError, SessionNotFoundError
 from smig_tui.core.export import to_markdown
@@ -344,6 +344,9 @@ class SmigTools:
             try:
                 destinations.add(parse_destination(name))
             except ValueError:
+                refused = refused_destination(name)
+                if refused:
+                    raise InvalidArgumentError(f"commit_migration: {refused}") from None
                 names = ", ".join(d.value for d in all_destinations())
                 raise InvalidArgumentError(
                     f"commit_migration: unknown destination {name!r} in to; use {names}."

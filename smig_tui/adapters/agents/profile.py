@@ -101,8 +101,9 @@ class AgentProfile:
     """Where its sessions are read from: a folder or a database file; None when unknown."""
     source: Callable[[Paths, Env], SessionSource | None]
     """Its reader (None when its home is unknown)."""
-    writer: Callable[[Paths, Env], NativeWriter | None]
-    """Its writer for `--to <agent>` (None when its home is unknown)."""
+    writer: Callable[[Paths, Env], NativeWriter | None] | None
+    """Its writer for `--to <agent>` (which gives None when its home is unknown); None for a read-only
+    agent, whose rules then say why (`AgentRules.read_only`)."""
     home_variables: tuple[str, ...] = ()
     """The environment variables that move its home, named when no session is found."""
     sessions_folder: Callable[[Env], Path | None] | None = None
