@@ -15,7 +15,7 @@ import json
 import os
 from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import KW_ONLY, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -93,6 +93,7 @@ class MigrationRequest:
     plan: Plan
     messages: tuple[Message, ...]
     """The conversation as the plan migrates it (`services.migrated_messages`)."""
+    _: KW_ONLY  # the options by name: eight positional flags and paths were too easy to swap
     to: Collection[Destination] = ()
     """The destinations besides smig's store, which always records the migration."""
     dry_run: bool = False

@@ -67,7 +67,8 @@ def _paging(what: str, unit: str) -> dict[str, Any]:
             "minimum": MIN_PAGE_CHARS,
             "maximum": MAX_PAGE_CHARS,
             "description": f"Most UTF-8 bytes (so also characters) in this result, {MIN_PAGE_CHARS:,} to "
-            f"{MAX_PAGE_CHARS:,}. Default {PAGE_CHARS:,}, which every agent client passes to the model whole.",
+            f"{MAX_PAGE_CHARS:,}. Default {PAGE_CHARS:,}, which every agent client passes to the model whole "
+            "(less to a client known to cut results shorter: its pages are made to fit).",
         },
     }
 
@@ -216,6 +217,11 @@ TOOLS: list[dict[str, Any]] = [
             "cwd": {
                 "type": "string",
                 "description": "Only sessions that ran in this folder or below it. Default: every folder.",
+            },
+            "branch": {
+                "type": "string",
+                "description": "Only sessions last on this git branch (each session's git_branch, as its agent "
+                "recorded it). Default: every branch.",
             },
             "limit": {
                 "type": "integer",

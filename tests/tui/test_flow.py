@@ -245,6 +245,9 @@ async def test_summary_streams_then_plans_with_the_edit(make_app, isolated_homes
         await pilot.press("e")
         area = pane.query_one("TextArea")
         assert area.has_focus
+        before = area.text.count("/")
+        await pilot.press("slash")  # a character in the editor: it does not jump to the filter
+        assert area.has_focus and area.text.count("/") == before + 1
         area.text = "## Goal\nEdited by hand.\n"
         await pilot.press("escape")
         await settle(pilot)

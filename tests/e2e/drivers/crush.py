@@ -47,3 +47,8 @@ def prepare_receiver(homes: dict[str, Path], servers: Any) -> None:
 def resume(session_id: str, homes: dict[str, Path], project: Path, servers: Any) -> dict[str, Any]:
     """Skips: there is no Crush client to resume with, and no Crush session smig wrote."""
     pytest.skip(NO_CLIENT)
+
+
+def gap(source: str, receiver: str, truncated: bool) -> str | None:
+    """Crush is never the receiver: smig refuses `--to crush` (read-only) and there is no client to resume."""
+    return NO_CLIENT if receiver == AGENT else None
