@@ -46,6 +46,10 @@ VARIABLE = Setting(lambda value: isinstance(value, str) and bool(value.strip()),
 ADDRESS = Setting(
     lambda value: isinstance(value, str) and value.startswith(("http://", "https://")), "an http(s) address"
 )
+FOLDERS = Setting(
+    lambda value: isinstance(value, list) and all(isinstance(item, str) and item.strip() for item in value),
+    "a list of folders in quotes",
+)
 PROVIDER_KINDS = ("openai", "ollama", "lmstudio", "litellm")
 """The listing APIs smig can read a provider's model windows from."""
 
@@ -64,7 +68,12 @@ class Table:
 
 TABLES: dict[str, Table] = {
     "plan": Table("how a plan is made", {"reserve": TOKENS, "harness": SWITCH, "pin_first_user": SWITCH}),
-    "agents": Table("an agent's overhead per request, instead of the measured one", {"overhead": TOKENS}, named=True),
+    "agents": Table(
+        "an agent's overhead per request, instead of the measured one; more folders to look in for an agent "
+        "that keeps its sessions in project folders",
+        {"overhead": TOKENS, "folders": FOLDERS},
+        named=True,
+    ),
     "models": Table("models smig does not know, and corrections to those it does", None, named=True),
     "providers": Table(
         "where live model windows are read from",

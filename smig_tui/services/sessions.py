@@ -94,7 +94,7 @@ class Sessions(ServicesBase):
             from smig_tui.adapters.zstd_files import current_form
 
             as_path = Path(current_form(str(as_path)))  # Codex may have (de)compressed it since
-        if as_path.name.endswith((".jsonl", ".jsonl.zst", ".json")) and as_path.is_file():
+        if as_path.is_file():  # any agent's file: Aider's histories are Markdown
             resolved = str(as_path.resolve())
             # Only the agents whose home holds the file are listed (all of them for a file elsewhere):
             # listing 2,000 sessions of the other agents cold costs about a second for nothing.

@@ -192,6 +192,8 @@ def searched_places(services: Services) -> list[tuple[str, str, tuple[str, ...]]
     return [
         (entry.name, shown(homes[entry.id]) if entry.id in homes else "(no home known)", entry.home_variables)
         for entry in services.agents
+        # an agent whose sessions are in the project folders (Aider) has no one place to name
+        if entry.sessions_folder is None or entry.where_sessions(services.env) is not None
     ]
 
 

@@ -21,7 +21,7 @@ SRC = Path(__file__).parents[2] / "smig_tui"
         ("[archive]\nauto = 'yes'\n", "c.toml: archive.auto must be true or false, not 'yes'."),
         ("archive = 3\n", "c.toml: [archive] must be a table."),
         ("[agents]\nclaude = 3\n", "c.toml: [agents.claude] must be a table."),
-        ("[agents.claude]\nwindow = 1\n", "c.toml: agents.claude.window is not a setting (known: overhead)."),
+        ("[agents.claude]\nwindow = 1\n", "c.toml: agents.claude.window is not a setting (known: folders, overhead)."),
         (
             "[providers.mine]\nkind = 'grpc'\n",
             "c.toml: providers.mine.kind must be one of openai, ollama, lmstudio, litellm, not 'grpc'.",

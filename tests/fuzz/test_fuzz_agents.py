@@ -1,6 +1,6 @@
 """Fuzz, every agent's format: a session damaged the ways a tool or a crash damages it, beside healthy
 sessions of every built-in agent (Codex, Claude Code, Gemini CLI, OpenCode, Qwen Code, Kilo Code, Crush,
-Copilot CLI).
+Copilot CLI, Aider).
 
 The damage (issue 33): JSON nested 10^5 deep (a whole line, and a field of a real record), a lone
 UTF-16 surrogate in a message (valid JSON, which Python keeps and no UTF-8 stream can write), and
@@ -55,12 +55,15 @@ DAMAGED = {
     "kilo": "ses_dead0000000000da3aDmgKilo",
     "crush": "c0a5dead-0000-4000-8000-00000000da3a",
     "copilot": "c0deda3a-0000-4000-8000-00000000da3a",
+    "aider": "a1de0dead-0000-4000-8000-00000000da3a",
 }
 COPILOT_ID = "87a16853-2172-4723-8b19-3193943d7365"
 """The recorded Copilot CLI chat, copied under the damaged id."""
 DATABASES = {"opencode": "opencode.db", "kilo": "kilo.db", "crush": "crush.db"}
 """The agents whose sessions are rows of one SQLite database (OpenCode's storage), by its file name."""
 AGENTS = tuple(DAMAGED)
+AIDER_PROJECT = "aider-osprey"
+"""Aider's histories live in project folders: the recorded `chat` project, under the home, is the current folder."""
 
 
 def _homes(base: Path) -> dict[str, Path]:
@@ -74,6 +77,7 @@ def _homes(base: Path) -> dict[str, Path]:
     database = install_database(home / ".local" / "share" / "opencode")
     kilo_database = install_kilo_database(home / ".local" / "share" / "kilo" / "kilo.db")
     crush = install_crush(home)  # two projects' databases, built from Crush's schema
+    shutil.copytree(FIXTURES / "real" / "aider" / "projects" / "chat", home / AIDER_PROJECT)
     return {
         "crush": crush["alpha"] / ".crush" / "crush.db",
         "home": home,
@@ -84,6 +88,7 @@ def _homes(base: Path) -> dict[str, Path]:
         "copilot": home / ".copilot",
         "opencode": database,
         "kilo": kilo_database,
+        "aider": home / AIDER_PROJECT,
     }
 
 
@@ -260,8 +265,26 @@ def _crush_copy(kind: str, database: Path) -> str:
     return new
 
 
+def _place_history(kind: str, project: Path) -> Path:
+    """A copy of Aider's recorded history with the damage appended as Markdown: Aider parses no JSON, so the
+    deep nesting is a prompt's text, and bytes that are no UTF-8 (a broken byte, an encoded lone surrogate)
+    stand for the surrogate; both make the file unreadable to Aider itself, which smig says."""
+    path = project / f".aider.smig-{DAMAGED['aider']}.chat.history.md"
+    text = (project / ".aider.chat.history.md").read_bytes()
+    if kind == "deep":
+        damage = b"#### " + _deep().encode() + b"  \n\n\xff\xfe not UTF-8\n"
+    elif kind == "surrogate":
+        damage = b"#### a lone \xed\xa0\x80 surrogate  \n\nreply\n"
+    else:
+        damage = b"#### " + _huge_text().encode() + b"  \n"
+    path.write_bytes(text + damage)
+    return path
+
+
 def _place(kind: str, agent: str, homes: dict[str, Path]) -> str:
     """The damaged session of `agent`; its reference for `show`."""
+    if agent == "aider":
+        return str(_place_history(kind, homes["aider"]))
     if agent == "crush":
         return _crush_copy(kind, homes["crush"])
     if agent in DATABASES:
@@ -343,6 +366,7 @@ def _case(kind: str, agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     """Run one case; the seconds it took."""
     homes = _homes(tmp_path)
     monkeypatch.setenv("GEMINI_CLI_HOME", str(homes["home"]))
+    monkeypatch.chdir(homes["aider"])
     code, before, stderr = _cli("list", "--all", "--json")
     assert code == 0, stderr
     ref = _place(kind, agent, homes)

@@ -1,0 +1,111 @@
+"""Aider (PyPI `aider-chat`, checked with 0.86.2): its chat histories read, and written for it to restore.
+
+Aider keeps no sessions of its own, only a Markdown chat history per project folder
+(docs/formats/aider.md); `folders.py` says where smig looks for them, `history.py` how they read.
+It takes no part in memory sync: Aider reads no instructions file unless told to (`--read FILE`, or
+`read:` in `.aider.conf.yml`), so there is no file smig could write that Aider would load.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead, environment, user_home
+from smig_tui.core.agent_rules import AgentRules
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from smig_tui.adapters.paths import Paths
+    from smig_tui.core.ports import NativeWriter, SessionSource
+
+HISTORY_VARIABLE = "AIDER_CHAT_HISTORY_FILE"
+"""Aider's own variable for its chat history file (`--chat-history-file`): an absolute path is one more
+file to read, a relative one another name to look for in each folder."""
+HISTORY_FLOOR = 1_024
+HISTORY_CEILING = 8_192
+
+
+def usable(window: int, history_limit: int | None) -> int:
+    """What a conversation can fill before Aider summarises it: its history limit
+    (`--max-chat-history-tokens`, by default `window / 16` held between 1,024 and 8,192 tokens);
+    past it, Aider has its weak model summarise the older turns before the first request."""
+    limit = history_limit or min(max(window // 16, HISTORY_FLOOR), HISTORY_CEILING)
+    return min(window, limit)
+
+
+def _home(env: Env) -> Path:
+    """Aider's own per-user folder (`~/.aider`: caches, analytics); its histories are in project folders."""
+    return user_home(env) / ".aider"
+
+
+def _source(paths: Paths, env: Env) -> SessionSource:
+    from pathlib import Path
+
+    from smig_tui.adapters.agents.aider import folders as places
+    from smig_tui.adapters.agents.aider.source import AiderSource
+    from smig_tui.adapters.config_file import load_config
+    from smig_tui.core.errors import ConfigError
+
+    def find() -> tuple[list[Path], list[Path]]:
+        try:
+            config = load_config(paths.config_file)
+        except ConfigError:
+            config = {}  # `smig doctor` and the other readers of the config say what is wrong with it
+        extra = places.configured(config, env)
+        named = environment(env).get(HISTORY_VARIABLE, "").strip()
+        if named and Path(named).is_absolute():
+            extra.append(Path(named))
+        folders = places.candidate_folders(paths.cache_dir, paths.data_dir, extra, env)
+        files = [path for path in extra if path.is_file()]
+        if named and not Path(named).is_absolute():
+            files += [folder / named for folder in folders if (folder / named).is_file()]
+        return folders, files
+
+    return AiderSource(find, listing_cache=PROFILE.listing_cache(paths))
+
+
+def _writer(paths: Paths, _env: Env) -> NativeWriter:
+    from smig_tui.adapters.agents.aider.writer import AiderWriter
+
+    return AiderWriter(paths.data_dir)
+
+
+def _resume_argv(session_id: str) -> tuple[str, ...]:
+    from smig_tui.adapters.agents.aider.writer import resume_argv
+
+    return resume_argv(session_id)
+
+
+def _no_folder(_env: Env) -> None:
+    """No one folder holds Aider's histories (they are in the project folders)."""
+    return None
+
+
+PROFILE = AgentProfile(
+    AgentRules("aider", "Aider", usable=usable, choice_rank=9),
+    hand_to="claude",
+    default_target="claude-sonnet-5-5",
+    shown_when_empty=False,
+    home=_home,
+    source=_source,
+    writer=_writer,
+    resume_argv=_resume_argv,
+    program="aider",
+    home_variables=(HISTORY_VARIABLE,),
+    sessions_folder=_no_folder,
+    # `aider --no-git --message "hello there"` (openai/gpt-4.1, `diff` edit format) in an empty folder,
+    # against tests/e2e/fake_model_server.py, counted by o200k_base (tests/fixtures/real/aider/overhead.json,
+    # 2026-12-05). A git repository adds its repo map (up to 4,096 tokens for gpt-4.1), files in the chat
+    # their contents: neither is known before the user adds them.
+    overhead=Overhead(
+        2_281,
+        "Aider 0.86.2",
+        (
+            ("system prompt and reminder (diff edit format)", 1_916),
+            ("tool definitions (none: edits are text)", 0),
+            ("injected context (example conversation, no-files notice)", 365),
+        ),
+    ),
+    client_words=("aider",),
+)

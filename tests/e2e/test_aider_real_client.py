@@ -1,0 +1,193 @@
+"""Aider 0.86.2, the real client, restores what smig writes for it; its histories migrate to the six others.
+
+Into Aider: each other agent's real recorded session goes through `smig migrate --to aider` into a
+lived-in project (the user already chatted with Aider there, so the project has its own
+`.aider.chat.history.md`). The command the migration records (`aider --restore-chat-history
+--chat-history-file .aider.smig-ID.chat.history.md`) must send the model the migration (the handoff
+note, the first and last kept text, the new prompt after them) and none of the user's own history;
+the user's file is never written by smig (Aider appends its own run to it, nothing else changes);
+and a plain `aider --restore-chat-history` still restores the user's own history, as the commit's
+continue-latest fact says.
+
+Out of Aider: the recorded `chat` history migrates to each other agent, and that agent's real client
+resumes it carrying its prompts and replies.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_runner import smig
+from client_env import client_binary
+
+sys.path.insert(0, str(Path(__file__).parent))
+from aider_client import aider_binary, run_aider
+from drivers import Servers
+from drivers import aider as driver
+from fake_gemini_server import FakeGeminiServer
+from fake_model_server import FakeModelServer
+from kilo_builders import RECORDED_ROOT
+from kilo_builders import install_database as install_kilo_database
+from kilo_client import QUIET as KILO_QUIET
+from kilo_client import configure as configure_kilo
+from kilo_client import kilo_binary, run_kilo
+from qwen_client import qwen_binary, run_qwen
+from real_clients import OPENCODE_QUIET, escaped, install_source, prepare_receiver, prose, resume
+
+from smig_tui.adapters.agents.aider import folders as places
+from smig_tui.core.handoff import NOTE_PREFIX
+
+pytestmark = pytest.mark.e2e
+
+QWEN = Path(__file__).parents[1] / "fixtures" / "real" / "qwen"
+OWN = "OWN: the user's own chat about osprey"
+SOURCES = ["codex", "claude", "gemini", "opencode", "qwen", "kilo"]
+
+
+def _smig(*argv: str) -> Any:
+    """`smig ARGV --json` in-process; its parsed output (fails the test on a non-zero exit)."""
+    code, out, err = smig(*argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def _source(agent: str, homes: dict[str, Path], project: Path, tmp_path: Path) -> str:
+    """One real recorded session of `agent` in the temp homes; its id (or its `<database>#<id>` reference)."""
+    if agent == "qwen":
+        shutil.copytree(QWEN / "home" / ".qwen", homes["home"] / ".qwen")
+        return str(json.loads((QWEN / "scenarios.json").read_text(encoding="utf-8"))["tools"]["session"])
+    if agent == "kilo":
+        install_kilo_database(homes["home"] / ".local" / "share" / "kilo" / "kilo.db")
+        [row] = [row for row in _smig("list", "--agent", "kilo") if row["cwd"] == f"{RECORDED_ROOT}/tools"]
+        return str(row["id"])
+    return install_source(agent, homes, project, tmp_path)
+
+
+def _lived_in(home: Path, project: Path) -> bytes:
+    """The user has chatted with Aider in the project: its own history is there; its bytes."""
+    with FakeModelServer(reply="OWN-REPLY") as server:
+        run_aider(home, project, server, "--no-git", "--message", OWN)
+    return (project / places.DEFAULT_NAME).read_bytes()
+
+
+def _recorded_argv(written: dict[str, Any]) -> list[str]:
+    """The arguments of the resume command the migration recorded (after `cd DIR && aider`)."""
+    words = shlex.split(written["resume_command"].split(" && ", 1)[1])
+    assert words[0] == "aider"
+    return words[1:]
+
+
+def _assert_carries(body: dict[str, Any], result: dict[str, Any], prompt: str) -> None:
+    """The request carries the migration (note, id, first and last kept text, in order), then the prompt."""
+    sent = json.dumps(body, ensure_ascii=False)
+    kept = prose(result["record"]["messages"])
+    assert kept, "the migration kept no prose to look for"
+    places_found = [sent.find(escaped(text)) for text in (NOTE_PREFIX, result["migration_id"], kept[0], kept[-1])]
+    assert -1 not in places_found, (places_found, kept[0], kept[-1])
+    assert places_found[0] <= places_found[2] <= places_found[3] < sent.find(escaped(prompt)), places_found
+    users = [m for m in body["messages"] if m["role"] == "user"]
+    assert users[-1]["content"] == prompt  # the new prompt, after the history (Aider's reminder follows it)
+    assert OWN not in sent and "OWN-REPLY" not in sent
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_aider_restores_and_continues_a_migration_in_a_lived_in_project(
+    source: str, isolated_homes: dict[str, Path], tmp_path: Path
+) -> None:
+    aider_binary()  # skips when Aider is not installed
+    if source == "kilo":
+        kilo_binary()
+    home, project = isolated_homes["home"], tmp_path / "osprey-app"
+    project.mkdir()
+    own = _lived_in(home, project)
+    session = _source(source, isolated_homes, project, tmp_path)
+    result = _smig("migrate", session, "--target", "gpt-4.1", "--strategy", "as-is", "--to", "aider", "--cwd",
+                   str(project))  # fmt: skip
+    [written] = [entry for entry in result["files"] if entry["destination"] == "aider" and entry.get("session_id")]
+    assert Path(written["path"]).parent == project and (project / places.DEFAULT_NAME).read_bytes() == own
+    [latest] = result["continue_latest"]
+    assert not latest["migration"] and "--chat-history-file" in latest["sentence"]
+
+    with FakeModelServer() as server:
+        run_aider(home, project, server, "--no-git", "--max-chat-history-tokens", driver.HISTORY_LIMIT,
+                  *_recorded_argv(written), "--message", "AFTER-MIGRATION: go on")  # fmt: skip
+        body = driver.main_turn(server.bodies("/chat/completions"), "AFTER-MIGRATION: go on")
+    _assert_carries(body, result, "AFTER-MIGRATION: go on")
+    assert (project / places.DEFAULT_NAME).read_bytes() == own  # the resumed run went to smig's file
+    # smig lists the history Aider went on with, with the turn it appended
+    [row] = [row for row in _smig("list", "--agent", "aider") if row["id"] == written["session_id"]]
+    shown = _smig("show", written["session_id"])
+    assert shown["messages"][-2]["text"].startswith("AFTER-MIGRATION: go on") and row["title"].startswith("↪ from ")
+
+    if source == "codex":  # once: a plain restore is the user's own history, as the continue-latest fact says
+        with FakeModelServer() as server:
+            run_aider(home, project, server, "--no-git", "--restore-chat-history", "--message", "PLAIN: which?")
+            plain = json.dumps(driver.main_turn(server.bodies("/chat/completions"), "PLAIN: which?"))
+        assert OWN in plain and result["migration_id"] not in plain
+        assert (project / places.DEFAULT_NAME).read_bytes().startswith(own)  # Aider appended, smig wrote nothing
+
+
+def _resume_new(receiver: str, session_id: str, homes: dict[str, Path], project: Path) -> str:
+    """Resume in Qwen Code or Kilo Code; everything the client sent the model, as JSON."""
+    with FakeModelServer() as server:
+        if receiver == "qwen":
+            run_qwen(homes["home"], project, server, "--resume", session_id, "continue")
+        else:
+            run_kilo(homes["home"], project, server, "run", "-s", session_id, "continue")
+        return json.dumps(server.bodies("/chat/completions"), ensure_ascii=False)
+
+
+@pytest.mark.parametrize("receiver", SOURCES)
+def test_an_aider_history_is_resumed_by_each_other_client(
+    receiver: str, isolated_homes: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    {"qwen": qwen_binary, "kilo": kilo_binary}.get(receiver, lambda: client_binary(receiver))()
+    project = tmp_path / "osprey-app"
+    session = driver.install_source(isolated_homes, project, tmp_path)
+    if receiver == "opencode":  # smig writes through `opencode import`
+        monkeypatch.setenv("SMIG_OPENCODE_BIN", client_binary("opencode"))
+        for key, value in OPENCODE_QUIET.items():
+            monkeypatch.setenv(key, value)
+    if receiver == "kilo":  # and through `kilo import`
+        monkeypatch.setenv("SMIG_KILO_BIN", kilo_binary())
+        for key, value in KILO_QUIET.items():
+            monkeypatch.setenv(key, value)
+    target = {"codex": "gpt-5.5", "gemini": "gemini-2.5-pro", "qwen": "qwen3-coder-plus", "kilo": "gpt-4.1"}
+    with FakeModelServer() as server, FakeGeminiServer() as gemini:
+        prepare_receiver(receiver, isolated_homes, server)
+        if receiver == "kilo":
+            configure_kilo(isolated_homes["home"], server)
+        result = _smig("migrate", session, "--target", target.get(receiver, "claude-sonnet-4-5"), "--to", receiver,
+                       "--cwd", str(project))  # fmt: skip
+        [written] = [e for e in result["files"] if e["destination"] == receiver and e.get("session_id")]
+        if receiver in ("qwen", "kilo"):
+            sent = _resume_new(receiver, written["session_id"], isolated_homes, project)
+        else:
+            body = resume(receiver, written["session_id"], isolated_homes, project, server, gemini)
+            sent = json.dumps(body, ensure_ascii=False)
+    for text in (NOTE_PREFIX, result["migration_id"], "CHAT-1: hello aider", "CHAT-REPLY-3", "DEFAULT-FILE: which"):
+        assert escaped(text) in sent, text
+    assert "a quoted line" not in sent  # Aider itself never restored it: smig migrates what Aider sends
+
+
+def test_the_driver_resumes_a_migration_into_aider(isolated_homes: dict[str, Path], tmp_path: Path) -> None:
+    """The matrix's driver: a Gemini CLI session (recorded) into Aider, resumed through `driver.resume`."""
+    aider_binary()
+    project = tmp_path / "osprey-app"
+    project.mkdir()
+    session = install_source("gemini", isolated_homes, project, tmp_path)
+    with FakeModelServer() as server, FakeGeminiServer() as gemini:
+        servers = Servers(server, gemini)
+        driver.prepare_receiver(isolated_homes, servers)
+        result = _smig("migrate", session, "--target", driver.TARGET, "--to", "aider", "--cwd", str(project))
+        [written] = [e for e in result["files"] if e["destination"] == "aider" and e.get("session_id")]
+        body = driver.resume(written["session_id"], isolated_homes, project, servers)
+    sent = json.dumps(body, ensure_ascii=False)
+    assert escaped(NOTE_PREFIX) in sent and result["migration_id"] in sent
+    assert body["messages"][-2] == {"role": "user", "content": "continue"}
