@@ -26,6 +26,7 @@ BUILT_IN = {
     "opencode": "smig_tui.adapters.agents.opencode:PROFILE",
     "qwen": "smig_tui.adapters.agents.qwen:PROFILE",
     "kilo": "smig_tui.adapters.agents.kilo:PROFILE",
+    "pi": "smig_tui.adapters.agents.pi:PROFILE",
 }
 """smig's own agents, in their order, as `pyproject.toml` declares them. They always load from here (also
 when smig runs from a checkout whose install metadata predates the entry points); another package's
