@@ -19,6 +19,7 @@ from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
+from smig_tui.core.timeline import format_iso
 from smig_tui.core.words import one_line, plural
 
 TITLE_MAX = 120
@@ -133,7 +134,7 @@ def _last_activity(session: SessionFile) -> str | None:
         ):
             stamp = message.get("timestamp")
             if isinstance(stamp, int | float) and not isinstance(stamp, bool) and 0 < stamp < 1e14:
-                return datetime.fromtimestamp(stamp / 1000, UTC).isoformat().replace("+00:00", "Z")
+                return format_iso(datetime.fromtimestamp(stamp / 1000, UTC))
             return _text(entry.get("timestamp"))
     return None
 
