@@ -1,5 +1,5 @@
 """Fuzz, every agent's format: a session damaged the ways a tool or a crash damages it, beside healthy
-sessions of every built-in agent (Codex, Claude Code, Gemini CLI, OpenCode, Qwen Code, Kilo Code).
+sessions of every built-in agent (Codex, Claude Code, Gemini CLI, OpenCode, Qwen Code, Kilo Code, Pi).
 
 The damage (issue 33): JSON nested 10^5 deep (a whole line, and a field of a real record), a lone
 UTF-16 surrogate in a message (valid JSON, which Python keeps and no UTF-8 stream can write), and
@@ -43,6 +43,9 @@ GEMINI_ID = "91ffce34-43fe-493b-adc5-17413feeec43"
 QWEN_ID = "3bfa446a-138b-4a92-b210-4f563a837835"
 QWEN_LAST = "92d6c8e7-04ed-4e40-aff3-75a7f9ea3ccb"
 """The last record of the recorded Qwen chat: a record appended after it continues the chain."""
+PI_ID = "01a24408-afb3-72e4-8784-b399e499cf76"
+PI_LAST = "4b11a3bf"
+"""The last entry of the recorded Pi chat: an entry appended after it is on the branch Pi resumes."""
 DAMAGED = {
     "codex": "01a2dead-0000-7000-8000-00000000da3a",
     "claude": "c1a0dead-0000-4000-8000-00000000da3a",
@@ -50,6 +53,7 @@ DAMAGED = {
     "opencode": "ses_dead0000000000da3aDamaged",
     "qwen": "0e3adead-0000-4000-8000-00000000da3a",
     "kilo": "ses_dead0000000000da3aDmgKilo",
+    "pi": "01a2dead-0000-7000-8000-0000000000a1",
 }
 DATABASES = {"opencode": "opencode.db", "kilo": "kilo.db"}
 """The agents whose sessions are rows of one SQLite database (OpenCode's storage), by its file name."""
@@ -63,6 +67,7 @@ def _homes(base: Path) -> dict[str, Path]:
     shutil.copytree(FIXTURES / "claude_home", home / ".claude", dirs_exist_ok=True)
     shutil.copytree(FIXTURES / "gemini" / "home" / ".gemini", home / ".gemini", dirs_exist_ok=True)
     shutil.copytree(FIXTURES / "real" / "qwen" / "home" / ".qwen", home / ".qwen", dirs_exist_ok=True)
+    shutil.copytree(FIXTURES / "real" / "pi" / "home" / ".pi", home / ".pi", dirs_exist_ok=True)
     database = install_database(home / ".local" / "share" / "opencode")
     kilo_database = install_kilo_database(home / ".local" / "share" / "kilo" / "kilo.db")
     return {
@@ -71,6 +76,7 @@ def _homes(base: Path) -> dict[str, Path]:
         "claude": home / ".claude",
         "gemini": home / ".gemini",
         "qwen": home / ".qwen",
+        "pi": home / ".pi" / "agent",
         "opencode": database,
         "kilo": kilo_database,
     }
@@ -103,6 +109,12 @@ def _text_record(agent: str, text: str) -> str:
             '"cwd":"/tmp/smig-real-qwen/work/chat","version":"0.24.4","message":{"role":"user","parts":[{"text":'
         )
         return head + text + "}]}}"
+    if agent == "pi":
+        head = (
+            f'{{"type":"message","id":"dead0002","parentId":"{PI_LAST}","timestamp":"2026-12-05T02:31:00.000Z",'
+            '"message":{"role":"user","content":[{"type":"text","text":'
+        )
+        return head + text + "}]}}"
     head = '{"id":"dead0001","timestamp":"2026-12-03T13:40:00.000Z","type":"user","content":[{"text":'
     return head + text + "}]}"
 
@@ -121,6 +133,10 @@ def _place_file(agent: str, homes: dict[str, Path], extra: list[str]) -> Path:
         [source] = (homes["qwen"] / "projects").glob(f"*/chats/{QWEN_ID}.jsonl")
         path = source.with_name(f"{DAMAGED['qwen']}.jsonl")
         text = source.read_text(encoding="utf-8").replace(QWEN_ID, DAMAGED["qwen"])
+    elif agent == "pi":
+        [source] = (homes["pi"] / "sessions").glob(f"*/*_{PI_ID}.jsonl")
+        path = source.with_name(f"2026-12-05T02-31-00-000Z_{DAMAGED['pi']}.jsonl")
+        text = source.read_text(encoding="utf-8").replace(PI_ID, DAMAGED["pi"])
     else:
         [source] = (homes["gemini"] / "tmp" / "osprey-app" / "chats").glob("session-*.jsonl")
         path = source.with_name(f"session-2026-12-03T13-40-{DAMAGED['gemini'][:8]}.jsonl")
