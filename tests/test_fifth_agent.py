@@ -80,7 +80,7 @@ def _choices(env: dict[str, str], *command: str) -> str:
 
 
 def test_the_entry_point_adds_wren_after_the_built_in_agents(wren: dict[str, str]) -> None:
-    assert [entry.id for entry in registry.AGENTS] == ["codex", "claude", "gemini", "opencode", "qwen", "kilo", "wren"]
+    assert [entry.id for entry in registry.AGENTS] == ["codex", "claude", "gemini", "opencode", "qwen", "kilo", "pi", "wren"]
     assert agent_rules.agent_ids()[-1] == "wren" and agent_rules.usable_window("wren", 100_000) == 80_000
     assert not registry.PROBLEMS
 
