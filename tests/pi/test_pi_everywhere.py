@@ -82,6 +82,17 @@ def test_a_plan_for_pi_takes_its_overhead_and_its_compaction_off_the_window(pi_h
     assert usable_window("pi", 200_000, 150_000) == 150_000  # the user's own limit, when lower
 
 
+def test_the_profiles_overhead_is_the_one_recorded_from_the_real_client() -> None:
+    from smig_tui.adapters.agents.pi import PROFILE
+
+    recorded = SCENARIOS["overhead"]["interactive"]
+    assert (
+        PROFILE.overhead is not None
+        and PROFILE.overhead.tokens == recorded["total"] == SCENARIOS["overhead"]["-p"]["total"]
+    )
+    assert dict(PROFILE.overhead.parts) == {key: value for key, value in recorded.items() if key != "total"}
+
+
 def test_the_users_compaction_settings_change_pis_windows(pi_home: Path) -> None:
     from smig_tui.adapters.agents.pi import window_settings
     from smig_tui.core.models import AgentWindow, ModelCapacity
