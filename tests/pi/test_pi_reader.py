@@ -168,6 +168,28 @@ def test_a_call_left_without_result_gets_the_one_pi_sends_and_a_failed_reply_is_
     ]  # the aborted reply is not sent again
 
 
+def test_a_users_command_and_an_extensions_message_are_sent_as_pi_words_them(isolated_homes: dict[str, Path]) -> None:
+    sessions = isolated_homes["home"] / ".pi" / "agent" / "sessions"
+    path = _copy("chat", sessions)
+    last = json.loads(path.read_text(encoding="utf-8").splitlines()[-1])["id"]
+    bash = {"role": "bashExecution", "command": "make test", "output": "2 failed", "exitCode": 2, "cancelled": False}
+    _append(
+        path,
+        {"type": "message", "id": "d0000001", "parentId": last, "timestamp": "2026-12-05T03:00:00.000Z", "message": bash},
+        {"type": "message", "id": "d0000002", "parentId": "d0000001", "timestamp": "2026-12-05T03:00:01.000Z",
+         "message": bash | {"command": "ls", "excludeFromContext": True}},
+        {"type": "custom_message", "id": "d0000003", "parentId": "d0000002", "timestamp": "2026-12-05T03:00:02.000Z",
+         "customType": "todo", "content": "TODO: fix the tests", "display": True},
+        {"type": "label", "id": "d0000004", "parentId": "d0000003", "timestamp": "2026-12-05T03:00:03.000Z",
+         "targetId": "d0000001", "label": "tests"},
+    )  # fmt: skip
+    loaded, warnings = _sessions(sessions)
+    messages = loaded[SCENARIOS["chat"]["session"]]
+    assert warnings == []
+    assert messages[-2].text == "Ran `make test`\n```\n2 failed\n```\n\nCommand exited with code 2"
+    assert messages[-1].text == "TODO: fix the tests" and messages[-1].injected and messages[-1].role is Role.USER
+
+
 def test_smig_list_and_show_find_the_sessions_in_the_default_home(pi_home: Path) -> None:
     code, out, err = smig("list", "--agent", "pi", "--json")
     assert code == 0, err

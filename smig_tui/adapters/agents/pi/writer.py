@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from smig_tui.adapters.agents.pi.home import agent_folder, project_sessions
-from smig_tui.adapters.agents.profile import Env, environment
+from smig_tui.adapters.agents.profile import Env
 from smig_tui.adapters.agents.writer_base import PlainFileWriter, opening_turns
 from smig_tui.core.handoff import to_turns
 from smig_tui.core.models import Agent, Role, Session
@@ -96,7 +96,7 @@ class PiWriter(PlainFileWriter):
     agent = Agent("pi")
 
     def __init__(self, env: Env = None) -> None:
-        self._env = dict(environment(env))
+        self._env = env
         self._folders: dict[str, str] = {}
         """The project folder of each session laid out, by path."""
 
