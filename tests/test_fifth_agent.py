@@ -28,6 +28,8 @@ from smig_tui.tui.screens.commit import native_choices
 from smig_tui.tui.screens.help import HelpModal
 from smig_tui.tui.widgets.source_tree import SourceTree
 
+BUILT_INS = ["codex", "claude", "gemini", "opencode", "qwen", "kilo", "pi"]
+
 TESTS = Path(__file__).parent
 WREN_SESSION = """wren-session 1
 id: wren-0001
@@ -80,7 +82,7 @@ def _choices(env: dict[str, str], *command: str) -> str:
 
 
 def test_the_entry_point_adds_wren_after_the_built_in_agents(wren: dict[str, str]) -> None:
-    assert [entry.id for entry in registry.AGENTS] == ["codex", "claude", "gemini", "opencode", "qwen", "kilo", "pi", "wren"]
+    assert [entry.id for entry in registry.AGENTS] == [*BUILT_INS, "wren"]
     assert agent_rules.agent_ids()[-1] == "wren" and agent_rules.usable_window("wren", 100_000) == 80_000
     assert not registry.PROBLEMS
 
