@@ -191,8 +191,15 @@ class SessionCard(Vertical):
         """Say there is nothing to migrate yet, where smig looked for each agent, and what to do."""
         self._shown = self._measured = None
         lines = ["No sessions found. smig looked for each agent's sessions in:"]
+        # A narrow card (80×24) names each agent's main variable only, so every agent's line fits whole.
+        compact = self.has_class("-compact")
         for name, where, variables in places:
-            moved = f" (moved by {' or '.join(variables)})" if variables else ""
+            if not variables:
+                moved = ""
+            elif compact:
+                moved = f" (${variables[0]})"
+            else:
+                moved = f" (moved by {' or '.join(variables)})"
             lines.append(f"  {name}: {where}{moved}")
         lines.append(
             "If an agent keeps them elsewhere, quit (q) and start smig again with that variable set:"
