@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from smig_devtools.bench_agents import gemini_rows, single_line_rows
+from smig_devtools.bench_agents import every_agent_list_rows, gemini_rows, single_line_rows
 from smig_devtools.bench_commands import command_rows, peer_rows
 from smig_devtools.bench_search import archive_rows, search_rows
 from smig_devtools.bench_tui import tui_big_rows, tui_rows
@@ -547,6 +547,7 @@ def run(args: argparse.Namespace) -> int:
         ("smig list", lambda: bench_list(workdir, manifest)),
         ("smig list, Gemini CLI", lambda: bench_gemini_list(workdir, manifest)),
         ("OpenCode listing", lambda: bench_opencode_list(workdir, manifest)),
+        ("smig list, every agent", lambda: every_agent_list_rows(workdir, manifest)),
         ("compressed and forked Codex", lambda: bench_compressed(workdir, manifest)),
         ("token counting", lambda: bench_tokens(workdir, manifest, 4.0 if args.quick else 12.0)),
         ("re-plan", lambda: bench_replan(workdir, manifest)),

@@ -211,3 +211,75 @@ def _write_single_line(path: Path) -> None:
         },
     ]
     path.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+
+
+EVERY_AGENT_GOAL = 1.2
+"""`smig list` with every agent's home present, per session, against Codex and Claude Code alone."""
+NO_GENERATOR = ("qwen",)
+"""Registered agents the corpus generators cannot make a home for (their homes stay absent)."""
+
+
+def every_agent_list_rows(workdir: Path, manifest: Manifest) -> list[Any]:
+    """`smig list`, warm (median of 3), with a home of every agent a generator makes, against the corpus's
+    Codex and Claude Code homes: the mixed run keeps the Codex home and puts, in place of the Claude
+    Code sessions, as many sessions in a Gemini CLI home (Claude's sizes), an OpenCode and a Kilo Code
+    database, so both list about the same number of sessions; the goal is per session."""
+    from smig_devtools.bench import Row, _reset, corpus_env, in_child
+    from smig_devtools.gemini_corpus import generate_gemini
+    from smig_devtools.opencode_corpus import generate as generate_database
+
+    claude = [e for e in manifest.sessions if e.agent == "claude" and not e.empty and not e.is_subagent]
+    if not claude:
+        return []
+    place = workdir / "every-agent"
+    absent = place / "absent"
+    gemini_share = claude[: len(claude) // 2]
+    rest = len(claude) - len(gemini_share)
+    in_child(generate_gemini, place / "gemini", gemini_share)
+    databases = {"OPENCODE_DB": place / "opencode.db", "KILO_DB": place / "kilo.db"}
+    for (_, database), sessions in zip(databases.items(), (rest // 2, rest - rest // 2), strict=True):
+        if not database.is_file():
+            in_child(generate_database, database, sessions)
+    homes_absent = {"GEMINI_CLI_HOME": str(absent), "QWEN_HOME": str(absent / ".qwen")}
+    homes_absent |= {name: str(absent / f"{name}.db") for name in databases}
+    runs: dict[str, tuple[int, Any]] = {}
+    for label, homes in (
+        ("codex + claude", homes_absent),
+        (
+            "every agent",
+            homes_absent
+            | {"CLAUDE_CONFIG_DIR": str(absent), "GEMINI_CLI_HOME": str(place / "gemini")}
+            | {name: str(path) for name, path in databases.items()},
+        ),
+    ):
+        scratch = workdir / f"smig-every-{label.split()[0]}"
+        _reset(scratch)
+        env = corpus_env(workdir, scratch) | homes
+        listed = _listed(env)  # also fills the listing caches
+        warm = sorted((run_smig(["list"], env, None) for _ in range(3)), key=lambda run: run.cpu)
+        runs[label] = listed, warm[1]
+    (n_base, base), (n_all, every) = runs["codex + claude"], runs["every agent"]
+    ratio = (every.cpu / n_all) / max(base.cpu / n_base, 1e-9)
+    return [
+        Row(
+            f"smig list, warm, a home of every agent ({n_all:,} sessions), per session",
+            ratio,
+            "x",
+            f"<= {EVERY_AGENT_GOAL:g}x Codex + Claude Code",
+            ratio <= EVERY_AGENT_GOAL,
+            f"CPU {every.cpu:.3f} s (wall {every.seconds:.3f} s) for Codex, Gemini CLI ({len(gemini_share):,}), "
+            f"OpenCode and Kilo Code ({rest:,} together) against {base.cpu:.3f} s (wall {base.seconds:.3f} s) "
+            f"for {n_base:,} Codex and Claude Code sessions; no generator for {', '.join(NO_GENERATOR)} (home absent)",
+        )
+    ]
+
+
+def _listed(env: dict[str, str]) -> int:
+    """How many sessions `smig list` lists in `env` (one run, which fills the listing caches)."""
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-m", "smig_tui", "list", "--json"], env=env, capture_output=True, check=True
+    ).stdout
+    return len(json.loads(out))

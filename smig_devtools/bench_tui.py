@@ -187,7 +187,9 @@ async def _drive_tui(app_type: Any, launched: float) -> dict[str, Any]:
         if painted():
             app.screen._on_timer_update()  # the frame that shows them
             tree = app.screen.query_one(SourceTree)
-            figures.update(ok=True, paint=time.time() - launched, shown=len(tree.sessions))
+            figures.update(
+                ok=True, paint=time.time() - launched, paint_cpu=time.process_time(), shown=len(tree.sessions)
+            )
         await _until(pilot, lambda: not any(w.group == "sources.scan" and not w.is_finished for w in app.workers), 300)
         await pilot.pause()
         figures.update(loaded=time.time() - launched, total=len(app.screen.query_one(SourceTree).sessions))

@@ -36,6 +36,14 @@ def agent_choices() -> list[str]:
     return [rules.id for rules in in_choice_order()]
 
 
+def destination_agents() -> list[str]:
+    """Every agent smig can write a session for (a read-only agent is none), in the order a user picks."""
+    from smig_tui.core.native import native_destinations
+
+    agent_profiles()
+    return [destination.value for destination in native_destinations()]
+
+
 def destination_choices() -> tuple[Destination, ...]:
     """Every destination of a migration: smig's store, each installed agent, the exports."""
     from smig_tui.core.native import destinations
@@ -49,6 +57,13 @@ def agent_names(last: str = "and") -> str:
     from smig_tui.core.words import name_list
 
     return name_list([entry.name for entry in agent_profiles()], last)
+
+
+def memory_agent_names(last: str = "and") -> str:
+    """The agents that take part in memory sync as users write them."""
+    from smig_tui.core.words import name_list
+
+    return name_list([entry.label for entry in memory_agents()], last)
 
 
 def memory_agents() -> tuple[MemoryAgent, ...]:

@@ -52,6 +52,8 @@ def isolated_homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str,
         "KILO_DB",
         "KILO_CONFIG",
         "KILO_CONFIG_DIR",
+        "CRUSH_GLOBAL_DATA",
+        "CRUSH_GLOBAL_CONFIG",
         "PI_CODING_AGENT_DIR",
         "PI_CODING_AGENT_SESSION_DIR",
     ):

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
+from smig_tui.adapters.paths import resolve_paths
 from smig_tui.core.models import Agent, Kind, Message, ModelCapacity, Role, Session, SessionInfo
 from smig_tui.core.tokens import MESSAGE_OVERHEAD
+from smig_tui.services import Services, build_services
 
 
 class WordCounter:
@@ -71,3 +74,23 @@ def capacity(window: int, max_output: int = 10, **fields: object) -> ModelCapaci
     return ModelCapacity(
         name="target", provider="test", context_window=window, max_output=max_output, encoding="o200k_base", **fields
     )  # type: ignore[arg-type]
+
+
+def services_with(tmp_path: Path, counter: WordCounter, models: dict[str, int]) -> Services:
+    """Services whose o200k counter is `counter`, with test models of the given windows."""
+    config = resolve_paths().config_file
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        "".join(
+            f'[models."{name}"]\ncontext_window = {window}\nmax_output = 100\n\n' for name, window in models.items()
+        ),
+        encoding="utf-8",
+    )
+    services = build_services()
+    services.counters.put("o200k_base", counter)
+    return services
+
+
+def exact_count(text: str) -> int:
+    """A text's framed count by the word counter."""
+    return len(text.split()) + MESSAGE_OVERHEAD

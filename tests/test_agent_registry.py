@@ -23,7 +23,7 @@ from smig_tui.tui.screens.commit import native_choices
 NOT_AGENTS = {"store", "markdown", "json"}
 
 
-BUILT_INS = ["codex", "claude", "gemini", "opencode", "qwen", "kilo", "pi"]
+BUILT_INS = ["codex", "claude", "gemini", "opencode", "qwen", "kilo", "crush", "pi"]
 """smig's own agents, in their order."""
 
 
@@ -42,12 +42,19 @@ def _registry_ids() -> list[str]:
     return [entry.id for entry in registry.AGENTS]
 
 
+def _writable_ids() -> list[str]:
+    """The agents smig writes sessions for: every one but a read-only agent (no writer, a reason why)."""
+    return [entry.id for entry in registry.AGENTS if entry.writer is not None and not entry.rules.read_only]
+
+
 def test_the_vocabulary_and_the_mcp_schemas_name_exactly_the_registrys_agents() -> None:
-    assert list(agent_rules.agent_ids()) == _registry_ids() == BUILT_INS
-    assert {d.value for d in destinations()} - NOT_AGENTS == set(_registry_ids())
+    assert list(agent_rules.agent_ids()) == _registry_ids()
+    assert _registry_ids() == BUILT_INS
+    assert _writable_ids() == ["codex", "claude", "gemini", "opencode", "qwen", "kilo", "pi"]  # Crush is read-only
+    assert {d.value for d in destinations()} - NOT_AGENTS == set(_writable_ids())
     assert _schema("list_sessions")["agent"]["enum"] == _registry_ids()  # type: ignore[index]
     enum = _schema("commit_migration")["to"]["items"]["enum"]  # type: ignore[index]
-    assert set(enum) - NOT_AGENTS == set(_registry_ids())
+    assert set(enum) - NOT_AGENTS == set(_writable_ids())
 
 
 def test_services_the_cli_and_the_commit_dialog_follow_the_registry() -> None:
@@ -56,8 +63,8 @@ def test_services_the_cli_and_the_commit_dialog_follow_the_registry() -> None:
     assert list(services.agent_homes()) == _registry_ids()
     parser = build_parser()
     assert _choices(parser, "list", "--agent") == _registry_ids()
-    assert set(_choices(parser, "migrate", "--to")) - NOT_AGENTS == set(_registry_ids())
-    assert {key for key, _ in native_choices() if key} == set(_registry_ids())
+    assert set(_choices(parser, "migrate", "--to")) - NOT_AGENTS == set(_writable_ids())
+    assert {key for key, _ in native_choices() if key} == set(_writable_ids())
 
 
 def test_the_light_entry_point_reader_agrees_with_importlib_metadata() -> None:
@@ -92,6 +99,9 @@ def test_each_profile_resumes_a_session_as_its_writer_records_it(tmp_path: Path)
     services = build_services()
     session = make_session(tmp_path / "src")
     for entry in registry.AGENTS:
+        if entry.writer is None:  # a read-only agent: nothing of smig's to resume, no client it starts
+            assert entry.resume_argv is None and entry.program is None and entry.rules.read_only, entry.id
+            continue
         assert entry.resume_argv is not None and entry.resume_argv("ID-1")[-1] == "ID-1"
         if not services.can_write(entry.id):
             continue  # OpenCode's writer needs its command
@@ -103,5 +113,7 @@ def test_each_profile_resumes_a_session_as_its_writer_records_it(tmp_path: Path)
 def test_each_agents_program_is_what_its_resume_command_starts() -> None:
     """`smig doctor` looks for `program`; `--continue` starts the resume command's first word: one client."""
     for entry in registry.AGENTS:
+        if entry.writer is None:
+            continue  # a read-only agent: smig never starts its client
         assert entry.resume_argv is not None, entry.id
         assert entry.program == entry.resume_argv("an-id")[0], entry.id

@@ -28,7 +28,7 @@ from smig_tui.tui.screens.commit import native_choices
 from smig_tui.tui.screens.help import HelpModal
 from smig_tui.tui.widgets.source_tree import SourceTree
 
-BUILT_INS = ["codex", "claude", "gemini", "opencode", "qwen", "kilo", "pi"]
+BUILT_INS = ["codex", "claude", "gemini", "opencode", "qwen", "kilo", "crush", "pi"]
 
 TESTS = Path(__file__).parent
 WREN_SESSION = """wren-session 1
@@ -124,7 +124,7 @@ def test_memory_sync_gives_wren_the_others_memory_and_carries_its_notes(
 
 
 def test_every_cli_choice_names_wren(wren: dict[str, str]) -> None:
-    assert "--agent {codex,claude,gemini,opencode,qwen,kilo,pi,wren}" in _choices(wren, "list")
+    assert "--agent {codex,claude,gemini,opencode,qwen,kilo,crush,pi,wren}" in _choices(wren, "list")
     assert "--to {store,claude,codex,gemini,opencode,qwen,kilo,pi,wren,markdown,json}" in _choices(wren, "migrate")
     assert "(claude, codex, gemini, opencode, qwen, kilo, pi, wren;" in " ".join(_choices(wren, "plan").split())
     assert "--to-wren" in _choices(wren, "memory")
@@ -144,9 +144,9 @@ def test_the_mcp_schemas_and_prompts_name_wren_and_know_its_client(wren: dict[st
     assert tools["list_sessions"]["agent"]["enum"][-1] == "wren"
     assert "wren" in tools["commit_migration"]["to"]["items"]["enum"]
     assert "wren" in tools["memory_sync"]["to"]["items"]["enum"]
-    assert "Kilo Code, Pi or Wren)" in found["prompt"]["description"]
+    assert "Kilo Code, Crush, Pi or Wren)" in found["prompt"]["description"]
     assert found["prompt"]["arguments"][0]["description"].startswith(
-        "Whose session: claude, codex, gemini, opencode, qwen, kilo, pi or wren."
+        "Whose session: claude, codex, gemini, opencode, qwen, kilo, crush, pi or wren."
     )
     assert found["callers"] == ["wren", "claude", "codex", None]
 
@@ -170,7 +170,7 @@ async def test_the_tui_tree_and_commit_dialog_show_wren(wren: dict[str, str], tm
         pilot.app.push_screen(HelpModal([]))
         await pilot.pause()
         help_text = pilot.app.screen.query_one(Markdown).source
-    assert "OpenCode, Qwen Code, Kilo Code, Pi and Wren) to another" in help_text
+    assert "OpenCode, Qwen Code, Kilo Code, Crush, Pi and Wren) to another" in help_text
     session = services.load_session(services.find_session("wren-0001"))
     plan = services.plan(session, "gpt-5.5")
     _preview, choices, plans = backend.commit_preview(services, session, plan)

@@ -1,8 +1,11 @@
 """The import rules of the layers, checked on the source (every import, also under TYPE_CHECKING).
 
 - core imports only core (and the standard library): no adapters, no services, no front ends, no Textual.
-- the front ends (cli, tui, mcp) reach adapters only through `smig_tui.services`.
+- the front ends (cli, tui, mcp) reach adapters only through `smig_tui.services`, and the services
+  only through the package itself (its `__init__` names the whole surface, not its modules).
 - nothing below a front end imports a front end.
+- the services' feature modules are layered: each imports only the ones before it in `SERVICES_ORDER`
+  (so features build on each other without circles, and none imports the composition root).
 - an agent's package is a plugin: no module outside it imports it (the registry finds it through
   the `smig.agents` entry points), and it imports no other agent's package, nor services or a front end.
 - no import cycles, among any modules (every import counts: lazy ones inside functions and those under
@@ -67,13 +70,58 @@ def test_front_ends_reach_adapters_only_through_services() -> None:
 
 
 def test_nothing_below_the_front_ends_imports_them() -> None:
-    below = [*_modules("core"), *_modules("adapters"), PACKAGE / "services.py"]
+    below = [*_modules("core"), *_modules("adapters"), *_modules("services"), PACKAGE / "plugins.py"]
     wrong = {
         f"{path.relative_to(PACKAGE)}: {name}"
         for path in below
         for name in _imports(path)
         if name.startswith(tuple(f"smig_tui.{layer}" for layer in FRONT_ENDS))
     }
+    assert not wrong, sorted(wrong)
+
+
+def test_front_ends_reach_the_services_only_through_the_package() -> None:
+    wrong = {
+        f"{path.relative_to(PACKAGE)}: {name}"
+        for layer in FRONT_ENDS
+        for path in _modules(layer)
+        for name in _imports(path)
+        if name.startswith("smig_tui.services.")
+    }
+    assert not wrong, sorted(wrong)
+
+
+SERVICES_ORDER = (
+    "base",
+    "sessions",
+    "counting",
+    "models",
+    "plan",
+    "summary",
+    "migrate",
+    "export",
+    "search",
+    "memory",
+    "archive",
+    "frontend",
+    "root",
+    "doctor",
+    "__init__",
+)
+"""The services' modules, each allowed to import only those before it: the features over `base`,
+then `root` joining them, `doctor` reporting over the whole, and the package naming the surface."""
+
+
+def test_the_service_features_are_layered_without_circles() -> None:
+    assert {path.stem for path in _modules("services")} == set(SERVICES_ORDER)
+    wrong = set()
+    for path in _modules("services"):
+        allowed = {f"smig_tui.services.{name}" for name in SERVICES_ORDER[: SERVICES_ORDER.index(path.stem)]}
+        for name in _imports(path, with_names=True):
+            if name == "smig_tui.services" or name.startswith("smig_tui.services."):
+                module = ".".join(name.split(".")[:3])
+                if module not in allowed:
+                    wrong.add(f"{path.relative_to(PACKAGE)}: {module}")
     assert not wrong, sorted(wrong)
 
 

@@ -39,6 +39,8 @@ from smig_tui.core.ports import (
     ResumePoint,
     SessionSource,
     WarningSink,
+    Watched,
+    WatchedFiles,
 )
 
 PIECE = 1 << 20
@@ -112,6 +114,11 @@ class Archive:
         self._parsed: tuple[tuple[int, int], dict[str, ArchivedFile]] | None = None
 
     # --- the manifest ----------------------------------------------------------------------------
+
+    @property
+    def manifest(self) -> Path:
+        """The file that lists every archived file."""
+        return self._manifest_path
 
     def entries(self) -> dict[str, ArchivedFile]:
         """Every archived file by its original path (the manifest is parsed once while it is unchanged)."""
@@ -359,6 +366,25 @@ class ArchivedSource:
     def agent(self) -> Agent:
         """The wrapped reader's agent."""
         return self.inner.agent
+
+    def watched(self) -> list[Watched] | None:
+        """The wrapped reader's, the archive's manifest, and every archived original of this agent's
+        outside them (one that disappears brings its archived copy into the listing)."""
+        inner = self.inner.watched() if isinstance(self.inner, WatchedFiles) else None
+        if inner is None:
+            return None
+        places = [*inner, Watched(str(self.archive.manifest))]
+        try:
+            entries = self.archive.entries()
+        except SmigError:
+            return places  # unreadable: the manifest's own size and time say when that changes
+        trees = tuple(os.path.join(place.path, "") for place in inner if place.tree)
+        originals = sorted(
+            entry.path
+            for entry in entries.values()
+            if entry.agent == self.agent.value and not entry.path.startswith(trees)
+        )
+        return places + [Watched(path) for path in originals if row_ref(path) is None]
 
     def discover(self, warn: WarningSink) -> Iterator[SessionInfo]:
         """The live sessions, then the archived ones no live file holds any more."""

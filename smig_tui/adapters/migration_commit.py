@@ -15,7 +15,7 @@ import json
 import os
 from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import KW_ONLY, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -28,6 +28,7 @@ from smig_tui.adapters.readback import Expected, expected_from, verify
 from smig_tui.adapters.storage.migration_store import MigrationStore, new_migration_id
 from smig_tui.adapters.stored_text import with_texts
 from smig_tui.adapters.zstd_files import DAMAGED, open_binary
+from smig_tui.core.agent_rules import refused_destination
 from smig_tui.core.errors import Hint, SessionReadError, SmigError, WriteRefusedError
 from smig_tui.core.export import to_markdown, to_record
 from smig_tui.core.handoff import (
@@ -92,6 +93,7 @@ class MigrationRequest:
     plan: Plan
     messages: tuple[Message, ...]
     """The conversation as the plan migrates it (`services.migrated_messages`)."""
+    _: KW_ONLY  # the options by name: eight positional flags and paths were too easy to swap
     to: Collection[Destination] = ()
     """The destinations besides smig's store, which always records the migration."""
     dry_run: bool = False
@@ -128,6 +130,9 @@ class Committer:
         """The writer of one agent's native sessions (one sentence when its home is unknown)."""
         if destination not in self._writers:
             entry = self._agents[destination]
+            refused = refused_destination(destination)
+            if entry.writer is None or refused:
+                raise SmigError(refused or f"smig cannot write {entry.name} sessions.")
             writer = entry.writer(self._paths, self._env)
             if writer is None:
                 raise SmigError(f"{entry.name}'s folder is unknown, so no {entry.name} session can be written.")

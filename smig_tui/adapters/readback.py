@@ -11,11 +11,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 from smig_tui.core.errors import SmigError
-from smig_tui.core.models import Role
+from smig_tui.core.models import ReadWarning, Role, Session, SessionInfo
 from smig_tui.core.native import NativeOutput, Turn
-from smig_tui.core.ports import NativeWriter
+from smig_tui.core.ports import NativeWriter, WarningSink
 
 
 class ReadBackError(SmigError):
@@ -39,6 +40,33 @@ def expected_from(turns: Sequence[Turn], preamble: str | None = None) -> tuple[E
     """What a session written from `turns` (after a separate model-visible `preamble`) reads back as."""
     head = (Expected.of(Role.USER, preamble),) if preamble else ()
     return head + tuple(Expected.of(turn.role, turn.text) for turn in turns)
+
+
+PathT_contra = TypeVar("PathT_contra", contravariant=True)
+
+
+class ListsOneFile(Protocol[PathT_contra]):
+    """A reader that lists one session file by its path (`describe`) and loads what it listed."""
+
+    def describe(self, path: PathT_contra, warn: WarningSink, /) -> SessionInfo | None: ...
+
+    def load(self, info: SessionInfo, warn: WarningSink, /) -> Session: ...
+
+
+def read_listed(source: ListsOneFile[PathT_contra], path: PathT_contra, name: str) -> Session:
+    """A written session file read as `smig list` reads it: listed by `source`, then loaded.
+
+    A writer's `read_back` for an agent that keeps one file per session: `name` is the agent's display
+    name for the sentence when the reader does not list the file at all.
+    """
+    info = source.describe(path, _quiet)
+    if info is None:
+        raise ReadBackError(f"The written {name} session {path} cannot be read back.")
+    return source.load(info, _quiet)
+
+
+def _quiet(_: ReadWarning) -> None:
+    """Drop a reader's warning: a difference is what `verify` reports, in its own words."""
 
 
 def verify(writer: NativeWriter, output: NativeOutput, expected: Sequence[Expected]) -> None:

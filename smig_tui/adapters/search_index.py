@@ -37,8 +37,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from smig_tui.adapters.freshness import source_fingerprint
 from smig_tui.adapters.fs import file_lock
 from smig_tui.adapters.search_query import (
     COLUMNS,
@@ -49,13 +50,6 @@ from smig_tui.adapters.search_query import (
 )
 from smig_tui.adapters.search_query import SearchFilters as SearchFilters  # what callers import from here
 from smig_tui.adapters.search_query import SearchHit as SearchHit
-from smig_tui.adapters.search_reading import (
-    IndexRead,
-    MissingText,
-    Previous,
-    Readers,
-    read_for_index,
-)
 from smig_tui.adapters.search_schema import SCHEMA, SCHEMA_VERSION, has_schema, is_damage, schema_version
 from smig_tui.adapters.zstd_files import DAMAGED, compress, decompress
 from smig_tui.core.errors import LockedError
@@ -78,6 +72,9 @@ from smig_tui.core.search import (
     snippet_region,
     tier_holds_role,
 )
+
+if TYPE_CHECKING:  # reading sessions for the index: imported when a refresh has something to read
+    from smig_tui.adapters.search_reading import IndexRead, Previous
 
 BLOCK_BYTES = 1 << 20
 """Texts are packed together into zstd blocks of about this many bytes."""
@@ -133,6 +130,8 @@ class _Known:
 
 
 def _previous(old: _Known | None) -> Previous | None:
+    from smig_tui.adapters.search_reading import Previous
+
     return Previous(old.size, old.indexed, old.last_id, old.resume) if old else None
 
 
@@ -243,6 +242,10 @@ class SearchIndex:
     ) -> None:
         with self._guard:
             conn = self._connection()
+            listed = _listings_to_read(conn, sources)
+            if not listed:
+                return  # nothing any listing reads has changed since the last refresh
+            sources = [source for source in sources if source.agent.value in listed]
             known = {
                 row[0]: _Known(
                     row[1],
@@ -256,10 +259,11 @@ class SearchIndex:
                 for row in conn.execute(
                     "SELECT key, id, size, mtime, indexed, last_id, title, cwd, updated, subagent, archived,"
                     " resume_offset, resume_line, resume_digest, resume_state FROM files"
+                    f" WHERE agent IN ({','.join('?' * len(listed))})",
+                    list(listed),
                 )
             }
             todo: list[tuple[SessionSource, SessionInfo]] = []
-            agents = {source.agent.value for source in sources}
             seen: set[str] = set()
             for source in sources:
                 for info in source.discover(warn):
@@ -275,10 +279,12 @@ class SearchIndex:
                             "UPDATE files SET title=?, cwd=?, updated=?, subagent=?, archived=?, cwd_real=? WHERE id=?",
                             (*_meta(info)[2:], _real(info.cwd), old.id),
                         )
-            gone = [old.id for key, old in known.items() if key not in seen and _agent_of(conn, old.id) in agents]
+            gone = [old.id for key, old in known.items() if key not in seen]  # of the agents listed
             for file_id in gone:
                 self._drop_file(conn, file_id)
                 report.removed += 1
+            from smig_tui.adapters.search_reading import Readers
+
             # Oldest first, so ids follow time: hits of tool traffic come newest first by id alone.
             todo.sort(key=lambda pair: pair[1].updated or "")
             parallel = (
@@ -296,6 +302,8 @@ class SearchIndex:
                         warn(warning)
                     if read.mode != "failed":
                         self._write(conn, source, info, known.get(_key(info)), read, report)
+                    else:
+                        listed[source.agent.value] = None
             if progress and todo:
                 progress(len(todo), len(todo))
             if len(todo) >= OPTIMIZE_AFTER:  # many new segments: merge them, smaller and faster to query
@@ -305,6 +313,11 @@ class SearchIndex:
                 conn.executescript("PRAGMA incremental_vacuum;")  # run to the end: execute() frees one page
             if todo or gone:
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            for agent, value in listed.items():  # a listing with a failed read is read again next time
+                if value is None:
+                    conn.execute("DELETE FROM meta WHERE key = ?", (LISTED + agent,))
+                else:
+                    conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (LISTED + agent, value))
 
     def _write(
         self,
@@ -316,6 +329,8 @@ class SearchIndex:
         report: RefreshReport,
     ) -> None:
         """Write one session as read; should a text it counted on as indexed be missing, read it again here."""
+        from smig_tui.adapters.search_reading import MissingText, read_for_index
+
         try:
             if read.mode == "append":
                 assert old is not None
@@ -451,6 +466,8 @@ class SearchIndex:
             if text_id is None:
                 text = read.texts.get(digest)
                 if text is None:  # held when the session was read, gone since
+                    from smig_tui.adapters.search_reading import MissingText
+
                     raise MissingText
                 text_id, next_id = next_id, next_id + 1
                 data = text.encode()
@@ -736,6 +753,22 @@ class SearchIndex:
         return {"sessions": files, "messages": messages, "bytes": size}
 
 
+LISTED = "listed:"
+"""The `meta` key prefix of each agent's listing fingerprint, as taken before its last complete refresh."""
+
+
+def _listings_to_read(conn: sqlite3.Connection, sources: Sequence[SessionSource]) -> dict[str, str | None]:
+    """The agents whose listing must be read, each with the fingerprint of what it reads now (None: none
+    can be taken, or it must not be trusted). Taken before the listing: a change while it is read shows
+    next time. An agent whose fingerprint is the one stored is left out: nothing it lists has changed."""
+    agents = [source.agent.value for source in sources]
+    now = {source.agent.value: source_fingerprint(source) for source in sources}
+    if len(set(agents)) < len(agents):  # two sources of one agent: one fingerprint cannot stand for both
+        return dict.fromkeys(agents)
+    stored = dict(conn.execute("SELECT key, value FROM meta WHERE key LIKE ?", (LISTED + "%",)).fetchall())
+    return {agent: value for agent, value in now.items() if value is None or stored.get(LISTED + agent) != value}
+
+
 def _key(info: SessionInfo) -> str:
     """What the index follows: a session in a file (an agent may keep several sessions in one file)."""
     return f"{info.agent.value}\t{info.id}\t{info.path}"
@@ -781,8 +814,3 @@ def _word_text(text: str) -> str:
 
 def _real(cwd: str | None) -> str | None:
     return os.path.realpath(cwd) if cwd else None
-
-
-def _agent_of(conn: sqlite3.Connection, file_id: int) -> str | None:
-    row = conn.execute("SELECT agent FROM files WHERE id = ?", (file_id,)).fetchone()
-    return row[0] if row else None

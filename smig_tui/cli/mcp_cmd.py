@@ -5,12 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from smig_tui.plugins import agent_names
+from smig_tui.plugins import agent_choices, agent_names, agent_profiles
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
-
-CLIENTS = ("claude", "codex", "gemini", "opencode")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -22,11 +20,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "Model Context Protocol on stdio; or write a client's config entry for it (--install), or start "
         "smig as every configured client would and report (--check).",
     )
+    configured = {profile.id for profile in agent_profiles() if profile.mcp is not None}
+    clients = [agent for agent in agent_choices() if agent in configured]
     mcp.add_argument(
         "--install",
         metavar="CLIENT",
-        choices=CLIENTS,
-        help="add smig to a client's MCP config: claude, codex, gemini or opencode (other servers and settings are kept)",
+        choices=clients,
+        help=f"add smig to a client's MCP config: {', '.join(clients)} (other servers and settings are kept)",
     )
     mcp.add_argument(
         "--project", action="store_true", help="with --install: the project's config in this folder, not the user's"
@@ -78,14 +78,14 @@ def install(args: argparse.Namespace, ctx: Context) -> int:
 def check(ctx: Context) -> int:
     """Report every configured client's smig: 0 when each answered, 1 when one failed or none is set up."""
     from smig_tui.mcp.check import check_all
-    from smig_tui.mcp.install import CLIENTS as known
+    from smig_tui.mcp.install import clients
 
     found = check_all()
     for checked in found:
         status = "ok" if checked.ok else "FAILED"
         ctx.out.data(f"{checked.client:<9} {status:<6} {checked.detail}")
         ctx.out.data(f"{'':<16} {' '.join(checked.command)}  ({checked.path})")
-    missing = [client for client in known if client not in {checked.client for checked in found}]
+    missing = [client for client in clients() if client not in {checked.client for checked in found}]
     for client in missing:
         ctx.out.data(f"{client:<9} {'-':<6} not set up: smig mcp --install {client}")
     return 0 if found and all(checked.ok for checked in found) else 1

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from smig_tui.core.memory_agents import memory_agent
 from smig_tui.core.memory_sync import Direction, MemoryFile, MemoryPlan, Mode, memory_plan_json, redaction_counts
 from smig_tui.core.words import plural, size_text
-from smig_tui.plugins import agent_names, memory_agents, memory_directions
+from smig_tui.plugins import memory_agent_names, memory_agents, memory_directions
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
@@ -22,7 +22,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add `memory` to the CLI."""
     memory = subparsers.add_parser(
         "memory",
-        help=f"sync long-term memory among {agent_names()}",
+        help=f"sync long-term memory among {memory_agent_names()}",
         description="Give each agent set up here one file holding the other agents' memory, and one "
         "line in its own index or global instructions that makes it read that file. `status` (the "
         "default) only reads.",

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from smig_tui.cli.plan import add_plan_options, given_plan_options, plan_options
 from smig_tui.cli.table import SESSION_HELP, Column, unique_prefixes
+from smig_tui.core.agent_rules import refused_destination
 from smig_tui.core.encoding import utf8
 from smig_tui.core.errors import AmbiguousIdError, MigrationNotFoundError, UsageError
 from smig_tui.core.export import ExportFormat
@@ -28,6 +29,14 @@ if TYPE_CHECKING:
 _STRATEGIES = [strategy.value for strategy in Strategy]
 
 
+def _writable(name: str) -> str:
+    """`--to NAME` as given, refused with the reason when it names an agent smig only reads."""
+    refused = refused_destination(name)
+    if refused:
+        raise argparse.ArgumentTypeError(refused)
+    return name
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `migrate`, `export` and `history` to the CLI."""
     migrate = subparsers.add_parser("migrate", help="commit a migration: store it, write native sessions or exports")
@@ -36,6 +45,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     migrate.add_argument(
         "--to",
         action="append",
+        type=_writable,
         choices=[d.value for d in destination_choices()],
         default=[],
         help="destination, repeatable (default: store only; storage always records a commit)",
@@ -48,7 +58,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_plan_options(migrate)
     migrate.add_argument("--out", type=Path, metavar="FILE", help="file for --to markdown/json")
-    agents = [entry.id for entry in agent_profiles()]
+    agents = [entry.id for entry in agent_profiles() if entry.writer is not None]
     migrate.add_argument(
         "--cwd",
         metavar="PATH",

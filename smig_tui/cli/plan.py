@@ -13,7 +13,7 @@ from smig_tui.core.pins import resolve_pins
 from smig_tui.core.plans import left_out
 from smig_tui.core.shapes import plan_item_shape, plan_shape
 from smig_tui.core.words import one_line, plural
-from smig_tui.plugins import agent_choices
+from smig_tui.plugins import destination_agents
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
@@ -36,10 +36,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_plan_options(plan)
     plan.add_argument(
         "--to",
-        choices=agent_choices(),
+        choices=destination_agents(),
         metavar="AGENT",
         help="the agent that will resume it, whose overhead (system prompt, tools) is taken off "
-        f"the room ({', '.join(agent_choices())}; default: the one the model's provider implies)",
+        f"the room ({', '.join(destination_agents())}; default: the one the model's provider implies)",
     )
     plan.add_argument("--json", action="store_true", help="print JSON for scripts")
     plan.add_argument(

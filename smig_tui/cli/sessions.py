@@ -14,6 +14,7 @@ from smig_tui.cli.table import stream as table_stream
 from smig_tui.core.errors import UsageError
 from smig_tui.core.json_text import LazyList
 from smig_tui.core.models import Agent, Message, Session, SessionInfo
+from smig_tui.core.shapes import session_info_shape
 from smig_tui.core.words import age_text, name_list, one_line, size_text
 from smig_tui.services import agent_profiles, current_branch, no_sessions_sentence
 
@@ -246,8 +247,8 @@ def _print_header(session: Session, ctx: Context) -> None:
 
 
 def info_to_json(info: SessionInfo) -> dict[str, Any]:
-    """Serialise a SessionInfo for `--json` output."""
-    return asdict(info)
+    """Serialise a SessionInfo for `--json` output (the shape MCP's `list_sessions` gives too)."""
+    return session_info_shape(info)
 
 
 def message_to_dict(message: Message) -> dict[str, Any]:

@@ -51,6 +51,9 @@ class AgentRules:
     first, then by id."""
     memory: Callable[[], MemoryRules] | None = None
     """How memory sync reads from and writes to it, loaded when a sync runs (None: it takes no part)."""
+    read_only: str = ""
+    """Why smig writes no session for it, as one clause (`no writer is proven: …`); '' when it does.
+    A read-only agent is listed, searched, planned and exported, but never offered as a destination."""
 
 
 _INSTALLED: dict[str, AgentRules] = {}
@@ -80,6 +83,14 @@ def rules_of(agent: str) -> AgentRules | None:
 def in_choice_order() -> tuple[AgentRules, ...]:
     """The agents in the order a user picks among them (commit dialog, memory sync reports)."""
     return tuple(sorted(_INSTALLED.values(), key=lambda rule: (rule.choice_rank, rule.id)))
+
+
+def refused_destination(agent: str) -> str:
+    """Why an installed agent cannot be a destination, as one sentence; '' when it can (or is not installed)."""
+    rules = _INSTALLED.get(agent)
+    if rules is None or not rules.read_only:
+        return ""
+    return f"smig cannot write {rules.name} sessions: {rules.read_only}."
 
 
 def known_list() -> str:

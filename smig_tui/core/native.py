@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any, ClassVar
 
-from smig_tui.core.agent_rules import in_choice_order
+from smig_tui.core.agent_rules import in_choice_order, refused_destination
 from smig_tui.core.models import Role
 
 
@@ -40,8 +40,9 @@ Destination.JSON = Destination("json")
 
 
 def native_destinations() -> tuple[Destination, ...]:
-    """Every installed agent as a destination, in the order a user picks among them."""
-    return tuple(Destination(rules.id) for rules in in_choice_order())
+    """Every installed agent smig can write sessions for, in the order a user picks among them (a
+    read-only agent is none)."""
+    return tuple(Destination(rules.id) for rules in in_choice_order() if not rules.read_only)
 
 
 def destinations() -> tuple[Destination, ...]:
@@ -54,6 +55,9 @@ def parse_destination(name: str) -> Destination:
     for destination in destinations():
         if destination == name:
             return destination
+    refused = refused_destination(name)
+    if refused:
+        raise ValueError(refused)
     valid = ", ".join(destinations())
     raise ValueError(f"{name!r} is not a destination (valid: {valid})")
 

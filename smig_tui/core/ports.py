@@ -37,6 +37,16 @@ class TokenCounter(Protocol):
         ...
 
 
+@runtime_checkable
+class PartCounter(Protocol):
+    """A counter that can count a long text's beginning alone, when only a lower bound of its count is needed."""
+
+    def count_at_least(self, text: str, limit: float) -> tuple[int, int]:
+        """`text`'s tokens counted from its start until they pass `limit`: (the count, the characters it
+        covers), the whole text's count when those are all of them, else a beginning's, never more."""
+        ...
+
+
 class SessionSource(Protocol):
     """Finds and reads one agent's sessions."""
 
@@ -222,6 +232,27 @@ class CachedIds(Protocol):
 
     def cached_ids(self) -> list[str] | None:
         """Every session id of the last listing, sub-agents included; None when there is no such record."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Watched:
+    """A folder or file a source's listing reads: changes under it may change what `discover` yields."""
+
+    path: str
+    tree: bool = False
+    """A folder whose whole tree is read (session files in sub-folders); False: its own entries only,
+    or one file."""
+
+
+@runtime_checkable
+class WatchedFiles(Protocol):
+    """A source that can name every folder and file its `discover` reads, so that a search can tell by
+    their names, sizes and times alone that nothing it lists has changed (no file is opened)."""
+
+    def watched(self) -> list[Watched] | None:
+        """The folders and files `discover` reads (what is not under them never changes its result); None
+        when this source cannot name them after all (a wrapper of one that cannot)."""
         ...
 
 

@@ -26,6 +26,7 @@ from functools import partial
 from itertools import accumulate
 from typing import Any
 
+from smig_tui.core.patterns import on_first_use
 from smig_tui.core.secret_shapes import PROVIDER_SHAPES, Shape
 
 # Each pattern starts with a literal or a small character set, so `re` can skip ahead quickly; the
@@ -58,122 +59,124 @@ _KNOWN_SHAPES: tuple[Shape, ...] = (
     (
         "private-key",
         ("private key",),
-        re.compile(
+        on_first_use(
             r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?"
             r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
             re.DOTALL,
         ),
         False,
     ),
-    ("anthropic-key", ("sk-ant-",), re.compile(r"sk-ant-[A-Za-z0-9_\-]{20,}"), True),
-    ("openai-key", ("sk-",), re.compile(r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"), True),
+    ("anthropic-key", ("sk-ant-",), on_first_use(r"sk-ant-[A-Za-z0-9_\-]{20,}"), True),
+    ("openai-key", ("sk-",), on_first_use(r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"), True),
     (
         "github-token",
         ("gh", "github_pat_"),
-        re.compile(r"g(?:h[pousr]_[A-Za-z0-9]{30,}|ithub_pat_[A-Za-z0-9_]{40,})"),
+        on_first_use(r"g(?:h[pousr]_[A-Za-z0-9]{30,}|ithub_pat_[A-Za-z0-9_]{40,})"),
         True,
     ),
     (
         "aws-access-key",
         ("akia", "asia", "abia", "A3T"),
-        re.compile(r"(?:A(?:KIA|SIA|BIA)|A3T[A-Z0-9])[0-9A-Z]{16}\b"),
+        on_first_use(r"(?:A(?:KIA|SIA|BIA)|A3T[A-Z0-9])[0-9A-Z]{16}\b"),
         True,
     ),
-    ("google-api-key", ("aiza",), re.compile(r"AIza[0-9A-Za-z_\-]{35}" + _END), True),
-    ("google-oauth-secret", ("gocspx-",), re.compile(r"GOCSPX-[A-Za-z0-9_\-]{20,}"), True),
-    ("slack-token", ("xox", "xapp-"), re.compile(r"x(?:ox[abprse]|app)-[A-Za-z0-9\-]{10,}"), True),
-    ("stripe-key", ("_live_", "_test_"), re.compile(r"[rsp]k_(?:live|test)_[A-Za-z0-9]{16,}"), True),
-    ("stripe-webhook-secret", ("whsec_",), re.compile(r"whsec_[A-Za-z0-9+/=]{24,}"), True),
-    ("huggingface-token", ("hf_",), re.compile(r"hf_[A-Za-z0-9]{30,}"), True),
+    ("google-api-key", ("aiza",), on_first_use(r"AIza[0-9A-Za-z_\-]{35}" + _END), True),
+    ("google-oauth-secret", ("gocspx-",), on_first_use(r"GOCSPX-[A-Za-z0-9_\-]{20,}"), True),
+    ("slack-token", ("xox", "xapp-"), on_first_use(r"x(?:ox[abprse]|app)-[A-Za-z0-9\-]{10,}"), True),
+    ("stripe-key", ("_live_", "_test_"), on_first_use(r"[rsp]k_(?:live|test)_[A-Za-z0-9]{16,}"), True),
+    ("stripe-webhook-secret", ("whsec_",), on_first_use(r"whsec_[A-Za-z0-9+/=]{24,}"), True),
+    ("huggingface-token", ("hf_",), on_first_use(r"hf_[A-Za-z0-9]{30,}"), True),
     (
         "gitlab-token",
         ("gl",),
-        re.compile(
+        on_first_use(
             r"gl(?:pat|rt|dt|ptt|ft|imt|agent|oas|cbt|soat|ffct)-[A-Za-z0-9_\-]{20,}(?:\.[0-9a-z]{2}\.[0-9a-z]{7,9})?"
         ),
         True,
     ),
-    ("grafana-token", ("glsa_", "glc_"), re.compile(r"gl(?:sa|c)_[A-Za-z0-9_+/=]{32,}"), True),
-    ("npm-token", ("npm_",), re.compile(r"npm_[A-Za-z0-9]{36}" + _END), True),
-    ("pypi-token", ("pypi-",), re.compile(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,}"), True),
-    ("google-oauth-token", ("ya29.",), re.compile(r"ya29\.[0-9A-Za-z_\-]{20,}"), True),
-    ("digitalocean-token", ("_v1_",), re.compile(r"do[por]_v1_[a-f0-9]{64}\b"), True),
+    ("grafana-token", ("glsa_", "glc_"), on_first_use(r"gl(?:sa|c)_[A-Za-z0-9_+/=]{32,}"), True),
+    ("npm-token", ("npm_",), on_first_use(r"npm_[A-Za-z0-9]{36}" + _END), True),
+    ("pypi-token", ("pypi-",), on_first_use(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,}"), True),
+    ("google-oauth-token", ("ya29.",), on_first_use(r"ya29\.[0-9A-Za-z_\-]{20,}"), True),
+    ("digitalocean-token", ("_v1_",), on_first_use(r"do[por]_v1_[a-f0-9]{64}\b"), True),
     (
         "sendgrid-key",
         ("sg.",),
-        re.compile(r"SG\." + _starts_token("SG.") + r"[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),
+        on_first_use(r"SG\." + _starts_token("SG.") + r"[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),
         True,
     ),
-    ("twilio-key", ("SK", "AC"), re.compile(r"(?:SK|AC)[0-9a-f]{32}(?![0-9A-Za-z])"), True),
-    ("mailgun-key", ("key-",), re.compile(r"key-[0-9a-f]{32}(?![0-9A-Za-z])"), True),
+    ("twilio-key", ("SK", "AC"), on_first_use(r"(?:SK|AC)[0-9a-f]{32}(?![0-9A-Za-z])"), True),
+    ("mailgun-key", ("key-",), on_first_use(r"key-[0-9a-f]{32}(?![0-9A-Za-z])"), True),
     (
         "telegram-bot-token",
         (":aa",),
-        re.compile(r"(?:(?<=bot)|(?<=\\[nrt])|(?<![A-Za-z0-9_]))[0-9]{6,12}:AA[A-Za-z0-9_\-]{31,34}" + _END),
+        on_first_use(r"(?:(?<=bot)|(?<=\\[nrt])|(?<![A-Za-z0-9_]))[0-9]{6,12}:AA[A-Za-z0-9_\-]{31,34}" + _END),
         False,
     ),
     (
         "discord-bot-token",
         (".",),
-        re.compile(
+        on_first_use(
             r"[MNO]" + _starts_token("M") + r"[A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6,7}\.[A-Za-z0-9_\-]{27,40}" + _END
         ),
         True,
     ),
-    ("shopify-token", ("shp",), re.compile(r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"), True),
-    ("linear-key", ("lin_api_",), re.compile(r"lin_api_[A-Za-z0-9]{40}"), True),
-    ("doppler-token", ("dp.",), re.compile(r"dp\.(?:pt|st|ct|sa|scim|audit)\.[A-Za-z0-9]{40,}"), True),
-    ("databricks-token", ("dapi",), re.compile(r"dapi[a-f0-9]{32}(?:-\d)?(?![0-9A-Za-z])"), True),
-    ("pulumi-token", ("pul-",), re.compile(r"pul-[a-f0-9]{40}"), True),
-    ("vault-token", ("hvs.", "hvb.", "hvr."), re.compile(r"hv[sbr]\.[A-Za-z0-9_\-]{24,}"), True),
-    ("terraform-token", (".atlasv1.",), re.compile(r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{60,}"), True),
-    ("age-secret-key", ("age-secret-key-",), re.compile(r"AGE-SECRET-KEY-1[0-9A-Z]{58}"), True),
+    ("shopify-token", ("shp",), on_first_use(r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"), True),
+    ("linear-key", ("lin_api_",), on_first_use(r"lin_api_[A-Za-z0-9]{40}"), True),
+    ("doppler-token", ("dp.",), on_first_use(r"dp\.(?:pt|st|ct|sa|scim|audit)\.[A-Za-z0-9]{40,}"), True),
+    ("databricks-token", ("dapi",), on_first_use(r"dapi[a-f0-9]{32}(?:-\d)?(?![0-9A-Za-z])"), True),
+    ("pulumi-token", ("pul-",), on_first_use(r"pul-[a-f0-9]{40}"), True),
+    ("vault-token", ("hvs.", "hvb.", "hvr."), on_first_use(r"hv[sbr]\.[A-Za-z0-9_\-]{24,}"), True),
+    ("terraform-token", (".atlasv1.",), on_first_use(r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{60,}"), True),
+    ("age-secret-key", ("age-secret-key-",), on_first_use(r"AGE-SECRET-KEY-1[0-9A-Z]{58}"), True),
     (
         "mapbox-token",
         ("sk.eyj",),
-        re.compile(r"sk\.eyJ" + _starts_token("sk.eyJ") + r"[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-]{20,}"),
+        on_first_use(r"sk\.eyJ" + _starts_token("sk.eyJ") + r"[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-]{20,}"),
         True,
     ),
-    ("atlassian-token", ("atatt",), re.compile(r"ATATT3[A-Za-z0-9_\-=]{150,}"), True),
-    ("postman-key", ("pmak-",), re.compile(r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"), True),
+    ("atlassian-token", ("atatt",), on_first_use(r"ATATT3[A-Za-z0-9_\-=]{150,}"), True),
+    ("postman-key", ("pmak-",), on_first_use(r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"), True),
     (
         "square-token",
         ("eaaa", "sq0"),
-        re.compile(r"(?:EAAA[A-Za-z0-9_\-]{60}|sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,})" + _END),
+        on_first_use(r"(?:EAAA[A-Za-z0-9_\-]{60}|sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,})" + _END),
         True,
     ),
-    ("heroku-key", ("hrku-",), re.compile(r"HRKU-[A-Za-z0-9_\-]{40,}"), True),
-    ("sentry-token", ("sntry",), re.compile(r"sntry[su]_[A-Za-z0-9_\-=+/]{40,}"), True),
-    ("cloudflare-ca-key", ("v1.0-",), re.compile(r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}"), True),
+    ("heroku-key", ("hrku-",), on_first_use(r"HRKU-[A-Za-z0-9_\-]{40,}"), True),
+    ("sentry-token", ("sntry",), on_first_use(r"sntry[su]_[A-Za-z0-9_\-=+/]{40,}"), True),
+    ("cloudflare-ca-key", ("v1.0-",), on_first_use(r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}"), True),
     (
         "slack-webhook",
         ("hooks.slack.com",),
-        re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9_/\-]{20,})"),
+        on_first_use(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9_/\-]{20,})"),
         False,
     ),
     (
         "discord-webhook",
         ("/api/webhooks/",),
-        re.compile(r"/api/webhooks/(?P<secret>[0-9]{15,20}/[A-Za-z0-9_\-]{40,})"),
+        on_first_use(r"/api/webhooks/(?P<secret>[0-9]{15,20}/[A-Za-z0-9_\-]{40,})"),
         False,
     ),
     (
         "jwt",
         ("eyj",),
-        re.compile(r"eyJ" + _starts_token("eyJ") + r"[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),
+        on_first_use(
+            r"eyJ" + _starts_token("eyJ") + r"[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"
+        ),
         True,
     ),
     (
         "bearer-token",
         ("bearer ",),
-        re.compile(r"[Bb][Ee][Aa][Rr][Ee][Rr] (?P<secret>[A-Za-z0-9_\-.=/+~]{20,})"),
+        on_first_use(r"[Bb][Ee][Aa][Rr][Ee][Rr] (?P<secret>[A-Za-z0-9_\-.=/+~]{20,})"),
         True,
     ),
-    ("basic-auth", ("basic ",), re.compile(r"[Bb][Aa][Ss][Ii][Cc] (?P<secret>[A-Za-z0-9+/]{16,}={0,2})"), True),
+    ("basic-auth", ("basic ",), on_first_use(r"[Bb][Aa][Ss][Ii][Cc] (?P<secret>[A-Za-z0-9+/]{16,}={0,2})"), True),
     (
         "authorization-header",
         ("authorization",),
-        re.compile(
+        on_first_use(
             r"[Aa]uthorization"
             + _Q
             + r"[ \t]*:[ \t]*"
@@ -186,14 +189,14 @@ _KNOWN_SHAPES: tuple[Shape, ...] = (
     (
         "docker-auth",
         ('"auth',),
-        re.compile(r""""auth\\?"[ \t]*:[ \t]*\\?"(?P<secret>[A-Za-z0-9+/]{8,}={0,2})"""),
+        on_first_use(r""""auth\\?"[ \t]*:[ \t]*\\?"(?P<secret>[A-Za-z0-9+/]{8,}={0,2})"""),
         False,
     ),
-    ("azure-sas", ("sig=",), re.compile(r"[?&]sig=(?P<secret>[A-Za-z0-9%+/=_\-]{20,})"), False),
+    ("azure-sas", ("sig=",), on_first_use(r"[?&]sig=(?P<secret>[A-Za-z0-9%+/=_\-]{20,})"), False),
     (
         "url-credentials",
         ("://",),
-        re.compile(
+        on_first_use(
             r"://[^/\s:@\\\"'<>]{0,256}:(?P<secret>[^/\s@\\\"'<>$%{][^/\s@\\\"'<>]{0,256}"
             r"|%(?!7B)[^/\s@\\\"'<>]{0,256})(?=@)"
         ),
@@ -202,7 +205,7 @@ _KNOWN_SHAPES: tuple[Shape, ...] = (
     (
         "mysql-password",
         ("mysql", "mariadb"),
-        re.compile(
+        on_first_use(
             r"(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb)\b[^\n|;&]{0,200}?[ \t]-p" + _GLUED_ARG
         ),
         False,
@@ -210,7 +213,7 @@ _KNOWN_SHAPES: tuple[Shape, ...] = (
     (
         "sshpass-password",
         ("sshpass",),
-        re.compile(
+        on_first_use(
             r"sshpass[ \t]+(?:-[a-oq-zA-Z][ \t]+)*-p[ \t]*"
             r"""(?:\\?'(?P<secret>[^'\\]+)|\\?"(?P<dq>[^"\\]+)|(?P<bare>[^\s\\"'$][^\s\\"']*))"""
         ),
@@ -220,14 +223,14 @@ _KNOWN_SHAPES: tuple[Shape, ...] = (
     (
         "cli-password",
         ("curl", "wget"),
-        re.compile(
+        on_first_use(
             r"(?:curl|wget)\b[^\n|;&]{0,200}?[ \t](?:-u|--user)[ \t=]+[\\\"']*"
             r"[^\s:'\"\\$]*:(?P<secret>[^\s\\\"'$@-][^\s\\\"']*)"
         ),
         False,
     ),
     *[
-        ("cli-password", needles, re.compile(pattern), False)
+        ("cli-password", needles, on_first_use(pattern), False)
         for needles, pattern in (
             # `docker login -p PW` and the clients that copied it.
             (
@@ -295,7 +298,7 @@ _KNOWN_SHAPES: tuple[Shape, ...] = (
     (
         "netrc-password",
         ("password",),
-        re.compile(
+        on_first_use(
             r"(?:machine|login)[ \t]+[^\s\\]+(?:\s|\\[nrt])+(?:login[ \t]+[^\s\\]+(?:\s|\\[nrt])+)?"
             r"password[ \t]+(?P<secret>[^\s\\\"']+)"
         ),
@@ -306,38 +309,43 @@ _HEADER_SEP = r"""\\?["']?[ \t]*:[ \t]*\\?["']?"""
 """Between a header's name and its value, as written, in a JSON string or a Python dict."""
 _CONTEXTS: tuple[Shape, ...] = (
     # A private key encoded once more in base64 (a kubeconfig's `client-key-data`, a Kubernetes secret).
-    ("private-key-encoded", ("ls0tls1crudjti",), re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}={0,2}"), True),
+    ("private-key-encoded", ("ls0tls1crudjti",), on_first_use(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}={0,2}"), True),
     # PuTTY's key file: the lines after `Private-Lines: N`.
     (
         "private-key",
         ("private-lines:",),
-        re.compile(r"Private-Lines:[ \t]*\d+(?P<secret>(?:(?:\r?\n|(?:\\r)?\\n)[A-Za-z0-9+/=]{4,})+)"),
+        on_first_use(r"Private-Lines:[ \t]*\d+(?P<secret>(?:(?:\r?\n|(?:\\r)?\\n)[A-Za-z0-9+/=]{4,})+)"),
         False,
     ),
     (
         "private-key",
         ("static key",),
-        re.compile(r"-----BEGIN OpenVPN Static key V1-----.*?(?:-----END OpenVPN Static key V1-----|\Z)", re.DOTALL),
+        on_first_use(r"-----BEGIN OpenVPN Static key V1-----.*?(?:-----END OpenVPN Static key V1-----|\Z)", re.DOTALL),
         False,
     ),
     # The token in a webhook's path: Teams, Mattermost, IFTTT, Zapier and the like.
     (
         "webhook-url",
         ("hook", "/with/key/"),
-        re.compile(
+        on_first_use(
             r"/(?:hooks?|webhooks?|webhookb2|IncomingWebhook|with/key|catch)/(?P<secret>[A-Za-z0-9_\-@.%/=]{16,2048})"
         ),
         False,
     ),
     # A token as a URL's user name: `https://TOKEN@dev.azure.com/…`, a Sentry DSN.
-    ("url-token", ("://",), re.compile(r"://(?P<secret>[A-Za-z0-9_\-.~%]{20,})@"), False),
+    ("url-token", ("://",), on_first_use(r"://(?P<secret>[A-Za-z0-9_\-.~%]{20,})@"), False),
     # An Azure Functions key or an OAuth code in a query string.
-    ("url-code", ("code=",), re.compile(r"code=(?:(?<=\?code=)|(?<=&code=))(?P<secret>[A-Za-z0-9_\-%=.]{30,})"), False),
+    (
+        "url-code",
+        ("code=",),
+        on_first_use(r"code=(?:(?<=\?code=)|(?<=&code=))(?P<secret>[A-Za-z0-9_\-%=.]{30,})"),
+        False,
+    ),
     # Cookies: `Cookie:` and `Set-Cookie:` headers, `curl -b`/`--cookie`, and session cookies by name.
     (
         "cookie",
         ("cookie", "-b "),
-        re.compile(
+        on_first_use(
             r"(?:(?i:set-cookie|cookie)" + _HEADER_SEP + r"|(?<![\w\-])(?:-b|--cookie)(?:=|[ \t]+)\\?[\"']?)"
             r"(?P<secret>[^\r\n\"'\\]{1,4096})"
         ),
@@ -346,7 +354,7 @@ _CONTEXTS: tuple[Shape, ...] = (
     (
         "session-cookie",
         ("sessionid=", "sessid=", "connect.sid=", "_session="),
-        re.compile(
+        on_first_use(
             r"=(?:(?<=[Ss][Ee][Ss][Ss][Ii][Oo][Nn][Ii][Dd]=)|(?<=[Ss][Ee][Ss][Ss][Ii][Dd]=)|(?<=connect\.sid=)|(?<=_session=))"
             r"(?P<secret>[A-Za-z0-9%._\-+/=:]{16,})"
         ),
@@ -356,7 +364,7 @@ _CONTEXTS: tuple[Shape, ...] = (
     (
         "api-key-header",
         ("x-honeycomb-team", "x-jfrog-art-api"),
-        re.compile(r"(?i:x-honeycomb-team|x-jfrog-art-api)" + _HEADER_SEP + r"(?P<secret>[A-Za-z0-9_\-.=/+]{16,})"),
+        on_first_use(r"(?i:x-honeycomb-team|x-jfrog-art-api)" + _HEADER_SEP + r"(?P<secret>[A-Za-z0-9_\-.=/+]{16,})"),
         False,
     ),
     # Secrets in XML and PHP by their element or constant name: `<password>PW</password>`,
@@ -364,19 +372,19 @@ _CONTEXTS: tuple[Shape, ...] = (
     (
         "named-secret",
         ("</",),
-        re.compile(r"<(?P<name>[A-Za-z_][A-Za-z0-9_:.\-]{0,64})>(?P<secret>[^<>\s][^<>\n]{3,})</(?P=name)>"),
+        on_first_use(r"<(?P<name>[A-Za-z_][A-Za-z0-9_:.\-]{0,64})>(?P<secret>[^<>\s][^<>\n]{3,})</(?P=name)>"),
         False,
     ),
     (
         "named-secret",
         ("<add",),
-        re.compile(r"<add[ \t]+key=\\?\"(?P<name>[^\"\\]{1,64})\\?\"[ \t]+value=\\?\"(?P<secret>[^\"\\]{4,})"),
+        on_first_use(r"<add[ \t]+key=\\?\"(?P<name>[^\"\\]{1,64})\\?\"[ \t]+value=\\?\"(?P<secret>[^\"\\]{4,})"),
         False,
     ),
     (
         "named-secret",
         ("define(",),
-        re.compile(
+        on_first_use(
             r"define\([ \t]*\\?['\"](?P<name>[A-Za-z0-9_]{1,64})\\?['\"][ \t]*,[ \t]*\\?['\"](?P<secret>[^'\"\\\n]{4,})"
         ),
         False,
@@ -385,7 +393,7 @@ _CONTEXTS: tuple[Shape, ...] = (
     (
         "personal-access-token",
         ("_PAT", "-PAT", "_pat=", "_pat:"),
-        re.compile(
+        on_first_use(
             r"[_\-](?:PAT|pat)(?![A-Za-z])" + _HEADER_SEP.replace(":", "[:=]") + r"(?P<secret>[A-Za-z0-9_\-.]{20,})"
         ),
         False,
@@ -394,30 +402,30 @@ _CONTEXTS: tuple[Shape, ...] = (
     (
         "pgpass-password",
         ("pgpass",),
-        re.compile(r"(?<![^\s\"'])[A-Za-z0-9_.\-*]+:(?:\d+|\*):[^\s:\"'\\]+:[^\s:\"'\\]+:(?P<secret>[^\s\"'\\]+)"),
+        on_first_use(r"(?<![^\s\"'])[A-Za-z0-9_.\-*]+:(?:\d+|\*):[^\s:\"'\\]+:[^\s:\"'\\]+:(?P<secret>[^\s\"'\\]+)"),
         False,
     ),
     # `aws configure set aws_secret_access_key VALUE`, `tccli configure set secretKey VALUE`.
-    ("configured-secret", ("configure set",), re.compile(r"configure[ \t]+set\b(?P<secret>[^\n|;&]{1,400})"), False),
+    ("configured-secret", ("configure set",), on_first_use(r"configure[ \t]+set\b(?P<secret>[^\n|;&]{1,400})"), False),
     # A random-looking literal handed to an API client: `cohere.Client("…")`, `algoliasearch('ID', '…')`.
     (
         "client-argument",
         ("client(", "algoliasearch(", "gateway(", "api(", "dropbox("),
-        re.compile(
+        on_first_use(
             r"\((?:(?<=[Cc]lient\()|(?<=algoliasearch\()|(?<=[Gg]ateway\()|(?<=[Aa]pi\()|(?<=[Dd]ropbox\())(?P<secret>[^()\n]{10,300})\)"
         ),
         False,
     ),
 )
 _PATTERNS: tuple[Shape, ...] = _KNOWN_SHAPES + PROVIDER_SHAPES + _CONTEXTS
-_AWS_KEY_ID = re.compile(r"\[REDACTED:aws-access-key\]")
+_AWS_KEY_ID = on_first_use(r"\[REDACTED:aws-access-key\]")
 # An AWS secret key is 40 characters of base64 with both cases; after a key id it is the key's pair.
-_AWS_SECRET = re.compile(r"(?:(?<=\\[nrt])|(?<![A-Za-z0-9/+]))[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+_AWS_SECRET = on_first_use(r"(?:(?<=\\[nrt])|(?<![A-Za-z0-9/+]))[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 _AWS_REACH = 200
 """How far after a key id its secret may stand (a CSV row, the next line of a console page)."""
-_TWILIO_SID = re.compile(r"\[REDACTED:twilio-key\]")
+_TWILIO_SID = on_first_use(r"\[REDACTED:twilio-key\]")
 # An account's auth token (32 hex) after its SID, an API key's secret (32 letters and digits) after its SK id.
-_TWILIO_SECRET = re.compile(r"(?<![0-9A-Za-z])[0-9A-Za-z]{32}(?![0-9A-Za-z])")
+_TWILIO_SECRET = on_first_use(r"(?<![0-9A-Za-z])[0-9A-Za-z]{32}(?![0-9A-Za-z])")
 
 _WORD_CORES = ("key", "secret", "token", "pass", "pwd", "credential", "auth", "psk", "mnemonic")
 """One of these is in every secret word; the word starts at most `_CORE_START` characters before it
@@ -435,7 +443,7 @@ _NOT_AFTER = {
 are not listed (`_core_places`), so most of the cores in a session's text cost nothing."""
 # `NAME=value` / `"name": "value"` where the name may say secret; the value is replaced, the name kept.
 # Longer words first: at one place the first alternative that matches is the one found.
-_SECRET_WORD = re.compile(
+_SECRET_WORD = on_first_use(
     r"(?i)(?:api[_\-]?|auth[_\-]?|private[_\-]?|access[_\-]?|account[_\-]?)?key"
     + _NOT_AFTER["key"]
     + r"|secret|token"
@@ -444,17 +452,17 @@ _SECRET_WORD = re.compile(
     r"|pass" + _NOT_AFTER["pass"] + r"|auth" + _NOT_AFTER["auth"]
 )
 # The same words, searched in lowered text: a case-sensitive alternation of literals is much faster.
-_SECRET_WORD_LOWER = re.compile(_SECRET_WORD.pattern.removeprefix("(?i)"))
+_SECRET_WORD_LOWER = on_first_use(_SECRET_WORD.pattern.removeprefix("(?i)"))
 # What may follow the secret word: the rest of the name and the separator (quotes may be escaped):
 # `=`, `:`, Go's `:=`, PHP's and Ruby's `=>`, Make's `?=`.
-_AFTER_WORD = re.compile(
+_AFTER_WORD = on_first_use(
     r"""[A-Za-z0-9_\-]{0,64}(?P<sep>(?:\\?["'])?[ \t]*(?::=|=>|\?=|[:=])[ \t]*(?P<quote>\\?["'])?)"""
 )
 # A command-line flag naming a secret: `--password PW`, `--api-key=KEY`, `-storepass PW`.
-_FLAG = re.compile(r"(?:(?<!\S)|(?<=\\[nt]))--?[A-Za-z0-9\-]*$")
-_NAME_TAIL = re.compile(r"[A-Za-z0-9_\-]{0,64}")
+_FLAG = on_first_use(r"(?:(?<!\S)|(?<=\\[nt]))--?[A-Za-z0-9\-]*$")
+_NAME_TAIL = on_first_use(r"[A-Za-z0-9_\-]{0,64}")
 # A flag's value: quoted (spaces allowed), bare, or bare starting with one dash (`--password -Xy7…`).
-_FLAG_VALUE = re.compile(
+_FLAG_VALUE = on_first_use(
     r"""(?:=|[ \t]+)(?:\\?(?P<q>["'])(?P<quoted>[^"'\\\n]{4,})\\?(?P=q)"""
     r"""|(?P<value>(?!\$(?:[{(]|[A-Z_][A-Z0-9_]*(?![\w])|[a-z_][a-z0-9_]*(?![\w])))[^\s\\"'<\-|>][^\s\\"'|;&]{5,})"""
     r"""|(?P<dashed>-(?![\-\s])[^\s\\"'|;&]{5,}))"""
@@ -462,22 +470,22 @@ _FLAG_VALUE = re.compile(
 # A value: unquoted up to a space, quote or separator; quoted up to its closing (maybe escaped) quote.
 # Unquoted values run through `&` (Django keys hold it) except in a URL's query string.
 _VALUE = {
-    "": re.compile(r"""[^\s"'`,;\\]{6,}"""),
-    "&": re.compile(r"""[^\s"'`,;&\\]{6,}"""),
-    '"': re.compile(r'[^"\\\s][^"\\\n]{3,}(?=\\?")'),
-    "'": re.compile(r"[^'\\\s][^'\\\n]{3,}(?=\\?')"),
+    "": on_first_use(r"""[^\s"'`,;\\]{6,}"""),
+    "&": on_first_use(r"""[^\s"'`,;&\\]{6,}"""),
+    '"': on_first_use(r'[^"\\\s][^"\\\n]{3,}(?=\\?")'),
+    "'": on_first_use(r"[^'\\\s][^'\\\n]{3,}(?=\\?')"),
 }
-_REST_OF_LINE = re.compile(r"""[^\r\n\\"'`]*""")
-_WORDS_TO_LINE_END = re.compile(
+_REST_OF_LINE = on_first_use(r"""[^\r\n\\"'`]*""")
+_WORDS_TO_LINE_END = on_first_use(
     r"""[^\s"'`,;\\#|>][^\s"'`,;\\]{1,5}(?:[ \t]+[^\s"'`,;\\#]+)+(?=[ \t]*(?:$|[\r\n"]|\\[nr"]))"""
 )
-_COMMENT = re.compile(r"[ \t]+#.*$")
+_COMMENT = on_first_use(r"[ \t]+#.*$")
 _NAME_REACH = 64
 """Most characters a name runs on either side of its secret word; longer runs are not names (and
 bounding them keeps the scan linear on megabytes of identifier soup)."""
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
-_PLACEHOLDER = re.compile(r"\[REDACTED:[a-z\-]+\]")
-_COUNT = re.compile(r"\d[\d_,.]*[)\]}]*")
+_PLACEHOLDER = on_first_use(r"\[REDACTED:[a-z\-]+\]")
+_COUNT = on_first_use(r"\d[\d_,.]*[)\]}]*")
 _PLAIN_WORDS = {
     "true",
     "false",
@@ -499,11 +507,11 @@ _PLAIN_WORDS = {
     "basic",
 }
 # `settings.api_key`, `document.querySelector(`, `getToken()`: code that reads a secret, not one.
-_CODE_REFERENCE = re.compile(r"[A-Za-z_]+(?:\.[A-Za-z_]+)+\(?|[A-Za-z_]+\(\)?")
+_CODE_REFERENCE = on_first_use(r"[A-Za-z_]+(?:\.[A-Za-z_]+)+\(?|[A-Za-z_]+\(\)?")
 # An unquoted value that calls or indexes something: `bcrypt.hashpw(`, `len(tokens)`, `config[`.
-_CODE_EXPRESSION = re.compile(r"[(\[]|[A-Za-z_][A-Za-z0-9_.]*[(\[]")
+_CODE_EXPRESSION = on_first_use(r"[(\[]|[A-Za-z_][A-Za-z0-9_.]*[(\[]")
 # An operator after an unquoted value makes it an expression: `Token = Ignore + PlainToken`.
-_OPERATOR_AFTER = re.compile(r"[ \t]*[-+*/%][ \t]")
+_OPERATOR_AFTER = on_first_use(r"[ \t]*[-+*/%][ \t]")
 # The last word of a name that describes a secret rather than holding one: `password_hash`,
 # `token_count`, `SecretId`, `secret_name`, `token_type`, `max_tokens`.
 _METADATA_WORDS = frozenset(
@@ -584,9 +592,9 @@ _METADATA_WORDS = frozenset(
         "days",
     }
 )
-_NAME_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+_NAME_WORDS = on_first_use(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 # Stand-ins and templates: `your-api-key-here`, `<token>`, `xxxx`, `'{0}:{1}'`, `"%s:%s"`.
-_PLACEHOLDER_VALUE = re.compile(
+_PLACEHOLDER_VALUE = on_first_use(
     r"(?i)(?:your|my)[_\-].*|.*[_\-]here|<.*>|x{4,}|\*{3,}|[^.…]{0,8}(?:\.{3}|…).*|.*\{[0-9a-z_]*\}.*|.*(?<![A-Za-z0-9])(?-i:%[sdr])(?![A-Za-z0-9]).*"
 )
 
@@ -659,7 +667,7 @@ def cut_outside_secrets(text: str, cut: int, head: bool) -> int:
 
 _NEAR = 2_048
 """Characters each side of a cut read first: every secret but a long key block or token lies within."""
-_LONG_RUN = re.compile(r"\S{512}")
+_LONG_RUN = on_first_use(r"\S{512}")
 """Unbroken text this long around a cut may be one long secret (a key as one base64 line, a JWT)."""
 
 
@@ -689,7 +697,7 @@ def _cut_in_two(text: str, cut: int, margin: int) -> bool:
     return redact(window[:at]).text + redact(window[at:]).text != whole
 
 
-_WHITESPACE = re.compile(r"\s")
+_WHITESPACE = on_first_use(r"\s")
 
 
 def _whitespace_before(text: str, cut: int) -> int:
@@ -742,10 +750,10 @@ class _Shape:
 
 
 _SHAPES = {
-    "discord-bot-token": _Shape(re.compile(r"\.[A-Za-z0-9_\-]{6,7}\."), range(24, 29)),
-    "azure-ad-client-secret": _Shape(re.compile(r"Q~"), range(4, 5)),
-    "azure-key": _Shape(re.compile(r"JQQJ9"), range(52, 53)),
-    "maxmind-key": _Shape(re.compile(r"_mmk"), range(36, 37)),
+    "discord-bot-token": _Shape(on_first_use(r"\.[A-Za-z0-9_\-]{6,7}\."), range(24, 29)),
+    "azure-ad-client-secret": _Shape(on_first_use(r"Q~"), range(4, 5)),
+    "azure-key": _Shape(on_first_use(r"JQQJ9"), range(52, 53)),
+    "maxmind-key": _Shape(on_first_use(r"_mmk"), range(36, 37)),
 }
 """For patterns whose needle is in nearly every text (a Discord token's `.`) and which open with a
 character set (which `re` tests at every position), a part of every match that is rare in text: in
@@ -1122,7 +1130,7 @@ def _token_looking(value: str) -> bool:
     )
 
 
-_WORD_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_WORD_PARTS = on_first_use(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 """The words of camelCase (`MyApplicationName`: three of them); a random token splits into many short ones."""
 
 
@@ -1160,7 +1168,7 @@ def _named_value(match: re.Match[str]) -> bool:
     return bool(strength) and not _keeps(name, value, True, strength)
 
 
-_COOKIE_PAIR = re.compile(r"(?P<name>[^\s=;,]+)=(?P<value>[^\s;,]+)")
+_COOKIE_PAIR = on_first_use(r"(?P<name>[^\s=;,]+)=(?P<value>[^\s;,]+)")
 _COOKIE_ATTRIBUTES = frozenset({"path", "domain", "expires", "max-age", "samesite", "version", "priority", "comment"})
 
 
@@ -1179,7 +1187,7 @@ def _cookie_values(match: re.Match[str], kind: str, counts: Counter[str]) -> str
     return whole[:head] + _COOKIE_PAIR.sub(value, whole[head:])
 
 
-_SETTING = re.compile(r"(?P<name>-{0,2}[A-Za-z][\w.\-]*)[ \t]+(?P<value>[^\s\\\"']+)")
+_SETTING = on_first_use(r"(?P<name>-{0,2}[A-Za-z][\w.\-]*)[ \t]+(?P<value>[^\s\\\"']+)")
 
 
 def _configured_values(match: re.Match[str], kind: str, counts: Counter[str]) -> str:
@@ -1196,7 +1204,7 @@ def _configured_values(match: re.Match[str], kind: str, counts: Counter[str]) ->
     return _SETTING.sub(value, match.group(0))
 
 
-_LITERAL = re.compile(r"""(?P<quote>\\?["'])(?P<value>[^"'\\\s]{20,})(?P=quote)""")
+_LITERAL = on_first_use(r"""(?P<quote>\\?["'])(?P<value>[^"'\\\s]{20,})(?P=quote)""")
 
 
 def _client_arguments(match: re.Match[str], kind: str, counts: Counter[str]) -> str:
@@ -1244,7 +1252,7 @@ def _redact_after(
     return "".join(out)
 
 
-_CORE_FINDERS = tuple((re.compile(core + _NOT_AFTER.get(core, "")), len(core)) for core in _WORD_CORES)
+_CORE_FINDERS = tuple((on_first_use(core + _NOT_AFTER.get(core, "")), len(core)) for core in _WORD_CORES)
 """A literal regex per core: `re` skips to each core's first letter in C, so listing every place a
 core occurs costs one quick pass per core (none of them can overlap itself, so none is missed)."""
 
@@ -1420,7 +1428,7 @@ def _value_after(text: str, word_start: int, word_end: int, floor: int) -> tuple
 _STRONG, _WEAK = 2, 1
 """How surely a name says secret: `DB_PASSWORD` holds one whatever its value; `DD_APP_KEY` or
 `_auth` only when the value looks made by a machine (`_random_looking`)."""
-_STRONG_NAME = re.compile(
+_STRONG_NAME = on_first_use(
     r"api[_\-.]?key|secret|token(?!s|i[sz])|passw|passphrase|pwd|credential|auth[_\-.]?key|private[_\-.]?key"
     r"|access[_\-.]?key|account[_\-.]?key|mnemonic|(?<![a-z])psk(?![a-z])|key[_\-.]?data"
 )
@@ -1507,11 +1515,11 @@ def _keeps(name: str, value: str, quoted: bool, strength: int = _STRONG, env_sty
 
 
 _WORD = r"(?:[A-Z]?[a-z]{0,19}[0-9]{0,8}|[A-Z]{1,20}[0-9]{0,8})"
-_WORDS_JOINED = re.compile(rf"{_WORD}(?:[_\-.:/]{_WORD})+")
+_WORDS_JOINED = on_first_use(rf"{_WORD}(?:[_\-.:/]{_WORD})+")
 """Words joined by separators (`user_profile_v2`, `index_tree`), each a word, an acronym or a number."""
-_TWO_DIGITS = re.compile(r"\d\D*\d")
-_FOUR_LETTERS = re.compile(r"(?:[^A-Za-z]*[A-Za-z]){4}")
-_SPACE = re.compile(r"\s")
+_TWO_DIGITS = on_first_use(r"\d\D*\d")
+_FOUR_LETTERS = on_first_use(r"(?:[^A-Za-z]*[A-Za-z]){4}")
+_SPACE = on_first_use(r"\s")
 
 
 def _random_looking(value: str) -> bool:
@@ -1548,10 +1556,10 @@ def _looks_harmless(value: str) -> bool:
     )
 
 
-_REFERENCE = re.compile(r"\$(?:[{(]|[A-Z_][A-Z0-9_]*(?![A-Za-z0-9_])|[a-z_][a-z0-9_]*(?![A-Za-z0-9_]))")
+_REFERENCE = on_first_use(r"\$(?:[{(]|[A-Z_][A-Z0-9_]*(?![A-Za-z0-9_])|[a-z_][a-z0-9_]*(?![A-Za-z0-9_]))")
 """A shell or template variable (`$DB_PASSWORD`, `${TOKEN}`, `$(pass show db)`): where a secret comes
 from. A `$` that starts a mix of cases and digits (`$68yvvpZG`, `$YInkeq80`) is part of a password."""
-_LOCAL_PATH = re.compile(r"(?:[\w\-]+:)?(?:~/|\.\.?/|/(?:etc|run|var|home|srv|opt|usr|tmp|Users|mnt|proc|dev)/)")
+_LOCAL_PATH = on_first_use(r"(?:[\w\-]+:)?(?:~/|\.\.?/|/(?:etc|run|var|home|srv|opt|usr|tmp|Users|mnt|proc|dev)/)")
 """A file's path (`~/.ssh/id_ed25519.pub`, `db:/etc/shop/db-password`): where a secret is kept, not the secret."""
 
 

@@ -27,6 +27,7 @@ from datetime import UTC, datetime, timedelta
 
 from smig_tui.core.errors import SmigError
 from smig_tui.core.models import Kind, Role
+from smig_tui.core.patterns import on_first_use
 
 
 class SearchQueryError(SmigError):
@@ -35,13 +36,13 @@ class SearchQueryError(SmigError):
     exit_code = 2
 
 
-SPLITLESS = re.compile(
+SPLITLESS = on_first_use(
     "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3100-\u312f\u3400-\u4dbf\u4e00-\u9fff"
     "\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f]"
 )
 """Characters of scripts written without spaces between words (Thai, Lao, Myanmar, Khmer, kana,
 Bopomofo, Han, Hangul): messages holding one go into the trigram table."""
-CHAR_TOKEN = re.compile(
+CHAR_TOKEN = on_first_use(
     SPLITLESS.pattern[:-1] + "\u2190-\u21ff\u2300-\u23ff\u2460-\u24ff\u25a0-\u27bf\u2900-\u297f\u2b00-\u2bff"
     "\U0001f000-\U0001faff\u200d\ufe0f]+"
 )

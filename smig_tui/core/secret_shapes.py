@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from smig_tui.core.patterns import on_first_use
+
 _END = r"(?![A-Za-z0-9_\-])"
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 
@@ -21,7 +23,7 @@ Shape = tuple[str, tuple[str, ...], re.Pattern[str], bool]
 
 
 def _token(kind: str, needles: tuple[str, ...], pattern: str, bounded: bool = True) -> Shape:
-    return kind, needles, re.compile(pattern), bounded
+    return kind, needles, on_first_use(pattern), bounded
 
 
 PROVIDER_SHAPES: tuple[Shape, ...] = (

@@ -1,5 +1,5 @@
-"""Provides the JSON shape of a decision and a plan: one shape each, for `smig plan --json` and the MCP
-tools alike (docs/cli.md, "JSON shapes", documents the keys).
+"""Provides the JSON shape of a decision, a plan and a session's listing entry: one shape each, for the
+CLI's `--json` and the MCP tools alike (docs/cli.md, "JSON shapes", documents the keys).
 
 A front end adds what is its own around them (the CLI its token counter and every message at once, the
 MCP tools their pages of messages), never another spelling of the same figure.
@@ -7,11 +7,10 @@ MCP tools their pages of messages), never another spelling of the same figure.
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
-from smig_tui.core.models import Decision, Plan, PlanItem
-from smig_tui.core.plan_structure import NOT_MIGRATED
-from smig_tui.core.plans import left_out
+from smig_tui.core.models import Decision, Plan, PlanItem, SessionInfo
 
 
 def decision_shape(decision: Decision) -> dict[str, Any]:
@@ -38,6 +37,9 @@ def plan_shape(plan: Plan) -> dict[str, Any]:
     `dropped_count` and `dropped_tokens` are the messages the omission note counts, so the two agree;
     messages no plan migrates are counted apart in `not_migrated_count`.
     """
+    from smig_tui.core.plan_structure import NOT_MIGRATED  # planning code: not on `smig list --json`'s path
+    from smig_tui.core.plans import left_out
+
     omitted = [item for item in plan.dropped if item.reason not in NOT_MIGRATED]
     return {
         "target": plan.decision.target,
@@ -72,3 +74,14 @@ def plan_item_shape(item: PlanItem) -> dict[str, Any]:
         "shortened": item.text is not None,
         "original_tokens": item.original_tokens,
     }
+
+
+SESSION_INFO_KEYS = tuple(spec.name for spec in fields(SessionInfo))
+"""A listing entry's keys: every field of `SessionInfo`, by its name."""
+
+
+def session_info_shape(info: SessionInfo) -> dict[str, Any]:
+    """One session as `smig list --json` and MCP's `list_sessions` give it: every listing fact, by its field name."""
+    shape = {key: getattr(info, key) for key in SESSION_INFO_KEYS}
+    shape["agent"] = info.agent.value
+    return shape

@@ -24,7 +24,7 @@ from collections.abc import Callable, Container, Iterable, Sequence
 
 from smig_tui.core.agent_rules import rules_of
 from smig_tui.core.models import Agent, Kind, Message, Usage
-from smig_tui.core.ports import TokenCounter
+from smig_tui.core.ports import PartCounter, TokenCounter
 
 MESSAGE_OVERHEAD = 4
 """Tokens of chat framing per message (`<|start|>role ... <|end|>` and the like)."""
@@ -112,6 +112,26 @@ def estimate(message: Message) -> int:
 
 BATCH = 2_048
 """Most messages sent to the tokenizer at once while counting newest-first."""
+PART_COUNTED_FROM = 4 << 20
+"""Characters from which a message that alone would carry the tail past what is needed is counted
+only until it does (`count_at_least`): a 100 MB tool output is 25 million tokens, 5 s of CPU, where
+the first megabyte or so already says it cannot be kept whole."""
+
+AtLeast = Callable[[int, float], tuple[int, int | None]]
+"""`(index, limit) -> (framed count, guess)`: a message counted until it passes `limit`; the guess is None
+when the count is exact, else the whole message's tokens guessed from the part counted."""
+
+
+def count_at_least(message: Message, counter: TokenCounter, limit: float) -> tuple[int, int | None]:
+    """A message's framed count, counted only until it passes `limit` where the counter can stop early:
+    (the exact count, None), or (a lower bound of it, a guess of it: the bound scaled to the whole length)."""
+    text = render_for_count(message)
+    if not isinstance(counter, PartCounter):
+        return framed(counter.count(text), message), None
+    raw, done = counter.count_at_least(text, limit)
+    if done >= len(text):
+        return framed(raw, message), None
+    return framed(raw, message), framed(math.ceil(raw * len(text) / max(done, 1)), message)
 
 
 def count_newest(
@@ -121,6 +141,8 @@ def count_newest(
     count: Callable[[list[int]], list[int]],
     skip: Container[int] = (),
     factor: float = 1.0,
+    at_least: AtLeast | None = None,
+    parts: dict[int, tuple[int, int]] | None = None,
 ) -> int:
     """Count exactly from the newest message back until the exact migratable tail exceeds `need`.
 
@@ -128,6 +150,11 @@ def count_newest(
     returns the framed counts of the given indices. Messages in `skip` are never migrated, so
     they add nothing to the tail. Guesses (`estimate`) only size each batch, so the tokenizer
     sees little more than the tail needs. Returns how many messages were counted.
+
+    With `at_least`, a message of `PART_COUNTED_FROM` characters or more that alone would pass `need`
+    is counted only until it does: it stays a guess, made from the part counted, and the tail passes
+    `need` on that part's count, a lower bound (all the plan asks of it). `parts` keeps each such
+    message's (bound, guess), so a later call that needs no more of it counts it no further.
     """
     tail, counted, i = 0, 0, len(messages) - 1
     while i >= 0 and tail <= need:
@@ -136,8 +163,20 @@ def count_newest(
         while i >= 0 and len(batch) < BATCH and guess <= need:
             n = known[i]
             if n is None:
-                batch.append(i)
-                guess += 0 if i in skip else calibrate_one(estimate(messages[i]), factor)
+                guessed = 0 if i in skip else calibrate_one(estimate(messages[i]), factor)
+                if at_least and messages[i].text_length >= PART_COUNTED_FROM and guessed > 2 * (need - guess):
+                    limit = (need - guess) / factor
+                    bound, whole_guess = parts[i] if parts and parts.get(i, (0, 0))[0] > limit else at_least(i, limit)
+                    if whole_guess is None:
+                        known[i] = bound
+                        counted += 1
+                    elif parts is not None:
+                        parts[i] = bound, whole_guess
+                    tail += calibrate_one(bound, factor)
+                    guess += calibrate_one(bound, factor)
+                else:
+                    batch.append(i)
+                    guess += guessed
             elif i not in skip:
                 tail += calibrate_one(n, factor)
                 guess += calibrate_one(n, factor)

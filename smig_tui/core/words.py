@@ -25,6 +25,20 @@ def one_line(text: str, width: int | None = None) -> str:
     return flat if width is None or len(flat) <= width else flat[: width - 1] + "…"
 
 
+def title_line(text: str | None, width: int) -> str | None:
+    """A session's title as listings show it: one line of at most `width` characters, its secrets
+    replaced before the cut (see `redact.redacted_line`); None for no text.
+
+    The secret detector is imported only when there is a text to redact: a warm listing reads its
+    titles from a cache and never needs it.
+    """
+    if not text:
+        return None
+    from smig_tui.core.redact import redacted_line
+
+    return redacted_line(text, width)
+
+
 def size_text(size: int) -> str:
     """A file size in at most 7 characters: `820 B`, `12 KB`, `1.2 MB`, `3.4 GB` (1 KB = 1,024 bytes)."""
     value = float(size)

@@ -2,8 +2,9 @@
 
 For every client whose config (the user's, and the project's in this folder) names a `smig` server,
 the command and arguments it states are started with the environment that client would give them
-(Codex clears all but a few variables and passes `env_vars`), asked for `initialize` and
-`tools/list`, and reported: the tools it lists and how long it took, or why it did not answer.
+(as its agent package's `McpConfig.started` says: a client may clear all but a few variables and pass
+those its entry names), asked for `initialize` and `tools/list`, and reported: the tools it lists and
+how long it took, or why it did not answer.
 """
 
 from __future__ import annotations
@@ -18,12 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from smig_tui.mcp.install import CLIENTS, NAME, config_path
+from smig_tui.mcp.install import NAME, clients, config_path, mcp_config
 
 START_LIMIT = 30.0
 """Seconds the clients wait for a server to start (Codex, Claude Code and OpenCode: 30 s)."""
-CODEX_KEPT = ("HOME", "LOGNAME", "PATH", "SHELL", "USER", "LANG", "LC_ALL", "TERM", "TMPDIR", "TZ")
-"""The variables Codex keeps when it starts a server; `env_vars` adds more."""
 HANDSHAKE = [
     {
         "jsonrpc": "2.0",
@@ -56,7 +55,7 @@ def check_all(env: Mapping[str, str] | None = None, cwd: Path | None = None) -> 
     env = os.environ if env is None else env
     cwd = cwd or Path.cwd()
     found = []
-    for client in CLIENTS:
+    for client in clients():
         for project in (False, True):
             path = config_path(client, project, env, cwd)
             try:
@@ -75,24 +74,15 @@ def started_as(client: str, path: Path, env: Mapping[str, str]) -> tuple[list[st
     """The command and environment `client` starts smig with, per its config at `path`; None when not there."""
     if not path.is_file():
         return None
+    config = mcp_config(client)
     text = path.read_text(encoding="utf-8")
-    if client == "codex":
-        server = tomllib.loads(text).get("mcp_servers", {}).get(NAME)
-    else:
-        data = json.loads(text) if text.strip() else {}
-        server = (data.get("mcp" if client == "opencode" else "mcpServers") or {}).get(NAME)
+    server: Any = tomllib.loads(text) if config.toml else (json.loads(text) if text.strip() else {})
+    for key in config.servers:
+        server = server.get(key) if isinstance(server, dict) else None
+    server = server.get(NAME) if isinstance(server, dict) else None
     if not isinstance(server, dict):
         return None
-    if client == "opencode":
-        command = [str(part) for part in server.get("command") or []]
-        extra: dict[str, Any] = server.get("environment") or {}
-    else:
-        command = [str(server.get("command") or ""), *(str(arg) for arg in server.get("args") or [])]
-        extra = server.get("env") or {}
-    if client == "codex":
-        kept = {key: env[key] for key in (*CODEX_KEPT, *server.get("env_vars", ())) if key in env}
-        return command, {**kept, **{key: str(value) for key, value in extra.items()}}
-    return command, {**env, **{key: str(value) for key, value in extra.items()}}
+    return config.started(server, env)
 
 
 def probe(command: list[str], env: Mapping[str, str], cwd: Path) -> tuple[bool, str]:

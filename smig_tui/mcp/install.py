@@ -1,11 +1,12 @@
 """Provides `smig mcp --install CLIENT`: smig's entry written into a client's own config, merged in place.
 
-Each client keeps its MCP servers in its own file and format: Claude Code in `~/.claude.json` (or a
-project's `.mcp.json`), Codex in `config.toml`, Gemini CLI in `settings.json` (plus a policy file so
-`gemini -p` may run the read-only tools), OpenCode in `opencode.json`. Only smig's own entry is
-added or replaced: every other server and setting is kept, and the result is parsed again and
-compared before it replaces the file, atomically. A file that does not parse, or that is not a
-regular file, is left alone with a sentence saying so; a file the client changed meanwhile is read again.
+Each client keeps its MCP servers in its own file and format, which its agent package describes
+(`McpConfig` on the agent's profile: the file for the user and for a project, the key path of the
+servers, JSON or TOML, the entry's shape, an allow list, files that go with it such as a policy).
+Only smig's own entry is added or replaced: every other server and setting is kept, and the result
+is parsed again and compared before it replaces the file, atomically. A file that does not parse, or
+that is not a regular file, is left alone with a sentence saying so; a file the client changed
+meanwhile is read again.
 """
 
 from __future__ import annotations
@@ -19,34 +20,19 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smig_tui.core.errors import SmigError, WriteRefusedError
+from smig_tui.core.mcp_config import McpLaunch
+from smig_tui.plugins import agent_choices, agent_profiles
 
-CLIENTS = ("claude", "codex", "gemini", "opencode")
+if TYPE_CHECKING:
+    from smig_tui.core.mcp_config import McpConfig
+
 NAME = "smig"
-CODEX_ENV_VARS = (
-    "CODEX_HOME",
-    "CLAUDE_CONFIG_DIR",
-    "GEMINI_CLI_HOME",
-    "XDG_CONFIG_HOME",
-    "XDG_DATA_HOME",
-    "SMIG_TUI_HOME",
-    "TIKTOKEN_CACHE_DIR",
-)
-"""Codex starts servers with a cleared environment: these tell smig where the agents and smig keep their files."""
-GEMINI_POLICY = """\
-# Written by `smig mcp --install gemini`: let Gemini CLI run smig's read-only tools without asking,
-# `gemini -p` included (it offers no MCP tool that needs approval). commit_migration and memory_sync
-# write files and are not read-only, so they still ask (and are not offered to `gemini -p`).
-[[rule]]
-toolName = "*"
-mcpName = "smig"
-toolAnnotations = { readOnlyHint = true }
-decision = "allow"
-priority = 100
-"""
-SMIG_TABLE = re.compile(r"""^\s*\[\s*mcp_servers\s*\.\s*(?:smig|"smig"|'smig')\s*(?:\]|\.)""")
+SMIG_VARIABLES = ("XDG_CONFIG_HOME", "SMIG_TUI_HOME", "TIKTOKEN_CACHE_DIR")
+"""Besides the agents' own home variables, what tells smig where configs, its own files and the
+tokenizer files are (passed by a client that clears its servers' environment)."""
 TABLE = re.compile(r"^\s*\[")
 
 
@@ -66,14 +52,48 @@ class Install:
     before: str | None
     after: str
     extra: tuple[tuple[Path, str], ...] = ()
-    """Other files smig owns that go with the entry (Gemini's policy), with their text."""
+    """Other files smig owns that go with the entry (a policy), with their text."""
+    had_entry: bool = False
+    """Whether the config held an entry for smig before."""
 
     @property
     def change(self) -> str:
         """added, updated or unchanged."""
         if self.before == self.after and all(_read(path) == text for path, text in self.extra):
             return "unchanged"
-        return "added" if self.before is None or NAME not in self.before else "updated"
+        return "updated" if self.had_entry else "added"
+
+
+def clients() -> tuple[str, ...]:
+    """The agents whose client smig can set up, in the order a user picks among agents."""
+    configured = {profile.id for profile in agent_profiles() if profile.mcp is not None}
+    return tuple(agent for agent in agent_choices() if agent in configured)
+
+
+def mcp_config(client: str) -> McpConfig:
+    """The MCP configuration of one agent's client; a sentence naming the choices when there is none."""
+    config = next((profile.mcp for profile in agent_profiles() if profile.id == client), None)
+    if config is None:
+        raise ConfigError(f"smig cannot set up {client!r}; it sets up {', '.join(clients())}.")
+    return config
+
+
+def variables() -> tuple[str, ...]:
+    """Every agent's home variables and smig's own, once each, in the registry's order."""
+    found = [name for profile in agent_profiles() for name in profile.home_variables]
+    return tuple(dict.fromkeys([*found, *SMIG_VARIABLES]))
+
+
+def read_only_tools() -> tuple[str, ...]:
+    """smig's tools marked read-only, in the order it lists them."""
+    from smig_tui.mcp.schemas import TOOLS
+
+    return tuple(tool["name"] for tool in TOOLS if (tool.get("annotations") or {}).get("readOnlyHint") is True)
+
+
+def launch(command: list[str] | None = None) -> McpLaunch:
+    """What every entry is made of: the command, the variables to pass, the read-only tools."""
+    return McpLaunch(tuple(command or server_command()), variables(), read_only_tools())
 
 
 def server_command() -> list[str]:
@@ -89,67 +109,50 @@ def server_command() -> list[str]:
 
 def config_path(client: str, project: bool, env: Mapping[str, str], cwd: Path) -> Path:
     """The file a client reads its MCP servers from, for the user or for the project in `cwd`."""
-    home = Path(env.get("HOME") or Path.home())
-    if client == "claude":
-        folder = Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else home
-        return cwd / ".mcp.json" if project else folder / ".claude.json"
-    if client == "codex":
-        return (
-            cwd / ".codex" / "config.toml"
-            if project
-            else Path(env.get("CODEX_HOME") or home / ".codex") / "config.toml"
-        )
-    if client == "gemini":
-        return cwd / ".gemini" / "settings.json" if project else gemini_home(env) / "settings.json"
-    if project:
-        return cwd / "opencode.json"
-    if env.get("OPENCODE_CONFIG"):
-        return Path(env["OPENCODE_CONFIG"])
-    config = Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else home / ".config"
-    return config / "opencode" / "opencode.json"
-
-
-def gemini_home(env: Mapping[str, str]) -> Path:
-    """Gemini CLI's folder: `$GEMINI_CLI_HOME/.gemini`, else `~/.gemini`."""
-    return Path(env.get("GEMINI_CLI_HOME") or env.get("HOME") or Path.home()) / ".gemini"
+    config = mcp_config(client)
+    return config.project_file(cwd) if project else config.user_file(env)
 
 
 def entry(client: str, command: list[str]) -> dict[str, Any]:
     """smig's server entry as the client's config holds it."""
-    if client == "opencode":
-        return {"type": "local", "command": command, "enabled": True}
-    server: dict[str, Any] = {"command": command[0], "args": command[1:]}
-    if client == "codex":
-        server.update(
-            required=True, env_vars=list(CODEX_ENV_VARS), tools={"commit_migration": {"approval_mode": "approve"}}
-        )
-    return server
+    return mcp_config(client).entry(launch(command))
 
 
-def codex_block(server: dict[str, Any]) -> str:
-    """Codex's TOML tables for smig's entry."""
-    lines = ["[mcp_servers.smig]"]
-    for key in ("command", "args", "required", "env_vars"):
-        lines.append(f"{key} = {json.dumps(server[key])}")  # JSON's strings, arrays and true are TOML too
-    for tool, settings in server["tools"].items():
-        lines += ["", f"[mcp_servers.smig.tools.{tool}]"]
-        lines += [f"{key} = {json.dumps(value)}" for key, value in settings.items()]
-    return "\n".join(lines) + "\n"
+def toml_block(path: tuple[str, ...], server: Mapping[str, Any]) -> str:
+    """smig's entry as TOML tables under `path`: its plain values, then each table of it as a table of its own."""
+    return _toml_tables([*path, NAME], server).lstrip("\n")
+
+
+def _toml_tables(keys: list[str], table: Mapping[str, Any]) -> str:
+    # JSON's strings, numbers, arrays and true are TOML too
+    plain = [f"{key} = {json.dumps(value)}" for key, value in table.items() if not isinstance(value, Mapping)]
+    text = "\n".join(["", f"[{'.'.join(keys)}]", *plain]) + "\n" if plain else ""  # a table of tables needs no heading
+    for key, value in table.items():
+        if isinstance(value, Mapping):
+            text += _toml_tables([*keys, key], value)
+    return text
 
 
 def plan_install(
     client: str, project: bool = False, env: Mapping[str, str] | None = None, cwd: Path | None = None
 ) -> Install:
     """What installing smig into `client`'s config would write (nothing is written here)."""
-    if client not in CLIENTS:
-        raise ConfigError(f"smig cannot set up {client!r}; it sets up {', '.join(CLIENTS)}.")
+    config = mcp_config(client)
     env = os.environ if env is None else env
     path = config_path(client, project, env, cwd or Path.cwd())
     before = _read(path)
-    server = entry(client, server_command())
-    after = _merge_toml(path, before, server) if client == "codex" else _merge_json(client, path, before, server)
-    extra = ((gemini_home(env) / "policies" / "smig.toml", GEMINI_POLICY),) if client == "gemini" else ()
-    return Install(client, project, path, before, after, extra)
+    made = launch()
+    server = config.entry(made)
+    if config.toml:
+        after = _merge_toml(client, config, path, before, server)
+        old: Any = tomllib.loads(before or "")
+    else:
+        after = _merge_json(client, config, made, path, before, server)
+        old = json.loads(before) if before and before.strip() else {}
+    for key in config.servers:
+        old = old.get(key) if isinstance(old, dict) else None
+    had_entry = isinstance(old, dict) and NAME in old
+    return Install(client, project, path, before, after, config.extra_files(env, made), had_entry)
 
 
 def apply_install(
@@ -160,7 +163,7 @@ def apply_install(
 
     for extra_path, text in plan.extra:
         found = _read(extra_path)
-        if found is not None and found != text and not found.startswith(GEMINI_POLICY.splitlines()[0]):
+        if found is not None and found != text and not found.startswith(text.splitlines()[0]):
             raise WriteRefusedError(f"Refusing to overwrite {extra_path}: smig did not write it.")
     for _ in range(tries):
         if _read(plan.path) != plan.before:  # the client rewrote its config since it was read: merge again
@@ -194,8 +197,10 @@ def _read(path: Path) -> str | None:
         raise ConfigError(f"Cannot read {path}: {error}.") from None
 
 
-def _merge_json(client: str, path: Path, before: str | None, server: dict[str, Any]) -> str:
-    """The JSON config with smig's entry set and everything else as it was."""
+def _merge_json(
+    client: str, config: McpConfig, made: McpLaunch, path: Path, before: str | None, server: dict[str, Any]
+) -> str:
+    """The JSON config with smig's entry (and its allow rules) set and everything else as it was."""
     try:
         data = json.loads(before) if before and before.strip() else {}
     except ValueError as error:
@@ -205,42 +210,62 @@ def _merge_json(client: str, path: Path, before: str | None, server: dict[str, A
         ) from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path} holds a JSON {type(data).__name__}, not an object; smig leaves it as it is.")
-    key = "mcp" if client == "opencode" else "mcpServers"
-    servers = data.get(key, {})
-    if not isinstance(servers, dict):
-        raise ConfigError(f"{path}: {key} is not an object; smig leaves the file as it is.")
-    if client == "opencode" and before is None:
-        data["$schema"] = "https://opencode.ai/config.json"
-    data[key] = {**servers, NAME: server}
+    if before is None:
+        data = {**dict(config.new_file), **data}
+    servers = _table(data, config.servers, path)
+    servers[NAME] = server
+    if config.allow:
+        *parents, last = config.allow
+        table = _table(data, tuple(parents), path)
+        rules = table.setdefault(last, [])
+        if not isinstance(rules, list):
+            raise ConfigError(f"{path}: {'.'.join(config.allow)} is not a list; smig leaves the file as it is.")
+        rules += [rule for rule in map(config.allow_rule, made.read_only) if rule not in rules]
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def _merge_toml(path: Path, before: str | None, server: dict[str, Any]) -> str:
-    """Codex's config.toml with smig's tables replaced or appended; every other line kept as written."""
+def _table(data: dict[str, Any], keys: tuple[str, ...], path: Path) -> dict[str, Any]:
+    """The object at a key path of `data`, made when missing; a sentence when something else is there."""
+    table = data
+    for depth, key in enumerate(keys, start=1):
+        table = table.setdefault(key, {})
+        if not isinstance(table, dict):
+            raise ConfigError(f"{path}: {'.'.join(keys[:depth])} is not an object; smig leaves the file as it is.")
+    return table
+
+
+def _merge_toml(client: str, config: McpConfig, path: Path, before: str | None, server: dict[str, Any]) -> str:
+    """A TOML config with smig's tables replaced or appended; every other line kept as written."""
     text = before or ""
     try:
         old = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path} is not valid TOML ({error}); smig leaves it as it is.") from None
+    keys = r"\s*\.\s*".join(re.escape(key) for key in config.servers)
+    smig_table = re.compile(rf"""^\s*\[\s*{keys}\s*\.\s*(?:{NAME}|"{NAME}"|'{NAME}')\s*(?:\]|\.)""")
     kept: list[str] = []
     inside = False
     for line in text.splitlines(keepends=True):
         if TABLE.match(line):
-            inside = bool(SMIG_TABLE.match(line))
+            inside = bool(smig_table.match(line))
         if not inside:
             kept.append(line)
     body = "".join(kept).rstrip("\n")
-    after = (body + "\n\n" if body else "") + codex_block(server)
+    after = (body + "\n\n" if body else "") + toml_block(config.servers, server)
     try:
         new = tomllib.loads(after)
     except tomllib.TOMLDecodeError:
         new = None
-    servers = dict(old.get("mcp_servers", {}))
-    servers.pop(NAME, None)
-    expected = {**old, "mcp_servers": {**servers, NAME: server}}
+    expected = dict(old)
+    table = expected
+    for key in config.servers:
+        table[key] = dict(table.get(key, {}))
+        table = table[key]
+    table[NAME] = server
     if new != expected:
+        heading = ".".join((*config.servers, NAME))
         raise ConfigError(
             f"{path} defines smig's server in a form smig cannot replace (an inline table?); edit its "
-            "[mcp_servers.smig] entry by hand (smig mcp --install codex --dry-run prints it)."
+            f"[{heading}] entry by hand (smig mcp --install {client} --dry-run prints it)."
         )
     return after

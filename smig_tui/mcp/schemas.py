@@ -11,7 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from smig_tui.core import strategies as strategy_table
-from smig_tui.plugins import agent_choices, agent_profiles, destination_choices, memory_agents
+from smig_tui.core.agent_rules import refused_destination
+from smig_tui.core.native import native_destinations
+from smig_tui.plugins import agent_profiles, destination_choices, memory_agents
 
 PAGE_CHARS = 36_000
 """Default size of a tool result in UTF-8 bytes (so also in characters): measured, Codex passes about
@@ -27,7 +29,8 @@ PLANNED_IN_MEMORY = ("truncate", "tools-first", "as-is")
 AGENTS = tuple(entry.id for entry in agent_profiles())
 """What `list_sessions` filters by: the installed agents (the registry's, read without building services)."""
 AGENT_NAMES = tuple(entry.name for entry in agent_profiles())
-NATIVE = tuple(agent_choices())
+NATIVE = tuple(destination.value for destination in native_destinations())
+"""The agents a native session can be written for (a read-only agent is none)."""
 DESTINATIONS = tuple(destination.value for destination in destination_choices())
 
 
@@ -64,7 +67,8 @@ def _paging(what: str, unit: str) -> dict[str, Any]:
             "minimum": MIN_PAGE_CHARS,
             "maximum": MAX_PAGE_CHARS,
             "description": f"Most UTF-8 bytes (so also characters) in this result, {MIN_PAGE_CHARS:,} to "
-            f"{MAX_PAGE_CHARS:,}. Default {PAGE_CHARS:,}, which every agent client passes to the model whole.",
+            f"{MAX_PAGE_CHARS:,}. Default {PAGE_CHARS:,}, which every agent client passes to the model whole "
+            "(less to a client known to cut results shorter: its pages are made to fit).",
         },
     }
 
@@ -213,6 +217,11 @@ TOOLS: list[dict[str, Any]] = [
             "cwd": {
                 "type": "string",
                 "description": "Only sessions that ran in this folder or below it. Default: every folder.",
+            },
+            "branch": {
+                "type": "string",
+                "description": "Only sessions last on this git branch (each session's git_branch, as its agent "
+                "recorded it). Default: every branch.",
             },
             "limit": {
                 "type": "integer",
@@ -423,7 +432,8 @@ def _check_value(value: Any, spec: dict[str, Any]) -> str | None:
     if kind not in types and not (kind == "integer" and "number" in types):
         return f"must be {' or '.join('an ' + t if t[0] in 'aeiou' else 'a ' + t for t in types)}, not {kind}"
     if "enum" in spec and value not in spec["enum"]:
-        return f"must be one of {', '.join(spec['enum'])}, not {value!r}"
+        refused = refused_destination(value) if spec["enum"] == list(DESTINATIONS) else ""
+        return refused.rstrip(".") or f"must be one of {', '.join(spec['enum'])}, not {value!r}"
     if kind == "integer" and ("minimum" in spec or "maximum" in spec):
         low, high = spec.get("minimum"), spec.get("maximum")
         if (low is not None and value < low) or (high is not None and value > high):

@@ -145,9 +145,10 @@ class SmigToolRunner:
         if call is None:
             result: dict[str, Any] = body(**given)
             return result
+        from smig_tui.mcp.tools import pages_for
         from smig_tui.services import reading_progress
 
-        with reading_progress(ReadProgress(call)):
+        with reading_progress(ReadProgress(call)), pages_for(page_ceiling(call.client)):
             result = body(**given)
             return result
 
@@ -159,6 +160,15 @@ class SmigToolRunner:
         with reading_progress(ReadProgress(call)):
             result: dict[str, Any] = getattr(handoffs, work)(call)
             return result
+
+
+def page_ceiling(client: dict[str, Any]) -> int | None:
+    """The largest page the calling client's agent passes whole, when its profile says (None: the usual)."""
+    from smig_tui.plugins import agent_profiles
+
+    name = str(client.get("name") or "")
+    found = next((entry for entry in agent_profiles() if entry.mcp is not None and entry.is_client(name)), None)
+    return found.mcp.page_chars if found is not None and found.mcp is not None else None
 
 
 def _success(result: dict[str, Any]) -> dict[str, Any]:

@@ -12,10 +12,12 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
-from smig_tui.core.agent_rules import home_agent_of
+from smig_tui.core.agent_rules import home_agent_of, refused_destination
 from smig_tui.core.encoding import utf8
 from smig_tui.core.errors import MigrationNotFoundError, SessionNotFoundError
 from smig_tui.core.export import to_markdown
@@ -27,7 +29,7 @@ from smig_tui.core.native import parse_destination, receiving_agent_of
 from smig_tui.core.openai_chat import MAX_CHAT_BYTES, load_chat, to_chat
 from smig_tui.core.plans import PLACEHOLDER_ID, SUMMARY_ID
 from smig_tui.core.redact import redact_json
-from smig_tui.core.shapes import plan_item_shape, plan_shape
+from smig_tui.core.shapes import plan_item_shape, plan_shape, session_info_shape
 from smig_tui.core.strategies import needs_summary
 from smig_tui.mcp.paging import InvalidArgumentError, json_size, page_items, page_text
 from smig_tui.mcp.recall import match_omitted, source_messages
@@ -93,9 +95,24 @@ def capacity_json(model: ModelCapacity) -> dict[str, Any]:
     }
 
 
+PAGE_CEILING: ContextVar[int] = ContextVar("page_ceiling", default=MAX_PAGE_CHARS)
+"""The largest page the calling client passes to its model whole (a client that cuts results shorter
+than the default page gets pages that fit it, whatever `max_chars` asks)."""
+
+
+@contextmanager
+def pages_for(ceiling: int | None) -> Iterator[None]:
+    """Run the tools of one call with pages of at most `ceiling` bytes (None: the usual pages)."""
+    token = PAGE_CEILING.set(max(MIN_PAGE_CHARS, min(ceiling, MAX_PAGE_CHARS)) if ceiling else MAX_PAGE_CHARS)
+    try:
+        yield
+    finally:
+        PAGE_CEILING.reset(token)
+
+
 def _page_size(max_chars: int | None) -> int:
-    """The page budget a call asked for, else the default."""
-    return _bounded("max_chars", max_chars, MIN_PAGE_CHARS, MAX_PAGE_CHARS, PAGE_CHARS)
+    """The page budget a call asked for, else the default; never more than the calling client passes whole."""
+    return min(_bounded("max_chars", max_chars, MIN_PAGE_CHARS, MAX_PAGE_CHARS, PAGE_CHARS), PAGE_CEILING.get())
 
 
 def _offset(offset: int | None) -> int:
@@ -105,25 +122,6 @@ def _offset(offset: int | None) -> int:
 def plan_items(plan: Plan) -> list[dict[str, Any]]:
     """Every source message's fate, in source order (the shape `smig plan --json` gives too)."""
     return [plan_item_shape(item) for item in plan.items]
-
-
-def info_json(info: SessionInfo) -> dict[str, Any]:
-    """One listing entry."""
-    return {
-        "id": info.id,
-        "agent": info.agent.value,
-        "title": info.title,
-        "cwd": info.cwd,
-        "model": info.model,
-        "created": info.created,
-        "updated": info.updated,
-        "messages": info.message_count,
-        "counted_tokens": info.counted_tokens,
-        "context_tokens": info.context_tokens,
-        "context_window": info.context_window,
-        "is_subagent": info.is_subagent,
-        "path": info.path,
-    }
 
 
 class SmigTools:
@@ -226,8 +224,10 @@ class SmigTools:
         limit: int | None = None,
         offset: int | None = None,
         max_chars: int | None = None,
+        branch: str | None = None,
     ) -> dict[str, Any]:
-        """Sessions found on this machine, newest first, with the homes searched."""
+        """Sessions found on this machine, newest first, with the homes searched (and the git branch each
+        was last on; `branch` keeps only those on it, as `smig list --branch NAME`)."""
         wanted = None
         if agent:
             known = [entry.id for entry in self.services.agents]
@@ -236,10 +236,12 @@ class SmigTools:
             wanted = Agent(agent)
         count = _bounded("limit", limit, 1, MAX_LIMIT, 20)
         sessions = self.services.list_sessions(agent=wanted, cwd=os.path.expanduser(cwd) if cwd else None)
+        if branch:
+            sessions = [info for info in sessions if info.git_branch == branch.strip()]
         return page_items(
             _clean({"total": len(sessions), "searched": self.searched()}),
             "sessions",
-            redact_json([info_json(info) for info in sessions[:count]]),
+            redact_json([session_info_shape(info) for info in sessions[:count]]),
             _offset(offset),
             _page_size(max_chars),
             "list_sessions",
@@ -344,6 +346,9 @@ class SmigTools:
             try:
                 destinations.add(parse_destination(name))
             except ValueError:
+                refused = refused_destination(name)
+                if refused:
+                    raise InvalidArgumentError(f"commit_migration: {refused}") from None
                 names = ", ".join(d.value for d in all_destinations())
                 raise InvalidArgumentError(
                     f"commit_migration: unknown destination {name!r} in to; use {names}."

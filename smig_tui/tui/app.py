@@ -10,7 +10,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from smig_tui.plugins import agent_names
+from smig_tui.plugins import memory_agent_names
 from smig_tui.services import Services, client_launch, clipboard
 from smig_tui.tui.commands import ActionsProvider
 from smig_tui.tui.errors import describe_error
@@ -40,7 +40,7 @@ class SmigApp(App[client_launch.Launch | None]):
             "m",
             "memory",
             "Memory",
-            tooltip=f"Sync long-term memory among {agent_names()}.",
+            tooltip=f"Sync long-term memory among {memory_agent_names()}.",
             id="app.memory",
         ),
         Binding("q", "quit", "Quit", tooltip="Leave smig.", id="app.quit"),

@@ -20,23 +20,12 @@ from smig_tui.services import Services, agent_profiles, local_summarizer_url, pr
 PLAN_STRATEGIES = TAB_STRATEGIES
 
 
-def all_models(services: Services) -> list[ModelCapacity]:
-    """Every model in the capacity table."""
-    return list(services.capacities.models)
-
-
 def read_session(services: Services, info: SessionInfo, report: Callable[[int, int], None]) -> Session:
     """Read a session in full, calling `report(bytes_read, size)` as it goes (it may raise to stop)."""
     from smig_tui.services import reading_progress
 
     with reading_progress(report):
         return services.load_session(info)
-
-
-def lookup(services: Services, name: str) -> ModelCapacity:
-    """Resolve a target name (raises UnknownModelError with suggestions)."""
-    capacity: ModelCapacity = services.capacities.lookup(name)
-    return capacity
 
 
 PLAN_ROUNDS = 3
@@ -103,11 +92,6 @@ def likely_targets(agents: set[Agent], chosen: str | None) -> list[str]:
     return list(dict.fromkeys(entry.default_target for entry in entries if entry is not None))
 
 
-def estimated_ids(services: Services, session: Session, capacity: ModelCapacity) -> frozenset[str]:
-    """Ids of the messages whose tokens are still a length guess (nothing new is counted)."""
-    return services.guessed_ids(session, capacity)
-
-
 def counter_label(services: Services, capacity: ModelCapacity, session: Session | None = None) -> tuple[bool, str]:
     """Whether the target's count is exact, and how it was made (encoding, calibration, the ± of
     `session`'s mix of text when the target's family was measured per class)."""
@@ -127,11 +111,6 @@ def counter_label(services: Services, capacity: ModelCapacity, session: Session 
             return False, f"{name} × {capacity.calibration:g}, {margin}"
         return False, f"{name} × {capacity.calibration:g} {margin} for {capacity.provider}"
     return True, name
-
-
-def summary_problem(services: Services) -> str | None:
-    """Why pressing `s` cannot send anything as configured (no API key), or None when it can."""
-    return services.summary_key_problem()
 
 
 def provider_setup(services: Services) -> str:

@@ -82,3 +82,46 @@ def test_config_harness_window_wins_over_agent_config(isolated_homes) -> None:
     services = build_services()
     services.config = {"models": {"gpt-6-sol": {"harness_window": 500_000}}}
     assert services.capacities.lookup("gpt-6-sol").harness_window == 500_000
+
+
+def _qwen_settings(homes: dict[str, Path], settings: dict) -> Path:
+    path = homes["home"] / ".qwen" / "settings.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(settings), encoding="utf-8")
+    return path
+
+
+def test_qwen_code_settings_move_its_window_compaction_share_and_session_limit(isolated_homes) -> None:
+    """`model.generationConfig.contextWindowSize` (for `model.name`), `context.autoCompactThreshold` and
+    `model.sessionTokenLimit` in Qwen Code 0.24.4's settings.json, each said in the source."""
+    (default,) = build_services().capacities.lookup("qwen3-coder-plus").agents
+    assert (default.window, default.usable) == (1_000_000, 850_000)
+    path = _qwen_settings(
+        isolated_homes,
+        {"model": {"name": "qwen3-coder-plus", "generationConfig": {"contextWindowSize": 300_000}}},
+    )
+    table = build_services().capacities
+    (qwen,) = table.lookup("qwen3-coder-plus").agents
+    assert (qwen.window, qwen.usable) == (300_000, 255_000)
+    assert qwen.source == f"model.generationConfig.contextWindowSize 300,000 in {path}"
+    assert table.lookup("qwen3-max").agents[0].window == 262_144  # another model: untouched
+    _qwen_settings(isolated_homes, {"context": {"autoCompactThreshold": 0.5}, "model": {"sessionTokenLimit": 90_000}})
+    table = build_services().capacities
+    assert [(a.window, a.usable) for a in table.lookup("qwen3-max").agents] == [(262_144, 90_000)]
+    (plus,) = table.lookup("qwen3-coder-plus").agents
+    assert (plus.window, plus.usable) == (1_000_000, 90_000) and "model.sessionTokenLimit 90,000" in plus.source
+    _qwen_settings(isolated_homes, {"context": {"autoCompactThreshold": 0.5}})
+    (half,) = build_services().capacities.lookup("qwen3-max").agents
+    assert half.usable == 131_072 and "context.autoCompactThreshold 0.5" in half.source
+    _qwen_settings(isolated_homes, {"context": {"autoCompactThreshold": 7}, "model": {"sessionTokenLimit": "lots"}})
+    (ignored,) = build_services().capacities.lookup("qwen3-max").agents  # values Qwen Code ignores, smig too
+    assert (ignored.window, ignored.usable) == (262_144, 222_822)
+
+
+def test_qwen_home_moves_the_settings_read(isolated_homes, monkeypatch, tmp_path) -> None:
+    folder = tmp_path / "qwen-home"
+    folder.mkdir()
+    (folder / "settings.json").write_text(json.dumps({"model": {"sessionTokenLimit": 50_000}}), encoding="utf-8")
+    monkeypatch.setenv("QWEN_HOME", str(folder))
+    (qwen,) = build_services().capacities.lookup("qwen3-coder-plus").agents
+    assert qwen.usable == 50_000 and str(folder / "settings.json") in qwen.source

@@ -129,3 +129,19 @@ def test_the_rollout_records_a_model_codex_runs(isolated_homes: dict[str, Path],
     assert {line["payload"]["model"] for line in lines if line["type"] == "turn_context"} == {"gpt-5.4"}
     assert lines[0]["payload"]["smig_lineage"]["planning_target"] == "tiny"
     assert services.store.get(result.migration_id).target == "tiny"
+
+
+@pytest.mark.parametrize(("destination", "name"), [("codex", "Codex"), ("gemini", "Gemini"), ("qwen", "Qwen Code")])
+def test_a_written_file_its_reader_does_not_list_is_one_sentence(
+    tmp_path: Path, isolated_homes: dict[str, Path], destination: str, name: str
+) -> None:
+    """`read_listed`, the read-back of the agents keeping one file per session: written, then made
+    unlistable (no session in it), the file reads back as one sentence naming the agent and the path."""
+    services = build_services()
+    session = make_session(tmp_path / "src", agent=Agent("claude"))
+    [output] = services.migrate(session, make_plan(session), {Destination(destination)}).outputs
+    Path(output.path).write_text("not a session\n", encoding="utf-8")
+    writer = services.agent_profile(destination).writer(services.paths, services.env)
+    with pytest.raises(ReadBackError) as caught:
+        writer.read_back(output)
+    assert str(caught.value) == f"The written {name} session {output.path} cannot be read back."

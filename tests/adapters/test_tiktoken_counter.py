@@ -212,3 +212,13 @@ def test_a_long_text_counted_in_pieces_counts_what_the_whole_text_counts(
         whole,
         counter._count_share(["x" * 500])[0],
     ]
+
+
+def test_a_long_text_counted_until_a_limit_gives_a_beginning_and_its_length() -> None:
+    counter = _exact("o200k_base")
+    text = "Line of output with words, numbers 12345 and symbols {}\n" * 60_000  # 3.4 MB
+    whole = counter.count(text)
+    part, done = counter.count_at_least(text, 1_000)
+    assert 1_000 < part < whole and 0 < done < len(text)
+    assert part == counter.count(text[:done])  # the beginning counted exactly, cut where pieces are cut
+    assert counter.count_at_least(text, whole + 1) == (whole, len(text))

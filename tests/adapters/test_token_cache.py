@@ -121,7 +121,7 @@ def test_real_codex_session_through_services(shared_fixtures, isolated_homes) ->
     assert len(counts) == len(session.messages) and sum(counts) > 10_000
     files = list((services.paths.cache_dir / "tokens").glob("*.json"))
     assert any(json.loads(f.read_text())["counts"] == counts for f in files if f.name != "index.json")
-    assert services.cached_stats(info)[0] == len(session.messages)
+    assert services.token_cache.cached_stats(info)[0] == len(session.messages)
 
 
 @pytest.mark.usefixtures("exact_tokens")

@@ -175,3 +175,19 @@ def test_plan_json_and_the_mcp_preview_give_one_shape_with_the_same_figures(fake
     assert set(cli["decision"]) == set(mcp["decision"]) == set(decision_shape(services.plan(session, "gpt-4").decision))
     assert not cli["decision"]["fits"] and cli["dropped_count"] > 0  # a plan with something to compare
     assert mcp["items"] == cli["items"][: len(mcp["items"])] and mcp["items"]
+
+
+def test_list_json_and_the_mcp_listing_give_one_shape_per_session(fake_home: dict[str, Path]) -> None:
+    """`smig list --json` and MCP's `list_sessions` give each session with the same keys and values
+    (core/shapes); MCP's `messages` is `message_count`, as the CLI has always called it."""
+    from smig_tui.core.shapes import SESSION_INFO_KEYS
+    from smig_tui.mcp.tools import SmigTools
+    from smig_tui.services import build_services
+
+    _, stdout, _ = _run(["list", "--all", "--json"])
+    cli = {entry["id"]: entry for entry in json.loads(stdout)}
+    mcp = SmigTools(build_services()).list_sessions(limit=500, max_chars=40_000)["sessions"]
+    assert len(mcp) >= 2 and {entry["id"] for entry in mcp} <= set(cli)  # MCP leaves sub-agents out
+    for entry in mcp:
+        assert set(entry) == set(cli[entry["id"]]) == set(SESSION_INFO_KEYS)
+        assert entry == cli[entry["id"]]

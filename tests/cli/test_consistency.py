@@ -139,8 +139,12 @@ def test_help_names_every_agent_of_the_registry(capsys: pytest.CaptureFixture[st
         with pytest.raises(SystemExit):
             main(argv, Context(out=Output(stdout=io.StringIO(), stderr=io.StringIO())))
         text = " ".join(capsys.readouterr().out.split())
-        wanted = [entry.id for entry in agent_profiles()] if argv[0] == "migrate" else names
+        writable = [entry.id for entry in agent_profiles() if entry.writer is not None]
+        wanted = writable if argv[0] == "migrate" else names
         assert all(name in text for name in wanted), (argv, text)
+        if argv[0] == "migrate":  # a read-only agent is no destination: not in --to's choices
+            read_only = [entry.id for entry in agent_profiles() if entry.writer is None]
+            assert not any(f",{agent}," in text or f"{{{agent}," in text for agent in read_only), text
     assert "Codex or Claude Code conversation" not in " ".join(
         Path(__file__).parents[2].joinpath("pyproject.toml").read_text(encoding="utf-8").split()
     )

@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from plan_helpers import Builder, WordCounter, words
+from plan_helpers import Builder, WordCounter, exact_count, services_with, words
 
-from smig_tui.adapters.paths import resolve_paths
 from smig_tui.cli.plan import decision_line
 from smig_tui.core.models import Agent, Session, SessionInfo, Strategy
-from smig_tui.core.tokens import MESSAGE_OVERHEAD, count_newest, estimate
-from smig_tui.services import PARTIAL_NOTE, build_services
+from smig_tui.core.tokens import count_newest, estimate
+from smig_tui.services import PARTIAL_NOTE
 
 
 class SpyCounter(WordCounter):
@@ -35,25 +34,6 @@ def huge_session(path: Path, n: int, size: int = 30) -> Session:
     path.write_text("{}\n", encoding="utf-8")  # the cache keys on a real file's size and mtime
     info = SessionInfo(id="huge", agent=Agent("codex"), path=str(path))
     return Session(info=info, messages=tuple(builder.messages))
-
-
-def services_with(tmp_path: Path, counter: WordCounter, models: dict[str, int]):
-    """Services whose o200k counter is `counter`, with test models of the given windows."""
-    config = resolve_paths().config_file
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(
-        "".join(
-            f'[models."{name}"]\ncontext_window = {window}\nmax_output = 100\n\n' for name, window in models.items()
-        ),
-        encoding="utf-8",
-    )
-    services = build_services()
-    services.counters.put("o200k_base", counter)
-    return services
-
-
-def exact_count(text: str) -> int:
-    return len(text.split()) + MESSAGE_OVERHEAD
 
 
 def test_huge_session_counts_only_the_kept_tail_exactly(tmp_path: Path) -> None:
@@ -113,7 +93,7 @@ def test_estimates_never_reach_the_persistent_cache(tmp_path: Path) -> None:
     exact = [exact_count(m.text) for m in session.messages]
     assert None in stored and stored[-1] == exact[-1]
     assert all(n is None or n == e for n, e in zip(stored, exact, strict=True))
-    assert services.cached_stats(session.info) is None  # no listing total from guesses
+    assert services.token_cache.cached_stats(session.info) is None  # no listing total from guesses
     fresh_counter = SpyCounter()
     fresh = services_with(tmp_path, fresh_counter, {"small-test": 2_000})
     assert fresh.count_session(session, fresh.capacities.lookup("small-test")) == exact

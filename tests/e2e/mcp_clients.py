@@ -1,11 +1,13 @@
-"""Runs the four real clients with smig as an MCP server against scripted fake models, and reads back
+"""Runs the real clients with smig as an MCP server against scripted fake models, and reads back
 what each tool call gave the model.
 
 Each runner takes the calls the scripted model makes (tool name and arguments), sets the client up
 (`configure(env)` writes its MCP config before the run: `smig mcp --install`, or a docs snippet),
 runs it once to the end, and returns the text each call's result had in the model request that first
-carried it (later requests may shorten old results: Gemini CLI masks big ones), in call order. Claude Code and Codex load MCP tools through their tool search first; Gemini
-CLI names the tools `mcp_smig_<tool>`, OpenCode `smig_<tool>`.
+carried it (later requests may shorten old results: Gemini CLI masks big ones), in call order. Claude Code
+and Codex load MCP tools through their tool search first; Qwen Code too (`tool_search`, then each call
+through its `tool_call`, as `mcp__smig__<tool>`); Gemini CLI names the tools `mcp_smig_<tool>`, OpenCode
+and Kilo Code `smig_<tool>`.
 """
 
 from __future__ import annotations
@@ -24,6 +26,12 @@ from fake_gemini_server import FakeGeminiServer
 from fake_model_server import FakeModelServer
 from gemini_client import MODEL as GEMINI_MODEL
 from gemini_client import gemini_binary, prepare_home
+from kilo_client import QUIET as KILO_QUIET
+from kilo_client import configure as configure_kilo_provider
+from kilo_client import kilo_binary
+from qwen_client import MODEL as QWEN_MODEL
+from qwen_client import prepare_home as prepare_qwen_home
+from qwen_client import qwen_binary
 from real_clients import OPENCODE_QUIET
 
 CLIENT_TIMEOUT = 600
@@ -161,6 +169,42 @@ def run_opencode(
     return [anthropic_results(body)[-1] for body in bodies[1:]]
 
 
+def run_qwen(homes: dict[str, Path], cwd: Path, calls: Calls, configure: Configure, prompt: str = "go") -> list[str]:
+    """`qwen PROMPT` (one turn, default approval mode) against the fake Chat Completions API; the results of
+    `calls` as the model read them."""
+    names = ",".join(sorted({f"mcp__smig__{tool}" for tool, _ in calls}))
+    steps: list[dict[str, Any]] = [{"name": "tool_search", "args": {"query": f"select:{names}"}}]
+    steps += [{"name": "tool_call", "args": {"name": f"mcp__smig__{tool}", "arguments": args}} for tool, args in calls]
+    with FakeModelServer(steps) as server:
+        prepare_qwen_home(homes["home"])
+        env = base_env(homes) | {
+            "OPENAI_BASE_URL": f"{server.url}/v1",
+            "OPENAI_API_KEY": "smig-test",
+            "OPENAI_MODEL": QWEN_MODEL,
+        }
+        configure(env)
+        run_client([qwen_binary(), prompt], cwd, env)
+        bodies = [body for body in server.bodies("/chat/completions") if _offers(body, "tool_call")]
+    return [chat_results(body)[-1] for body in bodies[1:]][1:]
+
+
+def run_kilo(homes: dict[str, Path], cwd: Path, calls: Calls, configure: Configure, prompt: str = "go") -> list[str]:
+    """`kilo run` with a fake OpenAI-compatible provider; the results of `calls` as the model read them."""
+    steps = [{"name": f"smig_{tool}", "args": args} for tool, args in calls]
+    with FakeModelServer(steps) as server:
+        configure_kilo_provider(homes["home"], server)
+        env = base_env(homes) | KILO_QUIET
+        configure(env)
+        run_client([kilo_binary(), "run", prompt], cwd, env)
+        bodies = [body for body in server.bodies("/chat/completions") if body.get("tools")]
+    return [chat_results(body)[-1] for body in bodies[1:]]
+
+
+def _offers(body: dict[str, Any], tool: str) -> bool:
+    """Whether a Chat Completions request offers the model `tool` (an agent's turn, not a side request)."""
+    return any((spec.get("function") or {}).get("name") == tool for spec in body.get("tools") or [])
+
+
 def configure_opencode_provider(homes: dict[str, Path], server: FakeModelServer) -> dict[str, str]:
     """OpenCode's config with a provider `fake` at the server; the environment to run it with."""
     folder = homes["home"] / ".config" / "opencode"
@@ -205,6 +249,20 @@ def responses_results(body: dict[str, Any]) -> list[str]:
             if isinstance(output, list) and item["type"] == "function_call_output":
                 output = "".join(part.get("text", "") for part in output if isinstance(part, dict))
             found.append(output if isinstance(output, str) else json.dumps(output, ensure_ascii=False))
+    return found
+
+
+def chat_results(body: dict[str, Any]) -> list[str]:
+    """The text of every tool message in an OpenAI Chat Completions request, in order."""
+    found = []
+    for message in body.get("messages") or []:
+        if message.get("role") == "tool":
+            content = message.get("content")
+            found.append(
+                content
+                if isinstance(content, str)
+                else "".join(part.get("text", "") for part in content or [] if isinstance(part, dict))
+            )
     return found
 
 

@@ -1,99 +1,40 @@
-"""Shared pieces for running the four real clients on a migrated session: sources and receivers.
+"""Shared pieces for running the real clients on a migrated session: sources and receivers, by agent.
 
-A source puts one agent's real recorded session into the temp homes; a receiver configures one real
-client against a local fake model server, resumes a session by id and returns the request the
-client sent the model for that turn. The Codex, Claude Code and OpenCode receivers share one
-`FakeModelServer` (Responses and Messages APIs); Gemini CLI talks to a `FakeGeminiServer`.
+What each agent does as a source and as a receiver lives in its driver (`drivers/<agent>.py`, the
+interface in drivers/__init__.py); the functions here dispatch to it by agent id, so a test names
+an agent and any driver present (the four original agents, Qwen Code, Kilo Code and the ones being
+added) works. The Codex, Claude Code, OpenCode, Qwen Code and Kilo receivers share one
+`FakeModelServer` (Responses, Messages and Chat Completions); Gemini CLI talks to a `FakeGeminiServer`.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
-from client_env import (
-    CLIENT_TIMEOUT,
-    base_env,
-    carries_prompt,
-    claude_env,
-    client_binary,
-    codex_home_for,
-    install_fixture,
-    shared_fixtures_dir,
-)
+from client_env import CLIENT_TIMEOUT
+from drivers import PROMPT, Servers, driver
+from drivers.gemini import install_source as _gemini_source
+from drivers.opencode import QUIET as OPENCODE_QUIET
+from drivers.opencode import configure as configure_opencode
 from fake_gemini_server import FakeGeminiServer
 from fake_model_server import FakeModelServer
-from gemini_client import run_gemini
-from opencode_builders import install_database
 
-from smig_tui.core.models import Agent, Kind, Role
-from smig_tui.services import build_services
+from smig_tui.core.models import Kind, Role
 
-GEMINI_FIXTURE = Path(__file__).parents[1] / "fixtures" / "gemini"
-OPENCODE_QUIET = {
-    "OPENCODE_DISABLE_AUTOUPDATE": "1",
-    "OPENCODE_DISABLE_MODELS_FETCH": "1",
-    "OPENCODE_DISABLE_SHARE": "1",
-    "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
-    "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
-    "OPENCODE_DISABLE_CLAUDE_CODE": "1",
-}
-PROMPT = "continue"
-CODEX_ROLLOUT = "madshn__localpush__rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl"
+__all__ = ["OPENCODE_QUIET", "PROMPT", "configure_opencode"]
 
 
 def install_gemini_source(homes: dict[str, Path], project: Path) -> str:
     """The recorded Gemini CLI session in the temp home, its project folder pointed at `project`; its id."""
-    home = homes["home"] / ".gemini"
-    shutil.copytree(GEMINI_FIXTURE / "home" / ".gemini", home, dirs_exist_ok=True)
-    (home / "tmp" / "osprey-app" / ".project_root").write_text(str(project), encoding="utf-8")
-    [info] = build_services().list_sessions(agent=Agent("gemini"))
-    return info.id
+    return _gemini_source(homes, project, project)
 
 
 def install_source(agent: str, homes: dict[str, Path], project: Path, tmp_path: Path) -> str:
-    """One agent's real recorded session in the temp homes; its id (skips when ../shared is absent)."""
-    if agent in ("codex", "claude") and not shared_fixtures_dir().is_dir():
-        pytest.skip("../shared/fixtures is not present (fresh clone)")
-    if agent == "codex":  # a real rollout whose prose (redacted by its publisher) is distinct in every message
-        rollout = shared_fixtures_dir() / "codex" / CODEX_ROLLOUT
-        folder = homes["codex"] / "sessions" / "2026" / "02" / "23"
-        folder.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(rollout, folder / rollout.name.removeprefix("madshn__localpush__"))
-        return "019c8bfe-ec25-79e0-97d7-bda6a9c575ff"
-    if agent == "claude":
-        return install_fixture("shared", Agent("claude"), shared_fixtures_dir(), homes, project, tmp_path).id
-    if agent == "gemini":
-        return install_gemini_source(homes, project)
-    install_database(homes["home"] / ".local" / "share" / "opencode")
-    [info] = build_services().list_sessions(agent=Agent("opencode"))
-    return info.id
-
-
-def configure_opencode(homes: dict[str, Path], server: FakeModelServer) -> dict[str, str]:
-    """OpenCode's config in the temp home: a provider `fake` at the server; the env to run it with."""
-    folder = homes["home"] / ".config" / "opencode"
-    folder.mkdir(parents=True, exist_ok=True)
-    config = {
-        "$schema": "https://opencode.ai/config.json",
-        "model": "fake/claude-sonnet-4-5",
-        "autoupdate": False,
-        "share": "disabled",
-        "provider": {
-            "fake": {
-                "npm": "@ai-sdk/anthropic",
-                "name": "fake",
-                "options": {"baseURL": f"{server.url}/v1", "apiKey": "test"},
-                "models": {"claude-sonnet-4-5": {"name": "fake", "limit": {"context": 200000, "output": 8000}}},
-            }
-        },
-    }
-    (folder / "opencode.json").write_text(json.dumps(config), encoding="utf-8")
-    return base_env(homes) | OPENCODE_QUIET
+    """One agent's real recorded session in the temp homes; its id (skips when its fixture is absent)."""
+    return str(driver(agent).install_source(homes, project, tmp_path))
 
 
 def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -104,12 +45,11 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Complete
     return run
 
 
-def prepare_receiver(agent: str, homes: dict[str, Path], server: FakeModelServer) -> None:
+def prepare_receiver(
+    agent: str, homes: dict[str, Path], server: FakeModelServer, gemini_server: FakeGeminiServer | None = None
+) -> None:
     """The receiving client's config, written before smig migrates (smig reads Codex's provider from it)."""
-    if agent == "codex":
-        codex_home_for(homes, server)
-    elif agent == "opencode":
-        configure_opencode(homes, server)
+    driver(agent).prepare_receiver(homes, Servers(server, gemini_server))
 
 
 def resume(
@@ -121,26 +61,9 @@ def resume(
     gemini_server: FakeGeminiServer,
 ) -> dict[str, Any]:
     """Resume `session_id` in the real client of `agent` with PROMPT; the model request of that turn."""
-    server.requests.clear()
-    gemini_server.requests.clear()
-    if agent == "codex":
-        _run(
-            [client_binary("codex"), "exec", "--skip-git-repo-check", "resume", session_id, PROMPT],
-            project,
-            base_env(homes) | {"SMIG_FAKE_KEY": "test"},
-        )
-        bodies = server.bodies("/responses")
-    elif agent == "claude":
-        _run([client_binary("claude"), "-p", "--resume", session_id, PROMPT], project, claude_env(homes, server))
-        bodies = [body for body in server.bodies("/messages") if carries_prompt(body, PROMPT)]
-    elif agent == "gemini":
-        run_gemini(homes["home"], project, gemini_server, "--resume", session_id, "-p", PROMPT)
-        bodies = gemini_server.turns()
-    else:
-        _run([client_binary("opencode"), "run", "-s", session_id, PROMPT], project, configure_opencode(homes, server))
-        bodies = [body for body in server.bodies("/messages") if body.get("tools")]
-    assert bodies, f"{agent} sent the model no request"
-    return bodies[-1]
+    servers = Servers(server, gemini_server)
+    servers.clear()
+    return dict(driver(agent).resume(session_id, homes, project, servers))
 
 
 def run_opencode(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:

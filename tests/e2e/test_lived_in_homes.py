@@ -271,7 +271,7 @@ def test_a_gemini_session_smig_wrote_survives_a_later_resume_and_the_next_run(
     plan = make_plan(session, target="gemini-2.5-pro")
     committer = Committer(services.paths, services.store, services.agents, services.env)
     written = datetime.now(UTC) - timedelta(minutes=2)  # so the resume below falls in a later minute
-    request = MigrationRequest(session, plan, migrated_messages(plan), {Destination("gemini")}, now=written)
+    request = MigrationRequest(session, plan, migrated_messages(plan), to={Destination("gemini")}, now=written)
     result = committer.migrate(request)
     [output] = result.outputs
 

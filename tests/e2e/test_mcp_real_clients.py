@@ -1,11 +1,12 @@
-"""Proves smig's MCP server works inside the four real clients, each set up as docs/mcp.md says.
+"""Proves smig's MCP server works inside the six real clients, each set up as docs/mcp.md says.
 
 Each client is started with the docs' configuration block as written (`smig` found on PATH is this
 checkout's), against a fake model server playing a scripted model: in Claude Code and Codex it calls
-every smig tool by name, reads a paged handoff to its end and provokes errors; in Gemini CLI and
-OpenCode it calls the read-only tools (and OpenCode the writer). The tool results come back in the
+every smig tool by name, reads a paged handoff to its end and provokes errors; in Gemini CLI,
+OpenCode, Qwen Code and Kilo Code it calls the read-only tools and (OpenCode, Qwen Code, Kilo Code) the
+writer, which Qwen Code's one-shot run refuses. The tool results come back in the
 client's next request, where the test reads them. Skips when the clients are not installed
-(`SMIG_E2E_BIN`; CI installs them pinned).
+(`SMIG_E2E_BIN`, `SMIG_E2E_NEW_BIN`; CI installs them pinned).
 """
 
 from __future__ import annotations
@@ -405,6 +406,41 @@ def test_opencode_runs_smig_from_the_docs_config(homes: dict[str, Path]) -> None
 
     calls = [*DOCS_CALLS, ("commit_migration", {"session_id": SESSION, "target_model": TINY, "to": ["store"]})]
     window, listed, unknown, commit = run_opencode(homes, homes["project"], calls, configure)
+    assert _parsed({"text": window})["name"] == "gpt-5.1"
+    assert _parsed({"text": listed})["searched"]["claude"] == {"path": str(homes["claude"]), "exists": True}
+    assert "Unknown model 'no-such-model-9'" in unknown
+    record = Path(_parsed({"text": commit})["record_path"])
+    assert record.is_file() and record.is_relative_to(homes["smig"])
+
+
+def test_qwen_code_runs_smig_from_the_docs_config(homes: dict[str, Path]) -> None:
+    """The docs' settings block as written: `qwen PROMPT` in its default approval mode runs the read-only
+    tools the allow rules name, and refuses the writer, which would need to ask."""
+    from mcp_clients import run_qwen
+
+    def configure(env: dict[str, str]) -> None:
+        _merged(homes["home"] / ".qwen" / "settings.json", readme_block("json", "mcpServers", "Qwen Code"))
+
+    calls = [*DOCS_CALLS, ("commit_migration", {"session_id": SESSION, "target_model": TINY, "to": ["store"]})]
+    window, listed, unknown, commit = run_qwen(homes, homes["project"], calls, configure)
+    assert _parsed({"text": window})["context_window"] == build_services().capacities.lookup("gpt-5.1").context_window
+    sessions = _parsed({"text": listed})
+    assert sessions["searched"]["claude"] == {"path": str(homes["claude"]), "exists": True}
+    assert {s["id"] for s in sessions["sessions"]} >= {SESSION}
+    assert "Unknown model 'no-such-model-9'" in unknown
+    assert "permission" in commit and "declined" in commit and "record_path" not in commit
+    assert not (homes["smig"] / "data").exists()  # the writer never ran
+
+
+def test_kilo_code_runs_smig_from_the_docs_config(homes: dict[str, Path]) -> None:
+    """The docs' `mcp` entry as written: Kilo Code starts smig and runs its tools, the writer included."""
+    from mcp_clients import run_kilo
+
+    def configure(env: dict[str, str]) -> None:
+        _merged(homes["home"] / ".config" / "kilo" / "kilo.json", readme_block("json", '"type": "local"', "Kilo Code"))
+
+    calls = [*DOCS_CALLS, ("commit_migration", {"session_id": SESSION, "target_model": TINY, "to": ["store"]})]
+    window, listed, unknown, commit = run_kilo(homes, homes["project"], calls, configure)
     assert _parsed({"text": window})["name"] == "gpt-5.1"
     assert _parsed({"text": listed})["searched"]["claude"] == {"path": str(homes["claude"]), "exists": True}
     assert "Unknown model 'no-such-model-9'" in unknown

@@ -1,12 +1,13 @@
-"""Memory sync among the four agents, proven by what each real client sends its model.
+"""Memory sync among the agents, proven by what each real client sends its model.
 
-Each agent's own memory gets a distinct note: a Codex memory summary, a Claude Code topic file,
-Gemini CLI's global `GEMINI.md` (as its `save_memory` tool writes it) and OpenCode's global
-`AGENTS.md`. After `smig memory sync`, each real client starts a session against a local fake model
-server and the request it sent shows what the sync gave it:
-- Gemini CLI and Claude Code inline the bundle their global `GEMINI.md` / `~/.claude/CLAUDE.md`
-  imports, so the other three agents' notes are in it, whatever folder the client runs in;
-- OpenCode and Codex load their global rules, so the line naming smig's bundle is in it (the model
+Each agent with a driver (tests/e2e/drivers) keeps a distinct note in its own memory, where the agent
+itself keeps it (`seed_memory`: a Codex memory summary, a Claude Code topic file, Gemini CLI's
+`GEMINI.md` and Qwen Code's `QWEN.md` as their `save_memory` tools write them, OpenCode's and Kilo's
+global `AGENTS.md`). After `smig memory sync`, the receiver's real client starts a session against a
+local fake model server and the request it sent shows what the sync gave it (`memory_carries`):
+- Gemini CLI, Qwen Code and Claude Code inline the bundle their global `GEMINI.md` / `QWEN.md` /
+  `~/.claude/CLAUDE.md` imports, so the other agents' notes are in it, whatever folder the client runs in;
+- OpenCode, Kilo and Codex load their global rules, so the line naming smig's bundle is in it (the model
   opens the bundle when a task needs it). With `--project`, Claude Code's bundle is listed in that
   project's `MEMORY.md` instead, which Claude loads only when it runs there.
 """
@@ -23,7 +24,8 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from client_env import base_env, claude_env, client_binary, codex_home_for
+from client_env import claude_env, client_binary, codex_home_for
+from drivers import Servers, all_drivers
 from fake_gemini_server import FakeGeminiServer
 from fake_model_server import FakeModelServer
 from gemini_client import run_gemini
@@ -42,6 +44,14 @@ NOTES = {
     "opencode": "LYNX-OPENCODE-59 answer in British English",
 }
 PROMPT = "hello"
+DRIVERS = all_drivers()
+MEMORY_HOOKS = ("seed_memory", "memory_turn", "memory_carries")
+"""The optional driver hooks this test needs of a receiver (tests/e2e/drivers/__init__.py)."""
+
+
+def _note(agent: str) -> str:
+    """The distinct note kept in `agent`'s own memory."""
+    return NOTES.get(agent) or f"NOTE-{agent.upper()}-{sum(map(ord, agent))} keep the changelog current"
 
 
 @pytest.fixture(scope="module")
@@ -111,18 +121,6 @@ def _opencode_request(homes: dict[str, Path], project: Path, server: FakeModelSe
     return _sent(bodies[-1])
 
 
-def _codex_request(homes: dict[str, Path], project: Path, server: FakeModelServer) -> str:
-    server.requests.clear()
-    _run(
-        [client_binary("codex"), "exec", "--skip-git-repo-check", PROMPT],
-        project,
-        base_env(homes) | {"SMIG_FAKE_KEY": "test"},
-    )
-    bodies = server.bodies("/responses")
-    assert bodies, "Codex sent the model no request"
-    return _sent(bodies[-1])
-
-
 def _claude_request(homes: dict[str, Path], project: Path, server: FakeModelServer) -> str:
     server.requests.clear()
     _run([client_binary("claude"), "-p", PROMPT], project, claude_env(homes, server))
@@ -131,22 +129,16 @@ def _claude_request(homes: dict[str, Path], project: Path, server: FakeModelServ
     return _sent(bodies[-1])
 
 
-def test_each_real_client_receives_the_other_agents_memory(
-    isolated_homes: dict[str, Path],
-    tmp_path: Path,
-    model_server: FakeModelServer,
-    gemini_server: FakeGeminiServer,
+def test_each_bundle_holds_the_other_agents_notes_and_the_users_files_keep_theirs(
+    isolated_homes: dict[str, Path], model_server: FakeModelServer
 ) -> None:
     homes = isolated_homes
-    project = tmp_path / "project"
-    project.mkdir()
     _gemini_settings(homes["home"], None)
     codex_home_for(homes, model_server)
     configure_opencode(homes, model_server)
     _seed_memories(homes, "GEMINI.md")
 
-    report = _sync()
-    written = set(report["written"])
+    written = set(_sync()["written"])
     gemini_bundle = homes["home"] / ".gemini" / "smig_memory.md"
     opencode_bundle = homes["home"] / ".config" / "opencode" / "smig_memory.md"
     codex_bundle = homes["codex"] / "memories" / "claude_code_smig.md"
@@ -159,24 +151,36 @@ def test_each_real_client_receives_the_other_agents_memory(
     # The user's own files kept every line they had; smig only appended its one line.
     gemini_memory = (homes["home"] / ".gemini" / "GEMINI.md").read_text(encoding="utf-8")
     assert gemini_memory == f"## Gemini Added Memories\n- {NOTES['gemini']}\n@./smig_memory.md\n"
-
-    sent = _gemini_request(homes, project, gemini_server)
-    for agent in ("codex", "claude", "opencode"):
-        assert NOTES[agent] in sent, f"Gemini CLI's request lacks the {agent} note"
-    assert NOTES["gemini"] in sent
-
-    sent = _opencode_request(homes, project, model_server)
-    assert f"also read {opencode_bundle}" in sent and NOTES["opencode"] in sent
-
-    sent = _codex_request(homes, project, model_server)
-    assert f"also read {codex_bundle}" in sent
-
-    # Claude Code inlines what its user-level CLAUDE.md imports, in a folder that is not home too.
     assert (homes["claude"] / "CLAUDE.md").read_text(encoding="utf-8") == "@smig_memory.md\n"
-    sent = _claude_request(homes, project, model_server)
-    for agent in ("codex", "gemini", "opencode"):
-        assert NOTES[agent] in sent, f"Claude Code's request lacks the {agent} note"
 
+
+@pytest.mark.parametrize("receiver", list(DRIVERS))
+def test_the_real_client_receives_the_other_agents_memory(
+    receiver: str,
+    isolated_homes: dict[str, Path],
+    tmp_path: Path,
+    model_server: FakeModelServer,
+    gemini_server: FakeGeminiServer,
+) -> None:
+    """Every agent with a driver keeps a note in its own memory; after `smig memory sync` the receiver's real
+    client, started in a project folder (not home), sends what its driver says the sync gave it."""
+    taker = DRIVERS[receiver]
+    lacking = [hook for hook in MEMORY_HOOKS if not hasattr(taker, hook)]
+    if lacking:
+        pytest.skip(f"drivers/{receiver}.py has no {', '.join(lacking)}: its memory is not proven by its client")
+    homes, servers = isolated_homes, Servers(model_server, gemini_server)
+    project = tmp_path / "project"
+    project.mkdir()
+    notes = {agent: _note(agent) for agent, module in DRIVERS.items() if hasattr(module, "seed_memory")}
+    for agent in notes:
+        DRIVERS[agent].seed_memory(homes, notes[agent])
+    taker.prepare_receiver(homes, servers)
+
+    _sync()
+    sent = _sent(taker.memory_turn(homes, project, servers))
+
+    expected = taker.memory_carries(homes, notes)
+    assert expected and [text for text in expected if text not in sent] == []
     # A second sync finds nothing to do: no bundle carried itself back into another.
     assert _sync()["writes"] == []
 

@@ -1,5 +1,5 @@
 """Fuzz, every agent's format: a session damaged the ways a tool or a crash damages it, beside healthy
-sessions of every built-in agent (Codex, Claude Code, Gemini CLI, OpenCode, Qwen Code, Kilo Code, Pi).
+sessions of every built-in agent (Codex, Claude Code, Gemini CLI, OpenCode, Qwen Code, Kilo Code, Crush, Pi).
 
 The damage (issue 33): JSON nested 10^5 deep (a whole line, and a field of a real record), a lone
 UTF-16 surrogate in a message (valid JSON, which Python keeps and no UTF-8 stream can write), and
@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from crush_builders import install as install_crush
+from crush_builders import make as crush_fixture
 from kilo_builders import install_database as install_kilo_database
 from opencode_builders import SESSION_ID as OPENCODE_SESSION
 from opencode_builders import install_database
@@ -53,9 +55,10 @@ DAMAGED = {
     "opencode": "ses_dead0000000000da3aDamaged",
     "qwen": "0e3adead-0000-4000-8000-00000000da3a",
     "kilo": "ses_dead0000000000da3aDmgKilo",
+    "crush": "c0a5dead-0000-4000-8000-00000000da3a",
     "pi": "01a2dead-0000-7000-8000-0000000000a1",
 }
-DATABASES = {"opencode": "opencode.db", "kilo": "kilo.db"}
+DATABASES = {"opencode": "opencode.db", "kilo": "kilo.db", "crush": "crush.db"}
 """The agents whose sessions are rows of one SQLite database (OpenCode's storage), by its file name."""
 AGENTS = tuple(DAMAGED)
 
@@ -70,7 +73,9 @@ def _homes(base: Path) -> dict[str, Path]:
     shutil.copytree(FIXTURES / "real" / "pi" / "home" / ".pi", home / ".pi", dirs_exist_ok=True)
     database = install_database(home / ".local" / "share" / "opencode")
     kilo_database = install_kilo_database(home / ".local" / "share" / "kilo" / "kilo.db")
+    crush = install_crush(home)  # two projects' databases, built from Crush's schema
     return {
+        "crush": crush["alpha"] / ".crush" / "crush.db",
         "home": home,
         "codex": home / ".codex",
         "claude": home / ".claude",
@@ -236,8 +241,29 @@ def _damage_lines(kind: str, agent: str) -> list[str]:
     return [_text_record(agent, json.dumps(_huge_text()))]
 
 
+def _crush_copy(kind: str, database: Path) -> str:
+    """Crush's tool session copied under a new id with its messages, its first prompt's parts then damaged."""
+    new = DAMAGED["crush"]
+    connection = sqlite3.connect(database)
+    with connection:
+        old = crush_fixture.TOOLS
+        _copy_rows(connection, "sessions", {"id": f"'{new}'", "title": "'damaged copy'"}, f"id = '{old}'")
+        _copy_rows(connection, "messages", {"id": "'d' || id", "session_id": f"'{new}'"}, f"session_id = '{old}'")
+        if kind == "deep":
+            parts = '[{"type":"text","data":{"text":' + _deep() + "}}]"
+        elif kind == "surrogate":
+            parts = '[{"type":"text","data":{"text":"half \\ud800 of a pair"}}]'
+        else:
+            parts = json.dumps([{"type": "text", "data": {"text": _huge_text()}}])
+        connection.execute("UPDATE messages SET parts = ? WHERE id = 'dm-t1'", (parts,))
+    connection.close()
+    return new
+
+
 def _place(kind: str, agent: str, homes: dict[str, Path]) -> str:
     """The damaged session of `agent`; its reference for `show`."""
+    if agent == "crush":
+        return _crush_copy(kind, homes["crush"])
     if agent in DATABASES:
         return _database_copy(agent, homes[agent], _database_damage(kind, agent))
     return str(_place_file(agent, homes, _damage_lines(kind, agent)))

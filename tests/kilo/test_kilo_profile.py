@@ -163,3 +163,62 @@ def test_the_cli_plans_for_and_migrates_to_kilo_by_name(isolated_homes: dict[str
     argv = ["migrate", tools, "--target", "gpt-5.5", "--to", "kilo", "--dry-run", "--cwd", str(tmp_path), "--json"]
     assert main(argv, Context(out=Output(stdout=out))) == 0
     assert "kilo -s ses_" in out.getvalue()
+
+
+def test_with_no_kilo_config_and_no_session_the_writer_names_kilos_own_default_and_says_so(
+    isolated_homes: dict[str, Path], tmp_path: Path
+) -> None:
+    """Not OpenCode's guess from the target (`anthropic/...`, which a Kilo install without that key
+    cannot run): Kilo's own default, the gateway's free router, and the reason in the lineage."""
+    opencode = isolated_homes["home"] / ".config" / "opencode" / "opencode.json"
+    opencode.parent.mkdir(parents=True)
+    opencode.write_text(json.dumps({"model": "anthropic/claude-sonnet-4-5"}), encoding="utf-8")  # not Kilo's
+    document, _ = _dry_run(tmp_path)
+    assert {m["info"]["model"]["providerID"] for m in document["messages"] if m["info"]["role"] == "user"} == {"kilo"}
+    assert document["info"]["model"] == {"id": "kilo-auto/free", "providerID": "kilo"}
+    folder = isolated_homes["home"] / ".config" / "kilo"
+    assert document["smigLineage"]["model"] == (
+        f"kilo/kilo-auto/free, Kilo Code's own default, as no `model` is set in {folder} and no Kilo Code session ran yet"
+    )
+    assert document["smigLineage"]["modelConfigured"] is False
+
+
+def test_the_commit_says_which_model_kilo_resumes_the_session_on(isolated_homes: dict[str, Path]) -> None:
+    database = install_database(isolated_homes["home"] / ".local" / "share" / "kilo" / "kilo.db")
+    config = isolated_homes["home"] / ".config" / "kilo" / "kilo.json"
+    config.parent.mkdir(parents=True)
+    config.write_text(json.dumps({"model": "fake/gpt-4.1"}), encoding="utf-8")
+    writer = OpenCodeWriter(resolve_home(None, KILO), isolated_homes["smig"] / "kilo-imports")
+    provider, model, chosen = writer.chosen_model("claude-sonnet-4-5")
+    assert (provider, model, chosen) == ("fake", "gpt-4.1", f"fake/gpt-4.1, the default model in {config}")
+    tools = "ses_dbbf2f7deffe7eJlBs3YSWIbyp"
+    native = NativeOutput("kilo", session_ref(database, tools), tools, resume_argv(tools), f"{RECORDED_ROOT}/tools")
+
+    def settled(lineage: dict[str, object]) -> str:
+        document = json.dumps({"info": {"directory": f"{RECORDED_ROOT}/tools"}, "smigLineage": lineage})
+        fact = writer.settle(PlannedFile(Destination("kilo"), "doc.json", document, native=native))
+        assert fact is not None and fact.migration
+        return fact.sentence
+
+    plain = f"`kilo -c` in {RECORDED_ROOT}/tools continues this migration."
+    assert settled({"model": chosen, "modelConfigured": True}) == plain  # the user's own default: nothing to add
+    config.unlink()  # no config: the newest session's model, which the commit points out
+    provider, model, chosen = writer.chosen_model(None)
+    assert chosen == f"{provider}/{model}, the model of the newest Kilo Code session (no `model` in {config.parent})"
+    assert settled({"model": chosen, "modelConfigured": False}) == f"{plain} Kilo Code resumes it on {chosen}."
+
+
+def test_a_missing_session_of_kilos_database_is_named_as_kilos(isolated_homes: dict[str, Path]) -> None:
+    """Kilo's `<database>#<id>` references have OpenCode's shape: the error names the agent whose home the
+    database is, not the first agent whose references look alike."""
+    from smig_tui.core.errors import SessionNotFoundError
+
+    services = build_services()
+    kilo = isolated_homes["home"] / ".local" / "share" / "kilo" / "kilo.db"
+    opencode = isolated_homes["home"] / ".local" / "share" / "opencode" / "opencode.db"
+    with pytest.raises(SessionNotFoundError, match=r"^No Kilo Code session ses_nope in "):
+        services.find_session(f"{kilo}#ses_nope")
+    with pytest.raises(SessionNotFoundError, match=r"^No OpenCode session ses_nope in "):
+        services.find_session(f"{opencode}#ses_nope")
+    ref = registry.row_ref(f"{kilo}#ses_nope")
+    assert ref is not None and ref.refs is PROFILE.refs

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from cli_runner import smig
 
-from smig_tui.mcp.install import CODEX_ENV_VARS, plan_install
+from smig_tui.mcp.install import plan_install, read_only_tools, variables
+
+CLIENTS = ("claude", "codex", "gemini", "opencode", "qwen", "kilo")
 
 
 @pytest.fixture
@@ -26,21 +28,28 @@ def homes(isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_
         "gemini_json": isolated_homes["home"] / ".gemini" / "settings.json",
         "gemini_policy": isolated_homes["home"] / ".gemini" / "policies" / "smig.toml",
         "opencode_json": isolated_homes["home"] / ".config" / "opencode" / "opencode.json",
+        "qwen_json": isolated_homes["home"] / ".qwen" / "settings.json",
+        "kilo_json": isolated_homes["home"] / ".config" / "kilo" / "kilo.json",
     }
 
 
 def test_each_client_gets_its_entry_and_check_starts_each_as_configured(homes: dict[str, Path]) -> None:
-    for client in ("claude", "codex", "gemini", "opencode"):
+    for client in CLIENTS:
         code, out, err = smig("mcp", "--install", client)
         assert code == 0 and f"{client}: smig added in " in out, err
     claude = json.loads(homes["claude_json"].read_text())["mcpServers"]["smig"]
     codex = tomllib.loads(homes["codex_toml"].read_text())["mcp_servers"]["smig"]
     gemini = json.loads(homes["gemini_json"].read_text())["mcpServers"]["smig"]
     opencode = json.loads(homes["opencode_json"].read_text())["mcp"]["smig"]
+    qwen = json.loads(homes["qwen_json"].read_text())
+    kilo = json.loads(homes["kilo_json"].read_text())
     command = [claude["command"], *claude["args"]]
     assert command[-1] in ("mcp", "smig_tui.mcp") and gemini == claude
-    assert opencode == {"type": "local", "command": command, "enabled": True}
-    assert codex["required"] is True and codex["env_vars"] == list(CODEX_ENV_VARS)
+    assert opencode == {"type": "local", "command": command, "enabled": True} == kilo["mcp"]["smig"]
+    assert kilo["$schema"] == "https://app.kilo.ai/config.json" and qwen["mcpServers"]["smig"] == claude
+    assert qwen["permissions"]["allow"] == [f"mcp__smig__{tool}" for tool in read_only_tools()]
+    assert "mcp__smig__commit_migration" not in qwen["permissions"]["allow"] and len(read_only_tools()) == 8
+    assert codex["required"] is True and codex["env_vars"] == list(variables())
     assert codex["tools"] == {"commit_migration": {"approval_mode": "approve"}}
     policy = tomllib.loads(homes["gemini_policy"].read_text())
     assert policy["rule"] == [
@@ -54,10 +63,8 @@ def test_each_client_gets_its_entry_and_check_starts_each_as_configured(homes: d
     ]
     code, out, err = smig("mcp", "--check")
     assert code == 0, out + err
-    assert [line.split()[:2] for line in out.splitlines()[::2]] == [
-        [c, "ok"] for c in ("claude", "codex", "gemini", "opencode")
-    ]
-    assert out.count("10 tools in") == 4
+    assert [line.split()[:2] for line in out.splitlines()[::2]] == [[c, "ok"] for c in CLIENTS]
+    assert out.count("10 tools in") == 6
     code, out, _ = smig("mcp", "--install", "codex")
     assert out.startswith("codex: smig already set up in ")
 
@@ -156,3 +163,28 @@ def test_check_reports_a_server_that_does_not_start(homes: dict[str, Path]) -> N
     assert code == 1
     assert out.splitlines()[0].split()[:2] == ["claude", "FAILED"] and "/nowhere/smig is not found" in out
     assert "codex     -      not set up: smig mcp --install codex" in out
+
+
+def test_a_config_naming_smig_elsewhere_still_gets_the_entry_added_and_qwen_keeps_its_own_rules(
+    homes: dict[str, Path],
+) -> None:
+    homes["qwen_json"].parent.mkdir(parents=True)
+    mine = {"permissions": {"allow": ["Bash(git *)", "mcp__smig__list_sessions"]}, "model": {"name": "smig-test"}}
+    homes["qwen_json"].write_text(json.dumps(mine))
+    code, out, err = smig("mcp", "--install", "qwen")
+    assert code == 0 and out.startswith("qwen: smig added in "), err  # "smig-test" is not smig's entry
+    allow = json.loads(homes["qwen_json"].read_text())["permissions"]["allow"]
+    assert allow[:2] == ["Bash(git *)", "mcp__smig__list_sessions"] and len(allow) == 1 + len(read_only_tools())
+    assert smig("mcp", "--install", "qwen")[1].startswith("qwen: smig already set up in ")
+    homes["qwen_json"].write_text('{"permissions": {"allow": "everything"}}')
+    code, _, err = smig("mcp", "--install", "qwen")
+    assert code == 2 and "permissions.allow is not a list" in err
+
+
+def test_kilo_s_config_folder_and_file_variables_are_honoured(homes: dict[str, Path], tmp_path: Path) -> None:
+    env = {"HOME": str(homes["home"]), "KILO_CONFIG_DIR": str(tmp_path / "kilo-config")}
+    assert plan_install("kilo", env=env).path == tmp_path / "kilo-config" / "kilo.json"
+    env["KILO_CONFIG"] = str(tmp_path / "one.json")
+    assert plan_install("kilo", env=env).path == tmp_path / "one.json"
+    assert plan_install("kilo", project=True, env=env, cwd=homes["project"]).path == homes["project"] / "kilo.json"
+    assert plan_install("qwen", env={"QWEN_HOME": str(tmp_path / "q")}).path == tmp_path / "q" / "settings.json"

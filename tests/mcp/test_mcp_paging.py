@@ -91,7 +91,7 @@ def test_the_docs_entries_are_what_install_writes() -> None:
     """The set-up the docs show by hand and what `smig mcp --install` writes agree, client by client."""
     import tomllib
 
-    from smig_tui.mcp.install import GEMINI_POLICY, codex_block, entry
+    from smig_tui.mcp.install import entry, launch, mcp_config, read_only_tools, toml_block
 
     root = Path(__file__).parents[2]
     page = root / "docs" / "mcp.md"
@@ -105,6 +105,31 @@ def test_the_docs_entries_are_what_install_writes() -> None:
     command = ["smig", "mcp"]
     assert json.loads(block("Claude Code", "json")) == {"mcpServers": {"smig": entry("claude", command)}}
     assert json.loads(block("Gemini CLI", "json")) == {"mcpServers": {"smig": entry("gemini", command)}}
-    assert tomllib.loads(block("Gemini CLI", "toml")) == tomllib.loads(GEMINI_POLICY)
+    [(_, policy)] = mcp_config("gemini").extra_files({}, launch(command))
+    assert tomllib.loads(block("Gemini CLI", "toml")) == tomllib.loads(policy)
     assert json.loads(block("OpenCode", "json"))["mcp"] == {"smig": entry("opencode", command)}
-    assert tomllib.loads(block("Codex", "toml")) == tomllib.loads(codex_block(entry("codex", command)))
+    assert json.loads(block("Kilo Code", "json"))["mcp"] == {"smig": entry("kilo", command)}
+    assert json.loads(block("Kilo Code", "json"))["$schema"] == "https://app.kilo.ai/config.json"
+    qwen = json.loads(block("Qwen Code", "json"))
+    assert qwen["mcpServers"] == {"smig": entry("qwen", command)}
+    assert qwen["permissions"]["allow"] == [f"mcp__smig__{tool}" for tool in read_only_tools()]
+    assert tomllib.loads(block("Codex", "toml")) == tomllib.loads(toml_block(("mcp_servers",), entry("codex", command)))
+
+
+def test_a_client_that_cuts_results_shorter_gets_pages_that_fit_it(isolated_homes: dict[str, Path]) -> None:
+    """Qwen Code (`clientInfo` `qwen-cli-mcp-client-<server>`) keeps a result over 28,000 characters in a file
+    and sends it twice: its pages hold 13,000
+    bytes at most, whatever `max_chars` asks; other clients keep the usual pages."""
+    from smig_tui.mcp.server import page_ceiling
+    from smig_tui.mcp.tools import SmigTools, pages_for
+    from smig_tui.services import build_services
+
+    assert page_ceiling({"name": "qwen-cli-mcp-client-smig"}) == 13_000
+    assert page_ceiling({"name": "claude-code"}) is None and page_ceiling({}) is None
+    tools = SmigTools(build_services())
+    with pages_for(page_ceiling({"name": "qwen-cli-mcp-client-smig"})):
+        small = tools.list_known_models(max_chars=MAX_PAGE_CHARS)
+    usual = tools.list_known_models(max_chars=MAX_PAGE_CHARS)
+    size = len(json.dumps(small, ensure_ascii=False, separators=(",", ":")).encode())
+    assert 12_000 < size <= 13_000 < len(json.dumps(usual, ensure_ascii=False, separators=(",", ":")).encode())
+    assert usual["models"][: len(small["models"])] == small["models"] and small["next_offset"] is not None

@@ -177,7 +177,7 @@ async def test_the_handoff_prompt_puts_the_other_agents_session_here_redacted(
     assert SECRET not in text and "[REDACTED" in text
     assert "fitted to gpt-4" in named.messages[0].content.text  # type: ignore[union-attr]
     assert unfilled.messages == prompt.messages  # OpenCode's placeholders for arguments not given
-    assert agents.completion.values == ["codex", "claude"]
+    assert agents.completion.values == ["codex", "claude", "crush"]  # every agent whose id starts so
     assert ids.completion.values == [CODEX_ID] and ids.completion.total == 1
 
 

@@ -373,3 +373,26 @@ def test_the_continue_prompt_skips_the_callers_own_sessions(fake_home: dict[str,
     caller = Agent(str(newest.agent))  # another object, the same agent
     chosen = Handoffs(services)._chosen(None, None, caller)
     assert chosen.agent != newest.agent
+
+
+def test_listed_sessions_carry_their_git_branch_as_smig_list_knows_it(fake_home: dict[str, Path]) -> None:
+    """Each listed session says the branch it was last on (the shape of core/shapes.py), and `branch`
+    keeps the sessions `smig list --branch NAME` lists, in its order."""
+    from cli_runner import smig
+
+    from smig_tui.core.shapes import session_info_shape
+
+    services = build_services()
+    tools = SmigTools(services)
+    listed = tools.list_sessions(limit=500)["sessions"]
+    by_id = {info.id: info for info in services.list_sessions()}
+    assert listed and all(entry == session_info_shape(by_id[entry["id"]]) for entry in listed)
+    branches = {entry["git_branch"] for entry in listed}
+    assert {"main", "ci-fix"} <= branches and None in branches  # a session whose agent recorded none says null
+    for branch in ("main", "ci-fix"):
+        code, out, _ = smig("list", "--branch", branch, "--cwd", "/", "--json")
+        assert code == 0
+        cli = [entry["id"] for entry in json.loads(out)]
+        mcp = [entry["id"] for entry in tools.list_sessions(branch=branch, limit=500)["sessions"]]
+        assert mcp == cli and cli and all(by_id[sid].git_branch == branch for sid in mcp)
+    assert tools.list_sessions(branch="no-such-branch")["sessions"] == []

@@ -133,3 +133,15 @@ def test_a_damaged_line_is_one_warning_and_the_rest_is_read(isolated_homes: dict
     sessions, warnings = _sessions(projects)
     assert [m.text for m in sessions[session] if m.role is Role.USER][-1] == "CHAT-3: what did I ask you to remember?"
     assert len(warnings) == 2 and "damaged line" in warnings[0].message  # listing and load each say it once
+
+
+def test_a_title_from_a_first_prompt_holding_a_secret_lists_redacted(qwen_home: Path) -> None:
+    """A title leaves smig redacted, as every other agent's does: the first prompt is the user's text."""
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    [chat] = (qwen_home / "projects").glob("*-chat/chats/*.jsonl")
+    lines = chat.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[0] = lines[0].replace("CHAT-1: remember the colour teal", f"CHAT-1: my token is {token}, keep it")
+    chat.write_text("".join(lines), encoding="utf-8")
+    [info] = [info for info in QwenSource(qwen_home / "projects").discover(lambda _: None) if info.path == str(chat)]
+    assert info.title is not None and info.title.startswith("CHAT-1: my token is ")
+    assert token not in info.title and token[:12] not in info.title

@@ -60,6 +60,8 @@ async def test_b_outside_a_repository_says_so_and_a_real_repository_is_read(
         assert (
             warning == f"{plain} is not on a git branch (no repository, or a detached HEAD): b has no branch to list."
         )
+        await Keys(pilot)("h")  # no session ran in this folder: the hint whole in the 28 columns there are
+        assert tree.visible_sessions() == [] and text_of(app.screen.query_one("#progress")) == "None here · h: all"
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
     (repo / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
@@ -68,4 +70,7 @@ async def test_b_outside_a_repository_says_so_and_a_real_repository_is_read(
         await settle(pilot)
         await Keys(pilot)("b")
         assert tree_of(pilot).branch_only == "main" and tree_of(pilot).visible_sessions() == []
+        assert text_of(app.screen.query_one("#progress")) == "None on main · b: all"  # whole in 28 columns
+        await pilot.resize_terminal(120, 40)
+        await settle(pilot)
         assert text_of(app.screen.query_one("#progress")) == "No session is on main here · b shows all"

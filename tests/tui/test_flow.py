@@ -183,6 +183,7 @@ async def test_export_to_a_markdown_file_and_the_clipboard(sized_app, tmp_path) 
         await settle(pilot)
         assert isinstance(app.screen, ExportModal)
         app.screen.query_one("#export-path").value = str(target)
+        await settle(pilot)  # a long path shows whole below the field: the buttons move
         await pilot.click("#confirm")
         await settle(pilot)
         text = target.read_text(encoding="utf-8")
@@ -212,6 +213,7 @@ async def test_export_refuses_to_clobber(sized_app, tmp_path) -> None:
         await pilot.press("x")
         await settle(pilot)
         app.screen.query_one("#export-path").value = str(target)
+        await settle(pilot)  # a long path shows whole below the field: the buttons move
         await pilot.click("#confirm")
         await settle(pilot)
         assert "already exists" in str(app.screen.query_one("#question").render())
@@ -243,6 +245,9 @@ async def test_summary_streams_then_plans_with_the_edit(make_app, isolated_homes
         await pilot.press("e")
         area = pane.query_one("TextArea")
         assert area.has_focus
+        before = area.text.count("/")
+        await pilot.press("slash")  # a character in the editor: it does not jump to the filter
+        assert area.has_focus and area.text.count("/") == before + 1
         area.text = "## Goal\nEdited by hand.\n"
         await pilot.press("escape")
         await settle(pilot)

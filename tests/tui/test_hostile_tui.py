@@ -51,6 +51,7 @@ async def test_export_defaults_to_a_folder_that_exists_and_never_creates_one(mak
         assert proposed.parent.is_dir() and not str(proposed).startswith(info.cwd)
         missing = tmp_path / "not" / "here" / "x.md"
         app.screen.query_one("#export-path").value = str(missing)
+        await settle(pilot)  # a long path shows whole below the field: the buttons move
         await pilot.click("#confirm")
         await settle(pilot)
         errors = [n.message for n in app._notifications if n.severity == "error"]

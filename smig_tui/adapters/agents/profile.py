@@ -20,6 +20,7 @@ from smig_tui.core.models import Agent
 if TYPE_CHECKING:
     from smig_tui.adapters.memory_files import MemoryContext
     from smig_tui.adapters.paths import Paths
+    from smig_tui.core.mcp_config import McpConfig
     from smig_tui.core.memory_model import AgentMemory
     from smig_tui.core.ports import NativeWriter, SessionSource
 
@@ -101,8 +102,9 @@ class AgentProfile:
     """Where its sessions are read from: a folder or a database file; None when unknown."""
     source: Callable[[Paths, Env], SessionSource | None]
     """Its reader (None when its home is unknown)."""
-    writer: Callable[[Paths, Env], NativeWriter | None]
-    """Its writer for `--to <agent>` (None when its home is unknown)."""
+    writer: Callable[[Paths, Env], NativeWriter | None] | None
+    """Its writer for `--to <agent>` (which gives None when its home is unknown); None for a read-only
+    agent, whose rules then say why (`AgentRules.read_only`)."""
     home_variables: tuple[str, ...] = ()
     """The environment variables that move its home, named when no session is found."""
     sessions_folder: Callable[[Env], Path | None] | None = None
@@ -127,6 +129,9 @@ class AgentProfile:
     client_words: tuple[str, ...] = ()
     """Words of the name its client gives itself to an MCP server (`clientInfo`), lower case: how smig
     knows which agent is asking (empty: its id, as `claude-code` and `codex-mcp-client` carry it)."""
+    mcp: McpConfig | None = None
+    """Where and how its client keeps MCP servers, for `smig mcp --install <agent>` and `--check`
+    (None: smig cannot set its client up)."""
 
     @property
     def id(self) -> str:
@@ -147,6 +152,14 @@ class AgentProfile:
         """Whether an MCP client calling itself `client_name` is this agent's client."""
         name = client_name.lower()
         return any(word in name for word in self.client_words or (self.id,))
+
+    def holds(self, ref: str, env: Env) -> bool:
+        """Whether `<database>#<id>` names a session of this agent's own database (its home as `env` sets it)."""
+        split = self.refs.split(ref) if self.refs is not None else None
+        if split is None:
+            return False
+        home = self.home(env)
+        return home is not None and os.path.abspath(split[0]) == os.path.abspath(home)
 
     def listing_cache(self, paths: Paths) -> Path:
         """Where its reader keeps what it learnt of each session file, so listing is fast next time."""

@@ -26,6 +26,7 @@ BUILT_IN = {
     "opencode": "smig_tui.adapters.agents.opencode:PROFILE",
     "qwen": "smig_tui.adapters.agents.qwen:PROFILE",
     "kilo": "smig_tui.adapters.agents.kilo:PROFILE",
+    "crush": "smig_tui.adapters.agents.crush:PROFILE",
     "pi": "smig_tui.adapters.agents.pi:PROFILE",
 }
 """smig's own agents, in their order, as `pyproject.toml` declares them. They always load from here (also
@@ -133,7 +134,7 @@ def profile_of(agent: str) -> AgentProfile | None:
 
 def row_ref(path: str) -> RowRef | None:
     """The database and session a `<database>#<id>` path names, for an agent that keeps sessions as rows."""
-    for profile in AGENTS:
+    for profile in sorted(AGENTS, key=lambda profile: not profile.holds(path, None)):  # the database's owner first
         if profile.refs is not None and (split := profile.refs.split(path)) is not None:
             return RowRef(profile.refs, Path(split[0]), split[1])
     return None

@@ -29,16 +29,19 @@ def pieces(text: str) -> list[str]:
     break is never the prefix of a word, and what ends with breaks takes no letter after them), and
     tokens never cross its pieces, so the counts add up to the whole text's. Encoding it whole held
     a list of every token: 25 million ints (about 900 MB) for a 100 MB tool output."""
-    cuts: list[str] = []
+    return list(iter_pieces(text))
+
+
+def iter_pieces(text: str) -> Iterator[str]:
+    """`pieces`, made one at a time."""
     start = 0
     while len(text) - start > LONG_TEXT:
         found = _PIECE_START.search(text, start + LONG_TEXT)
         if found is None:
             break
-        cuts.append(text[start : found.end()])
+        yield text[start : found.end()]
         start = found.end()
-    cuts.append(text[start:] if start else text)
-    return cuts
+    yield text[start:] if start else text
 
 
 class TiktokenCounter:
@@ -63,6 +66,17 @@ class TiktokenCounter:
         if len(text) > LONG_TEXT:
             return sum(self._count_all(pieces(text)))
         return self._count_share([text])[0]
+
+    def count_at_least(self, text: str, limit: float) -> tuple[int, int]:
+        """`text`'s tokens, counted a piece at a time (`pieces`) until they pass `limit`, and the
+        characters counted: all of them, or the first pieces' (whose count the whole text's adds to)."""
+        total = done = 0
+        for piece in iter_pieces(text):
+            total += self._count_share([piece])[0]
+            done += len(piece)
+            if total > limit:
+                break
+        return total, done
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
         """Return each text's token count, encoding in parallel for large batches; a long text is

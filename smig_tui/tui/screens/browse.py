@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+import sys
 from typing import TYPE_CHECKING
 
 from textual import events, on
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Footer, Header, Input, TabbedContent, TextArea
+from textual.widgets import DataTable, Footer, Header, Input, TabbedContent
 
 from smig_tui.core.models import Session, SessionInfo, Strategy
 from smig_tui.core.strategies import SUMMARY_STRATEGIES
@@ -129,7 +130,7 @@ class BrowseScreen(SmigScreen[None]):
         """`/`: type into the filter. The key is a priority binding and the focus moves at once, before the
         app hands on the next key: a letter typed right behind `/` (fast typing, tmux send-keys) was
         already on its way to the tree when a deferred `focus()` landed, and was lost."""
-        if isinstance(self.focused, (Input, TextArea)):
+        if isinstance(self.focused, Input) or _is_text_area(self.focused):
             raise SkipAction  # there `/` is a character: a path in the filter, a summary being edited
         self.sources.focus_filter()
 
@@ -340,3 +341,10 @@ class BrowseScreen(SmigScreen[None]):
     def _plans_unavailable(self, message: PlansUnavailable) -> None:
         self.query_one(SessionCard).show_note(message.reason)
         self.query_one(PreviewTabs).show_note(message.reason)
+
+
+def _is_text_area(widget: object) -> bool:
+    """Whether `widget` is a TextArea (the summary editor). Its module is imported only once the editor
+    is made, so first paint does not load it for this test: when it is not loaded, no widget is one."""
+    module = sys.modules.get("textual.widgets._text_area")
+    return module is not None and isinstance(widget, module.TextArea)

@@ -25,7 +25,8 @@ from smig_tui.tui.widgets.preview_tabs import over_budget, over_budget_text
 def native_choices() -> tuple[tuple[str, str], ...]:
     """Each agent a native session can be written for (the registry's) in the order a user picks among them,
     then none."""
-    entries = sorted(agent_profiles(), key=lambda entry: (entry.rules.choice_rank, entry.id))
+    writable = (entry for entry in agent_profiles() if entry.writer is not None and not entry.rules.read_only)
+    entries = sorted(writable, key=lambda entry: (entry.rules.choice_rank, entry.id))
     return (*((entry.id, f"{entry.name} session") for entry in entries), ("", "No native session"))
 
 

@@ -110,7 +110,7 @@ class MigrateActions(SmigWidget):
     @work(thread=True, exclusive=True, group="models.list", exit_on_error=False)
     def list_models(self) -> None:
         """Load the capacity table, then open the picker on the UI thread."""
-        models = backend.all_models(self.services)
+        models = list(self.services.capacities.models)
         self.app.call_from_thread(self._open_picker, models)
 
     def _open_picker(self, models: list[ModelCapacity]) -> None:
@@ -219,7 +219,7 @@ class MigrateActions(SmigWidget):
         if pane.streaming:
             self.summary_cancel.set()
             return
-        problem = backend.summary_problem(self.services)
+        problem = self.services.summary_key_problem()
         if problem is not None:
             self.notify(
                 f"Nothing was sent. {problem} {backend.provider_setup(self.services)}", severity="warning", timeout=10

@@ -111,6 +111,8 @@ class SessionCard(Vertical):
         self._idle: list[tuple[str, int]] | None = None
         """The sessions per agent shown while none is open."""
         self._measured: tuple[Session, ModelCapacity, Decision, int, bool, str] | None = None
+        self._places: list[tuple[str, str, tuple[str, ...]]] | None = None
+        """Where smig looked, while the first-run text is on show."""
 
     def set_compact(self, compact: bool) -> None:
         """Switch between the full and the compact card, redrawing what is on show."""
@@ -122,6 +124,8 @@ class SessionCard(Vertical):
             self.show_session(*self._shown)
         if self._measured is not None:
             self.show_measure(*self._measured)
+        if self._places is not None:
+            self.show_empty(self._places)
 
     def compose(self) -> ComposeResult:
         yield Static("Select a session on the left (Enter) to measure it.", id="facts")
@@ -131,7 +135,7 @@ class SessionCard(Vertical):
 
     def show_session(self, info: SessionInfo, session: Session | None) -> None:
         """Show the header facts; token lines wait for the count."""
-        self._shown, self._measured, self._note = (info, session), None, ""
+        self._shown, self._measured, self._note, self._places = (info, session), None, "", None
         width = self.content_region.width
         self.query_one("#facts", Static).update(Content.from_markup(facts_markup(info, session, self.compact, width)))
         measured = session.measured_context_tokens if session else info.context_tokens
@@ -163,7 +167,7 @@ class SessionCard(Vertical):
 
     def show_idle(self, detected: list[tuple[str, int]]) -> None:
         """Before a session is opened: how to open one, and how many sessions each agent has here."""
-        self._shown = self._measured = None
+        self._shown = self._measured = self._places = None
         self._idle = detected
         width = self.content_region.width
         parts = [f"{name} {count:,}" for name, count in detected]
@@ -190,17 +194,14 @@ class SessionCard(Vertical):
     def show_empty(self, places: list[tuple[str, str, tuple[str, ...]]]) -> None:
         """Say there is nothing to migrate yet, where smig looked for each agent, and what to do."""
         self._shown = self._measured = None
+        self._places = places
         lines = ["No sessions found. smig looked for each agent's sessions in:"]
-        # A narrow card (80×24) names each agent's main variable only, so every agent's line fits whole.
-        compact = self.has_class("-compact")
         for name, where, variables in places:
-            if not variables:
-                moved = ""
-            elif compact:
-                moved = f" (${variables[0]})"
-            else:
-                moved = f" (moved by {' or '.join(variables)})"
+            # A small terminal keeps the places whole and leaves the variables to `smig doctor`.
+            moved = f" (moved by {' or '.join(variables)})" if variables and not self.compact else ""
             lines.append(f"  {name}: {where}{moved}")
+        if self.compact and any(variables for _, _, variables in places):
+            lines.append("Each is moved by a variable: `smig doctor` names them.")
         lines.append(
             "If an agent keeps them elsewhere, quit (q) and start smig again with that variable set:"
             " smig reads it at launch. r scans these places again, for sessions written since."

@@ -116,13 +116,13 @@ class SessionLoader(SmigWidget):
     ) -> None:
         """Count (cached per message) and plan `first`, post it, then the other strategies."""
         worker = get_current_worker()
-        capacity = backend.lookup(self.services, target)
+        capacity = self.services.capacities.lookup(target)
         exact, counter = backend.counter_label(self.services, capacity)
         stop = lambda: worker.is_cancelled  # noqa: E731 - asked between plans
         for plans in backend.plans_visible_first(self.services, session, target, pins, summaries, first, stop):
             exact, counter = backend.counter_label(self.services, capacity, session)  # the ± of the counted mix
             decision = plans[first].decision
-            estimated = backend.estimated_ids(self.services, session, capacity) if decision.partial else frozenset()
+            estimated = self.services.guessed_ids(session, capacity) if decision.partial else frozenset()
             if worker.is_cancelled:
                 return
             pending = frozenset(backend.PLAN_STRATEGIES) - plans.keys()

@@ -151,6 +151,14 @@ class SourcesPanel(SmigWidget):
             what = f"matches “{tree.filter_text}”" if tree.filter_text else where
             key = "Escape" if tree.filter_text else "b" if branch else "h"
             text = f"No session {what} · {key} shows all"
+            if self.narrow:  # 28 columns: the key and the branch whole, the words shorter
+                text = (
+                    "No match · Esc: all"
+                    if tree.filter_text
+                    else f"None on {branch} · b: all"
+                    if branch
+                    else "None here · h: all"
+                )
         elif branch and self.narrow:  # the figures and the branch, in the 28 columns there are
             text = f"{shown:,} of {total:,} on {branch}"
         else:

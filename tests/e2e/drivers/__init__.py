@@ -17,6 +17,22 @@ Each module here (`drivers/<agent>.py`, named by the agent's registry id) define
   installed) in `project` to resume `session_id` with the prompt `PROMPT`, and return the body of the model
   request of that turn (the client's main turn, not a title or summary request).
 
+Optional, for what a client cannot do or for the memory test (a driver without them is still whole):
+
+- `gap(source, receiver, truncated) -> str | None`: why this case of the matrix cannot run (this agent being
+  the source or the receiver), else None; the case then skips with that sentence, never silently. The
+  matrix asks both drivers of a pair.
+- `CARRIES: tuple[str, ...]`: texts of this agent's source session (a tool call's command, its output)
+  that every receiving client's request must carry when the session migrates as it is.
+- `seed_memory(homes, note) -> None`: put `note` in this agent's own memory or instructions, where the
+  agent itself keeps it (its global file, as the client writes it).
+- `memory_turn(homes, project, servers) -> dict[str, Any]`: run the real client once in `project` with a new
+  prompt (not a resume) and return the body of that turn's model request.
+- `memory_carries(homes, notes) -> list[str]`: what that request must carry after `smig memory sync`, given
+  every agent's note by id: the other agents' notes when the client inlines smig's bundle, else the line
+  naming the bundle (and this agent's own note in either case).
+  tests/e2e/test_memory_sync_real_clients.py runs the agents whose driver has all three.
+
 `homes` is the `isolated_homes` fixture (tests/conftest.py); `servers` is a `Servers`. A driver module must
 import cleanly when its client is not installed (it skips inside `resume`, not at import).
 """
@@ -26,8 +42,11 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
+from typing import Any
 
+import pytest
 from fake_gemini_server import FakeGeminiServer
 from fake_model_server import FakeModelServer
 
@@ -38,15 +57,47 @@ PROMPT = "continue"
 @dataclass(frozen=True)
 class Servers:
     """The fake model servers of one test module: `model` speaks Responses, Messages and Chat Completions;
-    `gemini` speaks Gemini's generateContent."""
+    `gemini` speaks Gemini's generateContent (None where no Gemini CLI runs, e.g. only preparing a receiver)."""
 
     model: FakeModelServer
-    gemini: FakeGeminiServer
+    gemini: FakeGeminiServer | None = None
 
     def clear(self) -> None:
         """Forget the requests seen so far (before a resume, so the last request is this turn's)."""
         self.model.requests.clear()
-        self.gemini.requests.clear()
+        if self.gemini is not None:
+            self.gemini.requests.clear()
+
+
+def last_turn(bodies: list[dict[str, Any]], client: str) -> dict[str, Any]:
+    """The last of a client's turn requests (fails the test, naming the client, when it sent none)."""
+    assert bodies, f"{client} sent the model no request"
+    return bodies[-1]
+
+
+def write_note(path: Path, text: str) -> None:
+    """A memory or rules file in a temp home, its folders made."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def driver(agent: str) -> ModuleType:
+    """The driver module of `agent`, or skip when this folder has none."""
+    found = all_drivers().get(agent)
+    if found is None:
+        pytest.skip(f"tests/e2e/drivers has no driver for {agent}")
+    return found
+
+
+def gap(source: str, receiver: str, truncated: bool) -> str | None:
+    """Why the matrix case cannot run, as the source's or the receiver's driver says (`gap`), else None."""
+    drivers = all_drivers()
+    for agent in (source, receiver):
+        says = getattr(drivers[agent], "gap", None)
+        reason = says(source, receiver, truncated) if says else None
+        if reason:
+            return str(reason)
+    return None
 
 
 def all_drivers() -> dict[str, ModuleType]:

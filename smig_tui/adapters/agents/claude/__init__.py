@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from smig_tui.adapters.agents.claude import rules
 from smig_tui.adapters.agents.claude.home import HOME_VARIABLE, resolve_home
+from smig_tui.adapters.agents.claude.mcp import MCP
 from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead
 from smig_tui.core.agent_rules import AgentRules
 
@@ -91,4 +92,5 @@ PROFILE = AgentProfile(
             ("injected context (attribution reminder, role:system environment message)", 2_255),
         ),
     ),
+    mcp=MCP,
 )

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from smig_tui.adapters.agents.codex import rules
 from smig_tui.adapters.agents.codex.home import HOME_VARIABLE, resolve_home
+from smig_tui.adapters.agents.codex.mcp import MCP
 from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead
 from smig_tui.core.agent_rules import AgentRules
 
@@ -89,4 +90,5 @@ PROFILE = AgentProfile(
             ("injected context (developer instructions, skills list, environment_context)", 5_626),
         ),
     ),
+    mcp=MCP,
 )

@@ -38,8 +38,9 @@ from smig_tui.adapters.storage.discovery_cache import DiscoveryCache, cached_ids
 from smig_tui.adapters.zstd_files import DAMAGED, is_compressed
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
-from smig_tui.core.ports import NAMED_AT_MOST, Appended, ResumePoint, WarningSink
+from smig_tui.core.ports import NAMED_AT_MOST, Appended, ResumePoint, WarningSink, Watched
 from smig_tui.core.timeline import later, written_at
+from smig_tui.core.words import title_line
 
 if TYPE_CHECKING:  # the reading code is imported when a rollout is read, not on every listing
     from smig_tui.adapters.agents.codex.load import RolloutLoader
@@ -143,6 +144,12 @@ class CodexSource:
             ok = info is not None and info.id == thread_id_of(path)
             entries.append(_with_title(info, names.get(info.id), threads.get(info.id)) if info and ok else None)
         return entries
+
+    def watched(self) -> list[Watched]:
+        """The rollout trees, and the folders holding the thread names and the state DB (their own entries)."""
+        folders = [self._sqlite_home] if self._sqlite_home else []
+        folders += [self._home.root, self._home.root / "sqlite"]
+        return [*(Watched(str(root), tree=True) for root in self._roots()), *(Watched(str(f)) for f in folders)]
 
     def _roots(self) -> list[Path]:
         """Where rollouts live: live and archived threads."""
@@ -290,7 +297,7 @@ def _info(path: str, head: Head, tail: Tail, size: int, mtime: float) -> Session
         agent=Agent("codex"),
         path=path,
         cwd=cwd,
-        title=_one_line(head.prompt or head.typed),
+        title=title_line(head.prompt or head.typed, TITLE_MAX),
         model=tail.model or head.model,
         created=iso_or_none(meta.get("timestamp")),
         updated=later(tail.updated or iso_from_mtime(mtime), written_at(_smig_migration(meta))),
@@ -346,22 +353,13 @@ def classify(meta: dict[str, Any]) -> tuple[bool, str | None, str | None]:
 
 def _with_title(info: SessionInfo, name: str | None, row: ThreadRow | None) -> SessionInfo:
     """Prefer the user's thread name, then the state DB title, then the first prompt."""
-    title = _one_line(name) or (row and _one_line(row.title)) or info.title
+    title = title_line(name, TITLE_MAX) or (row and title_line(row.title, TITLE_MAX)) or info.title
     if not title and row:
-        title = _one_line(row.first_user_message)
+        title = title_line(row.first_user_message, TITLE_MAX)
     model = info.model or (row.model if row else None)
     if (title or None) == info.title and model == info.model:
         return info  # the usual case: no name, no database row; `replace` costs more than the lookup
     return replace(info, title=title or None, model=model)
-
-
-def _one_line(text: str | None) -> str | None:
-    """A title: one line, secrets redacted before it is cut."""
-    if not text:
-        return None
-    from smig_tui.core.redact import redacted_line  # only for a thread the user named: not on every listing's path
-
-    return redacted_line(text, TITLE_MAX)
 
 
 def iso_from_mtime(mtime: float) -> str:

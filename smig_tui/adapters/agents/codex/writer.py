@@ -192,13 +192,9 @@ class CodexWriter(PlainFileWriter):
     def read_back(self, output: NativeOutput) -> Session:
         """The rollout as `smig list` reads it."""
         from smig_tui.adapters.agents.codex.source import CodexSource
-        from smig_tui.adapters.readback import ReadBackError
+        from smig_tui.adapters.readback import read_listed
 
-        source = CodexSource(self._home)
-        info = source.describe(output.path, lambda _warning: None)
-        if info is None:
-            raise ReadBackError(f"The written Codex session {output.path} cannot be read back.")
-        return source.load(info, lambda _warning: None)
+        return read_listed(CodexSource(self._home), output.path, "Codex")
 
     def prepare(
         self,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from smig_tui.adapters.agents.gemini.home import HOME_VARIABLE, resolve_home
+from smig_tui.adapters.agents.gemini.mcp import MCP
 from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead
 from smig_tui.core.agent_rules import AgentRules
 
@@ -90,4 +91,5 @@ PROFILE = AgentProfile(
         ),
         for_folder=_folder_context,
     ),
+    mcp=MCP,
 )

@@ -22,7 +22,7 @@ from smig_tui.adapters.storage.discovery_cache import DiscoveryCache, cached_ids
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Role, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
-from smig_tui.core.words import plural
+from smig_tui.core.words import plural, title_line
 
 TITLE_MAX = 120
 
@@ -157,7 +157,8 @@ def _info(
         agent=Agent("gemini"),
         path=str(path),
         cwd=cwd,
-        title=_one_line(facts.summary or _text(meta.get("summary"))) or _one_line(facts.first_prompt),
+        title=title_line(facts.summary or _text(meta.get("summary")), TITLE_MAX)
+        or title_line(facts.first_prompt, TITLE_MAX),
         model=facts.model,
         created=_text(meta.get("startTime")),
         updated=facts.updated or _text(meta.get("lastUpdated")),
@@ -224,10 +225,3 @@ def _warn_damaged(path: Path, conversation: ConversationFile, warn: WarningSink)
 
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
-
-
-def _one_line(text: str | None) -> str | None:
-    """A title: one line, secrets redacted before it is cut."""
-    from smig_tui.core.redact import redacted_line  # not at import: a warm listing never needs the detector
-
-    return redacted_line(text, TITLE_MAX)

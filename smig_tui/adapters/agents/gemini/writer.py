@@ -127,13 +127,9 @@ class GeminiWriter(PlainFileWriter):
     def read_back(self, output: NativeOutput) -> Session:
         """The session as `smig list` reads it."""
         from smig_tui.adapters.agents.gemini.source import GeminiSource
-        from smig_tui.adapters.readback import ReadBackError
+        from smig_tui.adapters.readback import read_listed
 
-        gemini = GeminiSource(self._home)
-        found = gemini.describe(Path(output.path), lambda _warning: None)
-        if found is None:
-            raise ReadBackError(f"The written Gemini session {output.path} cannot be read back.")
-        return gemini.load(found, lambda _warning: None)
+        return read_listed(GeminiSource(self._home), Path(output.path), "Gemini")
 
     def prepare(
         self,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from smig_tui.adapters.agents.opencode.home import resolve_home, session_ref, split_ref
+from smig_tui.adapters.agents.opencode.mcp import mcp_config
 from smig_tui.adapters.agents.opencode.variant import Variant
 from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead, SessionRefs
 from smig_tui.core.agent_rules import AgentRules
@@ -39,6 +40,9 @@ KILO = Variant(
     continues_folder=True,
     legacy_tree=False,
     config_dir_env="KILO_CONFIG_DIR",
+    # with no model configured Kilo runs its gateway's free router, signed in or not (the binary's
+    # `kilo-auto/free` default of provider `kilo`): a session naming it resumes on any Kilo install
+    default_model=("kilo", "kilo-auto/free"),
 )
 """Kilo Code CLI 7.7.7: seen writing, importing and resuming with these (docs/formats/kilo.md)."""
 
@@ -133,4 +137,5 @@ PROFILE = AgentProfile(
         "it from the archive instead"
     ),
     client_words=("kilo",),  # its MCP client calls itself `kilo` (the binary's `new Client({name: "kilo"})`)
+    mcp=mcp_config(KILO, "https://app.kilo.ai/config.json"),
 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from smig_tui.adapters.agents.opencode.home import resolve_home, session_ref, split_ref
+from smig_tui.adapters.agents.opencode.mcp import MCP
 from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead, SessionRefs
 from smig_tui.core.agent_rules import AgentRules
 
@@ -97,4 +98,5 @@ PROFILE = AgentProfile(
         "OpenCode keeps it in its own database, which smig never writes; `smig export` or `smig migrate` "
         "it from the archive instead"
     ),
+    mcp=MCP,
 )

@@ -8,14 +8,13 @@ still hashes to the recorded value over its first `size` bytes, as an appended-t
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 
 from smig_tui.adapters.agents.opencode.database import OpenCodeDbError, read_only
+from smig_tui.adapters.session_rows import digest_of, status_of
+from smig_tui.adapters.source_check import MISSING
 from smig_tui.core.errors import SessionReadError
-
-UNCHANGED, GROWN, CHANGED, MISSING = "unchanged", "grown", "changed", "missing"
 
 
 def _chunks(database: Path, session_id: str, name: str) -> Iterator[bytes]:
@@ -37,35 +36,17 @@ def _chunks(database: Path, session_id: str, name: str) -> Iterator[bytes]:
 
 def session_fingerprint(database: Path, session_id: str, name: str = "OpenCode") -> tuple[str, int, float]:
     """sha256 and size of the session's rows, and the database's mtime (`name`: whose database it is)."""
-    digest = hashlib.sha256()
-    size = 0
     try:
-        for chunk in _chunks(database, session_id, name):
-            digest.update(chunk)
-            size += len(chunk)
+        sha256, size = digest_of(_chunks(database, session_id, name))
         mtime = database.stat().st_mtime
     except (OpenCodeDbError, OSError) as error:
         raise SessionReadError(f"Cannot read the source {name} session {session_id} ({error}).") from error
-    return digest.hexdigest(), size, mtime
+    return sha256, size, mtime
 
 
 def session_status(database: Path, session_id: str, sha256: str, size: int, name: str = "OpenCode") -> str:
     """Whether the session is `unchanged`, only `grown`, `changed` or `missing` since it was pinned."""
-    digest = hashlib.sha256()
-    seen = 0
-    prefix: str | None = None
     try:
-        for chunk in _chunks(database, session_id, name):
-            if seen < size:
-                part = chunk[: size - seen]
-                digest.update(part)
-                if seen + len(part) == size:
-                    prefix = digest.hexdigest()
-            seen += len(chunk)
+        return status_of(_chunks(database, session_id, name), sha256, size)
     except (OpenCodeDbError, OSError):
         return MISSING
-    if seen == 0:
-        return MISSING
-    if prefix != sha256:
-        return CHANGED
-    return UNCHANGED if seen == size else GROWN

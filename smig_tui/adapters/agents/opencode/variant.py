@@ -43,6 +43,9 @@ class Variant:
     """Whether installs from before its database kept sessions as a JSON tree under `storage/`."""
     config_dir_env: str = ""
     """The variable moving its whole config folder ('' when none does)."""
+    default_model: tuple[str, str] | None = None
+    """The (provider, model) it runs with when none is configured and no session names one (None: it
+    has none that works without an account, so the plan's target is named)."""
 
     @property
     def latest_command(self) -> str:

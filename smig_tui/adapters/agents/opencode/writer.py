@@ -32,6 +32,7 @@ import string
 import subprocess
 import sys
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -90,11 +91,21 @@ def configured_model(env: Mapping[str, str] | None = None, variant: Variant = OP
     OpenCode resumes a session with the model its last user message names, so a session written
     for a provider the user has not set up would not resume; the user's default always can.
     """
-    env = os.environ if env is None else env
-    xdg = env.get("XDG_CONFIG_HOME")
-    folder = (Path(xdg) if xdg else Path(env.get("HOME") or Path.home()) / ".config") / variant.folder
+    found = _configured(env, variant)
+    return None if found is None else (found[0], found[1])
+
+
+def _config_folder(env: Mapping[str, str], variant: Variant) -> Path:
     if variant.config_dir_env and env.get(variant.config_dir_env):
-        folder = Path(env[variant.config_dir_env])
+        return Path(env[variant.config_dir_env])
+    xdg = env.get("XDG_CONFIG_HOME")
+    return (Path(xdg) if xdg else Path(env.get("HOME") or Path.home()) / ".config") / variant.folder
+
+
+def _configured(env: Mapping[str, str] | None, variant: Variant) -> tuple[str, str, Path] | None:
+    """The configured (provider, model) and the config file that sets it."""
+    env = os.environ if env is None else env
+    folder = _config_folder(env, variant)
     candidates = [Path(env[variant.config_env])] if env.get(variant.config_env) else []
     candidates += [folder / name for name in variant.config_files if not name.endswith(".jsonc")]
     for candidate in candidates:
@@ -105,7 +116,7 @@ def configured_model(env: Mapping[str, str] | None = None, variant: Variant = OP
         model = config.get("model") if isinstance(config, dict) else None
         if isinstance(model, str) and "/" in model:
             provider, _, name = model.partition("/")
-            return provider, name
+            return provider, name, candidate
     return None
 
 
@@ -186,7 +197,11 @@ class OpenCodeWriter(PlainFileWriter):
         except (OpenCodeDbError, sqlite3.Error) as error:
             return continue_fact(output, latest, folder, None, f" (its database could not be read: {error})")
         picks = row[0] if row and isinstance(row[0], str) else None
-        return continue_fact(output, latest, folder, picks, " (updated after the migration was imported)")
+        fact = continue_fact(output, latest, folder, picks, " (updated after the migration was imported)")
+        lineage = json.loads(planned.data).get("smigLineage") or {}
+        if not lineage.get("model") or lineage.get("modelConfigured"):
+            return fact  # the user's own default model: nothing to point out
+        return replace(fact, sentence=f"{fact.sentence} {self._variant.name} resumes it on {lineage['model']}.")
 
     def read_back(self, output: NativeOutput) -> Session:
         """The imported session, read from OpenCode's database as `smig list` reads it."""
@@ -209,11 +224,7 @@ class OpenCodeWriter(PlainFileWriter):
         now = now or datetime.now(UTC)
         millis = int(now.timestamp() * 1000)
         session_id = opencode_id("ses", millis, 0, descending=True)
-        provider, model_id = (
-            configured_model(variant=self._variant)
-            or self.recent_model()
-            or (provider_of(model or ""), model or "claude-sonnet-4-5")
-        )
+        provider, model_id, chosen = self.chosen_model(model)
         times = [int(moment.timestamp() * 1000) for moment in monotonic_times([t.timestamp for t in turns], now)]
         messages = []
         parent: str | None = None
@@ -272,6 +283,8 @@ class OpenCodeWriter(PlainFileWriter):
                 "strategy": lineage.strategy,
                 "omitted": lineage.omitted,
                 "planningTarget": lineage.target,
+                "model": chosen,
+                "modelConfigured": configured_model(variant=self._variant) == (provider, model_id),
             },
         }
         path = self._imports_dir / f"{session_id}.json"
@@ -281,6 +294,27 @@ class OpenCodeWriter(PlainFileWriter):
             agent, session_ref(self._home.database, session_id), session_id, resume_argv(session_id, self._variant), cwd
         )
         return PlannedFile(Destination(agent), str(path), data, None, False, native)
+
+    def chosen_model(self, target: str | None) -> tuple[str, str, str]:
+        """The (provider, model) the session names, which its client resumes it with, and a sentence
+        saying which it is and why: the user's configured default, else the model of their newest
+        session, else the client's own default with no model configured, else the plan's target."""
+        name, variant = self._variant.name, self._variant
+        folder = _config_folder(os.environ, variant)
+        configured = _configured(None, variant)
+        if configured is not None:
+            provider, model_id, path = configured
+            return provider, model_id, f"{provider}/{model_id}, the default model in {path}"
+        recent = self.recent_model()
+        if recent is not None:
+            return *recent, f"{recent[0]}/{recent[1]}, the model of the newest {name} session (no `model` in {folder})"
+        if variant.default_model is not None:
+            provider, model_id = variant.default_model
+            why = f"{name}'s own default, as no `model` is set in {folder} and no {name} session ran yet"
+            return provider, model_id, f"{provider}/{model_id}, {why}"
+        provider, model_id = provider_of(target or ""), target or "claude-sonnet-4-5"
+        why = f"the plan's target, as no `model` is set in {folder} and no {name} session ran yet"
+        return provider, model_id, f"{provider}/{model_id}, {why}"
 
     def import_session(self, planned: PlannedFile) -> None:
         """Have OpenCode import a written document; the session must not exist yet."""

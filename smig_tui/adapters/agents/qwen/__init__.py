@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead
 from smig_tui.adapters.agents.qwen.home import HOME_VARIABLE, RUNTIME_VARIABLE, projects_folder, resolve_home
+from smig_tui.adapters.agents.qwen.mcp import MCP
 from smig_tui.core.agent_rules import AgentRules
 
 if TYPE_CHECKING:
@@ -13,20 +14,22 @@ if TYPE_CHECKING:
 
     from smig_tui.adapters.memory_files import MemoryContext
     from smig_tui.adapters.paths import Paths
+    from smig_tui.core.agent_rules import WindowAdjust
     from smig_tui.core.memory_model import AgentMemory, MemoryRules
     from smig_tui.core.ports import NativeWriter, SessionSource
 
-COMPACT_PERCENT = 85
-"""Qwen Code compresses at 85% of the window (`context.autoCompactThreshold`, 0.85 by default) ..."""
-COMPACT_RESERVE = 20_000 + 13_000
-"""... or earlier, when less than this is left: room for the reply and the compression request (`computeThresholds`)."""
-
 
 def _usable(window: int, auto_compact: int | None) -> int:
-    """What fits before Qwen Code compresses: `min(0.85 × window, window − 33,000)`; the user's own
-    compaction limit, when set, and lower."""
-    usable = max(0, min(window * COMPACT_PERCENT // 100, window - COMPACT_RESERVE))
-    return min(usable, auto_compact) if auto_compact else usable
+    """What fits before Qwen Code compresses, by default (`rules.usable`)."""
+    from smig_tui.adapters.agents.qwen.rules import usable
+
+    return usable(window, auto_compact)
+
+
+def _window_settings(env: Env) -> WindowAdjust | None:
+    from smig_tui.adapters.agents.qwen.rules import window_settings
+
+    return window_settings(env)
 
 
 def _projects(env: Env) -> Path:
@@ -89,4 +92,6 @@ PROFILE = AgentProfile(
         ),
     ),
     client_words=("qwen",),
+    window_settings=_window_settings,
+    mcp=MCP,
 )

@@ -19,7 +19,7 @@ from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
-from smig_tui.core.words import one_line, plural
+from smig_tui.core.words import plural, title_line
 
 TITLE_MAX = 120
 AGENT = Agent("qwen")
@@ -75,7 +75,7 @@ class QwenSource:
             agent=AGENT,
             path=str(path),
             cwd=cwd,
-            title=_title(session) or _one_line(_first_prompt(session) or converted.first_prompt),
+            title=_title(session) or title_line(_first_prompt(session) or converted.first_prompt, TITLE_MAX),
             model=converted.model,
             created=_text(first.get("timestamp")),
             updated=_text(last.get("timestamp")),
@@ -128,7 +128,7 @@ def _title(session: SessionFile) -> str | None:
         payload = record.get("systemPayload")
         if record.get("subtype") == "custom_title" and isinstance(payload, dict):
             title = _text(payload.get("customTitle")) or title
-    return _one_line(title)
+    return title_line(title, TITLE_MAX)
 
 
 def _first_prompt(session: SessionFile) -> str | None:
@@ -171,7 +171,3 @@ def _warn_damaged(path: Path, session: SessionFile, warn: WarningSink) -> None:
 
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
-
-
-def _one_line(text: str | None) -> str | None:
-    return (one_line(text, TITLE_MAX) or None) if text else None

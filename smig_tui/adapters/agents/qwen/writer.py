@@ -74,14 +74,10 @@ class QwenWriter(PlainFileWriter):
     def read_back(self, output: NativeOutput) -> Session:
         """The session as `smig list` reads it."""
         from smig_tui.adapters.agents.qwen.source import QwenSource
-        from smig_tui.adapters.readback import ReadBackError
+        from smig_tui.adapters.readback import read_listed
 
         path = Path(output.path)
-        source = QwenSource(path.parent.parent.parent)
-        found = source.describe(path, lambda _warning: None)
-        if found is None:
-            raise ReadBackError(f"The written Qwen Code session {output.path} cannot be read back.")
-        return source.load(found, lambda _warning: None)
+        return read_listed(QwenSource(path.parent.parent.parent), path, "Qwen Code")
 
     def prepare(
         self,

@@ -1,0 +1,285 @@
+"""Provides the turn of Crush's message rows into smig's messages, as Crush sends them to its model (no I/O).
+
+A Crush message row holds a role (`user`, `assistant`, `tool`, `system`) and `parts`, a JSON list of
+`{"type", "data"}` (docs/formats/crush.md). What Crush sends on the next turn (its `agent.go`):
+
+- from the session's summary message on, when it has one (`sessions.summary_message_id`): that
+  assistant message is sent as a user message, so it is a user SUMMARY here;
+- a user message: its first text part (trimmed), text attachments appended, then the output of `!`
+  shell commands the user ran; an image attachment as an image;
+- an assistant message: its text, its reasoning, then its tool calls; one with none of them (a turn
+  cancelled before any reply) is not sent;
+- a tool message: each result whose call is in the history (the others are dropped); an error
+  result is sent as such, a media result as the media;
+- a call with no result anywhere gets one saying it was interrupted, right after its message;
+- `system` messages, and parts Crush does not send (`finish`, `image_url`), give nothing.
+
+A message whose parts do not parse is skipped with a warning (Crush itself refuses to load the
+whole session then); the rest is read.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from smig_tui.core.models import Kind, Message, Role
+from smig_tui.core.timeline import format_iso
+
+INTERRUPTED = (
+    "tool call was interrupted and did not produce a result, you may retry this call if the result is still needed"
+)
+"""What Crush sends as the result of a call that has none (`syntheticToolResultsForOrphanedCalls`)."""
+MEDIA_FAILED = "[Image data could not be loaded]"
+"""What Crush sends for a media tool result whose data is not base64."""
+ATTACHED = (
+    "\n<system_info>The files below have been attached by the user, consider them in your response</system_info>\n"
+)
+"""What Crush puts between a prompt and the text files attached to it."""
+PART_TYPES = frozenset(
+    ("reasoning", "text", "image_url", "binary", "tool_call", "tool_result", "finish", "shell_command")
+)
+"""Every part type Crush 0.9x writes; another makes Crush refuse the message."""
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One row of Crush's `messages` table."""
+
+    id: str
+    role: str
+    parts: str
+    model: str | None = None
+    created_at: int | None = None
+    is_summary: bool = False
+
+
+@dataclass
+class Converted:
+    """The messages Crush would send, and what the rows say besides."""
+
+    messages: list[Message] = field(default_factory=list)
+    damaged: list[str] = field(default_factory=list)
+    """Ids of rows whose parts do not parse (skipped)."""
+    compactions: int = 0
+    """Summaries written in the session up to the one in use."""
+    model: str | None = None
+    """The model of the last assistant message."""
+
+
+def iso_seconds(value: object) -> str | None:
+    """ISO 8601 UTC of Crush's timestamps: Unix seconds (milliseconds, as its schema's comments say,
+    are taken too)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        return None
+    seconds = value / 1000 if value > 100_000_000_000 else value
+    try:
+        return format_iso(datetime.fromtimestamp(seconds, UTC))
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def parse_parts(text: object) -> list[tuple[str, dict[str, Any]]] | None:
+    """A row's parts as (type, data), or None when they do not parse as Crush would read them."""
+    try:
+        parsed = json.loads(text) if isinstance(text, str | bytes) else None
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(parsed, list):
+        return None
+    parts = []
+    for part in parsed:
+        if not isinstance(part, dict) or part.get("type") not in PART_TYPES:
+            return None
+        data = part.get("data")
+        parts.append((str(part["type"]), data if isinstance(data, dict) else {}))
+    return parts
+
+
+def to_conversation(rows: Sequence[Row], summary_id: str | None) -> Converted:
+    """The messages Crush sends for these rows (in its order), starting at the summary in use."""
+    out = Converted()
+    parsed: list[tuple[Row, list[tuple[str, dict[str, Any]]]]] = []
+    for row in rows:
+        parts = parse_parts(row.parts)
+        if parts is None:
+            out.damaged.append(row.id)
+        else:
+            parsed.append((row, parts))
+    start = next((i for i, (row, _) in enumerate(parsed) if summary_id and row.id == summary_id), None)
+    if start is not None:
+        out.compactions = sum(1 for row, _ in parsed[: start + 1] if row.is_summary)
+        parsed = parsed[start:]
+    calls = {
+        _text(data.get("id"))
+        for row, parts in parsed
+        if row.role == "assistant"
+        for kind, data in _of(parts, "tool_call")
+    }
+    results = {
+        _text(data.get("tool_call_id"))
+        for row, parts in parsed
+        if row.role == "tool"
+        for kind, data in _of(parts, "tool_result")
+    }
+    for position, (row, parts) in enumerate(parsed):
+        stamp = iso_seconds(row.created_at)
+        if not parts:
+            continue
+        if position == 0 and start is not None:
+            _add_summary(out, row, parts, stamp)
+        elif row.role == "user":
+            _add_user(out, row, parts, stamp)
+        elif row.role == "assistant":
+            _add_assistant(out, row, parts, stamp, results)
+        elif row.role == "tool":
+            _add_results(out, row, parts, stamp, calls)
+    return out
+
+
+def _of(parts: Iterable[tuple[str, dict[str, Any]]], kind: str) -> list[tuple[str, dict[str, Any]]]:
+    return [part for part in parts if part[0] == kind]
+
+
+def _first(parts: Sequence[tuple[str, dict[str, Any]]], kind: str) -> dict[str, Any]:
+    return next((data for part_kind, data in parts if part_kind == kind), {})
+
+
+def _add(out: Converted, message_id: str, role: Role, kind: Kind, text: str, stamp: str | None, **more: Any) -> None:
+    out.messages.append(Message(len(out.messages), message_id, role, kind, text, timestamp=stamp, **more))
+
+
+def _add_summary(out: Converted, row: Row, parts: Sequence[tuple[str, dict[str, Any]]], stamp: str | None) -> None:
+    """The summary in use, which Crush sends as the user's (its text, as a user message's is read)."""
+    text = _text(_first(parts, "text").get("text")).strip()
+    if text:
+        _add(out, row.id, Role.USER, Kind.SUMMARY, text, stamp)
+    out.model = row.model or out.model
+
+
+def _add_user(out: Converted, row: Row, parts: Sequence[tuple[str, dict[str, Any]]], stamp: str | None) -> None:
+    text = _text(_first(parts, "text").get("text")).strip()
+    binaries = [data for _, data in _of(parts, "binary")]
+    attached = [data for data in binaries if _text(data.get("MIMEType")).startswith("text/")]
+    if attached:
+        text += ATTACHED
+        for data in attached:
+            path = _text(data.get("Path"))
+            text += f"<file path='{path}'>\n" if path else "<file>\n"
+            text += "\n" + _decoded(data.get("Data")) + "\n</file>\n"
+    for _, data in _of(parts, "shell_command"):
+        shell = (
+            f"$ {_text(data.get('command'))}\n{_text(data.get('output'))}\n(exit code {_number(data.get('exit_code'))})"
+        )
+        text = f"{text}\n\n{shell}" if text else shell
+    if text:
+        _add(out, row.id, Role.USER, Kind.TEXT, text, stamp)
+    for number, data in enumerate(binaries):
+        mime = _text(data.get("MIMEType"))
+        if not mime.startswith("text/"):
+            name = _text(data.get("Path")) or mime or "file"
+            kind = Kind.IMAGE if mime.startswith("image/") else Kind.TEXT
+            _add(
+                out,
+                f"{row.id}:file{number}",
+                Role.USER,
+                kind,
+                f"[{'image' if kind is Kind.IMAGE else 'file'}: {name}]",
+                stamp,
+            )
+
+
+def _add_assistant(
+    out: Converted, row: Row, parts: Sequence[tuple[str, dict[str, Any]]], stamp: str | None, results: set[str]
+) -> None:
+    text = _text(_first(parts, "text").get("text")).strip()
+    thinking = _text(_first(parts, "reasoning").get("thinking"))
+    calls = [data for _, data in _of(parts, "tool_call")]
+    if not (text or thinking or calls):
+        return  # cancelled before it replied: Crush does not send it
+    out.model = row.model or out.model
+    if text:
+        _add(out, row.id, Role.ASSISTANT, Kind.TEXT, text, stamp)
+    if thinking:
+        _add(out, f"{row.id}:reasoning", Role.ASSISTANT, Kind.REASONING, thinking, stamp)
+    for data in calls:
+        call_id = _text(data.get("id"))
+        _add(
+            out,
+            f"{row.id}:{call_id}",
+            Role.ASSISTANT,
+            Kind.TOOL_CALL,
+            _text(data.get("input")) or "{}",
+            stamp,
+            tool_name=_text(data.get("name")) or "tool",
+            call_id=call_id,
+        )
+    for data in calls:
+        call_id = _text(data.get("id"))
+        if call_id not in results:
+            _add(
+                out,
+                f"{row.id}:{call_id}#interrupted",
+                Role.TOOL,
+                Kind.TOOL_RESULT,
+                INTERRUPTED,
+                stamp,
+                tool_name=_text(data.get("name")) or "tool",
+                call_id=call_id,
+                is_error=True,
+                injected=True,
+            )
+
+
+def _add_results(
+    out: Converted, row: Row, parts: Sequence[tuple[str, dict[str, Any]]], stamp: str | None, calls: set[str]
+) -> None:
+    for _, data in _of(parts, "tool_result"):
+        call_id = _text(data.get("tool_call_id"))
+        if call_id not in calls:
+            continue  # Crush drops a result whose call is not in the history
+        error = data.get("is_error") is True
+        if not error and _text(data.get("data")):
+            media = _text(data.get("mime_type")) or "media"
+            text = f"[{media}]" if _base64(_text(data.get("data"))) is not None else MEDIA_FAILED
+        else:
+            text = _text(data.get("content"))
+        _add(
+            out,
+            f"{row.id}:{call_id}",
+            Role.TOOL,
+            Kind.TOOL_RESULT,
+            text,
+            stamp,
+            tool_name=_text(data.get("name")) or "tool",
+            call_id=call_id,
+            is_error=error,
+        )
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _number(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _decoded(value: object) -> str:
+    """An attachment's bytes (base64 in the JSON, as Go writes a byte slice) as text."""
+    raw = _base64(_text(value))
+    return raw.decode("utf-8", "replace") if raw is not None else ""
+
+
+def _base64(value: str) -> bytes | None:
+    """`value` decoded from base64, or None when it is not base64."""
+    import base64
+    import binascii
+
+    try:
+        return base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        return None

@@ -1,0 +1,214 @@
+"""Crush's reader on databases built from Crush's own schema (tests/fixtures/crush: not written by Crush).
+
+What `smig show` gives is what Crush's `agent.go` sends its model on the next turn: from the summary
+in use, tool calls paired with their results, an interrupted call answered, a stray result dropped,
+a cancelled reply and system messages left out. The databases are only ever read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+from cli_runner import smig
+from crush_builders import install, make
+
+from smig_tui.adapters.agents import registry
+from smig_tui.adapters.agents.crush import source as crush_source
+from smig_tui.adapters.agents.crush import usable
+from smig_tui.adapters.agents.crush.convert import INTERRUPTED, Row, to_conversation
+from smig_tui.adapters.agents.crush.home import global_data, split_ref
+from smig_tui.adapters.agents.profile import RowsUnreadable
+from smig_tui.core.agent_rules import usable_window
+from smig_tui.core.models import Kind, Role
+from smig_tui.services import build_services
+
+
+@pytest.fixture
+def crush(isolated_homes: dict[str, Path]) -> dict[str, Path]:
+    return install(isolated_homes["home"])
+
+
+def _listed(*extra: str) -> dict[str, dict[str, object]]:
+    code, out, err = smig("list", "--agent", "crush", "--json", *extra)
+    assert code == 0, err
+    return {entry["id"]: entry for entry in json.loads(out)}
+
+
+def _items(session_id: str) -> list[tuple[str, str, str | None, str | None, str]]:
+    services = build_services()
+    session = services.load_session(services.find_session(session_id))
+    return [(m.role.value, m.kind.value, m.tool_name, m.call_id, m.text) for m in session.messages]
+
+
+def test_every_project_of_the_list_is_read_and_helpers_are_sub_agents(crush: dict[str, Path]) -> None:
+    listed = _listed()
+    assert set(listed) == {make.TOOLS, make.SUMMARISED, make.ATTACHED, make.DAMAGED}  # the empty one: nothing said
+    assert listed[make.TOOLS]["cwd"] == str(crush["alpha"]) and listed[make.ATTACHED]["cwd"] == str(crush["beta"])
+    assert listed[make.TOOLS]["title"] == "Read the notes file" and listed[make.TOOLS]["model"] == "gpt-5.5"
+    assert listed[make.TOOLS]["created"] == "2025-12-05T02:00:00.000Z"  # Crush's seconds
+    every = _listed("--all")
+    assert every[make.SUBAGENT]["is_subagent"] is True and every[make.SUBAGENT]["parent_id"] == make.TOOLS
+    assert every[make.TITLE]["is_subagent"] is True
+    assert all(entry["message_count"] == len(_items(sid)) for sid, entry in listed.items())
+
+
+def test_show_is_what_crush_sends_tool_calls_paired(crush: dict[str, Path]) -> None:
+    shell = "what does git status say?\n\n$ git status --short\n M notes.txt\n(exit code 0)"
+    assert _items(make.TOOLS) == [
+        ("user", "text", None, None, "read notes.txt and tell me the codename"),
+        ("assistant", "text", None, None, "Reading notes.txt."),
+        ("assistant", "reasoning", None, None, "The user wants the codename; read the file."),
+        ("assistant", "tool_call", "view", "call_view", '{"file_path": "notes.txt"}'),
+        ("tool", "tool_result", "view", "call_view", "codename: OSPREY\nowner: ops"),
+        # the cancelled reply (only a finish part) is not sent
+        ("assistant", "text", None, None, "The codename is OSPREY. Checking the missing file too."),
+        ("assistant", "tool_call", "bash", "call_cat", '{"command": "cat missing.txt"}'),
+        ("assistant", "tool_call", "view", "call_lost", '{"file_path": "lost.txt"}'),
+        ("tool", "tool_result", "view", "call_lost", INTERRUPTED),  # Crush answers a call that has no result
+        ("tool", "tool_result", "bash", "call_cat", "cat: missing.txt: No such file or directory"),
+        # the result whose call is not in the session is dropped; the system message is not sent
+        ("user", "text", None, None, shell),
+        ("assistant", "text", None, None, "notes.txt is modified."),
+    ]
+    services = build_services()
+    session = services.load_session(services.find_session(make.TOOLS))
+    errors = [m.call_id for m in session.messages if m.is_error]
+    assert errors == ["call_lost", "call_cat"] and session.measured_context_tokens == 10_000
+
+
+def test_a_summarised_session_starts_at_its_summary_sent_as_the_users(crush: dict[str, Path]) -> None:
+    assert _items(make.SUMMARISED) == [
+        ("user", "summary", None, None, "Summary: the user asked about teal, a blue-green colour."),
+        ("user", "text", None, None, "and magenta?"),
+        ("assistant", "text", None, None, "Magenta is a purplish red."),
+    ]
+    services = build_services()
+    session = services.load_session(services.find_session(make.SUMMARISED))
+    assert session.compactions == 1 and session.measured_context_tokens is None  # Crush reset its prompt tokens
+
+
+def test_attachments_are_inlined_as_crush_sends_them(crush: dict[str, Path]) -> None:
+    [prompt, image, reply] = _items(make.ATTACHED)
+    assert prompt[4].startswith("summarise the attached file\n<system_info>")
+    assert "<file path='plan.md'>\n\n# Plan\nship it\n</file>\n" in prompt[4]
+    assert image[:2] == ("user", "image") and image[4] == "[image: shot.png]"
+    assert reply[4] == "The plan is to ship it."
+
+
+def test_damaged_rows_are_one_warning_and_the_rest_reads(crush: dict[str, Path]) -> None:
+    code, out, err = smig("show", make.DAMAGED[:8])
+    assert code == 0 and "Traceback" not in err
+    assert "skipped 2 message(s) whose parts do not parse (m-d2, m-d3)" in err
+    assert "first question PELICAN" in out and "Second answer." in out
+
+
+def test_reading_never_writes_the_database_even_while_crush_writes(crush: dict[str, Path]) -> None:
+    databases = crush["databases"]
+    before = {path: hashlib.sha256(Path(path).read_bytes()).hexdigest() for path in databases}
+    assert smig("list", "--agent", "crush")[0] == 0 and smig("show", make.TOOLS[:8])[0] == 0
+    assert smig("archive")[0] == 0
+    after = {path: hashlib.sha256(Path(path).read_bytes()).hexdigest() for path in databases}
+    assert before == after
+    assert not any(Path(f"{path}{suffix}").exists() for path in databases for suffix in ("-wal", "-shm", "-journal"))
+    # Crush running: a write transaction open on its WAL; smig still reads the last committed state.
+    writer = sqlite3.connect(databases[0])
+    try:
+        writer.execute("BEGIN IMMEDIATE")
+        writer.execute("UPDATE messages SET parts = '[]' WHERE id = 'm-t9'")
+        assert _items(make.TOOLS)[-1][4] == "notes.txt is modified."
+    finally:
+        writer.rollback()
+        writer.close()
+
+
+def test_a_warm_listing_opens_no_unchanged_database(crush: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    first = _listed()
+
+    def refuse(database: Path):  # type: ignore[no-untyped-def]
+        raise RowsUnreadable(f"opened {database}")
+
+    monkeypatch.setattr(crush_source, "connect", refuse)
+    assert _listed() == first  # from the listing cache: no database opened
+    database = crush["databases"][1]
+    os.utime(database, (1, 1))  # changed: read again
+    code, out, err = smig("list", "--agent", "crush", "--json")
+    assert code == 0 and f"opened {database}" in err
+    assert {entry["id"] for entry in json.loads(out)} == {make.TOOLS, make.SUMMARISED}
+
+
+def test_the_projects_list_moves_with_crush_global_data_and_a_damaged_one_is_a_warning(
+    crush: dict[str, Path], isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    default = isolated_homes["home"] / ".local" / "share" / "crush"
+    assert global_data() == default
+    monkeypatch.setenv("XDG_DATA_HOME", str(isolated_homes["home"] / "xdg"))
+    assert global_data() == isolated_homes["home"] / "xdg" / "crush"
+    moved = isolated_homes["home"] / "elsewhere"
+    monkeypatch.setenv("CRUSH_GLOBAL_DATA", str(moved))
+    assert global_data() == moved and _listed() == {}
+    moved.mkdir()
+    (default / "projects.json").rename(moved / "projects.json")
+    assert len(_listed()) == 4
+    (moved / "projects.json").write_text('{"projects": [', encoding="utf-8")
+    code, out, err = smig("list", "--agent", "crush", "--json")
+    assert code == 0 and json.loads(out) == [] and "skipped Crush's list of projects: it is not JSON" in err
+
+
+def test_a_file_that_is_not_a_database_is_one_warning(crush: dict[str, Path]) -> None:
+    Path(crush["databases"][0]).write_bytes(b"not sqlite at all" * 100)
+    code, out, err = smig("list", "--agent", "crush", "--json")
+    assert code == 0 and "Traceback" not in err and "Crush database" in err
+    assert {entry["id"] for entry in json.loads(out)} == {make.ATTACHED, make.DAMAGED}
+
+
+def test_references_are_crushs_alone() -> None:
+    assert split_ref("/p/.crush/crush.db#5b0c7a1e-2f43") == ("/p/.crush/crush.db", "5b0c7a1e-2f43")
+    assert split_ref("/x/opencode.db#ses_abc") is None  # OpenCode's shape, its ids
+    assert split_ref("/x/session.jsonl") is None and split_ref("/x/crush.db#") is None
+    assert registry.row_ref("/p/.crush/crush.db#title-1") is not None
+
+
+def test_crush_summarises_when_a_fifth_or_20000_tokens_are_left() -> None:
+    assert usable(128_000, None) == 102_400  # 20% of a window of 200,000 or less
+    assert usable(200_000, None) == 160_000
+    assert usable(400_000, None) == 380_000  # 20,000 above
+    assert usable(400_000, 300_000) == 300_000  # the user's own limit when lower
+    assert usable_window("crush", 1_000_000) == 980_000
+
+
+def test_conversion_tolerates_odd_rows() -> None:
+    rows = [
+        Row("a", "user", json.dumps([{"type": "text", "data": {"text": "  hi  "}}]), created_at=1_764_900_000_000),
+        Row("b", "assistant", json.dumps([{"type": "text", "data": "not an object"}])),  # an empty reply
+        Row("c", "assistant", "[]"),
+        Row("d", "tool", json.dumps([{"type": "tool_result", "data": {"tool_call_id": "x", "content": "y"}}])),
+        Row("e", "assistant", json.dumps([[1]])),
+    ]
+    out = to_conversation(rows, "no-such-summary")
+    assert [(m.role, m.kind, m.text) for m in out.messages] == [(Role.USER, Kind.TEXT, "hi")]
+    assert out.messages[0].timestamp == "2025-12-05T02:00:00.000Z"  # milliseconds taken too
+    assert out.damaged == ["e"] and out.compactions == 0
+
+
+def test_a_media_result_is_sent_as_its_media_or_crushs_placeholder() -> None:
+    from smig_tui.adapters.agents.crush.convert import MEDIA_FAILED
+
+    call = {"type": "tool_call", "data": {"id": "c1", "name": "view", "input": "{}"}}
+    results = [
+        {
+            "type": "tool_result",
+            "data": {"tool_call_id": "c1", "name": "view", "data": "iVBORw==", "mime_type": "image/png"},
+        },
+        {
+            "type": "tool_result",
+            "data": {"tool_call_id": "c1", "name": "view", "data": "not base64!", "mime_type": "image/png"},
+        },
+    ]
+    rows = [Row("a", "assistant", json.dumps([call])), Row("t", "tool", json.dumps(results))]
+    texts = [m.text for m in to_conversation(rows, None).messages if m.kind is Kind.TOOL_RESULT]
+    assert texts == ["[image/png]", MEDIA_FAILED]

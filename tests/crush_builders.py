@@ -1,0 +1,28 @@
+"""The Crush databases of tests/fixtures/crush (built from Crush's schema, not written by Crush), for the Crush tests."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+MAKE = Path(__file__).parent / "fixtures" / "crush" / "make.py"
+
+
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("crush_fixture_make", MAKE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+make = _load()
+"""tests/fixtures/crush/make.py: `build(global_data, root)` and the session ids it writes."""
+
+
+def install(home: Path) -> dict[str, Path]:
+    """The two fixture projects under `home/work`, and Crush's projects list where it looks by default
+    (`~/.local/share/crush/projects.json`)."""
+    built: dict[str, Path] = make.build(home / ".local" / "share" / "crush", home / "work")
+    return built
