@@ -146,7 +146,7 @@ def test_the_mcp_schemas_and_prompts_name_wren_and_know_its_client(wren: dict[st
     assert "wren" in tools["memory_sync"]["to"]["items"]["enum"]
     assert "Kilo Code, Crush, Pi or Wren)" in found["prompt"]["description"]
     assert found["prompt"]["arguments"][0]["description"].startswith(
-        "Whose session: claude, codex, gemini, opencode, qwen, kilo, crush, pi or wren."
+        "Whose session: claude, codex, gemini, opencode, qwen, kilo, pi, crush or wren."
     )
     assert found["callers"] == ["wren", "claude", "codex", None]
 
