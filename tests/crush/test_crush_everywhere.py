@@ -134,7 +134,7 @@ def test_mcp_offers_crush_as_a_source_only_and_says_why_not_as_a_destination(cru
 def test_every_cli_choice_names_crush_as_a_source_and_none_as_a_destination(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert "--agent {codex,claude,gemini,opencode,qwen,kilo,crush}" in _parsed(capsys, "list", "--help")[1]
+    assert "--agent {codex,claude,gemini,opencode,qwen,kilo,crush,pi}" in _parsed(capsys, "list", "--help")[1]
     assert "crush" not in _parsed(capsys, "migrate", "--help")[1].lower()
     assert "crush" not in _parsed(capsys, "plan", "--help")[1].lower()
     assert "crush" not in _parsed(capsys, "memory", "--help")[1].lower()
