@@ -57,6 +57,8 @@ def isolated_homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str,
         "CRUSH_GLOBAL_CONFIG",
         "COPILOT_HOME",
         "COPILOT_PROVIDER_MAX_PROMPT_TOKENS",
+        "PI_CODING_AGENT_DIR",
+        "PI_CODING_AGENT_SESSION_DIR",
     ):
         monkeypatch.delenv(key, raising=False)
     return homes

@@ -23,6 +23,10 @@ from smig_tui.tui.screens.commit import native_choices
 NOT_AGENTS = {"store", "markdown", "json"}
 
 
+BUILT_INS = ["codex", "claude", "gemini", "opencode", "qwen", "kilo", "crush", "copilot", "pi", "aider"]
+"""smig's own agents, in their order."""
+
+
 def _choices(parser: argparse.ArgumentParser, command: str, option: str) -> list[str]:
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     action = next(a for a in sub.choices[command]._actions if option in a.option_strings)
@@ -45,7 +49,7 @@ def _writable_ids() -> list[str]:
 
 def test_the_vocabulary_and_the_mcp_schemas_name_exactly_the_registrys_agents() -> None:
     assert list(agent_rules.agent_ids()) == _registry_ids()
-    assert _registry_ids() == ["codex", "claude", "gemini", "opencode", "qwen", "kilo", "crush", "copilot", "aider"]
+    assert _registry_ids() == BUILT_INS
     assert _writable_ids() == [
         "codex",
         "claude",
@@ -54,6 +58,7 @@ def test_the_vocabulary_and_the_mcp_schemas_name_exactly_the_registrys_agents() 
         "qwen",
         "kilo",
         "copilot",
+        "pi",
         "aider",
     ]  # Crush is read-only
     assert {d.value for d in destinations()} - NOT_AGENTS == set(_writable_ids())
@@ -87,34 +92,14 @@ def test_a_broken_plugin_is_left_out_with_one_sentence(tmp_path: Path) -> None:
     sys.path.insert(0, str(tmp_path))
     try:
         registry.load()
-        assert [entry.id for entry in registry.AGENTS] == [
-            "codex",
-            "claude",
-            "gemini",
-            "opencode",
-            "qwen",
-            "kilo",
-            "crush",
-            "copilot",
-            "aider",
-        ]
+        assert [entry.id for entry in registry.AGENTS] == BUILT_INS
         assert len(registry.PROBLEMS) == 2
         assert "claude" in registry.PROBLEMS[0] and "built-in agent's id" in registry.PROBLEMS[0]
         assert "broken" in registry.PROBLEMS[1] and "could not be loaded" in registry.PROBLEMS[1]
     finally:
         sys.path.remove(str(tmp_path))
         registry.load()
-    assert [entry.id for entry in registry.AGENTS] == [
-        "codex",
-        "claude",
-        "gemini",
-        "opencode",
-        "qwen",
-        "kilo",
-        "crush",
-        "copilot",
-        "aider",
-    ]
+    assert [entry.id for entry in registry.AGENTS] == BUILT_INS
 
 
 def test_each_profile_resumes_a_session_as_its_writer_records_it(tmp_path: Path) -> None:

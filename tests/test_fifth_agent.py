@@ -28,6 +28,8 @@ from smig_tui.tui.screens.commit import native_choices
 from smig_tui.tui.screens.help import HelpModal
 from smig_tui.tui.widgets.source_tree import SourceTree
 
+BUILT_INS = ["codex", "claude", "gemini", "opencode", "qwen", "kilo", "crush", "copilot", "pi", "aider"]
+
 TESTS = Path(__file__).parent
 WREN_SESSION = """wren-session 1
 id: wren-0001
@@ -80,18 +82,7 @@ def _choices(env: dict[str, str], *command: str) -> str:
 
 
 def test_the_entry_point_adds_wren_after_the_built_in_agents(wren: dict[str, str]) -> None:
-    assert [entry.id for entry in registry.AGENTS] == [
-        "codex",
-        "claude",
-        "gemini",
-        "opencode",
-        "qwen",
-        "kilo",
-        "crush",
-        "copilot",
-        "aider",
-        "wren",
-    ]
+    assert [entry.id for entry in registry.AGENTS] == [*BUILT_INS, "wren"]
     assert agent_rules.agent_ids()[-1] == "wren" and agent_rules.usable_window("wren", 100_000) == 80_000
     assert not registry.PROBLEMS
 
@@ -133,11 +124,11 @@ def test_memory_sync_gives_wren_the_others_memory_and_carries_its_notes(
 
 
 def test_every_cli_choice_names_wren(wren: dict[str, str]) -> None:
-    assert "--agent {codex,claude,gemini,opencode,qwen,kilo,crush,copilot,aider,wren}" in _choices(wren, "list")
-    assert "--to {store,claude,codex,gemini,opencode,qwen,kilo,copilot,aider,wren,markdown,json}" in _choices(
+    assert "--agent {codex,claude,gemini,opencode,qwen,kilo,crush,copilot,pi,aider,wren}" in _choices(wren, "list")
+    assert "--to {store,claude,codex,gemini,opencode,qwen,kilo,copilot,pi,aider,wren,markdown,json}" in _choices(
         wren, "migrate"
     )
-    assert "(claude, codex, gemini, opencode, qwen, kilo, copilot, aider, wren;" in " ".join(
+    assert "(claude, codex, gemini, opencode, qwen, kilo, copilot, pi, aider, wren;" in " ".join(
         _choices(wren, "plan").split()
     )
     assert "--to-wren" in _choices(wren, "memory")
@@ -157,9 +148,9 @@ def test_the_mcp_schemas_and_prompts_name_wren_and_know_its_client(wren: dict[st
     assert tools["list_sessions"]["agent"]["enum"][-1] == "wren"
     assert "wren" in tools["commit_migration"]["to"]["items"]["enum"]
     assert "wren" in tools["memory_sync"]["to"]["items"]["enum"]
-    assert "Kilo Code, Crush, Copilot CLI, Aider or Wren)" in found["prompt"]["description"]
+    assert "Kilo Code, Crush, Copilot CLI, Pi, Aider or Wren)" in found["prompt"]["description"]
     assert found["prompt"]["arguments"][0]["description"].startswith(
-        "Whose session: claude, codex, gemini, opencode, qwen, kilo, copilot, aider, crush or wren."
+        "Whose session: claude, codex, gemini, opencode, qwen, kilo, copilot, pi, aider, crush or wren."
     )
     assert found["callers"] == ["wren", "claude", "codex", None]
 
@@ -183,7 +174,7 @@ async def test_the_tui_tree_and_commit_dialog_show_wren(wren: dict[str, str], tm
         pilot.app.push_screen(HelpModal([]))
         await pilot.pause()
         help_text = pilot.app.screen.query_one(Markdown).source
-    assert "OpenCode, Qwen Code, Kilo Code, Crush, Copilot CLI, Aider and Wren) to another" in help_text
+    assert "OpenCode, Qwen Code, Kilo Code, Crush, Copilot CLI, Pi, Aider and Wren) to another" in help_text
     session = services.load_session(services.find_session("wren-0001"))
     plan = services.plan(session, "gpt-5.5")
     _preview, choices, plans = backend.commit_preview(services, session, plan)

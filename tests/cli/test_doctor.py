@@ -117,7 +117,14 @@ def test_doctor_names_each_client_found_and_why_one_is_not(
     monkeypatch.setenv("SMIG_CLAUDE_BIN", str(elsewhere / "claude-2.1"))
     monkeypatch.setenv("SMIG_GEMINI_BIN", str(not_runnable))
     monkeypatch.delenv("SMIG_CODEX_BIN", raising=False)
-    for unset in ("SMIG_OPENCODE_BIN", "SMIG_QWEN_BIN", "SMIG_KILO_BIN", "SMIG_COPILOT_BIN", "SMIG_AIDER_BIN"):
+    for unset in (
+        "SMIG_OPENCODE_BIN",
+        "SMIG_QWEN_BIN",
+        "SMIG_KILO_BIN",
+        "SMIG_COPILOT_BIN",
+        "SMIG_PI_BIN",
+        "SMIG_AIDER_BIN",
+    ):
         monkeypatch.delenv(unset, raising=False)
     code, stdout, _ = smig("doctor")
     assert code == 0
@@ -130,6 +137,7 @@ def test_doctor_names_each_client_found_and_why_one_is_not(
         "  Qwen Code    qwen: not found (not on PATH, SMIG_QWEN_BIN unset)",
         "  Kilo Code    kilo: not found (not on PATH, SMIG_KILO_BIN unset)",
         "  Copilot CLI  copilot: not found (not on PATH, SMIG_COPILOT_BIN unset)",
+        "  Pi           pi: not found (not on PATH, SMIG_PI_BIN unset)",
         "  Aider        aider: not found (not on PATH, SMIG_AIDER_BIN unset)",
     ]
     report = {agent["agent"]: agent for agent in json.loads(smig("doctor", "--json")[1])["agents"]}

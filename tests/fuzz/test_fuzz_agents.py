@@ -1,6 +1,6 @@
 """Fuzz, every agent's format: a session damaged the ways a tool or a crash damages it, beside healthy
 sessions of every built-in agent (Codex, Claude Code, Gemini CLI, OpenCode, Qwen Code, Kilo Code, Crush,
-Copilot CLI, Aider).
+Copilot CLI, Pi, Aider).
 
 The damage (issue 33): JSON nested 10^5 deep (a whole line, and a field of a real record), a lone
 UTF-16 surrogate in a message (valid JSON, which Python keeps and no UTF-8 stream can write), and
@@ -46,6 +46,9 @@ GEMINI_ID = "91ffce34-43fe-493b-adc5-17413feeec43"
 QWEN_ID = "3bfa446a-138b-4a92-b210-4f563a837835"
 QWEN_LAST = "92d6c8e7-04ed-4e40-aff3-75a7f9ea3ccb"
 """The last record of the recorded Qwen chat: a record appended after it continues the chain."""
+PI_ID = "01a24408-afb3-72e4-8784-b399e499cf76"
+PI_LAST = "4b11a3bf"
+"""The last entry of the recorded Pi chat: an entry appended after it is on the branch Pi resumes."""
 DAMAGED = {
     "codex": "01a2dead-0000-7000-8000-00000000da3a",
     "claude": "c1a0dead-0000-4000-8000-00000000da3a",
@@ -56,6 +59,7 @@ DAMAGED = {
     "crush": "c0a5dead-0000-4000-8000-00000000da3a",
     "copilot": "c0deda3a-0000-4000-8000-00000000da3a",
     "aider": "a1de0dead-0000-4000-8000-00000000da3a",
+    "pi": "01a2dead-0000-7000-8000-0000000000a1",
 }
 COPILOT_ID = "87a16853-2172-4723-8b19-3193943d7365"
 """The recorded Copilot CLI chat, copied under the damaged id."""
@@ -74,6 +78,7 @@ def _homes(base: Path) -> dict[str, Path]:
     shutil.copytree(FIXTURES / "gemini" / "home" / ".gemini", home / ".gemini", dirs_exist_ok=True)
     shutil.copytree(FIXTURES / "real" / "qwen" / "home" / ".qwen", home / ".qwen", dirs_exist_ok=True)
     shutil.copytree(FIXTURES / "real" / "copilot" / "home" / ".copilot", home / ".copilot", dirs_exist_ok=True)
+    shutil.copytree(FIXTURES / "real" / "pi" / "home" / ".pi", home / ".pi", dirs_exist_ok=True)
     database = install_database(home / ".local" / "share" / "opencode")
     kilo_database = install_kilo_database(home / ".local" / "share" / "kilo" / "kilo.db")
     crush = install_crush(home)  # two projects' databases, built from Crush's schema
@@ -86,6 +91,7 @@ def _homes(base: Path) -> dict[str, Path]:
         "gemini": home / ".gemini",
         "qwen": home / ".qwen",
         "copilot": home / ".copilot",
+        "pi": home / ".pi" / "agent",
         "opencode": database,
         "kilo": kilo_database,
         "aider": home / AIDER_PROJECT,
@@ -122,6 +128,12 @@ def _text_record(agent: str, text: str) -> str:
     if agent == "copilot":
         head = '{"type":"user.message","data":{"content":'
         return head + text + '},"id":"0000dead-0000-4000-8000-000000000003","timestamp":"2026-12-05T02:31:00.000Z"}'
+    if agent == "pi":
+        head = (
+            f'{{"type":"message","id":"dead0002","parentId":"{PI_LAST}","timestamp":"2026-12-05T02:31:00.000Z",'
+            '"message":{"role":"user","content":[{"type":"text","text":'
+        )
+        return head + text + "}]}}"
     head = '{"id":"dead0001","timestamp":"2026-12-03T13:40:00.000Z","type":"user","content":[{"text":'
     return head + text + "}]}"
 
@@ -147,6 +159,10 @@ def _place_file(agent: str, homes: dict[str, Path], extra: list[str]) -> Path:
         workspace.write_text(workspace.read_text(encoding="utf-8").replace(COPILOT_ID, DAMAGED["copilot"]), "utf-8")
         path = state / DAMAGED["copilot"] / "events.jsonl"
         text = path.read_text(encoding="utf-8").replace(COPILOT_ID, DAMAGED["copilot"])
+    elif agent == "pi":
+        [source] = (homes["pi"] / "sessions").glob(f"*/*_{PI_ID}.jsonl")
+        path = source.with_name(f"2026-12-05T02-31-00-000Z_{DAMAGED['pi']}.jsonl")
+        text = source.read_text(encoding="utf-8").replace(PI_ID, DAMAGED["pi"])
     else:
         [source] = (homes["gemini"] / "tmp" / "osprey-app" / "chats").glob("session-*.jsonl")
         path = source.with_name(f"session-2026-12-03T13-40-{DAMAGED['gemini'][:8]}.jsonl")

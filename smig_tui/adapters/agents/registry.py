@@ -28,6 +28,7 @@ BUILT_IN = {
     "kilo": "smig_tui.adapters.agents.kilo:PROFILE",
     "crush": "smig_tui.adapters.agents.crush:PROFILE",
     "copilot": "smig_tui.adapters.agents.copilot:PROFILE",
+    "pi": "smig_tui.adapters.agents.pi:PROFILE",
     "aider": "smig_tui.adapters.agents.aider:PROFILE",
 }
 """smig's own agents, in their order, as `pyproject.toml` declares them. They always load from here (also

@@ -21,6 +21,9 @@ from smig_tui.tui.fitting import fit_parts
 from smig_tui.tui.screens.confirm import ConfirmModal
 from smig_tui.tui.widgets.preview_tabs import over_budget, over_budget_text
 
+SHORT = 32
+"""Screens shorter than this list four destinations at a time."""
+
 
 def native_choices() -> tuple[tuple[str, str], ...]:
     """Each agent a native session can be written for (the registry's) in the order a user picks among them,
@@ -79,6 +82,7 @@ class CommitModal(ModalScreen[CommitChoice | None]):
     CommitModal #commit-note { height: auto; color: $text-warning; }
     CommitModal .where { height: auto; padding: 0 0 0 2; color: $text-muted; }
     CommitModal OptionList, CommitModal OptionList:focus { height: auto; border: none; padding: 0; }
+    CommitModal.-short OptionList, CommitModal.-short OptionList:focus { max-height: 4; }
     CommitModal Input { margin: 0; }
     CommitModal #commit-buttons { height: 3; align-horizontal: right; }
     CommitModal Button { margin-left: 2; }
@@ -114,7 +118,7 @@ class CommitModal(ModalScreen[CommitChoice | None]):
                 yield Static("", id="commit-note")
                 yield Static(Content.from_markup("[b]Always:[/b] smig's storage record"))
                 yield Static(Content(self._choices.get("store", "(storage)")), classes="where")
-                yield Static(Content.from_markup("[b]Also a native session for:[/b] (↑↓ choose)"))
+                yield Static(Content.from_markup("[b]Also a native session for:[/b] (↑↓ choose)"), id="native-title")
                 yield OptionList(
                     *(Option(labels[key], id=f"native-{key or 'none'}") for key in self._keys), id="native"
                 )
@@ -134,6 +138,14 @@ class CommitModal(ModalScreen[CommitChoice | None]):
         self._show_where()
 
     def on_resize(self) -> None:
+        # ten agents' destinations do not fit beside the paths and the buttons on a short screen: the list
+        # scrolls there, the highlighted one always in view (the paths below follow it)
+        short = self.app.size.height < SHORT and len(self._keys) > 4
+        self.set_class(short, "-short")
+        more = f"; {len(self._keys)}, 4 shown" if short else ""
+        self.query_one("#native-title", Static).update(
+            Content.from_markup(f"[b]Also a native session for:[/b] (↑↓ choose{more})")
+        )
         self._show_where()
 
     @on(OptionList.OptionHighlighted, "#native")

@@ -1,0 +1,117 @@
+"""Pi coding agent (npm `@mariozechner/pi-coding-agent`, checked with 0.73.1): its sessions read, and written for it to resume."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from smig_tui.adapters.agents.pi.home import HOME_VARIABLE, SESSIONS_VARIABLE, agent_folder, sessions_folder
+from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead
+from smig_tui.adapters.agents.settings_files import positive, read_json
+from smig_tui.core.agent_rules import AgentRules
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from smig_tui.adapters.memory_files import MemoryContext
+    from smig_tui.adapters.paths import Paths
+    from smig_tui.core.agent_rules import WindowAdjust
+    from smig_tui.core.memory_model import AgentMemory, MemoryRules
+    from smig_tui.core.models import AgentWindow, ModelCapacity
+    from smig_tui.core.ports import NativeWriter, SessionSource
+
+RESERVE_TOKENS = 16_384
+"""Pi compacts once a reply's reported context passes the window less this (`compaction.reserveTokens`)."""
+
+
+def _usable(window: int, auto_compact: int | None) -> int:
+    """What fits before Pi compacts: the window less its 16,384-token reserve; the user's own limit, when lower."""
+    usable = max(1, window - min(RESERVE_TOKENS, window // 2))
+    return min(usable, auto_compact) if auto_compact else usable
+
+
+def window_settings(env: Env) -> WindowAdjust | None:
+    """The user's `compaction` settings in Pi's `settings.json`: another reserve, or compaction turned off."""
+    path = agent_folder(env) / "settings.json"
+    compaction = read_json(path).get("compaction")
+    if not isinstance(compaction, dict):
+        return None
+    enabled = compaction.get("enabled") is not False
+    reserve = positive(compaction.get("reserveTokens"))
+    if enabled and reserve is None:
+        return None
+
+    def adjust(
+        _model: ModelCapacity, agent: AgentWindow, _lookup: Callable[[str], ModelCapacity | None]
+    ) -> AgentWindow:
+        if not enabled:
+            return replace(agent, usable=agent.window, source=f"{agent.source}; compaction off in {path}")
+        room = max(1, agent.window - min(reserve or RESERVE_TOKENS, agent.window - 1))
+        return replace(agent, usable=room, source=f"{agent.source}; reserveTokens {reserve:,} in {path}")
+
+    return adjust
+
+
+def _source(paths: Paths, env: Env) -> SessionSource:
+    from smig_tui.adapters.agents.pi.source import PiSource
+
+    return PiSource(sessions_folder(env), listing_cache=PROFILE.listing_cache(paths))
+
+
+def _writer(_paths: Paths, env: Env) -> NativeWriter:
+    from smig_tui.adapters.agents.pi.writer import PiWriter
+
+    return PiWriter(env)
+
+
+def _home(env: Env) -> Path:
+    return agent_folder(env)
+
+
+def _sessions(env: Env) -> Path:
+    return sessions_folder(env)
+
+
+def _resume_argv(session_id: str) -> tuple[str, ...]:
+    from smig_tui.adapters.agents.pi.writer import resume_argv
+
+    return resume_argv(session_id)
+
+
+def _memory(context: MemoryContext) -> AgentMemory:
+    from smig_tui.adapters.agents.pi.memory import read
+
+    return read(context)
+
+
+def _memory_rules() -> MemoryRules:
+    from smig_tui.adapters.agents.pi.memory import RULES
+
+    return RULES
+
+
+PROFILE = AgentProfile(
+    AgentRules("pi", "Pi", usable=_usable, choice_rank=8, memory=_memory_rules),
+    hand_to="claude",
+    default_target="claude-sonnet-5-5",
+    shown_when_empty=False,
+    home=_home,
+    source=_source,
+    writer=_writer,
+    window_settings=window_settings,
+    memory=_memory,
+    resume_argv=_resume_argv,
+    program="pi",
+    home_variables=(HOME_VARIABLE, SESSIONS_VARIABLE),
+    sessions_folder=_sessions,
+    # `pi -p "hello there"` (a custom provider at tests/e2e/fake_model_server.py, Chat Completions)
+    # from a fresh home in an empty folder, counted by o200k_base (tests/fixtures/real/pi/scenarios.json,
+    # 2026-12-05); the same in its interactive mode. Its system prompt names Pi's install folder.
+    overhead=Overhead(
+        1_280,
+        "Pi 0.73.1",
+        (("system prompt", 540), ("tool definitions (4 tools)", 740), ("injected context", 0)),
+    ),
+    client_words=("pi-coding-agent",),  # Pi has no MCP client of its own; an extension would name itself so
+)

@@ -1,0 +1,53 @@
+"""The Pi coding agent (0.73.1) in the real-client matrix: its recorded session as a source, its client as a receiver.
+
+The source is the recorded `tools` session of tests/fixtures/real/pi (a shell call, a file read, a
+failed call), moved to the test's project folder as Pi files it: the header's `cwd`, and the
+project's session folder. The receiver is `pi --session ID -p PROMPT` with a custom provider `fake`
+at the fake model server (Chat Completions), as tests/e2e/pi_client.py sets it up.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pi_client import prepare_home, run_pi
+
+from . import PROMPT, Servers
+
+AGENT = "pi"
+TARGET = "claude-sonnet-4-5"
+PROVIDER = "anthropic"
+RECORDED = Path(__file__).parents[2] / "fixtures" / "real" / "pi"
+
+
+def smig_env(_homes: dict[str, Path]) -> dict[str, str]:
+    """Nothing: Pi's sessions are plain files smig writes itself."""
+    return {}
+
+
+def install_source(homes: dict[str, Path], project: Path, _tmp_path: Path) -> str:
+    """The recorded `tools` session in the temp home, moved to `project`; its id."""
+    scenario = json.loads((RECORDED / "scenarios.json").read_text(encoding="utf-8"))["tools"]
+    [recorded] = (RECORDED / "home" / ".pi" / "agent" / "sessions").glob(f"*/{scenario['file']}")
+    header, *entries = recorded.read_text(encoding="utf-8").splitlines()
+    moved = json.loads(header) | {"cwd": str(project)}
+    folder = homes["home"] / ".pi" / "agent" / "sessions" / ("--" + str(project).lstrip("/").replace("/", "-") + "--")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / recorded.name).write_text("\n".join([json.dumps(moved), *entries]) + "\n", encoding="utf-8")
+    return str(scenario["session"])
+
+
+def prepare_receiver(homes: dict[str, Path], servers: Servers) -> None:
+    """Pi's `models.json` in the temp home, its provider `fake` at the model server."""
+    prepare_home(homes["home"], servers.model)
+
+
+def resume(session_id: str, homes: dict[str, Path], project: Path, servers: Servers) -> dict[str, Any]:
+    """`pi --session ID -p PROMPT` in `project` (skips when Pi is not installed); the turn's request."""
+    servers.clear()
+    run_pi(homes["home"], project, servers.model, "--session", session_id, "-p", PROMPT)
+    bodies = [body for _, _, body in servers.model.requests if body.get("tools")]
+    assert bodies, "Pi sent the model no request"
+    return bodies[-1]

@@ -1,0 +1,274 @@
+"""Pi coding agent 0.73.1, the real client, resumes what smig writes for it; its sessions migrate to the others.
+
+Into Pi: each of the six other agents' real recorded sessions goes through `smig migrate --to pi` in a
+lived-in home (Pi ran in the project before, and the user's own session there is newer than the
+conversation migrated). Then `pi -c` (continue the latest) must continue the migration, and
+`pi --session ID` too, each request carrying the handoff note, the first and last kept text and the
+new prompt last; Pi's picker (`pi -r`) lists the migration first, by the name smig gave it, and
+opening it sends the same turns.
+
+Out of Pi: the recorded Pi session (a shell call, a file read, a failed call) migrates to each of
+the six other agents, and that agent's real client resumes it carrying its text.
+
+Memory: after `smig memory sync`, Pi's request carries the line naming the bundle, and the bundle's
+text reaches the model when it reads the file with its own `read` tool.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_runner import smig
+from client_env import client_binary
+
+sys.path.insert(0, str(Path(__file__).parent))
+from drivers import PROMPT, Servers
+from drivers import pi as pi_driver
+from fake_gemini_server import FakeGeminiServer
+from fake_model_server import FakeModelServer
+from kilo_builders import RECORDED_ROOT, install_database
+from kilo_client import QUIET as KILO_QUIET
+from kilo_client import kilo_binary, run_kilo
+from pi_client import pi_binary, pi_env, run_pi
+from qwen_client import qwen_binary, run_qwen
+from real_clients import OPENCODE_QUIET, escaped, install_source, prepare_receiver, prose, resume
+from recording import system_text
+from terminal import Terminal
+
+from smig_tui.core.handoff import NOTE_PREFIX
+
+pytestmark = pytest.mark.e2e
+
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+SOURCES = ["codex", "claude", "gemini", "opencode", "qwen", "kilo"]
+QWEN_TOOLS = json.loads((FIXTURES / "real" / "qwen" / "scenarios.json").read_text(encoding="utf-8"))["tools"]["session"]
+
+
+@pytest.fixture(scope="module")
+def gemini_server() -> Iterator[FakeGeminiServer]:
+    with FakeGeminiServer() as server:
+        yield server
+
+
+def _smig(*argv: str) -> Any:
+    """`smig ARGV --json` in-process; its parsed output (fails the test on a non-zero exit)."""
+    code, out, err = smig(*argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def _turns(server: FakeModelServer) -> list[dict[str, Any]]:
+    return [body for _, _, body in server.requests if body.get("tools")]
+
+
+def _last_turn(server: FakeModelServer) -> dict[str, Any]:
+    bodies = _turns(server)
+    assert bodies, "Pi sent the model no request"
+    return bodies[-1]
+
+
+def _assert_continues(body: dict[str, Any], result: dict[str, Any], prompt: str) -> None:
+    """The request carries the migration (note, id, first and last kept text, in order), the prompt last."""
+    sent = json.dumps(body, ensure_ascii=False)
+    kept = prose(result["record"]["messages"])
+    assert kept, "the migration kept no prose to look for"
+    places = [sent.find(escaped(text)) for text in (NOTE_PREFIX, result["migration_id"], kept[0], kept[-1], prompt)]
+    assert -1 not in places, places
+    assert places[0] <= places[2] <= places[3] < places[4], places
+    last = body["messages"][-1]
+    content = last["content"] if isinstance(last["content"], str) else json.dumps(last["content"])
+    assert last["role"] == "user" and prompt in content
+
+
+def _lived_in(home: Path, project: Path) -> None:
+    """Pi has run in the project: the user's own session is there."""
+    with FakeModelServer() as server:
+        run_pi(home, project, server, "-p", "USER-OWN: hello")
+
+
+def _install_source(source: str, homes: dict[str, Path], project: Path, tmp_path: Path) -> str:
+    """One agent's real recorded session in the temp homes; its id."""
+    if source == "qwen":
+        shutil.copytree(FIXTURES / "real" / "qwen" / "home" / ".qwen", homes["home"] / ".qwen")
+        return QWEN_TOOLS
+    if source == "kilo":
+        install_database(homes["home"] / ".local" / "share" / "kilo" / "kilo.db")
+        sessions = _smig("list", "--agent", "kilo")
+        return str(next(row["id"] for row in sessions if row["cwd"] == f"{RECORDED_ROOT}/tools"))
+    return install_source(source, homes, project, tmp_path)
+
+
+def _migrate(source: str, homes: dict[str, Path], project: Path, tmp_path: Path) -> dict[str, Any]:
+    session_id = _install_source(source, homes, project, tmp_path)
+    _lived_in(homes["home"], project)  # newer than the conversation migrated
+    return _smig(
+        "migrate",
+        session_id,
+        "--target",
+        "claude-sonnet-4-5",
+        "--strategy",
+        "as-is",
+        "--to",
+        "pi",
+        "--cwd",
+        str(project),
+    )
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_pi_continues_and_resumes_a_migration_in_a_lived_in_home(
+    source: str, isolated_homes: dict[str, Path], tmp_path: Path
+) -> None:
+    pi_binary()  # skips when Pi is not installed
+    project = tmp_path / "osprey-app"
+    project.mkdir()
+    home = isolated_homes["home"]
+    _lived_in(home, project)
+    result = _migrate(source, isolated_homes, project, tmp_path)
+    [written] = [entry for entry in result["files"] if entry["destination"] == "pi" and entry.get("session_id")]
+    [latest] = result["continue_latest"]
+    assert latest["migration"] and latest["command"] == "pi -c", latest  # smig says `pi -c` picks it
+
+    with FakeModelServer() as server:
+        run_pi(home, project, server, "-c", "-p", "AFTER-MIGRATION: go on")
+        _assert_continues(_last_turn(server), result, "AFTER-MIGRATION: go on")
+    with FakeModelServer() as server:
+        run_pi(home, project, server, "--session", written["session_id"], "-p", "BY-ID: once more")
+        body = _last_turn(server)
+    _assert_continues(body, result, "BY-ID: once more")
+    assert "AFTER-MIGRATION: go on" in json.dumps(body, ensure_ascii=False)
+    assert "USER-OWN" not in json.dumps(body, ensure_ascii=False)
+    # smig lists the session the client went on with first, and reads what the client appended
+    rows = _smig("list", "--agent", "pi")
+    assert rows[0]["id"] == written["session_id"] and rows[0]["title"].startswith("↪ from ")
+    shown = _smig("show", written["session_id"])["messages"]
+    assert [m["text"] for m in shown if m["role"] == "user"][-1] == "BY-ID: once more"
+
+
+def test_pis_picker_lists_the_migration_first_and_opens_it(isolated_homes: dict[str, Path], tmp_path: Path) -> None:
+    pi_binary()
+    project = tmp_path / "osprey-app"
+    project.mkdir()
+    home = isolated_homes["home"]
+    _lived_in(home, project)
+    result = _migrate("gemini", isolated_homes, project, tmp_path)
+    with FakeModelServer() as server:
+        env = pi_env(home, server)
+        env.pop("CI", None)
+        terminal = Terminal([pi_binary(), "-r"], project, env)
+        try:
+            terminal.wait_for(lambda: "from gemini" in terminal.text() and "USER-OWN" in terminal.text(), "the picker")
+            screen = terminal.text()
+            assert screen.index("from gemini") < screen.index("USER-OWN"), screen
+            terminal.type("\r")
+            terminal.wait_for(terminal.shows("fake-coder"), "the client's prompt")
+            terminal.type_until("PICKED: go on", terminal.shows("PICKED: go on"), "the prompt to be typed")
+            terminal.type_until("\r", server.answered.is_set, "the client's request", attempt=10.0)
+        finally:
+            terminal.close()
+        _assert_continues(_last_turn(server), result, "PICKED: go on")
+
+
+def _resume_in(
+    receiver: str, session_id: str, homes: dict[str, Path], project: Path, servers: Servers
+) -> dict[str, Any]:
+    """The receiving client's request when it resumes `session_id` with PROMPT."""
+    servers.clear()
+    if receiver == "qwen":
+        run_qwen(homes["home"], project, servers.model, "--resume", session_id, PROMPT)
+        bodies = _turns(servers.model)
+    elif receiver == "kilo":
+        run_kilo(homes["home"], project, servers.model, "run", "-s", session_id, PROMPT)
+        bodies = servers.model.bodies("/chat/completions")
+    else:
+        return resume(receiver, session_id, homes, project, servers.model, servers.gemini)
+    assert bodies, f"{receiver} sent the model no request"
+    return bodies[-1]
+
+
+@pytest.mark.parametrize("receiver", SOURCES)
+def test_a_pi_session_is_resumed_by_each_other_client(
+    receiver: str,
+    isolated_homes: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    gemini_server: FakeGeminiServer,
+) -> None:
+    if receiver == "qwen":
+        qwen_binary()
+    elif receiver == "kilo":  # smig writes through `kilo import`
+        monkeypatch.setenv("SMIG_KILO_BIN", kilo_binary())
+        for key, value in KILO_QUIET.items():
+            monkeypatch.setenv(key, value)
+    else:
+        client_binary(receiver)  # skips when the receiving client is not installed
+    if receiver == "opencode":  # smig writes through `opencode import`
+        monkeypatch.setenv("SMIG_OPENCODE_BIN", client_binary("opencode"))
+        for key, value in OPENCODE_QUIET.items():
+            monkeypatch.setenv(key, value)
+    project = tmp_path / "osprey-app"
+    project.mkdir()
+    session_id = pi_driver.install_source(isolated_homes, project, tmp_path)
+    target = {"codex": "gpt-5.5", "gemini": "gemini-2.5-pro", "qwen": "qwen3-coder-plus"}.get(
+        receiver, "claude-sonnet-4-5"
+    )
+    with FakeModelServer() as server:
+        servers = Servers(server, gemini_server)
+        prepare_receiver(receiver, isolated_homes, server)
+        if receiver == "kilo":
+            from kilo_client import configure
+
+            configure(isolated_homes["home"], server)
+        result = _smig("migrate", session_id, "--target", target, "--to", receiver, "--cwd", str(project))
+        [written] = [e for e in result["files"] if e["destination"] == receiver and e.get("session_id")]
+        sent = json.dumps(
+            _resume_in(receiver, written["session_id"], isolated_homes, project, servers), ensure_ascii=False
+        )
+    for text in (NOTE_PREFIX, result["migration_id"], "TOOLS: read notes.txt", "codename: OSPREY", "TOOLS-2: which?"):
+        assert escaped(text) in sent, text
+
+
+def test_the_driver_resumes_what_smig_wrote_for_pi(
+    isolated_homes: dict[str, Path], tmp_path: Path, gemini_server: FakeGeminiServer
+) -> None:
+    """The matrix's use of Pi as source and receiver at once: its own session, migrated to Pi again."""
+    pi_binary()
+    project = tmp_path / "osprey-app"
+    project.mkdir()
+    session_id = pi_driver.install_source(isolated_homes, project, tmp_path)
+    with FakeModelServer() as server:
+        servers = Servers(server, gemini_server)
+        pi_driver.prepare_receiver(isolated_homes, servers)
+        result = _smig("migrate", session_id, "--target", pi_driver.TARGET, "--to", "pi", "--cwd", str(project))
+        [written] = [e for e in result["files"] if e["destination"] == "pi" and e.get("session_id")]
+        sent = json.dumps(pi_driver.resume(written["session_id"], isolated_homes, project, servers), ensure_ascii=False)
+    assert escaped(result["migration_id"]) in sent and escaped("codename: OSPREY") in sent
+    assert sent.rfind(escaped(PROMPT)) > sent.find(escaped("TOOLS-2: which?"))
+
+
+def test_pi_reads_the_other_agents_memory_after_a_sync(isolated_homes: dict[str, Path], tmp_path: Path) -> None:
+    """The line smig adds to Pi's AGENTS.md reaches the system prompt; the bundle reaches the model when read."""
+    pi_binary()
+    project = tmp_path / "osprey-app"
+    project.mkdir()
+    home = isolated_homes["home"]
+    _lived_in(home, project)  # Pi is set up here
+    agent = home / ".pi" / "agent"
+    (agent / "AGENTS.md").write_text("# Mine\n- PI-OWN-NOTE: tabs, not spaces.\n", encoding="utf-8")
+    codex_memory = isolated_homes["codex"] / "memories"
+    codex_memory.mkdir(parents=True)
+    (codex_memory / "memory_summary.md").write_text("# Profile\n- CODEX-MEMORY-7: deploys on Fridays.\n")
+    _smig("memory", "sync", "--to-pi")
+    bundle = agent / "smig_memory.md"
+    with FakeModelServer([{"name": "read", "args": {"path": str(bundle)}}]) as server:
+        run_pi(home, project, server, "-p", "MEMORY: what do you know?")
+        first, second = _turns(server)[:2]
+    system = system_text(first)
+    assert "PI-OWN-NOTE" in system and str(bundle) in system  # the user's file, with smig's line naming the bundle
+    assert "CODEX-MEMORY-7: deploys on Fridays." in json.dumps(second["messages"][-1], ensure_ascii=False)
