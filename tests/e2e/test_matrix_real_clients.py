@@ -82,10 +82,11 @@ def _half_target(homes: dict[str, Path], session_id: str, receiver: str) -> str:
     """A model in smig's config, of the receiver's provider, whose room holds about half of the session."""
     config = homes["smig"] / "config" / "config.toml"
     config.parent.mkdir(parents=True, exist_ok=True)
+    before = config.read_text(encoding="utf-8") if config.is_file() else ""  # a source's own (Aider's folders)
 
     def write(window: int) -> None:
         config.write_text(
-            f'[models."half-{receiver}"]\ncontext_window = {window}\nmax_output = 500\n'
+            f'{before}\n[models."half-{receiver}"]\ncontext_window = {window}\nmax_output = 500\n'
             f'provider = "{DRIVERS[receiver].PROVIDER}"\nencoding = "o200k_base"\n',
             encoding="utf-8",
         )
