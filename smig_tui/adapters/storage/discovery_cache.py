@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, fields
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +76,20 @@ class DiscoveryCache:
             ok = isinstance(data, dict) and data.get("v") == _version() and isinstance(data.get("files"), dict)
             self._old = data["files"] if ok else {}
         return self._old
+
+
+def listed(
+    paths: Iterable[Path], describe: Callable[[Path], SessionInfo | None], listing_cache: Path | None
+) -> Iterator[SessionInfo]:
+    """Each file's listing entry in the order given, from the cache while the file is unchanged, else
+    `describe`d (None: not listed); the cache is written back once the whole pass is through."""
+    cache = DiscoveryCache(listing_cache) if listing_cache else None
+    for path in paths:
+        info = describe(path) if cache is None else cache.lookup(str(path), partial(describe, path))
+        if info is not None:
+            yield info
+    if cache is not None:
+        cache.save()
 
 
 def cached_ids(path: Path) -> list[str] | None:

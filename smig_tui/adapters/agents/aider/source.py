@@ -16,7 +16,7 @@ from pathlib import Path
 
 from smig_tui.adapters.agents.aider import folders as places
 from smig_tui.adapters.agents.aider.history import History, decode, restore, started
-from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
+from smig_tui.adapters.storage.discovery_cache import listed
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, Kind, Message, ReadWarning, Role, Session, SessionInfo, new_message
 from smig_tui.core.ports import WarningSink
@@ -49,17 +49,8 @@ class AiderSource:
         """Yield every history with a conversation in it, newest file first."""
         folders, files = self._find()
         found = list(places.history_files(folders, files))
-        cache = DiscoveryCache(self._listing_cache) if self._listing_cache else None
-        for path in sorted(found, key=_newest_first):
-
-            def build(path: Path = path) -> SessionInfo | None:
-                return self.describe(path, warn)
-
-            info = build() if cache is None else cache.lookup(str(path), build)
-            if info is not None:
-                yield info
-        if cache is not None:
-            cache.save()
+        paths = sorted(found, key=_newest_first)
+        yield from listed(paths, lambda path: self.describe(path, warn), self._listing_cache)
 
     def describe(self, path: Path, warn: WarningSink) -> SessionInfo | None:
         """The listing entry of one history file, or None (with a warning) when it cannot be read."""

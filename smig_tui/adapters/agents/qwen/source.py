@@ -15,7 +15,7 @@ from typing import Any
 
 from smig_tui.adapters.agents.content_parts import part_text
 from smig_tui.adapters.agents.qwen.records import SessionFile, conversation, read_session
-from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
+from smig_tui.adapters.storage.discovery_cache import listed
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
@@ -41,17 +41,8 @@ class QwenSource:
         """Yield every session with a conversation in it, newest file first."""
         if not self._projects.is_dir():
             return
-        cache = DiscoveryCache(self._listing_cache) if self._listing_cache else None
-        for path in sorted(session_files(self._projects, warn), key=_newest_first):
-
-            def build(path: Path = path) -> SessionInfo | None:
-                return self.describe(path, warn)
-
-            info = build() if cache is None else cache.lookup(str(path), build)
-            if info is not None:
-                yield info
-        if cache is not None:
-            cache.save()
+        paths = sorted(session_files(self._projects, warn), key=_newest_first)
+        yield from listed(paths, lambda path: self.describe(path, warn), self._listing_cache)
 
     def describe(self, path: Path, warn: WarningSink) -> SessionInfo | None:
         """The listing entry of one session file, or None (with a warning) when it cannot be read."""
