@@ -174,6 +174,7 @@ class BrowseScreen(SmigScreen[None]):
     def _sessions_loaded(self, message: SessionsLoaded) -> None:
         """The tree is sorted (the panel did it): the card counts each agent's sessions, the tokenizers load."""
         keep_out_of_gc()
+        self.query_one(PreviewTabs).complete()  # the hidden tabs, made after the first paint
         self.show_idle()
         sessions = self.sources.source_tree.sessions
         self.loader.warm_counters(backend.likely_targets({info.agent for info in sessions}, self.target))
