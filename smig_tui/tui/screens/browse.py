@@ -87,7 +87,10 @@ class BrowseScreen(SmigScreen[None]):
         self.call_after_refresh(self._first_frame)  # paint the frame first: the scan holds the GIL
 
     def _first_frame(self) -> None:
-        """The first frame is drawn: collect cycles again, and list the sessions."""
+        """The first frame is drawn: collect cycles again, and list the sessions. What was made until now
+        stays (modules, the screen's widgets): later collections leave it out instead of walking it all
+        while the first sessions come in."""
+        keep_out_of_gc()
         self._resume_gc()
         self.sources.scan()
 
