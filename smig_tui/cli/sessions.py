@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -13,7 +12,7 @@ from smig_tui.cli.table import SESSION_HELP, Column, cell_width, unique_prefixes
 from smig_tui.cli.table import stream as table_stream
 from smig_tui.core.errors import UsageError
 from smig_tui.core.json_text import LazyList
-from smig_tui.core.models import Agent, Message, Session, SessionInfo
+from smig_tui.core.models import Agent, Message, Session, SessionInfo, Usage
 from smig_tui.core.shapes import session_info_shape
 from smig_tui.core.words import age_text, name_list, one_line, size_text
 from smig_tui.services import agent_profiles, current_branch, no_sessions_sentence
@@ -251,12 +250,20 @@ def info_to_json(info: SessionInfo) -> dict[str, Any]:
     return session_info_shape(info)
 
 
+MESSAGE_KEYS = tuple(("text" if name == "body" else name) for name in Message.__dataclass_fields__)
+USAGE_FIELDS = tuple(Usage.__dataclass_fields__)
+
+
 def message_to_dict(message: Message) -> dict[str, Any]:
-    """Every field of a message for `--json`, with its whole text (read back if it was left on disk)."""
-    data: dict[str, Any] = {}
-    for name in message.__dataclass_fields__:
-        value = getattr(message, "text" if name == "body" else name)
-        data["text" if name == "body" else name] = asdict(value) if name == "usage" and value else value
+    """Every field of a message for `--json`, with its whole text (read back if it was left on disk).
+
+    The usage is a dict of its int fields, what `dataclasses.asdict` gives at a fifth of its cost
+    (which was a third of `smig show --json`'s own work on a huge session)."""
+    data = {key: getattr(message, key) for key in MESSAGE_KEYS}
+    data["role"], data["kind"] = message.role.value, message.kind.value  # plain strings encode in one piece
+    usage = data["usage"]
+    if usage:
+        data["usage"] = {name: getattr(usage, name) for name in USAGE_FIELDS}
     return data
 
 

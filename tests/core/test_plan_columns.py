@@ -80,6 +80,8 @@ def assert_plan_reads_like_a_tuple(plan: Plan) -> None:
     as_tuple = replace(plan, items=eager)
     assert plan.kept == as_tuple.kept == tuple(it for it in eager if it.kept)
     assert plan.dropped == as_tuple.dropped
+    assert len(plan.dropped) == len(as_tuple.dropped) and list(plan.dropped[1:3]) == list(as_tuple.dropped[1:3])
+    assert [plan.kept[i] for i in range(-len(plan.kept), len(plan.kept))] == [*as_tuple.kept, *as_tuple.kept]
     assert left_out(plan) == left_out(as_tuple)
     gone = [it for it in eager if not it.kept and it.reason in LEFT_OUT_REASONS]
     assert left_out(plan) == (len(gone), sum(it.tokens for it in gone))
