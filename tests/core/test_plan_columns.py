@@ -77,6 +77,7 @@ def checked_items(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 def assert_plan_reads_like_a_tuple(plan: Plan) -> None:
     """Everything read from a plan is what the same items as a tuple give."""
     eager = tuple(plan.items)
+    assert list(eager) == [plan.items[i] for i in range(len(plan.items))]  # iterating builds what indexing builds
     as_tuple = replace(plan, items=eager)
     assert plan.kept == as_tuple.kept == tuple(it for it in eager if it.kept)
     assert plan.dropped == as_tuple.dropped
