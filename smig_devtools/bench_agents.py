@@ -1,6 +1,7 @@
 """Provides the benchmark rows of Gemini CLI's biggest session: the commands of `bench_commands` on a
 Gemini CLI home holding one session the size of the corpus's biggest Codex thread, in the JSON-lines
-form Gemini CLI 0.61.0 writes, and that session as one JSON document, as older releases wrote it.
+form Gemini CLI 0.61.0 writes, and that session as one JSON document, as older releases wrote it;
+the 100 MB single line; and `smig list` with a home of each of the ten agents.
 """
 
 from __future__ import annotations
@@ -345,14 +346,15 @@ def _every_agent_homes(workdir: Path, place: Path, claude: list[Any]) -> dict[st
 
 
 def _claude_share(claude: list[Any], agents: int) -> tuple[list[Any], list[Any]]:
-    """The Claude Code sessions of whole projects (smallest first) making about one `agents`-th of them,
-    and the others."""
+    """The Claude Code sessions of whole projects (smallest first, each taken while it brings their number
+    nearer one `agents`-th of them), and the others."""
     by_project: dict[str, list[Any]] = {}
     for entry in claude:
         by_project.setdefault(entry.cwd, []).append(entry)
+    target = len(claude) / agents
     kept: list[Any] = []
     for _, entries in sorted(by_project.items(), key=lambda item: (len(item[1]), item[0])):
-        if len(kept) + len(entries) > len(claude) / agents and kept:
+        if kept and abs(len(kept) + len(entries) - target) >= abs(len(kept) - target):
             break
         kept += entries
     chosen = {entry.cwd for entry in kept}
