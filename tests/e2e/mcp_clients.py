@@ -207,11 +207,18 @@ answers it with text, not the next call, and the conversation goes on."""
 
 
 def run_copilot(
-    homes: dict[str, Path], cwd: Path, calls: Calls, configure: Configure, *flags: str, prompt: str = "go"
+    homes: dict[str, Path],
+    cwd: Path,
+    calls: Calls,
+    configure: Configure,
+    *flags: str,
+    prompt: str = "go",
+    server_name: str = "smig",
 ) -> list[str]:
     """`copilot -p PROMPT FLAGS` (BYOK, Anthropic type, no sign-in) with its home in `COPILOT_HOME`; the
-    results of `calls` as the model first read them (Copilot compacts a long run and drops old results)."""
-    steps = [{"name": f"smig-{tool}", "args": args} for tool, args in calls]
+    results of `calls` (tools of the server `server_name`) as the model first read them (Copilot compacts
+    a long run and drops old results)."""
+    steps = [{"name": f"{server_name}-{tool}", "args": args} for tool, args in calls]
     with FakeModelServer(steps, takes_step=lambda body: bool(body.get("tools")) and not _compacting(body)) as server:
         env = copilot_env(homes["home"], server) | base_env(homes) | {"COPILOT_HOME": str(copilot_home(homes))}
         configure(env)

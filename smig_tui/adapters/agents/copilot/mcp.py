@@ -12,8 +12,8 @@ included; the two writers ask, and `-p`, which cannot ask, refuses them unless
 
 It hands the model a result's text, followed by a blank line and its structured content as compact
 JSON unless the text is already exactly that (smig's is, so it goes once), and files away a result
-over 20,480 UTF-8 bytes, whatever the model's window, leaving the model an 839-character note with the
-file's path and a preview: so smig's pages for it hold at most `PAGE_CHARS` bytes.
+over 20,480 UTF-8 bytes, whatever the model's window, leaving the model a note with the file's path
+and its first 500 characters: so smig's pages for it hold at most `PAGE_CHARS` bytes.
 """
 
 from __future__ import annotations
