@@ -5,15 +5,15 @@ Copilot CLI 1.0.102 reads the user's `~/.copilot/mcp-config.json` (`COPILOT_HOME
 `.github/mcp.json`). It takes the plain `{"command": ..., "args": [...]}` entry as well as its own
 `{"type": "local", ..., "tools": ["*"]}` and offers every tool of either; smig writes the plain one,
 which is also Claude Code's, so the `.mcp.json` both clients read in a project holds one entry that
-suits both. It starts the server with its own environment (less its provider keys), names the tools
-`smig-<tool>` and calls itself `copilot-cli`. Tools marked read-only run without asking, `copilot -p`
-included; the two writers ask, and `-p`, which cannot ask, refuses them unless
+suits both. It starts the server with its own environment (less its provider settings and tokens), names
+the tools `smig-<tool>` and calls itself `copilot-cli`. Tools marked read-only run without asking,
+`copilot -p` included; the two writers ask, and `-p`, which cannot ask, refuses them unless
 `--allow-tool 'smig(commit_migration)'` (or `--allow-all-tools`) allows them.
 
-It hands the model a result's text, followed by a blank line and its structured content as compact
-JSON unless the text is already exactly that (smig's is, so it goes once), and files away a result
-over 20,480 UTF-8 bytes, whatever the model's window, leaving the model a note with the file's path
-and its first 500 characters: so smig's pages for it hold at most `PAGE_CHARS` bytes.
+It hands the model a result's text, followed by a blank line and its structured content as compact JSON
+unless the text is already exactly that (smig's is, so it goes once), and files away a result over
+20,480 UTF-8 bytes, whatever the model's window, leaving the model a note with the file's path and its
+first 500 characters: so smig's pages for it hold at most `PAGE_CHARS` bytes.
 """
 
 from __future__ import annotations
