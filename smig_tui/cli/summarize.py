@@ -76,7 +76,7 @@ def run_summarize(args: argparse.Namespace, ctx: Context) -> int:
         return 0
     if preview.problem:
         raise NoApiKeyError(preview.problem)
-    ctx.out.diag(f"smig: {preview.describe()}".replace("Would send", "sending", 1))
+    ctx.out.diag(f"smig: {preview.describe(verb='sending')}")
     result = _run(ctx, messages, options, stream=not args.json, fresh=args.no_cache)
     if args.json:
         ctx.out.json(result_to_json(result))
