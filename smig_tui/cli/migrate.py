@@ -209,10 +209,9 @@ def _landing_folder(ctx: Context, value: str, destinations: set[Destination]) ->
         raise UsageError(
             f"--cwd names the project folder of a native session; add --to {', '.join(agents[:-1])} or {agents[-1]}."
         )
-    folder = os.path.expanduser(value.strip())
-    if not folder:
+    folder = ctx.services.landing_folder(value)
+    if folder is None:
         raise UsageError("--cwd needs a folder.")
-    folder = os.path.normpath(os.path.abspath(folder))
     if not os.path.isdir(folder):
         ctx.out.diag(f"smig: {folder} is not a folder here; the session is written for it anyway")
     return folder
