@@ -171,3 +171,23 @@ def test_memory_json_and_the_mcp_sync_give_one_sync_alike(fake_home: dict[str, P
 
 def test_doctor_json_is_the_diagnosis_shape(fake_home: dict[str, Path]) -> None:
     assert tuple(_cli_json("doctor")) == _shape("diagnosis")
+
+
+def test_the_cli_only_objects_give_exactly_their_documented_keys(fake_home: dict[str, Path]) -> None:
+    """`smig show`, `history`, `archive` and `summarize` print objects no tool returns: documented once all the same."""
+    from smig_tui.core.summary import SummaryResult
+
+    shown = _cli_json("show", CLAUDE_MAIN)
+    assert tuple(shown) == _shape("session document") and tuple(shown["info"]) == _shape("session")
+    assert shown["messages"] and "text" in shown["messages"][0]
+    written = SmigTools(build_services()).commit_migration(CLAUDE_MAIN, "gpt-4", to=["codex"])
+    [entry] = _cli_json("history")
+    assert tuple(entry) == _shape("history entry") and entry["id"] == written["migration_id"]
+    assert entry["resume_commands"] == written["resume_commands"]
+    run = _cli_json("archive")
+    assert tuple(run) == _shape("archive run") and run["new"] > 0
+    status = _cli_json("archive", "--status")
+    assert tuple(status) == _shape("archive status") and tuple(status["pending"]) == _shape("archive run")
+    assert status["sessions"] == run["new"] and status["pending"]["new"] == 0
+    summary = json_shapes.summary_json(SummaryResult(text="Done so far.", model="m", provider="local", requests=1))
+    assert tuple(summary) == _shape("summary")  # `smig summarize --json` against a live summarizer: tests/cli

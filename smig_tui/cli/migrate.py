@@ -289,7 +289,7 @@ def run_history(args: argparse.Namespace, ctx: Context) -> int:
         ctx.out.diag(f"smig: {note}")
     records = ctx.services.store.list(workspace, warn=ctx.out.warn)
     if args.json:
-        ctx.out.json([_history_row(record) for record in records])
+        ctx.out.json([json_shapes.history_entry_json(record) for record in records])
         return 0
     if not records:
         ctx.out.diag(f"smig: no migrations stored under {ctx.services.store.root}")
@@ -323,22 +323,6 @@ HISTORY_COLUMNS = (
 )
 """Ids (the shortest unique prefixes, which `history show` takes), age, source, target and tokens are never
 cut; where the outputs went and the strategy follow when they fit (`history show ID` has everything)."""
-
-
-def _history_row(record: MigrationRecord) -> dict[str, Any]:
-    """One line of `smig history --json`."""
-    return {
-        "id": record.id,
-        "created": record.created,
-        "workspace": record.workspace,
-        "source": f"{record.source.agent}:{record.source.id}",
-        "cwd": record.source.cwd,
-        "target": record.target,
-        "strategy": record.strategy,
-        "tokens_before": record.tokens_before,
-        "tokens_after": record.tokens_after,
-        "resume_commands": [output.resume_command for output in record.outputs],
-    }
 
 
 def run_history_show(args: argparse.Namespace, ctx: Context) -> int:

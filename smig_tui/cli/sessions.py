@@ -5,14 +5,12 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from smig_tui.cli.table import SESSION_HELP, Column, cell_width, unique_prefixes
 from smig_tui.cli.table import stream as table_stream
 from smig_tui.core.errors import UsageError
-from smig_tui.core.json_text import LazyList
 from smig_tui.core.models import Agent, Message, Session, SessionInfo
 from smig_tui.core.words import age_text, name_list, one_line, size_text
 from smig_tui.services import agent_profiles, current_branch, json_shapes, no_sessions_sentence
@@ -134,7 +132,7 @@ def run_show(args: argparse.Namespace, ctx: Context) -> int:
     info = ctx.services.find_session(args.id, warn=ctx.out.warn)
     session = ctx.services.load_session(info, warn=ctx.out.warn)
     if args.json:
-        ctx.out.json(session_to_json(session, ctx.services.with_texts(session.messages)))
+        ctx.out.json(json_shapes.session_document_json(session, ctx.services.with_texts(session.messages)))
         return 0
     _print_header(session, ctx)
     messages = session.messages
@@ -241,27 +239,3 @@ def _print_header(session: Session, ctx: Context) -> None:
         if value:
             ctx.out.data(f"{key:>11}: {value}")
     ctx.out.data("")
-
-
-def message_to_dict(message: Message) -> dict[str, Any]:
-    """Every field of a message for `--json`, with its whole text (read back if it was left on disk)."""
-    data: dict[str, Any] = {}
-    for name in message.__dataclass_fields__:
-        value = getattr(message, "text" if name == "body" else name)
-        data["text" if name == "body" else name] = asdict(value) if name == "usage" and value else value
-    return data
-
-
-def session_to_json(session: Session, messages: Iterable[Message] | None = None) -> dict[str, Any]:
-    """Serialise a Session for `--json` output; given `messages` (the session's, texts in hand), its
-    messages are made into objects one by one as they are written, never all at once."""
-    dicts = (message_to_dict(message) for message in (session.messages if messages is None else messages))
-    return {
-        "info": json_shapes.session_json(session.info),
-        "messages": list(dicts) if messages is None else LazyList(dicts),
-        "warnings": [str(warning) for warning in session.warnings],
-        "instructions": session.instructions,
-        "measured_context_tokens": session.measured_context_tokens,
-        "compactions": session.compactions,
-        "extra": session.extra,
-    }

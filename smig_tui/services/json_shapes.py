@@ -16,11 +16,15 @@ from typing import TYPE_CHECKING, Any
 from smig_tui.core.models import SessionInfo
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from smig_tui.adapters.archive import ArchiveRun, ArchiveStatus
     from smig_tui.adapters.memory_store import ApplyResult
     from smig_tui.adapters.search_query import SearchHit
     from smig_tui.core.memory_model import MemoryPlan
-    from smig_tui.core.migration import MigrationResult
-    from smig_tui.core.models import Decision, ModelCapacity, Plan, PlanItem, Session
+    from smig_tui.core.migration import MigrationRecord, MigrationResult
+    from smig_tui.core.models import Decision, Message, ModelCapacity, Plan, PlanItem, Session
+    from smig_tui.core.summary import SummaryResult
     from smig_tui.services.doctor import Diagnosis
     from smig_tui.services.plan import Planning
 
@@ -36,6 +40,32 @@ def session_json(info: SessionInfo) -> dict[str, Any]:
     shape = {key: getattr(info, key) for key in SESSION_INFO_KEYS}
     shape["agent"] = info.agent.value
     return shape
+
+
+def message_json(message: Message) -> dict[str, Any]:
+    """Every field of a message, with its whole text (read back if it was left on disk)."""
+    data: dict[str, Any] = {}
+    for name in message.__dataclass_fields__:
+        value = getattr(message, "text" if name == "body" else name)
+        data["text" if name == "body" else name] = asdict(value) if name == "usage" and value else value
+    return data
+
+
+def session_document_json(session: Session, messages: Iterable[Message] | None = None) -> dict[str, Any]:
+    """A whole session as `smig show --json` gives it; given `messages` (the session's, texts in hand), its
+    messages are made into objects one by one as they are written, never all at once."""
+    from smig_tui.core.json_text import LazyList
+
+    dicts = (message_json(message) for message in (session.messages if messages is None else messages))
+    return {
+        "info": session_json(session.info),
+        "messages": list(dicts) if messages is None else LazyList(dicts),
+        "warnings": [str(warning) for warning in session.warnings],
+        "instructions": session.instructions,
+        "measured_context_tokens": session.measured_context_tokens,
+        "compactions": session.compactions,
+        "extra": session.extra,
+    }
 
 
 # --- decision, plan, item -----------------------------------------------------------------------
@@ -229,6 +259,58 @@ def migration_json(result: MigrationResult, plan: Plan) -> dict[str, Any]:
     }
 
 
+def history_entry_json(record: MigrationRecord) -> dict[str, Any]:
+    """One stored migration as a line of `smig history --json` (`smig history show --json` gives the record whole)."""
+    return {
+        "id": record.id,
+        "created": record.created,
+        "workspace": record.workspace,
+        "source": f"{record.source.agent}:{record.source.id}",
+        "cwd": record.source.cwd,
+        "target": record.target,
+        "strategy": record.strategy,
+        "tokens_before": record.tokens_before,
+        "tokens_after": record.tokens_after,
+        "resume_commands": [output.resume_command for output in record.outputs],
+    }
+
+
+# --- summary, archive ---------------------------------------------------------------------------
+
+
+def summary_json(result: SummaryResult) -> dict[str, Any]:
+    """A written summary as `smig summarize --json` gives it."""
+    return {
+        "text": result.text,
+        "provider": result.provider,
+        "model": result.model,
+        "redactions": result.redactions,
+        "chunks": result.chunks,
+        "requests": result.requests,
+        "cached": result.cached,
+        "truncated": result.truncated,
+        "prompt_version": result.prompt_version,
+    }
+
+
+def archive_run_json(run: ArchiveRun) -> dict[str, Any]:
+    """An archive pass (`smig archive --json`): its counts, and how many sessions the agents listed (not every
+    path: that set is the run's working state, thousands of paths)."""
+    counts = {key: value for key, value in asdict(run).items() if key != "listed"}
+    return counts | {"sessions_listed": len(run.listed)}
+
+
+def archive_status_json(status: ArchiveStatus) -> dict[str, Any]:
+    """What the archive holds and what a run would add (`smig archive --status --json`)."""
+    return {
+        "sessions": status.sessions,
+        "original_bytes": status.original_bytes,
+        "stored_bytes": status.stored_bytes,
+        "originals_missing": status.originals_missing,
+        "pending": archive_run_json(status.pending),
+    }
+
+
 # --- search hit ---------------------------------------------------------------------------------
 
 
@@ -393,6 +475,19 @@ SHAPES: tuple[Shape, ...] = (
         "`smig list --json` (a list of them), `smig show --json` (as `info`), MCP `list_sessions` (`sessions`)",
         tuple((key, _SESSION_MEANINGS[key]) for key in SESSION_INFO_KEYS),
     ),
+    Shape(
+        "session document",
+        "`smig show --json`",
+        (
+            ("info", "the session (above)"),
+            ("messages", "every message on the conversation path, each with every field and its whole text"),
+            ("warnings", "what reading it warned about, one sentence each"),
+            ("instructions", "the system or base instructions it ran with, where recorded"),
+            ("measured_context_tokens", "the context in use at its last model call, from logged usage"),
+            ("compactions", "how many times its agent compacted it"),
+            ("extra", "small facts the agent's reader found worth showing"),
+        ),
+    ),
     Shape("decision", "inside every plan and migration (`decision`)", _DECISION),
     Shape(
         "plan",
@@ -488,6 +583,22 @@ SHAPES: tuple[Shape, ...] = (
         "it with `get_handoff`), and on a dry run each file's `data`.",
     ),
     Shape(
+        "history entry",
+        "`smig history --json` (a list of them; `smig history show --json` prints one stored record whole)",
+        (
+            ("id", "the stored migration's id"),
+            ("created", "when it was committed (ISO 8601, UTC)"),
+            ("workspace", "the folder of the store it is kept under"),
+            ("source", "`agent:session id` of the session migrated"),
+            ("cwd", "the project folder that session ran in"),
+            ("target", "the target model"),
+            ("strategy", "the strategy"),
+            ("tokens_before", "the session's tokens"),
+            ("tokens_after", "the migrated conversation's tokens"),
+            ("resume_commands", "how to resume each native session it wrote"),
+        ),
+    ),
+    Shape(
         "search hit",
         "`smig search --json` (a list of them), MCP `search_sessions` (`hits`)",
         (
@@ -526,6 +637,45 @@ SHAPES: tuple[Shape, ...] = (
             ("problems", "what smig will not write through: `direction`, `path`, `message`, `new`"),
             ("written", "the files written"),
             ("skipped", "the writes refused, one sentence each"),
+        ),
+    ),
+    Shape(
+        "summary",
+        "`smig summarize --json`",
+        (
+            ("text", "the summary"),
+            ("provider", "the summarizer's provider"),
+            ("model", "its model"),
+            ("redactions", "secrets redacted before sending, by kind"),
+            ("chunks", "parts the conversation was sent in"),
+            ("requests", "requests made (0: from the cache)"),
+            ("cached", "read from the cache; nothing was sent"),
+            ("truncated", "a reply may be incomplete (its output cap, or a stream that ended early)"),
+            ("prompt_version", "the version of smig's summary prompt"),
+        ),
+    ),
+    Shape(
+        "archive run",
+        "`smig archive --json`, and as `pending` in `smig archive --status --json`",
+        (
+            ("new", "session files archived for the first time"),
+            ("grown", "files that only grew since"),
+            ("changed", "files rewritten since"),
+            ("unchanged", "files already held as they are"),
+            ("bytes_read", "bytes read"),
+            ("bytes_stored", "compressed bytes the run added"),
+            ("sessions_listed", "sessions the agents listed"),
+        ),
+    ),
+    Shape(
+        "archive status",
+        "`smig archive --status --json`",
+        (
+            ("sessions", "session files the archive holds"),
+            ("original_bytes", "their size as the agents wrote them"),
+            ("stored_bytes", "their size in the archive"),
+            ("originals_missing", "files no longer in the agent's folder"),
+            ("pending", "what a run would do (an archive run)"),
         ),
     ),
     Shape(
