@@ -16,14 +16,12 @@ from typing import TYPE_CHECKING, Any
 from smig_tui.core.models import SessionInfo
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
-
     from smig_tui.adapters.archive import ArchiveRun, ArchiveStatus
     from smig_tui.adapters.memory_store import ApplyResult
     from smig_tui.adapters.search_query import SearchHit
     from smig_tui.core.memory_model import MemoryPlan
     from smig_tui.core.migration import MigrationRecord, MigrationResult
-    from smig_tui.core.models import Decision, Message, ModelCapacity, Plan, PlanItem, Session
+    from smig_tui.core.models import Decision, ModelCapacity, Plan, PlanItem, Session
     from smig_tui.core.summary import SummaryResult
     from smig_tui.services.doctor import Diagnosis
     from smig_tui.services.plan import Planning
@@ -40,32 +38,6 @@ def session_json(info: SessionInfo) -> dict[str, Any]:
     shape = {key: getattr(info, key) for key in SESSION_INFO_KEYS}
     shape["agent"] = info.agent.value
     return shape
-
-
-def message_json(message: Message) -> dict[str, Any]:
-    """Every field of a message, with its whole text (read back if it was left on disk)."""
-    data: dict[str, Any] = {}
-    for name in message.__dataclass_fields__:
-        value = getattr(message, "text" if name == "body" else name)
-        data["text" if name == "body" else name] = asdict(value) if name == "usage" and value else value
-    return data
-
-
-def session_document_json(session: Session, messages: Iterable[Message] | None = None) -> dict[str, Any]:
-    """A whole session as `smig show --json` gives it; given `messages` (the session's, texts in hand), its
-    messages are made into objects one by one as they are written, never all at once."""
-    from smig_tui.core.json_text import LazyList
-
-    dicts = (message_json(message) for message in (session.messages if messages is None else messages))
-    return {
-        "info": session_json(session.info),
-        "messages": list(dicts) if messages is None else LazyList(dicts),
-        "warnings": [str(warning) for warning in session.warnings],
-        "instructions": session.instructions,
-        "measured_context_tokens": session.measured_context_tokens,
-        "compactions": session.compactions,
-        "extra": session.extra,
-    }
 
 
 # --- decision, plan, item -----------------------------------------------------------------------
@@ -477,7 +449,7 @@ SHAPES: tuple[Shape, ...] = (
     ),
     Shape(
         "session document",
-        "`smig show --json`",
+        "`smig show --json` (written by the CLI's streaming encoder, `cli/sessions.session_to_json`)",
         (
             ("info", "the session (above)"),
             ("messages", "every message on the conversation path, each with every field and its whole text"),
