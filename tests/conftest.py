@@ -22,6 +22,18 @@ if SHARED_TIKTOKEN.is_dir() and not os.environ.get("TIKTOKEN_CACHE_DIR"):
     os.environ["TIKTOKEN_CACHE_DIR"] = str(SHARED_TIKTOKEN)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under `pytest -n`, run the e2e tests on one worker, one at a time (`--dist loadgroup`).
+
+    The real clients share what their installs keep beside them (Copilot CLI unpacks itself once into
+    one folder the runs share) and each run needs a core of its own to answer inside its time limit;
+    the other worker meanwhile runs the rest of the suite, whose tests share nothing but read-only files.
+    """
+    for item in items:
+        if item.get_closest_marker("e2e"):
+            item.add_marker(pytest.mark.xdist_group("e2e"))
+
+
 @pytest.fixture(autouse=True)
 def isolated_homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     """Point HOME, CODEX_HOME, CLAUDE_CONFIG_DIR and SMIG_TUI_HOME at empty temp folders."""
