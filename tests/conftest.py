@@ -22,16 +22,26 @@ if SHARED_TIKTOKEN.is_dir() and not os.environ.get("TIKTOKEN_CACHE_DIR"):
     os.environ["TIKTOKEN_CACHE_DIR"] = str(SHARED_TIKTOKEN)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under `pytest -n`, run the e2e tests on one worker, one at a time (`--dist loadgroup`).
+SPREAD_E2E = {"tests/e2e/test_matrix_real_clients.py"}
+"""e2e modules whose cases share only cheap fixtures (the fake servers), so `-n` may spread them."""
 
-    The real clients share what their installs keep beside them (Copilot CLI unpacks itself once into
-    one folder the runs share) and each run needs a core of its own to answer inside its time limit;
-    the other worker meanwhile runs the rest of the suite, whose tests share nothing but read-only files.
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under `pytest -n` (`--dist loadgroup`), keep e2e tests that share something on one worker.
+
+    Every Copilot CLI run shares the one folder the client unpacks itself into on its first run, so
+    they run one at a time; the other e2e modules run whole on one worker each, so a module's
+    expensive fixture (homes lived in by every client) is built once. Tests outside e2e share nothing
+    but read-only files and go wherever a worker is free.
     """
     for item in items:
-        if item.get_closest_marker("e2e"):
-            item.add_marker(pytest.mark.xdist_group("e2e"))
+        if not item.get_closest_marker("e2e"):
+            continue
+        module = item.nodeid.split("::", 1)[0]
+        if "copilot" in item.nodeid:
+            item.add_marker(pytest.mark.xdist_group("copilot"))
+        elif module not in SPREAD_E2E:
+            item.add_marker(pytest.mark.xdist_group(module))
 
 
 @pytest.fixture(autouse=True)
