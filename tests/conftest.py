@@ -24,26 +24,16 @@ if not os.environ.get("TIKTOKEN_CACHE_DIR"):
     os.environ["TIKTOKEN_CACHE_DIR"] = str(SHIPPED_TIKTOKEN)
 
 
-SPREAD_E2E = {"tests/e2e/test_matrix_real_clients.py"}
-"""e2e modules whose cases share only cheap fixtures (the fake servers), so `-n` may spread them."""
-
-
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under `pytest -n` (`--dist loadgroup`), keep e2e tests that share something on one worker.
+    """Under `pytest -n` (`--dist loadgroup`), run the e2e tests on one worker, one at a time.
 
-    Every Copilot CLI run shares the one folder the client unpacks itself into on its first run, so
-    they run one at a time; the other e2e modules run whole on one worker each, so a module's
-    expensive fixture (homes lived in by every client) is built once. Tests outside e2e share nothing
-    but read-only files and go wherever a worker is free.
+    The real clients share what their installs keep beside them (Copilot CLI unpacks itself once into
+    one folder its runs share) and were proven one at a time; tests outside e2e share nothing but
+    read-only files and go wherever a worker is free. CI runs e2e in a process of its own (.ci/run).
     """
     for item in items:
-        if not item.get_closest_marker("e2e"):
-            continue
-        module = item.nodeid.split("::", 1)[0]
-        if "copilot" in item.nodeid:
-            item.add_marker(pytest.mark.xdist_group("copilot"))
-        elif module not in SPREAD_E2E:
-            item.add_marker(pytest.mark.xdist_group(module))
+        if item.get_closest_marker("e2e"):
+            item.add_marker(pytest.mark.xdist_group("e2e"))
 
 
 @pytest.fixture(autouse=True)
