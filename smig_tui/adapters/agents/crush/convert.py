@@ -99,8 +99,11 @@ def parse_parts(text: object) -> list[tuple[str, dict[str, Any]]] | None:
     return parts
 
 
-def to_conversation(rows: Sequence[Row], summary_id: str | None) -> Converted:
-    """The messages Crush sends for these rows (in its order), starting at the summary in use."""
+def to_conversation(rows: Sequence[Row], summary_id: str | None, stamped: bool = True) -> Converted:
+    """The messages Crush sends for these rows (in its order), starting at the summary in use.
+
+    `stamped=False` leaves every message's timestamp None: the listing reads none of them, and formatting
+    one per message was a third of a first listing's conversion time."""
     out = Converted()
     parsed: list[tuple[Row, list[tuple[str, dict[str, Any]]]]] = []
     for row in rows:
@@ -126,9 +129,9 @@ def to_conversation(rows: Sequence[Row], summary_id: str | None) -> Converted:
         for kind, data in _of(parts, "tool_result")
     }
     for position, (row, parts) in enumerate(parsed):
-        stamp = iso_seconds(row.created_at)
         if not parts:
             continue
+        stamp = iso_seconds(row.created_at) if stamped else None
         if position == 0 and start is not None:
             _add_summary(out, row, parts, stamp)
         elif row.role == "user":

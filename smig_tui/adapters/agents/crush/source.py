@@ -144,7 +144,7 @@ class CrushSource:
         for session_id, *values in sessions:
             facts = dict(zip(picked, values, strict=True))
             rows = messages.get(str(session_id), [])
-            converted = to_conversation(rows, _text(facts.get("summary_message_id")))
+            converted = to_conversation(rows, _text(facts.get("summary_message_id")), stamped=False)
             _warn_damaged(database, str(session_id), converted, warn)
             if not any(not message.injected for message in converted.messages):
                 continue  # nothing said yet
