@@ -10,6 +10,8 @@ NAME is one of:
 - `tui-keys`: the main screen's key table, built as the help panel (`?`) builds it, from the real
   `BINDINGS` of the browse screen and the app;
 - `tui-screen-keys`: one table per other screen and dialog, from each one's `BINDINGS`;
+- `json-shapes`: every object's JSON keys with their meanings, from `SHAPES` in
+  `smig_tui/services/json_shapes.py` (the functions `--json` and the MCP tools share);
 - `help:COMMAND` (`help:` alone for `smig --help`, `help:history show` for a subcommand): the
   command's `--help` text, at a fixed width of 100 columns.
 
@@ -172,6 +174,10 @@ def generator(name: str) -> Callable[[], str]:
         return main_screen_keys
     if name == "tui-screen-keys":
         return screen_keys
+    if name == "json-shapes":
+        from smig_tui.services.json_shapes import shapes_markdown
+
+        return shapes_markdown
     if name.startswith("help:"):
         command = name.removeprefix("help:").strip()
         return lambda: command_help(command)

@@ -39,7 +39,9 @@ def prepare_homes(root: Path) -> None:
     (root / "smig/config").mkdir(parents=True)
     (root / "smig/config/config.toml").write_text(TINY_CONFIG, encoding="utf-8")
     os.environ.update(
-        HOME=str(root), CODEX_HOME=str(root / "codex"), CLAUDE_CONFIG_DIR=str(root / "claude"),
+        HOME=str(root),
+        CODEX_HOME=str(root / "codex"),
+        CLAUDE_CONFIG_DIR=str(root / "claude"),
         SMIG_TUI_HOME=str(root / "smig"),
     )
     shared = ROOT.parent / "shared" / "tiktoken"
@@ -125,10 +127,21 @@ async def main() -> None:
     async def filtered(pilot: object) -> None:
         await pilot.press("slash", *"verbose", "down")  # type: ignore[attr-defined]
 
-    shots = {"hero": truncation, "session": selected, "model-picker": picker, "commit": commit,
-             "message-viewer": viewer, "help": help_panel, "filter": filtered}
-    sized = {"small-terminal": (truncation, (80, 24)), "small-list": (listed, (80, 24)),
-             "small-commit": (commit, (80, 24)), "small-peek": (peek, (80, 24))}
+    shots = {
+        "hero": truncation,
+        "session": selected,
+        "model-picker": picker,
+        "commit": commit,
+        "message-viewer": viewer,
+        "help": help_panel,
+        "filter": filtered,
+    }
+    sized = {
+        "small-terminal": (truncation, (80, 24)),
+        "small-list": (listed, (80, 24)),
+        "small-commit": (commit, (80, 24)),
+        "small-peek": (peek, (80, 24)),
+    }
     OUT.mkdir(exist_ok=True)
     runs = [(name, steps, SIZE) for name, steps in shots.items()]
     runs += [(name, steps, size) for name, (steps, size) in sized.items()]
@@ -148,9 +161,7 @@ def to_png(svg: Path) -> None:
     "agent" and " codex" render glued ("agentcodex"); `xml:space="preserve"` keeps them.
     """
     text = svg.read_text(encoding="utf-8").replace("<svg ", '<svg xml:space="preserve" ', 1)
-    subprocess.run(
-        ["rsvg-convert", "-o", str(svg.with_suffix(".png"))], input=text.encode(), check=True
-    )
+    subprocess.run(["rsvg-convert", "-o", str(svg.with_suffix(".png"))], input=text.encode(), check=True)
 
 
 if __name__ == "__main__":

@@ -15,11 +15,25 @@ OWN_FIXTURES = TESTS / "fixtures"
 """Checked-in fixtures: `codex_home/` and `claude_home/` are laid out exactly like the agents' homes."""
 SHARED = TESTS.parent.parent / "shared"
 SHARED_FIXTURES = SHARED / "fixtures"
-SHARED_TIKTOKEN = SHARED / "tiktoken"
+SHIPPED_TIKTOKEN = OWN_FIXTURES / "tiktoken"
+"""tiktoken's o200k_base and cl100k_base files (its README says where they come from)."""
 
-if SHARED_TIKTOKEN.is_dir() and not os.environ.get("TIKTOKEN_CACHE_DIR"):
-    # tiktoken reads this when it first loads an encoding; the offline copies make counts exact.
-    os.environ["TIKTOKEN_CACHE_DIR"] = str(SHARED_TIKTOKEN)
+if not os.environ.get("TIKTOKEN_CACHE_DIR"):
+    # tiktoken reads this when it first loads an encoding; the offline copies make counts exact, in a
+    # fresh clone too. Tests of the estimate smig falls back to point it elsewhere themselves.
+    os.environ["TIKTOKEN_CACHE_DIR"] = str(SHIPPED_TIKTOKEN)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under `pytest -n` (`--dist loadgroup`), run the e2e tests on one worker, one at a time.
+
+    The real clients share what their installs keep beside them (Copilot CLI unpacks itself once into
+    one folder its runs share) and were proven one at a time; tests outside e2e share nothing but
+    read-only files and go wherever a worker is free. CI runs e2e in a process of its own (.ci/run).
+    """
+    for item in items:
+        if item.get_closest_marker("e2e"):
+            item.add_marker(pytest.mark.xdist_group("e2e"))
 
 
 @pytest.fixture(autouse=True)
@@ -105,8 +119,9 @@ def _tiktoken_loads() -> bool:
 def exact_tokens(_tiktoken_loads: bool) -> None:
     """Skip a test whose expected numbers are exact tiktoken counts when only the estimate is available.
 
-    That happens on a fresh clone without ../shared/tiktoken and without network: smig then (rightly)
-    falls back to its labelled estimate, which other tests cover.
+    That happens only when TIKTOKEN_CACHE_DIR names a folder without the file and there is no network
+    (the tests ship it, `SHIPPED_TIKTOKEN`): smig then (rightly) falls back to its labelled estimate,
+    which other tests cover.
     """
     if not _tiktoken_loads:
         pytest.skip("tiktoken's o200k_base file is not available offline; counts would be estimates")

@@ -106,10 +106,12 @@ SERVICES_ORDER = (
     "frontend",
     "root",
     "doctor",
+    "json_shapes",
     "__init__",
 )
 """The services' modules, each allowed to import only those before it: the features over `base`,
-then `root` joining them, `doctor` reporting over the whole, and the package naming the surface."""
+then `root` joining them, `doctor` reporting over the whole, `json_shapes` rendering every object, and the
+package naming the surface."""
 
 
 def test_the_service_features_are_layered_without_circles() -> None:

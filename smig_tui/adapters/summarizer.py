@@ -232,8 +232,8 @@ class SummaryPreview:
     problem: str | None = None
     """Why sending cannot work as configured (the NoApiKeyError sentence), for an opt-in screen."""
 
-    def describe(self) -> str:
-        """One sentence for an opt-in prompt."""
+    def describe(self, verb: str = "Would send") -> str:
+        """One sentence for an opt-in prompt; `verb` says how the sending is told (`sending` once it starts)."""
         if self.cached:
             return (
                 f"A cached summary by {self.provider}/{self.model} exists; nothing will be sent "
@@ -241,7 +241,7 @@ class SummaryPreview:
             )
         parts = f"in {self.requests} requests" if self.requests > 1 else "in 1 request"
         return (
-            f"Would send ~{self.tokens:,} tokens of {self.message_count} messages {parts} to "
+            f"{verb} ~{self.tokens:,} tokens of {self.message_count} messages {parts} to "
             f"{self.provider}/{self.model} at {_one_line(self.base_url)}; "
             f"{describe_redactions(self.redactions)}."
         )

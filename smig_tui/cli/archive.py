@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import asdict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from smig_tui.core.errors import UsageError, WriteRefusedError
 from smig_tui.core.words import size_text
+from smig_tui.services import json_shapes
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
-    from smig_tui.services import ArchiveRun
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -60,7 +59,7 @@ def run_archive(args: argparse.Namespace, ctx: Context) -> int:
     if args.status:
         status = archive.status(services.sources, ctx.out.warn)
         if args.json:
-            ctx.out.json(asdict(status) | {"pending": run_to_json(status.pending)})
+            ctx.out.json(json_shapes.archive_status_json(status))
             return 0
         pending = status.pending
         ctx.out.data(
@@ -74,17 +73,10 @@ def run_archive(args: argparse.Namespace, ctx: Context) -> int:
         return 0
     run = archive.run(services.sources, ctx.out.warn)
     if args.json:
-        ctx.out.json(run_to_json(run))
+        ctx.out.json(json_shapes.archive_run_json(run))
         return 0
     ctx.out.data(
         f"archived {run.touched} session files ({run.new} new, {run.grown} grown, {run.changed} changed, "
         f"{run.unchanged} unchanged): read {size_text(run.bytes_read)}, stored {size_text(run.bytes_stored)}"
     )
     return 0
-
-
-def run_to_json(run: ArchiveRun) -> dict[str, Any]:
-    """An archive pass as JSON: its counts, and how many sessions the agents listed (not every path:
-    that set is the run's working state, thousands of paths)."""
-    counts = {key: value for key, value in asdict(run).items() if key != "listed"}
-    return counts | {"sessions_listed": len(run.listed)}

@@ -7,10 +7,10 @@ lists every current problem, with the config file, the agents' homes and the tok
 from __future__ import annotations
 
 import argparse
-from dataclasses import asdict
 from typing import TYPE_CHECKING
 
 from smig_tui.core.words import plural
+from smig_tui.services import json_shapes
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
@@ -38,7 +38,7 @@ def run_doctor(args: argparse.Namespace, ctx: Context) -> int:
     found = diagnose()
     broken = bool(found.config_problems)
     if args.json:
-        ctx.out.json(asdict(found) | {"config": "invalid" if broken else found.config})
+        ctx.out.json(json_shapes.diagnosis_json(found))
     else:
         _print(ctx, found)
     return 1 if broken else 0

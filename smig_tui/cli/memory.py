@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from smig_tui.core.memory_agents import memory_agent
-from smig_tui.core.memory_sync import Direction, MemoryFile, MemoryPlan, Mode, memory_plan_json, redaction_counts
+from smig_tui.core.memory_sync import Direction, MemoryFile, MemoryPlan, Mode, redaction_counts
 from smig_tui.core.words import plural, size_text
 from smig_tui.plugins import memory_agent_names, memory_agents, memory_directions
+from smig_tui.services import json_shapes
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
@@ -66,7 +67,7 @@ def run_memory(args: argparse.Namespace, ctx: Context) -> int:
     applying = args.action == "sync" and not args.dry_run
     result = ctx.services.memory_apply(plan) if applying else None
     if args.json:
-        ctx.out.json(plan_to_json(plan, result, show_diffs=not applying))
+        ctx.out.json(json_shapes.memory_sync_json(plan, result, show_diffs=not applying))
     elif args.action == "status" and not args.dry_run:
         _print_status(plan, ctx, args.quiet)
         if not args.quiet:
@@ -146,13 +147,3 @@ def _print_sync(plan: MemoryPlan, result: ApplyResult | None, ctx: Context, quie
         ctx.out.diag(f"smig: {_redaction_note(dict(redactions)).removeprefix(', ')}")
     if not result.written and not quiet:
         ctx.out.diag("smig: memory is in sync; nothing written")
-
-
-def plan_to_json(plan: MemoryPlan, result: ApplyResult | None, show_diffs: bool) -> dict[str, Any]:
-    """Serialise a plan (and what applying it did) for `--json`."""
-    return {
-        "applied": result is not None,
-        **memory_plan_json(plan, show_diffs),
-        "written": [write.path for write in result.written] if result else [],
-        "skipped": list(result.skipped) if result else [],
-    }

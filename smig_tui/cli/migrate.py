@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Collection
-from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +20,7 @@ from smig_tui.core.native import Destination, NativeOutput, export_targets, rece
 from smig_tui.core.plans import left_out
 from smig_tui.core.words import age_text, name_list, plural
 from smig_tui.plugins import destination_choices
-from smig_tui.services import agent_profiles
+from smig_tui.services import agent_profiles, json_shapes
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
@@ -181,7 +180,7 @@ def run_migrate(args: argparse.Namespace, ctx: Context) -> int:
         count = plural(sum(result.redactions.values()), "secret")
         ctx.out.diag(f"smig: redacted {count} ({kinds}); --no-redact keeps them")
     if args.json:
-        ctx.out.json(result_to_json(result, include_data=args.dry_run))
+        ctx.out.json(result_to_json(result, plan, include_data=args.dry_run))
         return 0
     _print_result(ctx, result, plan)
     if args.continue_now:
@@ -210,10 +209,9 @@ def _landing_folder(ctx: Context, value: str, destinations: set[Destination]) ->
         raise UsageError(
             f"--cwd names the project folder of a native session; add --to {', '.join(agents[:-1])} or {agents[-1]}."
         )
-    folder = os.path.expanduser(value.strip())
-    if not folder:
+    folder = ctx.services.landing_folder(value)
+    if folder is None:
         raise UsageError("--cwd needs a folder.")
-    folder = os.path.normpath(os.path.abspath(folder))
     if not os.path.isdir(folder):
         ctx.out.diag(f"smig: {folder} is not a folder here; the session is written for it anyway")
     return folder
@@ -248,31 +246,14 @@ def _print_result(ctx: Context, result: MigrationResult, plan: Plan) -> None:
         ctx.out.diag("smig: dry run: nothing was written")
 
 
-def result_to_json(result: MigrationResult, include_data: bool = False) -> dict[str, Any]:
-    """Serialise a migration result for `--json`; a dry run can include every file's content."""
-    files = []
-    for planned in result.files:
-        entry: dict[str, Any] = {
-            "destination": planned.destination.value,
-            "path": planned.path,
-            "bytes": len(utf8(planned.data)),
-        }
-        if planned.native:
-            entry.update(session_id=planned.native.session_id, resume_command=planned.native.resume_command)
-        if include_data:
+def result_to_json(result: MigrationResult, plan: Plan, include_data: bool = False) -> dict[str, Any]:
+    """A migration result for `--json`: the shape MCP's `commit_migration` gives (`json_shapes`), with the
+    stored record whole and, for a dry run, every file's content."""
+    shape = json_shapes.migration_json(result, plan)
+    if include_data:
+        for entry, planned in zip(shape["files"], result.files, strict=True):
             entry["data"] = planned.data
-        files.append(entry)
-    return {
-        "migration_id": result.migration_id,
-        "dry_run": result.dry_run,
-        "record_path": result.record_path,
-        "files": files,
-        "resume_commands": list(result.resume_commands),
-        "continue_latest": [asdict(fact) for fact in result.continue_latest],
-        "recovered": [f"smig {note}" for note in result.recovered],
-        "redactions": dict(result.redactions),
-        "record": record_to_json(result.record),
-    }
+    return shape | {"record": record_to_json(result.record)}
 
 
 def run_export(args: argparse.Namespace, ctx: Context) -> int:
@@ -308,7 +289,7 @@ def run_history(args: argparse.Namespace, ctx: Context) -> int:
         ctx.out.diag(f"smig: {note}")
     records = ctx.services.store.list(workspace, warn=ctx.out.warn)
     if args.json:
-        ctx.out.json([_history_row(record) for record in records])
+        ctx.out.json([json_shapes.history_entry_json(record) for record in records])
         return 0
     if not records:
         ctx.out.diag(f"smig: no migrations stored under {ctx.services.store.root}")
@@ -342,22 +323,6 @@ HISTORY_COLUMNS = (
 )
 """Ids (the shortest unique prefixes, which `history show` takes), age, source, target and tokens are never
 cut; where the outputs went and the strategy follow when they fit (`history show ID` has everything)."""
-
-
-def _history_row(record: MigrationRecord) -> dict[str, Any]:
-    """One line of `smig history --json`."""
-    return {
-        "id": record.id,
-        "created": record.created,
-        "workspace": record.workspace,
-        "source": f"{record.source.agent}:{record.source.id}",
-        "cwd": record.source.cwd,
-        "target": record.target,
-        "strategy": record.strategy,
-        "tokens_before": record.tokens_before,
-        "tokens_after": record.tokens_after,
-        "resume_commands": [output.resume_command for output in record.outputs],
-    }
 
 
 def run_history_show(args: argparse.Namespace, ctx: Context) -> int:

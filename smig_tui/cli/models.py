@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from smig_tui.cli.table import Column
 from smig_tui.core.agent_rules import rules_of
 from smig_tui.core.capacity import calibration_margin, counted_exactly, normalise
 from smig_tui.core.errors import UnknownModelError, UsageError
 from smig_tui.core.models import ModelCapacity
-from smig_tui.services import profile_of
+from smig_tui.services import json_shapes, profile_of
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
@@ -73,7 +73,7 @@ def run_models(args: argparse.Namespace, ctx: Context) -> int:
             ctx.out.table(MODEL_COLUMNS, [_model_row(model) for model in similar], to_stderr=True)
         return UnknownModelError.exit_code
     if args.json:
-        ctx.out.json([model_to_json(model) for model in models])
+        ctx.out.json([json_shapes.model_json(model) for model in models])
         return 0
     named = table.get(args.query) if args.query else None
     if named is not None and (len(models) == 1 or normalise(args.query) == normalise(named.name)):
@@ -205,36 +205,3 @@ def _print_detail(ctx: Context, model: ModelCapacity) -> None:
             f"{LABELS[name]} x {factor:g} ±{error:.0%}" for name, factor, error in model.class_calibration
         )
         say(f"  per class of text (a session's ± is its mix of these, held out): {classes}")
-
-
-def model_to_json(model: ModelCapacity) -> dict[str, Any]:
-    """Serialise a capacity row for `--json` output, every figure with its source."""
-    return {
-        "name": model.name,
-        "provider": model.provider,
-        "status": model.status,
-        "retired": model.retired,
-        "replacement": model.replacement,
-        "released": model.released,
-        "context_window": model.context_window,
-        "max_output": model.max_output,
-        "max_input": model.max_input,
-        "encoding": model.encoding,
-        "tokenizer": model.tokenizer,
-        "calibration": model.calibration,
-        "calibration_error": model.calibration_error,
-        "calibration_classes": [
-            {"class": name, "factor": factor, "error": error} for name, factor, error in model.class_calibration
-        ],
-        "harness_window": model.harness_window,
-        "agents": [
-            {"agent": a.agent, "window": a.window, "usable": a.usable, "max_window": a.max_window, "source": a.source}
-            for a in model.agents
-        ],
-        "source": model.source,
-        "sources": {
-            figure: model.source_of(figure)
-            for figure in ("context_window", "max_output", "max_input", "calibration", "harness_window")
-        },
-        "aliases": list(model.aliases),
-    }

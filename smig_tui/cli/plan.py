@@ -7,17 +7,16 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from smig_tui.cli.table import SESSION_HELP, Column
-from smig_tui.core.capacity import calibration_margin, counted_exactly
+from smig_tui.core.capacity import calibration_margin
 from smig_tui.core.models import Decision, ModelCapacity, Plan, PlanItem, Session, Strategy
 from smig_tui.core.pins import resolve_pins
 from smig_tui.core.plans import left_out
-from smig_tui.core.shapes import plan_item_shape, plan_shape
 from smig_tui.core.words import one_line, plural
 from smig_tui.plugins import destination_agents
+from smig_tui.services import json_shapes
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
-    from smig_tui.core.decide import AgentOverhead
     from smig_tui.core.text_classes import CountMix
 
 
@@ -126,14 +125,7 @@ def run_plan(args: argparse.Namespace, ctx: Context) -> int:
     if reason:
         ctx.out.diag(f"smig: {reason}")
     if args.json:
-        overhead = services.overhead_for(capacity, args.to, session.info.cwd) if plan.decision.overhead else None
-        agent_json = overhead_to_json(plan, overhead)
-        if agent_json is not None:
-            agent_json["assumed"] = args.to is None
-        mix = services.count_mix(session, capacity)
-        error = (mix.error if mix else capacity.calibration_error) if not counted_exactly(capacity) else 0.0
-        calibration = {"calibration_error": error, "calibration_mix": mix.shares if mix else None}
-        ctx.out.json(plan_to_json(plan, capacity, counter.name) | {"agent_overhead": agent_json} | calibration)
+        ctx.out.json(json_shapes.plan_json(services, session, plan, args.to) | {"items": json_shapes.plan_items(plan)})
         return 0
     ctx.out.data(decision_line(plan.decision, capacity, services.count_mix(session, capacity)))
     if plan.decision.overhead:
@@ -204,17 +196,6 @@ def plan_line(plan: Plan) -> str:
     )
 
 
-def overhead_to_json(plan: Plan, overhead: AgentOverhead | None) -> dict[str, Any] | None:
-    """The receiving agent's overhead taken off the budget, with where the figure comes from."""
-    if not plan.decision.overhead:
-        return None
-    return {
-        "agent": overhead.agent if overhead else None,
-        "tokens": plan.decision.overhead,
-        "source": overhead.source if overhead else None,
-    }
-
-
 _ROLE = {"assistant": "asst", "developer": "dev"}
 _KIND = {"tool_call": "call", "tool_result": "result", "reasoning": "think"}
 
@@ -272,8 +253,3 @@ def _item_rows(plan: Plan, all_rows: bool = False) -> list[tuple[str, ...]]:
 
 TEXT_CHARS = 400
 """Characters of a message read for its one-line cell: more than any terminal line shows."""
-
-
-def plan_to_json(plan: Plan, capacity: ModelCapacity, counter: str) -> dict[str, Any]:
-    """A plan for `--json`: the shape MCP gives (core/shapes), with the counter and every message."""
-    return plan_shape(plan) | {"counter": counter, "items": [plan_item_shape(item) for item in plan.items]}

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import asdict
 from typing import IO, TYPE_CHECKING, Any
 
 from smig_tui.cli.table import Column, render
 from smig_tui.core.errors import UsageError
 from smig_tui.core.models import Role
 from smig_tui.core.words import one_line
-from smig_tui.services import agent_profiles
+from smig_tui.services import agent_profiles, json_shapes
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
@@ -105,7 +104,7 @@ def run_search(args: argparse.Namespace, ctx: Context) -> int:
     )
     bar.finish()
     if args.json:
-        ctx.out.json([asdict(hit) | {"spans": [list(span) for span in hit.spans]} for hit in hits])
+        ctx.out.json([json_shapes.search_hit_json(hit) for hit in hits])
         return 0
     if not hits:
         ctx.out.diag("smig: no matches")

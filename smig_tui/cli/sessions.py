@@ -15,9 +15,8 @@ from smig_tui.cli.table import stream as table_stream
 from smig_tui.core.errors import UsageError
 from smig_tui.core.json_text import INDENT, Encoded, LazyList, indented_json
 from smig_tui.core.models import Agent, Message, Session, SessionInfo, Usage
-from smig_tui.core.shapes import session_info_shape
 from smig_tui.core.words import age_text, name_list, one_line, size_text
-from smig_tui.services import agent_profiles, current_branch, no_sessions_sentence
+from smig_tui.services import agent_profiles, current_branch, json_shapes, no_sessions_sentence
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
@@ -82,14 +81,12 @@ def run_list(args: argparse.Namespace, ctx: Context) -> int:
             )
     every_id: list[str] = []
     sessions = ctx.services.list_sessions(
-        agent=agent, cwd=cwd, include_subagents=args.all, warn=ctx.out.warn, every_id=every_id
+        branch=branch, agent=agent, cwd=cwd, include_subagents=args.all, warn=ctx.out.warn, every_id=every_id
     )
-    if branch:
-        sessions = [info for info in sessions if info.git_branch == branch]
     if args.limit > 0:
         sessions = sessions[: args.limit]
     if args.json:
-        ctx.out.json([info_to_json(info) for info in sessions])
+        ctx.out.json([json_shapes.session_json(info) for info in sessions])
         return 0
     if not sessions:
         ctx.out.diag(f"smig: {no_sessions_sentence(ctx.services.env)}")
@@ -247,11 +244,6 @@ def _print_header(session: Session, ctx: Context) -> None:
     ctx.out.data("")
 
 
-def info_to_json(info: SessionInfo) -> dict[str, Any]:
-    """Serialise a SessionInfo for `--json` output (the shape MCP's `list_sessions` gives too)."""
-    return session_info_shape(info)
-
-
 MESSAGE_KEYS = tuple(("text" if name == "body" else name) for name in Message.__dataclass_fields__)
 USAGE_FIELDS = tuple(Usage.__dataclass_fields__)
 
@@ -316,7 +308,7 @@ def session_to_json(session: Session, messages: Iterable[Message] | None = None)
     else:
         listed = LazyList(map(message_json, messages))
     return {
-        "info": info_to_json(session.info),
+        "info": json_shapes.session_json(session.info),
         "messages": listed,
         "warnings": [str(warning) for warning in session.warnings],
         "instructions": session.instructions,

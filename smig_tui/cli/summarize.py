@@ -11,6 +11,7 @@ from smig_tui.core.errors import NoApiKeyError, SummaryConsentError
 from smig_tui.core.models import Message, Plan, Session, Strategy
 from smig_tui.core.summary import describe_redactions
 from smig_tui.core.words import plural
+from smig_tui.services import json_shapes
 
 if TYPE_CHECKING:
     from smig_tui.cli.main import Context
@@ -76,10 +77,10 @@ def run_summarize(args: argparse.Namespace, ctx: Context) -> int:
         return 0
     if preview.problem:
         raise NoApiKeyError(preview.problem)
-    ctx.out.diag(f"smig: {preview.describe()}".replace("Would send", "sending", 1))
+    ctx.out.diag(f"smig: {preview.describe(verb='sending')}")
     result = _run(ctx, messages, options, stream=not args.json, fresh=args.no_cache)
     if args.json:
-        ctx.out.json(result_to_json(result))
+        ctx.out.json(json_shapes.summary_json(result))
     _report(ctx, result)
     return 0
 
@@ -132,21 +133,6 @@ def _report(ctx: Context, result: SummaryResult) -> None:
         f"smig: summary by {result.provider}/{result.model}: {plural(len(result.text), 'character')}, "
         f"{plural(result.chunks, 'part')}, {how}; {describe_redactions(result.redactions)}{cut}"
     )
-
-
-def result_to_json(result: SummaryResult) -> dict[str, Any]:
-    """Serialise a summary result for `--json`."""
-    return {
-        "text": result.text,
-        "provider": result.provider,
-        "model": result.model,
-        "redactions": result.redactions,
-        "chunks": result.chunks,
-        "requests": result.requests,
-        "cached": result.cached,
-        "truncated": result.truncated,
-        "prompt_version": result.prompt_version,
-    }
 
 
 def summarized_plan(

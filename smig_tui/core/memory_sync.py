@@ -16,7 +16,6 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import Any
 
 from smig_tui.core.agent_rules import rules_of
 from smig_tui.core.memory_agents import all_directions, memory_rules, takes_part
@@ -62,7 +61,6 @@ __all__ = [
     "demote_headings",
     "instruction_sources",
     "is_owned",
-    "memory_plan_json",
     "parse_frontmatter",
     "plan_memory_sync",
     "redaction_counts",
@@ -281,36 +279,3 @@ def redaction_counts(plan: MemoryPlan) -> Counter[str]:
     for report in plan.reports:
         total.update(report.redactions)
     return total
-
-
-def memory_plan_json(plan: MemoryPlan, show_diffs: bool) -> dict[str, Any]:
-    """A plan as JSON for scripts and MCP: each direction, each write (with its diff if asked), problems."""
-    return {
-        "directions": [
-            {
-                "direction": report.direction.value,
-                "mode": report.mode.value if report.mode else None,
-                "bundle_bytes": report.bundle_bytes,
-                "redactions": report.redactions,
-                "note": report.note,
-                "sources": [
-                    {"path": s.path, "role": s.role.value, "size": s.size, "project": s.project, "agent": s.owner}
-                    for s in report.sources
-                ],
-            }
-            for report in plan.reports
-        ],
-        "writes": [
-            {
-                "path": write.path,
-                "direction": write.direction.value,
-                "action": write.action.value,
-                "reason": write.reason,
-                **({"diff": write.diff} if show_diffs else {}),
-            }
-            for write in plan.writes
-        ],
-        "problems": [
-            {"direction": p.direction.value, "path": p.path, "message": p.message, "new": p.new} for p in plan.problems
-        ],
-    }

@@ -14,8 +14,8 @@ import re
 from typing import Any
 
 from smig_tui.core.errors import SmigError
-from smig_tui.core.export import to_markdown
-from smig_tui.core.handoff import redact_header, redact_messages
+from smig_tui.core.export import ExportFormat
+from smig_tui.core.handoff import redact_header
 from smig_tui.core.models import Agent, SessionInfo, Strategy
 from smig_tui.core.redact import redact_json
 from smig_tui.core.words import name_list
@@ -24,7 +24,7 @@ from smig_tui.mcp.protocol import INVALID_PARAMS, Call, RpcError
 from smig_tui.mcp.tools import check_session_id
 from smig_tui.mcp.words import for_tools
 from smig_tui.plugins import agent_choices, agent_profiles
-from smig_tui.services import Services, migrated_messages
+from smig_tui.services import Services
 
 RESOURCE_PAGE = 50
 """Sessions per `resources/list` page."""
@@ -187,7 +187,8 @@ class Handoffs:
         except SmigError as error:
             raise RpcError(INVALID_PARAMS, for_tools(error)) from None
         call.check()
-        messages, _ = redact_messages(migrated_messages(plan))
+        # The one redacted Markdown export (`smig export --target`, the TUI's export) of what this plan migrates.
+        document = services.export(session, ExportFormat.MARKDOWN, plan)
         header = redact_header(session)
         entry = services.agent_profile(info.agent.value)
         facts = {
@@ -198,7 +199,7 @@ class Handoffs:
             "tokens_before": plan.tokens_before,
             "title": header.info.title or info.id,
         }
-        return to_markdown(header, messages, plan), redact_json(facts)
+        return document, redact_json(facts)
 
     def _target(self, caller: Agent | None, model: str | None, info: SessionInfo) -> str:
         """The model named, else the caller's latest known model, else the source agent's usual target."""

@@ -89,16 +89,21 @@ RESERVE = {
 }
 PAGED_NOTE = " Large results come in pages: see offset and max_chars."
 
+_NULLABLE_TEXT = {"type": ["string", "null"]}
 _MODEL_INFO = {
     "type": "object",
     "properties": {
         "name": {"type": "string"},
         "provider": {"type": "string"},
+        "status": {"type": "string", "enum": ["current", "legacy", "retired"]},
+        "retired": {**_NULLABLE_TEXT, "description": "the date the provider retired it"},
+        "replacement": {**_NULLABLE_TEXT, "description": "the model to use instead of a retired one"},
+        "released": _NULLABLE_TEXT,
         "context_window": {"type": "integer"},
         "max_output": {"type": "integer"},
         "max_input": {"type": ["integer", "null"]},
-        "harness_window": {"type": ["integer", "null"]},
         "encoding": {"type": "string"},
+        "tokenizer": {"type": "string"},
         "calibration": {"type": "number"},
         "calibration_error": {
             "type": ["number", "null"],
@@ -110,23 +115,19 @@ _MODEL_INFO = {
             "japanese, korean): each class's factor and measured error; a session's error is its mix of these",
             "items": {"type": "object"},
         },
+        "harness_window": {"type": ["integer", "null"]},
+        "agents": {
+            "type": "array",
+            "description": "the window usable inside each agent: agent, window, usable, max_window, source",
+            "items": {"type": "object"},
+        },
         "source": {"type": "string"},
+        "sources": {"type": "object", "description": "where each figure comes from, by figure"},
         "aliases": {"type": "array", "items": {"type": "string"}},
     },
-    "required": [
-        "name",
-        "provider",
-        "context_window",
-        "max_output",
-        "max_input",
-        "harness_window",
-        "encoding",
-        "calibration",
-        "calibration_error",
-        "source",
-        "aliases",
-    ],
 }
+_MODEL_INFO["required"] = list(_MODEL_INFO["properties"])
+"""`json_shapes.model_json`'s keys, every one always there (tests/test_json_shapes.py holds the two together)."""
 
 
 def _tool(
@@ -344,9 +345,9 @@ TOOLS: list[dict[str, Any]] = [
         "search_sessions",
         "Full-text search over every message of every session on this machine (and smig's archive): hits "
         "ranked with conversation before tool output, each with its session, message id, time and a snippet "
-        'with the match in «». Words must all match; "quoted words" match as a phrase, migr* as a prefix; '
-        "a OR b matches either; -word or NOT word leaves out messages holding it. Chinese, Japanese, Korean and "
-        "emoji match as written. Hits an agent's compaction took out of the history say compacted: true. "
+        '(marked: the snippet with the match in «»). Words must all match; "quoted words" match as a phrase, '
+        "migr* as a prefix; a OR b matches either; -word or NOT word leaves out messages holding it. Chinese, "
+        "Japanese, Korean and emoji match as written. Hits an agent's compaction took out of the history say compacted: true. "
         "Secrets are redacted." + PAGED_NOTE,
         {
             "query": {"type": "string", "description": "What to find, at most 500 characters."},

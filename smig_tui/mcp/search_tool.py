@@ -7,7 +7,7 @@ from typing import Any
 
 from smig_tui.mcp.paging import InvalidArgumentError
 from smig_tui.mcp.words import for_tools
-from smig_tui.services import Services
+from smig_tui.services import Services, json_shapes
 
 MAX_QUERY_CHARS = 500
 
@@ -15,8 +15,8 @@ MAX_QUERY_CHARS = 500
 def search_hits(
     services: Services, query: str, agent: str | None, cwd: str | None, since: str | None, role: str | None, limit: int
 ) -> list[dict[str, Any]]:
-    """The best `limit` hits, each with its session, message id, time and a snippet marking the match in «»."""
-    from smig_tui.core.search import SearchQueryError, Snippet, parse_since
+    """The best `limit` hits, each in the one shape `smig search --json` gives (`json_shapes.search_hit_json`)."""
+    from smig_tui.core.search import SearchQueryError, parse_since
     from smig_tui.services import search_filters
 
     if len(query) > MAX_QUERY_CHARS:
@@ -31,19 +31,4 @@ def search_hits(
         hits = services.search(query, filters, limit=limit)
     except SearchQueryError as error:
         raise InvalidArgumentError(f"search_sessions: {for_tools(error)}") from None
-    return [
-        {
-            "session_id": hit.session_id,
-            "agent": hit.agent,
-            "title": hit.title,
-            "cwd": hit.cwd,
-            "message_id": hit.message_id,
-            "role": hit.role,
-            "kind": hit.kind,
-            "timestamp": hit.timestamp,
-            "archived": hit.archived,
-            "compacted": hit.compacted,
-            "snippet": Snippet(hit.snippet, hit.spans).marked("«", "»"),
-        }
-        for hit in hits
-    ]
+    return [json_shapes.search_hit_json(hit) for hit in hits]

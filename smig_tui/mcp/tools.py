@@ -18,23 +18,21 @@ from contextvars import ContextVar
 from typing import Any
 
 from smig_tui.core.agent_rules import home_agent_of, refused_destination
-from smig_tui.core.encoding import utf8
 from smig_tui.core.errors import MigrationNotFoundError, SessionNotFoundError
 from smig_tui.core.export import to_markdown
 from smig_tui.core.handoff import redact_messages
 from smig_tui.core.migration import MigrationRecord, message_from_json
-from smig_tui.core.models import Agent, Message, ModelCapacity, Plan, Role, Session, SessionInfo, Strategy
+from smig_tui.core.models import Agent, Message, Plan, Role, Session, SessionInfo, Strategy
 from smig_tui.core.native import destinations as all_destinations
 from smig_tui.core.native import parse_destination, receiving_agent_of
 from smig_tui.core.openai_chat import MAX_CHAT_BYTES, load_chat, to_chat
 from smig_tui.core.plans import PLACEHOLDER_ID, SUMMARY_ID
 from smig_tui.core.redact import redact_json
-from smig_tui.core.shapes import plan_item_shape, plan_shape, session_info_shape
 from smig_tui.core.strategies import needs_summary
 from smig_tui.mcp.paging import InvalidArgumentError, json_size, page_items, page_text
 from smig_tui.mcp.recall import match_omitted, source_messages
 from smig_tui.mcp.schemas import MAX_PAGE_CHARS, MIN_PAGE_CHARS, PAGE_CHARS, TOOLS
-from smig_tui.services import Services, migrated_messages
+from smig_tui.services import Services, json_shapes, migrated_messages
 
 SESSION_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{3,127}$")
 """Session ids or unique prefixes (UUIDs, `agent-…`): no dots or separators, so never a path."""
@@ -75,26 +73,6 @@ def _bounded(name: str, value: int | None, low: int, high: int, default: int) ->
     return value
 
 
-def capacity_json(model: ModelCapacity) -> dict[str, Any]:
-    """One model's figures and where they come from."""
-    return {
-        "name": model.name,
-        "provider": model.provider,
-        "context_window": model.context_window,
-        "max_output": model.max_output,
-        "max_input": model.max_input,
-        "harness_window": model.harness_window,
-        "encoding": model.encoding,
-        "calibration": model.calibration,
-        "calibration_error": model.calibration_error,
-        "calibration_classes": [
-            {"class": name, "factor": factor, "error": error} for name, factor, error in model.class_calibration
-        ],
-        "source": model.source,
-        "aliases": list(model.aliases),
-    }
-
-
 PAGE_CEILING: ContextVar[int] = ContextVar("page_ceiling", default=MAX_PAGE_CHARS)
 """The largest page the calling client passes to its model whole (a client that cuts results shorter
 than the default page gets pages that fit it, whatever `max_chars` asks)."""
@@ -119,11 +97,6 @@ def _offset(offset: int | None) -> int:
     return _bounded("offset", offset, 0, 10**12, 0)
 
 
-def plan_items(plan: Plan) -> list[dict[str, Any]]:
-    """Every source message's fate, in source order (the shape `smig plan --json` gives too)."""
-    return [plan_item_shape(item) for item in plan.items]
-
-
 class SmigTools:
     """The tools `smig mcp` serves, one method each; large results come in pages of `max_chars`."""
 
@@ -140,7 +113,7 @@ class SmigTools:
 
     def model_context_window(self, model: str) -> dict[str, Any]:
         """A model's window, output cap, harness share, provider, encoding and source."""
-        return capacity_json(self.services.capacities.lookup(model))
+        return json_shapes.model_json(self.services.capacities.lookup(model))
 
     def list_known_models(
         self, query: str = "", offset: int | None = None, max_chars: int | None = None
@@ -150,7 +123,7 @@ class SmigTools:
         return page_items(
             {"count": len(models)},
             "models",
-            [capacity_json(model) for model in models],
+            [json_shapes.model_json(model) for model in models],
             _offset(offset),
             _page_size(max_chars),
             "list_known_models",
@@ -202,8 +175,7 @@ class SmigTools:
         source_tokens = sum(services.count_session(session, source))
         migrated = to_chat(_note_after_system(migrated_messages(plan)))
         result = {
-            **plan_shape(plan),
-            **self._calibration(session, target.name),
+            **json_shapes.plan_json(services, session, plan, stored=False),
             "source": {"model": source.name, "tokens": source_tokens, "window": source.context_window},
             "input_messages": _input_count(messages_json),
             "output_messages": len(migrated),
@@ -235,13 +207,13 @@ class SmigTools:
                 raise InvalidArgumentError(f"list_sessions: unknown agent {agent!r}; use {', '.join(known)}.")
             wanted = Agent(agent)
         count = _bounded("limit", limit, 1, MAX_LIMIT, 20)
-        sessions = self.services.list_sessions(agent=wanted, cwd=os.path.expanduser(cwd) if cwd else None)
-        if branch:
-            sessions = [info for info in sessions if info.git_branch == branch.strip()]
+        sessions = self.services.list_sessions(
+            branch.strip() if branch else None, agent=wanted, cwd=os.path.expanduser(cwd) if cwd else None
+        )
         return page_items(
             _clean({"total": len(sessions), "searched": self.searched()}),
             "sessions",
-            redact_json([session_info_shape(info) for info in sessions[:count]]),
+            redact_json([json_shapes.session_json(info) for info in sessions[:count]]),
             _offset(offset),
             _page_size(max_chars),
             "list_sessions",
@@ -287,20 +259,6 @@ class SmigTools:
             return plan
         return self.services.plan(session, capacity.name, strategy, **options)
 
-    def _calibration(self, session: Session, target: str) -> dict[str, Any]:
-        """The ± of the target's count of this session: its mix of text classes' for a family measured
-        per class, else the model's (`calibration_error` null: exact, or not measured)."""
-        from smig_tui.core.capacity import counted_exactly
-
-        capacity = self.services.capacities.lookup(target)
-        if counted_exactly(capacity):
-            return {"calibration_error": 0.0, "calibration_mix": None}
-        mix = self.services.count_mix(session, capacity)
-        if mix is None:
-            return {"calibration_error": capacity.calibration_error, "calibration_mix": None}
-        shares = {name: round(share, 3) for name, share in mix.shares.items()}
-        return {"calibration_error": None if mix.error is None else round(mix.error, 4), "calibration_mix": shares}
-
     def preview_migration(
         self,
         session_id: str,
@@ -314,17 +272,11 @@ class SmigTools:
         """What a migration would keep and drop, message by message; writes nothing."""
         session = self._session(session_id)
         plan = self._plan(session, target_model, _strategy(strategy), pins or [], reserve)
-        result = {
-            "session_id": session.id,
-            "agent": session.info.agent.value,
-            "searched": self.searched(),
-            **plan_shape(plan),
-            **self._calibration(session, target_model),
-        }
+        result = {**json_shapes.plan_json(self.services, session, plan), "searched": self.searched()}
         return page_items(
             _clean(result),
             "items",
-            redact_json(plan_items(plan)),
+            redact_json(json_shapes.plan_items(plan)),
             _offset(offset),
             _page_size(max_chars),
             "preview_migration",
@@ -358,43 +310,7 @@ class SmigTools:
             session, target_model, _strategy(strategy), [], reserve, True, yes_send, receiving_agent_of(destinations)
         )
         result = self.services.migrate(session, plan, destinations, dry_run=dry_run)
-        record = result.record
-        files = [
-            {
-                "destination": f.destination.value,
-                "path": f.path,
-                "bytes": len(utf8(f.data)),
-                "session_id": f.native.session_id if f.native else None,
-                "resume_command": f.native.resume_command if f.native else None,
-                # The same command as data, for a client that starts it itself (no shell quoting to undo).
-                "resume_argv": list(f.native.argv) if f.native else None,
-                "resume_cwd": f.native.cwd if f.native else None,
-            }
-            for f in result.files
-        ]
-        counts = plan_shape(plan)
-        return _clean(
-            {
-                "migration_id": result.migration_id,
-                "dry_run": result.dry_run,
-                "record_path": result.record_path,
-                "workspace": record.source.cwd,
-                "files": files,
-                "resume_commands": list(result.resume_commands),
-                "continue_latest": [fact.sentence for fact in result.continue_latest],
-                "recovered": [f"smig {note}" for note in result.recovered],
-                "decision": counts["decision"],
-                "strategy": record.strategy,
-                "kept": len(record.kept_ids),
-                "dropped": len(record.dropped_ids),
-                "dropped_count": counts["dropped_count"],
-                "dropped_tokens": counts["dropped_tokens"],
-                "tokens_before": record.tokens_before,
-                "left_out": {"messages": record.left_out, "tokens": record.left_out_tokens},
-                "tokens_after": record.tokens_after,
-                "searched": self.searched(),
-            }
-        )
+        return _clean({**json_shapes.migration_json(result, plan), "searched": self.searched()})
 
     def get_handoff(
         self, workspace: str, format: str = "markdown", offset: int | None = None, max_chars: int | None = None
@@ -547,26 +463,12 @@ class SmigTools:
     def memory_sync(self, to: Sequence[str] | None = None, mode: str = "auto", apply: bool = False) -> dict[str, Any]:
         """Plan (and with `apply`, make) a memory sync among the agents; the reply names files, never their text."""
         from smig_tui.core.memory_agents import memory_agent
-        from smig_tui.core.memory_sync import Mode, memory_plan_json
+        from smig_tui.core.memory_sync import Mode
 
         directions = tuple(dict.fromkeys(memory_agent(name).direction for name in to)) if to else None
         plan = self.services.memory_plan(directions, Mode(mode))
         result = self.services.memory_apply(plan) if apply else None
-        reply = memory_plan_json(plan, show_diffs=False)
-        for report in reply["directions"]:
-            sources = report.pop("sources")
-            report["sources_by_agent"] = {
-                agent: sum(1 for s in sources if s["agent"] == agent)
-                for agent in dict.fromkeys(s["agent"] for s in sources)
-            }
-        return _clean(
-            {
-                "applied": result is not None,
-                **reply,
-                "written": [write.path for write in result.written] if result else [],
-                "skipped": list(result.skipped) if result else [],
-            }
-        )
+        return _clean(json_shapes.memory_sync_json(plan, result, show_diffs=False))
 
 
 def _bodies() -> dict[str, Callable[..., dict[str, Any]]]:

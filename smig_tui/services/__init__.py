@@ -12,6 +12,7 @@ from smig_tui.adapters.gc_pause import no_cyclic_gc as no_cyclic_gc  # the CLI's
 from smig_tui.plugins import agent_choices as agent_choices
 from smig_tui.plugins import agent_profiles as agent_profiles
 from smig_tui.plugins import profile_of as profile_of
+from smig_tui.services import json_shapes as json_shapes  # the one JSON shape of each object: --json and MCP
 from smig_tui.services.archive import session_archive as session_archive
 from smig_tui.services.archive import with_archive as with_archive
 from smig_tui.services.frontend import config_file_path as config_file_path

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from functools import cached_property
 from pathlib import Path
@@ -57,6 +58,13 @@ class Migrations(ServicesBase):
             cwd=cwd,
         )
         return Committer(self.paths, self.store, self.agents, self.env).migrate(request)
+
+    @staticmethod
+    def landing_folder(typed: str) -> str | None:
+        """The absolute, normalised project folder a typed `--cwd` (or the commit dialog's folder) names, None
+        when nothing was typed; it may be another machine's path, so it need not exist here."""
+        folder = os.path.expanduser(typed.strip())
+        return os.path.normpath(os.path.abspath(folder)) if folder else None
 
     def recover_commits(self) -> list[str]:
         """Finish or clean up commits a kill interrupted; one sentence each (see `commit_journal`)."""

@@ -53,9 +53,14 @@ class Sessions(ServicesBase):
                     continue
                 yield info
 
-    def list_sessions(self, **filters: Any) -> list[SessionInfo]:
-        """Return all matching sessions, newest first."""
-        sessions = [self._with_cached_counts(info) for info in self.iter_sessions(**filters)]
+    def list_sessions(self, branch: str | None = None, **filters: Any) -> list[SessionInfo]:
+        """Return all matching sessions, newest first; `branch` keeps those last on that git branch (as
+        their agent recorded it: `smig list --branch`, MCP's `list_sessions(branch=…)`)."""
+        sessions = [
+            self._with_cached_counts(info)
+            for info in self.iter_sessions(**filters)
+            if branch is None or info.git_branch == branch
+        ]
         sessions.sort(key=lambda info: info.updated or "", reverse=True)
         return sessions
 

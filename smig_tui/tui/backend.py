@@ -244,9 +244,8 @@ def plan_for_destination(
 def commit(services: Services, session: Session, plan: Plan, chosen: set[str], cwd: str | None = None) -> Any:
     """Write the migration to the destinations the user confirmed, for `cwd` when one was typed."""
     wanted = {Destination(name) for name in chosen}
-    if cwd is not None:
-        cwd = os.path.normpath(os.path.abspath(os.path.expanduser(cwd)))
-    return services.migrate(session, plan, to=wanted, dry_run=False, cwd=cwd)
+    folder = services.landing_folder(cwd) if cwd is not None else None
+    return services.migrate(session, plan, to=wanted, dry_run=False, cwd=folder)
 
 
 def export_folder(session: Session, here: str | None) -> str:

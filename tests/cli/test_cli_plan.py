@@ -155,39 +155,3 @@ def test_a_retired_target_is_warned_about_with_its_replacement(fake_home: dict[s
     still_served = {"models": {"claude-sonnet-4": {"status": "current"}}}
     code, stdout, _ = _run(["plan", CODEX_MAIN, "--target", "claude-sonnet-4"], config=still_served)
     assert code == 0 and "was retired" not in stdout
-
-
-@pytest.mark.usefixtures("exact_tokens")
-def test_plan_json_and_the_mcp_preview_give_one_shape_with_the_same_figures(fake_home: dict[str, Path]) -> None:
-    """`smig plan --json` and MCP's `preview_migration` render a plan with one function (core/shapes)."""
-    from smig_tui.core.shapes import decision_shape, plan_shape
-    from smig_tui.mcp.tools import SmigTools
-    from smig_tui.services import build_services
-
-    _, stdout, _ = _run(["plan", CLAUDE_MAIN, "-t", "gpt-4", "--json"])
-    cli = json.loads(stdout)
-    mcp = SmigTools(build_services()).preview_migration(CLAUDE_MAIN, "gpt-4", max_chars=40_000)
-    services = build_services()
-    session = services.load_session(services.find_session(CLAUDE_MAIN))
-    keys = set(plan_shape(services.plan(session, "gpt-4")))
-    assert keys <= set(cli) and keys <= set(mcp)
-    assert {key: cli[key] for key in keys} == {key: mcp[key] for key in keys}
-    assert set(cli["decision"]) == set(mcp["decision"]) == set(decision_shape(services.plan(session, "gpt-4").decision))
-    assert not cli["decision"]["fits"] and cli["dropped_count"] > 0  # a plan with something to compare
-    assert mcp["items"] == cli["items"][: len(mcp["items"])] and mcp["items"]
-
-
-def test_list_json_and_the_mcp_listing_give_one_shape_per_session(fake_home: dict[str, Path]) -> None:
-    """`smig list --json` and MCP's `list_sessions` give each session with the same keys and values
-    (core/shapes); MCP's `messages` is `message_count`, as the CLI has always called it."""
-    from smig_tui.core.shapes import SESSION_INFO_KEYS
-    from smig_tui.mcp.tools import SmigTools
-    from smig_tui.services import build_services
-
-    _, stdout, _ = _run(["list", "--all", "--json"])
-    cli = {entry["id"]: entry for entry in json.loads(stdout)}
-    mcp = SmigTools(build_services()).list_sessions(limit=500, max_chars=40_000)["sessions"]
-    assert len(mcp) >= 2 and {entry["id"] for entry in mcp} <= set(cli)  # MCP leaves sub-agents out
-    for entry in mcp:
-        assert set(entry) == set(cli[entry["id"]]) == set(SESSION_INFO_KEYS)
-        assert entry == cli[entry["id"]]

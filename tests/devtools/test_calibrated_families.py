@@ -18,14 +18,13 @@ from smig_tui.adapters.agents.codex.home import resolve_home as codex_home
 from smig_tui.adapters.agents.codex.source import CodexSource
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.cli.main import Context, main
-from smig_tui.cli.models import model_to_json
 from smig_tui.cli.output import Output
 from smig_tui.core.capacity import calibration_margin, parse_tokenizers
 from smig_tui.core.errors import ConfigError
 from smig_tui.core.text_classes import CLASSES, count_mix, mix_error, text_class
 from smig_tui.core.tokens import MESSAGE_OVERHEAD, render_for_count
-from smig_tui.mcp.tools import capacity_json
 from smig_tui.services import Services, build_services
+from smig_tui.services.json_shapes import model_json
 from smig_tui.tui.backend import counter_label
 
 CODEX_MAIN = "01a1f866-0d00-7a1b-82c3-d4e5f6a7b8c9"
@@ -64,11 +63,10 @@ def test_the_shipped_table_carries_each_measured_factor_its_error_and_how_it_was
     assert (claude.calibration, claude.calibration_error, calibration_margin(claude)) == (1.45, 0.09, "±9%")
     newer = table.lookup("claude-opus-5-5")  # 1.45 x 1.3, derived: said so, not hidden
     assert (newer.calibration, newer.calibration_error, calibration_margin(newer)) == (1.9, None, "± not measured")
-    assert capacity_json(gemini)["calibration_error"] == 0.10  # MCP's model figures
-    assert {"class": "japanese", "factor": 0.717, "error": 0.04} in capacity_json(gemini)["calibration_classes"]
-    assert model_to_json(gemini)["calibration_error"] == 0.10  # smig models --json
-    assert model_to_json(gemini)["encoding"] == "o200k_split_digits"
-    assert len(model_to_json(gemini)["calibration_classes"]) == len(CLASSES)
+    shown = model_json(gemini)  # `smig models --json` and MCP's model figures alike
+    assert shown["calibration_error"] == 0.10 and shown["encoding"] == "o200k_split_digits"
+    assert {"class": "japanese", "factor": 0.717, "error": 0.04} in shown["calibration_classes"]
+    assert len(shown["calibration_classes"]) == len(CLASSES)
 
 
 def test_a_factor_of_the_users_own_drops_the_measured_error() -> None:

@@ -376,17 +376,17 @@ def test_the_continue_prompt_skips_the_callers_own_sessions(fake_home: dict[str,
 
 
 def test_listed_sessions_carry_their_git_branch_as_smig_list_knows_it(fake_home: dict[str, Path]) -> None:
-    """Each listed session says the branch it was last on (the shape of core/shapes.py), and `branch`
+    """Each listed session says the branch it was last on (the shape of services/json_shapes.py), and `branch`
     keeps the sessions `smig list --branch NAME` lists, in its order."""
     from cli_runner import smig
 
-    from smig_tui.core.shapes import session_info_shape
+    from smig_tui.services.json_shapes import session_json
 
     services = build_services()
     tools = SmigTools(services)
     listed = tools.list_sessions(limit=500)["sessions"]
     by_id = {info.id: info for info in services.list_sessions()}
-    assert listed and all(entry == session_info_shape(by_id[entry["id"]]) for entry in listed)
+    assert listed and all(entry == session_json(by_id[entry["id"]]) for entry in listed)
     branches = {entry["git_branch"] for entry in listed}
     assert {"main", "ci-fix"} <= branches and None in branches  # a session whose agent recorded none says null
     for branch in ("main", "ci-fix"):

@@ -26,7 +26,7 @@ def test_search_sessions_returns_marked_redacted_snippets(isolated_homes: dict[s
     runner = SmigToolRunner(build_services())
     result = call(runner, query="kestrel")
     assert result["total"] == 2 and result["next_offset"] is None
-    assert all("«kestrel»" in hit["snippet"] for hit in result["hits"])
+    assert all("«kestrel»" in hit["marked"] and "«" not in hit["snippet"] for hit in result["hits"])
     assert key not in json.dumps(result) and "[REDACTED:github-token]" in json.dumps(result)
     assert call(runner, query="kestrel", role="assistant")["total"] == 1
     assert call(runner, query="kestrel", agent="claude")["total"] == 0

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from textual.notifications import Notification
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 from tui_pilot import settle
@@ -28,6 +29,14 @@ def steady_cursor(monkeypatch: pytest.MonkeyPatch) -> None:
     """Keep text cursors from blinking, so screenshots do not depend on timing."""
     monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
     monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)
+
+
+@pytest.fixture(autouse=True)
+def lasting_toasts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep every toast until the test ends, so a test reads the notices a step raised however long the
+    step took: a toast's lifetime is wall-clock time (5 seconds), which a busy machine used up between
+    a scan's notice and the test reading it (seen with two workers at load 15)."""
+    monkeypatch.setattr(Notification, "time_left", property(lambda self: self.timeout + 3600.0))
 
 
 @pytest.fixture(autouse=True)
