@@ -102,6 +102,76 @@ def parse_parts(text: object) -> list[tuple[str, dict[str, Any]]] | None:
 def to_conversation(rows: Sequence[Row], summary_id: str | None) -> Converted:
     """The messages Crush sends for these rows (in its order), starting at the summary in use."""
     out = Converted()
+    parsed, start, calls, results = _prepared(rows, summary_id, out)
+    for position, (row, parts) in enumerate(parsed):
+        if not parts:
+            continue
+        stamp = iso_seconds(row.created_at)
+        if position == 0 and start is not None:
+            _add_summary(out, row, parts, stamp)
+        elif row.role == "user":
+            _add_user(out, row, parts, stamp)
+        elif row.role == "assistant":
+            _add_assistant(out, row, parts, stamp, results)
+        elif row.role == "tool":
+            _add_results(out, row, parts, stamp, calls)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """What a listing shows of a session's conversation: `to_conversation`'s figures, without its messages."""
+
+    message_count: int
+    spoken: bool
+    """Whether any message is not one smig added (an interrupted call's result)."""
+    first_user: str | None
+    """The text of the first user message."""
+    model: str | None
+    damaged: list[str]
+
+
+def listed(rows: Sequence[Row], summary_id: str | None) -> Listed:
+    """`to_conversation`'s count, first user text and model, read without building the assistant's and
+    tools' messages (most of a session): a first listing reads every session whole. The user's and the
+    summary's messages are built as `to_conversation` builds them (they are few, and give the title)."""
+    out = Converted()
+    parsed, start, calls, results = _prepared(rows, summary_id, out)
+    count = injected = 0
+    first_user: str | None = None
+    for position, (row, parts) in enumerate(parsed):
+        if not parts:
+            continue
+        if (position == 0 and start is not None) or row.role == "user":
+            built = Converted(model=out.model)
+            if position == 0 and start is not None:
+                _add_summary(built, row, parts, None)
+            else:
+                _add_user(built, row, parts, None)
+            out.model = built.model
+            count += len(built.messages)
+            if first_user is None and built.messages:
+                first_user = built.messages[0].text
+        elif row.role == "assistant":
+            text = _text(_first(parts, "text").get("text")).strip()
+            thinking = _text(_first(parts, "reasoning").get("thinking"))
+            ids = [_text(data.get("id")) for _, data in _of(parts, "tool_call")]
+            if not (text or thinking or ids):
+                continue
+            out.model = row.model or out.model
+            unanswered = sum(1 for call_id in ids if call_id not in results)
+            count += bool(text) + bool(thinking) + len(ids) + unanswered
+            injected += unanswered
+        elif row.role == "tool":
+            count += sum(1 for _, data in _of(parts, "tool_result") if _text(data.get("tool_call_id")) in calls)
+    return Listed(count, count > injected, first_user, out.model, out.damaged)
+
+
+def _prepared(
+    rows: Sequence[Row], summary_id: str | None, out: Converted
+) -> tuple[list[tuple[Row, list[tuple[str, dict[str, Any]]]]], int | None, set[str], set[str]]:
+    """The rows that parse from the summary in use on (damaged ones and compactions noted in `out`), where
+    the summary is among them, and the ids of the calls made and the results given."""
     parsed: list[tuple[Row, list[tuple[str, dict[str, Any]]]]] = []
     for row in rows:
         parts = parse_parts(row.parts)
@@ -125,19 +195,7 @@ def to_conversation(rows: Sequence[Row], summary_id: str | None) -> Converted:
         if row.role == "tool"
         for kind, data in _of(parts, "tool_result")
     }
-    for position, (row, parts) in enumerate(parsed):
-        stamp = iso_seconds(row.created_at)
-        if not parts:
-            continue
-        if position == 0 and start is not None:
-            _add_summary(out, row, parts, stamp)
-        elif row.role == "user":
-            _add_user(out, row, parts, stamp)
-        elif row.role == "assistant":
-            _add_assistant(out, row, parts, stamp, results)
-        elif row.role == "tool":
-            _add_results(out, row, parts, stamp, calls)
-    return out
+    return parsed, start, calls, results
 
 
 def _of(parts: Iterable[tuple[str, dict[str, Any]]], kind: str) -> list[tuple[str, dict[str, Any]]]:

@@ -1,8 +1,8 @@
 """Provides `CrushSource`: lists and reads Crush sessions from every project's database, never writing.
 
 The databases are the ones Crush's `projects.json` names (`home.projects`). Listing one database
-reads its sessions and messages once and turns them as `load` would, so counts, titles and models
-agree; the result is kept in smig's listing cache under the database's size and mtime (and its WAL's,
+reads its sessions and messages once and counts them as `load` would turn them (`convert.listed`),
+so counts, titles and models agree; the result is kept in smig's listing cache under the database's size and mtime (and its WAL's,
 where Crush writes while it runs), so a warm listing opens no database that has not changed.
 Sub-agent and title sessions (`parent_session_id` set) are listed as sub-agents: hidden by default.
 """
@@ -17,7 +17,7 @@ from dataclasses import asdict, fields, replace
 from pathlib import Path
 from typing import Any
 
-from smig_tui.adapters.agents.crush.convert import Converted, Row, iso_seconds, to_conversation
+from smig_tui.adapters.agents.crush.convert import Row, iso_seconds, listed, to_conversation
 from smig_tui.adapters.agents.crush.database import MESSAGE_ORDER, NAME, connect, session_columns
 from smig_tui.adapters.agents.crush.home import (
     Project,
@@ -109,7 +109,7 @@ class CrushSource:
             raise SessionReadError(str(error)) from error
         facts = dict(zip(picked, found[1:], strict=True))
         converted = to_conversation(rows, _text(facts.get("summary_message_id")))
-        _warn_damaged(database, session_id, converted, sink)
+        _warn_damaged(database, session_id, converted.damaged, sink)
         prompt = facts.get("prompt_tokens")
         measured = prompt if isinstance(prompt, int) and prompt > 0 else None
         info = replace(info, message_count=len(converted.messages), model=info.model or converted.model)
@@ -144,11 +144,10 @@ class CrushSource:
         for session_id, *values in sessions:
             facts = dict(zip(picked, values, strict=True))
             rows = messages.get(str(session_id), [])
-            converted = to_conversation(rows, _text(facts.get("summary_message_id")))
-            _warn_damaged(database, str(session_id), converted, warn)
-            if not any(not message.injected for message in converted.messages):
+            shown = listed(rows, _text(facts.get("summary_message_id")))
+            _warn_damaged(database, str(session_id), shown.damaged, warn)
+            if not shown.spoken:
                 continue  # nothing said yet
-            first_prompt = next((m.text for m in converted.messages if m.role.value == "user"), None)
             prompt = facts.get("prompt_tokens")  # the last call's prompt (Crush resets it when it summarises)
             updated = facts.get("updated_at")
             parent = _text(facts.get("parent_session_id")) or None
@@ -158,15 +157,15 @@ class CrushSource:
                     agent=AGENT,
                     path=session_ref(database, str(session_id)),
                     cwd=project.path,
-                    title=redacted_line(_text(facts.get("title")) or first_prompt, TITLE_WIDTH),
-                    model=converted.model,
+                    title=redacted_line(_text(facts.get("title")) or shown.first_user, TITLE_WIDTH),
+                    model=shown.model,
                     created=iso_seconds(facts.get("created_at")),
                     updated=iso_seconds(updated),
                     parent_id=parent,
                     is_subagent=parent is not None,
                     size=sum(len(row.parts) for row in rows),
                     mtime=_seconds(updated) or os.stat(database).st_mtime,
-                    message_count=len(converted.messages),
+                    message_count=shown.message_count,
                     context_tokens=prompt if isinstance(prompt, int) and prompt > 0 else None,
                     project=project.path,
                 )
@@ -199,15 +198,15 @@ def _row(values: Any) -> Row:
     )
 
 
-def _warn_damaged(database: Path, session_id: str, converted: Converted, warn: WarningSink) -> None:
+def _warn_damaged(database: Path, session_id: str, damaged: list[str], warn: WarningSink) -> None:
     """One warning per session naming the messages skipped because their parts do not parse."""
-    if converted.damaged:
-        shown = ", ".join(converted.damaged[:5]) + (" …" if len(converted.damaged) > 5 else "")
+    if damaged:
+        shown = ", ".join(damaged[:5]) + (" …" if len(damaged) > 5 else "")
         warn(
             ReadWarning(
                 str(database),
                 None,
-                f"{NAME} session {session_id}: skipped {len(converted.damaged)} message(s) whose parts do not "
+                f"{NAME} session {session_id}: skipped {len(damaged)} message(s) whose parts do not "
                 f"parse ({shown}); Crush itself cannot open this session",
             )
         )
