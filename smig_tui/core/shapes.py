@@ -24,6 +24,7 @@ def decision_shape(decision: Decision) -> dict[str, Any]:
         "reserve": decision.reserve,
         "prompt_limit": decision.prompt_limit,
         "harness": decision.harness,
+        "harness_agent": decision.harness_agent,
         "overhead": decision.overhead,
         "over_by": decision.over_by,
         "exact": decision.exact,
