@@ -233,12 +233,12 @@ def plan_for_destination(
     entry = profile_of(agent)
     name = entry.name if entry else agent
     window = again.decision.prompt_limit
-    fills = f"compacts past {window:,} tokens" if window is not None and again.decision.harness_agent == agent else ""
-    adds = f"adds {again.decision.overhead:,} tokens to every request" if again.decision.overhead else ""
-    why = " and ".join(part for part in (fills, adds) if part)
+    fills = f"compacts at {window:,}" if window is not None and again.decision.harness_agent == agent else ""
+    adds = f"adds {again.decision.overhead:,} a request" if again.decision.overhead else ""
+    why = ", ".join(part for part in (fills, adds) if part)
     note = (
-        f"Planned again for {name}, which {why} (budget {again.decision.budget:,}, the preview's"
-        f" {plan.decision.budget:,}): {len(again.kept):,} messages kept, {again.tokens_after:,} tokens."
+        f"Planned again for {name}{f' ({why})' if why else ''}: budget {again.decision.budget:,}"
+        f" (was {plan.decision.budget:,}), {len(again.kept):,} messages kept, {again.tokens_after:,} tokens."
     )
     return again, note
 

@@ -40,8 +40,8 @@ async def test_committing_to_another_agent_plans_for_its_window_and_overhead(fak
     assert record.decision["budget"] == for_gemini.budget != for_claude.budget
     assert for_gemini.harness_agent == "gemini" and for_gemini.prompt_limit != for_claude.prompt_limit
     expected = (
-        f"Planned again for Gemini CLI, which compacts past {for_gemini.prompt_limit:,} tokens"
-        f" and adds {for_gemini.overhead:,} tokens to every request (budget {for_gemini.budget:,}"
+        f"Planned again for Gemini CLI (compacts at {for_gemini.prompt_limit:,}, adds {for_gemini.overhead:,}"
+        f" a request): budget {for_gemini.budget:,} (was {for_claude.budget:,})"
     )
     assert len(notes) == 2 and all(note.startswith(expected) for note in notes)
     assert planned is not None and planned.decision.budget == for_gemini.budget  # the dialog states what is written
