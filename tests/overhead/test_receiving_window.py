@@ -169,3 +169,13 @@ def test_the_planning_service_plans_for_the_agent(fake_home: dict[str, Path]) ->
     plans = {agent: services.plan(session, "probe", Strategy.AS_IS, agent=agent) for agent in ("pi", "copilot")}
     assert plans["pi"].decision.prompt_limit == RULES["pi"]
     assert plans["copilot"].decision.prompt_limit == RULES["copilot"]
+
+
+def test_the_tui_card_names_whose_share_limits_the_room() -> None:
+    from smig_tui.tui.widgets.session_card import decision_markup
+
+    pi = decide(0, for_agent(PROBE, "pi"), reserve=1_000)
+    assert "Pi share 183,616" in decision_markup(PROBE, pi)
+    by_hand = ModelCapacity("probe", "openai", WINDOW, 1_000, "o200k_base", harness_window=150_000, agents=(HOME,))
+    assert "usable share 150,000" in decision_markup(by_hand, decide(0, by_hand, reserve=1_000))
+    assert "share" not in decision_markup(PROBE, decide(0, PROBE, reserve=1_000, harness=False))
