@@ -252,3 +252,21 @@ def test_outside_a_repository_only_the_folder_itself_is_looked_in(tmp_path: Path
         tmp_path / "repo" / "a",
         tmp_path / "repo",
     ]
+
+
+def test_a_title_from_a_first_prompt_holding_a_secret_lists_redacted(
+    isolated_homes: dict[str, Path], monkeypatch: Any
+) -> None:
+    """A title leaves smig redacted, as every other agent's does: the first prompt is the user's text."""
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    project = isolated_homes["home"] / "chat"
+    shutil.copytree(PROJECTS / "chat", project)
+    history = project / places.DEFAULT_NAME
+    history.write_text(
+        history.read_text(encoding="utf-8").replace("CHAT-1: hello aider", f"CHAT-1: my token is {token}"),
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(project)
+    [own] = [info for info in build_services().list_sessions(agent=AIDER) if info.path == str(history)]
+    assert own.title is not None and own.title.startswith("CHAT-1: my token is ")
+    assert token not in own.title and token[:12] not in own.title

@@ -251,3 +251,16 @@ def test_a_warm_listing_reads_no_session_file(pi_home: Path, monkeypatch: pytest
     monkeypatch.setattr("smig_tui.adapters.agents.pi.source.read_session", refuse)
     again = list(PiSource(pi_home / "sessions", listing_cache=cache).discover(lambda _w: None))
     assert [info.id for info in again] == [info.id for info in first]
+
+
+def test_a_title_from_a_first_prompt_holding_a_secret_lists_redacted(pi_home: Path) -> None:
+    """A title leaves smig redacted, as every other agent's does: the first prompt is the user's text."""
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    [chat] = (pi_home / "sessions").glob(f"*/{SCENARIOS['chat']['file']}")
+    chat.write_text(
+        chat.read_text(encoding="utf-8").replace("CHAT-1: remember the colour teal", f"CHAT-1: my token is {token}"),
+        encoding="utf-8",
+    )
+    [info] = [info for info in PiSource(pi_home / "sessions").discover(lambda _: None) if info.path == str(chat)]
+    assert info.title is not None and info.title.startswith("CHAT-1: my token is ")
+    assert token not in info.title and token[:12] not in info.title

@@ -21,7 +21,7 @@ from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, Kind, Message, ReadWarning, Role, Session, SessionInfo, new_message
 from smig_tui.core.ports import WarningSink
 from smig_tui.core.timeline import format_iso
-from smig_tui.core.words import one_line
+from smig_tui.core.words import title_line
 
 TITLE_MAX = 120
 AGENT = Agent("aider")
@@ -71,7 +71,7 @@ class AiderSource:
             agent=AGENT,
             path=str(path),
             cwd=folder,
-            title=_one_line(history.title) or _one_line(prompt),
+            title=title_line(history.title, TITLE_MAX) or title_line(prompt, TITLE_MAX),
             model=history.model,
             created=format_iso(first) if first else None,
             updated=format_iso(datetime.fromtimestamp(stat.st_mtime, UTC)),
@@ -130,7 +130,3 @@ def _newest_first(path: Path) -> float:
         return -path.stat().st_mtime
     except OSError:
         return 0.0
-
-
-def _one_line(text: str | None) -> str | None:
-    return (one_line(text, TITLE_MAX) or None) if text else None

@@ -20,7 +20,7 @@ from smig_tui.adapters.storage.discovery_cache import listed
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
-from smig_tui.core.words import one_line, plural
+from smig_tui.core.words import plural, title_line
 
 TITLE_MAX = 120
 AGENT = Agent("copilot")
@@ -71,7 +71,7 @@ class CopilotSource:
             agent=AGENT,
             path=str(path),
             cwd=cwd,
-            title=_one_line(workspace.get("name")) or _one_line(converted.first_prompt),
+            title=title_line(workspace.get("name"), TITLE_MAX) or title_line(converted.first_prompt, TITLE_MAX),
             model=converted.model or _text(start.get("selectedModel")),
             created=created or session.last_stamp(),
             updated=session.last_stamp(),
@@ -148,12 +148,3 @@ def _warn_damaged(path: Path, session: SessionFile, warn: WarningSink) -> None:
 
 def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
-
-
-def _one_line(text: str | None) -> str | None:
-    """A title on one line, a secret in it masked (a first prompt may hold a key)."""
-    if not text or not one_line(text):
-        return None
-    from smig_tui.core.redact import redacted_line  # not at import: a warm listing never needs the detector
-
-    return redacted_line(text, TITLE_MAX)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from smig_tui.adapters.agents.crush.home import DATA_VARIABLE, XDG_VARIABLE, projects_file, session_ref, split_ref
+from smig_tui.adapters.agents.crush.mcp import MCP
 from smig_tui.adapters.agents.profile import AgentProfile, Env, SessionRefs
 from smig_tui.core.agent_rules import AgentRules
 
@@ -86,4 +87,5 @@ PROFILE = AgentProfile(
         "it from the archive instead"
     ),
     client_words=("crush",),
+    mcp=MCP,
 )

@@ -20,7 +20,7 @@ from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
 from smig_tui.core.timeline import format_iso
-from smig_tui.core.words import one_line, plural
+from smig_tui.core.words import plural, title_line
 
 TITLE_MAX = 120
 AGENT = Agent("pi")
@@ -67,7 +67,7 @@ class PiSource:
             agent=AGENT,
             path=str(path),
             cwd=cwd,
-            title=_one_line(session.name or session.first_prompt or converted.first_prompt),
+            title=title_line(session.name or session.first_prompt or converted.first_prompt, TITLE_MAX),
             model=converted.model,
             created=_text(header.get("timestamp")),
             updated=_last_activity(session) or _text(header.get("timestamp")),
@@ -165,7 +165,3 @@ def _warn_damaged(path: Path, session: SessionFile, warn: WarningSink) -> None:
 
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
-
-
-def _one_line(text: str | None) -> str | None:
-    return (one_line(text, TITLE_MAX) or None) if text else None
