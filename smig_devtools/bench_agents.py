@@ -1,6 +1,7 @@
 """Provides the benchmark rows of Gemini CLI's biggest session: the commands of `bench_commands` on a
 Gemini CLI home holding one session the size of the corpus's biggest Codex thread, in the JSON-lines
-form Gemini CLI 0.61.0 writes, and that session as one JSON document, as older releases wrote it.
+form Gemini CLI 0.61.0 writes, and that session as one JSON document, as older releases wrote it;
+the 100 MB single line; and `smig list` with a home of each of the ten agents.
 """
 
 from __future__ import annotations
@@ -215,71 +216,177 @@ def _write_single_line(path: Path) -> None:
 
 EVERY_AGENT_GOAL = 1.2
 """`smig list` with every agent's home present, per session, against Codex and Claude Code alone."""
-NO_GENERATOR = ("qwen",)
-"""Registered agents the corpus generators cannot make a home for (their homes stay absent)."""
+GENERATED = ("gemini", "qwen", "copilot", "pi", "crush", "aider")
+"""The agents whose homes are generated from the corpus's Claude sessions (their sizes), in this order;
+OpenCode and Kilo Code get databases of their own generator; Claude Code keeps some of its projects."""
+PAIRS = 5
+"""Warm runs of each listing, taken in turn (a shared machine's load moves both alike)."""
+FIRST_GOAL = "none: whole files read"
+"""A first listing has no goal against Codex and Claude Code, whose readers read a file's head and tail:
+the readers of Qwen Code, Copilot CLI, Pi, Crush and Aider parse every file whole once (what the client
+resumes is a chain or tree of the whole file), then keep the entry until the file changes."""
 
 
 def every_agent_list_rows(workdir: Path, manifest: Manifest) -> list[Any]:
-    """`smig list`, warm (median of 3), with a home of every agent a generator makes, against the corpus's
-    Codex and Claude Code homes: the mixed run keeps the Codex home and puts, in place of the Claude
-    Code sessions, as many sessions in a Gemini CLI home (Claude's sizes), an OpenCode and a Kilo Code
-    database, so both list about the same number of sessions; the goal is per session."""
-    from smig_devtools.bench import Row, _reset, corpus_env, in_child
-    from smig_devtools.gemini_corpus import generate_gemini
-    from smig_devtools.opencode_corpus import generate as generate_database
+    """`smig list` with a home of each of the ten agents, against the corpus's Codex and Claude Code homes
+    alone, first (empty smig caches) and warm (median of 5, the two runs taken in turn): the mixed run
+    keeps the Codex home and shares the Claude Code sessions out among the other nine agents (a ninth of
+    Claude Code's projects stay in a Claude Code home; the rest become sessions of the same sizes in the
+    formats of Gemini CLI, Qwen Code, Copilot CLI, Pi, Crush and Aider, and OpenCode and Kilo Code
+    databases), so both list about the same number of sessions; the goal is per session."""
+    from smig_devtools.bench import Row, _reset, corpus_env
 
     claude = [e for e in manifest.sessions if e.agent == "claude" and not e.empty and not e.is_subagent]
     if not claude:
         return []
     place = workdir / "every-agent"
     absent = place / "absent"
-    gemini_share = claude[: len(claude) // 2]
-    rest = len(claude) - len(gemini_share)
-    in_child(generate_gemini, place / "gemini", gemini_share)
-    databases = {"OPENCODE_DB": place / "opencode.db", "KILO_DB": place / "kilo.db"}
-    for (_, database), sessions in zip(databases.items(), (rest // 2, rest - rest // 2), strict=True):
-        if not database.is_file():
-            in_child(generate_database, database, sessions)
-    homes_absent = {"GEMINI_CLI_HOME": str(absent), "QWEN_HOME": str(absent / ".qwen")}
-    homes_absent |= {name: str(absent / f"{name}.db") for name in databases}
-    runs: dict[str, tuple[int, Any]] = {}
-    for label, homes in (
-        ("codex + claude", homes_absent),
-        (
-            "every agent",
-            homes_absent
-            | {"CLAUDE_CONFIG_DIR": str(absent), "GEMINI_CLI_HOME": str(place / "gemini")}
-            | {name: str(path) for name, path in databases.items()},
-        ),
-    ):
+    homes = _every_agent_homes(workdir, place, claude)
+    quiet = {name: str(absent / name) for name in homes if name != "CLAUDE_CONFIG_DIR"}
+    quiet |= {"QWEN_RUNTIME_DIR": "", "PI_CODING_AGENT_SESSION_DIR": ""}  # unset: the homes above hold the sessions
+    envs: dict[str, dict[str, str]] = {}
+    first: dict[str, Any] = {}
+    for label, chosen in (("codex + claude", quiet), ("every agent", quiet | homes)):
         scratch = workdir / f"smig-every-{label.split()[0]}"
         _reset(scratch)
-        env = corpus_env(workdir, scratch) | homes
-        listed = _listed(env)  # also fills the listing caches
-        warm = sorted((run_smig(["list"], env, None) for _ in range(3)), key=lambda run: run.cpu)
-        runs[label] = listed, warm[1]
-    (n_base, base), (n_all, every) = runs["codex + claude"], runs["every agent"]
-    ratio = (every.cpu / n_all) / max(base.cpu / n_base, 1e-9)
-    return [
-        Row(
-            f"smig list, warm, a home of every agent ({n_all:,} sessions), per session",
-            ratio,
-            "x",
-            f"<= {EVERY_AGENT_GOAL:g}x Codex + Claude Code",
-            ratio <= EVERY_AGENT_GOAL,
-            f"CPU {every.cpu:.3f} s (wall {every.seconds:.3f} s) for Codex, Gemini CLI ({len(gemini_share):,}), "
-            f"OpenCode and Kilo Code ({rest:,} together) against {base.cpu:.3f} s (wall {base.seconds:.3f} s) "
-            f"for {n_base:,} Codex and Claude Code sessions; no generator for {', '.join(NO_GENERATOR)} (home absent)",
+        env = {key: value for key, value in (corpus_env(workdir, scratch) | chosen).items() if value}
+        envs[label] = env
+        first[label] = run_smig(["list"], env, None)  # empty smig caches: every session read
+    counts = {label: _listed(env) for label, env in envs.items()}
+    warm: dict[str, list[Any]] = {label: [] for label in envs}
+    for _ in range(PAIRS):
+        for label, env in envs.items():
+            warm[label].append(run_smig(["list"], env, None))
+    base, every = "codex + claude", "every agent"
+    n_base, n_all = sum(counts[base].values()), sum(counts[every].values())
+    shown = ", ".join(f"{agent} {count:,}" for agent, count in sorted(counts[every].items(), key=lambda kv: -kv[1]))
+    rows = []
+    for kind, runs, goal in (
+        ("first (empty smig caches)", first, None),
+        (
+            f"warm (median of {PAIRS}, in turn)",
+            {label: sorted(r, key=lambda run: run.cpu)[PAIRS // 2] for label, r in warm.items()},
+            EVERY_AGENT_GOAL,
+        ),
+    ):
+        ratio = (runs[every].cpu / n_all) / max(runs[base].cpu / n_base, 1e-9)
+        rows.append(
+            Row(
+                f"smig list, {kind}, a home of all ten agents ({n_all:,} sessions), per session",
+                ratio,
+                "x",
+                f"<= {goal:g}x Codex + Claude Code" if goal else FIRST_GOAL,
+                ratio <= goal if goal else None,
+                f"CPU {runs[every].cpu:.3f} s (wall {runs[every].seconds:.3f} s) for {shown}, against "
+                f"{runs[base].cpu:.3f} s (wall {runs[base].seconds:.3f} s) for {n_base:,} Codex and Claude Code sessions",
+            )
         )
-    ]
+    return rows
 
 
-def _listed(env: dict[str, str]) -> int:
-    """How many sessions `smig list` lists in `env` (one run, which fills the listing caches)."""
+def _every_agent_homes(workdir: Path, place: Path, claude: list[Any]) -> dict[str, str]:
+    """Make (or reuse) a home of each agent but Codex from the corpus's Claude sessions; return the
+    environment pointing smig at them. The generated sessions run in project folders of their own
+    (git repositories under `place/work`), one Aider history in each."""
+    from dataclasses import replace
+
+    from smig_devtools.aider_corpus import generate_aider
+    from smig_devtools.bench import in_child
+    from smig_devtools.copilot_corpus import generate_copilot
+    from smig_devtools.crush_corpus import generate_crush
+    from smig_devtools.gemini_corpus import generate_gemini
+    from smig_devtools.opencode_corpus import generate as generate_database
+    from smig_devtools.pi_corpus import generate_pi
+    from smig_devtools.qwen_corpus import generate_qwen
+
+    kept, rest = _claude_share(claude, 1 + len(GENERATED) + 2)
+    _claude_home(workdir / "claude", place / "claude", {entry.cwd for entry in kept})
+    every = len(GENERATED) + 2
+    shares = {agent: rest[number::every] for number, agent in enumerate(GENERATED)}
+    databases = rest[len(GENERATED) :: every], rest[len(GENERATED) + 1 :: every]
+    # The corpus's projects become folders of their own (git repositories, as Aider keeps a history
+    # at the root of one). Aider has one history per project, found through the folders the other
+    # agents' listing caches name (Crush's, OpenCode's and Kilo Code's name none): its sessions go to
+    # projects those name, one each, and any beyond that number go to the other agents.
+    folders = {entry.cwd: place / "work" / Path(entry.cwd).name for entry in claude}
+    for folder in folders.values():
+        (folder / ".git").mkdir(parents=True, exist_ok=True)
+    others = [agent for agent in GENERATED if agent != "aider"]
+    named = sorted({entry.cwd for agent in others if agent != "crush" for entry in shares[agent]})
+    aider, spare = shares["aider"][: len(named)], shares["aider"][len(named) :]
+    shares["aider"] = [replace(entry, cwd=cwd) for entry, cwd in zip(aider, named, strict=False)]
+    for number, entry in enumerate(spare):
+        shares[others[number % len(others)]].append(entry)
+    for agent, share in shares.items():
+        shares[agent] = [replace(entry, cwd=str(folders[entry.cwd])) for entry in share]
+    makers = {
+        "gemini": generate_gemini,
+        "qwen": generate_qwen,
+        "copilot": generate_copilot,
+        "pi": generate_pi,
+        "crush": generate_crush,
+        "aider": generate_aider,
+    }
+    for agent, make in makers.items():
+        in_child(make, place / agent, shares[agent])
+    for name, share in zip(("opencode", "kilo"), databases, strict=True):
+        database = place / f"{name}-{len(share)}.db"
+        if not database.is_file():
+            in_child(generate_database, database, len(share))
+    return {
+        "CLAUDE_CONFIG_DIR": str(place / "claude"),
+        "GEMINI_CLI_HOME": str(place / "gemini"),
+        "QWEN_HOME": str(place / "qwen" / ".qwen"),
+        "COPILOT_HOME": str(place / "copilot" / ".copilot"),
+        "PI_CODING_AGENT_DIR": str(place / "pi" / ".pi" / "agent"),
+        "CRUSH_GLOBAL_DATA": str(place / "crush"),
+        "OPENCODE_DB": str(place / f"opencode-{len(databases[0])}.db"),
+        "KILO_DB": str(place / f"kilo-{len(databases[1])}.db"),
+    }
+
+
+def _claude_share(claude: list[Any], agents: int) -> tuple[list[Any], list[Any]]:
+    """The Claude Code sessions of whole projects (smallest first, each taken while it brings their number
+    nearer one `agents`-th of them), and the others."""
+    by_project: dict[str, list[Any]] = {}
+    for entry in claude:
+        by_project.setdefault(entry.cwd, []).append(entry)
+    target = len(claude) / agents
+    kept: list[Any] = []
+    for _, entries in sorted(by_project.items(), key=lambda item: (len(item[1]), item[0])):
+        if kept and abs(len(kept) + len(entries) - target) >= abs(len(kept) - target):
+            break
+        kept += entries
+    chosen = {entry.cwd for entry in kept}
+    return kept, [entry for entry in claude if entry.cwd not in chosen]
+
+
+def _claude_home(corpus: Path, home: Path, cwds: set[str]) -> None:
+    """A Claude Code home holding these projects of the corpus's, hard-linked (made again when they differ)."""
+    import os
+
+    from smig_devtools.corpus import munge
+
+    wanted = sorted(munge(cwd) for cwd in cwds)
+    marker = home / "corpus.json"
+    if marker.is_file() and json.loads(marker.read_text(encoding="utf-8")) == wanted:
+        return
+    if home.exists():
+        if not marker.is_file():
+            raise ValueError(f"{home} exists and was not made by the benchmark; refusing to replace it.")
+        shutil.rmtree(home)
+    for name in wanted:
+        shutil.copytree(corpus / "projects" / name, home / "projects" / name, copy_function=os.link)
+    marker.write_text(json.dumps(wanted), encoding="utf-8")
+
+
+def _listed(env: dict[str, str]) -> dict[str, int]:
+    """How many sessions `smig list` lists in `env`, by agent."""
     import subprocess
     import sys
+    from collections import Counter
 
     out = subprocess.run(
         [sys.executable, "-m", "smig_tui", "list", "--json"], env=env, capture_output=True, check=True
     ).stdout
-    return len(json.loads(out))
+    return dict(Counter(str(row.get("agent")) for row in json.loads(out)))

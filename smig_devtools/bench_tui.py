@@ -20,6 +20,8 @@ from smig_devtools.corpus import MB, Manifest
 
 FIRST_LAUNCHES = 5
 """First launches with empty caches: the goal is every one of them under a second."""
+FIRST_PAINT_GOAL = 0.5
+"""Their median, from launch to the first frame with sessions (issue 35; a bare Textual app: 0.22 s)."""
 TYPED = "refactor the parser"
 """What the filter row types, one key at a time."""
 SWITCH_TARGETS = ("gpt-5", "claude-sonnet-4-5", "gpt-5")
@@ -44,19 +46,21 @@ def tui_rows(workdir: Path, manifest: Manifest) -> list[Any]:
         reason = next(c.result.get("reason", "") for c in [*firsts, warm] if not c.result.get("ok"))
         return [Row("TUI first paint", None, "s", "< 1 s", None, reason)]
     paints = [child.result["paint"] for child in firsts]
+    paint = statistics.median(paints)
     r = warm.result
     return [
         Row(
-            f"TUI first paint, first launch, empty caches (worst of {FIRST_LAUNCHES})",
-            max(paints),
+            f"TUI first paint, first launch, empty caches (median of {FIRST_LAUNCHES})",
+            paint,
             "s",
-            "< 1 s",
-            max(paints) < 1.0,
+            f"<= {FIRST_PAINT_GOAL} s; each < 1 s",
+            paint <= FIRST_PAINT_GOAL and max(paints) < 1.0,
             f"from launch: runs {', '.join(f'{p:.2f}' for p in paints)} s, of which interpreter"
             f" {statistics.median(c.result['interpreter'] for c in firsts):.2f} s and imports"
-            f" {statistics.median(c.result['imports'] for c in firsts):.2f} s (medians); CPU"
-            f" {statistics.median(c.cpu for c in firsts):.2f} s (median, the whole run);"
-            f" {firsts[0].result['shown']} sessions at first paint",
+            f" {statistics.median(c.result['imports'] for c in firsts):.2f} s; CPU at first paint"
+            f" {statistics.median(c.result['paint_cpu'] for c in firsts):.2f} s, of it the UI thread"
+            f" {statistics.median(c.result['paint_ui_cpu'] for c in firsts):.2f} s (medians; the listing runs"
+            f" beside it); {firsts[0].result['shown']} sessions at first paint",
         ),
         Row(
             "TUI first paint, next launch, listing cache warm",
@@ -188,7 +192,11 @@ async def _drive_tui(app_type: Any, launched: float) -> dict[str, Any]:
             app.screen._on_timer_update()  # the frame that shows them
             tree = app.screen.query_one(SourceTree)
             figures.update(
-                ok=True, paint=time.time() - launched, paint_cpu=time.process_time(), shown=len(tree.sessions)
+                ok=True,
+                paint=time.time() - launched,
+                paint_cpu=time.process_time(),
+                paint_ui_cpu=time.thread_time(),
+                shown=len(tree.sessions),
             )
         await _until(pilot, lambda: not any(w.group == "sources.scan" and not w.is_finished for w in app.workers), 300)
         await pilot.pause()

@@ -60,10 +60,13 @@ def agent_names(last: str = "and") -> str:
 
 
 def memory_agent_names(last: str = "and") -> str:
-    """The agents that take part in memory sync as users write them."""
+    """The agents that take part in memory sync as users write them (`memory_agents()`'s labels, read from
+    their rules: the TUI's key help names them at start-up, before memory sync's own modules are needed)."""
+    from smig_tui.core.agent_rules import in_choice_order
     from smig_tui.core.words import name_list
 
-    return name_list([entry.label for entry in memory_agents()], last)
+    agent_profiles()
+    return name_list([rules.name for rules in in_choice_order() if rules.memory is not None], last)
 
 
 def memory_agents() -> tuple[MemoryAgent, ...]:

@@ -283,27 +283,8 @@ class SearchIndex:
             for file_id in gone:
                 self._drop_file(conn, file_id)
                 report.removed += 1
-            from smig_tui.adapters.search_reading import Readers
-
-            # Oldest first, so ids follow time: hits of tool traffic come newest first by id alone.
-            todo.sort(key=lambda pair: pair[1].updated or "")
-            parallel = (
-                self.parallel if self.parallel is not None else (sum(info.size for _, info in todo) >= PARALLEL_BYTES)
-            )
-            with Readers(parallel) as readers:
-                reads = readers.read(
-                    ((source, info, _previous(known.get(_key(info)))) for source, info in todo),
-                    partial(_held_texts, conn),
-                )
-                for done, ((source, info), read) in enumerate(zip(todo, reads, strict=True)):
-                    if progress:
-                        progress(done, len(todo))
-                    for warning in read.warnings:
-                        warn(warning)
-                    if read.mode != "failed":
-                        self._write(conn, source, info, known.get(_key(info)), read, report)
-                    else:
-                        listed[source.agent.value] = None
+            if todo:
+                self._read_and_write(conn, todo, known, listed, warn, progress, report)
             if progress and todo:
                 progress(len(todo), len(todo))
             if len(todo) >= OPTIMIZE_AFTER:  # many new segments: merge them, smaller and faster to query
@@ -318,6 +299,42 @@ class SearchIndex:
                     conn.execute("DELETE FROM meta WHERE key = ?", (LISTED + agent,))
                 else:
                     conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (LISTED + agent, value))
+
+    def _read_and_write(
+        self,
+        conn: sqlite3.Connection,
+        todo: list[tuple[SessionSource, SessionInfo]],
+        known: dict[str, _Known],
+        listed: dict[str, str | None],
+        warn: WarningSink,
+        progress: Progress | None,
+        report: RefreshReport,
+    ) -> None:
+        """Read the new and changed sessions (in worker processes when there is much) and write them.
+
+        The readers are imported here, when there is something to read: a search on a fresh index
+        needs none of them (nor `multiprocessing`)."""
+        from smig_tui.adapters.search_reading import Readers
+
+        # Oldest first, so ids follow time: hits of tool traffic come newest first by id alone.
+        todo.sort(key=lambda pair: pair[1].updated or "")
+        parallel = (
+            self.parallel if self.parallel is not None else (sum(info.size for _, info in todo) >= PARALLEL_BYTES)
+        )
+        with Readers(parallel) as readers:
+            reads = readers.read(
+                ((source, info, _previous(known.get(_key(info)))) for source, info in todo),
+                partial(_held_texts, conn),
+            )
+            for done, ((source, info), read) in enumerate(zip(todo, reads, strict=True)):
+                if progress:
+                    progress(done, len(todo))
+                for warning in read.warnings:
+                    warn(warning)
+                if read.mode != "failed":
+                    self._write(conn, source, info, known.get(_key(info)), read, report)
+                else:
+                    listed[source.agent.value] = None
 
     def _write(
         self,

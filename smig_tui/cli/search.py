@@ -82,7 +82,7 @@ def _dash_words_last(args: list[str]) -> list[str]:
 def run_search(args: argparse.Namespace, ctx: Context) -> int:
     """Refresh the index (a progress bar on stderr), then print the ranked hits."""
     from smig_tui.core.search import parse_since
-    from smig_tui.services import search_filters
+    from smig_tui.services import no_cyclic_gc, search_filters
 
     if args.limit < 0:
         raise UsageError("--limit cannot be negative (0 shows every hit).")
@@ -93,7 +93,9 @@ def run_search(args: argparse.Namespace, ctx: Context) -> int:
         since=parse_since(args.since) if args.since else None,
     )
     bar = ProgressBar(ctx.out.stderr, quiet=ctx.out.quiet)
-    hits = ctx.services.search(
+    with no_cyclic_gc():  # start-up: the services, their readers' modules and sources stay for the whole run
+        services = ctx.services
+    hits = services.search(
         " ".join(args.query),
         filters,
         limit=args.limit or NO_LIMIT,

@@ -1,9 +1,10 @@
 """Provides `indented_json`: `json.dumps(value, indent=2, ensure_ascii=False, default=str)`, in pieces, faster.
 
 With an indent, the standard library encodes in Python, one generator step per token: the 139,000 rows
-of a 500 MB session's `smig plan --json` took about 2 s. Here an object whose values are all scalars
-(the rows of every long list smig prints) is one f-string of C-encoded scalars; everything else goes
-through the standard encoder, so the text is the same byte for byte.
+of a 500 MB session's `smig plan --json` took about 2 s. Here an object made of scalars, objects and
+short lists (the rows of every long list smig prints, a message with its usage) is one string joined
+from C-encoded scalars; a long list is written an item at a time; anything else goes through the
+standard encoder, so the text is the same byte for byte.
 """
 
 from __future__ import annotations
@@ -28,6 +29,16 @@ class LazyList:
         self.items = items
 
 
+class Encoded:
+    """A value its maker already wrote as `indented_json` writes it at `depth` (the rows of a huge
+    session's messages, which a caller that knows their shape encodes faster than a dict of them)."""
+
+    __slots__ = ("depth", "text")
+
+    def __init__(self, text: str, depth: int) -> None:
+        self.text, self.depth = text, depth
+
+
 _NOTHING = object()
 
 
@@ -39,19 +50,26 @@ def indented_json(value: Any) -> Iterator[str]:
 def _pieces(value: Any, depth: int) -> Iterator[str]:
     """The text of one value whose first line is already indented to `depth`."""
     kind = type(value)
-    if kind is dict and value and all(type(key) is str for key in value):
-        flat = _flat_object(value, depth)
-        if flat is not None:
-            yield flat
+    if kind is dict and value:
+        whole = _whole(value, depth)
+        if whole is not None:
+            yield whole
             return
-        inner = "\n" + INDENT * (depth + 1)
-        yield "{"
-        for number, (key, item) in enumerate(value.items()):
-            yield ("," if number else "") + inner + _encode_string(key) + ": "
-            yield from _pieces(item, depth + 1)
-        yield "\n" + INDENT * depth + "}"
+        if all(type(key) is str for key in value):
+            inner = "\n" + INDENT * (depth + 1)
+            yield "{"
+            for number, (key, item) in enumerate(value.items()):
+                yield ("," if number else "") + inner + _encode_string(key) + ": "
+                yield from _pieces(item, depth + 1)
+            yield "\n" + INDENT * depth + "}"
+            return
     elif kind is LazyList:
         yield from _lazy_pieces(value, depth)
+        return
+    elif kind is Encoded:  # its only newlines are its own line breaks, each followed by its indent
+        shift = value.depth != depth
+        yield value.text.replace("\n" + INDENT * value.depth, "\n" + INDENT * depth) if shift else value.text
+        return
     elif kind is list and value:
         inner = "\n" + INDENT * (depth + 1)
         yield "["
@@ -59,9 +77,10 @@ def _pieces(value: Any, depth: int) -> Iterator[str]:
             yield ("," if number else "") + inner
             yield from _pieces(item, depth + 1)
         yield "\n" + INDENT * depth + "]"
-    else:  # scalars, empty containers, tuples, non-string keys, objects for `default`: as the encoder does
-        text = _scalar(value)
-        yield text if text is not None else _reindent(_ENCODER.encode(value), depth)
+        return
+    # scalars, empty containers, tuples, non-string keys, objects for `default`: as the encoder does
+    text = _scalar(value)
+    yield text if text is not None else _reindent(_ENCODER.encode(value), depth)
 
 
 def _lazy_pieces(value: LazyList, depth: int) -> Iterator[str]:
@@ -80,20 +99,56 @@ def _lazy_pieces(value: LazyList, depth: int) -> Iterator[str]:
     yield "\n" + INDENT * depth + "]"
 
 
-def _flat_object(value: dict[str, Any], depth: int) -> str | None:
-    """The text of an object whose values are all strings, ints, booleans or None; else None."""
-    inner = ",\n" + INDENT * (depth + 1)
-    parts = []
-    for key, item in value.items():
-        text = _scalar(item)
-        if text is None:
+WHOLE_ITEMS = 64
+"""A list this long or shorter may be part of a value encoded whole; a longer one is written in pieces."""
+
+
+def _whole(value: Any, depth: int) -> str | None:
+    """The text of an object or list made only of strings, ints, finite floats, booleans, None, objects
+    with string keys and lists of at most `WHOLE_ITEMS`, as one string; else None (nothing is left out)."""
+    kind = type(value)
+    if kind is dict:
+        if not value:
+            return "{}"
+        pairs = value.items()
+    elif kind is list:
+        if not value:
+            return "[]"
+        if len(value) > WHOLE_ITEMS:
             return None
-        parts.append(_encode_string(key) + ": " + text)
-    return "{\n" + INDENT * (depth + 1) + inner.join(parts) + "\n" + INDENT * depth + "}"
+        pairs = value
+    else:
+        return _scalar(value)
+    parts = []
+    for pair in pairs:
+        if kind is dict:
+            key, item = pair
+            if type(key) is not str:
+                return None
+            head = _encode_string(key) + ": "
+        else:
+            head, item = "", pair
+        item_kind = type(item)
+        if item_kind is str:
+            text = _encode_string(item)
+        elif item_kind is int:
+            text = int.__repr__(item)
+        elif item is None or item_kind is bool:
+            text = _LITERALS[item]
+        else:
+            whole = _whole(item, depth + 1)
+            if whole is None:
+                return None
+            text = whole
+        parts.append(head + text)
+    inner = "\n" + INDENT * (depth + 1)
+    opening, closing = ("{", "}") if kind is dict else ("[", "]")
+    return opening + inner + ("," + inner).join(parts) + "\n" + INDENT * depth + closing
 
 
 def _scalar(value: Any) -> str | None:
-    """The text of a string, an int, a boolean or None (exact types only: a subclass goes to the encoder)."""
+    """The text of a string, an int, a finite float, a boolean or None (exact types only: a subclass,
+    NaN and the infinities go to the encoder)."""
     kind = type(value)
     if kind is str:
         return _encode_string(value)
@@ -101,7 +156,12 @@ def _scalar(value: Any) -> str | None:
         return int.__repr__(value)
     if value is None or kind is bool:
         return _LITERALS[value]
+    if kind is float and -_INFINITY < value < _INFINITY:
+        return float.__repr__(value)
     return None
+
+
+_INFINITY = float("inf")
 
 
 def _reindent(text: str, depth: int) -> str:

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from smig_tui.adapters import client_launch as client_launch  # "continue now": the front ends start clients with it
-from smig_tui.adapters import clipboard as clipboard  # the TUI copies through it
-from smig_tui.core.decide import PARTIAL_NOTE as PARTIAL_NOTE  # what a plan with guessed counts says
+from smig_tui.adapters.gc_pause import no_cyclic_gc as no_cyclic_gc  # the CLI's start-up makes no garbage
 from smig_tui.plugins import agent_choices as agent_choices
 from smig_tui.plugins import agent_profiles as agent_profiles
 from smig_tui.plugins import profile_of as profile_of
@@ -32,21 +30,35 @@ from smig_tui.services.root import build_services as build_services
 from smig_tui.services.search import search_filters as search_filters
 
 if TYPE_CHECKING:
+    from smig_tui.adapters import client_launch as client_launch  # "continue now": the front ends start clients with it
+    from smig_tui.adapters import clipboard as clipboard  # the TUI copies through it
     from smig_tui.adapters.agents.profile import AgentProfile as AgentProfile
     from smig_tui.adapters.archive import ArchiveRun as ArchiveRun
     from smig_tui.adapters.memory_store import ApplyResult as ApplyResult
     from smig_tui.adapters.search_index import SearchHit as SearchHit
+    from smig_tui.core.decide import PARTIAL_NOTE as PARTIAL_NOTE  # what a plan with guessed counts says
     from smig_tui.services.doctor import AgentReport as AgentReport
     from smig_tui.services.doctor import Diagnosis as Diagnosis
     from smig_tui.services.doctor import diagnose as diagnose
 
-_ON_FIRST_USE = {"AgentReport", "Diagnosis", "diagnose"}
-"""`smig doctor`'s names: its module is imported when one is first asked for, not by every command."""
+_ON_FIRST_USE = {
+    "AgentReport": "smig_tui.services.doctor",
+    "Diagnosis": "smig_tui.services.doctor",
+    "diagnose": "smig_tui.services.doctor",
+    "PARTIAL_NOTE": "smig_tui.core.decide",
+}
+"""Names whose module is imported when one is first asked for, not by every command: `smig doctor`'s,
+and the plan's note (the core's decisions)."""
+_MODULES_ON_FIRST_USE = {"client_launch", "clipboard"}
+"""Adapters the front ends use for "continue now" and copying: with `subprocess` behind them, about
+5 ms of every start (`smig search` needs neither)."""
 
 
 def __getattr__(name: str) -> object:
-    if name in _ON_FIRST_USE:
-        from smig_tui.services import doctor
+    import importlib
 
-        return getattr(doctor, name)
+    if name in _ON_FIRST_USE:
+        return getattr(importlib.import_module(_ON_FIRST_USE[name]), name)
+    if name in _MODULES_ON_FIRST_USE:
+        return importlib.import_module(f"smig_tui.adapters.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

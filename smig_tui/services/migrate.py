@@ -7,11 +7,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from smig_tui.adapters import client_launch
 from smig_tui.services.base import ServicesBase
 from smig_tui.services.plan import migrated_messages
 
 if TYPE_CHECKING:
+    from smig_tui.adapters import client_launch
     from smig_tui.adapters.storage.migration_store import MigrationStore
     from smig_tui.core.migration import MigrationResult
     from smig_tui.core.models import Plan, Session
@@ -82,6 +82,8 @@ class Migrations(ServicesBase):
         """Check that the receiving client can start on a written session here, for "continue now";
         `client_launch.ContinueRefused` says why not and carries the command to run later."""
         entry = self.agent_profile(output.agent)
+        from smig_tui.adapters import client_launch
+
         return client_launch.prepare(output, entry.name if entry else output.agent, self.env)
 
     def source_status(self, path: str, sha256: str, size: int) -> str:

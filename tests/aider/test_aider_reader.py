@@ -270,3 +270,32 @@ def test_a_title_from_a_first_prompt_holding_a_secret_lists_redacted(
     [own] = [info for info in build_services().list_sessions(agent=AIDER) if info.path == str(history)]
     assert own.title is not None and own.title.startswith("CHAT-1: my token is ")
     assert token not in own.title and token[:12] not in own.title
+
+
+def test_histories_are_found_where_only_a_database_agent_ran(
+    isolated_homes: dict[str, Path], tmp_path: Path, monkeypatch: Any
+) -> None:
+    """OpenCode and Crush keep sessions as database rows: their listings name the folders too."""
+    import sqlite3
+
+    from crush_builders import install as install_crush
+    from opencode_builders import install_database
+
+    home = isolated_homes["home"]
+    database = install_database(home / ".local" / "share" / "opencode")
+    opencode_project = tmp_path / "oc-project"
+    opencode_project.mkdir()
+    with sqlite3.connect(database) as connection:
+        connection.execute("UPDATE session SET directory = ?", (str(opencode_project),))
+    connection.close()
+    crush_project = install_crush(home)["alpha"]
+    for project in (opencode_project, crush_project):
+        shutil.copy(PROJECTS / "edit" / places.DEFAULT_NAME, project / places.DEFAULT_NAME)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert {info.agent for info in build_services().list_sessions()} >= {Agent("opencode"), Agent("crush")}
+    assert _ids(monkeypatch, elsewhere) == {
+        str(opencode_project / places.DEFAULT_NAME),
+        str(crush_project / places.DEFAULT_NAME),
+    }

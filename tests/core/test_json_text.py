@@ -45,6 +45,9 @@ CASES: list[Any] = [
     {"tuple": (1, "two", (3,)), "when": datetime(2026, 12, 4, 18, 0)},
     {"enum": Colour.RED, "level": Level.HIGH, "big": 10**30},
     [{"deep": [{"deeper": [{"x": None}]}]}],
+    {"inf": float("inf"), "minus": float("-inf"), "floats": [0.1, -2.0, 1e16, 1e-7, 5e-324]},
+    {"at the limit": list(range(64)), "past it": list(range(65)), "then": {"x": [{"y": 1}] * 65}},
+    {"message": {"index": 1, "usage": {"input_tokens": 3}, "text": "\ud800 lone"}, "after": (1,)},
 ]
 
 

@@ -52,3 +52,16 @@ def test_placed_and_with_body_copy_every_other_field():
     assert moved == Message(3, *_every_field_set()[1:10], None, *_every_field_set()[11:])
     assert message.with_body("other") == Message(*_every_field_set()[:4], "other", *_every_field_set()[5:])
     assert message.placed(message.index, message.usage) is message
+
+
+def test_a_plan_item_built_from_columns_is_what_the_constructor_builds():
+    from smig_tui.core.models import PlanItem, _new_plan_item
+
+    message = Message(*_every_field_set())
+    for values in ((message, 12, True, "shortened", "short", 90), (message, 0, False, "over budget", None, None)):
+        made = _new_plan_item(*values)
+        assert made == PlanItem(*values)
+        assert hash(made) == hash(PlanItem(*values))
+        assert [getattr(made, f.name) for f in fields(PlanItem)] == list(values)
+    with pytest.raises(AttributeError):
+        made.kept = True  # type: ignore[misc]

@@ -77,9 +77,12 @@ def checked_items(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 def assert_plan_reads_like_a_tuple(plan: Plan) -> None:
     """Everything read from a plan is what the same items as a tuple give."""
     eager = tuple(plan.items)
+    assert list(eager) == [plan.items[i] for i in range(len(plan.items))]  # iterating builds what indexing builds
     as_tuple = replace(plan, items=eager)
     assert plan.kept == as_tuple.kept == tuple(it for it in eager if it.kept)
     assert plan.dropped == as_tuple.dropped
+    assert len(plan.dropped) == len(as_tuple.dropped) and list(plan.dropped[1:3]) == list(as_tuple.dropped[1:3])
+    assert [plan.kept[i] for i in range(-len(plan.kept), len(plan.kept))] == [*as_tuple.kept, *as_tuple.kept]
     assert left_out(plan) == left_out(as_tuple)
     gone = [it for it in eager if not it.kept and it.reason in LEFT_OUT_REASONS]
     assert left_out(plan) == (len(gone), sum(it.tokens for it in gone))

@@ -7,7 +7,7 @@ runs it once to the end, and returns the text each call's result had in the mode
 carried it (later requests may shorten old results: Gemini CLI masks big ones), in call order. Claude Code
 and Codex load MCP tools through their tool search first; Qwen Code too (`tool_search`, then each call
 through its `tool_call`, as `mcp__smig__<tool>`); Gemini CLI names the tools `mcp_smig_<tool>`, OpenCode
-and Kilo Code `smig_<tool>`.
+and Kilo Code `smig_<tool>`, Copilot CLI `smig-<tool>`.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from copilot_client import copilot_binary, copilot_env
 from fake_gemini_server import FakeGeminiServer
 from fake_model_server import FakeModelServer
 from gemini_client import MODEL as GEMINI_MODEL
@@ -200,6 +201,47 @@ def run_kilo(homes: dict[str, Path], cwd: Path, calls: Calls, configure: Configu
     return [chat_results(body)[-1] for body in bodies[1:]]
 
 
+COMPACTING = "Please create a detailed summary of the conversation so far."
+"""How Copilot CLI 1.0.102 opens its compaction request (which offers the tools too): the scripted model
+answers it with text, not the next call, and the conversation goes on."""
+
+
+def run_copilot(
+    homes: dict[str, Path],
+    cwd: Path,
+    calls: Calls,
+    configure: Configure,
+    *flags: str,
+    prompt: str = "go",
+    server_name: str = "smig",
+) -> list[str]:
+    """`copilot -p PROMPT FLAGS` (BYOK, Anthropic type, no sign-in) with its home in `COPILOT_HOME`; the
+    results of `calls` (tools of the server `server_name`) as the model first read them (Copilot compacts
+    a long run and drops old results)."""
+    steps = [{"name": f"{server_name}-{tool}", "args": args} for tool, args in calls]
+    with FakeModelServer(steps, takes_step=lambda body: bool(body.get("tools")) and not _compacting(body)) as server:
+        env = copilot_env(homes["home"], server) | base_env(homes) | {"COPILOT_HOME": str(copilot_home(homes))}
+        configure(env)
+        run_client([copilot_binary(), "-p", prompt, *flags], cwd, env)
+        bodies = [body for body in server.bodies("/messages") if body.get("tools") and not _compacting(body)]
+    first: dict[str, str] = {}
+    for body in bodies:
+        for call, text in anthropic_results_by_call(body):
+            first.setdefault(call, text)
+    return list(first.values())
+
+
+def copilot_home(homes: dict[str, Path]) -> Path:
+    """The temp `COPILOT_HOME` a test's Copilot CLI runs with (away from `~/.copilot`, so only the variable finds it)."""
+    return homes["home"] / "copilot-home"
+
+
+def _compacting(body: dict[str, Any]) -> bool:
+    """Whether a Messages request is Copilot CLI's request for a summary of the conversation."""
+    last = (body.get("messages") or [{}])[-1].get("content")
+    return isinstance(last, list) and any(COMPACTING in str(block.get("text", "")) for block in last)
+
+
 def _offers(body: dict[str, Any], tool: str) -> bool:
     """Whether a Chat Completions request offers the model `tool` (an agent's turn, not a side request)."""
     return any((spec.get("function") or {}).get("name") == tool for spec in body.get("tools") or [])
@@ -227,16 +269,22 @@ def configure_opencode_provider(homes: dict[str, Path], server: FakeModelServer)
 
 def anthropic_results(body: dict[str, Any]) -> list[str]:
     """The text of every tool result in an Anthropic Messages request, in order."""
+    return [text for _, text in anthropic_results_by_call(body)]
+
+
+def anthropic_results_by_call(body: dict[str, Any]) -> list[tuple[str, str]]:
+    """Every tool result in an Anthropic Messages request, in order: the call's id and the result's text."""
     found = []
     for message in body.get("messages") or []:
         for block in message["content"] if isinstance(message.get("content"), list) else []:
             if block.get("type") == "tool_result":
                 content = block.get("content")
-                found.append(
+                text = (
                     content
                     if isinstance(content, str)
                     else "".join(part.get("text", "") for part in content or [] if isinstance(part, dict))
                 )
+                found.append((str(block.get("tool_use_id")), text))
     return found
 
 

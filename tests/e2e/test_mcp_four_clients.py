@@ -1,4 +1,4 @@
-"""Proves, in each of the six real clients set up by `smig mcp --install` in its real config file, that
+"""Proves, in each of the seven real clients set up by `smig mcp --install` in its real config file, that
 a default page and a largest page (`max_chars` at its ceiling) of Japanese and of ASCII reach the model
 whole, and that paging through a 1 MB handoff (ASCII, Japanese, emoji outside the BMP, quotes and
 backslashes) reassembles it exactly.
@@ -19,7 +19,18 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from codex_rollouts import write_rollout
-from mcp_clients import Calls, install, parsed, run_claude, run_codex, run_gemini, run_kilo, run_opencode, run_qwen
+from mcp_clients import (
+    Calls,
+    install,
+    parsed,
+    run_claude,
+    run_codex,
+    run_copilot,
+    run_gemini,
+    run_kilo,
+    run_opencode,
+    run_qwen,
+)
 
 from smig_tui.mcp.schemas import MAX_PAGE_CHARS, PAGE_CHARS
 from smig_tui.mcp.tools import SmigTools, pages_for
@@ -130,7 +141,7 @@ def _bytes(page: dict[str, Any]) -> int:
 
 @pytest.mark.parametrize(
     "client",
-    ["claude", "codex", "gemini", "opencode", "qwen", "kilo"],
+    ["claude", "codex", "gemini", "opencode", "qwen", "kilo", "copilot"],
 )
 def test_default_pages_and_a_1_mb_handoff_reach_the_model_whole(handoffs: dict[str, Any], client: str) -> None:
     runner = {
@@ -140,6 +151,7 @@ def test_default_pages_and_a_1_mb_handoff_reach_the_model_whole(handoffs: dict[s
         "opencode": run_opencode,
         "qwen": run_qwen,
         "kilo": run_kilo,
+        "copilot": run_copilot,
     }[client]
     results = runner(handoffs["homes"], handoffs["project"], calls_for(handoffs), install(client))
     check_pages(results, handoffs)

@@ -24,8 +24,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from fake_model_server import FakeModelServer
 
+from smig_tui.adapters.agents.copilot.mcp import PAGE_CHARS as COPILOT_PAGE
 from smig_tui.mcp.schemas import PAGE_CHARS
-from smig_tui.mcp.tools import SmigTools
+from smig_tui.mcp.tools import SmigTools, pages_for
 from smig_tui.services import build_services
 
 pytestmark = pytest.mark.e2e
@@ -446,3 +447,59 @@ def test_kilo_code_runs_smig_from_the_docs_config(homes: dict[str, Path]) -> Non
     assert "Unknown model 'no-such-model-9'" in unknown
     record = Path(_parsed({"text": commit})["record_path"])
     assert record.is_file() and record.is_relative_to(homes["smig"])
+
+
+def test_copilot_cli_runs_smig_from_the_docs_config(homes: dict[str, Path]) -> None:
+    """The docs' entry as written in `$COPILOT_HOME/mcp-config.json`: `copilot -p` runs the read-only tools
+    without asking and refuses the writer, which would need to ask."""
+    from mcp_clients import copilot_home, run_copilot
+
+    def configure(env: dict[str, str]) -> None:
+        _merged(copilot_home(homes) / "mcp-config.json", readme_block("json", "mcpServers", "Copilot CLI"))
+
+    calls = [*DOCS_CALLS, ("commit_migration", {"session_id": SESSION, "target_model": TINY, "to": ["store"]})]
+    window, listed, unknown, commit = run_copilot(homes, homes["project"], calls, configure)
+    assert _parsed({"text": window})["context_window"] == build_services().capacities.lookup("gpt-5.1").context_window
+    sessions = _parsed({"text": listed})
+    assert sessions["searched"]["claude"] == {"path": str(homes["claude"]), "exists": True}
+    assert {s["id"] for s in sessions["sessions"]} >= {SESSION}
+    assert "Unknown model 'no-such-model-9'" in unknown
+    assert "Permission denied" in commit and "record_path" not in commit
+    assert not (homes["smig"] / "data").exists()  # the writer never ran
+
+
+def test_copilot_cli_set_up_by_install_lists_commits_with_its_flag_and_reads_the_handoff(
+    homes: dict[str, Path],
+) -> None:
+    """`smig mcp --install copilot` alone, in a temp `COPILOT_HOME`: `copilot -p --allow-tool
+    'smig(commit_migration)'` lists the sessions (the homes arrived through Copilot's environment), commits
+    one (SMIG_TUI_HOME arrived) and reads its handoff back whole."""
+    from mcp_clients import copilot_home, install, run_copilot
+
+    calls = [
+        ("list_sessions", {"agent": "claude", "limit": 50}),
+        ("list_known_models", {}),  # a largest page, with figures that are not whole numbers
+        ("commit_migration", {"session_id": SESSION, "target_model": TINY, "to": ["store"]}),
+        ("get_handoff", {"workspace": "/home/user/proj"}),
+    ]
+    flag = ("--allow-tool", "smig(commit_migration)")
+    results = run_copilot(homes, homes["project"], calls, install("copilot"), *flag)
+    listed, models, commit, handoff = results
+    config = json.loads((copilot_home(homes) / "mcp-config.json").read_text(encoding="utf-8"))
+    assert config["mcpServers"]["smig"]["args"] == ["mcp"] and not (homes["home"] / ".copilot").exists()
+    sessions = _parsed({"text": listed})
+    assert sessions["searched"]["claude"] == {"path": str(homes["claude"]), "exists": True}
+    assert sessions["searched"]["codex"] == {"path": str(homes["codex"]), "exists": True}
+    assert {s["id"] for s in sessions["sessions"]} >= {SESSION}
+    record = Path(_parsed({"text": commit})["record_path"])
+    assert record.is_file() and record.is_relative_to(homes["smig"])
+    page = _parsed({"text": handoff})
+    assert page["migration_id"] == _parsed({"text": commit})["migration_id"] and page["next_offset"] is None
+    assert page == SmigTools(build_services()).get_handoff("/home/user/proj")
+    with pages_for(COPILOT_PAGE):
+        first = SmigTools(build_services()).list_known_models()
+    assert _parsed({"text": models}) == first and COPILOT_PAGE - 2_000 < len(models.encode()) <= COPILOT_PAGE
+    # each result once, exactly as smig sent it: Copilot adds no copy of a structured content equal to the text
+    assert all(
+        text == json.dumps(_parsed({"text": text}), ensure_ascii=False, separators=(",", ":")) for text in results
+    )

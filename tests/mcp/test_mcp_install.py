@@ -12,7 +12,7 @@ from cli_runner import smig
 
 from smig_tui.mcp.install import plan_install, read_only_tools, variables
 
-CLIENTS = ("claude", "codex", "gemini", "opencode", "qwen", "kilo")
+CLIENTS = ("claude", "codex", "gemini", "opencode", "qwen", "kilo", "copilot")
 
 
 @pytest.fixture
@@ -30,6 +30,7 @@ def homes(isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_
         "opencode_json": isolated_homes["home"] / ".config" / "opencode" / "opencode.json",
         "qwen_json": isolated_homes["home"] / ".qwen" / "settings.json",
         "kilo_json": isolated_homes["home"] / ".config" / "kilo" / "kilo.json",
+        "copilot_json": isolated_homes["home"] / ".copilot" / "mcp-config.json",
     }
 
 
@@ -43,6 +44,8 @@ def test_each_client_gets_its_entry_and_check_starts_each_as_configured(homes: d
     opencode = json.loads(homes["opencode_json"].read_text())["mcp"]["smig"]
     qwen = json.loads(homes["qwen_json"].read_text())
     kilo = json.loads(homes["kilo_json"].read_text())
+    copilot = json.loads(homes["copilot_json"].read_text())
+    assert copilot == {"mcpServers": {"smig": claude}}
     command = [claude["command"], *claude["args"]]
     assert command[-1] in ("mcp", "smig_tui.mcp") and gemini == claude
     assert opencode == {"type": "local", "command": command, "enabled": True} == kilo["mcp"]["smig"]
@@ -64,7 +67,7 @@ def test_each_client_gets_its_entry_and_check_starts_each_as_configured(homes: d
     code, out, err = smig("mcp", "--check")
     assert code == 0, out + err
     assert [line.split()[:2] for line in out.splitlines()[::2]][: len(CLIENTS)] == [[c, "ok"] for c in CLIENTS]
-    assert out.count("10 tools in") == 6
+    assert out.count("10 tools in") == len(CLIENTS)
     code, out, _ = smig("mcp", "--install", "codex")
     assert out.startswith("codex: smig already set up in ")
 
@@ -115,6 +118,7 @@ def test_dry_run_prints_and_writes_nothing_and_project_scope_uses_the_folder(hom
         ("codex", "codex_toml", "model = \n"),
         ("codex", "codex_toml", 'mcp_servers = { smig = { command = "x" } }\n'),
         ("opencode", "opencode_json", "[1, 2]"),
+        ("copilot", "copilot_json", '{"mcpServers": []}'),
     ],
 )
 def test_a_config_smig_cannot_merge_into_is_left_as_it_is(
@@ -188,3 +192,44 @@ def test_kilo_s_config_folder_and_file_variables_are_honoured(homes: dict[str, P
     assert plan_install("kilo", env=env).path == tmp_path / "one.json"
     assert plan_install("kilo", project=True, env=env, cwd=homes["project"]).path == homes["project"] / "kilo.json"
     assert plan_install("qwen", env={"QWEN_HOME": str(tmp_path / "q")}).path == tmp_path / "q" / "settings.json"
+
+
+def test_copilot_s_file_follows_copilot_home_keeps_its_servers_and_shares_claude_s_project_file(
+    homes: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`COPILOT_HOME` moves `mcp-config.json` (Copilot then never reads `~/.copilot`); the user's servers in
+    Copilot's own long form stay as written; a project's `.mcp.json` holds one entry Claude Code and
+    Copilot CLI both read, so installing the second changes nothing."""
+    moved = tmp_path / "copilot-home"
+    monkeypatch.setenv("COPILOT_HOME", str(moved))
+    moved.mkdir()
+    theirs = {"type": "local", "command": "gh-mcp", "args": ["--stdio"], "tools": ["*"], "env": {"A": "1"}}
+    (moved / "mcp-config.json").write_text(json.dumps({"mcpServers": {"github": theirs}, "note": "mine"}))
+    code, out, err = smig("mcp", "--install", "copilot")
+    assert code == 0 and out == f"copilot: smig added in {moved / 'mcp-config.json'}\n", err
+    written = json.loads((moved / "mcp-config.json").read_text())
+    assert written["mcpServers"]["github"] == theirs and written["note"] == "mine"
+    assert set(written["mcpServers"]) == {"github", "smig"} and not homes["copilot_json"].exists()
+    code, out, _ = smig("mcp", "--check")
+    assert code == 0 and out.splitlines()[0].split()[:2] == ["copilot", "ok"]
+    assert str(moved / "mcp-config.json") in out.splitlines()[1]
+    assert smig("mcp", "--install", "claude", "--project")[0] == 0
+    code, out, _ = smig("mcp", "--install", "copilot", "--project")
+    assert code == 0 and out.startswith(f"copilot: smig already set up in {homes['project'] / '.mcp.json'}")
+
+
+@pytest.mark.parametrize("kind", ["folder", "undecodable", "link"])
+def test_a_copilot_config_smig_cannot_read_gets_one_sentence(homes: dict[str, Path], tmp_path: Path, kind: str) -> None:
+    path = homes["copilot_json"]
+    path.parent.mkdir(parents=True)
+    if kind == "folder":
+        path.mkdir()
+    elif kind == "undecodable":
+        path.write_bytes(b'{"mcpServers": {"x": "\xff"}}')
+    else:
+        (tmp_path / "dotfiles.json").write_text("{}")
+        path.symlink_to(tmp_path / "dotfiles.json")
+    code, out, err = smig("mcp", "--install", "copilot")
+    assert code != 0 and out == "" and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert str(path) in err and ("not a regular file" in err or "Cannot read" in err)
+    assert kind != "link" or (tmp_path / "dotfiles.json").read_text() == "{}"

@@ -113,6 +113,7 @@ def test_the_docs_entries_are_what_install_writes() -> None:
     qwen = json.loads(block("Qwen Code", "json"))
     assert qwen["mcpServers"] == {"smig": entry("qwen", command)}
     assert qwen["permissions"]["allow"] == [f"mcp__smig__{tool}" for tool in read_only_tools()]
+    assert json.loads(block("Copilot CLI", "json")) == {"mcpServers": {"smig": entry("copilot", command)}}
     assert tomllib.loads(block("Codex", "toml")) == tomllib.loads(toml_block(("mcp_servers",), entry("codex", command)))
 
 
@@ -126,6 +127,7 @@ def test_a_client_that_cuts_results_shorter_gets_pages_that_fit_it(isolated_home
 
     assert page_ceiling({"name": "qwen-cli-mcp-client-smig"}) == 13_000
     assert page_ceiling({"name": "claude-code"}) is None and page_ceiling({}) is None
+    assert page_ceiling({"name": "copilot-cli"}) == 20_000  # Copilot CLI files away a result over 20,480 bytes
     tools = SmigTools(build_services())
     with pages_for(page_ceiling({"name": "qwen-cli-mcp-client-smig"})):
         small = tools.list_known_models(max_chars=MAX_PAGE_CHARS)

@@ -2,7 +2,8 @@
 
 An agent that keeps its sessions in the project folders themselves (Aider's chat history) has no
 home to list: the folders where the user ran any agent are where to look. Every reader keeps its
-listing in `listing-<agent>.json` (`DiscoveryCache`), each entry with the session's `cwd`; this
+listing in `listing-<agent>.json`: a `DiscoveryCache` has each entry with the session's `cwd`, and a
+reader of database rows (OpenCode's, Crush's) names its sessions' folders in the file's `folders`; this
 reads those files, whoever wrote them, so no agent names another. What it learnt from each file is
 kept in `known`, keyed by the file's size and mtime, so an unchanged listing costs one `stat`.
 """
@@ -17,7 +18,7 @@ from typing import Any
 
 from smig_tui.adapters.fs import atomic_write
 
-VERSION = 1
+VERSION = 2
 
 
 def session_folders(cache_dir: Path, known: Path, skip: str) -> set[str]:
@@ -58,13 +59,11 @@ def _cwds(path: Path) -> list[str]:
     except (OSError, ValueError, RecursionError):
         return []
     files = data.get("files") if isinstance(data, dict) else None
-    found: set[str] = set()
-    for row in files.values() if isinstance(files, dict) else ():
-        info = row.get("info") if isinstance(row, dict) else None
-        cwd = info.get("cwd") if isinstance(info, dict) else None
-        if isinstance(cwd, str) and os.path.isabs(cwd) and "\x00" not in cwd:
-            found.add(cwd)
-    return sorted(found)
+    rows = files.values() if isinstance(files, dict) else ()
+    cwds = [row["info"].get("cwd") for row in rows if isinstance(row, dict) and isinstance(row.get("info"), dict)]
+    named = data.get("folders") if isinstance(data, dict) else None  # a reader of database rows names them so
+    cwds += named if isinstance(named, list) else []
+    return sorted({cwd for cwd in cwds if isinstance(cwd, str) and os.path.isabs(cwd) and "\x00" not in cwd})
 
 
 def _load(known: Path) -> dict[str, Any]:

@@ -6,7 +6,6 @@ These files belong to the agents: they are only read, and a broken one is the ag
 from __future__ import annotations
 
 import json
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +15,14 @@ TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
 def read_toml(path: Path) -> dict[str, Any]:
     """A TOML file's contents, or {} when it is missing or broken."""
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return {}
+    import tomllib  # only when there is a file: about 2 ms of a start without one
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
         return {}
 
 

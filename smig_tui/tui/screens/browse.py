@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from typing import TYPE_CHECKING
@@ -59,8 +60,14 @@ class BrowseScreen(SmigScreen[None]):
         """A session is being read (Escape cancels it)."""
         self.found_message: str | None = None
         """The message a search hit asked to show once the session's plans are ready."""
+        self._collecting = False
+        """The cyclic collector is paused until the first frame (`compose`) and was running before."""
 
     def compose(self) -> ComposeResult:
+        # Composing and mounting the screen makes widgets that all stay: the cyclic collector, which
+        # would walk them again and again (~40 ms before the first frame), waits for that frame.
+        self._collecting = gc.isenabled()
+        gc.disable()
         yield Header()
         with Horizontal(id="body"):
             yield SourcesPanel(self.services, self.here, id="sources")
@@ -77,7 +84,20 @@ class BrowseScreen(SmigScreen[None]):
         self.query_one(PreviewTabs).border_title = "Preview"
         self.query_one(SourceTree).focus()
         self.query_one(PreviewTabs).show_note("Open a session (Enter) to preview its migration.")
-        self.call_after_refresh(self.sources.scan)  # paint the frame first: the scan holds the GIL
+        self.call_after_refresh(self._first_frame)  # paint the frame first: the scan holds the GIL
+
+    def _first_frame(self) -> None:
+        """The first frame is drawn: collect cycles again, and list the sessions. What was made until now
+        stays (modules, the screen's widgets): later collections leave it out instead of walking it all
+        while the first sessions come in."""
+        keep_out_of_gc()
+        self._resume_gc()
+        self.sources.scan()
+
+    def _resume_gc(self) -> None:
+        if self._collecting:
+            self._collecting = False
+            gc.enable()
 
     @property
     def sources(self) -> SourcesPanel:
@@ -155,6 +175,7 @@ class BrowseScreen(SmigScreen[None]):
         self.sources.reload()
 
     def on_unmount(self) -> None:
+        self._resume_gc()
         let_gc_see_all()
 
     def on_resize(self) -> None:
@@ -174,6 +195,7 @@ class BrowseScreen(SmigScreen[None]):
     def _sessions_loaded(self, message: SessionsLoaded) -> None:
         """The tree is sorted (the panel did it): the card counts each agent's sessions, the tokenizers load."""
         keep_out_of_gc()
+        self.query_one(PreviewTabs).complete()  # the hidden tabs, made after the first paint
         self.show_idle()
         sessions = self.sources.source_tree.sessions
         self.loader.warm_counters(backend.likely_targets({info.agent for info in sessions}, self.target))

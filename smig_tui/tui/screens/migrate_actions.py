@@ -29,11 +29,6 @@ from smig_tui.tui.messages import (
 )
 from smig_tui.tui.prefs import load_recent, remember, save_recent
 from smig_tui.tui.screens.base import SmigWidget
-from smig_tui.tui.screens.commit import CommitChoice, CommitModal
-from smig_tui.tui.screens.commit_progress import CommitProgressModal
-from smig_tui.tui.screens.commit_result import CommitResultModal
-from smig_tui.tui.screens.export import ExportModal, ExportRequest
-from smig_tui.tui.screens.model_picker import ModelPickerModal
 from smig_tui.tui.widgets.plan_table import PLACEHOLDER_KEY, SUMMARY_KEY, PlanTable
 from smig_tui.tui.widgets.preview_tabs import PreviewTabs
 from smig_tui.tui.widgets.summary_pane import SummaryPane
@@ -45,12 +40,14 @@ def notice_key(strategy: Strategy, messages: tuple[Any, ...]) -> tuple[Any, ...]
     return (strategy, len(messages), ids)
 
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the dialogs are imported when one first opens: none is needed for the first paint
     from textual.widgets.markdown import MarkdownStream
 
     from smig_tui.core.models import SessionInfo
     from smig_tui.services import Services
     from smig_tui.tui.messages import PlansReady
+    from smig_tui.tui.screens.commit import CommitChoice
+    from smig_tui.tui.screens.export import ExportRequest
 
 
 class OpenSession(Protocol):
@@ -114,6 +111,8 @@ class MigrateActions(SmigWidget):
         self.app.call_from_thread(self._open_picker, models)
 
     def _open_picker(self, models: list[ModelCapacity]) -> None:
+        from smig_tui.tui.screens.model_picker import ModelPickerModal
+
         current = self.browse.target or (backend.default_target(self.browse.session) if self.browse.session else None)
         self.app.push_screen(ModelPickerModal(models, self.recent, current), self._target_chosen)
 
@@ -377,6 +376,8 @@ class MigrateActions(SmigWidget):
         ready = self.ready_plan()
         if ready is None:
             return
+        from smig_tui.tui.screens.commit import CommitModal
+
         session = ready[0]
         default = backend.default_native(session)
         modal = CommitModal(message.preview, message.choices, default, session.info.cwd or "", message.plans)
@@ -385,6 +386,8 @@ class MigrateActions(SmigWidget):
     def _commit_confirmed(self, session: Session, choice: CommitChoice | None) -> None:
         if choice is None:
             return
+        from smig_tui.tui.screens.commit_progress import CommitProgressModal
+
         # Shown at once and until the result is: OpenCode's import takes seconds, and keys pressed
         # meanwhile go to this dialog, which drops them, not to the result's.
         self.app.push_screen(CommitProgressModal(choice))
@@ -398,12 +401,17 @@ class MigrateActions(SmigWidget):
         self.post_message(Committed(result, choice.note, choice.plan))
 
     def worker_failed(self, group: str, error: BaseException) -> None:
+        from smig_tui.tui.screens.commit_progress import CommitProgressModal
+
         if group == "summary.run":  # the summary pane stops streaming and says nothing was written
             self.post_message(SummaryFinished(self.screen.query_one(PreviewTabs).strategy, "", None, True, failed=True))
         elif group == "commit.run" and isinstance(self.app.screen, CommitProgressModal):
             self.app.screen.dismiss(None)  # the notice that follows says why nothing (or not all) was written
 
     def on_committed(self, message: Committed) -> None:
+        from smig_tui.tui.screens.commit_progress import CommitProgressModal
+        from smig_tui.tui.screens.commit_result import CommitResultModal
+
         if isinstance(self.app.screen, CommitProgressModal):
             self.app.screen.dismiss(None)
         self.notify("Migration committed.")
@@ -413,6 +421,8 @@ class MigrateActions(SmigWidget):
         ready = self.ready_plan()
         if ready is None:
             return
+        from smig_tui.tui.screens.export import ExportModal
+
         default_dir = backend.shown(Path(backend.export_folder(ready[0], self.browse.here)))
         self.app.push_screen(ExportModal(ready[0].id, default_dir), lambda request: self._export_chosen(ready, request))
 

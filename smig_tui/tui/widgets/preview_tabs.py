@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from rich.cells import cell_len
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import ProgressBar, Static, TabbedContent, TabPane
 
 from smig_tui.core.models import Plan, Strategy
@@ -74,6 +76,15 @@ def plan_content(plan: Plan, exact: bool, width: int) -> Content:
     return Content.assemble(line, "\n", (warning, "$text-error bold"))
 
 
+def _contents(strategy: Strategy, key: str) -> list[Widget]:
+    """What a tab shows under its plan line: the kept/dropped table, and on a summary tab the summary."""
+    if strategy is Strategy.SUMMARY:
+        return [SummaryPane(id="full-summary")]
+    if strategy is Strategy.SUMMARY_TAIL:
+        return [SummaryPane(id="tail-summary"), PlanTable(id=f"table-{key}")]
+    return [PlanTable(id=f"table-{key}")]
+
+
 def _same(shown: frozenset[str], estimated: frozenset[str]) -> bool:
     """Whether two sets of estimated ids are equal: the same set object (the services cache it per count)
     is, without comparing 150,000 ids."""
@@ -104,22 +115,33 @@ class PreviewTabs(Vertical):
         plan and width, not again each time the plans are shown (the other tabs' arrival shows them all)."""
         self.short_titles = False
         """The tabs show their short titles (a narrow screen)."""
+        self._complete = False
+        """The hidden tabs' tables and summary panes are mounted (`complete`)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="loading"):
             yield Static("", id="loading-text")
             yield ProgressBar(id="loading-bar", show_eta=False)
         with TabbedContent(id="tabs"):
-            for strategy, key, title in TABS:
+            for index, (strategy, key, title) in enumerate(TABS):
                 with TabPane(title, id=f"tab-{key}"):
                     yield Static("", classes="plan-line", id=f"line-{key}")
-                    if strategy is Strategy.SUMMARY:
-                        yield SummaryPane(id="full-summary")
-                    elif strategy is Strategy.SUMMARY_TAIL:
-                        yield SummaryPane(id="tail-summary")
-                        yield PlanTable(id=f"table-{key}")
-                    else:
-                        yield PlanTable(id=f"table-{key}")
+                    if index == 0:
+                        yield from _contents(strategy, key)
+
+    def complete(self) -> None:
+        """Mount the hidden tabs' tables and summary panes, once. They are made after the first paint (a
+        third of the main screen's widgets, about 80 ms of a start), and at once when something asks for one."""
+        if self._complete:
+            return
+        self._complete = True
+        for strategy, key, _ in TABS[1:]:
+            self.query_one(f"#tab-{key}", TabPane).mount_all(_contents(strategy, key))
+
+    @on(TabbedContent.TabActivated, "#tabs")
+    def _tab_shown(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id != f"tab-{TABS[0][1]}":  # the first tab shows at start, complete already
+            self.complete()
 
     @property
     def strategy(self) -> Strategy:
@@ -135,12 +157,14 @@ class PreviewTabs(Vertical):
     def table(self, strategy: Strategy | None = None) -> PlanTable | None:
         """The kept/dropped table of a tab (the summary-only tab has none)."""
         key = next(key for item, key, _ in TABS if item is (strategy or self.strategy))
+        self.complete()
         found = self.query(f"#table-{key}")
         return found.first(PlanTable) if found else None
 
     def summary_pane(self, strategy: Strategy | None = None) -> SummaryPane | None:
         """The summary pane of a summary tab."""
         strategy = strategy or self.strategy
+        self.complete()
         if strategy is Strategy.SUMMARY:
             return self.query_one("#full-summary", SummaryPane)
         if strategy is Strategy.SUMMARY_TAIL:

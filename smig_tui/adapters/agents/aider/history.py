@@ -76,9 +76,21 @@ def restore(text: str, not_text: bool = False) -> History:
             out.messages.append(Restored(role, "".join(lines), start))
         role, lines = None, []
 
-    whole = text + APPENDED
+    whole = (text + APPENDED).splitlines(keepends=True)
     end = len(text.splitlines()) if text else 0
-    for number, line in enumerate(whole.splitlines(keepends=True), start=1):
+    # Only a line starting with `#` or `>` can be anything but the model's: the lines between two such
+    # lines are taken as one run, not one by one (a history is mostly replies: code and prose).
+    marked = [index for index, line in enumerate(whole) if line[0] in "#>"]
+    after = 0
+    for index in [*marked, len(whole)]:
+        if index > after:
+            if role != "assistant":
+                flush()
+                role, start = "assistant", after + 1
+            lines.extend(whole[after:index])
+        if index == len(whole):
+            break
+        after, number, line = index + 1, index + 1, whole[index]
         if line.startswith("# "):
             if number <= end and line.startswith(HEADER):
                 out.runs.append(line[len(HEADER) :].strip())

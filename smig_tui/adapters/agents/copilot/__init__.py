@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from smig_tui.adapters.agents.copilot.home import HOME_VARIABLE, resolve_home, sessions_folder
+from smig_tui.adapters.agents.copilot.mcp import MCP
 from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead, environment
 from smig_tui.core.agent_rules import AgentRules, WindowAdjust
 
@@ -107,5 +108,6 @@ PROFILE = AgentProfile(
             ("injected context (the <current_datetime> line)", 26),
         ),
     ),
-    client_words=("copilot",),
+    client_words=("copilot",),  # its MCP client calls itself `copilot-cli` (seen by a server it started)
+    mcp=MCP,
 )

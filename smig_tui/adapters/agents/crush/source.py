@@ -34,7 +34,7 @@ from smig_tui.core.ports import WarningSink
 
 AGENT = Agent("crush")
 TITLE_WIDTH = 120
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 _FIELDS = frozenset(field.name for field in fields(SessionInfo))
 _SESSION_COLUMNS = ("parent_session_id", "title", "created_at", "updated_at", "summary_message_id", "prompt_tokens")
 """The `sessions` columns read when present (every Crush version since 2025-05 has them)."""
@@ -79,9 +79,9 @@ class CrushSource:
             with contextlib.suppress(OSError):
                 from smig_tui.adapters.fs import atomic_write
 
-                atomic_write(
-                    self._listing_cache, json.dumps({"v": _version(), "databases": seen}, separators=(",", ":"))
-                )
+                folders = sorted({info["cwd"] for entry in seen.values() for info in entry["sessions"] if info["cwd"]})
+                text = json.dumps({"v": _version(), "databases": seen, "folders": folders}, separators=(",", ":"))
+                atomic_write(self._listing_cache, text)  # `folders`: where other agents' readers look
 
     def load(self, info: SessionInfo, warn: WarningSink) -> Session:
         """Read one session in full: the conversation Crush would send on its next turn."""

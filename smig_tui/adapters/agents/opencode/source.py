@@ -118,7 +118,8 @@ class OpenCodeSource:
                 f"SELECT s.id, s.directory, s.time_created, s.time_updated{', ' if picked else ''}{picked} "
                 "FROM session s ORDER BY s.time_updated DESC"
             ).fetchall()
-            stats = self._stats(connection, database, {str(row[0]): row[3] for row in rows})
+            folders = sorted({row[1] for row in rows if isinstance(row[1], str) and row[1]})
+            stats = self._stats(connection, database, {str(row[0]): row[3] for row in rows}, folders)
             mtime = os.stat(database).st_mtime
         from smig_tui.core.redact import redacted_line  # not at import: `smig list` without OpenCode needs none
 
@@ -149,15 +150,16 @@ class OpenCodeSource:
         return infos
 
     def _stats(
-        self, connection: sqlite3.Connection, database: Path, updated: dict[str, Any]
+        self, connection: sqlite3.Connection, database: Path, updated: dict[str, Any], folders: list[str]
     ) -> dict[str, tuple[int, int | None]]:
         """Each session's message count and logged context: remembered for sessions not updated since,
         read for the rest.
 
         Counting reads every part's JSON (most of a cold listing's time), so the figures are kept in
-        smig's cache keyed by the session's update time, which OpenCode bumps on every change.
+        smig's cache keyed by the session's update time, which OpenCode bumps on every change. The cache
+        also names the folders the sessions ran in (`folders`), which other agents' readers look in.
         """
-        cached = _read_cache(self._listing_cache, database)
+        cached, cached_folders = _read_cache(self._listing_cache, database)
         known = {
             sid: (entry[1], entry[2]) for sid, entry in cached.items() if sid in updated and entry[0] == updated[sid]
         }
@@ -167,11 +169,12 @@ class OpenCodeSource:
             if fresh is None:
                 return known
             known.update({sid: (fresh.get(sid, 0), _last_context(connection, sid)) for sid in stale})
-        if self._listing_cache is not None and (stale or len(cached) != len(known)):
+        if self._listing_cache is not None and (stale or len(cached) != len(known) or cached_folders != folders):
             _write_cache(
                 self._listing_cache,
                 database,
                 {sid: [updated[sid], count, context] for sid, (count, context) in known.items()},
+                folders,
             )
         return known
 
@@ -236,25 +239,29 @@ def _last_context(connection: sqlite3.Connection, session_id: str) -> int | None
     return None
 
 
-def _read_cache(path: Path | None, database: Path) -> dict[str, list[Any]]:
-    """The remembered counts for this database (empty when missing, damaged or for another database)."""
+def _read_cache(path: Path | None, database: Path) -> tuple[dict[str, list[Any]], list[str] | None]:
+    """The remembered counts for this database and the folders its sessions ran in (empty and None when
+    missing, damaged or for another database; None folders from a cache written before they were kept)."""
     if path is None:
-        return {}
+        return {}, None
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
-        return {}
+        return {}, None
     if not isinstance(data, dict) or data.get("db") != str(database) or not isinstance(data.get("counts"), dict):
-        return {}
-    return {sid: entry for sid, entry in data["counts"].items() if isinstance(entry, list) and len(entry) == 3}
+        return {}, None
+    counts = {sid: entry for sid, entry in data["counts"].items() if isinstance(entry, list) and len(entry) == 3}
+    folders = data.get("folders")
+    return counts, folders if isinstance(folders, list) else None
 
 
-def _write_cache(path: Path, database: Path, counts: dict[str, list[Any]]) -> None:
-    """Remember the counts; a failed write is only a lost speed-up."""
+def _write_cache(path: Path, database: Path, counts: dict[str, list[Any]], folders: list[str]) -> None:
+    """Remember the counts and folders; a failed write is only a lost speed-up."""
     from smig_tui.adapters.fs import atomic_write
 
     with contextlib.suppress(OSError):
-        atomic_write(path, json.dumps({"db": str(database), "counts": counts}, separators=(",", ":")))
+        text = json.dumps({"db": str(database), "counts": counts, "folders": folders}, separators=(",", ":"))
+        atomic_write(path, text)
 
 
 def _model_id(value: object) -> str | None:
