@@ -7,7 +7,8 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from smig_tui.cli.table import SESSION_HELP, Column
-from smig_tui.core.capacity import calibration_margin
+from smig_tui.core.agent_rules import rules_of
+from smig_tui.core.capacity import calibration_margin, harness_agent
 from smig_tui.core.models import Decision, ModelCapacity, Plan, PlanItem, Session, Strategy
 from smig_tui.core.pins import resolve_pins
 from smig_tui.core.plans import left_out
@@ -37,8 +38,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--to",
         choices=destination_agents(),
         metavar="AGENT",
-        help="the agent that will resume it, whose overhead (system prompt, tools) is taken off "
-        f"the room ({', '.join(destination_agents())}; default: the one the model's provider implies)",
+        help="the agent that will resume it, whose usable window and overhead (system prompt, tools) make "
+        f"the room ({', '.join(destination_agents())}; default: the model's home agent)",
     )
     plan.add_argument("--json", action="store_true", help="print JSON for scripts")
     plan.add_argument(
@@ -128,6 +129,8 @@ def run_plan(args: argparse.Namespace, ctx: Context) -> int:
         ctx.out.json(json_shapes.plan_json(services, session, plan, args.to) | {"items": json_shapes.plan_items(plan)})
         return 0
     ctx.out.data(decision_line(plan.decision, capacity, services.count_mix(session, capacity)))
+    if plan.decision.harness:
+        ctx.out.data(usable_window_line(services.capacity_for(capacity, args.to), args.to))
     if plan.decision.overhead:
         overhead = services.overhead_for(capacity, args.to, session.info.cwd)
         source = f"; {overhead.source}" if overhead else ""
@@ -176,7 +179,10 @@ def decision_line(decision: Decision, capacity: ModelCapacity, mix: CountMix | N
     label += " (older messages estimated)" if decision.partial else ""
     room = f"window {decision.window:,}, reserve {decision.reserve:,}"
     if decision.prompt_limit is not None and decision.prompt_limit < decision.window - decision.reserve:
-        share = "harness share" if decision.harness else "input limit"
+        share = "input limit"
+        if decision.harness:
+            rules = rules_of(decision.harness_agent) if decision.harness_agent else None
+            share = f"{rules.name} share" if rules else "harness share"
         room += f", {share} {decision.prompt_limit:,}"
     if decision.overhead:
         room += f", agent overhead {decision.overhead:,}"
@@ -194,6 +200,18 @@ def plan_line(plan: Plan) -> str:
         f"{plan.strategy.value}: keeps {plural(len(plan.kept), 'message')}, {gone}, "
         f"{plan.tokens_before:,} -> {plural(plan.tokens_after, 'token')}"
     )
+
+
+def usable_window_line(capacity: ModelCapacity, agent: str | None) -> str:
+    """Whose compaction rule gave the usable window the plan fits into, and where its figure comes from."""
+    usable = capacity.harness_window or 0
+    owner = harness_agent(capacity)
+    if owner is None:
+        return f"usable window: {usable:,} (harness_window in your config; it holds whatever agent resumes it)"
+    rules = rules_of(owner)
+    name = rules.name if rules else owner
+    chosen = "the agent chosen with --to" if agent else "the model's home agent; --to AGENT plans for another"
+    return f"usable window: {usable:,} before {name} compacts ({chosen}; {capacity.source_of('harness_window')})"
 
 
 _ROLE = {"assistant": "asst", "developer": "dev"}

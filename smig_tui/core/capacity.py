@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -491,6 +491,54 @@ def apply_agent_settings(table: CapacityTable, adjustments: Mapping[str, WindowA
         harness = model.harness_window if explicit else agents[0].usable
         changed.append(replace(model, agents=agents, harness_window=harness))
     return table.merged(CapacityTable(tuple(changed))) if changed else table
+
+
+def for_agent(
+    model: ModelCapacity,
+    agent: str | None,
+    adjust: WindowAdjust | None = None,
+    lookup: Callable[[str], ModelCapacity | None] | None = None,
+) -> ModelCapacity:
+    """Return `model` as `agent` runs it: that agent's window first among `agents`, its usable window the
+    harness window (what a plan for a session going into `agent` fits into).
+
+    A model the agent has no window for in the table (Pi, OpenCode, Kilo run any model at the window
+    their provider gives) runs at the model's own window under the agent's rule, then the user's
+    configuration of that agent (`adjust`, from its plugin) moves it. Without an agent, or with a
+    `harness_window` the user set in config, the model is returned as it is.
+    """
+    rules = rules_of(agent) if agent else None
+    if rules is None or _set_by_hand(model):
+        return model
+    if model.agents and model.agents[0].agent == agent:
+        return model
+    window = next((a for a in model.agents if a.agent == agent), None)
+    if window is None:
+        size = model.context_window
+        window = AgentWindow(
+            rules.id, size, usable_window(rules.id, size), f"{rules.name}'s rule on the model's {size:,}-token window"
+        )
+        if adjust is not None:
+            window = adjust(model, window, lookup or (lambda _name: None))
+    others = tuple(a for a in model.agents if a.agent != agent)
+    return replace(model, agents=(window, *others), harness_window=window.usable)
+
+
+def harness_agent(model: ModelCapacity) -> str | None:
+    """The agent whose rule gives `model`'s harness window (its first agent), or None when the user's config
+    set it or no agent runs the model."""
+    if model.harness_window is None or _set_by_hand(model):
+        return None
+    return model.agents[0].agent
+
+
+def _set_by_hand(model: ModelCapacity) -> bool:
+    """Whether `model`'s harness window was given as a figure (config, or a table entry), not derived from its
+    home agent's window: then it holds whatever agent receives the session."""
+    if model.harness_window is None:
+        return False
+    given = dict(model.sources).get("harness_window") is not None
+    return given or not model.agents or model.agents[0].usable != model.harness_window
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,9 @@ The room for the conversation is `min(window - reserve, prompt_limit)`, where
 - `prompt_limit` is the lowest of the provider's input cap (`max_input`, e.g. GPT-5's 272k of
   400k) and, with `harness=True` (the default, since smig migrates into an agent), the harness's
   usable share `harness_window`: Codex runs at 95% of its `model_context_window`, Claude Code
-  auto-compacts about 33k tokens before the window (20k kept for output plus a 13k buffer).
+  auto-compacts about 33k tokens before the window (20k kept for output plus a 13k buffer), Pi
+  16,384 before it. That share is the receiving agent's (`capacity.for_agent`: the destination's
+  agent when one is named, else the model's home agent), unless the user's config sets it.
 
 When the session goes into an agent (`harness=True`), the receiving agent's fixed overhead (its
 system prompt, tool definitions and injected context, measured from the real clients' requests and
@@ -27,6 +29,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from smig_tui.core.agent_rules import home_agent_of, known_list, rules_of
+from smig_tui.core.capacity import harness_agent
 from smig_tui.core.config_schema import table_of
 from smig_tui.core.errors import ConfigError
 from smig_tui.core.models import Decision, ModelCapacity
@@ -110,6 +113,7 @@ def decide(
         harness=harness and capacity.harness_window is not None,
         exact=exact,
         overhead=max(0, overhead) if harness and capacity.harness_window is not None else 0,
+        harness_agent=harness_agent(capacity) if harness else None,
     )
     return _with_fit(decision)
 

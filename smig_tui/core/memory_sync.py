@@ -257,11 +257,38 @@ def _name(agent: str) -> str:
     return rules.name if rules is not None else agent
 
 
-def instruction_sources(files: Iterable[MemoryFile], own_line: str) -> tuple[MemoryFile, ...]:
-    """Global instruction files minus smig's own line, so a bundle never carries itself back."""
+POINTER_START = "- At session start, also read "
+POINTER_END = "synced by smig."
+"""How every pointer line smig has written begins (then the bundle's path and a colon) and ends, whatever
+words it gave between: how a line an earlier version wrote is still known as smig's."""
+
+
+def pointer_line(bundle_path: str) -> str:
+    """The line smig adds to an agent's instruction file that cannot import (OpenCode, Kilo, Pi, Codex): it
+    names the bundle, which holds every other agent's memory (no list of agents: it grows with the plugins)."""
+    return (
+        f"{POINTER_START}{bundle_path}: the user's memory from their other coding agents "
+        f"(preferences, feedback, project notes), {POINTER_END}"
+    )
+
+
+def is_pointer_line(line: str, bundle_path: str) -> bool:
+    """Whether `line` is smig's pointer at `bundle_path`, in this version's words or an earlier one's
+    (`… (Codex, Claude Code, Gemini CLI), synced by smig.`, `… the user's Claude Code memory …`)."""
+    text = line.strip()
+    return text.startswith(f"{POINTER_START}{bundle_path}:") and text.endswith(POINTER_END)
+
+
+def instruction_sources(files: Iterable[MemoryFile], own_line: str, bundle: str = "") -> tuple[MemoryFile, ...]:
+    """Global instruction files minus smig's own line (any version's pointer at `bundle`, when given), so a
+    bundle never carries itself back."""
     chosen = []
     for source in files:
-        kept = [line for line in source.text.splitlines() if line.strip() != own_line]
+        kept = [
+            line
+            for line in source.text.splitlines()
+            if line.strip() != own_line and not (bundle and is_pointer_line(line, bundle))
+        ]
         text = "\n".join(kept)
         if text.strip() and not any(stamp in text for stamp in FOREIGN_GENERATED):
             chosen.append(replace(source, text=text))

@@ -441,6 +441,9 @@ class Decision:
     `session_tokens` is then approximate, but `fits` (False) is certain."""
     overhead: int = 0
     """Tokens the receiving agent adds to every request (its system prompt, tools, injected context)."""
+    harness_agent: str | None = None
+    """The agent whose compaction rule gave the harness share (the receiving agent); None when the user's
+    config set the share or none was applied."""
 
     @property
     def budget(self) -> int:

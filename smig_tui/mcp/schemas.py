@@ -249,6 +249,13 @@ TOOLS: list[dict[str, Any]] = [
                 "description": "Message ids (from a previous preview) always kept. Default: none.",
             },
             "reserve": RESERVE,
+            "to": {
+                "type": "string",
+                "enum": list(NATIVE),
+                "description": "The agent that will resume it: its usable window (its compaction rule) and "
+                "overhead make the room, as commit_migration with to=[that agent] plans. Default: the "
+                "model's home agent.",
+            },
             **_paging("items", "an index into items"),
         },
         ("session_id", "target_model"),

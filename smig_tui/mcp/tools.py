@@ -31,7 +31,7 @@ from smig_tui.core.redact import redact_json
 from smig_tui.core.strategies import needs_summary
 from smig_tui.mcp.paging import InvalidArgumentError, json_size, page_items, page_text
 from smig_tui.mcp.recall import match_omitted, source_messages
-from smig_tui.mcp.schemas import MAX_PAGE_CHARS, MIN_PAGE_CHARS, PAGE_CHARS, TOOLS
+from smig_tui.mcp.schemas import MAX_PAGE_CHARS, MIN_PAGE_CHARS, NATIVE, PAGE_CHARS, TOOLS
 from smig_tui.services import Services, json_shapes, migrated_messages
 
 SESSION_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{3,127}$")
@@ -268,11 +268,23 @@ class SmigTools:
         reserve: int | None = None,
         offset: int | None = None,
         max_chars: int | None = None,
+        to: str | None = None,
     ) -> dict[str, Any]:
-        """What a migration would keep and drop, message by message; writes nothing."""
+        """What a migration would keep and drop, message by message, for the agent `to` (its window and
+        overhead; default the model's home agent); writes nothing."""
         session = self._session(session_id)
-        plan = self._plan(session, target_model, _strategy(strategy), pins or [], reserve)
-        result = {**json_shapes.plan_json(self.services, session, plan), "searched": self.searched()}
+        agent = None
+        if to is not None:
+            try:
+                agent = receiving_agent_of({parse_destination(to)})
+            except ValueError:
+                agent = None
+            if agent is None:
+                raise InvalidArgumentError(
+                    refused_destination(to) or f"preview_migration: to must name an agent ({', '.join(NATIVE)})."
+                )
+        plan = self._plan(session, target_model, _strategy(strategy), pins or [], reserve, agent=agent)
+        result = {**json_shapes.plan_json(self.services, session, plan, agent), "searched": self.searched()}
         return page_items(
             _clean(result),
             "items",

@@ -54,6 +54,7 @@ def decision_json(decision: Decision) -> dict[str, Any]:
         "reserve": decision.reserve,
         "prompt_limit": decision.prompt_limit,
         "harness": decision.harness,
+        "harness_agent": decision.harness_agent,
         "overhead": decision.overhead,
         "over_by": decision.over_by,
         "exact": decision.exact,
@@ -102,6 +103,9 @@ def plan_json(
         **head,
         **plan_totals(plan),
         "counter": services.counter_for(capacity).name,
+        "usable_window": _usable_window(services.capacity_for(capacity, agent), agent)
+        if plan.decision.harness
+        else None,
         "agent_overhead": None
         if not plan.decision.overhead
         else {
@@ -111,6 +115,18 @@ def plan_json(
             "assumed": agent is None,
         },
         **_calibration(services, session, capacity),
+    }
+
+
+def _usable_window(capacity: ModelCapacity, agent: str | None) -> dict[str, Any]:
+    """The usable window a plan fits into: whose compaction rule gave it, and the figure's source."""
+    from smig_tui.core.capacity import harness_agent
+
+    return {
+        "tokens": capacity.harness_window,
+        "agent": harness_agent(capacity),
+        "source": capacity.source_of("harness_window"),
+        "assumed": agent is None,
     }
 
 
@@ -417,6 +433,11 @@ _DECISION = (
     ("reserve", "tokens kept free for the reply"),
     ("prompt_limit", "the input limit or the agent harness's usable share, when lower than window − reserve"),
     ("harness", "whether the agent harness's share was applied"),
+    (
+        "harness_agent",
+        "the agent whose compaction rule gave that share (the receiving agent); null when the config's "
+        "`harness_window` gave it or none applied",
+    ),
     ("overhead", "the receiving agent's tokens per request (system prompt, tools), taken off the budget"),
     ("over_by", "tokens over the budget (0 when it fits)"),
     ("exact", "counted with the target's own tokenizer"),
@@ -470,6 +491,12 @@ SHAPES: tuple[Shape, ...] = (
             ("agent", "the agent that wrote it"),
             *_PLAN_TOTALS,
             ("counter", "the tokenizer the counts were made with"),
+            (
+                "usable_window",
+                "null (no agent harness applied), or the window before the receiving agent compacts: `tokens`, "
+                "`agent` (whose rule; null when the config's `harness_window` gave it), `source` and `assumed` "
+                "(true: the model's home agent, not one chosen with --to)",
+            ),
             (
                 "agent_overhead",
                 "null, or the overhead taken off: `agent`, `tokens`, `source` (where the figure comes from) "

@@ -12,6 +12,7 @@ from smig_tui.core.memo import Memo
 from smig_tui.services.counting import Counting
 
 if TYPE_CHECKING:
+    from smig_tui.core.agent_rules import WindowAdjust
     from smig_tui.core.capacity import CapacityTable, LiveListing
     from smig_tui.core.decide import AgentOverhead
     from smig_tui.core.models import ModelCapacity
@@ -32,11 +33,23 @@ class Models(Counting):
         from smig_tui.adapters.capacity_table import load_capacities
         from smig_tui.adapters.provider_capacity import LiveCache
 
-        settings = {
-            entry.id: adjust for entry in self.agents if (adjust := entry.window_settings(self.env)) is not None
-        }
         live = LiveCache(self.paths.cache_dir).load()
-        return load_capacities(self.config, self.paths.config_file, settings, live)
+        return load_capacities(self.config, self.paths.config_file, self.window_adjustments, live)
+
+    @cached_property
+    def window_adjustments(self) -> dict[str, WindowAdjust]:
+        """How the user's configuration of each agent moves its windows (Pi's `reserveTokens`, Codex's
+        `model_context_window`), for the agents whose settings change anything."""
+        return {entry.id: adjust for entry in self.agents if (adjust := entry.window_settings(self.env)) is not None}
+
+    def capacity_for(self, capacity: ModelCapacity, agent: str | None) -> ModelCapacity:
+        """`capacity` as the agent the session goes to runs it: that agent's usable window, under its rule and
+        the user's settings of it (`agent` None: the model's home agent, as the table has it)."""
+        from smig_tui.core.capacity import for_agent
+
+        if agent is None:
+            return capacity
+        return for_agent(capacity, agent, self.window_adjustments.get(agent), self.capacities.get)
 
     def refresh_capacities(self, names: Sequence[str] = ()) -> list[tuple[str, LiveListing | str]]:
         """Fetch live windows from providers (all configured or keyed ones when `names` is empty) and cache them.

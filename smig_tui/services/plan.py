@@ -40,8 +40,9 @@ class Planning(Models):
     ) -> Plan:
         """Decide whether `session` fits `target` and plan its migration (the one call every front end uses).
 
-        `agent` names the receiving agent when the destination is known (`--to opencode`), so its own
-        overhead is taken off the room; without it the agent is the one the target's provider implies.
+        `agent` names the receiving agent when the destination is known (`--to pi`), so its own usable
+        window (its compaction rule, the user's settings of it) and overhead make the room; without it the
+        window is the model's home agent's and the overhead that of the agent the target's provider implies.
         """
         from smig_tui.core.capacity import counted_exactly, retired_warning
         from smig_tui.core.decide import parse_plan_settings
@@ -49,7 +50,7 @@ class Planning(Models):
         from smig_tui.core.replan import PlanInputs, counting_need, plan_counting_kept
 
         settings = parse_plan_settings(self.config, str(self.paths.config_file))
-        capacity = self.capacities.lookup(target)
+        capacity = self.capacity_for(self.capacities.lookup(target), agent)
         harness = settings.harness if harness is None else harness
         inputs = PlanInputs(
             session,

@@ -220,23 +220,25 @@ def plan_for_destination(
 ) -> tuple[Plan, str]:
     """The plan to write for the agent chosen in the commit dialog, and a sentence when it was redone.
 
-    The tabs plan for the agent the target's provider implies; the dialog may pick another (a gpt-5
-    target resumed in OpenCode rather than Codex), whose own prompt and tools then take the room, so
-    the strategy on show is planned again for that agent, as `smig migrate --to` plans.
+    The tabs plan for the model's home agent; the dialog may pick another (a gpt-5 target resumed in Pi
+    rather than Codex), whose own usable window (its compaction rule) and own prompt and tools then make
+    the room, so the strategy on show is planned again for that agent, as `smig migrate --to` plans.
     """
     agent = receiving_agent_of({Destination(name) for name in chosen})
-    if agent is None or not plan.decision.overhead:
+    if agent is None or not plan.decision.harness:
         return plan, ""
-    capacity = services.capacities.lookup(plan.decision.target)
-    overhead = services.overhead_tokens(capacity, agent, session.info.cwd)
-    if overhead == plan.decision.overhead:
+    again = services.plan(session, plan.decision.target, plan.strategy, pins=pins, summary=plan.summary, agent=agent)
+    if again.decision.budget == plan.decision.budget:
         return plan, ""
-    again = services.plan(session, capacity.name, plan.strategy, pins=pins, summary=plan.summary, agent=agent)
     entry = profile_of(agent)
+    name = entry.name if entry else agent
+    window = again.decision.prompt_limit
+    fills = f"compacts at {window:,}" if window is not None and again.decision.harness_agent == agent else ""
+    adds = f"adds {again.decision.overhead:,} a request" if again.decision.overhead else ""
+    why = ", ".join(part for part in (fills, adds) if part)
     note = (
-        f"Planned again for {entry.name if entry else agent}, which adds {overhead:,} tokens to every request"
-        f" (the preview took off {plan.decision.overhead:,}): {len(again.kept):,} messages kept,"
-        f" {again.tokens_after:,} tokens."
+        f"Planned again for {name}{f' ({why})' if why else ''}: budget {again.decision.budget:,}"
+        f" (was {plan.decision.budget:,}), {len(again.kept):,} messages kept, {again.tokens_after:,} tokens."
     )
     return again, note
 

@@ -85,16 +85,18 @@ def _half_target(homes: dict[str, Path], session_id: str, receiver: str) -> str:
     before = config.read_text(encoding="utf-8") if config.is_file() else ""  # a source's own (Aider's folders)
 
     def write(window: int) -> None:
+        # harness_window set by hand: it holds whatever agent receives the session (each agent's own
+        # compaction rule on so small a window, Claude Code's 33,000 below it, would leave no room)
         config.write_text(
             f'{before}\n[models."half-{receiver}"]\ncontext_window = {window}\nmax_output = 500\n'
-            f'provider = "{DRIVERS[receiver].PROVIDER}"\nencoding = "o200k_base"\n',
+            f'harness_window = {window}\nprovider = "{DRIVERS[receiver].PROVIDER}"\nencoding = "o200k_base"\n',
             encoding="utf-8",
         )
 
     write(10**7)
     services = build_services()
     session = services.load_session(services.find_session(session_id))
-    decision = services.plan(session, f"half-{receiver}", Strategy.AS_IS).decision
+    decision = services.plan(session, f"half-{receiver}", Strategy.AS_IS, agent=receiver).decision
     write(decision.session_tokens // 2 + decision.overhead + decision.reserve)
     return f"half-{receiver}"
 

@@ -2,13 +2,15 @@
 
 Each agent with a driver (tests/e2e/drivers) keeps a distinct note in its own memory, where the agent
 itself keeps it (`seed_memory`: a Codex memory summary, a Claude Code topic file, Gemini CLI's
-`GEMINI.md` and Qwen Code's `QWEN.md` as their `save_memory` tools write them, OpenCode's and Kilo's
-global `AGENTS.md`). After `smig memory sync`, the receiver's real client starts a session against a
+`GEMINI.md` and Qwen Code's `QWEN.md` as their `save_memory` tools write them, OpenCode's, Kilo's and Pi's
+global `AGENTS.md`, Copilot CLI's instructions folder). After `smig memory sync`, the receiver's real client starts a session against a
 local fake model server and the request it sent shows what the sync gave it (`memory_carries`):
 - Gemini CLI, Qwen Code and Claude Code inline the bundle their global `GEMINI.md` / `QWEN.md` /
   `~/.claude/CLAUDE.md` imports, so the other agents' notes are in it, whatever folder the client runs in;
 - OpenCode, Kilo and Codex load their global rules, so the line naming smig's bundle is in it (the model
-  opens the bundle when a task needs it). With `--project`, Claude Code's bundle is listed in that
+  opens the bundle when a task needs it); Pi's too, and its turn has the model open the bundle with Pi's
+  `read` tool, so the request after that read carries every other agent's note;
+- Copilot CLI reads every file of its instructions folder, smig's bundle among them. With `--project`, Claude Code's bundle is listed in that
   project's `MEMORY.md` instead, which Claude loads only when it runs there.
 """
 

@@ -272,3 +272,32 @@ def test_pi_reads_the_other_agents_memory_after_a_sync(isolated_homes: dict[str,
     system = system_text(first)
     assert "PI-OWN-NOTE" in system and str(bundle) in system  # the user's file, with smig's line naming the bundle
     assert "CODEX-MEMORY-7: deploys on Fridays." in json.dumps(second["messages"][-1], ensure_ascii=False)
+
+
+@pytest.mark.parametrize("where", ["global", "project"])
+def test_pi_resumes_a_migration_written_in_the_folder_its_settings_name(
+    where: str, isolated_homes: dict[str, Path], tmp_path: Path
+) -> None:
+    """`sessionDir` in Pi's global `settings.json` (`~/…`) or the project's `.pi/settings.json` (relative: the
+    project's own folder) moves every session there: smig writes the migration where Pi looks, `pi -c`
+    continues it, and smig lists it."""
+    pi_binary()
+    project = tmp_path / "osprey-app"
+    project.mkdir()
+    home = isolated_homes["home"]
+    if where == "global":
+        settings, folder, expected = home / ".pi" / "agent" / "settings.json", "~/pi-sessions", home / "pi-sessions"
+    else:
+        settings, folder, expected = project / ".pi" / "settings.json", ".pi/sessions", project / ".pi" / "sessions"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"sessionDir": folder}), encoding="utf-8")
+    result = _migrate("codex", isolated_homes, project, tmp_path)  # Pi ran there first: its own session too
+    [written] = [entry for entry in result["files"] if entry["destination"] == "pi" and entry.get("session_id")]
+    assert Path(written["path"]).parent == expected
+    assert {path.name for path in expected.glob("*.jsonl")} >= {Path(written["path"]).name}
+    assert not (home / ".pi" / "agent" / "sessions").exists()  # Pi itself wrote nothing in the default folder
+    with FakeModelServer() as server:
+        run_pi(home, project, server, "-c", "-p", "AFTER-MIGRATION: go on")
+        _assert_continues(_last_turn(server), result, "AFTER-MIGRATION: go on")
+    if where == "global":  # a folder for every project: smig lists it wherever it runs
+        assert _smig("list", "--agent", "pi")[0]["id"] == written["session_id"]

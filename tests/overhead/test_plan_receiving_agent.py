@@ -61,8 +61,14 @@ def test_a_gpt5_plan_is_for_codex_unless_told_opencode(fake_home: dict[str, Path
     chosen = _json("-t", "gpt-5.5", "--to", "opencode")
     assert chosen["agent_overhead"]["agent"] == "opencode" and chosen["agent_overhead"]["assumed"] is False
     assert chosen["decision"]["overhead"] == _shipped("opencode") == 6_901
-    # The room grows by exactly the difference between the two agents' overheads.
-    assert chosen["decision"]["budget"] - assumed["decision"]["budget"] == _shipped("codex") - _shipped("opencode")
+    # Each agent's own usable window makes the room: Codex runs gpt-5.5 at its catalog's 272,000 (95% usable),
+    # OpenCode at the model's whole window, held to the provider's input cap (before issue 31 both were
+    # planned at Codex's window, only the overheads differing: wrong for OpenCode).
+    model = _services().capacities.lookup("gpt-5.5")
+    room = model.context_window - assumed["decision"]["reserve"]
+    assert assumed["decision"]["budget"] == min(room, model.harness_window) - _shipped("codex")
+    assert model.max_input is not None and chosen["usable_window"]["agent"] == "opencode"
+    assert chosen["decision"]["budget"] == min(room, model.max_input, model.context_window) - _shipped("opencode")
 
     summary = _json("-t", "gpt-5.5", "--to", "opencode", "--strategy", "summary-tail")  # summary pending, nothing sent
     assert summary["decision"]["overhead"] == 6_901 and summary["agent_overhead"]["agent"] == "opencode"
@@ -81,8 +87,18 @@ def test_a_gemini_target_is_planned_for_gemini_cli(fake_home: dict[str, Path]) -
 
 
 def test_a_model_no_agent_window_is_known_for_says_why_nothing_is_taken_off(fake_home: dict[str, Path]) -> None:
-    for argv in ((), ("--to", "opencode")):
-        data = _json("-t", "deepseek-chat", *argv)
-        assert data["decision"]["overhead"] == 0 and data["agent_overhead"] is None
-        _, text = _plan("-t", "deepseek-chat", *argv)
-        assert "agent overhead: none taken off: smig knows no agent's usable window for deepseek-chat" in text
+    data = _json("-t", "deepseek-chat")
+    assert data["decision"]["overhead"] == 0 and data["agent_overhead"] is None
+    _, text = _plan("-t", "deepseek-chat")
+    assert "agent overhead: none taken off: smig knows no agent's usable window for deepseek-chat" in text
+
+
+def test_a_named_agent_runs_a_model_it_has_no_catalog_window_for_under_its_own_rule(fake_home: dict[str, Path]) -> None:
+    """Before issue 31 `--to opencode` took nothing off here (no home agent, so no window): OpenCode runs
+    deepseek-chat at its whole window, and its prompt and tools still take their room."""
+    model = _services().capacities.lookup("deepseek-chat")
+    data = _json("-t", "deepseek-chat", "--to", "opencode")
+    assert data["usable_window"]["agent"] == "opencode" and data["usable_window"]["tokens"] == model.context_window
+    overhead = calibrate_one(_shipped("opencode"), model.calibration)
+    assert data["decision"]["overhead"] == overhead and data["agent_overhead"]["agent"] == "opencode"
+    assert data["decision"]["budget"] == model.context_window - data["decision"]["reserve"] - overhead

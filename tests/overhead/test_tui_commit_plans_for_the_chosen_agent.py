@@ -1,7 +1,8 @@
 """The TUI writes a plan made for the agent picked in the commit dialog, not the one it previewed for.
 
 The tabs plan a Codex session for the default target (claude-sonnet-4-5), so Claude Code's overhead
-is taken off; committing it to Gemini CLI instead plans again with Gemini CLI's overhead, and says so in
+is taken off; committing it to Gemini CLI instead plans again with Gemini CLI's usable window (it
+compresses at half the window) and overhead, and says so in
 the dialog, before anything is written, and in the result.
 """
 
@@ -16,7 +17,7 @@ from smig_tui.services import build_services
 from smig_tui.tui.app import SmigApp
 
 
-async def test_committing_to_another_agent_plans_for_its_overhead(fake_home: dict[str, Path]) -> None:
+async def test_committing_to_another_agent_plans_for_its_window_and_overhead(fake_home: dict[str, Path]) -> None:
     services = build_services()
     app = SmigApp(services=services, here="/home/user/proj")
     notes: list[str] = []
@@ -37,7 +38,11 @@ async def test_committing_to_another_agent_plans_for_its_overhead(fake_home: dic
     for_gemini = services.plan(session, record.target, record.strategy, agent="gemini").decision
     assert for_claude.overhead == services.overhead_tokens(capacity, "claude") != for_gemini.overhead
     assert record.decision["budget"] == for_gemini.budget != for_claude.budget
-    expected = f"Planned again for Gemini CLI, which adds {for_gemini.overhead:,} tokens"
+    assert for_gemini.harness_agent == "gemini" and for_gemini.prompt_limit != for_claude.prompt_limit
+    expected = (
+        f"Planned again for Gemini CLI (compacts at {for_gemini.prompt_limit:,}, adds {for_gemini.overhead:,}"
+        f" a request): budget {for_gemini.budget:,} (was {for_claude.budget:,})"
+    )
     assert len(notes) == 2 and all(note.startswith(expected) for note in notes)
     assert planned is not None and planned.decision.budget == for_gemini.budget  # the dialog states what is written
 

@@ -10,6 +10,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
+from smig_tui.core.agent_rules import rules_of
 from smig_tui.core.models import Decision, ModelCapacity, Session, SessionInfo
 from smig_tui.tui.fitting import fit_parts, markup_len
 from smig_tui.tui.widgets.token_gauge import TokenGauge
@@ -82,6 +83,7 @@ def decision_markup(target: ModelCapacity, decision: Decision, compact: bool = F
         f"[$text-muted]target[/] [b]{name}[/b] ({Content(target.provider).markup})",
         f"window {decision.window:,}",
         f"reserve {decision.reserve:,}",
+        *([usable] if (usable := _usable_part(decision)) else []),
         *([f"agent overhead {decision.overhead:,}"] if decision.overhead else []),
         f"budget {decision.budget:,}",
     ]
@@ -91,6 +93,15 @@ def decision_markup(target: ModelCapacity, decision: Decision, compact: bool = F
     else:
         verdict = f"[$error b]✗ must compress[/] by {decision.over_by:,} tokens"
     return f"{head}\n{verdict}"
+
+
+def _usable_part(decision: Decision) -> str:
+    """The receiving agent's usable window when it is what limits the room, named by whose rule gave it."""
+    limit = decision.prompt_limit
+    if not decision.harness or limit is None or limit >= decision.window - decision.reserve:
+        return ""
+    rules = rules_of(decision.harness_agent) if decision.harness_agent else None
+    return f"{rules.name if rules else 'usable'} share {limit:,}"
 
 
 class SessionCard(Vertical):

@@ -4,6 +4,10 @@ The source is the recorded `tools` session of tests/fixtures/real/pi (a shell ca
 failed call), moved to the test's project folder as Pi files it: the header's `cwd`, and the
 project's session folder. The receiver is `pi --session ID -p PROMPT` with a custom provider `fake`
 at the fake model server (Chat Completions), as tests/e2e/pi_client.py sets it up.
+
+Its memory is its global context file, `~/.pi/agent/AGENTS.md`, put whole in every system prompt. Pi has
+no import syntax: smig's line there names the bundle, which the model opens with Pi's `read` tool; the
+memory turn scripts that read, so the request after it carries the other agents' notes.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from typing import Any
 
 from pi_client import prepare_home, run_pi
 
-from . import PROMPT, Servers
+from . import PROMPT, Servers, last_turn, write_note
 
 AGENT = "pi"
 TARGET = "claude-sonnet-4-5"
@@ -51,3 +55,31 @@ def resume(session_id: str, homes: dict[str, Path], project: Path, servers: Serv
     bodies = [body for _, _, body in servers.model.requests if body.get("tools")]
     assert bodies, "Pi sent the model no request"
     return bodies[-1]
+
+
+def _agent_folder(homes: dict[str, Path]) -> Path:
+    return homes["home"] / ".pi" / "agent"
+
+
+def seed_memory(homes: dict[str, Path], note: str) -> None:
+    """Pi's global context file, `~/.pi/agent/AGENTS.md`."""
+    write_note(_agent_folder(homes) / "AGENTS.md", f"# Rules\n\n- {note}\n")
+
+
+def memory_turn(homes: dict[str, Path], project: Path, servers: Servers) -> dict[str, Any]:
+    """`pi -p PROMPT` in `project`, the model reading the bundle smig's line names: the request after that read."""
+    servers.clear()
+    servers.model.steps = [{"name": "read", "args": {"path": str(_agent_folder(homes) / "smig_memory.md")}}]
+    try:
+        run_pi(homes["home"], project, servers.model, "-p", PROMPT)
+    finally:
+        servers.model.steps = []
+    turns = [body for _, _, body in servers.model.requests if body.get("tools")]
+    assert len(turns) >= 2, "Pi did not send the model the result of reading the bundle"
+    return last_turn(turns, "Pi")
+
+
+def memory_carries(homes: dict[str, Path], notes: dict[str, str]) -> list[str]:
+    """Pi's own note and smig's line naming the bundle (its system prompt), and every other agent's note (the
+    bundle as its `read` tool returned it)."""
+    return [*notes.values(), f"also read {_agent_folder(homes) / 'smig_memory.md'}"]

@@ -16,7 +16,7 @@ from smig_tui.adapters.agents.opencode.variant import OPENCODE, Variant
 from smig_tui.adapters.memory_files import MemoryContext, memory_file
 from smig_tui.core.memory_model import AgentMemory, FileRole, MemoryFile, MemoryInputs, MemoryRules, Mode
 from smig_tui.core.memory_render import instruction_sections, instructions_head, joined
-from smig_tui.core.memory_sync import instruction_sources
+from smig_tui.core.memory_sync import instruction_sources, pointer_line
 
 BUNDLE_NAME = "smig_memory.md"
 """Beside OpenCode's global `AGENTS.md`, which points at it."""
@@ -76,14 +76,6 @@ def _claude_fallback(context: MemoryContext, rules: Path, variant: Variant) -> s
     return str(fallback) if fallback.is_file() else ""
 
 
-def pointer_line(bundle_path: str) -> str:
-    """The line smig adds to OpenCode's global `AGENTS.md` (OpenCode has no import syntax)."""
-    return (
-        f"- At session start, also read {bundle_path}: the user's memory from their other coding "
-        "agents (Codex, Claude Code, Gemini CLI), synced by smig."
-    )
-
-
 def _creating_refused(name: str) -> Callable[[AgentMemory, str], str]:
     def refused(memory: AgentMemory, path: str) -> str:
         """Why smig must not create the client's `AGENTS.md` ('' when it may): while it is absent the
@@ -100,7 +92,7 @@ def _creating_refused(name: str) -> Callable[[AgentMemory, str], str]:
 
 
 def _sources(memory: AgentMemory) -> tuple[MemoryFile, ...]:
-    return instruction_sources(memory.files, pointer_line(memory.bundle))
+    return instruction_sources(memory.files, pointer_line(memory.bundle), memory.bundle)
 
 
 def _section(

@@ -5,7 +5,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from smig_tui.adapters.agents.pi.home import HOME_VARIABLE, SESSIONS_VARIABLE, agent_folder, sessions_folder
+from smig_tui.adapters.agents.pi.home import (
+    HOME_VARIABLE,
+    SESSIONS_VARIABLE,
+    agent_folder,
+    session_folders,
+    sessions_folder,
+)
 from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead
 from smig_tui.adapters.agents.settings_files import positive, read_json
 from smig_tui.core.agent_rules import AgentRules
@@ -56,7 +62,7 @@ def window_settings(env: Env) -> WindowAdjust | None:
 def _source(paths: Paths, env: Env) -> SessionSource:
     from smig_tui.adapters.agents.pi.source import PiSource
 
-    return PiSource(sessions_folder(env), listing_cache=PROFILE.listing_cache(paths))
+    return PiSource(session_folders(env), listing_cache=PROFILE.listing_cache(paths))
 
 
 def _writer(_paths: Paths, env: Env) -> NativeWriter:

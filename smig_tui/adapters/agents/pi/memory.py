@@ -16,7 +16,7 @@ from smig_tui.adapters.agents.pi.home import agent_folder
 from smig_tui.adapters.memory_files import MemoryContext, memory_file
 from smig_tui.core.memory_model import AgentMemory, FileRole, MemoryFile, MemoryInputs, MemoryRules, Mode
 from smig_tui.core.memory_render import instruction_sections, instructions_head, joined
-from smig_tui.core.memory_sync import instruction_sources
+from smig_tui.core.memory_sync import instruction_sources, pointer_line
 
 AGENT = "pi"
 CONTEXT_FILES = ("AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD")
@@ -51,16 +51,8 @@ def read(context: MemoryContext) -> AgentMemory:
     )
 
 
-def pointer_line(bundle_path: str) -> str:
-    """The line smig adds to Pi's global context file (Pi has no import syntax)."""
-    return (
-        f"- At session start, also read {bundle_path}: the user's memory from their other coding "
-        "agents, synced by smig."
-    )
-
-
 def _sources(memory: AgentMemory) -> tuple[MemoryFile, ...]:
-    return instruction_sources(memory.files, pointer_line(memory.bundle))
+    return instruction_sources(memory.files, pointer_line(memory.bundle), memory.bundle)
 
 
 def _section(

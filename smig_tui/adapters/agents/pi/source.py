@@ -9,7 +9,7 @@ and its lines; the rest still lists and loads.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,8 +29,9 @@ AGENT = Agent("pi")
 class PiSource:
     """Reads Pi sessions from its sessions folder without ever writing to it."""
 
-    def __init__(self, sessions: Path, listing_cache: Path | None = None) -> None:
-        self._sessions = sessions
+    def __init__(self, sessions: Path | Sequence[Path], listing_cache: Path | None = None) -> None:
+        self._folders = (sessions,) if isinstance(sessions, Path) else tuple(sessions)
+        """`sessions/` (one folder per project) and a flat session folder the user's settings name."""
         self._listing_cache = listing_cache
 
     @property
@@ -40,9 +41,8 @@ class PiSource:
 
     def discover(self, warn: WarningSink) -> Iterator[SessionInfo]:
         """Yield every session with a conversation in it, newest file first."""
-        if not self._sessions.is_dir():
-            return
-        paths = sorted(session_files(self._sessions, warn), key=_newest_first)
+        found = [path for folder in self._folders if folder.is_dir() for path in session_files(folder, warn)]
+        paths = sorted(dict.fromkeys(found), key=_newest_first)
         yield from listed(paths, lambda path: self.describe(path, warn), self._listing_cache)
 
     def describe(self, path: Path, warn: WarningSink) -> SessionInfo | None:
