@@ -185,6 +185,37 @@ def test_forks_are_found_again_from_the_listing_cache(real_home: Path, tmp_path:
         assert infos[fork].parent_id == parent and infos[parent].parent_id is None
 
 
+def test_a_lookup_by_id_or_path_keeps_what_it_read_for_the_next_one(
+    real_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Resolving one session peeks its project's transcripts (to mark forks): what it read is added to the
+    listing cache, so the next lookup, in another process, reads none again; a full pass still drops files
+    gone since."""
+    from smig_tui.adapters.agents.claude import source as claude_source
+
+    peeked: list[str] = []
+    real_peek = claude_source._peek
+
+    def counting(candidate: Any, warn: Any) -> Any:
+        peeked.append(candidate.path)
+        return real_peek(candidate, warn)
+
+    monkeypatch.setattr(claude_source, "_peek", counting)
+    cache = tmp_path / "listing.json"
+    session = _expected("tools")["session_id"]
+    (found,) = ClaudeSource(claude_home(), listing_cache=cache).listed_with_id(session, lambda w: None) or []
+    assert found.id == session and peeked and cache.is_file()
+    first = len(peeked)
+    (again,) = ClaudeSource(claude_home(), listing_cache=cache).listed_with_id(session, lambda w: None) or []
+    by_path = ClaudeSource(claude_home(), listing_cache=cache).listed_as(str(Path(found.path).resolve()), print)
+    assert again == found == by_path and len(peeked) == first  # no transcript read again
+    listed = {info.path for info in ClaudeSource(claude_home(), listing_cache=cache).discover(lambda w: None)}
+    Path(found.path).unlink()
+    after = {info.path for info in ClaudeSource(claude_home(), listing_cache=cache).discover(lambda w: None)}
+    assert after == listed - {found.path}
+    assert found.path not in json.loads(cache.read_text(encoding="utf-8"))["files"]
+
+
 def test_a_persisted_output_counts_as_its_preview_and_points_at_the_full_file(real_home: Path) -> None:
     messages = _show(_expected("tools")["session_id"])
     (persisted,) = [m for m in messages if m["full_output_path"]]

@@ -66,6 +66,18 @@ class DiscoveryCache:
             return
         self._old, self._changed = dict(self._seen), False
 
+    def save_seen(self) -> None:
+        """Store what a partial pass (one project, one id) built, keeping every other file's entry: a
+        full pass (`save`) is what drops the files gone since. A failed write is only a lost speed-up."""
+        if not self._changed:
+            return
+        rows = {**self._rows(), **self._seen}
+        try:
+            atomic_write(self.path, json.dumps({"v": _version(), "files": rows}, separators=(",", ":")))
+        except OSError:
+            return
+        self._old, self._changed = rows, False
+
     def _rows(self) -> dict[str, Any]:
         """The entries on disk, read once; a missing, damaged or older cache is empty."""
         if self._old is None:

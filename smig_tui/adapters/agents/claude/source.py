@@ -142,7 +142,14 @@ class ClaudeSource:
             return None
         candidates = list(_project_candidates(project, warn))
         mine = next((c for c in candidates if os.path.realpath(c.path) == resolved), None)
-        return None if mine is None else _entry(mine, candidates, self._peeker(), warn)
+        if mine is None:
+            return None
+        peek, cache = self._peeker()
+        try:
+            return _entry(mine, candidates, peek, warn)
+        finally:
+            if cache is not None:
+                cache.save_seen()
 
     def listed_with_id(self, prefix: str, warn: WarningSink) -> list[SessionInfo] | None:
         """The transcripts whose id (the file's name) starts with `prefix`, newest first."""
@@ -150,12 +157,15 @@ class ClaudeSource:
         named = [c for c in candidates if os.path.basename(c.path).removesuffix(".jsonl").startswith(prefix)]
         if len(named) > NAMED_AT_MOST:
             return None
-        peek = self._peeker()
+        peek, cache = self._peeker()
         entries = [_entry(mine, candidates, peek, warn) for mine in sorted(named, key=lambda c: -c.mtime)]
+        if cache is not None:
+            cache.save_seen()
         return None if None in entries else [info for info in entries if info is not None]
 
-    def _peeker(self) -> Callable[[_Candidate, WarningSink], SessionInfo | None]:
-        """`_peek` through the listing cache (read, never saved: only a full pass saves), once per file."""
+    def _peeker(self) -> tuple[Callable[[_Candidate, WarningSink], SessionInfo | None], DiscoveryCache | None]:
+        """`_peek` through the listing cache, once per file, and that cache: what a partial pass built is
+        added to it (`save_seen`), so the next lookup by id or path reads no transcript again."""
         cache = DiscoveryCache(self._listing_cache) if self._listing_cache else None
         seen: dict[str, SessionInfo | None] = {}
 
@@ -168,7 +178,7 @@ class ClaudeSource:
                 seen[candidate.path] = cache.lookup(candidate.path, build) if cache else build()
             return seen[candidate.path]
 
-        return peek
+        return peek, cache
 
     def load(self, info: SessionInfo, warn: WarningSink) -> Session:
         """Read one transcript in full, streaming it."""
