@@ -16,6 +16,7 @@ from pathlib import Path
 
 from smig_tui.adapters.agents.aider import folders as places
 from smig_tui.adapters.agents.aider.history import History, decode, restore, started
+from smig_tui.adapters.agents.file_sessions import newest_first
 from smig_tui.adapters.storage.discovery_cache import listed
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, Kind, Message, ReadWarning, Role, Session, SessionInfo, new_message
@@ -49,7 +50,7 @@ class AiderSource:
         """Yield every history with a conversation in it, newest file first."""
         folders, files = self._find()
         found = list(places.history_files(folders, files))
-        paths = sorted(found, key=_newest_first)
+        paths = sorted(found, key=newest_first)
         yield from listed(paths, lambda path: self.describe(path, warn), self._listing_cache)
 
     def describe(self, path: Path, warn: WarningSink) -> SessionInfo | None:
@@ -123,10 +124,3 @@ def _warn_damaged(path: Path, history: History, warn: WarningSink) -> None:
                 "not UTF-8 text: read with replacement characters (Aider itself restores nothing from it)",
             )
         )
-
-
-def _newest_first(path: Path) -> float:
-    try:
-        return -path.stat().st_mtime
-    except OSError:
-        return 0.0

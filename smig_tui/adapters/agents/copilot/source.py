@@ -13,14 +13,15 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from smig_tui.adapters.agents.copilot.events import SessionFile, conversation, read_session
+from smig_tui.adapters.agents.copilot.events import conversation, read_session
 from smig_tui.adapters.agents.copilot.home import EVENTS, WORKSPACE
 from smig_tui.adapters.agents.copilot.workspace import read_workspace
+from smig_tui.adapters.agents.file_sessions import newest_first, warn_damaged
 from smig_tui.adapters.storage.discovery_cache import listed
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
-from smig_tui.core.words import plural, title_line
+from smig_tui.core.words import title_line
 
 TITLE_MAX = 120
 AGENT = Agent("copilot")
@@ -42,7 +43,7 @@ class CopilotSource:
         """Yield every session with a conversation in it, newest file first."""
         if not self._sessions.is_dir():
             return
-        paths = sorted(session_files(self._sessions, warn), key=_newest_first)
+        paths = sorted(session_files(self._sessions, warn), key=newest_first)
         yield from listed(paths, lambda path: self.describe(path, warn), self._listing_cache)
 
     def describe(self, path: Path, warn: WarningSink) -> SessionInfo | None:
@@ -53,7 +54,7 @@ class CopilotSource:
         except OSError as error:
             warn(ReadWarning(str(path), None, f"skipped: cannot read it ({error.strerror or error})"))
             return None
-        _warn_damaged(path, session, warn)
+        warn_damaged(path, session.damaged, warn)
         session_id = session.session_id or _folder_id(path)
         if session_id is None:
             warn(ReadWarning(str(path), None, "skipped: no Copilot CLI session start in it"))
@@ -96,7 +97,7 @@ class CopilotSource:
             session = read_session(path)
         except OSError as error:
             raise SessionReadError(f"Cannot read {path}: {error.strerror or error}.") from error
-        _warn_damaged(path, session, sink)
+        warn_damaged(path, session.damaged, sink)
         converted = conversation(session)
         return Session(
             info=info,
@@ -125,25 +126,6 @@ def _folder_id(path: Path) -> str | None:
     """A session's id from its folder, when its start event is lost (a damaged first line)."""
     name = path.parent.name
     return name if len(name) == 36 and name.count("-") == 4 else None
-
-
-def _newest_first(path: Path) -> float:
-    try:
-        return -path.stat().st_mtime
-    except OSError:
-        return 0.0
-
-
-def _warn_damaged(path: Path, session: SessionFile, warn: WarningSink) -> None:
-    if session.damaged:
-        lines = ", ".join(str(n) for n in session.damaged[:5]) + ("…" if len(session.damaged) > 5 else "")
-        warn(
-            ReadWarning(
-                str(path),
-                session.damaged[0],
-                f"skipped {plural(len(session.damaged), 'damaged line')} ({lines}); the rest of the session is read",
-            )
-        )
 
 
 def _text(value: object) -> str | None:

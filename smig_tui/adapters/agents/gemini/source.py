@@ -14,15 +14,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from smig_tui.adapters.agents.file_sessions import folder_entries, newest_first, warn_damaged
 from smig_tui.adapters.agents.gemini.convert import convert
 from smig_tui.adapters.agents.gemini.layout import SESSION_PREFIX, ProjectFolders
-from smig_tui.adapters.agents.gemini.records import ConversationFile, NotASession, read_conversation
+from smig_tui.adapters.agents.gemini.records import NotASession, read_conversation
 from smig_tui.adapters.agents.gemini.scan import Facts, scan
 from smig_tui.adapters.storage.discovery_cache import DiscoveryCache, cached_ids
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Role, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
-from smig_tui.core.words import plural, title_line
+from smig_tui.core.words import title_line
 
 TITLE_MAX = 120
 
@@ -50,7 +51,7 @@ class GeminiSource:
             return
         folders = ProjectFolders(self._home)
         cache = DiscoveryCache(self._listing_cache) if self._listing_cache else None
-        for path, project, parent in sorted(_session_files(tmp, warn), key=_newest_first):
+        for path, project, parent in sorted(_session_files(tmp, warn), key=lambda found: newest_first(found[0])):
 
             def build(path: Path = path, project: Path = project, parent: str | None = parent) -> SessionInfo | None:
                 return self.describe(path, warn, folders, project, parent)
@@ -84,7 +85,7 @@ class GeminiSource:
         except OSError as error:
             warn(ReadWarning(str(path), None, f"skipped: cannot read it ({error.strerror or error})"))
             return None
-        _warn_damaged(path, conversation, warn)
+        warn_damaged(path, conversation.damaged, warn)
         converted = convert(conversation.messages.values(), conversation.lines)
         meta = conversation.meta
         facts = Facts(
@@ -113,7 +114,7 @@ class GeminiSource:
             raise SessionReadError(f"Cannot read {path}: {error}.") from error
         except OSError as error:
             raise SessionReadError(f"Cannot read {path}: {error.strerror or error}.") from error
-        _warn_damaged(path, conversation, sink)
+        warn_damaged(path, conversation.damaged, sink)
         converted = convert(conversation.messages.values(), conversation.lines)
         extra = {"kind": str(conversation.meta.get("kind"))} if conversation.meta.get("kind") else {}
         if conversation.legacy:
@@ -175,52 +176,24 @@ def _info(
 
 def _session_files(tmp: Path, warn: WarningSink) -> Iterator[tuple[Path, Path, str | None]]:
     """(file, project folder, parent session id for a sub-agent) for every session file under `tmp/`."""
-    for project in _entries(tmp, warn):
+    for project in folder_entries(tmp, warn):
         chats = project / "chats"
         if not project.is_dir() or not chats.is_dir():
             continue
-        for entry in _entries(chats, warn):
+        for entry in folder_entries(chats, warn):
             if entry.name.startswith(SESSION_PREFIX) and entry.name.endswith((".json", ".jsonl")):
                 if entry.is_file():
                     yield entry, project, None
             elif entry.is_dir() and not entry.is_symlink():
-                for child in _entries(entry, warn):
+                for child in folder_entries(entry, warn):
                     if child.name.endswith(".jsonl") and child.is_file():
                         yield child, project, entry.name
-
-
-def _entries(folder: Path, warn: WarningSink) -> list[Path]:
-    try:
-        return [Path(entry.path) for entry in os.scandir(folder)]
-    except OSError as error:
-        warn(ReadWarning(str(folder), None, f"skipped: cannot list it ({error.strerror or error})"))
-        return []
-
-
-def _newest_first(item: tuple[Path, Path, str | None]) -> float:
-    try:
-        return -item[0].stat().st_mtime
-    except OSError:
-        return 0.0
 
 
 def _project_folder(path: Path) -> Path:
     """`tmp/<project>` of a session file (`chats/` or `chats/<parent>/` below it)."""
     chats = next((parent for parent in path.parents if parent.name == "chats"), path.parent)
     return chats.parent
-
-
-def _warn_damaged(path: Path, conversation: ConversationFile, warn: WarningSink) -> None:
-    if conversation.damaged:
-        lines = ", ".join(str(n) for n in conversation.damaged[:5]) + ("…" if len(conversation.damaged) > 5 else "")
-        first = conversation.damaged[0]
-        warn(
-            ReadWarning(
-                str(path),
-                first,
-                f"skipped {plural(len(conversation.damaged), 'damaged line')} ({lines}); the rest of the session is read",
-            )
-        )
 
 
 def _text(value: Any) -> str | None:

@@ -8,19 +8,19 @@ and its lines; the rest still lists and loads.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from smig_tui.adapters.agents.file_sessions import folder_entries, newest_first, warn_damaged
 from smig_tui.adapters.agents.pi.records import SessionFile, conversation, read_session
 from smig_tui.adapters.storage.discovery_cache import listed
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
 from smig_tui.core.timeline import format_iso
-from smig_tui.core.words import plural, title_line
+from smig_tui.core.words import title_line
 
 TITLE_MAX = 120
 AGENT = Agent("pi")
@@ -42,7 +42,7 @@ class PiSource:
     def discover(self, warn: WarningSink) -> Iterator[SessionInfo]:
         """Yield every session with a conversation in it, newest file first."""
         found = [path for folder in self._folders if folder.is_dir() for path in session_files(folder, warn)]
-        paths = sorted(dict.fromkeys(found), key=_newest_first)
+        paths = sorted(dict.fromkeys(found), key=newest_first)
         yield from listed(paths, lambda path: self.describe(path, warn), self._listing_cache)
 
     def describe(self, path: Path, warn: WarningSink) -> SessionInfo | None:
@@ -53,7 +53,7 @@ class PiSource:
         except OSError as error:
             warn(ReadWarning(str(path), None, f"skipped: cannot read it ({error.strerror or error})"))
             return None
-        _warn_damaged(path, session, warn)
+        warn_damaged(path, session.damaged, warn)
         if session.session_id is None:
             warn(ReadWarning(str(path), None, "skipped: no Pi session header in it"))
             return None
@@ -93,7 +93,7 @@ class PiSource:
             session = read_session(path)
         except OSError as error:
             raise SessionReadError(f"Cannot read {path}: {error.strerror or error}.") from error
-        _warn_damaged(path, session, sink)
+        warn_damaged(path, session.damaged, sink)
         converted = conversation(session)
         return Session(
             info=info,
@@ -105,11 +105,11 @@ class PiSource:
 
 def session_files(sessions: Path, warn: WarningSink) -> Iterator[Path]:
     """Every `*.jsonl` of each project folder, and of the folder itself (a flat session folder)."""
-    for entry in _entries(sessions, warn):
+    for entry in folder_entries(sessions, warn):
         if entry.name.endswith(".jsonl") and entry.is_file():
             yield entry
         elif entry.is_dir():
-            for inner in _entries(entry, warn):
+            for inner in folder_entries(entry, warn):
                 if inner.name.endswith(".jsonl") and inner.is_file():
                     yield inner
 
@@ -134,33 +134,6 @@ def _parent(header: dict[str, Any]) -> str | None:
     """The session a fork was made from (the header names its file)."""
     parent = _text(header.get("parentSession"))
     return Path(parent).stem.rsplit("_", 1)[-1] if parent else None
-
-
-def _entries(folder: Path, warn: WarningSink) -> list[Path]:
-    try:
-        return [Path(entry.path) for entry in os.scandir(folder)]
-    except OSError as error:
-        warn(ReadWarning(str(folder), None, f"skipped: cannot list it ({error.strerror or error})"))
-        return []
-
-
-def _newest_first(path: Path) -> float:
-    try:
-        return -path.stat().st_mtime
-    except OSError:
-        return 0.0
-
-
-def _warn_damaged(path: Path, session: SessionFile, warn: WarningSink) -> None:
-    if session.damaged:
-        lines = ", ".join(str(n) for n in session.damaged[:5]) + ("…" if len(session.damaged) > 5 else "")
-        warn(
-            ReadWarning(
-                str(path),
-                session.damaged[0],
-                f"skipped {plural(len(session.damaged), 'damaged line')} ({lines}); the rest of the session is read",
-            )
-        )
 
 
 def _text(value: Any) -> str | None:

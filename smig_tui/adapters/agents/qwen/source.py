@@ -8,18 +8,18 @@ and its lines; the rest still lists and loads.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from smig_tui.adapters.agents.content_parts import part_text
+from smig_tui.adapters.agents.file_sessions import folder_entries, newest_first, warn_damaged
 from smig_tui.adapters.agents.qwen.records import SessionFile, conversation, read_session
 from smig_tui.adapters.storage.discovery_cache import listed
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
-from smig_tui.core.words import plural, title_line
+from smig_tui.core.words import title_line
 
 TITLE_MAX = 120
 AGENT = Agent("qwen")
@@ -41,7 +41,7 @@ class QwenSource:
         """Yield every session with a conversation in it, newest file first."""
         if not self._projects.is_dir():
             return
-        paths = sorted(session_files(self._projects, warn), key=_newest_first)
+        paths = sorted(session_files(self._projects, warn), key=newest_first)
         yield from listed(paths, lambda path: self.describe(path, warn), self._listing_cache)
 
     def describe(self, path: Path, warn: WarningSink) -> SessionInfo | None:
@@ -52,7 +52,7 @@ class QwenSource:
         except OSError as error:
             warn(ReadWarning(str(path), None, f"skipped: cannot read it ({error.strerror or error})"))
             return None
-        _warn_damaged(path, session, warn)
+        warn_damaged(path, session.damaged, warn)
         if session.session_id is None:
             warn(ReadWarning(str(path), None, "skipped: no Qwen Code session record in it"))
             return None
@@ -91,7 +91,7 @@ class QwenSource:
             session = read_session(path)
         except OSError as error:
             raise SessionReadError(f"Cannot read {path}: {error.strerror or error}.") from error
-        _warn_damaged(path, session, sink)
+        warn_damaged(path, session.damaged, sink)
         converted = conversation(session)
         return Session(
             info=info,
@@ -103,11 +103,11 @@ class QwenSource:
 
 def session_files(projects: Path, warn: WarningSink) -> Iterator[Path]:
     """Every `projects/<project>/chats/*.jsonl` (the client's own archive, `chats/archive/`, left out)."""
-    for project in _entries(projects, warn):
+    for project in folder_entries(projects, warn):
         chats = project / "chats"
         if not chats.is_dir():
             continue
-        for entry in _entries(chats, warn):
+        for entry in folder_entries(chats, warn):
             if entry.name.endswith(".jsonl") and entry.is_file():
                 yield entry
 
@@ -131,33 +131,6 @@ def _first_prompt(session: SessionFile) -> str | None:
             if text:
                 return text
     return None
-
-
-def _entries(folder: Path, warn: WarningSink) -> list[Path]:
-    try:
-        return [Path(entry.path) for entry in os.scandir(folder)]
-    except OSError as error:
-        warn(ReadWarning(str(folder), None, f"skipped: cannot list it ({error.strerror or error})"))
-        return []
-
-
-def _newest_first(path: Path) -> float:
-    try:
-        return -path.stat().st_mtime
-    except OSError:
-        return 0.0
-
-
-def _warn_damaged(path: Path, session: SessionFile, warn: WarningSink) -> None:
-    if session.damaged:
-        lines = ", ".join(str(n) for n in session.damaged[:5]) + ("…" if len(session.damaged) > 5 else "")
-        warn(
-            ReadWarning(
-                str(path),
-                session.damaged[0],
-                f"skipped {plural(len(session.damaged), 'damaged line')} ({lines}); the rest of the session is read",
-            )
-        )
 
 
 def _text(value: Any) -> str | None:
