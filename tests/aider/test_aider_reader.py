@@ -170,8 +170,8 @@ def test_a_warm_listing_reads_no_history(isolated_homes: dict[str, Path], monkey
     monkeypatch.chdir(project)
     assert len(build_services().list_sessions(agent=AIDER)) == 2
     reads: list[Path] = []
-    real = aider_source._read
-    monkeypatch.setattr(aider_source, "_read", lambda path: reads.append(path) or real(path))
+    real = aider_source._glance
+    monkeypatch.setattr(aider_source, "_glance", lambda path: reads.append(path) or real(path))
     assert len(build_services().list_sessions(agent=AIDER)) == 2
     assert reads == []
     with (project / places.DEFAULT_NAME).open("a", encoding="utf-8") as handle:
