@@ -123,7 +123,7 @@ def test_a_folder_shared_by_every_project_is_listed_once(
     ids = _fill(shared)
     _ran_in(project)
     monkeypatch.chdir(tmp_path)
-    assert projects.project_session_folders([project], None, lambda _w: None) == []
+    assert projects.project_session_folders([str(project)], None, lambda _w: None) == []
     code, out, err = smig("list", "--agent", "pi", "--all", "--json")
     assert code == 0, err
     rows = [row["id"] for row in json.loads(out)]
@@ -136,26 +136,28 @@ def test_the_variable_wins_so_no_project_is_looked_at(
     project = tmp_path / "proj"
     _settings(project / ".pi" / "settings.json", sessionDir="s")
     monkeypatch.setenv("PI_CODING_AGENT_SESSION_DIR", str(tmp_path / "variable"))
-    assert projects.project_session_folders([project], None, lambda _w: None) == []
+    assert projects.project_session_folders([str(project)], None, lambda _w: None) == []
 
 
-def test_a_folder_without_settings_costs_one_failed_open(tmp_path: Path, monkeypatch: Any) -> None:
+def test_a_folder_without_settings_costs_one_stat(tmp_path: Path, monkeypatch: Any) -> None:
     folders = [tmp_path / f"p{n}" for n in range(20)]
     for folder in folders:
         folder.mkdir()
     (tmp_path / "p3" / ".pi").mkdir()  # Pi's folder, but no settings in it
-    opened: list[str] = []
-    real_open = os.open
+    env = {"HOME": str(tmp_path)}
+    asked: list[str] = []
+    real_stat = os.stat
 
-    def counting_open(path: Any, *args: Any, **kwargs: Any) -> int:
-        opened.append(str(path))
-        return real_open(path, *args, **kwargs)
+    def counting_stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        asked.append(str(path))
+        return real_stat(path, *args, **kwargs)
 
     monkeypatch.setattr(os, "scandir", lambda *_a: pytest.fail("a folder was listed"))
     monkeypatch.setattr(os, "listdir", lambda *_a: pytest.fail("a folder was listed"))
-    monkeypatch.setattr(os, "open", counting_open)
-    assert projects.project_session_folders(folders, {"HOME": str(tmp_path)}, lambda _w: None) == []
-    assert all(path.endswith(os.path.join(".pi", "settings.json")) for path in opened)
+    monkeypatch.setattr(os, "stat", counting_stat)
+    shared = (tmp_path / ".pi" / "agent" / "sessions",)
+    assert projects.project_session_folders([str(f) for f in folders], env, lambda _w: None, shared) == []
+    assert sorted(asked) == sorted(os.path.join(folder, ".pi", "settings.json") for folder in folders)
 
 
 def test_a_broken_settings_file_is_one_warning_and_the_others_are_read(
@@ -179,5 +181,5 @@ def test_a_broken_settings_file_is_one_warning_and_the_others_are_read(
     assert listed == ids
     assert err.count(str(broken / ".pi" / "settings.json")) == 1 and "not JSON" in err
     warnings: list[ReadWarning] = []
-    assert projects.project_session_folders([broken, good], None, warnings.append) == [good / "s"]
+    assert projects.project_session_folders([str(broken), str(good)], None, warnings.append) == [good / "s"]
     assert len(warnings) == 1

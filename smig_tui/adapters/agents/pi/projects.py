@@ -22,8 +22,8 @@ from smig_tui.adapters.agents.pi.home import (
     PROJECT_SETTINGS,
     SESSIONS_SETTING,
     SESSIONS_VARIABLE,
-    expanded,
     agent_folder,
+    expanded,
     session_folders,
 )
 from smig_tui.adapters.agents.profile import Env, environment, user_home
@@ -40,58 +40,61 @@ KNOWN = "pi-session-folders.json"
 """What the other agents' listing caches said, kept by their size and mtime (`session_folders`)."""
 
 
-def project_session_folders(folders: Iterable[Path], env: Env, warn: WarningSink) -> list[Path]:
-    """The session folder each of `folders` gives Pi through settings, where it is not a folder every
-    project shares (those are listed anyway); a settings file that cannot be read is one warning."""
-    values = environment(env)
-    if values.get(SESSIONS_VARIABLE):
+def project_session_folders(
+    folders: Iterable[str], env: Env, warn: WarningSink, shared: tuple[Path, ...] | None = None
+) -> list[Path]:
+    """The session folder each of `folders` gives Pi through settings, where it is not one of `shared`
+    (the folders every project's listing reads: `home.session_folders`); a settings file that cannot be
+    read is one warning. A folder without settings costs one `stat` (strings, not `Path`s: a warm
+    listing asks every known folder)."""
+    if environment(env).get(SESSIONS_VARIABLE):
         return []  # the variable names every project's folder
     relative = read_json(agent_folder(env) / "settings.json").get(SESSIONS_SETTING)
     relative = (
         relative if isinstance(relative, str) and relative and not expanded(relative, env).is_absolute() else None
     )
-    shared = session_folders(env)
+    homes = session_folders(env) if shared is None else shared
     found: dict[Path, None] = {}
     for folder in dict.fromkeys(folders):
-        given = _project_setting(folder, env, warn)
+        given = _project_setting(folder, warn)
         value = given if given is not None else relative
         if not value:
             continue
         target = expanded(value, env)
-        target = target if target.is_absolute() else folder / target
-        if not any(target == home or home in target.parents for home in shared):
+        target = target if target.is_absolute() else Path(folder) / target
+        if not any(target == home or home in target.parents for home in homes):
             found[target] = None
     return list(found)
 
 
-def _project_setting(folder: Path, env: Env, warn: WarningSink) -> str | None:
+def _project_setting(folder: str, warn: WarningSink) -> str | None:
     """`sessionDir` of the folder's `.pi/settings.json`: None when it has none (or no such file)."""
-    path = folder.joinpath(*PROJECT_SETTINGS)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    path = os.path.join(folder, *PROJECT_SETTINGS)
+    if not os.path.isfile(path):
         return None
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
     except (OSError, UnicodeDecodeError) as error:
-        if not isinstance(error, NotADirectoryError):
-            warn(ReadWarning(str(path), None, f"skipped Pi's project settings: cannot read them ({error})"))
+        warn(ReadWarning(path, None, f"skipped Pi's project settings: cannot read them ({error})"))
         return None
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):
-        warn(ReadWarning(str(path), None, "skipped Pi's project settings: they are not JSON"))
+        warn(ReadWarning(path, None, "skipped Pi's project settings: they are not JSON"))
         return None
     value = data.get(SESSIONS_SETTING) if isinstance(data, dict) else None
     return value if isinstance(value, str) else None
 
 
-def known_project_folders(cache_dir: Path, data_dir: Path, env: Env) -> Iterator[Path]:
+def known_project_folders(cache_dir: Path, data_dir: Path, env: Env) -> Iterator[str]:
     """The folders smig knows sessions ran in or wrote for, then the current folder and its parents."""
-    for folder in sorted(folders_sessions_ran_in(cache_dir, cache_dir / KNOWN, "")):
-        yield Path(folder)
+    yield from sorted(folders_sessions_ran_in(cache_dir, cache_dir / KNOWN, ""))
     for folder in known_folders.remembered(data_dir, REMEMBERED):
         if os.path.isabs(folder):
-            yield Path(folder)
-    yield from known_folders.here_to(user_home(env))
+            yield folder
+    for here in known_folders.here_to(user_home(env)):
+        yield str(here)
 
 
 def remember(data_dir: Path, folder: str) -> None:
@@ -118,8 +121,9 @@ class KnownProjectsSource:
         """Yield every session of the home folders and of the projects' own folders, newest first."""
         from smig_tui.adapters.agents.pi.source import PiSource
 
+        shared = session_folders(self._env)
         known = known_project_folders(self._cache_dir, self._data_dir, self._env)
-        folders = [*session_folders(self._env), *project_session_folders(known, self._env, warn)]
+        folders = [*shared, *project_session_folders(known, self._env, warn, shared)]
         yield from PiSource(folders, listing_cache=self._listing_cache).discover(warn)
 
     def load(self, info: SessionInfo, warn: WarningSink) -> Session:
