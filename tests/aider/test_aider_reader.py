@@ -129,7 +129,7 @@ def test_histories_are_found_where_the_other_agents_ran_up_to_the_git_root(
     _listing(paths.cache_dir / "listing-codex.json", repo / "src" / "deep")
     assert _ids(monkeypatch, elsewhere) == {str(repo / places.DEFAULT_NAME)}
     # what it learnt from each listing is kept by size and mtime: a damaged listing changes nothing known
-    known = json.loads((paths.cache_dir / "aider-session-folders.json").read_text(encoding="utf-8"))
+    known = json.loads((paths.cache_dir / "session-folders.json").read_text(encoding="utf-8"))
     assert known["files"]["listing-codex.json"]["folders"] == [str(repo / "src" / "deep")]
 
 

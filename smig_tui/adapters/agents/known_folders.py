@@ -11,7 +11,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from smig_tui.adapters.agents.session_folders import session_folders
 from smig_tui.adapters.fs import atomic_write, file_lock
+
+RAN_IN = "session-folders.json"
+"""What the listing caches said of where sessions ran, by each cache's size and mtime: one record for
+every reader that asks, so a changed cache is parsed once, not once per asking agent."""
+
+
+def ran_in(cache_dir: Path) -> set[str]:
+    """The folders the sessions of every agent's last listing ran in (`session_folders`)."""
+    return session_folders(cache_dir, cache_dir / RAN_IN, "")
 
 
 def remembered(data_dir: Path, record: str) -> list[str]:

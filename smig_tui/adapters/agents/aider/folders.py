@@ -5,7 +5,7 @@ it ran in), and smig writes its own `.aider.smig-<id>.chat.history.md` beside it
 to list, so smig looks in these folders (each, inside a git repository, with its parents up to the
 git root):
 
-- the folders the other agents' sessions ran in (`session_folders`, from their listing caches);
+- the folders the agents' sessions ran in (`known_folders.ran_in`, from their listing caches);
 - the folders smig wrote an Aider history for (`aider-folders.json` in smig's data folder);
 - `[agents.aider] folders = [...]` in smig's config (a folder, or a history file of another name);
 - the current folder and its parents up to the home folder (when it is inside it).
@@ -23,7 +23,6 @@ from typing import Any
 
 from smig_tui.adapters.agents import known_folders
 from smig_tui.adapters.agents.profile import Env, user_home
-from smig_tui.adapters.agents.session_folders import session_folders
 from smig_tui.core.config_schema import table_of
 from smig_tui.core.errors import ConfigError
 
@@ -99,7 +98,7 @@ def upward(folder: Path, stop: Path) -> list[Path]:
 def candidate_folders(cache_dir: Path, data_dir: Path, extra: Iterable[Path], env: Env) -> list[Path]:
     """Every folder to look in, each once, in a stable order."""
     home = user_home(env)
-    ran = session_folders(cache_dir, cache_dir / "aider-session-folders.json", AGENT)
+    ran = known_folders.ran_in(cache_dir)
     starts: list[Path] = [Path(folder) for folder in sorted(ran)]
     starts += [Path(folder) for folder in remembered(data_dir)]
     starts += [path for path in extra if not path.is_file()]

@@ -27,7 +27,6 @@ from smig_tui.adapters.agents.pi.home import (
     session_folders,
 )
 from smig_tui.adapters.agents.profile import Env, environment, user_home
-from smig_tui.adapters.agents.session_folders import session_folders as folders_sessions_ran_in
 from smig_tui.adapters.agents.settings_files import read_json
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 
@@ -36,8 +35,6 @@ if TYPE_CHECKING:
 
 REMEMBERED = "pi-folders.json"
 """The folders smig wrote a Pi session for whose sessions go to a folder of the project's own."""
-KNOWN = "pi-session-folders.json"
-"""What the other agents' listing caches said, kept by their size and mtime (`session_folders`)."""
 
 
 def project_session_folders(
@@ -89,7 +86,7 @@ def _project_setting(folder: str, warn: WarningSink) -> str | None:
 
 def known_project_folders(cache_dir: Path, data_dir: Path, env: Env) -> Iterator[str]:
     """The folders smig knows sessions ran in or wrote for, then the current folder and its parents."""
-    yield from sorted(folders_sessions_ran_in(cache_dir, cache_dir / KNOWN, ""))
+    yield from sorted(known_folders.ran_in(cache_dir))
     for folder in known_folders.remembered(data_dir, REMEMBERED):
         if os.path.isabs(folder):
             yield folder
