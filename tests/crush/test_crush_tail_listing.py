@@ -187,3 +187,11 @@ def test_a_message_naming_its_session_by_bytes_reads_the_database_whole(tmp_path
         )
     listed = {info.id: info for info in _same_but_the_count(project)}
     assert listed["plain"].message_count is not None  # a blob id: the rows are grouped as the whole read groups them
+
+
+def test_an_sqlite_without_window_functions_reads_every_session_whole(tmp_path: Path, monkeypatch: Any) -> None:
+    import sqlite3 as module
+
+    monkeypatch.setattr(module, "sqlite_version_info", (3, 24, 0))
+    listed = _same_but_the_count(_odd_database(tmp_path, SCHEMA))
+    assert listed and all(info.message_count is not None for info in listed)

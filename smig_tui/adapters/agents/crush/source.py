@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -78,7 +79,7 @@ class CrushSource:
                     continue
                 stored = [{name: getattr(info, name) for name in _FIELDS} for info in infos]
             else:
-                stored = entry["sessions"]  # type: ignore[index]  # `_decoded` checked it
+                stored = entry["sessions"] if isinstance(entry, dict) else []  # as `_decoded` found it
             seen[str(project.database)] = {"key": key, "sessions": stored}
             yield from infos
         if self._listing_cache is not None and seen != cache:
@@ -199,7 +200,9 @@ class _Tail:
 
 def _tails(connection: Any, summaries: bool) -> dict[str, _Tail] | None:
     """Each session's `_Tail` by id; None when a message names its session by other than text (then
-    the whole read groups them as it always did)."""
+    the whole read groups them as it always did) or when SQLite is too old for the query."""
+    if sqlite3.sqlite_version_info < (3, 25, 0):
+        return None  # no window functions (SQLite before 2018): every session is read whole
     join = "LEFT JOIN sessions AS s ON s.id = m.session_id" if summaries else ""
     summary = " OR m.id = s.summary_message_id" if summaries else ""
     found: dict[str, _Tail] = {}
