@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 from cli_runner import smig
+from listing_caches import ran_in
 from migration_builders import make_plan, make_session
 
 from smig_tui.adapters.agents.pi import projects
 from smig_tui.adapters.paths import resolve_paths
-from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
-from smig_tui.core.models import Agent, ReadWarning, SessionInfo
+from smig_tui.core.models import Agent, ReadWarning
 from smig_tui.core.native import Destination
 from smig_tui.services import build_services
 
@@ -43,15 +43,9 @@ def _fill(folder: Path) -> set[str]:
     return {path.stem.split("_", 1)[1] for path in RECORDED}
 
 
-def _ran_in(cwd: Path) -> None:
-    """Another agent's listing cache, as its reader keeps it, with one session that ran in `cwd`."""
-    cache = resolve_paths().cache_dir / "listing-codex.json"
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    found = DiscoveryCache(cache)
-    source = cache.parent / "elsewhere.jsonl"
-    source.write_text("{}\n", encoding="utf-8")
-    found.lookup(str(source), lambda: SessionInfo(id="other-1", agent=Agent("codex"), path=str(source), cwd=str(cwd)))
-    found.save()
+def _ran_in(cwd: Path, agent: str = "codex") -> None:
+    """Another agent's listing cache with one session that ran in `cwd`."""
+    ran_in(resolve_paths().cache_dir / f"listing-{agent}.json", cwd, agent)
 
 
 def _listed() -> tuple[set[str], str]:
@@ -168,14 +162,8 @@ def test_a_broken_settings_file_is_one_warning_and_the_others_are_read(
     (broken / ".pi" / "settings.json").write_text('{"sessionDir": ', encoding="utf-8")
     _settings(good / ".pi" / "settings.json", sessionDir="s")
     ids = _fill(good / "s")
-    _ran_in(broken)
-    _ran_in(good)  # the cache keeps one session: name both through a second listing
-    cache = resolve_paths().cache_dir / "listing-claude.json"
-    found = DiscoveryCache(cache)
-    source = cache.parent / "other.jsonl"
-    source.write_text("{}\n", encoding="utf-8")
-    found.lookup(str(source), lambda: SessionInfo(id="b", agent=Agent("claude"), path=str(source), cwd=str(broken)))
-    found.save()
+    _ran_in(good)
+    _ran_in(broken, "claude")
     monkeypatch.chdir(tmp_path)
     listed, err = _listed()
     assert listed == ids
