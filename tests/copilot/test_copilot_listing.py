@@ -45,7 +45,9 @@ def described(path: Path, monkeypatch: pytest.MonkeyPatch, cheap: bool) -> Sessi
 
 
 @pytest.mark.parametrize("path", RECORDED, ids=[f"{p.parents[2].name}-{p.parent.name[:8]}" for p in RECORDED])
-def test_every_recorded_session_lists_cheaply_as_the_whole_read_does(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_recorded_session_lists_cheaply_as_the_whole_read_does(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     same_as_whole(path, cheap_expected=True)
     cheap, whole = described(path, monkeypatch, cheap=True), described(path, monkeypatch, cheap=False)
     assert cheap is not None and whole is not None and whole.message_count
@@ -96,7 +98,11 @@ def test_a_compaction_decides_where_the_conversation_begins(tmp_path: Path) -> N
     assert cheap is not None and cheap.first_prompt == "COMPACT-1: remember the colour teal"
     started = next(n for n, e in enumerate(events) if e["type"] == "session.compaction_start")
     reply = next(e for e in events if e["type"] == "assistant.message" and e["data"]["content"])
-    during = [*events[: started + 1], {**reply, "data": {**reply["data"], "model": "during-model"}}, *events[started + 1 :]]
+    during = [
+        *events[: started + 1],
+        {**reply, "data": {**reply["data"], "model": "during-model"}},
+        *events[started + 1 :],
+    ]
     path = _write(tmp_path / "during", [e for e in during if e["type"] != "assistant.message" or e is not reply])
     same_as_whole(path, cheap_expected=True)
 

@@ -46,7 +46,9 @@ def described(path: Path, monkeypatch: pytest.MonkeyPatch, cheap: bool) -> Sessi
 
 
 @pytest.mark.parametrize("path", RECORDED, ids=[p.parent.name for p in RECORDED])
-def test_every_recorded_session_lists_cheaply_as_the_whole_read_does(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_recorded_session_lists_cheaply_as_the_whole_read_does(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     same_as_whole(path, cheap_expected=True)
     cheap, whole = described(path, monkeypatch, cheap=True), described(path, monkeypatch, cheap=False)
     assert cheap is not None and whole is not None and whole.message_count
@@ -117,7 +119,9 @@ def test_a_branch_back_to_an_earlier_entry_lists_what_the_path_says(tmp_path: Pa
 
 def test_an_aborted_last_reply_leaves_the_one_before_it(tmp_path: Path) -> None:
     entries = _entries(TOOLS)
-    path = _write(tmp_path / "aborted.jsonl", [*entries, _reply("x1", entries[-1]["id"], "aborted-model", 7, "aborted")])
+    path = _write(
+        tmp_path / "aborted.jsonl", [*entries, _reply("x1", entries[-1]["id"], "aborted-model", 7, "aborted")]
+    )
     same_as_whole(path, cheap_expected=True)
     cheap = listing_from_ends(path)
     assert cheap is not None and cheap.model != "aborted-model" and cheap.context_tokens != 7
