@@ -6,19 +6,18 @@ files (names anywhere, branches, compactions, aborted replies, huge lines); wher
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import listing_equality as equality
 import pytest
 
-from smig_devtools.corpus import SessionEntry
 from smig_devtools.pi_corpus import generate_pi
 from smig_tui.adapters.agents.pi import source as pi_source
 from smig_tui.adapters.agents.pi.listing import listing_from_ends, whole_listing
 from smig_tui.adapters.agents.pi.records import read_session
 from smig_tui.adapters.agents.pi.source import PiSource
-from smig_tui.core.models import ReadWarning, SessionInfo
+from smig_tui.core.models import SessionInfo
 
 REAL = Path(__file__).parents[1] / "fixtures" / "real" / "pi"
 RECORDED = sorted(REAL.rglob("*.jsonl"))
@@ -27,22 +26,11 @@ TOOLS = next(path for path in RECORDED if "work-tools" in str(path))
 
 
 def same_as_whole(path: Path, cheap_expected: bool) -> None:
-    """The cheap listing (or its refusal) against the whole read, field by field but the count."""
-    cheap, whole = listing_from_ends(path), whole_listing(read_session(path))
-    assert (cheap is not None) is cheap_expected, path
-    if cheap is not None:
-        assert whole.message_count is not None and cheap.message_count is None
-        assert replace(whole, message_count=None) == cheap
+    equality.same_as_whole(path, cheap_expected, listing_from_ends, lambda p: whole_listing(read_session(p)))
 
 
-def described(path: Path, monkeypatch: pytest.MonkeyPatch, cheap: bool) -> SessionInfo | None:
-    warnings: list[ReadWarning] = []
-    with monkeypatch.context() as patch:
-        if not cheap:
-            patch.setattr(pi_source, "listing_from_ends", lambda _path: None)
-        info = PiSource(path.parent).describe(path, warnings.append)
-    assert warnings == []
-    return info
+def described(path: Path, monkeypatch: pytest.MonkeyPatch, cheap: bool) -> tuple[SessionInfo | None, list[str]]:
+    return equality.described(PiSource(path.parent), pi_source, path, monkeypatch, cheap)
 
 
 @pytest.mark.parametrize("path", RECORDED, ids=[p.parent.name for p in RECORDED])
@@ -50,16 +38,11 @@ def test_every_recorded_session_lists_cheaply_as_the_whole_read_does(
     path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     same_as_whole(path, cheap_expected=True)
-    cheap, whole = described(path, monkeypatch, cheap=True), described(path, monkeypatch, cheap=False)
-    assert cheap is not None and whole is not None and whole.message_count
-    assert cheap == replace(whole, message_count=None)
+    equality.same_entry(PiSource(path.parent), pi_source, path, monkeypatch)
 
 
 def test_generated_sessions_list_cheaply_as_the_whole_read_does(tmp_path: Path) -> None:
-    entries = [
-        SessionEntry("claude", "main", f"s{n}", "", str(tmp_path / f"p{n % 2}"), prompt=f"task {n}", size=size)
-        for n, size in enumerate((3_000, 70_000, 400_000))
-    ]
+    entries = equality.generated_entries(tmp_path)
     generate_pi(tmp_path / "made", entries)
     files = sorted((tmp_path / "made").rglob("*.jsonl"))
     assert len(files) == len(entries)
@@ -153,4 +136,4 @@ def test_a_session_with_nothing_said_is_not_listed_either_way(tmp_path: Path, mo
     quiet = [entries[0], _entry("model_change", "m1", None, provider="fake", modelId="fake-coder")]
     path = _write(tmp_path / "quiet.jsonl", quiet)
     same_as_whole(path, cheap_expected=True)
-    assert described(path, monkeypatch, cheap=True) is None and described(path, monkeypatch, cheap=False) is None
+    assert described(path, monkeypatch, cheap=True) == described(path, monkeypatch, cheap=False) == (None, [])

@@ -6,19 +6,18 @@ damaged line) it declines and the whole read answers."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import listing_equality as equality
 import pytest
 
-from smig_devtools.corpus import SessionEntry
 from smig_devtools.qwen_corpus import generate_qwen
 from smig_tui.adapters.agents.qwen import source as qwen_source
 from smig_tui.adapters.agents.qwen.listing import listing_from_ends, whole_listing
 from smig_tui.adapters.agents.qwen.records import read_session
 from smig_tui.adapters.agents.qwen.source import QwenSource
-from smig_tui.core.models import ReadWarning, SessionInfo
+from smig_tui.core.models import SessionInfo
 
 REAL = Path(__file__).parents[1] / "fixtures" / "real" / "qwen"
 RECORDED = sorted(REAL.rglob("*.jsonl"))
@@ -27,21 +26,11 @@ CHAT = next(path for path in RECORDED if "work-chat" in str(path))
 
 
 def same_as_whole(path: Path, cheap_expected: bool) -> None:
-    """The cheap listing (or its refusal) against the whole read, field by field but the count."""
-    cheap, whole = listing_from_ends(path), whole_listing(read_session(path))
-    assert (cheap is not None) is cheap_expected, path
-    if cheap is not None:
-        assert whole.message_count is not None and cheap.message_count is None
-        assert replace(whole, message_count=None) == cheap
+    equality.same_as_whole(path, cheap_expected, listing_from_ends, lambda p: whole_listing(read_session(p)))
 
 
 def described(path: Path, monkeypatch: pytest.MonkeyPatch, cheap: bool) -> tuple[SessionInfo | None, list[str]]:
-    warnings: list[ReadWarning] = []
-    with monkeypatch.context() as patch:
-        if not cheap:
-            patch.setattr(qwen_source, "listing_from_ends", lambda _path: None)
-        info = QwenSource(path.parent).describe(path, warnings.append)
-    return info, [w.message for w in warnings]
+    return equality.described(QwenSource(path.parent), qwen_source, path, monkeypatch, cheap)
 
 
 @pytest.mark.parametrize("path", RECORDED, ids=[p.parent.parent.name or p.name for p in RECORDED])
@@ -49,17 +38,11 @@ def test_every_recorded_session_lists_cheaply_as_the_whole_read_does(
     path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     same_as_whole(path, cheap_expected=True)
-    cheap, warned = described(path, monkeypatch, cheap=True)
-    whole, whole_warned = described(path, monkeypatch, cheap=False)
-    assert cheap is not None and whole is not None and warned == whole_warned == []
-    assert whole.message_count and cheap == replace(whole, message_count=None)
+    equality.same_entry(QwenSource(path.parent), qwen_source, path, monkeypatch)
 
 
 def test_generated_sessions_list_cheaply_as_the_whole_read_does(tmp_path: Path) -> None:
-    entries = [
-        SessionEntry("claude", "main", f"s{n}", "", str(tmp_path / f"p{n % 2}"), prompt=f"task {n}", size=size)
-        for n, size in enumerate((3_000, 70_000, 400_000))
-    ]
+    entries = equality.generated_entries(tmp_path)
     generate_qwen(tmp_path / "made", entries)
     files = sorted((tmp_path / "made").rglob("*.jsonl"))
     assert len(files) == len(entries)
