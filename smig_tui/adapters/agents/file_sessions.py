@@ -56,7 +56,7 @@ LineHead = tuple[bytes | None, ...]
 """What a line's first bytes said: the groups of a reader's head pattern."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Line:
     """One line of a session file: where it is, and what its head said (None: the head did not match,
     or the line does not end in `}`, so it is not a whole record in the usual shape)."""
