@@ -6,14 +6,13 @@ whole read their `load` does."""
 from __future__ import annotations
 
 import json
-import mmap
 import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, BinaryIO, Protocol, TypeVar
 
 from smig_tui.adapters.agents.content_parts import Converted
 from smig_tui.core.errors import SessionReadError
@@ -67,50 +66,80 @@ class Line:
 
 
 class MappedLines:
-    """A session file mapped into memory, each line's span and head found in one pass at C speed
-    (`mmap.find` for the line ends, a regular expression anchored at each line's start): a listing
-    parses only the few lines it needs, never the megabytes of tool output between them."""
+    """A session file's lines, each one's span and head found in one pass at C speed (`bytes.find` for
+    the line ends over blocks read in turn, a regular expression on each line's first bytes): a listing
+    then reads and parses only the few lines it needs, never the megabytes of tool output between them.
+    The file is read, not mapped: a client rewriting it meanwhile makes a line damaged, not a crash."""
 
-    def __init__(self, data: mmap.mmap, lines: list[Line]) -> None:
-        self._data = data
+    def __init__(self, handle: BinaryIO, lines: list[Line]) -> None:
+        self._handle = handle
         self.lines = lines
+
+    def raw(self, line: Line) -> bytes:
+        """The line's bytes, read again."""
+        return os.pread(self._handle.fileno(), line.end - line.start, line.start)
 
     def record(self, line: Line) -> dict[str, Any] | None:
         """The line parsed: a JSON object, or None (damaged, nested too deeply, or not an object)."""
         try:
-            value = json.loads(self._data[line.start : line.end])
+            value = json.loads(self.raw(line))
         except (ValueError, RecursionError):
             return None
         return value if isinstance(value, dict) else None
 
     def holds(self, line: Line, needle: bytes) -> bool:
         """Whether `needle` occurs in the line (a byte search: nothing parsed)."""
-        return self._data.find(needle, line.start, line.end) >= 0
+        return needle in self.raw(line)
 
 
 @contextmanager
 def mapped_lines(path: Path, head: re.Pattern[bytes]) -> Iterator[MappedLines | None]:
-    """`path` mapped, its non-empty lines with what `head` matched at their start (None for an empty
-    file; raises OSError when it cannot be read). Only valid inside the `with`."""
-    with path.open("rb") as handle:
-        size = os.fstat(handle.fileno()).st_size
-        if size == 0:
-            yield None
-            return
-        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            lines: list[Line] = []
-            find, match = data.find, head.match
-            start = 0
-            while start < size:
-                end = find(b"\n", start)
-                if end < 0:
-                    end = size
-                if end > start:
-                    found = match(data, start, end)
-                    whole = found is not None and data[end - 1] == CLOSING_BRACE
-                    lines.append(Line(start, end, found.groups() if whole and found else None))
-                start = end + 1
-            yield MappedLines(data, lines)
+    """`path`'s non-empty lines with what `head` matched at their start (None when it has none; raises
+    OSError when it cannot be read). Only valid inside the `with`."""
+    with path.open("rb", buffering=0) as handle:
+        lines = _index(handle, head)
+        yield MappedLines(handle, lines) if lines else None
+
+
+BLOCK = 64 * 1024
+HEAD_BYTES = 1024
+"""The most of a line's start a head pattern looks at."""
+
+
+def _index(handle: BinaryIO, head: re.Pattern[bytes]) -> list[Line]:
+    """Each non-empty line's span, and the head its first bytes match when it ends in `}`."""
+    lines: list[Line] = []
+    match = head.match
+    start = offset = 0
+    """The file offsets of the current line and of the block read."""
+    spanning = b""
+    """The first bytes (up to HEAD_BYTES) of a line begun in an earlier block."""
+    before = 0
+    """The last byte of the block before (the end of a line that spans two)."""
+    while block := handle.read(BLOCK):
+        position, find = 0, block.find
+        while (newline := find(b"\n", position)) >= 0:
+            if offset + newline > start:
+                if start >= offset:  # the line begins in this block, as a rule
+                    window = position + HEAD_BYTES
+                    found = match(block, position, newline if newline < window else window)
+                else:
+                    found = match((spanning + block[: min(newline, HEAD_BYTES)])[:HEAD_BYTES])
+                closing = block[newline - 1] if newline else before
+                shape = found.groups() if found is not None and closing == CLOSING_BRACE else None
+                lines.append(Line(start, offset + newline, shape))
+            start = offset + newline + 1
+            position = newline + 1
+        if start >= offset:  # a line begun in this block goes on past it
+            spanning = block[start - offset : start - offset + HEAD_BYTES]
+        elif len(spanning) < HEAD_BYTES:
+            spanning += block[: HEAD_BYTES - len(spanning)]
+        before = block[-1]
+        offset += len(block)
+    if offset > start:  # a last line without its newline
+        found = match(spanning)
+        lines.append(Line(start, offset, found.groups() if found is not None and before == CLOSING_BRACE else None))
+    return lines
 
 
 CLOSING_BRACE = ord("}")
