@@ -1,4 +1,4 @@
-"""The line index the cheap listings stand on (`file_sessions.mapped_lines`) finds every non-empty line's
+"""The line index the cheap listings stand on (`file_sessions.indexed_lines`) finds every non-empty line's
 span and head exactly as splitting the file would, whatever the block size, for lines shorter and
 longer than a block or than the head window, damaged ones and a last line without its newline."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from smig_tui.adapters.agents import file_sessions
-from smig_tui.adapters.agents.file_sessions import mapped_lines
+from smig_tui.adapters.agents.file_sessions import indexed_lines
 
 HEAD = re.compile(rb'\{"t": ?"([^"\\]+)"')
 SHAPES = ('{"t":"a","x":"%s"}', "", '{"t": "bb"}', "junk", '{"t":"c", "z":1', '{"x":1}', '{"t":"%s"}')
@@ -40,7 +40,7 @@ def test_every_line_and_head_is_found_as_a_split_finds_it(
         text = ("\n".join(lines) + rng.choice(["", "\n", "\n\n"])).encode()
         path = tmp_path / f"{trial}.jsonl"
         path.write_bytes(text)
-        with mapped_lines(path, HEAD) as found:
+        with indexed_lines(path, HEAD) as found:
             got = [(line.start, line.end, line.head) for line in found.lines] if found else []
             if found:
                 assert [found.raw(line) for line in found.lines] == [text[a:b] for a, b, _ in got]

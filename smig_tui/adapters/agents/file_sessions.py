@@ -65,7 +65,7 @@ class Line:
     head: LineHead | None
 
 
-class MappedLines:
+class IndexedLines:
     """A session file's lines, each one's span and head found in one pass at C speed (`bytes.find` for
     the line ends over blocks read in turn, a regular expression on each line's first bytes): a listing
     then reads and parses only the few lines it needs, never the megabytes of tool output between them.
@@ -93,12 +93,12 @@ class MappedLines:
 
 
 @contextmanager
-def mapped_lines(path: Path, head: re.Pattern[bytes]) -> Iterator[MappedLines | None]:
+def indexed_lines(path: Path, head: re.Pattern[bytes]) -> Iterator[IndexedLines | None]:
     """`path`'s non-empty lines with what `head` matched at their start (None when it has none; raises
     OSError when it cannot be read). Only valid inside the `with`."""
     with path.open("rb", buffering=0) as handle:
         lines = _index(handle, head)
-        yield MappedLines(handle, lines) if lines else None
+        yield IndexedLines(handle, lines) if lines else None
 
 
 BLOCK = 64 * 1024

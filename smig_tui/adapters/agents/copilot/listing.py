@@ -26,7 +26,7 @@ from smig_tui.adapters.agents.copilot.events import (
     typed_text,
     usage_figures,
 )
-from smig_tui.adapters.agents.file_sessions import Line, MappedLines, mapped_lines
+from smig_tui.adapters.agents.file_sessions import IndexedLines, Line, indexed_lines
 
 HEAD = re.compile(rb'\{"type": ?"([^"\\]+)"')
 """An event's first key as Copilot CLI 1.0.102 writes it (and smig's writer)."""
@@ -79,19 +79,19 @@ def whole_listing(session: SessionFile) -> Listing:
 
 def listing_from_ends(path: Path) -> Listing | None:
     """The listing from the events it needs; None when they cannot say (raises OSError)."""
-    with mapped_lines(path, HEAD) as mapped:
-        return _from_lines(mapped) if mapped is not None else None
+    with indexed_lines(path, HEAD) as indexed:
+        return _from_lines(indexed) if indexed is not None else None
 
 
-def _from_lines(mapped: MappedLines) -> Listing | None:
-    if any(line.head is None for line in mapped.lines):
+def _from_lines(indexed: IndexedLines) -> Listing | None:
+    if any(line.head is None for line in indexed.lines):
         return None
-    events = [(number, line) for number, line in enumerate(mapped.lines) if not _unsent(line)]
+    events = [(number, line) for number, line in enumerate(indexed.lines) if not _unsent(line)]
     parsed: dict[int, dict[str, Any]] = {}
 
     def event(number: int, line: Line) -> dict[str, Any] | None:
         if number not in parsed:
-            record = mapped.record(line)
+            record = indexed.record(line)
             if record is None or not isinstance(record.get("type"), str):
                 return None
             parsed[number] = record

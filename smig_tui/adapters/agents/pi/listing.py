@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from smig_tui.adapters.agents.file_sessions import Line, MappedLines, mapped_lines
+from smig_tui.adapters.agents.file_sessions import IndexedLines, Line, indexed_lines
 from smig_tui.adapters.agents.pi.records import DROPPED_STOPS, SessionFile, content_text, conversation
 from smig_tui.core.timeline import format_iso
 
@@ -71,38 +71,38 @@ def whole_listing(session: SessionFile) -> Listing:
 
 def listing_from_ends(path: Path) -> Listing | None:
     """The listing from the lines it needs; None when they cannot say (raises OSError)."""
-    with mapped_lines(path, HEAD) as mapped:
-        return _from_lines(mapped) if mapped is not None else None
+    with indexed_lines(path, HEAD) as indexed:
+        return _from_lines(indexed) if indexed is not None else None
 
 
-def _from_lines(mapped: MappedLines) -> Listing | None:
-    lines = mapped.lines
+def _from_lines(indexed: IndexedLines) -> Listing | None:
+    lines = indexed.lines
     if any(line.head is None or (number and line.head[1] is None) for number, line in enumerate(lines)):
         return None  # a damaged line, an entry written otherwise, or no header first
-    header = mapped.record(lines[0])
+    header = indexed.record(lines[0])
     if header is None or header.get("type") != "session" or len(lines) < 2:
         return None
     by_id = {line.head[1]: number for number, line in enumerate(lines) if number and line.head and line.head[1]}
     out = Listing(header=header)
     names = [line for line in lines[1:] if line.head and line.head[0] == b"session_info"]
     if names:
-        entry = mapped.record(names[-1])
+        entry = indexed.record(names[-1])
         if entry is None:
             return None
         name = entry.get("name")
         out.name = (name.strip() or None) if isinstance(name, str) else None
     for line in lines[1:]:
         if line.head and line.head[0] == b"message":
-            entry = mapped.record(line)
+            entry = indexed.record(line)
             if entry is None:
                 return None
             out.first_prompt = _user_text(entry)
             if out.first_prompt:
                 break
-    return out if _walk_path(mapped, lines, by_id, out) else None
+    return out if _walk_path(indexed, lines, by_id, out) else None
 
 
-def _walk_path(mapped: MappedLines, lines: list[Line], by_id: dict[bytes, int], out: Listing) -> bool:
+def _walk_path(indexed: IndexedLines, lines: list[Line], by_id: dict[bytes, int], out: Listing) -> bool:
     """Fill in what the path from the last entry back says; False when the lines cannot say it."""
     updated: str | None = UNSET
     model_known = usage_known = compacted = False
@@ -116,7 +116,7 @@ def _walk_path(mapped: MappedLines, lines: list[Line], by_id: dict[bytes, int], 
         if head is None:
             return False
         if head[0] in PARSED:
-            entry = mapped.record(lines[number])
+            entry = indexed.record(lines[number])
             if entry is None:
                 return False
             if updated == UNSET:

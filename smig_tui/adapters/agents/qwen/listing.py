@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from smig_tui.adapters.agents.content_parts import HARNESS_PREFIXES, part_text, parts_of
-from smig_tui.adapters.agents.file_sessions import Line, MappedLines, mapped_lines
+from smig_tui.adapters.agents.file_sessions import IndexedLines, Line, indexed_lines
 from smig_tui.adapters.agents.qwen.records import MESSAGE_TYPES, SessionFile, conversation, usage
 from smig_tui.core.words import title_line
 
@@ -76,12 +76,12 @@ def whole_listing(session: SessionFile) -> Listing:
 
 def listing_from_ends(path: Path) -> Listing | None:
     """The listing from the file's first and last records; None when they cannot say (raises OSError)."""
-    with mapped_lines(path, HEAD) as mapped:
-        return _from_lines(mapped) if mapped is not None else None
+    with indexed_lines(path, HEAD) as indexed:
+        return _from_lines(indexed) if indexed is not None else None
 
 
-def _from_lines(mapped: MappedLines) -> Listing | None:
-    lines = mapped.lines
+def _from_lines(indexed: IndexedLines) -> Listing | None:
+    lines = indexed.lines
     titles: list[Line] = []
     compression = -1
     """The line of the last compression (-1: none)."""
@@ -96,23 +96,23 @@ def _from_lines(mapped: MappedLines) -> Listing | None:
         seen.add(uuid)
         previous = uuid
         if kind == b"system":
-            if mapped.holds(line, TITLE_MARK):
+            if indexed.holds(line, TITLE_MARK):
                 titles.append(line)
-            if mapped.holds(line, COMPRESSION_MARK):
+            if indexed.holds(line, COMPRESSION_MARK):
                 compression = number
-    first, last = mapped.record(lines[0]), mapped.record(lines[-1])
+    first, last = indexed.record(lines[0]), indexed.record(lines[-1])
     if first is None or last is None:
         return None
     session_id = _text(first.get("sessionId"))
     if session_id is None:
         return None
-    prompt = _first_user_text(mapped, lines)
+    prompt = _first_user_text(indexed, lines)
     if prompt is None:
         return None  # no prompt typed: the whole read decides what the title is
-    reply = _last_reply(mapped, lines[compression + 1 :])
+    reply = _last_reply(indexed, lines[compression + 1 :])
     if reply is None or (compression >= 0 and not reply.complete):
         return None  # what the compression's history says is for the whole read
-    renames = [mapped.record(line) for line in titles]
+    renames = [indexed.record(line) for line in titles]
     if None in renames:
         return None
     return Listing(
@@ -140,14 +140,14 @@ class _Reply:
     """All three known before the lines ran out."""
 
 
-def _last_reply(mapped: MappedLines, lines: list[Line]) -> _Reply | None:
+def _last_reply(indexed: IndexedLines, lines: list[Line]) -> _Reply | None:
     """The last reply's model and context, and whether anything is said (None: a damaged line on the way)."""
     out = _Reply()
     model_known = usage_known = False
     for line in reversed(lines):
         if line.head is None or line.head[2] not in MESSAGE_KINDS:
             continue
-        record = mapped.record(line)
+        record = indexed.record(line)
         if record is None:
             return None
         message = record.get("message")
@@ -187,12 +187,12 @@ def _says_something(message: dict[str, Any]) -> bool:
     )
 
 
-def _first_user_text(mapped: MappedLines, lines: list[Line]) -> str | None:
+def _first_user_text(indexed: IndexedLines, lines: list[Line]) -> str | None:
     """The first user record's text, from the top (one line, as a rule)."""
     for line in lines:
         if line.head is None or line.head[2] != b"user":
             continue
-        record = mapped.record(line)
+        record = indexed.record(line)
         if record is None:
             return None
         prompt = _prompt(record)
