@@ -223,8 +223,8 @@ PAIRS = 5
 """Warm runs of each listing, taken in turn (a shared machine's load moves both alike)."""
 FIRST_GOAL = "none: whole files read"
 """A first listing has no goal against Codex and Claude Code, whose readers read a file's head and tail:
-the readers of Qwen Code, Copilot CLI, Pi, Crush and Aider parse every file whole once (what the client
-resumes is a chain or tree of the whole file), then keep the entry until the file changes."""
+Qwen Code, Copilot CLI and Pi parse only the lines they show, but the readers of Crush and Aider parse
+every session whole once, then keep the entry until the file changes."""
 
 
 def every_agent_list_rows(workdir: Path, manifest: Manifest) -> list[Any]:
