@@ -223,8 +223,8 @@ PAIRS = 5
 """Warm runs of each listing, taken in turn (a shared machine's load moves both alike)."""
 FIRST_GOAL = "none: whole files read"
 """A first listing has no goal against Codex and Claude Code, whose readers read a file's head and tail:
-Qwen Code, Copilot CLI and Pi parse only the lines they show, but the readers of Crush and Aider parse
-every session whole once, then keep the entry until the file changes."""
+the other readers also read only what they show (Qwen Code, Copilot CLI and Pi the lines, Crush the rows,
+Aider the ends), but read a session whole where those cannot say, then keep the entry until it changes."""
 
 
 def every_agent_list_rows(workdir: Path, manifest: Manifest) -> list[Any]:
