@@ -24,16 +24,26 @@ if not os.environ.get("TIKTOKEN_CACHE_DIR"):
     os.environ["TIKTOKEN_CACHE_DIR"] = str(SHIPPED_TIKTOKEN)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under `pytest -n` (`--dist loadgroup`), run the e2e tests on one worker, one at a time.
+SPREAD_E2E = {"tests/e2e/test_matrix_real_clients.py"}
+"""e2e modules whose cases share only cheap module fixtures (the fake servers): `-n` spreads their cases."""
 
-    The real clients share what their installs keep beside them (Copilot CLI unpacks itself once into
-    one folder its runs share) and were proven one at a time; tests outside e2e share nothing but
-    read-only files and go wherever a worker is free. CI runs e2e in a process of its own (.ci/run).
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under `pytest -n` (`--dist loadgroup`), keep each e2e module's tests on one worker.
+
+    A module's expensive fixture (a home every client has lived in) is then built once; every test
+    and client run has its own temp home, project and fake servers, so modules and the matrix's
+    cases run side by side. Tests outside e2e go wherever a worker is free.
     """
     for item in items:
-        if item.get_closest_marker("e2e"):
-            item.add_marker(pytest.mark.xdist_group("e2e"))
+        module = item.nodeid.split("::", 1)[0]
+        if not item.get_closest_marker("e2e"):
+            continue
+        if not module.startswith("tests/e2e/"):  # .ci/run collects the e2e tests from tests/e2e only
+            raise pytest.UsageError(f"{item.nodeid} is marked e2e outside tests/e2e")
+        if module not in SPREAD_E2E:
+            item.add_marker(pytest.mark.xdist_group(module))
 
 
 @pytest.fixture(autouse=True)
