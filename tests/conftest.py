@@ -13,8 +13,8 @@ import smig_tui.adapters.agents.registry  # noqa: F401  # hands the core the age
 TESTS = Path(__file__).parent
 OWN_FIXTURES = TESTS / "fixtures"
 """Checked-in fixtures: `codex_home/` and `claude_home/` are laid out exactly like the agents' homes."""
-SHARED = TESTS.parent.parent / "shared"
-SHARED_FIXTURES = SHARED / "fixtures"
+PUBLIC_FIXTURES = OWN_FIXTURES / "public"
+"""Real public session files of Codex and Claude Code, copied byte for byte (`SOURCES.md` says from where)."""
 SHIPPED_TIKTOKEN = OWN_FIXTURES / "tiktoken"
 """tiktoken's o200k_base and cl100k_base files (its README says where they come from)."""
 
@@ -24,18 +24,27 @@ if not os.environ.get("TIKTOKEN_CACHE_DIR"):
     os.environ["TIKTOKEN_CACHE_DIR"] = str(SHIPPED_TIKTOKEN)
 
 
+HUGE_ENV = "SMIG_FUZZ_HUGE"
+"""Set to 1 to run the tests marked `huge` (100 MB inputs, minutes each: the benchmark's sizes)."""
 SPREAD_E2E = {"tests/e2e/test_matrix_real_clients.py"}
 """e2e modules whose cases share only cheap module fixtures (the fake servers): `-n` spreads their cases."""
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under `pytest -n` (`--dist loadgroup`), keep each e2e module's tests on one worker.
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Leave out the `huge` tests unless asked for, and under `pytest -n` (`--dist loadgroup`) keep
+    each e2e module's tests on one worker.
 
-    A module's expensive fixture (a home every client has lived in) is then built once; every test
+    The huge tests are deselected, not skipped, so that a skip always means something is missing.
+    An e2e module's expensive fixture (a home every client has lived in) is built once; every test
     and client run has its own temp home, project and fake servers, so modules and the matrix's
     cases run side by side. Tests outside e2e go wherever a worker is free.
     """
+    if os.environ.get(HUGE_ENV) != "1":
+        huge = [item for item in items if item.get_closest_marker("huge")]
+        if huge:
+            config.hook.pytest_deselected(items=huge)
+            items[:] = [item for item in items if not item.get_closest_marker("huge")]
     for item in items:
         module = item.nodeid.split("::", 1)[0]
         if not item.get_closest_marker("e2e"):
@@ -100,10 +109,8 @@ def fake_home(isolated_homes: dict[str, Path]) -> dict[str, Path]:
 
 @pytest.fixture
 def shared_fixtures() -> Path:
-    """The real public session files in ../shared/fixtures; skips when that folder is absent."""
-    if not SHARED_FIXTURES.is_dir():
-        pytest.skip("../shared/fixtures is not present (fresh clone)")
-    return SHARED_FIXTURES
+    """The real public session files of Codex and Claude Code (`tests/fixtures/public`)."""
+    return PUBLIC_FIXTURES
 
 
 @pytest.fixture
