@@ -20,13 +20,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from smig_tui.adapters.agents.jsonl_session_writer import JsonlSessionWriter
 from smig_tui.adapters.agents.pi.home import agent_folder, project_sessions
 from smig_tui.adapters.agents.profile import Env
-from smig_tui.adapters.agents.writer_base import PlainFileWriter, opening_turns
-from smig_tui.core.handoff import to_turns
+from smig_tui.adapters.agents.writer_base import opening_turns
 from smig_tui.core.models import Agent, Role, Session
-from smig_tui.core.native import ContinueLatest, Destination, Lineage, NativeOutput, PlannedFile, Turn, continue_fact
-from smig_tui.core.ports import NativeLayout, NativeRequest
+from smig_tui.core.native import Lineage, NativeOutput, PlannedFile, Turn
 from smig_tui.core.timeline import format_iso, monotonic_times
 
 SESSION_VERSION = 3
@@ -90,33 +89,15 @@ def newest_session(folder: Path) -> str | None:
     return newest[1] if newest else None
 
 
-class PiWriter(PlainFileWriter):
+class PiWriter(JsonlSessionWriter):
     """Builds a Pi session from migrated turns; the committer writes it (never over a file)."""
 
     agent = Agent("pi")
+    latest = LATEST
 
-    def __init__(self, env: Env = None) -> None:
-        self._env = env
-        self._folders: dict[str, str] = {}
-        """The project folder of each session laid out, by path."""
-
-    def lay_out(self, request: NativeRequest) -> NativeLayout:
-        """The session, the lineage note leading the first user turn."""
-        turns = to_turns(request.messages, note=request.note)
-        planned = self.prepare(
-            turns, request.folder, request.lineage, request.title, model=request.target, now=request.now
-        )
-        self._folders[planned.path] = request.folder
-        return NativeLayout((planned,), turns)
-
-    def settle(self, planned: PlannedFile) -> ContinueLatest | None:
+    def newest_session(self, folder: Path) -> str | None:
         """`pi -c` continues the most recently modified session file of the folder's session directory."""
-        output = planned.native
-        if output is None:
-            return None
-        folder = self._folders.get(planned.path, "")
-        newest = newest_session(Path(planned.path).parent)
-        return continue_fact(output, LATEST, folder, newest, " (modified after the migration was written)")
+        return newest_session(folder)
 
     def read_back(self, output: NativeOutput) -> Session:
         """The session as `smig list` reads it."""
@@ -200,8 +181,4 @@ class PiWriter(PlainFileWriter):
         add({"type": "session_info", "name": title}, now)
         stamp = format_iso(start).replace(":", "-").replace(".", "-")
         path = project_sessions(self._env, cwd) / f"{stamp}_{session_id}.jsonl"
-        # Compact, as Pi writes its entries.
-        lines = [header, *entries]
-        data = "".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n" for line in lines)
-        native = NativeOutput("pi", str(path), session_id, resume_argv(session_id), cwd)
-        return PlannedFile(Destination("pi"), str(path), data, None, False, native)
+        return self.planned_file(path, [header, *entries], session_id, resume_argv(session_id), cwd)
