@@ -9,7 +9,6 @@ from smig_tui.adapters.agents.pi.home import (
     HOME_VARIABLE,
     SESSIONS_VARIABLE,
     agent_folder,
-    session_folders,
     sessions_folder,
 )
 from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead, lazy, lazy_value
@@ -57,15 +56,15 @@ def window_settings(env: Env) -> WindowAdjust | None:
 
 
 def _source(paths: Paths, env: Env) -> SessionSource:
-    from smig_tui.adapters.agents.pi.source import PiSource
+    from smig_tui.adapters.agents.pi.projects import KnownProjectsSource
 
-    return PiSource(session_folders(env), listing_cache=PROFILE.listing_cache(paths))
+    return KnownProjectsSource(env, paths.cache_dir, paths.data_dir, PROFILE.listing_cache(paths))
 
 
-def _writer(_paths: Paths, env: Env) -> NativeWriter:
+def _writer(paths: Paths, env: Env) -> NativeWriter:
     from smig_tui.adapters.agents.pi.writer import PiWriter
 
-    return PiWriter(env)
+    return PiWriter(env, paths.data_dir)
 
 
 PROFILE = AgentProfile(

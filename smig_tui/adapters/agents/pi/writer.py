@@ -12,6 +12,7 @@ flattened to text (`core.handoff`), so the API never sees an unpaired call.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import uuid
@@ -21,11 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from smig_tui.adapters.agents.jsonl_session_writer import JsonlSessionWriter
-from smig_tui.adapters.agents.pi.home import agent_folder, project_sessions
+from smig_tui.adapters.agents.pi.home import agent_folder, project_sessions, session_folders
 from smig_tui.adapters.agents.profile import Env
 from smig_tui.adapters.agents.writer_base import opening_turns
+from smig_tui.core.errors import SmigError
 from smig_tui.core.models import Agent, Role, Session
-from smig_tui.core.native import Lineage, NativeOutput, PlannedFile, Turn
+from smig_tui.core.native import ContinueLatest, Lineage, NativeOutput, PlannedFile, Turn
 from smig_tui.core.timeline import format_iso, monotonic_times
 
 SESSION_VERSION = 3
@@ -89,11 +91,32 @@ def newest_session(folder: Path) -> str | None:
     return newest[1] if newest else None
 
 
+def _shared(folder: Path, env: Env) -> bool:
+    """Whether a session folder is one every project's listing reads (`sessions/` or a global flat folder)."""
+    return any(folder == home or home in folder.parents for home in session_folders(env))
+
+
 class PiWriter(JsonlSessionWriter):
     """Builds a Pi session from migrated turns; the committer writes it (never over a file)."""
 
     agent = Agent("pi")
     latest = LATEST
+
+    def __init__(self, env: Env = None, data_dir: Path | None = None) -> None:
+        super().__init__(env)
+        self._data_dir = data_dir
+        """Where smig remembers the folders whose own settings moved their sessions (None: it does not)."""
+
+    def settle(self, planned: PlannedFile) -> ContinueLatest | None:
+        """What `pi -c` picks (`newest_session`); a project whose own settings moved its sessions is
+        remembered first, so smig lists them from anywhere."""
+        folder, data_dir = self._folders.get(planned.path, ""), self._data_dir
+        if planned.native and data_dir and folder and not _shared(Path(planned.path).parent, self._env):
+            from smig_tui.adapters.agents.pi.projects import remember
+
+            with contextlib.suppress(OSError, SmigError):  # only a lost convenience: `settle` never raises
+                remember(data_dir, folder)  # its session folder is the project's own: list it from anywhere
+        return super().settle(planned)
 
     def newest_session(self, folder: Path) -> str | None:
         """`pi -c` continues the most recently modified session file of the folder's session directory."""
