@@ -208,13 +208,16 @@ def _entry(
     warn: WarningSink,
 ) -> SessionInfo | None:
     """One file's listing entry. Forks are marked within a project (their cwd is the same, so is the
-    folder), so the folder's main transcripts are peeked too; their problems are for `list`."""
-    if mine.subagent:
-        peers = [mine]
-    else:
-        peers = [c for c in candidates if c is mine or (c.project == mine.project and not c.subagent)]
-    found = [peek(c, warn if c is mine else _ignore_warning) for c in sorted(peers, key=lambda c: -c.mtime)]
-    return next((info for info in mark_forks([i for i in found if i]) if info.path == mine.path), None)
+    folder), so the folder's main transcripts are peeked too; their problems are for `list`. Only the
+    ones that share its first record are marked with it: marking the whole folder again for each lookup
+    costs more than the peeks."""
+    info = peek(mine, warn)
+    if mine.subagent or info is None or not info.root_record or info.is_subagent or info.parent_id is not None:
+        return info
+    peers = [c for c in candidates if c is mine or (c.project == mine.project and not c.subagent)]
+    found = [info if c is mine else peek(c, _ignore_warning) for c in sorted(peers, key=lambda c: -c.mtime)]
+    kin = [i for i in found if i is not None and i.project == info.project and i.root_record == info.root_record]
+    return next((entry for entry in mark_forks(kin) if entry.path == mine.path), None)
 
 
 def mark_forks(infos: list[SessionInfo]) -> list[SessionInfo]:
