@@ -32,6 +32,8 @@ AGENT = "aider"
 DEFAULT_NAME = ".aider.chat.history.md"
 SMIG_PREFIX = ".aider.smig-"
 SUFFIX = ".chat.history.md"
+HISTORY_PREFIX = ".aider."
+"""What the name of every history smig lists begins with (Aider's own and the ones smig writes)."""
 REMEMBERED = "aider-folders.json"
 """The folders smig wrote an Aider history for, in its data folder."""
 _ID_SPACE = uuid.UUID("5f0f6a52-3a1e-4c52-9d7e-6a1d3c0a1de7")

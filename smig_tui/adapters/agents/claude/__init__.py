@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from smig_tui.adapters.memory_files import MemoryContext
     from smig_tui.adapters.paths import Paths
     from smig_tui.core.memory_model import AgentMemory, MemoryRules
-    from smig_tui.core.ports import NativeWriter, SessionSource
+    from smig_tui.core.ports import NativeWriter, SessionSource, Watched
 
 
 def _home(env: Env) -> Path:
@@ -31,6 +31,13 @@ def _source(paths: Paths, env: Env) -> SessionSource:
     from smig_tui.adapters.agents.claude.source import ClaudeSource
 
     return ClaudeSource(resolve_home(env), listing_cache=PROFILE.listing_cache(paths))
+
+
+def _watched(_paths: Paths, env: Env) -> list[Watched]:
+    """A listing reads the project folders' tree: every transcript and sub-agent file is in it."""
+    from smig_tui.core.ports import Watched
+
+    return [Watched(str(resolve_home(env).projects), tree=True)]
 
 
 def _writer(_paths: Paths, env: Env) -> NativeWriter:
@@ -74,6 +81,7 @@ PROFILE = AgentProfile(
     shown_when_empty=True,
     home=_home,
     source=_source,
+    watched=_watched,
     writer=_writer,
     home_variables=(HOME_VARIABLE,),
     program="claude",

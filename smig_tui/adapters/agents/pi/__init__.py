@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from smig_tui.core.agent_rules import WindowAdjust
     from smig_tui.core.memory_model import AgentMemory, MemoryRules
     from smig_tui.core.models import AgentWindow, ModelCapacity
-    from smig_tui.core.ports import NativeWriter, SessionSource
+    from smig_tui.core.ports import NativeWriter, SessionSource, Watched
 
 RESERVE_TOKENS = 16_384
 """Pi compacts once a reply's reported context passes the window less this (`compaction.reserveTokens`)."""
@@ -63,6 +63,13 @@ def _source(paths: Paths, env: Env) -> SessionSource:
     from smig_tui.adapters.agents.pi.source import PiSource
 
     return PiSource(session_folders(env), listing_cache=PROFILE.listing_cache(paths))
+
+
+def _watched(_paths: Paths, env: Env) -> list[Watched]:
+    """A listing reads the trees of its session folders (which the settings may move: the list then differs)."""
+    from smig_tui.core.ports import Watched
+
+    return [Watched(str(folder), tree=True) for folder in session_folders(env)]
 
 
 def _writer(_paths: Paths, env: Env) -> NativeWriter:
@@ -104,6 +111,7 @@ PROFILE = AgentProfile(
     shown_when_empty=False,
     home=_home,
     source=_source,
+    watched=_watched,
     writer=_writer,
     window_settings=window_settings,
     memory=_memory,

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from smig_tui.adapters.paths import Paths
     from smig_tui.core.agent_rules import WindowAdjust
     from smig_tui.core.memory_model import AgentMemory, MemoryRules
-    from smig_tui.core.ports import NativeWriter, SessionSource
+    from smig_tui.core.ports import NativeWriter, SessionSource, Watched
 
 
 def _usable(window: int, auto_compact: int | None) -> int:
@@ -40,6 +40,13 @@ def _source(paths: Paths, env: Env) -> SessionSource:
     from smig_tui.adapters.agents.qwen.source import QwenSource
 
     return QwenSource(projects_folder(env), listing_cache=PROFILE.listing_cache(paths))
+
+
+def _watched(_paths: Paths, env: Env) -> list[Watched]:
+    """A listing reads the projects' tree (each project's `chats/`)."""
+    from smig_tui.core.ports import Watched
+
+    return [Watched(str(projects_folder(env)), tree=True)]
 
 
 def _writer(_paths: Paths, env: Env) -> NativeWriter:
@@ -73,6 +80,7 @@ PROFILE = AgentProfile(
     shown_when_empty=False,
     home=resolve_home,
     source=_source,
+    watched=_watched,
     writer=_writer,
     memory=_memory,
     resume_argv=_resume_argv,
