@@ -13,8 +13,8 @@ import smig_tui.adapters.agents.registry  # noqa: F401  # hands the core the age
 TESTS = Path(__file__).parent
 OWN_FIXTURES = TESTS / "fixtures"
 """Checked-in fixtures: `codex_home/` and `claude_home/` are laid out exactly like the agents' homes."""
-SHARED = TESTS.parent.parent / "shared"
-SHARED_FIXTURES = SHARED / "fixtures"
+PUBLIC_FIXTURES = OWN_FIXTURES / "public"
+"""Real public session files of Codex and Claude Code, copied byte for byte (`SOURCES.md` says from where)."""
 SHIPPED_TIKTOKEN = OWN_FIXTURES / "tiktoken"
 """tiktoken's o200k_base and cl100k_base files (its README says where they come from)."""
 
@@ -24,13 +24,23 @@ if not os.environ.get("TIKTOKEN_CACHE_DIR"):
     os.environ["TIKTOKEN_CACHE_DIR"] = str(SHIPPED_TIKTOKEN)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under `pytest -n` (`--dist loadgroup`), run the e2e tests on one worker, one at a time.
+HUGE_ENV = "SMIG_FUZZ_HUGE"
+"""Set to 1 to run the tests marked `huge` (100 MB inputs, minutes each: the benchmark's sizes)."""
 
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Leave out the `huge` tests unless asked for, and under `pytest -n` run e2e on one worker.
+
+    The huge tests are deselected, not skipped, so that a skip always means something is missing.
     The real clients share what their installs keep beside them (Copilot CLI unpacks itself once into
     one folder its runs share) and were proven one at a time; tests outside e2e share nothing but
     read-only files and go wherever a worker is free. CI runs e2e in a process of its own (.ci/run).
     """
+    if os.environ.get(HUGE_ENV) != "1":
+        huge = [item for item in items if item.get_closest_marker("huge")]
+        if huge:
+            config.hook.pytest_deselected(items=huge)
+            items[:] = [item for item in items if not item.get_closest_marker("huge")]
     for item in items:
         if item.get_closest_marker("e2e"):
             item.add_marker(pytest.mark.xdist_group("e2e"))
@@ -90,10 +100,8 @@ def fake_home(isolated_homes: dict[str, Path]) -> dict[str, Path]:
 
 @pytest.fixture
 def shared_fixtures() -> Path:
-    """The real public session files in ../shared/fixtures; skips when that folder is absent."""
-    if not SHARED_FIXTURES.is_dir():
-        pytest.skip("../shared/fixtures is not present (fresh clone)")
-    return SHARED_FIXTURES
+    """The real public session files of Codex and Claude Code (`tests/fixtures/public`)."""
+    return PUBLIC_FIXTURES
 
 
 @pytest.fixture

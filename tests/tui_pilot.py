@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import OptionList
 
@@ -14,6 +15,20 @@ from smig_tui.tui.app import SmigApp
 from smig_tui.tui.screens.commit import CommitModal
 from smig_tui.tui.screens.model_picker import ModelPickerModal
 from smig_tui.tui.widgets.source_tree import SourceTree
+
+
+async def source_tree_labels() -> list[str]:
+    """The labels of the session tree's top nodes (one per agent with sessions), listed as smig lists now."""
+
+    class TreeApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield SourceTree(here=None, id="tree")
+
+    async with TreeApp().run_test() as pilot:
+        tree = pilot.app.query_one(SourceTree)
+        tree.add_sessions(build_services().list_sessions())
+        await pilot.pause()
+        return [str(node.label) for node in tree.root.children]
 
 
 async def settle(pilot: Pilot[None], rounds: int = 12) -> None:

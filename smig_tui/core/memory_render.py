@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from smig_tui.core.agent_rules import rules_of
-from smig_tui.core.memory_model import MARKER, FileRole, MemoryFile, Mode
+from smig_tui.core.memory_model import MARKER, FileRole, MemoryFile, MemoryInputs, Mode
 from smig_tui.core.words import size_text
 
 DESCRIPTION_WIDTH = 120
@@ -114,3 +114,22 @@ def instructions_head() -> list[str]:
 def joined(parts: Sequence[str]) -> str:
     """A bundle's lines as its text, ending with one newline."""
     return "\n".join(parts).rstrip("\n") + "\n"
+
+
+def instructions_section(
+    _inputs: MemoryInputs, files: Sequence[MemoryFile], mode: Mode, _folders: bool, _headed: bool
+) -> list[str]:
+    """`MemoryRules.section` of an agent whose memory is instruction files: their text, as they are."""
+    return instruction_sections(files, mode)
+
+
+def instructions_bundle(
+    _inputs: MemoryInputs,
+    _sources: Sequence[MemoryFile],
+    _mode: Mode,
+    _folders: bool,
+    sections: Callable[..., list[str]],
+) -> str:
+    """`MemoryRules.render` of an agent that reads its bundle as instructions: the head, then every other
+    agent's memory."""
+    return joined(instructions_head() + sections())

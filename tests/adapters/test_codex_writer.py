@@ -111,7 +111,7 @@ def test_no_cwd_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def _shared_files() -> list[Path]:
-    root = Path(__file__).parents[2].parent / "shared" / "fixtures"
+    root = Path(__file__).parents[1] / "fixtures" / "public"
     return sorted(p for p in root.glob("*/*.jsonl")) if root.is_dir() else []
 
 

@@ -170,7 +170,7 @@ def _line_starts(path: str) -> list[int]:
     return [offset for _, offset, _, _ in iter_lines(path)][1:]
 
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "fixtures"
+SHARED = Path(__file__).resolve().parents[1] / "fixtures" / "public"
 OWN_CODEX = Path(__file__).parent.parent / "fixtures" / "codex_home"
 CODEX_FILES = (
     sorted(REAL.rglob("*.jsonl")) + sorted(OWN_CODEX.rglob("*.jsonl")) + sorted((SHARED / "codex").glob("*.jsonl"))

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from cli_runner import smig
+from tui_pilot import source_tree_labels
 
 from smig_tui.adapters.agents import registry
 from smig_tui.adapters.agents.aider import folders as places
@@ -125,28 +126,13 @@ def test_doctor_lists_aider_with_its_sessions(project: Path) -> None:
 async def test_the_tui_tree_shows_aider_once_it_has_sessions_and_the_commit_dialog_offers_it(
     isolated_homes: dict[str, Path], monkeypatch: Any
 ) -> None:
-    from textual.app import App, ComposeResult
-
-    from smig_tui.services import build_services
     from smig_tui.tui.screens.commit import native_choices
-    from smig_tui.tui.widgets.source_tree import SourceTree
 
-    class TreeApp(App[None]):
-        def compose(self) -> ComposeResult:
-            yield SourceTree(here=None, id="tree")
-
-    async def labels() -> list[str]:
-        async with TreeApp().run_test() as pilot:
-            tree = pilot.app.query_one(SourceTree)
-            tree.add_sessions(build_services().list_sessions())
-            await pilot.pause()
-            return [str(node.label) for node in tree.root.children]
-
-    assert not any(label.startswith("Aider") for label in await labels())  # no sessions: no node
+    assert not any(label.startswith("Aider") for label in await source_tree_labels())  # no sessions: no node
     folder = isolated_homes["home"] / "chat"
     shutil.copytree(REAL / "chat", folder)
     monkeypatch.chdir(folder)
-    assert "Aider (2)" in await labels()
+    assert "Aider (2)" in await source_tree_labels()
     assert ("aider", "Aider session") in native_choices()
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from cli_runner import smig
 from crush_builders import install, make
+from tui_pilot import source_tree_labels
 
 from smig_tui.adapters.agents import registry
 from smig_tui.core.errors import SmigError
@@ -147,26 +148,12 @@ def test_every_cli_choice_names_crush_as_a_source_and_none_as_a_destination(
 async def test_the_tui_tree_shows_crush_once_it_has_sessions_and_no_dialog_offers_it(
     isolated_homes: dict[str, Path],
 ) -> None:
-    from textual.app import App, ComposeResult
-
     from smig_tui.tui import backend
     from smig_tui.tui.screens.commit import native_choices
-    from smig_tui.tui.widgets.source_tree import SourceTree
 
-    class TreeApp(App[None]):
-        def compose(self) -> ComposeResult:
-            yield SourceTree(here=None, id="tree")
-
-    async def labels() -> list[str]:
-        async with TreeApp().run_test() as pilot:
-            tree = pilot.app.query_one(SourceTree)
-            tree.add_sessions(build_services().list_sessions())
-            await pilot.pause()
-            return [str(node.label) for node in tree.root.children]
-
-    assert not any(label.startswith("Crush") for label in await labels())  # no sessions: no node
+    assert not any(label.startswith("Crush") for label in await source_tree_labels())  # no sessions: no node
     install(isolated_homes["home"])
-    assert "Crush (4)" in await labels()
+    assert "Crush (4)" in await source_tree_labels()
     assert "crush" not in {key for key, _ in native_choices()}
     services = build_services()
     session = services.load_session(services.find_session(make.TOOLS))

@@ -101,7 +101,7 @@ def distinctive_texts(result: MigrationResult) -> list[str]:
 
 
 def shared_fixtures_dir() -> Path:
-    return Path(__file__).parents[2].parent / "shared" / "fixtures"
+    return Path(__file__).parents[1] / "fixtures" / "public"
 
 
 def claude_env(homes: dict[str, Path], server: FakeModelServer) -> dict[str, str]:

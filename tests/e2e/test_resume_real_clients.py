@@ -55,7 +55,7 @@ def _plan(services: Services, session: Session, target: str) -> Plan:
 
 @pytest.fixture(params=["built", "shared"])
 def source_kind(request: pytest.FixtureRequest) -> str:
-    if request.param == "shared" and not (Path(__file__).parents[2].parent / "shared" / "fixtures").is_dir():
+    if request.param == "shared" and not shared_fixtures_dir().is_dir():
         pytest.skip("../shared/fixtures is not present (fresh clone)")
     return str(request.param)
 

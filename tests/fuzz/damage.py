@@ -1,7 +1,7 @@
 """Seeded damage for real session files: the variants the fuzz suite feeds through every front door.
 
-Each variant is a base session (a checked-in fixture, or a real public one from ../shared/fixtures
-when present) with one kind of damage: truncation, bit flips, invalid UTF-8, NULs, deep nesting,
+Each variant is a base session (a checked-in fixture, or a real public one from tests/fixtures/public)
+with one kind of damage: truncation, bit flips, invalid UTF-8, NULs, deep nesting,
 wrong types, Claude parentUuid cycles, reordered or duplicated lines; or the file itself replaced
 by something that is no regular file, or vanishing while smig reads it. The same seed always gives
 the same variants, so a failure names a case that can be run again alone.
@@ -18,7 +18,7 @@ from typing import Any
 
 TESTS = Path(__file__).resolve().parents[1]
 OWN = TESTS / "fixtures"
-SHARED = TESTS.parent.parent / "shared" / "fixtures"
+SHARED = TESTS.parent / "fixtures" / "public"
 SEED = 20261203
 MAX_BASE_BYTES = 400_000
 """Larger real sessions are left out so the suite stays within a minute or two on two cores."""
@@ -112,7 +112,7 @@ class Variant:
 
 
 def bases() -> list[Base]:
-    """The real sessions to damage: the checked-in homes, plus ../shared/fixtures when present."""
+    """The real sessions to damage: the checked-in homes and the public sessions in tests/fixtures/public."""
     found: list[Base] = []
     for agent, tree in (("claude", OWN / "claude_home"), ("codex", OWN / "codex_home")):
         for path in sorted(tree.rglob("*.jsonl")):

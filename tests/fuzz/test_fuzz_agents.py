@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import shutil
 import sqlite3
 import time
@@ -412,12 +411,9 @@ def test_one_damaged_session_is_a_warning_and_the_others_list_as_before(
     _case(kind, agent, tmp_path, monkeypatch)
 
 
-HUGE_ENV = "SMIG_FUZZ_HUGE"
-"""Set to 1 to run the 100 MB one-line cases (about a minute each on two cores: the benchmark's size,
-not the unit suite's); `python -m smig_devtools.bench` does not run them."""
-
-
-@pytest.mark.skipif(os.environ.get(HUGE_ENV) != "1", reason=f"100 MB cases run with {HUGE_ENV}=1 (minutes)")
+# The 100 MB one-line cases run with SMIG_FUZZ_HUGE=1 (tests/conftest.py; about a minute each on two
+# cores: the benchmark's size, not the unit suite's); `python -m smig_devtools.bench` does not run them.
+@pytest.mark.huge
 @pytest.mark.parametrize("agent", AGENTS)
 def test_a_100_mb_line_reads_and_plans_in_linear_time(
     agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_homes: dict[str, Path]

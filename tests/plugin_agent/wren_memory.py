@@ -3,12 +3,10 @@ by one line in `notes.md`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-
 from plugin_agent import wren_home
 from smig_tui.adapters.memory_files import MemoryContext, memory_file
-from smig_tui.core.memory_model import AgentMemory, FileRole, MemoryFile, MemoryInputs, MemoryRules, Mode
-from smig_tui.core.memory_render import instruction_sections, instructions_head, joined
+from smig_tui.core.memory_model import AgentMemory, FileRole, MemoryRules
+from smig_tui.core.memory_render import instructions_bundle, instructions_section
 from smig_tui.core.memory_sync import instruction_sources
 
 BUNDLE_NAME = "smig_memory.md"
@@ -30,27 +28,11 @@ def pointer_line(bundle: str) -> str:
     return f"- Also read {bundle}: memory from the user's other agents, synced by smig."
 
 
-def _sections(
-    _inputs: MemoryInputs, files: Sequence[MemoryFile], mode: Mode, _folders: bool, _headed: bool
-) -> list[str]:
-    return instruction_sections(files, mode)
-
-
-def _render(
-    _inputs: MemoryInputs,
-    _sources: Sequence[MemoryFile],
-    _mode: Mode,
-    _folders: bool,
-    sections: Callable[..., list[str]],
-) -> str:
-    return joined(instructions_head() + sections())
-
-
 RULES = MemoryRules(
     "Wren notes (notes.md)",
     lambda memory: instruction_sources(memory.files, pointer_line(memory.bundle)),
-    _sections,
-    _render,
+    instructions_section,
+    instructions_bundle,
     lambda memory: 16_000,
     16_000,
     lambda memory: (memory.bundle, pointer_line(memory.bundle)),

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from cli_runner import smig
+from tui_pilot import source_tree_labels
 
 from smig_tui.adapters.agents import registry
 from smig_tui.core.agent_rules import usable_window
@@ -107,24 +108,9 @@ def test_every_cli_choice_and_mcp_schema_names_qwen() -> None:
 async def test_the_tui_tree_shows_qwen_code_once_it_has_sessions_and_the_commit_dialog_offers_it(
     isolated_homes: dict[str, Path],
 ) -> None:
-    from textual.app import App, ComposeResult
-
-    from smig_tui.services import build_services
     from smig_tui.tui.screens.commit import native_choices
-    from smig_tui.tui.widgets.source_tree import SourceTree
 
-    class TreeApp(App[None]):
-        def compose(self) -> ComposeResult:
-            yield SourceTree(here=None, id="tree")
-
-    async def labels() -> list[str]:
-        async with TreeApp().run_test() as pilot:
-            tree = pilot.app.query_one(SourceTree)
-            tree.add_sessions(build_services().list_sessions())
-            await pilot.pause()
-            return [str(node.label) for node in tree.root.children]
-
-    assert not any(label.startswith("Qwen Code") for label in await labels())  # no sessions: no node
+    assert not any(label.startswith("Qwen Code") for label in await source_tree_labels())  # no sessions: no node
     shutil.copytree(REAL / "home" / ".qwen", isolated_homes["home"] / ".qwen")
-    assert "Qwen Code (4)" in await labels()
+    assert "Qwen Code (4)" in await source_tree_labels()
     assert ("qwen", "Qwen Code session") in native_choices()

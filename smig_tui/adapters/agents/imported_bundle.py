@@ -9,10 +9,9 @@ reads into every request.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
 
-from smig_tui.core.memory_model import AgentMemory, MemoryFile, MemoryInputs, MemoryRules, Mode
-from smig_tui.core.memory_render import instruction_sections, instructions_head, joined
+from smig_tui.core.memory_model import AgentMemory, MemoryFile, MemoryRules
+from smig_tui.core.memory_render import instructions_bundle, instructions_section
 from smig_tui.core.memory_sync import instruction_sources
 
 BUNDLE_NAME = "smig_memory.md"
@@ -41,30 +40,13 @@ def _sources(memory: AgentMemory) -> tuple[MemoryFile, ...]:
     return instruction_sources(memory.files, import_line())
 
 
-def _section(
-    _inputs: MemoryInputs, files: Sequence[MemoryFile], mode: Mode, _folders: bool, _headed: bool
-) -> list[str]:
-    return instruction_sections(files, mode)
-
-
-def _render(
-    _inputs: MemoryInputs,
-    _sources: Sequence[MemoryFile],
-    _mode: Mode,
-    _folders: bool,
-    sections: Callable[..., list[str]],
-) -> str:
-    """The bundle the agent imports: every other agent's memory."""
-    return joined(instructions_head() + sections())
-
-
 def imported_bundle_rules(memory_kind: str) -> MemoryRules:
     """The rules of an agent that takes its bundle through an import line in its global context file."""
     return MemoryRules(
         memory_kind,
         _sources,
-        _section,
-        _render,
+        instructions_section,
+        instructions_bundle,
         lambda memory: BUNDLE_MAX_BYTES,
         BUNDLE_MAX_BYTES,
         lambda memory: (import_line(), import_line()),

@@ -9,7 +9,7 @@ Each module here (`drivers/<agent>.py`, named by the agent's registry id) define
 - `smig_env(homes) -> dict[str, str]`: extra environment smig needs to write for this agent (for example the
   client binary a writer runs, such as `SMIG_OPENCODE_BIN`); `{}` when none. The test sets it with monkeypatch.
 - `install_source(homes, project, tmp_path) -> str`: one session this agent's real client wrote (a recorded
-  fixture under tests/fixtures, or ../shared/fixtures; skip when absent) put into the temp homes, its project
+  fixture under tests/fixtures, public ones in tests/fixtures/public) put into the temp homes, its project
   folder pointed at `project`; returns the session id smig lists it under.
 - `prepare_receiver(homes, servers) -> None`: the receiving client's own config in the temp homes, pointed at
   the fake servers, written before smig migrates (a writer may read it, as Codex's reads its provider).

@@ -10,7 +10,6 @@ to every other agent, and the bundle of the other agents' memory is one more suc
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from smig_tui.adapters.agents.copilot.home import resolve_home
@@ -20,11 +19,9 @@ from smig_tui.core.memory_model import (
     AgentMemory,
     FileRole,
     MemoryFile,
-    MemoryInputs,
     MemoryRules,
-    Mode,
 )
-from smig_tui.core.memory_render import instruction_sections, instructions_head, joined
+from smig_tui.core.memory_render import instructions_bundle, instructions_section
 
 AGENT = "copilot"
 GLOBAL_FILE = "copilot-instructions.md"
@@ -68,28 +65,11 @@ def _sources(memory: AgentMemory) -> tuple[MemoryFile, ...]:
     )
 
 
-def _section(
-    _inputs: MemoryInputs, files: Sequence[MemoryFile], mode: Mode, _folders: bool, _headed: bool
-) -> list[str]:
-    return instruction_sections(files, mode)
-
-
-def _render(
-    _inputs: MemoryInputs,
-    _sources: Sequence[MemoryFile],
-    _mode: Mode,
-    _folders: bool,
-    sections: Callable[..., list[str]],
-) -> str:
-    """The bundle Copilot reads: every other agent's memory."""
-    return joined(instructions_head() + sections())
-
-
 RULES = MemoryRules(
     "Copilot CLI global instructions (copilot-instructions.md, instructions/*.instructions.md)",
     _sources,
-    _section,
-    _render,
+    instructions_section,
+    instructions_bundle,
     lambda memory: BUNDLE_MAX_BYTES,
     BUNDLE_MAX_BYTES,
     lambda memory: ("", ""),  # no pointer: Copilot reads every file of its instructions folder

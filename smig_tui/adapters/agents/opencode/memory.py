@@ -9,13 +9,13 @@ keeping the same global `AGENTS.md` in its own config folder takes part the same
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from smig_tui.adapters.agents.opencode.variant import OPENCODE, Variant
 from smig_tui.adapters.memory_files import MemoryContext, memory_file
-from smig_tui.core.memory_model import AgentMemory, FileRole, MemoryFile, MemoryInputs, MemoryRules, Mode
-from smig_tui.core.memory_render import instruction_sections, instructions_head, joined
+from smig_tui.core.memory_model import AgentMemory, FileRole, MemoryFile, MemoryRules
+from smig_tui.core.memory_render import instructions_bundle, instructions_section
 from smig_tui.core.memory_sync import instruction_sources, pointer_line
 
 BUNDLE_NAME = "smig_memory.md"
@@ -95,30 +95,13 @@ def _sources(memory: AgentMemory) -> tuple[MemoryFile, ...]:
     return instruction_sources(memory.files, pointer_line(memory.bundle), memory.bundle)
 
 
-def _section(
-    _inputs: MemoryInputs, files: Sequence[MemoryFile], mode: Mode, _folders: bool, _headed: bool
-) -> list[str]:
-    return instruction_sections(files, mode)
-
-
-def _render(
-    _inputs: MemoryInputs,
-    _sources: Sequence[MemoryFile],
-    _mode: Mode,
-    _folders: bool,
-    sections: Callable[..., list[str]],
-) -> str:
-    """The bundle OpenCode is pointed at: every other agent's memory."""
-    return joined(instructions_head() + sections())
-
-
 def rules_for(variant: Variant) -> MemoryRules:
     """How memory sync writes to the variant: a bundle beside its global `AGENTS.md`, and a line naming it."""
     return MemoryRules(
         f"{variant.name} global rules file (AGENTS.md)",
         _sources,
-        _section,
-        _render,
+        instructions_section,
+        instructions_bundle,
         lambda memory: BUNDLE_MAX_BYTES,
         BUNDLE_MAX_BYTES,
         lambda memory: (memory.bundle, pointer_line(memory.bundle)),

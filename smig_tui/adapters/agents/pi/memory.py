@@ -9,13 +9,12 @@ The line goes in the file Pi reads: creating an `AGENTS.md` beside a `CLAUDE.md`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from smig_tui.adapters.agents.pi.home import agent_folder
 from smig_tui.adapters.memory_files import MemoryContext, memory_file
-from smig_tui.core.memory_model import AgentMemory, FileRole, MemoryFile, MemoryInputs, MemoryRules, Mode
-from smig_tui.core.memory_render import instruction_sections, instructions_head, joined
+from smig_tui.core.memory_model import AgentMemory, FileRole, MemoryFile, MemoryRules
+from smig_tui.core.memory_render import instructions_bundle, instructions_section
 from smig_tui.core.memory_sync import instruction_sources, pointer_line
 
 AGENT = "pi"
@@ -55,28 +54,11 @@ def _sources(memory: AgentMemory) -> tuple[MemoryFile, ...]:
     return instruction_sources(memory.files, pointer_line(memory.bundle), memory.bundle)
 
 
-def _section(
-    _inputs: MemoryInputs, files: Sequence[MemoryFile], mode: Mode, _folders: bool, _headed: bool
-) -> list[str]:
-    return instruction_sections(files, mode)
-
-
-def _render(
-    _inputs: MemoryInputs,
-    _sources: Sequence[MemoryFile],
-    _mode: Mode,
-    _folders: bool,
-    sections: Callable[..., list[str]],
-) -> str:
-    """The bundle Pi is pointed at: every other agent's memory."""
-    return joined(instructions_head() + sections())
-
-
 RULES = MemoryRules(
     "Pi global context file (~/.pi/agent/AGENTS.md)",
     _sources,
-    _section,
-    _render,
+    instructions_section,
+    instructions_bundle,
     lambda memory: BUNDLE_MAX_BYTES,
     BUNDLE_MAX_BYTES,
     lambda memory: (memory.bundle, pointer_line(memory.bundle)),
