@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,14 @@ PUBLIC_FIXTURES = OWN_FIXTURES / "public"
 """Real public session files of Codex and Claude Code, copied byte for byte (`SOURCES.md` says from where)."""
 SHIPPED_TIKTOKEN = OWN_FIXTURES / "tiktoken"
 """tiktoken's o200k_base and cl100k_base files (its README says where they come from)."""
+
+# The test run keeps bytecode caches (git-ignored `__pycache__`) even where PYTHONDONTWRITEBYTECODE is set,
+# as on some CI images, and drops the variable for the processes it starts (the benchmark does the same):
+# otherwise every xdist worker compiles every test module again (pytest keeps its assertion rewrites as
+# bytecode; collection 9.4 -> 3.6 s of CPU per process) and every `python -m smig_tui` a test starts
+# compiles smig's modules (about 0.35 s each).
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 if not os.environ.get("TIKTOKEN_CACHE_DIR"):
     # tiktoken reads this when it first loads an encoding; the offline copies make counts exact, in a

@@ -105,7 +105,7 @@ class _Handler(BaseHTTPRequestHandler):
         reply = state.respond(body, number)
         try:
             if reply.hold_before:
-                state.release.wait(30)
+                state.release.wait(600)
             if reply.status != 200:
                 return self._error(reply)
             if body.get("stream"):
@@ -163,7 +163,7 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             if reply.hold_after_pieces is not None and sent == reply.hold_after_pieces:
                 self.wfile.flush()
-                self.server.state.release.wait(30)
+                self.server.state.release.wait(600)
             self.wfile.write(_chunk(model, {"content": piece}, None))
             self.wfile.flush()
         self.wfile.write(_chunk(model, {}, reply.finish_reason))
@@ -192,4 +192,4 @@ def llm_server_fixture() -> Iterator[FakeLLM]:
         server.state.release.set()
         server.shutdown()
         server.server_close()
-        thread.join(5)
+        thread.join(600)

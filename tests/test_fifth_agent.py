@@ -71,7 +71,7 @@ def wren(fake_home: dict[str, Path], tmp_path: Path) -> Iterator[dict[str, str]]
 
 def _smig(env: dict[str, str], *argv: str) -> str:
     done = subprocess.run(
-        [sys.executable, "-m", "smig_tui", *argv], env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "smig_tui", *argv], env=env, capture_output=True, text=True, timeout=600
     )
     assert done.returncode == 0, done.stderr
     return done.stdout
@@ -141,7 +141,7 @@ def test_the_mcp_schemas_and_prompts_name_wren_and_know_its_client(wren: dict[st
         "print(json.dumps({'tools': {t['name']: t['inputSchema']['properties'] for t in TOOLS}, 'prompt': PROMPTS[0], "
         "'callers': [caller_agent({'name': name}) for name in ('Wren-CLI', 'claude-code', 'codex-mcp-client', 'x')]}))"
     )
-    done = subprocess.run([sys.executable, "-c", script], env=wren, capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-c", script], env=wren, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
     tools = found["tools"]

@@ -124,7 +124,7 @@ def _start_in_a_child(launch: Launch) -> subprocess.CompletedProcess[str]:
         "except ContinueRefused as refused:\n"
         "    print('refused:', refused.reason)\n"
     )
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd="/")
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, cwd="/")
 
 
 def test_start_replaces_smig_with_the_client_in_the_session_folder(tmp_path: Path) -> None:
@@ -156,5 +156,5 @@ def test_the_shell_line_and_the_started_argv_agree_for_a_folder_with_spaces_quot
     _program(tmp_path / "bin", "claude", 'echo "$(pwd)|$*"')
     output = NativeOutput("claude", "/x", SID, claude_argv(SID), str(project))
     env = {"PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}", "HOME": "/nowhere"}
-    pasted = subprocess.run(["sh", "-c", output.resume_command], capture_output=True, text=True, env=env, timeout=60)
+    pasted = subprocess.run(["sh", "-c", output.resume_command], capture_output=True, text=True, env=env, timeout=600)
     assert pasted.stdout.strip() == f"{project}|--resume {SID}"

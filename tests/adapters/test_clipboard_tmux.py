@@ -22,7 +22,7 @@ from smig_tui.adapters import clipboard
 
 TMUX = shutil.which("tmux")
 pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed (Debian: apt-get install tmux)")
-HANG_GUARD = 60
+HANG_GUARD = 600
 """Seconds before a tmux command is taken as hung (each answers in milliseconds)."""
 TEXT = "smig → clipboard: ünïcode, `code`, and a second line\nend"
 

@@ -46,7 +46,7 @@ def test_crash_before_rename_keeps_old_contents(tmp_path: Path) -> None:
     target.write_text("old contents")
     process = multiprocessing.get_context("fork").Process(target=_crash_mid_write, args=(str(target),))
     process.start()
-    process.join(30)
+    process.join(600)
     assert process.exitcode == 9
     assert target.read_text() == "old contents"
 
@@ -54,7 +54,7 @@ def test_crash_before_rename_keeps_old_contents(tmp_path: Path) -> None:
 def _hold_lock(lock: str, ready: multiprocessing.synchronize.Event, release: multiprocessing.synchronize.Event) -> None:
     with file_lock(Path(lock)):
         ready.set()
-        release.wait(30)
+        release.wait(600)
 
 
 def test_second_holder_gets_locked_error(tmp_path: Path) -> None:
@@ -69,6 +69,6 @@ def test_second_holder_gets_locked_error(tmp_path: Path) -> None:
             pass
     finally:
         release.set()
-        holder.join(30)
+        holder.join(600)
     with file_lock(lock):  # free again once the holder is gone
         pass

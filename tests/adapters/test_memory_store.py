@@ -162,7 +162,7 @@ def test_lock_held_by_another_process_refuses(store: MemoryStore) -> None:
             store.apply(plan)
         assert not (Path(plan.writes[0].path)).exists()
     finally:
-        child.communicate("done\n", timeout=30)
+        child.communicate("done\n", timeout=600)
     assert store.apply(plan).written  # free again once the other run is done
 
 

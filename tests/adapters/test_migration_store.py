@@ -130,7 +130,7 @@ def test_crash_mid_save_keeps_earlier_records_and_leaves_no_partial_json(tmp_pat
         target=_crash_while_saving, args=(str(store.root), json.dumps(record_to_json(doomed)))
     )
     child.start()
-    child.join(30)
+    child.join(600)
     assert child.exitcode == 9
     assert [r.id for r in store.list()] == [kept.id]
     assert store.get(kept.id) == kept
@@ -142,7 +142,7 @@ def test_crash_mid_save_keeps_earlier_records_and_leaves_no_partial_json(tmp_pat
 def _hold_store_lock(root: str, ready: object, release: object) -> None:
     with MigrationStore(Path(root)).lock():
         ready.set()  # type: ignore[attr-defined]
-        release.wait(30)  # type: ignore[attr-defined]
+        release.wait(600)  # type: ignore[attr-defined]
 
 
 def test_second_instance_gets_locked_error(tmp_path: Path) -> None:
@@ -159,6 +159,6 @@ def test_second_instance_gets_locked_error(tmp_path: Path) -> None:
         assert not store.path_for(record).exists()
     finally:
         release.set()
-        holder.join(30)
+        holder.join(600)
     store.save(record)
     assert store.get(record.id) == record

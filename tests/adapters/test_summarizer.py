@@ -369,7 +369,7 @@ def test_cancel_while_the_server_is_silent_returns_at_once(llm_server: FakeLLM, 
     cancel = threading.Event()
 
     def cancel_once_sent() -> None:
-        llm_server.received.wait(10)
+        llm_server.received.wait(600)
         cancel.set()
 
     threading.Thread(target=cancel_once_sent, daemon=True).start()

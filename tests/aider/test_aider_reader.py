@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from listing_caches import ran_in
 
 from smig_tui.adapters.agents.aider import folders as places
 from smig_tui.adapters.agents.aider import source as aider_source
 from smig_tui.adapters.agents.aider.history import restore
 from smig_tui.adapters.paths import resolve_paths
-from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
-from smig_tui.core.models import Agent, ReadWarning, Role, SessionInfo
+from smig_tui.core.models import Agent, ReadWarning, Role
 from smig_tui.services import build_services
 
 REAL = Path(__file__).parents[1] / "fixtures" / "real" / "aider"
@@ -100,16 +100,6 @@ def test_one_file_is_one_session_however_many_runs_it_holds(isolated_homes: dict
     assert len(sessions) == 2
 
 
-def _listing(cache: Path, cwd: Path) -> None:
-    """Another agent's listing cache, as its reader keeps it, with one session that ran in `cwd`."""
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    found = DiscoveryCache(cache)
-    source = cache.parent / "elsewhere.jsonl"
-    source.write_text("{}\n", encoding="utf-8")
-    found.lookup(str(source), lambda: SessionInfo(id="other-1", agent=Agent("codex"), path=str(source), cwd=str(cwd)))
-    found.save()
-
-
 def _ids(monkeypatch: Any, cwd: Path) -> set[str]:
     monkeypatch.chdir(cwd)
     return {info.path for info in build_services().list_sessions(agent=AIDER)}
@@ -126,10 +116,10 @@ def test_histories_are_found_where_the_other_agents_ran_up_to_the_git_root(
     elsewhere.mkdir()
     assert _ids(monkeypatch, elsewhere) == set()  # outside the home, named by nothing: not looked for
     paths = resolve_paths()
-    _listing(paths.cache_dir / "listing-codex.json", repo / "src" / "deep")
+    ran_in(paths.cache_dir / "listing-codex.json", repo / "src" / "deep")
     assert _ids(monkeypatch, elsewhere) == {str(repo / places.DEFAULT_NAME)}
     # what it learnt from each listing is kept by size and mtime: a damaged listing changes nothing known
-    known = json.loads((paths.cache_dir / "aider-session-folders.json").read_text(encoding="utf-8"))
+    known = json.loads((paths.cache_dir / "session-folders.json").read_text(encoding="utf-8"))
     assert known["files"]["listing-codex.json"]["folders"] == [str(repo / "src" / "deep")]
 
 
@@ -170,8 +160,8 @@ def test_a_warm_listing_reads_no_history(isolated_homes: dict[str, Path], monkey
     monkeypatch.chdir(project)
     assert len(build_services().list_sessions(agent=AIDER)) == 2
     reads: list[Path] = []
-    real = aider_source._read
-    monkeypatch.setattr(aider_source, "_read", lambda path: reads.append(path) or real(path))
+    real = aider_source._glance
+    monkeypatch.setattr(aider_source, "_glance", lambda path: reads.append(path) or real(path))
     assert len(build_services().list_sessions(agent=AIDER)) == 2
     assert reads == []
     with (project / places.DEFAULT_NAME).open("a", encoding="utf-8") as handle:

@@ -111,7 +111,7 @@ def test_locked_by_another_process_exits_5(memory_home: dict[str, Path]) -> None
         assert child.stdout is not None and child.stdout.readline().strip() == "locked"
         code, out, err = _run("sync")
     finally:
-        child.communicate("done\n", timeout=30)
+        child.communicate("done\n", timeout=600)
     assert code == 5 and out == "" and "Another smig instance is working on memory sync" in err
     assert not (memory_home["codex"] / "AGENTS.md").exists()
 

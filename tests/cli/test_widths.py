@@ -164,7 +164,7 @@ def test_show_header_and_rows_are_whole(fake_home: dict[str, Path]) -> None:
 
 
 def _run_smig(argv: list[str], env: dict[str, str], **streams: object) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "smig_tui", *argv], env=env, check=False, timeout=120, **streams)  # type: ignore[call-overload,no-any-return]
+    return subprocess.run([sys.executable, "-m", "smig_tui", *argv], env=env, check=False, timeout=600, **streams)  # type: ignore[call-overload,no-any-return]
 
 
 def _terminal(columns: int) -> tuple[int, int]:
@@ -212,7 +212,7 @@ def test_a_real_80_column_terminal_gets_every_figure_whole(fake_home: dict[str, 
         )
         os.close(follower)
         output = _read_all(leader).decode()
-        assert process.wait(timeout=120) == 0
+        assert process.wait(timeout=600) == 0
     finally:
         os.close(leader)
     lines = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in output.replace("\r\n", "\n").splitlines()]

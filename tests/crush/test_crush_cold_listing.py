@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -72,7 +73,9 @@ def test_each_listed_session_counts_what_its_load_reads(make_home, tmp_path: Pat
     assert len(listed) >= 3
     for info in listed:
         loaded = source.load(info, warnings.append)
-        assert loaded.info == info  # count and model unchanged by the full read
+        # the full read adds the count where the listing left it None, and changes nothing else
+        assert loaded.info == replace(info, message_count=info.message_count or len(loaded.messages))
+        assert loaded.info.message_count == len(loaded.messages)
         first_user = next((m.text for m in loaded.messages if m.role.value == "user"), None)
         assert first_user is not None
 

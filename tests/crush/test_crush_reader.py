@@ -54,7 +54,8 @@ def test_every_project_of_the_list_is_read_and_helpers_are_sub_agents(crush: dic
     every = _listed("--all")
     assert every[make.SUBAGENT]["is_subagent"] is True and every[make.SUBAGENT]["parent_id"] == make.TOOLS
     assert every[make.TITLE]["is_subagent"] is True
-    assert all(entry["message_count"] == len(_items(sid)) for sid, entry in listed.items())
+    # a count only where the listing read the session whole (it reads most from their rows and last reply)
+    assert all(entry["message_count"] in (None, len(_items(sid))) for sid, entry in listed.items())
 
 
 def test_show_is_what_crush_sends_tool_calls_paired(crush: dict[str, Path]) -> None:

@@ -301,3 +301,7 @@ def test_pi_resumes_a_migration_written_in_the_folder_its_settings_name(
         _assert_continues(_last_turn(server), result, "AFTER-MIGRATION: go on")
     if where == "global":  # a folder for every project: smig lists it wherever it runs
         assert _smig("list", "--agent", "pi")[0]["id"] == written["session_id"]
+    else:  # the project's own folder: found through the project folders smig knows (its settings read there)
+        written_by_pi = {path.stem.split("_", 1)[1] for path in expected.glob("*.jsonl")}
+        assert len(written_by_pi) >= 2  # the user's own session the real Pi wrote there, and the migration
+        assert written_by_pi <= {row["id"] for row in _smig("list", "--agent", "pi")}

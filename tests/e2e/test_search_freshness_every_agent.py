@@ -26,6 +26,10 @@ FOLDER_LOOKER = "aider"
 may give it a folder to look in, so it may be listed with the agent whose home changed."""
 
 
+UNWATCHED = {"pi": "its reader now also lists the sessions of the projects smig knows (KnownProjectsSource)"}
+"""Agents that name no watched files yet (listed by every search), and why."""
+
+
 class Listed(AssertionError):
     """A reader was built: its agent was about to be listed."""
 
@@ -41,6 +45,7 @@ def _refusing(profile: AgentProfile) -> AgentProfile:
 
 def _guarded(*allowed: str) -> list[AgentProfile]:
     """Every agent, those not `allowed` with a reader that fails the test when it is built."""
+    allowed = (*allowed, *UNWATCHED)
     return [profile if profile.id in allowed else _refusing(profile) for profile in agent_profiles()]
 
 
@@ -56,7 +61,7 @@ def _a_word_of(session_id: str) -> str:
 
 
 def test_every_built_in_agent_names_what_its_listing_reads() -> None:
-    assert sorted(p.id for p in agent_profiles() if p.id in BUILT_IN and p.watched is None) == []
+    assert sorted(p.id for p in agent_profiles() if p.id in BUILT_IN and p.watched is None) == sorted(UNWATCHED)
 
 
 @pytest.mark.parametrize("agent", sorted(all_drivers()))

@@ -19,7 +19,7 @@ from smig_tui.mcp.protocol import Call, Method, RequestCancelled, StdioServer
 from smig_tui.mcp.schemas import TOOLS
 from smig_tui.mcp.server import build_server
 
-GUARD = 120
+GUARD = 600
 """Seconds before a test gives up waiting for a message: a hang guard, not a speed bound."""
 MODERN_META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",

@@ -21,7 +21,7 @@ import mcp_types as types  # noqa: E402
 from mcp.client.client import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
-TIMEOUT = 300
+TIMEOUT = 600
 """A hang guard on each exchange, not a speed bound."""
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 ROLLOUT = "sessions/2026/11/20/rollout-2026-11-20T10-00-00-01a1f866-0d00-7a1b-82c3-d4e5f6a7b8c9.jsonl"

@@ -265,7 +265,7 @@ def _modules_after(code: str) -> set[str]:
         check=True,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,
     ).stdout
     return set(out.split())
 

@@ -93,6 +93,9 @@ def outside(app: App[None]) -> list[str]:
 def cut(app: App[None], whole: Iterable[str] = (), wrapped: Iterable[str] = ()) -> list[str]:
     """The strings not shown whole: `whole` ones (ids, numbers) must sit on one line, `wrapped` ones
     (paths, sentences) may run on over a widget's lines but must all be there."""
+    whole, wrapped = list(whole), list(wrapped)
+    if not whole and not wrapped:
+        return []  # nothing to look for: no need to draw the screen (the help walk checks it at every line)
     drawn = shown(app)
     missing = [text for text in whole if not any(text in line for line in drawn.lines)]
     missing += [text for text in wrapped if not any(_squeezed(text) in _squeezed(block) for block in drawn.joined)]

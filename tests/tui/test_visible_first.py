@@ -17,8 +17,8 @@ from smig_tui.tui.widgets.plan_table import PlanTable
 from smig_tui.tui.widgets.preview_tabs import PLANNING, PreviewTabs, plan_line
 from smig_tui.tui.widgets.summary_pane import SummaryPane
 
-GATE_SECONDS = 60
-"""How long a held-back plan waits for the test to release it (only reached when a test fails)."""
+GATE_SECONDS = 600
+"""How long a held-back plan waits for the test to release it: a hang guard, only reached when a test fails."""
 
 
 def hold_back(app: Any, held: Callable[[Strategy], bool]) -> tuple[threading.Event, list[Strategy]]:

@@ -5,7 +5,7 @@ it ran in), and smig writes its own `.aider.smig-<id>.chat.history.md` beside it
 to list, so smig looks in these folders (each, inside a git repository, with its parents up to the
 git root):
 
-- the folders the other agents' sessions ran in (`session_folders`, from their listing caches);
+- the folders the agents' sessions ran in (`known_folders.ran_in`, from their listing caches);
 - the folders smig wrote an Aider history for (`aider-folders.json` in smig's data folder);
 - `[agents.aider] folders = [...]` in smig's config (a folder, or a history file of another name);
 - the current folder and its parents up to the home folder (when it is inside it).
@@ -15,15 +15,13 @@ Each is a `stat` or a directory listing of one folder, never a walk below it.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from smig_tui.adapters.agents import known_folders
 from smig_tui.adapters.agents.profile import Env, user_home
-from smig_tui.adapters.agents.session_folders import session_folders
-from smig_tui.adapters.fs import atomic_write, file_lock
 
 AGENT = "aider"
 DEFAULT_NAME = ".aider.chat.history.md"
@@ -81,21 +79,12 @@ def configured(config: dict[str, Any], env: Env) -> list[Path]:
 
 def remembered(data_dir: Path) -> list[str]:
     """The folders smig wrote an Aider history for (none when the record is missing or damaged)."""
-    try:
-        data = json.loads((data_dir / REMEMBERED).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
-    folders = data.get("folders") if isinstance(data, dict) else None
-    return [folder for folder in folders if isinstance(folder, str)] if isinstance(folders, list) else []
+    return known_folders.remembered(data_dir, REMEMBERED)
 
 
 def remember(data_dir: Path, folder: str) -> None:
     """Record a folder smig wrote an Aider history for, so it lists from anywhere (atomic, locked)."""
-    with file_lock(data_dir / f".{REMEMBERED}.lock", timeout=5.0, what="the list of Aider folders"):
-        folders = remembered(data_dir)
-        if folder in folders:
-            return
-        atomic_write(data_dir / REMEMBERED, json.dumps({"folders": [*folders, folder]}, indent=1), mode=0o600)
+    known_folders.remember(data_dir, REMEMBERED, folder, "the list of Aider folders")
 
 
 def upward(folder: Path, stop: Path) -> list[Path]:
@@ -116,7 +105,7 @@ def upward(folder: Path, stop: Path) -> list[Path]:
 def candidate_folders(cache_dir: Path, data_dir: Path, extra: Iterable[Path], env: Env) -> list[Path]:
     """Every folder to look in, each once, in a stable order."""
     home = user_home(env)
-    ran = session_folders(cache_dir, cache_dir / "aider-session-folders.json", AGENT)
+    ran = known_folders.ran_in(cache_dir)
     starts: list[Path] = [Path(folder) for folder in sorted(ran)]
     starts += [Path(folder) for folder in remembered(data_dir)]
     starts += [path for path in extra if not path.is_file()]
@@ -127,23 +116,11 @@ def candidate_folders(cache_dir: Path, data_dir: Path, extra: Iterable[Path], en
             if folder not in seen:
                 seen.add(folder)
                 out.append(folder)
-    for folder in _here_to(home):
+    for folder in known_folders.here_to(home):
         if folder not in seen:
             seen.add(folder)
             out.append(folder)
     return out
-
-
-def _here_to(home: Path) -> list[Path]:
-    """The current folder and its parents up to the home folder, when it is inside it (a folder outside
-    the home is looked in when another agent ran there, smig wrote there, or the config names it)."""
-    try:
-        here = Path.cwd()
-    except OSError:
-        return []
-    if here != home and home not in here.parents:
-        return []
-    return [here, *[parent for parent in here.parents if parent == home or home in parent.parents]]
 
 
 def history_files(folders: Iterable[Path], extra_files: Iterable[Path]) -> Iterator[Path]:

@@ -23,8 +23,8 @@ SMIG_TITLE = "> smig: "
 """The notice line a file smig wrote names its title with (a notice: never sent to the model)."""
 SMIG_LINEAGE = "> smig-lineage: "
 """The notice line that records where a written history came from (`Lineage.as_json`)."""
-_MODEL = re.compile(r"^> Main model: (\S+)")
-_VERSION = re.compile(r"^> Aider v(\S+?)\s*$")
+MODEL = re.compile(r"^> Main model: (\S+)")
+VERSION = re.compile(r"^> Aider v(\S+?)\s*$")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -49,7 +49,8 @@ class History:
     version: str | None = None
     """The Aider version the last run named."""
     title: str | None = None
-    """The title smig gave a history it wrote (`> smig: `), if any."""
+    """The title smig gave a history it wrote (`> smig: `, among the notices before the first message),
+    if any: a listing then finds it in the file's head."""
     not_text: bool = False
     """The file is not UTF-8: Aider cannot restore it (smig reads it with replacement characters)."""
 
@@ -112,10 +113,11 @@ def restore(text: str, not_text: bool = False) -> History:
 def _notice(out: History, line: str) -> None:
     """Learn what a notice line says about the run (its model, its version, smig's title)."""
     if line.startswith(SMIG_TITLE):
-        out.title = line[len(SMIG_TITLE) :].strip() or out.title
-    elif (model := _MODEL.match(line)) is not None:
+        if not out.messages:  # smig writes it before the first prompt; a later one is no title of smig's
+            out.title = line[len(SMIG_TITLE) :].strip() or out.title
+    elif (model := MODEL.match(line)) is not None:
         out.model = model.group(1)
-    elif (version := _VERSION.match(line)) is not None:
+    elif (version := VERSION.match(line)) is not None:
         out.version = version.group(1)
 
 

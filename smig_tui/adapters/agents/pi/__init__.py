@@ -9,7 +9,6 @@ from smig_tui.adapters.agents.pi.home import (
     HOME_VARIABLE,
     SESSIONS_VARIABLE,
     agent_folder,
-    session_folders,
     sessions_folder,
 )
 from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead
@@ -25,7 +24,7 @@ if TYPE_CHECKING:
     from smig_tui.core.agent_rules import WindowAdjust
     from smig_tui.core.memory_model import AgentMemory, MemoryRules
     from smig_tui.core.models import AgentWindow, ModelCapacity
-    from smig_tui.core.ports import NativeWriter, SessionSource, Watched
+    from smig_tui.core.ports import NativeWriter, SessionSource
 
 RESERVE_TOKENS = 16_384
 """Pi compacts once a reply's reported context passes the window less this (`compaction.reserveTokens`)."""
@@ -60,22 +59,15 @@ def window_settings(env: Env) -> WindowAdjust | None:
 
 
 def _source(paths: Paths, env: Env) -> SessionSource:
-    from smig_tui.adapters.agents.pi.source import PiSource
+    from smig_tui.adapters.agents.pi.projects import KnownProjectsSource
 
-    return PiSource(session_folders(env), listing_cache=PROFILE.listing_cache(paths))
-
-
-def _watched(_paths: Paths, env: Env) -> list[Watched]:
-    """A listing reads the trees of its session folders (which the settings may move: the list then differs)."""
-    from smig_tui.core.ports import Watched
-
-    return [Watched(str(folder), tree=True) for folder in session_folders(env)]
+    return KnownProjectsSource(env, paths.cache_dir, paths.data_dir, PROFILE.listing_cache(paths))
 
 
-def _writer(_paths: Paths, env: Env) -> NativeWriter:
+def _writer(paths: Paths, env: Env) -> NativeWriter:
     from smig_tui.adapters.agents.pi.writer import PiWriter
 
-    return PiWriter(env)
+    return PiWriter(env, paths.data_dir)
 
 
 def _home(env: Env) -> Path:
@@ -111,7 +103,6 @@ PROFILE = AgentProfile(
     shown_when_empty=False,
     home=_home,
     source=_source,
-    watched=_watched,
     writer=_writer,
     window_settings=window_settings,
     memory=_memory,

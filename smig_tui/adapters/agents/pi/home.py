@@ -23,7 +23,7 @@ SESSIONS_SETTING = "sessionDir"
 PROJECT_SETTINGS = (".pi", "settings.json")
 
 
-def _expanded(value: str, env: Env) -> Path:
+def expanded(value: str, env: Env) -> Path:
     """A folder the environment names, a leading `~` as the user's home (as Pi expands it)."""
     if value == "~" or value.startswith("~/"):
         return user_home(env) / value[2:]
@@ -33,7 +33,7 @@ def _expanded(value: str, env: Env) -> Path:
 def agent_folder(env: Env = None) -> Path:
     """Pi's own folder as the environment sets it."""
     value = environment(env).get(HOME_VARIABLE)
-    return _expanded(value, env) if value else user_home(env) / ".pi" / "agent"
+    return expanded(value, env) if value else user_home(env) / ".pi" / "agent"
 
 
 def flat_sessions(env: Env = None, cwd: str | None = None) -> Path | None:
@@ -45,11 +45,11 @@ def flat_sessions(env: Env = None, cwd: str | None = None) -> Path | None:
     """
     value = environment(env).get(SESSIONS_VARIABLE)
     if value:
-        return _expanded(value, env)
+        return expanded(value, env)
     for settings in ([Path(cwd, *PROJECT_SETTINGS)] if cwd else []) + [agent_folder(env) / "settings.json"]:
         given = read_json(settings).get(SESSIONS_SETTING)
         if isinstance(given, str) and given:
-            folder = _expanded(given, env)
+            folder = expanded(given, env)
             if folder.is_absolute():
                 return folder
             return Path(cwd) / folder if cwd else None

@@ -12,6 +12,7 @@ flattened to text (`core.handoff`), so the API never sees an unpaired call.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import uuid
@@ -20,9 +21,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from smig_tui.adapters.agents.pi.home import agent_folder, project_sessions
+from smig_tui.adapters.agents.pi.home import agent_folder, project_sessions, session_folders
 from smig_tui.adapters.agents.profile import Env
 from smig_tui.adapters.agents.writer_base import PlainFileWriter, opening_turns
+from smig_tui.core.errors import SmigError
 from smig_tui.core.handoff import to_turns
 from smig_tui.core.models import Agent, Role, Session
 from smig_tui.core.native import ContinueLatest, Destination, Lineage, NativeOutput, PlannedFile, Turn, continue_fact
@@ -90,13 +92,20 @@ def newest_session(folder: Path) -> str | None:
     return newest[1] if newest else None
 
 
+def _shared(folder: Path, env: Env) -> bool:
+    """Whether a session folder is one every project's listing reads (`sessions/` or a global flat folder)."""
+    return any(folder == home or home in folder.parents for home in session_folders(env))
+
+
 class PiWriter(PlainFileWriter):
     """Builds a Pi session from migrated turns; the committer writes it (never over a file)."""
 
     agent = Agent("pi")
 
-    def __init__(self, env: Env = None) -> None:
+    def __init__(self, env: Env = None, data_dir: Path | None = None) -> None:
         self._env = env
+        self._data_dir = data_dir
+        """Where smig remembers the folders whose own settings moved their sessions (None: it does not)."""
         self._folders: dict[str, str] = {}
         """The project folder of each session laid out, by path."""
 
@@ -115,6 +124,11 @@ class PiWriter(PlainFileWriter):
         if output is None:
             return None
         folder = self._folders.get(planned.path, "")
+        if self._data_dir is not None and folder and not _shared(Path(planned.path).parent, self._env):
+            from smig_tui.adapters.agents.pi.projects import remember
+
+            with contextlib.suppress(OSError, SmigError):  # only a lost convenience: `settle` never raises
+                remember(self._data_dir, folder)  # its session folder is the project's own: list it from anywhere
         newest = newest_session(Path(planned.path).parent)
         return continue_fact(output, LATEST, folder, newest, " (modified after the migration was written)")
 
