@@ -35,15 +35,19 @@ if not os.environ.get("TIKTOKEN_CACHE_DIR"):
 
 HUGE_ENV = "SMIG_FUZZ_HUGE"
 """Set to 1 to run the tests marked `huge` (100 MB inputs, minutes each: the benchmark's sizes)."""
+SPREAD_E2E = {"tests/e2e/test_matrix_real_clients.py"}
+"""e2e modules whose cases share only cheap module fixtures (the fake servers): `-n` spreads their cases."""
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Leave out the `huge` tests unless asked for, and under `pytest -n` run e2e on one worker.
+    """Leave out the `huge` tests unless asked for, and under `pytest -n` (`--dist loadgroup`) keep
+    each e2e module's tests on one worker.
 
     The huge tests are deselected, not skipped, so that a skip always means something is missing.
-    The real clients share what their installs keep beside them (Copilot CLI unpacks itself once into
-    one folder its runs share) and were proven one at a time; tests outside e2e share nothing but
-    read-only files and go wherever a worker is free. CI runs e2e in a process of its own (.ci/run).
+    An e2e module's expensive fixture (a home every client has lived in) is built once; every test
+    and client run has its own temp home, project and fake servers, so modules and the matrix's
+    cases run side by side. Tests outside e2e go wherever a worker is free.
     """
     if os.environ.get(HUGE_ENV) != "1":
         huge = [item for item in items if item.get_closest_marker("huge")]
@@ -51,8 +55,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             config.hook.pytest_deselected(items=huge)
             items[:] = [item for item in items if not item.get_closest_marker("huge")]
     for item in items:
-        if item.get_closest_marker("e2e"):
-            item.add_marker(pytest.mark.xdist_group("e2e"))
+        module = item.nodeid.split("::", 1)[0]
+        if not item.get_closest_marker("e2e"):
+            continue
+        if not module.startswith("tests/e2e/"):  # .ci/run collects the e2e tests from tests/e2e only
+            raise pytest.UsageError(f"{item.nodeid} is marked e2e outside tests/e2e")
+        if module not in SPREAD_E2E:
+            item.add_marker(pytest.mark.xdist_group(module))
 
 
 @pytest.fixture(autouse=True)

@@ -8,11 +8,16 @@ agent with its own id, plugged in through the entry point alone, is `test_fifth_
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
 
+import pytest
+
 from smig_tui.adapters.agents import registry
+from smig_tui.adapters.agents.profile import Lazy
 from smig_tui.cli.main import build_parser
 from smig_tui.core import agent_rules
 from smig_tui.core.native import Destination, destinations
@@ -128,3 +133,43 @@ def test_each_agents_program_is_what_its_resume_command_starts() -> None:
             continue  # a read-only agent: smig never starts its client
         assert entry.resume_argv is not None, entry.id
         assert entry.program == entry.resume_argv("an-id")[0], entry.id
+
+
+def _lazy_parts(value: object, seen: set[int]) -> list[Lazy]:
+    """Every `Lazy` a profile holds, in its own fields and in the rules, overhead and refs it carries
+    (`lazy_value` gives a `Lazy`'s bound `resolve`)."""
+    if id(value) in seen:
+        return []
+    seen.add(id(value))
+    if isinstance(value, Lazy):
+        return [value]
+    bound = getattr(value, "__self__", None)
+    if isinstance(bound, Lazy):
+        return [bound]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return [part for field in dataclasses.fields(value) for part in _lazy_parts(getattr(value, field.name), seen)]
+    return []
+
+
+def test_every_lazy_part_of_every_profile_names_what_its_module_has() -> None:
+    """A profile names its reader, writer and memory code as `module:attribute`, imported on first use:
+    each one resolves, so a misspelt name fails here rather than on a user's first commit."""
+    profiles = registry.load()
+    parts = [part for profile in profiles for part in _lazy_parts(profile, set())]
+    assert {part.target.split(":")[1] for part in parts} >= {"read", "RULES", "resume_argv"}
+    for part in parts:
+        found = part.resolve()
+        assert found is not None and (callable(found) or part.target.endswith(":RULES")), part.target
+    with pytest.raises(ValueError, match="module:attribute"):
+        Lazy("smig_tui.adapters.agents.profile")
+
+
+def test_listing_the_agents_imports_none_of_their_writers_or_memory_code() -> None:
+    code = (
+        "import re, sys, smig_tui.cli.main, smig_tui.services\n"
+        "smig_tui.cli.main.build_parser(['list'])\n"
+        "smig_tui.services.build_services({'HOME': '/nonexistent', 'SMIG_TUI_HOME': '/nonexistent/smig'})\n"
+        "print([m for m in sys.modules if re.search(r'^smig_tui[.]adapters[.]agents[.][a-z]+[.](writer|memory)$', m)])"
+    )
+    run = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    assert run.stdout.strip() == "[]"

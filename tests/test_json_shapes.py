@@ -128,7 +128,7 @@ def test_migrate_json_is_the_mcp_commit_and_the_stored_record(fake_home: dict[st
     mcp = SmigTools(build_services()).commit_migration(CLAUDE_MAIN, "gpt-4", to=["codex", "markdown"], dry_run=True)
     assert set(mcp.pop("searched")) >= {"codex", "claude"}
     record = cli.pop("record")
-    assert record["id"] == cli["migration_id"] and record["messages"]
+    assert record["id"] == cli["migration_id"] and record["messages"] and tuple(record) == _shape("stored migration")
     assert all(entry.pop("data") for entry in cli["files"])
     assert _without_ids(cli) == _without_ids(mcp) and tuple(mcp) == _shape("migration")
     codex, markdown = sorted(mcp["files"], key=lambda entry: entry["destination"])
@@ -145,6 +145,31 @@ def _without_ids(reply: dict[str, Any]) -> str:
     for number, value in enumerate(fresh):
         text = text.replace(value, f"<id {number}>")
     return text
+
+
+def test_a_stored_migration_is_one_shape_in_history_and_get_handoff(fake_home: dict[str, Path]) -> None:
+    """`smig history --json` lists a stored migration as MCP's `get_handoff` gives it above the handoff, and
+    each of its keys holds what the record whole holds (`smig history show --json`, the record on disk):
+    a key added, renamed or spelled anew on one side alone fails here."""
+    tools = SmigTools(build_services())
+    written = tools.commit_migration(CLAUDE_MAIN, "gpt-4", to=["codex"])
+    whole = _cli_json("history", "show", written["migration_id"])
+    assert whole == json.loads(Path(written["record_path"]).read_text(encoding="utf-8"))
+    assert tuple(whole) == _shape("stored migration") and whole["kept_ids"] and whole["dropped_ids"]
+    [listed] = _cli_json("history")
+    assert tuple(listed) == _shape("stored migration, listed") == json_shapes.STORED_MIGRATION_LISTED
+    assert listed == {key: whole[key] for key in listed} and listed["outputs"] and listed["left_out"] > 0
+    [output] = listed["outputs"]
+    assert (
+        output["resume_command"] == written["resume_commands"][0]
+        and output["argv"] == written["files"][0]["resume_argv"]
+    )
+    handoff = _every_page(tools.get_handoff, "content", workspace=whole["source"]["cwd"], format="json")
+    assert handoff.pop("content") == whole["messages"]
+    assert handoff.pop("format") == "json" and "recall_omitted" in handoff.pop("recall")  # MCP's own, around it
+    assert handoff == listed
+    text = tools.get_handoff(whole["source"]["cwd"], max_chars=40_000)  # the Markdown handoff: the same head
+    assert {key: text[key] for key in listed} == listed
 
 
 def test_search_json_and_the_mcp_search_give_one_hit_alike(fake_home: dict[str, Path]) -> None:
@@ -174,16 +199,12 @@ def test_doctor_json_is_the_diagnosis_shape(fake_home: dict[str, Path]) -> None:
 
 
 def test_the_cli_only_objects_give_exactly_their_documented_keys(fake_home: dict[str, Path]) -> None:
-    """`smig show`, `history`, `archive` and `summarize` print objects no tool returns: documented once all the same."""
+    """`smig show`, `archive` and `summarize` print objects no tool returns: documented once all the same."""
     from smig_tui.core.summary import SummaryResult
 
     shown = _cli_json("show", CLAUDE_MAIN)
     assert tuple(shown) == _shape("session document") and tuple(shown["info"]) == _shape("session")
     assert shown["messages"] and "text" in shown["messages"][0]
-    written = SmigTools(build_services()).commit_migration(CLAUDE_MAIN, "gpt-4", to=["codex"])
-    [entry] = _cli_json("history")
-    assert tuple(entry) == _shape("history entry") and entry["id"] == written["migration_id"]
-    assert entry["resume_commands"] == written["resume_commands"]
     run = _cli_json("archive")
     assert tuple(run) == _shape("archive run") and run["new"] > 0
     status = _cli_json("archive", "--status")

@@ -14,7 +14,7 @@ from smig_tui.core.agent_rules import refused_destination
 from smig_tui.core.encoding import utf8
 from smig_tui.core.errors import AmbiguousIdError, MigrationNotFoundError, UsageError
 from smig_tui.core.export import ExportFormat
-from smig_tui.core.migration import MigrationRecord, MigrationResult, record_to_json
+from smig_tui.core.migration import MigrationRecord, MigrationResult
 from smig_tui.core.models import Plan, Session, Strategy
 from smig_tui.core.native import Destination, NativeOutput, export_targets, receiving_agent_of
 from smig_tui.core.plans import left_out
@@ -253,7 +253,7 @@ def result_to_json(result: MigrationResult, plan: Plan, include_data: bool = Fal
     if include_data:
         for entry, planned in zip(shape["files"], result.files, strict=True):
             entry["data"] = planned.data
-    return shape | {"record": record_to_json(result.record)}
+    return shape | {"record": json_shapes.stored_migration_json(result.record)}
 
 
 def run_export(args: argparse.Namespace, ctx: Context) -> int:
@@ -289,7 +289,7 @@ def run_history(args: argparse.Namespace, ctx: Context) -> int:
         ctx.out.diag(f"smig: {note}")
     records = ctx.services.store.list(workspace, warn=ctx.out.warn)
     if args.json:
-        ctx.out.json([json_shapes.history_entry_json(record) for record in records])
+        ctx.out.json([json_shapes.stored_migration_listed(record) for record in records])
         return 0
     if not records:
         ctx.out.diag(f"smig: no migrations stored under {ctx.services.store.root}")
@@ -335,7 +335,7 @@ def run_history_show(args: argparse.Namespace, ctx: Context) -> int:
     record = ctx.services.store.get(_migration_id(ctx, args.migration_id.strip()))
     output = _output_to_continue(record, args.to) if args.continue_now else None
     if args.json:
-        ctx.out.json(record_to_json(record))
+        ctx.out.json(json_shapes.stored_migration_json(record))
         return 0
     facts = [
         ("id", record.id),

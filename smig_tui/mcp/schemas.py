@@ -322,7 +322,7 @@ TOOLS: list[dict[str, Any]] = [
         {
             "migration_id": {
                 "type": "string",
-                "description": "The 32-hex-digit migration id from commit_migration or get_handoff.",
+                "description": "The 32-hex-digit migration id: commit_migration's migration_id, or get_handoff's id.",
             },
             "query": {
                 "type": "string",

@@ -332,28 +332,9 @@ class SmigTools:
             raise InvalidArgumentError("get_handoff: workspace must be the project folder the migrated session ran in.")
         record = self._latest(workspace)
         result = {
-            "migration_id": record.id,
-            "created": record.created,
-            "workspace": record.source.cwd,
-            "source": {
-                "agent": record.source.agent,
-                "id": record.source.id,
-                "model": record.source.model,
-                "title": record.source.title,
-            },
-            "target": record.target,
-            "strategy": record.strategy,
-            "tokens_before": record.tokens_before,
-            "tokens_after": record.tokens_after,
-            "kept": len(record.kept_ids),
-            "omitted": len(record.dropped_ids),
-            "resume_commands": [output.resume_command for output in record.outputs],
-            "resume": [
-                {"agent": output.agent, "session_id": output.session_id, "argv": list(output.argv), "cwd": output.cwd}
-                for output in record.outputs
-            ],
+            **json_shapes.stored_migration_listed(record),
             "format": format,
-            "recall": "Call recall_omitted with this migration_id and a query to read omitted messages."
+            "recall": "Call recall_omitted with migration_id set to this id and a query to read the messages left out."
             if record.dropped_ids
             else None,
         }

@@ -1,7 +1,7 @@
 """Provides the one JSON shape of each object smig prints with `--json` and returns from its MCP tools.
 
-A session, a decision, a plan and its items, a model, a migration's result, a search hit, a memory sync
-and `smig doctor`'s diagnosis each have one function here; the CLI and the MCP server both call it, so
+A session, a decision, a plan and its items, a model, a migration's result, a stored migration (whole,
+and listed), a search hit, a memory sync and `smig doctor`'s diagnosis each have one function here; the CLI and the MCP server both call it, so
 the same figure has the same key everywhere. A front end only adds what is its own around an object (the
 MCP tools their paging and the homes searched, the CLI the stored record of a commit), never another
 spelling of the same figure. `SHAPES` lists every key with its meaning: docs/json.md is generated from
@@ -247,20 +247,39 @@ def migration_json(result: MigrationResult, plan: Plan) -> dict[str, Any]:
     }
 
 
-def history_entry_json(record: MigrationRecord) -> dict[str, Any]:
-    """One stored migration as a line of `smig history --json` (`smig history show --json` gives the record whole)."""
-    return {
-        "id": record.id,
-        "created": record.created,
-        "workspace": record.workspace,
-        "source": f"{record.source.agent}:{record.source.id}",
-        "cwd": record.source.cwd,
-        "target": record.target,
-        "strategy": record.strategy,
-        "tokens_before": record.tokens_before,
-        "tokens_after": record.tokens_after,
-        "resume_commands": [output.resume_command for output in record.outputs],
-    }
+STORED_MIGRATION_LISTED = (
+    "id",
+    "created",
+    "source",
+    "target",
+    "strategy",
+    "tokens_before",
+    "tokens_after",
+    "outputs",
+    "files",
+    "redactions",
+    "left_out",
+    "left_out_tokens",
+)
+"""The keys of a stored migration that `smig history --json` lists and MCP's `get_handoff` heads its pages
+with: the record less its conversation (`messages`, `kept_ids`, `dropped_ids`, `summary`, `placeholder`:
+they grow with the session, and `get_handoff` pages the messages as `content`), its plan's `decision`,
+the store's folder name `workspace` and `schema_version`."""
+
+
+def stored_migration_json(record: MigrationRecord) -> dict[str, Any]:
+    """A stored migration whole, as it is on disk: `smig history show --json`, and `record` in `smig migrate --json`."""
+    from smig_tui.core.migration import record_to_json
+
+    return record_to_json(record)
+
+
+def stored_migration_listed(record: MigrationRecord) -> dict[str, Any]:
+    """A stored migration as `smig history --json` lists it and MCP's `get_handoff` gives it above the
+    handoff: the keys `STORED_MIGRATION_LISTED` names, cut from the whole record so each key holds the
+    same value there."""
+    whole = stored_migration_json(record)
+    return {key: whole[key] for key in STORED_MIGRATION_LISTED}
 
 
 # --- summary, archive ---------------------------------------------------------------------------
@@ -462,6 +481,41 @@ _PLAN_TOTALS = (
     ("notes", "sentences about the plan (a retired target, guessed counts)"),
 )
 
+_STORED_MIGRATION = (
+    ("id", "the stored migration's id (32 hex digits: `smig history show`, MCP `recall_omitted`)"),
+    ("created", "when it was committed (ISO 8601, UTC)"),
+    ("workspace", "the name of the folder of smig's store it is kept in, made from `source.cwd`"),
+    (
+        "source",
+        "the session migrated, pinned: `agent`, `id`, `path`, `sha256` and `size` (of the bytes read), "
+        "`mtime`, `cwd` (its project folder), `title`, `model`",
+    ),
+    ("target", "the target model"),
+    (
+        "decision",
+        "the plan's decision: its `target`, `session_tokens`, `window`, `reserve`, `budget`, `fits` and "
+        "`over_by` (as in a decision, above)",
+    ),
+    ("strategy", "the strategy the plan used"),
+    ("kept_ids", "the ids of the messages kept, in order"),
+    ("dropped_ids", "the ids of the messages left out, every kind (what `recall_omitted` reads back)"),
+    ("tokens_before", "the session's tokens"),
+    ("tokens_after", "the migrated conversation's tokens"),
+    ("messages", "the migrated conversation, every message whole, secrets redacted"),
+    ("summary", "the summary of what was left out (summary strategies), else null"),
+    ("placeholder", "the note that stands for what was left out, else null"),
+    (
+        "outputs",
+        "each native session written: `agent`, `path`, `session_id`, `argv` and `cwd` (the command that "
+        "resumes it, as data) and `resume_command` (the same as one shell line)",
+    ),
+    ("files", "the export files written beside it"),
+    ("redactions", "secrets redacted, by kind"),
+    ("left_out", "conversation messages left out (the figure the omission note gives)"),
+    ("left_out_tokens", "their tokens"),
+    ("schema_version", "the version of the stored document"),
+)
+
 SHAPES: tuple[Shape, ...] = (
     Shape(
         "session",
@@ -578,24 +632,23 @@ SHAPES: tuple[Shape, ...] = (
             ("tokens_after", "the migrated conversation's tokens"),
             ("left_out", "`messages` and `tokens` of the conversation left out"),
         ),
-        note="`smig migrate --json` also gives `record`, the stored document whole (every message; MCP reads "
-        "it with `get_handoff`), and on a dry run each file's `data`.",
+        note="`smig migrate --json` also gives `record`, the stored migration whole (below; MCP's `get_handoff` "
+        "reads it back), and on a dry run each file's `data`.",
     ),
     Shape(
-        "history entry",
-        "`smig history --json` (a list of them; `smig history show --json` prints one stored record whole)",
-        (
-            ("id", "the stored migration's id"),
-            ("created", "when it was committed (ISO 8601, UTC)"),
-            ("workspace", "the folder of the store it is kept under"),
-            ("source", "`agent:session id` of the session migrated"),
-            ("cwd", "the project folder that session ran in"),
-            ("target", "the target model"),
-            ("strategy", "the strategy"),
-            ("tokens_before", "the session's tokens"),
-            ("tokens_after", "the migrated conversation's tokens"),
-            ("resume_commands", "how to resume each native session it wrote"),
-        ),
+        "stored migration",
+        "`smig history show --json`, `smig migrate --json` (as `record`): the record as smig stores it",
+        _STORED_MIGRATION,
+    ),
+    Shape(
+        "stored migration, listed",
+        "`smig history --json` (a list of them), MCP `get_handoff` (above its paged `content`, with the "
+        "handoff's `format` and a `recall` hint when messages were left out)",
+        tuple((key, dict(_STORED_MIGRATION)[key]) for key in STORED_MIGRATION_LISTED),
+        note="The stored migration (above) less what grows with the conversation (`messages`, `kept_ids`, "
+        "`dropped_ids`, `summary`, `placeholder`), its `decision`, `workspace` and `schema_version`: each key "
+        "holds the value the whole record holds (MCP redacts secrets in its strings). The project folder is "
+        "`source.cwd`; each output's `resume_command` is how to resume it.",
     ),
     Shape(
         "search hit",

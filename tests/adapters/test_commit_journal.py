@@ -98,7 +98,7 @@ def test_history_says_it_finished_an_interrupted_commit(fake_home: dict[str, Pat
     assert stdout.splitlines()[1].split()[0] in migration_id  # the table shows its shortest unique prefix
     records = json.loads(_run("history", "--json")[1])
     assert [record["id"] for record in records] == [migration_id]
-    assert len(records[0]["resume_commands"]) == 2
+    assert len(records[0]["outputs"]) == 2
     assert list((fake_home["smig"] / "data" / "journal").glob("*")) == []
     assert _run("history")[2] == ""  # said once
 

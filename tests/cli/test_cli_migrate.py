@@ -83,7 +83,7 @@ def test_migrate_to_claude_and_markdown(fake_home: dict[str, Path], tmp_path: Pa
     code, stdout, _ = _run("history", "--json")
     assert code == 0
     [row] = json.loads(stdout)
-    assert row["id"] == result["migration_id"] and row["source"] == f"codex:{SESSION}"
+    assert row["id"] == result["migration_id"] and (row["source"]["agent"], row["source"]["id"]) == ("codex", SESSION)
     code, stdout, _ = _run("history", "show", result["migration_id"])
     assert code == 0 and f"claude --resume {claude_file['session_id']}" in stdout
     code, stdout, _ = _run("history", "--workspace", "/somewhere/else", "--json")

@@ -129,7 +129,9 @@ def test_history_prints_ids_targets_and_tokens_whole(fake_home: dict[str, Path])
         assert record["id"].startswith(shown) and [r["id"] for r in records if r["id"].startswith(shown)] == [
             record["id"]
         ]
-        assert record["source"].startswith(source) and whole(record["target"], line)
+        assert f"{record['source']['agent']}:{record['source']['id']}".startswith(source) and whole(
+            record["target"], line
+        )
         assert f"{record['tokens_before']:,} → {record['tokens_after']:,}" in line
         assert smig("history", "show", shown)[1].splitlines()[0].endswith(record["id"])
 

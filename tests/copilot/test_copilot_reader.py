@@ -110,7 +110,8 @@ def test_listing_gives_each_sessions_facts(copilot_home: Path) -> None:
     assert tools.title == "TOOLS: read notes.txt"  # the picker's: workspace.yaml's name
     assert tools.model == "claude-sonnet-4.5" and tools.source_version == "1.0.102"
     assert tools.context_tokens == 11  # input + output of the last call, as the fake server reported them
-    assert tools.message_count == 10
+    assert tools.message_count is None  # a listing reads what it shows: the count comes with a full read
+    assert len(source.load(tools, warnings.append).messages) == 10
     assert infos[SCENARIOS["imported"]["session"]].title == "IMPORTED imported"
 
 

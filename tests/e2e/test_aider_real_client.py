@@ -9,8 +9,8 @@ the user's file is never written by smig (Aider appends its own run to it, nothi
 and a plain `aider --restore-chat-history` still restores the user's own history, as the commit's
 continue-latest fact says.
 
-Out of Aider: the recorded `chat` history migrates to each other agent, and that agent's real client
-resumes it carrying its prompts and replies.
+Out of Aider: the real-client matrix (test_matrix_real_clients.py) migrates the recorded `chat` history to
+every other agent, whose real client resumes it carrying the prompts and replies `drivers/aider.py` lists.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from typing import Any
 
 import pytest
 from cli_runner import smig
-from client_env import client_binary
 
 sys.path.insert(0, str(Path(__file__).parent))
 from aider_client import aider_binary, run_aider
@@ -34,11 +33,8 @@ from fake_gemini_server import FakeGeminiServer
 from fake_model_server import FakeModelServer
 from kilo_builders import RECORDED_ROOT
 from kilo_builders import install_database as install_kilo_database
-from kilo_client import QUIET as KILO_QUIET
-from kilo_client import configure as configure_kilo
-from kilo_client import kilo_binary, run_kilo
-from qwen_client import qwen_binary, run_qwen
-from real_clients import OPENCODE_QUIET, escaped, install_source, prepare_receiver, prose, resume
+from kilo_client import kilo_binary
+from real_clients import escaped, install_source, prose
 
 from smig_tui.adapters.agents.aider import folders as places
 from smig_tui.core.handoff import NOTE_PREFIX
@@ -131,49 +127,6 @@ def test_aider_restores_and_continues_a_migration_in_a_lived_in_project(
             plain = json.dumps(driver.main_turn(server.bodies("/chat/completions"), "PLAIN: which?"))
         assert OWN in plain and result["migration_id"] not in plain
         assert (project / places.DEFAULT_NAME).read_bytes().startswith(own)  # Aider appended, smig wrote nothing
-
-
-def _resume_new(receiver: str, session_id: str, homes: dict[str, Path], project: Path) -> str:
-    """Resume in Qwen Code or Kilo Code; everything the client sent the model, as JSON."""
-    with FakeModelServer() as server:
-        if receiver == "qwen":
-            run_qwen(homes["home"], project, server, "--resume", session_id, "continue")
-        else:
-            run_kilo(homes["home"], project, server, "run", "-s", session_id, "continue")
-        return json.dumps(server.bodies("/chat/completions"), ensure_ascii=False)
-
-
-@pytest.mark.parametrize("receiver", SOURCES)
-def test_an_aider_history_is_resumed_by_each_other_client(
-    receiver: str, isolated_homes: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    {"qwen": qwen_binary, "kilo": kilo_binary}.get(receiver, lambda: client_binary(receiver))()
-    project = tmp_path / "osprey-app"
-    session = driver.install_source(isolated_homes, project, tmp_path)
-    if receiver == "opencode":  # smig writes through `opencode import`
-        monkeypatch.setenv("SMIG_OPENCODE_BIN", client_binary("opencode"))
-        for key, value in OPENCODE_QUIET.items():
-            monkeypatch.setenv(key, value)
-    if receiver == "kilo":  # and through `kilo import`
-        monkeypatch.setenv("SMIG_KILO_BIN", kilo_binary())
-        for key, value in KILO_QUIET.items():
-            monkeypatch.setenv(key, value)
-    target = {"codex": "gpt-5.5", "gemini": "gemini-2.5-pro", "qwen": "qwen3-coder-plus", "kilo": "gpt-4.1"}
-    with FakeModelServer() as server, FakeGeminiServer() as gemini:
-        prepare_receiver(receiver, isolated_homes, server)
-        if receiver == "kilo":
-            configure_kilo(isolated_homes["home"], server)
-        result = _smig("migrate", session, "--target", target.get(receiver, "claude-sonnet-4-5"), "--to", receiver,
-                       "--cwd", str(project))  # fmt: skip
-        [written] = [e for e in result["files"] if e["destination"] == receiver and e.get("session_id")]
-        if receiver in ("qwen", "kilo"):
-            sent = _resume_new(receiver, written["session_id"], isolated_homes, project)
-        else:
-            body = resume(receiver, written["session_id"], isolated_homes, project, server, gemini)
-            sent = json.dumps(body, ensure_ascii=False)
-    for text in (NOTE_PREFIX, result["migration_id"], "CHAT-1: hello aider", "CHAT-REPLY-3", "DEFAULT-FILE: which"):
-        assert escaped(text) in sent, text
-    assert "a quoted line" not in sent  # Aider itself never restored it: smig migrates what Aider sends
 
 
 def test_the_driver_resumes_a_migration_into_aider(isolated_homes: dict[str, Path], tmp_path: Path) -> None:

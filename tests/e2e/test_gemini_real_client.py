@@ -8,8 +8,11 @@ to Codex and Claude Code must be resumed by those real clients. Skips when the c
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -179,19 +182,36 @@ def _lay_out(project: Path, shape: str) -> None:
         (project / "README.md").write_text("x")
 
 
+@pytest.fixture
+def short_root() -> Iterator[Path]:
+    """A new folder of the same short path length in every run (`/tmp/smig-gemini-XXXXXXXX`).
+
+    Gemini CLI's request shows the project folder's path and its own temp folder in the home twice each
+    (about 0.8 o200k tokens a character): under pytest's temp folders the count grew with the run's
+    number and the test's name, and under `pytest -n` by another 20 tokens (`popen-gw0/`).
+    """
+    root = Path(tempfile.mkdtemp(prefix="smig-gemini-"))
+    try:
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 @pytest.mark.parametrize("shape", ["empty", "files", "tree", "git"])
 def test_the_gemini_overhead_smig_plans_with_is_what_the_client_adds_to_a_request(
-    isolated_homes: dict[str, Path], tmp_path: Path, exact_tokens: None, shape: str
+    short_root: Path, exact_tokens: None, shape: str
 ) -> None:
     """System prompt, tool definitions and `<session_context>` of a fresh home's first request, by o200k,
     against the overhead smig plans with for that project folder: the shipped figure (an empty folder)
-    plus what the client shows of the folder (its listing, up to 200 entries) and its git section."""
+    plus what the client shows of the folder (its listing, up to 200 entries) and its git section. The
+    home and the project are in `short_root`, so where pytest keeps its temp files does not move the count."""
     from smig_tui.adapters.tokenizers.tiktoken_counter import make_counter
 
-    project = tmp_path / shape
+    project = short_root / shape
     _lay_out(project, shape)
+    (short_root / "home").mkdir()
     with FakeGeminiServer() as server:
-        run_gemini(isolated_homes["home"], project, server, "-p", "hello there")
+        run_gemini(short_root / "home", project, server, "-p", "hello there")
         body = server.turns()[-1]
     counter = make_counter("o200k_base")
     system = "".join(part.get("text", "") for part in body["systemInstruction"]["parts"])

@@ -46,7 +46,9 @@ def check_handoff(text: str) -> None:
 
 def test_claude_code_runs_the_prompt_as_a_slash_command(isolated_homes: dict[str, Path], project: Path) -> None:
     with FakeModelServer() as server:
-        env = claude_env(isolated_homes, server)
+        # Claude Code connects MCP servers in the background by default: on a loaded machine smig's server
+        # was not up when `-p` read the slash command, which went to the model as plain text
+        env = claude_env(isolated_homes, server) | {"MCP_CONNECTION_NONBLOCKING": "false"}
         install("claude")(env)
         run_client([client_binary("claude"), "-p", "/mcp__smig__continue_from_agent"], project, env)
         [first, *_] = [body for body in server.bodies("/messages") if body.get("tools")]

@@ -266,7 +266,7 @@ def _check(results: dict[str, dict[str, Any]], prepared: dict[str, Any], homes: 
     assert pages >= 2
     for n in range(pages):
         page = ok[f"page{n}"]
-        assert page["migration_id"] == commit["migration_id"] and page["offset"] == len(text)
+        assert page["id"] == commit["migration_id"] and page["offset"] == len(text)
         assert len(results[f"page{n}"]["text"]) <= PAGE + 200
         text += page["content"]
     assert page["next_offset"] is None and len(text) == page["total_chars"]
@@ -494,7 +494,7 @@ def test_copilot_cli_set_up_by_install_lists_commits_with_its_flag_and_reads_the
     record = Path(_parsed({"text": commit})["record_path"])
     assert record.is_file() and record.is_relative_to(homes["smig"])
     page = _parsed({"text": handoff})
-    assert page["migration_id"] == _parsed({"text": commit})["migration_id"] and page["next_offset"] is None
+    assert page["id"] == _parsed({"text": commit})["migration_id"] and page["next_offset"] is None
     assert page == SmigTools(build_services()).get_handoff("/home/user/proj")
     with pages_for(COPILOT_PAGE):
         first = SmigTools(build_services()).list_known_models()

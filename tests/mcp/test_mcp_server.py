@@ -310,13 +310,20 @@ async def test_commit_then_handoff_then_recall(homes: dict[str, Path], tmp_path:
     assert native["resume_argv"] == ["claude", "--resume", native["session_id"]]
     assert shown_command(tuple(native["resume_argv"]), native["resume_cwd"]) == native["resume_command"]
     assert native["resume_cwd"] == "/home/user/proj"
-    assert handoff["resume"] == [
-        {"agent": "claude", "session_id": native["session_id"], "argv": native["resume_argv"], "cwd": "/home/user/proj"}
+    assert handoff["outputs"] == [
+        {
+            "agent": "claude",
+            "path": native["path"],
+            "session_id": native["session_id"],
+            "argv": native["resume_argv"],
+            "cwd": "/home/user/proj",
+            "resume_command": native["resume_command"],
+        }
     ]
     dropped = [item for item in preview["items"] if not item["kept"]]
     assert done["dropped"] == len(dropped) and done["tokens_after"] == preview["tokens_after"]
-    assert handoff["migration_id"] == done["migration_id"] == chat["migration_id"]
-    assert handoff["omitted"] == len(dropped) and handoff["recall"]
+    assert handoff["id"] == done["migration_id"] == chat["id"]
+    assert handoff["left_out"] == done["left_out"]["messages"] > 0 and handoff["recall"]
     assert handoff["content"].startswith("# Handoff:") and preview["placeholder"].splitlines()[0] in handoff["content"]
     assert chat["content"][0]["content"] == preview["placeholder"]
     assert {m["id"] for m in recalled["messages"]} == holders and recalled["source"]["status"] == "unchanged"

@@ -221,7 +221,7 @@ def test_handoff_pages_and_summaries_need_consent(fake_home: dict[str, Path]) ->
         tools.commit_migration("5f0c2a9e", "gpt-4", strategy="summary")
     done = tools.commit_migration("5f0c2a9e", "gpt-4o", to=["store"])
     first = tools.get_handoff("/home/user/proj", max_chars=2_000)
-    assert first["migration_id"] == done["migration_id"] and first["next_offset"] == len(first["content"])
+    assert first["id"] == done["migration_id"] and first["next_offset"] == len(first["content"])
     assert "offset=" + str(first["next_offset"]) in first["next_page"]
     whole = tools.get_handoff("/home/user/proj", max_chars=40_000)
     assert whole["next_offset"] is None and first["total_chars"] == len(whole["content"]) > 2_000
@@ -245,7 +245,7 @@ def test_handoff_is_found_from_a_subfolder_but_never_from_home_or_root(fake_home
     tools = SmigTools(build_services())
     done = tools.commit_migration("5f0c2a9e", "gpt-4", to=["store"])
     below = tools.get_handoff("/home/user/proj/src/deep", format="json")
-    assert below["migration_id"] == done["migration_id"] and below["workspace"] == "/home/user/proj"
+    assert below["id"] == done["migration_id"] and below["source"]["cwd"] == "/home/user/proj"
     with pytest.raises(MigrationNotFoundError, match="No migration is stored for workspace /home/user/other"):
         tools.get_handoff("/home/user/other")
     asked: list[str] = []

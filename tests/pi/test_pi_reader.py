@@ -114,7 +114,8 @@ def test_listing_gives_each_sessions_facts(pi_home: Path) -> None:
     assert compact.model == "fake-coder" and compact.source_version == "session v3"
     assert compact.context_tokens == 11  # totalTokens of the last reply, as the fake server reported it
     assert compact.updated == "2026-12-05T02:29:26.955Z"  # the last message's own time: the picker's order
-    assert compact.message_count == 4
+    assert compact.message_count is None  # a listing reads what it shows: the count comes with a full read
+    assert len(source.load(compact, warnings.append).messages) == 4
 
 
 def test_the_active_branch_is_read_and_an_abandoned_one_left_out(isolated_homes: dict[str, Path]) -> None:

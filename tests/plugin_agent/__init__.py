@@ -11,13 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead, environment, user_home
+from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead, environment, lazy, lazy_value, user_home
 from smig_tui.core.agent_rules import AgentRules
 
 if TYPE_CHECKING:
-    from smig_tui.adapters.memory_files import MemoryContext
     from smig_tui.adapters.paths import Paths
-    from smig_tui.core.memory_model import AgentMemory, MemoryRules
     from smig_tui.core.ports import NativeWriter, SessionSource
 
 HOME_VARIABLE = "WREN_HOME"
@@ -41,30 +39,12 @@ def _writer(_paths: Paths, env: Env) -> NativeWriter:
     return WrenWriter(wren_home(env))
 
 
-def _resume_argv(session_id: str) -> tuple[str, ...]:
-    from plugin_agent.wren_format import resume_argv
-
-    return resume_argv(session_id)
-
-
-def _memory(context: MemoryContext) -> AgentMemory:
-    from plugin_agent.wren_memory import read
-
-    return read(context)
-
-
-def _memory_rules() -> MemoryRules:
-    from plugin_agent.wren_memory import RULES
-
-    return RULES
-
-
 def _usable(window: int, _auto_compact: int | None) -> int:
     return window * 80 // 100  # Wren compacts at 80% of the window
 
 
 PROFILE = AgentProfile(
-    AgentRules("wren", "Wren", usable=_usable, memory=_memory_rules),
+    AgentRules("wren", "Wren", usable=_usable, memory=lazy_value(f"{__name__}.wren_memory:RULES")),
     hand_to="claude",
     default_target="gpt-5.5",
     shown_when_empty=False,
@@ -73,7 +53,7 @@ PROFILE = AgentProfile(
     writer=_writer,
     home_variables=(HOME_VARIABLE,),
     overhead=Overhead(1_234, "Wren 0.1"),
-    memory=_memory,
-    resume_argv=_resume_argv,
+    memory=lazy(f"{__name__}.wren_memory:read"),
+    resume_argv=lazy(f"{__name__}.wren_format:resume_argv"),
     client_words=("wren-cli",),
 )

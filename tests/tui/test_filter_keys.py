@@ -46,6 +46,7 @@ async def test_letters_queued_behind_slash_go_to_the_filter_not_the_tree(make_ap
         assert isinstance(app.screen, BrowseScreen), "f reached the tree and opened the search"
         box = app.screen.query_one("#filter", Input)
         assert box.value == "fix" and app.focused is box
+        app.screen.sources.apply_filter()  # the tree follows after a pause in typing (a timer a busy machine delays)
         assert tree_of(pilot).filter_text == "fix"
 
 
@@ -56,6 +57,7 @@ async def test_slash_typed_in_the_filter_is_a_character(make_app) -> None:
         queue_keys(app, "/user/proj")
         await settle(pilot)
         assert app.screen.query_one("#filter", Input).value == "user/proj"
+        app.screen.sources.apply_filter()
         assert all(info.cwd and "user/proj" in info.cwd for info in tree_of(pilot).visible_sessions())
 
 

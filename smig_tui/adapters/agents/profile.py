@@ -11,8 +11,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from smig_tui.core.agent_rules import AgentRules, WindowAdjust
 from smig_tui.core.models import Agent
@@ -40,6 +41,44 @@ def user_home(env: Env) -> Path:
 
 def _no_settings(_env: Env) -> WindowAdjust | None:
     return None
+
+
+class Lazy:
+    """A function, class or value of an agent's own modules, named `module:attribute` and imported the
+    first time it is used: a profile names its reader, writer and memory code so, and listing the agents
+    (or `smig --help`) imports none of it. Calling it calls what it names; `value` gives a constant."""
+
+    __slots__ = ("_found", "target")
+
+    def __init__(self, target: str) -> None:
+        module, colon, attribute = target.partition(":")
+        if not (module and colon and attribute):
+            raise ValueError(f"{target!r} does not name module:attribute")
+        self.target = target
+        self._found: tuple[Any] | None = None
+
+    def resolve(self) -> Any:
+        """What `target` names, imported now if it was not yet."""
+        if self._found is None:
+            module, _, attribute = self.target.partition(":")
+            self._found = (getattr(import_module(module), attribute),)
+        return self._found[0]
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.resolve()(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"lazy({self.target!r})"
+
+
+def lazy(target: str) -> Lazy:
+    """The function or class `module:attribute`, imported on its first call (`lazy(f"{__name__}.memory:read")`)."""
+    return Lazy(target)
+
+
+def lazy_value(target: str) -> Callable[[], Any]:
+    """The constant `module:attribute`, imported when first asked for (`AgentRules.memory`)."""
+    return Lazy(target).resolve
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,10 @@ PROVIDER = "openai"
 RECORDED = Path(__file__).parents[2] / "fixtures" / "real" / "aider" / "projects" / "chat"
 HISTORY_LIMIT = "1000000"
 """`--max-chat-history-tokens` on resume: the restored history goes to the model whole, as smig wrote it."""
+CARRIES = ("CHAT-1: hello aider", "CHAT-REPLY-3", "DEFAULT-FILE: which")
+"""The first prompt, a reply of the third run and a prompt of the default history file."""
+LEFT_BEHIND = ("a quoted line",)
+"""A reply's line Aider itself never restored (it reads that reply lossily): smig migrates what Aider sends."""
 
 
 def smig_env(_homes: dict[str, Path]) -> dict[str, str]:

@@ -57,8 +57,10 @@ def resume(session_id: str, homes: dict[str, Path], project: Path, servers: Serv
     return bodies[-1]
 
 
-CARRIES = ("cat missing.txt", "codename: OSPREY")
-"""A call's command and a result of the recorded session, which every receiver's request must carry."""
+CARRIES = ("TOOLS: read notes.txt", "cat missing.txt", "codename: OSPREY", "TOOLS-2: which file?")
+"""The first prompt, a call's command, a result and the last prompt of the recorded session."""
+LEFT_BEHIND = ("<current_datetime>",)
+"""Copilot's own date line, which it adds to a prompt and smig does not migrate."""
 
 
 def seed_memory(homes: dict[str, Path], note: str) -> None:

@@ -24,6 +24,8 @@ AGENT = "pi"
 TARGET = "claude-sonnet-4-5"
 PROVIDER = "anthropic"
 RECORDED = Path(__file__).parents[2] / "fixtures" / "real" / "pi"
+CARRIES = ("TOOLS: read notes.txt", "codename: OSPREY", "TOOLS-2: which?")
+"""The first prompt, the text of the file its tools read, the last prompt."""
 
 
 def smig_env(_homes: dict[str, Path]) -> dict[str, str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead, environment, user_home
+from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead, environment, lazy, user_home
 from smig_tui.core.agent_rules import AgentRules
 
 if TYPE_CHECKING:
@@ -87,12 +87,6 @@ def _writer(paths: Paths, _env: Env) -> NativeWriter:
     return AiderWriter(paths.data_dir)
 
 
-def _resume_argv(session_id: str) -> tuple[str, ...]:
-    from smig_tui.adapters.agents.aider.writer import resume_argv
-
-    return resume_argv(session_id)
-
-
 def _no_folder(_env: Env) -> None:
     """No one folder holds Aider's histories (they are in the project folders)."""
     return None
@@ -107,7 +101,7 @@ PROFILE = AgentProfile(
     source=_source,
     watched=_watched,
     writer=_writer,
-    resume_argv=_resume_argv,
+    resume_argv=lazy(f"{__name__}.writer:resume_argv"),
     program="aider",
     home_variables=(HISTORY_VARIABLE,),
     sessions_folder=_no_folder,

@@ -7,15 +7,13 @@ from typing import TYPE_CHECKING
 from smig_tui.adapters.agents.claude import rules
 from smig_tui.adapters.agents.claude.home import HOME_VARIABLE, resolve_home
 from smig_tui.adapters.agents.claude.mcp import MCP
-from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead
+from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead, lazy, lazy_value
 from smig_tui.core.agent_rules import AgentRules
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from smig_tui.adapters.memory_files import MemoryContext
     from smig_tui.adapters.paths import Paths
-    from smig_tui.core.memory_model import AgentMemory, MemoryRules
     from smig_tui.core.ports import NativeWriter, SessionSource, Watched
 
 
@@ -46,24 +44,6 @@ def _writer(_paths: Paths, env: Env) -> NativeWriter:
     return ClaudeWriter(resolve_home(env))
 
 
-def _resume_argv(session_id: str) -> tuple[str, ...]:
-    from smig_tui.adapters.agents.claude.writer import resume_argv
-
-    return resume_argv(session_id)
-
-
-def _memory(context: MemoryContext) -> AgentMemory:
-    from smig_tui.adapters.agents.claude.memory import read
-
-    return read(context)
-
-
-def _memory_rules() -> MemoryRules:
-    from smig_tui.adapters.agents.claude.memory import RULES
-
-    return RULES
-
-
 PROFILE = AgentProfile(
     AgentRules(
         "claude",
@@ -73,7 +53,7 @@ PROFILE = AgentProfile(
         raises_1m=True,
         max_window_how="with the [1m] model suffix",
         usage_context=rules.usage_context,
-        memory=_memory_rules,
+        memory=lazy_value(f"{__name__}.memory:RULES"),
         choice_rank=1,
     ),
     hand_to="codex",
@@ -86,8 +66,8 @@ PROFILE = AgentProfile(
     home_variables=(HOME_VARIABLE,),
     program="claude",
     sessions_folder=_projects,
-    memory=_memory,
-    resume_argv=_resume_argv,
+    memory=lazy(f"{__name__}.memory:read"),
+    resume_argv=lazy(f"{__name__}.writer:resume_argv"),
     window_settings=rules.window_settings,
     # One request of `claude -p "hello there"` to a local fake model server from a fresh home (no MCP
     # servers or memory files), counted by o200k_base (2026-12-03).

@@ -7,15 +7,13 @@ from typing import TYPE_CHECKING
 from smig_tui.adapters.agents.codex import rules
 from smig_tui.adapters.agents.codex.home import HOME_VARIABLE, resolve_home, sqlite_home_set, watched
 from smig_tui.adapters.agents.codex.mcp import MCP
-from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead
+from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead, lazy, lazy_value
 from smig_tui.core.agent_rules import AgentRules
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from smig_tui.adapters.memory_files import MemoryContext
     from smig_tui.adapters.paths import Paths
-    from smig_tui.core.memory_model import AgentMemory, MemoryRules
     from smig_tui.core.ports import NativeWriter, SessionSource, Watched
 
 
@@ -43,24 +41,6 @@ def _writer(_paths: Paths, env: Env) -> NativeWriter:
     return CodexWriter(resolve_home(env), env)
 
 
-def _resume_argv(session_id: str) -> tuple[str, ...]:
-    from smig_tui.adapters.agents.codex.writer import resume_argv
-
-    return resume_argv(session_id)
-
-
-def _memory(context: MemoryContext) -> AgentMemory:
-    from smig_tui.adapters.agents.codex.memory import read
-
-    return read(context)
-
-
-def _memory_rules() -> MemoryRules:
-    from smig_tui.adapters.agents.codex.memory import RULES
-
-    return RULES
-
-
 PROFILE = AgentProfile(
     AgentRules(
         "codex",
@@ -69,7 +49,7 @@ PROFILE = AgentProfile(
         usable=rules.usable,
         usage_context=rules.usage_context,
         max_window_how="via model_context_window",
-        memory=_memory_rules,
+        memory=lazy_value(f"{__name__}.memory:RULES"),
         choice_rank=2,
     ),
     hand_to="claude",
@@ -82,8 +62,8 @@ PROFILE = AgentProfile(
     home_variables=(HOME_VARIABLE,),
     program="codex",
     sessions_folder=_sessions,
-    memory=_memory,
-    resume_argv=_resume_argv,
+    memory=lazy(f"{__name__}.memory:read"),
+    resume_argv=lazy(f"{__name__}.writer:resume_argv"),
     window_settings=rules.window_settings,
     # One request of `codex exec --skip-git-repo-check "hello there"` to a local fake model server from
     # a fresh home (no MCP servers, memory files or skills), counted by o200k_base (2026-12-03).

@@ -8,15 +8,13 @@ from typing import TYPE_CHECKING
 
 from smig_tui.adapters.agents.copilot.home import HOME_VARIABLE, resolve_home, sessions_folder
 from smig_tui.adapters.agents.copilot.mcp import MCP
-from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead, environment
+from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead, environment, lazy, lazy_value
 from smig_tui.core.agent_rules import AgentRules, WindowAdjust
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from smig_tui.adapters.memory_files import MemoryContext
     from smig_tui.adapters.paths import Paths
-    from smig_tui.core.memory_model import AgentMemory, MemoryRules
     from smig_tui.core.models import AgentWindow, ModelCapacity
     from smig_tui.core.ports import NativeWriter, SessionSource, Watched
 
@@ -66,30 +64,12 @@ def _writer(_paths: Paths, env: Env) -> NativeWriter:
     return CopilotWriter(env)
 
 
-def _resume_argv(session_id: str) -> tuple[str, ...]:
-    from smig_tui.adapters.agents.copilot.writer import resume_argv
-
-    return resume_argv(session_id)
-
-
-def _memory(context: MemoryContext) -> AgentMemory:
-    from smig_tui.adapters.agents.copilot.memory import read
-
-    return read(context)
-
-
-def _memory_rules() -> MemoryRules:
-    from smig_tui.adapters.agents.copilot.memory import RULES
-
-    return RULES
-
-
 def _sessions(env: Env) -> Path:
     return sessions_folder(env)
 
 
 PROFILE = AgentProfile(
-    AgentRules("copilot", "Copilot CLI", usable=usable, choice_rank=7, memory=_memory_rules),
+    AgentRules("copilot", "Copilot CLI", usable=usable, choice_rank=7, memory=lazy_value(f"{__name__}.memory:RULES")),
     hand_to="claude",
     default_target="claude-sonnet-5-5",
     shown_when_empty=False,
@@ -97,8 +77,8 @@ PROFILE = AgentProfile(
     source=_source,
     watched=_watched,
     writer=_writer,
-    memory=_memory,
-    resume_argv=_resume_argv,
+    memory=lazy(f"{__name__}.memory:read"),
+    resume_argv=lazy(f"{__name__}.writer:resume_argv"),
     program="copilot",
     home_variables=(HOME_VARIABLE,),
     sessions_folder=_sessions,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,10 +23,11 @@ from typing import Any
 from smig_tui.adapters.agents.content_parts import Converted, usage_of
 from smig_tui.core.models import Kind, Role, Usage
 
-UNSENT = re.compile(
-    rb'^\{\s*"type"\s*:\s*"(?:system\.message|model\.[a-z_]+|session\.shutdown|session\.usage_checkpoint'
-    rb'|tool\.execution_start|assistant\.turn_(?:start|end))"'
+UNSENT_TYPES = (
+    rb"system\.message|model\.[a-z_]+|session\.shutdown|session\.usage_checkpoint"
+    rb"|tool\.execution_start|assistant\.turn_(?:start|end)"
 )
+UNSENT = re.compile(rb'^\{\s*"type"\s*:\s*"(?:' + UNSENT_TYPES + rb')"')
 """Events the model never sees and smig needs nothing from: skipped without parsing (the system
 prompt is about 23 KB a run, a compaction's recorded request tens of KB)."""
 DATETIME = re.compile(r"^<current_datetime>[^<]*</current_datetime>\n\n")
@@ -109,11 +111,12 @@ def summary_text(prompts: list[str], summary: str) -> str:
     return f"{SUMMARY_HEAD}{asked}\nHere is a summary of the prior context:\n<summary>\n{summary}\n</summary>"
 
 
-def _applied_compactions(session: SessionFile) -> list[tuple[int, str]]:
-    """(position of the `compaction_start`, summary) of every compaction the client applied."""
+def applied_compactions(events: Iterable[tuple[int, dict[str, Any]]]) -> list[tuple[int, str]]:
+    """(position of the `compaction_start`, summary) of every compaction the client applied, from
+    (position, event) in order (the other events may be left out)."""
     found: list[tuple[int, str]] = []
     started: int | None = None
-    for position, (_, event) in enumerate(session.events):
+    for position, event in events:
         kind = event.get("type")
         if kind == "session.compaction_start":
             started = position
@@ -133,7 +136,7 @@ def _applied_compactions(session: SessionFile) -> list[tuple[int, str]]:
 def conversation(session: SessionFile) -> Converted:
     """The messages the client sends on resume, as smig's neutral messages."""
     out = Converted()
-    compactions = _applied_compactions(session)
+    compactions = applied_compactions(enumerate(event for _, event in session.events))
     start = 0
     if compactions:
         cut, summary = compactions[-1]
@@ -180,7 +183,7 @@ def conversation(session: SessionFile) -> Converted:
         elif kind == "tool.execution_complete":
             _add_result(out, payload, event_id, line, stamp, names)
         elif kind == "session.usage_record":
-            usage = _usage(payload.get("usage"))
+            usage = usage_figures(payload.get("usage"))
     return out
 
 
@@ -249,7 +252,7 @@ def _add_result(
     )
 
 
-def _usage(usage: Any) -> Usage | None:
+def usage_figures(usage: Any) -> Usage | None:
     """The figures Copilot logged for one model call (`session.usage_record`)."""
     if not isinstance(usage, dict):
         return None

@@ -1,8 +1,8 @@
 """Provides `CopilotSource`: finds and reads GitHub Copilot CLI sessions (`~/.copilot/session-state/<id>/events.jsonl`).
 
-A listing reads each `events.jsonl` once, skipping the system prompts and compaction requests the
-client records in it unparsed, and the listing cache keeps each unchanged file's entry, so a warm
-listing reads no session. The title is the picker's (`workspace.yaml` `name`), else the first
+A listing finds each event of `events.jsonl` by its type and parses only the ones it shows
+(`listing`), the whole file when those cannot say; the listing cache keeps each unchanged file's
+entry, so a warm listing reads no session. The title is the picker's (`workspace.yaml` `name`), else the first
 prompt. Damaged lines (one half-written while the client appends) are one warning naming the file
 and its lines; the rest still lists and loads.
 """
@@ -15,10 +15,10 @@ from pathlib import Path
 
 from smig_tui.adapters.agents.copilot.events import conversation, read_session
 from smig_tui.adapters.agents.copilot.home import EVENTS, WORKSPACE
+from smig_tui.adapters.agents.copilot.listing import Listing, listing_from_ends, whole_listing
 from smig_tui.adapters.agents.copilot.workspace import read_workspace
-from smig_tui.adapters.agents.file_sessions import newest_first, warn_damaged
+from smig_tui.adapters.agents.file_sessions import cannot_read, load_whole, newest_first, warn_damaged
 from smig_tui.adapters.storage.discovery_cache import listed
-from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
 from smig_tui.core.words import title_line
@@ -50,61 +50,46 @@ class CopilotSource:
         """The listing entry of one `events.jsonl`, or None (with a warning) when it cannot be read."""
         try:
             stat = path.stat()
-            session = read_session(path)
+            listing = listing_from_ends(path) or _read_whole(path, warn)
         except OSError as error:
-            warn(ReadWarning(str(path), None, f"skipped: cannot read it ({error.strerror or error})"))
+            warn(cannot_read(path, error))
             return None
-        warn_damaged(path, session.damaged, warn)
-        session_id = session.session_id or _folder_id(path)
+        session_id = listing.session_id or _folder_id(path)
         if session_id is None:
             warn(ReadWarning(str(path), None, "skipped: no Copilot CLI session start in it"))
             return None
-        converted = conversation(session)
-        if not converted.messages:
+        if not listing.has_conversation:
             return None  # nothing said yet: the client's picker lists no such session either
         workspace = read_workspace(path.parent / WORKSPACE)
-        cwd = session.cwd or workspace.get("cwd") or None
-        start = session.first("session.start")
-        created = start.get("startTime") if isinstance(start.get("startTime"), str) else None
-        version = start.get("copilotVersion") if isinstance(start.get("copilotVersion"), str) else None
+        cwd = listing.cwd or workspace.get("cwd") or None
+        start = listing.start
         return SessionInfo(
             id=session_id,
             agent=AGENT,
             path=str(path),
             cwd=cwd,
-            title=title_line(workspace.get("name"), TITLE_MAX) or title_line(converted.first_prompt, TITLE_MAX),
-            model=converted.model or _text(start.get("selectedModel")),
-            created=created or session.last_stamp(),
-            updated=session.last_stamp(),
-            source_version=version,
+            title=title_line(workspace.get("name"), TITLE_MAX) or title_line(listing.first_prompt, TITLE_MAX),
+            model=listing.model or _text(start.get("selectedModel")),
+            created=_text(start.get("startTime")) or listing.updated,
+            updated=listing.updated,
+            source_version=_text(start.get("copilotVersion")),
             size=stat.st_size,
             mtime=stat.st_mtime,
-            message_count=len(converted.messages),
-            context_tokens=converted.context_tokens or None,
+            message_count=listing.message_count,
+            context_tokens=listing.context_tokens,
             project=cwd or path.parent.name,
         )
 
     def load(self, info: SessionInfo, warn: WarningSink) -> Session:
         """Read one session in full, as the client would resume it."""
-        path = Path(info.path)
-        warnings: list[ReadWarning] = []
+        return load_whole(info, warn, read_session, conversation)
 
-        def sink(warning: ReadWarning) -> None:
-            warnings.append(warning)
-            warn(warning)
 
-        try:
-            session = read_session(path)
-        except OSError as error:
-            raise SessionReadError(f"Cannot read {path}: {error.strerror or error}.") from error
-        warn_damaged(path, session.damaged, sink)
-        converted = conversation(session)
-        return Session(
-            info=info,
-            messages=tuple(converted.messages),
-            warnings=tuple(warnings),
-            measured_context_tokens=converted.context_tokens or None,
-        )
+def _read_whole(path: Path, warn: WarningSink) -> Listing:
+    """The listing from the whole file, its damaged lines one warning."""
+    session = read_session(path)
+    warn_damaged(path, session.damaged, warn)
+    return whole_listing(session)
 
 
 def session_files(sessions: Path, warn: WarningSink) -> Iterator[Path]:

@@ -20,7 +20,7 @@ from smig_tui.adapters.agents.crush.home import (
     watched,
 )
 from smig_tui.adapters.agents.crush.mcp import MCP
-from smig_tui.adapters.agents.profile import AgentProfile, Env, SessionRefs
+from smig_tui.adapters.agents.profile import AgentProfile, Env, SessionRefs, lazy
 from smig_tui.core.agent_rules import AgentRules
 
 if TYPE_CHECKING:
@@ -63,24 +63,6 @@ def _watched(_paths: Paths, env: Env) -> list[Watched]:
     return watched(env)
 
 
-def _fingerprint(database: Path, session_id: str) -> tuple[str, int, float]:
-    from smig_tui.adapters.agents.crush.database import session_fingerprint
-
-    return session_fingerprint(database, session_id)
-
-
-def _snapshot(database: Path, session_id: str) -> bytes:
-    from smig_tui.adapters.agents.crush.database import session_snapshot
-
-    return session_snapshot(database, session_id)
-
-
-def _status(database: Path, session_id: str, sha256: str, size: int) -> str:
-    from smig_tui.adapters.agents.crush.database import session_status
-
-    return session_status(database, session_id, sha256, size)
-
-
 PROFILE = AgentProfile(
     AgentRules("crush", "Crush", usable=usable, choice_rank=10, read_only=READ_ONLY),
     hand_to="claude",
@@ -93,7 +75,13 @@ PROFILE = AgentProfile(
     # no resume command and no program: smig writes no Crush session, so `--continue` never starts Crush
     # (Crush opens one with `crush --session ID`, docs/formats/crush.md)
     home_variables=(DATA_VARIABLE, XDG_VARIABLE),
-    refs=SessionRefs(split_ref, session_ref, _snapshot, _fingerprint, _status),
+    refs=SessionRefs(
+        split_ref,
+        session_ref,
+        lazy(f"{__name__}.database:session_snapshot"),
+        lazy(f"{__name__}.database:session_fingerprint"),
+        lazy(f"{__name__}.database:session_status"),
+    ),
     restore_refused=(
         "Crush keeps it in a project's own database, which smig never writes; `smig export` or `smig migrate` "
         "it from the archive instead"

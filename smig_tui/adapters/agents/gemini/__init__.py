@@ -6,15 +6,13 @@ from typing import TYPE_CHECKING
 
 from smig_tui.adapters.agents.gemini.home import HOME_VARIABLE, resolve_home
 from smig_tui.adapters.agents.gemini.mcp import MCP
-from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead
+from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead, lazy, lazy_value
 from smig_tui.core.agent_rules import AgentRules
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from smig_tui.adapters.memory_files import MemoryContext
     from smig_tui.adapters.paths import Paths
-    from smig_tui.core.memory_model import AgentMemory, MemoryRules
     from smig_tui.core.ports import NativeWriter, SessionSource, Watched
 
 COMPRESS_PERCENT = 50
@@ -23,12 +21,6 @@ COMPRESS_PERCENT = 50
 
 def _usable(window: int, _auto_compact: int | None) -> int:
     return window * COMPRESS_PERCENT // 100
-
-
-def _folder_context(folder: str) -> tuple[str, int]:
-    from smig_tui.adapters.agents.gemini.context import folder_listing
-
-    return folder_listing(folder)
 
 
 def _tmp(env: Env) -> Path:
@@ -55,26 +47,15 @@ def _writer(_paths: Paths, env: Env) -> NativeWriter:
     return GeminiWriter(resolve_home(env))
 
 
-def _resume_argv(session_id: str) -> tuple[str, ...]:
-    from smig_tui.adapters.agents.gemini.writer import resume_argv
-
-    return resume_argv(session_id)
-
-
-def _memory(context: MemoryContext) -> AgentMemory:
-    from smig_tui.adapters.agents.gemini.memory import read
-
-    return read(context)
-
-
-def _memory_rules() -> MemoryRules:
-    from smig_tui.adapters.agents.gemini.memory import RULES
-
-    return RULES
-
-
 PROFILE = AgentProfile(
-    AgentRules("gemini", "Gemini CLI", providers=("google",), usable=_usable, choice_rank=3, memory=_memory_rules),
+    AgentRules(
+        "gemini",
+        "Gemini CLI",
+        providers=("google",),
+        usable=_usable,
+        choice_rank=3,
+        memory=lazy_value(f"{__name__}.memory:RULES"),
+    ),
     hand_to="codex",
     default_target="claude-sonnet-5-5",
     shown_when_empty=False,
@@ -82,8 +63,8 @@ PROFILE = AgentProfile(
     source=_source,
     watched=_watched,
     writer=_writer,
-    memory=_memory,
-    resume_argv=_resume_argv,
+    memory=lazy(f"{__name__}.memory:read"),
+    resume_argv=lazy(f"{__name__}.writer:resume_argv"),
     home_variables=(HOME_VARIABLE,),
     program="gemini",
     sessions_folder=_tmp,
@@ -98,7 +79,7 @@ PROFILE = AgentProfile(
             ("tool definitions (8 tools)", 1_667),
             ("injected context (<session_context> of an empty project folder)", 119),
         ),
-        for_folder=_folder_context,
+        for_folder=lazy(f"{__name__}.context:folder_listing"),
     ),
     mcp=MCP,
 )

@@ -11,18 +11,15 @@ from smig_tui.adapters.agents.pi.home import (
     agent_folder,
     sessions_folder,
 )
-from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead
+from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead, lazy, lazy_value
 from smig_tui.adapters.agents.settings_files import positive, read_json
 from smig_tui.core.agent_rules import AgentRules
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from pathlib import Path
 
-    from smig_tui.adapters.memory_files import MemoryContext
     from smig_tui.adapters.paths import Paths
     from smig_tui.core.agent_rules import WindowAdjust
-    from smig_tui.core.memory_model import AgentMemory, MemoryRules
     from smig_tui.core.models import AgentWindow, ModelCapacity
     from smig_tui.core.ports import NativeWriter, SessionSource
 
@@ -70,46 +67,20 @@ def _writer(paths: Paths, env: Env) -> NativeWriter:
     return PiWriter(env, paths.data_dir)
 
 
-def _home(env: Env) -> Path:
-    return agent_folder(env)
-
-
-def _sessions(env: Env) -> Path:
-    return sessions_folder(env)
-
-
-def _resume_argv(session_id: str) -> tuple[str, ...]:
-    from smig_tui.adapters.agents.pi.writer import resume_argv
-
-    return resume_argv(session_id)
-
-
-def _memory(context: MemoryContext) -> AgentMemory:
-    from smig_tui.adapters.agents.pi.memory import read
-
-    return read(context)
-
-
-def _memory_rules() -> MemoryRules:
-    from smig_tui.adapters.agents.pi.memory import RULES
-
-    return RULES
-
-
 PROFILE = AgentProfile(
-    AgentRules("pi", "Pi", usable=_usable, choice_rank=8, memory=_memory_rules),
+    AgentRules("pi", "Pi", usable=_usable, choice_rank=8, memory=lazy_value(f"{__name__}.memory:RULES")),
     hand_to="claude",
     default_target="claude-sonnet-5-5",
     shown_when_empty=False,
-    home=_home,
+    home=agent_folder,
     source=_source,
     writer=_writer,
     window_settings=window_settings,
-    memory=_memory,
-    resume_argv=_resume_argv,
+    memory=lazy(f"{__name__}.memory:read"),
+    resume_argv=lazy(f"{__name__}.writer:resume_argv"),
     program="pi",
     home_variables=(HOME_VARIABLE, SESSIONS_VARIABLE),
-    sessions_folder=_sessions,
+    sessions_folder=sessions_folder,
     # `pi -p "hello there"` (a custom provider at tests/e2e/fake_model_server.py, Chat Completions)
     # from a fresh home in an empty folder, counted by o200k_base (tests/fixtures/real/pi/scenarios.json,
     # 2026-12-05); the same in its interactive mode. Its system prompt names Pi's install folder.

@@ -21,14 +21,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from smig_tui.adapters.agents.jsonl_session_writer import JsonlSessionWriter
 from smig_tui.adapters.agents.pi.home import agent_folder, project_sessions, session_folders
 from smig_tui.adapters.agents.profile import Env
-from smig_tui.adapters.agents.writer_base import PlainFileWriter, opening_turns
+from smig_tui.adapters.agents.writer_base import opening_turns
 from smig_tui.core.errors import SmigError
-from smig_tui.core.handoff import to_turns
 from smig_tui.core.models import Agent, Role, Session
-from smig_tui.core.native import ContinueLatest, Destination, Lineage, NativeOutput, PlannedFile, Turn, continue_fact
-from smig_tui.core.ports import NativeLayout, NativeRequest
+from smig_tui.core.native import ContinueLatest, Lineage, NativeOutput, PlannedFile, Turn
 from smig_tui.core.timeline import format_iso, monotonic_times
 
 SESSION_VERSION = 3
@@ -97,40 +96,31 @@ def _shared(folder: Path, env: Env) -> bool:
     return any(folder == home or home in folder.parents for home in session_folders(env))
 
 
-class PiWriter(PlainFileWriter):
+class PiWriter(JsonlSessionWriter):
     """Builds a Pi session from migrated turns; the committer writes it (never over a file)."""
 
     agent = Agent("pi")
+    latest = LATEST
 
     def __init__(self, env: Env = None, data_dir: Path | None = None) -> None:
-        self._env = env
+        super().__init__(env)
         self._data_dir = data_dir
         """Where smig remembers the folders whose own settings moved their sessions (None: it does not)."""
-        self._folders: dict[str, str] = {}
-        """The project folder of each session laid out, by path."""
-
-    def lay_out(self, request: NativeRequest) -> NativeLayout:
-        """The session, the lineage note leading the first user turn."""
-        turns = to_turns(request.messages, note=request.note)
-        planned = self.prepare(
-            turns, request.folder, request.lineage, request.title, model=request.target, now=request.now
-        )
-        self._folders[planned.path] = request.folder
-        return NativeLayout((planned,), turns)
 
     def settle(self, planned: PlannedFile) -> ContinueLatest | None:
-        """`pi -c` continues the most recently modified session file of the folder's session directory."""
-        output = planned.native
-        if output is None:
-            return None
-        folder = self._folders.get(planned.path, "")
-        if self._data_dir is not None and folder and not _shared(Path(planned.path).parent, self._env):
+        """What `pi -c` picks (`newest_session`); a project whose own settings moved its sessions is
+        remembered first, so smig lists them from anywhere."""
+        folder, data_dir = self._folders.get(planned.path, ""), self._data_dir
+        if planned.native and data_dir and folder and not _shared(Path(planned.path).parent, self._env):
             from smig_tui.adapters.agents.pi.projects import remember
 
             with contextlib.suppress(OSError, SmigError):  # only a lost convenience: `settle` never raises
-                remember(self._data_dir, folder)  # its session folder is the project's own: list it from anywhere
-        newest = newest_session(Path(planned.path).parent)
-        return continue_fact(output, LATEST, folder, newest, " (modified after the migration was written)")
+                remember(data_dir, folder)  # its session folder is the project's own: list it from anywhere
+        return super().settle(planned)
+
+    def newest_session(self, folder: Path) -> str | None:
+        """`pi -c` continues the most recently modified session file of the folder's session directory."""
+        return newest_session(folder)
 
     def read_back(self, output: NativeOutput) -> Session:
         """The session as `smig list` reads it."""
@@ -214,8 +204,4 @@ class PiWriter(PlainFileWriter):
         add({"type": "session_info", "name": title}, now)
         stamp = format_iso(start).replace(":", "-").replace(".", "-")
         path = project_sessions(self._env, cwd) / f"{stamp}_{session_id}.jsonl"
-        # Compact, as Pi writes its entries.
-        lines = [header, *entries]
-        data = "".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n" for line in lines)
-        native = NativeOutput("pi", str(path), session_id, resume_argv(session_id), cwd)
-        return PlannedFile(Destination("pi"), str(path), data, None, False, native)
+        return self.planned_file(path, [header, *entries], session_id, resume_argv(session_id), cwd)

@@ -125,7 +125,7 @@ def conversation(session: SessionFile) -> Converted:
         if content.get("role") == "model":
             first = len(out.messages)
             add_reply_parts(out, parts, message_id, line, stamp)
-            close_reply(out, record.get("model"), _usage(record), first)
+            close_reply(out, record.get("model"), usage(record), first)
         else:
             # Qwen Code records a slash command as a `system` record: a user message's text is a prompt.
             add_user(out, parts, message_id, line, stamp, drop_commands=False)
@@ -135,7 +135,7 @@ def conversation(session: SessionFile) -> Converted:
     return out
 
 
-def _usage(record: dict[str, Any]) -> Usage | None:
+def usage(record: dict[str, Any]) -> Usage | None:
     """The figures the client logged for a reply (`usageMetadata`, the Gemini API's names)."""
     usage = record.get("usageMetadata")
     if record.get("type") != "assistant" or not isinstance(usage, dict):

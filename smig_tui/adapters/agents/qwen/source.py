@@ -1,8 +1,8 @@
 """Provides `QwenSource`: finds and reads Qwen Code sessions (`~/.qwen/projects/<project>/chats/<id>.jsonl`).
 
-A listing parses each file once (its chain decides what the client would resume, so the ends alone
-cannot say) and the listing cache keeps each unchanged file's entry, so a warm listing reads no
-session. Damaged lines (one half-written while the client appends) are one warning naming the file
+A listing reads each file's chain from its lines' first bytes and parses only the records it shows
+(`listing`), the whole file when those cannot say; the listing cache keeps each unchanged file's
+entry, so a warm listing reads no session. Damaged lines (one half-written while the client appends) are one warning naming the file
 and its lines; the rest still lists and loads.
 """
 
@@ -10,13 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-from smig_tui.adapters.agents.content_parts import part_text
-from smig_tui.adapters.agents.file_sessions import folder_entries, newest_first, warn_damaged
-from smig_tui.adapters.agents.qwen.records import SessionFile, conversation, read_session
+from smig_tui.adapters.agents.file_sessions import cannot_read, folder_entries, load_whole, newest_first, warn_damaged
+from smig_tui.adapters.agents.qwen.listing import Listing, listing_from_ends, whole_listing
+from smig_tui.adapters.agents.qwen.records import conversation, read_session
 from smig_tui.adapters.storage.discovery_cache import listed
-from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
 from smig_tui.core.words import title_line
@@ -48,57 +46,42 @@ class QwenSource:
         """The listing entry of one session file, or None (with a warning) when it cannot be read."""
         try:
             stat = path.stat()
-            session = read_session(path)
+            listing = listing_from_ends(path) or _read_whole(path, warn)
         except OSError as error:
-            warn(ReadWarning(str(path), None, f"skipped: cannot read it ({error.strerror or error})"))
+            warn(cannot_read(path, error))
             return None
-        warn_damaged(path, session.damaged, warn)
-        if session.session_id is None:
+        if listing.session_id is None:
             warn(ReadWarning(str(path), None, "skipped: no Qwen Code session record in it"))
             return None
-        converted = conversation(session)
-        if not any(not message.injected for message in converted.messages):
+        if not listing.has_conversation:
             return None  # nothing said yet: the client lists no such session either
-        first, last = session.first, session.chain[-1]
-        cwd = _text(first.get("cwd"))
         return SessionInfo(
-            id=session.session_id,
+            id=listing.session_id,
             agent=AGENT,
             path=str(path),
-            cwd=cwd,
-            title=_title(session) or title_line(_first_prompt(session) or converted.first_prompt, TITLE_MAX),
-            model=converted.model,
-            created=_text(first.get("timestamp")),
-            updated=_text(last.get("timestamp")),
-            source_version=_text(last.get("version")),
+            cwd=listing.cwd,
+            title=listing.title or title_line(listing.first_prompt, TITLE_MAX),
+            model=listing.model,
+            created=listing.created,
+            updated=listing.updated,
+            source_version=listing.version,
             size=stat.st_size,
             mtime=stat.st_mtime,
-            message_count=len(converted.messages),
-            context_tokens=converted.context_tokens or None,
-            project=cwd or path.parent.parent.name,
+            message_count=listing.message_count,
+            context_tokens=listing.context_tokens,
+            project=listing.cwd or path.parent.parent.name,
         )
 
     def load(self, info: SessionInfo, warn: WarningSink) -> Session:
         """Read one session in full, as the client would resume it."""
-        path = Path(info.path)
-        warnings: list[ReadWarning] = []
+        return load_whole(info, warn, read_session, conversation)
 
-        def sink(warning: ReadWarning) -> None:
-            warnings.append(warning)
-            warn(warning)
 
-        try:
-            session = read_session(path)
-        except OSError as error:
-            raise SessionReadError(f"Cannot read {path}: {error.strerror or error}.") from error
-        warn_damaged(path, session.damaged, sink)
-        converted = conversation(session)
-        return Session(
-            info=info,
-            messages=tuple(converted.messages),
-            warnings=tuple(warnings),
-            measured_context_tokens=converted.context_tokens or None,
-        )
+def _read_whole(path: Path, warn: WarningSink) -> Listing:
+    """The listing from the whole file, its damaged lines one warning."""
+    session = read_session(path)
+    warn_damaged(path, session.damaged, warn)
+    return whole_listing(session)
 
 
 def session_files(projects: Path, warn: WarningSink) -> Iterator[Path]:
@@ -110,28 +93,3 @@ def session_files(projects: Path, warn: WarningSink) -> Iterator[Path]:
         for entry in folder_entries(chats, warn):
             if entry.name.endswith(".jsonl") and entry.is_file():
                 yield entry
-
-
-def _title(session: SessionFile) -> str | None:
-    """The title the user gave the session (`/rename`: the last `custom_title` record), if any."""
-    title = None
-    for record in session.chain:
-        payload = record.get("systemPayload")
-        if record.get("subtype") == "custom_title" and isinstance(payload, dict):
-            title = _text(payload.get("customTitle")) or title
-    return title_line(title, TITLE_MAX)
-
-
-def _first_prompt(session: SessionFile) -> str | None:
-    """The first thing the user typed, as the client's picker shows it (a compression leaves it in the file)."""
-    for record in session.chain:
-        message = record.get("message")
-        if record.get("type") == "user" and isinstance(message, dict):
-            text = part_text(message.get("parts")).strip()
-            if text:
-                return text
-    return None
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None

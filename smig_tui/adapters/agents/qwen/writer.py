@@ -13,20 +13,16 @@ migration. Tool calls are flattened to text (`core.handoff`), so the API never s
 
 from __future__ import annotations
 
-import json
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from smig_tui.adapters.agents.profile import Env
-from smig_tui.adapters.agents.project_files import newest_transcript
+from smig_tui.adapters.agents.jsonl_session_writer import JsonlSessionWriter
 from smig_tui.adapters.agents.qwen.home import chats_folder
-from smig_tui.adapters.agents.writer_base import PlainFileWriter, opening_turns
-from smig_tui.core.handoff import to_turns
+from smig_tui.adapters.agents.writer_base import opening_turns
 from smig_tui.core.models import Agent, Role, Session
-from smig_tui.core.native import ContinueLatest, Destination, Lineage, NativeOutput, PlannedFile, Turn, continue_fact
-from smig_tui.core.ports import NativeLayout, NativeRequest
+from smig_tui.core.native import Lineage, NativeOutput, PlannedFile, Turn
 from smig_tui.core.timeline import format_iso, monotonic_times
 
 QWEN_VERSION = "0.24.4"
@@ -43,33 +39,12 @@ def resume_argv(session_id: str) -> tuple[str, ...]:
     return ("qwen", "--resume", session_id)
 
 
-class QwenWriter(PlainFileWriter):
-    """Builds a Qwen Code session from migrated turns; the committer writes it (never over a file)."""
+class QwenWriter(JsonlSessionWriter):
+    """Builds a Qwen Code session from migrated turns; the committer writes it (never over a file).
+    `qwen -c` continues the most recently modified session of the folder's project."""
 
     agent = Agent("qwen")
-
-    def __init__(self, env: Env = None) -> None:
-        self._env = env
-        self._folders: dict[str, str] = {}
-        """The project folder of each session laid out, by path."""
-
-    def lay_out(self, request: NativeRequest) -> NativeLayout:
-        """The session, the lineage note leading the first user turn."""
-        turns = to_turns(request.messages, note=request.note)
-        planned = self.prepare(
-            turns, request.folder, request.lineage, request.title, model=request.target, now=request.now
-        )
-        self._folders[planned.path] = request.folder
-        return NativeLayout((planned,), turns)
-
-    def settle(self, planned: PlannedFile) -> ContinueLatest | None:
-        """`qwen -c` continues the most recently modified session of the folder's project."""
-        output = planned.native
-        if output is None:
-            return None
-        folder = self._folders.get(planned.path, "")
-        newest = newest_transcript(Path(planned.path).parent)
-        return continue_fact(output, LATEST, folder, newest, " (modified after the migration was written)")
+    latest = LATEST
 
     def read_back(self, output: NativeOutput) -> Session:
         """The session as `smig list` reads it."""
@@ -127,7 +102,4 @@ class QwenWriter(PlainFileWriter):
             }
         )
         path = chats_folder(self._env, cwd) / f"{session_id}.jsonl"
-        # Compact, as Qwen Code writes its records.
-        data = "".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n" for line in lines)
-        native = NativeOutput("qwen", str(path), session_id, resume_argv(session_id), cwd)
-        return PlannedFile(Destination("qwen"), str(path), data, None, False, native)
+        return self.planned_file(path, lines, session_id, resume_argv(session_id), cwd)
