@@ -29,7 +29,7 @@ from smig_tui.adapters.fs import not_a_session_file
 from smig_tui.adapters.jsonl import parse_line
 from smig_tui.adapters.storage.discovery_cache import DiscoveryCache, cached_ids
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
-from smig_tui.core.ports import NAMED_AT_MOST, Appended, ResumePoint, WarningSink, Watched
+from smig_tui.core.ports import NAMED_AT_MOST, Appended, ResumePoint, WarningSink
 from smig_tui.core.timeline import later, written_at
 
 HEAD_BYTES = 64 * 1024
@@ -124,10 +124,6 @@ class ClaudeSource:
         if cache is not None:
             cache.save()
         yield from mark_forks(found)
-
-    def watched(self) -> list[Watched]:
-        """The project folders' tree: every transcript and sub-agent file `discover` reads is in it."""
-        return [Watched(str(self._home.projects), tree=True)]
 
     def listed_as(self, resolved: str, warn: WarningSink) -> SessionInfo | None:
         """The entry `discover` gives the transcript at `resolved`, reading only its project folder.
