@@ -21,13 +21,10 @@ from smig_tui.adapters.paths import Paths
 from smig_tui.plugins import agent_profiles
 from smig_tui.services import build_services
 
-FOLDER_LOOKER = "aider"
-"""The agent whose listing looks in the folders the others' sessions ran in: a new session elsewhere
-may give it a folder to look in, so it may be listed with the agent whose home changed."""
-
-
-UNWATCHED = {"pi": "its reader now also lists the sessions of the projects smig knows (KnownProjectsSource)"}
-"""Agents that name no watched files yet (listed by every search), and why."""
+FOLDER_LOOKERS = ("aider", "pi")
+"""The agents whose listings look in the folders the others' sessions ran in (Aider's histories, Pi's
+project settings): a new session elsewhere may give them a folder to look in, so they may be listed with
+the agent whose home changed."""
 
 
 class Listed(AssertionError):
@@ -45,7 +42,6 @@ def _refusing(profile: AgentProfile) -> AgentProfile:
 
 def _guarded(*allowed: str) -> list[AgentProfile]:
     """Every agent, those not `allowed` with a reader that fails the test when it is built."""
-    allowed = (*allowed, *UNWATCHED)
     return [profile if profile.id in allowed else _refusing(profile) for profile in agent_profiles()]
 
 
@@ -61,7 +57,7 @@ def _a_word_of(session_id: str) -> str:
 
 
 def test_every_built_in_agent_names_what_its_listing_reads() -> None:
-    assert sorted(p.id for p in agent_profiles() if p.id in BUILT_IN and p.watched is None) == sorted(UNWATCHED)
+    assert sorted(p.id for p in agent_profiles() if p.id in BUILT_IN and p.watched is None) == []
 
 
 @pytest.mark.parametrize("agent", sorted(all_drivers()))
@@ -76,7 +72,7 @@ def test_a_session_written_after_indexing_is_found_and_unchanged_homes_are_not_l
 
     session_id = driver.install_source(isolated_homes, tmp_path / "project", tmp_path)
     word = _a_word_of(session_id)
-    hits = build_services(agents=_guarded(agent, FOLDER_LOOKER)).search(word, limit=100)
+    hits = build_services(agents=_guarded(agent, *FOLDER_LOOKERS)).search(word, limit=100)
     assert session_id in {hit.session_id for hit in hits}, f"{agent}: {word!r} not found in the new session"
 
     again = build_services(agents=_guarded()).search(word, limit=100)  # every home as the last search left it

@@ -171,3 +171,29 @@ def test_a_broken_settings_file_is_one_warning_and_the_others_are_read(
     warnings: list[ReadWarning] = []
     assert projects.project_session_folders([str(broken), str(good)], None, warnings.append) == [good / "s"]
     assert len(warnings) == 1
+
+
+def test_a_search_finds_a_session_that_appears_in_a_project_s_own_folder_and_lists_no_pi_otherwise(
+    isolated_homes: dict[str, Path], tmp_path: Path, monkeypatch: Any
+) -> None:
+    """Pi's profile names each known folder's settings and the folders they give (`projects.watched`):
+    a settings file or a session appearing there is seen by the next search; once nothing changes, no listing."""
+    project = tmp_path / "outside" / "proj"
+    project.mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    _ran_in(project)
+    services = build_services()
+    services.refresh_search_index()
+    before = [watched.path for watched in projects.watched(None, resolve_paths().cache_dir, resolve_paths().data_dir)]
+    assert str(project / ".pi" / "settings.json") in before  # absent, yet named: its appearing counts
+    _settings(project / ".pi" / "settings.json", sessionDir=".pi/sessions")
+    ids = _fill(project / ".pi" / "sessions")
+    hits = build_services().search("OSPREY", limit=100)
+    assert {hit.session_id for hit in hits} & ids
+    # Pi's own listing adds the folders its sessions ran in to the known folders (a folder whose later
+    # sessions its settings send elsewhere is known that way), so the search after it lists Pi once more.
+    assert {hit.session_id for hit in build_services().search("OSPREY", limit=100)} == {hit.session_id for hit in hits}
+    calls: list[str] = []
+    monkeypatch.setattr(projects.KnownProjectsSource, "discover", lambda self, warn: calls.append("listed") or iter(()))
+    assert {hit.session_id for hit in build_services().search("OSPREY", limit=100)} == {hit.session_id for hit in hits}
+    assert calls == []  # nothing Pi reads changed: Pi is not listed again

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from smig_tui.adapters.paths import Paths
     from smig_tui.core.agent_rules import WindowAdjust
     from smig_tui.core.models import AgentWindow, ModelCapacity
-    from smig_tui.core.ports import NativeWriter, SessionSource
+    from smig_tui.core.ports import NativeWriter, SessionSource, Watched
 
 RESERVE_TOKENS = 16_384
 """Pi compacts once a reply's reported context passes the window less this (`compaction.reserveTokens`)."""
@@ -61,6 +61,12 @@ def _source(paths: Paths, env: Env) -> SessionSource:
     return KnownProjectsSource(env, paths.cache_dir, paths.data_dir, PROFILE.listing_cache(paths))
 
 
+def _watched(paths: Paths, env: Env) -> list[Watched]:
+    from smig_tui.adapters.agents.pi.projects import watched
+
+    return watched(env, paths.cache_dir, paths.data_dir)
+
+
 def _writer(paths: Paths, env: Env) -> NativeWriter:
     from smig_tui.adapters.agents.pi.writer import PiWriter
 
@@ -74,6 +80,7 @@ PROFILE = AgentProfile(
     shown_when_empty=False,
     home=agent_folder,
     source=_source,
+    watched=_watched,
     writer=_writer,
     window_settings=window_settings,
     memory=lazy(f"{__name__}.memory:read"),

@@ -31,7 +31,7 @@ from smig_tui.adapters.agents.settings_files import read_json
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 
 if TYPE_CHECKING:
-    from smig_tui.core.ports import WarningSink
+    from smig_tui.core.ports import WarningSink, Watched
 
 REMEMBERED = "pi-folders.json"
 """The folders smig wrote a Pi session for whose sessions go to a folder of the project's own."""
@@ -97,6 +97,27 @@ def known_project_folders(cache_dir: Path, data_dir: Path, env: Env) -> Iterator
 def remember(data_dir: Path, folder: str) -> None:
     """Record a folder smig wrote a Pi session for into a session folder of the project's own."""
     known_folders.remember(data_dir, REMEMBERED, folder, "the list of Pi folders")
+
+
+def watched(env: Env, cache_dir: Path, data_dir: Path) -> list[Watched]:
+    """What a listing reads: the home's session folders, the global settings, each known folder's
+    project settings (absent ones too: one that appears changes the listing) and the session folders
+    they name. The known folders come from the other agents' listings, so this is asked after theirs."""
+    from smig_tui.core.ports import Watched
+
+    shared = session_folders(env)
+    known = list(dict.fromkeys(known_project_folders(cache_dir, data_dir, env)))
+    places = [Watched(str(folder), tree=True) for folder in shared]
+    places.append(Watched(str(agent_folder(env) / "settings.json")))
+    if not environment(env).get(SESSIONS_VARIABLE):
+        places += [Watched(os.path.join(folder, *PROJECT_SETTINGS)) for folder in known]
+    named = project_session_folders(known, env, _unsaid, shared)
+    places += [Watched(str(folder), tree=True) for folder in named]
+    return places
+
+
+def _unsaid(_warning: ReadWarning) -> None:
+    """A settings file's warning while naming what a listing reads: the listing itself gives it."""
 
 
 class KnownProjectsSource:
