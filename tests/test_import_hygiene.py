@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -54,3 +57,25 @@ def test_the_listing_path_imports_no_reading_or_planning_code() -> None:
         "smig_tui.services.build_services({'HOME': '/nonexistent', 'SMIG_TUI_HOME': '/nonexistent/smig'})"
     )
     assert not loaded.intersection(LISTING_NEEDS_NONE_OF), sorted(loaded.intersection(LISTING_NEEDS_NONE_OF))
+
+
+def test_a_search_on_a_fresh_index_imports_no_reader(tmp_path: Path) -> None:
+    """Every agent names what its listing reads: when none of it changed, no reader is built or imported."""
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "SMIG_TUI_HOME": str(tmp_path / "smig")}
+    for key in [key for key in env if key.endswith(("_HOME", "_DIR", "_DB")) and key != "SMIG_TUI_HOME"]:
+        del env[key]  # every agent's home under the temp HOME
+    search = "from smig_tui.cli.main import main\nmain(['search', 'heron'])"
+    subprocess.run([sys.executable, "-c", search], check=True, capture_output=True, env=env)  # builds the index
+    out = subprocess.run(
+        [sys.executable, "-c", search + "\nimport sys\nprint('\\n'.join(sorted(sys.modules)), file=sys.stderr)"],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+    ).stderr
+    from smig_tui.plugins import agent_profiles
+
+    unwatched = {profile.id for profile in agent_profiles() if profile.watched is None}  # listed every time
+    readers = [name for name in out.split() if re.fullmatch(r"smig_tui\.adapters\.agents\.\w+\.source", name)]
+    assert [name for name in readers if name.split(".")[3] not in unwatched] == []
+    assert not {"smig_tui.adapters.search_reading", "tempfile", "platformdirs"} & set(out.split())

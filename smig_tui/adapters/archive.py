@@ -18,12 +18,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field, replace
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from smig_tui.adapters.agents.profile import RowsUnreadable
+from smig_tui.adapters.agents.profile import Env, RowsUnreadable
 from smig_tui.adapters.agents.registry import profile_of, row_ref
 from smig_tui.adapters.fs import atomic_write, file_lock
 from smig_tui.adapters.zstd_files import DAMAGED, compress, decompress
@@ -42,6 +43,10 @@ from smig_tui.core.ports import (
     Watched,
     WatchedFiles,
 )
+
+if TYPE_CHECKING:
+    from smig_tui.adapters.agents.profile import AgentProfile
+    from smig_tui.adapters.paths import Paths
 
 PIECE = 1 << 20
 """Files are cut at multiples of this offset; growth rewrites at most one piece."""
@@ -337,11 +342,47 @@ class ArchivedSource:
     """
 
     def __init__(self, inner: SessionSource, archive: Archive, view_root: Path) -> None:
-        self.inner = inner
         self.archive = archive
         self.view_root = view_root
+        self._agent = inner.agent
+        self._inner: SessionSource | None = None
+        self._build: Callable[[], SessionSource | None] | None = None
+        self._watched: Callable[[], list[Watched]] | None = None
+        self._adopt(inner)
+
+    @classmethod
+    def deferred(
+        cls, profile: AgentProfile, paths: Paths, env: Env, archive: Archive, view_root: Path
+    ) -> ArchivedSource:
+        """The wrapper of an agent whose profile names what its listing reads (`AgentProfile.watched`):
+        its reader is built, and its code imported, on first use, so a search whose index is fresh
+        imports and builds no reader at all."""
+        if profile.watched is None:
+            raise ValueError(f"{profile.id} names no watched files")
+        wrapper = cls.__new__(cls)
+        wrapper.archive = archive
+        wrapper.view_root = view_root
+        wrapper._agent = profile.agent
+        wrapper._inner = None
+        wrapper._build = partial(profile.source, paths, env)  # a module's function: picklable for workers
+        wrapper._watched = partial(profile.watched, paths, env)
+        return wrapper
+
+    def _adopt(self, inner: SessionSource) -> SessionSource:
+        self._inner = inner
         if isinstance(inner, LineageReader):  # a fork whose parent the agent deleted reads it from here
             inner.use_archived_copies(self.archived_copies)
+        return inner
+
+    @property
+    def inner(self) -> SessionSource:
+        """The agent's own reader (built now if it was deferred)."""
+        if self._inner is not None:
+            return self._inner
+        built = self._build() if self._build is not None else None
+        if built is None:
+            raise SmigError(f"smig has no reader of {self._agent.value} sessions here.")
+        return self._adopt(built)
 
     def archived_copies(self, session_id: str) -> list[str]:
         """Readable copies of the archived files of a session whose originals are gone, oldest first."""
@@ -365,12 +406,16 @@ class ArchivedSource:
     @property
     def agent(self) -> Agent:
         """The wrapped reader's agent."""
-        return self.inner.agent
+        return self._agent
 
     def watched(self) -> list[Watched] | None:
-        """The wrapped reader's, the archive's manifest, and every archived original of this agent's
-        outside them (one that disappears brings its archived copy into the listing)."""
-        inner = self.inner.watched() if isinstance(self.inner, WatchedFiles) else None
+        """What the agent's listing reads (as its profile names it, else as its reader does), the
+        archive's manifest, and every archived original of this agent's outside them (one that
+        disappears brings its archived copy into the listing)."""
+        if self._watched is not None:
+            inner: list[Watched] | None = self._watched()
+        else:
+            inner = self.inner.watched() if isinstance(self.inner, WatchedFiles) else None
         if inner is None:
             return None
         places = [*inner, Watched(str(self.archive.manifest))]

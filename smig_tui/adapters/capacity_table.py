@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -27,15 +28,12 @@ PACKAGE_TABLE = "models.json"
 
 def load_builtin() -> CapacityTable:
     """Read and validate the table shipped with smig."""
-    document = _shipped_document()
-    where = f"smig_tui/data/{PACKAGE_TABLE}"
-    tokenizers = parse_tokenizers(document.get("tokenizers", {}), where)
-    return parse_table(document["models"], where, tokenizers)
+    return _shipped()[1]
 
 
 def live_bounds() -> LiveBounds:
     """The plausible range of a provider's live figures, from the shipped table (`live_bounds`)."""
-    data = _shipped_document().get("live_bounds")
+    data = _shipped()[0].get("live_bounds")
     if not isinstance(data, dict):
         return LiveBounds()
     fields = {key: data[key] for key in ("min_window", "max_window", "min_output") if isinstance(data.get(key), int)}
@@ -44,13 +42,44 @@ def live_bounds() -> LiveBounds:
 
 def shipped_date() -> str:
     """The date the shipped table was last checked."""
-    return str(_shipped_document().get("updated", "unknown"))
+    return str(_shipped()[0].get("updated", "unknown"))
 
 
-def _shipped_document() -> dict[str, Any]:
-    """Return the parsed `data/models.json`."""
+_KEPT: dict[tuple[str, int, int], tuple[dict[str, Any], CapacityTable]] = {}
+"""The shipped table as last parsed, by its file's path, size and mtime_ns: every `build_services` (each CLI
+run, MCP call and TUI worker) builds the capacities, and parsing the table costs more than the rest of them."""
+
+
+def _shipped() -> tuple[dict[str, Any], CapacityTable]:
+    """The parsed `data/models.json` and the table it gives, parsed again only when the file changed."""
     source = resources.files("smig_tui") / "data" / PACKAGE_TABLE
+    stamp = _stamp(source)
+    kept = _KEPT.get(stamp) if stamp is not None else None
+    if kept is not None:
+        return kept
     where = f"smig_tui/data/{PACKAGE_TABLE}"
+    document = _read_document(source, where)
+    tokenizers = parse_tokenizers(document.get("tokenizers", {}), where)
+    kept = (document, parse_table(document["models"], where, tokenizers))
+    if stamp is not None:
+        _KEPT.clear()
+        _KEPT[stamp] = kept
+    return kept
+
+
+def _stamp(source: Traversable) -> tuple[str, int, int] | None:
+    """The shipped file's path, size and mtime_ns; None when it is no plain file (a zipped install)."""
+    if not isinstance(source, Path):
+        return None
+    try:
+        stat = source.stat()
+    except OSError:
+        return None
+    return (str(source), stat.st_size, stat.st_mtime_ns)
+
+
+def _read_document(source: Traversable, where: str) -> dict[str, Any]:
+    """Return the parsed `data/models.json`."""
     try:
         document = json.loads(source.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:

@@ -29,14 +29,15 @@ def fingerprint(watched: Sequence[Watched]) -> str:
     """A digest of the names, sizes and modification times under each watched path, in order."""
     lines: list[str] = []
     for place in watched:
-        lines.append(f"@{place.path}\0{int(place.tree)}")
-        _add(place.path, place.tree, lines, set())
+        lines.append(f"@{place.path}\0{int(place.tree)}\0{place.names}")
+        _add(place.path, place.tree, lines, set(), place.names)
     data = "\n".join(lines).encode("utf-8", "surrogateescape")
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-def _add(path: str, tree: bool, lines: list[str], followed: set[str]) -> None:
-    """Add one path: a file's size and time, a folder's entries (and, for a tree, everything below)."""
+def _add(path: str, tree: bool, lines: list[str], followed: set[str], names: str = "") -> None:
+    """Add one path: a file's size and time, a folder's entries (and, for a tree, everything below);
+    `names`: only the folder's own entries whose names begin with it."""
     try:
         info = os.stat(path)
     except OSError as error:
@@ -45,13 +46,13 @@ def _add(path: str, tree: bool, lines: list[str], followed: set[str]) -> None:
     if not stat.S_ISDIR(info.st_mode):
         lines.append(f"{path}\0{info.st_size}\0{info.st_mtime_ns}")
         return
-    _add_folder(path, tree, lines, followed)
+    _add_folder(path, tree, lines, followed, names)
 
 
-def _add_folder(path: str, tree: bool, lines: list[str], followed: set[str]) -> None:
+def _add_folder(path: str, tree: bool, lines: list[str], followed: set[str], names: str = "") -> None:
     try:
         with os.scandir(path) as listing:
-            entries = sorted(listing, key=lambda entry: entry.name)
+            entries = sorted((entry for entry in listing if entry.name.startswith(names)), key=lambda entry: entry.name)
     except OSError as error:
         lines.append(f"{path}/\0!{error.errno}")
         return

@@ -11,7 +11,6 @@ import errno
 import fcntl
 import os
 import stat
-import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -110,6 +109,8 @@ def _write_via_temp(
     path: Path, payload: bytes | Iterable[str], mode: int, overwrite: bool, mtime: float | None
 ) -> None:
     """The temp file, fsync and rename (or link) steps of `atomic_write`."""
+    import tempfile  # with shutil, random and the compressors: a few ms of a start that writes nothing
+
     fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:

@@ -10,8 +10,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-import platformdirs
-
 APP_NAME = "smig"
 
 
@@ -43,6 +41,8 @@ def resolve_paths(env: Mapping[str, str] | None = None) -> Paths:
     if smig_home:
         root = Path(smig_home)
         return Paths(root / "data", root / "cache", root / "config")
+    import platformdirs  # with tempfile, shutil and random: not needed when smig's home is set
+
     return Paths(
         data_dir=Path(platformdirs.user_data_dir(APP_NAME, appauthor=False)),
         cache_dir=Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False)),

@@ -242,30 +242,13 @@ class SearchIndex:
     ) -> None:
         with self._guard:
             conn = self._connection()
-            listed = _listings_to_read(conn, sources)
-            if not listed:
-                return  # nothing any listing reads has changed since the last refresh
-            sources = [source for source in sources if source.agent.value in listed]
-            known = {
-                row[0]: _Known(
-                    row[1],
-                    row[2],
-                    row[3],
-                    row[4],
-                    row[5],
-                    tuple(row[6:11]),
-                    ResumePoint(row[11], row[12], row[13], row[14]) if row[11] is not None else None,
-                )
-                for row in conn.execute(
-                    "SELECT key, id, size, mtime, indexed, last_id, title, cwd, updated, subagent, archived,"
-                    " resume_offset, resume_line, resume_digest, resume_state FROM files"
-                    f" WHERE agent IN ({','.join('?' * len(listed))})",
-                    list(listed),
-                )
-            }
+            listed: dict[str, str | None] = {}
+            known: dict[str, _Known] = {}
             todo: list[tuple[SessionSource, SessionInfo]] = []
             seen: set[str] = set()
-            for source in sources:
+            for source, value in _listings_to_read(conn, sources):
+                listed[source.agent.value] = value
+                known.update(_known_files(conn, source.agent.value))
                 for info in source.discover(warn):
                     key = _key(info)
                     if key in seen:
@@ -279,6 +262,8 @@ class SearchIndex:
                             "UPDATE files SET title=?, cwd=?, updated=?, subagent=?, archived=?, cwd_real=? WHERE id=?",
                             (*_meta(info)[2:], _real(info.cwd), old.id),
                         )
+            if not listed:
+                return  # nothing any listing reads has changed since the last refresh
             gone = [old.id for key, old in known.items() if key not in seen]  # of the agents listed
             for file_id in gone:
                 self._drop_file(conn, file_id)
@@ -774,16 +759,43 @@ LISTED = "listed:"
 """The `meta` key prefix of each agent's listing fingerprint, as taken before its last complete refresh."""
 
 
-def _listings_to_read(conn: sqlite3.Connection, sources: Sequence[SessionSource]) -> dict[str, str | None]:
-    """The agents whose listing must be read, each with the fingerprint of what it reads now (None: none
-    can be taken, or it must not be trusted). Taken before the listing: a change while it is read shows
-    next time. An agent whose fingerprint is the one stored is left out: nothing it lists has changed."""
+def _listings_to_read(
+    conn: sqlite3.Connection, sources: Sequence[SessionSource]
+) -> Iterator[tuple[SessionSource, str | None]]:
+    """The sources whose listing must be read, in order, each with the fingerprint of what it reads now
+    (None: none can be taken, or it must not be trusted). A source whose fingerprint is the one stored
+    is left out: nothing it lists has changed. Each is taken just before its own listing, after those
+    of the sources before it (Aider looks for histories where the other agents' sessions ran): a change
+    while it is read shows next time."""
     agents = [source.agent.value for source in sources]
-    now = {source.agent.value: source_fingerprint(source) for source in sources}
     if len(set(agents)) < len(agents):  # two sources of one agent: one fingerprint cannot stand for both
-        return dict.fromkeys(agents)
+        yield from ((source, None) for source in sources)
+        return
     stored = dict(conn.execute("SELECT key, value FROM meta WHERE key LIKE ?", (LISTED + "%",)).fetchall())
-    return {agent: value for agent, value in now.items() if value is None or stored.get(LISTED + agent) != value}
+    for source in sources:
+        value = source_fingerprint(source)
+        if value is None or stored.get(LISTED + source.agent.value) != value:
+            yield source, value
+
+
+def _known_files(conn: sqlite3.Connection, agent: str) -> dict[str, _Known]:
+    """What the index holds of one agent's files, by key."""
+    return {
+        row[0]: _Known(
+            row[1],
+            row[2],
+            row[3],
+            row[4],
+            row[5],
+            tuple(row[6:11]),
+            ResumePoint(row[11], row[12], row[13], row[14]) if row[11] is not None else None,
+        )
+        for row in conn.execute(
+            "SELECT key, id, size, mtime, indexed, last_id, title, cwd, updated, subagent, archived,"
+            " resume_offset, resume_line, resume_digest, resume_state FROM files WHERE agent = ?",
+            (agent,),
+        )
+    }
 
 
 def _key(info: SessionInfo) -> str:

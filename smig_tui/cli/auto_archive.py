@@ -16,6 +16,8 @@ AUTO_SKIPPED = frozenset({"archive", "mcp", "tui", None})
 
 def auto_archive_wanted(config: dict[str, object], where: str) -> bool:
     """`[archive] auto = true` in the config file (checked by the config schema)."""
+    if "archive" not in config:
+        return False  # nothing to check (the schema's patterns compile on import, after every command)
     from smig_tui.core.config_schema import table_of
 
     return bool(table_of(config, "archive", where).get("auto", False))

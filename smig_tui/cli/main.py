@@ -70,7 +70,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         description=f"Hand a {agent_names('or')} conversation to another agent and model. With no command, opens the TUI.",
     )
     parser.add_argument("--version", action="version", version=f"smig {__version__}")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # `prog` as argparse would work it out (no argument comes before the command), without the help
+    # formatter it builds for that, which imports shutil: a few ms of every start.
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", prog=parser.prog)
     tui = subparsers.add_parser("tui", help="open the full-screen TUI (the default)")
     tui.set_defaults(handler=run_tui)
     for name in _modules_for(argv):

@@ -243,12 +243,17 @@ class Watched:
     tree: bool = False
     """A folder whose whole tree is read (session files in sub-folders); False: its own entries only,
     or one file."""
+    names: str = ""
+    """Of a folder's own entries, only those whose names begin with this count (a project folder where
+    only the agent's history files matter: other files come and go without a listing)."""
 
 
 @runtime_checkable
 class WatchedFiles(Protocol):
     """A source that can name every folder and file its `discover` reads, so that a search can tell by
-    their names, sizes and times alone that nothing it lists has changed (no file is opened)."""
+    their names, sizes and times alone that nothing it lists has changed (no file is opened). The
+    built-in agents declare theirs in their profile (`AgentProfile.watched`), the archive's wrapper
+    answers for them."""
 
     def watched(self) -> list[Watched] | None:
         """The folders and files `discover` reads (what is not under them never changes its result); None

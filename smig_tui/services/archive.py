@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -10,6 +11,7 @@ from smig_tui.core.ports import SessionSource
 from smig_tui.plugins import agent_profiles
 
 if TYPE_CHECKING:
+    from smig_tui.adapters.agents.profile import AgentProfile
     from smig_tui.adapters.archive import Archive
 
 
@@ -29,3 +31,21 @@ def with_archive(paths: Paths, sources: list[SessionSource], env: dict[str, str]
 
     archive = session_archive(paths, env)
     return [ArchivedSource(source, archive, paths.cache_dir / "archive-view") for source in sources]
+
+
+def archived_readers(
+    paths: Paths, agents: Sequence[AgentProfile], env: dict[str, str] | None = None
+) -> list[SessionSource]:
+    """One reader per agent, wrapped as `with_archive` wraps them. An agent whose profile names what its
+    listing reads gets its reader built on first use: a search on a fresh index builds none."""
+    from smig_tui.adapters.archive import ArchivedSource
+
+    archive = session_archive(paths, env)
+    view_root = paths.cache_dir / "archive-view"
+    readers: list[SessionSource] = []
+    for agent in agents:
+        if agent.watched is not None:
+            readers.append(ArchivedSource.deferred(agent, paths, env, archive, view_root))
+        elif (source := agent.source(paths, env)) is not None:
+            readers.append(ArchivedSource(source, archive, view_root))
+    return readers

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from smig_tui.adapters.config_file import load_config
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.plugins import agent_profiles
-from smig_tui.services.archive import with_archive
+from smig_tui.services.archive import archived_readers
 from smig_tui.services.export import Exports
 from smig_tui.services.memory import Memory
 from smig_tui.services.migrate import Migrations
@@ -39,5 +39,5 @@ def build_services(env: dict[str, str] | None = None, agents: Sequence[AgentProf
     paths = resolve_paths(env)
     config = load_config(paths.config_file)
     entries = tuple(agent_profiles() if agents is None else agents)
-    sources = [source for entry in entries if (source := entry.source(paths, env)) is not None]
-    return Services(paths=paths, config=config, sources=with_archive(paths, sources, env), env=env, agents=entries)
+    sources = archived_readers(paths, entries, env)
+    return Services(paths=paths, config=config, sources=sources, env=env, agents=entries)

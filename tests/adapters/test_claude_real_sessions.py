@@ -292,3 +292,41 @@ def test_truncation_never_keeps_a_summary_without_its_preserved_messages(real_ho
             kept_summary += 1
             assert preserved <= kept, budget
     assert kept_summary > 0
+
+
+def test_lookups_by_id_read_the_listing_cache_once_while_it_is_unchanged(
+    real_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lookup by id peeks every transcript of its project (to mark forks), and a preview looks up by id
+    each time: the cache file is parsed, and each entry decoded, once while the file is unchanged; the
+    entries are the ones a full listing gives, forks marked."""
+    from smig_tui.adapters.storage import discovery_cache
+
+    reads: list[Path] = []
+    decoded: list[Any] = []
+    real_read, real_decode = discovery_cache._read_rows, discovery_cache._decode
+
+    def counting_read(path: Path, version: str) -> Any:
+        reads.append(path)
+        return real_read(path, version)
+
+    def counting_decode(data: Any) -> Any:
+        decoded.append(data)
+        return real_decode(data)
+
+    monkeypatch.setattr(discovery_cache, "_read_rows", counting_read)
+    monkeypatch.setattr(discovery_cache, "_decode", counting_decode)
+    cache = tmp_path / "listing.json"
+    listed = {info.id: info for info in ClaudeSource(claude_home(), listing_cache=cache).discover(lambda w: None)}
+    parent, fork = _expected("tools")["session_id"], _expected("fork")["session_id"]
+    reads.clear()
+    for _ in range(3):
+        for session in (parent, fork):
+            (found,) = ClaudeSource(claude_home(), listing_cache=cache).listed_with_id(session, lambda w: None) or []
+            assert found == listed[session]
+    assert listed[fork].parent_id == parent
+    assert reads == [cache]
+    assert 0 < len(decoded) <= len(listed)
+    cache.write_text(cache.read_text(encoding="utf-8") + " ", encoding="utf-8")  # another process rewrote it
+    (again,) = ClaudeSource(claude_home(), listing_cache=cache).listed_with_id(fork, lambda w: None) or []
+    assert again == listed[fork] and reads == [cache, cache]

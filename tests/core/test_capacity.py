@@ -109,3 +109,33 @@ def test_override_errors_name_file_and_key(tmp_path, toml: str, message: str) ->
 def test_parse_table_rejects_non_mapping() -> None:
     with pytest.raises(ConfigError):
         parse_table(["gpt"], "here")  # type: ignore[arg-type]
+
+
+def test_the_shipped_table_is_parsed_once_and_the_users_models_are_read_on_every_build(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every `build_services` builds the capacities: the shipped table is kept for the process while its
+    file is unchanged, but the user's `[models]` is applied again each time, so an edit shows at once."""
+    from smig_tui.adapters import capacity_table
+    from smig_tui.services.root import build_services
+
+    parsed: list[str] = []
+    real_parse = capacity_table.parse_table
+
+    def counting(*args: object, **kwargs: object) -> object:
+        parsed.append("table")
+        return real_parse(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(capacity_table, "parse_table", counting)
+    monkeypatch.setattr(capacity_table, "_KEPT", {})
+    services = build_services()
+    shipped = services.capacities.lookup("gpt-4o").context_window
+    config = services.paths.config_file
+    config.parent.mkdir(parents=True, exist_ok=True)
+    for window in (64000, 32000):
+        config.write_text(f'[models."gpt-4o"]\ncontext_window = {window}\n', encoding="utf-8")
+        assert build_services().capacities.lookup("gpt-4o").context_window == window
+    config.unlink()
+    assert build_services().capacities.lookup("gpt-4o").context_window == shipped != 64000
+    assert parsed == ["table"]
+    assert load_builtin() is load_builtin()  # the same table, not a copy per call

@@ -144,3 +144,21 @@ def test_a_link_back_up_the_tree_is_walked_once(tmp_path: Path) -> None:
     (root / "p" / "s.jsonl").write_text("x\n")
     (root / "p" / "loop").symlink_to(root)
     assert fingerprint([Watched(str(root), tree=True)]) == fingerprint([Watched(str(root), tree=True)])
+
+
+REAL_AIDER = Path(__file__).resolve().parents[1] / "fixtures" / "real" / "aider" / "projects"
+
+
+def test_a_history_in_a_folder_another_agent_just_ran_in_is_found_by_the_same_search(
+    isolated_homes: dict[str, Path], tmp_path: Path
+) -> None:
+    """Aider's histories are looked for where the other agents' sessions ran: its freshness is checked
+    after their listings, so a new session elsewhere in that folder brings its history in at once."""
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copyfile(REAL_AIDER / "edit" / ".aider.chat.history.md", project / ".aider.chat.history.md")
+    assert ids_for("bumping") == []  # no agent has run there yet: nowhere to look
+    write_rollout(isolated_homes["codex"], [("user", "the heron nests")], cwd=str(project))
+    found = {hit.agent: hit.session_id for hit in build_services().search("bumping")}
+    assert list(found) == ["aider"]
+    assert build_services().search("bumping")[0].session_id == found["aider"]

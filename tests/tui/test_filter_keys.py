@@ -9,15 +9,25 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import settle, tree_of
 from textual import events
 from textual.widgets import Input
 
 from smig_tui.tui.screens.browse import BrowseScreen
 from smig_tui.tui.screens.search import SearchModal
+from smig_tui.tui.widgets.sources_panel import SourcesPanel
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "e2e"))
 from terminal import Terminal  # the pty helper of the e2e tests
+
+
+@pytest.fixture(autouse=True)
+def filter_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tree follows the filter at each key: what is tested is where the keys go, not the pause the
+    filter waits for (a wall-clock wait `settle` does not see; it elapsed only while the screen was
+    still busy starting)."""
+    monkeypatch.setattr(SourcesPanel, "filter_delay", 0.0)
 
 
 def queue_keys(app, text: str) -> None:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from smig_tui.adapters.paths import Paths
     from smig_tui.core.mcp_config import McpConfig
     from smig_tui.core.memory_model import AgentMemory
-    from smig_tui.core.ports import NativeWriter, SessionSource
+    from smig_tui.core.ports import NativeWriter, SessionSource, Watched
 
 Env = Mapping[str, str] | None
 """The environment an agent's settings come from (None: this process's)."""
@@ -144,6 +144,11 @@ class AgentProfile:
     writer: Callable[[Paths, Env], NativeWriter | None] | None
     """Its writer for `--to <agent>` (which gives None when its home is unknown); None for a read-only
     agent, whose rules then say why (`AgentRules.read_only`)."""
+    watched: Callable[[Paths, Env], list[Watched]] | None = None
+    """The folders and files its reader's listing reads: nothing outside them changes what it lists. A
+    search whose index is fresh compares their names, sizes and times with those of its last listing and
+    then neither builds nor imports the reader. None: every search lists the agent. An agent that names
+    them has a reader whenever smig runs (`source` never gives None)."""
     home_variables: tuple[str, ...] = ()
     """The environment variables that move its home, named when no session is found."""
     sessions_folder: Callable[[Env], Path | None] | None = None

@@ -28,12 +28,27 @@ The detector's own fingerprint is kept beside it (`_version`): titles redacted b
 _FIELDS = frozenset(field.name for field in fields(SessionInfo))
 
 
+class _Snapshot:
+    """One read of a cache file: its rows, and the entries decoded from them so far."""
+
+    __slots__ = ("infos", "rows")
+
+    def __init__(self, rows: dict[str, Any]) -> None:
+        self.rows = rows
+        self.infos: dict[str, SessionInfo | None] = {}
+
+
+_READ: dict[Path, tuple[tuple[int, int, int, str], _Snapshot]] = {}
+"""The last read of each cache file, kept while the file (inode, size, mtime_ns) and the cache's version
+are unchanged: a lookup by id peeks every transcript of its project, and a preview looks up by id each time."""
+
+
 class DiscoveryCache:
     """Remembers each file's listing entry for one agent, written back after a full discovery pass."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._old: dict[str, Any] | None = None
+        self._old: _Snapshot | None = None
         self._seen: dict[str, Any] = {}
         self._changed = False
 
@@ -44,9 +59,12 @@ class DiscoveryCache:
         except OSError:
             return build()
         key = [stat.st_size, stat.st_mtime_ns]
-        row = self._rows().get(path)
+        old = self._snapshot()
+        row = old.rows.get(path)
         if isinstance(row, dict) and row.get("key") == key:
-            info = _decode(row.get("info"))
+            if path not in old.infos:
+                old.infos[path] = _decode(row.get("info"))
+            info = old.infos[path]
             if info is not None:
                 self._seen[path] = row
                 return info
@@ -64,7 +82,7 @@ class DiscoveryCache:
             atomic_write(self.path, json.dumps({"v": _version(), "files": self._seen}, separators=(",", ":")))
         except OSError:
             return
-        self._old, self._changed = dict(self._seen), False
+        self._old, self._changed = _Snapshot(dict(self._seen)), False
 
     def save_seen(self) -> None:
         """Store what a partial pass (one project, one id) built, keeping every other file's entry: a
@@ -76,18 +94,43 @@ class DiscoveryCache:
             atomic_write(self.path, json.dumps({"v": _version(), "files": rows}, separators=(",", ":")))
         except OSError:
             return
-        self._old, self._changed = rows, False
+        self._old, self._changed = _Snapshot(rows), False
 
     def _rows(self) -> dict[str, Any]:
         """The entries on disk, read once; a missing, damaged or older cache is empty."""
+        return self._snapshot().rows
+
+    def _snapshot(self) -> _Snapshot:
+        """The entries on disk, read once per instance, and once per process while the file is unchanged."""
         if self._old is None:
-            try:
-                data = json.loads(self.path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                data = None
-            ok = isinstance(data, dict) and data.get("v") == _version() and isinstance(data.get("files"), dict)
-            self._old = data["files"] if ok else {}
+            self._old = _snapshot_of(self.path)
         return self._old
+
+
+def _snapshot_of(path: Path) -> _Snapshot:
+    """The cache at `path`, parsed again only when the file or the cache's version changed."""
+    version = _version()
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return _Snapshot({})
+    stamp = (stat.st_ino, stat.st_size, stat.st_mtime_ns, version)
+    kept = _READ.get(path)
+    if kept is not None and kept[0] == stamp:
+        return kept[1]
+    snapshot = _Snapshot(_read_rows(path, version))
+    _READ[path] = (stamp, snapshot)
+    return snapshot
+
+
+def _read_rows(path: Path, version: str) -> dict[str, Any]:
+    """The entries of the cache file at `path`; a missing, damaged or older cache is empty."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    ok = isinstance(data, dict) and data.get("v") == version and isinstance(data.get("files"), dict)
+    return data["files"] if ok else {}
 
 
 def listed(

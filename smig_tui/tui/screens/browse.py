@@ -22,6 +22,7 @@ from smig_tui.tui.messages import LoadProgress, LoadStopped, PlansReady, PlansUn
 from smig_tui.tui.screens.base import SmigScreen
 from smig_tui.tui.screens.browse_keys import BROWSE_KEYS
 from smig_tui.tui.screens.migrate_actions import MigrateActions
+from smig_tui.tui.widgets.key_footer import KeyFooter
 from smig_tui.tui.widgets.plan_table import PlanTable
 from smig_tui.tui.widgets.preview_tabs import PreviewTabs
 from smig_tui.tui.widgets.session_card import SessionCard
@@ -74,7 +75,7 @@ class BrowseScreen(SmigScreen[None]):
             with Vertical(id="detail"):
                 yield SessionCard(id="card")
                 yield PreviewTabs(id="preview")
-        yield Footer()
+        yield KeyFooter()
         yield MigrateActions(self.services)
         yield SessionLoader(self.services)
 

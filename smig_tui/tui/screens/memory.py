@@ -13,7 +13,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Button, DataTable, Footer, Label, Static
+from textual.widgets import Button, DataTable, Label, Static
 
 from smig_tui.core.errors import SmigError
 from smig_tui.core.memory_sync import Direction, MemoryPlan, Mode
@@ -22,6 +22,7 @@ from smig_tui.plugins import memory_agents, memory_directions
 from smig_tui.services import Services
 from smig_tui.tui.backend import shown
 from smig_tui.tui.screens.base import SmigScreen
+from smig_tui.tui.widgets.key_footer import KeyFooter
 from smig_tui.tui.widgets.row_table import RowTable
 
 if TYPE_CHECKING:
@@ -178,7 +179,7 @@ class MemoryScreen(SmigScreen[None]):
         yield Static("Reading memory…", id="memory-status")
         with VerticalScroll(id="memory-diff"):
             yield Static(id="memory-diff-text")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         for table in self.query(DataTable):

@@ -17,9 +17,10 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Markdown, Static
+from textual.widgets import Markdown, Static
 
 from smig_tui.core.models import Kind, Message, PlanItem
+from smig_tui.tui.widgets.key_footer import KeyFooter
 
 SHOWN_CHARS = 100_000
 """Characters of one message rendered: Markdown lays out everything it is given, at once."""
@@ -150,7 +151,7 @@ class MessageViewer(ModalScreen[None]):
             yield Static(Content(self._state()), id="viewer-state")
             with VerticalScroll(id="viewer-body"):
                 yield Markdown(self.viewed.markdown)
-            yield Footer()
+            yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#viewer-body").focus()

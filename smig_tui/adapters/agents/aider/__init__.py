@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from smig_tui.adapters.paths import Paths
-    from smig_tui.core.ports import NativeWriter, SessionSource
+    from smig_tui.core.ports import NativeWriter, SessionSource, Watched
 
 HISTORY_VARIABLE = "AIDER_CHAT_HISTORY_FILE"
 """Aider's own variable for its chat history file (`--chat-history-file`): an absolute path is one more
@@ -39,30 +39,46 @@ def _home(env: Env) -> Path:
     return user_home(env) / ".aider"
 
 
-def _source(paths: Paths, env: Env) -> SessionSource:
+def _places(paths: Paths, env: Env) -> tuple[list[Path], list[Path]]:
+    """The folders to look in for histories, and the history files named outright (config, variable)."""
     from pathlib import Path
 
     from smig_tui.adapters.agents.aider import folders as places
-    from smig_tui.adapters.agents.aider.source import AiderSource
     from smig_tui.adapters.config_file import load_config
     from smig_tui.core.errors import ConfigError
 
-    def find() -> tuple[list[Path], list[Path]]:
-        try:
-            config = load_config(paths.config_file)
-        except ConfigError:
-            config = {}  # `smig doctor` and the other readers of the config say what is wrong with it
-        extra = places.configured(config, env)
-        named = environment(env).get(HISTORY_VARIABLE, "").strip()
-        if named and Path(named).is_absolute():
-            extra.append(Path(named))
-        folders = places.candidate_folders(paths.cache_dir, paths.data_dir, extra, env)
-        files = [path for path in extra if path.is_file()]
-        if named and not Path(named).is_absolute():
-            files += [folder / named for folder in folders if (folder / named).is_file()]
-        return folders, files
+    try:
+        config = load_config(paths.config_file)
+    except ConfigError:
+        config = {}  # `smig doctor` and the other readers of the config say what is wrong with it
+    extra = places.configured(config, env)
+    named = environment(env).get(HISTORY_VARIABLE, "").strip()
+    if named and Path(named).is_absolute():
+        extra.append(Path(named))
+    folders = places.candidate_folders(paths.cache_dir, paths.data_dir, extra, env)
+    files = [path for path in extra if path.is_file()]
+    if named and not Path(named).is_absolute():
+        files += [folder / named for folder in folders if (folder / named).is_file()]
+    return folders, files
 
-    return AiderSource(find, listing_cache=PROFILE.listing_cache(paths))
+
+def _source(paths: Paths, env: Env) -> SessionSource:
+    from functools import partial
+
+    from smig_tui.adapters.agents.aider.source import AiderSource
+
+    return AiderSource(partial(_places, paths, env), listing_cache=PROFILE.listing_cache(paths))
+
+
+def _watched(paths: Paths, env: Env) -> list[Watched]:
+    """A listing reads the history files in the folders it looks in (one listing of each folder's own
+    entries: only the names Aider and smig give histories count) and the files named outright. Those
+    folders come from the other agents' listings, so this is asked after theirs (it is the last agent)."""
+    from smig_tui.adapters.agents.aider.folders import HISTORY_PREFIX
+    from smig_tui.core.ports import Watched
+
+    folders, files = _places(paths, env)
+    return [*(Watched(str(folder), names=HISTORY_PREFIX) for folder in folders), *(Watched(str(f)) for f in files)]
 
 
 def _writer(paths: Paths, _env: Env) -> NativeWriter:
@@ -83,6 +99,7 @@ PROFILE = AgentProfile(
     shown_when_empty=False,
     home=_home,
     source=_source,
+    watched=_watched,
     writer=_writer,
     memory=lazy(f"{__name__}.memory:read"),
     resume_argv=lazy(f"{__name__}.writer:resume_argv"),

@@ -16,23 +16,23 @@ Each is a `stat` or a directory listing of one folder, never a walk below it.
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from smig_tui.adapters.agents import known_folders
 from smig_tui.adapters.agents.profile import Env, user_home
-from smig_tui.core.config_schema import table_of
-from smig_tui.core.errors import ConfigError
 
 AGENT = "aider"
 DEFAULT_NAME = ".aider.chat.history.md"
 SMIG_PREFIX = ".aider.smig-"
 SUFFIX = ".chat.history.md"
+HISTORY_PREFIX = ".aider."
+"""What the name of every history smig lists begins with (Aider's own and the ones smig writes)."""
 REMEMBERED = "aider-folders.json"
 """The folders smig wrote an Aider history for, in its data folder."""
-_ID_SPACE = uuid.UUID("5f0f6a52-3a1e-4c52-9d7e-6a1d3c0a1de7")
+_ID_SPACE = "5f0f6a52-3a1e-4c52-9d7e-6a1d3c0a1de7"
+"""The namespace of the ids of histories smig did not write (uuid5 of the path)."""
 
 
 def written_name(session_id: str) -> str:
@@ -46,7 +46,9 @@ def session_id_of(path: Path) -> str:
     name = path.name
     if name.startswith(SMIG_PREFIX) and name.endswith(SUFFIX) and len(name) > len(SMIG_PREFIX) + len(SUFFIX):
         return name[len(SMIG_PREFIX) : -len(SUFFIX)]
-    return str(uuid.uuid5(_ID_SPACE, os.path.abspath(path)))
+    import uuid  # with `platform`, a few ms of every search that only checks the folders
+
+    return str(uuid.uuid5(uuid.UUID(_ID_SPACE), os.path.abspath(path)))
 
 
 def is_history_name(name: str) -> bool:
@@ -57,6 +59,11 @@ def is_history_name(name: str) -> bool:
 def configured(config: dict[str, Any], env: Env) -> list[Path]:
     """`[agents.aider] folders` of smig's config, `~` expanded; none when the config refuses them
     (`smig doctor` and the other readers of the table say why)."""
+    if "agents" not in config:
+        return []  # no table to check (the check's patterns compile on import)
+    from smig_tui.core.config_schema import table_of
+    from smig_tui.core.errors import ConfigError
+
     try:
         table = table_of(config, "agents", "config.toml").get(AGENT, {})
     except ConfigError:

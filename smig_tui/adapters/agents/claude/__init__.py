@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from smig_tui.adapters.paths import Paths
-    from smig_tui.core.ports import NativeWriter, SessionSource
+    from smig_tui.core.ports import NativeWriter, SessionSource, Watched
 
 
 def _home(env: Env) -> Path:
@@ -29,6 +29,13 @@ def _source(paths: Paths, env: Env) -> SessionSource:
     from smig_tui.adapters.agents.claude.source import ClaudeSource
 
     return ClaudeSource(resolve_home(env), listing_cache=PROFILE.listing_cache(paths))
+
+
+def _watched(_paths: Paths, env: Env) -> list[Watched]:
+    """A listing reads the project folders' tree: every transcript and sub-agent file is in it."""
+    from smig_tui.core.ports import Watched
+
+    return [Watched(str(resolve_home(env).projects), tree=True)]
 
 
 def _writer(_paths: Paths, env: Env) -> NativeWriter:
@@ -54,6 +61,7 @@ PROFILE = AgentProfile(
     shown_when_empty=True,
     home=_home,
     source=_source,
+    watched=_watched,
     writer=_writer,
     home_variables=(HOME_VARIABLE,),
     program="claude",

@@ -29,7 +29,7 @@ from smig_tui.adapters.fs import not_a_session_file
 from smig_tui.adapters.jsonl import parse_line
 from smig_tui.adapters.storage.discovery_cache import DiscoveryCache, cached_ids
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
-from smig_tui.core.ports import NAMED_AT_MOST, Appended, ResumePoint, WarningSink, Watched
+from smig_tui.core.ports import NAMED_AT_MOST, Appended, ResumePoint, WarningSink
 from smig_tui.core.timeline import later, written_at
 
 HEAD_BYTES = 64 * 1024
@@ -125,10 +125,6 @@ class ClaudeSource:
             cache.save()
         yield from mark_forks(found)
 
-    def watched(self) -> list[Watched]:
-        """The project folders' tree: every transcript and sub-agent file `discover` reads is in it."""
-        return [Watched(str(self._home.projects), tree=True)]
-
     def listed_as(self, resolved: str, warn: WarningSink) -> SessionInfo | None:
         """The entry `discover` gives the transcript at `resolved`, reading only its project folder.
 
@@ -208,13 +204,16 @@ def _entry(
     warn: WarningSink,
 ) -> SessionInfo | None:
     """One file's listing entry. Forks are marked within a project (their cwd is the same, so is the
-    folder), so the folder's main transcripts are peeked too; their problems are for `list`."""
-    if mine.subagent:
-        peers = [mine]
-    else:
-        peers = [c for c in candidates if c is mine or (c.project == mine.project and not c.subagent)]
-    found = [peek(c, warn if c is mine else _ignore_warning) for c in sorted(peers, key=lambda c: -c.mtime)]
-    return next((info for info in mark_forks([i for i in found if i]) if info.path == mine.path), None)
+    folder), so the folder's main transcripts are peeked too; their problems are for `list`. Only the
+    ones that share its first record are marked with it: marking the whole folder again for each lookup
+    costs more than the peeks."""
+    info = peek(mine, warn)
+    if mine.subagent or info is None or not info.root_record or info.is_subagent or info.parent_id is not None:
+        return info
+    peers = [c for c in candidates if c is mine or (c.project == mine.project and not c.subagent)]
+    found = [info if c is mine else peek(c, _ignore_warning) for c in sorted(peers, key=lambda c: -c.mtime)]
+    kin = [i for i in found if i is not None and i.project == info.project and i.root_record == info.root_record]
+    return next((entry for entry in mark_forks(kin) if entry.path == mine.path), None)
 
 
 def mark_forks(infos: list[SessionInfo]) -> list[SessionInfo]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from smig_tui.adapters.agents.codex import rules
-from smig_tui.adapters.agents.codex.home import HOME_VARIABLE, resolve_home
+from smig_tui.adapters.agents.codex.home import HOME_VARIABLE, resolve_home, sqlite_home_set, watched
 from smig_tui.adapters.agents.codex.mcp import MCP
 from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead, lazy, lazy_value
 from smig_tui.core.agent_rules import AgentRules
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from smig_tui.adapters.paths import Paths
-    from smig_tui.core.ports import NativeWriter, SessionSource
+    from smig_tui.core.ports import NativeWriter, SessionSource, Watched
 
 
 def _home(env: Env) -> Path:
@@ -29,6 +29,10 @@ def _source(paths: Paths, env: Env) -> SessionSource:
     from smig_tui.adapters.agents.codex.source import CodexSource
 
     return CodexSource(resolve_home(env), listing_cache=PROFILE.listing_cache(paths))
+
+
+def _watched(_paths: Paths, env: Env) -> list[Watched]:
+    return watched(resolve_home(env), sqlite_home_set())
 
 
 def _writer(_paths: Paths, env: Env) -> NativeWriter:
@@ -53,6 +57,7 @@ PROFILE = AgentProfile(
     shown_when_empty=True,
     home=_home,
     source=_source,
+    watched=_watched,
     writer=_writer,
     home_variables=(HOME_VARIABLE,),
     program="codex",

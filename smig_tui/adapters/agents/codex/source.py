@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from smig_tui.adapters.agents.codex.home import CodexHome
+from smig_tui.adapters.agents.codex.home import CodexHome, rollout_roots, sqlite_home_set, state_db_folders
 from smig_tui.adapters.agents.codex.lineage import Part, lineage, part_ids
 from smig_tui.adapters.agents.codex.scan import (
     Head,
@@ -38,7 +38,7 @@ from smig_tui.adapters.storage.discovery_cache import DiscoveryCache, cached_ids
 from smig_tui.adapters.zstd_files import DAMAGED, is_compressed
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
-from smig_tui.core.ports import NAMED_AT_MOST, Appended, ResumePoint, WarningSink, Watched
+from smig_tui.core.ports import NAMED_AT_MOST, Appended, ResumePoint, WarningSink
 from smig_tui.core.timeline import later, written_at
 from smig_tui.core.words import title_line
 
@@ -57,8 +57,7 @@ class CodexSource:
         self._home = home
         self._listing_cache = listing_cache
         """Where discovery remembers unchanged files' entries (None: read every file)."""
-        env_home = os.environ.get("CODEX_SQLITE_HOME")
-        self._sqlite_home = sqlite_home or (Path(env_home) if env_home else None)
+        self._sqlite_home = sqlite_home or sqlite_home_set()
         self._archived: Callable[[str], list[str]] | None = None
         """Readable copies of a thread's archived files, for forks whose parent Codex deleted."""
 
@@ -145,15 +144,9 @@ class CodexSource:
             entries.append(_with_title(info, names.get(info.id), threads.get(info.id)) if info and ok else None)
         return entries
 
-    def watched(self) -> list[Watched]:
-        """The rollout trees, and the folders holding the thread names and the state DB (their own entries)."""
-        folders = [self._sqlite_home] if self._sqlite_home else []
-        folders += [self._home.root, self._home.root / "sqlite"]
-        return [*(Watched(str(root), tree=True) for root in self._roots()), *(Watched(str(f)) for f in folders)]
-
     def _roots(self) -> list[Path]:
         """Where rollouts live: live and archived threads."""
-        return [self._home.sessions, self._home.root / "archived_sessions"]
+        return rollout_roots(self._home)
 
     def load(self, info: SessionInfo, warn: WarningSink) -> Session:
         """Read a thread in full, streaming it, into the model-visible conversation.
@@ -213,9 +206,7 @@ class CodexSource:
 
     def _threads(self, warn: WarningSink) -> dict[str, ThreadRow]:
         """Titles and models from the state DB, when there is one."""
-        folders = [self._sqlite_home] if self._sqlite_home else []
-        folders += [self._home.root, self._home.root / "sqlite"]
-        path = find_state_db(folders)
+        path = find_state_db(state_db_folders(self._home, self._sqlite_home))
         return read_state_db(path, warn) if path else {}
 
     def describe(self, path: str, warn: WarningSink) -> SessionInfo | None:

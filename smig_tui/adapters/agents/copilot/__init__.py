@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
     from smig_tui.adapters.paths import Paths
     from smig_tui.core.models import AgentWindow, ModelCapacity
-    from smig_tui.core.ports import NativeWriter, SessionSource
+    from smig_tui.core.ports import NativeWriter, SessionSource, Watched
 
 COMPACT_PERCENT = 80
 """Copilot CLI compacts in the background at about 80% of the model's prompt limit (`maxPromptTokens`):
@@ -51,6 +51,13 @@ def _source(paths: Paths, env: Env) -> SessionSource:
     return CopilotSource(sessions_folder(env), listing_cache=PROFILE.listing_cache(paths))
 
 
+def _watched(_paths: Paths, env: Env) -> list[Watched]:
+    """A listing reads `session-state/`'s tree (each session's folder)."""
+    from smig_tui.core.ports import Watched
+
+    return [Watched(str(sessions_folder(env)), tree=True)]
+
+
 def _writer(_paths: Paths, env: Env) -> NativeWriter:
     from smig_tui.adapters.agents.copilot.writer import CopilotWriter
 
@@ -68,6 +75,7 @@ PROFILE = AgentProfile(
     shown_when_empty=False,
     home=resolve_home,
     source=_source,
+    watched=_watched,
     writer=_writer,
     memory=lazy(f"{__name__}.memory:read"),
     resume_argv=lazy(f"{__name__}.writer:resume_argv"),

@@ -11,7 +11,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from smig_tui.adapters.agents.crush.home import DATA_VARIABLE, XDG_VARIABLE, projects_file, session_ref, split_ref
+from smig_tui.adapters.agents.crush.home import (
+    DATA_VARIABLE,
+    XDG_VARIABLE,
+    projects_file,
+    session_ref,
+    split_ref,
+    watched,
+)
 from smig_tui.adapters.agents.crush.mcp import MCP
 from smig_tui.adapters.agents.profile import AgentProfile, Env, SessionRefs, lazy
 from smig_tui.core.agent_rules import AgentRules
@@ -20,7 +27,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from smig_tui.adapters.paths import Paths
-    from smig_tui.core.ports import SessionSource
+    from smig_tui.core.ports import SessionSource, Watched
 
 LARGE_WINDOW = 200_000
 """Above this window Crush keeps a fixed reserve free; at or below it, a share of the window."""
@@ -52,6 +59,10 @@ def _source(paths: Paths, env: Env) -> SessionSource:
     return CrushSource(env, listing_cache=PROFILE.listing_cache(paths))
 
 
+def _watched(_paths: Paths, env: Env) -> list[Watched]:
+    return watched(env)
+
+
 PROFILE = AgentProfile(
     AgentRules("crush", "Crush", usable=usable, choice_rank=10, read_only=READ_ONLY),
     hand_to="claude",
@@ -59,6 +70,7 @@ PROFILE = AgentProfile(
     shown_when_empty=False,
     home=_home,
     source=_source,
+    watched=_watched,
     writer=None,
     # no resume command and no program: smig writes no Crush session, so `--continue` never starts Crush
     # (Crush opens one with `crush --session ID`, docs/formats/crush.md)

@@ -12,8 +12,12 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from smig_tui.adapters.agents.profile import Env, environment, user_home
+
+if TYPE_CHECKING:
+    from smig_tui.core.ports import Watched
 
 DATA_VARIABLE = "CRUSH_GLOBAL_DATA"
 XDG_VARIABLE = "XDG_DATA_HOME"
@@ -80,6 +84,22 @@ def projects(env: Env = None) -> list[Project]:
         database = folder / relative / DATABASE_FILE
         found.setdefault(database, Project(str(folder), database))
     return list(found.values())
+
+
+def watched(env: Env = None) -> list[Watched]:
+    """What a listing reads: the list of projects, and each database it names with its write-ahead log
+    (not its `-shm`, which readers touch); the list alone when it cannot be read."""
+    from smig_tui.core.ports import Watched
+
+    places = [Watched(str(projects_file(env)))]
+    try:
+        found = projects(env)
+    except ProjectsUnreadable:
+        return places
+    for project in found:
+        database = str(project.database)
+        places += [Watched(database), Watched(database + "-wal")]
+    return places
 
 
 def session_ref(database: Path, session_id: str) -> str:

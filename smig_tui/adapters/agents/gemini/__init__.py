@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from smig_tui.adapters.paths import Paths
-    from smig_tui.core.ports import NativeWriter, SessionSource
+    from smig_tui.core.ports import NativeWriter, SessionSource, Watched
 
 COMPRESS_PERCENT = 50
 """Gemini CLI compresses the chat at half of the model's token limit (`model.compressionThreshold`)."""
@@ -31,6 +31,14 @@ def _source(paths: Paths, env: Env) -> SessionSource:
     from smig_tui.adapters.agents.gemini.source import GeminiSource
 
     return GeminiSource(resolve_home(env), listing_cache=PROFILE.listing_cache(paths))
+
+
+def _watched(_paths: Paths, env: Env) -> list[Watched]:
+    """A listing reads `tmp/`'s tree (each project's `chats/` and `.project_root`) and `projects.json`."""
+    from smig_tui.core.ports import Watched
+
+    home = resolve_home(env)
+    return [Watched(str(home / "tmp"), tree=True), Watched(str(home / "projects.json"))]
 
 
 def _writer(_paths: Paths, env: Env) -> NativeWriter:
@@ -53,6 +61,7 @@ PROFILE = AgentProfile(
     shown_when_empty=False,
     home=resolve_home,
     source=_source,
+    watched=_watched,
     writer=_writer,
     memory=lazy(f"{__name__}.memory:read"),
     resume_argv=lazy(f"{__name__}.writer:resume_argv"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from smig_tui.adapters.agents.opencode.home import resolve_home, session_ref, split_ref
+from smig_tui.adapters.agents.opencode.home import resolve_home, session_ref, split_ref, watched
 from smig_tui.adapters.agents.opencode.mcp import mcp_config
 from smig_tui.adapters.agents.opencode.variant import Variant
 from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead, SessionRefs
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from smig_tui.adapters.memory_files import MemoryContext
     from smig_tui.adapters.paths import Paths
     from smig_tui.core.memory_model import AgentMemory, MemoryRules
-    from smig_tui.core.ports import NativeWriter, SessionSource
+    from smig_tui.core.ports import NativeWriter, SessionSource, Watched
 
 KILO = Variant(
     agent="kilo",
@@ -65,6 +65,10 @@ def _source(paths: Paths, env: Env) -> SessionSource:
     from smig_tui.adapters.agents.opencode.source import OpenCodeSource
 
     return OpenCodeSource(resolve_home(env, KILO), listing_cache=PROFILE.listing_cache(paths))
+
+
+def _watched(_paths: Paths, env: Env) -> list[Watched]:
+    return watched(resolve_home(env, KILO))
 
 
 def _writer(paths: Paths, env: Env) -> NativeWriter:
@@ -117,6 +121,7 @@ PROFILE = AgentProfile(
     shown_when_empty=False,
     home=_home,
     source=_source,
+    watched=_watched,
     writer=_writer,
     memory=_memory,
     resume_argv=resume_argv,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from smig_tui.adapters.agents.opencode.home import resolve_home, session_ref, split_ref
+from smig_tui.adapters.agents.opencode.home import resolve_home, session_ref, split_ref, watched
 from smig_tui.adapters.agents.opencode.mcp import MCP
 from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead, SessionRefs, lazy, lazy_value
 from smig_tui.core.agent_rules import AgentRules
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from smig_tui.adapters.paths import Paths
-    from smig_tui.core.ports import NativeWriter, SessionSource
+    from smig_tui.core.ports import NativeWriter, SessionSource, Watched
 
 
 def _home(env: Env) -> Path:
@@ -29,6 +29,10 @@ def _source(paths: Paths, env: Env) -> SessionSource:
     from smig_tui.adapters.agents.opencode.source import OpenCodeSource
 
     return OpenCodeSource(resolve_home(env), listing_cache=PROFILE.listing_cache(paths))
+
+
+def _watched(_paths: Paths, env: Env) -> list[Watched]:
+    return watched(resolve_home(env))
 
 
 def _writer(paths: Paths, env: Env) -> NativeWriter:
@@ -44,6 +48,7 @@ PROFILE = AgentProfile(
     shown_when_empty=False,
     home=_home,
     source=_source,
+    watched=_watched,
     writer=_writer,
     memory=lazy(f"{__name__}.memory:read"),
     resume_argv=lazy(f"{__name__}.writer:resume_argv"),

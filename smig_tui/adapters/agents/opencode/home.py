@@ -13,8 +13,12 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from smig_tui.adapters.agents.opencode.variant import OPENCODE, Variant
+
+if TYPE_CHECKING:
+    from smig_tui.core.ports import Watched
 
 REF_SEPARATOR = "#"
 """Joins the database path and a session id into the one `SessionInfo.path` a session has."""
@@ -46,6 +50,16 @@ def resolve_home(env: Mapping[str, str] | None = None, variant: Variant = OPENCO
     if override and not database.is_absolute():
         database = data_dir / database
     return OpenCodeHome(data_dir, database, variant)
+
+
+def watched(home: OpenCodeHome) -> list[Watched]:
+    """What a listing reads: the database and its write-ahead log (where the client writes while it runs;
+    not its `-shm`, which readers touch), and the legacy JSON tree where the variant has one."""
+    from smig_tui.core.ports import Watched
+
+    database = str(home.database)
+    places = [Watched(database), Watched(database + "-wal")]
+    return [*places, Watched(str(home.storage), tree=True)] if home.variant.legacy_tree else places
 
 
 def session_ref(database: Path, session_id: str) -> str:

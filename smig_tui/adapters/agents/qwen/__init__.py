@@ -11,13 +11,20 @@ from smig_tui.core.agent_rules import AgentRules
 
 if TYPE_CHECKING:
     from smig_tui.adapters.paths import Paths
-    from smig_tui.core.ports import NativeWriter, SessionSource
+    from smig_tui.core.ports import NativeWriter, SessionSource, Watched
 
 
 def _source(paths: Paths, env: Env) -> SessionSource:
     from smig_tui.adapters.agents.qwen.source import QwenSource
 
     return QwenSource(projects_folder(env), listing_cache=PROFILE.listing_cache(paths))
+
+
+def _watched(_paths: Paths, env: Env) -> list[Watched]:
+    """A listing reads the projects' tree (each project's `chats/`)."""
+    from smig_tui.core.ports import Watched
+
+    return [Watched(str(projects_folder(env)), tree=True)]
 
 
 def _writer(_paths: Paths, env: Env) -> NativeWriter:
@@ -40,6 +47,7 @@ PROFILE = AgentProfile(
     shown_when_empty=False,
     home=resolve_home,
     source=_source,
+    watched=_watched,
     writer=_writer,
     memory=lazy(f"{__name__}.memory:read"),
     resume_argv=lazy(f"{__name__}.writer:resume_argv"),
