@@ -1,4 +1,4 @@
-"""Aider's histories in the rest of smig: archive, search, plan, export, memory sync, MCP, CLI choices, the TUI.
+"""Aider's histories in the rest of smig: archive, search, plan, export, MCP, CLI choices, the TUI.
 
 The recorded histories of tests/fixtures/real/aider in a project folder of the temp home, driven
 through the CLI in-process from that folder (how smig finds them without configuration).
@@ -81,33 +81,13 @@ def test_a_plan_for_aider_takes_its_measured_overhead_off_the_room(project: Path
     assert usable_window("aider", 64_000, 20_000) == 20_000
 
 
-def test_memory_sync_leaves_aider_out(
-    project: Path, isolated_homes: dict[str, Path], capsys: pytest.CaptureFixture[str]
-) -> None:
-    """Aider loads no memory file by itself (only what `--read` names): nothing to sync into or out of."""
-    codex_memory = isolated_homes["codex"] / "memories"
-    codex_memory.mkdir(parents=True)
-    (codex_memory / "memory_summary.md").write_text("# Profile\n- prefers uv\n", encoding="utf-8")
-    before = sorted(path.name for path in project.iterdir())
-    code, out, err = smig("memory", "sync", "--json")
-    assert code == 0, err
-    assert '"aider"' not in out and sorted(path.name for path in project.iterdir()) == before
-    from smig_tui.plugins import memory_agent_names, memory_agents
-
-    assert "aider" not in [agent.agent for agent in memory_agents()] and "Aider" not in memory_agent_names()
-    with pytest.raises(SystemExit):
-        smig("memory", "--help")
-    shown = " ".join(capsys.readouterr().out.split())
-    assert "Qwen Code" in shown and "Aider" not in shown
-
-
 def test_every_cli_choice_and_mcp_schema_names_aider(capsys: pytest.CaptureFixture[str]) -> None:
     from smig_tui.mcp.schemas import TOOLS as MCP_TOOLS
 
     tools = {tool["name"]: tool["inputSchema"]["properties"] for tool in MCP_TOOLS}
     assert "aider" in tools["list_sessions"]["agent"]["enum"]
     assert "aider" in tools["commit_migration"]["to"]["items"]["enum"]
-    assert "aider" not in tools["memory_sync"]["to"]["items"]["enum"]
+    assert "aider" in tools["memory_sync"]["to"]["items"]["enum"]
     profile = registry.profile_of("aider")
     assert profile is not None and profile.name == "Aider" and profile.program == "aider"
     with pytest.raises(SystemExit):

@@ -10,7 +10,8 @@ local fake model server and the request it sent shows what the sync gave it (`me
 - OpenCode, Kilo and Codex load their global rules, so the line naming smig's bundle is in it (the model
   opens the bundle when a task needs it); Pi's too, and its turn has the model open the bundle with Pi's
   `read` tool, so the request after that read carries every other agent's note;
-- Copilot CLI reads every file of its instructions folder, smig's bundle among them. With `--project`, Claude Code's bundle is listed in that
+- Copilot CLI reads every file of its instructions folder, smig's bundle among them; Aider sends every
+  file its global `.aider.conf.yml` reads, and smig's line there names the bundle. With `--project`, Claude Code's bundle is listed in that
   project's `MEMORY.md` instead, which Claude loads only when it runs there.
 """
 
@@ -28,6 +29,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from client_env import claude_env, client_binary, codex_home_for
 from drivers import Servers, all_drivers
+from drivers import aider as aider_driver
 from fake_gemini_server import FakeGeminiServer
 from fake_model_server import FakeModelServer
 from gemini_client import run_gemini
@@ -303,3 +305,29 @@ def test_gemini_and_opencode_read_a_long_instruction_file_to_its_end(
     assert "house rule 699" in sent and NOTES["claude"] in sent
     sent = _opencode_request(homes, project, model_server)
     assert f"also read {homes['home'] / '.config' / 'opencode' / 'smig_memory.md'}" in sent
+
+
+def test_aider_reads_the_bundle_through_the_line_smig_adds_to_its_config(
+    isolated_homes: dict[str, Path],
+    tmp_path: Path,
+    model_server: FakeModelServer,
+) -> None:
+    """No `read` key in the user's `~/.aider.conf.yml`: smig appends `read: BUNDLE`, and the real Aider, run
+    in a project folder, merges the user's keys with that line and sends the bundle's notes to its model."""
+    homes = isolated_homes
+    project = tmp_path / "project"
+    project.mkdir()
+    (homes["home"] / ".aider").mkdir()
+    config = homes["home"] / ".aider.conf.yml"
+    config.write_text("# mine\nauto-commits: false\n", encoding="utf-8")
+    _seed_memories(homes, "GEMINI.md")
+
+    out = Output(stdout=io.StringIO(), stderr=io.StringIO())
+    assert main(["memory", "sync", "--to-aider"], Context(out=out)) == 0, out.stderr
+    bundle = homes["home"] / ".aider.smig_memory.md"
+    assert config.read_text(encoding="utf-8") == f"# mine\nauto-commits: false\nread: {bundle}\n"
+
+    model_server.requests.clear()
+    sent = _sent(aider_driver.memory_turn(homes, project, Servers(model_server)))
+    assert [note for note in NOTES.values() if note not in sent] == []
+    assert str(bundle) in sent or ".aider.smig_memory.md" in sent  # Aider names the read-only file it sends

@@ -7,6 +7,10 @@ the temp home, where smig would otherwise not look). A receiver resumes the hist
 the command the migration recorded (`aider --restore-chat-history --chat-history-file FILE`), plus
 `--max-chat-history-tokens` high enough that Aider sends the history as it is rather than having its
 weak model summarise it first (what it does past 8,192 tokens for gpt-4.1; docs/formats/aider.md).
+
+Memory: Aider's own is a conventions file its global `~/.aider.conf.yml` reads (`read:`); that list
+also names smig's bundle, as smig asks a user whose config has a `read` key to write it, and Aider
+sends both files whole in its request.
 """
 
 from __future__ import annotations
@@ -32,6 +36,9 @@ CARRIES = ("CHAT-1: hello aider", "CHAT-REPLY-3", "DEFAULT-FILE: which")
 """The first prompt, a reply of the third run and a prompt of the default history file."""
 LEFT_BEHIND = ("a quoted line",)
 """A reply's line Aider itself never restored (it reads that reply lossily): smig migrates what Aider sends."""
+
+
+MEMORY_PROMPT = "MEMORY: what do you know?"
 
 
 def smig_env(_homes: dict[str, Path]) -> dict[str, str]:
@@ -71,6 +78,27 @@ def resume(session_id: str, homes: dict[str, Path], project: Path, servers: Serv
     run_aider(homes["home"], project, servers.model, "--no-git", "--max-chat-history-tokens", HISTORY_LIMIT, *argv,
               "--message", PROMPT)  # fmt: skip
     return main_turn(servers.model.bodies("/chat/completions"), PROMPT)
+
+
+def seed_memory(homes: dict[str, Path], note: str) -> None:
+    """`note` in `~/CONVENTIONS.md`, read by the global config's `read:` list (which names smig's bundle)."""
+    home = homes["home"]
+    (home / "CONVENTIONS.md").write_text(f"# Conventions\n- {note}\n", encoding="utf-8")
+    (home / ".aider.conf.yml").write_text(
+        "read:\n  - ~/CONVENTIONS.md\n  - ~/.aider.smig_memory.md\n", encoding="utf-8"
+    )
+
+
+def memory_turn(homes: dict[str, Path], project: Path, servers: Servers) -> dict[str, Any]:
+    """A new `aider --message` run in `project`; its model request."""
+    servers.clear()
+    run_aider(homes["home"], project, servers.model, "--no-git", "--message", MEMORY_PROMPT)
+    return main_turn(servers.model.bodies("/chat/completions"), MEMORY_PROMPT)
+
+
+def memory_carries(homes: dict[str, Path], notes: dict[str, str]) -> list[str]:
+    """Aider sends every file its config reads, smig's bundle among them: every agent's note, its own included."""
+    return list(notes.values())
 
 
 def main_turn(bodies: list[dict[str, Any]], prompt: str) -> dict[str, Any]:

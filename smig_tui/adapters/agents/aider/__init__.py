@@ -2,15 +2,15 @@
 
 Aider keeps no sessions of its own, only a Markdown chat history per project folder
 (docs/formats/aider.md); `folders.py` says where smig looks for them, `history.py` how they read.
-It takes no part in memory sync: Aider reads no instructions file unless told to (`--read FILE`, or
-`read:` in `.aider.conf.yml`), so there is no file smig could write that Aider would load.
+In memory sync (`memory.py`) its memory is the files its global `.aider.conf.yml` reads (`read:`), and
+the other agents' memory reaches it as one more file that config reads.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead, environment, lazy, user_home
+from smig_tui.adapters.agents.profile import AgentProfile, Env, Overhead, environment, lazy, lazy_value, user_home
 from smig_tui.core.agent_rules import AgentRules
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ def _no_folder(_env: Env) -> None:
 
 
 PROFILE = AgentProfile(
-    AgentRules("aider", "Aider", usable=usable, choice_rank=9),
+    AgentRules("aider", "Aider", usable=usable, choice_rank=9, memory=lazy_value(f"{__name__}.memory:RULES")),
     hand_to="claude",
     default_target="claude-sonnet-5-5",
     shown_when_empty=False,
@@ -101,6 +101,7 @@ PROFILE = AgentProfile(
     source=_source,
     watched=_watched,
     writer=_writer,
+    memory=lazy(f"{__name__}.memory:read"),
     resume_argv=lazy(f"{__name__}.writer:resume_argv"),
     program="aider",
     home_variables=(HISTORY_VARIABLE,),
