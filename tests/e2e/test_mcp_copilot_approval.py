@@ -145,7 +145,7 @@ def test_copilot_asks_before_smig_commits_then_writes_nothing_when_declined_and_
     assert not result["dry_run"] and result["decision"] == parsed(preview)["decision"]
     assert Path(result["record_path"]).is_relative_to(fake_home["smig"])
     assert Path(result["record_path"]).is_file()
-    assert SmigTools(build_services()).get_handoff("/home/user/proj")["migration_id"] == result["migration_id"]
+    assert SmigTools(build_services()).get_handoff("/home/user/proj")["id"] == result["migration_id"]
     # the receiving agent's session: written in Codex's home, and smig reads it back
     [written] = [entry for entry in result["files"] if entry["destination"] == "codex"]
     assert Path(written["path"]).is_file() and Path(written["path"]).is_relative_to(fake_home["codex"])
