@@ -43,11 +43,13 @@ def described(
 
 
 def same_entry(source: SessionSource, module: ModuleType, path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The entry a source lists for a recorded file is the whole read's but the count, without a warning."""
+    """The entry a source lists for a recorded file is the whole read's but the count, without a warning;
+    loading the session gives the count back."""
     cheap, warned = described(source, module, path, monkeypatch, cheap=True)
     whole, whole_warned = described(source, module, path, monkeypatch, cheap=False)
     assert cheap is not None and whole is not None and warned == whole_warned == []
     assert whole.message_count and cheap == replace(whole, message_count=None)
+    assert source.load(cheap, lambda _warning: None).info == whole
 
 
 def generated_entries(work: Path) -> list[SessionEntry]:

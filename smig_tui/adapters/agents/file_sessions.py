@@ -10,7 +10,7 @@ import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol, TypeVar
 
@@ -179,7 +179,7 @@ def load_whole(
     warn_damaged(path, session.damaged, sink)
     converted = convert(session)
     return Session(
-        info=info,
+        info=replace(info, message_count=len(converted.messages)),  # a listing from the file's ends leaves it unknown
         messages=tuple(converted.messages),
         warnings=tuple(warnings),
         measured_context_tokens=converted.context_tokens or None,
