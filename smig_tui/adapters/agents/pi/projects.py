@@ -99,21 +99,28 @@ def remember(data_dir: Path, folder: str) -> None:
     known_folders.remember(data_dir, REMEMBERED, folder, "the list of Pi folders")
 
 
+def listed_folders(
+    env: Env, cache_dir: Path, data_dir: Path, warn: WarningSink
+) -> tuple[list[str], tuple[Path, ...], list[Path]]:
+    """(the known project folders, the home's session folders, the session folders the projects' settings
+    add): what one listing reads, worked out the same way for the listing and for `watched`."""
+    known = list(dict.fromkeys(known_project_folders(cache_dir, data_dir, env)))
+    shared = session_folders(env)
+    return known, shared, project_session_folders(known, env, warn, shared)
+
+
 def watched(env: Env, cache_dir: Path, data_dir: Path) -> list[Watched]:
     """What a listing reads: the home's session folders, the global settings, each known folder's
     project settings (absent ones too: one that appears changes the listing) and the session folders
     they name. The known folders come from the other agents' listings, so this is asked after theirs."""
     from smig_tui.core.ports import Watched
 
-    shared = session_folders(env)
-    known = list(dict.fromkeys(known_project_folders(cache_dir, data_dir, env)))
+    known, shared, named = listed_folders(env, cache_dir, data_dir, _unsaid)
     places = [Watched(str(folder), tree=True) for folder in shared]
     places.append(Watched(str(agent_folder(env) / "settings.json")))
     if not environment(env).get(SESSIONS_VARIABLE):
         places += [Watched(os.path.join(folder, *PROJECT_SETTINGS)) for folder in known]
-    named = project_session_folders(known, env, _unsaid, shared)
-    places += [Watched(str(folder), tree=True) for folder in named]
-    return places
+    return places + [Watched(str(folder), tree=True) for folder in named]
 
 
 def _unsaid(_warning: ReadWarning) -> None:
@@ -139,10 +146,8 @@ class KnownProjectsSource:
         """Yield every session of the home folders and of the projects' own folders, newest first."""
         from smig_tui.adapters.agents.pi.source import PiSource
 
-        shared = session_folders(self._env)
-        known = known_project_folders(self._cache_dir, self._data_dir, self._env)
-        folders = [*shared, *project_session_folders(known, self._env, warn, shared)]
-        yield from PiSource(folders, listing_cache=self._listing_cache).discover(warn)
+        _known, shared, named = listed_folders(self._env, self._cache_dir, self._data_dir, warn)
+        yield from PiSource([*shared, *named], listing_cache=self._listing_cache).discover(warn)
 
     def load(self, info: SessionInfo, warn: WarningSink) -> Session:
         """Read one session in full (its path says where it is)."""
