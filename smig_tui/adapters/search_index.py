@@ -306,7 +306,7 @@ class SearchIndex:
         parallel = (
             self.parallel if self.parallel is not None else (sum(info.size for _, info in todo) >= PARALLEL_BYTES)
         )
-        with Readers(parallel) as readers:
+        with Readers(parallel) as readers, _batched(conn, parallel) as written:
             reads = readers.read(
                 ((source, info, _previous(known.get(_key(info)))) for source, info in todo),
                 partial(_held_texts, conn),
@@ -318,6 +318,7 @@ class SearchIndex:
                     warn(warning)
                 if read.mode != "failed":
                     self._write(conn, source, info, known.get(_key(info)), read, report)
+                    written(info.size)
                 else:
                     listed[source.agent.value] = None
 
@@ -347,42 +348,37 @@ class SearchIndex:
     def _index_file(
         self, conn: sqlite3.Connection, info: SessionInfo, old: _Known | None, read: IndexRead, report: RefreshReport
     ) -> None:
-        """Index one session file, read whole, in one transaction: only its new messages when it just grew."""
+        """Index one session file, read whole, as a whole or not at all: only its new messages when it just grew."""
         grew = read.mode == "grow"
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            if old is None:
-                cursor = conn.execute(
-                    "INSERT INTO files(key, path, agent, session_id, title, cwd, updated, subagent, archived,"
-                    " cwd_real, size, mtime, indexed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0)",
-                    (_key(info), info.path, *_meta(info), _real(info.cwd), info.size, info.mtime),
-                )
-                file_id = int(cursor.lastrowid or 0)
-            else:
-                file_id = old.id
-            last = conn.execute("SELECT coalesce(max(id), 0) FROM messages WHERE file = ?", (file_id,)).fetchone()[0]
-            added = self._insert_messages(conn, file_id, info.updated, read)
-            if old is not None and not grew:  # the old messages leave after the new ones hold their texts
-                self._drop_messages(conn, file_id, last)
-            conn.execute(
-                "UPDATE files SET agent=?, session_id=?, title=?, cwd=?, updated=?, subagent=?, archived=?, cwd_real=?,"
-                " size=?, mtime=?, indexed=?, last_id=?, resume_offset=?, resume_line=?, resume_digest=?, resume_state=?"
-                " WHERE id=?",
-                (
-                    *_meta(info),
-                    _real(info.cwd),
-                    info.size,
-                    info.mtime,
-                    read.count,
-                    read.last_id,
-                    *_resume_columns(read.point),
-                    file_id,
-                ),
+        if old is None:
+            cursor = conn.execute(
+                "INSERT INTO files(key, path, agent, session_id, title, cwd, updated, subagent, archived,"
+                " cwd_real, size, mtime, indexed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0)",
+                (_key(info), info.path, *_meta(info), _real(info.cwd), info.size, info.mtime),
             )
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+            file_id = int(cursor.lastrowid or 0)
+        else:
+            file_id = old.id
+        last = conn.execute("SELECT coalesce(max(id), 0) FROM messages WHERE file = ?", (file_id,)).fetchone()[0]
+        added = self._insert_messages(conn, file_id, info.updated, read)
+        if old is not None and not grew:  # the old messages leave after the new ones hold their texts
+            self._drop_messages(conn, file_id, last)
+        conn.execute(
+            "UPDATE files SET agent=?, session_id=?, title=?, cwd=?, updated=?, subagent=?, archived=?, cwd_real=?,"
+            " size=?, mtime=?, indexed=?, last_id=?, resume_offset=?, resume_line=?, resume_digest=?, resume_state=?"
+            " WHERE id=?",
+            (
+                *_meta(info),
+                _real(info.cwd),
+                info.size,
+                info.mtime,
+                read.count,
+                read.last_id,
+                *_resume_columns(read.point),
+                file_id,
+            ),
+        )
+
         report.messages += added
         if old is None:
             report.added += 1
@@ -394,100 +390,71 @@ class SearchIndex:
     def _append_file(
         self, conn: sqlite3.Connection, info: SessionInfo, old: _Known, read: IndexRead, report: RefreshReport
     ) -> None:
-        """Index the messages a file gained, read from where its lines ended, in one transaction."""
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            added = self._insert_messages(conn, old.id, info.updated, read)
-            conn.execute(
-                "UPDATE files SET title=?, updated=?, size=?, mtime=?, indexed=?, last_id=?, resume_offset=?,"
-                " resume_line=?, resume_digest=?, resume_state=? WHERE id=?",
-                (
-                    _meta(info)[2],
-                    info.updated,
-                    info.size,
-                    info.mtime,
-                    old.indexed + read.count,
-                    read.last_id or old.last_id,
-                    *_resume_columns(read.point),
-                    old.id,
-                ),
-            )
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+        """Index the messages a file gained, read from where its lines ended, as a whole or not at all."""
+        added = self._insert_messages(conn, old.id, info.updated, read)
+        conn.execute(
+            "UPDATE files SET title=?, updated=?, size=?, mtime=?, indexed=?, last_id=?, resume_offset=?,"
+            " resume_line=?, resume_digest=?, resume_state=? WHERE id=?",
+            (
+                _meta(info)[2],
+                info.updated,
+                info.size,
+                info.mtime,
+                old.indexed + read.count,
+                read.last_id or old.last_id,
+                *_resume_columns(read.point),
+                old.id,
+            ),
+        )
+
         report.messages += added
         report.grown += 1
 
     def _insert_messages(self, conn: sqlite3.Connection, file_id: int, updated: str | None, read: IndexRead) -> int:
         """Store messages, each pointing at its redacted text. A text the index already holds gains a
-        reference; a new one is packed into a block and indexed."""
-        next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM texts").fetchone()[0]
-        ids = _held_texts(conn, list({row[6] for row in read.rows}))
-        refs: Counter[int] = Counter()
-        rows: list[tuple[object, ...]] = []
-        pending: list[tuple[int, str, bool]] = []
-        packed: list[bytes] = []
-        size = 0
-
-        def flush() -> None:
-            nonlocal size
-            if not pending:
-                return
-            block = conn.execute(
-                "INSERT INTO blocks(data) VALUES (?)", (compress(b"".join(packed), BLOCK_LEVEL),)
-            ).lastrowid
-            spans, start = [], 0
-            for data in packed:
-                spans.append((start, len(data)))
-                start += len(data)
-            conn.executemany(
-                "INSERT INTO texts(id, digest, refs, tool, grams, block, start, length) VALUES (?,?,0,?,?,?,?,?)",
-                [
-                    (text_id, digest, int(tool), int(needs_grams(text)), block, *span)
-                    for (text_id, text, tool), span, digest in zip(pending, spans, pending_digests, strict=True)
-                ],
-            )
-            for table, is_tool in (("words", False), ("tool_words", True)):
-                conn.executemany(
-                    f"INSERT INTO {table}(rowid, body) VALUES (?, ?)",
-                    [(text_id, _word_text(text)) for text_id, text, tool in pending if tool is is_tool],
-                )
-            conn.executemany(
-                "INSERT INTO grams(rowid, body) VALUES (?, ?)",
-                [(text_id, text) for text_id, text, _ in pending if needs_grams(text)],
-            )
-            pending.clear()
-            pending_digests.clear()
-            packed.clear()
-            size = 0
-
-        pending_digests: list[int] = []
-        for position, message_id, role, kind, rank, stamp, digest, gone in read.rows:
-            text_id = ids.get(digest)
-            if text_id is None:
-                text = read.texts.get(digest)
-                if text is None:  # held when the session was read, gone since
+        reference; a new one is packed into a block and indexed. Nothing is written when a text the
+        read counted on as held is not (`MissingText`: read the session again)."""
+        rows = read.rows
+        refs = Counter(row[6] for row in rows)
+        ids = _held_texts(conn, list(refs))
+        new: dict[int, bool] = {}
+        """The texts to add, by digest, in the order met (ids follow it), each with whether it is tool traffic."""
+        texts = read.texts
+        for row in rows:
+            digest = row[6]
+            if digest not in ids and digest not in new:
+                if digest not in texts:  # held when the session was read, gone since
                     from smig_tui.adapters.search_reading import MissingText
 
                     raise MissingText
-                text_id, next_id = next_id, next_id + 1
+                new[digest] = row[4] != CONVERSATION
+        if new:
+            next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM texts").fetchone()[0]
+            batch: list[tuple[int, int, str, bytes, bool]] = []
+            size = 0
+            for digest, tool in new.items():
+                text = texts[digest]
                 data = text.encode()
-                pending.append((text_id, text, rank != CONVERSATION))
-                pending_digests.append(digest)
-                packed.append(data)
+                ids[digest] = next_id
+                batch.append((next_id, digest, text, data, tool))
+                next_id += 1
                 size += len(data)
                 if size >= BLOCK_BYTES:
-                    flush()
-            ids[digest] = text_id
-            refs[text_id] += 1
-            rows.append((file_id, position, message_id, role, kind, rank, stamp or updated, text_id, gone))
-        flush()
-        conn.executemany("UPDATE texts SET refs = refs + ? WHERE id = ?", [(n, text_id) for text_id, n in refs.items()])
+                    _add_texts(conn, batch, refs)
+                    batch, size = [], 0
+            _add_texts(conn, batch, refs)
+        if len(new) < len(refs):
+            conn.executemany(
+                "UPDATE texts SET refs = refs + ? WHERE id = ?",
+                [(count, ids[digest]) for digest, count in refs.items() if digest not in new],
+            )
         conn.executemany(
             "INSERT INTO messages(file, position, message_id, role, kind, tier, timestamp, text, compacted)"
             " VALUES (?,?,?,?,?,?,?,?,?)",
-            rows,
+            [
+                (file_id, position, message_id, role, kind, rank, stamp or updated, ids[digest], gone)
+                for position, message_id, role, kind, rank, stamp, digest, gone in rows
+            ],
         )
         return len(rows)
 
@@ -755,6 +722,44 @@ class SearchIndex:
         return {"sessions": files, "messages": messages, "bytes": size}
 
 
+COMMIT_BYTES = 128 << 20
+"""Session bytes read between two commits of a refresh: one commit per session made each FTS table
+write its pending terms as a segment of its own (2,000 small segments, merged again and again)."""
+BUILD_CACHE_KB = 32 << 10
+"""SQLite's page cache during a big refresh (its default, 2 MB, keeps few of the index's pages)."""
+
+
+@contextmanager
+def _batched(conn: sqlite3.Connection, big: bool) -> Iterator[Callable[[int], None]]:
+    """One transaction around a refresh's writes, committed each `COMMIT_BYTES` of sessions (and at
+    the end); each session is written in a savepoint, so a failed one leaves the others. A big
+    refresh has a bigger page cache while it runs. Interrupted, the index keeps what was committed:
+    the sessions after are indexed by the next refresh."""
+    pending = 0
+
+    def written(size: int) -> None:
+        nonlocal pending
+        pending += size
+        if pending >= COMMIT_BYTES:
+            conn.execute("COMMIT")
+            conn.execute("BEGIN IMMEDIATE")
+            pending = 0
+
+    cache = conn.execute("PRAGMA cache_size").fetchone()[0]
+    if big:
+        conn.execute(f"PRAGMA cache_size = -{BUILD_CACHE_KB}")
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield written
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    finally:
+        conn.execute(f"PRAGMA cache_size = {cache}")
+
+
 LISTED = "listed:"
 """The `meta` key prefix of each agent's listing fingerprint, as taken before its last complete refresh."""
 
@@ -829,6 +834,36 @@ def _held_texts(conn: sqlite3.Connection, digests: list[int]) -> dict[int, int]:
         chunk = digests[start : start + 500]
         held.update(conn.execute(f"SELECT digest, id FROM texts WHERE digest IN ({','.join('?' * len(chunk))})", chunk))
     return held
+
+
+def _add_texts(conn: sqlite3.Connection, batch: list[tuple[int, int, str, bytes, bool]], refs: Counter[int]) -> None:
+    """Pack new texts (id, digest, text, its UTF-8, tool traffic or not) into one block and index them."""
+    if not batch:
+        return
+    block = conn.execute(
+        "INSERT INTO blocks(data) VALUES (?)", (compress(b"".join(b[3] for b in batch), BLOCK_LEVEL),)
+    ).lastrowid
+    rows: list[tuple[int, int, int, int, int, int | None, int, int]] = []
+    talk: list[tuple[int, str]] = []
+    tool: list[tuple[int, str]] = []
+    grams: list[tuple[int, str]] = []
+    start = 0
+    for text_id, digest, text, data, is_tool in batch:
+        gram = needs_grams(text)
+        rows.append((text_id, digest, refs[digest], int(is_tool), int(gram), block, start, len(data)))
+        start += len(data)
+        (tool if is_tool else talk).append((text_id, _word_text(text)))
+        if gram:
+            grams.append((text_id, text))
+    conn.executemany(
+        "INSERT INTO texts(id, digest, refs, tool, grams, block, start, length) VALUES (?,?,?,?,?,?,?,?)", rows
+    )
+    if talk:
+        conn.executemany("INSERT INTO words(rowid, body) VALUES (?, ?)", talk)
+    if tool:
+        conn.executemany("INSERT INTO tool_words(rowid, body) VALUES (?, ?)", tool)
+    if grams:
+        conn.executemany("INSERT INTO grams(rowid, body) VALUES (?, ?)", grams)
 
 
 def _word_text(text: str) -> str:
