@@ -70,6 +70,7 @@ def test_a_first_build_holds_what_an_index_grown_a_session_at_a_time_holds(
     for file, target in pairs:
         _copy(file, target, isolated_homes)
         grown.refresh_search_index()
+    monkeypatch.setattr(search_index, "OPTIMIZE_AFTER", 1)  # a bulk build, as of 50 sessions or more
     monkeypatch.setenv("SMIG_TUI_HOME", str(tmp_path / "built"))
     built = build_services()
     built.search_index.parallel = parallel
@@ -78,6 +79,16 @@ def test_a_first_build_holds_what_an_index_grown_a_session_at_a_time_holds(
     stored, hits = _index(built)
     assert (stored, hits) == _index(grown)
     assert len(stored) > 100 and len(hits) > 20
+    assert _merging(built) == [4, 4, 4]  # FTS5 merges as it writes again after the build
+
+
+def _merging(services: Services) -> list[int]:
+    """Each FTS table's `automerge` setting (FTS5's default, 4, when never set)."""
+    conn = services.search_index._connection()
+    return [
+        next(iter(conn.execute(f"SELECT v FROM {table}_config WHERE k = 'automerge'")), (4,))[0]
+        for table in search_index.FTS_TABLES
+    ]
 
 
 def test_a_build_stopped_half_way_keeps_what_it_committed(
@@ -89,6 +100,7 @@ def test_a_build_stopped_half_way_keeps_what_it_committed(
     whole = build_services()
     whole.refresh_search_index()
     monkeypatch.setattr(search_index, "COMMIT_BYTES", 1)  # a commit after each session
+    monkeypatch.setattr(search_index, "OPTIMIZE_AFTER", 1)  # and no merging while it writes
 
     def stop_at_the_fourth(done: int, _total: int) -> None:
         if done == 3:
@@ -100,6 +112,7 @@ def test_a_build_stopped_half_way_keeps_what_it_committed(
         stopped.search_index.refresh(stopped.sources, lambda _: None, stop_at_the_fourth)
     stopped.search_index.close()
     assert stopped.search_index.stats()["sessions"] == 3
+    assert _merging(stopped) == [4, 4, 4]
     report = stopped.refresh_search_index()
     assert report.added == len({row[1] for row in _index(whole)[0]}) - 3
     assert _index(stopped) == _index(whole)
