@@ -21,9 +21,10 @@ refresh two worker processes read the sessions and redact their new texts while 
 damaged index file is deleted and built again, with a notice: it is a cache, the sessions are the
 truth.
 
-This module keeps the index itself (opening, refreshing, writing, text blocks, queries); its other jobs
-live beside it: `search_schema` (tables, version, damage), `search_reading` (sessions read and redacted
-for the index, in worker processes in a big refresh) and `search_query` (filters, hits, the filter SQL).
+This module keeps the index itself (opening, refreshing, text blocks, queries); its other jobs live
+beside it: `search_schema` (tables, version, damage), `search_reading` (sessions read and redacted for
+the index, in worker processes in a big refresh), `search_writing` (texts, messages and the
+transactions a refresh writes in) and `search_query` (filters, hits, the filter SQL).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -51,7 +52,8 @@ from smig_tui.adapters.search_query import (
 from smig_tui.adapters.search_query import SearchFilters as SearchFilters  # what callers import from here
 from smig_tui.adapters.search_query import SearchHit as SearchHit
 from smig_tui.adapters.search_schema import SCHEMA, SCHEMA_VERSION, has_schema, is_damage, schema_version
-from smig_tui.adapters.zstd_files import DAMAGED, compress, decompress
+from smig_tui.adapters.search_writing import FTS_TABLES, batched, drop_messages, held_texts, insert_messages
+from smig_tui.adapters.zstd_files import DAMAGED, decompress
 from smig_tui.core.errors import LockedError
 from smig_tui.core.models import SessionInfo
 from smig_tui.core.ports import ResumePoint, SessionSource, WarningSink
@@ -65,10 +67,7 @@ from smig_tui.core.search import (
     SearchQueryError,
     Snippet,
     ascii_lower,
-    char_tokens,
-    letters_folded,
     make_snippet,
-    needs_grams,
     snippet_region,
     tier_holds_role,
 )
@@ -76,15 +75,12 @@ from smig_tui.core.search import (
 if TYPE_CHECKING:  # reading sessions for the index: imported when a refresh has something to read
     from smig_tui.adapters.search_reading import IndexRead, Previous
 
-BLOCK_BYTES = 1 << 20
-"""Texts are packed together into zstd blocks of about this many bytes."""
 CACHED_BLOCKS = 24
 """Unpacked blocks kept in memory while searching."""
 RANKED_MATCHES = 2000
 """Conversation matches, the most recent, ranked by bm25. bm25 costs about a microsecond per match
 (it reads each one's length and positions), so ranking every match of a common word grows with the
 history; older matches follow the ranked ones, newest first."""
-BLOCK_LEVEL = 3
 PARALLEL_BYTES = 64 << 20
 """Session bytes to index in one refresh from which sessions are read in worker processes."""
 OPTIMIZE_AFTER = 50
@@ -305,10 +301,10 @@ class SearchIndex:
         parallel = (
             self.parallel if self.parallel is not None else (sum(info.size for _, info in todo) >= PARALLEL_BYTES)
         )
-        with Readers(parallel) as readers, _batched(conn, len(todo) >= OPTIMIZE_AFTER) as written:
+        with Readers(parallel) as readers, batched(conn, len(todo) >= OPTIMIZE_AFTER) as written:
             reads = readers.read(
                 ((source, info, _previous(known.get(_key(info)))) for source, info in todo),
-                partial(_held_texts, conn),
+                partial(held_texts, conn),
             )
             for done, ((source, info), read) in enumerate(zip(todo, reads, strict=True)):
                 if progress:
@@ -359,9 +355,9 @@ class SearchIndex:
         else:
             file_id = old.id
         last = conn.execute("SELECT coalesce(max(id), 0) FROM messages WHERE file = ?", (file_id,)).fetchone()[0]
-        added = self._insert_messages(conn, file_id, info.updated, read)
+        added = insert_messages(conn, file_id, info.updated, read)
         if old is not None and not grew:  # the old messages leave after the new ones hold their texts
-            self._drop_messages(conn, file_id, last)
+            drop_messages(conn, file_id, self._text, self._forget_block, last)
         conn.execute(
             "UPDATE files SET agent=?, session_id=?, title=?, cwd=?, updated=?, subagent=?, archived=?, cwd_real=?,"
             " size=?, mtime=?, indexed=?, last_id=?, resume_offset=?, resume_line=?, resume_digest=?, resume_state=?"
@@ -390,7 +386,7 @@ class SearchIndex:
         self, conn: sqlite3.Connection, info: SessionInfo, old: _Known, read: IndexRead, report: RefreshReport
     ) -> None:
         """Index the messages a file gained, read from where its lines ended, as a whole or not at all."""
-        added = self._insert_messages(conn, old.id, info.updated, read)
+        added = insert_messages(conn, old.id, info.updated, read)
         conn.execute(
             "UPDATE files SET title=?, updated=?, size=?, mtime=?, indexed=?, last_id=?, resume_offset=?,"
             " resume_line=?, resume_digest=?, resume_state=? WHERE id=?",
@@ -408,85 +404,6 @@ class SearchIndex:
 
         report.messages += added
         report.grown += 1
-
-    def _insert_messages(self, conn: sqlite3.Connection, file_id: int, updated: str | None, read: IndexRead) -> int:
-        """Store messages, each pointing at its redacted text. A text the index already holds gains a
-        reference; a new one is packed into a block and indexed. Nothing is written when a text the
-        read counted on as held is not (`MissingText`: read the session again)."""
-        rows = read.rows
-        refs = Counter(row[6] for row in rows)
-        ids = _held_texts(conn, list(refs))
-        new: dict[int, bool] = {}
-        """The texts to add, by digest, in the order met (ids follow it), each with whether it is tool traffic."""
-        texts = read.texts
-        for row in rows:
-            digest = row[6]
-            if digest not in ids and digest not in new:
-                if digest not in texts:  # held when the session was read, gone since
-                    from smig_tui.adapters.search_reading import MissingText
-
-                    raise MissingText
-                new[digest] = row[4] != CONVERSATION
-        if new:
-            next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM texts").fetchone()[0]
-            batch: list[tuple[int, int, str, bytes, bool]] = []
-            size = 0
-            for digest, tool in new.items():
-                text = texts[digest]
-                data = text.encode()
-                ids[digest] = next_id
-                batch.append((next_id, digest, text, data, tool))
-                next_id += 1
-                size += len(data)
-                if size >= BLOCK_BYTES:
-                    _add_texts(conn, batch, refs)
-                    batch, size = [], 0
-            _add_texts(conn, batch, refs)
-        if len(new) < len(refs):
-            conn.executemany(
-                "UPDATE texts SET refs = refs + ? WHERE id = ?",
-                [(count, ids[digest]) for digest, count in refs.items() if digest not in new],
-            )
-        conn.executemany(
-            "INSERT INTO messages(file, position, message_id, role, kind, tier, timestamp, text, compacted)"
-            " VALUES (?,?,?,?,?,?,?,?,?)",
-            [
-                (file_id, position, message_id, role, kind, rank, stamp or updated, ids[digest], gone)
-                for position, message_id, role, kind, rank, stamp, digest, gone in rows
-            ],
-        )
-        return len(rows)
-
-    def _drop_messages(self, conn: sqlite3.Connection, file_id: int, up_to: int | None = None) -> None:
-        """Remove a file's messages (those up to id `up_to`); a text no other message points at leaves
-        the tables too (contentless FTS needs each text to forget it) and so does a block left empty."""
-        last = (1 << 63) - 1 if up_to is None else up_to
-        counts = conn.execute(
-            "SELECT text, count(*) FROM messages WHERE file = ? AND id <= ? GROUP BY text", (file_id, last)
-        ).fetchall()
-        conn.execute("DELETE FROM messages WHERE file = ? AND id <= ?", (file_id, last))
-        conn.executemany("UPDATE texts SET refs = refs - ? WHERE id = ?", [(n, text_id) for text_id, n in counts])
-        blocks: set[int] = set()
-        for text_id, _ in counts:
-            row = conn.execute(
-                "SELECT tool, grams, block, start, length FROM texts WHERE id = ? AND refs <= 0", (text_id,)
-            ).fetchone()
-            if row is None:
-                continue
-            tool, grams, block, start, length = row
-            text = self._text(conn, block, start, length)
-            table = "tool_words" if tool else "words"
-            conn.execute(
-                f"INSERT INTO {table}({table}, rowid, body) VALUES ('delete', ?, ?)", (text_id, _word_text(text))
-            )
-            if grams:
-                conn.execute("INSERT INTO grams(grams, rowid, body) VALUES ('delete', ?, ?)", (text_id, text))
-            conn.execute("DELETE FROM texts WHERE id = ?", (text_id,))
-            blocks.add(block)
-        for block in blocks:
-            if conn.execute("SELECT 1 FROM texts WHERE block = ? LIMIT 1", (block,)).fetchone() is None:
-                conn.execute("DELETE FROM blocks WHERE id = ?", (block,))
-                self._blocks.pop(block, None)
 
     def _block(self, conn: sqlite3.Connection, block: int, data: bytes | None = None) -> bytes:
         """The unpacked bytes of a block, from the memory cache when recently used."""
@@ -508,6 +425,10 @@ class SearchIndex:
             self._blocks.move_to_end(block)
         return cached
 
+    def _forget_block(self, block: int) -> None:
+        """Drop a deleted block from the memory cache."""
+        self._blocks.pop(block, None)
+
     def _text(self, conn: sqlite3.Connection, block: int, start: int, length: int) -> str:
         """One message's stored text."""
         return self._block(conn, block)[start : start + length].decode()
@@ -520,7 +441,7 @@ class SearchIndex:
     def _drop_file(self, conn: sqlite3.Connection, file_id: int) -> None:
         conn.execute("BEGIN IMMEDIATE")
         try:
-            self._drop_messages(conn, file_id)
+            drop_messages(conn, file_id, self._text, self._forget_block)
             conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
             conn.execute("COMMIT")
         except BaseException:
@@ -721,61 +642,6 @@ class SearchIndex:
         return {"sessions": files, "messages": messages, "bytes": size}
 
 
-COMMIT_BYTES = 128 << 20
-"""Session bytes read between two commits of a refresh: one commit per session made each FTS table
-write its pending terms as a segment of its own (2,000 small segments, merged again and again)."""
-BUILD_CACHE_KB = 32 << 10
-"""SQLite's page cache during a bulk refresh (its default, 2 MB, keeps few of the index's pages)."""
-
-
-FTS_TABLES = ("words", "tool_words", "grams")
-AUTOMERGE = 4
-"""FTS5's own default: after a write, merge a level's segments once it holds this many."""
-
-
-@contextmanager
-def _batched(conn: sqlite3.Connection, bulk: bool) -> Iterator[Callable[[int], None]]:
-    """One transaction around a refresh's writes, committed each `COMMIT_BYTES` of sessions and at
-    the end. Interrupted, the index keeps what was committed: the next refresh indexes the rest.
-
-    A bulk refresh (it ends with an `optimize`, merging every FTS table into one segment) does no
-    merging as it writes (FTS5's `automerge`, about a fifth of its CPU on the benchmark corpus's
-    300 MB of tool text, merged the same terms again level by level), and has a bigger page cache."""
-    pending = 0
-
-    def written(size: int) -> None:
-        nonlocal pending
-        pending += size
-        if pending >= COMMIT_BYTES:
-            conn.execute("COMMIT")
-            conn.execute("BEGIN IMMEDIATE")
-            pending = 0
-
-    def merging(level: int) -> None:
-        for table in FTS_TABLES:
-            conn.execute(f"INSERT INTO {table}({table}, rank) VALUES ('automerge', ?)", (level,))
-
-    cache = conn.execute("PRAGMA cache_size").fetchone()[0]
-    if bulk:
-        conn.execute(f"PRAGMA cache_size = -{BUILD_CACHE_KB}")
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        if bulk:
-            merging(0)
-        yield written
-        if bulk:
-            merging(AUTOMERGE)
-        conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        if bulk:  # a commit on the way may have kept the setting
-            merging(AUTOMERGE)
-        raise
-    finally:
-        conn.execute(f"PRAGMA cache_size = {cache}")
-
-
 LISTED = "listed:"
 """The `meta` key prefix of each agent's listing fingerprint, as taken before its last complete refresh."""
 
@@ -841,55 +707,6 @@ def _same_meta(stored: tuple[object, ...], info: SessionInfo) -> bool:
 
 def _resume_columns(point: ResumePoint | None) -> tuple[int | None, int | None, str | None, str | None]:
     return (point.offset, point.line, point.digest, point.state) if point else (None, None, None, None)
-
-
-def _held_texts(conn: sqlite3.Connection, digests: list[int]) -> dict[int, int]:
-    """The id of each text of `digests` the index already holds, by digest."""
-    held: dict[int, int] = {}
-    for start in range(0, len(digests), 500):
-        chunk = digests[start : start + 500]
-        held.update(conn.execute(f"SELECT digest, id FROM texts WHERE digest IN ({','.join('?' * len(chunk))})", chunk))
-    return held
-
-
-def _add_texts(conn: sqlite3.Connection, batch: list[tuple[int, int, str, bytes, bool]], refs: Counter[int]) -> None:
-    """Pack new texts (id, digest, text, its UTF-8, tool traffic or not) into one block and index them."""
-    if not batch:
-        return
-    block = conn.execute(
-        "INSERT INTO blocks(data) VALUES (?)", (compress(b"".join(b[3] for b in batch), BLOCK_LEVEL),)
-    ).lastrowid
-    rows: list[tuple[int, int, int, int, int, int | None, int, int]] = []
-    talk: list[tuple[int, str]] = []
-    tool: list[tuple[int, str]] = []
-    grams: list[tuple[int, str]] = []
-    start = 0
-    for text_id, digest, text, data, is_tool in batch:
-        gram = needs_grams(text)
-        rows.append((text_id, digest, refs[digest], int(is_tool), int(gram), block, start, len(data)))
-        start += len(data)
-        (tool if is_tool else talk).append((text_id, _word_text(text)))
-        if gram:
-            grams.append((text_id, text))
-    conn.executemany(
-        "INSERT INTO texts(id, digest, refs, tool, grams, block, start, length) VALUES (?,?,?,?,?,?,?,?)", rows
-    )
-    if talk:
-        conn.executemany("INSERT INTO words(rowid, body) VALUES (?, ?)", talk)
-    if tool:
-        conn.executemany("INSERT INTO tool_words(rowid, body) VALUES (?, ?)", tool)
-    if grams:
-        conn.executemany("INSERT INTO grams(rowid, body) VALUES (?, ?)", grams)
-
-
-def _word_text(text: str) -> str:
-    """What the word table indexes for a text: the text plus a token per emoji or CJK character, and
-    a copy with the letters FTS5 does not fold folded (`Øresund` is found as `oresund`)."""
-    extra = char_tokens(text)
-    letters = letters_folded(text)
-    if letters is not None:
-        extra = f"{letters}\n{extra}"
-    return f"{text}\n{extra}" if extra else text
 
 
 def _real(cwd: str | None) -> str | None:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import smig_tui.adapters.search_index as search_index
+import smig_tui.adapters.search_writing as search_writing
 from smig_tui.services import Services, build_services
 
 LINEAGE = Path(__file__).parents[1] / "fixtures" / "real" / "codex" / "fork_lineage"
@@ -87,7 +88,7 @@ def _merging(services: Services) -> list[int]:
     conn = services.search_index._connection()
     return [
         next(iter(conn.execute(f"SELECT v FROM {table}_config WHERE k = 'automerge'")), (4,))[0]
-        for table in search_index.FTS_TABLES
+        for table in search_writing.FTS_TABLES
     ]
 
 
@@ -99,7 +100,7 @@ def test_a_build_stopped_half_way_keeps_what_it_committed(
     monkeypatch.setenv("SMIG_TUI_HOME", str(tmp_path / "whole"))
     whole = build_services()
     whole.refresh_search_index()
-    monkeypatch.setattr(search_index, "COMMIT_BYTES", 1)  # a commit after each session
+    monkeypatch.setattr(search_writing, "COMMIT_BYTES", 1)  # a commit after each session
     monkeypatch.setattr(search_index, "OPTIMIZE_AFTER", 1)  # and no merging while it writes
 
     def stop_at_the_fourth(done: int, _total: int) -> None:
