@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from smig_tui.adapters.stored_text import PackedText
+from smig_tui.adapters.stored_text import TEXT_CHARS, PackedText, TextPacker
 from smig_tui.core.models import Kind, Message, Role, Usage
 
 HARNESS_PREFIXES = ("<session_context>", "<hook_context>")
@@ -80,6 +80,17 @@ def parts_of(content: Any) -> list[dict[str, Any]]:
     return [part for part in content if isinstance(part, dict)] if isinstance(content, list) else []
 
 
+def pack_response_outputs(content: Any, packer: TextPacker) -> None:
+    """Swap each long `functionResponse.response.output` among a message's parts for a `PackedText`, in
+    place: a big session's reader does so as each record is parsed, since it holds every record until
+    its last line (`add_result` takes one as the result's body as it is)."""
+    for part in content if isinstance(content, list) else (content,):
+        response = part.get("functionResponse") if isinstance(part, dict) else None
+        body = response.get("response") if isinstance(response, dict) else None
+        if isinstance(body, dict) and isinstance(body.get("output"), str) and len(body["output"]) > TEXT_CHARS:
+            body["output"] = PackedText.of(body["output"], packer)
+
+
 def add_user(
     out: Converted, content: Any, record_id: str, line: int | None, stamp: str | None, drop_commands: bool = True
 ) -> None:
@@ -129,7 +140,7 @@ def add_result(
     body = response.get("response")
     error = False
     if isinstance(body, dict) and isinstance(body.get("output"), str | PackedText):
-        text = body["output"]  # a long output a big file's reader packed (Gemini's `records.pack_outputs`) is the body
+        text = body["output"]  # a long output a big file's reader packed (`pack_response_outputs`) is the body
     elif isinstance(body, dict) and isinstance(body.get("error"), str):
         text, error = body["error"], True
     else:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Protocol, TypeVar
 
 from smig_tui.adapters.agents.content_parts import Converted
+from smig_tui.adapters.stored_text import FILE_BYTES, TextPacker
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
@@ -148,6 +149,13 @@ CLOSING_BRACE = ord("}")
 def cannot_read(path: Path, error: OSError) -> ReadWarning:
     """The warning a listing gives for a session file it cannot read."""
     return ReadWarning(str(path), None, f"skipped: cannot read it ({error.strerror or error})")
+
+
+def packer_for(handle: BinaryIO, pack: bool) -> TextPacker | None:
+    """A packer for a reader's long tool outputs when `pack` is asked and the open file is big: its
+    `load` holds every record until the last line (a later one decides what the client resumes), so
+    a 500 MB session's outputs would otherwise be held whole, twice that in Python objects."""
+    return TextPacker() if pack and os.fstat(handle.fileno()).st_size >= FILE_BYTES else None
 
 
 class WholeFile(Protocol):

@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from smig_tui.adapters.agents.content_parts import Converted, usage_of
+from smig_tui.adapters.agents.file_sessions import packer_for
+from smig_tui.adapters.stored_text import TEXT_CHARS, PackedText, TextPacker
 from smig_tui.core.models import Kind, Role, Usage
 
 UNSENT_TYPES = (
@@ -78,10 +80,12 @@ def data(event: dict[str, Any]) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def read_session(path: Path) -> SessionFile:
-    """Parse the file, skipping what the model never sees (raises OSError when it cannot be read)."""
+def read_session(path: Path, pack: bool = False) -> SessionFile:
+    """Parse the file, skipping what the model never sees (raises OSError when it cannot be read); with
+    `pack`, a big file's long tool results are packed as each event is parsed (`packer_for`)."""
     out = SessionFile()
     with path.open("rb") as handle:
+        packer = packer_for(handle, pack)
         for number, raw in enumerate(handle, start=1):
             if not raw.strip() or UNSENT.match(raw):
                 continue
@@ -93,8 +97,22 @@ def read_session(path: Path) -> SessionFile:
             if not isinstance(event, dict) or not isinstance(event.get("type"), str):
                 out.damaged.append(number)
                 continue
+            if packer is not None and event["type"] == "tool.execution_complete":
+                _pack_result(data(event), packer)
             out.events.append((number, event))
     return out
+
+
+def _pack_result(payload: dict[str, Any], packer: TextPacker) -> None:
+    """Swap a result's long `content` (and its UI-only `detailedContent`, often as long) for packed
+    texts, in place: `_add_result` takes the content as the result's body as it is."""
+    result = payload.get("result")
+    if not isinstance(result, dict) or not isinstance(result.get("content"), str):
+        return
+    for key in ("content", "detailedContent"):
+        value = result.get(key)
+        if isinstance(value, str) and len(value) > TEXT_CHARS:
+            result[key] = PackedText.of(value, packer)
 
 
 def typed_text(message: dict[str, Any]) -> str:
@@ -230,8 +248,9 @@ def _add_result(
         return
     out.answered.add(call_id)
     result, error = payload.get("result"), payload.get("error")
-    if isinstance(result, dict) and isinstance(result.get("content"), str):
-        text = result["content"]
+    text: str | PackedText
+    if isinstance(result, dict) and isinstance(result.get("content"), str | PackedText):
+        text = result["content"]  # a long one a big file's reader packed (`_pack_result`) is the body
     elif isinstance(error, dict) and isinstance(error.get("message"), str):
         text = error["message"]
     elif isinstance(error, str):

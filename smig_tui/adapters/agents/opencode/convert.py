@@ -24,9 +24,9 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
-from smig_tui.core.models import Kind, Message, Role, Usage
+from smig_tui.core.models import Kind, Message, Role, StoredText, Usage
 from smig_tui.core.timeline import format_iso
 
 CLEARED_OUTPUT = "[Old tool result content cleared]"
@@ -204,7 +204,12 @@ def _assistant_part(part: dict[str, Any], index: int, stamp: str | None, summary
     status = state.get("status")
     if status == "completed":
         cleared = as_dict(state.get("time")).get("compacted")
-        output = CLEARED_OUTPUT if cleared else str(state.get("output") or "")
+        raw = state.get("output")
+        # A long output a big session's reader packed (`source._pack_output`; no JSON value has `read`)
+        # is the body as it is.
+        output: str | StoredText = (
+            CLEARED_OUTPUT if cleared else cast("StoredText", raw) if hasattr(raw, "read") else str(raw or "")
+        )
         error = False
     elif status == "error":
         output, error = str(state.get("error") or "error"), True

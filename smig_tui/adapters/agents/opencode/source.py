@@ -18,7 +18,7 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smig_tui.adapters.agents.opencode import database as database_module
 from smig_tui.adapters.agents.opencode.convert import Row, iso_ms, to_conversation, usage_of
@@ -33,6 +33,9 @@ from smig_tui.adapters.agents.opencode.storage_tree import (
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
+
+if TYPE_CHECKING:
+    from smig_tui.adapters.stored_text import TextPacker
 
 SENT_PARTS = "('text', 'reasoning', 'tool')"
 """Part types that become messages (a tool part becomes two)."""
@@ -180,6 +183,8 @@ class OpenCodeSource:
 
     def _load_database(self, database: Path, session_id: str, warn: WarningSink) -> tuple[list[Row], Any]:
         """The message rows of one session with their parts, and its revert marker."""
+        from smig_tui.adapters.stored_text import FILE_BYTES, TextPacker  # loading only: the listing needs none
+
         try:
             with read_only(database, self._timeout, self._home.variant.name) as connection:
                 found = connection.execute("SELECT revert FROM session WHERE id = ?", (session_id,)).fetchone()
@@ -191,12 +196,18 @@ class OpenCodeSource:
                     "SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id", (session_id,)
                 ).fetchall()
                 parts: dict[str, list[dict[str, Any]]] = {}
+                read, packer = 0, None
                 for part_id, message_id, data in connection.execute(
                     "SELECT id, message_id, data FROM part WHERE session_id = ? ORDER BY id", (session_id,)
                 ):
                     part = _json(data, database, warn, self._home.variant.name)
-                    if part is not None:
-                        parts.setdefault(message_id, []).append({**part, "id": part_id})
+                    if part is None:
+                        continue
+                    if packer is None and (read := read + len(data)) >= FILE_BYTES:
+                        packer = TextPacker()  # a big session: from here on its long outputs are packed
+                    if packer is not None:
+                        _pack_output(part, packer)
+                    parts.setdefault(message_id, []).append({**part, "id": part_id})
         except OpenCodeDbError as error:
             raise SessionReadError(str(error)) from error
         rows = []
@@ -206,6 +217,21 @@ class OpenCodeSource:
                 rows.append(Row({**info, "id": message_id}, tuple(parts.get(message_id, ()))))
         revert = _json(found[0], database, warn, self._home.variant.name) if found[0] else None
         return rows, revert
+
+
+def _pack_output(part: dict[str, Any], packer: TextPacker) -> None:
+    """Swap a tool part's long output (and the copy OpenCode keeps in its `metadata`, which smig never
+    reads) for packed texts, in place: every part is held until the last one is read, and the
+    conversion takes a packed output as the result's body as it is."""
+    from smig_tui.adapters.stored_text import TEXT_CHARS, PackedText
+
+    state = part.get("state") if part.get("type") == "tool" else None
+    if not isinstance(state, dict):
+        return
+    for holder in (state, state.get("metadata")):
+        output = holder.get("output") if isinstance(holder, dict) else None
+        if isinstance(holder, dict) and isinstance(output, str) and len(output) > TEXT_CHARS:
+            holder["output"] = PackedText.of(output, packer)
 
 
 def _part_counts(connection: sqlite3.Connection, only: list[str] | None) -> dict[str, int] | None:

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from smig_tui.adapters.agents.content_parts import Converted, close_reply
+from smig_tui.adapters.agents.file_sessions import packer_for
+from smig_tui.adapters.stored_text import TEXT_CHARS, PackedText, TextPacker
 from smig_tui.core.models import Kind, Role, Usage
 
 COMPACTION_PREFIX = (
@@ -58,12 +60,14 @@ class SessionFile:
         return value if self.header.get("type") == "session" and isinstance(value, str) and value else None
 
 
-def read_session(path: Path) -> SessionFile:
-    """Parse the file and walk its active path (raises OSError when it cannot be read)."""
+def read_session(path: Path, pack: bool = False) -> SessionFile:
+    """Parse the file and walk its active path (raises OSError when it cannot be read); with `pack`, a
+    big file's long tool results are packed as each entry is parsed (`packer_for`)."""
     out = SessionFile()
     by_id: dict[str, dict[str, Any]] = {}
     leaf: str | None = None
     with path.open("rb") as handle:
+        packer = packer_for(handle, pack)
         for number, raw in enumerate(handle, start=1):
             if not raw.strip():
                 continue
@@ -78,6 +82,8 @@ def read_session(path: Path) -> SessionFile:
                 out.header = entry
             elif isinstance(entry.get("id"), str):
                 _note_listing_facts(out, entry)
+                if packer is not None:
+                    _pack_result(entry, packer)
                 by_id[entry["id"]] = entry
                 out.lines[entry["id"]] = number
                 leaf = entry["id"]
@@ -102,6 +108,21 @@ def _note_listing_facts(out: SessionFile, entry: dict[str, Any]) -> None:
     message = entry.get("message") if entry.get("type") == "message" else None
     if out.first_prompt is None and isinstance(message, dict) and message.get("role") == "user":
         out.first_prompt = content_text(message.get("content")).strip() or None
+
+
+def _pack_result(entry: dict[str, Any], packer: TextPacker) -> None:
+    """Swap a tool result's long content (text blocks only) for its text packed, in place: `_add_result`
+    takes it as the result's body as it is."""
+    message = entry.get("message")
+    if entry.get("type") != "message" or not isinstance(message, dict) or message.get("role") != "toolResult":
+        return
+    content = message.get("content")
+    if isinstance(content, str) or not isinstance(content, list):
+        return
+    if all(isinstance(block, dict) and block.get("type") == "text" for block in content):
+        text = content_text(content)
+        if len(text) > TEXT_CHARS:
+            message["content"] = PackedText.of(text, packer)
 
 
 def context_entries(path: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -241,9 +262,13 @@ def _add_reply(
 
 def _add_result(out: Converted, message: dict[str, Any], entry_id: str, line: int | None, stamp: str | None) -> None:
     content = message.get("content")
-    text = content_text(content)
-    if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "image" for b in content):
-        text = (text + "\n" if text else "") + "[image]"
+    text: str | PackedText
+    if isinstance(content, PackedText):
+        text = content  # a long one a big file's reader packed (`_pack_result`) is the body
+    else:
+        text = content_text(content)
+        if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "image" for b in content):
+            text = (text + "\n" if text else "") + "[image]"
     out.add(
         entry_id,
         "",
