@@ -6,6 +6,7 @@ not text), and must hold less. Every file is made to count as big and every outp
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import tracemalloc
@@ -24,6 +25,7 @@ from smig_devtools.qwen_corpus import generate_qwen
 from smig_tui.adapters import stored_text
 from smig_tui.adapters.agents import content_parts, file_sessions
 from smig_tui.adapters.agents.copilot import events as copilot_events
+from smig_tui.adapters.agents.opencode.convert import Row, to_conversation
 from smig_tui.adapters.agents.opencode.home import resolve_home
 from smig_tui.adapters.agents.opencode.source import OpenCodeSource
 from smig_tui.adapters.agents.pi import records as pi_records
@@ -176,7 +178,64 @@ def _opencode_sessions(database: Path, monkeypatch: pytest.MonkeyPatch) -> list[
     return [(info.id, list(source.load(info, lambda _w: None).messages)) for info in source.discover(lambda _w: None)]
 
 
-def test_an_opencode_session_packed_as_read_is_the_one_read_whole(
+def _whole_read(database: Path, session_id: str) -> list[Message]:
+    """The conversation from every message and part read first, as the reader did before it took each
+    message's parts as the conversion reached it."""
+    connection = sqlite3.connect(database)
+    revert = connection.execute("SELECT revert FROM session WHERE id = ?", (session_id,)).fetchone()[0]
+    messages = connection.execute(
+        "SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id", (session_id,)
+    ).fetchall()
+    parts: dict[str, list[dict[str, Any]]] = {}
+    for part_id, message_id, data in connection.execute(
+        "SELECT id, message_id, data FROM part WHERE session_id = ? ORDER BY id", (session_id,)
+    ):
+        with contextlib.suppress(ValueError):
+            if isinstance(part := json.loads(data), dict):
+                parts.setdefault(message_id, []).append({**part, "id": part_id})
+    rows = []
+    for message_id, data in messages:
+        with contextlib.suppress(ValueError):
+            if isinstance(info := json.loads(data), dict):
+                rows.append(Row({**info, "id": message_id}, tuple(parts.get(message_id, ()))))
+    connection.close()
+    return list(to_conversation(rows, json.loads(revert) if revert else None).messages)
+
+
+def _odd_database(path: Path) -> Path:
+    """A generated database, then: a damaged part and a damaged message, parts written out of id order,
+    a message without parts, and a session reverted to one of its messages."""
+    generate_opencode(path, 6)
+    connection = sqlite3.connect(path)
+    sessions = [row[0] for row in connection.execute("SELECT id FROM session ORDER BY id")]
+    first, second = sessions[0], sessions[1]
+    message = connection.execute(
+        "SELECT id, time_created FROM message WHERE session_id = ? LIMIT 1", (first,)
+    ).fetchone()
+    connection.execute(
+        "INSERT INTO part VALUES ('prt_zzz_damaged', ?, ?, ?, ?, '{\"type\": \"te')", (message[0], first, 1, 1)
+    )
+    connection.execute(
+        "INSERT INTO part VALUES ('prt_000_early', ?, ?, ?, ?, ?)",
+        (message[0], first, 1, 1, json.dumps({"type": "text", "text": "written first, sorted first"})),
+    )
+    connection.execute(
+        "INSERT INTO message VALUES ('msg_zzz_damaged', ?, ?, ?, '{not json')", (first, message[1] + 1, message[1] + 1)
+    )
+    connection.execute(
+        "INSERT INTO message VALUES ('msg_zzz_empty', ?, ?, ?, ?)",
+        (first, message[1] + 2, message[1] + 2, json.dumps({"role": "assistant", "tokens": {"input": 5}})),
+    )
+    middle = connection.execute(
+        "SELECT id FROM message WHERE session_id = ? ORDER BY time_created, id LIMIT 1 OFFSET 3", (second,)
+    ).fetchone()
+    connection.execute("UPDATE session SET revert = ? WHERE id = ?", (json.dumps({"messageID": middle[0]}), second))
+    connection.commit()
+    connection.close()
+    return path
+
+
+def test_an_opencode_session_read_a_message_at_a_time_is_the_one_read_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     recorded = tmp_path / "recorded.db"
@@ -186,15 +245,19 @@ def test_an_opencode_session_packed_as_read_is_the_one_read_whole(
     connection.close()
     generated = tmp_path / "generated.db"
     generate_opencode(generated, 12)
+    odd = _odd_database(tmp_path / "odd.db")
     packed_somewhere = False
-    for database in (recorded, generated):
+    for database in (recorded, generated, odd):
         whole = _opencode_sessions(database, monkeypatch)
+        assert whole and [(sid, _fields(messages)) for sid, messages in whole] == [
+            (sid, _fields(_whole_read(database, sid))) for sid, _ in whole
+        ]
         with monkeypatch.context() as patch:
             _big(patch)
             packed = _opencode_sessions(database, patch)
         assert [(sid, _fields(messages)) for sid, messages in packed] == [
             (sid, _fields(messages)) for sid, messages in whole
         ]
-        assert not any(isinstance(m.body, PackedText) for _, messages in whole for m in messages)
+        assert all(isinstance(m.body, str) for _, messages in whole for m in messages)
         packed_somewhere |= any(isinstance(m.body, PackedText) for _, messages in packed for m in messages)
     assert packed_somewhere

@@ -21,7 +21,7 @@ its model on resume, and so what this returns:
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, cast
@@ -107,6 +107,12 @@ def active_rows(rows: Sequence[Row], revert: dict[str, Any] | None) -> tuple[lis
 def to_conversation(rows: Sequence[Row], revert: dict[str, Any] | None = None) -> Conversation:
     """The neutral messages of a session's rows, in order."""
     kept, compactions = active_rows(rows, revert)
+    return converted(kept, compactions)
+
+
+def converted(kept: Iterable[Row], compactions: int) -> Conversation:
+    """The neutral messages of the rows `active_rows` kept, taken one at a time (a reader may make
+    each row's parts as it is reached, so a big session's parts are never all held)."""
     out: list[Message] = []
     last_usage: Usage | None = None
     model: str | None = None
