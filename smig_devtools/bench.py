@@ -569,6 +569,33 @@ def render_markdown(rows: Sequence[Row]) -> str:
     return "\n".join(lines)
 
 
+TABLE_START = "<!-- benchmark table: python -m smig_devtools.bench --docs docs/performance.md -->"
+TABLE_END = "<!-- end benchmark table -->"
+"""The markers around the one run's table in the docs' Performance page, which `--docs` replaces."""
+
+
+def paste_table(page: Path, text: str) -> None:
+    """Put `text` between the page's table markers, in place of what was there."""
+    content = page.read_text(encoding="utf-8")
+    start, end = content.find(TABLE_START), content.find(TABLE_END)
+    if start < 0 or end < start:
+        raise ValueError(f"{page} has no `{TABLE_START}` ... `{TABLE_END}` block to put the table in.")
+    start += len(TABLE_START)
+    page.write_text(f"{content[:start]}\n\n{text}\n\n{content[end:]}", encoding="utf-8")
+
+
+def commit() -> str:
+    """The checkout's commit, marked `+changes` when files differ from it (a run of uncommitted code)."""
+    folder = str(Path(__file__).parents[1])
+    head = subprocess.run(["git", "-C", folder, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    if head.returncode != 0:
+        return "unknown"
+    dirty = subprocess.run(
+        ["git", "-C", folder, "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True
+    )
+    return head.stdout.strip() + (" +changes" if dirty.stdout.strip() else "")
+
+
 def _load() -> str:
     """The 1-minute load average: other work on the machine stretches wall-clock figures."""
     return f"{os.getloadavg()[0]:.1f}"
@@ -592,6 +619,7 @@ def run(args: argparse.Namespace) -> int:
     workdir: Path = args.workdir
     manifest = ensure_corpus(workdir, params, log)
     load = _load()
+    started = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
     rows: list[Row] = []
     steps: list[tuple[str, Callable[[], list[Row]]]] = [
         ("open + plan", lambda: bench_huge(workdir, manifest)),
@@ -620,12 +648,16 @@ def run(args: argparse.Namespace) -> int:
             rows += step()
         except (RuntimeError, KeyError, ValueError, OSError, subprocess.TimeoutExpired) as error:
             rows.append(Row(name, None, "", "", None, f"failed: {str(error).splitlines()[-1][:200]}"))
-    table = render_markdown(rows) if args.markdown else render(rows)
-    print(
-        f"smig benchmark, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} CPUs, "
-        f"load average {load} at start, {_load()} at end; "
-        f"{len(manifest.sessions)} sessions / {manifest.total_bytes / GB:.2f} GB\n\n{table}"
+    table = render_markdown(rows) if args.markdown or args.docs else render(rows)
+    said = (
+        f"smig benchmark, {started} to {time.strftime('%H:%M UTC', time.gmtime())}, commit {commit()}, "
+        f"{os.cpu_count()} CPUs, load average {load} at start, {_load()} at end; "
+        f"{len(manifest.sessions)} sessions / {manifest.total_bytes / GB:.2f} GB; "
+        f"`python -m smig_devtools.bench {' '.join(args.argv)}`\n\n{table}"
     )
+    print(said)
+    if args.docs:
+        paste_table(args.docs, said)
     (workdir / "bench-results.json").write_text(json.dumps([row.__dict__ for row in rows], indent=1))
     return 0 if all(row.ok is not False for row in rows) else 1
 
@@ -651,8 +683,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="NAME",
         help="run only the rows whose step name contains NAME (e.g. search, archive, smig list)",
     )
-    parser.add_argument("--markdown", action="store_true", help="print the table as Markdown (for the README)")
+    parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    parser.add_argument(
+        "--docs",
+        type=Path,
+        metavar="PAGE",
+        help="also put the Markdown table, with the run's date, commit and load, into PAGE between its"
+        " benchmark table markers (docs/performance.md)",
+    )
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     defaults = (200, 0.25, 50.0) if args.quick else (2000, 2.0, 500.0)
     args.sessions = args.sessions or defaults[0]
     args.total_gb = args.total_gb or defaults[1]
