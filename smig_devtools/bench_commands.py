@@ -201,7 +201,7 @@ def every_command_rows(
         written = f"; {out.stat().st_size / MB:,.1f} MB written"
         peer = ""
         if fmt == "openai" and aichat:
-            peer_run = aichat_run(aichat, path, env, scratch)
+            peer_run = aichat_run(aichat, out, env, scratch)
             peer = f"{run.cpu / max(peer_run.cpu, 1e-9):.2f}x aichat"
             written += (
                 f"; aichat --session --info on the same messages: {peer_run.seconds:.2f} s, CPU {peer_run.cpu:.1f} s,"
@@ -396,19 +396,16 @@ def find_peer(name: str) -> str | None:
     return shutil.which(name, path=os.pathsep.join(filter(None, (os.environ.get(PEERS_ENV), os.environ.get("PATH")))))
 
 
-def aichat_run(aichat: str, path: str, env: dict[str, str], scratch: Path) -> Run:
-    """aichat printing the same conversation: the session ported once to an aichat session (its YAML, the
-    messages of `smig export --format openai`, not measured), then `aichat --session NAME --info`, which
-    loads it, counts its tokens and prints it whole, measured as a smig command is."""
+def aichat_run(aichat: str, messages: Path, env: dict[str, str], scratch: Path) -> Run:
+    """aichat printing the same conversation: the messages of `smig export --format openai` ported to an
+    aichat session (its YAML; not measured), then `aichat --session NAME --info`, which loads it, counts its
+    tokens and prints it whole, measured as a smig command is."""
     from smig_devtools.bench import in_child
 
     port = scratch / "aichat"
     (port / "sessions").mkdir(parents=True, exist_ok=True)
     (port / "config.yaml").write_text("model: openai:gpt-4o\nclients:\n- type: openai\n  api_key: sk-bench\n")
-    messages = scratch / "aichat-port.json"
-    run_smig(["export", path, "--format", "openai", "--out", str(messages), "--force"], env, None)
     in_child(port_to_aichat, str(messages), str(port / "sessions" / "smig-port.yaml"))
-    messages.unlink()
     peer_env = env | {"AICHAT_CONFIG_DIR": str(port)}
     return run_process([aichat, "--session", "smig-port", "--info"], peer_env, None, PEER_TIMEOUT)
 
@@ -430,7 +427,8 @@ def port_to_aichat(openai_export: str, session_file: str) -> int:
         role = message.get("role")
         messages.append({"role": role if role in ("system", "user", "assistant") else "user", "content": text})
     with open(session_file, "w", encoding="utf-8") as handle:
-        json.dump({"model": "openai:gpt-4o", "messages": messages}, handle)
+        # UTF-8 as it is: YAML reads JSON escapes, but not the surrogate pairs json writes for astral characters
+        json.dump({"model": "openai:gpt-4o", "messages": messages}, handle, ensure_ascii=False)
     return len(messages)
 
 
