@@ -104,3 +104,24 @@ def test_a_peer_runs_on_the_same_corpus_where_installed_and_is_skipped_where_not
     assert row.value is not None and row.value > 0 and row.rss is not None and row.rss > 0
     assert row.peer.endswith("x ccusage") and "20.0.24: " in row.note
     assert "| CPU / peer |" in render_markdown([aichat, row]).splitlines()[0]
+
+
+def test_the_run_s_table_replaces_what_is_between_the_page_s_markers_and_nothing_else(tmp_path: Path) -> None:
+    from smig_devtools.bench import TABLE_END, TABLE_START, paste_table
+
+    page = tmp_path / "performance.md"
+    page.write_text(f"# Performance\n\nintro\n\n{TABLE_START}\n\nold table\n\n{TABLE_END}\n\n## Later\n")
+    paste_table(page, "smig benchmark, 2026-12-05\n\n| measure |")
+    assert page.read_text() == (
+        f"# Performance\n\nintro\n\n{TABLE_START}\n\nsmig benchmark, 2026-12-05\n\n| measure |\n\n{TABLE_END}\n\n## Later\n"
+    )
+    page.write_text("# Performance\n")
+    with pytest.raises(ValueError, match="no `<!-- benchmark table"):
+        paste_table(page, "x")
+
+
+def test_the_performance_page_has_the_markers_the_run_pastes_between() -> None:
+    from smig_devtools.bench import TABLE_END, TABLE_START
+
+    page = (Path(__file__).parents[2] / "docs" / "performance.md").read_text(encoding="utf-8")
+    assert page.count(TABLE_START) == 1 and page.index(TABLE_START) < page.index(TABLE_END)
