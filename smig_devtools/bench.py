@@ -620,6 +620,7 @@ def run(args: argparse.Namespace) -> int:
     manifest = ensure_corpus(workdir, params, log)
     load = _load()
     started = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
+    revision = commit()  # at the start: the code measured, whatever the checkout holds by the end
     rows: list[Row] = []
     steps: list[tuple[str, Callable[[], list[Row]]]] = [
         ("open + plan", lambda: bench_huge(workdir, manifest)),
@@ -650,7 +651,7 @@ def run(args: argparse.Namespace) -> int:
             rows.append(Row(name, None, "", "", None, f"failed: {str(error).splitlines()[-1][:200]}"))
     table = render_markdown(rows) if args.markdown or args.docs else render(rows)
     said = (
-        f"smig benchmark, {started} to {time.strftime('%H:%M UTC', time.gmtime())}, commit {commit()}, "
+        f"smig benchmark, {started} to {time.strftime('%H:%M UTC', time.gmtime())}, commit {revision}, "
         f"{os.cpu_count()} CPUs, load average {load} at start, {_load()} at end; "
         f"{len(manifest.sessions)} sessions / {manifest.total_bytes / GB:.2f} GB; "
         f"`python -m smig_devtools.bench {' '.join(args.argv)}`\n\n{table}"

@@ -306,12 +306,13 @@ LINE_TIMEOUT = 120.0
 
 def single_line_rows(workdir: Path, manifest: Manifest) -> list[Any]:
     """`smig plan --json` on a Claude transcript one of whose lines is a 100 MB tool result (goal 2 s)."""
-    from smig_devtools.bench import Row, _reset, corpus_env
+    from smig_devtools.bench import Row, _reset, corpus_env, in_child
 
     home = workdir / "claude-line"
     path = home / "projects" / "-home-user-line" / "0b0b0b0b-1111-4222-8333-444455556666.jsonl"
     if not path.is_file() or path.stat().st_size < LINE_MB * MB:
-        _write_single_line(path)
+        # in a child: the 100 MB string would raise this process's peak, which every later child starts from
+        in_child(write_single_line, path)
     scratch = workdir / "smig-line"
     _reset(scratch)
     env = corpus_env(workdir, scratch) | {"CLAUDE_CONFIG_DIR": str(home)}
@@ -346,7 +347,7 @@ def single_line_rows(workdir: Path, manifest: Manifest) -> list[Any]:
     ]
 
 
-def _write_single_line(path: Path) -> None:
+def write_single_line(path: Path) -> None:
     """A prompt, a shell call and its 100 MB result on one line, then a reply (Claude Code's record shape)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     session = path.stem

@@ -329,7 +329,7 @@ async def _type_filter(pilot: Any, screen: Any) -> dict[str, Any]:
         screen.query_one("#filter").value = text
         await pilot._wait_for_screen()
         started, cpu = time.perf_counter(), time.thread_time()
-        screen.apply_filter()  # as the debounce runs it after a pause in typing
+        screen.sources.apply_filter()  # as the debounce runs it after a pause in typing
         await pilot._wait_for_screen()
         app.screen._on_timer_update()
         applies.append(time.perf_counter() - started)
