@@ -124,7 +124,16 @@ def agent_rows(workdir: Path, manifest: Manifest, agents: tuple[str, ...] | None
         _reset(scratch)
         quiet = {name: str(scratch / "absent") for name in HOMES.values()}  # no other agent's sessions
         env = corpus_env(workdir, scratch / "smig") | quiet | home_env
-        [info] = _sessions(env, agent)
+        try:
+            listed = _sessions(env, agent)
+        except RuntimeError as error:
+            listed, why = [], str(error)
+        else:
+            why = "`smig list` lists no session in its home"
+        if not listed:
+            rows.append(Row(f"{agent} big session", None, "s", "", None, why[:200]))
+            continue
+        info = listed[0]
         floor_ref = info["path"] if not str(info["path"]).endswith(".db") else f"{info['path']}#{info['id']}"
         label = f"{megabytes(os.path.getsize(floor_ref.partition('#')[0]))} MB {agent}"
         rows += session_rows(agent, info["id"], floor_ref, label, env, scratch)
@@ -163,12 +172,11 @@ def _sessions(env: dict[str, str], agent: str) -> list[dict[str, Any]]:
     import sys
 
     clean = {key: value for key, value in env.items() if value}
-    out = subprocess.run(
-        [sys.executable, "-m", "smig_tui", "list", "--json", "--agent", agent, "--limit", "0"],
-        env=clean,
-        capture_output=True,
-        check=True,
-    ).stdout
+    argv = [sys.executable, "-m", "smig_tui", "list", "--json", "--agent", agent, "--limit", "0"]
+    proc = subprocess.run(argv, env=clean, capture_output=True, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"smig list --agent {agent} failed ({proc.returncode}): {proc.stderr.decode()[-300:]}")
+    out = proc.stdout
     listed = [row for row in json.loads(out) if not row.get("parent_id")]
     return sorted(listed, key=lambda row: -int(row.get("size") or 0))[:1]
 
