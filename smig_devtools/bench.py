@@ -649,6 +649,8 @@ def run(args: argparse.Namespace) -> int:
             rows += step()
         except (RuntimeError, KeyError, ValueError, OSError, subprocess.TimeoutExpired) as error:
             rows.append(Row(name, None, "", "", None, f"failed: {str(error).splitlines()[-1][:200]}"))
+        # the table so far, as Markdown: a run a busy machine makes too long still leaves what it measured
+        (workdir / "bench-partial.md").write_text(render_markdown(rows) + "\n", encoding="utf-8")
     table = render_markdown(rows) if args.markdown or args.docs else render(rows)
     said = (
         f"smig benchmark, {started} to {time.strftime('%H:%M UTC', time.gmtime())}, commit {revision}, "
