@@ -70,6 +70,7 @@ def tui_rows(workdir: Path, manifest: Manifest) -> list[Any]:
             r["paint"] < 1.0,
             f"from launch; CPU {warm.cpu:.2f} s in all; all {r['total']} sessions in after {r['loaded']:.2f} s;"
             f" app running after {r['start']:.2f} s",
+            rss=warm.max_rss_mb,
         ),
     ]
 
