@@ -955,13 +955,25 @@ def _groups(needles: list[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
     is in most texts: alone, a hit on it does not send every text back to be searched for the longer
     needles sharing its character.
     """
+    longer = sorted((needle for needle in needles if len(needle) > 1), key=lambda needle: (-len(needle), needle))
+    holding: dict[str, int] = {}  # for each character, the needles holding it (bit i: longer[i])
+    for number, needle in enumerate(longer):
+        for char in needle:
+            holding[char] = holding.get(char, 0) | 1 << number
     groups: list[tuple[str, tuple[str, ...]]] = []
-    left = sorted((needle for needle in needles if len(needle) > 1), key=lambda needle: (-len(needle), needle))
+    chars, left = sorted(holding), (1 << len(longer)) - 1
     while left:
-        chars = sorted({char for needle in left for char in needle})
-        anchor = min(chars, key=lambda char: _pass_cost(char) / sum(char in needle for needle in left))
-        groups.append((anchor, tuple(needle for needle in left if anchor in needle)))  # longest first
-        left = [needle for needle in left if anchor not in needle]
+        anchor = min(
+            (char for char in chars if holding[char] & left),
+            key=lambda char: _pass_cost(char) / (holding[char] & left).bit_count(),
+        )
+        taken = holding[anchor] & left
+        left &= ~taken
+        members = []  # longest first, as in `longer`
+        while taken:
+            members.append(longer[(taken & -taken).bit_length() - 1])
+            taken &= taken - 1
+        groups.append((anchor, tuple(members)))
     return tuple(groups) + tuple((needle, (needle,)) for needle in needles if len(needle) == 1)
 
 
