@@ -750,7 +750,7 @@ class _Shape:
 
 
 _SHAPES = {
-    "discord-bot-token": _Shape(on_first_use(r"\.[A-Za-z0-9_\-]{6,7}\."), range(24, 29)),
+    "discord-bot-token": _Shape(on_first_use(r"\.[A-Za-z0-9_\-]{6,7}\.(?=[A-Za-z0-9_\-]{27})"), range(24, 29)),
     "azure-ad-client-secret": _Shape(on_first_use(r"Q~"), range(4, 5)),
     "azure-key": _Shape(on_first_use(r"JQQJ9"), range(52, 53)),
     "maxmind-key": _Shape(on_first_use(r"_mmk"), range(36, 37)),
@@ -919,10 +919,10 @@ occurrence; measured with `re` on session text): the cost of each pass is `1 + s
 class _Gates:
     """Which patterns a text needs, found in a few passes instead of one per needle.
 
-    Testing each of the 67 needles with `in` cost more than the patterns themselves: 67 scans of
-    every text. Needles are grouped by their rarest character; each group is one regex that `re`
-    skips through by that character, with the rest of each needle checked around it, so a text is
-    scanned once per group (a dozen) and a needle is only named when its group matched.
+    Testing each of the 215 needles with `in` cost more than the patterns themselves: 215 scans of
+    every text. Needles are grouped by a character each holds (`_groups`); each group is one regex
+    that `re` skips through by that character, with the rest of each needle checked around it, so a
+    text is scanned once per group (twenty) and a needle is only named when its group matched.
     """
 
     source: tuple[Any, ...]
