@@ -137,3 +137,10 @@ def test_a_damaged_file_reads_and_warns_as_before(tmp_path: Path) -> None:
 def test_integers_that_fit_64_bits_take_the_fast_parse() -> None:
     for raw in (b'{"n":999999999999999999}', b'{"n":-999999999999999999,"t":"12345678901234567"}'):
         assert fast_loads(raw) == json.loads(raw)
+
+
+def test_nesting_orjson_refuses_is_left_to_json_loads_and_its_recursion_error() -> None:
+    raw = b'{"a":' + b"[" * 1024 + b"]" * 1024 + b"}"
+    assert fast_loads(raw) is None
+    with pytest.raises(RecursionError):
+        loads(raw)
