@@ -1,5 +1,5 @@
 """Provides the benchmark's parse floor: the least a reader of a session file must do, read it and
-parse every record, with orjson when installed (the dev extra) and the standard library otherwise.
+parse every record, with orjson (a dependency of smig) and the standard library where it is missing.
 
     python -m smig_devtools.floor PATH
 
