@@ -142,6 +142,7 @@ def test_a_line_spanning_many_chunks_keeps_its_bytes_offsets_and_numbers(tmp_pat
     ]
     assert lines[1][2] == long
     assert b"\n".join(raw for _, _, raw, _ in lines) == data
+    assert all(type(raw) is bytes for _, _, raw, _ in lines)  # gathered in a buffer, handed out as bytes
 
 
 def test_a_chunk_ending_exactly_on_a_newline_splits_nothing(tmp_path: Path) -> None:
