@@ -21,9 +21,10 @@ refresh two worker processes read the sessions and redact their new texts while 
 damaged index file is deleted and built again, with a notice: it is a cache, the sessions are the
 truth.
 
-This module keeps the index itself (opening, refreshing, writing, text blocks, queries); its other jobs
-live beside it: `search_schema` (tables, version, damage), `search_reading` (sessions read and redacted
-for the index, in worker processes in a big refresh) and `search_query` (filters, hits, the filter SQL).
+This module keeps the index itself (opening, refreshing, text blocks, queries); its other jobs live
+beside it: `search_schema` (tables, version, damage), `search_reading` (sessions read and redacted for
+the index, in worker processes in a big refresh), `search_writing` (texts, messages and the
+transactions a refresh writes in) and `search_query` (filters, hits, the filter SQL).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -51,7 +52,8 @@ from smig_tui.adapters.search_query import (
 from smig_tui.adapters.search_query import SearchFilters as SearchFilters  # what callers import from here
 from smig_tui.adapters.search_query import SearchHit as SearchHit
 from smig_tui.adapters.search_schema import SCHEMA, SCHEMA_VERSION, has_schema, is_damage, schema_version
-from smig_tui.adapters.zstd_files import DAMAGED, compress, decompress
+from smig_tui.adapters.search_writing import FTS_TABLES, batched, drop_messages, held_texts, insert_messages
+from smig_tui.adapters.zstd_files import DAMAGED, decompress
 from smig_tui.core.errors import LockedError
 from smig_tui.core.models import SessionInfo
 from smig_tui.core.ports import ResumePoint, SessionSource, WarningSink
@@ -65,10 +67,7 @@ from smig_tui.core.search import (
     SearchQueryError,
     Snippet,
     ascii_lower,
-    char_tokens,
-    letters_folded,
     make_snippet,
-    needs_grams,
     snippet_region,
     tier_holds_role,
 )
@@ -76,15 +75,12 @@ from smig_tui.core.search import (
 if TYPE_CHECKING:  # reading sessions for the index: imported when a refresh has something to read
     from smig_tui.adapters.search_reading import IndexRead, Previous
 
-BLOCK_BYTES = 1 << 20
-"""Texts are packed together into zstd blocks of about this many bytes."""
 CACHED_BLOCKS = 24
 """Unpacked blocks kept in memory while searching."""
 RANKED_MATCHES = 2000
 """Conversation matches, the most recent, ranked by bm25. bm25 costs about a microsecond per match
 (it reads each one's length and positions), so ranking every match of a common word grows with the
 history; older matches follow the ranked ones, newest first."""
-BLOCK_LEVEL = 3
 PARALLEL_BYTES = 64 << 20
 """Session bytes to index in one refresh from which sessions are read in worker processes."""
 OPTIMIZE_AFTER = 50
@@ -273,9 +269,8 @@ class SearchIndex:
             if progress and todo:
                 progress(len(todo), len(todo))
             if len(todo) >= OPTIMIZE_AFTER:  # many new segments: merge them, smaller and faster to query
-                conn.execute("INSERT INTO words(words) VALUES ('optimize')")
-                conn.execute("INSERT INTO tool_words(tool_words) VALUES ('optimize')")
-                conn.execute("INSERT INTO grams(grams) VALUES ('optimize')")
+                for table in FTS_TABLES:
+                    conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
                 conn.executescript("PRAGMA incremental_vacuum;")  # run to the end: execute() frees one page
             if todo or gone:
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -306,10 +301,10 @@ class SearchIndex:
         parallel = (
             self.parallel if self.parallel is not None else (sum(info.size for _, info in todo) >= PARALLEL_BYTES)
         )
-        with Readers(parallel) as readers:
+        with Readers(parallel) as readers, batched(conn, len(todo) >= OPTIMIZE_AFTER) as written:
             reads = readers.read(
                 ((source, info, _previous(known.get(_key(info)))) for source, info in todo),
-                partial(_held_texts, conn),
+                partial(held_texts, conn),
             )
             for done, ((source, info), read) in enumerate(zip(todo, reads, strict=True)):
                 if progress:
@@ -318,6 +313,7 @@ class SearchIndex:
                     warn(warning)
                 if read.mode != "failed":
                     self._write(conn, source, info, known.get(_key(info)), read, report)
+                    written(info.size)
                 else:
                     listed[source.agent.value] = None
 
@@ -347,42 +343,37 @@ class SearchIndex:
     def _index_file(
         self, conn: sqlite3.Connection, info: SessionInfo, old: _Known | None, read: IndexRead, report: RefreshReport
     ) -> None:
-        """Index one session file, read whole, in one transaction: only its new messages when it just grew."""
+        """Index one session file, read whole, as a whole or not at all: only its new messages when it just grew."""
         grew = read.mode == "grow"
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            if old is None:
-                cursor = conn.execute(
-                    "INSERT INTO files(key, path, agent, session_id, title, cwd, updated, subagent, archived,"
-                    " cwd_real, size, mtime, indexed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0)",
-                    (_key(info), info.path, *_meta(info), _real(info.cwd), info.size, info.mtime),
-                )
-                file_id = int(cursor.lastrowid or 0)
-            else:
-                file_id = old.id
-            last = conn.execute("SELECT coalesce(max(id), 0) FROM messages WHERE file = ?", (file_id,)).fetchone()[0]
-            added = self._insert_messages(conn, file_id, info.updated, read)
-            if old is not None and not grew:  # the old messages leave after the new ones hold their texts
-                self._drop_messages(conn, file_id, last)
-            conn.execute(
-                "UPDATE files SET agent=?, session_id=?, title=?, cwd=?, updated=?, subagent=?, archived=?, cwd_real=?,"
-                " size=?, mtime=?, indexed=?, last_id=?, resume_offset=?, resume_line=?, resume_digest=?, resume_state=?"
-                " WHERE id=?",
-                (
-                    *_meta(info),
-                    _real(info.cwd),
-                    info.size,
-                    info.mtime,
-                    read.count,
-                    read.last_id,
-                    *_resume_columns(read.point),
-                    file_id,
-                ),
+        if old is None:
+            cursor = conn.execute(
+                "INSERT INTO files(key, path, agent, session_id, title, cwd, updated, subagent, archived,"
+                " cwd_real, size, mtime, indexed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0)",
+                (_key(info), info.path, *_meta(info), _real(info.cwd), info.size, info.mtime),
             )
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+            file_id = int(cursor.lastrowid or 0)
+        else:
+            file_id = old.id
+        last = conn.execute("SELECT coalesce(max(id), 0) FROM messages WHERE file = ?", (file_id,)).fetchone()[0]
+        added = insert_messages(conn, file_id, info.updated, read)
+        if old is not None and not grew:  # the old messages leave after the new ones hold their texts
+            drop_messages(conn, file_id, self._text, self._forget_block, last)
+        conn.execute(
+            "UPDATE files SET agent=?, session_id=?, title=?, cwd=?, updated=?, subagent=?, archived=?, cwd_real=?,"
+            " size=?, mtime=?, indexed=?, last_id=?, resume_offset=?, resume_line=?, resume_digest=?, resume_state=?"
+            " WHERE id=?",
+            (
+                *_meta(info),
+                _real(info.cwd),
+                info.size,
+                info.mtime,
+                read.count,
+                read.last_id,
+                *_resume_columns(read.point),
+                file_id,
+            ),
+        )
+
         report.messages += added
         if old is None:
             report.added += 1
@@ -394,133 +385,25 @@ class SearchIndex:
     def _append_file(
         self, conn: sqlite3.Connection, info: SessionInfo, old: _Known, read: IndexRead, report: RefreshReport
     ) -> None:
-        """Index the messages a file gained, read from where its lines ended, in one transaction."""
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            added = self._insert_messages(conn, old.id, info.updated, read)
-            conn.execute(
-                "UPDATE files SET title=?, updated=?, size=?, mtime=?, indexed=?, last_id=?, resume_offset=?,"
-                " resume_line=?, resume_digest=?, resume_state=? WHERE id=?",
-                (
-                    _meta(info)[2],
-                    info.updated,
-                    info.size,
-                    info.mtime,
-                    old.indexed + read.count,
-                    read.last_id or old.last_id,
-                    *_resume_columns(read.point),
-                    old.id,
-                ),
-            )
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+        """Index the messages a file gained, read from where its lines ended, as a whole or not at all."""
+        added = insert_messages(conn, old.id, info.updated, read)
+        conn.execute(
+            "UPDATE files SET title=?, updated=?, size=?, mtime=?, indexed=?, last_id=?, resume_offset=?,"
+            " resume_line=?, resume_digest=?, resume_state=? WHERE id=?",
+            (
+                _meta(info)[2],
+                info.updated,
+                info.size,
+                info.mtime,
+                old.indexed + read.count,
+                read.last_id or old.last_id,
+                *_resume_columns(read.point),
+                old.id,
+            ),
+        )
+
         report.messages += added
         report.grown += 1
-
-    def _insert_messages(self, conn: sqlite3.Connection, file_id: int, updated: str | None, read: IndexRead) -> int:
-        """Store messages, each pointing at its redacted text. A text the index already holds gains a
-        reference; a new one is packed into a block and indexed."""
-        next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM texts").fetchone()[0]
-        ids = _held_texts(conn, list({row[6] for row in read.rows}))
-        refs: Counter[int] = Counter()
-        rows: list[tuple[object, ...]] = []
-        pending: list[tuple[int, str, bool]] = []
-        packed: list[bytes] = []
-        size = 0
-
-        def flush() -> None:
-            nonlocal size
-            if not pending:
-                return
-            block = conn.execute(
-                "INSERT INTO blocks(data) VALUES (?)", (compress(b"".join(packed), BLOCK_LEVEL),)
-            ).lastrowid
-            spans, start = [], 0
-            for data in packed:
-                spans.append((start, len(data)))
-                start += len(data)
-            conn.executemany(
-                "INSERT INTO texts(id, digest, refs, tool, grams, block, start, length) VALUES (?,?,0,?,?,?,?,?)",
-                [
-                    (text_id, digest, int(tool), int(needs_grams(text)), block, *span)
-                    for (text_id, text, tool), span, digest in zip(pending, spans, pending_digests, strict=True)
-                ],
-            )
-            for table, is_tool in (("words", False), ("tool_words", True)):
-                conn.executemany(
-                    f"INSERT INTO {table}(rowid, body) VALUES (?, ?)",
-                    [(text_id, _word_text(text)) for text_id, text, tool in pending if tool is is_tool],
-                )
-            conn.executemany(
-                "INSERT INTO grams(rowid, body) VALUES (?, ?)",
-                [(text_id, text) for text_id, text, _ in pending if needs_grams(text)],
-            )
-            pending.clear()
-            pending_digests.clear()
-            packed.clear()
-            size = 0
-
-        pending_digests: list[int] = []
-        for position, message_id, role, kind, rank, stamp, digest, gone in read.rows:
-            text_id = ids.get(digest)
-            if text_id is None:
-                text = read.texts.get(digest)
-                if text is None:  # held when the session was read, gone since
-                    from smig_tui.adapters.search_reading import MissingText
-
-                    raise MissingText
-                text_id, next_id = next_id, next_id + 1
-                data = text.encode()
-                pending.append((text_id, text, rank != CONVERSATION))
-                pending_digests.append(digest)
-                packed.append(data)
-                size += len(data)
-                if size >= BLOCK_BYTES:
-                    flush()
-            ids[digest] = text_id
-            refs[text_id] += 1
-            rows.append((file_id, position, message_id, role, kind, rank, stamp or updated, text_id, gone))
-        flush()
-        conn.executemany("UPDATE texts SET refs = refs + ? WHERE id = ?", [(n, text_id) for text_id, n in refs.items()])
-        conn.executemany(
-            "INSERT INTO messages(file, position, message_id, role, kind, tier, timestamp, text, compacted)"
-            " VALUES (?,?,?,?,?,?,?,?,?)",
-            rows,
-        )
-        return len(rows)
-
-    def _drop_messages(self, conn: sqlite3.Connection, file_id: int, up_to: int | None = None) -> None:
-        """Remove a file's messages (those up to id `up_to`); a text no other message points at leaves
-        the tables too (contentless FTS needs each text to forget it) and so does a block left empty."""
-        last = (1 << 63) - 1 if up_to is None else up_to
-        counts = conn.execute(
-            "SELECT text, count(*) FROM messages WHERE file = ? AND id <= ? GROUP BY text", (file_id, last)
-        ).fetchall()
-        conn.execute("DELETE FROM messages WHERE file = ? AND id <= ?", (file_id, last))
-        conn.executemany("UPDATE texts SET refs = refs - ? WHERE id = ?", [(n, text_id) for text_id, n in counts])
-        blocks: set[int] = set()
-        for text_id, _ in counts:
-            row = conn.execute(
-                "SELECT tool, grams, block, start, length FROM texts WHERE id = ? AND refs <= 0", (text_id,)
-            ).fetchone()
-            if row is None:
-                continue
-            tool, grams, block, start, length = row
-            text = self._text(conn, block, start, length)
-            table = "tool_words" if tool else "words"
-            conn.execute(
-                f"INSERT INTO {table}({table}, rowid, body) VALUES ('delete', ?, ?)", (text_id, _word_text(text))
-            )
-            if grams:
-                conn.execute("INSERT INTO grams(grams, rowid, body) VALUES ('delete', ?, ?)", (text_id, text))
-            conn.execute("DELETE FROM texts WHERE id = ?", (text_id,))
-            blocks.add(block)
-        for block in blocks:
-            if conn.execute("SELECT 1 FROM texts WHERE block = ? LIMIT 1", (block,)).fetchone() is None:
-                conn.execute("DELETE FROM blocks WHERE id = ?", (block,))
-                self._blocks.pop(block, None)
 
     def _block(self, conn: sqlite3.Connection, block: int, data: bytes | None = None) -> bytes:
         """The unpacked bytes of a block, from the memory cache when recently used."""
@@ -542,6 +425,10 @@ class SearchIndex:
             self._blocks.move_to_end(block)
         return cached
 
+    def _forget_block(self, block: int) -> None:
+        """Drop a deleted block from the memory cache."""
+        self._blocks.pop(block, None)
+
     def _text(self, conn: sqlite3.Connection, block: int, start: int, length: int) -> str:
         """One message's stored text."""
         return self._block(conn, block)[start : start + length].decode()
@@ -554,7 +441,7 @@ class SearchIndex:
     def _drop_file(self, conn: sqlite3.Connection, file_id: int) -> None:
         conn.execute("BEGIN IMMEDIATE")
         try:
-            self._drop_messages(conn, file_id)
+            drop_messages(conn, file_id, self._text, self._forget_block)
             conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
             conn.execute("COMMIT")
         except BaseException:
@@ -820,25 +707,6 @@ def _same_meta(stored: tuple[object, ...], info: SessionInfo) -> bool:
 
 def _resume_columns(point: ResumePoint | None) -> tuple[int | None, int | None, str | None, str | None]:
     return (point.offset, point.line, point.digest, point.state) if point else (None, None, None, None)
-
-
-def _held_texts(conn: sqlite3.Connection, digests: list[int]) -> dict[int, int]:
-    """The id of each text of `digests` the index already holds, by digest."""
-    held: dict[int, int] = {}
-    for start in range(0, len(digests), 500):
-        chunk = digests[start : start + 500]
-        held.update(conn.execute(f"SELECT digest, id FROM texts WHERE digest IN ({','.join('?' * len(chunk))})", chunk))
-    return held
-
-
-def _word_text(text: str) -> str:
-    """What the word table indexes for a text: the text plus a token per emoji or CJK character, and
-    a copy with the letters FTS5 does not fold folded (`Øresund` is found as `oresund`)."""
-    extra = char_tokens(text)
-    letters = letters_folded(text)
-    if letters is not None:
-        extra = f"{letters}\n{extra}"
-    return f"{text}\n{extra}" if extra else text
 
 
 def _real(cwd: str | None) -> str | None:

@@ -10,6 +10,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from smig_tui.adapters.stored_text import LineText, read_texts
 from smig_tui.adapters.workers import Call, WorkerLost, Workers
 from smig_tui.core.errors import SmigError
 from smig_tui.core.models import Kind, Message, ReadWarning, SessionInfo
@@ -111,20 +112,46 @@ def texts_read(
     too, marked); the texts not known yet, redacted."""
     rows: list[tuple[int, str, str, str, int, str | None, int, int]] = []
     unseen: dict[int, str] = {}
-    for gone, message in [*((1, m) for m in compacted_away), *((0, m) for m in messages)]:
-        raw = raw_text(message)
-        if not raw:
-            continue
-        rank = tier(message.role, message.kind, message.injected)
-        digest = text_digest(raw, rank != CONVERSATION)
-        rows.append(
-            (message.index, message.id, message.role.value, message.kind.value, rank, message.timestamp, digest, gone)
-        )
-        unseen.setdefault(digest, raw)
+    for gone, batch in ((1, compacted_away), (0, messages)):
+        for start in range(0, len(batch), READ_AT_ONCE):
+            part = batch[start : start + READ_AT_ONCE]
+            for message, whole in zip(part, _texts(part), strict=True):
+                raw = indexed_text(message, whole)
+                if not raw:
+                    continue
+                rank = tier(message.role, message.kind, message.injected)
+                digest = text_digest(raw, rank != CONVERSATION)
+                rows.append(
+                    (
+                        message.index,
+                        message.id,
+                        message.role.value,
+                        message.kind.value,
+                        rank,
+                        message.timestamp,
+                        digest,
+                        gone,
+                    )
+                )
+                if digest not in unseen:
+                    unseen[digest] = raw
     for digest in known(list(unseen)):
         del unseen[digest]
     raws = list(unseen.values())
     return IndexRead(mode, rows, dict(zip(unseen, (found.text for found in redact_many(raws)), strict=True)))
+
+
+READ_AT_ONCE = 1024
+"""Messages whose texts are read together: a huge session's long texts, left in its file, are read
+back in file order with one open per batch and one parse per line (one by one, each text opened
+the file and parsed its line), while only a batch's texts are held at a time."""
+
+
+def _texts(messages: Sequence[Message]) -> Sequence[str]:
+    """The messages' whole texts, reading those left in their file together."""
+    if any(isinstance(message.body, LineText) for message in messages):
+        return read_texts(messages)
+    return [message.text for message in messages]
 
 
 _seen_here: set[int] = set()
@@ -145,15 +172,15 @@ def text_digest(text: str, tool: bool) -> int:
     return int.from_bytes(hashed.digest(), "big", signed=True)
 
 
-def raw_text(message: Message) -> str:
-    """The text a message is found by, before redaction: its prose, a tool call's name and arguments,
-    an output; empty when it is not indexed."""
+def indexed_text(message: Message, text: str) -> str:
+    """The text a message is found by, before redaction, from its whole text: its prose, a tool
+    call's name and arguments, an output; empty when it is not indexed."""
     if message.opaque or message.kind in SKIPPED_KINDS:
         return ""
-    text = message.text[:MAX_INDEXED_CHARS]
+    text = text[:MAX_INDEXED_CHARS]
     if message.kind is Kind.TOOL_CALL and message.tool_name:
         text = f"{message.tool_name} {text}"
-    return text if text.strip() else ""
+    return "" if text.isspace() else text  # (isspace: no copy of a long text, as strip made)
 
 
 class Readers:

@@ -6,9 +6,11 @@ import sqlite3
 
 SCHEMA_VERSION = "8"
 CORRUPT_HINTS = ("malformed", "not a database", "corrupt", "no such table", "no such column", "disk i/o")
+WORD_TOKENIZER = "unicode61 remove_diacritics 2"
+"""How both word tables split and fold text (the benchmark's FTS5 floor uses the same)."""
 
 
-SCHEMA = """
+SCHEMA = f"""
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE files(
     id INTEGER PRIMARY KEY, key TEXT UNIQUE NOT NULL, path TEXT NOT NULL, agent TEXT NOT NULL,
@@ -27,8 +29,8 @@ CREATE TABLE messages(
     role TEXT, kind TEXT, tier INTEGER, timestamp TEXT, text INTEGER NOT NULL, compacted INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX messages_file ON messages(file, position);
 CREATE INDEX messages_text ON messages(text);
-CREATE VIRTUAL TABLE words USING fts5(body, content='', tokenize='unicode61 remove_diacritics 2');
-CREATE VIRTUAL TABLE tool_words USING fts5(body, content='', columnsize=0, tokenize='unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE words USING fts5(body, content='', tokenize='{WORD_TOKENIZER}');
+CREATE VIRTUAL TABLE tool_words USING fts5(body, content='', columnsize=0, tokenize='{WORD_TOKENIZER}');
 CREATE VIRTUAL TABLE grams USING fts5(body, content='', tokenize='trigram');
 """
 

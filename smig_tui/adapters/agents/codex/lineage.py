@@ -51,14 +51,27 @@ def lineage(
     archived files, oldest first). A parent that is gone, unreadable or loops back is one warning;
     the history read so far stands.
     """
+    remembered = _walked_before(roots, path)
+    if remembered is not None:
+        warnings: list[ReadWarning] = []
+        parts = _lineage(path, meta, remembered, warnings.append, archived)
+        if not warnings:  # else a file that walk found may be gone, or one it missed be back: walk again
+            return parts
+    return _lineage(path, meta, _files_by_thread(roots), warn, archived)
+
+
+def _lineage(
+    path: str,
+    meta: dict[str, Any],
+    files: dict[str, list[str]],
+    warn: WarningSink,
+    archived: Callable[[str], list[str]] | None,
+) -> list[Part]:
     own_id = str(meta.get("id") or thread_id_of(path) or "")
     parts = [Part(path, own_id)]
     visited = {os.path.realpath(path)}
-    files: dict[str, list[str]] | None = None
     current, current_meta = path, meta
     while True:
-        if files is None:
-            files = _files_by_thread(roots)
         step = _parent(current, current_meta, _with_archived(files, current_meta, archived), warn)
         if step is None:
             return parts
@@ -118,13 +131,29 @@ def _count(value: Any) -> int | None:
     return value if isinstance(value, int) and value >= 0 else None
 
 
+_last_walk: tuple[tuple[Path, ...], frozenset[str], dict[str, list[str]]] | None = None
+"""The roots last walked, the files found and them by thread: loading every rollout of a home (the
+search index's first build) walked the whole tree once per rollout, a thousand rollouts 7 s of CPU."""
+
+
+def _walked_before(roots: list[Path], path: str) -> dict[str, list[str]] | None:
+    """The last walk of `roots` by thread, when it found `path`: the files a thread's history comes
+    from are older than the thread's own file, so that walk saw them (one gone since is noticed)."""
+    if _last_walk is None or _last_walk[0] != tuple(roots) or path not in _last_walk[1]:
+        return None
+    return _last_walk[2]
+
+
 def _files_by_thread(roots: list[Path]) -> dict[str, list[str]]:
     """Every rollout file by the thread id in its name, oldest first (names start with the time)."""
+    global _last_walk
     files: dict[str, list[str]] = {}
-    for path in reversed(walk_rollouts(roots, _ignore)):
+    found = walk_rollouts(roots, _ignore)
+    for path in reversed(found):
         thread = thread_id_of(path)
         if thread:
             files.setdefault(thread, []).append(path)
+    _last_walk = (tuple(roots), frozenset(found), files)
     return files
 
 
