@@ -31,7 +31,8 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 RAM_TEMP = Path("/dev/shm")
 """Linux's memory-backed folder (tmpfs): where the tests' temp folders go when it has room."""
 RAM_TEMP_ROOM = 4 << 30
-"""Free bytes the memory folder must have (a container's default 64 MB does not): a run keeps ~0.3 GB."""
+"""Free bytes the memory folder must have (a container's default 64 MB does not): a fast-loop run leaves
+about 0.6 GB there, and pytest keeps the last three runs' folders."""
 
 
 def _ram_temp() -> Path | None:
