@@ -69,7 +69,7 @@ def base_env(homes: dict[str, Path]) -> dict[str, str]:
         "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
         "HOME": str(homes["home"]),
         "LANG": "C.UTF-8",
-        "TMPDIR": tempfile.gettempdir(),
+        "TMPDIR": os.environ.get("TMPDIR") or tempfile.gettempdir(),  # the clients' own (tests/e2e/conftest.py)
         "CODEX_HOME": str(homes["codex"]),
         "CLAUDE_CONFIG_DIR": str(homes["claude"]),
         "SMIG_TUI_HOME": str(homes["smig"]),
