@@ -15,9 +15,13 @@ import json
 from typing import Any
 
 from smig_tui.core.errors import SmigError
+from smig_tui.mcp.schemas import MAX_PAGE_CHARS
 
 ENVELOPE = 400
 """Characters kept free for the paging fields themselves and the JSON around them."""
+
+MIN_CONTENT = 200
+"""Bytes of the paged content every page carries, however large the result around it."""
 
 
 class InvalidArgumentError(SmigError):
@@ -73,6 +77,42 @@ def page_text(result: dict[str, Any], key: str, text: str, offset: int, max_char
             high = middle - 1
     end = low
     return {**result, key: text[offset:end], "total_chars": len(text), **_links(offset, end, len(text), call)}
+
+
+def fit_head(result: dict[str, Any], droppable: tuple[str, ...], max_chars: int, call: str) -> dict[str, Any]:
+    """`result` less as few of its `droppable` keys (in that order) as leave a page of `max_chars` room for content.
+
+    A small page under a large head (a migration written for many agents names each written file) would
+    otherwise break its own budget. A key is left out whole, never cut, and the page says which and what
+    `max_chars` brings them back.
+    """
+
+    def fits(head: dict[str, Any]) -> bool:
+        return json_size(head) + ENVELOPE + len(call) + MIN_CONTENT <= max_chars
+
+    if fits(result):
+        return result
+    whole = json_size(result) + ENVELOPE + len(call) + MIN_CONTENT
+    head, left_out = dict(result), []
+    for key in droppable:
+        if key not in head:
+            continue
+        del head[key]
+        left_out.append(key)
+        asked = whole  # the whole head fits exactly when `whole` <= max_chars
+        back = (
+            f"call {call} with max_chars={asked:,} or more for them"
+            if asked <= MAX_PAGE_CHARS
+            else "no page holds them all"
+        )
+        marked = {
+            **head,
+            "head_left_out": list(left_out),
+            "head_note": f"{', '.join(left_out)} left out to keep this page within max_chars={max_chars:,}; {back}.",
+        }
+        if fits(marked):
+            return marked
+    return marked if left_out else result
 
 
 def _links(offset: int, end: int, total: int, call: str) -> dict[str, Any]:

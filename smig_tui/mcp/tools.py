@@ -29,7 +29,7 @@ from smig_tui.core.openai_chat import MAX_CHAT_BYTES, load_chat, to_chat
 from smig_tui.core.plans import PLACEHOLDER_ID, SUMMARY_ID
 from smig_tui.core.redact import redact_json
 from smig_tui.core.strategies import needs_summary
-from smig_tui.mcp.paging import InvalidArgumentError, json_size, page_items, page_text
+from smig_tui.mcp.paging import InvalidArgumentError, fit_head, json_size, page_items, page_text
 from smig_tui.mcp.recall import match_omitted, source_messages
 from smig_tui.mcp.schemas import MAX_PAGE_CHARS, MIN_PAGE_CHARS, NATIVE, PAGE_CHARS, TOOLS
 from smig_tui.services import Services, json_shapes, migrated_messages
@@ -338,8 +338,8 @@ class SmigTools:
             if record.dropped_ids
             else None,
         }
-        result = _clean(result)
         start, size = _offset(offset), _page_size(max_chars)
+        result = fit_head(_clean(result), ("outputs", "files", "source"), size, "get_handoff")
         # Redacted before rendering and paging, so no page boundary can split a secret out of reach.
         if format == "json":
             return page_items(result, "content", redact_json(list(record.messages)), start, size, "get_handoff")

@@ -643,7 +643,9 @@ SHAPES: tuple[Shape, ...] = (
     Shape(
         "stored migration, listed",
         "`smig history --json` (a list of them), MCP `get_handoff` (above its paged `content`, with the "
-        "handoff's `format` and a `recall` hint when messages were left out)",
+        "handoff's `format`, a `recall` hint when messages were left out, and on a page too small for the "
+        "whole head `head_left_out`, the keys `outputs`, `files`, `source` it left out in that order, and "
+        "`head_note`, the `max_chars` that brings them back)",
         tuple((key, dict(_STORED_MIGRATION)[key]) for key in STORED_MIGRATION_LISTED),
         note="The stored migration (above) less what grows with the conversation (`messages`, `kept_ids`, "
         "`dropped_ids`, `summary`, `placeholder`), its `decision`, `workspace` and `schema_version`: each key "

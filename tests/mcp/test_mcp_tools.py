@@ -241,6 +241,31 @@ def test_handoff_pages_and_summaries_need_consent(fake_home: dict[str, Path]) ->
         tools.get_handoff("/home/user/proj", offset=whole["total_chars"])
 
 
+def test_a_handoff_written_for_many_agents_keeps_every_small_page_within_max_chars(fake_home: dict[str, Path]) -> None:
+    """Five written sessions make a head larger than the smallest page: whole keys step aside, never the budget."""
+    tools = SmigTools(build_services())
+    tools.commit_migration("5f0c2a9e", "gpt-4o", to=["store", "codex", "claude", "gemini", "qwen", "pi"])
+    roomy = tools.get_handoff("/home/user/proj", format="json", max_chars=40_000)
+    assert len(roomy["outputs"]) == 5 and "head_left_out" not in roomy
+    for format in ("markdown", "openai", "json"):
+        whole = tools.get_handoff("/home/user/proj", format=format, max_chars=40_000)
+        assert whole["next_offset"] is None
+        pieces, offset = [], 0
+        while offset is not None:
+            page = tools.get_handoff("/home/user/proj", format=format, offset=offset, max_chars=2_000)
+            assert len(json.dumps(page, ensure_ascii=False, separators=(",", ":")).encode()) <= 2_000
+            assert page["id"] == whole["id"] and page["tokens_after"] == whole["tokens_after"]
+            assert "outputs" not in page and page["head_left_out"][0] == "outputs"
+            asked = int(page["head_note"].split("max_chars=")[-1].split()[0].replace(",", ""))
+            assert "outputs" in tools.get_handoff("/home/user/proj", format=format, offset=offset, max_chars=asked)
+            pieces.append(page["content"])
+            offset = page["next_offset"]
+        if format == "markdown":
+            assert "".join(pieces) == whole["content"]
+        else:
+            assert [item for piece in pieces for item in piece] == whole["content"]
+
+
 def test_handoff_is_found_from_a_subfolder_but_never_from_home_or_root(fake_home: dict[str, Path]) -> None:
     tools = SmigTools(build_services())
     done = tools.commit_migration("5f0c2a9e", "gpt-4", to=["store"])
