@@ -17,8 +17,8 @@ from real_clients import OPENCODE_QUIET
 def clients_tmpdir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The real clients' TMPDIR: a folder of this test run's, removed when it ends.
 
-    OpenCode and Kilo Code CLI (Bun executables) unpack a native library into TMPDIR on each start
-    (`.<hash>-00000000.so`, 5.5 MB) and never remove it; left in /tmp, every e2e run added hundreds
+    OpenCode (a Bun executable) unpacks a native library into TMPDIR at each start
+    (`.<hash>-00000000.so`, 5.5 MB) and never removes it; left in /tmp, every e2e run added hundreds
     of megabytes. Every client the tests start (and smig's writers, which run `opencode import` and
     `kilo import`) inherits this TMPDIR; nothing a test asserts is kept there.
     """
