@@ -66,12 +66,12 @@ neither worker waits idle while the other finishes one long module.
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Leave out the `huge` tests unless asked for, and under `pytest -n` (`--dist loadgroup`) keep
-    each e2e module's tests on one worker.
+    each e2e module's tests on one worker (but SPREAD_E2E's), the longest first.
 
     The huge tests are deselected, not skipped, so that a skip always means something is missing.
     An e2e module's expensive fixture (a home every client has lived in) is built once; every test
-    and client run has its own temp home, project and fake servers, so modules and the matrix's
-    cases run side by side. Tests outside e2e go wherever a worker is free.
+    and client run has its own temp home, project and fake servers, so modules and the spread
+    modules' cases run side by side. Tests outside e2e go wherever a worker is free.
     """
     if os.environ.get(HUGE_ENV) != "1":
         huge = [item for item in items if item.get_closest_marker("huge")]
