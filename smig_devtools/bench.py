@@ -4,7 +4,7 @@
 
 Each row runs the real code (the `smig` CLI or `Services`) in a fresh child process, so start-up,
 imports and caches count as a user would feel them, and peak memory is measured from outside
-(`RUSAGE_CHILDREN`), or by the child itself (`VmHWM`). Not part of the unit tests.
+(`wait4`), or by the child itself (`VmHWM`). Not part of the unit tests.
 
 Linux carries a process's peak RSS across `exec`, so a child's starts at its parent's: the
 benchmark's parent therefore does no big work itself. Corpus generation runs in a child too.
@@ -25,11 +25,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from smig_devtools.bench_agents import every_agent_list_rows, gemini_rows, single_line_rows
+from smig_devtools.bench_agents import agent_rows, every_agent_list_rows, gemini_rows, single_line_rows
 from smig_devtools.bench_commands import command_rows, peer_rows
 from smig_devtools.bench_search import archive_rows, search_rows
 from smig_devtools.bench_tui import tui_big_rows, tui_rows
 from smig_devtools.corpus import GB, GENERATOR_VERSION, MB, Manifest, generate
+
+PEAKS: list[float] = []
+"""Peak RSS (MB) of each process measured (`run_child`, `bench_commands.run_process`) since the last row
+was made: a row measured by a process that does not give its own peak takes the largest of these."""
 
 
 @dataclass(frozen=True)
@@ -45,18 +49,30 @@ class Row:
     note: str = ""
     floor: float | None = None
     """The row's CPU time over the parse floor's on the same session (`devtools/floor.py`), where it has one."""
+    rss: float | None = None
+    """Peak RSS in MB of the process that made the figure (the largest of them where several did)."""
+    peer: str = ""
+    """The row's CPU time over a peer's doing the same work in the same run, e.g. `0.21x ccusage`."""
 
-    def cells(self) -> list[str]:
-        """The row as table cells."""
+    def __post_init__(self) -> None:
+        if self.rss is None and self.value is not None and PEAKS:
+            object.__setattr__(self, "rss", max(PEAKS))
+        PEAKS.clear()
+
+    def cells(self, peers: bool = False) -> list[str]:
+        """The row as table cells (with the peer column when `peers`)."""
+        peer = [self.peer] if peers else []
         if self.value is None:
-            return [self.measure, "not available", self.goal, "n/a", "", self.note]
+            return [self.measure, "not available", self.goal, "n/a", "", "", *peer, self.note]
         shown = f"{self.value:,.3f}" if self.value < 10 else f"{self.value:,.1f}"
         return [
             self.measure,
             f"{shown} {self.unit}",
             self.goal,
             "" if self.ok is None else "PASS" if self.ok else "MISS",
+            "" if self.rss is None else f"{self.rss:,.0f} MB",
             "" if self.floor is None else f"{self.floor:.1f}x",
+            *peer,
             self.note,
         ]
 
@@ -94,23 +110,32 @@ def corpus_env(workdir: Path, smig_home: Path) -> dict[str, str]:
 
 
 def run_child(argv: Sequence[str], env: dict[str, str], timeout: float = 900.0) -> Child:
-    """Run a child to completion; return its JSON result, wall time and the children's peak RSS.
+    """Run a child to completion; return its JSON result, wall time, CPU time and peak RSS (its own and its
+    workers', from `wait4`: not the largest of all children so far, as `RUSAGE_CHILDREN` would say)."""
+    import tempfile
+    import threading
 
-    `RUSAGE_CHILDREN.ru_maxrss` is the largest of all children reaped so far; the rows whose
-    memory matters (the huge sessions) report their own peak instead.
-    """
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout, check=False)
-    seconds = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    rss = after.ru_maxrss / 1024
-    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        proc = subprocess.Popen(argv, env=env, stdout=out, stderr=err)
+        killer = threading.Timer(timeout, proc.kill)
+        killer.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            killer.cancel()
+        seconds = time.perf_counter() - started
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
     if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(argv[2:6])} failed ({proc.returncode}): {proc.stderr.strip()[-400:]}")
-    last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "{}"
+        raise RuntimeError(f"{' '.join(argv[2:6])} failed ({proc.returncode}): {stderr.strip()[-400:]}")
+    last = stdout.strip().splitlines()[-1] if stdout.strip() else "{}"
     result = json.loads(last) if last.startswith("{") else {}
-    return Child(result, seconds, rss, cpu)
+    rss = usage.ru_maxrss / 1024
+    PEAKS.append(rss)
+    return Child(result, seconds, rss, usage.ru_utime + usage.ru_stime)
 
 
 T = TypeVar("T")
@@ -198,6 +223,7 @@ def bench_list(workdir: Path, manifest: Manifest) -> list[Row]:
             "< 2 s",
             cold.seconds < 2.0,
             f"CPU {cold.cpu:.2f} s; {cold_kind}; {note}",
+            rss=cold.max_rss_mb,
         ),
         Row(
             "smig list, warm (median of 3)",
@@ -206,6 +232,7 @@ def bench_list(workdir: Path, manifest: Manifest) -> list[Row]:
             "< 0.3 s",
             warm[1].seconds < 0.3,
             f"CPU {warm[1].cpu:.2f} s; runs {', '.join(f'{w.seconds:.2f}' for w in warm)} s",
+            rss=warm[1].max_rss_mb,
         ),
     ]
 
@@ -234,6 +261,7 @@ def bench_gemini_list(workdir: Path, manifest: Manifest) -> list[Row]:
             ratio <= 1.5,
             f"{ratio:.2f}x `--agent codex` cold ({colds['codex'].seconds:.2f} s, same sizes); "
             f"CPU {colds['gemini'].cpu:.2f} s vs {colds['codex'].cpu:.2f} s",
+            rss=colds["gemini"].max_rss_mb,
         )
     )
     return rows + _gemini_list_at_corpus_size(workdir, manifest, codex)
@@ -274,6 +302,7 @@ def _first_and_warm_rows(
             "< 2 s",
             first.seconds < 2.0,
             f"CPU {first.cpu:.2f} s; {first_note}",
+            rss=first.max_rss_mb,
         ),
         Row(
             f"smig list, {sessions:,} {name} sessions, warm (median of 3)",
@@ -282,6 +311,7 @@ def _first_and_warm_rows(
             f"<= 1.5x Codex ({goal:.2f} s)",
             warm[1].seconds <= goal,
             f"CPU {warm[1].cpu:.2f} s; `smig list --agent codex` warm: {codex[1].seconds:.2f} s, CPU {codex[1].cpu:.2f} s",
+            rss=warm[1].max_rss_mb,
         ),
     ]
 
@@ -335,8 +365,11 @@ OPEN_PLAN_GOALS = {"claude": (5.0, 350.0), "codex": (3.5, 400.0)}
 
 def _bench_one_huge(workdir: Path, entry: Any) -> list[Row]:
     """Open and plan one session cold; its peak RSS is the child's own (`RUSAGE_SELF`)."""
+    from smig_devtools.bench_commands import floor_run
+
     smig_home = workdir / "smig-huge"
     _reset(smig_home)
+    floor = floor_run(entry.path, corpus_env(workdir, smig_home))
     evict_page_cache(workdir)
     child = run_child(child_argv("plan", entry.path), corpus_env(workdir, smig_home))
     r = child.result
@@ -358,7 +391,9 @@ def _bench_one_huge(workdir: Path, entry: Any) -> list[Row]:
             "s",
             f"<= {seconds:g} s",
             total <= seconds,
-            what,
+            f"{what}; the parse floor: CPU {floor.cpu:.2f} s (page cache warm)",
+            child.cpu / max(floor.cpu, 1e-9),
+            rss,
         ),
         Row(
             "  peak RSS of that process",
@@ -367,6 +402,7 @@ def _bench_one_huge(workdir: Path, entry: Any) -> list[Row]:
             f"<= {megabytes:g} MB",
             rss <= megabytes,
             f"its second reading process: {r['worker_rss_mb']:,.0f} MB" if r.get("worker_rss_mb") else "",
+            rss=rss,
         ),
     ]
 
@@ -413,6 +449,7 @@ def bench_compressed(workdir: Path, manifest: Manifest) -> list[Row]:
             f"{packed.stat().st_size / MB:,.1f} MB compressed); whole `plan` process CPU "
             f"{timings['zst']['cpu'] / max(timings['plain']['cpu'], 1e-9):.2f}x; {timings['zst']['messages']:,} messages; "
             f"peak RSS {timings['zst']['rss_mb']:,.0f} vs {timings['plain']['rss_mb']:,.0f} MB",
+            rss=timings["zst"]["rss_mb"],
         )
     ]
     forks = [e for e in manifest.sessions if e.kind == "fork"]
@@ -452,7 +489,7 @@ def bench_tokens(workdir: Path, manifest: Manifest, text_mb: float) -> list[Row]
     speedup = r["smig"] / r["cached"]
     note = f"{r['mb']:.1f} MB of text, {r['messages']:,} messages; raw {r['raw']:.2f} s, smig {r['smig']:.2f} s"
     return [
-        Row("token counting vs raw tiktoken", ratio, "x", ">= 0.8", ratio >= 0.8, note),
+        Row("token counting vs raw tiktoken", ratio, "x", ">= 0.8", ratio >= 0.8, note, rss=child.max_rss_mb),
         Row(
             "cached re-count speed-up",
             speedup,
@@ -460,6 +497,7 @@ def bench_tokens(workdir: Path, manifest: Manifest, text_mb: float) -> list[Row]
             ">= 50",
             speedup >= 50,
             f"cold {r['smig']:.2f} s, cached {r['cached'] * 1000:.1f} ms (fresh Services, disk cache)",
+            rss=child.max_rss_mb,
         ),
     ]
 
@@ -491,18 +529,30 @@ def bench_replan(workdir: Path, manifest: Manifest) -> list[Row]:
     ]
 
 
-HEADER = ["measure", "value", "goal", "result", "CPU / floor", "notes"]
+HEADER = ["measure", "value", "goal", "result", "peak RSS", "CPU / floor", "notes"]
 """`CPU / floor`: the row's CPU time over the parse floor's on the same file, in the same run."""
+PEER_HEADER = "CPU / peer"
+"""The column of peers' ratios, shown only when a peer ran (`bench_commands.peer_rows` says when one did not)."""
+
+
+def _header(rows: Sequence[Row]) -> tuple[list[str], bool]:
+    """The header and whether the peer column is in it."""
+    peers = any(row.peer for row in rows)
+    return ([*HEADER[:-1], PEER_HEADER, HEADER[-1]] if peers else list(HEADER)), peers
 
 
 def render(rows: Sequence[Row]) -> str:
-    """Format the rows as one aligned text table."""
-    cells = [HEADER] + [row.cells() for row in rows]
-    widths = [max(len(line[i]) for line in cells) for i in range(5)]
+    """Format the rows as one aligned text table (the notes last, unaligned)."""
+    header, peers = _header(rows)
+    cells = [header] + [row.cells(peers) for row in rows]
+    aligned = len(header) - 1
+    widths = [max(len(line[i]) for line in cells) for i in range(aligned)]
     lines = []
     for index, line in enumerate(cells):
         lines.append(
-            "  ".join(cell.ljust(width) for cell, width in zip(line[:5], widths, strict=True)) + "  " + line[5]
+            "  ".join(cell.ljust(width) for cell, width in zip(line[:aligned], widths, strict=True))
+            + "  "
+            + line[aligned]
         )
         if index == 0:
             lines.append("  ".join("-" * width for width in widths) + "  -----")
@@ -511,11 +561,39 @@ def render(rows: Sequence[Row]) -> str:
 
 def render_markdown(rows: Sequence[Row]) -> str:
     """Format the rows as a Markdown table, as the docs' Performance page shows one run."""
-    lines = ["| " + " | ".join(HEADER) + " |", "|---|---|---|---|---|---|"]
+    header, peers = _header(rows)
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
-        cells = [cell.replace("|", "\\|") for cell in row.cells()]
+        cells = [cell.replace("|", "\\|") for cell in row.cells(peers)]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+TABLE_START = "<!-- benchmark table: python -m smig_devtools.bench --docs docs/performance.md -->"
+TABLE_END = "<!-- end benchmark table -->"
+"""The markers around the one run's table in the docs' Performance page, which `--docs` replaces."""
+
+
+def paste_table(page: Path, text: str) -> None:
+    """Put `text` between the page's table markers, in place of what was there."""
+    content = page.read_text(encoding="utf-8")
+    start, end = content.find(TABLE_START), content.find(TABLE_END)
+    if start < 0 or end < start:
+        raise ValueError(f"{page} has no `{TABLE_START}` ... `{TABLE_END}` block to put the table in.")
+    start += len(TABLE_START)
+    page.write_text(f"{content[:start]}\n\n{text}\n\n{content[end:]}", encoding="utf-8")
+
+
+def commit() -> str:
+    """The checkout's commit, marked `+changes` when files differ from it (a run of uncommitted code)."""
+    folder = str(Path(__file__).parents[1])
+    head = subprocess.run(["git", "-C", folder, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    if head.returncode != 0:
+        return "unknown"
+    dirty = subprocess.run(
+        ["git", "-C", folder, "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True
+    )
+    return head.stdout.strip() + (" +changes" if dirty.stdout.strip() else "")
 
 
 def _load() -> str:
@@ -541,6 +619,8 @@ def run(args: argparse.Namespace) -> int:
     workdir: Path = args.workdir
     manifest = ensure_corpus(workdir, params, log)
     load = _load()
+    started = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
+    revision = commit()  # at the start: the code measured, whatever the checkout holds by the end
     rows: list[Row] = []
     steps: list[tuple[str, Callable[[], list[Row]]]] = [
         ("open + plan", lambda: bench_huge(workdir, manifest)),
@@ -557,6 +637,7 @@ def run(args: argparse.Namespace) -> int:
         ("archive", lambda: archive_rows(workdir, manifest)),
         ("commands on the huge sessions", lambda: command_rows(workdir, manifest)),
         ("commands on the huge Gemini CLI session", lambda: gemini_rows(workdir, manifest)),
+        ("commands on a big session of every other agent", lambda: agent_rows(workdir, manifest)),
         ("a 100 MB single line", lambda: single_line_rows(workdir, manifest)),
         ("peers", lambda: peer_rows(workdir, manifest)),
     ]
@@ -568,12 +649,18 @@ def run(args: argparse.Namespace) -> int:
             rows += step()
         except (RuntimeError, KeyError, ValueError, OSError, subprocess.TimeoutExpired) as error:
             rows.append(Row(name, None, "", "", None, f"failed: {str(error).splitlines()[-1][:200]}"))
-    table = render_markdown(rows) if args.markdown else render(rows)
-    print(
-        f"smig benchmark, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} CPUs, "
-        f"load average {load} at start, {_load()} at end; "
-        f"{len(manifest.sessions)} sessions / {manifest.total_bytes / GB:.2f} GB\n\n{table}"
+        # the table so far, as Markdown: a run a busy machine makes too long still leaves what it measured
+        (workdir / "bench-partial.md").write_text(render_markdown(rows) + "\n", encoding="utf-8")
+    table = render_markdown(rows) if args.markdown or args.docs else render(rows)
+    said = (
+        f"smig benchmark, {started} to {time.strftime('%H:%M UTC', time.gmtime())}, commit {revision}, "
+        f"{os.cpu_count()} CPUs, load average {load} at start, {_load()} at end; "
+        f"{len(manifest.sessions)} sessions / {manifest.total_bytes / GB:.2f} GB; "
+        f"`python -m smig_devtools.bench {' '.join(args.argv)}`\n\n{table}"
     )
+    print(said)
+    if args.docs:
+        paste_table(args.docs, said)
     (workdir / "bench-results.json").write_text(json.dumps([row.__dict__ for row in rows], indent=1))
     return 0 if all(row.ok is not False for row in rows) else 1
 
@@ -599,8 +686,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="NAME",
         help="run only the rows whose step name contains NAME (e.g. search, archive, smig list)",
     )
-    parser.add_argument("--markdown", action="store_true", help="print the table as Markdown (for the README)")
+    parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    parser.add_argument(
+        "--docs",
+        type=Path,
+        metavar="PAGE",
+        help="also put the Markdown table, with the run's date, commit and load, into PAGE between its"
+        " benchmark table markers (docs/performance.md)",
+    )
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     defaults = (200, 0.25, 50.0) if args.quick else (2000, 2.0, 500.0)
     args.sessions = args.sessions or defaults[0]
     args.total_gb = args.total_gb or defaults[1]

@@ -6,18 +6,30 @@ the 100 MB single line; and `smig list` with a home of each of the ten agents.
 
 from __future__ import annotations
 
+import importlib
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
 
-from smig_devtools.bench_commands import RSS_GOAL, floor_row, floor_run, run_smig
+from smig_devtools.bench_commands import (
+    FLOOR_GOAL,
+    HOMES,
+    RSS_GOAL,
+    TARGETS,
+    every_command_rows,
+    floor_row,
+    floor_run,
+    megabytes,
+    run_smig,
+)
 from smig_devtools.corpus import MB, Manifest
 
 
 def gemini_rows(workdir: Path, manifest: Manifest) -> list[Any]:
     """Floor, plan, show, migrate and export on a 500 MB Gemini CLI session, both forms."""
-    from smig_devtools.bench import Row, _reset, corpus_env, in_child
+    from smig_devtools.bench import _reset, corpus_env, in_child
     from smig_devtools.gemini_corpus import generate_gemini
 
     codex = [e for e in manifest.sessions if e.agent == "codex" and not e.compressed and e.kind == "main"]
@@ -39,48 +51,239 @@ def gemini_rows(workdir: Path, manifest: Manifest) -> list[Any]:
     for label, path, gemini_home in (("JSON lines", lines, home), ("one JSON document", legacy, legacy_home)):
         scratch = workdir / "smig-gemini-huge"
         _reset(scratch)
-        (scratch / "cwd").mkdir()
         env = corpus_env(workdir, scratch / "smig") | {"GEMINI_CLI_HOME": str(gemini_home)}
-        size = f"{path.stat().st_size / MB:,.0f} MB gemini ({label})"
-        floor = floor_run(str(path), env)
-        rows.append(floor_row(size, floor))
-        commands = {
-            "smig plan --json": ["plan", str(path), "--target", "gemini-2.5-pro", "--json"],
-            "smig show --json": ["show", str(path), "--json"],
-            "smig migrate gemini -> claude": [
-                "migrate",
-                str(path),
-                "--target",
-                "claude-sonnet-5-5",
-                "--to",
-                "claude",
-                "--cwd",
-                str(scratch / "cwd"),
-            ],
-            "smig export --format markdown": ["export", str(path), "--format", "markdown", "--out", str(scratch / "x")],
-            "smig export --format json": ["export", str(path), "--format", "json", "--out", str(scratch / "y")],
-        }
-        for name, argv in commands.items():
-            extra = {"CLAUDE_CONFIG_DIR": str(scratch / "claude")} if "migrate" in name else {}
-            try:
-                run = run_smig(argv, env | extra, scratch / "out")
-            except RuntimeError as error:
-                rows.append(Row(f"{name}, {size}", None, "s", "", None, f"failed: {error}"[:200]))
-                continue
-            ratio = run.cpu / max(floor.cpu, 1e-9)
-            rows.append(
-                Row(
-                    f"{name}, {size}",
-                    run.seconds,
-                    "s",
-                    f"<= {RSS_GOAL:.0f} MB, CPU <= 3x floor",
-                    run.rss_mb <= RSS_GOAL and ratio <= 3.0,
-                    f"CPU {run.cpu:.1f} s, peak RSS {run.rss_mb:,.0f} MB",
-                    ratio,
-                )
-            )
+        size = f"{megabytes(path.stat().st_size)} MB gemini ({label})"
+        rows += session_rows("gemini", str(path), str(path), size, env, scratch)
         shutil.rmtree(scratch)
     return rows
+
+
+def session_rows(
+    agent: str,
+    ref: str,
+    floor_ref: str,
+    size: str,
+    env: dict[str, str],
+    scratch: Path,
+    destinations: tuple[str, ...] = ("claude",),
+) -> list[Any]:
+    """The parse floor on `floor_ref`, then `smig plan --json`, `show` (table and JSON), `migrate` to each of
+    `destinations` and `export` in every format on the session `ref` (its id or path), each as a multiple of
+    the floor, with its peak RSS (goals: 3x the floor, 400 MB)."""
+    from smig_devtools.bench import Row
+
+    floor = floor_run(floor_ref, env)
+    rows: list[Any] = [floor_row(size, floor)]
+    try:
+        run = run_smig(["plan", ref, "--target", TARGETS.get(agent, "gpt-5"), "--json"], env, None)
+    except RuntimeError as error:
+        rows.append(Row(f"smig plan --json, {size}", None, "s", "", None, f"failed: {error}"[:200]))
+    else:
+        ratio = run.cpu / max(floor.cpu, 1e-9)
+        rows.append(
+            Row(
+                f"smig plan --json, {size}",
+                run.seconds,
+                "s",
+                f"<= {RSS_GOAL:.0f} MB, CPU <= {FLOOR_GOAL:g}x floor",
+                run.rss_mb <= RSS_GOAL and ratio <= FLOOR_GOAL,
+                f"CPU {run.cpu:.1f} s",
+                ratio,
+                run.rss_mb,
+            )
+        )
+    return rows + every_command_rows(agent, ref, size, env, scratch, floor, destinations=destinations)
+
+
+AGENT_SHARE = 0.2
+"""The newer agents' big session, as a share of the corpus's biggest (100 MB beside 500 MB): their clients
+are younger and their users' sessions smaller; Gemini CLI and OpenCode get the whole size."""
+DATABASE_AGENTS = {"opencode": "OPENCODE_DB", "kilo": "KILO_DB"}
+
+
+def agent_rows(workdir: Path, manifest: Manifest, agents: tuple[str, ...] | None = None) -> list[Any]:
+    """Floor, plan, show, migrate and export on one big session of each agent a generator makes a home for
+    (besides Codex, Claude Code and Gemini CLI, which have rows of their own): OpenCode at the size of the
+    corpus's biggest session, Kilo Code, Qwen Code, Copilot CLI, Pi, Crush and Aider at `AGENT_SHARE` of it."""
+    from smig_devtools.bench import Row, _reset, corpus_env
+
+    claude = [e for e in manifest.sessions if e.agent == "claude" and not e.empty and not e.is_subagent]
+    if not claude:
+        return []
+    biggest = max(e.size for e in manifest.sessions)
+    rows: list[Any] = []
+    for agent in agents or ("opencode", "kilo", "qwen", "copilot", "pi", "crush", "aider"):
+        size = biggest if agent == "opencode" else int(biggest * AGENT_SHARE)
+        place = workdir / f"big-{agent}"
+        try:
+            home_env = big_home(agent, place, size, claude[0])
+        except (RuntimeError, ValueError, OSError) as error:
+            rows.append(Row(f"{agent} big session", None, "s", "", None, f"not generated: {error}"[:200]))
+            continue
+        scratch = workdir / f"smig-big-{agent}"
+        _reset(scratch)
+        quiet = {name: str(scratch / "absent") for name in HOMES.values()}  # no other agent's sessions
+        env = corpus_env(workdir, scratch / "smig") | quiet | home_env
+        try:
+            listed = _sessions(env, agent)
+        except RuntimeError as error:
+            listed, why = [], str(error)
+        else:
+            why = "`smig list` lists no session in its home"
+        if not listed:
+            rows.append(Row(f"{agent} big session", None, "s", "", None, why[:200]))
+            continue
+        info = listed[0]
+        floor_ref = info["path"] if not str(info["path"]).endswith(".db") else f"{info['path']}#{info['id']}"
+        label = f"{megabytes(os.path.getsize(floor_ref.partition('#')[0]))} MB {agent}"
+        rows += session_rows(agent, info["id"], floor_ref, label, env, scratch)
+        shutil.rmtree(scratch)
+    return rows
+
+
+def big_home(agent: str, place: Path, size: int, like: Any) -> dict[str, str]:
+    """Make (or reuse) a home of `agent` holding one session of about `size` bytes, in a child process; return
+    the environment pointing smig at it."""
+    from dataclasses import replace
+
+    from smig_devtools.bench import in_child
+
+    entry = replace(like, size=size, cwd=str(place / "work"), prompt="Refactor the parser and run the tests")
+    (place / "work" / ".git").mkdir(parents=True, exist_ok=True)
+    if agent in DATABASE_AGENTS:
+        database = place / f"{agent}.db"
+        if not database.is_file():
+            in_child(opencode_session, str(database), size)
+        return {DATABASE_AGENTS[agent]: str(database)}
+    module = importlib.import_module(f"smig_devtools.{agent}_corpus")
+    in_child(getattr(module, f"generate_{agent}"), place / agent, [entry])
+    return {
+        "qwen": {"QWEN_HOME": str(place / agent / ".qwen"), "QWEN_RUNTIME_DIR": ""},
+        "copilot": {"COPILOT_HOME": str(place / agent / ".copilot")},
+        "pi": {"PI_CODING_AGENT_DIR": str(place / agent / ".pi" / "agent"), "PI_CODING_AGENT_SESSION_DIR": ""},
+        "crush": {"CRUSH_GLOBAL_DATA": str(place / agent)},
+        "aider": {"AIDER_CHAT_HISTORY_FILE": str(place / "work" / ".aider.chat.history.md")},
+    }[agent]
+
+
+def _sessions(env: dict[str, str], agent: str) -> list[dict[str, Any]]:
+    """The sessions `smig list --json --agent AGENT` lists in `env` (sub-sessions left out)."""
+    import subprocess
+    import sys
+
+    clean = {key: value for key, value in env.items() if value}
+    argv = [sys.executable, "-m", "smig_tui", "list", "--json", "--agent", agent, "--limit", "0"]
+    proc = subprocess.run(argv, env=clean, capture_output=True, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"smig list --agent {agent} failed ({proc.returncode}): {proc.stderr.decode()[-300:]}")
+    out = proc.stdout
+    listed = [row for row in json.loads(out) if not row.get("parent_id")]
+    return sorted(listed, key=lambda row: -int(row.get("size") or 0))[:1]
+
+
+def opencode_session(database: str, size: int, seed: int = 7) -> int:
+    """Write an OpenCode database (the schema of `opencode_corpus`, also Kilo Code's) holding one session of
+    about `size` bytes of rows: prompts, then steps of reasoning, text and bash calls with long outputs.
+    Returns the number of parts written."""
+    import random
+    import sqlite3
+
+    from smig_devtools.opencode_corpus import BASE_MS, SCHEMA, _id, _prose
+
+    rng = random.Random(seed)
+    connection = sqlite3.connect(database)
+    connection.executescript(SCHEMA)
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute(
+        "INSERT INTO project VALUES ('global', '/', NULL, NULL, NULL, NULL, NULL, ?, ?, NULL, '[]', NULL)",
+        (BASE_MS, BASE_MS),
+    )
+    session_id = _id("ses", 0xFFFFFFFFFFFF - BASE_MS)
+    model = {"providerID": "anthropic", "modelID": "claude-sonnet-4-5"}
+    written = counter = parts = 0
+    moment = BASE_MS
+    while written < size:
+        messages, rows = [], []
+        counter += 1
+        user = _id("msg", counter)
+        moment += rng.randrange(1000, 60_000)
+        messages.append(
+            (
+                user,
+                session_id,
+                moment,
+                moment,
+                json.dumps({"role": "user", "time": {"created": moment}, "agent": "build", "model": model}),
+            )
+        )
+        counter += 1
+        rows.append(
+            (
+                _id("prt", counter),
+                user,
+                session_id,
+                moment,
+                moment,
+                json.dumps({"type": "text", "text": _prose(rng, rng.randrange(5, 60))}),
+            )
+        )
+        for _ in range(rng.randrange(2, 6)):
+            counter += 1
+            reply = _id("msg", counter)
+            moment += rng.randrange(500, 20_000)
+            tokens = {
+                "input": rng.randrange(1000, 90_000),
+                "output": rng.randrange(10, 2000),
+                "reasoning": 0,
+                "cache": {"read": 0, "write": 0},
+            }
+            messages.append(
+                (
+                    reply,
+                    session_id,
+                    moment,
+                    moment,
+                    json.dumps(
+                        {
+                            "role": "assistant",
+                            "parentID": user,
+                            "modelID": model["modelID"],
+                            "providerID": model["providerID"],
+                            "tokens": tokens,
+                            "time": {"created": moment},
+                            "finish": "stop",
+                        }
+                    ),
+                )
+            )
+            output = _prose(rng, rng.randrange(50, 3000))
+            step = [
+                {"type": "step-start"},
+                {"type": "reasoning", "text": _prose(rng, 30)},
+                {"type": "text", "text": _prose(rng, rng.randrange(10, 120))},
+                {
+                    "type": "tool",
+                    "tool": "bash",
+                    "callID": f"toolu_{counter}",
+                    "state": {"status": "completed", "input": {"command": "pytest -q"}, "output": output},
+                },
+                {"type": "step-finish", "reason": "stop", "tokens": tokens},
+            ]
+            for part in step:
+                counter += 1
+                rows.append((_id("prt", counter), reply, session_id, moment, moment, json.dumps(part)))
+        connection.executemany("INSERT INTO message VALUES (?, ?, ?, ?, ?)", messages)
+        connection.executemany("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", rows)
+        written += sum(len(str(message[-1])) for message in messages) + sum(len(str(row[-1])) for row in rows)
+        parts += len(rows)
+    connection.execute(
+        "INSERT INTO session (id, project_id, parent_id, slug, directory, title, version, model, time_created, "
+        "time_updated) VALUES (?, 'global', NULL, 'big', '/home/user/smig', 'Refactor the parser', '1.18.33', ?, ?, ?)",
+        (session_id, json.dumps({"id": model["modelID"], "providerID": model["providerID"]}), BASE_MS, moment),
+    )
+    connection.commit()
+    connection.close()
+    return parts
 
 
 def as_document(lines: str, document: str) -> None:
@@ -111,12 +314,13 @@ LINE_TIMEOUT = 120.0
 
 def single_line_rows(workdir: Path, manifest: Manifest) -> list[Any]:
     """`smig plan --json` on a Claude transcript one of whose lines is a 100 MB tool result (goal 2 s)."""
-    from smig_devtools.bench import Row, _reset, corpus_env
+    from smig_devtools.bench import Row, _reset, corpus_env, in_child
 
     home = workdir / "claude-line"
     path = home / "projects" / "-home-user-line" / "0b0b0b0b-1111-4222-8333-444455556666.jsonl"
     if not path.is_file() or path.stat().st_size < LINE_MB * MB:
-        _write_single_line(path)
+        # in a child: the 100 MB string would raise this process's peak, which every later child starts from
+        in_child(write_single_line, path)
     scratch = workdir / "smig-line"
     _reset(scratch)
     env = corpus_env(workdir, scratch) | {"CLAUDE_CONFIG_DIR": str(home)}
@@ -144,13 +348,14 @@ def single_line_rows(workdir: Path, manifest: Manifest) -> list[Any]:
             "s",
             f"<= {LINE_GOAL:g} s",
             run.seconds <= LINE_GOAL,
-            f"CPU {run.cpu:.1f} s, peak RSS {run.rss_mb:,.0f} MB",
+            f"CPU {run.cpu:.1f} s",
             run.cpu / max(floor.cpu, 1e-9),
+            run.rss_mb,
         ),
     ]
 
 
-def _write_single_line(path: Path) -> None:
+def write_single_line(path: Path) -> None:
     """A prompt, a shell call and its 100 MB result on one line, then a reply (Claude Code's record shape)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     session = path.stem
@@ -276,6 +481,7 @@ def every_agent_list_rows(workdir: Path, manifest: Manifest) -> list[Any]:
                 ratio <= EVERY_AGENT_GOAL,
                 f"CPU {runs[every].cpu:.3f} s (wall {runs[every].seconds:.3f} s) for {shown}, against "
                 f"{runs[base].cpu:.3f} s (wall {runs[base].seconds:.3f} s) for {n_base:,} Codex and Claude Code sessions",
+                rss=runs[every].rss_mb,
             )
         )
     return rows

@@ -8,6 +8,7 @@ homes and exports into a scratch folder, so the corpus stays reusable.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -33,8 +34,21 @@ EXPORT_RSS_GOAL = 400.0
 RSS_GOAL = 400.0
 FLOOR_GOAL = 3.0
 """Issue 35: any command on a 500 MB session of any agent within 400 MB, and within 3x the parse floor's CPU."""
-HOMES = {"codex": "CODEX_HOME", "claude": "CLAUDE_CONFIG_DIR", "gemini": "GEMINI_CLI_HOME", "opencode": "OPENCODE_DB"}
+HOMES = {
+    "codex": "CODEX_HOME",
+    "claude": "CLAUDE_CONFIG_DIR",
+    "gemini": "GEMINI_CLI_HOME",
+    "opencode": "OPENCODE_DB",
+    "kilo": "KILO_DB",
+    "qwen": "QWEN_HOME",
+    "copilot": "COPILOT_HOME",
+    "pi": "PI_CODING_AGENT_DIR",
+}
+"""Each destination's home variable, pointed at a scratch folder (a database file for OpenCode and Kilo Code)."""
+DESTINATIONS = (*HOMES, "aider")
+"""Every agent smig migrates into (`smig migrate --to`); Aider's history is written into `--cwd`."""
 EXPORT_FORMATS = ("markdown", "json", "openai", "memory")
+"""Every format of `smig export --format` (a test holds this equal to the CLI's choices)."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +99,9 @@ def run_process(argv: list[str], env: dict[str, str], stdout: Path | None, timeo
             proc.stderr.close()
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(argv[2:5])} failed ({proc.returncode}): {error.strip()[-300:]}")
+    from smig_devtools.bench import PEAKS
+
+    PEAKS.append(usage.ru_maxrss / 1024)
     return Run(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, writes)
 
 
@@ -114,16 +131,24 @@ def floor_run(path: str, env: dict[str, str]) -> Run:
 
 
 def every_command_rows(
-    agent: str, path: str, size: str, env: dict[str, str], scratch: Path, floor: Run, measured: tuple[str, ...] = ()
+    agent: str,
+    path: str,
+    size: str,
+    env: dict[str, str],
+    scratch: Path,
+    floor: Run,
+    measured: tuple[str, ...] = (),
+    destinations: tuple[str, ...] = DESTINATIONS,
 ) -> list[Any]:
-    """`smig show` (table and JSON), `migrate` to every agent and `export` in every format on one session,
-    each with its wall time, CPU, peak RSS and CPU over the parse floor's; goals: 400 MB and 3x the floor.
-    `measured`: destinations and formats another row already has (`migrate:codex`, `export:markdown`)."""
+    """`smig show` (table and JSON), `migrate` to each of `destinations` and `export` in every format on one
+    session, each with its wall time, CPU, peak RSS and CPU over the parse floor's; goals: 400 MB and 3x the
+    floor. `measured`: rows another row already has (`show`, `migrate:codex`, `export:markdown`). Where
+    aichat is installed, the OpenAI export runs beside aichat printing the same messages (`aichat_run`)."""
     from smig_devtools.bench import Row
 
     rows: list[Any] = []
 
-    def row(name: str, run: Run, note: str = "") -> None:
+    def row(name: str, run: Run, note: str = "", peer: str = "") -> None:
         ratio = run.cpu / max(floor.cpu, 1e-9)
         rows.append(
             Row(
@@ -132,37 +157,100 @@ def every_command_rows(
                 "s",
                 f"<= {RSS_GOAL:.0f} MB, CPU <= {FLOOR_GOAL:g}x floor",
                 run.rss_mb <= RSS_GOAL and ratio <= FLOOR_GOAL,
-                f"CPU {run.cpu:.1f} s, peak RSS {run.rss_mb:,.0f} MB{note}",
+                f"CPU {run.cpu:.1f} s{note}",
                 ratio,
+                run.rss_mb,
+                peer,
             )
         )
 
-    row("smig show (table)", run_smig(["show", path], env, None))
-    row("smig show --json", run_smig(["show", path, "--json"], env, None))
-    for destination in ("codex", "claude", "gemini", "opencode"):
+    def failed(name: str, error: Exception) -> None:
+        rows.append(Row(f"{name}, {size}", None, "s", "", None, f"failed: {error}"[:200]))
+
+    if "show" not in measured:
+        row("smig show (table)", run_smig(["show", path], env, None))
+        row("smig show --json", run_smig(["show", path, "--json"], env, None))
+    for destination in destinations:
         if f"migrate:{destination}" in measured or destination == agent:
             continue  # into its own agent would write into the corpus's home (not measured here)
-        home = scratch / f"to-{destination}"
-        home.mkdir(exist_ok=True)
-        where = str(home / "opencode.db") if destination == "opencode" else str(home)
-        argv = ["migrate", path, "--target", TARGETS[destination], "--to", destination, "--cwd", str(scratch / "cwd")]
+        name = f"smig migrate {agent} -> {destination}"
+        cwd = scratch / f"cwd-{destination}"
+        cwd.mkdir(exist_ok=True)
+        argv = ["migrate", path, "--target", TARGETS.get(destination, "claude-sonnet-5-5"), "--to", destination]
+        client = _client(destination)
+        if client is None:
+            rows.append(Row(f"{name}, {size}", None, "s", "", None, _no_client(destination)))
+            continue
+        where = env | _scratch_home(scratch, destination) | client
+        note = f"; its CPU includes `{destination} import`" if client else ""
         try:
-            row(
-                f"smig migrate {agent} -> {destination}",
-                run_smig(argv, env | {HOMES[destination]: where}, scratch / "out"),
-            )
+            row(name, run_smig([*argv, "--cwd", str(cwd)], where, scratch / "out", PEER_TIMEOUT), note)
         except RuntimeError as error:
-            rows.append(
-                Row(f"smig migrate {agent} -> {destination}, {size}", None, "s", "", None, f"failed: {error}"[:200])
-            )
+            failed(name, error)
+    aichat = find_peer("aichat")
     for fmt in EXPORT_FORMATS:
         if f"export:{fmt}" in measured:
             continue
         out = scratch / f"export.{fmt}"
-        run = run_smig(["export", path, "--format", fmt, "--out", str(out)], env, scratch / "out")
-        row(f"smig export --format {fmt}", run, f"; {out.stat().st_size / MB:,.1f} MB written")
+        name = f"smig export --format {fmt}"
+        try:
+            run = run_smig(["export", path, "--format", fmt, "--out", str(out)], env, scratch / "out")
+        except RuntimeError as error:
+            failed(name, error)
+            continue
+        written = f"; {out.stat().st_size / MB:,.1f} MB written"
+        peer = ""
+        if fmt == "openai" and aichat:
+            peer_run = aichat_run(aichat, out, env, scratch)
+            peer = f"{run.cpu / max(peer_run.cpu, 1e-9):.2f}x aichat"
+            written += (
+                f"; aichat --session --info on the same messages: {peer_run.seconds:.2f} s, CPU {peer_run.cpu:.1f} s,"
+                f" peak RSS {peer_run.rss_mb:,.0f} MB"
+            )
+        row(name, run, written, peer)
         out.unlink()
     return rows
+
+
+CLIENT_WRITTEN = ("opencode", "kilo")
+"""Destinations whose database only their own client writes: smig has `opencode import` (`kilo import`)
+write the migrated session, so those rows need the client (the pinned ones of `tests/e2e`)."""
+CLIENT_FOLDERS = ("SMIG_E2E_BIN", "SMIG_E2E_NEW_BIN")
+
+
+def _client(destination: str) -> dict[str, str] | None:
+    """The environment naming the client a migration into `destination` runs (`SMIG_OPENCODE_BIN`), `{}`
+    when it runs none, None when it needs one that is not installed (on PATH, `$SMIG_<CLIENT>_BIN`, or the
+    pinned clients' folders `$SMIG_E2E_BIN`, `$SMIG_E2E_NEW_BIN`)."""
+    if destination not in CLIENT_WRITTEN:
+        return {}
+    variable = f"SMIG_{destination.upper()}_BIN"
+    folders = [os.environ.get(name) for name in (*CLIENT_FOLDERS, "PATH")]
+    found = os.environ.get(variable) or shutil.which(destination, path=os.pathsep.join(filter(None, folders)))
+    return {variable: found} if found else None
+
+
+def _no_client(destination: str) -> str:
+    """Why a migration into `destination` was not measured."""
+    return (
+        f"skipped: smig writes it with `{destination} import`, and `{destination}` is not installed (on PATH,"
+        f" in $SMIG_{destination.upper()}_BIN, $SMIG_E2E_BIN or $SMIG_E2E_NEW_BIN)"
+    )
+
+
+def _scratch_home(scratch: Path, destination: str) -> dict[str, str]:
+    """The environment that sends a migration's native session into a scratch home of `destination`."""
+    if destination not in HOMES:
+        return {}  # Aider writes its history into the project folder (`--cwd`)
+    home = scratch / f"to-{destination}"
+    home.mkdir(exist_ok=True)
+    where = home / f"{destination}.db" if destination in ("opencode", "kilo") else home
+    return {HOMES[destination]: str(where)}
+
+
+def megabytes(size: int) -> str:
+    """A size in MB as a row names it: whole above 10 MB, one decimal below (a tiny corpus's)."""
+    return f"{size / MB:,.0f}" if size >= 10 * MB else f"{size / MB:.1f}"
 
 
 def floor_row(size: str, floor: Run, note: str = "") -> Any:
@@ -176,8 +264,9 @@ def floor_row(size: str, floor: Run, note: str = "") -> Any:
         "s",
         "(reference)",
         None,
-        f"CPU {floor.cpu:.2f} s, peak RSS {floor.rss_mb:,.0f} MB{note}",
+        f"CPU {floor.cpu:.2f} s{note}",
         1.0,
+        floor.rss_mb,
     )
 
 
@@ -192,7 +281,7 @@ def _rows_for(workdir: Path, entry: Any) -> list[Any]:
     env = corpus_env(workdir, scratch / "smig")
     env.pop("PYTHONUNBUFFERED", None)  # the buffered baseline; one row sets it
     target = TARGETS[entry.agent]
-    size = f"{entry.size / MB:,.0f} MB {entry.agent}"
+    size = f"{megabytes(entry.size)} MB {entry.agent}"
     out = scratch / "stdout"
     plan = ["plan", entry.path, "--target", target]
     floor = floor_run(entry.path, env)
@@ -231,6 +320,7 @@ def _rows_for(workdir: Path, entry: Any) -> list[Any]:
             as_json.rss_mb <= RSS_GOAL and as_json.cpu / floor.cpu <= FLOOR_GOAL,
             facts(as_json),
             as_json.cpu / max(floor.cpu, 1e-9),
+            as_json.rss_mb,
         ),
         Row(
             f"smig plan (table), {size}",
@@ -239,6 +329,8 @@ def _rows_for(workdir: Path, entry: Any) -> list[Any]:
             f"<= {TABLE_OVER_JSON}x (CPU)",
             table_ratio <= TABLE_OVER_JSON,
             f"table {table.seconds:.2f} s, {facts(table)}; --json {as_json.seconds:.2f} s, {facts(as_json)}",
+            table.cpu / max(floor.cpu, 1e-9),
+            table.rss_mb,
         ),
         Row(
             f"smig plan --json, PYTHONUNBUFFERED=1, {size}",
@@ -248,6 +340,8 @@ def _rows_for(workdir: Path, entry: Any) -> list[Any]:
             _within(unbuffered, as_json),
             f"{unbuffered.seconds:.2f} s, {facts(unbuffered)}; write() calls {_count(unbuffered.writes)} "
             f"(buffered {_count(as_json.writes)})",
+            unbuffered.cpu / max(floor.cpu, 1e-9),
+            unbuffered.rss_mb,
         ),
         Row(
             f"smig migrate {entry.agent} -> {other}, {size}",
@@ -257,6 +351,7 @@ def _rows_for(workdir: Path, entry: Any) -> list[Any]:
             migrate.seconds <= MIGRATE_GOAL,
             facts(migrate),
             migrate.cpu / max(floor.cpu, 1e-9),
+            migrate.rss_mb,
         ),
         Row(
             f"smig export to Markdown, {size}",
@@ -266,6 +361,7 @@ def _rows_for(workdir: Path, entry: Any) -> list[Any]:
             export.seconds <= EXPORT_GOAL and export.rss_mb <= EXPORT_RSS_GOAL,
             f"{facts(export)}; {exported:,.1f} MB written",
             export.cpu / max(floor.cpu, 1e-9),
+            export.rss_mb,
         ),
         *every,
     ]
@@ -287,35 +383,95 @@ def _within(unbuffered: Run, buffered: Run) -> bool:
 PEERS_ENV = "SMIG_BENCH_PEERS"
 """A folder holding peers' executables (an npm prefix's `node_modules/.bin`), searched before PATH."""
 PEER_TIMEOUT = 600.0
+PEERS = {
+    "ccusage": "a Node package: `npm install --prefix DIR --include=optional ccusage@20.0.24`, then"
+    " SMIG_BENCH_PEERS=DIR/node_modules/.bin",
+    "aichat": "a Rust binary: `cargo install aichat`, or a release binary of github.com/sigoden/aichat on PATH",
+}
+"""The peers the benchmark runs beside smig where installed, and how to install each."""
+
+
+def find_peer(name: str) -> str | None:
+    """The peer's executable, from `$SMIG_BENCH_PEERS` then PATH, or None when it is not installed."""
+    return shutil.which(name, path=os.pathsep.join(filter(None, (os.environ.get(PEERS_ENV), os.environ.get("PATH")))))
+
+
+def aichat_run(aichat: str, messages: Path, env: dict[str, str], scratch: Path) -> Run:
+    """aichat printing the same conversation: the messages of `smig export --format openai` ported to an
+    aichat session (its YAML; not measured), then `aichat --session NAME --info`, which loads it, counts its
+    tokens and prints it whole, measured as a smig command is."""
+    from smig_devtools.bench import in_child
+
+    port = scratch / "aichat"
+    (port / "sessions").mkdir(parents=True, exist_ok=True)
+    (port / "config.yaml").write_text("model: openai:gpt-4o\nclients:\n- type: openai\n  api_key: sk-bench\n")
+    in_child(port_to_aichat, str(messages), str(port / "sessions" / "smig-port.yaml"))
+    peer_env = env | {"AICHAT_CONFIG_DIR": str(port)}
+    return run_process([aichat, "--session", "smig-port", "--info"], peer_env, None, PEER_TIMEOUT)
+
+
+def port_to_aichat(openai_export: str, session_file: str) -> int:
+    """Write smig's OpenAI export as an aichat session (YAML; JSON is YAML too): one text message per
+    message, tool calls and results as text, as aichat keeps a conversation. Returns how many."""
+    with open(openai_export, encoding="utf-8") as handle:
+        exported = json.load(handle)
+    source = exported.get("messages", []) if isinstance(exported, dict) else exported
+    messages = []
+    for message in source:
+        content = message.get("content")
+        if isinstance(content, list):
+            content = "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+        text = content if isinstance(content, str) else ""
+        if message.get("tool_calls"):
+            text += json.dumps(message["tool_calls"])
+        role = message.get("role")
+        messages.append({"role": role if role in ("system", "user", "assistant") else "user", "content": text})
+    with open(session_file, "w", encoding="utf-8") as handle:
+        # UTF-8 as it is: YAML reads JSON escapes, but not the surrogate pairs json writes for astral characters
+        json.dump({"model": "openai:gpt-4o", "messages": messages}, handle, ensure_ascii=False)
+    return len(messages)
 
 
 def peer_rows(workdir: Path, manifest: Manifest) -> list[Any]:
-    """Peers run on the same corpus in the same run, where installed (a row says so when one is not):
-    ccusage's per-session report beside `smig list --limit 0` with empty smig caches, both reading
-    every Codex rollout and Claude transcript; the value is smig's CPU over the peer's."""
+    """Peers run on the same corpus in the same run, where installed; a row says so when one is not (and
+    its column is left out): ccusage's per-session report beside `smig list --limit 0` with empty smig
+    caches, both reading every Codex rollout and Claude transcript; aichat beside `smig export --format
+    openai` on each big session (in those rows, `every_command_rows`)."""
     from smig_devtools.bench import Row, _reset, corpus_env
 
-    found = shutil.which(
-        "ccusage", path=os.pathsep.join(filter(None, (os.environ.get(PEERS_ENV), os.environ.get("PATH"))))
-    )
-    name = "smig list, empty caches, vs ccusage session --offline (CPU)"
+    rows = [
+        Row(
+            f"peer: {name}",
+            None,
+            "",
+            "",
+            None,
+            f"{name} is not installed (on PATH or in ${PEERS_ENV}): its column is skipped; {how}",
+        )
+        for name, how in PEERS.items()
+        if find_peer(name) is None
+    ]
+    found = find_peer("ccusage")
     if found is None:
-        return [Row(name, None, "", "", None, f"ccusage is not installed (on PATH or in ${PEERS_ENV}): skipped")]
+        return rows
     version = subprocess.run([found, "--version"], capture_output=True, text=True, check=False).stdout.strip()
     home = workdir / "smig-peers"
     _reset(home)
     env = corpus_env(workdir, home)
     peer = run_process([found, "session", "--json", "--offline"], env, None, PEER_TIMEOUT)
     smig = run_smig(["list", "--limit", "0"], env, None, PEER_TIMEOUT)
+    ratio = smig.cpu / max(peer.cpu, 1e-9)
     return [
+        *rows,
         Row(
-            name,
-            smig.cpu / max(peer.cpu, 1e-9),
-            "x",
-            "< 1x",
+            "smig list --limit 0, empty caches (ccusage: session --offline)",
+            smig.seconds,
+            "s",
+            "CPU < 1x ccusage",
             smig.cpu < peer.cpu,
-            f"{version or 'ccusage'}: {peer.seconds:.2f} s, CPU {peer.cpu:.2f} s, peak RSS {peer.rss_mb:,.0f} MB; "
-            f"smig: {smig.seconds:.2f} s, CPU {smig.cpu:.2f} s, peak RSS {smig.rss_mb:,.0f} MB; "
-            f"{len(manifest.sessions):,} session files",
-        )
+            f"CPU {smig.cpu:.2f} s; {version or 'ccusage'}: {peer.seconds:.2f} s, CPU {peer.cpu:.2f} s, "
+            f"peak RSS {peer.rss_mb:,.0f} MB; {len(manifest.sessions):,} session files",
+            rss=smig.rss_mb,
+            peer=f"{ratio:.2f}x ccusage",
+        ),
     ]

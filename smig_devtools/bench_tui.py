@@ -70,6 +70,7 @@ def tui_rows(workdir: Path, manifest: Manifest) -> list[Any]:
             r["paint"] < 1.0,
             f"from launch; CPU {warm.cpu:.2f} s in all; all {r['total']} sessions in after {r['loaded']:.2f} s;"
             f" app running after {r['start']:.2f} s",
+            rss=warm.max_rss_mb,
         ),
     ]
 
@@ -77,6 +78,7 @@ def tui_rows(workdir: Path, manifest: Manifest) -> list[Any]:
 def tui_big_rows(workdir: Path, manifest: Manifest) -> list[Any]:
     """On each agent's biggest session: first figures, all tabs, peak RSS; on Codex's, target switch and filter."""
     from smig_devtools.bench import Row, _reset, child_argv, corpus_env, run_child
+    from smig_devtools.bench_commands import floor_run
 
     rows: list[Any] = []
     for agent in ("codex", "claude"):
@@ -87,6 +89,7 @@ def tui_big_rows(workdir: Path, manifest: Manifest) -> list[Any]:
         smig_home = workdir / "smig-tui-big"
         _reset(smig_home)
         mode = "full" if agent == "codex" else "open"
+        floor = floor_run(entry.path, corpus_env(workdir, smig_home)).cpu
         child = run_child(child_argv("tui-big", entry.path, mode), corpus_env(workdir, smig_home))
         r = child.result
         if not r.get("ok"):
@@ -103,6 +106,8 @@ def tui_big_rows(workdir: Path, manifest: Manifest) -> list[Any]:
                 f"< {first_goal:g} s",
                 r["first_figures"] < first_goal,
                 f"Enter to the gauge and the tab on show; read {r['read']:.2f} s; CPU {r['cpu_first']:.2f} s",
+                r["cpu_first"] / max(floor, 1e-9),
+                r["rss_mb"],
             ),
             Row(
                 "  all four tabs planned",
@@ -111,6 +116,8 @@ def tui_big_rows(workdir: Path, manifest: Manifest) -> list[Any]:
                 f"< {all_goal:g} s",
                 r["all_tabs"] < all_goal,
                 f"CPU {r['cpu_all']:.2f} s",
+                r["cpu_all"] / max(floor, 1e-9),
+                r["rss_mb"],
             ),
             Row(
                 "  peak RSS of the TUI process",
@@ -119,6 +126,7 @@ def tui_big_rows(workdir: Path, manifest: Manifest) -> list[Any]:
                 f"< {rss_goal:g} MB",
                 r["rss_mb"] < rss_goal,
                 f"CPU {child.cpu:.1f} s for the whole child",
+                rss=r["rss_mb"],
             ),
         ]
         if mode != "full":
@@ -133,6 +141,7 @@ def tui_big_rows(workdir: Path, manifest: Manifest) -> list[Any]:
                 switch < 0.3,
                 "worst of switching to an already-counted encoding and back, until the tab on show is"
                 f" planned; {', '.join(f'{t:.2f}' for t in r['switch'])} s, CPU {r['cpu_switch']:.2f} s",
+                rss=r["rss_mb"],
             ),
             Row(
                 f"TUI: filter keystroke, {r['sessions']:,} sessions",
@@ -143,6 +152,7 @@ def tui_big_rows(workdir: Path, manifest: Manifest) -> list[Any]:
                 f"worst of {len(TYPED)} keys handled and drawn, median {r['keystroke_median'] * 1000:.1f} ms;"
                 f" UI thread CPU worst {r['keystroke_cpu_worst'] * 1000:.1f} ms; longest UI stall while"
                 f" typing {r['stall'] * 1000:.0f} ms",
+                rss=r["rss_mb"],
             ),
             Row(
                 "  the filter applied after a pause",
@@ -153,6 +163,7 @@ def tui_big_rows(workdir: Path, manifest: Manifest) -> list[Any]:
                 "worst of narrowing to one word, to all the words, and clearing it again (every session"
                 f" back): {', '.join(f'{t * 1000:.0f}' for t in r['applies'])} ms; UI thread CPU worst"
                 f" {r['apply_cpu_worst'] * 1000:.1f} ms",
+                rss=r["rss_mb"],
             ),
         ]
     return rows
@@ -319,7 +330,7 @@ async def _type_filter(pilot: Any, screen: Any) -> dict[str, Any]:
         screen.query_one("#filter").value = text
         await pilot._wait_for_screen()
         started, cpu = time.perf_counter(), time.thread_time()
-        screen.apply_filter()  # as the debounce runs it after a pause in typing
+        screen.sources.apply_filter()  # as the debounce runs it after a pause in typing
         await pilot._wait_for_screen()
         app.screen._on_timer_update()
         applies.append(time.perf_counter() - started)

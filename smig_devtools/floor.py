@@ -1,11 +1,12 @@
 """Provides the benchmark's parse floor: the least a reader of a session file must do, read it and
-parse every record, with orjson when installed (the dev extra) and the standard library otherwise.
+parse every record, with orjson (a dependency of smig) and the standard library where it is missing.
 
     python -m smig_devtools.floor PATH
 
-A JSON-lines file is parsed line by line, a `.json` document whole, an OpenCode database
-(`<file.db>#<session id>`) by its session's message and part rows. Prints the records parsed. Each
-benchmark row of a command on a session is also given as a multiple of this process's CPU time.
+A JSON-lines file is parsed line by line, a `.json` document whole, an OpenCode or Kilo Code database
+(`<file.db>#ses_<id>`) by its session's message and part rows, a Crush database (`<crush.db>#<id>`) by its
+session's messages' `parts`, and an Aider history (Markdown, no JSON) split into lines. Prints the records
+parsed. Each benchmark row of a command on a session is also given as a multiple of this process's CPU time.
 """
 
 from __future__ import annotations
@@ -30,6 +31,11 @@ def parse_file(path: str) -> int:
     database, sep, session = path.rpartition("#")
     if sep and session.startswith("ses_"):
         return _parse_database(database, session)
+    if sep:
+        return _parse_database(database, session, (("messages", "parts"),))
+    if path.endswith(".md"):
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return len(handle.read().splitlines())
     if path.endswith(".json"):
         with open(path, "rb") as handle:
             loads(handle.read())
@@ -46,12 +52,18 @@ def parse_file(path: str) -> int:
     return records
 
 
-def _parse_database(database: str, session: str) -> int:
+OPENCODE_ROWS = (("message", "data"), ("part", "data"))
+"""The tables and JSON columns of an OpenCode (or Kilo Code) session."""
+
+
+def _parse_database(database: str, session: str, columns: tuple[tuple[str, str], ...] = OPENCODE_ROWS) -> int:
+    """Parse the JSON of each of the session's rows in these tables' columns."""
     connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
     records = 0
     try:
-        for table in ("message", "part"):
-            for (data,) in connection.execute(f"SELECT data FROM {table} WHERE session_id = ?", (session,)):
+        for table, column in columns:
+            query = f"SELECT {column} FROM {table} WHERE session_id = ?"
+            for (data,) in connection.execute(query, (session,)):
                 loads(data)
                 records += 1
     finally:

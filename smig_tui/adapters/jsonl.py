@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
+from smig_tui.adapters.json_parse import fast_loads, loads_text
 from smig_tui.adapters.zstd_files import content_size, is_compressed, open_binary
 from smig_tui.core.models import ReadWarning
 from smig_tui.core.ports import WarningSink
@@ -75,7 +76,10 @@ def iter_lines(
             total = content_size(path) if is_compressed(path) else os.fstat(handle.fileno()).st_size
         done = start
         offset, number = start, start_line
-        pieces: list[bytes] = []  # a line longer than a chunk, joined once at its end: linear time
+        # A line longer than a chunk is gathered in one buffer (linear time). A list of the chunks joined
+        # at the line's end left them freed in the heap, which glibc keeps once its mmap threshold has
+        # risen to a chunk's size: a 100 MB line held 100 MB more while it was parsed.
+        pending = bytearray()
         position = start
         while True:
             chunk = handle.read(_CHUNK if stop is None else min(_CHUNK, max(0, stop - position)))
@@ -88,10 +92,10 @@ def iter_lines(
             begin = 0
             end = chunk.find(b"\n")
             while end >= 0:
-                if pieces:
-                    pieces.append(chunk[begin:end])
-                    raw = b"".join(pieces)
-                    pieces = []
+                if pending:
+                    pending += memoryview(chunk)[begin:end]
+                    raw = bytes(pending)
+                    pending = bytearray()
                 else:
                     raw = chunk[begin:end]
                 yield number, offset, raw, True
@@ -100,9 +104,9 @@ def iter_lines(
                 begin = end + 1
                 end = chunk.find(b"\n", begin)
             if begin < len(chunk):
-                pieces.append(chunk[begin:])
-        if pieces:
-            yield number, offset, b"".join(pieces), False
+                pending += memoryview(chunk)[begin:]
+        if pending:
+            yield number, offset, bytes(pending), False
 
 
 def parse_line(raw: bytes, path: str, number: int, complete: bool, warn: WarningSink) -> dict[str, Any] | None:
@@ -110,44 +114,28 @@ def parse_line(raw: bytes, path: str, number: int, complete: bool, warn: Warning
     stripped = raw.strip()
     if not stripped:
         return None
-    try:
-        text = stripped.decode("utf-8")
-    except UnicodeDecodeError:
-        text = stripped.decode("utf-8", errors="replace")
-        warn(ReadWarning(path, number, "invalid UTF-8 replaced with U+FFFD"))
-    try:
-        data = _loads(text)
-    except RecursionError:
-        warn(ReadWarning(path, number, "JSON nested too deeply to read; line skipped"))
-        return None
-    except json.JSONDecodeError as error:
-        if not complete:
-            warn(ReadWarning(path, number, "truncated last line skipped (is the session still being written?)"))
-        else:
-            warn(ReadWarning(path, number, f"corrupt JSON line skipped ({decode_problem(error)})"))
-        return None
+    data = fast_loads(stripped)
+    if data is None:  # what orjson refuses (or JSON null): the standard parse, with its warnings
+        try:
+            text = stripped.decode("utf-8")
+        except UnicodeDecodeError:
+            text = stripped.decode("utf-8", errors="replace")
+            warn(ReadWarning(path, number, "invalid UTF-8 replaced with U+FFFD"))
+        try:
+            data = loads_text(text)
+        except RecursionError:
+            warn(ReadWarning(path, number, "JSON nested too deeply to read; line skipped"))
+            return None
+        except json.JSONDecodeError as error:
+            if not complete:
+                warn(ReadWarning(path, number, "truncated last line skipped (is the session still being written?)"))
+            else:
+                warn(ReadWarning(path, number, f"corrupt JSON line skipped ({decode_problem(error)})"))
+            return None
     if not isinstance(data, dict):
         warn(ReadWarning(path, number, f"line is JSON {type(data).__name__}, not an object; skipped"))
         return None
     return data
-
-
-_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
-"""The default decoder's scanner (C), which typeshed does not declare."""
-
-
-def _loads(text: str) -> Any:
-    """`json.loads` of a stripped line, through the decoder's C scanner alone.
-
-    `json.loads` wraps the scanner in three Python calls and two whitespace matches: a tenth of the
-    parse of a 500 MB session. Whatever the scanner rejects is parsed again by `json.loads`, so
-    errors read exactly as before.
-    """
-    try:
-        data, end = _SCAN(text, 0)
-    except (StopIteration, ValueError):
-        return json.loads(text)
-    return data if end == len(text) else json.loads(text)
 
 
 SHAPE_ERRORS = (TypeError, AttributeError, KeyError, IndexError, ValueError, RecursionError)

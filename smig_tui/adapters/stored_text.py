@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO, cast
 
+from smig_tui.adapters.json_parse import fast_loads
 from smig_tui.adapters.zstd_files import Packer, decompress
 from smig_tui.core.errors import SourceChangedError
 from smig_tui.core.models import Message
@@ -49,7 +50,9 @@ class LineText:
     def _line_texts(self, raw: bytes) -> Sequence[str]:
         """The texts the line's bytes hold (none when they no longer parse)."""
         try:
-            data = json.loads(raw.decode("utf-8", errors="replace"))
+            data = fast_loads(raw)
+            if data is None:  # what orjson refuses: as it always was read
+                data = json.loads(raw.decode("utf-8", errors="replace"))
             return self.texts(data) if isinstance(data, dict) else ()
         except (ValueError, RecursionError):
             return ()

@@ -7,13 +7,12 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from functools import cache
-from json.encoder import encode_basestring
 from typing import TYPE_CHECKING, Any
 
 from smig_tui.cli.table import SESSION_HELP, Column, cell_width, unique_prefixes
 from smig_tui.cli.table import stream as table_stream
 from smig_tui.core.errors import UsageError
-from smig_tui.core.json_text import INDENT, Encoded, LazyList, indented_json
+from smig_tui.core.json_text import INDENT, Encoded, LazyList, encode_string, indented_json
 from smig_tui.core.models import Agent, Message, Session, SessionInfo, Usage
 from smig_tui.core.words import age_text, name_list, one_line, size_text
 from smig_tui.services import agent_profiles, current_branch, json_shapes, no_sessions_sentence
@@ -264,7 +263,7 @@ def message_to_dict(message: Message) -> dict[str, Any]:
 MESSAGE_DEPTH = 2
 """Where `session_to_json` puts a message: an item of the list under a key of the top object."""
 _SCALAR_TEXT: dict[type, Callable[[Any], str]] = {
-    str: encode_basestring,
+    str: encode_string,
     int: int.__repr__,
     bool: {True: "true", False: "false"}.__getitem__,
     type(None): lambda _: "null",
@@ -276,7 +275,7 @@ _ROLE_AT, _KIND_AT, _USAGE_AT = map(MESSAGE_KEYS.index, ("role", "kind", "usage"
 def _key_heads(keys: tuple[str, ...], depth: int) -> tuple[str, ...]:
     """What comes before each value of an object with `keys` written at `depth`: separator, indent, key."""
     inner = "\n" + INDENT * (depth + 1)
-    return tuple(("," if number else "") + inner + encode_basestring(key) + ": " for number, key in enumerate(keys))
+    return tuple(("," if number else "") + inner + encode_string(key) + ": " for number, key in enumerate(keys))
 
 
 def _object_text(keys: tuple[str, ...], texts: list[str], depth: int) -> str:

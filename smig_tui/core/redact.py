@@ -750,7 +750,7 @@ class _Shape:
 
 
 _SHAPES = {
-    "discord-bot-token": _Shape(on_first_use(r"\.[A-Za-z0-9_\-]{6,7}\."), range(24, 29)),
+    "discord-bot-token": _Shape(on_first_use(r"\.[A-Za-z0-9_\-]{6,7}\.(?=[A-Za-z0-9_\-]{27})"), range(24, 29)),
     "azure-ad-client-secret": _Shape(on_first_use(r"Q~"), range(4, 5)),
     "azure-key": _Shape(on_first_use(r"JQQJ9"), range(52, 53)),
     "maxmind-key": _Shape(on_first_use(r"_mmk"), range(36, 37)),
@@ -788,6 +788,8 @@ def redact_many(texts: Sequence[str]) -> list[Redaction]:
         unshaped = _unshaped_patterns(as_written, {index for found in needles for index in _patterns_of(found)})
         out += [
             _redact_found(text, low, [i for i in _patterns_of(found) if index not in unshaped.get(i, ())], text_cores)
+            if found or text_cores
+            else Redaction(text)  # no needle, no name: most texts, and nothing to look at
             for index, (text, low, found, text_cores) in enumerate(zip(run, lowered, needles, cores, strict=True))
         ]
         start = end
@@ -823,15 +825,16 @@ def _needles_in_run(as_written: _Joined, as_lowered: _Joined) -> list[set[str]]:
     found: list[set[str]] = [set() for _ in as_written.texts]
     for groups, run in ((gates.lowered, as_lowered), (gates.exact, as_written)):
         haystacks, joined, starts = run.texts, run.joined, run.starts
-        for group in groups:
+        for anchor, group in groups:
             if len(group) == 1 and len(group[0]) == 1:
                 for index in _texts_holding(group, run):
                     found[index].add(group[0])
                 continue
-            finder, at = _group_regex(group), 0
+            finder, at = _group_regex(anchor, group), 0
             while hit := finder.search(joined, at):
                 index = run.holder(hit.start())
-                _find_needles(group, haystacks[index], found[index])
+                # No needle of the group is in this text before the hit: look on from there.
+                _find_needles(anchor, group, haystacks[index], found[index], hit.start() - starts[index])
                 at = starts[index + 1]
     return found
 
@@ -897,19 +900,29 @@ def _texts_holding(needles: Sequence[str], run: _Joined) -> set[int]:
 
 _SHORT_TEXT = 1024
 """Below this many characters a text is tested needle by needle (measured crossover on session text)."""
-_COMMON_FIRST = " \nerstoanidlcp_u/-f:hwmv1.g2yb0345()687k9x\"\t[]=,`q%'>j{}#?z+"
-"""Characters of session text, most frequent first (measured on generated and real sessions); a
-needle is looked for from its rarest character, and a character missing here counts as rarest."""
+_CHAR_SHARE = {
+    " ": 12.1, "e": 8.66, "t": 5.55, "r": 5.45, "s": 5.05, "n": 4.68, "o": 4.26, "a": 4.08, "i": 4.02,
+    "d": 2.95, "c": 2.69, "l": 2.6, '"': 2.32, "p": 2.2, "u": 2.01, "-": 1.77, "m": 1.68, ":": 1.63,
+    "_": 1.49, "f": 1.49, "/": 1.34, "h": 1.24, "1": 1.11, "g": 1.1, "v": 1.01, ".": 0.96, "w": 0.95,
+    "2": 0.82, "b": 0.81, "0": 0.8, "y": 0.78, "3": 0.68, "4": 0.66, "5": 0.61, "x": 0.56, "6": 0.54,
+    "9": 0.52, "7": 0.51, "k": 0.5, "8": 0.48, "(": 0.42, "=": 0.35, "j": 0.2, "q": 0.17, "z": 0.11,
+    "<": 0.1, "~": 0.01,
+}  # fmt: skip
+"""Percent of session text (lowered) each character makes, for the characters needles hold (measured
+on generated sessions and the real fixtures, half each); a character missing here is rare."""
+_HIT_SHARE = 1.8
+"""A search led by a character this common costs twice one led by a rare one (it stops at every
+occurrence; measured with `re` on session text): the cost of each pass is `1 + share / _HIT_SHARE`."""
 
 
 @dataclass(frozen=True)
 class _Gates:
     """Which patterns a text needs, found in a few passes instead of one per needle.
 
-    Testing each of the 67 needles with `in` cost more than the patterns themselves: 67 scans of
-    every text. Needles are grouped by their rarest character; each group is one regex that `re`
-    skips through by that character, with the rest of each needle checked around it, so a text is
-    scanned once per group (a dozen) and a needle is only named when its group matched.
+    Testing each of the 215 needles with `in` cost more than the patterns themselves: 215 scans of
+    every text. Needles are grouped by a character each holds (`_groups`); each group is one regex
+    that `re` skips through by that character, with the rest of each needle checked around it, so a
+    text is scanned once per group (twenty) and a needle is only named when its group matched.
     """
 
     source: tuple[Any, ...]
@@ -917,9 +930,10 @@ class _Gates:
     """The patterns each needle lets run."""
     implied: dict[str, tuple[str, ...]]
     """The needles inside each needle (`sk-` inside `sk-ant-`): found with it."""
-    lowered: tuple[tuple[str, ...], ...]
-    """Groups of needles looked for in the lowered text; one-character needles stand alone."""
-    exact: tuple[tuple[str, ...], ...]
+    lowered: tuple[tuple[str, tuple[str, ...]], ...]
+    """Groups of needles looked for in the lowered text, each with the character its search is led
+    by; one-character needles stand alone."""
+    exact: tuple[tuple[str, tuple[str, ...]], ...]
     """Groups looked for in the text as written: needles with capitals (`AC` of a Twilio SID)."""
     every_lowered: tuple[str, ...] = ()
     every_exact: tuple[str, ...] = ()
@@ -927,31 +941,45 @@ class _Gates:
     """A digest of the patterns and name words (`detector_version`)."""
 
 
-def _anchor(needle: str) -> int:
-    """Where in the needle its rarest character stands."""
-    return max(range(len(needle)), key=lambda at: _commonness(needle[at]))
+def _pass_cost(char: str) -> float:
+    """What one search of the text led by `char` costs, one led by a rare character being 1."""
+    return 1 + _CHAR_SHARE.get(char, 0.0) / _HIT_SHARE
 
 
-def _commonness(char: str) -> int:
-    """How common a character is in session text: its rank in `_COMMON_FIRST` (absent: rarest). Of
-    the absent ones `A` counts rarest, so needles with capitals (`AC`, `_PAT`, `LTAI`) share one scan."""
-    found = _COMMON_FIRST.find(char)
-    return len(_COMMON_FIRST) + (char == "A") if found < 0 else found
+def _groups(needles: list[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The needles grouped by a character each holds, each group one search led by that character.
 
-
-def _groups(needles: list[str]) -> tuple[tuple[str, ...], ...]:
-    by_anchor: dict[str, list[str]] = {}
-    for needle in sorted(needles, key=len, reverse=True):  # longest first: a needle before those inside it
-        # A one-character needle (a Discord token's `.`) is in most texts: alone, a hit on it does
-        # not send every text back to be searched for the longer needles sharing its character.
-        key = f"alone {needle}" if len(needle) == 1 else needle[_anchor(needle)]
-        by_anchor.setdefault(key, []).append(needle)
-    return tuple(tuple(group) for group in by_anchor.values())
+    Every search is one pass over the text, so the characters are chosen to cover all the needles
+    in few passes, each over a character rare enough that the search seldom stops (greedily: the
+    character of least cost per needle it takes in). A one-character needle (a Discord token's `.`)
+    is in most texts: alone, a hit on it does not send every text back to be searched for the longer
+    needles sharing its character.
+    """
+    longer = sorted((needle for needle in needles if len(needle) > 1), key=lambda needle: (-len(needle), needle))
+    holding: dict[str, int] = {}  # for each character, the needles holding it (bit i: longer[i])
+    for number, needle in enumerate(longer):
+        for char in needle:
+            holding[char] = holding.get(char, 0) | 1 << number
+    groups: list[tuple[str, tuple[str, ...]]] = []
+    chars, left = sorted(holding), (1 << len(longer)) - 1
+    while left:
+        anchor = min(
+            (char for char in chars if holding[char] & left),
+            key=lambda char: _pass_cost(char) / (holding[char] & left).bit_count(),
+        )
+        taken = holding[anchor] & left
+        left &= ~taken
+        members = []  # longest first, as in `longer`
+        while taken:
+            members.append(longer[(taken & -taken).bit_length() - 1])
+            taken &= taken - 1
+        groups.append((anchor, tuple(members)))
+    return tuple(groups) + tuple((needle, (needle,)) for needle in needles if len(needle) == 1)
 
 
 @functools.lru_cache(maxsize=256)
-def _group_regex(needles: tuple[str, ...]) -> re.Pattern[str]:
-    """One regex finding any of the needles, led by their shared rarest character; the alternative
+def _group_regex(anchor: str, needles: tuple[str, ...]) -> re.Pattern[str]:
+    """One regex finding any of the needles, led by `anchor` (a character each holds); the alternative
     that matched is named by `lastgroup` (`n<i>`: the i-th needle).
 
     After the anchor the needles' characters are checked as a trie, each character once whatever
@@ -959,10 +987,9 @@ def _group_regex(needles: tuple[str, ...]) -> re.Pattern[str]:
     of the whole needle): `re` rejects an alternative that opens with a literal in one comparison,
     while one that opens with a lookbehind is entered in full at every anchor.
     """
-    anchor = needles[0][_anchor(needles[0])]
     entries, ends, before = [], [], set()
     for number, needle in enumerate(needles):
-        at = _anchor(needle)
+        at = needle.index(anchor)
         whole = f"(?<={re.escape(needle)})" if at else ""  # behind the end: the needle, anchor included
         if at and at == len(needle) - 1:  # the anchor ends it: only what stands in front is left to check
             ends.append(f"{whole}(?P<n{number}>)")
@@ -1037,12 +1064,12 @@ def _patterns_for(text: str, lowered: str) -> list[int]:
                 found.add(needle)
         return _patterns_of(found)
     for groups, haystack in ((_gates.lowered, lowered), (_gates.exact, text)):
-        for group in groups:
+        for anchor, group in groups:
             if len(group) == 1 and len(group[0]) == 1:
                 if group[0] in haystack:
                     found.add(group[0])
                 continue
-            _find_needles(group, haystack, found)
+            _find_needles(anchor, group, haystack, found)
     return _patterns_of(found)
 
 
@@ -1056,15 +1083,16 @@ def _patterns_of(found: set[str]) -> list[int]:
     return sorted(wanted)
 
 
-def _find_needles(group: tuple[str, ...], haystack: str, found: set[str]) -> None:
-    """Add the group's needles that occur in `haystack` to `found`.
+def _find_needles(anchor: str, group: tuple[str, ...], haystack: str, found: set[str], at: int = 0) -> None:
+    """Add the group's needles that occur in `haystack` (from `at`, where a search of the group
+    matched first) to `found`.
 
     Each hit names one needle; the search goes on from the same place for the needles not yet
     found, so one hiding another at the same spot is still seen. Most texts need one pass.
     """
-    remaining, at = group, 0
+    remaining = group
     while remaining:
-        hit = _group_regex(remaining).search(haystack, at)
+        hit = _group_regex(anchor, remaining).search(haystack, at)
         if hit is None:
             return
         needle = remaining[int(str(hit.lastgroup)[1:])]
@@ -1252,9 +1280,33 @@ def _redact_after(
     return "".join(out)
 
 
-_CORE_FINDERS = tuple((on_first_use(core + _NOT_AFTER.get(core, "")), len(core)) for core in _WORD_CORES)
-"""A literal regex per core: `re` skips to each core's first letter in C, so listing every place a
-core occurs costs one quick pass per core (none of them can overlap itself, so none is missed)."""
+_CORE_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("k", ("key", "token")),
+    ("p", ("pass", "pwd", "psk")),
+    ("c", ("secret", "credential")),
+    ("h", ("auth",)),
+    ("m", ("mnemonic",)),
+)
+"""The cores searched together, each group led by a letter every one of its cores holds (rarer than
+most cores' first letters). No two cores of a group can hold the same occurrence of the letter (what
+follows it differs) nor a match of one hold the letter again, so one pass misses no place."""
+
+
+def _core_finder(anchor: str, cores: tuple[str, ...]) -> tuple[re.Pattern[str], dict[str, tuple[int, int]]]:
+    """A regex led by `anchor` matching any of the cores (the one that matched named by `lastgroup`),
+    and for each core where the anchor stands in it and how long it is."""
+    alternatives = []
+    for core in cores:
+        at = core.index(anchor)
+        behind = f"(?<={re.escape(core[: at + 1])})" if at else ""
+        alternatives.append(f"{behind}{re.escape(core[at + 1 :])}{_NOT_AFTER.get(core, '')}(?P<{core}>)")
+    finder = on_first_use(re.escape(anchor) + "(?:" + "|".join(alternatives) + ")")
+    return finder, {core: (core.index(anchor), len(core)) for core in cores}
+
+
+_CORE_FINDERS = tuple(_core_finder(anchor, cores) for anchor, cores in _CORE_GROUPS)
+"""A regex per group of cores: `re` skips to the group's letter in C, so listing every place a core
+occurs costs one quick pass per group (five, where a pass per core took nine)."""
 
 CorePlaces = list[tuple[int, int]]
 """Where the cores of secret words occur in a lowered text and how long each is, in text order."""
@@ -1262,16 +1314,23 @@ CorePlaces = list[tuple[int, int]]
 
 def _core_places(lowered: str) -> CorePlaces:
     """Every place a core occurs in one lowered text."""
-    return sorted((hit.start(), length) for finder, length in _CORE_FINDERS for hit in finder.finditer(lowered))
+    places = []
+    for finder, cores in _CORE_FINDERS:
+        for hit in finder.finditer(lowered):
+            at, length = cores[str(hit.lastgroup)]
+            places.append((hit.start() - at, length))
+    places.sort()
+    return places
 
 
 def _core_places_in_run(run: _Joined) -> list[CorePlaces]:
-    """`_core_places` of each lowered text of a run, found with one pass per core over the joined
-    run (a text holding none gets an empty list and skips the assignment scan)."""
+    """`_core_places` of each lowered text of a run, found with one pass per group of cores over the
+    joined run (a text holding none gets an empty list and skips the assignment scan)."""
     places: list[CorePlaces] = [[] for _ in run.texts]
-    for finder, length in _CORE_FINDERS:
+    for finder, cores in _CORE_FINDERS:
         for hit in finder.finditer(run.joined):
-            where = hit.start()
+            at, length = cores[str(hit.lastgroup)]
+            where = hit.start() - at
             index = run.holder(where)
             places[index].append((where - run.starts[index], length))
     for text_places in places:

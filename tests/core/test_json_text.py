@@ -6,11 +6,12 @@ import enum
 import json
 import random
 from datetime import datetime
+from json.encoder import encode_basestring
 from typing import Any
 
 import pytest
 
-from smig_tui.core.json_text import LazyList, blocks, indented_json
+from smig_tui.core.json_text import LazyList, blocks, encode_string, indented_json
 
 
 class Colour(enum.Enum):
@@ -91,3 +92,11 @@ def test_blocks_join_pieces_without_changing_them() -> None:
     pieces = [str(number) * (number % 7) for number in range(5000)]
     joined = list(blocks(pieces, 100))
     assert "".join(joined) == "".join(pieces) and all(len(block) < 100 + max(map(len, pieces)) for block in joined)
+
+
+def test_encode_string_writes_long_texts_as_the_standard_encoder_does() -> None:
+    """orjson writes the long texts; every character a text can hold comes out as `encode_basestring` writes it,
+    and a lone surrogate, which orjson refuses, too."""
+    every = "".join(map(chr, range(0x800))) + "\U0001f600\u2028\u2029\ufeff\uffff\x7f"
+    for text in (every, every * 3, "a" * 31 + "\n", "a" * 32 + "\x00", "x" * 40 + "\ud800" + "y" * 40, "é"):
+        assert encode_string(text) == encode_basestring(text)

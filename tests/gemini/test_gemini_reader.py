@@ -10,6 +10,7 @@ import pytest
 from cli_runner import run_cli
 from gemini_items import request_items, session_items
 
+from smig_tui.adapters.agents import content_parts
 from smig_tui.adapters.agents.gemini.layout import project_hash
 from smig_tui.adapters.agents.gemini.records import read_conversation
 from smig_tui.adapters.agents.gemini.source import GeminiSource
@@ -227,7 +228,7 @@ def test_a_big_files_tool_outputs_are_packed_as_read_and_the_session_is_the_same
     [info], _ = _read(gemini_home)
     whole, _ = _load(gemini_home, info)
     monkeypatch.setattr(records, "FILE_BYTES", 0)  # every file counts as big
-    monkeypatch.setattr(records, "TEXT_CHARS", 10)  # and every output as long
+    monkeypatch.setattr(content_parts, "TEXT_CHARS", 10)  # and every output as long
     packed, _ = _load(gemini_home, info)
 
     def fields(session: Session) -> list[tuple[object, ...]]:
@@ -294,7 +295,7 @@ def test_a_big_document_is_parsed_a_message_at_a_time_into_the_same_conversation
     streamed: list[int] = []
     real = records._stream_document
     monkeypatch.setattr(records, "FILE_BYTES", 0)  # every file counts as big
-    monkeypatch.setattr(records, "TEXT_CHARS", 10)  # and every output as long
+    monkeypatch.setattr(content_parts, "TEXT_CHARS", 10)  # and every output as long
     monkeypatch.setattr(records, "_CHUNK", 64)  # values cut by the buffer's end everywhere
     monkeypatch.setattr(records, "_stream_document", lambda *a: streamed.append(1) or real(*a))
     big = parsed()

@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from smig_tui.adapters.stored_text import PackedText
+from smig_tui.adapters.stored_text import TEXT_CHARS, LineText, PackedText, TextPacker, TextStore
 from smig_tui.core.models import Kind, Message, Role, Usage
 
 HARNESS_PREFIXES = ("<session_context>", "<hook_context>")
@@ -40,7 +40,7 @@ class Converted:
         suffix: str,
         role: Role,
         kind: Kind,
-        text: str | PackedText,
+        text: str | PackedText | LineText,
         line: int | None,
         stamp: str | None,
         **extra: Any,
@@ -78,6 +78,38 @@ def parts_of(content: Any) -> list[dict[str, Any]]:
     if isinstance(content, dict):
         return [content]
     return [part for part in content if isinstance(part, dict)] if isinstance(content, list) else []
+
+
+def _response_bodies(content: Any) -> list[dict[str, Any]]:
+    """The `functionResponse.response` objects among a message's parts whose `output` is a text."""
+    bodies = []
+    for part in content if isinstance(content, list) else (content,):
+        response = part.get("functionResponse") if isinstance(part, dict) else None
+        body = response.get("response") if isinstance(response, dict) else None
+        if isinstance(body, dict) and isinstance(body.get("output"), str):
+            bodies.append(body)
+    return bodies
+
+
+def pack_response_outputs(content: Any, packer: TextPacker) -> None:
+    """Swap each long `functionResponse.response.output` among a message's parts for a `PackedText`, in
+    place: a big session's reader does so as each record is parsed, since it holds every record until
+    its last line (`add_result` takes one as the result's body as it is)."""
+    for body in _response_bodies(content):
+        if len(body["output"]) > TEXT_CHARS:
+            body["output"] = PackedText.of(body["output"], packer)
+
+
+def response_outputs(content: Any) -> list[str]:
+    """The outputs `leave_response_outputs` numbers, in order (a `LineTexts` for one line's parts)."""
+    return [body["output"] for body in _response_bodies(content)]
+
+
+def leave_response_outputs(content: Any, store: TextStore, offset: int, size: int) -> None:
+    """Swap each long output among the parts of the line at `offset` for a `LineText` pointing back at
+    it, in place (`add_result` takes one as the result's body as it is)."""
+    for number, body in enumerate(_response_bodies(content)):
+        body["output"] = store.body(body["output"], offset, size, number)
 
 
 def add_user(
@@ -128,8 +160,8 @@ def add_result(
     out.answered.add(call_id)
     body = response.get("response")
     error = False
-    if isinstance(body, dict) and isinstance(body.get("output"), str | PackedText):
-        text = body["output"]  # a long output a big file's reader packed (Gemini's `records.pack_outputs`) is the body
+    if isinstance(body, dict) and isinstance(body.get("output"), str | PackedText | LineText):
+        text = body["output"]  # a long output a big file's reader packed or left on disk is the body
     elif isinstance(body, dict) and isinstance(body.get("error"), str):
         text, error = body["error"], True
     else:

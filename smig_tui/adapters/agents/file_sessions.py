@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Protocol, TypeVar
 
 from smig_tui.adapters.agents.content_parts import Converted
+from smig_tui.adapters.stored_text import FILE_BYTES, LineTexts, TextStore
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
@@ -148,6 +149,20 @@ CLOSING_BRACE = ord("}")
 def cannot_read(path: Path, error: OSError) -> ReadWarning:
     """The warning a listing gives for a session file it cannot read."""
     return ReadWarning(str(path), None, f"skipped: cannot read it ({error.strerror or error})")
+
+
+def line_store(handle: BinaryIO, path: Path, pack: bool, texts: LineTexts) -> TextStore | None:
+    """Where a reader leaves a big file's long tool outputs (on disk, read back from their line) when
+    `pack` is asked and the open file is big: its `load` holds every record until the last line (a
+    later one decides what the client resumes), so a 500 MB session's outputs would otherwise be
+    held whole, twice that in Python objects. `texts` gives a parsed line's outputs in order."""
+    big = pack and os.fstat(handle.fileno()).st_size >= FILE_BYTES
+    return TextStore(str(path), texts, True) if big else None
+
+
+def line_size(raw: bytes) -> int:
+    """The bytes of a line read with its newline, without it (what a stored text's line spans)."""
+    return len(raw) - 1 if raw.endswith(b"\n") else len(raw)
 
 
 class WholeFile(Protocol):

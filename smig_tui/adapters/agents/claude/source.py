@@ -7,7 +7,6 @@ sub-agent transcripts in `<session>/subagents/agent-*.jsonl` (workflow agents on
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -26,6 +25,7 @@ from smig_tui.adapters.agents.claude.scan import (
 )
 from smig_tui.adapters.agents.claude.titles import TitleFacts, prompt_of
 from smig_tui.adapters.fs import not_a_session_file
+from smig_tui.adapters.json_parse import loads
 from smig_tui.adapters.jsonl import parse_line
 from smig_tui.adapters.storage.discovery_cache import DiscoveryCache, cached_ids
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
@@ -526,7 +526,7 @@ def _tail_usage(raw: bytes, facts: _Facts, sidechain_ok: bool) -> bool:
 def _loads(raw: bytes) -> dict[str, Any] | None:
     """Parse a tail line quietly; damage there is reported by the full read, with line numbers."""
     try:
-        data = json.loads(raw)
+        data = loads(raw)
     except (ValueError, RecursionError):  # damaged or nested too deeply
         return None
     return data if isinstance(data, dict) else None

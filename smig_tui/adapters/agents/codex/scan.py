@@ -6,7 +6,6 @@ read looks only at the last 256 KB, so a 500 MB file costs about the same as a 5
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sqlite3
@@ -22,6 +21,7 @@ from smig_tui.adapters.agents.codex.items import (
     typed_prompt,
 )
 from smig_tui.adapters.fs import not_a_session_file
+from smig_tui.adapters.json_parse import loads
 from smig_tui.adapters.jsonl import iter_lines
 from smig_tui.adapters.zstd_files import SUFFIX, is_compressed, open_binary
 from smig_tui.core.models import Kind, ReadWarning, Role
@@ -167,7 +167,7 @@ def read_session_index(path: Path, warn: WarningSink) -> dict[str, str]:
     try:
         for _, _, raw, _ in iter_lines(str(path)):
             try:
-                row = json.loads(raw)
+                row = loads(raw)
             except (ValueError, RecursionError):  # damaged or nested too deeply
                 continue
             if isinstance(row, dict) and isinstance(row.get("id"), str):
@@ -267,7 +267,7 @@ def scan_head(path: str) -> Head:
         if number > 1 and not head.bare and not any(tag in raw[:200] for tag in _HEAD_WANTED):
             continue
         try:
-            data = json.loads(raw)
+            data = loads(raw)
         except (ValueError, RecursionError):  # damaged or nested too deeply
             continue
         if isinstance(data, dict):
@@ -401,7 +401,7 @@ def _absorb_usage(tail: Tail, raw: bytes) -> None:
 def _parses(raw: bytes) -> bool:
     """Tell whether a line is a JSON object."""
     try:
-        return isinstance(json.loads(raw), dict)
+        return isinstance(loads(raw), dict)
     except (ValueError, RecursionError):  # damaged or nested too deeply
         return False
 
@@ -409,7 +409,7 @@ def _parses(raw: bytes) -> bool:
 def _payload(raw: bytes) -> dict[str, Any]:
     """Parse a line's payload, or return {} for damage."""
     try:
-        data = json.loads(raw)
+        data = loads(raw)
     except (ValueError, RecursionError):  # damaged or nested too deeply
         return {}
     payload = data.get("payload") if isinstance(data, dict) else None

@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from smig_tui.adapters.agents.content_parts import Converted, usage_of
+from smig_tui.adapters.agents.file_sessions import line_size, line_store
+from smig_tui.adapters.stored_text import LineText, TextStore
 from smig_tui.core.models import Kind, Role, Usage
 
 UNSENT_TYPES = (
@@ -78,11 +80,14 @@ def data(event: dict[str, Any]) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def read_session(path: Path) -> SessionFile:
-    """Parse the file, skipping what the model never sees (raises OSError when it cannot be read)."""
+def read_session(path: Path, pack: bool = False) -> SessionFile:
+    """Parse the file, skipping what the model never sees (raises OSError when it cannot be read); with
+    `pack`, a big file's long tool results are left on disk as each event is parsed (`line_store`)."""
     out = SessionFile()
     with path.open("rb") as handle:
+        store, offset = line_store(handle, path, pack, _result_texts), 0
         for number, raw in enumerate(handle, start=1):
+            at, offset = offset, offset + len(raw)
             if not raw.strip() or UNSENT.match(raw):
                 continue
             try:
@@ -93,8 +98,33 @@ def read_session(path: Path) -> SessionFile:
             if not isinstance(event, dict) or not isinstance(event.get("type"), str):
                 out.damaged.append(number)
                 continue
+            if store is not None and event["type"] == "tool.execution_complete":
+                _leave_result(data(event), store, at, line_size(raw))
             out.events.append((number, event))
     return out
+
+
+RESULT_TEXTS = ("content", "detailedContent")
+"""A result's texts a big file's reader leaves on disk: what the model got, and the UI's (often as long)."""
+
+
+def _result_texts(event: dict[str, Any]) -> list[str]:
+    """A `tool.execution_complete` line's result texts, in the order `_leave_result` numbers them."""
+    result = data(event).get("result")
+    if not isinstance(result, dict) or not isinstance(result.get("content"), str):
+        return []
+    return [value for key in RESULT_TEXTS if isinstance(value := result.get(key), str)]
+
+
+def _leave_result(payload: dict[str, Any], store: TextStore, offset: int, size: int) -> None:
+    """Swap a result's long texts for `LineText`s pointing back at their line, in place: `_add_result`
+    takes the content as the result's body as it is."""
+    result = payload.get("result")
+    if not isinstance(result, dict) or not isinstance(result.get("content"), str):
+        return
+    keys = [key for key in RESULT_TEXTS if isinstance(result.get(key), str)]
+    for number, key in enumerate(keys):
+        result[key] = store.body(result[key], offset, size, number)
 
 
 def typed_text(message: dict[str, Any]) -> str:
@@ -230,8 +260,9 @@ def _add_result(
         return
     out.answered.add(call_id)
     result, error = payload.get("result"), payload.get("error")
-    if isinstance(result, dict) and isinstance(result.get("content"), str):
-        text = result["content"]
+    text: str | LineText
+    if isinstance(result, dict) and isinstance(result.get("content"), str | LineText):
+        text = result["content"]  # a long one a big file's reader left on disk (`_leave_result`) is the body
     elif isinstance(error, dict) and isinstance(error.get("message"), str):
         text = error["message"]
     elif isinstance(error, str):

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from smig_tui.adapters.stored_text import FILE_BYTES, TEXT_CHARS, PackedText, TextPacker
+from smig_tui.adapters.agents.content_parts import pack_response_outputs
+from smig_tui.adapters.stored_text import FILE_BYTES, TextPacker
 
 
 @dataclass
@@ -278,11 +279,7 @@ def pack_outputs(record: dict[str, Any], packer: TextPacker) -> None:
             if isinstance(call, dict):
                 parts.append(call.get("result"))
         for content in parts:
-            for part in content if isinstance(content, list) else (content,):
-                response = part.get("functionResponse") if isinstance(part, dict) else None
-                body = response.get("response") if isinstance(response, dict) else None
-                if isinstance(body, dict) and isinstance(body.get("output"), str) and len(body["output"]) > TEXT_CHARS:
-                    body["output"] = PackedText.of(body["output"], packer)
+            pack_response_outputs(content, packer)
 
 
 def _messages_of(record: dict[str, Any]) -> list[dict[str, Any]]:

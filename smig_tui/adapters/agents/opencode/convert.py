@@ -21,12 +21,12 @@ its model on resume, and so what this returns:
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
-from smig_tui.core.models import Kind, Message, Role, Usage
+from smig_tui.core.models import Kind, Message, Role, StoredText, Usage
 from smig_tui.core.timeline import format_iso
 
 CLEARED_OUTPUT = "[Old tool result content cleared]"
@@ -107,6 +107,12 @@ def active_rows(rows: Sequence[Row], revert: dict[str, Any] | None) -> tuple[lis
 def to_conversation(rows: Sequence[Row], revert: dict[str, Any] | None = None) -> Conversation:
     """The neutral messages of a session's rows, in order."""
     kept, compactions = active_rows(rows, revert)
+    return converted(kept, compactions)
+
+
+def converted(kept: Iterable[Row], compactions: int) -> Conversation:
+    """The neutral messages of the rows `active_rows` kept, taken one at a time (a reader may make
+    each row's parts as it is reached, so a big session's parts are never all held)."""
     out: list[Message] = []
     last_usage: Usage | None = None
     model: str | None = None
@@ -204,7 +210,12 @@ def _assistant_part(part: dict[str, Any], index: int, stamp: str | None, summary
     status = state.get("status")
     if status == "completed":
         cleared = as_dict(state.get("time")).get("compacted")
-        output = CLEARED_OUTPUT if cleared else str(state.get("output") or "")
+        raw = state.get("output")
+        # A long output a big session's reader packed (`source._pack_output`; no JSON value has `read`)
+        # is the body as it is.
+        output: str | StoredText = (
+            CLEARED_OUTPUT if cleared else cast("StoredText", raw) if hasattr(raw, "read") else str(raw or "")
+        )
         error = False
     elif status == "error":
         output, error = str(state.get("error") or "error"), True

@@ -15,13 +15,21 @@ import contextlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smig_tui.adapters.agents.opencode import database as database_module
-from smig_tui.adapters.agents.opencode.convert import Row, iso_ms, to_conversation, usage_of
+from smig_tui.adapters.agents.opencode.convert import (
+    Conversation,
+    Row,
+    active_rows,
+    converted,
+    iso_ms,
+    to_conversation,
+    usage_of,
+)
 from smig_tui.adapters.agents.opencode.database import OpenCodeDbError, columns, read_only
 from smig_tui.adapters.agents.opencode.home import OpenCodeHome, session_ref, split_ref
 from smig_tui.adapters.agents.opencode.storage_tree import (
@@ -33,6 +41,9 @@ from smig_tui.adapters.agents.opencode.storage_tree import (
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
+
+if TYPE_CHECKING:
+    from smig_tui.adapters.stored_text import TextPacker
 
 SENT_PARTS = "('text', 'reasoning', 'tool')"
 """Part types that become messages (a tool part becomes two)."""
@@ -86,10 +97,9 @@ class OpenCodeSource:
         """Read one session in full: the conversation OpenCode would send on resume."""
         ref = split_ref(info.path)
         if ref is None:
-            rows, revert = load_stored_rows(self._home.storage, info, warn), None
+            conversation = to_conversation(load_stored_rows(self._home.storage, info, warn))
         else:
-            rows, revert = self._load_database(Path(ref[0]), ref[1], warn)
-        conversation = to_conversation(rows, revert)
+            conversation = self._load_database(Path(ref[0]), ref[1], warn)
         measured = conversation.last_usage.context_tokens if conversation.last_usage else None
         info = replace(
             info,
@@ -178,34 +188,109 @@ class OpenCodeSource:
             )
         return known
 
-    def _load_database(self, database: Path, session_id: str, warn: WarningSink) -> tuple[list[Row], Any]:
-        """The message rows of one session with their parts, and its revert marker."""
+    def _load_database(self, database: Path, session_id: str, warn: WarningSink) -> Conversation:
+        """One session's conversation: its message rows first (what is sent depends on its revert
+        marker and its last compaction), then each kept message's parts as the conversion reaches it,
+        so a big session's parts are never all held."""
+        name = self._home.variant.name
         try:
-            with read_only(database, self._timeout, self._home.variant.name) as connection:
+            with read_only(database, self._timeout, name) as connection:
                 found = connection.execute("SELECT revert FROM session WHERE id = ?", (session_id,)).fetchone()
                 if found is None:
-                    raise SessionReadError(
-                        f"{self._home.variant.name} session {session_id} is no longer in {database}."
-                    )
+                    raise SessionReadError(f"{name} session {session_id} is no longer in {database}.")
                 messages = connection.execute(
                     "SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id", (session_id,)
                 ).fetchall()
-                parts: dict[str, list[dict[str, Any]]] = {}
-                for part_id, message_id, data in connection.execute(
-                    "SELECT id, message_id, data FROM part WHERE session_id = ? ORDER BY id", (session_id,)
-                ):
-                    part = _json(data, database, warn, self._home.variant.name)
-                    if part is not None:
-                        parts.setdefault(message_id, []).append({**part, "id": part_id})
+                rows = []
+                for message_id, data in messages:
+                    info = _json(data, database, warn, name)
+                    if info is not None:
+                        rows.append(Row({**info, "id": message_id}, ()))
+                revert = _json(found[0], database, warn, name) if found[0] else None
+                kept, compactions = active_rows(rows, revert)
+                order = {message_id: number for number, (message_id, _) in enumerate(messages)}
+                del messages
+                cursor = connection.execute(PARTS_IN_ORDER, (session_id, session_id))
+                parts = _Parts(cursor, order, lambda data: _json(data, database, warn, name))
+                conversation = converted((Row(row.info, parts.of(row.info["id"])) for row in kept), compactions)
+                parts.drain()
+                return conversation
         except OpenCodeDbError as error:
             raise SessionReadError(str(error)) from error
-        rows = []
-        for message_id, data in messages:
-            info = _json(data, database, warn, self._home.variant.name)
-            if info is not None:
-                rows.append(Row({**info, "id": message_id}, tuple(parts.get(message_id, ()))))
-        revert = _json(found[0], database, warn, self._home.variant.name) if found[0] else None
-        return rows, revert
+
+
+PARTS_IN_ORDER = (
+    "SELECT m.id, p.id, p.data FROM message m CROSS JOIN part p ON p.message_id = m.id "
+    "WHERE m.session_id = ? AND p.session_id = ? ORDER BY m.time_created, m.id, p.id"
+)
+"""A session's parts in its messages' order, each message's by id: the messages' index gives their
+order and the parts' index each one's (CROSS JOIN keeps SQLite to that plan: no sort of the whole)."""
+
+
+class _Parts:
+    """Each message's parts, from one pass over `PARTS_IN_ORDER` as the conversion asks for them in
+    message order. Every part is parsed, the skipped messages' too (a damaged one is a warning, as
+    when they were all read first); once 64 MB are read, long tool outputs are packed as they come."""
+
+    def __init__(
+        self,
+        cursor: Iterator[tuple[str, str, Any]],
+        order: dict[str, int],
+        parse: Callable[[Any], dict[str, Any] | None],
+    ) -> None:
+        from smig_tui.adapters.stored_text import FILE_BYTES  # loading only: the listing needs none
+
+        self._cursor, self._order, self._parse, self._big = cursor, order, parse, FILE_BYTES
+        self._row = next(cursor, None)
+        self._read = 0
+        self._packer: TextPacker | None = None
+
+    def of(self, message_id: str) -> tuple[dict[str, Any], ...]:
+        """The parts of `message_id`, the parts of the messages before it passed over."""
+        place = self._order[message_id]
+        parts = []
+        while self._row is not None and self._order[self._row[0]] <= place:
+            owner, part_id, data = self._row
+            part = self._part(part_id, data)
+            if part is not None and owner == message_id:
+                parts.append(part)
+            self._row = next(self._cursor, None)
+        return tuple(parts)
+
+    def drain(self) -> None:
+        """Parse the parts no kept message asked for (a reverted tail's), for their warnings."""
+        while self._row is not None:
+            self._part(self._row[1], self._row[2])
+            self._row = next(self._cursor, None)
+
+    def _part(self, part_id: str, data: Any) -> dict[str, Any] | None:
+        part = self._parse(data)
+        if part is None:
+            return None
+        if self._packer is None and isinstance(data, str | bytes):
+            self._read += len(data)
+            if self._read >= self._big:
+                from smig_tui.adapters.stored_text import TextPacker
+
+                self._packer = TextPacker()  # a big session: from here on its long outputs are packed
+        if self._packer is not None:
+            _pack_output(part, self._packer)
+        part["id"] = part_id
+        return part
+
+
+def _pack_output(part: dict[str, Any], packer: TextPacker) -> None:
+    """Swap a tool part's long output (and the copy OpenCode keeps in its `metadata`, which smig never
+    reads) for packed texts, in place: the conversion takes a packed output as the result's body as it is."""
+    from smig_tui.adapters.stored_text import TEXT_CHARS, PackedText
+
+    state = part.get("state") if part.get("type") == "tool" else None
+    if not isinstance(state, dict):
+        return
+    for holder in (state, state.get("metadata")):
+        output = holder.get("output") if isinstance(holder, dict) else None
+        if isinstance(holder, dict) and isinstance(output, str) and len(output) > TEXT_CHARS:
+            holder["output"] = PackedText.of(output, packer)
 
 
 def _part_counts(connection: sqlite3.Connection, only: list[str] | None) -> dict[str, int] | None:

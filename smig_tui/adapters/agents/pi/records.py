@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from smig_tui.adapters.agents.content_parts import Converted, close_reply
+from smig_tui.adapters.agents.file_sessions import line_size, line_store
+from smig_tui.adapters.stored_text import LineText, TextStore
 from smig_tui.core.models import Kind, Role, Usage
 
 COMPACTION_PREFIX = (
@@ -58,13 +60,16 @@ class SessionFile:
         return value if self.header.get("type") == "session" and isinstance(value, str) and value else None
 
 
-def read_session(path: Path) -> SessionFile:
-    """Parse the file and walk its active path (raises OSError when it cannot be read)."""
+def read_session(path: Path, pack: bool = False) -> SessionFile:
+    """Parse the file and walk its active path (raises OSError when it cannot be read); with `pack`, a
+    big file's long tool results are left on disk as each entry is parsed (`line_store`)."""
     out = SessionFile()
     by_id: dict[str, dict[str, Any]] = {}
     leaf: str | None = None
     with path.open("rb") as handle:
+        store, offset = line_store(handle, path, pack, _result_texts), 0
         for number, raw in enumerate(handle, start=1):
+            at, offset = offset, offset + len(raw)
             if not raw.strip():
                 continue
             try:
@@ -78,6 +83,8 @@ def read_session(path: Path) -> SessionFile:
                 out.header = entry
             elif isinstance(entry.get("id"), str):
                 _note_listing_facts(out, entry)
+                if store is not None:
+                    _leave_result(entry, store, at, line_size(raw))
                 by_id[entry["id"]] = entry
                 out.lines[entry["id"]] = number
                 leaf = entry["id"]
@@ -102,6 +109,26 @@ def _note_listing_facts(out: SessionFile, entry: dict[str, Any]) -> None:
     message = entry.get("message") if entry.get("type") == "message" else None
     if out.first_prompt is None and isinstance(message, dict) and message.get("role") == "user":
         out.first_prompt = content_text(message.get("content")).strip() or None
+
+
+def _result_texts(entry: dict[str, Any]) -> list[str]:
+    """A tool result entry's text when its content is text blocks only (what `_leave_result` leaves)."""
+    message = entry.get("message")
+    if entry.get("type") != "message" or not isinstance(message, dict) or message.get("role") != "toolResult":
+        return []
+    content = message.get("content")
+    if not isinstance(content, list) or not all(isinstance(b, dict) and b.get("type") == "text" for b in content):
+        return []
+    return [content_text(content)]
+
+
+def _leave_result(entry: dict[str, Any], store: TextStore, offset: int, size: int) -> None:
+    """Swap a long tool result's content (text blocks only) for its text left on disk, in place:
+    `_add_result` takes it as the result's body as it is."""
+    for text in _result_texts(entry):
+        body = store.body(text, offset, size, 0)
+        if isinstance(body, LineText):
+            entry["message"]["content"] = body
 
 
 def context_entries(path: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -241,9 +268,13 @@ def _add_reply(
 
 def _add_result(out: Converted, message: dict[str, Any], entry_id: str, line: int | None, stamp: str | None) -> None:
     content = message.get("content")
-    text = content_text(content)
-    if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "image" for b in content):
-        text = (text + "\n" if text else "") + "[image]"
+    text: str | LineText
+    if isinstance(content, LineText):
+        text = content  # a long one a big file's reader left on disk (`_leave_result`) is the body
+    else:
+        text = content_text(content)
+        if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "image" for b in content):
+            text = (text + "\n" if text else "") + "[image]"
     out.add(
         entry_id,
         "",

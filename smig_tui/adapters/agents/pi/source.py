@@ -78,7 +78,7 @@ class PiSource:
 
     def load(self, info: SessionInfo, warn: WarningSink) -> Session:
         """Read one session in full, as the client would resume it."""
-        return load_whole(info, warn, read_session, conversation)
+        return load_whole(info, warn, lambda path: read_session(path, pack=True), conversation)
 
 
 def _read_whole(path: Path, warn: WarningSink) -> Listing:

@@ -17,7 +17,18 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from smig_tui.adapters.agents.content_parts import Converted, add_reply_parts, add_user, close_reply, parts_of, usage_of
+from smig_tui.adapters.agents.content_parts import (
+    Converted,
+    add_reply_parts,
+    add_user,
+    close_reply,
+    leave_response_outputs,
+    parts_of,
+    response_outputs,
+    usage_of,
+)
+from smig_tui.adapters.agents.file_sessions import line_size, line_store
+from smig_tui.adapters.stored_text import TextStore
 from smig_tui.core.models import Kind, Usage
 
 MESSAGE_TYPES = ("user", "assistant", "tool_result")
@@ -47,13 +58,16 @@ class SessionFile:
         return value if isinstance(value, str) and value else None
 
 
-def read_session(path: Path) -> SessionFile:
-    """Parse the file and walk its chain (raises OSError when it cannot be read)."""
+def read_session(path: Path, pack: bool = False) -> SessionFile:
+    """Parse the file and walk its chain (raises OSError when it cannot be read); with `pack`, a big
+    file's long tool outputs are left on disk as each record is parsed (`line_store`)."""
     out = SessionFile()
     records: dict[str, dict[str, Any]] = {}
     last: str | None = None
     with path.open("rb") as handle:
+        store, offset = line_store(handle, path, pack, _line_outputs), 0
         for number, raw in enumerate(handle, start=1):
+            at, offset = offset, offset + len(raw)
             if not raw.strip():
                 continue
             try:
@@ -65,6 +79,8 @@ def read_session(path: Path) -> SessionFile:
             if not isinstance(uuid, str):
                 out.damaged.append(number)
                 continue
+            if store is not None:
+                record = _lean(record, store, at, line_size(raw))
             if uuid in records:
                 records[uuid] = _merged(records[uuid], record)
             else:
@@ -81,6 +97,29 @@ def read_session(path: Path) -> SessionFile:
         last = parent if isinstance(parent, str) else None
     out.chain = chain[::-1]
     return out
+
+
+READ_KEYS = ("uuid", "parentUuid", "type", "subtype", "timestamp", "model", "usageMetadata", "message")
+"""What `conversation` reads of a record (with a compression's `systemPayload`)."""
+
+
+def _lean(record: dict[str, Any], store: TextStore, offset: int, size: int) -> dict[str, Any]:
+    """A big file's record as `conversation` needs it: its long tool outputs left on disk, and only the
+    keys it reads (a 500 MB session is about 100,000 records, half of them telemetry, each key's value
+    its own object)."""
+    lean = {key: record[key] for key in READ_KEYS if key in record}
+    if record.get("subtype") == COMPRESSION and "systemPayload" in record:
+        lean["systemPayload"] = record["systemPayload"]
+    message = lean.get("message")
+    if isinstance(message, dict):
+        leave_response_outputs(message.get("parts"), store, offset, size)
+    return lean
+
+
+def _line_outputs(record: dict[str, Any]) -> list[str]:
+    """The tool outputs of one parsed line, as `_lean` numbers them."""
+    message = record.get("message")
+    return response_outputs(message.get("parts")) if isinstance(message, dict) else []
 
 
 def _merged(earlier: dict[str, Any], later: dict[str, Any]) -> dict[str, Any]:
