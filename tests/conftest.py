@@ -60,19 +60,43 @@ if not os.environ.get("TIKTOKEN_CACHE_DIR"):
 
 HUGE_ENV = "SMIG_FUZZ_HUGE"
 """Set to 1 to run the tests marked `huge` (100 MB inputs, minutes each: the benchmark's sizes)."""
-SPREAD_E2E = {"tests/e2e/test_matrix_real_clients.py"}
-"""e2e modules whose cases share only cheap module fixtures (the fake servers): `-n` spreads their cases."""
+LONG_GROUPED_E2E = (
+    "tests/e2e/test_kilo_real_client.py",
+    "tests/e2e/test_lived_in_homes.py",
+    "tests/e2e/test_memory_sync_real_clients.py",
+    "tests/e2e/test_gemini_real_client.py",
+    "tests/e2e/test_continue_real_clients.py",
+)
+"""The grouped e2e modules that take the most client CPU (measured, most first): they start the run."""
+SPREAD_E2E = (
+    "tests/e2e/test_mcp_four_clients.py",
+    "tests/e2e/test_kilo_aider_handwritten.py",
+    "tests/e2e/test_opencode_real_client.py",
+    "tests/e2e/test_aider_real_client.py",
+    "tests/e2e/test_pi_real_client.py",
+    "tests/e2e/test_mcp_real_clients.py",
+    "tests/e2e/test_copilot_real_client.py",
+    "tests/e2e/test_qwen_real_client.py",
+    "tests/e2e/test_new_clients_resume_handwritten.py",
+    "tests/e2e/test_matrix_real_clients.py",
+)
+"""e2e modules whose cases share only cheap module fixtures (the fake servers): `-n` spreads their cases.
+
+In this order (the most client CPU a case first, the matrix's many small cases last), after every
+grouped module: each worker starts on the long units, and the small cases fill in at the end, so
+neither worker waits idle while the other finishes one long module.
+"""
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Leave out the `huge` tests unless asked for, and under `pytest -n` (`--dist loadgroup`) keep
-    each e2e module's tests on one worker.
+    each e2e module's tests on one worker (but SPREAD_E2E's), the longest first.
 
     The huge tests are deselected, not skipped, so that a skip always means something is missing.
     An e2e module's expensive fixture (a home every client has lived in) is built once; every test
-    and client run has its own temp home, project and fake servers, so modules and the matrix's
-    cases run side by side. Tests outside e2e go wherever a worker is free.
+    and client run has its own temp home, project and fake servers, so modules and the spread
+    modules' cases run side by side. Tests outside e2e go wherever a worker is free.
     """
     if os.environ.get(HUGE_ENV) != "1":
         huge = [item for item in items if item.get_closest_marker("huge")]
@@ -87,6 +111,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             raise pytest.UsageError(f"{item.nodeid} is marked e2e outside tests/e2e")
         if module not in SPREAD_E2E:
             item.add_marker(pytest.mark.xdist_group(module))
+    items.sort(key=_e2e_order)  # stable: tests outside e2e, and each module's tests, keep their order
+
+
+def _e2e_order(item: pytest.Item) -> int:
+    """Where an e2e test runs in the order: the long grouped modules, the other grouped ones, then the
+    spread ones in SPREAD_E2E's order (0 for a test outside e2e)."""
+    module = item.nodeid.split("::", 1)[0]
+    if not item.get_closest_marker("e2e"):
+        return 0
+    if module in LONG_GROUPED_E2E:
+        return LONG_GROUPED_E2E.index(module) - len(LONG_GROUPED_E2E)
+    return 1 + SPREAD_E2E.index(module) if module in SPREAD_E2E else 0
 
 
 @pytest.fixture(autouse=True)

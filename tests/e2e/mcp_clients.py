@@ -26,11 +26,13 @@ from copilot_client import copilot_binary, copilot_env
 from fake_gemini_server import FakeGeminiServer
 from fake_model_server import FakeModelServer
 from gemini_client import MODEL as GEMINI_MODEL
+from gemini_client import NO_RELAUNCH as GEMINI_NO_RELAUNCH
 from gemini_client import gemini_binary, prepare_home
 from kilo_client import QUIET as KILO_QUIET
 from kilo_client import configure as configure_kilo_provider
 from kilo_client import kilo_binary
 from qwen_client import MODEL as QWEN_MODEL
+from qwen_client import NO_RELAUNCH as QWEN_NO_RELAUNCH
 from qwen_client import prepare_home as prepare_qwen_home
 from qwen_client import qwen_binary
 from real_clients import OPENCODE_QUIET
@@ -69,7 +71,7 @@ def base_env(homes: dict[str, Path]) -> dict[str, str]:
         "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
         "HOME": str(homes["home"]),
         "LANG": "C.UTF-8",
-        "TMPDIR": tempfile.gettempdir(),
+        "TMPDIR": os.environ.get("TMPDIR") or tempfile.gettempdir(),  # the clients' own (tests/e2e/conftest.py)
         "CODEX_HOME": str(homes["codex"]),
         "CLAUDE_CONFIG_DIR": str(homes["claude"]),
         "SMIG_TUI_HOME": str(homes["smig"]),
@@ -96,6 +98,7 @@ def gemini_env(homes: dict[str, Path], server: FakeGeminiServer) -> dict[str, st
         "GEMINI_API_KEY": "smig-test",
         "GOOGLE_GEMINI_BASE_URL": server.url,
         "GEMINI_CLI_TRUST_WORKSPACE": "true",
+        **GEMINI_NO_RELAUNCH,
     }
 
 
@@ -182,6 +185,7 @@ def run_qwen(homes: dict[str, Path], cwd: Path, calls: Calls, configure: Configu
             "OPENAI_BASE_URL": f"{server.url}/v1",
             "OPENAI_API_KEY": "smig-test",
             "OPENAI_MODEL": QWEN_MODEL,
+            **QWEN_NO_RELAUNCH,
         }
         configure(env)
         run_client([qwen_binary(), prompt], cwd, env)

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from cli_runner import smig
 from client_env import CLIENT_TIMEOUT
 from drivers import PROMPT, Servers, driver
 from drivers.gemini import install_source as _gemini_source
@@ -22,6 +24,7 @@ from drivers.opencode import configure as configure_opencode
 from fake_gemini_server import FakeGeminiServer
 from fake_model_server import FakeModelServer
 
+from smig_tui.core.handoff import NOTE_PREFIX
 from smig_tui.core.models import Kind, Role
 
 __all__ = ["OPENCODE_QUIET", "PROMPT", "configure_opencode"]
@@ -94,3 +97,54 @@ def prose(messages: list[dict[str, Any]]) -> list[str]:
             if len(line) >= 12:
                 lines.append(line[:60])
     return lines
+
+
+def smig_json(*argv: str) -> Any:
+    """`smig ARGV --json` in-process; its parsed output (fails the test on a non-zero exit)."""
+    code, out, err = smig(*argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def tool_turns(server: FakeModelServer) -> list[dict[str, Any]]:
+    """The agent's turns: the requests offering tools (not its title or summary requests)."""
+    return [body for _, _, body in server.requests if body.get("tools")]
+
+
+def last_tool_turn(server: FakeModelServer, client: str) -> dict[str, Any]:
+    """The last of the agent's turns (fails the test, naming the client, when it sent none)."""
+    bodies = tool_turns(server)
+    assert bodies, f"{client} sent the model no request"
+    return bodies[-1]
+
+
+def migrate_into_lived_in(
+    agent: str,
+    target: str,
+    source: str,
+    homes: dict[str, Path],
+    project: Path,
+    tmp_path: Path,
+    lived_in: Callable[[Path, Path], None],
+) -> dict[str, Any]:
+    """`source`'s recorded session migrated as it is to `agent` in `project`, where `agent`'s client has
+    just run (`lived_in`): a lived-in home whose user's own session is newer than the conversation migrated.
+    smig's JSON result."""
+    session_id = install_source(source, homes, project, tmp_path)
+    lived_in(homes["home"], project)
+    argv = ("migrate", session_id, "--target", target, "--strategy", "as-is", "--to", agent, "--cwd", str(project))
+    return dict(smig_json(*argv))
+
+
+def assert_continues(body: dict[str, Any], result: dict[str, Any], prompt: str) -> None:
+    """The request carries the migration (note, id, first and last kept text, in order), the prompt last."""
+    sent = json.dumps(body, ensure_ascii=False)
+    kept = prose(result["record"]["messages"])
+    assert kept, "the migration kept no prose to look for"
+    places = [sent.find(escaped(text)) for text in (NOTE_PREFIX, result["migration_id"], kept[0], kept[-1])]
+    places.append(sent.rfind(escaped(prompt)))  # a word like "continue" is in a system prompt too
+    assert -1 not in places, places
+    assert places[0] <= places[2] <= places[3] < places[4], places
+    last = body["messages"][-1]
+    content = last["content"] if isinstance(last["content"], str) else json.dumps(last["content"], ensure_ascii=False)
+    assert last["role"] == "user" and prompt in content, last

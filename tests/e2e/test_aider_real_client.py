@@ -65,10 +65,29 @@ def _source(agent: str, homes: dict[str, Path], project: Path, tmp_path: Path) -
     return install_source(agent, homes, project, tmp_path)
 
 
-def _lived_in(home: Path, project: Path) -> bytes:
-    """The user has chatted with Aider in the project: its own history is there; its bytes."""
+@pytest.fixture(scope="module")
+def lived_in_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A home and project where the user has chatted with Aider (the real client, once per module and worker).
+
+    Each test copies them (`_lived_in`): the files are the ones that run wrote, in the home (`.aider/`)
+    and the project (its history and input history), none naming the project's path (Aider's history
+    records its command line, its model and the chat), so the copy is what running Aider there again
+    would leave, about 4.5 s of CPU less a test.
+    """
+    aider_binary()  # skips when Aider is not installed
+    root = tmp_path_factory.mktemp("aider-lived-in")
+    home, project = root / "home", root / "osprey-app"
+    home.mkdir()
+    project.mkdir()
     with FakeModelServer(reply="OWN-REPLY") as server:
         run_aider(home, project, server, "--no-git", "--message", OWN)
+    return home, project
+
+
+def _lived_in(template: tuple[Path, Path], home: Path, project: Path) -> bytes:
+    """The user has chatted with Aider in the project: its own history is there; its bytes."""
+    shutil.copytree(template[0], home, dirs_exist_ok=True)
+    shutil.copytree(template[1], project, dirs_exist_ok=True)
     return (project / places.DEFAULT_NAME).read_bytes()
 
 
@@ -94,14 +113,13 @@ def _assert_carries(body: dict[str, Any], result: dict[str, Any], prompt: str) -
 
 @pytest.mark.parametrize("source", SOURCES)
 def test_aider_restores_and_continues_a_migration_in_a_lived_in_project(
-    source: str, isolated_homes: dict[str, Path], tmp_path: Path
+    source: str, isolated_homes: dict[str, Path], tmp_path: Path, lived_in_template: tuple[Path, Path]
 ) -> None:
-    aider_binary()  # skips when Aider is not installed
     if source == "kilo":
         kilo_binary()
     home, project = isolated_homes["home"], tmp_path / "osprey-app"
     project.mkdir()
-    own = _lived_in(home, project)
+    own = _lived_in(lived_in_template, home, project)
     session = _source(source, isolated_homes, project, tmp_path)
     result = _smig("migrate", session, "--target", "gpt-4.1", "--strategy", "as-is", "--to", "aider", "--cwd",
                    str(project))  # fmt: skip

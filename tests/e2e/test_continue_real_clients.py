@@ -24,7 +24,7 @@ from client_env import base_env, client_binary
 from fake_gemini_server import FakeGeminiServer
 from fake_model_server import FakeModelServer
 from gemini_client import MODEL as GEMINI_MODEL
-from gemini_client import prepare_home
+from gemini_client import NO_RELAUNCH, prepare_home
 from real_clients import OPENCODE_QUIET, install_source, prepare_receiver
 from terminal import Terminal
 
@@ -94,6 +94,7 @@ def _env(
             "GEMINI_API_KEY": "smig-test",
             "GOOGLE_GEMINI_BASE_URL": gemini.url,
             "GEMINI_CLI_TRUST_WORKSPACE": "true",
+            **NO_RELAUNCH,
         }
     return env | OPENCODE_QUIET
 

@@ -15,14 +15,12 @@ Memory: after `smig memory sync`, the other agents' memory is in Copilot's reque
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_runner import smig
 
 sys.path.insert(0, str(Path(__file__).parent))
 from copilot_client import copilot_binary, copilot_env, run_copilot
@@ -30,15 +28,11 @@ from drivers import Servers
 from drivers import copilot as driver
 from fake_gemini_server import FakeGeminiServer
 from fake_model_server import FakeModelServer
-from kilo_builders import install_database as install_kilo_database
-from real_clients import escaped, install_source, prose
+from real_clients import assert_continues, install_source, last_tool_turn, migrate_into_lived_in, smig_json
 from terminal import Terminal
-
-from smig_tui.core.handoff import NOTE_PREFIX
 
 pytestmark = pytest.mark.e2e
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "real"
 SOURCES = ["codex", "claude", "gemini", "opencode", "qwen", "kilo"]
 ALLOW = "--allow-all-tools"
 
@@ -47,42 +41,6 @@ ALLOW = "--allow-all-tools"
 def gemini_server() -> Iterator[FakeGeminiServer]:
     with FakeGeminiServer() as server:
         yield server
-
-
-def _smig(*argv: str) -> Any:
-    code, out, err = smig(*argv, "--json")
-    assert code == 0, err
-    return json.loads(out)
-
-
-def _last_turn(server: FakeModelServer) -> dict[str, Any]:
-    bodies = [body for _, _, body in server.requests if body.get("tools")]
-    assert bodies, "Copilot CLI sent the model no request"
-    return bodies[-1]
-
-
-def _assert_continues(body: dict[str, Any], result: dict[str, Any], prompt: str) -> None:
-    """The request carries the migration (note, id, first and last kept text, in order), the prompt last."""
-    sent = json.dumps(body, ensure_ascii=False)
-    kept = prose(result["record"]["messages"])
-    assert kept, "the migration kept no prose to look for"
-    places = [sent.find(escaped(text)) for text in (NOTE_PREFIX, result["migration_id"], kept[0], kept[-1])]
-    places.append(sent.rfind(escaped(prompt)))  # a word like "continue" is in the system prompt too
-    assert -1 not in places, places
-    assert places[0] <= places[2] <= places[3] < places[4], places
-    last = body["messages"][-1]
-    assert last["role"] == "user" and prompt in json.dumps(last["content"], ensure_ascii=False)
-
-
-def _source(source: str, homes: dict[str, Path], project: Path, tmp_path: Path) -> str:
-    """One agent's recorded session in the temp homes; its id."""
-    if source == "qwen":
-        shutil.copytree(FIXTURES / "qwen" / "home" / ".qwen", homes["home"] / ".qwen")
-        return str(json.loads((FIXTURES / "qwen" / "scenarios.json").read_text())["tools"]["session"])
-    if source == "kilo":
-        install_kilo_database(homes["home"] / ".local" / "share" / "kilo" / "kilo.db")
-        return str(_smig("list", "--agent", "kilo")[0]["id"])
-    return install_source(source, homes, project, tmp_path)
 
 
 def _lived_in(home: Path, project: Path) -> None:
@@ -96,10 +54,8 @@ def _lived_in(home: Path, project: Path) -> None:
 
 
 def _migrate(source: str, homes: dict[str, Path], project: Path, tmp_path: Path) -> dict[str, Any]:
-    session_id = _source(source, homes, project, tmp_path)
-    _lived_in(homes["home"], project)  # newer than the conversation migrated
-    target = ("migrate", session_id, "--target", "claude-sonnet-5-5", "--strategy", "as-is")
-    return _smig(*target, "--to", "copilot", "--cwd", str(project))
+    """`source`'s recorded session into Copilot, in a project Copilot ran in just before."""
+    return migrate_into_lived_in("copilot", "claude-sonnet-5-5", source, homes, project, tmp_path, _lived_in)
 
 
 @pytest.mark.parametrize("source", SOURCES)
@@ -110,7 +66,6 @@ def test_copilot_continues_and_resumes_a_migration_in_a_lived_in_home(
     project = tmp_path / "osprey-app"
     project.mkdir()
     home = isolated_homes["home"]
-    _lived_in(home, project)
     result = _migrate(source, isolated_homes, project, tmp_path)
     [written] = [entry for entry in result["files"] if entry["destination"] == "copilot" and entry.get("session_id")]
     [latest] = result["continue_latest"]
@@ -118,16 +73,16 @@ def test_copilot_continues_and_resumes_a_migration_in_a_lived_in_home(
 
     with FakeModelServer() as server:
         run_copilot(home, project, server, "--continue", "-p", "AFTER-MIGRATION: go on", ALLOW)
-        _assert_continues(_last_turn(server), result, "AFTER-MIGRATION: go on")
+        assert_continues(last_tool_turn(server, "Copilot CLI"), result, "AFTER-MIGRATION: go on")
     with FakeModelServer() as server:
         run_copilot(home, project, server, "--resume", written["session_id"], "-p", "BY-ID: once more", ALLOW)
-        body = _last_turn(server)
-    _assert_continues(body, result, "BY-ID: once more")
+        body = last_tool_turn(server, "Copilot CLI")
+    assert_continues(body, result, "BY-ID: once more")
     assert "AFTER-MIGRATION: go on" in json.dumps(body, ensure_ascii=False)
     # smig lists the session the client went on with first, and reads what the client appended
-    rows = _smig("list", "--agent", "copilot")
+    rows = smig_json("list", "--agent", "copilot")
     assert rows[0]["id"] == written["session_id"] and rows[0]["title"].startswith("↪ from ")
-    shown = _smig("show", written["session_id"])["messages"]
+    shown = smig_json("show", written["session_id"])["messages"]
     assert [m["text"] for m in shown if m["role"] == "user"][-1] == "BY-ID: once more"
 
 
@@ -138,7 +93,6 @@ def test_copilots_picker_lists_the_migration_above_the_users_own_and_opens_it(
     project = tmp_path / "osprey-app"
     project.mkdir()
     home = isolated_homes["home"]
-    _lived_in(home, project)
     result = _migrate("gemini", isolated_homes, project, tmp_path)
     with FakeModelServer() as server:
         env = copilot_env(home, server)
@@ -154,7 +108,7 @@ def test_copilots_picker_lists_the_migration_above_the_users_own_and_opens_it(
             terminal.type_until("\r", server.answered.is_set, "the client's request", attempt=10.0)
         finally:
             terminal.close()
-        _assert_continues(_last_turn(server), result, "PICKED: go on")
+        assert_continues(last_tool_turn(server, "Copilot CLI"), result, "PICKED: go on")
 
 
 def test_the_driver_resumes_a_migration_into_copilot(
@@ -164,14 +118,14 @@ def test_the_driver_resumes_a_migration_into_copilot(
     copilot_binary()
     project = tmp_path / "osprey-app"
     project.mkdir()
-    session_id = _source("qwen", isolated_homes, project, tmp_path)
-    result = _smig("migrate", session_id, "--target", driver.TARGET, "--to", driver.AGENT, "--cwd", str(project))
+    session_id = install_source("qwen", isolated_homes, project, tmp_path)
+    result = smig_json("migrate", session_id, "--target", driver.TARGET, "--to", driver.AGENT, "--cwd", str(project))
     [written] = [e for e in result["files"] if e["destination"] == "copilot" and e.get("session_id")]
     with FakeModelServer() as server:
         servers = Servers(server, gemini_server)
         driver.prepare_receiver(isolated_homes, servers)
         body = driver.resume(written["session_id"], isolated_homes, project, servers)
-    _assert_continues(body, result, "continue")
+    assert_continues(body, result, "continue")
 
 
 def test_copilot_reads_the_other_agents_memory_after_a_sync(isolated_homes: dict[str, Path], tmp_path: Path) -> None:
@@ -185,8 +139,8 @@ def test_copilot_reads_the_other_agents_memory_after_a_sync(isolated_homes: dict
     codex_memory = isolated_homes["codex"] / "memories"
     codex_memory.mkdir(parents=True)
     (codex_memory / "memory_summary.md").write_text("# Profile\n- CODEX-MEMORY-7: deploys on Fridays.\n")
-    _smig("memory", "sync", "--to-copilot")
+    smig_json("memory", "sync", "--to-copilot")
     with FakeModelServer() as server:
         run_copilot(home, project, server, "-p", "MEMORY: what do you know?", ALLOW)
-        sent = json.dumps(_last_turn(server), ensure_ascii=False)
+        sent = json.dumps(last_tool_turn(server, "Copilot CLI"), ensure_ascii=False)
     assert "CODEX-MEMORY-7: deploys on Fridays." in sent and "COPILOT-OWN-NOTE" in sent

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -27,8 +28,10 @@ def test_the_shipped_opencode_overhead_is_what_the_client_adds_to_a_request(
 
     project = tmp_path / "empty"
     project.mkdir()
-    with FakeModelServer() as server:
-        env = configure_opencode(isolated_homes, server)
+    # OpenCode names its temp folder in the system prompt: a short one as a user's (/tmp/tmpXXXXXXXX), not
+    # the run's clients' folder under pytest's temp path (tests/e2e/conftest.py), about 30 tokens longer
+    with tempfile.TemporaryDirectory() as scratch, FakeModelServer() as server:
+        env = configure_opencode(isolated_homes, server) | {"TMPDIR": scratch}
         run = subprocess.run(
             [client_binary("opencode"), "run", "hello there"],
             cwd=project,

@@ -17,33 +17,26 @@ text reaches the model when it reads the file with its own `read` tool.
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_runner import smig
 
 sys.path.insert(0, str(Path(__file__).parent))
 from drivers import PROMPT, Servers
 from drivers import pi as pi_driver
 from fake_gemini_server import FakeGeminiServer
 from fake_model_server import FakeModelServer
-from kilo_builders import RECORDED_ROOT, install_database
 from pi_client import pi_binary, pi_env, run_pi
-from real_clients import escaped, install_source, prose
+from real_clients import assert_continues, escaped, last_tool_turn, migrate_into_lived_in, smig_json, tool_turns
 from recording import system_text
 from terminal import Terminal
 
-from smig_tui.core.handoff import NOTE_PREFIX
-
 pytestmark = pytest.mark.e2e
 
-FIXTURES = Path(__file__).parents[1] / "fixtures"
 SOURCES = ["codex", "claude", "gemini", "opencode", "qwen", "kilo"]
-QWEN_TOOLS = json.loads((FIXTURES / "real" / "qwen" / "scenarios.json").read_text(encoding="utf-8"))["tools"]["session"]
 
 
 @pytest.fixture(scope="module")
@@ -52,69 +45,15 @@ def gemini_server() -> Iterator[FakeGeminiServer]:
         yield server
 
 
-def _smig(*argv: str) -> Any:
-    """`smig ARGV --json` in-process; its parsed output (fails the test on a non-zero exit)."""
-    code, out, err = smig(*argv, "--json")
-    assert code == 0, err
-    return json.loads(out)
-
-
-def _turns(server: FakeModelServer) -> list[dict[str, Any]]:
-    return [body for _, _, body in server.requests if body.get("tools")]
-
-
-def _last_turn(server: FakeModelServer) -> dict[str, Any]:
-    bodies = _turns(server)
-    assert bodies, "Pi sent the model no request"
-    return bodies[-1]
-
-
-def _assert_continues(body: dict[str, Any], result: dict[str, Any], prompt: str) -> None:
-    """The request carries the migration (note, id, first and last kept text, in order), the prompt last."""
-    sent = json.dumps(body, ensure_ascii=False)
-    kept = prose(result["record"]["messages"])
-    assert kept, "the migration kept no prose to look for"
-    places = [sent.find(escaped(text)) for text in (NOTE_PREFIX, result["migration_id"], kept[0], kept[-1], prompt)]
-    assert -1 not in places, places
-    assert places[0] <= places[2] <= places[3] < places[4], places
-    last = body["messages"][-1]
-    content = last["content"] if isinstance(last["content"], str) else json.dumps(last["content"])
-    assert last["role"] == "user" and prompt in content
-
-
 def _lived_in(home: Path, project: Path) -> None:
     """Pi has run in the project: the user's own session is there."""
     with FakeModelServer() as server:
         run_pi(home, project, server, "-p", "USER-OWN: hello")
 
 
-def _install_source(source: str, homes: dict[str, Path], project: Path, tmp_path: Path) -> str:
-    """One agent's real recorded session in the temp homes; its id."""
-    if source == "qwen":
-        shutil.copytree(FIXTURES / "real" / "qwen" / "home" / ".qwen", homes["home"] / ".qwen")
-        return QWEN_TOOLS
-    if source == "kilo":
-        install_database(homes["home"] / ".local" / "share" / "kilo" / "kilo.db")
-        sessions = _smig("list", "--agent", "kilo")
-        return str(next(row["id"] for row in sessions if row["cwd"] == f"{RECORDED_ROOT}/tools"))
-    return install_source(source, homes, project, tmp_path)
-
-
 def _migrate(source: str, homes: dict[str, Path], project: Path, tmp_path: Path) -> dict[str, Any]:
-    session_id = _install_source(source, homes, project, tmp_path)
-    _lived_in(homes["home"], project)  # newer than the conversation migrated
-    return _smig(
-        "migrate",
-        session_id,
-        "--target",
-        "claude-sonnet-4-5",
-        "--strategy",
-        "as-is",
-        "--to",
-        "pi",
-        "--cwd",
-        str(project),
-    )
+    """`source`'s recorded session into Pi, in a project Pi ran in just before."""
+    return migrate_into_lived_in("pi", "claude-sonnet-4-5", source, homes, project, tmp_path, _lived_in)
 
 
 @pytest.mark.parametrize("source", SOURCES)
@@ -125,7 +64,6 @@ def test_pi_continues_and_resumes_a_migration_in_a_lived_in_home(
     project = tmp_path / "osprey-app"
     project.mkdir()
     home = isolated_homes["home"]
-    _lived_in(home, project)
     result = _migrate(source, isolated_homes, project, tmp_path)
     [written] = [entry for entry in result["files"] if entry["destination"] == "pi" and entry.get("session_id")]
     [latest] = result["continue_latest"]
@@ -133,17 +71,17 @@ def test_pi_continues_and_resumes_a_migration_in_a_lived_in_home(
 
     with FakeModelServer() as server:
         run_pi(home, project, server, "-c", "-p", "AFTER-MIGRATION: go on")
-        _assert_continues(_last_turn(server), result, "AFTER-MIGRATION: go on")
+        assert_continues(last_tool_turn(server, "Pi"), result, "AFTER-MIGRATION: go on")
     with FakeModelServer() as server:
         run_pi(home, project, server, "--session", written["session_id"], "-p", "BY-ID: once more")
-        body = _last_turn(server)
-    _assert_continues(body, result, "BY-ID: once more")
+        body = last_tool_turn(server, "Pi")
+    assert_continues(body, result, "BY-ID: once more")
     assert "AFTER-MIGRATION: go on" in json.dumps(body, ensure_ascii=False)
     assert "USER-OWN" not in json.dumps(body, ensure_ascii=False)
     # smig lists the session the client went on with first, and reads what the client appended
-    rows = _smig("list", "--agent", "pi")
+    rows = smig_json("list", "--agent", "pi")
     assert rows[0]["id"] == written["session_id"] and rows[0]["title"].startswith("↪ from ")
-    shown = _smig("show", written["session_id"])["messages"]
+    shown = smig_json("show", written["session_id"])["messages"]
     assert [m["text"] for m in shown if m["role"] == "user"][-1] == "BY-ID: once more"
 
 
@@ -152,7 +90,6 @@ def test_pis_picker_lists_the_migration_first_and_opens_it(isolated_homes: dict[
     project = tmp_path / "osprey-app"
     project.mkdir()
     home = isolated_homes["home"]
-    _lived_in(home, project)
     result = _migrate("gemini", isolated_homes, project, tmp_path)
     with FakeModelServer() as server:
         env = pi_env(home, server)
@@ -168,7 +105,7 @@ def test_pis_picker_lists_the_migration_first_and_opens_it(isolated_homes: dict[
             terminal.type_until("\r", server.answered.is_set, "the client's request", attempt=10.0)
         finally:
             terminal.close()
-        _assert_continues(_last_turn(server), result, "PICKED: go on")
+        assert_continues(last_tool_turn(server, "Pi"), result, "PICKED: go on")
 
 
 def test_the_driver_resumes_what_smig_wrote_for_pi(
@@ -182,7 +119,7 @@ def test_the_driver_resumes_what_smig_wrote_for_pi(
     with FakeModelServer() as server:
         servers = Servers(server, gemini_server)
         pi_driver.prepare_receiver(isolated_homes, servers)
-        result = _smig("migrate", session_id, "--target", pi_driver.TARGET, "--to", "pi", "--cwd", str(project))
+        result = smig_json("migrate", session_id, "--target", pi_driver.TARGET, "--to", "pi", "--cwd", str(project))
         [written] = [e for e in result["files"] if e["destination"] == "pi" and e.get("session_id")]
         sent = json.dumps(pi_driver.resume(written["session_id"], isolated_homes, project, servers), ensure_ascii=False)
     assert escaped(result["migration_id"]) in sent and escaped("codename: OSPREY") in sent
@@ -201,11 +138,11 @@ def test_pi_reads_the_other_agents_memory_after_a_sync(isolated_homes: dict[str,
     codex_memory = isolated_homes["codex"] / "memories"
     codex_memory.mkdir(parents=True)
     (codex_memory / "memory_summary.md").write_text("# Profile\n- CODEX-MEMORY-7: deploys on Fridays.\n")
-    _smig("memory", "sync", "--to-pi")
+    smig_json("memory", "sync", "--to-pi")
     bundle = agent / "smig_memory.md"
     with FakeModelServer([{"name": "read", "args": {"path": str(bundle)}}]) as server:
         run_pi(home, project, server, "-p", "MEMORY: what do you know?")
-        first, second = _turns(server)[:2]
+        first, second = tool_turns(server)[:2]
     system = system_text(first)
     assert "PI-OWN-NOTE" in system and str(bundle) in system  # the user's file, with smig's line naming the bundle
     assert "CODEX-MEMORY-7: deploys on Fridays." in json.dumps(second["messages"][-1], ensure_ascii=False)
@@ -235,10 +172,10 @@ def test_pi_resumes_a_migration_written_in_the_folder_its_settings_name(
     assert not (home / ".pi" / "agent" / "sessions").exists()  # Pi itself wrote nothing in the default folder
     with FakeModelServer() as server:
         run_pi(home, project, server, "-c", "-p", "AFTER-MIGRATION: go on")
-        _assert_continues(_last_turn(server), result, "AFTER-MIGRATION: go on")
+        assert_continues(last_tool_turn(server, "Pi"), result, "AFTER-MIGRATION: go on")
     if where == "global":  # a folder for every project: smig lists it wherever it runs
-        assert _smig("list", "--agent", "pi")[0]["id"] == written["session_id"]
+        assert smig_json("list", "--agent", "pi")[0]["id"] == written["session_id"]
     else:  # the project's own folder: found through the project folders smig knows (its settings read there)
         written_by_pi = {path.stem.split("_", 1)[1] for path in expected.glob("*.jsonl")}
         assert len(written_by_pi) >= 2  # the user's own session the real Pi wrote there, and the migration
-        assert written_by_pi <= {row["id"] for row in _smig("list", "--agent", "pi")}
+        assert written_by_pi <= {row["id"] for row in smig_json("list", "--agent", "pi")}

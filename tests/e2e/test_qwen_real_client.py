@@ -19,45 +19,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_runner import smig
 
 sys.path.insert(0, str(Path(__file__).parent))
 from fake_model_server import FakeModelServer
 from qwen_client import qwen_binary, qwen_env, run_qwen
-from real_clients import escaped, install_source, prose
+from real_clients import assert_continues, last_tool_turn, migrate_into_lived_in, smig_json
 from terminal import Terminal
-
-from smig_tui.core.handoff import NOTE_PREFIX
 
 pytestmark = pytest.mark.e2e
 
 SOURCES = ["codex", "claude", "gemini", "opencode"]
-
-
-def _smig(*argv: str) -> Any:
-    """`smig ARGV --json` in-process; its parsed output (fails the test on a non-zero exit)."""
-    code, out, err = smig(*argv, "--json")
-    assert code == 0, err
-    return json.loads(out)
-
-
-def _last_turn(server: FakeModelServer) -> dict[str, Any]:
-    bodies = [body for _, _, body in server.requests if body.get("tools")]
-    assert bodies, "Qwen Code sent the model no request"
-    return bodies[-1]
-
-
-def _assert_continues(body: dict[str, Any], result: dict[str, Any], prompt: str) -> None:
-    """The request carries the migration (note, id, first and last kept text, in order), the prompt last."""
-    sent = json.dumps(body, ensure_ascii=False)
-    kept = prose(result["record"]["messages"])
-    assert kept, "the migration kept no prose to look for"
-    places = [sent.find(escaped(text)) for text in (NOTE_PREFIX, result["migration_id"], kept[0], kept[-1], prompt)]
-    assert -1 not in places, places
-    assert places[0] <= places[2] <= places[3] < places[4], places
-    last = body["messages"][-1]
-    content = last["content"] if isinstance(last["content"], str) else json.dumps(last["content"])
-    assert last["role"] == "user" and prompt in content
 
 
 def _lived_in(home: Path, project: Path) -> None:
@@ -67,20 +38,8 @@ def _lived_in(home: Path, project: Path) -> None:
 
 
 def _migrate(source: str, homes: dict[str, Path], project: Path, tmp_path: Path) -> dict[str, Any]:
-    session_id = install_source(source, homes, project, tmp_path)
-    _lived_in(homes["home"], project)  # newer than the conversation migrated
-    return _smig(
-        "migrate",
-        session_id,
-        "--target",
-        "qwen3-coder-plus",
-        "--strategy",
-        "as-is",
-        "--to",
-        "qwen",
-        "--cwd",
-        str(project),
-    )
+    """`source`'s recorded session into Qwen Code, in a project Qwen Code ran in just before."""
+    return migrate_into_lived_in("qwen", "qwen3-coder-plus", source, homes, project, tmp_path, _lived_in)
 
 
 @pytest.mark.parametrize("source", SOURCES)
@@ -91,7 +50,6 @@ def test_qwen_code_continues_and_resumes_a_migration_in_a_lived_in_home(
     project = tmp_path / "osprey-app"
     project.mkdir()
     home = isolated_homes["home"]
-    _lived_in(home, project)
     result = _migrate(source, isolated_homes, project, tmp_path)
     [written] = [entry for entry in result["files"] if entry["destination"] == "qwen" and entry.get("session_id")]
     [latest] = result["continue_latest"]
@@ -99,14 +57,14 @@ def test_qwen_code_continues_and_resumes_a_migration_in_a_lived_in_home(
 
     with FakeModelServer() as server:
         run_qwen(home, project, server, "-c", "AFTER-MIGRATION: go on")
-        _assert_continues(_last_turn(server), result, "AFTER-MIGRATION: go on")
+        assert_continues(last_tool_turn(server, "Qwen Code"), result, "AFTER-MIGRATION: go on")
     with FakeModelServer() as server:
         run_qwen(home, project, server, "--resume", written["session_id"], "BY-ID: once more")
-        body = _last_turn(server)
-    _assert_continues(body, result, "BY-ID: once more")
+        body = last_tool_turn(server, "Qwen Code")
+    assert_continues(body, result, "BY-ID: once more")
     assert "AFTER-MIGRATION: go on" in json.dumps(body, ensure_ascii=False)
     # smig lists the session the client went on with first, and reads what the client appended
-    rows = _smig("list", "--agent", "qwen")
+    rows = smig_json("list", "--agent", "qwen")
     assert rows[0]["id"] == written["session_id"] and rows[0]["title"].startswith("↪ from ")
 
 
@@ -117,7 +75,6 @@ def test_qwen_codes_picker_lists_the_migration_first_and_opens_it(
     project = tmp_path / "osprey-app"
     project.mkdir()
     home = isolated_homes["home"]
-    _lived_in(home, project)
     result = _migrate("gemini", isolated_homes, project, tmp_path)
     with FakeModelServer() as server:
         env = qwen_env(home, server)
@@ -133,7 +90,7 @@ def test_qwen_codes_picker_lists_the_migration_first_and_opens_it(
             terminal.type_until("\r", server.answered.is_set, "the client's request", attempt=10.0)
         finally:
             terminal.close()
-        _assert_continues(_last_turn(server), result, "PICKED: go on")
+        assert_continues(last_tool_turn(server, "Qwen Code"), result, "PICKED: go on")
 
 
 def test_qwen_code_reads_the_other_agents_memory_after_a_sync(isolated_homes: dict[str, Path], tmp_path: Path) -> None:
@@ -147,9 +104,9 @@ def test_qwen_code_reads_the_other_agents_memory_after_a_sync(isolated_homes: di
     codex_memory = isolated_homes["codex"] / "memories"
     codex_memory.mkdir(parents=True)
     (codex_memory / "memory_summary.md").write_text("# Profile\n- CODEX-MEMORY-7: deploys on Fridays.\n")
-    _smig("memory", "sync", "--to-qwen")
+    smig_json("memory", "sync", "--to-qwen")
     with FakeModelServer() as server:
         run_qwen(home, project, server, "MEMORY: what do you know?")
-        sent = json.dumps(_last_turn(server), ensure_ascii=False)
+        sent = json.dumps(last_tool_turn(server, "Qwen Code"), ensure_ascii=False)
     assert "CODEX-MEMORY-7: deploys on Fridays." in sent and "QWEN-OWN-NOTE" in sent
     assert "@./smig_memory.md" not in sent  # inlined, not passed on as text
