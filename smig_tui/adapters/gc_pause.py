@@ -4,10 +4,7 @@ Reading a 500 MB session or planning its 140,000 messages makes hundreds of thou
 that all stay alive. With the collector on, every few hundred allocations start a collection, and
 the rarer full ones walk every live object, the whole session included, again and again: that
 cost more than building the objects. What smig builds there forms no cycles, and what others make
-meanwhile is collected once the pause ends. What the block made is then moved to the oldest generation
-in one step (`gc.freeze` then `gc.unfreeze`), rather than walked by a young collection and then a
-middle one on its way there: 0.2-0.4 s of a 500 MB session's `smig show`, `plan` or `migrate`. It
-stays collectable; only the next full collection walks it.
+meanwhile is collected once the pause ends.
 
 Pausing is a process-wide switch, so it is thrown here, at the edge (the readers, `Services.plan`),
 never inside the pure core.
@@ -29,7 +26,4 @@ def no_cyclic_gc() -> Iterator[None]:
         yield
     finally:
         if was_enabled:
-            if gc.get_freeze_count() == 0:  # else someone froze objects on purpose (the TUI): leave them so
-                gc.freeze()  # then unfreeze: what the block made joins the oldest generation unwalked
-                gc.unfreeze()
             gc.enable()

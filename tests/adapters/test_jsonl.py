@@ -96,25 +96,6 @@ def test_full_reads_pause_the_cyclic_gc_and_always_restore_it() -> None:
     assert gc.isenabled()
 
 
-def test_what_a_pause_made_joins_the_oldest_generation_unfrozen_and_a_freeze_on_purpose_stays() -> None:
-    import gc
-
-    from smig_tui.adapters.gc_pause import no_cyclic_gc
-
-    with no_cyclic_gc():
-        made = [[number] for number in range(1000)]
-    oldest = {id(item) for item in gc.get_objects(generation=2)}
-    assert all(id(item) in oldest for item in made) and gc.get_freeze_count() == 0
-    gc.freeze()  # as the TUI keeps an open session out of collections
-    try:
-        frozen = gc.get_freeze_count()
-        with no_cyclic_gc():
-            more = [[number] for number in range(1000)]
-        assert gc.get_freeze_count() == frozen and len(more) == 1000
-    finally:
-        gc.unfreeze()
-
-
 def test_deeply_nested_line_is_one_warning_and_reading_goes_on(tmp_path: Path) -> None:
     nested = b"[" * 5000 + b"]" * 5000
     path = _write(tmp_path / "a.jsonl", b'{"a":1}\n' + nested + b'\n{"b":' + nested + b'}\n{"c":3}\n')
