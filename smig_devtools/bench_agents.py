@@ -186,92 +186,26 @@ def opencode_session(database: str, size: int, seed: int = 7) -> int:
     about `size` bytes of rows: prompts, then steps of reasoning, text and bash calls with long outputs.
     Returns the number of parts written."""
     import random
-    import sqlite3
 
-    from smig_devtools.opencode_corpus import BASE_MS, SCHEMA, _id, _prose
+    from smig_devtools.opencode_corpus import BASE_MS, _id, new_database, turn
 
     rng = random.Random(seed)
-    connection = sqlite3.connect(database)
-    connection.executescript(SCHEMA)
-    connection.execute("PRAGMA journal_mode=WAL")
-    connection.execute(
-        "INSERT INTO project VALUES ('global', '/', NULL, NULL, NULL, NULL, NULL, ?, ?, NULL, '[]', NULL)",
-        (BASE_MS, BASE_MS),
-    )
+    connection = new_database(database)
     session_id = _id("ses", 0xFFFFFFFFFFFF - BASE_MS)
     model = {"providerID": "anthropic", "modelID": "claude-sonnet-4-5"}
     written = counter = parts = 0
     moment = BASE_MS
     while written < size:
-        messages, rows = [], []
-        counter += 1
-        user = _id("msg", counter)
-        moment += rng.randrange(1000, 60_000)
-        messages.append(
-            (
-                user,
-                session_id,
-                moment,
-                moment,
-                json.dumps({"role": "user", "time": {"created": moment}, "agent": "build", "model": model}),
-            )
+        messages, rows, counter, moment = turn(
+            rng,
+            session_id,
+            counter,
+            moment,
+            steps=(2, 6),
+            cache_read=False,
+            output_words=(50, 3000),
+            command="pytest -q",
         )
-        counter += 1
-        rows.append(
-            (
-                _id("prt", counter),
-                user,
-                session_id,
-                moment,
-                moment,
-                json.dumps({"type": "text", "text": _prose(rng, rng.randrange(5, 60))}),
-            )
-        )
-        for _ in range(rng.randrange(2, 6)):
-            counter += 1
-            reply = _id("msg", counter)
-            moment += rng.randrange(500, 20_000)
-            tokens = {
-                "input": rng.randrange(1000, 90_000),
-                "output": rng.randrange(10, 2000),
-                "reasoning": 0,
-                "cache": {"read": 0, "write": 0},
-            }
-            messages.append(
-                (
-                    reply,
-                    session_id,
-                    moment,
-                    moment,
-                    json.dumps(
-                        {
-                            "role": "assistant",
-                            "parentID": user,
-                            "modelID": model["modelID"],
-                            "providerID": model["providerID"],
-                            "tokens": tokens,
-                            "time": {"created": moment},
-                            "finish": "stop",
-                        }
-                    ),
-                )
-            )
-            output = _prose(rng, rng.randrange(50, 3000))
-            step = [
-                {"type": "step-start"},
-                {"type": "reasoning", "text": _prose(rng, 30)},
-                {"type": "text", "text": _prose(rng, rng.randrange(10, 120))},
-                {
-                    "type": "tool",
-                    "tool": "bash",
-                    "callID": f"toolu_{counter}",
-                    "state": {"status": "completed", "input": {"command": "pytest -q"}, "output": output},
-                },
-                {"type": "step-finish", "reason": "stop", "tokens": tokens},
-            ]
-            for part in step:
-                counter += 1
-                rows.append((_id("prt", counter), reply, session_id, moment, moment, json.dumps(part)))
         connection.executemany("INSERT INTO message VALUES (?, ?, ?, ?, ?)", messages)
         connection.executemany("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", rows)
         written += sum(len(str(message[-1])) for message in messages) + sum(len(str(row[-1])) for row in rows)

@@ -16,6 +16,7 @@ import random
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from smig_tui.core.errors import WriteRefusedError
 
@@ -75,12 +76,8 @@ def _prose(rng: random.Random, words: int) -> str:
     return " ".join(rng.choice(_WORDS) for _ in range(words))
 
 
-def generate(database: Path, sessions: int, seed: int = 7) -> int:
-    """Write the database (refusing to replace anything) and return the number of parts written."""
-    if database.exists():
-        raise WriteRefusedError(f"Refusing to overwrite existing file {database}.")
-    database.parent.mkdir(parents=True, exist_ok=True)
-    rng = random.Random(seed)
+def new_database(database: Path | str) -> sqlite3.Connection:
+    """A new database in OpenCode's schema with its one global project, open for writing."""
     connection = sqlite3.connect(database)
     connection.executescript(SCHEMA)
     connection.execute("PRAGMA journal_mode=WAL")
@@ -88,6 +85,87 @@ def generate(database: Path, sessions: int, seed: int = 7) -> int:
         "INSERT INTO project VALUES ('global', '/', NULL, NULL, NULL, NULL, NULL, ?, ?, NULL, '[]', NULL)",
         (BASE_MS, BASE_MS),
     )
+    return connection
+
+
+def turn(
+    rng: random.Random,
+    session_id: str,
+    counter: int,
+    moment: int,
+    *,
+    steps: tuple[int, int] = (1, 4),
+    cache_read: bool = True,
+    output_words: tuple[int, int] = (20, 400),
+    command: str = "ls -la",
+) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], int, int]:
+    """One prompt and the steps answering it (reasoning, text, a bash call and its output), as OpenCode's
+    message and part rows; returns them with the id counter and the clock moved on."""
+    model = {"providerID": "anthropic", "modelID": "claude-sonnet-4-5"}
+    counter += 1
+    user = _id("msg", counter)
+    moment += rng.randrange(1000, 60_000)
+    messages: list[tuple[Any, ...]] = [
+        (
+            user,
+            session_id,
+            moment,
+            moment,
+            json.dumps({"role": "user", "time": {"created": moment}, "agent": "build", "model": model}),
+        )
+    ]
+    counter += 1
+    text = json.dumps({"type": "text", "text": _prose(rng, rng.randrange(5, 60))})
+    parts: list[tuple[Any, ...]] = [(_id("prt", counter), user, session_id, moment, moment, text)]
+    for _step in range(rng.randrange(*steps)):
+        counter += 1
+        reply = _id("msg", counter)
+        moment += rng.randrange(500, 20_000)
+        tokens = {
+            "input": rng.randrange(1000, 90_000),
+            "output": rng.randrange(10, 2000),
+            "reasoning": 0,
+            "cache": {"read": rng.randrange(0, 50_000) if cache_read else 0, "write": 0},
+        }
+        answer = {
+            "role": "assistant",
+            "parentID": user,
+            "modelID": model["modelID"],
+            "providerID": model["providerID"],
+            "tokens": tokens,
+            "time": {"created": moment},
+            "finish": "stop",
+        }
+        messages.append((reply, session_id, moment, moment, json.dumps(answer)))
+        step = [
+            {"type": "step-start"},
+            {"type": "reasoning", "text": _prose(rng, 30)},
+            {"type": "text", "text": _prose(rng, rng.randrange(10, 120))},
+            {
+                "type": "tool",
+                "tool": "bash",
+                "callID": f"toolu_{counter}",
+                "state": {
+                    "status": "completed",
+                    "input": {"command": command},
+                    "output": _prose(rng, rng.randrange(*output_words)),
+                },
+            },
+            {"type": "step-finish", "reason": "stop", "tokens": tokens},
+        ]
+        for part in step:
+            counter += 1
+            parts.append((_id("prt", counter), reply, session_id, moment, moment, json.dumps(part)))
+    return messages, parts, counter, moment
+
+
+def generate(database: Path, sessions: int, seed: int = 7) -> int:
+    """Write the database (refusing to replace anything) and return the number of parts written."""
+    if database.exists():
+        raise WriteRefusedError(f"Refusing to overwrite existing file {database}.")
+    database.parent.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(seed)
+    connection = new_database(database)
     counter = 0
     parts = 0
     parents: list[str] = []
@@ -101,84 +179,9 @@ def generate(database: Path, sessions: int, seed: int = 7) -> int:
             rows_message, rows_part = [], []
             moment = created
             for _ in range(turns):
-                counter += 1
-                user = _id("msg", counter)
-                moment += rng.randrange(1000, 60_000)
-                rows_message.append(
-                    (
-                        user,
-                        session_id,
-                        moment,
-                        moment,
-                        json.dumps(
-                            {
-                                "role": "user",
-                                "time": {"created": moment},
-                                "agent": "build",
-                                "model": {"providerID": "anthropic", "modelID": "claude-sonnet-4-5"},
-                            }
-                        ),
-                    )
-                )
-                counter += 1
-                rows_part.append(
-                    (
-                        _id("prt", counter),
-                        user,
-                        session_id,
-                        moment,
-                        moment,
-                        json.dumps({"type": "text", "text": _prose(rng, rng.randrange(5, 60))}),
-                    )
-                )
-                for _step in range(rng.randrange(1, 4)):
-                    counter += 1
-                    reply = _id("msg", counter)
-                    moment += rng.randrange(500, 20_000)
-                    tokens = {
-                        "input": rng.randrange(1000, 90_000),
-                        "output": rng.randrange(10, 2000),
-                        "reasoning": 0,
-                        "cache": {"read": rng.randrange(0, 50_000), "write": 0},
-                    }
-                    rows_message.append(
-                        (
-                            reply,
-                            session_id,
-                            moment,
-                            moment,
-                            json.dumps(
-                                {
-                                    "role": "assistant",
-                                    "parentID": user,
-                                    "modelID": "claude-sonnet-4-5",
-                                    "providerID": "anthropic",
-                                    "tokens": tokens,
-                                    "time": {"created": moment},
-                                    "finish": "stop",
-                                }
-                            ),
-                        )
-                    )
-                    step = [
-                        {"type": "step-start"},
-                        {"type": "reasoning", "text": _prose(rng, 30)},
-                        {"type": "text", "text": _prose(rng, rng.randrange(10, 120))},
-                        {
-                            "type": "tool",
-                            "tool": "bash",
-                            "callID": f"toolu_{counter}",
-                            "state": {
-                                "status": "completed",
-                                "input": {"command": "ls -la"},
-                                "output": _prose(rng, rng.randrange(20, 400)),
-                            },
-                        },
-                        {"type": "step-finish", "reason": "stop", "tokens": tokens},
-                    ]
-                    for part in step:
-                        counter += 1
-                        rows_part.append((_id("prt", counter), reply, session_id, moment, moment, json.dumps(part)))
+                messages, rows, counter, moment = turn(rng, session_id, counter, moment)
+                rows_message += messages
+                rows_part += rows
             connection.executemany("INSERT INTO message VALUES (?, ?, ?, ?, ?)", rows_message)
             connection.executemany("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", rows_part)
             parts += len(rows_part)
