@@ -184,6 +184,16 @@ def shared_fixtures() -> Path:
 
 
 @pytest.fixture
+def shared_fixture_lines() -> list[str]:
+    """Every line of the public JSONL session files, as written (bad UTF-8 replaced), in file order."""
+    return [
+        line
+        for path in sorted(PUBLIC_FIXTURES.rglob("*.jsonl"))
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines()
+    ]
+
+
+@pytest.fixture
 def memory_home(isolated_homes: dict[str, Path]) -> dict[str, Path]:
     """Fill the temp homes with the memory fixtures; `HOME_PROJECT` becomes the home folder's project."""
     for name in ("codex", "claude"):

@@ -55,14 +55,9 @@ def test_runs_split_by_size_give_the_same(monkeypatch: pytest.MonkeyPatch) -> No
     same(corpus())
 
 
-def test_real_session_lines(shared_fixtures: Path) -> None:
-    lines = [
-        line
-        for path in sorted(shared_fixtures.rglob("*.jsonl"))
-        for line in path.read_text(encoding="utf-8", errors="replace").splitlines()
-    ]
-    assert len(lines) > 500
-    same(lines)
+def test_real_session_lines(shared_fixture_lines: list[str]) -> None:
+    assert len(shared_fixture_lines) > 500
+    same(shared_fixture_lines)
 
 
 def test_secret_words_found_from_their_cores_as_the_regex_finds_them() -> None:
