@@ -234,7 +234,7 @@ def _assistant_part(part: dict[str, Any], index: int, stamp: str | None, summary
     if kind != "tool":
         return []
     state = as_dict(part.get("state"))
-    name = str(part.get("tool") or "tool")
+    name = sys.intern(str(part.get("tool") or "tool"))  # a few names, each on thousands of messages
     call_id = str(part.get("callID") or pid)
     arguments = json.dumps(state.get("input") or {}, ensure_ascii=False)
     call = Message(
