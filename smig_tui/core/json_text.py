@@ -47,6 +47,17 @@ class LazyList:
         self.items = items
 
 
+class JoinedText:
+    """A string written as `separator.join(parts)` would be, its parts made while it is written (one
+    export turn of a session's tool calls and results, a 500 MB session's whole run after one prompt,
+    was joined and encoded whole: 3 GB)."""
+
+    __slots__ = ("parts", "separator")
+
+    def __init__(self, separator: str, parts: Iterable[str]) -> None:
+        self.separator, self.parts = separator, parts
+
+
 class Encoded:
     """A value its maker already wrote as `indented_json` writes it at `depth` (the rows of a huge
     session's messages, which a caller that knows their shape encodes faster than a dict of them)."""
@@ -84,6 +95,9 @@ def _pieces(value: Any, depth: int) -> Iterator[str]:
     elif kind is LazyList:
         yield from _lazy_pieces(value, depth)
         return
+    elif kind is JoinedText:
+        yield from _joined_pieces(value)
+        return
     elif kind is Encoded:  # its only newlines are its own line breaks, each followed by its indent
         shift = value.depth != depth
         yield value.text.replace("\n" + INDENT * value.depth, "\n" + INDENT * depth) if shift else value.text
@@ -115,6 +129,16 @@ def _lazy_pieces(value: LazyList, depth: int) -> Iterator[str]:
         yield "," + inner
         yield from _pieces(item, depth + 1)
     yield "\n" + INDENT * depth + "]"
+
+
+def _joined_pieces(value: JoinedText) -> Iterator[str]:
+    """A `JoinedText` as the JSON string of its parts joined: JSON escapes each character on its own, so
+    the parts' encodings, quotes taken off, joined by the separator's, are the whole's."""
+    separator = encode_string(value.separator)[1:-1]
+    yield '"'
+    for number, part in enumerate(value.parts):
+        yield (separator if number else "") + encode_string(part)[1:-1]
+    yield '"'
 
 
 WHOLE_ITEMS = 64
