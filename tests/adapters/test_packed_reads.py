@@ -16,6 +16,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from crush.test_crush_cold_listing import _fixture_home as crush_fixture_home
+from crush.test_crush_cold_listing import _generated_home as crush_generated_home
 
 from smig_devtools.copilot_corpus import generate_copilot
 from smig_devtools.corpus import SessionEntry
@@ -25,6 +27,7 @@ from smig_devtools.qwen_corpus import generate_qwen
 from smig_tui.adapters import stored_text
 from smig_tui.adapters.agents import content_parts, file_sessions
 from smig_tui.adapters.agents.copilot import events as copilot_events
+from smig_tui.adapters.agents.crush.source import CrushSource
 from smig_tui.adapters.agents.opencode.convert import Row, facts_of, to_conversation
 from smig_tui.adapters.agents.opencode.home import resolve_home
 from smig_tui.adapters.agents.opencode.source import OpenCodeSource
@@ -325,3 +328,28 @@ def test_an_opencode_read_holds_each_message_as_the_facts_it_converts(tmp_path: 
     parsed = held(lambda message_id, data: {**json.loads(data), "id": message_id})
     facts = held(lambda message_id, data: facts_of(json.loads(data), message_id))
     assert len(rows) > 500 and facts < 0.3 * parsed, (facts, parsed)
+
+
+def _crush_sessions(env: dict[str, str]) -> list[tuple[str, list[tuple[object, ...]], list[str]]]:
+    warnings: list[Any] = []
+    source = CrushSource(env, listing_cache=None)
+    loaded = [source.load(info, warnings.append) for info in source.discover(warnings.append)]
+    return [(s.info.id, _fields(list(s.messages)), [w.message for w in s.warnings]) for s in loaded]
+
+
+@pytest.mark.parametrize("make_home", [crush_fixture_home, crush_generated_home], ids=["fixtures", "generated"])
+def test_a_crush_session_read_lean_is_the_one_read_whole(
+    make_home: Callable[[Path], dict[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a database of `FILE_BYTES` or more each row's parts are kept as the conversion reads them, long
+    tool results packed and the row's text let go as it is parsed (a 500 MB session took 1.3 GB): the
+    messages, warnings and order are the whole read's."""
+    env = make_home(tmp_path)
+    whole = _crush_sessions(env)
+    monkeypatch.setattr(stored_text, "FILE_BYTES", 0)
+    monkeypatch.setattr(stored_text, "TEXT_CHARS", 10)
+    lean = _crush_sessions(env)
+    assert len(whole) >= 3 and lean == whole
+    source = CrushSource(env, listing_cache=None)
+    packed = [m for info in source.discover(lambda _w: None) for m in source.load(info, lambda _w: None).messages]
+    assert any(isinstance(m.body, PackedText) for m in packed)
