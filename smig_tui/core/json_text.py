@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from itertools import islice
 from typing import Any
 
 import orjson
@@ -45,6 +46,23 @@ class LazyList:
 
     def __init__(self, items: Iterable[Any]) -> None:
         self.items = items
+
+
+class FlatRows:
+    """A list of objects made only of string keys and string, int, boolean and None values (the rows of
+    a huge plan), which `indented_json` writes with orjson a batch at a time: one C call per batch,
+    where `_whole` made a dozen Python calls per row (a tenth of a 500 MB session's `smig plan --json`).
+    The text is the same byte for byte; a batch orjson refuses (a lone surrogate, an int beyond 64 bits)
+    is written the standard way. Rows are made as they are written, as a `LazyList`'s items are."""
+
+    __slots__ = ("rows",)
+
+    def __init__(self, rows: Iterable[dict[str, Any]]) -> None:
+        self.rows = rows
+
+
+ROW_BATCH = 2048
+"""Rows `FlatRows` encodes in one call: large enough that the call's cost vanishes, small enough to hold."""
 
 
 class Encoded:
@@ -84,6 +102,9 @@ def _pieces(value: Any, depth: int) -> Iterator[str]:
     elif kind is LazyList:
         yield from _lazy_pieces(value, depth)
         return
+    elif kind is FlatRows:
+        yield from _flat_pieces(value, depth)
+        return
     elif kind is Encoded:  # its only newlines are its own line breaks, each followed by its indent
         shift = value.depth != depth
         yield value.text.replace("\n" + INDENT * value.depth, "\n" + INDENT * depth) if shift else value.text
@@ -115,6 +136,27 @@ def _lazy_pieces(value: LazyList, depth: int) -> Iterator[str]:
         yield "," + inner
         yield from _pieces(item, depth + 1)
     yield "\n" + INDENT * depth + "]"
+
+
+def _flat_pieces(value: FlatRows, depth: int) -> Iterator[str]:
+    """`FlatRows` as the list of its rows, a batch of them encoded by orjson at a time."""
+    inner = "\n" + INDENT * (depth + 1)
+    shift = "\n" + INDENT * depth
+    opening = "["
+    rows = iter(value.rows)
+    while batch := list(islice(rows, ROW_BATCH)):
+        try:
+            text = orjson.dumps(batch, option=orjson.OPT_INDENT_2).decode()
+        except TypeError:  # what orjson refuses: row by row, as any other list's items
+            for row in batch:
+                yield opening + inner
+                yield from _pieces(row, depth + 1)
+                opening = ","
+            continue
+        body = text[4:-2]  # the rows, less the list's own "[\n  " and "\n]"; their lines indented for depth 0
+        yield opening + inner + (body.replace("\n", shift) if depth else body)
+        opening = ","
+    yield "[]" if opening == "[" else shift + "]"
 
 
 WHOLE_ITEMS = 64

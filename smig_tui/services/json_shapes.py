@@ -66,10 +66,10 @@ def plan_totals(plan: Plan) -> dict[str, Any]:
     """A plan's decision and totals, the part every plan-shaped reply shares (`migrate_session` and a
     commit's result too). `dropped_count` and `dropped_tokens` are the messages the omission note counts,
     so the two agree; messages no plan migrates are counted apart in `not_migrated_count`."""
-    from smig_tui.core.plan_structure import NOT_MIGRATED  # planning code: not on `smig list --json`'s path
-    from smig_tui.core.plans import left_out
+    from smig_tui.core.plans import left_out, omitted  # planning code: not on `smig list --json`'s path
 
-    omitted = [item for item in plan.dropped if item.reason not in NOT_MIGRATED]
+    dropped = len(plan.dropped)
+    omitted_count, omitted_tokens = omitted(plan)
     return {
         "target": plan.decision.target,
         "decision": decision_json(plan.decision),
@@ -77,9 +77,9 @@ def plan_totals(plan: Plan) -> dict[str, Any]:
         "tokens_before": plan.tokens_before,
         "tokens_after": plan.tokens_after,
         "kept_count": len(plan.kept),
-        "dropped_count": len(omitted),
-        "dropped_tokens": sum(item.tokens for item in omitted),
-        "not_migrated_count": len(plan.dropped) - len(omitted),
+        "dropped_count": omitted_count,
+        "dropped_tokens": omitted_tokens,
+        "not_migrated_count": dropped - omitted_count,
         "shortened_count": sum(1 for item in plan.kept if item.text is not None),
         "left_out": dict(zip(("messages", "tokens"), left_out(plan), strict=True)),
         "placeholder": plan.placeholder,
