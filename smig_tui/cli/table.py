@@ -249,9 +249,13 @@ def wrap(text: str, width: int) -> list[str]:
     width = max(1, width)
     out: list[str] = []
     for paragraph in text.split("\n"):
+        if len(paragraph) <= width and paragraph.isascii() and not paragraph.startswith(" "):
+            out.append(paragraph)  # fits as it is (a cell per character): what the loop below would give
+            continue
+        measure = len if paragraph.isascii() else cell_width  # `smig show` wraps 139,000 rows' words
         line, used = "", 0  # `used`: the cells of `line`, kept as it grows (measuring it again was quadratic)
         for word in paragraph.split(" "):
-            size = cell_width(word)
+            size = measure(word)
             if line and used + 1 + size <= width:
                 line += " " + word
                 used += 1 + size

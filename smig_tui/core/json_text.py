@@ -49,16 +49,18 @@ class LazyList:
 
 
 class FlatRows:
-    """A list of objects made only of string keys and string, int, boolean and None values (the rows of
-    a huge plan), which `indented_json` writes with orjson a batch at a time: one C call per batch,
+    """A list of objects made only of string keys and string, int, boolean, None values and such objects
+    (the rows of a huge plan, a huge session's messages; no float, which orjson writes its own way), which `indented_json` writes with orjson a batch at a time: one C call per batch,
     where `_whole` made a dozen Python calls per row (a tenth of a 500 MB session's `smig plan --json`).
     The text is the same byte for byte; a batch orjson refuses (a lone surrogate, an int beyond 64 bits)
     is written the standard way. Rows are made as they are written, as a `LazyList`'s items are."""
 
-    __slots__ = ("rows",)
+    __slots__ = ("batch", "rows")
 
-    def __init__(self, rows: Iterable[dict[str, Any]]) -> None:
+    def __init__(self, rows: Iterable[dict[str, Any]], batch: int = 0) -> None:
         self.rows = rows
+        self.batch = batch or ROW_BATCH
+        """Rows encoded in one call: fewer where a row may hold a long text (their texts are held twice)."""
 
 
 ROW_BATCH = 2048
@@ -138,16 +140,30 @@ def _lazy_pieces(value: LazyList, depth: int) -> Iterator[str]:
     yield "\n" + INDENT * depth + "]"
 
 
+_ROW_OPTIONS = (
+    orjson.OPT_INDENT_2
+    | orjson.OPT_PASSTHROUGH_SUBCLASS
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+)
+"""Indented as `indented_json` indents; a subclass of str or int, a dataclass or a date (which orjson would
+write its own way, the standard encoder another) goes to `_refuse`."""
+
+
+def _refuse(value: Any) -> Any:
+    raise TypeError(type(value).__name__)
+
+
 def _flat_pieces(value: FlatRows, depth: int) -> Iterator[str]:
     """`FlatRows` as the list of its rows, a batch of them encoded by orjson at a time."""
     inner = "\n" + INDENT * (depth + 1)
     shift = "\n" + INDENT * depth
     opening = "["
     rows = iter(value.rows)
-    while batch := list(islice(rows, ROW_BATCH)):
+    while batch := list(islice(rows, value.batch)):
         try:
-            text = orjson.dumps(batch, option=orjson.OPT_INDENT_2).decode()
-        except TypeError:  # what orjson refuses: row by row, as any other list's items
+            text = orjson.dumps(batch, default=_refuse, option=_ROW_OPTIONS).decode()
+        except TypeError:  # what orjson refuses or would write otherwise: row by row, as any other list's items
             for row in batch:
                 yield opening + inner
                 yield from _pieces(row, depth + 1)
