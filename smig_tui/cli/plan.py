@@ -127,7 +127,7 @@ def run_plan(args: argparse.Namespace, ctx: Context) -> int:
     if reason:
         ctx.out.diag(f"smig: {reason}")
     if args.json:
-        items = FlatRows(map(json_shapes.plan_item_json, plan.items))  # made and written a batch at a time
+        items = FlatRows(json_shapes.plan_item_rows(plan))  # made and written a batch at a time
         ctx.out.json(json_shapes.plan_json(services, session, plan, args.to) | {"items": items})
         return 0
     ctx.out.data(decision_line(plan.decision, capacity, services.count_mix(session, capacity)))

@@ -63,7 +63,7 @@ class FlatRows:
         """Rows encoded in one call: fewer where a row may hold a long text (their texts are held twice)."""
 
 
-ROW_BATCH = 2048
+ROW_BATCH = 256
 """Rows `FlatRows` encodes in one call: large enough that the call's cost vanishes, small enough to hold."""
 
 

@@ -10,10 +10,11 @@ it (`scripts/docs.py`), and tests/test_json_shapes.py holds each function to its
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING, Any
 
-from smig_tui.core.models import SessionInfo
+from smig_tui.core.models import PlanItems, SessionInfo
 
 if TYPE_CHECKING:
     from smig_tui.adapters.archive import ArchiveRun, ArchiveStatus
@@ -162,7 +163,28 @@ def plan_item_json(item: PlanItem) -> dict[str, Any]:
 
 def plan_items(plan: Plan) -> list[dict[str, Any]]:
     """Every source message's fate, in source order."""
-    return [plan_item_json(item) for item in plan.items]
+    return list(plan_item_rows(plan))
+
+
+def plan_item_rows(plan: Plan) -> Iterator[dict[str, Any]]:
+    """`plan_item_json` of every item, in source order, made one at a time; from the plan's columns
+    when it has them (`PlanItems.fields_at`), no item built."""
+    items = plan.items
+    if not isinstance(items, PlanItems):
+        yield from map(plan_item_json, items)
+        return
+    for message, tokens, kept, reason, text, original in items.fields_at(range(len(items))):
+        yield {
+            "index": message.index,
+            "id": message.id,
+            "role": message.role.value,
+            "kind": message.kind.value,
+            "tokens": tokens,
+            "kept": kept,
+            "reason": reason,
+            "shortened": text is not None,
+            "original_tokens": original,
+        }
 
 
 # --- model --------------------------------------------------------------------------------------
