@@ -2,9 +2,9 @@
 
 With an indent, the standard library encodes in Python, one generator step per token: the 139,000 rows
 of a 500 MB session's `smig plan --json` took about 2 s. Here an object made of scalars, objects and
-short lists (the rows of every long list smig prints, a message with its usage) is one string joined
-from C-encoded scalars; a long list is written an item at a time; anything else goes through the
-standard encoder, so the text is the same byte for byte.
+short lists (a message with its usage) is one string joined from C-encoded scalars; a long list is
+written an item at a time, and the long lists of rows smig prints (`FlatRows`) by orjson a batch at a
+time; anything else goes through the standard encoder, so the text is the same byte for byte.
 """
 
 from __future__ import annotations
@@ -49,11 +49,12 @@ class LazyList:
 
 
 class FlatRows:
-    """A list of objects made only of string keys and string, int, boolean, None values and such objects
-    (the rows of a huge plan, a huge session's messages; no float, which orjson writes its own way), which `indented_json` writes with orjson a batch at a time: one C call per batch,
-    where `_whole` made a dozen Python calls per row (a tenth of a 500 MB session's `smig plan --json`).
-    The text is the same byte for byte; a batch orjson refuses (a lone surrogate, an int beyond 64 bits)
-    is written the standard way. Rows are made as they are written, as a `LazyList`'s items are."""
+    """A list of objects of string keys and string, int, boolean and None values or such objects (the
+    rows of a huge plan, a huge session's messages), which `indented_json` writes with orjson a batch
+    at a time: one C call per batch, where `_whole` made a dozen Python calls per row (a tenth of a
+    500 MB session's `smig plan --json`). The text is the same byte for byte; a batch orjson refuses
+    (a lone surrogate, an int beyond 64 bits, a subclass of str or int) is written the standard way.
+    No floats or plain enums: orjson writes those its own way. Rows are made as they are written."""
 
     __slots__ = ("batch", "rows")
 
@@ -65,16 +66,6 @@ class FlatRows:
 
 ROW_BATCH = 256
 """Rows `FlatRows` encodes in one call: large enough that the call's cost vanishes, small enough to hold."""
-
-
-class Encoded:
-    """A value its maker already wrote as `indented_json` writes it at `depth` (the rows of a huge
-    session's messages, which a caller that knows their shape encodes faster than a dict of them)."""
-
-    __slots__ = ("depth", "text")
-
-    def __init__(self, text: str, depth: int) -> None:
-        self.text, self.depth = text, depth
 
 
 _NOTHING = object()
@@ -106,10 +97,6 @@ def _pieces(value: Any, depth: int) -> Iterator[str]:
         return
     elif kind is FlatRows:
         yield from _flat_pieces(value, depth)
-        return
-    elif kind is Encoded:  # its only newlines are its own line breaks, each followed by its indent
-        shift = value.depth != depth
-        yield value.text.replace("\n" + INDENT * value.depth, "\n" + INDENT * depth) if shift else value.text
         return
     elif kind is list and value:
         inner = "\n" + INDENT * (depth + 1)
