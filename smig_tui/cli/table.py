@@ -249,8 +249,9 @@ def wrap(text: str, width: int) -> list[str]:
     width = max(1, width)
     out: list[str] = []
     for paragraph in text.split("\n"):
-        if len(paragraph) <= width and paragraph.isascii() and not paragraph.startswith(" "):
-            out.append(paragraph)  # fits as it is (a cell per character): what the loop below would give
+        lines = _single_spaced(paragraph, width)
+        if lines is not None:
+            out.extend(lines)
             continue
         measure = len if paragraph.isascii() else cell_width  # `smig show` wraps 139,000 rows' words
         line, used = "", 0  # `used`: the cells of `line`, kept as it grows (measuring it again was quadratic)
@@ -270,6 +271,26 @@ def wrap(text: str, width: int) -> list[str]:
                 used = cell_width(line)
         out.append(line)
     return out
+
+
+def _single_spaced(paragraph: str, width: int) -> list[str] | None:
+    """`wrap`'s lines of a paragraph of words of a cell per character, one space between them and none
+    at either end (a `smig show` preview), cut at the last space that fits, no word looked at alone;
+    None for any other paragraph, or when a word is wider than a line."""
+    if paragraph.startswith(" ") or paragraph.endswith(" ") or "  " in paragraph:
+        return None
+    if not paragraph.isascii() and set(_sizes(paragraph)) != {1}:
+        return None
+    lines = []
+    start, end = 0, len(paragraph)
+    while end - start > width:
+        space = paragraph.rfind(" ", start, start + width + 1)
+        if space < 0:  # a word wider than the line: cut in pieces by the loop
+            return None
+        lines.append(paragraph[start:space])
+        start = space + 1
+    lines.append(paragraph[start:])
+    return lines
 
 
 def _chunks(word: str, width: int) -> list[str]:

@@ -140,11 +140,16 @@ def _word_by_word(text: str, width: int) -> list[str]:
 
 
 def test_wrap_breaks_every_text_as_measuring_each_word_does() -> None:
-    """The shortcuts (an ASCII line that fits, ASCII words measured by length) change no line: leading and
-    doubled spaces, newlines, long words, wide characters and control characters included."""
+    """The shortcuts (single-spaced text cut at its last space that fits, ASCII words measured by length)
+    change no line: leading, trailing and doubled spaces, newlines, long words, wide, combining and
+    control characters included."""
     rng = random.Random(35)
-    alphabet = ["a", "bc", "defgh", " ", " ", "  ", "\n", "\t", "\x01", "é", "中", "😀", "x" * 30]
-    for _ in range(3000):
-        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(40)))
+    alphabet = ["a", "bc", "defgh", " ", " ", "  ", "\n", "\t", "\x01", "é", "…", "中", "😀", "\u0301", "x" * 30]
+    single = ["a", "bc", "defgh", "é…", "x" * 30]
+    for number in range(6000):
+        if number % 2:  # one space between words, as a preview has them: the shortcut that cuts at spaces
+            text = " ".join(rng.choice(single) for _ in range(rng.randrange(1, 30)))
+        else:
+            text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(40)))
         for width in (1, 5, 12, len(text) - 1, len(text), len(text) + 1, 200):
             assert wrap(text, width) == _word_by_word(text, width), (text, width)
