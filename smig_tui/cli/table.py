@@ -279,7 +279,7 @@ def _single_spaced(paragraph: str, width: int) -> list[str] | None:
     None for any other paragraph, or when a word is wider than a line."""
     if paragraph.startswith(" ") or paragraph.endswith(" ") or "  " in paragraph:
         return None
-    if not paragraph.isascii() and set(_sizes(paragraph)) != {1}:
+    if not paragraph.isascii() and not _narrow(paragraph):
         return None
     lines = []
     start, end = 0, len(paragraph)
@@ -291,6 +291,15 @@ def _single_spaced(paragraph: str, width: int) -> list[str] | None:
         start = space + 1
     lines.append(paragraph[start:])
     return lines
+
+
+def _narrow(text: str) -> bool:
+    """Tell whether every character of `text` takes one cell (each distinct character looked up once)."""
+    chars = set(text)
+    widths = set(map(_WIDTHS.get, chars))
+    if None in widths:  # a character not seen yet: measure it, once
+        widths = set(_sizes("".join(chars)))
+    return widths == {1}
 
 
 def _chunks(word: str, width: int) -> list[str]:

@@ -145,7 +145,7 @@ def test_wrap_breaks_every_text_as_measuring_each_word_does() -> None:
     control characters included."""
     rng = random.Random(35)
     alphabet = ["a", "bc", "defgh", " ", " ", "  ", "\n", "\t", "\x01", "é", "…", "中", "😀", "\u0301", "x" * 30]
-    single = ["a", "bc", "defgh", "é…", "x" * 30]
+    single = ["a", "bc", "defgh", "é…", "é", "a…", "中", "e\u0301", "x" * 30]
     for number in range(6000):
         if number % 2:  # one space between words, as a preview has them: the shortcut that cuts at spaces
             text = " ".join(rng.choice(single) for _ in range(rng.randrange(1, 30)))
