@@ -25,8 +25,7 @@ TAIL_SHARE = 0.5
 worker's part as it comes, so the two finish together when the reader's head and replay cost what
 the worker's tail costs (it also pays about 0.2 s to start)."""
 ONE_PROCESS_ENV = "SMIG_TUI_ONE_PROCESS"
-"""Set to 1 to read every session in one process; 0 splits a big file even with one CPU or a busy
-machine (for tests)."""
+"""Set to 1 to read every session in one process; 0 splits a big file even with one CPU (for tests)."""
 _SEARCH_BYTES = 1 << 20
 
 ROLES = tuple(Role)
@@ -36,31 +35,18 @@ ROLE_INDEX = {role: index for index, role in enumerate(ROLES)}
 KIND_INDEX = {kind: index for index, kind in enumerate(KINDS)}
 
 
-BUSY_LOAD_PER_CPU = 2.0
-"""From a 1-minute load average of this many per CPU on, a big file is read by one process."""
-
-
 def second_cpu() -> bool:
-    """Tell whether a second reading process can pay: this process may run on two or more CPUs (its
-    affinity mask) and the machine is not so busy that the worker would only wait for one.
+    """Tell whether this process may run on two or more CPUs (its affinity mask, not the machine's load).
 
-    Measured on this 2-CPU machine, `smig plan --json` on 500 MB sessions, paired: at a load of 5-7
-    the split took the same wall time as one process for 15% more CPU; at 8-9 it took 16-22% more
-    CPU (Claude 6.10 against 4.99 s, Codex 4.29 against 3.68 s, medians of 3) and more wall time too
-    (13.2 against 12.1 s, 11.8 against 7.8 s). On an idle machine it took 40% off the wall time, and
-    the goals at a load of 3 were set with it, so it stays below a load of twice the CPUs.
+    The choice used to follow the load average, so the same command took one or two processes by
+    what others ran: at a load of 3 a 500 MB open + plan was over its goal. Measured on this 2-CPU
+    machine at a load of 5-7, the split takes the same wall time as one process for 15% more CPU,
+    and 40% less wall time when a CPU is idle; the choice no longer depends on others' work.
     """
     try:
-        cpus = len(os.sched_getaffinity(0))
+        return len(os.sched_getaffinity(0)) >= 2
     except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    if cpus < 2:
-        return False
-    try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):  # a system that does not say: the split, as on an idle machine
-        return True
-    return load < BUSY_LOAD_PER_CPU * cpus
+        return (os.cpu_count() or 1) >= 2
 
 
 def split_offset(path: str, size: int, tail_share: float = TAIL_SHARE) -> int | None:

@@ -342,34 +342,13 @@ def test_the_split_falls_on_a_line_start_and_not_for_small_files_or_with_one_cpu
     assert split_read.split_offset(str(path), size) == split
 
 
-@pytest.mark.parametrize(
-    ("cores", "load", "split"),
-    [
-        (1, 0.0, False),
-        (2, 0.0, True),
-        (2, 3.0, True),
-        (2, 3.99, True),
-        (2, 4.0, False),
-        (2, 9.0, False),
-        (8, 9.0, True),
-    ],
-)
-def test_a_second_process_is_used_on_two_cpus_unless_the_machine_is_too_busy_for_it(
-    monkeypatch: pytest.MonkeyPatch, cores: int, load: float, split: bool
+@pytest.mark.parametrize(("cores", "split"), [(1, False), (2, True), (8, True)])
+def test_a_second_process_is_used_when_this_one_may_run_on_two_cpus_whatever_the_load(
+    monkeypatch: pytest.MonkeyPatch, cores: int, split: bool
 ) -> None:
-    """A worker that would wait for a CPU only adds its cost: one process from a load of twice the CPUs."""
     monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: set(range(cores)), raising=False)
-    monkeypatch.setattr(os, "getloadavg", lambda: (load, 50.0, 50.0))  # the last minute's, not the last 5 or 15
+    monkeypatch.setattr(os, "getloadavg", lambda: (50.0, 50.0, 50.0))  # others' load plays no part
     assert split_read.second_cpu() is split
-
-
-def test_a_system_that_does_not_say_its_load_splits_as_an_idle_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    def unknown() -> tuple[float, float, float]:
-        raise OSError("no load average")
-
-    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
-    monkeypatch.setattr(os, "getloadavg", unknown)
-    assert split_read.second_cpu()
 
 
 def test_a_progress_bar_moves_through_both_halves_to_the_end(
