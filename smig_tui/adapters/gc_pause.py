@@ -18,22 +18,12 @@ from contextlib import contextmanager
 
 
 @contextmanager
-def no_cyclic_gc(*, kept: bool = False) -> Iterator[None]:
-    """Pause the cyclic garbage collector for the block (nested pauses end with the outermost).
-
-    `kept`: what the block made stays alive until the process ends (a CLI command's session, held by
-    its services' caches), so when the pause ends it joins the oldest generation in one step
-    (`gc.freeze` then `gc.unfreeze`) instead of being walked by the collection the next allocation
-    starts: 0.2-0.4 s of a 500 MB session's `smig migrate`. Only for a process that then ends: one
-    that pauses again and again (the TUI) paid far more for the promotions than it saved.
-    """
+def no_cyclic_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector for the block (nested pauses end with the outermost)."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was_enabled:
-            if kept and gc.get_freeze_count() == 0:  # else someone froze objects on purpose: leave them so
-                gc.freeze()
-                gc.unfreeze()
             gc.enable()

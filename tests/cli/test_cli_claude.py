@@ -129,17 +129,15 @@ def test_one_session_commands_keep_the_collector_off_until_they_end(
     fake_home: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`show`, `plan` read a session whole and end: a collection after the reader's own pause would only
-    walk objects that stay alive anyway. The collector is back after, what they made in the oldest generation."""
+    walk objects that stay alive anyway; `list` lives on as before, and the collector is back after."""
     import gc
 
     seen: list[bool] = []
-    loaded: list[Any] = []
     load = Services.load_session
 
     def loading(self: Services, *args: Any, **kwargs: Any) -> Any:
         session = load(self, *args, **kwargs)
         seen.append(gc.isenabled())  # the reader's pause has ended here
-        loaded.append(session.messages)
         return session
 
     monkeypatch.setattr(Services, "load_session", loading)
@@ -148,8 +146,6 @@ def test_one_session_commands_keep_the_collector_off_until_they_end(
     assert _run(["plan", MAIN, "--target", "claude-sonnet-5-5", "--json"])[0] == 0
     assert seen == [False, False]
     assert gc.isenabled()
-    oldest = {id(value) for value in gc.get_objects(generation=2)}
-    assert all(id(messages) in oldest for messages in loaded)  # promoted unwalked, not left to young collections
     with pytest.raises(SystemExit):
         _run(["show"])  # a usage error leaves it as it was
     assert gc.isenabled()
