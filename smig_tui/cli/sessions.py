@@ -261,6 +261,8 @@ def message_to_dict(message: Message) -> dict[str, Any]:
 
 MESSAGE_BATCH = 64
 """Messages `smig show --json` encodes in one call (`FlatRows`): each with its whole text, which may be long."""
+
+
 def session_to_json(session: Session, messages: Iterable[Message] | None = None) -> dict[str, Any]:
     """Serialise a Session for `--json` output; given `messages` (the session's, texts in hand), its
     messages are made and encoded a few at a time as they are written (`FlatRows`), never held all at once."""
