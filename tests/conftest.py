@@ -88,6 +88,24 @@ neither worker waits idle while the other finishes one long module.
 """
 
 
+WORKERS_PER_CORE = 2
+"""`pytest -n auto` starts this many workers per core outside an e2e run: a worker of the fast loop is
+often asleep rather than computing (Textual's Pilot waits at least 20 ms for the app to go idle after
+every key and pause, about half of a TUI test's wall time, with the core idle), and a second worker on
+the core computes meanwhile. An e2e run (`-m e2e`) keeps one worker per core: the real clients compute
+nearly all the time (its wall time on two workers is half its CPU time), so more workers would only add
+memory and start-up."""
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto`: `WORKERS_PER_CORE` workers for each core this process may run on, one per core for an
+    e2e run (xdist's own count when PYTEST_XDIST_AUTO_NUM_WORKERS is set)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return cores if config.getoption("markexpr") == "e2e" else cores * WORKERS_PER_CORE
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Leave out the `huge` tests unless asked for, and under `pytest -n` (`--dist loadgroup`) keep
