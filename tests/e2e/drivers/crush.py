@@ -19,6 +19,8 @@ AGENT = "crush"
 TARGET = "gpt-5.5"
 """No Crush client runs here; a plan is never made for Crush as the receiver."""
 PROVIDER = "openai"
+CARRIES = ("codename: OSPREY", "git status --short")
+"""A tool's output and the `!` shell command of the tool session, which every receiving client must send."""
 NO_CLIENT = (
     "Crush cannot be installed or run offline here (its npm package downloads its binary from GitHub), "
     "and smig writes no Crush session (read-only agent)"
