@@ -156,7 +156,8 @@ def test_a_read_leaving_outputs_on_disk_holds_a_fraction_of_what_the_whole_read_
     agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Traced allocations (no clock, no RSS): the peak of reading and converting a generated 4 MB
-    session, outputs left on disk against whole."""
+    session, outputs left on disk against whole (Copilot CLI's events kept lean besides: the types and
+    `data` keys `conversation` reads, calls' arguments as their text: 0.39 -> 0.26 of the whole)."""
     reader = READERS[agent]
     path = _generated(agent, tmp_path / "gen", size=4_000_000)
 
@@ -172,7 +173,7 @@ def test_a_read_leaving_outputs_on_disk_holds_a_fraction_of_what_the_whole_read_
     monkeypatch.setattr(file_sessions, "FILE_BYTES", 0)
     packed = peak(True)
     assert whole > path.stat().st_size  # the whole read holds more than the file
-    assert packed < 0.5 * whole
+    assert packed < (0.33 if agent == "copilot" else 0.5) * whole
 
 
 def _opencode_sessions(database: Path, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list[Message]]]:
@@ -264,27 +265,6 @@ def test_an_opencode_session_read_a_message_at_a_time_is_the_one_read_whole(
         assert all(isinstance(m.body, str) for _, messages in whole for m in messages)
         packed_somewhere |= any(isinstance(m.body, PackedText) for _, messages in packed for m in messages)
     assert packed_somewhere
-
-
-def test_copilot_keeps_only_what_its_conversion_reads_of_a_big_file(tmp_path: Path) -> None:
-    """Traced peak of reading and converting a generated 4 MB Copilot CLI session: with its events kept
-    lean (the types and `data` keys `conversation` reads, calls' arguments as their text) a quarter of
-    the whole read's; only its outputs left on disk, 0.39."""
-    path = _generated("copilot", tmp_path / "gen", size=4_000_000)
-
-    def peak(pack: bool) -> int:
-        tracemalloc.start()
-        try:
-            copilot_events.conversation(copilot_events.read_session(path, pack=pack))
-            return tracemalloc.get_traced_memory()[1]
-        finally:
-            tracemalloc.stop()
-
-    whole = peak(False)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(file_sessions, "FILE_BYTES", 0)
-        lean = peak(True)
-    assert lean < 0.33 * whole
 
 
 def test_an_opencode_session_in_a_big_database_packs_from_its_first_part(
