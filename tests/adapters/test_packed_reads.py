@@ -16,8 +16,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from crush.test_crush_cold_listing import _fixture_home as crush_fixture_home
-from crush.test_crush_cold_listing import _generated_home as crush_generated_home
+from crush_builders import fixture_home as crush_fixture_home
+from crush_builders import generated_home as crush_generated_home
 
 from smig_devtools.copilot_corpus import generate_copilot
 from smig_devtools.corpus import SessionEntry
