@@ -10,6 +10,8 @@ import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from smig_tui.adapters.zstd_files import compress
@@ -78,16 +80,25 @@ def batched(conn: sqlite3.Connection, bulk: bool) -> Iterator[Callable[[int], No
         conn.execute(f"PRAGMA cache_size = {cache}")
 
 
-def insert_messages(conn: sqlite3.Connection, file_id: int, updated: str | None, read: IndexRead) -> int:
-    """Store messages, each pointing at its redacted text. A text the index already holds gains a
-    reference; a new one is packed into a block and indexed. Nothing is written when a text the
-    read counted on as held is not (`MissingText`: read the session again)."""
+@dataclass(slots=True)
+class Placed:
+    """Where a read's texts go: the id of each text the index holds, by digest, the new ones in the
+    order met (ids follow it, each with whether it is tool traffic), and each text's messages."""
+
+    ids: dict[int, int]
+    new: dict[int, bool]
+    refs: Counter[int]
+
+
+def place_texts(conn: sqlite3.Connection, read: IndexRead) -> Placed:
+    """Which of a read's texts the index holds and which it gains; `MissingText` (read the session
+    again) when a text the read counted on as held is not. Asked before anything of the session is
+    written, so a read found short leaves no row behind."""
     rows = read.rows
-    refs = Counter(row[6] for row in rows)
+    refs = Counter(map(itemgetter(6), rows))
     ids = held_texts(conn, list(refs))
-    new: dict[int, bool] = {}
-    """The texts to add, by digest, in the order met (ids follow it), each with whether it is tool traffic."""
     texts = read.texts
+    new: dict[int, bool] = {}
     for row in rows:
         digest = row[6]
         if digest not in ids and digest not in new:
@@ -96,6 +107,15 @@ def insert_messages(conn: sqlite3.Connection, file_id: int, updated: str | None,
 
                 raise MissingText
             new[digest] = row[4] != CONVERSATION
+    return Placed(ids, new, refs)
+
+
+def insert_messages(
+    conn: sqlite3.Connection, file_id: int, updated: str | None, read: IndexRead, placed: Placed
+) -> int:
+    """Store messages, each pointing at its redacted text (`placed`: see `place_texts`). A text the
+    index already holds gains a reference; a new one is packed into a block and indexed."""
+    ids, new, refs, texts = placed.ids, placed.new, placed.refs, read.texts
     if new:
         next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM texts").fetchone()[0]
         batch: list[tuple[int, int, str, bytes, bool]] = []
@@ -121,10 +141,10 @@ def insert_messages(conn: sqlite3.Connection, file_id: int, updated: str | None,
         " VALUES (?,?,?,?,?,?,?,?,?)",
         [
             (file_id, position, message_id, role, kind, rank, stamp or updated, ids[digest], gone)
-            for position, message_id, role, kind, rank, stamp, digest, gone in rows
+            for position, message_id, role, kind, rank, stamp, digest, gone in read.rows
         ],
     )
-    return len(rows)
+    return len(read.rows)
 
 
 def drop_messages(
