@@ -88,15 +88,44 @@ neither worker waits idle while the other finishes one long module.
 """
 
 
+SLOW_FIRST = (
+    "tests/tui/test_screens_fit.py",
+    "tests/core/test_redact_gate.py",
+    "tests/core/test_redact_ungated.py",
+    "tests/secrets/test_secrets_suite.py",
+    "tests/devtools/test_bench_rows.py",
+    "tests/tui/",
+)
+"""The fast loop's longest tests (measured: 5-18 s each, every other test under 5 s), which start its run
+(a prefix ending in `/` is a folder): started last, as the folders' order had the Pilot tests, one of
+them kept a worker busy while the others had finished."""
+WORKERS_PER_CORE = 2
+"""`pytest -n auto` starts this many workers per core outside an e2e run: a worker of the fast loop is
+often asleep rather than computing (Textual's Pilot waits at least 20 ms for the app to go idle after
+every key and pause, about half of a TUI test's wall time, with the core idle), and a second worker on
+the core computes meanwhile. An e2e run (`-m e2e`) keeps one worker per core: the real clients compute
+nearly all the time (its wall time on two workers is half its CPU time), so more workers would only add
+memory and start-up."""
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto`: `WORKERS_PER_CORE` workers for each core this process may run on, one per core for an
+    e2e run (xdist's own count when PYTEST_XDIST_AUTO_NUM_WORKERS is set)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return cores if config.getoption("markexpr") == "e2e" else cores * WORKERS_PER_CORE
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Leave out the `huge` tests unless asked for, and under `pytest -n` (`--dist loadgroup`) keep
-    each e2e module's tests on one worker (but SPREAD_E2E's), the longest first.
+    each e2e module's tests on one worker (but SPREAD_E2E's); the longest tests first (`_run_order`).
 
     The huge tests are deselected, not skipped, so that a skip always means something is missing.
     An e2e module's expensive fixture (a home every client has lived in) is built once; every test
     and client run has its own temp home, project and fake servers, so modules and the spread
-    modules' cases run side by side. Tests outside e2e go wherever a worker is free.
+    modules' cases run side by side. Tests outside e2e go wherever a worker is free, `SLOW_FIRST` first.
     """
     if os.environ.get(HUGE_ENV) != "1":
         huge = [item for item in items if item.get_closest_marker("huge")]
@@ -111,15 +140,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             raise pytest.UsageError(f"{item.nodeid} is marked e2e outside tests/e2e")
         if module not in SPREAD_E2E:
             item.add_marker(pytest.mark.xdist_group(module))
-    items.sort(key=_e2e_order)  # stable: tests outside e2e, and each module's tests, keep their order
+    items.sort(key=_run_order)  # stable: each module's tests, and the modules of one rank, keep their order
 
 
-def _e2e_order(item: pytest.Item) -> int:
-    """Where an e2e test runs in the order: the long grouped modules, the other grouped ones, then the
-    spread ones in SPREAD_E2E's order (0 for a test outside e2e)."""
+def _run_order(item: pytest.Item) -> int:
+    """Where a test runs in the order: outside e2e, `SLOW_FIRST`'s tests first, in its order, then the
+    rest; in e2e, the long grouped modules, the other grouped ones, then the spread ones in SPREAD_E2E's
+    order."""
     module = item.nodeid.split("::", 1)[0]
     if not item.get_closest_marker("e2e"):
-        return 0
+        first = [index for index, prefix in enumerate(SLOW_FIRST) if module.startswith(prefix)]
+        return first[0] - len(SLOW_FIRST) if first else 0
     if module in LONG_GROUPED_E2E:
         return LONG_GROUPED_E2E.index(module) - len(LONG_GROUPED_E2E)
     return 1 + SPREAD_E2E.index(module) if module in SPREAD_E2E else 0

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from smig_tui.cli.table import SESSION_HELP, Column
 from smig_tui.core.agent_rules import rules_of
 from smig_tui.core.capacity import calibration_margin, harness_agent
+from smig_tui.core.json_text import FlatRows
 from smig_tui.core.models import Decision, ModelCapacity, Plan, PlanItem, Session, Strategy
 from smig_tui.core.pins import resolve_pins
 from smig_tui.core.plans import left_out
@@ -126,7 +127,8 @@ def run_plan(args: argparse.Namespace, ctx: Context) -> int:
     if reason:
         ctx.out.diag(f"smig: {reason}")
     if args.json:
-        ctx.out.json(json_shapes.plan_json(services, session, plan, args.to) | {"items": json_shapes.plan_items(plan)})
+        items = FlatRows(json_shapes.plan_item_rows(plan))  # made and written a batch at a time
+        ctx.out.json(json_shapes.plan_json(services, session, plan, args.to) | {"items": items})
         return 0
     ctx.out.data(decision_line(plan.decision, capacity, services.count_mix(session, capacity)))
     if plan.decision.harness:

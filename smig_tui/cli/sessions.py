@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from smig_tui.cli.table import SESSION_HELP, Column, cell_width, unique_prefixes
 from smig_tui.cli.table import stream as table_stream
 from smig_tui.core.errors import UsageError
-from smig_tui.core.json_text import INDENT, Encoded, LazyList, encode_string, indented_json
+from smig_tui.core.json_text import FlatRows
 from smig_tui.core.models import Agent, Message, Session, SessionInfo, Usage
 from smig_tui.core.words import age_text, name_list, one_line, size_text
 from smig_tui.services import agent_profiles, current_branch, json_shapes, no_sessions_sentence
@@ -260,52 +259,17 @@ def message_to_dict(message: Message) -> dict[str, Any]:
     return data
 
 
-MESSAGE_DEPTH = 2
-"""Where `session_to_json` puts a message: an item of the list under a key of the top object."""
-_SCALAR_TEXT: dict[type, Callable[[Any], str]] = {
-    str: encode_string,
-    int: int.__repr__,
-    bool: {True: "true", False: "false"}.__getitem__,
-    type(None): lambda _: "null",
-}
-_ROLE_AT, _KIND_AT, _USAGE_AT = map(MESSAGE_KEYS.index, ("role", "kind", "usage"))
-
-
-@cache
-def _key_heads(keys: tuple[str, ...], depth: int) -> tuple[str, ...]:
-    """What comes before each value of an object with `keys` written at `depth`: separator, indent, key."""
-    inner = "\n" + INDENT * (depth + 1)
-    return tuple(("," if number else "") + inner + encode_string(key) + ": " for number, key in enumerate(keys))
-
-
-def _object_text(keys: tuple[str, ...], texts: list[str], depth: int) -> str:
-    return "{" + "".join(map(str.__add__, _key_heads(keys, depth), texts)) + "\n" + INDENT * depth + "}"
-
-
-def message_json(message: Message, depth: int = MESSAGE_DEPTH) -> Encoded:
-    """`message_to_dict(message)` as `indented_json` writes it at `depth`, made from the fields directly:
-    the dict and the generic encoder were most of `smig show --json`'s own work on a huge session
-    (a test holds the two texts equal). A field of an unexpected type goes the generic way."""
-    usage = message.usage
-    values = [getattr(message, key) for key in MESSAGE_KEYS]
-    values[_ROLE_AT], values[_KIND_AT], values[_USAGE_AT] = message.role.value, message.kind.value, None
-    try:
-        texts = [_SCALAR_TEXT[type(value)](value) for value in values]
-        if usage:
-            counts = [_SCALAR_TEXT[type(value)](value) for value in map(usage.__getattribute__, USAGE_FIELDS)]
-            texts[_USAGE_AT] = _object_text(USAGE_FIELDS, counts, depth + 1)
-    except KeyError:
-        return Encoded("".join(indented_json(message_to_dict(message))).replace("\n", "\n" + INDENT * depth), depth)
-    return Encoded(_object_text(MESSAGE_KEYS, texts, depth), depth)
+MESSAGE_BATCH = 64
+"""Messages `smig show --json` encodes in one call (`FlatRows`): each with its whole text, which may be long."""
 
 
 def session_to_json(session: Session, messages: Iterable[Message] | None = None) -> dict[str, Any]:
     """Serialise a Session for `--json` output; given `messages` (the session's, texts in hand), its
-    messages are encoded one by one as they are written (`message_json`), never held all at once."""
+    messages are made and encoded a few at a time as they are written (`FlatRows`), never held all at once."""
     if messages is None:
-        listed: list[Any] | LazyList = [message_to_dict(message) for message in session.messages]
+        listed: list[Any] | FlatRows = [message_to_dict(message) for message in session.messages]
     else:
-        listed = LazyList(map(message_json, messages))
+        listed = FlatRows(map(message_to_dict, messages), MESSAGE_BATCH)
     return {
         "info": json_shapes.session_json(session.info),
         "messages": listed,

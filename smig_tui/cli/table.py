@@ -249,9 +249,14 @@ def wrap(text: str, width: int) -> list[str]:
     width = max(1, width)
     out: list[str] = []
     for paragraph in text.split("\n"):
+        lines = _single_spaced(paragraph, width)
+        if lines is not None:
+            out.extend(lines)
+            continue
+        measure = len if paragraph.isascii() else cell_width  # `smig show` wraps 139,000 rows' words
         line, used = "", 0  # `used`: the cells of `line`, kept as it grows (measuring it again was quadratic)
         for word in paragraph.split(" "):
-            size = cell_width(word)
+            size = measure(word)
             if line and used + 1 + size <= width:
                 line += " " + word
                 used += 1 + size
@@ -266,6 +271,35 @@ def wrap(text: str, width: int) -> list[str]:
                 used = cell_width(line)
         out.append(line)
     return out
+
+
+def _single_spaced(paragraph: str, width: int) -> list[str] | None:
+    """`wrap`'s lines of a paragraph of words of a cell per character, one space between them and none
+    at either end (a `smig show` preview), cut at the last space that fits, no word looked at alone;
+    None for any other paragraph, or when a word is wider than a line."""
+    if paragraph.startswith(" ") or paragraph.endswith(" ") or "  " in paragraph:
+        return None
+    if not paragraph.isascii() and not _narrow(paragraph):
+        return None
+    lines = []
+    start, end = 0, len(paragraph)
+    while end - start > width:
+        space = paragraph.rfind(" ", start, start + width + 1)
+        if space < 0:  # a word wider than the line: cut in pieces by the loop
+            return None
+        lines.append(paragraph[start:space])
+        start = space + 1
+    lines.append(paragraph[start:])
+    return lines
+
+
+def _narrow(text: str) -> bool:
+    """Tell whether every character of `text` takes one cell (each distinct character looked up once)."""
+    chars = set(text)
+    widths = set(map(_WIDTHS.get, chars))
+    if None in widths:  # a character not seen yet: measure it, once
+        widths = set(_sizes("".join(chars)))
+    return widths == {1}
 
 
 def _chunks(word: str, width: int) -> list[str]:

@@ -39,7 +39,7 @@ from smig_tui.core.models import (
     Strategy,
     fates,
 )
-from smig_tui.core.plan_structure import Structure, analyse, is_typed_prompt, never_migrated
+from smig_tui.core.plan_structure import NOT_MIGRATED, Structure, analyse, is_typed_prompt, never_migrated
 from smig_tui.core.redact import LINE_MARGIN, cut_outside_secrets, redacted_line
 from smig_tui.core.strategies import needs_summary
 from smig_tui.core.tokens import MESSAGE_OVERHEAD
@@ -229,6 +229,30 @@ def left_out(plan: Plan) -> tuple[int, int]:
     if isinstance(plan.items, PlanItems):
         return plan.items.tally(LEFT_OUT_REASONS)
     tokens = [n for kept, reason, n in fates(plan.items) if not kept and reason in LEFT_OUT_REASONS]
+    return len(tokens), sum(tokens)
+
+
+class _AllBut:
+    """Every reason but some: what `PlanItems.tally` counts when it is asked for all the others."""
+
+    __slots__ = ("excluded",)
+
+    def __init__(self, excluded: frozenset[str]) -> None:
+        self.excluded = excluded
+
+    def __contains__(self, reason: object) -> bool:
+        return reason not in self.excluded
+
+
+def omitted(plan: Plan) -> tuple[int, int]:
+    """Count the messages a plan drops that some plan could migrate (every dropped one but those
+    `NOT_MIGRATED`), and their tokens as their items show them: the omission note's figures.
+
+    From the columns when the items are `PlanItems`: a 500 MB session's plan drops 138,000
+    messages, and building an item for each to read its reason cost a third of a second."""
+    if isinstance(plan.items, PlanItems):
+        return plan.items.tally(_AllBut(NOT_MIGRATED))
+    tokens = [n for kept, reason, n in fates(plan.items) if not kept and reason not in NOT_MIGRATED]
     return len(tokens), sum(tokens)
 
 

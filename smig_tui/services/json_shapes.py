@@ -10,10 +10,11 @@ it (`scripts/docs.py`), and tests/test_json_shapes.py holds each function to its
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING, Any
 
-from smig_tui.core.models import SessionInfo
+from smig_tui.core.models import PlanItems, SessionInfo
 
 if TYPE_CHECKING:
     from smig_tui.adapters.archive import ArchiveRun, ArchiveStatus
@@ -66,10 +67,10 @@ def plan_totals(plan: Plan) -> dict[str, Any]:
     """A plan's decision and totals, the part every plan-shaped reply shares (`migrate_session` and a
     commit's result too). `dropped_count` and `dropped_tokens` are the messages the omission note counts,
     so the two agree; messages no plan migrates are counted apart in `not_migrated_count`."""
-    from smig_tui.core.plan_structure import NOT_MIGRATED  # planning code: not on `smig list --json`'s path
-    from smig_tui.core.plans import left_out
+    from smig_tui.core.plans import left_out, omitted  # planning code: not on `smig list --json`'s path
 
-    omitted = [item for item in plan.dropped if item.reason not in NOT_MIGRATED]
+    dropped = len(plan.dropped)
+    omitted_count, omitted_tokens = omitted(plan)
     return {
         "target": plan.decision.target,
         "decision": decision_json(plan.decision),
@@ -77,9 +78,9 @@ def plan_totals(plan: Plan) -> dict[str, Any]:
         "tokens_before": plan.tokens_before,
         "tokens_after": plan.tokens_after,
         "kept_count": len(plan.kept),
-        "dropped_count": len(omitted),
-        "dropped_tokens": sum(item.tokens for item in omitted),
-        "not_migrated_count": len(plan.dropped) - len(omitted),
+        "dropped_count": omitted_count,
+        "dropped_tokens": omitted_tokens,
+        "not_migrated_count": dropped - omitted_count,
         "shortened_count": sum(1 for item in plan.kept if item.text is not None),
         "left_out": dict(zip(("messages", "tokens"), left_out(plan), strict=True)),
         "placeholder": plan.placeholder,
@@ -162,7 +163,28 @@ def plan_item_json(item: PlanItem) -> dict[str, Any]:
 
 def plan_items(plan: Plan) -> list[dict[str, Any]]:
     """Every source message's fate, in source order."""
-    return [plan_item_json(item) for item in plan.items]
+    return list(plan_item_rows(plan))
+
+
+def plan_item_rows(plan: Plan) -> Iterator[dict[str, Any]]:
+    """`plan_item_json` of every item, in source order, made one at a time; from the plan's columns
+    when it has them (`PlanItems.fields_at`), no item built."""
+    items = plan.items
+    if not isinstance(items, PlanItems):
+        yield from map(plan_item_json, items)
+        return
+    for message, tokens, kept, reason, text, original in items.fields_at(range(len(items))):
+        yield {
+            "index": message.index,
+            "id": message.id,
+            "role": message.role.value,
+            "kind": message.kind.value,
+            "tokens": tokens,
+            "kept": kept,
+            "reason": reason,
+            "shortened": text is not None,
+            "original_tokens": original,
+        }
 
 
 # --- model --------------------------------------------------------------------------------------

@@ -5,6 +5,9 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from smig_tui.adapters.agents.claude.home import resolve_home as claude_home
 from smig_tui.adapters.agents.claude.source import ClaudeSource
@@ -120,3 +123,29 @@ def test_show_accepts_the_transcript_path(fake_home: dict[str, Path]) -> None:
     code, stdout, stderr = _run(["show", str(path), "--json"])
     assert code == 0 and json.loads(stdout)["info"]["id"] == MY_APP
     assert stderr.count("truncated last line skipped") == 1
+
+
+def test_one_session_commands_keep_the_collector_off_until_they_end(
+    fake_home: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`show`, `plan` read a session whole and end: a collection after the reader's own pause would only
+    walk objects that stay alive anyway; `list` lives on as before, and the collector is back after."""
+    import gc
+
+    seen: list[bool] = []
+    load = Services.load_session
+
+    def loading(self: Services, *args: Any, **kwargs: Any) -> Any:
+        session = load(self, *args, **kwargs)
+        seen.append(gc.isenabled())  # the reader's pause has ended here
+        return session
+
+    monkeypatch.setattr(Services, "load_session", loading)
+    assert gc.isenabled()
+    assert _run(["show", MAIN, "--json"])[0] == 0
+    assert _run(["plan", MAIN, "--target", "claude-sonnet-5-5", "--json"])[0] == 0
+    assert seen == [False, False]
+    assert gc.isenabled()
+    with pytest.raises(SystemExit):
+        _run(["show"])  # a usage error leaves it as it was
+    assert gc.isenabled()

@@ -1,4 +1,4 @@
-"""`smig show --json` writes each message from its fields (`message_json`): the same text as the
+"""`smig show --json` writes its messages a batch at a time with orjson (`FlatRows`): the same text as the
 generic encoder gives for `message_to_dict`, on every message of real sessions and odd ones."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from smig_tui.cli.sessions import message_json, message_to_dict, session_to_json
-from smig_tui.core.json_text import indented_json
+from smig_tui.cli.sessions import MESSAGE_BATCH, message_to_dict, session_to_json
+from smig_tui.core.json_text import FlatRows, indented_json
 from smig_tui.core.models import Kind, Message, Role, Usage
 from smig_tui.services import build_services
 
@@ -18,9 +18,9 @@ def _standard(value: object) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, default=str)
 
 
-def _generic(message: Message, depth: int) -> str:
-    """The message as the whole document would hold it at `depth`, from the standard encoder."""
-    return _standard(message_to_dict(message)).replace("\n", "\n" + "  " * depth)
+def _rows(messages: list[Message], batch: int = MESSAGE_BATCH) -> str:
+    """The messages as `smig show --json` writes them, under a key of the top object."""
+    return "".join(indented_json({"messages": FlatRows(map(message_to_dict, messages), batch)}))
 
 
 def _fixture_messages(fake_home: dict[str, Path]) -> list[Message]:
@@ -36,11 +36,9 @@ def test_every_message_of_the_fixture_sessions_reads_as_the_generic_encoder_writ
 ) -> None:
     messages = _fixture_messages(fake_home)
     assert len(messages) > 50 and any(message.usage for message in messages)
-    for message in messages:
-        for depth in (0, 2, 3):
-            assert message_json(message, depth).text == _generic(message, depth)
-        shifted = "".join(indented_json({"messages": [message_json(message, 0)]}))  # written deeper than made
-        assert shifted == _standard({"messages": [message_to_dict(message)]})
+    expected = _standard({"messages": [message_to_dict(message) for message in messages]})
+    for batch in (1, 7, MESSAGE_BATCH, len(messages)):
+        assert _rows(messages, batch) == expected
 
 
 ODD = [
@@ -55,8 +53,11 @@ ODD = [
 
 @pytest.mark.parametrize("message", ODD, ids=range(len(ODD)))
 def test_odd_fields_read_as_the_generic_encoder_writes_them(message: Message) -> None:
-    for depth in (0, 1, 2, 5):
-        assert message_json(message, depth).text == _generic(message, depth)
+    """A lone surrogate, an int beyond 64 bits, an enum where a string belongs: the batch goes the standard way."""
+    for around in ([], ODD[:1], ODD[1:3]):
+        assert _rows([*around, message, *around]) == _standard(
+            {"messages": [message_to_dict(m) for m in [*around, message, *around]]}
+        )
 
 
 def test_the_document_is_the_standard_encoding_of_the_same_dicts(fake_home: dict[str, Path]) -> None:

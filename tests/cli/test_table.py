@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import io
+import random
 
 import pytest
 
-from smig_tui.cli.table import Column, cell_width, cut, render, terminal_width, unique_prefixes, wrap
+from smig_tui.cli.table import Column, _chunks, cell_width, cut, render, terminal_width, unique_prefixes, wrap
 from smig_tui.core.words import age_text, name_list, plural, size_text
 
 COLUMNS = (
@@ -113,3 +114,42 @@ def test_ages_are_short_and_relative(stamp: str | None, said: str) -> None:
     from datetime import UTC, datetime
 
     assert age_text(stamp, now=datetime(2026, 12, 4, 12, 0, tzinfo=UTC)) == said
+
+
+def _word_by_word(text: str, width: int) -> list[str]:
+    """`wrap` as it was before its shortcuts: every word measured in cells."""
+    width = max(1, width)
+    out: list[str] = []
+    for paragraph in text.split("\n"):
+        line, used = "", 0
+        for word in paragraph.split(" "):
+            size = cell_width(word)
+            if line and used + 1 + size <= width:
+                line, used = line + " " + word, used + 1 + size
+                continue
+            if line:
+                out.append(line)
+            if size <= width:
+                line, used = word, size
+            else:
+                *full, line = _chunks(word, width)
+                out.extend(full)
+                used = cell_width(line)
+        out.append(line)
+    return out
+
+
+def test_wrap_breaks_every_text_as_measuring_each_word_does() -> None:
+    """The shortcuts (single-spaced text cut at its last space that fits, ASCII words measured by length)
+    change no line: leading, trailing and doubled spaces, newlines, long words, wide, combining and
+    control characters included."""
+    rng = random.Random(35)
+    alphabet = ["a", "bc", "defgh", " ", " ", "  ", "\n", "\t", "\x01", "é", "…", "中", "😀", "\u0301", "x" * 30]
+    single = ["a", "bc", "defgh", "é…", "é", "a…", "中", "e\u0301", "x" * 30]
+    for number in range(6000):
+        if number % 2:  # one space between words, as a preview has them: the shortcut that cuts at spaces
+            text = " ".join(rng.choice(single) for _ in range(rng.randrange(1, 30)))
+        else:
+            text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(40)))
+        for width in (1, 5, 12, len(text) - 1, len(text), len(text) + 1, 200):
+            assert wrap(text, width) == _word_by_word(text, width), (text, width)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from smig_tui.core.json_text import LazyList, blocks, encode_string, indented_json
+from smig_tui.core.json_text import ROW_BATCH, FlatRows, LazyList, blocks, encode_string, indented_json
 
 
 class Colour(enum.Enum):
@@ -100,3 +100,36 @@ def test_encode_string_writes_long_texts_as_the_standard_encoder_does() -> None:
     every = "".join(map(chr, range(0x800))) + "\U0001f600\u2028\u2029\ufeff\uffff\x7f"
     for text in (every, every * 3, "a" * 31 + "\n", "a" * 32 + "\x00", "x" * 40 + "\ud800" + "y" * 40, "é"):
         assert encode_string(text) == encode_basestring(text)
+
+
+def _row(rng: random.Random, number: int) -> dict[str, Any]:
+    """A plan row's shape with every kind of value it may hold, and text orjson and the encoder must agree on."""
+    text = "".join(rng.choice('ab "\\\n\t\x00\x1f\x7fé😀\u2028\ufeff') for _ in range(rng.randrange(40)))
+    return {
+        "index": number,
+        "id": text,
+        "tokens": rng.choice([0, -1, 2**63 - 1, -(2**63), rng.randrange(10**6)]),
+        "kept": rng.random() < 0.5,
+        "reason": rng.choice([None, "over budget", text]),
+        "empty": rng.choice(["", {}, []]) if number % 3 else "",
+    }
+
+
+@pytest.mark.parametrize("count", [0, 1, ROW_BATCH - 1, ROW_BATCH, 2 * ROW_BATCH + 5])
+def test_flat_rows_are_written_as_the_list_of_those_rows(count: int) -> None:
+    """orjson writes the rows a batch at a time, at any depth, as the standard encoder writes the list."""
+    rng = random.Random(count)
+    rows = [_row(rng, number) for number in range(count)]
+    document = {"head": 1, "items": FlatRows(iter(rows)), "deeper": {"items": FlatRows(rows[:3])}}
+    expected = {"head": 1, "items": rows, "deeper": {"items": rows[:3]}}
+    assert "".join(indented_json(document)) == _standard(expected)
+    assert "".join(indented_json(FlatRows(rows))) == _standard(rows)
+
+
+def test_a_batch_orjson_refuses_is_written_the_standard_way() -> None:
+    """A lone surrogate or an int beyond 64 bits in one row: the same text, that batch row by row."""
+    rng = random.Random(5)
+    rows = [_row(rng, number) for number in range(ROW_BATCH + 10)]
+    rows[7]["id"] = "\ud800 lone"
+    rows[ROW_BATCH + 3]["tokens"] = 2**64
+    assert "".join(indented_json({"items": FlatRows(rows)})) == _standard({"items": rows})

@@ -18,8 +18,9 @@ import pytest
 from smig_devtools.corpus import MB, generate
 from smig_tui.core import plans as plans_module
 from smig_tui.core.models import Agent, Plan, PlanItem, PlanItems, Session, Strategy, fates, kept_indices
-from smig_tui.core.plans import LEFT_OUT_REASONS, R_OVER, R_SHORTENED, left_out, result_messages
-from smig_tui.services import Services, build_services
+from smig_tui.core.plan_structure import NOT_MIGRATED
+from smig_tui.core.plans import LEFT_OUT_REASONS, R_OVER, R_SHORTENED, left_out, omitted, result_messages
+from smig_tui.services import Services, build_services, json_shapes
 
 OWN_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 STRATEGIES = ("truncate", "tools-first", "summary", "summary-tail", "as-is")
@@ -86,6 +87,11 @@ def assert_plan_reads_like_a_tuple(plan: Plan) -> None:
     assert left_out(plan) == left_out(as_tuple)
     gone = [it for it in eager if not it.kept and it.reason in LEFT_OUT_REASONS]
     assert left_out(plan) == (len(gone), sum(it.tokens for it in gone))
+    assert omitted(plan) == omitted(as_tuple)
+    rows = [json_shapes.plan_item_json(item) for item in eager]  # `smig plan --json`'s rows, from the columns
+    assert list(json_shapes.plan_item_rows(plan)) == list(json_shapes.plan_item_rows(as_tuple)) == rows
+    migratable = [it for it in eager if not it.kept and it.reason not in NOT_MIGRATED]
+    assert omitted(plan) == (len(migratable), sum(it.tokens for it in migratable))
     assert result_messages(plan) == result_messages(as_tuple)
     assert plan == as_tuple
 
