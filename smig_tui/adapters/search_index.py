@@ -52,7 +52,14 @@ from smig_tui.adapters.search_query import (
 from smig_tui.adapters.search_query import SearchFilters as SearchFilters  # what callers import from here
 from smig_tui.adapters.search_query import SearchHit as SearchHit
 from smig_tui.adapters.search_schema import SCHEMA, SCHEMA_VERSION, has_schema, is_damage, schema_version
-from smig_tui.adapters.search_writing import FTS_TABLES, batched, drop_messages, held_texts, insert_messages
+from smig_tui.adapters.search_writing import (
+    FTS_TABLES,
+    batched,
+    drop_messages,
+    held_texts,
+    insert_messages,
+    place_texts,
+)
 from smig_tui.adapters.zstd_files import DAMAGED, decompress
 from smig_tui.core.errors import LockedError
 from smig_tui.core.models import SessionInfo
@@ -147,8 +154,8 @@ class SearchIndex:
         """Recently unpacked blocks by id (ids are never reused, so an entry never goes stale)."""
         self.parallel: bool | None = None
         """Redact in a worker process: None decides by how much there is to index."""
-        self._pending: set[int] = set()
-        """Digests of the texts read and sent to be redacted but not written yet, during a refresh."""
+        self._real_paths: dict[str | None, str | None] = {}
+        """Each session folder with its links resolved, during a refresh."""
 
     # --- opening, and recovering from a damaged file ---------------------------------------------
 
@@ -238,6 +245,7 @@ class SearchIndex:
     ) -> None:
         with self._guard:
             conn = self._connection()
+            self._real_paths.clear()  # a link may have changed since the last refresh
             listed: dict[str, str | None] = {}
             known: dict[str, _Known] = {}
             todo: list[tuple[SessionSource, SessionInfo]] = []
@@ -256,7 +264,7 @@ class SearchIndex:
                     elif not _same_meta(old.meta, info):
                         conn.execute(
                             "UPDATE files SET title=?, cwd=?, updated=?, subagent=?, archived=?, cwd_real=? WHERE id=?",
-                            (*_meta(info)[2:], _real(info.cwd), old.id),
+                            (*_meta(info)[2:], self._real_cwd(info.cwd), old.id),
                         )
             if not listed:
                 return  # nothing any listing reads has changed since the last refresh
@@ -345,48 +353,47 @@ class SearchIndex:
     ) -> None:
         """Index one session file, read whole, as a whole or not at all: only its new messages when it just grew."""
         grew = read.mode == "grow"
-        if old is None:
-            cursor = conn.execute(
-                "INSERT INTO files(key, path, agent, session_id, title, cwd, updated, subagent, archived,"
-                " cwd_real, size, mtime, indexed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0)",
-                (_key(info), info.path, *_meta(info), _real(info.cwd), info.size, info.mtime),
-            )
-            file_id = int(cursor.lastrowid or 0)
-        else:
-            file_id = old.id
-        last = conn.execute("SELECT coalesce(max(id), 0) FROM messages WHERE file = ?", (file_id,)).fetchone()[0]
-        added = insert_messages(conn, file_id, info.updated, read)
-        if old is not None and not grew:  # the old messages leave after the new ones hold their texts
-            drop_messages(conn, file_id, self._text, self._forget_block, last)
-        conn.execute(
-            "UPDATE files SET agent=?, session_id=?, title=?, cwd=?, updated=?, subagent=?, archived=?, cwd_real=?,"
-            " size=?, mtime=?, indexed=?, last_id=?, resume_offset=?, resume_line=?, resume_digest=?, resume_state=?"
-            " WHERE id=?",
-            (
-                *_meta(info),
-                _real(info.cwd),
-                info.size,
-                info.mtime,
-                read.count,
-                read.last_id,
-                *_resume_columns(read.point),
-                file_id,
-            ),
+        placed = place_texts(conn, read)
+        facts = (
+            *_meta(info),
+            self._real_cwd(info.cwd),
+            info.size,
+            info.mtime,
+            read.count,
+            read.last_id,
+            *_resume_columns(read.point),
         )
-
-        report.messages += added
-        if old is None:
+        if old is None:  # its row first (the messages point at it), whole: a new file is written once
+            cursor = conn.execute(
+                "INSERT INTO files(key, path, agent, session_id, title, cwd, updated, subagent, archived, cwd_real,"
+                " size, mtime, indexed, last_id, resume_offset, resume_line, resume_digest, resume_state)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (_key(info), info.path, *facts),
+            )
+            insert_messages(conn, int(cursor.lastrowid or 0), info.updated, read, placed)
             report.added += 1
-        elif grew:
-            report.grown += 1
         else:
-            report.reindexed += 1
+            last = conn.execute("SELECT coalesce(max(id), 0) FROM messages WHERE file = ?", (old.id,)).fetchone()[0]
+            insert_messages(conn, old.id, info.updated, read, placed)
+            if not grew:  # the old messages leave after the new ones hold their texts
+                drop_messages(conn, old.id, self._text, self._forget_block, last)
+            conn.execute(
+                "UPDATE files SET agent=?, session_id=?, title=?, cwd=?, updated=?, subagent=?, archived=?,"
+                " cwd_real=?, size=?, mtime=?, indexed=?, last_id=?, resume_offset=?, resume_line=?,"
+                " resume_digest=?, resume_state=? WHERE id=?",
+                (*facts, old.id),
+            )
+            if grew:
+                report.grown += 1
+            else:
+                report.reindexed += 1
+        report.messages += len(read.rows)
 
     def _append_file(
         self, conn: sqlite3.Connection, info: SessionInfo, old: _Known, read: IndexRead, report: RefreshReport
     ) -> None:
         """Index the messages a file gained, read from where its lines ended, as a whole or not at all."""
-        added = insert_messages(conn, old.id, info.updated, read)
+        added = insert_messages(conn, old.id, info.updated, read, place_texts(conn, read))
         conn.execute(
             "UPDATE files SET title=?, updated=?, size=?, mtime=?, indexed=?, last_id=?, resume_offset=?,"
             " resume_line=?, resume_digest=?, resume_state=? WHERE id=?",
@@ -404,6 +411,12 @@ class SearchIndex:
 
         report.messages += added
         report.grown += 1
+
+    def _real_cwd(self, cwd: str | None) -> str | None:
+        """`cwd` with its links resolved, each folder once a refresh (most sessions share a few)."""
+        if cwd not in self._real_paths:
+            self._real_paths[cwd] = _real(cwd)
+        return self._real_paths[cwd]
 
     def _block(self, conn: sqlite3.Connection, block: int, data: bytes | None = None) -> bytes:
         """The unpacked bytes of a block, from the memory cache when recently used."""

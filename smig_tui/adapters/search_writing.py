@@ -10,6 +10,8 @@ import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from smig_tui.adapters.zstd_files import compress
@@ -33,6 +35,11 @@ BUILD_CACHE_KB = 32 << 10
 FTS_TABLES = ("words", "tool_words", "grams")
 AUTOMERGE = 4
 """FTS5's own default: after a write, merge a level's segments once it holds this many."""
+HASH_BYTES = 1 << 20
+"""FTS5's own default: the terms written and not yet in a segment take up to this much memory."""
+BULK_HASH_BYTES = 8 << 20
+"""The same during a bulk refresh: eight times fewer segments to write and merge (inserting the
+0.4 GB benchmark corpus's tool text took a fifth less CPU), for at most 7 MB more memory per table."""
 
 
 @contextmanager
@@ -42,7 +49,9 @@ def batched(conn: sqlite3.Connection, bulk: bool) -> Iterator[Callable[[int], No
 
     A bulk refresh (it ends with an `optimize`, merging every FTS table into one segment) does no
     merging as it writes (FTS5's `automerge`, about a fifth of its CPU on the benchmark corpus's
-    300 MB of tool text, merged the same terms again level by level), and has a bigger page cache."""
+    300 MB of tool text, merged the same terms again level by level), keeps more terms in memory
+    before it writes them as a segment (`BULK_HASH_BYTES`), and has a bigger page cache. FTS5 keeps
+    both settings in the index file: they are put back after, however the refresh ends."""
     pending = 0
 
     def written(size: int) -> None:
@@ -53,9 +62,10 @@ def batched(conn: sqlite3.Connection, bulk: bool) -> Iterator[Callable[[int], No
             conn.execute("BEGIN IMMEDIATE")
             pending = 0
 
-    def merging(level: int) -> None:
+    def merging(level: int, hash_bytes: int) -> None:
         for table in FTS_TABLES:
             conn.execute(f"INSERT INTO {table}({table}, rank) VALUES ('automerge', ?)", (level,))
+            conn.execute(f"INSERT INTO {table}({table}, rank) VALUES ('hashsize', ?)", (hash_bytes,))
 
     cache = conn.execute("PRAGMA cache_size").fetchone()[0]
     if bulk:
@@ -63,31 +73,40 @@ def batched(conn: sqlite3.Connection, bulk: bool) -> Iterator[Callable[[int], No
     conn.execute("BEGIN IMMEDIATE")
     try:
         if bulk:
-            merging(0)
+            merging(0, BULK_HASH_BYTES)
         yield written
         if bulk:
-            merging(AUTOMERGE)
+            merging(AUTOMERGE, HASH_BYTES)
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
-        if bulk:  # a commit on the way may have kept the setting
-            merging(AUTOMERGE)
+        if bulk:  # a commit on the way may have kept the settings
+            merging(AUTOMERGE, HASH_BYTES)
         raise
     finally:
         conn.execute(f"PRAGMA cache_size = {cache}")
 
 
-def insert_messages(conn: sqlite3.Connection, file_id: int, updated: str | None, read: IndexRead) -> int:
-    """Store messages, each pointing at its redacted text. A text the index already holds gains a
-    reference; a new one is packed into a block and indexed. Nothing is written when a text the
-    read counted on as held is not (`MissingText`: read the session again)."""
+@dataclass(slots=True)
+class Placed:
+    """Where a read's texts go: the id of each text the index holds, by digest, the new ones in the
+    order met (ids follow it, each with whether it is tool traffic), and each text's messages."""
+
+    ids: dict[int, int]
+    new: dict[int, bool]
+    refs: Counter[int]
+
+
+def place_texts(conn: sqlite3.Connection, read: IndexRead) -> Placed:
+    """Which of a read's texts the index holds and which it gains; `MissingText` (read the session
+    again) when a text the read counted on as held is not. Asked before anything of the session is
+    written, so a read found short leaves no row behind."""
     rows = read.rows
-    refs = Counter(row[6] for row in rows)
+    refs = Counter(map(itemgetter(6), rows))
     ids = held_texts(conn, list(refs))
-    new: dict[int, bool] = {}
-    """The texts to add, by digest, in the order met (ids follow it), each with whether it is tool traffic."""
     texts = read.texts
+    new: dict[int, bool] = {}
     for row in rows:
         digest = row[6]
         if digest not in ids and digest not in new:
@@ -96,6 +115,15 @@ def insert_messages(conn: sqlite3.Connection, file_id: int, updated: str | None,
 
                 raise MissingText
             new[digest] = row[4] != CONVERSATION
+    return Placed(ids, new, refs)
+
+
+def insert_messages(
+    conn: sqlite3.Connection, file_id: int, updated: str | None, read: IndexRead, placed: Placed
+) -> int:
+    """Store messages, each pointing at its redacted text (`placed`: see `place_texts`). A text the
+    index already holds gains a reference; a new one is packed into a block and indexed."""
+    ids, new, refs, texts = placed.ids, placed.new, placed.refs, read.texts
     if new:
         next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM texts").fetchone()[0]
         batch: list[tuple[int, int, str, bytes, bool]] = []
@@ -121,10 +149,10 @@ def insert_messages(conn: sqlite3.Connection, file_id: int, updated: str | None,
         " VALUES (?,?,?,?,?,?,?,?,?)",
         [
             (file_id, position, message_id, role, kind, rank, stamp or updated, ids[digest], gone)
-            for position, message_id, role, kind, rank, stamp, digest, gone in rows
+            for position, message_id, role, kind, rank, stamp, digest, gone in read.rows
         ],
     )
-    return len(rows)
+    return len(read.rows)
 
 
 def drop_messages(

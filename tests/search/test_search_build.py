@@ -84,8 +84,11 @@ def test_a_first_build_holds_what_an_index_grown_a_session_at_a_time_holds(
 
 
 def _merging(services: Services) -> list[int]:
-    """Each FTS table's `automerge` setting (FTS5's default, 4, when never set)."""
+    """Each FTS table's `automerge` setting (FTS5's default, 4, when never set), once each table is
+    known to keep terms in memory as FTS5 does by default (1 MB) again."""
     conn = services.search_index._connection()
+    for table in search_writing.FTS_TABLES:
+        assert next(iter(conn.execute(f"SELECT v FROM {table}_config WHERE k = 'hashsize'")), (1 << 20,)) == (1 << 20,)
     return [
         next(iter(conn.execute(f"SELECT v FROM {table}_config WHERE k = 'automerge'")), (4,))[0]
         for table in search_writing.FTS_TABLES

@@ -78,3 +78,29 @@ def test_a_grown_session_goes_through_the_worker_too(
     assert [hit.snippet for hit in services.search("kestrel")] == ["token=[REDACTED:openai-key] kestrel"]
     with sqlite3.connect(services.search_index.db_path) as conn:
         assert conn.execute("SELECT count(*) FROM messages").fetchone()[0] == 2
+
+
+def test_each_worker_unpickles_a_source_once_and_a_source_that_cannot_go_is_read_here(
+    fake_home: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    here = stored(built(tmp_path / "here", monkeypatch, parallel=False))
+    redacted_here: list[str] = []
+    in_process = search_reading.redact_many
+    monkeypatch.setattr(search_reading, "redact_many", lambda texts: redacted_here.extend(texts) or in_process(texts))
+    monkeypatch.setenv("SMIG_TUI_HOME", str(tmp_path / "unsendable"))
+    services = build_services()
+    services.search_index.parallel = True
+    for source in services.sources:
+        source.unsendable = lambda: None  # type: ignore[attr-defined]  # a lambda does not pickle
+    services.refresh_search_index()
+    assert stored(services) == here and len(here) > 10
+    assert len(redacted_here) >= len({row[4] for row in here})  # read and redacted in this process
+
+    source = build_services().sources[0]
+    blob = search_reading._pickled(source)
+    assert blob is not None
+    monkeypatch.setattr(search_reading, "_sources", {})
+    first, second = (
+        search_reading.read_in_worker(blob, info, None).rows for info in list(source.discover(lambda _: None))[:2]
+    )
+    assert first and second and list(search_reading._sources) == [blob]

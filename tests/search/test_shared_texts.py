@@ -130,3 +130,18 @@ def test_injected_context_comes_after_all_tool_output_even_when_newer(isolated_h
     hits = services.search("grebe")
     assert [(hit.role, hit.session_id[-4:]) for hit in hits] == [("tool", "d001"), ("developer", "d002")]
     assert [hit.role for hit in services.search("grebe", limit=1, offset=1)] == ["developer"]
+
+
+def test_a_new_session_read_counting_on_a_text_the_index_lacks_is_read_again_and_indexed(
+    isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read leaves out the texts it was told are indexed; should one not be (it left with another
+    session meanwhile), the session is read again whole, and nothing of the short read was written."""
+    write_rollout(isolated_homes["codex"], [("user", "a kestrel over the field"), ("assistant", "kestrel noted")])
+    services = build_services()
+    services.search_index.parallel = False
+    monkeypatch.setattr(search_index, "held_texts", lambda _conn, digests: {digest: 1 for digest in digests})
+    report = services.refresh_search_index()
+    assert (report.added, report.messages) == (1, 2)
+    assert counts(services.search_index.db_path, "files", "messages", "texts") == [1, 2, 2]
+    assert sorted(hit.snippet for hit in services.search("kestrel")) == ["a kestrel over the field", "kestrel noted"]
