@@ -24,6 +24,8 @@ FILE_BYTES = 64 << 20
 """Files at least this big have their long texts left on disk; smaller ones are held whole."""
 TEXT_CHARS = 2048
 """Texts longer than this are left on disk (in a file of `FILE_BYTES` or more)."""
+HUGE_LINE = 16 << 20
+"""A line this long is decoded, its bytes let go, and then parsed (`LineText._line_texts`)."""
 HEAD_CHARS = 400
 """Characters of a stored text held for previews and one-line cells."""
 
@@ -45,14 +47,26 @@ class LineText:
 
     def read(self) -> str:
         """Re-parse the line and return the text; SourceChangedError if it is not there any more."""
-        return self._pick(self._line_texts(self._raw()))
-
-    def _line_texts(self, raw: bytes) -> Sequence[str]:
-        """The texts the line's bytes hold (none when they no longer parse)."""
         try:
-            data = fast_loads(raw)
-            if data is None:  # what orjson refuses: as it always was read
-                data = json.loads(raw.decode("utf-8", errors="replace"))
+            with open(self.path, "rb") as handle:
+                return self._pick(self._line_texts(handle))
+        except OSError as error:
+            raise _unreadable(self.path, error) from error
+
+    def _line_texts(self, handle: BinaryIO) -> Sequence[str]:
+        """The texts the line holds, read from `handle` (none when they no longer parse)."""
+        raw = self._raw_from(handle)
+        try:
+            if len(raw) >= HUGE_LINE:
+                # Its bytes let go before it is parsed: orjson held them, a copy and the text at once (a
+                # 100 MB line took 300 MB); decoded first, it is the text and what it parses to.
+                text = raw.decode("utf-8", errors="replace")
+                del raw
+                data = json.loads(text)
+            else:
+                data = fast_loads(raw)
+                if data is None:  # what orjson refuses: as it always was read
+                    data = json.loads(raw.decode("utf-8", errors="replace"))
             return self.texts(data) if isinstance(data, dict) else ()
         except (ValueError, RecursionError):
             return ()
@@ -80,10 +94,10 @@ class LineText:
     def _raw_from(self, handle: BinaryIO) -> bytes:
         """`_raw` from a file already open (one handle serves every text of a batch)."""
         handle.seek(self.offset)
-        raw = handle.read(self.size + 1)
-        if len(raw) < self.size or raw[self.size :] not in (b"", b"\n"):
+        raw = handle.read(self.size)  # its end read apart: slicing it off copied a 100 MB line whole
+        if len(raw) < self.size or handle.read(1) not in (b"", b"\n"):
             raise self._changed()
-        return raw[: self.size]
+        return raw
 
     def _changed(self) -> SourceChangedError:
         return SourceChangedError(
@@ -118,7 +132,7 @@ def read_texts(messages: Sequence[Message]) -> list[str]:
                 line_at, line_texts = -1, cast(Sequence[str], ())
                 for index, body in stored:
                     if body.offset != line_at:
-                        line_at, line_texts = body.offset, body._line_texts(body._raw_from(handle))
+                        line_at, line_texts = body.offset, body._line_texts(handle)
                     texts[index] = body._pick(line_texts)
         except OSError as error:
             raise _unreadable(path, error) from error

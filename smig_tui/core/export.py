@@ -5,10 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from enum import StrEnum
+from itertools import groupby
+from operator import itemgetter
 from typing import Any
 
-from smig_tui.core.handoff import goal_of, iter_turns
-from smig_tui.core.json_text import LazyList
+from smig_tui.core.handoff import TURN_SEPARATOR, flatten, goal_of, iter_turns
+from smig_tui.core.json_text import JoinedText, LazyList
 from smig_tui.core.migration import message_to_json
 from smig_tui.core.models import Kind, Message, Plan, Role, Session
 from smig_tui.core.words import one_line
@@ -145,6 +147,15 @@ def to_openai(messages: Iterable[Message]) -> list[dict[str, str]]:
 def openai_messages(messages: Iterable[Message]) -> Iterator[dict[str, str]]:
     """`to_openai`'s messages one by one, as each turn ends."""
     return ({"role": turn.role.value, "content": turn.text} for turn in iter_turns(messages))
+
+
+def streamed_openai_messages(messages: Iterable[Message]) -> Iterator[dict[str, Any]]:
+    """`openai_messages` for `indented_json`, each turn's content a `JoinedText` of its messages' texts read
+    as it is written: a turn may be a whole session (an agent's run of calls and results after one prompt
+    is one assistant turn), so none is ever held whole. Each turn must be written before the next is asked for."""
+    flat = (pair for pair in map(flatten, messages) if pair is not None)
+    for role, turn in groupby(flat, key=itemgetter(0)):  # `iter_turns`' turns: a run of one role
+        yield {"role": role.value, "content": JoinedText(TURN_SEPARATOR, (text for _, text in turn))}
 
 
 def to_record(

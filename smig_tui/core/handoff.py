@@ -66,6 +66,10 @@ def to_turns(messages: Iterable[Message], note: str | None = None) -> tuple[Turn
     return tuple(turns)
 
 
+TURN_SEPARATOR = "\n\n"
+"""Between the texts of one turn's messages."""
+
+
 def iter_turns(messages: Iterable[Message]) -> Iterator[Turn]:
     """The turns of `to_turns` (no note) each as soon as it ends, so an export holds one at a time; a
     turn's texts are joined once (adding each to the last made a long run of tool results quadratic)."""
@@ -83,10 +87,10 @@ def iter_turns(messages: Iterable[Message]) -> Iterator[Turn]:
             stamp = message.timestamp or stamp
             continue
         if role is not None and texts:
-            yield Turn(role, "\n\n".join(texts), stamp, tuple(ids))
+            yield Turn(role, TURN_SEPARATOR.join(texts), stamp, tuple(ids))
         role, texts, ids, stamp = flat[0], [flat[1]], [message.id], message.timestamp
     if role is not None and texts:
-        yield Turn(role, "\n\n".join(texts), stamp, tuple(ids))
+        yield Turn(role, TURN_SEPARATOR.join(texts), stamp, tuple(ids))
 
 
 def migration_note(lineage: Lineage) -> str:

@@ -48,6 +48,17 @@ class LazyList:
         self.items = items
 
 
+class JoinedText:
+    """A string written as `separator.join(parts)` would be, its parts made while it is written (one
+    export turn of a session's tool calls and results, a 500 MB session's whole run after one prompt,
+    was joined and encoded whole: 3 GB)."""
+
+    __slots__ = ("parts", "separator")
+
+    def __init__(self, separator: str, parts: Iterable[str]) -> None:
+        self.separator, self.parts = separator, parts
+
+
 class FlatRows:
     """A list of objects of string keys and string, int, boolean and None values or such objects (the
     rows of a huge plan, a huge session's messages), which `indented_json` writes with orjson a batch
@@ -95,6 +106,9 @@ def _pieces(value: Any, depth: int) -> Iterator[str]:
     elif kind is LazyList:
         yield from _lazy_pieces(value, depth)
         return
+    elif kind is JoinedText:
+        yield from _joined_pieces(value)
+        return
     elif kind is FlatRows:
         yield from _flat_pieces(value, depth)
         return
@@ -125,6 +139,16 @@ def _lazy_pieces(value: LazyList, depth: int) -> Iterator[str]:
         yield "," + inner
         yield from _pieces(item, depth + 1)
     yield "\n" + INDENT * depth + "]"
+
+
+def _joined_pieces(value: JoinedText) -> Iterator[str]:
+    """A `JoinedText` as the JSON string of its parts joined: JSON escapes each character on its own, so
+    the parts' encodings, quotes taken off, joined by the separator's, are the whole's."""
+    separator = encode_string(value.separator)[1:-1]
+    yield '"'
+    for number, part in enumerate(value.parts):
+        yield (separator if number else "") + encode_string(part)[1:-1]
+    yield '"'
 
 
 _ROW_OPTIONS = (

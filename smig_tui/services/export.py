@@ -66,7 +66,7 @@ class Exports(ServicesBase):
         prepare = partial(redacted_batches, parallel=worth_workers(messages)) if redact else read_batches
         read = (message for batch in prepare(_batches(messages)) for message in batch)
         data: Any = (
-            LazyList(export.openai_messages(read))
+            LazyList(export.streamed_openai_messages(read))
             if fmt is export.ExportFormat.OPENAI
             else export.to_record(session, read, plan, lazy=True)
         )

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import shutil
+import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,7 +18,7 @@ from smig_tui.adapters.agents.codex.home import resolve_home as codex_home
 from smig_tui.adapters.agents.codex.source import CodexSource
 from smig_tui.adapters.stored_text import LineText
 from smig_tui.core.errors import SourceChangedError
-from smig_tui.core.models import Agent, Kind, Session, SessionInfo
+from smig_tui.core.models import Agent, Kind, Message, Role, Session, SessionInfo
 from smig_tui.services import build_services
 
 OWN = Path(__file__).parents[1] / "fixtures"
@@ -207,3 +209,54 @@ def test_packed_texts_read_back_across_sealed_blocks() -> None:
         assert packed[index].read() == texts[index] and packed[index].length == len(texts[index])
     assert packed[3].fingerprint() != packed[4].fingerprint()
     assert packed[3].fingerprint() == PackedText.of(texts[3], TextPacker()).fingerprint()
+
+
+def _line_with(path: Path, texts: list[str], raw: bytes | None = None) -> LineText:
+    """A file of one short line then one holding `texts` as a record's `content` list (or `raw`)."""
+    written = json.dumps({"content": texts}, ensure_ascii=False).replace("\ud800", "\\ud800")  # a lone one escaped
+    line = raw if raw is not None else written.encode()
+    path.write_bytes(b'{"short": 1}\n' + line + b"\n")
+
+    def line_texts(data: dict[str, Any]) -> list[str]:
+        return [text for text in data.get("content", []) if isinstance(text, str)]
+
+    return LineText(str(path), 13, len(line), 1, len(texts[1]), texts[1][:10], line_texts)
+
+
+def test_a_huge_line_reads_back_as_a_short_one_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A line of `HUGE_LINE` bytes or more is decoded and its bytes let go before it is parsed: the same texts,
+    escapes, non-ASCII and lone surrogates included, and the same verdict on a damaged or rewritten line."""
+    texts = ["first", 'line one\nline "two"\t\\ café ✓ 日本語 \ud800 end ' * 50, "third"]
+    short = _line_with(tmp_path / "short.jsonl", texts)
+    assert short.read() == texts[1]
+    monkeypatch.setattr(stored_text, "HUGE_LINE", 100)
+    huge = _line_with(tmp_path / "huge.jsonl", texts)
+    assert huge.read() == texts[1] and stored_text.read_texts([_message(huge)]) == [texts[1]]
+    bad_utf8 = json.dumps({"content": ["a", "b" * 200]}).encode().replace(b"bbb", b"b\xffb", 1)
+    assert _line_with(tmp_path / "bad.jsonl", ["a", "b" * 200], bad_utf8).read() == "b\ufffd" + "b" * 198
+    damaged = _line_with(tmp_path / "damaged.jsonl", texts)
+    Path(damaged.path).write_bytes(Path(damaged.path).read_bytes().replace(b'"third"', b'"third'))
+    with pytest.raises(SourceChangedError):
+        damaged.read()
+
+
+def test_a_huge_line_read_back_holds_two_copies_of_its_text_at_most(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Traced allocations (no clock, no RSS) of reading back a text from a huge line: its bytes and its
+    decoded text, then that text and what it parses to, never three at once (orjson held the bytes, a
+    copy and the text: 300 MB for a 100 MB line; its own buffers are not traced, so it is not measured)."""
+    monkeypatch.setattr(stored_text, "HUGE_LINE", 1 << 20)
+    texts = ["a", "words and\nlines 12345 " * 400_000, "b"]
+    line = _line_with(tmp_path / "big.jsonl", texts)
+    tracemalloc.start()
+    try:
+        assert line.read() == texts[1]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert line.size > 8_000_000 and peak < 2.3 * line.size
+
+
+def _message(body: LineText) -> Message:
+    return Message(0, "m", Role.TOOL, Kind.TOOL_RESULT, body)

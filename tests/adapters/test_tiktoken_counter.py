@@ -222,3 +222,20 @@ def test_a_long_text_counted_until_a_limit_gives_a_beginning_and_its_length() ->
     assert 1_000 < part < whole and 0 < done < len(text)
     assert part == counter.count(text[:done])  # the beginning counted exactly, cut where pieces are cut
     assert counter.count_at_least(text, whole + 1) == (whole, len(text))
+
+
+def test_a_loaded_encoding_lets_go_of_its_python_ranks_and_counts_as_a_whole_one(shared_fixture_lines) -> None:
+    """tiktoken keeps its BPE ranks as a 27 MB Python dict only to pickle the encoding: smig's counters drop
+    it and count every text as an encoding that keeps it (issue 35: peak RSS of a 500 MB session)."""
+    counter = _exact("o200k_base")
+    encoding = counter._encoding
+    assert vars(encoding)["_mergeable_ranks"] == {}
+    whole = tiktoken.Encoding(
+        "o200k_whole",
+        pat_str=encoding._pat_str,
+        mergeable_ranks=tiktoken.load.load_tiktoken_bpe(tiktoken_counter.VOCABULARY_URL.format(name="o200k_base")),
+        special_tokens=encoding._special_tokens,
+    )
+    texts = shared_fixture_lines[:3000] + ["", "<|endoftext|> café ✓ 日本語", "x" * 70_000]
+    assert texts and counter.count_many(texts) == [len(whole.encode_ordinary(text)) for text in texts]
+    assert encoding.n_vocab == whole.n_vocab and encoding.decode(whole.encode_ordinary("a b c")) == "a b c"

@@ -59,6 +59,22 @@ def test_plan_must_compress_json(fake_home: dict[str, Path]) -> None:
     assert data["counter"] == "cl100k_base"
 
 
+@pytest.mark.usefixtures("exact_tokens")
+def test_plan_json_writes_its_items_as_they_are_made_as_the_whole_list_would_read(fake_home: dict[str, Path]) -> None:
+    """`--json` makes each item as it is written (a 300,000-message session's items took 70 MB at once): the
+    text is the one `json.dumps` gives for the plan with its items as a list, byte for byte."""
+    from smig_tui.core.models import Strategy
+    from smig_tui.services import build_services, json_shapes
+
+    code, stdout, _ = _run(["plan", CLAUDE_MAIN, "-t", "gpt-4", "--json", "--no-harness"])
+    services = build_services()
+    session = services.load_session(services.find_session(CLAUDE_MAIN))
+    plan = services.plan(session, "gpt-4", Strategy.TRUNCATE, harness=False)
+    whole = json_shapes.plan_json(services, session, plan, None) | {"items": json_shapes.plan_items(plan)}
+    assert code == 0 and len(whole["items"]) > 10
+    assert stdout == json.dumps(whole, indent=2, ensure_ascii=False, default=str) + "\n"
+
+
 def test_plan_text_says_by_how_much(fake_home: dict[str, Path]) -> None:
     code, stdout, _ = _run(
         ["plan", CLAUDE_MAIN, "-t", "gpt-4", "--reserve", "7.9k", "-s", "tools-first", "--no-harness"]

@@ -7,39 +7,14 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from crush_builders import install
+from crush_builders import fixture_home as _fixture_home
+from crush_builders import generated_home as _generated_home
 
-from smig_devtools.corpus import SessionEntry
-from smig_devtools.crush_corpus import generate_crush
 from smig_tui.adapters.agents.crush import source as crush_source
 from smig_tui.adapters.agents.crush.convert import Listed, Row, listed, to_conversation
 from smig_tui.adapters.agents.crush.database import connect
 from smig_tui.adapters.agents.crush.home import projects
 from smig_tui.core.models import ReadWarning
-
-
-def _fixture_home(root: Path) -> dict[str, str]:
-    install(root)
-    return {"CRUSH_GLOBAL_DATA": str(root / ".local" / "share" / "crush"), "HOME": str(root)}
-
-
-def _generated_home(root: Path) -> dict[str, str]:
-    entries = [
-        SessionEntry(
-            "claude",
-            "main",
-            f"s{number}",
-            "",
-            str(root / "work" / f"p{number % 2}"),
-            prompt=f"task {number}",
-            size=size,
-        )
-        for number, size in enumerate((3_000, 40_000, 150_000))
-    ]
-    for entry in entries:
-        Path(entry.cwd).mkdir(parents=True, exist_ok=True)
-    generate_crush(root / "crush", entries)
-    return {"CRUSH_GLOBAL_DATA": str(root / "crush"), "HOME": str(root)}
 
 
 @pytest.mark.parametrize("make_home", [_fixture_home, _generated_home], ids=["fixtures", "generated"])

@@ -210,7 +210,17 @@ class SplitDigitCounter(TiktokenCounter):
 
 def _load(encoding: str) -> tiktoken.Encoding:
     """Load an encoding by name (reads the BPE file from TIKTOKEN_CACHE_DIR or downloads it)."""
-    return tiktoken.get_encoding(encoding)
+    loaded = tiktoken.get_encoding(encoding)
+    let_go_of_ranks(loaded)
+    return loaded
+
+
+def let_go_of_ranks(encoding: tiktoken.Encoding) -> None:
+    """Drop the Python copy of the encoding's BPE ranks: tiktoken encodes with its Rust tables and keeps
+    the dict (200,000 byte strings, 27 MB for o200k) only to pickle the encoding, which smig never does."""
+    ranks = vars(encoding).get("_mergeable_ranks")
+    if isinstance(ranks, dict) and ranks:
+        encoding._mergeable_ranks = {}
 
 
 def make_counter(encoding: str, loader: Loader = _load) -> TokenCounter:

@@ -98,10 +98,55 @@ def read_session(path: Path, pack: bool = False) -> SessionFile:
             if not isinstance(event, dict) or not isinstance(event.get("type"), str):
                 out.damaged.append(number)
                 continue
-            if store is not None and event["type"] == "tool.execution_complete":
-                _leave_result(data(event), store, at, line_size(raw))
+            if store is not None:
+                if event["type"] not in READ_DATA:
+                    continue
+                if event["type"] == "tool.execution_complete":
+                    _leave_result(data(event), store, at, line_size(raw))
+                event = _lean(event)
             out.events.append((number, event))
     return out
+
+
+READ_DATA: dict[str, tuple[str, ...] | None] = {
+    "session.start": None,
+    "user.message": ("content", "transformedContent"),
+    "assistant.message": ("reasoningText", "content", "toolRequests", "model"),
+    "tool.execution_complete": ("toolCallId", "result", "error", "success"),
+    "session.usage_record": ("usage",),
+    "session.compaction_start": (),
+    "session.compaction_complete": ("outcome", "success", "summaryContent"),
+}
+"""The events `conversation` reads and the keys of their `data` it reads (None: all of them): a big
+file's reader keeps only those (a 500 MB session is about 110,000 events held until the last line)."""
+
+
+def _lean(event: dict[str, Any]) -> dict[str, Any]:
+    """An event as `conversation` needs it: its type, id, time and the `data` keys it reads; a reply's
+    tool calls with their arguments already as the text they are sent as."""
+    keys = READ_DATA[event["type"]]
+    payload = data(event)
+    lean: dict[str, Any] = {key: event[key] for key in ("type", "id", "timestamp") if key in event}
+    lean["data"] = payload if keys is None else {key: payload[key] for key in keys if key in payload}
+    requests = lean["data"].get("toolRequests")
+    if isinstance(requests, list):
+        lean["data"]["toolRequests"] = [_lean_request(request) for request in requests]
+    result = lean["data"].get("result")
+    if isinstance(result, dict) and isinstance(result.get("content"), str | LineText):
+        lean["data"]["result"] = {"content": result["content"]}  # a result that is text is read for it alone
+    return lean
+
+
+def _lean_request(request: Any) -> Any:
+    """A tool call as `_add_reply` reads it: its id, name and arguments (as the text `_add_reply` makes)."""
+    if not isinstance(request, dict):
+        return request
+    arguments = request.get("arguments")
+    if not isinstance(arguments, str):
+        arguments = json.dumps(arguments if arguments is not None else {}, ensure_ascii=False)
+    lean: dict[str, Any] = {key: request[key] for key in ("toolCallId", "name") if key in request}
+    lean["arguments"] = arguments
+    return lean
 
 
 RESULT_TEXTS = ("content", "detailedContent")

@@ -21,13 +21,17 @@ whole session then); the rest is read.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-from smig_tui.core.models import Kind, Message, Role
+from smig_tui.core.models import Kind, Message, Role, StoredText
 from smig_tui.core.timeline import format_iso
+
+if TYPE_CHECKING:
+    from smig_tui.adapters.stored_text import TextPacker
 
 INTERRUPTED = (
     "tool call was interrupted and did not produce a result, you may retry this call if the result is still needed"
@@ -99,10 +103,11 @@ def parse_parts(text: object) -> list[tuple[str, dict[str, Any]]] | None:
     return parts
 
 
-def to_conversation(rows: Sequence[Row], summary_id: str | None) -> Converted:
-    """The messages Crush sends for these rows (in its order), starting at the summary in use."""
+def to_conversation(rows: Iterable[Row], summary_id: str | None, packer: TextPacker | None = None) -> Converted:
+    """The messages Crush sends for these rows (in its order), starting at the summary in use; with
+    `packer`, each row's long tool results are packed as it is parsed, and its text let go."""
     out = Converted()
-    parsed, start, calls, results = _prepared(rows, summary_id, out)
+    parsed, start, calls, results = _prepared(rows, summary_id, out, packer)
     for position, (row, parts) in enumerate(parsed):
         if not parts:
             continue
@@ -168,17 +173,24 @@ def listed(rows: Sequence[Row], summary_id: str | None) -> Listed:
 
 
 def _prepared(
-    rows: Sequence[Row], summary_id: str | None, out: Converted
+    rows: Iterable[Row], summary_id: str | None, out: Converted, packer: TextPacker | None = None
 ) -> tuple[list[tuple[Row, list[tuple[str, dict[str, Any]]]]], int | None, set[str], set[str]]:
     """The rows that parse from the summary in use on (damaged ones and compactions noted in `out`), where
-    the summary is among them, and the ids of the calls made and the results given."""
+    the summary is among them, and the ids of the calls made and the results given.
+
+    Every row is parsed before the first is converted (whether a call was answered is known only at
+    the end), so with `packer` (a big session) each row's long tool results are packed and its text let
+    go as it is parsed: held whole and parsed, a 500 MB session took 1.3 GB."""
     parsed: list[tuple[Row, list[tuple[str, dict[str, Any]]]]] = []
     for row in rows:
         parts = parse_parts(row.parts)
         if parts is None:
             out.damaged.append(row.id)
-        else:
+        elif packer is None:
             parsed.append((row, parts))
+        else:
+            lean = _lean_parts(parts, packer)
+            parsed.append((Row(row.id, row.role, "", row.model, row.created_at, row.is_summary), lean))
     start = next((i for i, (row, _) in enumerate(parsed) if summary_id and row.id == summary_id), None)
     if start is not None:
         out.compactions = sum(1 for row, _ in parsed[: start + 1] if row.is_summary)
@@ -198,6 +210,37 @@ def _prepared(
     return parsed, start, calls, results
 
 
+READ_KEYS: dict[str, tuple[str, ...]] = {
+    "text": ("text",),
+    "reasoning": ("thinking",),
+    "tool_call": ("id", "name", "input"),
+    "tool_result": ("tool_call_id", "name", "is_error", "data", "mime_type", "content"),
+    "binary": ("MIMEType", "Path", "Data"),
+    "shell_command": ("command", "output", "exit_code"),
+}
+"""What the conversion reads of each part (`finish` and `image_url` parts give nothing)."""
+
+
+def _lean_parts(parts: list[tuple[str, dict[str, Any]]], packer: TextPacker) -> list[tuple[str, dict[str, Any]]]:
+    """A big session's parts as the conversion reads them: only the parts and keys it reads, tool names
+    interned, long tool results packed (`_add_results` sends one as it is)."""
+    from smig_tui.adapters import stored_text  # loading a big session only: a listing needs none
+
+    lean = []
+    for kind, data in parts:
+        keys = READ_KEYS.get(kind)
+        if keys is None:
+            continue
+        kept = {key: data[key] for key in keys if key in data}
+        name, content = kept.get("name"), kept.get("content")
+        if isinstance(name, str):
+            kept["name"] = sys.intern(name)
+        if kind == "tool_result" and isinstance(content, str) and len(content) > stored_text.TEXT_CHARS:
+            kept["content"] = stored_text.PackedText.of(content, packer)
+        lean.append((kind, kept))
+    return lean
+
+
 def _of(parts: Iterable[tuple[str, dict[str, Any]]], kind: str) -> list[tuple[str, dict[str, Any]]]:
     return [part for part in parts if part[0] == kind]
 
@@ -206,7 +249,9 @@ def _first(parts: Sequence[tuple[str, dict[str, Any]]], kind: str) -> dict[str, 
     return next((data for part_kind, data in parts if part_kind == kind), {})
 
 
-def _add(out: Converted, message_id: str, role: Role, kind: Kind, text: str, stamp: str | None, **more: Any) -> None:
+def _add(
+    out: Converted, message_id: str, role: Role, kind: Kind, text: str | StoredText, stamp: str | None, **more: Any
+) -> None:
     out.messages.append(Message(len(out.messages), message_id, role, kind, text, timestamp=stamp, **more))
 
 
@@ -300,11 +345,14 @@ def _add_results(
         if call_id not in calls:
             continue  # Crush drops a result whose call is not in the history
         error = data.get("is_error") is True
+        content = data.get("content")
+        text: str | StoredText
         if not error and _text(data.get("data")):
             media = _text(data.get("mime_type")) or "media"
             text = f"[{media}]" if _base64(_text(data.get("data"))) is not None else MEDIA_FAILED
         else:
-            text = _text(data.get("content"))
+            # A long one a big session's reader packed (`_pack_results`; no JSON value has `read`) as it is.
+            text = cast("StoredText", content) if hasattr(content, "read") else _text(content)
         _add(
             out,
             f"{row.id}:{call_id}",

@@ -18,7 +18,7 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smig_tui.adapters.agents.crush.convert import Row, iso_seconds, listed, parse_parts, to_conversation
 from smig_tui.adapters.agents.crush.database import MESSAGE_ORDER, NAME, connect, session_columns
@@ -34,6 +34,9 @@ from smig_tui.adapters.agents.profile import Env, RowsUnreadable
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
+
+if TYPE_CHECKING:
+    from smig_tui.adapters.stored_text import TextPacker
 
 AGENT = Agent("crush")
 TITLE_WIDTH = 120
@@ -111,11 +114,11 @@ class CrushSource:
                 ).fetchone()
                 if found is None:
                     raise SessionReadError(f"Crush session {session_id} is no longer in {database}.")
-                rows = _rows(connection, session_id)
+                facts = dict(zip(picked, found[1:], strict=True))
+                summary = _text(facts.get("summary_message_id"))
+                converted = to_conversation(_each_row(connection, session_id), summary, _packer(database))
         except RowsUnreadable as error:
             raise SessionReadError(str(error)) from error
-        facts = dict(zip(picked, found[1:], strict=True))
-        converted = to_conversation(rows, _text(facts.get("summary_message_id")))
         _warn_damaged(database, session_id, converted.damaged, sink)
         prompt = facts.get("prompt_tokens")
         measured = prompt if isinstance(prompt, int) and prompt > 0 else None
@@ -294,12 +297,26 @@ _MESSAGE_COLUMNS = "id, role, parts, model, created_at, is_summary_message"
 
 def _rows(connection: Any, session_id: str) -> list[Row]:
     """One session's message rows, in Crush's order."""
-    return [
-        _row(row)
-        for row in connection.execute(
-            f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE session_id = ? {MESSAGE_ORDER}", (session_id,)
-        )
-    ]
+    return list(_each_row(connection, session_id))
+
+
+def _each_row(connection: Any, session_id: str) -> Iterator[Row]:
+    """`_rows` one at a time, as they are read."""
+    for row in connection.execute(
+        f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE session_id = ? {MESSAGE_ORDER}", (session_id,)
+    ):
+        yield _row(row)
+
+
+def _packer(database: Path) -> TextPacker | None:
+    """A packer for a session's long tool results in a database of `FILE_BYTES` or more (which session is
+    big is known only once its rows are read), else None."""
+    from smig_tui.adapters.stored_text import FILE_BYTES, TextPacker  # loading only: the listing needs none
+
+    try:
+        return TextPacker() if database.stat().st_size >= FILE_BYTES else None
+    except OSError:
+        return None
 
 
 def _row(values: Any) -> Row:

@@ -26,6 +26,7 @@ from smig_tui.adapters.agents.opencode.convert import (
     Row,
     active_rows,
     converted,
+    facts_of,
     iso_ms,
     to_conversation,
     usage_of,
@@ -198,21 +199,20 @@ class OpenCodeSource:
                 found = connection.execute("SELECT revert FROM session WHERE id = ?", (session_id,)).fetchone()
                 if found is None:
                     raise SessionReadError(f"{name} session {session_id} is no longer in {database}.")
-                messages = connection.execute(
-                    "SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id", (session_id,)
-                ).fetchall()
+                order: dict[str, int] = {}
                 rows = []
-                for message_id, data in messages:
+                for message_id, data in connection.execute(
+                    "SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id", (session_id,)
+                ):
+                    order[message_id] = len(order)
                     info = _json(data, database, warn, name)
                     if info is not None:
-                        rows.append(Row({**info, "id": message_id}, ()))
+                        rows.append(Row(facts_of(info, message_id), ()))
                 revert = _json(found[0], database, warn, name) if found[0] else None
                 kept, compactions = active_rows(rows, revert)
-                order = {message_id: number for number, (message_id, _) in enumerate(messages)}
-                del messages
                 cursor = connection.execute(PARTS_IN_ORDER, (session_id, session_id))
-                parts = _Parts(cursor, order, lambda data: _json(data, database, warn, name))
-                conversation = converted((Row(row.info, parts.of(row.info["id"])) for row in kept), compactions)
+                parts = _Parts(cursor, order, lambda data: _json(data, database, warn, name), _big_database(database))
+                conversation = converted((Row(row.info, parts.of(row.info.id)) for row in kept), compactions)
                 parts.drain()
                 return conversation
         except OpenCodeDbError as error:
@@ -227,23 +227,37 @@ PARTS_IN_ORDER = (
 order and the parts' index each one's (CROSS JOIN keeps SQLite to that plan: no sort of the whole)."""
 
 
+def _big_database(database: Path) -> bool:
+    """Whether the database is big enough that a session in it may be: its long tool outputs are then
+    packed from its first part (how big the session is, is known only once its parts are read; packing
+    from 64 MB of them on held the first 64 MB's outputs whole, about 50 MB of a 500 MB session)."""
+    from smig_tui.adapters.stored_text import FILE_BYTES  # loading only: the listing needs none
+
+    try:
+        return os.stat(database).st_size >= FILE_BYTES
+    except OSError:
+        return False
+
+
 class _Parts:
     """Each message's parts, from one pass over `PARTS_IN_ORDER` as the conversion asks for them in
     message order. Every part is parsed, the skipped messages' too (a damaged one is a warning, as
-    when they were all read first); once 64 MB are read, long tool outputs are packed as they come."""
+    when they were all read first); long tool outputs are packed as they come from the first part in a
+    big database (`big`), else once 64 MB are read."""
 
     def __init__(
         self,
         cursor: Iterator[tuple[str, str, Any]],
         order: dict[str, int],
         parse: Callable[[Any], dict[str, Any] | None],
+        big: bool = False,
     ) -> None:
-        from smig_tui.adapters.stored_text import FILE_BYTES  # loading only: the listing needs none
+        from smig_tui.adapters.stored_text import FILE_BYTES, TextPacker  # loading only: the listing needs none
 
         self._cursor, self._order, self._parse, self._big = cursor, order, parse, FILE_BYTES
         self._row = next(cursor, None)
         self._read = 0
-        self._packer: TextPacker | None = None
+        self._packer: TextPacker | None = TextPacker() if big else None
 
     def of(self, message_id: str) -> tuple[dict[str, Any], ...]:
         """The parts of `message_id`, the parts of the messages before it passed over."""

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from smig_tui.adapters.agents.opencode.convert import Row, as_dict, iso_ms
+from smig_tui.adapters.agents.opencode.convert import Row, as_dict, facts_of, iso_ms
 from smig_tui.core.models import Agent, ReadWarning, SessionInfo
 from smig_tui.core.ports import WarningSink
 
@@ -69,7 +69,7 @@ def load_stored_rows(storage: Path, info: SessionInfo, warn: WarningSink) -> lis
             part = _read(part_path, warn)
             if part is not None:
                 parts.append({**part, "id": part.get("id") or part_path.stem})
-        rows.append(Row({**message, "id": message_id}, tuple(parts)))
+        rows.append(Row(facts_of(message, message_id), tuple(parts)))
     return rows
 
 
