@@ -23,6 +23,7 @@ from smig_tui.adapters.agents.codex.items import (
 from smig_tui.adapters.fs import not_a_session_file
 from smig_tui.adapters.json_parse import loads
 from smig_tui.adapters.jsonl import iter_lines
+from smig_tui.adapters.sqlite_read import read_only_uri
 from smig_tui.adapters.zstd_files import SUFFIX, is_compressed, open_binary
 from smig_tui.core.models import Kind, ReadWarning, Role
 from smig_tui.core.ports import WarningSink
@@ -195,9 +196,10 @@ def find_state_db(folders: list[Path]) -> Path | None:
 
 
 def read_state_db(path: Path, warn: WarningSink) -> dict[str, ThreadRow]:
-    """Read titles and models from Codex's state DB, read-only; a bad DB is only a warning."""
+    """Read titles and models from Codex's state DB, read-only and creating nothing beside it
+    (`sqlite_read`); a bad DB is only a warning."""
     try:
-        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=0.2)
+        connection = sqlite3.connect(read_only_uri(path.resolve()), uri=True, timeout=0.2)
     except sqlite3.Error as error:
         warn(
             ReadWarning(

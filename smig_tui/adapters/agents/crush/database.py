@@ -13,11 +13,11 @@ import contextlib
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import quote
 
 from smig_tui.adapters.agents.profile import RowsUnreadable
 from smig_tui.adapters.session_rows import digest_of, rows_snapshot, status_of
 from smig_tui.adapters.source_check import MISSING
+from smig_tui.adapters.sqlite_read import read_only_uri
 from smig_tui.core.errors import SessionReadError
 
 NAME = "Crush"
@@ -34,8 +34,7 @@ BUSY_SECONDS = 2.0
 @contextlib.contextmanager
 def connect(database: Path) -> Iterator[sqlite3.Connection]:
     """A read-only connection to a Crush database; RowsUnreadable when it cannot be used."""
-    quiet = not Path(f"{database}-wal").exists() and not Path(f"{database}-shm").exists()
-    uri = f"file:{quote(str(database))}?mode=ro" + ("&immutable=1" if quiet and _is_wal(database) else "")
+    uri = read_only_uri(database)  # `immutable` when Crush is not running: reading creates nothing
     try:
         connection = sqlite3.connect(uri, uri=True, timeout=BUSY_SECONDS, check_same_thread=False)
     except sqlite3.Error as error:
@@ -47,16 +46,6 @@ def connect(database: Path) -> Iterator[sqlite3.Connection]:
         raise RowsUnreadable(_why(database, error)) from error
     finally:
         connection.close()
-
-
-def _is_wal(database: Path) -> bool:
-    """Whether the file is an SQLite database in WAL mode (its header's read and write versions are 2)."""
-    try:
-        with database.open("rb") as handle:
-            header = handle.read(20)
-    except OSError:
-        return False
-    return header[:16] == b"SQLite format 3\0" and header[18:20] == b"\x02\x02"
 
 
 def _why(database: Path, error: sqlite3.Error) -> str:

@@ -14,9 +14,9 @@ import contextlib
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import quote
 
 from smig_tui.adapters.agents.profile import RowsUnreadable
+from smig_tui.adapters.sqlite_read import read_only_uri
 
 BUSY_TIMEOUT = 2.0
 """Seconds to wait for a lock before giving up: only a non-WAL writer can hold one against a reader."""
@@ -40,11 +40,7 @@ def describe_error(path: Path, error: sqlite3.Error, name: str = "OpenCode") -> 
 def read_only(path: Path, timeout: float = BUSY_TIMEOUT, name: str = "OpenCode") -> Iterator[sqlite3.Connection]:
     """A read-only connection to the database at `path` (of the client `name`); OpenCodeDbError when it
     cannot be used."""
-    uri = f"file:{quote(str(path))}?mode=ro"
-    if _checkpointed_wal(path):
-        # Nothing is pending in a WAL: read the file as it is, or SQLite would create the -wal and
-        # -shm files beside it (a writer starting meanwhile writes to its WAL, not to this file).
-        uri += "&immutable=1"
+    uri = read_only_uri(path)  # `immutable` when no client runs: reading creates no -wal or -shm
     try:
         connection = sqlite3.connect(uri, uri=True, timeout=timeout, check_same_thread=False)
     except sqlite3.Error as error:
@@ -56,18 +52,6 @@ def read_only(path: Path, timeout: float = BUSY_TIMEOUT, name: str = "OpenCode")
         raise OpenCodeDbError(describe_error(path, error, name)) from error
     finally:
         connection.close()
-
-
-def _checkpointed_wal(path: Path) -> bool:
-    """True for a WAL-mode database with no -wal or -shm file beside it (OpenCode is not running)."""
-    if Path(f"{path}-wal").exists() or Path(f"{path}-shm").exists():
-        return False
-    try:
-        with open(path, "rb") as handle:
-            header = handle.read(20)
-    except OSError:
-        return False
-    return header.startswith(b"SQLite format 3\0") and header[18:20] == b"\x02\x02"
 
 
 def columns(connection: sqlite3.Connection, table: str) -> set[str]:
