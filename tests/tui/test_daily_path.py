@@ -25,9 +25,18 @@ from smig_tui.tui.screens.model_picker import Columns
 from smig_tui.tui.screens.peek import PeekModal
 from smig_tui.tui.widgets.preview_tabs import PreviewTabs, over_budget, over_budget_text
 from smig_tui.tui.widgets.source_tree import SourceTree
+from smig_tui.tui.widgets.sources_panel import SourcesPanel
 
 TITLE = "Fix login redirect loop"
 """A Claude Code session of the fixtures, found by typing part of its title."""
+
+
+@pytest.fixture(autouse=True)
+def filter_on_every_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The filter applies on each key: its debounce is a wall-clock timer, and these tests type and then
+    read the list, so whether it had fired depended on the machine's speed (a test failed under load).
+    The wait itself is tested in tests/tui/test_scale.py."""
+    monkeypatch.setattr(SourcesPanel, "filter_delay", 0.0)
 
 
 def notes_of(app) -> list[str]:
