@@ -13,6 +13,7 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, BinaryIO, cast
 
 from smig_tui.adapters.json_parse import fast_loads
@@ -194,6 +195,15 @@ class TextPacker:
             block.packed, block.raw = self._packer.pack(bytes(block.raw)), None
             self._block = TextBlock()
         return block, start
+
+
+def packer_for(path: Path) -> TextPacker | None:
+    """A packer for the long texts of a session in a file of `FILE_BYTES` or more (a database holding a
+    big session is known only by its size before its rows are read); None for a smaller or unreadable one."""
+    try:
+        return TextPacker() if path.stat().st_size >= FILE_BYTES else None
+    except OSError:
+        return None
 
 
 @dataclass(frozen=True, slots=True)

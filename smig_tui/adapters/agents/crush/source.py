@@ -18,7 +18,7 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from smig_tui.adapters.agents.crush.convert import Row, iso_seconds, listed, parse_parts, to_conversation
 from smig_tui.adapters.agents.crush.database import MESSAGE_ORDER, NAME, connect, session_columns
@@ -34,9 +34,6 @@ from smig_tui.adapters.agents.profile import Env, RowsUnreadable
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
-
-if TYPE_CHECKING:
-    from smig_tui.adapters.stored_text import TextPacker
 
 AGENT = Agent("crush")
 TITLE_WIDTH = 120
@@ -105,6 +102,8 @@ class CrushSource:
             warnings.append(warning)
             warn(warning)
 
+        from smig_tui.adapters.stored_text import packer_for  # loading a session only: a listing needs none
+
         try:
             with connect(database) as connection:
                 have = session_columns(connection)
@@ -116,7 +115,7 @@ class CrushSource:
                     raise SessionReadError(f"Crush session {session_id} is no longer in {database}.")
                 facts = dict(zip(picked, found[1:], strict=True))
                 summary = _text(facts.get("summary_message_id"))
-                converted = to_conversation(_each_row(connection, session_id), summary, _packer(database))
+                converted = to_conversation(_each_row(connection, session_id), summary, packer_for(database))
         except RowsUnreadable as error:
             raise SessionReadError(str(error)) from error
         _warn_damaged(database, session_id, converted.damaged, sink)
@@ -306,17 +305,6 @@ def _each_row(connection: Any, session_id: str) -> Iterator[Row]:
         f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE session_id = ? {MESSAGE_ORDER}", (session_id,)
     ):
         yield _row(row)
-
-
-def _packer(database: Path) -> TextPacker | None:
-    """A packer for a session's long tool results in a database of `FILE_BYTES` or more (which session is
-    big is known only once its rows are read), else None."""
-    from smig_tui.adapters.stored_text import FILE_BYTES, TextPacker  # loading only: the listing needs none
-
-    try:
-        return TextPacker() if database.stat().st_size >= FILE_BYTES else None
-    except OSError:
-        return None
 
 
 def _row(values: Any) -> Row:

@@ -193,6 +193,8 @@ class OpenCodeSource:
         """One session's conversation: its message rows first (what is sent depends on its revert
         marker and its last compaction), then each kept message's parts as the conversion reaches it,
         so a big session's parts are never all held."""
+        from smig_tui.adapters.stored_text import packer_for  # loading only: the listing needs none
+
         name = self._home.variant.name
         try:
             with read_only(database, self._timeout, name) as connection:
@@ -211,7 +213,7 @@ class OpenCodeSource:
                 revert = _json(found[0], database, warn, name) if found[0] else None
                 kept, compactions = active_rows(rows, revert)
                 cursor = connection.execute(PARTS_IN_ORDER, (session_id, session_id))
-                parts = _Parts(cursor, order, lambda data: _json(data, database, warn, name), _big_database(database))
+                parts = _Parts(cursor, order, lambda data: _json(data, database, warn, name), packer_for(database))
                 conversation = converted((Row(row.info, parts.of(row.info.id)) for row in kept), compactions)
                 parts.drain()
                 return conversation
@@ -227,37 +229,27 @@ PARTS_IN_ORDER = (
 order and the parts' index each one's (CROSS JOIN keeps SQLite to that plan: no sort of the whole)."""
 
 
-def _big_database(database: Path) -> bool:
-    """Whether the database is big enough that a session in it may be: its long tool outputs are then
-    packed from its first part (how big the session is, is known only once its parts are read; packing
-    from 64 MB of them on held the first 64 MB's outputs whole, about 50 MB of a 500 MB session)."""
-    from smig_tui.adapters.stored_text import FILE_BYTES  # loading only: the listing needs none
-
-    try:
-        return os.stat(database).st_size >= FILE_BYTES
-    except OSError:
-        return False
-
-
 class _Parts:
     """Each message's parts, from one pass over `PARTS_IN_ORDER` as the conversion asks for them in
     message order. Every part is parsed, the skipped messages' too (a damaged one is a warning, as
     when they were all read first); long tool outputs are packed as they come from the first part in a
-    big database (`big`), else once 64 MB are read."""
+    big database (`packer`: how big the session is, is known only once its parts are read, and packing
+    from 64 MB of them on held the first 64 MB's outputs whole, about 50 MB of a 500 MB session), else
+    once 64 MB are read."""
 
     def __init__(
         self,
         cursor: Iterator[tuple[str, str, Any]],
         order: dict[str, int],
         parse: Callable[[Any], dict[str, Any] | None],
-        big: bool = False,
+        packer: TextPacker | None = None,
     ) -> None:
-        from smig_tui.adapters.stored_text import FILE_BYTES, TextPacker  # loading only: the listing needs none
+        from smig_tui.adapters.stored_text import FILE_BYTES  # loading only: the listing needs none
 
         self._cursor, self._order, self._parse, self._big = cursor, order, parse, FILE_BYTES
         self._row = next(cursor, None)
         self._read = 0
-        self._packer: TextPacker | None = TextPacker() if big else None
+        self._packer = packer
 
     def of(self, message_id: str) -> tuple[dict[str, Any], ...]:
         """The parts of `message_id`, the parts of the messages before it passed over."""
