@@ -74,13 +74,13 @@ def session_snapshot(database: Path, session_id: str) -> bytes:
 
 
 def _chunks(database: Path, session_id: str) -> Iterator[bytes]:
-    """The session's message rows as bytes, in Crush's order; nothing when the session is gone."""
+    """The session's message rows as bytes, in Crush's order; nothing when the session is gone. Read as
+    they are hashed (all of them were held, the size of the session, while `migrate` read it beside)."""
     with connect(database) as connection:
-        rows = connection.execute(
+        for message_id, role, parts in connection.execute(
             f"SELECT id, role, parts FROM messages WHERE session_id = ? {MESSAGE_ORDER}", (session_id,)
-        ).fetchall()
-    for message_id, role, parts in rows:
-        yield f"{message_id}\t{role}\t{parts}\n".encode("utf-8", "surrogatepass")
+        ):
+            yield f"{message_id}\t{role}\t{parts}\n".encode("utf-8", "surrogatepass")
 
 
 def session_fingerprint(database: Path, session_id: str) -> tuple[str, int, float]:
