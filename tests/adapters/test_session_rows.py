@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_runner import smig
 from crush_builders import generated_home as crush_generated_home
 from crush_builders import install as install_crush
 from kilo_builders import install_database as install_kilo
@@ -24,8 +25,17 @@ from smig_devtools.corpus import SessionEntry
 from smig_devtools.crush_corpus import generate_crush
 from smig_tui.adapters.agents.crush import database as crush_database
 from smig_tui.adapters.agents.opencode import fingerprint as opencode_fingerprint
+from smig_tui.adapters.agents.opencode import snapshot as opencode_snapshot
+from smig_tui.adapters.agents.opencode.database import OpenCodeDbError
+from smig_tui.adapters.agents.opencode.snapshot import SNAPSHOT_TABLES as OPENCODE_TABLES
+from smig_tui.adapters.agents.registry import row_ref
+from smig_tui.adapters.archive import PIECE, Archive
+from smig_tui.adapters.paths import resolve_paths
+from smig_tui.adapters.session_rows import rows_snapshot
+from smig_tui.core.models import ReadWarning
+from smig_tui.services import build_services, session_archive
 
-BIG = 4_000_000
+BIG = 8_000_000
 """A generated session's bytes of rows: big enough that holding them all shows, small enough to be quick."""
 
 
@@ -118,3 +128,105 @@ def test_a_database_sessions_fingerprint_is_the_whole_reads_and_holds_one_row(ag
         tracemalloc.stop()
     assert size > BIG * 0.9
     assert peak < 0.05 * size, (peak, size)  # the rows were held whole: more than `size`
+
+
+def _in_memory_copy(database: Path, tables: tuple[tuple[str, str], ...], session_id: str) -> bytes:
+    """One session's rows as the archive copied them before: a database built in memory, serialized."""
+    source = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    copy = sqlite3.connect(":memory:")
+    for table, column in tables:
+        (definition,) = source.execute("SELECT sql FROM sqlite_master WHERE name = ?", (table,)).fetchone()
+        copy.execute(definition)
+        cursor = source.execute(f"SELECT * FROM {table} WHERE {column} = ? ORDER BY rowid", (session_id,))
+        copy.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * len(cursor.description))})", cursor)
+    copy.commit()
+    data = copy.serialize()
+    copy.close()
+    source.close()
+    return data
+
+
+@pytest.fixture
+def database_homes(isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> dict[str, list[Path]]:
+    """OpenCode (recorded and generated), Kilo Code (recorded) and Crush (fixtures) databases, smig pointed at them."""
+    root = isolated_homes["home"] / "databases"
+    opencode = _opencode_databases(root / "opencode")
+    monkeypatch.setenv("OPENCODE_DB", str(opencode[-1]))
+    monkeypatch.setenv("KILO_DB", str(opencode[1]))
+    install_crush(root / "crush")
+    monkeypatch.setenv("CRUSH_GLOBAL_DATA", str(root / "crush" / ".local" / "share" / "crush"))
+    return {"opencode": [opencode[-1]], "kilo": [opencode[1]], "crush": sorted((root / "crush").rglob("crush.db"))}
+
+
+def _rows_copies(archive: Archive) -> list[Path]:
+    return sorted(archive.folder.glob(".rows-*"))
+
+
+def test_a_database_session_is_archived_as_the_in_memory_copys_bytes_and_no_copy_remains(
+    database_homes: dict[str, list[Path]],
+) -> None:
+    assert smig("archive", "--json")[0] == 0
+    archive = session_archive(resolve_paths())
+    archived = {path: entry for path, entry in archive.entries().items() if row_ref(path) is not None}
+    assert {entry.agent for entry in archived.values()} == {"opencode", "kilo", "crush"}
+    tables = {"opencode": OPENCODE_TABLES, "kilo": OPENCODE_TABLES, "crush": crush_database.SNAPSHOT_TABLES}
+    for path, entry in archived.items():
+        ref = row_ref(path)
+        assert ref is not None
+        expected = _in_memory_copy(ref.database, tables[entry.agent], ref.session_id)
+        cut = [expected[start : start + PIECE] for start in range(0, len(expected), PIECE)]
+        assert entry.pieces == [hashlib.sha256(piece).hexdigest() for piece in cut], path
+        assert (entry.size, entry.sha256) == (len(expected), hashlib.sha256(expected).hexdigest())
+        assert archive.content(entry) == expected
+    assert len(archived) >= 8 and max(entry.size for entry in archived.values()) > 4 * PIECE
+    assert _rows_copies(archive) == []
+
+
+@pytest.mark.parametrize("error", [OpenCodeDbError("locked"), RuntimeError("stopped")], ids=["unreadable", "stopped"])
+def test_a_snapshot_that_fails_midway_leaves_no_copy_and_nothing_archived(
+    database_homes: dict[str, list[Path]], monkeypatch: pytest.MonkeyPatch, error: Exception
+) -> None:
+    made: list[Path] = []
+
+    def half(source: sqlite3.Connection, tables: Any, session_id: str, target: Path) -> bool:
+        made.append(target)
+        rows_snapshot(source, tables[:2], session_id, target)  # the session and its messages, not its parts
+        assert target.stat().st_size > 0
+        raise error
+
+    monkeypatch.setattr(opencode_snapshot, "rows_snapshot", half)
+    archive = session_archive(resolve_paths())
+    warnings: list[ReadWarning] = []
+    sources = [source for source in build_services().sources if source.agent.value == "opencode"]
+    if isinstance(error, RuntimeError):
+        with pytest.raises(RuntimeError):
+            archive.run(sources, warnings.append)
+    else:
+        run = archive.run(sources, warnings.append)
+        assert run.touched == 0 and warnings and all("not archived: " in w.message for w in warnings)
+    assert made and all(not path.exists() for path in made)
+    assert made[0].parent == archive.folder  # smig's own storage, not beside the agent's database
+    assert _rows_copies(archive) == [] and archive.entries() == {}
+
+
+def test_a_copy_a_killed_run_left_is_deleted_by_the_next_run(database_homes: dict[str, list[Path]]) -> None:
+    archive = session_archive(resolve_paths())
+    archive.folder.mkdir(parents=True)
+    (archive.folder / ".rows-killed.db").write_bytes(b"half a copy")
+    assert smig("archive", "--json")[0] == 0
+    assert _rows_copies(archive) == [] and archive.entries()
+
+
+def test_archiving_a_database_session_holds_a_piece_not_the_copy(database_homes: dict[str, list[Path]]) -> None:
+    (database,) = database_homes["opencode"]
+    source = [source for source in build_services().sources if source.agent.value == "opencode"]
+    archive = session_archive(resolve_paths())
+    list(source[0].discover(lambda _w: None))  # the listing's own imports and caches, before tracing
+    tracemalloc.start()
+    try:
+        run = archive.run(source, lambda _w: None)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert run.new == 1 and run.bytes_read > 8 * PIECE
+    assert peak < 0.4 * run.bytes_read, (peak, run.bytes_read)  # the copy was held whole, and serialized

@@ -63,14 +63,14 @@ def session_columns(connection: sqlite3.Connection) -> set[str]:
     return {str(row[1]) for row in connection.execute("PRAGMA table_info(sessions)")}
 
 
-def session_snapshot(database: Path, session_id: str) -> bytes:
-    """One session's rows as a database file of its own, read in one read transaction, with Crush's own
-    table definitions (so the reader reads the copy as it reads the original)."""
+def session_snapshot(database: Path, session_id: str, target: Path) -> None:
+    """Write one session's rows as a database file of its own at `target` (an empty file of smig's), read
+    in one read transaction, with Crush's own table definitions (so the reader reads the copy as it reads
+    the original)."""
     with connect(database) as source:
-        copy = rows_snapshot(source, SNAPSHOT_TABLES, session_id)
-    if copy is None:
+        made = rows_snapshot(source, SNAPSHOT_TABLES, session_id, target)
+    if not made:
         raise RowsUnreadable(f"The {NAME} database {database} lacks the session tables.")
-    return copy
 
 
 def _chunks(database: Path, session_id: str) -> Iterator[bytes]:
