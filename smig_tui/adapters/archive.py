@@ -300,13 +300,22 @@ class Archive:
 
     def content(self, entry: ArchivedFile) -> bytes:
         """The archived bytes of a file, checked against its sha256."""
-        try:
-            data = b"".join(decompress(self._piece_path(name).read_bytes()) for name in entry.pieces)
-        except (OSError, ValueError, *DAMAGED) as error:
-            raise SmigError(f"The archived copy of {entry.path} is damaged or incomplete ({error}).") from None
-        if hashlib.sha256(data).hexdigest() != entry.sha256:
+        return b"".join(self.pieces(entry))
+
+    def pieces(self, entry: ArchivedFile) -> Iterator[bytes]:
+        """The archived bytes of a file a piece at a time, checked against its sha256 after the last one: a
+        write of them (`atomic_write`) stops before its rename, so a damaged copy is never used. A restore
+        or readable copy of a 500 MB session held it whole, then hashed it."""
+        digest = hashlib.sha256()
+        for name in entry.pieces:
+            try:
+                piece = decompress(self._piece_path(name).read_bytes())
+            except (OSError, ValueError, *DAMAGED) as error:
+                raise SmigError(f"The archived copy of {entry.path} is damaged or incomplete ({error}).") from None
+            digest.update(piece)
+            yield piece
+        if digest.hexdigest() != entry.sha256:
             raise SmigError(f"The archived copy of {entry.path} does not match its checksum; it was not used.")
-        return data
 
     def status(self, sources: list[SessionSource], warn: WarningSink) -> ArchiveStatus:
         """How many sessions and bytes the archive holds, and what a run would add (reads no session)."""
@@ -344,7 +353,7 @@ class Archive:
         target = self.restore_target(entry)
         if target.exists() or target.is_symlink():
             raise WriteRefusedError(f"Refusing to restore over existing file {target}.")
-        atomic_write(target, self.content(entry), mode=0o600, overwrite=False, mtime=entry.mtime)
+        atomic_write(target, self.pieces(entry), mode=0o600, overwrite=False, mtime=entry.mtime)
         return target
 
     def view(self, entry: ArchivedFile, view_root: Path) -> Path:
@@ -357,7 +366,7 @@ class Archive:
             )
         target = view_root / entry.agent / relative
         if not (target.is_file() and target.stat().st_size == entry.size):
-            atomic_write(target, self.content(entry), mode=0o600, mtime=entry.mtime)
+            atomic_write(target, self.pieces(entry), mode=0o600, mtime=entry.mtime)
         return target
 
 

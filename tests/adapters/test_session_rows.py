@@ -32,6 +32,8 @@ from smig_tui.adapters.agents.registry import row_ref
 from smig_tui.adapters.archive import PIECE, Archive
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.adapters.session_rows import rows_snapshot
+from smig_tui.adapters.zstd_files import compress
+from smig_tui.core.errors import SmigError
 from smig_tui.core.models import ReadWarning
 from smig_tui.services import build_services, session_archive
 
@@ -230,3 +232,30 @@ def test_archiving_a_database_session_holds_a_piece_not_the_copy(database_homes:
         tracemalloc.stop()
     assert run.new == 1 and run.bytes_read > 8 * PIECE
     assert peak < 0.4 * run.bytes_read, (peak, run.bytes_read)  # the copy was held whole, and serialized
+
+
+def test_a_readable_copy_of_an_archived_session_is_written_a_piece_at_a_time_and_never_damaged(
+    database_homes: dict[str, list[Path]], tmp_path: Path
+) -> None:
+    assert smig("archive", "--json")[0] == 0
+    archive = session_archive(resolve_paths())
+    entry = max(archive.entries().values(), key=lambda entry: entry.size)
+    ref = row_ref(entry.path)
+    assert ref is not None and entry.agent == "opencode" and entry.size > 8 * PIECE
+    view = tmp_path / "view"
+    small = min(archive.entries().values(), key=lambda entry: entry.size)
+    archive.view(small, tmp_path / "warm")  # the modules a write imports, before tracing
+    tracemalloc.start()
+    try:
+        copy = archive.view(entry, view)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert copy.read_bytes() == _in_memory_copy(ref.database, OPENCODE_TABLES, ref.session_id)
+    assert peak < 5 * PIECE, (peak, entry.size)  # the whole copy was joined, then hashed: twice its size
+    copy.unlink()
+    last = archive.folder / "pieces" / entry.pieces[-1][:2] / f"{entry.pieces[-1]}.zst"
+    last.write_bytes(compress(b"not the rows"))  # a whole frame, but not the bytes archived
+    with pytest.raises(SmigError, match="does not match its checksum"):
+        archive.view(entry, view)
+    assert list(copy.parent.iterdir()) == []  # nothing half-written is left, nothing damaged is read
