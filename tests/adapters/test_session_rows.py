@@ -132,6 +132,19 @@ def test_a_database_sessions_fingerprint_is_the_whole_reads_and_holds_one_row(ag
     assert peak < 0.05 * size, (peak, size)  # the rows were held whole: more than `size`
 
 
+def test_an_opencode_database_without_the_parts_index_is_fingerprinted_as_before(tmp_path: Path) -> None:
+    """Parts read message by message need OpenCode's (message_id, id) index: without it they are grouped
+    first, as the whole read did, rather than scanned once per message."""
+    (database,) = [path for path in _opencode_databases(tmp_path) if path.parent.name == "big"]
+    connection = sqlite3.connect(database)
+    connection.execute("DROP INDEX part_message_id_id_idx")
+    connection.commit()
+    connection.close()
+    for session_id in _sessions(database, "session"):
+        sha256, size, _ = opencode_fingerprint.session_fingerprint(database, session_id)
+        assert (sha256, size) == _digest(_opencode_whole(database, session_id)) and size > BIG * 0.9
+
+
 def _in_memory_copy(database: Path, tables: tuple[tuple[str, str], ...], session_id: str) -> bytes:
     """One session's rows as the archive copied them before: a database built in memory, serialized."""
     source = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
