@@ -15,6 +15,7 @@ reads like the original.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -50,6 +51,8 @@ if TYPE_CHECKING:
 
 PIECE = 1 << 20
 """Files are cut at multiples of this offset; growth rewrites at most one piece."""
+ROWS_PREFIX = ".rows-"
+"""The name a database session's copy starts with while it is made in the archive's folder."""
 MANIFEST_VERSION = 1
 
 
@@ -156,6 +159,8 @@ class Archive:
         """Archive every session file the sources list that is new or changed since the last run."""
         run = ArchiveRun()
         with file_lock(self.folder / "archive.lock", timeout=0.0, what="the archive"):
+            if not dry_run:
+                self._sweep_rows_copies()
             files = self.entries()
             for source in sources:
                 for info in source.discover(warn):
@@ -221,13 +226,29 @@ class Archive:
         )
 
     def _archive_rows(self, info: SessionInfo, old: ArchivedFile | None, run: ArchiveRun) -> ArchivedFile:
-        """Store one database session as a database of its own rows (a consistent snapshot)."""
+        """Store one database session as a database of its own rows (a consistent snapshot), made in a
+        temporary file in the archive's folder (never beside the agent's database) and stored a piece at
+        a time; the file is deleted whatever happens (one a killed run left, by the next run)."""
+        import tempfile  # as fs does: not needed by a start that archives no database session
+
         ref = row_ref(info.path)
-        data = ref.refs.snapshot(ref.database, ref.session_id) if ref is not None else b""
-        kind = "new" if old is None else "changed"
-        setattr(run, kind, getattr(run, kind) + 1)
-        run.bytes_read += len(data)
-        pieces = [self._store_piece(data[start : start + PIECE], run) for start in range(0, len(data), PIECE)]
+        descriptor, name = tempfile.mkstemp(prefix=ROWS_PREFIX, suffix=".db", dir=self.folder)
+        copy = Path(name)
+        try:
+            os.close(descriptor)
+            if ref is not None:
+                ref.refs.snapshot(ref.database, ref.session_id, copy)
+            kind = "new" if old is None else "changed"
+            setattr(run, kind, getattr(run, kind) + 1)
+            digest, size, pieces = hashlib.sha256(), 0, []
+            with open(copy, "rb") as rows:
+                while piece := rows.read(PIECE):
+                    digest.update(piece)
+                    size += len(piece)
+                    pieces.append(self._store_piece(piece, run))
+        finally:
+            copy.unlink(missing_ok=True)
+        run.bytes_read += size
         entry_info = {key: value for key, value in asdict(info).items() if key != "archived"}
         home = self.homes.get(info.agent.value)
         return ArchivedFile(
@@ -235,12 +256,18 @@ class Archive:
             info.agent.value,
             info.id,
             str(home) if home else None,
-            len(data),
+            size,
             info.mtime,
-            hashlib.sha256(data).hexdigest(),
+            digest.hexdigest(),
             pieces,
             entry_info,
         )
+
+    def _sweep_rows_copies(self) -> None:
+        """Delete the rows' copies a killed run left (under the lock: no run is making one)."""
+        for leftover in self.folder.glob(f"{ROWS_PREFIX}*.db"):
+            with contextlib.suppress(OSError):
+                leftover.unlink()
 
     def _unchanged_prefix(self, handle: Any, old: ArchivedFile) -> tuple[Any, int] | None:
         """If the file still starts with the bytes archived before (append-only growth): the hash of its
@@ -273,13 +300,22 @@ class Archive:
 
     def content(self, entry: ArchivedFile) -> bytes:
         """The archived bytes of a file, checked against its sha256."""
-        try:
-            data = b"".join(decompress(self._piece_path(name).read_bytes()) for name in entry.pieces)
-        except (OSError, ValueError, *DAMAGED) as error:
-            raise SmigError(f"The archived copy of {entry.path} is damaged or incomplete ({error}).") from None
-        if hashlib.sha256(data).hexdigest() != entry.sha256:
+        return b"".join(self.pieces(entry))
+
+    def pieces(self, entry: ArchivedFile) -> Iterator[bytes]:
+        """The archived bytes of a file a piece at a time, checked against its sha256 after the last one: a
+        write of them (`atomic_write`) stops before its rename, so a damaged copy is never used. A restore
+        or readable copy of a 500 MB session held it whole, then hashed it."""
+        digest = hashlib.sha256()
+        for name in entry.pieces:
+            try:
+                piece = decompress(self._piece_path(name).read_bytes())
+            except (OSError, ValueError, *DAMAGED) as error:
+                raise SmigError(f"The archived copy of {entry.path} is damaged or incomplete ({error}).") from None
+            digest.update(piece)
+            yield piece
+        if digest.hexdigest() != entry.sha256:
             raise SmigError(f"The archived copy of {entry.path} does not match its checksum; it was not used.")
-        return data
 
     def status(self, sources: list[SessionSource], warn: WarningSink) -> ArchiveStatus:
         """How many sessions and bytes the archive holds, and what a run would add (reads no session)."""
@@ -317,7 +353,7 @@ class Archive:
         target = self.restore_target(entry)
         if target.exists() or target.is_symlink():
             raise WriteRefusedError(f"Refusing to restore over existing file {target}.")
-        atomic_write(target, self.content(entry), mode=0o600, overwrite=False, mtime=entry.mtime)
+        atomic_write(target, self.pieces(entry), mode=0o600, overwrite=False, mtime=entry.mtime)
         return target
 
     def view(self, entry: ArchivedFile, view_root: Path) -> Path:
@@ -330,7 +366,7 @@ class Archive:
             )
         target = view_root / entry.agent / relative
         if not (target.is_file() and target.stat().st_size == entry.size):
-            atomic_write(target, self.content(entry), mode=0o600, mtime=entry.mtime)
+            atomic_write(target, self.pieces(entry), mode=0o600, mtime=entry.mtime)
         return target
 
 

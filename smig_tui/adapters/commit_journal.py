@@ -27,12 +27,13 @@ import hashlib
 import json
 import os
 from collections.abc import Mapping, Sequence
+from itertools import chain
 from pathlib import Path
 from typing import Any, Protocol
 
 from smig_tui.adapters.fs import atomic_write
 from smig_tui.adapters.readback import Expected
-from smig_tui.adapters.storage.migration_store import MigrationStore
+from smig_tui.adapters.storage.migration_store import MigrationStore, json_pieces
 from smig_tui.core.encoding import utf8
 from smig_tui.core.errors import MigrationNotFoundError
 from smig_tui.core.migration import MigrationRecord, record_from_json, record_to_json, validate_migration_id
@@ -99,7 +100,7 @@ class CommitJournal:
             ],
         }
         path = self._entry(record.id)
-        atomic_write(path, json.dumps(entry, ensure_ascii=False) + "\n", mode=0o600, overwrite=False)
+        atomic_write(path, chain(json_pieces(entry), ("\n",)), mode=0o600, overwrite=False)
         return path
 
     def end(self, migration_id: str) -> None:

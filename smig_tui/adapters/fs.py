@@ -34,7 +34,7 @@ def write_failed(path: Path | str, error: OSError) -> WriteFailedError:
 
 def atomic_write(
     path: Path,
-    data: bytes | str | Iterable[str],
+    data: bytes | str | Iterable[str] | Iterable[bytes],
     *,
     mode: int = 0o600,
     overwrite: bool = True,
@@ -47,7 +47,8 @@ def atomic_write(
     so an existing file is never replaced even under a race. Only a regular file is ever replaced:
     a FIFO, device, folder or symbolic link at `path` is refused. `make_parents=False` is for paths a
     user typed, whose missing folder is a mistake to report, not to create. `data` may be pieces of
-    text, written as they come (a whole-session export is never one string in memory).
+    text or bytes, written as they come (a whole-session export, an archived copy, is never one string in
+    memory); an error raised while they come leaves nothing at `path`.
     """
     payload = utf8(data) if isinstance(data, str) else data
     try:
@@ -106,7 +107,7 @@ def not_a_session_file(entry: os.DirEntry[str]) -> str | None:
 
 
 def _write_via_temp(
-    path: Path, payload: bytes | Iterable[str], mode: int, overwrite: bool, mtime: float | None
+    path: Path, payload: bytes | Iterable[str] | Iterable[bytes], mode: int, overwrite: bool, mtime: float | None
 ) -> None:
     """The temp file, fsync and rename (or link) steps of `atomic_write`."""
     import tempfile  # with shutil, random and the compressors: a few ms of a start that writes nothing
@@ -118,7 +119,7 @@ def _write_via_temp(
                 handle.write(payload)
             else:
                 for piece in payload:
-                    handle.write(utf8(piece))
+                    handle.write(piece if isinstance(piece, bytes) else utf8(piece))
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temp_name, mode)

@@ -1,9 +1,10 @@
 """Provides what smig keeps of a session held as rows of an agent's SQLite database: a copy and a fingerprint.
 
 Such a session (OpenCode's, Kilo's, Crush's) is no file of its own. The archive keeps its rows as a
-database of their own (`rows_snapshot`), and a commit pins its source by a hash over its rows in a
-stable order (`digest_of`): rows are only appended as a session goes on, so one that only grew still
-hashes to the pinned value over its first `size` bytes, as an appended-to file does (`status_of`).
+database of their own (`rows_snapshot`, written to a temporary file in the archive's folder), and a
+commit pins its source by a hash over its rows in a stable order (`digest_of`): rows are only appended
+as a session goes on, so one that only grew still hashes to the pinned value over its first `size`
+bytes, as an appended-to file does (`status_of`).
 """
 
 from __future__ import annotations
@@ -11,13 +12,24 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 from smig_tui.adapters.source_check import CHANGED, GROWN, MISSING, UNCHANGED
 
+UNSTAMPED = ((24, 4), (92, 8))
+"""Header fields a database file stamps and an in-memory one leaves at zero (offset, length): the change
+counter, and the version-valid-for number with the library's version. Zeroed, the file is byte for byte
+what `serialize()` of the same copy built in memory gave, which the archive kept before."""
 
-def rows_snapshot(source: sqlite3.Connection, tables: Sequence[tuple[str, str]], session_id: str) -> bytes | None:
-    """One session's rows of `tables` ((table, the column holding the session id), in order) as a database
-    file, read in one read transaction with the tables' own definitions; None when a table is missing."""
+
+def rows_snapshot(source: sqlite3.Connection, tables: Sequence[tuple[str, str]], session_id: str, target: Path) -> bool:
+    """Write one session's rows of `tables` ((table, the column holding the session id), in order) as a
+    database file at `target` (an empty file of smig's own), read in one read transaction with the tables'
+    own definitions; False when a table is missing.
+
+    The copy is built in the file, a page cache at a time (it was built in memory and then serialized:
+    twice the session's size, 1.8 GB for a 500 MB one). No journal: a copy left half-made is deleted by
+    the caller, never read."""
     source.execute("BEGIN")  # one snapshot: a session the client writes meanwhile stays consistent
     try:
         names = [table for table, _ in tables]
@@ -26,20 +38,27 @@ def rows_snapshot(source: sqlite3.Connection, tables: Sequence[tuple[str, str]],
             source.execute(f"SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name IN ({marks})", names)
         )
         if set(definitions) != set(names):
-            return None
-        copy = sqlite3.connect(":memory:")
+            return False
+        copy = sqlite3.connect(target, isolation_level=None)
         try:
+            copy.execute("PRAGMA journal_mode = OFF")
+            copy.execute("PRAGMA synchronous = OFF")
+            copy.execute("BEGIN")
             for table, column in tables:
                 copy.execute(definitions[table])
                 cursor = source.execute(f"SELECT * FROM {table} WHERE {column} = ? ORDER BY rowid", (session_id,))
                 values = ", ".join("?" * len(cursor.description))
                 copy.executemany(f"INSERT INTO {table} VALUES ({values})", cursor)
-            copy.commit()
-            return copy.serialize()
+            copy.execute("COMMIT")
         finally:
             copy.close()
     finally:
         source.execute("ROLLBACK")
+    with open(target, "r+b") as handle:
+        for offset, length in UNSTAMPED:
+            handle.seek(offset)
+            handle.write(bytes(length))
+    return True
 
 
 def digest_of(chunks: Iterable[bytes]) -> tuple[str, int]:

@@ -162,3 +162,25 @@ def test_second_instance_gets_locked_error(tmp_path: Path) -> None:
         holder.join(600)
     store.save(record)
     assert store.get(record.id) == record
+
+
+@pytest.mark.parametrize("separators", [(", ", ": "), (",", ":")], ids=["journal", "record"])
+def test_a_record_is_written_in_pieces_that_join_to_its_whole_json(tmp_path: Path, separators: tuple[str, str]) -> None:
+    """The store and the journal write a record a value (a list a slice) at a time: the same text as
+    `json.dumps` gave, on a real record and on the odd values a record or journal entry can hold."""
+    record = record_to_json(_record(tmp_path))
+    many = [f"msg_{number:06d}" for number in range(3 * store_module.LIST_SLICE + 5)]
+    odd = {
+        "record": record,
+        "dropped_ids": many,
+        "as_tuple": tuple(many[: store_module.LIST_SLICE + 1]),
+        "exactly_a_slice": many[: store_module.LIST_SLICE * 2],
+        "empty": {},
+        "none": [],
+        "nested": {"a": [{"b": "é \ud800 ✓"}], "n": None, "f": 1.5, "t": True},
+        "numbered_keys": {1: "one", 2.5: "two", None: "none"},
+    }
+    for value in (record, odd, [], {}, "text", many):
+        pieces = list(store_module.json_pieces(value, separators))
+        assert "".join(pieces) == json.dumps(value, ensure_ascii=False, separators=separators)
+    assert max(len(piece) for piece in store_module.json_pieces(odd, separators)) < 20 * store_module.LIST_SLICE

@@ -108,8 +108,9 @@ class SessionRefs:
     """A reference's (database, session id), or None when the path is not one."""
     join: Callable[[Path, str], str]
     """The reference of one session of a database."""
-    snapshot: Callable[[Path, str], bytes]
-    """One session's rows as a database file of its own (what the archive keeps); raises `RowsUnreadable`."""
+    snapshot: Callable[[Path, str, Path], None]
+    """Write one session's rows as a database file of its own (what the archive keeps) at the path given,
+    an empty file of smig's; raises `RowsUnreadable`."""
     fingerprint: Callable[[Path, str], tuple[str, int, float]]
     """sha256, size and time of one session's rows, as a commit records its source."""
     status: Callable[[Path, str, str, int], str]

@@ -12,7 +12,9 @@ import os
 import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
+from itertools import chain
 from pathlib import Path
+from typing import Any
 
 from smig_tui.adapters.fs import atomic_write, file_lock
 from smig_tui.core.errors import Hint, MigrationNotFoundError, SmigError
@@ -61,8 +63,8 @@ class MigrationStore:
         """Store a record while the caller already holds `lock()` (the lock is not re-entrant)."""
         path = self.path_for(record)
         # Compact: the C encoder is several times faster than the indenting one on big histories.
-        payload = json.dumps(record_to_json(record), ensure_ascii=False, separators=(",", ":")) + "\n"
-        atomic_write(path, payload, mode=0o600, overwrite=False)
+        payload = json_pieces(record_to_json(record), separators=(",", ":"))
+        atomic_write(path, chain(payload, ("\n",)), mode=0o600, overwrite=False)
         return path
 
     def lock(self) -> AbstractContextManager[None]:
@@ -129,3 +131,29 @@ def _is_record_name(name: str) -> bool:
     except MigrationNotFoundError:
         return False
     return suffix == "json"
+
+
+LIST_SLICE = 4096
+"""Items of a list encoded at a time by `json_pieces`."""
+
+
+def json_pieces(value: Any, separators: tuple[str, str] = (", ", ": ")) -> Iterator[str]:
+    """`json.dumps(value, ensure_ascii=False, separators=separators)` in pieces, for `atomic_write`: an
+    object's values one by one, a list's items a slice at a time, each by the C encoder. A migration's
+    record lists every message id it dropped (165,000 for the 500 MB OpenCode session, 8.8 MB of JSON):
+    as one string, then that string with its newline, then its bytes, it was 40 MB at once."""
+    comma, colon = separators
+    if isinstance(value, dict) and value and all(isinstance(key, str) for key in value):
+        yield "{"
+        for number, (key, item) in enumerate(value.items()):
+            yield (comma if number else "") + json.dumps(key, ensure_ascii=False) + colon
+            yield from json_pieces(item, separators)
+        yield "}"
+    elif isinstance(value, list | tuple) and len(value) > LIST_SLICE:
+        yield "["
+        for start in range(0, len(value), LIST_SLICE):
+            text = json.dumps(list(value[start : start + LIST_SLICE]), ensure_ascii=False, separators=separators)
+            yield (comma if start else "") + text[1:-1]
+        yield "]"
+    else:
+        yield json.dumps(value, ensure_ascii=False, separators=separators)

@@ -63,24 +63,24 @@ def session_columns(connection: sqlite3.Connection) -> set[str]:
     return {str(row[1]) for row in connection.execute("PRAGMA table_info(sessions)")}
 
 
-def session_snapshot(database: Path, session_id: str) -> bytes:
-    """One session's rows as a database file of its own, read in one read transaction, with Crush's own
-    table definitions (so the reader reads the copy as it reads the original)."""
+def session_snapshot(database: Path, session_id: str, target: Path) -> None:
+    """Write one session's rows as a database file of its own at `target` (an empty file of smig's), read
+    in one read transaction, with Crush's own table definitions (so the reader reads the copy as it reads
+    the original)."""
     with connect(database) as source:
-        copy = rows_snapshot(source, SNAPSHOT_TABLES, session_id)
-    if copy is None:
+        made = rows_snapshot(source, SNAPSHOT_TABLES, session_id, target)
+    if not made:
         raise RowsUnreadable(f"The {NAME} database {database} lacks the session tables.")
-    return copy
 
 
 def _chunks(database: Path, session_id: str) -> Iterator[bytes]:
-    """The session's message rows as bytes, in Crush's order; nothing when the session is gone."""
+    """The session's message rows as bytes, in Crush's order; nothing when the session is gone. Read as
+    they are hashed (all of them were held, the size of the session, while `migrate` read it beside)."""
     with connect(database) as connection:
-        rows = connection.execute(
+        for message_id, role, parts in connection.execute(
             f"SELECT id, role, parts FROM messages WHERE session_id = ? {MESSAGE_ORDER}", (session_id,)
-        ).fetchall()
-    for message_id, role, parts in rows:
-        yield f"{message_id}\t{role}\t{parts}\n".encode("utf-8", "surrogatepass")
+        ):
+            yield f"{message_id}\t{role}\t{parts}\n".encode("utf-8", "surrogatepass")
 
 
 def session_fingerprint(database: Path, session_id: str) -> tuple[str, int, float]:

@@ -83,10 +83,10 @@ def _fingerprint(database: Path, session_id: str) -> tuple[str, int, float]:
     return session_fingerprint(database, session_id, KILO.name)
 
 
-def _snapshot(database: Path, session_id: str) -> bytes:
+def _snapshot(database: Path, session_id: str, target: Path) -> None:
     from smig_tui.adapters.agents.opencode.snapshot import session_snapshot
 
-    return session_snapshot(database, session_id, KILO.name)
+    session_snapshot(database, session_id, target, KILO.name)
 
 
 def _status(database: Path, session_id: str, sha256: str, size: int) -> str:
