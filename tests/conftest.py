@@ -70,14 +70,12 @@ LONG_GROUPED_E2E = (
 """The grouped e2e modules that take the most client CPU (measured, most first): they start the run."""
 SPREAD_E2E = (
     "tests/e2e/test_mcp_four_clients.py",
-    "tests/e2e/test_kilo_aider_handwritten.py",
     "tests/e2e/test_opencode_real_client.py",
     "tests/e2e/test_aider_real_client.py",
     "tests/e2e/test_pi_real_client.py",
     "tests/e2e/test_mcp_real_clients.py",
     "tests/e2e/test_copilot_real_client.py",
     "tests/e2e/test_qwen_real_client.py",
-    "tests/e2e/test_new_clients_resume_handwritten.py",
     "tests/e2e/test_matrix_real_clients.py",
 )
 """e2e modules whose cases share only cheap module fixtures (the fake servers): `-n` spreads their cases.

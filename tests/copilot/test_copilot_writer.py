@@ -1,7 +1,7 @@
 """The Copilot CLI writer through `Services.migrate`, and Copilot CLI as a source for the other agents.
 
 Where the session lands, what each event holds (the shape the real client 1.0.102 resumed when written
-by hand: tests/e2e/test_new_clients_resume_handwritten.py), that smig reads it back and lists it first,
+by hand: the `imported` scenario of tests/fixtures/real/copilot), that smig reads it back and lists it first,
 what `copilot --continue` picks in a home with a newer session of the user's own, and that it never
 writes over a file. The real client resuming it is tests/e2e/test_copilot_real_client.py.
 """

@@ -111,21 +111,3 @@ def handwritten_history(tag: str) -> str:
         f"#### {tag}-2: and then?  \n\n"
         f"{tag}-REPLY-2: ship it on friday.\n\n"
     )
-
-
-def restored(tag: str) -> list[dict[str, str]]:
-    """The messages Aider 0.86.2 sends for `handwritten_history(tag)` on `--restore-chat-history`.
-
-    Aider appends its own `# aider chat started` header to the file before it reads it back, so the
-    blank lines of that header end the last reply.
-    """
-    return [
-        {"role": "user", "content": f"{tag}-1: what does plan.txt say?  \n(a second line of the question)  \n"},
-        {
-            "role": "assistant",
-            "content": f"\nI'll look.\n\n $ cat plan.txt\n\n```\n{tag}-OUTPUT: migrate by friday\n```\n\n"
-            " # not a heading\n > not a quote\n\n",
-        },
-        {"role": "user", "content": f"{tag}-2: and then?  \n"},
-        {"role": "assistant", "content": f"\n{tag}-REPLY-2: ship it on friday.\n\n\n\n"},
-    ]

@@ -1,13 +1,13 @@
 """Aider 0.86.2, the real client, restores what smig writes for it; its histories migrate to the six others.
 
-Into Aider: each other agent's real recorded session goes through `smig migrate --to aider` into a
-lived-in project (the user already chatted with Aider there, so the project has its own
-`.aider.chat.history.md`). The command the migration records (`aider --restore-chat-history
---chat-history-file .aider.smig-ID.chat.history.md`) must send the model the migration (the handoff
-note, the first and last kept text, the new prompt after them) and none of the user's own history;
-the user's file is never written by smig (Aider appends its own run to it, nothing else changes);
-and a plain `aider --restore-chat-history` still restores the user's own history, as the commit's
-continue-latest fact says.
+Into Aider: a Codex and a Gemini CLI recorded session (every other agent's is the matrix's) go through
+`smig migrate --to aider` into a lived-in project (the user already chatted with Aider there, so the
+project has its own `.aider.chat.history.md`). The command the migration records (`aider
+--restore-chat-history --chat-history-file .aider.smig-ID.chat.history.md`) must send the model the
+migration (the handoff note, the first and last kept text, the new prompt after them) and none of the
+user's own history; the user's file is never written by smig (Aider appends its own run to it, nothing
+else changes); and a plain `aider --restore-chat-history` still restores the user's own history, as the
+commit's continue-latest fact says.
 
 Out of Aider: the real-client matrix (test_matrix_real_clients.py) migrates the recorded `chat` history to
 every other agent, whose real client resumes it carrying the prompts and replies `drivers/aider.py` lists.
@@ -31,9 +31,6 @@ from drivers import Servers
 from drivers import aider as driver
 from fake_gemini_server import FakeGeminiServer
 from fake_model_server import FakeModelServer
-from kilo_builders import RECORDED_ROOT
-from kilo_builders import install_database as install_kilo_database
-from kilo_client import kilo_binary
 from real_clients import escaped, install_source, prose
 
 from smig_tui.adapters.agents.aider import folders as places
@@ -41,9 +38,10 @@ from smig_tui.core.handoff import NOTE_PREFIX
 
 pytestmark = pytest.mark.e2e
 
-QWEN = Path(__file__).parents[1] / "fixtures" / "real" / "qwen"
 OWN = "OWN: the user's own chat about osprey"
-SOURCES = ["codex", "claude", "gemini", "opencode", "qwen", "kilo"]
+SOURCES = ["codex", "gemini"]
+"""Two sources in lived-in homes; every other agent's recorded session into this client is the matrix's
+(test_matrix_real_clients.py), so the lived-in run, continue, resume by id and listing need not repeat per source."""
 
 
 def _smig(*argv: str) -> Any:
@@ -51,18 +49,6 @@ def _smig(*argv: str) -> Any:
     code, out, err = smig(*argv, "--json")
     assert code == 0, err
     return json.loads(out)
-
-
-def _source(agent: str, homes: dict[str, Path], project: Path, tmp_path: Path) -> str:
-    """One real recorded session of `agent` in the temp homes; its id (or its `<database>#<id>` reference)."""
-    if agent == "qwen":
-        shutil.copytree(QWEN / "home" / ".qwen", homes["home"] / ".qwen")
-        return str(json.loads((QWEN / "scenarios.json").read_text(encoding="utf-8"))["tools"]["session"])
-    if agent == "kilo":
-        install_kilo_database(homes["home"] / ".local" / "share" / "kilo" / "kilo.db")
-        [row] = [row for row in _smig("list", "--agent", "kilo") if row["cwd"] == f"{RECORDED_ROOT}/tools"]
-        return str(row["id"])
-    return install_source(agent, homes, project, tmp_path)
 
 
 @pytest.fixture(scope="module")
@@ -115,12 +101,10 @@ def _assert_carries(body: dict[str, Any], result: dict[str, Any], prompt: str) -
 def test_aider_restores_and_continues_a_migration_in_a_lived_in_project(
     source: str, isolated_homes: dict[str, Path], tmp_path: Path, lived_in_template: tuple[Path, Path]
 ) -> None:
-    if source == "kilo":
-        kilo_binary()
     home, project = isolated_homes["home"], tmp_path / "osprey-app"
     project.mkdir()
     own = _lived_in(lived_in_template, home, project)
-    session = _source(source, isolated_homes, project, tmp_path)
+    session = install_source(source, isolated_homes, project, tmp_path)
     result = _smig("migrate", session, "--target", "gpt-4.1", "--strategy", "as-is", "--to", "aider", "--cwd",
                    str(project))  # fmt: skip
     [written] = [entry for entry in result["files"] if entry["destination"] == "aider" and entry.get("session_id")]

@@ -1,11 +1,12 @@
 """GitHub Copilot CLI 1.0.102, the real client, resumes what smig writes for it; its sessions migrate to the others.
 
-Into Copilot: each other agent's recorded session goes through `smig migrate --to copilot` in a
-lived-in home (Copilot ran in the project before, and the user's own session there is newer than the
-conversation migrated). `copilot --continue` must continue the migration, as smig's continue-latest
-fact says, and `copilot --resume ID` too: each request carries the handoff note, the first and last
-kept text, and the new prompt last. Copilot's picker (`copilot --resume` in its terminal UI) lists the
-migration above the user's own session and opening it sends the same turns.
+Into Copilot: a Codex and a Gemini CLI recorded session (every other agent's is the matrix's) go through
+`smig migrate --to copilot` in a lived-in home (Copilot ran in the project before, and the user's own
+session there is newer than the conversation migrated). `copilot --continue` must continue the
+migration, as smig's continue-latest fact says, and `copilot --resume ID` too: each request carries the
+handoff note, the first and last kept text, and the new prompt last. Copilot's picker (`copilot
+--resume` in its terminal UI) lists the migration above the user's own session and opening it sends the
+same turns.
 
 Out of Copilot: the real-client matrix (test_matrix_real_clients.py) migrates the recorded `tools` session
 to every other agent, whose real client resumes it carrying the texts `drivers/copilot.py` lists.
@@ -33,7 +34,9 @@ from terminal import Terminal
 
 pytestmark = pytest.mark.e2e
 
-SOURCES = ["codex", "claude", "gemini", "opencode", "qwen", "kilo"]
+SOURCES = ["codex", "gemini"]
+"""Two sources in lived-in homes; every other agent's recorded session into this client is the matrix's
+(test_matrix_real_clients.py), so the lived-in run, continue, resume by id and listing need not repeat per source."""
 ALLOW = "--allow-all-tools"
 
 

@@ -3,9 +3,9 @@
 OpenCode runs offline in a temp home against the local fake model server, through a custom
 provider on its bundled Anthropic SDK (`options.baseURL`); no provider package is downloaded.
 - a session the real client recorded reads, in smig, as the history OpenCode sends on resume;
-- built Codex and Claude Code sessions migrated to OpenCode (as-is and truncated) resume in the real
-  `opencode run -s ID` with the migrated history in its request, the placeholder's exact sentence,
-  and smig lists them;
+- a built Codex session migrated to OpenCode as it is, and a built Claude Code one truncated, resume in
+  the real `opencode run -s ID` with the migrated history in its request, the placeholder's exact
+  sentence, and smig lists them (a built session is the same messages whichever agent it names);
 - a task's sub-session the real client writes is hidden from the list but reachable.
 
 The recorded OpenCode session going to Codex, Claude Code and OpenCode itself, and the public Codex
@@ -85,8 +85,9 @@ def test_smig_reads_a_real_opencode_session_as_opencode_sends_it(
     assert read.measured_context_tokens  # the fake server reports usage; OpenCode logged it
 
 
-@pytest.mark.parametrize("truncated", [False, True], ids=["as-is", "truncated"])
-@pytest.mark.parametrize("agent", [Agent("codex"), Agent("claude")])
+@pytest.mark.parametrize(
+    ("agent", "truncated"), [(Agent("codex"), False), (Agent("claude"), True)], ids=["codex-as-is", "claude-truncated"]
+)
 def test_opencode_resumes_a_migrated_built_session(
     isolated_homes: dict[str, Path], tmp_path: Path, opencode: str, agent: Agent, truncated: bool
 ) -> None:

@@ -1,11 +1,11 @@
 """Pi coding agent 0.73.1, the real client, resumes what smig writes for it; its sessions migrate to the others.
 
-Into Pi: each of the six other agents' real recorded sessions goes through `smig migrate --to pi` in a
-lived-in home (Pi ran in the project before, and the user's own session there is newer than the
-conversation migrated). Then `pi -c` (continue the latest) must continue the migration, and
-`pi --session ID` too, each request carrying the handoff note, the first and last kept text and the
-new prompt last; Pi's picker (`pi -r`) lists the migration first, by the name smig gave it, and
-opening it sends the same turns.
+Into Pi: a Codex and a Gemini CLI recorded session (every other agent's is the matrix's) go through
+`smig migrate --to pi` in a lived-in home (Pi ran in the project before, and the user's own session
+there is newer than the conversation migrated). Then `pi -c` (continue the latest) must continue the
+migration, and `pi --session ID` too, each request carrying the handoff note, the first and last kept
+text and the new prompt last; Pi's picker (`pi -r`) lists the migration first, by the name smig gave it,
+and opening it sends the same turns.
 
 Out of Pi: the real-client matrix (test_matrix_real_clients.py) migrates the recorded Pi session (a shell
 call, a file read, a failed call) to every other agent, whose real client resumes it carrying its text.
@@ -36,7 +36,9 @@ from terminal import Terminal
 
 pytestmark = pytest.mark.e2e
 
-SOURCES = ["codex", "claude", "gemini", "opencode", "qwen", "kilo"]
+SOURCES = ["codex", "gemini"]
+"""Two sources in lived-in homes; every other agent's recorded session into this client is the matrix's
+(test_matrix_real_clients.py), so the lived-in run, continue, resume by id and listing need not repeat per source."""
 
 
 @pytest.fixture(scope="module")

@@ -1,11 +1,11 @@
 """Qwen Code 0.24.4, the real client, resumes what smig writes for it; its sessions migrate to the others.
 
-Into Qwen Code: each other agent's real recorded session goes through `smig migrate --to qwen` in a
-lived-in home (Qwen Code ran in the project before, and the user's own session there is newer than
-the conversation migrated). Then `qwen -c` (continue the latest) must continue the migration, and
-`qwen --resume ID` too, each request carrying the handoff note, the first and last kept text and the
-new prompt last; the client's picker (`qwen --resume` in its terminal UI) lists the migration first,
-by the title smig gave it, and opening it sends the same turns.
+Into Qwen Code: a Codex and a Gemini CLI recorded session (every other agent's is the matrix's) go
+through `smig migrate --to qwen` in a lived-in home (Qwen Code ran in the project before, and the user's
+own session there is newer than the conversation migrated). Then `qwen -c` (continue the latest) must
+continue the migration, and `qwen --resume ID` too, each request carrying the handoff note, the first
+and last kept text and the new prompt last; the client's picker (`qwen --resume` in its terminal UI)
+lists the migration first, by the title smig gave it, and opening it sends the same turns.
 
 Out of Qwen Code, and Qwen Code resuming each other agent's session as it is and truncated, is the
 real-client matrix's (tests/e2e/test_matrix_real_clients.py, through drivers/qwen.py).
@@ -28,7 +28,9 @@ from terminal import Terminal
 
 pytestmark = pytest.mark.e2e
 
-SOURCES = ["codex", "claude", "gemini", "opencode"]
+SOURCES = ["codex", "gemini"]
+"""Two sources in lived-in homes; every other agent's recorded session into this client is the matrix's
+(test_matrix_real_clients.py), so the lived-in run, continue, resume by id and listing need not repeat per source."""
 
 
 def _lived_in(home: Path, project: Path) -> None:

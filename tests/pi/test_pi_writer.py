@@ -1,7 +1,7 @@
 """The Pi writer through `Services.migrate`, and Pi as a source for the other agents.
 
 Where the session lands, what each entry holds (the shape the real client 0.73.1 resumed when written
-by hand: tests/e2e/test_new_clients_resume_handwritten.py), that smig reads it back and lists it
+by hand: the `imported` scenario of tests/fixtures/real/pi), that smig reads it back and lists it
 first, what `pi -c` picks, and that it never writes over a file. The real client resuming it is
 tests/e2e/test_pi_real_client.py.
 """

@@ -1,7 +1,7 @@
 """The Qwen Code writer through `Services.migrate`, and Qwen Code as a source for the other agents.
 
 Where the session lands, what each record holds (the shape the real client 0.24.4 resumed when written
-by hand: tests/e2e/test_new_clients_resume_handwritten.py), that smig reads it back and lists it
+by hand: the `imported` scenario of tests/fixtures/real/qwen), that smig reads it back and lists it
 first, and that it never writes over a file. The real client resuming it is tests/e2e/test_qwen_real_client.py.
 """
 
