@@ -67,14 +67,15 @@ def read_history(path: Path, leave: bool | None = None) -> History:
 
 def text_of(data: bytes) -> str:
     """Bytes of the file as Aider opens them (UTF-8 with replacement characters, universal newlines)."""
-    return data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+    text = data.decode("utf-8", "replace")
+    return text.replace("\r\n", "\n").replace("\r", "\n") if b"\r" in data else text
 
 
 def assistant_text(data: bytes) -> str:
     """The model's message whose lines are `data` (a `# ` line among them is skipped)."""
     text = text_of(data)
-    if "# " not in text:
-        return text
+    if b"#" not in data or not (text.startswith("# ") or "\n# " in text or _odd_ends(data)):
+        return text  # no line starts with `# ` (one `#` looked for is a tenth of the cost of `# `)
     return "".join(line for line in text.splitlines(keepends=True) if not line.startswith("# "))
 
 
@@ -86,6 +87,11 @@ def user_text(data: bytes) -> str:
 def _with_tail(role: str, tail: str, data: bytes) -> str:
     """The last message: its lines in the file, then what the client's appended header adds to it."""
     return (user_text if role == "user" else assistant_text)(data) + tail
+
+
+def _odd_ends(data: bytes) -> bool:
+    """Whether `data` has line ends other than `\n`, `\r\n` and `\r`."""
+    return any(end in data for end in _ODD_ENDS) or (not data.isascii() and any(end in data for end in _WIDE_ENDS))
 
 
 def _chars(data: bytes) -> int:
@@ -132,25 +138,18 @@ class _Reader:
         self.tail: list[bytes] = []
         """Its bytes past the file's end (the appended header's blank lines)."""
 
-    def check(self, raw: bytes) -> bool:
-        """Note whether `raw` is not UTF-8; return whether it is ASCII."""
-        if raw.isascii():
-            return True
-        if not self.damaged:
+    def check(self, raw: bytes) -> None:
+        """Note whether `raw` is not UTF-8."""
+        if not self.damaged and not raw.isascii():
             try:
                 raw.decode("utf-8")
             except UnicodeDecodeError:
                 self.damaged = True
-        return False
 
     def block(self, raw: bytes, base: int, line: int) -> int:
         """Read the whole lines `raw` at `base` (line `line` first); return the next line's number."""
-        ascii = self.check(raw)
-        if (
-            any(end in raw for end in _ODD_ENDS)
-            or (b"\r" in raw and raw.count(b"\r") != raw.count(b"\r\n"))
-            or (not ascii and any(end in raw for end in _WIDE_ENDS))
-        ):
+        self.check(raw)
+        if _odd_ends(raw) or (b"\r" in raw and raw.count(b"\r") != raw.count(b"\r\n")):
             return self.lines(raw, base, line)
         after = 0
         marked = [found.start() + 1 for found in _MARKED.finditer(raw)]
