@@ -5,6 +5,7 @@ on generated ones and on odd ones; and a long text left in the file reads back a
 from __future__ import annotations
 
 import random
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -138,3 +139,26 @@ def test_a_big_history_leaves_its_long_texts_in_the_file_and_reads_them_back(tmp
         handle.truncate(long[-1].body.offset + 10)
     with pytest.raises(SourceChangedError):
         long[-1].body.read()
+
+
+def test_a_big_history_read_a_block_at_a_time_holds_a_fraction_of_the_whole_read(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """Traced allocations (no clock, no RSS): the peak of reading a generated 4 MB history in 256 KB
+    blocks, long texts left in the file, against `restore` of its text (what `load` did before)."""
+    generate_aider(tmp_path / "corpus", [_entry(tmp_path / "p", 4_000_000)])
+    path = tmp_path / "p" / ".aider.chat.history.md"
+
+    def peak(read: Any) -> int:
+        tracemalloc.start()
+        try:
+            assert len(read().messages) > 500
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    whole = peak(lambda: restore(*decode(path.read_bytes())))
+    monkeypatch.setattr(history_file, "BLOCK", 256 << 10)
+    left = peak(lambda: history_file.read_history(path, leave=True))
+    assert whole > 4 * path.stat().st_size
+    assert left < 0.1 * whole, (left, whole)  # 0.06 (1.3 of 23 MB): the blocks, the heads of 650 texts
