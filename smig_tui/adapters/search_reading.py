@@ -11,7 +11,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from smig_tui.adapters.stored_text import LineText, read_texts
+from smig_tui.adapters.stored_text import LineText, SpanText, read_texts
 from smig_tui.adapters.workers import Call, WorkerLost, Workers
 from smig_tui.core.errors import SmigError
 from smig_tui.core.models import Kind, Message, ReadWarning, SessionInfo
@@ -150,7 +150,7 @@ the file and parsed its line), while only a batch's texts are held at a time."""
 
 def _texts(messages: Sequence[Message]) -> Sequence[str]:
     """The messages' whole texts, reading those left in their file together."""
-    if any(isinstance(message.body, LineText) for message in messages):
+    if any(isinstance(message.body, LineText | SpanText) for message in messages):
         return read_texts(messages)
     return [message.text for message in messages]
 

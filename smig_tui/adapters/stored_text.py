@@ -106,6 +106,58 @@ class LineText:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class SpanText:
+    """A long text rebuilt from the `size` bytes at `offset` of its file, for formats where a message is
+    a run of lines rather than one JSON line (Aider's Markdown history): `rebuild` makes the text of
+    those bytes, checked to have the length it had when the file was read."""
+
+    path: str
+    offset: int
+    size: int
+    length: int
+    head: str
+    rebuild: Callable[[bytes], str]
+
+    def read(self) -> str:
+        """Read the span again and rebuild the text; SourceChangedError if the file was rewritten."""
+        try:
+            with open(self.path, "rb") as handle:
+                return self.read_from(handle)
+        except OSError as error:
+            raise _unreadable(self.path, error) from error
+
+    def read_from(self, handle: BinaryIO) -> str:
+        """`read` from a file already open (one handle serves every text of a batch)."""
+        text = self.rebuild(self._raw_from(handle))
+        if len(text) != self.length:
+            raise self._changed()
+        return text
+
+    def fingerprint(self) -> str:
+        """A hash of the span's bytes and the text's length (the last message of a history has a few
+        line ends of its own after them): stable while the file only grows."""
+        try:
+            with open(self.path, "rb") as handle:
+                digest = hashlib.blake2b(self._raw_from(handle), digest_size=10)
+        except OSError as error:
+            raise _unreadable(self.path, error) from error
+        digest.update(f"#{self.length}".encode())
+        return digest.hexdigest()
+
+    def _raw_from(self, handle: BinaryIO) -> bytes:
+        handle.seek(self.offset)
+        raw = handle.read(self.size)
+        if len(raw) < self.size:
+            raise self._changed()
+        return raw
+
+    def _changed(self) -> SourceChangedError:
+        return SourceChangedError(
+            f"{self.path} was rewritten after smig read it (text at byte {self.offset} differs); reload the session."
+        )
+
+
 def _unreadable(path: str, error: OSError) -> SourceChangedError:
     return SourceChangedError(f"Cannot read {path} again ({error.strerror or error}); reload the session.")
 
@@ -114,14 +166,14 @@ def read_texts(messages: Sequence[Message]) -> list[str]:
     """Every message's text, the ones left on disk read back in file order with one open per file.
 
     Reading them one by one (`Message.text`) opens the file and parses the line once per text: on a
-    huge session's export that was 50,000 opens. Here each file is opened once, its lines are read
-    in offset order, and a line holding several texts is parsed once.
+    huge session's export that was 50,000 opens. Here each file is opened once, its lines (and spans)
+    are read in offset order, and a line holding several texts is parsed once.
     """
     texts: list[str] = []
-    on_disk: dict[str, list[tuple[int, LineText]]] = {}
+    on_disk: dict[str, list[tuple[int, LineText | SpanText]]] = {}
     for index, message in enumerate(messages):
         body = message.body
-        if isinstance(body, LineText):
+        if isinstance(body, LineText | SpanText):
             on_disk.setdefault(body.path, []).append((index, body))
             texts.append("")
         else:
@@ -132,6 +184,9 @@ def read_texts(messages: Sequence[Message]) -> list[str]:
             with open(path, "rb") as handle:
                 line_at, line_texts = -1, cast(Sequence[str], ())
                 for index, body in stored:
+                    if isinstance(body, SpanText):
+                        texts[index] = body.read_from(handle)
+                        continue
                     if body.offset != line_at:
                         line_at, line_texts = body.offset, body._line_texts(handle)
                     texts[index] = body._pick(line_texts)

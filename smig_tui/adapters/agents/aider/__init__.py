@@ -1,7 +1,8 @@
 """Aider (PyPI `aider-chat`, checked with 0.86.2): its chat histories read, and written for it to restore.
 
 Aider keeps no sessions of its own, only a Markdown chat history per project folder
-(docs/formats/aider.md); `folders.py` says where smig looks for them, `history.py` how they read.
+(docs/formats/aider.md); `folders.py` says where smig looks for them, `history.py` how they read
+(`history_file.py` reads a file so a block at a time, leaving a big one's long texts in it).
 In memory sync (`memory.py`) its memory is the files its global `.aider.conf.yml` reads (`read:`), and
 the other agents' memory reaches it as one more file that config reads.
 """

@@ -14,6 +14,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from smig_tui.core.models import StoredText
 
 HEADER = "# aider chat started at "
 """Each run of the client starts with this line (then `YYYY-MM-DD HH:MM:SS`, local time)."""
@@ -30,11 +34,19 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 @dataclass(frozen=True, slots=True)
 class Restored:
-    """One message Aider restores: its role (`user` or `assistant`), its text, the line it starts on."""
+    """One message Aider restores: its role (`user` or `assistant`), its text, the line it starts on.
+
+    The text is where it lies in the file when a big history's reader left it there (`history_file`)."""
 
     role: str
-    text: str
+    text: str | StoredText
     line: int
+
+    @property
+    def whole(self) -> str:
+        """The text itself, read back when it was left in the file."""
+        text = self.text
+        return text if isinstance(text, str) else text.read()
 
 
 @dataclass

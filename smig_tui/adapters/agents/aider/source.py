@@ -79,7 +79,7 @@ class AiderSource:
         if not head.messages:
             return None  # nothing said yet: nothing to resume
         first = started(head.runs[0]) if head.runs else None
-        prompt = next((m.text for m in head.messages if m.role == "user" and m.text.strip()), None)
+        prompt = next((text for m in head.messages if m.role == "user" and (text := m.whole).strip()), None)
         folder = str(path.parent)
         return SessionInfo(
             id=places.session_id_of(path),
@@ -124,10 +124,10 @@ def messages_of(history: History) -> list[Message]:
 
 
 def _read(path: Path) -> History:
-    """Parse one history file (raises OSError when it cannot be read)."""
-    with path.open("rb") as handle:
-        text, not_text = decode(handle.read())
-    return restore(text, not_text)
+    """Parse one history file a block at a time (raises OSError when it cannot be read)."""
+    from smig_tui.adapters.agents.aider.history_file import read_history  # loading only: a listing glances
+
+    return read_history(path)
 
 
 HEAD_BYTES = 8_192
@@ -174,7 +174,7 @@ def _settled(head: History) -> bool:
     if head.title:
         return True  # smig's notices come before the first message, all of them in this head
     last = len(head.messages) - 1
-    return any(m.role == "user" and m.text.strip() and number < last for number, m in enumerate(head.messages))
+    return any(m.role == "user" and m.whole.strip() and number < last for number, m in enumerate(head.messages))
 
 
 def _last_notices(handle: BinaryIO) -> tuple[str | None, str | None, bool]:

@@ -108,4 +108,4 @@ def restored_turns(data: str) -> tuple[Turn, ...]:
     """The turns Aider restores from `data` (what the read-back must find)."""
     text, _ = decode(data.encode("utf-8"))
     roles = {"user": Role.USER, "assistant": Role.ASSISTANT}
-    return tuple(Turn(roles[item.role], item.text) for item in restore(text).messages)
+    return tuple(Turn(roles[item.role], item.whole) for item in restore(text).messages)
