@@ -140,5 +140,8 @@ def test_a_units_messages_found_when_asked_are_the_ones_grouped_at_once() -> Non
         assert [asked[u] for u in unit] == [every[u] for u in unit]
         fresh = Members(unit)
         assert list(fresh.values()) == list(every.values()) and fresh == asked
+    many = [n // 3 for n in range(3 * 200)]  # more units asked for than are scanned one by one
+    every, asked = _grouped(many), Members(many)
+    assert [asked[u] for u in reversed(many)] == [every[u] for u in reversed(many)]
     with pytest.raises(KeyError):
         Members([0, 0])[1]  # a unit no message is in
