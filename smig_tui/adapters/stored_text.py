@@ -9,6 +9,7 @@ they were; a rewritten file is detected (the line no longer parses to a text of 
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import json
 from collections.abc import Callable, Sequence
@@ -217,6 +218,12 @@ class TextBlock:
         self.raw: bytearray | None = bytearray()
         self.packed: bytes | None = None
 
+    def piece(self, start: int, end: int) -> bytes:
+        """The block's bytes from `start` to `end` (a block still filling is sliced, not copied whole)."""
+        if self.raw is not None:
+            return bytes(self.raw[start:end])
+        return self.content()[start:end]
+
     def content(self) -> bytes:
         """The block's bytes; the last one unpacked is kept, as readers go through texts in order."""
         global _last_unpacked
@@ -273,17 +280,25 @@ class PackedText:
     start: int
     size: int
     length: int
-    head: str
 
     @classmethod
     def of(cls, text: str, packer: TextPacker) -> PackedText:
         """Pack a text into the reader's current block."""
         data = text.encode("utf-8", "surrogatepass")
         block, start = packer.add(data)
-        return cls(block, start, len(data), len(text), text[:HEAD_CHARS])
+        return cls(block, start, len(data), len(text))
+
+    @property
+    def head(self) -> str:
+        """The first `HEAD_CHARS` characters, unpacked when asked: held beside every packed text, they
+        were 18 MB of a 500 MB Crush session and 30 MB of a dense OpenCode one, for previews of a few."""
+        if self.size <= 4 * HEAD_CHARS:
+            return self.read()[:HEAD_CHARS]
+        piece = self.block.piece(self.start, self.start + 4 * HEAD_CHARS)  # holds HEAD_CHARS characters
+        return codecs.getincrementaldecoder("utf-8")("surrogatepass").decode(piece)[:HEAD_CHARS]
 
     def _bytes(self) -> bytes:
-        return self.block.content()[self.start : self.start + self.size]
+        return self.block.piece(self.start, self.start + self.size)
 
     def read(self) -> str:
         """Unpack the text."""

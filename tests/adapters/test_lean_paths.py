@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from plan_helpers import Builder, capacity, measure, words
 
 from smig_tui.adapters.agents.claude.home import resolve_home
@@ -115,3 +116,32 @@ def test_re_plans_reuse_items_only_when_the_fate_is_the_same() -> None:
         assert _fates(reused.items) == _fates(fresh.items)
         assert (reused.tokens_after, reused.placeholder) == (fresh.tokens_after, fresh.placeholder)
     assert {item.kept for item in reused.items} == {True}  # the last one fits: every dropped fate changed back
+
+
+def _grouped(unit: list[int]) -> dict[int, list[int]]:
+    """Every unit's messages, grouped as the plan's structure always grouped them."""
+    every: dict[int, list[int]] = {}
+    for i, u in enumerate(unit):
+        every.setdefault(u, []).append(i)
+    return every
+
+
+def test_a_units_messages_found_when_asked_are_the_ones_grouped_at_once() -> None:
+    """A plan asks for a few units' messages, found when asked (a list per unit was 25 MB of a 285,000-message
+    session's plan): each unit's are the ones grouping every unit gives, a unit named by a member that is
+    not its first too, and tools-first's every unit comes in the same order."""
+    from smig_tui.core.plan_structure import Members
+
+    for unit in ([0, 3, 0, 3, 4, 3, 6, 6], analyse(_session()).unit):
+        every = _grouped(unit)
+        asked = Members(unit)
+        assert [asked[u] for u in reversed(unit)] == [every[u] for u in reversed(unit)]
+        assert list(asked.values()) == list(every.values())
+        assert [asked[u] for u in unit] == [every[u] for u in unit]
+        fresh = Members(unit)
+        assert list(fresh.values()) == list(every.values()) and fresh == asked
+    many = [n // 3 for n in range(3 * 200)]  # more units asked for than are scanned one by one
+    every, asked = _grouped(many), Members(many)
+    assert [asked[u] for u in reversed(many)] == [every[u] for u in reversed(many)]
+    with pytest.raises(KeyError):
+        Members([0, 0])[1]  # a unit no message is in

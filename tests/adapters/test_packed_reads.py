@@ -48,7 +48,7 @@ GENERATORS: dict[str, Callable[[Path, list[SessionEntry]], int]] = {
 def _fields(messages: list[Message]) -> list[tuple[object, ...]]:
     return [
         (m.index, m.id, m.role, m.kind, m.text, m.tool_name, m.call_id, m.timestamp, m.line, m.usage, m.is_error)
-        + (m.injected, m.opaque)
+        + (m.injected, m.opaque, m.head(stored_text.HEAD_CHARS))  # a packed text's head is read from its block
         for m in messages
     ]
 

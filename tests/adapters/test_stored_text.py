@@ -211,6 +211,25 @@ def test_packed_texts_read_back_across_sealed_blocks() -> None:
     assert packed[3].fingerprint() == PackedText.of(texts[3], TextPacker()).fingerprint()
 
 
+def test_a_packed_texts_head_is_unpacked_when_asked_not_held() -> None:
+    """A packed text holds no head of its own (they were 30 MB of a dense 500 MB OpenCode session): its
+    first `HEAD_CHARS` characters come from its block, whole characters however many bytes each takes,
+    from a block still filling and from a sealed one."""
+    from smig_tui.adapters.stored_text import HEAD_CHARS, PackedText, TextPacker
+
+    packer = TextPacker()
+    alphabet = ["a", "é", "語", "😀", "\ud800", "\n"]
+    texts = [
+        "".join(alphabet[(n * 7 + i * i) % (1 + n % len(alphabet))] for i in range(length))
+        for n, length in enumerate([1, HEAD_CHARS - 1, HEAD_CHARS, HEAD_CHARS + 1, 4 * HEAD_CHARS, 9000] * 60)
+    ]
+    packed = [PackedText.of(text, packer) for text in texts]
+    assert packed[0].block.raw is None and packed[-1].block.raw is not None  # sealed ones and a filling one
+    assert "head" not in PackedText.__slots__
+    assert [p.head for p in packed] == [text[:HEAD_CHARS] for text in texts]
+    assert packed[-1].head == texts[-1][:HEAD_CHARS] and len(packed[-1].head) == HEAD_CHARS
+
+
 def _line_with(path: Path, texts: list[str], raw: bytes | None = None) -> LineText:
     """A file of one short line then one holding `texts` as a record's `content` list (or `raw`)."""
     written = json.dumps({"content": texts}, ensure_ascii=False).replace("\ud800", "\\ud800")  # a lone one escaped

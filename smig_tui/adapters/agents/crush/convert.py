@@ -25,9 +25,9 @@ import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
-from smig_tui.core.models import Kind, Message, Role, StoredText
+from smig_tui.core.models import Kind, Message, Role, StoredText, new_message
 from smig_tui.core.timeline import format_iso
 
 if TYPE_CHECKING:
@@ -105,22 +105,109 @@ def parse_parts(text: object) -> list[tuple[str, dict[str, Any]]] | None:
 
 def to_conversation(rows: Iterable[Row], summary_id: str | None, packer: TextPacker | None = None) -> Converted:
     """The messages Crush sends for these rows (in its order), starting at the summary in use; with
-    `packer`, each row's long tool results are packed as it is parsed, and its text let go."""
+    `packer`, long tool results are packed.
+
+    Each row is converted as it is read and let go: parsed all before the first was converted (whether
+    a call is answered, or a result's call made, is known only at the end), a 500 MB session's parts
+    were held at once and left the heap fragmented (313 MB after the load). The few messages those
+    facts decide are settled at the end (`_Pending`): what it gives is what converting the rows after
+    all were read gave."""
     out = Converted()
-    parsed, start, calls, results = _prepared(rows, summary_id, out, packer)
-    for position, (row, parts) in enumerate(parsed):
+    pending = _Pending()
+    summaries, started = 0, False
+    for row in rows:
+        parts = parse_parts(row.parts)
+        if parts is None:
+            out.damaged.append(row.id)
+            continue
+        summaries += row.is_summary
+        stamp = iso_seconds(row.created_at) if parts else None
+        if not started and summary_id and row.id == summary_id:
+            started = True  # what came before the summary in use is not sent
+            out.compactions, out.messages, out.model, pending = summaries, [], None, _Pending()
+            pending.note(row, parts)
+            if parts:
+                _add_summary(out, row, parts, stamp)
+            continue
+        pending.note(row, parts)
         if not parts:
             continue
-        stamp = iso_seconds(row.created_at)
-        if position == 0 and start is not None:
-            _add_summary(out, row, parts, stamp)
-        elif row.role == "user":
+        if row.role == "user":
             _add_user(out, row, parts, stamp)
         elif row.role == "assistant":
-            _add_assistant(out, row, parts, stamp, results)
+            pending.calls_made(row, _add_assistant(out, row, parts, stamp), stamp, len(out.messages))
         elif row.role == "tool":
-            _add_results(out, row, parts, stamp, calls)
+            _add_results(out, row, parts, stamp, pending, packer)
+    out.messages = pending.settled(out.messages)
     return out
+
+
+class _Pending:
+    """What only the last row can decide: the calls no result has answered yet (each gets an interrupted
+    result after its message's calls), and the results whose call has not been made yet (sent when
+    it is made later)."""
+
+    def __init__(self) -> None:
+        self.calls: set[str] = set()
+        self.results: set[str] = set()
+        self.unanswered: dict[str, list[tuple[int, int, Message]]] = {}
+        """Per call id, each of its calls' interrupted result, where it goes (place, order)."""
+        self.early: list[tuple[str, int, int, Message]] = []
+        """Results read before their call: its id, where it goes, and the message."""
+        self._order = 0
+
+    def note(self, row: Row, parts: Sequence[tuple[str, dict[str, Any]]]) -> None:
+        """The calls a row makes and the results it gives (whatever is sent of it)."""
+        if row.role == "assistant":
+            self.calls.update(_text(data.get("id")) for _, data in _of(parts, "tool_call"))
+        elif row.role == "tool":
+            for _, data in _of(parts, "tool_result"):
+                call_id = _text(data.get("tool_call_id"))
+                self.results.add(call_id)
+                self.unanswered.pop(call_id, None)
+
+    def calls_made(self, row: Row, calls: Sequence[dict[str, Any]], stamp: str | None, place: int) -> None:
+        """An assistant message's calls, sent up to `place`: those not answered yet may need their result."""
+        for data in calls:
+            call_id = _text(data.get("id"))
+            if call_id not in self.results:
+                message = new_message(
+                    0,
+                    f"{row.id}:{call_id}#interrupted",
+                    Role.TOOL,
+                    Kind.TOOL_RESULT,
+                    INTERRUPTED,
+                    _tool_name(data),
+                    call_id,
+                    stamp,
+                    is_error=True,
+                    injected=True,
+                )
+                self.unanswered.setdefault(call_id, []).append((place, self._next(), message))
+
+    def result_early(self, call_id: str, place: int, message: Message) -> None:
+        """A result read before any call of its id: sent where it is if the call comes later."""
+        self.early.append((call_id, place, self._next(), message))
+
+    def settled(self, messages: list[Message]) -> list[Message]:
+        """`messages` with the interrupted results and the early results that belong in them, numbered."""
+        inserted = [(place, order, message) for found in self.unanswered.values() for place, order, message in found]
+        inserted += [(place, order, message) for call_id, place, order, message in self.early if call_id in self.calls]
+        if not inserted:
+            return messages
+        inserted.sort(key=lambda item: (item[0], item[1]))
+        merged: list[Message] = []
+        at = 0
+        for place, _, message in inserted:
+            merged += messages[at:place]
+            merged.append(message)
+            at = place
+        merged += messages[at:]
+        return [message.placed(index, message.usage) for index, message in enumerate(merged)]
+
+    def _next(self) -> int:
+        self._order += 1
+        return self._order
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,24 +260,18 @@ def listed(rows: Sequence[Row], summary_id: str | None) -> Listed:
 
 
 def _prepared(
-    rows: Iterable[Row], summary_id: str | None, out: Converted, packer: TextPacker | None = None
+    rows: Iterable[Row], summary_id: str | None, out: Converted
 ) -> tuple[list[tuple[Row, list[tuple[str, dict[str, Any]]]]], int | None, set[str], set[str]]:
     """The rows that parse from the summary in use on (damaged ones and compactions noted in `out`), where
-    the summary is among them, and the ids of the calls made and the results given.
-
-    Every row is parsed before the first is converted (whether a call was answered is known only at
-    the end), so with `packer` (a big session) each row's long tool results are packed and its text let
-    go as it is parsed: held whole and parsed, a 500 MB session took 1.3 GB."""
+    the summary is among them, and the ids of the calls made and the results given (a listing's count;
+    `to_conversation` works these out as it goes)."""
     parsed: list[tuple[Row, list[tuple[str, dict[str, Any]]]]] = []
     for row in rows:
         parts = parse_parts(row.parts)
         if parts is None:
             out.damaged.append(row.id)
-        elif packer is None:
-            parsed.append((row, parts))
         else:
-            lean = _lean_parts(parts, packer)
-            parsed.append((Row(row.id, row.role, "", row.model, row.created_at, row.is_summary), lean))
+            parsed.append((row, parts))
     start = next((i for i, (row, _) in enumerate(parsed) if summary_id and row.id == summary_id), None)
     if start is not None:
         out.compactions = sum(1 for row, _ in parsed[: start + 1] if row.is_summary)
@@ -208,37 +289,6 @@ def _prepared(
         for kind, data in _of(parts, "tool_result")
     }
     return parsed, start, calls, results
-
-
-READ_KEYS: dict[str, tuple[str, ...]] = {
-    "text": ("text",),
-    "reasoning": ("thinking",),
-    "tool_call": ("id", "name", "input"),
-    "tool_result": ("tool_call_id", "name", "is_error", "data", "mime_type", "content"),
-    "binary": ("MIMEType", "Path", "Data"),
-    "shell_command": ("command", "output", "exit_code"),
-}
-"""What the conversion reads of each part (`finish` and `image_url` parts give nothing)."""
-
-
-def _lean_parts(parts: list[tuple[str, dict[str, Any]]], packer: TextPacker) -> list[tuple[str, dict[str, Any]]]:
-    """A big session's parts as the conversion reads them: only the parts and keys it reads, tool names
-    interned, long tool results packed (`_add_results` sends one as it is)."""
-    from smig_tui.adapters import stored_text  # loading a big session only: a listing needs none
-
-    lean = []
-    for kind, data in parts:
-        keys = READ_KEYS.get(kind)
-        if keys is None:
-            continue
-        kept = {key: data[key] for key in keys if key in data}
-        name, content = kept.get("name"), kept.get("content")
-        if isinstance(name, str):
-            kept["name"] = sys.intern(name)
-        if kind == "tool_result" and isinstance(content, str) and len(content) > stored_text.TEXT_CHARS:
-            kept["content"] = stored_text.PackedText.of(content, packer)
-        lean.append((kind, kept))
-    return lean
 
 
 def _of(parts: Iterable[tuple[str, dict[str, Any]]], kind: str) -> list[tuple[str, dict[str, Any]]]:
@@ -296,13 +346,15 @@ def _add_user(out: Converted, row: Row, parts: Sequence[tuple[str, dict[str, Any
 
 
 def _add_assistant(
-    out: Converted, row: Row, parts: Sequence[tuple[str, dict[str, Any]]], stamp: str | None, results: set[str]
-) -> None:
+    out: Converted, row: Row, parts: Sequence[tuple[str, dict[str, Any]]], stamp: str | None
+) -> list[dict[str, Any]]:
+    """An assistant message's text, reasoning and calls; returns the calls (an unanswered one's
+    interrupted result is `_Pending`'s to add)."""
     text = _text(_first(parts, "text").get("text")).strip()
     thinking = _text(_first(parts, "reasoning").get("thinking"))
     calls = [data for _, data in _of(parts, "tool_call")]
     if not (text or thinking or calls):
-        return  # cancelled before it replied: Crush does not send it
+        return []  # cancelled before it replied: Crush does not send it
     out.model = row.model or out.model
     if text:
         _add(out, row.id, Role.ASSISTANT, Kind.TEXT, text, stamp)
@@ -317,53 +369,56 @@ def _add_assistant(
             Kind.TOOL_CALL,
             _text(data.get("input")) or "{}",
             stamp,
-            tool_name=_text(data.get("name")) or "tool",
+            tool_name=_tool_name(data),
             call_id=call_id,
         )
-    for data in calls:
-        call_id = _text(data.get("id"))
-        if call_id not in results:
-            _add(
-                out,
-                f"{row.id}:{call_id}#interrupted",
-                Role.TOOL,
-                Kind.TOOL_RESULT,
-                INTERRUPTED,
-                stamp,
-                tool_name=_text(data.get("name")) or "tool",
-                call_id=call_id,
-                is_error=True,
-                injected=True,
-            )
+    return calls
 
 
 def _add_results(
-    out: Converted, row: Row, parts: Sequence[tuple[str, dict[str, Any]]], stamp: str | None, calls: set[str]
+    out: Converted,
+    row: Row,
+    parts: Sequence[tuple[str, dict[str, Any]]],
+    stamp: str | None,
+    pending: _Pending,
+    packer: TextPacker | None,
 ) -> None:
+    """A tool message's results whose call is in the history (Crush drops the others); one read before
+    its call is left to `pending`."""
     for _, data in _of(parts, "tool_result"):
         call_id = _text(data.get("tool_call_id"))
-        if call_id not in calls:
-            continue  # Crush drops a result whose call is not in the history
         error = data.get("is_error") is True
         content = data.get("content")
         text: str | StoredText
         if not error and _text(data.get("data")):
             media = _text(data.get("mime_type")) or "media"
             text = f"[{media}]" if _base64(_text(data.get("data"))) is not None else MEDIA_FAILED
+        elif packer is not None and isinstance(content, str):
+            from smig_tui.adapters import stored_text  # a big session only: a listing needs none
+
+            text = stored_text.PackedText.of(content, packer) if len(content) > stored_text.TEXT_CHARS else content
         else:
-            # A long one a big session's reader packed (`_pack_results`; no JSON value has `read`) as it is.
-            text = cast("StoredText", content) if hasattr(content, "read") else _text(content)
-        _add(
-            out,
+            text = _text(content)
+        message = new_message(
+            len(out.messages),
             f"{row.id}:{call_id}",
             Role.TOOL,
             Kind.TOOL_RESULT,
             text,
+            _tool_name(data),
+            call_id,
             stamp,
-            tool_name=_text(data.get("name")) or "tool",
-            call_id=call_id,
             is_error=error,
         )
+        if call_id in pending.calls:
+            out.messages.append(message)
+        else:
+            pending.result_early(call_id, len(out.messages), message)
+
+
+def _tool_name(data: dict[str, Any]) -> str:
+    """A call's or result's tool name, interned (a session names a few tools thousands of times)."""
+    return sys.intern(_text(data.get("name")) or "tool")
 
 
 def _text(value: object) -> str:
