@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -45,16 +44,6 @@ def kilo(monkeypatch: pytest.MonkeyPatch) -> str:
     for key, value in QUIET.items():
         monkeypatch.setenv(key, value)
     return binary
-
-
-def _texts(body: dict[str, Any]) -> list[str]:
-    """Every text a Chat Completions request carries, in order (content parts, tool results)."""
-    out: list[str] = []
-    for message in body["messages"]:
-        content = message.get("content")
-        parts = [{"text": content}] if isinstance(content, str) else content or []
-        out += [part.get("text", "") for part in parts]
-    return out
 
 
 def test_kilo_resumes_and_continues_migrations_in_a_lived_in_folder(
