@@ -14,8 +14,9 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Any, BinaryIO, cast
+from typing import Any, BinaryIO, TypeVar, cast
 
 from smig_tui.adapters.json_parse import fast_loads
 from smig_tui.adapters.zstd_files import Packer, decompress
@@ -30,6 +31,7 @@ HUGE_LINE = 16 << 20
 """A line this long is decoded, its bytes let go, and then parsed (`LineText._line_texts`)."""
 HEAD_CHARS = 400
 """Characters of a stored text held for previews and one-line cells."""
+_T = TypeVar("_T")
 
 LineTexts = Callable[[dict[str, Any]], Sequence[str]]
 """Re-derives, from one parsed line, the texts of the messages that line produced, in order."""
@@ -49,11 +51,7 @@ class LineText:
 
     def read(self) -> str:
         """Re-parse the line and return the text; SourceChangedError if it is not there any more."""
-        try:
-            with open(self.path, "rb") as handle:
-                return self._pick(self._line_texts(handle))
-        except OSError as error:
-            raise _unreadable(self.path, error) from error
+        return _reread(self.path, lambda handle: self._pick(self._line_texts(handle)))
 
     def _line_texts(self, handle: BinaryIO) -> Sequence[str]:
         """The texts the line holds, read from `handle` (none when they no longer parse)."""
@@ -87,11 +85,7 @@ class LineText:
 
     def _raw(self) -> bytes:
         """The line's bytes, checked to still end where they ended when the file was read."""
-        try:
-            with open(self.path, "rb") as handle:
-                return self._raw_from(handle)
-        except OSError as error:
-            raise _unreadable(self.path, error) from error
+        return _reread(self.path, self._raw_from)
 
     def _raw_from(self, handle: BinaryIO) -> bytes:
         """`_raw` from a file already open (one handle serves every text of a batch)."""
@@ -122,11 +116,7 @@ class SpanText:
 
     def read(self) -> str:
         """Read the span again and rebuild the text; SourceChangedError if the file was rewritten."""
-        try:
-            with open(self.path, "rb") as handle:
-                return self.read_from(handle)
-        except OSError as error:
-            raise _unreadable(self.path, error) from error
+        return _reread(self.path, self.read_from)
 
     def read_from(self, handle: BinaryIO) -> str:
         """`read` from a file already open (one handle serves every text of a batch)."""
@@ -138,11 +128,7 @@ class SpanText:
     def fingerprint(self) -> str:
         """A hash of the span's bytes and the text's length (the last message of a history has a few
         line ends of its own after them): stable while the file only grows."""
-        try:
-            with open(self.path, "rb") as handle:
-                digest = hashlib.blake2b(self._raw_from(handle), digest_size=10)
-        except OSError as error:
-            raise _unreadable(self.path, error) from error
+        digest = hashlib.blake2b(_reread(self.path, self._raw_from), digest_size=10)
         digest.update(f"#{self.length}".encode())
         return digest.hexdigest()
 
@@ -159,8 +145,15 @@ class SpanText:
         )
 
 
-def _unreadable(path: str, error: OSError) -> SourceChangedError:
-    return SourceChangedError(f"Cannot read {path} again ({error.strerror or error}); reload the session.")
+def _reread(path: str, read: Callable[[BinaryIO], _T]) -> _T:
+    """`read` on the file at `path`, opened again; SourceChangedError when it cannot be opened or read."""
+    try:
+        with open(path, "rb") as handle:
+            return read(handle)
+    except OSError as error:
+        raise SourceChangedError(
+            f"Cannot read {path} again ({error.strerror or error}); reload the session."
+        ) from error
 
 
 def read_texts(messages: Sequence[Message]) -> list[str]:
@@ -181,19 +174,20 @@ def read_texts(messages: Sequence[Message]) -> list[str]:
             texts.append(message.text)
     for path, stored in on_disk.items():
         stored.sort(key=lambda item: item[1].offset)
-        try:
-            with open(path, "rb") as handle:
-                line_at, line_texts = -1, cast(Sequence[str], ())
-                for index, body in stored:
-                    if isinstance(body, SpanText):
-                        texts[index] = body.read_from(handle)
-                        continue
-                    if body.offset != line_at:
-                        line_at, line_texts = body.offset, body._line_texts(handle)
-                    texts[index] = body._pick(line_texts)
-        except OSError as error:
-            raise _unreadable(path, error) from error
+        _reread(path, partial(_fill, texts, stored))
     return texts
+
+
+def _fill(texts: list[str], stored: Sequence[tuple[int, LineText | SpanText]], handle: BinaryIO) -> None:
+    """Put the texts of one file's `stored` (in offset order) at their indexes, each line parsed once."""
+    line_at, line_texts = -1, cast(Sequence[str], ())
+    for index, body in stored:
+        if isinstance(body, SpanText):
+            texts[index] = body.read_from(handle)
+            continue
+        if body.offset != line_at:
+            line_at, line_texts = body.offset, body._line_texts(handle)
+        texts[index] = body._pick(line_texts)
 
 
 def with_texts(messages: Sequence[Message]) -> list[Message]:
