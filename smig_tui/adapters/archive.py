@@ -203,27 +203,9 @@ class Archive:
             else:
                 digest, pieces, start, kind = hashlib.sha256(), [], 0, "new" if old is None else "changed"
             handle.seek(start)
-            read = 0
-            stored: list[str] = []
-            while piece := handle.read(PIECE):
-                digest.update(piece)
-                read += len(piece)
-                stored.append(self._store_piece(piece, run))
+            read, stored = self._store_rest(handle, digest, run)
         setattr(run, kind, getattr(run, kind) + 1)
-        run.bytes_read += read
-        entry_info = {key: value for key, value in asdict(info).items() if key != "archived"}
-        home = self.homes.get(info.agent.value)
-        return ArchivedFile(
-            info.path,
-            info.agent.value,
-            info.id,
-            str(home) if home else None,
-            start + read,
-            stat.st_mtime,
-            digest.hexdigest(),
-            pieces + stored,
-            entry_info,
-        )
+        return self._entry(info, start + read, stat.st_mtime, digest.hexdigest(), pieces + stored)
 
     def _archive_rows(self, info: SessionInfo, old: ArchivedFile | None, run: ArchiveRun) -> ArchivedFile:
         """Store one database session as a database of its own rows (a consistent snapshot), made in a
@@ -240,27 +222,31 @@ class Archive:
                 ref.refs.snapshot(ref.database, ref.session_id, copy)
             kind = "new" if old is None else "changed"
             setattr(run, kind, getattr(run, kind) + 1)
-            digest, size, pieces = hashlib.sha256(), 0, []
+            digest = hashlib.sha256()
             with open(copy, "rb") as rows:
-                while piece := rows.read(PIECE):
-                    digest.update(piece)
-                    size += len(piece)
-                    pieces.append(self._store_piece(piece, run))
+                size, pieces = self._store_rest(rows, digest, run)
         finally:
             copy.unlink(missing_ok=True)
-        run.bytes_read += size
-        entry_info = {key: value for key, value in asdict(info).items() if key != "archived"}
+        return self._entry(info, size, info.mtime, digest.hexdigest(), pieces)
+
+    def _store_rest(self, handle: Any, digest: Any, run: ArchiveRun) -> tuple[int, list[str]]:
+        """Store what is left of `handle` a piece at a time, each added to `digest`: the bytes read (also
+        counted in `run`) and the pieces' names."""
+        read = 0
+        stored: list[str] = []
+        while piece := handle.read(PIECE):
+            digest.update(piece)
+            read += len(piece)
+            stored.append(self._store_piece(piece, run))
+        run.bytes_read += read
+        return read, stored
+
+    def _entry(self, info: SessionInfo, size: int, mtime: float, sha256: str, pieces: list[str]) -> ArchivedFile:
+        """The manifest's entry for a session stored as `pieces`."""
         home = self.homes.get(info.agent.value)
+        entry_info = {key: value for key, value in asdict(info).items() if key != "archived"}
         return ArchivedFile(
-            info.path,
-            info.agent.value,
-            info.id,
-            str(home) if home else None,
-            size,
-            info.mtime,
-            digest.hexdigest(),
-            pieces,
-            entry_info,
+            info.path, info.agent.value, info.id, str(home) if home else None, size, mtime, sha256, pieces, entry_info
         )
 
     def _sweep_rows_copies(self) -> None:
