@@ -111,7 +111,7 @@ def restore(text: str, not_text: bool = False) -> History:
         if line.startswith("> "):
             flush()
             if number <= end:
-                _notice(out, line)
+                learn_notice(out, line)
             continue
         kind, content = ("user", line[5:]) if line.startswith("#### ") else ("assistant", line)
         if kind != role:
@@ -122,7 +122,7 @@ def restore(text: str, not_text: bool = False) -> History:
     return out
 
 
-def _notice(out: History, line: str) -> None:
+def learn_notice(out: History, line: str) -> None:
     """Learn what a notice line says about the run (its model, its version, smig's title)."""
     if line.startswith(SMIG_TITLE):
         if not out.messages:  # smig writes it before the first prompt; a later one is no title of smig's

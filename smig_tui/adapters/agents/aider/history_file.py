@@ -20,7 +20,7 @@ import re
 from functools import partial
 from pathlib import Path
 
-from smig_tui.adapters.agents.aider.history import APPENDED, HEADER, History, Restored, _notice
+from smig_tui.adapters.agents.aider.history import APPENDED, HEADER, History, Restored, learn_notice
 from smig_tui.adapters.stored_text import FILE_BYTES, HEAD_CHARS, TEXT_CHARS, SpanText
 
 BLOCK = 4 << 20
@@ -197,7 +197,7 @@ class _Reader:
         if data.startswith(b"> "):
             self.flush()
             if offset < self.size:
-                _notice(self.out, text_of(data))
+                learn_notice(self.out, text_of(data))
             return
         kind = "user" if data.startswith(b"#### ") else "assistant"
         if kind != self.role:
