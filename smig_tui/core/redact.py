@@ -900,6 +900,9 @@ def _texts_holding(needles: Sequence[str], run: _Joined) -> set[int]:
 
 _SHORT_TEXT = 1024
 """Below this many characters a text is tested needle by needle (measured crossover on session text)."""
+_FIND_BUDGET = 1 << 18
+"""Characters `_find_needles` may scan with `str.find` (needles left times text left) rather than make a
+regex of the needles left: about what making one costs."""
 _CHAR_SHARE = {
     " ": 12.1, "e": 8.66, "t": 5.55, "r": 5.45, "s": 5.05, "n": 4.68, "o": 4.26, "a": 4.08, "i": 4.02,
     "d": 2.95, "c": 2.69, "l": 2.6, '"': 2.32, "p": 2.2, "u": 2.01, "-": 1.77, "m": 1.68, ":": 1.63,
@@ -1088,7 +1091,10 @@ def _find_needles(anchor: str, group: tuple[str, ...], haystack: str, found: set
     matched first) to `found`.
 
     Each hit names one needle; the search goes on from the same place for the needles not yet
-    found, so one hiding another at the same spot is still seen. Most texts need one pass.
+    found, so one hiding another at the same spot is still seen. Most texts need one pass. When
+    what is left is small (`_FIND_BUDGET`), each needle left is looked for with `str.find` instead:
+    a regex for each set of needles left costs more to make than such a search, and glued needles
+    in short texts make many different sets.
     """
     remaining = group
     while remaining:
@@ -1100,6 +1106,10 @@ def _find_needles(anchor: str, group: tuple[str, ...], haystack: str, found: set
         found.update(inner for inner in _gates.implied[needle] if inner in group)
         remaining = tuple(other for other in remaining if other not in found)
         at = hit.start()
+        if len(remaining) * (len(haystack) - at) <= _FIND_BUDGET:
+            # No needle occurs with its anchor before `at`: each is looked for from there.
+            found.update(other for other in remaining if haystack.find(other, max(0, at - other.index(anchor))) >= 0)
+            return
 
 
 def redact_json(value: Any) -> Any:
