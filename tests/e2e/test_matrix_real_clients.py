@@ -4,7 +4,8 @@ Each source is a session the agent's real client wrote (tests/e2e/drivers/<agent
 recorded fixture here or in ../shared). `smig migrate --to AGENT` writes it for the receiving agent;
 that agent's real client resumes it against a local fake model server, and the request it sent must
 carry smig's handoff note, the kept text and, when truncated, the placeholder instead of the text the
-plan dropped. One fake server of each kind serves the whole module.
+plan dropped. One fake server of each kind serves the whole module, and one `kilo serve` and one
+`opencode serve` (tests/e2e/served_clients.py) receive the Kilo and OpenCode cases.
 
 Every pair runs as-is. Truncated runs for the pairs among the first four agents and, for every other
 agent, once as the source and once as the receiver (`TRUNCATED`): truncation is the planner's, the same
@@ -29,6 +30,7 @@ from drivers import Servers, all_drivers, gap
 from fake_gemini_server import FakeGeminiServer
 from fake_model_server import FakeModelServer
 from real_clients import escaped, prose
+from served_clients import ServedClients
 
 from smig_tui.adapters.agents.registry import BUILT_IN
 from smig_tui.cli.main import Context, main
@@ -66,7 +68,11 @@ CASES = [
 @pytest.fixture(scope="module")
 def servers() -> Iterator[Servers]:
     with FakeModelServer() as model, FakeGeminiServer() as gemini:
-        yield Servers(model, gemini)
+        clients = ServedClients()
+        try:
+            yield Servers(model, gemini, clients)
+        finally:
+            clients.close()
 
 
 def _smig(*argv: str) -> dict[str, Any]:
@@ -150,7 +156,8 @@ def test_the_receiving_client_resumes_the_migrated_session(
     session_id = sender.install_source(isolated_homes, project, tmp_path)
     target = _half_target(isolated_homes, session_id, receiver) if truncated else taker.TARGET
     strategy = "truncate" if truncated else "as-is"
-    taker.prepare_receiver(isolated_homes, servers)
+    for key, value in (taker.prepare_receiver(isolated_homes, servers) or {}).items():
+        monkeypatch.setenv(key, value)  # where the receiver's server keeps its sessions
     result = _smig(
         "migrate", session_id, "--target", target, "--strategy", strategy, "--to", receiver, "--cwd", str(project)
     )

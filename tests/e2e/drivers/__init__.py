@@ -11,8 +11,10 @@ Each module here (`drivers/<agent>.py`, named by the agent's registry id) define
 - `install_source(homes, project, tmp_path) -> str`: one session this agent's real client wrote (a recorded
   fixture under tests/fixtures, public ones in tests/fixtures/public) put into the temp homes, its project
   folder pointed at `project`; returns the session id smig lists it under.
-- `prepare_receiver(homes, servers) -> None`: the receiving client's own config in the temp homes, pointed at
-  the fake servers, written before smig migrates (a writer may read it, as Codex's reads its provider).
+- `prepare_receiver(homes, servers) -> dict[str, str] | None`: the receiving client's own config in the temp
+  homes, pointed at the fake servers, written before smig migrates (a writer may read it, as Codex's reads its
+  provider); the environment smig must migrate with, when it must write elsewhere than the temp homes (the
+  database of a client server in `servers.clients`), else None.
 - `resume(session_id, homes, project, servers) -> dict[str, Any]`: run the real client (pinned, skip when not
   installed) in `project` to resume `session_id` with the prompt `PROMPT`, and return the body of the model
   request of that turn (the client's main turn, not a title or summary request).
@@ -51,6 +53,7 @@ from typing import Any
 import pytest
 from fake_gemini_server import FakeGeminiServer
 from fake_model_server import FakeModelServer
+from served_clients import ServedClients
 
 PROMPT = "continue"
 """What every receiving client is asked when it resumes a migrated session."""
@@ -59,10 +62,12 @@ PROMPT = "continue"
 @dataclass(frozen=True)
 class Servers:
     """The fake model servers of one test module: `model` speaks Responses, Messages and Chat Completions;
-    `gemini` speaks Gemini's generateContent (None where no Gemini CLI runs, e.g. only preparing a receiver)."""
+    `gemini` speaks Gemini's generateContent (None where no Gemini CLI runs, e.g. only preparing a receiver);
+    `clients`, where the module keeps them, the clients' own servers it started (`served_clients.py`)."""
 
     model: FakeModelServer
     gemini: FakeGeminiServer | None = None
+    clients: ServedClients | None = None
 
     def clear(self) -> None:
         """Forget the requests seen so far (before a resume, so the last request is this turn's)."""

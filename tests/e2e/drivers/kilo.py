@@ -1,14 +1,21 @@
 """Kilo Code CLI 7.7.7 in the real-client matrix: a session the real client recorded (tests/fixtures/real/kilo,
 the `tools` scenario: three tool calls) as the source, `kilo import` (smig's writer) then
-`kilo run -s ID PROMPT` against the fake server's Chat Completions as the receiver."""
+`kilo run -s ID PROMPT` against the fake server's Chat Completions as the receiver.
+
+Where the module keeps client servers (`servers.clients`), the receiver is the module's one `kilo serve`
+(tests/e2e/served_clients.py): smig writes into its database and the resume is the request `kilo run -s`
+sends it; a case whose temp home already holds a Kilo database (Kilo is the source too) runs `kilo run`.
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 from kilo_builders import RECORDED_ROOT, install_database
-from kilo_client import QUIET, configure, kilo_binary, run_kilo
+from kilo_client import QUIET, configure, database, kilo_binary, kilo_env, run_kilo
+from served_clients import ServedClient
 
 from drivers import PROMPT, Servers, last_turn, write_note
 from smig_tui.core.models import Agent
@@ -39,20 +46,45 @@ def install_source(homes: dict[str, Path], project: Path, tmp_path: Path) -> str
     return info.id
 
 
-def prepare_receiver(homes: dict[str, Path], servers: Servers) -> None:
-    """Kilo's config: the provider `fake` at the server (smig's writer names its model on the messages)."""
+def prepare_receiver(homes: dict[str, Path], servers: Servers) -> dict[str, str] | None:
+    """Kilo's config: the provider `fake` at the server (smig's writer names its model on the messages);
+    with the module's `kilo serve`, its database for smig to write into."""
     configure(homes["home"], servers.model)
+    served = _served(homes, servers)
+    return None if served is None else {"KILO_DB": str(served.database)}
+
+
+def _served(homes: dict[str, Path], servers: Servers) -> ServedClient | None:
+    """The module's `kilo serve`, started the first time; None without one or when Kilo is the source too."""
+    if servers.clients is None or database(homes["home"]).exists():
+        return None
+
+    def start(home: Path) -> ServedClient:
+        configure(home, servers.model)
+        return ServedClient("kilo", kilo_binary(), home, kilo_env(home), database(home))
+
+    return servers.clients.get(AGENT, start)
 
 
 def _turn(homes: dict[str, Path], project: Path, servers: Servers, *args: str) -> dict[str, Any]:
     """`kilo run [ARGS] PROMPT`; the request of that turn."""
     servers.clear()
     run_kilo(homes["home"], project, servers.model, "run", *args, PROMPT)
+    return _last(servers)
+
+
+def _last(servers: Servers) -> dict[str, Any]:
+    """The last request of the turn (the title request offers no tools)."""
     return last_turn([body for body in servers.model.bodies("/chat/completions") if body.get("tools")], "Kilo")
 
 
 def resume(session_id: str, homes: dict[str, Path], project: Path, servers: Servers) -> dict[str, Any]:
-    return _turn(homes, project, servers, "-s", session_id)
+    served = servers.clients.running.get(AGENT) if servers.clients is not None else None
+    if served is None or os.environ.get("KILO_DB") != str(served.database):  # smig wrote into the temp home
+        return _turn(homes, project, servers, "-s", session_id)
+    servers.clear()
+    served.prompt(session_id, project, PROMPT)
+    return _last(servers)
 
 
 def seed_memory(homes: dict[str, Path], note: str) -> None:

@@ -1,6 +1,11 @@
 """OpenCode 1.18.33 in the real-client matrix: the recorded database in tests/opencode_builders as the
 source, `opencode import` (smig's writer) then `opencode run -s ID` as the receiver.
 
+Where the module keeps client servers (`servers.clients`), the receiver is the module's one `opencode serve`
+(tests/e2e/served_clients.py): smig writes into its database and the resume is the request `opencode run -s`
+sends it; a case whose temp home already holds an OpenCode database (OpenCode is the source too) runs
+`opencode run`.
+
 OpenCode talks to the fake model server through a custom provider on its bundled Anthropic SDK
 (`"npm": "@ai-sdk/anthropic"`, `options.baseURL`); with the switches of `QUIET` it downloads nothing.
 """
@@ -8,12 +13,14 @@ OpenCode talks to the fake model server through a custom provider on its bundled
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 from client_env import base_env, client_binary, run_client
 from fake_model_server import FakeModelServer
 from opencode_builders import install_database
+from served_clients import ServedClient
 
 from drivers import PROMPT, Servers, last_turn, write_note
 from smig_tui.core.models import Agent
@@ -31,6 +38,11 @@ QUIET = {
     "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
     "OPENCODE_DISABLE_CLAUDE_CODE": "1",
 }
+
+
+def database(home: Path) -> Path:
+    """Where OpenCode keeps its sessions in a home with the default XDG folders (`OPENCODE_DB` overrides it)."""
+    return home / ".local" / "share" / "opencode" / "opencode.db"
 
 
 def configure(homes: dict[str, Path], server: FakeModelServer) -> dict[str, str]:
@@ -61,24 +73,50 @@ def smig_env(homes: dict[str, Path]) -> dict[str, str]:
 
 
 def install_source(homes: dict[str, Path], project: Path, tmp_path: Path) -> str:
-    install_database(homes["home"] / ".local" / "share" / "opencode")
+    install_database(database(homes["home"]).parent)
     [info] = build_services().list_sessions(agent=Agent("opencode"))
     return info.id
 
 
-def prepare_receiver(homes: dict[str, Path], servers: Servers) -> None:
+def prepare_receiver(homes: dict[str, Path], servers: Servers) -> dict[str, str] | None:
+    """OpenCode's config; with the module's `opencode serve`, its database for smig to write into."""
     configure(homes, servers.model)
+    served = _served(homes, servers)
+    return None if served is None else {"OPENCODE_DB": str(served.database)}
+
+
+def _served(homes: dict[str, Path], servers: Servers) -> ServedClient | None:
+    """The module's `opencode serve`, started the first time; None without one or when OpenCode is the source too."""
+    if servers.clients is None or database(homes["home"]).exists():
+        return None
+
+    def start(home: Path) -> ServedClient:
+        own = {"home": home, "codex": home / ".codex", "claude": home / ".claude"}
+        env = configure(own, servers.model)
+        return ServedClient("opencode", client_binary("opencode"), home, env, database(home))
+
+    return servers.clients.get(AGENT, start)
 
 
 def _turn(homes: dict[str, Path], project: Path, servers: Servers, *args: str) -> dict[str, Any]:
-    """`opencode run [ARGS] PROMPT`; the request of that turn (its title requests offer no tools)."""
+    """`opencode run [ARGS] PROMPT`; the request of that turn."""
     servers.clear()
     run_client([client_binary("opencode"), "run", *args, PROMPT], project, configure(homes, servers.model))
+    return _last(servers)
+
+
+def _last(servers: Servers) -> dict[str, Any]:
+    """The last request of the turn (its title requests offer no tools)."""
     return last_turn([body for body in servers.model.bodies("/messages") if body.get("tools")], "OpenCode")
 
 
 def resume(session_id: str, homes: dict[str, Path], project: Path, servers: Servers) -> dict[str, Any]:
-    return _turn(homes, project, servers, "-s", session_id)
+    served = servers.clients.running.get(AGENT) if servers.clients is not None else None
+    if served is None or os.environ.get("OPENCODE_DB") != str(served.database):  # smig wrote into the temp home
+        return _turn(homes, project, servers, "-s", session_id)
+    servers.clear()
+    served.prompt(session_id, project, PROMPT)
+    return _last(servers)
 
 
 def seed_memory(homes: dict[str, Path], note: str) -> None:
