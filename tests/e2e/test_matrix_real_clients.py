@@ -57,7 +57,14 @@ def _truncated_pairs(agents: list[str]) -> set[tuple[str, str]]:
 
 TRUNCATED = _truncated_pairs(AGENTS)
 CASES = [
-    pytest.param(source, receiver, truncated, id=f"{source}-{receiver}-{'truncated' if truncated else 'as-is'}")
+    pytest.param(
+        source,
+        receiver,
+        truncated,
+        id=f"{source}-{receiver}-{'truncated' if truncated else 'as-is'}",
+        # a receiver served by one long-lived client server (drivers/kilo.py): its cases on one worker, one server
+        marks=[pytest.mark.xdist_group(f"matrix-to-{receiver}")] if getattr(DRIVERS[receiver], "SERVED", False) else [],
+    )
     for source in AGENTS
     for receiver in AGENTS
     for truncated in (False, True)

@@ -28,6 +28,8 @@ Optional, for what a client cannot do or for the memory test (a driver without t
   that every receiving client's request must carry when the session migrates as it is.
 - `LEFT_BEHIND: tuple[str, ...]`: texts of this agent's source session that no other agent's client may
   send when it migrates as it is (what smig does not migrate: a line the agent adds to each prompt itself).
+- `SERVED: bool`: the driver resumes through a long-lived client server in `servers.clients` (Kilo,
+  OpenCode); the matrix runs the cases this agent receives on one worker, so one server serves them.
 - `seed_memory(homes, note) -> None`: put `note` in this agent's own memory or instructions, where the
   agent itself keeps it (its global file, as the client writes it).
 - `memory_turn(homes, project, servers) -> dict[str, Any]`: run the real client once in `project` with a new

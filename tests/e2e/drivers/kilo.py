@@ -34,6 +34,10 @@ CARRIES = (
 """The first prompt, a bash call's command, the file's text its tools read, the last reply."""
 
 
+SERVED = True
+"""The matrix runs the cases Kilo receives on one worker (`xdist_group`), so one `kilo serve` serves them all."""
+
+
 def smig_env(homes: dict[str, Path]) -> dict[str, str]:
     """smig writes through `kilo import`: the client, and its quiet switches."""
     return {"SMIG_KILO_BIN": kilo_binary()} | QUIET

@@ -67,6 +67,10 @@ def configure(homes: dict[str, Path], server: FakeModelServer) -> dict[str, str]
     return base_env(homes) | QUIET
 
 
+SERVED = True
+"""The matrix runs the cases OpenCode receives on one worker (`xdist_group`), so one `opencode serve` serves them all."""
+
+
 def smig_env(homes: dict[str, Path]) -> dict[str, str]:
     """smig writes through `opencode import`: the client, and its quiet switches."""
     return {"SMIG_OPENCODE_BIN": client_binary("opencode")} | QUIET
