@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import suppress
 from pathlib import Path
 
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import OptionList
+from textual.worker import WorkerCancelled
 
 from smig_tui.core.models import Agent, SessionInfo, Strategy
 from smig_tui.services import build_services
@@ -36,9 +38,12 @@ async def settle(pilot: Pilot[None], rounds: int = 12) -> None:
 
     A worker's result arrives as a message whose handler may start another worker, so one wait is not
     enough: at least four rounds of waiting and pausing, then more while any worker still runs (at most
-    `rounds`, so a loop of workers cannot hang the test)."""
+    `rounds`, so a loop of workers cannot hang the test). A worker the app cancelled has settled too: a
+    worker that ends the app (`c` continues in the client) can be cancelled by that exit before its own
+    return is recorded, more often the busier the machine."""
     for done in range(1, rounds + 1):
-        await pilot.app.workers.wait_for_complete()
+        with suppress(WorkerCancelled):  # the app cancelled it (it is exiting, or a newer exclusive one took its place)
+            await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         if done >= 4 and all(worker.is_finished for worker in pilot.app.workers):
             return
