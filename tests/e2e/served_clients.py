@@ -15,6 +15,7 @@ holds the sessions of the earlier cases, lived in as a user's is.
 from __future__ import annotations
 
 import json
+import os
 import queue
 import shutil
 import subprocess
@@ -107,11 +108,26 @@ class ServedClients:
     def __init__(self) -> None:
         self.running: dict[str, ServedClient] = {}
 
-    def get(self, name: str, start: Callable[[Path], ServedClient]) -> ServedClient:
-        """The module's server of `name`, started (by `start`, given a new home) the first time."""
+    def database_env(
+        self, name: str, variable: str, own_database: Path, start: Callable[[Path], ServedClient]
+    ) -> dict[str, str] | None:
+        """`variable` naming the database of the module's server of `name` (started by `start`, given a new
+        home, the first time), for smig to write into; None when the test's home already holds a database
+        of the client's (`own_database`: the agent is the source too), which smig then writes into."""
+        if own_database.exists():
+            return None
         if name not in self.running:
             self.running[name] = start(Path(tempfile.mkdtemp(prefix=f"smig-{name}-served-")))
-        return self.running[name]
+        return {variable: str(self.running[name].database)}
+
+    def resumed(self, name: str, variable: str, session_id: str, directory: Path, text: str) -> bool:
+        """Send `text` to the session through the module's server of `name` when smig wrote into its database
+        in this test (`variable` names it): True; else False, and the caller runs the client itself."""
+        served = self.running.get(name)
+        if served is None or os.environ.get(variable) != str(served.database):
+            return False
+        served.prompt(session_id, directory, text)
+        return True
 
     def close(self) -> None:
         for served in self.running.values():

@@ -9,7 +9,6 @@ sends it; a case whose temp home already holds a Kilo database (Kilo is the sour
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +33,8 @@ CARRIES = (
 """The first prompt, a bash call's command, the file's text its tools read, the last reply."""
 
 
+DB = "KILO_DB"
+"""Where Kilo, its `import` and smig find Kilo's database."""
 SERVED = True
 """The matrix runs the cases Kilo receives on one worker (`xdist_group`), so one `kilo serve` serves them all."""
 
@@ -54,20 +55,12 @@ def prepare_receiver(homes: dict[str, Path], servers: Servers) -> dict[str, str]
     """Kilo's config: the provider `fake` at the server (smig's writer names its model on the messages);
     with the module's `kilo serve`, its database for smig to write into."""
     configure(homes["home"], servers.model)
-    served = _served(homes, servers)
-    return None if served is None else {"KILO_DB": str(served.database)}
-
-
-def _served(homes: dict[str, Path], servers: Servers) -> ServedClient | None:
-    """The module's `kilo serve`, started the first time; None without one or when Kilo is the source too."""
-    if servers.clients is None or database(homes["home"]).exists():
-        return None
 
     def start(home: Path) -> ServedClient:
         configure(home, servers.model)
         return ServedClient("kilo", kilo_binary(), home, kilo_env(home), database(home))
 
-    return servers.clients.get(AGENT, start)
+    return None if servers.clients is None else servers.clients.database_env(AGENT, DB, database(homes["home"]), start)
 
 
 def _turn(homes: dict[str, Path], project: Path, servers: Servers, *args: str) -> dict[str, Any]:
@@ -83,12 +76,10 @@ def _last(servers: Servers) -> dict[str, Any]:
 
 
 def resume(session_id: str, homes: dict[str, Path], project: Path, servers: Servers) -> dict[str, Any]:
-    served = servers.clients.running.get(AGENT) if servers.clients is not None else None
-    if served is None or os.environ.get("KILO_DB") != str(served.database):  # smig wrote into the temp home
-        return _turn(homes, project, servers, "-s", session_id)
     servers.clear()
-    served.prompt(session_id, project, PROMPT)
-    return _last(servers)
+    if servers.clients is not None and servers.clients.resumed(AGENT, DB, session_id, project, PROMPT):
+        return _last(servers)
+    return _turn(homes, project, servers, "-s", session_id)  # smig wrote into the temp home
 
 
 def seed_memory(homes: dict[str, Path], note: str) -> None:

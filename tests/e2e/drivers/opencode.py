@@ -13,7 +13,6 @@ OpenCode talks to the fake model server through a custom provider on its bundled
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +66,8 @@ def configure(homes: dict[str, Path], server: FakeModelServer) -> dict[str, str]
     return base_env(homes) | QUIET
 
 
+DB = "OPENCODE_DB"
+"""Where OpenCode, its `import` and smig find OpenCode's database."""
 SERVED = True
 """The matrix runs the cases OpenCode receives on one worker (`xdist_group`), so one `opencode serve` serves them all."""
 
@@ -85,21 +86,12 @@ def install_source(homes: dict[str, Path], project: Path, tmp_path: Path) -> str
 def prepare_receiver(homes: dict[str, Path], servers: Servers) -> dict[str, str] | None:
     """OpenCode's config; with the module's `opencode serve`, its database for smig to write into."""
     configure(homes, servers.model)
-    served = _served(homes, servers)
-    return None if served is None else {"OPENCODE_DB": str(served.database)}
-
-
-def _served(homes: dict[str, Path], servers: Servers) -> ServedClient | None:
-    """The module's `opencode serve`, started the first time; None without one or when OpenCode is the source too."""
-    if servers.clients is None or database(homes["home"]).exists():
-        return None
 
     def start(home: Path) -> ServedClient:
-        own = {"home": home, "codex": home / ".codex", "claude": home / ".claude"}
-        env = configure(own, servers.model)
+        env = configure({"home": home, "codex": home / ".codex", "claude": home / ".claude"}, servers.model)
         return ServedClient("opencode", client_binary("opencode"), home, env, database(home))
 
-    return servers.clients.get(AGENT, start)
+    return None if servers.clients is None else servers.clients.database_env(AGENT, DB, database(homes["home"]), start)
 
 
 def _turn(homes: dict[str, Path], project: Path, servers: Servers, *args: str) -> dict[str, Any]:
@@ -115,12 +107,10 @@ def _last(servers: Servers) -> dict[str, Any]:
 
 
 def resume(session_id: str, homes: dict[str, Path], project: Path, servers: Servers) -> dict[str, Any]:
-    served = servers.clients.running.get(AGENT) if servers.clients is not None else None
-    if served is None or os.environ.get("OPENCODE_DB") != str(served.database):  # smig wrote into the temp home
-        return _turn(homes, project, servers, "-s", session_id)
     servers.clear()
-    served.prompt(session_id, project, PROMPT)
-    return _last(servers)
+    if servers.clients is not None and servers.clients.resumed(AGENT, DB, session_id, project, PROMPT):
+        return _last(servers)
+    return _turn(homes, project, servers, "-s", session_id)  # smig wrote into the temp home
 
 
 def seed_memory(homes: dict[str, Path], note: str) -> None:
