@@ -6,8 +6,12 @@ in-memory copy gave, on the recorded databases and generated ones; both must hol
 
 from __future__ import annotations
 
+import atexit
+import functools
 import hashlib
+import shutil
 import sqlite3
+import tempfile
 import tracemalloc
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -85,11 +89,26 @@ def _sessions(database: Path, table: str) -> list[str]:
     return ids
 
 
+@functools.cache
+def _generated(kind: str) -> Path:
+    """The generated big OpenCode database, or the folder of the big Crush session, made once a process
+    (in a temp folder of its own, removed at exit); the tests copy it."""
+    root = Path(tempfile.mkdtemp(prefix=f"smig-rows-{kind}-"))
+    atexit.register(shutil.rmtree, root, True)
+    if kind == "opencode":
+        opencode_session(str(root / "opencode.db"), BIG)
+        return root / "opencode.db"
+    big = SessionEntry("claude", "main", "big", "", str(root / "work"), prompt="task", size=BIG)
+    Path(big.cwd).mkdir(parents=True)
+    generate_crush(root / "crush", [big])
+    return root
+
+
 def _opencode_databases(root: Path) -> list[Path]:
     """The recorded OpenCode and Kilo Code databases, and a generated big one (last)."""
     generated = root / "big" / "opencode.db"
     generated.parent.mkdir(parents=True)
-    opencode_session(str(generated), BIG)
+    shutil.copyfile(_generated("opencode"), generated)
     return [install_opencode(root / "opencode"), install_kilo(root / "kilo" / "kilo.db"), generated]
 
 
@@ -97,10 +116,8 @@ def _crush_databases(root: Path) -> list[Path]:
     """The Crush fixtures, the generator's small home, and one big session (last)."""
     install_crush(root / "fixtures")
     crush_generated_home(root / "generated")
-    big = SessionEntry("claude", "main", "big", "", str(root / "big" / "work"), prompt="task", size=BIG)
-    Path(big.cwd).mkdir(parents=True)
-    generate_crush(root / "big" / "crush", [big])
-    return sorted(root.rglob("crush.db"), key=lambda path: Path(big.cwd) in path.parents)
+    shutil.copytree(_generated("crush"), root / "big")
+    return sorted(root.rglob("crush.db"), key=lambda path: root / "big" in path.parents)
 
 
 FINGERPRINTS: dict[str, tuple[Callable[[Path], list[Path]], str, Any, Callable[..., Iterator[bytes]]]] = {
