@@ -39,6 +39,17 @@ def no_clients(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
 
 
+@pytest.fixture(autouse=True)
+def generated_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The big sessions' homes are generated in this process: `in_child` keeps a 500 MB generation's
+    1.3 GB peak out of the bench's process, which a tiny corpus does not have, and a fresh interpreter
+    per home cost 0.2 s. Each row is still its own `smig` process; the corpus itself (`tiny`, made
+    before this fixture) still goes through `in_child`."""
+    from smig_devtools import bench
+
+    monkeypatch.setattr(bench, "in_child", lambda function, *args, **options: function(*args, **options))
+
+
 def measured(rows: list[Any], prefix: str) -> dict[str, Any]:
     """The rows whose measure starts with one of the commands, by command, each checked measured whole."""
     found = {}

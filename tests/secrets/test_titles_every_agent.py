@@ -102,23 +102,30 @@ def _opencode(database: Path, index: int, text: str) -> str:
 
 
 @pytest.fixture
-def titled(isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Item]]:
-    """A session titled with a secret of every kind, for each of Codex, Gemini CLI and OpenCode."""
+def titled(isolated_homes: dict[str, Path], agent: str) -> list[tuple[str, Item]]:
+    """A session titled with a secret of every kind for the test's agent (Codex, Gemini CLI or OpenCode).
+
+    Only that agent's: each test scores its own agent's titles, and every `smig show` looks its session
+    up among all the sessions listed (the other two agents' 572 took half of the module's CPU)."""
     home = isolated_homes["home"]
-    (home / ".gemini").mkdir()
-    (home / ".gemini" / "projects.json").write_text(
-        json.dumps({"projects": {"/tmp/smig-gemini-fixture/osprey-app": "osprey-app"}})
-    )
-    (home / ".gemini" / "tmp" / "osprey-app" / "chats").mkdir(parents=True)
-    (home / ".gemini" / "tmp" / "osprey-app" / ".project_root").write_text("/tmp/smig-gemini-fixture/osprey-app")
-    database = install_database(home / ".local" / "share" / "opencode")
     made = []
-    for n, planted in enumerate(every_kind(500)):
-        made.append((_codex(home, n, planted.text, named=n % 2 == 1), Item("codex", "title", planted)))
-    for n, planted in enumerate(every_kind(600)):
-        made.append((_gemini(home, n, planted.text, summarised=n % 2 == 1), Item("gemini", "title", planted)))
-    for n, planted in enumerate(every_kind(700)):
-        made.append((_opencode(database, n, planted.text), Item("opencode", "title", planted)))
+    if agent == "codex":
+        for n, planted in enumerate(every_kind(500)):
+            made.append((_codex(home, n, planted.text, named=n % 2 == 1), Item("codex", "title", planted)))
+    if agent == "gemini":
+        (home / ".gemini").mkdir()
+        (home / ".gemini" / "projects.json").write_text(
+            json.dumps({"projects": {"/tmp/smig-gemini-fixture/osprey-app": "osprey-app"}})
+        )
+        (home / ".gemini" / "tmp" / "osprey-app" / "chats").mkdir(parents=True)
+        (home / ".gemini" / "tmp" / "osprey-app" / ".project_root").write_text("/tmp/smig-gemini-fixture/osprey-app")
+        for n, planted in enumerate(every_kind(600)):
+            made.append((_gemini(home, n, planted.text, summarised=n % 2 == 1), Item("gemini", "title", planted)))
+    if agent == "opencode":
+        database = install_database(home / ".local" / "share" / "opencode")
+        for n, planted in enumerate(every_kind(700)):
+            made.append((_opencode(database, n, planted.text), Item("opencode", "title", planted)))
+    assert made, agent
     return made
 
 
