@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from smig_tui import __version__
 from smig_tui.cli.output import Output
 from smig_tui.core.errors import SmigError
-from smig_tui.plugins import agent_names
+from smig_tui.plugins import agent_names, agent_profiles
 from smig_tui.services import no_cyclic_gc
 
 if TYPE_CHECKING:  # imported on first use: `smig search` starts no client
@@ -60,11 +60,27 @@ class Context:
         return build_services()
 
 
-def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
-    """Assemble the parser: only the named command's module when `argv` names one, else all of them.
+_PARSERS: dict[tuple[str, ...], tuple[object, argparse.ArgumentParser]] = {}
+"""The parsers built in this process, by command modules, with the agents they were built for."""
 
-    Importing every command's dependencies would double the start-up time of `smig list`.
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser: only the named command's module when `argv` names one, else all of them.
+
+    Importing every command's dependencies would double the start-up time of `smig list`. A process
+    that runs several commands (the tests, about 2 ms a parser, most of it argparse looking up
+    translations) builds a parser once for the agents installed: parsing never changes a parser, and nothing
+    in one depends on the environment (the config file's path in `models --help` is found when shown).
     """
+    modules = _modules_for(argv)
+    agents = agent_profiles()
+    built = _PARSERS.get(modules)
+    if built is None or built[0] is not agents:
+        built = _PARSERS[modules] = (agents, _new_parser(modules))
+    return built[1]
+
+
+def _new_parser(modules: tuple[str, ...]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="smig",
         description=f"Hand a {agent_names('or')} conversation to another agent and model. With no command, opens the TUI.",
@@ -75,7 +91,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", prog=parser.prog)
     tui = subparsers.add_parser("tui", help="open the full-screen TUI (the default)")
     tui.set_defaults(handler=run_tui)
-    for name in _modules_for(argv):
+    for name in modules:
         importlib.import_module(name).register(subparsers)
     return parser
 

@@ -23,18 +23,32 @@ def _agent_name(agent: str) -> str:
     return entry.name if entry else agent
 
 
+DESCRIPTION = (
+    "List the models smig plans for: each one's window, input cap, max output, the window\n"
+    "usable inside each agent, and the tokenizer calibration; `smig models NAME` gives every\n"
+    'figure with its source. Add a model or change a figure under [models."NAME"] in\n'
+)
+
+
+class _EndsWithConfigFile(argparse.RawDescriptionHelpFormatter):
+    """Puts the config file's path after the description, on a line of its own (wrapping would break it at
+    a hyphen), when help is shown: the environment places it, and a parser may serve several commands."""
+
+    def add_text(self, text: str | None) -> None:
+        if text is DESCRIPTION:
+            from smig_tui.services import config_file_path
+
+            text = f"{text}{config_file_path()}"
+        super().add_text(text)
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `models` to the CLI."""
-    from smig_tui.services import config_file_path
-
     models = subparsers.add_parser(
         "models",
         help="list the models smig knows, with their windows and sources",
-        description="List the models smig plans for: each one's window, input cap, max output, the window\n"
-        "usable inside each agent, and the tokenizer calibration; `smig models NAME` gives every\n"
-        'figure with its source. Add a model or change a figure under [models."NAME"] in\n'
-        f"{config_file_path()}",  # on a line of its own: help text wrapping would break the path at a hyphen
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=DESCRIPTION,
+        formatter_class=_EndsWithConfigFile,
     )
     models.add_argument("query", nargs="?", default="", help="only models whose name, alias or provider contains this")
     models.add_argument("--json", action="store_true", help="print JSON for scripts")

@@ -14,6 +14,7 @@ rules (`core/agent_rules.py`), handed over by its plugin.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -108,12 +109,19 @@ _LATEST = re.compile(r"-latest$")
 _BEDROCK_VERSION = re.compile(r"-v\d+(?::\d+)?$")
 
 
+_REGION_PREFIX = re.compile(r"^(?:us|eu|apac|global)\.(?:anthropic\.)?|^anthropic\.")
+
+
+@functools.lru_cache(maxsize=4096)
 def normalise(name: str) -> str:
-    """Return the lookup key for a model name (see the module docstring)."""
+    """Return the lookup key for a model name (see the module docstring).
+
+    Cached: every table a config or an agent's settings derive indexes each model's names again
+    (about 500 a table, several tables a command)."""
     key = name.strip().lower()
     if "/" in key:
         key = key.rsplit("/", 1)[1]
-    key = re.sub(r"^(?:us|eu|apac|global)\.(?:anthropic\.)?|^anthropic\.", "", key)
+    key = _REGION_PREFIX.sub("", key)
     key = key.replace(".", "-").replace("_", "-").replace(" ", "-")
     return key
 

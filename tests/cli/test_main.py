@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 
@@ -37,3 +38,23 @@ def test_smig_error_maps_to_its_exit_code() -> None:
     assert main(["show", "no-such-session"], Context(out=out)) == 3
     assert out.stdout.getvalue() == ""
     assert "No session matches 'no-such-session'" in out.stderr.getvalue()
+
+
+def test_a_parser_is_built_once_for_the_installed_agents(monkeypatch: pytest.MonkeyPatch) -> None:
+    from smig_tui.adapters.agents import registry
+
+    first = build_parser(["show", "x"])
+    assert build_parser(["list", "--json"]) is first  # the same command module
+    monkeypatch.setattr(registry, "AGENTS", registry.AGENTS[:-1])  # an agent fewer: its choices go
+    assert build_parser(["show", "x"]) is not first
+
+
+def test_models_help_names_the_config_file_of_this_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The parser outlives an environment; the config file's path in its help is the one in force."""
+    for home in ("one", "two"):
+        monkeypatch.setenv("SMIG_TUI_HOME", str(tmp_path / home))
+        with pytest.raises(SystemExit):
+            main(["models", "--help"], Context(out=Output(stdout=io.StringIO(), stderr=io.StringIO())))
+        assert f"{tmp_path / home / 'config' / 'config.toml'}\n" in capsys.readouterr().out
