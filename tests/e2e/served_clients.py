@@ -3,9 +3,9 @@
 Kilo Code CLI and OpenCode are servers with a thin command line: `kilo run -s ID PROMPT` starts the
 whole server in its process (9-13 s of CPU for Kilo 7.7.7 here, against 2 s for the same turn sent to
 a running server), sends `POST /session/ID/message` to it, prints the reply and exits. Here the server
-starts once and each resume is that same request (no agent, no model: what `run` sends without `--agent` or `--model`), so
-the request the fake model sees is the one `run` makes; `tests/e2e/test_kilo_real_client.py` and
-`test_opencode_real_client.py` still resume through `run` itself.
+starts once and each resume is that same request (no agent, no model: what `run` sends without
+`--agent` or `--model`), so the request the fake model sees is the one `run` makes;
+`tests/e2e/test_kilo_real_client.py` and `test_opencode_real_client.py` still resume through `run` itself.
 
 smig writes the migrated session into the served home's database (`KILO_DB` / `OPENCODE_DB`, which
 both smig and the client's own `import` honour): a home that the client has served before and that

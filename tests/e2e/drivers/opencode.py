@@ -69,7 +69,8 @@ def configure(homes: dict[str, Path], server: FakeModelServer) -> dict[str, str]
 DB = "OPENCODE_DB"
 """Where OpenCode, its `import` and smig find OpenCode's database."""
 SERVED = True
-"""The matrix runs the cases OpenCode receives on one worker (`xdist_group`), so one `opencode serve` serves them all."""
+"""The matrix runs the cases OpenCode receives on one worker (`xdist_group`), so one `opencode serve`
+serves them all."""
 
 
 def smig_env(homes: dict[str, Path]) -> dict[str, str]:
