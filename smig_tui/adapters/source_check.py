@@ -7,6 +7,8 @@ import os
 
 from smig_tui.adapters.zstd_files import DAMAGED, current_form, is_compressed, open_binary
 
+Stamp = tuple[tuple[str, int, int, int] | None, ...]
+
 CHUNK = 1 << 20
 
 UNCHANGED, GROWN, CHANGED, MISSING = "unchanged", "grown", "changed", "missing"
@@ -47,3 +49,24 @@ def source_status(path: str, sha256: str, size: int) -> str:
     if digest.hexdigest() != sha256:
         return CHANGED
     return UNCHANGED if actual == size else GROWN
+
+
+def source_stamp(path: str) -> Stamp | None:
+    """What changes whenever a source's content may have: the size, mtime and inode of its file (as it is
+    now: compressed or not), or of a row source's database and write-ahead log. None when it cannot
+    be read; a caller keeps what it derived from the source only while the stamp is the same."""
+    from smig_tui.adapters.agents.registry import row_ref
+
+    ref = row_ref(path)
+    files = [str(ref.database), f"{ref.database}-wal"] if ref is not None else [current_form(path)]
+    stamp: list[tuple[str, int, int, int] | None] = []
+    for file in files:
+        try:
+            info = os.stat(file)
+        except FileNotFoundError:
+            stamp.append(None)
+            continue
+        except OSError:
+            return None
+        stamp.append((file, info.st_size, info.st_mtime_ns, info.st_ino))
+    return None if stamp[0] is None else tuple(stamp)

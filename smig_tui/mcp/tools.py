@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Iterator, Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -42,6 +44,10 @@ MAX_PINS = 1_000
 left out, but not among the ones the omission note counts."""
 INLINE_PATH = "<inline messages>"
 """The path of a session built from `migrate_session` input: never a file, so nothing is cached."""
+KEPT_RENDERINGS = 4
+"""Handoffs (one stored migration in one format) and recalled sources kept rendered and redacted between
+calls: a client reads a large one a page at a time, and doing it whole for every page made reading
+it cost the square of its size."""
 
 
 def check_session_id(value: str) -> str:
@@ -102,6 +108,23 @@ class SmigTools:
 
     def __init__(self, services: Services) -> None:
         self.services = services
+        self._kept: OrderedDict[Hashable, Any] = OrderedDict()
+        self._kept_lock = threading.Lock()
+
+    def _kept_or_made(self, key: Hashable, make: Callable[[], Any]) -> Any:
+        """What `make` returns, kept for the next call with the same key (`KEPT_RENDERINGS` of them, the
+        least recently used dropped first). A stored migration never changes under its id, and a
+        source's key holds its stamp, so a kept value is never stale."""
+        with self._kept_lock:
+            if key in self._kept:
+                self._kept.move_to_end(key)
+                return self._kept[key]
+        value = make()
+        with self._kept_lock:
+            self._kept[key] = value
+            while len(self._kept) > KEPT_RENDERINGS:
+                self._kept.popitem(last=False)
+        return value
 
     def searched(self) -> dict[str, Any]:
         """The agent homes this server reads, and whether each exists: under Codex the environment is
@@ -340,17 +363,12 @@ class SmigTools:
         }
         start, size = _offset(offset), _page_size(max_chars)
         result = fit_head(_clean(result), ("outputs", "files", "source"), size, "get_handoff")
-        # Redacted before rendering and paging, so no page boundary can split a secret out of reach.
-        if format == "json":
-            return page_items(result, "content", redact_json(list(record.messages)), start, size, "get_handoff")
-        if format not in ("markdown", "openai"):
+        if format not in ("markdown", "openai", "json"):
             raise InvalidArgumentError(f"get_handoff: unknown format {format!r}; use markdown, openai or json.")
-        messages = redact_messages(message_from_json(data) for data in record.messages)[0]
-        if format == "openai":
-            return page_items(result, "content", list(to_chat(messages)), start, size, "get_handoff")
-        return page_text(
-            result, "content", to_markdown(_record_session(record, messages), messages), start, size, "get_handoff"
-        )
+        content = self._kept_or_made(("handoff", record.id, format), lambda: _handoff_content(record, format))
+        if format == "markdown":
+            return page_text(result, "content", content, start, size, "get_handoff")
+        return page_items(result, "content", content, start, size, "get_handoff")
 
     def _latest(self, workspace: str) -> MigrationRecord:
         """The newest record for a workspace, as given and resolved, else for the nearest folder above it.
@@ -390,9 +408,7 @@ class SmigTools:
         count = _bounded("limit", limit, 1, 100, 10)
         if not isinstance(query, str) or len(query) > 2_000:
             raise InvalidArgumentError("recall_omitted: query must be text of at most 2,000 characters.")
-        status, omitted, unavailable = source_messages(self.services, record)
-        # The source holds the originals: redact before matching and cutting, like every other path out.
-        omitted = list(redact_messages(omitted)[0])
+        status, omitted, unavailable = self._omitted(record)
         result: dict[str, Any] = {
             "migration_id": record.id,
             "source": {
@@ -429,6 +445,18 @@ class SmigTools:
             "recall_omitted",
         )
 
+    def _omitted(self, record: MigrationRecord) -> tuple[str, list[Message], int]:
+        """`source_messages` redacted, kept while the source's stamp is unchanged (a big source was read
+        and redacted again for every page and query)."""
+
+        def read() -> tuple[str, list[Message], int]:
+            status, omitted, unavailable = source_messages(self.services, record)
+            # The source holds the originals: redact before matching and cutting, like every other path out.
+            return status, list(redact_messages(omitted)[0]), unavailable
+
+        stamp = self.services.source_stamp(record.source.path)
+        return read() if stamp is None else self._kept_or_made(("recall", record.id, stamp), read)
+
     def search_sessions(
         self,
         query: str,
@@ -462,6 +490,18 @@ class SmigTools:
         plan = self.services.memory_plan(directions, Mode(mode))
         result = self.services.memory_apply(plan) if apply else None
         return _clean(json_shapes.memory_sync_json(plan, result, show_diffs=False))
+
+
+def _handoff_content(record: MigrationRecord, format: str) -> str | list[Any]:
+    """A stored migration as Markdown text, or OpenAI chat messages or its own messages as JSON items;
+    redacted before rendering and paging, so no page boundary can split a secret out of reach."""
+    if format == "json":
+        items: list[Any] = redact_json(list(record.messages))
+        return items
+    messages = redact_messages(message_from_json(data) for data in record.messages)[0]
+    if format == "openai":
+        return list(to_chat(messages))
+    return to_markdown(_record_session(record, messages), messages)
 
 
 def _bodies() -> dict[str, Callable[..., dict[str, Any]]]:

@@ -99,3 +99,10 @@ class Migrations(ServicesBase):
         from smig_tui.adapters.source_check import source_status
 
         return source_status(path, sha256, size)
+
+    def source_stamp(self, path: str) -> tuple[object, ...] | None:
+        """A migrated source's size, mtime and inode (its database's for a row source): what is derived
+        from it may be kept while this is unchanged. None when it cannot be read."""
+        from smig_tui.adapters.source_check import source_stamp
+
+        return source_stamp(path)

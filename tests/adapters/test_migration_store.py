@@ -59,6 +59,29 @@ def test_save_get_list_latest_round_trip(tmp_path: Path) -> None:
     assert stored["outputs"][0]["resume_command"].endswith("claude --resume sid")
 
 
+def test_latest_reads_only_the_newest_record_and_passes_over_a_damaged_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An MCP client asks for the newest record once a page: reading every record of the workspace each
+    time made paging a handoff cost as much as the workspace's whole history."""
+    store = MigrationStore(tmp_path / "migrations")
+    records = [_record(tmp_path, now=1_767_000_000.0 + step) for step in range(6)]
+    for record in records:
+        store.save(record)
+    read: list[str] = []
+    original = MigrationStore._read
+    monkeypatch.setattr(MigrationStore, "_read", lambda self, path: read.append(path.stem) or original(self, path))
+    latest = store.latest("/work/proj")
+    assert latest is not None and latest.id == records[-1].id and read == [records[-1].id]
+    store.path_for(records[-1]).write_text("{not json")
+    read.clear()
+    latest = store.latest("/work/proj")
+    assert latest is not None and latest.id == records[-2].id
+    assert read == [records[-1].id, records[-2].id]
+    (store.path_for(records[0]).parent / "notes.json").write_text("{}")  # not a record's name: never read
+    assert store.latest("/work/proj") == latest
+
+
 def test_ids_are_sortable_and_strict() -> None:
     first, second = new_migration_id(1000.0), new_migration_id(1000.001)
     assert MIGRATION_ID_RE.match(first) and first < second

@@ -386,6 +386,54 @@ def test_a_long_omitted_message_is_read_whole_page_by_page(fake_home: dict[str, 
         tools.recall_omitted(done["migration_id"], message_id="nope")
 
 
+def test_paging_renders_a_handoff_and_reads_a_recalled_source_once_until_either_changes(
+    fake_home: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A client reads a big handoff a page at a time: each page used to render and redact the whole handoff
+    again, and each recall page to read and redact the whole source again."""
+    import smig_tui.mcp.tools as tools_module
+
+    config = fake_home["smig"] / "config" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('[models."tiny-test"]\ncontext_window = 400\n', encoding="utf-8")
+    rendered: list[str] = []
+    render = tools_module._handoff_content
+    monkeypatch.setattr(
+        tools_module, "_handoff_content", lambda record, fmt: rendered.append(fmt) or render(record, fmt)
+    )
+    tools = SmigTools(build_services())
+    loads: list[str] = []
+    load = tools.services.load_session
+    monkeypatch.setattr(tools.services, "load_session", lambda info: loads.append(info.id) or load(info))
+    done = tools.commit_migration("5f0c2a9e", "tiny-test")
+    loads.clear()
+    pages = {
+        fmt: all_pages(tools.get_handoff, "content", "/home/user/proj", format=fmt, max_chars=2_000)
+        for fmt in ("markdown", "json")
+    }
+    assert len(pages["markdown"]) > 2 and pages["json"]
+    assert all_pages(tools.get_handoff, "content", "/home/user/proj", max_chars=2_000) == pages["markdown"]
+    assert rendered == ["markdown", "json"]
+    newer = tools.commit_migration("5f0c2a9e", "gpt-4o")
+    assert tools.get_handoff("/home/user/proj", max_chars=40_000)["id"] == newer["migration_id"]
+    assert rendered == ["markdown", "json", "markdown"]
+    loads.clear()
+
+    first = all_pages(tools.recall_omitted, "messages", done["migration_id"], "", limit=3, max_chars=2_000)
+    again = tools.recall_omitted(done["migration_id"], "", limit=100)
+    assert len(first) == 3 and len(loads) == 1
+    assert again["source"]["status"] == "unchanged"
+    transcript = next((fake_home["claude"] / "projects").rglob("5f0c2a9e*.jsonl"))
+    with transcript.open("a", encoding="utf-8") as handle:
+        handle.write(transcript.read_text(encoding="utf-8").splitlines()[-1] + "\n")
+    grown = tools.recall_omitted(done["migration_id"], "", limit=100)
+    assert len(loads) == 2 and grown["source"]["status"] == "grown"
+    assert grown["messages"] == again["messages"]
+    transcript.write_text("changed\n", encoding="utf-8")
+    with pytest.raises(Exception, match="was rewritten since migration"):
+        tools.recall_omitted(done["migration_id"], "")
+
+
 def test_the_continue_prompt_skips_the_callers_own_sessions(fake_home: dict[str, Path], monkeypatch) -> None:
     """Agents are values (`Agent("claude")` made twice is equal, not the same object): the caller's
     newest session is skipped by equality, so the prompt hands over another agent's."""

@@ -96,9 +96,19 @@ class MigrationStore:
         return records
 
     def latest(self, workspace: str) -> MigrationRecord | None:
-        """The newest migration of one workspace (a cwd), if any."""
-        records = self.list(workspace)
-        return records[0] if records else None
+        """The newest readable migration of one workspace (a cwd), if any.
+
+        Ids sort by time and name their files, so only the newest file is read (an unreadable one is
+        passed over, as `list` does): an MCP client paging a handoff asks for it once a page, and
+        reading every record of a busy workspace each time made paging cost grow with its history.
+        """
+        folder = self._folder(workspace_key(workspace))
+        for path in sorted((path for path in folder.glob("*.json") if _is_record_name(path.name)), reverse=True):
+            try:
+                return self._read(path)
+            except SmigError:
+                continue
+        return None
 
     def _folder(self, key: str) -> Path:
         """A workspace folder, refusing any key that could escape the store."""
