@@ -121,6 +121,21 @@ def pytest_configure(config: pytest.Config) -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Collect the run's garbage until a pass finds none, then set what is left (the live heap) aside.
+
+    pytest ends each process with five full collections that report what finalizers raise. The first
+    finds the garbage (about 1.9 million objects in a fast-loop worker, 3 s); each of the other four
+    walked the whole live heap again for nothing (about 0.2 s each, at the run's tail, every worker).
+    Here the garbage is collected while pytest's hook still reports, and `gc.freeze` keeps those
+    passes to what is made afterwards, where a finalizer's own garbage would be."""
+    for _ in range(5):
+        if not gc.collect():
+            break
+    gc.freeze()
+
+
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """`-n auto`: `WORKERS_PER_CORE` workers for each core this process may run on, one per core for an
     e2e run (xdist's own count when PYTEST_XDIST_AUTO_NUM_WORKERS is set)."""
