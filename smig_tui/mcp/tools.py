@@ -48,6 +48,9 @@ KEPT_RENDERINGS = 4
 """Handoffs (one stored migration in one format) and recalled sources kept rendered and redacted between
 calls: a client reads a large one a page at a time, and doing it whole for every page made reading
 it cost the square of its size."""
+KEPT_CHARS = 64 << 20
+"""Characters of text they may hold in all: the omitted part of a huge source is read again for each
+call rather than held by a server that runs for as long as its client."""
 
 
 def check_session_id(value: str) -> str:
@@ -108,21 +111,25 @@ class SmigTools:
 
     def __init__(self, services: Services) -> None:
         self.services = services
-        self._kept: OrderedDict[Hashable, Any] = OrderedDict()
+        self._kept: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
         self._kept_lock = threading.Lock()
 
-    def _kept_or_made(self, key: Hashable, make: Callable[[], Any]) -> Any:
-        """What `make` returns, kept for the next call with the same key (`KEPT_RENDERINGS` of them, the
-        least recently used dropped first). A stored migration never changes under its id, and a
-        source's key holds its stamp, so a kept value is never stale."""
+    def _kept_or_made(self, key: Hashable, make: Callable[[], Any], chars: Callable[[Any], int]) -> Any:
+        """What `make` returns, kept for the next call with the same key (`KEPT_RENDERINGS` of them and
+        `KEPT_CHARS` of text as `chars` counts it, the least recently used dropped first). A stored
+        migration never changes under its id, and a source's key holds its stamp, so a kept value is
+        never stale."""
         with self._kept_lock:
             if key in self._kept:
                 self._kept.move_to_end(key)
-                return self._kept[key]
+                return self._kept[key][0]
         value = make()
+        size = chars(value)
+        if size > KEPT_CHARS:
+            return value
         with self._kept_lock:
-            self._kept[key] = value
-            while len(self._kept) > KEPT_RENDERINGS:
+            self._kept[key] = value, size
+            while len(self._kept) > KEPT_RENDERINGS or sum(kept for _, kept in self._kept.values()) > KEPT_CHARS:
                 self._kept.popitem(last=False)
         return value
 
@@ -365,7 +372,9 @@ class SmigTools:
         result = fit_head(_clean(result), ("outputs", "files", "source"), size, "get_handoff")
         if format not in ("markdown", "openai", "json"):
             raise InvalidArgumentError(f"get_handoff: unknown format {format!r}; use markdown, openai or json.")
-        content = self._kept_or_made(("handoff", record.id, format), lambda: _handoff_content(record, format))
+        content = self._kept_or_made(
+            ("handoff", record.id, format), lambda: _handoff_content(record, format), _content_chars
+        )
         if format == "markdown":
             return page_text(result, "content", content, start, size, "get_handoff")
         return page_items(result, "content", content, start, size, "get_handoff")
@@ -455,7 +464,12 @@ class SmigTools:
             return status, list(redact_messages(omitted)[0]), unavailable
 
         stamp = self.services.source_stamp(record.source.path)
-        return read() if stamp is None else self._kept_or_made(("recall", record.id, stamp), read)
+        if stamp is None:
+            return read()
+        kept: tuple[str, list[Message], int] = self._kept_or_made(
+            ("recall", record.id, stamp), read, lambda value: sum(len(m.text) for m in value[1])
+        )
+        return kept
 
     def search_sessions(
         self,
@@ -502,6 +516,13 @@ def _handoff_content(record: MigrationRecord, format: str) -> str | list[Any]:
     if format == "openai":
         return list(to_chat(messages))
     return to_markdown(_record_session(record, messages), messages)
+
+
+def _content_chars(content: str | list[Any]) -> int:
+    """A handoff's size: its text's characters, or its items' as compact JSON."""
+    if isinstance(content, str):
+        return len(content)
+    return sum(len(json.dumps(item, ensure_ascii=False, separators=(",", ":"))) for item in content)
 
 
 def _bodies() -> dict[str, Callable[..., dict[str, Any]]]:

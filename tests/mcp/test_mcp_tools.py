@@ -434,6 +434,40 @@ def test_paging_renders_a_handoff_and_reads_a_recalled_source_once_until_either_
         tools.recall_omitted(done["migration_id"], "")
 
 
+def test_what_is_kept_between_pages_stays_within_its_budget(
+    fake_home: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A source whose omitted text is over `KEPT_CHARS` is read again for each call, not held by the
+    server; what is kept never adds up to more than the budget."""
+    import smig_tui.mcp.tools as tools_module
+
+    config = fake_home["smig"] / "config" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('[models."tiny-test"]\ncontext_window = 400\n', encoding="utf-8")
+    tools = SmigTools(build_services())
+    loads: list[str] = []
+    load = tools.services.load_session
+    monkeypatch.setattr(tools.services, "load_session", lambda info: loads.append(info.id) or load(info))
+    done = tools.commit_migration("5f0c2a9e", "tiny-test")
+    handoff = tools.get_handoff("/home/user/proj", max_chars=40_000)["content"]
+    loads.clear()
+    omitted = sum(m["chars"] for m in tools.recall_omitted(done["migration_id"], "", limit=100)["messages"])
+    assert len(loads) == 1 and omitted > 100
+    monkeypatch.setattr(tools_module, "KEPT_CHARS", omitted - 1)
+    tools = SmigTools(tools.services)
+    for _ in range(3):
+        tools.recall_omitted(done["migration_id"], "", limit=100)
+    assert len(loads) == 4
+    monkeypatch.setattr(tools_module, "KEPT_CHARS", len(handoff) + omitted)
+    tools = SmigTools(tools.services)
+    tools.get_handoff("/home/user/proj", max_chars=40_000)
+    tools.recall_omitted(done["migration_id"], "")
+    tools.get_handoff("/home/user/proj", format="json", max_chars=40_000)  # pushes the oldest out
+    kept = tools._kept
+    assert sum(size for _, size in kept.values()) <= tools_module.KEPT_CHARS
+    assert [key[2] for key in kept if key[0] == "handoff"] == ["json"]  # the oldest, the Markdown, went first
+
+
 def test_the_continue_prompt_skips_the_callers_own_sessions(fake_home: dict[str, Path], monkeypatch) -> None:
     """Agents are values (`Agent("claude")` made twice is equal, not the same object): the caller's
     newest session is skipped by equality, so the prompt hands over another agent's."""
