@@ -98,13 +98,15 @@ SLOW_FIRST = (
 """The fast loop's longest tests (measured: 5-18 s each, every other test under 5 s), which start its run
 (a prefix ending in `/` is a folder): started last, as the folders' order had the Pilot tests, one of
 them kept a worker busy while the others had finished."""
-WORKERS_PER_CORE = 2
-"""`pytest -n auto` starts this many workers per core outside an e2e run: a worker of the fast loop is
-often asleep rather than computing (Textual's Pilot waits at least 20 ms for the app to go idle after
-every key and pause, about half of a TUI test's wall time, with the core idle), and a second worker on
-the core computes meanwhile. An e2e run (`-m e2e`) keeps one worker per core: the real clients compute
-nearly all the time (its wall time on two workers is half its CPU time), so more workers would only add
-memory and start-up."""
+WORKERS_PER_CORE = 2.5
+"""`pytest -n auto` starts this many workers per core outside an e2e run (rounded: five on two cores): a
+worker of the fast loop is often asleep rather than computing (Textual's Pilot waits at least 20 ms for
+the app to go idle after every key and pause, about half of a TUI test's wall time, with the core idle),
+and another worker on the core computes meanwhile. On the idle 2-core machine (2026-12-06, 2,680 tests):
+four workers kept the cores 91 % busy (3 min 05-13 s), five 94-96 % (2 min 55 s and 3 min 02 s) for
+the same CPU within the machine's own noise, six 97 % but 30 s more CPU (3 min 16 s). An e2e run (`-m
+e2e`) keeps one worker per core: the real clients compute nearly all the time (its wall time on two
+workers is half its CPU time), so more workers would only add memory and start-up."""
 
 
 GC_THRESHOLDS = (20_000, 20, 10)
@@ -142,7 +144,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return cores if config.getoption("markexpr") == "e2e" else cores * WORKERS_PER_CORE
+    return cores if config.getoption("markexpr") == "e2e" else max(1, round(cores * WORKERS_PER_CORE))
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups
