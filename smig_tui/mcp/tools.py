@@ -519,10 +519,8 @@ def _handoff_content(record: MigrationRecord, format: str) -> str | list[Any]:
 
 
 def _content_chars(content: str | list[Any]) -> int:
-    """A handoff's size: its text's characters, or its items' as compact JSON."""
-    if isinstance(content, str):
-        return len(content)
-    return sum(len(json.dumps(item, ensure_ascii=False, separators=(",", ":"))) for item in content)
+    """A handoff's size: its text's characters, or its items' as the client receives them (`json_size`)."""
+    return len(content) if isinstance(content, str) else sum(map(json_size, content))
 
 
 def _bodies() -> dict[str, Callable[..., dict[str, Any]]]:

@@ -85,9 +85,7 @@ class MigrationStore:
         folders = [self._folder(workspace_key(workspace))] if workspace else list(self._workspace_dirs())
         records: list[MigrationRecord] = []
         for folder in folders:
-            for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-                if not _is_record_name(path.name):
-                    continue
+            for path in _record_files(folder):
                 try:
                     records.append(self._read(path))
                 except SmigError as error:
@@ -103,7 +101,7 @@ class MigrationStore:
         reading every record of a busy workspace each time made paging cost grow with its history.
         """
         folder = self._folder(workspace_key(workspace))
-        for path in sorted((path for path in folder.glob("*.json") if _is_record_name(path.name)), reverse=True):
+        for path in reversed(_record_files(folder)):
             try:
                 return self._read(path)
             except SmigError:
@@ -131,6 +129,11 @@ class MigrationStore:
             return record_from_json(data)
         except (OSError, ValueError, KeyError, TypeError) as error:
             raise SmigError(f"Stored migration {path} is unreadable ({error.__class__.__name__}).") from error
+
+
+def _record_files(folder: Path) -> list[Path]:
+    """A workspace folder's record files in id order (oldest first), none when it does not exist."""
+    return sorted(path for path in folder.glob("*.json") if _is_record_name(path.name)) if folder.is_dir() else []
 
 
 def _is_record_name(name: str) -> bool:
