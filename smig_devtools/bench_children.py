@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from smig_devtools.own_usage import own_peak_mb
 from smig_tui.core.models import Message, Session, SessionInfo
 from smig_tui.services import Services, build_services
 
@@ -42,18 +43,6 @@ def run_child_measure(name: str, args: Sequence[str]) -> dict[str, Any]:
 
         return (measure_tui if name == "tui" else measure_tui_big)(args)
     return measures[name](args)
-
-
-def own_peak_mb() -> float:
-    """This process's peak RSS since its `exec` (`VmHWM`); `ru_maxrss` would include its parent's."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def measure_plan(args: Sequence[str]) -> dict[str, Any]:

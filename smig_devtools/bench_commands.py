@@ -182,9 +182,11 @@ def every_command_rows(
             rows.append(Row(f"{name}, {size}", None, "s", "", None, _no_client(destination)))
             continue
         where = env | _scratch_home(scratch, destination) | client
-        note = f"; its CPU includes `{destination} import`" if client else ""
         try:
-            row(name, run_smig([*argv, "--cwd", str(cwd)], where, scratch / "out", PEER_TIMEOUT), note)
+            if not client:
+                row(name, run_smig([*argv, "--cwd", str(cwd)], where, scratch / "out", PEER_TIMEOUT))
+                continue
+            rows.append(client_written_row(f"{name}, {size}", [*argv, "--cwd", str(cwd)], where, scratch, floor))
         except RuntimeError as error:
             failed(name, error)
     aichat = find_peer("aichat")
@@ -210,6 +212,51 @@ def every_command_rows(
         row(name, run, written, peer)
         out.unlink()
     return rows
+
+
+def client_written_row(name: str, argv: list[str], env: dict[str, str], scratch: Path, floor: Run) -> Any:
+    """A migration into an agent whose own client writes it (`opencode import`): the whole run's peak and
+    CPU (the client's included) and smig's own (`own_usage`), judged on smig's own, beside what the client
+    takes to import an empty session (`client_floor`), which no migration can go below."""
+    from smig_devtools.bench import Row
+    from smig_devtools.own_usage import OWN_USAGE
+
+    destination = argv[argv.index("--to") + 1]
+    own_file = scratch / "own-usage"
+    own_file.unlink(missing_ok=True)
+    argv = [sys.executable, "-m", "smig_devtools.own_usage", *argv]
+    whole = run_process(argv, env | {OWN_USAGE: str(own_file)}, scratch / "out", PEER_TIMEOUT)
+    own_mb, own_cpu = (float(value) for value in own_file.read_text(encoding="ascii").split())
+    empty = client_floor(destination, env, scratch)
+    ratio = own_cpu / max(floor.cpu, 1e-9)
+    return Row(
+        name,
+        whole.seconds,
+        "s",
+        f"<= {RSS_GOAL:.0f} MB, CPU <= {FLOOR_GOAL:g}x floor (smig's own)",
+        own_mb <= RSS_GOAL and ratio <= FLOOR_GOAL,
+        f"smig's own process: peak RSS {own_mb:,.0f} MB, CPU {own_cpu:.1f} s; with `{destination} import`:"
+        f" peak RSS {whole.rss_mb:,.0f} MB, CPU {whole.cpu:.1f} s; `{destination} import` of an empty session"
+        f" alone: peak RSS {empty.rss_mb:,.0f} MB, CPU {empty.cpu:.1f} s",
+        ratio,
+        whole.rss_mb,
+    )
+
+
+def client_floor(destination: str, env: dict[str, str], scratch: Path) -> Run:
+    """`DESTINATION import` of a session with no messages into a scratch database: the client's own cost,
+    which every migration into it pays whatever smig does."""
+    binary = env[f"SMIG_{destination.upper()}_BIN"]
+    home = scratch / f"empty-{destination}"
+    shutil.rmtree(home, ignore_errors=True)
+    home.mkdir(parents=True)
+    document = home / "empty.json"
+    stamp = int(time.time() * 1000)
+    info: dict[str, object] = {"id": f"ses_{stamp:012x}emptyfloor000000", "slug": "empty", "projectID": "global"}
+    info |= {"directory": str(home), "title": "empty", "version": "1", "time": {"created": stamp, "updated": stamp}}
+    document.write_text(json.dumps({"info": info, "messages": []}), encoding="utf-8")
+    where = env | {HOMES[destination]: str(home / f"{destination}.db"), "HOME": str(home)}
+    return run_process([binary, "import", str(document)], where, None, PEER_TIMEOUT)
 
 
 CLIENT_WRITTEN = ("opencode", "kilo")

@@ -280,7 +280,7 @@ async def _drive_tui_big(app_type: Any, path: str, mode: str) -> dict[str, Any]:
             sessions=len(tree.sessions),
         )
         await _settle(pilot)
-        from smig_devtools.bench_children import own_peak_mb
+        from smig_devtools.own_usage import own_peak_mb
 
         figures["rss_mb"] = own_peak_mb()
         if mode != "full":

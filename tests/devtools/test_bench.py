@@ -125,3 +125,23 @@ def test_the_performance_page_has_the_markers_the_run_pastes_between() -> None:
 
     page = (Path(__file__).parents[2] / "docs" / "performance.md").read_text(encoding="utf-8")
     assert page.count(TABLE_START) == 1 and page.index(TABLE_START) < page.index(TABLE_END)
+
+
+def test_own_usage_runs_smig_and_writes_its_own_peak_and_cpu(tmp_path: Path) -> None:
+    """`python -m smig_devtools.own_usage ARGS` is `smig ARGS` (its output and exit code), and writes that
+    process's own peak RSS and CPU as it exits: what a client-written migration's row judges smig by."""
+    import os
+    import subprocess
+    import sys
+
+    from smig_devtools.own_usage import OWN_USAGE
+
+    own = tmp_path / "own"
+    env = os.environ | {OWN_USAGE: str(own)}
+    done = subprocess.run([sys.executable, "-m", "smig_devtools.own_usage", "--version"], env=env, capture_output=True)
+    direct = subprocess.run([sys.executable, "-m", "smig_tui", "--version"], capture_output=True)
+    assert done.returncode == direct.returncode == 0 and done.stdout == direct.stdout
+    peak, cpu = (float(value) for value in own.read_text(encoding="ascii").split())
+    assert 5 < peak < 400 and 0 < cpu < 30
+    refused = [sys.executable, "-m", "smig_devtools.own_usage", "--no-such-option"]  # reads nothing
+    assert subprocess.run(refused, env=env, capture_output=True).returncode == 2
