@@ -97,9 +97,10 @@ def describe_mix(shares: Mapping[str, float], limit: int = 3) -> str:
 
 def message_class(message: Message) -> str:
     """The class of a message as the counter sees it (a tool call is its name, then its arguments),
-    from the head a reader keeps, so no long text is read back."""
+    from its first `HEAD_CHARS` characters: a packed text unpacks them (`class_head`), so packing never
+    changes a class; a text left on disk gives the head its reader kept, so no file is read again."""
     body = message.body
-    head = body if isinstance(body, str) else body.head
+    head = body if isinstance(body, str) else body.class_head
     if message.kind is Kind.TOOL_CALL:
         head = f"{message.tool_name or 'tool'}\n{head}"
     return text_class(head)

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import Any
 
-from smig_tui.core.models import Kind, Message, Role, StoredText, Usage
+from smig_tui.core.models import Kind, Message, Role, Usage
 from smig_tui.core.timeline import format_iso
 
 CLEARED_OUTPUT = "[Old tool result content cleared]"
@@ -143,13 +143,19 @@ def to_conversation(rows: Sequence[Row], revert: dict[str, Any] | None = None) -
     return converted(kept, compactions)
 
 
-def converted(kept: Iterable[Row], compactions: int) -> Conversation:
+def converted(kept: Iterable[Row], compactions: int, pack: Callable[[Message], Message] | None = None) -> Conversation:
     """The neutral messages of the rows `active_rows` kept, taken one at a time (a reader may make
-    each row's parts as it is reached, so a big session's parts are never all held)."""
+    each row's parts as it is reached, so a big session's parts are never all held). `pack`, when
+    given, is applied to each row's messages once the row is converted (a big session's reader packs
+    their texts, so they are never all held as strings)."""
     out: list[Message] = []
     last_usage: Usage | None = None
     model: str | None = None
+    packed = 0
     for row in kept:
+        if pack is not None:
+            out[packed:] = [pack(message) for message in out[packed:]]
+            packed = len(out)
         info = row.info
         stamp = iso_ms(info.created)
         if info.role == "user":
@@ -182,6 +188,8 @@ def converted(kept: Iterable[Row], compactions: int) -> Conversation:
         if not logged and usage is not None and made:
             out[made[-1]] = out[made[-1]].placed(made[-1], usage)
             last_usage = usage
+    if pack is not None:
+        out[packed:] = [pack(message) for message in out[packed:]]
     return Conversation(tuple(out), compactions, last_usage, model)
 
 
@@ -243,13 +251,7 @@ def _assistant_part(part: dict[str, Any], index: int, stamp: str | None, summary
     status = state.get("status")
     if status == "completed":
         cleared = as_dict(state.get("time")).get("compacted")
-        raw = state.get("output")
-        # A long output a big session's reader packed (`source._pack_output`; no JSON value has `read`)
-        # is the body as it is.
-        output: str | StoredText = (
-            CLEARED_OUTPUT if cleared else cast("StoredText", raw) if hasattr(raw, "read") else str(raw or "")
-        )
-        error = False
+        output, error = CLEARED_OUTPUT if cleared else str(state.get("output") or ""), False
     elif status == "error":
         output, error = str(state.get("error") or "error"), True
     else:
