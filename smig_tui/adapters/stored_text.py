@@ -330,12 +330,9 @@ held string of n characters costs 49 + n bytes (74 + 2n with one character past 
 about 150 bytes plus its share of a block, so shorter ones stay strings."""
 
 
-def packed_message(message: Message, packer: TextPacker) -> Message:
-    """`message` with its text packed when it is held and longer than `SHORT_CHARS`."""
-    body = message.body
-    if isinstance(body, str) and len(body) > SHORT_CHARS:
-        return message.with_body(PackedText.of(body, packer))
-    return message
+def packed(text: str, packer: TextPacker) -> str | PackedText:
+    """`text` packed when it is longer than `SHORT_CHARS`, else itself."""
+    return PackedText.of(text, packer) if len(text) > SHORT_CHARS else text
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,7 +40,7 @@ from smig_tui.adapters.agents.opencode.storage_tree import (
     stored_sessions,
 )
 from smig_tui.core.errors import SessionReadError
-from smig_tui.core.models import Agent, Message, ReadWarning, Session, SessionInfo
+from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo, StoredText
 from smig_tui.core.ports import WarningSink
 
 if TYPE_CHECKING:
@@ -264,12 +264,12 @@ class _Parts:
             self._row = next(self._cursor, None)
         return tuple(parts)
 
-    def pack(self, message: Message) -> Message:
-        """`message` with its text packed once the session counts as big (a dense one's short texts,
-        held as strings, were 130 MB of a 709 MB database's session), else as it is."""
-        from smig_tui.adapters.stored_text import packed_message
+    def pack(self, text: str) -> str | StoredText:
+        """A message's body of `text`: packed once the session counts as big (a dense one's short texts,
+        held as strings, were 130 MB of a 709 MB database's session), else the text itself."""
+        from smig_tui.adapters.stored_text import packed
 
-        return message if self._packer is None else packed_message(message, self._packer)
+        return text if self._packer is None else packed(text, self._packer)
 
     def drain(self) -> None:
         """Parse the parts no kept message asked for (a reverted tail's), for their warnings."""
