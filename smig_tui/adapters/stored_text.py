@@ -22,6 +22,7 @@ from smig_tui.adapters.json_parse import fast_loads
 from smig_tui.adapters.zstd_files import Packer, decompress
 from smig_tui.core.errors import SourceChangedError
 from smig_tui.core.models import Message
+from smig_tui.core.text_classes import HEAD_CHARS as CLASS_CHARS
 
 FILE_BYTES = 64 << 20
 """Files at least this big have their long texts left on disk; smaller ones are held whole."""
@@ -48,6 +49,11 @@ class LineText:
     length: int
     head: str
     texts: LineTexts
+
+    @property
+    def class_head(self) -> str:
+        """Its head: the line is not read again to decide its class of text."""
+        return self.head
 
     def read(self) -> str:
         """Re-parse the line and return the text; SourceChangedError if it is not there any more."""
@@ -113,6 +119,11 @@ class SpanText:
     length: int
     head: str
     rebuild: Callable[[bytes], str]
+
+    @property
+    def class_head(self) -> str:
+        """Its head: the span is not read again to decide its class of text."""
+        return self.head
 
     def read(self) -> str:
         """Read the span again and rebuild the text; SourceChangedError if the file was rewritten."""
@@ -286,10 +297,20 @@ class PackedText:
     def head(self) -> str:
         """The first `HEAD_CHARS` characters, unpacked when asked: held beside every packed text, they
         were 18 MB of a 500 MB Crush session and 30 MB of a dense OpenCode one, for previews of a few."""
-        if self.size <= 4 * HEAD_CHARS:
-            return self.read()[:HEAD_CHARS]
-        piece = self.block.piece(self.start, self.start + 4 * HEAD_CHARS)  # holds HEAD_CHARS characters
-        return codecs.getincrementaldecoder("utf-8")("surrogatepass").decode(piece)[:HEAD_CHARS]
+        return self._first(HEAD_CHARS)
+
+    @property
+    def class_head(self) -> str:
+        """The characters a held text's class is decided from (`core.text_classes`), so packing a text
+        never changes its class."""
+        return self._first(CLASS_CHARS)
+
+    def _first(self, chars: int) -> str:
+        """The first `chars` characters, unpacking only the bytes that hold them."""
+        if self.size <= 4 * chars:
+            return self.read()[:chars]
+        piece = self.block.piece(self.start, self.start + 4 * chars)  # holds `chars` characters
+        return codecs.getincrementaldecoder("utf-8")("surrogatepass").decode(piece)[:chars]
 
     def _bytes(self) -> bytes:
         return self.block.piece(self.start, self.start + self.size)
@@ -301,6 +322,17 @@ class PackedText:
     def fingerprint(self) -> str:
         """A hash of the text's bytes (taken when asked, like `LineText`'s, not while loading)."""
         return hashlib.blake2b(self._bytes(), digest_size=10).hexdigest()
+
+
+SHORT_CHARS = 160
+"""A big database session's texts longer than this are packed, not only its long outputs (issue 35): a
+held string of n characters costs 49 + n bytes (74 + 2n with one character past Latin-1), a packed one
+about 150 bytes plus its share of a block, so shorter ones stay strings."""
+
+
+def packed(text: str, packer: TextPacker) -> str | PackedText:
+    """`text` packed when it is longer than `SHORT_CHARS`, else itself."""
+    return PackedText.of(text, packer) if len(text) > SHORT_CHARS else text
 
 
 @dataclass(frozen=True, slots=True)

@@ -170,10 +170,12 @@ def _preview(message: Message) -> str:
     500 MB session was most of `smig show`'s minute.
     """
     body = message.body
-    if not isinstance(body, str) and len(body.head) < PREVIEW_CHARS:
-        flat = " ".join(body.head.split())
-        if len(flat) > PREVIEW_WIDTH:
-            return flat[: PREVIEW_WIDTH - 1] + "…"
+    if not isinstance(body, str):
+        head = body.head  # a packed text's is unpacked each time it is asked for
+        if len(head) < PREVIEW_CHARS:
+            flat = " ".join(head.split())
+            if len(flat) > PREVIEW_WIDTH:
+                return flat[: PREVIEW_WIDTH - 1] + "…"
     return one_line(message.head(PREVIEW_CHARS), PREVIEW_WIDTH)
 
 

@@ -84,6 +84,12 @@ class StoredText(Protocol):
         """The text's first few hundred characters, held for previews."""
         ...
 
+    @property
+    def class_head(self) -> str:
+        """What its class of text is decided from (`core.text_classes`): the characters a held text's
+        is, where they are at hand without reading the source again (a packed text), else `head`."""
+        ...
+
     def read(self) -> str:
         """Return the whole text from the source file."""
         ...

@@ -43,17 +43,20 @@ CODE_SHARE = 0.04
 _HANGUL = re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
 _KANA = re.compile("[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
 _HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]")
-_DROP_SPACE = str.maketrans("", "", " \t\n\r\f\v")
-_DROP_DIGITS = str.maketrans("", "", "0123456789")
-_DROP_CODE = str.maketrans("", "", "{}()[];=<>_\\|&*$#@`")
-"""Counting a class of characters as what deleting them takes away: one pass in C (a message's
-class is decided for every message counted)."""
+_SPACE = b" \t\n\r\f\v"
+_DIGITS = b"0123456789"
+_CODE = b"{}()[];=<>_\\|&*$#@`"
+"""Counting a class of characters as what deleting them from the head's UTF-8 takes away: one pass in
+C over a byte table (a message's class is decided for every message counted). They are all ASCII,
+and no byte of a longer character is ASCII, so bytes deleted are characters deleted; `str.translate`
+looked every character up in a dict, 20 µs a call on a head past Latin-1."""
 
 
 def text_class(text: str) -> str:
     """The class of `text` (see the module docstring), from its head."""
     head = text[:HEAD_CHARS]
-    visible = len(head.translate(_DROP_SPACE))
+    raw = head.encode("utf-8", "surrogatepass")
+    visible = len(head) - (len(raw) - len(raw.translate(None, _SPACE)))
     if visible <= 0:
         return "prose"
     if not head.isascii():
@@ -62,9 +65,9 @@ def text_class(text: str) -> str:
         kana = len(_KANA.findall(head))
         if kana + len(_HAN.findall(head)) >= CJK_SHARE * visible:
             return "japanese" if kana >= KANA_SHARE * visible else "chinese"
-    if len(head) - len(head.translate(_DROP_DIGITS)) >= DIGIT_SHARE * visible:
+    if len(raw) - len(raw.translate(None, _DIGITS)) >= DIGIT_SHARE * visible:
         return "numbers"
-    if "```" in head or len(head) - len(head.translate(_DROP_CODE)) >= CODE_SHARE * visible:
+    if b"```" in raw or len(raw) - len(raw.translate(None, _CODE)) >= CODE_SHARE * visible:
         return "code"
     return "prose"
 
@@ -94,9 +97,10 @@ def describe_mix(shares: Mapping[str, float], limit: int = 3) -> str:
 
 def message_class(message: Message) -> str:
     """The class of a message as the counter sees it (a tool call is its name, then its arguments),
-    from the head a reader keeps, so no long text is read back."""
+    from its first `HEAD_CHARS` characters: a packed text unpacks them (`class_head`), so packing never
+    changes a class; a text left on disk gives the head its reader kept, so no file is read again."""
     body = message.body
-    head = body if isinstance(body, str) else body.head
+    head = body if isinstance(body, str) else body.class_head
     if message.kind is Kind.TOOL_CALL:
         head = f"{message.tool_name or 'tool'}\n{head}"
     return text_class(head)

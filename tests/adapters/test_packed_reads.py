@@ -35,6 +35,7 @@ from smig_tui.adapters.agents.pi import records as pi_records
 from smig_tui.adapters.agents.qwen import records as qwen_records
 from smig_tui.adapters.stored_text import LineText, PackedText
 from smig_tui.core.models import Kind, Message
+from smig_tui.core.text_classes import message_class
 
 REAL = Path(__file__).parents[1] / "fixtures" / "real"
 READERS: dict[str, ModuleType] = {"qwen": qwen_records, "pi": pi_records, "copilot": copilot_events}
@@ -49,6 +50,7 @@ def _fields(messages: list[Message]) -> list[tuple[object, ...]]:
     return [
         (m.index, m.id, m.role, m.kind, m.text, m.tool_name, m.call_id, m.timestamp, m.line, m.usage, m.is_error)
         + (m.injected, m.opaque, m.head(stored_text.HEAD_CHARS))  # a packed text's head is read from its block
+        + (message_class(m),)  # and its class of text is the held text's
         for m in messages
     ]
 
@@ -59,6 +61,7 @@ def _big(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(stored_text, "FILE_BYTES", 0)
     for module in (content_parts, stored_text):
         monkeypatch.setattr(module, "TEXT_CHARS", 10)
+    monkeypatch.setattr(stored_text, "SHORT_CHARS", 10)
 
 
 def _generated(agent: str, folder: Path, size: int = 300_000) -> Path:
@@ -285,6 +288,47 @@ def test_an_opencode_session_in_a_big_database_packs_from_its_first_part(
     for _, messages in packed:
         first = next(m for m in messages if m.kind is Kind.TOOL_RESULT and m.text_length > 10)
         assert isinstance(first.body, PackedText)
+
+
+def test_a_big_opencode_session_packs_its_short_texts_too_and_holds_less(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a big database every text longer than `SHORT_CHARS` is packed, replies and reasoning as well as
+    outputs (a dense 500 MB session's held as strings were 130 MB, most past Latin-1 at two bytes a
+    character), in message order (so reading them in order unpacks each block once); shorter ones stay
+    strings. The session is the one read whole, classes of text included, and holds less."""
+    database = tmp_path / "generated.db"
+    generate_opencode(database, 12)
+    with monkeypatch.context() as small:
+        small.setattr(stored_text, "FILE_BYTES", database.stat().st_size + 1)
+        tracemalloc.start()
+        whole = _opencode_sessions(database, small)
+        held_whole = tracemalloc.get_traced_memory()[0]
+        tracemalloc.stop()
+    monkeypatch.setattr(stored_text, "FILE_BYTES", database.stat().st_size)
+    tracemalloc.start()
+    packed = _opencode_sessions(database, monkeypatch)
+    held_packed = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    assert [(sid, _fields(messages)) for sid, messages in packed] == [(sid, _fields(ms)) for sid, ms in whole]
+    kinds = set()
+    blocks: list[object] = []
+    for _, messages in packed:
+        at = -1
+        for message in messages:
+            body = message.body
+            long = message.text_length > stored_text.SHORT_CHARS
+            assert isinstance(body, PackedText) == long, (message.kind, message.text_length)
+            if isinstance(body, PackedText):
+                kinds.add(message.kind)
+                if not blocks or body.block is not blocks[-1]:
+                    assert body.block not in blocks  # never back to an earlier block
+                    blocks.append(body.block)
+                    at = -1
+                assert body.start > at  # and forward within one
+                at = body.start
+    assert {Kind.TEXT, Kind.REASONING, Kind.TOOL_RESULT} <= kinds
+    assert held_packed < 0.8 * held_whole, (held_packed, held_whole)
 
 
 def test_an_opencode_read_holds_each_message_as_the_facts_it_converts(tmp_path: Path) -> None:

@@ -230,6 +230,32 @@ def test_a_packed_texts_head_is_unpacked_when_asked_not_held() -> None:
     assert packed[-1].head == texts[-1][:HEAD_CHARS] and len(packed[-1].head) == HEAD_CHARS
 
 
+def test_a_packed_texts_class_is_the_one_it_has_held_whole() -> None:
+    """A held text's class of text is decided from its first `core.text_classes.HEAD_CHARS` characters,
+    more than a stored head: a packed text unpacks that many for it, so packing never changes a class
+    (and so never a count for a target measured per class). A text left on disk gives its head."""
+    from smig_tui.adapters.stored_text import HEAD_CHARS, PackedText, TextPacker
+    from smig_tui.core.models import Kind, Message, Role
+    from smig_tui.core.text_classes import HEAD_CHARS as CLASS_CHARS
+    from smig_tui.core.text_classes import message_class
+
+    packer = TextPacker()
+    prose, code, han = "the plan reads well ", "x = f(a[i]); ", "日本語のテキスト"
+    texts = [prose * 30 + code * 60, prose * 30 + han * 60, han + prose * 200, code * 2 + prose * 400, "é" * 5000]
+    packed = [PackedText.of(text, packer) for text in texts]
+    assert CLASS_CHARS > HEAD_CHARS
+    assert [p.class_head for p in packed] == [text[:CLASS_CHARS] for text in texts]
+    for text, body in zip(texts, packed, strict=True):
+        held = Message(0, "m", Role.ASSISTANT, Kind.TEXT, text)
+        assert message_class(held.with_body(body)) == message_class(held)
+    # the first two change class after their first HEAD_CHARS characters: a head alone would misjudge them
+    assert [message_class(Message(0, "m", Role.ASSISTANT, Kind.TEXT, t[:HEAD_CHARS])) for t in texts[:2]] == [
+        "prose",
+        "prose",
+    ]
+    assert [message_class(Message(0, "m", Role.ASSISTANT, Kind.TEXT, t)) for t in texts[:2]] == ["code", "japanese"]
+
+
 def _line_with(path: Path, texts: list[str], raw: bytes | None = None) -> LineText:
     """A file of one short line then one holding `texts` as a record's `content` list (or `raw`)."""
     written = json.dumps({"content": texts}, ensure_ascii=False).replace("\ud800", "\\ud800")  # a lone one escaped

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import Any
 
 from smig_tui.core.models import Kind, Message, Role, StoredText, Usage
 from smig_tui.core.timeline import format_iso
@@ -34,6 +34,8 @@ CLEARED_OUTPUT = "[Old tool result content cleared]"
 """What OpenCode sends in place of a tool output it pruned."""
 INTERRUPTED = "[Tool execution was interrupted]"
 """What OpenCode sends for a tool call that never finished."""
+Pack = Callable[[str], "str | StoredText"]
+"""Makes a message's body of its text: `str` keeps the text itself, a big session's reader packs it."""
 COMPACTION_PROMPT = "What did we do so far?"
 """What OpenCode 1.18.33 sends for the `compaction` part that asked for a summary (before the summary)."""
 
@@ -143,9 +145,11 @@ def to_conversation(rows: Sequence[Row], revert: dict[str, Any] | None = None) -
     return converted(kept, compactions)
 
 
-def converted(kept: Iterable[Row], compactions: int) -> Conversation:
+def converted(kept: Iterable[Row], compactions: int, pack: Pack = str) -> Conversation:
     """The neutral messages of the rows `active_rows` kept, taken one at a time (a reader may make
-    each row's parts as it is reached, so a big session's parts are never all held)."""
+    each row's parts as it is reached, so a big session's parts are never all held). Each text is
+    the message's body as `pack` gives it (a big session's reader packs them, in message order, so
+    they are never all held as strings)."""
     out: list[Message] = []
     last_usage: Usage | None = None
     model: str | None = None
@@ -154,7 +158,7 @@ def converted(kept: Iterable[Row], compactions: int) -> Conversation:
         stamp = iso_ms(info.created)
         if info.role == "user":
             for part in row.parts:
-                message = _user_part(part, len(out), stamp)
+                message = _user_part(part, len(out), stamp, pack)
                 if message is not None:
                     out.append(message)
             continue
@@ -176,7 +180,7 @@ def converted(kept: Iterable[Row], compactions: int) -> Conversation:
                     last_usage, logged = usage, True
                 step_start = len(out)
             else:
-                out.extend(_assistant_part(part, len(out), stamp, summary))
+                out.extend(_assistant_part(part, len(out), stamp, summary, pack))
         usage = info.usage
         made = [i for i in range(first, len(out)) if out[i].role is Role.ASSISTANT]
         if not logged and usage is not None and made:
@@ -185,13 +189,13 @@ def converted(kept: Iterable[Row], compactions: int) -> Conversation:
     return Conversation(tuple(out), compactions, last_usage, model)
 
 
-def _user_part(part: dict[str, Any], index: int, stamp: str | None) -> Message | None:
+def _user_part(part: dict[str, Any], index: int, stamp: str | None, pack: Pack = str) -> Message | None:
     """A user message's part as a message (None for parts the model is not sent)."""
     pid = str(part.get("id") or f"P{index}")
     kind = part.get("type")
     if kind == "text" and isinstance(part.get("text"), str) and not part.get("ignored"):
         context = bool(part.get("synthetic")) and not as_dict(part.get("metadata")).get("compaction_continue")
-        return Message(index, pid, Role.USER, Kind.TEXT, part["text"], timestamp=stamp, injected=context)
+        return Message(index, pid, Role.USER, Kind.TEXT, pack(part["text"]), timestamp=stamp, injected=context)
     if kind == "compaction":
         return Message(index, pid, Role.USER, Kind.TEXT, COMPACTION_PROMPT, timestamp=stamp)
     if kind == "file":
@@ -202,7 +206,9 @@ def _user_part(part: dict[str, Any], index: int, stamp: str | None) -> Message |
     return None
 
 
-def _assistant_part(part: dict[str, Any], index: int, stamp: str | None, summary: bool) -> list[Message]:
+def _assistant_part(
+    part: dict[str, Any], index: int, stamp: str | None, summary: bool, pack: Pack = str
+) -> list[Message]:
     """An assistant message's part as messages: a tool part gives its call and its result."""
     pid = str(part.get("id") or f"P{index}")
     kind = part.get("type")
@@ -213,7 +219,7 @@ def _assistant_part(part: dict[str, Any], index: int, stamp: str | None, summary
                 pid,
                 Role.ASSISTANT,
                 Kind.SUMMARY if summary else Kind.TEXT,
-                part["text"],
+                pack(part["text"]),
                 timestamp=stamp,
                 injected=bool(part.get("synthetic")),
             )
@@ -226,7 +232,7 @@ def _assistant_part(part: dict[str, Any], index: int, stamp: str | None, summary
                 pid,
                 Role.ASSISTANT,
                 Kind.REASONING,
-                text,
+                pack(text),
                 timestamp=stamp,
                 opaque=not text and bool(part.get("metadata")),
             )
@@ -238,18 +244,12 @@ def _assistant_part(part: dict[str, Any], index: int, stamp: str | None, summary
     call_id = str(part.get("callID") or pid)
     arguments = json.dumps(state.get("input") or {}, ensure_ascii=False)
     call = Message(
-        index, pid, Role.ASSISTANT, Kind.TOOL_CALL, arguments, tool_name=name, call_id=call_id, timestamp=stamp
+        index, pid, Role.ASSISTANT, Kind.TOOL_CALL, pack(arguments), tool_name=name, call_id=call_id, timestamp=stamp
     )
     status = state.get("status")
     if status == "completed":
         cleared = as_dict(state.get("time")).get("compacted")
-        raw = state.get("output")
-        # A long output a big session's reader packed (`source._pack_output`; no JSON value has `read`)
-        # is the body as it is.
-        output: str | StoredText = (
-            CLEARED_OUTPUT if cleared else cast("StoredText", raw) if hasattr(raw, "read") else str(raw or "")
-        )
-        error = False
+        output, error = CLEARED_OUTPUT if cleared else str(state.get("output") or ""), False
     elif status == "error":
         output, error = str(state.get("error") or "error"), True
     else:
@@ -259,7 +259,7 @@ def _assistant_part(part: dict[str, Any], index: int, stamp: str | None, summary
         f"{pid}#result",
         Role.TOOL,
         Kind.TOOL_RESULT,
-        output,
+        pack(output),
         tool_name=name,
         call_id=call_id,
         timestamp=stamp,

@@ -40,7 +40,7 @@ from smig_tui.adapters.agents.opencode.storage_tree import (
     stored_sessions,
 )
 from smig_tui.core.errors import SessionReadError
-from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
+from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo, StoredText
 from smig_tui.core.ports import WarningSink
 
 if TYPE_CHECKING:
@@ -214,7 +214,8 @@ class OpenCodeSource:
                 kept, compactions = active_rows(rows, revert)
                 cursor = connection.execute(PARTS_IN_ORDER, (session_id, session_id))
                 parts = _Parts(cursor, order, lambda data: _json(data, database, warn, name), packer_for(database))
-                conversation = converted((Row(row.info, parts.of(row.info.id)) for row in kept), compactions)
+                rows_in_order = (Row(row.info, parts.of(row.info.id)) for row in kept)
+                conversation = converted(rows_in_order, compactions, parts.pack)
                 parts.drain()
                 return conversation
         except OpenCodeDbError as error:
@@ -232,10 +233,10 @@ order and the parts' index each one's (CROSS JOIN keeps SQLite to that plan: no 
 class _Parts:
     """Each message's parts, from one pass over `PARTS_IN_ORDER` as the conversion asks for them in
     message order. Every part is parsed, the skipped messages' too (a damaged one is a warning, as
-    when they were all read first); long tool outputs are packed as they come from the first part in a
-    big database (`packer`: how big the session is, is known only once its parts are read, and packing
-    from 64 MB of them on held the first 64 MB's outputs whole, about 50 MB of a 500 MB session), else
-    once 64 MB are read."""
+    when they were all read first). The texts of the messages they become are packed (`pack`) from the
+    first part in a big database (`packer`: how big the session is, is known only once its parts are
+    read, and packing from 64 MB of them on held the first 64 MB's outputs whole, about 50 MB of a 500 MB
+    session), else once 64 MB are read."""
 
     def __init__(
         self,
@@ -263,6 +264,13 @@ class _Parts:
             self._row = next(self._cursor, None)
         return tuple(parts)
 
+    def pack(self, text: str) -> str | StoredText:
+        """A message's body of `text`: packed once the session counts as big (a dense one's short texts,
+        held as strings, were 130 MB of a 709 MB database's session), else the text itself."""
+        from smig_tui.adapters.stored_text import packed
+
+        return text if self._packer is None else packed(text, self._packer)
+
     def drain(self) -> None:
         """Parse the parts no kept message asked for (a reverted tail's), for their warnings."""
         while self._row is not None:
@@ -278,25 +286,9 @@ class _Parts:
             if self._read >= self._big:
                 from smig_tui.adapters.stored_text import TextPacker
 
-                self._packer = TextPacker()  # a big session: from here on its long outputs are packed
-        if self._packer is not None:
-            _pack_output(part, self._packer)
+                self._packer = TextPacker()  # a big session: from here on its texts are packed
         part["id"] = part_id
         return part
-
-
-def _pack_output(part: dict[str, Any], packer: TextPacker) -> None:
-    """Swap a tool part's long output (and the copy OpenCode keeps in its `metadata`, which smig never
-    reads) for packed texts, in place: the conversion takes a packed output as the result's body as it is."""
-    from smig_tui.adapters.stored_text import TEXT_CHARS, PackedText
-
-    state = part.get("state") if part.get("type") == "tool" else None
-    if not isinstance(state, dict):
-        return
-    for holder in (state, state.get("metadata")):
-        output = holder.get("output") if isinstance(holder, dict) else None
-        if isinstance(holder, dict) and isinstance(output, str) and len(output) > TEXT_CHARS:
-            holder["output"] = PackedText.of(output, packer)
 
 
 def _part_counts(connection: sqlite3.Connection, only: list[str] | None) -> dict[str, int] | None:
