@@ -86,8 +86,8 @@ class StoredText(Protocol):
 
     @property
     def class_head(self) -> str:
-        """What its class of text is decided from (`core.text_classes`): the characters a held text's
-        is, where they are at hand without reading the source again (a packed text), else `head`."""
+        """What its class of text is decided from (`core.text_classes`): the same first characters as a
+        held text's where they are at hand without reading the source again (a packed text), else `head`."""
         ...
 
     def read(self) -> str:
