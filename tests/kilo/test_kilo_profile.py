@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from smig_tui.adapters.paths import resolve_paths
 from smig_tui.cli.main import Context, main
 from smig_tui.cli.output import Output
 from smig_tui.core import agent_rules
+from smig_tui.core.errors import SmigError
 from smig_tui.core.models import Agent
 from smig_tui.core.native import Destination, NativeOutput, PlannedFile
 from smig_tui.services import Services, build_services
@@ -222,3 +224,25 @@ def test_a_missing_session_of_kilos_database_is_named_as_kilos(isolated_homes: d
         services.find_session(f"{opencode}#ses_nope")
     ref = registry.row_ref(f"{kilo}#ses_nope")
     assert ref is not None and ref.refs is PROFILE.refs
+
+
+def test_kilos_import_runs_with_its_telemetry_off_and_the_users_environment(
+    isolated_homes: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """smig's import is smig's act, not the user's use of Kilo: Kilo is told to send no telemetry for it
+    (waiting on the upload held every import 2.4 s more offline); the rest of the environment is the
+    user's. A stand-in `kilo` records what it was run with, then fails: the migration says so."""
+    seen = tmp_path / "seen"
+    stand_in = tmp_path / "kilo"
+    stand_in.write_text(f'#!/bin/sh\necho "$KILO_TELEMETRY_LEVEL|$SMIG_TEST_MARK|$1" > {seen}\nexit 3\n')
+    stand_in.chmod(0o755)
+    monkeypatch.setenv("SMIG_KILO_BIN", str(stand_in))
+    monkeypatch.setenv("SMIG_TEST_MARK", "the user's")
+    monkeypatch.delenv("KILO_TELEMETRY_LEVEL", raising=False)
+    project = tmp_path / "project"
+    project.mkdir()
+    session = make_session(tmp_path / "src", agent=Agent("claude"), cwd=str(project))
+    with pytest.raises(SmigError, match=r"`kilo import` did not create session ses_\w+ \(exit 3\)"):
+        build_services().migrate(session, make_plan(session, "gpt-5.5", None), {Destination("kilo")})
+    assert seen.read_text().strip() == "off|the user's|import"
+    assert "KILO_TELEMETRY_LEVEL" not in os.environ  # smig's own environment is left alone

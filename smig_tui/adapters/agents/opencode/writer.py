@@ -329,7 +329,7 @@ class OpenCodeWriter(PlainFileWriter):
             raise WriteRefusedError(f"{name} already has a session {native.session_id}; nothing was written.")
         folder = json.loads(planned.data)["info"]["directory"]
         run_in = folder if os.path.isdir(folder) else str(Path.home())
-        result = _run([binary, "import", planned.path], run_in)
+        result = _run([binary, "import", planned.path], run_in, dict(self._variant.import_env))
         if result.returncode != 0 or not self.exists(native.session_id):
             reason = (result.stderr or result.stdout or "").strip().splitlines()
             raise OpenCodeWriteError(
@@ -375,12 +375,14 @@ class OpenCodeWriter(PlainFileWriter):
         return row is not None
 
 
-def _run(command: list[str], cwd: str) -> subprocess.CompletedProcess[str]:
-    """Run an `opencode` command quietly, with a time limit; a failure to start is one sentence."""
+def _run(command: list[str], cwd: str, extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run an `opencode` command quietly, with a time limit (and `extra_env` over the user's environment);
+    a failure to start is one sentence."""
     try:
         return subprocess.run(
             command,
             cwd=cwd,
+            env=os.environ | extra_env if extra_env else None,
             capture_output=True,
             text=True,
             timeout=IMPORT_TIMEOUT,
