@@ -40,12 +40,12 @@ def install(self, planned):
     if when == "after import":
         os.kill(os.getpid(), signal.SIGKILL)
 
-def run(command, cwd):
+def run(command, cwd, extra_env=None):
     if when == "during import" and command[1:2] == ["import"]:
         subprocess.Popen(command, cwd=cwd, preexec_fn=writer._die_with_parent, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL)
+                         stderr=subprocess.DEVNULL, env=os.environ | extra_env if extra_env else None)
         os.kill(os.getpid(), signal.SIGKILL)
-    return real_run(command, cwd)
+    return real_run(command, cwd, extra_env)
 
 writer.OpenCodeWriter.install = install
 writer._run = run
