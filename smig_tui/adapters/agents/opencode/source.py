@@ -245,12 +245,13 @@ class _Parts:
         parse: Callable[[Any], dict[str, Any] | None],
         packer: TextPacker | None = None,
     ) -> None:
-        from smig_tui.adapters.stored_text import FILE_BYTES  # loading only: the listing needs none
+        from smig_tui.adapters.stored_text import FILE_BYTES, packed  # loading only: the listing needs none
 
         self._cursor, self._order, self._parse, self._big = cursor, order, parse, FILE_BYTES
         self._row = next(cursor, None)
         self._read = 0
         self._packer = packer
+        self._packed = packed  # `pack` runs for every text: an import statement there cost 1.3 µs a call
 
     def of(self, message_id: str) -> tuple[dict[str, Any], ...]:
         """The parts of `message_id`, the parts of the messages before it passed over."""
@@ -267,9 +268,7 @@ class _Parts:
     def pack(self, text: str) -> str | StoredText:
         """A message's body of `text`: packed once the session counts as big (a dense one's short texts,
         held as strings, were 130 MB of a 709 MB database's session), else the text itself."""
-        from smig_tui.adapters.stored_text import packed
-
-        return text if self._packer is None else packed(text, self._packer)
+        return text if self._packer is None else self._packed(text, self._packer)
 
     def drain(self) -> None:
         """Parse the parts no kept message asked for (a reverted tail's), for their warnings."""
