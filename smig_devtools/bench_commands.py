@@ -176,7 +176,8 @@ def every_command_rows(
         name = f"smig migrate {agent} -> {destination}"
         cwd = scratch / f"cwd-{destination}"
         cwd.mkdir(exist_ok=True)
-        argv = ["migrate", path, "--target", TARGETS.get(destination, "claude-sonnet-5-5"), "--to", destination]
+        target = TARGETS.get(destination, "claude-sonnet-5-5")
+        argv = ["migrate", path, "--target", target, "--to", destination, "--cwd", str(cwd)]
         client = _client(destination)
         if client is None:
             rows.append(Row(f"{name}, {size}", None, "s", "", None, _no_client(destination)))
@@ -184,9 +185,9 @@ def every_command_rows(
         where = env | _scratch_home(scratch, destination) | client
         try:
             if not client:
-                row(name, run_smig([*argv, "--cwd", str(cwd)], where, scratch / "out", PEER_TIMEOUT))
+                row(name, run_smig(argv, where, scratch / "out", PEER_TIMEOUT))
                 continue
-            rows.append(client_written_row(f"{name}, {size}", [*argv, "--cwd", str(cwd)], where, scratch, floor))
+            rows.append(client_written_row(f"{name}, {size}", destination, argv, where, scratch, floor))
         except RuntimeError as error:
             failed(name, error)
     aichat = find_peer("aichat")
@@ -214,14 +215,15 @@ def every_command_rows(
     return rows
 
 
-def client_written_row(name: str, argv: list[str], env: dict[str, str], scratch: Path, floor: Run) -> Any:
+def client_written_row(
+    name: str, destination: str, argv: list[str], env: dict[str, str], scratch: Path, floor: Run
+) -> Any:
     """A migration into an agent whose own client writes it (`opencode import`): the whole run's peak and
     CPU (the client's included) and smig's own (`own_usage`), judged on smig's own, beside what the client
     takes to import an empty session (`client_floor`), which no migration can go below."""
     from smig_devtools.bench import Row
     from smig_devtools.own_usage import OWN_USAGE
 
-    destination = argv[argv.index("--to") + 1]
     own_file = scratch / "own-usage"
     own_file.unlink(missing_ok=True)
     argv = [sys.executable, "-m", "smig_devtools.own_usage", *argv]
