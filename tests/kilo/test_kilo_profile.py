@@ -246,3 +246,25 @@ def test_kilos_import_runs_with_its_telemetry_off_and_the_users_environment(
         build_services().migrate(session, make_plan(session, "gpt-5.5", None), {Destination("kilo")})
     assert seen.read_text().strip() == "off|the user's|import"
     assert "KILO_TELEMETRY_LEVEL" not in os.environ  # smig's own environment is left alone
+
+
+def test_the_rollbacks_session_delete_runs_with_kilos_telemetry_off_too(
+    isolated_homes: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rollback's `kilo session delete` (a commit whose check failed) is smig's act as much as its
+    import: it runs with the same switch over the user's environment, and leaves smig's own alone."""
+    database = install_database(isolated_homes["home"] / ".local" / "share" / "kilo" / "kilo.db")
+    seen = tmp_path / "seen"
+    stand_in = tmp_path / "kilo"
+    stand_in.write_text(f'#!/bin/sh\necho "$KILO_TELEMETRY_LEVEL|$SMIG_TEST_MARK|$*" > {seen}\n')
+    stand_in.chmod(0o755)
+    monkeypatch.setenv("SMIG_KILO_BIN", str(stand_in))
+    monkeypatch.setenv("SMIG_TEST_MARK", "the user's")
+    monkeypatch.delenv("KILO_TELEMETRY_LEVEL", raising=False)
+    writer = OpenCodeWriter(resolve_home(None, KILO), isolated_homes["smig"] / "kilo-imports")
+    session_id = "ses_dbbf0dc00fffsmigfixture000"
+    assert resolve_home(None, KILO).database == database and writer.exists(session_id)
+    native = NativeOutput("kilo", session_ref(database, session_id), session_id, resume_argv(session_id))
+    writer.uninstall(PlannedFile(Destination("kilo"), "doc.json", "{}", native=native))
+    assert seen.read_text().strip() == f"off|the user's|session delete {session_id}"
+    assert "KILO_TELEMETRY_LEVEL" not in os.environ

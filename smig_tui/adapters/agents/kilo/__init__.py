@@ -43,9 +43,9 @@ KILO = Variant(
     # with no model configured Kilo runs its gateway's free router, signed in or not (the binary's
     # `kilo-auto/free` default of provider `kilo`): a session naming it resumes on any Kilo install
     default_model=("kilo", "kilo-auto/free"),
-    # Kilo sends telemetry as a command ends: smig's import is smig's act, not the user's use of Kilo, and
-    # waiting on the upload held every import 2.4 s more offline (4.9 -> 2.5 s for an empty session)
-    import_env=(("KILO_TELEMETRY_LEVEL", "off"),),
+    # Kilo sends telemetry as a command ends: smig's import (and rollback) is smig's act, not the user's use
+    # of Kilo, and waiting on the upload held every import 2.4 s more offline (4.9 -> 2.5 s, empty session)
+    command_env=(("KILO_TELEMETRY_LEVEL", "off"),),
 )
 """Kilo Code CLI 7.7.7: seen writing, importing and resuming with these (docs/formats/kilo.md)."""
 

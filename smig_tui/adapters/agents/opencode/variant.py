@@ -46,9 +46,9 @@ class Variant:
     default_model: tuple[str, str] | None = None
     """The (provider, model) it runs with when none is configured and no session names one (None: it
     has none that works without an account, so the plan's target is named)."""
-    import_env: tuple[tuple[str, str], ...] = ()
-    """Variables its `import` runs with, on top of the user's: what smig's own one-shot write of the
-    database should not do (send telemetry on the user's behalf)."""
+    command_env: tuple[tuple[str, str], ...] = ()
+    """Variables every command smig runs it for (`import`, and `session delete` on a rollback) gets on top
+    of the user's: what smig's own acts should not do (send telemetry on the user's behalf)."""
 
     @property
     def latest_command(self) -> str:

@@ -329,7 +329,7 @@ class OpenCodeWriter(PlainFileWriter):
             raise WriteRefusedError(f"{name} already has a session {native.session_id}; nothing was written.")
         folder = json.loads(planned.data)["info"]["directory"]
         run_in = folder if os.path.isdir(folder) else str(Path.home())
-        result = _run([binary, "import", planned.path], run_in, dict(self._variant.import_env))
+        result = self._run([binary, "import", planned.path], run_in)
         if result.returncode != 0 or not self.exists(native.session_id):
             reason = (result.stderr or result.stdout or "").strip().splitlines()
             raise OpenCodeWriteError(
@@ -342,7 +342,11 @@ class OpenCodeWriter(PlainFileWriter):
         """Remove a session this writer imported (after a failed check); quiet if it cannot."""
         binary = find_binary(variant=self._variant)
         if binary is not None and self.exists(session_id):
-            _run([binary, "session", "delete", session_id], str(Path.home()))
+            self._run([binary, "session", "delete", session_id], str(Path.home()))
+
+    def _run(self, command: list[str], cwd: str) -> subprocess.CompletedProcess[str]:
+        """Run one of the client's commands with the variant's environment over the user's."""
+        return _run(command, cwd, dict(self._variant.command_env))
 
     def recent_model(self) -> tuple[str, str] | None:
         """The (provider, model) of the user's most recently updated OpenCode session: one that runs."""
