@@ -62,9 +62,7 @@ class Counting(ServicesBase):
     def counter_for(self, capacity: ModelCapacity) -> TokenCounter:
         """The counter for a model's encoding, loaded once per process (an estimate offline); for a
         family measured per class of text, that encoding's count scaled per class."""
-        from smig_tui.adapters.tokenizers.tiktoken_counter import make_counter
-
-        base = self.counters.get(capacity.encoding, lambda: make_counter(capacity.encoding))
+        base = self.counters.get(capacity.encoding, lambda: self.make_counter(capacity.encoding))
         if not capacity.class_calibration or not base.exact:
             return base
         from smig_tui.adapters.tokenizers.class_counter import ClassCounter
@@ -72,6 +70,12 @@ class Counting(ServicesBase):
         scales = {name: factor / capacity.calibration for name, factor, _ in capacity.class_calibration}
         key = f"{capacity.encoding}|{capacity.tokenizer}|{sorted(scales.items())}"
         return self.counters.get(key, lambda: ClassCounter(base, capacity.tokenizer or "custom", scales))
+
+    def make_counter(self, encoding: str) -> TokenCounter:
+        """A new counter for `encoding`, its ranks kept ready in smig's cache for the next process."""
+        from smig_tui.adapters.tokenizers.tiktoken_counter import make_counter, saved_loader
+
+        return make_counter(encoding, saved_loader(self.paths.cache_dir / "tokenizers"))
 
     def count_session(self, session: Session, capacity: ModelCapacity) -> list[int]:
         """Each message's tokens as `capacity` counts them, all exact (cached on disk and in memory)."""

@@ -138,10 +138,8 @@ class Models(Counting):
 
     def _count_folder(self, shown: Callable[[str], tuple[str, int]], folder: str) -> int:
         """o200k tokens of what an agent's client shows of a project folder, and what it adds besides."""
-        from smig_tui.adapters.tokenizers.tiktoken_counter import make_counter
-
         text, besides = shown(folder)
-        counter = self.counters.get("o200k_base", lambda: make_counter("o200k_base"))
+        counter = self.counters.get("o200k_base", lambda: self.make_counter("o200k_base"))
         return (counter.count(text) if text else 0) + besides
 
     def overhead_tokens(self, capacity: ModelCapacity, agent: str | None = None, folder: str | None = None) -> int:

@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import os
+import pickle
+
 import pytest
 import tiktoken
 
@@ -239,3 +242,123 @@ def test_a_loaded_encoding_lets_go_of_its_python_ranks_and_counts_as_a_whole_one
     texts = shared_fixture_lines[:3000] + ["", "<|endoftext|> café ✓ 日本語", "x" * 70_000]
     assert texts and counter.count_many(texts) == [len(whole.encode_ordinary(text)) for text in texts]
     assert encoding.n_vocab == whole.n_vocab and encoding.decode(whole.encode_ordinary("a b c")) == "a b c"
+
+
+def _bpe_copy(tmp_path, monkeypatch) -> str:
+    """A TIKTOKEN_CACHE_DIR of the test's own holding o200k's BPE file, so its mtime can change."""
+    import shutil
+
+    path, _, present = tiktoken_counter.vocabulary_file("o200k_base")
+    if not present:
+        pytest.skip("tiktoken BPE files are not available offline here")
+    folder = tmp_path / "tiktoken"
+    folder.mkdir()
+    copy = folder / os.path.basename(path)
+    shutil.copyfile(path, copy)
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(folder))
+    monkeypatch.setattr(tiktoken_counter, "_LOADED", {})
+    return str(copy)
+
+
+def _tiktoken_reads(monkeypatch) -> list[str]:
+    """Record each encoding tiktoken itself is asked to load (reading its BPE file)."""
+    reads: list[str] = []
+    real = tiktoken.get_encoding
+
+    def recorded(name: str) -> tiktoken.Encoding:
+        reads.append(name)
+        return tiktoken.Encoding(**_constructor_args(name))  # not tiktoken's process-wide one
+
+    monkeypatch.setattr(tiktoken_counter.tiktoken, "get_encoding", recorded)
+    assert real is not recorded
+    return reads
+
+
+TEXTS = ["hello world", "def f(x):\n    return x * 42  # café ✓ 日本語", "<|endoftext|>", "", "1234567 ½ ²"]
+
+
+def test_the_next_process_builds_the_encoding_from_its_saved_ranks(tmp_path, monkeypatch) -> None:
+    """The first load reads the BPE file as tiktoken does and saves its ranks; a new process (an empty
+    `_LOADED`) builds the same encoding from them, tiktoken never asked, and counts every text alike."""
+    _bpe_copy(tmp_path, monkeypatch)
+    reads = _tiktoken_reads(monkeypatch)
+    saved = tmp_path / "cache" / "tokenizers"
+    first = make_counter("o200k_base", tiktoken_counter.saved_loader(saved))
+    assert reads == ["o200k_base"] and (saved / "o200k_base.ranks").is_file()
+    assert (saved / "o200k_base.ranks").stat().st_mode & 0o777 == 0o600
+    expected = first.count_many(TEXTS)
+    monkeypatch.setattr(tiktoken_counter, "_LOADED", {})
+    second = make_counter("o200k_base", tiktoken_counter.saved_loader(saved))
+    assert reads == ["o200k_base"] and second.exact and second.name == "o200k_base"
+    reference = tiktoken.Encoding(**_constructor_args("o200k_base"))
+    assert second is not first and second.count_many(TEXTS) == expected
+    assert expected == [len(reference.encode_ordinary(text)) for text in TEXTS]
+    assert vars(second._encoding)["_mergeable_ranks"] == {}  # let go of, as a fresh load's
+    split = make_counter(tiktoken_counter.SPLIT_DIGITS, tiktoken_counter.saved_loader(saved))
+    assert reads == ["o200k_base"] and split.count("1234567") == 7  # one token per digit
+
+
+def test_saved_ranks_are_not_used_once_the_bpe_file_changed(tmp_path, monkeypatch) -> None:
+    bpe = _bpe_copy(tmp_path, monkeypatch)
+    reads = _tiktoken_reads(monkeypatch)
+    saved = tmp_path / "tokenizers"
+    make_counter("o200k_base", tiktoken_counter.saved_loader(saved))
+    stat = os.stat(bpe)
+    os.utime(bpe, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # rewritten, say
+    monkeypatch.setattr(tiktoken_counter, "_LOADED", {})
+    make_counter("o200k_base", tiktoken_counter.saved_loader(saved))
+    assert reads == ["o200k_base", "o200k_base"]  # read again, and saved again for the new file
+    monkeypatch.setattr(tiktoken_counter, "_LOADED", {})
+    assert make_counter("o200k_base", tiktoken_counter.saved_loader(saved)).count("hello world") == 2
+    assert reads == ["o200k_base", "o200k_base"]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"",
+        b"not a pickle at all",
+        pickle.dumps({"key": "wrong", "name": "o200k_base"}),
+        b"\x80\x05\x95" + b"\x00" * 40,
+    ],
+)
+def test_a_saved_file_that_is_not_smigs_ranks_is_read_past_and_replaced(tmp_path, monkeypatch, content) -> None:
+    _bpe_copy(tmp_path, monkeypatch)
+    reads = _tiktoken_reads(monkeypatch)
+    saved = tmp_path / "tokenizers"
+    saved.mkdir()
+    (saved / "o200k_base.ranks").write_bytes(content)
+    counter = make_counter("o200k_base", tiktoken_counter.saved_loader(saved))
+    assert counter.exact and counter.count("hello world") == 2 and reads == ["o200k_base"]
+    assert (saved / "o200k_base.ranks").read_bytes() != content  # saved anew
+
+
+def test_a_folder_where_ranks_cannot_be_saved_costs_nothing_but_the_speed_up(tmp_path, monkeypatch) -> None:
+    _bpe_copy(tmp_path, monkeypatch)
+    reads = _tiktoken_reads(monkeypatch)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    counter = make_counter("o200k_base", tiktoken_counter.saved_loader(blocker / "tokenizers"))
+    assert counter.exact and counter.count("hello world") == 2 and reads == ["o200k_base"]
+
+
+class _Touch:
+    """Pickles as a call that makes a file when unpickled."""
+
+    def __init__(self, path) -> None:
+        self.path = path
+
+    def __reduce__(self):
+        return (open, (str(self.path), "w"))
+
+
+def test_a_saved_file_is_plain_data_only_and_never_runs_a_call(tmp_path, monkeypatch) -> None:
+    _bpe_copy(tmp_path, monkeypatch)
+    reads = _tiktoken_reads(monkeypatch)
+    saved = tmp_path / "tokenizers"
+    saved.mkdir()
+    marker = tmp_path / "ran"
+    (saved / "o200k_base.ranks").write_bytes(pickle.dumps({"key": _Touch(marker)}))
+    counter = make_counter("o200k_base", tiktoken_counter.saved_loader(saved))
+    assert not marker.exists() and counter.exact and reads == ["o200k_base"]
+    pickle.loads((tmp_path / "tokenizers" / "o200k_base.ranks").read_bytes())  # saved anew: plain data

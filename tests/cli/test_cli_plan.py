@@ -91,6 +91,7 @@ def test_plan_labels_estimates_when_tiktoken_cannot_load(fake_home, monkeypatch)
         raise OSError("no network")
 
     monkeypatch.setattr(tiktoken_counter.tiktoken, "get_encoding", offline)
+    monkeypatch.setattr(tiktoken_counter, "_LOADED", {})  # a new process, with no saved ranks (fresh home)
     code, stdout, stderr = _run(["plan", CODEX_MAIN, "-t", "gpt-5"])
     assert code == 0
     assert "(estimate)" in stdout.splitlines()[0]
