@@ -389,3 +389,47 @@ async def open_session_no_wait(pilot, info: SessionInfo) -> None:
             await pilot.pause()
             return
     raise AssertionError("the session is not listed")
+
+
+async def test_the_read_progress_is_drawn_whole_as_its_figures_grow(make_app) -> None:
+    """A progress line whose length is unchanged is drawn again without laying the screen out (a layout
+    per report cost the UI thread 6 ms, ten times a second, beside the read); one that grows is laid out
+    again, so a figure that gains a digit wraps onto a new line rather than being cut."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        tabs = app.screen.query_one(PreviewTabs)
+        shown = tabs.query_one("#loading-text")
+        total = 500 * 1024 * 1024
+        first = "Reading the session… 9.0 of 500.0 MB · Escape cancels"
+        shown.styles.width = len(first)  # the line just fits: one more character wraps its last word
+        for done_mb in (9.0, 9.5, 9.9, 10.0, 10.5, 99.9, 100.0, 500.0):
+            tabs.show_loading(int(done_mb * 1024 * 1024), total)
+            await pilot.pause()
+            text = f"Reading the session… {done_mb:,.1f} of 500.0 MB · Escape cancels"
+            lines = [strip.text.strip() for strip in shown.render_lines(shown.region.reset_offset)]
+            assert " ".join(line for line in lines if line) == text
+            assert shown.size.height == (1 if len(text) <= len(first) else 2)
+
+
+async def test_opening_sessions_makes_no_summary_view_until_a_summary_is_shown(make_app) -> None:
+    """Opening a session empties every summary pane; a pane whose Markdown view and editor were never
+    made stays without them (making both cost each first open 0.1 s of the UI thread before its first
+    figures). A pane that showed a summary is emptied for the next session, view and editor alike."""
+    from textual.widgets import Markdown, TextArea
+
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        first = await open_session(pilot, lambda info: True)
+        tabs = app.screen.query_one(PreviewTabs)
+        assert app.screen.plans is not None
+        assert not tabs.query(Markdown) and not tabs.query(TextArea)
+        pane = tabs.summary_pane(Strategy.SUMMARY)
+        assert pane is not None
+        pane.finish("# The summary\n\nWhat was done.")
+        await pilot.pause()
+        assert len(pane.query(Markdown)) == 1 and pane.query_one(TextArea).text.startswith("# The summary")
+        await open_session(pilot, lambda info: info.path != first.path)
+        assert pane.text == "" and pane.has_class("-empty") and pane.query_one(TextArea).text == ""
+        assert "What was done" not in pane.query_one(Markdown).source

@@ -239,9 +239,10 @@ class PreviewTabs(Vertical):
         """Show how much of the session file is read: a bar, the bytes, and how to stop."""
         self.add_class("-loading")
         mb = 1024 * 1024
-        self.query_one("#loading-text", Static).update(
-            f"Reading the session… {done / mb:,.1f} of {total / mb:,.1f} MB · Escape cancels"
-        )
+        text = f"Reading the session… {done / mb:,.1f} of {total / mb:,.1f} MB · Escape cancels"
+        shown = self.query_one("#loading-text", Static)
+        # Same length, same words: it wraps as before, so only it is drawn again, not the screen laid out.
+        shown.update(text, layout=len(text) != len(str(shown.content)))
         self.query_one("#loading-bar", ProgressBar).update(total=max(1, total), progress=done)
 
     def hide_loading(self) -> None:
