@@ -80,7 +80,8 @@ def warm_counter(services: Services, name: str) -> None:
     from smig_tui.core.errors import SmigError
 
     with contextlib.suppress(SmigError):  # an unknown target: the plan says so when a session opens
-        services.counter_for(services.capacities.lookup(name))
+        # a count, for a counter whose encoding loads at its first one (its ranks saved by an earlier run)
+        services.counter_for(services.capacities.lookup(name)).count("")
 
 
 def likely_targets(agents: set[Agent], chosen: str | None) -> list[str]:

@@ -433,3 +433,29 @@ async def test_opening_sessions_makes_no_summary_view_until_a_summary_is_shown(m
         await open_session(pilot, lambda info: info.path != first.path)
         assert pane.text == "" and pane.has_class("-empty") and pane.query_one(TextArea).text == ""
         assert "What was done" not in pane.query_one(Markdown).source
+
+
+@pytest.mark.usefixtures("exact_tokens")
+async def test_the_listed_agents_tokenizer_is_loaded_while_the_user_reads_the_list(make_app, monkeypatch) -> None:
+    """A counter whose ranks an earlier run saved loads its encoding only at its first count (a warm
+    `smig plan` counts nothing); the TUI warms it once the sessions are listed, so the first session
+    opened does not wait for it."""
+    import tiktoken
+    from tiktoken_ext import openai_public
+
+    from smig_tui.adapters.paths import resolve_paths
+    from smig_tui.adapters.tokenizers import tiktoken_counter
+
+    def fresh(name: str) -> tiktoken.Encoding:  # as a new process's tiktoken gives it, its ranks whole
+        return tiktoken.Encoding(**getattr(openai_public, name)())
+
+    monkeypatch.setattr(tiktoken_counter.tiktoken, "get_encoding", fresh)
+    monkeypatch.setattr(tiktoken_counter, "_LOADED", {})
+    saved = tiktoken_counter.saved_loader(resolve_paths().cache_dir / "tokenizers")
+    saved("o200k_base")  # an earlier run saved its ranks
+    monkeypatch.setattr(tiktoken_counter, "_LOADED", {})  # this run has loaded nothing
+    assert saved.ready("o200k_base")
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert app.screen.sources.scanned and "o200k_base" in tiktoken_counter._LOADED

@@ -8,6 +8,7 @@ import io
 import os
 import pickle
 import re
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -18,6 +19,7 @@ import tiktoken
 
 from smig_tui.adapters.fs import atomic_write
 from smig_tui.adapters.tokenizers.approx_counter import ApproxCounter
+from smig_tui.core.errors import SmigError
 from smig_tui.core.ports import TokenCounter
 
 BATCH_MIN = 64
@@ -28,6 +30,8 @@ LONG_TEXT = 1 << 20
 _PIECE_START = re.compile(r"\n(?=[A-Za-z])")
 
 Loader = Callable[[str], "tiktoken.Encoding"]
+Deferred = Callable[[], "tiktoken.Encoding"]
+"""An encoding's load, made at a counter's first count."""
 
 
 def pieces(text: str) -> list[str]:
@@ -54,14 +58,43 @@ def iter_pieces(text: str) -> Iterator[str]:
 class TiktokenCounter:
     """Counts tokens exactly with one tiktoken encoding, batching over all cores."""
 
-    def __init__(self, encoding: tiktoken.Encoding, threads: int | None = None) -> None:
-        self._encoding = encoding
+    def __init__(
+        self, encoding: tiktoken.Encoding | Deferred, threads: int | None = None, name: str | None = None
+    ) -> None:
+        self._loaded = encoding if isinstance(encoding, tiktoken.Encoding) else None
+        self._deferred = None if isinstance(encoding, tiktoken.Encoding) else encoding
+        self._name = name or str(getattr(encoding, "name", ""))
+        self._loading = threading.Lock()
         self._threads = threads or max(1, os.cpu_count() or 1)
 
     @property
     def name(self) -> str:
         """The encoding's name, e.g. `o200k_base`."""
-        return str(self._encoding.name)
+        return self._name
+
+    @property
+    def _encoding(self) -> tiktoken.Encoding:
+        """The encoding, loaded at the first count when its load was deferred (`make_counter`)."""
+        loaded = self._loaded
+        if loaded is None:
+            with self._loading:
+                loaded = self._loaded
+                if loaded is None:
+                    loaded = self._loaded = self._load_deferred()
+        return loaded
+
+    def _load_deferred(self) -> tiktoken.Encoding:
+        assert self._deferred is not None
+        try:
+            loaded = self._deferred()
+        except (OSError, ValueError, ImportError, KeyError) as error:
+            raise SmigError(f"tiktoken could not load {self._name} ({_first_line(error)}).") from error
+        self._deferred = None
+        self._after_load(loaded)
+        return loaded
+
+    def _after_load(self, encoding: tiktoken.Encoding) -> None:
+        """What a counter works out from its encoding once it is loaded (nothing, here)."""
 
     @property
     def exact(self) -> bool:
@@ -175,10 +208,14 @@ class SplitDigitCounter(TiktokenCounter):
     encoding says (`core.capacity.counted_exactly`).
     """
 
-    def __init__(self, encoding: tiktoken.Encoding, threads: int | None = None) -> None:
-        super().__init__(encoding, threads)
+    def __init__(self, encoding: tiktoken.Encoding | Deferred, threads: int | None = None) -> None:
         self._extra_of: dict[int, int] = {}
         """Each all-digit token's extra tokens once split (the token for `123` adds 2)."""
+        super().__init__(encoding, threads, SPLIT_DIGITS)
+        if self._loaded is not None:
+            self._after_load(self._loaded)
+
+    def _after_load(self, encoding: tiktoken.Encoding) -> None:
         for width in (2, 3):
             for n in range(10**width):
                 tokens = encoding.encode_ordinary(str(n).zfill(width))
@@ -198,7 +235,7 @@ class SplitDigitCounter(TiktokenCounter):
         checks), so the extra tokens follow from the groups alone. Elsewhere another numeric
         character (`½`, `²`) may join a group, so the tokens themselves are inspected.
         """
-        encode = self._encoding.encode_ordinary
+        encode = self._encoding.encode_ordinary  # loads a deferred encoding, and `_extra_of` with it
         counts = []
         for text in texts:
             tokens = (
@@ -226,23 +263,49 @@ def _load(encoding: str, saved: Path | None = None) -> tiktoken.Encoding:
     loaded = _LOADED.get(encoding)
     if loaded is None:
         key = _vocabulary_key(encoding) if saved is not None else None
-        loaded = _from_saved(saved / f"{encoding}.ranks", key) if saved is not None and key else None
+        path = _saved_path(saved, encoding, key) if saved is not None and key else None
+        loaded = _from_saved(path, key) if path is not None and key else None
         if loaded is None:
             loaded = tiktoken.get_encoding(encoding)
-            if saved is not None and key and vars(loaded).get("_mergeable_ranks"):
-                _save(saved / f"{encoding}.ranks", key, loaded)
+            if path is not None and key and vars(loaded).get("_mergeable_ranks"):
+                _save(path, key, loaded)
         let_go_of_ranks(loaded)
         _LOADED[encoding] = loaded
     return loaded
 
 
-def saved_loader(folder: Path) -> Loader:
-    """A loader that keeps each encoding's ranks in `folder`, ready to use.
+class SavedLoader:
+    """A loader that keeps each encoding's ranks in a folder, ready to use.
 
     tiktoken reads a BPE file by decoding 200,000 lines of base64 in Python: 0.30 s of every smig command
     that counts (o200k), most of a plan of a small session. Unpickling the ranks takes 0.04 s, and
-    building the encoding from them (tiktoken's own tables, in Rust) 0.13 s."""
-    return partial(_load, saved=folder)
+    building the encoding from them (tiktoken's own tables, in Rust) 0.13 s. And when the ranks are
+    there, the load waits for a first count: a plan whose counts all come from the token cache makes
+    none (`make_counter`)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def __call__(self, encoding: str) -> tiktoken.Encoding:
+        return _load(encoding, self.folder)
+
+    def ready(self, encoding: str) -> bool:
+        """Whether `encoding` is loaded in this process, or its ranks are saved for its BPE file as it is."""
+        if encoding in _LOADED:
+            return True
+        key = _vocabulary_key(encoding)
+        return key is not None and _saved_path(self.folder, encoding, key).is_file()
+
+
+def saved_loader(folder: Path) -> SavedLoader:
+    """A loader keeping each encoding's ranks in `folder` (`SavedLoader`)."""
+    return SavedLoader(folder)
+
+
+def _saved_path(folder: Path, encoding: str, key: list[Any]) -> Path:
+    """Where the ranks saved for `key` are: the key's digest in the name, so a stat tells they are there."""
+    digest = hashlib.blake2b(repr(key).encode(), digest_size=8).hexdigest()
+    return folder / f"{encoding}.{digest}.ranks"
 
 
 def _vocabulary_key(encoding: str) -> list[Any] | None:
@@ -291,8 +354,6 @@ def _from_saved(path: Path, key: list[Any]) -> tiktoken.Encoding | None:
 def _save(path: Path, key: list[Any], encoding: tiktoken.Encoding) -> None:
     """Keep a loaded encoding's ranks at `path` for the next process; one that cannot be written is
     only a lost speed-up."""
-    from smig_tui.core.errors import SmigError
-
     saved = {
         "key": key,
         "name": encoding.name,
@@ -302,6 +363,9 @@ def _save(path: Path, key: list[Any], encoding: tiktoken.Encoding) -> None:
     }
     with contextlib.suppress(SmigError, OSError):
         atomic_write(path, pickle.dumps(saved, protocol=pickle.HIGHEST_PROTOCOL))
+        for older in path.parent.glob(f"{encoding.name}.*.ranks"):  # made from an older BPE file
+            if older != path:
+                older.unlink(missing_ok=True)
 
 
 def let_go_of_ranks(encoding: tiktoken.Encoding) -> None:
@@ -315,22 +379,34 @@ def let_go_of_ranks(encoding: tiktoken.Encoding) -> None:
 def make_counter(encoding: str, loader: Loader = _load) -> TokenCounter:
     """Return an exact counter for `encoding`, or a labelled estimate when it cannot be loaded.
 
-    `o200k_split_digits` is o200k_base's vocabulary counted by `SplitDigitCounter`.
+    `o200k_split_digits` is o200k_base's vocabulary counted by `SplitDigitCounter`. With a loader that
+    says the encoding is `ready` (`SavedLoader`: its ranks saved for the BPE file as it is), the load
+    waits for the counter's first count, which a plan whose counts are all cached never makes.
 
     Offline without a cached BPE file tiktoken raises a requests error (an OSError), a hash
     mismatch raises ValueError, and an unknown name raises ValueError too: none of them is fatal.
     Callers keep the returned counter, so a failed load is tried once per process, not per call.
     """
+    base = "o200k_base" if encoding == SPLIT_DIGITS else encoding
+    ready = getattr(loader, "ready", None)
+    if ready is not None and ready(base):  # it will load: at the first count, if there is one
+        deferred = partial(loader, base)
+        return SplitDigitCounter(deferred) if encoding == SPLIT_DIGITS else TiktokenCounter(deferred, name=encoding)
     try:
         if encoding == SPLIT_DIGITS:
-            return SplitDigitCounter(loader("o200k_base"))
+            return SplitDigitCounter(loader(base))
         return TiktokenCounter(loader(encoding))
     except (OSError, ValueError, ImportError, KeyError) as error:
-        detail = str(error).splitlines()[0][:160] if str(error) else type(error).__name__
+        detail = _first_line(error)
         return ApproxCounter(
             reason=f"tiktoken could not load {encoding} ({detail}); counts are estimates. "
             "Set TIKTOKEN_CACHE_DIR to a folder holding its BPE file for exact counts."
         )
+
+
+def _first_line(error: BaseException) -> str:
+    """An error's first line, short, or its type's name."""
+    return str(error).splitlines()[0][:160] if str(error) else type(error).__name__
 
 
 VOCABULARY_URL = "https://openaipublic.blob.core.windows.net/encodings/{name}.tiktoken"
