@@ -226,19 +226,26 @@ def test_a_missing_session_of_kilos_database_is_named_as_kilos(isolated_homes: d
     assert ref is not None and ref.refs is PROFILE.refs
 
 
+def _recording_kilo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, words: str, exit_code: int) -> Path:
+    """A stand-in `kilo` (SMIG_KILO_BIN) that writes its telemetry switch, a variable of the user's and
+    `words` of its arguments to the file returned, then exits with `exit_code`."""
+    seen = tmp_path / "seen"
+    stand_in = tmp_path / "kilo"
+    stand_in.write_text(f'#!/bin/sh\necho "$KILO_TELEMETRY_LEVEL|$SMIG_TEST_MARK|"{words} > {seen}\nexit {exit_code}\n')
+    stand_in.chmod(0o755)
+    monkeypatch.setenv("SMIG_KILO_BIN", str(stand_in))
+    monkeypatch.setenv("SMIG_TEST_MARK", "the user's")
+    monkeypatch.delenv("KILO_TELEMETRY_LEVEL", raising=False)
+    return seen
+
+
 def test_kilos_import_runs_with_its_telemetry_off_and_the_users_environment(
     isolated_homes: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """smig's import is smig's act, not the user's use of Kilo: Kilo is told to send no telemetry for it
     (waiting on the upload held every import 2.4 s more offline); the rest of the environment is the
     user's. A stand-in `kilo` records what it was run with, then fails: the migration says so."""
-    seen = tmp_path / "seen"
-    stand_in = tmp_path / "kilo"
-    stand_in.write_text(f'#!/bin/sh\necho "$KILO_TELEMETRY_LEVEL|$SMIG_TEST_MARK|$1" > {seen}\nexit 3\n')
-    stand_in.chmod(0o755)
-    monkeypatch.setenv("SMIG_KILO_BIN", str(stand_in))
-    monkeypatch.setenv("SMIG_TEST_MARK", "the user's")
-    monkeypatch.delenv("KILO_TELEMETRY_LEVEL", raising=False)
+    seen = _recording_kilo(tmp_path, monkeypatch, '"$1"', exit_code=3)
     project = tmp_path / "project"
     project.mkdir()
     session = make_session(tmp_path / "src", agent=Agent("claude"), cwd=str(project))
@@ -254,13 +261,7 @@ def test_the_rollbacks_session_delete_runs_with_kilos_telemetry_off_too(
     """A rollback's `kilo session delete` (a commit whose check failed) is smig's act as much as its
     import: it runs with the same switch over the user's environment, and leaves smig's own alone."""
     database = install_database(isolated_homes["home"] / ".local" / "share" / "kilo" / "kilo.db")
-    seen = tmp_path / "seen"
-    stand_in = tmp_path / "kilo"
-    stand_in.write_text(f'#!/bin/sh\necho "$KILO_TELEMETRY_LEVEL|$SMIG_TEST_MARK|$*" > {seen}\n')
-    stand_in.chmod(0o755)
-    monkeypatch.setenv("SMIG_KILO_BIN", str(stand_in))
-    monkeypatch.setenv("SMIG_TEST_MARK", "the user's")
-    monkeypatch.delenv("KILO_TELEMETRY_LEVEL", raising=False)
+    seen = _recording_kilo(tmp_path, monkeypatch, '"$*"', exit_code=0)
     writer = OpenCodeWriter(resolve_home(None, KILO), isolated_homes["smig"] / "kilo-imports")
     session_id = "ses_dbbf0dc00fffsmigfixture000"
     assert resolve_home(None, KILO).database == database and writer.exists(session_id)
