@@ -73,9 +73,9 @@ class Counting(ServicesBase):
 
     def make_counter(self, encoding: str) -> TokenCounter:
         """A new counter for `encoding`, its ranks kept ready in smig's cache for the next process."""
-        from smig_tui.adapters.tokenizers.tiktoken_counter import make_counter, saved_loader
+        from smig_tui.adapters.tokenizers.tiktoken_counter import SavedLoader, make_counter
 
-        return make_counter(encoding, saved_loader(self.paths.cache_dir / "tokenizers"))
+        return make_counter(encoding, SavedLoader(self.paths.cache_dir / "tokenizers"))
 
     def count_session(self, session: Session, capacity: ModelCapacity) -> list[int]:
         """Each message's tokens as `capacity` counts them, all exact (cached on disk and in memory)."""

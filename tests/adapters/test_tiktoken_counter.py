@@ -274,9 +274,9 @@ def _tiktoken_reads(monkeypatch) -> list[str]:
 
 def _ranks_file(saved):
     """Where smig keeps o200k's ranks for its BPE file as it is now."""
-    key = tiktoken_counter._vocabulary_key("o200k_base")
-    assert key is not None
-    return tiktoken_counter._saved_path(saved, "o200k_base", key)
+    place = tiktoken_counter._saved_place(saved, "o200k_base")
+    assert place is not None
+    return place[0]
 
 
 TEXTS = ["hello world", "def f(x):\n    return x * 42  # café ✓ 日本語", "<|endoftext|>", "", "1234567 ½ ²"]
@@ -288,18 +288,18 @@ def test_the_next_process_builds_the_encoding_from_its_saved_ranks(tmp_path, mon
     _bpe_copy(tmp_path, monkeypatch)
     reads = _tiktoken_reads(monkeypatch)
     saved = tmp_path / "cache" / "tokenizers"
-    first = make_counter("o200k_base", tiktoken_counter.saved_loader(saved))
+    first = make_counter("o200k_base", tiktoken_counter.SavedLoader(saved))
     assert reads == ["o200k_base"] and _ranks_file(saved).is_file()
     assert _ranks_file(saved).stat().st_mode & 0o777 == 0o600
     expected = first.count_many(TEXTS)
     monkeypatch.setattr(tiktoken_counter, "_LOADED", {})
-    second = make_counter("o200k_base", tiktoken_counter.saved_loader(saved))
+    second = make_counter("o200k_base", tiktoken_counter.SavedLoader(saved))
     assert reads == ["o200k_base"] and second.exact and second.name == "o200k_base"
     reference = tiktoken.Encoding(**_constructor_args("o200k_base"))
     assert second is not first and second.count_many(TEXTS) == expected
     assert expected == [len(reference.encode_ordinary(text)) for text in TEXTS]
     assert vars(second._encoding)["_mergeable_ranks"] == {}  # let go of, as a fresh load's
-    split = make_counter(tiktoken_counter.SPLIT_DIGITS, tiktoken_counter.saved_loader(saved))
+    split = make_counter(tiktoken_counter.SPLIT_DIGITS, tiktoken_counter.SavedLoader(saved))
     assert reads == ["o200k_base"] and split.count("1234567") == 7  # one token per digit
 
 
@@ -307,14 +307,14 @@ def test_saved_ranks_are_not_used_once_the_bpe_file_changed(tmp_path, monkeypatc
     bpe = _bpe_copy(tmp_path, monkeypatch)
     reads = _tiktoken_reads(monkeypatch)
     saved = tmp_path / "tokenizers"
-    make_counter("o200k_base", tiktoken_counter.saved_loader(saved))
+    make_counter("o200k_base", tiktoken_counter.SavedLoader(saved))
     stat = os.stat(bpe)
     os.utime(bpe, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # rewritten, say
     monkeypatch.setattr(tiktoken_counter, "_LOADED", {})
-    make_counter("o200k_base", tiktoken_counter.saved_loader(saved))
+    make_counter("o200k_base", tiktoken_counter.SavedLoader(saved))
     assert reads == ["o200k_base", "o200k_base"]  # read again, and saved again for the new file
     monkeypatch.setattr(tiktoken_counter, "_LOADED", {})
-    assert make_counter("o200k_base", tiktoken_counter.saved_loader(saved)).count("hello world") == 2
+    assert make_counter("o200k_base", tiktoken_counter.SavedLoader(saved)).count("hello world") == 2
     assert reads == ["o200k_base", "o200k_base"]
 
 
@@ -333,7 +333,7 @@ def test_a_saved_file_that_is_not_smigs_ranks_is_read_past_and_replaced(tmp_path
     saved = tmp_path / "tokenizers"
     saved.mkdir()
     _ranks_file(saved).write_bytes(content)
-    counter = make_counter("o200k_base", tiktoken_counter.saved_loader(saved))
+    counter = make_counter("o200k_base", tiktoken_counter.SavedLoader(saved))
     assert counter.exact and counter.count("hello world") == 2 and reads == ["o200k_base"]
     assert _ranks_file(saved).read_bytes() != content  # saved anew
 
@@ -343,7 +343,7 @@ def test_a_folder_where_ranks_cannot_be_saved_costs_nothing_but_the_speed_up(tmp
     reads = _tiktoken_reads(monkeypatch)
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
-    counter = make_counter("o200k_base", tiktoken_counter.saved_loader(blocker / "tokenizers"))
+    counter = make_counter("o200k_base", tiktoken_counter.SavedLoader(blocker / "tokenizers"))
     assert counter.exact and counter.count("hello world") == 2 and reads == ["o200k_base"]
 
 
@@ -364,7 +364,7 @@ def test_a_saved_file_is_plain_data_only_and_never_runs_a_call(tmp_path, monkeyp
     saved.mkdir()
     marker = tmp_path / "ran"
     _ranks_file(saved).write_bytes(pickle.dumps({"key": _Touch(marker)}))
-    counter = make_counter("o200k_base", tiktoken_counter.saved_loader(saved))
+    counter = make_counter("o200k_base", tiktoken_counter.SavedLoader(saved))
     assert counter.count("hello world") == 2 and not marker.exists() and counter.exact and reads == ["o200k_base"]
     pickle.loads(_ranks_file(saved).read_bytes())  # saved anew: plain data
 
@@ -376,10 +376,10 @@ def test_with_its_ranks_saved_a_counter_loads_its_encoding_at_its_first_count(tm
     _bpe_copy(tmp_path, monkeypatch)
     reads = _tiktoken_reads(monkeypatch)
     saved = tmp_path / "tokenizers"
-    make_counter("o200k_base", tiktoken_counter.saved_loader(saved))  # the first process saves the ranks
+    make_counter("o200k_base", tiktoken_counter.SavedLoader(saved))  # the first process saves the ranks
     monkeypatch.setattr(tiktoken_counter, "_LOADED", {})
-    counter = make_counter("o200k_base", tiktoken_counter.saved_loader(saved))
-    split = make_counter(tiktoken_counter.SPLIT_DIGITS, tiktoken_counter.saved_loader(saved))
+    counter = make_counter("o200k_base", tiktoken_counter.SavedLoader(saved))
+    split = make_counter(tiktoken_counter.SPLIT_DIGITS, tiktoken_counter.SavedLoader(saved))
     assert counter.exact and counter.name == "o200k_base" and split.name == tiktoken_counter.SPLIT_DIGITS
     assert tiktoken_counter._LOADED == {}  # nothing loaded yet
     reference = tiktoken.Encoding(**_constructor_args("o200k_base"))
@@ -397,9 +397,9 @@ def test_a_deferred_load_that_fails_says_so_in_one_sentence(tmp_path, monkeypatc
     _bpe_copy(tmp_path, monkeypatch)
     _tiktoken_reads(monkeypatch)
     saved = tmp_path / "tokenizers"
-    make_counter("o200k_base", tiktoken_counter.saved_loader(saved))
+    make_counter("o200k_base", tiktoken_counter.SavedLoader(saved))
     monkeypatch.setattr(tiktoken_counter, "_LOADED", {})
-    counter = make_counter("o200k_base", tiktoken_counter.saved_loader(saved))
+    counter = make_counter("o200k_base", tiktoken_counter.SavedLoader(saved))
     _ranks_file(saved).write_bytes(b"garbage")
 
     def unreadable(name: str) -> tiktoken.Encoding:

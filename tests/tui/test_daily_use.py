@@ -451,7 +451,7 @@ async def test_the_listed_agents_tokenizer_is_loaded_while_the_user_reads_the_li
 
     monkeypatch.setattr(tiktoken_counter.tiktoken, "get_encoding", fresh)
     monkeypatch.setattr(tiktoken_counter, "_LOADED", {})
-    saved = tiktoken_counter.saved_loader(resolve_paths().cache_dir / "tokenizers")
+    saved = tiktoken_counter.SavedLoader(resolve_paths().cache_dir / "tokenizers")
     saved("o200k_base")  # an earlier run saved its ranks
     monkeypatch.setattr(tiktoken_counter, "_LOADED", {})  # this run has loaded nothing
     assert saved.ready("o200k_base")

@@ -262,13 +262,12 @@ def _load(encoding: str, saved: Path | None = None) -> tiktoken.Encoding:
     BPE file from TIKTOKEN_CACHE_DIR, or downloading it), saving the ranks there for the next process."""
     loaded = _LOADED.get(encoding)
     if loaded is None:
-        key = _vocabulary_key(encoding) if saved is not None else None
-        path = _saved_path(saved, encoding, key) if saved is not None and key else None
-        loaded = _from_saved(path, key) if path is not None and key else None
+        place = _saved_place(saved, encoding) if saved is not None else None
+        loaded = _from_saved(*place) if place is not None else None
         if loaded is None:
             loaded = tiktoken.get_encoding(encoding)
-            if path is not None and key and vars(loaded).get("_mergeable_ranks"):
-                _save(path, key, loaded)
+            if place is not None and vars(loaded).get("_mergeable_ranks"):
+                _save(*place, loaded)
         let_go_of_ranks(loaded)
         _LOADED[encoding] = loaded
     return loaded
@@ -293,19 +292,19 @@ class SavedLoader:
         """Whether `encoding` is loaded in this process, or its ranks are saved for its BPE file as it is."""
         if encoding in _LOADED:
             return True
-        key = _vocabulary_key(encoding)
-        return key is not None and _saved_path(self.folder, encoding, key).is_file()
+        place = _saved_place(self.folder, encoding)
+        return place is not None and place[0].is_file()
 
 
-def saved_loader(folder: Path) -> SavedLoader:
-    """A loader keeping each encoding's ranks in `folder` (`SavedLoader`)."""
-    return SavedLoader(folder)
-
-
-def _saved_path(folder: Path, encoding: str, key: list[Any]) -> Path:
-    """Where the ranks saved for `key` are: the key's digest in the name, so a stat tells they are there."""
+def _saved_place(folder: Path, encoding: str) -> tuple[Path, list[Any]] | None:
+    """Where `encoding`'s ranks are saved in `folder` for its BPE file as it is, and the key they are saved
+    under (`_vocabulary_key`, whose digest is in the file's name, so a stat tells they are there); None
+    when the BPE file is not there."""
+    key = _vocabulary_key(encoding)
+    if key is None:
+        return None
     digest = hashlib.blake2b(repr(key).encode(), digest_size=8).hexdigest()
-    return folder / f"{encoding}.{digest}.ranks"
+    return folder / f"{encoding}.{digest}.ranks", key
 
 
 def _vocabulary_key(encoding: str) -> list[Any] | None:
