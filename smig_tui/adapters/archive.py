@@ -244,7 +244,7 @@ class Archive:
     def _entry(self, info: SessionInfo, size: int, mtime: float, sha256: str, pieces: list[str]) -> ArchivedFile:
         """The manifest's entry for a session stored as `pieces`."""
         home = self.homes.get(info.agent.value)
-        entry_info = {key: value for key, value in asdict(info).items() if key != "archived"}
+        entry_info = {key: value for key, value in info.as_dict().items() if key != "archived"}
         return ArchivedFile(
             info.path, info.agent.value, info.id, str(home) if home else None, size, mtime, sha256, pieces, entry_info
         )

@@ -1,8 +1,9 @@
+import dataclasses
 from dataclasses import fields
 
 import pytest
 
-from smig_tui.core.models import Kind, Message, Role, Usage, new_message
+from smig_tui.core.models import Agent, Kind, Message, Role, SessionInfo, Usage, new_message
 
 
 def _every_field_set() -> tuple[object, ...]:
@@ -65,3 +66,26 @@ def test_a_plan_item_built_from_columns_is_what_the_constructor_builds():
         assert [getattr(made, f.name) for f in fields(PlanItem)] == list(values)
     with pytest.raises(AttributeError):
         made.kept = True  # type: ignore[misc]
+
+
+def test_a_session_info_as_a_dict_is_what_asdict_gives():
+    """Every field, each value the same and of the same type: the listing cache and the archive store it."""
+    info = SessionInfo(**{field.name: _a_value_for(field.type, field.name) for field in fields(SessionInfo)})
+    flat = info.as_dict()
+    assert flat == dataclasses.asdict(info)
+    assert [type(value) for value in flat.values()] == [type(value) for value in dataclasses.asdict(info).values()]
+    assert list(flat) == [field.name for field in fields(SessionInfo)]
+
+
+def _a_value_for(annotation: object, name: str) -> object:
+    """A value of the field's type that no default has, so a field left out shows."""
+    kind = str(annotation)
+    if name == "agent":
+        return Agent("codex")
+    if kind.startswith("bool"):
+        return True
+    if kind.startswith("int"):
+        return 7
+    if kind.startswith("float"):
+        return 1.5
+    return f"the {name}"

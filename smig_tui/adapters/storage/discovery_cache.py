@@ -12,7 +12,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import asdict, fields
+from dataclasses import fields
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -70,7 +70,7 @@ class DiscoveryCache:
                 return info
         info = build()
         if info is not None:
-            self._seen[path] = {"key": key, "info": asdict(info)}
+            self._seen[path] = {"key": key, "info": info.as_dict()}
             self._changed = True
         return info
 
