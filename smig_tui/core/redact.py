@@ -26,6 +26,8 @@ from functools import partial
 from itertools import accumulate
 from typing import Any
 
+from ahocorasick_rs import AhoCorasick, Implementation
+
 from smig_tui.core.patterns import on_first_use
 from smig_tui.core.secret_shapes import PROVIDER_SHAPES, Shape
 
@@ -769,9 +771,9 @@ def redact_many(texts: Sequence[str]) -> list[Redaction]:
     """Each text redacted exactly as `redact` does it, with the needles looked for in whole runs of texts.
 
     Choosing each text's patterns cost more than redacting on a whole session's export: a dozen
-    regex calls or 67 substring tests per message. Here a run of texts is joined and each needle
-    group scanned once over it; a hit names the text it falls in, which alone is then examined,
-    and the scan resumes at the next text. Most texts meet no needle at all and cost no Python.
+    regex calls or 67 substring tests per message. Here a run of texts is joined and searched once
+    by the needles' automaton (and once per group of needles with capitals); a hit names the text it
+    falls in, which alone is then examined. Most texts meet no needle at all and cost no Python.
     """
     out: list[Redaction] = []
     start = 0
@@ -823,6 +825,9 @@ def _needles_in_run(as_written: _Joined, as_lowered: _Joined) -> list[set[str]]:
     """The needles each text holds: what `_patterns_for` finds in it, found for the run at once."""
     gates = _current_gates()
     found: list[set[str]] = [set() for _ in as_written.texts]
+    longer, starts = gates.longer_lowered, as_lowered.starts
+    for number, where, _ in gates.lowered_finder.find_matches_as_indexes(as_lowered.joined, overlapping=True):
+        found[bisect_right(starts, where) - 1].add(longer[number])
     for groups, run in ((gates.lowered, as_lowered), (gates.exact, as_written)):
         haystacks, joined, starts = run.texts, run.joined, run.starts
         for anchor, group in groups:
@@ -899,7 +904,8 @@ def _texts_holding(needles: Sequence[str], run: _Joined) -> set[int]:
 
 
 _SHORT_TEXT = 1024
-"""Below this many characters a text is tested needle by needle (measured crossover on session text)."""
+"""Below this many characters a text is tested for each needle with capitals in turn, rather than by
+their groups' regexes (measured crossover on session text)."""
 _FIND_BUDGET = 1 << 18
 """Characters `_find_needles` may scan with `str.find` (needles left times text left) rather than make a
 regex of the needles left: about what making one costs."""
@@ -923,9 +929,9 @@ class _Gates:
     """Which patterns a text needs, found in a few passes instead of one per needle.
 
     Testing each of the 215 needles with `in` cost more than the patterns themselves: 215 scans of
-    every text. Needles are grouped by a character each holds (`_groups`); each group is one regex
-    that `re` skips through by that character, with the rest of each needle checked around it, so a
-    text is scanned once per group (twenty) and a needle is only named when its group matched.
+    every text. The needles of the lowered text (all but seven) are looked for at once, by one
+    Aho-Corasick automaton (`lowered_finder`); the few with capitals are grouped by a character
+    each holds (`_groups`), each group one regex that `re` skips through by that character.
     """
 
     source: tuple[Any, ...]
@@ -933,9 +939,14 @@ class _Gates:
     """The patterns each needle lets run."""
     implied: dict[str, tuple[str, ...]]
     """The needles inside each needle (`sk-` inside `sk-ant-`): found with it."""
+    lowered_finder: AhoCorasick
+    """Finds every place any of `longer_lowered` occurs in a lowered text, in one pass: the twenty
+    regex passes it replaced were half of redacting a whole session."""
+    longer_lowered: tuple[str, ...]
+    """The needles of the lowered text longer than a character, in `lowered_finder`'s order."""
     lowered: tuple[tuple[str, tuple[str, ...]], ...]
-    """Groups of needles looked for in the lowered text, each with the character its search is led
-    by; one-character needles stand alone."""
+    """The one-character needles of the lowered text (a Discord token's `.`), each alone: nearly every
+    text holds one, so each is tested with `in`, where the automaton would list every place."""
     exact: tuple[tuple[str, tuple[str, ...]], ...]
     """Groups looked for in the text as written: needles with capitals (`AC` of a Twilio SID)."""
     every_lowered: tuple[str, ...] = ()
@@ -1030,12 +1041,15 @@ def _build_gates(patterns: tuple[Any, ...]) -> _Gates:
     }
     lowered = [needle for needle in patterns_of if needle == needle.lower()]
     exact = [needle for needle in patterns_of if needle != needle.lower()]
+    longer = tuple(needle for needle in lowered if len(needle) > 1)
     rules = "\x1f".join([_SECRET_WORD.pattern, *(f"{kind} {pattern.pattern}" for kind, _, pattern, _ in patterns)])
     return _Gates(
         patterns,
         {needle: tuple(indexes) for needle, indexes in patterns_of.items()},
         implied,
-        _groups(lowered),
+        AhoCorasick(longer, implementation=Implementation.DFA),  # the fastest to search: 0.65 s for 245 MB
+        longer,
+        tuple((needle, (needle,)) for needle in lowered if len(needle) == 1),
         _groups(exact),
         tuple(lowered),
         tuple(exact),
@@ -1056,23 +1070,16 @@ def _current_gates() -> _Gates:
 
 def _patterns_for(text: str, lowered: str) -> list[int]:
     """The patterns whose needles occur in the text, in table order (the order they always ran in)."""
-    _current_gates()
-    found: set[str] = set()
+    gates = _current_gates()
+    found = {
+        gates.longer_lowered[number] for number, _, _ in gates.lowered_finder.find_matches_as_indexes(lowered, True)
+    }
+    found.update(needle for _, (needle,) in gates.lowered if needle in lowered)
     if len(text) < _SHORT_TEXT:  # most messages: a plain test per needle beats a regex call per group
-        for needle in _gates.every_lowered:
-            if needle in lowered:
-                found.add(needle)
-        for needle in _gates.every_exact:
-            if needle in text:
-                found.add(needle)
+        found.update(needle for needle in gates.every_exact if needle in text)
         return _patterns_of(found)
-    for groups, haystack in ((_gates.lowered, lowered), (_gates.exact, text)):
-        for anchor, group in groups:
-            if len(group) == 1 and len(group[0]) == 1:
-                if group[0] in haystack:
-                    found.add(group[0])
-                continue
-            _find_needles(anchor, group, haystack, found)
+    for anchor, group in gates.exact:
+        _find_needles(anchor, group, text, found)
     return _patterns_of(found)
 
 

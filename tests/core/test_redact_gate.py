@@ -80,3 +80,12 @@ def test_swapping_the_table_rebuilds_the_gate(monkeypatch) -> None:  # type: ign
     assert "[REDACTED:openai-key]" in redact(secret).text
     monkeypatch.setattr(detector, "_PATTERNS", ())
     assert redact(secret).text == secret
+
+
+def test_needles_after_wide_characters_are_given_to_their_own_text() -> None:
+    """The automaton's places count characters, not UTF-8 bytes: after texts of accents, emoji and a
+    capital whose lowering is longer (`İ`), each needle still names the text it is in, and no other."""
+    wide = ["é" * 50, "日本語のテキスト", "😀" * 30, "İstanbul İzmir" * 5, "plain"]
+    texts = [wide[number % len(wide)] + (NEEDLES[number] if number % 2 else "") for number in range(len(NEEDLES))]
+    run_gate_agrees(texts)
+    run_gate_agrees([text for pair in zip(texts, wide * len(texts)) for text in pair])
