@@ -3,6 +3,7 @@ per-needle `in` test would, so no secret is skipped by the faster prefilter."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 from smig_tui.core import redact as detector
@@ -88,4 +89,27 @@ def test_needles_after_wide_characters_are_given_to_their_own_text() -> None:
     wide = ["é" * 50, "日本語のテキスト", "😀" * 30, "İstanbul İzmir" * 5, "plain"]
     texts = [wide[number % len(wide)] + (NEEDLES[number] if number % 2 else "") for number in range(len(NEEDLES))]
     run_gate_agrees(texts)
-    run_gate_agrees([text for pair in zip(texts, wide * len(texts)) for text in pair])
+    run_gate_agrees([text for number, each in enumerate(texts) for text in (each, wide[number % len(wide)])])
+
+
+def test_a_text_longer_than_a_window_is_searched_whole_a_window_at_a_time(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Needles across, just before and just after each window's end are all found, and the automaton is
+    never handed more than a window and its reach (it takes 8 bytes a character of what it is given)."""
+    gates = detector._current_gates()
+    handed: list[int] = []
+
+    class Recording:
+        def find_matches_as_indexes(self, haystack: str, overlapping: bool = False) -> list[tuple[int, int, int]]:
+            handed.append(len(haystack))
+            return gates.lowered_finder.find_matches_as_indexes(haystack, overlapping)
+
+    monkeypatch.setattr(detector, "_WINDOW", 4096)
+    monkeypatch.setattr(detector, "_gates", dataclasses.replace(gates, lowered_finder=Recording()))
+    for needle in [n for n in NEEDLES if len(n) > 1 and n == n.lower()]:
+        for shift in {-len(needle), -len(needle) + 1, -1, 0}:  # ends at the window's end, across it, starts there
+            text = " " * (4096 + shift) + needle + " " * 4096
+            assert detector._patterns_for(text, text.lower()) == plain_gate(text), (needle, shift)
+            run = [text, needle, " "]
+            found = detector._needles_in_run(detector._Joined.of(run), detector._Joined.of(run))
+            assert [detector._patterns_of(each) for each in found] == [plain_gate(each) for each in run]
+    assert handed and max(handed) <= 4096 + gates.lowered_reach
