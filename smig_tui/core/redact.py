@@ -902,13 +902,18 @@ def _needle_places(gates: _Gates, haystack: str) -> Iterator[tuple[int, int]]:
     window reaches on by the longest needle but one character, so a needle across two windows is found in
     the first; one starting in that reach is found in both (callers keep sets)."""
     finder, reach = gates.lowered_finder, gates.lowered_reach
-    if len(haystack) <= _WINDOW:
-        for number, where, _ in finder.find_matches_as_indexes(haystack, overlapping=True):
-            yield number, where
-        return
-    for start in range(0, len(haystack), _WINDOW):
-        for number, where, _ in finder.find_matches_as_indexes(haystack[start : start + _WINDOW + reach], True):
+    for start in range(0, max(len(haystack), 1), _WINDOW):
+        window = haystack if len(haystack) <= _WINDOW else haystack[start : start + _WINDOW + reach]
+        try:
+            places = finder.find_matches_as_indexes(window, True)
+        except UnicodeEncodeError:  # a lone surrogate (JSON's `\ud800`): the automaton reads UTF-8
+            places = finder.find_matches_as_indexes(_SURROGATE.sub("\ufffd", window), True)
+        for number, where, _ in places:
             yield number, start + where
+
+
+_SURROGATE = on_first_use(r"[\ud800-\udfff]")
+"""A lone surrogate, replaced for the automaton by a character no needle holds (one for one: places stay)."""
 
 
 def _texts_holding(needles: Sequence[str], run: _Joined) -> set[int]:

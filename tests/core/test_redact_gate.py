@@ -113,3 +113,14 @@ def test_a_text_longer_than_a_window_is_searched_whole_a_window_at_a_time(monkey
             found = detector._needles_in_run(detector._Joined.of(run), detector._Joined.of(run))
             assert [detector._patterns_of(each) for each in found] == [plain_gate(each) for each in run]
     assert handed and max(handed) <= 4096 + gates.lowered_reach
+
+
+def test_needles_beside_lone_surrogates_are_found() -> None:
+    """A JSON `\\ud800` reads as a lone surrogate, which UTF-8 cannot hold: the automaton is handed the text
+    with each one replaced one for one, so every needle is still found, in its own text."""
+    texts = [f"\ud800{needle}\udfff x \ud83d" for needle in NEEDLES]
+    run_gate_agrees(texts)
+    run_gate_agrees([text for each in texts for text in (each, "\udc80 plain")])
+    for text in texts[::7]:
+        assert gate_agrees(text), text
+    assert redact("\ud800 key sk-proj-" + "a1B2" * 8).text == "\ud800 key [REDACTED:openai-key]"
