@@ -3,6 +3,7 @@ per-needle `in` test would, so no secret is skipped by the faster prefilter."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 from smig_tui.core import redact as detector
@@ -80,3 +81,46 @@ def test_swapping_the_table_rebuilds_the_gate(monkeypatch) -> None:  # type: ign
     assert "[REDACTED:openai-key]" in redact(secret).text
     monkeypatch.setattr(detector, "_PATTERNS", ())
     assert redact(secret).text == secret
+
+
+def test_needles_after_wide_characters_are_given_to_their_own_text() -> None:
+    """The automaton's places count characters, not UTF-8 bytes: after texts of accents, emoji and a
+    capital whose lowering is longer (`İ`), each needle still names the text it is in, and no other."""
+    wide = ["é" * 50, "日本語のテキスト", "😀" * 30, "İstanbul İzmir" * 5, "plain"]
+    texts = [wide[number % len(wide)] + (NEEDLES[number] if number % 2 else "") for number in range(len(NEEDLES))]
+    run_gate_agrees(texts)
+    run_gate_agrees([text for number, each in enumerate(texts) for text in (each, wide[number % len(wide)])])
+
+
+def test_a_text_longer_than_a_window_is_searched_whole_a_window_at_a_time(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Needles across, just before and just after each window's end are all found, and the automaton is
+    never handed more than a window and its reach (it takes 8 bytes a character of what it is given)."""
+    gates = detector._current_gates()
+    handed: list[int] = []
+
+    class Recording:
+        def find_matches_as_indexes(self, haystack: str, overlapping: bool = False) -> list[tuple[int, int, int]]:
+            handed.append(len(haystack))
+            return gates.lowered_finder.find_matches_as_indexes(haystack, overlapping)
+
+    monkeypatch.setattr(detector, "_WINDOW", 4096)
+    monkeypatch.setattr(detector, "_gates", dataclasses.replace(gates, lowered_finder=Recording()))
+    for needle in [n for n in NEEDLES if len(n) > 1 and n == n.lower()]:
+        for shift in {-len(needle), -len(needle) + 1, -1, 0}:  # ends at the window's end, across it, starts there
+            text = " " * (4096 + shift) + needle + " " * 4096
+            assert detector._patterns_for(text, text.lower()) == plain_gate(text), (needle, shift)
+            run = [text, needle, " "]
+            found = detector._needles_in_run(detector._Joined.of(run), detector._Joined.of(run))
+            assert [detector._patterns_of(each) for each in found] == [plain_gate(each) for each in run]
+    assert handed and max(handed) <= 4096 + gates.lowered_reach
+
+
+def test_needles_beside_lone_surrogates_are_found() -> None:
+    """A JSON `\\ud800` reads as a lone surrogate, which UTF-8 cannot hold: the automaton is handed the text
+    with each one replaced one for one, so every needle is still found, in its own text."""
+    texts = [f"\ud800{needle}\udfff x \ud83d" for needle in NEEDLES]
+    run_gate_agrees(texts)
+    run_gate_agrees([text for each in texts for text in (each, "\udc80 plain")])
+    for text in texts[::7]:
+        assert gate_agrees(text), text
+    assert redact("\ud800 key sk-proj-" + "a1B2" * 8).text == "\ud800 key [REDACTED:openai-key]"

@@ -114,9 +114,13 @@ def test_grouped_core_finders_list_every_place_a_core_finder_would() -> None:
     assert detector._core_places_in_run(run) == [per_core(text) for text in texts]
 
 
-def test_every_needle_is_in_one_gate_group_holding_its_anchor() -> None:
+def test_every_needle_is_looked_for_once() -> None:
+    """The automaton holds the lowered needles but one-character ones; each of those and each needle with
+    capitals is in one group holding its anchor."""
     gates = detector._current_gates()
-    for groups, needles in ((gates.lowered, gates.every_lowered), (gates.exact, gates.every_exact)):
-        grouped = [needle for _, group in groups for needle in group]
-        assert sorted(grouped) == sorted(needles)
-        assert all(anchor in needle for anchor, group in groups for needle in group)
+    singles = [needle for _, group in gates.lowered for needle in group]
+    assert all(len(needle) == 1 for needle in singles)
+    assert sorted([*gates.longer_lowered, *singles]) == sorted(gates.every_lowered)
+    grouped = [needle for _, group in gates.exact for needle in group]
+    assert sorted(grouped) == sorted(gates.every_exact)
+    assert all(anchor in needle for anchor, group in gates.exact for needle in group)
