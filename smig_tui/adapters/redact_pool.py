@@ -45,6 +45,12 @@ def read_in_batches(messages: Sequence[Message]) -> Iterator[Message]:
         yield from with_texts(messages[start : start + BATCH])
 
 
+def redacted_in_batches(messages: Sequence[Message]) -> Iterator[Message]:
+    """The messages with their texts in hand and their secrets replaced, read back a batch at a time."""
+    for start in range(0, len(messages), BATCH):
+        yield from redact_messages(with_texts(messages[start : start + BATCH]))[0]
+
+
 def redacted_batches(batches: Iterable[Sequence[Message]], parallel: bool = False) -> Iterator[Sequence[Message]]:
     """Each batch read back and its secrets replaced (for renderers that stream); with `parallel`,
     worker processes redact a few batches ahead while this one reads and renders."""

@@ -109,9 +109,15 @@ def migration_note(lineage: Lineage) -> str:
 
 def goal_of(messages: Iterable[Message]) -> str | None:
     """Return the first real user message: what the person set out to do."""
+    message = goal_message(messages)
+    return message.text.strip() if message else None
+
+
+def goal_message(messages: Iterable[Message]) -> Message | None:
+    """The message `goal_of` quotes."""
     for message in messages:
         if message.role is Role.USER and message.kind is Kind.TEXT and not message.injected and message.text.strip():
-            return message.text.strip()
+            return message
     return None
 
 
@@ -149,11 +155,10 @@ def _redact_batch(batch: list[Message], out: list[Message], counts: Counter[str]
         out.append(replace(message, body=result.text) if result.total else message)
 
 
-def redact_session(session: Session) -> Session:
-    """The session with secrets replaced in its messages and title (for goals, titles, headers)."""
-    messages, _ = redact_messages(session.messages)
+def redact_title(session: Session) -> Session:
+    """The session with secrets replaced in its title (a memory note redacts what it reads of the rest)."""
     title = redact(session.info.title).text if session.info.title else None
-    return replace(session, messages=messages, info=replace(session.info, title=title))
+    return replace(session, info=replace(session.info, title=title))
 
 
 def redact_header(session: Session) -> Session:
@@ -163,27 +168,19 @@ def redact_header(session: Session) -> Session:
     and read only the title and the goal from the session; redacting a huge session's other hundred
     thousand messages here (reading each stored text back) was most of a migration's time.
     """
-    goal = next((message for message in session.messages if goal_of((message,))), None)
+    goal = goal_message(session.messages)
     messages, _ = redact_messages(() if goal is None else (goal,))
-    title = redact(session.info.title).text if session.info.title else None
-    return replace(session, messages=messages, info=replace(session.info, title=title))
+    return replace(redact_title(session), messages=messages)
 
 
-def redact_plan(plan: Plan, kept_messages: bool = False) -> Plan:
+def redact_plan(plan: Plan) -> Plan:
     """The plan with secrets replaced in the text it adds: the placeholder note and the summary.
 
     The placeholder quotes the first omitted prompt and the summary may echo what it read; the
-    messages themselves go through `redact_messages` wherever they are rendered, or here with
-    `kept_messages` for renderers (the memory note) that read and cut the kept messages directly.
+    messages themselves go through `redact_messages` wherever they are rendered (or read: the memory note).
     """
-    items = plan.items
-    if kept_messages:
-        items = tuple(
-            replace(item, message=redact_messages((item.message,))[0][0]) if item.kept else item for item in plan.items
-        )
     return replace(
         plan,
-        items=items,
         placeholder=redact(plan.placeholder).text if plan.placeholder else plan.placeholder,
         summary=redact(plan.summary).text if plan.summary else plan.summary,
     )

@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from smig_tui.core.handoff import goal_of
+from smig_tui.core.handoff import goal_message
 from smig_tui.core.models import Kind, Message, Plan, Role, Session
 from smig_tui.core.words import one_line
 
@@ -66,12 +66,17 @@ def files_and_commands(messages: Iterable[Message]) -> tuple[list[str], list[str
     return list(files), list(commands)
 
 
-def _last_state(messages: tuple[Message, ...]) -> str | None:
+def _last_reply(messages: tuple[Message, ...]) -> Message | None:
     """The last thing the assistant said in prose: where the work stood."""
     for message in reversed(messages):
         if message.role is Role.ASSISTANT and message.kind is Kind.TEXT and message.text.strip():
-            return message.text.strip()
+            return message
     return None
+
+
+def _read(prepare: Callable[[Sequence[Message]], Iterable[Message]], message: Message | None) -> str | None:
+    """One message's text as the note quotes it, handed to `prepare` first."""
+    return next(iter(prepare((message,)))).text.strip() if message else None
 
 
 def _bullets(items: list[str], code: bool) -> list[str]:
@@ -82,13 +87,22 @@ def _bullets(items: list[str], code: bool) -> list[str]:
     return shown or ["- (none recorded)"]
 
 
-def to_memory_markdown(session: Session, plan: Plan | None = None) -> str:
-    """A memory note for `session`; with a plan, only the messages the plan keeps are described."""
+def to_memory_markdown(
+    session: Session, plan: Plan | None = None, prepare: Callable[[Sequence[Message]], Iterable[Message]] = iter
+) -> str:
+    """A memory note for `session`; with a plan, only the messages the plan keeps are described.
+
+    The note reads the goal, the tool calls and the last reply, and no other message (tool output is
+    most of a session's text). It hands just those to `prepare` before it reads them: an export redacts
+    them there, since the note cuts what it quotes and a secret cut in two would pass a redaction of the
+    finished note. The title is the session's as given.
+    """
     info = session.info
     messages = tuple(item.message for item in plan.kept) if plan else session.messages
-    goal = goal_of(session.messages)
+    opening, last = goal_message(session.messages), _last_reply(messages)
+    goal = _read(prepare, opening)
     title = one_line(info.title or goal or f"{info.agent.value} session {info.id}", 80)
-    files, commands = files_and_commands(messages)
+    files, commands = files_and_commands(prepare([message for message in messages if message.kind is Kind.TOOL_CALL]))
     description = one_line(f"{info.agent.value} session in {info.cwd or 'unknown dir'}: {goal or title}", 150)
     lines = [
         "---",
@@ -106,5 +120,5 @@ def to_memory_markdown(session: Session, plan: Plan | None = None) -> str:
     lines += ["## Goal", "", goal or "(no user message recorded)", ""]
     lines += ["## Files touched", "", *_bullets(files, code=True), ""]
     lines += ["## Commands run", "", *_bullets(commands, code=True), ""]
-    lines += ["## Last state", "", _last_state(messages) or "(no assistant reply recorded)"]
+    lines += ["## Last state", "", _read(prepare, last) or "(no assistant reply recorded)"]
     return "\n".join(lines).rstrip() + "\n"

@@ -35,20 +35,22 @@ class Exports(ServicesBase):
         """`export` in pieces: Markdown streams message by message, each redacted as it is written,
         so a whole huge session is neither redacted twice nor held in memory as one document."""
         from smig_tui.core import export
-        from smig_tui.core.handoff import redact_header, redact_plan, redact_session
+        from smig_tui.core.handoff import redact_header, redact_plan, redact_title
 
         fmt = export.ExportFormat(fmt)
         messages = migrated_messages(plan) if plan is not None else session.messages
         if fmt is export.ExportFormat.MEMORY:
+            from smig_tui.adapters.redact_pool import redacted_in_batches
             from smig_tui.core.memory_markdown import to_memory_markdown
             from smig_tui.core.redact import redact as redact_text
 
             if not redact:
                 yield to_memory_markdown(session, plan)
                 return
-            # The memory note reads (and cuts) the messages itself, so they are redacted first.
-            plan = redact_plan(plan, kept_messages=True) if plan is not None else None
-            yield redact_text(to_memory_markdown(redact_session(session), plan)).text
+            # The note cuts what it quotes, so what it reads is redacted first: a few messages of the
+            # session (no tool output), read back and redacted a batch at a time.
+            note = to_memory_markdown(redact_title(session), plan, redacted_in_batches)
+            yield redact_text(note).text
             return
         if redact:
             session = redact_header(session)  # renderers read only its title and goal

@@ -8,6 +8,7 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from smig_tui.core import export
 from smig_tui.core.errors import SourceChangedError
 from smig_tui.core.export import ExportFormat
 from smig_tui.core.handoff import redact_header
+from smig_tui.core.memory_markdown import to_memory_markdown
 from smig_tui.core.models import Agent, Kind, Message, Session, SessionInfo
 from smig_tui.core.redact import redact
 from smig_tui.services import build_services
@@ -67,7 +69,7 @@ def _one_at_a_time(session: Session) -> str:
     return "".join(pieces) + "\n"
 
 
-def _rollout(path: Path) -> None:
+def _rollout(path: Path, command: str = "env") -> None:
     """A Codex rollout whose tool outputs hold every planted secret and runs of backticks."""
     lines: list[dict[str, object]] = [
         {
@@ -88,7 +90,12 @@ def _rollout(path: Path) -> None:
             {
                 "timestamp": "2026-11-01T10:00:02.000Z",
                 "type": "response_item",
-                "payload": {"type": "function_call", "name": "shell", "call_id": f"c{n}", "arguments": '{"cmd":"env"}'},
+                "payload": {
+                    "type": "function_call",
+                    "name": "shell",
+                    "call_id": f"c{n}",
+                    "arguments": json.dumps({"cmd": command}),
+                },
             },
             {
                 "timestamp": "2026-11-01T10:00:03.000Z",
@@ -139,6 +146,34 @@ def test_generated_session_with_secrets_is_byte_identical(tmp_path: Path, monkey
     assert _check_identical(monkeypatch, [(Agent("codex"), path)]) > 90
     written = build_services().export(_load(Agent("codex"), path), ExportFormat.MARKDOWN)
     assert written.count("[REDACTED:") >= 90 and "````" in written and "`````" in written
+
+
+def _memory_with_every_message_redacted(session: Session) -> str:
+    """The memory note as it was made before it read only what it quotes: every message and the title
+    redacted first, then the note."""
+    title = redact(session.info.title).text if session.info.title else None
+    messages = tuple(replace(message, body=redact(message.text).text) for message in session.messages)
+    return redact(to_memory_markdown(replace(session, messages=messages, info=replace(session.info, title=title)))).text
+
+
+def test_memory_exports_are_what_redacting_every_message_first_makes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Held and left on disk, the fixtures and a session whose quoted command holds a key across the
+    note's 160-character cut: the key is redacted before the cut, so no half of it reaches the note."""
+    key = "sk-proj-" + "a1B2c3D4" * 6
+    path = tmp_path / "rollout-2026-11-01T10-00-00-01a1fe68-2300-7c3d-84e5-f6a7b8c9d0e1.jsonl"
+    _rollout(path, command="echo " + "x" * 110 + " && curl -H 'Authorization: Bearer " + key + "' https://example.com")
+    files = [*_fixture_files(None), (Agent("codex"), path)]
+    services = build_services()
+    for store in (False, True):
+        if store:
+            _store_everything(monkeypatch)
+        for agent, file in files:
+            session = _load(agent, file)
+            note = services.export(session, ExportFormat.MEMORY)
+            assert note == _memory_with_every_message_redacted(_load(agent, file)), file
+    assert "Authorization: Bearer [REDACTED" in note and "sk-proj-" not in note
 
 
 def test_read_texts_reads_what_each_message_reads(monkeypatch: pytest.MonkeyPatch) -> None:

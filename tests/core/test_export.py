@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import json
 import tracemalloc
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -112,6 +114,32 @@ def test_memory_markdown(tmp_path: Path) -> None:
     assert body.rstrip().endswith("Added tests/test_parser.py::test_osprey, all green.")
     truncated = to_memory_markdown(session, make_plan(session, keep_last=2))
     assert "(none recorded)" in truncated  # only the kept messages are described
+
+
+def test_a_memory_note_reads_the_goal_the_calls_and_the_last_reply_only(tmp_path: Path) -> None:
+    """What the note reads goes through `prepare` (an export redacts there) and nothing else is read: the
+    note is the one made from a session whose every message went through it first."""
+    session = make_session(tmp_path)
+    handed: list[Message] = []
+
+    def loud(messages: Sequence[Message]) -> Iterator[Message]:
+        handed.extend(messages)
+        return (replace(message, body=message.text.upper()) for message in messages)
+
+    note = to_memory_markdown(session, prepare=loud)
+    assert note == to_memory_markdown(replace(session, messages=tuple(loud(session.messages))))
+    assert "## Goal\n\nFIX THE FLAKY PARSER TEST ZEBRA-41" in note
+    handed.clear()
+    to_memory_markdown(session, prepare=loud)
+    assert all(message.kind is not Kind.TOOL_RESULT for message in handed)
+    assert {message.kind for message in handed} == {Kind.TEXT, Kind.TOOL_CALL}
+    calls = [message for message in session.messages if message.kind is Kind.TOOL_CALL]
+    assert len(handed) == len(calls) + 2  # the goal and the last reply besides
+    plan = make_plan(session, keep_last=2)
+    kept = {item.message.id for item in plan.kept}
+    handed.clear()
+    to_memory_markdown(session, plan, prepare=loud)
+    assert {message.id for message in handed} - kept == {handed[0].id}  # the goal, from the whole session
 
 
 def test_files_and_commands_from_patches_and_argv() -> None:
