@@ -785,8 +785,7 @@ def redact_many(texts: Sequence[str]) -> list[Redaction]:
         run = texts[start:end]
         lowered = [text.lower() for text in run]
         as_written, as_lowered = _Joined.of(run), _Joined.of(lowered)
-        needles = _needles_in_run(as_written, as_lowered)
-        cores = _core_places_in_run(as_lowered)
+        needles, cores = _scan_run(as_written, as_lowered)
         unshaped = _unshaped_patterns(as_written, {index for found in needles for index in _patterns_of(found)})
         out += [
             _redact_found(text, low, [i for i in _patterns_of(found) if index not in unshaped.get(i, ())], text_cores)
@@ -821,13 +820,22 @@ class _Joined:
         return bisect_right(self.starts, where) - 1
 
 
-def _needles_in_run(as_written: _Joined, as_lowered: _Joined) -> list[set[str]]:
-    """The needles each text holds: what `_patterns_for` finds in it, found for the run at once."""
+def _scan_run(as_written: _Joined, as_lowered: _Joined) -> tuple[list[set[str]], list[CorePlaces]]:
+    """The needles each text holds (what `_patterns_for` finds in it) and where the cores of secret words
+    are in it (`_core_places`), found for the run at once: the automaton's one pass gives both."""
     gates = _current_gates()
     found: list[set[str]] = [set() for _ in as_written.texts]
-    longer, starts = gates.longer_lowered, as_lowered.starts
-    for number, where in _needle_places(gates, as_lowered.joined):
-        found[bisect_right(starts, where) - 1].add(longer[number])
+    places: list[CorePlaces] = [[] for _ in as_written.texts]
+    longer, joined, starts = gates.longer_lowered, as_lowered.joined, as_lowered.starts
+    for number, where, end in _automaton_places(gates, joined):
+        index = bisect_right(starts, where) - 1
+        if number < len(longer):
+            found[index].add(longer[number])
+        elif _is_core(number - len(longer), joined, end):
+            places[index].append((where - starts[index], end - where))
+    for text_places in places:
+        if len(text_places) > 1:
+            text_places.sort()
     for groups, run in ((gates.lowered, as_lowered), (gates.exact, as_written)):
         haystacks, joined, starts = run.texts, run.joined, run.starts
         for anchor, group in groups:
@@ -841,7 +849,7 @@ def _needles_in_run(as_written: _Joined, as_lowered: _Joined) -> list[set[str]]:
                 # No needle of the group is in this text before the hit: look on from there.
                 _find_needles(anchor, group, haystacks[index], found[index], hit.start() - starts[index])
                 at = starts[index + 1]
-    return found
+    return found, places
 
 
 def _sub_near_shapes(
@@ -892,24 +900,27 @@ def _unshaped_patterns(run: _Joined, wanted: set[int]) -> dict[int, set[int]]:
 
 
 _WINDOW = 1 << 18
-"""Characters the needles' automaton searches in one call. Each call maps every byte of what it is given
-to a character's index, 8 bytes a character (a 100 MB text took 760 MB more and 1 s), where windows of
-16 K to 2 M characters all search 245 MB in 0.65 s."""
+"""Characters the automaton searches in one call. Each call maps every byte of what it is given to a
+character's index, 8 bytes a character (a 100 MB text took 760 MB more and 1 s), where windows of 16 K
+to 2 M characters all search 245 MB in 0.65 s."""
 
 
-def _needle_places(gates: _Gates, haystack: str) -> Iterator[tuple[int, int]]:
-    """(number in `longer_lowered`, place) of every lowered needle in `haystack`, a window at a time. Each
-    window reaches on by the longest needle but one character, so a needle across two windows is found in
-    the first; one starting in that reach is found in both (callers keep sets)."""
+def _automaton_places(gates: _Gates, haystack: str) -> Iterator[tuple[int, int, int]]:
+    """(number, start, end) of every place of a lowered needle (numbered as in `longer_lowered`) or of a
+    core of secret words (numbered on from there) in `haystack`, each once, a window at a time. Each
+    window reaches on by the longest of them but one character, so one across two windows is found in
+    the first; one that starts in that reach is left to the next."""
     finder, reach = gates.lowered_finder, gates.lowered_reach
-    for start in range(0, max(len(haystack), 1), _WINDOW):
-        window = haystack if len(haystack) <= _WINDOW else haystack[start : start + _WINDOW + reach]
+    size = len(haystack)
+    for start in range(0, max(size, 1), _WINDOW):
+        window = haystack if size <= _WINDOW else haystack[start : start + _WINDOW + reach]
         try:
             places = finder.find_matches_as_indexes(window, True)
         except UnicodeEncodeError:  # a lone surrogate (JSON's `\ud800`): the automaton reads UTF-8
             places = finder.find_matches_as_indexes(_SURROGATE.sub("\ufffd", window), True)
-        for number, where, _ in places:
-            yield number, start + where
+        for number, where, end in places:
+            if where < _WINDOW:
+                yield number, start + where, start + end
 
 
 _SURROGATE = on_first_use(r"[\ud800-\udfff]")
@@ -965,12 +976,12 @@ class _Gates:
     implied: dict[str, tuple[str, ...]]
     """The needles inside each needle (`sk-` inside `sk-ant-`): found with it."""
     lowered_finder: AhoCorasick
-    """Finds every place any of `longer_lowered` occurs in a lowered text, in one pass: the twenty
-    regex passes it replaced were half of redacting a whole session."""
+    """Finds every place any of `longer_lowered`, then of `_WORD_CORES`, occurs in a lowered text, in
+    one pass: the twenty-five regex passes it replaced were more than half of redacting a whole session."""
     longer_lowered: tuple[str, ...]
     """The needles of the lowered text longer than a character, in `lowered_finder`'s order."""
     lowered_reach: int
-    """The longest of them but one character: how far a window of text searched reaches into the next."""
+    """The longest of them or the cores but one character: how far a window searched reaches into the next."""
     lowered: tuple[tuple[str, tuple[str, ...]], ...]
     """The one-character needles of the lowered text (a Discord token's `.`), each alone: nearly every
     text holds one, so each is tested with `in`, where the automaton would list every place."""
@@ -1074,9 +1085,9 @@ def _build_gates(patterns: tuple[Any, ...]) -> _Gates:
         patterns,
         {needle: tuple(indexes) for needle, indexes in patterns_of.items()},
         implied,
-        AhoCorasick(longer, implementation=Implementation.DFA),  # the fastest to search: 0.65 s for 245 MB
+        AhoCorasick((*longer, *_WORD_CORES), implementation=Implementation.DFA),  # the fastest: 0.65 s for 245 MB
         longer,
-        max(map(len, longer), default=1) - 1,
+        max(map(len, (*longer, *_WORD_CORES)), default=1) - 1,
         tuple((needle, (needle,)) for needle in lowered if len(needle) == 1),
         _groups(exact),
         tuple(lowered),
@@ -1099,7 +1110,8 @@ def _current_gates() -> _Gates:
 def _patterns_for(text: str, lowered: str) -> list[int]:
     """The patterns whose needles occur in the text, in table order (the order they always ran in)."""
     gates = _current_gates()
-    found = {gates.longer_lowered[number] for number, _ in _needle_places(gates, lowered)}
+    longer = gates.longer_lowered
+    found = {longer[number] for number, _, _ in _automaton_places(gates, lowered) if number < len(longer)}
     found.update(needle for _, (needle,) in gates.lowered if needle in lowered)
     if len(text) < _SHORT_TEXT:  # most messages: a plain test per needle beats a regex call per group
         found.update(needle for needle in gates.every_exact if needle in text)
@@ -1323,62 +1335,29 @@ def _redact_after(
     return "".join(out)
 
 
-_CORE_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("k", ("key", "token")),
-    ("p", ("pass", "pwd", "psk")),
-    ("c", ("secret", "credential")),
-    ("h", ("auth",)),
-    ("m", ("mnemonic",)),
-)
-"""The cores searched together, each group led by a letter every one of its cores holds (rarer than
-most cores' first letters). No two cores of a group can hold the same occurrence of the letter (what
-follows it differs) nor a match of one hold the letter again, so one pass misses no place."""
-
-
-def _core_finder(anchor: str, cores: tuple[str, ...]) -> tuple[re.Pattern[str], dict[str, tuple[int, int]]]:
-    """A regex led by `anchor` matching any of the cores (the one that matched named by `lastgroup`),
-    and for each core where the anchor stands in it and how long it is."""
-    alternatives = []
-    for core in cores:
-        at = core.index(anchor)
-        behind = f"(?<={re.escape(core[: at + 1])})" if at else ""
-        alternatives.append(f"{behind}{re.escape(core[at + 1 :])}{_NOT_AFTER.get(core, '')}(?P<{core}>)")
-    finder = on_first_use(re.escape(anchor) + "(?:" + "|".join(alternatives) + ")")
-    return finder, {core: (core.index(anchor), len(core)) for core in cores}
-
-
-_CORE_FINDERS = tuple(_core_finder(anchor, cores) for anchor, cores in _CORE_GROUPS)
-"""A regex per group of cores: `re` skips to the group's letter in C, so listing every place a core
-occurs costs one quick pass per group (five, where a pass per core took nine)."""
+_CORE_ENDS = {core: on_first_use(lookahead) for core, lookahead in _NOT_AFTER.items()}
+"""For the cores that often end a word that is not a name (`tokens`), a test of what follows them."""
 
 CorePlaces = list[tuple[int, int]]
 """Where the cores of secret words occur in a lowered text and how long each is, in text order."""
 
 
+def _is_core(number: int, lowered: str, end: int) -> bool:
+    """Whether the `number`th core, ending at `end`, ends as a name's core may (not `tokens`, `keyboard`)."""
+    ending = _CORE_ENDS.get(_WORD_CORES[number])
+    return ending is None or ending.match(lowered, end) is not None
+
+
 def _core_places(lowered: str) -> CorePlaces:
-    """Every place a core occurs in one lowered text."""
-    places = []
-    for finder, cores in _CORE_FINDERS:
-        for hit in finder.finditer(lowered):
-            at, length = cores[str(hit.lastgroup)]
-            places.append((hit.start() - at, length))
+    """Every place a core occurs in one lowered text, in order (from the automaton's pass)."""
+    gates = _current_gates()
+    count = len(gates.longer_lowered)
+    places = [
+        (where, end - where)
+        for number, where, end in _automaton_places(gates, lowered)
+        if number >= count and _is_core(number - count, lowered, end)
+    ]
     places.sort()
-    return places
-
-
-def _core_places_in_run(run: _Joined) -> list[CorePlaces]:
-    """`_core_places` of each lowered text of a run, found with one pass per group of cores over the
-    joined run (a text holding none gets an empty list and skips the assignment scan)."""
-    places: list[CorePlaces] = [[] for _ in run.texts]
-    for finder, cores in _CORE_FINDERS:
-        for hit in finder.finditer(run.joined):
-            at, length = cores[str(hit.lastgroup)]
-            where = hit.start() - at
-            index = run.holder(where)
-            places[index].append((where - run.starts[index], length))
-    for text_places in places:
-        if len(text_places) > 1:
-            text_places.sort()
     return places
 
 

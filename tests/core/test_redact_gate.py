@@ -43,7 +43,7 @@ def run_gate_agrees(texts: list[str]) -> None:
     """The gate of a run of texts (`redact_many`'s) lets through for each text what the plain rule does."""
     for start in range(0, len(texts), 400):
         run = texts[start : start + 400]
-        found = detector._needles_in_run(detector._Joined.of(run), detector._Joined.of([text.lower() for text in run]))
+        found = detector._scan_run(detector._Joined.of(run), detector._Joined.of([text.lower() for text in run]))[0]
         for text, needles in zip(run, found, strict=True):
             assert detector._patterns_of(needles) == plain_gate(text), text
 
@@ -110,7 +110,7 @@ def test_a_text_longer_than_a_window_is_searched_whole_a_window_at_a_time(monkey
             text = " " * (4096 + shift) + needle + " " * 4096
             assert detector._patterns_for(text, text.lower()) == plain_gate(text), (needle, shift)
             run = [text, needle, " "]
-            found = detector._needles_in_run(detector._Joined.of(run), detector._Joined.of(run))
+            found = detector._scan_run(detector._Joined.of(run), detector._Joined.of(run))[0]
             assert [detector._patterns_of(each) for each in found] == [plain_gate(each) for each in run]
     assert handed and max(handed) <= 4096 + gates.lowered_reach
 

@@ -86,8 +86,8 @@ def test_core_places_found_for_a_run_are_each_texts_own() -> None:
     texts = [text.lower() for text in corpus()]
     texts += ["key", "keykey", "İİ token İ", "secret\x00key", "", "passwd pwd credentials", "x" * 3000 + "token"]
     run = detector._Joined.of(texts)
-    assert detector._core_places_in_run(run) == [detector._core_places(text) for text in texts]
-    assert sum(1 for places in detector._core_places_in_run(run) if places) > 100
+    assert detector._scan_run(run, run)[1] == [detector._core_places(text) for text in texts]
+    assert sum(1 for places in detector._scan_run(run, run)[1] if places) > 100
 
 
 def _pick(rng: random.Random, alphabet: str, low: int, high: int) -> str:

@@ -92,7 +92,7 @@ def test_real_session_lines_are_redacted_as_with_no_prefilter(shared_fixture_lin
 
 
 def per_core(lowered: str) -> detector.CorePlaces:
-    """Every place a core occurs, one search per core (the rule the grouped finders speed up)."""
+    """Every place a core occurs, one search per core (the rule the automaton speeds up)."""
     return sorted(
         (hit.start(), len(core))
         for core in detector._WORD_CORES
@@ -100,9 +100,8 @@ def per_core(lowered: str) -> detector.CorePlaces:
     )
 
 
-def test_grouped_core_finders_list_every_place_a_core_finder_would() -> None:
-    """Cores sharing a group's letter, glued, overlapping and back to back are all found."""
-    assert sorted(core for _, cores in detector._CORE_GROUPS for core in cores) == sorted(detector._WORD_CORES)
+def test_the_automaton_lists_every_place_a_search_per_core_would() -> None:
+    """Cores sharing letters, glued, overlapping and back to back are all found, each once."""
     rng = random.Random(9)
     parts = [*detector._WORD_CORES, "ps", "se", "to", "ke", "cr", "ens", "ed", "or", "board", "s", "_", "-", " ", "a"]
     texts = ["pskey", "tokenkey", "secredential", "authkey", "passpwdpsk", "tokens", "keyboard", "mnemonicsecret"]
@@ -111,7 +110,7 @@ def test_grouped_core_finders_list_every_place_a_core_finder_would() -> None:
     for text in texts:
         assert detector._core_places(text) == per_core(text), text
     run = detector._Joined.of(texts)
-    assert detector._core_places_in_run(run) == [per_core(text) for text in texts]
+    assert detector._scan_run(run, run)[1] == [per_core(text) for text in texts]
 
 
 def test_every_needle_is_looked_for_once() -> None:

@@ -62,7 +62,7 @@ def detector_off(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     with monkeypatch.context() as patch:
         patch.setattr(detector, "_PATTERNS", ())
         patch.setattr(detector, "_NAME_NEEDLES", ())
-        patch.setattr(detector, "_CORE_FINDERS", ())  # the run-level path finds name cores itself
+        patch.setattr(detector, "_WORD_CORES", ())  # the automaton finds name cores itself
         yield
 
 
