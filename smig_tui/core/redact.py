@@ -771,9 +771,9 @@ def redact_many(texts: Sequence[str]) -> list[Redaction]:
     """Each text redacted exactly as `redact` does it, with the needles looked for in whole runs of texts.
 
     Choosing each text's patterns cost more than redacting on a whole session's export: a dozen
-    regex calls or 67 substring tests per message. Here a run of texts is joined and searched once
-    by the needles' automaton (and once per group of needles with capitals); a hit names the text it
-    falls in, which alone is then examined. Most texts meet no needle at all and cost no Python.
+    regex calls or 67 substring tests per message. Here a run of texts is joined and searched once by
+    the automaton of needles and name cores (and once per group of needles with capitals); a hit names
+    the text it falls in, which alone is then examined. Most texts meet neither and cost no Python.
     """
     out: list[Redaction] = []
     start = 0
