@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import re
 
 from smig_tui.core import redact as detector
 from smig_tui.core.redact import redact
@@ -112,6 +113,15 @@ def test_a_text_longer_than_a_window_is_searched_whole_a_window_at_a_time(monkey
             run = [text, needle, " "]
             found = detector._scan_run(detector._Joined.of(run), detector._Joined.of(run))[0]
             assert [detector._patterns_of(each) for each in found] == [plain_gate(each) for each in run]
+    for core in detector._WORD_CORES:  # the name cores come from the same pass: each place once
+        for shift in {-len(core), -len(core) + 1, -1, 0}:
+            text = " " * (4096 + shift) + core + " " * 4096 + core + "s"
+            expected = sorted(
+                (hit.start(), len(core))
+                for hit in re.finditer(re.escape(core) + detector._NOT_AFTER.get(core, ""), text)
+            )
+            assert detector._core_places(text) == expected, (core, shift)
+            assert detector._scan_run(detector._Joined.of([text]), detector._Joined.of([text]))[1] == [expected]
     assert handed and max(handed) <= 4096 + gates.lowered_reach
 
 
