@@ -617,7 +617,7 @@ class Redaction:
 def redact(text: str) -> Redaction:
     """Replace every secret-looking run in `text` with a labelled placeholder."""
     lowered = text.lower()
-    return _redact_found(text, lowered, _patterns_for(text, lowered), None)
+    return _redact_found(text, lowered, *_scan_text(text, lowered))
 
 
 LINE_MARGIN = 8_192
@@ -821,7 +821,7 @@ class _Joined:
 
 
 def _scan_run(as_written: _Joined, as_lowered: _Joined) -> tuple[list[set[str]], list[CorePlaces]]:
-    """The needles each text holds (what `_patterns_for` finds in it) and where the cores of secret words
+    """The needles each text holds (what `_scan_text` finds in it) and where the cores of secret words
     are in it (`_core_places`), found for the run at once: the automaton's one pass gives both."""
     gates = _current_gates()
     found: list[set[str]] = [set() for _ in as_written.texts]
@@ -1107,18 +1107,18 @@ def _current_gates() -> _Gates:
     return _gates
 
 
-def _patterns_for(text: str, lowered: str) -> list[int]:
-    """The patterns whose needles occur in the text, in table order (the order they always ran in)."""
+def _scan_text(text: str, lowered: str) -> tuple[list[int], CorePlaces]:
+    """The patterns whose needles occur in the text, in table order (the order they always ran in), and
+    where the cores of secret words are in it (`_core_places`): the automaton's one pass gives both."""
     gates = _current_gates()
-    longer = gates.longer_lowered
-    found = {longer[number] for number, _, _ in _automaton_places(gates, lowered) if number < len(longer)}
+    found, places = _needles_and_cores(lowered)
     found.update(needle for _, (needle,) in gates.lowered if needle in lowered)
     if len(text) < _SHORT_TEXT:  # most messages: a plain test per needle beats a regex call per group
         found.update(needle for needle in gates.every_exact if needle in text)
-        return _patterns_of(found)
+        return _patterns_of(found), places
     for anchor, group in gates.exact:
         _find_needles(anchor, group, text, found)
-    return _patterns_of(found)
+    return _patterns_of(found), places
 
 
 def _patterns_of(found: set[str]) -> list[int]:
@@ -1350,15 +1350,23 @@ def _is_core(number: int, lowered: str, end: int) -> bool:
 
 def _core_places(lowered: str) -> CorePlaces:
     """Every place a core occurs in one lowered text, in order (from the automaton's pass)."""
+    return _needles_and_cores(lowered)[1]
+
+
+def _needles_and_cores(lowered: str) -> tuple[set[str], CorePlaces]:
+    """The automaton's needles in one lowered text, and where its cores are, in order (`_scan_run` does
+    this for a run of texts)."""
     gates = _current_gates()
-    count = len(gates.longer_lowered)
-    places = [
-        (where, end - where)
-        for number, where, end in _automaton_places(gates, lowered)
-        if number >= count and _is_core(number - count, lowered, end)
-    ]
+    longer = gates.longer_lowered
+    found: set[str] = set()
+    places: CorePlaces = []
+    for number, where, end in _automaton_places(gates, lowered):
+        if number < len(longer):
+            found.add(longer[number])
+        elif _is_core(number - len(longer), lowered, end):
+            places.append((where, end - where))
     places.sort()
-    return places
+    return found, places
 
 
 class _SecretWords:
