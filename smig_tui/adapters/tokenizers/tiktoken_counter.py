@@ -388,13 +388,10 @@ def make_counter(encoding: str, loader: Loader = _load) -> TokenCounter:
     """
     base = "o200k_base" if encoding == SPLIT_DIGITS else encoding
     ready = getattr(loader, "ready", None)
-    if ready is not None and ready(base):  # it will load: at the first count, if there is one
-        deferred = partial(loader, base)
-        return SplitDigitCounter(deferred) if encoding == SPLIT_DIGITS else TiktokenCounter(deferred, name=encoding)
     try:
-        if encoding == SPLIT_DIGITS:
-            return SplitDigitCounter(loader(base))
-        return TiktokenCounter(loader(encoding))
+        # When it will load, it loads at the first count, if there is one.
+        source = partial(loader, base) if ready is not None and ready(base) else loader(base)
+        return SplitDigitCounter(source) if encoding == SPLIT_DIGITS else TiktokenCounter(source, name=encoding)
     except (OSError, ValueError, ImportError, KeyError) as error:
         detail = _first_line(error)
         return ApproxCounter(
