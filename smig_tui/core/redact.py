@@ -36,7 +36,9 @@ from smig_tui.core.secret_shapes import PROVIDER_SHAPES, Shape
 # would make every position a candidate. A `secret` group, where present, is the part replaced.
 # Needles are substrings (of the lowered text; one with capitals, of the text as written) without
 # which the pattern cannot match: a plain `in` test skips most regex passes, which matters on
-# megabytes of tool output.
+# megabytes of tool output. They are as long as the pattern allows (`ghp_`, `gho_`, ... rather than
+# `gh`): one automaton looks for all of them at once, so more needles cost nothing, while a short one
+# occurs every few kilobytes of base64 and sends nearly every such text to its pattern.
 _END = r"(?![A-Za-z0-9_\-])"
 
 
@@ -72,7 +74,7 @@ _KNOWN_SHAPES: tuple[Shape, ...] = (
     ("openai-key", ("sk-",), on_first_use(r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"), True),
     (
         "github-token",
-        ("gh", "github_pat_"),
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
         on_first_use(r"g(?:h[pousr]_[A-Za-z0-9]{30,}|ithub_pat_[A-Za-z0-9_]{40,})"),
         True,
     ),
@@ -84,13 +86,18 @@ _KNOWN_SHAPES: tuple[Shape, ...] = (
     ),
     ("google-api-key", ("aiza",), on_first_use(r"AIza[0-9A-Za-z_\-]{35}" + _END), True),
     ("google-oauth-secret", ("gocspx-",), on_first_use(r"GOCSPX-[A-Za-z0-9_\-]{20,}"), True),
-    ("slack-token", ("xox", "xapp-"), on_first_use(r"x(?:ox[abprse]|app)-[A-Za-z0-9\-]{10,}"), True),
+    (
+        "slack-token",
+        ("xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-", "xoxe-", "xapp-"),
+        on_first_use(r"x(?:ox[abprse]|app)-[A-Za-z0-9\-]{10,}"),
+        True,
+    ),
     ("stripe-key", ("_live_", "_test_"), on_first_use(r"[rsp]k_(?:live|test)_[A-Za-z0-9]{16,}"), True),
     ("stripe-webhook-secret", ("whsec_",), on_first_use(r"whsec_[A-Za-z0-9+/=]{24,}"), True),
     ("huggingface-token", ("hf_",), on_first_use(r"hf_[A-Za-z0-9]{30,}"), True),
     (
         "gitlab-token",
-        ("gl",),
+        tuple(f"gl{kind}-" for kind in ("pat", "rt", "dt", "ptt", "ft", "imt", "agent", "oas", "cbt", "soat", "ffct")),
         on_first_use(
             r"gl(?:pat|rt|dt|ptt|ft|imt|agent|oas|cbt|soat|ffct)-[A-Za-z0-9_\-]{20,}(?:\.[0-9a-z]{2}\.[0-9a-z]{7,9})?"
         ),
@@ -123,9 +130,19 @@ _KNOWN_SHAPES: tuple[Shape, ...] = (
         ),
         True,
     ),
-    ("shopify-token", ("shp",), on_first_use(r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"), True),
+    (
+        "shopify-token",
+        ("shpat_", "shpss_", "shpca_", "shppa_"),
+        on_first_use(r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"),
+        True,
+    ),
     ("linear-key", ("lin_api_",), on_first_use(r"lin_api_[A-Za-z0-9]{40}"), True),
-    ("doppler-token", ("dp.",), on_first_use(r"dp\.(?:pt|st|ct|sa|scim|audit)\.[A-Za-z0-9]{40,}"), True),
+    (
+        "doppler-token",
+        ("dp.pt.", "dp.st.", "dp.ct.", "dp.sa.", "dp.scim.", "dp.audit."),
+        on_first_use(r"dp\.(?:pt|st|ct|sa|scim|audit)\.[A-Za-z0-9]{40,}"),
+        True,
+    ),
     ("databricks-token", ("dapi",), on_first_use(r"dapi[a-f0-9]{32}(?:-\d)?(?![0-9A-Za-z])"), True),
     ("pulumi-token", ("pul-",), on_first_use(r"pul-[a-f0-9]{40}"), True),
     ("vault-token", ("hvs.", "hvb.", "hvr."), on_first_use(r"hv[sbr]\.[A-Za-z0-9_\-]{24,}"), True),
@@ -141,7 +158,7 @@ _KNOWN_SHAPES: tuple[Shape, ...] = (
     ("postman-key", ("pmak-",), on_first_use(r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"), True),
     (
         "square-token",
-        ("eaaa", "sq0"),
+        ("eaaa", "sq0atp-", "sq0csp-"),
         on_first_use(r"(?:EAAA[A-Za-z0-9_\-]{60}|sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,})" + _END),
         True,
     ),
@@ -162,7 +179,7 @@ _KNOWN_SHAPES: tuple[Shape, ...] = (
     ),
     (
         "jwt",
-        ("eyj",),
+        (".eyj",),
         on_first_use(
             r"eyJ" + _starts_token("eyJ") + r"[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"
         ),
@@ -719,15 +736,23 @@ def detector_version() -> str:
     return _current_gates().version
 
 
-def _redact_found(text: str, lowered: str, patterns: list[int], cores: CorePlaces | None) -> Redaction:
+def _redact_found(
+    text: str, lowered: str, patterns: list[int], cores: CorePlaces | None, found: set[str] | None = None
+) -> Redaction:
     """`redact` once the patterns the text needs are known, and (`cores`) where the cores of secret
-    words occur in it (None: not looked for yet)."""
+    words occur in it (None: not looked for yet); `found`, the needles it holds, when known."""
     counts: Counter[str] = Counter()
+    source, leads = text, _current_gates().leads
     for index in patterns:
         kind, _, pattern, bounded = _PATTERNS[index]
         replace = partial(_replace, kind=kind, bounded=bounded, counts=counts)
-        shape = _SHAPES.get(kind)
-        text = pattern.sub(replace, text) if shape is None else _sub_near_shapes(pattern, shape, replace, text)
+        shape, lead = _SHAPES.get(kind), leads.get(index)
+        if shape is not None:
+            text = _sub_near_shapes(pattern, shape, replace, text)
+        elif lead is not None and len(lowered) == len(text) and (text is source or text == source):
+            text = _sub_at_leads(pattern, lead, replace, text, lowered, found)
+        else:
+            text = pattern.sub(replace, text)
     if counts:
         if counts["aws-access-key"]:
             text = _redact_after(text, _AWS_KEY_ID, _AWS_SECRET, "aws-secret-key", counts, _mixed_case)
@@ -788,7 +813,9 @@ def redact_many(texts: Sequence[str]) -> list[Redaction]:
         needles, cores = _scan_run(as_written, as_lowered)
         unshaped = _unshaped_patterns(as_written, {index for found in needles for index in _patterns_of(found)})
         out += [
-            _redact_found(text, low, [i for i in _patterns_of(found) if index not in unshaped.get(i, ())], text_cores)
+            _redact_found(
+                text, low, [i for i in _patterns_of(found) if index not in unshaped.get(i, ())], text_cores, found
+            )
             if found or text_cores
             else Redaction(text)  # no needle, no name: most texts, and nothing to look at
             for index, (text, low, found, text_cores) in enumerate(zip(run, lowered, needles, cores, strict=True))
@@ -875,6 +902,72 @@ def _sub_near_shapes(
                 done = found.end()
                 break
         untried = max(untried, last + 1)
+    if not out:
+        return text
+    out.append(text[done:])
+    return "".join(out)
+
+
+Lead = tuple[tuple[str, tuple[int, ...]], ...]
+"""For a pattern that opens with one of a few words (`(?:sqlcmd|bcp|osql|isql)`), each needle and
+where it can stand in that opening word (`zip` at 0 in `zip`, at 2 in `unzip`)."""
+
+_OPENING_WORDS = on_first_use(r"\(\?:([a-z0-9_\-]+(?:\|[a-z0-9_\-]+)*)\)")
+
+
+def _lead_of(pattern: re.Pattern[str], needles: tuple[str, ...]) -> Lead | None:
+    """Where a pattern's needles stand in the word every match opens with, when it opens with one of a
+    few plain lowercase words each holding a needle; else None.
+
+    `re` tries such an alternation at every position holding one of the words' first letters: 10-20 ns
+    a character, where a pattern opening with one word skips ahead to it. On base64 in a tool reply,
+    `bcp` sends nearly every text to its pattern.
+    """
+    opening = _OPENING_WORDS.match(pattern.pattern)
+    if opening is None:
+        return None
+    words = opening.group(1).split("|")
+    if not all(any(needle in word for needle in needles) for word in words):
+        return None
+    return tuple(
+        (needle, tuple(sorted({at for word in words for at in range(len(word)) if word.startswith(needle, at)})))
+        for needle in needles
+        if any(needle in word for word in words)
+    )
+
+
+def _sub_at_leads(
+    pattern: re.Pattern[str],
+    lead: Lead,
+    replace: Callable[[re.Match[str]], str],
+    text: str,
+    lowered: str,
+    found: set[str] | None,
+) -> str:
+    """`pattern.sub(replace, text)`, with the pattern tried only where its opening word can start.
+
+    Every match opens with a word holding a needle (`_lead_of`), so each place a needle occurs in the
+    lowered text names the starts to try; tried in order with `match`, which sees the whole text as
+    `sub` does, the first that matches is the match `sub` finds next. Only the needles in `found` (all,
+    when None) are looked for.
+    """
+    starts: set[int] = set()
+    for needle, offsets in lead:
+        if found is not None and needle not in found:
+            continue
+        place = lowered.find(needle)
+        while place >= 0:
+            starts.update(place - offset for offset in offsets if place >= offset)
+            place = lowered.find(needle, place + 1)
+    out: list[str] = []
+    done = 0
+    for start in sorted(starts):
+        if start < done:
+            continue
+        hit = pattern.match(text, start)
+        if hit is not None:
+            out += (text[done:start], replace(hit))
+            done = hit.end()
     if not out:
         return text
     out.append(text[done:])
@@ -987,6 +1080,8 @@ class _Gates:
     text holds one, so each is tested with `in`, where the automaton would list every place."""
     exact: tuple[tuple[str, tuple[str, ...]], ...]
     """Groups looked for in the text as written: needles with capitals (`AC` of a Twilio SID)."""
+    leads: dict[int, Lead] = field(default_factory=dict)
+    """The patterns opening with one of a few words, by index, and where their needles stand in them."""
     every_lowered: tuple[str, ...] = ()
     every_exact: tuple[str, ...] = ()
     version: str = ""
@@ -1090,6 +1185,11 @@ def _build_gates(patterns: tuple[Any, ...]) -> _Gates:
         max(map(len, (*longer, *_WORD_CORES)), default=1) - 1,
         tuple((needle, (needle,)) for needle in lowered if len(needle) == 1),
         _groups(exact),
+        {
+            index: lead
+            for index, (_, needles, pattern, _) in enumerate(patterns)
+            if (lead := _lead_of(pattern, needles)) is not None
+        },
         tuple(lowered),
         tuple(exact),
         hashlib.sha256(rules.encode()).hexdigest()[:12],

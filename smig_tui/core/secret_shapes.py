@@ -47,7 +47,7 @@ PROVIDER_SHAPES: tuple[Shape, ...] = (
     _token("xai-key", ("xai-",), r"xai-[A-Za-z0-9]{70,}"),
     _token("perplexity-key", ("pplx-",), r"pplx-[A-Za-z0-9]{40,}"),
     _token("huggingface-token", ("api_org_",), r"api_org_[A-Za-z]{30,}"),
-    _token("langsmith-key", ("lsv",), r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}"),
+    _token("langsmith-key", ("lsv2_pt_", "lsv2_sk_"), r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}"),
     _token("fireworks-key", ("fw_",), r"fw_[A-Za-z0-9]{20,}"),
     _token("pinecone-key", ("pcsk_",), r"pcsk_[A-Za-z0-9]{4,8}_[A-Za-z0-9]{40,}"),
     # Cloud, hosting and databases.
@@ -59,7 +59,11 @@ PROVIDER_SHAPES: tuple[Shape, ...] = (
     _token("yandex-key", ("aqvn",), r"AQVN[A-Za-z0-9_\-]{35,38}" + _END),
     _token("google-refresh-token", ("1//0",), r"1//0[A-Za-z0-9_\-]{40,}"),
     _token("supabase-token", ("sbp_", "sb_secret_"), r"(?:sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_\-]{20,})"),
-    _token("flyio-token", ("fo1_", "fm"), r"(?:fo1_[A-Za-z0-9_\-]{40,}|fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3})"),
+    _token(
+        "flyio-token",
+        ("fo1_", "fm1_", "fm2_", "fm1a_", "fm1r_", "fm2a_", "fm2r_"),
+        r"(?:fo1_[A-Za-z0-9_\-]{40,}|fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3})",
+    ),
     _token("tailscale-key", ("tskey-",), r"tskey-(?:auth|api|client|webhook|scim)-[A-Za-z0-9]{8,}-[A-Za-z0-9]{20,}"),
     _token(
         "planetscale-token",
@@ -67,7 +71,7 @@ PROVIDER_SHAPES: tuple[Shape, ...] = (
         r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.=\-]{32,}",
     ),
     _token("defined-networking-key", ("dnkey-",), r"dnkey-[A-Za-z0-9=_\-]{26}-[A-Za-z0-9=_\-]{52}"),
-    _token("settlemint-token", ("sm_",), r"sm_(?:aat|pat|sat)_[A-Za-z0-9]{16}" + _END),
+    _token("settlemint-token", ("sm_aat_", "sm_pat_", "sm_sat_"), r"sm_(?:aat|pat|sat)_[A-Za-z0-9]{16}" + _END),
     # Observability and feature flags.
     _token("newrelic-key", ("nrii-", "nrak-", "nrjs-"), r"NR(?:II|AK|JS)-[A-Za-z0-9_\-]{19,}"),
     _token("launchdarkly-key", ("sdk-", "mob-"), r"(?:sdk|mob)-" + _UUID + _END),
@@ -91,7 +95,7 @@ PROVIDER_SHAPES: tuple[Shape, ...] = (
     _token("duffel-token", ("duffel_",), r"duffel_(?:live|test)_[A-Za-z0-9_\-=]{43}"),
     _token("flutterwave-key", ("flwseck", "flwpubk"), r"FLW(?:SECK|PUBK)(?:_TEST)?-[a-hA-H0-9]{12,32}(?:-X)?"),
     _token("hubspot-token", ("pat-na1-", "pat-eu1-"), r"pat-(?:na|eu)1-" + _UUID),
-    _token("salesforce-session", ("00d",), r"00D[A-Za-z0-9]{12,15}!AQ[A-Za-z0-9_.\-]{80,}"),
+    _token("salesforce-session", ("!aq",), r"00D[A-Za-z0-9]{12,15}!AQ[A-Za-z0-9_.\-]{80,}"),
     _token("riot-key", ("rgapi-",), r"RGAPI-" + _UUID),
     _token("twitch-oauth", ("oauth:",), r"oauth:[a-z0-9]{30}" + _END),
     _token("intercom-token", ("dg9roj",), r"dG9rOj[A-Za-z0-9+/]{40,}={0,2}"),

@@ -123,3 +123,49 @@ def test_every_needle_is_looked_for_once() -> None:
     grouped = [needle for _, group in gates.exact for needle in group]
     assert sorted(grouped) == sorted(gates.every_exact)
     assert all(anchor in needle for anchor, group in gates.exact for needle in group)
+
+
+TOKEN_PREFIXES = {
+    "github-token": [f"gh{kind}_" + "A1b2" * 9 for kind in "pousr"],
+    "gitlab-token": [
+        f"gl{kind}-" + "x1Y2" * 5
+        for kind in ("pat", "rt", "dt", "ptt", "ft", "imt", "agent", "oas", "cbt", "soat", "ffct")
+    ],
+    "flyio-token": [f"fm{kind}_" + "Ab3+" * 25 for kind in ("1", "2", "1a", "1r", "2a", "2r")] + ["fo1_" + "Ab3_" * 10],
+    "slack-token": [f"xox{kind}-" + "1234567890ab" for kind in "abprse"] + ["xapp-1234567890ab"],
+    "shopify-token": [f"shp{kind}_" + "0a1b" * 8 for kind in ("at", "ss", "ca", "pa")],
+    "doppler-token": [f"dp.{kind}." + "Ab12" * 10 for kind in ("pt", "st", "ct", "sa", "scim", "audit")],
+    "square-token": [f"sq0{kind}-" + "Ab1_" * 6 for kind in ("atp", "csp")],
+    "langsmith-key": [f"lsv2_{kind}_" + "0a1b" * 8 + "_" + "0123456789" for kind in ("pt", "sk")],
+    "settlemint-token": [f"sm_{kind}_" + "Ab12" * 4 for kind in ("aat", "pat", "sat")],
+    "salesforce-session": ["00D" + "Ab1" * 5 + "!AQ" + "Ab1." * 20],
+    "jwt": ["eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"],
+}
+"""A token after every prefix its pattern takes: each needle must let its pattern see it."""
+
+
+def test_a_token_after_every_prefix_its_pattern_takes_is_redacted() -> None:
+    texts = [f"value: {token} end" for tokens in TOKEN_PREFIXES.values() for token in tokens]
+    kinds = [kind for kind, tokens in TOKEN_PREFIXES.items() for _ in tokens]
+    for name, found in (("redact_many", redact_many(texts)), ("redact", [redact(text) for text in texts])):
+        for text, kind, got in zip(texts, kinds, found, strict=True):
+            assert got.counts == Counter({kind: 1}), (name, text)
+    check(texts)
+
+
+def test_patterns_opening_with_a_few_words_are_tried_where_the_words_start() -> None:
+    """Each needle's place in the opening words names the starts to try: `unzip` holds `zip` at 2."""
+    leads = {detector._PATTERNS[index][2].pattern[:20]: lead for index, lead in detector._current_gates().leads.items()}
+    assert leads["(?:zip|unzip|zipcloa"] == (("zip", (0, 2)),)
+    assert leads["(?:sqlcmd|bcp|osql|i"] == (("sqlcmd", (0,)), ("bcp", (0,)), ("osql", (0,)), ("isql", (0,)))
+    rng = random.Random(35)
+    parts = ["unzip", "zip", "zipcloak", "ZIP", "bcp", "sqlcmd", "osql", "isql", "7za", "curl", "wget", "flyctl"]
+    parts += [" -P ", " -p", " -u ", " -t ", "'pw word'", "hunter2xyz", ":s3cretpw", "x", " ", "\n", "|", "İ", "ß"]
+    texts = ["".join(rng.choice(parts) for _ in range(rng.randint(1, 30))) for _ in range(3000)]
+    assert sum(1 for text in texts if redact(text).counts["cli-password"]) > 300
+    # Two earlier replacements, one longer and one shorter than the secret, leave the length as it was
+    # and every place between them moved: the lowered text no longer tells where the words start.
+    moved = "curl -u bob:abcdefghij\nunzip -P zippassword1 a.zip\ncurl -u eve:" + "x" * 36 + "\n"
+    assert len("abcdefghij") + 36 == 2 * len("[REDACTED:cli-password]")
+    assert redact(moved).counts["cli-password"] == 3
+    check([*texts, moved])
