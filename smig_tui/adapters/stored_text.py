@@ -210,8 +210,10 @@ def with_texts(messages: Sequence[Message]) -> list[Message]:
     ]
 
 
-BLOCK_BYTES = 1 << 20
-"""Long texts of a compressed session are packed together in blocks of about this size."""
+BLOCK_BYTES = 4 << 20
+"""Long texts of a compressed session are packed together in blocks of about this size. Packing the
+210 MB of long texts of a 500 MB Codex session took 0.58 s in 1 MB blocks, 0.39 s in 4 MB ones (which
+also hold them in 38 MB, not 42); unpacking one block to read a text takes a few milliseconds."""
 
 
 class TextBlock:

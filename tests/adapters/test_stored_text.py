@@ -195,10 +195,12 @@ def test_claude_transcript_texts_stay_on_disk(isolated_homes: dict[str, Path], m
     assert {m.body.offset for m in stored} <= {m.offset for m in session.messages}  # type: ignore[union-attr]
 
 
-def test_packed_texts_read_back_across_sealed_blocks() -> None:
-    """Texts of a huge compressed session packed in 1 MB blocks read back whole, in any order."""
-    from smig_tui.adapters.stored_text import BLOCK_BYTES, PackedText, TextPacker
+def test_packed_texts_read_back_across_sealed_blocks(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Texts of a huge compressed session packed in blocks read back whole, in any order."""
+    from smig_tui.adapters import stored_text
+    from smig_tui.adapters.stored_text import PackedText, TextPacker
 
+    monkeypatch.setattr(stored_text, "BLOCK_BYTES", BLOCK_BYTES := 1 << 20)
     packer = TextPacker()
     texts = [f"{n} tool output ✓ 日本語 " * (300 + n * 37) for n in range(120)]
     packed = [PackedText.of(text, packer) for text in texts]
@@ -211,12 +213,14 @@ def test_packed_texts_read_back_across_sealed_blocks() -> None:
     assert packed[3].fingerprint() == PackedText.of(texts[3], TextPacker()).fingerprint()
 
 
-def test_a_packed_texts_head_is_unpacked_when_asked_not_held() -> None:
+def test_a_packed_texts_head_is_unpacked_when_asked_not_held(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """A packed text holds no head of its own (they were 30 MB of a dense 500 MB OpenCode session): its
     first `HEAD_CHARS` characters come from its block, whole characters however many bytes each takes,
     from a block still filling and from a sealed one."""
+    from smig_tui.adapters import stored_text
     from smig_tui.adapters.stored_text import HEAD_CHARS, PackedText, TextPacker
 
+    monkeypatch.setattr(stored_text, "BLOCK_BYTES", 1 << 20)
     packer = TextPacker()
     alphabet = ["a", "é", "語", "😀", "\ud800", "\n"]
     texts = [
