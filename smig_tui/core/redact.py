@@ -924,7 +924,7 @@ def _lead_of(pattern: re.Pattern[str], needles: tuple[str, ...]) -> Lead | None:
     `bcp` sends nearly every text to its pattern.
     """
     opening = _OPENING_WORDS.match(pattern.pattern)
-    if opening is None:
+    if opening is None or pattern.flags & re.VERBOSE or not _always_after(pattern.pattern, opening.end()):
         return None
     words = opening.group(1).split("|")
     if not all(any(needle in word for needle in needles) for word in words):
@@ -934,6 +934,35 @@ def _lead_of(pattern: re.Pattern[str], needles: tuple[str, ...]) -> Lead | None:
         for needle in needles
         if any(needle in word for word in words)
     )
+
+
+def _always_after(source: str, end: int) -> bool:
+    """Whether every match of the regex `source` opens with its group ending at `end`: the group is not
+    optional (no `?`, `*` or `{` after it) and nothing after it is an alternative at the top level (`|`
+    outside any group or character set)."""
+    if source[end : end + 1] in ("?", "*", "{"):
+        return False
+    depth, at, in_set = 0, end, False
+    while at < len(source):
+        char = source[at]
+        if char == "\\":
+            at += 1  # the escaped character stands for itself
+        elif in_set:
+            in_set = char != "]"
+        elif char == "[":
+            in_set = True
+            if source.startswith("^", at + 1):
+                at += 1
+            if source.startswith("]", at + 1):  # a `]` first in a set stands for itself
+                at += 1
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            return False
+        at += 1
+    return True
 
 
 def _sub_at_leads(

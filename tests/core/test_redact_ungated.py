@@ -158,6 +158,14 @@ def test_patterns_opening_with_a_few_words_are_tried_where_the_words_start() -> 
     leads = {detector._PATTERNS[index][2].pattern[:20]: lead for index, lead in detector._current_gates().leads.items()}
     assert leads["(?:zip|unzip|zipcloa"] == (("zip", (0, 2)),)
     assert leads["(?:sqlcmd|bcp|osql|i"] == (("sqlcmd", (0,)), ("bcp", (0,)), ("osql", (0,)), ("isql", (0,)))
+    # A match may open otherwise when the group is optional or another alternative follows at the top level.
+    lead = detector._lead_of
+    assert lead(re.compile(r"(?:zip|unzip)\b[^\n|;&]{0,9}[ \t]-P(?P<s>[^|]+|x)"), ("zip",)) == (("zip", (0, 2)),)
+    for source in (r"(?:zip|unzip)?-P", r"(?:zip|unzip)*-P", r"(?:zip|unzip){2}", r"(?:zip|unzip)-P|7z -p"):
+        assert lead(re.compile(source), ("zip", "7z")) is None, source
+    for source in (r"(?:zip|unzip)[]|]x", r"(?:zip|unzip)[^]|]x", r"(?:zip|unzip)[\]|]x"):  # a `|` in a set
+        assert lead(re.compile(source), ("zip",)) is not None, source
+    assert lead(re.compile(r"(?:zip|gzip)-P"), ("unzip",)) is None  # a word holding no needle
     rng = random.Random(35)
     parts = ["unzip", "zip", "zipcloak", "ZIP", "bcp", "sqlcmd", "osql", "isql", "7za", "curl", "wget", "flyctl"]
     parts += [" -P ", " -p", " -u ", " -t ", "'pw word'", "hunter2xyz", ":s3cretpw", "x", " ", "\n", "|", "İ", "ß"]
