@@ -1086,8 +1086,8 @@ occurrence; measured with `re` on session text): the cost of each pass is `1 + s
 class _Gates:
     """Which patterns a text needs, found in a few passes instead of one per needle.
 
-    Testing each of the 215 needles with `in` cost more than the patterns themselves: 215 scans of
-    every text. The needles of the lowered text (all but seven) are looked for at once, by one
+    Testing each of the needles (about 250) with `in` cost more than the patterns themselves: a scan of
+    every text per needle. The needles of the lowered text (all but seven) are looked for at once, by one
     Aho-Corasick automaton (`lowered_finder`); the few with capitals are grouped by a character
     each holds (`_groups`), each group one regex that `re` skips through by that character.
     """
