@@ -12,6 +12,7 @@ import os
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
+from itertools import chain
 
 from smig_tui.adapters.stored_text import with_texts
 from smig_tui.adapters.workers import Call, WorkerLost, Workers
@@ -34,6 +35,11 @@ def worth_workers(messages: Sequence[Message]) -> bool:
     return (os.cpu_count() or 1) > 1 and sum(message.text_length for message in messages) >= PARALLEL_CHARS
 
 
+def batches(messages: Sequence[Message]) -> Iterator[Sequence[Message]]:
+    """The messages in runs of `BATCH`, each read back (and redacted) together."""
+    return (messages[start : start + BATCH] for start in range(0, len(messages), BATCH))
+
+
 def read_batches(batches: Iterable[Sequence[Message]]) -> Iterator[list[Message]]:
     """Each batch with its texts in hand (`--no-redact`)."""
     return (with_texts(batch) for batch in batches)
@@ -41,14 +47,12 @@ def read_batches(batches: Iterable[Sequence[Message]]) -> Iterator[list[Message]
 
 def read_in_batches(messages: Sequence[Message]) -> Iterator[Message]:
     """The messages with their texts in hand, read back a batch at a time."""
-    for start in range(0, len(messages), BATCH):
-        yield from with_texts(messages[start : start + BATCH])
+    return chain.from_iterable(read_batches(batches(messages)))
 
 
 def redacted_in_batches(messages: Sequence[Message]) -> Iterator[Message]:
     """The messages with their texts in hand and their secrets replaced, read back a batch at a time."""
-    for start in range(0, len(messages), BATCH):
-        yield from redact_messages(with_texts(messages[start : start + BATCH]))[0]
+    return chain.from_iterable(redacted_batches(batches(messages)))
 
 
 def redacted_batches(batches: Iterable[Sequence[Message]], parallel: bool = False) -> Iterator[Sequence[Message]]:

@@ -851,18 +851,7 @@ def _scan_run(as_written: _Joined, as_lowered: _Joined) -> tuple[list[set[str]],
     """The needles each text holds (what `_scan_text` finds in it) and where the cores of secret words
     are in it (`_core_places`), found for the run at once: the automaton's one pass gives both."""
     gates = _current_gates()
-    found: list[set[str]] = [set() for _ in as_written.texts]
-    places: list[CorePlaces] = [[] for _ in as_written.texts]
-    longer, joined, starts = gates.longer_lowered, as_lowered.joined, as_lowered.starts
-    for number, where, end in _automaton_places(gates, joined):
-        index = bisect_right(starts, where) - 1
-        if number < len(longer):
-            found[index].add(longer[number])
-        elif _is_core(number - len(longer), joined, end):
-            places[index].append((where - starts[index], end - where))
-    for text_places in places:
-        if len(text_places) > 1:
-            text_places.sort()
+    found, places = _automaton_scan(as_lowered.joined, as_lowered.starts)
     for groups, run in ((gates.lowered, as_lowered), (gates.exact, as_written)):
         haystacks, joined, starts = run.texts, run.joined, run.starts
         for anchor, group in groups:
@@ -876,6 +865,25 @@ def _scan_run(as_written: _Joined, as_lowered: _Joined) -> tuple[list[set[str]],
                 # No needle of the group is in this text before the hit: look on from there.
                 _find_needles(anchor, group, haystacks[index], found[index], hit.start() - starts[index])
                 at = starts[index + 1]
+    return found, places
+
+
+def _automaton_scan(joined: str, starts: list[int]) -> tuple[list[set[str]], list[CorePlaces]]:
+    """For each text of a lowered run (`starts`: where each begins in `joined`, and one past the end), the
+    automaton's needles it holds and where the cores of secret words are in it, in order."""
+    gates = _current_gates()
+    found: list[set[str]] = [set() for _ in starts[1:]]
+    places: list[CorePlaces] = [[] for _ in starts[1:]]
+    longer = gates.longer_lowered
+    for number, where, end in _automaton_places(gates, joined):
+        index = bisect_right(starts, where) - 1
+        if number < len(longer):
+            found[index].add(longer[number])
+        elif _is_core(number - len(longer), joined, end):
+            places[index].append((where - starts[index], end - where))
+    for text_places in places:
+        if len(text_places) > 1:
+            text_places.sort()
     return found, places
 
 
@@ -1485,17 +1493,8 @@ def _core_places(lowered: str) -> CorePlaces:
 def _needles_and_cores(lowered: str) -> tuple[set[str], CorePlaces]:
     """The automaton's needles in one lowered text, and where its cores are, in order (`_scan_run` does
     this for a run of texts)."""
-    gates = _current_gates()
-    longer = gates.longer_lowered
-    found: set[str] = set()
-    places: CorePlaces = []
-    for number, where, end in _automaton_places(gates, lowered):
-        if number < len(longer):
-            found.add(longer[number])
-        elif _is_core(number - len(longer), lowered, end):
-            places.append((where, end - where))
-    places.sort()
-    return found, places
+    found, places = _automaton_scan(lowered, [0, len(lowered) + len(_JOIN)])
+    return found[0], places[0]
 
 
 class _SecretWords:

@@ -55,7 +55,7 @@ class Exports(ServicesBase):
         if redact:
             session = redact_header(session)  # renderers read only its title and goal
             plan = redact_plan(plan) if plan is not None else None
-        from smig_tui.adapters.redact_pool import read_batches, redacted_batches, worth_workers
+        from smig_tui.adapters.redact_pool import batches, read_batches, redacted_batches, worth_workers
 
         if fmt is export.ExportFormat.MARKDOWN:
             prepare = partial(redacted_batches, parallel=worth_workers(messages)) if redact else read_batches
@@ -66,7 +66,7 @@ class Exports(ServicesBase):
         from smig_tui.core.json_text import LazyList, blocks, indented_json
 
         prepare = partial(redacted_batches, parallel=worth_workers(messages)) if redact else read_batches
-        read = (message for batch in prepare(_batches(messages)) for message in batch)
+        read = (message for batch in prepare(batches(messages)) for message in batch)
         data: Any = (
             LazyList(export.streamed_openai_messages(read))
             if fmt is export.ExportFormat.OPENAI
@@ -100,8 +100,3 @@ class Exports(ServicesBase):
         from smig_tui.adapters.clipboard import copy_to_clipboard
 
         return copy_to_clipboard(text, use_terminal=sys.stdout.isatty())
-
-
-def _batches(messages: Sequence[Message], size: int = 512) -> Iterator[Sequence[Message]]:
-    """The messages in runs of `size`, read back and redacted together."""
-    return (messages[start : start + size] for start in range(0, len(messages), size))
