@@ -255,6 +255,14 @@ def new_message(
     return message
 
 
+def settle_usage(message: Message, usage: Usage | None) -> None:
+    """Give a message the usage of the model call that produced it, in place: only for a reader, on a
+    message it made itself and has handed to no one yet. A reader learns a response's usage at the
+    response's last record, and copying each response's last message to add it (`placed`) cost
+    63,000 copies, a tenth of a second, of reading a 500 MB Claude Code transcript."""
+    _set_usage(message, usage)
+
+
 @dataclass(frozen=True, slots=True)
 class ReadWarning:
     """Something a reader skipped or could not understand, with where it was."""

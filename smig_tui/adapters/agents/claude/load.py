@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -31,7 +31,17 @@ from smig_tui.adapters.jsonl import SHAPE_ERRORS, iter_lines, parse_line, shape_
 from smig_tui.adapters.split_read import KINDS, ROLES, split_offset
 from smig_tui.adapters.stored_text import LineText, TextStore
 from smig_tui.core.errors import SessionReadError
-from smig_tui.core.models import Kind, Message, ReadWarning, Role, Session, SessionInfo, Usage, new_message
+from smig_tui.core.models import (
+    Kind,
+    Message,
+    ReadWarning,
+    Role,
+    Session,
+    SessionInfo,
+    Usage,
+    new_message,
+    settle_usage,
+)
 from smig_tui.core.ports import WarningSink
 
 _QUEUED = QUEUED
@@ -307,39 +317,44 @@ class _Assembly:
     """Messages of the active path being put together."""
 
     messages: list[Message] = field(default_factory=list)
-    group_last: dict[tuple[str, str], int] = field(default_factory=dict)
-    group_usage: dict[tuple[str, str], Usage] = field(default_factory=dict)
     measured: Usage | None = None
     model: str | None = None
     compactions: int = 0
 
-    def add(self, node: Node, payload: Converted) -> None:
-        """Append one record's messages and note its response's usage."""
-        drafts, messages = payload.messages, self.messages
-        if drafts and drafts[0].index == len(messages) and drafts[-1].index == len(messages) + len(drafts) - 1:
-            messages.extend(drafts)  # numbered where they land, as they are unless the conversation branched
-        else:
-            for draft in drafts:
-                messages.append(draft.placed(len(messages), draft.usage))
-        if payload.model:
-            self.model = payload.model
-        usage = payload.usage
-        if usage is None:
-            return
-        if usage.context_tokens > 0:
-            self.measured = usage
-        key = payload.group or (node.uuid, "")
-        known = self.group_usage.get(key)
-        if known is None or usage.output_tokens >= known.output_tokens:
-            self.group_usage[key] = usage  # later split records carry the final output count
-        if payload.messages:
-            self.group_last[key] = len(self.messages) - 1
-
-    def finish(self) -> tuple[Message, ...]:
-        """Attach each response's usage to its last message."""
-        for key, index in self.group_last.items():
-            self.messages[index] = self.messages[index].placed(index, self.group_usage[key])
-        return tuple(self.messages)
+    def take(self, path: list[Node], note: Callable[[Node, str], None]) -> None:
+        """Append the messages of the path's records, passing their notes to `note`, and give each
+        response's usage to its last message. One loop over 140,000 records, each freed as it is taken."""
+        messages = self.messages
+        last_of: dict[tuple[str, str], int] = {}
+        usage_of: dict[tuple[str, str], Usage] = {}
+        for node in path:
+            if node.boundary:
+                self.compactions += 1
+            payload = node.payload
+            if payload is None:
+                continue
+            node.payload = None  # its messages now live here: free the drafts as we go
+            for text in payload.notes:
+                note(node, text)
+            drafts, at = payload.messages, len(messages)
+            if drafts and (drafts[0].index != at or drafts[-1].index != at + len(drafts) - 1):
+                drafts = tuple(draft.placed(at + k, draft.usage) for k, draft in enumerate(drafts))  # it branched
+            messages.extend(drafts)
+            if payload.model:
+                self.model = payload.model
+            usage = payload.usage
+            if usage is None:
+                continue
+            if usage.context_tokens > 0:
+                self.measured = usage
+            key = payload.group or (node.uuid, "")
+            known = usage_of.get(key)
+            if known is None or usage.output_tokens >= known.output_tokens:
+                usage_of[key] = usage  # later split records carry the final output count
+            if drafts:
+                last_of[key] = len(messages) - 1
+        for key, index in last_of.items():
+            settle_usage(messages[index], usage_of[key])
 
 
 def _assemble(reader: _Reader) -> Session:
@@ -352,16 +367,11 @@ def _assemble(reader: _Reader) -> Session:
     def misplaced(boundary: Node) -> None:
         reader.report(ReadWarning(info.path, boundary.line, _MISPLACED))
 
-    for node in in_model_order(tree.active_path(own_chain_is_sidechain=own_side), misplaced):
-        if node.boundary:
-            assembly.compactions += 1
-        if node.payload is None:
-            continue
-        for note in node.payload.notes:
-            reader.report(ReadWarning(info.path, node.line, note))
-        assembly.add(node, node.payload)
-        node.payload = None  # its messages now live in the assembly: free the drafts as we go
-    messages = assembly.finish()
+    def note(node: Node, text: str) -> None:
+        reader.report(ReadWarning(info.path, node.line, text))
+
+    assembly.take(in_model_order(tree.active_path(own_chain_is_sidechain=own_side), misplaced), note)
+    messages = tuple(assembly.messages)
     reader.titles.first_prompt = _first_prompt(messages)
     envelope = reader.envelope
     measured = assembly.measured.context_tokens if assembly.measured else None
