@@ -110,6 +110,24 @@ def estimate(message: Message) -> int:
     return math.ceil(chars / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD
 
 
+def estimates(messages: Sequence[Message]) -> list[int]:
+    """`estimate` of every message, in one loop: a plan of a session with no counts yet guesses all of
+    them, 150,000 calls and property reads for a 500 MB one."""
+    call, per_token, overhead, ceil = Kind.TOOL_CALL, CHARS_PER_TOKEN, MESSAGE_OVERHEAD, math.ceil
+    guesses: list[int] = []
+    append = guesses.append
+    for message in messages:
+        if message.opaque:
+            append(0)
+            continue
+        body = message.body
+        chars = len(body) if isinstance(body, str) else body.length  # `text_length`, inlined
+        if message.kind is call:
+            chars += len(message.tool_name or "tool") + (1 if chars else 0)
+        append(ceil(chars / per_token) + overhead)
+    return guesses
+
+
 BATCH = 2_048
 """Most messages sent to the tokenizer at once while counting newest-first."""
 PART_COUNTED_FROM = 4 << 20

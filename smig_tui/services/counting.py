@@ -106,7 +106,7 @@ class Counting(ServicesBase):
         skip: Container[int] = (),
     ) -> tuple[int, list[int], frozenset[int]]:
         """`count_newest`'s counting, returning the shared view (never to be changed) and its version."""
-        from smig_tui.core.tokens import calibrate, count_at_least, count_messages, count_newest, estimate
+        from smig_tui.core.tokens import calibrate, count_at_least, count_messages, count_newest, estimates
 
         counter = self.counter_for(capacity)
         state = self._counted_state(session, counter)
@@ -134,7 +134,7 @@ class Counting(ServicesBase):
         if view is None or view[0] != version:
             guessed = frozenset(i for i, n in enumerate(counts) if n is None)
             if guessed and state.guesses is None:
-                state.guesses = [estimate(m) for m in messages]
+                state.guesses = estimates(messages)
             guesses = state.guesses or []
             for index, (_, part_guess) in state.parts.items():
                 guesses[index] = part_guess
