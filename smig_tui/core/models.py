@@ -538,6 +538,7 @@ class PlanItems(Sequence[PlanItem]):
         "_dropped",
         "_shortened",
         "_shortened_reason",
+        "_tallies",
     )
 
     def __init__(
@@ -558,6 +559,8 @@ class PlanItems(Sequence[PlanItem]):
         self._skip, self._pinned, self._dropped = skip, pinned or {}, dropped or {}
         self._shortened, self._shortened_reason = shortened or {}, shortened_reason
         """Text and original tokens of each shortened message, by index."""
+        self._tallies: dict[frozenset[str], tuple[int, int]] = {}
+        """`tally` by the set of reasons asked for: a TUI tab words its line again on every resize."""
 
     def largest(self) -> int:
         """The most tokens one message has (a shortened one counted whole): what a column of counts must hold."""
@@ -655,6 +658,14 @@ class PlanItems(Sequence[PlanItem]):
         What `fate` says of each, from the columns: a TUI tab's line gives it for every plan shown,
         and a fate per message of a huge session took longer than the plan.
         """
+        if isinstance(reasons, frozenset):
+            known = self._tallies.get(reasons)
+            if known is None:
+                known = self._tallies[reasons] = self._tally(reasons)
+            return known
+        return self._tally(reasons)
+
+    def _tally(self, reasons: Container[str]) -> tuple[int, int]:
         skip, pinned, dropped, shortened = self._skip, self._pinned, self._dropped, self._shortened
         tokens = self._tokens
         gone = [i for i, reason in skip.items() if reason in reasons]

@@ -161,3 +161,22 @@ def test_plan_items_read_as_a_sequence(fake_home: dict[str, Path]) -> None:
     with pytest.raises(IndexError):
         items[len(eager)]
     assert len(repr(items)) < 80  # Textual and logs may repr a plan: never its every item
+
+
+def test_a_plans_left_out_figures_are_worked_out_once(
+    fake_home: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A TUI tab words its line on every plan shown and every resize: the tally is kept with the plan."""
+    services = build_services()
+    sessions = [services.load_session(info) for info in services.list_sessions()]
+    session = max(sessions, key=lambda session: len(session.messages))
+    window = services.capacities.lookup("gpt-4o").context_window
+    plan = services.plan(session, "gpt-4o", Strategy.TRUNCATE, reserve=window - 300, harness=False)
+    tallied: list[object] = []
+    tally = PlanItems._tally
+    monkeypatch.setattr(PlanItems, "_tally", lambda items, reasons: tallied.append(reasons) or tally(items, reasons))
+
+    first = left_out(plan)
+
+    assert first[0] > 0 and left_out(plan) == first and tallied == [LEFT_OUT_REASONS]
+    assert omitted(plan) == omitted(plan) and len(tallied) == 3  # every reason but some: asked each time
