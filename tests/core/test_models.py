@@ -3,7 +3,7 @@ from dataclasses import fields
 
 import pytest
 
-from smig_tui.core.models import Agent, Kind, Message, Role, SessionInfo, Usage, new_message
+from smig_tui.core.models import Agent, Kind, Message, Role, SessionInfo, Usage, new_message, new_usage
 
 
 def _every_field_set() -> tuple[object, ...]:
@@ -34,6 +34,17 @@ def test_new_message_builds_what_the_constructor_builds():
     assert made == Message(*values)
     assert hash(made) == hash(Message(*values))
     assert [getattr(made, f.name) for f in fields(Message)] == list(values)
+
+
+def test_new_usage_builds_what_the_constructor_builds():
+    values = (1, 2, 3, 4, 5, 6)
+    assert len(values) == len(fields(Usage))  # a new field must be added to `new_usage` too
+    made = new_usage(*values)
+    assert made == Usage(*values) and hash(made) == hash(Usage(*values))
+    assert [getattr(made, f.name) for f in fields(Usage)] == list(values)
+    assert new_usage(output_tokens=7) == Usage(output_tokens=7)  # the same defaults
+    with pytest.raises(AttributeError):
+        made.output_tokens = 3  # type: ignore[misc]
 
 
 def test_new_message_defaults_match_the_dataclass():

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from smig_tui.core.models import Kind, Message, Role, Usage, new_message
+from smig_tui.core.models import Kind, Message, Role, Usage, new_message, new_usage
 
 SYNTHETIC_MODEL = "<synthetic>"
 """The model Claude Code writes on assistant records it made up itself: API errors, refusals, and
@@ -56,7 +56,7 @@ def usage_from(raw: Any) -> Usage | None:
     fresh = _int(raw.get("input_tokens"))
     written = _int(raw.get("cache_creation_input_tokens"))
     read = _int(raw.get("cache_read_input_tokens"))
-    return Usage(
+    return new_usage(
         input_tokens=fresh,
         cached_input_tokens=read,
         cache_creation_tokens=written,

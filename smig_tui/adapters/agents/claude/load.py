@@ -40,6 +40,7 @@ from smig_tui.core.models import (
     SessionInfo,
     Usage,
     new_message,
+    new_usage,
     settle_usage,
 )
 from smig_tui.core.ports import WarningSink
@@ -206,7 +207,7 @@ class _Reader:
                 )
             )
         payload = Converted(
-            tuple(messages), notes, None if usage is None else Usage(*usage), group, model, answered, calls
+            tuple(messages), notes, None if usage is None else new_usage(*usage), group, model, answered, calls
         )
         self.converted += len(messages)
         if kind == "user" and any(message.full_output_path for message in messages):

@@ -26,7 +26,18 @@ from smig_tui.adapters.jsonl import SHAPE_ERRORS, Record, parse_line, shape_warn
 from smig_tui.adapters.split_read import KINDS, ROLES
 from smig_tui.adapters.stored_text import TEXT_CHARS, LineText, TextStore
 from smig_tui.adapters.zstd_files import content_size, is_compressed
-from smig_tui.core.models import Kind, Message, ReadWarning, Role, Session, SessionInfo, StoredText, Usage, new_message
+from smig_tui.core.models import (
+    Kind,
+    Message,
+    ReadWarning,
+    Role,
+    Session,
+    SessionInfo,
+    StoredText,
+    Usage,
+    new_message,
+    new_usage,
+)
 from smig_tui.core.ports import WarningSink
 
 Draft = tuple[int, int, str, str | None, str | None, bool, bool, bool, int, tuple[str | None] | None]
@@ -520,7 +531,7 @@ def usage_from(usage: dict[str, Any]) -> Usage:
         return value if isinstance(value, int) and value > 0 else 0
 
     total = number("total_tokens") or number("input_tokens") + number("output_tokens")
-    return Usage(
+    return new_usage(
         input_tokens=number("input_tokens"),
         cached_input_tokens=number("cached_input_tokens"),
         output_tokens=number("output_tokens"),
