@@ -52,11 +52,12 @@ def plan_line(plan: Plan, exact: bool = True, width: int = 0) -> str:
     about = "" if exact and not plan.decision.partial else "≈"
     after = "" if exact else "≈"
     cost = f"{about}{plan.tokens_before:,} → {after}{plan.tokens_after:,} tokens"
+    kept = len(plan.kept)  # once: each `kept` lists the kept indices anew (2 ms on a 500 MB session)
     for keeps, leaves in (
-        (f"keeps {len(plan.kept):,} messages", f"leaves out {omitted:,} ({omitted_tokens:,} tokens)"),
-        (f"keeps {len(plan.kept):,}", f"leaves out {omitted:,} ({omitted_tokens:,} tokens)"),
-        (f"keeps {len(plan.kept):,}", f"drops {omitted:,}"),
-        (f"keeps {len(plan.kept):,}", ""),
+        (f"keeps {kept:,} messages", f"leaves out {omitted:,} ({omitted_tokens:,} tokens)"),
+        (f"keeps {kept:,}", f"leaves out {omitted:,} ({omitted_tokens:,} tokens)"),
+        (f"keeps {kept:,}", f"drops {omitted:,}"),
+        (f"keeps {kept:,}", ""),
     ):
         line = " · ".join(part for part in (cost, keeps, leaves) if part)
         if not width or cell_len(line) <= width:
