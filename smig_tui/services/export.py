@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -57,16 +58,15 @@ class Exports(ServicesBase):
             plan = redact_plan(plan) if plan is not None else None
         from smig_tui.adapters.redact_pool import batches, read_batches, redacted_batches, worth_workers
 
+        prepare = partial(redacted_batches, parallel=worth_workers(messages)) if redact else read_batches
         if fmt is export.ExportFormat.MARKDOWN:
-            prepare = partial(redacted_batches, parallel=worth_workers(messages)) if redact else read_batches
             yield from export.markdown_chunks(session, messages, plan, prepare)
             return
         # JSON streams too: each batch read back and redacted as it is written, one object at a time
         # (a whole 500 MB session as objects and one string peaked at 1.1-1.8 GB).
         from smig_tui.core.json_text import LazyList, blocks, indented_json
 
-        prepare = partial(redacted_batches, parallel=worth_workers(messages)) if redact else read_batches
-        read = (message for batch in prepare(batches(messages)) for message in batch)
+        read = chain.from_iterable(prepare(batches(messages)))
         data: Any = (
             LazyList(export.streamed_openai_messages(read))
             if fmt is export.ExportFormat.OPENAI
