@@ -101,18 +101,15 @@ over-estimates (a guess should lean towards "does not fit")."""
 
 
 def estimate(message: Message) -> int:
-    """Guess a message's tokens from its length, framing included, without a tokenizer."""
-    if message.opaque:
-        return 0
-    chars = message.text_length  # never reads a stored text back
-    if message.kind is Kind.TOOL_CALL:  # the length `render_for_count` gives, without building it
-        chars += len(message.tool_name or "tool") + (1 if chars else 0)
-    return math.ceil(chars / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD
+    """Guess a message's tokens from its length, framing included, without a tokenizer (`estimates`)."""
+    return estimates((message,))[0]
 
 
 def estimates(messages: Sequence[Message]) -> list[int]:
-    """`estimate` of every message, in one loop: a plan of a session with no counts yet guesses all of
-    them, 150,000 calls and property reads for a 500 MB one."""
+    """Guess each message's tokens from its length, framing included, without a tokenizer: opaque
+    content counts 0, a tool call its name too (the length `render_for_count` gives, without building
+    it), and a stored text is never read back. One loop, not a call and a property read per message:
+    a plan of a session with no counts yet guesses all of them, 150,000 for a 500 MB one."""
     call, per_token, overhead, ceil = Kind.TOOL_CALL, CHARS_PER_TOKEN, MESSAGE_OVERHEAD, math.ceil
     guesses: list[int] = []
     append = guesses.append

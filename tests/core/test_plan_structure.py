@@ -79,3 +79,5 @@ def test_estimates_are_each_messages_estimate() -> None:
 
     assert guesses == [estimate(message) for message in b.messages]
     assert guesses[4] == 0 and guesses[5] > 3_000
+    # chars / 3, rounded up, plus 4 of framing; a call adds its name and a space, an unnamed one "tool"
+    assert guesses == [6 + 4, 0 + 4, 7 + 4, 2 + 4, 0, 3_334 + 4]
