@@ -1,15 +1,15 @@
-"""Provides the one JSON parser the session readers use: orjson where it gives what `json.loads` gives,
+"""Provides the one JSON parser the session readers use: msgspec where it gives what `json.loads` gives,
 `json.loads` itself everywhere else.
 
-Parsing is most of reading a session, and orjson parses these lines in about half the CPU of the
-standard library's C scanner. It refuses some text `json.loads` takes (lone surrogate escapes such
-as `"\\ud800"`, NaN and Infinity, numbers beyond a double, invalid UTF-8, a BOM): those lines go to
-`json.loads`, so a damaged or odd line reads, warns and fails exactly as it always did. One thing
-it takes but gives differently: an integer beyond 64 bits becomes a float. Such an integer is at
-least 19 digits long, so a line with a run of 19 digits (most often inside a string: harmless, it
-only costs the slower parse) goes to `json.loads` too. The one difference left: a line nested deeper
-than the standard parser follows (about 990 levels, less on a deeper stack) but less than orjson's
-1,024 is read, where it was skipped as nested too deeply.
+Parsing is most of reading a session, and msgspec parses these lines in about half the CPU of the
+standard library's C scanner. Its values are the standard parser's, integers of any size included;
+it refuses some text `json.loads` takes (lone surrogate escapes such as `"\\ud800"`, NaN and Infinity,
+numbers beyond a double, invalid UTF-8, a BOM, an integer of more digits than Python converts): those
+lines go to `json.loads`, so a damaged or odd line reads, warns and fails exactly as it always did.
+Nesting deeper than the standard parser follows fails in both, as a RecursionError.
+
+orjson, the parser before it, turns an integer beyond 64 bits into a float, so every line had to be
+searched for a run of 19 digits first: a search that cost as much CPU as the parse itself.
 """
 
 from __future__ import annotations
@@ -17,18 +17,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import orjson
-
-_DIGITS = bytes(48 if 48 <= byte <= 57 else 32 for byte in range(256))
-"""Maps every ASCII digit to "0" and every other byte to a space, to find a long run of digits."""
-_LONG_NUMBER = b"0" * 19
-"""2**63 has 19 digits: an integer with fewer always fits orjson's 64 bits."""
 _SCANNER: Any = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # the C scanner; typeshed omits it
+
+
+SHORT_LINE = 2048
+"""`loads` leaves lines shorter than this to `json.loads`: a warm `smig list` parses only Codex's index
+of thread names (300 short lines), and importing msgspec costs it more than they take."""
 
 
 def loads(raw: bytes) -> Any:
     """`json.loads(raw)` for a stripped line: the same value, or the same error (JSONDecodeError,
-    RecursionError, UnicodeDecodeError)."""
+    RecursionError, UnicodeDecodeError, ValueError for an integer too long to convert)."""
+    if len(raw) < SHORT_LINE:
+        return json.loads(raw)
     data = fast_loads(raw)
     return json.loads(raw) if data is None else data
 
@@ -36,9 +37,9 @@ def loads(raw: bytes) -> Any:
 def loads_text(text: str) -> Any:
     """`json.loads(text)` for a stripped line already decoded: the same value, or the same error.
 
-    Reached for what orjson refused or cannot be trusted with; the C scanner alone skips three Python
-    calls and two whitespace matches of `json.loads`, and whatever it rejects is parsed again by
-    `json.loads`, so errors read exactly as before."""
+    Reached for what msgspec refused; the C scanner alone skips three Python calls and two
+    whitespace matches of `json.loads`, and whatever it rejects is parsed again by `json.loads`, so
+    errors read exactly as before."""
     try:
         data, end = _SCANNER(text, 0)
     except (StopIteration, ValueError):
@@ -47,11 +48,21 @@ def loads_text(text: str) -> Any:
 
 
 def fast_loads(raw: bytes) -> Any:
-    """The value orjson gives for `raw` when it is the value `json.loads` gives, else None (then the
-    caller parses it the standard way, with its own error handling)."""
-    if _LONG_NUMBER in raw.translate(_DIGITS):
-        return None
+    """The value msgspec gives for `raw`, which is the value `json.loads` gives, or None when it refuses
+    the text (then the caller parses it the standard way, with its own error handling)."""
     try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
+        return _decode(raw)
+    except (ValueError, RecursionError):  # msgspec's DecodeError is a ValueError
         return None
+
+
+def _first_decode(raw: bytes) -> Any:
+    """Import msgspec at the first parse (a warm `smig list` parses nothing), then parse with it."""
+    global _decode
+    import msgspec
+
+    _decode = msgspec.json.Decoder().decode
+    return _decode(raw)
+
+
+_decode = _first_decode

@@ -115,7 +115,7 @@ def parse_line(raw: bytes, path: str, number: int, complete: bool, warn: Warning
     if not stripped:
         return None
     data = fast_loads(stripped)
-    if data is None:  # what orjson refuses (or JSON null): the standard parse, with its warnings
+    if data is None:  # what msgspec refuses (or JSON null): the standard parse, with its warnings
         try:
             text = stripped.decode("utf-8")
         except UnicodeDecodeError:
@@ -131,6 +131,9 @@ def parse_line(raw: bytes, path: str, number: int, complete: bool, warn: Warning
                 warn(ReadWarning(path, number, "truncated last line skipped (is the session still being written?)"))
             else:
                 warn(ReadWarning(path, number, f"corrupt JSON line skipped ({decode_problem(error)})"))
+            return None
+        except ValueError:  # valid JSON, but an integer longer than Python converts (`sys.get_int_max_str_digits`)
+            warn(ReadWarning(path, number, "number too long to read (thousands of digits); line skipped"))
             return None
     if not isinstance(data, dict):
         warn(ReadWarning(path, number, f"line is JSON {type(data).__name__}, not an object; skipped"))

@@ -64,14 +64,14 @@ class LineText:
         raw = self._raw_from(handle)
         try:
             if len(raw) >= HUGE_LINE:
-                # Its bytes let go before it is parsed: orjson held them, a copy and the text at once (a
-                # 100 MB line took 300 MB); decoded first, it is the text and what it parses to.
+                # Its bytes let go before it is parsed: a fast parser holds them and what they parse to
+                # (orjson held a copy too: a 100 MB line took 300 MB); decoded first, it is the text alone.
                 text = raw.decode("utf-8", errors="replace")
                 del raw
                 data = json.loads(text)
             else:
                 data = fast_loads(raw)
-                if data is None:  # what orjson refuses: as it always was read
+                if data is None:  # what msgspec refuses: as it always was read
                     data = json.loads(raw.decode("utf-8", errors="replace"))
             return self.texts(data) if isinstance(data, dict) else ()
         except (ValueError, RecursionError):

@@ -1,5 +1,5 @@
-"""The readers' one JSON parser gives exactly what `json.loads` gives, line for line: orjson where it
-agrees, the standard parser for what orjson refuses or would give differently."""
+"""The readers' one JSON parser gives exactly what `json.loads` gives, line for line: msgspec where it
+reads the text, the standard parser for what msgspec refuses."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import math
 from pathlib import Path
 from typing import Any
 
-import orjson
+import msgspec
 import pytest
 
-from smig_tui.adapters.json_parse import fast_loads, loads, loads_text
+from smig_tui.adapters.json_parse import SHORT_LINE, fast_loads, loads, loads_text
 from smig_tui.adapters.jsonl import iter_records
 from smig_tui.core.models import ReadWarning
 
@@ -26,7 +26,7 @@ REFUSED = {
     "invalid UTF-8": b'{"t":"caf\xe9"}',
     "an encoded surrogate": b'{"t":"\xed\xa0\x80"}',
 }
-"""Lines orjson refuses and `json.loads` reads."""
+"""Lines msgspec refuses and `json.loads` reads."""
 
 BIG_INTEGERS = {
     "2**64": b'{"n":18446744073709551616}',
@@ -34,7 +34,13 @@ BIG_INTEGERS = {
     "a JavaScript 2**64": b'{"input":{"id":18446744073709552000},"k":1}',
     "30 digits": b'{"n":123456789012345678901234567890}',
 }
-"""Lines orjson reads, but with the integer as a float: they must not reach it."""
+"""Lines with integers beyond 64 bits, which orjson (the parser before) read as floats."""
+
+
+def _padded(raw: bytes) -> bytes:
+    """The same object with a long string first, so that `loads` takes the fast parse (`SHORT_LINE`)."""
+    assert raw.startswith(b"{")
+    return b'{"pad":"' + b"x" * SHORT_LINE + b'",' + raw[1:]
 
 
 def _same(left: Any, right: Any) -> bool:
@@ -63,20 +69,35 @@ def _same_outcome(left: tuple[Any, ...], right: tuple[Any, ...]) -> bool:
 
 
 @pytest.mark.parametrize("raw", REFUSED.values(), ids=list(REFUSED))
-def test_what_orjson_refuses_is_read_as_json_loads_reads_it(raw: bytes) -> None:
-    with pytest.raises(orjson.JSONDecodeError):
-        orjson.loads(raw)  # else this case tests nothing
+def test_what_msgspec_refuses_is_read_as_json_loads_reads_it(raw: bytes) -> None:
+    with pytest.raises(msgspec.DecodeError):
+        msgspec.json.decode(raw)  # else this case tests nothing
     assert fast_loads(raw) is None
-    assert _same_outcome(_outcome(loads, raw), _outcome(json.loads, raw))
+    for line in (raw, _padded(raw)):
+        assert _same_outcome(_outcome(loads, line), _outcome(json.loads, line))
     text = raw.decode("utf-8", errors="replace")
     assert _same_outcome(_outcome(loads_text, text), _outcome(json.loads, text))
 
 
 @pytest.mark.parametrize("raw", BIG_INTEGERS.values(), ids=list(BIG_INTEGERS))
-def test_an_integer_beyond_64_bits_stays_an_exact_integer(raw: bytes) -> None:
-    assert not _same(orjson.loads(raw), json.loads(raw))  # orjson alone would give a float
+def test_an_integer_beyond_64_bits_stays_an_exact_integer_on_the_fast_parse(raw: bytes) -> None:
+    assert _same(fast_loads(raw), json.loads(raw))
+    assert _same(loads(_padded(raw)), json.loads(_padded(raw)))
+
+
+def test_an_integer_too_long_to_convert_is_a_warning_not_a_crash(tmp_path: Path) -> None:
+    """`json.loads` refuses an integer of more digits than Python converts (4,300) with a plain ValueError."""
+    raw = b'{"n":' + b"7" * 5000 + b"}"
+    with pytest.raises(ValueError, match="4300"):
+        json.loads(raw)
     assert fast_loads(raw) is None
-    assert _same(loads(raw), json.loads(raw))
+    path = tmp_path / "long.jsonl"
+    path.write_bytes(raw + b'\n{"ok":1}\n')
+    warnings: list[ReadWarning] = []
+    assert [record.data for record in iter_records(str(path), warnings.append)] == [{"ok": 1}]
+    assert [(w.line, w.message) for w in warnings] == [
+        (1, "number too long to read (thousands of digits); line skipped")
+    ]
 
 
 def test_the_largest_64_bit_integers_and_long_digit_strings_read_the_same() -> None:
@@ -84,7 +105,8 @@ def test_the_largest_64_bit_integers_and_long_digit_strings_read_the_same() -> N
         b'{"n":18446744073709551615,"m":-9223372036854775808}',
         b'{"id":"12345678901234567890123","n":1.5e300,"z":-0,"f":0.30000000000000004}',
     ):
-        assert _same(loads(raw), json.loads(raw))
+        assert _same(fast_loads(raw), json.loads(raw))
+        assert _same(loads(_padded(raw)), json.loads(_padded(raw)))
 
 
 @pytest.mark.parametrize(
@@ -94,6 +116,9 @@ def test_the_largest_64_bit_integers_and_long_digit_strings_read_the_same() -> N
 )
 def test_text_both_refuse_raises_what_json_loads_raises(raw: bytes) -> None:
     assert _outcome(loads, raw) == _outcome(json.loads, raw)
+    if raw.startswith(b"{"):
+        assert _outcome(loads, _padded(raw)) == _outcome(json.loads, _padded(raw))
+        assert fast_loads(_padded(raw)) is None
     text = raw.decode("utf-8")
     assert _outcome(loads_text, text) == _outcome(json.loads, text)
     assert _outcome(json.loads, text)[0] == "error"
@@ -111,7 +136,10 @@ def test_a_fixture_sessions_lines_parse_as_json_loads_parses_them() -> None:
             except (ValueError, RecursionError):
                 continue
             assert _same(loads(stripped), expected), f"{path}: {stripped[:80]!r}"
-            lines += 1
+            fast = fast_loads(stripped)
+            if fast is not None:
+                assert _same(fast, expected), f"{path}: {stripped[:80]!r}"
+                lines += 1
     assert lines > 1000
 
 
@@ -139,8 +167,14 @@ def test_integers_that_fit_64_bits_take_the_fast_parse() -> None:
         assert fast_loads(raw) == json.loads(raw)
 
 
-def test_nesting_orjson_refuses_is_left_to_json_loads_and_its_recursion_error() -> None:
-    raw = b'{"a":' + b"[" * 1024 + b"]" * 1024 + b"}"
+@pytest.mark.parametrize("depth", [1024, 100_000])
+def test_nesting_too_deep_is_left_to_json_loads_and_its_recursion_error(depth: int) -> None:
+    raw = b'{"a":' + b"[" * depth + b"]" * depth + b"}"
     assert fast_loads(raw) is None
     with pytest.raises(RecursionError):
         loads(raw)
+
+
+def test_nesting_the_standard_parser_follows_takes_the_fast_parse() -> None:
+    raw = b'{"a":' + b"[" * 500 + b"]" * 500 + b"}"
+    assert fast_loads(raw) == json.loads(raw)
