@@ -217,25 +217,29 @@ also hold them in 38 MB, not 42); unpacking one block to read a text takes a few
 
 
 class TextBlock:
-    """Long texts packed together: raw bytes while it fills, one zstd frame once full."""
+    """Long texts packed together: the texts' bytes while it fills, one zstd frame once full."""
 
-    __slots__ = ("packed", "raw")
+    __slots__ = ("packed", "pieces")
 
     def __init__(self) -> None:
-        self.raw: bytearray | None = bytearray()
+        self.pieces: list[bytes] | None = []
+        """The bytes of the texts put in so far, each as it came: a growing bytearray was copied as it
+        grew (0.4 s of packing the 210 MB of long texts of a 500 MB Codex session); None once packed."""
         self.packed: bytes | None = None
 
     def piece(self, start: int, end: int) -> bytes:
-        """The block's bytes from `start` to `end` (a block still filling is sliced, not copied whole)."""
-        if self.raw is not None:
-            return bytes(self.raw[start:end])
+        """The block's bytes from `start` to `end`."""
         return self.content()[start:end]
 
     def content(self) -> bytes:
-        """The block's bytes; the last one unpacked is kept, as readers go through texts in order."""
+        """The block's bytes; a filling block's pieces are joined once, the last block unpacked is kept,
+        as readers go through texts in order."""
         global _last_unpacked
-        if self.raw is not None:
-            return bytes(self.raw)
+        pieces = self.pieces
+        if pieces is not None:
+            if len(pieces) != 1:
+                pieces[:] = [b"".join(pieces)]
+            return pieces[0]
         last = _last_unpacked
         if last is not None and last[0] is self:
             return last[1]
@@ -253,16 +257,19 @@ class TextPacker:
     def __init__(self) -> None:
         self._packer = Packer()
         self._block = TextBlock()
+        self._filled = 0
+        """Bytes in the current block."""
 
     def add(self, data: bytes) -> tuple[TextBlock, int]:
         """Put `data` in the current block; return the block and where in it `data` starts."""
         block = self._block
-        assert block.raw is not None
-        start = len(block.raw)
-        block.raw += data
-        if len(block.raw) >= BLOCK_BYTES:
-            block.packed, block.raw = self._packer.pack(bytes(block.raw)), None
-            self._block = TextBlock()
+        assert block.pieces is not None
+        start = self._filled
+        block.pieces.append(data)
+        self._filled += len(data)
+        if self._filled >= BLOCK_BYTES:
+            block.packed, block.pieces = self._packer.pack(b"".join(block.pieces)), None
+            self._block, self._filled = TextBlock(), 0
         return block, start
 
 

@@ -203,9 +203,13 @@ def test_packed_texts_read_back_across_sealed_blocks(monkeypatch) -> None:  # ty
     monkeypatch.setattr(stored_text, "BLOCK_BYTES", BLOCK_BYTES := 1 << 20)
     packer = TextPacker()
     texts = [f"{n} tool output ✓ 日本語 " * (300 + n * 37) for n in range(120)]
-    packed = [PackedText.of(text, packer) for text in texts]
+    packed = []
+    for number, text in enumerate(texts):
+        packed.append(PackedText.of(text, packer))
+        if number % 7 == 0:  # read from the block while it fills, then more added to it
+            assert packed[-1].read() == text and packed[number // 2].read() == texts[number // 2]
     assert sum(len(t.encode()) for t in texts) > 3 * BLOCK_BYTES
-    assert packed[0].block.raw is None and packed[0].block.packed  # sealed: held compressed
+    assert packed[0].block.pieces is None and packed[0].block.packed  # sealed: held compressed
     assert len(packed[0].block.packed) < BLOCK_BYTES // 4
     for index in [*range(len(texts)), 5, 119, 0, 64]:
         assert packed[index].read() == texts[index] and packed[index].length == len(texts[index])
@@ -228,7 +232,7 @@ def test_a_packed_texts_head_is_unpacked_when_asked_not_held(monkeypatch) -> Non
         for n, length in enumerate([1, HEAD_CHARS - 1, HEAD_CHARS, HEAD_CHARS + 1, 4 * HEAD_CHARS, 9000] * 60)
     ]
     packed = [PackedText.of(text, packer) for text in texts]
-    assert packed[0].block.raw is None and packed[-1].block.raw is not None  # sealed ones and a filling one
+    assert packed[0].block.pieces is None and packed[-1].block.pieces is not None  # sealed ones and a filling one
     assert "head" not in PackedText.__slots__
     assert [p.head for p in packed] == [text[:HEAD_CHARS] for text in texts]
     assert packed[-1].head == texts[-1][:HEAD_CHARS] and len(packed[-1].head) == HEAD_CHARS
