@@ -154,3 +154,18 @@ def test_the_floor_parses_crush_rows_and_reads_an_aider_history(tmp_path: Path) 
     generate_aider(tmp_path / "aider", [entry])
     history = tmp_path / "project" / ".aider.chat.history.md"
     assert parse_file(str(history)) == len(history.read_text(encoding="utf-8").splitlines()) > 10
+
+
+def test_the_compressed_rows_ratio_is_the_median_of_pairs_run_in_turn(tiny: tuple[Path, Manifest]) -> None:
+    """The same compressed load took 3.09 s and 3.93 s of CPU minutes apart: the row is the median of pairs."""
+    import re
+
+    from smig_devtools.bench import ZST_PAIRS, bench_compressed
+
+    work, manifest = tiny
+    row = bench_compressed(work, manifest)[0]
+    found = re.search(r"median of (\d) pairs in turn \(([\d., ]+)\)", row.note)
+    assert found is not None, row.note
+    ratios = [float(ratio) for ratio in found.group(2).split(", ")]
+    assert int(found.group(1)) == len(ratios) == ZST_PAIRS
+    assert row.value is not None and f"{row.value:.2f}" == f"{sorted(ratios)[1]:.2f}"
