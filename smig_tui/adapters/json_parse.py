@@ -26,10 +26,14 @@ of thread names (300 short lines), and importing msgspec costs it more than they
 
 
 def loads(raw: bytes) -> Any:
-    """`json.loads(raw)` for a stripped line: the same value, or the same error (JSONDecodeError,
-    RecursionError, UnicodeDecodeError, ValueError for an integer too long to convert)."""
-    if len(raw) < SHORT_LINE:
-        return json.loads(raw)
+    """`json.loads(raw)` for one of the few lines a listing reads (heads, indexes): `parse`, short lines
+    left to `json.loads` itself."""
+    return json.loads(raw) if len(raw) < SHORT_LINE else parse(raw)
+
+
+def parse(raw: bytes | str) -> Any:
+    """`json.loads(raw)` for a reader's records, one at a time: the same value, or the same error
+    (JSONDecodeError, RecursionError, UnicodeDecodeError, ValueError for an integer too long to convert)."""
     data = fast_loads(raw)
     return json.loads(raw) if data is None else data
 
@@ -47,7 +51,7 @@ def loads_text(text: str) -> Any:
     return data if end == len(text) else json.loads(text)
 
 
-def fast_loads(raw: bytes) -> Any:
+def fast_loads(raw: bytes | str) -> Any:
     """The value msgspec gives for `raw`, which is the value `json.loads` gives, or None when it refuses
     the text (then the caller parses it the standard way, with its own error handling)."""
     try:
@@ -56,7 +60,7 @@ def fast_loads(raw: bytes) -> Any:
         return None
 
 
-def _first_decode(raw: bytes) -> Any:
+def _first_decode(raw: bytes | str) -> Any:
     """Import msgspec at the first parse (a warm `smig list` parses nothing), then parse with it."""
     global _decode
     import msgspec

@@ -11,7 +11,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from smig_tui.adapters.json_parse import SHORT_LINE, fast_loads, loads, loads_text
+from smig_tui.adapters.json_parse import SHORT_LINE, fast_loads, loads, loads_text, parse
 from smig_tui.adapters.jsonl import iter_records
 from smig_tui.core.models import ReadWarning
 
@@ -178,3 +178,23 @@ def test_nesting_too_deep_is_left_to_json_loads_and_its_recursion_error(depth: i
 def test_nesting_the_standard_parser_follows_takes_the_fast_parse() -> None:
     raw = b'{"a":' + b"[" * 500 + b"]" * 500 + b"}"
     assert fast_loads(raw) == json.loads(raw)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        *(raw.decode("utf-8", errors="replace") for raw in [*REFUSED.values(), *BIG_INTEGERS.values()]),
+        '{"t":"a lone \ud800 held as a character"}',
+        '{"t":"caf\u00e9 \u65e5\u672c \ud83d\ude00","n":[1.5,-0,1e400]}',
+        ' {"padded":true}\n',
+        '{"a":1} x',
+        "[1,]",
+    ],
+)
+def test_parse_gives_what_json_loads_gives_for_text_too(text: str) -> None:
+    """Database rows arrive as text (OpenCode's and Crush's parts): `parse` takes them as they are."""
+    assert _same_outcome(_outcome(parse, text), _outcome(json.loads, text))
+    assert _same_outcome(
+        _outcome(parse, text.encode("utf-8", "surrogatepass")),
+        _outcome(json.loads, text.encode("utf-8", "surrogatepass")),
+    )

@@ -22,6 +22,7 @@ from typing import Any
 
 from smig_tui.adapters.agents.content_parts import Converted, usage_of
 from smig_tui.adapters.agents.file_sessions import line_size, line_store
+from smig_tui.adapters.json_parse import parse
 from smig_tui.adapters.stored_text import LineText, TextStore
 from smig_tui.core.models import Kind, Role, Usage
 
@@ -91,7 +92,7 @@ def read_session(path: Path, pack: bool = False) -> SessionFile:
             if not raw.strip() or UNSENT.match(raw):
                 continue
             try:
-                event = json.loads(raw)
+                event = parse(raw)
             except (ValueError, RecursionError):  # damaged, or nested too deeply to parse
                 out.damaged.append(number)
                 continue

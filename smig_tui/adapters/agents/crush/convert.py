@@ -20,13 +20,13 @@ whole session then); the rest is read.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from smig_tui.adapters.json_parse import parse
 from smig_tui.core.models import Kind, Message, Role, StoredText, new_message
 from smig_tui.core.timeline import format_iso
 
@@ -89,7 +89,7 @@ def iso_seconds(value: object) -> str | None:
 def parse_parts(text: object) -> list[tuple[str, dict[str, Any]]] | None:
     """A row's parts as (type, data), or None when they do not parse as Crush would read them."""
     try:
-        parsed = json.loads(text) if isinstance(text, str | bytes) else None
+        parsed = parse(text) if isinstance(text, str | bytes) else None
     except (ValueError, RecursionError):
         return None
     if not isinstance(parsed, list):

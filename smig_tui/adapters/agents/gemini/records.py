@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from smig_tui.adapters.agents.content_parts import pack_response_outputs
+from smig_tui.adapters.json_parse import parse
 from smig_tui.adapters.stored_text import FILE_BYTES, TextPacker
 
 
@@ -71,7 +72,7 @@ def _parse_lines(lines: Iterable[bytes], packer: TextPacker | None = None) -> Co
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = parse(line)
         except (ValueError, RecursionError):  # damaged or nested too deeply
             conversation.damaged.append(number)
             continue

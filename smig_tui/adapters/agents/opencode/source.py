@@ -39,6 +39,7 @@ from smig_tui.adapters.agents.opencode.storage_tree import (
     load_stored_rows,
     stored_sessions,
 )
+from smig_tui.adapters.json_parse import parse
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo, StoredText
 from smig_tui.core.ports import WarningSink
@@ -363,7 +364,7 @@ def _model_id(value: object) -> str | None:
 def _json(data: object, database: Path, warn: WarningSink, name: str) -> dict[str, Any] | None:
     """One row's JSON object, or None with a warning when it does not parse."""
     try:
-        parsed = json.loads(data) if isinstance(data, str | bytes) else None
+        parsed = parse(data) if isinstance(data, str | bytes) else None
     except (ValueError, RecursionError):  # damaged or nested too deeply
         parsed = None
     if not isinstance(parsed, dict):

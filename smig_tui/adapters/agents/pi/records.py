@@ -19,6 +19,7 @@ from typing import Any
 
 from smig_tui.adapters.agents.content_parts import Converted, close_reply
 from smig_tui.adapters.agents.file_sessions import line_size, line_store
+from smig_tui.adapters.json_parse import parse
 from smig_tui.adapters.stored_text import LineText, TextStore
 from smig_tui.core.models import Kind, Role, Usage
 
@@ -73,7 +74,7 @@ def read_session(path: Path, pack: bool = False) -> SessionFile:
             if not raw.strip():
                 continue
             try:
-                entry = json.loads(raw)
+                entry = parse(raw)
             except (ValueError, RecursionError):  # half-written, or nested too deeply to parse
                 out.damaged.append(number)
                 continue

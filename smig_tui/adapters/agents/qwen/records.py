@@ -12,7 +12,6 @@ prompt the model saw.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from smig_tui.adapters.agents.content_parts import (
     usage_of,
 )
 from smig_tui.adapters.agents.file_sessions import line_size, line_store
+from smig_tui.adapters.json_parse import parse
 from smig_tui.adapters.stored_text import TextStore
 from smig_tui.core.models import Kind, Usage
 
@@ -71,7 +71,7 @@ def read_session(path: Path, pack: bool = False) -> SessionFile:
             if not raw.strip():
                 continue
             try:
-                record = json.loads(raw)
+                record = parse(raw)
             except (ValueError, RecursionError):  # damaged, or nested too deeply to parse (issue 33)
                 out.damaged.append(number)
                 continue
