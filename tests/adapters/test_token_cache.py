@@ -138,3 +138,28 @@ def test_listing_shows_counts_of_sessions_counted_before(fake_home) -> None:
     assert after[info.id].counted_tokens == services.plan(session, "gpt-5").decision.session_tokens
     assert after[info.id].message_count is not None
     assert all(i.counted_tokens is None for k, i in after.items() if k != info.id)
+
+
+def test_an_entry_orjson_refuses_is_written_by_json_and_read_back(tmp_path) -> None:
+    """A session file named with a byte that is not UTF-8 has a lone surrogate in its path, which orjson
+    will not write: the entry is written by `json.dumps` instead, and hits the next time."""
+    source = tmp_path / "s\udcff.jsonl"
+    _write(source, ["one two", "three four five"])
+    cache, counter = TokenCache(tmp_path / "cache"), WordCounter()
+    first = cache.counts(_session(source), counter)
+    assert first.status == "miss"
+    [entry] = [p for p in (tmp_path / "cache").glob("*.json") if p.name != "index.json"]
+    assert json.loads(entry.read_bytes())["path"] == str(source)
+    again = TokenCache(tmp_path / "cache").counts(_session(source), counter)
+    assert again.status == "hit" and again.counts == first.counts and counter.calls == [2]
+
+
+def test_a_cache_file_nested_too_deeply_is_rebuilt_not_a_crash(tmp_path) -> None:
+    source = tmp_path / "s.jsonl"
+    _write(source, ["one two"])
+    cache, counter = TokenCache(tmp_path / "cache"), WordCounter()
+    cache.counts(_session(source), counter)
+    [entry] = [p for p in (tmp_path / "cache").glob("*.json") if p.name != "index.json"]
+    entry.write_bytes(b"[" * 100_000 + b"]" * 100_000)
+    again = TokenCache(tmp_path / "cache").counts(_session(source), counter)
+    assert again.status == "miss" and again.counts == [2 + MESSAGE_OVERHEAD]
