@@ -79,3 +79,5 @@ def test_a_search_on_a_fresh_index_imports_no_reader(tmp_path: Path) -> None:
     readers = [name for name in out.split() if re.fullmatch(r"smig_tui\.adapters\.agents\.\w+\.source", name)]
     assert [name for name in readers if name.split(".")[3] not in unwatched] == []
     assert not {"smig_tui.adapters.search_reading", "tempfile", "platformdirs"} & set(out.split())
+    # its table needs no JSON writer, and reads no session line (about 5 ms and 7 ms of imports)
+    assert not {"orjson", "msgspec", "smig_tui.core.json_text"} & set(out.split())

@@ -15,7 +15,6 @@ from itertools import chain
 from typing import IO, TYPE_CHECKING, Any
 
 from smig_tui.core.encoding import LONE_SURROGATE, escaped, utf8
-from smig_tui.core.json_text import blocks, indented_json
 from smig_tui.core.models import ReadWarning
 from smig_tui.core.words import plural
 
@@ -69,6 +68,8 @@ class Output:
 
     def json(self, value: Any) -> None:
         """Write a JSON document to stdout in blocks (a few writes however it is buffered)."""
+        from smig_tui.core.json_text import indented_json
+
         self.write_blocks(chain(indented_json(value), ("\n",)))
 
     def write_blocks(self, pieces: Iterable[str]) -> None:
@@ -78,6 +79,8 @@ class Output:
         lone surrogate: a regex search of every block of a 250 MB export cost a second of CPU, and the
         text stream then encoded it again.
         """
+        from smig_tui.core.json_text import blocks  # with orjson: a table or a line of text needs neither
+
         stream = self.stdout
         buffer = getattr(stream, "buffer", None) if _is_utf8(stream) else None
         if buffer is None:

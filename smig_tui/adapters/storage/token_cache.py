@@ -26,8 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from smig_tui.adapters.fs import atomic_write, file_lock
 from smig_tui.adapters.json_parse import parse
 from smig_tui.core.errors import LockedError
@@ -279,6 +277,8 @@ def _encoded(entry: dict[str, Any]) -> bytes | str:
     """A session's entry as compact JSON: by orjson, in a tenth of the time `json.dumps` takes on a
     150,000-message session's (0.003-0.009 s, not 0.04-0.055 s, the same bytes); by `json.dumps` when
     orjson refuses (a lone surrogate in a path or an id)."""
+    import orjson  # here: a listing reads the cache and writes none
+
     try:
         return orjson.dumps(entry)
     except orjson.JSONEncodeError:
