@@ -367,10 +367,10 @@ def bench_huge(workdir: Path, manifest: Manifest) -> list[Row]:
 
 
 OPEN_PLAN_GOALS = {"claude": (5.0, 350.0), "codex": (3.5, 400.0)}
-ZST_PAIRS = 3
-"""Plain and compressed loads run in turn this many times (an odd number: the median is one pair)."""
 """Seconds and peak MB to open and plan each agent's huge session (issue 22, set for 500 MB: Claude was
 7.5 s and 382 MB, Codex 4.7 s); at a smaller size they hold with room to spare."""
+ZST_PAIRS = 3
+"""Plain and compressed loads run in turn this many times (an odd number: the median is one pair)."""
 
 
 def _bench_one_huge(workdir: Path, entry: Any) -> list[Row]:
