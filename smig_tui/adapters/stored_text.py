@@ -64,8 +64,9 @@ class LineText:
         raw = self._raw_from(handle)
         try:
             if len(raw) >= HUGE_LINE:
-                # Its bytes let go before it is parsed: a fast parser holds them and what they parse to
-                # (orjson held a copy too: a 100 MB line took 300 MB); decoded first, it is the text alone.
+                # Its bytes let go before it is parsed: parsed from bytes, they are held beside what they
+                # parse to (with orjson, a copy too: a 100 MB line took 300 MB); decoded first, only the
+                # text and what it parses to are.
                 text = raw.decode("utf-8", errors="replace")
                 del raw
                 data = json.loads(text)
