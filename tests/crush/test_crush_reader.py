@@ -22,6 +22,7 @@ from smig_tui.adapters.agents import registry
 from smig_tui.adapters.agents.crush import source as crush_source
 from smig_tui.adapters.agents.crush import usable
 from smig_tui.adapters.agents.crush.convert import INTERRUPTED, Row, to_conversation
+from smig_tui.adapters.agents.crush.database import MESSAGE_ORDER, connect, message_rows
 from smig_tui.adapters.agents.crush.home import global_data, split_ref
 from smig_tui.adapters.agents.profile import RowsUnreadable
 from smig_tui.core.agent_rules import usable_window
@@ -296,3 +297,31 @@ def test_a_big_sessions_rows_are_not_all_held_while_it_is_converted(
     assert len(out.messages) > 1000
     assert any(isinstance(m.body, stored_text.PackedText) for m in out.messages)
     assert peak < 1.12 * held, (peak, held)
+
+
+def test_rows_come_in_crushs_order_read_straight_when_written_in_it(crush: dict[str, Path], tmp_path: Path) -> None:
+    """`message_rows` gives `MESSAGE_ORDER`'s rows; it reads them without sorting their parts only when the
+    rows were written in time order, and sorts them when one was not (a row moved to the end in time)."""
+    copy = tmp_path / "crush.db"
+    with sqlite3.connect(crush["databases"][0]) as source, sqlite3.connect(copy) as target:
+        source.backup(target)
+    writer = sqlite3.connect(copy)
+    with writer:
+        (first,) = writer.execute(
+            "SELECT id FROM messages WHERE session_id = ? ORDER BY rowid LIMIT 1", (make.TOOLS,)
+        ).fetchone()
+        writer.execute("UPDATE messages SET created_at = created_at + 1000 WHERE id = ?", (first,))
+    writer.close()
+    columns = "id, role, parts, created_at"
+    for database, session_id in ((Path(crush["databases"][0]), make.TOOLS), (copy, make.TOOLS)):
+        with connect(database) as connection:
+            sorted_rows = connection.execute(
+                f"SELECT {columns} FROM messages WHERE session_id = ? {MESSAGE_ORDER}", (session_id,)
+            ).fetchall()
+            statements: list[str] = []
+            connection.set_trace_callback(statements.append)
+            assert list(message_rows(connection, columns, session_id)) == sorted_rows
+            assert not connection.in_transaction  # its read transaction closed
+        read = next(sql for sql in statements if sql.startswith(f"SELECT {columns}"))
+        assert read.endswith("ORDER BY rowid") == (database != copy), read
+    assert sorted_rows[-1][0] == first  # the moved row last in time: sorted, not in rowid order

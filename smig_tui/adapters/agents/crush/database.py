@@ -12,7 +12,9 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 from smig_tui.adapters.agents.profile import RowsUnreadable
 from smig_tui.adapters.session_rows import digest_of, rows_snapshot, status_of
@@ -48,6 +50,31 @@ def connect(database: Path) -> Iterator[sqlite3.Connection]:
         connection.close()
 
 
+def message_rows(connection: sqlite3.Connection, columns: str, session_id: str) -> Iterator[tuple[Any, ...]]:
+    """`columns` of one session's message rows in Crush's order (`MESSAGE_ORDER`), read as they are used.
+
+    Sorted by time, SQLite copied every row, parts and all, into a temporary B-tree: 0.22 s of the 1 s
+    read of a 110 MB session. Crush writes a session's rows as they happen, so their order by time is
+    almost always their rowids': that order is taken first without the parts (0.03 s), and when it is
+    the rowids', the rows are read in it straight from the session's index. Both in one read
+    transaction, so a row Crush adds in between cannot come out of order."""
+    own = not connection.in_transaction
+    if own:
+        connection.execute("BEGIN")
+    try:
+        order = connection.execute(
+            f"SELECT rowid FROM messages WHERE session_id = ? {MESSAGE_ORDER}", (session_id,)
+        ).fetchall()
+        ascending = all(before[0] < after[0] for before, after in pairwise(order))
+        by = "ORDER BY rowid" if ascending else MESSAGE_ORDER
+        del order
+        yield from connection.execute(f"SELECT {columns} FROM messages WHERE session_id = ? {by}", (session_id,))
+    finally:
+        if own:
+            with contextlib.suppress(sqlite3.Error):
+                connection.execute("ROLLBACK")
+
+
 def _why(database: Path, error: sqlite3.Error) -> str:
     """One sentence saying why a Crush database could not be read."""
     text = str(error)
@@ -77,9 +104,7 @@ def _chunks(database: Path, session_id: str) -> Iterator[bytes]:
     """The session's message rows as bytes, in Crush's order; nothing when the session is gone. Read as
     they are hashed (all of them were held, the size of the session, while `migrate` read it beside)."""
     with connect(database) as connection:
-        for message_id, role, parts in connection.execute(
-            f"SELECT id, role, parts FROM messages WHERE session_id = ? {MESSAGE_ORDER}", (session_id,)
-        ):
+        for message_id, role, parts in message_rows(connection, "id, role, parts", session_id):
             yield f"{message_id}\t{role}\t{parts}\n".encode("utf-8", "surrogatepass")
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from smig_tui.adapters.agents.crush.convert import Row, iso_seconds, listed, parse_parts, to_conversation
-from smig_tui.adapters.agents.crush.database import MESSAGE_ORDER, NAME, connect, session_columns
+from smig_tui.adapters.agents.crush.database import MESSAGE_ORDER, NAME, connect, message_rows, session_columns
 from smig_tui.adapters.agents.crush.home import (
     Project,
     ProjectsUnreadable,
@@ -301,9 +301,7 @@ def _rows(connection: Any, session_id: str) -> list[Row]:
 
 def _each_row(connection: Any, session_id: str) -> Iterator[Row]:
     """`_rows` one at a time, as they are read."""
-    for row in connection.execute(
-        f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE session_id = ? {MESSAGE_ORDER}", (session_id,)
-    ):
+    for row in message_rows(connection, _MESSAGE_COLUMNS, session_id):
         yield _row(row)
 
 
