@@ -375,7 +375,7 @@ ZST_PAIRS = 3
 
 def _bench_one_huge(workdir: Path, entry: Any) -> list[Row]:
     """Open and plan one session cold; its peak RSS is the child's own (`RUSAGE_SELF`)."""
-    from smig_devtools.bench_commands import floor_run
+    from smig_devtools.bench_commands import FLOOR_RUNS, floor_run
 
     smig_home = workdir / "smig-huge"
     _reset(smig_home)
@@ -401,7 +401,7 @@ def _bench_one_huge(workdir: Path, entry: Any) -> list[Row]:
             "s",
             f"<= {seconds:g} s",
             total <= seconds,
-            f"{what}; the parse floor: CPU {floor.cpu:.2f} s (page cache warm)",
+            f"{what}; the parse floor: CPU {floor.cpu:.2f} s (least of {FLOOR_RUNS} runs, page cache warm)",
             child.cpu / max(floor.cpu, 1e-9),
             rss,
         ),

@@ -169,3 +169,20 @@ def test_the_compressed_rows_ratio_is_the_median_of_pairs_run_in_turn(tiny: tupl
     ratios = [float(ratio) for ratio in found.group(2).split(", ")]
     assert int(found.group(1)) == len(ratios) == ZST_PAIRS
     assert row.value is not None and f"{row.value:.2f}" == f"{sorted(ratios)[1]:.2f}"
+
+
+def test_the_floor_is_the_least_cpu_of_several_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One run of the floor on the same file took 0.74 s and 1.80 s of CPU in one benchmark run: every
+    `CPU / floor` divides by the least of `FLOOR_RUNS` runs, and the floor's row says so."""
+    cpus = iter([1.8, 0.74, 1.1, 9.9])
+    argvs: list[list[str]] = []
+
+    def run(argv: list[str], env: dict[str, str], stdout: Path | None) -> bench_commands.Run:
+        argvs.append(argv)
+        return bench_commands.Run(seconds=1.0, cpu=next(cpus), rss_mb=30.0, writes=None)
+
+    monkeypatch.setattr(bench_commands, "run_process", run)
+    floor = bench_commands.floor_run("/some/session.jsonl", {})
+    assert bench_commands.FLOOR_RUNS == len(argvs) == 3 and floor.cpu == 0.74
+    assert all(argv[-2:] == ["smig_devtools.floor", "/some/session.jsonl"] for argv in argvs)
+    assert "the least of 3 runs" in bench_commands.floor_row("1 MB codex", floor).note
