@@ -2,9 +2,9 @@
 
 Each measurement runs in a fresh child (`bench_children.py tui…`) against the corpus, with its own
 smig home, and drives the real `SmigApp` through Textual's Pilot. Every figure is wall time around
-awaited UI work, its end looked for every few milliseconds while the app runs. A keystroke's figure is the time the app takes to handle the key
-and draw the screen again; Pilot's own `press` also waits for the CPU to go idle (at least 40 ms a
-key), which says nothing about the app.
+awaited UI work, its end looked for each time the app handles a message (`Handled`). A keystroke's
+figure is the time the app takes to handle the key and draw the screen again; Pilot's own `press`
+also waits for the CPU to go idle (at least 40 ms a key), which says nothing about the app.
 """
 
 from __future__ import annotations
@@ -191,20 +191,21 @@ def measure_tui(args: Sequence[str]) -> dict[str, Any]:
 
 
 async def _drive_tui(app_type: Any, launched: float) -> dict[str, Any]:
-    """Drive the app with Pilot, looking for the first session in the tree every few milliseconds."""
+    """Drive the app with Pilot, looking for the first session in the tree as the app handles each message."""
     from smig_tui.services import build_services
     from smig_tui.tui.widgets.source_tree import SourceTree
 
     started = time.time()
     app = app_type(services=build_services())
     figures: dict[str, Any] = {"ok": False, "reason": "the tree stayed empty for 60 s", "started": started}
-    async with app.run_test(size=(120, 36)) as pilot:
+    handled = Handled()
+    async with app.run_test(size=(120, 36), message_hook=handled.hook) as pilot:
         figures["start"] = time.time() - launched
 
         def painted() -> bool:
             return bool(app.screen.query(SourceTree) and app.screen.query_one(SourceTree).root.children)
 
-        await _until(pilot, painted, 60)
+        await handled.until(painted, 60)
         if painted():
             app.screen._on_timer_update()  # the frame that shows them
             tree = app.screen.query_one(SourceTree)
@@ -215,7 +216,7 @@ async def _drive_tui(app_type: Any, launched: float) -> dict[str, Any]:
                 paint_ui_cpu=time.thread_time(),
                 shown=len(tree.sessions),
             )
-        await _until(pilot, lambda: not any(w.group == "sources.scan" and not w.is_finished for w in app.workers), 300)
+        await handled.until(lambda: not any(w.group == "sources.scan" and not w.is_finished for w in app.workers), 300)
         await pilot.pause()
         figures.update(loaded=time.time() - launched, total=len(app.screen.query_one(SourceTree).sessions))
     return figures
@@ -236,16 +237,40 @@ async def _settle(pilot: Any) -> None:
         await pilot.pause()
 
 
-POLL = 0.005
-"""How often a figure's end is looked for: Pilot's `pause()` waits for the CPU to go idle, up to a
-second, which a worker planning the other tabs never lets happen."""
+IDLE_LOOK = 0.25
+"""How long a figure waits for a message before it looks again anyway (its end comes with a message)."""
 
 
-async def _until(pilot: Any, done: Any, limit: float = 600) -> None:
-    """Let the app run until `done()`, looking every few milliseconds."""
-    started = time.perf_counter()
-    while not done() and time.perf_counter() - started < limit:
-        await asyncio.sleep(POLL)
+class Handled:
+    """Wakes the figures waiting in `_until` each time the app handles a message (`run_test`'s
+    `message_hook`), which is when anything they wait for can change.
+
+    Looking every 5 ms instead woke the event loop 200 times a second, and each wake took the GIL from
+    the thread reading a session: a figure of what a user sees that the measurement itself slowed
+    (in the TUI, 0.3-0.5 s of a 500 MB session's read). Pilot's `pause()` waits for the CPU to go idle,
+    up to a second, which a worker planning the other tabs never lets happen."""
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+        self.looks = 0
+        """How many times `until` looked (a test holds it to the messages, not the clock)."""
+
+    def hook(self, _message: object) -> None:
+        self.event.set()
+
+    async def until(self, done: Any, limit: float = 600) -> None:
+        """Let the app run until `done()`, looking again after each message it handles."""
+        started = time.perf_counter()
+        while True:
+            self.looks += 1
+            if done() or time.perf_counter() - started >= limit:
+                return
+            self.event.clear()
+            try:
+                async with asyncio.timeout(IDLE_LOOK):
+                    await self.event.wait()
+            except TimeoutError:
+                pass
 
 
 async def _drive_tui_big(app_type: Any, path: str, mode: str) -> dict[str, Any]:
@@ -254,7 +279,8 @@ async def _drive_tui_big(app_type: Any, path: str, mode: str) -> dict[str, Any]:
 
     app = app_type(services=build_services())
     figures: dict[str, Any] = {"ok": False, "reason": f"{path} is not listed"}
-    async with app.run_test(size=(120, 40)) as pilot:
+    handled = Handled()
+    async with app.run_test(size=(120, 40), message_hook=handled.hook) as pilot:
         await _settle(pilot)
         screen = app.screen
         tree = screen.query_one("#tree")
@@ -263,11 +289,11 @@ async def _drive_tui_big(app_type: Any, path: str, mode: str) -> dict[str, Any]:
             return figures
         cpu, started = time.process_time(), time.perf_counter()
         screen.open_session(info)
-        await _until(pilot, lambda: screen.session is not None)
+        await handled.until(lambda: screen.session is not None)
         read = time.perf_counter() - started
-        await _until(pilot, lambda: screen.plans is not None)
+        await handled.until(lambda: screen.plans is not None)
         first, cpu_first = time.perf_counter() - started, time.process_time() - cpu
-        await _until(pilot, lambda: screen.plans is not None and not getattr(screen.plans, "pending", ()))
+        await handled.until(lambda: screen.plans is not None and not getattr(screen.plans, "pending", ()))
         figures.pop("reason")
         figures.update(
             ok=screen.plans is not None,
@@ -292,7 +318,7 @@ async def _drive_tui_big(app_type: Any, path: str, mode: str) -> dict[str, Any]:
             screen.target = target
             screen.plans = None
             screen.replan()
-            await _until(pilot, lambda: screen.plans is not None)
+            await handled.until(lambda: screen.plans is not None)
             switches.append(time.perf_counter() - started)
         figures.update(switch=switches[1:], cpu_switch=time.process_time() - cpu)
         await _settle(pilot)
