@@ -6,10 +6,15 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from textual.app import App
 from textual.message import Message
 
-from smig_devtools.bench_tui import IDLE_LOOK, Handled
+from smig_devtools import bench_tui
+from smig_devtools.bench_tui import Handled
+
+HANG_GUARD = 600.0
+"""Seconds: only stops a hang (tests/test_no_wall_clock.py)."""
 
 
 class Counted(Message):
@@ -23,15 +28,16 @@ class Waiting(App[None]):
         self.counted = True
 
 
-async def test_a_figure_ends_with_the_message_that_decides_it() -> None:
+async def test_a_figure_ends_with_the_message_that_decides_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With its fallback look an hour away, the figure still ends: the message woke it."""
+    monkeypatch.setattr(bench_tui, "IDLE_LOOK", 3600.0)
     handled = Handled()
     app = Waiting()
     async with app.run_test(message_hook=handled.hook) as pilot:
-        await pilot.pause()
-        waiting = asyncio.create_task(handled.until(lambda: app.counted, limit=10 * IDLE_LOOK))
-        await asyncio.sleep(0)  # it looked once and waits
-        assert not waiting.done() and handled.looks == 1
+        waiting = asyncio.create_task(handled.until(lambda: app.counted))
+        await pilot.pause()  # it looked, and looks again only as messages come
+        assert not waiting.done() and handled.looks >= 1
+        before = handled.looks
         app.post_message(Counted())
-        async with asyncio.timeout(IDLE_LOOK / 2):  # woken by the message, not by its fallback look
-            await waiting
-        assert app.counted and handled.looks <= 5  # a look per message handled meanwhile
+        await asyncio.wait_for(waiting, timeout=HANG_GUARD)
+        assert app.counted and handled.looks - before <= 3  # a look per message handled meanwhile
