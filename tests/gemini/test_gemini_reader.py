@@ -257,9 +257,27 @@ def _unpacked(value: object) -> object:
     return value
 
 
+def _indented_but_one_message(document: dict[str, object]) -> str:
+    """The document as the client indents it, but for its first message, written on one line (edited by hand)."""
+    messages = document["messages"]
+    assert isinstance(messages, list) and len(messages) > 1
+    head = json.dumps({key: value for key, value in document.items() if key != "messages"}, indent=2)
+    items = [json.dumps(messages[0]), *(json.dumps(m, indent=2).replace("\n", "\n    ") for m in messages[1:])]
+    return head[: -len("\n}")] + ',\n  "messages": [\n    ' + ",\n    ".join(items) + "\n  ]\n}"
+
+
 @pytest.mark.parametrize(
     "layout",
-    ["pretty", "one line", "one line, no projectHash", "pretty, cut off", "one line, a line after", "pretty, CRLF"],
+    [
+        "pretty",
+        "one line",
+        "one line, no projectHash",
+        "pretty, cut off",
+        "one line, a line after",
+        "pretty, CRLF",
+        "pretty, indented by 4",
+        "pretty, a message on one line",
+    ],
 )
 def test_a_big_document_is_parsed_a_message_at_a_time_into_the_same_conversation(
     gemini_home: Path, layout: str, monkeypatch: pytest.MonkeyPatch
@@ -274,6 +292,10 @@ def test_a_big_document_is_parsed_a_message_at_a_time_into_the_same_conversation
     if "no projectHash" in layout:
         del document["projectHash"]
     text = json.dumps(document, indent=2) if "pretty" in layout else json.dumps(document, ensure_ascii=False)
+    if "indented by 4" in layout:
+        text = json.dumps(document, indent=4)
+    if "a message on one line" in layout:
+        text = _indented_but_one_message(document)
     if "cut off" in layout:
         text = text[: len(text) // 2]
     if "a line after" in layout:
@@ -298,8 +320,23 @@ def test_a_big_document_is_parsed_a_message_at_a_time_into_the_same_conversation
     monkeypatch.setattr(content_parts, "TEXT_CHARS", 10)  # and every output as long
     monkeypatch.setattr(records, "_CHUNK", 64)  # values cut by the buffer's end everywhere
     monkeypatch.setattr(records, "_stream_document", lambda *a: streamed.append(1) or real(*a))
+    streams: list[records._Stream] = []
+    stream = records._Stream
+
+    def watched(handle: object) -> records._Stream:
+        streams.append(stream(handle))
+        return streams[-1]
+
+    monkeypatch.setattr(records, "_Stream", watched)
     big = parsed()
     assert big == whole and streamed == [1]
+    # The messages of a document indented as the client writes it are parsed by msgspec, one at a time up to
+    # the line that closes each; the standard decoder reads the metadata (each key and value) and the rest.
+    head = 2 * (len(document) - 1) + 1
+    messages = len(document["messages"])  # type: ignore[arg-type]
+    expected = {"pretty": head, "pretty, a message on one line": head + 1, "pretty, indented by 4": head + messages}
+    if layout in expected:
+        assert streams[0].standard_parses == expected[layout]
     if layout in ("pretty", "one line", "pretty, CRLF"):
         conversation = read_conversation(path, pack=True)
         outputs = [
