@@ -242,7 +242,7 @@ IDLE_LOOK = 0.25
 
 
 class Handled:
-    """Wakes the figures waiting in `_until` each time the app handles a message (`run_test`'s
+    """Wakes the figures waiting in `until` each time the app handles a message (`run_test`'s
     `message_hook`), which is when anything they wait for can change.
 
     Looking every 5 ms instead woke the event loop 200 times a second, and each wake took the GIL from
