@@ -294,8 +294,7 @@ class BrowseScreen(SmigScreen[None]):
     def _session_read(self, message: SessionRead) -> None:
         if self.info is None or message.session.info.path != self.info.path:
             return
-        self.session = message.session
-        keep_out_of_gc()
+        self.session = message.session  # left out of cyclic collections by the read (`SessionLoader.read`)
         self.reading = False
         self.query_one(PreviewTabs).hide_loading()
         self.query_one(PreviewTabs).show_note("Counting tokens…")
