@@ -172,7 +172,8 @@ ONE_SESSION_COMMANDS = frozenset({"show", "plan", "migrate", "export"})
 The readers and the planner pause it while they build (`gc_pause`), but when each pause ends the
 next allocations start collections that walk the whole session's objects, and a 500 MB session's
 `show`, `plan` or `migrate` then spent 0.2-0.4 s in them for nothing: what those objects are stays
-alive until the command returns, and they form no cycles. Not the TUI or MCP: they live on."""
+alive until the command returns, and they form no cycles. The TUI lives on, and freezes what it reads
+(`session_loader.keep_out_of_gc`); the MCP server pauses it per request (`mcp/server.py`)."""
 
 
 def _run(argv: Sequence[str] | None, ctx: Context) -> int:

@@ -457,3 +457,40 @@ def test_a_tool_that_raises_unexpectedly_is_a_tool_error(monkeypatch: pytest.Mon
     assert content["text"].startswith(
         "model_context_window: Unexpected ValueError (internal detail); the details are in "
     )
+
+
+def test_a_request_runs_with_the_cyclic_collector_paused_and_resumes_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Else its passes walk the session a tool reads again and again (0.5-0.7 s of a 500 MB preview)."""
+    import gc
+
+    from smig_tui.mcp.handoffs import Handoffs
+    from smig_tui.mcp.server import SmigToolRunner, build_server
+    from smig_tui.mcp.tools import SmigTools
+
+    seen: list[tuple[str, bool]] = []
+    real = SmigTools.model_context_window
+
+    def window(self: SmigTools, model: str) -> dict[str, Any]:
+        seen.append(("tool", gc.isenabled()))
+        if model == "boom":
+            raise ValueError("internal detail")
+        return real(self, model)
+
+    def prompt(self: Handoffs, call: Any) -> dict[str, Any]:
+        seen.append(("prompt", gc.isenabled()))
+        raise ValueError("internal detail")
+
+    monkeypatch.setattr(SmigTools, "model_context_window", window)
+    monkeypatch.setattr(Handoffs, "get_prompt", prompt)
+    assert gc.isenabled()
+    runner = SmigToolRunner()
+    assert runner("model_context_window", {"model": "gpt-5.1"})["isError"] is False
+    assert gc.isenabled()
+    assert runner("model_context_window", {"model": "boom"})["isError"] is True
+    assert gc.isenabled()
+    request = {"jsonrpc": "2.0", "id": 1, "method": "prompts/get", "params": {"name": "handoff"}}
+    writer = io.BytesIO()
+    build_server().serve(io.BytesIO(f"{json.dumps(request)}\n".encode()), writer)
+    assert json.loads(writer.getvalue())["error"]["code"] == -32603  # a sentence, and the collector is back
+    assert gc.isenabled()
+    assert seen == [("tool", False), ("tool", False), ("prompt", False)]
