@@ -6,8 +6,9 @@ not wait for it); when two workers compute the same one, the first stored wins, 
 
 from __future__ import annotations
 
+import sys
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
@@ -48,13 +49,26 @@ class Memo(Generic[K, V]):
         with self._lock:
             return len(self._values)
 
+    def items(self) -> list[tuple[K, V]]:
+        """The keys and values held now, least recently used first."""
+        with self._lock:
+            return list(self._values.items())
+
+    def discard(self, key: K) -> None:
+        """Forget `key`'s value, if one is held."""
+        with self._lock:
+            self._values.pop(key, None)
+
 
 class IdentityMemo(Generic[O, V]):
     """Values computed from one object (a session, its messages), for the `size` objects most recently used.
 
     Keyed by the object itself, not its content: two readings of a file are separate sessions, and an
     MCP chat has no file to key by. Each entry holds its object, so no other object can take its `id`
-    while the value is kept; bounding the count keeps big sessions from being held alive.
+    while the value is kept. An object that nothing but this memo holds any more can never be asked
+    about again, so its entries are dropped at the next `get` (or `drop_released`): a memo of a few entries kept every session
+    read and let go until newer ones pushed it out (three 500 MB sessions read and planned in turn,
+    each dropped by its caller, held 607 MB), in the TUI and the MCP server, which live on.
     """
 
     def __init__(self, size: int) -> None:
@@ -62,7 +76,18 @@ class IdentityMemo(Generic[O, V]):
 
     def get(self, owner: O, make: Callable[[], V], tag: Hashable = None) -> V:
         """The value for `owner` (and `tag`, e.g. the encoding it was counted with), made the first time."""
-        return self._entries.get((id(owner), tag), lambda: (owner, make()))[1]
+        value = self._entries.get((id(owner), tag), lambda: (owner, make()))[1]
+        self.drop_released()
+        return value
+
+    def drop_released(self) -> None:
+        """Drop the entries of objects held by nothing but them."""
+        entries = self._entries.items()
+        held = Counter(id(entry[0]) for _, entry in entries)
+        for key, (owner, _) in entries:
+            # The references counted: one per entry of `owner`, `owner` here, getrefcount's argument.
+            if sys.getrefcount(owner) <= held[id(owner)] + 2:
+                self._entries.discard(key)
 
     def __len__(self) -> int:
         return len(self._entries)

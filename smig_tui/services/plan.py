@@ -25,6 +25,12 @@ class Planning(Models):
     )
     """Each session's plan structure (tool pairs, injected context), only the sessions in use."""
 
+    def forget_released(self) -> None:
+        """Drop what the memos keep of sessions no caller holds any more: plans' first, as a session
+        holds the messages the counts are kept by."""
+        self._shapes.drop_released()
+        self._counted.drop_released()
+
     def plan(
         self,
         session: Session,

@@ -15,6 +15,7 @@ from smig_tui.adapters.config_file import load_config
 from smig_tui.adapters.paths import resolve_paths
 from smig_tui.plugins import agent_profiles
 from smig_tui.services.archive import archived_readers
+from smig_tui.services.base import ignore
 from smig_tui.services.export import Exports
 from smig_tui.services.memory import Memory
 from smig_tui.services.migrate import Migrations
@@ -24,6 +25,8 @@ from smig_tui.services.summary import Summaries
 
 if TYPE_CHECKING:
     from smig_tui.adapters.agents.profile import AgentProfile
+    from smig_tui.core.models import Session, SessionInfo
+    from smig_tui.core.ports import WarningSink
 
 
 @dataclass
@@ -32,6 +35,13 @@ class Services(Sessions, Summaries, Migrations, Exports, Search, Memory):
 
     Summaries builds on planning, planning on the models and counting; the others stand alone.
     """
+
+    def load_session(self, info: SessionInfo, warn: WarningSink = ignore) -> Session:
+        """Read one session in full, having first let go of the sessions no caller holds any more: the
+        memos would keep the last one until its next plan, and two big sessions at once in the TUI or
+        the MCP server (`IdentityMemo`)."""
+        self.forget_released()
+        return super().load_session(info, warn)
 
 
 def build_services(env: dict[str, str] | None = None, agents: Sequence[AgentProfile] | None = None) -> Services:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 
 from smig_tui.core.memo import IdentityMemo, Memo
@@ -60,3 +61,28 @@ def test_an_identity_memo_holds_its_objects_only_while_they_are_among_the_newest
         memo.get(owner, lambda n=n: n)
     assert memo.get(owners[0], lambda: -1) == -1  # evicted, so made again
     assert memo.get(owners[2], lambda: -1) == 2
+
+
+class Owner:
+    """An object the memo describes, which a weak reference can watch."""
+
+
+def test_an_identity_memo_drops_what_only_it_still_holds() -> None:
+    """It is keyed by the object itself: one nobody else holds can never be asked about again."""
+    memo: IdentityMemo[Owner, str] = IdentityMemo(8)
+    kept, let_go = Owner(), Owner()
+    memo.get(kept, lambda: "kept")
+    memo.get(let_go, lambda: "let go")
+    memo.get(let_go, lambda: "counted", tag="cl100k_base")
+    watch = weakref.ref(let_go)
+    del let_go
+    assert watch() is not None  # the memo still holds it ...
+    assert memo.get(kept, lambda: "again") == "kept"  # ... until its next use
+    assert watch() is None and len(memo) == 1
+    other = Owner()
+    memo.get(other, lambda: "other")
+    memo.drop_released()  # or when asked to, with nothing new
+    assert len(memo) == 2
+    del other
+    memo.drop_released()
+    assert len(memo) == 1 and memo.get(kept, lambda: "again") == "kept"

@@ -12,7 +12,7 @@ from conftest import open_session, settle, tree_of
 from textual.pilot import Pilot
 from textual.widgets import Static, Tree
 
-from smig_tui.core.models import Agent, Strategy
+from smig_tui.core.models import Agent, Session, Strategy
 from smig_tui.tui.messages import SessionRead
 from smig_tui.tui.widgets.plan_table import PlanTable
 from smig_tui.tui.widgets.preview_tabs import PLANNING, PreviewTabs, plan_line
@@ -195,3 +195,19 @@ async def test_the_tree_measures_its_lines_as_rendering_them_would(make_app) -> 
         assert any(node.data is not None for node in nodes) and any(node.allow_expand for node in nodes)
         for node in nodes:
             assert tree.get_label_width(node) == Tree.get_label_width(tree, node)
+
+
+async def test_a_session_opened_before_is_freed_once_another_is_open(make_app) -> None:
+    """Without a full cyclic collection, which the TUI keeps from walking the open session: a finished
+    plan worker kept its session, and the memos kept it until newer sessions pushed it out."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        first = await open_session(pilot, is_codex)
+        await open_session(pilot, lambda info: info.agent == Agent("claude") and not info.is_subagent)
+        assert app.screen.plans is not None and not app.screen.plans.pending
+        gc.unfreeze()  # what the app froze is looked through, and nothing is collected
+        try:
+            assert not any(type(found) is Session and found.info.path == first.path for found in gc.get_objects())
+        finally:
+            gc.freeze()

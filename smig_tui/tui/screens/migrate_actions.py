@@ -18,6 +18,7 @@ from smig_tui.core.models import Message, ModelCapacity, Session, Strategy
 from smig_tui.core.plan_structure import NOT_MIGRATED
 from smig_tui.core.strategies import SUMMARY_STRATEGIES
 from smig_tui.tui import backend
+from smig_tui.tui.handed import handed_work
 from smig_tui.tui.messages import (
     CommitPreviewed,
     Committed,
@@ -365,8 +366,7 @@ class MigrateActions(SmigWidget):
             return
         self.preview_commit(*ready, self.browse.pins)
 
-    # A description of its own: else Textual builds one from repr() of the whole session or plan (seconds).
-    @work(thread=True, exclusive=True, group="commit.preview", exit_on_error=False, description="preview the commit")
+    @handed_work(exclusive=True, group="commit.preview", exit_on_error=False, description="preview the commit")
     def preview_commit(self, session: Session, plan: Any, pins: frozenset[str]) -> None:
         """Dry-run the migration so the dialog can list exactly what goes where, and what each agent gets."""
         preview, choices, plans = backend.commit_preview(self.services, session, plan, pins)
@@ -393,8 +393,7 @@ class MigrateActions(SmigWidget):
         self.app.push_screen(CommitProgressModal(choice))
         self.run_commit(session, choice)
 
-    # A description of its own: else Textual builds one from repr() of the whole session or plan (seconds).
-    @work(thread=True, exclusive=True, group="commit.run", exit_on_error=False, description="commit the migration")
+    @handed_work(exclusive=True, group="commit.run", exit_on_error=False, description="commit the migration")
     def run_commit(self, session: Session, choice: CommitChoice) -> None:
         """Write the migration as the dialog stated it (planned for the chosen agent, for the folder typed)."""
         result = backend.commit(self.services, session, choice.plan, choice.chosen, choice.cwd)
@@ -430,8 +429,7 @@ class MigrateActions(SmigWidget):
         if request is not None:
             self.run_export(ready[0], ready[1], request)
 
-    # A description of its own: else Textual builds one from repr() of the whole session or plan (seconds).
-    @work(thread=True, exclusive=True, group="export.run", exit_on_error=False, description="export the session")
+    @handed_work(exclusive=True, group="export.run", exit_on_error=False, description="export the session")
     def run_export(self, session: Session, plan: Any, request: ExportRequest) -> None:
         """Render the export and write it to the file, or hand the text back for the clipboard."""
         detail, text = backend.export(self.services, session, plan, request)

@@ -13,6 +13,7 @@ from smig_tui.core.models import Session, SessionInfo, Strategy
 from smig_tui.core.plans import left_out
 from smig_tui.services import Services, no_cyclic_gc
 from smig_tui.tui import backend
+from smig_tui.tui.handed import handed_work
 from smig_tui.tui.messages import LoadProgress, LoadStopped, PlansReady, PlansUnavailable, SessionRead
 from smig_tui.tui.screens.base import SmigWidget
 
@@ -106,8 +107,7 @@ class SessionLoader(SmigWidget):
         self.generation += 1
         self._plan(session, target, pins, summaries, first, self.generation)
 
-    # A description of its own: else Textual builds one from repr() of the whole session or plan (seconds).
-    @work(thread=True, exclusive=True, group=PLAN_GROUP, exit_on_error=False, description="plan the open session")
+    @handed_work(exclusive=True, group=PLAN_GROUP, exit_on_error=False, description="plan the open session")
     def _plan(
         self,
         session: Session,
