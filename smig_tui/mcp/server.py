@@ -13,6 +13,7 @@ import contextlib
 import json
 import os
 import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from smig_tui import __version__
@@ -78,9 +79,10 @@ class ReadProgress:
 _PAUSED_PER_REQUEST = """A request runs with the cyclic collector paused (`no_cyclic_gc`), as the CLI runs a
 command on one session. The readers and the planner pause it while they build, but between those
 pauses its passes walked the whole session again and again: 0.5-0.7 s of a 5.5 s preview of a 500 MB
-session, where one pass of 0.17 s is left once the request ends (the counting memo keeps the last
-sessions' messages). The server lives on, so nothing is frozen (`gc.freeze`): cycles that become
-garbage later are still collected."""
+session. At its end the memos let go of the sessions it read (`Services.forget_released`: a later
+request reads a session anew), so they are freed before the collector is back, not walked once more
+(0.17 s) and kept until the next read. The server lives on, so nothing is frozen (`gc.freeze`): cycles
+that become garbage later are still collected."""
 
 
 class SmigToolRunner:
@@ -91,6 +93,19 @@ class SmigToolRunner:
         self._tools: SmigTools | None = None
         self._handoffs: Handoffs | None = None
         self._by_name = {tool["name"]: tool for tool in TOOLS}
+
+    @contextlib.contextmanager
+    def _request(self) -> Iterator[None]:
+        """One request's span: the collector paused, and the sessions it read let go at its end (see
+        `_PAUSED_PER_REQUEST`)."""
+        from smig_tui.services import no_cyclic_gc
+
+        with no_cyclic_gc():
+            try:
+                yield
+            finally:
+                if self._services is not None:
+                    self._services.forget_released()
 
     def services(self) -> Services:
         """smig's services, built on the first request that needs them (the handshake needs none)."""
@@ -130,10 +145,8 @@ class SmigToolRunner:
         if problem:
             return _error(problem)
         given = {key: value for key, value in arguments.items() if value is not None}
-        from smig_tui.services import no_cyclic_gc
-
         try:
-            with no_cyclic_gc():  # see `_PAUSED_PER_REQUEST`
+            with self._request():
                 result = self._run(name, given, call)
         except RequestCancelled:
             raise
@@ -165,10 +178,10 @@ class SmigToolRunner:
 
     def with_progress(self, call: Call, work: str) -> dict[str, Any]:
         """Run a prompt, resource or completion request (named by `work`) with reading progress."""
-        from smig_tui.services import no_cyclic_gc, reading_progress
+        from smig_tui.services import reading_progress
 
         handoffs = self.handoffs()
-        with reading_progress(ReadProgress(call)), no_cyclic_gc():  # see `_PAUSED_PER_REQUEST`
+        with reading_progress(ReadProgress(call)), self._request():
             result: dict[str, Any] = getattr(handoffs, work)(call)
             return result
 

@@ -494,3 +494,23 @@ def test_a_request_runs_with_the_cyclic_collector_paused_and_resumes_it(monkeypa
     assert json.loads(writer.getvalue())["error"]["code"] == -32603  # a sentence, and the collector is back
     assert gc.isenabled()
     assert seen == [("tool", False), ("tool", False), ("prompt", False)]
+
+
+def test_a_request_lets_go_of_the_session_it_read(homes: dict[str, Path]) -> None:
+    """A later request reads a session anew: the memos kept it until the next read, walked once more by
+    the collector (0.17 s on 500 MB) and held in memory meanwhile."""
+    import gc
+
+    from smig_tui.core.models import Session
+    from smig_tui.mcp.server import SmigToolRunner
+
+    def alive() -> bool:
+        return any(type(found) is Session and found.info.id == VERBOSE_SESSION for found in gc.get_objects())
+
+    runner = SmigToolRunner()
+    preview = runner("preview_migration", {"session_id": VERBOSE_SESSION, "target_model": TINY})
+    assert preview["isError"] is False and not alive()
+    again = runner(
+        "preview_migration", {"session_id": VERBOSE_SESSION, "target_model": TINY, "strategy": "tools-first"}
+    )
+    assert again["isError"] is False and not alive()
