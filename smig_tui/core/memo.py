@@ -66,9 +66,10 @@ class IdentityMemo(Generic[O, V]):
     Keyed by the object itself, not its content: two readings of a file are separate sessions, and an
     MCP chat has no file to key by. Each entry holds its object, so no other object can take its `id`
     while the value is kept. An object that nothing but this memo holds any more can never be asked
-    about again, so its entries are dropped at the next `get` (or `drop_released`): a memo of a few entries kept every session
-    read and let go until newer ones pushed it out (three 500 MB sessions read and planned in turn,
-    each dropped by its caller, held 607 MB), in the TUI and the MCP server, which live on.
+    about again, so its entries are dropped at the next `get` (or `drop_released`): bounded only by its
+    count of entries, a memo kept every session read and let go until newer ones pushed it out (three
+    500 MB sessions read and planned in turn, each dropped by its caller, held 607 MB), in the TUI and
+    the MCP server, which live on.
     """
 
     def __init__(self, size: int) -> None:
