@@ -211,3 +211,23 @@ async def test_a_session_opened_before_is_freed_once_another_is_open(make_app) -
             assert not any(type(found) is Session and found.info.path == first.path for found in gc.get_objects())
         finally:
             gc.freeze()
+
+
+async def test_a_cycle_made_since_the_freeze_does_not_keep_the_session_let_go(make_app) -> None:
+    """A dialog closed after a session's plans were shown (here, a cycle holding the session, old enough
+    to be collected only by a full collection) must not keep that session once another is opened."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        first = await open_session(pilot, is_codex)
+        holder: list[object] = [app.screen.session]
+        holder.append(holder)
+        gc.collect(1)
+        gc.collect(1)  # it survives twice: the oldest generation, where only a full collection looks
+        del holder
+        await open_session(pilot, lambda info: info.agent == Agent("claude") and not info.is_subagent)
+        gc.unfreeze()
+        try:
+            assert not any(type(found) is Session and found.info.path == first.path for found in gc.get_objects())
+        finally:
+            gc.freeze()
