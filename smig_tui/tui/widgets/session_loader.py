@@ -40,8 +40,9 @@ def let_gc_see_all() -> None:
 
     The cycles made since it are collected first: a dialog closed, a finished worker and its task. One
     that lived long enough to be counted old only a full collection frees, and once frozen with the
-    next session, none does; a closed commit dialog so kept its plans, and through them the messages
-    of the session being let go. Walking what is not frozen is cheap; the session's objects are."""
+    next session, none does: a commit dialog kept open a while, then closed, would so keep its plans,
+    and through them the messages of the session being let go. Only what is not frozen is walked, a few
+    milliseconds: the session's objects are frozen."""
     gc.collect()
     gc.unfreeze()
 
