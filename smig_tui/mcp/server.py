@@ -76,15 +76,6 @@ class ReadProgress:
             self.call.progress(progress, whole, f"read {progress / 1e6:,.1f} of {whole / 1e6:,.1f} MB")
 
 
-_PAUSED_PER_REQUEST = """A request runs with the cyclic collector paused (`no_cyclic_gc`), as the CLI runs a
-command on one session. The readers and the planner pause it while they build, but between those
-pauses its passes walked the whole session again and again: 0.5-0.7 s of a 5.5 s preview of a 500 MB
-session. At its end the memos let go of the sessions it read (`Services.forget_released`: a later
-request reads a session anew), so they are freed before the collector is back, not walked once more
-(0.17 s) and kept until the next read. The server lives on, so nothing is frozen (`gc.freeze`): cycles
-that become garbage later are still collected."""
-
-
 class SmigToolRunner:
     """Runs tool calls: checks the arguments, builds the tools on first use, turns failures into tool errors."""
 
@@ -96,8 +87,15 @@ class SmigToolRunner:
 
     @contextlib.contextmanager
     def _request(self) -> Iterator[None]:
-        """One request's span: the collector paused, and the sessions it read let go at its end (see
-        `_PAUSED_PER_REQUEST`)."""
+        """One request's span: the cyclic collector paused (`no_cyclic_gc`), as the CLI runs a command on
+        one session, and the sessions it read let go at its end.
+
+        The readers and the planner pause the collector while they build, but between those pauses its
+        passes walked the whole session again and again: 0.5-0.7 s of a 5.5 s preview of a 500 MB
+        session. At the end the memos let go of the sessions read (`Services.forget_released`: a later
+        request reads a session anew), so they are freed before the collector is back, not walked once
+        more (0.17 s) and kept until the next read. The server lives on, so nothing is frozen
+        (`gc.freeze`): cycles that become garbage later are still collected."""
         from smig_tui.services import no_cyclic_gc
 
         with no_cyclic_gc():
