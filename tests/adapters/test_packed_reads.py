@@ -306,6 +306,7 @@ def test_a_big_opencode_session_packs_its_short_texts_too_and_holds_less(
         held_whole = tracemalloc.get_traced_memory()[0]
         tracemalloc.stop()
     monkeypatch.setattr(stored_text, "FILE_BYTES", database.stat().st_size)
+    monkeypatch.setattr(stored_text, "SPILL_BATCH", 1 << 14)  # what waits to be written, at scale
     tracemalloc.start()
     packed = _opencode_sessions(database, monkeypatch)
     held_packed = tracemalloc.get_traced_memory()[0]

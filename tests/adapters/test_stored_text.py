@@ -196,11 +196,13 @@ def test_claude_transcript_texts_stay_on_disk(isolated_homes: dict[str, Path], m
 
 
 def test_packed_texts_read_back_across_sealed_blocks(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """Texts of a huge compressed session packed in blocks read back whole, in any order."""
+    """Where no spill can be made, texts of a huge compressed session packed in blocks read back whole, in
+    any order."""
     from smig_tui.adapters import stored_text
     from smig_tui.adapters.stored_text import PackedText, TextPacker
 
     monkeypatch.setattr(stored_text, "BLOCK_BYTES", BLOCK_BYTES := 1 << 20)
+    monkeypatch.setattr(stored_text.TextSpill, "create", classmethod(lambda cls: None))
     packer = TextPacker()
     texts = [f"{n} tool output ✓ 日本語 " * (300 + n * 37) for n in range(120)]
     packed = []
@@ -225,6 +227,7 @@ def test_a_packed_texts_head_is_unpacked_when_asked_not_held(monkeypatch) -> Non
     from smig_tui.adapters.stored_text import HEAD_CHARS, PackedText, TextPacker
 
     monkeypatch.setattr(stored_text, "BLOCK_BYTES", 1 << 20)
+    monkeypatch.setattr(stored_text.TextSpill, "create", classmethod(lambda cls: None))
     packer = TextPacker()
     alphabet = ["a", "é", "語", "😀", "\ud800", "\n"]
     texts = [

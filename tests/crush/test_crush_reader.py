@@ -273,8 +273,8 @@ def test_a_big_sessions_rows_are_not_all_held_while_it_is_converted(
 ) -> None:
     """Each row is converted as it is read and let go: parsing them all first held every row's parts
     (the 500 MB session's load took 313 MB, 229 MB converted as read). Traced peak over what the
-    conversion keeps, small pack blocks so the packer's block weighs nothing: 1.21 parsed all first,
-    1.06 as read."""
+    conversion keeps, its texts packed in memory in small blocks so the packer's block weighs nothing:
+    1.21 parsed all first, 1.06 as read."""
     from smig_devtools.corpus import SessionEntry
     from smig_devtools.crush_corpus import generate_crush
     from smig_tui.adapters import stored_text
@@ -283,6 +283,7 @@ def test_a_big_sessions_rows_are_not_all_held_while_it_is_converted(
     entry = SessionEntry("claude", "main", "s", "", str(tmp_path / "work"), prompt="task", size=4_000_000)
     generate_crush(tmp_path / "crush", [entry])
     monkeypatch.setattr(stored_text, "BLOCK_BYTES", 1 << 14)
+    monkeypatch.setattr(stored_text.TextSpill, "create", classmethod(lambda cls: None))  # held as measured
     connection = sqlite3.connect(tmp_path / "work" / ".crush" / "crush.db")
     try:
         (session_id,) = connection.execute("SELECT id FROM sessions WHERE parent_session_id IS NULL").fetchone()
