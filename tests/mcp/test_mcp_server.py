@@ -504,8 +504,13 @@ def test_a_request_lets_go_of_the_session_it_read(homes: dict[str, Path]) -> Non
     from smig_tui.core.models import Session
     from smig_tui.mcp.server import SmigToolRunner
 
+    mine = str(homes["smig"].parent)  # this test's homes: a session another test left is not this one's
+
     def alive() -> bool:
-        return any(type(found) is Session and found.info.id == VERBOSE_SESSION for found in gc.get_objects())
+        return any(
+            type(found) is Session and found.info.id == VERBOSE_SESSION and found.info.path.startswith(mine)
+            for found in gc.get_objects()
+        )
 
     runner = SmigToolRunner()
     preview = runner("preview_migration", {"session_id": VERBOSE_SESSION, "target_model": TINY})
