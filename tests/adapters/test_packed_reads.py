@@ -163,6 +163,7 @@ def test_a_read_leaving_outputs_on_disk_holds_a_fraction_of_what_the_whole_read_
     `data` keys `conversation` reads, calls' arguments as their text: 0.39 -> 0.26 of the whole)."""
     reader = READERS[agent]
     path = _generated(agent, tmp_path / "gen", size=4_000_000)
+    monkeypatch.setattr(file_sessions, "LINE_BUFFER", 8192)  # a quarter of this file; nothing of a big one
 
     def peak(pack: bool) -> int:
         tracemalloc.start()

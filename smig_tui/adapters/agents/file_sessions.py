@@ -1,7 +1,7 @@
 """Provides what the readers of one-file-per-session agents share: listing a folder, newest first, the
-one warning a file with damaged lines gets (Gemini CLI, Qwen Code, Copilot CLI, Pi, Aider), a file's
-lines found without parsing them (the cheap listing reads of Qwen Code, Pi and Copilot CLI), and the
-whole read their `load` does."""
+one warning a file with damaged lines gets (Gemini CLI, Qwen Code, Copilot CLI, Pi, Aider), a file
+opened to be read line by line, its lines found without parsing them (the cheap listing reads of Qwen
+Code, Pi and Copilot CLI), and the whole read their `load` does."""
 
 from __future__ import annotations
 
@@ -149,6 +149,17 @@ CLOSING_BRACE = ord("}")
 def cannot_read(path: Path, error: OSError) -> ReadWarning:
     """The warning a listing gives for a session file it cannot read."""
     return ReadWarning(str(path), None, f"skipped: cannot read it ({error.strerror or error})")
+
+
+LINE_BUFFER = 1 << 20
+"""The buffer of a session file read line by line (`for raw in handle`): with Python's default 8 KB, a
+line longer than it is gathered piece by piece, and going through the 60,000 lines of a 500 MB Gemini
+CLI session took 0.20-0.30 s of CPU; with 1 MB, 0.03 s."""
+
+
+def open_lines(path: Path) -> BinaryIO:
+    """`path` opened to be read line by line."""
+    return path.open("rb", buffering=LINE_BUFFER)
 
 
 def line_store(handle: BinaryIO, path: Path, pack: bool, texts: LineTexts) -> TextStore | None:

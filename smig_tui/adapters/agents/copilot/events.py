@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from smig_tui.adapters.agents.content_parts import Converted, usage_of
-from smig_tui.adapters.agents.file_sessions import line_size, line_store
+from smig_tui.adapters.agents.file_sessions import line_size, line_store, open_lines
 from smig_tui.adapters.json_parse import parse
 from smig_tui.adapters.stored_text import LineText, TextStore
 from smig_tui.core.models import Kind, Role, Usage
@@ -85,7 +85,7 @@ def read_session(path: Path, pack: bool = False) -> SessionFile:
     """Parse the file, skipping what the model never sees (raises OSError when it cannot be read); with
     `pack`, a big file's long tool results are left on disk as each event is parsed (`line_store`)."""
     out = SessionFile()
-    with path.open("rb") as handle:
+    with open_lines(path) as handle:
         store, offset = line_store(handle, path, pack, _result_texts), 0
         for number, raw in enumerate(handle, start=1):
             at, offset = offset, offset + len(raw)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from smig_tui.adapters.agents.content_parts import pack_response_outputs
+from smig_tui.adapters.agents.file_sessions import open_lines
 from smig_tui.adapters.json_parse import fast_loads, parse
 from smig_tui.adapters.stored_text import FILE_BYTES, TextPacker
 
@@ -59,7 +60,7 @@ def read_conversation(path: Path, pack: bool = False) -> ConversationFile:
         streamed = _stream_document(path, packer)
         if streamed is not None:
             return streamed
-    with path.open("rb") as handle:
+    with open_lines(path) as handle:
         parsed = _parse_lines(handle, packer)
     if parsed.session_id and isinstance(parsed.meta.get("projectHash"), str):
         return parsed

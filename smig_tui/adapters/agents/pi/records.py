@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from smig_tui.adapters.agents.content_parts import Converted, close_reply
-from smig_tui.adapters.agents.file_sessions import line_size, line_store
+from smig_tui.adapters.agents.file_sessions import line_size, line_store, open_lines
 from smig_tui.adapters.json_parse import parse
 from smig_tui.adapters.stored_text import LineText, TextStore
 from smig_tui.core.models import Kind, Role, Usage
@@ -67,7 +67,7 @@ def read_session(path: Path, pack: bool = False) -> SessionFile:
     out = SessionFile()
     by_id: dict[str, dict[str, Any]] = {}
     leaf: str | None = None
-    with path.open("rb") as handle:
+    with open_lines(path) as handle:
         store, offset = line_store(handle, path, pack, _result_texts), 0
         for number, raw in enumerate(handle, start=1):
             at, offset = offset, offset + len(raw)

@@ -26,7 +26,7 @@ from smig_tui.adapters.agents.content_parts import (
     response_outputs,
     usage_of,
 )
-from smig_tui.adapters.agents.file_sessions import line_size, line_store
+from smig_tui.adapters.agents.file_sessions import line_size, line_store, open_lines
 from smig_tui.adapters.json_parse import parse
 from smig_tui.adapters.stored_text import TextStore
 from smig_tui.core.models import Kind, Usage
@@ -64,7 +64,7 @@ def read_session(path: Path, pack: bool = False) -> SessionFile:
     out = SessionFile()
     records: dict[str, dict[str, Any]] = {}
     last: str | None = None
-    with path.open("rb") as handle:
+    with open_lines(path) as handle:
         store, offset = line_store(handle, path, pack, _line_outputs), 0
         for number, raw in enumerate(handle, start=1):
             at, offset = offset, offset + len(raw)
