@@ -378,7 +378,10 @@ class TextPacker:
     blocks packed with zstd as each fills (one per reader)."""
 
     def __init__(self) -> None:
-        self._spill: TextSpill | None = TextSpill.create()
+        self._spill: TextSpill | None = None
+        self._spill_tried = False
+        """The spill is made with the first text: a reader makes a packer for every compressed file, most
+        of which are too small to set any text aside."""
         self._packer: Packer | None = None
         self._block = TextBlock()
         self._filled = 0
@@ -386,6 +389,8 @@ class TextPacker:
 
     def add(self, data: bytes) -> tuple[TextSpill | TextBlock, int]:
         """Put `data` in the spill or the current block; return which and where in it `data` starts."""
+        if not self._spill_tried:
+            self._spill, self._spill_tried = TextSpill.create(), True
         spill = self._spill
         if spill is not None and not spill.broken:
             return spill, spill.add(data)

@@ -105,3 +105,15 @@ def test_where_no_spill_can_be_made_texts_are_packed(monkeypatch: pytest.MonkeyP
     text = "x" * 5000
     packed = PackedText.of(text, TextPacker())
     assert isinstance(packed.block, TextBlock) and packed.read() == text
+
+
+def test_a_packer_makes_its_spill_only_with_its_first_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reader makes a packer for every compressed file, most too small to set a text aside: no file
+    is made for those."""
+    made: list[TextSpill | None] = []
+    real = TextSpill.create.__func__  # type: ignore[attr-defined]
+    monkeypatch.setattr(TextSpill, "create", classmethod(lambda cls: made.append(real(cls)) or made[-1]))
+    packer = TextPacker()
+    assert made == []
+    first, second = PackedText.of("x" * 5000, packer), PackedText.of("y" * 5000, packer)
+    assert len(made) == 1 and first.block is second.block is made[0]
