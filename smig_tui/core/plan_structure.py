@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence, ValuesView
 from dataclasses import dataclass, field
-from itertools import accumulate
+from itertools import accumulate, islice
+from operator import ge
 
 from smig_tui.core.models import Kind, Message, Role, Session
 
@@ -106,7 +107,8 @@ def never_migrated(messages: Sequence[Message]) -> dict[int, str]:
 
 def _skip_and_units(messages: Sequence[Message], units: bool = True) -> tuple[dict[int, str], list[int]]:
     """The messages no plan migrates, with the reason, and (with `units`) a unit id per message: a
-    tool call with its results, one record's blocks, reasoning with the message after it, joined.
+    tool call with its results, one record's blocks, reasoning with the message after it, joined. A
+    unit's id is the index of its first message.
 
     One pass over the messages for both (each pass is a tenth of a second on a 500 MB session), then
     one over the tool traffic: whether a call or result lost its other half is known only at the end.
@@ -120,7 +122,11 @@ def _skip_and_units(messages: Sequence[Message], units: bool = True) -> tuple[di
         return i
 
     def join(a: int, b: int) -> None:
-        parent[find(b)] = find(a)
+        first, second = find(a), find(b)
+        if first < second:
+            parent[second] = first
+        elif second < first:
+            parent[first] = second  # a unit is named by its first message (`_valid_cuts` relies on it)
 
     skip: dict[int, str] = {}
     calls: set[str | None] = set()
@@ -172,7 +178,12 @@ def _skip_and_units(messages: Sequence[Message], units: bool = True) -> tuple[di
 
 def _valid_cuts(unit: list[int]) -> list[bool]:
     """Return, for each k in 0..n, whether keeping messages k.. splits no unit: whether every message
-    before k is in a unit that ends before k (the furthest such end, kept as it runs, is below k)."""
-    last = {u: i for i, u in enumerate(unit)}
-    reach = accumulate(map(last.__getitem__, unit), max)  # the furthest end of the units begun before k + 1
-    return [True, *(furthest < k for k, furthest in enumerate(reach, 1))]
+    from k on is in a unit that begins at k or later. A unit's id is its first message, so that is the
+    least id from k on being k or more, all in C (where a dict of each unit's last message and a
+    Python loop over the cuts took 35-40 ms of a 139,000-message session's first plan)."""
+    n = len(unit)
+    if n == 0:
+        return [True]
+    least = list(accumulate(reversed(unit), min))  # least id from each message on, the last first
+    least.reverse()
+    return [True, *map(ge, islice(least, 1, None), range(1, n)), True]

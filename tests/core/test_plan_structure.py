@@ -50,6 +50,45 @@ def test_units_join_a_call_with_its_result_a_records_blocks_and_reasoning_with_w
     assert structure.first_user == 0
 
 
+def test_units_and_cuts_of_random_sessions_match_their_definitions() -> None:
+    """On random mixes of records of several blocks, calls answered late, early or twice, results before
+    their calls, reasoning (opaque or not) and injected context: every message of a unit is named by the
+    unit's first message, and a cut is valid exactly when no unit has messages on both sides of it."""
+    import random
+
+    kinds = ["text", "call", "result", "reasoning", "block"]
+    for seed in range(300):
+        rng = random.Random(seed)
+        b = Builder()
+        calls: list[str] = []
+        for n in range(rng.randrange(0, 40)):
+            kind = rng.choice(kinds)
+            flags: dict[str, object] = {"injected": rng.random() < 0.05, "opaque": rng.random() < 0.05}
+            if rng.random() < 0.5:  # one record's blocks: a user record answering several calls, say
+                flags["id"] = f"rec{n // 3}#{n % 3}"
+            if kind == "call":
+                calls.append(f"c{n}")
+                b.add(Role.ASSISTANT, Kind.TOOL_CALL, "x", tool_name="t", call_id=calls[-1], **flags)
+            elif kind == "result":
+                call = rng.choice(calls) if calls and rng.random() < 0.8 else f"c{n + rng.randrange(1, 5)}"
+                b.add(Role.TOOL, Kind.TOOL_RESULT, "y", call_id=call, **flags)
+            elif kind == "reasoning":
+                b.add(Role.ASSISTANT, Kind.REASONING, "r", **flags)
+            elif kind == "block":
+                b.add(Role.ASSISTANT, Kind.TEXT, "z", **{"id": f"rec{n // 3}#{n % 3}", **flags})
+            else:
+                b.add(rng.choice([Role.USER, Role.ASSISTANT]), Kind.TEXT, "t", **flags)
+        structure = analyse(b.session())
+        unit, size = structure.unit, len(b.messages)
+        groups: dict[int, list[int]] = {}
+        for i, u in enumerate(unit):
+            groups.setdefault(u, []).append(i)
+        assert all(u == members[0] for u, members in groups.items()), seed
+        assert structure.valid == [
+            not any(members[0] < k <= members[-1] for members in groups.values()) for k in range(size + 1)
+        ], seed
+
+
 def test_a_session_without_messages_has_one_valid_cut() -> None:
     structure = analyse(Builder().session())
 
