@@ -346,8 +346,8 @@ class TextSpill:
         return self._read(start, written) + self._from_pending(written, end)
 
     def _read(self, start: int, end: int) -> bytes:
-        """Bytes of the file, through a window read ahead: one read of each text was 270,000 calls to the
-        system in a dense OpenCode session's export."""
+        """Bytes of the file, through a window read ahead: one read of each text was 117,000 calls to the
+        system in the 603 MB OpenCode session's export."""
         at, window = self._window
         if at <= start and end <= at + len(window):
             return window[start - at : end - at]

@@ -14,6 +14,7 @@ import pytest
 
 from smig_tui.adapters import stored_text
 from smig_tui.adapters.stored_text import HEAD_CHARS, PackedText, TextBlock, TextPacker, TextSpill
+from smig_tui.core.text_classes import HEAD_CHARS as CLASS_CHARS
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "pwritev"), reason="the spill needs pwritev and pread")
 
@@ -44,6 +45,7 @@ def test_texts_read_back_whole_in_any_order_while_it_fills_and_after(monkeypatch
     for index in [*reversed(range(len(texts))), 5, 199, 0, 64]:
         assert packed[index].read() == texts[index] and packed[index].length == len(texts[index])
         assert packed[index].head == texts[index][:HEAD_CHARS]
+        assert packed[index].class_head == texts[index][:CLASS_CHARS]
     monkeypatch.setattr(TextSpill, "create", classmethod(lambda cls: None))
     in_memory = TextPacker()
     assert [p.fingerprint() for p in packed[:20]] == [PackedText.of(t, in_memory).fingerprint() for t in texts[:20]]
