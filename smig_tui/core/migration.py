@@ -144,7 +144,7 @@ def message_to_json(message: Message) -> dict[str, Any]:
         if value is None or value is False:
             continue
         if name == "usage":
-            value = asdict(value)
+            value = value.as_dict()
         elif name in ("role", "kind"):
             value = value.value
         data[name] = value

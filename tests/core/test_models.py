@@ -88,6 +88,15 @@ def test_a_session_info_as_a_dict_is_what_asdict_gives():
     assert list(flat) == [field.name for field in fields(SessionInfo)]
 
 
+def test_a_usage_as_a_dict_is_what_asdict_gives():
+    """Every field in order, each its own value: `smig show --json` and the JSON export write one per call."""
+    from smig_tui.core.models import Usage
+
+    usage = Usage(*range(11, 11 + len(fields(Usage))))
+    assert usage.as_dict() == dataclasses.asdict(usage)
+    assert list(usage.as_dict()) == [field.name for field in fields(Usage)]
+
+
 def _a_value_for(annotation: object, name: str) -> object:
     """A value of the field's type that no default has, so a field left out shows."""
     kind = str(annotation)
