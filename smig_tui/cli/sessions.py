@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from smig_tui.cli.table import SESSION_HELP, Column, cell_width, unique_prefixes
 from smig_tui.cli.table import stream as table_stream
 from smig_tui.core.errors import UsageError
-from smig_tui.core.json_text import FlatRows
+from smig_tui.core.json_text import MESSAGE_BATCH, FlatRows
 from smig_tui.core.models import Agent, Message, Session, SessionInfo
 from smig_tui.core.words import age_text, name_list, one_line, size_text
 from smig_tui.services import agent_profiles, current_branch, json_shapes, no_sessions_sentence
@@ -258,10 +258,6 @@ def message_to_dict(message: Message) -> dict[str, Any]:
     if usage:
         data["usage"] = usage.as_dict()
     return data
-
-
-MESSAGE_BATCH = 64
-"""Messages `smig show --json` encodes in one call (`FlatRows`): each with its whole text, which may be long."""
 
 
 def session_to_json(session: Session, messages: Iterable[Message] | None = None) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from operator import itemgetter
 from typing import Any
 
 from smig_tui.core.handoff import TURN_SEPARATOR, flatten, goal_of, iter_turns
-from smig_tui.core.json_text import JoinedText, LazyList
+from smig_tui.core.json_text import MESSAGE_BATCH, FlatRows, JoinedText
 from smig_tui.core.migration import message_to_json
 from smig_tui.core.models import Kind, Message, Plan, Role, Session
 from smig_tui.core.words import one_line
@@ -162,7 +162,8 @@ def to_record(
     session: Session, messages: Iterable[Message], plan: Plan | None = None, lazy: bool = False
 ) -> dict[str, Any]:
     """The full JSON export: where the conversation came from, what the plan did, every message
-    (with `lazy`, made one by one as `indented_json` writes them: a `LazyList`)."""
+    (with `lazy`, made a batch at a time as `indented_json` writes them, each batch encoded by orjson:
+    `FlatRows`, where a `LazyList` encoded each message's fields one by one in Python)."""
     info = session.info
     record: dict[str, Any] = {
         "source": {
@@ -174,7 +175,7 @@ def to_record(
             "title": info.title,
         },
         "goal": goal_of(session.messages),
-        "messages": LazyList(map(message_to_json, messages))
+        "messages": FlatRows(map(message_to_json, messages), MESSAGE_BATCH)
         if lazy
         else [message_to_json(message) for message in messages],
     }

@@ -77,6 +77,9 @@ class FlatRows:
 
 ROW_BATCH = 256
 """Rows `FlatRows` encodes in one call: large enough that the call's cost vanishes, small enough to hold."""
+MESSAGE_BATCH = 64
+"""Rows encoded in one call where each holds a message's whole text, which may be long (held twice while
+its batch is encoded): `smig show --json`, the JSON export."""
 
 
 _NOTHING = object()

@@ -193,6 +193,17 @@ def test_the_streamed_openai_export_writes_what_the_whole_one_would(tmp_path: Pa
         assert "".join(indented_json(LazyList(streamed_openai_messages(iter(messages))))) == whole
 
 
+def test_the_streamed_json_export_writes_what_the_whole_one_would(tmp_path: Path) -> None:
+    """The JSON export's messages are encoded a batch at a time by orjson (`FlatRows`): byte for byte
+    `json.dumps` of the record made whole, on the fixture conversation with its plan, on a long run of
+    odd texts (a lone surrogate, which orjson refuses, sends its batch the standard way) and on none."""
+    session = make_session(tmp_path)
+    plan = make_plan(session)
+    for messages, planned in ((result_messages(plan), plan), (_one_long_run(150, 300), None), ([], None)):
+        whole = json.dumps(to_record(session, messages, planned), indent=2, ensure_ascii=False, default=str)
+        assert "".join(indented_json(to_record(session, iter(messages), planned, lazy=True))) == whole
+
+
 def test_the_streamed_openai_export_holds_no_turn_whole() -> None:
     """Traced allocations (no clock, no RSS) while writing one 8 MB assistant turn of 80 results: the turn
     joined and encoded whole peaked at 12.8 times its characters; written a text at a time, at 0.08."""
