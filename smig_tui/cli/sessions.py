@@ -266,7 +266,7 @@ def session_to_json(session: Session, messages: Iterable[Message] | None = None)
     if messages is None:
         listed: list[Any] | FlatRows = [message_to_dict(message) for message in session.messages]
     else:
-        listed = FlatRows(map(message_to_dict, messages), MESSAGE_BATCH)
+        listed = FlatRows(map(message_to_dict, messages), MESSAGE_BATCH, "text")
     return {
         "info": json_shapes.session_json(session.info),
         "messages": listed,

@@ -175,7 +175,7 @@ def to_record(
             "title": info.title,
         },
         "goal": goal_of(session.messages),
-        "messages": FlatRows(map(message_to_json, messages), MESSAGE_BATCH)
+        "messages": FlatRows(map(message_to_json, messages), MESSAGE_BATCH, "text")
         if lazy
         else [message_to_json(message) for message in messages],
     }

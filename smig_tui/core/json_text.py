@@ -67,12 +67,15 @@ class FlatRows:
     (a lone surrogate, an int beyond 64 bits, a subclass of str or int) is written the standard way.
     No floats or plain enums: orjson writes those its own way. Rows are made as they are written."""
 
-    __slots__ = ("batch", "rows")
+    __slots__ = ("batch", "rows", "text_key")
 
-    def __init__(self, rows: Iterable[dict[str, Any]], batch: int = 0) -> None:
+    def __init__(self, rows: Iterable[dict[str, Any]], batch: int = 0, text_key: str | None = None) -> None:
         self.rows = rows
         self.batch = batch or ROW_BATCH
         """Rows encoded in one call: fewer where a row may hold a long text (their texts are held twice)."""
+        self.text_key = text_key
+        """The key of a text that may be huge: a row whose text has `LONG_TEXT_CHARS` or more is written
+        alone, the standard way (orjson's text of a 100 MB one, decoded and indented, is three more copies)."""
 
 
 ROW_BATCH = 256
@@ -80,6 +83,9 @@ ROW_BATCH = 256
 MESSAGE_BATCH = 64
 """Rows encoded in one call where each holds a message's whole text, which may be long (held twice while
 its batch is encoded): `smig show --json`, the JSON export."""
+LONG_TEXT_CHARS = 1 << 20
+"""A row's text this long is not given to orjson (`FlatRows.text_key`): a JSON export of a session of one
+100 MB message peaked at 656 MB that way, 445 MB written alone."""
 
 
 _NOTHING = object()
@@ -175,18 +181,44 @@ def _flat_pieces(value: FlatRows, depth: int) -> Iterator[str]:
     opening = "["
     rows = iter(value.rows)
     while batch := list(islice(rows, value.batch)):
-        try:
-            text = orjson.dumps(batch, default=_refuse, option=_ROW_OPTIONS).decode()
-        except TypeError:  # what orjson refuses or would write otherwise: row by row, as any other list's items
-            for row in batch:
-                yield opening + inner
-                yield from _pieces(row, depth + 1)
-                opening = ","
-            continue
-        body = text[4:-2]  # the rows, less the list's own "[\n  " and "\n]"; their lines indented for depth 0
-        yield opening + inner + (body.replace("\n", shift) if depth else body)
-        opening = ","
+        for run, alone in _runs(batch, value.text_key):
+            text = None if alone else _encoded(run)
+            if text is None:  # a row with a huge text, or what orjson refuses or would write otherwise
+                for row in run:
+                    yield opening + inner
+                    yield from _pieces(row, depth + 1)
+                    opening = ","
+                continue
+            body = text[4:-2]  # the rows, less the list's own "[\n  " and "\n]"; their lines indented for depth 0
+            yield opening + inner + (body.replace("\n", shift) if depth else body)
+            opening = ","
     yield "[]" if opening == "[" else shift + "]"
+
+
+def _runs(batch: list[dict[str, Any]], text_key: str | None) -> Iterator[tuple[list[dict[str, Any]], bool]]:
+    """The batch in runs for orjson, each row whose `text_key` text is huge in a run of its own (True)."""
+    if text_key is None:
+        yield batch, False
+        return
+    start = 0
+    for at, row in enumerate(batch):
+        text = row.get(text_key)
+        if type(text) is str and len(text) >= LONG_TEXT_CHARS:
+            if at > start:
+                yield batch[start:at], False
+            yield [row], True
+            start = at + 1
+    if start < len(batch):
+        yield batch[start:], False
+
+
+def _encoded(rows: list[dict[str, Any]]) -> str | None:
+    """The rows as orjson writes a list of them, indented; None when it refuses one or would write it
+    otherwise than the standard encoder."""
+    try:
+        return orjson.dumps(rows, default=_refuse, option=_ROW_OPTIONS).decode()
+    except TypeError:
+        return None
 
 
 WHOLE_ITEMS = 64

@@ -133,3 +133,27 @@ def test_a_batch_orjson_refuses_is_written_the_standard_way() -> None:
     rows[7]["id"] = "\ud800 lone"
     rows[ROW_BATCH + 3]["tokens"] = 2**64
     assert "".join(indented_json({"items": FlatRows(rows)})) == _standard({"items": rows})
+
+
+def test_a_row_with_a_huge_text_is_written_alone_the_standard_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With `text_key`, a row whose text has `LONG_TEXT_CHARS` or more never goes to orjson (its text,
+    decoded and indented there, took a session of one 100 MB message's JSON export from 445 to 656 MB):
+    the rows around it still do, and the text is the same as the standard encoder's, at any depth."""
+    from smig_tui.core import json_text
+
+    monkeypatch.setattr(json_text, "LONG_TEXT_CHARS", 100)
+    given: list[list[dict[str, object]]] = []
+    real = json_text._encoded
+
+    def encoded(rows: list[dict[str, object]]) -> str | None:
+        given.append(rows)
+        return real(rows)
+
+    monkeypatch.setattr(json_text, "_encoded", encoded)
+    rng = random.Random(9)
+    rows = [_row(rng, number) | {"text": 'é\n"' * (20 if number % 5 else 40)} for number in range(23)]
+    document = {"deeper": {"items": FlatRows(iter(rows), 8, "text")}}
+    assert "".join(indented_json(document)) == _standard({"deeper": {"items": rows}})
+    sent = [row for run in given for row in run]
+    assert sent == [row for row in rows if len(row["text"]) < 100]  # type: ignore[arg-type]
+    assert len(given) > 3  # the runs between the long rows, batch after batch
