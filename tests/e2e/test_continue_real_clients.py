@@ -222,7 +222,15 @@ def _assert_history_sent(agent: str, record: dict[str, Any], server: FakeModelSe
 
 
 def _start_line(terminal: Terminal) -> str:
-    """The line smig printed as it handed over to the client."""
+    """The line smig printed as it handed over to the client, once it has come whole: the terminal may
+    have read its start and not yet its end (a CI run found it so)."""
+
+    def whole() -> bool:
+        output = bytes(terminal.output)
+        start = output.find(b"smig: starting")
+        return start >= 0 and output.find(b"\r\n", start) >= 0
+
+    terminal.wait_for(whole, "smig's line starting the client to end")
     output = bytes(terminal.output)
     start = output.index(b"smig: starting")
     return output[start : output.index(b"\r\n", start)].decode()
