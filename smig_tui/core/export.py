@@ -9,8 +9,8 @@ from itertools import groupby
 from operator import itemgetter
 from typing import Any
 
-from smig_tui.core.handoff import TURN_SEPARATOR, flatten, goal_of, iter_turns
-from smig_tui.core.json_text import MESSAGE_BATCH, FlatRows, JoinedText
+from smig_tui.core.handoff import TURN_SEPARATOR, flat_pieces, goal_of, iter_turns
+from smig_tui.core.json_text import LONG_TEXT_CHARS, MESSAGE_BATCH, STRING_PIECE, FlatRows, JoinedText
 from smig_tui.core.migration import message_to_json
 from smig_tui.core.models import Kind, Message, Plan, Role, Session
 from smig_tui.core.words import one_line
@@ -35,8 +35,11 @@ def _fence(text: str) -> str:
     """A backtick fence longer than any run inside `text`, so code blocks never break."""
     if "```" not in text:  # most texts: no run of three, so three is enough (and no regex pass)
         return "```"
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    longest = max((found.end() - found.start() for found in _BACKTICKS.finditer(text)), default=0)
     return "`" * max(3, longest + 1)
+
+
+_BACKTICKS = re.compile(r"`+")
 
 
 def _facts(session: Session, plan: Plan | None) -> list[tuple[str, str]]:
@@ -78,16 +81,48 @@ def _heading(position: int, message: Message) -> str:
     return f"{heading} · {message.timestamp}" if message.timestamp else heading
 
 
-def _body(message: Message) -> str:
+def _body(message: Message, text: str) -> str:
     """A message's text: prose as it is, tool traffic fenced."""
-    text = message.text
     if message.kind in (Kind.TOOL_CALL, Kind.TOOL_RESULT):
         fence = _fence(text)
-        fenced = f"{fence}\n{text}\n{fence}"
         if message.full_output_path:
-            return f"{fenced}\n\n_Full output: `{message.full_output_path}` (the model saw the preview above)._"
-        return fenced
+            return f"{fence}\n{text}\n{fence}{_full_output(message)}"
+        return f"{fence}\n{text}\n{fence}"
     return text.strip() or "_(empty)_"
+
+
+def _long_body(message: Message, text: str) -> Iterator[str]:
+    """`_body` of a huge text, in slices of `STRING_PIECE` characters: neither framed nor stripped as
+    one string, each a copy of it."""
+    if message.kind in (Kind.TOOL_CALL, Kind.TOOL_RESULT):
+        fence = _fence(text)
+        yield f"{fence}\n"
+        yield from _slices(text, 0, len(text))
+        yield f"\n{fence}{_full_output(message) if message.full_output_path else ''}"
+        return
+    first = _NOT_SPACE.search(text)
+    if first is None:
+        yield "_(empty)_"
+        return
+    end = len(text)
+    while text[end - 1].isspace():
+        end -= 1
+    yield from _slices(text, first.start(), end)
+
+
+def _full_output(message: Message) -> str:
+    """Said after a tool result whose whole output the agent kept in a file of its own."""
+    return f"\n\n_Full output: `{message.full_output_path}` (the model saw the preview above)._"
+
+
+_NOT_SPACE = re.compile(r"\S")
+"""Where `str.strip` stops: `re`'s `\\s` and `str.isspace` are the same Unicode test (a test checks)."""
+
+
+def _slices(text: str, start: int, end: int) -> Iterator[str]:
+    """`text[start:end]`, a `STRING_PIECE` of characters at a time."""
+    for at in range(start, end, STRING_PIECE):
+        yield text[at : min(at + STRING_PIECE, end)]
 
 
 def to_markdown(session: Session, messages: Iterable[Message], plan: Plan | None = None) -> str:
@@ -134,7 +169,14 @@ def markdown_chunks(
         pieces = []
         for message in batch:
             position += 1
-            pieces.append(f"\n\n{_heading(position, message)}\n\n{_body(message)}")
+            text = message.text
+            if len(text) < LONG_TEXT_CHARS:
+                pieces.append(f"\n\n{_heading(position, message)}\n\n{_body(message, text)}")
+                continue
+            yield "".join(pieces)  # a huge text goes out in slices, not joined into the batch's text
+            yield f"\n\n{_heading(position, message)}\n\n"
+            yield from _long_body(message, text)
+            pieces = []
         yield "".join(pieces)
     yield "\n"
 
@@ -153,9 +195,9 @@ def streamed_openai_messages(messages: Iterable[Message]) -> Iterator[dict[str, 
     """`openai_messages` for `indented_json`, each turn's content a `JoinedText` of its messages' texts read
     as it is written: a turn may be a whole session (an agent's run of calls and results after one prompt
     is one assistant turn), so none is ever held whole. Each turn must be written before the next is asked for."""
-    flat = (pair for pair in map(flatten, messages) if pair is not None)
+    flat = (pair for pair in map(flat_pieces, messages) if pair is not None)
     for role, turn in groupby(flat, key=itemgetter(0)):  # `iter_turns`' turns: a run of one role
-        yield {"role": role.value, "content": JoinedText(TURN_SEPARATOR, (text for _, text in turn))}
+        yield {"role": role.value, "content": JoinedText(TURN_SEPARATOR, (pieces for _, pieces in turn))}
 
 
 def to_record(

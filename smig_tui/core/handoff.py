@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
+from smig_tui.core.json_text import LONG_TEXT_CHARS
 from smig_tui.core.models import Kind, Message, Plan, Role, Session
 from smig_tui.core.native import Lineage, Turn
 from smig_tui.core.redact import redact, redact_many
@@ -34,23 +35,40 @@ def is_migrated_title(title: str | None) -> bool:
 
 def flatten(message: Message) -> tuple[Role, str] | None:
     """Return the role and text a message takes in a native session, or None to leave it out."""
+    found = flat_pieces(message)
+    if found is None:
+        return None
+    role, pieces = found
+    return role, pieces[0] if len(pieces) == 1 else "".join(pieces)
+
+
+def flat_pieces(message: Message) -> tuple[Role, tuple[str, ...]] | None:
+    """`flatten`'s role and text, the text as the pieces it is joined from (one, unless a tool's text is
+    huge): the OpenAI export writes them one after another, so a huge output is never copied into its frame."""
     if message.injected or message.opaque or message.kind is Kind.REASONING:
         return None
     if message.role in (Role.SYSTEM, Role.DEVELOPER) and message.kind is not Kind.SUMMARY:
         return None
     if message.kind is Kind.SUMMARY:
-        return Role.USER, message.text
+        return Role.USER, (message.text,)
     if message.kind is Kind.TOOL_CALL:
         name = message.tool_name or "tool"
-        return Role.ASSISTANT, f"{TOOL_CALL_OPEN.format(name=name)}\n{message.text}\n{TOOL_CALL_CLOSE}"
+        return Role.ASSISTANT, _framed(TOOL_CALL_OPEN.format(name=name), message.text, TOOL_CALL_CLOSE)
     if message.kind is Kind.TOOL_RESULT:
         error = ": error" if message.is_error else ""
-        return Role.ASSISTANT, f"{TOOL_RESULT_OPEN.format(error=error)}\n{message.text}\n{TOOL_RESULT_CLOSE}"
+        return Role.ASSISTANT, _framed(TOOL_RESULT_OPEN.format(error=error), message.text, TOOL_RESULT_CLOSE)
     text = message.text if message.kind is not Kind.IMAGE else f"[image omitted] {message.text}".strip()
-    if not text.strip():
+    if not text or text.isspace():  # (not `strip`, which copies a huge text)
         return None
     role = Role.USER if message.role is Role.USER else Role.ASSISTANT
-    return role, text
+    return role, (text,)
+
+
+def _framed(opening: str, text: str, closing: str) -> tuple[str, ...]:
+    """A tool call's or result's text between its markers: one string, or three for a huge text."""
+    if len(text) < LONG_TEXT_CHARS:
+        return (f"{opening}\n{text}\n{closing}",)
+    return f"{opening}\n", text, f"\n{closing}"
 
 
 def to_turns(messages: Iterable[Message], note: str | None = None) -> tuple[Turn, ...]:

@@ -10,7 +10,7 @@ time; anything else goes through the standard encoder, so the text is the same b
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 from typing import Any
 
@@ -49,13 +49,14 @@ class LazyList:
 
 
 class JoinedText:
-    """A string written as `separator.join(parts)` would be, its parts made while it is written (one
-    export turn of a session's tool calls and results, a 500 MB session's whole run after one prompt,
-    was joined and encoded whole: 3 GB)."""
+    """A string written as `separator.join(map("".join, parts))` would be, its parts made while it is
+    written, each given as the pieces it is joined from (one export turn of a session's tool calls and
+    results, a 500 MB session's whole run after one prompt, was joined and encoded whole: 3 GB; a huge
+    tool output is written as it is, not copied into its frame)."""
 
     __slots__ = ("parts", "separator")
 
-    def __init__(self, separator: str, parts: Iterable[str]) -> None:
+    def __init__(self, separator: str, parts: Iterable[Sequence[str]]) -> None:
         self.separator, self.parts = separator, parts
 
 
@@ -85,7 +86,12 @@ MESSAGE_BATCH = 64
 its batch is encoded): `smig show --json`, the JSON export."""
 LONG_TEXT_CHARS = 1 << 20
 """A row's text this long is not given to orjson (`FlatRows.text_key`): a JSON export of a session of one
-100 MB message peaked at 656 MB that way, 445 MB written alone."""
+100 MB message peaked at 656 MB that way, 445 MB written alone. A string this long anywhere is written a
+`STRING_PIECE` at a time (`_string_pieces`)."""
+STRING_PIECE = 1 << 16
+"""Characters of a huge string encoded at a time: encoded whole, then joined to its key and its row, a
+100 MB text was held three more times while it was written. Small, as orjson's buffer for a piece of
+non-ASCII text is about ten times its characters in bytes (21 MB for a million)."""
 
 
 _NOTHING = object()
@@ -120,6 +126,9 @@ def _pieces(value: Any, depth: int) -> Iterator[str]:
         return
     elif kind is FlatRows:
         yield from _flat_pieces(value, depth)
+        return
+    elif kind is str and len(value) >= LONG_TEXT_CHARS:
+        yield from _string_pieces(value)
         return
     elif kind is list and value:
         inner = "\n" + INDENT * (depth + 1)
@@ -156,8 +165,35 @@ def _joined_pieces(value: JoinedText) -> Iterator[str]:
     separator = encode_string(value.separator)[1:-1]
     yield '"'
     for number, part in enumerate(value.parts):
-        yield (separator if number else "") + encode_string(part)[1:-1]
+        if number:
+            yield separator
+        if len(part) == 1 and len(part[0]) < LONG_TEXT_CHARS:
+            yield encode_string(part[0])[1:-1]
+        elif len(part) == 1:
+            yield from _inner_pieces(part[0])
+        elif sum(map(len, part)) < LONG_TEXT_CHARS:
+            yield encode_string("".join(part))[1:-1]
+        else:
+            for piece in part:
+                yield from _inner_pieces(piece)
     yield '"'
+
+
+def _string_pieces(text: str) -> Iterator[str]:
+    """A string's JSON text, a `STRING_PIECE` of it encoded at a time (as `_joined_pieces`, each character
+    is escaped on its own, so the pieces' encodings are the whole's)."""
+    yield '"'
+    yield from _inner_pieces(text)
+    yield '"'
+
+
+def _inner_pieces(text: str) -> Iterator[str]:
+    """A string's JSON text without its quotes, a `STRING_PIECE` at a time."""
+    if len(text) < LONG_TEXT_CHARS:
+        yield encode_string(text)[1:-1]
+        return
+    for start in range(0, len(text), STRING_PIECE):
+        yield encode_string(text[start : start + STRING_PIECE])[1:-1]
 
 
 _ROW_OPTIONS = (
@@ -226,8 +262,9 @@ WHOLE_ITEMS = 64
 
 
 def _whole(value: Any, depth: int) -> str | None:
-    """The text of an object or list made only of strings, ints, finite floats, booleans, None, objects
-    with string keys and lists of at most `WHOLE_ITEMS`, as one string; else None (nothing is left out)."""
+    """The text of an object or list made only of strings shorter than `LONG_TEXT_CHARS`, ints, finite
+    floats, booleans, None, objects with string keys and lists of at most `WHOLE_ITEMS`, as one string;
+    else None (nothing is left out)."""
     kind = type(value)
     if kind is dict:
         if not value:
@@ -252,6 +289,8 @@ def _whole(value: Any, depth: int) -> str | None:
             head, item = "", pair
         item_kind = type(item)
         if item_kind is str:
+            if len(item) >= LONG_TEXT_CHARS:
+                return None  # written in pieces (`_string_pieces`), not joined into one string
             text = encode_string(item)
         elif item_kind is int:
             text = int.__repr__(item)

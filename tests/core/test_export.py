@@ -6,10 +6,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from migration_builders import make_plan, make_session
 
 from smig_tui.core.export import ExportFormat, streamed_openai_messages, to_markdown, to_openai, to_record
+from smig_tui.core.export import markdown_chunks as export_markdown_chunks
 from smig_tui.core.handoff import migration_note, native_title, to_turns
 from smig_tui.core.json_text import LazyList, indented_json
 from smig_tui.core.memory_markdown import files_and_commands, to_memory_markdown
@@ -217,3 +219,61 @@ def test_the_streamed_openai_export_holds_no_turn_whole() -> None:
     finally:
         tracemalloc.stop()
     assert turn > 8_000_000 and peak < 0.25 * turn, (peak, turn)  # whole: 12.8 times the turn
+
+
+def _huge_messages(size: int) -> list[Message]:
+    """A prompt, a huge tool result and a huge answer with blank lines around it, odd characters in both."""
+    output = "line \u2028 日本語 \ud800 ``` tab\t\n" * (size // 30)
+    return [
+        Message(0, "u", Role.USER, Kind.TEXT, "Run it"),
+        Message(1, "c", Role.ASSISTANT, Kind.TOOL_CALL, '{"cmd": "cat big"}', tool_name="shell"),
+        Message(2, "r", Role.TOOL, Kind.TOOL_RESULT, output, tool_name="shell", full_output_path="/tmp/out.txt"),
+        Message(3, "a", Role.ASSISTANT, Kind.TEXT, "\n \u3000" + output + "\n\n"),
+    ]
+
+
+def test_a_huge_text_is_exported_in_pieces_as_it_would_be_whole(tmp_path: Path, monkeypatch: Any) -> None:
+    """A text of `LONG_TEXT_CHARS` or more is rendered in slices (Markdown) and encoded in pieces (OpenAI
+    chat): the same document as rendered whole, its fence and its stripped ends included."""
+    from smig_tui.core import export, json_text
+
+    session = make_session(tmp_path)
+    messages = _huge_messages(3_000)
+    markdown = to_markdown(session, messages)
+    chat = json.dumps(to_openai(messages), indent=2, ensure_ascii=False)
+    monkeypatch.setattr(export, "LONG_TEXT_CHARS", 500)
+    monkeypatch.setattr(export, "STRING_PIECE", 97)
+    monkeypatch.setattr(json_text, "LONG_TEXT_CHARS", 500)
+    monkeypatch.setattr(json_text, "STRING_PIECE", 97)
+    pieces = list(export.markdown_chunks(session, messages))
+    assert "".join(pieces) == markdown and max(map(len, pieces[1:])) < 200
+    assert "".join(export._long_body(messages[3], " \n\u3000 ")) == "_(empty)_"
+    assert "".join(indented_json(LazyList(streamed_openai_messages(iter(messages))))) == chat
+
+
+def test_a_huge_text_is_exported_without_a_whole_copy(tmp_path: Path) -> None:
+    """Traced allocations while writing a session of two 8 MB texts as Markdown and as OpenAI chat: framed,
+    fenced or stripped, then joined into their batch or turn and encoded, each text was held whole again
+    (a 100 MB message's exports peaked at 440 and 548 MB)."""
+    session = make_session(tmp_path)
+    messages = _huge_messages(10_000_000)
+    size = len(messages[2].text)
+    for write in (
+        lambda: export_markdown_chunks(session, messages),
+        lambda: indented_json(LazyList(streamed_openai_messages(iter(messages)))),
+    ):
+        tracemalloc.start()
+        try:
+            for _ in write():
+                pass
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert size > 7_000_000 and peak < 0.25 * size, (peak, size)
+
+
+def test_a_huge_text_is_stripped_as_str_strip_strips() -> None:
+    """`_long_body` finds a text's ends with `re`'s `\\S` and `str.isspace`; `str.strip` uses the same test."""
+    from smig_tui.core.export import _NOT_SPACE
+
+    assert all((_NOT_SPACE.match(char) is None) == char.isspace() for char in map(chr, range(0x10000)))

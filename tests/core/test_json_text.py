@@ -157,3 +157,38 @@ def test_a_row_with_a_huge_text_is_written_alone_the_standard_way(monkeypatch: p
     sent = [row for run in given for row in run]
     assert sent == [row for row in rows if len(row["text"]) < 100]  # type: ignore[arg-type]
     assert len(given) > 3  # the runs between the long rows, batch after batch
+
+
+def test_a_huge_string_is_written_in_pieces_as_the_standard_encoder_writes_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A string of `LONG_TEXT_CHARS` or more, anywhere (alone, in an object, a list, a row written alone, a
+    joined text's part), is encoded a `STRING_PIECE` at a time: the same text as `json.dumps` of the whole,
+    whatever character a piece's edge falls on (an escape, a lone surrogate, a character beyond the BMP)."""
+    from smig_tui.core import json_text
+
+    monkeypatch.setattr(json_text, "LONG_TEXT_CHARS", 40)
+    monkeypatch.setattr(json_text, "STRING_PIECE", 7)
+    huge = 'é\n"\\\x01😀\u2028\ud800ab' * 9
+    rows = [{"index": 1, "text": "short"}, {"index": 2, "text": huge, "after": huge}, {"index": 3, "text": "x"}]
+    document = {"alone": huge, "in": [huge, {"key": huge}], "rows": FlatRows(iter(rows), 8, "text")}
+    expected = {"alone": huge, "in": [huge, {"key": huge}], "rows": rows}
+    assert "".join(indented_json(document)) == _standard(expected)
+    assert "".join(indented_json(huge)) == _standard(huge)
+    parts = [("a",), (huge[:20], huge, "tail"), (huge,), ("b", "c")]
+    joined = "".join(indented_json({"content": json_text.JoinedText("\n\n", iter(parts))}))
+    assert joined == _standard({"content": "\n\n".join("".join(part) for part in parts)})
+
+
+def test_a_huge_string_is_never_held_encoded_whole() -> None:
+    """Traced allocations while writing a row of one 8 MB text: encoded whole and joined to its key and its
+    row, the text was held three more times (a 100 MB message's `smig show --json` peaked at 445 MB)."""
+    import tracemalloc
+
+    text = 'a line of output, "quoted" and é\n' * 250_000
+    tracemalloc.start()
+    try:
+        for _ in indented_json({"messages": FlatRows(iter([{"index": 0, "text": text}]), 64, "text")}):
+            pass
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(text) > 8_000_000 and peak < 0.25 * len(text), (peak, len(text))
