@@ -17,7 +17,8 @@ The index follows the files: each session is keyed by (agent, id, path) and chec
 size and mtime. A file that only grew gets only its new messages: a reader that can (`AppendReader`:
 Codex, Claude Code) reads on from where the file's lines ended, kept per file with a digest of the
 bytes before; others read it whole. A rewritten one is indexed again, a removed one leaves. In a big
-refresh two worker processes read the sessions and redact their new texts while this one writes. A
+refresh two worker processes read the sessions (a huge one whole, without a process of its own) and
+redact their new texts while this one writes. A
 damaged index file is deleted and built again, with a notice: it is a cache, the sessions are the
 truth.
 

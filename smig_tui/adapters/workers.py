@@ -13,12 +13,13 @@ a result: the caller does that work itself (`WorkerLost`).
 from __future__ import annotations
 
 import contextlib
+import os
 import pickle
 import subprocess
 import sys
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from queue import SimpleQueue
 from typing import Any
 
@@ -32,9 +33,13 @@ class WorkerLost(Exception):
 class _Process:
     """One worker process: sends it calls, reads its replies (`part`, then `done` or `failed`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, env: Mapping[str, str] | None = None) -> None:
         self.process: subprocess.Popen[bytes] | None = subprocess.Popen(
-            [sys.executable, "-c", _WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+            [sys.executable, "-c", _WORKER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=None if env is None else {**os.environ, **env},
         )
         self._send(list(sys.path))
 
@@ -84,9 +89,9 @@ class _Process:
             process.stdout.close()
 
 
-def _start() -> _Process | None:
+def _start(env: Mapping[str, str] | None = None) -> _Process | None:
     try:
-        return _Process()
+        return _Process(env)
     except (OSError, ValueError, TypeError, pickle.PicklingError):
         return None
 
@@ -211,10 +216,11 @@ class Workers:
     With the collector on, the search index's cold build spent 1.2 s of its workers' 20 s of CPU in
     collections walking those objects; the collector is back after each call, for any cycles it left."""
 
-    def __init__(self, count: int) -> None:
+    def __init__(self, count: int, env: Mapping[str, str] | None = None) -> None:
+        """Start the workers, with `env` added to this process's environment when given."""
         self._workers: list[_Worker] = []
         for _ in range(count):
-            process = _start()
+            process = _start(env)
             if process is None:
                 break
             self._workers.append(_Worker(process))
