@@ -255,7 +255,8 @@ LINE_TIMEOUT = 120.0
 
 
 def single_line_rows(workdir: Path, manifest: Manifest) -> list[Any]:
-    """`smig plan --json` on a Claude transcript one of whose lines is a 100 MB tool result (goal 2 s)."""
+    """`smig plan --json` on a Claude transcript one of whose lines is a 100 MB tool result (goal 2 s), and
+    the peak memory of the commands that write that result out (`line_memory_rows`)."""
     from smig_devtools.bench import Row, _reset, corpus_env, in_child
 
     home = workdir / "claude-line"
@@ -294,7 +295,48 @@ def single_line_rows(workdir: Path, manifest: Manifest) -> list[Any]:
             run.cpu / max(floor.cpu, 1e-9),
             run.rss_mb,
         ),
+        *line_memory_rows(str(path), size, env, scratch, floor),
     ]
+
+
+LINE_COMMANDS = (
+    ("smig show --json", ["show", "--json"]),
+    ("smig export --format json", ["export", "--format", "json"]),
+    ("smig export --format markdown", ["export", "--format", "markdown"]),
+    ("smig export --format openai", ["export", "--format", "openai"]),
+)
+"""The commands that write the 100 MB message itself, whose peak memory is the row (each copy of the text
+it holds on the way out is 100 MB more)."""
+
+
+def line_memory_rows(path: str, size: str, env: dict[str, str], scratch: Path, floor: Any) -> list[Any]:
+    """Peak RSS of `smig show --json` and of each export writing the session of one 100 MB message (goal 400 MB)."""
+    from smig_devtools.bench import Row
+
+    rows: list[Any] = []
+    for name, command in LINE_COMMANDS:
+        out = scratch / f"line-{command[-1]}"
+        argv = [command[0], path, *command[1:]] + (["--out", str(out)] if command[0] == "export" else [])
+        try:
+            run = run_smig(argv, env, None if command[0] == "export" else out, LINE_TIMEOUT)
+        except RuntimeError as error:
+            rows.append(Row(f"{name}, {size}", None, "MB", "", None, f"failed: {error}"[:200]))
+            continue
+        finally:
+            out.unlink(missing_ok=True)
+        rows.append(
+            Row(
+                f"{name}, {size}: peak RSS",
+                run.rss_mb,
+                "MB",
+                f"<= {RSS_GOAL:.0f} MB",
+                run.rss_mb <= RSS_GOAL,
+                f"{run.seconds:.2f} s, CPU {run.cpu:.1f} s",
+                run.cpu / max(floor.cpu, 1e-9),
+                run.rss_mb,
+            )
+        )
+    return rows
 
 
 def write_single_line(path: Path) -> None:
