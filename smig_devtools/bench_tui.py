@@ -26,6 +26,9 @@ FIRST_PAINT_GOAL = 0.5
 FIRST_FIGURES_GOAL = 2.0
 """From Enter on a session to its gauge and the tab on show, whatever its size (issue 35: 500 MB too;
 it was 8 s for a session over 200 MB)."""
+FIRST_FIGURES_RUNS = 3
+"""Launches that open each big session; the row is their median: one launch's figure moved by a third
+with what else the machine ran (the 500 MB Claude Code session's: 2.02, 2.59 and 3.06 s in three runs)."""
 TYPED = "refactor the parser"
 """What the filter row types, one key at a time."""
 SWITCH_TARGETS = ("gpt-5", "claude-sonnet-4-5", "gpt-5")
@@ -100,19 +103,28 @@ def tui_big_rows(workdir: Path, manifest: Manifest) -> list[Any]:
         if not r.get("ok"):
             rows.append(Row(f"TUI: {agent} big session's first figures", None, "s", "", None, r.get("reason", "")))
             continue
+        opened = [r]
+        for _ in range(FIRST_FIGURES_RUNS - 1):  # the first figures again, each launch with empty caches
+            _reset(smig_home)
+            again = run_child(child_argv("tui-big", entry.path, "open"), corpus_env(workdir, smig_home)).result
+            if again.get("ok"):
+                opened.append(again)
+        first = sorted(opened, key=lambda run: run["first_figures"])[(len(opened) - 1) // 2]  # the median run
+        runs = ", ".join(f"{run['first_figures']:.2f}" for run in opened)
         huge = entry.size >= 200 * MB
         first_goal = FIRST_FIGURES_GOAL
         all_goal, rss_goal = (12.0, 500.0) if huge else (4.0, 500.0)
         about = f"{entry.size / MB:,.0f} MB {agent} session, {r['messages']:,} messages, {r['sessions']:,} sessions"
         rows += [
             Row(
-                f"TUI: first figures of a {about}",
-                r["first_figures"],
+                f"TUI: first figures of a {about} (median of {len(opened)})",
+                first["first_figures"],
                 "s",
                 f"< {first_goal:g} s",
-                r["first_figures"] < first_goal,
-                f"Enter to the gauge and the tab on show; read {r['read']:.2f} s; CPU {r['cpu_first']:.2f} s",
-                r["cpu_first"] / max(floor, 1e-9),
+                first["first_figures"] < first_goal,
+                f"Enter to the gauge and the tab on show; launches {runs} s; in the median one, read"
+                f" {first['read']:.2f} s, CPU {first['cpu_first']:.2f} s",
+                first["cpu_first"] / max(floor, 1e-9),
                 r["rss_mb"],
             ),
             Row(
