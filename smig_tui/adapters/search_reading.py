@@ -201,7 +201,7 @@ class Readers:
     def __init__(self, parallel: bool) -> None:
         # Each worker reads a huge session whole: the two of them and this process keep the CPUs busy
         # already, and a read's own second process (`split_read`) only added its start and its replay
-        # (the cold build's workers: 19.4 s of CPU with it, 16.7-17.7 s without, the same wall time).
+        # (the cold build's workers, 4 pairs: 19.4-21.0 s of CPU with it, 16.7-17.8 s without, the same wall time).
         self._pool = Workers(WORKERS, {ONE_PROCESS_ENV: "1"}) if parallel else None
 
     def __enter__(self) -> Readers:

@@ -100,7 +100,7 @@ def test_the_search_build_s_workers_read_a_huge_session_in_one_process(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """A worker of the search index's build reads a huge file whole, not with a second process of its own:
-    the build's two workers keep the CPUs busy (19.4 s of their CPU with the split, 16.7-17.7 s without).
+    the build's two workers keep the CPUs busy (19.4-21.0 s of their CPU with the split, 16.7-17.8 s without).
     A plain worker, with a split asked for here, splits the same file."""
     from smig_tui.adapters.search_reading import Readers
     from smig_tui.adapters.split_read import ONE_PROCESS_ENV, SPLIT_BYTES, split_offset
