@@ -169,8 +169,6 @@ def _joined_pieces(value: JoinedText) -> Iterator[str]:
             yield separator
         if len(part) == 1 and len(part[0]) < LONG_TEXT_CHARS:
             yield encode_string(part[0])[1:-1]
-        elif len(part) == 1:
-            yield from _inner_pieces(part[0])
         elif sum(map(len, part)) < LONG_TEXT_CHARS:
             yield encode_string("".join(part))[1:-1]
         else:
