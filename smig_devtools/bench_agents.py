@@ -316,17 +316,19 @@ def line_memory_rows(path: str, size: str, env: dict[str, str], scratch: Path, f
     rows: list[Any] = []
     for name, command in LINE_COMMANDS:
         out = scratch / f"line-{command[-1]}"
-        argv = [command[0], path, *command[1:]] + (["--out", str(out)] if command[0] == "export" else [])
+        exported = command[0] == "export"  # to its file, where `show --json` writes to stdout
+        argv = [command[0], path, *command[1:], *(["--out", str(out)] if exported else [])]
+        label = f"{name}, {size}: peak RSS"
         try:
-            run = run_smig(argv, env, None if command[0] == "export" else out, LINE_TIMEOUT)
+            run = run_smig(argv, env, None if exported else out, LINE_TIMEOUT)
         except RuntimeError as error:
-            rows.append(Row(f"{name}, {size}", None, "MB", "", None, f"failed: {error}"[:200]))
+            rows.append(Row(label, None, "MB", "", None, f"failed: {error}"[:200]))
             continue
         finally:
             out.unlink(missing_ok=True)
         rows.append(
             Row(
-                f"{name}, {size}: peak RSS",
+                label,
                 run.rss_mb,
                 "MB",
                 f"<= {RSS_GOAL:.0f} MB",
