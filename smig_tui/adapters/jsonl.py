@@ -1,3 +1,4 @@
+# smig: compiled with mypyc where it can (setup.py)
 """Provides tolerant, streaming JSONL reading shared by the session readers.
 
 A session file may be hundreds of MB, half-written (the agent is still running), or damaged. Lines
@@ -12,7 +13,7 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, NamedTuple
+from typing import Any, BinaryIO, NamedTuple
 
 from smig_tui.adapters.json_parse import fast_loads, loads_text
 from smig_tui.adapters.zstd_files import content_size, is_compressed, open_binary
@@ -45,6 +46,23 @@ def report_progress(done: int, total: int) -> None:
         report(done, total)
 
 
+class _OpenedFile:
+    """A file to read, closed when its `with` ends or when it is dropped. Compiled (setup.py), a
+    generator freed before its end runs no `finally`, so a plain `with` there would leave it open."""
+
+    def __init__(self, path: str) -> None:
+        self.file = open_binary(path)
+
+    def __enter__(self) -> BinaryIO:
+        return self.file
+
+    def __exit__(self, *_: object) -> None:
+        self.file.close()
+
+    def __del__(self) -> None:
+        self.file.close()
+
+
 class Record(NamedTuple):
     """One parsed JSONL line with where it came from (a tuple: one is made per line, and a frozen
     dataclass costs three times as much to build)."""
@@ -69,7 +87,7 @@ def iter_lines(
     ends there: one process reads a big file's first part while another reads the rest.
     """
     report: Callable[[int, int], None] | None = getattr(_watch, "report", None)
-    with open_binary(path) as handle:
+    with _OpenedFile(path) as handle:
         handle.seek(start)
         total = 0
         if report is not None:  # a compressed file reports decompressed bytes, of its recorded size
