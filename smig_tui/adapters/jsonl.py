@@ -13,10 +13,10 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, BinaryIO, NamedTuple
+from typing import Any, NamedTuple
 
 from smig_tui.adapters.json_parse import fast_loads, loads_text
-from smig_tui.adapters.zstd_files import content_size, is_compressed, open_binary
+from smig_tui.adapters.zstd_files import GeneratorFile, content_size, is_compressed, open_binary
 from smig_tui.core.models import ReadWarning
 from smig_tui.core.ports import WarningSink
 
@@ -46,23 +46,6 @@ def report_progress(done: int, total: int) -> None:
         report(done, total)
 
 
-class _OpenedFile:
-    """A file to read, closed when its `with` ends or when it is dropped. Compiled (setup.py), a
-    generator freed before its end runs no `finally`, so a plain `with` there would leave it open."""
-
-    def __init__(self, path: str) -> None:
-        self.file = open_binary(path)
-
-    def __enter__(self) -> BinaryIO:
-        return self.file
-
-    def __exit__(self, *_: object) -> None:
-        self.file.close()
-
-    def __del__(self) -> None:
-        self.file.close()
-
-
 class Record(NamedTuple):
     """One parsed JSONL line with where it came from (a tuple: one is made per line, and a frozen
     dataclass costs three times as much to build)."""
@@ -87,7 +70,7 @@ def iter_lines(
     ends there: one process reads a big file's first part while another reads the rest.
     """
     report: Callable[[int, int], None] | None = getattr(_watch, "report", None)
-    with _OpenedFile(path) as handle:
+    with GeneratorFile(open_binary(path)) as handle:
         handle.seek(start)
         total = 0
         if report is not None:  # a compressed file reports decompressed bytes, of its recorded size
