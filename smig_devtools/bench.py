@@ -675,7 +675,7 @@ def run(args: argparse.Namespace) -> int:
     table = render_markdown(rows) if args.markdown or args.docs else render(rows)
     said = (
         f"smig benchmark, {started} to {time.strftime('%H:%M UTC', time.gmtime())}, commit {revision}, "
-        f"{os.cpu_count()} CPUs, load average {load} at start, {_load()} at end; "
+        f"{os.cpu_count()} CPUs, load average {load} at start, {_load()} at end; {_build()}; "
         f"{len(manifest.sessions)} sessions / {manifest.total_bytes / GB:.2f} GB; "
         f"`python -m smig_devtools.bench {' '.join(args.argv)}`\n\n{table}"
     )
@@ -684,6 +684,14 @@ def run(args: argparse.Namespace) -> int:
         paste_table(args.docs, said)
     (workdir / "bench-results.json").write_text(json.dumps([row.__dict__ for row in rows], indent=1))
     return 0 if all(row.ok is not False for row in rows) else 1
+
+
+def _build() -> str:
+    """Which smig the run measured: its readers compiled with mypyc (setup.py) or pure Python."""
+    import smig_tui.adapters.jsonl
+    from smig_tui.compiled import is_compiled
+
+    return "readers compiled (mypyc)" if is_compiled(smig_tui.adapters.jsonl) else "pure Python"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

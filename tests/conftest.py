@@ -8,10 +8,13 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pytest
 
 import smig_tui.adapters.agents.registry  # noqa: F401  # hands the core the agents' rules, as smig does on start
+from smig_tui.compiled import PURE_ENV, is_compiled
 
 TESTS = Path(__file__).parent
 OWN_FIXTURES = TESTS / "fixtures"
@@ -118,6 +121,44 @@ and secrets modules; 0.7 s with these thresholds, peak RSS 769 -> 804 MB). smig'
 thresholds: its pauses of the collector (`adapters/gc_pause.py`) are tested as they are."""
 
 
+def _compiled(module_name: str) -> bool:
+    """Whether an imported module of smig's was compiled (setup.py)."""
+    module = sys.modules.get(module_name)
+    return module is not None and module_name.startswith("smig_tui.") and is_compiled(module)
+
+
+def _unseen_by_compiled_code(target: object, name: object) -> bool:
+    """Whether replacing `target.name` would go unseen by compiled code: it calls the functions and
+    classes of its own build directly, not through the module (its constants it does look up)."""
+    if isinstance(target, type):
+        return _compiled(target.__module__)
+    if isinstance(target, ModuleType) and isinstance(name, str) and _compiled(target.__name__):
+        current = getattr(target, name, None)
+        return callable(current) and _compiled(getattr(current, "__module__", None) or "")
+    return False
+
+
+_plain_setattr = pytest.MonkeyPatch.setattr
+
+
+def _checked_setattr(self: pytest.MonkeyPatch, target: Any, name: Any = None, *args: Any, **kwargs: Any) -> None:
+    """`monkeypatch.setattr`, refused where compiled code would not see the change (the test would
+    pass without testing what it says): such a test is marked `source_only`."""
+    if _unseen_by_compiled_code(target, name):
+        raise pytest.UsageError(
+            f"{target!r}.{name} is compiled: mark the test source_only (it then runs with {PURE_ENV}=1)"
+        )
+    _plain_setattr(self, target, name, *args, **kwargs)
+
+
+pytest.MonkeyPatch.setattr = _checked_setattr  # type: ignore[method-assign,assignment]
+
+
+def compiled_run() -> bool:
+    """Whether this run imports smig's compiled modules (an installed build; not SMIG_TUI_PURE=1)."""
+    return any(_compiled(name) for name in list(sys.modules))
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Every test process, the controller and each xdist worker, collects with `GC_THRESHOLDS`."""
     gc.set_threshold(*GC_THRESHOLDS)
@@ -157,6 +198,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     and client run has its own temp home, project and fake servers, so modules and the spread
     modules' cases run side by side. Tests outside e2e go wherever a worker is free, `SLOW_FIRST` first.
     """
+    if compiled_run():
+        pure = pytest.mark.skip(reason=f"replaces a compiled function: runs with {PURE_ENV}=1 (.ci/run does)")
+        for item in items:
+            if item.get_closest_marker("source_only"):
+                item.add_marker(pure)
     if os.environ.get(HUGE_ENV) != "1":
         huge = [item for item in items if item.get_closest_marker("huge")]
         if huge:

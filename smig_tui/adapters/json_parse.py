@@ -1,3 +1,4 @@
+# smig: compiled with mypyc where it can (setup.py)
 """Provides the one JSON parser the session readers use: msgspec where it gives what `json.loads` gives,
 `json.loads` itself everywhere else.
 

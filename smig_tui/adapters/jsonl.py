@@ -1,3 +1,4 @@
+# smig: compiled with mypyc where it can (setup.py)
 """Provides tolerant, streaming JSONL reading shared by the session readers.
 
 A session file may be hundreds of MB, half-written (the agent is still running), or damaged. Lines
@@ -15,7 +16,7 @@ from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from smig_tui.adapters.json_parse import fast_loads, loads_text
-from smig_tui.adapters.zstd_files import content_size, is_compressed, open_binary
+from smig_tui.adapters.zstd_files import GeneratorFile, content_size, is_compressed, open_binary
 from smig_tui.core.models import ReadWarning
 from smig_tui.core.ports import WarningSink
 
@@ -69,7 +70,7 @@ def iter_lines(
     ends there: one process reads a big file's first part while another reads the rest.
     """
     report: Callable[[int, int], None] | None = getattr(_watch, "report", None)
-    with open_binary(path) as handle:
+    with GeneratorFile(open_binary(path)) as handle:
         handle.seek(start)
         total = 0
         if report is not None:  # a compressed file reports decompressed bytes, of its recorded size

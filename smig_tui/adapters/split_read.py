@@ -1,3 +1,4 @@
+# smig: compiled with mypyc where it can (setup.py)
 """Provides the second core for reading a huge session: its last part is parsed in another process.
 
 Decoding JSON and converting records is most of opening a 500 MB session, and one Python process

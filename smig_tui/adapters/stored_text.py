@@ -1,3 +1,4 @@
+# smig: compiled with mypyc where it can (setup.py)
 """Provides `LineText`: a long message text left in its source line and read back on demand.
 
 Holding every text of a 500 MB session costs more memory than the whole file, while a plan keeps

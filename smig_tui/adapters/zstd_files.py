@@ -39,6 +39,24 @@ def open_binary(path: str | Path) -> BinaryIO:
     return open(path, "rb")
 
 
+class GeneratorFile:
+    """A file a generator reads (`with GeneratorFile(open_binary(path)) as handle`), closed when the
+    `with` ends or when the generator is dropped before it: compiled (setup.py), a generator freed
+    midway runs no `finally`, so a plain `with` there would leave its file open."""
+
+    def __init__(self, file: BinaryIO) -> None:
+        self.file = file
+
+    def __enter__(self) -> BinaryIO:
+        return self.file
+
+    def __exit__(self, *_: object) -> None:
+        self.file.close()
+
+    def __del__(self) -> None:
+        self.file.close()
+
+
 def current_form(path: str) -> str:
     """The path, or its plain or compressed twin when only that exists now.
 

@@ -1,3 +1,4 @@
+# smig: compiled with mypyc where it can (setup.py)
 """Provides what a plan needs to know about a session's shape, whatever the target: units, cuts, exclusions.
 
 Computed once per session (`analyse`) and reused by every plan, so switching targets re-plans in O(n)

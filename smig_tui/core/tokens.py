@@ -1,3 +1,4 @@
+# smig: compiled with mypyc where it can (setup.py)
 """Provides token counting over messages as a target model would receive them, and usage maths.
 
 What is counted for each message (`render_for_count`):

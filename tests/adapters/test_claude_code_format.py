@@ -549,6 +549,7 @@ def test_discover_reads_only_head_and_tail(isolated_homes: dict[str, Path]) -> N
     ]  # chained through progress
 
 
+@pytest.mark.source_only  # counts the compiled reader's calls of the parser
 def test_bulky_records_skip_the_json_parser(isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     path = isolated_homes["claude"] / "projects" / "-work-big" / "b1b1b1b1-0000-4000-8000-000000000000.jsonl"
     _big_session(path, 300)

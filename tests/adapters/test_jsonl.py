@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -139,3 +140,33 @@ def test_the_decoders_reason_reads_without_a_doubled_at(tmp_path: Path) -> None:
     warnings: list[ReadWarning] = []
     list(iter_records(path, warnings.append))
     assert [w.message for w in warnings] == ["corrupt JSON line skipped (Unterminated string starting at column 6)"]
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts open files in /proc/self/fd")
+@pytest.mark.parametrize("name", ["a.jsonl", "a.jsonl.zst"])
+def test_a_read_left_before_its_end_closes_its_file(tmp_path: Path, name: str) -> None:
+    """Readers stop early (a listing's head, a branch's tip): the file closes when the lines are dropped,
+    compiled too (setup.py), where a generator freed midway runs no `finally`; warnings are errors here."""
+    from smig_tui.adapters.jsonl import iter_lines
+    from smig_tui.adapters.zstd_files import compress
+
+    data = b'{"a":1}\n' * 1000
+    path = _write(tmp_path / name, compress(data) if name.endswith(".zst") else data)
+
+    def open_here() -> int:
+        return sum(_points_to(fd, path) for fd in os.listdir("/proc/self/fd"))
+
+    lines = iter_lines(path)
+    assert next(lines)[2] == b'{"a":1}' and open_here() == 1
+    del lines
+    assert open_here() == 0
+    for _ in iter_records(path, lambda warning: None):
+        break
+    assert open_here() == 0
+
+
+def _points_to(fd: str, path: str) -> bool:
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}") == path
+    except OSError:
+        return False  # the listing's own descriptor, closed since

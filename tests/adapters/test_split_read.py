@@ -89,7 +89,7 @@ def test_a_rollout_read_by_two_processes_equals_one_pass(
     if not held_whole:
         monkeypatch.setattr(stored_text, "FILE_BYTES", 1)  # long texts become LineTexts, sent as heads
     monkeypatch.setattr(split_read, "SPLIT_BYTES", 0)
-    monkeypatch.setattr(split_read, "second_cpu", lambda: True)
+    monkeypatch.setenv(split_read.ONE_PROCESS_ENV, "0")  # split, whatever CPUs this process may use
     monkeypatch.setattr(codex_split, "Aside", _Spy)
     _Spy.delivered = 0
     one = _load(thread, monkeypatch, one_process=True)
@@ -111,7 +111,7 @@ def test_transcripts_read_by_two_processes_equal_one_pass(
     if not held_whole:
         monkeypatch.setattr(stored_text, "FILE_BYTES", 1)
     monkeypatch.setattr(split_read, "SPLIT_BYTES", 0)
-    monkeypatch.setattr(split_read, "second_cpu", lambda: True)
+    monkeypatch.setenv(split_read.ONE_PROCESS_ENV, "0")  # split, whatever CPUs this process may use
     monkeypatch.setattr(claude_split, "Aside", _Spy)
     source = ClaudeSource(claude_home())
     infos = list(source.discover(lambda _: None))
@@ -225,6 +225,7 @@ def _read_transcript(
     return claude_load.load_session(info, warnings.append), warnings
 
 
+@pytest.mark.source_only  # sets Claude Code's split point, which its compiled reader looks up directly
 @pytest.mark.parametrize("held_whole", [True, False], ids=["texts-held", "texts-left-on-disk"])
 @pytest.mark.parametrize("source", CLAUDE_FILES, ids=lambda p: p.name[-40:])
 def test_every_split_point_of_a_transcript_replays_to_the_same_session(
@@ -257,7 +258,7 @@ def test_a_worker_that_cannot_start_leaves_the_tail_to_the_reader(
     _install(name, isolated_homes["codex"])
     one = _load(thread, monkeypatch, one_process=True)
     monkeypatch.setattr(split_read, "SPLIT_BYTES", 0)
-    monkeypatch.setattr(split_read, "second_cpu", lambda: True)
+    monkeypatch.setenv(split_read.ONE_PROCESS_ENV, "0")  # split, whatever CPUs this process may use
     monkeypatch.setattr(sys, "executable", str(isolated_homes["home"] / "no-such-python"))
     assert _load(thread, monkeypatch, one_process=False) == one
 
@@ -296,6 +297,7 @@ def _waits_for(gate: str) -> Iterator[str]:
     yield "second"
 
 
+@pytest.mark.source_only  # sets Claude Code's split point, which its compiled reader looks up directly
 @pytest.mark.parametrize("sent", [0, 1, 2])
 def test_a_reader_reads_on_from_where_the_worker_stopped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sent: int
@@ -325,19 +327,19 @@ def test_the_split_falls_on_a_line_start_and_not_for_small_files_or_with_one_cpu
     size = path.stat().st_size
     assert split_read.split_offset(str(path), size) is None  # far below SPLIT_BYTES
     monkeypatch.setattr(split_read, "SPLIT_BYTES", 0)
-    monkeypatch.setattr(split_read, "second_cpu", lambda: True)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
     split = split_read.split_offset(str(path), size)
     assert split is not None and split in _line_starts(str(path))
     assert abs(split - size * (1 - split_read.TAIL_SHARE)) < 20
     head = [raw for _, _, raw, _ in iter_lines(str(path), stop=split)]
     tail = [raw for _, _, raw, _ in iter_lines(str(path), split)]
     assert head + tail == path.read_bytes().splitlines()
-    monkeypatch.setattr(split_read, "second_cpu", lambda: False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0}, raising=False)
     assert split_read.split_offset(str(path), size) is None
-    monkeypatch.setattr(split_read, "second_cpu", lambda: True)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
     monkeypatch.setenv(split_read.ONE_PROCESS_ENV, "1")
     assert split_read.split_offset(str(path), size) is None
-    monkeypatch.setattr(split_read, "second_cpu", lambda: False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0}, raising=False)
     monkeypatch.setenv(split_read.ONE_PROCESS_ENV, "0")
     assert split_read.split_offset(str(path), size) == split
 
@@ -359,7 +361,7 @@ def test_a_progress_bar_moves_through_both_halves_to_the_end(
     name, thread = GRANDCHILD
     _install(name, isolated_homes["codex"])
     monkeypatch.setattr(split_read, "SPLIT_BYTES", 0)
-    monkeypatch.setattr(split_read, "second_cpu", lambda: True)
+    monkeypatch.setenv(split_read.ONE_PROCESS_ENV, "0")  # split, whatever CPUs this process may use
     monkeypatch.setattr(codex_split, "Aside", _Spy)
     _Spy.delivered = 0
     seen: list[tuple[int, int]] = []

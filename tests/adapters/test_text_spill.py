@@ -11,6 +11,7 @@ import weakref
 from pathlib import Path
 
 import pytest
+from text_spill_state import block_the_spill, open_spills
 
 from smig_tui.adapters import stored_text
 from smig_tui.adapters.stored_text import HEAD_CHARS, PackedText, TextBlock, TextPacker, TextSpill
@@ -46,9 +47,10 @@ def test_texts_read_back_whole_in_any_order_while_it_fills_and_after(monkeypatch
         assert packed[index].read() == texts[index] and packed[index].length == len(texts[index])
         assert packed[index].head == texts[index][:HEAD_CHARS]
         assert packed[index].class_head == texts[index][:CLASS_CHARS]
-    monkeypatch.setattr(TextSpill, "create", classmethod(lambda cls: None))
-    in_memory = TextPacker()
-    assert [p.fingerprint() for p in packed[:20]] == [PackedText.of(t, in_memory).fingerprint() for t in texts[:20]]
+    block_the_spill()
+    in_memory = [PackedText.of(text, TextPacker()) for text in texts[:20]]
+    assert all(isinstance(p.block, TextBlock) for p in in_memory)
+    assert [p.fingerprint() for p in packed[:20]] == [p.fingerprint() for p in in_memory]
 
 
 def test_the_spill_is_an_unnamed_private_file_in_smigs_cache_gone_with_its_texts(
@@ -109,13 +111,13 @@ def test_where_no_spill_can_be_made_texts_are_packed(monkeypatch: pytest.MonkeyP
     assert isinstance(packed.block, TextBlock) and packed.read() == text
 
 
-def test_a_packer_makes_its_spill_only_with_its_first_text(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts open files in /proc/self/fd")
+def test_a_packer_makes_its_spill_only_with_its_first_text() -> None:
     """A reader makes a packer for every compressed file, most too small to set a text aside: no file
     is made for those."""
-    made: list[TextSpill | None] = []
-    real = TextSpill.create.__func__  # type: ignore[attr-defined]
-    monkeypatch.setattr(TextSpill, "create", classmethod(lambda cls: made.append(real(cls)) or made[-1]))
+    before = open_spills()
     packer = TextPacker()
-    assert made == []
+    assert open_spills() == before
     first, second = PackedText.of("x" * 5000, packer), PackedText.of("y" * 5000, packer)
-    assert len(made) == 1 and first.block is second.block is made[0]
+    assert open_spills() == before + 1
+    assert isinstance(first.block, TextSpill) and first.block is second.block

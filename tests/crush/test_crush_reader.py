@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from cli_runner import smig
 from crush_builders import install, make
+from text_spill_state import block_the_spill
 
 from smig_tui.adapters.agents import registry
 from smig_tui.adapters.agents.crush import source as crush_source
@@ -283,7 +284,7 @@ def test_a_big_sessions_rows_are_not_all_held_while_it_is_converted(
     entry = SessionEntry("claude", "main", "s", "", str(tmp_path / "work"), prompt="task", size=4_000_000)
     generate_crush(tmp_path / "crush", [entry])
     monkeypatch.setattr(stored_text, "BLOCK_BYTES", 1 << 14)
-    monkeypatch.setattr(stored_text.TextSpill, "create", classmethod(lambda cls: None))  # held as measured
+    block_the_spill()  # held as measured
     connection = sqlite3.connect(tmp_path / "work" / ".crush" / "crush.db")
     try:
         (session_id,) = connection.execute("SELECT id FROM sessions WHERE parent_session_id IS NULL").fetchone()

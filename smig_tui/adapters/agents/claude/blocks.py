@@ -1,3 +1,4 @@
+# smig: compiled with mypyc where it can (setup.py)
 """Provides the conversion of one Claude Code `user`/`assistant` record into neutral messages."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# smig: compiled with mypyc where it can (setup.py)
 """Provides the full, streaming read of one Claude Code transcript into a neutral Session."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# smig: compiled with mypyc where it can (setup.py)
 """Provides quick tests on Claude Code lines and fields, so bulky records skip the JSON parser."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# smig: compiled with mypyc where it can (setup.py)
 """Provides the two-process read of a huge Claude Code transcript (see `adapters/split_read.py`).
 
 The worker reads the tail with the reader's own code: the same byte tests skip the same lines and

@@ -1,3 +1,4 @@
+# smig: compiled with mypyc where it can (setup.py)
 """Provides the uuid/parentUuid tree of a Claude Code transcript and its active conversation path.
 
 Claude Code appends records; each points at its parent, so rewinds and retries leave branches. The

@@ -1,3 +1,4 @@
+# smig: compiled with mypyc where it can (setup.py)
 """Provides the mapping from Codex `ResponseItem` payloads to neutral message fields.
 
 Codex stores model-visible history as Responses-API items (FORMATS.md 1.6). Each item becomes zero

@@ -1,3 +1,4 @@
+# smig: compiled with mypyc where it can (setup.py)
 """Provides `RolloutLoader`, which rebuilds a Codex thread's model-visible history from its records.
 
 It follows what Codex does on resume: response items in order; a `compacted` line with a

@@ -1,3 +1,4 @@
+# smig: compiled with mypyc where it can (setup.py)
 """Provides the cheap reads behind Codex discovery: rollout tree, names, state DB, heads, tails.
 
 Nothing here parses a whole rollout: a head read stops once it has what a listing needs, and a tail
@@ -24,7 +25,7 @@ from smig_tui.adapters.fs import not_a_session_file
 from smig_tui.adapters.json_parse import loads
 from smig_tui.adapters.jsonl import iter_lines
 from smig_tui.adapters.sqlite_read import read_only_uri
-from smig_tui.adapters.zstd_files import SUFFIX, is_compressed, open_binary
+from smig_tui.adapters.zstd_files import SUFFIX, GeneratorFile, is_compressed, open_binary
 from smig_tui.core.models import Kind, ReadWarning, Role
 from smig_tui.core.ports import WarningSink
 
@@ -244,7 +245,7 @@ def _text(value: Any) -> str | None:
 
 def _head_lines(path: str) -> Iterator[tuple[int, bytes]]:
     """Yield (line number, raw line) from the start, reading small chunks so a stop costs little."""
-    with open_binary(path) as handle:
+    with GeneratorFile(open_binary(path)) as handle:
         pending, number, read = b"", 1, 0
         while read < HEAD_BYTES:
             chunk = handle.read(HEAD_CHUNK)

@@ -1,3 +1,4 @@
+# smig: compiled with mypyc where it can (setup.py)
 """Provides the two-process read of a huge rollout (see `adapters/split_read.py`).
 
 The worker reads the tail with the reader's own code: the same byte test skips the same lines,

@@ -1,0 +1,131 @@
+"""The modules setup.py compiles with mypyc: built together or not at all, imported from their sources when
+asked or when stale, and reading sessions exactly as their sources do."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from smig_tui import compiled
+from smig_tui.compiled import PURE_ENV, SourceFinder, extensions_stale, is_compiled
+
+ROOT = Path(__file__).parents[1]
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _marked_modules() -> list[str]:
+    """The dotted names of the modules setup.py compiles, as its own scan finds them."""
+    pytest.importorskip("setuptools")
+    spec = importlib.util.spec_from_file_location("smig_setup", ROOT / "setup.py")
+    assert spec is not None and spec.loader is not None
+    setup = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(setup)  # defines its functions; setup() runs only as __main__
+    return [path.removesuffix(".py").replace("/", ".") for path in setup.compiled_modules()]
+
+
+def test_the_marked_modules_are_the_readers_and_were_built_together() -> None:
+    """Either every marked module is compiled or none is (a build that fell back, or a checkout never
+    built): a mix would run one module's old code beside another's new."""
+    names = _marked_modules()
+    assert {"smig_tui.adapters.jsonl", "smig_tui.adapters.agents.claude.load", "smig_tui.core.tokens"} <= set(names)
+    assert "smig_tui.compiled" not in names and "smig_tui" not in names  # they choose which copy to import
+    built = {name: is_compiled(importlib.import_module(name)) for name in names}
+    assert len(set(built.values())) == 1, built
+
+
+def _imported_from(env: dict[str, str], module: str) -> str:
+    code = f"import {module} as m; print(m.__file__)"
+    return subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
+
+
+def test_asked_for_the_sources_every_module_comes_from_its_py_file() -> None:
+    env = {**os.environ, PURE_ENV: "1", "PYTHONPATH": str(ROOT)}
+    for module in ["smig_tui.adapters.jsonl", "smig_tui.adapters.agents.claude.load", "smig_tui.cli.main"]:
+        assert _imported_from(env, module).strip().endswith(module.rpartition(".")[2] + ".py")
+
+
+def test_the_finder_answers_for_modules_and_leaves_packages_to_the_usual_finders() -> None:
+    import smig_tui.adapters
+
+    finder = SourceFinder()
+    spec = finder.find_spec("smig_tui.adapters.jsonl", smig_tui.adapters.__path__)
+    assert spec is not None and spec.origin is not None and spec.origin.endswith("jsonl.py")
+    assert finder.find_spec("smig_tui.adapters.agents", smig_tui.adapters.__path__) is None  # a package
+    assert finder.find_spec("json.decoder", None) is None  # not smig's
+
+
+def _tree(root: Path, *, checkout: bool, extension_age: float) -> Path:
+    """A package with one module and its extension, `extension_age` seconds older than the source."""
+    package = root / "pkg"
+    (package / "sub").mkdir(parents=True)
+    source = package / "sub" / "reader.py"
+    source.write_text("x = 1\n")
+    extension = package / "sub" / "reader.cpython-311-x86_64-linux-gnu.so"
+    extension.write_bytes(b"\0")
+    stamp = source.stat().st_mtime
+    os.utime(extension, (stamp - extension_age, stamp - extension_age))
+    if checkout:
+        (root / "pyproject.toml").write_text("[project]\n")
+    return package
+
+
+def test_an_extension_older_than_its_source_in_a_checkout_is_stale(tmp_path: Path) -> None:
+    assert extensions_stale(_tree(tmp_path / "edited", checkout=True, extension_age=5))
+    assert not extensions_stale(_tree(tmp_path / "built", checkout=True, extension_age=-5))
+    assert not extensions_stale(_tree(tmp_path / "installed", checkout=False, extension_age=5))  # not checked
+
+
+def test_a_stale_build_makes_every_import_read_the_sources(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(PURE_ENV, raising=False)
+    monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
+    monkeypatch.setattr(compiled, "extensions_stale", lambda: True)
+    compiled.choose_copies()
+    compiled.choose_copies()  # once is enough
+    assert [type(finder) for finder in sys.meta_path].count(SourceFinder) == 1
+    assert isinstance(sys.meta_path[0], SourceFinder)
+
+
+_READ_ALL = """
+import json, sys
+from pathlib import Path
+from smig_tui.adapters.agents.claude.load import load_session
+from smig_tui.cli.sessions import message_to_dict
+from smig_tui.core.models import Agent, SessionInfo
+out = {}
+for path in sorted(Path(sys.argv[1]).rglob("*.jsonl")):
+    warnings = []
+    info = SessionInfo(id=path.stem, agent=Agent("claude"), path=str(path), is_subagent=path.name.startswith("agent-"))
+    session = load_session(info, warnings.append)
+    out[str(path)] = [[message_to_dict(m) for m in session.messages], [str(w) for w in warnings]]
+print(json.dumps(out, default=str))
+"""
+
+
+def test_the_compiled_and_the_source_reads_give_the_same_sessions() -> None:
+    """Every real Claude Code transcript of the fixtures, every field of every message and every warning,
+    read by the built modules and by their sources."""
+    folder = FIXTURES / "public" / "claude"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    reads = [
+        subprocess.run(
+            [sys.executable, "-c", _READ_ALL, str(folder)],
+            env={**env, PURE_ENV: choice},
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for choice in ("0", "1")
+    ]
+    sessions = json.loads(reads[0])
+    assert len(sessions) >= 10 and sum(len(messages) for messages, _ in sessions.values()) > 200
+    assert reads[0] == reads[1]
