@@ -177,3 +177,19 @@ def test_a_model_of_the_users_own_may_count_with_split_digits(exact_tokens: None
     assert model.encoding == SPLIT_DIGITS and not counted_exactly(model)
     assert isinstance(services.counter_for(model), SplitDigitCounter)
     assert services.measure_for(model)("pid 4242") == services.counter_for(model).count("pid 4242") + MESSAGE_OVERHEAD
+
+
+@pytest.mark.parametrize(
+    "unit",
+    ["word  and\n  more 12345 ", "é語😀 x", "QUJD+/=12ab", "abc" * 7, "9" * 5, " \n" * 3, "a1!"],
+)
+def test_a_long_text_is_estimated_in_slices_as_it_is_whole(monkeypatch: pytest.MonkeyPatch, unit: str) -> None:
+    """A long text's estimate is summed over slices, each cut where a piece starts: the same count as
+    the whole's, whatever shape falls on a cut (a 100 MB text's pieces in one list held 1.5 GB)."""
+    from smig_tui.adapters.tokenizers import approx_counter
+
+    text = (unit * (3000 // len(unit) + 1))[:2999] + "tail"
+    whole = approx_counter._estimate(text)
+    for size in (1, 7, 64, 1000):
+        monkeypatch.setattr(approx_counter, "SLICE_CHARS", size)
+        assert ApproxCounter().count(text) == whole, size
