@@ -104,10 +104,21 @@ def corpus_env(workdir: Path, smig_home: Path) -> dict[str, str]:
     # A user's smig imports from cached bytecode; with this set (as on some CI images) every child
     # would compile smig's modules again, about 0.1 s of each `smig list`.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    shared = Path(__file__).resolve().parents[3] / "shared" / "tiktoken"
-    if "TIKTOKEN_CACHE_DIR" not in env and shared.is_dir():
-        env["TIKTOKEN_CACHE_DIR"] = str(shared)
+    files = tiktoken_files()
+    if files is not None:
+        env["TIKTOKEN_CACHE_DIR"] = str(files)
     return env
+
+
+def tiktoken_files() -> Path | None:
+    """tiktoken's BPE files for the children: TIKTOKEN_CACHE_DIR, else the offline copies beside the
+    checkout (`../shared/tiktoken`, as .ci/run finds them). Without them smig estimates every count,
+    which is cheaper than tiktoken's: the run's line says which it measured."""
+    given = os.environ.get("TIKTOKEN_CACHE_DIR")
+    if given:
+        return Path(given)
+    shared = Path(__file__).resolve().parents[2] / "shared" / "tiktoken"
+    return shared if shared.is_dir() else None
 
 
 def run_child(argv: Sequence[str], env: dict[str, str], timeout: float = 900.0) -> Child:
@@ -687,11 +698,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _build() -> str:
-    """Which smig the run measured: its readers compiled with mypyc (setup.py) or pure Python."""
+    """Which smig the run measured: its readers compiled with mypyc (setup.py) or pure Python, and its
+    counts by tiktoken or estimated (no BPE files offline)."""
     import smig_tui.adapters.jsonl
     from smig_tui.compiled import is_compiled
 
-    return "readers compiled (mypyc)" if is_compiled(smig_tui.adapters.jsonl) else "pure Python"
+    build = "readers compiled (mypyc)" if is_compiled(smig_tui.adapters.jsonl) else "pure Python"
+    return build + (
+        ", tiktoken's files at hand" if tiktoken_files() is not None else ", no tiktoken files: counts estimated"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -38,7 +38,7 @@ class SourceFinder:
 
 
 def extensions_stale(package: Path = PACKAGE) -> bool:
-    """Whether a checkout holds an extension older than its source (an installed package holds none)."""
+    """Whether a checkout holds an extension older than its source (an installed package is not checked)."""
     if not (package.parent / "pyproject.toml").is_file():
         return False
     for folder, _, files in os.walk(package):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -145,3 +146,20 @@ def test_own_usage_runs_smig_and_writes_its_own_peak_and_cpu(tmp_path: Path) -> 
     assert 5 < peak < 400 and 0 < cpu < 30
     refused = [sys.executable, "-m", "smig_devtools.own_usage", "--no-such-option"]  # reads nothing
     assert subprocess.run(refused, env=env, capture_output=True).returncode == 2
+
+
+def test_the_children_get_tiktoken_s_files_from_the_environment_or_beside_the_checkout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without them every count is estimated, cheaper than tiktoken's: a run must not measure that by
+    accident (the offline copies are `../shared/tiktoken`, two folders above `smig_devtools/bench.py`)."""
+    from smig_devtools import bench
+
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    assert bench.tiktoken_files() == tmp_path
+    monkeypatch.delenv("TIKTOKEN_CACHE_DIR")
+    beside = Path(bench.__file__).resolve().parents[1].parent / "shared" / "tiktoken"
+    assert bench.tiktoken_files() == (beside if beside.is_dir() else None)
+    if beside.is_dir():
+        assert "TIKTOKEN_CACHE_DIR" not in os.environ
+        assert bench.corpus_env(tmp_path, tmp_path / "smig")["TIKTOKEN_CACHE_DIR"] == str(beside)
