@@ -197,6 +197,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     An e2e module's expensive fixture (a home every client has lived in) is built once; every test
     and client run has its own temp home, project and fake servers, so modules and the spread
     modules' cases run side by side. Tests outside e2e go wherever a worker is free, `SLOW_FIRST` first.
+    In a run of the compiled modules (setup.py), the `source_only` tests are skipped: they replace a
+    function compiled code calls directly, and run with SMIG_TUI_PURE=1 (README, .ci/run).
     """
     if compiled_run():
         pure = pytest.mark.skip(reason=f"replaces a compiled function: runs with {PURE_ENV}=1 (.ci/run does)")
