@@ -700,10 +700,9 @@ def run(args: argparse.Namespace) -> int:
 def _build() -> str:
     """Which smig the run measured: its readers compiled with mypyc (setup.py) or pure Python, and its
     counts by tiktoken or estimated (no BPE files offline)."""
-    import smig_tui.adapters.jsonl
-    from smig_tui.compiled import is_compiled
+    from smig_tui.compiled import readers_compiled
 
-    build = "readers compiled (mypyc)" if is_compiled(smig_tui.adapters.jsonl) else "pure Python"
+    build = "readers compiled (mypyc)" if readers_compiled() else "pure Python"
     return build + (
         ", tiktoken's files at hand" if tiktoken_files() is not None else ", no tiktoken files: counts estimated"
     )

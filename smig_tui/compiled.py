@@ -65,3 +65,11 @@ def choose_copies() -> None:
 def is_compiled(module: ModuleType) -> bool:
     """Whether a module was imported from an extension rather than its source."""
     return not str(getattr(module, "__file__", "") or "").endswith(".py")
+
+
+def readers_compiled() -> bool:
+    """Whether this process reads sessions with the compiled modules: built, not stale, not `SMIG_TUI_PURE=1`
+    (the JSONL reader, which every reader uses, stands for them all: they are built together)."""
+    import smig_tui.adapters.jsonl
+
+    return is_compiled(smig_tui.adapters.jsonl)
