@@ -1,9 +1,9 @@
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
+from text_spill_state import open_files
 
 from smig_tui.adapters.jsonl import iter_records
 from smig_tui.core.models import ReadWarning
@@ -154,7 +154,7 @@ def test_a_read_left_before_its_end_closes_its_file(tmp_path: Path, name: str) -
     path = _write(tmp_path / name, compress(data) if name.endswith(".zst") else data)
 
     def open_here() -> int:
-        return sum(_points_to(fd, path) for fd in os.listdir("/proc/self/fd"))
+        return open_files(lambda opened: opened == path)
 
     lines = iter_lines(path)
     assert next(lines)[2] == b'{"a":1}' and open_here() == 1
@@ -163,10 +163,3 @@ def test_a_read_left_before_its_end_closes_its_file(tmp_path: Path, name: str) -
     for _ in iter_records(path, lambda warning: None):
         break
     assert open_here() == 0
-
-
-def _points_to(fd: str, path: str) -> bool:
-    try:
-        return os.readlink(f"/proc/self/fd/{fd}") == path
-    except OSError:
-        return False  # the listing's own descriptor, closed since
