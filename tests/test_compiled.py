@@ -130,3 +130,44 @@ def test_the_compiled_and_the_source_reads_give_the_same_sessions() -> None:
     sessions = json.loads(reads[0])
     assert len(sessions) >= 10 and sum(len(messages) for messages, _ in sessions.values()) > 200
     assert reads[0] == reads[1]
+
+
+_REDACT_ALL = """
+import hashlib, json
+from pathlib import Path
+from smig_tui.compiled import is_compiled
+from smig_tui.core import redact as module
+from smig_tui.core.redact import redact, redact_many
+from tests.secrets.secret_corpus import TRICKY_CODE, secrets
+texts = [planted.text for seed in range(1, 21) for planted in secrets(seed)] + [TRICKY_CODE]
+texts += [path.read_text(encoding="utf-8") for path in sorted(Path("smig_tui").rglob("*.py"))]
+for path in sorted(Path("tests/fixtures").rglob("*.json*")):
+    texts += path.read_text(encoding="utf-8", errors="replace").splitlines()
+found = redact_many(texts) + [redact(text) for text in texts[:200]]
+digests = [[hashlib.sha1(f.text.encode("utf-8", "surrogatepass")).hexdigest(), sorted(f.counts.items())] for f in found]
+print(json.dumps({"compiled": is_compiled(module), "found": digests}))
+"""
+
+
+def test_the_compiled_and_the_source_redaction_agree() -> None:
+    """The secrets suite's planted secrets of every kind (twenty seeds), its tricky code, smig's own source
+    and every line of the fixtures' sessions, redacted by the built module and by its source: the same
+    text out and the same kinds counted, text by text."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    runs = [
+        json.loads(
+            subprocess.run(
+                [sys.executable, "-c", _REDACT_ALL],
+                env={**env, PURE_ENV: choice},
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        )
+        for choice in ("0", "1")
+    ]
+    assert runs[1]["compiled"] is False and runs[0]["compiled"] >= compiled.readers_compiled()
+    built, source = (run["found"] for run in runs)
+    assert len(built) > 5_000 and sum(1 for _, counts in built if counts) > 1_000
+    assert [index for index, (a, b) in enumerate(zip(built, source, strict=True)) if a != b] == []

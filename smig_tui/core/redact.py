@@ -1,3 +1,4 @@
+# smig: compiled with mypyc where it can (setup.py)
 """Provides secret redaction for any text that leaves the machine or crosses between agents.
 
 Three kinds of evidence find a secret: its own shape (provider tokens with a known prefix, JWTs,
@@ -446,9 +447,10 @@ _TWILIO_SID = on_first_use(r"\[REDACTED:twilio-key\]")
 # An account's auth token (32 hex) after its SID, an API key's secret (32 letters and digits) after its SK id.
 _TWILIO_SECRET = on_first_use(r"(?<![0-9A-Za-z])[0-9A-Za-z]{32}(?![0-9A-Za-z])")
 
-_WORD_CORES = ("key", "secret", "token", "pass", "pwd", "credential", "auth", "psk", "mnemonic")
+_WORD_CORES: tuple[str, ...] = ("key", "secret", "token", "pass", "pwd", "credential", "auth", "psk", "mnemonic")
 """One of these is in every secret word; the word starts at most `_CORE_START` characters before it
-(`account_key`) and ends at most `_CORE_TAIL` after it (`passphrase`)."""
+(`account_key`) and ends at most `_CORE_TAIL` after it (`passphrase`). (Typed as any length: compiled,
+a tuple's inferred type is its length, and the secrets suite switches the detector off with `()`.)"""
 _CORE_START, _CORE_TAIL = 8, 6
 _NAME_NEEDLES = _WORD_CORES
 

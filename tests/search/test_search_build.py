@@ -7,12 +7,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 import smig_tui.adapters.search_index as search_index
 import smig_tui.adapters.search_writing as search_writing
+from smig_tui.adapters.search_schema import SCHEMA
 from smig_tui.services import Services, build_services
 
 LINEAGE = Path(__file__).parents[1] / "fixtures" / "real" / "codex" / "fork_lineage"
@@ -85,10 +87,12 @@ def test_a_first_build_holds_what_an_index_grown_a_session_at_a_time_holds(
 
 def _merging(services: Services) -> list[int]:
     """Each FTS table's `automerge` setting (FTS5's default, 4, when never set), once each table is
-    known to keep terms in memory as FTS5 does by default (1 MB) again."""
+    known to keep terms in memory as FTS5 does by default (1 MB) again and to merge a level of 16
+    segments at once (its `crisismerge`)."""
     conn = services.search_index._connection()
     for table in search_writing.FTS_TABLES:
         assert next(iter(conn.execute(f"SELECT v FROM {table}_config WHERE k = 'hashsize'")), (1 << 20,)) == (1 << 20,)
+        assert next(iter(conn.execute(f"SELECT v FROM {table}_config WHERE k = 'crisismerge'")), (16,)) == (16,)
     return [
         next(iter(conn.execute(f"SELECT v FROM {table}_config WHERE k = 'automerge'")), (4,))[0]
         for table in search_writing.FTS_TABLES
@@ -120,3 +124,20 @@ def test_a_build_stopped_half_way_keeps_what_it_committed(
     report = stopped.refresh_search_index()
     assert report.added == len({row[1] for row in _index(whole)[0]}) - 3
     assert _index(stopped) == _index(whole)
+
+
+def test_a_bulk_refresh_leaves_every_segment_to_the_closing_merge(monkeypatch: pytest.MonkeyPatch) -> None:
+    """FTS5 merges a level of 16 segments at once (`crisismerge`) even with `automerge` off, and the
+    build's closing `optimize` merged the result again: a bulk refresh writes 20 segments unmerged."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    conn.executescript(SCHEMA)
+    monkeypatch.setattr(search_writing, "COMMIT_BYTES", 1)  # each commit writes the pending terms as a segment
+    segments = []
+    with search_writing.batched(conn, bulk=True) as written:
+        for number in range(20):
+            conn.execute("INSERT INTO tool_words(rowid, body) VALUES (?, ?)", (number + 1, f"output number{number}"))
+            written(1)
+            segments.append(conn.execute("SELECT count(DISTINCT segid) FROM tool_words_idx").fetchone()[0])
+    assert segments == list(range(1, 21))
+    hits = conn.execute("SELECT rowid FROM tool_words WHERE tool_words MATCH 'output' ORDER BY rowid").fetchall()
+    assert hits == [(number,) for number in range(1, 21)]
