@@ -111,14 +111,12 @@ print(json.dumps(out, default=str))
 """
 
 
-def test_the_compiled_and_the_source_reads_give_the_same_sessions() -> None:
-    """Every real Claude Code transcript of the fixtures, every field of every message and every warning,
-    read by the built modules and by their sources."""
-    folder = FIXTURES / "public" / "claude"
+def _built_and_source(script: str, *args: str) -> list[str]:
+    """What `script` prints run from the checkout with the built modules (where there are) and with the sources."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    reads = [
+    return [
         subprocess.run(
-            [sys.executable, "-c", _READ_ALL, str(folder)],
+            [sys.executable, "-c", script, *args],
             env={**env, PURE_ENV: choice},
             cwd=ROOT,
             capture_output=True,
@@ -127,6 +125,12 @@ def test_the_compiled_and_the_source_reads_give_the_same_sessions() -> None:
         ).stdout
         for choice in ("0", "1")
     ]
+
+
+def test_the_compiled_and_the_source_reads_give_the_same_sessions() -> None:
+    """Every real Claude Code transcript of the fixtures, every field of every message and every warning,
+    read by the built modules and by their sources."""
+    reads = _built_and_source(_READ_ALL, str(FIXTURES / "public" / "claude"))
     sessions = json.loads(reads[0])
     assert len(sessions) >= 10 and sum(len(messages) for messages, _ in sessions.values()) > 200
     assert reads[0] == reads[1]
@@ -153,20 +157,7 @@ def test_the_compiled_and_the_source_redaction_agree() -> None:
     """The secrets suite's planted secrets of every kind (twenty seeds), its tricky code, smig's own source
     and every line of the fixtures' sessions, redacted by the built module and by its source: the same
     text out and the same kinds counted, text by text."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    runs = [
-        json.loads(
-            subprocess.run(
-                [sys.executable, "-c", _REDACT_ALL],
-                env={**env, PURE_ENV: choice},
-                cwd=ROOT,
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout
-        )
-        for choice in ("0", "1")
-    ]
+    runs = [json.loads(output) for output in _built_and_source(_REDACT_ALL)]
     assert runs[1]["compiled"] is False and runs[0]["compiled"] >= compiled.readers_compiled()
     built, source = (run["found"] for run in runs)
     assert len(built) > 5_000 and sum(1 for _, counts in built if counts) > 1_000
