@@ -341,18 +341,17 @@ def needs_grams(text: str) -> bool:
     return not text.isascii() and SPLITLESS.search(text) is not None
 
 
-def tier(role: Role, kind: Kind, injected: bool) -> int:
-    """The ranking tier of a message: conversation first, tool traffic below, injected context last.
-    (Asked once per message of an index build: members are told apart by identity, since an enum
-    member's hash, which a set needs, is a Python call.)"""
+def tier(role: Role | str, kind: Kind | str, injected: bool) -> int:
+    """The ranking tier of a message: conversation first, tool traffic below, injected context last."""
     if injected:
         return CONTEXT
-    if (role is Role.USER or role is Role.ASSISTANT) and (kind is Kind.TEXT or kind is Kind.SUMMARY):
+    if role in _CONVERSATION_ROLES and kind in _CONVERSATION_KINDS:  # StrEnum members equal their strings
         return CONVERSATION
     return TOOLING
 
 
 _CONVERSATION_ROLES = frozenset((Role.USER, Role.ASSISTANT))
+_CONVERSATION_KINDS = frozenset((Kind.TEXT, Kind.SUMMARY))
 
 
 def tier_holds_role(rank: int, role: str) -> bool:
