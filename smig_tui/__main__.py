@@ -1,5 +1,5 @@
 """Provides `python -m smig_tui`."""
 
-from smig_tui.cli.main import main
+from smig_tui.cli.main import entry
 
-raise SystemExit(main())
+raise SystemExit(entry())

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from smig_tui.adapters.gc_pause import freeze_for_exit as freeze_for_exit  # a CLI process's last command
 from smig_tui.adapters.gc_pause import no_cyclic_gc as no_cyclic_gc  # the CLI's start-up makes no garbage
 from smig_tui.plugins import agent_choices as agent_choices
 from smig_tui.plugins import agent_profiles as agent_profiles

@@ -125,6 +125,31 @@ def test_show_accepts_the_transcript_path(fake_home: dict[str, Path]) -> None:
     assert stderr.count("truncated last line skipped") == 1
 
 
+def test_a_process_that_ends_with_its_command_keeps_what_it_read_out_of_the_last_collections(
+    fake_home: dict[str, Path],
+) -> None:
+    """`smig` and `python -m smig_tui` end with their command: what a one-session command leaves alive
+    is frozen out of the passes that follow it and the interpreter's at exit (each walked the whole
+    session). A test's run in its own process freezes nothing: its cycles stay collectable."""
+    import gc
+    import subprocess
+    import sys
+    import tomllib
+
+    scripts = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text(encoding="utf-8"))
+    assert scripts["project"]["scripts"]["smig"] == "smig_tui.cli.main:entry"
+    probe = (
+        "import gc, runpy, sys\n"
+        f"sys.argv = ['smig', 'plan', {MAIN!r}, '--target', 'claude-sonnet-5-5', '--json']\n"
+        "try:\n    runpy.run_module('smig_tui', run_name='__main__')\n"
+        "except SystemExit as end:\n    print(end.code, gc.get_freeze_count() > 1000, file=sys.stderr)\n"
+    )
+    ran = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert ran.stderr.strip().splitlines()[-1] == "0 True"
+    assert _run(["plan", MAIN, "--target", "claude-sonnet-5-5", "--json"])[0] == 0
+    assert gc.get_freeze_count() == 0
+
+
 def test_one_session_commands_keep_the_collector_off_until_they_end(
     fake_home: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
