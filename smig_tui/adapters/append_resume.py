@@ -16,10 +16,14 @@ DIGEST_SPAN = 4096
 _CHUNK = 1 << 20
 
 
-def resume_point(info: SessionInfo, state: str = "") -> ResumePoint | None:
+def resume_point(info: SessionInfo, state: str = "", known: tuple[int, int] | None = None) -> ResumePoint | None:
     """The point at the end of the file as `info` saw it (size and mtime), or None when it has changed
     since or its last line has no newline yet (a full load may have read it: reading on from before it
-    would read it twice), so the lines a full load read are exactly the ones before the point."""
+    would read it twice), so the lines a full load read are exactly the ones before the point.
+
+    `known`: a line's number and the offset it starts at, as the full load just read them (its last
+    message's): the lines are counted on from there. Counted from the start, the file was read a second
+    time (0.17 s for a 500 MB rollout, 0.6 s of a 1.8 GB cold index build)."""
     try:
         with open(info.path, "rb") as handle:
             stat = os.fstat(handle.fileno())
@@ -27,6 +31,10 @@ def resume_point(info: SessionInfo, state: str = "") -> ResumePoint | None:
                 return None
             lines, after_last = 0, 0
             done = 0
+            if known is not None and _starts_line(handle, *known, info.size):
+                lines, after_last = known[0] - 1, known[1]
+                done = known[1]
+            handle.seek(done)
             while done < info.size:
                 chunk = handle.read(min(_CHUNK, info.size - done))
                 if not chunk:
@@ -41,6 +49,17 @@ def resume_point(info: SessionInfo, state: str = "") -> ResumePoint | None:
             return ResumePoint(after_last, lines + 1, _digest(handle, after_last), state)
     except OSError:
         return None
+
+
+def _starts_line(handle: BinaryIO, number: int, offset: int, size: int) -> bool:
+    """Whether line `number` may start at `offset`: the first line at the file's start, a later one
+    inside the file just past a newline."""
+    if offset == 0 or number <= 1:
+        return offset == 0 and number == 1
+    if offset >= size:
+        return False
+    handle.seek(offset - 1)
+    return handle.read(1) == b"\n"
 
 
 def point_after(path: str, offset: int, line: int, state: str = "") -> ResumePoint | None:

@@ -44,6 +44,32 @@ def test_a_forks_inherited_turns_are_redacted_and_indexed_once(
     assert len(services.search('"TOOLS-B"', limit=50)) >= 2
 
 
+def test_a_text_a_session_repeats_is_hashed_once(
+    isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file read three times and a repeated prompt: each distinct text gets one digest (one per word
+    table: the same words said and printed by a tool are two texts), yet every message a row."""
+    said = "the notes, unchanged"
+    path = write_rollout(isolated_homes["codex"], [("user", said), ("user", said)])
+    with path.open("a", encoding="utf-8") as handle:
+        for n in range(3):
+            handle.write(tool_lines("cat notes.txt", said, f"call_{n}"))
+    hashed: list[tuple[str, bool]] = []
+    real = search_reading.text_digest
+
+    def counting(text: str, tool: bool) -> int:
+        hashed.append((text, tool))
+        return real(text, tool)
+
+    monkeypatch.setattr(search_reading, "text_digest", counting)
+    services = build_services()
+    services.search_index.parallel = False
+    services.refresh_search_index()
+    messages, texts = counts(services.search_index.db_path, "messages", "texts")
+    assert len(hashed) == len(set(hashed)) == texts == 3 and messages == 8
+    assert (said, False) in hashed and (said, True) in hashed
+
+
 def test_a_text_two_sessions_hold_leaves_the_index_with_the_last_of_them(isolated_homes: dict[str, Path]) -> None:
     said = f"the osprey key is {SECRET}"
     first = write_rollout(isolated_homes["codex"], [("user", said)], "01a30000-0000-7000-8000-00000000b001")

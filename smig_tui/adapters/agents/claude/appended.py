@@ -28,7 +28,7 @@ def point_after_load(session: Session) -> ResumePoint | None:
     if last is None or last.line is None or last.offset is None or last.id.startswith("L"):
         return None  # no conversation yet, or it ends on a record without a uuid: read it whole next time
     state = json.dumps({"leaf": last.id.split("#")[0], "offset": last.offset})
-    return resume_point(session.info, state)
+    return resume_point(session.info, state, (last.line, last.offset))
 
 
 def read_appended(info: SessionInfo, point: ResumePoint, first_position: int, warn: WarningSink) -> Appended | None:

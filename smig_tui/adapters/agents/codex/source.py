@@ -194,7 +194,9 @@ class CodexSource:
         """Where the search index may read this rollout on from after a full load (None: compressed)."""
         from smig_tui.adapters.append_resume import resume_point
 
-        return None if is_compressed(session.info.path) else resume_point(session.info)
+        if is_compressed(session.info.path):
+            return None
+        return resume_point(session.info, known=_last_own_line(session))
 
     def read_appended(
         self, info: SessionInfo, point: ResumePoint, first_position: int, warn: WarningSink
@@ -274,6 +276,15 @@ def _feed(loader: RolloutLoader, part: Part, prefix: str, warn: WarningSink) -> 
         feed_lines(loader, iter_lines(part.path), part.path, warn, part.ends_before)
     except DAMAGED as error:
         warn(ReadWarning(part.path, None, f"compressed rollout is damaged ({error}); read up to the damage"))
+
+
+def _last_own_line(session: Session) -> tuple[int, int] | None:
+    """The line number and offset of the last message read from the thread's own file (its id is
+    `L<line>`; an inherited part's carry the part's prefix), where its resume point counts lines from."""
+    for message in reversed(session.messages):
+        if message.id.startswith("L") and message.line is not None and message.offset is not None:
+            return message.line, message.offset
+    return None
 
 
 def _info(path: str, head: Head, tail: Tail, size: int, mtime: float) -> SessionInfo:
