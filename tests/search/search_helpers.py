@@ -60,6 +60,11 @@ LINEAGE = Path(__file__).parents[1] / "fixtures" / "real" / "codex" / "fork_line
 
 def install_lineage(codex_home: Path) -> None:
     """Copy the fork lineage into `codex_home`, with the times the real files had."""
-    shutil.copytree(LINEAGE / "codex_home", codex_home, dirs_exist_ok=True)
-    for rel, mtime in json.loads((LINEAGE / "expected.json").read_text(encoding="utf-8"))["mtimes"].items():
+    install_real_codex(codex_home, LINEAGE)
+
+
+def install_real_codex(codex_home: Path, scenario: Path) -> None:
+    """Copy one scenario of the real Codex threads into `codex_home`, with the times the real files had."""
+    shutil.copytree(scenario / "codex_home", codex_home, dirs_exist_ok=True)
+    for rel, mtime in json.loads((scenario / "expected.json").read_text(encoding="utf-8"))["mtimes"].items():
         os.utime(codex_home / rel, (mtime, mtime))

@@ -5,13 +5,12 @@ and is the point a count from the start gives, on the real clients' files."""
 from __future__ import annotations
 
 import builtins
-import json
-import os
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
+from search_helpers import install_real_codex
 
 from smig_tui.adapters import append_resume
 from smig_tui.adapters.agents.claude.home import resolve_home as claude_home
@@ -29,9 +28,7 @@ FORK = "01a23b77-ba4f-7b02-98a6-18e397590485"
 def _install_codex(codex: Path) -> None:
     """Every scenario of the real Codex threads, with the mtimes the client left."""
     for scenario in sorted(p for p in (FIXTURES / "codex").iterdir() if p.is_dir()):
-        shutil.copytree(scenario / "codex_home", codex, dirs_exist_ok=True)
-        for rel, mtime in json.loads((scenario / "expected.json").read_text(encoding="utf-8"))["mtimes"].items():
-            os.utime(codex / rel, (mtime, mtime))
+        install_real_codex(codex, scenario)
 
 
 def _points(source: SessionSource) -> list[tuple[SessionInfo, Any, Any]]:
