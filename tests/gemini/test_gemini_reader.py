@@ -266,6 +266,7 @@ def _indented_but_one_message(document: dict[str, object]) -> str:
     return head[: -len("\n}")] + ',\n  "messages": [\n    ' + ",\n    ".join(items) + "\n  ]\n}"
 
 
+@pytest.mark.source_only  # watches the compiled reader by replacing its `_stream_document` and `_Stream`
 @pytest.mark.parametrize(
     "layout",
     [
