@@ -7,6 +7,7 @@ import importlib
 import importlib.util
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -133,6 +134,44 @@ def test_the_compiled_and_the_source_reads_give_the_same_sessions() -> None:
     reads = _built_and_source(_READ_ALL, str(FIXTURES / "public" / "claude"))
     sessions = json.loads(reads[0])
     assert len(sessions) >= 10 and sum(len(messages) for messages, _ in sessions.values()) > 200
+    assert reads[0] == reads[1]
+
+
+_READ_EVERY_AGENT = """
+import json, sys
+from smig_tui.cli.sessions import message_to_dict
+from smig_tui.services import build_services
+services = build_services()
+out = {}
+for info in services.list_sessions(include_subagents=True):
+    warnings = []
+    session = services.load_session(info, warnings.append)
+    out[info.agent + " " + info.id] = [[message_to_dict(m) for m in session.messages], [str(w) for w in warnings]]
+print(json.dumps(out, default=str, sort_keys=True))
+"""
+
+
+def test_the_compiled_and_the_source_read_gemini_qwen_opencode_and_kilo_alike(
+    isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real sessions of Gemini CLI and Qwen Code (their content parts), of OpenCode (a compacted one)
+    and of Kilo Code (OpenCode's reader), every field of every message and every warning, read by the
+    built modules and by their sources."""
+    from tests.kilo_builders import install_database
+
+    databases = isolated_homes["home"] / "databases"
+    databases.mkdir()
+    with sqlite3.connect(databases / "opencode.db") as connection:
+        connection.executescript((FIXTURES / "real" / "opencode" / "compacted.sql").read_text(encoding="utf-8"))
+    connection.close()
+    monkeypatch.setenv("OPENCODE_DB", str(databases / "opencode.db"))
+    monkeypatch.setenv("KILO_DB", str(install_database(databases / "kilo.db")))
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(FIXTURES / "gemini" / "home"))
+    monkeypatch.setenv("QWEN_HOME", str(FIXTURES / "real" / "qwen" / "home" / ".qwen"))
+    reads = _built_and_source(_READ_EVERY_AGENT)
+    sessions = json.loads(reads[0])
+    assert {key.split()[0] for key in sessions} == {"gemini", "qwen", "opencode", "kilo"}
+    assert all(messages for messages, _ in sessions.values())
     assert reads[0] == reads[1]
 
 

@@ -7,7 +7,7 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
-from smig_tui.adapters.storage.discovery_cache import DiscoveryCache
+from smig_tui.adapters.storage.discovery_cache import DiscoveryCache, listed
 from smig_tui.core.models import Agent, SessionInfo
 
 
@@ -122,6 +122,28 @@ def test_saving_drops_files_that_are_gone(tmp_path: Path) -> None:
     cache.lookup(kept, Builder(None))
     cache.save()
     assert list(json.loads((tmp_path / "cache.json").read_text())["files"]) == [kept]
+
+
+def test_a_pass_stopped_early_adds_what_it_built_and_a_whole_one_drops_what_is_gone(tmp_path: Path) -> None:
+    """A lookup by path stops at the file it wanted: what it built is kept beside every other entry, so
+    the next lookup reads nothing; only a whole pass drops the files that are gone."""
+    a, b, c = (make_file(tmp_path, name) for name in ("a.jsonl", "b.jsonl", "c.jsonl"))
+    cache = tmp_path / "cache.json"
+    builders = {path: Builder(info_for(path)) for path in (a, b, c)}
+
+    def describe(path: Path) -> SessionInfo | None:
+        return builders[str(path)]()
+
+    assert [info.path for info in listed([Path(c)], describe, cache)] == [c]  # an earlier pass: c alone
+    found = listed([Path(a), Path(b)], describe, cache)
+    assert next(found).path == a
+    found.close()  # stopped at the file it wanted: b never read
+    assert (builders[a].calls, builders[b].calls) == (1, 0)
+    assert sorted(json.loads(cache.read_text())["files"]) == [a, c]
+    os.unlink(c)
+    assert [info.path for info in listed([Path(a), Path(b)], describe, cache)] == [a, b]
+    assert (builders[a].calls, builders[b].calls, builders[c].calls) == (1, 1, 1)
+    assert sorted(json.loads(cache.read_text())["files"]) == [a, b]
 
 
 def test_an_unwritable_cache_is_only_a_lost_speed_up(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -266,6 +267,7 @@ def _indented_but_one_message(document: dict[str, object]) -> str:
     return head[: -len("\n}")] + ',\n  "messages": [\n    ' + ",\n    ".join(items) + "\n  ]\n}"
 
 
+@pytest.mark.source_only  # watches the compiled reader by replacing its `_stream_document` and `_Stream`
 @pytest.mark.parametrize(
     "layout",
     [
@@ -348,3 +350,34 @@ def test_a_big_document_is_parsed_a_message_at_a_time_into_the_same_conversation
         assert outputs and all(isinstance(output, PackedText) for output in outputs)
     if "cut off" in layout:
         assert "cut off or damaged" in str(big)
+
+
+def test_a_document_looked_up_by_path_and_then_loaded_is_read_once(
+    gemini_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An old document's listing entry needs every message, so `smig plan PATH` read it twice (a 500 MB one:
+    1.4 s more); the load takes the lookup's read while the file is unchanged, and only the load after it."""
+    from smig_tui.adapters.agents.gemini import source
+
+    document = _session_file(gemini_home).with_suffix(".json")
+    document.write_text(json.dumps(_as_document(gemini_home), indent=2), encoding="utf-8")
+    _session_file(gemini_home).unlink()
+    reads: list[Path] = []
+    monkeypatch.setattr(
+        source, "read_conversation", lambda path, pack: reads.append(path) or read_conversation(path, pack)
+    )
+    services = build_services()
+    whole = services.load_session(services.find_session(str(document)))
+    assert reads == [document]  # looked up and loaded: one read
+    assert services.load_session(services.find_session(str(document))).messages == whole.messages
+    assert reads == [document, document]  # the load took it: the next one reads (the lookup hit the cache)
+    os.utime(document, (1_900_000_000, 1_900_000_000))
+    info = services.find_session(str(document))  # read again: changed since the cache's entry
+    with document.open("a", encoding="utf-8") as handle:
+        handle.write("\n")  # and changed after the lookup read it
+    reads.clear()
+    assert services.load_session(info).messages == whole.messages and reads == [document]
+    os.utime(document, (1_900_000_100, 1_900_000_100))
+    reads.clear()
+    [listed] = services.list_sessions()  # a whole listing: no load of what it read need follow
+    assert services.load_session(listed).messages == whole.messages and reads == [document, document]

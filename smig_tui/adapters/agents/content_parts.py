@@ -1,3 +1,4 @@
+# smig: compiled with mypyc where it can (setup.py)
 """Provides the turn of Gemini API `Content` parts into smig's neutral messages, for the agents that store them.
 
 Gemini CLI and Qwen Code (its fork) keep messages as the API's parts: text (a `thought` flag for

@@ -137,14 +137,22 @@ def listed(
     paths: Iterable[Path], describe: Callable[[Path], SessionInfo | None], listing_cache: Path | None
 ) -> Iterator[SessionInfo]:
     """Each file's listing entry in the order given, from the cache while the file is unchanged, else
-    `describe`d (None: not listed); the cache is written back once the whole pass is through."""
+    `describe`d (None: not listed); the cache is written back once the whole pass is through, and what a
+    pass stopped early built is added to it (`save_seen`): a lookup by path stops at the file it wanted, and
+    a file whose entry takes a whole read (an old Gemini CLI document) was read again by every such lookup."""
     cache = DiscoveryCache(listing_cache) if listing_cache else None
-    for path in paths:
-        info = describe(path) if cache is None else cache.lookup(str(path), partial(describe, path))
-        if info is not None:
-            yield info
-    if cache is not None:
-        cache.save()
+    whole = False
+    try:
+        for path in paths:
+            info = describe(path) if cache is None else cache.lookup(str(path), partial(describe, path))
+            if info is not None:
+                yield info
+        whole = True
+    finally:
+        if cache is not None and whole:
+            cache.save()
+        elif cache is not None:
+            cache.save_seen()
 
 
 def cached_ids(path: Path) -> list[str] | None:

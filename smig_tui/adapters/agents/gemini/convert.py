@@ -1,3 +1,4 @@
+# smig: compiled with mypyc where it can (setup.py)
 """Provides the turn of Gemini CLI message records into smig's neutral messages (their parts: `content_parts`).
 
 It follows what the client sends the model on resume (`convertSessionToClientHistory`, 0.61.0):

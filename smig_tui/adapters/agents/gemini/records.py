@@ -1,3 +1,4 @@
+# smig: compiled with mypyc where it can (setup.py)
 """Provides the parse of one Gemini CLI session file into its metadata and message records.
 
 Gemini CLI 0.61.0 appends JSON lines to `session-*.jsonl`: a metadata line (`sessionId`,

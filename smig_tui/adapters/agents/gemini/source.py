@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from smig_tui.adapters.agents.file_sessions import folder_entries, newest_first, warn_damaged
-from smig_tui.adapters.agents.gemini.convert import convert
+from smig_tui.adapters.agents.gemini.convert import Converted, convert
 from smig_tui.adapters.agents.gemini.layout import SESSION_PREFIX, ProjectFolders
-from smig_tui.adapters.agents.gemini.records import NotASession, read_conversation
+from smig_tui.adapters.agents.gemini.records import ConversationFile, NotASession, read_conversation
 from smig_tui.adapters.agents.gemini.scan import Facts, scan
-from smig_tui.adapters.storage.discovery_cache import DiscoveryCache, cached_ids
+from smig_tui.adapters.storage.discovery_cache import cached_ids, listed
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Role, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
@@ -34,6 +35,10 @@ class GeminiSource:
     def __init__(self, home: Path, listing_cache: Path | None = None) -> None:
         self._home = home
         self._listing_cache = listing_cache
+        self._read_whole: _WholeRead | None = None
+        """The last file `describe` had to read whole (an old document), kept for a `load` of it that comes
+        next: a command given a session's path looks it up, then loads it, and so read a 500 MB document
+        twice. A whole listing lets go of it as it ends, and `load` takes it."""
 
     @property
     def agent(self) -> Agent:
@@ -50,17 +55,14 @@ class GeminiSource:
         if not tmp.is_dir():
             return
         folders = ProjectFolders(self._home)
-        cache = DiscoveryCache(self._listing_cache) if self._listing_cache else None
-        for path, project, parent in sorted(_session_files(tmp, warn), key=lambda found: newest_first(found[0])):
+        found = {path: (project, parent) for path, project, parent in _session_files(tmp, warn)}
 
-            def build(path: Path = path, project: Path = project, parent: str | None = parent) -> SessionInfo | None:
-                return self.describe(path, warn, folders, project, parent)
+        def describe(path: Path) -> SessionInfo | None:
+            project, parent = found[path]
+            return self.describe(path, warn, folders, project, parent)
 
-            info = build() if cache is None else cache.lookup(str(path), build)
-            if info is not None:
-                yield info
-        if cache is not None:
-            cache.save()
+        yield from listed(sorted(found, key=newest_first), describe, self._listing_cache)
+        self._read_whole = None  # a whole listing: no load of the file it read last need follow
 
     def describe(
         self,
@@ -87,6 +89,7 @@ class GeminiSource:
             return None
         warn_damaged(path, conversation.damaged, warn)
         converted = convert(conversation.messages.values(), conversation.lines)
+        self._read_whole = _WholeRead(_file_key(stat), str(path), conversation, converted)
         meta = conversation.meta
         facts = Facts(
             meta=meta,
@@ -108,14 +111,18 @@ class GeminiSource:
             warnings.append(warning)
             warn(warning)
 
+        kept, self._read_whole = self._read_whole, None
         try:
-            conversation = read_conversation(path, pack=True)
+            if kept is not None and kept.path == str(path) and kept.key == _file_key(path.stat()):
+                conversation, converted = kept.conversation, kept.converted
+            else:
+                conversation = read_conversation(path, pack=True)
+                converted = convert(conversation.messages.values(), conversation.lines)
         except NotASession as error:
             raise SessionReadError(f"Cannot read {path}: {error}.") from error
         except OSError as error:
             raise SessionReadError(f"Cannot read {path}: {error.strerror or error}.") from error
         warn_damaged(path, conversation.damaged, sink)
-        converted = convert(conversation.messages.values(), conversation.lines)
         extra = {"kind": str(conversation.meta.get("kind"))} if conversation.meta.get("kind") else {}
         if conversation.legacy:
             extra["format"] = "one JSON document (as Gemini CLI wrote before its JSON-lines files)"
@@ -126,6 +133,21 @@ class GeminiSource:
             measured_context_tokens=converted.context_tokens or None,
             extra=extra,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class _WholeRead:
+    """A session file read whole, as it was when read (`_file_key`)."""
+
+    key: tuple[int, int, int]
+    path: str
+    conversation: ConversationFile
+    converted: Converted
+
+
+def _file_key(stat: os.stat_result) -> tuple[int, int, int]:
+    """What says a file is unchanged since it was read: inode, size and modification time."""
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns
 
 
 def _info(

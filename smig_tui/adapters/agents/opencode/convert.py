@@ -1,3 +1,4 @@
+# smig: compiled with mypyc where it can (setup.py)
 """Provides the turn of OpenCode messages and parts into smig's neutral messages (no I/O).
 
 OpenCode stores a conversation as messages (`info`: role, model, tokens, time) each holding parts:
@@ -49,7 +50,7 @@ class MessageFacts:
 
     id: str
     role: str | None
-    created: object
+    created: Any
     """`time.created` as stored (milliseconds)."""
     model: str | None
     """`modelID`, when it is a string."""

@@ -15,10 +15,10 @@ import contextlib
 import json
 import os
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from smig_tui.adapters.agents.opencode import database as database_module
 from smig_tui.adapters.agents.opencode.convert import (
@@ -39,13 +39,9 @@ from smig_tui.adapters.agents.opencode.storage_tree import (
     load_stored_rows,
     stored_sessions,
 )
-from smig_tui.adapters.json_parse import parse
 from smig_tui.core.errors import SessionReadError
-from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo, StoredText
+from smig_tui.core.models import Agent, ReadWarning, Session, SessionInfo
 from smig_tui.core.ports import WarningSink
-
-if TYPE_CHECKING:
-    from smig_tui.adapters.stored_text import TextPacker
 
 SENT_PARTS = "('text', 'reasoning', 'tool')"
 """Part types that become messages (a tool part becomes two)."""
@@ -194,9 +190,15 @@ class OpenCodeSource:
         """One session's conversation: its message rows first (what is sent depends on its revert
         marker and its last compaction), then each kept message's parts as the conversion reaches it,
         so a big session's parts are never all held."""
-        from smig_tui.adapters.stored_text import packer_for  # loading only: the listing needs none
+        from smig_tui.adapters.agents.opencode.parts import (  # loading only: the listing needs none
+            PARTS_IN_ORDER,
+            PartsInOrder,
+            RowSource,
+        )
+        from smig_tui.adapters.stored_text import packer_for
 
         name = self._home.variant.name
+        rows_of = RowSource(database, warn, name)
         try:
             with read_only(database, self._timeout, name) as connection:
                 found = connection.execute("SELECT revert FROM session WHERE id = ?", (session_id,)).fetchone()
@@ -208,87 +210,19 @@ class OpenCodeSource:
                     "SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id", (session_id,)
                 ):
                     order[message_id] = len(order)
-                    info = _json(data, database, warn, name)
+                    info = rows_of.json_object(data)
                     if info is not None:
                         rows.append(Row(facts_of(info, message_id), ()))
-                revert = _json(found[0], database, warn, name) if found[0] else None
+                revert = rows_of.json_object(found[0]) if found[0] else None
                 kept, compactions = active_rows(rows, revert)
                 cursor = connection.execute(PARTS_IN_ORDER, (session_id, session_id))
-                parts = _Parts(cursor, order, lambda data: _json(data, database, warn, name), packer_for(database))
+                parts = PartsInOrder(cursor, order, rows_of, packer_for(database))
                 rows_in_order = (Row(row.info, parts.of(row.info.id)) for row in kept)
                 conversation = converted(rows_in_order, compactions, parts.pack)
                 parts.drain()
                 return conversation
         except OpenCodeDbError as error:
             raise SessionReadError(str(error)) from error
-
-
-PARTS_IN_ORDER = (
-    "SELECT m.id, p.id, p.data FROM message m CROSS JOIN part p ON p.message_id = m.id "
-    "WHERE m.session_id = ? AND p.session_id = ? ORDER BY m.time_created, m.id, p.id"
-)
-"""A session's parts in its messages' order, each message's by id: the messages' index gives their
-order and the parts' index each one's (CROSS JOIN keeps SQLite to that plan: no sort of the whole)."""
-
-
-class _Parts:
-    """Each message's parts, from one pass over `PARTS_IN_ORDER` as the conversion asks for them in
-    message order. Every part is parsed, the skipped messages' too (a damaged one is a warning, as
-    when they were all read first). The texts of the messages they become are packed (`pack`) from the
-    first part in a big database (`packer`: how big the session is, is known only once its parts are
-    read, and packing from 64 MB of them on held the first 64 MB's outputs whole, about 50 MB of a 500 MB
-    session), else once 64 MB are read."""
-
-    def __init__(
-        self,
-        cursor: Iterator[tuple[str, str, Any]],
-        order: dict[str, int],
-        parse: Callable[[Any], dict[str, Any] | None],
-        packer: TextPacker | None = None,
-    ) -> None:
-        from smig_tui.adapters.stored_text import FILE_BYTES, packed  # loading only: the listing needs none
-
-        self._cursor, self._order, self._parse, self._big = cursor, order, parse, FILE_BYTES
-        self._row = next(cursor, None)
-        self._read = 0
-        self._packer = packer
-        self._packed = packed  # `pack` runs for every text: an import statement there cost 1.3 µs a call
-
-    def of(self, message_id: str) -> tuple[dict[str, Any], ...]:
-        """The parts of `message_id`, the parts of the messages before it passed over."""
-        place = self._order[message_id]
-        parts = []
-        while self._row is not None and self._order[self._row[0]] <= place:
-            owner, part_id, data = self._row
-            part = self._part(part_id, data)
-            if part is not None and owner == message_id:
-                parts.append(part)
-            self._row = next(self._cursor, None)
-        return tuple(parts)
-
-    def pack(self, text: str) -> str | StoredText:
-        """A message's body of `text`: packed once the session counts as big (a dense one's short texts,
-        held as strings, were 130 MB of a 709 MB database's session), else the text itself."""
-        return text if self._packer is None else self._packed(text, self._packer)
-
-    def drain(self) -> None:
-        """Parse the parts no kept message asked for (a reverted tail's), for their warnings."""
-        while self._row is not None:
-            self._part(self._row[1], self._row[2])
-            self._row = next(self._cursor, None)
-
-    def _part(self, part_id: str, data: Any) -> dict[str, Any] | None:
-        part = self._parse(data)
-        if part is None:
-            return None
-        if self._packer is None and isinstance(data, str | bytes):
-            self._read += len(data)
-            if self._read >= self._big:
-                from smig_tui.adapters.stored_text import TextPacker
-
-                self._packer = TextPacker()  # a big session: from here on its texts are packed
-        part["id"] = part_id
-        return part
 
 
 def _part_counts(connection: sqlite3.Connection, only: list[str] | None) -> dict[str, int] | None:
@@ -359,15 +293,3 @@ def _model_id(value: object) -> str | None:
         model = parsed.get("id") or parsed.get("modelID")
         return str(model) if model else None
     return None
-
-
-def _json(data: object, database: Path, warn: WarningSink, name: str) -> dict[str, Any] | None:
-    """One row's JSON object, or None with a warning when it does not parse."""
-    try:
-        parsed = parse(data) if isinstance(data, str | bytes) else None
-    except (ValueError, RecursionError):  # damaged or nested too deeply
-        parsed = None
-    if not isinstance(parsed, dict):
-        warn(ReadWarning(str(database), None, f"skipped a {name} record that is not a JSON object"))
-        return None
-    return parsed
