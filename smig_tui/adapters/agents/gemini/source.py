@@ -10,8 +10,9 @@ file and its lines; the rest still lists and loads.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +21,10 @@ from smig_tui.adapters.agents.gemini.convert import Converted, convert
 from smig_tui.adapters.agents.gemini.layout import SESSION_PREFIX, ProjectFolders
 from smig_tui.adapters.agents.gemini.records import ConversationFile, NotASession, read_conversation
 from smig_tui.adapters.agents.gemini.scan import Facts, scan
-from smig_tui.adapters.storage.discovery_cache import cached_ids, listed
+from smig_tui.adapters.storage.discovery_cache import DiscoveryCache, cached_ids, listed
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Role, Session, SessionInfo
-from smig_tui.core.ports import WarningSink
+from smig_tui.core.ports import NAMED_AT_MOST, WarningSink
 from smig_tui.core.words import title_line
 
 TITLE_MAX = 120
@@ -63,6 +64,46 @@ class GeminiSource:
 
         yield from listed(sorted(found, key=newest_first), describe, self._listing_cache)
         self._read_whole = None  # a whole listing: no load of the file it read last need follow
+
+    def listed_as(self, resolved: str, warn: WarningSink) -> SessionInfo | None:
+        """The entry `discover` gives the session file at `resolved`, describing that file alone; None (list
+        the home) when it is none of the files `discover` lists."""
+        entries = self._listed_among(lambda path, parent: os.path.realpath(path) == resolved, warn)
+        return entries[0] if entries else None
+
+    def listed_with_id(self, prefix: str, warn: WarningSink) -> list[SessionInfo] | None:
+        """The sessions whose id starts with `prefix`, newest first, describing only the files that may hold
+        one: those whose name ends with a matching id (Gemini CLI names a session file after its id's first
+        8 characters) and the sub-agents' (named otherwise). None (list the home) when more than
+        `NAMED_AT_MOST` files may."""
+
+        def named(path: Path, parent: str | None) -> bool:
+            short = path.name.rpartition(".")[0].rpartition("-")[2]
+            return parent is not None or short.startswith(prefix[: len(short)])
+
+        entries = self._listed_among(named, warn, NAMED_AT_MOST)
+        return None if entries is None else [info for info in entries if info.id.startswith(prefix)]
+
+    def _listed_among(
+        self, wanted: Callable[[Path, str | None], bool], warn: WarningSink, most: int | None = None
+    ) -> list[SessionInfo] | None:
+        """The entries of the session files `wanted` picks (by path and parent session), newest first, through
+        the listing cache, to which they are added; None when there are more than `most`."""
+        tmp = self._home / "tmp"
+        chosen = [found for found in _session_files(tmp, warn) if wanted(found[0], found[2])] if tmp.is_dir() else []
+        if most is not None and len(chosen) > most:
+            return None
+        folders = ProjectFolders(self._home)
+        cache = DiscoveryCache(self._listing_cache) if self._listing_cache else None
+        entries: list[SessionInfo] = []
+        for path, project, parent in sorted(chosen, key=lambda found: newest_first(found[0])):
+            build = partial(self.describe, path, warn, folders, project, parent)
+            info = build() if cache is None else cache.lookup(str(path), build)
+            if info is not None:
+                entries.append(info)
+        if cache is not None:
+            cache.save_seen()
+        return entries
 
     def describe(
         self,
