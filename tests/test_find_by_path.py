@@ -1,7 +1,8 @@
 """`smig plan PATH` and friends resolve a session file without listing every agent's home.
 
-Codex and Claude give a file's listing entry (`DirectLister`) from a walk of names and the few files
-that decide it, for a path or an id; the other agents list only their own home.
+Codex, Claude Code and Gemini CLI give a file's listing entry (`DirectLister`) from a walk of names and
+the few files that decide it, for a path or an id (tests/gemini/test_gemini_direct_lookup.py); the other
+agents list only their own home.
 """
 
 from __future__ import annotations
