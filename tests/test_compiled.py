@@ -138,7 +138,7 @@ def test_the_compiled_and_the_source_reads_give_the_same_sessions() -> None:
 
 
 _READ_EVERY_AGENT = """
-import json, sys
+import json
 from smig_tui.cli.sessions import message_to_dict
 from smig_tui.services import build_services
 services = build_services()
@@ -157,7 +157,7 @@ def test_the_compiled_and_the_source_read_gemini_qwen_opencode_and_kilo_alike(
     """The real sessions of Gemini CLI and Qwen Code (their content parts), of OpenCode (a compacted one)
     and of Kilo Code (OpenCode's reader), every field of every message and every warning, read by the
     built modules and by their sources."""
-    from tests.kilo_builders import install_database
+    from kilo_builders import install_database
 
     databases = isolated_homes["home"] / "databases"
     databases.mkdir()
