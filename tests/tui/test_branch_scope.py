@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import HERE, settle, tree_of
 from daily_keys import Keys, text_of
+from tui_pilot import resized
 
 from smig_tui.tui.widgets import sources_panel
 
@@ -30,8 +31,7 @@ async def test_b_lists_this_folders_sessions_on_its_branch_and_back(make_app, mo
         progress = text_of(app.screen.query_one("#progress"))
         assert progress == f"2 of {len(tree.sessions)} on main"  # 80 columns: the figures and the branch whole
         assert f"Sessions of {HERE} on branch main only." in [n.message for n in app._notifications]
-        await pilot.resize_terminal(120, 40)
-        await settle(pilot)
+        await resized(pilot, 120, 40)
         wide = text_of(app.screen.query_one("#progress"))
         assert wide == f"2 of {len(tree.sessions)} sessions here on main · b: all branches"
         await Keys(pilot)("b")
@@ -71,6 +71,5 @@ async def test_b_outside_a_repository_says_so_and_a_real_repository_is_read(
         await Keys(pilot)("b")
         assert tree_of(pilot).branch_only == "main" and tree_of(pilot).visible_sessions() == []
         assert text_of(app.screen.query_one("#progress")) == "None on main · b: all"  # whole in 28 columns
-        await pilot.resize_terminal(120, 40)
-        await settle(pilot)
+        await resized(pilot, 120, 40)
         assert text_of(app.screen.query_one("#progress")) == "No session is on main here · b shows all"
