@@ -125,8 +125,9 @@ def test_saving_drops_files_that_are_gone(tmp_path: Path) -> None:
 
 
 def test_a_pass_stopped_early_adds_what_it_built_and_a_whole_one_drops_what_is_gone(tmp_path: Path) -> None:
-    """A lookup by path stops at the file it wanted: what it built is kept beside every other entry, so
-    the next lookup reads nothing; only a whole pass drops the files that are gone."""
+    """A lookup by path stops at the file it wanted, a lookup by id lists a few files: what either built is
+    kept beside every other entry, so the next lookup reads nothing; only a whole pass drops the files
+    that are gone."""
     a, b, c = (make_file(tmp_path, name) for name in ("a.jsonl", "b.jsonl", "c.jsonl"))
     cache = tmp_path / "cache.json"
     builders = {path: Builder(info_for(path)) for path in (a, b, c)}
@@ -140,6 +141,8 @@ def test_a_pass_stopped_early_adds_what_it_built_and_a_whole_one_drops_what_is_g
     found.close()  # stopped at the file it wanted: b never read
     assert (builders[a].calls, builders[b].calls) == (1, 0)
     assert sorted(json.loads(cache.read_text())["files"]) == [a, c]
+    assert [info.path for info in listed([Path(b)], describe, cache, every=False)] == [b]  # a lookup among a few
+    assert sorted(json.loads(cache.read_text())["files"]) == [a, b, c]
     os.unlink(c)
     assert [info.path for info in listed([Path(a), Path(b)], describe, cache)] == [a, b]
     assert (builders[a].calls, builders[b].calls, builders[c].calls) == (1, 1, 1)

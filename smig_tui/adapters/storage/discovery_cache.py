@@ -134,12 +134,17 @@ def _read_rows(path: Path, version: str) -> dict[str, Any]:
 
 
 def listed(
-    paths: Iterable[Path], describe: Callable[[Path], SessionInfo | None], listing_cache: Path | None
+    paths: Iterable[Path],
+    describe: Callable[[Path], SessionInfo | None],
+    listing_cache: Path | None,
+    every: bool = True,
 ) -> Iterator[SessionInfo]:
     """Each file's listing entry in the order given, from the cache while the file is unchanged, else
-    `describe`d (None: not listed); the cache is written back once the whole pass is through, and what a
-    pass stopped early built is added to it (`save_seen`): a lookup by path stops at the file it wanted, and
-    a file whose entry takes a whole read (an old Gemini CLI document) was read again by every such lookup."""
+    `describe`d (None: not listed). When `paths` are `every` file of the agent's home (a listing), the
+    cache is written back once the pass is through, dropping the files gone since; what a pass stopped
+    early, or one over a few of the files (a lookup), built is added to it (`save_seen`): a lookup by path
+    stops at the file it wanted, and a file whose entry takes a whole read (an old Gemini CLI document)
+    was read again by every such lookup."""
     cache = DiscoveryCache(listing_cache) if listing_cache else None
     whole = False
     try:
@@ -147,7 +152,7 @@ def listed(
             info = describe(path) if cache is None else cache.lookup(str(path), partial(describe, path))
             if info is not None:
                 yield info
-        whole = True
+        whole = every
     finally:
         if cache is not None and whole:
             cache.save()

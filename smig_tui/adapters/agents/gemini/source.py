@@ -10,9 +10,8 @@ file and its lines; the rest still lists and loads.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ from smig_tui.adapters.agents.gemini.convert import Converted, convert
 from smig_tui.adapters.agents.gemini.layout import SESSION_PREFIX, ProjectFolders
 from smig_tui.adapters.agents.gemini.records import ConversationFile, NotASession, read_conversation
 from smig_tui.adapters.agents.gemini.scan import Facts, scan
-from smig_tui.adapters.storage.discovery_cache import DiscoveryCache, cached_ids, listed
+from smig_tui.adapters.storage.discovery_cache import cached_ids, listed
 from smig_tui.core.errors import SessionReadError
 from smig_tui.core.models import Agent, ReadWarning, Role, Session, SessionInfo
 from smig_tui.core.ports import NAMED_AT_MOST, WarningSink
@@ -55,14 +54,7 @@ class GeminiSource:
         tmp = self._home / "tmp"
         if not tmp.is_dir():
             return
-        folders = ProjectFolders(self._home)
-        found = {path: (project, parent) for path, project, parent in _session_files(tmp, warn)}
-
-        def describe(path: Path) -> SessionInfo | None:
-            project, parent = found[path]
-            return self.describe(path, warn, folders, project, parent)
-
-        yield from listed(sorted(found, key=newest_first), describe, self._listing_cache)
+        yield from self._entries(_session_files(tmp, warn), warn)
         self._read_whole = None  # a whole listing: no load of the file it read last need follow
 
     def listed_as(self, resolved: str, warn: WarningSink) -> SessionInfo | None:
@@ -93,17 +85,21 @@ class GeminiSource:
         chosen = [found for found in _session_files(tmp, warn) if wanted(found[0], found[2])] if tmp.is_dir() else []
         if most is not None and len(chosen) > most:
             return None
+        return list(self._entries(chosen, warn, every=False))
+
+    def _entries(
+        self, files: Iterable[tuple[Path, Path, str | None]], warn: WarningSink, every: bool = True
+    ) -> Iterator[SessionInfo]:
+        """The listing entries of session files (path, project folder, parent session), newest first, through
+        the listing cache (`listed`; `every` says the files are all the home holds)."""
+        found = {path: (project, parent) for path, project, parent in files}
         folders = ProjectFolders(self._home)
-        cache = DiscoveryCache(self._listing_cache) if self._listing_cache else None
-        entries: list[SessionInfo] = []
-        for path, project, parent in sorted(chosen, key=lambda found: newest_first(found[0])):
-            build = partial(self.describe, path, warn, folders, project, parent)
-            info = build() if cache is None else cache.lookup(str(path), build)
-            if info is not None:
-                entries.append(info)
-        if cache is not None:
-            cache.save_seen()
-        return entries
+
+        def describe(path: Path) -> SessionInfo | None:
+            project, parent = found[path]
+            return self.describe(path, warn, folders, project, parent)
+
+        return listed(sorted(found, key=newest_first), describe, self._listing_cache, every)
 
     def describe(
         self,
