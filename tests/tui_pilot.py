@@ -49,18 +49,22 @@ async def settle(pilot: Pilot[None], rounds: int = 12) -> None:
             return
 
 
+async def until(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
+    """Let the app run until `condition()` holds (workers may still be running)."""
+    for _ in range(300):
+        if condition():
+            return
+        await pilot.pause()
+    raise AssertionError("the app never got there")
+
+
 async def resized(pilot: Pilot[None], width: int, height: int) -> None:
     """Resize the terminal and wait until the screen has its new size and what that set off has run.
 
     `resize_terminal` only posts the app's resize; the screen learns its size at its next layout, and a
     busy machine (CI's five test workers) let `settle` return before that, with the old layout's hints."""
     await pilot.resize_terminal(width, height)
-    for _ in range(300):
-        if tuple(pilot.app.screen.size) == (width, height):
-            break
-        await pilot.pause()
-    else:
-        raise AssertionError(f"the screen never became {width}x{height}")
+    await until(pilot, lambda: tuple(pilot.app.screen.size) == (width, height))
     await settle(pilot)
 
 

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 from conftest import open_session, settle, tree_of
-from textual.pilot import Pilot
 from textual.widgets import Static, Tree
+from tui_pilot import until
 
 from smig_tui.core.models import Agent, Session, Strategy
 from smig_tui.tui.messages import SessionRead
@@ -36,15 +36,6 @@ def hold_back(app: Any, held: Callable[[Strategy], bool]) -> tuple[threading.Eve
 
     app.services.plan = plan
     return gate, calls
-
-
-async def until(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
-    """Let the app run until `condition()` holds (workers may still be running)."""
-    for _ in range(300):
-        if condition():
-            return
-        await pilot.pause()
-    raise AssertionError("the app never got there")
 
 
 def line(tabs: PreviewTabs, key: str) -> str:
