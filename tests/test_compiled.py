@@ -7,6 +7,7 @@ import importlib
 import importlib.util
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -171,6 +172,26 @@ def test_the_compiled_and_the_source_read_gemini_qwen_opencode_and_kilo_alike(
     reads = _built_and_source(_READ_EVERY_AGENT)
     sessions = json.loads(reads[0])
     assert {key.split()[0] for key in sessions} == {"gemini", "qwen", "opencode", "kilo"}
+    assert all(messages for messages, _ in sessions.values())
+    assert reads[0] == reads[1]
+
+
+def test_the_compiled_and_the_source_read_pi_copilot_and_crush_alike(
+    isolated_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real sessions of Pi and Copilot CLI and the Crush fixtures (a summary in use, attachments, shell
+    output, orphan calls and results), every field of every message and every warning, read by the built
+    modules and by their sources."""
+    from crush_builders import fixture_home
+
+    home = isolated_homes["home"]
+    shutil.copytree(FIXTURES / "real" / "pi" / "home" / ".pi", home / ".pi")
+    shutil.copytree(FIXTURES / "real" / "copilot" / "home" / ".copilot", home / ".copilot")
+    for name, value in fixture_home(home).items():
+        monkeypatch.setenv(name, value)
+    reads = _built_and_source(_READ_EVERY_AGENT)
+    sessions = json.loads(reads[0])
+    assert {key.split()[0] for key in sessions} == {"pi", "copilot", "crush"}
     assert all(messages for messages, _ in sessions.values())
     assert reads[0] == reads[1]
 

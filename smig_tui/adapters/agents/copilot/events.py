@@ -1,3 +1,4 @@
+# smig: compiled with mypyc where it can (setup.py)
 """Provides the read of one Copilot CLI `events.jsonl` into what its client sends the model on resume.
 
 The file (1.0.102, docs/formats/copilot.md) is one event per line, appended as the session runs.
@@ -69,7 +70,7 @@ class SessionFile:
 
     def last_stamp(self) -> str | None:
         """The time of the last event read."""
-        for _, event in reversed(self.events):
+        for _, event in self.events[::-1]:  # not `reversed`: mypyc cannot compile it over these pairs
             if isinstance(event.get("timestamp"), str):
                 return str(event["timestamp"])
         return None

@@ -1,3 +1,4 @@
+# smig: compiled with mypyc where it can (setup.py)
 """Provides the turn of Crush's message rows into smig's messages, as Crush sends them to its model (no I/O).
 
 A Crush message row holds a role (`user`, `assistant`, `tool`, `system`) and `parts`, a JSON list of

@@ -377,7 +377,8 @@ def _read_cache(path: Path | None) -> dict[str, Any]:
         return {}
     if not isinstance(data, dict) or data.get("v") != _version() or not isinstance(data.get("databases"), dict):
         return {}
-    return data["databases"]  # type: ignore[no-any-return]
+    databases: dict[str, Any] = data["databases"]
+    return databases
 
 
 def _decoded(entry: object, key: list[int]) -> list[SessionInfo] | None:

@@ -1,3 +1,4 @@
+# smig: compiled with mypyc where it can (setup.py)
 """Provides the read of one Pi session file into what its client sends the model on resume.
 
 The file (session version 3, Pi 0.73.1) is a header line, then entries forming a tree by
