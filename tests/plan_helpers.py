@@ -91,6 +91,17 @@ def services_with(tmp_path: Path, counter: WordCounter, models: dict[str, int]) 
     return services
 
 
+def huge_session(path: Path, n: int, size: int = 30) -> Session:
+    """`n` alternating user/assistant messages of `size` words each, every text unique."""
+    builder = Builder()
+    for i in range(n):
+        text = f"m{i} " + words(size - 1)
+        (builder.user if i % 2 == 0 else builder.assistant)(text)
+    path.write_text("{}\n", encoding="utf-8")  # the cache keys on a real file's size and mtime
+    info = SessionInfo(id="huge", agent=Agent("codex"), path=str(path))
+    return Session(info=info, messages=tuple(builder.messages))
+
+
 def exact_count(text: str) -> int:
     """A text's framed count by the word counter."""
     return len(text.split()) + MESSAGE_OVERHEAD

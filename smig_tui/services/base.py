@@ -20,6 +20,7 @@ from smig_tui.plugins import agent_profiles
 
 if TYPE_CHECKING:
     from smig_tui.adapters.agents.profile import AgentProfile
+    from smig_tui.adapters.storage.measured_counts import MeasuredCounts
     from smig_tui.adapters.storage.token_cache import TokenCache
     from smig_tui.adapters.storage.warned_files import WarnedFiles
 
@@ -58,3 +59,10 @@ class ServicesBase:
         from smig_tui.adapters.storage.token_cache import TokenCache
 
         return TokenCache(self.paths.cache_dir / "tokens")
+
+    @cached_property
+    def measured_counts(self) -> MeasuredCounts:
+        """The on-disk counts of a plan's own texts, so a plan of counted messages loads no tokenizer."""
+        from smig_tui.adapters.storage.measured_counts import MeasuredCounts
+
+        return MeasuredCounts(self.paths.cache_dir / "measured-tokens.json")

@@ -188,7 +188,7 @@ class Counting(ServicesBase):
 
     def measure_for(self, capacity: ModelCapacity) -> Callable[[str], int]:
         """Count a synthetic message (placeholder, shortened output) for `capacity`, memoised."""
-        from smig_tui.core.tokens import MESSAGE_OVERHEAD, calibrate_one
+        from smig_tui.core.tokens import calibrate_one
 
         counter = self.counter_for(capacity)
 
@@ -199,7 +199,23 @@ class Counting(ServicesBase):
                 if len(text) <= self.MEASURED_KEY_CHARS
                 else hashlib.blake2b(text.encode(), digest_size=16).digest()
             )
-            tokens = self._measured.get((counter.name, key), lambda: counter.count(text) + MESSAGE_OVERHEAD)
+            tokens = self._measured.get((counter.name, key), lambda: self._count_measured(counter, text))
             return calibrate_one(tokens, capacity.calibration)
 
         return measure
+
+    def _count_measured(self, counter: TokenCounter, text: str) -> int:
+        """A synthetic message's tokens; an exact count an earlier plan made is read from the disk."""
+        from smig_tui.core.tokens import MESSAGE_OVERHEAD
+
+        if not counter.exact:  # estimates are never kept
+            return counter.count(text) + MESSAGE_OVERHEAD
+        tokens = self.measured_counts.get(counter.name, text)
+        if tokens is None:
+            tokens = counter.count(text)
+            self.measured_counts.put(counter.name, text, tokens)
+        return tokens + MESSAGE_OVERHEAD
+
+    def save_measured(self) -> None:
+        """Keep the synthetic texts counted since the last save for the next process."""
+        self.measured_counts.save()

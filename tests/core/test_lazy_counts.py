@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from plan_helpers import Builder, WordCounter, exact_count, services_with, words
+from plan_helpers import Builder, WordCounter, exact_count, huge_session, services_with, words
 
 from smig_tui.cli.plan import decision_line
-from smig_tui.core.models import Agent, Session, SessionInfo, Strategy
+from smig_tui.core.models import Strategy
 from smig_tui.core.tokens import count_newest, estimate
 from smig_tui.services import PARTIAL_NOTE
 
@@ -23,17 +23,6 @@ class SpyCounter(WordCounter):
     def count_many(self, texts):
         self.texts.extend(texts)
         return super().count_many(texts)
-
-
-def huge_session(path: Path, n: int, size: int = 30) -> Session:
-    """`n` alternating user/assistant messages of `size` words each, every text unique."""
-    builder = Builder()
-    for i in range(n):
-        text = f"m{i} " + words(size - 1)
-        (builder.user if i % 2 == 0 else builder.assistant)(text)
-    path.write_text("{}\n", encoding="utf-8")  # the cache keys on a real file's size and mtime
-    info = SessionInfo(id="huge", agent=Agent("codex"), path=str(path))
-    return Session(info=info, messages=tuple(builder.messages))
 
 
 def test_huge_session_counts_only_the_kept_tail_exactly(tmp_path: Path) -> None:
