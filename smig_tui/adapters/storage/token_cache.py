@@ -1,7 +1,9 @@
 """Provides the persistent per-message token-count cache, so a session is tokenized once.
 
 One JSON file per (session file, encoding) under `cache_dir/tokens/`, holding the file's size,
-mtime_ns and a hash of its first and last 4 KB, plus each message's id, text hash and count.
+mtime_ns and a hash of its first and last 4 KB, plus each message's id, text hash and count. A session
+kept as a database's rows (`DATABASE#ID`) is keyed by its messages' text length and last update instead
+(`_version`), with no edges to hash.
 
 - Same size and mtime_ns, same message ids: every count is reused without hashing (a hit).
 - Any other change: counts are looked up by text hash, so only new or edited messages are
@@ -102,7 +104,7 @@ class TokenCache:
         """Return each message's framed count under `counter`, tokenizing only what is new."""
         messages = session.messages
         path = Path(session.info.path)
-        stat = _stat(path)
+        stat = _version(session)
         if not counter.exact or stat is None:
             return CountResult(_count(messages, counter, range(len(messages))), "uncached", len(messages))
         size, mtime_ns = stat
@@ -124,7 +126,7 @@ class TokenCache:
         """Return the exact counts already cached for `session`, counting nothing."""
         messages = session.messages
         path = Path(session.info.path)
-        stat = _stat(path)
+        stat = _version(session)
         if not counter.exact or stat is None:
             return Known([None] * len(messages), "uncached", None, stat)
         entry = self._read(path, counter.name)
@@ -167,7 +169,7 @@ class TokenCache:
 
     def _change_kind(self, path: Path, entry: dict[str, Any], size: int) -> str:
         """Tell a file that only grew from one that was rewritten."""
-        if size > entry["size"] and edge_hash(path, entry["size"]) == entry.get("edge"):
+        if size > entry["size"] and entry.get("edge") is not None and edge_hash(path, entry["size"]) == entry["edge"]:
             return "grown"
         return "changed"
 
@@ -217,7 +219,10 @@ class TokenCache:
             atomic_write(self._file(path, encoding), _encoded(entry))
 
     def _update_index(self, path: Path, encoding: str, size: int, mtime_ns: int, messages: int, tokens: int) -> None:
-        """Record a session's totals in the listing index (best effort, locked)."""
+        """Record a session's totals in the listing index (best effort, locked): a session file's only, as
+        the listing's entry of a database's session is not keyed by what `_version` keys it by."""
+        if _stat(path) is None:
+            return
         index_path = self.folder / "index.json"
         try:
             with file_lock(self.folder / ".index.lock", timeout=1.0, what="the token cache"):
@@ -251,6 +256,21 @@ def _count(messages: Sequence[Any], counter: TokenCounter, indices: Sequence[int
     texts = [render_for_count(messages[i]) for i in indices]
     raw = counter.count_many(texts)
     return [framed(n, messages[i]) for n, i in zip(raw, indices, strict=True)]
+
+
+def _version(session: Session) -> tuple[int, int] | None:
+    """What a session's entry holds for: its file's (size, mtime_ns); for a session kept as rows of a
+    database (`DATABASE#ID`, whose file changes with every other session's write), the length of all its
+    messages' texts and its last update (a message added, or one rewritten at another length, moves it;
+    the ids, compared beside it, change with any message added or removed). None when neither is known."""
+    stat = _stat(Path(session.info.path))
+    if stat is not None:
+        return stat
+    from smig_tui.adapters.agents.registry import row_ref
+
+    if row_ref(session.info.path) is None or not session.info.mtime:
+        return None
+    return sum(message.text_length for message in session.messages), round(session.info.mtime * 1e9)
 
 
 def _stat(path: Path) -> tuple[int, int] | None:
