@@ -28,6 +28,22 @@ class WordCounter:
         return [len(t.split()) for t in texts]
 
 
+class EveryTextCounter(WordCounter):
+    """The word counter, remembering every text it counts, one at a time or in batches."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+
+    def count(self, text: str) -> int:
+        self.texts.append(text)
+        return super().count(text)
+
+    def count_many(self, texts: Sequence[str]) -> list[int]:
+        self.texts.extend(texts)
+        return super().count_many(texts)
+
+
 def measure(text: str) -> int:
     """Count a synthetic message like the services do, with the word counter."""
     return len(text.split()) + MESSAGE_OVERHEAD

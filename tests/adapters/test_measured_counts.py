@@ -6,27 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from plan_helpers import WordCounter, huge_session, services_with
+from plan_helpers import EveryTextCounter, huge_session, services_with
 
 from smig_tui.adapters.storage import measured_counts
 from smig_tui.adapters.storage.measured_counts import MeasuredCounts
 from smig_tui.core.models import Strategy
-
-
-class EveryTextCounter(WordCounter):
-    """The word counter, remembering every text it counts, one at a time or in batches."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.texts: list[str] = []
-
-    def count(self, text: str) -> int:
-        self.texts.append(text)
-        return super().count(text)
-
-    def count_many(self, texts):
-        self.texts.extend(texts)
-        return super().count_many(texts)
 
 
 def test_the_next_process_reads_the_counts_an_earlier_one_saved(tmp_path: Path) -> None:

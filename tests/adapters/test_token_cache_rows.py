@@ -8,27 +8,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from plan_helpers import Builder, WordCounter, services_with, words
+from plan_helpers import Builder, EveryTextCounter, services_with, words
 
 from smig_tui.core.models import Agent, Session, SessionInfo, Strategy
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
-
-
-class EveryTextCounter(WordCounter):
-    """The word counter, remembering every text it counts, one at a time or in batches."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.texts: list[str] = []
-
-    def count(self, text: str) -> int:
-        self.texts.append(text)
-        return super().count(text)
-
-    def count_many(self, texts):
-        self.texts.extend(texts)
-        return super().count_many(texts)
 
 
 def _rows_session(path: str, turns: int, updated: float = 1_800_000_000.0) -> Session:
