@@ -262,7 +262,9 @@ def _version(session: Session) -> tuple[int, int] | None:
     """What a session's entry holds for: its file's (size, mtime_ns); for a session kept as rows of a
     database (`DATABASE#ID`, whose file changes with every other session's write), the length of all its
     messages' texts and its last update (a message added, or one rewritten at another length, moves it;
-    the ids, compared beside it, change with any message added or removed). None when neither is known."""
+    the ids, compared beside it, change with any message added or removed; one rewritten at its very
+    length with the update time unchanged would not, which neither client does). None when neither is
+    known."""
     stat = _stat(Path(session.info.path))
     if stat is not None:
         return stat
