@@ -263,8 +263,8 @@ def _version(session: Session) -> tuple[int, int] | None:
     database (`DATABASE#ID`, whose file changes with every other session's write), the length of all its
     messages' texts and its last update (a message added, or one rewritten at another length, moves it;
     the ids, compared beside it, change with any message added or removed; one rewritten at its very
-    length with the update time unchanged would not, which neither client does). None when neither is
-    known."""
+    length with the update time unchanged would not: no client is known to rewrite a part so). None when
+    neither is known."""
     stat = _stat(Path(session.info.path))
     if stat is not None:
         return stat
