@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from plan_helpers import Builder, EveryTextCounter, services_with, words
 
-from smig_tui.core.models import Agent, Session, SessionInfo, Strategy
+from smig_tui.core.models import Agent, Plan, Session, SessionInfo, Strategy
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 
@@ -24,7 +24,7 @@ def _rows_session(path: str, turns: int, updated: float = 1_800_000_000.0) -> Se
     return Session(info=info, messages=tuple(builder.messages))
 
 
-def _plan(tmp_path: Path, session: Session) -> tuple[list[str], object]:
+def _plan(tmp_path: Path, session: Session) -> tuple[list[str], Plan]:
     counter = EveryTextCounter()
     services = services_with(tmp_path, counter, {"small-test": 3_000})
     plan = services.plan(session, "small-test", Strategy.TRUNCATE, reserve=0)
