@@ -13,10 +13,10 @@ import contextlib
 import hashlib
 import threading
 from pathlib import Path
-from typing import Any
 
 from smig_tui.adapters.fs import atomic_write
 from smig_tui.adapters.json_parse import parse
+from smig_tui.adapters.storage.token_cache import encoded_json, load_json_object
 from smig_tui.core.errors import SmigError
 
 VERSION = 1
@@ -68,7 +68,7 @@ class MeasuredCounts:
             self._counts = merged
             # Refused (not a regular file there) or failed: only a lost speed-up.
             with contextlib.suppress(SmigError, OSError):
-                atomic_write(self.path, _encoded({"v": VERSION, "counts": merged}))
+                atomic_write(self.path, encoded_json({"v": VERSION, "counts": merged}))
 
     def _loaded(self) -> dict[str, int]:
         if self._counts is None:
@@ -78,17 +78,8 @@ class MeasuredCounts:
 
 def _read(path: Path) -> dict[str, int]:
     """The counts in the file, or none when it is missing, damaged or of another version."""
-    try:
-        value: Any = parse(path.read_bytes())
-    except (OSError, ValueError, RecursionError):
-        return {}
-    counts = value.get("counts") if isinstance(value, dict) and value.get("v") == VERSION else None
+    value = load_json_object(path, parse)
+    counts = value.get("counts") if value is not None and value.get("v") == VERSION else None
     if not isinstance(counts, dict):
         return {}
     return {key: tokens for key, tokens in counts.items() if type(tokens) is int and tokens >= 0}
-
-
-def _encoded(value: dict[str, Any]) -> bytes:
-    import orjson  # a plan only, and only when it counted something new
-
-    return orjson.dumps(value)

@@ -159,7 +159,7 @@ class TokenCache:
     def cached_stats(self, info: SessionInfo, encoding: str = "o200k_base") -> tuple[int, int] | None:
         """Return (message count, migratable tokens) for a session counted before, if still current."""
         if self._index is None:
-            self._index = _load_json(self.folder / "index.json") or {}
+            self._index = load_json_object(self.folder / "index.json") or {}
         row = self._index.get(f"{encoding}:{info.path}")
         if not isinstance(row, dict) or row.get("size") != info.size:
             return None
@@ -180,7 +180,7 @@ class TokenCache:
 
     def _read(self, path: Path, encoding: str) -> dict[str, Any] | None:
         """Return a valid cache entry, or None when absent or damaged."""
-        entry = _load_json(self._file(path, encoding), parse)
+        entry = load_json_object(self._file(path, encoding), parse)
         if not entry or entry.get("v") != VERSION or entry.get("path") != str(path):
             return None
         try:
@@ -216,7 +216,7 @@ class TokenCache:
             "counts": counts,
         }
         with contextlib.suppress(OSError):
-            atomic_write(self._file(path, encoding), _encoded(entry))
+            atomic_write(self._file(path, encoding), encoded_json(entry))
 
     def _update_index(self, path: Path, encoding: str, size: int, mtime_ns: int, messages: int, tokens: int) -> None:
         """Record a session's totals in the listing index (best effort, locked): a session file's only, as
@@ -226,7 +226,7 @@ class TokenCache:
         index_path = self.folder / "index.json"
         try:
             with file_lock(self.folder / ".index.lock", timeout=1.0, what="the token cache"):
-                index = _load_json(index_path) or {}
+                index = load_json_object(index_path) or {}
                 index[f"{encoding}:{path}"] = {
                     "size": size,
                     "mtime_ns": mtime_ns,
@@ -284,10 +284,10 @@ def _stat(path: Path) -> tuple[int, int] | None:
     return info.st_size, info.st_mtime_ns
 
 
-def _load_json(path: Path, loads: Callable[[bytes], Any] = json.loads) -> dict[str, Any] | None:
-    """Read a JSON object, or None when missing or damaged. A session's entry is read with msgspec
-    (`json_parse.parse`: 0.017 s, not 0.029 s, for a 150,000-message session's); the listing's index
-    with `json.loads`, so a warm listing imports nothing more."""
+def load_json_object(path: Path, loads: Callable[[bytes], Any] = json.loads) -> dict[str, Any] | None:
+    """Read a cache file's JSON object, or None when missing or damaged. A session's entry is read with
+    msgspec (`json_parse.parse`: 0.017 s, not 0.029 s, for a 150,000-message session's); the listing's
+    index with `json.loads`, so a warm listing imports nothing more."""
     try:
         value = loads(path.read_bytes())
     except (OSError, ValueError, RecursionError):
@@ -295,10 +295,10 @@ def _load_json(path: Path, loads: Callable[[bytes], Any] = json.loads) -> dict[s
     return value if isinstance(value, dict) else None
 
 
-def _encoded(entry: dict[str, Any]) -> bytes | str:
-    """A session's entry as compact JSON: by orjson, in a tenth of the time `json.dumps` takes on a
-    150,000-message session's (0.003-0.009 s, not 0.04-0.055 s, the same bytes); by `json.dumps` when
-    orjson refuses (a lone surrogate in a path or an id)."""
+def encoded_json(entry: dict[str, Any]) -> bytes | str:
+    """A cache file's object (a session's entry, the measured counts) as compact JSON: by orjson, in a
+    tenth of the time `json.dumps` takes on a 150,000-message session's entry (0.003-0.009 s, not
+    0.04-0.055 s, the same bytes); by `json.dumps` when orjson refuses (a lone surrogate in a path or an id)."""
     import orjson  # here: a listing reads the cache and writes none
 
     try:
