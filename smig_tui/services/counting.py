@@ -205,7 +205,7 @@ class Counting(ServicesBase):
         return measure
 
     def _count_measured(self, counter: TokenCounter, text: str) -> int:
-        """A synthetic message's tokens; an exact count an earlier plan made is read from the disk."""
+        """A synthetic message's tokens; an exact count an earlier plan made (and saved) is read from the disk."""
         from smig_tui.core.tokens import MESSAGE_OVERHEAD
 
         if not counter.exact:  # estimates are never kept
@@ -215,7 +215,3 @@ class Counting(ServicesBase):
             tokens = counter.count(text)
             self.measured_counts.put(counter.name, text, tokens)
         return tokens + MESSAGE_OVERHEAD
-
-    def save_measured(self) -> None:
-        """Keep the synthetic texts counted since the last save for the next process."""
-        self.measured_counts.save()

@@ -81,7 +81,7 @@ class Planning(Models):
 
         with no_cyclic_gc():  # an item per message: the collector would walk the whole session many times over
             plan = plan_counting_kept(inputs, count, self.measure_for(capacity), need)
-        self.save_measured()
+        self.measured_counts.save()  # the counts of its own texts, for the next process
         retired = retired_warning(capacity)
         if retired:
             plan = replace(plan, notes=(retired, *plan.notes))
